@@ -1,0 +1,22 @@
+// Finds the real test services (sshd, dockerd) that scripts/test-env.sh started, for integration tests.
+import { existsSync, readFileSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const testEnvDir = join(repoRoot, '.test-env');
+
+/**
+ * The JSON that `scripts/env/<name>.sh` wrote, or undefined with a printed reason.
+ * Under CI a missing service is an error: CI must start everything the tests need.
+ */
+export function loadTestEnv<T>(name: string): T | undefined {
+  const file = join(testEnvDir, `${name}.json`);
+  if (!existsSync(file)) {
+    const reason = `${name} test service is not running (no ${file}); run: bash scripts/test-env.sh up`;
+    if (process.env.CI) throw new Error(reason);
+    console.warn(`skipping ${name} tests: ${reason}`);
+    return undefined;
+  }
+  return JSON.parse(readFileSync(file, 'utf8')) as T;
+}

@@ -1,0 +1,5 @@
+// The built-in backend providers; plugins add theirs at run time.
+import type { BackendProvider } from './provider.js';
+import { localProvider } from './local/localProvider.js';
+
+export const builtinProviders: readonly BackendProvider[] = [localProvider];

@@ -1,0 +1,212 @@
+// The local backend: commands in a fresh bash per call, interactive shells through node-pty.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { LocalSpec, type ProviderFlags } from '../../../../shared/targets.js';
+import { SwitchboardError } from '../../../../shared/errors.js';
+import type {
+  BackendProvider, BackgroundHandle, Environment, ExecOptions, ExecResult, FileStat, ProviderContext, ShellChannel, TargetSnapshot,
+} from '../provider.js';
+import { BoundedCapture } from '../../sessions/boundedCapture.js';
+import { parseWrapped, wrapCommand } from '../../sessions/shellWrap.js';
+import { openPty } from './pty.js';
+
+const flags: ProviderFlags = {
+  is_remote: false,
+  is_container: false,
+  skip_container_guards: false,
+  supports_pty: true,
+  supports_stdin: true,
+  strip_env_keys: [],
+};
+
+export const localProvider: BackendProvider = {
+  backend: 'local',
+  flags,
+  specSchema: LocalSpec,
+  createEnvironment: (snapshot, ctx) => new LocalEnvironment(snapshot, ctx),
+};
+
+/** The shell used for commands: bash where it exists, else sh. */
+export function localShell(): string {
+  return existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh';
+}
+
+/** The environment handed to local children, minus keys a provider says to strip and our own token. */
+export function childEnv(extra: Record<string, string> | undefined, strip: readonly string[]): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
+  for (const key of strip) delete env[key];
+  delete env.SWITCHBOARD_TOKEN;
+  return env;
+}
+
+/** Kill a detached child's whole process group: TERM, then KILL after a grace period. */
+export function killGroup(child: ChildProcess, graceMs = 1500): Promise<void> {
+  const pid = child.pid;
+  if (pid === undefined || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      resolve();
+    };
+    child.once('exit', done);
+    try {
+      process.kill(-pid, 'SIGTERM');
+    } catch {
+      done();
+      return;
+    }
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+      // The group leader may be gone while children linger; resolve anyway.
+      setTimeout(done, 200);
+    }, graceMs);
+  });
+}
+
+class LocalEnvironment implements Environment {
+  readonly identity: string;
+  private readonly envFile: string;
+  private readonly children = new Set<ChildProcess>();
+
+  constructor(private readonly snapshot: TargetSnapshot, ctx: ProviderContext) {
+    this.identity = snapshot.identity;
+    const id = createHash('sha256').update(snapshot.identity).digest('hex').slice(0, 16);
+    this.envFile = join(ctx.home, 'state', 'env', `${id}.sh`);
+  }
+
+  async home(): Promise<string> {
+    return homedir();
+  }
+
+  async exec(command: string, opts: ExecOptions): Promise<ExecResult> {
+    await mkdir(dirname(this.envFile), { recursive: true, mode: 0o700 });
+    const { script, marker } = wrapCommand(command, { cwd: opts.cwd, envFile: this.envFile });
+    const child = spawn(localShell(), ['-c', script], {
+      cwd: '/',
+      detached: true,
+      env: childEnv(opts.env, this.snapshot.flags.strip_env_keys),
+      stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    this.children.add(child);
+    const capture = new BoundedCapture(opts.maxOutputChars);
+    child.stdout?.setEncoding('utf8').on('data', (d: string) => capture.push(d));
+    child.stderr?.setEncoding('utf8').on('data', (d: string) => capture.push(d));
+    if (opts.stdin !== undefined) child.stdin?.end(opts.stdin);
+
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      void killGroup(child);
+    }, opts.timeoutMs);
+    const onAbort = (): void => void killGroup(child);
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+
+    const exitCode = await new Promise<number>((resolve, reject) => {
+      child.once('error', (err) => reject(new SwitchboardError('internal', `could not start ${localShell()}: ${err.message}`)));
+      child.once('close', (code, signal) => resolve(code ?? (signal ? 128 + signalNumber(signal) : 1)));
+    }).finally(() => {
+      clearTimeout(timer);
+      opts.signal?.removeEventListener('abort', onAbort);
+      this.children.delete(child);
+    });
+
+    const { text, truncated } = capture.text();
+    const parsed = parseWrapped(text, marker);
+    if (timedOut) {
+      const secs = Math.round(opts.timeoutMs / 1000);
+      return { output: `${parsed.output}\n[timed out after ${secs}s]`, exitCode: 124, cwd: opts.cwd, timedOut: true, truncated };
+    }
+    return { output: parsed.output, exitCode, cwd: parsed.cwd ?? opts.cwd, timedOut: false, truncated };
+  }
+
+  async openShell(opts: { cwd: string; cols: number; rows: number; env?: Record<string, string> }): Promise<ShellChannel> {
+    const cwd = await nearestDir(opts.cwd);
+    return openPty({ cwd, cols: opts.cols, rows: opts.rows, env: childEnv(opts.env, this.snapshot.flags.strip_env_keys) });
+  }
+
+  async spawnBackground(command: string, opts: { cwd: string; env?: Record<string, string> }): Promise<BackgroundHandle> {
+    const cwd = await nearestDir(opts.cwd);
+    const child = spawn(localShell(), ['-c', `exec 2>&1\n${command}`], {
+      cwd,
+      detached: true,
+      env: childEnv(opts.env, this.snapshot.flags.strip_env_keys),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.children.add(child);
+    child.once('close', () => this.children.delete(child));
+    child.stdin?.on('error', () => undefined);
+    return {
+      onData: (l) => {
+        child.stdout?.setEncoding('utf8').on('data', l);
+        child.stderr?.setEncoding('utf8').on('data', l);
+      },
+      onExit: (l) => {
+        child.once('error', (err) => l(null, err.message));
+        child.once('close', (code, signal) => l(code ?? (signal ? 128 + signalNumber(signal) : null), signal ? `killed by ${signal}` : undefined));
+      },
+      write: (data) => {
+        if (!child.stdin || child.stdin.destroyed) throw new SwitchboardError('bad_request', 'the process has closed its stdin');
+        child.stdin.write(data);
+      },
+      kill: () => killGroup(child),
+    };
+  }
+
+  async readFile(path: string, maxBytes: number): Promise<Buffer> {
+    const st = await this.stat(path);
+    if (st.type === 'missing') throw new SwitchboardError('bad_request', `no such file: ${path}`);
+    if (st.type !== 'file') throw new SwitchboardError('bad_request', `not a regular file: ${path}`);
+    if (st.size > maxBytes) throw new SwitchboardError('too_large', `${path} is ${st.size} bytes; the limit is ${maxBytes}`, 'read a part of it with offset and limit, or use terminal with head/tail');
+    return readFile(path);
+  }
+
+  async writeFile(path: string, data: Buffer): Promise<void> {
+    await mkdir(dirname(path), { recursive: true });
+    await writeFile(path, data);
+  }
+
+  async stat(path: string): Promise<FileStat> {
+    try {
+      const st = await stat(path);
+      return { type: st.isFile() ? 'file' : st.isDirectory() ? 'directory' : 'other', size: st.size };
+    } catch {
+      return { type: 'missing', size: 0 };
+    }
+  }
+
+  async probe(): Promise<{ ok: true; detail?: string }> {
+    return { ok: true, detail: localShell() };
+  }
+
+  async cleanup(): Promise<void> {
+    await Promise.all([...this.children].map((c) => killGroup(c, 500)));
+  }
+}
+
+/** The directory itself or its nearest existing parent. */
+export async function nearestDir(dir: string): Promise<string> {
+  let d = dir;
+  for (;;) {
+    try {
+      if ((await stat(d)).isDirectory()) return d;
+    } catch {
+      /* keep climbing */
+    }
+    const parent = dirname(d);
+    if (parent === d) return '/';
+    d = parent;
+  }
+}
+
+function signalNumber(signal: NodeJS.Signals): number {
+  const table: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15, SIGPIPE: 13 };
+  return table[signal] ?? 0;
+}

@@ -1,0 +1,36 @@
+// node-pty behind the ShellChannel interface; the shell reports its cwd with OSC 7 after each prompt.
+import * as nodePty from 'node-pty';
+import type { ShellChannel } from '../provider.js';
+
+/** Makes bash print OSC 7 (file://host/cwd) before every prompt, so pane headers follow `cd`. */
+const osc7PromptCommand = 'printf "\\033]7;file://%s%s\\033\\\\" "${HOSTNAME:-localhost}" "$PWD"';
+
+export function openPty(opts: { cwd: string; cols: number; rows: number; env: NodeJS.ProcessEnv; shell?: string; args?: string[] }): ShellChannel {
+  const shell = opts.shell ?? process.env.SHELL ?? '/bin/bash';
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(opts.env)) if (v !== undefined) env[k] = v;
+  env.TERM = 'xterm-256color';
+  env.COLORTERM = 'truecolor';
+  env.TERM_PROGRAM = 'Switchboard';
+  if (!env.PROMPT_COMMAND) env.PROMPT_COMMAND = osc7PromptCommand;
+  const pty = nodePty.spawn(shell, opts.args ?? [], { name: 'xterm-256color', cols: opts.cols, rows: opts.rows, cwd: opts.cwd, env });
+  let exited = false;
+  return {
+    onData: (l) => void pty.onData(l),
+    onExit: (l) => void pty.onExit(({ exitCode, signal }) => {
+      exited = true;
+      l(exitCode, signal ? `signal ${signal}` : undefined);
+    }),
+    write: (data) => {
+      if (!exited) pty.write(data);
+    },
+    resize: (cols, rows) => {
+      if (!exited) pty.resize(cols, rows);
+    },
+    pause: () => pty.pause(),
+    resume: () => pty.resume(),
+    kill: () => {
+      if (!exited) pty.kill();
+    },
+  };
+}

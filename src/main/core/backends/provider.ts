@@ -1,0 +1,112 @@
+// The contract every backend implements: a provider that classifies and creates Environments.
+import type { ProviderFlags, TargetSpec } from '../../../shared/targets.js';
+import type { z } from 'zod';
+
+/** A frozen view of one target, taken once per dispatch; every later step uses it. */
+export interface TargetSnapshot {
+  readonly name: string;
+  readonly generation: string;
+  /** `name#generation`. */
+  readonly identity: string;
+  readonly source: 'config' | 'runtime';
+  readonly state: 'active' | 'draining';
+  readonly spec: Readonly<TargetSpec>;
+  readonly flags: Readonly<ProviderFlags>;
+  /** The default command timeout in seconds (spec, then terminal.timeout, then 180). */
+  readonly timeoutSec: number;
+}
+
+export interface ExecOptions {
+  /** Absolute directory the command starts in; the backend falls back to its nearest existing parent. */
+  cwd: string;
+  timeoutMs: number;
+  /** Kept: the first and the last half of this many chars; the cut is said in the output. */
+  maxOutputChars: number;
+  env?: Record<string, string>;
+  stdin?: string;
+  signal?: AbortSignal;
+}
+
+export interface ExecResult {
+  output: string;
+  exitCode: number;
+  /** Where the shell stood when the command ended (after any `cd`). */
+  cwd: string;
+  timedOut: boolean;
+  truncated: boolean;
+}
+
+/** An interactive shell on a pty (a local pty, an SSH pty channel, a docker exec with tty). */
+export interface ShellChannel {
+  onData(listener: (data: string) => void): void;
+  onExit(listener: (exitCode: number | null, reason?: string) => void): void;
+  write(data: string): void;
+  resize(cols: number, rows: number): void;
+  /** Stop reading for flow control; `resume` starts again. May be a no-op. */
+  pause(): void;
+  resume(): void;
+  kill(): void;
+}
+
+/** A process started in the background; output streams until it exits. */
+export interface BackgroundHandle {
+  onData(listener: (data: string) => void): void;
+  onExit(listener: (exitCode: number | null, reason?: string) => void): void;
+  /** Write to stdin; throws `unsupported` where the backend cannot. */
+  write(data: string): void;
+  /** Kill the whole process group. */
+  kill(): Promise<void>;
+}
+
+export interface FileStat {
+  type: 'file' | 'directory' | 'other' | 'missing';
+  size: number;
+}
+
+/** A live connection to one runtime identity. Paths given to it are absolute. */
+export interface Environment {
+  readonly identity: string;
+  /** The directory a target starts in when its spec has no cwd (the remote user's home, /root, …). */
+  home(): Promise<string>;
+  exec(command: string, opts: ExecOptions): Promise<ExecResult>;
+  openShell(opts: { cwd: string; cols: number; rows: number; env?: Record<string, string> }): Promise<ShellChannel>;
+  spawnBackground(command: string, opts: { cwd: string; env?: Record<string, string> }): Promise<BackgroundHandle>;
+  readFile(path: string, maxBytes: number): Promise<Buffer>;
+  /** Writes the whole file, creating parent directories. */
+  writeFile(path: string, data: Buffer): Promise<void>;
+  stat(path: string): Promise<FileStat>;
+  /** Quick reachability check for doctor and the sidebar. */
+  probe(): Promise<{ ok: true; detail?: string } | { ok: false; problem: string }>;
+  /** Release connections; `removed` is true when the target was removed (managed resources may go too). */
+  cleanup(reason: 'idle' | 'removed' | 'shutdown'): Promise<void>;
+}
+
+/** Services the Core lends to providers (host-key prompts, other targets for jumps). */
+export interface ProviderContext {
+  /** SWITCHBOARD_HOME, for a provider's own state (known hosts store …). */
+  readonly home: string;
+  /** Resolve another target's spec by name (for ssh_jump). */
+  resolveSpec(name: string): TargetSpec | undefined;
+  /** Ask the person to trust an unknown host key; resolves to the decision. */
+  confirmHostKey?(request: HostKeyRequest): Promise<'trust_always' | 'trust_once' | 'reject'>;
+  /** Tell the Core a target's reachability changed (drives the sidebar's `unreachable`). */
+  reportReachability?(identity: string, problem: string | undefined): void;
+}
+
+export interface HostKeyRequest {
+  target: string;
+  host: string;
+  port: number;
+  keyType: string;
+  /** `SHA256:…` as OpenSSH prints it. */
+  fingerprint: string;
+}
+
+/** A factory plus declared flags for one backend name. */
+export interface BackendProvider {
+  readonly backend: string;
+  readonly flags: ProviderFlags;
+  /** The zod schema of this backend's spec (fixed keys). */
+  readonly specSchema: z.ZodType;
+  createEnvironment(snapshot: TargetSnapshot, ctx: ProviderContext): Environment;
+}

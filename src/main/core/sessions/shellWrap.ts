@@ -1,0 +1,54 @@
+// Wraps a command so any POSIX shell reports the cwd it ended in and keeps exported variables between calls.
+import { randomBytes } from 'node:crypto';
+
+export interface WrapOptions {
+  /** Absolute directory to start in; the nearest existing parent is used when it is gone. */
+  cwd: string;
+  /** File that holds the identity's exported variables between calls; absent means none are kept. */
+  envFile?: string;
+}
+
+export interface Wrapped {
+  script: string;
+  marker: string;
+}
+
+/** Quote for any POSIX shell: one single-quoted word. */
+export function shellQuote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+const skippedVars = 'PWD|OLDPWD|SHLVL|_|__sb_[a-z_]*';
+const saveEnv = `(umask 077; export -p | grep -v -E "^(declare -x|export) (${skippedVars})(=|$)" > "$__sb_env") 2>/dev/null; `;
+
+/**
+ * A script for `sh -c` (or bash): merges stderr into stdout, restores exported variables,
+ * enters the cwd (or its nearest parent), evals the command in this shell so `cd` and `export`
+ * stick, and on any exit prints a marker line with the final cwd.
+ */
+export function wrapCommand(command: string, opts: WrapOptions): Wrapped {
+  const marker = `__SB_CWD_${randomBytes(8).toString('hex')}__`;
+  const env = opts.envFile ? shellQuote(opts.envFile) : '';
+  const lines = [
+    'exec 2>&1',
+    env ? `__sb_env=${env}; [ -f "$__sb_env" ] && . "$__sb_env" >/dev/null 2>&1` : '',
+    `__sb_d=${shellQuote(opts.cwd)}`,
+    'while [ ! -d "$__sb_d" ] && [ "$__sb_d" != / ]; do __sb_d=$(dirname -- "$__sb_d"); done',
+    'cd -- "$__sb_d" 2>/dev/null || cd /',
+    `trap '__sb_ec=$?; ${env ? saveEnv : ''}printf "\\n%s%s\\n" "${marker}" "$(pwd -P 2>/dev/null || pwd)"; exit $__sb_ec' EXIT`,
+    `eval ${shellQuote(command)}`,
+  ];
+  return { script: lines.filter(Boolean).join('\n'), marker };
+}
+
+/** Split a wrapped command's output into what the command printed and the cwd it ended in. */
+export function parseWrapped(raw: string, marker: string): { output: string; cwd: string | undefined } {
+  const at = raw.lastIndexOf(marker);
+  if (at < 0) return { output: raw, cwd: undefined };
+  const end = raw.indexOf('\n', at);
+  const cwd = raw.slice(at + marker.length, end < 0 ? undefined : end).trim();
+  // The marker line starts with a newline of its own; drop it so output ends as the command left it.
+  let head = raw.slice(0, at);
+  if (head.endsWith('\n')) head = head.slice(0, -1);
+  return { output: head, cwd: cwd || undefined };
+}

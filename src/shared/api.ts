@@ -1,0 +1,104 @@
+// The Core API, declared once: every transport, the renderer client and the CLI are derived from this table.
+import { z } from 'zod';
+import { ErrorPayload } from './errors.js';
+import { TargetInfo } from './targets.js';
+import { ToolClient, ToolResult, toolNames } from './tools.js';
+
+export const ActivityEntry = z.object({
+  id: z.string(),
+  time: z.string(),
+  client: ToolClient,
+  tool: z.string(),
+  execution_target: z.string().optional(),
+  generation: z.string().optional(),
+  summary: z.string(),
+  status: z.enum(['running', 'ok', 'error', 'denied']),
+  duration_ms: z.number().optional(),
+  error: z.string().optional(),
+});
+export type ActivityEntry = z.infer<typeof ActivityEntry>;
+
+export const ProcessInfo = z.object({
+  session_id: z.string(),
+  execution_target: z.string(),
+  generation: z.string(),
+  command: z.string(),
+  cwd: z.string(),
+  status: z.enum(['running', 'exited', 'killed', 'lost']),
+  exit_code: z.number().int().nullable(),
+  started_at: z.string(),
+  ended_at: z.string().nullable(),
+  output_chars: z.number().int(),
+});
+export type ProcessInfo = z.infer<typeof ProcessInfo>;
+
+export const PaneInfo = z.object({
+  pane_id: z.string(),
+  execution_target: z.string(),
+  generation: z.string(),
+  cwd: z.string().optional(),
+  status: z.enum(['open', 'exited', 'lost']),
+});
+export type PaneInfo = z.infer<typeof PaneInfo>;
+
+const PaneRef = z.object({ pane_id: z.string().min(1) });
+
+/** Request/response methods: name → input and output schema. */
+export const coreMethods = {
+  'targets.list': { input: z.object({}), output: z.array(TargetInfo) },
+  'tool.call': {
+    input: z.object({ tool: z.enum(toolNames as [string, ...string[]]).or(z.string()), args: z.record(z.string(), z.unknown()), client: ToolClient.optional() }),
+    output: ToolResult,
+  },
+  'pane.open': {
+    input: z.object({ execution_target: z.string().min(1), cols: z.number().int().min(2).max(1000), rows: z.number().int().min(1).max(500) }),
+    output: PaneInfo,
+  },
+  'pane.write': { input: PaneRef.extend({ data: z.string().max(1_000_000) }), output: z.object({}) },
+  'pane.resize': { input: PaneRef.extend({ cols: z.number().int().min(2).max(1000), rows: z.number().int().min(1).max(500) }), output: z.object({}) },
+  /** The renderer acknowledges chars it has written to xterm; the Core pauses the pty above a high watermark. */
+  'pane.ack': { input: PaneRef.extend({ chars: z.number().int().min(0) }), output: z.object({}) },
+  'pane.close': { input: PaneRef, output: z.object({}) },
+  'pane.list': { input: z.object({}), output: z.array(PaneInfo) },
+  'processes.list': { input: z.object({ execution_target: z.string().optional() }), output: z.array(ProcessInfo) },
+  'processes.log': { input: z.object({ session_id: z.string().min(1), lines: z.number().int().positive().optional() }), output: z.object({ output: z.string() }) },
+  'processes.kill': { input: z.object({ session_id: z.string().min(1) }), output: ProcessInfo },
+  'activity.list': { input: z.object({ limit: z.number().int().positive().max(1000).optional() }), output: z.array(ActivityEntry) },
+} as const;
+
+export type CoreMethod = keyof typeof coreMethods;
+export type MethodInput<M extends CoreMethod> = z.infer<(typeof coreMethods)[M]['input']>;
+export type MethodOutput<M extends CoreMethod> = z.infer<(typeof coreMethods)[M]['output']>;
+
+/** Events the Core pushes to every connected client. */
+export const coreEvents = {
+  'targets.changed': z.array(TargetInfo),
+  'pane.data': z.object({ pane_id: z.string(), data: z.string() }),
+  'pane.cwd': z.object({ pane_id: z.string(), cwd: z.string() }),
+  'pane.exit': z.object({ pane_id: z.string(), exit_code: z.number().int().nullable(), reason: z.string().optional() }),
+  'activity': ActivityEntry,
+  'processes.changed': z.array(ProcessInfo),
+  'process.output': z.object({ session_id: z.string(), data: z.string() }),
+} as const;
+
+export type CoreEvent = keyof typeof coreEvents;
+export type EventPayload<E extends CoreEvent> = z.infer<(typeof coreEvents)[E]>;
+
+/** Wire messages of the WebSocket and Electron adapters. */
+export const WireRequest = z.object({ type: z.literal('call'), id: z.number().int(), method: z.string(), params: z.unknown() });
+export const WireResponse = z.union([
+  z.object({ type: z.literal('result'), id: z.number().int(), ok: z.literal(true), result: z.unknown() }),
+  z.object({ type: z.literal('result'), id: z.number().int(), ok: z.literal(false), error: ErrorPayload }),
+]);
+export const WireEvent = z.object({ type: z.literal('event'), event: z.string(), payload: z.unknown() });
+export const WireMessage = z.union([WireResponse, WireEvent]);
+export type WireRequest = z.infer<typeof WireRequest>;
+export type WireResponse = z.infer<typeof WireResponse>;
+export type WireEvent = z.infer<typeof WireEvent>;
+
+export function isCoreMethod(name: string): name is CoreMethod {
+  return Object.prototype.hasOwnProperty.call(coreMethods, name);
+}
+export function isCoreEvent(name: string): name is CoreEvent {
+  return Object.prototype.hasOwnProperty.call(coreEvents, name);
+}

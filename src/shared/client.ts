@@ -1,0 +1,77 @@
+// The typed client over any link (WebSocket, Electron IPC): calls validated against the API table.
+import { SwitchboardError, ErrorPayload } from './errors.js';
+import {
+  coreEvents, coreMethods, isCoreEvent, WireMessage,
+  type CoreEvent, type CoreMethod, type EventPayload, type MethodInput, type MethodOutput, type WireRequest,
+} from './api.js';
+
+/** A bidirectional message pipe; the transport decides how bytes move. */
+export interface Link {
+  send(message: WireRequest): void;
+  onMessage(handler: (message: unknown) => void): void;
+  onClose(handler: (reason: string) => void): void;
+}
+
+type Listener<E extends CoreEvent> = (payload: EventPayload<E>) => void;
+
+export class CoreClient {
+  private nextId = 1;
+  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; method: CoreMethod }>();
+  private readonly listeners = new Map<CoreEvent, Set<(payload: unknown) => void>>();
+  private closedReason: string | undefined;
+
+  constructor(private readonly link: Link) {
+    link.onMessage((raw) => this.receive(raw));
+    link.onClose((reason) => {
+      this.closedReason = reason;
+      for (const p of this.pending.values()) p.reject(new SwitchboardError('no_core', `connection to the Core closed: ${reason}`));
+      this.pending.clear();
+    });
+  }
+
+  call<M extends CoreMethod>(method: M, input: MethodInput<M>): Promise<MethodOutput<M>> {
+    if (this.closedReason !== undefined) {
+      return Promise.reject(new SwitchboardError('no_core', `connection to the Core closed: ${this.closedReason}`));
+    }
+    const params = coreMethods[method].input.parse(input);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, method });
+      this.link.send({ type: 'call', id, method, params });
+    });
+  }
+
+  on<E extends CoreEvent>(event: E, listener: Listener<E>): () => void {
+    let set = this.listeners.get(event);
+    if (!set) this.listeners.set(event, (set = new Set()));
+    const l = listener as (payload: unknown) => void;
+    set.add(l);
+    return () => set.delete(l);
+  }
+
+  private receive(raw: unknown): void {
+    const parsed = WireMessage.safeParse(raw);
+    if (!parsed.success) return;
+    const msg = parsed.data;
+    if (msg.type === 'event') {
+      if (!isCoreEvent(msg.event)) return;
+      const set = this.listeners.get(msg.event);
+      if (!set || set.size === 0) return;
+      // pane.data is the hot path: its shape is checked cheaply instead of by zod.
+      const payload = msg.event === 'pane.data' ? msg.payload : coreEvents[msg.event].safeParse(msg.payload).data;
+      if (payload === undefined) return;
+      for (const l of set) l(payload);
+      return;
+    }
+    const p = this.pending.get(msg.id);
+    if (!p) return;
+    this.pending.delete(msg.id);
+    if (msg.ok) {
+      const out = coreMethods[p.method].output.safeParse(msg.result);
+      if (out.success) p.resolve(out.data);
+      else p.reject(new SwitchboardError('internal', `the Core sent a malformed ${p.method} result`));
+    } else {
+      p.reject(SwitchboardError.from(ErrorPayload.parse(msg.error)));
+    }
+  }
+}

@@ -1,0 +1,74 @@
+// One error family for every boundary: a stable code, a one-line message, a hint.
+import { z } from 'zod';
+
+export const errorCodes = [
+  'bad_request',
+  'bad_config',
+  'unknown_target',
+  'target_draining',
+  'target_unreachable',
+  'unknown_tool',
+  'unknown_process',
+  'unknown_pane',
+  'not_permitted',
+  'registry_busy',
+  'registry_conflict',
+  'host_key_unknown',
+  'host_key_changed',
+  'approval_denied',
+  'too_large',
+  'timeout',
+  'no_core',
+  'unauthorized',
+  'unsupported',
+  'internal',
+] as const;
+export type ErrorCode = (typeof errorCodes)[number];
+
+export const ErrorPayload = z.object({
+  code: z.enum(errorCodes),
+  message: z.string(),
+  hint: z.string().optional(),
+});
+export type ErrorPayload = z.infer<typeof ErrorPayload>;
+
+/** The error every layer throws; transports carry it as ErrorPayload. */
+export class SwitchboardError extends Error {
+  readonly code: ErrorCode;
+  readonly hint: string | undefined;
+  constructor(code: ErrorCode, message: string, hint?: string) {
+    super(message);
+    this.name = 'SwitchboardError';
+    this.code = code;
+    this.hint = hint;
+  }
+  toPayload(): ErrorPayload {
+    return this.hint === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, hint: this.hint };
+  }
+  static from(payload: ErrorPayload): SwitchboardError {
+    return new SwitchboardError(payload.code, payload.message, payload.hint);
+  }
+}
+
+/** Turn anything thrown into a payload without leaking stack traces. */
+export function toErrorPayload(err: unknown): ErrorPayload {
+  if (err instanceof SwitchboardError) return err.toPayload();
+  if (err instanceof z.ZodError) return { code: 'bad_request', message: formatZodError(err) };
+  const message = err instanceof Error ? err.message : String(err);
+  return { code: 'internal', message: message.split('\n')[0] ?? 'internal error' };
+}
+
+/** "path.to.key: message" for the first issue, which is what a person fixes first. */
+export function formatZodError(err: z.ZodError): string {
+  const issue = err.issues[0];
+  if (!issue) return 'invalid input';
+  const where = issue.path.length ? issue.path.join('.') + ': ' : '';
+  return where + issue.message;
+}
+
+/** One line for a person: message, then the hint after an em dash. */
+export function errorLine(payload: ErrorPayload): string {
+  return payload.hint ? `${payload.message} — ${payload.hint}` : payload.message;
+}
