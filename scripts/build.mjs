@@ -1,0 +1,51 @@
+// Builds everything `npm start`, `switchboard` and the tests run: the CLI/Core bundle, the renderer, Electron's main and preload.
+import { build } from 'esbuild';
+import { execFileSync } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const only = process.argv[2];
+const started = Date.now();
+
+async function buildNode() {
+  // The Core runs under plain Node: one ESM bundle, dependencies left in node_modules (node-pty is native).
+  await build({
+    entryPoints: { 'cli/main': join(root, 'src/main/cli/main.ts') },
+    outdir: join(root, 'out'),
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'esm',
+    packages: 'external',
+    sourcemap: true,
+    logLevel: 'warning',
+    banner: { js: "import { createRequire as __sbCreateRequire } from 'node:module'; const require = __sbCreateRequire(import.meta.url);" },
+  });
+}
+
+function buildRenderer() {
+  execFileSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', join(root, 'src/renderer/vite.config.ts'), '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
+}
+
+async function buildElectron() {
+  // Electron's main and preload: CommonJS bundles with electron itself external.
+  await build({
+    entryPoints: { 'main/index': join(root, 'src/main/index.ts'), 'preload/preload': join(root, 'src/main/preload.ts') },
+    outdir: join(root, 'out'),
+    outExtension: { '.js': '.cjs' },
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    packages: 'external',
+    external: ['electron'],
+    sourcemap: true,
+    logLevel: 'warning',
+  });
+}
+
+if (!only || only === 'node') await buildNode();
+if (!only || only === 'renderer') buildRenderer();
+if (!only || only === 'electron') await buildElectron();
+console.log(`built in ${((Date.now() - started) / 1000).toFixed(1)}s`);

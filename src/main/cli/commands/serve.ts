@@ -1,0 +1,27 @@
+// `switchboard serve`: the headless Core with the web UI; prints its URL and runs until stopped.
+import type { Command } from 'commander';
+import { startHost } from '../../transport/host.js';
+import { action } from '../output.js';
+
+export function serveCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('run the Core headless and serve the UI to a browser on loopback')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port (0 picks a free one)', '0')
+    .action(action(async (opts: { host: string; port: string }) => {
+      const port = Number(opts.port);
+      if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`--port must be 0-65535, not "${opts.port}"`);
+      const host = await startHost({ host: opts.host, port, mode: 'serve' });
+      process.stdout.write(`Switchboard is serving at ${host.openUrl}\n`);
+      if (!['127.0.0.1', 'localhost', '::1'].includes(opts.host)) {
+        process.stderr.write(`switchboard: warning: listening on ${opts.host}, not loopback; anyone who has the token can run commands\n`);
+      }
+      const stop = (): void => {
+        void host.close().finally(() => process.exit(0));
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      process.once('SIGHUP', stop);
+    }));
+}

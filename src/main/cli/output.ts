@@ -1,0 +1,37 @@
+// How every command reports: one JSON document with --json, a table otherwise, one stderr line on error.
+import { errorLine, toErrorPayload, type ErrorCode } from '../../shared/errors.js';
+
+/** Refusals (the request was understood and said no) exit 2; failures to do it exit 1. */
+const refusalCodes = new Set<ErrorCode>(['bad_request', 'bad_config', 'not_permitted', 'registry_conflict', 'unknown_target', 'target_draining', 'approval_denied', 'unknown_tool', 'unknown_process', 'too_large']);
+
+export function exitCodeFor(code: ErrorCode): number {
+  return refusalCodes.has(code) ? 2 : 1;
+}
+
+export function fail(err: unknown): never {
+  const payload = toErrorPayload(err);
+  process.stderr.write(`switchboard: ${errorLine(payload)}\n`);
+  process.exit(exitCodeFor(payload.code));
+}
+
+export function printJson(value: unknown): void {
+  process.stdout.write(JSON.stringify(value, null, 2) + '\n');
+}
+
+/** A plain text table: header row, then rows, columns padded to the widest cell. */
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(header), ...rows.map(line)].join('\n') + '\n';
+}
+
+/** Run a command action, turning any error into one stderr line and an exit status. */
+export function action<A extends unknown[]>(fn: (...args: A) => Promise<void>): (...args: A) => Promise<void> {
+  return async (...args: A) => {
+    try {
+      await fn(...args);
+    } catch (err) {
+      fail(err);
+    }
+  };
+}

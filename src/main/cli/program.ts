@@ -1,0 +1,19 @@
+// The `switchboard` command: every subcommand is a module of its own under commands/.
+import { Command } from 'commander';
+import { serveCommand } from './commands/serve.js';
+import { callCommand } from './commands/call.js';
+import { targetsListCommand } from './commands/targetsList.js';
+
+export function buildProgram(): Command {
+  const program = new Command('switchboard')
+    .description('route commands and file operations to named execution targets')
+    .version('0.1.0')
+    .showHelpAfterError()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s.startsWith('error:') ? `switchboard: ${s}` : s) });
+  program.exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
+  serveCommand(program);
+  callCommand(program);
+  const targets = program.command('targets').description('list, register, drain and remove execution targets');
+  targetsListCommand(targets);
+  return program;
+}

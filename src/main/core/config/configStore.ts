@@ -1,0 +1,91 @@
+// Holds the current config: loads config.yaml, follows edits (file events plus a stat check per use), keeps the last good one.
+import { readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { join } from 'node:path';
+import { SwitchboardError, toErrorPayload } from '../../../shared/errors.js';
+import { defaultConfig, parseConfig, type Config, type SpecSchemas } from './loadConfig.js';
+
+export class ConfigStore {
+  readonly path: string;
+  private current: Config;
+  private signature = '';
+  private lastError: string | undefined;
+  private watcher: FSWatcher | undefined;
+  private readonly listeners = new Set<() => void>();
+
+  /** Throws bad_config when the file exists and is wrong: a start with a broken config must fail loudly. */
+  constructor(readonly home: string, private readonly schemas: () => SpecSchemas) {
+    this.path = join(home, 'config.yaml');
+    this.current = defaultConfig();
+    this.signature = this.statSignature();
+    if (this.signature !== 'missing') this.current = this.readFile();
+  }
+
+  get config(): Config {
+    this.refresh();
+    return this.current;
+  }
+
+  /** The error of the last edit that could not be applied (the previous config stays in force). */
+  get problem(): string | undefined {
+    return this.lastError;
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Re-read when the file changed; returns true when the config in force changed. */
+  refresh(): boolean {
+    const sig = this.statSignature();
+    if (sig === this.signature) return false;
+    this.signature = sig;
+    try {
+      this.current = sig === 'missing' ? defaultConfig() : this.readFile();
+      this.lastError = undefined;
+    } catch (err) {
+      this.lastError = toErrorPayload(err).message;
+      for (const l of this.listeners) l();
+      return false;
+    }
+    for (const l of this.listeners) l();
+    return true;
+  }
+
+  watch(): void {
+    if (this.watcher) return;
+    try {
+      // Watch the directory: editors replace the file by rename, which a file watch would lose.
+      this.watcher = watch(this.home, { persistent: false }, (_event, file) => {
+        if (file === null || file === 'config.yaml') setTimeout(() => this.refresh(), 50);
+      });
+      this.watcher.on('error', () => undefined);
+    } catch {
+      /* no watcher: the stat check on each use still sees edits */
+    }
+  }
+
+  close(): void {
+    this.watcher?.close();
+    this.watcher = undefined;
+  }
+
+  private readFile(): Config {
+    let text: string;
+    try {
+      text = readFileSync(this.path, 'utf8');
+    } catch (err) {
+      throw new SwitchboardError('bad_config', `cannot read ${this.path}: ${(err as Error).message}`);
+    }
+    return parseConfig(text, this.schemas());
+  }
+
+  private statSignature(): string {
+    try {
+      const st = statSync(this.path);
+      return `${st.mtimeMs}:${st.size}:${st.ino}`;
+    } catch {
+      return 'missing';
+    }
+  }
+}

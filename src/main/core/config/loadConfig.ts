@@ -1,0 +1,177 @@
+// Parses config.yaml into resolved target specs; every mistake becomes one line naming the key and target.
+import { createHash } from 'node:crypto';
+import { homedir } from 'node:os';
+import { parseDocument } from 'yaml';
+import { z } from 'zod';
+import { SwitchboardError, formatZodError } from '../../../shared/errors.js';
+import { TargetName, type TargetSpec } from '../../../shared/targets.js';
+import { didYouMean } from './didYouMean.js';
+
+export interface ApprovalsConfig {
+  mode: 'ask' | 'deny' | 'off';
+  timeoutSec: number;
+}
+
+export interface Config {
+  defaultTarget: string;
+  timeoutSec: number;
+  /** Config targets by name, in file order. */
+  targets: Map<string, { spec: TargetSpec; generation: string }>;
+  approvals: ApprovalsConfig;
+  /** The raw `approvals` section, for the approvals module to read its own keys from. */
+  approvalsRaw: Record<string, unknown>;
+}
+
+/** What a config loader needs to know about backends: the schema of each backend name. */
+export type SpecSchemas = ReadonlyMap<string, z.ZodType>;
+
+const topLevelKeys = ['terminal', 'approvals', 'plugins'] as const;
+const terminalOwnKeys = ['default_target', 'timeout', 'targets', 'backend'];
+const ApprovalsSection = z.looseObject({
+  mode: z.enum(['ask', 'deny', 'off']).optional(),
+  timeout: z.number().int().positive().max(86_400).optional(),
+});
+
+export const DEFAULT_TIMEOUT_SEC = 180;
+
+/** The config a profile without config.yaml gets: one local target in the home directory. */
+export function defaultConfig(): Config {
+  const spec: TargetSpec = { backend: 'local', cwd: homedir() };
+  return {
+    defaultTarget: 'local',
+    timeoutSec: DEFAULT_TIMEOUT_SEC,
+    targets: new Map([['local', { spec, generation: specGeneration(spec) }]]),
+    approvals: { mode: 'ask', timeoutSec: 120 },
+    approvalsRaw: {},
+  };
+}
+
+/** Config targets' generation: a hash of the resolved spec, so an edit is a new runtime identity. */
+export function specGeneration(spec: TargetSpec): string {
+  return 'c' + createHash('sha256').update(stableJson(spec)).digest('hex').slice(0, 11);
+}
+
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+function fail(message: string, hint?: string): never {
+  throw new SwitchboardError('bad_config', `config.yaml: ${message}`, hint);
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Keys a backend's schema accepts (for inheritance and did-you-mean). */
+export function schemaKeys(schema: z.ZodType): string[] {
+  let s: unknown = schema;
+  // Unwrap refinements/pipes down to the object shape.
+  for (let i = 0; i < 5 && s; i++) {
+    const def = (s as { def?: { type?: string; in?: unknown; innerType?: unknown; schema?: unknown } }).def;
+    if ((s as { shape?: unknown }).shape) break;
+    s = def?.in ?? def?.innerType ?? def?.schema;
+  }
+  const shape = (s as { shape?: Record<string, unknown> } | undefined)?.shape;
+  return shape ? Object.keys(shape) : [];
+}
+
+/** Parse config.yaml text. Throws SwitchboardError('bad_config') with one clear line. */
+export function parseConfig(text: string, schemas: SpecSchemas): Config {
+  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  if (doc.errors.length > 0) {
+    const e = doc.errors[0]!;
+    const line = e.linePos?.[0]?.line;
+    fail(`${line ? `line ${line}: ` : ''}${e.message.split('\n')[0]}`);
+  }
+  const root: unknown = doc.toJS() ?? {};
+  if (!isRecord(root)) fail('the top level must be a mapping (terminal:, approvals:)');
+  for (const key of Object.keys(root)) {
+    if (!(topLevelKeys as readonly string[]).includes(key)) {
+      const guess = didYouMean(key, topLevelKeys);
+      fail(`unknown top-level key "${key}"${guess ? ` — did you mean "${guess}"?` : ''}`);
+    }
+  }
+  const terminal = root.terminal ?? {};
+  if (!isRecord(terminal)) fail('terminal: must be a mapping');
+
+  const allSpecKeys = new Set<string>();
+  for (const schema of schemas.values()) for (const k of schemaKeys(schema)) allSpecKeys.add(k);
+  for (const key of Object.keys(terminal)) {
+    if (terminalOwnKeys.includes(key) || allSpecKeys.has(key)) continue;
+    const guess = didYouMean(key, [...terminalOwnKeys, ...allSpecKeys]);
+    fail(`unknown key "${key}" in terminal${guess ? ` — did you mean "${guess}"?` : ''}`);
+  }
+  const timeoutSec = terminal.timeout === undefined ? DEFAULT_TIMEOUT_SEC : Number(terminal.timeout);
+  if (!Number.isInteger(timeoutSec) || timeoutSec <= 0) fail('terminal.timeout must be a whole number of seconds');
+
+  // Keys under `terminal` other than its own are inherited by every target whose backend knows them.
+  const inherited: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(terminal)) if (!terminalOwnKeys.includes(k)) inherited[k] = v;
+
+  const rawTargets: Record<string, unknown> = {};
+  if (terminal.targets !== undefined) {
+    if (!isRecord(terminal.targets)) fail('terminal.targets must be a mapping of name → target');
+    Object.assign(rawTargets, terminal.targets);
+  } else if (terminal.backend !== undefined) {
+    // Legacy single-backend form: `terminal.backend: ssh` with its keys beside it.
+    rawTargets.default = { backend: terminal.backend };
+  } else {
+    rawTargets.local = { backend: 'local' };
+  }
+
+  const targets = new Map<string, { spec: TargetSpec; generation: string }>();
+  for (const [name, raw] of Object.entries(rawTargets)) {
+    const nameOk = TargetName.safeParse(name);
+    if (!nameOk.success) fail(`target "${name}": ${nameOk.error.issues[0]?.message ?? 'bad name'}`);
+    if (!isRecord(raw)) fail(`terminal.targets.${name} must be a mapping with a backend`);
+    const backend = raw.backend ?? terminal.backend;
+    if (typeof backend !== 'string') fail(`terminal.targets.${name}: missing "backend"`, `one of ${[...schemas.keys()].join(', ')}`);
+    const schema = schemas.get(backend);
+    if (!schema) {
+      const guess = didYouMean(backend, [...schemas.keys()]);
+      fail(`terminal.targets.${name}: unknown backend "${backend}"${guess ? ` — did you mean "${guess}"?` : ''}`, `known backends: ${[...schemas.keys()].join(', ')}`);
+    }
+    const known = schemaKeys(schema);
+    for (const key of Object.keys(raw)) {
+      if (known.length > 0 && !known.includes(key)) {
+        const guess = didYouMean(key, known);
+        fail(`unknown key "${key}" in target "${name}" (backend ${backend})${guess ? ` — did you mean "${guess}"?` : ''}`);
+      }
+    }
+    const merged: Record<string, unknown> = { backend };
+    for (const [k, v] of Object.entries(inherited)) if (known.includes(k)) merged[k] = v;
+    Object.assign(merged, raw);
+    const parsed = schema.safeParse(merged);
+    if (!parsed.success) fail(`target "${name}": ${formatZodError(parsed.error)}`);
+    const spec = parsed.data as TargetSpec;
+    targets.set(name, { spec, generation: specGeneration(spec) });
+  }
+
+  let defaultTarget: string;
+  if (terminal.default_target !== undefined) {
+    if (typeof terminal.default_target !== 'string' || !targets.has(terminal.default_target)) {
+      const guess = typeof terminal.default_target === 'string' ? didYouMean(terminal.default_target, [...targets.keys()]) : undefined;
+      fail(`terminal.default_target "${String(terminal.default_target)}" is not a configured target${guess ? ` — did you mean "${guess}"?` : ''}`);
+    }
+    defaultTarget = terminal.default_target;
+  } else {
+    defaultTarget = targets.has('local') ? 'local' : (targets.keys().next().value ?? 'local');
+  }
+
+  const approvalsParsed = ApprovalsSection.safeParse(root.approvals ?? {});
+  if (!approvalsParsed.success) fail(`approvals: ${formatZodError(approvalsParsed.error)}`);
+  const approvalsRaw = approvalsParsed.data as Record<string, unknown>;
+  return {
+    defaultTarget,
+    timeoutSec,
+    targets,
+    approvals: { mode: approvalsParsed.data.mode ?? 'ask', timeoutSec: approvalsParsed.data.timeout ?? 120 },
+    approvalsRaw,
+  };
+}

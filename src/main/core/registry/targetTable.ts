@@ -1,0 +1,139 @@
+// The one view of all targets: config targets and runtime ones, resolved to frozen snapshots per dispatch.
+import { SwitchboardError } from '../../../shared/errors.js';
+import { publicSpec, runtimeIdentity, type TargetInfo, type TargetSpec } from '../../../shared/targets.js';
+import type { ConfigStore } from '../config/configStore.js';
+import { didYouMean } from '../config/didYouMean.js';
+import type { BackendProvider, TargetSnapshot } from '../backends/provider.js';
+import type { RuntimeRecord, RuntimeSource } from './runtimeSource.js';
+
+interface Entry {
+  name: string;
+  generation: string;
+  source: 'config' | 'runtime';
+  state: 'active' | 'draining';
+  spec: TargetSpec;
+  record?: RuntimeRecord;
+}
+
+export class TargetTable {
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    private readonly config: ConfigStore,
+    private readonly runtime: RuntimeSource,
+    private readonly providers: (backend: string) => BackendProvider | undefined,
+  ) {
+    config.onChange(() => this.emit());
+    runtime.onChange(() => this.emit());
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(): void {
+    for (const l of this.listeners) l();
+  }
+
+  /** Look at the files again (file events can be missed); called at the start of each dispatch. */
+  refresh(): void {
+    const a = this.config.refresh();
+    const b = this.runtime.refresh();
+    if (a || b) this.emit();
+  }
+
+  get defaultTarget(): string {
+    return this.config.config.defaultTarget;
+  }
+
+  private entries(): { entries: Map<string, Entry>; problems: string[] } {
+    const cfg = this.config.config;
+    const entries = new Map<string, Entry>();
+    const problems: string[] = [];
+    for (const [name, t] of cfg.targets) entries.set(name, { name, generation: t.generation, source: 'config', state: 'active', spec: t.spec });
+    for (const r of this.runtime.list()) {
+      if (entries.has(r.name)) {
+        // A runtime name never shadows a config target; the config one stays usable.
+        problems.push(`runtime target "${r.name}" (provider ${r.provider}) is withheld: a config target has that name`);
+        continue;
+      }
+      entries.set(r.name, { name: r.name, generation: r.generation, source: 'runtime', state: r.state, spec: r.spec, record: r });
+    }
+    return { entries, problems: [...problems, ...this.runtime.problems()] };
+  }
+
+  problems(): string[] {
+    const p = this.entries().problems;
+    if (this.config.problem) p.unshift(`${this.config.problem} (the previous config stays in force)`);
+    return p;
+  }
+
+  names(): string[] {
+    return [...this.entries().entries.keys()];
+  }
+
+  /** A frozen snapshot of one target. Throws unknown_target with a did-you-mean. */
+  snapshot(name: string | undefined): TargetSnapshot {
+    const cfg = this.config.config;
+    const wanted = name ?? cfg.defaultTarget;
+    const { entries } = this.entries();
+    const e = entries.get(wanted);
+    if (!e) {
+      const guess = didYouMean(wanted, [...entries.keys()]);
+      throw new SwitchboardError(
+        'unknown_target',
+        `unknown target "${wanted}"${guess ? ` — did you mean "${guess}"?` : ''}`,
+        `known targets: ${[...entries.keys()].join(', ') || 'none'}`,
+      );
+    }
+    return this.freeze(e, cfg.timeoutSec);
+  }
+
+  private freeze(e: Entry, defaultTimeout: number): TargetSnapshot {
+    const provider = this.providers(e.spec.backend);
+    if (!provider) throw new SwitchboardError('unsupported', `target "${e.name}" uses backend "${e.spec.backend}", which is not available`, 'enable the plugin that provides it (switchboard plugins list)');
+    const spec = structuredClone(e.spec);
+    return Object.freeze({
+      name: e.name,
+      generation: e.generation,
+      identity: runtimeIdentity(e.name, e.generation),
+      source: e.source,
+      state: e.state,
+      spec: Object.freeze(spec),
+      flags: Object.freeze({ ...provider.flags, strip_env_keys: [...provider.flags.strip_env_keys] }),
+      timeoutSec: spec.timeout ?? defaultTimeout,
+    });
+  }
+
+  /** What the sidebar, CLI and list_targets show. `extra` adds live state (cwd, reachability). */
+  list(extra: (name: string, identity: string) => { cwd?: string; problem?: string }): TargetInfo[] {
+    const cfg = this.config.config;
+    const { entries } = this.entries();
+    return [...entries.values()].map((e) => {
+      const identity = runtimeIdentity(e.name, e.generation);
+      const live = extra(e.name, identity);
+      const provider = this.providers(e.spec.backend);
+      const info: TargetInfo = {
+        name: e.name,
+        generation: e.generation,
+        source: e.source,
+        state: live.problem && e.state === 'active' ? 'unreachable' : e.state,
+        backend: e.spec.backend,
+        spec: publicSpec(e.spec as Record<string, unknown>),
+        is_default: e.name === cfg.defaultTarget,
+      };
+      if (live.cwd ?? e.spec.cwd) info.cwd = live.cwd ?? e.spec.cwd;
+      if (provider) info.flags = provider.flags;
+      else info.problem = `backend "${e.spec.backend}" is not available`;
+      if (live.problem) info.problem = live.problem;
+      if (e.record) {
+        info.provider = e.record.provider;
+        info.owner_id = e.record.owner_id;
+        info.created_at = e.record.created_at;
+        info.updated_at = e.record.updated_at;
+      }
+      return info;
+    });
+  }
+}

@@ -1,0 +1,138 @@
+// Interactive terminal panes: a shell channel per pane, output batched and flow-controlled on its own path.
+import { randomUUID } from 'node:crypto';
+import { SwitchboardError } from '../../../shared/errors.js';
+import type { PaneInfo } from '../../../shared/api.js';
+import type { ShellChannel, TargetSnapshot } from '../backends/provider.js';
+import type { Sessions } from './sessions.js';
+
+/** VS Code's numbers: pause above this many unacknowledged chars, resume below the low mark. */
+export const HIGH_WATERMARK = 100_000;
+export const LOW_WATERMARK = 5_000;
+const BATCH_MS = 5;
+
+export interface PaneSink {
+  data(paneId: string, data: string): void;
+  cwd(paneId: string, cwd: string): void;
+  exit(paneId: string, exitCode: number | null, reason?: string): void;
+}
+
+interface Pane {
+  info: PaneInfo;
+  channel: ShellChannel;
+  buffer: string;
+  timer: NodeJS.Timeout | undefined;
+  unacked: number;
+  paused: boolean;
+  oscTail: string;
+}
+
+/** OSC 7 (`ESC ] 7 ; file://host/path BEL|ST`): the shell says where it is. */
+const osc7 = /\x1b\]7;file:\/\/[^/\x07\x1b]*([^\x07\x1b]*)(?:\x07|\x1b\\)/g;
+
+export function lastOsc7Cwd(text: string): string | undefined {
+  let cwd: string | undefined;
+  for (const m of text.matchAll(osc7)) {
+    try {
+      cwd = decodeURIComponent(m[1] ?? '');
+    } catch {
+      cwd = m[1];
+    }
+  }
+  return cwd || undefined;
+}
+
+export class Panes {
+  private readonly panes = new Map<string, Pane>();
+
+  constructor(private readonly sessions: Sessions, private readonly sink: PaneSink) {}
+
+  async open(snapshot: TargetSnapshot, cols: number, rows: number): Promise<PaneInfo> {
+    if (!snapshot.flags.supports_pty) throw new SwitchboardError('unsupported', `target "${snapshot.name}" has no interactive shell`);
+    const env = this.sessions.environment(snapshot);
+    const cwd = await this.sessions.cwd(snapshot);
+    const channel = await env.openShell({ cwd, cols, rows });
+    const pane: Pane = {
+      info: { pane_id: randomUUID(), execution_target: snapshot.name, generation: snapshot.generation, cwd, status: 'open' },
+      channel,
+      buffer: '',
+      timer: undefined,
+      unacked: 0,
+      paused: false,
+      oscTail: '',
+    };
+    this.panes.set(pane.info.pane_id, pane);
+    channel.onData((data) => this.onData(pane, data));
+    channel.onExit((code, reason) => {
+      this.flush(pane);
+      pane.info.status = reason === 'connection lost' ? 'lost' : 'exited';
+      this.sink.exit(pane.info.pane_id, code, reason);
+    });
+    return { ...pane.info };
+  }
+
+  private onData(pane: Pane, data: string): void {
+    // Scan for OSC 7 across chunk boundaries by keeping a short tail of the previous chunk.
+    const scan = pane.oscTail + data;
+    const cwd = lastOsc7Cwd(scan);
+    pane.oscTail = scan.slice(-512);
+    if (cwd && cwd !== pane.info.cwd) {
+      pane.info.cwd = cwd;
+      pane.oscTail = '';
+      this.sink.cwd(pane.info.pane_id, cwd);
+    }
+    pane.buffer += data;
+    pane.unacked += data.length;
+    if (!pane.paused && pane.unacked > HIGH_WATERMARK) {
+      pane.paused = true;
+      pane.channel.pause();
+    }
+    pane.timer ??= setTimeout(() => this.flush(pane), BATCH_MS);
+  }
+
+  private flush(pane: Pane): void {
+    if (pane.timer) clearTimeout(pane.timer);
+    pane.timer = undefined;
+    if (!pane.buffer) return;
+    const data = pane.buffer;
+    pane.buffer = '';
+    this.sink.data(pane.info.pane_id, data);
+  }
+
+  private get(paneId: string): Pane {
+    const p = this.panes.get(paneId);
+    if (!p) throw new SwitchboardError('unknown_pane', `no pane ${paneId}`);
+    return p;
+  }
+
+  write(paneId: string, data: string): void {
+    this.get(paneId).channel.write(data);
+  }
+
+  resize(paneId: string, cols: number, rows: number): void {
+    this.get(paneId).channel.resize(cols, rows);
+  }
+
+  ack(paneId: string, chars: number): void {
+    const p = this.get(paneId);
+    p.unacked = Math.max(0, p.unacked - chars);
+    if (p.paused && p.unacked < LOW_WATERMARK) {
+      p.paused = false;
+      p.channel.resume();
+    }
+  }
+
+  close(paneId: string): void {
+    const p = this.get(paneId);
+    if (p.timer) clearTimeout(p.timer);
+    p.channel.kill();
+    this.panes.delete(paneId);
+  }
+
+  list(): PaneInfo[] {
+    return [...this.panes.values()].map((p) => ({ ...p.info }));
+  }
+
+  closeAll(): void {
+    for (const id of [...this.panes.keys()]) this.close(id);
+  }
+}

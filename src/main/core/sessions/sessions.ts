@@ -1,0 +1,111 @@
+// Live state per runtime identity: its Environment and tracked cwd. Nothing here is shared between identities.
+import { homedir } from 'node:os';
+import { posix } from 'node:path';
+import type { Environment, ProviderContext, TargetSnapshot, BackendProvider } from '../backends/provider.js';
+
+interface IdentityState {
+  env: Environment;
+  snapshot: TargetSnapshot;
+  cwd: string | undefined;
+  problem: string | undefined;
+}
+
+export class Sessions {
+  private readonly states = new Map<string, IdentityState>();
+  private readonly listeners = new Set<(identity: string) => void>();
+
+  constructor(
+    private readonly providers: (backend: string) => BackendProvider | undefined,
+    private readonly ctx: ProviderContext,
+  ) {}
+
+  /** Called when an identity's cwd or reachability changes (the sidebar follows). */
+  onChange(listener: (identity: string) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(identity: string): void {
+    for (const l of this.listeners) l(identity);
+  }
+
+  private state(snapshot: TargetSnapshot): IdentityState {
+    let s = this.states.get(snapshot.identity);
+    if (!s) {
+      const provider = this.providers(snapshot.spec.backend);
+      if (!provider) throw new Error(`no provider for backend ${snapshot.spec.backend}`);
+      s = { env: provider.createEnvironment(snapshot, this.ctx), snapshot, cwd: undefined, problem: undefined };
+      this.states.set(snapshot.identity, s);
+    }
+    return s;
+  }
+
+  environment(snapshot: TargetSnapshot): Environment {
+    return this.state(snapshot).env;
+  }
+
+  /** The identity's tracked cwd; the first time, the spec's cwd (with ~ expanded) or the target's home. */
+  async cwd(snapshot: TargetSnapshot): Promise<string> {
+    const s = this.state(snapshot);
+    if (s.cwd !== undefined) return s.cwd;
+    const home = snapshot.flags.is_remote || snapshot.flags.is_container ? await s.env.home() : homedir();
+    s.cwd = resolveStartCwd(snapshot.spec.cwd, home);
+    return s.cwd;
+  }
+
+  /** The cwd if known, without touching the environment (for listings). */
+  knownCwd(identity: string): string | undefined {
+    return this.states.get(identity)?.cwd;
+  }
+
+  setCwd(snapshot: TargetSnapshot, cwd: string): void {
+    const s = this.state(snapshot);
+    if (s.cwd === cwd) return;
+    s.cwd = cwd;
+    this.emit(snapshot.identity);
+  }
+
+  /** Resolve a path a tool was given against the identity's cwd. */
+  async resolvePath(snapshot: TargetSnapshot, path: string): Promise<string> {
+    const cwd = await this.cwd(snapshot);
+    const home = path.startsWith('~') ? await this.state(snapshot).env.home() : '';
+    if (path === '~') return home;
+    if (path.startsWith('~/')) return posix.join(home, path.slice(2));
+    return posix.resolve(cwd, path);
+  }
+
+  problem(identity: string): string | undefined {
+    return this.states.get(identity)?.problem;
+  }
+
+  reportReachability(identity: string, problem: string | undefined): void {
+    const s = this.states.get(identity);
+    if (!s || s.problem === problem) return;
+    s.problem = problem;
+    this.emit(identity);
+  }
+
+  /** Forget an identity (target removed or replaced): its environment is cleaned up, its cwd dropped. */
+  async release(identity: string, reason: 'removed' | 'idle' | 'shutdown'): Promise<void> {
+    const s = this.states.get(identity);
+    if (!s) return;
+    this.states.delete(identity);
+    await s.env.cleanup(reason).catch(() => undefined);
+  }
+
+  identities(): string[] {
+    return [...this.states.keys()];
+  }
+
+  async shutdown(): Promise<void> {
+    await Promise.all([...this.states.keys()].map((id) => this.release(id, 'shutdown')));
+  }
+}
+
+/** A spec cwd such as `~/project` or `/srv` resolved against the target's home. */
+export function resolveStartCwd(specCwd: string | undefined, home: string): string {
+  if (!specCwd) return home;
+  if (specCwd === '~') return home;
+  if (specCwd.startsWith('~/')) return posix.join(home, specCwd.slice(2));
+  return posix.resolve(home, specCwd);
+}

@@ -1,0 +1,68 @@
+// core.json: where the running Core listens and its token; mode 0600, removed on exit.
+import { readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { SwitchboardError } from '../../shared/errors.js';
+
+export const CoreFile = z.object({
+  url: z.string(),
+  ws_url: z.string(),
+  mcp_url: z.string(),
+  token: z.string(),
+  pid: z.number().int(),
+  started_at: z.string(),
+  mode: z.enum(['serve', 'electron']),
+});
+export type CoreFile = z.infer<typeof CoreFile>;
+
+export function coreFilePath(home: string): string {
+  return join(home, 'core.json');
+}
+
+export function writeCoreFile(home: string, info: CoreFile): void {
+  const path = coreFilePath(home);
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, JSON.stringify(info, null, 2) + '\n', { mode: 0o600 });
+  renameSync(tmp, path);
+}
+
+/** Remove core.json if it is still ours (another Core may have replaced it). */
+export function removeCoreFile(home: string, pid = process.pid): void {
+  try {
+    const cur = CoreFile.parse(JSON.parse(readFileSync(coreFilePath(home), 'utf8')));
+    if (cur.pid !== pid) return;
+  } catch {
+    return;
+  }
+  rmSync(coreFilePath(home), { force: true });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** The running Core's endpoint, or a no_core error a person can act on. */
+export function readCoreFile(home: string): CoreFile {
+  const path = coreFilePath(home);
+  let raw: string;
+  try {
+    raw = readFileSync(path, 'utf8');
+  } catch {
+    throw new SwitchboardError('no_core', `no Switchboard Core is running (no ${path})`, 'start one with `switchboard serve` or `npm start`');
+  }
+  let info: CoreFile;
+  try {
+    info = CoreFile.parse(JSON.parse(raw));
+  } catch {
+    throw new SwitchboardError('no_core', `${path} is not a valid core file`, 'restart the Core (`switchboard serve`)');
+  }
+  if (!alive(info.pid)) {
+    throw new SwitchboardError('no_core', `no Switchboard Core is running (the one in ${path}, pid ${info.pid}, has exited)`, 'start one with `switchboard serve` or `npm start`');
+  }
+  return info;
+}

@@ -1,0 +1,57 @@
+// Starts a full Core behind the WebSocket server and publishes core.json; used by `serve` and by Electron.
+import { Core } from '../core/core.js';
+import { defaultCoreOptions } from '../core/defaults.js';
+import { WsServer } from './wsServer.js';
+import { removeCoreFile, writeCoreFile } from './coreFile.js';
+
+/** A feature that needs the HTTP side too (e.g. MCP over Streamable HTTP at /mcp). */
+export type HostExtension = (core: Core, server: WsServer) => void | Promise<void>;
+
+export const hostExtensions: HostExtension[] = [];
+
+export interface Host {
+  core: Core;
+  server: WsServer;
+  url: string;
+  wsUrl: string;
+  /** The URL to open in a browser: carries the token once. */
+  openUrl: string;
+  close(): Promise<void>;
+}
+
+export async function startHost(opts: { host?: string; port?: number; mode: 'serve' | 'electron'; home?: string; rendererDir?: string }): Promise<Host> {
+  const core = await new Core({ ...defaultCoreOptions(), ...(opts.home ? { home: opts.home } : {}) }).start();
+  const server = new WsServer(core, { host: opts.host, port: opts.port, rendererDir: opts.rendererDir });
+  for (const ext of hostExtensions) await ext(core, server);
+  let listening: { url: string; wsUrl: string };
+  try {
+    listening = await server.listen();
+  } catch (err) {
+    await core.close();
+    throw err;
+  }
+  writeCoreFile(core.home, {
+    url: listening.url,
+    ws_url: listening.wsUrl,
+    mcp_url: `${listening.url}mcp`,
+    token: server.token,
+    pid: process.pid,
+    started_at: new Date().toISOString(),
+    mode: opts.mode,
+  });
+  let closed = false;
+  return {
+    core,
+    server,
+    url: listening.url,
+    wsUrl: listening.wsUrl,
+    openUrl: `${listening.url}?token=${server.token}`,
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      removeCoreFile(core.home);
+      await server.close();
+      await core.close();
+    },
+  };
+}

@@ -1,0 +1,26 @@
+// A Link for Node clients (CLI, MCP bridge, tests): the Core API over a WebSocket with a bearer token.
+import WebSocket from 'ws';
+import { SwitchboardError } from '../../shared/errors.js';
+import { CoreClient, type Link } from '../../shared/client.js';
+import type { WireRequest } from '../../shared/api.js';
+
+export async function connectCore(wsUrl: string, token: string, timeoutMs = 5000): Promise<{ client: CoreClient; close: () => void }> {
+  const ws = new WebSocket(wsUrl, { headers: { authorization: `Bearer ${token}` }, handshakeTimeout: timeoutMs });
+  await new Promise<void>((resolve, reject) => {
+    ws.once('open', () => resolve());
+    ws.once('unexpected-response', (_req, res) => reject(new SwitchboardError(res.statusCode === 401 ? 'unauthorized' : 'no_core', `the Core refused the connection (HTTP ${res.statusCode})`, 'the token in core.json may be stale; restart the Core')));
+    ws.once('error', (err) => reject(new SwitchboardError('no_core', `cannot reach the Core at ${wsUrl}: ${err.message}`, 'start one with `switchboard serve` or `npm start`')));
+  });
+  const link: Link = {
+    send: (m: WireRequest) => ws.send(JSON.stringify(m)),
+    onMessage: (h) => ws.on('message', (raw) => {
+      try {
+        h(JSON.parse(raw.toString()));
+      } catch {
+        /* not ours */
+      }
+    }),
+    onClose: (h) => ws.on('close', (code) => h(`code ${code}`)),
+  };
+  return { client: new CoreClient(link), close: () => ws.close() };
+}
