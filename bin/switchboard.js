@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { dirname, join } from 'node:path';
 
-const main = join(dirname(fileURLToPath(import.meta.url)), '..', 'out', 'cli', 'main.js');
+const main = join(dirname(fileURLToPath(import.meta.url)), '..', 'out', 'cli', 'main.cjs');
 if (!existsSync(main)) {
   process.stderr.write('switchboard: not built yet — run `npm run build` in the Switchboard folder\n');
   process.exit(1);

@@ -8,19 +8,27 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const only = process.argv[2];
 const started = Date.now();
 
+/** Modules that locate files through import.meta.url get the CommonJS equivalent. */
+const importMetaShim = {
+  define: { 'import.meta.url': '__sbImportMetaUrl' },
+  banner: { js: "const __sbImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+};
+
 async function buildNode() {
-  // The Core runs under plain Node: one ESM bundle, dependencies left in node_modules (node-pty is native).
+  // The Core runs under plain Node: one CommonJS bundle (so CommonJS dependencies such as ssh2 keep their
+  // named exports), dependencies left in node_modules (node-pty is native).
   await build({
     entryPoints: { 'cli/main': join(root, 'src/main/cli/main.ts') },
     outdir: join(root, 'out'),
+    outExtension: { '.js': '.cjs' },
     bundle: true,
     platform: 'node',
     target: 'node20',
-    format: 'esm',
+    format: 'cjs',
     packages: 'external',
+    ...importMetaShim,
     sourcemap: true,
     logLevel: 'warning',
-    banner: { js: "import { createRequire as __sbCreateRequire } from 'node:module'; const require = __sbCreateRequire(import.meta.url);" },
   });
 }
 
@@ -40,6 +48,7 @@ async function buildElectron() {
     format: 'cjs',
     packages: 'external',
     external: ['electron'],
+    ...importMetaShim,
     sourcemap: true,
     logLevel: 'warning',
   });

@@ -1,7 +1,7 @@
 // Parses config.yaml into resolved target specs; every mistake becomes one line naming the key and target.
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
-import { parseDocument } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
 import { z } from 'zod';
 import { SwitchboardError, formatZodError } from '../../../shared/errors.js';
 import { TargetName, type TargetSpec } from '../../../shared/targets.js';
@@ -83,10 +83,11 @@ export function schemaKeys(schema: z.ZodType): string[] {
 
 /** Parse config.yaml text. Throws SwitchboardError('bad_config') with one clear line. */
 export function parseConfig(text: string, schemas: SpecSchemas): Config {
-  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true });
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true, lineCounter });
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
-    const line = e.linePos?.[0]?.line;
+    const line = lineCounter.linePos(e.pos[0]).line;
     fail(`${line ? `line ${line}: ` : ''}${e.message.split('\n')[0]}`);
   }
   const root: unknown = doc.toJS() ?? {};

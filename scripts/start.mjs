@@ -1,0 +1,35 @@
+// `npm start`: the Electron app where it can run; otherwise says why and serves the UI to a browser instead.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const require = createRequire(import.meta.url);
+
+function electronBinary() {
+  try {
+    const path = require('electron');
+    return typeof path === 'string' && existsSync(path) ? path : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function whyNotElectron() {
+  const bin = electronBinary();
+  if (!bin) return 'the Electron binary is not installed (its download is blocked here)';
+  if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return 'there is no display (DISPLAY is not set)';
+  const probe = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 10_000 });
+  if (probe.status !== 0) return `Electron does not start: ${(probe.stderr || probe.error?.message || '').split('\n')[0]}`;
+  return undefined;
+}
+
+const reason = whyNotElectron();
+const child = reason
+  ? (console.log(`Switchboard: not starting the desktop window because ${reason}; serving the UI to a browser instead.`),
+    spawn(process.execPath, [join(root, 'bin/switchboard.js'), 'serve', ...process.argv.slice(2)], { stdio: 'inherit' }))
+  : spawn(electronBinary(), [join(root, 'out/main/index.cjs'), ...process.argv.slice(2)], { stdio: 'inherit' });
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));
+child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));

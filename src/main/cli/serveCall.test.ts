@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { request } from 'node:http';
+import { ensureBuilt, runCli, startServe, tempHome, type Served } from '../../../scripts/cliHarness.js';
+
+function httpGet(url: string, headers: Record<string, string> = {}): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('serve + call', () => {
+  const home = tempHome();
+  const dirA = join(home, 'work-a');
+  const dirB = join(home, 'work-b');
+  let served: Served;
+
+  beforeAll(async () => {
+    ensureBuilt();
+    mkdirSync(dirA);
+    mkdirSync(dirB);
+    writeFileSync(join(home, 'config.yaml'), `terminal:\n  targets:\n    a: { backend: local, cwd: ${dirA} }\n    b: { backend: local, cwd: ${dirB} }\n`);
+    served = await startServe(home);
+  });
+  afterAll(async () => {
+    await served?.stop();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('writes core.json with mode 0600', () => {
+    expect(statSync(join(home, 'core.json')).mode & 0o777).toBe(0o600);
+  });
+
+  it('keeps cwd per target across calls from separate processes', async () => {
+    const cd = await runCli(home, ['call', 'terminal', JSON.stringify({ command: 'cd /tmp', execution_target: 'a' }), '--json']);
+    expect(cd.status).toBe(0);
+    expect(JSON.parse(cd.stdout)).toMatchObject({ execution_target: 'a', cwd: '/tmp', exit_code: 0 });
+    const a = JSON.parse((await runCli(home, ['call', 'terminal', '{"command":"pwd","execution_target":"a"}', '--json'])).stdout);
+    const b = JSON.parse((await runCli(home, ['call', 'terminal', '{"command":"pwd","execution_target":"b"}', '--json'])).stdout);
+    expect(a.output).toBe('/tmp\n');
+    expect(b.output).toBe(dirB + '\n');
+    expect(b.generation).toMatch(/^c/);
+  });
+
+  it('prints plain output without --json and passes the exit code on', async () => {
+    const r = await runCli(home, ['call', 'terminal', '{"command":"echo hi; exit 3","execution_target":"b"}']);
+    expect(r.stdout).toBe('hi\n');
+    expect(r.status).toBe(3);
+  });
+
+  it('refuses an unknown target with one stderr line and exit 2', async () => {
+    const r = await runCli(home, ['call', 'terminal', '{"command":"pwd","execution_target":"zz"}', '--json']);
+    expect(r.status).toBe(2);
+    expect(r.stdout).toBe('');
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/unknown target "zz"/);
+  });
+
+  it('refuses bad JSON arguments in one line', async () => {
+    const r = await runCli(home, ['call', 'terminal', '{nope']);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^switchboard: the arguments are not valid JSON/);
+  });
+
+  it('lists targets through the running Core, with the tracked cwd', async () => {
+    const r = await runCli(home, ['targets', 'list', '--json']);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.targets.map((t: { name: string }) => t.name)).toEqual(['a', 'b']);
+    expect(doc.targets[0]).toMatchObject({ name: 'a', backend: 'local', source: 'config', state: 'active', is_default: true });
+  });
+
+  it('requires the token on HTTP and checks Host and Origin', async () => {
+    const port = new URL(served.url).port;
+    expect(await httpGet(served.url)).toBe(401);
+    expect(await httpGet(`${served.url}?token=wrong`)).toBe(401);
+    // Accepted: the page (200) or, before the renderer is built, 503 — never 401/403.
+    const accepted = [200, 503];
+    expect(accepted).toContain(await httpGet(served.openUrl));
+    expect(await httpGet(served.url, { authorization: `Bearer ${served.token}`, origin: 'http://evil.example' })).toBe(403);
+    expect(await httpGet(served.url, { authorization: `Bearer ${served.token}`, host: `evil.example:${port}` })).toBe(403);
+    expect(accepted).toContain(await httpGet(served.url, { authorization: `Bearer ${served.token}`, origin: `http://localhost:${port}` }));
+  });
+
+  it('removes core.json on exit, after which call says no Core runs', async () => {
+    await served.stop();
+    expect(existsSync(join(home, 'core.json'))).toBe(false);
+    const r = await runCli(home, ['call', 'terminal', '{"command":"pwd"}']);
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim()).toMatch(/^switchboard: no Switchboard Core is running .* — start one with `switchboard serve`/);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  });
+});
+
+describe('config errors stop the commands that load it', () => {
+  const home = tempHome();
+  beforeAll(() => {
+    ensureBuilt();
+    writeFileSync(join(home, 'config.yaml'), 'terminal:\n  targets:\n    a: { backend: local, cwdd: /tmp }\n');
+  });
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+  for (const args of [['serve', '--port', '0'], ['targets', 'list']]) {
+    it(`${args[0]} exits non-zero naming the key`, async () => {
+      const r = await runCli(home, args);
+      expect(r.status).not.toBe(0);
+      expect(r.stderr.trim()).toMatch(/unknown key "cwdd" in target "a".*did you mean "cwd"/);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    });
+  }
+});

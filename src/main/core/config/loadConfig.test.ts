@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { builtinSpecSchemas } from '../../../shared/targets.js';
+import { SwitchboardError } from '../../../shared/errors.js';
+import { parseConfig, specGeneration } from './loadConfig.js';
+import type { z } from 'zod';
+
+const schemas = new Map<string, z.ZodType>(Object.entries(builtinSpecSchemas));
+const parse = (text: string) => parseConfig(text, schemas);
+
+function errorOf(text: string): string {
+  try {
+    parse(text);
+  } catch (err) {
+    expect(err).toBeInstanceOf(SwitchboardError);
+    expect((err as SwitchboardError).code).toBe('bad_config');
+    return (err as SwitchboardError).message;
+  }
+  throw new Error('expected a config error');
+}
+
+describe('parseConfig errors', () => {
+  const cases: Array<[string, string, RegExp]> = [
+    ['misspelt target key', 'terminal:\n  targets:\n    box: { backend: ssh, ssh_hots: a, ssh_user: u }\n', /unknown key "ssh_hots" in target "box".*did you mean "ssh_host"/],
+    ['unknown top-level key', 'termnal:\n  timeout: 3\n', /unknown top-level key "termnal".*did you mean "terminal"/],
+    ['unknown backend', 'terminal:\n  targets:\n    x: { backend: dokcer, docker_image: a }\n', /unknown backend "dokcer".*did you mean "docker"/],
+    ['missing backend', 'terminal:\n  targets:\n    x: { cwd: /tmp }\n', /terminal.targets.x: missing "backend"/],
+    ['ssh without host', 'terminal:\n  targets:\n    x: { backend: ssh }\n', /target "x": ssh_host/],
+    ['docker needs image xor container', 'terminal:\n  targets:\n    x: { backend: docker }\n', /exactly one of docker_image or docker_container/],
+    ['bad default target', 'terminal:\n  default_target: nope\n  targets:\n    a: { backend: local }\n', /default_target "nope" is not a configured target/],
+    ['yaml syntax', 'terminal:\n  targets: [\n', /config.yaml: line \d+/],
+    ['bad port type', 'terminal:\n  targets:\n    x: { backend: ssh, ssh_host: h, ssh_port: "22a" }\n', /target "x": ssh_port/],
+    ['unknown terminal key', 'terminal:\n  defualt_target: a\n', /unknown key "defualt_target" in terminal.*did you mean "default_target"/],
+    ['bad target name', 'terminal:\n  targets:\n    "a b": { backend: local }\n', /target "a b"/],
+    ['bad approvals mode', 'approvals:\n  mode: maybe\n', /approvals: mode/],
+    ['top level not a map', '- a\n- b\n', /top level must be a mapping/],
+    ['duplicate key', 'terminal:\n  timeout: 3\n  timeout: 4\n', /config.yaml: line 3/],
+  ];
+  for (const [name, text, pattern] of cases) it(name, () => expect(errorOf(text)).toMatch(pattern));
+});
+
+describe('parseConfig', () => {
+  it('gives one local target for an empty file', () => {
+    const c = parse('');
+    expect([...c.targets.keys()]).toEqual(['local']);
+    expect(c.defaultTarget).toBe('local');
+  });
+  it('inherits top-level terminal keys that the backend knows', () => {
+    const c = parse('terminal:\n  cwd: /srv\n  ssh_user: agent\n  timeout: 60\n  targets:\n    a: { backend: local }\n    b: { backend: ssh, ssh_host: h }\n    c: { backend: ssh, ssh_host: h, ssh_user: root, cwd: /x }\n');
+    expect(c.targets.get('a')!.spec).toEqual({ backend: 'local', cwd: '/srv' });
+    expect(c.targets.get('b')!.spec).toEqual({ backend: 'ssh', ssh_host: 'h', ssh_user: 'agent', cwd: '/srv' });
+    expect(c.targets.get('c')!.spec).toMatchObject({ ssh_user: 'root', cwd: '/x' });
+    expect(c.timeoutSec).toBe(60);
+    expect(c.defaultTarget).toBe('a');
+  });
+  it('loads the legacy single-backend form as target "default"', () => {
+    const c = parse('terminal:\n  backend: ssh\n  ssh_host: compute\n  ssh_user: agent\n  ssh_port: 2222\n');
+    expect([...c.targets.keys()]).toEqual(['default']);
+    expect(c.targets.get('default')!.spec).toEqual({ backend: 'ssh', ssh_host: 'compute', ssh_user: 'agent', ssh_port: 2222 });
+    expect(c.defaultTarget).toBe('default');
+  });
+  it('changes generation exactly when the spec changes', () => {
+    const a = parse('terminal:\n  targets:\n    a: { backend: local, cwd: /x }\n').targets.get('a')!.generation;
+    const b = parse('terminal:\n  targets:\n    a: {cwd: /x, backend: local}\n').targets.get('a')!.generation;
+    const c = parse('terminal:\n  targets:\n    a: { backend: local, cwd: /y }\n').targets.get('a')!.generation;
+    expect(a).toBe(b);
+    expect(a).not.toBe(c);
+    expect(specGeneration({ backend: 'local' })).toMatch(/^c[0-9a-f]{11}$/);
+  });
+  it('reads approvals', () => {
+    expect(parse('approvals:\n  mode: deny\n  timeout: 30\n').approvals).toEqual({ mode: 'deny', timeoutSec: 30 });
+  });
+});
