@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { ErrorPayload } from './errors.js';
 import { TargetInfo } from './targets.js';
 import { ToolClient, ToolResult, toolNames } from './tools.js';
+import { ApprovalDecision, PendingApproval } from './approvals.js';
 
 export const ActivityEntry = z.object({
   id: z.string(),
@@ -41,6 +42,24 @@ export const PaneInfo = z.object({
 });
 export type PaneInfo = z.infer<typeof PaneInfo>;
 
+export const DoctorReport = z.object({
+  home: z.string(),
+  backends: z.array(z.object({ backend: z.string(), flags: z.record(z.string(), z.unknown()) })),
+  targets: z.array(z.object({
+    name: z.string(),
+    generation: z.string(),
+    backend: z.string(),
+    source: z.string(),
+    state: z.string(),
+    ok: z.boolean(),
+    detail: z.string().optional(),
+    problem: z.string().optional(),
+    ms: z.number(),
+  })),
+  problems: z.array(z.string()),
+});
+export type DoctorReport = z.infer<typeof DoctorReport>;
+
 const PaneRef = z.object({ pane_id: z.string().min(1) });
 
 /** Request/response methods: name → input and output schema. */
@@ -63,6 +82,9 @@ export const coreMethods = {
   'processes.list': { input: z.object({ execution_target: z.string().optional() }), output: z.array(ProcessInfo) },
   'processes.log': { input: z.object({ session_id: z.string().min(1), lines: z.number().int().positive().optional() }), output: z.object({ output: z.string() }) },
   'processes.kill': { input: z.object({ session_id: z.string().min(1) }), output: ProcessInfo },
+  'doctor.run': { input: z.object({ timeout_ms: z.number().int().positive().max(60_000).optional() }), output: DoctorReport },
+  'approvals.list': { input: z.object({}), output: z.array(PendingApproval) },
+  'approvals.decide': { input: ApprovalDecision, output: z.object({ id: z.string(), decision: z.enum(['approve', 'deny']) }) },
   'activity.list': { input: z.object({ limit: z.number().int().positive().max(1000).optional() }), output: z.array(ActivityEntry) },
 } as const;
 
@@ -78,6 +100,7 @@ export const coreEvents = {
   'pane.exit': z.object({ pane_id: z.string(), exit_code: z.number().int().nullable(), reason: z.string().optional() }),
   'activity': ActivityEntry,
   'processes.changed': z.array(ProcessInfo),
+  'approvals.changed': z.array(PendingApproval),
   'process.output': z.object({ session_id: z.string(), data: z.string() }),
 } as const;
 

@@ -3,6 +3,8 @@ import { Command } from 'commander';
 import { serveCommand } from './commands/serve.js';
 import { callCommand } from './commands/call.js';
 import { targetsListCommand } from './commands/targetsList.js';
+import { approvalsCommand } from './commands/approvals.js';
+import { doctorCommand } from './commands/doctor.js';
 
 export function buildProgram(): Command {
   const program = new Command('switchboard')
@@ -15,5 +17,7 @@ export function buildProgram(): Command {
   callCommand(program);
   const targets = program.command('targets').description('list, register, drain and remove execution targets');
   targetsListCommand(targets);
+  approvalsCommand(program);
+  doctorCommand(program);
   return program;
 }

@@ -74,7 +74,7 @@ describe('terminal on local targets', () => {
 
   it('caps output, keeping head and tail and saying what was cut', async () => {
     const r = await term({ command: 'echo FIRST; seq 1 200000; echo LAST', execution_target: 'b' });
-    const out = r.output;
+    const out = r.output as string;
     expect(r.truncated).toBe(true);
     expect(out.length).toBeLessThan(MAX_OUTPUT_CHARS + 200);
     expect(out.startsWith('FIRST\n1\n')).toBe(true);

@@ -19,6 +19,8 @@ import { Panes } from './sessions/panes.js';
 import { AuditLog } from './dispatch/audit.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { terminalTool } from './dispatch/tools/terminal.js';
+import { ApprovalBroker } from './approvals/approvalBroker.js';
+import { runDoctor } from './doctor.js';
 
 export interface CoreOptions {
   /** SWITCHBOARD_HOME; defaults to the environment variable, then ~/.switchboard. */
@@ -51,6 +53,7 @@ export class Core {
   readonly panes: Panes;
   readonly audit: AuditLog;
   readonly dispatcher: Dispatcher;
+  readonly approvals: ApprovalBroker;
   readonly providerContext: ProviderContext;
   private readonly providers = new Map<string, BackendProvider>();
   private readonly listeners = new Set<EventListener>();
@@ -73,8 +76,28 @@ export class Core {
     this.runtime = opts.runtime ? opts.runtime(this.home) : emptyRuntimeSource;
     const provider = (backend: string): BackendProvider | undefined => this.providers.get(backend);
     this.targets = new TargetTable(this.config, this.runtime, provider);
+    this.audit = new AuditLog(this.home);
+    this.approvals = new ApprovalBroker(
+      () => this.config.config.approvals.timeoutSec,
+      (a, d) => this.audit.write({
+        time: new Date().toISOString(), kind: 'approval', client: d.by === 'person' ? 'person' : d.by, approval_kind: a.kind,
+        execution_target: a.execution_target, outcome: d.decision, scope: d.scope, ...(d.reason ? { reason: d.reason } : {}),
+        ...(a.host_key ? { fingerprint: a.host_key.fingerprint, host: `${a.host_key.host}:${a.host_key.port}` } : {}),
+      }),
+    );
+    this.approvals.onChange((list) => this.emit('approvals.changed', list));
     this.providerContext = {
       home: this.home,
+      confirmHostKey: async (req) => {
+        const d = await this.approvals.request({
+          kind: 'host_key',
+          title: 'Trust host key?',
+          execution_target: req.target,
+          host_key: { host: req.host, port: req.port, key_type: req.keyType, fingerprint: req.fingerprint },
+        });
+        if (d.decision === 'deny') return 'reject';
+        return d.scope === 'always' ? 'trust_always' : 'trust_once';
+      },
       resolveSpec: (name) => {
         try {
           return this.targets.snapshot(name).spec;
@@ -90,7 +113,6 @@ export class Core {
       cwd: (pane_id, cwd) => this.emit('pane.cwd', { pane_id, cwd }),
       exit: (pane_id, exit_code, reason) => this.emit('pane.exit', reason ? { pane_id, exit_code, reason } : { pane_id, exit_code }),
     });
-    this.audit = new AuditLog(this.home);
     this.dispatcher = new Dispatcher({
       targets: this.targets,
       sessions: this.sessions,
@@ -153,6 +175,10 @@ export class Core {
     return this.providers.get(backend);
   }
 
+  providerList(): BackendProvider[] {
+    return [...this.providers.values()];
+  }
+
   /** Register the handler of an API-table method (extensions add theirs). */
   handle<M extends CoreMethod>(method: M, handler: (input: MethodInput<M>) => Promise<MethodOutput<M>>): void {
     this.methods.set(method, handler as MethodHandler);
@@ -205,11 +231,15 @@ export class Core {
     this.handle('pane.list', async () => this.panes.list());
     this.handle('activity.list', async ({ limit }) => this.activity.slice(-(limit ?? 200)));
     this.handle('processes.list', async () => []);
+    this.handle('doctor.run', async ({ timeout_ms }) => runDoctor(this, timeout_ms));
+    this.handle('approvals.list', async () => this.approvals.list());
+    this.handle('approvals.decide', async (d) => this.approvals.decide(d));
   }
 
   async close(): Promise<void> {
     if (this.targetsTimer) clearTimeout(this.targetsTimer);
     for (const c of this.closers.reverse()) await c();
+    this.approvals.close();
     this.panes.closeAll();
     await this.sessions.shutdown();
     this.config.close();

@@ -1,0 +1,81 @@
+// Holds pending approvals until a person decides in the UI or the CLI; silence is not consent: a timeout denies.
+import { randomUUID } from 'node:crypto';
+import { SwitchboardError } from '../../../shared/errors.js';
+import type { ApprovalDecision, ApprovalScope, PendingApproval } from '../../../shared/approvals.js';
+
+export interface Decided {
+  decision: 'approve' | 'deny';
+  scope: ApprovalScope;
+  reason?: string;
+  /** Who decided: a person (ui/cli) or the timeout. */
+  by: 'person' | 'timeout' | 'shutdown';
+}
+
+interface Pending {
+  approval: PendingApproval;
+  resolve: (d: Decided) => void;
+  timer: NodeJS.Timeout;
+}
+
+export type ApprovalRequest = Omit<PendingApproval, 'id' | 'created_at' | 'expires_at'>;
+
+export class ApprovalBroker {
+  private readonly pending = new Map<string, Pending>();
+  private readonly listeners = new Set<(list: PendingApproval[]) => void>();
+
+  constructor(private readonly timeoutSec: () => number, private readonly onDecided?: (a: PendingApproval, d: Decided) => void) {}
+
+  onChange(listener: (list: PendingApproval[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  list(): PendingApproval[] {
+    return [...this.pending.values()].map((p) => p.approval);
+  }
+
+  /** Ask a person; resolves when they decide or the timeout denies. */
+  request(req: ApprovalRequest): Promise<Decided> {
+    const now = Date.now();
+    const timeoutMs = this.timeoutSec() * 1000;
+    const approval: PendingApproval = {
+      ...req,
+      id: randomUUID().slice(0, 8),
+      created_at: new Date(now).toISOString(),
+      expires_at: new Date(now + timeoutMs).toISOString(),
+    };
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.settle(approval.id, { decision: 'deny', scope: 'once', by: 'timeout', reason: `no decision within ${this.timeoutSec()}s` }), timeoutMs);
+      this.pending.set(approval.id, { approval, resolve, timer });
+      this.emit();
+    });
+  }
+
+  decide(d: ApprovalDecision): { id: string; decision: 'approve' | 'deny' } {
+    if (!this.pending.has(d.id)) {
+      throw new SwitchboardError('bad_request', `no pending approval ${d.id}`, 'list them with `switchboard approvals list`');
+    }
+    this.settle(d.id, { decision: d.decision, scope: d.scope ?? 'once', by: 'person', ...(d.reason ? { reason: d.reason } : {}) });
+    return { id: d.id, decision: d.decision };
+  }
+
+  private settle(id: string, decided: Decided): void {
+    const p = this.pending.get(id);
+    if (!p) return;
+    clearTimeout(p.timer);
+    this.pending.delete(id);
+    this.onDecided?.(p.approval, decided);
+    p.resolve(decided);
+    this.emit();
+  }
+
+  private emit(): void {
+    const list = this.list();
+    for (const l of this.listeners) l(list);
+  }
+
+  /** Deny everything still waiting (the Core is closing). */
+  close(): void {
+    for (const id of [...this.pending.keys()]) this.settle(id, { decision: 'deny', scope: 'once', by: 'shutdown', reason: 'Switchboard is shutting down' });
+  }
+}
