@@ -5,6 +5,7 @@ cd "$(dirname "$0")/.."
 mkdir -p test-results
 
 node scripts/build.mjs || { echo "tests: build failed"; exit 1; }
+bash scripts/install-test-deps.sh || echo "warning: could not install test packages" >&2
 
 if ! bash scripts/test-env.sh up; then
   if [ -n "${CI:-}" ]; then echo "tests: the test services did not start"; exit 1; fi
