@@ -1,6 +1,6 @@
 // `npm start`: the Electron app where it can run; otherwise says why and serves the UI to a browser instead.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -8,18 +8,27 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);
 
+/** The installed Electron executable, found without `require('electron')`, which would try to download it. */
 function electronBinary() {
+  if (process.env.ELECTRON_OVERRIDE_DIST_PATH) {
+    const p = join(process.env.ELECTRON_OVERRIDE_DIST_PATH, process.platform === 'win32' ? 'electron.exe' : 'electron');
+    return existsSync(p) ? p : undefined;
+  }
+  let dir;
   try {
-    const path = require('electron');
-    return typeof path === 'string' && existsSync(path) ? path : undefined;
+    dir = dirname(require.resolve('electron/package.json'));
   } catch {
     return undefined;
   }
+  const pathFile = join(dir, 'path.txt');
+  if (!existsSync(pathFile)) return undefined;
+  const p = join(dir, 'dist', readFileSync(pathFile, 'utf8').trim());
+  return existsSync(p) ? p : undefined;
 }
 
 function whyNotElectron() {
   const bin = electronBinary();
-  if (!bin) return 'the Electron binary is not installed (its download is blocked here)';
+  if (!bin) return 'the Electron binary is not installed (node_modules/electron has no dist; run `npx install-electron` where downloads work)';
   if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return 'there is no display (DISPLAY is not set)';
   const probe = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 10_000 });
   if (probe.status !== 0) return `Electron does not start: ${(probe.stderr || probe.error?.message || '').split('\n')[0]}`;
