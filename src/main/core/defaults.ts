@@ -1,9 +1,14 @@
 // The parts every real Core gets (runtime registry, tools, approvals …); tests may build a Core with fewer.
 import type { CoreOptions } from './core.js';
+import { Registry } from './registry/registry.js';
+import { retireIdentities } from './registry/retireIdentities.js';
+import { agentToolsExtension } from './dispatch/tools/agentToolsExtension.js';
 
 /** Options for a full Core; each feature module adds itself here. */
 export function defaultCoreOptions(): CoreOptions {
   return {
-    extensions: [],
+    // The runtime registry (runtime-targets.json), followed live: fs.watch on the profile directory plus a 1 s stat poll.
+    runtime: (home) => new Registry(home, { watch: true }),
+    extensions: [agentToolsExtension, retireIdentities],
   };
 }

@@ -93,8 +93,10 @@ export class Dispatcher {
       if (opts.pinned) {
         // Pinned to the outer call's runtime identity, even if the script names another target.
         snapshot = opts.pinned;
-      } else if (this.targetless.has(tool) && requested === undefined) {
-        snapshot = undefined;
+      } else if (this.targetless.has(tool)) {
+        // A targetless tool (process) still answers for a target that was removed: it looks processes up by name.
+        snapshot = requested === undefined ? undefined : this.snapshotIfKnown(requested);
+        if (!snapshot && requested !== undefined) entry.execution_target = requested;
       } else {
         snapshot = this.deps.targets.snapshot(requested);
       }
@@ -131,6 +133,15 @@ export class Dispatcher {
       const payload = toErrorPayload(err);
       this.finish(entry, started, payload.code === 'approval_denied' ? 'denied' : 'error', payload.message);
       throw err instanceof SwitchboardError ? err : new SwitchboardError(payload.code, payload.message, payload.hint);
+    }
+  }
+
+  private snapshotIfKnown(name: string): TargetSnapshot | undefined {
+    try {
+      return this.deps.targets.snapshot(name);
+    } catch (err) {
+      if (err instanceof SwitchboardError && err.code === 'unknown_target') return undefined;
+      throw err;
     }
   }
 

@@ -1,0 +1,61 @@
+// The `process` tool: list, poll, log, wait, kill and write background processes, scoped by execution_target when given.
+import type { z } from 'zod';
+import { SwitchboardError } from '../../../../shared/errors.js';
+import type { ProcessArgs } from '../../../../shared/tools.js';
+import type { ProcessManager, ProcessScope } from '../../processes/processManager.js';
+import type { ToolContext } from '../dispatcher.js';
+
+export const DEFAULT_LOG_LINES = 200;
+export const DEFAULT_WAIT_SEC = 30;
+
+/**
+ * Registered targetless: without execution_target every process is visible by session_id (also after its
+ * target was drained or removed). With execution_target only that target's processes are, by name, so the
+ * processes of a removed target or of an older generation of it can still be listed, read and killed.
+ */
+export function processTool(manager: ProcessManager) {
+  return async (ctx: ToolContext, raw: Record<string, unknown>): Promise<Record<string, unknown>> => {
+    const args = raw as z.infer<typeof ProcessArgs>;
+    const scope: ProcessScope = args.execution_target !== undefined ? { target: args.execution_target } : {};
+    if (args.action === 'list') {
+      const processes = manager.list(scope);
+      if (scope.target !== undefined && processes.length === 0 && !hasSnapshot(ctx)) {
+        throw new SwitchboardError('unknown_target', `unknown target "${scope.target}" (and no processes of that name are kept)`, 'see list_targets');
+      }
+      // The dispatcher fills in the snapshot's target and generation when the target still exists.
+      return { execution_target: scope.target ?? '', generation: '', processes };
+    }
+    const id = args.session_id;
+    if (!id) throw new SwitchboardError('bad_request', `process: action ${args.action} needs a session_id`, 'list the processes with action "list"');
+    let out: Record<string, unknown>;
+    switch (args.action) {
+      case 'poll':
+        out = { ...manager.poll(id, scope) };
+        break;
+      case 'log':
+        out = manager.log(id, args.lines ?? DEFAULT_LOG_LINES, scope);
+        break;
+      case 'wait':
+        out = { ...(await manager.wait(id, (args.timeout ?? DEFAULT_WAIT_SEC) * 1000, scope, ctx.signal)) };
+        break;
+      case 'kill':
+        out = { ...(await manager.kill(id, scope)) };
+        break;
+      case 'write':
+        if (args.data === undefined) throw new SwitchboardError('bad_request', 'process: action write needs data');
+        out = manager.write(id, args.data, scope);
+        break;
+    }
+    // A process's own target and generation, whatever the call was scoped to.
+    const p = manager.info(id);
+    return { ...out, execution_target: p.execution_target, generation: p.generation };
+  };
+}
+
+function hasSnapshot(ctx: ToolContext): boolean {
+  try {
+    return ctx.snapshot !== undefined;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,96 @@
+// The `read_file` tool: numbered lines from a text file on the target, in pages of at most ~100 KB.
+import type { z } from 'zod';
+import { SwitchboardError } from '../../../../shared/errors.js';
+import type { ReadFileArgs } from '../../../../shared/tools.js';
+import { shellQuote } from '../../sessions/shellWrap.js';
+import type { ToolContext } from '../dispatcher.js';
+
+export const DEFAULT_READ_LINES = 2000;
+/** Most chars of numbered content one call returns; the rest comes with next_offset. */
+export const MAX_READ_CHARS = 100_000;
+/** Files up to this size are read whole through Environment.readFile; bigger ones are sliced on the target. */
+export const WHOLE_READ_BYTES = 8 * 1024 * 1024;
+
+/** `cat -n` style: the 1-based line number right-aligned in 6 columns, a tab, the line. */
+export function numberLine(n: number, line: string): string {
+  return `${String(n).padStart(6)}\t${line}`;
+}
+
+export interface Page {
+  content: string;
+  lines_returned: number;
+  next_offset?: number;
+  truncated?: boolean;
+}
+
+/** Number lines[0..] as starting at `first`, stopping at `limit` lines or MAX_READ_CHARS. */
+export function pageLines(lines: string[], first: number, limit: number, hasMoreAfter: boolean, maxChars = MAX_READ_CHARS): Page {
+  const out: string[] = [];
+  let size = 0;
+  let truncated = false;
+  for (let i = 0; i < lines.length && i < limit; i++) {
+    let text = numberLine(first + i, lines[i]!);
+    if (size + text.length + 1 > maxChars) {
+      if (out.length > 0) {
+        truncated = true;
+        break;
+      }
+      // One line longer than the whole page: cut it and say so.
+      text = text.slice(0, maxChars - 40) + ` … [line cut at ${maxChars - 40} chars]`;
+    }
+    out.push(text);
+    size += text.length + 1;
+  }
+  const n = out.length;
+  const more = truncated || n < lines.length || hasMoreAfter;
+  return {
+    content: out.length ? out.join('\n') + '\n' : '',
+    lines_returned: n,
+    ...(more ? { next_offset: first + n } : {}),
+    ...(truncated ? { truncated: true } : {}),
+  };
+}
+
+export function splitLines(text: string): string[] {
+  if (text === '') return [];
+  const lines = text.split('\n');
+  if (lines[lines.length - 1] === '') lines.pop();
+  return lines.map((l) => (l.endsWith('\r') ? l.slice(0, -1) : l));
+}
+
+export function isBinary(buf: Buffer): boolean {
+  return buf.subarray(0, 8192).includes(0);
+}
+
+export async function readFileTool(ctx: ToolContext, raw: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const args = raw as z.infer<typeof ReadFileArgs>;
+  const path = await ctx.sessions.resolvePath(ctx.snapshot, args.path);
+  const offset = args.offset ?? 1;
+  const limit = args.limit ?? DEFAULT_READ_LINES;
+  const st = await ctx.env.stat(path);
+  if (st.type === 'missing') throw new SwitchboardError('bad_request', `no such file: ${path}`, `relative paths resolve against the target's cwd (${await ctx.sessions.cwd(ctx.snapshot)})`);
+  if (st.type !== 'file') throw new SwitchboardError('bad_request', `not a regular file: ${path}`, st.type === 'directory' ? 'use search_files with target "files" to list a directory' : undefined);
+
+  if (st.size <= WHOLE_READ_BYTES) {
+    const buf = await ctx.env.readFile(path, WHOLE_READ_BYTES);
+    if (isBinary(buf)) throw new SwitchboardError('unsupported', `${path} looks like a binary file (${buf.length} bytes)`, 'inspect it with terminal (xxd, file, strings)');
+    const lines = splitLines(buf.toString('utf8'));
+    const page = pageLines(lines.slice(offset - 1), offset, limit, false);
+    return { path, ...page, offset, total_lines: lines.length };
+  }
+  // A big file: count and slice on the target, so only the page crosses the wire.
+  const q = shellQuote(path);
+  const end = offset + limit - 1;
+  const r = await ctx.env.exec(`wc -l < ${q}; echo __SB_SPLIT__; sed -n '${offset},${end}p;${end}q' ${q} | head -c ${MAX_READ_CHARS * 4}`, {
+    cwd: await ctx.sessions.cwd(ctx.snapshot),
+    timeoutMs: 60_000,
+    maxOutputChars: MAX_READ_CHARS * 5,
+    signal: ctx.signal,
+  });
+  const at = r.output.indexOf('__SB_SPLIT__\n');
+  if (r.exitCode !== 0 || at < 0) throw new SwitchboardError('internal', `could not read ${path}: ${r.output.split('\n')[0] ?? ''}`);
+  const total = Number(r.output.slice(0, at).trim());
+  const lines = splitLines(r.output.slice(at + '__SB_SPLIT__\n'.length));
+  const page = pageLines(lines, offset, limit, offset + lines.length - 1 < total);
+  return { path, ...page, offset, total_lines: Number.isFinite(total) ? total : undefined };
+}

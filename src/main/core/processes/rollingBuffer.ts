@@ -1,0 +1,55 @@
+// Keeps the newest output of one background process in bounded memory, counting what fell off the front.
+
+export class RollingBuffer {
+  private text = '';
+  /** Chars dropped from the front so far: absolute offset of `text[0]`. */
+  private dropped = 0;
+
+  constructor(readonly maxChars: number) {}
+
+  push(chunk: string): void {
+    this.text += chunk;
+    // Trim lazily (at 1.5× the bound) so a stream of small chunks stays linear.
+    if (this.text.length > this.maxChars * 1.5) this.trim();
+  }
+
+  private trim(): void {
+    if (this.text.length <= this.maxChars) return;
+    const cut = this.text.length - this.maxChars;
+    this.text = this.text.slice(cut);
+    this.dropped += cut;
+  }
+
+  /** Every char ever pushed. */
+  get total(): number {
+    return this.dropped + this.text.length;
+  }
+
+  /** Output from absolute offset `from` to the end; `lost` says how many chars since `from` were already dropped. */
+  since(from: number): { text: string; lost: number } {
+    this.trim();
+    const start = Math.max(from, this.dropped);
+    return { text: this.text.slice(start - this.dropped), lost: start - from };
+  }
+
+  /** The last `lines` lines, with the cut said when older output was dropped or left out. */
+  tail(lines: number): string {
+    this.trim();
+    const t = this.text;
+    // A trailing newline ends the last line; it does not start an empty one.
+    let pos = t.endsWith('\n') ? t.length - 1 : t.length;
+    let start = 0;
+    for (let n = 0; n < lines; n++) {
+      const nl = t.lastIndexOf('\n', pos - 1);
+      if (nl < 0) {
+        start = 0;
+        break;
+      }
+      pos = nl;
+      start = nl + 1;
+    }
+    const body = t.slice(start);
+    if (start > 0 || this.dropped > 0) return `[… ${this.dropped + start} earlier chars not shown …]\n${body}`;
+    return body;
+  }
+}
