@@ -1,0 +1,127 @@
+// Benchmarks (not tests): tool-call latency per backend and pane throughput, each against a baseline.
+// Usage: node bench/run.mjs [--calls N]. Needs `npm run build`; SSH/Docker figures need `bash scripts/test-env.sh up`.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import WebSocket from 'ws';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const calls = Number(process.argv[process.argv.indexOf('--calls') + 1]) || 200;
+const envFile = (n) => join(root, '.test-env', `${n}.json`);
+const ssh = !process.env.BENCH_SKIP_SSH && existsSync(envFile('ssh')) ? JSON.parse(readFileSync(envFile('ssh'), 'utf8')) : undefined;
+const docker = !process.env.BENCH_SKIP_DOCKER && existsSync(envFile('docker')) ? JSON.parse(readFileSync(envFile('docker'), 'utf8')) : undefined;
+
+const home = mkdtempSync(join(tmpdir(), 'sb-bench-'));
+let config = `terminal:\n  targets:\n    local: { backend: local, cwd: /tmp }\n`;
+if (ssh) {
+  config += `    ssh: { backend: ssh, ssh_host: ${ssh.host}, ssh_port: ${ssh.port}, ssh_user: ${ssh.user}, ssh_key: ${ssh.key} }\n`;
+  writeFileSync(join(home, 'known_hosts'), ssh.knownHostsLine + '\n', { mode: 0o600 });
+}
+if (docker) config += `    docker: { backend: docker, docker_image: "${docker.image}", docker_host: "unix://${docker.socket}", docker_network: none }\n`;
+writeFileSync(join(home, 'config.yaml'), config);
+
+const serve = spawn(process.execPath, [join(root, 'bin/switchboard.js'), 'serve', '--port', '0'], { env: { ...process.env, SWITCHBOARD_HOME: home }, stdio: ['ignore', 'pipe', 'inherit'] });
+const url = await new Promise((resolve, reject) => {
+  let out = '';
+  serve.stdout.on('data', (d) => {
+    out += d;
+    const m = /serving at (http:\/\/\S+)\?token=(\S+)/.exec(out);
+    if (m) resolve({ http: m[1], token: m[2] });
+  });
+  serve.on('exit', (c) => reject(new Error(`serve exited ${c}`)));
+});
+const ws = new WebSocket(url.http.replace('http', 'ws') + 'ws', { headers: { authorization: `Bearer ${url.token}` } });
+await new Promise((r, j) => (ws.once('open', r), ws.once('error', j)));
+let nextId = 1;
+const pending = new Map();
+const listeners = new Set();
+ws.on('message', (raw) => {
+  const m = JSON.parse(raw.toString());
+  if (m.type === 'result') {
+    const p = pending.get(m.id);
+    pending.delete(m.id);
+    m.ok ? p.resolve(m.result) : p.reject(new Error(m.error.message));
+  } else for (const l of listeners) l(m);
+});
+const call = (method, params) => new Promise((resolve, reject) => {
+  const id = nextId++;
+  pending.set(id, { resolve, reject });
+  ws.send(JSON.stringify({ type: 'call', id, method, params }));
+});
+
+const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
+const fmt = (ms) => `${ms.toFixed(1)} ms`;
+function timeEach(n, fn) {
+  const times = [];
+  return (async () => {
+    for (let i = 0; i < n; i++) {
+      const t = performance.now();
+      await fn(i);
+      times.push(performance.now() - t);
+    }
+    return times;
+  })();
+}
+function report(name, ours, base, baseName) {
+  const o = pct(ours, 50);
+  const b = pct(base, 50);
+  console.log(`${name.padEnd(28)} p50 ${fmt(o).padStart(9)}  p95 ${fmt(pct(ours, 95)).padStart(9)}   baseline (${baseName}) p50 ${fmt(b)}  ratio ${(o / b).toFixed(2)}x`);
+}
+
+console.log(`Switchboard bench: ${calls} sequential terminal calls per target, through serve's WebSocket\n`);
+const terminal = (target, command) => call('tool.call', { tool: 'terminal', args: { command, execution_target: target }, client: 'test' });
+
+await terminal('local', 'true');
+report('terminal local', await timeEach(calls, () => terminal('local', 'true')), await timeEach(calls, () => spawnSync('bash', ['-c', 'true'])), 'spawn bash -c');
+
+if (ssh) {
+  const before = existsSync(ssh.log) ? (readFileSync(ssh.log, 'utf8').match(/Accepted publickey/g) ?? []).length : 0;
+  await terminal('ssh', 'true');
+  const ours = await timeEach(calls, () => terminal('ssh', 'true'));
+  const after = existsSync(ssh.log) ? (readFileSync(ssh.log, 'utf8').match(/Accepted publickey/g) ?? []).length : 0;
+  const sshArgs = ['-i', ssh.key, '-p', String(ssh.port), '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', `${ssh.user}@${ssh.host}`, 'true'];
+  const base = await timeEach(Math.min(calls, 30), () => spawnSync('ssh', sshArgs));
+  report('terminal ssh', ours, base, 'ssh per command');
+  console.log(`${''.padEnd(28)} SSH logins for ${calls + 1} calls: ${after - before}`);
+} else console.log('terminal ssh                 skipped: no .test-env/ssh.json (bash scripts/test-env.sh up)');
+
+if (docker) {
+  await terminal('docker', 'true');
+  const ours = await timeEach(calls, () => terminal('docker', 'true'));
+  const id = spawnSync('docker', ['-H', `unix://${docker.socket}`, 'ps', '-q', '--filter', 'label=switchboard.target=docker'], { encoding: 'utf8' }).stdout.trim().split('\n')[0];
+  const base = await timeEach(Math.min(calls, 30), () => spawnSync('docker', ['-H', `unix://${docker.socket}`, 'exec', id, 'true']));
+  report('terminal docker', ours, base, 'docker exec CLI');
+} else console.log('terminal docker              skipped: no .test-env/docker.json (bash scripts/test-env.sh up)');
+
+// Pane throughput: 20 MB of output through pty → Core batching → WebSocket, acknowledged like the renderer does.
+const pane = await call('pane.open', { execution_target: 'local', cols: 120, rows: 40 });
+const total = 20_000_000;
+let got = 0;
+let unacked = 0;
+const done = new Promise((resolve) => listeners.add((m) => {
+  if (m.type !== 'event' || m.event !== 'pane.data' || m.payload.pane_id !== pane.pane_id) return;
+  const n = (m.payload.data.match(/x/g) ?? []).length;
+  got += n;
+  unacked += m.payload.data.length;
+  if (unacked >= 5000) {
+    void call('pane.ack', { pane_id: pane.pane_id, chars: unacked });
+    unacked = 0;
+  }
+  if (got >= total) resolve();
+}));
+await new Promise((r) => setTimeout(r, 300));
+const t0 = performance.now();
+await call('pane.write', { pane_id: pane.pane_id, data: `head -c ${total} /dev/zero | tr '\\0' x; echo\r` });
+await done;
+const secs = (performance.now() - t0) / 1000;
+const base0 = performance.now();
+spawnSync('bash', ['-c', `head -c ${total} /dev/zero | tr '\\0' x > /dev/null`]);
+const baseSecs = (performance.now() - base0) / 1000;
+console.log(`${'pane throughput (local)'.padEnd(28)} ${(total / 1e6 / secs).toFixed(1)} MB/s   baseline (same pipe to /dev/null) ${(total / 1e6 / baseSecs).toFixed(1)} MB/s  ratio ${(secs / baseSecs).toFixed(2)}x time`);
+
+ws.close();
+serve.kill('SIGTERM');
+await new Promise((r) => serve.once('exit', r));
+rmSync(home, { recursive: true, force: true });
