@@ -3,6 +3,10 @@ import { Command } from 'commander';
 import { serveCommand } from './commands/serve.js';
 import { callCommand } from './commands/call.js';
 import { targetsListCommand } from './commands/targetsList.js';
+import { targetsShowCommand } from './commands/targetsShow.js';
+import { targetsRegisterCommand } from './commands/targetsRegister.js';
+import { targetsDrainCommand } from './commands/targetsDrain.js';
+import { targetsRemoveCommand } from './commands/targetsRemove.js';
 import { approvalsCommand } from './commands/approvals.js';
 import { doctorCommand } from './commands/doctor.js';
 
@@ -17,6 +21,10 @@ export function buildProgram(): Command {
   callCommand(program);
   const targets = program.command('targets').description('list, register, drain and remove execution targets');
   targetsListCommand(targets);
+  targetsShowCommand(targets);
+  targetsRegisterCommand(targets);
+  targetsDrainCommand(targets);
+  targetsRemoveCommand(targets);
   approvalsCommand(program);
   doctorCommand(program);
   return program;

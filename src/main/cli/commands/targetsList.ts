@@ -4,6 +4,7 @@ import type { TargetInfo } from '../../../shared/targets.js';
 import { SwitchboardError } from '../../../shared/errors.js';
 import { Core, switchboardHome } from '../../core/core.js';
 import { defaultCoreOptions } from '../../core/defaults.js';
+import { Registry } from '../../core/registry/registry.js';
 import { readCoreFile } from '../../transport/coreFile.js';
 import { withCore } from '../connect.js';
 import { action, printJson, table } from '../output.js';
@@ -12,7 +13,8 @@ import { action, printJson, table } from '../output.js';
 export async function loadTargets(): Promise<{ targets: TargetInfo[]; problems: string[] }> {
   try {
     readCoreFile(switchboardHome());
-    return { targets: await withCore((c) => c.call('targets.list', {})), problems: [] };
+    const targets = await withCore((c) => c.call('targets.list', {}));
+    return { targets, problems: registryProblems(targets) };
   } catch (err) {
     if (!(err instanceof SwitchboardError) || err.code !== 'no_core') throw err;
   }
@@ -21,6 +23,21 @@ export async function loadTargets(): Promise<{ targets: TargetInfo[]; problems: 
     return { targets: core.listTargets(), problems: core.targets.problems() };
   } finally {
     await core.close();
+  }
+}
+
+/** With a running Core, the registry's own problems and the runtime names a config target withholds, read from the file. */
+function registryProblems(targets: TargetInfo[]): string[] {
+  const registry = new Registry(switchboardHome());
+  try {
+    const problems = registry.problems();
+    for (const r of registry.list()) {
+      const shown = targets.find((t) => t.name === r.name);
+      if (shown?.source === 'config') problems.push(`runtime target "${r.name}" (provider ${r.provider}) is withheld: a config target has that name`);
+    }
+    return problems;
+  } finally {
+    registry.close();
   }
 }
 

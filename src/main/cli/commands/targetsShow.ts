@@ -1,0 +1,51 @@
+// `switchboard targets show NAME`: one target in full (routing fields only), with its problems.
+import type { Command } from 'commander';
+import { SwitchboardError } from '../../../shared/errors.js';
+import type { TargetInfo } from '../../../shared/targets.js';
+import { didYouMean } from '../../core/config/didYouMean.js';
+import { action, printJson, table } from '../output.js';
+import { describeTarget, loadTargets } from './targetsList.js';
+
+/** The rows of the human view: label, value. */
+export function showRows(t: TargetInfo, problems: string[]): string[][] {
+  const rows: string[][] = [
+    ['name', t.name + (t.is_default ? ' (default)' : '')],
+    ['backend', t.backend],
+  ];
+  const where = describeTarget(t);
+  if (where) rows.push(['where', where]);
+  rows.push(['source', t.source], ['state', t.state], ['generation', t.generation]);
+  if (t.provider) rows.push(['provider', t.provider], ['owner', t.owner_id || '-']);
+  if (t.cwd) rows.push(['cwd', t.cwd]);
+  if (t.created_at) rows.push(['registered', t.created_at]);
+  if (t.updated_at) rows.push(['updated', t.updated_at]);
+  for (const [k, v] of Object.entries(t.spec)) if (k !== 'backend') rows.push([`spec.${k}`, typeof v === 'string' ? v : JSON.stringify(v)]);
+  if (t.problem) rows.push(['problem', t.problem]);
+  for (const p of problems) rows.push(['problem', p]);
+  return rows;
+}
+
+export function targetsShowCommand(targets: Command): void {
+  targets
+    .command('show')
+    .description('show one target: source, state, generation, owner and routing fields')
+    .argument('<name>', 'the target name')
+    .option('--json', 'one JSON document')
+    .action(action(async (name: string, opts: { json?: boolean }) => {
+      const { targets: list, problems } = await loadTargets();
+      const target = list.find((t) => t.name === name);
+      const mine = problems.filter((p) => p.includes(`"${name}"`));
+      if (!target) {
+        const guess = didYouMean(name, list.map((t) => t.name));
+        throw new SwitchboardError(
+          'unknown_target',
+          mine[0] ?? `unknown target "${name}"${guess ? ` — did you mean "${guess}"?` : ''}`,
+          mine[0] ? undefined : `known targets: ${list.map((t) => t.name).join(', ') || 'none'}`,
+        );
+      }
+      if (opts.json) return printJson({ target, problems: mine });
+      const text = table(['', ''], showRows(target, mine));
+      // The header row of two empty cells is blank; drop it.
+      process.stdout.write(text.split('\n').slice(1).join('\n'));
+    }));
+}

@@ -1,0 +1,454 @@
+// The runtime target registry: runtime-targets.json, changed only under its lock and published by atomic rename.
+import {
+  chmodSync, closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, statSync, watch, type FSWatcher,
+} from 'node:fs';
+import { join } from 'node:path';
+import { SwitchboardError, formatZodError, toErrorPayload } from '../../../shared/errors.js';
+import { PluginSpec, TargetName, type TargetSpec } from '../../../shared/targets.js';
+import { atomicWrite, fsyncDir, refuseSymlink, removeLeftoverTemps } from './atomicWrite.js';
+import { FileLock, LOCK_TIMEOUT_MS } from './lock.js';
+import {
+  Generation, MAX_REGISTRY_BYTES, MAX_RUNTIME_TARGETS, OwnerId, ProviderName, REGISTRY_FILE, builtinSchemaFor, checkOwnership, checkSpec,
+  claimedOwner, emptyDocument, newGeneration, parseDocument, readRecords, serializeDocument, type RegistryDocument, type Requester, type SchemaFor,
+} from './registryFile.js';
+import type { RuntimeRecord, RuntimeSource } from './runtimeSource.js';
+
+export interface RegistryOptions {
+  /** Spec schema per backend; default: the built-in backends, plus any backend when plugins/ holds a plugin. */
+  schemaFor?: SchemaFor;
+  /** Names of config targets: a runtime name may not shadow one. */
+  configNames?: () => Iterable<string>;
+  lockTimeoutMs?: number;
+  /** Follow the file with fs.watch on its directory plus a cheap stat poll (for a long-running Core). */
+  watch?: boolean;
+  /** Interval of the stat poll that catches events fs.watch missed; default 1 s. */
+  pollMs?: number;
+}
+
+export interface RegisterRequest extends Requester {
+  name: string;
+  spec: Record<string, unknown>;
+  /** The new generation; generated when absent. */
+  generation?: string | undefined;
+  /** Allow replacing an existing registration (a new generation). */
+  replace?: boolean | undefined;
+  /** Compare-and-swap: replace only when the current generation is this one (implies replace). */
+  if_generation?: string | undefined;
+}
+
+export interface DrainRequest extends Requester {
+  name: string;
+  /** Drain only this generation. */
+  generation?: string | undefined;
+}
+
+export interface RemoveRequest extends Requester {
+  name: string;
+  /** Remove only this generation: a controller tearing down an old box cannot remove its replacement. */
+  generation?: string | undefined;
+}
+
+export interface RegistryChange {
+  action: 'registered' | 'replaced' | 'drained' | 'removed' | 'unchanged';
+  record: RuntimeRecord;
+  /** The generation that was replaced. */
+  previous_generation?: string;
+}
+
+interface Snapshot {
+  signature: string;
+  records: RuntimeRecord[];
+  problems: string[];
+  /** Records and problems as one string: equal ⇔ nothing a reader sees changed. */
+  fingerprint: string;
+}
+
+export class Registry implements RuntimeSource {
+  readonly path: string;
+  private readonly lock: FileLock;
+  private readonly schemaFor: SchemaFor;
+  private current: Snapshot;
+  private readonly listeners = new Set<() => void>();
+  private watcher: FSWatcher | undefined;
+  private poll: NodeJS.Timeout | undefined;
+  private debounce: NodeJS.Timeout | undefined;
+
+  constructor(readonly home: string, private readonly opts: RegistryOptions = {}) {
+    this.path = join(home, REGISTRY_FILE);
+    this.lock = new FileLock(this.path, { timeoutMs: opts.lockTimeoutMs ?? LOCK_TIMEOUT_MS });
+    this.schemaFor = opts.schemaFor ?? defaultSchemaFor(home);
+    this.current = this.load();
+    if (opts.watch) this.watch();
+  }
+
+  // ---- reading (RuntimeSource) ---------------------------------------------
+
+  list(): RuntimeRecord[] {
+    return this.current.records;
+  }
+
+  problems(): string[] {
+    return [...this.current.problems];
+  }
+
+  get(name: string): RuntimeRecord | undefined {
+    return this.current.records.find((r) => r.name === name);
+  }
+
+  /** One lstat when nothing changed; a re-read (and onChange) when the file's signature moved. */
+  refresh(): boolean {
+    if (this.signature() === this.current.signature) return false;
+    const next = this.load();
+    const changed = next.fingerprint !== this.current.fingerprint;
+    this.current = next;
+    if (changed) for (const l of this.listeners) l();
+    return changed;
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Follow changes made by other processes: directory events (renames) and a stat poll for missed ones. */
+  watch(): void {
+    if (this.watcher || this.poll) return;
+    const soon = (): void => {
+      this.debounce ??= setTimeout(() => {
+        this.debounce = undefined;
+        this.safeRefresh();
+      }, 20);
+    };
+    try {
+      // The directory, not the file: every publication replaces the file by rename.
+      this.watcher = watch(this.home, { persistent: false }, (_event, file) => {
+        if (file === null || file === REGISTRY_FILE) soon();
+      });
+      this.watcher.on('error', () => undefined);
+    } catch {
+      /* no watcher here: the poll and the per-dispatch refresh still see changes */
+    }
+    this.poll = setInterval(() => this.safeRefresh(), this.opts.pollMs ?? 1000);
+    this.poll.unref();
+  }
+
+  close(): void {
+    this.watcher?.close();
+    this.watcher = undefined;
+    if (this.poll) clearInterval(this.poll);
+    this.poll = undefined;
+    if (this.debounce) clearTimeout(this.debounce);
+    this.debounce = undefined;
+  }
+
+  private safeRefresh(): void {
+    try {
+      this.refresh();
+    } catch {
+      /* a reader never crashes on the file; load() already turns faults into problems */
+    }
+  }
+
+  private signature(): string {
+    try {
+      const st = lstatSync(this.path);
+      return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.mode}`;
+    } catch {
+      return 'missing';
+    }
+  }
+
+  /** Read and validate the file; every fault becomes a problem line, never an exception. */
+  private load(): Snapshot {
+    const snap = (signature: string, records: RuntimeRecord[], problems: string[]): Snapshot => ({
+      signature,
+      records,
+      problems,
+      fingerprint: JSON.stringify([records, problems]),
+    });
+    let fd: number;
+    try {
+      fd = openSync(this.path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return snap('missing', [], []);
+      const sig = this.signature();
+      if (code === 'ELOOP') return snap(sig, [], [`${this.path} is a symbolic link; runtime targets are ignored until it is a regular file`]);
+      return snap(sig, [], [`cannot read ${this.path}: ${(err as Error).message}`]);
+    }
+    try {
+      const st = fstatSync(fd);
+      const sig = `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.mode}`;
+      if (!st.isFile()) return snap(sig, [], [`${this.path} is not a regular file; runtime targets are ignored`]);
+      if (st.size > MAX_REGISTRY_BYTES) {
+        return snap(sig, [], [`${REGISTRY_FILE} is ${(st.size / 1024 / 1024).toFixed(1)} MiB, over the 1 MiB limit; runtime targets are ignored until it is trimmed (switchboard targets remove …)`]);
+      }
+      // Read at most one byte over the limit: the file may grow between fstat and read.
+      const buf = Buffer.alloc(Math.min(st.size, MAX_REGISTRY_BYTES) + 1);
+      let len = 0;
+      for (;;) {
+        const n = readSync(fd, buf, len, buf.length - len, null);
+        if (n === 0) break;
+        len += n;
+        if (len >= buf.length) break;
+      }
+      if (len > MAX_REGISTRY_BYTES) return snap(sig, [], [`${REGISTRY_FILE} is over the 1 MiB limit; runtime targets are ignored until it is trimmed`]);
+      const problems: string[] = [];
+      if ((st.mode & 0o077) !== 0) problems.push(`${this.path} has mode ${(st.mode & 0o777).toString(8)}; it should be 600 (chmod 600 ${this.path})`);
+      let doc: RegistryDocument;
+      try {
+        doc = parseDocument(buf.subarray(0, len).toString('utf8'));
+      } catch (err) {
+        return snap(sig, [], [...problems, `${toErrorPayload(err).message}; runtime targets are ignored until it is fixed`]);
+      }
+      const { records, problems: recordProblems } = readRecords(doc, this.schemaFor);
+      return snap(sig, records, [...problems, ...recordProblems]);
+    } catch (err) {
+      return snap(this.signature(), [], [`cannot read ${this.path}: ${(err as Error).message}`]);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  // ---- writing -------------------------------------------------------------
+
+  /** Register a name, or replace it (new generation) with --replace / --if-generation. */
+  async register(req: RegisterRequest): Promise<RegistryChange> {
+    const name = checkName(req.name);
+    const who = checkRequester(req);
+    const generation = req.generation === undefined ? undefined : checkGeneration(req.generation, '--generation');
+    const ifGeneration = req.if_generation === undefined ? undefined : checkGeneration(req.if_generation, '--if-generation');
+    const spec = checkSpec(name, req.spec, this.schemaFor);
+    const configNames = new Set(this.opts.configNames?.() ?? []);
+    if (configNames.has(name)) {
+      throw new SwitchboardError(
+        'registry_conflict',
+        `"${name}" is a config target (config.yaml); a runtime target may not shadow it`,
+        'pick another name, or remove it from config.yaml first',
+      );
+    }
+    return this.mutate((doc, now) => {
+      const existing = doc.targets[name];
+      const replacing = req.replace === true || ifGeneration !== undefined;
+      if (existing !== undefined) {
+        const claim = claimedOwner(existing);
+        if (!replacing) {
+          throw new SwitchboardError(
+            'registry_conflict',
+            `target "${name}" is already registered (generation ${claim.generation ?? '?'}, provider ${claim.provider ?? '?'})`,
+            'pass --replace to register a new generation, or pick another name',
+          );
+        }
+        checkOwnership(name, existing, who, 'replace');
+        if (ifGeneration !== undefined && claim.generation !== ifGeneration) {
+          throw new SwitchboardError(
+            'registry_conflict',
+            `target "${name}" is at generation ${claim.generation ?? '?'}, not ${ifGeneration}; nothing was changed`,
+            'someone replaced it meanwhile: run `switchboard targets show` and decide again',
+          );
+        }
+        const gen = generation ?? newGeneration();
+        if (gen === claim.generation) {
+          throw new SwitchboardError('registry_conflict', `target "${name}" is already at generation ${gen}; a replacement needs a new generation`, 'omit --generation to get a fresh one');
+        }
+        const created = (existing as { created_at?: unknown }).created_at;
+        const record = stored(spec, who.provider, who.owner_id ?? claim.owner_id ?? '', gen, typeof created === 'string' ? created : now, now);
+        doc.targets[name] = record;
+        return { action: 'replaced', record: { name, ...record, spec }, ...(claim.generation ? { previous_generation: claim.generation } : {}) };
+      }
+      if (ifGeneration !== undefined) {
+        throw new SwitchboardError('unknown_target', `target "${name}" is not registered, so it is not at generation ${ifGeneration}; nothing was changed`, 'register it without --if-generation');
+      }
+      if (Object.keys(doc.targets).length >= MAX_RUNTIME_TARGETS) {
+        throw new SwitchboardError('too_large', `the runtime registry already holds ${MAX_RUNTIME_TARGETS} targets`, 'remove targets that are gone first');
+      }
+      const record = stored(spec, who.provider, who.owner_id ?? '', generation ?? newGeneration(), now, now);
+      doc.targets[name] = record;
+      return { action: 'registered', record: { name, ...record, spec } };
+    });
+  }
+
+  /** Mark a target draining: new calls and panes are refused, work already running goes on. */
+  async drain(req: DrainRequest): Promise<RegistryChange> {
+    const name = checkName(req.name);
+    const who = checkRequester(req);
+    const generation = req.generation === undefined ? undefined : checkGeneration(req.generation, '--generation');
+    return this.mutate((doc, now) => {
+      const existing = this.existing(doc, name);
+      checkOwnership(name, existing, who, 'drain');
+      const rec = usable(name, existing);
+      if (generation !== undefined && rec.generation !== generation) throw staleGeneration(name, rec.generation, generation, 'drained');
+      if (rec.state === 'draining') return { action: 'unchanged', record: rec };
+      const next = { ...(existing as Record<string, unknown>), state: 'draining', updated_at: now };
+      doc.targets[name] = next;
+      return { action: 'drained', record: { ...rec, state: 'draining', updated_at: now } };
+    });
+  }
+
+  /** Remove a target (only generation G with `generation`). Running work on it stays until it ends. */
+  async remove(req: RemoveRequest): Promise<RegistryChange> {
+    const name = checkName(req.name);
+    const who = checkRequester(req);
+    const generation = req.generation === undefined ? undefined : checkGeneration(req.generation, '--generation');
+    return this.mutate((doc) => {
+      const existing = this.existing(doc, name);
+      checkOwnership(name, existing, who, 'remove');
+      const claim = claimedOwner(existing);
+      if (generation !== undefined && claim.generation !== generation) throw staleGeneration(name, claim.generation ?? '?', generation, 'removed');
+      delete doc.targets[name];
+      return { action: 'removed', record: usableOrStub(name, existing) };
+    });
+  }
+
+  private existing(doc: RegistryDocument, name: string): unknown {
+    const existing = doc.targets[name];
+    if (existing === undefined) {
+      throw new SwitchboardError('unknown_target', `no runtime target "${name}"`, 'see `switchboard targets list`');
+    }
+    return existing;
+  }
+
+  /**
+   * Read-modify-write under the lock: leftovers of killed writers removed, the current file read
+   * (never trusted from cache), `change` applied, the result published atomically.
+   */
+  private async mutate(change: (doc: RegistryDocument, now: string) => RegistryChange): Promise<RegistryChange> {
+    ensureDir(this.home);
+    refuseSymlink(this.path);
+    const held = await this.lock.acquire();
+    let result: RegistryChange;
+    try {
+      removeLeftoverTemps(this.path);
+      const doc = this.readForWrite();
+      result = change(doc, new Date().toISOString());
+      if (result.action !== 'unchanged') {
+        const text = serializeDocument(doc);
+        if (Buffer.byteLength(text) > MAX_REGISTRY_BYTES) {
+          throw new SwitchboardError('too_large', `the runtime registry would grow over 1 MiB`, 'remove targets that are gone first');
+        }
+        // Paranoia against a holder judged stale (frozen for a minute): never publish without the lock.
+        if (!held.stillHeld()) throw new SwitchboardError('registry_busy', 'lost the registry lock while writing; nothing was changed', 'try again');
+        atomicWrite(this.path, text, 0o600);
+      }
+    } finally {
+      held.release();
+    }
+    this.refresh();
+    return result;
+  }
+
+  /** The file as it is now, for a writer: a missing file is empty; a broken one is refused, never overwritten. */
+  private readForWrite(): RegistryDocument {
+    let fd: number;
+    try {
+      fd = openSync(this.path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return emptyDocument();
+      if (code === 'ELOOP') throw new SwitchboardError('not_permitted', `${this.path} is a symbolic link; Switchboard refuses to follow it`, 'replace it with a regular file (or delete it)');
+      throw err;
+    }
+    try {
+      const st = fstatSync(fd);
+      if (!st.isFile()) throw new SwitchboardError('bad_config', `${this.path} is not a regular file`, 'delete it');
+      if (st.size > MAX_REGISTRY_BYTES) throw new SwitchboardError('too_large', `${REGISTRY_FILE} is over the 1 MiB limit; refusing to change it`, 'trim it by hand or delete it');
+      const buf = Buffer.alloc(st.size);
+      let len = 0;
+      while (len < st.size) {
+        const n = readSync(fd, buf, len, st.size - len, null);
+        if (n === 0) break;
+        len += n;
+      }
+      // A broken file is refused rather than overwritten: its valid records must not be lost.
+      return parseDocument(buf.subarray(0, len).toString('utf8'));
+    } finally {
+      closeSync(fd);
+    }
+  }
+}
+
+function stored(spec: TargetSpec, provider: string, owner_id: string, generation: string, created_at: string, updated_at: string) {
+  return { spec: spec as Record<string, unknown>, provider, owner_id, generation, state: 'active' as const, created_at, updated_at };
+}
+
+/** The record as a RuntimeRecord, or a refusal when it is too broken to change in place. */
+function usable(name: string, raw: unknown): RuntimeRecord {
+  const r = raw as Partial<RuntimeRecord> | null;
+  if (!r || typeof r !== 'object' || typeof r.generation !== 'string' || !r.spec || typeof r.spec !== 'object') {
+    throw new SwitchboardError('bad_config', `runtime target "${name}" is broken in ${REGISTRY_FILE}`, `remove it (switchboard targets remove ${name}) and register it again`);
+  }
+  return usableOrStub(name, raw);
+}
+
+function usableOrStub(name: string, raw: unknown): RuntimeRecord {
+  const r = (raw && typeof raw === 'object' ? raw : {}) as Record<string, unknown>;
+  const str = (v: unknown, d: string): string => (typeof v === 'string' ? v : d);
+  return {
+    name,
+    spec: (r.spec && typeof r.spec === 'object' ? r.spec : { backend: '?' }) as TargetSpec,
+    generation: str(r.generation, '?'),
+    state: r.state === 'draining' ? 'draining' : 'active',
+    provider: str(r.provider, '?'),
+    owner_id: str(r.owner_id, ''),
+    created_at: str(r.created_at, ''),
+    updated_at: str(r.updated_at, ''),
+  };
+}
+
+function staleGeneration(name: string, current: string, wanted: string, verb: string): SwitchboardError {
+  return new SwitchboardError(
+    'registry_conflict',
+    `target "${name}" is at generation ${current}, not ${wanted}; nothing was ${verb}`,
+    'a newer registration replaced the one you meant',
+  );
+}
+
+function checkName(name: string): string {
+  const r = TargetName.safeParse(name);
+  if (!r.success) throw new SwitchboardError('bad_request', `invalid target name "${name.slice(0, 80)}": ${formatZodError(r.error)}`);
+  return r.data;
+}
+
+function checkGeneration(g: string, flag: string): string {
+  const r = Generation.safeParse(g);
+  if (!r.success) throw new SwitchboardError('bad_request', `${flag}: ${formatZodError(r.error)}`);
+  return r.data;
+}
+
+function checkRequester(who: Requester): Requester {
+  const p = ProviderName.safeParse(who.provider);
+  if (!p.success) throw new SwitchboardError('bad_request', `--provider: ${formatZodError(p.error)}`);
+  if (who.owner_id === undefined || who.owner_id === '') return { provider: p.data };
+  const o = OwnerId.safeParse(who.owner_id);
+  if (!o.success) throw new SwitchboardError('bad_request', `--owner-id: ${formatZodError(o.error)}`);
+  return { provider: p.data, owner_id: o.data };
+}
+
+/** The profile directory exists and is private (0700). */
+function ensureDir(home: string): void {
+  if (!existsSync(home)) {
+    mkdirSync(home, { recursive: true, mode: 0o700 });
+    fsyncDir(join(home, '..'));
+  }
+  try {
+    const st = statSync(home);
+    if ((st.mode & 0o077) !== 0 && st.uid === process.getuid?.()) chmodSync(home, 0o700);
+  } catch {
+    /* not ours to fix */
+  }
+}
+
+/** Built-in backends; other backend names only when a plugin is installed (else a typo would register). */
+export function defaultSchemaFor(home: string): SchemaFor {
+  return (backend) => {
+    const builtin = builtinSchemaFor(backend);
+    if (builtin) return builtin;
+    try {
+      // The plugin's own schema checks the spec when the Core resolves the target.
+      if (readdirSync(join(home, 'plugins')).length > 0) return PluginSpec;
+    } catch {
+      /* no plugins */
+    }
+    return undefined;
+  };
+}

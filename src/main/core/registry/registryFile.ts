@@ -1,0 +1,216 @@
+// The format of runtime-targets.json and its pure rules: bounded parsing, per-record validation, ownership, generations.
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { SwitchboardError, formatZodError } from '../../../shared/errors.js';
+import { PluginSpec, TargetName, builtinSpecSchemas, type TargetSpec } from '../../../shared/targets.js';
+import { didYouMean } from '../config/didYouMean.js';
+import { schemaKeys } from '../config/loadConfig.js';
+import type { RuntimeRecord } from './runtimeSource.js';
+import { findSecret, keyPathProblem } from './secrets.js';
+
+export const REGISTRY_FILE = 'runtime-targets.json';
+export const REGISTRY_VERSION = 1;
+/** Bounds a reader enforces before trusting the file (a runaway controller must not take the Core down). */
+export const MAX_REGISTRY_BYTES = 1024 * 1024;
+export const MAX_RUNTIME_TARGETS = 1024;
+
+export const ProviderName = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a provider is 1-64 of A-Z a-z 0-9 . _ - and starts with a letter or digit');
+export const OwnerId = z
+  .string()
+  .max(256, 'an owner id is at most 256 characters')
+  .regex(/^[^\u0000-\u001f\u007f]*$/, 'an owner id has no control characters');
+/** Opaque, but never `#` (it separates name and generation in a runtime identity). */
+export const Generation = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, 'a generation is 1-64 of A-Z a-z 0-9 . _ : - and starts with a letter or digit');
+
+const Timestamp = z.string().min(1).max(64);
+
+/** One record as stored; the spec is checked separately by its backend's schema. */
+const StoredRecord = z.strictObject({
+  spec: z.record(z.string(), z.unknown()),
+  provider: ProviderName,
+  owner_id: OwnerId,
+  generation: Generation,
+  state: z.enum(['active', 'draining']),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+export type StoredRecord = z.infer<typeof StoredRecord>;
+
+/** The file: a version and records by name, in registration order. Unknown records stay as they are. */
+export interface RegistryDocument {
+  version: number;
+  targets: Record<string, unknown>;
+}
+
+/** The schema of a backend's spec, or undefined when no such backend is known. */
+export type SchemaFor = (backend: string) => z.ZodType | undefined;
+
+export const builtinSchemaFor: SchemaFor = (backend) => (builtinSpecSchemas as Record<string, z.ZodType>)[backend];
+
+export function newGeneration(): string {
+  return 'r' + randomBytes(6).toString('hex');
+}
+
+export function emptyDocument(): RegistryDocument {
+  return { version: REGISTRY_VERSION, targets: {} };
+}
+
+export function serializeDocument(doc: RegistryDocument): string {
+  return JSON.stringify(doc, null, 2) + '\n';
+}
+
+/** Parse the whole file; throws (with a one-line reason) only when nothing of it can be trusted. */
+export function parseDocument(text: string): RegistryDocument {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new SwitchboardError('bad_config', `${REGISTRY_FILE} is not valid JSON (${(err as Error).message.split('\n')[0]})`, `fix or delete the file`);
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) {
+    throw new SwitchboardError('bad_config', `${REGISTRY_FILE} must hold a JSON object`, 'fix or delete the file');
+  }
+  const v = value as Record<string, unknown>;
+  if (v.version !== REGISTRY_VERSION) {
+    throw new SwitchboardError('bad_config', `${REGISTRY_FILE} has version ${JSON.stringify(v.version)}; this Switchboard reads version ${REGISTRY_VERSION}`, 'upgrade Switchboard, or fix or delete the file');
+  }
+  const targets = v.targets;
+  if (!targets || typeof targets !== 'object' || Array.isArray(targets)) {
+    throw new SwitchboardError('bad_config', `${REGISTRY_FILE}: "targets" must be an object of records by name`, 'fix or delete the file');
+  }
+  return { version: REGISTRY_VERSION, targets: targets as Record<string, unknown> };
+}
+
+/** A spec checked by its backend's schema, key material and passwords refused. Throws bad_request. */
+export function checkSpec(name: string, spec: Record<string, unknown>, schemaFor: SchemaFor, opts: { allowUnknownBackend?: boolean } = {}): TargetSpec {
+  const secret = findSecret(spec);
+  if (secret) {
+    throw new SwitchboardError('bad_request', `target "${name}": refused — ${secret} would store a secret in the registry`, 'the registry holds routing fields only: give ssh_key as a path, a password as ssh_password_env (the name of an environment variable)');
+  }
+  const keyProblem = keyPathProblem(spec.ssh_key);
+  if (keyProblem) throw new SwitchboardError('bad_request', `target "${name}": refused — ${keyProblem}`, 'pass --key PATH');
+  const backend = spec.backend;
+  if (typeof backend !== 'string' || !backend) throw new SwitchboardError('bad_request', `target "${name}" has no backend`, 'pass --backend local|ssh|docker|<plugin>');
+  let schema = schemaFor(backend);
+  if (!schema) {
+    if (!opts.allowUnknownBackend) {
+      const guess = didYouMean(backend, Object.keys(builtinSpecSchemas));
+      throw new SwitchboardError(
+        'bad_request',
+        `unknown backend "${backend}"${guess ? ` — did you mean "${guess}"?` : ''}`,
+        'built-in backends are local, ssh and docker; a plugin backend needs its plugin under plugins/',
+      );
+    }
+    schema = PluginSpec;
+  }
+  const parsed = schema.safeParse(spec);
+  if (!parsed.success) throw new SwitchboardError('bad_request', `invalid ${backend} target "${name}": ${describeSpecError(parsed.error, schema)}`);
+  return parsed.data as TargetSpec;
+}
+
+/** Zod's first issue, with a did-you-mean for unknown keys. */
+function describeSpecError(err: z.ZodError, schema: z.ZodType): string {
+  const issue = err.issues[0];
+  if (issue?.code === 'unrecognized_keys') {
+    const known = specKeys(schema);
+    const key = issue.keys[0] ?? '';
+    const guess = didYouMean(key, known);
+    return `unknown key "${key}"${guess ? ` — did you mean "${guess}"?` : ''} (keys: ${known.join(', ')})`;
+  }
+  return formatZodError(err);
+}
+
+/** The keys an object schema declares (empty for anything else). */
+export function specKeys(schema: z.ZodType): string[] {
+  return schemaKeys(schema);
+}
+
+/** The schema of one key of an object schema (through refinements), if it declares one. */
+export function keySchema(schema: z.ZodType | undefined, key: string): z.ZodType | undefined {
+  let s: unknown = schema;
+  for (let i = 0; i < 5 && s; i++) {
+    const shape = (s as { shape?: Record<string, z.ZodType> }).shape;
+    if (shape) return shape[key];
+    const def = (s as { def?: { in?: unknown; innerType?: unknown; schema?: unknown } }).def;
+    s = def?.in ?? def?.innerType ?? def?.schema;
+  }
+  return undefined;
+}
+
+/** A stored record turned into a usable one, or the reason it cannot be used. */
+export function validateRecord(name: string, raw: unknown, schemaFor: SchemaFor): RuntimeRecord | string {
+  const n = TargetName.safeParse(name);
+  if (!n.success) return `runtime target ${JSON.stringify(name.slice(0, 80))} has an invalid name: ${formatZodError(n.error)}`;
+  const r = StoredRecord.safeParse(raw);
+  if (!r.success) return `runtime target "${name}" is invalid and ignored: ${formatZodError(r.error)}`;
+  try {
+    const spec = checkSpec(name, r.data.spec, schemaFor, { allowUnknownBackend: true });
+    return { name, spec, ...pick(r.data) };
+  } catch (err) {
+    return `runtime target "${name}" is ignored: ${(err as Error).message}`;
+  }
+}
+
+function pick(r: StoredRecord): Omit<RuntimeRecord, 'name' | 'spec'> {
+  return { generation: r.generation, state: r.state, provider: r.provider, owner_id: r.owner_id, created_at: r.created_at, updated_at: r.updated_at };
+}
+
+/** Every usable record of a document (bounded), and one problem line per record that is not. */
+export function readRecords(doc: RegistryDocument, schemaFor: SchemaFor): { records: RuntimeRecord[]; problems: string[] } {
+  const records: RuntimeRecord[] = [];
+  const problems: string[] = [];
+  const names = Object.keys(doc.targets);
+  for (const name of names.slice(0, MAX_RUNTIME_TARGETS)) {
+    const r = validateRecord(name, doc.targets[name], schemaFor);
+    if (typeof r === 'string') problems.push(r);
+    else records.push(r);
+  }
+  if (names.length > MAX_RUNTIME_TARGETS) {
+    problems.push(`${REGISTRY_FILE} holds ${names.length} targets, over the limit of ${MAX_RUNTIME_TARGETS}; the ${names.length - MAX_RUNTIME_TARGETS} last are ignored`);
+  }
+  return { records, problems };
+}
+
+/** Who asks for a change: a provider and, optionally, which of its owners. */
+export interface Requester {
+  provider: string;
+  owner_id?: string | undefined;
+}
+
+/** What ownership a stored record claims, read leniently (a broken record has none). */
+export function claimedOwner(raw: unknown): { provider?: string; owner_id?: string; generation?: string } {
+  if (!raw || typeof raw !== 'object') return {};
+  const r = raw as Record<string, unknown>;
+  return {
+    ...(typeof r.provider === 'string' ? { provider: r.provider } : {}),
+    ...(typeof r.owner_id === 'string' ? { owner_id: r.owner_id } : {}),
+    ...(typeof r.generation === 'string' ? { generation: r.generation } : {}),
+  };
+}
+
+/**
+ * Provider ownership: only the provider that registered a name may replace, drain or remove it;
+ * when the record names an owner, only that owner. A record too broken to claim a provider is anyone's.
+ */
+export function checkOwnership(name: string, raw: unknown, who: Requester, verb: 'replace' | 'drain' | 'remove'): void {
+  const claim = claimedOwner(raw);
+  if (claim.provider === undefined) return;
+  if (claim.provider !== who.provider) {
+    throw new SwitchboardError(
+      'not_permitted',
+      `target "${name}" belongs to provider "${claim.provider}"; provider "${who.provider}" may not ${verb} it`,
+      `only "${claim.provider}" may; pass --provider ${claim.provider}${claim.owner_id ? ' and its --owner-id' : ''} if you act for it`,
+    );
+  }
+  if (claim.owner_id && claim.owner_id !== who.owner_id) {
+    throw new SwitchboardError(
+      'not_permitted',
+      `target "${name}" belongs to owner "${claim.owner_id}" of provider "${claim.provider}"; ${who.owner_id ? `owner "${who.owner_id}"` : 'a caller without --owner-id'} may not ${verb} it`,
+      `pass --owner-id ${claim.owner_id} if you act for that owner`,
+    );
+  }
+}
