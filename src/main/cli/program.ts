@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { serveCommand } from './commands/serve.js';
 import { callCommand } from './commands/call.js';
+import { mcpCommand } from './commands/mcp.js';
 import { targetsListCommand } from './commands/targetsList.js';
 import { targetsShowCommand } from './commands/targetsShow.js';
 import { targetsRegisterCommand } from './commands/targetsRegister.js';
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   program.exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
   serveCommand(program);
   callCommand(program);
+  mcpCommand(program);
   const targets = program.command('targets').description('list, register, drain and remove execution targets');
   targetsListCommand(targets);
   targetsShowCommand(targets);

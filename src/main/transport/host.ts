@@ -3,11 +3,15 @@ import { Core } from '../core/core.js';
 import { defaultCoreOptions } from '../core/defaults.js';
 import { WsServer } from './wsServer.js';
 import { removeCoreFile, writeCoreFile } from './coreFile.js';
+import { mcpHttpHandler } from '../core/agent/mcpHttp.js';
 
 /** A feature that needs the HTTP side too (e.g. MCP over Streamable HTTP at /mcp). */
 export type HostExtension = (core: Core, server: WsServer) => void | Promise<void>;
 
-export const hostExtensions: HostExtension[] = [];
+export const hostExtensions: HostExtension[] = [
+  // MCP over Streamable HTTP; the WsServer checks the bearer token, Host and Origin first.
+  (core, server) => server.route('/mcp', mcpHttpHandler(core)),
+];
 
 export interface Host {
   core: Core;

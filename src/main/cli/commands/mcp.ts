@@ -1,0 +1,66 @@
+// `switchboard mcp`: a stdio MCP server bridged to the running Core; stdout carries MCP messages only.
+import type { Command } from 'commander';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { SwitchboardError } from '../../../shared/errors.js';
+import type { CoreClient } from '../../../shared/client.js';
+import type { ToolResult } from '../../../shared/tools.js';
+import { switchboardHome } from '../../core/core.js';
+import { createMcpServer } from '../../core/agent/mcpServer.js';
+import { readCoreFile } from '../../transport/coreFile.js';
+import { connectCore } from '../../transport/wsLink.js';
+import { action } from '../output.js';
+
+/** A connection to the Core that is re-made (from core.json) for the next call after it was lost; a call is never retried. */
+class CoreBridge {
+  private conn: { client: CoreClient; close: () => void } | undefined;
+
+  static async open(): Promise<CoreBridge> {
+    const b = new CoreBridge();
+    await b.connection();
+    return b;
+  }
+
+  private async connection(): Promise<CoreClient> {
+    if (!this.conn) {
+      const info = readCoreFile(switchboardHome());
+      this.conn = await connectCore(info.ws_url, info.token);
+    }
+    return this.conn.client;
+  }
+
+  async call(tool: string, args: Record<string, unknown>): Promise<ToolResult> {
+    const client = await this.connection();
+    try {
+      return await client.call('tool.call', { tool, args, client: 'mcp' });
+    } catch (err) {
+      if (err instanceof SwitchboardError && err.code === 'no_core') {
+        this.conn?.close();
+        this.conn = undefined;
+      }
+      throw err;
+    }
+  }
+
+  close(): void {
+    this.conn?.close();
+    this.conn = undefined;
+  }
+}
+
+export function mcpCommand(program: Command): void {
+  program
+    .command('mcp')
+    .description('serve the tools over MCP on stdio, bridged to the running Core (for Claude Code, Codex, Cursor)')
+    .action(action(async () => {
+      // Fails here, before any MCP traffic, with one stderr line and exit 1 when no Core runs.
+      const bridge = await CoreBridge.open();
+      const server = createMcpServer((tool, args) => bridge.call(tool, args));
+      const transport = new StdioServerTransport();
+      server.onclose = () => {
+        bridge.close();
+        process.exit(0);
+      };
+      process.stdin.once('end', () => void server.close());
+      await server.connect(transport);
+    }));
+}

@@ -1,0 +1,53 @@
+// MCP over Streamable HTTP at /mcp on the Core's loopback server (token, Host and Origin are checked before this runs).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Core } from '../core.js';
+import { createMcpServer } from './mcpServer.js';
+
+/** Largest JSON-RPC body accepted (a write_file of a few MB fits). */
+export const MAX_MCP_BODY_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Stateless: each POST gets its own Server and transport, so there is no session table to leak or hijack and a
+ * Core restart loses nothing a client holds. Tool calls need no server-initiated messages.
+ */
+export function mcpHttpHandler(core: Core): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const open = new Set<StreamableHTTPServerTransport>();
+  core.onClose(async () => {
+    await Promise.all([...open].map((t) => t.close().catch(() => undefined)));
+  });
+  return async (req, res) => {
+    if (req.method !== 'POST') {
+      res.writeHead(405, { 'content-type': 'application/json', allow: 'POST' }).end(
+        JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; use POST' }, id: null }),
+      );
+      return;
+    }
+    const port = req.socket.localPort ?? 0;
+    const hosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableDnsRebindingProtection: true,
+      allowedHosts: hosts,
+      allowedOrigins: hosts.map((h) => `http://${h}`),
+      maxRequestBodySize: MAX_MCP_BODY_BYTES,
+    });
+    const server = createMcpServer((tool, args) => core.callTool(tool, args, 'mcp'));
+    open.add(transport);
+    res.on('close', () => {
+      open.delete(transport);
+      void transport.close().catch(() => undefined);
+      void server.close().catch(() => undefined);
+    });
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req, res);
+    } catch (err) {
+      if (!res.headersSent) {
+        res.writeHead(500, { 'content-type': 'application/json' }).end(
+          JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: err instanceof Error ? err.message.split('\n')[0] : 'internal error' }, id: null }),
+        );
+      }
+    }
+  };
+}
