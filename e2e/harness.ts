@@ -1,0 +1,171 @@
+// Starts a real `switchboard serve` on a throwaway profile (two local targets) and a headless Chromium to drive its UI.
+import { spawn, spawnSync, execFile, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const bin = join(root, 'bin', 'switchboard.js');
+
+export interface Served {
+  /** The page URL with ?token=. */
+  url: string;
+  home: string;
+  /** cwd of the `alpha` and `beta` targets. */
+  dirs: { alpha: string; beta: string };
+  env: NodeJS.ProcessEnv;
+  /** Runs `switchboard ARGS…` against this profile. */
+  cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+  stop(): Promise<void>;
+}
+
+/** Builds the CLI and renderer once when out/ lacks them (e2e/run.mjs always rebuilds first). */
+export function ensureBuilt(): void {
+  const cliBuilt = ['main.js', 'main.cjs', 'main.mjs'].some((f) => existsSync(join(root, 'out/cli', f)));
+  if (cliBuilt && existsSync(join(root, 'out/renderer/index.html'))) return;
+  const lock = join(root, 'out', '.e2e-build-lock');
+  mkdirSync(join(root, 'out'), { recursive: true });
+  for (;;) {
+    try {
+      mkdirSync(lock);
+      break;
+    } catch {
+      // Another test file is building; wait for it.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 250);
+      if (!existsSync(lock)) return ensureBuilt();
+    }
+  }
+  try {
+    const r = spawnSyncNode([join(root, 'scripts/build.mjs')]);
+    if (r !== 0) throw new Error('node scripts/build.mjs failed');
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+function spawnSyncNode(args: string[]): number {
+  return spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' }).status ?? 1;
+}
+
+export function targetsYaml(targets: Record<string, { cwd: string }>, defaultTarget = 'alpha'): string {
+  const lines = ['terminal:', `  default_target: ${defaultTarget}`, '  targets:'];
+  for (const [name, t] of Object.entries(targets)) lines.push(`    ${name}: { backend: local, cwd: ${JSON.stringify(t.cwd)} }`);
+  return lines.join('\n') + '\n';
+}
+
+export async function startServe(): Promise<Served> {
+  ensureBuilt();
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'sb-e2e-')));
+  const home = join(base, 'home');
+  const dirs = { alpha: join(base, 'x'), beta: join(base, 'y') };
+  const userHome = join(base, 'user');
+  for (const d of [home, dirs.alpha, dirs.beta, join(dirs.alpha, 'sub'), userHome]) mkdirSync(d, { recursive: true });
+  writeFileSync(join(home, 'config.yaml'), targetsYaml({ alpha: { cwd: dirs.alpha }, beta: { cwd: dirs.beta } }));
+  // A clean shell: no rc files that replace PROMPT_COMMAND (the pane's OSC 7 cwd reports ride on it).
+  writeFileSync(join(userHome, '.bashrc'), 'PS1="\\w \\$ "\n');
+  const env: NodeJS.ProcessEnv = { ...process.env, SWITCHBOARD_HOME: home, HOME: userHome, SHELL: '/bin/bash' };
+  delete env.PROMPT_COMMAND;
+
+  const child: ChildProcess = spawn(process.execPath, [bin, 'serve', '--port', '0'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => { stderr += d.toString(); });
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`serve printed no URL in 20 s; stderr: ${stderr}`)), 20_000);
+    child.stdout?.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /serving at (http:\/\/\S+)/.exec(out);
+      if (m?.[1]) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited with ${code}: ${stderr}`));
+    });
+  });
+
+  const cli = (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
+    new Promise((resolve) => {
+      execFile(process.execPath, [bin, ...args], { cwd: root, env, timeout: 30_000 }, (err, stdout, stderr) => {
+        const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
+        resolve({ code, stdout, stderr });
+      });
+    });
+
+  return {
+    url,
+    home,
+    dirs,
+    env,
+    cli,
+    stop: async () => {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+        if (child.exitCode === null) child.kill('SIGKILL');
+      }
+      rmSync(base, { recursive: true, force: true });
+    },
+  };
+}
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+  });
+}
+
+/** Opens the UI and waits until the first pane's shell is live. Collects console errors (CSP violations included). */
+export async function openUi(browser: Browser, url: string, viewport = { width: 1440, height: 900 }): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport, deviceScaleFactor: 1 });
+  const errors: string[] = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(url);
+  await page.getByRole('region', { name: 'Pane 1' }).waitFor();
+  await waitForPrompt(pane(page, 1));
+  return { page, errors };
+}
+
+export function pane(page: Page, n: number): Locator {
+  return page.getByRole('tabpanel').getByRole('region', { name: `Pane ${n}` });
+}
+
+/** What the pane's terminal shows, row by row (xterm's DOM renderer). */
+export async function terminalText(p: Locator): Promise<string> {
+  const rows = await p.locator('.xterm-rows > div').allTextContents();
+  return rows.map((r) => r.replace(/\u00a0/g, ' ').trimEnd()).join('\n');
+}
+
+export async function waitForText(p: Locator, needle: string | RegExp, timeoutMs = 10_000): Promise<string> {
+  const until = Date.now() + timeoutMs;
+  let text = '';
+  while (Date.now() < until) {
+    text = await terminalText(p);
+    if (typeof needle === 'string' ? text.includes(needle) : needle.test(text)) return text;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`terminal never showed ${String(needle)}; it shows:\n${text}`);
+}
+
+/** The test shell's prompt ends with "$ ". */
+export function waitForPrompt(p: Locator): Promise<string> {
+  return waitForText(p, /\$ *$/m);
+}
+
+/** Types a command line into a pane's terminal. */
+export async function run(p: Locator, command: string): Promise<void> {
+  await p.locator('.xterm').click();
+  await p.page().keyboard.type(command);
+  await p.page().keyboard.press('Enter');
+}
+
+export function marker(prefix: string): string {
+  return `${prefix}-${Math.floor(Math.random() * 1e9).toString(36)}`;
+}

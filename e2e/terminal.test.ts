@@ -1,0 +1,111 @@
+// The terminal panes end to end: pick a target, type, see output; split two targets side by side; keyboard shortcuts.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { connectCore } from '../src/main/transport/wsLink.js';
+import { readCoreFile } from '../src/main/transport/coreFile.js';
+import { launchChromium, marker, openUi, pane, root, run, startServe, terminalText, waitForText, type Served } from './harness.js';
+
+let served: Served;
+let browser: Browser;
+
+beforeAll(async () => {
+  served = await startServe();
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await served?.stop();
+});
+
+/** The Core's own view of open panes, through a second client. */
+async function corePanes(): Promise<Array<{ execution_target: string; status: string }>> {
+  const info = readCoreFile(served.home);
+  const { client, close } = await connectCore(info.ws_url, info.token);
+  try {
+    return await client.call('pane.list', {});
+  } finally {
+    close();
+  }
+}
+
+describe('terminal panes', () => {
+  it('runs a command on the target picked in the pane and shows it in the header', async () => {
+    const { page, errors } = await openUi(browser, served.url);
+    expect(new URL(page.url()).searchParams.has('token'), 'the token is stripped from the address bar').toBe(false);
+
+    const p1 = pane(page, 1);
+    const picker = p1.getByRole('combobox', { name: 'Target' });
+    expect(await picker.inputValue()).toBe('alpha');
+    await picker.selectOption('beta');
+    await waitForText(p1, `${served.dirs.beta} $`);
+
+    const m = marker('hello');
+    await run(p1, `echo ${m}-$((6*7))`);
+    await waitForText(p1, `${m}-42`);
+
+    expect(await picker.inputValue()).toBe('beta');
+    await expect.poll(() => p1.getByRole('status', { name: 'Working directory' }).textContent()).toBe(served.dirs.beta);
+    // Changing the target closed the pty on alpha: the Core holds one pane, on beta.
+    await expect.poll(async () => (await corePanes()).map((p) => p.execution_target)).toEqual(['beta']);
+
+    await page.screenshot({ path: join(root, 'test-results/e2e-terminal.png') });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('splits into two panes on two targets side by side; cd moves only its own header', async () => {
+    const { page, errors } = await openUi(browser, served.url);
+    const p1 = pane(page, 1);
+    await p1.locator('.xterm').click();
+    await page.keyboard.press('Control+Shift+D');
+    const p2 = pane(page, 2);
+    await p2.waitFor();
+    await p2.getByRole('combobox', { name: 'Target' }).selectOption('beta');
+    await waitForText(p2, `${served.dirs.beta} $`);
+
+    const [b1, b2] = [await p1.boundingBox(), await p2.boundingBox()];
+    expect(b1 && b2, 'both panes are laid out').toBeTruthy();
+    expect(b2!.x).toBeGreaterThanOrEqual(b1!.x + b1!.width - 1);
+    expect(Math.abs(b2!.y - b1!.y)).toBeLessThan(2);
+
+    const cwd1 = p1.getByRole('status', { name: 'Working directory' });
+    const cwd2 = p2.getByRole('status', { name: 'Working directory' });
+    await expect.poll(() => cwd1.textContent()).toBe(served.dirs.alpha);
+    await expect.poll(() => cwd2.textContent()).toBe(served.dirs.beta);
+
+    await run(p1, 'cd sub');
+    await expect.poll(() => cwd1.textContent()).toBe(join(served.dirs.alpha, 'sub'));
+    await waitForText(p1, `${join(served.dirs.alpha, 'sub')} $`);
+    expect(await cwd2.textContent()).toBe(served.dirs.beta);
+    expect(await terminalText(p2)).not.toContain('sub');
+
+    const m = marker('right');
+    await run(p2, `echo ${m}`);
+    await waitForText(p2, new RegExp(`^${m}$`, 'm'));
+    expect(await terminalText(p1)).not.toContain(m);
+    await page.screenshot({ path: join(root, 'test-results/e2e-split.png') });
+
+    // Ctrl+Shift+W closes the focused pane (the right one); Ctrl+Shift+T opens a tab.
+    await page.keyboard.press('Control+Shift+W');
+    await expect.poll(() => page.getByRole('tabpanel').getByRole('region').count()).toBe(1);
+    await page.keyboard.press('Control+Shift+T');
+    await expect.poll(() => page.getByRole('tab').count()).toBe(2);
+    await expect.poll(async () => page.getByRole('tab', { selected: true }).textContent()).toContain('alpha');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('shows "[process exited]" when the shell ends and opens a new one on Enter', async () => {
+    const { page } = await openUi(browser, served.url);
+    const p1 = pane(page, 1);
+    await run(p1, 'exit');
+    await waitForText(p1, '[process exited]');
+    await page.keyboard.press('Enter');
+    const m = marker('again');
+    await waitForText(p1, /\$ *$/m);
+    await run(p1, `echo ${m}`);
+    await waitForText(p1, new RegExp(`^${m}$`, 'm'));
+    await page.close();
+  });
+});

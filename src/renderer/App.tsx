@@ -1,0 +1,79 @@
+// The window: Targets sidebar | tabs of side-by-side terminal panes over a dock with Processes and Activity.
+import { useEffect } from 'react';
+import { Sidebar } from './components/Sidebar.js';
+import { TabBar, openNewTab } from './components/TabBar.js';
+import { Workspace } from './components/Workspace.js';
+import { ProcessesPanel } from './components/ProcessesPanel.js';
+import { ActivityFeed } from './components/ActivityFeed.js';
+import { Toasts } from './components/Toasts.js';
+import { StatusBar } from './components/StatusBar.js';
+import { ConnectionBanner } from './components/ConnectionBanner.js';
+import { DialogHost } from './components/dialogs/DialogHost.js';
+import { useLayout } from './store/layout.js';
+import { useTargets, preferredTarget } from './store/targets.js';
+import { startSync } from './store/sync.js';
+import { focusTerminal } from './terminal/sessions.js';
+import { appShortcut, type AppShortcut } from './keyboard.js';
+
+function runShortcut(action: AppShortcut): void {
+  const layout = useLayout.getState();
+  const focused = layout.focusedPaneId;
+  switch (action) {
+    case 'newTab':
+      openNewTab();
+      return;
+    case 'split':
+      if (focused) focusTerminal(layout.splitPane(focused));
+      else openNewTab();
+      return;
+    case 'closePane':
+      if (!focused) return;
+      layout.closePane(focused);
+      focusTerminal(useLayout.getState().focusedPaneId);
+  }
+}
+
+/** Opens the first terminal once the targets are known; after that, tabs are the person's business. */
+function useFirstTab(): void {
+  const loaded = useTargets((s) => s.loaded);
+  useEffect(() => {
+    if (!loaded || useLayout.getState().tabs.length > 0) return;
+    const target = preferredTarget(useTargets.getState().list);
+    if (target) useLayout.getState().newTab(target);
+  }, [loaded]);
+}
+
+export function App() {
+  useEffect(() => startSync(), []);
+  useFirstTab();
+  useEffect(() => {
+    // Capture phase: the shortcut wins over xterm's own key handling.
+    const onKey = (e: KeyboardEvent): void => {
+      const action = appShortcut(e);
+      if (!action) return;
+      e.preventDefault();
+      e.stopPropagation();
+      runShortcut(action);
+    };
+    window.addEventListener('keydown', onKey, true);
+    return () => window.removeEventListener('keydown', onKey, true);
+  }, []);
+
+  return (
+    <div className="app">
+      <Sidebar />
+      <div className="main">
+        <ConnectionBanner />
+        <TabBar />
+        <Workspace />
+        <div className="dock">
+          <ProcessesPanel />
+          <ActivityFeed />
+        </div>
+      </div>
+      <StatusBar />
+      <Toasts />
+      <DialogHost />
+    </div>
+  );
+}

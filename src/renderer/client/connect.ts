@@ -1,0 +1,77 @@
+// The renderer's one way to the Core: a CoreClient over Electron's bridge, or over the page's own WebSocket in a browser.
+import { config as zodConfig } from 'zod';
+import { CoreClient, type Link } from '../../shared/client.js';
+import type { SwitchboardBridge } from '../../shared/bridge.js';
+import type { WireRequest } from '../../shared/api.js';
+
+// The page runs under a CSP without 'unsafe-eval': keep zod from probing `new Function`.
+zodConfig({ jitless: true });
+
+declare global {
+  interface Window {
+    switchboard?: SwitchboardBridge;
+  }
+}
+
+export type ConnectionState = 'connecting' | 'open' | 'closed';
+
+type StateListener = (state: ConnectionState, reason?: string) => void;
+
+function bridgeLink(bridge: SwitchboardBridge): Link {
+  return {
+    send: (m) => bridge.send(m),
+    onMessage: (h) => void bridge.onMessage(h),
+    // The Electron bridge lives as long as the window.
+    onClose: () => undefined,
+  };
+}
+
+/** A WebSocket link to the serving host; the HttpOnly cookie set with ?token= authenticates it. Calls queue until open. */
+function socketLink(url: string, onState: StateListener): Link {
+  const ws = new WebSocket(url);
+  const queue: WireRequest[] = [];
+  const closeHandlers: Array<(reason: string) => void> = [];
+  ws.addEventListener('open', () => {
+    onState('open');
+    for (const m of queue.splice(0)) ws.send(JSON.stringify(m));
+  });
+  ws.addEventListener('close', (ev) => {
+    const reason = ev.reason || (ev.code === 1006 ? 'the Core went away' : `code ${ev.code}`);
+    onState('closed', reason);
+    for (const h of closeHandlers) h(reason);
+  });
+  return {
+    send: (m) => {
+      if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(m));
+      else if (ws.readyState === WebSocket.CONNECTING) queue.push(m);
+      else throw new Error('the connection to the Core is closed');
+    },
+    onMessage: (h) => ws.addEventListener('message', (ev) => {
+      if (typeof ev.data !== 'string') return;
+      try {
+        h(JSON.parse(ev.data));
+      } catch {
+        /* not a wire message */
+      }
+    }),
+    onClose: (h) => void closeHandlers.push(h),
+  };
+}
+
+/** The URL carried the token once; the cookie holds it now, so it should not linger in history or screenshots. */
+export function stripTokenFromAddress(): void {
+  const url = new URL(window.location.href);
+  if (!url.searchParams.has('token')) return;
+  url.searchParams.delete('token');
+  window.history.replaceState(window.history.state, '', url.pathname + url.search + url.hash);
+}
+
+export function connect(onState: StateListener): CoreClient {
+  if (window.switchboard) {
+    onState('open');
+    return new CoreClient(bridgeLink(window.switchboard));
+  }
+  const proto = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
+  onState('connecting');
+  return new CoreClient(socketLink(`${proto}//${window.location.host}/ws`, onState));
+}

@@ -1,0 +1,110 @@
+// Background processes of the focused pane's target: status, runtime, kill, and a live tail of the selected one's output.
+import { useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
+import type { ProcessInfo } from '../../shared/api.js';
+import { core, call } from '../client/core.js';
+import { useLayout, selectFocusedTarget } from '../store/layout.js';
+import { useProcesses, sortProcesses } from '../store/processes.js';
+import { loadProcesses } from '../store/sync.js';
+import { clockTime, elapsed } from '../format.js';
+import { useNow } from './useNow.js';
+import { IconStop } from './icons.js';
+
+const TAIL_MAX_CHARS = 64 * 1024;
+
+/** The selected process's output, appended to a <pre> directly: streamed text stays out of React state. */
+function ProcessTail({ sessionId }: { sessionId: string }) {
+  const pre = useRef<HTMLPreElement>(null);
+  useEffect(() => {
+    const el = pre.current;
+    if (!el) return;
+    el.textContent = '';
+    let ready = false;
+    let cancelled = false;
+    const append = (text: string): void => {
+      const stick = el.scrollHeight - el.scrollTop - el.clientHeight < 24;
+      const next = (el.textContent ?? '') + text;
+      el.textContent = next.length > TAIL_MAX_CHARS ? next.slice(-TAIL_MAX_CHARS) : next;
+      if (stick) el.scrollTop = el.scrollHeight;
+    };
+    const off = core.on('process.output', ({ session_id, data }) => {
+      if (ready && session_id === sessionId) append(data);
+    });
+    void call('processes.log', { session_id: sessionId, lines: 200 }).then((r) => {
+      if (cancelled) return;
+      ready = true;
+      if (r) append(r.output);
+    });
+    return () => {
+      cancelled = true;
+      off();
+    };
+  }, [sessionId]);
+  return <pre className="tail mono" ref={pre} aria-label="Process output" tabIndex={0} />;
+}
+
+function ProcessRow({ p, now, selected, onSelect }: { p: ProcessInfo; now: number; selected: boolean; onSelect(): void }) {
+  const kill = (e: MouseEvent): void => {
+    e.stopPropagation();
+    void call('processes.kill', { session_id: p.session_id }).then((r) => r && useProcesses.getState().upsert([r]));
+  };
+  return (
+    <tr className={`row${selected ? ' row--selected' : ''}`} aria-selected={selected} onClick={onSelect} aria-label={p.command}>
+      <td><span className={`badge badge--proc-${p.status}`}>{p.status}</span></td>
+      <td className="mono cell-command" title={`${p.command}\n${p.cwd}`}>{p.command}</td>
+      <td className="mono dim">{clockTime(p.started_at)}</td>
+      <td className="mono dim num">{elapsed(p.started_at, p.ended_at, now)}</td>
+      <td className="mono dim num">{p.exit_code ?? ''}</td>
+      <td className="cell-action">
+        {p.status === 'running' && (
+          <button type="button" className="button button--danger button--small" aria-label={`Kill ${p.command}`} title="Kill this process" onClick={kill}>
+            <IconStop size={10} /> Kill
+          </button>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+export function ProcessesPanel() {
+  const target = useLayout(selectFocusedTarget);
+  const byId = useProcesses((s) => s.byId);
+  const list = useMemo(() => sortProcesses(Object.values(byId).filter((p) => p.execution_target === target)), [byId, target]);
+  const [selected, setSelected] = useState<string>();
+  const running = list.filter((p) => p.status === 'running').length;
+  const now = useNow(running > 0);
+
+  useEffect(() => {
+    if (target) void loadProcesses(target);
+  }, [target]);
+  const shown = list.some((p) => p.session_id === selected) ? selected : undefined;
+
+  return (
+    <section className="panel panel--processes" aria-labelledby="processes-heading">
+      <div className="panel__header">
+        <h2 id="processes-heading">Processes</h2>
+        {target && <span className="chip chip--target mono">{target}</span>}
+        <span className="count" title={`${running} running`}>{running > 0 ? `${running} running` : list.length}</span>
+      </div>
+      <div className={`panel__body${shown ? ' panel__body--split' : ''}`}>
+        <div className="scroll">
+          {list.length === 0 ? (
+            <p className="empty">No background processes{target ? ` on ${target}` : ''}. Agents start them with <code>terminal</code> and <code>background: true</code>.</p>
+          ) : (
+            <table className="grid" aria-label="Processes">
+              <thead>
+                <tr><th className="w-status">Status</th><th>Command</th><th className="w-time">Started</th><th className="w-dur">Runtime</th><th className="w-exit">Exit</th><th className="w-action"><span className="visually-hidden">Actions</span></th></tr>
+              </thead>
+              <tbody>
+                {list.map((p) => (
+                  <ProcessRow key={p.session_id} p={p} now={now} selected={p.session_id === shown}
+                    onSelect={() => setSelected(p.session_id === shown ? undefined : p.session_id)} />
+                ))}
+              </tbody>
+            </table>
+          )}
+        </div>
+        {shown && <ProcessTail sessionId={shown} />}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,72 @@
+// The Targets sidebar: every target with backend, state, source, generation and cwd; live from targets.changed.
+import { memo } from 'react';
+import type { TargetInfo } from '../../shared/targets.js';
+import { useTargets } from '../store/targets.js';
+import { useLayout } from '../store/layout.js';
+import { focusTerminal } from '../terminal/sessions.js';
+import { shortGeneration } from '../format.js';
+import { BackendIcon, IconPlus } from './icons.js';
+import { useConnection } from '../client/core.js';
+
+const stateLabel: Record<TargetInfo['state'], string> = {
+  active: 'active',
+  draining: 'draining',
+  unreachable: 'unreachable',
+  removed: 'removed',
+};
+
+const TargetRow = memo(function TargetRow({ t }: { t: TargetInfo }) {
+  const openTab = (): void => focusTerminal(useLayout.getState().newTab(t.name));
+  const canOpen = t.state !== 'draining' && t.flags?.supports_pty !== false;
+  const details = [t.backend, t.source, `generation ${t.generation}`, t.cwd ? `cwd ${t.cwd}` : '', t.problem ?? ''].filter(Boolean).join('\n');
+  return (
+    <li className={`target target--${t.state}`} aria-label={t.name} title={details}>
+      <div className="target__line">
+        <span className={`dot dot--${t.state}`} aria-hidden="true" />
+        <span className="target__name">{t.name}</span>
+        {t.is_default && <span className="tag tag--default" title="terminal.default_target">default</span>}
+        <span className="target__spacer" />
+        <span className="target__backend"><BackendIcon flags={t.flags} size={12} />{t.backend}</span>
+        {canOpen && (
+          <button type="button" className="icon-button target__open" aria-label={`New terminal on ${t.name}`} title={`New tab on ${t.name}`} onClick={openTab}>
+            <IconPlus size={12} />
+          </button>
+        )}
+      </div>
+      <div className="target__cwd mono" title={t.cwd}><bdi dir="ltr">{t.cwd ?? '—'}</bdi></div>
+      <div className="target__meta">
+        <span className={`badge badge--${t.state}`}>{stateLabel[t.state]}</span>
+        <span className="meta-sep">{t.source}</span>
+        <span className="meta-sep mono" title={`generation ${t.generation}`}>gen {shortGeneration(t.generation)}</span>
+      </div>
+      {t.problem && <div className="target__problem" title={t.problem}>{t.problem}</div>}
+    </li>
+  );
+});
+
+export function Sidebar() {
+  const list = useTargets((s) => s.list);
+  const loaded = useTargets((s) => s.loaded);
+  const conn = useConnection((s) => s.state);
+  return (
+    <aside className="sidebar">
+      <div className="brand">
+        <img src="./icon.svg" alt="" width={18} height={18} />
+        <span className="brand__name">Switchboard</span>
+        <span className={`dot dot--conn-${conn}`} title={conn === 'open' ? 'connected to the Core' : conn} />
+      </div>
+      <nav className="targets" aria-labelledby="targets-heading">
+        <div className="section-title">
+          <h2 id="targets-heading">Targets</h2>
+          <span className="count">{list.length}</span>
+        </div>
+        {loaded && list.length === 0 && (
+          <p className="empty">No targets yet. Add one under <code>terminal.targets</code> in config.yaml or run <code>switchboard targets register</code>.</p>
+        )}
+        <ul className="target-list" aria-label="Targets">
+          {list.map((t) => <TargetRow key={t.name} t={t} />)}
+        </ul>
+      </nav>
+    </aside>
+  );
+}

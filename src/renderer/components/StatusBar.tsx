@@ -1,0 +1,33 @@
+// The bottom status line: connection to the Core, the focused pane's target, and the keyboard shortcuts.
+import { useConnection } from '../client/core.js';
+import { useLayout } from '../store/layout.js';
+import { useTargets } from '../store/targets.js';
+import { shortcutLabels } from '../keyboard.js';
+
+const connText = { connecting: 'Connecting to the Core…', open: 'Connected', closed: 'Disconnected' } as const;
+
+export function StatusBar() {
+  const conn = useConnection((s) => s.state);
+  const reason = useConnection((s) => s.reason);
+  const focused = useLayout((s) => (s.focusedPaneId ? s.panes[s.focusedPaneId] : undefined));
+  const counts = useTargets((s) => {
+    let active = 0;
+    for (const t of s.list) if (t.state === 'active') active++;
+    return `${active}/${s.list.length}`;
+  });
+  return (
+    <footer className="statusbar">
+      <span className={`statusbar__conn statusbar__conn--${conn}`} title={reason}>
+        <span className={`dot dot--conn-${conn}`} aria-hidden="true" />{connText[conn]}
+      </span>
+      <span className="statusbar__item">{counts} targets active</span>
+      {focused && (
+        <span className="statusbar__item mono">{focused.target}{focused.generation ? `#${focused.generation.slice(0, 7)}` : ''}</span>
+      )}
+      <span className="statusbar__spacer" />
+      <span className="statusbar__item"><kbd>{shortcutLabels.newTab}</kbd> new tab</span>
+      <span className="statusbar__item"><kbd>{shortcutLabels.split}</kbd> split</span>
+      <span className="statusbar__item"><kbd>{shortcutLabels.closePane}</kbd> close pane</span>
+    </footer>
+  );
+}

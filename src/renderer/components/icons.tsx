@@ -1,0 +1,37 @@
+// Line icons drawn inline (16px grid, currentColor), so the UI needs no icon font or network.
+import type { ReactElement, SVGProps } from 'react';
+import type { TargetInfo } from '../../shared/targets.js';
+
+type IconProps = SVGProps<SVGSVGElement> & { size?: number };
+
+function icon(paths: ReactElement, viewBox = '0 0 16 16') {
+  return function Icon({ size = 14, ...rest }: IconProps) {
+    return (
+      <svg width={size} height={size} viewBox={viewBox} fill="none" stroke="currentColor" strokeWidth={1.5}
+        strokeLinecap="round" strokeLinejoin="round" aria-hidden="true" focusable="false" {...rest}>
+        {paths}
+      </svg>
+    );
+  };
+}
+
+export const IconPlus = icon(<path d="M8 3v10M3 8h10" />);
+export const IconClose = icon(<path d="M4 4l8 8M12 4l-8 8" />);
+export const IconSplit = icon(<><rect x="2" y="3" width="12" height="10" rx="1.5" /><path d="M8 3v10" /></>);
+export const IconTerminal = icon(<><rect x="1.75" y="2.75" width="12.5" height="10.5" rx="1.5" /><path d="M4.5 6.5l2 1.5-2 1.5M8 10h3.5" /></>);
+export const IconLocal = icon(<><rect x="2" y="3" width="12" height="8" rx="1.2" /><path d="M6 13.5h4M8 11v2.5" /></>);
+export const IconServer = icon(<><rect x="2.5" y="2.5" width="11" height="4.5" rx="1" /><rect x="2.5" y="9" width="11" height="4.5" rx="1" /><path d="M5 4.75h.01M5 11.25h.01" /></>);
+export const IconBox = icon(<><path d="M8 1.75l5.75 3.1v6.3L8 14.25l-5.75-3.1v-6.3z" /><path d="M2.25 4.85L8 8l5.75-3.15M8 8v6.25" /></>);
+export const IconPlug = icon(<><path d="M6 2v3M10 2v3M4.5 5h7v2.5a3.5 3.5 0 01-7 0zM8 11v3" /></>);
+export const IconStop = icon(<rect x="4" y="4" width="8" height="8" rx="1" />);
+export const IconStar = icon(<path d="M8 2.2l1.75 3.6 3.95.55-2.85 2.8.7 3.95L8 11.2l-3.55 1.9.7-3.95-2.85-2.8 3.95-.55z" />);
+export const IconActivity = icon(<path d="M1.5 8h3l2-5 3 10 2-5h3" />);
+export const IconFolder = icon(<path d="M2 4.5a1 1 0 011-1h3l1.5 1.5H13a1 1 0 011 1V12a1 1 0 01-1 1H3a1 1 0 01-1-1z" />);
+
+/** Picked from the provider's declared flags, not its name, so plugin backends get the right picture too. */
+export function BackendIcon({ flags, size }: { flags: TargetInfo['flags']; size?: number }) {
+  if (!flags) return <IconPlug size={size} />;
+  if (flags.is_container) return <IconBox size={size} />;
+  if (flags.is_remote) return <IconServer size={size} />;
+  return <IconLocal size={size} />;
+}

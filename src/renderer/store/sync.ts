@@ -1,0 +1,23 @@
+// Keeps the UI slices in step with the Core: an initial load, then events. Terminal events are routed elsewhere.
+import { core, call } from '../client/core.js';
+import { useTargets } from './targets.js';
+import { useActivity } from './activity.js';
+import { useProcesses } from './processes.js';
+
+let started = false;
+
+export function startSync(): void {
+  if (started) return;
+  started = true;
+  core.on('targets.changed', (list) => useTargets.getState().set(list));
+  core.on('activity', (entry) => useActivity.getState().upsert(entry));
+  core.on('processes.changed', (list) => useProcesses.getState().upsert(list));
+  void call('targets.list', {}).then((list) => list && useTargets.getState().set(list));
+  void call('activity.list', { limit: 200 }).then((list) => list && useActivity.getState().load(list));
+}
+
+/** The Processes panel asks for a target's processes when it starts showing that target. */
+export async function loadProcesses(target: string): Promise<void> {
+  const list = await call('processes.list', { execution_target: target });
+  if (list) useProcesses.getState().upsert(list);
+}

@@ -1,0 +1,203 @@
+// One pane's terminal: an xterm bound to a pty on a target. Output goes from the router straight to term.write, acknowledged in batches.
+import { Terminal } from '@xterm/xterm';
+import { FitAddon } from '@xterm/addon-fit';
+import type { PaneInfo } from '../../shared/api.js';
+import { core } from '../client/core.js';
+import { toastError } from '../store/toasts.js';
+import type { PaneStatus } from '../store/layout.js';
+import { appShortcut } from '../keyboard.js';
+import { registerPane } from './paneRouter.js';
+import { terminalOptions } from './theme.js';
+
+/** The Core pauses a pane above 100,000 unacknowledged chars; acknowledging every ~5,000 keeps it flowing. */
+const ACK_CHUNK = 5000;
+const ACK_IDLE_MS = 50;
+/** pane.write takes at most 1,000,000 chars; big pastes go in slices. */
+const WRITE_SLICE = 64 * 1024;
+
+const DIM = '\x1b[2m';
+const YELLOW = '\x1b[33m';
+const RED = '\x1b[31m';
+const RESET = '\x1b[0m';
+
+export interface SessionEvents {
+  status(status: PaneStatus, info?: PaneInfo): void;
+  cwd(cwd: string): void;
+  focus(): void;
+}
+
+export class TerminalSession {
+  readonly term: Terminal;
+  private readonly fit = new FitAddon();
+  private paneId: string | undefined;
+  private unregister: (() => void) | undefined;
+  private status: PaneStatus = 'connecting';
+  /** Bumped on every open/close so a late pane.open reply for an abandoned pty is closed, not adopted. */
+  private epoch = 0;
+  private ackPending = 0;
+  private ackTimer: ReturnType<typeof setTimeout> | undefined;
+  private observer: ResizeObserver | undefined;
+  private fitFrame = 0;
+  private disposed = false;
+
+  constructor(private target: string, private readonly events: SessionEvents) {
+    this.term = new Terminal(terminalOptions);
+    this.term.loadAddon(this.fit);
+    this.term.attachCustomKeyEventHandler((e) => appShortcut(e) === undefined);
+    this.term.onData((d) => this.input(d));
+    this.term.onBinary((d) => this.input(d));
+    this.term.onResize(({ cols, rows }) => {
+      if (this.paneId) core.call('pane.resize', { pane_id: this.paneId, cols, rows }).catch(() => undefined);
+    });
+  }
+
+  mount(el: HTMLElement): void {
+    this.term.open(el);
+    this.term.textarea?.addEventListener('focus', () => this.events.focus());
+    this.observer = new ResizeObserver(() => this.scheduleFit());
+    this.observer.observe(el);
+    this.fitNow();
+    void this.open();
+  }
+
+  focus(): void {
+    this.term.focus();
+  }
+
+  /** Closes the pty and opens a new one on another target; the screen starts clean. */
+  setTarget(target: string): void {
+    if (target === this.target || this.disposed) return;
+    this.closePty();
+    this.target = target;
+    this.term.reset();
+    void this.open();
+  }
+
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.closePty();
+    this.observer?.disconnect();
+    cancelAnimationFrame(this.fitFrame);
+    this.term.dispose();
+  }
+
+  private setStatus(status: PaneStatus, info?: PaneInfo): void {
+    this.status = status;
+    this.events.status(status, info);
+  }
+
+  private async open(): Promise<void> {
+    const epoch = ++this.epoch;
+    this.setStatus('connecting');
+    this.fitNow();
+    const cols = Math.max(2, this.term.cols);
+    const rows = Math.max(1, this.term.rows);
+    let info: PaneInfo;
+    try {
+      info = await core.call('pane.open', { execution_target: this.target, cols, rows });
+    } catch (err) {
+      if (epoch !== this.epoch || this.disposed) return;
+      this.setStatus('failed');
+      const e = err as { message?: string; hint?: string };
+      this.term.write(`\r\n${RED}${e.message ?? String(err)}${RESET}\r\n${e.hint ? `${DIM}${e.hint}${RESET}\r\n` : ''}${DIM}press a key to try again${RESET}\r\n`);
+      toastError(err);
+      return;
+    }
+    if (epoch !== this.epoch || this.disposed) {
+      core.call('pane.close', { pane_id: info.pane_id }).catch(() => undefined);
+      return;
+    }
+    this.paneId = info.pane_id;
+    this.ackPending = 0;
+    const paneId = info.pane_id;
+    this.unregister = registerPane(paneId, {
+      data: (data) => this.output(paneId, data),
+      cwd: (cwd) => this.events.cwd(cwd),
+      exit: (code, reason) => this.exited(paneId, code, reason),
+    });
+    this.setStatus('open', info);
+    // The pane may have been resized while the pty was starting.
+    this.fitNow();
+    if (this.term.cols !== cols || this.term.rows !== rows) {
+      core.call('pane.resize', { pane_id: paneId, cols: this.term.cols, rows: this.term.rows }).catch(() => undefined);
+    }
+  }
+
+  private output(paneId: string, data: string): void {
+    this.term.write(data, () => {
+      if (this.paneId !== paneId) return;
+      this.ackPending += data.length;
+      if (this.ackPending >= ACK_CHUNK) this.flushAck();
+      else this.ackTimer ??= setTimeout(() => this.flushAck(), ACK_IDLE_MS);
+    });
+  }
+
+  private flushAck(): void {
+    if (this.ackTimer) clearTimeout(this.ackTimer);
+    this.ackTimer = undefined;
+    const chars = this.ackPending;
+    if (!this.paneId || chars === 0) return;
+    this.ackPending = 0;
+    core.call('pane.ack', { pane_id: this.paneId, chars }).catch(() => undefined);
+  }
+
+  private exited(paneId: string, code: number | null, reason?: string): void {
+    if (this.paneId !== paneId) return;
+    this.detach();
+    if (reason === 'connection lost') {
+      this.setStatus('lost');
+      this.term.write(`\r\n${YELLOW}connection lost — press a key to reconnect${RESET}\r\n`);
+    } else {
+      this.setStatus('exited');
+      const detail = code !== null && code !== 0 ? ` exit code ${code} ·` : '';
+      this.term.write(`\r\n${DIM}[process exited]${detail} press Enter for a new shell${RESET}\r\n`);
+    }
+  }
+
+  private input(data: string): void {
+    if (this.status === 'lost' || this.status === 'failed' || (this.status === 'exited' && data === '\r')) {
+      if (this.status !== 'exited') this.term.write(`${DIM}reconnecting…${RESET}\r\n`);
+      void this.open();
+      return;
+    }
+    const paneId = this.paneId;
+    if (this.status !== 'open' || !paneId) return;
+    for (let i = 0; i < data.length; i += WRITE_SLICE) {
+      core.call('pane.write', { pane_id: paneId, data: data.slice(i, i + WRITE_SLICE) }).catch(toastError);
+    }
+  }
+
+  private detach(): void {
+    this.unregister?.();
+    this.unregister = undefined;
+    this.paneId = undefined;
+    this.ackPending = 0;
+    if (this.ackTimer) clearTimeout(this.ackTimer);
+    this.ackTimer = undefined;
+  }
+
+  private closePty(): void {
+    this.epoch++;
+    const paneId = this.paneId;
+    this.detach();
+    if (paneId) core.call('pane.close', { pane_id: paneId }).catch(() => undefined);
+  }
+
+  private scheduleFit(): void {
+    cancelAnimationFrame(this.fitFrame);
+    this.fitFrame = requestAnimationFrame(() => this.fitNow());
+  }
+
+  /** Fits the grid to the element; skipped while the element is hidden (an inactive tab). */
+  private fitNow(): void {
+    if (this.disposed) return;
+    const el = this.term.element;
+    if (!el || el.clientWidth === 0 || el.clientHeight === 0) return;
+    const dims = this.fit.proposeDimensions();
+    if (!dims || !Number.isFinite(dims.cols) || !Number.isFinite(dims.rows)) return;
+    const cols = Math.max(2, dims.cols);
+    const rows = Math.max(1, dims.rows);
+    if (cols !== this.term.cols || rows !== this.term.rows) this.term.resize(cols, rows);
+  }
+}
