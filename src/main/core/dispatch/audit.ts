@@ -18,7 +18,8 @@ export interface AuditRecord {
 
 const secretPatterns: RegExp[] = [
   /(-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----)/g,
-  /\b((?:api[_-]?key|token|secret|password|passwd|pwd|auth)[A-Za-z0-9_]*\s*[=:]\s*)(["']?)[^\s"']+\2/gi,
+  // Also prefixed names (API_TOKEN=, DB_PASSWORD:): `_` is a word char, so \b alone would miss them.
+  /\b([A-Za-z0-9_]*(?:api[_-]?key|token|secret|password|passwd|pwd|auth)[A-Za-z0-9_]*\s*[=:]\s*)(["']?)[^\s"']+\2/gi,
   /\b(Authorization:\s*(?:Bearer|Basic)\s+)[A-Za-z0-9._~+/=-]+/gi,
   /\b(gh[pousr]_|sk-|xox[baprs]-|AKIA)[A-Za-z0-9_-]{8,}/g,
 ];

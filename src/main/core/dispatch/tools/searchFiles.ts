@@ -20,7 +20,7 @@ export interface ContentMatch {
 
 /** A find(1) glob from a search glob: `**` collapses to `*` (find's -path `*` already crosses `/`). */
 export function findGlob(glob: string): { test: '-name' | '-path'; glob: string } {
-  const g = glob.replace(/\*\*\/?/g, '*');
+  const g = glob.replace(/\*\*\/?/g, '*').replace(/\*+/g, '*');
   return g.includes('/') ? { test: '-path', glob: g.startsWith('*') || g.startsWith('/') ? g : `*/${g}` } : { test: '-name', glob: g };
 }
 
