@@ -123,6 +123,7 @@ export class FileLock {
       rmSync(staging, { recursive: true, force: true });
     }
     const ownerPath = join(this.lockDir, ownerName);
+    this.sweepStaging(Date.now());
     let released = false;
     return {
       path: this.lockDir,
