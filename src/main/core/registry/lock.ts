@@ -98,7 +98,7 @@ export class FileLock {
       }
       // Jittered backoff: 8 waiters must not wake in lockstep.
       await sleep(delay + Math.random() * delay);
-      delay = Math.min(delay * 2, 25);
+      delay = Math.min(delay * 2, 8);
     }
   }
 
