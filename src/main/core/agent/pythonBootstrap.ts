@@ -14,9 +14,82 @@ export type ScriptTool = (typeof scriptTools)[number];
  * Everything else on stdout/stderr is the script's own output. Python 3.6+; only the standard library.
  */
 export const PYTHON_BOOTSTRAP = String.raw`
-import io, json, sys, traceback, types
+import io, sys, traceback, types
+try:
+    import json as _json
+    _dumps, _loads = _json.dumps, _json.loads
+except ImportError:
+    # Debian's python3-minimal (common in slim images) has no json module: a small codec for our own frames.
+    import re as _re
+    _ESC = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+    _STR = _re.compile(r'"((?:[^"\\]|\\.)*)"', _re.S)
+    _NUM = _re.compile(r'-?\d+(\.\d+)?([eE][-+]?\d+)?')
+    _UNI = _re.compile(r'\\(u[0-9a-fA-F]{4}|.)', _re.S)
+    def _unesc(m):
+        e = m.group(1)
+        return chr(int(e[1:], 16)) if e[0] == "u" else _ESC.get(e, e)
+    def _loads(s):
+        pos = [0]
+        def ws():
+            while pos[0] < len(s) and s[pos[0]] in " \t\r\n":
+                pos[0] += 1
+        def val():
+            ws()
+            c = s[pos[0]]
+            if c == "{" or c == "[":
+                pos[0] += 1
+                out = {} if c == "{" else []
+                ws()
+                if s[pos[0]] in "}]":
+                    pos[0] += 1
+                    return out
+                while True:
+                    if c == "{":
+                        k = val()
+                        ws()
+                        pos[0] += 1
+                        out[k] = val()
+                    else:
+                        out.append(val())
+                    ws()
+                    d = s[pos[0]]
+                    pos[0] += 1
+                    if d in "}]":
+                        return out
+            if c == '"':
+                m = _STR.match(s, pos[0])
+                pos[0] = m.end()
+                raw = m.group(1)
+                if "\\" not in raw:
+                    return raw
+                t = _UNI.sub(_unesc, raw)
+                return t.encode("utf-16", "surrogatepass").decode("utf-16", "replace") if "\\u" in raw else t
+            for word, v in (("true", True), ("false", False), ("null", None)):
+                if s.startswith(word, pos[0]):
+                    pos[0] += len(word)
+                    return v
+            m = _NUM.match(s, pos[0])
+            pos[0] = m.end()
+            return float(m.group(0)) if (m.group(1) or m.group(2)) else int(m.group(0))
+        return val()
+    def _dumps(v):
+        if v is None:
+            return "null"
+        if v is True:
+            return "true"
+        if v is False:
+            return "false"
+        if isinstance(v, (int, float)):
+            return repr(v)
+        if isinstance(v, str):
+            return '"' + "".join(("\\" + c) if c in '"\\' else c if c >= " " else "\\u%04x" % ord(c) for c in v) + '"'
+        if isinstance(v, dict):
+            return "{" + ",".join(_dumps(str(k)) + ":" + _dumps(x) for k, x in v.items()) + "}"
+        if isinstance(v, (list, tuple)):
+            return "[" + ",".join(_dumps(x) for x in v) + "]"
+        raise TypeError("cannot send a %s to a tool" % type(v).__name__)
 _rin = sys.stdin.buffer
-_hdr = json.loads(_rin.readline().decode("utf-8"))
+_hdr = _loads(_rin.readline().decode("utf-8"))
 _mark = _hdr["marker"]
 _rout = sys.stdout
 sys.stdin = io.StringIO("")
@@ -33,12 +106,12 @@ def _call(tool, args):
         sys.stderr.flush()
     except Exception:
         pass
-    _rout.write(_mark + json.dumps({"id": _seq[0], "tool": tool, "args": args}) + "\n")
+    _rout.write(_mark + _dumps({"id": _seq[0], "tool": tool, "args": args}) + "\n")
     _rout.flush()
     line = _rin.readline()
     if not line:
         raise SwitchboardToolError("the Switchboard Core closed the tool channel")
-    reply = json.loads(line.decode("utf-8"))
+    reply = _loads(line.decode("utf-8"))
     if not reply.get("ok"):
         raise SwitchboardToolError(reply.get("error") or "the tool call failed")
     return reply.get("result")

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Core, type CoreOptions } from '../../core.js';
 import type { RuntimeSource } from '../../registry/runtimeSource.js';
+import type { BackendProvider } from '../../backends/provider.js';
 import { localProvider } from '../../backends/local/localProvider.js';
 import { agentToolsExtension } from './agentToolsExtension.js';
 
@@ -15,20 +16,37 @@ export interface TestCore {
   close(): Promise<void>;
 }
 
-/** `names` become local targets (the first is the default), each in its own directory. */
-export async function makeTestCore(names: string[], opts: { runtime?: (home: string) => RuntimeSource; extra?: string } = {}): Promise<TestCore> {
+export interface TestCoreOptions {
+  runtime?: (home: string) => RuntimeSource;
+  /** Appended to config.yaml. */
+  extra?: string;
+  /** Inline YAML specs by name (e.g. an ssh target) instead of a local target in a fresh directory. */
+  specs?: Record<string, string>;
+  providers?: readonly BackendProvider[];
+  /** Files to put in SWITCHBOARD_HOME before the Core starts (e.g. known_hosts). */
+  files?: Record<string, string>;
+}
+
+/** `names` become local targets (the first is the default), each in its own directory, unless `specs` says otherwise. */
+export async function makeTestCore(names: string[], opts: TestCoreOptions = {}): Promise<TestCore> {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'sb-tools-')));
   const home = join(root, 'home');
   mkdirSync(home);
   const dirs: Record<string, string> = {};
   const lines = ['terminal:', `  default_target: ${names[0]}`, '  targets:'];
   for (const n of names) {
+    const spec = opts.specs?.[n];
+    if (spec) {
+      lines.push(`    ${n}: ${spec}`);
+      continue;
+    }
     dirs[n] = join(root, n);
     mkdirSync(dirs[n]!);
     lines.push(`    ${n}: { backend: local, cwd: ${dirs[n]} }`);
   }
+  for (const [file, text] of Object.entries(opts.files ?? {})) writeFileSync(join(home, file), text, { mode: 0o600 });
   writeFileSync(join(home, 'config.yaml'), lines.join('\n') + '\n' + (opts.extra ?? ''));
-  const options: CoreOptions = { home, providers: [localProvider], extensions: [agentToolsExtension] };
+  const options: CoreOptions = { home, providers: opts.providers ?? [localProvider], extensions: [agentToolsExtension] };
   if (opts.runtime) options.runtime = opts.runtime;
   const core = await new Core(options).start();
   return {

@@ -1,0 +1,30 @@
+// The shared tool suite on Docker targets of the private dockerd (scripts/env/docker.sh): busybox (sh only), and the
+// python image for execute_code when it was built. Skipped while the docker backend or its fixture is missing.
+import { loadTestEnv } from '../../../../../scripts/testEnv.js';
+import { builtinProviders } from '../../backends/builtins.js';
+import { makeTestCore } from './testCore.js';
+import { describeToolsOn } from './toolsSuite.js';
+
+interface DockerTestEnv {
+  socket: string;
+  image: string;
+  pythonImage: string | null;
+}
+
+const env = loadTestEnv<DockerTestEnv>('docker');
+const docker = builtinProviders.find((p) => p.backend === 'docker');
+
+function suite(label: string, image: () => string | null | undefined): void {
+  describeToolsOn(label, async () => {
+    const img = image();
+    if (!env || !docker || !img) return undefined;
+    const base = `backend: docker, docker_image: "${img}", docker_host: "unix://${env.socket}", docker_network: none`;
+    // Two containers; different cwds too, so a shared filesystem would still be caught.
+    const t = await makeTestCore(['da', 'db'], { specs: { da: `{ ${base}, cwd: /tmp }`, db: `{ ${base}, cwd: / }` }, providers: builtinProviders });
+    const probe = await t.core.callTool('terminal', { command: 'command -v python3 >/dev/null && echo yes || echo no', execution_target: 'da' }, 'test');
+    return { call: (tool, args) => t.core.callTool(tool, args, 'test'), targets: ['da', 'db'], python: probe.output === 'yes\n', close: () => t.close() };
+  });
+}
+
+suite('docker (busybox)', () => env?.image);
+suite('docker (python)', () => env?.pythonImage);
