@@ -65,6 +65,13 @@ const PaneRef = z.object({ pane_id: z.string().min(1) });
 /** Request/response methods: name → input and output schema. */
 export const coreMethods = {
   'targets.list': { input: z.object({}), output: z.array(TargetInfo) },
+  /** Runtime targets changed from the UI (provider `ui`); the CLI writes the registry file directly. */
+  'targets.register': {
+    input: z.object({ name: z.string().min(1), spec: z.record(z.string(), z.unknown()), replace: z.boolean().optional(), if_generation: z.string().optional() }),
+    output: z.object({ action: z.string(), name: z.string(), generation: z.string() }),
+  },
+  'targets.drain': { input: z.object({ name: z.string().min(1), generation: z.string().optional() }), output: z.object({ action: z.string(), name: z.string(), generation: z.string() }) },
+  'targets.remove': { input: z.object({ name: z.string().min(1), generation: z.string().optional() }), output: z.object({ action: z.string(), name: z.string(), generation: z.string() }) },
   'tool.call': {
     input: z.object({ tool: z.enum(toolNames as [string, ...string[]]).or(z.string()), args: z.record(z.string(), z.unknown()), client: ToolClient.optional() }),
     output: ToolResult,

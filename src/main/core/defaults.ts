@@ -2,6 +2,7 @@
 import type { CoreOptions } from './core.js';
 import { Registry } from './registry/registry.js';
 import { retireIdentities } from './registry/retireIdentities.js';
+import { registryMethods } from './registry/registryMethods.js';
 import { agentToolsExtension } from './dispatch/tools/agentToolsExtension.js';
 
 /** Options for a full Core; each feature module adds itself here. */
@@ -9,6 +10,6 @@ export function defaultCoreOptions(): CoreOptions {
   return {
     // The runtime registry (runtime-targets.json), followed live: fs.watch on the profile directory plus a 1 s stat poll.
     runtime: (home) => new Registry(home, { watch: true }),
-    extensions: [agentToolsExtension, retireIdentities],
+    extensions: [agentToolsExtension, retireIdentities, registryMethods],
   };
 }
