@@ -81,11 +81,11 @@ export type ToolArgs<T extends ToolName> = z.infer<(typeof toolArgSchemas)[T]>;
 export const toolDescriptions: Record<ToolName, string> = {
   terminal: 'Run a shell command on an execution target. The cwd is tracked per target: a cd in one call is seen by the next call on the same target only.',
   process: 'Manage background processes started by terminal with background: true: list, poll, log, wait, kill, write.',
-  read_file: 'Read a text file on an execution target, with line numbers.',
+  read_file: 'Read a text file on an execution target. content has cat -n style line numbers ("     1\\t…": number right-aligned in 6 columns, a tab, the line); at most limit lines and ~100 KB per call, with total_lines and next_offset when more is left.',
   write_file: 'Write a whole file on an execution target, creating parent directories.',
   patch: 'Replace exact text in a file on an execution target.',
-  search_files: 'Search file contents (regex) or file names (glob) on an execution target.',
-  execute_code: 'Run a python3 script on an execution target; tool calls inside it run on the same target.',
+  search_files: 'Search file contents (POSIX extended regex, as grep -E) or file names (glob) on an execution target; .git and node_modules are skipped.',
+  execute_code: 'Run a python3 script on an execution target; tool calls inside it (import switchboard_tools) run on the same target. Limits: timeout (default 300 s), 50 tool calls, 50 KB of output.',
   list_targets: 'List the execution targets with their backend, state and cwd.',
 };
 

@@ -13,6 +13,8 @@ import { action } from '../output.js';
 /** A connection to the Core that is re-made (from core.json) for the next call after it was lost; a call is never retried. */
 class CoreBridge {
   private conn: { client: CoreClient; close: () => void } | undefined;
+  /** Calls in flight: when the client closes stdin, their answers are still written before exit. */
+  readonly inFlight = new Set<Promise<unknown>>();
 
   static async open(): Promise<CoreBridge> {
     const b = new CoreBridge();
@@ -28,7 +30,14 @@ class CoreBridge {
     return this.conn.client;
   }
 
-  async call(tool: string, args: Record<string, unknown>): Promise<ToolResult> {
+  call(tool: string, args: Record<string, unknown>): Promise<ToolResult> {
+    const p = this.send(tool, args);
+    this.inFlight.add(p);
+    void p.catch(() => undefined).finally(() => this.inFlight.delete(p));
+    return p;
+  }
+
+  private async send(tool: string, args: Record<string, unknown>): Promise<ToolResult> {
     const client = await this.connection();
     try {
       return await client.call('tool.call', { tool, args, client: 'mcp' });
@@ -60,7 +69,11 @@ export function mcpCommand(program: Command): void {
         bridge.close();
         process.exit(0);
       };
-      process.stdin.once('end', () => void server.close());
+      process.stdin.once('end', () => {
+        void Promise.allSettled([...bridge.inFlight])
+          .then(() => new Promise((r) => setTimeout(r, 50)))
+          .then(() => server.close());
+      });
       await server.connect(transport);
     }));
 }
