@@ -108,4 +108,18 @@ describe('terminal panes', () => {
     await waitForText(p1, new RegExp(`^${m}$`, 'm'));
     await page.close();
   });
+
+  it('keeps up with a flood of output: acknowledgements keep the pty flowing past the high watermark', async () => {
+    const { page, errors } = await openUi(browser, served.url);
+    const p1 = pane(page, 1);
+    const m = marker('flood');
+    // ~1.3 MB of output: 13x the Core's 100,000-char pause mark, so it only finishes if the renderer acks.
+    await run(p1, `seq 1 200000; echo ${m}-$((1+1))`);
+    await waitForText(p1, new RegExp(`^200000\\n${m}-2$`, 'm'), 30_000);
+    const m2 = marker('still');
+    await run(p1, `echo ${m2}`);
+    await waitForText(p1, new RegExp(`^${m2}$`, 'm'));
+    expect(errors).toEqual([]);
+    await page.close();
+  });
 });

@@ -51,9 +51,9 @@ function ProcessRow({ p, now, selected, onSelect }: { p: ProcessInfo; now: numbe
     <tr className={`row${selected ? ' row--selected' : ''}`} aria-selected={selected} onClick={onSelect} aria-label={p.command}>
       <td><span className={`badge badge--proc-${p.status}`}>{p.status}</span></td>
       <td className="mono cell-command" title={`${p.command}\n${p.cwd}`}>{p.command}</td>
-      <td className="mono dim">{clockTime(p.started_at)}</td>
+      <td className="mono dim col-started">{clockTime(p.started_at)}</td>
       <td className="mono dim num">{elapsed(p.started_at, p.ended_at, now)}</td>
-      <td className="mono dim num">{p.exit_code ?? ''}</td>
+      <td className="mono dim num col-exit">{p.exit_code ?? ''}</td>
       <td className="cell-action">
         {p.status === 'running' && (
           <button type="button" className="button button--danger button--small" aria-label={`Kill ${p.command}`} title="Kill this process" onClick={kill}>
@@ -92,7 +92,7 @@ export function ProcessesPanel() {
           ) : (
             <table className="grid" aria-label="Processes">
               <thead>
-                <tr><th className="w-status">Status</th><th>Command</th><th className="w-time">Started</th><th className="w-dur">Runtime</th><th className="w-exit">Exit</th><th className="w-action"><span className="visually-hidden">Actions</span></th></tr>
+                <tr><th className="w-status">Status</th><th>Command</th><th className="w-time col-started">Started</th><th className="w-dur">Runtime</th><th className="w-exit col-exit">Exit</th><th className="w-action"><span className="visually-hidden">Actions</span></th></tr>
               </thead>
               <tbody>
                 {list.map((p) => (

@@ -100,7 +100,7 @@ export class TerminalSession {
       if (epoch !== this.epoch || this.disposed) return;
       this.setStatus('failed');
       const e = err as { message?: string; hint?: string };
-      this.term.write(`\r\n${RED}${e.message ?? String(err)}${RESET}\r\n${e.hint ? `${DIM}${e.hint}${RESET}\r\n` : ''}${DIM}press a key to try again${RESET}\r\n`);
+      this.notice(`${RED}${e.message ?? String(err)}${RESET}\r\n${e.hint ? `${DIM}${e.hint}${RESET}\r\n` : ''}${DIM}press a key to try again${RESET}\r\n`);
       toastError(err);
       return;
     }
@@ -147,12 +147,17 @@ export class TerminalSession {
     this.detach();
     if (reason === 'connection lost') {
       this.setStatus('lost');
-      this.term.write(`\r\n${YELLOW}connection lost — press a key to reconnect${RESET}\r\n`);
+      this.notice(`${YELLOW}connection lost — press a key to reconnect${RESET}\r\n`);
     } else {
       this.setStatus('exited');
       const detail = code !== null && code !== 0 ? ` exit code ${code} ·` : '';
-      this.term.write(`\r\n${DIM}[process exited]${detail} press Enter for a new shell${RESET}\r\n`);
+      this.notice(`${DIM}[process exited]${detail} press Enter for a new shell${RESET}\r\n`);
     }
+  }
+
+  /** A notice of the app's own, on a line of its own (no blank line above it on an empty screen) after output already queued. */
+  private notice(text: string): void {
+    this.term.write('', () => this.term.write((this.term.buffer.active.cursorX > 0 ? '\r\n' : '') + text));
   }
 
   private input(data: string): void {

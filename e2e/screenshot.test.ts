@@ -1,0 +1,78 @@
+// Not a check: stages a realistic window for the README (docs/screenshot.png) and renders assets/icon.png. Run with SB_SCREENSHOT=1.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { launchChromium, openUi, pane, root, run, startServe, targetsYaml, waitForText, type Served } from './harness.js';
+
+const enabled = process.env.SB_SCREENSHOT === '1';
+let served: Served;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (!enabled) return;
+  served = await startServe();
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await served?.stop();
+});
+
+describe.skipIf(!enabled)('README pictures', () => {
+  it('renders the icon as a PNG', async () => {
+    const page = await browser.newPage({ viewport: { width: 512, height: 512 } });
+    const svg = readFileSync(join(root, 'assets/icon.svg'), 'utf8');
+    await page.setContent(`<html><body style="margin:0;background:transparent"><img width="512" height="512" src="data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}"></body></html>`);
+    await page.screenshot({ path: join(root, 'assets/icon.png'), omitBackground: true });
+    await page.close();
+  });
+
+  it('stages the window', async () => {
+    const base = join(served.home, '..');
+    const project = join(base, 'switchboard');
+    const ci = join(base, 'ci');
+    for (const d of [join(project, 'src'), join(project, 'e2e'), join(project, 'docs'), ci]) mkdirSync(d, { recursive: true });
+    for (const f of ['package.json', 'README.md', 'tsconfig.json', 'src/index.ts', 'e2e/harness.ts']) writeFileSync(join(project, f), '{}\n');
+    writeFileSync(join(served.home, 'config.yaml'), targetsYaml({ laptop: { cwd: project }, 'ci-runner': { cwd: ci } }, 'laptop').replace(
+      '  targets:\n', `  targets:\n    staging: { backend: ssh, ssh_host: 10.0.0.12, ssh_user: deploy, ssh_key: ${JSON.stringify(join(base, 'missing_ed25519'))}, cwd: /srv/app }\n`));
+    await served.cli(['targets', 'register', 'sandbox-7', '--backend', 'local', '--cwd', project, '--provider', 'agent-pool']);
+    await served.cli(['targets', 'register', 'sandbox-6', '--backend', 'local', '--cwd', ci, '--provider', 'agent-pool']);
+    await served.cli(['targets', 'drain', 'sandbox-6', '--provider', 'agent-pool']);
+
+    const { page } = await openUi(browser, served.url);
+    await page.getByRole('list', { name: 'Targets' }).getByRole('listitem', { name: 'sandbox-6' }).waitFor();
+    const p1 = pane(page, 1);
+    await p1.getByRole('combobox', { name: 'Target' }).selectOption('laptop');
+    await waitForText(p1, `${project} $`);
+
+    // The agent's side of things: calls from the CLI, a background server, a failing target.
+    const call = (args: object) => served.cli(['call', 'terminal', JSON.stringify(args)]);
+    await call({ command: 'git status --short 2>/dev/null | head -3; ls', execution_target: 'laptop' });
+    await call({ command: 'npm test -- --reporter=dot 2>/dev/null || true', execution_target: 'ci-runner' });
+    await served.cli(['call', 'list_targets', '{}']);
+    await call({ command: 'uptime', execution_target: 'staging' });
+    await call({ command: 'for i in $(seq 1 600); do echo "GET /health 200 $((RANDOM % 9 + 1))ms"; sleep 1; done', background: true, execution_target: 'laptop' });
+    await call({ command: 'sleep 900', background: true, execution_target: 'laptop' });
+    await call({ command: 'echo build finished', execution_target: 'sandbox-7' });
+
+    await run(p1, 'clear; ls -la --color=always --group-directories-first');
+    await page.keyboard.press('Control+Shift+D');
+    const p2 = pane(page, 2);
+    await p2.waitFor();
+    await p2.getByRole('combobox', { name: 'Target' }).selectOption('ci-runner');
+    await waitForText(p2, `${ci} $`);
+    await run(p2, String.raw`clear; for s in lint typecheck unit e2e; do printf '\e[32m✓\e[0m %-10s \e[2m%4dms\e[0m\n' $s $((RANDOM % 900 + 100)); done; printf '\e[1;32m4 passed\e[0m \e[2m(%s)\e[0m\n' "$(date +%T)"`);
+    await waitForText(p2, '4 passed');
+    await p1.locator('.xterm').click();
+    await run(p1, 'cd src');
+    await waitForText(p1, `${project}/src $`);
+
+    const procs = page.getByRole('table', { name: 'Processes' });
+    await procs.getByRole('row').filter({ hasText: 'GET /health' }).click().catch(() => undefined);
+    await page.waitForTimeout(2500);
+    mkdirSync(join(root, 'docs'), { recursive: true });
+    await page.screenshot({ path: join(root, 'docs/screenshot.png') });
+    await page.close();
+  });
+});

@@ -1,0 +1,86 @@
+// The Targets sidebar follows the Core live: a target added in config.yaml or registered at run time appears without touching open panes.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium, marker, openUi, pane, root, run, startServe, terminalText, waitForText, type Served } from './harness.js';
+
+let served: Served;
+let browser: Browser;
+
+beforeAll(async () => {
+  served = await startServe();
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await served?.stop();
+});
+
+/** Milliseconds until the sidebar lists `name`. */
+async function timeUntilListed(page: Page, name: string, timeoutMs = 5000): Promise<number> {
+  const started = Date.now();
+  await page.getByRole('list', { name: 'Targets' }).getByRole('listitem', { name }).waitFor({ timeout: timeoutMs });
+  return Date.now() - started;
+}
+
+describe('targets sidebar', () => {
+  it('lists new targets live and leaves the open pane alone', async () => {
+    const { page, errors } = await openUi(browser, served.url);
+    const sidebar = page.getByRole('list', { name: 'Targets' });
+    const alpha = sidebar.getByRole('listitem', { name: 'alpha' });
+    await expect.poll(() => alpha.textContent()).toContain('default');
+    expect(await alpha.textContent()).toContain('local');
+    expect(await alpha.textContent()).toContain('active');
+    expect(await alpha.textContent()).toContain('config');
+    expect(await alpha.textContent()).toContain(served.dirs.alpha);
+
+    const p1 = pane(page, 1);
+    const m = marker('before');
+    await run(p1, `echo ${m}`);
+    await waitForText(p1, new RegExp(`^${m}$`, 'm'));
+    // Tag the live terminal element: if the pane were re-created, the tag would be gone.
+    await p1.locator('.xterm').evaluate((el) => { el.setAttribute('data-e2e-kept', 'yes'); });
+
+    // 1. An edit of config.yaml while the page is open.
+    const gammaDir = join(served.home, '..', 'z');
+    mkdirSync(gammaDir, { recursive: true });
+    const configPath = join(served.home, 'config.yaml');
+    writeFileSync(configPath, readFileSync(configPath, 'utf8') + `    gamma: { backend: local, cwd: ${JSON.stringify(gammaDir)} }\n`);
+    const tConfig = await timeUntilListed(page, 'gamma');
+    console.log(`config target listed after ${tConfig} ms`);
+    expect(tConfig).toBeLessThan(1000);
+
+    // 2. A runtime registration from the CLI, then a drain.
+    const reg = await served.cli(['targets', 'register', 'delta', '--backend', 'local', '--cwd', gammaDir]);
+    expect(reg.stderr).toBe('');
+    expect(reg.code).toBe(0);
+    const tRuntime = await timeUntilListed(page, 'delta');
+    console.log(`runtime target listed after ${tRuntime} ms`);
+    expect(tRuntime).toBeLessThan(1000);
+    const delta = sidebar.getByRole('listitem', { name: 'delta' });
+    expect(await delta.textContent()).toContain('runtime');
+    expect(await delta.textContent()).toContain('active');
+
+    const drain = await served.cli(['targets', 'drain', 'delta']);
+    expect(drain.code).toBe(0);
+    await expect.poll(() => delta.textContent()).toContain('draining');
+    expect(await delta.getAttribute('class')).toContain('target--draining');
+    await page.getByRole('combobox', { name: 'Target' }).locator('option', { hasText: 'delta' }).waitFor({ state: 'attached' });
+    expect(await page.locator('option[value="delta"]').isDisabled(), 'a draining target takes no new panes').toBe(true);
+
+    // The pane did not change: same element, same target, same screen, still live.
+    expect(await p1.locator('.xterm[data-e2e-kept="yes"]').count()).toBe(1);
+    expect(await p1.getByRole('combobox', { name: 'Target' }).inputValue()).toBe('alpha');
+    const text = await terminalText(p1);
+    expect(text).toContain(m);
+    expect(text).not.toContain('[process exited]');
+    const m2 = marker('after');
+    await run(p1, `echo ${m2}`);
+    await waitForText(p1, new RegExp(`^${m2}$`, 'm'));
+
+    await page.screenshot({ path: join(root, 'test-results/e2e-sidebar.png') });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
