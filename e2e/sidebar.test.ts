@@ -83,4 +83,59 @@ describe('targets sidebar', () => {
     expect(errors).toEqual([]);
     await page.close();
   });
+
+  it('adds, edits, drains and removes a runtime target from the sidebar', async () => {
+    const { page, errors } = await openUi(browser, served.url);
+    const sidebar = page.getByRole('list', { name: 'Targets' });
+
+    await page.getByRole('button', { name: 'Add target' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Add target' });
+    await dialog.waitFor();
+    // Checked before sending: a bad name, then a name config.yaml already uses (refused by the Core).
+    await dialog.getByLabel('Name').fill('bad name!');
+    await dialog.getByRole('button', { name: 'Add target' }).click();
+    await expect.poll(() => dialog.getByRole('alert').textContent()).toContain('target name');
+    await dialog.getByLabel('Name').fill('alpha');
+    await dialog.getByRole('button', { name: 'Add target' }).click();
+    await expect.poll(() => dialog.getByRole('alert').textContent()).toContain('config target');
+    await page.screenshot({ path: join(root, 'test-results/e2e-add-target.png') });
+
+    await dialog.getByLabel('Name').fill('eps');
+    await dialog.getByLabel('Working directory').fill(served.dirs.beta);
+    await dialog.getByRole('button', { name: 'Add target' }).click();
+    await dialog.waitFor({ state: 'detached' });
+    const eps = sidebar.getByRole('listitem', { name: 'eps' });
+    await eps.waitFor();
+    expect(await eps.textContent()).toContain('runtime');
+    expect(await eps.textContent()).toContain(served.dirs.beta);
+    const gen1 = await eps.locator('.target__meta').textContent();
+
+    await eps.hover();
+    await eps.getByRole('button', { name: 'Edit eps' }).click();
+    const edit = page.getByRole('dialog', { name: 'Edit target eps' });
+    await edit.getByLabel('Working directory').fill(served.dirs.alpha);
+    await edit.getByRole('button', { name: 'Save' }).click();
+    await edit.waitFor({ state: 'detached' });
+    await expect.poll(() => eps.locator('.target__cwd').textContent()).toBe(served.dirs.alpha);
+    expect(await eps.locator('.target__meta').textContent(), 'an edit is a new generation').not.toBe(gen1);
+
+    // A pane on it opens in the edited cwd.
+    await page.getByRole('combobox', { name: 'Target' }).selectOption('eps');
+    await waitForText(pane(page, 1), `${served.dirs.alpha} $`);
+
+    await eps.hover();
+    await eps.getByRole('button', { name: 'Drain eps' }).click();
+    await expect.poll(() => eps.textContent()).toContain('draining');
+    // The pane on it goes on: draining refuses new work only.
+    const m = marker('drained');
+    await run(pane(page, 1), `echo ${m}`);
+    await waitForText(pane(page, 1), new RegExp(`^${m}$`, 'm'));
+
+    await eps.hover();
+    await eps.getByRole('button', { name: 'Remove eps' }).click();
+    await eps.getByRole('button', { name: 'Confirm remove eps' }).click();
+    await eps.waitFor({ state: 'detached' });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
 });

@@ -1,12 +1,14 @@
 // The Targets sidebar: every target with backend, state, source, generation and cwd; live from targets.changed.
-import { memo } from 'react';
+import { memo, useEffect, useState } from 'react';
 import type { TargetInfo } from '../../shared/targets.js';
 import { useTargets } from '../store/targets.js';
 import { useLayout } from '../store/layout.js';
 import { focusTerminal } from '../terminal/sessions.js';
 import { shortGeneration } from '../format.js';
-import { BackendIcon, IconPlus } from './icons.js';
-import { useConnection } from '../client/core.js';
+import { BackendIcon, IconDrain, IconEdit, IconPlus, IconTrash } from './icons.js';
+import { call, useConnection } from '../client/core.js';
+import { useDialogs } from '../store/dialogs.js';
+import { useToasts } from '../store/toasts.js';
 
 const stateLabel: Record<TargetInfo['state'], string> = {
   active: 'active',
@@ -15,9 +17,33 @@ const stateLabel: Record<TargetInfo['state'], string> = {
   removed: 'removed',
 };
 
+/** Remove asks twice: the first click arms the button for a few seconds. */
+function RemoveButton({ t }: { t: TargetInfo }) {
+  const [armed, setArmed] = useState(false);
+  useEffect(() => {
+    if (!armed) return;
+    const timer = setTimeout(() => setArmed(false), 4000);
+    return () => clearTimeout(timer);
+  }, [armed]);
+  const click = (): void => {
+    if (!armed) return setArmed(true);
+    setArmed(false);
+    void call('targets.remove', { name: t.name, generation: t.generation }).then((r) => {
+      if (r) useToasts.getState().push({ kind: 'info', message: `Target "${t.name}" removed` });
+    });
+  };
+  return (
+    <button type="button" className={`icon-button${armed ? ' icon-button--armed' : ''}`} aria-label={armed ? `Confirm remove ${t.name}` : `Remove ${t.name}`}
+      title={armed ? 'Click again to remove' : 'Remove this runtime target'} onClick={click}>
+      {armed ? <span className="armed-text">Remove?</span> : <IconTrash size={12} />}
+    </button>
+  );
+}
+
 const TargetRow = memo(function TargetRow({ t }: { t: TargetInfo }) {
   const openTab = (): void => focusTerminal(useLayout.getState().newTab(t.name));
   const canOpen = t.state !== 'draining' && t.flags?.supports_pty !== false;
+  const runtime = t.source === 'runtime';
   const details = [t.backend, t.source, `generation ${t.generation}`, t.cwd ? `cwd ${t.cwd}` : '', t.problem ?? ''].filter(Boolean).join('\n');
   return (
     <li className={`target target--${t.state}`} aria-label={t.name} title={details}>
@@ -27,11 +53,26 @@ const TargetRow = memo(function TargetRow({ t }: { t: TargetInfo }) {
         {t.is_default && <span className="tag tag--default" title="terminal.default_target">default</span>}
         <span className="target__spacer" />
         <span className="target__backend"><BackendIcon flags={t.flags} size={12} />{t.backend}</span>
-        {canOpen && (
-          <button type="button" className="icon-button target__open" aria-label={`New terminal on ${t.name}`} title={`New tab on ${t.name}`} onClick={openTab}>
-            <IconPlus size={12} />
-          </button>
-        )}
+        <span className="target__actions">
+          {canOpen && (
+            <button type="button" className="icon-button" aria-label={`New terminal on ${t.name}`} title={`New tab on ${t.name}`} onClick={openTab}>
+              <IconPlus size={12} />
+            </button>
+          )}
+          {runtime && (
+            <button type="button" className="icon-button" aria-label={`Edit ${t.name}`} title="Edit (registers a new generation)"
+              onClick={() => useDialogs.getState().openTargetForm({ mode: 'edit', target: t })}>
+              <IconEdit size={12} />
+            </button>
+          )}
+          {runtime && t.state !== 'draining' && (
+            <button type="button" className="icon-button" aria-label={`Drain ${t.name}`} title="Drain: refuse new calls and panes; running work goes on"
+              onClick={() => void call('targets.drain', { name: t.name, generation: t.generation })}>
+              <IconDrain size={12} />
+            </button>
+          )}
+          {runtime && <RemoveButton t={t} />}
+        </span>
       </div>
       <div className="target__cwd mono" title={t.cwd}><bdi dir="ltr">{t.cwd ?? '—'}</bdi></div>
       <div className="target__meta">
@@ -59,6 +100,10 @@ export function Sidebar() {
         <div className="section-title">
           <h2 id="targets-heading">Targets</h2>
           <span className="count">{list.length}</span>
+          <button type="button" className="icon-button" aria-label="Add target" title="Add a runtime target"
+            onClick={() => useDialogs.getState().openTargetForm({ mode: 'add' })}>
+            <IconPlus />
+          </button>
         </div>
         {loaded && list.length === 0 && (
           <p className="empty">No targets yet. Add one under <code>terminal.targets</code> in config.yaml or run <code>switchboard targets register</code>.</p>

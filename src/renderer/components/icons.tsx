@@ -35,3 +35,7 @@ export function BackendIcon({ flags, size }: { flags: TargetInfo['flags']; size?
   if (flags.is_remote) return <IconServer size={size} />;
   return <IconLocal size={size} />;
 }
+
+export const IconEdit = icon(<path d="M10.5 2.5l3 3L6 13H3v-3z M9 4l3 3" />);
+export const IconDrain = icon(<><path d="M8 2.5v7M5 6.5l3 3 3-3" /><path d="M3 13.5h10" /></>);
+export const IconTrash = icon(<><path d="M2.5 4h11M6.5 4V2.5h3V4M4 4l.7 9.5h6.6L12 4" /><path d="M6.75 6.5v4.5M9.25 6.5v4.5" /></>);

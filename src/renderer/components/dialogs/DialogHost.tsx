@@ -1,5 +1,9 @@
-// Where the window's modal dialogs mount. The "Approve command" dialog (approvals) goes here: one component per file in this folder,
-// rendered by DialogHost when its zustand slice has something pending. Nothing is pending yet, so this renders nothing.
+// Where the window's modal dialogs mount, one component per file in this folder, each driven by its own zustand slice.
+// The "Approve command" dialog (approvals) belongs here too.
+import { useDialogs } from '../../store/dialogs.js';
+import { TargetDialog } from './TargetDialog.js';
+
 export function DialogHost() {
-  return null;
+  const targetForm = useDialogs((s) => s.targetForm);
+  return targetForm ? <TargetDialog key={targetForm.mode === 'edit' ? targetForm.target.name : 'add'} req={targetForm} /> : null;
 }
