@@ -123,6 +123,18 @@ describe('targets sidebar', () => {
     await page.getByRole('combobox', { name: 'Target' }).selectOption('eps');
     await waitForText(pane(page, 1), `${served.dirs.alpha} $`);
 
+    // Another edit while the pane is open: the pane stays on its generation and offers to reopen on the new one.
+    await eps.hover();
+    await eps.getByRole('button', { name: 'Edit eps' }).click();
+    const edit2 = page.getByRole('dialog', { name: 'Edit target eps' });
+    await edit2.getByLabel('Working directory').fill(join(served.dirs.alpha, 'sub'));
+    await edit2.getByRole('button', { name: 'Save' }).click();
+    const stale = pane(page, 1).getByRole('button', { name: /older generation/ });
+    await stale.waitFor();
+    await stale.click();
+    await waitForText(pane(page, 1), `${join(served.dirs.alpha, 'sub')} $`);
+    await stale.waitFor({ state: 'detached' });
+
     await eps.hover();
     await eps.getByRole('button', { name: 'Drain eps' }).click();
     await expect.poll(() => eps.textContent()).toContain('draining');

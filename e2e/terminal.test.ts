@@ -122,4 +122,22 @@ describe('terminal panes', () => {
     expect(errors).toEqual([]);
     await page.close();
   });
+
+  it('gives the terminals more or fewer rows when the panels are resized', async () => {
+    const { page, errors } = await openUi(browser, served.url);
+    const p1 = pane(page, 1);
+    const rows = () => p1.locator('.xterm-rows > div').count();
+    const before = await rows();
+    const splitter = page.getByRole('separator', { name: 'Resize panels' });
+    const h0 = Number(await splitter.getAttribute('aria-valuenow'));
+    await splitter.focus();
+    for (let i = 0; i < 4; i++) await page.keyboard.press('ArrowUp');
+    await expect.poll(async () => Number(await splitter.getAttribute('aria-valuenow'))).toBe(h0 + 96);
+    await expect.poll(rows).toBeLessThan(before);
+    // The shell was told: `tput lines` reports the new height.
+    await run(p1, 'echo rows=$(tput lines)');
+    await waitForText(p1, new RegExp(`^rows=${await rows()}$`, 'm'));
+    expect(errors).toEqual([]);
+    await page.close();
+  });
 });

@@ -9,6 +9,7 @@ import { Toasts } from './components/Toasts.js';
 import { StatusBar } from './components/StatusBar.js';
 import { ConnectionBanner } from './components/ConnectionBanner.js';
 import { DialogHost } from './components/dialogs/DialogHost.js';
+import { DockSplitter, useDockHeight } from './components/DockSplitter.js';
 import { useLayout } from './store/layout.js';
 import { useTargets, preferredTarget } from './store/targets.js';
 import { startSync } from './store/sync.js';
@@ -43,9 +44,19 @@ function useFirstTab(): void {
   }, [loaded]);
 }
 
+/** The window title names the focused pane's target, as terminal apps do. */
+function useWindowTitle(): void {
+  const target = useLayout((s) => (s.focusedPaneId ? s.panes[s.focusedPaneId]?.target : undefined));
+  useEffect(() => {
+    document.title = target ? `${target} — Switchboard` : 'Switchboard';
+  }, [target]);
+}
+
 export function App() {
   useEffect(() => startSync(), []);
   useFirstTab();
+  useWindowTitle();
+  const [dockHeight, setDockHeight] = useDockHeight();
   useEffect(() => {
     // Capture phase: the shortcut wins over xterm's own key handling.
     const onKey = (e: KeyboardEvent): void => {
@@ -66,7 +77,8 @@ export function App() {
         <ConnectionBanner />
         <TabBar />
         <Workspace />
-        <div className="dock">
+        <DockSplitter height={dockHeight} onChange={setDockHeight} />
+        <div className="dock" style={{ height: dockHeight }}>
           <ProcessesPanel />
           <ActivityFeed />
         </div>

@@ -71,6 +71,12 @@ export function PaneView({ paneId, index, focused }: { paneId: string; index: nu
           <span className="pane__cwd-text"><bdi dir="ltr">{pane.cwd ?? '…'}</bdi></span>
         </span>
         {pane.status !== 'open' && <span className={`chip chip--${pane.status}`}>{statusText[pane.status]}</span>}
+        {pane.status === 'open' && pane.generation && target && target.generation !== pane.generation && (
+          <button type="button" className="chip chip--stale" onClick={() => sessions.get(paneId)?.reopen()}
+            title={`This shell runs on generation ${pane.generation}; the target now has ${target.generation}. Click to close it and open a new shell on the new one.`}>
+            older generation · reopen
+          </button>
+        )}
         <span className="pane__actions">
           <button type="button" className="icon-button" aria-label="Split right" title={`Split right (${shortcutLabels.split})`} onClick={split}>
             <IconSplit />

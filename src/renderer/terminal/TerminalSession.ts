@@ -73,6 +73,14 @@ export class TerminalSession {
     void this.open();
   }
 
+  /** A fresh shell on the same target (e.g. on its newer generation). */
+  reopen(): void {
+    if (this.disposed) return;
+    this.closePty();
+    this.term.reset();
+    void this.open();
+  }
+
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
