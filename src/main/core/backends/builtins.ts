@@ -1,5 +1,6 @@
 // The built-in backend providers; plugins add theirs at run time.
 import type { BackendProvider } from './provider.js';
 import { localProvider } from './local/localProvider.js';
+import { sshProvider } from './ssh/sshProvider.js';
 
-export const builtinProviders: readonly BackendProvider[] = [localProvider];
+export const builtinProviders: readonly BackendProvider[] = [localProvider, sshProvider];

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { enterDir, exportLines, groupCommand, killGroupCommand, loginShellCommand, takeGroupLine } from './remoteCommand.js';
+
+const M = '__SB_PGID_abc__';
+
+describe('takeGroupLine', () => {
+  it.each([
+    ['', undefined],
+    ['__SB_PG', undefined],
+    [`${M}123`, undefined],
+    [`${M}123\nhello`, { pgid: 123, rest: 'hello' }],
+    [`${M}123\n`, { pgid: 123, rest: '' }],
+    [`${M}x\nhello`, { pgid: undefined, rest: 'hello' }],
+    ['sh: error here\n', { pgid: undefined, rest: 'sh: error here\n' }],
+    ['something long without newline', { pgid: undefined, rest: 'something long without newline' }],
+  ])('%j', (input, want) => expect(takeGroupLine(input, M)).toEqual(want));
+});
+
+describe('exportLines', () => {
+  it.each([
+    [undefined, [], ''],
+    [{ A: 'x y' }, [], "export A='x y'\n"],
+    [{ A: "it's" }, [], "export A='it'\\''s'\n"],
+    [{ A: '1', SECRET: '2' }, ['SECRET'], "export A='1'\n"],
+    [{ 'bad-name': '1', SWITCHBOARD_TOKEN: 't' }, [], ''],
+  ])('%j strip %j', (env, strip, want) => expect(exportLines(env, strip)).toBe(want));
+});
+
+/** Runs text as sshd would: through a login shell's `-c`, optionally as a session leader. */
+const sh = (text: string, leader = false) =>
+  leader ? spawnSync('setsid', ['-w', '/bin/bash', '-c', text], { encoding: 'utf8' }) : spawnSync('/bin/bash', ['-c', text], { encoding: 'utf8' });
+
+describe('shell text (run locally with dash and bash)', () => {
+  it('enterDir falls back to the nearest existing parent', () => {
+    expect(spawnSync('/bin/sh', ['-c', enterDir('/usr/lib/no/such/dir') + 'pwd'], { encoding: 'utf8' }).stdout).toBe('/usr/lib\n');
+  });
+
+  it.each([
+    ['not a group leader (setsid -w path)', false],
+    ['already a session leader, as under sshd', true],
+  ])('groupCommand, %s: prints its own process group id first, then runs the body with env and cwd', (_name, leader) => {
+    const r = sh(groupCommand('echo "$A $(pwd)"; ps -o pgid= -p $$; exit 7', { marker: M, cwd: '/tmp', env: { A: 'hi', DROP: 'x' }, strip: ['DROP'] }), leader);
+    const got = takeGroupLine(r.stdout, M);
+    expect(got?.pgid).toBeGreaterThan(1);
+    const [line1, line2] = (got?.rest ?? '').split('\n');
+    expect(line1).toBe('hi /tmp');
+    expect(Number(line2?.trim())).toBe(got?.pgid);
+    expect(r.status).toBe(7);
+  });
+
+  it('killGroupCommand ends the whole group, children included', async () => {
+    const child = spawn('/bin/bash', ['-c', groupCommand('sleep 300 & sleep 301 & wait', { marker: M, strip: [] })], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const first = await new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(d.toString())));
+    const pgid = takeGroupLine(first, M)?.pgid as number;
+    expect(pgid).toBeGreaterThan(1);
+    const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
+    expect(sh(killGroupCommand(pgid)).status).toBe(0);
+    await exited;
+    // Only zombies (state Z) may remain: this container's init does not reap orphans.
+    const live = spawnSync('ps', ['-o', 'stat=', '-g', String(pgid)], { encoding: 'utf8' }).stdout.split('\n').filter((s) => s.trim() && !s.startsWith('Z'));
+    expect(live).toEqual([]);
+    // And killing a group that is gone is not an error.
+    expect(sh(killGroupCommand(pgid)).status).toBe(0);
+  });
+
+  it('loginShellCommand enters the directory and execs the login shell with -l', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-login-'));
+    const fakeShell = join(dir, 'fake-shell');
+    writeFileSync(fakeShell, '#!/bin/sh\necho "$(pwd) $1 $X $TERM_PROGRAM"\n', { mode: 0o755 });
+    const r = spawnSync('/bin/bash', ['-c', loginShellCommand('/tmp/no/such', { X: '1' }, [])], { encoding: 'utf8', env: { ...process.env, SHELL: fakeShell } });
+    expect(r.stdout).toBe('/tmp -l 1 Switchboard\n');
+  });
+});

@@ -1,0 +1,101 @@
+// Builds the POSIX sh text sent over SSH exec channels: process-group launch, group kill, login shells.
+import { shellQuote } from '../../sessions/shellWrap.js';
+
+/** Variable names a POSIX shell can export. */
+const envName = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** `export K='v'` lines for the variables that may be sent (valid names, not stripped). */
+export function exportLines(env: Record<string, string> | undefined, strip: readonly string[]): string {
+  if (!env) return '';
+  const skip = new Set([...strip, 'SWITCHBOARD_TOKEN']);
+  return Object.entries(env)
+    .filter(([k]) => envName.test(k) && !skip.has(k))
+    .map(([k, v]) => `export ${k}=${shellQuote(v)}\n`)
+    .join('');
+}
+
+/** Shell lines that enter a directory, or its nearest existing parent, or /. */
+export function enterDir(cwd: string): string {
+  return [
+    `__sb_d=${shellQuote(cwd)}`,
+    'while [ ! -d "$__sb_d" ] && [ "$__sb_d" != / ]; do __sb_d=$(dirname -- "$__sb_d"); done',
+    'cd -- "$__sb_d" 2>/dev/null || cd /',
+  ].join('\n') + '\n';
+}
+
+/** Remembers this session's SSH_* values in shell variables the env file never saves (`__sb_*`). */
+const captureSessionVars = '__sb_ssh_c=${SSH_CONNECTION-}; __sb_ssh_cl=${SSH_CLIENT-}\n';
+
+/**
+ * Put before a wrapped command: the identity's env file restores every exported variable of the last
+ * call, including the previous connection's SSH_CONNECTION / SSH_CLIENT; these lines bring back this one's.
+ */
+export const refreshSessionVars = 'SSH_CONNECTION=$__sb_ssh_c SSH_CLIENT=$__sb_ssh_cl\n';
+
+/**
+ * The exec-channel command that runs `body` as the leader of its own process group and first prints
+ * `MARKER<pgid>` on a line of its own, so a timeout or kill can signal the whole group remotely
+ * (closing our channel alone would leave the remote processes running).
+ * OpenSSH (and dropbear) already make each session's shell a session leader; then `exec` keeps the pid,
+ * `$$` is the group id and a signal death still reaches us as exit-signal. Elsewhere `setsid -w` makes a
+ * new group (it reports a signal death as a plain status, hence only as the fallback). The outer
+ * `exec sh -c` keeps the text POSIX whatever the user's login shell is.
+ */
+export function groupCommand(body: string, opts: { marker: string; cwd?: string; env?: Record<string, string>; strip: readonly string[] }): string {
+  const boot = `exec 2>&3 3>&-\n${captureSessionVars}printf '%s%s\\n' '${opts.marker}' "$$"\n${body}`;
+  const inner =
+    (opts.cwd !== undefined ? enterDir(opts.cwd) : '') +
+    exportLines(opts.env, opts.strip) +
+    // Field 5 of /proc/PID/stat is the process group (sh's own comm has no spaces to shift it).
+    '__sb_pg=; if [ -r /proc/$$/stat ]; then read -r __sb_st < /proc/$$/stat; set -- $__sb_st; __sb_pg=$5; fi\n' +
+    `if [ "$__sb_pg" = "$$" ] || ! command -v setsid >/dev/null 2>&1; then exec sh -c ${shellQuote(boot)} 3>&2; fi\n` +
+    // setsid's own complaint about a killed child goes to /dev/null; the group keeps the real stderr as fd 3.
+    `exec setsid -w sh -c ${shellQuote(boot)} 3>&2 2>/dev/null`;
+  return `exec sh -c ${shellQuote(inner)}`;
+}
+
+/** Splits the group-id line off the start of a stream; undefined while the first line is incomplete. */
+export function takeGroupLine(buffered: string, marker: string): { pgid: number | undefined; rest: string } | undefined {
+  const nl = buffered.indexOf('\n');
+  if (nl < 0) {
+    // Not our line at all (a startup error, say): stop waiting as soon as that is certain.
+    if (buffered.length >= marker.length && !buffered.startsWith(marker)) return { pgid: undefined, rest: buffered };
+    return undefined;
+  }
+  const first = buffered.slice(0, nl);
+  if (!first.startsWith(marker)) return { pgid: undefined, rest: buffered };
+  const pgid = Number(first.slice(marker.length));
+  return { pgid: Number.isInteger(pgid) && pgid > 1 ? pgid : undefined, rest: buffered.slice(nl + 1) };
+}
+
+/** TERM the group, wait up to about a second for it to go, then KILL what is left. (`kill -SIG -PGID`: dash rejects `--`.) */
+export function killGroupCommand(pgid: number): string {
+  const g = String(Math.trunc(pgid));
+  return (
+    `kill -TERM -${g} 2>/dev/null || exit 0; ` +
+    `i=0; while [ $i -lt 10 ] && kill -0 -${g} 2>/dev/null; do sleep 0.1; i=$((i+1)); done; ` +
+    `kill -KILL -${g} 2>/dev/null; exit 0`
+  );
+}
+
+/** Makes bash print OSC 7 (file://host/cwd) before every prompt, as local panes do, so pane headers follow `cd`. */
+const osc7PromptCommand = 'printf "\\033]7;file://%s%s\\033\\\\" "${HOSTNAME:-localhost}" "$PWD"';
+
+/** The exec-channel command for an interactive pane: enter cwd, then become the user's login shell. */
+export function loginShellCommand(cwd: string, env: Record<string, string> | undefined, strip: readonly string[]): string {
+  const inner =
+    enterDir(cwd) +
+    exportLines({ COLORTERM: 'truecolor', TERM_PROGRAM: 'Switchboard', ...env }, strip) +
+    `[ -n "\${PROMPT_COMMAND:-}" ] || export PROMPT_COMMAND=${shellQuote(osc7PromptCommand)}\n` +
+    'exec "${SHELL:-/bin/sh}" -l';
+  return `exec sh -c ${shellQuote(inner)}`;
+}
+
+const signalNumbers: Record<string, number> = { HUP: 1, INT: 2, QUIT: 3, ABRT: 6, KILL: 9, SEGV: 11, PIPE: 13, ALRM: 14, TERM: 15 };
+
+/** Exit code of a channel's `exit` event: the status, or 128 + signal number as shells report it. */
+export function exitCodeOf(code: unknown, signal: unknown): number | undefined {
+  if (typeof code === 'number') return code;
+  if (typeof signal === 'string') return 128 + (signalNumbers[signal.replace(/^SIG/, '')] ?? 0);
+  return undefined;
+}

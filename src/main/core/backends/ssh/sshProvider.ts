@@ -1,0 +1,453 @@
+// The SSH backend: commands, panes, background processes and file ops over one pooled ssh2 connection.
+import { createHash, randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { homedir, userInfo } from 'node:os';
+import { posix } from 'node:path';
+import type { SFTPWrapper, Stats } from 'ssh2';
+import { SshSpec, type ProviderFlags } from '../../../../shared/targets.js';
+import { SwitchboardError, errorLine, toErrorPayload } from '../../../../shared/errors.js';
+import type {
+  BackendProvider, BackgroundHandle, Environment, ExecOptions, ExecResult, FileStat, ProviderContext, ShellChannel, TargetSnapshot,
+} from '../provider.js';
+import { BoundedCapture } from '../../sessions/boundedCapture.js';
+import { parseWrapped, wrapCommand } from '../../sessions/shellWrap.js';
+import { connectionPool, type ExecChannel, type LiveConnection, type SshLease } from './connectionPool.js';
+import { groupCommand, killGroupCommand, loginShellCommand, refreshSessionVars, takeGroupLine } from './remoteCommand.js';
+import { parseSshConfig } from './sshConfig.js';
+import { resolveRoute, type SshHop } from './sshRoute.js';
+
+const flags: ProviderFlags = {
+  is_remote: true,
+  is_container: false,
+  skip_container_guards: false,
+  supports_pty: true,
+  supports_stdin: true,
+  strip_env_keys: [],
+};
+
+export const sshProvider: BackendProvider = {
+  backend: 'ssh',
+  flags,
+  specSchema: SshSpec,
+  createEnvironment: (snapshot, ctx) => new SshEnvironment(snapshot, ctx),
+};
+
+/** The remote file that keeps an identity's exported variables between calls (written with umask 077). */
+export function remoteEnvFile(identity: string): string {
+  return `/tmp/switchboard-env-${createHash('sha256').update(identity).digest('hex').slice(0, 16)}.sh`;
+}
+
+const groupMarker = (): string => `__SB_PGID_${randomBytes(6).toString('hex')}__`;
+
+function unrefDelay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+class SshEnvironment implements Environment {
+  readonly identity: string;
+  private readonly envFile: string;
+  private lease: SshLease | undefined;
+  private route: Promise<SshHop[]> | undefined;
+  private homeDir: Promise<string> | undefined;
+  private readonly background = new Set<RemoteProcess>();
+  private readonly shells = new Set<RemoteProcess>();
+
+  constructor(private readonly snapshot: TargetSnapshot, private readonly ctx: ProviderContext) {
+    this.identity = snapshot.identity;
+    this.envFile = remoteEnvFile(snapshot.identity);
+  }
+
+  private get strip(): readonly string[] {
+    return this.snapshot.flags.strip_env_keys;
+  }
+
+  /** The hops to the target, read once: spec, ~/.ssh/config aliases, the ssh_jump chain. */
+  private resolve(): Promise<SshHop[]> {
+    this.route ??= (async () => {
+      const spec = SshSpec.safeParse(this.snapshot.spec);
+      if (!spec.success) throw new SwitchboardError('bad_config', `target "${this.snapshot.name}" is not a valid SSH target`, 'check its ssh_* keys');
+      const home = homedir();
+      const configText = await readFile(posix.join(home, '.ssh', 'config'), 'utf8').catch(() => '');
+      return resolveRoute(this.snapshot.name, spec.data, {
+        resolveSpec: (name) => this.ctx.resolveSpec(name),
+        sshConfig: parseSshConfig(configText),
+        local: { home, user: userInfo().username },
+      });
+    })();
+    this.route.catch(() => {
+      this.route = undefined;
+    });
+    return this.route;
+  }
+
+  private async connect(): Promise<LiveConnection> {
+    const hops = await this.resolve();
+    this.lease ??= connectionPool.lease(hops, { identity: this.identity, ctx: this.ctx });
+    return this.lease.connect();
+  }
+
+  async home(): Promise<string> {
+    this.homeDir ??= (async () => {
+      const live = await this.connect();
+      const r = await runQuiet(live, 'printf %s "$HOME"', 15_000);
+      if (r.exitCode !== 0 || !r.output.startsWith('/')) {
+        throw new SwitchboardError('target_unreachable', `could not read $HOME on ${live.label}`, 'the remote account needs a home directory');
+      }
+      return r.output;
+    })();
+    this.homeDir.catch(() => {
+      this.homeDir = undefined;
+    });
+    return this.homeDir;
+  }
+
+  /** `~` and `~/x` mean the remote home (specs may say `cwd: ~/project`). */
+  private async absolute(path: string): Promise<string> {
+    if (path === '~') return this.home();
+    if (path.startsWith('~/')) return posix.join(await this.home(), path.slice(2));
+    return path;
+  }
+
+  async exec(command: string, opts: ExecOptions): Promise<ExecResult> {
+    const cwd = await this.absolute(opts.cwd);
+    const live = await this.connect();
+    const { script, marker } = wrapCommand(refreshSessionVars + command, { cwd, envFile: this.envFile });
+    const gm = groupMarker();
+    const { channel, exitCode: reportedExit } = await live.exec(groupCommand(script, { marker: gm, env: opts.env, strip: this.strip }));
+    const capture = new BoundedCapture(opts.maxOutputChars);
+
+    return new Promise<ExecResult>((resolve, reject) => {
+      let pgid: number | undefined;
+      let head = '';
+      let headDone = false;
+      let timedOut = false;
+      let stopRequested = false;
+      let killSent = false;
+      let done = false;
+
+      const killNow = (): void => {
+        if (killSent || pgid === undefined) return;
+        killSent = true;
+        void killGroup(live, pgid);
+      };
+      const stop = (): void => {
+        if (stopRequested) return;
+        stopRequested = true;
+        killNow();
+        // Whatever the remote side does, the call ends: close our channel, then give up waiting.
+        void unrefDelay(3000).then(() => {
+          if (done) return;
+          channel.close();
+          return unrefDelay(1000).then(() => finish());
+        });
+      };
+
+      channel.setEncoding('utf8');
+      channel.stderr.setEncoding('utf8');
+      channel.on('data', (text: string) => {
+        if (headDone) return capture.push(text);
+        head += text;
+        const got = takeGroupLine(head, gm);
+        if (!got) return;
+        headDone = true;
+        head = '';
+        pgid = got.pgid;
+        if (got.rest) capture.push(got.rest);
+        if (stopRequested) killNow();
+      });
+      channel.stderr.on('data', (text: string) => capture.push(text));
+      channel.on('close', () => finish());
+      if (opts.stdin !== undefined) channel.end(opts.stdin);
+      else channel.end();
+
+      const timer = setTimeout(() => {
+        timedOut = true;
+        stop();
+      }, opts.timeoutMs);
+      const onAbort = (): void => stop();
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      if (opts.signal?.aborted) stop();
+      const offLost = live.onLost((err) => finish(err));
+
+      function finish(err?: SwitchboardError): void {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        offLost();
+        opts.signal?.removeEventListener('abort', onAbort);
+        if (err && !timedOut) {
+          reject(err);
+          return;
+        }
+        if (!headDone && head) capture.push(head);
+        const { text, truncated } = capture.text();
+        const parsed = parseWrapped(text, marker);
+        if (timedOut) {
+          const secs = Math.round(opts.timeoutMs / 1000);
+          resolve({ output: `${parsed.output}\n[timed out after ${secs}s]`, exitCode: 124, cwd, timedOut: true, truncated });
+          return;
+        }
+        const exitCode = reportedExit();
+        if (exitCode === undefined && !live.isAlive) {
+          reject(live.lostError());
+          return;
+        }
+        resolve({ output: parsed.output, exitCode: exitCode ?? 255, cwd: parsed.cwd ?? cwd, timedOut: false, truncated });
+      }
+    });
+  }
+
+  async openShell(opts: { cwd: string; cols: number; rows: number; env?: Record<string, string> }): Promise<ShellChannel> {
+    const cwd = await this.absolute(opts.cwd);
+    const live = await this.connect();
+    const opened = await live.exec(loginShellCommand(cwd, opts.env, this.strip), { cols: opts.cols, rows: opts.rows });
+    const channel = opened.channel;
+    const proc = new RemoteProcess(opened, live, undefined);
+    this.shells.add(proc);
+    proc.onExit(() => this.shells.delete(proc));
+    return {
+      onData: (l) => proc.onData(l),
+      onExit: (l) => proc.onExit(l),
+      write: (data) => {
+        if (!proc.exited) channel.write(data);
+      },
+      resize: (cols, rows) => {
+        if (!proc.exited) channel.setWindow(rows, cols, 0, 0);
+      },
+      pause: () => channel.pause(),
+      resume: () => channel.resume(),
+      // Closing a pty session makes sshd hang up the shell's terminal, which ends its jobs.
+      kill: () => {
+        if (!proc.exited) channel.close();
+      },
+    };
+  }
+
+  async spawnBackground(command: string, opts: { cwd: string; env?: Record<string, string> }): Promise<BackgroundHandle> {
+    const cwd = await this.absolute(opts.cwd);
+    const live = await this.connect();
+    const gm = groupMarker();
+    const opened = await live.exec(groupCommand(`exec 2>&1\n${command}`, { marker: gm, cwd, env: opts.env, strip: this.strip }));
+    const channel = opened.channel;
+    const proc = new RemoteProcess(opened, live, gm);
+    this.background.add(proc);
+    proc.onExit(() => this.background.delete(proc));
+    return {
+      onData: (l) => proc.onData(l),
+      onExit: (l) => proc.onExit(l),
+      write: (data) => {
+        if (proc.exited || !channel.writable) throw new SwitchboardError('bad_request', 'the process has closed its stdin');
+        channel.write(data);
+      },
+      kill: () => proc.kill(),
+    };
+  }
+
+  async readFile(path: string, maxBytes: number): Promise<Buffer> {
+    const st = await this.stat(path);
+    if (st.type === 'missing') throw new SwitchboardError('bad_request', `no such file: ${path}`);
+    if (st.type !== 'file') throw new SwitchboardError('bad_request', `not a regular file: ${path}`);
+    if (st.size > maxBytes) throw new SwitchboardError('too_large', `${path} is ${st.size} bytes; the limit is ${maxBytes}`, 'read a part of it with offset and limit, or use terminal with head/tail');
+    return this.withSftp((sftp, done) => sftp.readFile(path, (err, data) => done(err && fileError('read', path, err), data)));
+  }
+
+  async writeFile(path: string, data: Buffer): Promise<void> {
+    await this.mkdirs(posix.dirname(path));
+    await this.withSftp<void>((sftp, done) => sftp.writeFile(path, data, (err) => done(err && fileError('write', path, err), undefined)));
+  }
+
+  async stat(path: string): Promise<FileStat> {
+    return this.withSftp<FileStat>((sftp, done) =>
+      sftp.stat(path, (err, st: Stats) => {
+        // A status reply (no such file, permission denied) means "not there for us"; other errors are the link's.
+        if (err) return isSftpStatus(err) ? done(undefined, { type: 'missing', size: 0 }) : done(err, undefined);
+        done(undefined, { type: st.isFile() ? 'file' : st.isDirectory() ? 'directory' : 'other', size: st.size });
+      }),
+    );
+  }
+
+  async probe(): Promise<{ ok: true; detail?: string } | { ok: false; problem: string }> {
+    try {
+      const live = await this.connect();
+      const r = await runQuiet(live, 'true', 10_000);
+      if (r.exitCode !== 0) return { ok: false, problem: `\`true\` exited ${r.exitCode} on ${live.label}` };
+      return { ok: true, detail: live.label };
+    } catch (err) {
+      return { ok: false, problem: errorLine(toErrorPayload(err)) };
+    }
+  }
+
+  async cleanup(_reason: 'idle' | 'removed' | 'shutdown'): Promise<void> {
+    // Background groups survive a closed channel on the server, so they are killed explicitly.
+    await Promise.all([...this.background].map((p) => p.kill().catch(() => undefined)));
+    for (const s of this.shells) s.close();
+    const lease = this.lease;
+    this.lease = undefined;
+    this.homeDir = undefined;
+    await lease?.release();
+  }
+
+  /** Run one SFTP request; a dropped connection rejects it instead of leaving it pending. */
+  private async withSftp<T>(op: (sftp: SFTPWrapper, done: (err: Error | undefined | null, value: T | undefined) => void) => void): Promise<T> {
+    const live = await this.connect();
+    const sftp = await live.sftp();
+    return new Promise<T>((resolve, reject) => {
+      let settled = false;
+      const off = live.onLost((err) => settle(err, undefined));
+      function settle(err: Error | undefined | null, value: T | undefined): void {
+        if (settled) return;
+        settled = true;
+        off();
+        if (err) reject(err instanceof SwitchboardError ? err : live.isAlive ? new SwitchboardError('internal', `SFTP on ${live.label} failed: ${err.message}`) : live.lostError());
+        else resolve(value as T);
+      }
+      op(sftp, settle);
+    });
+  }
+
+  /** mkdir -p over SFTP. */
+  private async mkdirs(dir: string): Promise<void> {
+    const st = await this.stat(dir);
+    if (st.type === 'directory') return;
+    if (st.type !== 'missing') throw new SwitchboardError('bad_request', `cannot create ${dir}: a file is in the way`);
+    const parent = posix.dirname(dir);
+    if (parent !== dir) await this.mkdirs(parent);
+    await this.withSftp<void>((sftp, done) =>
+      sftp.mkdir(dir, (err) => {
+        // Someone else may have made it meanwhile; that is fine.
+        if (err && isSftpStatus(err) && (err as { code?: number }).code === 4) return done(undefined, undefined);
+        done(err && fileError('create directory', dir, err), undefined);
+      }),
+    );
+  }
+}
+
+/** SFTP status replies carry a numeric code; transport failures do not. */
+function isSftpStatus(err: Error): boolean {
+  return typeof (err as { code?: unknown }).code === 'number';
+}
+
+function fileError(what: string, path: string, err: Error): Error {
+  if (!isSftpStatus(err)) return err;
+  const code = (err as { code?: number }).code;
+  const why = code === 2 ? 'no such file or directory' : code === 3 ? 'permission denied' : err.message;
+  return new SwitchboardError('bad_request', `could not ${what} ${path}: ${why}`);
+}
+
+/** Run a short helper command (not wrapped, no cwd tracking) and collect its output. */
+function runQuiet(live: LiveConnection, command: string, timeoutMs: number): Promise<{ output: string; exitCode: number }> {
+  return live.exec(command).then(
+    ({ channel, exitCode }) =>
+      new Promise((resolve, reject) => {
+        let output = '';
+        const off = live.onLost(reject);
+        const timer = setTimeout(() => {
+          channel.close();
+          off();
+          reject(new SwitchboardError('timeout', `\`${command.slice(0, 40)}\` did not finish on ${live.label} within ${timeoutMs / 1000}s`));
+        }, timeoutMs);
+        channel.setEncoding('utf8');
+        channel.on('data', (d: string) => (output += d));
+        channel.stderr.on('data', () => undefined);
+        channel.on('close', () => {
+          clearTimeout(timer);
+          off();
+          resolve({ output, exitCode: exitCode() ?? 255 });
+        });
+        channel.end();
+      }),
+  );
+}
+
+/** Signal a remote process group over a second channel of the same connection. */
+async function killGroup(live: LiveConnection, pgid: number): Promise<void> {
+  if (!live.isAlive) return;
+  await runQuiet(live, killGroupCommand(pgid), 10_000).catch(() => undefined);
+}
+
+/** A long-lived channel (pane or background process): buffered data until someone listens, one exit. */
+class RemoteProcess {
+  private readonly dataListeners: Array<(d: string) => void> = [];
+  private readonly exitListeners: Array<(code: number | null, reason?: string) => void> = [];
+  private pending: string[] = [];
+  private exitInfo: { code: number | null; reason: string | undefined } | undefined;
+  private pgid: number | undefined;
+  private head = '';
+  private headDone: boolean;
+  private readonly offLost: () => void;
+
+  private readonly channel: ExecChannel['channel'];
+
+  constructor(private readonly opened: ExecChannel, private readonly live: LiveConnection, private readonly marker: string | undefined) {
+    const channel = opened.channel;
+    this.channel = channel;
+    this.headDone = marker === undefined;
+    channel.setEncoding('utf8');
+    channel.stderr.setEncoding('utf8');
+    channel.on('data', (text: string) => this.take(text));
+    channel.stderr.on('data', (text: string) => this.emitData(text));
+    channel.on('close', () => {
+      const code = opened.exitCode();
+      if (!this.live.isAlive && code === undefined) this.emitExit(null, 'connection lost');
+      else this.emitExit(code ?? null, code === undefined ? 'channel closed' : undefined);
+    });
+    this.offLost = live.onLost(() => this.emitExit(null, 'connection lost'));
+  }
+
+  get exited(): boolean {
+    return this.exitInfo !== undefined;
+  }
+
+  onData(listener: (d: string) => void): void {
+    this.dataListeners.push(listener);
+    const queued = this.pending;
+    this.pending = [];
+    for (const d of queued) listener(d);
+  }
+
+  onExit(listener: (code: number | null, reason?: string) => void): void {
+    const info = this.exitInfo;
+    if (info) queueMicrotask(() => listener(info.code, info.reason));
+    else this.exitListeners.push(listener);
+  }
+
+  close(): void {
+    if (!this.exited) this.channel.close();
+  }
+
+  /** Kill the whole remote group, then wait (bounded) for the channel to end. */
+  async kill(): Promise<void> {
+    if (this.exited) return;
+    const ended = new Promise<void>((resolve) => this.onExit(() => resolve()));
+    if (this.pgid !== undefined) await killGroup(this.live, this.pgid);
+    else this.channel.close();
+    await Promise.race([ended, unrefDelay(3000)]);
+    if (!this.exited) {
+      this.channel.close();
+      await Promise.race([ended, unrefDelay(1000)]);
+    }
+  }
+
+  private take(text: string): void {
+    if (this.headDone || this.marker === undefined) return this.emitData(text);
+    this.head += text;
+    const got = takeGroupLine(this.head, this.marker);
+    if (!got) return;
+    this.headDone = true;
+    this.head = '';
+    this.pgid = got.pgid;
+    if (got.rest) this.emitData(got.rest);
+  }
+
+  private emitData(text: string): void {
+    if (this.dataListeners.length === 0) this.pending.push(text);
+    else for (const l of this.dataListeners) l(text);
+  }
+
+  private emitExit(code: number | null, reason: string | undefined): void {
+    if (this.exitInfo) return;
+    this.exitInfo = { code, reason };
+    this.offLost();
+    for (const l of this.exitListeners.splice(0)) l(code, reason);
+  }
+}

@@ -1,0 +1,100 @@
+// Turns an SSH target's spec (plus ~/.ssh/config and its ssh_jump chain) into the hops a connection takes.
+import { SshSpec, type TargetSpec } from '../../../../shared/targets.js';
+import { SwitchboardError } from '../../../../shared/errors.js';
+import { resolveSshConfig, type SshConfigBlock } from './sshConfig.js';
+
+/** One SSH server on the way, fully resolved. */
+export interface SshHop {
+  /** The target name this hop comes from (for prompts and messages). */
+  target: string;
+  host: string;
+  port: number;
+  user: string;
+  /** Key files to try, in order; `explicitKey` says the first came from ssh_key (so it must work). */
+  keyFiles: string[];
+  explicitKey: boolean;
+  /** Environment variable NAME holding the password. */
+  passwordEnv: string | undefined;
+  /** true: use SSH_AUTH_SOCK; undefined: use it when set (as ssh does); false: never. */
+  agent: boolean | undefined;
+}
+
+export interface RouteDeps {
+  resolveSpec(name: string): TargetSpec | undefined;
+  sshConfig: readonly SshConfigBlock[];
+  local: { home: string; user: string };
+}
+
+/** ProxyJump chains deeper than this are a loop or a mistake. */
+export const maxJumpDepth = 8;
+
+/** The keys ssh tries when nothing names one. */
+export function defaultKeyFiles(home: string): string[] {
+  return ['id_ed25519', 'id_ecdsa', 'id_rsa'].map((f) => `${home}/.ssh/${f}`);
+}
+
+/** Resolve one spec to a hop: the spec's own fields win over ~/.ssh/config, which wins over defaults. */
+export function resolveHop(target: string, spec: SshSpec, deps: RouteDeps): SshHop {
+  const cfg = resolveSshConfig(deps.sshConfig, spec.ssh_host, deps.local);
+  const explicitKey = spec.ssh_key !== undefined;
+  const keyFiles = explicitKey
+    ? [expandHome(spec.ssh_key as string, deps.local.home)]
+    : cfg.identityFiles.length > 0
+      ? cfg.identityFiles
+      : defaultKeyFiles(deps.local.home);
+  return {
+    target,
+    host: cfg.hostName ?? spec.ssh_host,
+    port: spec.ssh_port ?? cfg.port ?? 22,
+    user: spec.ssh_user ?? cfg.user ?? deps.local.user,
+    keyFiles,
+    explicitKey,
+    passwordEnv: spec.ssh_password_env,
+    agent: spec.ssh_agent,
+  };
+}
+
+/** All hops from the first jump host to the target itself (the target last). */
+export function resolveRoute(target: string, spec: SshSpec, deps: RouteDeps): SshHop[] {
+  const hops: SshHop[] = [resolveHop(target, spec, deps)];
+  const seen = new Set([target]);
+  let current = spec;
+  let currentName = target;
+  while (current.ssh_jump !== undefined) {
+    const jumpName = current.ssh_jump;
+    if (seen.has(jumpName)) {
+      throw new SwitchboardError('bad_config', `ssh_jump of target "${currentName}" loops back to "${jumpName}"`, 'make the jump chain end at a host reached directly');
+    }
+    if (hops.length > maxJumpDepth) {
+      throw new SwitchboardError('bad_config', `the ssh_jump chain of target "${target}" is longer than ${maxJumpDepth} hops`, 'shorten the chain');
+    }
+    const raw = deps.resolveSpec(jumpName);
+    if (raw === undefined) {
+      throw new SwitchboardError('bad_config', `ssh_jump of target "${currentName}" names "${jumpName}", which is not a target`, 'add the jump host as an SSH target or fix the name');
+    }
+    const parsed = SshSpec.safeParse(raw);
+    if (!parsed.success) {
+      throw new SwitchboardError('bad_config', `ssh_jump of target "${currentName}" names "${jumpName}", which is not an SSH target`, 'a jump host must be a target with backend: ssh');
+    }
+    seen.add(jumpName);
+    hops.unshift(resolveHop(jumpName, parsed.data, deps));
+    current = parsed.data;
+    currentName = jumpName;
+  }
+  return hops;
+}
+
+/** `user@host:port` for messages and keys. */
+export function hopLabel(hop: Pick<SshHop, 'user' | 'host' | 'port'>): string {
+  return `${hop.user}@${hop.host}:${hop.port}`;
+}
+
+/** The pool key: one connection per (host, port, user, jump chain). */
+export function routeKey(hops: readonly SshHop[]): string {
+  return hops.map(hopLabel).join(' -> ');
+}
+
+export function expandHome(path: string, home: string): string {
+  if (path === '~') return home;
+  return path.startsWith('~/') ? home + path.slice(1) : path;
+}
