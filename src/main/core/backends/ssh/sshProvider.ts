@@ -156,9 +156,6 @@ class SshEnvironment implements Environment {
         if (stopRequested) killNow();
       });
       channel.stderr.on('data', (text: string) => capture.push(text));
-      channel.on('close', () => finish());
-      if (opts.stdin !== undefined) channel.end(opts.stdin);
-      else channel.end();
 
       const timer = setTimeout(() => {
         timedOut = true;
@@ -168,6 +165,9 @@ class SshEnvironment implements Environment {
       opts.signal?.addEventListener('abort', onAbort, { once: true });
       if (opts.signal?.aborted) stop();
       const offLost = live.onLost((err) => finish(err));
+      channel.on('close', () => finish());
+      if (opts.stdin !== undefined) channel.end(opts.stdin);
+      else channel.end();
 
       function finish(err?: SwitchboardError): void {
         if (done) return;
