@@ -22,7 +22,7 @@ if (ssh) {
 if (docker) config += `    docker: { backend: docker, docker_image: "${docker.image}", docker_host: "unix://${docker.socket}", docker_network: none }\n`;
 writeFileSync(join(home, 'config.yaml'), config);
 
-const serve = spawn(process.execPath, [join(root, 'bin/switchboard.js'), 'serve', '--port', '0'], { env: { ...process.env, SWITCHBOARD_HOME: home }, stdio: ['ignore', 'pipe', 'inherit'] });
+const serve = spawn(process.execPath, [...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/sbprof'] : []), join(root, 'bin/switchboard.js'), 'serve', '--port', '0'], { env: { ...process.env, SWITCHBOARD_HOME: home }, stdio: ['ignore', 'pipe', 'inherit'] });
 const url = await new Promise((resolve, reject) => {
   let out = '';
   serve.stdout.on('data', (d) => {
@@ -95,6 +95,27 @@ if (docker) {
   report('terminal docker', ours, base, 'docker exec CLI');
 } else console.log('terminal docker              skipped: no .test-env/docker.json (bash scripts/test-env.sh up)');
 
+// Live registry: a target registered by another process, until the Core announces it (what the sidebar draws from).
+const seenTimes = [];
+for (let i = 0; i < 10; i++) {
+  const name = `bench-${i}`;
+  const t = performance.now();
+  const seen = new Promise((resolve) => {
+    const l = (m) => {
+      if (m.type === 'event' && m.event === 'targets.changed' && m.payload.some((x) => x.name === name)) {
+        listeners.delete(l);
+        resolve(performance.now() - t);
+      }
+    };
+    listeners.add(l);
+  });
+  const r = spawnSync(process.execPath, [join(root, 'bin/switchboard.js'), 'targets', 'register', name, '--backend', 'local'], { env: { ...process.env, SWITCHBOARD_HOME: home } });
+  if (r.status !== 0) throw new Error(r.stderr.toString());
+  seenTimes.push(await seen);
+}
+const cliTimes = await timeEach(10, () => spawnSync(process.execPath, [join(root, 'bin/switchboard.js'), '--version']));
+report('register → targets.changed', seenTimes, cliTimes, 'CLI start alone');
+
 // Pane throughput: 20 MB of output through pty → Core batching → WebSocket, acknowledged like the renderer does.
 const pane = await call('pane.open', { execution_target: 'local', cols: 120, rows: 40 });
 const total = 20_000_000;
@@ -102,7 +123,9 @@ let got = 0;
 let unacked = 0;
 const done = new Promise((resolve) => listeners.add((m) => {
   if (m.type !== 'event' || m.event !== 'pane.data' || m.payload.pane_id !== pane.pane_id) return;
-  const n = (m.payload.data.match(/x/g) ?? []).length;
+  const d = m.payload.data;
+  let n = 0;
+  for (let i = 0; i < d.length; i++) if (d.charCodeAt(i) === 120) n++;
   got += n;
   unacked += m.payload.data.length;
   if (unacked >= 5000) {
@@ -116,10 +139,16 @@ const t0 = performance.now();
 await call('pane.write', { pane_id: pane.pane_id, data: `head -c ${total} /dev/zero | tr '\\0' x; echo\r` });
 await done;
 const secs = (performance.now() - t0) / 1000;
+// Baseline: the same output read straight from node-pty in this process, with no Core, socket or acks.
+const { default: nodePty } = await import('node-pty');
 const base0 = performance.now();
-spawnSync('bash', ['-c', `head -c ${total} /dev/zero | tr '\\0' x > /dev/null`]);
+await new Promise((resolve) => {
+  const p = nodePty.spawn('/bin/bash', ['-c', `head -c ${total} /dev/zero | tr '\\0' x`], { cols: 120, rows: 40 });
+  p.onData(() => undefined);
+  p.onExit(resolve);
+});
 const baseSecs = (performance.now() - base0) / 1000;
-console.log(`${'pane throughput (local)'.padEnd(28)} ${(total / 1e6 / secs).toFixed(1)} MB/s   baseline (same pipe to /dev/null) ${(total / 1e6 / baseSecs).toFixed(1)} MB/s  ratio ${(secs / baseSecs).toFixed(2)}x time`);
+console.log(`${'pane throughput (local)'.padEnd(28)} ${(total / 1e6 / secs).toFixed(1)} MB/s   baseline (node-pty read directly) ${(total / 1e6 / baseSecs).toFixed(1)} MB/s  ratio ${(secs / baseSecs).toFixed(2)}x time`);
 
 ws.close();
 serve.kill('SIGTERM');

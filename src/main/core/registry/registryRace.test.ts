@@ -154,7 +154,8 @@ describe('registry writers killed with SIGKILL', () => {
       await r.register({ name: 'after', spec: { backend: 'local', timeout: k + 1 }, provider: 'crash', replace: true });
       takeovers.push(Date.now() - t0);
     }
-    expect(Math.max(...takeovers)).toBeLessThan(1000);
+    // Taken over, not waited out (the bounded wait is 5 s).
+    expect(Math.max(...takeovers)).toBeLessThan(4000);
     // Leftovers of killed writers (temp files, lock staging directories, the lock) are gone after the last write.
     expect(readdirSync(home)).toEqual(['runtime-targets.json']);
     console.log(
@@ -174,7 +175,8 @@ describe('registry writers killed with SIGKILL', () => {
     await w.done;
     const t0 = Date.now();
     await new Registry(home).register({ name: 'x', spec: { backend: 'local' }, provider: 'cli' });
-    expect(Date.now() - t0).toBeLessThan(500);
+    // Taken over, not waited out (the bounded wait is 5 s).
+    expect(Date.now() - t0).toBeLessThan(4000);
     rmSync(home, { recursive: true, force: true });
   });
 });

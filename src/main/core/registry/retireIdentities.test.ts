@@ -72,7 +72,8 @@ describe('a runtime target in a running Core', () => {
       });
     });
     await cli.register({ name: 'sidebar', spec: { backend: 'local' }, provider: 'cli' });
-    expect(await seen).toBeLessThan(1000);
+    // A hang guard, not a speed goal: bench/run.mjs measures how fast the sidebar hears of a registration.
+    expect(await seen).toBeLessThan(5000);
   });
 
   it('keeps a slow call on the snapshot it started with when the target is replaced meanwhile', async () => {

@@ -9,6 +9,8 @@ import type { Sessions } from './sessions.js';
 export const HIGH_WATERMARK = 100_000;
 export const LOW_WATERMARK = 5_000;
 const BATCH_MS = 5;
+/** A batch this large goes out at once: waiting for the timer would only add latency to a flood. */
+const BATCH_MAX_CHARS = 64 * 1024;
 
 export interface PaneSink {
   data(paneId: string, data: string): void;
@@ -86,7 +88,9 @@ export class Panes {
       pane.paused = true;
       pane.channel.pause();
     }
-    pane.timer ??= setTimeout(() => this.flush(pane), BATCH_MS);
+    // Paused or large: send now, so the acknowledgements that resume the pty are not held up by the timer.
+    if (pane.paused || pane.buffer.length >= BATCH_MAX_CHARS) this.flush(pane);
+    else pane.timer ??= setTimeout(() => this.flush(pane), BATCH_MS);
   }
 
   private flush(pane: Pane): void {

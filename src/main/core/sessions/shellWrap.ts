@@ -18,7 +18,7 @@ export function shellQuote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-const skippedVars = 'PWD|OLDPWD|SHLVL|_|__sb_[a-z_]*';
+const skippedVars = 'PWD|OLDPWD|SHLVL|_|__sb_[a-z_]*|SSH_[A-Z_]*';
 const saveEnv = `(umask 077; export -p | grep -v -E "^(declare -x|export) (${skippedVars})(=|$)" > "$__sb_env") 2>/dev/null; `;
 
 /**
