@@ -3,6 +3,7 @@ import { core, call } from '../client/core.js';
 import { useTargets } from './targets.js';
 import { useActivity } from './activity.js';
 import { useProcesses } from './processes.js';
+import { useApprovals } from './approvals.js';
 
 let started = false;
 
@@ -12,6 +13,8 @@ export function startSync(): void {
   core.on('targets.changed', (list) => useTargets.getState().set(list));
   core.on('activity', (entry) => useActivity.getState().upsert(entry));
   core.on('processes.changed', (list) => useProcesses.getState().upsert(list));
+  core.on('approvals.changed', (list) => useApprovals.getState().set(list));
+  void call('approvals.list', {}).then((list) => list && useApprovals.getState().set(list));
   void call('targets.list', {}).then((list) => list && useTargets.getState().set(list));
   void call('activity.list', { limit: 200 }).then((list) => list && useActivity.getState().load(list));
 }
