@@ -1,16 +1,16 @@
-// Not a check: stages a realistic window for the README (docs/screenshot.png) and renders assets/icon.png. Run with SB_SCREENSHOT=1.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+// Stages a busy, realistic window (split panes, runtime targets, a failing target, background work, agent calls) and
+// checks it renders without errors. With SB_SCREENSHOT=1 it also refreshes the README picture (docs/screenshot.png).
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { launchChromium, openUi, pane, root, run, startServe, targetsYaml, waitForText, type Served } from './harness.js';
 
-const enabled = process.env.SB_SCREENSHOT === '1';
+const forReadme = process.env.SB_SCREENSHOT === '1';
 let served: Served;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!enabled) return;
   served = await startServe();
   browser = await launchChromium();
 });
@@ -19,28 +19,20 @@ afterAll(async () => {
   await served?.stop();
 });
 
-describe.skipIf(!enabled)('README pictures', () => {
-  it('renders the icon as a PNG', async () => {
-    const page = await browser.newPage({ viewport: { width: 512, height: 512 } });
-    const svg = readFileSync(join(root, 'assets/icon.svg'), 'utf8');
-    await page.setContent(`<html><body style="margin:0;background:transparent"><img width="512" height="512" src="data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}"></body></html>`);
-    await page.screenshot({ path: join(root, 'assets/icon.png'), omitBackground: true });
-    await page.close();
-  });
-
-  it('stages the window', async () => {
+describe('a busy window', () => {
+  it('renders split panes, runtime and failing targets, processes and activity without errors', async () => {
     const base = join(served.home, '..');
     const project = join(base, 'switchboard');
     const ci = join(base, 'ci');
     for (const d of [join(project, 'src'), join(project, 'e2e'), join(project, 'docs'), ci]) mkdirSync(d, { recursive: true });
     for (const f of ['package.json', 'README.md', 'tsconfig.json', 'src/index.ts', 'e2e/harness.ts']) writeFileSync(join(project, f), '{}\n');
     writeFileSync(join(served.home, 'config.yaml'), targetsYaml({ laptop: { cwd: project }, 'ci-runner': { cwd: ci } }, 'laptop').replace(
-      '  targets:\n', `  targets:\n    staging: { backend: ssh, ssh_host: 10.0.0.12, ssh_user: deploy, ssh_key: ${JSON.stringify(join(base, 'missing_ed25519'))}, cwd: /srv/app }\n`));
+      '  targets:\n', `  targets:\n    staging: { backend: ssh, ssh_host: 127.0.0.1, ssh_port: 9, ssh_user: deploy, ssh_key: ${JSON.stringify(join(base, 'missing_ed25519'))}, cwd: /srv/app }\n`));
     await served.cli(['targets', 'register', 'sandbox-7', '--backend', 'local', '--cwd', project, '--provider', 'agent-pool']);
     await served.cli(['targets', 'register', 'sandbox-6', '--backend', 'local', '--cwd', ci, '--provider', 'agent-pool']);
     await served.cli(['targets', 'drain', 'sandbox-6', '--provider', 'agent-pool']);
 
-    const { page } = await openUi(browser, served.url);
+    const { page, errors } = await openUi(browser, served.url);
     await page.getByRole('list', { name: 'Targets' }).getByRole('listitem', { name: 'sandbox-6' }).waitFor();
     const p1 = pane(page, 1);
     await p1.getByRole('combobox', { name: 'Target' }).selectOption('laptop');
@@ -71,8 +63,14 @@ describe.skipIf(!enabled)('README pictures', () => {
     const procs = page.getByRole('table', { name: 'Processes' });
     await procs.getByRole('row').filter({ hasText: 'GET /health' }).click().catch(() => undefined);
     await page.waitForTimeout(2500);
-    mkdirSync(join(root, 'docs'), { recursive: true });
-    await page.screenshot({ path: join(root, 'docs/screenshot.png') });
+    expect(await page.getByRole('list', { name: 'Targets' }).getByRole('listitem', { name: 'staging' }).textContent()).toMatch(/unreachable/);
+    expect(await procs.getByRole('row').filter({ hasText: 'sleep 900' }).count()).toBe(1);
+    expect(errors).toEqual([]);
+    await page.screenshot({ path: join(root, 'test-results/e2e-busy-window.png') });
+    if (forReadme) {
+      mkdirSync(join(root, 'docs'), { recursive: true });
+      await page.screenshot({ path: join(root, 'docs/screenshot.png') });
+    }
     await page.close();
   });
 });
