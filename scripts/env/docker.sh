@@ -1,0 +1,127 @@
+#!/usr/bin/env bash
+# Starts (up) or stops (down) a private dockerd with a busybox test image (and a python one when debootstrap works).
+# Writes .test-env/docker.json {socket, image, pythonImage|null, pidFile}. Idempotent; needs root, docker.io, busybox-static.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+root=$(pwd)
+base="$root/.test-env/docker"
+json="$root/.test-env/docker.json"
+image=switchboard-test-busybox:latest
+python_image=switchboard-test-python:latest
+mkdir -p "$base"
+
+# Unix socket paths are limited to 107 bytes, and containerd puts its own sockets under the exec root;
+# when the checkout path is long, keep the sockets under a short /tmp directory named after the checkout.
+short=/tmp/sb-docker-$(printf '%s' "$root" | sha256sum | cut -c1-8)
+if [ ${#base} -gt 60 ]; then run="$short"; else run="$base/run"; fi
+sock="$run/docker.sock"
+exec_root="$run/exec"
+data_root="$base/data"
+pid_file="$base/dockerd.pid"
+log_file="$base/dockerd.log"
+
+dk() { docker -H "unix://$sock" "$@"; }
+
+running() {
+  [ -f "$pid_file" ] && kill -0 "$(cat "$pid_file")" 2>/dev/null && dk info >/dev/null 2>&1
+}
+
+down() {
+  rm -f "$json"
+  if [ -f "$pid_file" ]; then
+    pid=$(cat "$pid_file")
+    if kill -0 "$pid" 2>/dev/null; then
+      kill -TERM "$pid" || true
+      for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+      kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" || true
+    fi
+    rm -f "$pid_file"
+  fi
+  echo "dockerd stopped"
+}
+
+start_dockerd() {
+  for bin in dockerd docker containerd runc; do
+    command -v "$bin" >/dev/null || { echo "missing $bin: apt-get install -y docker.io" >&2; exit 1; }
+  done
+  mkdir -p "$run" "$exec_root" "$data_root"
+  rm -f "$sock"
+  # A stale pid file from a killed dockerd makes the next one refuse to start.
+  if [ -f "$pid_file" ] && ! kill -0 "$(cat "$pid_file")" 2>/dev/null; then rm -f "$pid_file"; fi
+  setsid dockerd --iptables=false --ip6tables=false --bridge=none --storage-driver=vfs \
+    --data-root "$data_root" --exec-root "$exec_root" --pidfile "$pid_file" \
+    -H "unix://$sock" >"$log_file" 2>&1 </dev/null 9>&- &
+  for _ in $(seq 1 300); do
+    if dk info >/dev/null 2>&1; then return 0; fi
+    sleep 0.2
+  done
+  echo "dockerd did not answer on $sock within 60s; last log lines:" >&2
+  tail -20 "$log_file" >&2
+  exit 1
+}
+
+build_busybox() {
+  dk image inspect "$image" >/dev/null 2>&1 && return 0
+  [ -x /bin/busybox ] || { echo "missing /bin/busybox: apt-get install -y busybox-static" >&2; exit 1; }
+  # A dynamically linked busybox would not run in an image without libc.
+  if ldd /bin/busybox >/dev/null 2>&1; then echo "/bin/busybox is not static: apt-get install -y busybox-static" >&2; exit 1; fi
+  tmp=$(mktemp -d)
+  trap 'rm -rf "$tmp"' RETURN
+  mkdir -p "$tmp/rootfs/bin" "$tmp/rootfs/tmp" "$tmp/rootfs/root" "$tmp/rootfs/etc"
+  chmod 1777 "$tmp/rootfs/tmp"
+  chmod 700 "$tmp/rootfs/root"
+  cp /bin/busybox "$tmp/rootfs/bin/busybox"
+  for applet in $(/bin/busybox --list); do
+    [ "$applet" = busybox ] && continue
+    ln -sf busybox "$tmp/rootfs/bin/$applet"
+  done
+  printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' > "$tmp/rootfs/etc/passwd"
+  printf 'root:x:0:\nnogroup:x:65534:\n' > "$tmp/rootfs/etc/group"
+  tar -C "$tmp/rootfs" -cf "$tmp/rootfs.tar" .
+  dk import -c 'ENV PATH=/bin:/usr/bin:/sbin:/usr/sbin' "$tmp/rootfs.tar" "$image" >/dev/null
+  echo "built $image"
+}
+
+# Best effort: a Debian minbase with python3, for execute_code tests. Prints the image name or nothing.
+build_python() {
+  if dk image inspect "$python_image" >/dev/null 2>&1; then echo "$python_image"; return 0; fi
+  local cache="$base/python-rootfs.tar"
+  if [ ! -s "$cache" ]; then
+    if ! command -v debootstrap >/dev/null; then
+      (apt-get install -y debootstrap || { apt-get update && apt-get install -y debootstrap; }) >&2 || return 1
+    fi
+    local dir="$base/python-rootfs"
+    rm -rf "$dir"
+    debootstrap --variant=minbase --include=python3-minimal bookworm "$dir" "${SB_DEBIAN_MIRROR:-}" >&2 || { rm -rf "$dir"; return 1; }
+    rm -rf "$dir/var/cache/apt/archives/"*.deb "$dir/var/lib/apt/lists/"*
+    tar -C "$dir" --numeric-owner -cf "$cache.part" . && mv "$cache.part" "$cache"
+    rm -rf "$dir"
+  fi
+  dk import -c 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' "$cache" "$python_image" >&2 || return 1
+  echo "$python_image"
+}
+
+up() {
+  running || start_dockerd
+  build_busybox
+  local py
+  if py=$(build_python); then
+    py_json="\"$py\""
+    echo "python image ready: $py"
+  else
+    py_json=null
+    echo "python image not built (debootstrap failed); execute_code docker tests will skip" >&2
+  fi
+  printf '{"socket":"%s","image":"%s","pythonImage":%s,"pidFile":"%s"}\n' "$sock" "$image" "$py_json" "$pid_file" > "$json.part"
+  mv "$json.part" "$json"
+  cat "$json"
+}
+
+# Concurrent `up` runs (several test sessions) must not start two daemons on one data root.
+exec 9>"$base/.lock"
+flock 9
+case "${1:-up}" in
+  up) up ;;
+  down) down ;;
+  *) echo "usage: $0 up|down" >&2; exit 2 ;;
+esac

@@ -1,0 +1,134 @@
+// Pure pieces of the managed container: its name, labels, Engine create options, and the shell scripts we run inside.
+import { createHash } from 'node:crypto';
+import type { ContainerCreateOptions } from 'dockerode';
+import type { DockerSpec } from '../../../../shared/targets.js';
+import { shellQuote } from '../../sessions/shellWrap.js';
+
+export const targetLabel = 'switchboard.target';
+export const generationLabel = 'switchboard.generation';
+/** Two profiles (SWITCHBOARD_HOME) with a same-named target must not share a container. */
+export const profileLabel = 'switchboard.profile';
+
+/**
+ * Capabilities a shell needs for ordinary work as root inside the container (chown/chmod files it
+ * does not own, read root-only files, let apt/su drop to another user); everything else is dropped.
+ */
+export const keptCapabilities = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'SETUID', 'SETGID'] as const;
+export const defaultPidsLimit = 256;
+
+/**
+ * PID 1 of a managed container: sleeps until stopped. A shell loop rather than `sleep infinity`
+ * because PID 1 gets no default signal handlers: the trap makes `docker stop` immediate.
+ */
+export const keepAliveScript = 'trap "exit 0" TERM INT HUP; while :; do sleep 86400 & wait $!; done';
+
+export function shortHash(...parts: string[]): string {
+  const h = createHash('sha256');
+  for (const p of parts) h.update(p).update('\0');
+  return h.digest('hex').slice(0, 12);
+}
+
+export function managedLabels(name: string, generation: string, profile: string): Record<string, string> {
+  return { [targetLabel]: name, [generationLabel]: generation, [profileLabel]: profile };
+}
+
+/** A deterministic name, so two Environments racing to create the same container collide (409) instead of doubling. */
+export function managedContainerName(name: string, generation: string, profile: string): string {
+  return `switchboard-${name.replace(/[^A-Za-z0-9_.-]/g, '_')}-${shortHash(profile, name, generation)}`;
+}
+
+/** `512m` → bytes, as the docker CLI counts (binary units). */
+export function parseMemory(value: string): number {
+  const m = /^(\d+)([kmgKMG]?)$/.exec(value);
+  if (!m) throw new Error(`not a size: ${value}`);
+  const unit = { '': 1, k: 1024, m: 1024 ** 2, g: 1024 ** 3 }[(m[2] ?? '').toLowerCase() as '' | 'k' | 'm' | 'g'];
+  return Number(m[1]) * unit;
+}
+
+export function envList(...maps: (Record<string, string> | undefined)[]): string[] {
+  const merged: Record<string, string> = {};
+  for (const m of maps) Object.assign(merged, m);
+  return Object.entries(merged).map(([k, v]) => `${k}=${v}`);
+}
+
+/** Engine create options of a managed container: locked down, nothing of the host unless listed. */
+export function managedContainerOptions(spec: DockerSpec, labels: Record<string, string>, name: string): ContainerCreateOptions {
+  if (!spec.docker_image) throw new Error('managedContainerOptions needs docker_image');
+  const hostConfig: NonNullable<ContainerCreateOptions['HostConfig']> = {
+    CapDrop: ['ALL'],
+    CapAdd: [...keptCapabilities],
+    SecurityOpt: ['no-new-privileges'],
+    PidsLimit: spec.docker_pids_limit ?? defaultPidsLimit,
+    Binds: [...(spec.docker_volumes ?? [])],
+    Init: false,
+    RestartPolicy: { Name: 'no', MaximumRetryCount: 0 },
+  };
+  if (spec.docker_cpus !== undefined) hostConfig.NanoCpus = Math.round(spec.docker_cpus * 1e9);
+  if (spec.docker_memory !== undefined) hostConfig.Memory = parseMemory(spec.docker_memory);
+  if (spec.docker_network !== undefined) hostConfig.NetworkMode = spec.docker_network;
+  return {
+    name,
+    Image: spec.docker_image,
+    Entrypoint: ['/bin/sh', '-c'],
+    Cmd: [keepAliveScript],
+    Env: envList(spec.docker_env),
+    Labels: labels,
+    Tty: false,
+    OpenStdin: false,
+    AttachStdin: false,
+    AttachStdout: false,
+    AttachStderr: false,
+    HostConfig: hostConfig,
+  };
+}
+
+/** Shell lines that enter `dir`, or its nearest existing parent, or / (as wrapCommand does). */
+export function enterDirScript(dir: string): string {
+  return [
+    `__sb_d=${shellQuote(dir)}`,
+    'while [ ! -d "$__sb_d" ] && [ "$__sb_d" != / ]; do __sb_d=$(dirname -- "$__sb_d"); done',
+    'cd -- "$__sb_d" 2>/dev/null || cd /',
+    'unset __sb_d',
+  ].join('\n');
+}
+
+/** The environment variable that tags every process we start, so a second exec can find and kill them all. */
+export const jobVar = '__sb_job';
+
+/**
+ * Kills every process carrying one of these job tokens in its environment (and the process group
+ * each one leads): `signals` (TERM; HUP first for panes, as interactive shells ignore TERM), up to
+ * `graceTenths` × 0.1 s to go, then KILL. Finding by environment rather
+ * than by process group also catches children that started their own session. All matches are
+ * collected before the first signal: killing a child first would wake its shell, which would run on.
+ */
+export function killJobsScript(tokens: readonly string[], signals: readonly ('HUP' | 'TERM')[] = ['TERM'], graceTenths = 15): string {
+  for (const t of tokens) if (!/^[0-9a-f]+$/.test(t)) throw new Error('job tokens are hex');
+  const pattern = `${jobVar}=(${tokens.join('|')})`;
+  return [
+    `match() { m=; for d in /proc/[0-9]*; do p=\${d#/proc/}; [ "$p" = "$$" ] && continue;`,
+    `  if tr '\\0' '\\n' < "$d/environ" 2>/dev/null | grep -qxE '${pattern}'; then m="$m $p"; fi; done; }`,
+    // Group signals first (they fail harmlessly for non-leaders), so a shell and its children go together.
+    'hit() { for p in $m; do kill -$1 -"$p" 2>/dev/null; done; for p in $m; do kill -$1 "$p" 2>/dev/null; done; }',
+    `match; [ -z "$m" ] && exit 0; ${signals.map((sig) => `hit ${sig}`).join('; ')}`,
+    `i=0; while [ $i -lt ${graceTenths} ]; do sleep 0.1; match; [ -z "$m" ] && exit 0; i=$((i+1)); done`,
+    'hit KILL; exit 0',
+  ].join('\n');
+}
+
+/** How an interactive pane starts: docker_shell if set, else bash where the image has it, else sh. */
+export function interactiveShellScript(cwd: string, shell: string | undefined): string {
+  const start = shell
+    ? `exec ${shellQuote(shell)}`
+    : 'if command -v bash >/dev/null 2>&1; then exec bash; else exec sh; fi';
+  return `${enterDirScript(cwd)}\n${start}`;
+}
+
+/** The directory a target starts in: the image's WORKDIR, else the user's home when it exists, else /. */
+export const homeProbeScript = 'if [ -n "$HOME" ] && [ -d "$HOME" ]; then printf %s "$HOME"; else printf /; fi';
+
+export function pickHome(workingDir: string | undefined, probed: string | undefined): string {
+  if (workingDir && workingDir.startsWith('/') && workingDir !== '/') return workingDir;
+  if (probed && probed.startsWith('/')) return probed;
+  return '/';
+}

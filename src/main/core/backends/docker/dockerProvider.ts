@@ -1,0 +1,754 @@
+// The Docker backend: one managed (or attached) container per runtime identity, driven only through the Engine API.
+import { createHash, randomBytes } from 'node:crypto';
+import { posix } from 'node:path';
+import type { Duplex } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import type Docker from 'dockerode';
+import type { Container, ContainerInspectInfo, Exec } from 'dockerode';
+import { DockerSpec, type ProviderFlags } from '../../../../shared/targets.js';
+import { SwitchboardError, formatZodError } from '../../../../shared/errors.js';
+import type {
+  BackendProvider, BackgroundHandle, Environment, ExecOptions, ExecResult, FileStat, ProviderContext, ShellChannel, TargetSnapshot,
+} from '../provider.js';
+import { BoundedCapture } from '../../sessions/boundedCapture.js';
+import { parseWrapped, shellQuote, wrapCommand } from '../../sessions/shellWrap.js';
+import {
+  enterDirScript, envList, homeProbeScript, interactiveShellScript, jobVar, killJobsScript, managedContainerName,
+  managedContainerOptions, managedLabels, pickHome, shortHash,
+} from './containerConfig.js';
+import { dockerClient, engineError, engineMessage, engineStatus, parseDockerHost, type DockerEndpoint } from './dockerEndpoint.js';
+import { FrameDemuxer } from './frameDemuxer.js';
+import { parsePathStat, type PathStat } from './pathStat.js';
+import { packTar, unpackTar, type TarInput } from './tar.js';
+
+/*
+ * Choices, so the next reader need not rediscover them:
+ * - Managed containers (docker_image) are found by label (target, generation, profile) and named
+ *   deterministically, so restarts reuse them and racing creators collide instead of doubling.
+ *   They keep CHOWN, DAC_OVERRIDE, FOWNER, SETUID, SETGID (see containerConfig) and nothing else.
+ * - Every call inspects the container first: a stopped one is started, a removed one recreated, and
+ *   the next call's output (or the pane) starts with a notice saying so.
+ * - Each exec is its own session and process group in the container. Every process we start carries
+ *   a random `__sb_job` token in its environment; timeouts and kill() run a second exec that signals
+ *   every process with that token and the groups they lead (killJobsScript).
+ * - Files go through the archive API (HEAD for stat, GET/PUT with our own tar), which needs no tools
+ *   in the image and runs as the engine: new files belong to the container's user (copyUIDGID), an
+ *   overwritten file keeps its mode but becomes a new inode.
+ * - is_remote is false: the engine is local by default; a tcp:// docker_host does not change the flag.
+ */
+
+const flags: ProviderFlags = {
+  is_remote: false,
+  is_container: true,
+  skip_container_guards: true,
+  supports_pty: true,
+  supports_stdin: true,
+  strip_env_keys: [],
+};
+
+export const dockerProvider: BackendProvider = {
+  backend: 'docker',
+  flags,
+  specSchema: DockerSpec,
+  createEnvironment: (snapshot, ctx) => new DockerEnvironment(snapshot, ctx),
+};
+
+/** Inspect/list/ping calls that take longer than this mean the engine is not answering. */
+const controlDeadlineMs = 15_000;
+/** Output a pane or background process produced before anyone listened is kept up to this many chars. */
+const maxBufferedChars = 1_000_000;
+
+const notices = {
+  recreated: '[container was recreated]',
+  started: '[container was stopped; started it again]',
+  unpaused: '[container was paused; unpaused it]',
+} as const;
+
+/** osc7 for bash panes, as the local backend does, so pane headers follow `cd`. */
+const osc7PromptCommand = 'printf "\\033]7;file://%s%s\\033\\\\" "${HOSTNAME:-localhost}" "$PWD"';
+
+interface Job {
+  token: string;
+  exec: Exec;
+  stream: Duplex;
+  /** Resolves when the attach stream has ended (the process exited or the connection dropped). */
+  ended: Promise<void>;
+  isEnded(): boolean;
+}
+
+export class DockerEnvironment implements Environment {
+  readonly identity: string;
+  private readonly spec: DockerSpec;
+  private readonly endpoint: DockerEndpoint;
+  private readonly docker: Docker;
+  private readonly profile: string;
+  private readonly envFile: string;
+  /** The shell commands run under; POSIX sh unless docker_shell says otherwise. */
+  private readonly shell: string;
+  private containerId: string | undefined;
+  private info: ContainerInspectInfo | undefined;
+  private notice: string | undefined;
+  private ensuring: Promise<unknown> = Promise.resolve();
+  private homeDir: string | undefined;
+  private readonly jobs = new Map<string, Job>();
+  private reported: string | null | undefined = null;
+
+  constructor(private readonly snapshot: TargetSnapshot, private readonly ctx: ProviderContext) {
+    this.identity = snapshot.identity;
+    const parsed = DockerSpec.safeParse(snapshot.spec);
+    if (!parsed.success) throw new SwitchboardError('bad_config', `target "${snapshot.name}": ${formatZodError(parsed.error)}`, 'fix the docker_* keys of this target');
+    this.spec = parsed.data;
+    this.endpoint = parseDockerHost(this.spec.docker_host);
+    this.docker = dockerClient(this.endpoint);
+    this.profile = shortHash(ctx.home);
+    const id = createHash('sha256').update(ctx.home).update('\0').update(snapshot.identity).digest('hex').slice(0, 16);
+    this.envFile = `/tmp/.switchboard-env-${id}.sh`;
+    this.shell = this.spec.docker_shell ?? 'sh';
+  }
+
+  // ---- container lifecycle ------------------------------------------------------------------
+
+  /** The running container for this identity: found, started, created or recreated as needed. Serialized. */
+  private ensure(): Promise<Container> {
+    const next = this.ensuring.then(() => this.ensureNow(), () => this.ensureNow());
+    this.ensuring = next.catch(() => undefined);
+    return next.then(
+      (c) => {
+        this.report(undefined);
+        return c;
+      },
+      (err: unknown) => {
+        const e = engineError(this.endpoint, err, 'prepare the container');
+        if (e.code === 'target_unreachable') this.report(e.message);
+        throw e;
+      },
+    );
+  }
+
+  private async ensureNow(): Promise<Container> {
+    const info = this.spec.docker_container ? await this.ensureAttached(this.spec.docker_container) : await this.ensureManaged();
+    this.containerId = info.Id;
+    this.info = info;
+    return this.docker.getContainer(info.Id);
+  }
+
+  private async ensureAttached(ref: string): Promise<ContainerInspectInfo> {
+    const info = await this.inspect(ref);
+    if (!info) {
+      throw new SwitchboardError('target_unreachable', `container "${ref}" does not exist on ${this.endpoint.label}`, 'start that container, or point docker_container at one that exists');
+    }
+    await this.makeRunning(info);
+    return info;
+  }
+
+  private async ensureManaged(): Promise<ContainerInspectInfo> {
+    const known = this.containerId;
+    let info = known ? await this.inspect(known) : undefined;
+    info ??= await this.findManaged();
+    if (info) {
+      await this.makeRunning(info);
+    } else {
+      info = await this.createManaged();
+    }
+    // A different container than the one we used means state (files, exported vars) is gone: say so.
+    if (known && info.Id !== known) this.notice = notices.recreated;
+    return info;
+  }
+
+  private async makeRunning(info: ContainerInspectInfo): Promise<void> {
+    const c = this.docker.getContainer(info.Id);
+    if (info.State.Paused) {
+      await c.unpause();
+      this.notice = notices.unpaused;
+    } else if (!info.State.Running) {
+      try {
+        await c.start();
+      } catch (err) {
+        // 304: someone else started it in the meantime.
+        if (engineStatus(err) !== 304) throw engineError(this.endpoint, err, `start container ${info.Name.replace(/^\//, '')}`);
+      }
+      this.notice = notices.started;
+    }
+  }
+
+  private labels(): Record<string, string> {
+    return managedLabels(this.snapshot.name, this.snapshot.generation, this.profile);
+  }
+
+  private async listManaged(): Promise<Docker.ContainerInfo[]> {
+    const label = Object.entries(this.labels()).map(([k, v]) => `${k}=${v}`);
+    return deadline(this.docker.listContainers({ all: true, filters: { label } }), 'list containers');
+  }
+
+  private async findManaged(): Promise<ContainerInspectInfo | undefined> {
+    const found = await this.listManaged();
+    found.sort((a, b) => Number(b.State === 'running') - Number(a.State === 'running'));
+    for (const c of found) {
+      const info = await this.inspect(c.Id);
+      if (info) return info;
+    }
+    return undefined;
+  }
+
+  private async createManaged(): Promise<ContainerInspectInfo> {
+    const image = this.spec.docker_image ?? '';
+    const name = managedContainerName(this.snapshot.name, this.snapshot.generation, this.profile);
+    const opts = managedContainerOptions(this.spec, this.labels(), name);
+    let container: Container;
+    try {
+      container = await this.docker.createContainer(opts);
+    } catch (err) {
+      const status = engineStatus(err);
+      if (status === 409) {
+        // Another Environment of this identity is creating it; the engine holds the name before the
+        // container can be inspected, so wait for it a little.
+        for (let i = 0; i < 100; i++) {
+          const info = await this.inspect(name);
+          if (info?.State.Running) return info;
+          await delay(50);
+        }
+        const info = await this.inspect(name);
+        if (!info) throw engineError(this.endpoint, err, `create container ${name}`);
+        await this.makeRunning(info);
+        return info;
+      }
+      if (status !== 404) throw engineError(this.endpoint, err, `create a container from ${image}`);
+      await this.pull(image);
+      try {
+        container = await this.docker.createContainer(opts);
+      } catch (err2) {
+        throw engineError(this.endpoint, err2, `create a container from ${image}`);
+      }
+    }
+    try {
+      await container.start();
+    } catch (err) {
+      if (engineStatus(err) !== 304) throw engineError(this.endpoint, err, `start container ${name}`);
+    }
+    const info = await this.inspect(container.id);
+    if (!info) throw new SwitchboardError('internal', `container ${name} vanished right after it was created`);
+    return info;
+  }
+
+  private async pull(image: string): Promise<void> {
+    let problem: string | undefined;
+    try {
+      const stream = await this.docker.pull(image);
+      await new Promise<void>((resolve, reject) => {
+        this.docker.modem.followProgress(
+          stream,
+          (err: unknown) => (err ? reject(err) : resolve()),
+          (event: { error?: unknown }) => {
+            if (typeof event.error === 'string') problem = event.error;
+          },
+        );
+      });
+    } catch (err) {
+      if (engineError(this.endpoint, err, 'pull').code === 'target_unreachable') throw engineError(this.endpoint, err, 'pull');
+      problem = engineMessage(err);
+    }
+    if (problem !== undefined) {
+      throw new SwitchboardError('bad_config', `image "${image}" is not on ${this.endpoint.label} and could not be pulled: ${problem.split('\n')[0]}`, 'check docker_image, or pull or load the image on that engine first');
+    }
+  }
+
+  /** Inspect by id or name; undefined when it does not exist. */
+  private async inspect(ref: string): Promise<ContainerInspectInfo | undefined> {
+    try {
+      return await deadline(this.docker.getContainer(ref).inspect(), 'inspect a container');
+    } catch (err) {
+      if (engineStatus(err) === 404) return undefined;
+      throw err;
+    }
+  }
+
+  private takeNotice(): string | undefined {
+    const n = this.notice;
+    this.notice = undefined;
+    return n;
+  }
+
+  private report(problem: string | undefined): void {
+    if (this.reported === problem) return;
+    this.reported = problem;
+    this.ctx.reportReachability?.(this.identity, problem);
+  }
+
+  // ---- processes inside the container -------------------------------------------------------
+
+  /** Starts an exec tagged with a fresh job token; output is decoded and handed to `sink` as it arrives. */
+  private async startJob(
+    container: Container,
+    cmd: string[],
+    o: { tty: boolean; stdin: boolean; env?: Record<string, string>; sink: (text: string) => void },
+  ): Promise<Job> {
+    const token = randomBytes(8).toString('hex');
+    let exec: Exec;
+    let stream: Duplex;
+    try {
+      exec = await container.exec({
+        Cmd: cmd,
+        Env: envList(this.spec.docker_env, o.env, { [jobVar]: token }),
+        AttachStdin: o.stdin,
+        AttachStdout: true,
+        AttachStderr: true,
+        Tty: o.tty,
+      });
+      stream = await exec.start({ hijack: o.stdin, stdin: o.stdin, Tty: o.tty });
+    } catch (err) {
+      throw engineError(this.endpoint, err, 'run a command in the container');
+    }
+    const out = new StringDecoder('utf8');
+    const errOut = new StringDecoder('utf8');
+    const emit = (text: string): void => {
+      if (text) o.sink(text);
+    };
+    if (o.tty) {
+      stream.on('data', (b: Buffer) => emit(out.write(b)));
+    } else {
+      const demux = new FrameDemuxer((kind, payload) => emit((kind === 'stderr' ? errOut : out).write(payload)));
+      stream.on('data', (b: Buffer) => demux.push(b));
+    }
+    let ended = false;
+    const endedP = new Promise<void>((resolve) => {
+      const done = (): void => {
+        if (ended) return;
+        ended = true;
+        emit(out.end());
+        emit(errOut.end());
+        this.jobs.delete(token);
+        resolve();
+      };
+      stream.once('end', done);
+      stream.once('close', done);
+      stream.once('error', done);
+    });
+    const job: Job = { token, exec, stream, ended: endedP, isEnded: () => ended };
+    this.jobs.set(token, job);
+    return job;
+  }
+
+  /** The exit code of a finished exec; the Engine may report Running for a moment after the stream ends. */
+  private async exitCodeOf(exec: Exec): Promise<number | null> {
+    for (let i = 0; i < 100; i++) {
+      try {
+        const info = await exec.inspect();
+        if (!info.Running) return info.ExitCode ?? null;
+      } catch {
+        return null;
+      }
+      await delay(Math.min(5 * (i + 1), 50));
+    }
+    return null;
+  }
+
+  /** Kills every process of these jobs (found by their token) through a second exec. */
+  private async killJobs(tokens: readonly string[], signals: readonly ('HUP' | 'TERM')[] = ['TERM']): Promise<void> {
+    if (!tokens.length || !this.containerId) return;
+    try {
+      const c = this.docker.getContainer(this.containerId);
+      const exec = await c.exec({ Cmd: [this.shell, '-c', killJobsScript(tokens, signals)], AttachStdout: true, AttachStderr: true, Tty: false });
+      const stream = await exec.start({ hijack: false, stdin: false });
+      stream.resume();
+      await Promise.race([
+        new Promise((resolve) => {
+          stream.once('end', resolve);
+          stream.once('close', resolve);
+          stream.once('error', resolve);
+        }),
+        delay(5_000),
+      ]);
+    } catch {
+      /* the container is gone or stopped: nothing of ours runs in it any more */
+    }
+  }
+
+  /** Why a stream ended, when it was the container's doing. */
+  private async containerGoneReason(): Promise<string | undefined> {
+    if (!this.containerId) return undefined;
+    try {
+      const info = await this.inspect(this.containerId);
+      if (!info) return 'the container was removed';
+      if (!info.State.Running) return 'the container stopped';
+    } catch {
+      return `the docker engine at ${this.endpoint.label} stopped answering`;
+    }
+    return undefined;
+  }
+
+  /** Runs a short script and returns its merged output (used for home()). */
+  private async run(container: Container, script: string): Promise<{ output: string; exitCode: number | null }> {
+    let output = '';
+    const job = await this.startJob(container, [this.shell, '-c', script], { tty: false, stdin: false, sink: (t) => (output += t) });
+    await job.ended;
+    return { output, exitCode: await this.exitCodeOf(job.exec) };
+  }
+
+  // ---- Environment --------------------------------------------------------------------------
+
+  async home(): Promise<string> {
+    if (this.homeDir) return this.homeDir;
+    const container = await this.ensure();
+    const workingDir = this.info?.Config.WorkingDir;
+    let probed: string | undefined;
+    if (!workingDir || workingDir === '/') {
+      const r = await this.run(container, homeProbeScript);
+      probed = r.exitCode === 0 ? r.output.trim() : undefined;
+    }
+    this.homeDir = pickHome(workingDir, probed);
+    return this.homeDir;
+  }
+
+  async exec(command: string, opts: ExecOptions): Promise<ExecResult> {
+    const container = await this.ensure();
+    const notice = this.takeNotice();
+    const { script, marker } = wrapCommand(command, { cwd: opts.cwd, envFile: this.envFile });
+    const capture = new BoundedCapture(opts.maxOutputChars);
+    const job = await this.startJob(container, [this.shell, '-c', script], {
+      tty: false,
+      stdin: opts.stdin !== undefined,
+      env: opts.env,
+      sink: (t) => capture.push(t),
+    });
+    if (opts.stdin !== undefined) job.stream.end(opts.stdin);
+
+    let timedOut = false;
+    let forceClose: NodeJS.Timeout | undefined;
+    const stop = (): void => {
+      void this.killJobs([job.token]).finally(() => {
+        // A child that escaped the kill may still hold the stream open; do not wait for it forever.
+        if (!job.isEnded()) forceClose = setTimeout(() => job.stream.destroy(), 2_000);
+      });
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      stop();
+    }, opts.timeoutMs);
+    opts.signal?.addEventListener('abort', stop, { once: true });
+    if (opts.signal?.aborted) stop();
+    try {
+      await job.ended;
+    } finally {
+      clearTimeout(timer);
+      clearTimeout(forceClose);
+      opts.signal?.removeEventListener('abort', stop);
+    }
+
+    const exitCode = await this.exitCodeOf(job.exec);
+    const { text, truncated } = capture.text();
+    const parsed = parseWrapped(text, marker);
+    const lead = notice ? `${notice}\n` : '';
+    if (timedOut) {
+      const secs = Math.round(opts.timeoutMs / 1000);
+      return { output: `${lead}${parsed.output}\n[timed out after ${secs}s]`, exitCode: 124, cwd: opts.cwd, timedOut: true, truncated };
+    }
+    if (exitCode === null) {
+      const why = (await this.containerGoneReason()) ?? 'the command ended without an exit status';
+      return { output: `${lead}${parsed.output}\n[${why}]`, exitCode: 137, cwd: parsed.cwd ?? opts.cwd, timedOut: false, truncated };
+    }
+    return { output: lead + parsed.output, exitCode, cwd: parsed.cwd ?? opts.cwd, timedOut: false, truncated };
+  }
+
+  async openShell(opts: { cwd: string; cols: number; rows: number; env?: Record<string, string> }): Promise<ShellChannel> {
+    const container = await this.ensure();
+    const events = new JobEvents();
+    const notice = this.takeNotice();
+    if (notice) events.data(`${notice}\r\n`);
+    const env = {
+      TERM: 'xterm-256color',
+      COLORTERM: 'truecolor',
+      TERM_PROGRAM: 'Switchboard',
+      PROMPT_COMMAND: osc7PromptCommand,
+      ...opts.env,
+    };
+    const job = await this.startJob(container, [this.shell, '-c', interactiveShellScript(opts.cwd, this.spec.docker_shell)], {
+      tty: true,
+      stdin: true,
+      env,
+      sink: (t) => events.data(t),
+    });
+    const resize = (cols: number, rows: number): void => {
+      if (!job.isEnded()) void job.exec.resize({ h: rows, w: cols }).catch(() => undefined);
+    };
+    resize(opts.cols, opts.rows);
+    void job.ended.then(async () => {
+      const code = await this.exitCodeOf(job.exec);
+      events.finish(code, await this.containerGoneReason());
+    });
+    return {
+      onData: (l) => events.onData(l),
+      onExit: (l) => events.onExit(l),
+      write: (data) => {
+        if (!job.isEnded()) job.stream.write(data);
+      },
+      resize,
+      pause: () => job.stream.pause(),
+      resume: () => job.stream.resume(),
+      kill: () => {
+        if (job.isEnded()) return;
+        void this.killJobs([job.token], ['HUP', 'TERM']).finally(() => job.stream.destroy());
+      },
+    };
+  }
+
+  async spawnBackground(command: string, opts: { cwd: string; env?: Record<string, string> }): Promise<BackgroundHandle> {
+    const container = await this.ensure();
+    const events = new JobEvents();
+    const notice = this.takeNotice();
+    if (notice) events.data(`${notice}\n`);
+    // Every exec is already its own session and process group, so no setsid is needed for kill() to reach the group.
+    const script = `${enterDirScript(opts.cwd)}\nexec 2>&1\n${command}`;
+    const job = await this.startJob(container, [this.shell, '-c', script], { tty: false, stdin: true, env: opts.env, sink: (t) => events.data(t) });
+    let killed = false;
+    void job.ended.then(async () => {
+      const code = await this.exitCodeOf(job.exec);
+      events.finish(code, killed ? 'killed' : await this.containerGoneReason());
+    });
+    return {
+      onData: (l) => events.onData(l),
+      onExit: (l) => events.onExit(l),
+      write: (data) => {
+        if (job.isEnded() || job.stream.writableEnded) throw new SwitchboardError('bad_request', 'the process has closed its stdin');
+        job.stream.write(data);
+      },
+      kill: async () => {
+        if (job.isEnded()) return;
+        killed = true;
+        await this.killJobs([job.token]);
+        await Promise.race([job.ended, delay(3_000)]);
+        if (!job.isEnded()) job.stream.destroy();
+      },
+    };
+  }
+
+  // ---- files (through the archive API: no process, no tools needed in the image) -------------
+
+  /** Stat a path, following a final symlink (the Engine hands back its resolved target). */
+  private async statPath(container: Container, path: string): Promise<(PathStat & { path: string }) | undefined> {
+    let current = path;
+    for (let hop = 0; hop < 8; hop++) {
+      const st = await this.statRaw(container, current);
+      if (!st) return undefined;
+      if (st.type !== 'symlink') return { ...st, path: current };
+      if (!st.linkTarget || st.linkTarget === current) return undefined;
+      current = st.linkTarget;
+    }
+    return undefined;
+  }
+
+  private async statRaw(container: Container, path: string): Promise<PathStat | undefined> {
+    try {
+      const res = (await deadline(container.infoArchive({ path }), 'stat a path')) as { headers?: Record<string, string | string[] | undefined>; resume?: () => void };
+      res.resume?.();
+      const header = res.headers?.['x-docker-container-path-stat'];
+      return parsePathStat(Array.isArray(header) ? header[0] : header);
+    } catch (err) {
+      // 404: no such path; 500 (HEAD has no body to tell more): a parent is not a directory; 400: a bad path.
+      // All mean "not there" to a caller; the container itself was just ensured.
+      const status = engineStatus(err);
+      if (status === 404 || status === 400 || status === 500) return undefined;
+      throw engineError(this.endpoint, err, `stat ${path}`);
+    }
+  }
+
+  async stat(path: string): Promise<FileStat> {
+    const container = await this.ensure();
+    const st = await this.statPath(container, absolute(path));
+    if (!st) return { type: 'missing', size: 0 };
+    return { type: st.type === 'symlink' ? 'other' : st.type, size: st.size };
+  }
+
+  async readFile(path: string, maxBytes: number): Promise<Buffer> {
+    const container = await this.ensure();
+    const st = await this.statPath(container, absolute(path));
+    if (!st) throw new SwitchboardError('bad_request', `no such file: ${path}`);
+    if (st.type !== 'file') throw new SwitchboardError('bad_request', `not a regular file: ${path}`);
+    if (st.size > maxBytes) throw new SwitchboardError('too_large', `${path} is ${st.size} bytes; the limit is ${maxBytes}`, 'read a part of it with offset and limit, or use terminal with head/tail');
+    let tar: Buffer;
+    try {
+      const stream = await container.getArchive({ path: st.path });
+      // Headers and padding add a few blocks; a file that grew past the limit since stat is refused.
+      tar = await collect(stream, maxBytes + 64 * 1024);
+    } catch (err) {
+      if (err instanceof RangeError) throw new SwitchboardError('too_large', `${path} grew past ${maxBytes} bytes while being read`);
+      throw engineError(this.endpoint, err, `read ${path}`);
+    }
+    const entry = unpackTar(tar).find((e) => e.type === 'file');
+    if (!entry) throw new SwitchboardError('internal', `the engine returned no file for ${path}`);
+    if (entry.data.length > maxBytes) throw new SwitchboardError('too_large', `${path} grew past ${maxBytes} bytes while being read`);
+    return entry.data;
+  }
+
+  async writeFile(path: string, data: Buffer): Promise<void> {
+    const container = await this.ensure();
+    let target = absolute(path);
+    const existing = await this.statPath(container, target);
+    if (existing) {
+      if (existing.type === 'directory') throw new SwitchboardError('bad_request', `${path} is a directory`);
+      target = existing.path;
+    }
+    // Walk up to the nearest existing directory; the missing ones travel in the tar. We never put a tar
+    // at a directory that exists with an entry for it, because extraction would reset its owner and mode.
+    const missing: string[] = [];
+    let base = posix.dirname(target);
+    for (;;) {
+      const st = await this.statPath(container, base);
+      if (st) {
+        if (st.type !== 'directory') throw new SwitchboardError('bad_request', `cannot write ${path}: ${base} is not a directory`);
+        base = st.path;
+        break;
+      }
+      missing.unshift(posix.basename(base));
+      base = posix.dirname(base);
+    }
+    const entries: TarInput[] = missing.map((_, i) => ({ name: missing.slice(0, i + 1).join('/'), type: 'directory', mode: 0o755 }));
+    entries.push({
+      name: [...missing, posix.basename(target)].join('/'),
+      type: 'file',
+      mode: existing?.type === 'file' ? existing.perm : 0o644,
+      data,
+    });
+    // copyUIDGID gives new files to the container's user, as if its shell had written them.
+    const copyUIDGID = Boolean(this.info?.Config.User);
+    try {
+      const res = await container.putArchive(packTar(entries), { path: base, noOverwriteDirNonDir: true, copyUIDGID });
+      (res as { resume?: () => void }).resume?.();
+    } catch (err) {
+      throw engineError(this.endpoint, err, `write ${path}`);
+    }
+  }
+
+  async probe(): Promise<{ ok: true; detail?: string } | { ok: false; problem: string }> {
+    try {
+      await deadline(this.docker.ping(), 'answer a ping', 3_000);
+    } catch (err) {
+      const e = engineError(this.endpoint, err, 'answer a ping');
+      this.report(e.message);
+      return { ok: false, problem: e.message };
+    }
+    try {
+      let info: ContainerInspectInfo | undefined;
+      if (this.spec.docker_container) {
+        info = await this.inspect(this.spec.docker_container);
+        if (!info) return { ok: false, problem: `container "${this.spec.docker_container}" does not exist on ${this.endpoint.label}` };
+      } else {
+        info = (this.containerId ? await this.inspect(this.containerId) : undefined) ?? (await this.findManaged());
+        if (!info) return { ok: true, detail: `${this.endpoint.label}: container is created on first use (${this.spec.docker_image ?? ''})` };
+      }
+      const name = info.Name.replace(/^\//, '');
+      const state = info.State.Running ? (info.State.Paused ? 'paused' : 'running') : 'stopped; started on next use';
+      return { ok: true, detail: `${this.endpoint.label}: ${name} ${state} (${info.Config.Image})` };
+    } catch (err) {
+      return { ok: false, problem: engineError(this.endpoint, err, 'inspect the container').message };
+    }
+  }
+
+  async cleanup(reason: 'idle' | 'removed' | 'shutdown'): Promise<void> {
+    const jobs = [...this.jobs.values()];
+    if (jobs.length) await this.killJobs(jobs.map((j) => j.token), ['HUP', 'TERM']);
+    for (const j of jobs) j.stream.destroy();
+    if (reason !== 'removed') return;
+    try {
+      if (this.spec.docker_container) {
+        // Never remove a container we only attached to; just drop the state file we left in it.
+        if (this.containerId) await this.run(this.docker.getContainer(this.containerId), `rm -f ${shellQuote(this.envFile)}`);
+      } else if (!this.spec.docker_keep) {
+        const ids = new Set<string>();
+        if (this.containerId) ids.add(this.containerId);
+        for (const c of await this.listManaged()) ids.add(c.Id);
+        for (const id of ids) {
+          await this.docker
+            .getContainer(id)
+            .remove({ force: true, v: true })
+            .catch((err: unknown) => {
+              if (engineStatus(err) !== 404) throw err;
+            });
+        }
+      }
+    } catch {
+      /* an unreachable engine cannot be cleaned; the labels let a later run find what is left */
+    }
+    this.containerId = undefined;
+    this.info = undefined;
+  }
+}
+
+/** Output and exit of a pane or background process; what arrives before anyone listens is kept and replayed. */
+export class JobEvents {
+  private readonly dataListeners: ((data: string) => void)[] = [];
+  private readonly exitListeners: ((exitCode: number | null, reason?: string) => void)[] = [];
+  private buffered: string[] = [];
+  private bufferedChars = 0;
+  private exit: { code: number | null; reason: string | undefined } | undefined;
+
+  data(text: string): void {
+    if (!text) return;
+    if (this.dataListeners.length) {
+      for (const l of this.dataListeners) l(text);
+      return;
+    }
+    this.buffered.push(text);
+    this.bufferedChars += text.length;
+    while (this.bufferedChars > maxBufferedChars && this.buffered.length > 1) this.bufferedChars -= this.buffered.shift()?.length ?? 0;
+  }
+
+  finish(code: number | null, reason: string | undefined): void {
+    if (this.exit) return;
+    this.exit = { code, reason };
+    for (const l of this.exitListeners) l(code, reason);
+  }
+
+  onData(l: (data: string) => void): void {
+    this.dataListeners.push(l);
+    const pending = this.buffered;
+    this.buffered = [];
+    this.bufferedChars = 0;
+    for (const t of pending) l(t);
+  }
+
+  onExit(l: (exitCode: number | null, reason?: string) => void): void {
+    if (this.exit) l(this.exit.code, this.exit.reason);
+    else this.exitListeners.push(l);
+  }
+}
+
+function absolute(path: string): string {
+  if (!path.startsWith('/')) throw new SwitchboardError('bad_request', `paths in a container must be absolute: ${path}`);
+  return posix.normalize(path);
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Rejects with a TimeoutError (read as "engine unreachable") when the engine does not answer in time. */
+function deadline<T>(p: Promise<T>, what: string, ms = controlDeadlineMs): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const err = new Error(`no answer to ${what} within ${ms} ms`);
+      err.name = 'TimeoutError';
+      reject(err);
+    }, ms);
+  });
+  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Reads a stream into memory; throws RangeError past `limit` bytes. */
+function collect(stream: NodeJS.ReadableStream, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    stream.on('data', (b: Buffer) => {
+      size += b.length;
+      if (size > limit) {
+        (stream as unknown as { destroy?: () => void }).destroy?.();
+        reject(new RangeError('stream larger than limit'));
+        return;
+      }
+      chunks.push(b);
+    });
+    stream.once('end', () => resolve(Buffer.concat(chunks)));
+    stream.once('error', reject);
+  });
+}
