@@ -54,6 +54,7 @@ describe.skipIf(!ssh)('unknown SSH host key', () => {
     // 3. Trust and remember: the pane connects, and the key is in Switchboard's own store.
     await dialog.getByRole('button', { name: 'Trust and remember' }).click();
     await dialog.waitFor({ state: 'detached' });
+    await waitForText(p1, /\$ *$/m, 15_000);
     const m = marker('ssh');
     await run(p1, `echo ${m} $(whoami)`);
     await waitForText(p1, `${m} ${ssh!.user}`, 15_000);

@@ -363,17 +363,29 @@ export class DockerEnvironment implements Environment {
     }
   }
 
-  /** Why a stream ended, when it was the container's doing. */
-  private async containerGoneReason(): Promise<string | undefined> {
+  /**
+   * Why a stream ended, when it was the container's doing. A stream killed by a signal can end a moment before
+   * the engine reports the container stopped, so for those (`settleMs`) the state is asked again for a while.
+   */
+  private async containerGoneReason(settleMs = 0): Promise<string | undefined> {
     if (!this.containerId) return undefined;
-    try {
-      const info = await this.inspect(this.containerId);
-      if (!info) return 'the container was removed';
-      if (!info.State.Running) return 'the container stopped';
-    } catch {
-      return `the docker engine at ${this.endpoint.label} stopped answering`;
+    const until = Date.now() + settleMs;
+    for (;;) {
+      try {
+        const info = await this.inspect(this.containerId);
+        if (!info) return 'the container was removed';
+        if (!info.State.Running) return 'the container stopped';
+      } catch {
+        return `the docker engine at ${this.endpoint.label} stopped answering`;
+      }
+      if (Date.now() >= until) return undefined;
+      await delay(150);
     }
-    return undefined;
+  }
+
+  /** Exit codes that mean "killed by a signal" (or none at all): the container may be going away. */
+  private static signalled(code: number | null): boolean {
+    return code === null || code >= 128;
   }
 
   /** Runs a short script and returns its merged output (used for home()). */
@@ -443,7 +455,7 @@ export class DockerEnvironment implements Environment {
       return { output: `${lead}${parsed.output}\n[timed out after ${secs}s]`, exitCode: 124, cwd: opts.cwd, timedOut: true, truncated };
     }
     if (exitCode === null) {
-      const why = (await this.containerGoneReason()) ?? 'the command ended without an exit status';
+      const why = (await this.containerGoneReason(2000)) ?? 'the command ended without an exit status';
       return { output: `${lead}${parsed.output}\n[${why}]`, exitCode: 137, cwd: parsed.cwd ?? opts.cwd, timedOut: false, truncated };
     }
     return { output: lead + parsed.output, exitCode, cwd: parsed.cwd ?? opts.cwd, timedOut: false, truncated };
@@ -473,7 +485,7 @@ export class DockerEnvironment implements Environment {
     resize(opts.cols, opts.rows);
     void job.ended.then(async () => {
       const code = await this.exitCodeOf(job.exec);
-      events.finish(code, await this.containerGoneReason());
+      events.finish(code, await this.containerGoneReason(DockerEnvironment.signalled(code) ? 2000 : 0));
     });
     return {
       onData: (l) => events.onData(l),
@@ -502,7 +514,7 @@ export class DockerEnvironment implements Environment {
     let killed = false;
     void job.ended.then(async () => {
       const code = await this.exitCodeOf(job.exec);
-      events.finish(code, killed ? 'killed' : await this.containerGoneReason());
+      events.finish(code, killed ? 'killed' : await this.containerGoneReason(DockerEnvironment.signalled(code) ? 2000 : 0));
     });
     return {
       onData: (l) => events.onData(l),
