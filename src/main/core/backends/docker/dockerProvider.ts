@@ -483,9 +483,10 @@ export class DockerEnvironment implements Environment {
       if (!job.isEnded()) void job.exec.resize({ h: rows, w: cols }).catch(() => undefined);
     };
     resize(opts.cols, opts.rows);
+    let killed = false;
     void job.ended.then(async () => {
       const code = await this.exitCodeOf(job.exec);
-      events.finish(code, await this.containerGoneReason(DockerEnvironment.signalled(code) ? 2000 : 0));
+      events.finish(code, killed ? undefined : await this.containerGoneReason(DockerEnvironment.signalled(code) ? 2000 : 0));
     });
     return {
       onData: (l) => events.onData(l),
@@ -498,6 +499,7 @@ export class DockerEnvironment implements Environment {
       resume: () => job.stream.resume(),
       kill: () => {
         if (job.isEnded()) return;
+        killed = true;
         void this.killJobs([job.token], ['HUP', 'TERM']).finally(() => job.stream.destroy());
       },
     };
