@@ -84,6 +84,12 @@ if (ssh) {
   const sshArgs = ['-i', ssh.key, '-p', String(ssh.port), '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', `${ssh.user}@${ssh.host}`, 'true'];
   const base = await timeEach(Math.min(calls, 30), () => spawnSync('ssh', sshArgs));
   report('terminal ssh', ours, base, 'ssh per command');
+  // The strongest baseline: OpenSSH's own connection sharing (ControlMaster), what Hermes Agent uses.
+  const cm = join(home, 'cm-%r@%h:%p');
+  const muxArgs = ['-o', 'ControlMaster=auto', '-o', `ControlPath=${cm}`, '-o', 'ControlPersist=60', ...sshArgs];
+  spawnSync('ssh', muxArgs);
+  report('terminal ssh (vs mux)', ours, await timeEach(Math.min(calls, 100), () => spawnSync('ssh', muxArgs)), 'ssh ControlMaster');
+  spawnSync('ssh', ['-o', `ControlPath=${cm}`, '-O', 'exit', `${ssh.user}@${ssh.host}`]);
   console.log(`${''.padEnd(28)} SSH logins for ${calls + 1} calls: ${after - before}`);
 } else console.log('terminal ssh                 skipped: no .test-env/ssh.json (bash scripts/test-env.sh up)');
 

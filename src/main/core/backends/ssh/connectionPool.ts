@@ -358,6 +358,8 @@ class PooledConnection {
         if (settled) return;
         settled = true;
         disarm();
+        // Small request/response packets: without TCP_NODELAY, Nagle and delayed ACKs add ~40 ms to every exec.
+        client.setNoDelay(true);
         resolve(new LiveConnection(client, hopLabel(hop), (problem) => this.onLiveDead(problem), (ch) => this.trackChannel(ch), jumpLease));
       });
       arm();

@@ -1,12 +1,11 @@
 // Integration tests of the SSH backend against the loopback sshds of scripts/env/ssh.sh.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { spawnSync } from 'node:child_process';
 import { createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadTestEnv } from '../../../../../scripts/testEnv.js';
+import { PrivateSshd, freePort } from '../../../../../scripts/privateSshd.js';
 import type { SshSpec, TargetSpec } from '../../../../shared/targets.js';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import type { Environment, ExecOptions, HostKeyRequest, ProviderContext, TargetSnapshot } from '../provider.js';
@@ -346,45 +345,18 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
 
   describe('connection failures', () => {
     let port = 0;
-    let pidFile = '';
-    let log = '';
-    const startSshd = (): void => {
-      const r = spawnSync('/usr/sbin/sshd', ['-f', e.config, '-E', log, '-o', `Port=${port}`, '-o', `PidFile=${pidFile}`], { encoding: 'utf8' });
-      expect(r.status, r.stderr).toBe(0);
-    };
-    const stopSshd = (): void => {
-      const pid = Number(readFileSync(pidFile, 'utf8').trim());
-      // Only sshd itself dies (listener and per-connection processes), as when the daemon is killed;
-      // the user's processes are left to notice on their own.
-      const comm = (p: number): string => {
-        try {
-          return readFileSync(`/proc/${p}/comm`, 'utf8').trim();
-        } catch {
-          return '';
-        }
-      };
-      const sshds = [...descendants(pid), pid].filter((p) => comm(p) === 'sshd');
-      for (const p of sshds) {
-        try {
-          process.kill(p, 'SIGKILL');
-        } catch {
-          /* already gone */
-        }
-      }
-    };
+    let sshd: PrivateSshd;
+    const startSshd = (): Promise<void> => sshd.start();
+    const stopSshd = (): void => sshd.stop();
 
     beforeAll(async () => {
       await closeAll();
       port = await freePort();
-      const dir = mkdtempSync(join(tmpdir(), 'sb-sshd-'));
-      pidFile = join(dir, 'sshd.pid');
-      log = join(dir, 'sshd.log');
+      sshd = new PrivateSshd(e.config, port);
       const keyPart = e.knownHostsLine.split(' ').slice(1).join(' ');
       writeFileSync(join(sbHome, 'known_hosts'), `${e.knownHostsLine}\n${e.jumpKnownHostsLine}\n[${e.host}]:${port} ${keyPart}\n`);
     });
-    afterAll(() => {
-      if (existsSync(pidFile)) stopSshd();
-    });
+    afterAll(() => stopSshd());
 
     it('a host that is down fails fast with one clear error naming host:port', async () => {
       const x = envFor('down', baseSpec({ ssh_port: port }));
@@ -400,8 +372,7 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
     });
 
     it('sshd killed mid-command: the call fails, not hangs; after a restart the next call reconnects', async () => {
-      startSshd();
-      await waitPort(port);
+      await startSshd();
       const x = envFor('drop', baseSpec({ ssh_port: port }));
       expect(await x.probe()).toEqual({ ok: true, detail: `${e.user}@${e.host}:${port}` });
       const shell = await x.openShell({ cwd: '/tmp', cols: 80, rows: 24 });
@@ -418,8 +389,7 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
       expect(await shellExit).toEqual([null, 'connection lost']);
       expect(reach.some(([id, p]) => id === 'drop#g1' && p !== undefined)).toBe(true);
 
-      startSshd();
-      await waitPort(port);
+      await startSshd();
       reach.length = 0;
       expect((await x.exec('echo back', run())).output).toBe('back\n');
       expect(reach).toContainEqual(['drop#g1', undefined]);
@@ -513,54 +483,5 @@ function u32(n: number): Buffer {
 }
 
 /** Every descendant pid of a process (sshd's per-connection children outlive the listener). */
-function descendants(pid: number): number[] {
-  const parent = new Map<number, number>();
-  for (const d of readdirSync('/proc')) {
-    if (!/^\d+$/.test(d)) continue;
-    try {
-      const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      parent.set(Number(d), Number(fields[1]));
-    } catch {
-      /* exited meanwhile */
-    }
-  }
-  const out: number[] = [];
-  const walk = (p: number): void => {
-    for (const [child, pp] of parent) if (pp === p) {
-      walk(child);
-      out.push(child);
-    }
-  };
-  walk(pid);
-  return out;
-}
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => resolve(port));
-    });
-  });
-}
 
-async function waitPort(port: number): Promise<void> {
-  const { connect } = await import('node:net');
-  for (let i = 0; i < 100; i++) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = connect(port, '127.0.0.1');
-      s.once('connect', () => {
-        s.destroy();
-        resolve(true);
-      });
-      s.once('error', () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`port ${port} did not open`);
-}

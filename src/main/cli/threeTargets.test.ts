@@ -1,0 +1,110 @@
+// Issue 5's acceptance, end to end through `switchboard serve` and `switchboard call`: one local, one SSH and one
+// Docker target side by side, each with its own files and cwd; one SSH connection for many calls; sshd restarts.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadTestEnv } from '../../../scripts/testEnv.js';
+import { PrivateSshd, freePort } from '../../../scripts/privateSshd.js';
+import { ensureBuilt, runCli, startServe, tempHome, type Served } from '../../../scripts/cliHarness.js';
+
+interface SshEnv { host: string; port: number; user: string; key: string; knownHostsLine: string; config: string }
+interface DockerEnv { socket: string; image: string }
+const ssh = loadTestEnv<SshEnv>('ssh');
+const docker = loadTestEnv<DockerEnv>('docker');
+
+describe.skipIf(!ssh || !docker)('local, SSH and Docker targets side by side', () => {
+  const home = tempHome();
+  const localDir = join(home, 'work');
+  let served: Served;
+  let flaky: PrivateSshd;
+
+  const call = async (tool: string, args: Record<string, unknown>) => {
+    const r = await runCli(home, ['call', tool, JSON.stringify(args), '--json']);
+    if (r.status !== 0) throw new Error(`${tool} ${JSON.stringify(args)} failed: ${r.stderr}`);
+    return JSON.parse(r.stdout) as Record<string, unknown>;
+  };
+
+  beforeAll(async () => {
+    ensureBuilt();
+    mkdirSync(localDir);
+    flaky = new PrivateSshd(ssh!.config, await freePort());
+    await flaky.start();
+    const keyPart = ssh!.knownHostsLine.split(' ').slice(1).join(' ');
+    writeFileSync(join(home, 'known_hosts'), `${ssh!.knownHostsLine}\n[${ssh!.host}]:${flaky.port} ${keyPart}\n`, { mode: 0o600 });
+    const sshFields = (port: number) => `backend: ssh, ssh_host: ${ssh!.host}, ssh_port: ${port}, ssh_user: ${ssh!.user}, ssh_key: ${ssh!.key}`;
+    writeFileSync(join(home, 'config.yaml'), [
+      'terminal:',
+      '  default_target: here',
+      '  targets:',
+      `    here: { backend: local, cwd: ${localDir} }`,
+      `    remote: { ${sshFields(ssh!.port)}, cwd: /tmp/sb-three-${process.pid} }`,
+      `    box: { backend: docker, docker_image: "${docker!.image}", docker_host: "unix://${docker!.socket}", docker_network: none, cwd: /work }`,
+      `    flaky: { ${sshFields(flaky.port)} }`,
+      '',
+    ].join('\n'));
+    served = await startServe(home);
+    // The SSH cwd must exist on the remote side first (mkdir through the target itself).
+    await call('terminal', { command: `mkdir -p /tmp/sb-three-${process.pid}`, execution_target: 'remote', workdir: '/' });
+    await call('terminal', { command: 'mkdir -p /work', execution_target: 'box', workdir: '/' });
+  });
+  afterAll(async () => {
+    await served?.stop();
+    flaky?.stop();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('the same relative path holds each target\'s own marker', async () => {
+    for (const t of ['here', 'remote', 'box']) {
+      const w = await call('write_file', { path: 'notes/marker.txt', content: `marker-of-${t}\n`, execution_target: t });
+      expect(w).toMatchObject({ execution_target: t, bytes_written: `marker-of-${t}\n`.length });
+    }
+    for (const t of ['here', 'remote', 'box']) {
+      const r = await call('read_file', { path: 'notes/marker.txt', execution_target: t });
+      expect(r.execution_target).toBe(t);
+      expect(String(r.content)).toContain(`marker-of-${t}`);
+      const cat = await call('terminal', { command: 'cat notes/marker.txt', execution_target: t });
+      expect(cat.output).toBe(`marker-of-${t}\n`);
+    }
+  });
+
+  it('a cd on one target leaves the others\' cwd alone', async () => {
+    const before = {
+      here: (await call('terminal', { command: 'pwd', execution_target: 'here' })).cwd,
+      box: (await call('terminal', { command: 'pwd', execution_target: 'box' })).cwd,
+    };
+    expect(before).toEqual({ here: localDir, box: '/work' });
+    expect((await call('terminal', { command: 'cd notes', execution_target: 'remote' })).cwd).toBe(`/tmp/sb-three-${process.pid}/notes`);
+    expect((await call('terminal', { command: 'pwd', execution_target: 'remote' })).output).toBe(`/tmp/sb-three-${process.pid}/notes\n`);
+    expect((await call('terminal', { command: 'pwd', execution_target: 'here' })).output).toBe(`${localDir}\n`);
+    expect((await call('terminal', { command: 'pwd', execution_target: 'box' })).output).toBe('/work\n');
+  });
+
+  it('200 sequential terminal calls on the SSH target use one SSH connection', async () => {
+    const { client, close } = await import('../transport/wsLink.js').then((m) => m.connectCore(served.url.replace('http', 'ws') + 'ws', served.token));
+    try {
+      for (let i = 0; i < 200; i++) {
+        const r = await client.call('tool.call', { tool: 'terminal', args: { command: `echo ${i}`, execution_target: 'remote' }, client: 'test' });
+        expect(r.output).toBe(`${i}\n`);
+      }
+    } finally {
+      close();
+    }
+    // Established TCP connections from the serve process to this sshd's port.
+    const ss = spawnSync('ss', ['-Htnp', 'state', 'established', `( dport = :${ssh!.port} )`], { encoding: 'utf8' }).stdout;
+    const ours = ss.split('\n').filter((l) => l.includes(`pid=${served.child.pid},`));
+    expect(ours).toHaveLength(1);
+  });
+
+  it('sshd restarted mid-run: one clear error, then the next call works', async () => {
+    expect((await call('terminal', { command: 'echo up', execution_target: 'flaky' })).output).toBe('up\n');
+    flaky.stop();
+    const down = await runCli(home, ['call', 'terminal', '{"command":"echo again","execution_target":"flaky"}', '--json']);
+    expect(down.status).not.toBe(0);
+    expect(down.stdout).toBe('');
+    expect(down.stderr.trim().split('\n')).toHaveLength(1);
+    expect(down.stderr).toMatch(new RegExp(`${ssh!.host}:${flaky.port}`));
+    await flaky.start();
+    expect((await call('terminal', { command: 'echo again', execution_target: 'flaky' })).output).toBe('again\n');
+  });
+});
