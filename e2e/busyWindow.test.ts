@@ -1,5 +1,5 @@
 // Stages a busy, realistic window (split panes, runtime targets, a failing target, background work, agent calls) and
-// checks it renders without errors. With SB_SCREENSHOT=1 it also refreshes the README picture (docs/screenshot.png).
+// checks it renders without errors. With SB_SCREENSHOT=1 it also refreshes the README's second picture (docs/screenshot-busy.png).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -69,7 +69,7 @@ describe('a busy window', () => {
     await page.screenshot({ path: join(root, 'test-results/e2e-busy-window.png') });
     if (forReadme) {
       mkdirSync(join(root, 'docs'), { recursive: true });
-      await page.screenshot({ path: join(root, 'docs/screenshot.png') });
+      await page.screenshot({ path: join(root, 'docs/screenshot-busy.png') });
     }
     await page.close();
   });
