@@ -2,47 +2,36 @@
 // checks it renders without errors. With SB_SCREENSHOT=1 it also refreshes the README's second picture (docs/screenshot-busy.png).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { launchChromium, openUi, pane, root, run, startServe, targetsYaml, waitForText, type Served } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { useServeAndBrowser, openUi, pane, root, run, targetsYaml, waitForText } from './harness.js';
 
 const forReadme = process.env.SB_SCREENSHOT === '1';
-let served: Served;
-let browser: Browser;
-
-beforeAll(async () => {
-  served = await startServe();
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await served?.stop();
-});
+const app = useServeAndBrowser();
 
 describe('a busy window', () => {
   it('renders split panes, runtime and failing targets, processes and activity without errors', async () => {
-    const base = join(served.home, '..');
+    const base = join(app.served.home, '..');
     const project = join(base, 'switchboard');
     const ci = join(base, 'ci');
     for (const d of [join(project, 'src'), join(project, 'e2e'), join(project, 'docs'), ci]) mkdirSync(d, { recursive: true });
     for (const f of ['package.json', 'README.md', 'tsconfig.json', 'src/index.ts', 'e2e/harness.ts']) writeFileSync(join(project, f), '{}\n');
-    writeFileSync(join(served.home, 'config.yaml'), targetsYaml({ laptop: { cwd: project }, 'ci-runner': { cwd: ci } }, 'laptop').replace(
+    writeFileSync(join(app.served.home, 'config.yaml'), targetsYaml({ laptop: { cwd: project }, 'ci-runner': { cwd: ci } }, 'laptop').replace(
       '  targets:\n', `  targets:\n    staging: { backend: ssh, ssh_host: 127.0.0.1, ssh_port: 9, ssh_user: deploy, ssh_key: ${JSON.stringify(join(base, 'missing_ed25519'))}, cwd: /srv/app }\n`));
-    await served.cli(['targets', 'register', 'sandbox-7', '--backend', 'local', '--cwd', project, '--provider', 'agent-pool']);
-    await served.cli(['targets', 'register', 'sandbox-6', '--backend', 'local', '--cwd', ci, '--provider', 'agent-pool']);
-    await served.cli(['targets', 'drain', 'sandbox-6', '--provider', 'agent-pool']);
+    await app.served.cli(['targets', 'register', 'sandbox-7', '--backend', 'local', '--cwd', project, '--provider', 'agent-pool']);
+    await app.served.cli(['targets', 'register', 'sandbox-6', '--backend', 'local', '--cwd', ci, '--provider', 'agent-pool']);
+    await app.served.cli(['targets', 'drain', 'sandbox-6', '--provider', 'agent-pool']);
 
-    const { page, errors } = await openUi(browser, served.url);
+    const { page, errors } = await openUi(app.browser, app.served.url);
     await page.getByRole('list', { name: 'Targets' }).getByRole('listitem', { name: 'sandbox-6' }).waitFor();
     const p1 = pane(page, 1);
     await p1.getByRole('combobox', { name: 'Target' }).selectOption('laptop');
     await waitForText(p1, `${project} $`);
 
     // The agent's side of things: calls from the CLI, a background server, a failing target.
-    const call = (args: object) => served.cli(['call', 'terminal', JSON.stringify(args)]);
+    const call = (args: object) => app.served.cli(['call', 'terminal', JSON.stringify(args)]);
     await call({ command: 'git status --short 2>/dev/null | head -3; ls', execution_target: 'laptop' });
     await call({ command: 'npm test -- --reporter=dot 2>/dev/null || true', execution_target: 'ci-runner' });
-    await served.cli(['call', 'list_targets', '{}']);
+    await app.served.cli(['call', 'list_targets', '{}']);
     await call({ command: 'uptime', execution_target: 'staging' });
     await call({ command: 'for i in $(seq 1 600); do echo "GET /health 200 $((RANDOM % 9 + 1))ms"; sleep 1; done', background: true, execution_target: 'laptop' });
     await call({ command: 'sleep 900', background: true, execution_target: 'laptop' });

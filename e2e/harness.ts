@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = join(root, 'bin', 'switchboard.js');
@@ -168,4 +169,29 @@ export async function run(p: Locator, command: string): Promise<void> {
 
 export function marker(prefix: string): string {
   return `${prefix}-${Math.floor(Math.random() * 1e9).toString(36)}`;
+}
+
+/** One `serve` and one Chromium for a spec file: started before its tests, stopped after. Read them inside tests. */
+export function useServeAndBrowser(prepare?: (served: Served) => void | Promise<void>): { readonly served: Served; readonly browser: Browser } {
+  let served: Served | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    served = await startServe();
+    await prepare?.(served);
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await served?.stop();
+  });
+  return {
+    get served(): Served {
+      if (!served) throw new Error('serve has not started');
+      return served;
+    },
+    get browser(): Browser {
+      if (!browser) throw new Error('Chromium has not started');
+      return browser;
+    },
+  };
 }

@@ -3,11 +3,10 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { loadTestEnv } from '../scripts/testEnv.js';
+import { loadSshEnv } from '../scripts/testEnv.js';
 import { launchChromium, marker, openUi, pane, run, startServe, waitForText, type Served } from './harness.js';
 
-interface SshEnv { host: string; port: number; user: string; key: string; fingerprint: string }
-const ssh = loadTestEnv<SshEnv>('ssh');
+const ssh = loadSshEnv();
 
 let served: Served;
 let browser: Browser;

@@ -1,27 +1,16 @@
 // The Activity feed shows tool calls made from the CLI; the Processes panel lists and kills background processes.
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { launchChromium, marker, openUi, pane, root, startServe, waitForText, type Served } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { useServeAndBrowser, marker, openUi, pane, root, waitForText } from './harness.js';
 
-let served: Served;
-let browser: Browser;
-
-beforeAll(async () => {
-  served = await startServe();
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await served?.stop();
-});
+const app = useServeAndBrowser();
 
 describe('activity and processes', () => {
   it('shows a `switchboard call terminal` from the CLI in the Activity feed', async () => {
-    const { page, errors } = await openUi(browser, served.url);
+    const { page, errors } = await openUi(app.browser, app.served.url);
     const m = marker('act');
-    const r = await served.cli(['call', 'terminal', JSON.stringify({ command: `echo ${m}`, execution_target: 'beta' })]);
+    const r = await app.served.cli(['call', 'terminal', JSON.stringify({ command: `echo ${m}`, execution_target: 'beta' })]);
     expect(r.stderr).toBe('');
     expect(r.stdout.trim()).toBe(m);
 
@@ -36,7 +25,7 @@ describe('activity and processes', () => {
     expect(cells[6]).toMatch(/\d+(\.\d+)? (ms|s)/);
 
     // A failing call shows as an error.
-    const bad = await served.cli(['call', 'terminal', JSON.stringify({ command: 'echo nope', execution_target: 'no-such-target' })]);
+    const bad = await app.served.cli(['call', 'terminal', JSON.stringify({ command: 'echo nope', execution_target: 'no-such-target' })]);
     expect(bad.code).not.toBe(0);
     await page.screenshot({ path: join(root, 'test-results/e2e-activity.png') });
     expect(errors).toEqual([]);
@@ -48,9 +37,9 @@ describe('activity and processes', () => {
       console.log('skipped: the process tool has not landed (no src/main/core/processes)');
       ctx.skip();
     }
-    const { page, errors } = await openUi(browser, served.url);
+    const { page, errors } = await openUi(app.browser, app.served.url);
     const m = marker('bg');
-    const started = await served.cli(['call', 'terminal', JSON.stringify({ command: `sleep 30; echo ${m}`, background: true, execution_target: 'alpha' }), '--json']);
+    const started = await app.served.cli(['call', 'terminal', JSON.stringify({ command: `sleep 30; echo ${m}`, background: true, execution_target: 'alpha' }), '--json']);
     const result = started.code === 0 ? (JSON.parse(started.stdout) as { session_id?: string }) : {};
     if (!result.session_id) {
       console.log(`skipped: background processes are not wired into the Core yet (${started.stderr.trim() || 'no session_id in the result'})`);
@@ -77,9 +66,9 @@ describe('activity and processes', () => {
   });
 
   it('shows an error from a Core call as a toast: the one-line message and its hint', async (ctx) => {
-    const { page } = await openUi(browser, served.url);
+    const { page } = await openUi(app.browser, app.served.url);
     // An SSH target with no way to log in: pane.open fails with a message and a hint, before any network I/O.
-    const configPath = join(served.home, 'config.yaml');
+    const configPath = join(app.served.home, 'config.yaml');
     writeFileSync(configPath, readFileSync(configPath, 'utf8') + '    broken: { backend: ssh, ssh_host: 127.0.0.1, ssh_port: 1, ssh_user: nobody }\n');
     try {
       await page.getByRole('list', { name: 'Targets' }).getByRole('listitem', { name: 'broken' }).waitFor({ timeout: 3000 });

@@ -1,21 +1,11 @@
 // The Targets sidebar follows the Core live: a target added in config.yaml or registered at run time appears without touching open panes.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { launchChromium, marker, openUi, pane, root, run, startServe, terminalText, waitForText, type Served } from './harness.js';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { useServeAndBrowser, marker, openUi, pane, root, run, terminalText, waitForText } from './harness.js';
 
-let served: Served;
-let browser: Browser;
-
-beforeAll(async () => {
-  served = await startServe();
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await served?.stop();
-});
+const app = useServeAndBrowser();
 
 /** Milliseconds until the sidebar lists `name`. */
 async function timeUntilListed(page: Page, name: string, timeoutMs = 5000): Promise<number> {
@@ -26,14 +16,14 @@ async function timeUntilListed(page: Page, name: string, timeoutMs = 5000): Prom
 
 describe('targets sidebar', () => {
   it('lists new targets live and leaves the open pane alone', async () => {
-    const { page, errors } = await openUi(browser, served.url);
+    const { page, errors } = await openUi(app.browser, app.served.url);
     const sidebar = page.getByRole('list', { name: 'Targets' });
     const alpha = sidebar.getByRole('listitem', { name: 'alpha' });
     await expect.poll(() => alpha.textContent()).toContain('default');
     expect(await alpha.textContent()).toContain('local');
     expect(await alpha.textContent()).toContain('active');
     expect(await alpha.textContent()).toContain('config');
-    expect(await alpha.textContent()).toContain(served.dirs.alpha);
+    expect(await alpha.textContent()).toContain(app.served.dirs.alpha);
 
     const p1 = pane(page, 1);
     const m = marker('before');
@@ -43,15 +33,15 @@ describe('targets sidebar', () => {
     await p1.locator('.xterm').evaluate((el) => { el.setAttribute('data-e2e-kept', 'yes'); });
 
     // 1. An edit of config.yaml while the page is open.
-    const gammaDir = join(served.home, '..', 'z');
+    const gammaDir = join(app.served.home, '..', 'z');
     mkdirSync(gammaDir, { recursive: true });
-    const configPath = join(served.home, 'config.yaml');
+    const configPath = join(app.served.home, 'config.yaml');
     writeFileSync(configPath, readFileSync(configPath, 'utf8') + `    gamma: { backend: local, cwd: ${JSON.stringify(gammaDir)} }\n`);
     const tConfig = await timeUntilListed(page, 'gamma');
     console.log(`config target listed after ${tConfig} ms`);
 
     // 2. A runtime registration from the CLI, then a drain.
-    const reg = await served.cli(['targets', 'register', 'delta', '--backend', 'local', '--cwd', gammaDir]);
+    const reg = await app.served.cli(['targets', 'register', 'delta', '--backend', 'local', '--cwd', gammaDir]);
     expect(reg.stderr).toBe('');
     expect(reg.code).toBe(0);
     const tRuntime = await timeUntilListed(page, 'delta');
@@ -60,7 +50,7 @@ describe('targets sidebar', () => {
     expect(await delta.textContent()).toContain('runtime');
     expect(await delta.textContent()).toContain('active');
 
-    const drain = await served.cli(['targets', 'drain', 'delta']);
+    const drain = await app.served.cli(['targets', 'drain', 'delta']);
     expect(drain.code).toBe(0);
     await expect.poll(() => delta.textContent()).toContain('draining');
     expect(await delta.getAttribute('class')).toContain('target--draining');
@@ -83,7 +73,7 @@ describe('targets sidebar', () => {
   });
 
   it('adds, edits, drains and removes a runtime target from the sidebar', async () => {
-    const { page, errors } = await openUi(browser, served.url);
+    const { page, errors } = await openUi(app.browser, app.served.url);
     const sidebar = page.getByRole('list', { name: 'Targets' });
 
     await page.getByRole('button', { name: 'Add target' }).click();
@@ -99,38 +89,38 @@ describe('targets sidebar', () => {
     await page.screenshot({ path: join(root, 'test-results/e2e-add-target.png') });
 
     await dialog.getByLabel('Name').fill('eps');
-    await dialog.getByLabel('Working directory').fill(served.dirs.beta);
+    await dialog.getByLabel('Working directory').fill(app.served.dirs.beta);
     await dialog.getByRole('button', { name: 'Add target' }).click();
     await dialog.waitFor({ state: 'detached' });
     const eps = sidebar.getByRole('listitem', { name: 'eps' });
     await eps.waitFor();
     expect(await eps.textContent()).toContain('runtime');
-    expect(await eps.textContent()).toContain(served.dirs.beta);
+    expect(await eps.textContent()).toContain(app.served.dirs.beta);
     const gen1 = await eps.locator('.target__meta').textContent();
 
     await eps.hover();
     await eps.getByRole('button', { name: 'Edit eps' }).click();
     const edit = page.getByRole('dialog', { name: 'Edit target eps' });
-    await edit.getByLabel('Working directory').fill(served.dirs.alpha);
+    await edit.getByLabel('Working directory').fill(app.served.dirs.alpha);
     await edit.getByRole('button', { name: 'Save' }).click();
     await edit.waitFor({ state: 'detached' });
-    await expect.poll(() => eps.locator('.target__cwd').textContent()).toBe(served.dirs.alpha);
+    await expect.poll(() => eps.locator('.target__cwd').textContent()).toBe(app.served.dirs.alpha);
     expect(await eps.locator('.target__meta').textContent(), 'an edit is a new generation').not.toBe(gen1);
 
     // A pane on it opens in the edited cwd.
     await page.getByRole('combobox', { name: 'Target' }).selectOption('eps');
-    await waitForText(pane(page, 1), `${served.dirs.alpha} $`);
+    await waitForText(pane(page, 1), `${app.served.dirs.alpha} $`);
 
     // Another edit while the pane is open: the pane stays on its generation and offers to reopen on the new one.
     await eps.hover();
     await eps.getByRole('button', { name: 'Edit eps' }).click();
     const edit2 = page.getByRole('dialog', { name: 'Edit target eps' });
-    await edit2.getByLabel('Working directory').fill(join(served.dirs.alpha, 'sub'));
+    await edit2.getByLabel('Working directory').fill(join(app.served.dirs.alpha, 'sub'));
     await edit2.getByRole('button', { name: 'Save' }).click();
     const stale = pane(page, 1).getByRole('button', { name: /older generation/ });
     await stale.waitFor();
     await stale.click();
-    await waitForText(pane(page, 1), `${join(served.dirs.alpha, 'sub')} $`);
+    await waitForText(pane(page, 1), `${join(app.served.dirs.alpha, 'sub')} $`);
     await stale.waitFor({ state: 'detached' });
 
     await eps.hover();

@@ -1,26 +1,15 @@
 // The terminal panes end to end: pick a target, type, see output; split two targets side by side; keyboard shortcuts.
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { connectCore } from '../src/main/transport/wsLink.js';
 import { readCoreFile } from '../src/main/transport/coreFile.js';
-import { launchChromium, marker, openUi, pane, root, run, startServe, terminalText, waitForText, type Served } from './harness.js';
+import { useServeAndBrowser, marker, openUi, pane, root, run, terminalText, waitForText } from './harness.js';
 
-let served: Served;
-let browser: Browser;
-
-beforeAll(async () => {
-  served = await startServe();
-  browser = await launchChromium();
-});
-afterAll(async () => {
-  await browser?.close();
-  await served?.stop();
-});
+const app = useServeAndBrowser();
 
 /** The Core's own view of open panes, through a second client. */
 async function corePanes(): Promise<Array<{ execution_target: string; status: string }>> {
-  const info = readCoreFile(served.home);
+  const info = readCoreFile(app.served.home);
   const { client, close } = await connectCore(info.ws_url, info.token);
   try {
     return await client.call('pane.list', {});
@@ -31,21 +20,21 @@ async function corePanes(): Promise<Array<{ execution_target: string; status: st
 
 describe('terminal panes', () => {
   it('runs a command on the target picked in the pane and shows it in the header', async () => {
-    const { page, errors } = await openUi(browser, served.url);
+    const { page, errors } = await openUi(app.browser, app.served.url);
     expect(new URL(page.url()).searchParams.has('token'), 'the token is stripped from the address bar').toBe(false);
 
     const p1 = pane(page, 1);
     const picker = p1.getByRole('combobox', { name: 'Target' });
     expect(await picker.inputValue()).toBe('alpha');
     await picker.selectOption('beta');
-    await waitForText(p1, `${served.dirs.beta} $`);
+    await waitForText(p1, `${app.served.dirs.beta} $`);
 
     const m = marker('hello');
     await run(p1, `echo ${m}-$((6*7))`);
     await waitForText(p1, `${m}-42`);
 
     expect(await picker.inputValue()).toBe('beta');
-    await expect.poll(() => p1.getByRole('status', { name: 'Working directory' }).textContent()).toBe(served.dirs.beta);
+    await expect.poll(() => p1.getByRole('status', { name: 'Working directory' }).textContent()).toBe(app.served.dirs.beta);
     // Changing the target closed the pty on alpha: the Core holds one pane, on beta.
     await expect.poll(async () => (await corePanes()).map((p) => p.execution_target)).toEqual(['beta']);
 
@@ -55,14 +44,14 @@ describe('terminal panes', () => {
   });
 
   it('splits into two panes on two targets side by side; cd moves only its own header', async () => {
-    const { page, errors } = await openUi(browser, served.url);
+    const { page, errors } = await openUi(app.browser, app.served.url);
     const p1 = pane(page, 1);
     await p1.locator('.xterm').click();
     await page.keyboard.press('Control+Shift+D');
     const p2 = pane(page, 2);
     await p2.waitFor();
     await p2.getByRole('combobox', { name: 'Target' }).selectOption('beta');
-    await waitForText(p2, `${served.dirs.beta} $`);
+    await waitForText(p2, `${app.served.dirs.beta} $`);
 
     const [b1, b2] = [await p1.boundingBox(), await p2.boundingBox()];
     expect(b1 && b2, 'both panes are laid out').toBeTruthy();
@@ -71,13 +60,13 @@ describe('terminal panes', () => {
 
     const cwd1 = p1.getByRole('status', { name: 'Working directory' });
     const cwd2 = p2.getByRole('status', { name: 'Working directory' });
-    await expect.poll(() => cwd1.textContent()).toBe(served.dirs.alpha);
-    await expect.poll(() => cwd2.textContent()).toBe(served.dirs.beta);
+    await expect.poll(() => cwd1.textContent()).toBe(app.served.dirs.alpha);
+    await expect.poll(() => cwd2.textContent()).toBe(app.served.dirs.beta);
 
     await run(p1, 'cd sub');
-    await expect.poll(() => cwd1.textContent()).toBe(join(served.dirs.alpha, 'sub'));
-    await waitForText(p1, `${join(served.dirs.alpha, 'sub')} $`);
-    expect(await cwd2.textContent()).toBe(served.dirs.beta);
+    await expect.poll(() => cwd1.textContent()).toBe(join(app.served.dirs.alpha, 'sub'));
+    await waitForText(p1, `${join(app.served.dirs.alpha, 'sub')} $`);
+    expect(await cwd2.textContent()).toBe(app.served.dirs.beta);
     expect(await terminalText(p2)).not.toContain('sub');
 
     const m = marker('right');
@@ -97,7 +86,7 @@ describe('terminal panes', () => {
   });
 
   it('shows "[process exited]" when the shell ends and opens a new one on Enter', async () => {
-    const { page } = await openUi(browser, served.url);
+    const { page } = await openUi(app.browser, app.served.url);
     const p1 = pane(page, 1);
     await run(p1, 'exit');
     await waitForText(p1, '[process exited]');
@@ -110,7 +99,7 @@ describe('terminal panes', () => {
   });
 
   it('keeps up with a flood of output: acknowledgements keep the pty flowing past the high watermark', async () => {
-    const { page, errors } = await openUi(browser, served.url);
+    const { page, errors } = await openUi(app.browser, app.served.url);
     const p1 = pane(page, 1);
     const m = marker('flood');
     // ~1.3 MB of output: 13x the Core's 100,000-char pause mark, so it only finishes if the renderer acks.
@@ -124,7 +113,7 @@ describe('terminal panes', () => {
   });
 
   it('gives the terminals more or fewer rows when the panels are resized', async () => {
-    const { page, errors } = await openUi(browser, served.url);
+    const { page, errors } = await openUi(app.browser, app.served.url);
     const p1 = pane(page, 1);
     const rows = () => p1.locator('.xterm-rows > div').count();
     const before = await rows();

@@ -4,13 +4,12 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { loadTestEnv } from '../scripts/testEnv.js';
+import { loadSshEnv, loadDockerEnv } from '../scripts/testEnv.js';
 import { launchChromium, marker, openUi, pane, root, run, startServe, waitForText, type Served } from './harness.js';
 
-interface SshEnv { host: string; port: number; user: string; key: string; knownHostsLine: string }
 interface DockerEnv { socket: string; image: string }
-const ssh = loadTestEnv<SshEnv>('ssh');
-const docker = loadTestEnv<DockerEnv>('docker');
+const ssh = loadSshEnv();
+const docker = loadDockerEnv();
 
 let served: Served;
 let browser: Browser;

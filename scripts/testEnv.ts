@@ -20,3 +20,33 @@ export function loadTestEnv<T>(name: string): T | undefined {
   }
   return JSON.parse(readFileSync(file, 'utf8')) as T;
 }
+
+/** What scripts/env/ssh.sh writes: a loopback sshd (and a jump host) with a test user and key. */
+export interface SshTestEnv {
+  host: string;
+  port: number;
+  user: string;
+  /** Path of the test user's private key. */
+  key: string;
+  knownHostsLine: string;
+  fingerprint: string;
+  log: string;
+  config: string;
+  pidFile: string;
+  jumpPort: number;
+  jumpKnownHostsLine: string;
+  jumpLog: string;
+  jumpConfig: string;
+  jumpPidFile: string;
+}
+
+/** What scripts/env/docker.sh writes: a private dockerd and its test images. */
+export interface DockerTestEnv {
+  socket: string;
+  image: string;
+  pythonImage: string | null;
+  pidFile: string;
+}
+
+export const loadSshEnv = (): SshTestEnv | undefined => loadTestEnv<SshTestEnv>('ssh');
+export const loadDockerEnv = (): DockerTestEnv | undefined => loadTestEnv<DockerTestEnv>('docker');

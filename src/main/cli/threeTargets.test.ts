@@ -4,14 +4,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadTestEnv } from '../../../scripts/testEnv.js';
+import { loadSshEnv, loadDockerEnv } from '../../../scripts/testEnv.js';
 import { PrivateSshd, freePort } from '../../../scripts/privateSshd.js';
 import { ensureBuilt, runCli, startServe, tempHome, type Served } from '../../../scripts/cliHarness.js';
 
-interface SshEnv { host: string; port: number; user: string; key: string; knownHostsLine: string; config: string }
 interface DockerEnv { socket: string; image: string }
-const ssh = loadTestEnv<SshEnv>('ssh');
-const docker = loadTestEnv<DockerEnv>('docker');
+const ssh = loadSshEnv();
+const docker = loadDockerEnv();
 
 describe.skipIf(!ssh || !docker)('local, SSH and Docker targets side by side', () => {
   const home = tempHome();

@@ -5,21 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import Docker from 'dockerode';
-import { loadTestEnv } from '../../../../../scripts/testEnv.js';
+import { loadDockerEnv, type DockerTestEnv } from '../../../../../scripts/testEnv.js';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import type { DockerSpec } from '../../../../shared/targets.js';
 import type { Environment, ExecOptions, ProviderContext, ShellChannel, TargetSnapshot } from '../provider.js';
 import { dockerProvider } from './dockerProvider.js';
 import { keepAliveScript, profileLabel, shortHash } from './containerConfig.js';
 
-interface DockerTestEnv {
-  socket: string;
-  image: string;
-  pythonImage: string | null;
-  pidFile: string;
-}
 
-const env = loadTestEnv<DockerTestEnv>('docker');
+const env = loadDockerEnv();
 
 describe.skipIf(!env)('docker backend (real dockerd)', () => {
   const te = env as DockerTestEnv;

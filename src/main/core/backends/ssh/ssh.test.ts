@@ -4,7 +4,7 @@ import { createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadTestEnv } from '../../../../../scripts/testEnv.js';
+import { loadSshEnv, type SshTestEnv } from '../../../../../scripts/testEnv.js';
 import { PrivateSshd, freePort } from '../../../../../scripts/privateSshd.js';
 import type { SshSpec, TargetSpec } from '../../../../shared/targets.js';
 import { SwitchboardError } from '../../../../shared/errors.js';
@@ -12,22 +12,8 @@ import type { Environment, ExecOptions, HostKeyRequest, ProviderContext, TargetS
 import { configureSshPool, connectionPool } from './connectionPool.js';
 import { sshProvider } from './sshProvider.js';
 
-interface SshTestEnv {
-  host: string;
-  port: number;
-  user: string;
-  key: string;
-  knownHostsLine: string;
-  fingerprint: string;
-  log: string;
-  config: string;
-  pidFile: string;
-  jumpPort: number;
-  jumpKnownHostsLine: string;
-  jumpLog: string;
-}
 
-const env = loadTestEnv<SshTestEnv>('ssh');
+const env = loadSshEnv();
 
 // A private HOME (no real ~/.ssh/known_hosts or config) and no agent: only what the tests set up counts.
 const fakeHome = mkdtempSync(join(tmpdir(), 'sb-ssh-home-'));

@@ -1,17 +1,12 @@
 // The shared tool suite on Docker targets of the private dockerd (scripts/env/docker.sh): busybox (sh only), and the
 // python image for execute_code when it was built. Skipped while the docker backend or its fixture is missing.
-import { loadTestEnv } from '../../../../../scripts/testEnv.js';
+import { loadDockerEnv } from '../../../../../scripts/testEnv.js';
 import { builtinProviders } from '../../backends/builtins.js';
 import { makeTestCore } from './testCore.js';
 import { describeToolsOn } from './toolsSuite.js';
 
-interface DockerTestEnv {
-  socket: string;
-  image: string;
-  pythonImage: string | null;
-}
 
-const env = loadTestEnv<DockerTestEnv>('docker');
+const env = loadDockerEnv();
 const docker = builtinProviders.find((p) => p.backend === 'docker');
 
 function suite(label: string, image: () => string | null | undefined): void {

@@ -2,20 +2,13 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadTestEnv } from '../../../../../scripts/testEnv.js';
+import { loadSshEnv } from '../../../../../scripts/testEnv.js';
 import { builtinProviders } from '../../backends/builtins.js';
 import { makeTestCore } from './testCore.js';
 import { describeToolsOn } from './toolsSuite.js';
 
-interface SshTestEnv {
-  host: string;
-  port: number;
-  user: string;
-  key: string;
-  knownHostsLine: string;
-}
 
-const env = loadTestEnv<SshTestEnv>('ssh');
+const env = loadSshEnv();
 const ssh = builtinProviders.find((p) => p.backend === 'ssh');
 
 describeToolsOn('ssh', async () => {
