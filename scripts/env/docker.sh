@@ -82,6 +82,15 @@ build_busybox() {
   echo "built $image"
 }
 
+# The Debian mirror this machine's apt already uses (deb822 sources or the classic list), so the image comes
+# from the same place as every other package here.
+apt_mirror() {
+  local uri
+  uri=$(awk '/^URIs:/ { for (i = 2; i <= NF; i++) if ($i !~ /security/) { print $i; exit } }' /etc/apt/sources.list.d/*.sources 2>/dev/null | head -n 1)
+  [ -n "$uri" ] || uri=$(awk '$1 == "deb" && $0 !~ /security/ { for (i = 2; i <= NF; i++) if ($i ~ /^(https?|file):/) { print $i; exit } }' /etc/apt/sources.list 2>/dev/null | head -n 1)
+  echo "$uri"
+}
+
 # Best effort: a Debian minbase with python3, for execute_code tests. Prints the image name or nothing.
 build_python() {
   if dk image inspect "$python_image" >/dev/null 2>&1; then echo "$python_image"; return 0; fi
@@ -92,7 +101,11 @@ build_python() {
     fi
     local dir="$base/python-rootfs"
     rm -rf "$dir"
-    debootstrap --variant=minbase --include=python3-minimal bookworm "$dir" "${SB_DEBIAN_MIRROR:-}" >&2 || { rm -rf "$dir"; return 1; }
+    local mirror suite
+    mirror=$(apt_mirror)
+    suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
+    [ -n "$mirror" ] || { echo "no Debian mirror in the apt sources" >&2; return 1; }
+    debootstrap --variant=minbase --include=python3-minimal "$suite" "$dir" "$mirror" >&2 || { rm -rf "$dir"; return 1; }
     rm -rf "$dir/var/cache/apt/archives/"*.deb "$dir/var/lib/apt/lists/"*
     tar -C "$dir" --numeric-owner -cf "$cache.part" . && mv "$cache.part" "$cache"
     rm -rf "$dir"
