@@ -8,6 +8,16 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const only = process.argv[2];
 const started = Date.now();
 
+/** The Core runs under plain Node (STYLE.md §1): an `electron` import reaching this bundle fails the build. */
+const noElectron = {
+  name: 'no-electron-in-core',
+  setup(b) {
+    b.onResolve({ filter: /^electron(\/.*)?$/ }, (args) => ({
+      errors: [{ text: `${args.importer.replace(root + '/', '')} imports electron; only src/main/index.ts, preload.ts and transport/electron.ts may` }],
+    }));
+  },
+};
+
 /** Modules that locate files through import.meta.url get the CommonJS equivalent. */
 const importMetaShim = {
   define: { 'import.meta.url': '__sbImportMetaUrl' },
@@ -26,6 +36,7 @@ async function buildNode() {
     target: 'node20',
     format: 'cjs',
     packages: 'external',
+    plugins: [noElectron],
     ...importMetaShim,
     sourcemap: true,
     logLevel: 'warning',
@@ -54,7 +65,13 @@ async function buildElectron() {
   });
 }
 
-if (!only || only === 'node') await buildNode();
-if (!only || only === 'renderer') buildRenderer();
-if (!only || only === 'electron') await buildElectron();
+try {
+  if (!only || only === 'node') await buildNode();
+  if (!only || only === 'renderer') buildRenderer();
+  if (!only || only === 'electron') await buildElectron();
+} catch {
+  // esbuild and vite have printed what failed; a stack trace of the build script would only bury it.
+  console.error('build failed');
+  process.exit(1);
+}
 console.log(`built in ${((Date.now() - started) / 1000).toFixed(1)}s`);
