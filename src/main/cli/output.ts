@@ -35,3 +35,15 @@ export function action<A extends unknown[]>(fn: (...args: A) => Promise<void>): 
     }
   };
 }
+
+let longRunning = false;
+
+/** Commands that serve (serve, mcp) call this; every other command exits when its action is done,
+ * even if a connection pool or watcher would keep Node's event loop alive. */
+export function keepRunning(): void {
+  longRunning = true;
+}
+
+export function isLongRunning(): boolean {
+  return longRunning;
+}

@@ -95,6 +95,15 @@ describe.skipIf(!ssh || !docker)('local, SSH and Docker targets side by side', (
     expect(ours).toHaveLength(1);
   });
 
+  it('doctor reports every target\'s health in parallel, without prompting, and exits', async () => {
+    const r = await runCli(home, ['doctor', '--json']);
+    const doc = JSON.parse(r.stdout) as { core: string; targets: Array<{ name: string; ok: boolean; problem?: string }> };
+    expect(doc.core).toBe('running');
+    const byName = Object.fromEntries(doc.targets.map((t) => [t.name, t]));
+    for (const t of ['here', 'remote', 'box', 'flaky']) expect(byName[t], JSON.stringify(byName[t])).toMatchObject({ ok: true });
+    expect(r.status).toBe(0);
+  });
+
   it('sshd restarted mid-run: one clear error, then the next call works', async () => {
     expect((await call('terminal', { command: 'echo up', execution_target: 'flaky' })).output).toBe('up\n');
     flaky.stop();

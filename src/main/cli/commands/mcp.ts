@@ -8,7 +8,7 @@ import { switchboardHome } from '../../core/core.js';
 import { createMcpServer } from '../../core/agent/mcpServer.js';
 import { readCoreFile } from '../../transport/coreFile.js';
 import { connectCore } from '../../transport/wsLink.js';
-import { action } from '../output.js';
+import { action, keepRunning } from '../output.js';
 
 /** A connection to the Core that is re-made (from core.json) for the next call after it was lost; a call is never retried. */
 class CoreBridge {
@@ -74,6 +74,7 @@ export function mcpCommand(program: Command): void {
           .then(() => new Promise((r) => setTimeout(r, 50)))
           .then(() => server.close());
       });
+      keepRunning();
       await server.connect(transport);
     }));
 }
