@@ -56,6 +56,9 @@ export function targetsYaml(targets: Record<string, { cwd: string }>, defaultTar
   return lines.join('\n') + '\n';
 }
 
+/** Profile folder per served URL, so a page can start without the previous page's saved tabs. */
+const homeOf = new Map<string, string>();
+
 export async function startServe(): Promise<Served> {
   ensureBuilt();
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'sb-e2e-')));
@@ -89,6 +92,7 @@ export async function startServe(): Promise<Served> {
     });
   });
 
+  homeOf.set(url, home);
   const cli = (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
     new Promise((resolve) => {
       execFile(process.execPath, [bin, ...args], { cwd: root, env, timeout: 30_000 }, (err, stdout, stderr) => {
@@ -123,7 +127,15 @@ export function launchChromium(): Promise<Browser> {
 }
 
 /** Opens the UI and waits until the first pane's shell is live. Collects console errors (CSP violations included). */
-export async function openUi(browser: Browser, url: string, viewport = { width: 1440, height: 900 }): Promise<{ page: Page; errors: string[] }> {
+export async function openUi(
+  browser: Browser,
+  url: string,
+  viewport = { width: 1440, height: 900 },
+  opts: { keepWorkspace?: boolean } = {},
+): Promise<{ page: Page; errors: string[] }> {
+  // Each page starts with one terminal unless a test is about the tabs kept from the last session.
+  const home = homeOf.get(url);
+  if (home && !opts.keepWorkspace) rmSync(join(home, 'ui-state.json'), { force: true });
   const page = await browser.newPage({ viewport, deviceScaleFactor: 1 });
   const errors: string[] = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });

@@ -44,7 +44,14 @@ async function main(): Promise<void> {
   });
   session.defaultSession.setPermissionRequestHandler((_wc, _perm, cb) => cb(false));
   try {
-    host = await startHost({ mode: 'electron' });
+    host = await startHost({
+      mode: 'electron',
+      // The window's tabs and panes live in the profile, through electron-store (conf's API, Electron's paths).
+      uiStore: async (home) => {
+        const { default: Store } = await import('electron-store');
+        return new Store<Record<string, unknown>>({ cwd: home, name: 'ui-state', clearInvalidConfig: true });
+      },
+    });
   } catch (err) {
     process.stderr.write(`switchboard: ${errorLine(toErrorPayload(err))}\n`);
     app.exit(1);

@@ -11,7 +11,8 @@ import { ConnectionBanner } from './components/ConnectionBanner.js';
 import { DialogHost } from './components/dialogs/DialogHost.js';
 import { DockSplitter, useDockHeight } from './components/DockSplitter.js';
 import { useLayout } from './store/layout.js';
-import { useTargets, preferredTarget } from './store/targets.js';
+import { useTargets } from './store/targets.js';
+import { restoreWorkspace } from './store/workspacePersist.js';
 import { startSync } from './store/sync.js';
 import { focusTerminal } from './terminal/sessions.js';
 import { appShortcut, type AppShortcut } from './keyboard.js';
@@ -34,13 +35,11 @@ function runShortcut(action: AppShortcut): void {
   }
 }
 
-/** Opens the first terminal once the targets are known; after that, tabs are the person's business. */
+/** Once the targets are known: the last session's tabs and panes, or one terminal on the preferred target. */
 function useFirstTab(): void {
   const loaded = useTargets((s) => s.loaded);
   useEffect(() => {
-    if (!loaded || useLayout.getState().tabs.length > 0) return;
-    const target = preferredTarget(useTargets.getState().list);
-    if (target) useLayout.getState().newTab(target);
+    if (loaded) void restoreWorkspace();
   }, [loaded]);
 }
 

@@ -60,6 +60,13 @@ export const DoctorReport = z.object({
 });
 export type DoctorReport = z.infer<typeof DoctorReport>;
 
+/** The tabs and panes of the window (targets only; terminals are new on restore), kept across restarts. */
+export const WorkspaceLayout = z.object({
+  tabs: z.array(z.object({ panes: z.array(z.object({ target: z.string().min(1).max(64) })).min(1).max(16) })).max(64),
+  active_tab: z.number().int().min(0),
+});
+export type WorkspaceLayout = z.infer<typeof WorkspaceLayout>;
+
 const PaneRef = z.object({ pane_id: z.string().min(1) });
 
 /** Request/response methods: name → input and output schema. */
@@ -92,6 +99,8 @@ export const coreMethods = {
   'doctor.run': { input: z.object({ timeout_ms: z.number().int().positive().max(60_000).optional() }), output: DoctorReport },
   'approvals.list': { input: z.object({}), output: z.array(PendingApproval) },
   'approvals.decide': { input: ApprovalDecision, output: z.object({ id: z.string(), decision: z.enum(['approve', 'deny']) }) },
+  'workspace.get': { input: z.object({}), output: WorkspaceLayout.nullable() },
+  'workspace.save': { input: WorkspaceLayout, output: z.object({}) },
   'activity.list': { input: z.object({ limit: z.number().int().positive().max(1000).optional() }), output: z.array(ActivityEntry) },
 } as const;
 

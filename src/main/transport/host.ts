@@ -1,6 +1,7 @@
 // Starts a full Core behind the WebSocket server and publishes core.json; used by `serve` and by Electron.
 import { Core } from '../core/core.js';
 import { defaultCoreOptions } from '../core/defaults.js';
+import type { KeyValueStoreFactory } from '../core/sessions/workspaceStore.js';
 import { WsServer } from './wsServer.js';
 import { removeCoreFile, writeCoreFile } from './coreFile.js';
 import { mcpHttpHandler } from '../core/agent/mcpHttp.js';
@@ -23,8 +24,8 @@ export interface Host {
   close(): Promise<void>;
 }
 
-export async function startHost(opts: { host?: string; port?: number; mode: 'serve' | 'electron'; home?: string; rendererDir?: string }): Promise<Host> {
-  const core = await new Core({ ...defaultCoreOptions(), ...(opts.home ? { home: opts.home } : {}) }).start();
+export async function startHost(opts: { host?: string; port?: number; mode: 'serve' | 'electron'; home?: string; rendererDir?: string; uiStore?: KeyValueStoreFactory }): Promise<Host> {
+  const core = await new Core({ ...defaultCoreOptions({ uiStore: opts.uiStore }), ...(opts.home ? { home: opts.home } : {}) }).start();
   const server = new WsServer(core, { host: opts.host, port: opts.port, rendererDir: opts.rendererDir });
   for (const ext of hostExtensions) await ext(core, server);
   let listening: { url: string; wsUrl: string };

@@ -23,6 +23,8 @@ interface LayoutState {
   activeTabId: string | undefined;
   focusedPaneId: string | undefined;
   newTab(target: string): string;
+  /** Replace everything with saved tabs (targets per pane); each pane opens a new terminal. */
+  restore(tabs: readonly (readonly string[])[], activeTab: number): void;
   splitPane(paneId: string, target?: string): string | undefined;
   closePane(paneId: string): void;
   closeTab(tabId: string): void;
@@ -50,6 +52,22 @@ export const useLayout = create<LayoutState>((set, get) => ({
     const tab: TabState = { id: newId('t'), paneIds: [pane.id] };
     set((s) => ({ tabs: [...s.tabs, tab], panes: { ...s.panes, [pane.id]: pane }, activeTabId: tab.id, focusedPaneId: pane.id }));
     return pane.id;
+  },
+
+  restore: (savedTabs, activeTab) => {
+    const panes: Record<string, PaneState> = {};
+    const tabs: TabState[] = savedTabs
+      .filter((targets) => targets.length > 0)
+      .map((targets) => {
+        const paneIds = targets.map((target) => {
+          const pane: PaneState = { id: newId('p'), target, status: 'connecting' };
+          panes[pane.id] = pane;
+          return pane.id;
+        });
+        return { id: newId('t'), paneIds };
+      });
+    const active = tabs[Math.min(Math.max(0, activeTab), tabs.length - 1)];
+    set({ tabs, panes, activeTabId: active?.id, focusedPaneId: active?.paneIds[0] });
   },
 
   splitPane: (paneId, target) => {
@@ -123,3 +141,11 @@ export const useLayout = create<LayoutState>((set, get) => ({
 /** The target of the focused pane: what the Processes panel shows. */
 export const selectFocusedTarget = (s: LayoutState): string | undefined =>
   s.focusedPaneId ? s.panes[s.focusedPaneId]?.target : undefined;
+
+/** What is kept across restarts: the target of every pane, tab by tab, and which tab was in front. */
+export function savedLayout(s: Pick<LayoutState, 'tabs' | 'panes' | 'activeTabId'>): { tabs: { panes: { target: string }[] }[]; active_tab: number } {
+  const tabs = s.tabs
+    .map((t) => ({ panes: t.paneIds.map((id) => s.panes[id]).filter((p) => p !== undefined).map((p) => ({ target: p.target })) }))
+    .filter((t) => t.panes.length > 0);
+  return { tabs, active_tab: Math.max(0, s.tabs.findIndex((t) => t.id === s.activeTabId)) };
+}

@@ -1,0 +1,36 @@
+// Restores the tabs and panes of the last session when the window opens, and saves them as they change.
+import { call } from '../client/core.js';
+import { savedLayout, useLayout } from './layout.js';
+import { preferredTarget, useTargets } from './targets.js';
+
+let started = false;
+
+/**
+ * Called once the targets are known. A saved pane whose target is gone opens on the preferred target
+ * instead, so nobody comes back to an empty window.
+ */
+export async function restoreWorkspace(): Promise<void> {
+  if (started) return;
+  started = true;
+  const saved = await call('workspace.get', {});
+  const list = useTargets.getState().list;
+  const fallback = preferredTarget(list);
+  const names = new Set(list.map((t) => t.name));
+  const layout = useLayout.getState();
+  if (layout.tabs.length === 0) {
+    if (saved && saved.tabs.length > 0) {
+      const tabs = saved.tabs.map((t) => t.panes.map((p) => (names.has(p.target) ? p.target : fallback)).filter((x): x is string => x !== undefined));
+      layout.restore(tabs, saved.active_tab);
+    }
+    if (useLayout.getState().tabs.length === 0 && fallback) layout.newTab(fallback);
+  }
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let last = JSON.stringify(savedLayout(useLayout.getState()));
+  useLayout.subscribe((s) => {
+    const next = JSON.stringify(savedLayout(s));
+    if (next === last) return;
+    last = next;
+    clearTimeout(timer);
+    timer = setTimeout(() => void call('workspace.save', JSON.parse(next)), 300);
+  });
+}
