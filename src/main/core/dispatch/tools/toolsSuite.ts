@@ -8,7 +8,7 @@ export interface ToolSuiteEnv {
   call(tool: string, args: Record<string, unknown>): Promise<ToolResult>;
   /** Two distinct targets of the backend under test; their cwds must differ or be separate machines. */
   targets: [string, string];
-  /** Whether python3 exists on the targets (execute_code tests are skipped otherwise). */
+  /** Whether python3 exists on the targets (otherwise execute_code must say it is missing). */
   python: boolean;
   close(): Promise<void>;
 }
@@ -45,10 +45,14 @@ export function describeToolsOn(label: string, make: () => Promise<ToolSuiteEnv 
         await fn();
       }, timeout);
     };
+    /** execute_code tests; on a target without python3 the same call must fail with one clear error instead. */
     const pyTest = (name: string, fn: () => Promise<void>, timeout?: number): void => {
       it(name, async (ctx) => {
-        if (!env || !env.python) return ctx.skip();
-        await fn();
+        if (!env) return ctx.skip();
+        if (env.python) return fn();
+        const r = await on(B, 'execute_code', { code: 'print(1)' });
+        expect(r).toMatchObject({ execution_target: B, error: 'execute_code: python3 is not installed on this target' });
+        expect(r.exit_code).not.toBe(0);
       }, timeout);
     };
 
