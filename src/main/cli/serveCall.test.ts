@@ -87,6 +87,15 @@ describe('serve + call', () => {
     expect(accepted).toContain(await httpGet(served.url, { authorization: `Bearer ${served.token}`, origin: `http://localhost:${port}` }));
   });
 
+  it('a second serve on a port in use says so in one line', async () => {
+    const other = tempHome();
+    const r = await runCli(other, ['serve', '--port', new URL(served.url).port]);
+    expect(r.status).toBe(2);
+    expect(r.stderr.trim()).toMatch(/^switchboard: 127\.0\.0\.1:\d+ is already in use — pick another --port/);
+    expect(existsSync(join(other, 'core.json'))).toBe(false);
+    rmSync(other, { recursive: true, force: true });
+  });
+
   it('removes core.json on exit, after which call says no Core runs', async () => {
     await served.stop();
     expect(existsSync(join(home, 'core.json'))).toBe(false);

@@ -5,7 +5,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, normalize, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { toErrorPayload } from '../../shared/errors.js';
+import { SwitchboardError, toErrorPayload } from '../../shared/errors.js';
 import { WireRequest, type WireResponse } from '../../shared/api.js';
 import type { Core } from '../core/core.js';
 
@@ -78,9 +78,16 @@ export class WsServer {
   }
 
   async listen(): Promise<{ url: string; wsUrl: string; port: number }> {
+    const port = this.opts.port ?? 0;
     await new Promise<void>((resolve, reject) => {
-      this.http.once('error', reject);
-      this.http.listen(this.opts.port ?? 0, this.host, () => resolve());
+      this.http.once('error', (err: NodeJS.ErrnoException) => {
+        const where = `${this.host}:${port}`;
+        if (err.code === 'EADDRINUSE') reject(new SwitchboardError('bad_request', `${where} is already in use`, 'pick another --port, or --port 0 for a free one'));
+        else if (err.code === 'EACCES') reject(new SwitchboardError('not_permitted', `not allowed to listen on ${where}`, 'ports below 1024 need privileges; pick a higher --port'));
+        else if (err.code === 'EADDRNOTAVAIL') reject(new SwitchboardError('bad_request', `${this.host} is not an address of this machine`, 'use --host 127.0.0.1'));
+        else reject(err);
+      });
+      this.http.listen(port, this.host, () => resolve());
     });
     const addr = this.http.address();
     this.port = typeof addr === 'object' && addr ? addr.port : 0;
@@ -104,7 +111,8 @@ export class WsServer {
       let ok = false;
       try {
         const u = new URL(origin);
-        ok = (u.protocol === 'http:' && hosts.has(u.host)) || u.protocol === 'file:' || u.protocol === 'app:';
+        // Only the page this server served; the Electron window talks over IPC, never this socket.
+        ok = u.protocol === 'http:' && hosts.has(u.host);
       } catch {
         ok = false;
       }
