@@ -72,6 +72,22 @@ describe('targets sidebar', () => {
     await page.close();
   });
 
+  it('shows a broken config edit as one clear line, keeps the previous targets, and clears it when fixed', async () => {
+    const { page, errors } = await openUi(app.browser, app.served.url);
+    const configPath = join(app.served.home, 'config.yaml');
+    const good = readFileSync(configPath, 'utf8');
+    writeFileSync(configPath, good.replace('backend: local, cwd:', 'backend: local, cwdd:'));
+    const alert = page.getByRole('alert', { name: 'Configuration problems' });
+    await alert.waitFor({ timeout: 5000 });
+    expect(await alert.textContent()).toMatch(/unknown key "cwdd" in target "alpha" .*did you mean "cwd"\?.*previous config stays in force/);
+    // Nothing lost: the targets the last good config had are still listed and usable.
+    expect(await page.getByRole('list', { name: 'Targets' }).getByRole('listitem', { name: 'alpha' }).count()).toBe(1);
+    await page.screenshot({ path: join(root, 'test-results/e2e-config-problem.png') });
+    writeFileSync(configPath, good);
+    await alert.waitFor({ state: 'detached', timeout: 5000 });
+    expect(errors).toEqual([]);
+  });
+
   it('adds, edits, drains and removes a runtime target from the sidebar', async () => {
     const { page, errors } = await openUi(app.browser, app.served.url);
     const sidebar = page.getByRole('list', { name: 'Targets' });

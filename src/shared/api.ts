@@ -72,6 +72,8 @@ const PaneRef = z.object({ pane_id: z.string().min(1) });
 /** Request/response methods: name → input and output schema. */
 export const coreMethods = {
   'targets.list': { input: z.object({}), output: z.array(TargetInfo) },
+  /** What could not be used: a broken config edit (the previous config stays), bad registry records, shadowed names. */
+  'targets.problems': { input: z.object({}), output: z.array(z.string()) },
   /** Runtime targets changed from the UI (provider `ui`); the CLI writes the registry file directly. */
   'targets.register': {
     input: z.object({ name: z.string().min(1), spec: z.record(z.string(), z.unknown()), replace: z.boolean().optional(), if_generation: z.string().optional() }),
@@ -111,6 +113,7 @@ export type MethodOutput<M extends CoreMethod> = z.infer<(typeof coreMethods)[M]
 /** Events the Core pushes to every connected client. */
 export const coreEvents = {
   'targets.changed': z.array(TargetInfo),
+  'targets.problems': z.array(z.string()),
   'pane.data': z.object({ pane_id: z.string(), data: z.string() }),
   'pane.cwd': z.object({ pane_id: z.string(), cwd: z.string() }),
   'pane.exit': z.object({ pane_id: z.string(), exit_code: z.number().int().nullable(), reason: z.string().optional() }),

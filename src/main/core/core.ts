@@ -61,6 +61,7 @@ export class Core {
   private readonly activity: ActivityEntry[] = [];
   private readonly closers: Array<() => void | Promise<void>> = [];
   private targetsTimer: NodeJS.Timeout | undefined;
+  private lastProblems = '';
 
   /** Throws bad_config when config.yaml is wrong, so `serve` and `start` fail loudly. */
   constructor(opts: CoreOptions = {}) {
@@ -152,6 +153,12 @@ export class Core {
     this.targetsTimer ??= setTimeout(() => {
       this.targetsTimer = undefined;
       this.emit('targets.changed', this.listTargets());
+      const problems = this.targets.problems();
+      const key = problems.join('\n');
+      if (key !== this.lastProblems) {
+        this.lastProblems = key;
+        this.emit('targets.problems', problems);
+      }
     }, 30);
   }
 
@@ -213,6 +220,7 @@ export class Core {
 
   private registerBuiltinMethods(): void {
     this.handle('targets.list', async () => this.listTargets());
+    this.handle('targets.problems', async () => this.targets.problems());
     this.handle('tool.call', async () => {
       throw new SwitchboardError('internal', 'tool.call is routed by invoke');
     });

@@ -85,6 +85,17 @@ const TargetRow = memo(function TargetRow({ t }: { t: TargetInfo }) {
   );
 });
 
+/** What the Core could not use: shown until it is fixed, since nothing else would tell the person. */
+function Problems() {
+  const problems = useTargets((s) => s.problems);
+  if (problems.length === 0) return null;
+  return (
+    <div className="problems" role="alert" aria-label="Configuration problems">
+      {problems.map((p) => <p key={p} className="problems__line">{p}</p>)}
+    </div>
+  );
+}
+
 export function Sidebar() {
   const list = useTargets((s) => s.list);
   const loaded = useTargets((s) => s.loaded);
@@ -108,6 +119,7 @@ export function Sidebar() {
         {loaded && list.length === 0 && (
           <p className="empty">No targets yet. Add one under <code>terminal.targets</code> in config.yaml or run <code>switchboard targets register</code>.</p>
         )}
+        <Problems />
         <ul className="target-list" aria-label="Targets">
           {list.map((t) => <TargetRow key={t.name} t={t} />)}
         </ul>

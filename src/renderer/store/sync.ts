@@ -11,6 +11,8 @@ export function startSync(): void {
   if (started) return;
   started = true;
   core.on('targets.changed', (list) => useTargets.getState().set(list));
+  core.on('targets.problems', (problems) => useTargets.getState().setProblems(problems));
+  void call('targets.problems', {}).then((p) => p && useTargets.getState().setProblems(p));
   core.on('activity', (entry) => useActivity.getState().upsert(entry));
   core.on('processes.changed', (list) => useProcesses.getState().upsert(list));
   core.on('approvals.changed', (list) => useApprovals.getState().set(list));

@@ -5,13 +5,18 @@ import type { TargetInfo } from '../../shared/targets.js';
 interface TargetsState {
   loaded: boolean;
   list: TargetInfo[];
+  /** Config or registry entries that could not be used, one line each (a broken config edit, a bad record …). */
+  problems: string[];
   set(list: TargetInfo[]): void;
+  setProblems(problems: string[]): void;
 }
 
 export const useTargets = create<TargetsState>((set) => ({
   loaded: false,
   list: [],
+  problems: [],
   set: (list) => set({ loaded: true, list: list.filter((t) => t.state !== 'removed') }),
+  setProblems: (problems) => set({ problems }),
 }));
 
 /** The target a new pane opens on: the default if it takes panes, else the first active one. */
