@@ -35,10 +35,20 @@ function whyNotElectron() {
   return undefined;
 }
 
+// Build first, in this process, so `npm start` is a single command whose signals reach us directly.
+const build = spawnSync(process.execPath, [join(root, 'scripts/build.mjs')], { stdio: 'inherit' });
+if (build.status !== 0) process.exit(build.status ?? 1);
+
 const reason = whyNotElectron();
 const child = reason
   ? (console.log(`Switchboard: not starting the desktop window because ${reason}; serving the UI to a browser instead.`),
     spawn(process.execPath, [join(root, 'bin/switchboard.js'), 'serve', ...process.argv.slice(2)], { stdio: 'inherit' }))
   : spawn(electronBinary(), [join(root, 'out/main/index.cjs'), ...process.argv.slice(2)], { stdio: 'inherit' });
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));
+// Whoever started us (npm, an IDE's stop button) may die without passing a signal on: then stop the app too,
+// so no orphaned Core keeps its port and core.json.
+const parent = process.ppid;
+setInterval(() => {
+  if (process.ppid !== parent) child.kill('SIGTERM');
+}, 1000).unref();
 child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
