@@ -1,14 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { request } from 'node:http';
+import { request, type IncomingHttpHeaders } from 'node:http';
+import { connect } from 'node:net';
+import { connectCore } from '../transport/wsLink.js';
 import { ensureBuilt, runCli, startServe, tempHome, type Served } from '../../../scripts/cliHarness.js';
 
-function httpGet(url: string, headers: Record<string, string> = {}): Promise<number> {
+function httpGet(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { headers }, (res) => {
       res.resume();
-      resolve(res.statusCode ?? 0);
+      resolve({ status: res.statusCode ?? 0, headers: res.headers });
     });
     req.on('error', reject);
     req.end();
@@ -75,16 +77,56 @@ describe('serve + call', () => {
     expect(doc.targets[0]).toMatchObject({ name: 'a', backend: 'local', source: 'config', state: 'active', is_default: true });
   });
 
-  it('requires the token on HTTP and checks Host and Origin', async () => {
+  it('requires the token on every request, checks Host and Origin, and never uses cookies', async () => {
     const port = new URL(served.url).port;
-    expect(await httpGet(served.url)).toBe(401);
-    expect(await httpGet(`${served.url}?token=wrong`)).toBe(401);
+    const page = `${served.url}s/${served.token}/`;
+    expect((await httpGet(served.url)).status).toBe(401);
+    expect((await httpGet(`${served.url}?token=wrong`)).status).toBe(401);
+    const entry = await httpGet(served.openUrl);
+    expect(entry.status).toBe(302);
+    expect(entry.headers.location).toBe(`/s/${served.token}/`);
+    expect(entry.headers['set-cookie']).toBeUndefined();
     // Accepted: the page (200) or, before the renderer is built, 503 — never 401/403.
     const accepted = [200, 503];
-    expect(accepted).toContain(await httpGet(served.openUrl));
-    expect(await httpGet(served.url, { authorization: `Bearer ${served.token}`, origin: 'http://evil.example' })).toBe(403);
-    expect(await httpGet(served.url, { authorization: `Bearer ${served.token}`, host: `evil.example:${port}` })).toBe(403);
-    expect(accepted).toContain(await httpGet(served.url, { authorization: `Bearer ${served.token}`, origin: `http://localhost:${port}` }));
+    expect(accepted).toContain((await httpGet(page)).status);
+    expect((await httpGet(`${served.url}s/wrong/`)).status).toBe(401);
+    expect((await httpGet(`${served.url}s/wrong/assets/index.js`)).status).toBe(401);
+    expect((await httpGet(`${served.url}assets/index.js`)).status).toBe(401);
+    expect((await httpGet(page, { origin: 'http://evil.example' })).status).toBe(403);
+    expect((await httpGet(page, { origin: 'null' })).status).toBe(403);
+    expect((await httpGet(page, { host: `evil.example:${port}` })).status).toBe(403);
+    expect(accepted).toContain((await httpGet(page, { origin: `http://localhost:${port}` })).status);
+  });
+
+  it('survives malformed requests, resets and oversized frames', async () => {
+    const port = Number(new URL(served.url).port);
+    // A request line Node cannot make a URL of, a bad percent-encoding, a reset refused upgrade.
+    for (const raw of [
+      `GET http://[ HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`,
+      `GET /s/${served.token}/%E0%A4%A HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`,
+      `GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: x3JJHMbDL1EzLkh9GBhXDw==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+    ]) {
+      await new Promise<void>((resolve) => {
+        const sock = connect(port, '127.0.0.1', () => {
+          sock.write(raw);
+          setTimeout(() => {
+            sock.resetAndDestroy();
+            resolve();
+          }, 50);
+        });
+        sock.on('error', () => resolve());
+      });
+    }
+    const { client, close } = await connectCore(served.url.replace('http', 'ws') + 'ws', served.token);
+    try {
+      const big = 'x'.repeat(17 * 1024 * 1024);
+      await expect(client.call('tool.call', { tool: 'write_file', args: { path: 'big.txt', content: big }, client: 'test' })).rejects.toMatchObject({ code: 'too_large' });
+    } finally {
+      close();
+    }
+    // Still serving.
+    const r = await runCli(home, ['call', 'terminal', '{"command":"echo alive","execution_target":"a"}']);
+    expect(r.stdout).toBe('alive\n');
   });
 
   it('a second serve on a port in use says so in one line', async () => {

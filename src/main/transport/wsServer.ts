@@ -19,7 +19,10 @@ export interface WsServerOptions {
 
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
-const COOKIE = 'switchboard_token';
+/** Requests over this are refused with a clear error; frames up to MAX_FRAME_BYTES are read so the refusal can say so. */
+const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
+const MAX_FRAME_BYTES = 64 * 1024 * 1024;
+const statusText: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' };
 const mime: Record<string, string> = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
   '.svg': 'image/svg+xml', '.png': 'image/png', '.json': 'application/json', '.woff2': 'font/woff2', '.ico': 'image/x-icon',
@@ -46,6 +49,41 @@ function tokenMatches(given: string | undefined, token: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** The request's URL, or undefined when it is malformed (answered with 400, never thrown). */
+function parseRequestUrl(req: IncomingMessage): URL | undefined {
+  try {
+    return new URL(req.url ?? '/', 'http://localhost');
+  } catch {
+    return undefined;
+  }
+}
+
+/** The UI's pages live under /s/<token>/…; returns the path below that prefix. */
+function pagePath(pathname: string): string | undefined {
+  const m = /^\/s\/[^/]+(\/.*)$/.exec(pathname);
+  if (!m) return undefined;
+  try {
+    return decodeURIComponent(m[1]!);
+  } catch {
+    return '/\0';
+  }
+}
+
+/** The token a request carries: a bearer header (CLI, MCP), ?token= (the printed URL, the page's socket), or the page path. */
+function requestToken(req: IncomingMessage, url: URL): string | undefined {
+  const auth = req.headers.authorization;
+  if (auth?.startsWith('Bearer ')) return auth.slice(7).trim();
+  const q = url.searchParams.get('token');
+  if (q) return q;
+  const m = /^\/s\/([^/]+)\//.exec(url.pathname);
+  if (!m) return undefined;
+  try {
+    return decodeURIComponent(m[1]!);
+  } catch {
+    return undefined;
+  }
+}
+
 export class WsServer {
   readonly token: string;
   private readonly http: Server;
@@ -60,12 +98,22 @@ export class WsServer {
     this.token = opts.token ?? randomBytes(24).toString('base64url');
     this.host = opts.host ?? '127.0.0.1';
     this.rendererDir = opts.rendererDir ?? findRendererDir();
-    this.http = createServer((req, res) => void this.onRequest(req, res));
-    this.wss = new WebSocketServer({ noServer: true, maxPayload: 4 * 1024 * 1024 });
+    this.http = createServer((req, res) => {
+      this.onRequest(req, res).catch(() => {
+        // Nothing a client sends may take the Core down: answer what can be answered, drop the rest.
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' }).end('internal error\n');
+        else res.destroy();
+      });
+    });
+    this.wss = new WebSocketServer({ noServer: true, maxPayload: MAX_FRAME_BYTES });
     this.http.on('upgrade', (req, socket, head) => {
-      const denied = this.check(req);
-      if (denied || new URL(req.url ?? '/', 'http://x').pathname !== '/ws') {
-        socket.end(`HTTP/1.1 ${denied ?? 404} ${denied === 401 ? 'Unauthorized' : denied === 403 ? 'Forbidden' : 'Not Found'}\r\n\r\n`);
+      // Node drops its own error listener on upgrade sockets; a client reset must not become an uncaught error.
+      socket.on('error', () => socket.destroy());
+      const url = parseRequestUrl(req);
+      const status = !url ? 400 : (this.check(req, url) ?? (url.pathname === '/ws' ? undefined : 404));
+      if (status) {
+        socket.end(`HTTP/1.1 ${status} ${statusText[status] ?? 'Error'}\r\n\r\n`);
+        socket.destroy();
         return;
       }
       this.wss.handleUpgrade(req, socket, head, (ws) => this.onSocket(ws));
@@ -103,11 +151,11 @@ export class WsServer {
   }
 
   /** DNS-rebinding and cross-site protection, then the token. Returns an HTTP status to refuse with. */
-  check(req: IncomingMessage): 401 | 403 | undefined {
+  check(req: IncomingMessage, url: URL): 401 | 403 | undefined {
     const hosts = this.allowedHosts();
     if (!req.headers.host || !hosts.has(req.headers.host)) return 403;
     const origin = req.headers.origin;
-    if (origin !== undefined && origin !== 'null') {
+    if (origin !== undefined) {
       let ok = false;
       try {
         const u = new URL(origin);
@@ -117,29 +165,21 @@ export class WsServer {
         ok = false;
       }
       if (!ok) return 403;
-    } else if (origin === 'null') {
-      return 403;
     }
-    return tokenMatches(this.requestToken(req), this.token) ? undefined : 401;
-  }
-
-  private requestToken(req: IncomingMessage): string | undefined {
-    const auth = req.headers.authorization;
-    if (auth?.startsWith('Bearer ')) return auth.slice(7).trim();
-    const url = new URL(req.url ?? '/', 'http://x');
-    const q = url.searchParams.get('token');
-    if (q) return q;
-    const cookie = req.headers.cookie?.split(';').map((c) => c.trim()).find((c) => c.startsWith(`${COOKIE}=`));
-    return cookie ? decodeURIComponent(cookie.slice(COOKIE.length + 1)) : undefined;
+    return tokenMatches(requestToken(req, url), this.token) ? undefined : 401;
   }
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const denied = this.check(req);
+    const url = parseRequestUrl(req);
+    if (!url) {
+      res.writeHead(400, { 'content-type': 'text/plain' }).end('bad request\n');
+      return;
+    }
+    const denied = this.check(req, url);
     if (denied) {
       res.writeHead(denied, { 'content-type': 'text/plain' }).end(denied === 401 ? 'token required\n' : 'forbidden\n');
       return;
     }
-    const url = new URL(req.url ?? '/', 'http://x');
     const route = this.routes.get(url.pathname);
     if (route) {
       await route(req, res);
@@ -149,24 +189,27 @@ export class WsServer {
       res.writeHead(405).end();
       return;
     }
+    const page = pagePath(url.pathname);
+    if (page === undefined) {
+      // The printed URL (/?token=…) leads into the page's own path; the UI lives under /s/<token>/ so that every
+      // asset request carries the token without a cookie (cookies are shared by every port of the host).
+      res.writeHead(302, { location: `/s/${encodeURIComponent(this.token)}/`, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).end();
+      return;
+    }
     const headers: Record<string, string> = {
       'content-security-policy': CSP,
       'x-content-type-options': 'nosniff',
       'referrer-policy': 'no-referrer',
       'cache-control': 'no-store',
     };
-    if (url.searchParams.get('token')) {
-      // The page URL carries the token once; assets and the socket then use this cookie.
-      headers['set-cookie'] = `${COOKIE}=${encodeURIComponent(this.token)}; HttpOnly; SameSite=Strict; Path=/`;
-    }
     if (!this.rendererDir) {
       res.writeHead(503, { ...headers, 'content-type': 'text/plain' }).end('the renderer is not built; run `npm run build`\n');
       return;
     }
-    let rel = decodeURIComponent(url.pathname);
+    let rel = page;
     if (rel === '/' || !extname(rel)) rel = '/index.html';
     const file = normalize(join(this.rendererDir, rel));
-    if (!file.startsWith(this.rendererDir) || !existsSync(file) || !statSync(file).isFile()) {
+    if (!file.startsWith(this.rendererDir + '/') || !existsSync(file) || !statSync(file).isFile()) {
       res.writeHead(404, headers).end();
       return;
     }
@@ -176,6 +219,8 @@ export class WsServer {
 
   private onSocket(ws: WebSocket): void {
     this.sockets.add(ws);
+    // A malformed or oversized frame is the client's problem, never the Core's.
+    ws.on('error', () => ws.terminate());
     const off = this.core.onEvent((event, payload) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'event', event, payload }));
     });
@@ -191,6 +236,12 @@ export class WsServer {
         return;
       }
       let reply: WireResponse;
+      const size = Array.isArray(raw) ? raw.reduce((n, b) => n + b.length, 0) : raw instanceof ArrayBuffer ? raw.byteLength : raw.length;
+      if (size > MAX_REQUEST_BYTES) {
+        reply = { type: 'result', id: msg.id, ok: false, error: { code: 'too_large', message: `the request is ${Math.round(size / 1048576)} MiB; the limit is ${MAX_REQUEST_BYTES / 1048576} MiB`, hint: 'send large files in parts' } };
+        ws.send(JSON.stringify(reply));
+        return;
+      }
       try {
         const result = await this.core.invoke(msg.method, msg.params);
         reply = { type: 'result', id: msg.id, ok: true, result };

@@ -26,7 +26,7 @@ function bridgeLink(bridge: SwitchboardBridge): Link {
   };
 }
 
-/** A WebSocket link to the serving host; the HttpOnly cookie set with ?token= authenticates it. Calls queue until open. */
+/** A WebSocket link to the serving host, authenticated by the token in the page's own path. Calls queue until open. */
 function socketLink(url: string, onState: StateListener): Link {
   const ws = new WebSocket(url);
   const queue: WireRequest[] = [];
@@ -58,12 +58,10 @@ function socketLink(url: string, onState: StateListener): Link {
   };
 }
 
-/** The URL carried the token once; the cookie holds it now, so it should not linger in history or screenshots. */
-export function stripTokenFromAddress(): void {
-  const url = new URL(window.location.href);
-  if (!url.searchParams.has('token')) return;
-  url.searchParams.delete('token');
-  window.history.replaceState(window.history.state, '', url.pathname + url.search + url.hash);
+/** The page is served under /s/<token>/ (every asset request carries it); the socket sends the same token. */
+function pageToken(): string {
+  const m = /^\/s\/([^/]+)\//.exec(window.location.pathname);
+  return m ? decodeURIComponent(m[1]!) : '';
 }
 
 export function connect(onState: StateListener): CoreClient {
@@ -73,5 +71,5 @@ export function connect(onState: StateListener): CoreClient {
   }
   const proto = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
   onState('connecting');
-  return new CoreClient(socketLink(`${proto}//${window.location.host}/ws`, onState));
+  return new CoreClient(socketLink(`${proto}//${window.location.host}/ws?token=${encodeURIComponent(pageToken())}`, onState));
 }

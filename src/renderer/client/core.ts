@@ -1,12 +1,10 @@
 // The app's single CoreClient and its connection state; every call the UI makes goes through `call`, which turns errors into toasts.
 import { create } from 'zustand';
 import type { CoreMethod, MethodInput, MethodOutput } from '../../shared/api.js';
-import { connect, stripTokenFromAddress, type ConnectionState } from './connect.js';
+import { connect, type ConnectionState } from './connect.js';
 import { toastError } from '../store/toasts.js';
 
 export const useConnection = create<{ state: ConnectionState; reason?: string }>(() => ({ state: 'connecting' }));
-
-stripTokenFromAddress();
 
 export const core = connect((state, reason) => useConnection.setState({ state, reason }));
 
