@@ -16,21 +16,26 @@ export interface AuditRecord {
   [key: string]: unknown;
 }
 
-const secretPatterns: RegExp[] = [
-  /(-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----)/g,
-  // Also prefixed names (API_TOKEN=, DB_PASSWORD:): `_` is a word char, so \b alone would miss them.
-  /\b([A-Za-z0-9_]*(?:api[_-]?key|token|secret|password|passwd|pwd|auth)[A-Za-z0-9_]*\s*[=:]\s*)(["']?)[^\s"']+\2/gi,
-  /\b(Authorization:\s*(?:Bearer|Basic)\s+)[A-Za-z0-9._~+/=-]+/gi,
-  /\b(gh[pousr]_|sk-|xox[baprs]-|AKIA)[A-Za-z0-9_-]{8,}/g,
+/** Credential shapes, applied in this order: the specific ones first, so a generic rule cannot half-match them. */
+const redactions: Array<[RegExp, string]> = [
+  [/(-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g, '$1 [redacted] $2'],
+  // Authorization headers and bare bearer tokens.
+  [/\b(Authorization\s*[:=]\s*["']?(?:Bearer|Basic|Token|Digest)\s+)[^\s"']+/gi, '$1[redacted]'],
+  [/\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/g, '$1[redacted]'],
+  // Credentials in URLs: scheme://user:password@host.
+  [/\b([a-z][a-z0-9+.-]*:\/\/[^\s/:@]+:)[^\s@/]+@/gi, '$1[redacted]@'],
+  // Flags that take a secret: --password X, --token=X, --api-key X …
+  [/(--?(?:password|passwd|pass|token|secret|api[-_]?key|auth[-_]?token|access[-_]?key)(?:=|\s+))(?:"[^"]*"|'[^']*'|[^\s"']+)/gi, '$1[redacted]'],
+  // NAME=value for secret-looking names, prefixed ones too (API_TOKEN=, DB_PASSWORD:).
+  [/\b([A-Za-z0-9_]*(?:api[_-]?key|token|secret|password|passwd|pwd)[A-Za-z0-9_]*\s*[=:]\s*)(?!\[redacted\])(?:"[^"]*"|'[^']*'|[^\s"']+)/gi, '$1[redacted]'],
+  // Well-known token formats wherever they stand.
+  [/\b(gh[pousr]_|github_pat_|sk-|xox[baprs]-|AKIA|glpat-)[A-Za-z0-9_-]{8,}/g, '[redacted]'],
 ];
 
 /** Replace anything that looks like a credential with [redacted]. */
 export function redact(text: string): string {
   let out = text;
-  out = out.replace(secretPatterns[0]!, '$1 [redacted] $2');
-  out = out.replace(secretPatterns[1]!, '$1[redacted]');
-  out = out.replace(secretPatterns[2]!, '$1[redacted]');
-  out = out.replace(secretPatterns[3]!, '[redacted]');
+  for (const [pattern, replacement] of redactions) out = out.replace(pattern, replacement);
   return out;
 }
 

@@ -8,7 +8,7 @@ import type { Environment, TargetSnapshot } from '../backends/provider.js';
 import type { TargetTable } from '../registry/targetTable.js';
 import type { Sessions } from '../sessions/sessions.js';
 import { didYouMean } from '../config/didYouMean.js';
-import { summarizeArgs, type AuditLog } from './audit.js';
+import { redact, summarizeArgs, type AuditLog } from './audit.js';
 
 export interface CallOptions {
   client: ToolClient;
@@ -169,7 +169,8 @@ export class Dispatcher {
   private finish(entry: ActivityEntry, started: number, status: ActivityEntry['status'], error?: string): void {
     entry.status = status;
     entry.duration_ms = Date.now() - started;
-    if (error) entry.error = error;
+    // Error messages can quote the command (a shell error line), so they are redacted like the arguments.
+    if (error) entry.error = redact(error);
     this.deps.onActivity({ ...entry });
     this.deps.audit.write({
       time: entry.time,
@@ -181,7 +182,7 @@ export class Dispatcher {
       args: entry.summary,
       outcome: status,
       duration_ms: entry.duration_ms,
-      ...(error ? { error } : {}),
+      ...(entry.error ? { error: entry.error } : {}),
     });
   }
 }
