@@ -15,8 +15,8 @@ export function buildProgram(): Command {
   const program = new Command('switchboard')
     .description('route commands and file operations to named execution targets')
     .version('0.1.0')
-    .showHelpAfterError()
-    .configureOutput({ writeErr: (s) => process.stderr.write(s.startsWith('error:') ? `switchboard: ${s}` : s) });
+    // A usage mistake is one line, like every other error.
+    .configureOutput({ outputError: (s, write) => write(`switchboard: ${s.trim().replace(/^error: /, '')} (see --help)\n`) });
   program.exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
   serveCommand(program);
   callCommand(program);

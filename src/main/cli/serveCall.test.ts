@@ -148,6 +148,21 @@ describe('serve + call', () => {
   });
 });
 
+describe('usage mistakes', () => {
+  const home = tempHome();
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+  for (const args of [['frobnicate'], ['call'], ['targets', 'register', 'x'], ['approvals', 'approve'], ['serve', '--port', 'abc'], ['targets', 'list', '--bogus']]) {
+    it(`\`${args.join(' ')}\` is one stderr line and exit 2`, async () => {
+      ensureBuilt();
+      const r = await runCli(home, args);
+      expect(r.status).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(/^switchboard: /);
+    });
+  }
+});
+
 describe('config errors stop the commands that load it', () => {
   const home = tempHome();
   beforeAll(() => {

@@ -1,6 +1,7 @@
 // `switchboard serve`: the headless Core with the web UI; prints its URL and runs until stopped.
 import type { Command } from 'commander';
 import { startHost } from '../../transport/host.js';
+import { SwitchboardError } from '../../../shared/errors.js';
 import { action, keepRunning } from '../output.js';
 
 export function serveCommand(program: Command): void {
@@ -11,7 +12,7 @@ export function serveCommand(program: Command): void {
     .option('--port <port>', 'port (0 picks a free one)', '0')
     .action(action(async (opts: { host: string; port: string }) => {
       const port = Number(opts.port);
-      if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new Error(`--port must be 0-65535, not "${opts.port}"`);
+      if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new SwitchboardError('bad_request', `--port must be 0-65535, not "${opts.port}"`);
       keepRunning();
       const host = await startHost({ host: opts.host, port, mode: 'serve' });
       process.stdout.write(`Switchboard is serving at ${host.openUrl}\n`);
