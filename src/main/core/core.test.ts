@@ -72,6 +72,17 @@ describe('terminal on local targets', () => {
     expect(ps.stdout.trim()).toBe('');
   });
 
+  it('times out and kills children that outlive the shell (cmd &)', async () => {
+    const started = Date.now();
+    const r = await term({ command: 'sleep 2932 & echo hi', timeout: 2, execution_target: 'b' });
+    // A hang guard (the child would hold the pipe for 49 minutes), not a speed goal.
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(r.exit_code).toBe(124);
+    expect(r.output).toMatch(/^hi\n[\s\S]*\[timed out after 2s\]$/);
+    await new Promise((res) => setTimeout(res, 300));
+    expect(spawnSync('pgrep', ['-f', 'sleep 2932'], { encoding: 'utf8' }).stdout.trim()).toBe('');
+  });
+
   it('caps output, keeping head and tail and saying what was cut', async () => {
     const r = await term({ command: 'echo FIRST; seq 1 200000; echo LAST', execution_target: 'b' });
     const out = r.output as string;

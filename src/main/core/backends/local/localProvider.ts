@@ -43,31 +43,51 @@ export function childEnv(extra: Record<string, string> | undefined, strip: reado
   return env;
 }
 
-/** Kill a detached child's whole process group: TERM, then KILL after a grace period. */
+/** Whether any process is still in the group `pgid` (the leader may be gone while its children live on). */
+function groupAlive(pgid: number): boolean {
+  try {
+    process.kill(-pgid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Kill a detached child's whole process group: TERM, then KILL after a grace period. Works after the group
+ * leader has exited too (`cmd &` leaves its children in the group), which is why it asks the group, not the child.
+ */
 export function killGroup(child: ChildProcess, graceMs = 1500): Promise<void> {
-  const pid = child.pid;
-  if (pid === undefined || child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const pgid = child.pid;
+  if (pgid === undefined || !groupAlive(pgid)) return Promise.resolve();
+  try {
+    process.kill(-pgid, 'SIGTERM');
+  } catch {
+    return Promise.resolve();
+  }
   return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      resolve();
-    };
-    child.once('exit', done);
-    try {
-      process.kill(-pid, 'SIGTERM');
-    } catch {
-      done();
-      return;
-    }
-    const timer = setTimeout(() => {
-      try {
-        process.kill(-pid, 'SIGKILL');
-      } catch {
-        /* already gone */
+    const started = Date.now();
+    let killed = false;
+    const tick = setInterval(() => {
+      if (!groupAlive(pgid)) {
+        clearInterval(tick);
+        resolve();
+        return;
       }
-      // The group leader may be gone while children linger; resolve anyway.
-      setTimeout(done, 200);
-    }, graceMs);
+      const waited = Date.now() - started;
+      if (!killed && waited >= graceMs) {
+        killed = true;
+        try {
+          process.kill(-pgid, 'SIGKILL');
+        } catch {
+          /* gone meanwhile */
+        }
+      } else if (waited >= graceMs + 1000) {
+        // Unkillable (uninterruptible sleep): stop waiting; the caller still gets its answer.
+        clearInterval(tick);
+        resolve();
+      }
+    }, 50);
   });
 }
 
@@ -102,16 +122,27 @@ class LocalEnvironment implements Environment {
     if (opts.stdin !== undefined) child.stdin?.end(opts.stdin);
 
     let timedOut = false;
+    let stop: (() => void) | undefined;
     const timer = setTimeout(() => {
       timedOut = true;
-      void killGroup(child);
+      stop?.();
     }, opts.timeoutMs);
-    const onAbort = (): void => void killGroup(child);
+    const onAbort = (): void => stop?.();
     opts.signal?.addEventListener('abort', onAbort, { once: true });
 
     const exitCode = await new Promise<number>((resolve, reject) => {
       child.once('error', (err) => reject(new SwitchboardError('internal', `could not start ${localShell()}: ${err.message}`)));
       child.once('close', (code, signal) => resolve(code ?? (signal ? 128 + signalNumber(signal) : 1)));
+      // Kill the group; if something that left the group still holds our pipes, answer anyway a moment later.
+      stop = () =>
+        void killGroup(child).then(() =>
+          setTimeout(() => {
+            child.stdout?.destroy();
+            child.stderr?.destroy();
+            resolve(137);
+          }, 1000).unref(),
+        );
+      if (opts.signal?.aborted) stop();
     }).finally(() => {
       clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);
