@@ -16,7 +16,7 @@ import {
   enterDirScript, envList, homeProbeScript, interactiveShellScript, jobVar, killJobsScript, managedContainerName,
   managedContainerOptions, managedLabels, pickHome, shortHash,
 } from './containerConfig.js';
-import { dockerClient, engineError, engineMessage, engineStatus, parseDockerHost, type DockerEndpoint } from './dockerEndpoint.js';
+import { dockerClient, engineError, engineMessage, engineStatus, isUnreachable, parseDockerHost, type DockerEndpoint } from './dockerEndpoint.js';
 import { FrameDemuxer } from './frameDemuxer.js';
 import { parsePathStat, type PathStat } from './pathStat.js';
 import { packTar, unpackTar, type TarInput } from './tar.js';
@@ -35,6 +35,10 @@ import { packTar, unpackTar, type TarInput } from './tar.js';
  *   in the image and runs as the engine: new files belong to the container's user (copyUIDGID), an
  *   overwritten file keeps its mode but becomes a new inode.
  * - is_remote is false: the engine is local by default; a tcp:// docker_host does not change the flag.
+ * - Every engine request has a deadline (and is aborted when it passes), because an engine that stops
+ *   answering leaves a socket open rather than closing it. When a command times out or is aborted, its
+ *   stream is force-closed a moment later whatever the kill exec does, and a kill the engine never took
+ *   turns the call into a target_unreachable error instead of a hang.
  */
 
 const flags: ProviderFlags = {
@@ -55,6 +59,14 @@ export const dockerProvider: BackendProvider = {
 
 /** Inspect/list/ping calls that take longer than this mean the engine is not answering. */
 const controlDeadlineMs = 15_000;
+/** Creating or starting an exec is quick on a live engine; this long without an answer means a stuck one. */
+const execDeadlineMs = 10_000;
+/** After a timeout or kill, the engine calls that stop and reap a command get this long each. */
+const killDeadlineMs = 3_000;
+/** After a timeout or kill, the command's stream is closed by force this long later if it is still open. */
+const forceCloseMs = 2_000;
+/** Each engine call of probe() gets this long: a probe should be quick, answer or not. */
+const probeDeadlineMs = 3_000;
 /** Output a pane or background process produced before anyone listened is kept up to this many chars. */
 const maxBufferedChars = 1_000_000;
 
@@ -158,11 +170,11 @@ export class DockerEnvironment implements Environment {
   private async makeRunning(info: ContainerInspectInfo): Promise<void> {
     const c = this.docker.getContainer(info.Id);
     if (info.State.Paused) {
-      await c.unpause();
+      await deadline((abortSignal) => c.unpause({ abortSignal }), 'unpause a container');
       this.notice = notices.unpaused;
     } else if (!info.State.Running) {
       try {
-        await c.start();
+        await deadline((abortSignal) => c.start({ abortSignal }), 'start a container');
       } catch (err) {
         // 304: someone else started it in the meantime.
         if (engineStatus(err) !== 304) throw engineError(this.endpoint, err, `start container ${info.Name.replace(/^\//, '')}`);
@@ -175,16 +187,16 @@ export class DockerEnvironment implements Environment {
     return managedLabels(this.snapshot.name, this.snapshot.generation, this.profile);
   }
 
-  private async listManaged(): Promise<Docker.ContainerInfo[]> {
+  private async listManaged(ms = controlDeadlineMs): Promise<Docker.ContainerInfo[]> {
     const label = Object.entries(this.labels()).map(([k, v]) => `${k}=${v}`);
-    return deadline(this.docker.listContainers({ all: true, filters: { label } }), 'list containers');
+    return deadline((abortSignal) => this.docker.listContainers({ all: true, filters: { label }, abortSignal }), 'list containers', ms);
   }
 
-  private async findManaged(): Promise<ContainerInspectInfo | undefined> {
-    const found = await this.listManaged();
+  private async findManaged(ms = controlDeadlineMs): Promise<ContainerInspectInfo | undefined> {
+    const found = await this.listManaged(ms);
     found.sort((a, b) => Number(b.State === 'running') - Number(a.State === 'running'));
     for (const c of found) {
-      const info = await this.inspect(c.Id);
+      const info = await this.inspect(c.Id, ms);
       if (info) return info;
     }
     return undefined;
@@ -196,7 +208,7 @@ export class DockerEnvironment implements Environment {
     const opts = managedContainerOptions(this.spec, this.labels(), name);
     let container: Container;
     try {
-      container = await this.docker.createContainer(opts);
+      container = await deadline((abortSignal) => this.docker.createContainer({ ...opts, abortSignal }), 'create a container');
     } catch (err) {
       const status = engineStatus(err);
       if (status === 409) {
@@ -215,13 +227,13 @@ export class DockerEnvironment implements Environment {
       if (status !== 404) throw engineError(this.endpoint, err, `create a container from ${image}`);
       await this.pull(image);
       try {
-        container = await this.docker.createContainer(opts);
+        container = await deadline((abortSignal) => this.docker.createContainer({ ...opts, abortSignal }), 'create a container');
       } catch (err2) {
         throw engineError(this.endpoint, err2, `create a container from ${image}`);
       }
     }
     try {
-      await container.start();
+      await deadline((abortSignal) => container.start({ abortSignal }), 'start a container');
     } catch (err) {
       if (engineStatus(err) !== 304) throw engineError(this.endpoint, err, `start container ${name}`);
     }
@@ -253,9 +265,9 @@ export class DockerEnvironment implements Environment {
   }
 
   /** Inspect by id or name; undefined when it does not exist. */
-  private async inspect(ref: string): Promise<ContainerInspectInfo | undefined> {
+  private async inspect(ref: string, ms = controlDeadlineMs): Promise<ContainerInspectInfo | undefined> {
     try {
-      return await deadline(this.docker.getContainer(ref).inspect(), 'inspect a container');
+      return await deadline((abortSignal) => this.docker.getContainer(ref).inspect({ abortSignal }), 'inspect a container', ms);
     } catch (err) {
       if (engineStatus(err) === 404) return undefined;
       throw err;
@@ -286,15 +298,22 @@ export class DockerEnvironment implements Environment {
     let exec: Exec;
     let stream: Duplex;
     try {
-      exec = await container.exec({
-        Cmd: cmd,
-        Env: envList(this.spec.docker_env, o.env, { [jobVar]: token }),
-        AttachStdin: o.stdin,
-        AttachStdout: true,
-        AttachStderr: true,
-        Tty: o.tty,
-      });
-      stream = await exec.start({ hijack: o.stdin, stdin: o.stdin, Tty: o.tty });
+      exec = await deadline(
+        (abortSignal) =>
+          container.exec({
+            Cmd: cmd,
+            Env: envList(this.spec.docker_env, o.env, { [jobVar]: token }),
+            AttachStdin: o.stdin,
+            AttachStdout: true,
+            AttachStderr: true,
+            Tty: o.tty,
+            abortSignal,
+          }),
+        'create an exec',
+        execDeadlineMs,
+      );
+      const created = exec;
+      stream = await deadline((abortSignal) => created.start({ hijack: o.stdin, stdin: o.stdin, Tty: o.tty, abortSignal }), 'start an exec', execDeadlineMs);
     } catch (err) {
       throw engineError(this.endpoint, err, 'run a command in the container');
     }
@@ -332,7 +351,7 @@ export class DockerEnvironment implements Environment {
   private async exitCodeOf(exec: Exec): Promise<number | null> {
     for (let i = 0; i < 100; i++) {
       try {
-        const info = await exec.inspect();
+        const info = await deadline((abortSignal) => exec.inspect({ abortSignal }), 'inspect an exec', killDeadlineMs);
         if (!info.Running) return info.ExitCode ?? null;
       } catch {
         return null;
@@ -342,13 +361,23 @@ export class DockerEnvironment implements Environment {
     return null;
   }
 
-  /** Kills every process of these jobs (found by their token) through a second exec. */
-  private async killJobs(tokens: readonly string[], signals: readonly ('HUP' | 'TERM')[] = ['TERM']): Promise<void> {
-    if (!tokens.length || !this.containerId) return;
+  /**
+   * Kills every process of these jobs (found by their token) through a second exec. Resolves false when the
+   * engine did not take the kill in time (so the processes may live on), true otherwise, a gone container included.
+   */
+  private async killJobs(tokens: readonly string[], signals: readonly ('HUP' | 'TERM')[] = ['TERM']): Promise<boolean> {
+    if (!tokens.length || !this.containerId) return true;
+    let stream: Duplex;
     try {
       const c = this.docker.getContainer(this.containerId);
-      const exec = await c.exec({ Cmd: [this.shell, '-c', killJobsScript(tokens, signals)], AttachStdout: true, AttachStderr: true, Tty: false });
-      const stream = await exec.start({ hijack: false, stdin: false });
+      const cmd = [this.shell, '-c', killJobsScript(tokens, signals)];
+      const exec = await deadline((abortSignal) => c.exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true, Tty: false, abortSignal }), 'create a kill exec', killDeadlineMs);
+      stream = await deadline((abortSignal) => exec.start({ hijack: false, stdin: false, abortSignal }), 'start a kill exec', killDeadlineMs);
+    } catch (err) {
+      // An engine that answered with an error (the container is gone or stopped) runs nothing of ours any more.
+      return !isUnreachable(err);
+    }
+    try {
       stream.resume();
       await Promise.race([
         new Promise((resolve) => {
@@ -358,9 +387,10 @@ export class DockerEnvironment implements Environment {
         }),
         delay(5_000),
       ]);
-    } catch {
-      /* the container is gone or stopped: nothing of ours runs in it any more */
+    } finally {
+      stream.destroy();
     }
+    return true;
   }
 
   /**
@@ -372,7 +402,7 @@ export class DockerEnvironment implements Environment {
     const until = Date.now() + settleMs;
     for (;;) {
       try {
-        const info = await this.inspect(this.containerId);
+        const info = await this.inspect(this.containerId, killDeadlineMs);
         if (!info) return 'the container was removed';
         if (!info.State.Running) return 'the container stopped';
       } catch {
@@ -392,7 +422,12 @@ export class DockerEnvironment implements Environment {
   private async run(container: Container, script: string): Promise<{ output: string; exitCode: number | null }> {
     let output = '';
     const job = await this.startJob(container, [this.shell, '-c', script], { tty: false, stdin: false, sink: (t) => (output += t) });
-    await job.ended;
+    try {
+      await deadline(() => job.ended, 'finish a short script');
+    } catch (err) {
+      job.stream.destroy();
+      throw engineError(this.endpoint, err, 'run a short script');
+    }
     return { output, exitCode: await this.exitCodeOf(job.exec) };
   }
 
@@ -425,11 +460,17 @@ export class DockerEnvironment implements Environment {
     if (opts.stdin !== undefined) job.stream.end(opts.stdin);
 
     let timedOut = false;
-    let forceClose: NodeJS.Timeout | undefined;
+    /** Set once stopping began; resolves to whether the engine took the kill. */
+    let killed: Promise<boolean> | undefined;
+    const closed = forceCloser(job);
     const stop = (): void => {
-      void this.killJobs([job.token]).finally(() => {
-        // A child that escaped the kill may still hold the stream open; do not wait for it forever.
-        if (!job.isEnded()) forceClose = setTimeout(() => job.stream.destroy(), 2_000);
+      if (killed) return;
+      // Armed now, not after the kill: a child that escaped it, or an engine that stopped answering,
+      // would otherwise hold the stream (and this call) open for ever.
+      closed.arm();
+      killed = this.killJobs([job.token]);
+      void killed.then((answered) => {
+        if (!answered) closed.now();
       });
     };
     const timer = setTimeout(() => {
@@ -439,14 +480,23 @@ export class DockerEnvironment implements Environment {
     opts.signal?.addEventListener('abort', stop, { once: true });
     if (opts.signal?.aborted) stop();
     try {
-      await job.ended;
+      await Promise.race([job.ended, closed.done]);
     } finally {
       clearTimeout(timer);
-      clearTimeout(forceClose);
+      closed.disarm();
       opts.signal?.removeEventListener('abort', stop);
     }
+    // The kill exec may still be on its way; an engine that never took it is not answering at all.
+    if (killed && !(await Promise.race([killed, delay(killDeadlineMs).then(() => true)]))) {
+      const e = new SwitchboardError(
+        'target_unreachable',
+        `docker engine at ${this.endpoint.label} stopped answering; the command may still be running in the container`,
+        'check that the engine is healthy (docker info on that host), then retry',
+      );
+      this.report(e.message);
+      throw e;
+    }
 
-    const exitCode = await this.exitCodeOf(job.exec);
     const { text, truncated } = capture.text();
     const parsed = parseWrapped(text, marker);
     const lead = notice ? `${notice}\n` : '';
@@ -454,6 +504,7 @@ export class DockerEnvironment implements Environment {
       const secs = Math.round(opts.timeoutMs / 1000);
       return { output: `${lead}${parsed.output}\n[timed out after ${secs}s]`, exitCode: 124, cwd: opts.cwd, timedOut: true, truncated };
     }
+    const exitCode = await this.exitCodeOf(job.exec);
     if (exitCode === null) {
       const why = (await this.containerGoneReason(2000)) ?? 'the command ended without an exit status';
       return { output: `${lead}${parsed.output}\n[${why}]`, exitCode: 137, cwd: parsed.cwd ?? opts.cwd, timedOut: false, truncated };
@@ -500,7 +551,10 @@ export class DockerEnvironment implements Environment {
       kill: () => {
         if (job.isEnded()) return;
         killed = true;
-        void this.killJobs([job.token], ['HUP', 'TERM']).finally(() => job.stream.destroy());
+        // The pane is going away either way: close its stream soon even if the engine never takes the kill.
+        const closed = forceCloser(job);
+        closed.arm();
+        void this.killJobs([job.token], ['HUP', 'TERM']).finally(() => closed.now());
       },
     };
   }
@@ -528,8 +582,8 @@ export class DockerEnvironment implements Environment {
       kill: async () => {
         if (job.isEnded()) return;
         killed = true;
-        await this.killJobs([job.token]);
-        await Promise.race([job.ended, delay(3_000)]);
+        // An engine that did not take the kill will not report the end either: close the stream right away.
+        if (await this.killJobs([job.token])) await Promise.race([job.ended, delay(3_000)]);
         if (!job.isEnded()) job.stream.destroy();
       },
     };
@@ -552,7 +606,7 @@ export class DockerEnvironment implements Environment {
 
   private async statRaw(container: Container, path: string): Promise<PathStat | undefined> {
     try {
-      const res = (await deadline(container.infoArchive({ path }), 'stat a path')) as { headers?: Record<string, string | string[] | undefined>; resume?: () => void };
+      const res = (await deadline((abortSignal) => container.infoArchive({ path, abortSignal }), 'stat a path')) as { headers?: Record<string, string | string[] | undefined>; resume?: () => void };
       res.resume?.();
       const header = res.headers?.['x-docker-container-path-stat'];
       return parsePathStat(Array.isArray(header) ? header[0] : header);
@@ -580,7 +634,7 @@ export class DockerEnvironment implements Environment {
     if (st.size > maxBytes) throw new SwitchboardError('too_large', `${path} is ${st.size} bytes; the limit is ${maxBytes}`, 'read a part of it with offset and limit, or use terminal with head/tail');
     let tar: Buffer;
     try {
-      const stream = await container.getArchive({ path: st.path });
+      const stream = await deadline((abortSignal) => container.getArchive({ path: st.path, abortSignal }), 'read a file');
       // Headers and padding add a few blocks; a file that grew past the limit since stat is refused.
       tar = await collect(stream, maxBytes + 64 * 1024);
     } catch (err) {
@@ -634,7 +688,9 @@ export class DockerEnvironment implements Environment {
 
   async probe(): Promise<{ ok: true; detail?: string } | { ok: false; problem: string }> {
     try {
-      await deadline(this.docker.ping(), 'answer a ping', 3_000);
+      // dockerode passes the signal on, though its types do not list ping's options.
+      const ping = this.docker.ping.bind(this.docker) as (o: { abortSignal: AbortSignal }) => Promise<unknown>;
+      await deadline((abortSignal) => ping({ abortSignal }), 'answer a ping', probeDeadlineMs);
     } catch (err) {
       const e = engineError(this.endpoint, err, 'answer a ping');
       this.report(e.message);
@@ -643,10 +699,10 @@ export class DockerEnvironment implements Environment {
     try {
       let info: ContainerInspectInfo | undefined;
       if (this.spec.docker_container) {
-        info = await this.inspect(this.spec.docker_container);
+        info = await this.inspect(this.spec.docker_container, probeDeadlineMs);
         if (!info) return { ok: false, problem: `container "${this.spec.docker_container}" does not exist on ${this.endpoint.label}` };
       } else {
-        info = (this.containerId ? await this.inspect(this.containerId) : undefined) ?? (await this.findManaged());
+        info = (this.containerId ? await this.inspect(this.containerId, probeDeadlineMs) : undefined) ?? (await this.findManaged(probeDeadlineMs));
         if (!info) return { ok: true, detail: `${this.endpoint.label}: container is created on first use (${this.spec.docker_image ?? ''})` };
       }
       const name = info.Name.replace(/^\//, '');
@@ -671,9 +727,7 @@ export class DockerEnvironment implements Environment {
         if (this.containerId) ids.add(this.containerId);
         for (const c of await this.listManaged()) ids.add(c.Id);
         for (const id of ids) {
-          await this.docker
-            .getContainer(id)
-            .remove({ force: true, v: true })
+          await deadline((abortSignal) => this.docker.getContainer(id).remove({ force: true, v: true, abortSignal }), 'remove a container')
             .catch((err: unknown) => {
               if (engineStatus(err) !== 404) throw err;
             });
@@ -735,17 +789,52 @@ function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Rejects with a TimeoutError (read as "engine unreachable") when the engine does not answer in time. */
-function deadline<T>(p: Promise<T>, what: string, ms = controlDeadlineMs): Promise<T> {
+/**
+ * Rejects with a TimeoutError (read as "engine unreachable") when the engine does not answer in time, and
+ * aborts the request then, so a late answer (a hijacked stream, say) cannot leak a connection.
+ */
+function deadline<T>(call: (abortSignal: AbortSignal) => Promise<T>, what: string, ms = controlDeadlineMs): Promise<T> {
+  const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       const err = new Error(`no answer to ${what} within ${ms} ms`);
       err.name = 'TimeoutError';
       reject(err);
+      controller.abort(err);
     }, ms);
   });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+  const answer = call(controller.signal);
+  answer.catch(() => undefined); // once the deadline has won, the abort's rejection has no one to go to
+  return Promise.race([answer, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Closes a job's stream by force, forceCloseMs after arm() or at once with now(). `done` resolves a moment
+ * after the close even if the stream never says it ended, so whoever waits on the job is never left hanging.
+ */
+function forceCloser(job: Job): { arm(): void; now(): void; disarm(): void; done: Promise<void> } {
+  let armed: NodeJS.Timeout | undefined;
+  let cap: NodeJS.Timeout | undefined;
+  let finish: () => void = () => undefined;
+  const done = new Promise<void>((resolve) => (finish = resolve));
+  const now = (): void => {
+    clearTimeout(armed);
+    if (cap) return;
+    if (!job.isEnded()) job.stream.destroy();
+    cap = setTimeout(finish, 500);
+  };
+  return {
+    done,
+    arm: () => {
+      if (!armed && !cap) armed = setTimeout(now, forceCloseMs);
+    },
+    now,
+    disarm: () => {
+      clearTimeout(armed);
+      clearTimeout(cap);
+    },
+  };
 }
 
 /** Reads a stream into memory; throws RangeError past `limit` bytes. */
