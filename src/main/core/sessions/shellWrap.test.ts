@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { chownSync, mkdtempSync, rmSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseWrapped, shellQuote, wrapCommand } from './shellWrap.js';
@@ -30,6 +30,12 @@ describe('wrapCommand', () => {
         const r = run(shell, 'pwd', join(dir, 'gone', 'deeper'));
         expect(r.output).toBe(dir + '\n');
       });
+      it('never reads an env file another user owns', () => {
+        const envFile = join(dir, `planted-${shell.replace(/\W/g, '')}.sh`);
+        writeFileSync(envFile, 'export PLANTED=yes\n');
+        chownSync(envFile, 65534, 65534);
+        expect(run(shell, 'echo "[$PLANTED]"', dir, envFile).output).toBe('[]\n');
+      });
       it('keeps exported variables in the env file', () => {
         const envFile = join(dir, `env-${shell.replace(/\W/g, '')}.sh`);
         run(shell, 'export SB_TEST_VAR="x y"', dir, envFile);
@@ -37,6 +43,28 @@ describe('wrapCommand', () => {
       });
     });
   }
+  it('concurrent calls that export nothing do not undo another call\'s export', async () => {
+    const envFile = join(dir, 'env-concurrent.sh');
+    run('/bin/bash', 'export KEEPME=1', dir, envFile);
+    for (let round = 0; round < 3; round++) {
+      await Promise.all(Array.from({ length: 8 }, () => new Promise<void>((resolve) => {
+        const { script } = wrapCommand('true', { cwd: dir, envFile });
+        spawn('/bin/bash', ['-c', script]).on('close', () => resolve());
+      })));
+      expect(run('/bin/bash', 'echo "[$KEEPME]"', dir, envFile).output).toBe('[1]\n');
+    }
+  });
+  it('puts ~/ env files under the home directory, creating it private', () => {
+    const home = join(dir, 'home');
+    mkdirSync(home);
+    const { script, marker } = wrapCommand('export X=2', { cwd: dir, envFile: '~/.cache/sb/env.sh' });
+    spawnSync('/bin/sh', ['-c', script], { env: { ...process.env, HOME: home } });
+    expect(statSync(join(home, '.cache/sb')).mode & 0o777).toBe(0o700);
+    expect(statSync(join(home, '.cache/sb/env.sh')).mode & 0o777).toBe(0o600);
+    const w = wrapCommand('echo "$X"', { cwd: dir, envFile: '~/.cache/sb/env.sh' });
+    expect(parseWrapped(spawnSync('/bin/sh', ['-c', w.script], { env: { ...process.env, HOME: home }, encoding: 'utf8' }).stdout, w.marker).output).toBe('2\n');
+    expect(marker).toMatch(/^__SB_CWD_/);
+  });
   it('quotes', () => {
     expect(shellQuote(`a'b`)).toBe(`'a'\\''b'`);
   });

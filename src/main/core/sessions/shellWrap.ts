@@ -4,7 +4,10 @@ import { randomBytes } from 'node:crypto';
 export interface WrapOptions {
   /** Absolute directory to start in; the nearest existing parent is used when it is gone. */
   cwd: string;
-  /** File that holds the identity's exported variables between calls; absent means none are kept. */
+  /**
+   * File that holds the identity's exported variables between calls; absent means none are kept.
+   * `~/…` is the remote user's home. It is read only when this user owns it (never one planted by someone else).
+   */
   envFile?: string;
 }
 
@@ -19,7 +22,19 @@ export function shellQuote(value: string): string {
 }
 
 const skippedVars = 'PWD|OLDPWD|SHLVL|_|__sb_[a-z_]*|SSH_[A-Z_]*';
-const saveEnv = `(umask 077; export -p | grep -v -E "^(declare -x|export) (${skippedVars})(=|$)" > "$__sb_env") 2>/dev/null; `;
+const dumpEnv = `export -p | grep -v -E "^(declare -x|export) (${skippedVars})(=|$)"`;
+/**
+ * On exit, write the variables only if this call changed them (so a concurrent call that changed nothing
+ * cannot undo another's export), through a temp file and a rename (so no call ever reads half a file).
+ */
+const saveEnv =
+  `__sb_new=$(${dumpEnv}); if [ "$__sb_new" != "$__sb_old" ]; then (umask 077; mkdir -p "\${__sb_env%/*}" && ` +
+  `printf "%s\\n" "$__sb_new" > "$__sb_env.$$" && mv -f "$__sb_env.$$" "$__sb_env") 2>/dev/null; fi; `;
+
+/** The env file as a shell word: `~/x` becomes "$HOME"/'x'. */
+function envFileWord(path: string): string {
+  return path.startsWith('~/') ? `"$HOME"/${shellQuote(path.slice(2))}` : shellQuote(path);
+}
 
 /**
  * A script for `sh -c` (or bash): merges stderr into stdout, restores exported variables,
@@ -28,10 +43,10 @@ const saveEnv = `(umask 077; export -p | grep -v -E "^(declare -x|export) (${ski
  */
 export function wrapCommand(command: string, opts: WrapOptions): Wrapped {
   const marker = `__SB_CWD_${randomBytes(8).toString('hex')}__`;
-  const env = opts.envFile ? shellQuote(opts.envFile) : '';
+  const env = opts.envFile ? envFileWord(opts.envFile) : '';
   const lines = [
     'exec 2>&1',
-    env ? `__sb_env=${env}; [ -f "$__sb_env" ] && . "$__sb_env" >/dev/null 2>&1` : '',
+    env ? `__sb_env=${env}; [ -f "$__sb_env" ] && [ -O "$__sb_env" ] && . "$__sb_env" >/dev/null 2>&1; __sb_old=$(${dumpEnv})` : '',
     `__sb_d=${shellQuote(opts.cwd)}`,
     'while [ ! -d "$__sb_d" ] && [ "$__sb_d" != / ]; do __sb_d=$(dirname -- "$__sb_d"); done',
     'cd -- "$__sb_d" 2>/dev/null || cd /',

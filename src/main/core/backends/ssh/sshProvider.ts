@@ -10,7 +10,7 @@ import type {
   BackendProvider, BackgroundHandle, Environment, ExecOptions, ExecResult, FileStat, ProviderContext, ShellChannel, TargetSnapshot,
 } from '../provider.js';
 import { BoundedCapture } from '../../sessions/boundedCapture.js';
-import { parseWrapped, wrapCommand } from '../../sessions/shellWrap.js';
+import { parseWrapped, shellQuote, wrapCommand } from '../../sessions/shellWrap.js';
 import { connectionPool, type ExecChannel, type LiveConnection, type SshLease } from './connectionPool.js';
 import { groupCommand, killGroupCommand, loginShellCommand, refreshSessionVars, takeGroupLine } from './remoteCommand.js';
 import { parseSshConfig } from './sshConfig.js';
@@ -33,8 +33,13 @@ export const sshProvider: BackendProvider = {
 };
 
 /** The remote file that keeps an identity's exported variables between calls (written with umask 077). */
-export function remoteEnvFile(identity: string): string {
-  return `/tmp/switchboard-env-${createHash('sha256').update(identity).digest('hex').slice(0, 16)}.sh`;
+/**
+ * Where a runtime identity's exported variables live on the remote host: under the remote user's own home
+ * (mode 0700), never a shared /tmp where another user could plant one; the profile is part of the name so two
+ * Switchboard profiles with a same-named target do not share variables.
+ */
+export function remoteEnvFile(identity: string, profile: string): string {
+  return `~/.cache/switchboard/env-${createHash('sha256').update(`${profile}\0${identity}`).digest('hex').slice(0, 16)}.sh`;
 }
 
 const groupMarker = (): string => `__SB_PGID_${randomBytes(6).toString('hex')}__`;
@@ -54,7 +59,7 @@ class SshEnvironment implements Environment {
 
   constructor(private readonly snapshot: TargetSnapshot, private readonly ctx: ProviderContext) {
     this.identity = snapshot.identity;
-    this.envFile = remoteEnvFile(snapshot.identity);
+    this.envFile = remoteEnvFile(snapshot.identity, ctx.home);
   }
 
   private get strip(): readonly string[] {
@@ -277,9 +282,17 @@ class SshEnvironment implements Environment {
     }
   }
 
-  async cleanup(_reason: 'idle' | 'removed' | 'shutdown'): Promise<void> {
+  async cleanup(reason: 'idle' | 'removed' | 'shutdown'): Promise<void> {
     // Background groups survive a closed channel on the server, so they are killed explicitly.
     await Promise.all([...this.background].map((p) => p.kill().catch(() => undefined)));
+    if (reason === 'removed' && this.lease) {
+      // The identity is gone for good: so are its saved variables (best effort; the host may be down).
+      const file = this.envFile.replace(/^~\//, '');
+      await Promise.race([
+        this.exec(`rm -f "$HOME"/${shellQuote(file)}`, { cwd: '/', timeoutMs: 3000, maxOutputChars: 1000 }).catch(() => undefined),
+        unrefDelay(3500),
+      ]);
+    }
     for (const s of this.shells) s.close();
     const lease = this.lease;
     this.lease = undefined;
