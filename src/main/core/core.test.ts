@@ -43,6 +43,14 @@ describe('terminal on local targets', () => {
     expect((await term({ command: 'pwd', execution_target: 'b' })).output).toBe(dirB + '\n');
   });
 
+  it('a concurrent call that stays put does not undo another call\'s cd', async () => {
+    await term({ command: `cd ${dirA}`, execution_target: 'a' });
+    const slow = term({ command: 'sleep 1', execution_target: 'a' });
+    await term({ command: 'cd sub', execution_target: 'a' });
+    await slow;
+    expect((await term({ command: 'pwd', execution_target: 'a' })).output).toBe(join(dirA, 'sub') + '\n');
+  });
+
   it('uses the default target when none is named', async () => {
     expect((await term({ command: 'pwd' })).execution_target).toBe('a');
   });

@@ -24,8 +24,9 @@ export function terminalTool(startBackground?: BackgroundStarter) {
       maxOutputChars: MAX_OUTPUT_CHARS,
       signal: ctx.signal,
     });
-    // A workdir is for this call only; the tracked cwd moves only when the command itself changed it.
-    if (!args.workdir || result.cwd !== cwd) sessions.setCwd(snapshot, result.cwd);
+    // The tracked cwd moves only when this command changed it (a cd, or a deleted cwd's fallback): a workdir is
+    // for this call only, and a concurrent call that stayed put must not undo another call's cd.
+    if (result.cwd !== cwd) sessions.setCwd(snapshot, result.cwd);
     return {
       output: result.output,
       exit_code: result.exitCode,
