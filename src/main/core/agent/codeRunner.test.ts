@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { SwitchboardError } from '../../../shared/errors.js';
 import type { Environment } from '../backends/provider.js';
 import { localProvider } from '../backends/local/localProvider.js';
-import { FrameSplitter, runCode } from './codeRunner.js';
+import { FrameSplitter, MAX_FRAME_CHARS, runCode } from './codeRunner.js';
 import { PYTHON_BOOTSTRAP, bootstrapCommand } from './pythonBootstrap.js';
 
 function split(chunks: string[], marker = '@@M@@'): { text: string; frames: string[] } {
@@ -30,6 +30,56 @@ describe('FrameSplitter', () => {
   for (const [name, chunks, text, frames] of table) {
     it(name, () => expect(split(chunks)).toEqual({ text, frames }));
   }
+
+  it('a frame split over many chunks, with text and another frame after it', () => {
+    expect(split(['@@M@@{"a":', '"', 'b', '"}', '\n', 'tail@@M@@2\nend'])).toEqual({ text: 'tailend', frames: ['{"a":"b"}', '2'] });
+  });
+
+  it('an unfinished frame at the end is output', () => {
+    expect(split(['a@@M@@{"x"', ':1'])).toEqual({ text: 'a@@M@@{"x":1', frames: [] });
+  });
+
+  it('a frame over the cap ends the stream once; a frame at the cap passes', () => {
+    const got: string[] = [];
+    let overflows = 0;
+    const s = new FrameSplitter('@@M@@', (t) => got.push(`t:${t}`), (f) => got.push(`f:${f}`), 10, () => overflows++);
+    s.push('@@M@@0123456789\n@@M@@01234');
+    s.push('56789');
+    expect(overflows).toBe(0);
+    s.push('X');
+    s.push('more\n@@M@@1\ntext');
+    s.end();
+    expect(overflows).toBe(1);
+    expect(got).toEqual(['f:0123456789']);
+  });
+
+  it('a long line of ordinary text without a newline is passed on, not held', () => {
+    let text = '';
+    const s = new FrameSplitter('@@M@@', (t) => (text += t), () => undefined);
+    for (let i = 0; i < 1000; i++) {
+      s.push('x'.repeat(1000) + '@@');
+      // Only what could start a marker is held back.
+      expect(text.length).toBe(i * 1003 + 1000);
+      s.push('!');
+    }
+  });
+
+  it('is linear: a frame just under the cap in 64 KiB chunks, and one over it, take well under a second', () => {
+    const chunk = 'y'.repeat(64 * 1024);
+    for (const size of [MAX_FRAME_CHARS - 10, MAX_FRAME_CHARS + 4 * 1024 * 1024]) {
+      const frames: string[] = [];
+      let overflows = 0;
+      const s = new FrameSplitter('@@M@@', () => undefined, (f) => frames.push(f), MAX_FRAME_CHARS, () => overflows++);
+      const started = Date.now();
+      s.push('@@M@@');
+      for (let sent = 0; sent < size; sent += chunk.length) s.push(chunk.slice(0, Math.min(chunk.length, size - sent)));
+      s.push('\n');
+      const ms = Date.now() - started;
+      expect(ms).toBeLessThan(1000);
+      if (size <= MAX_FRAME_CHARS) expect([frames.length, frames[0]?.length, overflows]).toEqual([1, size, 0]);
+      else expect([frames.length, overflows]).toEqual([0, 1]);
+    }
+  });
 });
 
 describe('python bootstrap', () => {
@@ -81,4 +131,78 @@ describe('runCode round trip (local python3)', () => {
       ]);
     });
   }
+});
+
+describe('runCode stops what it started', () => {
+  const hasPython = spawnSync('python3', ['-c', 'pass']).status === 0;
+  const localEnv = (dir: string): Environment =>
+    localProvider.createEnvironment(
+      { name: 'l', generation: 'g', identity: 'l#g', source: 'config', state: 'active', spec: { backend: 'local' }, flags: localProvider.flags, timeoutSec: 30 },
+      { home: dir, resolveSpec: () => undefined },
+    );
+
+  it.skipIf(!hasPython)('a timeout aborts the nested call in flight and returns without waiting for it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-code-'));
+    let nestedAborted = false;
+    const started = Date.now();
+    const r = await runCode(localEnv(dir), {
+      code: 'import switchboard_tools as t\nt.terminal("sleep 15", timeout=20)\nprint("after")',
+      cwd: dir,
+      timeoutMs: 1000,
+      // A nested call that honours its signal, as the terminal tool does through env.exec.
+      call: (_tool, _args, signal) =>
+        new Promise((resolve) => {
+          const done = setTimeout(() => resolve({ execution_target: 'l', generation: 'g', output: 'nested-done' }), 15_000);
+          signal.addEventListener('abort', () => {
+            nestedAborted = true;
+            clearTimeout(done);
+            resolve({ execution_target: 'l', generation: 'g', output: '', exit_code: 130 });
+          });
+        }),
+    });
+    const ms = Date.now() - started;
+    rmSync(dir, { recursive: true, force: true });
+    expect(r).toMatchObject({ timed_out: true, exit_code: 124, tool_calls: 1 });
+    expect(r.output).not.toContain('after');
+    expect(nestedAborted).toBe(true);
+    expect(ms).toBeLessThan(4000);
+  }, 20_000);
+
+  it.skipIf(!hasPython)('a nested call that ignores its signal holds the result back for the grace only', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-code-'));
+    const started = Date.now();
+    const r = await runCode(localEnv(dir), {
+      code: 'import switchboard_tools as t\nt.terminal("sleep 15")',
+      cwd: dir,
+      timeoutMs: 1000,
+      call: () => new Promise((resolve) => setTimeout(() => resolve({ execution_target: 'l', generation: 'g' }), 15_000).unref()),
+    });
+    const ms = Date.now() - started;
+    rmSync(dir, { recursive: true, force: true });
+    expect(r).toMatchObject({ timed_out: true, exit_code: 124 });
+    expect(ms).toBeLessThan(5000);
+  }, 20_000);
+
+  it.skipIf(!hasPython)('a tool call over 16 MiB kills the script with one clear error', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-code-'));
+    let calls = 0;
+    const started = Date.now();
+    const r = await runCode(localEnv(dir), {
+      code: 'import switchboard_tools as t\nprint("before", flush=True)\nt.write_file("big", "z" * (17 * 1024 * 1024))\nprint("after")',
+      cwd: dir,
+      timeoutMs: 60_000,
+      call: async () => {
+        calls++;
+        return { execution_target: 'l', generation: 'g' };
+      },
+    });
+    const ms = Date.now() - started;
+    rmSync(dir, { recursive: true, force: true });
+    expect(calls).toBe(0);
+    expect(r.error).toBe('execute_code: a tool call from the script is over 16 MiB');
+    expect(r.output).toContain('before');
+    expect(r.output).not.toContain('after');
+    expect(r.output.endsWith('[execute_code: a tool call from the script is over 16 MiB]')).toBe(true);
+    expect(ms).toBeLessThan(10_000);
+  }, 30_000);
 });

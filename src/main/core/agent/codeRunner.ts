@@ -14,13 +14,20 @@ import { bootstrapCommand, scriptTools } from './pythonBootstrap.js';
 export const DEFAULT_CODE_TIMEOUT_SEC = 300;
 export const MAX_TOOL_CALLS = 50;
 export const MAX_CODE_OUTPUT_CHARS = 50_000;
+/** The longest tool call a script may send (its JSON line); longer ones end the run. */
+export const MAX_FRAME_CHARS = 16 * 1024 * 1024;
+/** How long a nested call may take to wind down after the run was stopped before the result is returned anyway. */
+export const NESTED_GRACE_MS = 2_000;
 
 export interface RunOptions {
   code: string;
   cwd: string;
   timeoutMs: number;
-  /** Dispatch a nested tool call (the caller pins it to the outer runtime identity). */
-  call: (tool: string, args: Record<string, unknown>) => Promise<ToolResult>;
+  /**
+   * Dispatch a nested tool call (the caller pins it to the outer runtime identity). `signal` aborts when the run
+   * ends (timeout, cancel, script exit, an oversized tool call): the call must stop what it started on the target.
+   */
+  call: (tool: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<ToolResult>;
   signal?: AbortSignal;
   maxToolCalls?: number;
   maxOutputChars?: number;
@@ -45,37 +52,72 @@ interface Request {
 /**
  * Splits a stream into ordinary text and marker-framed requests. A marker may arrive split over chunks,
  * so a tail that could be the start of one is held back until the next chunk decides.
+ *
+ * Linear in the stream: ordinary text goes out as it comes (only a marker-length tail is held), and a frame's
+ * chunks are kept in a list and searched for the newline one chunk at a time, never the whole frame again.
+ * A frame longer than `maxFrameChars` calls `onOverflow` once and the splitter ignores the rest of the stream.
  */
 export class FrameSplitter {
-  private buf = '';
+  /** Text after the last frame that may be the start of a marker (shorter than the marker). */
+  private tail = '';
+  /** The body of the frame being read (after its marker), or undefined between frames. */
+  private frame: string[] | undefined;
+  private frameChars = 0;
+  private overflowed = false;
+
   constructor(
     private readonly marker: string,
     private readonly onText: (text: string) => void,
     private readonly onFrame: (json: string) => void,
+    private readonly maxFrameChars = MAX_FRAME_CHARS,
+    private readonly onOverflow: () => void = () => undefined,
   ) {}
 
   push(chunk: string): void {
-    this.buf += chunk;
-    for (;;) {
-      const at = this.buf.indexOf(this.marker);
-      if (at < 0) break;
-      const end = this.buf.indexOf('\n', at + this.marker.length);
-      if (at > 0) this.onText(this.buf.slice(0, at));
-      if (end < 0) {
-        this.buf = this.buf.slice(at);
+    let rest = chunk;
+    while (rest && !this.overflowed) {
+      if (this.frame) {
+        const end = rest.indexOf('\n');
+        const body = end < 0 ? rest : rest.slice(0, end);
+        this.frameChars += body.length;
+        if (this.frameChars > this.maxFrameChars) {
+          this.overflowed = true;
+          this.frame = undefined;
+          this.onOverflow();
+          return;
+        }
+        this.frame.push(body);
+        if (end < 0) return;
+        const json = this.frame.join('');
+        this.frame = undefined;
+        this.frameChars = 0;
+        this.onFrame(json);
+        rest = rest.slice(end + 1);
+        continue;
+      }
+      const text = this.tail + rest;
+      this.tail = '';
+      const at = text.indexOf(this.marker);
+      if (at < 0) {
+        const keep = partialMarkerLength(text, this.marker);
+        if (text.length > keep) this.onText(text.slice(0, text.length - keep));
+        this.tail = text.slice(text.length - keep);
         return;
       }
-      this.onFrame(this.buf.slice(at + this.marker.length, end));
-      this.buf = this.buf.slice(end + 1);
+      if (at > 0) this.onText(text.slice(0, at));
+      this.frame = [];
+      this.frameChars = 0;
+      rest = text.slice(at + this.marker.length);
     }
-    const keep = partialMarkerLength(this.buf, this.marker);
-    if (this.buf.length > keep) this.onText(this.buf.slice(0, this.buf.length - keep));
-    this.buf = this.buf.slice(this.buf.length - keep);
   }
 
   end(): void {
-    if (this.buf) this.onText(this.buf);
-    this.buf = '';
+    if (this.overflowed) return;
+    // An unfinished frame at the end of the stream was not a tool call: it is output.
+    if (this.frame) this.onText(this.marker + this.frame.join(''));
+    else if (this.tail) this.onText(this.tail);
+    this.frame = undefined;
+    this.tail = '';
   }
 }
 
@@ -94,9 +136,16 @@ export async function runCode(env: Environment, opts: RunOptions): Promise<RunRe
   let calls = 0;
   let framed = false;
   let limitError: string | undefined;
+  let frameError: string | undefined;
   let queue = Promise.resolve();
+  // Aborted when the run ends for any reason; nested calls get this signal, so their commands stop with the script.
+  const run = new AbortController();
 
   const handle: BackgroundHandle = await env.spawnBackground(bootstrapCommand(), { cwd: opts.cwd });
+  const stop = (): void => {
+    run.abort();
+    void handle.kill();
+  };
   const reply = (msg: Record<string, unknown>): void => {
     try {
       handle.write(JSON.stringify(msg) + '\n');
@@ -105,6 +154,7 @@ export async function runCode(env: Environment, opts: RunOptions): Promise<RunRe
     }
   };
   const answer = async (req: Request): Promise<void> => {
+    if (run.signal.aborted) return reply({ id: req.id, ok: false, error: 'execute_code: the run has ended' });
     if (calls >= maxCalls) {
       limitError = `execute_code: the limit of ${maxCalls} tool calls per script was reached`;
       return reply({ id: req.id, ok: false, error: limitError });
@@ -114,7 +164,7 @@ export async function runCode(env: Environment, opts: RunOptions): Promise<RunRe
       return reply({ id: req.id, ok: false, error: `switchboard_tools has no tool "${req.tool}"; it offers ${scriptTools.join(', ')}` });
     }
     try {
-      const result = await opts.call(req.tool, req.args ?? {});
+      const result = await opts.call(req.tool, req.args ?? {}, run.signal);
       reply({ id: req.id, ok: true, result });
     } catch (err) {
       reply({ id: req.id, ok: false, error: errorLine(toErrorPayload(err)) });
@@ -135,6 +185,11 @@ export async function runCode(env: Environment, opts: RunOptions): Promise<RunRe
       // One call at a time, in order: the script blocks on each reply anyway.
       queue = queue.then(() => answer(req));
     },
+    MAX_FRAME_CHARS,
+    () => {
+      frameError = `execute_code: a tool call from the script is over ${MAX_FRAME_CHARS / 1024 / 1024} MiB`;
+      stop();
+    },
   );
 
   const exited = new Promise<{ code: number | null; reason?: string }>((resolve) => {
@@ -147,19 +202,22 @@ export async function runCode(env: Environment, opts: RunOptions): Promise<RunRe
   let aborted = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    void handle.kill();
+    stop();
   }, opts.timeoutMs);
   const onAbort = (): void => {
     aborted = true;
-    void handle.kill();
+    stop();
   };
   opts.signal?.addEventListener('abort', onAbort, { once: true });
+  if (opts.signal?.aborted) onAbort();
   const { code, reason } = await exited.finally(() => {
     clearTimeout(timer);
     opts.signal?.removeEventListener('abort', onAbort);
   });
   splitter.end();
-  await queue;
+  // The script is gone: a call still in flight has nobody to answer, so it is stopped, and given a short grace.
+  run.abort();
+  await settleWithin(queue, NESTED_GRACE_MS);
 
   const { text, truncated } = capture.text();
   const result: RunResult = { output: text, exit_code: code ?? 1, tool_calls: calls };
@@ -174,6 +232,8 @@ export async function runCode(env: Environment, opts: RunOptions): Promise<RunRe
     fail(`execute_code: the script ran longer than ${Math.round(opts.timeoutMs / 1000)} s and was killed`);
   } else if (aborted) {
     fail('execute_code: the call was cancelled and the script killed');
+  } else if (frameError) {
+    fail(frameError);
   } else if (code === 127 && !framed && /python3.*not found|not found.*python3|No such file/i.test(text)) {
     fail('execute_code: python3 is not installed on this target');
   } else if (code === null) {
@@ -183,4 +243,11 @@ export async function runCode(env: Environment, opts: RunOptions): Promise<RunRe
   }
   if (truncated && !result.error) result.error = `execute_code: output over ${capture.maxChars} chars; the middle was cut`;
   return result;
+}
+
+/** Wait for `p`, but no longer than `ms`. */
+async function settleWithin(p: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([p, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
 }

@@ -1,0 +1,30 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { makeTestCore, type TestCore } from './testCore.js';
+
+const hasPython = spawnSync('python3', ['-c', 'pass']).status === 0;
+
+describe.skipIf(!hasPython)('execute_code stops its nested calls (local)', () => {
+  let t: TestCore;
+  beforeAll(async () => {
+    t = await makeTestCore(['a']);
+  });
+  afterAll(async () => {
+    await t?.close();
+  });
+
+  it('a timeout returns within a few seconds even while a nested command runs', async () => {
+    const marker = join(t.dirs.a!, 'nested-done');
+    const started = Date.now();
+    const r = await t.core.callTool(
+      'execute_code',
+      { code: `import switchboard_tools as sb\nsb.terminal("sleep 6; touch ${marker}", timeout=20)\nprint("after")`, timeout: 2 },
+      'test',
+    );
+    const ms = Date.now() - started;
+    expect(r).toMatchObject({ timed_out: true, exit_code: 124, tool_calls: 1, error: expect.stringMatching(/longer than 2 s/) });
+    expect(String(r.output)).not.toContain('after');
+    expect(ms).toBeLessThan(5000);
+  }, 30_000);
+});
