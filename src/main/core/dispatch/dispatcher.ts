@@ -23,8 +23,8 @@ export interface ToolContext {
   sessions: Sessions;
   client: ToolClient;
   signal: AbortSignal | undefined;
-  /** Make a nested tool call pinned to this context's snapshot. */
-  nested(tool: string, args: Record<string, unknown>): Promise<ToolResult>;
+  /** Make a nested tool call pinned to this context's snapshot; `signal` (default: this call's) cancels it. */
+  nested(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult>;
 }
 
 export type ToolHandler = (ctx: ToolContext, args: Record<string, unknown>) => Promise<Record<string, unknown>>;
@@ -159,9 +159,9 @@ export class Dispatcher {
       sessions: this.deps.sessions,
       client: opts.client,
       signal: opts.signal,
-      nested: (tool, args) => {
+      nested: (tool, args, signal) => {
         if (!snapshot) throw new SwitchboardError('bad_request', 'nested calls need a target');
-        return self.call(tool, args, { client: 'execute_code', pinned: snapshot, signal: opts.signal });
+        return self.call(tool, args, { client: 'execute_code', pinned: snapshot, signal: signal ?? opts.signal });
       },
     };
   }

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { makeTestCore, type TestCore } from './testCore.js';
 
 const hasPython = spawnSync('python3', ['-c', 'pass']).status === 0;
@@ -14,7 +16,7 @@ describe.skipIf(!hasPython)('execute_code stops its nested calls (local)', () =>
     await t?.close();
   });
 
-  it('a timeout returns within a few seconds even while a nested command runs', async () => {
+  it('a timeout returns within a few seconds and the nested command does not run to its end', async () => {
     const marker = join(t.dirs.a!, 'nested-done');
     const started = Date.now();
     const r = await t.core.callTool(
@@ -26,5 +28,8 @@ describe.skipIf(!hasPython)('execute_code stops its nested calls (local)', () =>
     expect(r).toMatchObject({ timed_out: true, exit_code: 124, tool_calls: 1, error: expect.stringMatching(/longer than 2 s/) });
     expect(String(r.output)).not.toContain('after');
     expect(ms).toBeLessThan(5000);
+    // Had the nested command lived on, it would have touched the file 6 s after the start.
+    await sleep(Math.max(0, 8000 - (Date.now() - started)));
+    expect(existsSync(marker)).toBe(false);
   }, 30_000);
 });

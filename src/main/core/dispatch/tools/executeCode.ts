@@ -17,7 +17,8 @@ export function executeCodeTool(processes?: ProcessManager) {
         code: args.code,
         cwd,
         timeoutMs: (args.timeout ?? DEFAULT_CODE_TIMEOUT_SEC) * 1000,
-        call: (tool, nestedArgs) => ctx.nested(tool, nestedArgs),
+        // Nested calls get the run's signal: they stop when the script times out, is cancelled or exits.
+        call: (tool, nestedArgs, signal) => ctx.nested(tool, nestedArgs, signal),
         signal: ctx.signal,
       })) };
     } finally {
