@@ -26,10 +26,11 @@ const dumpEnv = `export -p | grep -v -E "^(declare -x|export) (${skippedVars})(=
 /**
  * On exit, write the variables only if this call changed them (so a concurrent call that changed nothing
  * cannot undo another's export), through a temp file and a rename (so no call ever reads half a file).
+ * The unfiltered `export -p` (a builtin: no process started) is what is compared; the filter runs only to write.
  */
 const saveEnv =
-  `__sb_new=$(${dumpEnv}); if [ "$__sb_new" != "$__sb_old" ]; then (umask 077; mkdir -p "\${__sb_env%/*}" && ` +
-  `printf "%s\\n" "$__sb_new" > "$__sb_env.$$" && mv -f "$__sb_env.$$" "$__sb_env") 2>/dev/null; fi; `;
+  `[ "$(export -p)" != "$__sb_old" ] && (umask 077; mkdir -p "\${__sb_env%/*}" && ` +
+  `${dumpEnv} > "$__sb_env.$$" && mv -f "$__sb_env.$$" "$__sb_env") 2>/dev/null; `;
 
 /** The env file as a shell word: `~/x` becomes "$HOME"/'x'. */
 function envFileWord(path: string): string {
@@ -46,10 +47,12 @@ export function wrapCommand(command: string, opts: WrapOptions): Wrapped {
   const env = opts.envFile ? envFileWord(opts.envFile) : '';
   const lines = [
     'exec 2>&1',
-    env ? `__sb_env=${env}; [ -f "$__sb_env" ] && [ -O "$__sb_env" ] && . "$__sb_env" >/dev/null 2>&1; __sb_old=$(${dumpEnv})` : '',
+    env ? `__sb_env=${env}; [ -f "$__sb_env" ] && [ -O "$__sb_env" ] && . "$__sb_env" >/dev/null 2>&1` : '',
     `__sb_d=${shellQuote(opts.cwd)}`,
     'while [ ! -d "$__sb_d" ] && [ "$__sb_d" != / ]; do __sb_d=$(dirname -- "$__sb_d"); done',
     'cd -- "$__sb_d" 2>/dev/null || cd /',
+    // After the cd, so that entering the cwd is not mistaken for a change of variables.
+    env ? '__sb_old=$(export -p)' : '',
     `trap '__sb_ec=$?; ${env ? saveEnv : ''}printf "\\n%s%s\\n" "${marker}" "$(pwd -P 2>/dev/null || pwd)"; exit $__sb_ec' EXIT`,
     `eval ${shellQuote(command)}`,
   ];
