@@ -74,6 +74,14 @@ describe.skipIf(!ssh || !docker)('three backends side by side', () => {
     expect(boxes[1]!.x).toBeGreaterThan(boxes[0]!.x);
     expect(boxes[2]!.x).toBeGreaterThan(boxes[1]!.x);
 
+    // Every pane's header follows a cd, whatever the shell: bash reports through PROMPT_COMMAND, busybox ash
+    // through its prompt.
+    const cwdOf = (p: typeof p1) => p.getByRole('status', { name: 'Working directory' }).textContent();
+    await run(p2, 'cd /usr');
+    await run(p3, 'cd /tmp');
+    await expect.poll(() => cwdOf(p2)).toBe('/usr');
+    await expect.poll(() => cwdOf(p3)).toBe('/tmp');
+
     await run(p2, 'clear; uname -sr; ls -la /tmp | head -5');
     await run(p3, 'clear; cat /etc/os-release 2>/dev/null | head -2 || busybox | head -1; ls /');
     await page.waitForTimeout(800);

@@ -117,10 +117,16 @@ export function killJobsScript(tokens: readonly string[], signals: readonly ('HU
 }
 
 /** How an interactive pane starts: docker_shell if set, else bash where the image has it, else sh. */
+/**
+ * A prompt for shells without PROMPT_COMMAND (busybox ash, dash): ash expands $(…) in PS1 at every prompt, so the
+ * prompt itself reports the cwd with OSC 7 and the pane header follows `cd` as it does with bash.
+ */
+const osc7Ps1 = `PS1='$(printf "\\033]7;file://%s%s\\007" "\${HOSTNAME:-}" "$PWD")\\w \\$ '; export PS1`;
+
 export function interactiveShellScript(cwd: string, shell: string | undefined): string {
   const start = shell
     ? `exec ${shellQuote(shell)}`
-    : 'if command -v bash >/dev/null 2>&1; then exec bash; else exec sh; fi';
+    : `if command -v bash >/dev/null 2>&1; then exec bash; else ${osc7Ps1}; exec sh; fi`;
   return `${enterDirScript(cwd)}\n${start}`;
 }
 
