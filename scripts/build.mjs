@@ -1,6 +1,7 @@
 // Builds everything `npm start`, `switchboard` and the tests run: the CLI/Core bundle, the renderer, Electron's main and preload.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -48,9 +49,9 @@ function buildRenderer() {
 }
 
 async function buildElectron() {
-  // Electron's main and preload: CommonJS bundles with electron itself external.
+  // Electron's main process: a CommonJS bundle with electron itself external.
   await build({
-    entryPoints: { 'main/index': join(root, 'src/main/index.ts'), 'preload/preload': join(root, 'src/main/preload.ts') },
+    entryPoints: { 'main/index': join(root, 'src/main/index.ts') },
     outdir: join(root, 'out'),
     outExtension: { '.js': '.cjs' },
     bundle: true,
@@ -63,15 +64,32 @@ async function buildElectron() {
     sourcemap: true,
     logLevel: 'warning',
   });
+  // The preload runs sandboxed, where `require` knows only 'electron' (and a few polyfills): everything else is
+  // bundled in, and nothing may require Node modules.
+  await build({
+    entryPoints: { 'preload/preload': join(root, 'src/main/preload.ts') },
+    outdir: join(root, 'out'),
+    outExtension: { '.js': '.cjs' },
+    bundle: true,
+    platform: 'browser',
+    target: 'chrome120',
+    format: 'cjs',
+    external: ['electron'],
+    sourcemap: 'inline',
+    logLevel: 'warning',
+  });
+  const preload = readFileSync(join(root, 'out/preload/preload.cjs'), 'utf8');
+  const required = [...preload.matchAll(/require\(["']([^"']+)["']\)/g)].map((m) => m[1]).filter((r) => r !== 'electron');
+  if (required.length) throw new Error(`the sandboxed preload requires ${required.join(', ')}; it may require only electron`);
 }
 
 try {
   if (!only || only === 'node') await buildNode();
   if (!only || only === 'renderer') buildRenderer();
   if (!only || only === 'electron') await buildElectron();
-} catch {
+} catch (err) {
   // esbuild and vite have printed what failed; a stack trace of the build script would only bury it.
-  console.error('build failed');
+  console.error(`build failed${err instanceof Error && !('errors' in err) ? `: ${err.message}` : ''}`);
   process.exit(1);
 }
 console.log(`built in ${((Date.now() - started) / 1000).toFixed(1)}s`);
