@@ -61,6 +61,8 @@ export function App() {
     const onKey = (e: KeyboardEvent): void => {
       const action = appShortcut(e);
       if (!action) return;
+      // A dialog owns the keyboard while it is open: no tab opens or pane closes behind it.
+      if (document.querySelector('[role="dialog"]')) return;
       e.preventDefault();
       e.stopPropagation();
       runShortcut(action);

@@ -129,6 +129,20 @@ describe('serve + call', () => {
     expect(r.stdout).toBe('alive\n');
   });
 
+  it('closes the panes a connection opened when it goes away', async () => {
+    const wsUrl = served.url.replace('http', 'ws') + 'ws';
+    const a = await connectCore(wsUrl, served.token);
+    const b = await connectCore(wsUrl, served.token);
+    try {
+      const pane = await a.client.call('pane.open', { execution_target: 'a', cols: 80, rows: 24 });
+      expect((await b.client.call('pane.list', {})).map((p) => p.pane_id)).toContain(pane.pane_id);
+      a.close();
+      await expect.poll(async () => (await b.client.call('pane.list', {})).map((p) => p.pane_id)).not.toContain(pane.pane_id);
+    } finally {
+      b.close();
+    }
+  });
+
   it('a second serve on a port in use says so in one line', async () => {
     const other = tempHome();
     const r = await runCli(other, ['serve', '--port', new URL(served.url).port]);

@@ -195,6 +195,30 @@ export class Core {
     this.closers.push(closer);
   }
 
+  /**
+   * A connection's panes: what it opened and has not closed. Transports call `release` when the connection
+   * goes away (a browser tab closed, a window gone), so its shells do not run on with nobody to see them.
+   */
+  paneTracker(): { track(method: string, result: unknown, params: unknown): void; release(): void } {
+    const mine = new Set<string>();
+    return {
+      track: (method, result, params) => {
+        if (method === 'pane.open' && result && typeof result === 'object' && 'pane_id' in result) mine.add(String(result.pane_id));
+        if (method === 'pane.close' && params && typeof params === 'object' && 'pane_id' in params) mine.delete(String(params.pane_id));
+      },
+      release: () => {
+        for (const id of mine) {
+          try {
+            this.panes.close(id);
+          } catch {
+            /* already closed */
+          }
+        }
+        mine.clear();
+      },
+    };
+  }
+
   /** The generic entry every transport uses: validates input and output against the API table. */
   async invoke(method: string, params: unknown, client: ToolClient = 'ui'): Promise<unknown> {
     const spec = (coreMethods as Record<string, { input: z.ZodType; output: z.ZodType }>)[method];

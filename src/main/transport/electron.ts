@@ -11,6 +11,7 @@ export function attachWindow(core: Core, contents: WebContents): () => void {
     if (!contents.isDestroyed()) contents.send(ELECTRON_CHANNEL, message);
   };
   const offEvents = core.onEvent((event, payload) => send({ type: 'event', event, payload }));
+  const panes = core.paneTracker();
   const onMessage = async (e: Electron.IpcMainEvent, raw: unknown): Promise<void> => {
     if (e.sender !== contents) return;
     const parsed = WireRequest.safeParse(raw);
@@ -18,7 +19,9 @@ export function attachWindow(core: Core, contents: WebContents): () => void {
     const msg = parsed.data;
     let reply: WireResponse;
     try {
-      reply = { type: 'result', id: msg.id, ok: true, result: await core.invoke(msg.method, msg.params) };
+      const result = await core.invoke(msg.method, msg.params);
+      panes.track(msg.method, result, msg.params);
+      reply = { type: 'result', id: msg.id, ok: true, result };
     } catch (err) {
       reply = { type: 'result', id: msg.id, ok: false, error: toErrorPayload(err) };
     }
@@ -27,6 +30,7 @@ export function attachWindow(core: Core, contents: WebContents): () => void {
   ipcMain.on(ELECTRON_CHANNEL, onMessage);
   return () => {
     offEvents();
+    panes.release();
     ipcMain.off(ELECTRON_CHANNEL, onMessage);
   };
 }

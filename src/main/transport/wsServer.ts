@@ -224,8 +224,10 @@ export class WsServer {
     const off = this.core.onEvent((event, payload) => {
       if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'event', event, payload }));
     });
+    const panes = this.core.paneTracker();
     ws.on('close', () => {
       off();
+      panes.release();
       this.sockets.delete(ws);
     });
     ws.on('message', async (raw) => {
@@ -244,6 +246,7 @@ export class WsServer {
       }
       try {
         const result = await this.core.invoke(msg.method, msg.params);
+        panes.track(msg.method, result, msg.params);
         reply = { type: 'result', id: msg.id, ok: true, result };
       } catch (err) {
         reply = { type: 'result', id: msg.id, ok: false, error: toErrorPayload(err) };

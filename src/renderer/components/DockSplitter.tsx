@@ -22,6 +22,12 @@ export function useDockHeight(): [number, (h: number) => void] {
   useEffect(() => {
     window.localStorage.setItem(KEY, String(height));
   }, [height]);
+  useEffect(() => {
+    // A smaller window must not leave the terminals with no room: the dock gives way.
+    const onResize = (): void => setHeight((h) => clamp(h));
+    window.addEventListener('resize', onResize);
+    return () => window.removeEventListener('resize', onResize);
+  }, []);
   return [height, (h) => setHeight(clamp(h))];
 }
 

@@ -153,6 +153,8 @@ export class TerminalSession {
   private exited(paneId: string, code: number | null, reason?: string): void {
     if (this.paneId !== paneId) return;
     this.detach();
+    // The shell is gone; so is the Core's record of it (a new shell is a new pane).
+    core.call('pane.close', { pane_id: paneId }).catch(() => undefined);
     if (reason === 'connection lost') {
       this.setStatus('lost');
       this.notice(`${YELLOW}connection lost — press a key to reconnect${RESET}\r\n`);

@@ -8,6 +8,11 @@ import { HostKeyDialog } from './HostKeyDialog.js';
 export function DialogHost() {
   const targetForm = useDialogs((s) => s.targetForm);
   const approval = useApprovals((s) => s.pending[0]);
-  if (approval?.kind === 'host_key' && approval.host_key) return <HostKeyDialog key={approval.id} approval={approval} />;
-  return targetForm ? <TargetDialog key={targetForm.mode === 'edit' ? targetForm.target.name : 'add'} req={targetForm} /> : null;
+  // A pending approval goes on top; a half-filled form underneath stays as it was.
+  return (
+    <>
+      {targetForm && <TargetDialog key={targetForm.mode === 'edit' ? targetForm.target.name : 'add'} req={targetForm} />}
+      {approval?.kind === 'host_key' && approval.host_key && <HostKeyDialog key={approval.id} approval={approval} />}
+    </>
+  );
 }

@@ -8,9 +8,20 @@ export function Modal({ title, onCancel, children, width = 440 }: { title: strin
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const before = document.activeElement as HTMLElement | null;
+    // Everything behind the dialog is inert: no clicks, no focus, no typing into a terminal nobody sees.
+    const backdrop = box.current?.parentElement;
+    const madeInert: HTMLElement[] = [];
+    for (const el of Array.from(backdrop?.parentElement?.children ?? [])) {
+      if (el === backdrop || !(el instanceof HTMLElement) || el.inert) continue;
+      el.inert = true;
+      madeInert.push(el);
+    }
     const first = box.current?.querySelector<HTMLElement>('[data-autofocus]') ?? box.current?.querySelector<HTMLElement>(focusable);
     first?.focus();
-    return () => before?.focus?.();
+    return () => {
+      for (const el of madeInert) el.inert = false;
+      before?.focus?.();
+    };
   }, []);
   const onKeyDown = (e: KeyboardEvent): void => {
     if (e.key === 'Escape') {
