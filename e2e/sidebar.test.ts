@@ -91,10 +91,20 @@ describe('targets sidebar', () => {
   it('adds, edits, drains and removes a runtime target from the sidebar', async () => {
     const { page, errors } = await openUi(app.browser, app.served.url);
     const sidebar = page.getByRole('list', { name: 'Targets' });
+    // A row's actions show on hover but stay in the tab order, so the keyboard reaches them.
+    const openOnBeta = sidebar.getByRole('button', { name: 'New terminal on beta' });
+    await openOnBeta.focus();
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('New terminal on beta');
 
     await page.getByRole('button', { name: 'Add target' }).click();
     const dialog = page.getByRole('dialog', { name: 'Add target' });
     await dialog.waitFor();
+    // The dialog owns the keyboard: app shortcuts do nothing behind it.
+    await dialog.getByLabel('Name').fill('my');
+    await page.keyboard.press('Control+Shift+T');
+    await page.keyboard.press('Control+Shift+W');
+    expect(await page.getByRole('tab').count()).toBe(1);
+    expect(await dialog.getByLabel('Name').inputValue()).toBe('my');
     // Checked before sending: a bad name, then a name config.yaml already uses (refused by the Core).
     await dialog.getByLabel('Name').fill('bad name!');
     await dialog.getByRole('button', { name: 'Add target' }).click();
