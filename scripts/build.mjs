@@ -25,23 +25,14 @@ const importMetaShim = {
   banner: { js: "const __sbImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
 };
 
+/** What every bundle shares: CommonJS files in out/ (so CommonJS dependencies such as ssh2 keep their named exports). */
+const cjs = { outdir: join(root, 'out'), outExtension: { '.js': '.cjs' }, bundle: true, format: 'cjs', logLevel: 'warning' };
+/** Bundles that run under Node (the Core, Electron's main): dependencies stay in node_modules (node-pty is native). */
+const nodeSide = { ...cjs, platform: 'node', target: 'node20', packages: 'external', ...importMetaShim, sourcemap: true };
+
 async function buildNode() {
-  // The Core runs under plain Node: one CommonJS bundle (so CommonJS dependencies such as ssh2 keep their
-  // named exports), dependencies left in node_modules (node-pty is native).
-  await build({
-    entryPoints: { 'cli/main': join(root, 'src/main/cli/main.ts') },
-    outdir: join(root, 'out'),
-    outExtension: { '.js': '.cjs' },
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    packages: 'external',
-    plugins: [noElectron],
-    ...importMetaShim,
-    sourcemap: true,
-    logLevel: 'warning',
-  });
+  // The Core and the CLI, under plain Node.
+  await build({ ...nodeSide, entryPoints: { 'cli/main': join(root, 'src/main/cli/main.ts') }, plugins: [noElectron] });
 }
 
 function buildRenderer() {
@@ -49,35 +40,11 @@ function buildRenderer() {
 }
 
 async function buildElectron() {
-  // Electron's main process: a CommonJS bundle with electron itself external.
-  await build({
-    entryPoints: { 'main/index': join(root, 'src/main/index.ts') },
-    outdir: join(root, 'out'),
-    outExtension: { '.js': '.cjs' },
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'cjs',
-    packages: 'external',
-    external: ['electron'],
-    ...importMetaShim,
-    sourcemap: true,
-    logLevel: 'warning',
-  });
+  // Electron's main process, with electron itself external.
+  await build({ ...nodeSide, entryPoints: { 'main/index': join(root, 'src/main/index.ts') }, external: ['electron'] });
   // The preload runs sandboxed, where `require` knows only 'electron' (and a few polyfills): everything else is
   // bundled in, and nothing may require Node modules.
-  await build({
-    entryPoints: { 'preload/preload': join(root, 'src/main/preload.ts') },
-    outdir: join(root, 'out'),
-    outExtension: { '.js': '.cjs' },
-    bundle: true,
-    platform: 'browser',
-    target: 'chrome120',
-    format: 'cjs',
-    external: ['electron'],
-    sourcemap: 'inline',
-    logLevel: 'warning',
-  });
+  await build({ ...cjs, entryPoints: { 'preload/preload': join(root, 'src/main/preload.ts') }, platform: 'browser', target: 'chrome120', external: ['electron'], sourcemap: 'inline' });
   const preload = readFileSync(join(root, 'out/preload/preload.cjs'), 'utf8');
   const required = [...preload.matchAll(/require\(["']([^"']+)["']\)/g)].map((m) => m[1]).filter((r) => r !== 'electron');
   if (required.length) throw new Error(`the sandboxed preload requires ${required.join(', ')}; it may require only electron`);
