@@ -3,6 +3,7 @@ import { readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { SwitchboardError } from '../../shared/errors.js';
+import { pidAlive } from '../core/registry/lock.js';
 
 export const CoreFile = z.object({
   url: z.string(),
@@ -37,15 +38,6 @@ export function removeCoreFile(home: string, pid = process.pid): void {
   rmSync(coreFilePath(home), { force: true });
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /** The running Core's endpoint, or a no_core error a person can act on. */
 export function readCoreFile(home: string): CoreFile {
   const path = coreFilePath(home);
@@ -61,7 +53,7 @@ export function readCoreFile(home: string): CoreFile {
   } catch {
     throw new SwitchboardError('no_core', `${path} is not a valid core file`, 'restart the Core (`switchboard serve`)');
   }
-  if (!alive(info.pid)) {
+  if (!pidAlive(info.pid)) {
     throw new SwitchboardError('no_core', `no Switchboard Core is running (the one in ${path}, pid ${info.pid}, has exited)`, 'start one with `switchboard serve` or `npm start`');
   }
   return info;

@@ -42,12 +42,12 @@ export function parseOwner(file: string): Owner | undefined {
   return { file, pid: Number(m[1]), time: Number(m[2]), host: m[3]! };
 }
 
-function pidAlive(pid: number): boolean {
+/** Whether a process exists (EPERM: it does, but belongs to someone else). */
+export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
   } catch (err) {
-    // EPERM: it exists but belongs to someone else.
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
