@@ -1,18 +1,10 @@
 // Starts a full Core behind the WebSocket server and publishes core.json; used by `serve` and by Electron.
 import { Core } from '../core/core.js';
 import { defaultCoreOptions } from '../core/defaults.js';
-import type { KeyValueStoreFactory } from '../core/sessions/workspaceStore.js';
+import type { KeyValueStoreFactory } from '../core/workspace/workspaceStore.js';
 import { WsServer } from './wsServer.js';
 import { removeCoreFile, writeCoreFile } from './coreFile.js';
 import { mcpHttpHandler } from '../core/agent/mcpHttp.js';
-
-/** A feature that needs the HTTP side too (e.g. MCP over Streamable HTTP at /mcp). */
-export type HostExtension = (core: Core, server: WsServer) => void | Promise<void>;
-
-export const hostExtensions: HostExtension[] = [
-  // MCP over Streamable HTTP; the WsServer checks the bearer token, Host and Origin first.
-  (core, server) => server.route('/mcp', mcpHttpHandler(core)),
-];
 
 export interface Host {
   core: Core;
@@ -27,7 +19,9 @@ export interface Host {
 export async function startHost(opts: { host?: string; port?: number; mode: 'serve' | 'electron'; home?: string; rendererDir?: string; uiStore?: KeyValueStoreFactory }): Promise<Host> {
   const core = await new Core({ ...defaultCoreOptions({ uiStore: opts.uiStore }), ...(opts.home ? { home: opts.home } : {}) }).start();
   const server = new WsServer(core, { host: opts.host, port: opts.port, rendererDir: opts.rendererDir });
-  for (const ext of hostExtensions) await ext(core, server);
+  // MCP over Streamable HTTP; the WsServer checks the bearer token, Host and Origin first.
+  const mcp = mcpHttpHandler((tool, args) => core.callTool(tool, args, 'mcp'));
+  server.route('/mcp', mcp.handle);
   let listening: { url: string; wsUrl: string };
   try {
     listening = await server.listen();
@@ -56,6 +50,7 @@ export async function startHost(opts: { host?: string; port?: number; mode: 'ser
       closed = true;
       removeCoreFile(core.home);
       await server.close();
+      await mcp.close();
       await core.close();
     },
   };
