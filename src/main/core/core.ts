@@ -192,19 +192,7 @@ export class Core {
     }, 30);
   }
 
-  // ---- providers, calls -----------------------------------------------------
-
-  addProvider(provider: BackendProvider): void {
-    this.providers.set(provider.backend, provider);
-  }
-
-  provider(backend: string): BackendProvider | undefined {
-    return this.providers.get(backend);
-  }
-
-  providerList(): BackendProvider[] {
-    return [...this.providers.values()];
-  }
+  // ---- calls ----------------------------------------------------------------
 
   /** The generic entry every transport uses: validates input and output against the API table. */
   async invoke(method: string, params: unknown, ctx: Partial<CallContext> = {}): Promise<unknown> {

@@ -129,6 +129,7 @@ export class Connection implements ConnectionScope {
       if (this.peer.buffered() > this.limits.lowBytes && this.peer.isOpen()) return;
       this.releaseThrottles();
     }, this.limits.pollMs);
+    this.drainTimer.unref();
   }
 
   private releaseThrottles(): void {
