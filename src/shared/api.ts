@@ -67,6 +67,10 @@ export const WorkspaceLayout = z.object({
 });
 export type WorkspaceLayout = z.infer<typeof WorkspaceLayout>;
 
+/** The events a connection may subscribe to (everything but pane output, which goes by pane). */
+export const SubscribableEvent = z.enum(['targets.changed', 'targets.problems', 'activity', 'processes.changed', 'approvals.changed', 'process.output']);
+export type SubscribableEvent = z.infer<typeof SubscribableEvent>;
+
 const PaneRef = z.object({ pane_id: z.string().min(1) });
 
 /** Request/response methods: name → input and output schema. */
@@ -93,6 +97,8 @@ export const coreMethods = {
   'pane.resize': { input: PaneRef.extend({ cols: z.number().int().min(2).max(1000), rows: z.number().int().min(1).max(500) }), output: z.object({}) },
   /** The renderer acknowledges chars it has written to xterm; the Core pauses the pty above a high watermark. */
   'pane.ack': { input: PaneRef.extend({ chars: z.number().int().min(0) }), output: z.object({}) },
+  /** Receive this pane's output too (another window's pane); output from now on, the pane stays open when this connection goes. */
+  'pane.attach': { input: PaneRef, output: PaneInfo },
   'pane.close': { input: PaneRef, output: z.object({}) },
   'pane.list': { input: z.object({}), output: z.array(PaneInfo) },
   'processes.list': { input: z.object({ execution_target: z.string().optional() }), output: z.array(ProcessInfo) },
@@ -104,13 +110,19 @@ export const coreMethods = {
   'workspace.get': { input: z.object({}), output: WorkspaceLayout.nullable() },
   'workspace.save': { input: WorkspaceLayout, output: z.object({}) },
   'activity.list': { input: z.object({ limit: z.number().int().positive().max(1000).optional() }), output: z.array(ActivityEntry) },
+  /**
+   * A connection receives only the events it subscribed to (pane events go by pane: those it opened or attached).
+   * A `switchboard call` or `mcp` connection subscribes to nothing and so receives replies only.
+   */
+  'events.subscribe': { input: z.object({ events: z.array(SubscribableEvent).max(32) }), output: z.object({}) },
+  'events.unsubscribe': { input: z.object({ events: z.array(SubscribableEvent).max(32) }), output: z.object({}) },
 } as const;
 
 export type CoreMethod = keyof typeof coreMethods;
 export type MethodInput<M extends CoreMethod> = z.infer<(typeof coreMethods)[M]['input']>;
 export type MethodOutput<M extends CoreMethod> = z.infer<(typeof coreMethods)[M]['output']>;
 
-/** Events the Core pushes to every connected client. */
+/** Events the Core pushes to the connections that subscribed to them (pane.* to the pane's connections). */
 export const coreEvents = {
   'targets.changed': z.array(TargetInfo),
   'targets.problems': z.array(z.string()),
@@ -124,6 +136,18 @@ export const coreEvents = {
 } as const;
 
 export type CoreEvent = keyof typeof coreEvents;
+
+/** Pane events are not subscribed to: they reach the connections that opened or attached the pane. */
+export const paneEvents = ['pane.data', 'pane.cwd', 'pane.exit'] as const satisfies readonly CoreEvent[];
+export type PaneEvent = (typeof paneEvents)[number];
+export function isPaneEvent(name: string): name is PaneEvent {
+  return (paneEvents as readonly string[]).includes(name);
+}
+// Every event is either subscribable or a pane event: adding an event to coreEvents without deciding fails to compile.
+const everyEventRouted: Record<Exclude<CoreEvent, PaneEvent>, true> & Record<SubscribableEvent, true> = {
+  'targets.changed': true, 'targets.problems': true, 'activity': true, 'processes.changed': true, 'approvals.changed': true, 'process.output': true,
+};
+void everyEventRouted;
 export type EventPayload<E extends CoreEvent> = z.infer<(typeof coreEvents)[E]>;
 
 /** Wire messages of the WebSocket and Electron adapters. */

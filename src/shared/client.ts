@@ -1,7 +1,7 @@
 // The typed client over any link (WebSocket, Electron IPC): calls validated against the API table.
 import { SwitchboardError, ErrorPayload } from './errors.js';
 import {
-  coreEvents, coreMethods, isCoreEvent, WireMessage,
+  coreEvents, coreMethods, isCoreEvent, isPaneEvent, WireMessage,
   type CoreEvent, type CoreMethod, type EventPayload, type MethodInput, type MethodOutput, type WireRequest,
 } from './api.js';
 
@@ -41,12 +41,25 @@ export class CoreClient {
     });
   }
 
+  /**
+   * Listen to an event. The Core sends a connection only what it subscribed to, so the first listener of an event
+   * subscribes and the last one to leave unsubscribes; pane events need no subscription (they follow pane.open/attach).
+   */
   on<E extends CoreEvent>(event: E, listener: Listener<E>): () => void {
     let set = this.listeners.get(event);
     if (!set) this.listeners.set(event, (set = new Set()));
     const l = listener as (payload: unknown) => void;
+    if (set.size === 0) this.setSubscribed(event, true);
     set.add(l);
-    return () => set.delete(l);
+    return () => {
+      if (set.delete(l) && set.size === 0) this.setSubscribed(event, false);
+    };
+  }
+
+  private setSubscribed(event: CoreEvent, on: boolean): void {
+    if (isPaneEvent(event) || this.closedReason !== undefined) return;
+    // Sent at once, so that a call made right after `on` is answered after the subscription took effect.
+    void this.call(on ? 'events.subscribe' : 'events.unsubscribe', { events: [event] }).catch(() => undefined);
   }
 
   private receive(raw: unknown): void {

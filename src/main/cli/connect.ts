@@ -1,7 +1,7 @@
 // Connects a CLI command to the running Core found through core.json.
 import { readCoreFile } from '../transport/coreFile.js';
 import { connectCore } from '../transport/wsLink.js';
-import { switchboardHome } from '../core/core.js';
+import { switchboardHome } from '../core/home.js';
 import type { CoreClient } from '../../shared/client.js';
 
 export async function withCore<T>(fn: (client: CoreClient) => Promise<T>): Promise<T> {

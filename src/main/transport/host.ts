@@ -2,18 +2,10 @@
 import { mkdirSync } from 'node:fs';
 import { Core, switchboardHome } from '../core/core.js';
 import { defaultCoreOptions } from '../core/defaults.js';
-import type { KeyValueStoreFactory } from '../core/sessions/workspaceStore.js';
+import type { KeyValueStoreFactory } from '../core/workspace/workspaceStore.js';
 import { WsServer } from './wsServer.js';
 import { claimProfile, removeCoreFile, writeCoreFile } from './coreFile.js';
 import { mcpHttpHandler } from '../core/agent/mcpHttp.js';
-
-/** A feature that needs the HTTP side too (e.g. MCP over Streamable HTTP at /mcp). */
-export type HostExtension = (core: Core, server: WsServer) => void | Promise<void>;
-
-export const hostExtensions: HostExtension[] = [
-  // MCP over Streamable HTTP; the WsServer checks the bearer token, Host and Origin first.
-  (core, server) => server.route('/mcp', mcpHttpHandler(core)),
-];
 
 export interface Host {
   core: Core;
@@ -37,7 +29,9 @@ export async function startHost(opts: { host?: string; port?: number; mode: 'ser
     throw err;
   }
   const server = new WsServer(core, { host: opts.host, port: opts.port, rendererDir: opts.rendererDir });
-  for (const ext of hostExtensions) await ext(core, server);
+  // MCP over Streamable HTTP; the WsServer checks the bearer token, Host and Origin first.
+  const mcp = mcpHttpHandler((tool, args) => core.callTool(tool, args, 'mcp'));
+  server.route('/mcp', mcp.handle);
   let listening: { url: string; wsUrl: string };
   try {
     listening = await server.listen();
@@ -67,6 +61,7 @@ export async function startHost(opts: { host?: string; port?: number; mode: 'ser
       closed = true;
       removeCoreFile(core.home);
       await server.close();
+      await mcp.close();
       await core.close();
       profile.release();
     },

@@ -5,9 +5,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, normalize, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { SwitchboardError, toErrorPayload } from '../../shared/errors.js';
-import { WireRequest, type WireResponse } from '../../shared/api.js';
-import type { Core } from '../core/core.js';
+import { SwitchboardError } from '../../shared/errors.js';
+import { Connection, type ConnectionCore, type ConnectionLimits, type Peer } from './connection.js';
 
 export interface WsServerOptions {
   host?: string;
@@ -15,12 +14,27 @@ export interface WsServerOptions {
   token?: string;
   /** Folder of the built renderer (index.html); found next to the build when omitted. */
   rendererDir?: string;
+  /** How much may queue for a client that does not read (tests lower them). */
+  limits?: ConnectionLimits;
+}
+
+/** A WebSocket as a connection's carrier: its bufferedAmount is what the Core holds for the client. */
+function socketPeer(ws: WebSocket): Peer {
+  return {
+    send: (m) => ws.send(JSON.stringify(m)),
+    buffered: () => ws.bufferedAmount,
+    isOpen: () => ws.readyState === ws.OPEN,
+    close: (reason) => {
+      ws.close(1008, reason);
+      // The close frame waits behind what the client never read; drop the socket (and its queue) soon after.
+      setTimeout(() => ws.terminate(), 1000).unref();
+    },
+  };
 }
 
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
-/** Requests over this are refused with a clear error; frames up to MAX_FRAME_BYTES are read so the refusal can say so. */
-const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
+/** Frames up to this are read, so that a request over MAX_REQUEST_BYTES (connection.ts) gets a clear refusal. */
 const MAX_FRAME_BYTES = 64 * 1024 * 1024;
 const statusText: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' };
 const mime: Record<string, string> = {
@@ -90,11 +104,12 @@ export class WsServer {
   private readonly wss: WebSocketServer;
   private readonly routes = new Map<string, RouteHandler>();
   private readonly sockets = new Set<WebSocket>();
+  private readonly connections = new Set<Connection>();
   private readonly rendererDir: string | undefined;
   private readonly host: string;
   private port = 0;
 
-  constructor(private readonly core: Core, private readonly opts: WsServerOptions = {}) {
+  constructor(private readonly core: ConnectionCore, private readonly opts: WsServerOptions = {}) {
     this.token = opts.token ?? randomBytes(24).toString('base64url');
     this.host = opts.host ?? '127.0.0.1';
     this.rendererDir = opts.rendererDir ?? findRendererDir();
@@ -221,38 +236,28 @@ export class WsServer {
     this.sockets.add(ws);
     // A malformed or oversized frame is the client's problem, never the Core's.
     ws.on('error', () => ws.terminate());
-    const off = this.core.onEvent((event, payload) => {
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify({ type: 'event', event, payload }));
-    });
-    const panes = this.core.paneTracker();
+    const conn = new Connection(this.core, socketPeer(ws), this.opts.limits);
+    this.connections.add(conn);
     ws.on('close', () => {
-      off();
-      panes.release();
+      conn.dispose();
+      this.connections.delete(conn);
       this.sockets.delete(ws);
     });
-    ws.on('message', async (raw) => {
-      let msg: WireRequest;
+    ws.on('message', (raw) => {
+      let parsed: unknown;
       try {
-        msg = WireRequest.parse(JSON.parse(raw.toString()));
+        parsed = JSON.parse(raw.toString());
       } catch {
         return;
       }
-      let reply: WireResponse;
       const size = Array.isArray(raw) ? raw.reduce((n, b) => n + b.length, 0) : raw instanceof ArrayBuffer ? raw.byteLength : raw.length;
-      if (size > MAX_REQUEST_BYTES) {
-        reply = { type: 'result', id: msg.id, ok: false, error: { code: 'too_large', message: `the request is ${Math.round(size / 1048576)} MiB; the limit is ${MAX_REQUEST_BYTES / 1048576} MiB`, hint: 'send large files in parts' } };
-        ws.send(JSON.stringify(reply));
-        return;
-      }
-      try {
-        const result = await this.core.invoke(msg.method, msg.params);
-        panes.track(msg.method, result, msg.params);
-        reply = { type: 'result', id: msg.id, ok: true, result };
-      } catch (err) {
-        reply = { type: 'result', id: msg.id, ok: false, error: toErrorPayload(err) };
-      }
-      if (ws.readyState === ws.OPEN) ws.send(JSON.stringify(reply));
+      void conn.receive(parsed, size);
     });
+  }
+
+  /** Every open connection's queue and routing (diagnostics and tests). */
+  connectionStats(): Array<ReturnType<Connection['stats']>> {
+    return [...this.connections].map((c) => c.stats());
   }
 
   async close(): Promise<void> {

@@ -6,6 +6,10 @@ import { toastError } from '../store/toasts.js';
 
 export const useConnection = create<{ state: ConnectionState; reason?: string }>(() => ({ state: 'connecting' }));
 
+/**
+ * The Core sends this connection only the events the UI listens to: `core.on(event)` subscribes for the first
+ * listener and unsubscribes after the last (see CoreClient), and pane output follows the panes this window opened.
+ */
 export const core = connect((state, reason) => useConnection.setState({ state, reason }));
 
 /** A Core call whose failure the person sees as a toast; resolves to undefined then. */

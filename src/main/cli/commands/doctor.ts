@@ -1,41 +1,68 @@
-// `switchboard doctor`: backends, registry/config problems, and each target's reachability, probed in parallel.
+// `switchboard doctor`: asks the running Core (it probes every target); without one it says so and checks the files.
 import type { Command } from 'commander';
-import type { DoctorReport } from '../../../shared/api.js';
-import { SwitchboardError } from '../../../shared/errors.js';
-import { Core, switchboardHome } from '../../core/core.js';
-import { defaultCoreOptions } from '../../core/defaults.js';
-import { runDoctor } from '../../core/doctor.js';
+import { SwitchboardError, toErrorPayload } from '../../../shared/errors.js';
+import { builtinProviders } from '../../core/backends/builtins.js';
+import { ConfigStore } from '../../core/config/configStore.js';
+import { switchboardHome } from '../../core/home.js';
+import { Registry } from '../../core/registry/registry.js';
+import { TargetTable } from '../../core/registry/targetTable.js';
 import { readCoreFile } from '../../transport/coreFile.js';
 import { withCore } from '../connect.js';
 import { action, printJson, table } from '../output.js';
 
-async function report(timeoutMs: number): Promise<{ report: DoctorReport; core: string }> {
+export const NO_CORE_LINE = 'no Switchboard Core is running: target health is not checked (start one with `switchboard serve` or `npm start`)';
+
+/** What can be said without a Core: config.yaml and runtime-targets.json problems, read through their libraries. */
+function fileProblems(home: string): string[] {
+  const providers = new Map(builtinProviders.map((p) => [p.backend, p]));
+  let config: ConfigStore;
   try {
-    readCoreFile(switchboardHome());
-    return { report: await withCore((c) => c.call('doctor.run', { timeout_ms: timeoutMs })), core: 'running' };
+    config = new ConfigStore(home, () => new Map([...providers].map(([k, p]) => [k, p.specSchema])));
   } catch (err) {
-    if (!(err instanceof SwitchboardError) || err.code !== 'no_core') throw err;
+    return [toErrorPayload(err).message];
   }
-  const core = await new Core(defaultCoreOptions()).start();
+  const registry = new Registry(home);
   try {
-    return { report: await runDoctor(core, timeoutMs), core: 'not running' };
+    return new TargetTable(config, registry, (b) => providers.get(b)).problems();
   } finally {
-    await core.close();
+    registry.close();
+    config.close();
+  }
+}
+
+function coreRunning(home: string): boolean {
+  try {
+    readCoreFile(home);
+    return true;
+  } catch (err) {
+    if (err instanceof SwitchboardError && err.code === 'no_core') return false;
+    throw err;
   }
 }
 
 export function doctorCommand(program: Command): void {
   program
     .command('doctor')
-    .description('check backends, config, the runtime registry and every target')
+    .description('check backends, config, the runtime registry and every target (through the running Core)')
     .option('--timeout <seconds>', 'deadline per target', '5')
     .option('--json', 'one JSON document')
     .action(action(async (opts: { timeout: string; json?: boolean }) => {
       const secs = Number(opts.timeout);
       if (!(secs > 0 && secs <= 60)) throw new SwitchboardError('bad_request', '--timeout must be 1-60 seconds');
-      const { report: r, core } = await report(secs * 1000);
-      if (opts.json) return printJson({ core, ...r });
-      process.stdout.write(`profile  ${r.home}\ncore     ${core}\nbackends ${r.backends.map((b) => b.backend).join(', ')}\n\n`);
+      const home = switchboardHome();
+      if (!coreRunning(home)) {
+        const problems = fileProblems(home);
+        if (opts.json) printJson({ core: 'not running', home, problems });
+        else {
+          process.stdout.write(`${NO_CORE_LINE}\n`);
+          for (const p of problems) process.stdout.write(`problem: ${p}\n`);
+        }
+        if (problems.length > 0) process.exitCode = 1;
+        return;
+      }
+      const r = await withCore((c) => c.call('doctor.run', { timeout_ms: secs * 1000 }));
+      if (opts.json) return printJson({ core: 'running', ...r });
+      process.stdout.write(`profile  ${r.home}\ncore     running\nbackends ${r.backends.map((b) => b.backend).join(', ')}\n\n`);
       process.stdout.write(table(['TARGET', 'BACKEND', 'SOURCE', 'STATE', 'HEALTH', 'TIME', 'DETAIL'], r.targets.map((t) => [
         t.name, t.backend, t.source, t.state, t.ok ? 'ok' : 'FAIL', `${t.ms}ms`, (t.ok ? t.detail : t.problem) ?? '',
       ])));

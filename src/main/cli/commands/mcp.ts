@@ -4,7 +4,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { SwitchboardError } from '../../../shared/errors.js';
 import type { CoreClient } from '../../../shared/client.js';
 import type { ToolResult } from '../../../shared/tools.js';
-import { switchboardHome } from '../../core/core.js';
+import { switchboardHome } from '../../core/home.js';
 import { createMcpServer } from '../../core/agent/mcpServer.js';
 import { readCoreFile } from '../../transport/coreFile.js';
 import { connectCore } from '../../transport/wsLink.js';

@@ -1,7 +1,7 @@
 // MCP over Streamable HTTP at /mcp on the Core's loopback server (token, Host and Origin are checked before this runs).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import type { Core } from '../core.js';
+import type { ToolResult } from '../../../shared/tools.js';
 import { createMcpServer } from './mcpServer.js';
 
 /** Largest JSON-RPC body accepted (a write_file of a few MB fits). */
@@ -11,12 +11,15 @@ export const MAX_MCP_BODY_BYTES = 16 * 1024 * 1024;
  * Stateless: each POST gets its own Server and transport, so there is no session table to leak or hijack and a
  * Core restart loses nothing a client holds. Tool calls need no server-initiated messages.
  */
-export function mcpHttpHandler(core: Core): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+export function mcpHttpHandler(callTool: (tool: string, args: Record<string, unknown>) => Promise<ToolResult>): {
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  close: () => Promise<void>;
+} {
   const open = new Set<StreamableHTTPServerTransport>();
-  core.onClose(async () => {
+  const close = async (): Promise<void> => {
     await Promise.all([...open].map((t) => t.close().catch(() => undefined)));
-  });
-  return async (req, res) => {
+  };
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method !== 'POST') {
       res.writeHead(405, { 'content-type': 'application/json', allow: 'POST' }).end(
         JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; use POST' }, id: null }),
@@ -32,7 +35,7 @@ export function mcpHttpHandler(core: Core): (req: IncomingMessage, res: ServerRe
       allowedOrigins: hosts.map((h) => `http://${h}`),
       maxRequestBodySize: MAX_MCP_BODY_BYTES,
     });
-    const server = createMcpServer((tool, args) => core.callTool(tool, args, 'mcp'));
+    const server = createMcpServer(callTool);
     open.add(transport);
     res.on('close', () => {
       open.delete(transport);
@@ -50,4 +53,5 @@ export function mcpHttpHandler(core: Core): (req: IncomingMessage, res: ServerRe
       }
     }
   };
+  return { handle, close };
 }

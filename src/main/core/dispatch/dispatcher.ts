@@ -43,6 +43,8 @@ export interface DispatcherDeps {
   sessions: Sessions;
   audit: AuditLog;
   onActivity: (entry: ActivityEntry) => void;
+  /** Holds the call's runtime identity while it runs, so a retired identity is not released under it. */
+  holds?: { acquire(identity: string): () => void };
 }
 
 /** Tools that must not be refused on a draining target (they inspect or stop work already running). */
@@ -80,6 +82,7 @@ export class Dispatcher {
       status: 'running',
     };
     let snapshot: TargetSnapshot | undefined;
+    let release: (() => void) | undefined;
     try {
       const handler = this.handlers.get(tool);
       if (!handler) {
@@ -101,6 +104,7 @@ export class Dispatcher {
         snapshot = this.deps.targets.snapshot(requested);
       }
       if (snapshot) {
+        release = this.deps.holds?.acquire(snapshot.identity);
         entry.execution_target = snapshot.name;
         entry.generation = snapshot.generation;
         if (snapshot.state === 'draining' && !drainSafeTools.has(tool)) {
@@ -133,6 +137,8 @@ export class Dispatcher {
       const payload = toErrorPayload(err);
       this.finish(entry, started, payload.code === 'approval_denied' ? 'denied' : 'error', payload.message);
       throw err instanceof SwitchboardError ? err : new SwitchboardError(payload.code, payload.message, payload.hint);
+    } finally {
+      release?.();
     }
   }
 

@@ -4,6 +4,7 @@ import { SwitchboardError } from '../../../shared/errors.js';
 import type { ProcessInfo } from '../../../shared/api.js';
 import type { BackgroundHandle, Environment, TargetSnapshot } from '../backends/provider.js';
 import { RollingBuffer } from './rollingBuffer.js';
+import { IdentityHolds } from '../sessions/identityHolds.js';
 
 export interface ProcessManagerOptions {
   /** Output kept per process (the newest chars). */
@@ -17,6 +18,8 @@ export interface ProcessManagerOptions {
   onChanged?: (list: ProcessInfo[]) => void;
   onOutput?: (sessionId: string, data: string) => void;
   now?: () => number;
+  /** Where a running process (and held work such as execute_code) holds its identity; the Core passes its own. */
+  holds?: IdentityHolds;
 }
 
 /** Which processes a call may see: all (session_id alone), or one target's (by name, any generation). */
@@ -59,9 +62,8 @@ export const MAX_FINISHED = 64;
 
 export class ProcessManager {
   private readonly entries = new Map<string, Entry>();
-  /** Work that is not a listed process but still runs on an identity (execute_code). */
-  private readonly holds = new Map<string, number>();
-  private readonly opts: Required<Omit<ProcessManagerOptions, 'onChanged' | 'onOutput'>> & Pick<ProcessManagerOptions, 'onChanged' | 'onOutput'>;
+  private readonly holds: IdentityHolds;
+  private readonly opts: Required<Omit<ProcessManagerOptions, 'onChanged' | 'onOutput' | 'holds'>> & Pick<ProcessManagerOptions, 'onChanged' | 'onOutput'>;
   private changedTimer: NodeJS.Timeout | undefined;
   private readonly pendingOutput = new Map<string, string>();
   private outputTimer: NodeJS.Timeout | undefined;
@@ -77,6 +79,7 @@ export class ProcessManager {
       onChanged: opts.onChanged,
       onOutput: opts.onOutput,
     };
+    this.holds = opts.holds ?? new IdentityHolds();
     this.pruneTimer = setInterval(() => this.prune(), 60_000);
     this.pruneTimer.unref();
   }
@@ -105,6 +108,7 @@ export class ProcessManager {
       markExited,
     };
     this.entries.set(e.id, e);
+    const release = this.holds.acquire(e.identity);
     handle.onData((data) => {
       e.buffer.push(data);
       this.queueOutput(e.id, data);
@@ -117,6 +121,7 @@ export class ProcessManager {
       e.status = e.killRequested ? 'killed' : code === null ? 'lost' : 'exited';
       this.flushOutput();
       e.markExited();
+      release();
       this.prune();
       this.changed();
     });
@@ -189,22 +194,14 @@ export class ProcessManager {
 
   /** True while an identity still runs background processes or other held work (execute_code). */
   busy(identity: string): boolean {
-    if ((this.holds.get(identity) ?? 0) > 0) return true;
+    if (this.holds.held(identity)) return true;
     for (const e of this.entries.values()) if (e.identity === identity && e.status === 'running') return true;
     return false;
   }
 
   /** Mark work on an identity that is not a listed process; call the returned function when it ends. */
   hold(identity: string): () => void {
-    this.holds.set(identity, (this.holds.get(identity) ?? 0) + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      const n = (this.holds.get(identity) ?? 1) - 1;
-      if (n <= 0) this.holds.delete(identity);
-      else this.holds.set(identity, n);
-    };
+    return this.holds.acquire(identity);
   }
 
   /** Kill everything still running (Core shutdown). */
@@ -299,15 +296,4 @@ function info(e: Entry): ProcessInfo {
     ended_at: e.endedAt === undefined ? null : new Date(e.endedAt).toISOString(),
     output_chars: e.buffer.total,
   };
-}
-
-const managers = new WeakMap<object, ProcessManager>();
-
-/** The ProcessManager a Core's extension installed (for the registry: do not clean up a busy identity). */
-export function processManagerOf(core: object): ProcessManager | undefined {
-  return managers.get(core);
-}
-
-export function attachProcessManager(core: object, manager: ProcessManager): void {
-  managers.set(core, manager);
 }

@@ -1,10 +1,12 @@
 // Releases the Environment of a runtime identity once its target is gone (removed or replaced) and nothing of it runs.
-import type { ActivityEntry } from '../../../shared/api.js';
 import { runtimeIdentity } from '../../../shared/targets.js';
-import type { Core, CoreExtension } from '../core.js';
-import { processManagerOf } from '../processes/processManager.js';
+import type { Panes } from '../panes/panes.js';
+import type { ProcessManager } from '../processes/processManager.js';
+import type { IdentityHolds } from '../sessions/identityHolds.js';
+import type { Sessions } from '../sessions/sessions.js';
+import type { TargetTable } from './targetTable.js';
 
-/** What keeps a retired identity alive: open panes, calls in flight, background processes or held work. */
+/** What keeps a retired identity alive: open panes, holds (calls in flight, held work) or background processes. */
 export interface IdentityUse {
   openPanes: ReadonlySet<string>;
   inFlight: ReadonlySet<string>;
@@ -18,14 +20,21 @@ export function identitiesToRelease(held: readonly string[], live: ReadonlySet<s
 
 const BACKSTOP_MS = 30_000;
 
+export interface RetireDeps {
+  targets: TargetTable;
+  sessions: Sessions;
+  panes: Panes;
+  holds: IdentityHolds;
+  processes: ProcessManager;
+}
+
 /**
- * A Core extension. A removed or replaced target's old identity keeps its Environment while its
- * panes, background processes or calls still run (they stay inspectable and killable by identity);
- * the first sweep after the last of them ends releases it with reason `removed`. The new generation
- * never inherits any of it: sessions are keyed by identity.
+ * A removed or replaced target's old identity keeps its Environment while its panes, background processes or
+ * calls still run (they stay inspectable and killable by identity); the first sweep after the last hold is given
+ * back releases it with reason `removed`. The new generation never inherits any of it: sessions are keyed by
+ * identity. The Core calls `schedule` when targets, holds or processes change.
  */
-export const retireIdentities: CoreExtension = (core: Core) => {
-  const inFlight = new Map<string, string>(); // activity id → identity
+export function retireIdentities(deps: RetireDeps): { schedule(): void; close(): void } {
   let timer: NodeJS.Timeout | undefined;
   let sweeping = false;
 
@@ -33,16 +42,15 @@ export const retireIdentities: CoreExtension = (core: Core) => {
     if (sweeping) return schedule();
     sweeping = true;
     try {
-      core.targets.refresh();
-      const live = new Set(core.targets.list(() => ({})).map((t) => runtimeIdentity(t.name, t.generation)));
-      const openPanes = new Set(core.panes.list().filter((p) => p.status === 'open').map((p) => runtimeIdentity(p.execution_target, p.generation)));
-      const processes = processManagerOf(core);
-      const release = identitiesToRelease(core.sessions.identities(), live, {
+      deps.targets.refresh();
+      const live = new Set(deps.targets.list(() => ({})).map((t) => runtimeIdentity(t.name, t.generation)));
+      const openPanes = new Set(deps.panes.list().filter((p) => p.status === 'open').map((p) => runtimeIdentity(p.execution_target, p.generation)));
+      const release = identitiesToRelease(deps.sessions.identities(), live, {
         openPanes,
-        inFlight: new Set(inFlight.values()),
-        busy: (id) => processes?.busy(id) ?? false,
+        inFlight: deps.holds.identities(),
+        busy: (id) => deps.processes.busy(id),
       });
-      for (const id of release) await core.sessions.release(id, 'removed');
+      for (const id of release) await deps.sessions.release(id, 'removed');
     } catch {
       /* a sweep is best effort; the next trigger or the backstop tries again */
     } finally {
@@ -57,25 +65,17 @@ export const retireIdentities: CoreExtension = (core: Core) => {
     }, 50);
   }
 
-  const offEvents = core.onEvent((event, payload) => {
-    if (event === 'activity') {
-      const e = payload as ActivityEntry;
-      if (e.status === 'running' && e.execution_target && e.generation) {
-        inFlight.set(e.id, runtimeIdentity(e.execution_target, e.generation));
-      } else if (e.status !== 'running' && inFlight.delete(e.id)) {
-        schedule();
-      }
-    } else if (event === 'pane.exit' || event === 'processes.changed') {
-      schedule();
-    }
-  });
-  const offTargets = core.targets.onChange(schedule);
+  const offTargets = deps.targets.onChange(schedule);
+  const offHolds = deps.holds.onRelease(schedule);
   const backstop = setInterval(schedule, BACKSTOP_MS);
   backstop.unref();
-  core.onClose(() => {
-    offEvents();
-    offTargets();
-    clearInterval(backstop);
-    if (timer) clearTimeout(timer);
-  });
-};
+  return {
+    schedule,
+    close: () => {
+      offTargets();
+      offHolds();
+      clearInterval(backstop);
+      if (timer) clearTimeout(timer);
+    },
+  };
+}

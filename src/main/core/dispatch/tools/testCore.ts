@@ -6,7 +6,6 @@ import { Core, type CoreOptions } from '../../core.js';
 import type { RuntimeSource } from '../../registry/runtimeSource.js';
 import type { BackendProvider } from '../../backends/provider.js';
 import { localProvider } from '../../backends/local/localProvider.js';
-import { agentToolsExtension } from './agentToolsExtension.js';
 
 export interface TestCore {
   core: Core;
@@ -46,7 +45,7 @@ export async function makeTestCore(names: string[], opts: TestCoreOptions = {}):
   }
   for (const [file, text] of Object.entries(opts.files ?? {})) writeFileSync(join(home, file), text, { mode: 0o600 });
   writeFileSync(join(home, 'config.yaml'), lines.join('\n') + '\n' + (opts.extra ?? ''));
-  const options: CoreOptions = { home, providers: opts.providers ?? [localProvider], extensions: [agentToolsExtension] };
+  const options: CoreOptions = { home, providers: opts.providers ?? [localProvider] };
   if (opts.runtime) options.runtime = opts.runtime;
   const core = await new Core(options).start();
   return {

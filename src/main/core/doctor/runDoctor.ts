@@ -1,20 +1,31 @@
 // Health of every target, probed in parallel with a deadline each; never prompts (an unknown host key is reported).
-import type { DoctorReport } from '../../shared/api.js';
-import { toErrorPayload } from '../../shared/errors.js';
-import type { Core } from './core.js';
+import type { DoctorReport } from '../../../shared/api.js';
+import { toErrorPayload } from '../../../shared/errors.js';
+import type { TargetInfo } from '../../../shared/targets.js';
+import type { BackendProvider, ProviderContext } from '../backends/provider.js';
+import type { TargetTable } from '../registry/targetTable.js';
 
-export async function runDoctor(core: Core, timeoutMs = 5000): Promise<DoctorReport> {
-  core.targets.refresh();
-  const infos = core.listTargets();
+export interface DoctorDeps {
+  home: string;
+  targets: TargetTable;
+  listTargets: () => TargetInfo[];
+  providers: () => BackendProvider[];
+  providerContext: ProviderContext;
+}
+
+export async function runDoctor(deps: DoctorDeps, timeoutMs = 5000): Promise<DoctorReport> {
+  deps.targets.refresh();
+  const infos = deps.listTargets();
+  const byBackend = new Map(deps.providers().map((p) => [p.backend, p]));
   const targets = await Promise.all(infos.map(async (t) => {
     const started = Date.now();
     const base = { name: t.name, generation: t.generation, backend: t.backend, source: t.source, state: t.state };
     try {
-      const snapshot = core.targets.snapshot(t.name);
-      const provider = core.provider(snapshot.spec.backend);
+      const snapshot = deps.targets.snapshot(t.name);
+      const provider = byBackend.get(snapshot.spec.backend);
       if (!provider) return { ...base, ok: false, problem: `backend "${t.backend}" is not available`, ms: 0 };
       // A separate environment whose context cannot prompt: doctor reports, it never asks.
-      const env = provider.createEnvironment(snapshot, { ...core.providerContext, confirmHostKey: undefined });
+      const env = provider.createEnvironment(snapshot, { ...deps.providerContext, confirmHostKey: undefined });
       try {
         const probe = await Promise.race([
           env.probe(),
@@ -29,6 +40,6 @@ export async function runDoctor(core: Core, timeoutMs = 5000): Promise<DoctorRep
       return { ...base, ok: false, problem: toErrorPayload(err).message, ms: Date.now() - started };
     }
   }));
-  const backends = core.providerList().map((p) => ({ backend: p.backend, flags: { ...p.flags } }));
-  return { home: core.home, backends, targets, problems: core.targets.problems() };
+  const backends = deps.providers().map((p) => ({ backend: p.backend, flags: { ...p.flags } }));
+  return { home: deps.home, backends, targets, problems: deps.targets.problems() };
 }

@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import { SwitchboardError } from '../../../shared/errors.js';
 import type { PaneInfo } from '../../../shared/api.js';
 import type { ShellChannel, TargetSnapshot } from '../backends/provider.js';
-import type { Sessions } from './sessions.js';
+import type { Sessions } from '../sessions/sessions.js';
+import type { IdentityHolds } from '../sessions/identityHolds.js';
 
 /** VS Code's numbers: pause above this many unacknowledged chars, resume below the low mark. */
 export const HIGH_WATERMARK = 100_000;
@@ -24,9 +25,14 @@ interface Pane {
   buffer: string;
   timer: NodeJS.Timeout | undefined;
   unacked: number;
-  paused: boolean;
+  /** Why the pty is not read: 'ack' (the renderer is behind) or a slow connection's key. Read again when empty. */
+  pausedBy: Set<string>;
   oscTail: string;
+  /** Gives back the hold on the pane's identity (on exit or close). */
+  release: () => void;
 }
+
+const ACK = 'ack';
 
 /** OSC 7 (`ESC ] 7 ; file://host/path BEL|ST`): the shell says where it is. */
 const osc7 = /\x1b\]7;file:\/\/[^/\x07\x1b]*([^\x07\x1b]*)(?:\x07|\x1b\\)/g;
@@ -46,9 +52,10 @@ export function lastOsc7Cwd(text: string): string | undefined {
 export class Panes {
   private readonly panes = new Map<string, Pane>();
 
-  constructor(private readonly sessions: Sessions, private readonly sink: PaneSink) {}
+  constructor(private readonly sessions: Sessions, private readonly sink: PaneSink, private readonly holds?: IdentityHolds) {}
 
-  async open(snapshot: TargetSnapshot, cols: number, rows: number): Promise<PaneInfo> {
+  /** `onId` runs before any output is sent, so the opener's connection is routed the first bytes too. */
+  async open(snapshot: TargetSnapshot, cols: number, rows: number, onId?: (paneId: string) => void): Promise<PaneInfo> {
     if (!snapshot.flags.supports_pty) throw new SwitchboardError('unsupported', `target "${snapshot.name}" has no interactive shell`);
     const env = this.sessions.environment(snapshot);
     const cwd = await this.sessions.cwd(snapshot);
@@ -59,14 +66,17 @@ export class Panes {
       buffer: '',
       timer: undefined,
       unacked: 0,
-      paused: false,
+      pausedBy: new Set(),
       oscTail: '',
+      release: this.holds?.acquire(snapshot.identity) ?? (() => undefined),
     };
     this.panes.set(pane.info.pane_id, pane);
+    onId?.(pane.info.pane_id);
     channel.onData((data) => this.onData(pane, data));
     channel.onExit((code, reason) => {
       this.flush(pane);
       pane.info.status = reason === 'connection lost' ? 'lost' : 'exited';
+      pane.release();
       this.sink.exit(pane.info.pane_id, code, reason);
     });
     return { ...pane.info };
@@ -84,13 +94,42 @@ export class Panes {
     }
     pane.buffer += data;
     pane.unacked += data.length;
-    if (!pane.paused && pane.unacked > HIGH_WATERMARK) {
-      pane.paused = true;
-      pane.channel.pause();
-    }
+    if (pane.unacked > HIGH_WATERMARK) this.pause(pane, ACK);
     // Paused or large: send now, so the acknowledgements that resume the pty are not held up by the timer.
-    if (pane.paused || pane.buffer.length >= BATCH_MAX_CHARS) this.flush(pane);
+    if (pane.pausedBy.size > 0 || pane.buffer.length >= BATCH_MAX_CHARS) this.flush(pane);
     else pane.timer ??= setTimeout(() => this.flush(pane), BATCH_MS);
+  }
+
+  private pause(pane: Pane, why: string): void {
+    if (pane.pausedBy.has(why)) return;
+    pane.pausedBy.add(why);
+    if (pane.pausedBy.size === 1) pane.channel.pause();
+  }
+
+  private resume(pane: Pane, why: string): void {
+    if (!pane.pausedBy.delete(why)) return;
+    if (pane.pausedBy.size === 0) pane.channel.resume();
+  }
+
+  /**
+   * Stop reading the pty for `holder` (a connection whose socket is full) until `release` is called. The shell then
+   * blocks on its own output, as with flow control, instead of the Core buffering it for a client that is not reading.
+   */
+  throttle(paneId: string, holder: string): () => void {
+    const pane = this.panes.get(paneId);
+    if (!pane) return () => undefined;
+    this.pause(pane, holder);
+    return () => {
+      if (this.panes.get(paneId) === pane) this.resume(pane, holder);
+    };
+  }
+
+  has(paneId: string): boolean {
+    return this.panes.has(paneId);
+  }
+
+  info(paneId: string): PaneInfo {
+    return { ...this.get(paneId).info };
   }
 
   private flush(pane: Pane): void {
@@ -119,16 +158,14 @@ export class Panes {
   ack(paneId: string, chars: number): void {
     const p = this.get(paneId);
     p.unacked = Math.max(0, p.unacked - chars);
-    if (p.paused && p.unacked < LOW_WATERMARK) {
-      p.paused = false;
-      p.channel.resume();
-    }
+    if (p.unacked < LOW_WATERMARK) this.resume(p, ACK);
   }
 
   close(paneId: string): void {
     const p = this.get(paneId);
     if (p.timer) clearTimeout(p.timer);
     p.channel.kill();
+    p.release();
     this.panes.delete(paneId);
   }
 

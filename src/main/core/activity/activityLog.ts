@@ -1,0 +1,24 @@
+// The Activity feed: the newest tool calls as the dispatcher reports them, one entry per call updated in place.
+import type { ActivityEntry } from '../../../shared/api.js';
+
+const ACTIVITY_KEPT = 500;
+
+export class ActivityLog {
+  private readonly entries: ActivityEntry[] = [];
+
+  constructor(private readonly onEntry: (entry: ActivityEntry) => void) {}
+
+  record(entry: ActivityEntry): void {
+    const i = this.entries.findIndex((e) => e.id === entry.id);
+    if (i >= 0) this.entries[i] = entry;
+    else {
+      this.entries.push(entry);
+      if (this.entries.length > ACTIVITY_KEPT) this.entries.shift();
+    }
+    this.onEntry(entry);
+  }
+
+  list(limit = 200): ActivityEntry[] {
+    return this.entries.slice(-limit);
+  }
+}

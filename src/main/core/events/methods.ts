@@ -1,0 +1,9 @@
+// events.subscribe / events.unsubscribe: what the calling connection wants pushed to it.
+import type { Handlers } from '../handlers.js';
+
+export function eventMethods() {
+  return {
+    'events.subscribe': async ({ events }, ctx) => (ctx.connection.subscribe(events), {}),
+    'events.unsubscribe': async ({ events }, ctx) => (ctx.connection.unsubscribe(events), {}),
+  } satisfies Partial<Handlers>;
+}

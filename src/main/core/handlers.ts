@@ -1,0 +1,46 @@
+// The shape every noun's slice of the Core API takes: one typed handler per method of src/shared/api.ts.
+import type { CoreMethod, MethodInput, MethodOutput, SubscribableEvent } from '../../shared/api.js';
+import type { ToolClient } from '../../shared/tools.js';
+
+/**
+ * What a handler may know about the connection a call came in on. Transports implement it; calls made inside
+ * the process (tests, the offline CLI) get `detachedConnection`, which receives nothing.
+ */
+export interface ConnectionScope {
+  subscribe(events: readonly SubscribableEvent[]): void;
+  unsubscribe(events: readonly SubscribableEvent[]): void;
+  /** Deliver this pane's output here; `closeOnLeave`: the pane is closed when the connection goes (it opened it). */
+  addPane(paneId: string, closeOnLeave: boolean): void;
+  removePane(paneId: string): void;
+}
+
+export interface CallContext {
+  client: ToolClient;
+  connection: ConnectionScope;
+}
+
+export type Handler<M extends CoreMethod> = (input: MethodInput<M>, ctx: CallContext) => Promise<MethodOutput<M>>;
+export type Handlers = { [M in CoreMethod]: Handler<M> };
+
+export const detachedConnection: ConnectionScope = {
+  subscribe: () => undefined,
+  unsubscribe: () => undefined,
+  addPane: () => undefined,
+  removePane: () => undefined,
+};
+
+type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
+/** The method names that appear in more than one table (never when the tables are disjoint). */
+type Duplicates<T extends readonly object[], Seen = never> = T extends readonly [infer H, ...infer R extends readonly object[]]
+  ? (keyof H & Seen) | Duplicates<R, Seen | keyof H>
+  : never;
+
+/**
+ * Merge the nouns' tables into one. A method served by two tables fails to compile (the argument must then carry
+ * a `duplicated_method` property naming it); the caller's `satisfies Handlers` catches a missing one.
+ */
+export function composeHandlers<const T extends readonly object[]>(
+  ...tables: T & ([Duplicates<T>] extends [never] ? unknown : { duplicated_method: Duplicates<T> })
+): UnionToIntersection<T[number]> {
+  return Object.assign({}, ...tables) as UnionToIntersection<T[number]>;
+}

@@ -1,0 +1,62 @@
+// targets.*: the sidebar's list, problems, and add / edit / drain / remove over the runtime registry as provider `ui`.
+import { SwitchboardError } from '../../../shared/errors.js';
+import type { TargetInfo } from '../../../shared/targets.js';
+import type { Handlers } from '../handlers.js';
+import type { Registry, RegistryChange } from '../registry/registry.js';
+import type { TargetTable } from '../registry/targetTable.js';
+
+const who = { provider: 'ui' } as const;
+
+/**
+ * A person at the window may drain or remove any runtime target: ownership keeps programs from trampling
+ * each other, and the person has the same authority the CLI gives with --provider/--owner-id.
+ */
+function ownerOf(registry: Registry, name: string): { provider: string; owner_id?: string } {
+  registry.refresh();
+  const rec = registry.list().find((r) => r.name === name);
+  return rec ? { provider: rec.provider, ...(rec.owner_id ? { owner_id: rec.owner_id } : {}) } : who;
+}
+
+function result(c: RegistryChange): { action: string; name: string; generation: string } {
+  return { action: c.action, name: c.record.name, generation: c.record.generation };
+}
+
+export interface TargetMethodDeps {
+  targets: TargetTable;
+  listTargets: () => TargetInfo[];
+  /** The runtime registry; a Core built without one refuses changes. */
+  registry: Registry | undefined;
+  configNames: () => string[];
+}
+
+export function targetMethods(deps: TargetMethodDeps) {
+  const registry = (): Registry => {
+    if (!deps.registry) throw new SwitchboardError('unsupported', 'this Core has no runtime registry', 'add targets to config.yaml');
+    return deps.registry;
+  };
+  return {
+    'targets.list': async () => deps.listTargets(),
+    'targets.problems': async () => deps.targets.problems(),
+    'targets.register': async ({ name, spec, replace, if_generation }) => {
+      if (deps.configNames().includes(name)) {
+        throw new SwitchboardError('registry_conflict', `"${name}" is a config target (config.yaml); edit it there`, 'pick another name for a runtime target');
+      }
+      const r = registry();
+      const change = await r.register({ ...who, name, spec, replace, if_generation });
+      r.refresh();
+      return result(change);
+    },
+    'targets.drain': async ({ name, generation }) => {
+      const r = registry();
+      const change = await r.drain({ ...ownerOf(r, name), name, generation });
+      r.refresh();
+      return result(change);
+    },
+    'targets.remove': async ({ name, generation }) => {
+      const r = registry();
+      const change = await r.remove({ ...ownerOf(r, name), name, generation });
+      r.refresh();
+      return result(change);
+    },
+  } satisfies Partial<Handlers>;
+}

@@ -1,0 +1,15 @@
+// tool.call: one tool call through the Dispatcher, from the window, `switchboard call` or the MCP bridge.
+import type { ToolClient, ToolResult } from '../../../shared/tools.js';
+import type { Handlers } from '../handlers.js';
+
+/** The part of the Dispatcher this needs. */
+export interface ToolCaller {
+  call(tool: string, args: Record<string, unknown>, opts: { client: ToolClient }): Promise<ToolResult>;
+}
+
+export function toolMethods(deps: { dispatcher: ToolCaller }) {
+  return {
+    // A caller that names itself (cli, mcp) is recorded as such; otherwise the connection's kind.
+    'tool.call': async ({ tool, args, client }, ctx) => deps.dispatcher.call(tool, args, { client: client ?? ctx.client }),
+  } satisfies Partial<Handlers>;
+}

@@ -1,0 +1,169 @@
+// One client's connection to the Core, whatever carries it (Electron IPC or a WebSocket): requests in; replies, the
+// events it subscribed to and the output of its own panes out, with a bound on what may queue for a client that stops reading.
+import { randomUUID } from 'node:crypto';
+import { toErrorPayload } from '../../shared/errors.js';
+import {
+  isPaneEvent, WireRequest, type CoreEvent, type SubscribableEvent, type WireEvent, type WireResponse,
+} from '../../shared/api.js';
+import type { CallContext, ConnectionScope } from '../core/handlers.js';
+import type { EventListener } from '../core/events/eventBus.js';
+
+/** What carries the messages. */
+export interface Peer {
+  send(message: WireResponse | WireEvent): void;
+  /** Bytes queued toward the client and not yet written; 0 when the carrier cannot tell (Electron IPC). */
+  buffered(): number;
+  isOpen(): boolean;
+  /** End the connection; `reason` is shown to the client where the carrier can say it. */
+  close(reason: string): void;
+}
+
+/** The part of the Core a connection talks to. */
+export interface ConnectionCore {
+  invoke(method: string, params: unknown, ctx: Partial<CallContext>): Promise<unknown>;
+  onEvent(listener: EventListener): () => void;
+  panes: { throttle(paneId: string, holder: string): () => void; close(paneId: string): void };
+}
+
+export interface ConnectionLimits {
+  /** Above this many queued bytes the pty of a pane whose output is queued stops being read, and process.output is dropped. */
+  highBytes: number;
+  /** Below this, throttled panes are read again. */
+  lowBytes: number;
+  /** Above this, the connection is closed: it has stopped reading and would otherwise grow the Core without bound. */
+  hardCapBytes: number;
+  /** How often a throttled connection's queue is looked at. */
+  pollMs: number;
+}
+
+export const DEFAULT_LIMITS: ConnectionLimits = { highBytes: 1 << 20, lowBytes: 256 << 10, hardCapBytes: 64 << 20, pollMs: 20 };
+
+/** Requests over this are refused with a clear error (the frame itself is read so the refusal can name its id). */
+export const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
+
+export const SLOW_CLIENT_REASON = 'the client stopped reading; closed to protect the Core';
+
+export class Connection implements ConnectionScope {
+  /** Names this connection's throttles on the panes it reads. */
+  private readonly key = `connection:${randomUUID()}`;
+  private readonly subscribed = new Set<SubscribableEvent>();
+  /** Pane id → close it when this connection goes (it opened the pane) or not (it attached). */
+  private readonly panes = new Map<string, boolean>();
+  private readonly throttles = new Map<string, () => void>();
+  private drainTimer: NodeJS.Timeout | undefined;
+  private readonly offEvents: () => void;
+  private ended = false;
+
+  constructor(private readonly core: ConnectionCore, private readonly peer: Peer, private readonly limits: ConnectionLimits = DEFAULT_LIMITS) {
+    this.offEvents = core.onEvent((event, payload) => this.onEvent(event, payload));
+  }
+
+  /** One wire message from the client (already JSON-parsed); `size` is its length on the wire, when known. */
+  async receive(raw: unknown, size = 0): Promise<void> {
+    const parsed = WireRequest.safeParse(raw);
+    if (!parsed.success) return;
+    const msg = parsed.data;
+    let reply: WireResponse;
+    if (size > MAX_REQUEST_BYTES) {
+      reply = { type: 'result', id: msg.id, ok: false, error: { code: 'too_large', message: `the request is ${Math.round(size / 1048576)} MiB; the limit is ${MAX_REQUEST_BYTES / 1048576} MiB`, hint: 'send large files in parts' } };
+    } else {
+      try {
+        reply = { type: 'result', id: msg.id, ok: true, result: await this.core.invoke(msg.method, msg.params, { connection: this }) };
+      } catch (err) {
+        reply = { type: 'result', id: msg.id, ok: false, error: toErrorPayload(err) };
+      }
+    }
+    this.send(reply);
+  }
+
+  // ---- ConnectionScope: what handlers may change about this connection ----
+
+  subscribe(events: readonly SubscribableEvent[]): void {
+    for (const e of events) this.subscribed.add(e);
+  }
+
+  unsubscribe(events: readonly SubscribableEvent[]): void {
+    for (const e of events) this.subscribed.delete(e);
+  }
+
+  addPane(paneId: string, closeOnLeave: boolean): void {
+    this.panes.set(paneId, closeOnLeave || (this.panes.get(paneId) ?? false));
+  }
+
+  removePane(paneId: string): void {
+    this.panes.delete(paneId);
+    this.throttles.get(paneId)?.();
+    this.throttles.delete(paneId);
+  }
+
+  // ---- out -----------------------------------------------------------------
+
+  private onEvent(event: CoreEvent, payload: unknown): void {
+    if (isPaneEvent(event)) {
+      const paneId = (payload as { pane_id: string }).pane_id;
+      if (!this.panes.has(paneId)) return;
+      this.send({ type: 'event', event, payload });
+      if (event === 'pane.data') this.throttleIfBehind(paneId);
+      return;
+    }
+    if (!this.subscribed.has(event)) return;
+    // A live tail the client can re-read with processes.log; dropping it beats queueing a flood for a slow reader.
+    if (event === 'process.output' && this.peer.buffered() > this.limits.highBytes) return;
+    this.send({ type: 'event', event, payload });
+  }
+
+  private send(message: WireResponse | WireEvent): void {
+    if (this.ended || !this.peer.isOpen()) return;
+    if (this.peer.buffered() > this.limits.hardCapBytes) {
+      this.close(SLOW_CLIENT_REASON);
+      return;
+    }
+    this.peer.send(message);
+  }
+
+  /** The pane's pty is read no faster than this client takes its output (as flow control does for the renderer). */
+  private throttleIfBehind(paneId: string): void {
+    if (this.throttles.has(paneId) || this.peer.buffered() <= this.limits.highBytes) return;
+    this.throttles.set(paneId, this.core.panes.throttle(paneId, this.key));
+    this.drainTimer ??= setInterval(() => {
+      if (this.peer.buffered() > this.limits.lowBytes && this.peer.isOpen()) return;
+      this.releaseThrottles();
+    }, this.limits.pollMs);
+    this.drainTimer.unref();
+  }
+
+  private releaseThrottles(): void {
+    for (const release of this.throttles.values()) release();
+    this.throttles.clear();
+    if (this.drainTimer) clearInterval(this.drainTimer);
+    this.drainTimer = undefined;
+  }
+
+  /** What this connection is sent and holds right now (diagnostics and tests). */
+  stats(): { buffered: number; subscribed: SubscribableEvent[]; panes: string[]; throttled: string[] } {
+    return { buffered: this.peer.buffered(), subscribed: [...this.subscribed], panes: [...this.panes.keys()], throttled: [...this.throttles.keys()] };
+  }
+
+  /** Close from the Core's side (a client that stopped reading). */
+  close(reason: string): void {
+    this.peer.close(reason);
+    this.dispose();
+  }
+
+  /** The carrier is gone: stop sending, let go of the panes, and close the ones this connection opened. */
+  dispose(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.offEvents();
+    this.releaseThrottles();
+    for (const [paneId, closeOnLeave] of this.panes) {
+      if (!closeOnLeave) continue;
+      try {
+        this.core.panes.close(paneId);
+      } catch {
+        /* already closed */
+      }
+    }
+    this.panes.clear();
+  }
+}
