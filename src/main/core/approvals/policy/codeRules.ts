@@ -47,7 +47,7 @@ const shellCalls: Record<string, RegExp> = {
 };
 
 const treeDeletes: Record<string, RegExp> = {
-  python: /\bshutil\.rmtree\s*\(\s*([^,)]*)/g,
+  python: /\bshutil\.rmtree\s*\(\s*((?:[^,()]|\([^()]*\))*)/g,
   perl: /\b(?:rmtree|remove_tree)\s*\(?\s*([^,);]*)/g,
   ruby: /\bFileUtils\.(?:rm_rf|rm_r|remove_dir|remove_entry)\s*\(?\s*([^,)]*)/g,
   node: /\b(?:rmSync|rm|rmdirSync|rmdir)\s*\(\s*([^,)]*),[^)]*recursive\s*:\s*true/g,

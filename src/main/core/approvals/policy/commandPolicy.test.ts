@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decide, loadCommandPolicy, type CommandPolicy } from './commandPolicy.js';
 import { dangerous, hardline, safe } from './policyCases.js';
+import { heldOut } from './heldOutCases.js';
 
 let policy: CommandPolicy;
 beforeAll(async () => {
@@ -53,6 +54,25 @@ describe('everyday commands', () => {
 afterAll(() => {
   const pct = ([a, b]: number[]) => `${a}/${b} = ${b ? ((100 * a!) / b!).toFixed(1) : '0'} %`;
   console.log(`policy catch rates: hardline classified hardline ${pct(tally.hardline)}; dangerous caught ${pct(tally.dangerous)}; everyday asked ${pct(tally.safe)}`);
+});
+
+describe('held-out table (written after the rules)', () => {
+  it('meets the goals: ≥ 90 % hardline as hardline, ≥ 97 % dangerous caught, ≤ 3 % everyday asked', () => {
+    const t = { hardline: [0, 0], dangerous: [0, 0], safe: [0, 0] };
+    const misses: string[] = [];
+    for (const [command, want] of heldOut) {
+      const v = check(command).verdict;
+      const hit = want === 'hardline' ? v === 'hardline' : want === 'dangerous' ? v !== 'safe' : v !== 'safe';
+      t[want][1]!++;
+      if (hit) t[want][0]!++;
+      if (hit === (want === 'safe')) misses.push(`${want} ${JSON.stringify(command)} → ${v}`);
+    }
+    const rate = ([a, b]: number[]) => (b ? a! / b! : 0);
+    console.log(`held-out rates: hardline ${t.hardline.join('/')}, dangerous caught ${t.dangerous.join('/')}, everyday asked ${t.safe.join('/')}${misses.length ? `; misses: ${misses.join('; ')}` : ''}`);
+    expect(rate(t.hardline)).toBeGreaterThanOrEqual(0.9);
+    expect(rate(t.dangerous)).toBeGreaterThanOrEqual(0.97);
+    expect(rate(t.safe)).toBeLessThanOrEqual(0.03);
+  });
 });
 
 describe('reasons point into the command', () => {

@@ -118,7 +118,14 @@ const rsync: Rule = (argv, c, kit) => {
   if (dest && p.operands.length > 1 && !/^[^/]*:/.test(dest.value)) kit.write(c, dest, 'rsync');
 };
 
+/** `fd … -x CMD` / `-X CMD` runs CMD on every match, like find -exec. */
+const fd: Rule = (argv, c, kit) => {
+  const at = argv.findIndex((a) => /^(-x|-X|--exec|--exec-batch)$/.test(a.value));
+  if (at > 0 && argv[at + 1]) kit.run({ ...c, via: 'find' }, argv.slice(at + 1));
+};
+
 export const deleteRules: Record<string, Rule> = {
+  fd, fdfind: fd,
   rm,
   rimraf: treeDelete('rimraf'),
   'del-cli': treeDelete('del'),

@@ -72,7 +72,10 @@ const command: Wrapper = (argv) => {
 const xargs: Wrapper = (argv, c) => {
   const p = parseOptions(argv.slice(1), { shortValue: 'IELnPsda', longValue: ['max-args', 'max-procs', 'max-chars', 'delimiter', 'arg-file'], posix: true, digitFlags: true });
   const rest = argv.slice(1 + p.rest);
-  return rest.length ? { argv: rest, c: { ...c, via: 'xargs' } } : undefined;
+  // Input known now (`xargs rm -rf <<< /`, `echo / | xargs …`) becomes the arguments it will be.
+  const text = c.stdin?.text;
+  const extra = text !== undefined && rest.length ? text.split(/\s+/).filter(Boolean).slice(0, 64).map((w) => ({ ...rest[rest.length - 1]!, value: w })) : [];
+  return rest.length ? { argv: [...rest, ...extra], c: { ...c, via: 'xargs' } } : undefined;
 };
 
 const flock: Wrapper = (argv, c, kit) => {
