@@ -192,15 +192,19 @@ export class ShellScanner implements RuleKit {
       else if (child.type !== 'comment') argv.push(...this.wordsOf(child, scope));
     }
     const c: CommandContext = { scope, at: scope.span(node.startIndex, node.endIndex) };
-    const stdin = this.redirects([...inner, ...outer], c);
+    const writes: Arg[] = [];
+    const stdin = this.redirects([...inner, ...outer], c, writes);
     c.stdin = stdin ?? pipeIn;
     if (argv.length === 0) return undefined;
     checkArgsForMetadata(argv, c, this);
-    return this.run(c, argv);
+    const out = this.run(c, argv);
+    // `curl … > install.sh` downloads as surely as `curl -o install.sh`.
+    if (out?.fetched) for (const w of writes) scope.state.downloaded.add(this.path(c, w));
+    return out;
   }
 
   /** Checks where redirects write, and returns what a heredoc, here-string or `< file` feeds the command. */
-  private redirects(nodes: ShellNode[], c: CommandContext): Produces | undefined {
+  private redirects(nodes: ShellNode[], c: CommandContext, writes: Arg[] = []): Produces | undefined {
     let stdin: Produces | undefined;
     for (const r of nodes) {
       this.walkSubstitutions(r, c.scope);
@@ -208,7 +212,7 @@ export class ShellScanner implements RuleKit {
         const body = r.namedChildren.find((n) => n.type === 'heredoc_body');
         stdin = { text: body ? body.text.replace(/\n?[^\n]*$/, '\n') : '' };
         const nested = r.namedChildren.filter((n) => n.type === 'file_redirect');
-        if (nested.length) this.redirects(nested, c);
+        if (nested.length) this.redirects(nested, c, writes);
         continue;
       }
       if (r.type === 'herestring_redirect') {
@@ -232,6 +236,7 @@ export class ShellScanner implements RuleKit {
         stdin = dest.type === 'process_substitution' ? (this.subsOf(c.scope).get(dest.startIndex) ?? {}) : { file: this.path(c, a) };
         continue;
       }
+      writes.push(a);
       this.write(c, a, op);
     }
     return stdin;

@@ -28,6 +28,9 @@ function hostsIn(text: string): string[] {
 export function metadataHost(text: string): string | undefined {
   for (const h of hostsIn(text)) {
     if (metadataHosts.has(h) && (h !== 'metadata' || /https?:\/\/metadata[/:]/.test(text))) return h;
+    // Wildcard DNS names that resolve to the address they spell (169.254.169.254.nip.io).
+    const spelled = /^(\d+\.\d+\.\d+\.\d+)\.(nip\.io|sslip\.io|xip\.io|traefik\.me|localtest\.me)$/.exec(h);
+    if (spelled && metadataHosts.has(spelled[1]!)) return h;
     const ip = ipv4(h);
     if (ip && metadataHosts.has(ip) && /[.x]|^\d{8,}$/.test(h)) return `${h}${ip !== h ? ` = ${ip}` : ''}`;
   }

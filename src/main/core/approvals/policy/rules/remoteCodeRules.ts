@@ -97,14 +97,18 @@ const interpreter = (lang: 'python' | 'perl' | 'ruby' | 'node' | 'php'): Rule =>
     for (const f of argv.slice(1).filter((a) => !a.value.startsWith('-') && a !== argv[idx + 1])) kit.write(c, f, 'perl -i');
   }
   const code = idx > 0 ? argv[idx + 1] : undefined;
-  if (code && isKnown(code)) {
-    for (const f of codeFindings(code.value, lang)) {
-      if (f.shell !== undefined) kit.payload(c, f.shell, code);
-      else kit.emit(c, f.severity, f.rule, f.text, code);
+  const reads = idx < 0 && argv.slice(1).every((a) => a.value.startsWith('-'));
+  // The program is the -c/-e argument, or stdin when that is known text (a here-document, echo | python).
+  const text = code && isKnown(code) ? code.value : reads ? c.stdin?.text : undefined;
+  if (text !== undefined) {
+    const at = code ?? argv[0]!;
+    for (const f of codeFindings(text, lang)) {
+      if (f.shell !== undefined) kit.payload(c, f.shell, at);
+      else kit.emit(c, f.severity, f.rule, f.text, at);
     }
     return;
   }
-  if (idx < 0 && argv.slice(1).every((a) => a.value.startsWith('-'))) stdinVerdict(kit, c, lang, c.stdin?.text !== undefined ? undefined : c.stdin, argv[0]!, false);
+  if (reads) stdinVerdict(kit, c, lang, c.stdin?.text !== undefined ? undefined : c.stdin, argv[0]!, false);
 };
 
 /** Commands that fetch from the network: what they print is "downloaded"; files they write are remembered. */
@@ -184,7 +188,20 @@ function tr(text: string, args: string[]): string | undefined {
   return [...text].map((ch) => { const i = from.indexOf(ch); return i < 0 ? ch : (to[Math.min(i, to.length - 1)] ?? ch); }).join('');
 }
 
+/** `at` and `batch` run the shell text on their stdin later. */
+const at: Rule = (argv, c, kit) => {
+  if (argv.some((a) => /^-[lrdc]$/.test(a.value))) return;
+  const file = argv.findIndex((a) => a.value === '-f');
+  if (file > 0 && argv[file + 1]) return runsScript(kit, c, argv[file + 1]!, 'at -f');
+  if (c.stdin?.text !== undefined) return runText(kit, c, c.stdin, argv[0]!);
+  stdinVerdict(kit, c, 'a scheduled job', c.stdin, argv[0]!);
+};
+
+/** `pwd` prints the cwd when it is known, so `rm -rf "$(pwd)"` reads as the directory it is. */
+const pwd: Rule = (_argv, c) => (c.scope.cwd ? { text: `${c.scope.cwd}\n` } : { by: 'pwd' });
+
 export const remoteCodeRules: Record<string, Rule> = {
+  at, batch: at, pwd,
   ...Object.fromEntries(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish', 'rbash', 'yash', 'tcsh', 'csh', 'pwsh', 'powershell'].map((s) => [s, shell])),
   eval: evalRule,
   source, '.': source,

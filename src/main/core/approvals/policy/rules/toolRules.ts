@@ -132,7 +132,17 @@ const pacman: Rule = (argv, c, kit) => {
   if (argv.some((a) => /^-R/.test(a.value) || a.value === '--remove')) kit.emit(c, 'dangerous', 'package.remove', 'removes installed packages (pacman -R)');
 };
 
+/** Cloud and infrastructure CLIs: a subcommand that deletes, terminates or destroys asks. */
+const cloud = (label: string): Rule => (argv, c, kit) => {
+  const words = argv.slice(1).map((a) => a.value).filter((v) => !v.startsWith('-'));
+  const verb = words.find((w) => /^(delete|delete-\S+|rm|rb|terminate-instances|destroy|uninstall|purge|remove|drop)$/.test(w));
+  if (verb) kit.emit(c, 'dangerous', 'cloud.destroy', `deletes cloud or cluster resources (${label} ${words.slice(0, words.indexOf(verb) + 1).join(' ')})`);
+};
+
 export const toolRules: Record<string, Rule> = {
+  aws: cloud('aws'), gcloud: cloud('gcloud'), gsutil: cloud('gsutil'), az: cloud('az'), terraform: cloud('terraform'), tofu: cloud('tofu'),
+  pulumi: cloud('pulumi'), helm: cloud('helm'), doctl: cloud('doctl'), flyctl: cloud('flyctl'), heroku: (argv, c, kit) => { if (argv.some((a) => /destroy|:delete$/.test(a.value))) kit.emit(c, 'dangerous', 'cloud.destroy', 'deletes cloud resources (heroku)'); },
+  dropdb: (argv, c, kit) => kit.emit(c, 'dangerous', 'sql.destructive', `drops database ${argv[argv.length - 1]!.value} (dropdb)`),
   git,
   docker: docker('docker'), podman: docker('podman'), nerdctl: docker('nerdctl'), 'docker-compose': docker('docker-compose'),
   kubectl, oc: kubectl,
