@@ -82,7 +82,7 @@ export function codeFindings(code: string, lang: 'python' | 'perl' | 'ruby' | 'n
   if (lang === 'python' && /\bfor\b[^\n]*\b(os\.walk|os\.listdir|os\.scandir|glob\.i?glob|\.rglob|\.glob|\.iterdir|Path\([^)]*\)\.(r?glob|iterdir))\b[\s\S]*?\b(os\.(remove|unlink|rmdir)|\.unlink\(|\.rmdir\(|shutil\.rmtree)/.test(code)) {
     out.push({ severity: 'dangerous', rule: 'delete.walk', text: 'deletes files in a loop over a directory walk (os.remove in os.walk)' });
   }
-  if (/\bwhile\b[^\n]*[\s\S]{0,80}\bfork\s*\(|fork\s+while\s+fork|\bfork\b[^\n]*\bwhile\b/.test(code)) {
+  if (/\bwhile\b[^\n]*[\s\S]{0,80}\bfork\s*\(|fork\s+while\s+fork|\bfork\b[^\n]*\bwhile\b|\bloop\s*(?:do|\{)[\s\S]{0,40}\bfork\b|\bfor\s*\(\s*;\s*;\s*\)[\s\S]{0,40}\bfork\s*\(/.test(code)) {
     out.push({ severity: 'hardline', rule: 'forkbomb', text: 'fork bomb: forks in an endless loop' });
   }
   for (const m of code.matchAll(new RegExp(String.raw`\bopen\s*\(\s*(${strLit})\s*,\s*['"][^'"]*[wa+x][^'"]*['"]`, 'g'))) {

@@ -41,6 +41,8 @@ export interface ScanState {
   findings: Finding[];
   /** Files written by a download earlier in the same command. */
   downloaded: Set<string>;
+  /** Files written with known text earlier in the same command (`echo 'rm -rf /' > x.sh`). */
+  written: Map<string, string>;
   /** Files made executable earlier in the same command. */
   madeExecutable: Set<string>;
   /** How many nodes were visited; a bound against hostile input. */

@@ -20,7 +20,7 @@ export class ShellScanner implements RuleKit {
   constructor(private readonly parser: ShellParser) {}
 
   scan(command: string, opts: { home: string; cwd?: string }): ScanState {
-    const state: ScanState = { home: opts.home, findings: [], downloaded: new Set(), madeExecutable: new Set(), budget: NODE_BUDGET };
+    const state: ScanState = { home: opts.home, findings: [], downloaded: new Set(), written: new Map(), madeExecutable: new Set(), budget: NODE_BUDGET };
     const norm = normalizeCommandText(command);
     const scope: ScanScope = { state, cwd: opts.cwd, vars: new Map(), depth: 0, span: (s, e) => [norm.map[s] ?? command.length, norm.map[e] ?? command.length] };
     this.text(norm.text, scope);
@@ -200,6 +200,8 @@ export class ShellScanner implements RuleKit {
     const out = this.run(c, argv);
     // `curl … > install.sh` downloads as surely as `curl -o install.sh`.
     if (out?.fetched) for (const w of writes) scope.state.downloaded.add(this.path(c, w));
+    // Known text written to a file is what running that file later runs.
+    if (out?.text !== undefined) for (const w of writes) scope.state.written.set(this.path(c, w), (scope.state.written.get(this.path(c, w)) ?? '') + out.text);
     return out;
   }
 
@@ -271,6 +273,8 @@ export class ShellScanner implements RuleKit {
 
   private checkRunsFile(c: CommandContext, head: Arg): void {
     const p = this.path(c, head);
+    const text = c.scope.state.written.get(p);
+    if (text !== undefined) this.payload(c, text, head);
     if (c.scope.state.downloaded.has(p)) this.emit(c, 'dangerous', 'remote.run-downloaded', `runs a file it just downloaded (${shown(head)})`, head);
     else if (c.scope.state.madeExecutable.has(p)) this.emit(c, 'dangerous', 'chmod.then-run', `runs a file right after making it executable (chmod +x, then ${shown(head)})`, head);
   }

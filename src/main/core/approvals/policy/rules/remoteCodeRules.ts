@@ -60,6 +60,8 @@ function runsScript(kit: RuleKit, c: CommandContext, script: Arg, label: string)
   if (script.value === '/dev/stdin' || script.value === '-') return stdinVerdict(kit, c, 'a shell', c.stdin, script);
   if (!isKnown(script)) return;
   const path = kit.path(c, script);
+  const written = c.scope.state.written.get(path);
+  if (written !== undefined) kit.payload(c, written, script);
   if (c.scope.state.downloaded.has(path)) kit.emit(c, 'dangerous', 'remote.run-downloaded', `runs a file it just downloaded (${label} ${shown(script)})`, script);
   else if (c.scope.state.madeExecutable.has(path)) kit.emit(c, 'dangerous', 'chmod.then-run', `runs a file right after making it executable (chmod +x, then ${label} ${shown(script)})`, script);
 }

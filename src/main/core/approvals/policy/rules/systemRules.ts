@@ -48,8 +48,8 @@ const kill: Rule = (argv, c, kit) => {
     const joined = (v === '-s' || v === '-n') && args[i + 1] ? `${v} ${args[i + 1]!.value}` : v;
     if (killSignals.test(joined)) strong = true;
     i += v === '-s' || v === '-n' ? 2 : 1;
-    // The first `-N` is the signal; what follows is a pid, even `-1`.
-    if (!(v === '-s' || v === '-n') && /^-\w+$/.test(v)) break;
+    // One signal option; what follows is a pid, even `-1`.
+    if (v === '-s' || v === '-n' || /^-\w+$/.test(v)) break;
   }
   const pids = args.slice(i);
   const all = pids.find((a) => a.value === '-1');
