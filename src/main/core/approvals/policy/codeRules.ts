@@ -39,7 +39,7 @@ function commandText(arg: string, names: Map<string, string>): string | undefine
 }
 
 const shellCalls: Record<string, RegExp> = {
-  python: /\b(?:os\.(?:system|popen|execl?p?e?|spawnl?p?e?)|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|commands\.getoutput|pty\.spawn|(?<![.\w])(?:system|popen|run|call|check_output|check_call|Popen))\s*\(/g,
+  python: /(?:\.(?:system|popen)|\bos\.(?:execl?p?e?|spawnl?p?e?)|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|commands\.getoutput|pty\.spawn|(?<![.\w])(?:system|popen|run|call|check_output|check_call|Popen))\s*\(/g,
   perl: /\b(?:system|exec|qx)\s*[({]?|(?<![\w$])`/g,
   ruby: /\b(?:system|exec|spawn|`|%x)\s*[({]?|IO\.popen\s*\(|Open3\.\w+\s*\(/g,
   node: /\b(?:execSync|exec|execFileSync|spawnSync|spawn)\s*\(/g,

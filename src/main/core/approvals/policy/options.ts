@@ -63,6 +63,7 @@ export function parseOptions(args: Arg[], spec: OptionSpec = {}): ParsedOptions 
   return { flags, values, operands, rest: i };
 }
 
+/** Is any of these flags given? GNU accepts an unambiguous prefix of a long option (`--rec` for `--recursive`). */
 export function hasAny(p: ParsedOptions, ...names: string[]): boolean {
-  return names.some((n) => p.flags.has(n));
+  return names.some((n) => p.flags.has(n) || (n.startsWith('--') && [...p.flags].some((f) => f.length >= 5 && n.startsWith(f))));
 }

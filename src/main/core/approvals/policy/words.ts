@@ -20,10 +20,21 @@ export interface WordEnv {
 const IFS = ' \t\n';
 
 function lookup(name: string, env: WordEnv, quoted: boolean): string {
-  if (name === 'IFS') return quoted ? ' ' : SPLIT;
+  if (name === 'IFS') return quoted ? (env.vars.get('IFS') ?? ' ')[0] ?? '' : SPLIT;
   if (name === 'HOME') return env.home;
   if (name === 'PWD' && env.cwd) return env.cwd;
-  return env.vars.get(name) ?? UNKNOWN;
+  const value = env.vars.get(name);
+  if (value === undefined) return UNKNOWN;
+  // An unquoted expansion is split into words on IFS: `c="rm -rf /"; $c` runs rm.
+  return quoted ? value : split(value, env);
+}
+
+function split(value: string, env: WordEnv): string {
+  const ifs = env.vars.get('IFS') ?? IFS;
+  if (ifs === '') return value;
+  let out = '';
+  for (const ch of value) out += ifs.includes(ch) ? SPLIT : ch;
+  return out;
 }
 
 /** `${name}`, `${name:-default}`, `${name:offset:length}`; anything else is run-time only. */

@@ -23,7 +23,7 @@ const git: Rule = (argv, c, kit) => {
       if (hasAny(p, '--hard', '--merge', '--keep')) emit(`discards uncommitted changes (git reset ${[...p.flags].find((f) => /hard|merge|keep/.test(f))})`);
       break;
     case 'push': {
-      const forced = [...p.flags].find((f) => /^(-f|--force|--force-with-lease|--force-if-includes|--mirror|--delete|-d|--prune)$/.test(f) || f.startsWith('--force-with-lease'));
+      const forced = [...p.flags].find((f) => /^(-f|--forc|--force|--force-with-lease|--force-if-includes|--mirror|--delete|--dele|--delet|-d|--prune)$/.test(f) || f.startsWith('--force-with-lease'));
       const plus = p.operands.find((o) => /^\+/.test(o.value));
       const colon = p.operands.find((o) => /^:[^:]/.test(o.value));
       if (forced === '--delete' || forced === '-d' || colon) emit(`deletes a remote branch (git push ${forced ?? colon!.value})`);
