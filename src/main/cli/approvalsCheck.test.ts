@@ -10,9 +10,11 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 const root = mkdtempSync(join(tmpdir(), 'sb-cli-check-'));
 const home = join(root, 'home');
 const env = { ...process.env, SWITCHBOARD_HOME: home };
+// Each run is a fresh Node process; on a loaded shared machine one can take tens of seconds.
+const slow = 400_000;
 
 function sb(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [join(repo, 'bin/switchboard.js'), 'approvals', 'check', ...args], { env, encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync(process.execPath, [join(repo, 'bin/switchboard.js'), 'approvals', 'check', ...args], { env, encoding: 'utf8', timeout: 150_000 });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -43,7 +45,7 @@ describe('switchboard approvals check', () => {
       expect.stringContaining('runs as root (sudo)'),
       expect.stringContaining('runs downloaded text in a shell (curl | sh)'),
     ]);
-  });
+  }, slow);
 
   it('applies the configured mode: deny refuses a dangerous command', () => {
     const r = sb('git push --force', '--json');
@@ -53,7 +55,7 @@ describe('switchboard approvals check', () => {
     expect(doc.decision).toBe('refuse');
     expect(doc.reasons[0]!.text).toBe('rewrites remote history (git push --force)');
     expect(doc.pattern).toBe('git push --force');
-  });
+  }, slow);
 
   it("judges with the target's cwd and flags", () => {
     const local = JSON.parse(sb('rm -rf build', '--execution-target', 'local', '--json').stdout) as { reasons: { text: string }[]; decision: string };
@@ -65,16 +67,16 @@ describe('switchboard approvals check', () => {
     expect(box.assumed).toContain('skip_container_guards true');
     expect(JSON.parse(sb('rm -rf /', '--execution-target', 'box', '--json').stdout).decision).toBe('refuse');
     expect(existsSync(join(home, 'core.json'))).toBe(false);
-  });
+  }, slow);
 
   it('says safe for everyday work and judges file writes', () => {
     expect(sb('ls -la ~/.ssh').stdout).toMatch(/^safe: would run/);
     expect(sb('~/.ssh/authorized_keys', '--tool', 'write_file').stdout).toContain('SSH keys');
-  });
+  }, slow);
 
   it('refuses an unknown target with one line and exit 2', () => {
     const r = sb('ls', '--execution-target', 'nope');
     expect(r.code).toBe(2);
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
-  });
+  }, slow);
 });
