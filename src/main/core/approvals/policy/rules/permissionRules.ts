@@ -9,8 +9,8 @@ import { isKnown } from '../scanTypes.js';
 function modeRisk(mode: string): string | undefined {
   if (/^[0-7]{3,4}$/.test(mode)) {
     const digits = mode.padStart(4, '0');
-    if ((Number(digits[3]) & 2) !== 0) return `makes it writable by everyone (chmod ${mode})`;
-    if ((Number(digits[0]) & 6) !== 0) return `sets the setuid/setgid bit (chmod ${mode})`;
+    if ((Number(digits[3]) & 2) !== 0) return `makes {} writable by everyone (chmod ${mode})`;
+    if ((Number(digits[0]) & 6) !== 0) return `sets the setuid/setgid bit on {} (chmod ${mode})`;
     return undefined;
   }
   for (const clause of mode.split(',')) {
@@ -18,8 +18,8 @@ function modeRisk(mode: string): string | undefined {
     if (!m) continue;
     const [, who, op, perms] = m;
     if (op === '-') continue;
-    if (perms!.includes('w') && (who === '' ? op === '=' : /[oa]/.test(who!))) return `makes it writable by everyone (chmod ${mode})`;
-    if (perms!.includes('s')) return `sets the setuid/setgid bit (chmod ${mode})`;
+    if (perms!.includes('w') && (who === '' ? op === '=' : /[oa]/.test(who!))) return `makes {} writable by everyone (chmod ${mode})`;
+    if (perms!.includes('s')) return `sets the setuid/setgid bit on {} (chmod ${mode})`;
   }
   return undefined;
 }
@@ -41,7 +41,7 @@ const chmod: Rule = (argv, c, kit) => {
   const risk = modeRisk(mode);
   const system = files.find((f) => isKnown(f) && (vitalPath(kit.path(c, f), c.scope.state.home) || /^\/(etc|usr|bin|sbin|lib|boot|var)(\/|$)/.test(kit.path(c, f))));
   const where = files.map((f) => (isKnown(f) ? kit.path(c, f) : f.source)).join(' ');
-  if (risk) kit.emit(c, 'dangerous', 'chmod.open', `${risk.replace('it', where || 'it')}`);
+  if (risk) kit.emit(c, 'dangerous', 'chmod.open', risk.replace('{}', where || 'the files'));
   else if (system && (recursive || /^\/(etc|usr|bin|sbin|lib|boot)/.test(kit.path(c, system)))) kit.emit(c, 'dangerous', 'chmod.system', `changes permissions of system files ${kit.path(c, system)} (chmod${recursive ? ' -R' : ''})`, system);
   if (isExecutableMode(mode)) for (const f of files) if (isKnown(f)) c.scope.state.madeExecutable.add(kit.path(c, f));
 };

@@ -4,6 +4,7 @@ import { parseOptions } from '../options.js';
 import type { Rule, RuleKit } from '../ruleKit.js';
 import { isKnown, shown, type Arg, type CommandContext, type Produces } from '../scanTypes.js';
 import { codeFindings } from '../codeRules.js';
+import { resolvePath, sensitiveWrite } from '../paths.js';
 
 /** Programs whose output is meant for `eval` (`eval "$(ssh-agent -s)"`); evaluating them is everyday setup. */
 const evalGenerators = new Set(['ssh-agent', 'pyenv', 'rbenv', 'nodenv', 'goenv', 'jenv', 'direnv', 'conda', 'brew', 'starship', 'zoxide', 'fnm', 'dircolors', 'opam', 'luarocks', 'keychain', 'thefuck', 'gpg-agent', 'mise', 'rtx', 'atuin', 'kubectl', 'helm', 'gh', 'npm', 'pip', 'docker-machine', 'minikube', 'aws-vault', 'rustup', 'uv', 'just', 'register-python-argcomplete', 'gdircolors']);
@@ -115,13 +116,21 @@ const interpreter = (lang: 'python' | 'perl' | 'ruby' | 'node' | 'php'): Rule =>
 
 /** Commands that fetch from the network: what they print is "downloaded"; files they write are remembered. */
 const fetcher = (label: string): Rule => (argv, c, kit) => {
-  const p = parseOptions(argv.slice(1), { shortValue: label === 'curl' ? 'oXHdEuFTwAebrKm' : 'OoPUatTe', longValue: ['output', 'output-document', 'directory-prefix', 'request', 'header', 'data', 'user', 'form', 'upload-file', 'user-agent', 'referer', 'config', 'append-output'] });
+  const p = parseOptions(argv.slice(1), { shortValue: label === 'curl' ? 'oXHdEuFTwAebrKm' : 'OoPUatTe', longValue: ['output', 'output-document', 'directory-prefix', 'request', 'header', 'data', 'data-binary', 'data-raw', 'data-urlencode', 'user', 'form', 'upload-file', 'post-file', 'body-file', 'user-agent', 'referer', 'config', 'append-output'] });
   const out = p.values.get('-o') ?? p.values.get('--output') ?? p.values.get('--output-document') ?? (label !== 'curl' ? p.values.get('-O') : undefined);
   const remember = (name: string, at?: Arg): void => {
     const a = at ?? { ...argv[0]!, value: name };
     c.scope.state.downloaded.add(kit.path(c, { ...a, value: name }));
     kit.write(c, { ...a, value: name }, label);
   };
+  // Uploading a key or credentials file (`curl -d @~/.ssh/id_rsa`, `-T ~/.aws/credentials`) sends it away.
+  for (const k of ['-d', '--data', '--data-binary', '--data-raw', '--data-urlencode', '-F', '--form', '-T', '--upload-file', '--post-file', '--body-file']) {
+    const v = p.values.get(k);
+    const file = v === undefined ? undefined : k === '-T' || k === '--upload-file' || k === '--post-file' || k === '--body-file' ? v : /@([^;]+)/.exec(v)?.[1];
+    if (file && sensitiveWrite(resolvePath(file.replace(/^~(?=\/|$)/, c.scope.state.home), c.scope.cwd, c.scope.state.home))) {
+      kit.emit(c, 'dangerous', 'network.upload-secret', `sends ${file} over the network (${label} ${k})`);
+    }
+  }
   const url = p.operands.find((o) => /:\/\/|^[\w.-]+\.[a-z]{2,}(\/|$)/.test(o.value));
   if (out !== undefined && out !== '-') remember(out, argv.find((a) => a.value === out));
   else if (url && ((label === 'curl' && (p.flags.has('-O') || p.flags.has('--remote-name'))) || (label === 'wget' && out === undefined))) {
