@@ -33,3 +33,33 @@ export const ApprovalDecision = z.object({
   reason: z.string().max(2000).optional(),
 });
 export type ApprovalDecision = z.infer<typeof ApprovalDecision>;
+
+/** `approvals.mode`: ask a person, refuse without asking, or run dangerous commands unasked (hardline is refused in all). */
+export const ApprovalsMode = z.enum(['ask', 'deny', 'off']);
+export type ApprovalsMode = z.infer<typeof ApprovalsMode>;
+
+/** hardline: refused in every mode, no approval covers it; dangerous: asks; safe: runs. */
+export const PolicyVerdict = z.enum(['hardline', 'dangerous', 'safe']);
+export type PolicyVerdict = z.infer<typeof PolicyVerdict>;
+
+/** What the policy does with a call once mode and target flags are applied. */
+export const PolicyDecision = z.enum(['refuse', 'ask', 'allow']);
+export type PolicyDecision = z.infer<typeof PolicyDecision>;
+
+export const PolicyReason = z.object({
+  /** One short sentence a person reads in the dialog ("recursive delete of /home/agent (rm -rf)"). */
+  text: z.string(),
+  /** The rule that found it (stable id, e.g. `delete.recursive`). */
+  rule: z.string(),
+  severity: PolicyVerdict.exclude(['safe']),
+  /** [start, end) of the flagged part in the original command, when it can be pointed at. */
+  span: z.tuple([z.number().int(), z.number().int()]).optional(),
+});
+export type PolicyReason = z.infer<typeof PolicyReason>;
+
+export const PolicyClassification = z.object({
+  verdict: PolicyVerdict,
+  reasons: z.array(PolicyReason),
+  decision: PolicyDecision,
+});
+export type PolicyClassification = z.infer<typeof PolicyClassification>;

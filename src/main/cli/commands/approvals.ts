@@ -1,9 +1,11 @@
-// `switchboard approvals list|approve|deny`: decide pending approvals (host keys, commands) from a shell.
+// `switchboard approvals list|approve|deny|check`: decide pending approvals (host keys, commands) from a shell,
+// or ask the policy what it would do with a command without running it.
 import type { Command } from 'commander';
 import { ApprovalScope, type PendingApproval } from '../../../shared/approvals.js';
 import { SwitchboardError } from '../../../shared/errors.js';
 import { withCore } from '../connect.js';
 import { action, printJson, table } from '../output.js';
+import { approvalsCheckCommand } from './approvalsCheck.js';
 
 function what(a: PendingApproval): string {
   if (a.host_key) return `${a.host_key.host}:${a.host_key.port} ${a.host_key.key_type} ${a.host_key.fingerprint}`;
@@ -44,4 +46,5 @@ export function approvalsCommand(program: Command): void {
       if (opts.json) printJson(r);
       else process.stdout.write(`denied ${id}\n`);
     }));
+  approvalsCheckCommand(approvals);
 }

@@ -1,0 +1,63 @@
+// `switchboard approvals check 'CMD'`: the policy's verdict and reasons for a command, a file write or code,
+// without running anything and without a Core (a dry run of the approvals policy).
+import type { Command } from 'commander';
+import { homedir } from 'node:os';
+import { ApprovalsMode } from '../../../shared/approvals.js';
+import { SwitchboardError } from '../../../shared/errors.js';
+import { builtinProviders } from '../../core/backends/builtins.js';
+import { switchboardHome } from '../../core/core.js';
+import { ConfigStore } from '../../core/config/configStore.js';
+import { loadCommandPolicy, type PolicyCall, type PolicyContext } from '../../core/approvals/policy/commandPolicy.js';
+import { action, printJson } from '../output.js';
+import { loadTargets } from './targetsList.js';
+
+/** The approvals mode from config.yaml; a config that cannot be read leaves the default. */
+function configuredMode(): ApprovalsMode {
+  try {
+    return new ConfigStore(switchboardHome(), () => new Map(builtinProviders.map((p) => [p.backend, p.specSchema]))).config.approvals.mode;
+  } catch {
+    return 'ask';
+  }
+}
+
+/** The context the Core would classify with: the target's flags and cwd, the configured mode. */
+async function contextFor(target: string | undefined): Promise<{ ctx: PolicyContext; assumed: string }> {
+  const mode = configuredMode();
+  if (!target) return { ctx: { mode, home: homedir() }, assumed: `no target given: mode ${mode}, local home, no container flags` };
+  const { targets } = await loadTargets();
+  const t = targets.find((x) => x.name === target);
+  if (!t) throw new SwitchboardError('unknown_target', `no target named "${target}"`, 'list them with `switchboard targets list`');
+  const flags = t.flags;
+  const remote = !flags || flags.is_remote || flags.is_container;
+  const ctx: PolicyContext = { mode, home: remote ? '~' : homedir(), ...(t.cwd ? { cwd: t.cwd } : {}), flags: { skip_container_guards: flags?.skip_container_guards ?? false } };
+  return { ctx, assumed: `target ${t.name}#${t.generation} (${t.backend}): mode ${mode}, skip_container_guards ${ctx.flags!.skip_container_guards}${remote ? ', home unknown (~)' : ''}` };
+}
+
+function callFor(tool: string, subject: string): PolicyCall {
+  if (tool === 'terminal') return { tool, command: subject };
+  if (tool === 'write_file' || tool === 'patch') return { tool, path: subject };
+  if (tool === 'execute_code') return { tool, code: subject };
+  throw new SwitchboardError('bad_request', `--tool must be terminal, write_file, patch or execute_code, not "${tool}"`);
+}
+
+export function approvalsCheckCommand(approvals: Command): void {
+  approvals
+    .command('check')
+    .description('say whether a command would be refused, asked about or allowed, and why (runs nothing)')
+    .argument('<subject>', 'the command (or, with --tool, the path or the code)')
+    .option('--execution-target <name>', "judge with this target's flags and cwd")
+    .option('--tool <tool>', 'terminal | write_file | patch | execute_code', 'terminal')
+    .option('--json', 'one JSON document')
+    .action(action(async (subject: string, opts: { executionTarget?: string; tool: string; json?: boolean }) => {
+      const call = callFor(opts.tool, subject);
+      const { ctx, assumed } = await contextFor(opts.executionTarget);
+      const policy = await loadCommandPolicy();
+      const r = policy.classify(call, ctx);
+      if (opts.json) {
+        return printJson({ tool: opts.tool, subject, ...(opts.executionTarget ? { execution_target: opts.executionTarget } : {}), assumed, ...r, ...(opts.tool === 'terminal' ? { pattern: policy.commandPattern(subject) } : {}) });
+      }
+      const lines = [`${r.verdict}: ${r.decision === 'refuse' ? 'would be refused' : r.decision === 'ask' ? 'would ask' : 'would run'} (${assumed})`];
+      for (const reason of r.reasons) lines.push(`  ${reason.severity === 'hardline' ? '!!' : '? '} ${reason.text}${reason.span ? `  [${reason.span[0]}-${reason.span[1]}]` : ''}`);
+      process.stdout.write(lines.join('\n') + '\n');
+    }));
+}

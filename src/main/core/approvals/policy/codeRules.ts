@@ -1,0 +1,92 @@
+// Code handed to an interpreter (execute_code's Python, `python -c`, `perl -e`, `node -e`, `ruby -e`): a
+// lexical scan for shell calls with literal commands (then parsed as shell) and for tree deletes. There is
+// no Python parser in this process; literals are what an agent writes, and computed commands are out of reach.
+import type { Finding } from './scanTypes.js';
+
+export interface CodeFinding {
+  /** Shell text the code runs; the caller classifies it. */
+  shell?: string;
+  severity: Finding['severity'];
+  rule: string;
+  text: string;
+}
+
+const strLit = String.raw`(?:[rRbBuUfF]{0,2})(?:"""[\s\S]*?"""|'''[\s\S]*?'''|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\x60[^\x60]*\x60)`;
+const listLit = String.raw`\[\s*${strLit}(?:\s*,\s*${strLit})*\s*,?\s*\]`;
+
+/** A literal's value: quotes and escapes removed, f-string holes become an unknown `$V`. */
+function literal(src: string): string {
+  const m = /^([rRbBuUfF]{0,2})("""|'''|"|'|`)([\s\S]*)\2$/.exec(src.trim());
+  if (!m) return src;
+  const prefix = m[1]!.toLowerCase();
+  let body = m[3]!;
+  if (!prefix.includes('r')) body = body.replace(/\\(x[0-9a-fA-F]{2}|[0-7]{1,3}|[ntr\\'"])/g, (_, e: string) => (e[0] === 'x' ? String.fromCharCode(parseInt(e.slice(1), 16)) : /^[0-7]/.test(e) ? String.fromCharCode(parseInt(e, 8)) : e === 'n' ? '\n' : e === 't' ? '\t' : e === 'r' ? '\r' : e));
+  if (prefix.includes('f')) body = body.replace(/\{[^{}]*\}/g, '$V');
+  if (m[2] === '`' || /#\{/.test(body)) body = body.replace(/#\{[^}]*\}|\$\{[^}]*\}/g, '$V');
+  return body;
+}
+
+function shellQuote(s: string): string {
+  return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The command text of a call argument: a literal, a list of literals, or a name bound to a literal. */
+function commandText(arg: string, names: Map<string, string>): string | undefined {
+  const a = arg.trim();
+  if (new RegExp(`^${listLit}$`).test(a)) return [...a.matchAll(new RegExp(strLit, 'g'))].map((m) => shellQuote(literal(m[0]))).join(' ');
+  if (new RegExp(`^${strLit}$`).test(a)) return literal(a);
+  return names.get(a);
+}
+
+const shellCalls: Record<string, RegExp> = {
+  python: /(?:\.(?:system|popen)|\bos\.(?:execl?p?e?|spawnl?p?e?)|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|commands\.getoutput|pty\.spawn|(?<![.\w])(?:system|popen|run|call|check_output|check_call|Popen))\s*\(/g,
+  perl: /\b(?:system|exec|qx)\s*[({]?|(?<![\w$])`/g,
+  ruby: /\b(?:system|exec|spawn|`|%x)\s*[({]?|IO\.popen\s*\(|Open3\.\w+\s*\(/g,
+  node: /\b(?:execSync|exec|execFileSync|spawnSync|spawn)\s*\(/g,
+  php: /\b(?:system|exec|shell_exec|passthru|popen|proc_open)\s*\(/g,
+};
+
+const treeDeletes: Record<string, RegExp> = {
+  python: /\bshutil\.rmtree\s*\(\s*((?:[^,()]|\([^()]*\))*)/g,
+  perl: /\b(?:rmtree|remove_tree)\s*\(?\s*([^,);]*)/g,
+  ruby: /\bFileUtils\.(?:rm_rf|rm_r|remove_dir|remove_entry)\s*\(?\s*([^,)]*)/g,
+  node: /\b(?:rmSync|rm|rmdirSync|rmdir)\s*\(\s*([^,)]*),[^)]*recursive\s*:\s*true/g,
+  php: /\$NEVER\b()/g,
+};
+
+const vitalLiteral = /^(?:['"](\/|~|\/(etc|usr|bin|home|var|root|boot|lib)\/?)['"]|os\.path\.expanduser\(\s*['"]~\/?['"]\s*\)|Path\.home\(\)|os\.environ\[['"]HOME['"]\]|os\.getenv\(\s*['"]HOME['"]\s*\)|\$ENV\{HOME\}|Dir\.home|os\.homedir\(\)|ENV\[['"]HOME['"]\])$/;
+
+export function codeFindings(code: string, lang: 'python' | 'perl' | 'ruby' | 'node' | 'php'): CodeFinding[] {
+  const out: CodeFinding[] = [];
+  const names = new Map<string, string>();
+  for (const m of code.matchAll(new RegExp(String.raw`^\s*(?:(?:my|const|let|var)\s+)?\$?([A-Za-z_]\w*)\s*=\s*(${strLit}|${listLit})\s*;?\s*$`, 'gm'))) {
+    const text = commandText(m[2]!, new Map());
+    if (text !== undefined) names.set(m[1]!, text);
+  }
+  for (const m of code.matchAll(shellCalls[lang]!)) {
+    const after = code.slice(m.index! + m[0].length);
+    if (m[0] === '`' || m[0].startsWith('%x')) {
+      const end = after.indexOf(m[0] === '`' ? '`' : ')');
+      if (end > 0) out.push({ shell: after.slice(0, end).replace(/#\{[^}]*\}|\$\w+/g, '$V'), severity: 'dangerous', rule: 'code.shell', text: '' });
+      continue;
+    }
+    const arg = new RegExp(String.raw`^\s*(?:[\w.]+\s*,\s*)?(${listLit}|${strLit}|[A-Za-z_]\w*)`).exec(after);
+    const text = arg ? commandText(arg[1]!, names) : undefined;
+    if (text !== undefined) out.push({ shell: text, severity: 'dangerous', rule: 'code.shell', text: '' });
+  }
+  for (const m of code.matchAll(treeDeletes[lang]!)) {
+    const target = (m[1] ?? '').trim();
+    if (vitalLiteral.test(target)) out.push({ severity: 'hardline', rule: 'delete.vital', text: `recursive delete of ${literal(target).replace(/^os\.path\.expanduser.*|^Path\.home.*|.*HOME.*|^Dir\.home|^os\.homedir.*/, '~')} (${m[0].split('(')[0]!.trim()})` });
+    else out.push({ severity: 'dangerous', rule: 'delete.tree', text: `deletes a directory tree ${/^['"]/.test(target) ? literal(target) + ' ' : ''}(${m[0].split('(')[0]!.trim()})` });
+  }
+  if (lang === 'python' && /\bfor\b[^\n]*\b(os\.walk|os\.listdir|os\.scandir|glob\.i?glob|\.rglob|\.glob|\.iterdir|Path\([^)]*\)\.(r?glob|iterdir))\b[\s\S]*?\b(os\.(remove|unlink|rmdir)|\.unlink\(|\.rmdir\(|shutil\.rmtree)/.test(code)) {
+    out.push({ severity: 'dangerous', rule: 'delete.walk', text: 'deletes files in a loop over a directory walk (os.remove in os.walk)' });
+  }
+  if (/\bwhile\b[^\n]*[\s\S]{0,80}\bfork\s*\(|fork\s+while\s+fork|\bfork\b[^\n]*\bwhile\b|\bloop\s*(?:do|\{)[\s\S]{0,40}\bfork\b|\bfor\s*\(\s*;\s*;\s*\)[\s\S]{0,40}\bfork\s*\(/.test(code)) {
+    out.push({ severity: 'hardline', rule: 'forkbomb', text: 'fork bomb: forks in an endless loop' });
+  }
+  for (const m of code.matchAll(new RegExp(String.raw`\bopen\s*\(\s*(${strLit})\s*,\s*['"][^'"]*[wa+x][^'"]*['"]`, 'g'))) {
+    out.push({ shell: `: > ${shellQuote(literal(m[1]!))}`, severity: 'dangerous', rule: 'code.write', text: '' });
+  }
+  return out;
+}

@@ -1,0 +1,109 @@
+// The approvals policy engine: classifies a tool call as hardline / dangerous / safe, with every reason a short
+// sentence, and decides refuse / ask / allow under the approvals mode and the target's flags. Pure: it runs
+// nothing and reads no file; the one asynchronous step is loading the bash grammar.
+//
+// API
+//   const policy = await loadCommandPolicy();           // once per process (~300 ms: compiles the grammar)
+//   policy.classify({ tool: 'terminal', command }, ctx)  // → { verdict, reasons: [{ text, rule, severity, span? }], decision }
+//   policy.classify({ tool: 'write_file' | 'patch', path }, ctx)
+//   policy.classify({ tool: 'execute_code', code }, ctx)
+//   policy.commandPattern(command)                      // normalised text for "always allow" rules
+//   decide(verdict, reasons, ctx)                       // the mode/flags step alone
+// ctx: { home?: target's home ('~' when unknown), cwd?, mode?: 'ask'|'deny'|'off' (default ask),
+//        flags?: { skip_container_guards } }. Spans are [start, end) offsets into the command as given.
+// Decision: hardline → refuse in every mode; dangerous → ask, refuse under `deny`, allow under `off` or with
+// `skip_container_guards` — except reasons that reach outside a container (another docker daemon, the cloud
+// metadata endpoint), which still ask there; safe → allow.
+//
+// Parser: tree-sitter-bash through web-tree-sitter (WASM). Chosen over sh-syntax (mvdan/sh as Go→WASM) because
+// sh-syntax starts a fresh Go WASM instance per call (~90 ms a parse here) and its JSON AST drops node types
+// (`Cmd` comes back as bare positions), so it cannot be walked; tree-sitter-bash parses in well under 1 ms,
+// gives a typed tree with fields, recovers from errors (we ask on any ERROR node), and ships its .wasm inside
+// the npm package, so nothing runs at install time (no native build, no install script).
+// Everything the walker does not model reads as unknown and asks: "command name computed at run time".
+import type { ApprovalsMode, PolicyClassification, PolicyDecision, PolicyReason, PolicyVerdict } from '../../../../shared/approvals.js';
+import { codeFindings } from './codeRules.js';
+import { commandPattern } from './commandPattern.js';
+import { isBlockDevice, resolvePath, sensitiveWrite } from './paths.js';
+import { ShellScanner } from './shellScanner.js';
+import { loadShellParser, type ShellParser } from './shellParser.js';
+import type { Finding } from './scanTypes.js';
+
+export type PolicyCall =
+  | { tool: 'terminal'; command: string }
+  | { tool: 'write_file' | 'patch'; path: string }
+  | { tool: 'execute_code'; code: string }
+  | { tool: string; command?: string; path?: string; code?: string };
+
+export interface PolicyContext {
+  /** The target's home directory; `~` (the default) when it is not known. */
+  home?: string;
+  cwd?: string;
+  mode?: ApprovalsMode;
+  flags?: { skip_container_guards?: boolean };
+}
+
+export interface CommandPolicy {
+  classify(call: PolicyCall, ctx?: PolicyContext): PolicyClassification;
+  commandPattern(command: string): string;
+}
+
+/** Rules whose danger is outside the container, so a container's skip_container_guards does not cover them. */
+const escapesContainer = new Set(['docker.host', 'network.metadata', 'docker.escape']);
+
+export function decide(verdict: PolicyVerdict, reasons: PolicyReason[], ctx: PolicyContext = {}): PolicyDecision {
+  if (verdict === 'hardline') return 'refuse';
+  if (verdict === 'safe') return 'allow';
+  const mode = ctx.mode ?? 'ask';
+  if (mode === 'off') return 'allow';
+  if (ctx.flags?.skip_container_guards && !reasons.some((r) => escapesContainer.has(r.rule))) return 'allow';
+  return mode === 'deny' ? 'refuse' : 'ask';
+}
+
+function verdictOf(findings: Finding[]): PolicyVerdict {
+  if (findings.some((f) => f.severity === 'hardline')) return 'hardline';
+  return findings.length ? 'dangerous' : 'safe';
+}
+
+/** Hardline reasons first, then in the order found. */
+function toReasons(findings: Finding[]): PolicyReason[] {
+  const sorted = [...findings.filter((f) => f.severity === 'hardline'), ...findings.filter((f) => f.severity !== 'hardline')];
+  return sorted.map((f) => ({ text: f.text, rule: f.rule, severity: f.severity, ...(f.span ? { span: f.span } : {}) }));
+}
+
+export function createCommandPolicy(parser: ShellParser): CommandPolicy {
+  const scanner = new ShellScanner(parser);
+  const scanShell = (command: string, ctx: PolicyContext): Finding[] => scanner.scan(command, { home: ctx.home ?? '~', ...(ctx.cwd ? { cwd: ctx.cwd } : {}) }).findings;
+  const findingsFor = (call: PolicyCall, ctx: PolicyContext): Finding[] => {
+    const home = ctx.home ?? '~';
+    if (call.tool === 'terminal' && typeof call.command === 'string') return scanShell(call.command, ctx);
+    if ((call.tool === 'write_file' || call.tool === 'patch') && typeof call.path === 'string') {
+      const p = resolvePath(call.path, ctx.cwd, home);
+      if (isBlockDevice(p)) return [{ severity: 'hardline', rule: 'disk.overwrite', text: `overwrites the disk device ${p} (${call.tool})` }];
+      const why = sensitiveWrite(p);
+      return why ? [{ severity: 'dangerous', rule: 'write.sensitive', text: `writes to ${p}: ${why} (${call.tool})` }] : [];
+    }
+    if (call.tool === 'execute_code' && typeof call.code === 'string') {
+      const out: Finding[] = [];
+      for (const f of codeFindings(call.code, 'python')) {
+        if (f.shell === undefined) out.push({ severity: f.severity, rule: f.rule, text: f.text });
+        else for (const inner of scanShell(f.shell, ctx)) out.push({ severity: inner.severity, rule: inner.rule, text: `${inner.text} in code` });
+      }
+      return out;
+    }
+    return [];
+  };
+  return {
+    classify(call, ctx = {}) {
+      const findings = findingsFor(call, ctx);
+      const verdict = verdictOf(findings);
+      const reasons = toReasons(findings);
+      return { verdict, reasons, decision: decide(verdict, reasons, ctx) };
+    },
+    commandPattern: (command) => commandPattern(parser, command),
+  };
+}
+
+export async function loadCommandPolicy(): Promise<CommandPolicy> {
+  return createCommandPolicy(await loadShellParser());
+}

@@ -1,0 +1,64 @@
+// Which paths matter: system directories and the home (deleting them is hardline), block devices, and the
+// files whose change hands over a machine or a secret (/etc, ~/.ssh, shell rc files, .env, credentials).
+import { posix } from 'node:path';
+import { UNKNOWN } from './scanTypes.js';
+
+/** A path made absolute against cwd and home where they are known; `~` stays when the home is unknown. */
+export function resolvePath(p: string, cwd: string | undefined, home: string): string {
+  let path = p;
+  if (path === '~' || path.startsWith('~/')) path = home + path.slice(1);
+  if (!path.startsWith('/') && !path.startsWith('~')) {
+    if (!cwd) return posix.normalize(path);
+    path = `${cwd}/${path}`;
+  }
+  const normal = posix.normalize(path);
+  return normal.length > 1 && normal.endsWith('/') ? normal.slice(0, -1) : normal;
+}
+
+/** Top-level directories that hold the system; a recursive delete of one (or of `/`) is hardline. */
+const systemDirs = new Set(['bin', 'boot', 'dev', 'etc', 'home', 'lib', 'lib32', 'lib64', 'libx32', 'opt', 'proc', 'root', 'run', 'sbin', 'srv', 'sys', 'usr', 'var', 'snap', 'mnt', 'media', 'System', 'Library', 'Applications', 'Users', 'Volumes', 'private', 'cores']);
+/** Second-level directories as vital as their parent. */
+const systemSubdirs = /^\/(usr|usr\/local|var|private|private\/var|System|Library)\/[^/]+$/;
+const keptSubdirs = /^\/(var\/tmp|var\/cache|var\/log|usr\/src|usr\/local\/src|var\/folders|private\/tmp)(\/|$)/;
+
+export interface PathClass {
+  kind: 'root' | 'system' | 'home';
+}
+
+/** Is this resolved path `/`, a system directory or the home directory (or a glob over them)? */
+export function vitalPath(resolved: string, home: string): PathClass | undefined {
+  const p = resolved.replace(/\/\*$/, '').replace(/\/\.\*$/, '') || '/';
+  if (p === '/' || p === '/*' || /^\/[*?]+$/.test(p)) return { kind: 'root' };
+  if (p === home || p === '~' || (home !== '~' && p === posix.dirname(home) && p !== '/')) return { kind: p === home || p === '~' ? 'home' : 'system' };
+  if (/^\/home\/[^/]+$/.test(p) || /^\/Users\/[^/]+$/.test(p)) return { kind: 'home' };
+  const top = /^\/([^/]+)$/.exec(p);
+  if (top && (systemDirs.has(top[1]!) || /[*?[]/.test(top[1]!))) return { kind: 'system' };
+  if (systemSubdirs.test(p) && !keptSubdirs.test(p)) return { kind: 'system' };
+  return undefined;
+}
+
+/** Block devices and raw memory: writing to one destroys a disk (hardline). */
+export function isBlockDevice(p: string): boolean {
+  return /^\/dev\/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|r?disk\d|md\d|dm-\d|mapper\/|loop\d|sr\d|mem$|kmem$|port$|root$|block\/)/.test(p);
+}
+
+const rcFiles = new Set(['.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.profile', '.zshrc', '.zprofile', '.zshenv', '.zlogin', '.zlogout', '.kshrc', '.cshrc', '.tcshrc', '.inputrc', 'config.fish', '.xinitrc', '.xprofile', '.pam_environment']);
+const credentialFiles = new Set(['.npmrc', '.pypirc', '.netrc', '.git-credentials', '.pgpass', '.my.cnf', '.yarnrc', '.yarnrc.yml', '.gitconfig', 'credentials', 'credentials.json', 'id_rsa', 'id_ed25519', 'id_ecdsa', 'id_dsa', 'authorized_keys', 'known_hosts', '.htpasswd', 'shadow', 'sudoers']);
+const credentialDirs = /\/\.(ssh|aws|gnupg|kube|docker|azure|gcloud|config\/gcloud|config\/gh|terraform\.d)(\/|$)/;
+
+/** Why writing this path would ask, or undefined. `resolved` is absolute (or `~/…` when the home is unknown). */
+export function sensitiveWrite(resolved: string): string | undefined {
+  if (resolved.includes(UNKNOWN)) return undefined;
+  const base = posix.basename(resolved);
+  if (/^(\/private)?\/etc(\/|$)/.test(resolved)) return 'system configuration under /etc';
+  if (/\/\.ssh(\/|$)/.test(resolved)) return 'SSH keys and access under ~/.ssh';
+  if (rcFiles.has(base)) return 'a shell startup file';
+  if (base === '.env' || (/^\.env\./.test(base) && !/\.(example|sample|template|dist|defaults)$/.test(base)) || base.endsWith('.env')) return 'an environment file with secrets (.env)';
+  if (credentialFiles.has(base) || credentialDirs.test(resolved)) return 'a credentials file';
+  if (/^\/(boot|bin|sbin|lib|lib32|lib64|usr\/(bin|sbin|lib|lib64|libexec|share))(\/|$)/.test(resolved)) return 'system files';
+  if (/^\/(var\/spool\/cron|var\/at|Library\/LaunchDaemons|Library\/LaunchAgents)(\/|$)/.test(resolved) || /\/Library\/LaunchAgents\//.test(resolved)) return 'scheduled jobs';
+  if (/^\/(proc|sys)\//.test(resolved)) return 'kernel settings';
+  if (/\/\.git\/hooks\//.test(resolved)) return 'a git hook that runs on later commands';
+  if (/\/\.config\/(systemd|autostart)\//.test(resolved)) return 'a startup service';
+  return undefined;
+}

@@ -1,0 +1,29 @@
+// The interface rules are written against: report a finding, scan nested shell text, run a nested argv.
+import type { Arg, CommandContext, Finding, Produces } from './scanTypes.js';
+
+export interface RuleKit {
+  /** Report a finding; `at` narrows the span to one argument, else the whole command is flagged. */
+  emit(c: CommandContext, severity: Finding['severity'], rule: string, text: string, at?: Arg): void;
+  /** Classify shell text found inside the command (`bash -c '…'`, `eval …`, `ssh host '…'`). */
+  payload(c: CommandContext, text: string, at: Arg): void;
+  /** Classify an argv the command will run (`find -exec …`, `xargs …`). */
+  run(c: CommandContext, argv: Arg[]): Produces | undefined;
+  /** An argument as an absolute path (cwd and home applied where known). */
+  path(c: CommandContext, a: Arg): string;
+  /** Flag a write to `a` if it is a device, kernel trigger or sensitive file. */
+  write(c: CommandContext, a: Arg, how: string): void;
+  /** What a process substitution or `$(…)` inside this argument produces, if it was seen. */
+  produced(c: CommandContext, a: Arg): Produces | undefined;
+}
+
+/** A rule reads one command's argv (argv[0] is the command as written) and reports what it finds. */
+export type Rule = (argv: Arg[], c: CommandContext, kit: RuleKit) => Produces | void;
+
+/** A wrapper returns the command it runs (`sudo rm …` → `rm …`), or undefined when it runs none. */
+export type Wrapper = (argv: Arg[], c: CommandContext, kit: RuleKit) => { argv: Arg[]; c?: CommandContext } | undefined;
+
+/** `/usr/bin/rm`, `RM.exe`, `"rm"` → `rm`. */
+export function commandName(value: string): string {
+  const base = value.slice(value.lastIndexOf('/') + 1);
+  return base.toLowerCase().replace(/\.exe$/, '');
+}

@@ -1,0 +1,141 @@
+// Deletes: rm (flags in any order, long or short, after operands), find -delete / -exec, xargs rm, rimraf,
+// shred, mv to /dev/null, rsync --delete. A recursive delete of /, a system directory or the home is hardline.
+import { hasAny, parseOptions } from '../options.js';
+import { isBlockDevice, sensitiveWrite, vitalPath } from '../paths.js';
+import { commandName, type Rule, type RuleKit } from '../ruleKit.js';
+import { isKnown, shown, type Arg, type CommandContext } from '../scanTypes.js';
+
+/** How a deleted path reads: the resolved path when it is known (`~` → /home/agent), else as written. */
+function named(kit: RuleKit, c: CommandContext, a: Arg): string {
+  return isKnown(a) ? kit.path(c, a) : shown(a);
+}
+
+function list(items: string[]): string {
+  return items.length <= 3 ? items.join(', ') : `${items.slice(0, 3).join(', ')} and ${items.length - 3} more`;
+}
+
+/** Reports each operand of a delete: hardline for vital paths when recursive, sensitive files always. */
+function deleteOperands(kit: RuleKit, c: CommandContext, operands: Arg[], recursive: boolean, label: string): boolean {
+  let vital = false;
+  for (const op of operands) {
+    const p = kit.path(c, op);
+    if (recursive && isKnown(op) && vitalPath(p, c.scope.state.home)) {
+      kit.emit(c, 'hardline', 'delete.vital', `recursive delete of ${p} (${label})`, op);
+      vital = true;
+      continue;
+    }
+    const why = sensitiveWrite(p);
+    if (why) kit.emit(c, 'dangerous', 'delete.sensitive', `deletes ${named(kit, c, op)}: ${why} (${label})`, op);
+  }
+  return vital;
+}
+
+const rm: Rule = (argv, c, kit) => {
+  const p = parseOptions(argv.slice(1));
+  const recursive = hasAny(p, '-r', '-R', '--recursive') || p.flags.has('--no-preserve-root');
+  const force = hasAny(p, '-f', '--force');
+  const label = recursive && force ? 'rm -rf' : recursive ? 'rm -r' : force ? 'rm -f' : 'rm';
+  if (deleteOperands(kit, c, p.operands, recursive, label)) return;
+  const what = list(p.operands.map((a) => named(kit, c, a))) || 'its input';
+  if (recursive) kit.emit(c, 'dangerous', 'delete.recursive', `recursive delete of ${what} (${label})`);
+  else if (force) kit.emit(c, 'dangerous', 'delete.force', `forced delete of ${what} (${label})`);
+  else if (c.via === 'xargs') kit.emit(c, 'dangerous', 'delete.xargs', 'deletes the files named by its input (xargs rm)');
+  else if (c.via === 'find') kit.emit(c, 'dangerous', 'delete.find', 'deletes every file find matches (find -exec rm)');
+};
+
+/** Deleters that are recursive by nature. */
+const treeDelete = (label: string): Rule => (argv, c, kit) => {
+  const ops = argv.slice(1).filter((a) => !a.value.startsWith('-'));
+  if (deleteOperands(kit, c, ops, true, label)) return;
+  kit.emit(c, 'dangerous', 'delete.recursive', `recursive delete of ${list(ops.map((a) => named(kit, c, a))) || 'its input'} (${label})`);
+};
+
+const unlink: Rule = (argv, c, kit) => {
+  deleteOperands(kit, c, argv.slice(1), false, 'unlink');
+  if (c.via) kit.emit(c, 'dangerous', 'delete.xargs', `deletes the files named by its input (${c.via} unlink)`);
+};
+
+const shred: Rule = (argv, c, kit) => {
+  const p = parseOptions(argv.slice(1), { shortValue: 'ns', longValue: ['iterations', 'size', 'random-source'] });
+  for (const op of p.operands) {
+    if (isBlockDevice(kit.path(c, op))) return kit.emit(c, 'hardline', 'disk.wipe', `destroys the disk device ${kit.path(c, op)} (shred)`, op);
+  }
+  kit.emit(c, 'dangerous', 'delete.shred', `destroys the contents of ${list(p.operands.map((a) => named(kit, c, a)))} (shred)`);
+};
+
+const findTests = new Set(['-name', '-iname', '-path', '-ipath', '-wholename', '-regex', '-iregex', '-type', '-mtime', '-mmin', '-atime', '-amin', '-ctime', '-cmin', '-newer', '-size', '-user', '-group', '-perm', '-empty', '-links', '-inum', '-samefile', '-uid', '-gid', '-lname', '-nouser', '-nogroup']);
+const findActions = new Set(['-exec', '-execdir', '-ok', '-okdir']);
+
+const find: Rule = (argv, c, kit) => {
+  let i = 1;
+  while (i < argv.length && /^-[HLP]$|^-D$|^-O\d*$/.test(argv[i]!.value)) i += argv[i]!.value === '-D' ? 2 : 1;
+  const starts: Arg[] = [];
+  while (i < argv.length && !/^[-(!,]/.test(argv[i]!.value)) starts.push(argv[i++]!);
+  const expr = argv.slice(i);
+  const filtered = expr.some((a) => findTests.has(a.value));
+  const vitalStart = starts.find((s) => isKnown(s) && vitalPath(kit.path(c, s), c.scope.state.home));
+  const where = list(starts.map((s) => named(kit, c, s))) || '.';
+  for (let k = 0; k < expr.length; k++) {
+    const v = expr[k]!.value;
+    if (v === '-delete') {
+      if (vitalStart && !filtered) kit.emit(c, 'hardline', 'delete.vital', `recursive delete of ${kit.path(c, vitalStart)} (find -delete)`, expr[k]);
+      else kit.emit(c, 'dangerous', 'delete.find', `deletes what find matches under ${where} (find -delete)`, expr[k]);
+    } else if (findActions.has(v)) {
+      let end = k + 1;
+      while (end < expr.length && expr[end]!.value !== ';' && expr[end]!.value !== '+') end++;
+      const cmd = expr.slice(k + 1, end);
+      const name = cmd[0] && isKnown(cmd[0]) ? commandName(cmd[0].value) : '';
+      if (vitalStart && !filtered && /^(rm|shred|unlink|rimraf)$/.test(name)) kit.emit(c, 'hardline', 'delete.vital', `recursive delete of ${kit.path(c, vitalStart)} (find ${v} ${name})`, expr[k]);
+      else if (cmd.length) kit.run({ ...c, via: 'find' }, cmd);
+      k = end;
+    } else if (/^-f(print0?|printf|ls)$/.test(v) && expr[k + 1]) {
+      kit.write(c, expr[k + 1]!, `find ${v}`);
+    }
+  }
+};
+
+const mv: Rule = (argv, c, kit) => {
+  const p = parseOptions(argv.slice(1), { shortValue: 'tS', longValue: ['target-directory', 'suffix', 'backup'] });
+  const target = p.values.get('-t') ?? p.values.get('--target-directory');
+  const sources = target !== undefined ? p.operands : p.operands.slice(0, -1);
+  const dest = target !== undefined ? argv.find((a) => a.value === target) : p.operands[p.operands.length - 1];
+  if (dest && kit.path(c, dest) === '/dev/null') {
+    return kit.emit(c, 'dangerous', 'delete.move', `deletes ${list(sources.map((a) => named(kit, c, a)))} by moving it to /dev/null (mv)`, dest);
+  }
+  for (const s of sources) {
+    const sp = kit.path(c, s);
+    if (isKnown(s) && vitalPath(sp, c.scope.state.home)) kit.emit(c, 'dangerous', 'delete.move', `moves ${sp} away (mv)`, s);
+    else kit.write(c, s, 'mv');
+  }
+  if (dest) kit.write(c, dest, 'mv');
+};
+
+const rsync: Rule = (argv, c, kit) => {
+  const p = parseOptions(argv.slice(1), { shortValue: 'eBfTM', longValue: ['rsh', 'exclude', 'include', 'filter', 'temp-dir', 'backup-dir', 'rsync-path'] });
+  const deletes = [...p.flags].find((f) => f.startsWith('--delete') || f === '--remove-source-files');
+  if (deletes) kit.emit(c, 'dangerous', 'delete.rsync', `deletes files ${deletes === '--remove-source-files' ? 'from the source' : 'missing from the source'} (rsync ${deletes})`);
+  const dest = p.operands[p.operands.length - 1];
+  if (dest && p.operands.length > 1 && !/^[^/]*:/.test(dest.value)) kit.write(c, dest, 'rsync');
+};
+
+/** `fd … -x CMD` / `-X CMD` runs CMD on every match, like find -exec. */
+const fd: Rule = (argv, c, kit) => {
+  const at = argv.findIndex((a) => /^(-x|-X|--exec|--exec-batch)$/.test(a.value));
+  if (at > 0 && argv[at + 1]) kit.run({ ...c, via: 'find' }, argv.slice(at + 1));
+};
+
+export const deleteRules: Record<string, Rule> = {
+  fd, fdfind: fd,
+  rm,
+  rimraf: treeDelete('rimraf'),
+  'del-cli': treeDelete('del'),
+  unlink,
+  shred,
+  srm: treeDelete('srm'),
+  wipe: treeDelete('wipe'),
+  find,
+  gfind: find,
+  mv,
+  rsync,
+};
+

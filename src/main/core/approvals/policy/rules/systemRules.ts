@@ -1,0 +1,128 @@
+// The machine itself: disks (mkfs, wipefs, fdisk, dd), power (shutdown, reboot, init 0), every process
+// (kill -1), services, firewall, users, cron and kernel modules.
+import { hasAny, parseOptions } from '../options.js';
+import { isBlockDevice } from '../paths.js';
+import type { Rule } from '../ruleKit.js';
+import type { Arg } from '../scanTypes.js';
+
+const onDevice = (label: string, listFlags: string[] = []): Rule => (argv, c, kit) => {
+  const args = argv.slice(1);
+  if (listFlags.length && args.some((a) => listFlags.includes(a.value))) return;
+  const dev = args.find((a) => isBlockDevice(kit.path(c, a)));
+  if (dev) kit.emit(c, 'hardline', 'disk.format', `erases the disk device ${kit.path(c, dev)} (${label})`, dev);
+  else kit.emit(c, 'dangerous', 'disk.format', `rewrites a disk or filesystem (${label})`);
+};
+
+const dd: Rule = (argv, c, kit) => {
+  for (const a of argv.slice(1)) {
+    const m = /^of=(.*)$/s.exec(a.value);
+    if (m) kit.write(c, { ...a, value: m[1]! }, 'dd');
+  }
+};
+
+const power = (label: string): Rule => (argv, c, kit) => {
+  if (label === 'shutdown' && argv.some((a) => a.value === '-c' || a.value === '--help')) return;
+  kit.emit(c, 'hardline', 'power.off', `shuts down or restarts the machine (${label})`);
+};
+
+const init: Rule = (argv, c, kit) => {
+  const level = argv[1]?.value;
+  if (level === '0' || level === '6') kit.emit(c, 'hardline', 'power.off', `shuts down or restarts the machine (${commandLabel(argv)} ${level})`, argv[1]);
+};
+
+function commandLabel(argv: Arg[]): string {
+  return argv[0]!.value.slice(argv[0]!.value.lastIndexOf('/') + 1);
+}
+
+const killSignals = /^(-9|-KILL|-SIGKILL|-s\s*(9|KILL|SIGKILL)|-n\s*9|--signal=(9|KILL|SIGKILL))$/i;
+
+const kill: Rule = (argv, c, kit) => {
+  const args = argv.slice(1);
+  if (args.length === 1 && args[0]!.value === '-1') return kit.emit(c, 'hardline', 'kill.all', 'kills every process it can (kill -1)', args[0]);
+  let i = 0;
+  let strong = false;
+  while (i < args.length && args[i]!.value.startsWith('-')) {
+    const v = args[i]!.value;
+    if (v === '--') { i++; break; }
+    if (v === '-l' || v === '-L') return;
+    const joined = (v === '-s' || v === '-n') && args[i + 1] ? `${v} ${args[i + 1]!.value}` : v;
+    if (killSignals.test(joined)) strong = true;
+    i += v === '-s' || v === '-n' ? 2 : 1;
+    // One signal option; what follows is a pid, even `-1`.
+    if (v === '-s' || v === '-n' || /^-\w+$/.test(v)) break;
+  }
+  const pids = args.slice(i);
+  const all = pids.find((a) => a.value === '-1');
+  if (all) return kit.emit(c, 'hardline', 'kill.all', `kills every process it can (kill ${strong ? '-9 ' : ''}-1)`, all);
+  const init = pids.find((a) => a.value === '1');
+  if (init) return kit.emit(c, 'dangerous', 'kill.init', 'signals process 1, the init process (kill 1)', init);
+  if (strong) kit.emit(c, 'dangerous', 'kill.force', `force-kills ${pids.map((a) => a.value).join(' ') || 'a process'} (kill -9)`);
+};
+
+const killByName = (label: string): Rule => (_argv, c, kit) => kit.emit(c, 'dangerous', 'kill.byname', `kills processes by name (${label})`);
+
+const systemctl: Rule = (argv, c, kit) => {
+  const p = parseOptions(argv.slice(1), { shortValue: 'tspHMn', longValue: ['type', 'state', 'property', 'host', 'machine', 'signal', 'lines', 'output', 'root'] });
+  const verb = p.operands[0]?.value;
+  if (!verb) return;
+  if (/^(poweroff|reboot|halt|kexec|soft-reboot|emergency|rescue)$/.test(verb) || (verb === 'isolate' && /^(poweroff|reboot|halt|rescue|emergency)\.target$/.test(p.operands[1]?.value ?? ''))) {
+    return kit.emit(c, 'hardline', 'power.off', `shuts down or restarts the machine (systemctl ${verb})`, p.operands[0]);
+  }
+  if (/^(stop|disable|mask|kill|isolate|daemon-reexec)$/.test(verb) || (verb === 'restart' && /^(sshd?|networking|NetworkManager|systemd-networkd|docker|firewalld)(\.service)?$/.test(p.operands[1]?.value ?? ''))) {
+    kit.emit(c, 'dangerous', 'service.stop', `${verb === 'restart' ? 'restarts' : 'stops or disables'} ${p.operands.slice(1).map((a) => a.value).join(' ') || 'a service'} (systemctl ${verb})`, p.operands[0]);
+  }
+};
+
+const service: Rule = (argv, c, kit) => {
+  const action = argv[2]?.value;
+  if (action && /^(stop|disable|mask|kill)$/.test(action)) kit.emit(c, 'dangerous', 'service.stop', `stops ${argv[1]!.value} (service ${action})`, argv[2]);
+};
+
+const firewall: Rule = (argv, c, kit) => {
+  const args = argv.slice(1).map((a) => a.value);
+  const name = commandLabel(argv);
+  if (name === 'ufw' ? args[0] === 'disable' || args[0] === 'reset' : args.some((a) => /^(-F|--flush|-X|--delete-chain|-P)$/.test(a))) {
+    kit.emit(c, 'dangerous', 'firewall.open', `removes firewall rules (${name} ${args.join(' ')})`.trim());
+  }
+};
+
+const ask = (rule: string, text: string): Rule => (_argv, c, kit) => kit.emit(c, 'dangerous', rule, text);
+
+const crontab: Rule = (argv, c, kit) => {
+  const p = parseOptions(argv.slice(1), { shortValue: 'u' });
+  if (p.flags.has('-l')) return;
+  if (p.flags.has('-r')) return kit.emit(c, 'dangerous', 'cron.change', 'deletes every scheduled job (crontab -r)');
+  kit.emit(c, 'dangerous', 'cron.change', 'replaces the scheduled jobs (crontab)');
+};
+
+const modprobe: Rule = (argv, c, kit) => {
+  if (hasAny(parseOptions(argv.slice(1)), '-r', '--remove') || commandLabel(argv) !== 'modprobe') kit.emit(c, 'dangerous', 'kernel.module', `loads or removes a kernel module (${commandLabel(argv)})`);
+};
+
+const setenforce: Rule = (argv, c, kit) => {
+  if (argv[1]?.value === '0' || argv[1]?.value.toLowerCase() === 'permissive') kit.emit(c, 'dangerous', 'security.off', 'turns SELinux enforcement off (setenforce 0)');
+};
+
+export const systemRules: Record<string, Rule> = {
+  mkfs: onDevice('mkfs'), mke2fs: onDevice('mke2fs'), mkswap: onDevice('mkswap'), wipefs: onDevice('wipefs'),
+  fdisk: onDevice('fdisk', ['-l', '--list']), sfdisk: onDevice('sfdisk', ['-l', '--list', '-d', '--dump']), cfdisk: onDevice('cfdisk'),
+  gdisk: onDevice('gdisk', ['-l']), sgdisk: onDevice('sgdisk', ['-p', '--print']), parted: onDevice('parted', ['-l', '--list', 'print']),
+  blkdiscard: onDevice('blkdiscard'), badblocks: onDevice('badblocks'), 'hdparm': onDevice('hdparm', ['-I', '-i', '-t', '-T']),
+  cryptsetup: onDevice('cryptsetup', ['status', 'isLuks', 'luksDump']), 'zpool': onDevice('zpool', ['status', 'list', 'iostat']),
+  dd,
+  shutdown: power('shutdown'), reboot: power('reboot'), halt: power('halt'), poweroff: power('poweroff'), kexec: power('kexec'),
+  init, telinit: init,
+  kill,
+  pkill: killByName('pkill'), killall: killByName('killall'), killall5: killByName('killall5'), skill: killByName('skill'), slay: killByName('slay'),
+  systemctl, service,
+  iptables: firewall, ip6tables: firewall, nft: firewall, ufw: firewall,
+  useradd: ask('users.change', 'changes user accounts (useradd)'), userdel: ask('users.change', 'deletes a user account (userdel)'),
+  usermod: ask('users.change', 'changes a user account (usermod)'), deluser: ask('users.change', 'deletes a user account (deluser)'),
+  passwd: ask('users.change', 'changes a password (passwd)'), chpasswd: ask('users.change', 'changes passwords (chpasswd)'),
+  visudo: ask('users.change', 'edits who may use sudo (visudo)'), groupdel: ask('users.change', 'deletes a group (groupdel)'),
+  crontab,
+  insmod: modprobe, rmmod: modprobe, modprobe,
+  setenforce,
+  swapoff: ask('disk.swap', 'turns swap off (swapoff)'),
+  'launchctl': (argv, c, kit) => { if (/^(unload|bootout|remove|disable|stop)$/.test(argv[1]?.value ?? '')) kit.emit(c, 'dangerous', 'service.stop', `stops or removes a service (launchctl ${argv[1]!.value})`); },
+};

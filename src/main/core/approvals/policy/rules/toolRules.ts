@@ -1,0 +1,152 @@
+// Developer tools with destructive subcommands: git (reset --hard, push --force, clean -f, branch -D),
+// docker and podman (rm, stop, kill, prune, -H/--host), kubectl delete, and package removal.
+import { hasAny, parseOptions, type ParsedOptions } from '../options.js';
+import type { Rule, RuleKit } from '../ruleKit.js';
+import type { Arg, CommandContext } from '../scanTypes.js';
+
+/** Global options before the subcommand, then the subcommand and its own arguments. */
+function subcommand(argv: Arg[], valueFlags: RegExp): { sub?: Arg; args: Arg[]; globals: Arg[] } {
+  let i = 1;
+  while (i < argv.length && argv[i]!.value.startsWith('-')) {
+    i += valueFlags.test(argv[i]!.value) ? 2 : 1;
+  }
+  return { sub: argv[i], args: argv.slice(i + 1), globals: argv.slice(1, i) };
+}
+
+const git: Rule = (argv, c, kit) => {
+  const { sub, args } = subcommand(argv, /^(-C|-c|--git-dir|--work-tree|--namespace|--exec-path|--config-env)$/);
+  const name = sub?.value;
+  const p = parseOptions(args, { shortValue: 'mCcFoXeSsb', longValue: ['message', 'file', 'author', 'date', 'cleanup', 'strategy', 'exclude', 'repo', 'receive-pack', 'push-option'] });
+  const emit = (text: string): void => kit.emit(c, 'dangerous', `git.${name}`, text, sub);
+  switch (name) {
+    case 'reset':
+      if (hasAny(p, '--hard', '--merge', '--keep')) emit(`discards uncommitted changes (git reset ${[...p.flags].find((f) => /hard|merge|keep/.test(f))})`);
+      break;
+    case 'push': {
+      const forced = [...p.flags].find((f) => /^(-f|--forc|--force|--force-with-lease|--force-if-includes|--mirror|--delete|--dele|--delet|-d|--prune)$/.test(f) || f.startsWith('--force-with-lease'));
+      const plus = p.operands.find((o) => /^\+/.test(o.value));
+      const colon = p.operands.find((o) => /^:[^:]/.test(o.value));
+      if (forced === '--delete' || forced === '-d' || colon) emit(`deletes a remote branch (git push ${forced ?? colon!.value})`);
+      else if (forced || plus) emit(`rewrites remote history (git push ${forced ?? plus!.value})`);
+      break;
+    }
+    case 'clean':
+      if (hasAny(p, '-f', '--force') && !hasAny(p, '-n', '--dry-run')) emit(`deletes untracked files (git clean ${args.map((a) => a.value).filter((v) => v.startsWith('-')).join(' ')})`);
+      break;
+    case 'branch':
+      if (p.flags.has('-D') || (hasAny(p, '-d', '--delete') && hasAny(p, '-f', '--force'))) emit(`force-deletes branch ${p.operands.map((o) => o.value).join(' ')} (git branch -D)`);
+      break;
+    case 'checkout':
+    case 'restore':
+      if ((hasAny(p, '-f', '--force') && name === 'checkout') || p.operands.some((o) => o.value === '.' || o.value === ':/')) emit(`discards uncommitted changes (git ${name} ${args.map((a) => a.value).join(' ')})`);
+      break;
+    case 'stash':
+      if (p.operands[0]?.value === 'clear') emit('deletes every stash (git stash clear)');
+      break;
+    case 'filter-branch':
+    case 'filter-repo':
+      emit(`rewrites the repository's history (git ${name})`);
+      break;
+    case 'reflog':
+      if (p.operands[0]?.value === 'expire' || p.operands[0]?.value === 'delete') emit(`deletes recovery points (git reflog ${p.operands[0].value})`);
+      break;
+    case 'update-ref':
+      if (hasAny(p, '-d')) emit('deletes a ref (git update-ref -d)');
+      break;
+  }
+};
+
+const dockerVerbs = /^(rm|rmi|stop|kill|down|prune)$/;
+
+const docker = (label: string): Rule => (argv, c, kit) => {
+  const { sub, args, globals } = subcommand(argv, /^(-H|--host|-c|--context|--config|-l|--log-level|--tlscacert|--tlscert|--tlskey|-f|--file|-p|--project-name|--project-directory|--env-file|--profile)$/);
+  const host = globals.find((g) => /^(-H|--host|--context|-c)(=|$)/.test(g.value));
+  if (host) kit.emit(c, 'dangerous', 'docker.host', `points ${label} at another daemon (${host.value}${host.value.includes('=') ? '' : ' ' + (globals[globals.indexOf(host) + 1]?.value ?? '')})`, host);
+  if (!sub) return;
+  let verb = sub.value;
+  let rest = args;
+  if (/^(container|image|volume|network|system|builder|buildx|compose|node|service|stack|secret|config|plugin|context)$/.test(verb) && rest[0]) {
+    verb = `${verb} ${rest[0].value}`;
+    rest = rest.slice(1);
+  }
+  const last = verb.split(' ').pop()!;
+  if (dockerVerbs.test(last) || last === 'remove' || last === 'delete') {
+    return kit.emit(c, 'dangerous', 'docker.destroy', `${/prune/.test(last) ? 'deletes unused' : /stop|kill|down|pause|restart/.test(last) ? 'stops' : 'deletes'} ${/prune/.test(last) ? 'containers, images or volumes' : rest.filter((a) => !a.value.startsWith('-')).map((a) => a.value).join(' ') || 'containers'} (${label} ${verb})`, sub);
+  }
+  if (last === 'run' || last === 'create') return dockerRun(label, rest, c, kit);
+  if (last === 'exec') {
+    const p = parseOptions(rest, { shortValue: 'euwd', longValue: ['env', 'user', 'workdir', 'detach-keys', 'env-file'], posix: true });
+    const inner = rest.slice(p.rest + 1);
+    if (inner.length) kit.run(c, inner);
+  }
+};
+
+function dockerRun(label: string, args: Arg[], c: CommandContext, kit: RuleKit): void {
+  const p = parseOptions(args, { shortValue: 'vepuwhlmcaiIt', longValue: ['volume', 'mount', 'env', 'name', 'user', 'workdir', 'network', 'net', 'pid', 'ipc', 'cap-add', 'device', 'entrypoint', 'label', 'memory', 'cpus', 'hostname', 'platform', 'restart', 'env-file', 'publish', 'security-opt', 'userns', 'uts'], posix: true });
+  const values = (k: string): string[] => args.flatMap((a, i) => (a.value === k ? [args[i + 1]?.value ?? ''] : a.value.startsWith(`${k}=`) ? [a.value.slice(k.length + 1)] : []));
+  const mounts = [...values('-v'), ...values('--volume'), ...values('--mount')];
+  const hostRoot = mounts.find((m) => /^(\/|\/etc|\/root|\/var\/run\/docker\.sock|\/run\/docker\.sock|\/home)(:|,|$)|source=\/(,|$)|src=\/(,|$)/.test(m));
+  if (p.flags.has('--privileged')) kit.emit(c, 'dangerous', 'docker.escape', `gives a container full access to the host (${label} run --privileged)`);
+  else if (hostRoot) kit.emit(c, 'dangerous', 'docker.escape', `mounts host ${hostRoot.split(':')[0]} into a container (${label} run -v ${hostRoot})`);
+  else if ([...values('--pid'), ...values('--cap-add')].some((v) => /^(host|SYS_ADMIN|ALL)$/i.test(v))) kit.emit(c, 'dangerous', 'docker.escape', `gives a container host privileges (${label} run)`);
+}
+
+const kubectl: Rule = (argv, c, kit) => {
+  const { sub, args } = subcommand(argv, /^(-n|--namespace|--context|--kubeconfig|-s|--server|--cluster|--user)$/);
+  if (sub && /^(delete|drain|cordon|replace)$/.test(sub.value)) kit.emit(c, 'dangerous', 'kube.destroy', `${sub.value}s cluster resources (kubectl ${sub.value} ${args.filter((a) => !a.value.startsWith('-')).map((a) => a.value).join(' ')})`.trim(), sub);
+  if (sub?.value === 'exec') {
+    const dash = args.findIndex((a) => a.value === '--');
+    if (dash >= 0) kit.run(c, args.slice(dash + 1));
+  }
+};
+
+/** Subcommands that remove packages, per package manager. */
+const removers: Record<string, RegExp> = {
+  apt: /^(remove|purge|autoremove)$/, 'apt-get': /^(remove|purge|autoremove)$/, aptitude: /^(remove|purge)$/,
+  yum: /^(remove|erase|autoremove)$/, dnf: /^(remove|erase|autoremove)$/, zypper: /^(rm|remove)$/, apk: /^del$/,
+  brew: /^(uninstall|remove|rm)$/, snap: /^remove$/, flatpak: /^(uninstall|remove)$/, port: /^uninstall$/,
+  pip: /^uninstall$/, pip3: /^uninstall$/, gem: /^uninstall$/, cargo: /^uninstall$/, conda: /^(remove|uninstall)$/, mamba: /^(remove|uninstall)$/,
+  winget: /^uninstall$/, choco: /^uninstall$/,
+};
+
+function packageRule(label: string): Rule {
+  return (argv, c, kit) => {
+    const { sub } = subcommand(argv, /^(-o|-c|--option|--config-file)$/);
+    if (sub && removers[label]!.test(sub.value)) kit.emit(c, 'dangerous', 'package.remove', `removes installed packages (${label} ${sub.value} ${argv.slice(argv.indexOf(sub) + 1).filter((a) => !a.value.startsWith('-')).map((a) => a.value).join(' ')})`.trim(), sub);
+  };
+}
+
+const globalNpm: Rule = (argv, c, kit) => {
+  const p: ParsedOptions = parseOptions(argv.slice(1));
+  const verb = p.operands[0]?.value ?? '';
+  if (/^(uninstall|un|rm|remove|r|unlink)$/.test(verb) && hasAny(p, '-g', '--global')) kit.emit(c, 'dangerous', 'package.remove', `removes globally installed packages (${argv[0]!.value} ${verb} -g)`);
+};
+
+const dpkg: Rule = (argv, c, kit) => {
+  if (argv.some((a) => /^(-r|-P|--remove|--purge)$/.test(a.value))) kit.emit(c, 'dangerous', 'package.remove', 'removes installed packages (dpkg --remove)');
+};
+const rpm: Rule = (argv, c, kit) => {
+  if (argv.some((a) => /^(-e|--erase)$/.test(a.value) || /^-e/.test(a.value))) kit.emit(c, 'dangerous', 'package.remove', 'removes installed packages (rpm -e)');
+};
+const pacman: Rule = (argv, c, kit) => {
+  if (argv.some((a) => /^-R/.test(a.value) || a.value === '--remove')) kit.emit(c, 'dangerous', 'package.remove', 'removes installed packages (pacman -R)');
+};
+
+/** Cloud and infrastructure CLIs: a subcommand that deletes, terminates or destroys asks. */
+const cloud = (label: string): Rule => (argv, c, kit) => {
+  const words = argv.slice(1).map((a) => a.value).filter((v) => !v.startsWith('-'));
+  const verb = words.find((w) => /^(delete|delete-\S+|rm|rb|terminate-instances|destroy|uninstall|purge|remove|drop)$/.test(w));
+  if (verb) kit.emit(c, 'dangerous', 'cloud.destroy', `deletes cloud or cluster resources (${label} ${words.slice(0, words.indexOf(verb) + 1).join(' ')})`);
+};
+
+export const toolRules: Record<string, Rule> = {
+  aws: cloud('aws'), gcloud: cloud('gcloud'), gsutil: cloud('gsutil'), az: cloud('az'), terraform: cloud('terraform'), tofu: cloud('tofu'),
+  pulumi: cloud('pulumi'), helm: cloud('helm'), doctl: cloud('doctl'), flyctl: cloud('flyctl'), heroku: (argv, c, kit) => { if (argv.some((a) => /destroy|:delete$/.test(a.value))) kit.emit(c, 'dangerous', 'cloud.destroy', 'deletes cloud resources (heroku)'); },
+  dropdb: (argv, c, kit) => kit.emit(c, 'dangerous', 'sql.destructive', `drops database ${argv[argv.length - 1]!.value} (dropdb)`),
+  git,
+  docker: docker('docker'), podman: docker('podman'), nerdctl: docker('nerdctl'), 'docker-compose': docker('docker-compose'),
+  kubectl, oc: kubectl,
+  ...Object.fromEntries(Object.keys(removers).map((k) => [k, packageRule(k)])),
+  npm: globalNpm, pnpm: globalNpm, yarn: (argv, c, kit) => { if (argv[1]?.value === 'global' && /^remove$/.test(argv[2]?.value ?? '')) kit.emit(c, 'dangerous', 'package.remove', 'removes globally installed packages (yarn global remove)'); },
+  dpkg, rpm, pacman, yay: pacman,
+};

@@ -1,0 +1,190 @@
+// Commands that run another command: sudo, env, nohup, nice, timeout, xargs, busybox, … are peeled off so the
+// rules see the program that really runs; the ones that raise privileges say so.
+import { parseOptions, type OptionSpec } from '../options.js';
+import type { RuleKit, Wrapper } from '../ruleKit.js';
+import { isKnown, type Arg, type CommandContext } from '../scanTypes.js';
+
+/** Options, then optionally `skip` operands (timeout's duration, chroot's directory), then the command. */
+function peel(spec: OptionSpec = {}, skip = 0): Wrapper {
+  return (argv) => {
+    const p = parseOptions(argv.slice(1), { ...spec, posix: true });
+    return { argv: argv.slice(1 + p.rest + skip) };
+  };
+}
+
+function elevate(label: string, spec: OptionSpec, shellFlags: string[] = []): Wrapper {
+  return (argv, c, kit) => {
+    const p = parseOptions(argv.slice(1), { ...spec, posix: true });
+    const rest = argv.slice(1 + p.rest);
+    const shell = shellFlags.some((f) => p.flags.has(f)) && rest.length === 0;
+    kit.emit(c, 'dangerous', 'privilege.root', shell ? `opens a root shell (${label} ${shellFlags.find((f) => p.flags.has(f))})` : `runs as root (${label})`, argv[0]);
+    if (p.flags.has('-e') && label === 'sudo') for (const f of rest) kit.write(c, f, 'sudo -e');
+    return rest.length && !p.flags.has('-e') && !p.flags.has('-l') ? { argv: rest, c: { ...c, elevated: true } } : undefined;
+  };
+}
+
+/** `su -c CMD`, `runuser -c CMD`, `sg group -c CMD`: the command is shell text. */
+function userSwitch(label: string): Wrapper {
+  return (argv, c, kit) => {
+    kit.emit(c, 'dangerous', 'privilege.root', `runs as another user (${label})`, argv[0]);
+    const p = parseOptions(argv.slice(1), { shortValue: 'cgGsuw', longValue: ['command', 'group', 'supp-group', 'shell', 'user', 'whitelist-environment'] });
+    const cmd = p.values.get('-c') ?? p.values.get('--command');
+    const at = argv.find((a) => a.value === cmd) ?? argv[0]!;
+    if (cmd !== undefined) kit.payload({ ...c, elevated: true }, cmd, at);
+    else if (label === 'runuser' && p.values.has('-u')) return { argv: p.operands, c: { ...c, elevated: true } };
+    return undefined;
+  };
+}
+
+const env: Wrapper = (argv, c, kit) => {
+  let i = 1;
+  const out: Arg[] = [];
+  for (; i < argv.length; i++) {
+    const a = argv[i]!;
+    const v = a.value;
+    if (v === '--') { i++; break; }
+    if (/^(-[iv0]+|--ignore-environment|--null|--debug)$/.test(v)) continue;
+    if (/^(-[uCP]|--unset|--chdir)$/.test(v)) { i++; continue; }
+    if (/^(-[uCP].|--(unset|chdir|default-signal|ignore-signal|block-signal)=?)/.test(v)) continue;
+    const split = /^(?:-S|--split-string=?)(.*)$/s.exec(v);
+    if (split) {
+      const text = split[1] || argv[++i]?.value || '';
+      out.push(...text.split(/\s+/).filter(Boolean).map((w) => ({ ...a, value: w.replace(/^['"]|['"]$/g, '') })));
+      continue;
+    }
+    const assign = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(v);
+    if (assign) {
+      if (assign[1] === 'DOCKER_HOST' || assign[1] === 'DOCKER_CONTEXT') kit.emit(c, 'dangerous', 'docker.host', `points docker at another daemon (${v})`, a);
+      if (assign[1] === 'LD_PRELOAD') kit.emit(c, 'dangerous', 'env.preload', 'loads a library into every program (LD_PRELOAD)', a);
+      continue;
+    }
+    break;
+  }
+  return { argv: [...out, ...argv.slice(i)] };
+};
+
+const command: Wrapper = (argv) => {
+  const p = parseOptions(argv.slice(1), { posix: true });
+  if (p.flags.has('-v') || p.flags.has('-V')) return undefined;
+  return { argv: argv.slice(1 + p.rest) };
+};
+
+const xargs: Wrapper = (argv, c) => {
+  const p = parseOptions(argv.slice(1), { shortValue: 'IELnPsda', longValue: ['max-args', 'max-procs', 'max-chars', 'delimiter', 'arg-file'], posix: true, digitFlags: true });
+  const rest = argv.slice(1 + p.rest);
+  // Input known now (`xargs rm -rf <<< /`, `echo / | xargs …`) becomes the arguments it will be.
+  const text = c.stdin?.text;
+  const extra = text !== undefined && rest.length ? text.split(/\s+/).filter(Boolean).slice(0, 64).map((w) => ({ ...rest[rest.length - 1]!, value: w })) : [];
+  return rest.length ? { argv: [...rest, ...extra], c: { ...c, via: 'xargs' } } : undefined;
+};
+
+const flock: Wrapper = (argv, c, kit) => {
+  const p = parseOptions(argv.slice(1), { shortValue: 'wEc', longValue: ['timeout', 'conflict-exit-code', 'command'], posix: true });
+  const cmd = p.values.get('-c') ?? p.values.get('--command');
+  const rest = argv.slice(1 + p.rest + 1);
+  if (cmd !== undefined) { kit.payload(c, cmd, argv.find((a) => a.value === cmd) ?? argv[0]!); return undefined; }
+  if (rest[0]?.value === '-c' && rest[1]) { kit.payload(c, rest[1].value, rest[1]); return undefined; }
+  return { argv: rest };
+};
+
+/** `npx rimraf@5 dir` runs `rimraf`; `npx -c 'cmd'` runs shell text. */
+const npx: Wrapper = (argv, c, kit) => {
+  const p = parseOptions(argv.slice(1), { shortValue: 'pc', longValue: ['package', 'call'], posix: true });
+  const call = p.values.get('-c') ?? p.values.get('--call');
+  if (call !== undefined) { kit.payload(c, call, argv.find((a) => a.value === call) ?? argv[0]!); return undefined; }
+  const rest = argv.slice(1 + p.rest);
+  if (rest[0]?.value === 'dlx' || rest[0]?.value === 'exec' || rest[0]?.value === 'run') rest.shift();
+  const head = rest[0];
+  if (!head) return undefined;
+  return { argv: [{ ...head, value: head.value.replace(/(.)@[^/]*$/, '$1').replace(/^@[^/]+\//, '') }, ...rest.slice(1)] };
+};
+
+const taskset: Wrapper = (argv) => {
+  const p = parseOptions(argv.slice(1), { shortValue: '', posix: true });
+  if (p.flags.has('-p') || p.flags.has('--pid')) return undefined;
+  return { argv: argv.slice(1 + p.rest + (p.flags.has('-c') || p.flags.has('--cpu-list') ? 1 : 1)) };
+};
+
+const nice: Wrapper = (argv) => {
+  let i = 1;
+  while (i < argv.length && /^(-\d+|--?adjustment=?.*|-n.*)$/.test(argv[i]!.value)) i += /^(-n|--adjustment)$/.test(argv[i]!.value) ? 2 : 1;
+  if (argv[i]?.value === '--') i++;
+  return { argv: argv.slice(i) };
+};
+
+const ionice: Wrapper = (argv) => {
+  const p = parseOptions(argv.slice(1), { shortValue: 'cnP', longValue: ['class', 'classdata'], posix: true });
+  if (p.flags.has('-p') || p.flags.has('--pid') || p.flags.has('-P')) return undefined;
+  return { argv: argv.slice(1 + p.rest) };
+};
+
+const watch: Wrapper = (argv, c, kit) => {
+  const p = parseOptions(argv.slice(1), { shortValue: 'nq', longValue: ['interval', 'differences'], posix: true });
+  const rest = argv.slice(1 + p.rest);
+  if (rest.length === 1 && isKnown(rest[0]!) && /\s/.test(rest[0]!.value)) { kit.payload(c, rest[0]!.value, rest[0]!); return undefined; }
+  return { argv: rest };
+};
+
+const enters: Wrapper = (argv, c, kit) => {
+  kit.emit(c, 'dangerous', 'privilege.namespace', `enters another process's namespaces (${argv[0]!.value})`, argv[0]);
+  return peel({ shortValue: 'tSGw' })(argv, c, kit);
+};
+
+export const wrapperTable: Record<string, Wrapper> = {
+  sudo: elevate('sudo', { shortValue: 'ugpCDrtTUh', longValue: ['user', 'group', 'prompt', 'close-from', 'chdir', 'role', 'type', 'command-timeout', 'other-user', 'host'] }, ['-s', '-i']),
+  doas: elevate('doas', { shortValue: 'uC' }, ['-s']),
+  pkexec: elevate('pkexec', { longValue: ['user'] }),
+  sudoedit: (argv, c, kit) => { kit.emit(c, 'dangerous', 'privilege.root', 'edits files as root (sudoedit)', argv[0]); for (const f of argv.slice(1)) if (!f.value.startsWith('-')) kit.write(c, f, 'sudoedit'); return undefined; },
+  su: userSwitch('su'),
+  runuser: userSwitch('runuser'),
+  sg: (argv, c, kit) => { const cmd = argv.slice(2).find((a) => a.value !== '-c'); if (cmd) kit.payload(c, argv.slice(argv.indexOf(cmd)).map((a) => a.value).join(' '), cmd); return undefined; },
+  env,
+  command,
+  builtin: (argv) => ({ argv: argv.slice(1) }),
+  nohup: peel(),
+  nice,
+  ionice,
+  timeout: peel({ shortValue: 'sk', longValue: ['signal', 'kill-after'] }, 1),
+  gtimeout: peel({ shortValue: 'sk', longValue: ['signal', 'kill-after'] }, 1),
+  stdbuf: peel({ shortValue: 'ioe', longValue: ['input', 'output', 'error'] }),
+  time: peel({ shortValue: 'fo', longValue: ['format', 'output'] }),
+  exec: peel({ shortValue: 'a' }),
+  xargs,
+  busybox: (argv) => ({ argv: argv.slice(1) }),
+  toybox: (argv) => ({ argv: argv.slice(1) }),
+  chroot: peel({ longValue: ['userspec', 'groups'] }, 1),
+  setsid: peel(),
+  flock,
+  unbuffer: peel(),
+  caffeinate: peel({ shortValue: 'tw' }),
+  watch,
+  strace: peel({ shortValue: 'eopsuSPIabE' }),
+  ltrace: peel({ shortValue: 'eopsuSnaA' }),
+  valgrind: peel(),
+  nsenter: enters,
+  unshare: enters,
+  taskset,
+  chrt: peel({}, 1),
+  numactl: peel({ shortValue: 'CNmMpi' }),
+  fakeroot: peel(),
+  proxychains: peel({ shortValue: 'f' }),
+  proxychains4: peel({ shortValue: 'f' }),
+  torsocks: peel(),
+  tsocks: peel(),
+  firejail: peel(),
+  eatmydata: peel(),
+  nocache: peel(),
+  catchsegv: peel(),
+  faketime: peel({}, 1),
+  'dbus-run-session': peel(),
+  'xvfb-run': peel({ shortValue: 'nsfe' }),
+  'systemd-run': peel({ shortValue: 'pEMH' }),
+  npx,
+  bunx: npx,
+  pnpx: npx,
+  uvx: npx,
+  noglob: peel(),
+  nocorrect: peel(),
+};
+
+export type { CommandContext, RuleKit };

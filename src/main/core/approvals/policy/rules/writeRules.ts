@@ -1,0 +1,54 @@
+// Commands that write files named in their arguments (tee, cp, install, ln, sed -i, truncate, touch), and
+// the shell builtins that change what later commands mean (cd, alias).
+import { parseOptions } from '../options.js';
+import type { Rule } from '../ruleKit.js';
+import { isKnown } from '../scanTypes.js';
+import { passThrough } from './remoteCodeRules.js';
+
+const tee: Rule = (argv, c, kit) => {
+  for (const f of parseOptions(argv.slice(1)).operands) kit.write(c, f, 'tee');
+  return passThrough()([argv[0]!], c, kit) ?? undefined;
+};
+
+/** cp, install, ln: the destination is the last operand or `-t DIR`. */
+const copy = (label: string): Rule => (argv, c, kit) => {
+  const p = parseOptions(argv.slice(1), { shortValue: label === 'install' ? 'tmogS' : 'tS', longValue: ['target-directory', 'suffix', 'mode', 'owner', 'group', 'backup'] });
+  const t = p.values.get('-t') ?? p.values.get('--target-directory');
+  const dest = t !== undefined ? argv.find((a) => a.value === t) : p.operands.length > 1 ? p.operands[p.operands.length - 1] : undefined;
+  if (dest) kit.write(c, dest, label);
+};
+
+const sed: Rule = (argv, c, kit) => {
+  const p = parseOptions(argv.slice(1), { shortValue: 'efl', longValue: ['expression', 'file', 'line-length'] });
+  const inPlace = [...p.flags].some((f) => f === '-i' || f.startsWith('--in-place')) || argv.some((a) => /^-[a-zA-Z]*i/.test(a.value));
+  if (!inPlace) return;
+  const files = p.values.has('-e') || p.values.has('-f') || p.values.has('--expression') ? p.operands : p.operands.slice(1);
+  for (const f of files) kit.write(c, f, 'sed -i');
+};
+
+const writesOperands = (label: string, spec: { shortValue?: string; longValue?: string[] } = {}): Rule => (argv, c, kit) => {
+  for (const f of parseOptions(argv.slice(1), spec).operands) kit.write(c, f, label);
+};
+
+const cd: Rule = (argv, c, kit) => {
+  const target = argv.slice(1).find((a) => !a.value.startsWith('-') || a.value === '-');
+  if (!target) c.scope.cwd = c.scope.state.home;
+  else c.scope.cwd = isKnown(target) && target.value !== '-' ? kit.path(c, target) : undefined;
+};
+
+const alias: Rule = (argv, c, kit) => {
+  for (const a of argv.slice(1)) {
+    const m = /^[^=]+=([\s\S]*)$/.exec(a.value);
+    if (m && isKnown(a)) kit.payload(c, m[1]!, a);
+  }
+};
+
+export const writeRules: Record<string, Rule> = {
+  tee,
+  cp: copy('cp'), install: copy('install'), ln: copy('ln'), gcp: copy('cp'),
+  sed, gsed: sed,
+  truncate: writesOperands('truncate', { shortValue: 'sr', longValue: ['size', 'reference'] }),
+  touch: writesOperands('touch', { shortValue: 'dtr', longValue: ['date', 'reference'] }),
+  cd, pushd: cd,
+  alias,
+};

@@ -1,0 +1,81 @@
+// What the shell scanner and its rules share: findings, evaluated arguments, and the state of one scan.
+import type { PolicyVerdict } from '../../../../shared/approvals.js';
+
+/** A finding is a reason with a severity; the verdict is the worst severity found. */
+export interface Finding {
+  severity: Exclude<PolicyVerdict, 'safe'>;
+  rule: string;
+  text: string;
+  span?: [number, number];
+}
+
+/** Marks a part of a word the scanner cannot know before run time (`$x`, `$(…)`). */
+export const UNKNOWN = '\uE000';
+
+/** One argument after quoting, escapes and known variables were resolved. */
+export interface Arg {
+  /** The value bash would pass, with UNKNOWN where it depends on run time. */
+  value: string;
+  /** The argument as written (for reasons when the value is not known). */
+  source: string;
+  /** Offsets in the scanned text. */
+  start: number;
+  end: number;
+}
+
+/** What a pipeline stage hands to the next one, as far as the scanner can tell. */
+export interface Produces {
+  fetched?: boolean;
+  decoded?: boolean;
+  /** The exact text, when it is built from literals (echo, printf, here-strings, decoded literals). */
+  text?: string;
+  /** Which program fetched or decoded it, for the reason text. */
+  by?: string;
+  /** The file fed to stdin with `< file`. */
+  file?: string;
+}
+
+/** State shared by every level of one classification (nested `bash -c` payloads included). */
+export interface ScanState {
+  home: string;
+  findings: Finding[];
+  /** Files written by a download earlier in the same command. */
+  downloaded: Set<string>;
+  /** Files written with known text earlier in the same command (`echo 'rm -rf /' > x.sh`). */
+  written: Map<string, string>;
+  /** Files made executable earlier in the same command. */
+  madeExecutable: Set<string>;
+  /** How many nodes were visited; a bound against hostile input. */
+  budget: number;
+  parseFailed?: string;
+}
+
+/** One level of scanning: a text, its position in the original, and what is known there. */
+export interface ScanScope {
+  state: ScanState;
+  cwd: string | undefined;
+  vars: Map<string, string>;
+  depth: number;
+  /** Maps an offset in this level's text to the original command, or pins every span to one place. */
+  span(start: number, end: number): [number, number] | undefined;
+}
+
+/** How a command was reached: rules judge `rm` under `xargs` or `find -exec` differently. */
+export interface CommandContext {
+  scope: ScanScope;
+  /** The span of the whole simple command. */
+  at: [number, number] | undefined;
+  via?: 'xargs' | 'find';
+  stdin?: Produces;
+  /** True when a wrapper already asked for root (sudo, doas, su). */
+  elevated?: boolean;
+}
+
+export function isKnown(a: Arg | string): boolean {
+  return !(typeof a === 'string' ? a : a.value).includes(UNKNOWN);
+}
+
+/** How an argument reads in a reason: its value if known, else what was written. */
+export function shown(a: Arg): string {
+  return isKnown(a) ? a.value : a.source.replace(/^"([\s\S]*)"$/, '$1');
+}

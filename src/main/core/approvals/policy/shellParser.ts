@@ -1,0 +1,31 @@
+// Loads tree-sitter's bash grammar (WASM) once; parsing after that is synchronous.
+import { createRequire } from 'node:module';
+import { Language, Parser, type Node, type Tree } from 'web-tree-sitter';
+
+export type { Node as ShellNode, Tree as ShellTree };
+
+export interface ShellParser {
+  /** Parses `text` as bash; the caller deletes the tree when done. */
+  parse(text: string): Tree;
+}
+
+let loading: Promise<ShellParser> | undefined;
+
+/** One parser per process: the grammar is ~1.4 MB of WASM and takes a few hundred ms to compile. */
+export function loadShellParser(): Promise<ShellParser> {
+  loading ??= (async () => {
+    await Parser.init();
+    const wasm = createRequire(import.meta.url).resolve('tree-sitter-bash/tree-sitter-bash.wasm');
+    const bash = await Language.load(wasm);
+    const parser = new Parser();
+    parser.setLanguage(bash);
+    return {
+      parse(text: string): Tree {
+        const tree = parser.parse(text);
+        if (!tree) throw new Error('the bash parser returned no tree');
+        return tree;
+      },
+    };
+  })();
+  return loading;
+}

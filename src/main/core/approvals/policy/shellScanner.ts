@@ -1,0 +1,348 @@
+// Walks the bash syntax tree of a command: every simple command in lists, pipelines, subshells, `$( )`,
+// backticks, brace groups, process substitutions, loops and function bodies is unwrapped and judged by
+// the rules; nested shell text (`bash -c`, `eval`, decoded payloads) is parsed and walked the same way.
+import { normalizeCommandText } from './normalizeText.js';
+import { isBlockDevice, resolvePath, sensitiveWrite } from './paths.js';
+import { commandName, type RuleKit } from './ruleKit.js';
+import { rules, wrappers } from './rules/index.js';
+import { isKnown, shown, UNKNOWN, type Arg, type CommandContext, type Finding, type Produces, type ScanScope, type ScanState } from './scanTypes.js';
+import type { ShellNode, ShellParser } from './shellParser.js';
+import { evalAssignedValue, evalWord, type WordEnv } from './words.js';
+import { checkArgsForMetadata } from './rules/networkRules.js';
+
+const MAX_DEPTH = 6;
+const NODE_BUDGET = 50_000;
+
+export class ShellScanner implements RuleKit {
+  /** What each `$(…)` and `<(…)` produced, by its start offset in the text being walked. */
+  private subs = new WeakMap<ScanScope, Map<number, Produces>>();
+
+  constructor(private readonly parser: ShellParser) {}
+
+  scan(command: string, opts: { home: string; cwd?: string }): ScanState {
+    const state: ScanState = { home: opts.home, findings: [], downloaded: new Set(), written: new Map(), madeExecutable: new Set(), budget: NODE_BUDGET };
+    const norm = normalizeCommandText(command);
+    const scope: ScanScope = { state, cwd: opts.cwd, vars: new Map(), depth: 0, span: (s, e) => [norm.map[s] ?? command.length, norm.map[e] ?? command.length] };
+    this.text(norm.text, scope);
+    return state;
+  }
+
+  private text(text: string, scope: ScanScope): Produces | undefined {
+    const tree = this.parser.parse(text);
+    try {
+      const root = tree.rootNode;
+      // tree-sitter-bash rejects a brace expansion in command position (`{rm,-rf,/}`); bash runs it as words.
+      const braced = root.hasError ? text.replace(/(^|[\s;&|(])\{([^{}\s'"]*,[^{}\s'"]*)\}(?=$|[\s;&|)])/g, (_, pre: string, items: string) => pre + items.split(',').join(' ')) : text;
+      if (braced !== text && scope.depth < MAX_DEPTH) {
+        const at = { value: braced, source: text, start: 0, end: text.length };
+        const c: CommandContext = { scope, at: scope.span(0, text.length) };
+        this.payload(c, braced, at);
+      }
+      if (root.hasError) {
+        const bad = firstError(root);
+        const near = bad ? JSON.stringify(text.slice(bad.startIndex, Math.min(bad.endIndex, bad.startIndex + 20))) : '';
+        scope.state.parseFailed ??= near;
+        this.findingAt(scope, 'dangerous', 'parse.failed', `could not be parsed as shell${bad?.isMissing ? `: missing ${bad.type}` : near ? ` near ${near}` : ''}`, bad ? scope.span(bad.startIndex, bad.endIndex) : undefined);
+      }
+      return this.walk(root, scope, undefined);
+    } finally {
+      tree.delete();
+    }
+  }
+
+  private findingAt(scope: ScanScope, severity: Finding['severity'], rule: string, text: string, span: [number, number] | undefined): void {
+    const f = scope.state.findings;
+    if (f.some((x) => x.text === text && x.rule === rule)) return;
+    f.push(span ? { severity, rule, text, span } : { severity, rule, text });
+  }
+
+  private walk(node: ShellNode, scope: ScanScope, pipeIn: Produces | undefined): Produces | undefined {
+    if (--scope.state.budget < 0) {
+      if (scope.state.budget === -1) this.findingAt(scope, 'dangerous', 'parse.too_large', 'too large to check', undefined);
+      return undefined;
+    }
+    switch (node.type) {
+      case 'command':
+        return this.command(node, scope, pipeIn, []);
+      case 'redirected_statement': {
+        const body = node.childForFieldName('body');
+        const redirects = node.namedChildren.filter((c) => c !== body && c.type.endsWith('redirect'));
+        if (body?.type === 'command') return this.command(body, scope, pipeIn, redirects);
+        const c: CommandContext = { scope, at: scope.span(node.startIndex, node.endIndex) };
+        const stdin = this.redirects(redirects, c);
+        return body ? this.walk(body, scope, stdin ?? pipeIn) : undefined;
+      }
+      case 'pipeline': {
+        let prev = pipeIn;
+        for (const stage of node.namedChildren) prev = this.walk(stage, scope, prev) ?? {};
+        return prev;
+      }
+      case 'variable_assignment':
+        this.assign(node, scope);
+        return undefined;
+      case 'function_definition':
+        this.functionDefinition(node, scope);
+        return undefined;
+      case 'for_statement':
+        return this.forLoop(node, scope);
+      case 'comment':
+      case 'heredoc_body':
+      case 'heredoc_start':
+      case 'heredoc_end':
+        return undefined;
+      case 'command_substitution':
+      case 'process_substitution': {
+        let last: Produces | undefined;
+        for (const child of node.namedChildren) last = this.walk(child, scope, undefined) ?? last;
+        const out = last ?? {};
+        this.subsOf(scope).set(node.startIndex, out);
+        return out;
+      }
+      default: {
+        let last: Produces | undefined;
+        for (const child of node.namedChildren) last = this.walk(child, scope, undefined);
+        return node.type === 'subshell' || node.type === 'compound_statement' ? (last ?? {}) : undefined;
+      }
+    }
+  }
+
+  private subsOf(scope: ScanScope): Map<number, Produces> {
+    let m = this.subs.get(scope);
+    if (!m) this.subs.set(scope, (m = new Map()));
+    return m;
+  }
+
+  private wordEnv(scope: ScanScope): WordEnv {
+    return { home: scope.state.home, cwd: scope.cwd, vars: scope.vars, staticOutput: (n) => this.subsOf(scope).get(n.startIndex)?.text?.replace(/\n+$/, '') };
+  }
+
+  private wordsOf(node: ShellNode, scope: ScanScope): Arg[] {
+    return evalWord(node, this.wordEnv(scope));
+  }
+
+  private assign(node: ShellNode, scope: ScanScope): void {
+    const name = node.childForFieldName('name')?.text ?? '';
+    this.walkSubstitutions(node, scope);
+    const value = evalAssignedValue(node.childForFieldName('value'), this.wordEnv(scope));
+    if (value === undefined) scope.vars.delete(name);
+    else scope.vars.set(name, value);
+    this.checkAssignment(name, value, scope, node);
+  }
+
+  private checkAssignment(name: string, value: string | undefined, scope: ScanScope, node: ShellNode): void {
+    if (name === 'DOCKER_HOST' || name === 'DOCKER_CONTEXT') {
+      this.findingAt(scope, 'dangerous', 'docker.host', `points docker at another daemon (${name}=${value ?? '…'})`, scope.span(node.startIndex, node.endIndex));
+    }
+    if ((name === 'LD_PRELOAD' || name === 'LD_LIBRARY_PATH') && value !== '') {
+      this.findingAt(scope, 'dangerous', 'env.preload', `loads a library into every program (${name})`, scope.span(node.startIndex, node.endIndex));
+    }
+  }
+
+  private functionDefinition(node: ShellNode, scope: ScanScope): void {
+    const name = node.childForFieldName('name')?.text ?? '';
+    const body = node.childForFieldName('body');
+    if (body) {
+      const calls = commandsNamed(body, name);
+      const viaPipe = calls.some((c) => c.parent?.type === 'pipeline');
+      if (calls.length >= 2 || (calls.length === 1 && (viaPipe || /&\s*(;|\}|$)/.test(body.text)))) {
+        this.findingAt(scope, 'hardline', 'forkbomb', `fork bomb: function ${name} starts copies of itself`, scope.span(node.startIndex, node.endIndex));
+      }
+      this.walk(body, scope, undefined);
+    }
+  }
+
+  private forLoop(node: ShellNode, scope: ScanScope): Produces | undefined {
+    const variable = node.childForFieldName('variable')?.text ?? '';
+    for (const v of node.childrenForFieldName('value')) this.walkSubstitutions(v, scope);
+    const values = node.childrenForFieldName('value').flatMap((v) => this.wordsOf(v, scope));
+    const body = node.childForFieldName('body');
+    if (!body) return undefined;
+    // A loop over a few literals runs its body with each: `for c in rm; do $c -rf /; done`.
+    if (values.length > 0 && values.length <= 4 && values.every(isKnown)) {
+      for (const v of values) {
+        scope.vars.set(variable, v.value);
+        this.walk(body, scope, undefined);
+      }
+    } else {
+      scope.vars.delete(variable);
+      this.walk(body, scope, undefined);
+    }
+    return undefined;
+  }
+
+  /** Walks every `$(…)`, backtick and `<(…)` inside a command's words, outside-in. */
+  private walkSubstitutions(node: ShellNode, scope: ScanScope): void {
+    if (node.type === 'command_substitution' || node.type === 'process_substitution') {
+      this.walk(node, scope, undefined);
+      return;
+    }
+    for (const child of node.namedChildren) if (child.namedChildCount > 0) this.walkSubstitutions(child, scope);
+  }
+
+  private command(node: ShellNode, scope: ScanScope, pipeIn: Produces | undefined, outer: ShellNode[]): Produces | undefined {
+    this.walkSubstitutions(node, scope);
+    const argv: Arg[] = [];
+    const inner: ShellNode[] = [];
+    for (const child of node.namedChildren) {
+      if (child.type === 'variable_assignment') {
+        const name = child.childForFieldName('name')?.text ?? '';
+        this.checkAssignment(name, evalAssignedValue(child.childForFieldName('value'), this.wordEnv(scope)), scope, child);
+      } else if (child.type.endsWith('redirect')) inner.push(child);
+      else if (child.type === 'command_name') argv.push(...this.wordsOf(child.namedChildren[0] ?? child, scope));
+      else if (child.type !== 'comment') argv.push(...this.wordsOf(child, scope));
+    }
+    const c: CommandContext = { scope, at: scope.span(node.startIndex, node.endIndex) };
+    const writes: Arg[] = [];
+    const stdin = this.redirects([...inner, ...outer], c, writes);
+    c.stdin = stdin ?? pipeIn;
+    if (argv.length === 0) return undefined;
+    checkArgsForMetadata(argv, c, this);
+    const out = this.run(c, argv);
+    // `curl … > install.sh` downloads as surely as `curl -o install.sh`.
+    if (out?.fetched) for (const w of writes) scope.state.downloaded.add(this.path(c, w));
+    // Known text written to a file is what running that file later runs.
+    if (out?.text !== undefined) for (const w of writes) scope.state.written.set(this.path(c, w), (scope.state.written.get(this.path(c, w)) ?? '') + out.text);
+    return out;
+  }
+
+  /** Checks where redirects write, and returns what a heredoc, here-string or `< file` feeds the command. */
+  private redirects(nodes: ShellNode[], c: CommandContext, writes: Arg[] = []): Produces | undefined {
+    let stdin: Produces | undefined;
+    for (const r of nodes) {
+      this.walkSubstitutions(r, c.scope);
+      if (r.type === 'heredoc_redirect') {
+        const body = r.namedChildren.find((n) => n.type === 'heredoc_body');
+        stdin = { text: body ? body.text.replace(/\n?[^\n]*$/, '\n') : '' };
+        const nested = r.namedChildren.filter((n) => n.type === 'file_redirect');
+        if (nested.length) this.redirects(nested, c, writes);
+        continue;
+      }
+      if (r.type === 'herestring_redirect') {
+        const word = r.namedChildren.find((n) => n.type !== 'file_descriptor');
+        const args = word ? this.wordsOf(word, c.scope) : [];
+        const text = args.map((a) => a.value).join(' ');
+        stdin = isKnown(text) ? { text: text + '\n' } : (word && this.produced(c, args[0]!)) ?? {};
+        continue;
+      }
+      if (r.type !== 'file_redirect') continue;
+      const op = r.children.find((n) => !n.isNamed && /[<>]/.test(n.type))?.type ?? '>';
+      const dest = r.childForFieldName('destination');
+      if (!dest || dest.type === 'number' || dest.text === '-') continue;
+      const args = this.wordsOf(dest, c.scope);
+      const a = args[0] ?? { value: UNKNOWN, source: dest.text, start: dest.startIndex, end: dest.endIndex };
+      if (/^\/dev\/(tcp|udp)\//.test(a.value)) {
+        this.emit(c, 'dangerous', 'network.devtcp', `opens a network connection from the shell (${shown(a)})`, a);
+        continue;
+      }
+      if (op === '<' || op === '<&') {
+        stdin = dest.type === 'process_substitution' ? (this.subsOf(c.scope).get(dest.startIndex) ?? {}) : { file: this.path(c, a) };
+        continue;
+      }
+      writes.push(a);
+      this.write(c, a, op);
+    }
+    return stdin;
+  }
+
+  run(c: CommandContext, input: Arg[]): Produces | undefined {
+    let argv = input;
+    let ctx = c;
+    for (let guard = 0; guard < 16 && argv.length > 0; guard++) {
+      const head = argv[0]!;
+      if (!isKnown(head)) {
+        const p = this.produced(ctx, head);
+        const from = p?.fetched ? ' from downloaded text' : p?.decoded ? ' from decoded text' : '';
+        this.emit(ctx, 'dangerous', 'command.computed', `command name computed at run time${from} (${head.source})`, head);
+        return {};
+      }
+      const name = commandName(head.value);
+      const wrapper = wrappers.get(name);
+      if (wrapper) {
+        const next = wrapper(argv, ctx, this);
+        if (!next) return {};
+        argv = next.argv;
+        ctx = next.c ?? ctx;
+        continue;
+      }
+      if (head.value.includes('/')) this.checkRunsFile(ctx, head);
+      const rule = rules.get(name);
+      return (rule ? rule(argv, ctx, this) : undefined) ?? { by: name };
+    }
+    return {};
+  }
+
+  private checkRunsFile(c: CommandContext, head: Arg): void {
+    const p = this.path(c, head);
+    const text = c.scope.state.written.get(p);
+    if (text !== undefined) this.payload(c, text, head);
+    if (c.scope.state.downloaded.has(p)) this.emit(c, 'dangerous', 'remote.run-downloaded', `runs a file it just downloaded (${shown(head)})`, head);
+    else if (c.scope.state.madeExecutable.has(p)) this.emit(c, 'dangerous', 'chmod.then-run', `runs a file right after making it executable (chmod +x, then ${shown(head)})`, head);
+  }
+
+  emit(c: CommandContext, severity: Finding['severity'], rule: string, text: string, at?: Arg): void {
+    this.findingAt(c.scope, severity, rule, text, at ? c.scope.span(at.start, at.end) : c.at);
+  }
+
+  payload(c: CommandContext, text: string, at: Arg): void {
+    const parent = c.scope;
+    if (parent.depth >= MAX_DEPTH) {
+      this.emit(c, 'dangerous', 'parse.depth', 'nested shell commands too deep to check', at);
+      return;
+    }
+    const norm = normalizeCommandText(text);
+    const inQuotes = /^(['"])[\s\S]*\1$/.test(at.source) && at.source.slice(1, -1) === text && norm.text === text;
+    const scope: ScanScope = {
+      state: parent.state,
+      cwd: parent.cwd,
+      vars: new Map(parent.vars),
+      depth: parent.depth + 1,
+      span: inQuotes ? (s, e) => parent.span(at.start + 1 + s, at.start + 1 + e) : () => parent.span(at.start, at.end),
+    };
+    this.text(norm.text, scope);
+  }
+
+  path(c: CommandContext, a: Arg): string {
+    return resolvePath(a.value, c.scope.cwd, c.scope.state.home);
+  }
+
+  write(c: CommandContext, a: Arg, how: string): void {
+    const p = this.path(c, a);
+    if (isBlockDevice(p)) return this.emit(c, 'hardline', 'disk.overwrite', `overwrites the disk device ${p} (${how})`, a);
+    if (p === '/proc/sysrq-trigger') return this.emit(c, 'hardline', 'power.sysrq', `triggers a kernel reboot or crash (${how} /proc/sysrq-trigger)`, a);
+    const why = sensitiveWrite(p);
+    if (why) this.emit(c, 'dangerous', 'write.sensitive', `writes to ${shown(a) === a.value ? p : shown(a)}: ${why} (${how})`, a);
+  }
+
+  produced(c: CommandContext, a: Arg): Produces | undefined {
+    const subs = this.subsOf(c.scope);
+    let found: Produces | undefined;
+    for (const [start, p] of subs) if (start >= a.start && start < a.end) found = merge(found, p);
+    return found;
+  }
+}
+
+function merge(a: Produces | undefined, b: Produces): Produces {
+  if (!a) return b;
+  return { fetched: a.fetched || b.fetched, decoded: a.decoded || b.decoded, by: a.by ?? b.by };
+}
+
+function firstError(node: ShellNode): ShellNode | undefined {
+  if (node.type === 'ERROR' || node.isMissing) return node;
+  for (const child of node.children) {
+    if (child.hasError || child.isMissing || child.type === 'ERROR') {
+      const found = firstError(child);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}
+
+function commandsNamed(node: ShellNode, name: string): ShellNode[] {
+  const out: ShellNode[] = [];
+  const visit = (n: ShellNode): void => {
+    if (n.type === 'command' && n.childForFieldName('name')?.text === name) out.push(n);
+    for (const child of n.namedChildren) visit(child);
+  };
+  visit(node);
+  return out;
+}
