@@ -151,10 +151,13 @@ void everyEventRouted;
 export type EventPayload<E extends CoreEvent> = z.infer<(typeof coreEvents)[E]>;
 
 /** Wire messages of the WebSocket and Electron adapters. */
-export const WireRequest = z.object({ type: z.literal('call'), id: z.number().int(), method: z.string(), params: z.unknown() });
+/** A request id: the caller's own, echoed in the reply (whole numbers from our clients; short strings are fine too). */
+export const WireId = z.union([z.number().int(), z.string().max(128)]);
+export const WireRequest = z.object({ type: z.literal('call'), id: WireId, method: z.string(), params: z.unknown() });
 export const WireResponse = z.union([
-  z.object({ type: z.literal('result'), id: z.number().int(), ok: z.literal(true), result: z.unknown() }),
-  z.object({ type: z.literal('result'), id: z.number().int(), ok: z.literal(false), error: ErrorPayload }),
+  z.object({ type: z.literal('result'), id: WireId, ok: z.literal(true), result: z.unknown() }),
+  // id null: a request so malformed that it carried no usable id is still answered.
+  z.object({ type: z.literal('result'), id: WireId.nullable(), ok: z.literal(false), error: ErrorPayload }),
 ]);
 export const WireEvent = z.object({ type: z.literal('event'), event: z.string(), payload: z.unknown() });
 export const WireMessage = z.union([WireResponse, WireEvent]);

@@ -76,6 +76,8 @@ export class CoreClient {
       for (const l of set) l(payload);
       return;
     }
+    // Our own ids are whole numbers; anything else (a null for a request the Core could not read) is nobody's.
+    if (typeof msg.id !== 'number') return;
     const p = this.pending.get(msg.id);
     if (!p) return;
     this.pending.delete(msg.id);

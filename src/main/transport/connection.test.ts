@@ -86,6 +86,29 @@ describe('connections receive only what they asked for', () => {
     await ui.client.call('pane.close', { pane_id: pane.pane_id });
   });
 
+  it('answers every request: malformed ones, string ids, no JSON at all, and nesting past the limit', async () => {
+    const c = await rawClient(wsUrl, server.token);
+    const replies: Array<{ id: unknown; ok: boolean; error?: { code: string; message: string } }> = [];
+    c.ws.on('message', (raw) => {
+      const msg = JSON.parse(raw.toString()) as { type: string; id: unknown; ok: boolean; error?: { code: string; message: string } };
+      if (msg.type === 'result') replies.push(msg);
+    });
+    c.ws.send(JSON.stringify({ type: 'call', id: 'abc', method: 'targets.list', params: {} }));
+    c.ws.send(JSON.stringify({ type: 'call', id: 7 }));
+    c.ws.send('not json {');
+    const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+    c.ws.send(`{"type":"call","id":8,"method":"tool.call","params":{"tool":"terminal","args":{"command":"true","x":${deep}}}}`);
+    await expect.poll(() => replies.length).toBe(4);
+    const reply = (id: unknown) => replies.find((r) => r.id === id);
+    expect(reply('abc')).toMatchObject({ ok: true });
+    expect(reply(7)).toMatchObject({ ok: false, error: { code: 'bad_request', message: expect.stringContaining('malformed request') } });
+    expect(reply(null)).toMatchObject({ ok: false, error: { code: 'bad_request' } });
+    expect(reply(8)).toMatchObject({ ok: false, error: { code: 'bad_request', message: 'the request nests more than 64 levels deep' } });
+    // And the Core is still there for the next caller.
+    expect(await c.call('targets.list', {})).toMatchObject({ ok: true });
+    c.close();
+  });
+
   it('a subscription is per event: subscribed to processes.changed only, a connection sees no activity', async () => {
     const c = await rawClient(wsUrl, server.token);
     expect(await c.call('events.subscribe', { events: ['processes.changed'] })).toMatchObject({ ok: true });

@@ -1,9 +1,9 @@
 // One client's connection to the Core, whatever carries it (Electron IPC or a WebSocket): requests in; replies, the
 // events it subscribed to and the output of its own panes out, with a bound on what may queue for a client that stops reading.
 import { randomUUID } from 'node:crypto';
-import { toErrorPayload } from '../../shared/errors.js';
+import { MAX_JSON_DEPTH, formatZodError, nestedDeeperThan, toErrorPayload } from '../../shared/errors.js';
 import {
-  isPaneEvent, WireRequest, type CoreEvent, type SubscribableEvent, type WireEvent, type WireResponse,
+  isPaneEvent, WireId, WireRequest, type CoreEvent, type SubscribableEvent, type WireEvent, type WireResponse,
 } from '../../shared/api.js';
 import type { CallContext, ConnectionScope } from '../core/handlers.js';
 import type { EventListener } from '../core/events/eventBus.js';
@@ -61,10 +61,17 @@ export class Connection implements ConnectionScope {
   /** One wire message from the client (already JSON-parsed); `size` is its length on the wire, when known. */
   async receive(raw: unknown, size = 0): Promise<void> {
     const parsed = WireRequest.safeParse(raw);
-    if (!parsed.success) return;
+    if (!parsed.success) {
+      // Every request is answered, or its caller waits forever: a malformed one with what is wrong.
+      const id = WireId.safeParse((raw as { id?: unknown } | null)?.id);
+      this.send({ type: 'result', id: id.success ? id.data : null, ok: false, error: { code: 'bad_request', message: `malformed request: ${formatZodError(parsed.error)}`, hint: 'send {"type":"call","id":N,"method":"…","params":{…}}' } });
+      return;
+    }
     const msg = parsed.data;
     let reply: WireResponse;
-    if (size > MAX_REQUEST_BYTES) {
+    if (nestedDeeperThan(msg.params)) {
+      reply = { type: 'result', id: msg.id, ok: false, error: { code: 'bad_request', message: `the request nests more than ${MAX_JSON_DEPTH} levels deep` } };
+    } else if (size > MAX_REQUEST_BYTES) {
       reply = { type: 'result', id: msg.id, ok: false, error: { code: 'too_large', message: `the request is ${Math.round(size / 1048576)} MiB; the limit is ${MAX_REQUEST_BYTES / 1048576} MiB`, hint: 'send large files in parts' } };
     } else {
       try {

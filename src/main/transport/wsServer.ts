@@ -248,7 +248,8 @@ export class WsServer {
       try {
         parsed = JSON.parse(raw.toString());
       } catch {
-        return;
+        // Not JSON at all: answered like any other malformed request (it has no id to echo).
+        parsed = undefined;
       }
       const size = Array.isArray(raw) ? raw.reduce((n, b) => n + b.length, 0) : raw instanceof ArrayBuffer ? raw.byteLength : raw.length;
       void conn.receive(parsed, size);
