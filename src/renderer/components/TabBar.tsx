@@ -11,8 +11,12 @@ const DRAG_TYPE = 'application/x-switchboard-tab';
 function RenameField({ tab, initial, done }: { tab: TabState; initial: string; done(): void }) {
   const input = useRef<HTMLInputElement>(null);
   useEffect(() => {
-    input.current?.focus();
-    input.current?.select();
+    // After the frame in which the double-click's own clicks hand the keyboard back to the terminal.
+    const frame = requestAnimationFrame(() => {
+      input.current?.focus();
+      input.current?.select();
+    });
+    return () => cancelAnimationFrame(frame);
   }, []);
   const finish = (commit: boolean): void => {
     if (commit) useLayout.getState().renameTab(tab.id, input.current?.value ?? '');
