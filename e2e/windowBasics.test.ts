@@ -119,6 +119,11 @@ describe('window basics', () => {
     await expect.poll(() => selected.textContent()).toContain('alpha');
     await page.keyboard.press('Control+1');
     await expect.poll(() => selected.textContent()).toBe('logs');
+
+    // Drag the second tab onto the left half of the first: they swap.
+    await tabs.nth(1).dragTo(tabs.first(), { targetPosition: { x: 4, y: 10 } });
+    await expect.poll(() => tabs.nth(1).textContent()).toBe('logs');
+    expect(await tabs.first().textContent()).toContain('alpha');
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -10,6 +10,7 @@ import { TargetPicker } from './TargetPicker.js';
 import { FindBar } from './FindBar.js';
 import { BackendIcon, IconClose, IconFolder, IconMaximize, IconRestore, IconSplit, IconSplitDown } from './icons.js';
 import { shortcutOf } from '../keyboard.js';
+import { useConnection } from '../client/core.js';
 
 const statusText: Record<PaneStatus, string> = {
   connecting: 'connecting',
@@ -39,6 +40,8 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
   const pane = useLayout((s) => s.panes[paneId]);
   const target = useTargets((s) => s.list.find((t) => t.name === pane?.target));
   const finding = useUi((s) => s.finding[paneId]);
+  // Without the Core connection no pane is live, whatever it last heard: the dot says so.
+  const offline = useConnection((s) => s.state === 'closed');
   const host = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
@@ -68,6 +71,7 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
   }, [paneId, targetName]);
 
   if (!pane) return null;
+  const status: PaneStatus = offline && pane.status !== 'exited' ? 'lost' : pane.status;
   const classes = ['pane', focused && 'pane--focused', edges.left && 'pane--edge-left', edges.top && 'pane--edge-top', count > 1 && 'pane--multi'];
 
   return (
@@ -84,7 +88,7 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
       }}
     >
       <header className="pane__header">
-        <span className={`dot dot--pane-${pane.status}`} title={statusText[pane.status]} aria-hidden="true" />
+        <span className={`dot dot--pane-${status}`} title={statusText[status]} aria-hidden="true" />
         <span className="pane__backend" title={target?.backend}><BackendIcon flags={target?.flags} size={13} /></span>
         <TargetPicker value={pane.target} onChange={(t) => {
           useLayout.getState().setPaneTarget(paneId, t);
@@ -94,7 +98,7 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
           <IconFolder size={12} />
           <span className="pane__cwd-text"><bdi dir="ltr">{pane.cwd ?? '…'}</bdi></span>
         </span>
-        {pane.status !== 'open' && <span className={`chip chip--${pane.status}`}>{statusText[pane.status]}</span>}
+        {status !== 'open' && <span className={`chip chip--${status}`}>{offline ? 'disconnected' : statusText[status]}</span>}
         {pane.status === 'open' && pane.generation && target && target.generation !== pane.generation && (
           <button type="button" className="chip chip--stale" onClick={() => sessions.get(paneId)?.reopen()}
             title={`This shell runs on generation ${pane.generation}; the target now has ${target.generation}. Click to close it and open a new shell on the new one.`}>

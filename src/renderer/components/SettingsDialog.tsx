@@ -4,6 +4,7 @@ import { FONT_SIZE, SCROLLBACK, useSettings, type Settings } from '../store/sett
 import { useLayout } from '../store/layout.js';
 import { sessions } from '../terminal/sessions.js';
 import { Modal } from './dialogs/Modal.js';
+import { MONO_FONT } from '../terminal/theme.js';
 
 function NumberField({ label, value, min, max, onChange }: { label: string; value: number; min: number; max: number; onChange(n: number): void }) {
   return (
@@ -43,7 +44,10 @@ function SettingsBody() {
         <p className="form__note">Applied to every terminal at once, and kept in this browser.</p>
         <label className="field">
           <span>Font family</span>
-          <input type="text" value={s.fontFamily} spellCheck={false} data-autofocus onChange={(e) => e.target.value.trim() && update({ fontFamily: e.target.value })} />
+          {/* Applied when the field is left, so a half-typed name never reaches the terminals; empty means the default. */}
+          <input type="text" key={s.fontFamily} defaultValue={s.fontFamily} spellCheck={false} data-autofocus
+            onBlur={(e) => update({ fontFamily: e.target.value.trim() || MONO_FONT })}
+            onKeyDown={(e) => e.key === 'Enter' && e.currentTarget.blur()} />
         </label>
         <div className="form__row">
           <NumberField label="Font size" value={s.fontSize} min={FONT_SIZE.min} max={FONT_SIZE.max} onChange={(fontSize) => update({ fontSize })} />
