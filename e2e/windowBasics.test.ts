@@ -1,9 +1,13 @@
 // The terminal basics of Tabby and Wave in the window: find, copy/paste, the context menu, tabs (titles, rename, Ctrl+Tab), F6, zoom, small windows.
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { marker, openUi, pane, root, run, terminalText, useServeAndBrowser, waitForPrompt, waitForText } from './harness.js';
 
 const app = useServeAndBrowser();
+
+// Shells, CLI runs and Chromium share two cores with other work: wait for state generously (limits, not speed checks).
+vi.setConfig({ testTimeout: 240_000 });
+const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
 
 describe('window basics', () => {
   it('finds a marker in the scrollback with a match count, copies it, and pastes it back', async () => {
@@ -17,26 +21,26 @@ describe('window basics', () => {
     await page.keyboard.press('Control+Shift+F');
     const find = p1.getByRole('search', { name: 'Find in terminal' });
     const field = find.getByRole('textbox', { name: 'Find' });
-    await expect.poll(() => field.evaluate((el) => el === document.activeElement)).toBe(true);
+    await poll(() => field.evaluate((el) => el === document.activeElement)).toBe(true);
     await field.fill(m);
     const count = find.getByRole('status');
     // Twice on the command line, twice in the output.
-    await expect.poll(() => count.textContent()).toMatch(/^\d of 4$/);
+    await poll(() => count.textContent()).toMatch(/^\d of 4$/);
     const first = await count.textContent();
     await page.keyboard.press('Enter');
-    await expect.poll(() => count.textContent()).not.toBe(first);
-    await expect.poll(() => count.textContent()).toMatch(/^\d of 4$/);
+    await poll(() => count.textContent()).not.toBe(first);
+    await poll(() => count.textContent()).toMatch(/^\d of 4$/);
     await field.fill('no-such-text-here');
-    await expect.poll(() => count.textContent()).toBe('No results');
+    await poll(() => count.textContent()).toBe('No results');
     await field.fill(m);
-    await expect.poll(() => count.textContent()).toMatch(/of 4$/);
+    await poll(() => count.textContent()).toMatch(/of 4$/);
     await page.screenshot({ path: join(root, 'test-results/e2e-find.png') });
 
     // The match is the selection: Ctrl+Shift+C copies it.
     await page.keyboard.press('Control+Shift+C');
-    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(m);
+    await poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe(m);
     await page.keyboard.press('Escape');
-    await expect.poll(() => find.count()).toBe(0);
+    await poll(() => find.count()).toBe(0);
 
     // Back in the terminal: Ctrl+Shift+V pastes it into a command line.
     await page.keyboard.type('echo pasted-');
@@ -70,10 +74,10 @@ describe('window basics', () => {
     ]);
     await page.screenshot({ path: join(root, 'test-results/e2e-context-menu.png') });
     await menu.getByRole('menuitem', { name: /^Clear terminal/ }).click();
-    await expect.poll(async () => (await terminalText(p1)).includes(m)).toBe(false);
+    await poll(async () => (await terminalText(p1)).includes(m)).toBe(false);
     await p1.locator('.xterm').click({ button: 'right' });
     await page.keyboard.press('Escape');
-    await expect.poll(() => menu.count()).toBe(0);
+    await poll(() => menu.count()).toBe(0);
     await p1.locator('.xterm').click({ button: 'right' });
     await menu.getByRole('menuitem', { name: /^Split right/ }).click();
     await waitForPrompt(pane(page, 2));
@@ -84,12 +88,12 @@ describe('window basics', () => {
   it('titles tabs by the program or target: cwd, renames by double-click, and moves with Ctrl+Tab and Ctrl+1…9', async () => {
     const { page, errors } = await openUi(app.browser, app.served.url);
     const tabs = page.getByRole('tab');
-    await expect.poll(() => tabs.first().textContent()).toContain(`alpha: `);
+    await poll(() => tabs.first().textContent()).toContain(`alpha: `);
     await run(pane(page, 1), `printf '\\033]0;%s\\007' build-box`);
-    await expect.poll(() => tabs.first().textContent()).toBe('build-box');
+    await poll(() => tabs.first().textContent()).toBe('build-box');
 
     await page.keyboard.press('Control+Shift+T');
-    await expect.poll(() => tabs.count()).toBe(2);
+    await poll(() => tabs.count()).toBe(2);
     await waitForPrompt(pane(page, 1));
 
     // Double-click renames; Escape cancels, Enter keeps.
@@ -97,32 +101,32 @@ describe('window basics', () => {
     const name = page.getByRole('textbox', { name: 'Tab name' });
     await name.fill('ignored');
     await page.keyboard.press('Escape');
-    await expect.poll(() => tabs.first().textContent()).toBe('build-box');
+    await poll(() => tabs.first().textContent()).toBe('build-box');
     await tabs.first().dblclick();
     await name.fill('logs');
     await page.keyboard.press('Enter');
-    await expect.poll(() => tabs.first().textContent()).toBe('logs');
+    await poll(() => tabs.first().textContent()).toBe('logs');
     await page.screenshot({ path: join(root, 'test-results/e2e-tabs.png') });
 
     const selected = page.getByRole('tab', { selected: true });
-    await expect.poll(() => selected.textContent()).toBe('logs');
+    await poll(() => selected.textContent()).toBe('logs');
     await page.keyboard.press('Control+Tab');
-    await expect.poll(() => selected.textContent()).toContain('alpha');
+    await poll(() => selected.textContent()).toContain('alpha');
     // The terminal of the tab in front has the keyboard.
     const m = marker('tab2');
     await page.keyboard.type(`echo ${m}`);
     await page.keyboard.press('Enter');
     await waitForText(pane(page, 1), new RegExp(`^${m}$`, 'm'));
     await page.keyboard.press('Control+Shift+Tab');
-    await expect.poll(() => selected.textContent()).toBe('logs');
+    await poll(() => selected.textContent()).toBe('logs');
     await page.keyboard.press('Control+2');
-    await expect.poll(() => selected.textContent()).toContain('alpha');
+    await poll(() => selected.textContent()).toContain('alpha');
     await page.keyboard.press('Control+1');
-    await expect.poll(() => selected.textContent()).toBe('logs');
+    await poll(() => selected.textContent()).toBe('logs');
 
     // Drag the second tab onto the left half of the first: they swap.
     await tabs.nth(1).dragTo(tabs.first(), { targetPosition: { x: 4, y: 10 } });
-    await expect.poll(() => tabs.nth(1).textContent()).toBe('logs');
+    await poll(() => tabs.nth(1).textContent()).toBe('logs');
     expect(await tabs.first().textContent()).toContain('alpha');
     expect(errors).toEqual([]);
     await page.close();
@@ -149,10 +153,10 @@ describe('window basics', () => {
     const rowsBefore = await cols();
     await page.keyboard.press('Control+Equal');
     await page.keyboard.press('Control+Equal');
-    await expect.poll(fontSize).toBe('15px');
-    await expect.poll(cols).toBeLessThan(rowsBefore);
+    await poll(fontSize).toBe('15px');
+    await poll(cols).toBeLessThan(rowsBefore);
     await page.keyboard.press('Control+0');
-    await expect.poll(fontSize).toBe('13px');
+    await poll(fontSize).toBe('13px');
     expect(errors).toEqual([]);
     await page.close();
   });
@@ -178,15 +182,15 @@ describe('window basics', () => {
     const wide = (await sidebar.boundingBox())?.width ?? 0;
     await sidebar.getByRole('button', { name: 'Collapse sidebar' }).focus();
     await page.keyboard.press('Control+B');
-    await expect.poll(async () => (await sidebar.boundingBox())?.width ?? 0).toBeLessThan(60);
+    await poll(async () => (await sidebar.boundingBox())?.width ?? 0).toBeLessThan(60);
     expect(await width(processes, 'Command')).toBeGreaterThan(100);
     // Icons only: each target is one button that opens a terminal there.
     await sidebar.getByRole('button', { name: 'New terminal on beta' }).click();
-    await expect.poll(() => page.getByRole('tab').count()).toBe(2);
+    await poll(() => page.getByRole('tab').count()).toBe(2);
     await waitForPrompt(pane(page, 1));
     await page.screenshot({ path: join(root, 'test-results/e2e-small-window-collapsed.png') });
     await page.keyboard.press('Control+Shift+B');
-    await expect.poll(async () => (await sidebar.boundingBox())?.width ?? 0).toBeCloseTo(wide, 0);
+    await poll(async () => (await sidebar.boundingBox())?.width ?? 0).toBeCloseTo(wide, 0);
     await app.served.cli(['call', 'process', JSON.stringify({ action: 'list' })]);
     expect(errors).toEqual([]);
     await page.close();
@@ -198,9 +202,9 @@ describe('settings', () => {
     const { page, errors } = await openUi(app.browser, app.served.url);
     const background = () => pane(page, 1).locator('.xterm-viewport').evaluate((el) => getComputedStyle(el).backgroundColor);
     await page.emulateMedia({ colorScheme: 'dark' });
-    await expect.poll(background).toBe('rgb(12, 14, 18)');
+    await poll(background).toBe('rgb(12, 14, 18)');
     await page.emulateMedia({ colorScheme: 'light' });
-    await expect.poll(background).toBe('rgb(251, 251, 252)');
+    await poll(background).toBe('rgb(251, 251, 252)');
 
     await page.keyboard.press('Control+Comma');
     const dialog = page.getByRole('dialog', { name: 'Settings' });
@@ -210,10 +214,10 @@ describe('settings', () => {
     expect(await dialog.getByText(/draws with/).textContent()).toContain('DOM renderer'); // SwiftShader is no GPU
     await page.screenshot({ path: join(root, 'test-results/e2e-settings.png') });
     await dialog.getByRole('button', { name: 'Done' }).click();
-    await expect.poll(background).toBe('rgb(12, 14, 18)');
+    await poll(background).toBe('rgb(12, 14, 18)');
     await page.reload();
     await waitForPrompt(pane(page, 1));
-    await expect.poll(background).toBe('rgb(12, 14, 18)');
+    await poll(background).toBe('rgb(12, 14, 18)');
     await page.keyboard.press('Control+Comma');
     expect(await dialog.getByRole('spinbutton', { name: 'Scrollback lines' }).inputValue()).toBe('20000');
     expect(await dialog.getByRole('checkbox', { name: 'Copy on select' }).isChecked()).toBe(true);

@@ -36,7 +36,10 @@ export function toggleZoom(paneId: string | undefined): void {
 }
 
 function moveFocus(dir: FocusDirection): void {
-  if (useLayout.getState().moveFocus(dir)) focusTerminal(useLayout.getState().focusedPaneId);
+  if (!useLayout.getState().moveFocus(dir)) return;
+  // The pane is already on screen: focus it now, so keys typed right after land there.
+  const id = useLayout.getState().focusedPaneId;
+  if (id) sessions.get(id)?.focus();
 }
 
 function goToTab(n: number): void {
