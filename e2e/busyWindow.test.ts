@@ -61,5 +61,6 @@ describe('a busy window', () => {
       await page.screenshot({ path: join(root, 'docs/screenshot-busy.png') });
     }
     await page.close();
-  });
+    // A dozen CLI runs, each a fresh Node process: minutes on a loaded machine, so more room than the default.
+  }, 420_000);
 });

@@ -131,12 +131,12 @@ export async function openUi(
   browser: Browser,
   url: string,
   viewport = { width: 1440, height: 900 },
-  opts: { keepWorkspace?: boolean } = {},
+  opts: { keepWorkspace?: boolean; permissions?: string[] } = {},
 ): Promise<{ page: Page; errors: string[] }> {
   // Each page starts with one terminal unless a test is about the tabs kept from the last session.
   const home = homeOf.get(url);
   if (home && !opts.keepWorkspace) rmSync(join(home, 'ui-state.json'), { force: true });
-  const page = await browser.newPage({ viewport, deviceScaleFactor: 1 });
+  const page = await browser.newPage({ viewport, deviceScaleFactor: 1, ...(opts.permissions ? { permissions: opts.permissions } : {}) });
   const errors: string[] = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
   page.on('pageerror', (e) => errors.push(e.message));

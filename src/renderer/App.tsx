@@ -1,7 +1,7 @@
-// The window: Targets sidebar | tabs of side-by-side terminal panes over a dock with Processes and Activity.
+// The window: Targets sidebar | tabs of split terminal panes over a dock with Processes and Activity.
 import { useEffect } from 'react';
 import { Sidebar } from './components/Sidebar.js';
-import { TabBar, openNewTab } from './components/TabBar.js';
+import { TabBar } from './components/TabBar.js';
 import { Workspace } from './components/Workspace.js';
 import { ProcessesPanel } from './components/ProcessesPanel.js';
 import { ActivityFeed } from './components/ActivityFeed.js';
@@ -10,30 +10,18 @@ import { StatusBar } from './components/StatusBar.js';
 import { ConnectionBanner } from './components/ConnectionBanner.js';
 import { DialogHost } from './components/dialogs/DialogHost.js';
 import { DockSplitter, useDockHeight } from './components/DockSplitter.js';
+import { CommandPalette } from './components/CommandPalette.js';
+import { SettingsDialog } from './components/SettingsDialog.js';
+import { ContextMenu } from './components/ContextMenu.js';
 import { useLayout } from './store/layout.js';
 import { useTargets } from './store/targets.js';
+import { useUi } from './store/ui.js';
+import { useSettings } from './store/settings.js';
+import { resolvedScheme, useColorScheme } from './store/colorScheme.js';
 import { restoreWorkspace } from './store/workspacePersist.js';
 import { startSync } from './store/sync.js';
-import { focusTerminal } from './terminal/sessions.js';
-import { appShortcut, type AppShortcut } from './keyboard.js';
-
-function runShortcut(action: AppShortcut): void {
-  const layout = useLayout.getState();
-  const focused = layout.focusedPaneId;
-  switch (action) {
-    case 'newTab':
-      openNewTab();
-      return;
-    case 'split':
-      if (focused) focusTerminal(layout.splitPane(focused));
-      else openNewTab();
-      return;
-    case 'closePane':
-      if (!focused) return;
-      layout.closePane(focused);
-      focusTerminal(useLayout.getState().focusedPaneId);
-  }
-}
+import { actionForKey } from './keyboard.js';
+import { runCommand } from './actions.js';
 
 /** Once the targets are known: the last session's tabs and panes, or one terminal on the preferred target. */
 function useFirstTab(): void {
@@ -51,28 +39,40 @@ function useWindowTitle(): void {
   }, [target]);
 }
 
+/** Light or dark for the whole window, from Settings or the system. */
+function useThemeAttribute(): void {
+  const theme = useSettings((s) => s.theme);
+  const system = useColorScheme((s) => s.system);
+  useEffect(() => {
+    document.documentElement.dataset.theme = resolvedScheme(theme);
+  }, [theme, system]);
+}
+
 export function App() {
   useEffect(() => startSync(), []);
   useFirstTab();
   useWindowTitle();
+  useThemeAttribute();
   const [dockHeight, setDockHeight] = useDockHeight();
+  const collapsed = useUi((s) => s.sidebarCollapsed);
   useEffect(() => {
     // Capture phase: the shortcut wins over xterm's own key handling.
     const onKey = (e: KeyboardEvent): void => {
-      const action = appShortcut(e);
+      const inTerminal = e.target instanceof Element && e.target.closest('.xterm') !== null;
+      const action = actionForKey(e, inTerminal);
       if (!action) return;
       // A dialog owns the keyboard while it is open: no tab opens or pane closes behind it.
       if (document.querySelector('[role="dialog"]')) return;
       e.preventDefault();
       e.stopPropagation();
-      runShortcut(action);
+      runCommand(action);
     };
     window.addEventListener('keydown', onKey, true);
     return () => window.removeEventListener('keydown', onKey, true);
   }, []);
 
   return (
-    <div className="app">
+    <div className={`app${collapsed ? ' app--collapsed' : ''}`}>
       <Sidebar />
       <div className="main">
         <ConnectionBanner />
@@ -86,6 +86,9 @@ export function App() {
       </div>
       <StatusBar />
       <Toasts />
+      <ContextMenu />
+      <CommandPalette />
+      <SettingsDialog />
       <DialogHost />
     </div>
   );

@@ -60,9 +60,22 @@ export const DoctorReport = z.object({
 });
 export type DoctorReport = z.infer<typeof DoctorReport>;
 
+/** A tab's nested splits: a leaf is an index into the tab's `panes`; `ratio` is side a's share. */
+export type SavedSplit = number | { dir: 'right' | 'down'; ratio: number; a: SavedSplit; b: SavedSplit };
+export const SavedSplit: z.ZodType<SavedSplit> = z.lazy(() => z.union([
+  z.number().int().min(0).max(15),
+  z.object({ dir: z.enum(['right', 'down']), ratio: z.number().min(0).max(1), a: SavedSplit, b: SavedSplit }),
+]));
+
 /** The tabs and panes of the window (targets only; terminals are new on restore), kept across restarts. */
 export const WorkspaceLayout = z.object({
-  tabs: z.array(z.object({ panes: z.array(z.object({ target: z.string().min(1).max(64) })).min(1).max(16) })).max(64),
+  tabs: z.array(z.object({
+    panes: z.array(z.object({ target: z.string().min(1).max(64) })).min(1).max(16),
+    /** How the panes are split; absent (older saves): side by side. */
+    split: SavedSplit.optional(),
+    /** A title the person gave the tab. */
+    title: z.string().min(1).max(128).optional(),
+  })).max(64),
   active_tab: z.number().int().min(0),
 });
 export type WorkspaceLayout = z.infer<typeof WorkspaceLayout>;

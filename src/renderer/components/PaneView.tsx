@@ -1,12 +1,16 @@
-// One pane: a header (target picker, cwd, status, split/close) over an xterm whose bytes never touch React.
-import { useEffect, useRef } from 'react';
+// One pane: a header (target picker, cwd, status, split/zoom/close) over an xterm whose bytes never touch React.
+import { useEffect, useRef, type CSSProperties } from 'react';
 import { useLayout, type PaneStatus } from '../store/layout.js';
 import { useTargets } from '../store/targets.js';
+import { useUi } from '../store/ui.js';
 import { TerminalSession } from '../terminal/TerminalSession.js';
 import { sessions, focusTerminal } from '../terminal/sessions.js';
+import { closePane, splitPane, toggleZoom } from '../actions.js';
 import { TargetPicker } from './TargetPicker.js';
-import { BackendIcon, IconClose, IconFolder, IconSplit } from './icons.js';
-import { shortcutLabels } from '../keyboard.js';
+import { FindBar } from './FindBar.js';
+import { BackendIcon, IconClose, IconFolder, IconMaximize, IconRestore, IconSplit, IconSplitDown } from './icons.js';
+import { shortcutOf } from '../keyboard.js';
+import { useConnection } from '../client/core.js';
 
 const statusText: Record<PaneStatus, string> = {
   connecting: 'connecting',
@@ -16,9 +20,28 @@ const statusText: Record<PaneStatus, string> = {
   failed: 'failed',
 };
 
-export function PaneView({ paneId, index, focused }: { paneId: string; index: number; focused: boolean }) {
+interface PaneViewProps {
+  paneId: string;
+  index: number;
+  count: number;
+  focused: boolean;
+  zoomed: boolean;
+  style: CSSProperties;
+  /** Which sides border another pane (drawn as a line). */
+  edges: { left: boolean; top: boolean };
+}
+
+const withKey = (title: string, id: Parameters<typeof shortcutOf>[0]): string => {
+  const k = shortcutOf(id);
+  return k ? `${title} (${k})` : title;
+};
+
+export function PaneView({ paneId, index, count, focused, zoomed, style, edges }: PaneViewProps) {
   const pane = useLayout((s) => s.panes[paneId]);
   const target = useTargets((s) => s.list.find((t) => t.name === pane?.target));
+  const finding = useUi((s) => s.finding[paneId]);
+  // Without the Core connection no pane is live, whatever it last heard: the dot says so.
+  const offline = useConnection((s) => s.state === 'closed');
   const host = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
@@ -30,8 +53,9 @@ export function PaneView({ paneId, index, focused }: { paneId: string; index: nu
         ? { status, generation: info.generation, ...(info.cwd ? { cwd: info.cwd } : {}) }
         : { status }),
       cwd: (cwd) => useLayout.getState().updatePane(paneId, { cwd }),
+      title: (title) => useLayout.getState().updatePane(paneId, { title: title.slice(0, 200) }),
       focus: () => useLayout.getState().focusPane(paneId),
-    });
+    }, initial.startCwd);
     sessions.set(paneId, session);
     session.mount(host.current);
     if (useLayout.getState().focusedPaneId === paneId) session.focus();
@@ -47,20 +71,24 @@ export function PaneView({ paneId, index, focused }: { paneId: string; index: nu
   }, [paneId, targetName]);
 
   if (!pane) return null;
-  const split = (): void => focusTerminal(useLayout.getState().splitPane(paneId));
-  const close = (): void => {
-    useLayout.getState().closePane(paneId);
-    focusTerminal(useLayout.getState().focusedPaneId);
-  };
+  const status: PaneStatus = offline && pane.status !== 'exited' ? 'lost' : pane.status;
+  const classes = ['pane', focused && 'pane--focused', edges.left && 'pane--edge-left', edges.top && 'pane--edge-top', count > 1 && 'pane--multi'];
 
   return (
     <section
-      className={`pane${focused ? ' pane--focused' : ''}`}
+      className={classes.filter(Boolean).join(' ')}
+      style={style}
       aria-label={`Pane ${index + 1}`}
       onMouseDown={() => useLayout.getState().focusPane(paneId)}
+      onContextMenu={(e) => {
+        if (!host.current?.contains(e.target as Node)) return;
+        e.preventDefault();
+        useLayout.getState().focusPane(paneId);
+        useUi.getState().setContextMenu({ paneId, x: e.clientX, y: e.clientY });
+      }}
     >
       <header className="pane__header">
-        <span className={`dot dot--pane-${pane.status}`} title={statusText[pane.status]} aria-hidden="true" />
+        <span className={`dot dot--pane-${status}`} title={statusText[status]} aria-hidden="true" />
         <span className="pane__backend" title={target?.backend}><BackendIcon flags={target?.flags} size={13} /></span>
         <TargetPicker value={pane.target} onChange={(t) => {
           useLayout.getState().setPaneTarget(paneId, t);
@@ -70,7 +98,7 @@ export function PaneView({ paneId, index, focused }: { paneId: string; index: nu
           <IconFolder size={12} />
           <span className="pane__cwd-text"><bdi dir="ltr">{pane.cwd ?? '…'}</bdi></span>
         </span>
-        {pane.status !== 'open' && <span className={`chip chip--${pane.status}`}>{statusText[pane.status]}</span>}
+        {status !== 'open' && <span className={`chip chip--${status}`}>{offline ? 'disconnected' : statusText[status]}</span>}
         {pane.status === 'open' && pane.generation && target && target.generation !== pane.generation && (
           <button type="button" className="chip chip--stale" onClick={() => sessions.get(paneId)?.reopen()}
             title={`This shell runs on generation ${pane.generation}; the target now has ${target.generation}. Click to close it and open a new shell on the new one.`}>
@@ -78,15 +106,27 @@ export function PaneView({ paneId, index, focused }: { paneId: string; index: nu
           </button>
         )}
         <span className="pane__actions">
-          <button type="button" className="icon-button" aria-label="Split right" title={`Split right (${shortcutLabels.split})`} onClick={split}>
+          <button type="button" className="icon-button" aria-label="Split right" title={withKey('Split right', 'splitRight')} onClick={() => splitPane(paneId, 'right')}>
             <IconSplit />
           </button>
-          <button type="button" className="icon-button" aria-label="Close pane" title={`Close pane (${shortcutLabels.closePane})`} onClick={close}>
+          <button type="button" className="icon-button" aria-label="Split down" title={withKey('Split down', 'splitDown')} onClick={() => splitPane(paneId, 'down')}>
+            <IconSplitDown />
+          </button>
+          {(count > 1 || zoomed) && (
+            <button type="button" className={`icon-button${zoomed ? ' icon-button--on' : ''}`} aria-label={zoomed ? 'Restore pane' : 'Zoom pane'}
+              aria-pressed={zoomed} title={withKey(zoomed ? 'Restore the other panes' : 'Zoom this pane to the whole tab', 'zoomPane')} onClick={() => toggleZoom(paneId)}>
+              {zoomed ? <IconRestore /> : <IconMaximize />}
+            </button>
+          )}
+          <button type="button" className="icon-button" aria-label="Close pane" title={withKey('Close pane', 'closePane')} onClick={() => closePane(paneId)}>
             <IconClose />
           </button>
         </span>
       </header>
-      <div className="pane__terminal" ref={host} />
+      <div className="pane__body">
+        {finding !== undefined && <FindBar paneId={paneId} openCount={finding} />}
+        <div className="pane__terminal" ref={host} />
+      </div>
     </section>
   );
 }

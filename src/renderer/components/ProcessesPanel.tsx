@@ -52,7 +52,7 @@ function ProcessRow({ p, now, selected, onSelect }: { p: ProcessInfo; now: numbe
       <td><span className={`badge badge--proc-${p.status}`}>{p.status}</span></td>
       <td className="mono cell-command" title={`${p.command}\n${p.cwd}`}>{p.command}</td>
       <td className="mono dim col-started">{clockTime(p.started_at)}</td>
-      <td className="mono dim num">{elapsed(p.started_at, p.ended_at, now)}</td>
+      <td className="mono dim num col-dur">{elapsed(p.started_at, p.ended_at, now)}</td>
       <td className="mono dim num col-exit">{p.exit_code ?? ''}</td>
       <td className="cell-action">
         {p.status === 'running' && (
@@ -79,7 +79,7 @@ export function ProcessesPanel() {
   const shown = list.some((p) => p.session_id === selected) ? selected : undefined;
 
   return (
-    <section className="panel panel--processes" aria-labelledby="processes-heading">
+    <section className="panel panel--processes" aria-labelledby="processes-heading" data-region="processes" tabIndex={-1}>
       <div className="panel__header">
         <h2 id="processes-heading">Processes</h2>
         {target && <span className="chip chip--target mono">{target}</span>}
@@ -92,7 +92,7 @@ export function ProcessesPanel() {
           ) : (
             <table className="grid" aria-label="Processes">
               <thead>
-                <tr><th className="w-status">Status</th><th>Command</th><th className="w-time col-started">Started</th><th className="w-dur">Runtime</th><th className="w-exit col-exit">Exit</th><th className="w-action"><span className="visually-hidden">Actions</span></th></tr>
+                <tr><th className="w-status">Status</th><th>Command</th><th className="w-time col-started">Started</th><th className="w-dur col-dur">Runtime</th><th className="w-exit col-exit">Exit</th><th className="w-action"><span className="visually-hidden">Actions</span></th></tr>
               </thead>
               <tbody>
                 {list.map((p) => (

@@ -5,10 +5,12 @@ import { useTargets } from '../store/targets.js';
 import { useLayout } from '../store/layout.js';
 import { focusTerminal } from '../terminal/sessions.js';
 import { shortGeneration } from '../format.js';
-import { BackendIcon, IconDrain, IconEdit, IconPlus, IconTrash } from './icons.js';
+import { BackendIcon, IconDrain, IconEdit, IconPlus, IconSidebar, IconTrash } from './icons.js';
 import { call, useConnection } from '../client/core.js';
 import { useDialogs } from '../store/dialogs.js';
 import { useToasts } from '../store/toasts.js';
+import { useUi } from '../store/ui.js';
+import { shortcutOf } from '../keyboard.js';
 
 const stateLabel: Record<TargetInfo['state'], string> = {
   active: 'active',
@@ -47,6 +49,12 @@ const TargetRow = memo(function TargetRow({ t }: { t: TargetInfo }) {
   const details = [t.backend, t.source, `generation ${t.generation}`, t.cwd ? `cwd ${t.cwd}` : '', t.problem ?? ''].filter(Boolean).join('\n');
   return (
     <li className={`target target--${t.state}`} aria-label={t.name} title={details}>
+      {/* The collapsed sidebar's whole row: the backend's icon with the state dot; a click opens a terminal there. */}
+      <button type="button" className="target__mini" aria-label={`New terminal on ${t.name}`} disabled={!canOpen}
+        title={`${t.name} · ${stateLabel[t.state]}\n${details}`} onClick={openTab}>
+        <BackendIcon flags={t.flags} size={16} />
+        <span className={`dot dot--${t.state}`} aria-hidden="true" />
+      </button>
       <div className="target__line">
         <span className={`dot dot--${t.state}`} aria-hidden="true" />
         <span className="target__name">{t.name}</span>
@@ -100,12 +108,17 @@ export function Sidebar() {
   const list = useTargets((s) => s.list);
   const loaded = useTargets((s) => s.loaded);
   const conn = useConnection((s) => s.state);
+  const collapsed = useUi((s) => s.sidebarCollapsed);
   return (
-    <aside className="sidebar">
+    <aside className={`sidebar${collapsed ? ' sidebar--collapsed' : ''}`} aria-label="Sidebar" data-region="sidebar" tabIndex={-1}>
       <div className="brand">
         <img src="./icon.svg" alt="" width={18} height={18} />
         <span className="brand__name">Switchboard</span>
         <span className={`dot dot--conn-${conn}`} title={conn === 'open' ? 'connected to the Core' : conn} />
+        <button type="button" className="icon-button sidebar__toggle" aria-label={collapsed ? 'Expand sidebar' : 'Collapse sidebar'} aria-expanded={!collapsed}
+          title={`${collapsed ? 'Expand' : 'Collapse'} sidebar (${shortcutOf('toggleSidebar')})`} onClick={() => useUi.getState().toggleSidebar()}>
+          <IconSidebar />
+        </button>
       </div>
       <nav className="targets" aria-labelledby="targets-heading">
         <div className="section-title">

@@ -2,7 +2,8 @@
 import { useConnection } from '../client/core.js';
 import { useLayout } from '../store/layout.js';
 import { useTargets } from '../store/targets.js';
-import { shortcutLabels } from '../keyboard.js';
+import { shortcutOf } from '../keyboard.js';
+import { useUi } from '../store/ui.js';
 
 const connText = { connecting: 'Connecting to the Core…', open: 'Connected', closed: 'Disconnected' } as const;
 
@@ -25,9 +26,14 @@ export function StatusBar() {
         <span className="statusbar__item mono">{focused.target}{focused.generation ? `#${focused.generation.slice(0, 7)}` : ''}</span>
       )}
       <span className="statusbar__spacer" />
-      <span className="statusbar__item"><kbd>{shortcutLabels.newTab}</kbd> new tab</span>
-      <span className="statusbar__item"><kbd>{shortcutLabels.split}</kbd> split</span>
-      <span className="statusbar__item"><kbd>{shortcutLabels.closePane}</kbd> close pane</span>
+      <span className="statusbar__item statusbar__hint"><kbd>{shortcutOf('splitRight')}</kbd> split right</span>
+      <span className="statusbar__item statusbar__hint"><kbd>{shortcutOf('splitDown')}</kbd> split down</span>
+      <button type="button" className="statusbar__button" title="All commands and their keys" onClick={() => useUi.getState().setPalette(true)}>
+        <kbd>{shortcutOf('palette')}</kbd> commands
+      </button>
+      <button type="button" className="statusbar__button" title={`Settings (${shortcutOf('settings')})`} onClick={() => useUi.getState().setSettings(true)}>
+        Settings
+      </button>
     </footer>
   );
 }

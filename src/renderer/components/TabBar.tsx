@@ -1,20 +1,123 @@
-// The tab strip: one tab per group of side-by-side panes, titled by the targets in it.
-import { useLayout } from '../store/layout.js';
-import { useTargets, preferredTarget } from '../store/targets.js';
+// The tab strip: titles from the program or `target: cwd`, rename by double-click, drag to reorder, pane count.
+import { useEffect, useRef, useState, type DragEvent, type KeyboardEvent } from 'react';
+import { useLayout, tabPaneIds, tabTitle, type TabState } from '../store/layout.js';
 import { focusTerminal } from '../terminal/sessions.js';
-import { shortcutLabels } from '../keyboard.js';
+import { openNewTab, renameRequests } from '../actions.js';
+import { shortcutOf } from '../keyboard.js';
 import { IconClose, IconPlus, IconTerminal } from './icons.js';
 
-function TabTitle({ paneIds }: { paneIds: string[] }) {
-  const title = useLayout((s) => paneIds.map((id) => s.panes[id]?.target ?? '').join(' · '));
-  return <span className="tab__title">{title}</span>;
+const DRAG_TYPE = 'application/x-switchboard-tab';
+
+function RenameField({ tab, initial, done }: { tab: TabState; initial: string; done(): void }) {
+  const input = useRef<HTMLInputElement>(null);
+  useEffect(() => {
+    // After the frame in which the double-click's own clicks hand the keyboard back to the terminal.
+    const frame = requestAnimationFrame(() => {
+      input.current?.focus();
+      input.current?.select();
+    });
+    return () => cancelAnimationFrame(frame);
+  }, []);
+  const finish = (commit: boolean): void => {
+    if (commit) useLayout.getState().renameTab(tab.id, input.current?.value ?? '');
+    done();
+    focusTerminal(useLayout.getState().focusedPaneId);
+  };
+  const onKeyDown = (e: KeyboardEvent<HTMLInputElement>): void => {
+    if (e.key === 'Enter') finish(true);
+    else if (e.key === 'Escape') finish(false);
+    else return;
+    e.preventDefault();
+    e.stopPropagation();
+  };
+  return (
+    <input ref={input} className="tab__rename" aria-label="Tab name" defaultValue={initial} maxLength={128}
+      onKeyDown={onKeyDown} onBlur={() => finish(true)} />
+  );
 }
 
-export function openNewTab(): void {
-  const s = useLayout.getState();
-  const focused = s.focusedPaneId ? s.panes[s.focusedPaneId]?.target : undefined;
-  const target = focused ?? preferredTarget(useTargets.getState().list);
-  if (target) focusTerminal(s.newTab(target));
+function Tab({ tab, index, active }: { tab: TabState; index: number; active: boolean }) {
+  const title = useLayout((s) => tabTitle(s, tab));
+  const count = tabPaneIds(tab).length;
+  const [renaming, setRenaming] = useState(false);
+  const [dropSide, setDropSide] = useState<'before' | 'after'>();
+
+  useEffect(() => {
+    const onRename = (e: Event): void => {
+      if ((e as CustomEvent<string>).detail === tab.id) setRenaming(true);
+    };
+    renameRequests.addEventListener('rename', onRename);
+    return () => renameRequests.removeEventListener('rename', onRename);
+  }, [tab.id]);
+
+  const side = (e: DragEvent<HTMLDivElement>): 'before' | 'after' => {
+    const r = e.currentTarget.getBoundingClientRect();
+    return e.clientX < r.left + r.width / 2 ? 'before' : 'after';
+  };
+  const onDrop = (e: DragEvent<HTMLDivElement>): void => {
+    const dragged = e.dataTransfer.getData(DRAG_TYPE);
+    setDropSide(undefined);
+    if (!dragged || dragged === tab.id) return;
+    e.preventDefault();
+    const tabs = useLayout.getState().tabs;
+    const from = tabs.findIndex((t) => t.id === dragged);
+    let to = index + (side(e) === 'after' ? 1 : 0);
+    if (from < to) to--;
+    useLayout.getState().moveTab(dragged, to);
+  };
+
+  return (
+    <div
+      className={`tab${active ? ' tab--active' : ''}${dropSide ? ` tab--drop-${dropSide}` : ''}`}
+      draggable={!renaming}
+      onDragStart={(e) => {
+        e.dataTransfer.setData(DRAG_TYPE, tab.id);
+        e.dataTransfer.effectAllowed = 'move';
+      }}
+      onDragOver={(e) => {
+        if (!e.dataTransfer.types.includes(DRAG_TYPE)) return;
+        e.preventDefault();
+        setDropSide(side(e));
+      }}
+      onDragLeave={() => setDropSide(undefined)}
+      onDrop={onDrop}
+    >
+      {renaming ? (
+        <RenameField tab={tab} initial={title} done={() => setRenaming(false)} />
+      ) : (
+        <button
+          type="button"
+          role="tab"
+          id={`tab-${tab.id}`}
+          aria-selected={active}
+          aria-controls={`tabpanel-${tab.id}`}
+          className="tab__button"
+          title={`${title}\nDouble-click to rename · drag to move · Ctrl+${index + 1 <= 8 ? index + 1 : 9}`}
+          onClick={() => {
+            useLayout.getState().activateTab(tab.id);
+            focusTerminal(useLayout.getState().focusedPaneId);
+          }}
+          onDoubleClick={() => setRenaming(true)}
+          onKeyDown={(e) => {
+            if (e.key === 'F2') {
+              e.preventDefault();
+              setRenaming(true);
+            }
+          }}
+        >
+          <IconTerminal size={13} />
+          <span className="tab__title">{title}</span>
+          {count > 1 && <span className="tab__count" aria-label={`${count} panes`}>{count}</span>}
+        </button>
+      )}
+      <button type="button" className="icon-button tab__close" aria-label={`Close tab ${index + 1}`} title="Close tab" onClick={() => {
+        useLayout.getState().closeTab(tab.id);
+        focusTerminal(useLayout.getState().focusedPaneId);
+      }}>
+        <IconClose size={12} />
+      </button>
+    </div>
+  );
 }
 
 export function TabBar() {
@@ -23,34 +126,9 @@ export function TabBar() {
   return (
     <div className="tabbar">
       <div className="tabs" role="tablist" aria-label="Tabs">
-        {tabs.map((t, i) => (
-          <div key={t.id} className={`tab${t.id === active ? ' tab--active' : ''}`}>
-            <button
-              type="button"
-              role="tab"
-              id={`tab-${t.id}`}
-              aria-selected={t.id === active}
-              aria-controls={`tabpanel-${t.id}`}
-              className="tab__button"
-              onClick={() => {
-                useLayout.getState().activateTab(t.id);
-                focusTerminal(useLayout.getState().focusedPaneId);
-              }}
-            >
-              <IconTerminal size={13} />
-              <TabTitle paneIds={t.paneIds} />
-              {t.paneIds.length > 1 && <span className="tab__count">{t.paneIds.length}</span>}
-            </button>
-            <button type="button" className="icon-button tab__close" aria-label={`Close tab ${i + 1}`} title="Close tab" onClick={() => {
-              useLayout.getState().closeTab(t.id);
-              focusTerminal(useLayout.getState().focusedPaneId);
-            }}>
-              <IconClose size={12} />
-            </button>
-          </div>
-        ))}
+        {tabs.map((t, i) => <Tab key={t.id} tab={t} index={i} active={t.id === active} />)}
       </div>
-      <button type="button" className="icon-button tabbar__new" aria-label="New tab" title={`New tab (${shortcutLabels.newTab})`} onClick={openNewTab}>
+      <button type="button" className="icon-button tabbar__new" aria-label="New tab" title={`New tab (${shortcutOf('newTab')})`} onClick={openNewTab}>
         <IconPlus />
       </button>
     </div>

@@ -39,3 +39,12 @@ export function BackendIcon({ flags, size }: { flags: TargetInfo['flags']; size?
 export const IconEdit = icon(<path d="M10.5 2.5l3 3L6 13H3v-3z M9 4l3 3" />);
 export const IconDrain = icon(<><path d="M8 2.5v7M5 6.5l3 3 3-3" /><path d="M3 13.5h10" /></>);
 export const IconTrash = icon(<><path d="M2.5 4h11M6.5 4V2.5h3V4M4 4l.7 9.5h6.6L12 4" /><path d="M6.75 6.5v4.5M9.25 6.5v4.5" /></>);
+export const IconSplitDown = icon(<><rect x="2" y="3" width="12" height="10" rx="1.5" /><path d="M2 8h12" /></>);
+export const IconMaximize = icon(<path d="M2.5 6V2.5H6M10 2.5h3.5V6M13.5 10v3.5H10M6 13.5H2.5V10" />);
+export const IconRestore = icon(<path d="M6 2.5V6H2.5M13.5 6H10V2.5M10 13.5V10h3.5M2.5 10H6v3.5" />);
+export const IconSearch = icon(<><circle cx="7" cy="7" r="4.25" /><path d="M10.2 10.2l3.3 3.3" /></>);
+export const IconChevronUp = icon(<path d="M4 10l4-4 4 4" />);
+export const IconChevronDown = icon(<path d="M4 6l4 4 4-4" />);
+export const IconSettings = icon(<><circle cx="8" cy="8" r="2.2" /><path d="M8 1.75v1.8M8 12.45v1.8M1.75 8h1.8M12.45 8h1.8M3.6 3.6l1.25 1.25M11.15 11.15l1.25 1.25M3.6 12.4l1.25-1.25M11.15 4.85l1.25-1.25" /></>);
+export const IconSidebar = icon(<><rect x="1.75" y="2.75" width="12.5" height="10.5" rx="1.5" /><path d="M6 2.75v10.5" /></>);
+export const IconCommand = icon(<path d="M3 5l3 3-3 3M8 11h5" />);

@@ -1,7 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { useLayout } from './layout.js';
+import { savedLayout, tabPaneIds, tabTitle, useLayout } from './layout.js';
 
 const s = () => useLayout.getState();
+const order = (i = 0) => tabPaneIds(s().tabs[i]!);
 
 beforeEach(() => useLayout.setState({ tabs: [], panes: {}, activeTabId: undefined, focusedPaneId: undefined }));
 
@@ -13,17 +14,33 @@ describe('layout store', () => {
     expect(s().panes[p]).toMatchObject({ target: 'alpha', status: 'connecting' });
   });
 
-  it('splits to the right of the pane, on the same target, and focuses the new pane', () => {
+  it('splits next to the pane, on the same target and in its cwd, and focuses the new pane', () => {
     const a = s().newTab('alpha');
+    s().updatePane(a, { cwd: '/w/x', status: 'open' });
     const c = s().splitPane(a)!;
-    const b = s().splitPane(a, 'beta')!;
-    expect(s().tabs[0]!.paneIds).toEqual([a, b, c]);
-    expect(s().panes[c]!.target).toBe('alpha');
+    const b = s().splitPane(a, 'down', 'beta')!;
+    expect(order()).toEqual([a, b, c]);
+    expect(s().panes[c]).toMatchObject({ target: 'alpha', startCwd: '/w/x' });
     expect(s().panes[b]!.target).toBe('beta');
+    expect(s().panes[b]!.startCwd, 'another target has its own directories').toBeUndefined();
     expect(s().focusedPaneId).toBe(b);
   });
 
-  it('closing a pane focuses its left neighbour; closing the last pane closes the tab', () => {
+  it('moves focus by geometry: right, then down, and nowhere past the edge', () => {
+    const a = s().newTab('alpha');
+    const b = s().splitPane(a, 'right')!;
+    const c = s().splitPane(b, 'down')!;
+    s().focusPane(a);
+    expect(s().moveFocus('right')).toBe(true);
+    expect(s().focusedPaneId).toBe(b);
+    expect(s().moveFocus('down')).toBe(true);
+    expect(s().focusedPaneId).toBe(c);
+    expect(s().moveFocus('down')).toBe(false);
+    expect(s().moveFocus('left')).toBe(true);
+    expect(s().focusedPaneId).toBe(a);
+  });
+
+  it('closing a pane focuses the one before it; closing the last pane closes the tab', () => {
     const a = s().newTab('alpha');
     const b = s().splitPane(a)!;
     s().closePane(b);
@@ -35,6 +52,65 @@ describe('layout store', () => {
     s().closePane(a);
     expect(s().tabs).toHaveLength(0);
     expect(s().focusedPaneId).toBeUndefined();
+  });
+
+  it('zooms a pane and back; a split or closing the zoomed pane ends the zoom', () => {
+    const a = s().newTab('alpha');
+    const b = s().splitPane(a)!;
+    s().toggleZoom(a);
+    expect(s().tabs[0]!.zoomed).toBe(a);
+    expect(s().moveFocus('right'), 'the other panes are hidden').toBe(false);
+    s().toggleZoom(a);
+    expect(s().tabs[0]!.zoomed).toBeUndefined();
+    s().toggleZoom(b);
+    s().closePane(b);
+    expect(s().tabs[0]!.zoomed).toBeUndefined();
+    s().toggleZoom(a);
+    expect(s().tabs[0]!.zoomed, 'a lone pane has nothing to zoom over').toBeUndefined();
+  });
+
+  it('cycles, reorders and renames tabs', () => {
+    s().newTab('alpha');
+    s().newTab('beta');
+    s().newTab('gamma');
+    const [t1, t2, t3] = s().tabs.map((t) => t.id);
+    s().cycleTab(1);
+    expect(s().activeTabId).toBe(t1);
+    s().cycleTab(-1);
+    expect(s().activeTabId).toBe(t3);
+    s().moveTab(t3!, 0);
+    expect(s().tabs.map((t) => t.id)).toEqual([t3, t1, t2]);
+    s().renameTab(t1!, '  build  ');
+    expect(tabTitle(s(), s().tabs[1]!)).toBe('build');
+    s().renameTab(t1!, '');
+    expect(tabTitle(s(), s().tabs[1]!)).toBe('alpha');
+  });
+
+  it('titles a tab by its program, else target: cwd', () => {
+    const a = s().newTab('alpha');
+    s().updatePane(a, { cwd: '/home/me/src/app' });
+    expect(tabTitle(s(), s().tabs[0]!)).toBe('alpha: …/src/app');
+    s().updatePane(a, { title: 'vim notes.md' });
+    expect(tabTitle(s(), s().tabs[0]!)).toBe('vim notes.md');
+  });
+
+  it('saves nested splits and given titles, and restores them', () => {
+    const a = s().newTab('alpha');
+    const b = s().splitPane(a, 'right', 'beta')!;
+    s().splitPane(b, 'down');
+    s().renameTab(s().tabs[0]!.id, 'work');
+    s().newTab('beta');
+    const saved = savedLayout(s());
+    expect(saved).toEqual({
+      tabs: [
+        { panes: [{ target: 'alpha' }, { target: 'beta' }, { target: 'beta' }], split: { dir: 'right', ratio: 0.5, a: 0, b: { dir: 'down', ratio: 0.5, a: 1, b: 2 } }, title: 'work' },
+        { panes: [{ target: 'beta' }] },
+      ],
+      active_tab: 1,
+    });
+    s().restore(saved.tabs, 0);
+    expect(savedLayout(s())).toEqual({ ...saved, active_tab: 0 });
+    expect(s().focusedPaneId).toBe(order(0)[0]);
   });
 
   it('a new target resets what was known of the old one', () => {

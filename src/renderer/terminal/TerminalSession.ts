@@ -5,9 +5,12 @@ import type { PaneInfo } from '../../shared/api.js';
 import { core } from '../client/core.js';
 import { toastError } from '../store/toasts.js';
 import type { PaneStatus } from '../store/layout.js';
-import { appShortcut } from '../keyboard.js';
+import { actionForKey } from '../keyboard.js';
+import { useSettings } from '../store/settings.js';
 import { registerPane } from './paneRouter.js';
 import { terminalOptions } from './theme.js';
+import { TerminalAddons } from './TerminalAddons.js';
+import { cdCommand } from './cdCommand.js';
 
 /** The Core pauses a pane above 100,000 unacknowledged chars; acknowledging every ~5,000 keeps it flowing. */
 const ACK_CHUNK = 5000;
@@ -23,11 +26,13 @@ const RESET = '\x1b[0m';
 export interface SessionEvents {
   status(status: PaneStatus, info?: PaneInfo): void;
   cwd(cwd: string): void;
+  title(title: string): void;
   focus(): void;
 }
 
 export class TerminalSession {
   readonly term: Terminal;
+  readonly addons: TerminalAddons;
   private readonly fit = new FitAddon();
   private paneId: string | undefined;
   private unregister: (() => void) | undefined;
@@ -40,10 +45,16 @@ export class TerminalSession {
   private fitFrame = 0;
   private disposed = false;
 
-  constructor(private target: string, private readonly events: SessionEvents) {
+  /** `startCwd`: where the first shell should `cd` to once it is up (a split on its source pane's target). */
+  constructor(private target: string, private readonly events: SessionEvents, private startCwd?: string) {
     this.term = new Terminal(terminalOptions);
     this.term.loadAddon(this.fit);
-    this.term.attachCustomKeyEventHandler((e) => appShortcut(e) === undefined);
+    this.addons = new TerminalAddons(this.term, () => this.scheduleFit());
+    this.term.attachCustomKeyEventHandler((e) => this.onKey(e));
+    this.term.onTitleChange((t) => this.events.title(t));
+    this.term.onSelectionChange(() => {
+      if (useSettings.getState().copyOnSelect && this.term.hasSelection()) void this.copy();
+    });
     this.term.onData((d) => this.input(d));
     this.term.onBinary((d) => this.input(d));
     this.term.onResize(({ cols, rows }) => {
@@ -56,12 +67,40 @@ export class TerminalSession {
     this.term.textarea?.addEventListener('focus', () => this.events.focus());
     this.observer = new ResizeObserver(() => this.scheduleFit());
     this.observer.observe(el);
+    this.addons.mounted();
     this.fitNow();
     void this.open();
   }
 
   focus(): void {
     this.term.focus();
+  }
+
+  /** Copies the selection; false when nothing is selected. */
+  async copy(): Promise<boolean> {
+    const text = this.term.getSelection();
+    if (!text) return false;
+    try {
+      await navigator.clipboard.writeText(text);
+      return true;
+    } catch (err) {
+      toastError({ message: 'Could not copy to the clipboard', hint: (err as Error).message });
+      return false;
+    }
+  }
+
+  /** Pastes the clipboard as typed input (bracketed when the program asked for it). */
+  async paste(): Promise<void> {
+    try {
+      const text = await navigator.clipboard.readText();
+      if (text) this.term.paste(text);
+    } catch (err) {
+      toastError({ message: 'Could not read the clipboard', hint: `Allow this page to read the clipboard, or paste with the browser's own menu. (${(err as Error).message})` });
+    }
+  }
+
+  clear(): void {
+    this.term.clear();
   }
 
   /** Closes the pty and opens a new one on another target; the screen starts clean. */
@@ -87,7 +126,22 @@ export class TerminalSession {
     this.closePty();
     this.observer?.disconnect();
     cancelAnimationFrame(this.fitFrame);
+    this.addons.dispose();
     this.term.dispose();
+  }
+
+  /** xterm's key hook: app shortcuts never reach the shell; Ctrl+Shift+C/V (and Ctrl+V if so set) copy and paste. */
+  private onKey(e: KeyboardEvent): boolean {
+    if (actionForKey(e, true)) return false;
+    const plainCtrlV = e.ctrlKey && !e.shiftKey && !e.altKey && !e.metaKey && e.code === 'KeyV';
+    if (plainCtrlV && useSettings.getState().ctrlVPastes) {
+      if (e.type === 'keydown') {
+        e.preventDefault();
+        void this.paste();
+      }
+      return false;
+    }
+    return true;
   }
 
   private setStatus(status: PaneStatus, info?: PaneInfo): void {
@@ -125,6 +179,11 @@ export class TerminalSession {
       exit: (code, reason) => this.exited(paneId, code, reason),
     });
     this.setStatus('open', info);
+    // Only the first shell of a split starts in its source's directory; a reopen starts where the target says.
+    const start = this.startCwd;
+    this.startCwd = undefined;
+    const line = start && start !== info.cwd ? cdCommand(start) : undefined;
+    if (line) this.input(line);
     // The pane may have been resized while the pty was starting.
     this.fitNow();
     if (this.term.cols !== cols || this.term.rows !== rows) {

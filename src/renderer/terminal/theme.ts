@@ -1,22 +1,12 @@
-// The terminal's look: one monospace stack and an ANSI palette tuned to the app's dark surfaces.
-import type { ITerminalOptions } from '@xterm/xterm';
+// The terminal's look: one monospace stack, and a dark and a light ANSI palette matched to the app's surfaces.
+import type { ITerminalOptions, ITheme } from '@xterm/xterm';
 
 export const MONO_FONT = "'JetBrains Mono', 'Cascadia Code', 'SF Mono', Menlo, Consolas, 'DejaVu Sans Mono', 'Liberation Mono', monospace";
 
-export const terminalOptions: ITerminalOptions = {
-  fontFamily: MONO_FONT,
-  fontSize: 13,
-  lineHeight: 1.15,
-  letterSpacing: 0,
-  cursorBlink: true,
-  cursorStyle: 'bar',
-  cursorWidth: 2,
-  scrollback: 5000,
-  allowTransparency: false,
-  drawBoldTextInBrightColors: true,
-  macOptionIsMeta: true,
-  rightClickSelectsWord: true,
-  theme: {
+export type ColorScheme = 'dark' | 'light';
+
+export const terminalThemes: Record<ColorScheme, ITheme> = {
+  dark: {
     background: '#0c0e12',
     foreground: '#d5dae3',
     cursor: '#6ea8ff',
@@ -39,4 +29,45 @@ export const terminalOptions: ITerminalOptions = {
     brightCyan: '#7ddbe8',
     brightWhite: '#f2f4f8',
   },
+  light: {
+    background: '#fbfbfc',
+    foreground: '#1f2328',
+    cursor: '#1f6feb',
+    cursorAccent: '#fbfbfc',
+    selectionBackground: 'rgba(31, 111, 235, 0.22)',
+    black: '#24292f',
+    red: '#cf222e',
+    green: '#116329',
+    yellow: '#7d4e00',
+    blue: '#0550ae',
+    magenta: '#8250df',
+    cyan: '#1b7c83',
+    white: '#6e7781',
+    brightBlack: '#57606a',
+    brightRed: '#a40e26',
+    brightGreen: '#1a7f37',
+    brightYellow: '#633c01',
+    brightBlue: '#218bff',
+    brightMagenta: '#a475f9',
+    brightCyan: '#3192aa',
+    brightWhite: '#8c959f',
+  },
+};
+
+export const terminalOptions: ITerminalOptions = {
+  fontFamily: MONO_FONT,
+  fontSize: 13,
+  lineHeight: 1.15,
+  letterSpacing: 0,
+  cursorBlink: true,
+  cursorStyle: 'bar',
+  cursorWidth: 2,
+  scrollback: 5000,
+  allowTransparency: false,
+  drawBoldTextInBrightColors: true,
+  macOptionIsMeta: true,
+  rightClickSelectsWord: true,
+  // unicode11 and the search addon's match decorations use proposed API.
+  allowProposedApi: true,
+  theme: terminalThemes.dark,
 };

@@ -1,0 +1,77 @@
+// The command palette (Ctrl+Shift+P): every command with its key, filtered as you type; Enter runs, Escape closes.
+import { useMemo, useState, type KeyboardEvent } from 'react';
+import { useUi } from '../store/ui.js';
+import { useLayout } from '../store/layout.js';
+import { runCommand } from '../actions.js';
+import { commands, shortcutOf, type CommandId } from '../keyboard.js';
+import { Modal } from './dialogs/Modal.js';
+
+/** Commands whose words all occur in the title (or the key), in any order. */
+export function filterCommands(query: string): CommandId[] {
+  const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+  return (Object.keys(commands) as CommandId[]).filter((id) => {
+    if (id === 'palette') return false;
+    const hay = `${commands[id].title} ${shortcutOf(id) ?? ''}`.toLowerCase();
+    return words.every((w) => hay.includes(w));
+  });
+}
+
+export function CommandPalette() {
+  const open = useUi((s) => s.paletteOpen);
+  return open ? <PaletteBody /> : null;
+}
+
+function PaletteBody() {
+  const [query, setQuery] = useState('');
+  const [active, setActive] = useState(0);
+  const list = useMemo(() => filterCommands(query), [query]);
+  const paneId = useLayout.getState().focusedPaneId;
+  const close = (): void => useUi.getState().setPalette(false);
+  const run = (id: CommandId | undefined): void => {
+    if (!id) return;
+    close();
+    // After the dialog is gone and focus is back where it was, so the command acts on the window, not the palette.
+    requestAnimationFrame(() => runCommand(id, paneId));
+  };
+  const onKeyDown = (e: KeyboardEvent<HTMLInputElement>): void => {
+    if (e.key === 'ArrowDown') setActive((a) => Math.min(list.length - 1, a + 1));
+    else if (e.key === 'ArrowUp') setActive((a) => Math.max(0, a - 1));
+    else if (e.key === 'Enter') run(list[active]);
+    else return;
+    e.preventDefault();
+  };
+  const activeId = list[active] ? `cmd-${list[active]}` : undefined;
+  return (
+    <Modal title="Commands" onCancel={close} width={520}>
+      <input
+        className="palette__input"
+        type="text"
+        role="combobox"
+        aria-label="Type a command"
+        aria-expanded="true"
+        aria-controls="palette-list"
+        aria-activedescendant={activeId}
+        placeholder="Type a command…"
+        data-autofocus
+        spellCheck={false}
+        value={query}
+        onChange={(e) => {
+          setQuery(e.target.value);
+          setActive(0);
+        }}
+        onKeyDown={onKeyDown}
+      />
+      <ul className="palette__list" id="palette-list" role="listbox" aria-label="Commands">
+        {list.map((id, i) => (
+          <li key={id} id={`cmd-${id}`} role="option" aria-selected={i === active}
+            className={`palette__item${i === active ? ' palette__item--active' : ''}`}
+            onMouseMove={() => setActive(i)} onClick={() => run(id)}>
+            <span>{commands[id].title}</span>
+            {shortcutOf(id) && <kbd>{shortcutOf(id)}</kbd>}
+          </li>
+        ))}
+        {list.length === 0 && <li className="palette__empty">No command matches.</li>}
+      </ul>
+    </Modal>
+  );
+}

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { effectiveFontSize, isSoftwareRenderer, parseSettings } from './settings.js';
+
+describe('settings', () => {
+  it('keeps good fields and puts defaults in place of bad ones, one by one', () => {
+    const s = parseSettings({ fontSize: 99, scrollback: 20000, theme: 'purple', copyOnSelect: true, gpu: 'off', extra: 1 });
+    expect(s).toMatchObject({ fontSize: 13, scrollback: 20000, theme: 'system', copyOnSelect: true, gpu: 'off', zoom: 0 });
+    expect(parseSettings(null).fontSize).toBe(13);
+  });
+
+  it.each([
+    [13, 0, 13],
+    [13, 4, 17],
+    [9, -5, 8],
+    [30, 16, 32],
+  ])('font %i zoomed by %i is %i px', (fontSize, zoom, px) => {
+    expect(effectiveFontSize({ fontSize, zoom })).toBe(px);
+  });
+
+  it.each([
+    ['ANGLE (Google, Vulkan 1.3.0 (SwiftShader Device (Subzero) (0x0000C0DE)), SwiftShader driver)', true],
+    ['llvmpipe (LLVM 15.0.6, 256 bits)', true],
+    ['Microsoft Basic Render Driver', true],
+    ['ANGLE (NVIDIA, NVIDIA GeForce RTX 3060 Direct3D11 vs_5_0 ps_5_0, D3D11)', false],
+    ['Apple M2', false],
+  ])('%s is software: %s', (renderer, software) => {
+    expect(isSoftwareRenderer(renderer)).toBe(software);
+  });
+});
