@@ -18,7 +18,7 @@ import { Sessions } from './sessions/sessions.js';
 import { Panes } from './sessions/panes.js';
 import { AuditLog } from './dispatch/audit.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
-import { terminalTool } from './dispatch/tools/terminal.js';
+import { toolDefs } from './tools/toolDefs.js';
 import { ApprovalBroker } from './approvals/approvalBroker.js';
 import { runDoctor } from './doctor.js';
 
@@ -119,9 +119,9 @@ export class Core {
       sessions: this.sessions,
       audit: this.audit,
       onActivity: (entry) => this.recordActivity(entry),
+      tools: toolDefs,
+      services: { listTargets: () => ({ targets: this.listTargets(), default_target: this.targets.defaultTarget }) },
     });
-    this.dispatcher.register('terminal', terminalTool());
-    this.dispatcher.register('list_targets', async () => ({ targets: this.listTargets(), default_target: this.targets.defaultTarget }), { targetless: true });
     this.targets.onChange(() => this.scheduleTargetsChanged());
     this.sessions.onChange(() => this.scheduleTargetsChanged());
     this.registerBuiltinMethods();

@@ -7,7 +7,10 @@ import { SwitchboardError } from '../../../shared/errors.js';
 import type { Environment } from '../backends/provider.js';
 import { localProvider } from '../backends/local/localProvider.js';
 import { FrameSplitter, MAX_FRAME_CHARS, runCode } from './codeRunner.js';
-import { PYTHON_BOOTSTRAP, bootstrapCommand } from './pythonBootstrap.js';
+import { bootstrapCommand, pythonBootstrap } from './pythonBootstrap.js';
+import { toolDefs } from '../tools/toolDefs.js';
+
+const PYTHON_BOOTSTRAP = pythonBootstrap(toolDefs);
 
 function split(chunks: string[], marker = '@@M@@'): { text: string; frames: string[] } {
   let text = '';
@@ -87,7 +90,7 @@ describe('python bootstrap', () => {
     const r = spawnSync('python3', ['-c', `import ast; ast.parse(${JSON.stringify(PYTHON_BOOTSTRAP)})`], { encoding: 'utf8' });
     if (r.error) return; // no python3 here: the tool suite covers it where it exists
     expect(r.status).toBe(0);
-    expect(bootstrapCommand()).toMatch(/^PYTHONIOENCODING=utf-8 PYTHONDONTWRITEBYTECODE=1 exec python3 -u -c '/);
+    expect(bootstrapCommand(toolDefs)).toMatch(/^PYTHONIOENCODING=utf-8 PYTHONDONTWRITEBYTECODE=1 exec python3 -u -c '/);
   });
 });
 

@@ -10,6 +10,7 @@ import type { ToolResult } from '../../../shared/tools.js';
 import type { BackgroundHandle, Environment } from '../backends/provider.js';
 import { BoundedCapture } from '../sessions/boundedCapture.js';
 import { bootstrapCommand, scriptTools } from './pythonBootstrap.js';
+import { toolDefs } from '../tools/toolDefs.js';
 
 export const DEFAULT_CODE_TIMEOUT_SEC = 300;
 export const MAX_TOOL_CALLS = 50;
@@ -141,7 +142,7 @@ export async function runCode(env: Environment, opts: RunOptions): Promise<RunRe
   // Aborted when the run ends for any reason; nested calls get this signal, so their commands stop with the script.
   const run = new AbortController();
 
-  const handle: BackgroundHandle = await env.spawnBackground(bootstrapCommand(), { cwd: opts.cwd });
+  const handle: BackgroundHandle = await env.spawnBackground(bootstrapCommand(toolDefs), { cwd: opts.cwd });
   const stop = (): void => {
     run.abort();
     void handle.kill();
@@ -160,8 +161,8 @@ export async function runCode(env: Environment, opts: RunOptions): Promise<RunRe
       return reply({ id: req.id, ok: false, error: limitError });
     }
     calls++;
-    if (!(scriptTools as readonly string[]).includes(req.tool)) {
-      return reply({ id: req.id, ok: false, error: `switchboard_tools has no tool "${req.tool}"; it offers ${scriptTools.join(', ')}` });
+    if (!scriptTools(toolDefs).some((d) => d.name === req.tool)) {
+      return reply({ id: req.id, ok: false, error: `switchboard_tools has no tool "${req.tool}"; it offers ${scriptTools(toolDefs).map((d) => d.name).join(', ')}` });
     }
     try {
       const result = await opts.call(req.tool, req.args ?? {}, run.signal);
