@@ -11,6 +11,7 @@ import type { TargetInfo } from '../../shared/targets.js';
 import type { ToolClient, ToolResult } from '../../shared/tools.js';
 import type { BackendProvider, ProviderContext } from './backends/provider.js';
 import { builtinProviders } from './backends/builtins.js';
+import { backendMethods } from './backends/backendMethods.js';
 import { ConfigStore } from './config/configStore.js';
 import { emptyRuntimeSource, type RuntimeSource } from './registry/runtimeSource.js';
 import { TargetTable } from './registry/targetTable.js';
@@ -245,6 +246,7 @@ export class Core {
   private registerBuiltinMethods(): void {
     this.handle('targets.list', async () => this.listTargets());
     this.handle('targets.problems', async () => this.targets.problems());
+    this.handle('backends.list', backendMethods({ providers: () => this.providerList() })['backends.list']);
     this.handle('tool.call', async () => {
       throw new SwitchboardError('internal', 'tool.call is routed by invoke');
     });
