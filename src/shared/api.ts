@@ -4,6 +4,7 @@ import { ErrorPayload } from './errors.js';
 import { TargetInfo } from './targets.js';
 import { ToolClient, ToolResult, toolNames } from './tools.js';
 import { ApprovalDecision, PendingApproval } from './approvals.js';
+import { BackendInfo } from './specFields.js';
 
 export const ActivityEntry = z.object({
   id: z.string(),
@@ -96,6 +97,8 @@ export const coreMethods = {
     input: z.object({ name: z.string().min(1), spec: z.record(z.string(), z.unknown()), replace: z.boolean().optional(), if_generation: z.string().optional() }),
     output: z.object({ action: z.string(), name: z.string(), generation: z.string() }),
   },
+  /** The backends this Core knows: flags and declared spec fields (the Add-target form is built from them). */
+  'backends.list': { input: z.object({}), output: z.array(BackendInfo) },
   'targets.drain': { input: z.object({ name: z.string().min(1), generation: z.string().optional() }), output: z.object({ action: z.string(), name: z.string(), generation: z.string() }) },
   'targets.remove': { input: z.object({ name: z.string().min(1), generation: z.string().optional() }), output: z.object({ action: z.string(), name: z.string(), generation: z.string() }) },
   'tool.call': {

@@ -78,29 +78,6 @@ export type ToolName = keyof typeof toolArgSchemas;
 export const toolNames = Object.keys(toolArgSchemas) as ToolName[];
 export type ToolArgs<T extends ToolName> = z.infer<(typeof toolArgSchemas)[T]>;
 
-export const toolDescriptions: Record<ToolName, string> = {
-  terminal: 'Run a shell command on an execution target. The cwd is tracked per target: a cd in one call is seen by the next call on the same target only.',
-  process: 'Manage background processes started by terminal with background: true: list, poll, log, wait, kill, write.',
-  read_file: 'Read a text file on an execution target. content has cat -n style line numbers ("     1\\t…": number right-aligned in 6 columns, a tab, the line); at most limit lines and ~100 KB per call, with total_lines and next_offset when more is left.',
-  write_file: 'Write a whole file on an execution target, creating parent directories.',
-  patch: 'Replace exact text in a file on an execution target.',
-  search_files: 'Search file contents (POSIX extended regex, as grep -E) or file names (glob) on an execution target; .git and node_modules are skipped.',
-  execute_code: 'Run a python3 script on an execution target; tool calls inside it (import switchboard_tools) run on the same target. Limits: timeout (default 300 s), 50 tool calls, 50 KB of output.',
-  list_targets: 'List the execution targets with their backend, state and cwd.',
-};
-
-/** Honest MCP annotations per tool. */
-export const toolAnnotations: Record<ToolName, { readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean }> = {
-  terminal: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-  process: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  read_file: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  write_file: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
-  patch: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
-  search_files: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  execute_code: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-  list_targets: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-};
-
 /** Every tool result says where it ran. */
 export const ToolResultBase = z.object({ execution_target: z.string(), generation: z.string() });
 
@@ -113,6 +90,82 @@ export const TerminalResult = ToolResultBase.extend({
   timed_out: z.boolean().optional(),
 });
 export type TerminalResult = z.infer<typeof TerminalResult>;
+
+/** process: the list, or one process's state and output; the fields depend on the action. */
+export const ProcessResult = ToolResultBase.extend({
+  processes: z.array(z.record(z.string(), z.unknown())).optional(),
+  session_id: z.string().optional(),
+  status: z.string().optional(),
+  exit_code: z.number().int().nullable().optional(),
+  output: z.string().optional(),
+  bytes_written: z.number().int().optional(),
+  timed_out: z.boolean().optional(),
+});
+
+export const ReadFileResult = ToolResultBase.extend({
+  path: z.string(),
+  content: z.string(),
+  lines_returned: z.number().int(),
+  offset: z.number().int(),
+  total_lines: z.number().int().optional(),
+  next_offset: z.number().int().optional(),
+  truncated: z.boolean().optional(),
+});
+
+export const WriteFileResult = ToolResultBase.extend({ path: z.string(), bytes_written: z.number().int() });
+
+export const PatchResult = ToolResultBase.extend({ path: z.string(), replacements: z.number().int() });
+
+export const SearchFilesResult = ToolResultBase.extend({
+  root: z.string(),
+  count: z.number().int(),
+  matches: z.array(z.object({ path: z.string(), line: z.number().int(), text: z.string(), context: z.literal(true).optional() })).optional(),
+  files: z.array(z.string()).optional(),
+  truncated: z.boolean().optional(),
+  timed_out: z.boolean().optional(),
+});
+
+export const ExecuteCodeResult = ToolResultBase.extend({
+  output: z.string(),
+  exit_code: z.number().int(),
+  tool_calls: z.number().int(),
+  truncated: z.boolean().optional(),
+  timed_out: z.boolean().optional(),
+  error: z.string().optional(),
+});
+
+export const ListTargetsResult = ToolResultBase.extend({
+  targets: z.array(z.record(z.string(), z.unknown())),
+  default_target: z.string(),
+});
+
+export const toolResultSchemas = {
+  terminal: TerminalResult,
+  process: ProcessResult,
+  read_file: ReadFileResult,
+  write_file: WriteFileResult,
+  patch: PatchResult,
+  search_files: SearchFilesResult,
+  execute_code: ExecuteCodeResult,
+  list_targets: ListTargetsResult,
+} as const satisfies Record<ToolName, z.ZodType>;
+
+/** MCP's behaviour hints, declared honestly per tool. */
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/**
+ * What a tool call asks the approval policy to judge: a shell command, a file it writes or reads, or a script.
+ * A tool declares how to find it in its arguments; the policy never looks at tool names.
+ */
+export type ApprovalSubject =
+  | { kind: 'command'; command: string }
+  | { kind: 'path'; path: string; access: 'read' | 'write' }
+  | { kind: 'code'; code: string; language: 'python' };
 
 /** A tool result: the base plus tool-specific fields. */
 export const ToolResult = ToolResultBase.catchall(z.unknown());

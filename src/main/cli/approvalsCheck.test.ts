@@ -71,7 +71,12 @@ describe('switchboard approvals check', () => {
 
   it('says safe for everyday work and judges file writes', () => {
     expect(sb('ls -la ~/.ssh').stdout).toMatch(/^safe: would run/);
-    expect(sb('~/.ssh/authorized_keys', '--tool', 'write_file').stdout).toContain('SSH keys');
+    expect(sb('{"path":"~/.ssh/authorized_keys","content":"ssh-ed25519 AAAA"}', '--tool', 'write_file').stdout).toContain('SSH keys');
+    expect(sb('{"path":"src/app.ts","content":""}', '--tool', 'write_file').stdout).toMatch(/^safe: would run/);
+    expect(sb('{"code":"import shutil\\nshutil.rmtree(\\"data\\")"}', '--tool', 'execute_code').stdout).toContain('shutil.rmtree');
+    const bad = sb('~/.bashrc', '--tool', 'write_file');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("give write_file's arguments as JSON");
   }, slow);
 
   it('refuses an unknown target with one line and exit 2', () => {

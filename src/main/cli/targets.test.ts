@@ -1,7 +1,7 @@
 // `switchboard targets …` end to end: a served Core, the CLI writing the registry from other processes, exit codes, --json.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -147,6 +147,18 @@ describe('refusals exit 2 with one stderr line', () => {
   });
 });
 
+describe('flags and --set come from the backend declarations', () => {
+  it('typed values, and the declared summary in the list', () => {
+    const doc = json('targets', 'register', 'typed', '--backend', 'ssh', '--host', 'h.example', '--user', 'agent', '--set', 'ssh_port=2200', '--set', 'ssh_agent=true') as { target: { spec: Record<string, unknown> } };
+    expect(doc.target.spec).toEqual({ backend: 'ssh', ssh_host: 'h.example', ssh_user: 'agent', ssh_port: 2200, ssh_agent: true });
+    expect(ok('targets', 'list')).toMatch(/typed\s+ssh\s+agent@h\.example:2200\s+runtime/);
+    const bad = sb('targets', 'register', 'typed2', '--backend', 'ssh', '--host', 'h', '--set', 'ssh_port=abc');
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--set ssh_port must be a whole number');
+    ok('targets', 'remove', 'typed');
+  }, 180_000);
+});
+
 describe('--json is secret-free', () => {
   it('shows routing fields only', () => {
     const out = ok('targets', 'register', 'sec', '--backend', 'ssh', '--host', 'h.example', '--port', '2222', '--user', 'agent', '--key', '~/.ssh/id_ed25519', '--set', 'ssh_password_env=MY_SECRET_PW', '--json');
@@ -164,10 +176,20 @@ describe('without a running Core', () => {
     await new Promise((r) => serve!.once('exit', r));
     const reg = json('targets', 'register', 'offline', '--backend', 'docker', '--image', 'python:3.12', '--cwd', '/workspace');
     expect(reg).toMatchObject({ action: 'registered', target: { backend: 'docker', spec: { docker_image: 'python:3.12' } } });
-    const list = json('targets', 'list') as { targets: Array<{ name: string; source: string }> };
+    const list = json('targets', 'list') as { targets: Array<{ name: string; source: string }>; live: boolean };
     expect(list.targets.map((t) => `${t.name}:${t.source}`)).toEqual(expect.arrayContaining(['local:config', 'offline:runtime']));
+    expect(list.live).toBe(false);
+    expect(json('targets', 'show', 'offline')).toMatchObject({ target: { name: 'offline', backend: 'docker' }, live: false });
+    // A person reading the table is told, in one line, that nothing here is live.
+    for (const args of [['targets', 'list'], ['targets', 'show', 'offline']]) {
+      const r = sb(...args);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('offline');
+      expect(r.stderr.trim().split('\n')).toEqual(['switchboard: no Core is running; showing config.yaml and the registry as stored (state is not live)']);
+    }
+    expect(existsSync(join(home, 'core.json')), 'no Core was started').toBe(false);
     expect(json('targets', 'remove', 'offline')).toMatchObject({ action: 'removed' });
-  });
+  }, 180_000);
 
   it('reports a broken registry without crashing the reader', () => {
     writeFileSync(join(home, 'runtime-targets.json'), '{"version":1,"targets":{"ok":{"spec":{"backend":"local"},"provider":"cli","owner_id":"","generation":"g1","state":"active","created_at":"t","updated_at":"t"},"bad":{"spec":{"backend":"ssh"}}}}', { mode: 0o600 });

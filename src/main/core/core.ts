@@ -5,6 +5,7 @@ import type { TargetInfo } from '../../shared/targets.js';
 import type { ToolClient, ToolResult } from '../../shared/tools.js';
 import type { BackendProvider, ProviderContext } from './backends/provider.js';
 import { builtinProviders } from './backends/builtins.js';
+import { backendMethods } from './backends/backendMethods.js';
 import { ConfigStore } from './config/configStore.js';
 import { emptyRuntimeSource, type RuntimeSource } from './registry/runtimeSource.js';
 import { Registry } from './registry/registry.js';
@@ -16,7 +17,7 @@ import { Panes } from './panes/panes.js';
 import { ProcessManager } from './processes/processManager.js';
 import { AuditLog } from './dispatch/audit.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
-import { registerAgentTools } from './dispatch/tools/agentToolsExtension.js';
+import { toolDefs } from './tools/toolDefs.js';
 import { ApprovalBroker } from './approvals/approvalBroker.js';
 import { ActivityLog } from './activity/activityLog.js';
 import { EventBus, type EventListener } from './events/eventBus.js';
@@ -123,15 +124,16 @@ export class Core {
       onOutput: (session_id, data) => this.emit('process.output', { session_id, data }),
     });
     this.activity = new ActivityLog((entry) => this.emit('activity', entry));
+    const targetList = (): TargetInfo[] => listTargets({ targets: this.targets, sessions: this.sessions });
     this.dispatcher = new Dispatcher({
       targets: this.targets,
       sessions: this.sessions,
       audit: this.audit,
       holds: this.holds,
       onActivity: (entry) => this.activity.record(entry),
+      tools: toolDefs,
+      services: { processes: this.processes, listTargets: () => ({ targets: targetList(), default_target: this.targets.defaultTarget }) },
     });
-    const targetList = (): TargetInfo[] => listTargets({ targets: this.targets, sessions: this.sessions });
-    registerAgentTools({ dispatcher: this.dispatcher, processes: this.processes, listTargets: targetList, defaultTarget: () => this.targets.defaultTarget });
     this.retire = retireIdentities({ targets: this.targets, sessions: this.sessions, panes: this.panes, holds: this.holds, processes: this.processes });
     this.targets.onChange(() => this.scheduleTargetsChanged());
     this.sessions.onChange(() => this.scheduleTargetsChanged());
@@ -158,7 +160,7 @@ export class Core {
       toolMethods({ dispatcher: this.dispatcher }),
       activityMethods({ activity: this.activity }),
       eventMethods(),
-      // backendMethods({ providers: () => [...this.providers.values()] }),  ← backends.list composes here
+      backendMethods({ providers: () => [...this.providers.values()] }),
     ) satisfies Handlers;
   }
 

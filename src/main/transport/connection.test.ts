@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
 import type { Socket } from 'node:net';
-import { makeTestCore, type TestCore } from '../core/dispatch/tools/testCore.js';
+import { makeTestCore, type TestCore } from '../core/tools/testCore.js';
 import { WsServer } from './wsServer.js';
 import { connectCore } from './wsLink.js';
 import { Connection, DEFAULT_LIMITS, SLOW_CLIENT_REASON, type Peer } from './connection.js';

@@ -3,11 +3,12 @@
 import type { Command } from 'commander';
 import { homedir } from 'node:os';
 import { ApprovalsMode } from '../../../shared/approvals.js';
-import { SwitchboardError } from '../../../shared/errors.js';
+import { SwitchboardError, formatZodError } from '../../../shared/errors.js';
 import { builtinProviders } from '../../core/backends/builtins.js';
 import { switchboardHome } from '../../core/core.js';
 import { ConfigStore } from '../../core/config/configStore.js';
 import { loadCommandPolicy, type PolicyCall, type PolicyContext } from '../../core/approvals/policy/commandPolicy.js';
+import { toolDefs } from '../../core/tools/toolDefs.js';
 import { action, printJson } from '../output.js';
 import { loadTargets } from './targetsList.js';
 
@@ -33,28 +34,41 @@ async function contextFor(target: string | undefined): Promise<{ ctx: PolicyCont
   return { ctx, assumed: `target ${t.name}#${t.generation} (${t.backend}): mode ${mode}, skip_container_guards ${ctx.flags!.skip_container_guards}${remote ? ', home unknown (~)' : ''}` };
 }
 
-function callFor(tool: string, subject: string): PolicyCall {
-  if (tool === 'terminal') return { tool, command: subject };
-  if (tool === 'write_file' || tool === 'patch') return { tool, path: subject };
-  if (tool === 'execute_code') return { tool, code: subject };
-  throw new SwitchboardError('bad_request', `--tool must be terminal, write_file, patch or execute_code, not "${tool}"`);
+/**
+ * What the policy judges: the text as a shell command, or — with --tool — what that tool's declaration says a call
+ * with these JSON arguments would run or write (the same hook the dispatcher asks).
+ */
+function callFor(tool: string | undefined, text: string): PolicyCall | undefined {
+  if (tool === undefined) return { kind: 'command', command: text };
+  const def = toolDefs.find((d) => d.name === tool);
+  if (!def) throw new SwitchboardError('bad_request', `unknown tool "${tool}"`, `tools: ${toolDefs.map((d) => d.name).join(', ')}`);
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    throw new SwitchboardError('bad_request', `with --tool, give ${tool}'s arguments as JSON`, `for example: switchboard approvals check --tool write_file '{"path":"~/.bashrc","content":""}'`);
+  }
+  const args = def.args.safeParse(raw);
+  if (!args.success) throw new SwitchboardError('bad_request', `${tool}: ${formatZodError(args.error)}`);
+  const subject = def.approval(args.data);
+  return subject && { ...subject, via: def.name };
 }
 
 export function approvalsCheckCommand(approvals: Command): void {
   approvals
     .command('check')
     .description('say whether a command would be refused, asked about or allowed, and why (runs nothing)')
-    .argument('<subject>', 'the command (or, with --tool, the path or the code)')
+    .argument('<subject>', "the command (or, with --tool, that tool's arguments as JSON)")
     .option('--execution-target <name>', "judge with this target's flags and cwd")
-    .option('--tool <tool>', 'terminal | write_file | patch | execute_code', 'terminal')
+    .option('--tool <tool>', "judge a call of this tool (write_file, patch, execute_code, …) with the JSON arguments given")
     .option('--json', 'one JSON document')
-    .action(action(async (subject: string, opts: { executionTarget?: string; tool: string; json?: boolean }) => {
+    .action(action(async (subject: string, opts: { executionTarget?: string; tool?: string; json?: boolean }) => {
       const call = callFor(opts.tool, subject);
       const { ctx, assumed } = await contextFor(opts.executionTarget);
       const policy = await loadCommandPolicy();
-      const r = policy.classify(call, ctx);
+      const r = call ? policy.classify(call, ctx) : { verdict: 'safe' as const, reasons: [], decision: 'allow' as const };
       if (opts.json) {
-        return printJson({ tool: opts.tool, subject, ...(opts.executionTarget ? { execution_target: opts.executionTarget } : {}), assumed, ...r, ...(opts.tool === 'terminal' ? { pattern: policy.commandPattern(subject) } : {}) });
+        return printJson({ ...(opts.tool ? { tool: opts.tool } : {}), subject, ...(opts.executionTarget ? { execution_target: opts.executionTarget } : {}), assumed, ...r, ...(call?.kind === 'command' ? { pattern: policy.commandPattern(call.command) } : {}) });
       }
       const lines = [`${r.verdict}: ${r.decision === 'refuse' ? 'would be refused' : r.decision === 'ask' ? 'would ask' : 'would run'} (${assumed})`];
       for (const reason of r.reasons) lines.push(`  ${reason.severity === 'hardline' ? '!!' : '? '} ${reason.text}${reason.span ? `  [${reason.span[0]}-${reason.span[1]}]` : ''}`);

@@ -2,33 +2,57 @@
 import type { Command } from 'commander';
 import type { TargetInfo } from '../../../shared/targets.js';
 import { SwitchboardError } from '../../../shared/errors.js';
-import { Core, switchboardHome } from '../../core/core.js';
-import { defaultCoreOptions } from '../../core/defaults.js';
+import { switchboardHome } from '../../core/core.js';
+import { builtinProvider, builtinProviders } from '../../core/backends/builtins.js';
+import { ConfigStore } from '../../core/config/configStore.js';
 import { Registry } from '../../core/registry/registry.js';
+import { TargetTable } from '../../core/registry/targetTable.js';
 import { readCoreFile } from '../../transport/coreFile.js';
 import { withCore } from '../connect.js';
 import { action, printJson, table } from '../output.js';
 
-/** The running Core's view when there is one (it knows cwd and reachability), else the files'. */
-export async function loadTargets(): Promise<{ targets: TargetInfo[]; problems: string[] }> {
+/** What list and show print: the targets, what could not be used, and whether a running Core said so. */
+export interface TargetsView {
+  targets: TargetInfo[];
+  problems: string[];
+  /** False when no Core runs: the files as stored, no cwd tracking, no reachability. */
+  live: boolean;
+}
+
+/** The running Core's view when there is one (it knows cwd and reachability), else the files'. Never starts a Core. */
+export async function loadTargets(home = switchboardHome()): Promise<TargetsView> {
   try {
-    readCoreFile(switchboardHome());
+    readCoreFile(home);
     const targets = await withCore((c) => c.call('targets.list', {}));
-    return { targets, problems: registryProblems(targets) };
+    return { targets, problems: registryProblems(home, targets), live: true };
   } catch (err) {
     if (!(err instanceof SwitchboardError) || err.code !== 'no_core') throw err;
   }
-  const core = new Core(defaultCoreOptions());
+  return storedTargets(home);
+}
+
+/** Without a Core: config.yaml and the registry read through their libraries; no backend is contacted. */
+export function storedTargets(home: string): TargetsView {
+  // A broken config.yaml throws here, as it stops a Core from starting.
+  const config = new ConfigStore(home, () => new Map(builtinProviders.map((p) => [p.backend, p.specSchema])));
+  const runtime = new Registry(home);
   try {
-    return { targets: core.listTargets(), problems: core.targets.problems() };
+    const targets = new TargetTable(config, runtime, builtinProvider);
+    return { targets: targets.list(() => ({})), problems: targets.problems(), live: false };
   } finally {
-    await core.close();
+    runtime.close();
+    config.close();
   }
 }
 
+/** The one stderr line that says the view is not live (a --json document carries `live: false` instead). */
+export function noteNotLive(view: TargetsView, json: boolean | undefined): void {
+  if (!view.live && !json) process.stderr.write('switchboard: no Core is running; showing config.yaml and the registry as stored (state is not live)\n');
+}
+
 /** With a running Core, the registry's own problems and the runtime names a config target withholds, read from the file. */
-function registryProblems(targets: TargetInfo[]): string[] {
-  const registry = new Registry(switchboardHome());
+function registryProblems(home: string, targets: TargetInfo[]): string[] {
+  const registry = new Registry(home);
   try {
     const problems = registry.problems();
     for (const r of registry.list()) {
@@ -41,16 +65,9 @@ function registryProblems(targets: TargetInfo[]): string[] {
   }
 }
 
+/** Where a target points, as its backend describes it ('' for an unknown backend). */
 export function describeTarget(t: TargetInfo): string {
-  const s = t.spec;
-  switch (t.backend) {
-    case 'ssh':
-      return `${s.ssh_user ? `${String(s.ssh_user)}@` : ''}${String(s.ssh_host)}${s.ssh_port ? `:${String(s.ssh_port)}` : ''}`;
-    case 'docker':
-      return String(s.docker_image ?? s.docker_container ?? '');
-    default:
-      return '';
-  }
+  return builtinProvider(t.backend)?.describe(t.spec) ?? '';
 }
 
 export function targetsListCommand(targets: Command): void {
@@ -60,8 +77,10 @@ export function targetsListCommand(targets: Command): void {
     .description('list config and runtime targets')
     .option('--json', 'one JSON document')
     .action(action(async (opts: { json?: boolean }) => {
-      const { targets: list, problems } = await loadTargets();
-      if (opts.json) return printJson({ targets: list, problems });
+      const view = await loadTargets();
+      const { targets: list, problems } = view;
+      noteNotLive(view, opts.json);
+      if (opts.json) return printJson({ targets: list, problems, live: view.live });
       const rows = list.map((t) => [
         (t.is_default ? '* ' : '  ') + t.name, t.backend, describeTarget(t), t.source, t.state, t.generation, t.cwd ?? '',
       ]);

@@ -1,22 +1,17 @@
 // `switchboard targets register NAME --backend B …`: add a runtime target, or replace it with a new generation.
 import type { Command } from 'commander';
+import type { SpecFieldInfo } from '../../../shared/specFields.js';
 import { SwitchboardError } from '../../../shared/errors.js';
 import { switchboardHome } from '../../core/core.js';
+import { builtinProviders } from '../../core/backends/builtins.js';
+import type { BackendProvider } from '../../core/backends/provider.js';
 import { defaultSchemaFor } from '../../core/registry/registry.js';
-import { keySchema, specKeys } from '../../core/registry/registryFile.js';
+import { keySchema } from '../../core/registry/registryFile.js';
 import { action } from '../output.js';
 import { openRegistry, reportChange, requesterOptions } from './targetsRegistry.js';
 
 interface RegisterOptions {
   backend: string;
-  host?: string;
-  port?: string;
-  user?: string;
-  key?: string;
-  cwd?: string;
-  image?: string;
-  container?: string;
-  timeout?: string;
   set: string[];
   provider: string;
   ownerId?: string;
@@ -24,29 +19,51 @@ interface RegisterOptions {
   replace?: boolean;
   ifGeneration?: string;
   json?: boolean;
+  /** The declared field flags (--host, --image …), by commander's camelCase name. */
+  [flag: string]: unknown;
 }
 
-/** Flag → spec key; a flag whose key the backend does not have is refused with a clear line. */
-const flagKeys: Array<[keyof RegisterOptions, string, string]> = [
-  ['host', '--host', 'ssh_host'],
-  ['port', '--port', 'ssh_port'],
-  ['user', '--user', 'ssh_user'],
-  ['key', '--key', 'ssh_key'],
-  ['image', '--image', 'docker_image'],
-  ['container', '--container', 'docker_container'],
-  ['cwd', '--cwd', 'cwd'],
-  ['timeout', '--timeout', 'timeout'],
-];
-
-function wholeNumber(flag: string, text: string): number {
-  if (!/^\d+$/.test(text)) throw new SwitchboardError('bad_request', `${flag} must be a whole number, not "${text}"`);
-  return Number(text);
+/** A declared flag: its name on the command line, commander's option key, and the fields (per backend) it sets. */
+interface FieldFlag {
+  flag: string;
+  option: string;
+  fields: Array<{ backend: string; field: SpecFieldInfo }>;
 }
 
-/** `--set key=value`: the text as is when the key takes a string, else a JSON value (number, boolean, list). */
-export function setValue(schema: Parameters<typeof keySchema>[0], key: string, text: string): unknown {
-  const field = keySchema(schema, key);
-  if (field?.safeParse(text).success) return text;
+/** Every flag the backends declare, once each, in declaration order (common fields come with every backend). */
+export function fieldFlags(providers: readonly BackendProvider[] = builtinProviders): FieldFlag[] {
+  const byFlag = new Map<string, FieldFlag>();
+  for (const p of providers) {
+    for (const field of p.fields) {
+      if (!field.flag) continue;
+      const option = field.flag.slice(2).replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+      const entry = byFlag.get(field.flag) ?? { flag: field.flag, option, fields: [] };
+      entry.fields.push({ backend: p.backend, field });
+      byFlag.set(field.flag, entry);
+    }
+  }
+  return [...byFlag.values()];
+}
+
+/** A flag's or --set's text as the value its field takes. */
+export function fieldValue(field: SpecFieldInfo, what: string, text: string): unknown {
+  switch (field.type) {
+    case 'number':
+      if (field.integer && !/^\d+$/.test(text)) throw new SwitchboardError('bad_request', `${what} must be a whole number, not "${text}"`);
+      if (!/^-?\d+(\.\d+)?$/.test(text)) throw new SwitchboardError('bad_request', `${what} must be a number, not "${text}"`);
+      return Number(text);
+    case 'boolean':
+      if (text !== 'true' && text !== 'false') throw new SwitchboardError('bad_request', `${what} must be true or false, not "${text}"`);
+      return text === 'true';
+    case 'list':
+    case 'map':
+      return jsonOrText(text);
+    default:
+      return text;
+  }
+}
+
+function jsonOrText(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
@@ -54,45 +71,58 @@ export function setValue(schema: Parameters<typeof keySchema>[0], key: string, t
   }
 }
 
+/** `--set key=value` for a key no backend declares (a plugin's): the text when the key takes a string, else a JSON value. */
+export function setValue(schema: Parameters<typeof keySchema>[0], key: string, text: string): unknown {
+  const field = keySchema(schema, key);
+  if (field?.safeParse(text).success) return text;
+  return jsonOrText(text);
+}
+
 /** The spec the flags describe; pure, so the mapping is tested by table. */
-export function specFromOptions(opts: RegisterOptions, home: string): Record<string, unknown> {
-  const schema = defaultSchemaFor(home)(opts.backend);
-  const known = schema ? specKeys(schema) : [];
+export function specFromOptions(opts: RegisterOptions, home: string, providers: readonly BackendProvider[] = builtinProviders): Record<string, unknown> {
+  const provider = providers.find((p) => p.backend === opts.backend);
   const spec: Record<string, unknown> = { backend: opts.backend };
-  for (const [opt, flag, key] of flagKeys) {
-    const v = opts[opt];
+  for (const f of fieldFlags(providers)) {
+    const v = opts[f.option];
     if (v === undefined) continue;
-    if (known.length > 0 && !known.includes(key)) {
-      throw new SwitchboardError('bad_request', `${flag} sets ${key}, which a ${opts.backend} target does not have`, `keys of a ${opts.backend} target: ${known.join(', ')}`);
+    const own = f.fields.find((x) => x.backend === opts.backend)?.field;
+    if (provider && !own) {
+      const keys = [...new Set(f.fields.map((x) => x.field.key))].join(', ');
+      throw new SwitchboardError('bad_request', `${f.flag} sets ${keys}, which a ${opts.backend} target does not have`, `keys of a ${opts.backend} target: ${provider.fields.map((x) => x.key).join(', ')}`);
     }
-    spec[key] = key === 'ssh_port' || key === 'timeout' ? wholeNumber(flag, String(v)) : v;
+    // An unknown backend (a plugin, or a typo the registry will name) takes the key the flag sets elsewhere.
+    const field = own ?? f.fields[0]!.field;
+    spec[field.key] = fieldValue(field, f.flag, String(v));
   }
+  const schema = provider?.specSchema ?? defaultSchemaFor(home)(opts.backend);
   for (const kv of opts.set) {
     const eq = kv.indexOf('=');
     if (eq <= 0) throw new SwitchboardError('bad_request', '--set takes key=value (a key, then =, then the value)');
     const key = kv.slice(0, eq);
     if (key === 'backend') throw new SwitchboardError('bad_request', '--set cannot change the backend', 'use --backend');
-    spec[key] = setValue(schema, key, kv.slice(eq + 1));
+    const field = provider?.fields.find((x) => x.key === key);
+    spec[key] = field ? fieldValue(field, `--set ${key}`, kv.slice(eq + 1)) : setValue(schema, key, kv.slice(eq + 1));
   }
   return spec;
 }
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 
+/** The help of a declared flag: the key it sets per backend, and the first field's help. */
+function flagHelp(f: FieldFlag): string {
+  const keys = [...new Set(f.fields.map((x) => x.field.key))];
+  const owners = f.fields.length === builtinProviders.length ? '' : ` (${[...new Set(f.fields.map((x) => x.backend))].join(', ')})`;
+  return `${keys.join(' / ')}${owners}: ${f.fields[0]!.field.help}`;
+}
+
 export function targetsRegisterCommand(targets: Command): void {
   const cmd = targets
     .command('register')
     .description('register a runtime target (or replace it with a new generation)')
     .argument('<name>', 'the target name')
-    .requiredOption('--backend <backend>', 'local, ssh, docker or a plugin backend')
-    .option('--host <host>', 'ssh_host')
-    .option('--port <port>', 'ssh_port')
-    .option('--user <user>', 'ssh_user')
-    .option('--key <path>', 'ssh_key: the path of a private key file (never the key itself)')
-    .option('--cwd <dir>', 'the directory commands start in')
-    .option('--image <image>', 'docker_image')
-    .option('--container <container>', 'docker_container')
-    .option('--timeout <seconds>', 'default command timeout')
+    .requiredOption('--backend <backend>', `${builtinProviders.map((p) => p.backend).join(', ')} or a plugin backend`);
+  for (const f of fieldFlags()) cmd.option(`${f.flag} <value>`, flagHelp(f));
+  cmd
     .option('--set <key=value>', 'any other spec key (repeatable)', collect, [] as string[])
     .option('--replace', 'replace an existing registration with a new generation')
     .option('--if-generation <generation>', 'replace only if the current generation is this one (compare-and-swap)');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { publicSpec, type TargetInfo } from '../../../shared/targets.js';
 import { switchboardHome } from '../../core/core.js';
-import { builtinProviders } from '../../core/backends/builtins.js';
+import { builtinProvider, builtinProviders } from '../../core/backends/builtins.js';
 import { ConfigStore } from '../../core/config/configStore.js';
 import { Registry, type RegistryChange } from '../../core/registry/registry.js';
 import { printJson } from '../output.js';
@@ -55,7 +55,7 @@ export function changeDocument(change: RegistryChange): Record<string, unknown> 
     source: 'runtime',
     state: change.action === 'removed' ? 'removed' : r.state,
     backend: r.spec.backend,
-    spec: publicSpec(r.spec as Record<string, unknown>),
+    spec: publicSpec(r.spec as Record<string, unknown>, builtinProvider(r.spec.backend)?.fields),
     provider: r.provider,
     owner_id: r.owner_id,
     created_at: r.created_at,

@@ -4,7 +4,7 @@ import { SwitchboardError } from '../../../shared/errors.js';
 import type { TargetInfo } from '../../../shared/targets.js';
 import { didYouMean } from '../../core/config/didYouMean.js';
 import { action, printJson, table } from '../output.js';
-import { describeTarget, loadTargets } from './targetsList.js';
+import { describeTarget, loadTargets, noteNotLive } from './targetsList.js';
 
 /** The rows of the human view: label, value. */
 export function showRows(t: TargetInfo, problems: string[]): string[][] {
@@ -32,7 +32,8 @@ export function targetsShowCommand(targets: Command): void {
     .argument('<name>', 'the target name')
     .option('--json', 'one JSON document')
     .action(action(async (name: string, opts: { json?: boolean }) => {
-      const { targets: list, problems } = await loadTargets();
+      const view = await loadTargets();
+      const { targets: list, problems } = view;
       const target = list.find((t) => t.name === name);
       const mine = problems.filter((p) => p.includes(`"${name}"`));
       if (!target) {
@@ -43,7 +44,8 @@ export function targetsShowCommand(targets: Command): void {
           mine[0] ? undefined : `known targets: ${list.map((t) => t.name).join(', ') || 'none'}`,
         );
       }
-      if (opts.json) return printJson({ target, problems: mine });
+      noteNotLive(view, opts.json);
+      if (opts.json) return printJson({ target, problems: mine, live: view.live });
       const text = table(['', ''], showRows(target, mine));
       // The header row of two empty cells is blank; drop it.
       process.stdout.write(text.split('\n').slice(1).join('\n'));

@@ -7,7 +7,10 @@ import { SwitchboardError } from '../../../shared/errors.js';
 import type { Environment } from '../backends/provider.js';
 import { localProvider } from '../backends/local/localProvider.js';
 import { FrameSplitter, MAX_FRAME_CHARS, runCode } from './codeRunner.js';
-import { PYTHON_BOOTSTRAP, bootstrapCommand } from './pythonBootstrap.js';
+import { bootstrapCommand, pythonBootstrap } from './pythonBootstrap.js';
+import { toolDefs } from '../tools/toolDefs.js';
+
+const PYTHON_BOOTSTRAP = pythonBootstrap(toolDefs);
 
 function split(chunks: string[], marker = '@@M@@'): { text: string; frames: string[] } {
   let text = '';
@@ -87,7 +90,7 @@ describe('python bootstrap', () => {
     const r = spawnSync('python3', ['-c', `import ast; ast.parse(${JSON.stringify(PYTHON_BOOTSTRAP)})`], { encoding: 'utf8' });
     if (r.error) return; // no python3 here: the tool suite covers it where it exists
     expect(r.status).toBe(0);
-    expect(bootstrapCommand()).toMatch(/^PYTHONIOENCODING=utf-8 PYTHONDONTWRITEBYTECODE=1 exec python3 -u -c '/);
+    expect(bootstrapCommand(toolDefs)).toMatch(/^PYTHONIOENCODING=utf-8 PYTHONDONTWRITEBYTECODE=1 exec python3 -u -c '/);
   });
 });
 
@@ -115,6 +118,7 @@ describe('runCode round trip (local python3)', () => {
         ].join('\n'),
         cwd: dir,
         timeoutMs: 20_000,
+        tools: toolDefs,
         call: async (tool, args) => {
           seen.push([tool, args]);
           if (tool === 'patch') throw new SwitchboardError('bad_request', 'old_string was not found in g');
@@ -149,6 +153,7 @@ describe('runCode stops what it started', () => {
       code: 'import switchboard_tools as t\nt.terminal("sleep 15", timeout=20)\nprint("after")',
       cwd: dir,
       timeoutMs: 1000,
+      tools: toolDefs,
       // A nested call that honours its signal, as the terminal tool does through env.exec.
       call: (_tool, _args, signal) =>
         new Promise((resolve) => {
@@ -175,6 +180,7 @@ describe('runCode stops what it started', () => {
       code: 'import switchboard_tools as t\nt.terminal("sleep 15")',
       cwd: dir,
       timeoutMs: 1000,
+      tools: toolDefs,
       call: () => new Promise((resolve) => setTimeout(() => resolve({ execution_target: 'l', generation: 'g' }), 15_000).unref()),
     });
     const ms = Date.now() - started;
@@ -191,6 +197,7 @@ describe('runCode stops what it started', () => {
       code: 'import switchboard_tools as t\nprint("before", flush=True)\nt.write_file("big", "z" * (17 * 1024 * 1024))\nprint("after")',
       cwd: dir,
       timeoutMs: 60_000,
+      tools: toolDefs,
       call: async () => {
         calls++;
         return { execution_target: 'l', generation: 'g' };

@@ -10,6 +10,7 @@ import type { ToolResult } from '../../../shared/tools.js';
 import type { BackgroundHandle, Environment } from '../backends/provider.js';
 import { BoundedCapture } from '../sessions/boundedCapture.js';
 import { bootstrapCommand, scriptTools } from './pythonBootstrap.js';
+import type { ToolDef } from '../tools/toolDef.js';
 
 export const DEFAULT_CODE_TIMEOUT_SEC = 300;
 export const MAX_TOOL_CALLS = 50;
@@ -23,6 +24,8 @@ export interface RunOptions {
   code: string;
   cwd: string;
   timeoutMs: number;
+  /** The tools the script may call through switchboard_tools (those with a script form). */
+  tools: readonly ToolDef[];
   /**
    * Dispatch a nested tool call (the caller pins it to the outer runtime identity). `signal` aborts when the run
    * ends (timeout, cancel, script exit, an oversized tool call): the call must stop what it started on the target.
@@ -141,7 +144,7 @@ export async function runCode(env: Environment, opts: RunOptions): Promise<RunRe
   // Aborted when the run ends for any reason; nested calls get this signal, so their commands stop with the script.
   const run = new AbortController();
 
-  const handle: BackgroundHandle = await env.spawnBackground(bootstrapCommand(), { cwd: opts.cwd });
+  const handle: BackgroundHandle = await env.spawnBackground(bootstrapCommand(opts.tools), { cwd: opts.cwd });
   const stop = (): void => {
     run.abort();
     void handle.kill();
@@ -160,8 +163,8 @@ export async function runCode(env: Environment, opts: RunOptions): Promise<RunRe
       return reply({ id: req.id, ok: false, error: limitError });
     }
     calls++;
-    if (!(scriptTools as readonly string[]).includes(req.tool)) {
-      return reply({ id: req.id, ok: false, error: `switchboard_tools has no tool "${req.tool}"; it offers ${scriptTools.join(', ')}` });
+    if (!scriptTools(opts.tools).some((d) => d.name === req.tool)) {
+      return reply({ id: req.id, ok: false, error: `switchboard_tools has no tool "${req.tool}"; it offers ${scriptTools(opts.tools).map((d) => d.name).join(', ')}` });
     }
     try {
       const result = await opts.call(req.tool, req.args ?? {}, run.signal);

@@ -1,4 +1,4 @@
-// The MCP face of the tools: one tool list derived from src/shared/tools.ts, calls handed to the Core's dispatcher.
+// The MCP face of the tools: one tool list derived from the tool declarations (core/tools), calls handed to the Core's dispatcher.
 //
 // The low-level SDK Server is used on purpose: McpServer.registerTool would validate arguments itself, so an MCP
 // client would get the SDK's error instead of the dispatcher's (one path, one error: e.g. the hint to use
@@ -7,38 +7,29 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { errorLine, toErrorPayload } from '../../../shared/errors.js';
-import { toolAnnotations, toolArgSchemas, toolDescriptions, toolNames, type ToolResult } from '../../../shared/tools.js';
+import type { ToolResult } from '../../../shared/tools.js';
+import type { ToolDef } from '../tools/toolDef.js';
+import { toolDefs } from '../tools/toolDefs.js';
 
 export type ToolCaller = (tool: string, args: Record<string, unknown>) => Promise<ToolResult>;
 
-const titles: Record<string, string> = {
-  terminal: 'Run a command',
-  process: 'Background processes',
-  read_file: 'Read a file',
-  write_file: 'Write a file',
-  patch: 'Patch a file',
-  search_files: 'Search files',
-  execute_code: 'Run a python script',
-  list_targets: 'List execution targets',
-};
-
-function inputSchema(tool: keyof typeof toolArgSchemas): Tool['inputSchema'] {
-  const json = z.toJSONSchema(toolArgSchemas[tool], { io: 'input' }) as Record<string, unknown>;
+function inputSchema(def: ToolDef): Tool['inputSchema'] {
+  const json = z.toJSONSchema(def.args, { io: 'input' }) as Record<string, unknown>;
   delete json.$schema;
   return json as Tool['inputSchema'];
 }
 
 /**
- * The tool list. It depends only on the contract, never on the current targets, so it is byte-stable while
- * targets come and go (clients cache it); the targets themselves are found with list_targets.
+ * The tool list, read from the tool declarations. It depends only on them, never on the current targets, so it is
+ * byte-stable while targets come and go (clients cache it); the targets themselves are found with list_targets.
  */
 export const mcpTools: readonly Tool[] = Object.freeze(
-  toolNames.map((name) => ({
-    name,
-    title: titles[name] ?? name,
-    description: toolDescriptions[name],
-    inputSchema: inputSchema(name),
-    annotations: { title: titles[name] ?? name, ...toolAnnotations[name] },
+  toolDefs.map((def) => ({
+    name: def.name,
+    title: def.title,
+    description: def.description,
+    inputSchema: inputSchema(def),
+    annotations: { title: def.title, ...def.annotations },
   })),
 );
 

@@ -1,9 +1,6 @@
 // The python side of execute_code: defines `switchboard_tools` in memory and runs the script; tool calls are framed on stdio.
 import { shellQuote } from '../sessions/shellWrap.js';
-
-/** Functions the script can import from switchboard_tools, mapped to the tools they call. */
-export const scriptTools = ['terminal', 'read_file', 'write_file', 'patch', 'search_files'] as const;
-export type ScriptTool = (typeof scriptTools)[number];
+import type { ToolDef } from '../tools/toolDef.js';
 
 /**
  * Protocol (all UTF-8, one JSON document per line):
@@ -13,7 +10,7 @@ export type ScriptTool = (typeof scriptTools)[number];
  *     script printed; the Core answers on stdin with {"id", "ok": true, "result"} or {"id", "ok": false, "error"}.
  * Everything else on stdout/stderr is the script's own output. Python 3.6+; only the standard library.
  */
-export const PYTHON_BOOTSTRAP = String.raw`
+const BOOTSTRAP_HEAD = String.raw`
 import io, sys, traceback, types
 try:
     import json as _json
@@ -120,29 +117,9 @@ _m = types.ModuleType("switchboard_tools")
 _m.__doc__ = "Switchboard tools; every call runs on the execution target this script runs on."
 _m.SwitchboardToolError = SwitchboardToolError
 
-def terminal(command, workdir=None, timeout=None, background=None, **kw):
-    """Run a shell command on this target; returns a dict with output, exit_code, cwd (or session_id)."""
-    return _call("terminal", dict(kw, command=command, workdir=workdir, timeout=timeout, background=background))
+`;
 
-def read_file(path, offset=None, limit=None, **kw):
-    """Read a text file; returns a dict with content (numbered lines) and total_lines."""
-    return _call("read_file", dict(kw, path=path, offset=offset, limit=limit))
-
-def write_file(path, content, **kw):
-    """Write a whole file, creating parent directories; returns a dict with bytes_written."""
-    return _call("write_file", dict(kw, path=path, content=content))
-
-def patch(path, old_string, new_string, replace_all=None, **kw):
-    """Replace exact text in a file; returns a dict with replacements."""
-    return _call("patch", dict(kw, path=path, old_string=old_string, new_string=new_string, replace_all=replace_all))
-
-def search_files(pattern, target="content", path=None, file_glob=None, limit=None, context=None, **kw):
-    """Search contents (regex) or file names (glob); returns a dict with matches or files."""
-    return _call("search_files", dict(kw, pattern=pattern, target=target, path=path, file_glob=file_glob, limit=limit, context=context))
-
-for _f in (terminal, read_file, write_file, patch, search_files):
-    setattr(_m, _f.__name__, _f)
-sys.modules["switchboard_tools"] = _m
+const BOOTSTRAP_TAIL = String.raw`sys.modules["switchboard_tools"] = _m
 sys.argv = ["<execute_code>"]
 _g = {"__name__": "__main__", "__builtins__": __builtins__}
 try:
@@ -156,7 +133,46 @@ except BaseException:
     sys.exit(1)
 `;
 
+/** The tools a script may call: those whose declaration offers a script function. */
+export function scriptTools(defs: readonly ToolDef[]): ToolDef[] {
+  return defs.filter((d) => d.script !== undefined);
+}
+
+/** A JSON-able default as a Python literal. */
+function pyLiteral(v: string | number | boolean): string {
+  return typeof v === 'boolean' ? (v ? 'True' : 'False') : JSON.stringify(v);
+}
+
+/**
+ * One Python function per script tool, its parameters read from the tool's argument schema: required arguments
+ * first and positional, the optional ones as keywords defaulting to None (or the declared default). The
+ * execution_target is left to **kw: the call runs on the script's own target whatever it says.
+ */
+export function scriptFunction(def: ToolDef): string {
+  const shape = (def.args as { shape?: Record<string, { safeParse(v: unknown): { success: boolean } }> }).shape ?? {};
+  const defaults = def.script?.defaults ?? {};
+  const keys = Object.keys(shape).filter((k) => k !== 'execution_target');
+  const required = keys.filter((k) => !(k in defaults) && !shape[k]!.safeParse(undefined).success);
+  const optional = keys.filter((k) => !required.includes(k));
+  const params = [...required, ...optional.map((k) => `${k}=${k in defaults ? pyLiteral(defaults[k]!) : 'None'}`), '**kw'];
+  const doc = (def.script?.doc ?? def.description).replace(/\\/g, '\\\\').replace(/"/g, '\\"');
+  return [
+    `def ${def.name}(${params.join(', ')}):`,
+    `    """${doc}"""`,
+    `    return _call(${JSON.stringify(def.name)}, dict(kw, ${keys.map((k) => `${k}=${k}`).join(', ')}))`,
+    '',
+  ].join('\n');
+}
+
+/** The whole bootstrap, with `switchboard_tools` offering the given tools. */
+export function pythonBootstrap(defs: readonly ToolDef[]): string {
+  const tools = scriptTools(defs);
+  const names = tools.map((d) => d.name);
+  const register = `for _f in (${names.join(', ')}${names.length === 1 ? ',' : ''}):\n    setattr(_m, _f.__name__, _f)\n`;
+  return BOOTSTRAP_HEAD + tools.map(scriptFunction).join('\n') + register + BOOTSTRAP_TAIL;
+}
+
 /** The shell command that starts the bootstrap on any POSIX target. */
-export function bootstrapCommand(): string {
-  return `PYTHONIOENCODING=utf-8 PYTHONDONTWRITEBYTECODE=1 exec python3 -u -c ${shellQuote(PYTHON_BOOTSTRAP)}`;
+export function bootstrapCommand(defs: readonly ToolDef[]): string {
+  return `PYTHONIOENCODING=utf-8 PYTHONDONTWRITEBYTECODE=1 exec python3 -u -c ${shellQuote(pythonBootstrap(defs))}`;
 }

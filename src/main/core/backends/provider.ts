@@ -1,6 +1,6 @@
 // The contract every backend implements: a provider that classifies and creates Environments.
 import type { ProviderFlags, TargetSpec } from '../../../shared/targets.js';
-import type { z } from 'zod';
+import type { SpecDeclaration } from '../../../shared/specFields.js';
 
 /** A frozen view of one target, taken once per dispatch; every later step uses it. */
 export interface TargetSnapshot {
@@ -102,11 +102,11 @@ export interface HostKeyRequest {
   fingerprint: string;
 }
 
-/** A factory plus declared flags for one backend name. */
-export interface BackendProvider {
-  readonly backend: string;
+/**
+ * A factory plus declarations for one backend name: its spec (backend name, fields, the schema derived from them,
+ * a one-line describe) and its classification flags. Everything outside the provider reads these, never the name.
+ */
+export interface BackendProvider extends SpecDeclaration {
   readonly flags: ProviderFlags;
-  /** The zod schema of this backend's spec (fixed keys). */
-  readonly specSchema: z.ZodType;
   createEnvironment(snapshot: TargetSnapshot, ctx: ProviderContext): Environment;
 }

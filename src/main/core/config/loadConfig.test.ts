@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { builtinSpecSchemas } from '../../../shared/targets.js';
+import { builtinProviders } from '../backends/builtins.js';
 import { SwitchboardError } from '../../../shared/errors.js';
 import { parseConfig, specGeneration } from './loadConfig.js';
 import type { z } from 'zod';
 
-const schemas = new Map<string, z.ZodType>(Object.entries(builtinSpecSchemas));
+const schemas = new Map<string, z.ZodType>(builtinProviders.map((p) => [p.backend, p.specSchema]));
 const parse = (text: string) => parseConfig(text, schemas);
 
 function errorOf(text: string): string {

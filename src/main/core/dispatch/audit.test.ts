@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { redact, summarizeArgs } from './audit.js';
+import { writeFileTool } from '../tools/writeFile.js';
 
 describe('redact', () => {
   const cases: Array<[string, string, string]> = [
@@ -25,6 +26,6 @@ describe('redact', () => {
     for (const text of ['ls -la /tmp', 'ssh -p 2222 user@host', 'git push origin main', 'echo token count is 3']) expect(redact(text)).toBe(text);
   });
   it('summarizes a write without its content', () => {
-    expect(summarizeArgs('write_file', { path: 'a.env', content: 'SECRET=1' })).toBe('a.env (8 chars)');
+    expect(summarizeArgs(writeFileTool, { path: 'a.env', content: 'SECRET=1' })).toBe('a.env (8 chars)');
   });
 });

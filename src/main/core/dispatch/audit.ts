@@ -1,6 +1,7 @@
 // Appends one JSON line per dispatch and per approval decision to audit.jsonl; secrets are redacted first.
 import { appendFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { ToolDef } from '../tools/toolDef.js';
 
 export interface AuditRecord {
   time: string;
@@ -39,37 +40,10 @@ export function redact(text: string): string {
   return out;
 }
 
-/** A short, secret-free summary of a tool call's arguments for the feed and the audit log. */
-export function summarizeArgs(tool: string, args: Record<string, unknown>): string {
+/** A short, secret-free summary of a tool call's arguments for the feed and the audit log, as its tool declares it. */
+export function summarizeArgs(def: Pick<ToolDef, 'summary'> | undefined, args: Record<string, unknown>): string {
   const clip = (s: string, n = 160): string => (s.length > n ? s.slice(0, n - 1) + '…' : s);
-  const str = (k: string): string => (typeof args[k] === 'string' ? (args[k] as string) : '');
-  let s: string;
-  switch (tool) {
-    case 'terminal':
-      s = (args.background ? '[bg] ' : '') + str('command');
-      break;
-    case 'process':
-      s = `${str('action')}${args.session_id ? ' ' + str('session_id') : ''}`;
-      break;
-    case 'write_file':
-      s = `${str('path')} (${str('content').length} chars)`;
-      break;
-    case 'patch':
-      s = str('path');
-      break;
-    case 'read_file':
-      s = str('path');
-      break;
-    case 'search_files':
-      s = `${str('target')} ${str('pattern')}${args.path ? ' in ' + str('path') : ''}`;
-      break;
-    case 'execute_code':
-      s = str('code').split('\n')[0] ?? '';
-      break;
-    default:
-      s = '';
-  }
-  return clip(redact(s.replace(/\s+/g, ' ').trim()));
+  return clip(redact((def?.summary(args) ?? '').replace(/\s+/g, ' ').trim()));
 }
 
 export class AuditLog {

@@ -3,7 +3,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SwitchboardError } from '../../../shared/errors.js';
 import type { RuntimeRecord, RuntimeSource } from '../registry/runtimeSource.js';
-import { makeTestCore, type TestCore } from './tools/testCore.js';
+import { makeTestCore, type TestCore } from '../tools/testCore.js';
+import { listTargetsTool } from '../tools/listTargets.js';
+import { readFileTool } from '../tools/readFile.js';
+import { searchFilesTool } from '../tools/searchFiles.js';
+import { writeFileTool } from '../tools/writeFile.js';
 import { assertSameTarget, parseArgs } from './dispatcher.js';
 
 /** A runtime registry held in memory: a draining target, and one the test removes. */
@@ -115,10 +119,10 @@ describe('authorization binding: a guard cannot retarget a call', () => {
       try {
         let ran = false;
         x.core.dispatcher.addGuard(async (req) => ({ args: at.change({ ...req.args }) }));
-        x.core.dispatcher.register('write_file', async () => {
+        x.core.dispatcher.register({ ...writeFileTool, handler: async () => {
           ran = true;
           return {};
-        });
+        } });
         const args: Record<string, unknown> = { path: 'f', content: 'c' };
         if (at.requested) args.execution_target = at.requested;
         await expect(x.core.callTool('write_file', args, 'test')).rejects.toMatchObject({ code: 'not_permitted', message: expect.stringMatching(/change execution_target after authorization/) });
@@ -159,8 +163,8 @@ describe('authorization binding: a guard cannot retarget a call', () => {
   });
 
   it('parseArgs keeps search_files.target and refuses it elsewhere', () => {
-    expect(parseArgs('search_files', { pattern: 'x', target: 'content' })).toMatchObject({ target: 'content' });
-    expect(() => parseArgs('read_file', { path: 'x', target: 'a' })).toThrow(expect.objectContaining({ code: 'bad_request', hint: expect.stringMatching(/execution_target/) }));
+    expect(parseArgs(searchFilesTool, { pattern: 'x', target: 'content' })).toMatchObject({ target: 'content' });
+    expect(() => parseArgs(readFileTool, { path: 'x', target: 'a' })).toThrow(expect.objectContaining({ code: 'bad_request', hint: expect.stringMatching(/execution_target/) }));
   });
 });
 
@@ -169,17 +173,17 @@ describe('nested calls are pinned', () => {
     const x = await makeTestCore(['a', 'b']);
     try {
       let nested: Record<string, unknown> | undefined;
-      x.core.dispatcher.register('list_targets', async (ctx) => {
+      x.core.dispatcher.register({ ...listTargetsTool, handler: async (ctx) => {
         nested = await ctx.nested('terminal', { command: 'pwd', execution_target: 'a' });
         return {};
-      });
+      } });
       await x.core.callTool('list_targets', {}, 'test').catch(() => undefined);
       // list_targets is targetless: nested calls need a target.
       expect(nested).toBeUndefined();
-      x.core.dispatcher.register('read_file', async (ctx) => {
+      x.core.dispatcher.register({ ...readFileTool, handler: async (ctx) => {
         nested = await ctx.nested('terminal', { command: 'pwd', execution_target: 'a' });
         return {};
-      });
+      } });
       await x.core.callTool('read_file', { path: 'x', execution_target: 'b' }, 'test');
       expect(nested).toMatchObject({ execution_target: 'b', output: `${x.dirs.b}\n` });
       const feed = (await x.core.invoke('activity.list', {})) as Array<{ client: string; execution_target?: string; tool: string }>;

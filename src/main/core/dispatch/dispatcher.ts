@@ -2,13 +2,16 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { SwitchboardError, formatZodError, toErrorPayload } from '../../../shared/errors.js';
-import { toolArgSchemas, type ToolClient, type ToolName, type ToolResult } from '../../../shared/tools.js';
+import type { ToolClient, ToolResult } from '../../../shared/tools.js';
 import type { ActivityEntry } from '../../../shared/api.js';
 import type { Environment, TargetSnapshot } from '../backends/provider.js';
 import type { TargetTable } from '../registry/targetTable.js';
 import type { Sessions } from '../sessions/sessions.js';
+import type { ToolContext, ToolDef, ToolServices } from '../tools/toolDef.js';
 import { didYouMean } from '../config/didYouMean.js';
 import { redact, summarizeArgs, type AuditLog } from './audit.js';
+
+export type { ToolContext, ToolDef, ToolHandler, ToolServices } from '../tools/toolDef.js';
 
 export interface CallOptions {
   client: ToolClient;
@@ -16,18 +19,6 @@ export interface CallOptions {
   pinned?: TargetSnapshot;
   signal?: AbortSignal;
 }
-
-export interface ToolContext {
-  snapshot: TargetSnapshot;
-  env: Environment;
-  sessions: Sessions;
-  client: ToolClient;
-  signal: AbortSignal | undefined;
-  /** Make a nested tool call pinned to this context's snapshot; `signal` (default: this call's) cancels it. */
-  nested(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult>;
-}
-
-export type ToolHandler = (ctx: ToolContext, args: Record<string, unknown>) => Promise<Record<string, unknown>>;
 
 /** What a guard sees; it may return new arguments, but the execution_target it saw is the one that runs. */
 export interface GuardRequest {
@@ -45,22 +36,34 @@ export interface DispatcherDeps {
   onActivity: (entry: ActivityEntry) => void;
   /** Holds the call's runtime identity while it runs, so a retired identity is not released under it. */
   holds?: { acquire(identity: string): () => void };
+  /** The tools it serves (their declarations say how; nothing here knows a tool by name). */
+  tools: readonly ToolDef[];
+  services?: ToolServices;
 }
 
-/** Tools that must not be refused on a draining target (they inspect or stop work already running). */
-const drainSafeTools = new Set(['process', 'list_targets']);
-
 export class Dispatcher {
-  private readonly handlers = new Map<string, ToolHandler>();
+  private readonly defs = new Map<string, ToolDef>();
   private readonly guards: Guard[] = [];
-  /** Tools that run without a target environment (list_targets, process without a target). */
-  private readonly targetless = new Set<string>();
+  private services: ToolServices;
 
-  constructor(private readonly deps: DispatcherDeps) {}
+  constructor(private readonly deps: DispatcherDeps) {
+    for (const def of deps.tools) this.defs.set(def.name, def);
+    this.services = { ...deps.services };
+  }
 
-  register(tool: ToolName, handler: ToolHandler, opts: { targetless?: boolean } = {}): void {
-    this.handlers.set(tool, handler);
-    if (opts.targetless) this.targetless.add(tool);
+  /** Add a tool, or replace the declaration of one with the same name. */
+  register(def: ToolDef): void {
+    this.defs.set(def.name, def);
+  }
+
+  /** Services wired in after construction (background processes come with their manager). */
+  provide(services: Partial<ToolServices>): void {
+    this.services = { ...this.services, ...services };
+  }
+
+  /** The declaration of a tool, if this dispatcher serves it. */
+  tool(name: string): ToolDef | undefined {
+    return this.defs.get(name);
   }
 
   addGuard(guard: Guard): void {
@@ -68,7 +71,7 @@ export class Dispatcher {
   }
 
   tools(): string[] {
-    return [...this.handlers.keys()];
+    return [...this.defs.keys()];
   }
 
   async call(tool: string, rawArgs: Record<string, unknown>, opts: CallOptions): Promise<ToolResult> {
@@ -78,25 +81,25 @@ export class Dispatcher {
       time: new Date(started).toISOString(),
       client: opts.client,
       tool,
-      summary: summarizeArgs(tool, rawArgs),
+      summary: summarizeArgs(this.defs.get(tool), rawArgs),
       status: 'running',
     };
     let snapshot: TargetSnapshot | undefined;
     let release: (() => void) | undefined;
     try {
-      const handler = this.handlers.get(tool);
-      if (!handler) {
-        const guess = didYouMean(tool, [...this.handlers.keys()]);
-        throw new SwitchboardError('unknown_tool', `unknown tool "${tool}"${guess ? ` — did you mean "${guess}"?` : ''}`, `tools: ${[...this.handlers.keys()].join(', ')}`);
+      const def = this.defs.get(tool);
+      if (!def) {
+        const guess = didYouMean(tool, [...this.defs.keys()]);
+        throw new SwitchboardError('unknown_tool', `unknown tool "${tool}"${guess ? ` — did you mean "${guess}"?` : ''}`, `tools: ${[...this.defs.keys()].join(', ')}`);
       }
-      const args = parseArgs(tool as ToolName, rawArgs);
+      const args = parseArgs(def, rawArgs);
       const requested = args.execution_target as string | undefined;
 
       this.deps.targets.refresh();
       if (opts.pinned) {
         // Pinned to the outer call's runtime identity, even if the script names another target.
         snapshot = opts.pinned;
-      } else if (this.targetless.has(tool)) {
+      } else if (def.targetless) {
         // A targetless tool (process) still answers for a target that was removed: it looks processes up by name.
         snapshot = requested === undefined ? undefined : this.snapshotIfKnown(requested);
         if (!snapshot && requested !== undefined) entry.execution_target = requested;
@@ -107,7 +110,7 @@ export class Dispatcher {
         release = this.deps.holds?.acquire(snapshot.identity);
         entry.execution_target = snapshot.name;
         entry.generation = snapshot.generation;
-        if (snapshot.state === 'draining' && !drainSafeTools.has(tool)) {
+        if (snapshot.state === 'draining' && !def.drainSafe) {
           throw new SwitchboardError('target_draining', `target "${snapshot.name}" is draining; new calls are refused`, 'register a new generation or pick another target');
         }
       }
@@ -119,13 +122,13 @@ export class Dispatcher {
           const out = await guard({ tool, args: Object.freeze({ ...finalArgs }), snapshot, client: opts.client });
           if (out?.args) {
             assertSameTarget(finalArgs, out.args);
-            finalArgs = parseArgs(tool as ToolName, out.args);
+            finalArgs = parseArgs(def, out.args);
           }
         }
       }
 
       const ctx = this.context(snapshot, opts);
-      const result = await handler(ctx, finalArgs);
+      const result = await def.handler(ctx, finalArgs);
       const full: ToolResult = {
         ...result,
         execution_target: snapshot?.name ?? (result.execution_target as string | undefined) ?? '',
@@ -163,6 +166,8 @@ export class Dispatcher {
         return self.deps.sessions.environment(snapshot);
       },
       sessions: this.deps.sessions,
+      services: this.services,
+      tools: [...this.defs.values()],
       client: opts.client,
       signal: opts.signal,
       nested: (tool, args, signal) => {
@@ -193,15 +198,19 @@ export class Dispatcher {
   }
 }
 
-/** Parse a tool's arguments; the old routing key `target` gets a hint instead of a bare error. */
-export function parseArgs(tool: ToolName, raw: Record<string, unknown>): Record<string, unknown> {
-  if (tool !== 'search_files' && 'target' in raw) {
-    throw new SwitchboardError('bad_request', `"target" is not an argument of ${tool}`, 'use "execution_target" to pick where the call runs');
+/** Parse a tool's arguments; the old routing key `target` gets a hint where the tool has no such argument. */
+export function parseArgs(def: ToolDef, raw: Record<string, unknown>): Record<string, unknown> {
+  if ('target' in raw && !declaresKey(def.args, 'target')) {
+    throw new SwitchboardError('bad_request', `"target" is not an argument of ${def.name}`, 'use "execution_target" to pick where the call runs');
   }
-  const schema = toolArgSchemas[tool] as z.ZodType<Record<string, unknown>>;
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) throw new SwitchboardError('bad_request', `${tool}: ${formatZodError(parsed.error)}`);
+  const parsed = def.args.safeParse(raw);
+  if (!parsed.success) throw new SwitchboardError('bad_request', `${def.name}: ${formatZodError(parsed.error)}`);
   return parsed.data;
+}
+
+function declaresKey(schema: z.ZodType, key: string): boolean {
+  const shape = (schema as { shape?: Record<string, unknown> }).shape;
+  return shape !== undefined && Object.prototype.hasOwnProperty.call(shape, key);
 }
 
 /** Authorization binding: nothing after the guards saw the call may add, change or remove execution_target. */

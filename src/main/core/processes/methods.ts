@@ -1,6 +1,6 @@
 // processes.*: the Processes panel's view of background processes (the agent's `process` tool is separate).
 import type { Handlers } from '../handlers.js';
-import { DEFAULT_LOG_LINES } from '../dispatch/tools/process.js';
+import { DEFAULT_LOG_LINES } from '../tools/process.js';
 import type { ProcessManager } from './processManager.js';
 
 export function processMethods(deps: { processes: ProcessManager }) {

@@ -2,11 +2,13 @@
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { SwitchboardError, formatZodError } from '../../../shared/errors.js';
-import { PluginSpec, TargetName, builtinSpecSchemas, type TargetSpec } from '../../../shared/targets.js';
+import { PluginSpec, TargetName, type TargetSpec } from '../../../shared/targets.js';
+import { builtinSpec, builtinSpecs } from '../backends/builtinSpecs.js';
+import type { SpecDeclaration } from '../../../shared/specFields.js';
 import { didYouMean } from '../config/didYouMean.js';
 import { schemaKeys } from '../config/loadConfig.js';
 import type { RuntimeRecord } from './runtimeSource.js';
-import { findSecret, keyPathProblem } from './secrets.js';
+import { findSecret } from './secrets.js';
 
 export const REGISTRY_FILE = 'runtime-targets.json';
 export const REGISTRY_VERSION = 1;
@@ -49,7 +51,12 @@ export interface RegistryDocument {
 /** The schema of a backend's spec, or undefined when no such backend is known. */
 export type SchemaFor = (backend: string) => z.ZodType | undefined;
 
-export const builtinSchemaFor: SchemaFor = (backend) => (builtinSpecSchemas as Record<string, z.ZodType>)[backend];
+export const builtinSchemaFor: SchemaFor = (backend) => builtinSpec(backend)?.specSchema;
+
+/** Keys the backends declare as secret references (a key path, a password variable): named like secrets, never one. */
+export function secretReferenceKeys(specs: readonly SpecDeclaration[] = builtinSpecs): ReadonlySet<string> {
+  return new Set(specs.flatMap((p) => p.fields.filter((f) => f.secret_ref).map((f) => f.key)));
+}
 
 export function newGeneration(): string {
   return 'r' + randomBytes(6).toString('hex');
@@ -133,22 +140,23 @@ export function duplicateJsonKey(text: string): string | undefined {
 
 /** A spec checked by its backend's schema, key material and passwords refused. Throws bad_request. */
 export function checkSpec(name: string, spec: Record<string, unknown>, schemaFor: SchemaFor, opts: { allowUnknownBackend?: boolean } = {}): TargetSpec {
-  const secret = findSecret(spec);
+  const refs = secretReferenceKeys();
+  const secret = findSecret(spec, refs);
   if (secret) {
-    throw new SwitchboardError('bad_request', `target "${name}": refused — ${secret} would store a secret in the registry`, 'the registry holds routing fields only: give ssh_key as a path, a password as ssh_password_env (the name of an environment variable)');
+    throw new SwitchboardError('bad_request', `target "${name}": refused — ${secret} would store a secret in the registry`, `the registry holds routing fields only: give a key as the path of its file, a password as the name of an environment variable (${[...refs].join(', ')})`);
   }
-  const keyProblem = keyPathProblem(spec.ssh_key);
-  if (keyProblem) throw new SwitchboardError('bad_request', `target "${name}": refused — ${keyProblem}`, 'pass --key PATH');
+  // Path fields (a key file's path) are checked by the backend's schema: one line, never the file's content.
   const backend = spec.backend;
-  if (typeof backend !== 'string' || !backend) throw new SwitchboardError('bad_request', `target "${name}" has no backend`, 'pass --backend local|ssh|docker|<plugin>');
+  if (typeof backend !== 'string' || !backend) throw new SwitchboardError('bad_request', `target "${name}" has no backend`, `pass --backend ${builtinSpecs.map((p) => p.backend).join('|')}|<plugin>`);
   let schema = schemaFor(backend);
   if (!schema) {
     if (!opts.allowUnknownBackend) {
-      const guess = didYouMean(backend, Object.keys(builtinSpecSchemas));
+      const names = builtinSpecs.map((p) => p.backend);
+      const guess = didYouMean(backend, names);
       throw new SwitchboardError(
         'bad_request',
         `unknown backend "${backend}"${guess ? ` — did you mean "${guess}"?` : ''}`,
-        'built-in backends are local, ssh and docker; a plugin backend needs its plugin under plugins/',
+        `built-in backends are ${names.join(', ')}; a plugin backend needs its plugin under plugins/`,
       );
     }
     schema = PluginSpec;

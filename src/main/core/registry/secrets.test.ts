@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { findSecret, keyPathProblem } from './secrets.js';
+import { findSecret } from './secrets.js';
+import { pathProblem } from '../../../shared/specFields.js';
+import { secretReferenceKeys } from './registryFile.js';
+
+const refs = secretReferenceKeys();
 
 describe('findSecret', () => {
   const secret: Array<[string, unknown, string]> = [
@@ -15,7 +19,7 @@ describe('findSecret', () => {
   ];
   for (const [what, spec, where] of secret) {
     it(`finds ${what}`, () => {
-      expect(findSecret(spec)).toContain(where);
+      expect(findSecret(spec, refs)).toContain(where);
     });
   }
 
@@ -30,7 +34,7 @@ describe('findSecret', () => {
   ];
   for (const [what, spec] of clean) {
     it(`accepts ${what}`, () => {
-      expect(findSecret(spec)).toBeUndefined();
+      expect(findSecret(spec, refs)).toBeUndefined();
     });
   }
 
@@ -38,8 +42,15 @@ describe('findSecret', () => {
     expect(findSecret({ ssh_password: 'hunter2' })).not.toContain('hunter2');
   });
 
-  it('wants ssh_key to be one line', () => {
-    expect(keyPathProblem('~/.ssh/id')).toBeUndefined();
-    expect(keyPathProblem('a\nb')).toContain('path');
+  it('a declared reference is exempt by name only', () => {
+    expect(refs.has('ssh_password_env')).toBe(true);
+    expect(findSecret({ ssh_password_env: 'MY_PW' })).toContain('ssh_password_env');
+    expect(findSecret({ ssh_password_env: 'ghp_0123456789abcdefghijklmnopqrstuvwxyz' }, refs)).toContain('GitHub');
+  });
+
+  it('wants a path field to be one line', () => {
+    expect(pathProblem({ key: 'ssh_key', secret_ref: true }, '~/.ssh/id')).toBeUndefined();
+    expect(pathProblem({ key: 'ssh_key', secret_ref: true }, 'a\nb')).toContain('path of a key file');
+    expect(pathProblem({ key: 'cwd', secret_ref: false }, 'a\nb')).toContain('cwd must be a path');
   });
 });

@@ -1,8 +1,5 @@
 // Finds secrets in a target spec (key material, passwords, tokens) so the registry can refuse to store them.
 
-/** Keys that name where a secret lives rather than holding one. */
-const allowedKeys = new Set(['ssh_key', 'ssh_password_env', 'ssh_agent']);
-
 /** Key names that say "the value is a secret". Matched per word: `api_token`, `ssh_password`, `clientSecret`. */
 const secretKeyWords = /(^|[_\-.])(passwd|password|passphrase|secret|token|apikey|api_key|private_key|privatekey|privkey|credential|credentials)($|[_\-.])/i;
 
@@ -27,16 +24,18 @@ function camelWords(key: string): string {
 
 /**
  * Where the first secret in a spec is and what it looks like, e.g. `ssh_password (a password field)`;
- * undefined when there is none. Never returns the value itself.
+ * undefined when there is none. Never returns the value itself. `references` are the keys a backend declares as
+ * naming where a secret lives (a key path, an environment variable): their names may sound secret, their values
+ * are still checked.
  */
-export function findSecret(value: unknown, path = ''): string | undefined {
+export function findSecret(value: unknown, references: ReadonlySet<string> = new Set(), path = ''): string | undefined {
   if (typeof value === 'string') {
     for (const [re, what] of secretValues) if (re.test(value)) return `${path || 'a value'} (${what})`;
     return undefined;
   }
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const hit = findSecret(value[i], `${path}[${i}]`);
+      const hit = findSecret(value[i], references, `${path}[${i}]`);
       if (hit) return hit;
     }
     return undefined;
@@ -44,19 +43,12 @@ export function findSecret(value: unknown, path = ''): string | undefined {
   if (value && typeof value === 'object') {
     for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
       const where = path ? `${path}.${k}` : k;
-      if (!allowedKeys.has(k) && secretKeyWords.test(camelWords(k)) && typeof v === 'string' && v !== '') {
+      if (!references.has(k) && secretKeyWords.test(camelWords(k)) && typeof v === 'string' && v !== '') {
         return `${where} (a ${/token/i.test(k) ? 'token' : /key|cred/i.test(k) ? 'credential' : 'password'} field)`;
       }
-      const hit = findSecret(v, where);
+      const hit = findSecret(v, references, where);
       if (hit) return hit;
     }
   }
-  return undefined;
-}
-
-/** An ssh_key must be a path: one line, not key material. */
-export function keyPathProblem(key: unknown): string | undefined {
-  if (typeof key !== 'string') return undefined;
-  if (/[\r\n]/.test(key) || key.length > 4096) return 'ssh_key must be the path of a key file, not the key itself';
   return undefined;
 }

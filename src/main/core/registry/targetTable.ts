@@ -124,7 +124,7 @@ export class TargetTable {
         source: e.source,
         state: live.problem && e.state === 'active' ? 'unreachable' : e.state,
         backend: e.spec.backend,
-        spec: publicSpec(e.spec as Record<string, unknown>),
+        spec: publicSpec(e.spec as Record<string, unknown>, provider?.fields),
         is_default: e.name === cfg.defaultTarget,
       };
       if (live.cwd ?? e.spec.cwd) info.cwd = live.cwd ?? e.spec.cwd;

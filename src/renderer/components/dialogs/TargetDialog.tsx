@@ -1,54 +1,120 @@
-// Add or edit a runtime target: name, backend and the backend's routing fields; checked against the shared spec schema before it is sent.
-import { useState, type FormEvent } from 'react';
-import { TargetName, builtinBackends, builtinSpecSchemas, type BuiltinBackend } from '../../../shared/targets.js';
+// Add or edit a runtime target: name, backend and the fields that backend declares (from backends.list), checked against the schema derived from them before it is sent.
+import { useEffect, useState, type FormEvent } from 'react';
+import { TargetName } from '../../../shared/targets.js';
+import { commonFields, specSchemaOf, type BackendInfo, type SpecFieldInfo } from '../../../shared/specFields.js';
 import { formatZodError } from '../../../shared/errors.js';
 import { core } from '../../client/core.js';
 import { useDialogs, type TargetDialogRequest } from '../../store/dialogs.js';
 import { useToasts } from '../../store/toasts.js';
 import { Modal } from './Modal.js';
 
-/** The form's fields per backend: key in the spec, label, placeholder, and whether it is a number. */
-const fields: Record<BuiltinBackend, Array<{ key: string; label: string; placeholder?: string; number?: boolean }>> = {
-  local: [],
-  ssh: [
-    { key: 'ssh_host', label: 'Host', placeholder: 'compute.example.com' },
-    { key: 'ssh_port', label: 'Port', placeholder: '22', number: true },
-    { key: 'ssh_user', label: 'User', placeholder: 'agent' },
-    { key: 'ssh_key', label: 'Key file', placeholder: '~/.ssh/id_ed25519' },
-  ],
-  docker: [
-    { key: 'docker_image', label: 'Image', placeholder: 'python:3.12' },
-    { key: 'docker_container', label: 'Container', placeholder: 'or an existing container' },
-  ],
-};
+const commonKeys: ReadonlySet<string> = new Set(commonFields.map((f) => f.key));
 
-const isBuiltin = (b: string): b is BuiltinBackend => (builtinBackends as readonly string[]).includes(b);
+/** A spec value as the text of its input: lists one per line, maps NAME=value per line. */
+function fieldText(v: unknown): string | undefined {
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (Array.isArray(v)) return v.map(String).join('\n');
+  if (v && typeof v === 'object') return Object.entries(v).map(([k, x]) => `${k}=${String(x)}`).join('\n');
+  return undefined;
+}
 
-function initialValues(req: TargetDialogRequest): Record<string, string> {
-  if (req.mode === 'add') return { backend: 'local', name: '', cwd: '' };
+/** The text of an input as the value its field type takes; a number that is not one stays text for the schema to refuse. */
+function fieldValue(f: SpecFieldInfo, raw: string): unknown {
+  switch (f.type) {
+    case 'number':
+      return /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw;
+    case 'boolean':
+      return raw === 'true';
+    case 'list':
+      return raw.split('\n').map((l) => l.trim()).filter(Boolean);
+    case 'map':
+      return Object.fromEntries(raw.split('\n').map((l) => l.trim()).filter(Boolean).map((l) => {
+        const eq = l.indexOf('=');
+        return eq < 0 ? [l, ''] : [l.slice(0, eq), l.slice(eq + 1)];
+      }));
+    default:
+      return raw;
+  }
+}
+
+function initialValues(req: TargetDialogRequest, firstBackend: string): Record<string, string> {
+  if (req.mode === 'add') return { backend: firstBackend, name: '', cwd: '' };
   const out: Record<string, string> = { name: req.target.name, backend: req.target.backend };
-  for (const [k, v] of Object.entries(req.target.spec)) if (typeof v === 'string' || typeof v === 'number') out[k] = String(v);
+  for (const [k, v] of Object.entries(req.target.spec)) {
+    const text = fieldText(v);
+    if (text !== undefined) out[k] = text;
+  }
   return out;
+}
+
+function FieldInput(props: { f: SpecFieldInfo; value: string; onChange: (v: string) => void; autoFocus: boolean }) {
+  const { f, value, autoFocus } = props;
+  const onChange = (e: { target: { value: string } }) => props.onChange(e.target.value);
+  // The fields arrive after the dialog opened, so the first one takes the focus itself when editing.
+  const common = { value, onChange, title: f.help, autoFocus, 'data-autofocus': autoFocus ? true : undefined };
+  let input;
+  if (f.type === 'boolean' || f.type === 'select') {
+    input = (
+      <select {...common}>
+        <option value="">{f.default !== undefined ? `default (${String(f.default)})` : 'default'}</option>
+        {(f.type === 'boolean' ? ['true', 'false'] : f.options ?? []).map((o) => <option key={o} value={o}>{f.type === 'boolean' ? (o === 'true' ? 'yes' : 'no') : o}</option>)}
+      </select>
+    );
+  } else if (f.type === 'list' || f.type === 'map' || f.type === 'text') {
+    input = <textarea {...common} rows={3} placeholder={f.placeholder ?? (f.type === 'map' ? 'NAME=value' : undefined)} spellCheck={false} />;
+  } else {
+    input = <input {...common} placeholder={f.placeholder} inputMode={f.type === 'number' ? 'numeric' : undefined} autoComplete="off" spellCheck={false} />;
+  }
+  return (
+    <label className="field">
+      <span>{f.label}</span>
+      {input}
+    </label>
+  );
 }
 
 export function TargetDialog({ req }: { req: TargetDialogRequest }) {
   const close = useDialogs((s) => s.closeTargetForm);
-  const [values, setValues] = useState<Record<string, string>>(() => initialValues(req));
+  const [backends, setBackends] = useState<BackendInfo[]>();
+  const [values, setValues] = useState<Record<string, string>>(() => initialValues(req, ''));
   const [error, setError] = useState<{ message: string; hint?: string }>();
   const [busy, setBusy] = useState(false);
   const editing = req.mode === 'edit';
-  const backend = values.backend ?? 'local';
-  const set = (key: string) => (e: { target: { value: string } }) => setValues((v) => ({ ...v, [key]: e.target.value }));
+
+  useEffect(() => {
+    let live = true;
+    core.call('backends.list', {}).then((list) => {
+      if (!live) return;
+      setBackends(list);
+      // A new target starts on the first backend the Core lists.
+      setValues((v) => (v.backend ? v : { ...v, backend: list[0]?.backend ?? '' }));
+    }).catch((err: { message?: string }) => live && setError({ message: err.message ?? String(err) }));
+    return () => {
+      live = false;
+    };
+  }, []);
+
+  const backend = values.backend ?? '';
+  const info = backends?.find((b) => b.backend === backend);
+  // A backend the Core does not list (a disabled plugin) still shows its common fields.
+  const fields: SpecFieldInfo[] = info?.fields ?? commonFields.map((f) => ({ required: false, secret_ref: false, private: false, advanced: false, ...f }));
+  const own = fields.filter((f) => !f.advanced && !commonKeys.has(f.key));
+  const shared = fields.filter((f) => !f.advanced && commonKeys.has(f.key));
+  const advanced = fields.filter((f) => f.advanced);
+  const first = own[0] ?? shared[0];
+  const set = (key: string) => (v: string) => setValues((old) => ({ ...old, [key]: v }));
+  const input = (f: SpecFieldInfo) => (
+    <FieldInput key={f.key} f={f} value={values[f.key] ?? ''} onChange={set(f.key)} autoFocus={editing && f === first} />
+  );
 
   const buildSpec = (): Record<string, unknown> => {
-    // Editing keeps keys the form does not show (timeouts, plugin fields) and replaces the ones it does.
+    // Editing keeps keys the form does not show (plugin fields of an unlisted backend) and replaces the ones it does.
     const spec: Record<string, unknown> = editing && req.target.backend === backend ? { ...req.target.spec } : {};
     spec.backend = backend;
-    const shown = [...(isBuiltin(backend) ? fields[backend] : []), { key: 'cwd', label: '' }];
-    for (const f of shown) {
+    for (const f of fields) {
       const raw = (values[f.key] ?? '').trim();
       if (!raw) delete spec[f.key];
-      else spec[f.key] = 'number' in f && f.number ? Number(raw) : raw;
+      else spec[f.key] = fieldValue(f, raw);
     }
     return spec;
   };
@@ -59,8 +125,8 @@ export function TargetDialog({ req }: { req: TargetDialogRequest }) {
     const nameCheck = TargetName.safeParse(name);
     if (!nameCheck.success) return setError({ message: formatZodError(nameCheck.error) });
     const spec = buildSpec();
-    if (isBuiltin(backend)) {
-      const check = builtinSpecSchemas[backend].safeParse(spec);
+    if (info) {
+      const check = specSchemaOf(info.backend, info.fields, info.exactly_one).safeParse(spec);
       if (!check.success) return setError({ message: formatZodError(check.error) });
     }
     setBusy(true);
@@ -89,33 +155,25 @@ export function TargetDialog({ req }: { req: TargetDialogRequest }) {
         <div className="form__row">
           <label className="field">
             <span>Name</span>
-            <input data-autofocus={editing ? undefined : true} value={values.name ?? ''} onChange={set('name')} disabled={editing}
+            <input data-autofocus={editing ? undefined : true} value={values.name ?? ''} onChange={(e) => set('name')(e.target.value)} disabled={editing}
               placeholder="gpu-box" autoComplete="off" spellCheck={false} />
           </label>
           <label className="field field--narrow">
             <span>Backend</span>
-            <select value={backend} onChange={set('backend')} disabled={editing && !isBuiltin(backend)}>
-              {builtinBackends.map((b) => <option key={b} value={b}>{b}</option>)}
-              {!isBuiltin(backend) && <option value={backend}>{backend}</option>}
+            <select value={backend} onChange={(e) => set('backend')(e.target.value)} disabled={editing && !info}>
+              {(backends ?? []).map((b) => <option key={b.backend} value={b.backend}>{b.backend}</option>)}
+              {!info && backend && <option value={backend}>{backend}</option>}
             </select>
           </label>
         </div>
-        {isBuiltin(backend) && fields[backend].length > 0 && (
-          <div className="form__grid">
-            {fields[backend].map((f, i) => (
-              <label key={f.key} className="field">
-                <span>{f.label}</span>
-                <input data-autofocus={editing && i === 0 ? true : undefined} value={values[f.key] ?? ''} onChange={set(f.key)}
-                  placeholder={f.placeholder} inputMode={f.number ? 'numeric' : undefined} autoComplete="off" spellCheck={false} />
-              </label>
-            ))}
-          </div>
+        {own.length > 0 && <div className="form__grid">{own.map(input)}</div>}
+        {shared.map(input)}
+        {advanced.length > 0 && (
+          <details className="form__more">
+            <summary>More options</summary>
+            <div className="form__grid">{advanced.map(input)}</div>
+          </details>
         )}
-        <label className="field">
-          <span>Working directory</span>
-          <input data-autofocus={editing && (!isBuiltin(backend) || fields[backend].length === 0) ? true : undefined}
-            value={values.cwd ?? ''} onChange={set('cwd')} placeholder="~/project" autoComplete="off" spellCheck={false} />
-        </label>
         {error && (
           <div className="form__error" role="alert">
             <strong>{error.message}</strong>
@@ -124,7 +182,7 @@ export function TargetDialog({ req }: { req: TargetDialogRequest }) {
         )}
         <div className="modal__actions">
           <button type="button" className="button" onClick={close}>Cancel</button>
-          <button type="submit" className="button button--primary" disabled={busy}>{editing ? 'Save' : 'Add target'}</button>
+          <button type="submit" className="button button--primary" disabled={busy || !backends}>{editing ? 'Save' : 'Add target'}</button>
         </div>
       </form>
     </Modal>

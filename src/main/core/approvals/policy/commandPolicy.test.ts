@@ -14,7 +14,7 @@ const ctx = { home: '/home/agent', cwd: '/home/agent/project' };
 const tally = { hardline: [0, 0], dangerous: [0, 0], safe: [0, 0] };
 
 function check(command: string) {
-  return policy.classify({ tool: 'terminal', command }, ctx);
+  return policy.classify({ kind: 'command', command }, ctx);
 }
 
 describe('hardline commands', () => {
@@ -89,7 +89,7 @@ describe('reasons point into the command', () => {
     expect(cmd.slice(s, e)).toBe('/etc');
   });
   it('uses ~ when the home is not known', () => {
-    expect(policy.classify({ tool: 'terminal', command: 'rm -rf ~' }).reasons[0]!.text).toBe('recursive delete of ~ (rm -rf)');
+    expect(policy.classify({ kind: 'command', command: 'rm -rf ~' }).reasons[0]!.text).toBe('recursive delete of ~ (rm -rf)');
   });
 });
 
@@ -97,7 +97,7 @@ describe('decisions under mode and flags', () => {
   const dangerousReasons = [{ text: 'x', rule: 'delete.recursive', severity: 'dangerous' as const }];
   it('refuses hardline in every mode, even in a container', () => {
     for (const mode of ['ask', 'deny', 'off'] as const) {
-      expect(policy.classify({ tool: 'terminal', command: 'rm -rf /' }, { mode, flags: { skip_container_guards: true } }).decision).toBe('refuse');
+      expect(policy.classify({ kind: 'command', command: 'rm -rf /' }, { mode, flags: { skip_container_guards: true } }).decision).toBe('refuse');
     }
   });
   it('asks, refuses or allows dangerous by mode', () => {
@@ -108,8 +108,8 @@ describe('decisions under mode and flags', () => {
     expect(decide('safe', [], { mode: 'deny' })).toBe('allow');
   });
   it('still asks in a container when the command reaches outside it', () => {
-    expect(policy.classify({ tool: 'terminal', command: 'docker -H tcp://10.0.0.1 rm -f x' }, { flags: { skip_container_guards: true } }).decision).toBe('ask');
-    expect(policy.classify({ tool: 'terminal', command: 'curl http://169.254.169.254/' }, { flags: { skip_container_guards: true } }).decision).toBe('ask');
+    expect(policy.classify({ kind: 'command', command: 'docker -H tcp://10.0.0.1 rm -f x' }, { flags: { skip_container_guards: true } }).decision).toBe('ask');
+    expect(policy.classify({ kind: 'command', command: 'curl http://169.254.169.254/' }, { flags: { skip_container_guards: true } }).decision).toBe('ask');
   });
 });
 
@@ -125,7 +125,7 @@ describe('write_file, patch and execute_code', () => {
     ['patch', '.env.example', 'safe'],
     ['write_file', 'README.md', 'safe'],
   ] as const)('%s %s is %s', (tool, path, verdict) => {
-    expect(policy.classify({ tool, path }, ctx).verdict).toBe(verdict);
+    expect(policy.classify({ kind: 'path', path, access: 'write', via: tool }, ctx).verdict).toBe(verdict);
   });
   it.each([
     ['import subprocess\nsubprocess.run("rm -rf /", shell=True)', 'hardline', 'recursive delete of /'],
@@ -138,7 +138,7 @@ describe('write_file, patch and execute_code', () => {
     ['import os\nprint(os.listdir("."))', 'safe', ''],
     ['import subprocess\nprint(subprocess.run(["git", "status"], capture_output=True).stdout)', 'safe', ''],
   ] as const)('execute_code %j is %s', (code, verdict, reason) => {
-    const r = policy.classify({ tool: 'execute_code', code }, ctx);
+    const r = policy.classify({ kind: 'code', code, language: 'python' }, ctx);
     expect(r.verdict).toBe(verdict);
     expect(r.reasons.map((x) => x.text).join(' | ')).toContain(reason);
   });

@@ -22,6 +22,7 @@
 // the npm package, so nothing runs at install time (no native build, no install script).
 // Everything the walker does not model reads as unknown and asks: "command name computed at run time".
 import type { ApprovalsMode, PolicyClassification, PolicyDecision, PolicyReason, PolicyVerdict } from '../../../../shared/approvals.js';
+import type { ApprovalSubject } from '../../../../shared/tools.js';
 import { codeFindings } from './codeRules.js';
 import { commandPattern } from './commandPattern.js';
 import { isBlockDevice, resolvePath, sensitiveWrite } from './paths.js';
@@ -29,11 +30,11 @@ import { ShellScanner } from './shellScanner.js';
 import { loadShellParser, type ShellParser } from './shellParser.js';
 import type { Finding } from './scanTypes.js';
 
-export type PolicyCall =
-  | { tool: 'terminal'; command: string }
-  | { tool: 'write_file' | 'patch'; path: string }
-  | { tool: 'execute_code'; code: string }
-  | { tool: string; command?: string; path?: string; code?: string };
+/**
+ * What is judged: the subject a tool's declaration hands over (ToolDef.approval), never a tool name, so a new
+ * tool is covered by saying what it runs or writes. `via` names the tool in reason texts only.
+ */
+export type PolicyCall = ApprovalSubject & { via?: string };
 
 export interface PolicyContext {
   /** The target's home directory; `~` (the default) when it is not known. */
@@ -76,22 +77,26 @@ export function createCommandPolicy(parser: ShellParser): CommandPolicy {
   const scanShell = (command: string, ctx: PolicyContext): Finding[] => scanner.scan(command, { home: ctx.home ?? '~', ...(ctx.cwd ? { cwd: ctx.cwd } : {}) }).findings;
   const findingsFor = (call: PolicyCall, ctx: PolicyContext): Finding[] => {
     const home = ctx.home ?? '~';
-    if (call.tool === 'terminal' && typeof call.command === 'string') return scanShell(call.command, ctx);
-    if ((call.tool === 'write_file' || call.tool === 'patch') && typeof call.path === 'string') {
-      const p = resolvePath(call.path, ctx.cwd, home);
-      if (isBlockDevice(p)) return [{ severity: 'hardline', rule: 'disk.overwrite', text: `overwrites the disk device ${p} (${call.tool})` }];
-      const why = sensitiveWrite(p);
-      return why ? [{ severity: 'dangerous', rule: 'write.sensitive', text: `writes to ${p}: ${why} (${call.tool})` }] : [];
-    }
-    if (call.tool === 'execute_code' && typeof call.code === 'string') {
-      const out: Finding[] = [];
-      for (const f of codeFindings(call.code, 'python')) {
-        if (f.shell === undefined) out.push({ severity: f.severity, rule: f.rule, text: f.text });
-        else for (const inner of scanShell(f.shell, ctx)) out.push({ severity: inner.severity, rule: inner.rule, text: `${inner.text} in code` });
+    switch (call.kind) {
+      case 'command':
+        return scanShell(call.command, ctx);
+      case 'path': {
+        if (call.access === 'read') return [];
+        const p = resolvePath(call.path, ctx.cwd, home);
+        const via = call.via ? ` (${call.via})` : '';
+        if (isBlockDevice(p)) return [{ severity: 'hardline', rule: 'disk.overwrite', text: `overwrites the disk device ${p}${via}` }];
+        const why = sensitiveWrite(p);
+        return why ? [{ severity: 'dangerous', rule: 'write.sensitive', text: `writes to ${p}: ${why}${via}` }] : [];
       }
-      return out;
+      case 'code': {
+        const out: Finding[] = [];
+        for (const f of codeFindings(call.code, call.language)) {
+          if (f.shell === undefined) out.push({ severity: f.severity, rule: f.rule, text: f.text });
+          else for (const inner of scanShell(f.shell, ctx)) out.push({ severity: inner.severity, rule: inner.rule, text: `${inner.text} in code` });
+        }
+        return out;
+      }
     }
-    return [];
   };
   return {
     classify(call, ctx = {}) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { DockerSpec } from '../../../../shared/targets.js';
+import { DockerSpec } from './fields.js';
 import {
   envList, killJobsScript, managedContainerName, managedContainerOptions, managedLabels, parseMemory, pickHome,
 } from './containerConfig.js';

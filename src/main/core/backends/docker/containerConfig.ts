@@ -1,7 +1,7 @@
 // Pure pieces of the managed container: its name, labels, Engine create options, and the shell scripts we run inside.
 import { createHash } from 'node:crypto';
 import type { ContainerCreateOptions } from 'dockerode';
-import type { DockerSpec } from '../../../../shared/targets.js';
+import type { DockerSpec } from './fields.js';
 import { shellQuote } from '../../sessions/shellWrap.js';
 
 export const targetLabel = 'switchboard.target';

@@ -5,7 +5,8 @@ import type { Duplex } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import type Docker from 'dockerode';
 import type { Container, ContainerInspectInfo, Exec } from 'dockerode';
-import { DockerSpec, type ProviderFlags } from '../../../../shared/targets.js';
+import type { ProviderFlags } from '../../../../shared/targets.js';
+import { DockerSpec, dockerSpec } from './fields.js';
 import { SwitchboardError, formatZodError } from '../../../../shared/errors.js';
 import type {
   BackendProvider, BackgroundHandle, Environment, ExecOptions, ExecResult, FileStat, ProviderContext, ShellChannel, TargetSnapshot,
@@ -51,9 +52,8 @@ const flags: ProviderFlags = {
 };
 
 export const dockerProvider: BackendProvider = {
-  backend: 'docker',
+  ...dockerSpec,
   flags,
-  specSchema: DockerSpec,
   createEnvironment: (snapshot, ctx) => new DockerEnvironment(snapshot, ctx),
 };
 

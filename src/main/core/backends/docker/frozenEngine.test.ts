@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import Docker from 'dockerode';
 import { loadDockerEnv, type DockerTestEnv } from '../../../../../scripts/testEnv.js';
 import { SwitchboardError } from '../../../../shared/errors.js';
-import type { DockerSpec } from '../../../../shared/targets.js';
+import type { DockerSpec } from './fields.js';
 import type { Environment, ExecOptions, ProviderContext, TargetSnapshot } from '../provider.js';
 import { dockerProvider } from './dockerProvider.js';
 import { profileLabel, shortHash } from './containerConfig.js';

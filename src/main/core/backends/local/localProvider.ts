@@ -5,7 +5,8 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createHash } from 'node:crypto';
-import { LocalSpec, type ProviderFlags } from '../../../../shared/targets.js';
+import type { ProviderFlags } from '../../../../shared/targets.js';
+import { LocalSpec, localSpec } from './fields.js';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import type {
   BackendProvider, BackgroundHandle, Environment, ExecOptions, ExecResult, FileStat, ProviderContext, ShellChannel, TargetSnapshot,
@@ -24,9 +25,8 @@ const flags: ProviderFlags = {
 };
 
 export const localProvider: BackendProvider = {
-  backend: 'local',
+  ...localSpec,
   flags,
-  specSchema: LocalSpec,
   createEnvironment: (snapshot, ctx) => new LocalEnvironment(snapshot, ctx),
 };
 

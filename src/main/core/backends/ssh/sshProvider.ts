@@ -4,7 +4,8 @@ import { readFile } from 'node:fs/promises';
 import { homedir, userInfo } from 'node:os';
 import { posix } from 'node:path';
 import type { SFTPWrapper, Stats } from 'ssh2';
-import { SshSpec, type ProviderFlags } from '../../../../shared/targets.js';
+import type { ProviderFlags } from '../../../../shared/targets.js';
+import { SshSpec, sshSpec } from './fields.js';
 import { SwitchboardError, errorLine, toErrorPayload } from '../../../../shared/errors.js';
 import type {
   BackendProvider, BackgroundHandle, Environment, ExecOptions, ExecResult, FileStat, ProviderContext, ShellChannel, TargetSnapshot,
@@ -26,9 +27,8 @@ const flags: ProviderFlags = {
 };
 
 export const sshProvider: BackendProvider = {
-  backend: 'ssh',
+  ...sshSpec,
   flags,
-  specSchema: SshSpec,
   createEnvironment: (snapshot, ctx) => new SshEnvironment(snapshot, ctx),
 };
 

@@ -1,5 +1,6 @@
 // Turns an SSH target's spec (plus ~/.ssh/config and its ssh_jump chain) into the hops a connection takes.
-import { SshSpec, type TargetSpec } from '../../../../shared/targets.js';
+import type { TargetSpec } from '../../../../shared/targets.js';
+import { SshSpec } from './fields.js';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import { resolveSshConfig, type SshConfigBlock } from './sshConfig.js';
 

@@ -1,9 +1,9 @@
 // The `search_files` tool: content (grep -E) or file-name (find -name) search, as one portable shell pipeline on the target.
 import type { z } from 'zod';
-import { SwitchboardError } from '../../../../shared/errors.js';
-import type { SearchFilesArgs } from '../../../../shared/tools.js';
-import { shellQuote } from '../../sessions/shellWrap.js';
-import type { ToolContext } from '../dispatcher.js';
+import { SwitchboardError } from '../../../shared/errors.js';
+import { SearchFilesArgs, SearchFilesResult } from '../../../shared/tools.js';
+import { shellQuote } from '../sessions/shellWrap.js';
+import { argText, defineTool, type ToolContext } from './toolDef.js';
 
 export const DEFAULT_SEARCH_LIMIT = 50;
 const MAX_LINE_CHARS = 500;
@@ -79,8 +79,20 @@ export function parseGrep(output: string): ContentMatch[] {
   return out;
 }
 
-export async function searchFilesTool(ctx: ToolContext, raw: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const args = raw as z.infer<typeof SearchFilesArgs>;
+export const searchFilesTool = defineTool({
+  name: 'search_files',
+  title: 'Search files',
+  description: 'Search file contents (POSIX extended regex, as grep -E) or file names (glob) on an execution target; .git and node_modules are skipped.',
+  args: SearchFilesArgs,
+  result: SearchFilesResult,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  summary: (args) => `${argText(args, 'target')} ${argText(args, 'pattern')}${args.path ? ' in ' + argText(args, 'path') : ''}`,
+  approval: (args) => ({ kind: 'path', path: args.path ?? '.', access: 'read' }),
+  script: { doc: 'Search contents (regex) or file names (glob); returns a dict with matches or files.', defaults: { target: 'content' } },
+  handler: searchFiles,
+});
+
+async function searchFiles(ctx: ToolContext, args: z.infer<typeof SearchFilesArgs>): Promise<Record<string, unknown>> {
   const root = await ctx.sessions.resolvePath(ctx.snapshot, args.path ?? '.');
   const limit = args.limit ?? DEFAULT_SEARCH_LIMIT;
   const context = args.target === 'content' ? args.context ?? 0 : 0;

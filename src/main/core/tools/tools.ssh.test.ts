@@ -2,8 +2,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadSshEnv } from '../../../../../scripts/testEnv.js';
-import { builtinProviders } from '../../backends/builtins.js';
+import { loadSshEnv } from '../../../../scripts/testEnv.js';
+import { builtinProviders } from '../backends/builtins.js';
 import { makeTestCore } from './testCore.js';
 import { describeToolsOn } from './toolsSuite.js';
 

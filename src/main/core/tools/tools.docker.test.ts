@@ -1,7 +1,7 @@
 // The shared tool suite on Docker targets of the private dockerd (scripts/env/docker.sh): busybox (sh only), and the
 // python image for execute_code when it was built. Skipped while the docker backend or its fixture is missing.
-import { loadDockerEnv } from '../../../../../scripts/testEnv.js';
-import { builtinProviders } from '../../backends/builtins.js';
+import { loadDockerEnv } from '../../../../scripts/testEnv.js';
+import { builtinProviders } from '../backends/builtins.js';
 import { makeTestCore } from './testCore.js';
 import { describeToolsOn } from './toolsSuite.js';
 

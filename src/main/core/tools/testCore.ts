@@ -2,10 +2,10 @@
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Core, type CoreOptions } from '../../core.js';
-import type { RuntimeSource } from '../../registry/runtimeSource.js';
-import type { BackendProvider } from '../../backends/provider.js';
-import { localProvider } from '../../backends/local/localProvider.js';
+import { Core, type CoreOptions } from '../core.js';
+import type { RuntimeSource } from '../registry/runtimeSource.js';
+import type { BackendProvider } from '../backends/provider.js';
+import { localProvider } from '../backends/local/localProvider.js';
 
 export interface TestCore {
   core: Core;

@@ -1,9 +1,9 @@
 // The `read_file` tool: numbered lines from a text file on the target, in pages of at most ~100 KB.
+import { SwitchboardError } from '../../../shared/errors.js';
+import { ReadFileArgs, ReadFileResult } from '../../../shared/tools.js';
+import { shellQuote } from '../sessions/shellWrap.js';
 import type { z } from 'zod';
-import { SwitchboardError } from '../../../../shared/errors.js';
-import type { ReadFileArgs } from '../../../../shared/tools.js';
-import { shellQuote } from '../../sessions/shellWrap.js';
-import type { ToolContext } from '../dispatcher.js';
+import { argText, defineTool, type ToolContext } from './toolDef.js';
 
 export const DEFAULT_READ_LINES = 2000;
 /** Most chars of numbered content one call returns; the rest comes with next_offset. */
@@ -62,8 +62,20 @@ export function isBinary(buf: Buffer): boolean {
   return buf.subarray(0, 8192).includes(0);
 }
 
-export async function readFileTool(ctx: ToolContext, raw: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const args = raw as z.infer<typeof ReadFileArgs>;
+export const readFileTool = defineTool({
+  name: 'read_file',
+  title: 'Read a file',
+  description: 'Read a text file on an execution target. content has cat -n style line numbers ("     1\\t…": number right-aligned in 6 columns, a tab, the line); at most limit lines and ~100 KB per call, with total_lines and next_offset when more is left.',
+  args: ReadFileArgs,
+  result: ReadFileResult,
+  annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  summary: (args) => argText(args, 'path'),
+  approval: (args) => ({ kind: 'path', path: args.path, access: 'read' }),
+  script: { doc: 'Read a text file; returns a dict with content (numbered lines) and total_lines.' },
+  handler: readFile,
+});
+
+async function readFile(ctx: ToolContext, args: z.infer<typeof ReadFileArgs>): Promise<Record<string, unknown>> {
   const path = await ctx.sessions.resolvePath(ctx.snapshot, args.path);
   const offset = args.offset ?? 1;
   const limit = args.limit ?? DEFAULT_READ_LINES;

@@ -1,21 +1,32 @@
 // The `process` tool: list, poll, log, wait, kill and write background processes, scoped by execution_target when given.
-import type { z } from 'zod';
-import { SwitchboardError } from '../../../../shared/errors.js';
-import type { ProcessArgs } from '../../../../shared/tools.js';
-import type { ProcessManager, ProcessScope } from '../../processes/processManager.js';
-import type { ToolContext } from '../dispatcher.js';
+import { SwitchboardError } from '../../../shared/errors.js';
+import { ProcessArgs, ProcessResult } from '../../../shared/tools.js';
+import type { ProcessScope } from '../processes/processManager.js';
+import { argText, defineTool, type ToolContext } from './toolDef.js';
 
 export const DEFAULT_LOG_LINES = 200;
 export const DEFAULT_WAIT_SEC = 30;
 
 /**
- * Registered targetless: without execution_target every process is visible by session_id (also after its
+ * Targetless: without execution_target every process is visible by session_id (also after its
  * target was drained or removed). With execution_target only that target's processes are, by name, so the
  * processes of a removed target or of an older generation of it can still be listed, read and killed.
  */
-export function processTool(manager: ProcessManager) {
-  return async (ctx: ToolContext, raw: Record<string, unknown>): Promise<Record<string, unknown>> => {
-    const args = raw as z.infer<typeof ProcessArgs>;
+export const processTool = defineTool({
+  name: 'process',
+  title: 'Background processes',
+  description: 'Manage background processes started by terminal with background: true: list, poll, log, wait, kill, write.',
+  args: ProcessArgs,
+  result: ProcessResult,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  summary: (args) => `${argText(args, 'action')}${args.session_id ? ' ' + argText(args, 'session_id') : ''}`,
+  // Writing to a process's stdin is the person's (or agent's) running program, not a new command.
+  approval: () => undefined,
+  targetless: true,
+  drainSafe: true,
+  async handler(ctx, args) {
+    const manager = ctx.services.processes;
+    if (!manager) throw new SwitchboardError('unsupported', 'background processes are not available');
     const scope: ProcessScope = args.execution_target !== undefined ? { target: args.execution_target } : {};
     if (args.action === 'list') {
       const processes = manager.list(scope);
@@ -49,8 +60,8 @@ export function processTool(manager: ProcessManager) {
     // A process's own target and generation, whatever the call was scoped to.
     const p = manager.info(id);
     return { ...out, execution_target: p.execution_target, generation: p.generation };
-  };
-}
+  },
+});
 
 function hasSnapshot(ctx: ToolContext): boolean {
   try {

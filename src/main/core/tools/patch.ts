@@ -1,9 +1,8 @@
 // The `patch` tool: replace exact text in a file on the target; refuses when the text is missing or ambiguous.
-import type { z } from 'zod';
-import { SwitchboardError } from '../../../../shared/errors.js';
-import type { PatchArgs } from '../../../../shared/tools.js';
-import type { ToolContext } from '../dispatcher.js';
+import { SwitchboardError } from '../../../shared/errors.js';
+import { PatchArgs, PatchResult } from '../../../shared/tools.js';
 import { isBinary } from './readFile.js';
+import { argText, defineTool } from './toolDef.js';
 
 export const MAX_PATCH_BYTES = 8 * 1024 * 1024;
 
@@ -31,15 +30,25 @@ export function applyPatch(text: string, oldString: string, newString: string, r
   return { text: text.slice(0, at) + newString + text.slice(at + oldString.length), replacements: 1 };
 }
 
-export async function patchTool(ctx: ToolContext, raw: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const args = raw as z.infer<typeof PatchArgs>;
-  const path = await ctx.sessions.resolvePath(ctx.snapshot, args.path);
-  const st = await ctx.env.stat(path);
-  if (st.type === 'missing') throw new SwitchboardError('bad_request', `no such file: ${path}`, 'create it with write_file');
-  if (st.type !== 'file') throw new SwitchboardError('bad_request', `not a regular file: ${path}`);
-  const buf = await ctx.env.readFile(path, MAX_PATCH_BYTES);
-  if (isBinary(buf)) throw new SwitchboardError('unsupported', `${path} looks like a binary file; patch edits text`);
-  const out = applyPatch(buf.toString('utf8'), args.old_string, args.new_string, args.replace_all ?? false, path);
-  await ctx.env.writeFile(path, Buffer.from(out.text, 'utf8'));
-  return { path, replacements: out.replacements };
-}
+export const patchTool = defineTool({
+  name: 'patch',
+  title: 'Patch a file',
+  description: 'Replace exact text in a file on an execution target.',
+  args: PatchArgs,
+  result: PatchResult,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  summary: (args) => argText(args, 'path'),
+  approval: (args) => ({ kind: 'path', path: args.path, access: 'write' }),
+  script: { doc: 'Replace exact text in a file; returns a dict with replacements.' },
+  async handler(ctx, args) {
+    const path = await ctx.sessions.resolvePath(ctx.snapshot, args.path);
+    const st = await ctx.env.stat(path);
+    if (st.type === 'missing') throw new SwitchboardError('bad_request', `no such file: ${path}`, 'create it with write_file');
+    if (st.type !== 'file') throw new SwitchboardError('bad_request', `not a regular file: ${path}`);
+    const buf = await ctx.env.readFile(path, MAX_PATCH_BYTES);
+    if (isBinary(buf)) throw new SwitchboardError('unsupported', `${path} looks like a binary file; patch edits text`);
+    const out = applyPatch(buf.toString('utf8'), args.old_string, args.new_string, args.replace_all ?? false, path);
+    await ctx.env.writeFile(path, Buffer.from(out.text, 'utf8'));
+    return { path, replacements: out.replacements };
+  },
+});

@@ -1,7 +1,7 @@
 // The shared tool behaviour suite: local, SSH and Docker test files call describeToolsOn with two targets of their backend.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ToolResult } from '../../../../shared/tools.js';
+import type { ToolResult } from '../../../shared/tools.js';
 
 export interface ToolSuiteEnv {
   /** One tool call through the Core's dispatcher (or an MCP client). */

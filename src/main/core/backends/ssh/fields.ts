@@ -1,0 +1,26 @@
+// The SSH backend's spec, declared once: the fields the form, `targets register` flags and the checks read.
+import type { z } from 'zod';
+import { declareSpec } from '../../../../shared/specFields.js';
+
+export const sshSpec = declareSpec({
+  backend: 'ssh',
+  fields: [
+    { key: 'ssh_host', type: 'string', label: 'Host', help: 'host name or address (a Host alias of ~/.ssh/config works too)', flag: '--host', required: true, placeholder: 'compute.example.com' },
+    { key: 'ssh_port', type: 'number', label: 'Port', help: 'SSH port', flag: '--port', default: 22, integer: true, min: 1, max: 65_535, placeholder: '22' },
+    { key: 'ssh_user', type: 'string', label: 'User', help: 'remote user (default: ~/.ssh/config, then your own name)', flag: '--user', placeholder: 'agent' },
+    {
+      key: 'ssh_key', type: 'path', label: 'Key file', help: 'the path of a private key file (never the key itself)', flag: '--key',
+      secret_ref: true, placeholder: '~/.ssh/id_ed25519',
+    },
+    {
+      key: 'ssh_password_env', type: 'secret_ref', label: 'Password variable', help: 'the name of an environment variable that holds the password (never the password)',
+      private: true, advanced: true, placeholder: 'COMPUTE_PASSWORD',
+    },
+    { key: 'ssh_agent', type: 'boolean', label: 'Use ssh-agent', help: 'authenticate with the keys of $SSH_AUTH_SOCK', advanced: true },
+    { key: 'ssh_jump', type: 'string', label: 'Jump through', help: "another SSH target's name to hop through (ProxyJump)", advanced: true, placeholder: 'bastion' },
+  ],
+  describe: (s) => `${s.ssh_user ? `${s.ssh_user}@` : ''}${s.ssh_host}${s.ssh_port ? `:${s.ssh_port}` : ''}`,
+});
+
+export const SshSpec = sshSpec.specSchema;
+export type SshSpec = z.infer<typeof SshSpec>;

@@ -1,0 +1,167 @@
+// How a backend declares its spec fields once; the spec schema, the Add-target form, CLI flags and secret checks derive from it.
+import { z } from 'zod';
+import { ProviderFlags } from './targets.js';
+
+/**
+ * What a field holds. `path` is a file or directory on the machine that reads it; `secret_ref` is the name of an
+ * environment variable that holds a secret (never the secret); `list` is strings; `map` is NAME → string.
+ */
+export const SpecFieldType = z.enum(['boolean', 'number', 'string', 'text', 'select', 'list', 'map', 'path', 'secret_ref']);
+export type SpecFieldType = z.infer<typeof SpecFieldType>;
+
+/** One declared spec field, as the wire carries it (`backends.list`). */
+export const SpecFieldInfo = z.object({
+  key: z.string().regex(/^[a-z][a-z0-9_]*$/),
+  type: SpecFieldType,
+  /** What a person reads next to the input ("Host"). */
+  label: z.string(),
+  /** One sentence of help: what the value is. */
+  help: z.string(),
+  /** The `targets register` flag that sets it (`--host`), if it has one besides `--set key=value`. */
+  flag: z.string().regex(/^--[a-z][a-z0-9-]*$/).optional(),
+  required: z.boolean(),
+  /** What applies when the field is left out (informational; the backend applies it). */
+  default: z.union([z.string(), z.number(), z.boolean()]).optional(),
+  /** The value points at a secret (a key file, an environment variable) and is never the secret itself. */
+  secret_ref: z.boolean(),
+  /** Left out of every listing (names that say where a secret lives, env values). */
+  private: z.boolean(),
+  /** Shown under "More options" in the form. */
+  advanced: z.boolean(),
+  placeholder: z.string().optional(),
+  /** The choices of a `select`. */
+  options: z.array(z.string()).optional(),
+  /** Bounds of a `number`. */
+  integer: z.boolean().optional(),
+  min: z.number().optional(),
+  max: z.number().optional(),
+  /** `min` is exclusive (a positive number). */
+  min_exclusive: z.boolean().optional(),
+  /** A regular expression a string value must match, and what to say when it does not. */
+  pattern: z.string().optional(),
+  pattern_message: z.string().optional(),
+});
+export type SpecFieldInfo = z.infer<typeof SpecFieldInfo>;
+
+/** One backend as `backends.list` serves it: its flags and declared fields. */
+export const BackendInfo = z.object({
+  backend: z.string(),
+  flags: ProviderFlags,
+  fields: z.array(SpecFieldInfo),
+  /** Groups of keys of which a spec sets exactly one (docker_image | docker_container). */
+  exactly_one: z.array(z.array(z.string())),
+});
+export type BackendInfo = z.infer<typeof BackendInfo>;
+
+/** A field as written in a declaration: the booleans default to false. */
+export type SpecFieldDecl = Omit<SpecFieldInfo, 'required' | 'secret_ref' | 'private' | 'advanced'> &
+  Partial<Pick<SpecFieldInfo, 'required' | 'secret_ref' | 'private' | 'advanced'>>;
+
+/** Fields every backend has. */
+export const commonFields = [
+  { key: 'cwd', type: 'path', label: 'Working directory', help: 'the directory commands start in', flag: '--cwd', placeholder: '~/project' },
+  {
+    key: 'timeout', type: 'number', label: 'Timeout (s)', help: 'default command timeout in seconds', flag: '--timeout',
+    integer: true, min: 0, min_exclusive: true, max: 86_400, advanced: true,
+  },
+] as const satisfies readonly SpecFieldDecl[];
+
+type FieldValue<F> = F extends { type: 'boolean' } ? boolean
+  : F extends { type: 'number' } ? number
+    : F extends { type: 'list' } ? string[]
+      : F extends { type: 'map' } ? Record<string, string>
+        : string;
+type Flatten<T> = { [K in keyof T]: T[K] };
+type FieldsShape<F extends readonly SpecFieldDecl[]> =
+  { [D in F[number] as D extends { required: true } ? D['key'] : never]: FieldValue<D> } &
+  { [D in F[number] as D extends { required: true } ? never : D['key']]?: FieldValue<D> };
+
+/** The spec type a declaration describes. */
+export type SpecOf<B extends string, F extends readonly SpecFieldDecl[]> = Flatten<{ backend: B } & FieldsShape<F> & FieldsShape<typeof commonFields>>;
+
+/** A path must be one line: a key file's content pasted into a path field is refused without echoing it. */
+export function pathProblem(field: Pick<SpecFieldInfo, 'key' | 'secret_ref'>, value: string): string | undefined {
+  if (!/[\r\n]/.test(value) && value.length <= 4096) return undefined;
+  return field.secret_ref ? `${field.key} must be the path of a key file, not the key itself` : `${field.key} must be a path (one line)`;
+}
+
+/** The zod schema of one field's value. */
+export function fieldSchema(f: SpecFieldInfo): z.ZodType {
+  switch (f.type) {
+    case 'boolean':
+      return z.boolean();
+    case 'number': {
+      let n = z.number();
+      if (f.integer) n = n.int();
+      if (f.min !== undefined) n = f.min_exclusive ? n.gt(f.min) : n.min(f.min);
+      if (f.max !== undefined) n = n.max(f.max);
+      return n;
+    }
+    case 'select':
+      return z.enum((f.options ?? []) as [string, ...string[]]);
+    case 'list':
+      return z.array(z.string().min(1));
+    case 'map':
+      return z.record(z.string(), z.string());
+    case 'secret_ref':
+      return z.string().regex(new RegExp(f.pattern ?? '^[A-Za-z_][A-Za-z0-9_]*$'), f.pattern_message ?? `${f.key} is the name of an environment variable`);
+    case 'path':
+      return z.string().min(1).superRefine((v, ctx) => {
+        const problem = pathProblem(f, v);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      });
+    case 'string':
+    case 'text': {
+      const s = z.string().min(1);
+      return f.pattern ? s.regex(new RegExp(f.pattern), f.pattern_message) : s;
+    }
+  }
+}
+
+/** A declaration's fields with every default filled in, common fields last. */
+export function fieldInfos(fields: readonly SpecFieldDecl[]): SpecFieldInfo[] {
+  return [...fields, ...commonFields].map((f) => ({ required: false, secret_ref: f.type === 'secret_ref', private: false, advanced: false, ...f }));
+}
+
+/** The strict spec schema the fields describe (unknown keys are an error), with the exactly-one groups checked. */
+export function specSchemaOf(backend: string, fields: readonly SpecFieldInfo[], exactlyOne: readonly (readonly string[])[] = []): z.ZodType<Record<string, unknown>> {
+  const shape: Record<string, z.ZodType> = { backend: z.literal(backend) };
+  for (const f of fields) shape[f.key] = f.required ? fieldSchema(f) : fieldSchema(f).optional();
+  const schema = z.strictObject(shape);
+  if (exactlyOne.length === 0) return schema as z.ZodType<Record<string, unknown>>;
+  return schema.superRefine((spec, ctx) => {
+    for (const group of exactlyOne) {
+      if (group.filter((k) => (spec as Record<string, unknown>)[k] !== undefined).length !== 1) {
+        ctx.addIssue({ code: 'custom', message: `a ${backend} target needs exactly one of ${group.join(' or ')}` });
+      }
+    }
+  }) as unknown as z.ZodType<Record<string, unknown>>;
+}
+
+/** One backend's spec, declared: its fields, the schema derived from them, and a one-line summary of a spec. */
+export interface SpecDeclaration<S extends Record<string, unknown> = Record<string, unknown>> {
+  readonly backend: string;
+  readonly fields: readonly SpecFieldInfo[];
+  readonly exactly_one: readonly (readonly string[])[];
+  readonly specSchema: z.ZodType<S>;
+  /** Where a target points, in a few words (`agent@compute:22`, `python:3.12`); '' when there is nothing to say. */
+  describe(spec: Readonly<Record<string, unknown>>): string;
+}
+
+/** Declare a backend's spec once; the spec type follows from the field declarations. */
+export function declareSpec<const B extends string, const F extends readonly SpecFieldDecl[]>(decl: {
+  backend: B;
+  fields: F;
+  exactly_one?: readonly (readonly F[number]['key'][])[];
+  describe: (spec: Readonly<SpecOf<B, F>>) => string;
+}): SpecDeclaration<SpecOf<B, F>> {
+  const fields = fieldInfos(decl.fields);
+  const exactlyOne = decl.exactly_one ?? [];
+  return {
+    backend: decl.backend,
+    fields,
+    exactly_one: exactlyOne,
+    specSchema: specSchemaOf(decl.backend, fields, exactlyOne) as unknown as z.ZodType<SpecOf<B, F>>,
+    describe: (spec) => decl.describe(spec as SpecOf<B, F>),
+  };
+}
