@@ -91,8 +91,10 @@ up() {
   # '*' instead of the locked '!': with UsePAM no, sshd refuses even key logins for a locked account.
   usermod -p '*' "$user"
   home=$(getent passwd "$user" | cut -d: -f6)
-  # Empty rc files so measurements are not of someone's shell setup.
+  # Empty rc files so measurements are not of someone's shell setup, and no state an earlier run left
+  # (exported variables in ~/.cache/switchboard) for a test to read.
   for f in .bashrc .profile .bash_logout; do : > "$home/$f"; chown "$user:" "$home/$f"; done
+  rm -rf "$home/.cache/switchboard"
 
   [ -f "$dir/host_ed25519_key" ] || ssh-keygen -q -t ed25519 -N '' -C switchboard-test-host -f "$dir/host_ed25519_key"
   [ -f "$dir/id_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C switchboard-test-user -f "$dir/id_ed25519"
