@@ -87,8 +87,11 @@ export interface ProviderContext {
   readonly home: string;
   /** Resolve another target's spec by name (for ssh_jump). */
   resolveSpec(name: string): TargetSpec | undefined;
-  /** Ask the person to trust an unknown host key; resolves to the decision. */
-  confirmHostKey?(request: HostKeyRequest): Promise<'trust_always' | 'trust_once' | 'reject'>;
+  /**
+   * Ask the person to trust an unknown host key; resolves to the decision. `signal` aborts when the connection
+   * that asked is gone (the server dropped the handshake): the prompt is withdrawn and its answer ignored.
+   */
+  confirmHostKey?(request: HostKeyRequest, signal?: AbortSignal): Promise<'trust_always' | 'trust_once' | 'reject'>;
   /** Tell the Core a target's reachability changed (drives the sidebar's `unreachable`). */
   reportReachability?(identity: string, problem: string | undefined): void;
 }

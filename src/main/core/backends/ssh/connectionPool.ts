@@ -316,7 +316,7 @@ class PooledConnection {
       const jumpCtx: ProviderContext = {
         home: ctx.home,
         resolveSpec: (name) => ctx.resolveSpec(name),
-        ...(ctx.confirmHostKey ? { confirmHostKey: (r: HostKeyRequest) => (ctx.confirmHostKey as NonNullable<ProviderContext['confirmHostKey']>)(r) } : {}),
+        ...(ctx.confirmHostKey ? { confirmHostKey: (r: HostKeyRequest, signal?: AbortSignal) => (ctx.confirmHostKey as NonNullable<ProviderContext['confirmHostKey']>)(r, signal) } : {}),
       };
       jumpLease = this.pool.lease(jumps, { identity: trigger.identity, ctx: jumpCtx });
       try {
@@ -330,8 +330,11 @@ class PooledConnection {
 
     const where = `${hop.host}:${hop.port}`;
     const client = new Client();
+    // Aborted when this handshake ends without a connection: a host-key prompt still open for it is withdrawn.
+    const gone = new AbortController();
     return new Promise<LiveConnection>((resolve, reject) => {
       let settled = false;
+      let prompting = false;
       let verifyError: SwitchboardError | undefined;
       let timer: NodeJS.Timeout | undefined;
       const disarm = (): void => {
@@ -345,6 +348,7 @@ class PooledConnection {
         }, settings.connectTimeoutMs);
       };
       const fail = (err: SwitchboardError): void => {
+        gone.abort();
         if (settled) return;
         settled = true;
         disarm();
@@ -353,7 +357,9 @@ class PooledConnection {
         reject(err);
       };
       client.on('error', (err: Error & { code?: string; level?: string }) => fail(verifyError ?? connectError(err, hop, auth.tried)));
-      client.on('close', () => fail(verifyError ?? new SwitchboardError('target_unreachable', `${where} (target "${hop.target}") closed the connection during the SSH handshake`, 'is it an SSH server? it may also limit connections (MaxStartups)')));
+      client.on('close', () => fail(verifyError ?? (prompting
+        ? new SwitchboardError('target_unreachable', `${where} (target "${hop.target}") closed the connection while its host key waited for approval`, 'the server allows only so long for a login (LoginGraceTime); call again and answer the prompt sooner')
+        : new SwitchboardError('target_unreachable', `${where} (target "${hop.target}") closed the connection during the SSH handshake`, 'is it an SSH server? it may also limit connections (MaxStartups)'))));
       client.once('ready', () => {
         if (settled) return;
         settled = true;
@@ -377,16 +383,28 @@ class PooledConnection {
           verifyHostKey({
             target: hop.target, host: hop.host, port: hop.port, blob: key, entries, files,
             trustedOnce: this.trustedOnce,
-            confirm: trigger.ctx.confirmHostKey ? (r) => (trigger.ctx.confirmHostKey as NonNullable<ProviderContext['confirmHostKey']>)(r) : undefined,
-            onPromptStart: disarm,
-            onPromptEnd: arm,
+            confirm: trigger.ctx.confirmHostKey ? (r) => (trigger.ctx.confirmHostKey as NonNullable<ProviderContext['confirmHostKey']>)(r, gone.signal) : undefined,
+            onPromptStart: () => {
+              prompting = true;
+              disarm();
+            },
+            onPromptEnd: () => {
+              prompting = false;
+              if (!settled) arm();
+            },
           }).then(
-            () => verify(true),
+            () => answer(true),
             (err: unknown) => {
               verifyError = err instanceof SwitchboardError ? err : new SwitchboardError('host_key_unknown', `could not check the host key of ${where}`, String(err));
-              verify(false);
+              answer(false);
             },
           );
+          // The answer may come long after the server gave up (its LoginGraceTime): ssh2 must never be
+          // called back on a closed connection (it throws from inside its torn-down protocol state).
+          function answer(valid: boolean): void {
+            if (settled) return;
+            verify(valid);
+          }
         },
       });
     });

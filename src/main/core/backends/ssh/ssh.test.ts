@@ -113,8 +113,8 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
       expect(ra2.output).toBe('/tmp/sb-iso\n[a]\n');
       const slots = connectionPool.stats().filter((s) => s.key === `${e.user}@${e.host}:${e.port}`);
       expect(slots).toEqual([{ key: `${e.user}@${e.host}:${e.port}`, holders: 2, connected: true, connects: 1 }]);
-      // The env file lives in /tmp under a hash of the identity, private to the user.
-      const mode = await a.exec('stat -c %a /tmp/switchboard-env-*.sh | sort -u', run());
+      // The env file lives under the remote user's home, named by a hash of the identity, private to the user.
+      const mode = await a.exec('stat -c %a "$HOME"/.cache/switchboard/env-*.sh | sort -u', run());
       expect(mode.output.trim().split('\n')).toEqual(['600']);
     });
 
@@ -268,7 +268,7 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
       const x = envFor('hk-reject', baseSpec(), { home: freshHome(), confirm });
       await expect(x.exec('true', run())).rejects.toMatchObject({ code: 'host_key_unknown' });
       expect(confirm).toHaveBeenCalledTimes(1);
-      expect(confirm).toHaveBeenCalledWith({ target: 'hk-reject', host: e.host, port: e.port, keyType: 'ssh-ed25519', fingerprint: e.fingerprint });
+      expect(confirm).toHaveBeenCalledWith({ target: 'hk-reject', host: e.host, port: e.port, keyType: 'ssh-ed25519', fingerprint: e.fingerprint }, expect.any(AbortSignal));
     });
 
     it('trust_once trusts this connection only', async () => {
