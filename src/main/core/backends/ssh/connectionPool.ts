@@ -1,4 +1,5 @@
-// One shared, ref-counted, keepalive'd SSH connection per (host, port, user, jump chain), reconnected on demand.
+// One shared, ref-counted, keepalive'd SSH connection per route and credentials, reconnected on demand.
+import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import type { Duplex } from 'node:stream';
@@ -8,7 +9,7 @@ import type { HostKeyRequest, ProviderContext } from '../provider.js';
 import { knownHostFiles, knownTypesFor, loadKnownHosts, verifyHostKey } from './hostKeys.js';
 import { preferredHostKeyAlgorithms } from './knownHosts.js';
 import { exitCodeOf } from './remoteCommand.js';
-import { hopLabel, routeKey, type SshHop } from './sshRoute.js';
+import { hopAuthKey, hopLabel, routeKey, type SshHop } from './sshRoute.js';
 
 export interface PoolSettings {
   /** TCP connect + handshake + auth; the time a person spends on a host-key prompt is not counted. */
@@ -208,7 +209,7 @@ class PooledConnection {
   /** Handshakes done, for tests and diagnostics. */
   connects = 0;
 
-  constructor(readonly key: string, private readonly hops: readonly SshHop[], private readonly pool: ConnectionPool) {}
+  constructor(readonly key: string, readonly route: string, private readonly hops: readonly SshHop[], private readonly pool: ConnectionPool) {}
 
   get label(): string {
     return hopLabel(this.hops[this.hops.length - 1] as SshHop);
@@ -418,7 +419,10 @@ class PooledConnection {
   }
 }
 
-/** The module-level pool: connections keyed by route, shared by every environment in the process. */
+/**
+ * The module-level pool, shared by every environment in the process: connections keyed by route AND by everything
+ * that authenticates on each hop (key files and their identity on disk, agent, password variable).
+ */
 export class ConnectionPool {
   private readonly slots = new Map<string, PooledConnection>();
 
@@ -447,10 +451,10 @@ export class ConnectionPool {
   }
 
   private slot(hops: readonly SshHop[]): PooledConnection {
-    const key = routeKey(hops);
+    const key = hops.map((h) => hopAuthKey(h, h.keyFiles.map(fileIdentity), process.env.SSH_AUTH_SOCK)).join(' -> ');
     let slot = this.slots.get(key);
     if (!slot) {
-      slot = new PooledConnection(key, hops, this);
+      slot = new PooledConnection(key, routeKey(hops), hops, this);
       this.slots.set(key, slot);
     }
     return slot;
@@ -460,9 +464,9 @@ export class ConnectionPool {
     if (this.slots.get(slot.key) === slot) this.slots.delete(slot.key);
   }
 
-  /** For doctor and tests: each slot's key, holders, whether it is connected, and handshakes so far. */
+  /** For doctor and tests: each slot's route (`key`), holders, whether it is connected, and handshakes so far. */
   stats(): Array<{ key: string; holders: number; connected: boolean; connects: number }> {
-    return [...this.slots.values()].map((s) => ({ key: s.key, holders: s.holderCount, connected: s.connected, connects: s.connects }));
+    return [...this.slots.values()].map((s) => ({ key: s.route, holders: s.holderCount, connected: s.connected, connects: s.connects }));
   }
 
   /** Close everything now (app shutdown, tests). */
@@ -472,6 +476,16 @@ export class ConnectionPool {
 }
 
 export const connectionPool = new ConnectionPool();
+
+/** A key file's identity on disk (a few local stats when a lease is taken); `-` when it cannot be read. */
+function fileIdentity(path: string): string {
+  try {
+    const st = statSync(path);
+    return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
+  } catch {
+    return '-';
+  }
+}
 
 type AuthMethod =
   | { type: 'publickey'; username: string; key: Buffer }
