@@ -17,8 +17,13 @@ export interface TargetSnapshot {
 }
 
 export interface ExecOptions {
-  /** Absolute directory the command starts in; the backend falls back to its nearest existing parent. */
+  /**
+   * Absolute directory the command starts in. When it is gone the backend falls back to its nearest existing
+   * parent and says so in the output, unless `cwdMustExist`.
+   */
   cwd: string;
+  /** The caller named `cwd` (a workdir): when it does not exist the call fails with bad_request and nothing runs. */
+  cwdMustExist?: boolean;
   timeoutMs: number;
   /** Kept: the first and the last half of this many chars; the cut is said in the output. */
   maxOutputChars: number;

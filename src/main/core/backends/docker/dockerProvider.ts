@@ -10,8 +10,8 @@ import { SwitchboardError, formatZodError } from '../../../../shared/errors.js';
 import type {
   BackendProvider, BackgroundHandle, Environment, ExecOptions, ExecResult, FileStat, ProviderContext, ShellChannel, TargetSnapshot,
 } from '../provider.js';
-import { BoundedCapture } from '../../sessions/boundedCapture.js';
-import { parseWrapped, shellQuote, wrapCommand } from '../../sessions/shellWrap.js';
+import { execWrapped } from '../shell/execWrapped.js';
+import { shellQuote } from '../shell/shellWrap.js';
 import {
   enterDirScript, envList, homeProbeScript, interactiveShellScript, jobVar, killJobsScript, managedContainerName,
   managedContainerOptions, managedLabels, pickHome, shortHash,
@@ -449,67 +449,50 @@ export class DockerEnvironment implements Environment {
   async exec(command: string, opts: ExecOptions): Promise<ExecResult> {
     const container = await this.ensure();
     const notice = this.takeNotice();
-    const { script, marker } = wrapCommand(command, { cwd: opts.cwd, envFile: this.envFile });
-    const capture = new BoundedCapture(opts.maxOutputChars);
-    const job = await this.startJob(container, [this.shell, '-c', script], {
-      tty: false,
-      stdin: opts.stdin !== undefined,
-      env: opts.env,
-      sink: (t) => capture.push(t),
+    const result = await execWrapped(command, { ...opts, envFile: this.envFile }, async (script, sink) => {
+      const job = await this.startJob(container, [this.shell, '-c', script], { tty: false, stdin: opts.stdin !== undefined, env: opts.env, sink });
+      if (opts.stdin !== undefined) job.stream.end(opts.stdin);
+      /** Set once stopping began; resolves to whether the engine took the kill. */
+      let killed: Promise<boolean> | undefined;
+      const closed = forceCloser(job);
+      const ended = (async () => {
+        await Promise.race([job.ended, closed.done]);
+        closed.disarm();
+        // The kill exec may still be on its way; an engine that never took it is not answering at all.
+        if (killed && !(await Promise.race([killed, delay(killDeadlineMs).then(() => true)]))) {
+          const e = new SwitchboardError(
+            'target_unreachable',
+            `docker engine at ${this.endpoint.label} stopped answering; the command may still be running in the container`,
+            'check that the engine is healthy (docker info on that host), then retry',
+          );
+          this.report(e.message);
+          throw e;
+        }
+      })();
+      ended.catch(() => undefined);
+      return {
+        ended,
+        // The exec's own process has exited once the Engine stops calling it running (a `cmd &` may hold the stream).
+        exited: () => this.exitCodeOf(job.exec).then(() => undefined),
+        exitStatus: async () => {
+          const code = await this.exitCodeOf(job.exec);
+          if (code !== null) return { code };
+          return { code: 137, note: (await this.containerGoneReason(2000)) ?? 'the command ended without an exit status' };
+        },
+        stop: () => {
+          if (killed) return;
+          // Armed now, not after the kill: a child that escaped it, or an engine that stopped answering,
+          // would otherwise hold the stream (and this call) open for ever.
+          closed.arm();
+          killed = this.killJobs([job.token]);
+          void killed.then((answered) => {
+            if (!answered) closed.now();
+          });
+        },
+        detach: () => closed.disarm(),
+      };
     });
-    if (opts.stdin !== undefined) job.stream.end(opts.stdin);
-
-    let timedOut = false;
-    /** Set once stopping began; resolves to whether the engine took the kill. */
-    let killed: Promise<boolean> | undefined;
-    const closed = forceCloser(job);
-    const stop = (): void => {
-      if (killed) return;
-      // Armed now, not after the kill: a child that escaped it, or an engine that stopped answering,
-      // would otherwise hold the stream (and this call) open for ever.
-      closed.arm();
-      killed = this.killJobs([job.token]);
-      void killed.then((answered) => {
-        if (!answered) closed.now();
-      });
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      stop();
-    }, opts.timeoutMs);
-    opts.signal?.addEventListener('abort', stop, { once: true });
-    if (opts.signal?.aborted) stop();
-    try {
-      await Promise.race([job.ended, closed.done]);
-    } finally {
-      clearTimeout(timer);
-      closed.disarm();
-      opts.signal?.removeEventListener('abort', stop);
-    }
-    // The kill exec may still be on its way; an engine that never took it is not answering at all.
-    if (killed && !(await Promise.race([killed, delay(killDeadlineMs).then(() => true)]))) {
-      const e = new SwitchboardError(
-        'target_unreachable',
-        `docker engine at ${this.endpoint.label} stopped answering; the command may still be running in the container`,
-        'check that the engine is healthy (docker info on that host), then retry',
-      );
-      this.report(e.message);
-      throw e;
-    }
-
-    const { text, truncated } = capture.text();
-    const parsed = parseWrapped(text, marker);
-    const lead = notice ? `${notice}\n` : '';
-    if (timedOut) {
-      const secs = Math.round(opts.timeoutMs / 1000);
-      return { output: `${lead}${parsed.output}\n[timed out after ${secs}s]`, exitCode: 124, cwd: opts.cwd, timedOut: true, truncated };
-    }
-    const exitCode = await this.exitCodeOf(job.exec);
-    if (exitCode === null) {
-      const why = (await this.containerGoneReason(2000)) ?? 'the command ended without an exit status';
-      return { output: `${lead}${parsed.output}\n[${why}]`, exitCode: 137, cwd: parsed.cwd ?? opts.cwd, timedOut: false, truncated };
-    }
-    return { output: lead + parsed.output, exitCode, cwd: parsed.cwd ?? opts.cwd, timedOut: false, truncated };
+    return notice ? { ...result, output: `${notice}\n${result.output}` } : result;
   }
 
   async openShell(opts: { cwd: string; cols: number; rows: number; env?: Record<string, string> }): Promise<ShellChannel> {

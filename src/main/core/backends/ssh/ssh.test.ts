@@ -120,7 +120,7 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
 
     it('falls back to the nearest existing parent of a missing cwd and expands ~', async () => {
       const x = envFor('cwd', baseSpec());
-      expect((await x.exec('pwd', run({ cwd: '/tmp/no/such/dir' }))).output).toBe('/tmp\n');
+      expect((await x.exec('pwd', run({ cwd: '/tmp/no/such/dir' }))).output).toBe('[the cwd /tmp/no/such/dir no longer exists; running in /tmp]\n/tmp\n');
       expect((await x.exec('pwd', run({ cwd: '~' }))).output).toBe(`/home/${e.user}\n`);
     });
 

@@ -2,7 +2,7 @@
 import type { z } from 'zod';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import type { ReadFileArgs } from '../../../../shared/tools.js';
-import { shellQuote } from '../../sessions/shellWrap.js';
+import { shellQuote } from '../../backends/shell/shellWrap.js';
 import type { ToolContext } from '../dispatcher.js';
 
 export const DEFAULT_READ_LINES = 2000;
