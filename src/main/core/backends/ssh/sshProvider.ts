@@ -11,7 +11,8 @@ import type {
 } from '../provider.js';
 import { execWrapped } from '../shell/execWrapped.js';
 import { shellQuote } from '../shell/shellWrap.js';
-import { connectionPool, type ExecChannel, type LiveConnection, type SshLease } from './connectionPool.js';
+import { connectionPool, type SshLease } from './connectionPool.js';
+import type { ExecChannel, LiveConnection } from './liveConnection.js';
 import { groupCommand, killGroupCommand, loginShellCommand, refreshSessionVars, takeGroupLine } from './remoteCommand.js';
 import { parseSshConfig } from './sshConfig.js';
 import { resolveRoute, type SshHop } from './sshRoute.js';
