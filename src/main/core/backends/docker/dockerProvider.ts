@@ -1,7 +1,8 @@
 // The Docker backend: one managed (or attached) container per runtime identity, driven only through the Engine API.
 import { createHash, randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
-import type { Duplex } from 'node:stream';
+import { Writable, type Duplex } from 'node:stream';
+import type DockerModem from 'docker-modem';
 import { StringDecoder } from 'node:string_decoder';
 import type Docker from 'dockerode';
 import type { Container, ContainerInspectInfo, Exec } from 'dockerode';
@@ -17,9 +18,8 @@ import {
   managedContainerOptions, managedLabels, pickHome, shortHash,
 } from './containerConfig.js';
 import { dockerClient, engineError, engineMessage, engineStatus, isUnreachable, parseDockerHost, type DockerEndpoint } from './dockerEndpoint.js';
-import { FrameDemuxer } from './frameDemuxer.js';
 import { parsePathStat, type PathStat } from './pathStat.js';
-import { packTar, unpackTar, type TarInput } from './tar.js';
+import { packArchive, readFirstFile, type TarInput } from './archive.js';
 
 /*
  * Choices, so the next reader need not rediscover them:
@@ -325,8 +325,8 @@ export class DockerEnvironment implements Environment {
     if (o.tty) {
       stream.on('data', (b: Buffer) => emit(out.write(b)));
     } else {
-      const demux = new FrameDemuxer((kind, payload) => emit((kind === 'stderr' ? errOut : out).write(payload)));
-      stream.on('data', (b: Buffer) => demux.push(b));
+      // docker-modem's demuxer splits the Engine's 8-byte-framed stream (and passes a stream that is not framed through).
+      (this.docker.modem as DockerModem).demuxStream(stream, decodeInto(out, emit), decodeInto(errOut, emit));
     }
     let ended = false;
     const endedP = new Promise<void>((resolve) => {
@@ -615,19 +615,17 @@ export class DockerEnvironment implements Environment {
     if (!st) throw new SwitchboardError('bad_request', `no such file: ${path}`);
     if (st.type !== 'file') throw new SwitchboardError('bad_request', `not a regular file: ${path}`);
     if (st.size > maxBytes) throw new SwitchboardError('too_large', `${path} is ${st.size} bytes; the limit is ${maxBytes}`, 'read a part of it with offset and limit, or use terminal with head/tail');
-    let tar: Buffer;
+    let data: Buffer | undefined;
     try {
       const stream = await deadline((abortSignal) => container.getArchive({ path: st.path, abortSignal }), 'read a file');
-      // Headers and padding add a few blocks; a file that grew past the limit since stat is refused.
-      tar = await collect(stream, maxBytes + 64 * 1024);
+      // A file that grew past the limit since stat is refused.
+      data = await readFirstFile(stream, maxBytes);
     } catch (err) {
       if (err instanceof RangeError) throw new SwitchboardError('too_large', `${path} grew past ${maxBytes} bytes while being read`);
       throw engineError(this.endpoint, err, `read ${path}`);
     }
-    const entry = unpackTar(tar).find((e) => e.type === 'file');
-    if (!entry) throw new SwitchboardError('internal', `the engine returned no file for ${path}`);
-    if (entry.data.length > maxBytes) throw new SwitchboardError('too_large', `${path} grew past ${maxBytes} bytes while being read`);
-    return entry.data;
+    if (!data) throw new SwitchboardError('internal', `the engine returned no file for ${path}`);
+    return data;
   }
 
   async writeFile(path: string, data: Buffer): Promise<void> {
@@ -662,7 +660,7 @@ export class DockerEnvironment implements Environment {
     // copyUIDGID gives new files to the container's user, as if its shell had written them.
     const copyUIDGID = Boolean(this.info?.Config.User);
     try {
-      const res = await container.putArchive(packTar(entries), { path: base, noOverwriteDirNonDir: true, copyUIDGID });
+      const res = await container.putArchive(packArchive(entries), { path: base, noOverwriteDirNonDir: true, copyUIDGID });
       (res as { resume?: () => void }).resume?.();
     } catch (err) {
       throw engineError(this.endpoint, err, `write ${path}`);
@@ -820,21 +818,12 @@ function forceCloser(job: Job): { arm(): void; now(): void; disarm(): void; done
   };
 }
 
-/** Reads a stream into memory; throws RangeError past `limit` bytes. */
-function collect(stream: NodeJS.ReadableStream, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    stream.on('data', (b: Buffer) => {
-      size += b.length;
-      if (size > limit) {
-        (stream as unknown as { destroy?: () => void }).destroy?.();
-        reject(new RangeError('stream larger than limit'));
-        return;
-      }
-      chunks.push(b);
-    });
-    stream.once('end', () => resolve(Buffer.concat(chunks)));
-    stream.once('error', reject);
+/** A sink for demuxed bytes: decoded as UTF-8 across chunk boundaries, handed on as text. */
+function decodeInto(decoder: StringDecoder, emit: (text: string) => void): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      emit(decoder.write(chunk));
+      done();
+    },
   });
 }
