@@ -1,57 +1,17 @@
 // Benchmarks (not tests): tool-call latency per backend and pane throughput, each against a baseline.
 // Usage: node bench/run.mjs [--calls N]. Needs `npm run build`; SSH/Docker figures need `bash scripts/test-env.sh up`.
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import WebSocket from 'ws';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { benchTargets, connect, pct, root, startServe, testService } from './harness.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const calls = Number(process.argv[process.argv.indexOf('--calls') + 1]) || 200;
-const envFile = (n) => join(root, '.test-env', `${n}.json`);
-const ssh = !process.env.BENCH_SKIP_SSH && existsSync(envFile('ssh')) ? JSON.parse(readFileSync(envFile('ssh'), 'utf8')) : undefined;
-const docker = !process.env.BENCH_SKIP_DOCKER && existsSync(envFile('docker')) ? JSON.parse(readFileSync(envFile('docker'), 'utf8')) : undefined;
+const ssh = testService('ssh');
+const docker = testService('docker');
+const served = await startServe((h) => benchTargets(h, { ssh, docker }), { nodeArgs: process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/sbprof'] : [] });
+const home = served.home;
+const { call, listeners, close } = await connect(served.url);
 
-const home = mkdtempSync(join(tmpdir(), 'sb-bench-'));
-let config = `terminal:\n  targets:\n    local: { backend: local, cwd: /tmp }\n`;
-if (ssh) {
-  config += `    ssh: { backend: ssh, ssh_host: ${ssh.host}, ssh_port: ${ssh.port}, ssh_user: ${ssh.user}, ssh_key: ${ssh.key} }\n`;
-  writeFileSync(join(home, 'known_hosts'), ssh.knownHostsLine + '\n', { mode: 0o600 });
-}
-if (docker) config += `    docker: { backend: docker, docker_image: "${docker.image}", docker_host: "unix://${docker.socket}", docker_network: none }\n`;
-writeFileSync(join(home, 'config.yaml'), config);
-
-const serve = spawn(process.execPath, [...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/sbprof'] : []), join(root, 'bin/switchboard.js'), 'serve', '--port', '0'], { env: { ...process.env, SWITCHBOARD_HOME: home }, stdio: ['ignore', 'pipe', 'inherit'] });
-const url = await new Promise((resolve, reject) => {
-  let out = '';
-  serve.stdout.on('data', (d) => {
-    out += d;
-    const m = /serving at (http:\/\/\S+)\?token=(\S+)/.exec(out);
-    if (m) resolve({ http: m[1], token: m[2] });
-  });
-  serve.on('exit', (c) => reject(new Error(`serve exited ${c}`)));
-});
-const ws = new WebSocket(url.http.replace('http', 'ws') + 'ws', { headers: { authorization: `Bearer ${url.token}` } });
-await new Promise((r, j) => (ws.once('open', r), ws.once('error', j)));
-let nextId = 1;
-const pending = new Map();
-const listeners = new Set();
-ws.on('message', (raw) => {
-  const m = JSON.parse(raw.toString());
-  if (m.type === 'result') {
-    const p = pending.get(m.id);
-    pending.delete(m.id);
-    m.ok ? p.resolve(m.result) : p.reject(new Error(m.error.message));
-  } else for (const l of listeners) l(m);
-});
-const call = (method, params) => new Promise((resolve, reject) => {
-  const id = nextId++;
-  pending.set(id, { resolve, reject });
-  ws.send(JSON.stringify({ type: 'call', id, method, params }));
-});
-
-const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
 const fmt = (ms) => `${ms.toFixed(1)} ms`;
 function timeEach(n, fn) {
   const times = [];
@@ -156,7 +116,5 @@ await new Promise((resolve) => {
 const baseSecs = (performance.now() - base0) / 1000;
 console.log(`${'pane throughput (local)'.padEnd(28)} ${(total / 1e6 / secs).toFixed(1)} MB/s   baseline (node-pty read directly) ${(total / 1e6 / baseSecs).toFixed(1)} MB/s  ratio ${(secs / baseSecs).toFixed(2)}x time`);
 
-ws.close();
-serve.kill('SIGTERM');
-await new Promise((r) => serve.once('exit', r));
-rmSync(home, { recursive: true, force: true });
+close();
+await served.stop();

@@ -56,7 +56,7 @@ StrictModes no
 PasswordAuthentication no
 KbdInteractiveAuthentication no
 PubkeyAuthentication yes
-AuthorizedKeysFile $dir/authorized_keys
+AuthorizedKeysFile .ssh/authorized_keys
 AllowUsers $user
 AllowTcpForwarding yes
 PidFile $3
@@ -96,8 +96,18 @@ up() {
 
   [ -f "$dir/host_ed25519_key" ] || ssh-keygen -q -t ed25519 -N '' -C switchboard-test-host -f "$dir/host_ed25519_key"
   [ -f "$dir/id_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C switchboard-test-user -f "$dir/id_ed25519"
-  cp "$dir/id_ed25519.pub" "$dir/authorized_keys"
-  chmod 644 "$dir/authorized_keys"
+  # sshd reads authorized_keys as the test user, so it lives in that user's home, never in the checkout (which may
+  # sit below a directory the test user cannot enter, such as /root). Other checkouts' keys may be there too.
+  install -d -m 700 -o "$user" -g "$(id -gn "$user")" "$home/.ssh"
+  keys="$home/.ssh/authorized_keys"
+  touch "$keys"
+  grep -qxF "$(cat "$dir/id_ed25519.pub")" "$keys" || cat "$dir/id_ed25519.pub" >> "$keys"
+  chown "$user:" "$keys"
+  chmod 600 "$keys"
+  if ! su -s /bin/sh "$user" -c "test -r '$keys'" 2>/dev/null; then
+    echo "ssh: the test user $user cannot read $keys; sshd would refuse every key login" >&2
+    exit 1
+  fi
 
   port=$(start_one main 2222)
   jump_port=$(start_one jump 2223 "$port")

@@ -19,6 +19,7 @@ export const errorCodes = [
   'too_large',
   'timeout',
   'no_core',
+  'core_running',
   'unauthorized',
   'unsupported',
   'internal',

@@ -1,11 +1,11 @@
 // Entry of the `switchboard` binary.
 import { buildProgram } from './program.js';
-import { fail, isLongRunning } from './output.js';
+import { exitWhenFlushed, fail, isLongRunning } from './output.js';
 
 buildProgram()
   .parseAsync(process.argv)
   .then(() => {
     // One-shot commands end here; idle SSH connections or file watchers must not hold the shell prompt.
-    if (!isLongRunning()) process.exit(process.exitCode ?? 0);
+    if (!isLongRunning()) exitWhenFlushed();
   })
   .catch(fail);

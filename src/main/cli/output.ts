@@ -8,10 +8,25 @@ export function exitCodeFor(code: ErrorCode): number {
   return refusalCodes.has(code) ? 2 : 1;
 }
 
-export function fail(err: unknown): never {
+/** One stderr line and the exit status for it; the process ends once what was written has left it. */
+export function fail(err: unknown): void {
   const payload = toErrorPayload(err);
   process.stderr.write(`switchboard: ${errorLine(payload)}\n`);
-  process.exit(exitCodeFor(payload.code));
+  process.exitCode = exitCodeFor(payload.code);
+  exitWhenFlushed();
+}
+
+/**
+ * End the process once stdout and stderr have handed everything to the OS. process.exit() right after a large
+ * write to a pipe cuts it at the pipe's buffer (64 KiB), and a `--json` reader gets half a document with exit 0.
+ */
+export function exitWhenFlushed(): void {
+  let pending = 2;
+  const done = (): void => {
+    if (--pending === 0) process.exit(process.exitCode ?? 0);
+  };
+  process.stdout.write('', done);
+  process.stderr.write('', done);
 }
 
 export function printJson(value: unknown): void {

@@ -2,6 +2,7 @@
 // Docker target side by side, each with its own files and cwd; one SSH connection for many calls; sshd restarts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadSshEnv, loadDockerEnv } from '../../../scripts/testEnv.js';
@@ -15,6 +16,8 @@ const docker = loadDockerEnv();
 describe.skipIf(!ssh || !docker)('local, SSH and Docker targets side by side', () => {
   const home = tempHome();
   const localDir = join(home, 'work');
+  // Unique per run, so a directory an earlier run left on the SSH host cannot stand in for this one.
+  const remoteDir = `/tmp/sb-three-${randomBytes(4).toString('hex')}`;
   let served: Served;
   let flaky: PrivateSshd;
 
@@ -37,14 +40,14 @@ describe.skipIf(!ssh || !docker)('local, SSH and Docker targets side by side', (
       '  default_target: here',
       '  targets:',
       `    here: { backend: local, cwd: ${localDir} }`,
-      `    remote: { ${sshFields(ssh!.port)}, cwd: /tmp/sb-three-${process.pid} }`,
+      `    remote: { ${sshFields(ssh!.port)}, cwd: ${remoteDir} }`,
       `    box: { backend: docker, docker_image: "${docker!.image}", docker_host: "unix://${docker!.socket}", docker_network: none, cwd: /work }`,
       `    flaky: { ${sshFields(flaky.port)} }`,
       '',
     ].join('\n'));
     served = await startServe(home);
     // The SSH cwd must exist on the remote side first (mkdir through the target itself).
-    await call('terminal', { command: `mkdir -p /tmp/sb-three-${process.pid}`, execution_target: 'remote', workdir: '/' });
+    await call('terminal', { command: `mkdir -p ${remoteDir}`, execution_target: 'remote', workdir: '/' });
     await call('terminal', { command: 'mkdir -p /work', execution_target: 'box', workdir: '/' });
   });
   afterAll(async () => {
@@ -73,8 +76,8 @@ describe.skipIf(!ssh || !docker)('local, SSH and Docker targets side by side', (
       box: (await call('terminal', { command: 'pwd', execution_target: 'box' })).cwd,
     };
     expect(before).toEqual({ here: localDir, box: '/work' });
-    expect((await call('terminal', { command: 'cd notes', execution_target: 'remote' })).cwd).toBe(`/tmp/sb-three-${process.pid}/notes`);
-    expect((await call('terminal', { command: 'pwd', execution_target: 'remote' })).output).toBe(`/tmp/sb-three-${process.pid}/notes\n`);
+    expect((await call('terminal', { command: 'cd notes', execution_target: 'remote' })).cwd).toBe(`${remoteDir}/notes`);
+    expect((await call('terminal', { command: 'pwd', execution_target: 'remote' })).output).toBe(`${remoteDir}/notes\n`);
     expect((await call('terminal', { command: 'pwd', execution_target: 'here' })).output).toBe(`${localDir}\n`);
     expect((await call('terminal', { command: 'pwd', execution_target: 'box' })).output).toBe('/work\n');
   });

@@ -3,7 +3,7 @@ import { readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { SwitchboardError } from '../../shared/errors.js';
-import { pidAlive } from '../core/registry/lock.js';
+import { FileLock, pidAlive, type HeldLock } from '../core/registry/lock.js';
 
 export const CoreFile = z.object({
   url: z.string(),
@@ -57,4 +57,27 @@ export function readCoreFile(home: string): CoreFile {
     throw new SwitchboardError('no_core', `no Switchboard Core is running (the one in ${path}, pid ${info.pid}, has exited)`, 'start one with `switchboard serve` or `npm start`');
   }
   return info;
+}
+
+/**
+ * One Core per profile: held for the Core's whole life (taken over only when its holder's process is gone). A
+ * second Core would overwrite core.json, delete it on exit, and leave the first serving a window nobody can reach.
+ */
+export function claimProfile(home: string): HeldLock {
+  const lock = new FileLock(coreFilePath(home), { timeoutMs: 0, staleMs: Number.MAX_SAFE_INTEGER });
+  // A second try follows a takeover of a dead holder's lock.
+  const held = lock.tryAcquire() ?? lock.tryAcquire();
+  if (held) return held;
+  let where = '';
+  try {
+    const info = readCoreFile(home);
+    where = ` (pid ${info.pid}, ${info.mode}, ${info.url})`;
+  } catch {
+    /* starting up or shutting down: the lock alone says a Core is there */
+  }
+  throw new SwitchboardError(
+    'core_running',
+    `a Switchboard Core already runs for the profile ${home}${where}`,
+    'use that one (its window, or `switchboard` commands reach it), stop it first, or set SWITCHBOARD_HOME to another profile',
+  );
 }

@@ -1,9 +1,10 @@
 // Starts a full Core behind the WebSocket server and publishes core.json; used by `serve` and by Electron.
-import { Core } from '../core/core.js';
+import { mkdirSync } from 'node:fs';
+import { Core, switchboardHome } from '../core/core.js';
 import { defaultCoreOptions } from '../core/defaults.js';
 import type { KeyValueStoreFactory } from '../core/sessions/workspaceStore.js';
 import { WsServer } from './wsServer.js';
-import { removeCoreFile, writeCoreFile } from './coreFile.js';
+import { claimProfile, removeCoreFile, writeCoreFile } from './coreFile.js';
 import { mcpHttpHandler } from '../core/agent/mcpHttp.js';
 
 /** A feature that needs the HTTP side too (e.g. MCP over Streamable HTTP at /mcp). */
@@ -25,7 +26,16 @@ export interface Host {
 }
 
 export async function startHost(opts: { host?: string; port?: number; mode: 'serve' | 'electron'; home?: string; rendererDir?: string; uiStore?: KeyValueStoreFactory }): Promise<Host> {
-  const core = await new Core({ ...defaultCoreOptions({ uiStore: opts.uiStore }), ...(opts.home ? { home: opts.home } : {}) }).start();
+  const home = opts.home ?? switchboardHome();
+  mkdirSync(home, { recursive: true, mode: 0o700 });
+  const profile = claimProfile(home);
+  let core: Core;
+  try {
+    core = await new Core({ ...defaultCoreOptions({ uiStore: opts.uiStore }), home }).start();
+  } catch (err) {
+    profile.release();
+    throw err;
+  }
   const server = new WsServer(core, { host: opts.host, port: opts.port, rendererDir: opts.rendererDir });
   for (const ext of hostExtensions) await ext(core, server);
   let listening: { url: string; wsUrl: string };
@@ -33,6 +43,7 @@ export async function startHost(opts: { host?: string; port?: number; mode: 'ser
     listening = await server.listen();
   } catch (err) {
     await core.close();
+    profile.release();
     throw err;
   }
   writeCoreFile(core.home, {
@@ -57,6 +68,7 @@ export async function startHost(opts: { host?: string; port?: number; mode: 'ser
       removeCoreFile(core.home);
       await server.close();
       await core.close();
+      profile.release();
     },
   };
 }

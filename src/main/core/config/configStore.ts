@@ -2,7 +2,7 @@
 import { readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { SwitchboardError, toErrorPayload } from '../../../shared/errors.js';
-import { defaultConfig, parseConfig, type Config, type SpecSchemas } from './loadConfig.js';
+import { MAX_CONFIG_BYTES, defaultConfig, parseConfig, type Config, type SpecSchemas } from './loadConfig.js';
 
 export class ConfigStore {
   readonly path: string;
@@ -73,8 +73,13 @@ export class ConfigStore {
   private readFile(): Config {
     let text: string;
     try {
+      const size = statSync(this.path).size;
+      if (size > MAX_CONFIG_BYTES) {
+        throw new SwitchboardError('bad_config', `config.yaml: the file is ${(size / 1024 / 1024).toFixed(1)} MiB, over the 1 MiB limit`, 'a config holds a few targets; programs that create many register them as runtime targets');
+      }
       text = readFileSync(this.path, 'utf8');
     } catch (err) {
+      if (err instanceof SwitchboardError) throw err;
       throw new SwitchboardError('bad_config', `cannot read ${this.path}: ${(err as Error).message}`);
     }
     return parseConfig(text, this.schemas());

@@ -33,7 +33,15 @@ describe('parseConfig errors', () => {
     ['bad target name', 'terminal:\n  targets:\n    "a b": { backend: local }\n', /target "a b"/],
     ['bad approvals mode', 'approvals:\n  mode: maybe\n', /approvals: mode/],
     ['top level not a map', '- a\n- b\n', /top level must be a mapping/],
-    ['duplicate key', 'terminal:\n  timeout: 3\n  timeout: 4\n', /config.yaml: line 3/],
+    ['duplicate key', 'terminal:\n  timeout: 3\n  timeout: 4\n', /config.yaml: line 3: map keys must be unique \("timeout"/],
+    ['duplicate target', 'terminal:\n  targets:\n    a: { backend: local }\n    b: { backend: local }\n    a: { backend: local }\n', /line 5: .*"a" is there twice/],
+    ['names differing only in case', 'terminal:\n  targets:\n    local: { backend: local }\n    LOCAL: { backend: local }\n', /targets "local" and "LOCAL" differ only in case/],
+    // Node's timers overflow past 2^31-1 ms: such a timeout made every command time out at once.
+    ['terminal.timeout past a day', 'terminal:\n  timeout: 2147484\n', /terminal.timeout is 2147484 seconds; it is at most 86400/],
+    ['target timeout past a day', 'terminal:\n  targets:\n    a: { backend: local, timeout: 3000000 }\n', /target "a": timeout/],
+    ['approvals.timeout past a day', 'approvals:\n  timeout: 99999999\n', /approvals.timeout is at most 86400/],
+    ['more than 1024 targets', `terminal:\n  targets:\n${Array.from({ length: 1025 }, (_, i) => `    t${i}: { backend: local }\n`).join('')}`, /1025 targets, over the limit of 1024/],
+    ['over 1 MiB', `# ${'x'.repeat(1024 * 1024)}\nterminal: {}\n`, /over the 1 MiB limit/],
   ];
   for (const [name, text, pattern] of cases) it(name, () => expect(errorOf(text)).toMatch(pattern));
 });

@@ -1,7 +1,7 @@
 // Parses config.yaml into resolved target specs; every mistake becomes one line naming the key and target.
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
-import { LineCounter, parseDocument } from 'yaml';
+import { LineCounter, isScalar, parseDocument, visit, type Document } from 'yaml';
 import { z } from 'zod';
 import { SwitchboardError, formatZodError } from '../../../shared/errors.js';
 import { TargetName, type TargetSpec } from '../../../shared/targets.js';
@@ -25,14 +25,20 @@ export interface Config {
 /** What a config loader needs to know about backends: the schema of each backend name. */
 export type SpecSchemas = ReadonlyMap<string, z.ZodType>;
 
+export const DEFAULT_TIMEOUT_SEC = 180;
+/** The longest duration any setting may hold: a day (Node's timers overflow past ~24.8 days, and nothing needs more). */
+export const MAX_DURATION_SEC = 86_400;
+/** Bounds a reader enforces before parsing: a runaway generator must not block the Core. */
+export const MAX_CONFIG_BYTES = 1024 * 1024;
+export const MAX_CONFIG_TARGETS = 1024;
+
 const topLevelKeys = ['terminal', 'approvals', 'plugins'] as const;
 const terminalOwnKeys = ['default_target', 'timeout', 'targets', 'backend'];
 const ApprovalsSection = z.looseObject({
   mode: z.enum(['ask', 'deny', 'off']).optional(),
-  timeout: z.number().int().positive().max(86_400).optional(),
+  timeout: z.number().int().positive().max(MAX_DURATION_SEC, `approvals.timeout is at most ${MAX_DURATION_SEC} seconds (a day)`).optional(),
 });
 
-export const DEFAULT_TIMEOUT_SEC = 180;
 
 /** The config a profile without config.yaml gets: one local target in the home directory. */
 export function defaultConfig(): Config {
@@ -81,14 +87,42 @@ export function schemaKeys(schema: z.ZodType): string[] {
   return shape ? Object.keys(shape) : [];
 }
 
+/** The first key that a mapping holds twice, with where its second copy starts. */
+function duplicateKey(doc: Document): { key: string; offset: number | undefined } | undefined {
+  let found: { key: string; offset: number | undefined } | undefined;
+  visit(doc, {
+    Map(_key, map) {
+      const seen = new Set<string>();
+      for (const pair of map.items) {
+        const k = isScalar(pair.key) ? String(pair.key.value) : JSON.stringify(pair.key);
+        if (seen.has(k)) {
+          found = { key: k.slice(0, 80), offset: isScalar(pair.key) ? pair.key.range?.[0] : undefined };
+          return visit.BREAK;
+        }
+        seen.add(k);
+      }
+      return undefined;
+    },
+  });
+  return found;
+}
+
 /** Parse config.yaml text. Throws SwitchboardError('bad_config') with one clear line. */
 export function parseConfig(text: string, schemas: SpecSchemas): Config {
+  const bytes = Buffer.byteLength(text);
+  if (bytes > MAX_CONFIG_BYTES) fail(`the file is ${(bytes / 1024 / 1024).toFixed(1)} MiB, over the 1 MiB limit`, 'a config holds a few targets; programs that create many register them as runtime targets');
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: true, lineCounter });
+  // yaml's own uniqueKeys check compares every key with every other (quadratic); duplicateKey() is linear.
+  const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: false, lineCounter });
   if (doc.errors.length > 0) {
     const e = doc.errors[0]!;
     const line = lineCounter.linePos(e.pos[0]).line;
     fail(`${line ? `line ${line}: ` : ''}${e.message.split('\n')[0]}`);
+  }
+  const dup = duplicateKey(doc);
+  if (dup) {
+    const line = dup.offset === undefined ? 0 : lineCounter.linePos(dup.offset).line;
+    fail(`${line ? `line ${line}: ` : ''}map keys must be unique ("${dup.key}" is there twice)`);
   }
   const root: unknown = doc.toJS() ?? {};
   if (!isRecord(root)) fail('the top level must be a mapping (terminal:, approvals:)');
@@ -110,6 +144,7 @@ export function parseConfig(text: string, schemas: SpecSchemas): Config {
   }
   const timeoutSec = terminal.timeout === undefined ? DEFAULT_TIMEOUT_SEC : Number(terminal.timeout);
   if (!Number.isInteger(timeoutSec) || timeoutSec <= 0) fail('terminal.timeout must be a whole number of seconds');
+  if (timeoutSec > MAX_DURATION_SEC) fail(`terminal.timeout is ${timeoutSec} seconds; it is at most ${MAX_DURATION_SEC} (a day)`);
 
   // Keys under `terminal` other than its own are inherited by every target whose backend knows them.
   const inherited: Record<string, unknown> = {};
@@ -126,10 +161,17 @@ export function parseConfig(text: string, schemas: SpecSchemas): Config {
     rawTargets.local = { backend: 'local' };
   }
 
+  const names = Object.keys(rawTargets);
+  if (names.length > MAX_CONFIG_TARGETS) fail(`${names.length} targets, over the limit of ${MAX_CONFIG_TARGETS}`, 'programs that create many targets register them as runtime targets');
   const targets = new Map<string, { spec: TargetSpec; generation: string }>();
+  const folded = new Map<string, string>();
   for (const [name, raw] of Object.entries(rawTargets)) {
     const nameOk = TargetName.safeParse(name);
     if (!nameOk.success) fail(`target "${name}": ${nameOk.error.issues[0]?.message ?? 'bad name'}`);
+    // Names that differ only in case would be one target to a person reading a list, and two to Switchboard.
+    const same = folded.get(name.toLowerCase());
+    if (same) fail(`targets "${same}" and "${name}" differ only in case`, 'rename one of them');
+    folded.set(name.toLowerCase(), name);
     if (!isRecord(raw)) fail(`terminal.targets.${name} must be a mapping with a backend`);
     const backend = raw.backend ?? terminal.backend;
     if (typeof backend !== 'string') fail(`terminal.targets.${name}: missing "backend"`, `one of ${[...schemas.keys()].join(', ')}`);

@@ -8,7 +8,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry, type RegisterRequest } from './registry.js';
 import { FileLock } from './lock.js';
-import { MAX_REGISTRY_BYTES } from './registryFile.js';
+import { MAX_REGISTRY_BYTES, duplicateJsonKey } from './registryFile.js';
 
 const homes: string[] = [];
 function home(): string {
@@ -21,6 +21,10 @@ afterEach(() => {
 });
 
 const local = { backend: 'local' };
+/** A stored record as the file holds it. */
+const record = (over: Record<string, unknown> = {}) => ({
+  spec: { backend: 'local' }, provider: 'cli', owner_id: '', generation: 'g1', state: 'active', created_at: 't', updated_at: 't', ...over,
+});
 const reg = (over: Partial<RegisterRequest> = {}): RegisterRequest => ({ name: 'box', spec: local, provider: 'ctl', owner_id: 'o1', generation: 'g1', ...over });
 
 describe('register, replace, drain, remove', () => {
@@ -201,9 +205,6 @@ describe('publication', () => {
 });
 
 describe('bounded reads', () => {
-  const record = (over: Record<string, unknown> = {}) => ({
-    spec: { backend: 'local' }, provider: 'cli', owner_id: '', generation: 'g1', state: 'active', created_at: 't', updated_at: 't', ...over,
-  });
   function withFile(content: string): Registry {
     const h = home();
     mkdirSync(h, { recursive: true });
@@ -253,6 +254,107 @@ describe('bounded reads', () => {
     r.refresh();
     expect(r.problems().join('\n')).toContain('mode 644');
     expect(r.list()).toHaveLength(1);
+  });
+});
+
+describe('a file that cannot be trusted removes nothing', () => {
+  const good = JSON.stringify({ version: 1, targets: { a: record(), b: record({ generation: 'g2' }) } });
+  const broken: Array<[string, string, string]> = [
+    ['half-written JSON', '{"version":1,"targets":{', 'not valid JSON'],
+    ['a newer Switchboard\'s version', JSON.stringify({ version: 2, targets: {} }), 'version 2'],
+    ['an array', '[]', 'must hold a JSON object'],
+    ['an empty file', '', 'not valid JSON'],
+  ];
+  for (const [what, text, problem] of broken) {
+    it(`keeps the records read before while the file is ${what}, and follows the fix`, () => {
+      const h = home();
+      mkdirSync(h, { recursive: true });
+      const file = join(h, 'runtime-targets.json');
+      writeFileSync(file, good, { mode: 0o600 });
+      const r = new Registry(h);
+      let changes = 0;
+      r.onChange(() => changes++);
+      expect(r.list().map((x) => `${x.name}#${x.generation}`)).toEqual(['a#g1', 'b#g2']);
+      writeFileSync(file, text);
+      r.refresh();
+      expect(r.list().map((x) => `${x.name}#${x.generation}`)).toEqual(['a#g1', 'b#g2']);
+      expect(r.problems().join('\n')).toContain(problem);
+      expect(r.problems().join('\n')).toContain('the 2 runtime targets read before stay in force until it is fixed');
+      // Fixed (here: with one target removed for real): now the removal counts.
+      writeFileSync(file, JSON.stringify({ version: 1, targets: { a: record() } }));
+      r.refresh();
+      expect(r.list().map((x) => x.name)).toEqual(['a']);
+      expect(r.problems()).toEqual([]);
+      expect(changes).toBe(2);
+    });
+  }
+
+  it('a record that stops validating keeps its last good form; deleting the record removes it', () => {
+    const h = home();
+    mkdirSync(h, { recursive: true });
+    const file = join(h, 'runtime-targets.json');
+    writeFileSync(file, good, { mode: 0o600 });
+    const r = new Registry(h);
+    writeFileSync(file, JSON.stringify({ version: 1, targets: { a: record(), b: record({ generation: 'g2', future_field: 1 }) } }));
+    r.refresh();
+    expect(r.list().map((x) => `${x.name}#${x.generation}`)).toEqual(['a#g1', 'b#g2']);
+    expect(r.problems().join('\n')).toMatch(/runtime target "b" is invalid: .*last good record \(generation g2\) stays in force/);
+    writeFileSync(file, JSON.stringify({ version: 1, targets: { a: record() } }));
+    r.refresh();
+    expect(r.list().map((x) => x.name)).toEqual(['a']);
+  });
+
+  it('a fresh reader of a broken file has nothing to keep and says so', () => {
+    const h = home();
+    mkdirSync(h, { recursive: true });
+    writeFileSync(join(h, 'runtime-targets.json'), '{', { mode: 0o600 });
+    const r = new Registry(h);
+    expect(r.list()).toEqual([]);
+    expect(r.problems().join('\n')).toContain('runtime targets are ignored until it is fixed');
+  });
+});
+
+describe('names and keys', () => {
+  const recordJson = (over: Record<string, unknown> = {}): string => JSON.stringify(record(over));
+  function withText(text: string): Registry {
+    const h = home();
+    mkdirSync(h, { recursive: true });
+    writeFileSync(join(h, 'runtime-targets.json'), text, { mode: 0o600 });
+    return new Registry(h);
+  }
+
+  it('a name registered twice in the file is a broken file, not the last one silently', () => {
+    const r = withText(`{"version":1,"targets":{"a":${recordJson()},"a":${recordJson({ generation: 'g2' })}}}`);
+    expect(r.list()).toEqual([]);
+    expect(r.problems().join('\n')).toContain('holds the key "a" twice in one object');
+  });
+
+  it('finds duplicate keys at any depth, in one pass, and none where there are none', () => {
+    const cases: Array<[string, string | undefined]> = [
+      ['{"a":1,"b":{"a":2}}', undefined],
+      ['{"a":{"x":1,"x":2}}', 'x'],
+      ['{"a":"\\"b\\":1, \\"b\\":2","b":[{"c":1},{"c":2}]}', undefined],
+      ['{"a" : 1, "a"\n:2}', 'a'],
+      ['[{"k":1,"k":1}]', 'k'],
+      ['{"\\u0061":1,"a":2}', 'a'],
+    ];
+    for (const [text, dup] of cases) expect(duplicateJsonKey(text), text).toBe(dup);
+  });
+
+  it('a name that differs from another only in case is ignored, and cannot be registered', async () => {
+    const r = withText(`{"version":1,"targets":{"box":${recordJson()},"BOX":${recordJson()}}}`);
+    expect(r.list().map((x) => x.name)).toEqual(['box']);
+    expect(r.problems().join('\n')).toContain('"BOX" is ignored: its name differs from "box" only in case');
+    await expect(r.register(reg({ name: 'Box', provider: 'cli' }))).rejects.toMatchObject({ code: 'registry_conflict', message: expect.stringContaining('only in case') });
+    const c = new Registry(home(), { configNames: () => ['local'] });
+    await expect(c.register(reg({ name: 'LOCAL' }))).rejects.toMatchObject({ code: 'registry_conflict', message: expect.stringContaining('config target "local" only in case') });
+  });
+
+  it('a parse error says where, never what the file holds', () => {
+    const r = withText('hunter2-secret-token is not json');
+    const text = r.problems().join('\n');
+    expect(text).toContain('not valid JSON (near its start)');
+    expect(text).not.toContain('hunter2');
   });
 });
 

@@ -98,7 +98,7 @@ export class Registry implements RuntimeSource {
   /** One lstat when nothing changed; a re-read (and onChange) when the file's signature moved. */
   refresh(): boolean {
     if (this.signature() === this.current.signature) return false;
-    const next = this.load();
+    const next = this.load(this.current);
     const changed = next.fingerprint !== this.current.fingerprint;
     this.current = next;
     if (changed) for (const l of this.listeners) l();
@@ -158,14 +158,28 @@ export class Registry implements RuntimeSource {
     }
   }
 
-  /** Read and validate the file; every fault becomes a problem line, never an exception. */
-  private load(): Snapshot {
+  /**
+   * Read and validate the file; every fault becomes a problem line, never an exception. A file that cannot be
+   * trusted (half-written by hand, unparsable, from a newer Switchboard, unreadable) or a record that does not
+   * validate removes nothing: what was read before stays in force until it is fixed. Otherwise a moment of
+   * garbage would look like every runtime target being removed, and their containers and state would go with it.
+   */
+  private load(previous?: Snapshot): Snapshot {
+    const before = previous?.records ?? [];
     const snap = (signature: string, records: RuntimeRecord[], problems: string[]): Snapshot => ({
       signature,
       records,
       problems,
       fingerprint: JSON.stringify([records, problems]),
     });
+    /** The whole file is unusable: keep the records read before. */
+    const untrusted = (signature: string, problems: string[], fault: string): Snapshot =>
+      snap(signature, before, [
+        ...problems,
+        before.length
+          ? `${fault}; the ${before.length} runtime target${before.length === 1 ? '' : 's'} read before stay${before.length === 1 ? 's' : ''} in force until it is fixed`
+          : `${fault}; runtime targets are ignored until it is fixed`,
+      ]);
     let fd: number;
     try {
       fd = openSync(this.path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
@@ -173,15 +187,15 @@ export class Registry implements RuntimeSource {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return snap('missing', [], []);
       const sig = this.signature();
-      if (code === 'ELOOP') return snap(sig, [], [`${this.path} is a symbolic link; runtime targets are ignored until it is a regular file`]);
-      return snap(sig, [], [`cannot read ${this.path}: ${(err as Error).message}`]);
+      if (code === 'ELOOP') return untrusted(sig, [], `${this.path} is a symbolic link`);
+      return untrusted(sig, [], `cannot read ${this.path}: ${(err as Error).message}`);
     }
     try {
       const st = fstatSync(fd);
       const sig = `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.mode}`;
-      if (!st.isFile()) return snap(sig, [], [`${this.path} is not a regular file; runtime targets are ignored`]);
+      if (!st.isFile()) return untrusted(sig, [], `${this.path} is not a regular file`);
       if (st.size > MAX_REGISTRY_BYTES) {
-        return snap(sig, [], [`${REGISTRY_FILE} is ${(st.size / 1024 / 1024).toFixed(1)} MiB, over the 1 MiB limit; runtime targets are ignored until it is trimmed (switchboard targets remove …)`]);
+        return untrusted(sig, [], `${REGISTRY_FILE} is ${(st.size / 1024 / 1024).toFixed(1)} MiB, over the 1 MiB limit (trim it: switchboard targets remove …)`);
       }
       // Read at most one byte over the limit: the file may grow between fstat and read.
       const buf = Buffer.alloc(Math.min(st.size, MAX_REGISTRY_BYTES) + 1);
@@ -192,19 +206,27 @@ export class Registry implements RuntimeSource {
         len += n;
         if (len >= buf.length) break;
       }
-      if (len > MAX_REGISTRY_BYTES) return snap(sig, [], [`${REGISTRY_FILE} is over the 1 MiB limit; runtime targets are ignored until it is trimmed`]);
+      if (len > MAX_REGISTRY_BYTES) return untrusted(sig, [], `${REGISTRY_FILE} is over the 1 MiB limit`);
       const problems: string[] = [];
       if ((st.mode & 0o077) !== 0) problems.push(`${this.path} has mode ${(st.mode & 0o777).toString(8)}; it should be 600 (chmod 600 ${this.path})`);
       let doc: RegistryDocument;
       try {
         doc = parseDocument(buf.subarray(0, len).toString('utf8'));
       } catch (err) {
-        return snap(sig, [], [...problems, `${toErrorPayload(err).message}; runtime targets are ignored until it is fixed`]);
+        return untrusted(sig, problems, toErrorPayload(err).message);
       }
-      const { records, problems: recordProblems } = readRecords(doc, this.schemaFor);
-      return snap(sig, records, [...problems, ...recordProblems]);
+      const { records, problems: recordProblems, invalid } = readRecords(doc, this.schemaFor);
+      // A record that no longer validates keeps its last good form (its target is not removed by a typo).
+      const shown = recordProblems.map((problem) => {
+        const bad = invalid.find((i) => i.problem === problem);
+        const kept = bad && before.find((r) => r.name === bad.name);
+        if (!kept || records.some((r) => r.name === kept.name)) return problem;
+        records.push(kept);
+        return `${problem.replace(' and ignored:', ':').replace(' is ignored:', ' is invalid:')} — its last good record (generation ${kept.generation}) stays in force until it is fixed`;
+      });
+      return snap(sig, records, [...problems, ...shown]);
     } catch (err) {
-      return snap(this.signature(), [], [`cannot read ${this.path}: ${(err as Error).message}`]);
+      return untrusted(this.signature(), [], `cannot read ${this.path}: ${(err as Error).message}`);
     } finally {
       closeSync(fd);
     }
@@ -219,16 +241,23 @@ export class Registry implements RuntimeSource {
     const generation = req.generation === undefined ? undefined : checkGeneration(req.generation, '--generation');
     const ifGeneration = req.if_generation === undefined ? undefined : checkGeneration(req.if_generation, '--if-generation');
     const spec = checkSpec(name, req.spec, this.schemaFor);
-    const configNames = new Set(this.opts.configNames?.() ?? []);
-    if (configNames.has(name)) {
+    const configNames = [...(this.opts.configNames?.() ?? [])];
+    const configTwin = configNames.find((n) => n.toLowerCase() === name.toLowerCase());
+    if (configTwin !== undefined) {
       throw new SwitchboardError(
         'registry_conflict',
-        `"${name}" is a config target (config.yaml); a runtime target may not shadow it`,
+        configTwin === name
+          ? `"${name}" is a config target (config.yaml); a runtime target may not shadow it`
+          : `"${name}" differs from the config target "${configTwin}" only in case`,
         'pick another name, or remove it from config.yaml first',
       );
     }
     return this.mutate((doc, now) => {
       const existing = doc.targets[name];
+      const twin = Object.keys(doc.targets).find((n) => n !== name && n.toLowerCase() === name.toLowerCase());
+      if (twin !== undefined) {
+        throw new SwitchboardError('registry_conflict', `"${name}" differs from the runtime target "${twin}" only in case`, 'pick another name');
+      }
       const replacing = req.replace === true || ifGeneration !== undefined;
       if (existing !== undefined) {
         const claim = claimedOwner(existing);

@@ -69,7 +69,10 @@ export function parseDocument(text: string): RegistryDocument {
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new SwitchboardError('bad_config', `${REGISTRY_FILE} is not valid JSON (${(err as Error).message.split('\n')[0]})`, `fix or delete the file`);
+    // V8's message may quote the file's first bytes, and the file may hold anything: say where, never what.
+    const at = /at position (\d+)/.exec((err as Error).message)?.[1];
+    const where = at !== undefined ? `at ${lineColumn(text, Number(at))}` : text.trim() ? 'near its start' : 'it is empty';
+    throw new SwitchboardError('bad_config', `${REGISTRY_FILE} is not valid JSON (${where})`, `fix or delete the file`);
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
     throw new SwitchboardError('bad_config', `${REGISTRY_FILE} must hold a JSON object`, 'fix or delete the file');
@@ -82,7 +85,50 @@ export function parseDocument(text: string): RegistryDocument {
   if (!targets || typeof targets !== 'object' || Array.isArray(targets)) {
     throw new SwitchboardError('bad_config', `${REGISTRY_FILE}: "targets" must be an object of records by name`, 'fix or delete the file');
   }
+  // JSON.parse keeps the last of two equal keys without a word; two records of one name are a broken file.
+  const twice = duplicateJsonKey(text);
+  if (twice !== undefined) {
+    throw new SwitchboardError('bad_config', `${REGISTRY_FILE} holds the key ${JSON.stringify(twice.slice(0, 64))} twice in one object`, 'remove one of them');
+  }
   return { version: REGISTRY_VERSION, targets: targets as Record<string, unknown> };
+}
+
+/** "line L, column C" of a character offset, for error lines that must not quote the text. */
+function lineColumn(text: string, offset: number): string {
+  let line = 1;
+  let last = -1;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line++;
+    last = i;
+  }
+  return `line ${line}, column ${offset - last}`;
+}
+
+/**
+ * The first key that some object of a valid JSON text holds twice, in one linear pass (strings are skipped with
+ * their escapes; a key is a string followed by a colon).
+ */
+export function duplicateJsonKey(text: string): string | undefined {
+  const stack: Array<Set<string> | undefined> = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === '{') stack.push(new Set());
+    else if (c === '[') stack.push(undefined);
+    else if (c === '}' || c === ']') stack.pop();
+    else if (c === '"') {
+      const start = i;
+      for (i++; i < text.length && text[i] !== '"'; i++) if (text[i] === '\\') i++;
+      let j = i + 1;
+      while (j < text.length && (text[j] === ' ' || text[j] === '\n' || text[j] === '\r' || text[j] === '\t')) j++;
+      const keys = stack[stack.length - 1];
+      if (text[j] === ':' && keys) {
+        const key = JSON.parse(text.slice(start, i + 1)) as string;
+        if (keys.has(key)) return key;
+        keys.add(key);
+      }
+    }
+  }
+  return undefined;
 }
 
 /** A spec checked by its backend's schema, key material and passwords refused. Throws bad_request. */
@@ -160,19 +206,30 @@ function pick(r: StoredRecord): Omit<RuntimeRecord, 'name' | 'spec'> {
 }
 
 /** Every usable record of a document (bounded), and one problem line per record that is not. */
-export function readRecords(doc: RegistryDocument, schemaFor: SchemaFor): { records: RuntimeRecord[]; problems: string[] } {
+export function readRecords(doc: RegistryDocument, schemaFor: SchemaFor): { records: RuntimeRecord[]; problems: string[]; invalid: Array<{ name: string; problem: string }> } {
   const records: RuntimeRecord[] = [];
   const problems: string[] = [];
+  /** Names whose record is there but does not validate (a reader may keep what it read before for them). */
+  const invalid: Array<{ name: string; problem: string }> = [];
   const names = Object.keys(doc.targets);
+  const folded = new Map<string, string>();
   for (const name of names.slice(0, MAX_RUNTIME_TARGETS)) {
+    const same = folded.get(name.toLowerCase());
+    if (same !== undefined) {
+      problems.push(`runtime target "${name}" is ignored: its name differs from "${same}" only in case`);
+      continue;
+    }
+    folded.set(name.toLowerCase(), name);
     const r = validateRecord(name, doc.targets[name], schemaFor);
-    if (typeof r === 'string') problems.push(r);
-    else records.push(r);
+    if (typeof r === 'string') {
+      problems.push(r);
+      invalid.push({ name, problem: r });
+    } else records.push(r);
   }
   if (names.length > MAX_RUNTIME_TARGETS) {
     problems.push(`${REGISTRY_FILE} holds ${names.length} targets, over the limit of ${MAX_RUNTIME_TARGETS}; the ${names.length - MAX_RUNTIME_TARGETS} last are ignored`);
   }
-  return { records, problems };
+  return { records, problems, invalid };
 }
 
 /** Who asks for a change: a provider and, optionally, which of its owners. */

@@ -52,10 +52,14 @@ export class TargetTable {
     const entries = new Map<string, Entry>();
     const problems: string[] = [];
     for (const [name, t] of cfg.targets) entries.set(name, { name, generation: t.generation, source: 'config', state: 'active', spec: t.spec });
+    const configFolded = new Map([...entries.keys()].map((n) => [n.toLowerCase(), n]));
     for (const r of this.runtime.list()) {
-      if (entries.has(r.name)) {
-        // A runtime name never shadows a config target; the config one stays usable.
-        problems.push(`runtime target "${r.name}" (provider ${r.provider}) is withheld: a config target has that name`);
+      const twin = configFolded.get(r.name.toLowerCase());
+      if (twin !== undefined) {
+        // A runtime name never shadows a config target (nor one that differs only in case); the config one stays usable.
+        problems.push(twin === r.name
+          ? `runtime target "${r.name}" (provider ${r.provider}) is withheld: a config target has that name`
+          : `runtime target "${r.name}" (provider ${r.provider}) is withheld: it differs from the config target "${twin}" only in case`);
         continue;
       }
       entries.set(r.name, { name: r.name, generation: r.generation, source: 'runtime', state: r.state, spec: r.spec, record: r });

@@ -10,7 +10,7 @@ import type { SshSpec, TargetSpec } from '../../../../shared/targets.js';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import type { Environment, ExecOptions, HostKeyRequest, ProviderContext, TargetSnapshot } from '../provider.js';
 import { configureSshPool, connectionPool } from './connectionPool.js';
-import { sshProvider } from './sshProvider.js';
+import { remoteEnvFile, sshProvider } from './sshProvider.js';
 
 
 const env = loadSshEnv();
@@ -60,6 +60,8 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
     return environment;
   }
 
+  /** The basename of an identity's exports file in the remote ~/.cache/switchboard. */
+  const envFileName = (name: string): string => remoteEnvFile(`${name}#g1`, sbHome).split('/').pop()!;
   const run = (o: Partial<ExecOptions> = {}): ExecOptions => ({ cwd: '/tmp', timeoutMs: 20_000, maxOutputChars: 100_000, ...o });
   const accepted = (log: string): number => (readFileSync(log, 'utf8').match(/Accepted publickey for /g) ?? []).length;
 
@@ -104,18 +106,24 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
       const a = envFor('iso-a', baseSpec());
       const b = envFor('iso-b', baseSpec());
       const home = await a.home();
-      const ra = await a.exec('mkdir -p /tmp/sb-iso && cd /tmp/sb-iso && export SB_ISO=a', run({ cwd: home }));
-      expect(ra.cwd).toBe('/tmp/sb-iso');
+      const iso = `/tmp/sb-iso-${randomBytes(4).toString('hex')}`;
+      const ra = await a.exec(`mkdir -p ${iso} && cd ${iso} && export SB_ISO=a`, run({ cwd: home }));
+      expect(ra.cwd).toBe(iso);
       // The caller keeps cwd state and passes it back; b was never told to move.
       const rb = await b.exec('pwd; echo "[${SB_ISO:-}]"', run({ cwd: home }));
       expect(rb).toMatchObject({ output: `${home}\n[]\n`, cwd: home });
       const ra2 = await a.exec('pwd; echo "[$SB_ISO]"', run({ cwd: ra.cwd }));
-      expect(ra2.output).toBe('/tmp/sb-iso\n[a]\n');
+      expect(ra2.output).toBe(`${iso}\n[a]\n`);
       const slots = connectionPool.stats().filter((s) => s.key === `${e.user}@${e.host}:${e.port}`);
       expect(slots).toEqual([{ key: `${e.user}@${e.host}:${e.port}`, holders: 2, connected: true, connects: 1 }]);
-      // The env file lives under the remote user's home, named by a hash of the identity, private to the user.
-      const mode = await a.exec('stat -c %a "$HOME"/.cache/switchboard/env-*.sh | sort -u', run());
-      expect(mode.output.trim().split('\n')).toEqual(['600']);
+      // The env file lives in the user's own ~/.cache/switchboard (0700) under a hash of the identity, mode 0600,
+      // and belongs to this identity alone: b has none.
+      const files = await a.exec('ls ~/.cache/switchboard', run());
+      const mine = files.output.trim().split('\n').filter((f) => f === envFileName('iso-a'));
+      expect(mine).toEqual([envFileName('iso-a')]);
+      expect(files.output).not.toContain(envFileName('iso-b'));
+      const mode = await a.exec(`stat -c '%a %U' ~/.cache/switchboard ~/.cache/switchboard/${envFileName('iso-a')}`, run());
+      expect(mode.output).toBe(`700 ${e.user}\n600 ${e.user}\n`);
     });
 
     it('falls back to the nearest existing parent of a missing cwd and expands ~', async () => {
@@ -399,8 +407,9 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
       expect(keys).toContain(`${e.user}@${e.host}:${e.jumpPort} -> ${e.user}@${e.host}:${e.port}`);
       expect(keys).toContain(`${e.user}@${e.host}:${e.jumpPort}`);
       // Files go through the same hop.
-      await x.writeFile('/tmp/sb-jump-file.txt', Buffer.from('j'));
-      expect((await x.readFile('/tmp/sb-jump-file.txt', 10)).toString()).toBe('j');
+      const jumpFile = `/tmp/sb-jump-${randomBytes(4).toString('hex')}.txt`;
+      await x.writeFile(jumpFile, Buffer.from('j'));
+      expect((await x.readFile(jumpFile, 10)).toString()).toBe('j');
       await x.cleanup('removed');
       await vi.waitFor(() => expect(connectionPool.stats().filter((s) => s.key.includes(String(e.jumpPort)))).toEqual([]));
     });

@@ -1,0 +1,87 @@
+// What every bench needs: a served Core on a temp profile with the test services' targets, and a raw WebSocket client.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import WebSocket from 'ws';
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The JSON scripts/env/<name>.sh wrote, unless the service is down or BENCH_SKIP_<NAME> is set. */
+export function testService(name) {
+  const file = join(root, '.test-env', `${name}.json`);
+  if (process.env[`BENCH_SKIP_${name.toUpperCase()}`] || !existsSync(file)) return undefined;
+  return JSON.parse(readFileSync(file, 'utf8'));
+}
+
+/** config.yaml lines for a local target and, where the services run, an `ssh` and a `docker` target. */
+export function benchTargets(home, { ssh, docker, localCwd = '/tmp' }) {
+  let config = `terminal:\n  targets:\n    local: { backend: local, cwd: ${localCwd} }\n`;
+  if (ssh) {
+    config += `    ssh: { backend: ssh, ssh_host: ${ssh.host}, ssh_port: ${ssh.port}, ssh_user: ${ssh.user}, ssh_key: ${ssh.key} }\n`;
+    writeFileSync(join(home, 'known_hosts'), ssh.knownHostsLine + '\n', { mode: 0o600 });
+  }
+  if (docker) config += `    docker: { backend: docker, docker_image: "${docker.image}", docker_host: "unix://${docker.socket}", docker_network: none }\n`;
+  return config;
+}
+
+/** `switchboard serve` on a fresh profile holding `config`; resolves once it prints its URL. */
+export async function startServe(config, { nodeArgs = [] } = {}) {
+  const home = mkdtempSync(join(tmpdir(), 'sb-bench-'));
+  writeFileSync(join(home, 'config.yaml'), typeof config === 'function' ? config(home) : config);
+  const serve = spawn(process.execPath, [...nodeArgs, join(root, 'bin/switchboard.js'), 'serve', '--port', '0'], {
+    env: { ...process.env, SWITCHBOARD_HOME: home },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    serve.stdout.on('data', (d) => {
+      out += d;
+      const m = /serving at (http:\/\/\S+)\?token=(\S+)/.exec(out);
+      if (m) resolve({ http: m[1], token: m[2] });
+    });
+    serve.on('exit', (c) => reject(new Error(`serve exited ${c}`)));
+  });
+  return {
+    home,
+    serve,
+    url,
+    async stop() {
+      serve.kill('SIGTERM');
+      await new Promise((r) => serve.once('exit', r));
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A client of the Core's WebSocket API: `call(method, params)`, and `listeners` for events. */
+export async function connect(url) {
+  const ws = new WebSocket(url.http.replace('http', 'ws') + 'ws', { headers: { authorization: `Bearer ${url.token}` } });
+  await new Promise((r, j) => (ws.once('open', r), ws.once('error', j)));
+  let nextId = 1;
+  const pending = new Map();
+  const listeners = new Set();
+  ws.on('message', (raw) => {
+    const m = JSON.parse(raw.toString());
+    if (m.type === 'result') {
+      const p = pending.get(m.id);
+      pending.delete(m.id);
+      m.ok ? p.resolve(m.result) : p.reject(new Error(m.error.message));
+    } else for (const l of listeners) l(m);
+  });
+  const call = (method, params) => new Promise((resolve, reject) => {
+    const id = nextId++;
+    pending.set(id, { resolve, reject });
+    ws.send(JSON.stringify({ type: 'call', id, method, params }));
+  });
+  return { ws, call, listeners, close: () => ws.close() };
+}
+
+/** Resident memory of a process in MB, from /proc. */
+export function rssMb(pid) {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
+}
+
+export const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
