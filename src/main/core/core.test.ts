@@ -80,15 +80,23 @@ describe('terminal on local targets', () => {
     expect(ps.stdout.trim()).toBe('');
   });
 
-  it('times out and kills children that outlive the shell (cmd &)', async () => {
+  it('times out and kills the whole group, children started with & included', async () => {
     const started = Date.now();
-    const r = await term({ command: 'sleep 2932 & echo hi', timeout: 2, execution_target: 'b' });
+    const r = await term({ command: 'sleep 2932 & echo hi; sleep 2933', timeout: 2, execution_target: 'b' });
     // A hang guard (the child would hold the pipe for 49 minutes), not a speed goal.
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(r.exit_code).toBe(124);
     expect(r.output).toMatch(/^hi\n[\s\S]*\[timed out after 2s\]$/);
     await new Promise((res) => setTimeout(res, 300));
-    expect(spawnSync('pgrep', ['-f', 'sleep 2932'], { encoding: 'utf8' }).stdout.trim()).toBe('');
+    expect(spawnSync('pgrep', ['-f', 'sleep 293[23]'], { encoding: 'utf8' }).stdout.trim()).toBe('');
+  });
+
+  it('returns when the shell finishes, leaving a `cmd &` child running (issue 9 item 8)', async () => {
+    const r = await term({ command: 'sleep 2934 & echo hi', timeout: 20, execution_target: 'b' });
+    expect(r).toMatchObject({ output: 'hi\n', exit_code: 0 });
+    expect(r.timed_out).toBeUndefined();
+    expect(spawnSync('pgrep', ['-f', 'sleep 2934'], { encoding: 'utf8' }).stdout.trim()).not.toBe('');
+    spawnSync('pkill', ['-f', 'sleep 2934']);
   });
 
   it('caps output, keeping head and tail and saying what was cut', async () => {
@@ -107,8 +115,16 @@ describe('terminal on local targets', () => {
     await term({ command: `cd ${gone}`, execution_target: 'b' });
     rmSync(join(dirB, 'gone'), { recursive: true });
     const r = await term({ command: 'pwd', execution_target: 'b' });
-    expect(r.output).toBe(dirB + '\n');
+    expect(r.output).toBe(`[the cwd ${gone} no longer exists; running in ${dirB}]\n${dirB}\n`);
     expect(r.cwd).toBe(dirB);
+  });
+
+  it('refuses a workdir that does not exist, running nothing and leaving the cwd alone', async () => {
+    await term({ command: `cd ${dirB}`, execution_target: 'b' });
+    await expect(term({ command: 'touch typo-ran', workdir: join(dirB, 'typo'), execution_target: 'b' }))
+      .rejects.toMatchObject({ code: 'bad_request', message: `workdir ${join(dirB, 'typo')} does not exist` });
+    expect(existsSync(join(dirB, 'typo-ran'))).toBe(false);
+    expect((await term({ command: 'pwd', execution_target: 'b' })).cwd).toBe(dirB);
   });
 
   it('runs a workdir for one call without moving the tracked cwd', async () => {

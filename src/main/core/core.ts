@@ -90,13 +90,13 @@ export class Core {
     this.approvals.onChange((list) => this.emit('approvals.changed', list));
     this.providerContext = {
       home: this.home,
-      confirmHostKey: async (req) => {
+      confirmHostKey: async (req, signal) => {
         const d = await this.approvals.request({
           kind: 'host_key',
           title: 'Trust host key?',
           execution_target: req.target,
           host_key: { host: req.host, port: req.port, key_type: req.keyType, fingerprint: req.fingerprint },
-        });
+        }, { signal });
         if (d.decision === 'deny') return 'reject';
         return d.scope === 'always' ? 'trust_always' : 'trust_once';
       },

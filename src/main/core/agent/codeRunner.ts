@@ -8,7 +8,8 @@ import { randomBytes } from 'node:crypto';
 import { toErrorPayload, errorLine } from '../../../shared/errors.js';
 import type { ToolResult } from '../../../shared/tools.js';
 import type { BackgroundHandle, Environment } from '../backends/provider.js';
-import { BoundedCapture } from '../sessions/boundedCapture.js';
+import { BoundedCapture } from '../backends/shell/boundedCapture.js';
+import { stopOnTimeoutOrAbort } from '../backends/shell/execWrapped.js';
 import { bootstrapCommand, scriptTools } from './pythonBootstrap.js';
 import type { ToolDef } from '../tools/toolDef.js';
 
@@ -201,22 +202,13 @@ export async function runCode(env: Environment, opts: RunOptions): Promise<RunRe
   handle.onData((d) => splitter.push(d));
   handle.write(JSON.stringify({ marker, code: opts.code }) + '\n');
 
-  let timedOut = false;
   let aborted = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
+  const guard = stopOnTimeoutOrAbort(opts.timeoutMs, opts.signal, (why) => {
+    if (why === 'abort') aborted = true;
     stop();
-  }, opts.timeoutMs);
-  const onAbort = (): void => {
-    aborted = true;
-    stop();
-  };
-  opts.signal?.addEventListener('abort', onAbort, { once: true });
-  if (opts.signal?.aborted) onAbort();
-  const { code, reason } = await exited.finally(() => {
-    clearTimeout(timer);
-    opts.signal?.removeEventListener('abort', onAbort);
   });
+  const { code, reason } = await exited.finally(() => guard.dispose());
+  const timedOut = guard.timedOut();
   splitter.end();
   // The script is gone: a call still in flight has nobody to answer, so it is stopped, and given a short grace.
   run.abort();

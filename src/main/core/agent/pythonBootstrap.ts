@@ -1,5 +1,5 @@
 // The python side of execute_code: defines `switchboard_tools` in memory and runs the script; tool calls are framed on stdio.
-import { shellQuote } from '../sessions/shellWrap.js';
+import { shellQuote } from '../backends/shell/shellWrap.js';
 import type { ToolDef } from '../tools/toolDef.js';
 
 /**

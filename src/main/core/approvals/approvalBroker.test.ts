@@ -37,3 +37,26 @@ describe('ApprovalBroker', () => {
     expect(await p).toMatchObject({ decision: 'deny', by: 'shutdown' });
   });
 });
+
+describe('ApprovalBroker withdrawal', () => {
+  it('withdraws a pending request when its caller is gone: off the list, a late answer finds nothing', async () => {
+    const decided: Decided[] = [];
+    const b = new ApprovalBroker(() => 60, (_a, d) => decided.push(d));
+    const ac = new AbortController();
+    const p = b.request(hostKey, { signal: ac.signal });
+    const [pending] = b.list();
+    ac.abort();
+    expect(await p).toMatchObject({ decision: 'deny', by: 'withdrawn' });
+    expect(b.list()).toEqual([]);
+    expect(() => b.decide({ id: pending!.id, decision: 'approve' })).toThrow(/no pending approval/);
+    expect(decided.map((d) => d.by)).toEqual(['withdrawn']);
+  });
+
+  it('never lists a request whose caller was already gone', async () => {
+    const b = new ApprovalBroker(() => 60);
+    const ac = new AbortController();
+    ac.abort();
+    expect(await b.request(hostKey, { signal: ac.signal })).toMatchObject({ by: 'withdrawn' });
+    expect(b.list()).toEqual([]);
+  });
+});

@@ -7,14 +7,16 @@ export interface Decided {
   decision: 'approve' | 'deny';
   scope: ApprovalScope;
   reason?: string;
-  /** Who decided: a person (ui/cli) or the timeout. */
-  by: 'person' | 'timeout' | 'shutdown';
+  /** Who decided: a person (ui/cli), the timeout, shutdown, or nobody because the caller went away first. */
+  by: 'person' | 'timeout' | 'shutdown' | 'withdrawn';
 }
 
 interface Pending {
   approval: PendingApproval;
   resolve: (d: Decided) => void;
   timer: NodeJS.Timeout;
+  /** Stops listening to the caller's signal. */
+  unlink: () => void;
 }
 
 export type ApprovalRequest = Omit<PendingApproval, 'id' | 'created_at' | 'expires_at'>;
@@ -34,8 +36,14 @@ export class ApprovalBroker {
     return [...this.pending.values()].map((p) => p.approval);
   }
 
-  /** Ask a person; resolves when they decide or the timeout denies. */
-  request(req: ApprovalRequest): Promise<Decided> {
+  /**
+   * Ask a person; resolves when they decide or the timeout denies. When `signal` aborts (the caller is gone:
+   * its connection closed, its call was cancelled) the request is withdrawn: it leaves the pending list and
+   * resolves as a denial nobody made, so a late answer finds nothing to decide.
+   */
+  request(req: ApprovalRequest, opts: { signal?: AbortSignal | undefined } = {}): Promise<Decided> {
+    const withdrawn: Decided = { decision: 'deny', scope: 'once', by: 'withdrawn', reason: 'the caller went away before a decision' };
+    if (opts.signal?.aborted) return Promise.resolve(withdrawn);
     const now = Date.now();
     const timeoutMs = this.timeoutSec() * 1000;
     const approval: PendingApproval = {
@@ -46,7 +54,10 @@ export class ApprovalBroker {
     };
     return new Promise((resolve) => {
       const timer = setTimeout(() => this.settle(approval.id, { decision: 'deny', scope: 'once', by: 'timeout', reason: `no decision within ${this.timeoutSec()}s` }), timeoutMs);
-      this.pending.set(approval.id, { approval, resolve, timer });
+      const onAbort = (): void => this.settle(approval.id, withdrawn);
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      const unlink = (): void => opts.signal?.removeEventListener('abort', onAbort);
+      this.pending.set(approval.id, { approval, resolve, timer, unlink });
       this.emit();
     });
   }
@@ -63,6 +74,7 @@ export class ApprovalBroker {
     const p = this.pending.get(id);
     if (!p) return;
     clearTimeout(p.timer);
+    p.unlink();
     this.pending.delete(id);
     this.onDecided?.(p.approval, decided);
     p.resolve(decided);

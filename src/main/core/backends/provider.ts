@@ -17,8 +17,13 @@ export interface TargetSnapshot {
 }
 
 export interface ExecOptions {
-  /** Absolute directory the command starts in; the backend falls back to its nearest existing parent. */
+  /**
+   * Absolute directory the command starts in. When it is gone the backend falls back to its nearest existing
+   * parent and says so in the output, unless `cwdMustExist`.
+   */
   cwd: string;
+  /** The caller named `cwd` (a workdir): when it does not exist the call fails with bad_request and nothing runs. */
+  cwdMustExist?: boolean;
   timeoutMs: number;
   /** Kept: the first and the last half of this many chars; the cut is said in the output. */
   maxOutputChars: number;
@@ -87,8 +92,11 @@ export interface ProviderContext {
   readonly home: string;
   /** Resolve another target's spec by name (for ssh_jump). */
   resolveSpec(name: string): TargetSpec | undefined;
-  /** Ask the person to trust an unknown host key; resolves to the decision. */
-  confirmHostKey?(request: HostKeyRequest): Promise<'trust_always' | 'trust_once' | 'reject'>;
+  /**
+   * Ask the person to trust an unknown host key; resolves to the decision. `signal` aborts when the connection
+   * that asked is gone (the server dropped the handshake): the prompt is withdrawn and its answer ignored.
+   */
+  confirmHostKey?(request: HostKeyRequest, signal?: AbortSignal): Promise<'trust_always' | 'trust_once' | 'reject'>;
   /** Tell the Core a target's reachability changed (drives the sidebar's `unreachable`). */
   reportReachability?(identity: string, problem: string | undefined): void;
 }

@@ -28,6 +28,8 @@ export const terminalTool = defineTool({
     const timeoutSec = args.timeout ?? snapshot.timeoutSec;
     const result = await ctx.env.exec(args.command, {
       cwd,
+      // A workdir the caller named must exist; only the tracked cwd falls back (to its nearest parent, said).
+      ...(args.workdir ? { cwdMustExist: true } : {}),
       timeoutMs: timeoutSec * 1000,
       maxOutputChars: MAX_OUTPUT_CHARS,
       signal: ctx.signal,

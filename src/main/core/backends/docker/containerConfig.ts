@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { ContainerCreateOptions } from 'dockerode';
 import type { DockerSpec } from './fields.js';
-import { shellQuote } from '../../sessions/shellWrap.js';
+import { shellQuote } from '../shell/shellWrap.js';
 
 export const targetLabel = 'switchboard.target';
 export const generationLabel = 'switchboard.generation';

@@ -107,8 +107,8 @@ describe.skipIf(!env)('docker backend (real dockerd)', () => {
     const r = await e.exec('mkdir -p /tmp/w/sub && cd /tmp/w/sub && echo out && echo err >&2; exit 3', opts());
     expect(r).toMatchObject({ exitCode: 3, cwd: '/tmp/w/sub', output: 'out\nerr\n', timedOut: false, truncated: false });
     expect((await e.exec('pwd', opts({ cwd: '/tmp/w/sub' }))).output).toBe('/tmp/w/sub\n');
-    // A deleted cwd falls back to its nearest existing parent.
-    expect((await e.exec('pwd', opts({ cwd: '/tmp/w/gone/deeper' }))).output).toBe('/tmp/w\n');
+    // A deleted cwd falls back to its nearest existing parent, and says so.
+    expect((await e.exec('pwd', opts({ cwd: '/tmp/w/gone/deeper' }))).output).toBe('[the cwd /tmp/w/gone/deeper no longer exists; running in /tmp/w]\n/tmp/w\n');
     await e.exec('export SB_KEPT="a b"', opts());
     expect((await e.exec('echo "$SB_KEPT"', opts())).output).toBe('a b\n');
     expect((await e.exec('cat; echo', opts({ stdin: 'from stdin' }))).output).toBe('from stdin\n');

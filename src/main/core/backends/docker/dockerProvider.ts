@@ -1,26 +1,24 @@
 // The Docker backend: one managed (or attached) container per runtime identity, driven only through the Engine API.
-import { createHash, randomBytes } from 'node:crypto';
-import { posix } from 'node:path';
-import type { Duplex } from 'node:stream';
-import { StringDecoder } from 'node:string_decoder';
+// Over 350 lines because the container lifecycle (find, start, create, recreate) and the Environment methods share
+// its state; jobs (dockerJobs), files (containerFiles) and engine deadlines (engineCalls) live beside it.
+import { createHash } from 'node:crypto';
 import type Docker from 'dockerode';
-import type { Container, ContainerInspectInfo, Exec } from 'dockerode';
+import type { Container, ContainerInspectInfo } from 'dockerode';
 import type { ProviderFlags } from '../../../../shared/targets.js';
 import { DockerSpec, dockerSpec } from './fields.js';
 import { SwitchboardError, formatZodError } from '../../../../shared/errors.js';
 import type {
   BackendProvider, BackgroundHandle, Environment, ExecOptions, ExecResult, FileStat, ProviderContext, ShellChannel, TargetSnapshot,
 } from '../provider.js';
-import { BoundedCapture } from '../../sessions/boundedCapture.js';
-import { parseWrapped, shellQuote, wrapCommand } from '../../sessions/shellWrap.js';
+import { execWrapped } from '../shell/execWrapped.js';
+import { shellQuote } from '../shell/shellWrap.js';
+import { ContainerFiles } from './containerFiles.js';
 import {
-  enterDirScript, envList, homeProbeScript, interactiveShellScript, jobVar, killJobsScript, managedContainerName,
-  managedContainerOptions, managedLabels, pickHome, shortHash,
+  enterDirScript, homeProbeScript, interactiveShellScript, managedContainerName, managedContainerOptions, managedLabels, pickHome, shortHash,
 } from './containerConfig.js';
-import { dockerClient, engineError, engineMessage, engineStatus, isUnreachable, parseDockerHost, type DockerEndpoint } from './dockerEndpoint.js';
-import { FrameDemuxer } from './frameDemuxer.js';
-import { parsePathStat, type PathStat } from './pathStat.js';
-import { packTar, unpackTar, type TarInput } from './tar.js';
+import { dockerClient, engineError, engineMessage, engineStatus, parseDockerHost, type DockerEndpoint } from './dockerEndpoint.js';
+import { DockerJobs, forceCloser, JobEvents } from './dockerJobs.js';
+import { controlDeadlineMs, deadline, delay, killDeadlineMs, probeDeadlineMs } from './engineCalls.js';
 
 /*
  * Choices, so the next reader need not rediscover them:
@@ -57,19 +55,6 @@ export const dockerProvider: BackendProvider = {
   createEnvironment: (snapshot, ctx) => new DockerEnvironment(snapshot, ctx),
 };
 
-/** Inspect/list/ping calls that take longer than this mean the engine is not answering. */
-const controlDeadlineMs = 15_000;
-/** Creating or starting an exec is quick on a live engine; this long without an answer means a stuck one. */
-const execDeadlineMs = 10_000;
-/** After a timeout or kill, the engine calls that stop and reap a command get this long each. */
-const killDeadlineMs = 3_000;
-/** After a timeout or kill, the command's stream is closed by force this long later if it is still open. */
-const forceCloseMs = 2_000;
-/** Each engine call of probe() gets this long: a probe should be quick, answer or not. */
-const probeDeadlineMs = 3_000;
-/** Output a pane or background process produced before anyone listened is kept up to this many chars. */
-const maxBufferedChars = 1_000_000;
-
 const notices = {
   recreated: '[container was recreated]',
   started: '[container was stopped; started it again]',
@@ -78,15 +63,6 @@ const notices = {
 
 /** osc7 for bash panes, as the local backend does, so pane headers follow `cd`. */
 const osc7PromptCommand = 'printf "\\033]7;file://%s%s\\033\\\\" "${HOSTNAME:-localhost}" "$PWD"';
-
-interface Job {
-  token: string;
-  exec: Exec;
-  stream: Duplex;
-  /** Resolves when the attach stream has ended (the process exited or the connection dropped). */
-  ended: Promise<void>;
-  isEnded(): boolean;
-}
 
 export class DockerEnvironment implements Environment {
   readonly identity: string;
@@ -102,7 +78,8 @@ export class DockerEnvironment implements Environment {
   private notice: string | undefined;
   private ensuring: Promise<unknown> = Promise.resolve();
   private homeDir: string | undefined;
-  private readonly jobs = new Map<string, Job>();
+  private readonly jobRunner: DockerJobs;
+  private readonly files: ContainerFiles;
   private reported: string | null | undefined = null;
 
   constructor(private readonly snapshot: TargetSnapshot, private readonly ctx: ProviderContext) {
@@ -116,6 +93,10 @@ export class DockerEnvironment implements Environment {
     const id = createHash('sha256').update(ctx.home).update('\0').update(snapshot.identity).digest('hex').slice(0, 16);
     this.envFile = `/tmp/.switchboard-env-${id}.sh`;
     this.shell = this.spec.docker_shell ?? 'sh';
+    this.jobRunner = new DockerJobs({
+      docker: this.docker, endpoint: this.endpoint, shell: this.shell, dockerEnv: () => this.spec.docker_env, containerId: () => this.containerId,
+    });
+    this.files = new ContainerFiles(this.endpoint, () => this.info?.Config.User);
   }
 
   // ---- container lifecycle ------------------------------------------------------------------
@@ -286,113 +267,6 @@ export class DockerEnvironment implements Environment {
     this.ctx.reportReachability?.(this.identity, problem);
   }
 
-  // ---- processes inside the container -------------------------------------------------------
-
-  /** Starts an exec tagged with a fresh job token; output is decoded and handed to `sink` as it arrives. */
-  private async startJob(
-    container: Container,
-    cmd: string[],
-    o: { tty: boolean; stdin: boolean; env?: Record<string, string>; sink: (text: string) => void },
-  ): Promise<Job> {
-    const token = randomBytes(8).toString('hex');
-    let exec: Exec;
-    let stream: Duplex;
-    try {
-      exec = await deadline(
-        (abortSignal) =>
-          container.exec({
-            Cmd: cmd,
-            Env: envList(this.spec.docker_env, o.env, { [jobVar]: token }),
-            AttachStdin: o.stdin,
-            AttachStdout: true,
-            AttachStderr: true,
-            Tty: o.tty,
-            abortSignal,
-          }),
-        'create an exec',
-        execDeadlineMs,
-      );
-      const created = exec;
-      stream = await deadline((abortSignal) => created.start({ hijack: o.stdin, stdin: o.stdin, Tty: o.tty, abortSignal }), 'start an exec', execDeadlineMs);
-    } catch (err) {
-      throw engineError(this.endpoint, err, 'run a command in the container');
-    }
-    const out = new StringDecoder('utf8');
-    const errOut = new StringDecoder('utf8');
-    const emit = (text: string): void => {
-      if (text) o.sink(text);
-    };
-    if (o.tty) {
-      stream.on('data', (b: Buffer) => emit(out.write(b)));
-    } else {
-      const demux = new FrameDemuxer((kind, payload) => emit((kind === 'stderr' ? errOut : out).write(payload)));
-      stream.on('data', (b: Buffer) => demux.push(b));
-    }
-    let ended = false;
-    const endedP = new Promise<void>((resolve) => {
-      const done = (): void => {
-        if (ended) return;
-        ended = true;
-        emit(out.end());
-        emit(errOut.end());
-        this.jobs.delete(token);
-        resolve();
-      };
-      stream.once('end', done);
-      stream.once('close', done);
-      stream.once('error', done);
-    });
-    const job: Job = { token, exec, stream, ended: endedP, isEnded: () => ended };
-    this.jobs.set(token, job);
-    return job;
-  }
-
-  /** The exit code of a finished exec; the Engine may report Running for a moment after the stream ends. */
-  private async exitCodeOf(exec: Exec): Promise<number | null> {
-    for (let i = 0; i < 100; i++) {
-      try {
-        const info = await deadline((abortSignal) => exec.inspect({ abortSignal }), 'inspect an exec', killDeadlineMs);
-        if (!info.Running) return info.ExitCode ?? null;
-      } catch {
-        return null;
-      }
-      await delay(Math.min(5 * (i + 1), 50));
-    }
-    return null;
-  }
-
-  /**
-   * Kills every process of these jobs (found by their token) through a second exec. Resolves false when the
-   * engine did not take the kill in time (so the processes may live on), true otherwise, a gone container included.
-   */
-  private async killJobs(tokens: readonly string[], signals: readonly ('HUP' | 'TERM')[] = ['TERM']): Promise<boolean> {
-    if (!tokens.length || !this.containerId) return true;
-    let stream: Duplex;
-    try {
-      const c = this.docker.getContainer(this.containerId);
-      const cmd = [this.shell, '-c', killJobsScript(tokens, signals)];
-      const exec = await deadline((abortSignal) => c.exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true, Tty: false, abortSignal }), 'create a kill exec', killDeadlineMs);
-      stream = await deadline((abortSignal) => exec.start({ hijack: false, stdin: false, abortSignal }), 'start a kill exec', killDeadlineMs);
-    } catch (err) {
-      // An engine that answered with an error (the container is gone or stopped) runs nothing of ours any more.
-      return !isUnreachable(err);
-    }
-    try {
-      stream.resume();
-      await Promise.race([
-        new Promise((resolve) => {
-          stream.once('end', resolve);
-          stream.once('close', resolve);
-          stream.once('error', resolve);
-        }),
-        delay(5_000),
-      ]);
-    } finally {
-      stream.destroy();
-    }
-    return true;
-  }
-
   /**
    * Why a stream ended, when it was the container's doing. A stream killed by a signal can end a moment before
    * the engine reports the container stopped, so for those (`settleMs`) the state is asked again for a while.
@@ -421,14 +295,14 @@ export class DockerEnvironment implements Environment {
   /** Runs a short script and returns its merged output (used for home()). */
   private async run(container: Container, script: string): Promise<{ output: string; exitCode: number | null }> {
     let output = '';
-    const job = await this.startJob(container, [this.shell, '-c', script], { tty: false, stdin: false, sink: (t) => (output += t) });
+    const job = await this.jobRunner.start(container, [this.shell, '-c', script], { tty: false, stdin: false, sink: (t) => (output += t) });
     try {
       await deadline(() => job.ended, 'finish a short script');
     } catch (err) {
       job.stream.destroy();
       throw engineError(this.endpoint, err, 'run a short script');
     }
-    return { output, exitCode: await this.exitCodeOf(job.exec) };
+    return { output, exitCode: await this.jobRunner.exitCodeOf(job.exec) };
   }
 
   // ---- Environment --------------------------------------------------------------------------
@@ -449,67 +323,50 @@ export class DockerEnvironment implements Environment {
   async exec(command: string, opts: ExecOptions): Promise<ExecResult> {
     const container = await this.ensure();
     const notice = this.takeNotice();
-    const { script, marker } = wrapCommand(command, { cwd: opts.cwd, envFile: this.envFile });
-    const capture = new BoundedCapture(opts.maxOutputChars);
-    const job = await this.startJob(container, [this.shell, '-c', script], {
-      tty: false,
-      stdin: opts.stdin !== undefined,
-      env: opts.env,
-      sink: (t) => capture.push(t),
+    const result = await execWrapped(command, { ...opts, envFile: this.envFile }, async (script, sink) => {
+      const job = await this.jobRunner.start(container, [this.shell, '-c', script], { tty: false, stdin: opts.stdin !== undefined, env: opts.env, sink });
+      if (opts.stdin !== undefined) job.stream.end(opts.stdin);
+      /** Set once stopping began; resolves to whether the engine took the kill. */
+      let killed: Promise<boolean> | undefined;
+      const closed = forceCloser(job);
+      const ended = (async () => {
+        await Promise.race([job.ended, closed.done]);
+        closed.disarm();
+        // The kill exec may still be on its way; an engine that never took it is not answering at all.
+        if (killed && !(await Promise.race([killed, delay(killDeadlineMs).then(() => true)]))) {
+          const e = new SwitchboardError(
+            'target_unreachable',
+            `docker engine at ${this.endpoint.label} stopped answering; the command may still be running in the container`,
+            'check that the engine is healthy (docker info on that host), then retry',
+          );
+          this.report(e.message);
+          throw e;
+        }
+      })();
+      ended.catch(() => undefined);
+      return {
+        ended,
+        // The exec's own process has exited once the Engine stops calling it running (a `cmd &` may hold the stream).
+        exited: () => this.jobRunner.exitCodeOf(job.exec).then(() => undefined),
+        exitStatus: async () => {
+          const code = await this.jobRunner.exitCodeOf(job.exec);
+          if (code !== null) return { code };
+          return { code: 137, note: (await this.containerGoneReason(2000)) ?? 'the command ended without an exit status' };
+        },
+        stop: () => {
+          if (killed) return;
+          // Armed now, not after the kill: a child that escaped it, or an engine that stopped answering,
+          // would otherwise hold the stream (and this call) open for ever.
+          closed.arm();
+          killed = this.jobRunner.kill([job.token]);
+          void killed.then((answered) => {
+            if (!answered) closed.now();
+          });
+        },
+        detach: () => closed.disarm(),
+      };
     });
-    if (opts.stdin !== undefined) job.stream.end(opts.stdin);
-
-    let timedOut = false;
-    /** Set once stopping began; resolves to whether the engine took the kill. */
-    let killed: Promise<boolean> | undefined;
-    const closed = forceCloser(job);
-    const stop = (): void => {
-      if (killed) return;
-      // Armed now, not after the kill: a child that escaped it, or an engine that stopped answering,
-      // would otherwise hold the stream (and this call) open for ever.
-      closed.arm();
-      killed = this.killJobs([job.token]);
-      void killed.then((answered) => {
-        if (!answered) closed.now();
-      });
-    };
-    const timer = setTimeout(() => {
-      timedOut = true;
-      stop();
-    }, opts.timeoutMs);
-    opts.signal?.addEventListener('abort', stop, { once: true });
-    if (opts.signal?.aborted) stop();
-    try {
-      await Promise.race([job.ended, closed.done]);
-    } finally {
-      clearTimeout(timer);
-      closed.disarm();
-      opts.signal?.removeEventListener('abort', stop);
-    }
-    // The kill exec may still be on its way; an engine that never took it is not answering at all.
-    if (killed && !(await Promise.race([killed, delay(killDeadlineMs).then(() => true)]))) {
-      const e = new SwitchboardError(
-        'target_unreachable',
-        `docker engine at ${this.endpoint.label} stopped answering; the command may still be running in the container`,
-        'check that the engine is healthy (docker info on that host), then retry',
-      );
-      this.report(e.message);
-      throw e;
-    }
-
-    const { text, truncated } = capture.text();
-    const parsed = parseWrapped(text, marker);
-    const lead = notice ? `${notice}\n` : '';
-    if (timedOut) {
-      const secs = Math.round(opts.timeoutMs / 1000);
-      return { output: `${lead}${parsed.output}\n[timed out after ${secs}s]`, exitCode: 124, cwd: opts.cwd, timedOut: true, truncated };
-    }
-    const exitCode = await this.exitCodeOf(job.exec);
-    if (exitCode === null) {
-      const why = (await this.containerGoneReason(2000)) ?? 'the command ended without an exit status';
-      return { output: `${lead}${parsed.output}\n[${why}]`, exitCode: 137, cwd: parsed.cwd ?? opts.cwd, timedOut: false, truncated };
-    }
-    return { output: lead + parsed.output, exitCode, cwd: parsed.cwd ?? opts.cwd, timedOut: false, truncated };
+    return notice ? { ...result, output: `${notice}\n${result.output}` } : result;
   }
 
   async openShell(opts: { cwd: string; cols: number; rows: number; env?: Record<string, string> }): Promise<ShellChannel> {
@@ -524,7 +381,7 @@ export class DockerEnvironment implements Environment {
       PROMPT_COMMAND: osc7PromptCommand,
       ...opts.env,
     };
-    const job = await this.startJob(container, [this.shell, '-c', interactiveShellScript(opts.cwd, this.spec.docker_shell)], {
+    const job = await this.jobRunner.start(container, [this.shell, '-c', interactiveShellScript(opts.cwd, this.spec.docker_shell)], {
       tty: true,
       stdin: true,
       env,
@@ -536,7 +393,7 @@ export class DockerEnvironment implements Environment {
     resize(opts.cols, opts.rows);
     let killed = false;
     void job.ended.then(async () => {
-      const code = await this.exitCodeOf(job.exec);
+      const code = await this.jobRunner.exitCodeOf(job.exec);
       events.finish(code, killed ? undefined : await this.containerGoneReason(DockerEnvironment.signalled(code) ? 2000 : 0));
     });
     return {
@@ -554,7 +411,7 @@ export class DockerEnvironment implements Environment {
         // The pane is going away either way: close its stream soon even if the engine never takes the kill.
         const closed = forceCloser(job);
         closed.arm();
-        void this.killJobs([job.token], ['HUP', 'TERM']).finally(() => closed.now());
+        void this.jobRunner.kill([job.token], ['HUP', 'TERM']).finally(() => closed.now());
       },
     };
   }
@@ -566,10 +423,10 @@ export class DockerEnvironment implements Environment {
     if (notice) events.data(`${notice}\n`);
     // Every exec is already its own session and process group, so no setsid is needed for kill() to reach the group.
     const script = `${enterDirScript(opts.cwd)}\nexec 2>&1\n${command}`;
-    const job = await this.startJob(container, [this.shell, '-c', script], { tty: false, stdin: true, env: opts.env, sink: (t) => events.data(t) });
+    const job = await this.jobRunner.start(container, [this.shell, '-c', script], { tty: false, stdin: true, env: opts.env, sink: (t) => events.data(t) });
     let killed = false;
     void job.ended.then(async () => {
-      const code = await this.exitCodeOf(job.exec);
+      const code = await this.jobRunner.exitCodeOf(job.exec);
       events.finish(code, killed ? 'killed' : await this.containerGoneReason(DockerEnvironment.signalled(code) ? 2000 : 0));
     });
     return {
@@ -583,107 +440,22 @@ export class DockerEnvironment implements Environment {
         if (job.isEnded()) return;
         killed = true;
         // An engine that did not take the kill will not report the end either: close the stream right away.
-        if (await this.killJobs([job.token])) await Promise.race([job.ended, delay(3_000)]);
+        if (await this.jobRunner.kill([job.token])) await Promise.race([job.ended, delay(3_000)]);
         if (!job.isEnded()) job.stream.destroy();
       },
     };
   }
 
-  // ---- files (through the archive API: no process, no tools needed in the image) -------------
-
-  /** Stat a path, following a final symlink (the Engine hands back its resolved target). */
-  private async statPath(container: Container, path: string): Promise<(PathStat & { path: string }) | undefined> {
-    let current = path;
-    for (let hop = 0; hop < 8; hop++) {
-      const st = await this.statRaw(container, current);
-      if (!st) return undefined;
-      if (st.type !== 'symlink') return { ...st, path: current };
-      if (!st.linkTarget || st.linkTarget === current) return undefined;
-      current = st.linkTarget;
-    }
-    return undefined;
-  }
-
-  private async statRaw(container: Container, path: string): Promise<PathStat | undefined> {
-    try {
-      const res = (await deadline((abortSignal) => container.infoArchive({ path, abortSignal }), 'stat a path')) as { headers?: Record<string, string | string[] | undefined>; resume?: () => void };
-      res.resume?.();
-      const header = res.headers?.['x-docker-container-path-stat'];
-      return parsePathStat(Array.isArray(header) ? header[0] : header);
-    } catch (err) {
-      // 404: no such path; 500 (HEAD has no body to tell more): a parent is not a directory; 400: a bad path.
-      // All mean "not there" to a caller; the container itself was just ensured.
-      const status = engineStatus(err);
-      if (status === 404 || status === 400 || status === 500) return undefined;
-      throw engineError(this.endpoint, err, `stat ${path}`);
-    }
-  }
-
   async stat(path: string): Promise<FileStat> {
-    const container = await this.ensure();
-    const st = await this.statPath(container, absolute(path));
-    if (!st) return { type: 'missing', size: 0 };
-    return { type: st.type === 'symlink' ? 'other' : st.type, size: st.size };
+    return this.files.stat(await this.ensure(), path);
   }
 
   async readFile(path: string, maxBytes: number): Promise<Buffer> {
-    const container = await this.ensure();
-    const st = await this.statPath(container, absolute(path));
-    if (!st) throw new SwitchboardError('bad_request', `no such file: ${path}`);
-    if (st.type !== 'file') throw new SwitchboardError('bad_request', `not a regular file: ${path}`);
-    if (st.size > maxBytes) throw new SwitchboardError('too_large', `${path} is ${st.size} bytes; the limit is ${maxBytes}`, 'read a part of it with offset and limit, or use terminal with head/tail');
-    let tar: Buffer;
-    try {
-      const stream = await deadline((abortSignal) => container.getArchive({ path: st.path, abortSignal }), 'read a file');
-      // Headers and padding add a few blocks; a file that grew past the limit since stat is refused.
-      tar = await collect(stream, maxBytes + 64 * 1024);
-    } catch (err) {
-      if (err instanceof RangeError) throw new SwitchboardError('too_large', `${path} grew past ${maxBytes} bytes while being read`);
-      throw engineError(this.endpoint, err, `read ${path}`);
-    }
-    const entry = unpackTar(tar).find((e) => e.type === 'file');
-    if (!entry) throw new SwitchboardError('internal', `the engine returned no file for ${path}`);
-    if (entry.data.length > maxBytes) throw new SwitchboardError('too_large', `${path} grew past ${maxBytes} bytes while being read`);
-    return entry.data;
+    return this.files.readFile(await this.ensure(), path, maxBytes);
   }
 
   async writeFile(path: string, data: Buffer): Promise<void> {
-    const container = await this.ensure();
-    let target = absolute(path);
-    const existing = await this.statPath(container, target);
-    if (existing) {
-      if (existing.type === 'directory') throw new SwitchboardError('bad_request', `${path} is a directory`);
-      target = existing.path;
-    }
-    // Walk up to the nearest existing directory; the missing ones travel in the tar. We never put a tar
-    // at a directory that exists with an entry for it, because extraction would reset its owner and mode.
-    const missing: string[] = [];
-    let base = posix.dirname(target);
-    for (;;) {
-      const st = await this.statPath(container, base);
-      if (st) {
-        if (st.type !== 'directory') throw new SwitchboardError('bad_request', `cannot write ${path}: ${base} is not a directory`);
-        base = st.path;
-        break;
-      }
-      missing.unshift(posix.basename(base));
-      base = posix.dirname(base);
-    }
-    const entries: TarInput[] = missing.map((_, i) => ({ name: missing.slice(0, i + 1).join('/'), type: 'directory', mode: 0o755 }));
-    entries.push({
-      name: [...missing, posix.basename(target)].join('/'),
-      type: 'file',
-      mode: existing?.type === 'file' ? existing.perm : 0o644,
-      data,
-    });
-    // copyUIDGID gives new files to the container's user, as if its shell had written them.
-    const copyUIDGID = Boolean(this.info?.Config.User);
-    try {
-      const res = await container.putArchive(packTar(entries), { path: base, noOverwriteDirNonDir: true, copyUIDGID });
-      (res as { resume?: () => void }).resume?.();
-    } catch (err) {
-      throw engineError(this.endpoint, err, `write ${path}`);
-    }
+    return this.files.writeFile(await this.ensure(), path, data);
   }
 
   async probe(): Promise<{ ok: true; detail?: string } | { ok: false; problem: string }> {
@@ -714,8 +486,8 @@ export class DockerEnvironment implements Environment {
   }
 
   async cleanup(reason: 'idle' | 'removed' | 'shutdown'): Promise<void> {
-    const jobs = [...this.jobs.values()];
-    if (jobs.length) await this.killJobs(jobs.map((j) => j.token), ['HUP', 'TERM']);
+    const jobs = this.jobRunner.running();
+    if (jobs.length) await this.jobRunner.kill(jobs.map((j) => j.token), ['HUP', 'TERM']);
     for (const j of jobs) j.stream.destroy();
     if (reason !== 'removed') return;
     try {
@@ -739,119 +511,4 @@ export class DockerEnvironment implements Environment {
     this.containerId = undefined;
     this.info = undefined;
   }
-}
-
-/** Output and exit of a pane or background process; what arrives before anyone listens is kept and replayed. */
-export class JobEvents {
-  private readonly dataListeners: ((data: string) => void)[] = [];
-  private readonly exitListeners: ((exitCode: number | null, reason?: string) => void)[] = [];
-  private buffered: string[] = [];
-  private bufferedChars = 0;
-  private exit: { code: number | null; reason: string | undefined } | undefined;
-
-  data(text: string): void {
-    if (!text) return;
-    if (this.dataListeners.length) {
-      for (const l of this.dataListeners) l(text);
-      return;
-    }
-    this.buffered.push(text);
-    this.bufferedChars += text.length;
-    while (this.bufferedChars > maxBufferedChars && this.buffered.length > 1) this.bufferedChars -= this.buffered.shift()?.length ?? 0;
-  }
-
-  finish(code: number | null, reason: string | undefined): void {
-    if (this.exit) return;
-    this.exit = { code, reason };
-    for (const l of this.exitListeners) l(code, reason);
-  }
-
-  onData(l: (data: string) => void): void {
-    this.dataListeners.push(l);
-    const pending = this.buffered;
-    this.buffered = [];
-    this.bufferedChars = 0;
-    for (const t of pending) l(t);
-  }
-
-  onExit(l: (exitCode: number | null, reason?: string) => void): void {
-    if (this.exit) l(this.exit.code, this.exit.reason);
-    else this.exitListeners.push(l);
-  }
-}
-
-function absolute(path: string): string {
-  if (!path.startsWith('/')) throw new SwitchboardError('bad_request', `paths in a container must be absolute: ${path}`);
-  return posix.normalize(path);
-}
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/**
- * Rejects with a TimeoutError (read as "engine unreachable") when the engine does not answer in time, and
- * aborts the request then, so a late answer (a hijacked stream, say) cannot leak a connection.
- */
-function deadline<T>(call: (abortSignal: AbortSignal) => Promise<T>, what: string, ms = controlDeadlineMs): Promise<T> {
-  const controller = new AbortController();
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      const err = new Error(`no answer to ${what} within ${ms} ms`);
-      err.name = 'TimeoutError';
-      reject(err);
-      controller.abort(err);
-    }, ms);
-  });
-  const answer = call(controller.signal);
-  answer.catch(() => undefined); // once the deadline has won, the abort's rejection has no one to go to
-  return Promise.race([answer, timeout]).finally(() => clearTimeout(timer));
-}
-
-/**
- * Closes a job's stream by force, forceCloseMs after arm() or at once with now(). `done` resolves a moment
- * after the close even if the stream never says it ended, so whoever waits on the job is never left hanging.
- */
-function forceCloser(job: Job): { arm(): void; now(): void; disarm(): void; done: Promise<void> } {
-  let armed: NodeJS.Timeout | undefined;
-  let cap: NodeJS.Timeout | undefined;
-  let finish: () => void = () => undefined;
-  const done = new Promise<void>((resolve) => (finish = resolve));
-  const now = (): void => {
-    clearTimeout(armed);
-    if (cap) return;
-    if (!job.isEnded()) job.stream.destroy();
-    cap = setTimeout(finish, 500);
-  };
-  return {
-    done,
-    arm: () => {
-      if (!armed && !cap) armed = setTimeout(now, forceCloseMs);
-    },
-    now,
-    disarm: () => {
-      clearTimeout(armed);
-      clearTimeout(cap);
-    },
-  };
-}
-
-/** Reads a stream into memory; throws RangeError past `limit` bytes. */
-function collect(stream: NodeJS.ReadableStream, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    stream.on('data', (b: Buffer) => {
-      size += b.length;
-      if (size > limit) {
-        (stream as unknown as { destroy?: () => void }).destroy?.();
-        reject(new RangeError('stream larger than limit'));
-        return;
-      }
-      chunks.push(b);
-    });
-    stream.once('end', () => resolve(Buffer.concat(chunks)));
-    stream.once('error', reject);
-  });
 }

@@ -11,8 +11,7 @@ import { SwitchboardError } from '../../../../shared/errors.js';
 import type {
   BackendProvider, BackgroundHandle, Environment, ExecOptions, ExecResult, FileStat, ProviderContext, ShellChannel, TargetSnapshot,
 } from '../provider.js';
-import { BoundedCapture } from '../../sessions/boundedCapture.js';
-import { parseWrapped, wrapCommand } from '../../sessions/shellWrap.js';
+import { execWrapped } from '../shell/execWrapped.js';
 import { openPty } from './pty.js';
 
 const flags: ProviderFlags = {
@@ -108,54 +107,45 @@ class LocalEnvironment implements Environment {
 
   async exec(command: string, opts: ExecOptions): Promise<ExecResult> {
     await mkdir(dirname(this.envFile), { recursive: true, mode: 0o700 });
-    const { script, marker } = wrapCommand(command, { cwd: opts.cwd, envFile: this.envFile });
-    const child = spawn(localShell(), ['-c', script], {
-      cwd: '/',
-      detached: true,
-      env: childEnv(opts.env, this.snapshot.flags.strip_env_keys),
-      stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    return execWrapped(command, { ...opts, envFile: this.envFile }, async (script, sink) => {
+      const child = spawn(localShell(), ['-c', script], {
+        cwd: '/',
+        detached: true,
+        env: childEnv(opts.env, this.snapshot.flags.strip_env_keys),
+        stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      });
+      // Tracked until its pipes close, so cleanup also ends a background child (`cmd &`) the call left running.
+      this.children.add(child);
+      child.once('close', () => this.children.delete(child));
+      child.stdout?.setEncoding('utf8').on('data', sink);
+      child.stderr?.setEncoding('utf8').on('data', sink);
+      if (opts.stdin !== undefined) child.stdin?.end(opts.stdin);
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      let forced = false;
+      let forceEnd: () => void = () => undefined;
+      const ended = new Promise<void>((resolve, reject) => {
+        child.once('error', (err) => reject(new SwitchboardError('internal', `could not start ${localShell()}: ${err.message}`)));
+        child.once('close', () => resolve());
+        forceEnd = () => {
+          forced = true;
+          child.stdout?.destroy();
+          child.stderr?.destroy();
+          resolve();
+        };
+      });
+      return {
+        ended,
+        exited: () => exited,
+        exitStatus: async () => {
+          if (child.exitCode !== null) return { code: child.exitCode };
+          if (child.signalCode) return { code: 128 + signalNumber(child.signalCode) };
+          return { code: forced ? 137 : 1 };
+        },
+        // Kill the group; if something that left the group still holds our pipes, answer anyway a moment later.
+        stop: () => void killGroup(child).then(() => setTimeout(forceEnd, 1000).unref()),
+        detach: () => undefined,
+      };
     });
-    this.children.add(child);
-    const capture = new BoundedCapture(opts.maxOutputChars);
-    child.stdout?.setEncoding('utf8').on('data', (d: string) => capture.push(d));
-    child.stderr?.setEncoding('utf8').on('data', (d: string) => capture.push(d));
-    if (opts.stdin !== undefined) child.stdin?.end(opts.stdin);
-
-    let timedOut = false;
-    let stop: (() => void) | undefined;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      stop?.();
-    }, opts.timeoutMs);
-    const onAbort = (): void => stop?.();
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-
-    const exitCode = await new Promise<number>((resolve, reject) => {
-      child.once('error', (err) => reject(new SwitchboardError('internal', `could not start ${localShell()}: ${err.message}`)));
-      child.once('close', (code, signal) => resolve(code ?? (signal ? 128 + signalNumber(signal) : 1)));
-      // Kill the group; if something that left the group still holds our pipes, answer anyway a moment later.
-      stop = () =>
-        void killGroup(child).then(() =>
-          setTimeout(() => {
-            child.stdout?.destroy();
-            child.stderr?.destroy();
-            resolve(137);
-          }, 1000).unref(),
-        );
-      if (opts.signal?.aborted) stop();
-    }).finally(() => {
-      clearTimeout(timer);
-      opts.signal?.removeEventListener('abort', onAbort);
-      this.children.delete(child);
-    });
-
-    const { text, truncated } = capture.text();
-    const parsed = parseWrapped(text, marker);
-    if (timedOut) {
-      const secs = Math.round(opts.timeoutMs / 1000);
-      return { output: `${parsed.output}\n[timed out after ${secs}s]`, exitCode: 124, cwd: opts.cwd, timedOut: true, truncated };
-    }
-    return { output: parsed.output, exitCode, cwd: parsed.cwd ?? opts.cwd, timedOut: false, truncated };
   }
 
   async openShell(opts: { cwd: string; cols: number; rows: number; env?: Record<string, string> }): Promise<ShellChannel> {

@@ -1,5 +1,5 @@
 // Builds the POSIX sh text sent over SSH exec channels: process-group launch, group kill, login shells.
-import { shellQuote } from '../../sessions/shellWrap.js';
+import { shellQuote } from '../shell/shellWrap.js';
 
 /** Variable names a POSIX shell can export. */
 const envName = /^[A-Za-z_][A-Za-z0-9_]*$/;

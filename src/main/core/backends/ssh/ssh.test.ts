@@ -129,7 +129,7 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
 
     it('falls back to the nearest existing parent of a missing cwd and expands ~', async () => {
       const x = envFor('cwd', baseSpec());
-      expect((await x.exec('pwd', run({ cwd: '/tmp/no/such/dir' }))).output).toBe('/tmp\n');
+      expect((await x.exec('pwd', run({ cwd: '/tmp/no/such/dir' }))).output).toBe('[the cwd /tmp/no/such/dir no longer exists; running in /tmp]\n/tmp\n');
       expect((await x.exec('pwd', run({ cwd: '~' }))).output).toBe(`/home/${e.user}\n`);
     });
 
@@ -277,7 +277,7 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
       const x = envFor('hk-reject', baseSpec(), { home: freshHome(), confirm });
       await expect(x.exec('true', run())).rejects.toMatchObject({ code: 'host_key_unknown' });
       expect(confirm).toHaveBeenCalledTimes(1);
-      expect(confirm).toHaveBeenCalledWith({ target: 'hk-reject', host: e.host, port: e.port, keyType: 'ssh-ed25519', fingerprint: e.fingerprint });
+      expect(confirm).toHaveBeenCalledWith({ target: 'hk-reject', host: e.host, port: e.port, keyType: 'ssh-ed25519', fingerprint: e.fingerprint }, expect.any(AbortSignal));
     });
 
     it('trust_once trusts this connection only', async () => {

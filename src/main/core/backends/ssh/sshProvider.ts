@@ -10,9 +10,10 @@ import { SwitchboardError, errorLine, toErrorPayload } from '../../../../shared/
 import type {
   BackendProvider, BackgroundHandle, Environment, ExecOptions, ExecResult, FileStat, ProviderContext, ShellChannel, TargetSnapshot,
 } from '../provider.js';
-import { BoundedCapture } from '../../sessions/boundedCapture.js';
-import { parseWrapped, shellQuote, wrapCommand } from '../../sessions/shellWrap.js';
-import { connectionPool, type ExecChannel, type LiveConnection, type SshLease } from './connectionPool.js';
+import { execWrapped } from '../shell/execWrapped.js';
+import { shellQuote } from '../shell/shellWrap.js';
+import { connectionPool, type SshLease } from './connectionPool.js';
+import type { ExecChannel, LiveConnection } from './liveConnection.js';
 import { groupCommand, killGroupCommand, loginShellCommand, refreshSessionVars, takeGroupLine } from './remoteCommand.js';
 import { parseSshConfig } from './sshConfig.js';
 import { resolveRoute, type SshHop } from './sshRoute.js';
@@ -116,89 +117,74 @@ class SshEnvironment implements Environment {
   async exec(command: string, opts: ExecOptions): Promise<ExecResult> {
     const cwd = await this.absolute(opts.cwd);
     const live = await this.connect();
-    const { script, marker } = wrapCommand(refreshSessionVars + command, { cwd, envFile: this.envFile });
-    const gm = groupMarker();
-    const { channel, exitCode: reportedExit } = await live.exec(groupCommand(script, { marker: gm, env: opts.env, strip: this.strip }));
-    const capture = new BoundedCapture(opts.maxOutputChars);
-
-    return new Promise<ExecResult>((resolve, reject) => {
+    return execWrapped(command, { ...opts, cwd, envFile: this.envFile, prelude: refreshSessionVars }, async (script, sink) => {
+      const gm = groupMarker();
+      const { channel, exitCode: reportedExit } = await live.exec(groupCommand(script, { marker: gm, env: opts.env, strip: this.strip }));
       let pgid: number | undefined;
       let head = '';
       let headDone = false;
-      let timedOut = false;
       let stopRequested = false;
       let killSent = false;
-      let done = false;
-
       const killNow = (): void => {
         if (killSent || pgid === undefined) return;
         killSent = true;
         void killGroup(live, pgid);
       };
-      const stop = (): void => {
-        if (stopRequested) return;
-        stopRequested = true;
-        killNow();
-        // Whatever the remote side does, the call ends: close our channel, then give up waiting.
-        void unrefDelay(3000).then(() => {
-          if (done) return;
-          channel.close();
-          return unrefDelay(1000).then(() => finish());
-        });
-      };
-
       channel.setEncoding('utf8');
       channel.stderr.setEncoding('utf8');
       channel.on('data', (text: string) => {
-        if (headDone) return capture.push(text);
+        if (headDone) return sink(text);
         head += text;
         const got = takeGroupLine(head, gm);
         if (!got) return;
         headDone = true;
         head = '';
         pgid = got.pgid;
-        if (got.rest) capture.push(got.rest);
+        if (got.rest) sink(got.rest);
         if (stopRequested) killNow();
       });
-      channel.stderr.on('data', (text: string) => capture.push(text));
-
-      const timer = setTimeout(() => {
-        timedOut = true;
-        stop();
-      }, opts.timeoutMs);
-      const onAbort = (): void => stop();
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
-      if (opts.signal?.aborted) stop();
-      const offLost = live.onLost((err) => finish(err));
-      channel.on('close', () => finish());
+      channel.stderr.on('data', sink);
+      // The exit status comes when the shell exits, before the channel closes if a `cmd &` holds its output.
+      const exited = new Promise<void>((resolve) => {
+        if (reportedExit() !== undefined) resolve();
+        channel.once('exit', () => resolve());
+        channel.once('close', () => resolve());
+      });
+      let forceEnd: () => void = () => undefined;
+      let offLost: () => void = () => undefined;
+      const ended = new Promise<void>((resolve, reject) => {
+        forceEnd = resolve;
+        // A connection lost after we asked to stop ends the call as stopped, not as an error.
+        offLost = live.onLost((err) => (stopRequested ? resolve() : reject(err)));
+        channel.once('close', () => resolve());
+      }).finally(() => offLost());
+      ended.catch(() => undefined);
       if (opts.stdin !== undefined) channel.end(opts.stdin);
       else channel.end();
-
-      function finish(err?: SwitchboardError): void {
-        if (done) return;
-        done = true;
-        clearTimeout(timer);
-        offLost();
-        opts.signal?.removeEventListener('abort', onAbort);
-        if (err && !timedOut) {
-          reject(err);
-          return;
-        }
-        if (!headDone && head) capture.push(head);
-        const { text, truncated } = capture.text();
-        const parsed = parseWrapped(text, marker);
-        if (timedOut) {
-          const secs = Math.round(opts.timeoutMs / 1000);
-          resolve({ output: `${parsed.output}\n[timed out after ${secs}s]`, exitCode: 124, cwd, timedOut: true, truncated });
-          return;
-        }
-        const exitCode = reportedExit();
-        if (exitCode === undefined && !live.isAlive) {
-          reject(live.lostError());
-          return;
-        }
-        resolve({ output: parsed.output, exitCode: exitCode ?? 255, cwd: parsed.cwd ?? cwd, timedOut: false, truncated });
-      }
+      return {
+        ended,
+        exited: () => exited,
+        exitStatus: async () => {
+          const code = reportedExit();
+          if (code === undefined && !live.isAlive) throw live.lostError();
+          return { code: code ?? 255 };
+        },
+        stop: () => {
+          if (stopRequested) return;
+          stopRequested = true;
+          killNow();
+          // Whatever the remote side does, the call ends: close our channel, then give up waiting.
+          void unrefDelay(3000).then(() => {
+            channel.close();
+            return unrefDelay(1000).then(() => forceEnd());
+          });
+        },
+        // The channel stays open until a background child lets go of it; its output is no longer the call's.
+        detach: () => {
+          offLost();
+          if (!headDone && head) sink(head);
+        },
+      };
     });
   }
 

@@ -90,9 +90,22 @@ export function hopLabel(hop: Pick<SshHop, 'user' | 'host' | 'port'>): string {
   return `${hop.user}@${hop.host}:${hop.port}`;
 }
 
-/** The pool key: one connection per (host, port, user, jump chain). */
+/** The route as people read it: `user@host:port`, jump hops first. */
 export function routeKey(hops: readonly SshHop[]): string {
   return hops.map(hopLabel).join(' -> ');
+}
+
+/**
+ * Everything that decides how one hop logs in, as a string: two environments share a connection only when
+ * these agree, so a target re-registered with a corrected key, or another target with a different key for the
+ * same user, never rides on a connection made with someone else's credentials. `keyFileIds` names each key
+ * file's identity on disk (device, inode, size, mtime; `-` when unreadable), so a key replaced in place counts
+ * as a different key. The agent socket and the password's variable NAME are part of it; no secret is.
+ */
+export function hopAuthKey(hop: SshHop, keyFileIds: readonly string[], agentSocket: string | undefined): string {
+  const agent = hop.agent === false ? 'no-agent' : `agent=${agentSocket ?? '-'}${hop.agent === true ? '!' : ''}`;
+  const keys = hop.keyFiles.map((f, i) => `${f}@${keyFileIds[i] ?? '-'}`).join(',');
+  return [hopLabel(hop), `keys${hop.explicitKey ? '!' : ''}=${keys}`, agent, `pw=${hop.passwordEnv ?? '-'}`].join(' ');
 }
 
 export function expandHome(path: string, home: string): string {

@@ -3,7 +3,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chownSync, mkdtempSync, rmSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseWrapped, shellQuote, wrapCommand } from './shellWrap.js';
+import { markerLineSeen, parseWrapped, shellQuote, wrapCommand } from './shellWrap.js';
 
 function run(shell: string, command: string, cwd: string, envFile?: string) {
   const { script, marker } = wrapCommand(command, { cwd, envFile });
@@ -28,7 +28,16 @@ describe('wrapCommand', () => {
       });
       it('falls back to the nearest existing parent of a deleted cwd', () => {
         const r = run(shell, 'pwd', join(dir, 'gone', 'deeper'));
-        expect(r.output).toBe(dir + '\n');
+        expect(r.output).toBe(`[the cwd ${join(dir, 'gone', 'deeper')} no longer exists; running in ${dir}]\n${dir}\n`);
+        expect(r.cwd).toBe(dir);
+      });
+      it('refuses a missing directory the caller named: nothing runs', () => {
+        const { script, marker } = wrapCommand('touch ran', { cwd: join(dir, 'typo'), cwdMustExist: true });
+        const out = spawnSync(shell, ['-c', script], { encoding: 'utf8', cwd: dir });
+        expect(parseWrapped(out.stdout, marker)).toEqual({ output: '', cwd: undefined, missingCwd: true });
+        expect(markerLineSeen(out.stdout, marker)).toBe(true);
+        expect(statSync(join(dir, 'ran'), { throwIfNoEntry: false })).toBeUndefined();
+        expect(run(shell, 'pwd', dir).output).toBe(`${dir}\n`);
       });
       it('never reads an env file another user owns', () => {
         const envFile = join(dir, `planted-${shell.replace(/\W/g, '')}.sh`);

@@ -1,0 +1,112 @@
+// The one exec skeleton every shell backend runs a command through: wrap, capture, timeout → 124, cap, parse cwd.
+import { SwitchboardError } from '../../../../shared/errors.js';
+import type { ExecOptions, ExecResult } from '../provider.js';
+import { BoundedCapture } from './boundedCapture.js';
+import { markerLineSeen, parseWrapped, wrapCommand } from './shellWrap.js';
+
+/** One wrapped script running on a target, as its backend started it. */
+export interface ShellRun {
+  /**
+   * Resolves when the output has ended (every holder of the streams let go, or the backend gave up on them after
+   * `stop`); rejects when the link to the target is lost before the command finished.
+   */
+  readonly ended: Promise<void>;
+  /** Resolves once the shell itself has exited, even while a background child (`cmd &`) still holds its output. */
+  exited(): Promise<void>;
+  /** The shell's exit status, asked once it exited or its output ended; a note says why when there is none. */
+  exitStatus(): Promise<{ code: number; note?: string }>;
+  /** Stop the command's process group (timeout, cancel); `ended` must then resolve soon, whatever the target does. */
+  stop(): void;
+  /**
+   * The call is over: hand the sink what is still held back, then let go; output still arriving (a background
+   * child's) is no longer the call's.
+   */
+  detach(): void;
+}
+
+export interface ExecWrappedOptions extends ExecOptions {
+  /** The file that keeps the identity's exported variables (see wrapCommand). */
+  envFile?: string;
+  /** Text run before the command inside the wrapper (e.g. the SSH backend's refresh of session variables). */
+  prelude?: string;
+}
+
+/** What a timeout adds to the output, on every backend. */
+export function timeoutNote(timeoutMs: number): string {
+  return `[timed out after ${Math.round(timeoutMs / 1000)}s]`;
+}
+
+/**
+ * Calls `stop` when the timeout passes or the signal aborts; `dispose` disarms both. Shared by command runs and
+ * the code runner so a timeout and a cancel end work the same way everywhere.
+ */
+export function stopOnTimeoutOrAbort(timeoutMs: number, signal: AbortSignal | undefined, stop: (why: 'timeout' | 'abort') => void): { timedOut(): boolean; dispose(): void } {
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    stop('timeout');
+  }, timeoutMs);
+  const onAbort = (): void => stop('abort');
+  signal?.addEventListener('abort', onAbort, { once: true });
+  if (signal?.aborted) queueMicrotask(onAbort);
+  return {
+    timedOut: () => timedOut,
+    dispose: () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
+/**
+ * Run `command` in the target's shell through `start`, which launches the wrapped script and feeds its output
+ * (stdout and stderr alike) to the sink. The call ends when the shell has printed its marker line and exited —
+ * not when every pipe closes, so `cmd &` does not hold it — or when the output ends, or on timeout or cancel.
+ * A `cwdMustExist` directory that is missing fails with bad_request and nothing runs.
+ */
+export async function execWrapped(
+  command: string,
+  opts: ExecWrappedOptions,
+  start: (script: string, sink: (text: string) => void) => Promise<ShellRun>,
+): Promise<ExecResult> {
+  const { script, marker } = wrapCommand((opts.prelude ?? '') + command, {
+    cwd: opts.cwd,
+    ...(opts.envFile !== undefined ? { envFile: opts.envFile } : {}),
+    ...(opts.cwdMustExist ? { cwdMustExist: true } : {}),
+  });
+  const capture = new BoundedCapture(opts.maxOutputChars);
+  // The last stretch of output, where the marker line appears (a cwd is at most PATH_MAX long).
+  let recent = '';
+  let detached = false;
+  let markerSeen: () => void = () => undefined;
+  const shellDone = new Promise<void>((resolve) => (markerSeen = resolve));
+  const sink = (text: string): void => {
+    if (detached) return;
+    capture.push(text);
+    recent = (recent + text).slice(-(marker.length + 8192));
+    if (markerLineSeen(recent, marker)) markerSeen();
+  };
+
+  const run = await start(script, sink);
+  const guard = stopOnTimeoutOrAbort(opts.timeoutMs, opts.signal, () => run.stop());
+  try {
+    // A backend's `ended` rejects only for a failure worth more than a timeout note (a lost link, a frozen engine).
+    await Promise.race([run.ended, shellDone.then(() => run.exited())]);
+  } finally {
+    guard.dispose();
+    run.detach();
+    detached = true;
+  }
+
+  const { text, truncated } = capture.text();
+  const parsed = parseWrapped(text, marker);
+  if (guard.timedOut()) {
+    return { output: `${parsed.output}\n${timeoutNote(opts.timeoutMs)}`, exitCode: 124, cwd: opts.cwd, timedOut: true, truncated };
+  }
+  if (parsed.missingCwd) {
+    throw new SwitchboardError('bad_request', `workdir ${opts.cwd} does not exist`, 'check the path; nothing ran and the cwd is unchanged');
+  }
+  const status = await run.exitStatus();
+  const output = status.note ? `${parsed.output}\n[${status.note}]` : parsed.output;
+  return { output, exitCode: status.code, cwd: parsed.cwd ?? opts.cwd, timedOut: false, truncated };
+}

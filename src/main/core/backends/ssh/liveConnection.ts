@@ -1,0 +1,151 @@
+// One established SSH connection: its channels, its SFTP session, and the single moment it dies.
+import type { Client, ClientChannel, SFTPWrapper } from 'ssh2';
+import { SwitchboardError } from '../../../../shared/errors.js';
+import { exitCodeOf } from './remoteCommand.js';
+
+type LostListener = (err: SwitchboardError) => void;
+
+/** An open exec channel and the exit code it reported (undefined until it has). */
+export interface ExecChannel {
+  readonly channel: ClientChannel;
+  exitCode(): number | undefined;
+}
+
+/** One established SSH connection. Dies once; a reconnect makes a new one. */
+export class LiveConnection {
+  private alive = true;
+  private readonly lost = new Set<LostListener>();
+  private sftpSession: Promise<SFTPWrapper> | undefined;
+  private intentional = false;
+  private lastError: string | undefined;
+  private closed: Promise<void>;
+
+  constructor(
+    readonly client: Client,
+    readonly label: string,
+    private readonly onDead: (problem: string | undefined) => void,
+    private readonly track: (channel: ClientChannel) => void,
+    private readonly jumpLease: { release(): Promise<void> } | undefined,
+  ) {
+    client.on('error', (err: Error) => {
+      this.lastError = err.message;
+    });
+    this.closed = new Promise((resolve) => client.once('close', () => {
+      this.die();
+      resolve();
+    }));
+  }
+
+  get isAlive(): boolean {
+    return this.alive;
+  }
+
+  /** Subscribe to this connection dying; fires at once when it already has. Returns the unsubscriber. */
+  onLost(listener: LostListener): () => void {
+    if (!this.alive) {
+      queueMicrotask(() => listener(this.lostError()));
+      return () => undefined;
+    }
+    this.lost.add(listener);
+    return () => this.lost.delete(listener);
+  }
+
+  /**
+   * An exec channel, counted as activity until it closes. Its exit status is captured here, inside
+   * ssh2's callback: for a fast command the status can arrive in the same packet batch as the channel
+   * confirmation, before any listener added after an await would exist. (Data waits in the stream.)
+   */
+  exec(command: string, pty?: { cols: number; rows: number }): Promise<ExecChannel> {
+    return new Promise((resolve, reject) => {
+      const off = this.onLost(reject);
+      const options = pty ? { pty: { term: 'xterm-256color', cols: pty.cols, rows: pty.rows } } : {};
+      try {
+        this.client.exec(command, options, (err, channel) => {
+          off();
+          if (err) {
+            reject(this.alive ? channelOpenError(this.label, err) : this.lostError());
+            return;
+          }
+          let code: number | undefined;
+          channel.on('exit', (c: unknown, signal: unknown) => {
+            code = exitCodeOf(c, signal);
+          });
+          channel.on('error', () => undefined);
+          this.track(channel);
+          resolve({ channel, exitCode: () => code });
+        });
+      } catch (err) {
+        off();
+        reject(this.alive ? channelOpenError(this.label, err) : this.lostError());
+      }
+    });
+  }
+
+  /** The connection's SFTP session, opened on first use and shared. */
+  sftp(): Promise<SFTPWrapper> {
+    if (!this.sftpSession) {
+      const session = new Promise<SFTPWrapper>((resolve, reject) => {
+        const off = this.onLost(reject);
+        try {
+          this.client.sftp((err, sftp) => {
+            off();
+            if (err) {
+              reject(new SwitchboardError('unsupported', `could not start SFTP on ${this.label}: ${err.message}`, 'the server needs an sftp subsystem (Subsystem sftp in sshd_config)'));
+              return;
+            }
+            sftp.once('close', () => {
+              if (this.sftpSession === session) this.sftpSession = undefined;
+            });
+            resolve(sftp);
+          });
+        } catch (err) {
+          off();
+          reject(this.alive ? channelOpenError(this.label, err) : this.lostError());
+        }
+      });
+      session.catch(() => {
+        if (this.sftpSession === session) this.sftpSession = undefined;
+      });
+      this.sftpSession = session;
+    }
+    return this.sftpSession;
+  }
+
+  /** Close on purpose (idle, released, shutdown): in-flight calls still fail rather than hang. */
+  end(): Promise<void> {
+    if (!this.alive) return Promise.resolve();
+    this.intentional = true;
+    this.client.end();
+    // A server that does not answer our disconnect must not keep the socket open.
+    const force = setTimeout(() => this.client.destroy(), 1000);
+    force.unref();
+    return this.closed.finally(() => clearTimeout(force));
+  }
+
+  lostError(): SwitchboardError {
+    if (this.intentional) {
+      return new SwitchboardError('target_unreachable', `the SSH connection to ${this.label} was closed while a call was using it`, 'retry the call');
+    }
+    const why = this.lastError ? ` (${this.lastError})` : '';
+    return new SwitchboardError('target_unreachable', `the SSH connection to ${this.label} was lost${why}`, 'the network dropped or the server restarted; the next call reconnects');
+  }
+
+  private die(): void {
+    if (!this.alive) return;
+    this.alive = false;
+    this.sftpSession = undefined;
+    const err = this.lostError();
+    for (const l of [...this.lost]) l(err);
+    this.lost.clear();
+    void this.jumpLease?.release();
+    this.onDead(this.intentional ? undefined : err.message);
+  }
+}
+
+
+function channelOpenError(label: string, err: unknown): SwitchboardError {
+  const why = err instanceof Error ? err.message : String(err);
+  return new SwitchboardError('target_unreachable', `could not open a channel on ${label}: ${why}`, 'the server may cap sessions per connection (MaxSessions); close some panes or background processes');
+}
+
+
