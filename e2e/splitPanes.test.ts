@@ -1,4 +1,5 @@
 // Split panes end to end: right and down, nested; focus moves by keyboard; dividers resize; zoom; a split starts in its source's cwd.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it, vi } from 'vitest';
@@ -134,6 +135,14 @@ describe('split panes', () => {
     await waitForText(p2, new RegExp(`^${m}$`, 'm'));
     await page.keyboard.press('Control+Shift+D');
     await waitForPrompt(pane(page, 3));
+    // The layout is saved in the profile (debounced; flushed when the page goes away): three panes there.
+    await poll(() => {
+      try {
+        return JSON.parse(readFileSync(join(app.served.home, 'ui-state.json'), 'utf8')).workspace.tabs[0].panes.length;
+      } catch {
+        return 0;
+      }
+    }).toBe(3);
     await page.close();
 
     const again = await openUi(app.browser, app.served.url, undefined, { keepWorkspace: true });

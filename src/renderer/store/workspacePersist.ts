@@ -31,11 +31,20 @@ export async function restoreWorkspace(): Promise<void> {
   }
   let timer: ReturnType<typeof setTimeout> | undefined;
   let last = JSON.stringify(savedLayout(useLayout.getState()));
+  const save = (): void => {
+    clearTimeout(timer);
+    timer = undefined;
+    void call('workspace.save', JSON.parse(last));
+  };
   useLayout.subscribe((s) => {
     const next = JSON.stringify(savedLayout(s));
     if (next === last) return;
     last = next;
     clearTimeout(timer);
-    timer = setTimeout(() => void call('workspace.save', JSON.parse(next)), 300);
+    timer = setTimeout(save, 300);
+  });
+  // A change made just before the page goes away (a reload, a closed tab) is saved, not lost with the debounce.
+  window.addEventListener('pagehide', () => {
+    if (timer !== undefined) save();
   });
 }
