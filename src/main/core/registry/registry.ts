@@ -1,4 +1,6 @@
 // The runtime target registry: runtime-targets.json, changed only under its lock and published by atomic rename.
+// Over 350 lines: the reader (bounded load, last-good hold, change detection) and the writers (register, drain,
+// remove under the lock) share one snapshot; the file's pure rules live in registryFile.ts, the lock in lock.ts.
 import {
   chmodSync, closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, statSync, watch, type FSWatcher,
 } from 'node:fs';
