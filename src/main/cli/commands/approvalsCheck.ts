@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { homedir } from 'node:os';
 import { ApprovalsMode } from '../../../shared/approvals.js';
 import { SwitchboardError, formatZodError } from '../../../shared/errors.js';
-import { builtinProviders } from '../../core/backends/builtins.js';
+import { builtinSpecSchemas } from '../../core/backends/builtins.js';
 import { switchboardHome } from '../../core/core.js';
 import { ConfigStore } from '../../core/config/configStore.js';
 import { loadCommandPolicy, type PolicyCall, type PolicyContext } from '../../core/approvals/policy/commandPolicy.js';
@@ -15,7 +15,7 @@ import { loadTargets } from './targetsList.js';
 /** The approvals mode from config.yaml; a config that cannot be read leaves the default. */
 function configuredMode(): ApprovalsMode {
   try {
-    return new ConfigStore(switchboardHome(), () => new Map(builtinProviders.map((p) => [p.backend, p.specSchema]))).config.approvals.mode;
+    return new ConfigStore(switchboardHome(), builtinSpecSchemas).config.approvals.mode;
   } catch {
     return 'ask';
   }

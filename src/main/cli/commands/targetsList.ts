@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { TargetInfo } from '../../../shared/targets.js';
 import { SwitchboardError } from '../../../shared/errors.js';
 import { switchboardHome } from '../../core/core.js';
-import { builtinProvider, builtinProviders } from '../../core/backends/builtins.js';
+import { builtinProvider, builtinSpecSchemas } from '../../core/backends/builtins.js';
 import { ConfigStore } from '../../core/config/configStore.js';
 import { Registry } from '../../core/registry/registry.js';
 import { TargetTable } from '../../core/registry/targetTable.js';
@@ -34,7 +34,7 @@ export async function loadTargets(home = switchboardHome()): Promise<TargetsView
 /** Without a Core: config.yaml and the registry read through their libraries; no backend is contacted. */
 export function storedTargets(home: string): TargetsView {
   // A broken config.yaml throws here, as it stops a Core from starting.
-  const config = new ConfigStore(home, () => new Map(builtinProviders.map((p) => [p.backend, p.specSchema])));
+  const config = new ConfigStore(home, builtinSpecSchemas);
   const runtime = new Registry(home);
   try {
     const targets = new TargetTable(config, runtime, builtinProvider);

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { publicSpec, type TargetInfo } from '../../../shared/targets.js';
 import { switchboardHome } from '../../core/core.js';
-import { builtinProvider, builtinProviders } from '../../core/backends/builtins.js';
+import { builtinProvider, builtinSpecSchemas } from '../../core/backends/builtins.js';
 import { ConfigStore } from '../../core/config/configStore.js';
 import { Registry, type RegistryChange } from '../../core/registry/registry.js';
 import { printJson } from '../output.js';
@@ -13,7 +13,7 @@ import { printJson } from '../output.js';
 /** The names config.yaml defines: exactly as the Core reads them, or leniently when the file is broken. */
 export function configTargetNames(home: string): string[] {
   try {
-    const store = new ConfigStore(home, () => new Map(builtinProviders.map((p) => [p.backend, p.specSchema])));
+    const store = new ConfigStore(home, builtinSpecSchemas);
     return [...store.config.targets.keys()];
   } catch {
     try {
