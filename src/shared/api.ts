@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { ErrorPayload } from './errors.js';
 import { TargetInfo } from './targets.js';
 import { ToolClient, ToolResult, toolNames } from './tools.js';
-import { ApprovalDecision, PendingApproval } from './approvals.js';
+import { ApprovalDecision, ApprovalOutcome, ApprovalRule, PendingApproval } from './approvals.js';
 import { BackendInfo } from './specFields.js';
 
 export const ActivityEntry = z.object({
@@ -14,9 +14,11 @@ export const ActivityEntry = z.object({
   execution_target: z.string().optional(),
   generation: z.string().optional(),
   summary: z.string(),
-  status: z.enum(['running', 'ok', 'error', 'denied']),
+  status: z.enum(['running', 'ok', 'error', 'denied', 'cancelled']),
   duration_ms: z.number().optional(),
   error: z.string().optional(),
+  /** Set when the call was held for approval (or refused by policy): who decided, how, after how long. */
+  approval: ApprovalOutcome.optional(),
 });
 export type ActivityEntry = z.infer<typeof ActivityEntry>;
 
@@ -82,7 +84,7 @@ export const WorkspaceLayout = z.object({
 export type WorkspaceLayout = z.infer<typeof WorkspaceLayout>;
 
 /** The events a connection may subscribe to (everything but pane output, which goes by pane). */
-export const SubscribableEvent = z.enum(['targets.changed', 'targets.problems', 'activity', 'processes.changed', 'approvals.changed', 'process.output']);
+export const SubscribableEvent = z.enum(['targets.changed', 'targets.problems', 'activity', 'processes.changed', 'approvals.changed', 'approvals.rules', 'process.output']);
 export type SubscribableEvent = z.infer<typeof SubscribableEvent>;
 
 const PaneRef = z.object({ pane_id: z.string().min(1) });
@@ -123,6 +125,9 @@ export const coreMethods = {
   'doctor.run': { input: z.object({ timeout_ms: z.number().int().positive().max(60_000).optional() }), output: DoctorReport },
   'approvals.list': { input: z.object({}), output: z.array(PendingApproval) },
   'approvals.decide': { input: ApprovalDecision, output: z.object({ id: z.string(), decision: z.enum(['approve', 'deny']) }) },
+  /** Persisted "always allow" rules; revoking one makes the next matching call ask again. */
+  'approvals.rules': { input: z.object({}), output: z.array(ApprovalRule) },
+  'approvals.revoke': { input: z.object({ id: z.string().min(1) }), output: z.object({ id: z.string() }) },
   'workspace.get': { input: z.object({}), output: WorkspaceLayout.nullable() },
   'workspace.save': { input: WorkspaceLayout, output: z.object({}) },
   'activity.list': { input: z.object({ limit: z.number().int().positive().max(1000).optional() }), output: z.array(ActivityEntry) },
@@ -148,6 +153,7 @@ export const coreEvents = {
   'activity': ActivityEntry,
   'processes.changed': z.array(ProcessInfo),
   'approvals.changed': z.array(PendingApproval),
+  'approvals.rules': z.array(ApprovalRule),
   'process.output': z.object({ session_id: z.string(), data: z.string() }),
 } as const;
 
@@ -161,7 +167,7 @@ export function isPaneEvent(name: string): name is PaneEvent {
 }
 // Every event is either subscribable or a pane event: adding an event to coreEvents without deciding fails to compile.
 const everyEventRouted: Record<Exclude<CoreEvent, PaneEvent>, true> & Record<SubscribableEvent, true> = {
-  'targets.changed': true, 'targets.problems': true, 'activity': true, 'processes.changed': true, 'approvals.changed': true, 'process.output': true,
+  'targets.changed': true, 'targets.problems': true, 'activity': true, 'processes.changed': true, 'approvals.changed': true, 'approvals.rules': true, 'process.output': true,
 };
 void everyEventRouted;
 export type EventPayload<E extends CoreEvent> = z.infer<(typeof coreEvents)[E]>;

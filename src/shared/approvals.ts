@@ -1,4 +1,4 @@
-// Pending approvals (unknown SSH host keys now, dangerous commands later) and the decisions a person makes.
+// Pending approvals (unknown SSH host keys, dangerous agent commands), the decisions a person makes and the rules they keep.
 import { z } from 'zod';
 
 export const ApprovalScope = z.enum(['once', 'session', 'always']);
@@ -23,8 +23,41 @@ export const PendingApproval = z.object({
   command: z.string().optional(),
   cwd: z.string().optional(),
   reasons: z.array(z.string()).optional(),
+  /** Command approvals: the tool call being held, and the runtime identity it is bound to. */
+  tool: z.string().optional(),
+  generation: z.string().optional(),
+  backend: z.string().optional(),
+  /** Who asked (mcp, cli, execute_code …); set by the Core from the connection, never by the caller. */
+  client: z.string().optional(),
+  /** What `command` holds: a shell command, a file path (write_file, patch) or code (execute_code). */
+  subject: z.enum(['command', 'path', 'code']).optional(),
+  /** [start, end) spans of `command` the policy flagged, for highlighting. */
+  highlights: z.array(z.tuple([z.number().int(), z.number().int()])).optional(),
 });
 export type PendingApproval = z.infer<typeof PendingApproval>;
+
+/** A persisted "always allow" rule (approvals.json): one target name, one tool, one normalised command pattern. */
+export const ApprovalRule = z.object({
+  id: z.string(),
+  execution_target: z.string(),
+  tool: z.string(),
+  pattern: z.string(),
+  created_at: z.string(),
+  /** Who made it: ui or cli. */
+  created_by: z.string(),
+});
+export type ApprovalRule = z.infer<typeof ApprovalRule>;
+
+/** How a held call was decided, as Activity and audit.jsonl show it. */
+export const ApprovalOutcome = z.object({
+  decision: z.enum(['approve', 'deny', 'refuse']),
+  scope: ApprovalScope.optional(),
+  /** person (ui or cli), rule (session or always rule matched), mode (approvals.mode deny/off), policy (hardline), timeout, withdrawn, shutdown. */
+  by: z.string(),
+  reason: z.string().optional(),
+  waited_ms: z.number().int().min(0).optional(),
+});
+export type ApprovalOutcome = z.infer<typeof ApprovalOutcome>;
 
 export const ApprovalDecision = z.object({
   id: z.string().min(1),
