@@ -20,6 +20,8 @@ import { useSettings } from './store/settings.js';
 import { resolvedScheme, useColorScheme } from './store/colorScheme.js';
 import { restoreWorkspace } from './store/workspacePersist.js';
 import { startSync } from './store/sync.js';
+import { useApprovals } from './store/approvals.js';
+import { startApprovalNotices } from './approvalNotices.js';
 import { actionForKey } from './keyboard.js';
 import { runCommand } from './actions.js';
 
@@ -31,12 +33,14 @@ function useFirstTab(): void {
   }, [loaded]);
 }
 
-/** The window title names the focused pane's target, as terminal apps do. */
+/** The window title names the focused pane's target, as terminal apps do, and counts approvals waiting (seen from the taskbar). */
 function useWindowTitle(): void {
   const target = useLayout((s) => (s.focusedPaneId ? s.panes[s.focusedPaneId]?.target : undefined));
+  const waiting = useApprovals((s) => s.pending.length);
   useEffect(() => {
-    document.title = target ? `${target} — Switchboard` : 'Switchboard';
-  }, [target]);
+    const base = target ? `${target} — Switchboard` : 'Switchboard';
+    document.title = waiting > 0 ? `(${waiting}) Approval needed — ${base}` : base;
+  }, [target, waiting]);
 }
 
 /** Light or dark for the whole window, from Settings or the system. */
@@ -50,6 +54,7 @@ function useThemeAttribute(): void {
 
 export function App() {
   useEffect(() => startSync(), []);
+  useEffect(() => startApprovalNotices(), []);
   useFirstTab();
   useWindowTitle();
   useThemeAttribute();

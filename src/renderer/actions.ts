@@ -114,6 +114,7 @@ export function runCommand(id: CommandId, paneId: string | undefined = useLayout
     toggleSidebar: () => useUi.getState().toggleSidebar(),
     settings: () => useUi.getState().setSettings(true),
     addTarget: () => useDialogs.getState().openTargetForm({ mode: 'add' }),
+    approvalRules: () => useDialogs.getState().setRulesOpen(true),
   };
   run[id]();
 }

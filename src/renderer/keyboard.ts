@@ -36,6 +36,7 @@ export const commands = {
   toggleSidebar: { title: 'Toggle sidebar', keys: ['Ctrl+Shift+B'], keysOutsideTerminal: ['Ctrl+B'] },
   settings: { title: 'Settings', keys: ['Ctrl+,'] },
   addTarget: { title: 'Add target', keys: [] },
+  approvalRules: { title: 'Approval rules (always allow)', keys: [] },
 } satisfies Record<string, { title: string; keys: string[]; keysOutsideTerminal?: string[] }>;
 
 export type CommandId = keyof typeof commands;

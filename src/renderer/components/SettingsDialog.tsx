@@ -1,5 +1,6 @@
 // Settings: font, zoom, scrollback, theme, copy-on-select, Ctrl+V, renderer. Applied at once to every terminal; kept in this browser.
 import { useUi } from '../store/ui.js';
+import { useDialogs } from '../store/dialogs.js';
 import { FONT_SIZE, SCROLLBACK, useSettings, type Settings } from '../store/settings.js';
 import { useLayout } from '../store/layout.js';
 import { sessions } from '../terminal/sessions.js';
@@ -82,6 +83,11 @@ function SettingsBody() {
           hint="Ctrl+Shift+V always pastes." />
       </div>
       <div className="modal__actions">
+        <button type="button" className="button" onClick={() => {
+          useUi.getState().setSettings(false);
+          useDialogs.getState().setRulesOpen(true);
+        }}>Approval rules…</button>
+        <span className="approve__spacer" />
         <button type="button" className="button" onClick={() => s.reset()}>Reset to defaults</button>
         <button type="button" className="button button--primary" onClick={() => useUi.getState().setSettings(false)}>Done</button>
       </div>

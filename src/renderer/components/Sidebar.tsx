@@ -10,6 +10,7 @@ import { call, useConnection } from '../client/core.js';
 import { useDialogs } from '../store/dialogs.js';
 import { useToasts } from '../store/toasts.js';
 import { useUi } from '../store/ui.js';
+import { useApprovals } from '../store/approvals.js';
 import { shortcutOf } from '../keyboard.js';
 
 const stateLabel: Record<TargetInfo['state'], string> = {
@@ -42,6 +43,14 @@ function RemoveButton({ t }: { t: TargetInfo }) {
   );
 }
 
+/** How many approvals wait on this target; the dialog shows them one at a time. */
+function PendingCount({ target, mini }: { target: string; mini?: boolean }) {
+  const n = useApprovals((s) => s.pending.reduce((k, a) => k + (a.execution_target === target ? 1 : 0), 0));
+  if (n === 0) return null;
+  const label = `${n} approval${n === 1 ? '' : 's'} waiting`;
+  return <span className={`pending-count${mini ? ' pending-count--mini' : ''}`} role="status" aria-label={label} title={label}>{n}</span>;
+}
+
 const TargetRow = memo(function TargetRow({ t }: { t: TargetInfo }) {
   const openTab = (): void => focusTerminal(useLayout.getState().newTab(t.name));
   const canOpen = t.state !== 'draining' && t.flags?.supports_pty !== false;
@@ -54,11 +63,13 @@ const TargetRow = memo(function TargetRow({ t }: { t: TargetInfo }) {
         title={`${t.name} · ${stateLabel[t.state]}\n${details}`} onClick={openTab}>
         <BackendIcon flags={t.flags} size={16} />
         <span className={`dot dot--${t.state}`} aria-hidden="true" />
+        <PendingCount target={t.name} mini />
       </button>
       <div className="target__line">
         <span className={`dot dot--${t.state}`} aria-hidden="true" />
         <span className="target__name">{t.name}</span>
         {t.is_default && <span className="tag tag--default" title="terminal.default_target">default</span>}
+        <PendingCount target={t.name} />
         <span className="target__spacer" />
         <span className="target__backend"><BackendIcon flags={t.flags} size={12} />{t.backend}</span>
         <span className="target__actions">

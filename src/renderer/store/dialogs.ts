@@ -6,12 +6,17 @@ export type TargetDialogRequest = { mode: 'add' } | { mode: 'edit'; target: Targ
 
 interface DialogsState {
   targetForm: TargetDialogRequest | undefined;
+  /** The always-allow rules list. */
+  rulesOpen: boolean;
   openTargetForm(req: TargetDialogRequest): void;
   closeTargetForm(): void;
+  setRulesOpen(open: boolean): void;
 }
 
 export const useDialogs = create<DialogsState>((set) => ({
   targetForm: undefined,
+  rulesOpen: false,
   openTargetForm: (req) => set({ targetForm: req }),
   closeTargetForm: () => set({ targetForm: undefined }),
+  setRulesOpen: (open) => set({ rulesOpen: open }),
 }));

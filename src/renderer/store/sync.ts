@@ -17,6 +17,7 @@ export function startSync(): void {
   core.on('processes.changed', (list) => useProcesses.getState().upsert(list));
   core.on('approvals.changed', (list) => useApprovals.getState().set(list));
   void call('approvals.list', {}).then((list) => list && useApprovals.getState().set(list));
+  core.on('approvals.rules', (rules) => useApprovals.getState().setRules(rules));
   void call('targets.list', {}).then((list) => list && useTargets.getState().set(list));
   void call('activity.list', { limit: 200 }).then((list) => list && useActivity.getState().load(list));
 }

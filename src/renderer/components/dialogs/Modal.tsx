@@ -3,7 +3,7 @@ import { useEffect, useId, useRef, type KeyboardEvent, type ReactNode } from 're
 
 const focusable = 'button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
-export function Modal({ title, onCancel, children, width = 440 }: { title: string; onCancel(): void; children: ReactNode; width?: number }) {
+export function Modal({ title, onCancel, children, width = 440, describedBy }: { title: string; onCancel(): void; children: ReactNode; width?: number; describedBy?: string }) {
   const titleId = useId();
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -44,7 +44,7 @@ export function Modal({ title, onCancel, children, width = 440 }: { title: strin
   };
   return (
     <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onCancel()}>
-      <div className="modal" role="dialog" aria-modal="true" aria-labelledby={titleId} ref={box} onKeyDown={onKeyDown} style={{ width }}>
+      <div className="modal" role="dialog" aria-modal="true" aria-labelledby={titleId} aria-describedby={describedBy} ref={box} onKeyDown={onKeyDown} style={{ width }}>
         <h2 className="modal__title" id={titleId}>{title}</h2>
         {children}
       </div>

@@ -1,0 +1,67 @@
+// Always-allow rules (approvals.json): which command patterns never ask on which target, each revocable here.
+import { useEffect } from 'react';
+import type { ApprovalRule } from '../../../shared/approvals.js';
+import { call } from '../../client/core.js';
+import { useApprovals } from '../../store/approvals.js';
+import { useDialogs } from '../../store/dialogs.js';
+import { useToasts } from '../../store/toasts.js';
+import { clockTime } from '../../format.js';
+import { Modal } from './Modal.js';
+
+function revoke(r: ApprovalRule): void {
+  void call('approvals.revoke', { id: r.id }).then((ok) => {
+    if (!ok) return;
+    useToasts.getState().push({ kind: 'info', message: `Rule for "${r.pattern}" on ${r.execution_target} revoked; it asks again` });
+    // The Core announces the new list too; reading it here keeps the dialog right even if the event is late.
+    void call('approvals.rules', {}).then((list) => list && useApprovals.getState().setRules(list));
+  });
+}
+
+/** Today's rules by time, older ones by date. */
+function when(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return '';
+  return d.toDateString() === new Date().toDateString() ? clockTime(iso) : d.toLocaleDateString();
+}
+
+export function ApprovalRulesDialog() {
+  const rules = useApprovals((s) => s.rules);
+  const close = (): void => useDialogs.getState().setRulesOpen(false);
+  useEffect(() => {
+    void call('approvals.rules', {}).then((list) => list && useApprovals.getState().setRules(list));
+  }, []);
+  return (
+    <Modal title="Approval rules" onCancel={close} width={720} describedBy="rules-note">
+      <p className="form__note" id="rules-note">
+        Commands matching a rule run on its target without asking. A rule is added by <strong>Always allow</strong>; revoking
+        it makes the next matching call ask again. Commands refused outright are never covered.
+      </p>
+      {rules.length === 0 ? (
+        <p className="empty rules__empty">No always-allow rules.</p>
+      ) : (
+        <div className="rules__scroll">
+          <table className="grid rules" aria-label="Always-allow rules">
+            <thead>
+              <tr><th>Target</th><th>Tool</th><th>Pattern</th><th>Added</th><th>By</th><th><span className="visually-hidden">Actions</span></th></tr>
+            </thead>
+            <tbody>
+              {rules.map((r) => (
+                <tr key={r.id} aria-label={`${r.pattern} on ${r.execution_target}`}>
+                  <td className="mono">{r.execution_target}</td>
+                  <td className="mono">{r.tool}</td>
+                  <td className="mono rules__pattern" title={r.pattern}>{r.pattern}</td>
+                  <td className="dim" title={r.created_at}>{when(r.created_at)}</td>
+                  <td className="dim">{r.created_by}</td>
+                  <td><button type="button" className="button button--small button--danger" aria-label={`Revoke ${r.pattern} on ${r.execution_target}`} onClick={() => revoke(r)}>Revoke</button></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <div className="modal__actions">
+        <button type="button" className="button button--primary" data-autofocus onClick={close}>Done</button>
+      </div>
+    </Modal>
+  );
+}

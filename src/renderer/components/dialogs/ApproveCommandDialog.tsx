@@ -1,0 +1,105 @@
+// "Approve command": an agent's dangerous call waits in the Core until a person decides here; one request per dialog.
+import { useState } from 'react';
+import type { ApprovalScope, PendingApproval } from '../../../shared/approvals.js';
+import { call } from '../../client/core.js';
+import { useApprovals } from '../../store/approvals.js';
+import { countdown, highlightSegments } from '../../highlight.js';
+import { clockTime, shortGeneration } from '../../format.js';
+import { useNow } from '../useNow.js';
+import { Modal } from './Modal.js';
+import { askForNotices, canAskForNotices } from '../../approvalNotices.js';
+
+const subjectWord = { command: 'command', path: 'file', code: 'code' } as const;
+
+function lead(a: PendingApproval): string {
+  const who = a.client ? `An agent (${a.client})` : 'An agent';
+  if (a.subject === 'path') return `${who} wants to ${a.tool === 'patch' ? 'patch' : 'write'} this file on`;
+  if (a.subject === 'code') return `${who} wants to run this code on`;
+  return `${who} wants to run this command on`;
+}
+
+/** The command with the parts the policy flagged marked, so the eye goes to what is dangerous. */
+function Flagged({ a }: { a: PendingApproval }) {
+  const text = a.command ?? '';
+  return (
+    <pre className="approve__command" aria-label={`${subjectWord[a.subject ?? 'command']} to approve`} tabIndex={0}>
+      {highlightSegments(text, a.highlights).map((s, i) => (s.flagged ? <mark key={i} className="approve__flag">{s.text}</mark> : <span key={i}>{s.text}</span>))}
+    </pre>
+  );
+}
+
+/** Browsers prompt for notifications only on a click, so the offer sits where the person already is. */
+function NoticeOffer() {
+  const [offer, setOffer] = useState(canAskForNotices);
+  if (!offer) return null;
+  return (
+    <button type="button" className="link-button approve__notice" onClick={() => void askForNotices().finally(() => setOffer(false))}>
+      Notify me of requests while Switchboard is in the background
+    </button>
+  );
+}
+
+export function ApproveCommandDialog({ approval: a, position, total }: { approval: PendingApproval; position: number; total: number }) {
+  const now = useNow(true, 500);
+  const [reason, setReason] = useState('');
+  const answered = useApprovals((s) => s.answered.has(a.id));
+  const left = Date.parse(a.expires_at) - now;
+
+  const decide = (decision: 'approve' | 'deny', scope?: ApprovalScope): void => {
+    if (useApprovals.getState().answered.has(a.id)) return;
+    useApprovals.getState().markAnswered(a.id);
+    const why = reason.trim();
+    void call('approvals.decide', { id: a.id, decision, ...(scope ? { scope } : {}), ...(decision === 'deny' && why ? { reason: why } : {}) });
+  };
+
+  return (
+    <Modal title="Approve command" onCancel={() => decide('deny')} width={620} describedBy="approve-lead">
+      <div className="approve__queue">
+        {total > 1 && <span className="approve__position" aria-label={`Request ${position} of ${total}`}>{position} of {total}</span>}
+        <span className={`approve__timer${left < 15_000 ? ' approve__timer--low' : ''}`} role="timer" aria-label={`Denied automatically in ${countdown(left)}`}
+          title={`With no answer the call is denied at ${clockTime(a.expires_at)}`}>
+          denies in {countdown(left)}
+        </span>
+      </div>
+      <p className="form__note approve__lead" id="approve-lead">
+        {lead(a)} <strong className="approve__target">{a.execution_target}</strong>:
+      </p>
+      <Flagged a={a} />
+      {a.reasons && a.reasons.length > 0 && (
+        <ul className="approve__reasons" aria-label="Why it asks">
+          {a.reasons.map((r) => <li key={r}>{r}</li>)}
+        </ul>
+      )}
+      <dl className="approve__details">
+        <dt>Target</dt>
+        <dd>{a.execution_target}{a.generation && <span className="dim" title={`generation ${a.generation}`}> · gen {shortGeneration(a.generation)}</span>}{a.backend && <span className="dim"> · {a.backend}</span>}</dd>
+        {a.cwd && (<><dt>Directory</dt><dd className="mono" title={a.cwd}>{a.cwd}</dd></>)}
+        <dt>Tool</dt>
+        <dd className="mono">{a.tool ?? 'terminal'}</dd>
+        <dt>Asked by</dt>
+        <dd>{a.client ?? 'unknown'} <span className="dim">at {clockTime(a.created_at)}</span></dd>
+      </dl>
+      <label className="field approve__reason">
+        <span>Reason for denying (sent to the agent)</span>
+        <input type="text" value={reason} maxLength={2000} placeholder="optional" autoComplete="off" spellCheck={false}
+          onChange={(e) => setReason(e.target.value)}
+          onKeyDown={(e) => {
+            if (e.key !== 'Enter') return;
+            e.preventDefault();
+            decide('deny');
+          }} />
+      </label>
+      <NoticeOffer />
+      <div className="modal__actions approve__actions">
+        <button type="button" className="button button--danger" data-autofocus disabled={answered} onClick={() => decide('deny')}>Deny</button>
+        <span className="approve__spacer" />
+        <button type="button" className="button" disabled={answered} onClick={() => decide('approve', 'once')}
+          title="Run it this time; the same call asks again">Approve once</button>
+        <button type="button" className="button" disabled={answered} onClick={() => decide('approve', 'session')}
+          title={`Don't ask again for this command on ${a.execution_target} (this generation) until Switchboard restarts`}>Approve for session</button>
+        <button type="button" className="button" disabled={answered} onClick={() => decide('approve', 'always')}
+          title={`Keep a rule: this command pattern on ${a.execution_target} never asks again (revocable under Approval rules)`}>Always allow</button>
+      </div>
+    </Modal>
+  );
+}
