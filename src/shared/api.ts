@@ -73,7 +73,8 @@ export const SavedSplit: z.ZodType<SavedSplit> = z.lazy(() => z.union([
 /** The tabs and panes of the window (targets only; terminals are new on restore), kept across restarts. */
 export const WorkspaceLayout = z.object({
   tabs: z.array(z.object({
-    panes: z.array(z.object({ target: z.string().min(1).max(64) })).min(1).max(16),
+    /** `pane_id`: the Core's pane the window had there, resumed on reload while the Core still keeps it. */
+    panes: z.array(z.object({ target: z.string().min(1).max(64), pane_id: z.string().min(1).max(64).optional() })).min(1).max(16),
     /** How the panes are split; absent (older saves): side by side. */
     split: SavedSplit.optional(),
     /** A title the person gave the tab. */
@@ -108,7 +109,11 @@ export const coreMethods = {
     output: ToolResult,
   },
   'pane.open': {
-    input: z.object({ execution_target: z.string().min(1), cols: z.number().int().min(2).max(1000), rows: z.number().int().min(1).max(500) }),
+    input: z.object({
+      execution_target: z.string().min(1), cols: z.number().int().min(2).max(1000), rows: z.number().int().min(1).max(500),
+      /** A window's pane: when this connection goes, the shell keeps running for `terminal.pane_keep` seconds so a reloaded window can resume it. */
+      keep: z.boolean().optional(),
+    }),
     output: PaneInfo,
   },
   'pane.write': { input: PaneRef.extend({ data: z.string().max(1_000_000) }), output: z.object({}) },
@@ -117,6 +122,8 @@ export const coreMethods = {
   'pane.ack': { input: PaneRef.extend({ chars: z.number().int().min(0) }), output: z.object({}) },
   /** Receive this pane's output too (another window's pane); output from now on, the pane stays open when this connection goes. */
   'pane.attach': { input: PaneRef, output: PaneInfo },
+  /** A window takes back a pane it had (after a reload): its recent output is replayed, and it is this connection's own from now on. */
+  'pane.resume': { input: PaneRef, output: PaneInfo.extend({ scrollback: z.string() }) },
   'pane.close': { input: PaneRef, output: z.object({}) },
   'pane.list': { input: z.object({}), output: z.array(PaneInfo) },
   'processes.list': { input: z.object({ execution_target: z.string().optional() }), output: z.array(ProcessInfo) },

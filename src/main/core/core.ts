@@ -146,7 +146,7 @@ export class Core {
         registry: this.runtime instanceof Registry ? this.runtime : undefined,
         configNames: () => [...this.config.config.targets.keys()],
       }),
-      paneMethods({ targets: this.targets, panes: this.panes }),
+      paneMethods({ targets: this.targets, panes: this.panes, keepSec: () => this.config.config.paneKeepSec }),
       processMethods({ processes: this.processes }),
       approvalMethods({ approvals: this.approvals }),
       workspaceMethods({ home: this.home, store: opts.uiStore }),

@@ -221,7 +221,7 @@ describe('the hard cap', () => {
     const conn = new Connection({
       invoke: async () => ({}),
       onEvent: (l) => ((emit = l), () => undefined),
-      panes: { throttle: () => () => undefined, close: () => undefined },
+      panes: { throttle: () => () => undefined, leave: () => undefined },
     }, peer, { ...DEFAULT_LIMITS, hardCapBytes: 100_000 });
     conn.subscribe(['approvals.changed']);
     const big = Array.from({ length: 200 }, (_, i) => ({ id: `a${i}`, kind: 'command', title: 'x'.repeat(40) }));

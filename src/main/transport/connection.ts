@@ -22,7 +22,8 @@ export interface Peer {
 export interface ConnectionCore {
   invoke(method: string, params: unknown, ctx: Partial<CallContext>): Promise<unknown>;
   onEvent(listener: EventListener): () => void;
-  panes: { throttle(paneId: string, holder: string): () => void; close(paneId: string): void };
+  /** `leave`: a connection that held the pane as its own went (the pane closes, or is kept a while for a reload). */
+  panes: { throttle(paneId: string, holder: string): () => void; leave(paneId: string): void };
 }
 
 export interface ConnectionLimits {
@@ -157,7 +158,7 @@ export class Connection implements ConnectionScope {
     this.dispose();
   }
 
-  /** The carrier is gone: stop sending, let go of the panes, and close the ones this connection opened. */
+  /** The carrier is gone: stop sending, let go of the panes, and leave the ones this connection opened or resumed. */
   dispose(): void {
     if (this.ended) return;
     this.ended = true;
@@ -165,11 +166,7 @@ export class Connection implements ConnectionScope {
     this.releaseThrottles();
     for (const [paneId, closeOnLeave] of this.panes) {
       if (!closeOnLeave) continue;
-      try {
-        this.core.panes.close(paneId);
-      } catch {
-        /* already closed */
-      }
+      this.core.panes.leave(paneId);
     }
     this.panes.clear();
   }

@@ -50,12 +50,12 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
     if (!initial || !host.current) return;
     const session = new TerminalSession(initial.target, {
       status: (status, info) => useLayout.getState().updatePane(paneId, info
-        ? { status, generation: info.generation, ...(info.cwd ? { cwd: info.cwd } : {}) }
+        ? { status, generation: info.generation, corePaneId: info.pane_id, ...(info.cwd ? { cwd: info.cwd } : {}) }
         : { status }),
       cwd: (cwd) => useLayout.getState().updatePane(paneId, { cwd }),
       title: (title) => useLayout.getState().updatePane(paneId, { title: title.slice(0, 200) }),
       focus: () => useLayout.getState().focusPane(paneId),
-    }, initial.startCwd);
+    }, initial.startCwd, initial.resumeId);
     sessions.set(paneId, session);
     session.mount(host.current);
     if (useLayout.getState().focusedPaneId === paneId) session.focus();

@@ -17,6 +17,10 @@ export interface PaneState {
   title?: string;
   /** A directory to `cd` into once the shell is up: a split starts where its source pane was. */
   startCwd?: string;
+  /** The Core's pane while its shell is live: saved with the layout, so a reloaded window resumes it. */
+  corePaneId?: string;
+  /** A Core pane to resume instead of opening a new shell (from the saved layout, once). */
+  resumeId?: string;
 }
 
 export interface TabState {
@@ -36,7 +40,7 @@ interface LayoutState {
   activeTabId: string | undefined;
   focusedPaneId: string | undefined;
   newTab(target: string): string;
-  /** Replace everything with saved tabs; each pane opens a new terminal. */
+  /** Replace everything with saved tabs; each pane resumes its Core pane if it has one, else opens a new terminal. */
   restore(tabs: readonly SavedTab[], activeTab: number): void;
   splitPane(paneId: string, dir?: SplitDir, target?: string): string | undefined;
   closePane(paneId: string): void;
@@ -91,8 +95,8 @@ export const useLayout = create<LayoutState>((set, get) => {
       const panes: Record<string, PaneState> = {};
       const tabs: TabState[] = [];
       for (const saved of savedTabs) {
-        const ids = saved.panes.map(({ target }) => {
-          const pane: PaneState = { id: newId('p'), target, status: 'connecting' };
+        const ids = saved.panes.map(({ target, pane_id }) => {
+          const pane: PaneState = { id: newId('p'), target, status: 'connecting', ...(pane_id ? { resumeId: pane_id } : {}) };
           panes[pane.id] = pane;
           return pane.id;
         });
@@ -238,7 +242,10 @@ export function savedLayout(s: Pick<LayoutState, 'tabs' | 'panes' | 'activeTabId
     const order = paneIdsOf(t.root).filter((id) => s.panes[id] !== undefined);
     if (order.length === 0) continue;
     tabs.push({
-      panes: order.map((id) => ({ target: s.panes[id]!.target })),
+      panes: order.map((id) => {
+        const p = s.panes[id]!;
+        return p.corePaneId && p.status === 'open' ? { target: p.target, pane_id: p.corePaneId } : { target: p.target };
+      }),
       ...(order.length > 1 ? { split: toSaved(t.root, order) } : {}),
       ...(t.title ? { title: t.title } : {}),
     });

@@ -1,6 +1,6 @@
 // Restores the tabs and panes of the last session when the window opens, and saves them as they change.
 import { call } from '../client/core.js';
-import { savedLayout, useLayout } from './layout.js';
+import { savedLayout, useLayout, type SavedTab } from './layout.js';
 import { preferredTarget, useTargets } from './targets.js';
 
 let started = false;
@@ -21,7 +21,9 @@ export async function restoreWorkspace(): Promise<void> {
     if (saved && saved.tabs.length > 0) {
       // Without a fallback a gone target's pane is dropped, and the tab's saved split with it (the panes go side by side).
       const tabs = saved.tabs.map((t) => {
-        const panes = t.panes.map((p) => (names.has(p.target) ? p.target : fallback)).filter((x): x is string => x !== undefined).map((target) => ({ target }));
+        const panes = t.panes
+          .map((p) => (names.has(p.target) ? p : fallback === undefined ? undefined : { target: fallback }))
+          .filter((x): x is SavedTab['panes'][number] => x !== undefined);
         const { split, ...rest } = t;
         return panes.length === t.panes.length ? { ...t, panes } : { ...rest, panes };
       }).filter((t) => t.panes.length > 0);

@@ -45,8 +45,11 @@ export class TerminalSession {
   private fitFrame = 0;
   private disposed = false;
 
-  /** `startCwd`: where the first shell should `cd` to once it is up (a split on its source pane's target). */
-  constructor(private target: string, private readonly events: SessionEvents, private startCwd?: string) {
+  /**
+   * `startCwd`: where the first shell should `cd` to once it is up (a split on its source pane's target).
+   * `resumeId`: the Core pane this pane had before a reload; resumed with its recent output when the Core still keeps it.
+   */
+  constructor(private target: string, private readonly events: SessionEvents, private startCwd?: string, private resumeId?: string) {
     this.term = new Terminal(terminalOptions);
     this.term.loadAddon(this.fit);
     this.addons = new TerminalAddons(this.term, () => this.scheduleFit());
@@ -157,7 +160,8 @@ export class TerminalSession {
     const rows = Math.max(1, this.term.rows);
     let info: PaneInfo;
     try {
-      info = await core.call('pane.open', { execution_target: this.target, cols, rows });
+      info = (epoch === this.epoch ? await this.resumed() : undefined)
+        ?? await core.call('pane.open', { execution_target: this.target, cols, rows, keep: true });
     } catch (err) {
       if (epoch !== this.epoch || this.disposed) return;
       this.setStatus('failed');
@@ -188,6 +192,27 @@ export class TerminalSession {
     this.fitNow();
     if (this.term.cols !== cols || this.term.rows !== rows) {
       core.call('pane.resize', { pane_id: paneId, cols: this.term.cols, rows: this.term.rows }).catch(() => undefined);
+    }
+  }
+
+  /** The pane this window had before a reload, with its recent output on screen; undefined when the Core no longer has it. */
+  private async resumed(): Promise<PaneInfo | undefined> {
+    const id = this.resumeId;
+    this.resumeId = undefined;
+    if (!id) return undefined;
+    try {
+      const { scrollback, ...info } = await core.call('pane.resume', { pane_id: id });
+      if (info.execution_target !== this.target || info.status !== 'open') {
+        core.call('pane.close', { pane_id: id }).catch(() => undefined);
+        return undefined;
+      }
+      // Shown before the live output that follows the reply (the router holds it until the pane is registered).
+      if (scrollback) this.term.write(scrollback);
+      // The shell is already where it was: no `cd` for a split's start directory.
+      this.startCwd = undefined;
+      return info;
+    } catch {
+      return undefined;
     }
   }
 

@@ -15,6 +15,8 @@ export interface ApprovalsConfig {
 export interface Config {
   defaultTarget: string;
   timeoutSec: number;
+  /** terminal.pane_keep: seconds a window's terminal outlives the window (a reload resumes it); 0 closes it with the window. */
+  paneKeepSec: number;
   /** Config targets by name, in file order. */
   targets: Map<string, { spec: TargetSpec; generation: string }>;
   approvals: ApprovalsConfig;
@@ -26,6 +28,7 @@ export interface Config {
 export type SpecSchemas = ReadonlyMap<string, z.ZodType>;
 
 export const DEFAULT_TIMEOUT_SEC = 180;
+export const DEFAULT_PANE_KEEP_SEC = 300;
 /** The longest duration any setting may hold: a day (Node's timers overflow past ~24.8 days, and nothing needs more). */
 export const MAX_DURATION_SEC = 86_400;
 /** Bounds a reader enforces before parsing: a runaway generator must not block the Core. */
@@ -33,7 +36,7 @@ export const MAX_CONFIG_BYTES = 1024 * 1024;
 export const MAX_CONFIG_TARGETS = 1024;
 
 const topLevelKeys = ['terminal', 'approvals', 'plugins'] as const;
-const terminalOwnKeys = ['default_target', 'timeout', 'targets', 'backend'];
+const terminalOwnKeys = ['default_target', 'timeout', 'targets', 'backend', 'pane_keep'];
 const ApprovalsSection = z.looseObject({
   mode: z.enum(['ask', 'deny', 'off']).optional(),
   timeout: z.number().int().positive().max(MAX_DURATION_SEC, `approvals.timeout is at most ${MAX_DURATION_SEC} seconds (a day)`).optional(),
@@ -46,6 +49,7 @@ export function defaultConfig(): Config {
   return {
     defaultTarget: 'local',
     timeoutSec: DEFAULT_TIMEOUT_SEC,
+    paneKeepSec: DEFAULT_PANE_KEEP_SEC,
     targets: new Map([['local', { spec, generation: specGeneration(spec) }]]),
     approvals: { mode: 'ask', timeoutSec: 120 },
     approvalsRaw: {},
@@ -145,6 +149,10 @@ export function parseConfig(text: string, schemas: SpecSchemas): Config {
   const timeoutSec = terminal.timeout === undefined ? DEFAULT_TIMEOUT_SEC : Number(terminal.timeout);
   if (!Number.isInteger(timeoutSec) || timeoutSec <= 0) fail('terminal.timeout must be a whole number of seconds');
   if (timeoutSec > MAX_DURATION_SEC) fail(`terminal.timeout is ${timeoutSec} seconds; it is at most ${MAX_DURATION_SEC} (a day)`);
+  const paneKeepSec = terminal.pane_keep === undefined ? DEFAULT_PANE_KEEP_SEC : Number(terminal.pane_keep);
+  if (!Number.isInteger(paneKeepSec) || paneKeepSec < 0 || paneKeepSec > MAX_DURATION_SEC) {
+    fail(`terminal.pane_keep must be a whole number of seconds from 0 to ${MAX_DURATION_SEC}`, '0 closes a window\'s terminals when the window goes');
+  }
 
   // Keys under `terminal` other than its own are inherited by every target whose backend knows them.
   const inherited: Record<string, unknown> = {};
@@ -213,6 +221,7 @@ export function parseConfig(text: string, schemas: SpecSchemas): Config {
   return {
     defaultTarget,
     timeoutSec,
+    paneKeepSec,
     targets,
     approvals: { mode: approvalsParsed.data.mode ?? 'ask', timeoutSec: approvalsParsed.data.timeout ?? 120 },
     approvalsRaw,

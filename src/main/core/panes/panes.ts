@@ -12,6 +12,8 @@ export const LOW_WATERMARK = 5_000;
 const BATCH_MS = 5;
 /** A batch this large goes out at once: waiting for the timer would only add latency to a flood. */
 const BATCH_MAX_CHARS = 64 * 1024;
+/** Output kept for a window that comes back (a reload): about a few screens of a busy build, cut at a line start. */
+export const RECENT_MAX_CHARS = 256 * 1024;
 
 export interface PaneSink {
   data(paneId: string, data: string): void;
@@ -30,6 +32,23 @@ interface Pane {
   oscTail: string;
   /** Gives back the hold on the pane's identity (on exit or close). */
   release: () => void;
+  /** The output already sent, newest last, replayed to a window that resumes the pane. */
+  recent: string;
+  /** How long the shell outlives its last window; 0: it closes with it. */
+  keepMs: number;
+  /** Windows holding the pane as their own (the one that opened it, those that resumed it). */
+  owners: number;
+  /** Closes the pane when no window came back in time. */
+  orphanTimer: NodeJS.Timeout | undefined;
+}
+
+/** Appends to the replay buffer; over the limit the oldest part goes, cut after a newline so replay starts on a line. */
+export function appendRecent(recent: string, data: string, max = RECENT_MAX_CHARS): string {
+  const next = recent + data;
+  if (next.length <= max) return next;
+  const cut = next.length - max;
+  const nl = next.indexOf('\n', cut);
+  return nl >= 0 && nl - cut < 4096 ? next.slice(nl + 1) : next.slice(cut);
 }
 
 const ACK = 'ack';
@@ -54,8 +73,11 @@ export class Panes {
 
   constructor(private readonly sessions: Sessions, private readonly sink: PaneSink, private readonly holds?: IdentityHolds) {}
 
-  /** `onId` runs before any output is sent, so the opener's connection is routed the first bytes too. */
-  async open(snapshot: TargetSnapshot, cols: number, rows: number, onId?: (paneId: string) => void): Promise<PaneInfo> {
+  /**
+   * `onId` runs before any output is sent, so the opener's connection is routed the first bytes too. `keepMs`: when
+   * the last window holding the pane goes, the shell keeps running this long for one to resume it (0: it closes then).
+   */
+  async open(snapshot: TargetSnapshot, cols: number, rows: number, onId?: (paneId: string) => void, opts: { keepMs?: number } = {}): Promise<PaneInfo> {
     if (!snapshot.flags.supports_pty) throw new SwitchboardError('unsupported', `target "${snapshot.name}" has no interactive shell`);
     const env = this.sessions.environment(snapshot);
     const cwd = await this.sessions.cwd(snapshot);
@@ -69,6 +91,10 @@ export class Panes {
       pausedBy: new Set(),
       oscTail: '',
       release: this.holds?.acquire(snapshot.identity) ?? (() => undefined),
+      recent: '',
+      keepMs: Math.max(0, opts.keepMs ?? 0),
+      owners: 1,
+      orphanTimer: undefined,
     };
     this.panes.set(pane.info.pane_id, pane);
     onId?.(pane.info.pane_id);
@@ -78,6 +104,8 @@ export class Panes {
       pane.info.status = reason === 'connection lost' ? 'lost' : 'exited';
       pane.release();
       this.sink.exit(pane.info.pane_id, code, reason);
+      // Nobody is there to read the exit: the record goes now rather than when the keep time runs out.
+      if (pane.owners === 0 && this.panes.get(pane.info.pane_id) === pane) this.close(pane.info.pane_id);
     });
     return { ...pane.info };
   }
@@ -106,7 +134,7 @@ export class Panes {
     if (pane.pausedBy.size === 1) pane.channel.pause();
   }
 
-  private resume(pane: Pane, why: string): void {
+  private unpause(pane: Pane, why: string): void {
     if (!pane.pausedBy.delete(why)) return;
     if (pane.pausedBy.size === 0) pane.channel.resume();
   }
@@ -120,7 +148,7 @@ export class Panes {
     if (!pane) return () => undefined;
     this.pause(pane, holder);
     return () => {
-      if (this.panes.get(paneId) === pane) this.resume(pane, holder);
+      if (this.panes.get(paneId) === pane) this.unpause(pane, holder);
     };
   }
 
@@ -132,12 +160,41 @@ export class Panes {
     return { ...this.get(paneId).info };
   }
 
+  /**
+   * A window takes the pane back as its own (after a reload): the close-when-unclaimed timer stops, unacknowledged
+   * output of the window that went is forgotten (it will never acknowledge it), and the recent output comes back.
+   */
+  resume(paneId: string): PaneInfo & { scrollback: string } {
+    const pane = this.get(paneId);
+    if (pane.orphanTimer) clearTimeout(pane.orphanTimer);
+    pane.orphanTimer = undefined;
+    pane.owners++;
+    pane.unacked = 0;
+    this.unpause(pane, ACK);
+    return { ...pane.info, scrollback: pane.recent };
+  }
+
+  /** A window holding the pane as its own went away; the last one leaving closes it, after the keep time if it has one. */
+  leave(paneId: string): void {
+    const pane = this.panes.get(paneId);
+    if (!pane) return;
+    pane.owners = Math.max(0, pane.owners - 1);
+    if (pane.owners > 0) return;
+    if (pane.keepMs <= 0 || pane.info.status !== 'open') return this.close(paneId);
+    if (pane.orphanTimer) clearTimeout(pane.orphanTimer);
+    pane.orphanTimer = setTimeout(() => {
+      if (this.panes.get(paneId) === pane && pane.owners === 0) this.close(paneId);
+    }, pane.keepMs);
+    pane.orphanTimer.unref?.();
+  }
+
   private flush(pane: Pane): void {
     if (pane.timer) clearTimeout(pane.timer);
     pane.timer = undefined;
     if (!pane.buffer) return;
     const data = pane.buffer;
     pane.buffer = '';
+    pane.recent = appendRecent(pane.recent, data);
     this.sink.data(pane.info.pane_id, data);
   }
 
@@ -158,12 +215,13 @@ export class Panes {
   ack(paneId: string, chars: number): void {
     const p = this.get(paneId);
     p.unacked = Math.max(0, p.unacked - chars);
-    if (p.unacked < LOW_WATERMARK) this.resume(p, ACK);
+    if (p.unacked < LOW_WATERMARK) this.unpause(p, ACK);
   }
 
   close(paneId: string): void {
     const p = this.get(paneId);
     if (p.timer) clearTimeout(p.timer);
+    if (p.orphanTimer) clearTimeout(p.orphanTimer);
     p.channel.kill();
     p.release();
     this.panes.delete(paneId);
