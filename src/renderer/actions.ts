@@ -23,10 +23,50 @@ export function splitPane(paneId: string | undefined, dir: SplitDir): void {
   focusTerminal(useLayout.getState().splitPane(paneId, dir));
 }
 
+/** The command lines of programs running in these panes (not the idle shell). */
+function runningIn(paneIds: readonly string[]): string[] {
+  return paneIds.map((id) => sessions.get(id)?.foreground()).filter((x): x is string => x !== undefined);
+}
+
+/** Runs `action` at once when nothing runs in the panes; otherwise after the person confirms, as VS Code's terminal does. */
+function unlessRunning(paneIds: readonly string[], ask: { title: string; confirmLabel: string; ends: string }, action: () => void): void {
+  const items = runningIn(paneIds);
+  if (items.length === 0) return action();
+  const where = paneIds.length === 1 ? useLayout.getState().panes[paneIds[0]!]?.target : undefined;
+  const what = items.length === 1 ? 'A program is' : `${items.length} programs are`;
+  useDialogs.getState().ask({
+    ...ask,
+    message: `${what} still running${where ? ` in this terminal on ${where}` : ''}. ${ask.ends}`,
+    items,
+    onConfirm: action,
+  });
+}
+
 export function closePane(paneId: string | undefined): void {
   if (!paneId) return;
-  useLayout.getState().closePane(paneId);
-  focusTerminal(useLayout.getState().focusedPaneId);
+  unlessRunning([paneId], { title: 'Close pane?', confirmLabel: 'Close pane', ends: 'Closing the pane ends it.' }, () => {
+    useLayout.getState().closePane(paneId);
+    focusTerminal(useLayout.getState().focusedPaneId);
+  });
+}
+
+export function closeTab(tabId: string | undefined): void {
+  const tab = useLayout.getState().tabs.find((t) => t.id === tabId);
+  if (!tab) return;
+  unlessRunning(tabPaneIds(tab), { title: 'Close tab?', confirmLabel: 'Close tab', ends: 'Closing the tab ends it.' }, () => {
+    useLayout.getState().closeTab(tab.id);
+    focusTerminal(useLayout.getState().focusedPaneId);
+  });
+}
+
+/** A pane's target picker: a new shell on the other target, after asking when a program runs in this one. */
+export function switchTarget(paneId: string, target: string): void {
+  const pane = useLayout.getState().panes[paneId];
+  if (!pane || pane.target === target) return;
+  unlessRunning([paneId], { title: 'Switch target?', confirmLabel: `Switch to ${target}`, ends: `Switching to ${target} ends it and opens a new shell there.` }, () => {
+    useLayout.getState().setPaneTarget(paneId, target);
+    focusTerminal(paneId);
+  });
 }
 
 export function toggleZoom(paneId: string | undefined): void {
@@ -95,11 +135,7 @@ export function runCommand(id: CommandId, paneId: string | undefined = useLayout
       const tabId = useLayout.getState().activeTabId;
       if (tabId) renameRequests.dispatchEvent(new CustomEvent('rename', { detail: tabId }));
     },
-    closeTab: () => {
-      const s = useLayout.getState();
-      const tab = s.tabs.find((t) => t.id === s.activeTabId);
-      if (tab) for (const id of tabPaneIds(tab)) closePane(id);
-    },
+    closeTab: () => closeTab(useLayout.getState().activeTabId),
     tab1: () => goToTab(1),
     tab2: () => goToTab(2),
     tab3: () => goToTab(3),

@@ -4,8 +4,8 @@ import { useLayout, type PaneStatus } from '../store/layout.js';
 import { useTargets } from '../store/targets.js';
 import { useUi } from '../store/ui.js';
 import { TerminalSession } from '../terminal/TerminalSession.js';
-import { sessions, focusTerminal } from '../terminal/sessions.js';
-import { closePane, splitPane, toggleZoom } from '../actions.js';
+import { sessions } from '../terminal/sessions.js';
+import { closePane, splitPane, switchTarget, toggleZoom } from '../actions.js';
 import { TargetPicker } from './TargetPicker.js';
 import { FindBar } from './FindBar.js';
 import { BackendIcon, IconClose, IconFolder, IconMaximize, IconRestore, IconSplit, IconSplitDown } from './icons.js';
@@ -90,10 +90,7 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
       <header className="pane__header">
         <span className={`dot dot--pane-${status}`} title={statusText[status]} aria-hidden="true" />
         <span className="pane__backend" title={target?.backend}><BackendIcon flags={target?.flags} size={13} /></span>
-        <TargetPicker value={pane.target} onChange={(t) => {
-          useLayout.getState().setPaneTarget(paneId, t);
-          focusTerminal(paneId);
-        }} />
+        <TargetPicker value={pane.target} onChange={(t) => switchTarget(paneId, t)} />
         <span className="pane__cwd mono" role="status" aria-label="Working directory" title={pane.cwd}>
           <IconFolder size={12} />
           <span className="pane__cwd-text"><bdi dir="ltr">{pane.cwd ?? '…'}</bdi></span>

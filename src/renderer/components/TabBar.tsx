@@ -2,7 +2,7 @@
 import { useEffect, useRef, useState, type DragEvent, type KeyboardEvent } from 'react';
 import { useLayout, tabPaneIds, tabTitle, type TabState } from '../store/layout.js';
 import { focusTerminal } from '../terminal/sessions.js';
-import { openNewTab, renameRequests } from '../actions.js';
+import { closeTab, openNewTab, renameRequests } from '../actions.js';
 import { shortcutOf } from '../keyboard.js';
 import { IconClose, IconPlus, IconTerminal } from './icons.js';
 
@@ -110,10 +110,7 @@ function Tab({ tab, index, active }: { tab: TabState; index: number; active: boo
           {count > 1 && <span className="tab__count" aria-label={`${count} panes`}>{count}</span>}
         </button>
       )}
-      <button type="button" className="icon-button tab__close" aria-label={`Close tab ${index + 1}`} title="Close tab" onClick={() => {
-        useLayout.getState().closeTab(tab.id);
-        focusTerminal(useLayout.getState().focusedPaneId);
-      }}>
+      <button type="button" className="icon-button tab__close" aria-label={`Close tab ${index + 1}`} title="Close tab" onClick={() => closeTab(tab.id)}>
         <IconClose size={12} />
       </button>
     </div>

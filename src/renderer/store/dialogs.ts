@@ -4,10 +4,23 @@ import type { TargetInfo } from '../../shared/targets.js';
 
 export type TargetDialogRequest = { mode: 'add' } | { mode: 'edit'; target: TargetInfo };
 
+/** "Are you sure?" before an action that would end something running. */
+export interface ConfirmRequest {
+  title: string;
+  message: string;
+  /** What would be ended, one line each (the command lines of running programs). */
+  items: string[];
+  confirmLabel: string;
+  onConfirm(): void;
+}
+
 interface DialogsState {
   targetForm: TargetDialogRequest | undefined;
   /** The always-allow rules list. */
   rulesOpen: boolean;
+  confirm: ConfirmRequest | undefined;
+  ask(req: ConfirmRequest): void;
+  closeConfirm(): void;
   openTargetForm(req: TargetDialogRequest): void;
   closeTargetForm(): void;
   setRulesOpen(open: boolean): void;
@@ -16,6 +29,9 @@ interface DialogsState {
 export const useDialogs = create<DialogsState>((set) => ({
   targetForm: undefined,
   rulesOpen: false,
+  confirm: undefined,
+  ask: (req) => set({ confirm: req }),
+  closeConfirm: () => set({ confirm: undefined }),
   openTargetForm: (req) => set({ targetForm: req }),
   closeTargetForm: () => set({ targetForm: undefined }),
   setRulesOpen: (open) => set({ rulesOpen: open }),

@@ -44,6 +44,14 @@ export class TerminalSession {
   private observer: ResizeObserver | undefined;
   private fitFrame = 0;
   private disposed = false;
+  /** Shell integration: the shell reports each prompt (OSC 7 from PROMPT_COMMAND), so a running program can be told apart from the idle shell. */
+  private promptSeen = false;
+  /** The command line that started the program now in the foreground; undefined at the prompt. */
+  private running: string | undefined;
+  /** Enter was typed at the prompt: the next line feed starts a program. */
+  private enterTyped = false;
+  /** Writing a resumed pane's recent output: a line feed after the last prompt there means a program was running. */
+  private replaying = false;
 
   /**
    * `startCwd`: where the first shell should `cd` to once it is up (a split on its source pane's target).
@@ -57,6 +65,18 @@ export class TerminalSession {
     this.term.onTitleChange((t) => this.events.title(t));
     this.term.onSelectionChange(() => {
       if (useSettings.getState().copyOnSelect && this.term.hasSelection()) void this.copy();
+    });
+    this.term.parser.registerOscHandler(7, () => {
+      this.promptSeen = true;
+      this.running = undefined;
+      this.enterTyped = false;
+      return false;
+    });
+    this.term.onLineFeed(() => {
+      if (!this.promptSeen || this.running !== undefined || !(this.enterTyped || this.replaying)) return;
+      const buf = this.term.buffer.active;
+      const line = buf.getLine(buf.baseY + buf.cursorY - 1)?.translateToString(true).trim();
+      this.running = line || 'a program';
     });
     this.term.onData((d) => this.input(d));
     this.term.onBinary((d) => this.input(d));
@@ -77,6 +97,11 @@ export class TerminalSession {
 
   focus(): void {
     this.term.focus();
+  }
+
+  /** The line that started the program running in the foreground (anything but the idle shell), if the shell reports its prompts. */
+  foreground(): string | undefined {
+    return this.status === 'open' ? this.running : undefined;
   }
 
   /** Copies the selection; false when nothing is selected. */
@@ -154,6 +179,9 @@ export class TerminalSession {
 
   private async open(): Promise<void> {
     const epoch = ++this.epoch;
+    this.promptSeen = false;
+    this.running = undefined;
+    this.enterTyped = false;
     this.setStatus('connecting');
     this.fitNow();
     const cols = Math.max(2, this.term.cols);
@@ -207,7 +235,12 @@ export class TerminalSession {
         return undefined;
       }
       // Shown before the live output that follows the reply (the router holds it until the pane is registered).
-      if (scrollback) this.term.write(scrollback);
+      if (scrollback) {
+        this.replaying = true;
+        this.term.write(scrollback, () => {
+          this.replaying = false;
+        });
+      }
       // The shell is already where it was: no `cd` for a split's start directory.
       this.startCwd = undefined;
       return info;
@@ -262,6 +295,7 @@ export class TerminalSession {
     }
     const paneId = this.paneId;
     if (this.status !== 'open' || !paneId) return;
+    if (this.promptSeen && this.running === undefined && data.includes('\r')) this.enterTyped = true;
     for (let i = 0; i < data.length; i += WRITE_SLICE) {
       core.call('pane.write', { pane_id: paneId, data: data.slice(i, i + WRITE_SLICE) }).catch(toastError);
     }

@@ -6,10 +6,12 @@ import { TargetDialog } from './TargetDialog.js';
 import { HostKeyDialog } from './HostKeyDialog.js';
 import { ApproveCommandDialog } from './ApproveCommandDialog.js';
 import { ApprovalRulesDialog } from './ApprovalRulesDialog.js';
+import { ConfirmDialog } from './ConfirmDialog.js';
 
 export function DialogHost() {
   const targetForm = useDialogs((s) => s.targetForm);
   const rulesOpen = useDialogs((s) => s.rulesOpen);
+  const confirm = useDialogs((s) => s.confirm);
   const approval = useApprovals((s) => s.pending[0]);
   const total = useApprovals((s) => s.pending.length);
   // A pending approval goes on top; a half-filled form underneath stays as it was.
@@ -17,6 +19,7 @@ export function DialogHost() {
     <>
       {targetForm && <TargetDialog key={targetForm.mode === 'edit' ? targetForm.target.name : 'add'} req={targetForm} />}
       {rulesOpen && <ApprovalRulesDialog />}
+      {confirm && <ConfirmDialog req={confirm} />}
       {approval?.kind === 'host_key' && approval.host_key && <HostKeyDialog key={approval.id} approval={approval} />}
       {approval?.kind === 'command' && <ApproveCommandDialog key={approval.id} approval={approval} position={1} total={total} />}
     </>

@@ -1,0 +1,23 @@
+// Asks before an action that would end a running program (closing its pane, switching its target); Cancel has the focus.
+import type { ConfirmRequest } from '../../store/dialogs.js';
+import { useDialogs } from '../../store/dialogs.js';
+import { Modal } from './Modal.js';
+
+export function ConfirmDialog({ req }: { req: ConfirmRequest }) {
+  const close = (): void => useDialogs.getState().closeConfirm();
+  return (
+    <Modal title={req.title} onCancel={close} width={500} describedBy="confirm-message">
+      <p className="form__note" id="confirm-message">{req.message}</p>
+      <ul className="confirm__items" aria-label="Running">
+        {req.items.map((line, i) => <li key={i} className="mono">{line}</li>)}
+      </ul>
+      <div className="modal__actions">
+        <button type="button" className="button" data-autofocus onClick={close}>Cancel</button>
+        <button type="button" className="button button--danger" onClick={() => {
+          close();
+          req.onConfirm();
+        }}>{req.confirmLabel}</button>
+      </div>
+    </Modal>
+  );
+}
