@@ -114,7 +114,8 @@ export async function startServe(): Promise<Served> {
         await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
         if (child.exitCode === null) child.kill('SIGKILL');
       }
-      rmSync(base, { recursive: true, force: true });
+      // Shells ended by the Core's exit may still be writing their history into the test user's home.
+      rmSync(base, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
 }
