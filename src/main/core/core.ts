@@ -27,6 +27,7 @@ import { listTargets } from './targets/listTargets.js';
 import { targetMethods } from './targets/methods.js';
 import { paneMethods } from './panes/methods.js';
 import { processMethods } from './processes/methods.js';
+import { actionRecorder } from './activity/windowActions.js';
 import { approvalMethods } from './approvals/methods.js';
 import { workspaceMethods } from './workspace/methods.js';
 import type { KeyValueStoreFactory } from './workspace/workspaceStore.js';
@@ -138,6 +139,7 @@ export class Core {
     this.targets.onChange(() => this.scheduleTargetsChanged());
     this.sessions.onChange(() => this.scheduleTargetsChanged());
 
+    const record = actionRecorder({ activity: this.activity, audit: this.audit });
     // Each noun serves its own slice of the API; a method served twice or by nobody fails to compile here.
     this.handlers = composeHandlers(
       targetMethods({
@@ -145,9 +147,10 @@ export class Core {
         listTargets: targetList,
         registry: this.runtime instanceof Registry ? this.runtime : undefined,
         configNames: () => [...this.config.config.targets.keys()],
+        record,
       }),
       paneMethods({ targets: this.targets, panes: this.panes, keepSec: () => this.config.config.paneKeepSec }),
-      processMethods({ processes: this.processes }),
+      processMethods({ processes: this.processes, record }),
       approvalMethods({ approvals: this.approvals }),
       workspaceMethods({ home: this.home, store: opts.uiStore }),
       doctorMethods({

@@ -1,12 +1,52 @@
-// The Activity feed: every tool call from agents, the CLI and the UI, newest first, updated as calls finish.
-import { memo } from 'react';
+// The Activity feed: every tool call from agents, the CLI and the UI (and what the window did), newest first; a row opens to show its details.
+import { memo, useState, type KeyboardEvent } from 'react';
 import type { ActivityEntry } from '../../shared/api.js';
+import type { ApprovalOutcome } from '../../shared/approvals.js';
 import { useActivity } from '../store/activity.js';
-import { clockTime, duration } from '../format.js';
+import { clockTime, duration, shortGeneration } from '../format.js';
+import { IconClose } from './icons.js';
 
-const ActivityRow = memo(function ActivityRow({ e }: { e: ActivityEntry }) {
+/** "approved for the session by a person after 4.2 s", "denied by timeout: no one answered …". */
+export function approvalText(a: ApprovalOutcome): string {
+  const verb = a.decision === 'approve' ? 'approved' : a.decision === 'deny' ? 'denied' : 'refused';
+  const scope = a.decision === 'approve' && a.scope ? (a.scope === 'once' ? ' once' : a.scope === 'session' ? ' for the session' : ' always') : '';
+  const waited = a.waited_ms !== undefined ? ` after ${duration(a.waited_ms)}` : '';
+  return `${verb}${scope} by ${a.by}${waited}${a.reason ? `: ${a.reason}` : ''}`;
+}
+
+/** The open row's details, under the table as the Processes panel shows a process's output. */
+function Details({ e, onClose }: { e: ActivityEntry; onClose(): void }) {
   return (
-    <tr className={`row row--${e.status}`}>
+    <div className="activity-details" role="region" aria-label={`Details of ${e.tool}`}>
+      <button type="button" className="icon-button activity-details__close" aria-label="Close details" onClick={onClose}><IconClose size={11} /></button>
+      <dl className="details">
+        <dt>Tool</dt>
+        <dd className="mono">{e.tool} <span className="dim">· {e.client}</span></dd>
+        <dt>Arguments</dt>
+        <dd className="mono details__args">{e.summary || '—'}</dd>
+        <dt>Target</dt>
+        <dd className="mono">{e.execution_target ? `${e.execution_target}${e.generation ? `#${shortGeneration(e.generation)}` : ''}` : '—'}</dd>
+        <dt>Started</dt>
+        <dd>{new Date(e.time).toLocaleString()}</dd>
+        <dt>Duration</dt>
+        <dd>{e.status === 'running' ? 'running' : duration(e.duration_ms) || '—'}</dd>
+        <dt>Result</dt>
+        <dd className={e.error ? 'details__error' : undefined}>{e.error ? `${e.status}: ${e.error}` : e.status}</dd>
+        {e.approval && (<><dt>Approval</dt><dd>{approvalText(e.approval)}</dd></>)}
+      </dl>
+    </div>
+  );
+}
+
+const ActivityRow = memo(function ActivityRow({ e, open, onToggle }: { e: ActivityEntry; open: boolean; onToggle(): void }) {
+  const onKey = (k: KeyboardEvent): void => {
+    if (k.key !== 'Enter' && k.key !== ' ') return;
+    k.preventDefault();
+    onToggle();
+  };
+  return (
+    <tr className={`row row--${e.status} row--openable${open ? ' row--open' : ''}`} tabIndex={0} aria-expanded={open} onClick={onToggle} onKeyDown={onKey}
+      aria-label={`${e.tool} ${e.execution_target ?? ''} ${e.status}`}>
       <td className="mono dim col-time">{clockTime(e.time)}</td>
       <td className="col-client"><span className={`tag tag--client-${e.client}`}>{e.client}</span></td>
       <td className="mono cell-tool">{e.tool}</td>
@@ -15,7 +55,7 @@ const ActivityRow = memo(function ActivityRow({ e }: { e: ActivityEntry }) {
         {e.summary}
         {e.error && <span className="cell-error"> — {e.error}</span>}
       </td>
-      <td><span className={`badge badge--${e.status}`}>{e.status}</span></td>
+      <td><span className={`badge badge--${e.status}`} title={e.approval ? approvalText(e.approval) : undefined}>{e.status}</span></td>
       <td className="mono dim num col-dur">{duration(e.duration_ms)}</td>
     </tr>
   );
@@ -23,14 +63,16 @@ const ActivityRow = memo(function ActivityRow({ e }: { e: ActivityEntry }) {
 
 export function ActivityFeed() {
   const entries = useActivity((s) => s.entries);
+  const [open, setOpen] = useState<string>();
   const running = entries.filter((e) => e.status === 'running').length;
+  const openEntry = open ? entries.find((e) => e.id === open) : undefined;
   return (
     <section className="panel panel--activity" aria-labelledby="activity-heading" data-region="activity" tabIndex={-1}>
       <div className="panel__header">
         <h2 id="activity-heading">Activity</h2>
         <span className="count">{running > 0 ? `${running} running · ${entries.length}` : entries.length}</span>
       </div>
-      <div className="panel__body">
+      <div className={`panel__body${openEntry ? ' panel__body--split' : ''}`}>
         <div className="scroll">
           {entries.length === 0 ? (
             <p className="empty">No tool calls yet. Calls from agents (MCP), <code>switchboard call</code> and this window appear here.</p>
@@ -43,11 +85,14 @@ export function ActivityFeed() {
                 </tr>
               </thead>
               <tbody>
-                {entries.slice().reverse().map((e) => <ActivityRow key={e.id} e={e} />)}
+                {entries.slice().reverse().map((e) => (
+                  <ActivityRow key={e.id} e={e} open={open === e.id} onToggle={() => setOpen((o) => (o === e.id ? undefined : e.id))} />
+                ))}
               </tbody>
             </table>
           )}
         </div>
+        {openEntry && <Details e={openEntry} onClose={() => setOpen(undefined)} />}
       </div>
     </section>
   );

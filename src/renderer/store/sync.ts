@@ -22,8 +22,8 @@ export function startSync(): void {
   void call('activity.list', { limit: 200 }).then((list) => list && useActivity.getState().load(list));
 }
 
-/** The Processes panel asks for a target's processes when it starts showing that target. */
-export async function loadProcesses(target: string): Promise<void> {
-  const list = await call('processes.list', { execution_target: target });
+/** The Processes panel asks for a target's processes (or every target's) when it starts showing them. */
+export async function loadProcesses(target: string | undefined): Promise<void> {
+  const list = await call('processes.list', target ? { execution_target: target } : {});
   if (list) useProcesses.getState().upsert(list);
 }

@@ -5,7 +5,7 @@ import type { ToolDef } from '../tools/toolDef.js';
 
 export interface AuditRecord {
   time: string;
-  kind: 'dispatch' | 'approval';
+  kind: 'dispatch' | 'approval' | 'action';
   client: string;
   tool?: string;
   execution_target?: string;

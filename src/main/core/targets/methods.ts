@@ -4,6 +4,7 @@ import type { TargetInfo } from '../../../shared/targets.js';
 import type { Handlers } from '../handlers.js';
 import type { Registry, RegistryChange } from '../registry/registry.js';
 import type { TargetTable } from '../registry/targetTable.js';
+import type { RecordAction } from '../activity/windowActions.js';
 
 const who = { provider: 'ui' } as const;
 
@@ -27,6 +28,15 @@ export interface TargetMethodDeps {
   /** The runtime registry; a Core built without one refuses changes. */
   registry: Registry | undefined;
   configNames: () => string[];
+  /** Changes made from a client go to Activity and audit.jsonl. */
+  record: RecordAction;
+}
+
+/** `ssh compute.example.com:22`-style words for what a spec is, without any secret field. */
+function specWords(spec: Record<string, unknown>): string {
+  const backend = typeof spec.backend === 'string' ? spec.backend : '?';
+  const where = ['ssh_host', 'docker_image', 'container', 'cwd'].map((k) => spec[k]).filter((v): v is string => typeof v === 'string');
+  return [backend, ...where.slice(0, 2)].join(' ');
 }
 
 export function targetMethods(deps: TargetMethodDeps) {
@@ -37,7 +47,9 @@ export function targetMethods(deps: TargetMethodDeps) {
   return {
     'targets.list': async () => deps.listTargets(),
     'targets.problems': async () => deps.targets.problems(),
-    'targets.register': async ({ name, spec, replace, if_generation }) => {
+    'targets.register': async ({ name, spec, replace, if_generation }, ctx) => deps.record({
+      client: ctx.client, tool: 'targets.register', execution_target: name, summary: `${replace ? 'edit' : 'add'} ${name}: ${specWords(spec)}`,
+    }, async () => {
       if (deps.configNames().includes(name)) {
         throw new SwitchboardError('registry_conflict', `"${name}" is a config target (config.yaml); edit it there`, 'pick another name for a runtime target');
       }
@@ -45,18 +57,23 @@ export function targetMethods(deps: TargetMethodDeps) {
       const change = await r.register({ ...who, name, spec, replace, if_generation });
       r.refresh();
       return result(change);
-    },
-    'targets.drain': async ({ name, generation }) => {
+    }, (res) => ({ generation: res.generation })),
+    'targets.drain': async ({ name, generation }, ctx) => deps.record({
+      client: ctx.client, tool: 'targets.drain', execution_target: name, generation, summary: `drain ${name}`,
+    }, async () => {
       const r = registry();
       const change = await r.drain({ ...ownerOf(r, name), name, generation });
       r.refresh();
       return result(change);
-    },
-    'targets.remove': async ({ name, generation }) => {
+    }, (res) => ({ generation: res.generation })),
+    'targets.remove': async ({ name, generation }, ctx) => deps.record({
+      client: ctx.client, tool: 'targets.remove', execution_target: name, generation, summary: `remove ${name}`,
+    }, async () => {
       const r = registry();
-      const change = await r.remove({ ...ownerOf(r, name), name, generation });
+      const owner = ownerOf(r, name);
+      const change = await r.remove({ ...owner, name, generation });
       r.refresh();
       return result(change);
-    },
+    }, (res) => ({ generation: res.generation })),
   } satisfies Partial<Handlers>;
 }
