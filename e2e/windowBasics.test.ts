@@ -1,4 +1,5 @@
 // The terminal basics of Tabby and Wave in the window: find, copy/paste, the context menu, tabs (titles, rename, Ctrl+Tab), F6, zoom, small windows.
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { marker, openUi, pane, root, run, terminalText, useServeAndBrowser, waitForPrompt, waitForText } from './harness.js';
@@ -224,6 +225,11 @@ describe('settings', () => {
     await page.screenshot({ path: join(root, 'test-results/e2e-settings.png') });
     await dialog.getByRole('button', { name: 'Done' }).click();
     await poll(background).toBe('rgb(12, 14, 18)');
+    // Kept in the profile, not in this browser: a page with storage of its own starts with them too.
+    await poll(() => JSON.parse(readFileSync(join(app.served.home, 'ui-state.json'), 'utf8')).settings).toMatchObject({ theme: 'dark', scrollback: 20000, copyOnSelect: true });
+    const fresh = await openUi(app.browser, app.served.url, undefined, { keepWorkspace: true });
+    await poll(() => pane(fresh.page, 1).locator('.xterm-viewport').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(12, 14, 18)');
+    await fresh.page.close();
     await page.reload();
     await waitForPrompt(pane(page, 1));
     await poll(background).toBe('rgb(12, 14, 18)');

@@ -84,6 +84,11 @@ export const WorkspaceLayout = z.object({
 });
 export type WorkspaceLayout = z.infer<typeof WorkspaceLayout>;
 
+/** The window's settings (font, zoom, theme …) kept in the profile; the renderer checks each field against its own schema. */
+export const UiSettings = z.record(z.string().max(64), z.union([z.string().max(300), z.number(), z.boolean()]))
+  .refine((r) => Object.keys(r).length <= 64, 'at most 64 settings');
+export type UiSettings = z.infer<typeof UiSettings>;
+
 /** The events a connection may subscribe to (everything but pane output, which goes by pane). */
 export const SubscribableEvent = z.enum(['targets.changed', 'targets.problems', 'activity', 'processes.changed', 'approvals.changed', 'approvals.rules', 'process.output']);
 export type SubscribableEvent = z.infer<typeof SubscribableEvent>;
@@ -137,6 +142,9 @@ export const coreMethods = {
   'approvals.revoke': { input: z.object({ id: z.string().min(1) }), output: z.object({ id: z.string() }) },
   'workspace.get': { input: z.object({}), output: WorkspaceLayout.nullable() },
   'workspace.save': { input: WorkspaceLayout, output: z.object({}) },
+  /** The window's settings from the profile; null before any were saved. */
+  'settings.get': { input: z.object({}), output: UiSettings.nullable() },
+  'settings.save': { input: UiSettings, output: z.object({}) },
   'activity.list': { input: z.object({ limit: z.number().int().positive().max(1000).optional() }), output: z.array(ActivityEntry) },
   /**
    * A connection receives only the events it subscribed to (pane events go by pane: those it opened or attached).

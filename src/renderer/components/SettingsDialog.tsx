@@ -1,4 +1,4 @@
-// Settings: font, zoom, scrollback, theme, copy-on-select, Ctrl+V, renderer. Applied at once to every terminal; kept in this browser.
+// Settings: font, zoom, scrollback, theme, copy-on-select, Ctrl+V, renderer. Applied at once to every terminal; kept in the profile.
 import { useUi } from '../store/ui.js';
 import { useDialogs } from '../store/dialogs.js';
 import { FONT_SIZE, SCROLLBACK, useSettings, type Settings } from '../store/settings.js';
@@ -42,7 +42,7 @@ function SettingsBody() {
   return (
     <Modal title="Settings" onCancel={() => useUi.getState().setSettings(false)} width={480}>
       <div className="form">
-        <p className="form__note">Applied to every terminal at once, and kept in this browser.</p>
+        <p className="form__note">Applied to every terminal at once, and kept in your Switchboard profile.</p>
         <label className="field">
           <span>Font family</span>
           {/* Applied when the field is left, so a half-typed name never reaches the terminals; empty means the default. */}

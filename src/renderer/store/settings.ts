@@ -1,5 +1,5 @@
-// The person's terminal settings (font, zoom, scrollback, theme, copy-on-select, renderer), kept in this browser's localStorage.
-// The Core's API has no profile-backed place for UI settings yet; workspace.save holds the layout only.
+// The person's terminal settings (font, zoom, scrollback, theme, copy-on-select, renderer), kept in the profile by the Core
+// (settings.get / settings.save), so every window and browser on this profile shares them.
 import { z, config as zodConfig } from 'zod';
 import { create } from 'zustand';
 import { MONO_FONT } from '../terminal/theme.js';
@@ -25,7 +25,9 @@ const SettingsSchema = z.object({
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 
-const KEY = 'switchboard.settings';
+/** Where settings lived before the profile kept them: read once, moved to the profile, removed. */
+const LEGACY_KEY = 'switchboard.settings';
+const SAVE_DELAY_MS = 200;
 
 function isWindows(): boolean {
   return typeof navigator !== 'undefined' && /^Win/i.test(navigator.platform);
@@ -36,31 +38,81 @@ export function parseSettings(raw: unknown): Settings {
   return SettingsSchema.parse(typeof raw === 'object' && raw !== null ? raw : {});
 }
 
-function load(): Settings {
-  try {
-    return parseSettings(JSON.parse(window.localStorage.getItem(KEY) ?? '{}'));
-  } catch {
-    return parseSettings({});
-  }
-}
-
 interface SettingsState extends Settings {
+  /** True once the profile's settings arrived (or it had none). */
+  loaded: boolean;
   update(patch: Partial<Settings>): void;
   reset(): void;
 }
 
+let saveTimer: ReturnType<typeof setTimeout> | undefined;
+let pendingSave: Settings | undefined;
+let save: ((s: Settings) => Promise<unknown>) | undefined;
+
+function flushSave(): void {
+  clearTimeout(saveTimer);
+  saveTimer = undefined;
+  const next = pendingSave;
+  pendingSave = undefined;
+  if (next && save) void save(next);
+}
+
+/** Saved a moment after the last change (a zoom held down is one write), and at once when the page goes away. */
+function scheduleSave(next: Settings): void {
+  pendingSave = next;
+  clearTimeout(saveTimer);
+  saveTimer = setTimeout(flushSave, SAVE_DELAY_MS);
+}
+
 export const useSettings = create<SettingsState>((set, get) => ({
-  ...load(),
+  ...parseSettings({}),
+  loaded: false,
   update: (patch) => {
     const next = parseSettings({ ...pick(get()), ...patch });
     set(next);
-    window.localStorage.setItem(KEY, JSON.stringify(next));
+    scheduleSave(next);
   },
   reset: () => {
-    window.localStorage.removeItem(KEY);
-    set(parseSettings({}));
+    const next = parseSettings({});
+    set(next);
+    scheduleSave(next);
   },
 }));
+
+/**
+ * Reads the profile's settings through the Core (`get`) and keeps them there (`put`). A profile without any takes
+ * what this browser kept before settings moved to the profile.
+ */
+export async function loadSettings(io: { get(): Promise<Record<string, unknown> | null | undefined>; put(s: Settings): Promise<unknown> }): Promise<void> {
+  save = io.put;
+  window.addEventListener('pagehide', flushSave);
+  let stored = await io.get();
+  if (stored === undefined) return;
+  if (stored === null) {
+    const legacy = readLegacy();
+    if (legacy) {
+      stored = legacy;
+      await io.put(parseSettings(legacy));
+    }
+  }
+  try {
+    window.localStorage.removeItem(LEGACY_KEY);
+  } catch {
+    /* storage unavailable */
+  }
+  // A change made while the profile's copy was loading wins over it.
+  if (pendingSave) return useSettings.setState({ loaded: true });
+  useSettings.setState({ ...parseSettings(stored ?? {}), loaded: true });
+}
+
+function readLegacy(): Record<string, unknown> | undefined {
+  try {
+    const raw: unknown = JSON.parse(window.localStorage.getItem(LEGACY_KEY) ?? 'null');
+    return raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export function pick(s: Settings): Settings {
   const { fontFamily, fontSize, zoom, scrollback, theme, copyOnSelect, ctrlVPastes, gpu } = s;

@@ -4,12 +4,14 @@ import { useTargets } from './targets.js';
 import { useActivity } from './activity.js';
 import { useProcesses } from './processes.js';
 import { useApprovals } from './approvals.js';
+import { loadSettings } from './settings.js';
 
 let started = false;
 
 export function startSync(): void {
   if (started) return;
   started = true;
+  void loadSettings({ get: () => call('settings.get', {}), put: (s) => call('settings.save', s) });
   core.on('targets.changed', (list) => useTargets.getState().set(list));
   core.on('targets.problems', (problems) => useTargets.getState().setProblems(problems));
   void call('targets.problems', {}).then((p) => p && useTargets.getState().setProblems(p));
