@@ -19,6 +19,8 @@ export interface Served {
   env: NodeJS.ProcessEnv;
   /** Runs `switchboard ARGS…` against this profile. */
   cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+  /** Stops the Core and starts it again on the same profile; `url` becomes the new one (returned too). */
+  restart(): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -59,19 +61,13 @@ export function targetsYaml(targets: Record<string, { cwd: string }>, defaultTar
 /** Profile folder per served URL, so a page can start without the previous page's saved tabs. */
 const homeOf = new Map<string, string>();
 
-export async function startServe(): Promise<Served> {
-  ensureBuilt();
-  const base = realpathSync(mkdtempSync(join(tmpdir(), 'sb-e2e-')));
-  const home = join(base, 'home');
-  const dirs = { alpha: join(base, 'x'), beta: join(base, 'y') };
-  const userHome = join(base, 'user');
-  for (const d of [home, dirs.alpha, dirs.beta, join(dirs.alpha, 'sub'), userHome]) mkdirSync(d, { recursive: true });
-  writeFileSync(join(home, 'config.yaml'), targetsYaml({ alpha: { cwd: dirs.alpha }, beta: { cwd: dirs.beta } }));
-  // A clean shell: no rc files that replace PROMPT_COMMAND (the pane's OSC 7 cwd reports ride on it).
-  writeFileSync(join(userHome, '.bashrc'), 'PS1="\\w \\$ "\n');
-  const env: NodeJS.ProcessEnv = { ...process.env, SWITCHBOARD_HOME: home, HOME: userHome, SHELL: '/bin/bash' };
-  delete env.PROMPT_COMMAND;
+export interface ServeOptions {
+  /** Appended to config.yaml (e.g. an `approvals:` section). */
+  configExtra?: string;
+}
 
+/** Runs `switchboard serve` on a profile until it prints its URL (with the approver secret in the #fragment). */
+async function spawnServe(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
   const child: ChildProcess = spawn(process.execPath, [bin, 'serve', '--port', '0'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => { stderr += d.toString(); });
@@ -91,7 +87,31 @@ export async function startServe(): Promise<Served> {
       reject(new Error(`serve exited with ${code}: ${stderr}`));
     });
   });
+  return { child, url };
+}
 
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
+  if (child.exitCode === null) child.kill('SIGKILL');
+}
+
+export async function startServe(opts: ServeOptions = {}): Promise<Served> {
+  ensureBuilt();
+  const base = realpathSync(mkdtempSync(join(tmpdir(), 'sb-e2e-')));
+  const home = join(base, 'home');
+  const dirs = { alpha: join(base, 'x'), beta: join(base, 'y') };
+  const userHome = join(base, 'user');
+  for (const d of [home, dirs.alpha, dirs.beta, join(dirs.alpha, 'sub'), userHome]) mkdirSync(d, { recursive: true });
+  writeFileSync(join(home, 'config.yaml'), targetsYaml({ alpha: { cwd: dirs.alpha }, beta: { cwd: dirs.beta } }) + (opts.configExtra ?? ''));
+  // A clean shell: no rc files that replace PROMPT_COMMAND (the pane's OSC 7 cwd reports ride on it).
+  writeFileSync(join(userHome, '.bashrc'), 'PS1="\\w \\$ "\n');
+  const env: NodeJS.ProcessEnv = { ...process.env, SWITCHBOARD_HOME: home, HOME: userHome, SHELL: '/bin/bash' };
+  delete env.PROMPT_COMMAND;
+
+  let { child, url } = await spawnServe(env);
   homeOf.set(url, home);
   const cli = (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
     new Promise((resolve) => {
@@ -101,23 +121,26 @@ export async function startServe(): Promise<Served> {
       });
     });
 
-  return {
+  const served: Served = {
     url,
     home,
     dirs,
     env,
     cli,
+    restart: async () => {
+      await stopChild(child);
+      ({ child, url } = await spawnServe(env));
+      homeOf.set(url, home);
+      served.url = url;
+      return url;
+    },
     stop: async () => {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 3000))]);
-        if (child.exitCode === null) child.kill('SIGKILL');
-      }
+      await stopChild(child);
       // Shells ended by the Core's exit may still be writing their history into the test user's home.
       rmSync(base, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
+  return served;
 }
 
 export function launchChromium(): Promise<Browser> {
@@ -185,11 +208,11 @@ export function marker(prefix: string): string {
 }
 
 /** One `serve` and one Chromium for a spec file: started before its tests, stopped after. Read them inside tests. */
-export function useServeAndBrowser(prepare?: (served: Served) => void | Promise<void>): { readonly served: Served; readonly browser: Browser } {
+export function useServeAndBrowser(prepare?: (served: Served) => void | Promise<void>, opts: ServeOptions = {}): { readonly served: Served; readonly browser: Browser } {
   let served: Served | undefined;
   let browser: Browser | undefined;
   beforeAll(async () => {
-    served = await startServe();
+    served = await startServe(opts);
     await prepare?.(served);
     browser = await launchChromium();
   });

@@ -33,14 +33,18 @@ function useFirstTab(): void {
   }, [loaded]);
 }
 
-/** The window title names the focused pane's target, as terminal apps do, and counts approvals waiting (seen from the taskbar). */
-function useWindowTitle(): void {
+/**
+ * The window title names the focused pane's target, as terminal apps do, and counts approvals waiting (seen from the
+ * taskbar). A component of its own, so a title change does not re-render the whole window.
+ */
+function WindowTitle(): null {
   const target = useLayout((s) => (s.focusedPaneId ? s.panes[s.focusedPaneId]?.target : undefined));
   const waiting = useApprovals((s) => s.pending.length);
   useEffect(() => {
     const base = target ? `${target} — Switchboard` : 'Switchboard';
     document.title = waiting > 0 ? `(${waiting}) Approval needed — ${base}` : base;
   }, [target, waiting]);
+  return null;
 }
 
 /** Light or dark for the whole window, from Settings or the system. */
@@ -56,7 +60,6 @@ export function App() {
   useEffect(() => startSync(), []);
   useEffect(() => startApprovalNotices(), []);
   useFirstTab();
-  useWindowTitle();
   useThemeAttribute();
   const [dockHeight, setDockHeight] = useDockHeight();
   const collapsed = useUi((s) => s.sidebarCollapsed);
@@ -95,6 +98,7 @@ export function App() {
       <CommandPalette />
       <SettingsDialog />
       <DialogHost />
+      <WindowTitle />
     </div>
   );
 }
