@@ -88,4 +88,31 @@ describe('window actions', () => {
     expect(errors).toEqual([]);
     await page.close();
   });
+
+  it('removing a target another program registered names its provider and owner and asks first', async () => {
+    const reg = await app.served.cli(['targets', 'register', 'sandbox-7', '--backend', 'local', '--cwd', app.served.dirs.beta, '--provider', 'sandboxd', '--owner-id', 'job-7']);
+    expect(reg.code, reg.stderr).toBe(0);
+    const { page, errors } = await openUi(app.browser, app.served.url);
+    const row = page.getByRole('listitem', { name: 'sandbox-7' });
+    await row.waitFor();
+    await row.hover();
+    await row.getByRole('button', { name: 'Remove sandbox-7' }).click();
+    const ask = page.getByRole('dialog', { name: 'Remove target sandbox-7?' });
+    await ask.waitFor();
+    const who = await ask.getByRole('list', { name: 'Registered by' }).textContent();
+    expect(who).toContain('provider: sandboxd');
+    expect(who).toContain('owner: job-7');
+    await poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
+    await page.screenshot({ path: join(root, 'test-results/e2e-remove-provider-target.png') });
+    await page.keyboard.press('Escape');
+    await ask.waitFor({ state: 'detached' });
+    expect(await row.count()).toBe(1);
+    await row.hover();
+    await row.getByRole('button', { name: 'Remove sandbox-7' }).click();
+    await ask.getByRole('button', { name: 'Remove target' }).click();
+    await row.waitFor({ state: 'detached' });
+    await page.getByRole('table', { name: 'Activity feed' }).getByRole('row').filter({ hasText: 'remove sandbox-7' }).first().waitFor();
+    expect(errors).toEqual([]);
+    await page.close();
+  });
 });

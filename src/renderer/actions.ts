@@ -38,6 +38,7 @@ function unlessRunning(paneIds: readonly string[], ask: { title: string; confirm
     ...ask,
     message: `${what} still running${where ? ` in this terminal on ${where}` : ''}. ${ask.ends}`,
     items,
+    itemsLabel: 'Running',
     onConfirm: action,
   });
 }

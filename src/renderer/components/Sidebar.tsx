@@ -28,12 +28,27 @@ function RemoveButton({ t }: { t: TargetInfo }) {
     const timer = setTimeout(() => setArmed(false), 4000);
     return () => clearTimeout(timer);
   }, [armed]);
-  const click = (): void => {
-    if (!armed) return setArmed(true);
-    setArmed(false);
+  const remove = (): void => {
     void call('targets.remove', { name: t.name, generation: t.generation }).then((r) => {
       if (r) useToasts.getState().push({ kind: 'info', message: `Target "${t.name}" removed` });
     });
+  };
+  const click = (): void => {
+    // A target another program registered is that program's: say whose it is and ask in a dialog.
+    if (t.provider && t.provider !== 'ui') {
+      useDialogs.getState().ask({
+        title: `Remove target ${t.name}?`,
+        message: `${t.name} was registered by another program. Removing it ends its terminals and background work, and that program may register it again or fail.`,
+        items: [`provider: ${t.provider}`, ...(t.owner_id ? [`owner: ${t.owner_id}`] : []), `generation: ${t.generation}`],
+        itemsLabel: 'Registered by',
+        confirmLabel: 'Remove target',
+        onConfirm: remove,
+      });
+      return;
+    }
+    if (!armed) return setArmed(true);
+    setArmed(false);
+    remove();
   };
   return (
     <button type="button" className={`icon-button${armed ? ' icon-button--armed' : ''}`} aria-label={armed ? `Confirm remove ${t.name}` : `Remove ${t.name}`}

@@ -8,8 +8,10 @@ export type TargetDialogRequest = { mode: 'add' } | { mode: 'edit'; target: Targ
 export interface ConfirmRequest {
   title: string;
   message: string;
-  /** What would be ended, one line each (the command lines of running programs). */
+  /** What would be ended or who is affected, one line each (the command lines of running programs …). */
   items: string[];
+  /** What the lines are, for screen readers ("Running"). */
+  itemsLabel: string;
   confirmLabel: string;
   onConfirm(): void;
 }
