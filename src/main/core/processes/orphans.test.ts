@@ -74,10 +74,17 @@ describe(`work never outlives the Core (${targets.join(', ')})`, () => {
       return { t, fg, bg, call: longCall(t, fg) };
     });
     for (const s of sleeps) await background(s.t, s.bg);
+    // A background process on a runtime target that was removed while it ran is ended too.
+    const gone = uniqueSleep();
+    expect((await runCli(home, ['targets', 'register', 'brief', '--backend', 'local', '--cwd', work])).status).toBe(0);
+    await background('brief', gone);
+    expect((await runCli(home, ['targets', 'remove', 'brief'])).status).toBe(0);
     for (const s of sleeps) await until(() => running(s.fg) && running(s.bg), `${s.t}: both sleeps started`);
+    expect(running(gone)).toBe(true);
     await served.stop();
     served = undefined;
     for (const s of sleeps) await until(() => !running(s.fg) && !running(s.bg), `${s.t}: both sleeps ended with the Core`);
+    await until(() => !running(gone), 'the removed target\'s process ended with the Core');
   });
 
   it('after kill -9, the next Core ends what the dead one left: at start here, on first reach elsewhere', async () => {
