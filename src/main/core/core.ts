@@ -116,6 +116,8 @@ export class Core {
     this.runs = new CoreRuns(this.home);
     // One audit line per place swept (only after a crash: a clean run leaves nothing to sweep).
     const swept = (r: SweepReport): void => {
+      // A cut-off call that had ended by itself leaves nothing to report.
+      if (r.why === 'cut off' && r.found === 0 && !r.problem) return;
       const outcome = r.problem ? 'error' : r.found > 0 ? 'ended' : 'none';
       this.audit.write({ time: new Date().toISOString(), kind: 'sweep', client: 'core', execution_target: r.identity, outcome, count: r.found, ...(r.problem ? { error: r.problem } : {}) });
     };

@@ -77,12 +77,20 @@ export class CoreRuns {
   }
 }
 
+/** The variable that names one call's processes, so a call cut off from its target can be ended once it is back. */
+export const CALL_VARIABLE = 'SB_CORE_CALL';
+
+/** `NAME=value` lines that mark the processes of crashed runs. */
+export function runMarks(runs: readonly string[]): string[] {
+  return runs.map((id) => `${RUN_VARIABLE}=${id}`);
+}
+
 /**
- * A POSIX sh script that ends every process whose environment names one of `runs` (TERM, then KILL a second later)
- * and prints how many it found. It reads /proc, so it works on Linux hosts and containers (busybox included).
+ * A POSIX sh script that ends every process whose environment holds one of `marks` (`NAME=value`; TERM, then KILL
+ * a second later) and prints how many it found. It reads /proc, so it works on Linux hosts and containers (busybox).
  */
-export function sweepScript(runs: readonly string[]): string {
-  const patterns = runs.map((id) => `-e '${RUN_VARIABLE}=${id.replace(/[^a-z0-9-]/g, '')}'`).join(' ');
+export function sweepScript(marks: readonly string[]): string {
+  const patterns = marks.map((m) => `-e '${m.replace(/[^A-Za-z0-9_=-]/g, '')}'`).join(' ');
   return [
     'self=$$; pids=',
     'for e in /proc/[0-9]*/environ; do',
@@ -107,7 +115,7 @@ function namespaceOf(pid: string): string | undefined {
 /** The same sweep on this machine, in process (no shell per process): the pids it ended. */
 export function sweepLocal(runs: readonly string[]): number[] {
   if (runs.length === 0) return [];
-  const wanted = new Set(runs.map((id) => `${RUN_VARIABLE}=${id}`));
+  const wanted = new Set(runMarks(runs));
   const found: number[] = [];
   let entries: string[];
   try {
