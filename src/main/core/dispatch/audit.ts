@@ -5,7 +5,8 @@ import type { ToolDef } from '../tools/toolDef.js';
 
 export interface AuditRecord {
   time: string;
-  kind: 'dispatch' | 'approval' | 'action';
+  /** sweep: processes a crashed Core run left behind, found and ended by this one; action: what a person did from a client (kill, add/remove a target). */
+  kind: 'dispatch' | 'approval' | 'sweep' | 'action';
   client: string;
   tool?: string;
   execution_target?: string;
