@@ -1,5 +1,5 @@
 // The Activity feed: every tool call from agents, the CLI and the UI (and what the window did), newest first; a row opens to show its details.
-import { memo, useState, type KeyboardEvent } from 'react';
+import { memo, useCallback, useState, type KeyboardEvent } from 'react';
 import type { ActivityEntry } from '../../shared/api.js';
 import type { ApprovalOutcome } from '../../shared/approvals.js';
 import { useActivity } from '../store/activity.js';
@@ -38,7 +38,8 @@ function Details({ e, onClose }: { e: ActivityEntry; onClose(): void }) {
   );
 }
 
-const ActivityRow = memo(function ActivityRow({ e, open, onToggle }: { e: ActivityEntry; open: boolean; onToggle(): void }) {
+const ActivityRow = memo(function ActivityRow({ e, open, onToggle: toggle }: { e: ActivityEntry; open: boolean; onToggle(id: string): void }) {
+  const onToggle = (): void => toggle(e.id);
   const onKey = (k: KeyboardEvent): void => {
     if (k.key !== 'Enter' && k.key !== ' ') return;
     k.preventDefault();
@@ -64,6 +65,8 @@ const ActivityRow = memo(function ActivityRow({ e, open, onToggle }: { e: Activi
 export function ActivityFeed() {
   const entries = useActivity((s) => s.entries);
   const [open, setOpen] = useState<string>();
+  // One stable callback, so a new entry re-renders its own row, not every row.
+  const toggle = useCallback((id: string) => setOpen((o) => (o === id ? undefined : id)), []);
   const running = entries.filter((e) => e.status === 'running').length;
   const openEntry = open ? entries.find((e) => e.id === open) : undefined;
   return (
@@ -86,7 +89,7 @@ export function ActivityFeed() {
               </thead>
               <tbody>
                 {entries.slice().reverse().map((e) => (
-                  <ActivityRow key={e.id} e={e} open={open === e.id} onToggle={() => setOpen((o) => (o === e.id ? undefined : e.id))} />
+                  <ActivityRow key={e.id} e={e} open={open === e.id} onToggle={toggle} />
                 ))}
               </tbody>
             </table>
