@@ -163,7 +163,7 @@ export interface ToolAnnotations {
  * A tool declares how to find it in its arguments; the policy never looks at tool names.
  */
 export type ApprovalSubject =
-  | { kind: 'command'; command: string }
+  | { kind: 'command'; command: string; /** Where it runs when not the tracked cwd (terminal's workdir). */ workdir?: string }
   | { kind: 'path'; path: string; access: 'read' | 'write' }
   | { kind: 'code'; code: string; language: 'python' };
 

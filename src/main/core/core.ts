@@ -19,6 +19,9 @@ import { AuditLog } from './dispatch/audit.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { toolDefs } from './tools/toolDefs.js';
 import { ApprovalBroker } from './approvals/approvalBroker.js';
+import { ApprovalRules } from './approvals/approvalRules.js';
+import { CommandApprovals } from './approvals/commandApprovals.js';
+import { loadCommandPolicy } from './approvals/policy/commandPolicy.js';
 import { ActivityLog } from './activity/activityLog.js';
 import { EventBus, type EventListener } from './events/eventBus.js';
 import { detachedConnection, composeHandlers, type CallContext, type Handlers } from './handlers.js';
@@ -60,6 +63,7 @@ export class Core {
   readonly audit: AuditLog;
   readonly dispatcher: Dispatcher;
   readonly approvals: ApprovalBroker;
+  readonly approvalRules: ApprovalRules;
   readonly activity: ActivityLog;
   readonly providerContext: ProviderContext;
   private readonly events = new EventBus();
@@ -81,13 +85,17 @@ export class Core {
     this.audit = new AuditLog(this.home);
     this.approvals = new ApprovalBroker(
       () => this.config.config.approvals.timeoutSec,
-      (a, d) => this.audit.write({
-        time: new Date().toISOString(), kind: 'approval', client: d.by === 'person' ? 'person' : d.by, approval_kind: a.kind,
-        execution_target: a.execution_target, outcome: d.decision, scope: d.scope, ...(d.reason ? { reason: d.reason } : {}),
+      // Command decisions are written by the approval step, which also sees the ones no person made.
+      (a, d) => a.kind === 'host_key' && this.audit.write({
+        time: new Date().toISOString(), kind: 'approval', client: d.by === 'person' ? d.decider ?? 'person' : d.by, approval_kind: a.kind,
+        execution_target: a.execution_target, outcome: d.decision, scope: d.scope, by: d.by === 'person' ? d.decider ?? 'person' : d.by,
+        waited_ms: d.waited_ms, ...(d.reason ? { reason: d.reason } : {}),
         ...(a.host_key ? { fingerprint: a.host_key.fingerprint, host: `${a.host_key.host}:${a.host_key.port}` } : {}),
       }),
     );
     this.approvals.onChange((list) => this.emit('approvals.changed', list));
+    this.approvalRules = new ApprovalRules(this.home);
+    this.approvalRules.onChange((rules) => this.emit('approvals.rules', rules));
     this.providerContext = {
       home: this.home,
       confirmHostKey: async (req, signal) => {
@@ -125,7 +133,24 @@ export class Core {
     });
     this.activity = new ActivityLog((entry) => this.emit('activity', entry));
     const targetList = (): TargetInfo[] => listTargets({ targets: this.targets, sessions: this.sessions });
+    const commandApprovals = new CommandApprovals({
+      policy: loadCommandPolicy,
+      broker: this.approvals,
+      rules: this.approvalRules,
+      sessions: this.sessions,
+      audit: this.audit,
+      settings: () => this.config.config.approvals,
+      current: (name) => {
+        this.targets.refresh();
+        try {
+          return this.targets.snapshot(name);
+        } catch {
+          return undefined;
+        }
+      },
+    });
     this.dispatcher = new Dispatcher({
+      approvals: commandApprovals,
       targets: this.targets,
       sessions: this.sessions,
       audit: this.audit,
@@ -148,7 +173,7 @@ export class Core {
       }),
       paneMethods({ targets: this.targets, panes: this.panes }),
       processMethods({ processes: this.processes }),
-      approvalMethods({ approvals: this.approvals }),
+      approvalMethods({ approvals: this.approvals, rules: this.approvalRules }),
       workspaceMethods({ home: this.home, store: opts.uiStore }),
       doctorMethods({
         home: this.home,

@@ -1,16 +1,16 @@
 // approvals.list / approvals.decide / approvals.rules / approvals.revoke: pending approvals and kept rules.
-import { SwitchboardError } from '../../../shared/errors.js';
 import type { Handlers } from '../handlers.js';
 import type { ApprovalBroker } from './approvalBroker.js';
+import type { ApprovalRules } from './approvalRules.js';
 
-export function approvalMethods(deps: { approvals: ApprovalBroker }) {
+export function approvalMethods(deps: { approvals: ApprovalBroker; rules: ApprovalRules }) {
   return {
     'approvals.list': async () => deps.approvals.list(),
-    'approvals.decide': async (d) => deps.approvals.decide(d),
-    // No rule store yet: nothing is kept, so there is nothing to list or revoke.
-    'approvals.rules': async () => [],
+    'approvals.decide': async (d, ctx) => deps.approvals.decide(d, ctx.client),
+    'approvals.rules': async () => deps.rules.list(),
     'approvals.revoke': async ({ id }) => {
-      throw new SwitchboardError('bad_request', `no approval rule ${id}`, 'list them with `switchboard approvals rules`');
+      deps.rules.revoke(id);
+      return { id };
     },
   } satisfies Partial<Handlers>;
 }
