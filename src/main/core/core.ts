@@ -227,7 +227,12 @@ export class Core {
     const input = coreMethods[method].input.safeParse(params ?? {});
     if (!input.success) throw new SwitchboardError('bad_request', `${method}: ${input.error.issues[0]?.message ?? 'invalid input'}`);
     const handler = this.handlers[method] as (input: unknown, ctx: CallContext) => Promise<unknown>;
-    return handler(input.data, { client: ctx.client ?? 'ui', connection: ctx.connection ?? detachedConnection });
+    return handler(input.data, {
+      client: ctx.client ?? 'ui',
+      connection: ctx.connection ?? detachedConnection,
+      ...(ctx.approverRefusal ? { approverRefusal: ctx.approverRefusal } : {}),
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    });
   }
 
   callTool(tool: string, args: Record<string, unknown>, client: ToolClient): Promise<ToolResult> {

@@ -15,8 +15,16 @@ export interface ConnectionScope {
 }
 
 export interface CallContext {
+  /** Who is calling, as the transport knows it (never what the caller says of itself). */
   client: ToolClient;
   connection: ConnectionScope;
+  /**
+   * Why this caller may not approve pending approvals (undefined: it may). The transport answers from what a
+   * tool-call process never has: the window's own channel, the approver secret, or a terminal of its own.
+   */
+  approverRefusal?: () => string | undefined;
+  /** Aborts when the caller is gone (its connection closed): held approvals are withdrawn. */
+  signal?: AbortSignal;
 }
 
 export type Handler<M extends CoreMethod> = (input: MethodInput<M>, ctx: CallContext) => Promise<MethodOutput<M>>;

@@ -6,6 +6,7 @@ import {
   isPaneEvent, WireId, WireRequest, type CoreEvent, type SubscribableEvent, type WireEvent, type WireResponse,
 } from '../../shared/api.js';
 import type { CallContext, ConnectionScope } from '../core/handlers.js';
+import type { ToolClient } from '../../shared/tools.js';
 import type { EventListener } from '../core/events/eventBus.js';
 
 /** What carries the messages. */
@@ -41,6 +42,16 @@ export const DEFAULT_LIMITS: ConnectionLimits = { highBytes: 1 << 20, lowBytes: 
 /** Requests over this are refused with a clear error (the frame itself is read so the refusal can name its id). */
 export const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 
+/** Who is at the other end, as the carrier can tell without asking the client. */
+export interface ConnectionIdentity {
+  client: ToolClient;
+  /** Why this connection may not approve (undefined: it may). */
+  approverRefusal: () => string | undefined;
+}
+
+/** A connection nothing is known about: recorded as the CLI, and it may not approve. */
+export const unknownCaller: ConnectionIdentity = { client: 'cli', approverRefusal: () => 'the connection did not show who it is' };
+
 export const SLOW_CLIENT_REASON = 'the client stopped reading; closed to protect the Core';
 
 export class Connection implements ConnectionScope {
@@ -53,8 +64,15 @@ export class Connection implements ConnectionScope {
   private drainTimer: NodeJS.Timeout | undefined;
   private readonly offEvents: () => void;
   private ended = false;
+  /** Aborted when the connection goes: calls still waiting (a held approval) are withdrawn. */
+  private readonly gone = new AbortController();
 
-  constructor(private readonly core: ConnectionCore, private readonly peer: Peer, private readonly limits: ConnectionLimits = DEFAULT_LIMITS) {
+  constructor(
+    private readonly core: ConnectionCore,
+    private readonly peer: Peer,
+    private readonly limits: ConnectionLimits = DEFAULT_LIMITS,
+    private readonly identity: ConnectionIdentity = unknownCaller,
+  ) {
     this.offEvents = core.onEvent((event, payload) => this.onEvent(event, payload));
   }
 
@@ -75,12 +93,16 @@ export class Connection implements ConnectionScope {
       reply = { type: 'result', id: msg.id, ok: false, error: { code: 'too_large', message: `the request is ${Math.round(size / 1048576)} MiB; the limit is ${MAX_REQUEST_BYTES / 1048576} MiB`, hint: 'send large files in parts' } };
     } else {
       try {
-        reply = { type: 'result', id: msg.id, ok: true, result: await this.core.invoke(msg.method, msg.params, { connection: this }) };
+        reply = { type: 'result', id: msg.id, ok: true, result: await this.core.invoke(msg.method, msg.params, this.callContext()) };
       } catch (err) {
         reply = { type: 'result', id: msg.id, ok: false, error: toErrorPayload(err) };
       }
     }
     this.send(reply);
+  }
+
+  private callContext(): Partial<CallContext> {
+    return { connection: this, client: this.identity.client, approverRefusal: this.identity.approverRefusal, signal: this.gone.signal };
   }
 
   // ---- ConnectionScope: what handlers may change about this connection ----
@@ -161,6 +183,7 @@ export class Connection implements ConnectionScope {
   dispose(): void {
     if (this.ended) return;
     this.ended = true;
+    this.gone.abort();
     this.offEvents();
     this.releaseThrottles();
     for (const [paneId, closeOnLeave] of this.panes) {

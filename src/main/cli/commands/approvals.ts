@@ -1,6 +1,7 @@
 // `switchboard approvals list|approve|deny|rules|revoke|check`: decide pending approvals (host keys, commands) from a
 // shell, keep or drop "always allow" rules, or ask the policy what it would do with a command without running it.
 import type { Command } from 'commander';
+import { closeSync, openSync } from 'node:fs';
 import { ApprovalScope, type PendingApproval } from '../../../shared/approvals.js';
 import { SwitchboardError } from '../../../shared/errors.js';
 import { withCore } from '../connect.js';
@@ -11,6 +12,19 @@ function what(a: PendingApproval): string {
   if (a.host_key) return `${a.host_key.host}:${a.host_key.port} ${a.host_key.key_type} ${a.host_key.fingerprint}`;
   const text = (a.command ?? '').replace(/\s+/g, ' ');
   return `${a.tool ? `${a.tool}: ` : ''}${text.length > 80 ? text.slice(0, 79) + '…' : text}`;
+}
+
+/** Approving needs a person at a terminal; a process without one (a tool call, a pipe from a script) is refused here. */
+function assertControllingTerminal(): void {
+  try {
+    closeSync(openSync('/dev/tty', 'r'));
+  } catch {
+    throw new SwitchboardError(
+      'not_permitted',
+      'approving needs a person at a terminal: this process has no controlling terminal',
+      'approve in the Switchboard window, or run this in a terminal of your own',
+    );
+  }
 }
 
 function where(a: PendingApproval): string {
@@ -37,6 +51,7 @@ export function approvalsCommand(program: Command): void {
     .action(action(async (id: string, opts: { scope: string; json?: boolean }) => {
       const scope = ApprovalScope.safeParse(opts.scope);
       if (!scope.success) throw new SwitchboardError('bad_request', `--scope must be once, session or always, not "${opts.scope}"`);
+      assertControllingTerminal();
       const r = await withCore((c) => c.call('approvals.decide', { id, decision: 'approve', scope: scope.data }));
       if (opts.json) printJson(r);
       else process.stdout.write(`approved ${id} (${scope.data})\n`);
