@@ -128,12 +128,13 @@ export class CommandApprovals {
     const args = deepFreeze(structuredClone(call.args) as Record<string, unknown>);
     const binding = bindingOf(def.name, args, snapshot.identity);
     const subject = def.approval(args);
-    if (!subject) return { args, binding };
+    // Reads are never judged: nothing to look up, nothing to ask.
+    if (!subject || (subject.kind === 'path' && subject.access === 'read')) return { args, binding };
     const policy = await (this.policyLoad ??= this.deps.policy());
     const { mode } = this.deps.settings();
     const { home, cwd } = await this.whereItRuns(snapshot, subject);
     const c = policy.classify({ ...subject, via: def.name }, {
-      mode, home, ...(cwd ? { cwd } : {}), flags: { skip_container_guards: snapshot.flags.skip_container_guards },
+      mode, home, cwd, flags: { skip_container_guards: snapshot.flags.skip_container_guards },
     });
     if (c.verdict === 'safe') return { args, binding };
     const record = (outcome: ApprovalOutcome): ApprovalOutcome => {
@@ -170,7 +171,7 @@ export class CommandApprovals {
       generation: snapshot.generation,
       backend: snapshot.spec.backend,
       client: call.client,
-      ...(cwd ? { cwd } : {}),
+      cwd,
       reasons: c.reasons.map((r) => r.text),
       highlights: subject.kind === 'command' ? c.reasons.flatMap((r) => (r.span ? [r.span] : [])) : [],
     }, { signal: call.signal });
@@ -184,19 +185,15 @@ export class CommandApprovals {
     return auth;
   }
 
-  /** The target's home and the directory the call runs in, as far as they can be known without failing the call. */
-  private async whereItRuns(snapshot: TargetSnapshot, subject: ApprovalSubject): Promise<{ home: string; cwd?: string }> {
+  /**
+   * The target's home and the directory the call runs in. Finding them may connect (and ask about a host key); a
+   * failure there is the call's failure, as it would be a moment later in the handler.
+   */
+  private async whereItRuns(snapshot: TargetSnapshot, subject: ApprovalSubject): Promise<{ home: string; cwd: string }> {
     const { sessions } = this.deps;
-    let home = '~';
-    let cwd: string | undefined;
-    try {
-      home = snapshot.flags.is_remote || snapshot.flags.is_container ? await sessions.environment(snapshot).home() : homedir();
-      const base = await sessions.cwd(snapshot);
-      cwd = subject.kind === 'command' && subject.workdir ? resolvePath(subject.workdir, base, home) : base;
-    } catch {
-      // Unreachable for now: judge with the home unknown (`~`); the call itself will say what is wrong.
-    }
-    return { home, ...(cwd ? { cwd } : {}) };
+    const home = snapshot.flags.is_remote || snapshot.flags.is_container ? await sessions.environment(snapshot).home() : homedir();
+    const base = await sessions.cwd(snapshot);
+    return { home, cwd: subject.kind === 'command' && subject.workdir ? resolvePath(subject.workdir, base, home) : base };
   }
 
   private writeAudit(call: ApprovalCall, c: PolicyClassification, o: ApprovalOutcome): void {
