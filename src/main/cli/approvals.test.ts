@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { PendingApproval } from '../../shared/approvals.js';
 import { loadDockerEnv, repoRoot } from '../../../scripts/testEnv.js';
 import { cliPath, ensureBuilt, runCli, startServe, tempHome, type CliResult, type Served } from '../../../scripts/cliHarness.js';
@@ -172,6 +174,30 @@ describe('approvals through serve and the CLI (local target)', () => {
     while ((await pendingList(home)).some((a) => a.id === p.id)) await new Promise((r) => setTimeout(r, 100));
     const line = auditApprovals(home).find((l) => l.args === 'sudo whoami');
     expect(line).toMatchObject({ outcome: 'deny', by: 'withdrawn' });
+  });
+
+  it('an MCP agent is asked about the same way, and gets the reason of a deny as its tool error', async () => {
+    const client = new Client({ name: 'test-approvals', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${served.url}mcp`), { requestInit: { headers: { authorization: `Bearer ${served.token}` } } }));
+    try {
+      type CallResult = { isError?: boolean; content: Array<{ type: string; text?: string }> };
+      const denied = client.callTool({ name: 'terminal', arguments: { command: 'sudo uptime', execution_target: 'a' } }, undefined, { timeout: 600_000 }) as Promise<CallResult>;
+      const p = await pendingFor(home, 'sudo uptime');
+      expect(p.client).toBe('mcp');
+      await runCli(home, ['approvals', 'deny', p.id, '--reason', 'not today']);
+      const r = await denied;
+      expect(r.isError).toBe(true);
+      expect(r.content[0]?.text).toMatch(/denied by a person: not today/);
+
+      writeFileSync(join(dirA, 'm'), '');
+      const approved = client.callTool({ name: 'terminal', arguments: { command: 'rm -rf ./m', execution_target: 'a' } }, undefined, { timeout: 600_000 }) as Promise<CallResult>;
+      const q = await pendingFor(home, 'rm -rf ./m');
+      expect((await atTerminal(home, ['approvals', 'approve', q.id])).status).toBe(0);
+      expect((await approved).isError).toBeFalsy();
+      expect(existsSync(join(dirA, 'm'))).toBe(false);
+    } finally {
+      await client.close();
+    }
   });
 
   it('hardline is refused without asking', async () => {
