@@ -64,6 +64,7 @@ export class Core {
   readonly dispatcher: Dispatcher;
   readonly approvals: ApprovalBroker;
   readonly approvalRules: ApprovalRules;
+  private readonly commandApprovals: CommandApprovals;
   readonly activity: ActivityLog;
   readonly providerContext: ProviderContext;
   private readonly events = new EventBus();
@@ -133,7 +134,7 @@ export class Core {
     });
     this.activity = new ActivityLog((entry) => this.emit('activity', entry));
     const targetList = (): TargetInfo[] => listTargets({ targets: this.targets, sessions: this.sessions });
-    const commandApprovals = new CommandApprovals({
+    this.commandApprovals = new CommandApprovals({
       policy: loadCommandPolicy,
       broker: this.approvals,
       rules: this.approvalRules,
@@ -150,7 +151,7 @@ export class Core {
       },
     });
     this.dispatcher = new Dispatcher({
-      approvals: commandApprovals,
+      approvals: this.commandApprovals,
       targets: this.targets,
       sessions: this.sessions,
       audit: this.audit,
@@ -192,6 +193,7 @@ export class Core {
   /** Start watching files. */
   async start(): Promise<this> {
     this.config.watch();
+    this.commandApprovals.warm();
     return this;
   }
 

@@ -119,6 +119,14 @@ export class CommandApprovals {
 
   constructor(private readonly deps: CommandApprovalsDeps) {}
 
+  /** Load the policy now (it compiles the bash grammar, a few hundred ms) so the first call is not slowed by it. */
+  warm(): void {
+    (this.policyLoad ??= this.deps.policy()).catch(() => {
+      // Retried by the first call that needs it, which then reports the failure.
+      this.policyLoad = undefined;
+    });
+  }
+
   /**
    * Judge a call; resolves with what may run, or throws ApprovalRefused (hardline, mode deny, a person's deny,
    * the timeout, a withdrawn request, or an approval that no longer binds).
