@@ -237,8 +237,8 @@ export class Core {
     });
   }
 
-  callTool(tool: string, args: Record<string, unknown>, client: ToolClient): Promise<ToolResult> {
-    return this.dispatcher.call(tool, args, { client });
+  callTool(tool: string, args: Record<string, unknown>, client: ToolClient, signal?: AbortSignal): Promise<ToolResult> {
+    return this.dispatcher.call(tool, args, { client, ...(signal ? { signal } : {}) });
   }
 
   listTargets(): TargetInfo[] {

@@ -23,7 +23,7 @@ export interface CallContext {
    * tool-call process never has: the window's own channel, the approver secret, or a terminal of its own.
    */
   approverRefusal?: () => string | undefined;
-  /** Aborts when the caller is gone (its connection closed): held approvals are withdrawn. */
+  /** Aborts when the caller withdraws the call or its connection goes away (a held approval is withdrawn). */
   signal?: AbortSignal;
 }
 

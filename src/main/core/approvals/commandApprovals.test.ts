@@ -143,9 +143,10 @@ describe('the approval step', () => {
     await nextPending(c.core);
     ac.abort();
     const err = await failure(call);
-    expect(err.message).toMatch(/^withdrawn/);
+    expect(err.code).toBe('cancelled');
     expect(c.core.approvals.list()).toEqual([]);
-    expect(lastActivity(c.core)).toMatchObject({ status: 'cancelled', approval: { by: 'withdrawn' } });
+    expect(lastActivity(c.core)).toMatchObject({ status: 'cancelled', approval: { decision: 'deny', by: 'withdrawn' } });
+    expect(await auditLines(c)).toEqual([expect.objectContaining({ outcome: 'deny', by: 'withdrawn' })]);
   });
 
   it('session scope covers the same command on the same runtime identity only', async () => {

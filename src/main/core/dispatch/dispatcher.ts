@@ -141,18 +141,19 @@ export class Dispatcher {
       }
 
       const ctx = this.context(snapshot, opts);
+      throwIfCancelled(opts.signal);
       const result = await def.handler(ctx, finalArgs);
-      const full: ToolResult = {
-        ...result,
-        execution_target: snapshot?.name ?? (result.execution_target as string | undefined) ?? '',
-        generation: snapshot?.generation ?? (result.generation as string | undefined) ?? '',
-      };
+      // The handler stopped its work when the signal fired (killing the command's group); the caller is told so.
+      throwIfCancelled(opts.signal);
+      // Where it ran, from the snapshot; a targetless call keeps what its handler said, or says nothing.
+      const full: ToolResult = snapshot ? { ...result, execution_target: snapshot.name, generation: snapshot.generation } : omitEmptyPlace(result);
       this.finish(entry, started, 'ok');
       return full;
-    } catch (err) {
+    } catch (caught) {
+      const err = opts.signal?.aborted ? cancelledError() : caught;
       const payload = toErrorPayload(err);
-      if (err instanceof ApprovalRefused) entry.approval = err.outcome;
-      const status = entry.approval?.by === 'withdrawn' ? 'cancelled' : payload.code === 'approval_denied' ? 'denied' : 'error';
+      if (caught instanceof ApprovalRefused) entry.approval = caught.outcome;
+      const status = payload.code === 'cancelled' || entry.approval?.by === 'withdrawn' ? 'cancelled' : payload.code === 'approval_denied' ? 'denied' : 'error';
       this.finish(entry, started, status, payload.message);
       throw err instanceof SwitchboardError ? err : new SwitchboardError(payload.code, payload.message, payload.hint);
     } finally {
@@ -212,6 +213,21 @@ export class Dispatcher {
       ...(entry.approval ? { approval: entry.approval.decision, approved_by: entry.approval.by } : {}),
     });
   }
+}
+
+function cancelledError(): SwitchboardError {
+  return new SwitchboardError('cancelled', 'the call was cancelled by its caller; its command was stopped');
+}
+
+function throwIfCancelled(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw cancelledError();
+}
+
+function omitEmptyPlace(result: ToolResult): ToolResult {
+  const out: ToolResult = { ...result };
+  if (!out.execution_target) delete out.execution_target;
+  if (!out.generation) delete out.generation;
+  return out;
 }
 
 /** Parse a tool's arguments; the old routing key `target` gets a hint where the tool has no such argument. */
