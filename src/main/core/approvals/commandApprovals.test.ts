@@ -219,6 +219,24 @@ describe('the approval step', () => {
     expect(existsSync(join(c.dirs.a!, '.env'))).toBe(false);
   });
 
+  it('input written to a background shell is judged like a command; REPL lines and answers are not', async () => {
+    const c = await core('ask');
+    writeFileSync(join(c.dirs.a!, 'keep'), 'x');
+    const bg = await c.core.callTool('terminal', { command: 'sh', background: true }, 'mcp');
+    const id = String(bg.session_id);
+    for (const data of ['y\n', 'print(1)\n', 'echo fine\n']) {
+      await c.core.callTool('process', { action: 'write', session_id: id, data }, 'mcp');
+      expect(lastActivity(c.core).approval).toBeUndefined();
+    }
+    const call = c.core.callTool('process', { action: 'write', session_id: id, data: 'rm -rf ./keep\n' }, 'mcp');
+    const p = await nextPending(c.core);
+    expect(p).toMatchObject({ tool: 'process', subject: 'command', command: 'rm -rf ./keep\n', execution_target: 'a' });
+    c.core.approvals.decide({ id: p.id, decision: 'deny' }, 'ui');
+    await failure(call);
+    await c.core.callTool('process', { action: 'kill', session_id: id }, 'mcp');
+    expect(existsSync(join(c.dirs.a!, 'keep'))).toBe(true);
+  });
+
   it('nested execute_code calls go through the step too', async () => {
     const c = await core('ask');
     const call = c.core.callTool('execute_code', { code: "import switchboard_tools as t\nprint(t.terminal(command='sudo true'))" }, 'mcp');
@@ -256,6 +274,8 @@ describe('assertBound', () => {
     expect(() => assertBound(auth, 'execute_code', args, snap('g1'), snap('g1'))).toThrow(/arguments changed/);
     expect(() => assertBound(auth, 'terminal', args, snap('g2'), snap('g1'))).toThrow(/now a#g2/);
     expect(() => assertBound(auth, 'terminal', args, snap('g1', 'draining'), snap('g1'))).toThrow(/draining/);
+    // Asked on a draining target (process write is allowed there): still draining is no change.
+    expect(() => assertBound(auth, 'terminal', args, snap('g1', 'draining'), snap('g1', 'draining'))).not.toThrow();
     expect(() => assertBound(auth, 'terminal', args, undefined, snap('g1'))).toThrow(/now gone/);
   });
 });

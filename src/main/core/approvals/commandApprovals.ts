@@ -67,7 +67,7 @@ function canonical(value: unknown): unknown {
 
 /**
  * Refuse unless the call about to run is the one that was approved, where it was approved: same tool and arguments,
- * same runtime identity, and that identity still the target's current, active generation.
+ * same runtime identity, and that identity still the target's current generation, not drained since.
  */
 export function assertBound(auth: Authorization, tool: string, args: Readonly<Record<string, unknown>>, now: TargetSnapshot | undefined, approved: TargetSnapshot): void {
   if (!now || now.identity !== approved.identity) {
@@ -77,7 +77,7 @@ export function assertBound(auth: Authorization, tool: string, args: Readonly<Re
       'approvals do not carry to another target or generation; make the call again',
     );
   }
-  if (now.state !== 'active') {
+  if (now.state !== approved.state) {
     throw new ApprovalRefused(
       { decision: 'refuse', by: 'binding', reason: 'target draining' },
       `refused: target "${approved.name}" began draining after the approval`,
@@ -98,6 +98,8 @@ function patternOf(policy: CommandPolicy, subject: ApprovalSubject, cwd: string 
   switch (subject.kind) {
     case 'command':
       return policy.commandPattern(subject.command);
+    case 'input':
+      return policy.commandPattern(subject.data);
     case 'path':
       return resolvePath(subject.path, cwd, home);
     case 'code':
@@ -106,7 +108,16 @@ function patternOf(policy: CommandPolicy, subject: ApprovalSubject, cwd: string 
 }
 
 function subjectText(subject: ApprovalSubject): string {
-  return subject.kind === 'command' ? subject.command : subject.kind === 'path' ? subject.path : subject.code;
+  switch (subject.kind) {
+    case 'command':
+      return subject.command;
+    case 'input':
+      return subject.data;
+    case 'path':
+      return subject.path;
+    case 'code':
+      return subject.code;
+  }
 }
 
 /** One line: the policy's reasons joined. */
@@ -173,7 +184,8 @@ export class CommandApprovals {
       kind: 'command',
       title: 'Approve command',
       tool: def.name,
-      subject: subject.kind,
+      // Input to a running program is shown as the command it would run.
+      subject: subject.kind === 'input' ? 'command' : subject.kind,
       command: text,
       execution_target: snapshot.name,
       generation: snapshot.generation,
@@ -181,7 +193,7 @@ export class CommandApprovals {
       client: call.client,
       cwd,
       reasons: c.reasons.map((r) => r.text),
-      highlights: subject.kind === 'command' ? c.reasons.flatMap((r) => (r.span ? [r.span] : [])) : [],
+      highlights: subject.kind === 'command' || subject.kind === 'input' ? c.reasons.flatMap((r) => (r.span ? [r.span] : [])) : [],
     }, { signal: call.signal });
     const outcome = record(outcomeOf(decided));
     if (decided.decision === 'deny') throw refusalFor(decided, outcome, why);

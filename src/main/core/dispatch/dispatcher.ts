@@ -130,8 +130,10 @@ export class Dispatcher {
         }
       }
 
-      if (snapshot && this.deps.approvals) {
-        const auth = await this.deps.approvals.authorize({ def, args: finalArgs, snapshot, client: opts.client, summary: entry.summary, signal: opts.signal });
+      // A targetless call is judged on the target it acts on (process write: the process's target).
+      const judgedOn = snapshot ?? this.actingOn(def, finalArgs);
+      if (judgedOn && this.deps.approvals) {
+        const auth = await this.deps.approvals.authorize({ def, args: finalArgs, snapshot: judgedOn, client: opts.client, summary: entry.summary, signal: opts.signal });
         if (auth.outcome) {
           entry.approval = auth.outcome;
           this.deps.onActivity({ ...entry });
@@ -159,6 +161,11 @@ export class Dispatcher {
     } finally {
       release?.();
     }
+  }
+
+  private actingOn(def: ToolDef, args: Record<string, unknown>): TargetSnapshot | undefined {
+    const name = def.actsOn?.(args, this.services);
+    return name === undefined ? undefined : this.snapshotIfKnown(name);
   }
 
   private snapshotIfKnown(name: string): TargetSnapshot | undefined {
