@@ -5,6 +5,7 @@ import type { ToolClient } from '../../../shared/tools.js';
 import { toErrorPayload } from '../../../shared/errors.js';
 import { redact, type AuditLog } from '../dispatch/audit.js';
 import type { ActivityLog } from './activityLog.js';
+import { auditLine } from './auditLine.js';
 
 export interface ActionInfo {
   client: ToolClient;
@@ -37,18 +38,7 @@ export function actionRecorder(deps: { activity: ActivityLog; audit: AuditLog })
       entry.duration_ms = Date.now() - started;
       if (error) entry.error = redact(error);
       deps.activity.record({ ...entry });
-      deps.audit.write({
-        time: entry.time,
-        kind: 'action',
-        client: entry.client,
-        tool: entry.tool,
-        execution_target: entry.execution_target,
-        generation: entry.generation,
-        args: entry.summary,
-        outcome: status,
-        duration_ms: entry.duration_ms,
-        ...(entry.error ? { error: entry.error } : {}),
-      });
+      deps.audit.write(auditLine(entry, 'action'));
     };
     try {
       const result = await run();

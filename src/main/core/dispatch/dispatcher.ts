@@ -10,6 +10,7 @@ import type { Sessions } from '../sessions/sessions.js';
 import type { ToolContext, ToolDef, ToolServices } from '../tools/toolDef.js';
 import { didYouMean } from '../config/didYouMean.js';
 import { redact, summarizeArgs, type AuditLog } from './audit.js';
+import { auditLine } from '../activity/auditLine.js';
 import { ApprovalRefused, type ApprovalCall, type Authorization } from '../approvals/commandApprovals.js';
 
 export type { ToolContext, ToolDef, ToolHandler, ToolServices } from '../tools/toolDef.js';
@@ -206,19 +207,7 @@ export class Dispatcher {
     // Error messages can quote the command (a shell error line), so they are redacted like the arguments.
     if (error) entry.error = redact(error);
     this.deps.onActivity({ ...entry });
-    this.deps.audit.write({
-      time: entry.time,
-      kind: 'dispatch',
-      client: entry.client,
-      tool: entry.tool,
-      execution_target: entry.execution_target,
-      generation: entry.generation,
-      args: entry.summary,
-      outcome: status,
-      duration_ms: entry.duration_ms,
-      ...(entry.error ? { error: entry.error } : {}),
-      ...(entry.approval ? { approval: entry.approval.decision, approved_by: entry.approval.by } : {}),
-    });
+    this.deps.audit.write(auditLine(entry, 'dispatch'));
   }
 }
 
