@@ -108,6 +108,7 @@ export class Core {
         }
       },
       reportReachability: (identity, problem) => this.sessions.reportReachability(identity, problem),
+      envPassthrough: () => this.config.config.approvals.envPassthrough,
     };
     this.sessions = new Sessions(provider, this.providerContext);
     this.panes = new Panes(this.sessions, {

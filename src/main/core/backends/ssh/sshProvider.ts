@@ -14,9 +14,10 @@ import type {
 } from '../provider.js';
 import { execWrapped } from '../shell/execWrapped.js';
 import { shellQuote } from '../shell/shellWrap.js';
+import { commandEnv, envRules } from '../shell/commandEnv.js';
 import { connectionPool, type SshLease } from './connectionPool.js';
 import type { ExecChannel, LiveConnection } from './liveConnection.js';
-import { groupCommand, killGroupCommand, loginShellCommand, refreshSessionVars, takeGroupLine } from './remoteCommand.js';
+import { groupCommand, killGroupCommand, loginShellCommand, takeGroupLine } from './remoteCommand.js';
 import { parseSshConfig } from './sshConfig.js';
 import { resolveRoute, type SshHop } from './sshRoute.js';
 
@@ -35,7 +36,6 @@ export const sshProvider: BackendProvider = {
   createEnvironment: (snapshot, ctx) => new SshEnvironment(snapshot, ctx),
 };
 
-/** The remote file that keeps an identity's exported variables between calls (written with umask 077). */
 /**
  * Where a runtime identity's exported variables live on the remote host: under the remote user's own home
  * (mode 0700), never a shared /tmp where another user could plant one; the profile is part of the name so two
@@ -65,8 +65,12 @@ class SshEnvironment implements Environment {
     this.envFile = remoteEnvFile(snapshot.identity, ctx.home);
   }
 
-  private get strip(): readonly string[] {
-    return this.snapshot.flags.strip_env_keys;
+  /**
+   * What the Core sends along with a remote process: the host keeps its own environment; from the Core come only
+   * passed-through names and Switchboard's own additions, cleared by the same rules as every backend's.
+   */
+  private forwardedEnv(extra: Record<string, string> | undefined): Record<string, string> {
+    return commandEnv(envRules(this.snapshot.flags.strip_env_keys, this.ctx), { inherit: 'passthrough', extra });
   }
 
   /** The hops to the target, read once: spec, ~/.ssh/config aliases, the ssh_jump chain. */
@@ -119,9 +123,9 @@ class SshEnvironment implements Environment {
   async exec(command: string, opts: ExecOptions): Promise<ExecResult> {
     const cwd = await this.absolute(opts.cwd);
     const live = await this.connect();
-    return execWrapped(command, { ...opts, cwd, envFile: this.envFile, prelude: refreshSessionVars }, async (script, sink) => {
+    return execWrapped(command, { ...opts, cwd, envFile: this.envFile }, async (script, sink) => {
       const gm = groupMarker();
-      const { channel, exitCode: reportedExit } = await live.exec(groupCommand(script, { marker: gm, env: opts.env, strip: this.strip }));
+      const { channel, exitCode: reportedExit } = await live.exec(groupCommand(script, { marker: gm, env: this.forwardedEnv(opts.env) }));
       let pgid: number | undefined;
       let head = '';
       let headDone = false;
@@ -193,7 +197,7 @@ class SshEnvironment implements Environment {
   async openShell(opts: { cwd: string; cols: number; rows: number; env?: Record<string, string> }): Promise<ShellChannel> {
     const cwd = await this.absolute(opts.cwd);
     const live = await this.connect();
-    const opened = await live.exec(loginShellCommand(cwd, opts.env, this.strip), { cols: opts.cols, rows: opts.rows });
+    const opened = await live.exec(loginShellCommand(cwd, this.forwardedEnv(opts.env)), { cols: opts.cols, rows: opts.rows });
     const channel = opened.channel;
     const proc = new RemoteProcess(opened, live, undefined);
     this.shells.add(proc);
@@ -220,7 +224,7 @@ class SshEnvironment implements Environment {
     const cwd = await this.absolute(opts.cwd);
     const live = await this.connect();
     const gm = groupMarker();
-    const opened = await live.exec(groupCommand(`exec 2>&1\n${command}`, { marker: gm, cwd, env: opts.env, strip: this.strip }));
+    const opened = await live.exec(groupCommand(`exec 2>&1\n${command}`, { marker: gm, cwd, env: this.forwardedEnv(opts.env) }));
     const channel = opened.channel;
     const proc = new RemoteProcess(opened, live, gm);
     this.background.add(proc);
