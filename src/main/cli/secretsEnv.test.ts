@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadDockerEnv, loadSshEnv } from '../../../scripts/testEnv.js';
-import { ensureBuilt, runCli, startServe, tempHome, type Served } from '../../../scripts/cliHarness.js';
+import { callTool, ensureBuilt, startServe, tempHome, type Served } from '../../../scripts/cliHarness.js';
 import { connectCore } from '../transport/wsLink.js';
 
 const ssh = loadSshEnv();
@@ -41,11 +41,7 @@ describe.skipIf(!ssh || !docker)('secrets never reach a command, on every path a
   let served: Served;
   const targets = ['here', 'remote', 'box'] as const;
 
-  const call = async (tool: string, args: Record<string, unknown>) => {
-    const r = await runCli(home, ['call', tool, JSON.stringify(args), '--json']);
-    if (r.status !== 0) throw new Error(`${tool} ${JSON.stringify(args)} failed: ${r.stderr}`);
-    return JSON.parse(r.stdout) as Record<string, unknown>;
-  };
+  const call = (tool: string, args: Record<string, unknown>) => callTool(home, tool, args);
 
   beforeAll(async () => {
     ensureBuilt();
