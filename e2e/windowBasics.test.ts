@@ -45,6 +45,8 @@ describe('window basics', () => {
     // Back in the terminal: Ctrl+Shift+V pastes it into a command line.
     await page.keyboard.type('echo pasted-');
     await page.keyboard.press('Control+Shift+V');
+    // The paste reads the clipboard asynchronously: Enter waits until it is on the command line, as a person would.
+    await waitForText(p1, new RegExp(`echo pasted-${m}$`, 'm'));
     await page.keyboard.press('Enter');
     await waitForText(p1, new RegExp(`^pasted-${m}$`, 'm'));
 
@@ -147,14 +149,21 @@ describe('window basics', () => {
     expect(await region()).toBe('sidebar');
     await page.keyboard.press('F6');
 
-    const cols = () => page.evaluate(() => Number(document.querySelector('.xterm-rows > div')?.parentElement?.children.length ?? 0));
+    const rows = () => p1.locator('.xterm-rows').evaluate((el) => el.children.length);
     const fontSize = () => p1.locator('.xterm-rows').evaluate((el) => getComputedStyle(el).fontSize);
+    // Fitted: the grid fills the pane to within one row (before the first fit xterm has its default 24 rows).
+    const fitted = () => p1.locator('.xterm').evaluate((el) => {
+      const screen = el.querySelector('.xterm-screen') as HTMLElement | null;
+      const n = el.querySelector('.xterm-rows')?.children.length ?? 0;
+      return screen !== null && n > 0 && el.clientHeight - screen.clientHeight < screen.clientHeight / n;
+    });
     expect(await fontSize()).toBe('13px');
-    const rowsBefore = await cols();
+    await poll(fitted).toBe(true);
+    const rowsBefore = await rows();
     await page.keyboard.press('Control+Equal');
     await page.keyboard.press('Control+Equal');
     await poll(fontSize).toBe('15px');
-    await poll(cols).toBeLessThan(rowsBefore);
+    await poll(rows).toBeLessThan(rowsBefore);
     await page.keyboard.press('Control+0');
     await poll(fontSize).toBe('13px');
     expect(errors).toEqual([]);

@@ -79,7 +79,8 @@ export const toolNames = Object.keys(toolArgSchemas) as ToolName[];
 export type ToolArgs<T extends ToolName> = z.infer<(typeof toolArgSchemas)[T]>;
 
 /** Every tool result says where it ran. */
-export const ToolResultBase = z.object({ execution_target: z.string(), generation: z.string() });
+/** Where the call ran; a targetless call (list_targets, process list across targets) omits them rather than inventing them. */
+export const ToolResultBase = z.object({ execution_target: z.string().optional(), generation: z.string().optional() });
 
 export const TerminalResult = ToolResultBase.extend({
   output: z.string().optional(),

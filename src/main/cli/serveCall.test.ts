@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { request, type IncomingHttpHeaders } from 'node:http';
 import { connect } from 'node:net';
@@ -75,6 +75,28 @@ describe('serve + call', () => {
     const doc = JSON.parse(r.stdout);
     expect(doc.targets.map((t: { name: string }) => t.name)).toEqual(['a', 'b']);
     expect(doc.targets[0]).toMatchObject({ name: 'a', backend: 'local', source: 'config', state: 'active', is_default: true });
+  });
+
+  it('lists the config problems the running Core kept the last good config over', async () => {
+    const configPath = join(home, 'config.yaml');
+    const good = readFileSync(configPath, 'utf8');
+    writeFileSync(configPath, `${good}    c: { backend: local, cwd: [unclosed\n`);
+    try {
+      let doc: { targets: Array<{ name: string }>; problems: string[]; live: boolean } = { targets: [], problems: [], live: false };
+      for (let i = 0; i < 100 && !doc.problems.some((p) => p.includes('config.yaml')); i++) {
+        await new Promise((r) => setTimeout(r, 100));
+        doc = JSON.parse((await runCli(home, ['targets', 'list', '--json'])).stdout) as typeof doc;
+      }
+      expect(doc.live).toBe(true);
+      expect(doc.problems.some((p) => p.includes('config.yaml'))).toBe(true);
+      expect(doc.targets.map((t) => t.name)).toEqual(['a', 'b']);
+      // Without --json the problem is a warning line on stderr; the table still prints.
+      const plain = await runCli(home, ['targets', 'list']);
+      expect(plain.status).toBe(0);
+      expect(plain.stderr).toMatch(/^switchboard: warning: .*config\.yaml/m);
+    } finally {
+      writeFileSync(configPath, good);
+    }
   });
 
   it('requires the token on every request, checks Host and Origin, and never uses cookies', async () => {

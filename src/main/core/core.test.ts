@@ -69,9 +69,8 @@ describe('terminal on local targets', () => {
 
   it('times out with exit 124, says so, and kills the whole process group', async () => {
     const marker = `sb-timeout-${Date.now()}`;
-    const started = Date.now();
+    // The sleeps would outlast the test's timeout: returning at all is the hang guard.
     const r = await term({ command: `(sleep 2931; echo ${marker}) & sleep 2931`, timeout: 1, execution_target: 'b' });
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(r.exit_code).toBe(124);
     expect(r.timed_out).toBe(true);
     expect(r.output).toMatch(/\[timed out after 1s\]$/);
@@ -81,10 +80,8 @@ describe('terminal on local targets', () => {
   });
 
   it('times out and kills the whole group, children started with & included', async () => {
-    const started = Date.now();
+    // The child would hold the pipe for 49 minutes, far past the test's timeout: returning at all is the hang guard.
     const r = await term({ command: 'sleep 2932 & echo hi; sleep 2933', timeout: 2, execution_target: 'b' });
-    // A hang guard (the child would hold the pipe for 49 minutes), not a speed goal.
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(r.exit_code).toBe(124);
     expect(r.output).toMatch(/^hi\n[\s\S]*\[timed out after 2s\]$/);
     await new Promise((res) => setTimeout(res, 300));

@@ -83,10 +83,22 @@ function pagePath(pathname: string): string | undefined {
   }
 }
 
+/** The token of an `Authorization: Bearer …` header; the scheme is case-insensitive (RFC 9110). */
+function bearerToken(req: IncomingMessage): string | undefined {
+  const m = /^bearer[ \t]+(\S+)[ \t]*$/i.exec(req.headers.authorization ?? '');
+  return m ? m[1] : undefined;
+}
+
+/**
+ * Paths that take the token only in a bearer header: the MCP endpoint, whose clients send headers, so a token never
+ * lands in a URL that proxies, logs or histories keep.
+ */
+const BEARER_ONLY = new Set(['/mcp']);
+
 /** The token a request carries: a bearer header (CLI, MCP), ?token= (the printed URL, the page's socket), or the page path. */
 function requestToken(req: IncomingMessage, url: URL): string | undefined {
-  const auth = req.headers.authorization;
-  if (auth?.startsWith('Bearer ')) return auth.slice(7).trim();
+  const bearer = bearerToken(req);
+  if (bearer !== undefined || BEARER_ONLY.has(url.pathname)) return bearer;
   const q = url.searchParams.get('token');
   if (q) return q;
   const m = /^\/s\/([^/]+)\//.exec(url.pathname);
@@ -127,7 +139,8 @@ export class WsServer {
       const url = parseRequestUrl(req);
       const status = !url ? 400 : (this.check(req, url) ?? (url.pathname === '/ws' ? undefined : 404));
       if (status) {
-        socket.end(`HTTP/1.1 ${status} ${statusText[status] ?? 'Error'}\r\n\r\n`);
+        const challenge = status === 401 ? 'WWW-Authenticate: Bearer realm="switchboard"\r\n' : '';
+        socket.end(`HTTP/1.1 ${status} ${statusText[status] ?? 'Error'}\r\n${challenge}\r\n`);
         socket.destroy();
         return;
       }
@@ -192,7 +205,9 @@ export class WsServer {
     }
     const denied = this.check(req, url);
     if (denied) {
-      res.writeHead(denied, { 'content-type': 'text/plain' }).end(denied === 401 ? 'token required\n' : 'forbidden\n');
+      // A 401 names the scheme it wants (RFC 9110 §11.6.1); MCP clients read it to know a bearer token is needed.
+      const headers = { 'content-type': 'text/plain', ...(denied === 401 ? { 'www-authenticate': 'Bearer realm="switchboard"' } : {}) };
+      res.writeHead(denied, headers).end(denied === 401 ? 'token required\n' : 'forbidden\n');
       return;
     }
     const route = this.routes.get(url.pathname);

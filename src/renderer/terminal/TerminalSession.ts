@@ -108,6 +108,8 @@ export class TerminalSession {
     if (target === this.target || this.disposed) return;
     this.closePty();
     this.target = target;
+    // The split's start directory is a path on the source pane's target, not on this one.
+    this.startCwd = undefined;
     this.term.reset();
     void this.open();
   }

@@ -23,8 +23,10 @@ export interface TargetsView {
 export async function loadTargets(home = switchboardHome()): Promise<TargetsView> {
   try {
     readCoreFile(home);
-    const targets = await withCore((c) => c.call('targets.list', {}));
-    return { targets, problems: registryProblems(home, targets), live: true };
+    const [targets, coreProblems] = await withCore((c) => Promise.all([c.call('targets.list', {}), c.call('targets.problems', {})]));
+    // The Core knows what it could not use (a broken config edit it kept the last good config over); the registry
+    // file's own problems are read here too, once each.
+    return { targets, problems: [...new Set([...coreProblems, ...registryProblems(home, targets)])], live: true };
   } catch (err) {
     if (!(err instanceof SwitchboardError) || err.code !== 'no_core') throw err;
   }

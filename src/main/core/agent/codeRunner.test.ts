@@ -67,18 +67,16 @@ describe('FrameSplitter', () => {
     }
   });
 
-  it('is linear: a frame just under the cap in 64 KiB chunks, and one over it, take well under a second', () => {
+  // Linear: a quadratic splitter would take minutes on these sizes, far past this test's timeout.
+  it('is linear: a frame just under the cap in 64 KiB chunks, and one over it', () => {
     const chunk = 'y'.repeat(64 * 1024);
     for (const size of [MAX_FRAME_CHARS - 10, MAX_FRAME_CHARS + 4 * 1024 * 1024]) {
       const frames: string[] = [];
       let overflows = 0;
       const s = new FrameSplitter('@@M@@', () => undefined, (f) => frames.push(f), MAX_FRAME_CHARS, () => overflows++);
-      const started = Date.now();
       s.push('@@M@@');
       for (let sent = 0; sent < size; sent += chunk.length) s.push(chunk.slice(0, Math.min(chunk.length, size - sent)));
       s.push('\n');
-      const ms = Date.now() - started;
-      expect(ms).toBeLessThan(1000);
       if (size <= MAX_FRAME_CHARS) expect([frames.length, frames[0]?.length, overflows]).toEqual([1, size, 0]);
       else expect([frames.length, overflows]).toEqual([0, 1]);
     }
@@ -148,16 +146,17 @@ describe('runCode stops what it started', () => {
   it.skipIf(!hasPython)('a timeout aborts the nested call in flight and returns without waiting for it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-code-'));
     let nestedAborted = false;
-    const started = Date.now();
+    // The nested call would take 60 s and the test gives up after 30: returning at all proves it did not wait.
+    // The 5 s timeout leaves python time to start and make its call even on a loaded machine.
     const r = await runCode(localEnv(dir), {
-      code: 'import switchboard_tools as t\nt.terminal("sleep 15", timeout=20)\nprint("after")',
+      code: 'import switchboard_tools as t\nt.terminal("sleep 60", timeout=90)\nprint("after")',
       cwd: dir,
-      timeoutMs: 1000,
+      timeoutMs: 5000,
       tools: toolDefs,
       // A nested call that honours its signal, as the terminal tool does through env.exec.
       call: (_tool, _args, signal) =>
         new Promise((resolve) => {
-          const done = setTimeout(() => resolve({ execution_target: 'l', generation: 'g', output: 'nested-done' }), 15_000);
+          const done = setTimeout(() => resolve({ execution_target: 'l', generation: 'g', output: 'nested-done' }), 60_000);
           signal.addEventListener('abort', () => {
             nestedAborted = true;
             clearTimeout(done);
@@ -165,34 +164,29 @@ describe('runCode stops what it started', () => {
           });
         }),
     });
-    const ms = Date.now() - started;
     rmSync(dir, { recursive: true, force: true });
     expect(r).toMatchObject({ timed_out: true, exit_code: 124, tool_calls: 1 });
     expect(r.output).not.toContain('after');
     expect(nestedAborted).toBe(true);
-    expect(ms).toBeLessThan(4000);
-  }, 20_000);
+  }, 30_000);
 
   it.skipIf(!hasPython)('a nested call that ignores its signal holds the result back for the grace only', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-code-'));
-    const started = Date.now();
+    // The nested call never settles within the test's 30 s: returning at all proves the grace is bounded.
     const r = await runCode(localEnv(dir), {
-      code: 'import switchboard_tools as t\nt.terminal("sleep 15")',
+      code: 'import switchboard_tools as t\nt.terminal("sleep 60")',
       cwd: dir,
-      timeoutMs: 1000,
+      timeoutMs: 2000,
       tools: toolDefs,
-      call: () => new Promise((resolve) => setTimeout(() => resolve({ execution_target: 'l', generation: 'g' }), 15_000).unref()),
+      call: () => new Promise((resolve) => setTimeout(() => resolve({ execution_target: 'l', generation: 'g' }), 60_000).unref()),
     });
-    const ms = Date.now() - started;
     rmSync(dir, { recursive: true, force: true });
     expect(r).toMatchObject({ timed_out: true, exit_code: 124 });
-    expect(ms).toBeLessThan(5000);
-  }, 20_000);
+  }, 30_000);
 
   it.skipIf(!hasPython)('a tool call over 16 MiB kills the script with one clear error', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-code-'));
     let calls = 0;
-    const started = Date.now();
     const r = await runCode(localEnv(dir), {
       code: 'import switchboard_tools as t\nprint("before", flush=True)\nt.write_file("big", "z" * (17 * 1024 * 1024))\nprint("after")',
       cwd: dir,
@@ -203,13 +197,11 @@ describe('runCode stops what it started', () => {
         return { execution_target: 'l', generation: 'g' };
       },
     });
-    const ms = Date.now() - started;
     rmSync(dir, { recursive: true, force: true });
     expect(calls).toBe(0);
     expect(r.error).toBe('execute_code: a tool call from the script is over 16 MiB');
     expect(r.output).toContain('before');
     expect(r.output).not.toContain('after');
     expect(r.output.endsWith('[execute_code: a tool call from the script is over 16 MiB]')).toBe(true);
-    expect(ms).toBeLessThan(10_000);
   }, 30_000);
 });

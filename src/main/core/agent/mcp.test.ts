@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { toolNames } from '../../../shared/tools.js';
 import { startHost, type Host } from '../../transport/host.js';
 import { mcpTools } from './mcpServer.js';
@@ -78,6 +79,15 @@ function checks(label: string, get: () => { client: Client; dirs: { a: string; b
       const r = await tool(get().client, 'list_targets', {});
       expect((r.targets as Array<{ name: string }>).map((t) => t.name)).toEqual(expect.arrayContaining(['a', 'b']));
       expect(r.default_target).toBe('a');
+      // Targetless: no invented place (an empty execution_target would read as a target named "").
+      expect(r).not.toHaveProperty('execution_target');
+      expect(r).not.toHaveProperty('generation');
+    });
+
+    it('an unknown tool is a JSON-RPC error (-32602 invalid params), not a tool result', async () => {
+      const err = await get().client.callTool({ name: 'no_such_tool', arguments: {} }).then(() => undefined, (e: unknown) => e);
+      expect(err).toBeInstanceOf(McpError);
+      expect(err).toMatchObject({ code: ErrorCode.InvalidParams, message: expect.stringContaining('unknown tool "no_such_tool"') });
     });
 
     it('the same relative path on two targets reads back different markers', async () => {
@@ -200,7 +210,15 @@ describe('switchboard mcp (stdio) and /mcp (Streamable HTTP) against a running s
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     expect((await fetch(info.mcp_url, { method: 'POST', headers, body })).status).toBe(401);
-    expect((await fetch(info.mcp_url, { method: 'POST', headers: { ...headers, authorization: 'Bearer wrong' }, body })).status).toBe(401);
+    const refused = await fetch(info.mcp_url, { method: 'POST', headers: { ...headers, authorization: 'Bearer wrong' }, body });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
+    // The token goes in the header only: a query token is refused on /mcp (URLs end up in logs and histories).
+    const query = new URL(info.mcp_url);
+    query.searchParams.set('token', info.token);
+    expect((await fetch(query, { method: 'POST', headers, body })).status).toBe(401);
+    // The scheme is case-insensitive.
+    expect((await fetch(info.mcp_url, { method: 'POST', headers: { ...headers, authorization: `bearer ${info.token}` }, body })).status).toBe(200);
     expect((await fetch(info.mcp_url, { method: 'POST', headers: { ...headers, authorization: `Bearer ${info.token}`, origin: 'http://evil.example' }, body })).status).toBe(403);
     const url = new URL(info.mcp_url);
     const status = await new Promise<number>((resolve, reject) => {

@@ -4,7 +4,7 @@
 // client would get the SDK's error instead of the dispatcher's (one path, one error: e.g. the hint to use
 // execution_target instead of `target`). The JSON schemas are still generated from the same zod schemas.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { errorLine, toErrorPayload } from '../../../shared/errors.js';
 import type { ToolResult } from '../../../shared/tools.js';
@@ -56,6 +56,9 @@ export function createMcpServer(call: ToolCaller, version = '0.1.0'): Server {
     try {
       return toCallToolResult(await call(req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>));
     } catch (err) {
+      // A tool that does not exist is a protocol error (the request named nothing callable), not a tool's failure.
+      const p = toErrorPayload(err);
+      if (p.code === 'unknown_tool') throw new McpError(ErrorCode.InvalidParams, errorLine(p));
       return toCallToolError(err);
     }
   });

@@ -43,8 +43,8 @@ describe('dispatcher rules', () => {
     { name: 'draining target refuses new work', tool: 'terminal', args: { command: 'true', execution_target: 'old' }, code: 'target_draining', message: /"old" is draining/ },
     { name: 'draining target refuses file tools', tool: 'write_file', args: { path: 'x', content: '', execution_target: 'old' }, code: 'target_draining' },
     { name: 'draining target still answers process', tool: 'process', args: { action: 'list', execution_target: 'old' }, target: 'old' },
-    { name: 'process without a target resolves none', tool: 'process', args: { action: 'list' }, target: '' },
-    { name: 'list_targets is targetless', tool: 'list_targets', args: {}, target: '' },
+    { name: 'process without a target resolves none', tool: 'process', args: { action: 'list' }, target: undefined },
+    { name: 'list_targets is targetless', tool: 'list_targets', args: {}, target: undefined },
     { name: 'missing argument', tool: 'terminal', args: {}, code: 'bad_request', message: /terminal: command/ },
     { name: 'wrong type', tool: 'read_file', args: { path: 'x', offset: 'one' }, code: 'bad_request', message: /offset/ },
     { name: 'unknown argument', tool: 'write_file', args: { path: 'x', content: '', bogus: 1 }, code: 'bad_request', message: /bogus/ },
@@ -68,7 +68,8 @@ describe('dispatcher rules', () => {
         expect(out).toHaveProperty('ok');
         const r = (out as { ok: Record<string, unknown> }).ok;
         expect(r.execution_target).toBe(row.target);
-        expect(typeof r.generation).toBe('string');
+        // A targetless call names no place rather than an empty one.
+        expect(typeof r.generation).toBe(row.target === undefined ? 'undefined' : 'string');
       }
     });
   }

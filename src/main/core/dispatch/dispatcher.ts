@@ -129,11 +129,8 @@ export class Dispatcher {
 
       const ctx = this.context(snapshot, opts);
       const result = await def.handler(ctx, finalArgs);
-      const full: ToolResult = {
-        ...result,
-        execution_target: snapshot?.name ?? (result.execution_target as string | undefined) ?? '',
-        generation: snapshot?.generation ?? (result.generation as string | undefined) ?? '',
-      };
+      // Where it ran, from the snapshot; a targetless call keeps what its handler said, or says nothing.
+      const full: ToolResult = snapshot ? { ...result, execution_target: snapshot.name, generation: snapshot.generation } : omitEmptyPlace(result);
       this.finish(entry, started, 'ok');
       return full;
     } catch (err) {
@@ -196,6 +193,13 @@ export class Dispatcher {
       ...(entry.error ? { error: entry.error } : {}),
     });
   }
+}
+
+function omitEmptyPlace(result: ToolResult): ToolResult {
+  const out: ToolResult = { ...result };
+  if (!out.execution_target) delete out.execution_target;
+  if (!out.generation) delete out.generation;
+  return out;
 }
 
 /** Parse a tool's arguments; the old routing key `target` gets a hint where the tool has no such argument. */

@@ -414,10 +414,8 @@ describe('the lock', () => {
     mkdirSync(join(h, 'runtime-targets.json.lock'), { recursive: true });
     const dead = spawnSync(process.execPath, ['-e', 'process.pid']).pid!;
     writeFileSync(join(h, 'runtime-targets.json.lock', `pid-${dead}-t-${Date.now()}-h-${hostTag}-abcd`), '');
-    const t0 = Date.now();
-    await new Registry(h, { lockTimeoutMs: 10_000 }).register(reg());
-    // Taken over, not waited out: well under the 10 s bounded wait.
-    expect(Date.now() - t0).toBeLessThan(5000);
+    // Taken over, not waited out: the bounded wait here is longer than the test's timeout.
+    await new Registry(h, { lockTimeoutMs: 600_000 }).register(reg());
   });
 
   it('takes over a lock held implausibly long even if the pid looks alive (pid reuse)', async () => {

@@ -173,10 +173,8 @@ describe('registry writers killed with SIGKILL', () => {
     await expect(blocked.register({ name: 'x', spec: { backend: 'local' }, provider: 'cli' })).rejects.toMatchObject({ code: 'registry_busy' });
     w.child.kill('SIGKILL');
     await w.done;
-    const t0 = Date.now();
-    await new Registry(home).register({ name: 'x', spec: { backend: 'local' }, provider: 'cli' });
-    // Taken over, not waited out (the bounded wait is 5 s).
-    expect(Date.now() - t0).toBeLessThan(4000);
+    // Taken over, not waited out: the bounded wait here is longer than the test's timeout.
+    await new Registry(home, { lockTimeoutMs: 600_000 }).register({ name: 'x', spec: { backend: 'local' }, provider: 'cli' });
     rmSync(home, { recursive: true, force: true });
   });
 });

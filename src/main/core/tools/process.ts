@@ -34,7 +34,7 @@ export const processTool = defineTool({
         throw new SwitchboardError('unknown_target', `unknown target "${scope.target}" (and no processes of that name are kept)`, 'see list_targets');
       }
       // The dispatcher fills in the snapshot's target and generation when the target still exists.
-      return { execution_target: scope.target ?? '', generation: '', processes };
+      return { ...(scope.target !== undefined ? { execution_target: scope.target } : {}), processes };
     }
     const id = args.session_id;
     if (!id) throw new SwitchboardError('bad_request', `process: action ${args.action} needs a session_id`, 'list the processes with action "list"');

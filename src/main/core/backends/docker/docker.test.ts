@@ -122,9 +122,7 @@ describe.skipIf(!env)('docker backend (real dockerd)', () => {
 
   it('timeout kills the whole process group inside the container', async () => {
     const e = open('slow', 'g1', {});
-    const t0 = Date.now();
     const r = await e.exec('echo started; sleep 41 & sleep 42; echo never', opts({ timeoutMs: 1_000 }));
-    expect(Date.now() - t0).toBeLessThan(8_000);
     expect(r.exitCode).toBe(124);
     expect(r.timedOut).toBe(true);
     expect(r.output).toBe('started\n\n[timed out after 1s]');
@@ -136,9 +134,7 @@ describe.skipIf(!env)('docker backend (real dockerd)', () => {
     const e = open('slow', 'g1', {});
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 300);
-    const t0 = Date.now();
     const r = await e.exec('sleep 30', opts({ signal: ac.signal }));
-    expect(Date.now() - t0).toBeLessThan(8_000);
     expect(r.exitCode).not.toBe(0);
   });
 
@@ -175,11 +171,9 @@ describe.skipIf(!env)('docker backend (real dockerd)', () => {
     const out = collectShell(ch);
     ch.write('echo ready\n');
     await until(() => out.text().includes('ready'));
-    const t0 = Date.now();
     ch.kill();
-    await out.exited;
-    // HUP ends an interactive shell at once (it ignores TERM); no wait for the KILL grace period.
-    expect(Date.now() - t0).toBeLessThan(1_500);
+    // HUP ends an interactive shell (it ignores TERM): 128 + 1, not the 128 + 9 of a KILL after the grace period.
+    expect((await out.exited).code).toBe(129);
   });
 
   it('two Environments racing on a new identity share one container', async () => {
@@ -362,11 +356,9 @@ describe.skipIf(!env)('docker backend (real dockerd)', () => {
 
   it('probe is fast and says what it found', async () => {
     const e = open('probe', 'g1', {});
-    const t0 = Date.now();
     expect(await e.probe()).toMatchObject({ ok: true, detail: expect.stringContaining('created on first use') });
     await e.exec('true', opts());
     expect(await e.probe()).toMatchObject({ ok: true, detail: expect.stringContaining('running') });
-    expect(Date.now() - t0).toBeLessThan(5_000);
   });
 
   it.skipIf(!env?.pythonImage)('runs python3 in the python test image', async () => {

@@ -135,15 +135,13 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
 
     it('on timeout kills the remote process group and says so', async () => {
       const x = envFor('timeout', baseSpec());
-      const started = Date.now();
+      // Returning at all proves the kill: the sleeps would outlast the test's timeout by far.
       const r = await x.exec('echo started; sleep 1000.25 & sleep 1000.5; echo never', run({ timeoutMs: 1000 }));
-      const took = Date.now() - started;
       expect(r.exitCode).toBe(124);
       expect(r.timedOut).toBe(true);
       // As on the local backend: what was printed, then the note on a line of its own.
       expect(r.output.startsWith('started\n')).toBe(true);
       expect(r.output.endsWith('\n[timed out after 1s]')).toBe(true);
-      expect(took).toBeLessThan(5000);
       const left = await x.exec("ps -eo stat=,args= | grep -E '[s]leep 1000\\.(25|5)' | grep -v '^Z' | wc -l", run());
       expect(left.output.trim()).toBe('0');
     });
@@ -355,11 +353,11 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
 
     it('a host that is down fails fast with one clear error naming host:port', async () => {
       const x = envFor('down', baseSpec({ ssh_port: port }));
-      const started = Date.now();
       const err = (await x.exec('true', run()).catch((er: unknown) => er)) as SwitchboardError;
       expect(err).toMatchObject({ code: 'target_unreachable' });
       expect(err.message).toContain(`${e.host}:${port}`);
-      expect(Date.now() - started).toBeLessThan(3000);
+      // Refused at once, not waited out until a connect timeout.
+      expect(err.message).not.toMatch(/timed out/);
       const probe = await x.probe();
       expect(probe.ok).toBe(false);
       expect(probe.ok === false && probe.problem).toContain(`${e.host}:${port}`);
@@ -374,13 +372,12 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
       const shellExit = new Promise<[number | null, string | undefined]>((resolve) => shell.onExit((c, r) => resolve([c, r])));
       const pending = x.exec('sleep 30', run({ timeoutMs: 60_000 }));
       await new Promise((r) => setTimeout(r, 500));
-      const started = Date.now();
       stopSshd();
+      // An error, not the 60 s timeout's exit 124: the call failed when the connection did.
       const err = (await pending.catch((er: unknown) => er)) as SwitchboardError;
       expect(err).toBeInstanceOf(SwitchboardError);
       expect(err.code).toBe('target_unreachable');
       expect(err.message).toContain(`${e.host}:${port}`);
-      expect(Date.now() - started).toBeLessThan(5000);
       expect(await shellExit).toEqual([null, 'connection lost']);
       expect(reach.some(([id, p]) => id === 'drop#g1' && p !== undefined)).toBe(true);
 
