@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportsFileHeader, markerLineSeen, parseWrapped, shellQuote, wrapCommand } from './shellWrap.js';
@@ -135,6 +135,25 @@ describe('the exports file keeps only what calls set or unset', () => {
         call('export KEEP_ME=inherited');
         expect(readFileSync(envFile, 'utf8')).not.toContain('KEEP_ME');
         expect(call('echo "$KEEP_ME $X"', { ...start, KEEP_ME: 'rotated' })).toBe('rotated 1\n');
+      });
+      it('a call that only changes directory leaves the file as it is', () => {
+        rmSync(envFile, { force: true });
+        mkdirSync(join(dir, 'sub'), { recursive: true });
+        call('export FOO=1');
+        const before = statSync(envFile).ino;
+        call('cd sub');
+        expect(statSync(envFile).ino).toBe(before);
+      });
+      // (busybox ash always has awk: its applets run as builtins whatever PATH says.)
+      if (label !== 'busybox ash') it('on a target without awk the exports are not kept, the file is untouched and no temp file is left', () => {
+        rmSync(envFile, { force: true });
+        call('export FOO=1');
+        const tools = mkdtempSync(join(dir, 'noawk-'));
+        for (const t of ['mkdir', 'mv', 'rm', 'cmp', 'dirname', 'cat']) symlinkSync(`/usr/bin/${t}`, join(tools, t));
+        expect(call('export BAR=2; echo ran', { ...start, PATH: tools })).toBe('ran\n');
+        expect(readFileSync(envFile, 'utf8')).not.toContain('BAR');
+        expect(readdirSync(dir).filter((f) => f.startsWith(`env-${label.replace(/\W/g, '')}.sh.`))).toEqual([]);
+        expect(call('echo "$FOO"')).toBe('1\n');
       });
       it('a file in the old format (the whole export -p) is deleted unread', () => {
         writeFileSync(envFile, "export AWS_SECRET_ACCESS_KEY='stale'\nexport PATH='/frozen'\n", { mode: 0o600 });

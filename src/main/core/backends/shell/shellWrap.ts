@@ -78,13 +78,15 @@ END {
 /**
  * On exit, write the file only if this call changed an exported variable (so a concurrent call that changed
  * nothing cannot undo another's export), through a temp file and a rename (so no call ever reads half a file).
- * The comparison uses `export -p` (a builtin: no process started); awk runs only when something changed.
+ * The comparison uses `export -p` (a builtin: no process started); awk runs only when something changed, and a
+ * result equal to the file (a call that only changed directory) is not written, so it cannot undo a concurrent
+ * call's export either. A failed diff (no awk on the target) leaves the file as it was and no temp file behind.
  * (This text sits inside the trap's single quotes, so it has none of its own.)
  */
 const saveEnv =
   `[ "$(export -p)" != "$__sb_old" ] && (umask 077; mkdir -p "\${__sb_env%/*}" && ` +
   `{ printf "%s\\n__sb_exports_now__\\n" "$__sb_base"; export -p; } | awk "$__sb_awk" > "$__sb_env.$$" && ` +
-  `mv -f "$__sb_env.$$" "$__sb_env") 2>/dev/null; `;
+  `{ cmp -s "$__sb_env.$$" "$__sb_env" || mv -f "$__sb_env.$$" "$__sb_env"; }; rm -f "$__sb_env.$$") 2>/dev/null; `;
 
 /**
  * Script lines that remember the starting environment, then load the exports file when this user owns it
