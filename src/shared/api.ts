@@ -175,7 +175,10 @@ export type EventPayload<E extends CoreEvent> = z.infer<(typeof coreEvents)[E]>;
 /** Wire messages of the WebSocket and Electron adapters. */
 /** A request id: the caller's own, echoed in the reply (whole numbers from our clients; short strings are fine too). */
 export const WireId = z.union([z.number().int(), z.string().max(128)]);
-export const WireRequest = z.object({ type: z.literal('call'), id: WireId, method: z.string(), params: z.unknown() });
+export const WireCall = z.object({ type: z.literal('call'), id: WireId, method: z.string(), params: z.unknown() });
+/** Withdraw one of this connection's calls in flight: its work is stopped and the call is answered `cancelled`. */
+export const WireCancel = z.object({ type: z.literal('cancel'), id: WireId });
+export const WireRequest = z.union([WireCall, WireCancel]);
 export const WireResponse = z.union([
   z.object({ type: z.literal('result'), id: WireId, ok: z.literal(true), result: z.unknown() }),
   // id null: a request so malformed that it carried no usable id is still answered.
@@ -183,6 +186,7 @@ export const WireResponse = z.union([
 ]);
 export const WireEvent = z.object({ type: z.literal('event'), event: z.string(), payload: z.unknown() });
 export const WireMessage = z.union([WireResponse, WireEvent]);
+export type WireCall = z.infer<typeof WireCall>;
 export type WireRequest = z.infer<typeof WireRequest>;
 export type WireResponse = z.infer<typeof WireResponse>;
 export type WireEvent = z.infer<typeof WireEvent>;

@@ -29,16 +29,25 @@ export class CoreClient {
     });
   }
 
-  call<M extends CoreMethod>(method: M, input: MethodInput<M>): Promise<MethodOutput<M>> {
+  /**
+   * Call a method. When `signal` aborts, the Core is asked to withdraw the call (it stops the work, e.g. kills the
+   * command's process group) and the promise settles with the Core's answer, normally a `cancelled` error.
+   */
+  call<M extends CoreMethod>(method: M, input: MethodInput<M>, opts: { signal?: AbortSignal } = {}): Promise<MethodOutput<M>> {
     if (this.closedReason !== undefined) {
       return Promise.reject(new SwitchboardError('no_core', `connection to the Core closed: ${this.closedReason}`));
     }
     const params = coreMethods[method].input.parse(input);
     const id = this.nextId++;
-    return new Promise((resolve, reject) => {
+    const cancel = (): void => {
+      if (this.pending.has(id) && this.closedReason === undefined) this.link.send({ type: 'cancel', id });
+    };
+    return new Promise<MethodOutput<M>>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, method });
       this.link.send({ type: 'call', id, method, params });
-    });
+      if (opts.signal?.aborted) cancel();
+      else opts.signal?.addEventListener('abort', cancel, { once: true });
+    }).finally(() => opts.signal?.removeEventListener('abort', cancel));
   }
 
   /**

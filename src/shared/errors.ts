@@ -16,6 +16,7 @@ export const errorCodes = [
   'host_key_unknown',
   'host_key_changed',
   'approval_denied',
+  'cancelled',
   'too_large',
   'timeout',
   'no_core',

@@ -5,6 +5,8 @@ import { errorLine, toErrorPayload, type ErrorCode } from '../../shared/errors.j
 const refusalCodes = new Set<ErrorCode>(['bad_request', 'bad_config', 'not_permitted', 'registry_conflict', 'unknown_target', 'target_draining', 'approval_denied', 'unknown_tool', 'unknown_process', 'too_large']);
 
 export function exitCodeFor(code: ErrorCode): number {
+  // As a shell reports a command ended by Ctrl+C (128 + SIGINT).
+  if (code === 'cancelled') return 130;
   return refusalCodes.has(code) ? 2 : 1;
 }
 

@@ -203,11 +203,11 @@ export class Core {
     const input = coreMethods[method].input.safeParse(params ?? {});
     if (!input.success) throw new SwitchboardError('bad_request', `${method}: ${input.error.issues[0]?.message ?? 'invalid input'}`);
     const handler = this.handlers[method] as (input: unknown, ctx: CallContext) => Promise<unknown>;
-    return handler(input.data, { client: ctx.client ?? 'ui', connection: ctx.connection ?? detachedConnection });
+    return handler(input.data, { client: ctx.client ?? 'ui', connection: ctx.connection ?? detachedConnection, ...(ctx.signal ? { signal: ctx.signal } : {}) });
   }
 
-  callTool(tool: string, args: Record<string, unknown>, client: ToolClient): Promise<ToolResult> {
-    return this.dispatcher.call(tool, args, { client });
+  callTool(tool: string, args: Record<string, unknown>, client: ToolClient, signal?: AbortSignal): Promise<ToolResult> {
+    return this.dispatcher.call(tool, args, { client, ...(signal ? { signal } : {}) });
   }
 
   listTargets(): TargetInfo[] {

@@ -17,6 +17,8 @@ export interface ConnectionScope {
 export interface CallContext {
   client: ToolClient;
   connection: ConnectionScope;
+  /** Aborts when the caller withdraws the call or its connection goes away. */
+  signal?: AbortSignal;
 }
 
 export type Handler<M extends CoreMethod> = (input: MethodInput<M>, ctx: CallContext) => Promise<MethodOutput<M>>;

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { MAX_JSON_DEPTH, formatZodError, nestedDeeperThan, toErrorPayload } from '../../shared/errors.js';
 import {
-  isPaneEvent, WireId, WireRequest, type CoreEvent, type SubscribableEvent, type WireEvent, type WireResponse,
+  isPaneEvent, WireCall, WireCancel, WireId, type CoreEvent, type SubscribableEvent, type WireEvent, type WireResponse,
 } from '../../shared/api.js';
 import type { CallContext, ConnectionScope } from '../core/handlers.js';
 import type { EventListener } from '../core/events/eventBus.js';
@@ -53,6 +53,8 @@ export class Connection implements ConnectionScope {
   private drainTimer: NodeJS.Timeout | undefined;
   private readonly offEvents: () => void;
   private ended = false;
+  /** Calls of this connection still running, by wire id, so a cancel (or the connection's end) can stop them. */
+  private readonly inflight = new Map<string | number, AbortController>();
 
   constructor(private readonly core: ConnectionCore, private readonly peer: Peer, private readonly limits: ConnectionLimits = DEFAULT_LIMITS) {
     this.offEvents = core.onEvent((event, payload) => this.onEvent(event, payload));
@@ -60,7 +62,13 @@ export class Connection implements ConnectionScope {
 
   /** One wire message from the client (already JSON-parsed); `size` is its length on the wire, when known. */
   async receive(raw: unknown, size = 0): Promise<void> {
-    const parsed = WireRequest.safeParse(raw);
+    if ((raw as { type?: unknown } | null)?.type === 'cancel') {
+      // No reply of its own: the call it names is answered (cancelled), and an id that is not in flight is a no-op.
+      const cancel = WireCancel.safeParse(raw);
+      if (cancel.success) this.inflight.get(cancel.data.id)?.abort();
+      return;
+    }
+    const parsed = WireCall.safeParse(raw);
     if (!parsed.success) {
       // Every request is answered, or its caller waits forever: a malformed one with what is wrong.
       const id = WireId.safeParse((raw as { id?: unknown } | null)?.id);
@@ -74,10 +82,15 @@ export class Connection implements ConnectionScope {
     } else if (size > MAX_REQUEST_BYTES) {
       reply = { type: 'result', id: msg.id, ok: false, error: { code: 'too_large', message: `the request is ${Math.round(size / 1048576)} MiB; the limit is ${MAX_REQUEST_BYTES / 1048576} MiB`, hint: 'send large files in parts' } };
     } else {
+      const abort = new AbortController();
+      // A reused id (a client's mistake) leaves the earlier call uncancellable by id, never cancels the wrong one.
+      if (!this.inflight.has(msg.id)) this.inflight.set(msg.id, abort);
       try {
-        reply = { type: 'result', id: msg.id, ok: true, result: await this.core.invoke(msg.method, msg.params, { connection: this }) };
+        reply = { type: 'result', id: msg.id, ok: true, result: await this.core.invoke(msg.method, msg.params, { connection: this, signal: abort.signal }) };
       } catch (err) {
         reply = { type: 'result', id: msg.id, ok: false, error: toErrorPayload(err) };
+      } finally {
+        if (this.inflight.get(msg.id) === abort) this.inflight.delete(msg.id);
       }
     }
     this.send(reply);
@@ -162,6 +175,9 @@ export class Connection implements ConnectionScope {
     if (this.ended) return;
     this.ended = true;
     this.offEvents();
+    // A caller that went away cancelled what it was waiting for (a dropped `switchboard call`, a closed page).
+    for (const abort of this.inflight.values()) abort.abort();
+    this.inflight.clear();
     this.releaseThrottles();
     for (const [paneId, closeOnLeave] of this.panes) {
       if (!closeOnLeave) continue;

@@ -30,7 +30,7 @@ export async function startHost(opts: { host?: string; port?: number; mode: 'ser
   }
   const server = new WsServer(core, { host: opts.host, port: opts.port, rendererDir: opts.rendererDir });
   // MCP over Streamable HTTP; the WsServer checks the bearer token, Host and Origin first.
-  const mcp = mcpHttpHandler((tool, args) => core.callTool(tool, args, 'mcp'));
+  const mcp = mcpHttpHandler((tool, args, signal) => core.callTool(tool, args, 'mcp', signal));
   server.route('/mcp', mcp.handle);
   let listening: { url: string; wsUrl: string };
   try {

@@ -19,7 +19,12 @@ export function callCommand(program: Command): void {
         throw new SwitchboardError('bad_request', `the arguments are not valid JSON: ${(err as Error).message}`);
       }
       if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new SwitchboardError('bad_request', 'the arguments must be a JSON object');
-      const result = await withCore((c) => c.call('tool.call', { tool, args: args as Record<string, unknown>, client: 'cli' }));
+      // Ctrl+C (or a TERM/HUP from a supervisor) withdraws the call: the Core kills the command's process group and
+      // answers `cancelled`, which exits 130 like an interrupted shell command.
+      const abort = new AbortController();
+      const onSignal = (): void => abort.abort();
+      for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(s, onSignal);
+      const result = await withCore((c) => c.call('tool.call', { tool, args: args as Record<string, unknown>, client: 'cli' }, { signal: abort.signal }));
       if (opts.json) return printJson(result);
       if (typeof result.output === 'string') {
         process.stdout.write(result.output.endsWith('\n') || result.output === '' ? result.output : result.output + '\n');

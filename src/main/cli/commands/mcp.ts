@@ -30,17 +30,17 @@ class CoreBridge {
     return this.conn.client;
   }
 
-  call(tool: string, args: Record<string, unknown>): Promise<ToolResult> {
-    const p = this.send(tool, args);
+  call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
+    const p = this.send(tool, args, signal);
     this.inFlight.add(p);
     void p.catch(() => undefined).finally(() => this.inFlight.delete(p));
     return p;
   }
 
-  private async send(tool: string, args: Record<string, unknown>): Promise<ToolResult> {
+  private async send(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
     const client = await this.connection();
     try {
-      return await client.call('tool.call', { tool, args, client: 'mcp' });
+      return await client.call('tool.call', { tool, args, client: 'mcp' }, { signal });
     } catch (err) {
       if (err instanceof SwitchboardError && err.code === 'no_core') {
         this.conn?.close();
@@ -63,7 +63,7 @@ export function mcpCommand(program: Command): void {
     .action(action(async () => {
       // Fails here, before any MCP traffic, with one stderr line and exit 1 when no Core runs.
       const bridge = await CoreBridge.open();
-      const server = createMcpServer((tool, args) => bridge.call(tool, args));
+      const server = createMcpServer((tool, args, signal) => bridge.call(tool, args, signal));
       const transport = new StdioServerTransport();
       server.onclose = () => {
         bridge.close();

@@ -11,7 +11,7 @@ export const MAX_MCP_BODY_BYTES = 16 * 1024 * 1024;
  * Stateless: each POST gets its own Server and transport, so there is no session table to leak or hijack and a
  * Core restart loses nothing a client holds. Tool calls need no server-initiated messages.
  */
-export function mcpHttpHandler(callTool: (tool: string, args: Record<string, unknown>) => Promise<ToolResult>): {
+export function mcpHttpHandler(callTool: (tool: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<ToolResult>): {
   handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
   close: () => Promise<void>;
 } {

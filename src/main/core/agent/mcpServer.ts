@@ -11,7 +11,8 @@ import type { ToolResult } from '../../../shared/tools.js';
 import type { ToolDef } from '../tools/toolDef.js';
 import { toolDefs } from '../tools/toolDefs.js';
 
-export type ToolCaller = (tool: string, args: Record<string, unknown>) => Promise<ToolResult>;
+/** `signal` aborts when the client cancels (notifications/cancelled) or its transport closes (a dropped HTTP request). */
+export type ToolCaller = (tool: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<ToolResult>;
 
 function inputSchema(def: ToolDef): Tool['inputSchema'] {
   const json = z.toJSONSchema(def.args, { io: 'input' }) as Record<string, unknown>;
@@ -52,9 +53,9 @@ export function toCallToolError(err: unknown): CallToolResult {
 export function createMcpServer(call: ToolCaller, version = '0.1.0'): Server {
   const server = new Server({ name: 'switchboard', title: 'Switchboard', version }, { capabilities: { tools: { listChanged: false } }, instructions: MCP_INSTRUCTIONS });
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...mcpTools] }));
-  server.setRequestHandler(CallToolRequestSchema, async (req) => {
+  server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     try {
-      return toCallToolResult(await call(req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>));
+      return toCallToolResult(await call(req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>, extra.signal));
     } catch (err) {
       // A tool that does not exist is a protocol error (the request named nothing callable), not a tool's failure.
       const p = toErrorPayload(err);

@@ -128,14 +128,19 @@ export class Dispatcher {
       }
 
       const ctx = this.context(snapshot, opts);
+      throwIfCancelled(opts.signal);
       const result = await def.handler(ctx, finalArgs);
+      // The handler stopped its work when the signal fired (killing the command's group); the caller is told so.
+      throwIfCancelled(opts.signal);
       // Where it ran, from the snapshot; a targetless call keeps what its handler said, or says nothing.
       const full: ToolResult = snapshot ? { ...result, execution_target: snapshot.name, generation: snapshot.generation } : omitEmptyPlace(result);
       this.finish(entry, started, 'ok');
       return full;
-    } catch (err) {
+    } catch (caught) {
+      const err = opts.signal?.aborted ? cancelledError() : caught;
       const payload = toErrorPayload(err);
-      this.finish(entry, started, payload.code === 'approval_denied' ? 'denied' : 'error', payload.message);
+      const status = payload.code === 'approval_denied' ? 'denied' : payload.code === 'cancelled' ? 'cancelled' : 'error';
+      this.finish(entry, started, status, payload.message);
       throw err instanceof SwitchboardError ? err : new SwitchboardError(payload.code, payload.message, payload.hint);
     } finally {
       release?.();
@@ -193,6 +198,14 @@ export class Dispatcher {
       ...(entry.error ? { error: entry.error } : {}),
     });
   }
+}
+
+function cancelledError(): SwitchboardError {
+  return new SwitchboardError('cancelled', 'the call was cancelled by its caller; its command was stopped');
+}
+
+function throwIfCancelled(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw cancelledError();
 }
 
 function omitEmptyPlace(result: ToolResult): ToolResult {

@@ -4,12 +4,12 @@ import type { Handlers } from '../handlers.js';
 
 /** The part of the Dispatcher this needs. */
 export interface ToolCaller {
-  call(tool: string, args: Record<string, unknown>, opts: { client: ToolClient }): Promise<ToolResult>;
+  call(tool: string, args: Record<string, unknown>, opts: { client: ToolClient; signal?: AbortSignal }): Promise<ToolResult>;
 }
 
 export function toolMethods(deps: { dispatcher: ToolCaller }) {
   return {
     // A caller that names itself (cli, mcp) is recorded as such; otherwise the connection's kind.
-    'tool.call': async ({ tool, args, client }, ctx) => deps.dispatcher.call(tool, args, { client: client ?? ctx.client }),
+    'tool.call': async ({ tool, args, client }, ctx) => deps.dispatcher.call(tool, args, { client: client ?? ctx.client, ...(ctx.signal ? { signal: ctx.signal } : {}) }),
   } satisfies Partial<Handlers>;
 }

@@ -1,0 +1,127 @@
+// Cancelling a call stops its command on the target: Ctrl+C on `switchboard call`, MCP notifications/cancelled over
+// stdio, a dropped /mcp HTTP request and a wire-level cancel. Each ends with the sleep gone and the audit saying so.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { connectCore } from '../transport/wsLink.js';
+import { cliPath, ensureBuilt, startServe, tempHome, type Served } from '../../../scripts/cliHarness.js';
+
+const home = tempHome('sb-cancel-');
+const work = join(home, 'work');
+let served: Served;
+let info: { ws_url: string; mcp_url: string; token: string };
+
+/** A sleep whose length is unique to one case, so pgrep finds only that case's command. */
+let nextSleep = 3000 + (process.pid % 500) * 10;
+function uniqueSleep(): string {
+  return `${nextSleep++}.5`;
+}
+
+function running(seconds: string): boolean {
+  return spawnSync('pgrep', ['-f', `^sleep ${seconds}$`], { encoding: 'utf8' }).stdout.trim() !== '';
+}
+
+async function until(cond: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 300; i++) {
+    if (cond()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`never: ${what}`);
+}
+
+function auditOutcomes(seconds: string): string[] {
+  const lines = readFileSync(join(home, 'audit.jsonl'), 'utf8').trim().split('\n');
+  return lines.map((l) => JSON.parse(l) as { args?: string; outcome?: string }).filter((l) => l.args?.includes(`sleep ${seconds}`)).map((l) => l.outcome ?? '');
+}
+
+beforeAll(async () => {
+  ensureBuilt();
+  mkdirSync(work);
+  writeFileSync(join(home, 'config.yaml'), `terminal:\n  targets:\n    a: { backend: local, cwd: ${work} }\n`);
+  served = await startServe(home);
+  info = JSON.parse(readFileSync(join(home, 'core.json'), 'utf8')) as typeof info;
+});
+afterAll(async () => {
+  await served?.stop();
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe('cancelling a call stops its command', () => {
+  it('Ctrl+C on `switchboard call` kills the command, exits 130 and the audit says cancelled', async () => {
+    const s = uniqueSleep();
+    const child = spawn(process.execPath, [cliPath, 'call', 'terminal', JSON.stringify({ command: `sleep ${s}; echo never`, timeout: 600 })], {
+      env: { ...process.env, SWITCHBOARD_HOME: home },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    await until(() => running(s), 'the command started');
+    child.kill('SIGINT');
+    expect(await exited).toBe(130);
+    expect(stdout).toBe('');
+    expect(stderr.trim().split('\n')).toEqual([expect.stringMatching(/^switchboard: the call was cancelled/)]);
+    await until(() => !running(s), 'the command was killed');
+    await until(() => auditOutcomes(s).includes('cancelled'), 'the audit says cancelled');
+  });
+
+  it('MCP notifications/cancelled over stdio kills the command', async () => {
+    const s = uniqueSleep();
+    const client = new Client({ name: 'cancel-test', version: '1' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, 'mcp'], env: { ...(process.env as Record<string, string>), SWITCHBOARD_HOME: home }, stderr: 'pipe' }));
+    try {
+      const abort = new AbortController();
+      const call = client.callTool({ name: 'terminal', arguments: { command: `sleep ${s}`, timeout: 600 } }, undefined, { signal: abort.signal }).then(() => 'answered', () => 'rejected');
+      await until(() => running(s), 'the command started');
+      abort.abort();
+      expect(await call).toBe('rejected');
+      await until(() => !running(s), 'the command was killed');
+      await until(() => auditOutcomes(s).includes('cancelled'), 'the audit says cancelled');
+      // The bridge still serves the next call.
+      const next = await client.callTool({ name: 'terminal', arguments: { command: 'echo still-here' } });
+      expect(JSON.stringify(next.content)).toContain('still-here');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a dropped /mcp HTTP request kills the command', async () => {
+    const s = uniqueSleep();
+    const abort = new AbortController();
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'terminal', arguments: { command: `sleep ${s}`, timeout: 600 } } });
+    const request = fetch(info.mcp_url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${info.token}` },
+      body,
+      signal: abort.signal,
+    }).then(async (r) => r.text()).catch(() => 'dropped');
+    await until(() => running(s), 'the command started');
+    abort.abort();
+    expect(await request).toBe('dropped');
+    await until(() => !running(s), 'the command was killed');
+    await until(() => auditOutcomes(s).includes('cancelled'), 'the audit says cancelled');
+  });
+
+  it('a wire cancel answers the call `cancelled`, and a connection that goes away cancels what it waited for', async () => {
+    const s = uniqueSleep();
+    const { client, close } = await connectCore(info.ws_url, info.token);
+    const abort = new AbortController();
+    const call = client.call('tool.call', { tool: 'terminal', args: { command: `sleep ${s}`, timeout: 600 } }, { signal: abort.signal }).catch((e: unknown) => e);
+    await until(() => running(s), 'the command started');
+    abort.abort();
+    expect(await call).toMatchObject({ code: 'cancelled' });
+    await until(() => !running(s), 'the command was killed');
+
+    const s2 = uniqueSleep();
+    void client.call('tool.call', { tool: 'terminal', args: { command: `sleep ${s2}`, timeout: 600 } }).catch(() => undefined);
+    await until(() => running(s2), 'the second command started');
+    close();
+    await until(() => !running(s2), 'the second command was killed with its connection');
+    await until(() => auditOutcomes(s2).includes('cancelled'), 'the audit says cancelled');
+  });
+});
