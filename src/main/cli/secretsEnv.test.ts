@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { loadDockerEnv, loadSshEnv } from '../../../scripts/testEnv.js';
 import { callTool, ensureBuilt, startServe, tempHome, type Served } from '../../../scripts/cliHarness.js';
 import { connectCore } from '../transport/wsLink.js';
+import { remoteEnvFile } from '../core/backends/ssh/sshProvider.js';
 
 const ssh = loadSshEnv();
 const docker = loadDockerEnv();
@@ -115,11 +116,15 @@ describe.skipIf(!ssh || !docker)('secrets never reach a command, on every path a
       });
 
       it('the exports file keeps what a call exported, never an inherited value', async () => {
-        await call('terminal', { command: `export SB_SET_BY_CALL=set-${tag}`, execution_target: t });
+        const set = await call('terminal', { command: `export SB_SET_BY_CALL=set-${tag}`, execution_target: t });
         expect((await call('terminal', { command: 'echo "$SB_SET_BY_CALL"', execution_target: t })).output).toBe(`set-${tag}\n`);
         const files = t === 'here'
           ? readdirSync(join(home, 'state', 'env')).map((f) => readFileSync(join(home, 'state', 'env', f), 'utf8')).join('\n')
-          : String((await call('terminal', { command: 'cat ~/.cache/switchboard/env-*.sh /tmp/.switchboard-env-*.sh 2>/dev/null', execution_target: t })).output);
+          : String((await call('terminal', {
+            // This identity's file only: the SSH test account keeps other tests' files too (a managed container is ours alone).
+            command: t === 'remote' ? `cat ${remoteEnvFile(`remote#${String(set.generation)}`, home)}` : 'cat /tmp/.switchboard-env-*.sh',
+            execution_target: t,
+          })).output);
         expect(files).toContain(`set-${tag}`);
         for (const value of [...Object.values(withheld), ...Object.values(passed), ...Object.values(ordinary)]) expect(files).not.toContain(value);
         expect(files).not.toMatch(/\b(PATH|HOME)=/);
