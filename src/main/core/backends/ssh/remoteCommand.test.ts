@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { enterDir, exportLines, groupCommand, killGroupCommand, loginShellCommand, takeGroupLine } from './remoteCommand.js';
+import { enterDir, exportLines, groupCommand, killGroupCommand, loginShellCommand, sourceStaged, takeGroupLine } from './remoteCommand.js';
 
 const M = '__SB_PGID_abc__';
 
@@ -49,6 +49,18 @@ describe('shell text (run locally with dash and bash)', () => {
     expect(line1).toBe('hi /tmp');
     expect(Number(line2?.trim())).toBe(got?.pgid);
     expect(r.status).toBe(7);
+  });
+
+  it('a staged file of passed-through values is read, deleted, and never on the command line', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-staged-'));
+    const staged = join(dir, 'pass-1.sh');
+    writeFileSync(staged, exportLines({ PASSED_KEY: 'passed-v1' }), { mode: 0o600 });
+    const text = groupCommand('echo "$PASSED_KEY"', { marker: M, env: { A: 'x' }, staged });
+    expect(text).not.toContain('passed-v1');
+    const r = sh(text);
+    expect(takeGroupLine(r.stdout, M)?.rest).toBe('passed-v1\n');
+    expect(existsSync(staged)).toBe(false);
+    expect(sourceStaged(undefined)).toBe('');
   });
 
   it('killGroupCommand ends the whole group, children included', async () => {

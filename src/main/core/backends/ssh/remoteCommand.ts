@@ -14,6 +14,15 @@ export function exportLines(env: Record<string, string> | undefined): string {
     .join('');
 }
 
+/**
+ * A shell line that reads a staged file of `export` lines (values a person passed through, which never go on a
+ * command line) if this user owns it, and deletes it.
+ */
+export function sourceStaged(path: string | undefined): string {
+  if (path === undefined) return '';
+  return `__sb_p=${shellQuote(path)}; [ -O "$__sb_p" ] && . "$__sb_p"; rm -f "$__sb_p"\n`;
+}
+
 /** Shell lines that enter a directory, or its nearest existing parent, or /. */
 export function enterDir(cwd: string): string {
   return [
@@ -32,11 +41,12 @@ export function enterDir(cwd: string): string {
  * new group (it reports a signal death as a plain status, hence only as the fallback). The outer
  * `exec sh -c` keeps the text POSIX whatever the user's login shell is.
  */
-export function groupCommand(body: string, opts: { marker: string; cwd?: string; env?: Record<string, string> }): string {
+export function groupCommand(body: string, opts: { marker: string; cwd?: string; env?: Record<string, string>; staged?: string }): string {
   const boot = `exec 2>&3 3>&-\nprintf '%s%s\\n' '${opts.marker}' "$$"\n${body}`;
   const inner =
     (opts.cwd !== undefined ? enterDir(opts.cwd) : '') +
     exportLines(opts.env) +
+    sourceStaged(opts.staged) +
     // Field 5 of /proc/PID/stat is the process group (sh's own comm has no spaces to shift it).
     '__sb_pg=; if [ -r /proc/$$/stat ]; then read -r __sb_st < /proc/$$/stat; set -- $__sb_st; __sb_pg=$5; fi\n' +
     `if [ "$__sb_pg" = "$$" ] || ! command -v setsid >/dev/null 2>&1; then exec sh -c ${shellQuote(boot)} 3>&2; fi\n` +
@@ -73,10 +83,11 @@ export function killGroupCommand(pgid: number): string {
 const osc7PromptCommand = 'printf "\\033]7;file://%s%s\\033\\\\" "${HOSTNAME:-localhost}" "$PWD"';
 
 /** The exec-channel command for an interactive pane: enter cwd, then become the user's login shell. */
-export function loginShellCommand(cwd: string, env: Record<string, string> | undefined): string {
+export function loginShellCommand(cwd: string, env: Record<string, string> | undefined, staged?: string): string {
   const inner =
     enterDir(cwd) +
     exportLines({ COLORTERM: 'truecolor', TERM_PROGRAM: 'Switchboard', ...env }) +
+    sourceStaged(staged) +
     `[ -n "\${PROMPT_COMMAND:-}" ] || export PROMPT_COMMAND=${shellQuote(osc7PromptCommand)}\n` +
     'exec "${SHELL:-/bin/sh}" -l';
   return `exec sh -c ${shellQuote(inner)}`;

@@ -17,7 +17,7 @@ import { shellQuote } from '../shell/shellWrap.js';
 import { commandEnv, envRules } from '../shell/commandEnv.js';
 import { connectionPool, type SshLease } from './connectionPool.js';
 import type { ExecChannel, LiveConnection } from './liveConnection.js';
-import { groupCommand, killGroupCommand, loginShellCommand, takeGroupLine } from './remoteCommand.js';
+import { exportLines, groupCommand, killGroupCommand, loginShellCommand, takeGroupLine } from './remoteCommand.js';
 import { parseSshConfig } from './sshConfig.js';
 import { resolveRoute, type SshHop } from './sshRoute.js';
 
@@ -66,11 +66,42 @@ class SshEnvironment implements Environment {
   }
 
   /**
-   * What the Core sends along with a remote process: the host keeps its own environment; from the Core come only
-   * passed-through names and Switchboard's own additions, cleared by the same rules as every backend's.
+   * Opens an exec channel for a process the Core starts on the host. The host keeps its own environment; from the
+   * Core come only Switchboard's own additions (inline) and the names a person passed through, cleared by the same
+   * rules as every backend's. Passed-through values go in a 0600 file under ~/.cache/switchboard that the remote
+   * shell reads and deletes, never on the command line, which every user of the host can read.
    */
-  private forwardedEnv(extra: Record<string, string> | undefined): Record<string, string> {
-    return commandEnv(envRules(this.snapshot.flags.strip_env_keys, this.ctx), { inherit: 'passthrough', extra });
+  private async execForwarding(
+    live: LiveConnection,
+    extra: Record<string, string> | undefined,
+    build: (env: Record<string, string>, staged: string | undefined) => string,
+    pty?: { cols: number; rows: number },
+  ): Promise<ExecChannel> {
+    const rules = envRules(this.snapshot.flags.strip_env_keys, this.ctx);
+    const env = commandEnv(rules, { inherit: 'passthrough', extra, source: {} });
+    const passed = commandEnv(rules, { inherit: 'passthrough' });
+    const staged = Object.keys(passed).length ? await this.stage(exportLines(passed)) : undefined;
+    try {
+      return await live.exec(build(env, staged), pty);
+    } catch (err) {
+      if (staged) void this.withSftp<void>((sftp, done) => sftp.unlink(staged, () => done(undefined, undefined))).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** Writes text to a new private file in ~/.cache/switchboard (0700) with mode 0600; returns its path. */
+  private async stage(text: string): Promise<string> {
+    const dir = posix.join(await this.home(), '.cache', 'switchboard');
+    if ((await this.stat(dir)).type === 'missing') {
+      await this.mkdirs(posix.dirname(dir));
+      await this.withSftp<void>((sftp, done) =>
+        // Another call may have made it meanwhile (status 4): fine.
+        sftp.mkdir(dir, { mode: 0o700 }, (err) => done(err && !(isSftpStatus(err) && (err as { code?: number }).code === 4) ? fileError('create directory', dir, err) : undefined, undefined)),
+      );
+    }
+    const path = posix.join(dir, `pass-${randomBytes(8).toString('hex')}.sh`);
+    await this.withSftp<void>((sftp, done) => sftp.writeFile(path, text, { mode: 0o600 }, (err) => done(err && fileError('write', path, err), undefined)));
+    return path;
   }
 
   /** The hops to the target, read once: spec, ~/.ssh/config aliases, the ssh_jump chain. */
@@ -125,7 +156,7 @@ class SshEnvironment implements Environment {
     const live = await this.connect();
     return execWrapped(command, { ...opts, cwd, envFile: this.envFile }, async (script, sink) => {
       const gm = groupMarker();
-      const { channel, exitCode: reportedExit } = await live.exec(groupCommand(script, { marker: gm, env: this.forwardedEnv(opts.env) }));
+      const { channel, exitCode: reportedExit } = await this.execForwarding(live, opts.env, (env, staged) => groupCommand(script, { marker: gm, env, staged }));
       let pgid: number | undefined;
       let head = '';
       let headDone = false;
@@ -197,7 +228,7 @@ class SshEnvironment implements Environment {
   async openShell(opts: { cwd: string; cols: number; rows: number; env?: Record<string, string> }): Promise<ShellChannel> {
     const cwd = await this.absolute(opts.cwd);
     const live = await this.connect();
-    const opened = await live.exec(loginShellCommand(cwd, this.forwardedEnv(opts.env)), { cols: opts.cols, rows: opts.rows });
+    const opened = await this.execForwarding(live, opts.env, (env, staged) => loginShellCommand(cwd, env, staged), { cols: opts.cols, rows: opts.rows });
     const channel = opened.channel;
     const proc = new RemoteProcess(opened, live, undefined);
     this.shells.add(proc);
@@ -224,7 +255,7 @@ class SshEnvironment implements Environment {
     const cwd = await this.absolute(opts.cwd);
     const live = await this.connect();
     const gm = groupMarker();
-    const opened = await live.exec(groupCommand(`exec 2>&1\n${command}`, { marker: gm, cwd, env: this.forwardedEnv(opts.env) }));
+    const opened = await this.execForwarding(live, opts.env, (env, staged) => groupCommand(`exec 2>&1\n${command}`, { marker: gm, cwd, env, staged }));
     const channel = opened.channel;
     const proc = new RemoteProcess(opened, live, gm);
     this.background.add(proc);
