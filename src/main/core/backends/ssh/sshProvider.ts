@@ -1,6 +1,6 @@
 // The SSH backend: commands, panes, background processes and file ops over one pooled ssh2 connection.
-// Over 350 lines: the Environment's methods share the pooled connection and the identity's env file; auth, dial and
-// the pool live in sshAuth.ts, dial.ts, liveConnection.ts and connectionPool.ts (splitting SFTP out is next).
+// Over 350 lines: the Environment's methods share the pooled connection, the identity's env file and the staged
+// passed-through variables; auth, dial and the pool live in sshAuth.ts, dial.ts, liveConnection.ts and connectionPool.ts (splitting SFTP out is next).
 import { createHash, randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { homedir, userInfo } from 'node:os';
