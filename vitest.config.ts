@@ -3,7 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'e2e/**/*.test.ts'],
-    testTimeout: 60_000,
+    // Generous: CI shares 2 cores, and a CLI-driven test starts many node processes; a hang still ends.
+    testTimeout: 120_000,
     hookTimeout: 120_000,
     // Integration tests start real sshd/dockerd/Core processes; keep files in separate forks.
     pool: 'forks',

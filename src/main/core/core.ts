@@ -34,6 +34,8 @@ import { doctorMethods } from './doctor/methods.js';
 import { toolMethods } from './tools/methods.js';
 import { activityMethods } from './activity/methods.js';
 import { eventMethods } from './events/methods.js';
+import { CoreRuns, sweepLocal } from './processes/coreRuns.js';
+import { markedProvider, type SweepReport } from './processes/markedEnvironment.js';
 
 /** Kept for callers that found the profile here; it lives in home.ts so that nothing below the Core imports this file. */
 export { switchboardHome };
@@ -64,6 +66,7 @@ export class Core {
   readonly providerContext: ProviderContext;
   private readonly events = new EventBus();
   private readonly providers = new Map<string, BackendProvider>();
+  private readonly runs: CoreRuns;
   private readonly handlers: Handlers;
   private readonly retire: { schedule(): void; close(): void };
   private targetsTimer: NodeJS.Timeout | undefined;
@@ -110,7 +113,20 @@ export class Core {
       reportReachability: (identity, problem) => this.sessions.reportReachability(identity, problem),
       envPassthrough: () => this.config.config.approvals.envPassthrough,
     };
-    this.sessions = new Sessions(provider, this.providerContext);
+    // Everything this run starts is marked; what crashed runs left is ended: here at once, elsewhere on first reach.
+    this.runs = new CoreRuns(this.home);
+    // One audit line per place swept (only after a crash: a clean run leaves nothing to sweep).
+    const swept = (r: SweepReport): void => {
+      // A cut-off call that had ended by itself leaves nothing to report.
+      if (r.why === 'cut off' && r.found === 0 && !r.problem) return;
+      const outcome = r.problem ? 'error' : r.found > 0 ? 'ended' : 'none';
+      this.audit.write({ time: new Date().toISOString(), kind: 'sweep', client: 'core', execution_target: r.identity, outcome, count: r.found, ...(r.problem ? { error: r.problem } : {}) });
+    };
+    if (this.runs.stale.length > 0) swept({ identity: 'this machine', found: sweepLocal(this.runs.stale).length });
+    this.sessions = new Sessions((backend) => {
+      const p = provider(backend);
+      return p && markedProvider(p, this.runs, swept);
+    }, this.providerContext);
     this.panes = new Panes(this.sessions, {
       data: (pane_id, data) => this.emit('pane.data', { pane_id, data }),
       cwd: (pane_id, cwd) => this.emit('pane.cwd', { pane_id, cwd }),
@@ -221,6 +237,8 @@ export class Core {
     this.approvals.close();
     this.panes.closeAll();
     await this.sessions.shutdown();
+    // Only after everything it started was ended: the next run has nothing of this one to sweep.
+    this.runs.finish();
     this.config.close();
     this.runtime.close();
     await this.audit.flush();

@@ -5,7 +5,8 @@ import type { ToolDef } from '../tools/toolDef.js';
 
 export interface AuditRecord {
   time: string;
-  kind: 'dispatch' | 'approval';
+  /** sweep: processes a crashed Core run left behind, found and ended by this one. */
+  kind: 'dispatch' | 'approval' | 'sweep';
   client: string;
   tool?: string;
   execution_target?: string;

@@ -65,6 +65,12 @@ const notices = {
 /** osc7 for bash panes, as the local backend does, so pane headers follow `cd`. */
 const osc7PromptCommand = 'printf "\\033]7;file://%s%s\\033\\\\" "${HOSTNAME:-localhost}" "$PWD"';
 
+
+/** What a stream's end is put down to when the engine itself stopped answering. */
+function engineGone(label: string): string {
+  return `the docker engine at ${label} stopped answering`;
+}
+
 export class DockerEnvironment implements Environment {
   readonly identity: string;
   private readonly spec: DockerSpec;
@@ -282,7 +288,7 @@ export class DockerEnvironment implements Environment {
         if (!info) return 'the container was removed';
         if (!info.State.Running) return 'the container stopped';
       } catch {
-        return `the docker engine at ${this.endpoint.label} stopped answering`;
+        return engineGone(this.endpoint.label);
       }
       if (Date.now() >= until) return undefined;
       await delay(150);
@@ -353,7 +359,14 @@ export class DockerEnvironment implements Environment {
         exitStatus: async () => {
           const code = await this.jobRunner.exitCodeOf(job.exec);
           if (code !== null) return { code };
-          return { code: 137, note: (await this.containerGoneReason(2000)) ?? 'the command ended without an exit status' };
+          const gone = await this.containerGoneReason(2000);
+          if (gone === engineGone(this.endpoint.label)) {
+            // Not an exit: the link to the engine went, and the command may live on (it is swept once the engine is back).
+            const e = new SwitchboardError('target_unreachable', `${gone}; the command may still be running in the container`, 'check that the engine is running, then retry');
+            this.report(e.message);
+            throw e;
+          }
+          return { code: 137, note: gone ?? 'the command ended without an exit status' };
         },
         stop: () => {
           if (killed) return;

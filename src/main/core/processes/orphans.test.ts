@@ -1,0 +1,123 @@
+// Work never outlives the Core unnoticed: a clean stop ends what it started, and after a kill -9 the next Core ends
+// what the dead one left, on the local machine at start and on SSH and Docker targets when it first reaches them.
+// The sshd and the containers run on this machine, so pgrep here sees the processes of all three backends.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadDockerEnv, loadSshEnv } from '../../../../scripts/testEnv.js';
+import { cliPath, ensureBuilt, runCli, startServe, tempHome, type Served } from '../../../../scripts/cliHarness.js';
+
+const ssh = loadSshEnv();
+const docker = loadDockerEnv();
+const home = tempHome('sb-orphans-');
+const work = join(home, 'work');
+
+let nextSleep = 5000 + (process.pid % 400) * 10;
+function uniqueSleep(): string {
+  return `${nextSleep++}.25`;
+}
+
+function running(seconds: string): boolean {
+  return spawnSync('pgrep', ['-f', `^sleep ${seconds}$`], { encoding: 'utf8' }).stdout.trim() !== '';
+}
+
+async function until(cond: () => boolean, what: string, tries = 300): Promise<void> {
+  for (let i = 0; i < tries; i++) {
+    if (cond()) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`never: ${what}`);
+}
+
+/** A foreground call that would run for a long time; the CLI process is left to die with its Core. */
+function longCall(target: string, seconds: string): ChildProcess {
+  return spawn(process.execPath, [cliPath, 'call', 'terminal', JSON.stringify({ command: `sleep ${seconds}`, timeout: 3600, execution_target: target })], {
+    env: { ...process.env, SWITCHBOARD_HOME: home },
+    stdio: 'ignore',
+  });
+}
+
+async function background(target: string, seconds: string): Promise<void> {
+  const r = await runCli(home, ['call', 'terminal', JSON.stringify({ command: `sleep ${seconds}`, background: true, execution_target: target })]);
+  expect(r.status, r.stderr).toBe(0);
+}
+
+const targets = ['here', ...(ssh ? ['box'] : []), ...(docker ? ['jail'] : [])];
+
+beforeAll(() => {
+  ensureBuilt();
+  mkdirSync(work);
+  const lines = ['terminal:', '  targets:', `    here: { backend: local, cwd: ${work} }`];
+  if (ssh) {
+    lines.push(`    box: { backend: ssh, ssh_host: ${ssh.host}, ssh_port: ${ssh.port}, ssh_user: ${ssh.user}, ssh_key: ${ssh.key}, cwd: /tmp }`);
+    writeFileSync(join(home, 'known_hosts'), `${ssh.knownHostsLine}\n`, { mode: 0o600 });
+  }
+  if (docker) lines.push(`    jail: { backend: docker, docker_image: "${docker.image}", docker_host: "unix://${docker.socket}", docker_network: none, cwd: / }`);
+  writeFileSync(join(home, 'config.yaml'), `${lines.join('\n')}\n`);
+});
+afterAll(() => {
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe(`work never outlives the Core (${targets.join(', ')})`, () => {
+  let served: Served | undefined;
+  afterAll(async () => {
+    await served?.stop();
+  });
+
+  it('a clean stop ends foreground calls and background processes on every target', async () => {
+    served = await startServe(home);
+    const sleeps = targets.map((t) => {
+      const fg = uniqueSleep();
+      const bg = uniqueSleep();
+      return { t, fg, bg, call: longCall(t, fg) };
+    });
+    for (const s of sleeps) await background(s.t, s.bg);
+    // A background process on a runtime target that was removed while it ran is ended too.
+    const gone = uniqueSleep();
+    expect((await runCli(home, ['targets', 'register', 'brief', '--backend', 'local', '--cwd', work])).status).toBe(0);
+    await background('brief', gone);
+    expect((await runCli(home, ['targets', 'remove', 'brief'])).status).toBe(0);
+    for (const s of sleeps) await until(() => running(s.fg) && running(s.bg), `${s.t}: both sleeps started`);
+    expect(running(gone)).toBe(true);
+    await served.stop();
+    served = undefined;
+    for (const s of sleeps) await until(() => !running(s.fg) && !running(s.bg), `${s.t}: both sleeps ended with the Core`);
+    await until(() => !running(gone), 'the removed target\'s process ended with the Core');
+  });
+
+  it('after kill -9, the next Core ends what the dead one left: at start here, on first reach elsewhere', async () => {
+    served = await startServe(home);
+    const sleeps = targets.map((t) => ({ t, fg: uniqueSleep(), bg: uniqueSleep() }));
+    const calls = sleeps.map((s) => longCall(s.t, s.fg));
+    for (const s of sleeps) await background(s.t, s.bg);
+    for (const s of sleeps) await until(() => running(s.fg) && running(s.bg), `${s.t}: both sleeps started`);
+    served.child.kill('SIGKILL');
+    await new Promise((r) => served!.child.once('exit', r));
+    for (const c of calls) c.kill();
+    served = undefined;
+    rmSync(join(home, 'core.json'), { force: true });
+    // Nobody tracks them now: they are still running.
+    for (const s of sleeps) expect(running(s.fg) && running(s.bg)).toBe(true);
+
+    served = await startServe(home);
+    const here = sleeps.find((s) => s.t === 'here')!;
+    await until(() => !running(here.fg) && !running(here.bg), 'the local orphans were ended at start');
+    for (const s of sleeps.filter((x) => x.t !== 'here')) {
+      // The first call that reaches the target sweeps it, and the call itself works.
+      const r = await runCli(home, ['call', 'terminal', JSON.stringify({ command: 'echo reached', execution_target: s.t })]);
+      expect(r.stdout).toBe('reached\n');
+      await until(() => !running(s.fg) && !running(s.bg), `${s.t}: the orphans were ended on first reach`);
+    }
+    const sweepLines = (): Array<{ kind: string; count?: number; outcome: string }> =>
+      readFileSync(join(home, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kind: string; count?: number; outcome: string }).filter((l) => l.kind === 'sweep');
+    // One line per place swept (written when its sweep is done). A docker exec whose client went away may already
+    // have ended its command by then: that sweep finds nothing.
+    await until(() => sweepLines().length === targets.length, 'a sweep line per target');
+    const lines = sweepLines();
+    expect(lines, JSON.stringify(lines)).toHaveLength(targets.length);
+    expect(lines.every((l) => l.outcome === 'ended' || l.outcome === 'none')).toBe(true);
+    expect(lines.filter((l) => l.outcome === 'ended').length).toBeGreaterThanOrEqual(Math.min(2, targets.length));
+  });
+});
