@@ -136,6 +136,12 @@ describe('the exports file keeps only what calls set or unset', () => {
         expect(readFileSync(envFile, 'utf8')).not.toContain('KEEP_ME');
         expect(call('echo "$KEEP_ME $X"', { ...start, KEEP_ME: 'rotated' })).toBe('rotated 1\n');
       });
+      it('never keeps a process\'s own marks (SB_CORE_*) or session variables', () => {
+        rmSync(envFile, { force: true });
+        call('export SB_CORE_CALL=changed; unset SB_CORE_RUN; export SSH_CONNECTION=x; export K=1', { ...start, SB_CORE_RUN: 'r1', SB_CORE_CALL: 'c1' });
+        expect(readFileSync(envFile, 'utf8')).not.toMatch(/SB_CORE|SSH_CONNECTION/);
+        expect(call('echo "$SB_CORE_RUN $SB_CORE_CALL $K"', { ...start, SB_CORE_RUN: 'r2', SB_CORE_CALL: 'c2' })).toBe('r2 c2 1\n');
+      });
       it('a call that only changes directory leaves the file as it is', () => {
         rmSync(envFile, { force: true });
         mkdirSync(join(dir, 'sub'), { recursive: true });

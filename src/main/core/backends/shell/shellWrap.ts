@@ -40,11 +40,11 @@ export const exportsFileHeader = '# switchboard exports v2';
  * current `export -p`, and prints the exports file: the header, the current record of every variable that is new
  * or changed, and `unset NAME` for every starting one that is gone. `export -p` prints each variable as shell
  * text (`export A='…'` in dash and busybox, `declare -x A="…"` or `$'…'` in bash) whose quoted value may span
- * lines, so records are split by tracking quotes, not by lines. PWD, OLDPWD, SHLVL, `_`, our own `__sb_*` and each
- * SSH session's SSH_* are never kept.
+ * lines, so records are split by tracking quotes, not by lines. PWD, OLDPWD, SHLVL, `_`, our own `__sb_*`, each
+ * SSH session's SSH_* and each process's SB_CORE_* marks (processes/coreRuns.ts) are never kept.
  */
 const exportsDiff = String.raw`
-function skip(k) { return k ~ /^(PWD|OLDPWD|SHLVL|_|__sb_.*|SSH_[A-Z_]*)$/ }
+function skip(k) { return k ~ /^(PWD|OLDPWD|SHLVL|_|__sb_.*|SSH_[A-Z_]*|SB_CORE_[A-Z_]*)$/ }
 function keep() { if (name != "") { if (part) cur[name] = rec; else base[name] = rec }; name = "" }
 function scan(s,   i, c, n) {
   n = length(s)
