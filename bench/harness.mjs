@@ -38,8 +38,9 @@ export async function startServe(config, { nodeArgs = [] } = {}) {
     let out = '';
     serve.stdout.on('data', (d) => {
       out += d;
-      const m = /serving at (http:\/\/\S+)\?token=(\S+)/.exec(out);
-      if (m) resolve({ http: m[1], token: m[2] });
+      // The printed URL ends in #approver=… (the window's approver secret); the token stops before it.
+      const m = /serving at (http:\/\/\S+)\?token=([^\s#]+)(#approver=(\S+))?\s/.exec(out);
+      if (m) resolve({ http: m[1], token: m[2], approver: m[4] ?? '' });
     });
     serve.on('exit', (c) => reject(new Error(`serve exited ${c}`)));
   });

@@ -46,6 +46,8 @@ export interface Served {
   url: string;
   openUrl: string;
   token: string;
+  /** The approver secret from the printed URL's #fragment. */
+  approver: string;
   child: ChildProcess;
   stop(): Promise<void>;
 }
@@ -64,14 +66,16 @@ export function startServe(home: string, env: Record<string, string> = {}): Prom
     });
     child.stdout.setEncoding('utf8').on('data', (d: string) => {
       out += d;
-      const m = /serving at (http:\/\/\S+)\?token=(\S+)/.exec(out);
+      // The printed URL ends in #approver=… (the window's approver secret); the token stops before it.
+      const m = /serving at (http:\/\/\S+)\?token=([^\s#]+)(#\S+)?\s/.exec(out);
       if (!m) return;
       clearTimeout(timer);
       child.removeAllListeners('exit');
       resolve({
         url: m[1]!,
         token: m[2]!,
-        openUrl: `${m[1]}?token=${m[2]}`,
+        openUrl: `${m[1]}?token=${m[2]}${m[3] ?? ''}`,
+        approver: /#approver=(\S+)/.exec(m[3] ?? '')?.[1] ?? '',
         child,
         stop: () =>
           new Promise((res) => {

@@ -52,7 +52,11 @@ export type ApprovalRule = z.infer<typeof ApprovalRule>;
 export const ApprovalOutcome = z.object({
   decision: z.enum(['approve', 'deny', 'refuse']),
   scope: ApprovalScope.optional(),
-  /** person (ui or cli), rule (session or always rule matched), mode (approvals.mode deny/off), policy (hardline), timeout, withdrawn, shutdown. */
+  /**
+   * ui or cli (a person, and where they answered), rule (a session or always rule matched; see scope), mode
+   * (approvals.mode deny/off), flags (the target's skip_container_guards), policy (hardline), binding (the target,
+   * generation or arguments changed after the approval), timeout, withdrawn (the caller went away), shutdown.
+   */
   by: z.string(),
   reason: z.string().optional(),
   waited_ms: z.number().int().min(0).optional(),

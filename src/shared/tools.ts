@@ -164,9 +164,11 @@ export interface ToolAnnotations {
  * A tool declares how to find it in its arguments; the policy never looks at tool names.
  */
 export type ApprovalSubject =
-  | { kind: 'command'; command: string }
+  | { kind: 'command'; command: string; /** Where it runs when not the tracked cwd (terminal's workdir). */ workdir?: string }
   | { kind: 'path'; path: string; access: 'read' | 'write' }
-  | { kind: 'code'; code: string; language: 'python' };
+  | { kind: 'code'; code: string; language: 'python' }
+  /** Text written to a running program's stdin (process write): judged as shell where it reads as shell. */
+  | { kind: 'input'; data: string };
 
 /** A tool result: the base plus tool-specific fields. */
 export const ToolResult = ToolResultBase.catchall(z.unknown());

@@ -19,6 +19,9 @@ import { AuditLog } from './dispatch/audit.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { toolDefs } from './tools/toolDefs.js';
 import { ApprovalBroker } from './approvals/approvalBroker.js';
+import { ApprovalRules } from './approvals/approvalRules.js';
+import { CommandApprovals } from './approvals/commandApprovals.js';
+import { loadCommandPolicy } from './approvals/policy/commandPolicy.js';
 import { ActivityLog } from './activity/activityLog.js';
 import { EventBus, type EventListener } from './events/eventBus.js';
 import { detachedConnection, composeHandlers, type CallContext, type Handlers } from './handlers.js';
@@ -62,6 +65,8 @@ export class Core {
   readonly audit: AuditLog;
   readonly dispatcher: Dispatcher;
   readonly approvals: ApprovalBroker;
+  readonly approvalRules: ApprovalRules;
+  private readonly commandApprovals: CommandApprovals;
   readonly activity: ActivityLog;
   readonly providerContext: ProviderContext;
   private readonly events = new EventBus();
@@ -84,13 +89,17 @@ export class Core {
     this.audit = new AuditLog(this.home);
     this.approvals = new ApprovalBroker(
       () => this.config.config.approvals.timeoutSec,
-      (a, d) => this.audit.write({
-        time: new Date().toISOString(), kind: 'approval', client: d.by === 'person' ? 'person' : d.by, approval_kind: a.kind,
-        execution_target: a.execution_target, outcome: d.decision, scope: d.scope, ...(d.reason ? { reason: d.reason } : {}),
+      // Command decisions are written by the approval step, which also sees the ones no person made.
+      (a, d) => a.kind === 'host_key' && this.audit.write({
+        time: new Date().toISOString(), kind: 'approval', client: d.by === 'person' ? d.decider ?? 'person' : d.by, approval_kind: a.kind,
+        execution_target: a.execution_target, outcome: d.decision, scope: d.scope, by: d.by === 'person' ? d.decider ?? 'person' : d.by,
+        waited_ms: d.waited_ms, ...(d.reason ? { reason: d.reason } : {}),
         ...(a.host_key ? { fingerprint: a.host_key.fingerprint, host: `${a.host_key.host}:${a.host_key.port}` } : {}),
       }),
     );
     this.approvals.onChange((list) => this.emit('approvals.changed', list));
+    this.approvalRules = new ApprovalRules(this.home);
+    this.approvalRules.onChange((rules) => this.emit('approvals.rules', rules));
     this.providerContext = {
       home: this.home,
       confirmHostKey: async (req, signal) => {
@@ -142,7 +151,24 @@ export class Core {
     });
     this.activity = new ActivityLog((entry) => this.emit('activity', entry));
     const targetList = (): TargetInfo[] => listTargets({ targets: this.targets, sessions: this.sessions });
+    this.commandApprovals = new CommandApprovals({
+      policy: loadCommandPolicy,
+      broker: this.approvals,
+      rules: this.approvalRules,
+      sessions: this.sessions,
+      audit: this.audit,
+      settings: () => this.config.config.approvals,
+      current: (name) => {
+        this.targets.refresh();
+        try {
+          return this.targets.snapshot(name);
+        } catch {
+          return undefined;
+        }
+      },
+    });
     this.dispatcher = new Dispatcher({
+      approvals: this.commandApprovals,
       targets: this.targets,
       sessions: this.sessions,
       audit: this.audit,
@@ -165,7 +191,7 @@ export class Core {
       }),
       paneMethods({ targets: this.targets, panes: this.panes }),
       processMethods({ processes: this.processes }),
-      approvalMethods({ approvals: this.approvals }),
+      approvalMethods({ approvals: this.approvals, rules: this.approvalRules }),
       workspaceMethods({ home: this.home, store: opts.uiStore }),
       doctorMethods({
         home: this.home,
@@ -184,6 +210,7 @@ export class Core {
   /** Start watching files. */
   async start(): Promise<this> {
     this.config.watch();
+    this.commandApprovals.warm();
     return this;
   }
 
@@ -219,7 +246,12 @@ export class Core {
     const input = coreMethods[method].input.safeParse(params ?? {});
     if (!input.success) throw new SwitchboardError('bad_request', `${method}: ${input.error.issues[0]?.message ?? 'invalid input'}`);
     const handler = this.handlers[method] as (input: unknown, ctx: CallContext) => Promise<unknown>;
-    return handler(input.data, { client: ctx.client ?? 'ui', connection: ctx.connection ?? detachedConnection, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+    return handler(input.data, {
+      client: ctx.client ?? 'ui',
+      connection: ctx.connection ?? detachedConnection,
+      ...(ctx.approverRefusal ? { approverRefusal: ctx.approverRefusal } : {}),
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    });
   }
 
   callTool(tool: string, args: Record<string, unknown>, client: ToolClient, signal?: AbortSignal): Promise<ToolResult> {

@@ -15,9 +15,15 @@ export interface ConnectionScope {
 }
 
 export interface CallContext {
+  /** Who is calling, as the transport knows it (never what the caller says of itself). */
   client: ToolClient;
   connection: ConnectionScope;
-  /** Aborts when the caller withdraws the call or its connection goes away. */
+  /**
+   * Why this caller may not approve pending approvals (undefined: it may). The transport answers from what a
+   * tool-call process never has: the window's own channel, the approver secret, or a terminal of its own.
+   */
+  approverRefusal?: () => string | undefined;
+  /** Aborts when the caller withdraws the call or its connection goes away (a held approval is withdrawn). */
   signal?: AbortSignal;
 }
 

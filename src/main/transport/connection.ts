@@ -6,6 +6,7 @@ import {
   isPaneEvent, WireCall, WireCancel, WireId, type CoreEvent, type SubscribableEvent, type WireEvent, type WireResponse,
 } from '../../shared/api.js';
 import type { CallContext, ConnectionScope } from '../core/handlers.js';
+import type { ToolClient } from '../../shared/tools.js';
 import type { EventListener } from '../core/events/eventBus.js';
 
 /** What carries the messages. */
@@ -41,6 +42,16 @@ export const DEFAULT_LIMITS: ConnectionLimits = { highBytes: 1 << 20, lowBytes: 
 /** Requests over this are refused with a clear error (the frame itself is read so the refusal can name its id). */
 export const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 
+/** Who is at the other end, as the carrier can tell without asking the client. */
+export interface ConnectionIdentity {
+  client: ToolClient;
+  /** Why this connection may not approve (undefined: it may). */
+  approverRefusal: () => string | undefined;
+}
+
+/** A connection nothing is known about: recorded as the CLI, and it may not approve. */
+export const unknownCaller: ConnectionIdentity = { client: 'cli', approverRefusal: () => 'the connection did not show who it is' };
+
 export const SLOW_CLIENT_REASON = 'the client stopped reading; closed to protect the Core';
 
 export class Connection implements ConnectionScope {
@@ -56,7 +67,12 @@ export class Connection implements ConnectionScope {
   /** Calls of this connection still running, by wire id, so a cancel (or the connection's end) can stop them. */
   private readonly inflight = new Map<string | number, AbortController>();
 
-  constructor(private readonly core: ConnectionCore, private readonly peer: Peer, private readonly limits: ConnectionLimits = DEFAULT_LIMITS) {
+  constructor(
+    private readonly core: ConnectionCore,
+    private readonly peer: Peer,
+    private readonly limits: ConnectionLimits = DEFAULT_LIMITS,
+    private readonly identity: ConnectionIdentity = unknownCaller,
+  ) {
     this.offEvents = core.onEvent((event, payload) => this.onEvent(event, payload));
   }
 
@@ -86,7 +102,7 @@ export class Connection implements ConnectionScope {
       // A reused id (a client's mistake) leaves the earlier call uncancellable by id, never cancels the wrong one.
       if (!this.inflight.has(msg.id)) this.inflight.set(msg.id, abort);
       try {
-        reply = { type: 'result', id: msg.id, ok: true, result: await this.core.invoke(msg.method, msg.params, { connection: this, signal: abort.signal }) };
+        reply = { type: 'result', id: msg.id, ok: true, result: await this.core.invoke(msg.method, msg.params, this.callContext(abort.signal)) };
       } catch (err) {
         reply = { type: 'result', id: msg.id, ok: false, error: toErrorPayload(err) };
       } finally {
@@ -94,6 +110,10 @@ export class Connection implements ConnectionScope {
       }
     }
     this.send(reply);
+  }
+
+  private callContext(signal: AbortSignal): Partial<CallContext> {
+    return { connection: this, client: this.identity.client, approverRefusal: this.identity.approverRefusal, signal };
   }
 
   // ---- ConnectionScope: what handlers may change about this connection ----

@@ -1,7 +1,10 @@
 // The Electron IPC adapter: one window's renderer as a Core connection, on the single wire channel.
 import { ipcMain, type WebContents } from 'electron';
 import { ELECTRON_CHANNEL } from '../../shared/bridge.js';
-import { Connection, type ConnectionCore } from './connection.js';
+import { Connection, type ConnectionCore, type ConnectionIdentity } from './connection.js';
+
+/** The window's own channel: a person, who may approve. */
+const windowCaller: ConnectionIdentity = { client: 'ui', approverRefusal: () => undefined };
 
 /** Wire one window's renderer to the Core. Returns a function that unwires it. */
 export function attachWindow(core: ConnectionCore, contents: WebContents): () => void {
@@ -11,7 +14,7 @@ export function attachWindow(core: ConnectionCore, contents: WebContents): () =>
     buffered: () => 0,
     isOpen: () => !contents.isDestroyed(),
     close: () => undefined,
-  });
+  }, undefined, windowCaller);
   const onMessage = (e: Electron.IpcMainEvent, raw: unknown): void => {
     if (e.sender === contents) void conn.receive(raw);
   };

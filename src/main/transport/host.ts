@@ -12,7 +12,7 @@ export interface Host {
   server: WsServer;
   url: string;
   wsUrl: string;
-  /** The URL to open in a browser: carries the token once. */
+  /** The URL to open in a browser: carries the token once, and the approver secret in its #fragment (never sent to a server). */
   openUrl: string;
   close(): Promise<void>;
 }
@@ -55,7 +55,7 @@ export async function startHost(opts: { host?: string; port?: number; mode: 'ser
     server,
     url: listening.url,
     wsUrl: listening.wsUrl,
-    openUrl: `${listening.url}?token=${server.token}`,
+    openUrl: `${listening.url}?token=${server.token}#approver=${server.approverSecret}`,
     close: async () => {
       if (closed) return;
       closed = true;

@@ -6,12 +6,15 @@ import { extname, join, normalize, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { SwitchboardError } from '../../shared/errors.js';
-import { Connection, type ConnectionCore, type ConnectionLimits, type Peer } from './connection.js';
+import { Connection, type ConnectionCore, type ConnectionIdentity, type ConnectionLimits, type Peer } from './connection.js';
+import { cliApproverRefusal } from './approverCheck.js';
 
 export interface WsServerOptions {
   host?: string;
   port?: number;
   token?: string;
+  /** The approver secret (random when omitted): only the window's URL carries it; see `approverSecret`. */
+  approverSecret?: string;
   /** Folder of the built renderer (index.html); found next to the build when omitted. */
   rendererDir?: string;
   /** How much may queue for a client that does not read (tests lower them). */
@@ -112,6 +115,12 @@ function requestToken(req: IncomingMessage, url: URL): string | undefined {
 
 export class WsServer {
   readonly token: string;
+  /**
+   * What lets a page's socket approve: it lives only in this process and in the URL the window is opened with (in
+   * its #fragment, which browsers never send to a server), never in core.json, so a tool call that reads core.json
+   * gets the token but not this.
+   */
+  readonly approverSecret: string;
   private readonly http: Server;
   private readonly wss: WebSocketServer;
   private readonly routes = new Map<string, RouteHandler>();
@@ -123,6 +132,7 @@ export class WsServer {
 
   constructor(private readonly core: ConnectionCore, private readonly opts: WsServerOptions = {}) {
     this.token = opts.token ?? randomBytes(24).toString('base64url');
+    this.approverSecret = opts.approverSecret ?? randomBytes(24).toString('base64url');
     this.host = opts.host ?? '127.0.0.1';
     this.rendererDir = opts.rendererDir ?? findRendererDir();
     this.http = createServer((req, res) => {
@@ -144,7 +154,8 @@ export class WsServer {
         socket.destroy();
         return;
       }
-      this.wss.handleUpgrade(req, socket, head, (ws) => this.onSocket(ws));
+      const identity = this.identify(req, url!);
+      this.wss.handleUpgrade(req, socket, head, (ws) => this.onSocket(ws, identity));
     });
   }
 
@@ -247,11 +258,26 @@ export class WsServer {
     res.end(req.method === 'HEAD' ? undefined : readFileSync(file));
   }
 
-  private onSocket(ws: WebSocket): void {
+  /**
+   * Who a socket is: the window's page when it shows the approver secret (a person: client ui, may approve);
+   * otherwise a CLI or bridge, which may approve only from a terminal of its own outside any tool call.
+   */
+  private identify(req: IncomingMessage, url: URL): ConnectionIdentity {
+    if (tokenMatches(url.searchParams.get('approver') ?? undefined, this.approverSecret)) return { client: 'ui', approverRefusal: () => undefined };
+    const clientPort = req.socket.remotePort ?? 0;
+    const serverPort = req.socket.localPort ?? this.port;
+    const page = req.headers.origin !== undefined;
+    return {
+      client: 'cli',
+      approverRefusal: () => (page ? 'this page was not opened with the approver link that `switchboard serve` printed' : cliApproverRefusal(clientPort, serverPort)),
+    };
+  }
+
+  private onSocket(ws: WebSocket, identity: ConnectionIdentity): void {
     this.sockets.add(ws);
     // A malformed or oversized frame is the client's problem, never the Core's.
     ws.on('error', () => ws.terminate());
-    const conn = new Connection(this.core, socketPeer(ws), this.opts.limits);
+    const conn = new Connection(this.core, socketPeer(ws), this.opts.limits, identity);
     this.connections.add(conn);
     ws.on('close', () => {
       conn.dispose();

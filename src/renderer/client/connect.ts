@@ -64,6 +64,19 @@ function pageToken(): string {
   return m ? decodeURIComponent(m[1]!) : '';
 }
 
+/**
+ * The approver secret `switchboard serve` put in the #fragment of the URL it printed (a browser never sends a
+ * fragment to a server). Kept for this tab so a reload still approves, and wiped from the address bar.
+ */
+function approverSecret(): string {
+  const m = /(?:^#|&)approver=([^&]+)/.exec(window.location.hash);
+  if (m) {
+    sessionStorage.setItem('switchboard.approver', decodeURIComponent(m[1]!));
+    history.replaceState(null, '', window.location.pathname + window.location.search);
+  }
+  return sessionStorage.getItem('switchboard.approver') ?? '';
+}
+
 export function connect(onState: StateListener): CoreClient {
   if (window.switchboard) {
     onState('open');
@@ -71,5 +84,7 @@ export function connect(onState: StateListener): CoreClient {
   }
   const proto = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
   onState('connecting');
-  return new CoreClient(socketLink(`${proto}//${window.location.host}/ws?token=${encodeURIComponent(pageToken())}`, onState));
+  const approver = approverSecret();
+  const query = `token=${encodeURIComponent(pageToken())}${approver ? `&approver=${encodeURIComponent(approver)}` : ''}`;
+  return new CoreClient(socketLink(`${proto}//${window.location.host}/ws?${query}`, onState));
 }

@@ -1,6 +1,7 @@
-// `switchboard approvals list|approve|deny|check`: decide pending approvals (host keys, commands) from a shell,
-// or ask the policy what it would do with a command without running it.
+// `switchboard approvals list|approve|deny|rules|revoke|check`: decide pending approvals (host keys, commands) from a
+// shell, keep or drop "always allow" rules, or ask the policy what it would do with a command without running it.
 import type { Command } from 'commander';
+import { closeSync, openSync } from 'node:fs';
 import { ApprovalScope, type PendingApproval } from '../../../shared/approvals.js';
 import { SwitchboardError } from '../../../shared/errors.js';
 import { withCore } from '../connect.js';
@@ -9,7 +10,25 @@ import { approvalsCheckCommand } from './approvalsCheck.js';
 
 function what(a: PendingApproval): string {
   if (a.host_key) return `${a.host_key.host}:${a.host_key.port} ${a.host_key.key_type} ${a.host_key.fingerprint}`;
-  return a.command ?? '';
+  const text = (a.command ?? '').replace(/\s+/g, ' ');
+  return `${a.tool ? `${a.tool}: ` : ''}${text.length > 80 ? text.slice(0, 79) + '…' : text}`;
+}
+
+/** Approving needs a person at a terminal; a process without one (a tool call, a pipe from a script) is refused here. */
+function assertControllingTerminal(): void {
+  try {
+    closeSync(openSync('/dev/tty', 'r'));
+  } catch {
+    throw new SwitchboardError(
+      'not_permitted',
+      'approving needs a person at a terminal: this process has no controlling terminal',
+      'approve in the Switchboard window, or run this in a terminal of your own',
+    );
+  }
+}
+
+function where(a: PendingApproval): string {
+  return a.generation ? `${a.execution_target}#${a.generation}` : a.execution_target;
 }
 
 export function approvalsCommand(program: Command): void {
@@ -22,7 +41,7 @@ export function approvalsCommand(program: Command): void {
       const list = await withCore((c) => c.call('approvals.list', {}));
       if (opts.json) return printJson({ approvals: list });
       if (list.length === 0) return void process.stdout.write('no pending approvals\n');
-      process.stdout.write(table(['ID', 'KIND', 'TARGET', 'WHAT', 'EXPIRES'], list.map((a) => [a.id, a.kind, a.execution_target, what(a), a.expires_at])));
+      process.stdout.write(table(['ID', 'KIND', 'TARGET', 'WHAT', 'WHY', 'EXPIRES'], list.map((a) => [a.id, a.kind, where(a), what(a), (a.reasons ?? []).join('; '), a.expires_at])));
     }));
   approvals
     .command('approve')
@@ -32,6 +51,7 @@ export function approvalsCommand(program: Command): void {
     .action(action(async (id: string, opts: { scope: string; json?: boolean }) => {
       const scope = ApprovalScope.safeParse(opts.scope);
       if (!scope.success) throw new SwitchboardError('bad_request', `--scope must be once, session or always, not "${opts.scope}"`);
+      assertControllingTerminal();
       const r = await withCore((c) => c.call('approvals.decide', { id, decision: 'approve', scope: scope.data }));
       if (opts.json) printJson(r);
       else process.stdout.write(`approved ${id} (${scope.data})\n`);
@@ -45,6 +65,26 @@ export function approvalsCommand(program: Command): void {
       const r = await withCore((c) => c.call('approvals.decide', { id, decision: 'deny', ...(opts.reason ? { reason: opts.reason } : {}) }));
       if (opts.json) printJson(r);
       else process.stdout.write(`denied ${id}\n`);
+    }));
+  approvals
+    .command('rules')
+    .description('list the kept "always allow" rules')
+    .option('--json', 'one JSON document')
+    .action(action(async (opts: { json?: boolean }) => {
+      const rules = await withCore((c) => c.call('approvals.rules', {}));
+      if (opts.json) return printJson({ rules });
+      if (rules.length === 0) return void process.stdout.write('no approval rules\n');
+      process.stdout.write(table(['ID', 'TARGET', 'TOOL', 'PATTERN', 'BY', 'CREATED'], rules.map((r) => [r.id, r.execution_target, r.tool, r.pattern, r.created_by, r.created_at])));
+    }));
+  approvals
+    .command('revoke')
+    .description('drop an "always allow" rule')
+    .argument('<id>')
+    .option('--json', 'one JSON document')
+    .action(action(async (id: string, opts: { json?: boolean }) => {
+      const r = await withCore((c) => c.call('approvals.revoke', { id }));
+      if (opts.json) printJson(r);
+      else process.stdout.write(`revoked ${id}\n`);
     }));
   approvalsCheckCommand(approvals);
 }

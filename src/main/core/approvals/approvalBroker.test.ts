@@ -13,8 +13,10 @@ describe('ApprovalBroker', () => {
     const p = b.request(hostKey);
     const [pending] = b.list();
     expect(pending).toMatchObject({ kind: 'host_key', execution_target: 'box' });
-    b.decide({ id: pending!.id, decision: 'approve', scope: 'always' });
-    expect(await p).toMatchObject({ decision: 'approve', scope: 'always', by: 'person' });
+    b.decide({ id: pending!.id, decision: 'approve', scope: 'always' }, 'ui');
+    const d = await p;
+    expect(d).toMatchObject({ decision: 'approve', scope: 'always', by: 'person', decider: 'ui' });
+    expect(d.waited_ms).toBeGreaterThanOrEqual(0);
     expect(seen).toEqual([1, 0]);
     expect(decided[0]![1].by).toBe('person');
   });

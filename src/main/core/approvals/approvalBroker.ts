@@ -9,7 +9,13 @@ export interface Decided {
   reason?: string;
   /** Who decided: a person (ui/cli), the timeout, shutdown, or nobody because the caller went away first. */
   by: 'person' | 'timeout' | 'shutdown' | 'withdrawn';
+  /** Where the person answered (ui or cli), when a person did. */
+  decider?: string;
+  /** How long the request was pending. */
+  waited_ms: number;
 }
+
+type Settled = Omit<Decided, 'waited_ms'>;
 
 interface Pending {
   approval: PendingApproval;
@@ -42,8 +48,8 @@ export class ApprovalBroker {
    * resolves as a denial nobody made, so a late answer finds nothing to decide.
    */
   request(req: ApprovalRequest, opts: { signal?: AbortSignal | undefined } = {}): Promise<Decided> {
-    const withdrawn: Decided = { decision: 'deny', scope: 'once', by: 'withdrawn', reason: 'the caller went away before a decision' };
-    if (opts.signal?.aborted) return Promise.resolve(withdrawn);
+    const withdrawn: Settled = { decision: 'deny', scope: 'once', by: 'withdrawn', reason: 'the caller went away before anyone decided' };
+    if (opts.signal?.aborted) return Promise.resolve({ ...withdrawn, waited_ms: 0 });
     const now = Date.now();
     const timeoutMs = this.timeoutSec() * 1000;
     const approval: PendingApproval = {
@@ -53,7 +59,7 @@ export class ApprovalBroker {
       expires_at: new Date(now + timeoutMs).toISOString(),
     };
     return new Promise((resolve) => {
-      const timer = setTimeout(() => this.settle(approval.id, { decision: 'deny', scope: 'once', by: 'timeout', reason: `no decision within ${this.timeoutSec()}s` }), timeoutMs);
+      const timer = setTimeout(() => this.settle(approval.id, { decision: 'deny', scope: 'once', by: 'timeout', reason: `no one answered within ${this.timeoutSec()} s` }), timeoutMs);
       const onAbort = (): void => this.settle(approval.id, withdrawn);
       opts.signal?.addEventListener('abort', onAbort, { once: true });
       const unlink = (): void => opts.signal?.removeEventListener('abort', onAbort);
@@ -62,17 +68,20 @@ export class ApprovalBroker {
     });
   }
 
-  decide(d: ApprovalDecision): { id: string; decision: 'approve' | 'deny' } {
+  /** A person's answer; `decider` says where it came from (ui, cli). */
+  decide(d: ApprovalDecision, decider?: string): { id: string; decision: 'approve' | 'deny' } {
     if (!this.pending.has(d.id)) {
       throw new SwitchboardError('bad_request', `no pending approval ${d.id}`, 'list them with `switchboard approvals list`');
     }
-    this.settle(d.id, { decision: d.decision, scope: d.scope ?? 'once', by: 'person', ...(d.reason ? { reason: d.reason } : {}) });
+    const reason = d.reason?.replace(/\s+/g, ' ').trim();
+    this.settle(d.id, { decision: d.decision, scope: d.scope ?? 'once', by: 'person', ...(decider ? { decider } : {}), ...(reason ? { reason } : {}) });
     return { id: d.id, decision: d.decision };
   }
 
-  private settle(id: string, decided: Decided): void {
+  private settle(id: string, settled: Settled): void {
     const p = this.pending.get(id);
     if (!p) return;
+    const decided: Decided = { ...settled, waited_ms: Math.max(0, Date.now() - Date.parse(p.approval.created_at)) };
     clearTimeout(p.timer);
     p.unlink();
     this.pending.delete(id);

@@ -120,6 +120,13 @@ export interface HostKeyRequest {
  * a one-line describe) and its classification flags. Everything outside the provider reads these, never the name.
  */
 export interface BackendProvider extends SpecDeclaration {
+  /** The backend's flags; `flagsFor` refines them for one target's spec (Docker: host mounts, attached containers). */
   readonly flags: ProviderFlags;
+  flagsFor?(spec: Readonly<TargetSpec>): ProviderFlags;
   createEnvironment(snapshot: TargetSnapshot, ctx: ProviderContext): Environment;
+}
+
+/** The flags one target of this provider has. */
+export function flagsOf(provider: Pick<BackendProvider, 'flags' | 'flagsFor'>, spec: Readonly<TargetSpec>): ProviderFlags {
+  return provider.flagsFor?.(spec) ?? provider.flags;
 }

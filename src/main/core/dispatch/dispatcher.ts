@@ -10,6 +10,7 @@ import type { Sessions } from '../sessions/sessions.js';
 import type { ToolContext, ToolDef, ToolServices } from '../tools/toolDef.js';
 import { didYouMean } from '../config/didYouMean.js';
 import { redact, summarizeArgs, type AuditLog } from './audit.js';
+import { ApprovalRefused, type ApprovalCall, type Authorization } from '../approvals/commandApprovals.js';
 
 export type { ToolContext, ToolDef, ToolHandler, ToolServices } from '../tools/toolDef.js';
 
@@ -39,6 +40,8 @@ export interface DispatcherDeps {
   /** The tools it serves (their declarations say how; nothing here knows a tool by name). */
   tools: readonly ToolDef[];
   services?: ToolServices;
+  /** The approval step (commandApprovals): without it every call runs unasked (tests of other parts). */
+  approvals?: { authorize(call: ApprovalCall): Promise<Authorization> };
 }
 
 export class Dispatcher {
@@ -127,6 +130,18 @@ export class Dispatcher {
         }
       }
 
+      // A targetless call is judged on the target it acts on (process write: the process's target).
+      const judgedOn = snapshot ?? this.actingOn(def, finalArgs);
+      if (judgedOn && this.deps.approvals) {
+        const auth = await this.deps.approvals.authorize({ def, args: finalArgs, snapshot: judgedOn, client: opts.client, summary: entry.summary, signal: opts.signal });
+        if (auth.outcome) {
+          entry.approval = auth.outcome;
+          this.deps.onActivity({ ...entry });
+        }
+        // Exactly what was judged (and approved) runs: a frozen copy bound to this runtime identity.
+        finalArgs = auth.args as Record<string, unknown>;
+      }
+
       const ctx = this.context(snapshot, opts);
       throwIfCancelled(opts.signal);
       const result = await def.handler(ctx, finalArgs);
@@ -139,12 +154,18 @@ export class Dispatcher {
     } catch (caught) {
       const err = opts.signal?.aborted ? cancelledError() : caught;
       const payload = toErrorPayload(err);
-      const status = payload.code === 'approval_denied' ? 'denied' : payload.code === 'cancelled' ? 'cancelled' : 'error';
+      if (caught instanceof ApprovalRefused) entry.approval = caught.outcome;
+      const status = payload.code === 'cancelled' || entry.approval?.by === 'withdrawn' ? 'cancelled' : payload.code === 'approval_denied' ? 'denied' : 'error';
       this.finish(entry, started, status, payload.message);
       throw err instanceof SwitchboardError ? err : new SwitchboardError(payload.code, payload.message, payload.hint);
     } finally {
       release?.();
     }
+  }
+
+  private actingOn(def: ToolDef, args: Record<string, unknown>): TargetSnapshot | undefined {
+    const name = def.actsOn?.(args, this.services);
+    return name === undefined ? undefined : this.snapshotIfKnown(name);
   }
 
   private snapshotIfKnown(name: string): TargetSnapshot | undefined {
@@ -196,6 +217,7 @@ export class Dispatcher {
       outcome: status,
       duration_ms: entry.duration_ms,
       ...(entry.error ? { error: entry.error } : {}),
+      ...(entry.approval ? { approval: entry.approval.decision, approved_by: entry.approval.by } : {}),
     });
   }
 }

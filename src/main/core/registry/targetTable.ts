@@ -1,9 +1,9 @@
 // The one view of all targets: config targets and runtime ones, resolved to frozen snapshots per dispatch.
 import { SwitchboardError } from '../../../shared/errors.js';
-import { publicSpec, runtimeIdentity, type TargetInfo, type TargetSpec } from '../../../shared/targets.js';
+import { publicSpec, runtimeIdentity, type ProviderFlags, type TargetInfo, type TargetSpec } from '../../../shared/targets.js';
 import type { ConfigStore } from '../config/configStore.js';
 import { didYouMean } from '../config/didYouMean.js';
-import type { BackendProvider, TargetSnapshot } from '../backends/provider.js';
+import { flagsOf, type BackendProvider, type TargetSnapshot } from '../backends/provider.js';
 import type { RuntimeRecord, RuntimeSource } from './runtimeSource.js';
 
 interface Entry {
@@ -105,7 +105,7 @@ export class TargetTable {
       source: e.source,
       state: e.state,
       spec: Object.freeze(spec),
-      flags: Object.freeze({ ...provider.flags, strip_env_keys: [...provider.flags.strip_env_keys] }),
+      flags: frozenFlags(flagsOf(provider, spec)),
       timeoutSec: spec.timeout ?? defaultTimeout,
     });
   }
@@ -128,7 +128,7 @@ export class TargetTable {
         is_default: e.name === cfg.defaultTarget,
       };
       if (live.cwd ?? e.spec.cwd) info.cwd = live.cwd ?? e.spec.cwd;
-      if (provider) info.flags = provider.flags;
+      if (provider) info.flags = flagsOf(provider, e.spec);
       else info.problem = `backend "${e.spec.backend}" is not available`;
       if (live.problem) info.problem = live.problem;
       if (e.record) {
@@ -140,4 +140,8 @@ export class TargetTable {
       return info;
     });
   }
+}
+
+function frozenFlags(flags: ProviderFlags): Readonly<ProviderFlags> {
+  return Object.freeze({ ...flags, strip_env_keys: [...flags.strip_env_keys] });
 }

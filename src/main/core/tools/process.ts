@@ -20,9 +20,17 @@ export const processTool = defineTool({
   result: ProcessResult,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   summary: (args) => `${argText(args, 'action')}${args.session_id ? ' ' + argText(args, 'session_id') : ''}`,
-  // Writing to a process's stdin is the person's (or agent's) running program, not a new command.
-  approval: () => undefined,
+  // Input to a running shell is a command like any other (`sh` in the background, then `rm -rf ~` written to it).
+  approval: (args) => (args.action === 'write' && args.data ? { kind: 'input', data: args.data } : undefined),
   targetless: true,
+  actsOn: (args, services) => {
+    if (!args.session_id || !services.processes) return undefined;
+    try {
+      return services.processes.info(args.session_id).execution_target;
+    } catch {
+      return undefined; // unknown: the handler says so
+    }
+  },
   drainSafe: true,
   async handler(ctx, args) {
     const manager = ctx.services.processes;

@@ -14,7 +14,7 @@ export const terminalTool = defineTool({
   result: TerminalResult,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   summary: (args) => (args.background ? '[bg] ' : '') + argText(args, 'command'),
-  approval: (args) => ({ kind: 'command', command: args.command }),
+  approval: (args) => ({ kind: 'command', command: args.command, ...(args.workdir ? { workdir: args.workdir } : {}) }),
   script: { doc: 'Run a shell command on this target; returns a dict with output, exit_code, cwd (or session_id).' },
   async handler(ctx, args) {
     const { snapshot, sessions } = ctx;

@@ -44,7 +44,10 @@ export async function makeTestCore(names: string[], opts: TestCoreOptions = {}):
     lines.push(`    ${n}: { backend: local, cwd: ${dirs[n]} }`);
   }
   for (const [file, text] of Object.entries(opts.files ?? {})) writeFileSync(join(home, file), text, { mode: 0o600 });
-  writeFileSync(join(home, 'config.yaml'), lines.join('\n') + '\n' + (opts.extra ?? ''));
+  // Tests of tools judge tools, not approvals: a test Core runs dangerous commands (cleanup's rm -rf) unasked unless
+  // the test configures approvals itself; hardline commands are still refused.
+  const approvals = /^approvals:/m.test(opts.extra ?? '') ? '' : 'approvals:\n  mode: off\n';
+  writeFileSync(join(home, 'config.yaml'), lines.join('\n') + '\n' + (opts.extra ?? '') + approvals);
   const options: CoreOptions = { home, providers: opts.providers ?? [localProvider] };
   if (opts.runtime) options.runtime = opts.runtime;
   const core = await new Core(options).start();

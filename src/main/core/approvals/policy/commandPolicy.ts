@@ -49,6 +49,9 @@ export interface CommandPolicy {
   commandPattern(command: string): string;
 }
 
+/** Findings that only say the text is not (static) shell; for stdin input they say nothing. */
+const notShell = new Set(['parse.failed', 'command.computed']);
+
 /** Rules whose danger is outside the container, so a container's skip_container_guards does not cover them. */
 const escapesContainer = new Set(['docker.host', 'network.metadata', 'docker.escape']);
 
@@ -88,6 +91,9 @@ export function createCommandPolicy(parser: ShellParser): CommandPolicy {
         const why = sensitiveWrite(p);
         return why ? [{ severity: 'dangerous', rule: 'write.sensitive', text: `writes to ${p}: ${why}${via}` }] : [];
       }
+      case 'input':
+        // A line for a REPL or a prompt is not shell: only what reads as a dangerous shell command counts.
+        return scanShell(call.data, ctx).filter((f) => !notShell.has(f.rule));
       case 'code': {
         const out: Finding[] = [];
         for (const f of codeFindings(call.code, call.language)) {

@@ -4,8 +4,8 @@
 import { createHash } from 'node:crypto';
 import type Docker from 'dockerode';
 import type { Container, ContainerInspectInfo } from 'dockerode';
-import type { ProviderFlags } from '../../../../shared/targets.js';
 import { DockerSpec, dockerSpec } from './fields.js';
+import { dockerBaseFlags, dockerFlags } from './dockerFlags.js';
 import { SwitchboardError, formatZodError } from '../../../../shared/errors.js';
 import type {
   BackendProvider, BackgroundHandle, Environment, ExecOptions, ExecResult, FileStat, ProviderContext, ShellChannel, TargetSnapshot,
@@ -41,18 +41,10 @@ import { controlDeadlineMs, deadline, delay, killDeadlineMs, probeDeadlineMs } f
  *   turns the call into a target_unreachable error instead of a hang.
  */
 
-const flags: ProviderFlags = {
-  is_remote: false,
-  is_container: true,
-  skip_container_guards: true,
-  supports_pty: true,
-  supports_stdin: true,
-  strip_env_keys: [],
-};
-
 export const dockerProvider: BackendProvider = {
   ...dockerSpec,
-  flags,
+  flags: dockerBaseFlags,
+  flagsFor: dockerFlags,
   createEnvironment: (snapshot, ctx) => new DockerEnvironment(snapshot, ctx),
 };
 

@@ -1,0 +1,250 @@
+// Command approvals end to end: a real `switchboard serve`, agent calls through `switchboard call`, decisions with
+// `switchboard approvals …` — from a terminal (a pty the test gives with `script`) and from inside a tool call.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { PendingApproval } from '../../shared/approvals.js';
+import { loadDockerEnv, repoRoot } from '../../../scripts/testEnv.js';
+import { cliPath, ensureBuilt, runCli, startServe, tempHome, type CliResult, type Served } from '../../../scripts/cliHarness.js';
+import { shellQuote } from '../core/backends/shell/shellWrap.js';
+
+/** `switchboard ARGS` run by the test process on a pty of its own (script gives it a controlling terminal). */
+function atTerminal(home: string, args: string[]): Promise<CliResult> {
+  const command = [process.execPath, cliPath, ...args].map(shellQuote).join(' ');
+  return new Promise((resolve) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...process.env, SWITCHBOARD_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    // A pty merges stderr into stdout.
+    child.on('close', (status) => resolve({ status, stdout: stdout.replace(/\r/g, ''), stderr: '' }));
+  });
+}
+
+/** Start an agent's tool call; it waits while its approval is pending. */
+function agentCall(home: string, args: Record<string, unknown>): { done: Promise<CliResult>; kill: () => void } {
+  const child = spawn(process.execPath, [cliPath, 'call', 'terminal', JSON.stringify(args), '--json'], { env: { ...process.env, SWITCHBOARD_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  return { done: new Promise((resolve) => child.on('close', (status) => resolve({ status, stdout, stderr }))), kill: () => child.kill('SIGKILL') };
+}
+
+async function pendingList(home: string): Promise<PendingApproval[]> {
+  const r = await runCli(home, ['approvals', 'list', '--json']);
+  return (JSON.parse(r.stdout) as { approvals: PendingApproval[] }).approvals;
+}
+
+/** The pending approval for this command, once the Core holds it. */
+async function pendingFor(home: string, command: string): Promise<PendingApproval> {
+  for (;;) {
+    const found = (await pendingList(home)).find((a) => a.command === command);
+    if (found) return found;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function auditApprovals(home: string): Array<Record<string, unknown>> {
+  const path = join(home, 'audit.jsonl');
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.kind === 'approval');
+}
+
+describe('approvals through serve and the CLI (local target)', () => {
+  const home = tempHome('sb-appr-');
+  const dirA = join(home, 'work-a');
+  const dirB = join(home, 'work-b');
+  let served: Served;
+
+  beforeAll(async () => {
+    ensureBuilt();
+    mkdirSync(dirA);
+    mkdirSync(dirB);
+    writeFileSync(join(home, 'config.yaml'), `terminal:\n  targets:\n    a: { backend: local, cwd: ${dirA} }\n    b: { backend: local, cwd: ${dirB} }\napprovals:\n  mode: ask\n  timeout: 600\n`);
+    served = await startServe(home);
+  });
+  afterAll(async () => {
+    await served?.stop();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('holds a dangerous call until a person approves it at a terminal; then it runs', async () => {
+    writeFileSync(join(dirA, 'x'), '');
+    const call = agentCall(home, { command: 'rm -rf ./x', execution_target: 'a' });
+    const p = await pendingFor(home, 'rm -rf ./x');
+    expect(p).toMatchObject({ kind: 'command', tool: 'terminal', execution_target: 'a', backend: 'local', cwd: dirA, client: 'cli' });
+    expect(existsSync(join(dirA, 'x'))).toBe(true);
+    const listed = await runCli(home, ['approvals', 'list']);
+    expect(listed.stdout).toContain(`terminal: rm -rf ./x`);
+
+    const ok = await atTerminal(home, ['approvals', 'approve', p.id]);
+    expect(ok.stdout).toContain(`approved ${p.id} (once)`);
+    expect(ok.status).toBe(0);
+    const r = await call.done;
+    expect(r.status).toBe(0);
+    expect(existsSync(join(dirA, 'x'))).toBe(false);
+    expect(auditApprovals(home).at(-1)).toMatchObject({ outcome: 'approve', by: 'cli', scope: 'once', execution_target: 'a', client: 'cli' });
+  });
+
+  it('refuses to approve from a process without a terminal, in one line; deny works and carries the reason', async () => {
+    const call = agentCall(home, { command: 'sudo true', execution_target: 'a' });
+    const p = await pendingFor(home, 'sudo true');
+    const refused = await runCli(home, ['approvals', 'approve', p.id]);
+    expect(refused.status).toBe(2);
+    expect(refused.stderr).toMatch(/^switchboard: approving needs a person at a terminal/);
+    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+    expect((await pendingList(home)).map((a) => a.id)).toContain(p.id);
+
+    const denied = await runCli(home, ['approvals', 'deny', p.id, '--reason', 'use the staging box']);
+    expect(denied.status).toBe(0);
+    const r = await call.done;
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^switchboard: denied by a person: use the staging box/);
+  });
+
+  it('an agent cannot approve its own request: not through the CLI, not through a pty it makes, not over the socket', async () => {
+    const call = agentCall(home, { command: 'sudo id', execution_target: 'a' });
+    const p = await pendingFor(home, 'sudo id');
+    const cli = [process.execPath, cliPath, 'approvals', 'approve', p.id].map(shellQuote).join(' ');
+    const env = `SWITCHBOARD_HOME=${shellQuote(home)}`;
+    const run = async (command: string): Promise<string> => {
+      const r = await runCli(home, ['call', 'terminal', JSON.stringify({ command, execution_target: 'b' }), '--json']);
+      return String((JSON.parse(r.stdout) as { output: string }).output);
+    };
+    // Plainly: the CLI sees it has no terminal.
+    expect(await run(`${env} ${cli}`)).toMatch(/approving needs a person at a terminal/);
+    // With a pty of its own (script): the CLI passes its own check; the Core sees whose child it is.
+    expect(await run(`${env} script -qec ${shellQuote(cli)} /dev/null`)).toMatch(/only a person may approve: it runs inside a tool call/);
+    // Detached into a session of its own, still on a pty.
+    expect(await run(`${env} setsid script -qec ${shellQuote(cli)} /dev/null`)).toMatch(/only a person may approve: it runs inside a tool call/);
+    // Straight over the WebSocket with the token from core.json, on a pty too.
+    const ws = JSON.stringify(join(repoRoot, 'node_modules', 'ws'));
+    const js = `const W=require(${ws});const c=JSON.parse(require('fs').readFileSync(process.env.SWITCHBOARD_HOME+'/core.json','utf8'));`
+      + `const s=new W(c.ws_url,{headers:{authorization:'Bearer '+c.token}});`
+      + `s.on('open',()=>s.send(JSON.stringify({type:'call',id:1,method:'approvals.decide',params:{id:'${p.id}',decision:'approve'}})));`
+      + `s.on('message',(m)=>{console.log(String(m));process.exit(0)});`;
+    expect(await run(`${env} script -qec ${shellQuote(`${shellQuote(process.execPath)} -e ${shellQuote(js)}`)} /dev/null`)).toMatch(/"code":"not_permitted".*only a person may approve/);
+    expect((await pendingList(home)).map((a) => a.id)).toContain(p.id);
+
+    await runCli(home, ['approvals', 'deny', p.id]);
+    expect((await call.done).status).toBe(2);
+  });
+
+  it('session scope: not asked again on that target, asked on another', async () => {
+    const first = agentCall(home, { command: 'sudo -n true || true', execution_target: 'a' });
+    const p = await pendingFor(home, 'sudo -n true || true');
+    expect((await atTerminal(home, ['approvals', 'approve', p.id, '--scope', 'session'])).status).toBe(0);
+    expect((await first.done).status).toBe(0);
+    expect((await runCli(home, ['call', 'terminal', JSON.stringify({ command: 'sudo -n true || true', execution_target: 'a' })])).status).toBe(0);
+    const other = agentCall(home, { command: 'sudo -n true || true', execution_target: 'b' });
+    const q = await pendingFor(home, 'sudo -n true || true');
+    expect(q.execution_target).toBe('b');
+    await runCli(home, ['approvals', 'deny', q.id]);
+    expect((await other.done).status).toBe(2);
+  });
+
+  it('always rules are listed and revocable; unknown ids are one clear line', async () => {
+    const call = agentCall(home, { command: 'git push --force origin HEAD || true', execution_target: 'a' });
+    const p = await pendingFor(home, 'git push --force origin HEAD || true');
+    expect((await atTerminal(home, ['approvals', 'approve', p.id, '--scope', 'always'])).status).toBe(0);
+    await call.done;
+    const rules = JSON.parse((await runCli(home, ['approvals', 'rules', '--json'])).stdout) as { rules: Array<{ id: string; pattern: string; execution_target: string }> };
+    expect(rules.rules).toEqual([expect.objectContaining({ execution_target: 'a', tool: 'terminal', pattern: 'git push --force origin HEAD || true', created_by: 'cli' })]);
+    expect((await runCli(home, ['approvals', 'rules'])).stdout).toContain('git push --force origin HEAD');
+    expect((await runCli(home, ['approvals', 'revoke', rules.rules[0]!.id])).stdout).toBe(`revoked ${rules.rules[0]!.id}\n`);
+    expect(JSON.parse((await runCli(home, ['approvals', 'rules', '--json'])).stdout).rules).toEqual([]);
+
+    for (const args of [['approvals', 'revoke', 'nope'], ['approvals', 'deny', 'nope']]) {
+      const r = await runCli(home, args);
+      expect(r.status).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
+    expect((await runCli(home, ['approvals', 'revoke', 'nope'])).stderr).toMatch(/no approval rule nope/);
+    expect((await atTerminal(home, ['approvals', 'approve', 'nope'])).stdout).toMatch(/^switchboard: no pending approval nope/);
+  });
+
+  it('a caller that goes away withdraws its request', async () => {
+    const call = agentCall(home, { command: 'sudo whoami', execution_target: 'a' });
+    const p = await pendingFor(home, 'sudo whoami');
+    call.kill();
+    await call.done;
+    while ((await pendingList(home)).some((a) => a.id === p.id)) await new Promise((r) => setTimeout(r, 100));
+    const line = auditApprovals(home).find((l) => l.args === 'sudo whoami');
+    expect(line).toMatchObject({ outcome: 'deny', by: 'withdrawn' });
+  });
+
+  it('an MCP agent is asked about the same way, and gets the reason of a deny as its tool error', async () => {
+    const client = new Client({ name: 'test-approvals', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${served.url}mcp`), { requestInit: { headers: { authorization: `Bearer ${served.token}` } } }));
+    try {
+      type CallResult = { isError?: boolean; content: Array<{ type: string; text?: string }> };
+      const denied = client.callTool({ name: 'terminal', arguments: { command: 'sudo uptime', execution_target: 'a' } }, undefined, { timeout: 600_000 }) as Promise<CallResult>;
+      const p = await pendingFor(home, 'sudo uptime');
+      expect(p.client).toBe('mcp');
+      await runCli(home, ['approvals', 'deny', p.id, '--reason', 'not today']);
+      const r = await denied;
+      expect(r.isError).toBe(true);
+      expect(r.content[0]?.text).toMatch(/denied by a person: not today/);
+
+      writeFileSync(join(dirA, 'm'), '');
+      const approved = client.callTool({ name: 'terminal', arguments: { command: 'rm -rf ./m', execution_target: 'a' } }, undefined, { timeout: 600_000 }) as Promise<CallResult>;
+      const q = await pendingFor(home, 'rm -rf ./m');
+      expect((await atTerminal(home, ['approvals', 'approve', q.id])).status).toBe(0);
+      expect((await approved).isError).toBeFalsy();
+      expect(existsSync(join(dirA, 'm'))).toBe(false);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('hardline is refused without asking', async () => {
+    const r = await runCli(home, ['call', 'terminal', JSON.stringify({ command: 'rm -rf ~', execution_target: 'a' })]);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^switchboard: refused: recursive delete of/);
+  });
+});
+
+const docker = loadDockerEnv();
+describe.skipIf(!docker)('approvals on docker targets follow the flags', () => {
+  const home = tempHome('sb-appr-d-');
+  let served: Served;
+  beforeAll(async () => {
+    ensureBuilt();
+    const base = `backend: docker, docker_image: "${docker!.image}", docker_host: "unix://${docker!.socket}", docker_network: none, cwd: /tmp`;
+    mkdirSync(join(home, 'mnt'));
+    writeFileSync(join(home, 'config.yaml'), [
+      'terminal:',
+      '  targets:',
+      `    sandbox: { ${base} }`,
+      `    mounted: { ${base}, docker_volumes: ["${join(home, 'mnt')}:/mnt"] }`,
+      'approvals:',
+      '  mode: ask',
+      '  timeout: 600',
+      '',
+    ].join('\n'));
+    served = await startServe(home);
+  });
+  afterAll(async () => {
+    await served?.stop();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('a managed container skips the asking; hardline is still refused', async () => {
+    const r = await runCli(home, ['call', 'terminal', JSON.stringify({ command: 'mkdir -p d && rm -rf d && echo gone', execution_target: 'sandbox' }), '--json']);
+    expect(JSON.parse(r.stdout)).toMatchObject({ output: 'gone\n' });
+    expect(auditApprovals(home).at(-1)).toMatchObject({ outcome: 'approve', by: 'flags', execution_target: 'sandbox' });
+    const hard = await runCli(home, ['call', 'terminal', JSON.stringify({ command: 'rm -rf /', execution_target: 'sandbox' })]);
+    expect(hard.stderr).toMatch(/^switchboard: refused: /);
+  });
+
+  it('a container that mounts host paths asks', async () => {
+    const call = agentCall(home, { command: 'rm -rf /mnt/d', execution_target: 'mounted' });
+    const p = await pendingFor(home, 'rm -rf /mnt/d');
+    expect(p).toMatchObject({ execution_target: 'mounted', backend: 'docker' });
+    await runCli(home, ['approvals', 'deny', p.id]);
+    expect((await call.done).status).toBe(2);
+  });
+});

@@ -1,0 +1,151 @@
+// The approvals a person kept: "session" rules (this Core run, one runtime identity) in memory and "always" rules
+// (one target name) in $SWITCHBOARD_HOME/approvals.json. A rule matches one tool and one normalised pattern.
+import { randomUUID } from 'node:crypto';
+import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { ApprovalRule } from '../../../shared/approvals.js';
+import { SwitchboardError } from '../../../shared/errors.js';
+
+const RulesFile = z.object({ version: z.literal(1), rules: z.array(ApprovalRule) });
+
+/** What a held call is matched on: where it runs (name and runtime identity), which tool, which normalised pattern. */
+export interface RuleKey {
+  target: string;
+  identity: string;
+  tool: string;
+  pattern: string;
+}
+
+export class ApprovalRules {
+  readonly path: string;
+  private readonly session = new Set<string>();
+  private always: ApprovalRule[] = [];
+  /** mtime+size of the file last read, so an edit by hand (or another Core) is seen. */
+  private stamp = '';
+  private problemLine: string | undefined;
+  private readonly listeners = new Set<(rules: ApprovalRule[]) => void>();
+
+  constructor(home: string) {
+    this.path = join(home, 'approvals.json');
+    this.reload();
+  }
+
+  onChange(listener: (rules: ApprovalRule[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** One line saying why approvals.json was not used, when it was malformed. */
+  problem(): string | undefined {
+    this.reload();
+    return this.problemLine;
+  }
+
+  list(): ApprovalRule[] {
+    this.reload();
+    return [...this.always];
+  }
+
+  /** Which kept rule lets this call run unasked, if any. */
+  match(key: RuleKey): 'session' | 'always' | undefined {
+    if (this.session.has(sessionKey(key))) return 'session';
+    this.reload();
+    return this.always.some((r) => r.execution_target === key.target && r.tool === key.tool && r.pattern === key.pattern) ? 'always' : undefined;
+  }
+
+  addSession(key: RuleKey): void {
+    this.session.add(sessionKey(key));
+  }
+
+  addAlways(key: RuleKey, createdBy: string): ApprovalRule {
+    this.reload();
+    const existing = this.always.find((r) => r.execution_target === key.target && r.tool === key.tool && r.pattern === key.pattern);
+    if (existing) return existing;
+    const rule: ApprovalRule = {
+      id: randomUUID().slice(0, 8),
+      execution_target: key.target,
+      tool: key.tool,
+      pattern: key.pattern,
+      created_at: new Date().toISOString(),
+      created_by: createdBy,
+    };
+    this.save([...this.always, rule]);
+    return rule;
+  }
+
+  revoke(id: string): void {
+    this.reload();
+    if (!this.always.some((r) => r.id === id)) {
+      throw new SwitchboardError('bad_request', `no approval rule ${id}`, 'list them with `switchboard approvals rules`');
+    }
+    this.save(this.always.filter((r) => r.id !== id));
+  }
+
+  private save(rules: ApprovalRule[]): void {
+    if (this.problemLine) {
+      // Never overwrite a file the person may want to repair: the rules in it would be lost.
+      throw new SwitchboardError('bad_config', this.problemLine, `fix or remove ${this.path}`);
+    }
+    const tmp = `${this.path}.${process.pid}.${randomUUID().slice(0, 6)}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ version: 1, rules }, null, 2) + '\n', { mode: 0o600 });
+    renameSync(tmp, this.path);
+    this.always = rules;
+    this.stamp = fileStamp(this.path);
+    this.emit();
+  }
+
+  private reload(): void {
+    const stamp = fileStamp(this.path);
+    if (stamp === this.stamp) return;
+    this.stamp = stamp;
+    const before = JSON.stringify(this.always);
+    const { rules, problem } = readRules(this.path);
+    this.always = rules;
+    if (problem && problem !== this.problemLine) process.stderr.write(`switchboard: ${problem}\n`);
+    this.problemLine = problem;
+    if (JSON.stringify(rules) !== before) this.emit();
+  }
+
+  private emit(): void {
+    const rules = [...this.always];
+    for (const l of this.listeners) l(rules);
+  }
+}
+
+function sessionKey(k: RuleKey): string {
+  return JSON.stringify([k.identity, k.tool, k.pattern]);
+}
+
+function fileStamp(path: string): string {
+  try {
+    const s = statSync(path);
+    return `${s.mtimeMs}:${s.size}:${s.ino}`;
+  } catch {
+    return 'absent';
+  }
+}
+
+/** The rules in approvals.json; a malformed file gives no rules and one line saying what is wrong. */
+export function readRules(path: string): { rules: ApprovalRule[]; problem?: string } {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { rules: [] };
+    return { rules: [], problem: `approvals.json cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}); no "always allow" rules apply` };
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { rules: [], problem: 'approvals.json is not valid JSON; no "always allow" rules apply until it is fixed or removed' };
+  }
+  const parsed = RulesFile.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
+    return { rules: [], problem: `approvals.json is malformed${where}: ${issue?.message ?? 'unexpected shape'}; no "always allow" rules apply until it is fixed or removed` };
+  }
+  return { rules: parsed.data.rules };
+}

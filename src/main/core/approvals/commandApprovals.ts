@@ -1,0 +1,267 @@
+// The approval step of every tool call: classify what the call runs or writes, then refuse, ask a person, or let
+// it run; every decision is one audit line and the call's Activity entry. The dispatcher calls it before the handler.
+import { createHash } from 'node:crypto';
+import { homedir } from 'node:os';
+import type { ApprovalOutcome, ApprovalsMode, PolicyClassification } from '../../../shared/approvals.js';
+import { SwitchboardError } from '../../../shared/errors.js';
+import type { ApprovalSubject, ToolClient } from '../../../shared/tools.js';
+import type { TargetSnapshot } from '../backends/provider.js';
+import type { Sessions } from '../sessions/sessions.js';
+import type { ToolDef } from '../tools/toolDef.js';
+import type { AuditLog } from '../dispatch/audit.js';
+import type { ApprovalBroker, Decided } from './approvalBroker.js';
+import type { ApprovalRules, RuleKey } from './approvalRules.js';
+import type { CommandPolicy } from './policy/commandPolicy.js';
+import { resolvePath } from './policy/paths.js';
+
+export interface CommandApprovalsDeps {
+  policy: () => Promise<CommandPolicy>;
+  broker: ApprovalBroker;
+  rules: ApprovalRules;
+  sessions: Sessions;
+  audit: AuditLog;
+  settings: () => { mode: ApprovalsMode; timeoutSec: number };
+  /** The target's snapshot now (after a wait), to check the approval still points at the same runtime identity. */
+  current: (name: string) => TargetSnapshot | undefined;
+}
+
+/** One call at the approval step. */
+export interface ApprovalCall {
+  def: ToolDef;
+  args: Readonly<Record<string, unknown>>;
+  snapshot: TargetSnapshot;
+  client: ToolClient;
+  /** The activity summary of the arguments (already redacted). */
+  summary: string;
+  signal?: AbortSignal | undefined;
+}
+
+/** What the step decided about a call that may run: the outcome to show (none for safe calls) and the args bound to it. */
+export interface Authorization {
+  outcome?: ApprovalOutcome;
+  /** The arguments that were judged (and approved); the dispatcher runs these and nothing else. */
+  args: Readonly<Record<string, unknown>>;
+  /** (tool, normalised arguments, runtime identity) the approval is for. */
+  binding: string;
+}
+
+/** An approval refusal that knows how it was decided, so the dispatcher can show it. */
+export class ApprovalRefused extends SwitchboardError {
+  constructor(readonly outcome: ApprovalOutcome, message: string, hint?: string) {
+    super('approval_denied', message, hint);
+  }
+}
+
+/** The binding of a call: a digest of tool, canonical arguments and runtime identity. */
+export function bindingOf(tool: string, args: Readonly<Record<string, unknown>>, identity: string): string {
+  return createHash('sha256').update(JSON.stringify([tool, canonical(args), identity])).digest('hex');
+}
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, canonical(v)]));
+  }
+  return value;
+}
+
+/**
+ * Refuse unless the call about to run is the one that was approved, where it was approved: same tool and arguments,
+ * same runtime identity, and that identity still the target's current generation, not drained since.
+ */
+export function assertBound(auth: Authorization, tool: string, args: Readonly<Record<string, unknown>>, now: TargetSnapshot | undefined, approved: TargetSnapshot): void {
+  if (!now || now.identity !== approved.identity) {
+    throw new ApprovalRefused(
+      { decision: 'refuse', by: 'binding', reason: 'target changed' },
+      `refused: the approval was for ${approved.identity}, but target "${approved.name}" is now ${now ? now.identity : 'gone'}`,
+      'approvals do not carry to another target or generation; make the call again',
+    );
+  }
+  if (now.state !== approved.state) {
+    throw new ApprovalRefused(
+      { decision: 'refuse', by: 'binding', reason: 'target draining' },
+      `refused: target "${approved.name}" began draining after the approval`,
+      'register a new generation or pick another target, then make the call again',
+    );
+  }
+  if (bindingOf(tool, args, now.identity) !== auth.binding) {
+    throw new ApprovalRefused(
+      { decision: 'refuse', by: 'binding', reason: 'arguments changed' },
+      'refused: the arguments changed after the approval',
+      'what runs is exactly what was approved; make the call again',
+    );
+  }
+}
+
+/** The text a rule keeps for a subject: the normalised command, the resolved path, or the code as written. */
+function patternOf(policy: CommandPolicy, subject: ApprovalSubject, cwd: string | undefined, home: string): string {
+  switch (subject.kind) {
+    case 'command':
+      return policy.commandPattern(subject.command);
+    case 'input':
+      return policy.commandPattern(subject.data);
+    case 'path':
+      return resolvePath(subject.path, cwd, home);
+    case 'code':
+      return subject.code.trim();
+  }
+}
+
+function subjectText(subject: ApprovalSubject): string {
+  switch (subject.kind) {
+    case 'command':
+      return subject.command;
+    case 'input':
+      return subject.data;
+    case 'path':
+      return subject.path;
+    case 'code':
+      return subject.code;
+  }
+}
+
+/** One line: the policy's reasons joined. */
+function reasonLine(c: PolicyClassification): string {
+  return c.reasons.map((r) => r.text).join('; ');
+}
+
+export class CommandApprovals {
+  private policyLoad: Promise<CommandPolicy> | undefined;
+
+  constructor(private readonly deps: CommandApprovalsDeps) {}
+
+  /** Load the policy now (it compiles the bash grammar, a few hundred ms) so the first call is not slowed by it. */
+  warm(): void {
+    (this.policyLoad ??= this.deps.policy()).catch(() => {
+      // Retried by the first call that needs it, which then reports the failure.
+      this.policyLoad = undefined;
+    });
+  }
+
+  /**
+   * Judge a call; resolves with what may run, or throws ApprovalRefused (hardline, mode deny, a person's deny,
+   * the timeout, a withdrawn request, or an approval that no longer binds).
+   */
+  async authorize(call: ApprovalCall): Promise<Authorization> {
+    const { def, snapshot } = call;
+    const args = deepFreeze(structuredClone(call.args) as Record<string, unknown>);
+    const binding = bindingOf(def.name, args, snapshot.identity);
+    const subject = def.approval(args);
+    // Reads are never judged: nothing to look up, nothing to ask.
+    if (!subject || (subject.kind === 'path' && subject.access === 'read')) return { args, binding };
+    const policy = await (this.policyLoad ??= this.deps.policy());
+    const { mode } = this.deps.settings();
+    const { home, cwd } = await this.whereItRuns(snapshot, subject);
+    const c = policy.classify({ ...subject, via: def.name }, {
+      mode, home, cwd, flags: { skip_container_guards: snapshot.flags.skip_container_guards },
+    });
+    if (c.verdict === 'safe') return { args, binding };
+    const record = (outcome: ApprovalOutcome): ApprovalOutcome => {
+      this.writeAudit(call, c, outcome);
+      return outcome;
+    };
+    const why = reasonLine(c);
+    if (c.decision === 'refuse') {
+      const hardline = c.verdict === 'hardline';
+      const outcome = record({ decision: 'refuse', by: hardline ? 'policy' : 'mode', reason: why });
+      throw new ApprovalRefused(
+        outcome,
+        hardline ? `refused: ${why} (never run, in any approvals mode)` : `refused: ${why} (approvals.mode is deny)`,
+        hardline ? 'Switchboard never runs this for an agent; a person can run it in a terminal pane' : 'approvals.mode: deny refuses dangerous commands without asking; set it to ask to be asked',
+      );
+    }
+    if (c.decision === 'allow') {
+      // Dangerous, but let through: approvals.mode off, or a target whose flags skip container guards.
+      return { args, binding, outcome: record({ decision: 'approve', by: mode === 'off' ? 'mode' : 'flags', reason: why }) };
+    }
+
+    const key: RuleKey = { target: snapshot.name, identity: snapshot.identity, tool: def.name, pattern: patternOf(policy, subject, cwd, home) };
+    const kept = this.deps.rules.match(key);
+    if (kept) return { args, binding, outcome: record({ decision: 'approve', scope: kept, by: 'rule', reason: why }) };
+
+    const text = subjectText(subject);
+    const decided = await this.deps.broker.request({
+      kind: 'command',
+      title: 'Approve command',
+      tool: def.name,
+      // Input to a running program is shown as the command it would run.
+      subject: subject.kind === 'input' ? 'command' : subject.kind,
+      command: text,
+      execution_target: snapshot.name,
+      generation: snapshot.generation,
+      backend: snapshot.spec.backend,
+      client: call.client,
+      cwd,
+      reasons: c.reasons.map((r) => r.text),
+      highlights: subject.kind === 'command' || subject.kind === 'input' ? c.reasons.flatMap((r) => (r.span ? [r.span] : [])) : [],
+    }, { signal: call.signal });
+    const outcome = record(outcomeOf(decided));
+    if (decided.decision === 'deny') throw refusalFor(decided, outcome, why);
+    const auth: Authorization = { args, binding, outcome };
+    // The wait may have been long: the approval binds to what was asked about, where it was asked.
+    assertBound(auth, def.name, args, this.deps.current(snapshot.name), snapshot);
+    if (decided.scope === 'session') this.deps.rules.addSession(key);
+    if (decided.scope === 'always') this.deps.rules.addAlways(key, decided.decider ?? 'person');
+    return auth;
+  }
+
+  /**
+   * The target's home and the directory the call runs in. Finding them may connect (and ask about a host key); a
+   * failure there is the call's failure, as it would be a moment later in the handler.
+   */
+  private async whereItRuns(snapshot: TargetSnapshot, subject: ApprovalSubject): Promise<{ home: string; cwd: string }> {
+    const { sessions } = this.deps;
+    const home = snapshot.flags.is_remote || snapshot.flags.is_container ? await sessions.environment(snapshot).home() : homedir();
+    const base = await sessions.cwd(snapshot);
+    return { home, cwd: subject.kind === 'command' && subject.workdir ? resolvePath(subject.workdir, base, home) : base };
+  }
+
+  private writeAudit(call: ApprovalCall, c: PolicyClassification, o: ApprovalOutcome): void {
+    this.deps.audit.write({
+      time: new Date().toISOString(),
+      kind: 'approval',
+      client: call.client,
+      tool: call.def.name,
+      execution_target: call.snapshot.name,
+      generation: call.snapshot.generation,
+      args: call.summary,
+      outcome: o.decision,
+      verdict: c.verdict,
+      by: o.by,
+      ...(o.scope ? { scope: o.scope } : {}),
+      ...(o.reason ? { reason: o.reason } : {}),
+      ...(o.waited_ms !== undefined ? { waited_ms: o.waited_ms } : {}),
+    });
+  }
+}
+
+function outcomeOf(d: Decided): ApprovalOutcome {
+  return {
+    decision: d.decision,
+    ...(d.decision === 'approve' ? { scope: d.scope } : {}),
+    by: d.by === 'person' ? d.decider ?? 'person' : d.by,
+    ...(d.reason ? { reason: d.reason } : {}),
+    waited_ms: d.waited_ms,
+  };
+}
+
+function refusalFor(d: Decided, outcome: ApprovalOutcome, why: string): ApprovalRefused {
+  switch (d.by) {
+    case 'person':
+      return new ApprovalRefused(outcome, `denied by a person${d.reason ? `: ${d.reason}` : ' (no reason given)'} — flagged: ${why}`, 'do not retry the same command; ask the person or choose another way');
+    case 'timeout':
+      return new ApprovalRefused(outcome, `denied: ${d.reason ?? 'no one answered in time'} — flagged: ${why}`, 'a person must approve it in the Switchboard window or with `switchboard approvals approve ID`');
+    case 'withdrawn':
+      return new ApprovalRefused(outcome, `withdrawn: ${d.reason ?? 'the caller went away'}`);
+    case 'shutdown':
+      return new ApprovalRefused(outcome, `denied: ${d.reason ?? 'Switchboard is shutting down'}`);
+  }
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}

@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
+import { spawn } from 'node:child_process';
+import { ancestry, peerPid, procInfo } from './peerProcess.js';
+import { cliApproverRefusal } from './approverCheck.js';
+
+/** A loopback server and a client connected to it from `connector` (this process, or a child). */
+async function withConnection<T>(fn: (clientPort: number, serverPort: number) => Promise<T> | T, fromChild = false): Promise<T> {
+  const sockets: Socket[] = [];
+  const server = createServer((s) => sockets.push(s));
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+  const serverPort = (server.address() as AddressInfo).port;
+  const accepted = new Promise<Socket>((r) => server.once('connection', r));
+  let child: ReturnType<typeof spawn> | undefined;
+  let client: Socket | undefined;
+  if (fromChild) {
+    child = spawn(process.execPath, ['-e', `require('net').connect(${serverPort},'127.0.0.1');setTimeout(()=>{},60000)`], { stdio: 'ignore', detached: true });
+  } else {
+    client = connect(serverPort, '127.0.0.1');
+  }
+  const s = await accepted;
+  try {
+    return await fn(s.remotePort!, serverPort);
+  } finally {
+    client?.destroy();
+    if (child?.pid) process.kill(-child.pid, 'SIGKILL');
+    for (const x of sockets) x.destroy();
+    server.close();
+  }
+}
+
+describe.skipIf(process.platform !== 'linux')('who is at the other end', () => {
+  it('finds the process holding the client end of a loopback connection', async () => {
+    expect(await withConnection((c, s) => peerPid(c, s))).toBe(process.pid);
+  });
+
+  it('reads a process and its ancestry', () => {
+    const me = procInfo(process.pid)!;
+    expect(me.ppid).toBe(process.ppid);
+    expect(ancestry(process.pid).map((p) => p.pid).slice(0, 2)).toEqual([process.pid, process.ppid]);
+  });
+
+  it('refuses a child the Core started without a terminal (how tool calls run)', async () => {
+    const why = await withConnection((c, s) => cliApproverRefusal(c, s), true);
+    expect(why).toMatch(/no controlling terminal|inside a tool call/);
+  });
+});
