@@ -35,6 +35,13 @@ export function runCli(home: string, args: string[], env: Record<string, string>
   });
 }
 
+/** `switchboard call TOOL ARGS --json` against the profile's running Core; throws with its stderr when it fails. */
+export async function callTool(home: string, tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const r = await runCli(home, ['call', tool, JSON.stringify(args), '--json']);
+  if (r.status !== 0) throw new Error(`${tool} ${JSON.stringify(args)} failed: ${r.stderr}`);
+  return JSON.parse(r.stdout) as Record<string, unknown>;
+}
+
 export interface Served {
   url: string;
   openUrl: string;

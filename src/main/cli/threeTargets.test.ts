@@ -7,7 +7,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadSshEnv, loadDockerEnv } from '../../../scripts/testEnv.js';
 import { PrivateSshd, freePort } from '../../../scripts/privateSshd.js';
-import { ensureBuilt, runCli, startServe, tempHome, type Served } from '../../../scripts/cliHarness.js';
+import { callTool, ensureBuilt, runCli, startServe, tempHome, type Served } from '../../../scripts/cliHarness.js';
 
 interface DockerEnv { socket: string; image: string }
 const ssh = loadSshEnv();
@@ -21,11 +21,7 @@ describe.skipIf(!ssh || !docker)('local, SSH and Docker targets side by side', (
   let served: Served;
   let flaky: PrivateSshd;
 
-  const call = async (tool: string, args: Record<string, unknown>) => {
-    const r = await runCli(home, ['call', tool, JSON.stringify(args), '--json']);
-    if (r.status !== 0) throw new Error(`${tool} ${JSON.stringify(args)} failed: ${r.stderr}`);
-    return JSON.parse(r.stdout) as Record<string, unknown>;
-  };
+  const call = (tool: string, args: Record<string, unknown>) => callTool(home, tool, args);
 
   beforeAll(async () => {
     ensureBuilt();

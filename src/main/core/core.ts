@@ -121,6 +121,7 @@ export class Core {
         }
       },
       reportReachability: (identity, problem) => this.sessions.reportReachability(identity, problem),
+      envPassthrough: () => this.config.config.approvals.envPassthrough,
     };
     // Everything this run starts is marked; what crashed runs left is ended: here at once, elsewhere on first reach.
     this.runs = new CoreRuns(this.home);

@@ -99,6 +99,11 @@ export interface ProviderContext {
   confirmHostKey?(request: HostKeyRequest, signal?: AbortSignal): Promise<'trust_always' | 'trust_once' | 'reject'>;
   /** Tell the Core a target's reachability changed (drives the sidebar's `unreachable`). */
   reportReachability?(identity: string, problem: string | undefined): void;
+  /**
+   * Names of the Core's variables a person chose to hand to commands although they look like credentials
+   * (`approvals.env_passthrough`); read at every start, so a config edit applies to the next process.
+   */
+  envPassthrough?(): readonly string[];
 }
 
 export interface HostKeyRequest {

@@ -40,6 +40,9 @@ describe('parseConfig errors', () => {
     ['terminal.timeout past a day', 'terminal:\n  timeout: 2147484\n', /terminal.timeout is 2147484 seconds; it is at most 86400/],
     ['target timeout past a day', 'terminal:\n  targets:\n    a: { backend: local, timeout: 3000000 }\n', /target "a": timeout/],
     ['approvals.timeout past a day', 'approvals:\n  timeout: 99999999\n', /approvals.timeout is at most 86400/],
+    ['env_passthrough with a value', 'approvals:\n  env_passthrough: [OPENAI_API_KEY=sk-1]\n', /approvals.env_passthrough lists variable names/],
+    ['env_passthrough with a pattern', 'approvals:\n  env_passthrough: ["*_TOKEN"]\n', /approvals.env_passthrough lists variable names/],
+    ['env_passthrough not a list', 'approvals:\n  env_passthrough: GITHUB_TOKEN\n', /approvals: env_passthrough/],
     ['more than 1024 targets', `terminal:\n  targets:\n${Array.from({ length: 1025 }, (_, i) => `    t${i}: { backend: local }\n`).join('')}`, /1025 targets, over the limit of 1024/],
     ['over 1 MiB', `# ${'x'.repeat(1024 * 1024)}\nterminal: {}\n`, /over the 1 MiB limit/],
   ];
@@ -75,6 +78,7 @@ describe('parseConfig', () => {
     expect(specGeneration({ backend: 'local' })).toMatch(/^c[0-9a-f]{11}$/);
   });
   it('reads approvals', () => {
-    expect(parse('approvals:\n  mode: deny\n  timeout: 30\n').approvals).toEqual({ mode: 'deny', timeoutSec: 30 });
+    expect(parse('approvals:\n  mode: deny\n  timeout: 30\n').approvals).toEqual({ mode: 'deny', timeoutSec: 30, envPassthrough: [] });
+    expect(parse('approvals:\n  env_passthrough: [GITHUB_TOKEN, _X1]\n').approvals.envPassthrough).toEqual(['GITHUB_TOKEN', '_X1']);
   });
 });

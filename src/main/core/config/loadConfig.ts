@@ -6,10 +6,13 @@ import { z } from 'zod';
 import { SwitchboardError, formatZodError } from '../../../shared/errors.js';
 import { TargetName, type TargetSpec } from '../../../shared/targets.js';
 import { didYouMean } from './didYouMean.js';
+import { envNamePattern } from '../backends/shell/commandEnv.js';
 
 export interface ApprovalsConfig {
   mode: 'ask' | 'deny' | 'off';
   timeoutSec: number;
+  /** Names of the Core's variables commands get although they look like credentials (see backends/shell/commandEnv). */
+  envPassthrough: string[];
 }
 
 export interface Config {
@@ -37,8 +40,10 @@ export const MAX_CONFIG_TARGETS = 1024;
 
 const topLevelKeys = ['terminal', 'approvals', 'plugins'] as const;
 const terminalOwnKeys = ['default_target', 'timeout', 'targets', 'backend', 'pane_keep'];
+const envPassthroughName = z.string().regex(envNamePattern, 'approvals.env_passthrough lists variable names such as OPENAI_API_KEY (no values, no patterns)');
 const ApprovalsSection = z.looseObject({
   mode: z.enum(['ask', 'deny', 'off']).optional(),
+  env_passthrough: z.array(envPassthroughName).max(256).optional(),
   timeout: z.number().int().positive().max(MAX_DURATION_SEC, `approvals.timeout is at most ${MAX_DURATION_SEC} seconds (a day)`).optional(),
 });
 
@@ -51,7 +56,7 @@ export function defaultConfig(): Config {
     timeoutSec: DEFAULT_TIMEOUT_SEC,
     paneKeepSec: DEFAULT_PANE_KEEP_SEC,
     targets: new Map([['local', { spec, generation: specGeneration(spec) }]]),
-    approvals: { mode: 'ask', timeoutSec: 120 },
+    approvals: { mode: 'ask', timeoutSec: 120, envPassthrough: [] },
     approvalsRaw: {},
   };
 }
@@ -223,7 +228,7 @@ export function parseConfig(text: string, schemas: SpecSchemas): Config {
     timeoutSec,
     paneKeepSec,
     targets,
-    approvals: { mode: approvalsParsed.data.mode ?? 'ask', timeoutSec: approvalsParsed.data.timeout ?? 120 },
+    approvals: { mode: approvalsParsed.data.mode ?? 'ask', timeoutSec: approvalsParsed.data.timeout ?? 120, envPassthrough: approvalsParsed.data.env_passthrough ?? [] },
     approvalsRaw,
   };
 }

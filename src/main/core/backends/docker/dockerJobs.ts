@@ -7,6 +7,7 @@ import type Docker from 'dockerode';
 import type { Container, Exec } from 'dockerode';
 import type { DockerSpec } from './fields.js';
 import { envList, jobVar, killJobsScript } from './containerConfig.js';
+import { commandEnv, type EnvRules } from '../shell/commandEnv.js';
 import { engineError, isUnreachable, type DockerEndpoint } from './dockerEndpoint.js';
 import { deadline, delay, execDeadlineMs, forceCloseMs, killDeadlineMs } from './engineCalls.js';
 
@@ -31,6 +32,8 @@ export class DockerJobs {
     endpoint: DockerEndpoint;
     shell: string;
     dockerEnv: () => DockerSpec['docker_env'];
+    /** The rules for what an exec may get from the Core (see commandEnv). */
+    envRules: () => EnvRules;
     containerId: () => string | undefined;
   }) {}
 
@@ -39,7 +42,11 @@ export class DockerJobs {
     return [...this.jobs.values()];
   }
 
-  /** Starts an exec tagged with a fresh job token; output is decoded and handed to `sink` as it arrives. */
+  /**
+   * Starts an exec tagged with a fresh job token; output is decoded and handed to `sink` as it arrives. The exec
+   * runs with the container's environment, the target's docker_env (the person's own settings for it) and from
+   * the Core only what commandEnv lets through: the engine is never handed the Core's variables wholesale.
+   */
   async start(
     container: Container,
     cmd: string[],
@@ -53,7 +60,7 @@ export class DockerJobs {
         (abortSignal) =>
           container.exec({
             Cmd: cmd,
-            Env: envList(this.deps.dockerEnv(), o.env, { [jobVar]: token }),
+            Env: envList(this.deps.dockerEnv(), commandEnv(this.deps.envRules(), { inherit: 'passthrough', extra: o.env }), { [jobVar]: token }),
             AttachStdin: o.stdin,
             AttachStdout: true,
             AttachStderr: true,

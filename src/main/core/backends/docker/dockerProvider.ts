@@ -12,6 +12,7 @@ import type {
 } from '../provider.js';
 import { execWrapped } from '../shell/execWrapped.js';
 import { shellQuote } from '../shell/shellWrap.js';
+import { envRules } from '../shell/commandEnv.js';
 import { ContainerFiles } from './containerFiles.js';
 import {
   enterDirScript, homeProbeScript, interactiveShellScript, managedContainerName, managedContainerOptions, managedLabels, pickHome, shortHash,
@@ -93,6 +94,7 @@ export class DockerEnvironment implements Environment {
     this.shell = this.spec.docker_shell ?? 'sh';
     this.jobRunner = new DockerJobs({
       docker: this.docker, endpoint: this.endpoint, shell: this.shell, dockerEnv: () => this.spec.docker_env, containerId: () => this.containerId,
+      envRules: () => envRules(snapshot.flags.strip_env_keys, ctx),
     });
     this.files = new ContainerFiles(this.endpoint, () => this.info?.Config.User);
   }

@@ -12,6 +12,7 @@ import type {
   BackendProvider, BackgroundHandle, Environment, ExecOptions, ExecResult, FileStat, ProviderContext, ShellChannel, TargetSnapshot,
 } from '../provider.js';
 import { execWrapped } from '../shell/execWrapped.js';
+import { commandEnv, envRules } from '../shell/commandEnv.js';
 import { openPty } from './pty.js';
 
 const flags: ProviderFlags = {
@@ -34,13 +35,6 @@ export function localShell(): string {
   return existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh';
 }
 
-/** The environment handed to local children, minus keys a provider says to strip and our own token. */
-export function childEnv(extra: Record<string, string> | undefined, strip: readonly string[]): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...extra };
-  for (const key of strip) delete env[key];
-  delete env.SWITCHBOARD_TOKEN;
-  return env;
-}
 
 /** Whether any process is still in the group `pgid` (the leader may be gone while its children live on). */
 function groupAlive(pgid: number): boolean {
@@ -95,7 +89,7 @@ class LocalEnvironment implements Environment {
   private readonly envFile: string;
   private readonly children = new Set<ChildProcess>();
 
-  constructor(private readonly snapshot: TargetSnapshot, ctx: ProviderContext) {
+  constructor(private readonly snapshot: TargetSnapshot, private readonly ctx: ProviderContext) {
     this.identity = snapshot.identity;
     const id = createHash('sha256').update(snapshot.identity).digest('hex').slice(0, 16);
     this.envFile = join(ctx.home, 'state', 'env', `${id}.sh`);
@@ -105,13 +99,18 @@ class LocalEnvironment implements Environment {
     return homedir();
   }
 
+  /** A local child's environment: the Core's own, minus what must not reach a command. */
+  private childEnv(extra: Record<string, string> | undefined): Record<string, string> {
+    return commandEnv(envRules(this.snapshot.flags.strip_env_keys, this.ctx), { inherit: 'all', extra });
+  }
+
   async exec(command: string, opts: ExecOptions): Promise<ExecResult> {
     await mkdir(dirname(this.envFile), { recursive: true, mode: 0o700 });
     return execWrapped(command, { ...opts, envFile: this.envFile }, async (script, sink) => {
       const child = spawn(localShell(), ['-c', script], {
         cwd: '/',
         detached: true,
-        env: childEnv(opts.env, this.snapshot.flags.strip_env_keys),
+        env: this.childEnv(opts.env),
         stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
       });
       // Tracked until its pipes close, so cleanup also ends a background child (`cmd &`) the call left running.
@@ -150,7 +149,7 @@ class LocalEnvironment implements Environment {
 
   async openShell(opts: { cwd: string; cols: number; rows: number; env?: Record<string, string> }): Promise<ShellChannel> {
     const cwd = await nearestDir(opts.cwd);
-    return openPty({ cwd, cols: opts.cols, rows: opts.rows, env: childEnv(opts.env, this.snapshot.flags.strip_env_keys) });
+    return openPty({ cwd, cols: opts.cols, rows: opts.rows, env: this.childEnv(opts.env) });
   }
 
   async spawnBackground(command: string, opts: { cwd: string; env?: Record<string, string> }): Promise<BackgroundHandle> {
@@ -158,7 +157,7 @@ class LocalEnvironment implements Environment {
     const child = spawn(localShell(), ['-c', `exec 2>&1\n${command}`], {
       cwd,
       detached: true,
-      env: childEnv(opts.env, this.snapshot.flags.strip_env_keys),
+      env: this.childEnv(opts.env),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     this.children.add(child);

@@ -27,8 +27,6 @@ export interface ShellRun {
 export interface ExecWrappedOptions extends ExecOptions {
   /** The file that keeps the identity's exported variables (see wrapCommand). */
   envFile?: string;
-  /** Text run before the command inside the wrapper (e.g. the SSH backend's refresh of session variables). */
-  prelude?: string;
 }
 
 /** What a timeout adds to the output, on every backend. */
@@ -69,7 +67,7 @@ export async function execWrapped(
   opts: ExecWrappedOptions,
   start: (script: string, sink: (text: string) => void) => Promise<ShellRun>,
 ): Promise<ExecResult> {
-  const { script, marker } = wrapCommand((opts.prelude ?? '') + command, {
+  const { script, marker } = wrapCommand(command, {
     cwd: opts.cwd,
     ...(opts.envFile !== undefined ? { envFile: opts.envFile } : {}),
     ...(opts.cwdMustExist ? { cwdMustExist: true } : {}),

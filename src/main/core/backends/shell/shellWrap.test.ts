@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { markerLineSeen, parseWrapped, shellQuote, wrapCommand } from './shellWrap.js';
+import { exportsFileHeader, markerLineSeen, parseWrapped, shellQuote, wrapCommand } from './shellWrap.js';
 
 function run(shell: string, command: string, cwd: string, envFile?: string) {
   const { script, marker } = wrapCommand(command, { cwd, envFile });
@@ -77,5 +77,96 @@ describe('wrapCommand', () => {
   it('quotes', () => {
     expect(shellQuote(`a'b`)).toBe(`'a'\\''b'`);
   });
+  it('cleans up', () => rmSync(dir, { recursive: true, force: true }));
+});
+
+/** The shells an exports file must work in: bash (local), dash (Debian's sh), busybox ash (small images). */
+const shells: Array<[string, string, string[]]> = [
+  ['bash', '/bin/bash', []],
+  ['dash', '/bin/dash', []],
+  ['busybox ash', '/usr/bin/busybox', ['sh']],
+];
+
+describe('the exports file keeps only what calls set or unset', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sb-exports-'));
+  const start = { PATH: '/usr/bin:/bin', HOME: dir, LANG: 'C.UTF-8', AWS_SECRET_ACCESS_KEY: 'old-secret-0001', KEEP_ME: 'inherited' };
+  for (const [label, bin, pre] of shells) {
+    describe(label, () => {
+      const envFile = join(dir, `env-${label.replace(/\W/g, '')}.sh`);
+      const call = (command: string, env: Record<string, string> = start): string => {
+        const { script, marker } = wrapCommand(command, { cwd: dir, envFile });
+        return parseWrapped(spawnSync(bin, [...pre, '-c', script], { encoding: 'utf8', env }).stdout, marker).output;
+      };
+      it('an inherited secret is never written, so a rotated one is seen after a restart', () => {
+        rmSync(envFile, { force: true });
+        call('export FOO=1');
+        const file = readFileSync(envFile, 'utf8');
+        expect(file.split('\n')[0]).toBe(exportsFileHeader);
+        expect(file).toContain('FOO');
+        for (const inherited of ['old-secret-0001', 'AWS_SECRET_ACCESS_KEY', 'KEEP_ME', 'PATH', 'HOME', 'LANG']) expect(file).not.toContain(inherited);
+        // The Core restarts with the key rotated: the call sees the new value and still the call's own export.
+        expect(call('echo "$FOO $AWS_SECRET_ACCESS_KEY"', { ...start, AWS_SECRET_ACCESS_KEY: 'new-secret-0002' })).toBe('1 new-secret-0002\n');
+      });
+      it('an unset survives the next call and a restart', () => {
+        rmSync(envFile, { force: true });
+        call('unset KEEP_ME; export BAR=2');
+        expect(readFileSync(envFile, 'utf8')).toMatch(/^unset KEEP_ME$/m);
+        expect(call('echo "[${KEEP_ME-gone}] $BAR"')).toBe('[gone] 2\n');
+        expect(call('echo "[${KEEP_ME-gone}]"', { ...start, KEEP_ME: 'changed' })).toBe('[gone]\n');
+      });
+      it('PATH is not frozen: a later environment\'s PATH is seen unless a call changed it', () => {
+        rmSync(envFile, { force: true });
+        call('export FOO=1');
+        expect(call('echo "$PATH"', { ...start, PATH: '/opt/new/bin:/usr/bin:/bin' })).toBe('/opt/new/bin:/usr/bin:/bin\n');
+        // A call that changes PATH is kept, as it set it.
+        call('export PATH="/mine:$PATH"');
+        expect(call('echo "$PATH"')).toBe('/mine:/usr/bin:/bin\n');
+      });
+      it('values with quotes, backslashes and lines that look like exports come back exactly', () => {
+        rmSync(envFile, { force: true });
+        const tricky = `it's "q" $HOME \\ \`x\`\nexport EVIL=1\n  declare -x WORSE=2`;
+        call(`export TRICKY=${shellQuote(tricky)}`);
+        expect(call('printf "%s|%s|%s" "$TRICKY" "${EVIL-no}" "${WORSE-no}"')).toBe(`${tricky}|no|no`);
+        expect(readFileSync(envFile, 'utf8')).not.toMatch(/^unset (EVIL|WORSE)/m);
+      });
+      it('a call that changes a variable back to what it inherited leaves nothing for it', () => {
+        rmSync(envFile, { force: true });
+        call('export KEEP_ME=mine; export X=1');
+        call('export KEEP_ME=inherited');
+        expect(readFileSync(envFile, 'utf8')).not.toContain('KEEP_ME');
+        expect(call('echo "$KEEP_ME $X"', { ...start, KEEP_ME: 'rotated' })).toBe('rotated 1\n');
+      });
+      it('never keeps a process\'s own marks (SB_CORE_*) or session variables', () => {
+        rmSync(envFile, { force: true });
+        call('export SB_CORE_CALL=changed; unset SB_CORE_RUN; export SSH_CONNECTION=x; export K=1', { ...start, SB_CORE_RUN: 'r1', SB_CORE_CALL: 'c1' });
+        expect(readFileSync(envFile, 'utf8')).not.toMatch(/SB_CORE|SSH_CONNECTION/);
+        expect(call('echo "$SB_CORE_RUN $SB_CORE_CALL $K"', { ...start, SB_CORE_RUN: 'r2', SB_CORE_CALL: 'c2' })).toBe('r2 c2 1\n');
+      });
+      it('a call that only changes directory leaves the file as it is', () => {
+        rmSync(envFile, { force: true });
+        mkdirSync(join(dir, 'sub'), { recursive: true });
+        call('export FOO=1');
+        const before = statSync(envFile).ino;
+        call('cd sub');
+        expect(statSync(envFile).ino).toBe(before);
+      });
+      // (busybox ash always has awk: its applets run as builtins whatever PATH says.)
+      if (label !== 'busybox ash') it('on a target without awk the exports are not kept, the file is untouched and no temp file is left', () => {
+        rmSync(envFile, { force: true });
+        call('export FOO=1');
+        const tools = mkdtempSync(join(dir, 'noawk-'));
+        for (const t of ['mkdir', 'mv', 'rm', 'cmp', 'dirname', 'cat']) symlinkSync(`/usr/bin/${t}`, join(tools, t));
+        expect(call('export BAR=2; echo ran', { ...start, PATH: tools })).toBe('ran\n');
+        expect(readFileSync(envFile, 'utf8')).not.toContain('BAR');
+        expect(readdirSync(dir).filter((f) => f.startsWith(`env-${label.replace(/\W/g, '')}.sh.`))).toEqual([]);
+        expect(call('echo "$FOO"')).toBe('1\n');
+      });
+      it('a file in the old format (the whole export -p) is deleted unread', () => {
+        writeFileSync(envFile, "export AWS_SECRET_ACCESS_KEY='stale'\nexport PATH='/frozen'\n", { mode: 0o600 });
+        expect(call('echo "$AWS_SECRET_ACCESS_KEY $PATH"')).toBe('old-secret-0001 /usr/bin:/bin\n');
+        expect(existsSync(envFile)).toBe(false);
+      });
+    });
+  }
   it('cleans up', () => rmSync(dir, { recursive: true, force: true }));
 });

@@ -26,16 +26,79 @@ export function shellQuote(value: string): string {
   return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-const skippedVars = 'PWD|OLDPWD|SHLVL|_|__sb_[a-z_]*|SSH_[A-Z_]*';
-const dumpEnv = `export -p | grep -v -E "^(declare -x|export) (${skippedVars})(=|$)"`;
 /**
- * On exit, write the variables only if this call changed them (so a concurrent call that changed nothing
- * cannot undo another's export), through a temp file and a rename (so no call ever reads half a file).
- * The unfiltered `export -p` (a builtin: no process started) is what is compared; the filter runs only to write.
+ * The exports file holds only what calls changed: `export` records for variables a call set (or changed) and
+ * `unset` lines for inherited ones a call removed — never the inherited environment itself, so a secret the
+ * shell started with is never written, a rotated one is not replaced by a stale copy, and PATH is not frozen.
+ * Its first line names the format; a file without it (an older Switchboard wrote the whole `export -p`) is
+ * deleted unread.
+ */
+export const exportsFileHeader = '# switchboard exports v2';
+
+/**
+ * An awk program (POSIX awk, mawk, busybox) that reads the starting `export -p`, a separator line, then the
+ * current `export -p`, and prints the exports file: the header, the current record of every variable that is new
+ * or changed, and `unset NAME` for every starting one that is gone. `export -p` prints each variable as shell
+ * text (`export A='…'` in dash and busybox, `declare -x A="…"` or `$'…'` in bash) whose quoted value may span
+ * lines, so records are split by tracking quotes, not by lines. PWD, OLDPWD, SHLVL, `_`, our own `__sb_*`, each
+ * SSH session's SSH_* and each process's SB_CORE_* marks (processes/coreRuns.ts) are never kept.
+ */
+const exportsDiff = String.raw`
+function skip(k) { return k ~ /^(PWD|OLDPWD|SHLVL|_|__sb_.*|SSH_[A-Z_]*|SB_CORE_[A-Z_]*)$/ }
+function keep() { if (name != "") { if (part) cur[name] = rec; else base[name] = rec }; name = "" }
+function scan(s,   i, c, n) {
+  n = length(s)
+  for (i = 1; i <= n; i++) {
+    c = substr(s, i, 1)
+    if (q == 1) { if (c == "\047") q = 0 }
+    else if (q == 3) { if (c == "\\") i++; else if (c == "\047") q = 0 }
+    else if (q == 2) { if (c == "\\") i++; else if (c == "\"") q = 0 }
+    else if (c == "\\") i++
+    else if (c == "\047") q = 1
+    else if (c == "\"") q = 2
+    else if (c == "$" && substr(s, i + 1, 1) == "\047") { q = 3; i++ }
+  }
+}
+q { rec = rec "\n" $0; scan($0); next }
+$0 == "__sb_exports_now__" { keep(); part = 1; next }
+{
+  keep()
+  if (!match($0, /^(export|declare -[A-Za-z]+) [A-Za-z_][A-Za-z0-9_]*/)) next
+  name = substr($0, 1, RLENGTH); sub(/^.* /, "", name)
+  rec = $0
+  scan(substr($0, RLENGTH + 1))
+}
+END {
+  keep()
+  print "${exportsFileHeader}"
+  for (k in cur) if (!skip(k) && (!(k in base) || base[k] != cur[k])) print cur[k]
+  for (k in base) if (!skip(k) && !(k in cur)) print "unset " k
+}`;
+
+/**
+ * On exit, write the file only if this call changed an exported variable (so a concurrent call that changed
+ * nothing cannot undo another's export), through a temp file and a rename (so no call ever reads half a file).
+ * The comparison uses `export -p` (a builtin: no process started); awk runs only when something changed, and a
+ * result equal to the file (a call that only changed directory) is not written, so it cannot undo a concurrent
+ * call's export either. A failed diff (no awk on the target) leaves the file as it was and no temp file behind.
+ * (This text sits inside the trap's single quotes, so it has none of its own.)
  */
 const saveEnv =
   `[ "$(export -p)" != "$__sb_old" ] && (umask 077; mkdir -p "\${__sb_env%/*}" && ` +
-  `${dumpEnv} > "$__sb_env.$$" && mv -f "$__sb_env.$$" "$__sb_env") 2>/dev/null; `;
+  `{ printf "%s\\n__sb_exports_now__\\n" "$__sb_base"; export -p; } | awk "$__sb_awk" > "$__sb_env.$$" && ` +
+  `{ cmp -s "$__sb_env.$$" "$__sb_env" || mv -f "$__sb_env.$$" "$__sb_env"; }; rm -f "$__sb_env.$$") 2>/dev/null; `;
+
+/**
+ * Script lines that remember the starting environment, then load the exports file when this user owns it
+ * (never one planted by someone else) and it is in the current format; an older file is removed.
+ */
+function loadEnvLines(envWord: string): string[] {
+  return [
+    `__sb_env=${envWord}; __sb_base=$(export -p); __sb_awk=${shellQuote(exportsDiff)}`,
+    `if [ -f "$__sb_env" ] && [ -O "$__sb_env" ]; then IFS= read -r __sb_h < "$__sb_env"; ` +
+      `if [ "$__sb_h" = ${shellQuote(exportsFileHeader)} ]; then . "$__sb_env" >/dev/null 2>&1; else rm -f "$__sb_env"; fi; fi`,
+  ];
+}
 
 /** The env file as a shell word: `~/x` becomes "$HOME"/'x'. */
 function envFileWord(path: string): string {
@@ -56,7 +119,7 @@ export function wrapCommand(command: string, opts: WrapOptions): Wrapped {
   const env = opts.envFile ? envFileWord(opts.envFile) : '';
   const lines = [
     'exec 2>&1',
-    env ? `__sb_env=${env}; [ -f "$__sb_env" ] && [ -O "$__sb_env" ] && . "$__sb_env" >/dev/null 2>&1` : '',
+    ...(env ? loadEnvLines(env) : []),
     `__sb_d=${shellQuote(opts.cwd)}`,
     opts.cwdMustExist ? `[ -d "$__sb_d" ] || { printf "\n%s%s\n" "${marker}" "${missingCwdStatus}"; exit 2; }` : '',
     'while [ ! -d "$__sb_d" ] && [ "$__sb_d" != / ]; do __sb_d=$(dirname -- "$__sb_d"); done',

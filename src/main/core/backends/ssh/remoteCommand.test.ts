@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { enterDir, exportLines, groupCommand, killGroupCommand, loginShellCommand, takeGroupLine } from './remoteCommand.js';
+import { enterDir, exportLines, groupCommand, killGroupCommand, loginShellCommand, sourceStaged, takeGroupLine } from './remoteCommand.js';
 
 const M = '__SB_PGID_abc__';
 
@@ -22,12 +22,11 @@ describe('takeGroupLine', () => {
 
 describe('exportLines', () => {
   it.each([
-    [undefined, [], ''],
-    [{ A: 'x y' }, [], "export A='x y'\n"],
-    [{ A: "it's" }, [], "export A='it'\\''s'\n"],
-    [{ A: '1', SECRET: '2' }, ['SECRET'], "export A='1'\n"],
-    [{ 'bad-name': '1', SWITCHBOARD_TOKEN: 't' }, [], ''],
-  ])('%j strip %j', (env, strip, want) => expect(exportLines(env, strip)).toBe(want));
+    [undefined, ''],
+    [{ A: 'x y' }, "export A='x y'\n"],
+    [{ A: "it's" }, "export A='it'\\''s'\n"],
+    [{ 'bad-name': '1' }, ''],
+  ])('%j', (env, want) => expect(exportLines(env)).toBe(want));
 });
 
 /** Runs text as sshd would: through a login shell's `-c`, optionally as a session leader. */
@@ -43,7 +42,7 @@ describe('shell text (run locally with dash and bash)', () => {
     ['not a group leader (setsid -w path)', false],
     ['already a session leader, as under sshd', true],
   ])('groupCommand, %s: prints its own process group id first, then runs the body with env and cwd', (_name, leader) => {
-    const r = sh(groupCommand('echo "$A $(pwd)"; ps -o pgid= -p $$; exit 7', { marker: M, cwd: '/tmp', env: { A: 'hi', DROP: 'x' }, strip: ['DROP'] }), leader);
+    const r = sh(groupCommand('echo "$A $(pwd)"; ps -o pgid= -p $$; exit 7', { marker: M, cwd: '/tmp', env: { A: 'hi' } }), leader);
     const got = takeGroupLine(r.stdout, M);
     expect(got?.pgid).toBeGreaterThan(1);
     const [line1, line2] = (got?.rest ?? '').split('\n');
@@ -52,8 +51,20 @@ describe('shell text (run locally with dash and bash)', () => {
     expect(r.status).toBe(7);
   });
 
+  it('a staged file of passed-through values is read, deleted, and never on the command line', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-staged-'));
+    const staged = join(dir, 'pass-1.sh');
+    writeFileSync(staged, exportLines({ PASSED_KEY: 'passed-v1' }), { mode: 0o600 });
+    const text = groupCommand('echo "$PASSED_KEY"', { marker: M, env: { A: 'x' }, staged });
+    expect(text).not.toContain('passed-v1');
+    const r = sh(text);
+    expect(takeGroupLine(r.stdout, M)?.rest).toBe('passed-v1\n');
+    expect(existsSync(staged)).toBe(false);
+    expect(sourceStaged(undefined)).toBe('');
+  });
+
   it('killGroupCommand ends the whole group, children included', async () => {
-    const child = spawn('/bin/bash', ['-c', groupCommand('sleep 300 & sleep 301 & wait', { marker: M, strip: [] })], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('/bin/bash', ['-c', groupCommand('sleep 300 & sleep 301 & wait', { marker: M })], { stdio: ['ignore', 'pipe', 'pipe'] });
     const first = await new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(d.toString())));
     const pgid = takeGroupLine(first, M)?.pgid as number;
     expect(pgid).toBeGreaterThan(1);
@@ -71,7 +82,7 @@ describe('shell text (run locally with dash and bash)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-login-'));
     const fakeShell = join(dir, 'fake-shell');
     writeFileSync(fakeShell, '#!/bin/sh\necho "$(pwd) $1 $X $TERM_PROGRAM"\n', { mode: 0o755 });
-    const r = spawnSync('/bin/bash', ['-c', loginShellCommand('/tmp/no/such', { X: '1' }, [])], { encoding: 'utf8', env: { ...process.env, SHELL: fakeShell } });
+    const r = spawnSync('/bin/bash', ['-c', loginShellCommand('/tmp/no/such', { X: '1' })], { encoding: 'utf8', env: { ...process.env, SHELL: fakeShell } });
     expect(r.stdout).toBe('/tmp -l 1 Switchboard\n');
   });
 });

@@ -1,17 +1,26 @@
 // Builds the POSIX sh text sent over SSH exec channels: process-group launch, group kill, login shells.
+import { envNamePattern } from '../shell/commandEnv.js';
 import { shellQuote } from '../shell/shellWrap.js';
 
-/** Variable names a POSIX shell can export. */
-const envName = /^[A-Za-z_][A-Za-z0-9_]*$/;
-
-/** `export K='v'` lines for the variables that may be sent (valid names, not stripped). */
-export function exportLines(env: Record<string, string> | undefined, strip: readonly string[]): string {
+/**
+ * `export K='v'` lines for variables already cleared by commandEnv (names a shell cannot export are skipped).
+ * Nothing is sent as SSH `env` requests (SendEnv): sshd would drop most, and what it kept would bypass the rules.
+ */
+export function exportLines(env: Record<string, string> | undefined): string {
   if (!env) return '';
-  const skip = new Set([...strip, 'SWITCHBOARD_TOKEN']);
   return Object.entries(env)
-    .filter(([k]) => envName.test(k) && !skip.has(k))
+    .filter(([k]) => envNamePattern.test(k))
     .map(([k, v]) => `export ${k}=${shellQuote(v)}\n`)
     .join('');
+}
+
+/**
+ * A shell line that reads a staged file of `export` lines (values a person passed through, which never go on a
+ * command line) if this user owns it, and deletes it.
+ */
+export function sourceStaged(path: string | undefined): string {
+  if (path === undefined) return '';
+  return `__sb_p=${shellQuote(path)}; [ -O "$__sb_p" ] && . "$__sb_p"; rm -f "$__sb_p"\n`;
 }
 
 /** Shell lines that enter a directory, or its nearest existing parent, or /. */
@@ -23,15 +32,6 @@ export function enterDir(cwd: string): string {
   ].join('\n') + '\n';
 }
 
-/** Remembers this session's SSH_* values in shell variables the env file never saves (`__sb_*`). */
-const captureSessionVars = '__sb_ssh_c=${SSH_CONNECTION-}; __sb_ssh_cl=${SSH_CLIENT-}\n';
-
-/**
- * Put before a wrapped command: the identity's env file restores every exported variable of the last
- * call, including the previous connection's SSH_CONNECTION / SSH_CLIENT; these lines bring back this one's.
- */
-export const refreshSessionVars = 'SSH_CONNECTION=$__sb_ssh_c SSH_CLIENT=$__sb_ssh_cl\n';
-
 /**
  * The exec-channel command that runs `body` as the leader of its own process group and first prints
  * `MARKER<pgid>` on a line of its own, so a timeout or kill can signal the whole group remotely
@@ -41,11 +41,12 @@ export const refreshSessionVars = 'SSH_CONNECTION=$__sb_ssh_c SSH_CLIENT=$__sb_s
  * new group (it reports a signal death as a plain status, hence only as the fallback). The outer
  * `exec sh -c` keeps the text POSIX whatever the user's login shell is.
  */
-export function groupCommand(body: string, opts: { marker: string; cwd?: string; env?: Record<string, string>; strip: readonly string[] }): string {
-  const boot = `exec 2>&3 3>&-\n${captureSessionVars}printf '%s%s\\n' '${opts.marker}' "$$"\n${body}`;
+export function groupCommand(body: string, opts: { marker: string; cwd?: string; env?: Record<string, string>; staged?: string }): string {
+  const boot = `exec 2>&3 3>&-\nprintf '%s%s\\n' '${opts.marker}' "$$"\n${body}`;
   const inner =
     (opts.cwd !== undefined ? enterDir(opts.cwd) : '') +
-    exportLines(opts.env, opts.strip) +
+    exportLines(opts.env) +
+    sourceStaged(opts.staged) +
     // Field 5 of /proc/PID/stat is the process group (sh's own comm has no spaces to shift it).
     '__sb_pg=; if [ -r /proc/$$/stat ]; then read -r __sb_st < /proc/$$/stat; set -- $__sb_st; __sb_pg=$5; fi\n' +
     `if [ "$__sb_pg" = "$$" ] || ! command -v setsid >/dev/null 2>&1; then exec sh -c ${shellQuote(boot)} 3>&2; fi\n` +
@@ -82,10 +83,11 @@ export function killGroupCommand(pgid: number): string {
 const osc7PromptCommand = 'printf "\\033]7;file://%s%s\\033\\\\" "${HOSTNAME:-localhost}" "$PWD"';
 
 /** The exec-channel command for an interactive pane: enter cwd, then become the user's login shell. */
-export function loginShellCommand(cwd: string, env: Record<string, string> | undefined, strip: readonly string[]): string {
+export function loginShellCommand(cwd: string, env: Record<string, string> | undefined, staged?: string): string {
   const inner =
     enterDir(cwd) +
-    exportLines({ COLORTERM: 'truecolor', TERM_PROGRAM: 'Switchboard', ...env }, strip) +
+    exportLines({ COLORTERM: 'truecolor', TERM_PROGRAM: 'Switchboard', ...env }) +
+    sourceStaged(staged) +
     `[ -n "\${PROMPT_COMMAND:-}" ] || export PROMPT_COMMAND=${shellQuote(osc7PromptCommand)}\n` +
     'exec "${SHELL:-/bin/sh}" -l';
   return `exec sh -c ${shellQuote(inner)}`;

@@ -1,6 +1,6 @@
 // The SSH backend: commands, panes, background processes and file ops over one pooled ssh2 connection.
-// Over 350 lines: the Environment's methods share the pooled connection and the identity's env file; auth, dial and
-// the pool live in sshAuth.ts, dial.ts, liveConnection.ts and connectionPool.ts (splitting SFTP out is next).
+// Over 350 lines: the Environment's methods share the pooled connection, the identity's env file and the staged
+// passed-through variables; auth, dial and the pool live in sshAuth.ts, dial.ts, liveConnection.ts and connectionPool.ts (splitting SFTP out is next).
 import { createHash, randomBytes } from 'node:crypto';
 import { homedir, userInfo } from 'node:os';
 import { posix } from 'node:path';
@@ -13,9 +13,10 @@ import type {
 } from '../provider.js';
 import { execWrapped } from '../shell/execWrapped.js';
 import { shellQuote } from '../shell/shellWrap.js';
+import { commandEnv, envRules } from '../shell/commandEnv.js';
 import { connectionPool, type SshLease } from './connectionPool.js';
 import type { ExecChannel, LiveConnection } from './liveConnection.js';
-import { groupCommand, killGroupCommand, loginShellCommand, refreshSessionVars, takeGroupLine } from './remoteCommand.js';
+import { exportLines, groupCommand, killGroupCommand, loginShellCommand, takeGroupLine } from './remoteCommand.js';
 import { loadSshConfig } from './sshConfig.js';
 import { resolveRoute, type SshHop } from './sshRoute.js';
 
@@ -34,7 +35,6 @@ export const sshProvider: BackendProvider = {
   createEnvironment: (snapshot, ctx) => new SshEnvironment(snapshot, ctx),
 };
 
-/** The remote file that keeps an identity's exported variables between calls (written with umask 077). */
 /**
  * Where a runtime identity's exported variables live on the remote host: under the remote user's own home
  * (mode 0700), never a shared /tmp where another user could plant one; the profile is part of the name so two
@@ -64,8 +64,43 @@ class SshEnvironment implements Environment {
     this.envFile = remoteEnvFile(snapshot.identity, ctx.home);
   }
 
-  private get strip(): readonly string[] {
-    return this.snapshot.flags.strip_env_keys;
+  /**
+   * Opens an exec channel for a process the Core starts on the host. The host keeps its own environment; from the
+   * Core come only Switchboard's own additions (inline) and the names a person passed through, cleared by the same
+   * rules as every backend's. Passed-through values go in a 0600 file under ~/.cache/switchboard that the remote
+   * shell reads and deletes, never on the command line, which every user of the host can read.
+   */
+  private async execForwarding(
+    live: LiveConnection,
+    extra: Record<string, string> | undefined,
+    build: (env: Record<string, string>, staged: string | undefined) => string,
+    pty?: { cols: number; rows: number },
+  ): Promise<ExecChannel> {
+    const rules = envRules(this.snapshot.flags.strip_env_keys, this.ctx);
+    const env = commandEnv(rules, { inherit: 'passthrough', extra, source: {} });
+    const passed = commandEnv(rules, { inherit: 'passthrough' });
+    const staged = Object.keys(passed).length ? await this.stage(exportLines(passed)) : undefined;
+    try {
+      return await live.exec(build(env, staged), pty);
+    } catch (err) {
+      if (staged) void this.withSftp<void>((sftp, done) => sftp.unlink(staged, () => done(undefined, undefined))).catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /** Writes text to a new private file in ~/.cache/switchboard (0700) with mode 0600; returns its path. */
+  private async stage(text: string): Promise<string> {
+    const dir = posix.join(await this.home(), '.cache', 'switchboard');
+    if ((await this.stat(dir)).type === 'missing') {
+      await this.mkdirs(posix.dirname(dir));
+      await this.withSftp<void>((sftp, done) =>
+        // Another call may have made it meanwhile (status 4): fine.
+        sftp.mkdir(dir, { mode: 0o700 }, (err) => done(err && !(isSftpStatus(err) && (err as { code?: number }).code === 4) ? fileError('create directory', dir, err) : undefined, undefined)),
+      );
+    }
+    const path = posix.join(dir, `pass-${randomBytes(8).toString('hex')}.sh`);
+    await this.withSftp<void>((sftp, done) => sftp.writeFile(path, text, { mode: 0o600 }, (err) => done(err && fileError('write', path, err), undefined)));
+    return path;
   }
 
   /** The hops to the target, read once: spec, ~/.ssh/config aliases, the ssh_jump chain. */
@@ -118,9 +153,9 @@ class SshEnvironment implements Environment {
   async exec(command: string, opts: ExecOptions): Promise<ExecResult> {
     const cwd = await this.absolute(opts.cwd);
     const live = await this.connect();
-    return execWrapped(command, { ...opts, cwd, envFile: this.envFile, prelude: refreshSessionVars }, async (script, sink) => {
+    return execWrapped(command, { ...opts, cwd, envFile: this.envFile }, async (script, sink) => {
       const gm = groupMarker();
-      const { channel, exitCode: reportedExit } = await live.exec(groupCommand(script, { marker: gm, env: opts.env, strip: this.strip }));
+      const { channel, exitCode: reportedExit } = await this.execForwarding(live, opts.env, (env, staged) => groupCommand(script, { marker: gm, env, staged }));
       let pgid: number | undefined;
       let head = '';
       let headDone = false;
@@ -192,7 +227,7 @@ class SshEnvironment implements Environment {
   async openShell(opts: { cwd: string; cols: number; rows: number; env?: Record<string, string> }): Promise<ShellChannel> {
     const cwd = await this.absolute(opts.cwd);
     const live = await this.connect();
-    const opened = await live.exec(loginShellCommand(cwd, opts.env, this.strip), { cols: opts.cols, rows: opts.rows });
+    const opened = await this.execForwarding(live, opts.env, (env, staged) => loginShellCommand(cwd, env, staged), { cols: opts.cols, rows: opts.rows });
     const channel = opened.channel;
     const proc = new RemoteProcess(opened, live, undefined);
     this.shells.add(proc);
@@ -219,7 +254,7 @@ class SshEnvironment implements Environment {
     const cwd = await this.absolute(opts.cwd);
     const live = await this.connect();
     const gm = groupMarker();
-    const opened = await live.exec(groupCommand(`exec 2>&1\n${command}`, { marker: gm, cwd, env: opts.env, strip: this.strip }));
+    const opened = await this.execForwarding(live, opts.env, (env, staged) => groupCommand(`exec 2>&1\n${command}`, { marker: gm, cwd, env, staged }));
     const channel = opened.channel;
     const proc = new RemoteProcess(opened, live, gm);
     this.background.add(proc);
