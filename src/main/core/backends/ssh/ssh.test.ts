@@ -412,6 +412,34 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
       await vi.waitFor(() => expect(connectionPool.stats().filter((s) => s.key.includes(String(e.jumpPort)))).toEqual([]));
     });
 
+    it('follows a ProxyJump from an Included file of ~/.ssh/config, each hop resolved through the config', async () => {
+      mkdirSync(join(fakeHome, '.ssh', 'conf.d'), { recursive: true });
+      writeFileSync(join(fakeHome, '.ssh', 'config'), 'Include conf.d/*\n');
+      writeFileSync(join(fakeHome, '.ssh', 'conf.d', 'lab'), [
+        'Host sb-bastion',
+        `  HostName ${e.host}`,
+        `  Port ${e.jumpPort}`,
+        `  User ${e.user}`,
+        `  IdentityFile ${e.key}`,
+        'Host sb-inner',
+        `  HostName ${e.host}`,
+        `  Port ${e.port}`,
+        `  User ${e.user}`,
+        `  IdentityFile ${e.key}`,
+        '  ProxyJump sb-bastion',
+        '',
+      ].join('\n'));
+      const before = accepted(e.jumpLog);
+      const x = envFor('inner-by-config', { backend: 'ssh', ssh_host: 'sb-inner' });
+      expect((await x.exec('echo "$SSH_CONNECTION" | cut -d" " -f4', run())).output).toBe(`${e.port}\n`);
+      await new Promise((res) => setTimeout(res, 200));
+      expect(accepted(e.jumpLog) - before).toBe(1);
+      expect(connectionPool.stats().map((s) => s.key)).toContain(`${e.user}@${e.host}:${e.jumpPort} -> ${e.user}@${e.host}:${e.port}`);
+      await x.cleanup('removed');
+      rmSync(join(fakeHome, '.ssh', 'config'));
+      rmSync(join(fakeHome, '.ssh', 'conf.d'), { recursive: true, force: true });
+    });
+
     it('honours a Host alias in ~/.ssh/config', async () => {
       mkdirSync(join(fakeHome, '.ssh'), { recursive: true });
       writeFileSync(join(fakeHome, '.ssh', 'config'), `Host sb-alias\n  HostName ${e.host}\n  Port ${e.port}\n  User ${e.user}\n  IdentityFile ${e.key}\n`);

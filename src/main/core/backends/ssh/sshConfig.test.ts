@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { expandPath, globMatch, parseSshConfig, patternListMatches, resolveSshConfig, splitConfigLine } from './sshConfig.js';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expandPath, globMatch, loadSshConfig, parseJumpHop, parseSshConfig, patternListMatches, resolveSshConfig } from './sshConfig.js';
 
 const local = { home: '/home/me', user: 'me' };
 
@@ -31,18 +34,6 @@ Host *
   IdentityFile none
 `;
 
-describe('splitConfigLine', () => {
-  it.each([
-    ['HostName example.com', { key: 'hostname', value: 'example.com' }],
-    ['  Port=2222', { key: 'port', value: '2222' }],
-    ['User = bob', { key: 'user', value: 'bob' }],
-    ['IdentityFile "~/my keys/id"', { key: 'identityfile', value: '~/my keys/id' }],
-    ['# comment', undefined],
-    ['', undefined],
-    ['=nokey', undefined],
-  ])('%j', (line, want) => expect(splitConfigLine(line)).toEqual(want));
-});
-
 describe('patterns', () => {
   it.each([
     ['*', 'anything', true],
@@ -66,7 +57,8 @@ describe('resolveSshConfig', () => {
     ['box-1', { hostName: 'box-1.lab', user: 'fallback', port: 22, identityFiles: ['/home/me/.ssh/fallback_box-1.lab', '/home/me/.ssh/id_default'] }],
     ['a.corp', { user: 'corp-user', port: 22, identityFiles: ['/home/me/.ssh/id_default'] }],
     ['secret.corp', { user: 'fallback', port: 22, identityFiles: ['/home/me/.ssh/id_default'] }],
-    ['foo', { user: 'fallback', port: 22, identityFiles: ['/home/me/.ssh/id_default'] }],
+    // Match blocks apply (the old reader skipped them).
+    ['foo', { user: 'from-match', port: 22, identityFiles: ['/home/me/.ssh/id_default'] }],
     ['quoted', { hostName: 'q.example.com', user: 'fallback', port: 22, identityFiles: ['/home/me/.ssh/id_default'] }],
   ])('%s', (alias, want) => expect(resolveSshConfig(blocks, alias, local)).toEqual(want));
 
@@ -76,6 +68,42 @@ describe('resolveSshConfig', () => {
 
   it('lines before the first Host apply to every host; a bad port is ignored', () => {
     expect(resolveSshConfig(parseSshConfig('User early\nPort notaport\nHost x\n  User late\n'), 'x', local)).toEqual({ user: 'early', identityFiles: [] });
+  });
+});
+
+describe('ProxyJump, Match and Include', () => {
+  it('ProxyJump lists its hops in order; none means none', () => {
+    const c = parseSshConfig('Host inner\n  ProxyJump ops@bastion:2222,second\nHost direct\n  ProxyJump none\n');
+    expect(resolveSshConfig(c, 'inner', local).proxyJump).toEqual(['ops@bastion:2222', 'second']);
+    expect(resolveSshConfig(c, 'direct', local).proxyJump).toBeUndefined();
+    expect(parseJumpHop('ops@bastion:2222')).toEqual({ user: 'ops', host: 'bastion', port: 2222 });
+    expect(parseJumpHop('ssh://[::1]:22')).toEqual({ host: '::1', port: 22 });
+    expect(parseJumpHop('bad host')).toBeUndefined();
+  });
+
+  it('Match host and Match user apply; Match exec is never run inside the Core', () => {
+    const c = parseSshConfig('Match host *.lab\n  User lab\nMatch exec "touch /tmp/should-not-exist-sb"\n  Port 2\n');
+    expect(resolveSshConfig(c, 'a.lab', local)).toMatchObject({ user: 'lab' });
+    expect(resolveSshConfig(c, 'a.lab', local).port).toBeUndefined();
+  });
+
+  it('Include reads files relative to ~/.ssh, with globs, in place inside a Host block, and survives loops', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'sb-sshcfg-'));
+    try {
+      mkdirSync(join(home, '.ssh', 'conf.d'), { recursive: true });
+      writeFileSync(join(home, '.ssh', 'config'), 'Include conf.d/*.conf\nHost scoped\n  Include scoped.inc\nHost *\n  User fallback\n');
+      writeFileSync(join(home, '.ssh', 'conf.d', 'a.conf'), 'Host web\n  HostName web.example.com\n  IdentityFile ~/.ssh/web_a\n  IdentityFile ~/.ssh/web_b\n');
+      writeFileSync(join(home, '.ssh', 'conf.d', 'b.conf'), 'Host db\n  Port 2201\n  Include ~/.ssh/conf.d/b.conf\n');
+      writeFileSync(join(home, '.ssh', 'scoped.inc'), 'User scoped-user\n');
+      const c = await loadSshConfig(home);
+      const me = { home, user: 'me' };
+      expect(resolveSshConfig(c, 'web', me)).toEqual({ hostName: 'web.example.com', user: 'fallback', identityFiles: [`${home}/.ssh/web_a`, `${home}/.ssh/web_b`] });
+      expect(resolveSshConfig(c, 'db', me)).toMatchObject({ port: 2201, user: 'fallback' });
+      expect(resolveSshConfig(c, 'scoped', me)).toMatchObject({ user: 'scoped-user' });
+      expect(resolveSshConfig(c, 'other', me)).toMatchObject({ user: 'fallback' });
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });
 

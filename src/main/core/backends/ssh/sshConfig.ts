@@ -1,10 +1,12 @@
-// A small ~/.ssh/config reader: Host blocks with HostName, User, Port, IdentityFile (what SSH targets honour).
+// ~/.ssh/config as SSH targets honour it, parsed and matched by the `ssh-config` library (Host and Match blocks,
+// first value wins, IdentityFile lists). Kept here: reading `Include`d files (the library parses text, it does not
+// read files), the `%` tokens of paths, and the pattern match known_hosts uses.
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join } from 'node:path';
+import SSHConfig from 'ssh-config';
 
-/** One `Host` block: its patterns and the keywords under it (lower-cased, in file order). */
-export interface SshConfigBlock {
-  patterns: string[];
-  options: Array<{ key: string; value: string }>;
-}
+/** A parsed config, ready to be asked about a host. */
+export type SshConfigFile = SSHConfig;
 
 /** What an alias resolves to; absent fields were not set. */
 export interface SshConfigEntry {
@@ -12,39 +14,15 @@ export interface SshConfigEntry {
   user?: string;
   port?: number;
   identityFiles: string[];
+  /** ProxyJump hops in order (`[user@]host[:port]`), when set and not `none`. */
+  proxyJump?: string[];
 }
 
-/** Split a config line into keyword and argument (`Key value`, `Key=value`, quoted values). */
-export function splitConfigLine(line: string): { key: string; value: string } | undefined {
-  const trimmed = line.trim();
-  if (!trimmed || trimmed.startsWith('#')) return undefined;
-  const m = /^([A-Za-z][A-Za-z0-9]*)(?:\s*=\s*|\s+)(.*)$/.exec(trimmed);
-  if (!m || m[1] === undefined || m[2] === undefined) return undefined;
-  let value = m[2].trim();
-  if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
-  return { key: m[1].toLowerCase(), value };
-}
+/** Includes nested deeper than this are a loop (OpenSSH stops at 16 as well). */
+const maxIncludeDepth = 16;
 
-/**
- * Parse the text of an ssh_config file into Host blocks. Lines before the first Host apply to every
- * host (pattern `*`). `Match` blocks are skipped: their conditions need state this reader does not have.
- */
-export function parseSshConfig(text: string): SshConfigBlock[] {
-  const blocks: SshConfigBlock[] = [{ patterns: ['*'], options: [] }];
-  let current: SshConfigBlock | undefined = blocks[0];
-  for (const line of text.split(/\r?\n/)) {
-    const kv = splitConfigLine(line);
-    if (!kv) continue;
-    if (kv.key === 'host') {
-      current = { patterns: kv.value.split(/\s+/).filter(Boolean), options: [] };
-      blocks.push(current);
-    } else if (kv.key === 'match') {
-      current = undefined;
-    } else if (current) {
-      current.options.push(kv);
-    }
-  }
-  return blocks;
+export function parseSshConfig(text: string): SshConfigFile {
+  return SSHConfig.parse(text);
 }
 
 /** OpenSSH's pattern match: `*` and `?` wildcards, case-insensitive. */
@@ -66,32 +44,83 @@ export function patternListMatches(patterns: readonly string[], value: string): 
   return matched;
 }
 
+/** The files one Include argument names: `~` expanded, relative to ~/.ssh, a glob in the last part matched. */
+async function includedFiles(arg: string, home: string): Promise<string[]> {
+  const path = arg === '~' ? home : arg.startsWith('~/') ? join(home, arg.slice(2)) : isAbsolute(arg) ? arg : join(home, '.ssh', arg);
+  const base = path.slice(dirname(path).length + 1);
+  if (!/[*?]/.test(base)) return [path];
+  const names = await readdir(dirname(path)).catch(() => [] as string[]);
+  return names.filter((n) => globMatch(base, n)).sort().map((n) => join(dirname(path), n));
+}
+
 /**
- * Resolve a host alias the way ssh does: the first value obtained for each keyword wins;
- * IdentityFile accumulates. `%h`, `%p`, `%r`, `%u`, `%d` and `~` in IdentityFile are expanded.
+ * The text of a config file with each `Include` replaced by the files it names, in place (so an Include inside a
+ * Host block applies within it, as in OpenSSH). Missing or unreadable files are skipped, as ssh skips them.
  */
-export function resolveSshConfig(
-  blocks: readonly SshConfigBlock[],
-  alias: string,
-  local: { home: string; user: string },
-): SshConfigEntry {
-  const out: SshConfigEntry = { identityFiles: [] };
-  for (const block of blocks) {
-    if (!patternListMatches(block.patterns, alias)) continue;
-    for (const { key, value } of block.options) {
-      if (key === 'hostname' && out.hostName === undefined) out.hostName = value;
-      else if (key === 'user' && out.user === undefined) out.user = value;
-      else if (key === 'port' && out.port === undefined) {
-        const port = Number(value);
-        if (Number.isInteger(port) && port > 0 && port < 65_536) out.port = port;
-      } else if (key === 'identityfile' && value.toLowerCase() !== 'none') out.identityFiles.push(value);
+export async function expandIncludes(text: string, home: string, depth = 0): Promise<string> {
+  if (depth > maxIncludeDepth) return '';
+  const out: string[] = [];
+  for (const line of text.split(/\r?\n/)) {
+    const m = /^\s*include(?:\s*=\s*|\s+)(.+)$/i.exec(line);
+    if (!m) {
+      out.push(line);
+      continue;
+    }
+    for (const arg of m[1]!.match(/"[^"]*"|\S+/g) ?? []) {
+      for (const file of await includedFiles(arg.replace(/^"|"$/g, ''), home)) {
+        const body = await readFile(file, 'utf8').catch(() => undefined);
+        if (body !== undefined) out.push(await expandIncludes(body, home, depth + 1));
+      }
     }
   }
+  return out.join('\n');
+}
+
+/** ~/.ssh/config with its Includes; an absent file is an empty config. */
+export async function loadSshConfig(home: string): Promise<SshConfigFile> {
+  const text = await readFile(join(home, '.ssh', 'config'), 'utf8').catch(() => '');
+  return parseSshConfig(await expandIncludes(text, home));
+}
+
+function first(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/**
+ * Resolve a host alias the way ssh does (the library applies Host and Match blocks, first value wins, IdentityFile
+ * accumulates). `Match exec` is not run: a command in a config file is not executed inside the Core.
+ * `%h`, `%p`, `%r`, `%u`, `%d` and `~` in IdentityFile are expanded.
+ */
+export function resolveSshConfig(config: SshConfigFile, alias: string, local: { home: string; user: string }): SshConfigEntry {
+  const c = config.compute(alias, { ignoreCase: true, matchExec: false });
+  const out: SshConfigEntry = { identityFiles: [] };
+  const hostName = first(c.hostname);
   // %h in HostName itself stands for the alias (e.g. `HostName %h.example.com`).
-  if (out.hostName !== undefined) out.hostName = out.hostName.replace(/%h/g, alias);
+  if (hostName !== undefined) out.hostName = hostName.replace(/%h/g, alias);
+  const user = first(c.user);
+  if (user !== undefined) out.user = user;
+  const port = Number(first(c.port));
+  if (Number.isInteger(port) && port > 0 && port < 65_536) out.port = port;
+  const files = c.identityfile === undefined ? [] : Array.isArray(c.identityfile) ? c.identityfile : [c.identityfile];
   const host = out.hostName ?? alias;
-  out.identityFiles = out.identityFiles.map((f) => expandPath(f, { ...local, host, port: out.port ?? 22, remoteUser: out.user ?? local.user }));
+  out.identityFiles = files
+    .filter((f) => f.toLowerCase() !== 'none')
+    .map((f) => expandPath(f, { ...local, host, port: out.port ?? 22, remoteUser: out.user ?? local.user }));
+  const jump = first(c.proxyjump);
+  if (jump !== undefined && jump.toLowerCase() !== 'none') out.proxyJump = jump.split(',').map((h) => h.trim()).filter(Boolean);
   return out;
+}
+
+/** `[user@]host[:port]` or `ssh://[user@]host[:port]`, one ProxyJump hop. */
+export function parseJumpHop(hop: string): { user?: string; host: string; port?: number } | undefined {
+  const m = /^(?:ssh:\/\/)?(?:([^@]+)@)?(\[[^\]]+\]|[^:@/\s]+)(?::(\d+))?\/?$/.exec(hop);
+  if (!m) return undefined;
+  const port = m[3] === undefined ? undefined : Number(m[3]);
+  return {
+    host: m[2]!.replace(/^\[|\]$/g, ''),
+    ...(m[1] !== undefined ? { user: m[1] } : {}),
+    ...(port !== undefined && port > 0 && port < 65_536 ? { port } : {}),
+  };
 }
 
 /** Expand `~` and the ssh_config tokens a path may carry. */

@@ -2,7 +2,6 @@
 // Over 350 lines: the Environment's methods share the pooled connection and the identity's env file; auth, dial and
 // the pool live in sshAuth.ts, dial.ts, liveConnection.ts and connectionPool.ts (splitting SFTP out is next).
 import { createHash, randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { homedir, userInfo } from 'node:os';
 import { posix } from 'node:path';
 import type { SFTPWrapper, Stats } from 'ssh2';
@@ -17,7 +16,7 @@ import { shellQuote } from '../shell/shellWrap.js';
 import { connectionPool, type SshLease } from './connectionPool.js';
 import type { ExecChannel, LiveConnection } from './liveConnection.js';
 import { groupCommand, killGroupCommand, loginShellCommand, refreshSessionVars, takeGroupLine } from './remoteCommand.js';
-import { parseSshConfig } from './sshConfig.js';
+import { loadSshConfig } from './sshConfig.js';
 import { resolveRoute, type SshHop } from './sshRoute.js';
 
 const flags: ProviderFlags = {
@@ -75,10 +74,10 @@ class SshEnvironment implements Environment {
       const spec = SshSpec.safeParse(this.snapshot.spec);
       if (!spec.success) throw new SwitchboardError('bad_config', `target "${this.snapshot.name}" is not a valid SSH target`, 'check its ssh_* keys');
       const home = homedir();
-      const configText = await readFile(posix.join(home, '.ssh', 'config'), 'utf8').catch(() => '');
+      const sshConfig = await loadSshConfig(home);
       return resolveRoute(this.snapshot.name, spec.data, {
         resolveSpec: (name) => this.ctx.resolveSpec(name),
-        sshConfig: parseSshConfig(configText),
+        sshConfig,
         local: { home, user: userInfo().username },
       });
     })();

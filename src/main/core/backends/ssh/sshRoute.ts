@@ -2,7 +2,7 @@
 import type { TargetSpec } from '../../../../shared/targets.js';
 import { SshSpec } from './fields.js';
 import { SwitchboardError } from '../../../../shared/errors.js';
-import { resolveSshConfig, type SshConfigBlock } from './sshConfig.js';
+import { parseJumpHop, resolveSshConfig, type SshConfigFile } from './sshConfig.js';
 
 /** One SSH server on the way, fully resolved. */
 export interface SshHop {
@@ -22,7 +22,7 @@ export interface SshHop {
 
 export interface RouteDeps {
   resolveSpec(name: string): TargetSpec | undefined;
-  sshConfig: readonly SshConfigBlock[];
+  sshConfig: SshConfigFile;
   local: { home: string; user: string };
 }
 
@@ -55,9 +55,27 @@ export function resolveHop(target: string, spec: SshSpec, deps: RouteDeps): SshH
   };
 }
 
+/**
+ * The hops a `ProxyJump` in ~/.ssh/config names for this host, each resolved through the config too (its HostName,
+ * User, Port, IdentityFile). Only when the spec has no ssh_jump: a target's own field wins, as ssh's -J does.
+ */
+function configJumps(target: string, spec: SshSpec, deps: RouteDeps): SshHop[] {
+  const jumps = resolveSshConfig(deps.sshConfig, spec.ssh_host, deps.local).proxyJump ?? [];
+  if (jumps.length > maxJumpDepth) {
+    throw new SwitchboardError('bad_config', `the ProxyJump of ${spec.ssh_host} in ~/.ssh/config has more than ${maxJumpDepth} hops`, 'shorten the chain');
+  }
+  return jumps.map((text) => {
+    const hop = parseJumpHop(text);
+    if (!hop) throw new SwitchboardError('bad_config', `ProxyJump "${text}" for ${spec.ssh_host} in ~/.ssh/config is not [user@]host[:port]`, 'fix the ProxyJump line');
+    const jumpSpec: SshSpec = { backend: 'ssh', ssh_host: hop.host, ...(hop.user ? { ssh_user: hop.user } : {}), ...(hop.port ? { ssh_port: hop.port } : {}) };
+    return resolveHop(`${target} (jump ${hop.host})`, jumpSpec, deps);
+  });
+}
+
 /** All hops from the first jump host to the target itself (the target last). */
 export function resolveRoute(target: string, spec: SshSpec, deps: RouteDeps): SshHop[] {
   const hops: SshHop[] = [resolveHop(target, spec, deps)];
+  if (spec.ssh_jump === undefined) return [...configJumps(target, spec, deps), ...hops];
   const seen = new Set([target]);
   let current = spec;
   let currentName = target;
