@@ -53,7 +53,8 @@ function auditApprovals(home: string): Array<Record<string, unknown>> {
   return readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.kind === 'approval');
 }
 
-describe('approvals through serve and the CLI (local target)', () => {
+// Each test runs several CLI processes one after another; on a loaded 2-core machine that can outlast the default.
+describe('approvals through serve and the CLI (local target)', { timeout: 300_000 }, () => {
   const home = tempHome('sb-appr-');
   const dirA = join(home, 'work-a');
   const dirB = join(home, 'work-b');
@@ -208,7 +209,7 @@ describe('approvals through serve and the CLI (local target)', () => {
 });
 
 const docker = loadDockerEnv();
-describe.skipIf(!docker)('approvals on docker targets follow the flags', () => {
+describe.skipIf(!docker)('approvals on docker targets follow the flags', { timeout: 300_000 }, () => {
   const home = tempHome('sb-appr-d-');
   let served: Served;
   beforeAll(async () => {
