@@ -166,16 +166,19 @@ export async function openUi(
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(url);
   await page.getByRole('region', { name: 'Pane 1' }).waitFor();
+  await waitForPrompt(pane(page, 1));
   // A page closed just before may still have had its last layout saved after the file went (its pagehide save):
-  // start again from nothing when that layout came back.
-  for (let i = 0; home && !opts.keepWorkspace && i < 3; i++) {
-    const shown = (await page.getByRole('tab').count()) + (await page.getByRole('tabpanel').getByRole('region', { name: /^Pane \d+$/ }).count());
-    if (shown <= 2) break;
+  // start again from nothing when that layout came back. Counted once the first shell is up, so every pane of a
+  // restored layout is on the page by then.
+  for (let i = 0; home && !opts.keepWorkspace && i < 5; i++) {
+    const panes = await page.getByRole('tabpanel').getByRole('region', { name: /^Pane \d+$/ }).count();
+    if ((await page.getByRole('tab').count()) === 1 && panes === 1) break;
+    await new Promise((r) => setTimeout(r, 300));
     rmSync(join(home, 'ui-state.json'), { force: true });
     await page.goto(url);
     await page.getByRole('region', { name: 'Pane 1' }).waitFor();
+    await waitForPrompt(pane(page, 1));
   }
-  await waitForPrompt(pane(page, 1));
   return { page, errors };
 }
 

@@ -191,6 +191,11 @@ export class Core {
         registry: this.runtime instanceof Registry ? this.runtime : undefined,
         configNames: () => [...this.config.config.targets.keys()],
         record,
+        describe: (spec) => {
+          const backend = typeof spec.backend === 'string' ? spec.backend : '?';
+          const said = provider(backend)?.describe(spec);
+          return said ? `${backend} ${said}` : backend;
+        },
       }),
       paneMethods({ targets: this.targets, panes: this.panes, keepSec: () => this.config.config.paneKeepSec }),
       processMethods({ processes: this.processes, record }),

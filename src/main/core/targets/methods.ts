@@ -30,13 +30,8 @@ export interface TargetMethodDeps {
   configNames: () => string[];
   /** Changes made from a client go to Activity and audit.jsonl. */
   record: RecordAction;
-}
-
-/** `ssh compute.example.com:22`-style words for what a spec is, without any secret field. */
-function specWords(spec: Record<string, unknown>): string {
-  const backend = typeof spec.backend === 'string' ? spec.backend : '?';
-  const where = ['ssh_host', 'docker_image', 'container', 'cwd'].map((k) => spec[k]).filter((v): v is string => typeof v === 'string');
-  return [backend, ...where.slice(0, 2)].join(' ');
+  /** Where a spec points, in its backend's own words (`ssh agent@compute:22`); never a secret field. */
+  describe: (spec: Record<string, unknown>) => string;
 }
 
 export function targetMethods(deps: TargetMethodDeps) {
@@ -48,7 +43,7 @@ export function targetMethods(deps: TargetMethodDeps) {
     'targets.list': async () => deps.listTargets(),
     'targets.problems': async () => deps.targets.problems(),
     'targets.register': async ({ name, spec, replace, if_generation }, ctx) => deps.record({
-      client: ctx.client, tool: 'targets.register', execution_target: name, summary: `${replace ? 'edit' : 'add'} ${name}: ${specWords(spec)}`,
+      client: ctx.client, tool: 'targets.register', execution_target: name, summary: `${replace ? 'edit' : 'add'} ${name}: ${deps.describe(spec)}`,
     }, async () => {
       if (deps.configNames().includes(name)) {
         throw new SwitchboardError('registry_conflict', `"${name}" is a config target (config.yaml); edit it there`, 'pick another name for a runtime target');

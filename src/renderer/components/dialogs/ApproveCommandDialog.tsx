@@ -13,7 +13,7 @@ const subjectWord = { command: 'command', path: 'file', code: 'code' } as const;
 
 function lead(a: PendingApproval): string {
   const who = a.client ? `An agent (${a.client})` : 'An agent';
-  if (a.subject === 'path') return `${who} wants to ${a.tool === 'patch' ? 'patch' : 'write'} this file on`;
+  if (a.subject === 'path') return `${who} wants to change this file on`;
   if (a.subject === 'code') return `${who} wants to run this code on`;
   return `${who} wants to run this command on`;
 }
@@ -75,7 +75,7 @@ export function ApproveCommandDialog({ approval: a, position, total }: { approva
         <dd>{a.execution_target}{a.generation && <span className="dim" title={`generation ${a.generation}`}> · gen {shortGeneration(a.generation)}</span>}{a.backend && <span className="dim"> · {a.backend}</span>}</dd>
         {a.cwd && (<><dt>Directory</dt><dd className="mono" title={a.cwd}>{a.cwd}</dd></>)}
         <dt>Tool</dt>
-        <dd className="mono">{a.tool ?? 'terminal'}</dd>
+        <dd className="mono">{a.tool ?? '—'}</dd>
         <dt>Asked by</dt>
         <dd>{a.client ?? 'unknown'} <span className="dim">at {clockTime(a.created_at)}</span></dd>
       </dl>
