@@ -160,7 +160,8 @@ export class DockerEnvironment implements Environment {
         // 304: someone else started it in the meantime.
         if (engineStatus(err) !== 304) throw engineError(this.endpoint, err, `start container ${info.Name.replace(/^\//, '')}`);
       }
-      this.notice = notices.started;
+      // A container that never ran ("created") is one being set up, by us or by an Environment racing us: no news.
+      if (info.State.Status !== 'created') this.notice = notices.started;
     }
   }
 
