@@ -1,13 +1,14 @@
 // Cancelling a call stops its command on the target: Ctrl+C on `switchboard call`, MCP notifications/cancelled over
 // stdio, a dropped /mcp HTTP request and a wire-level cancel. Each ends with the sleep gone and the audit saying so.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { connectCore } from '../transport/wsLink.js';
 import { cliPath, ensureBuilt, startServe, tempHome, type Served } from '../../../scripts/cliHarness.js';
+import { sleepRunning, sleepSeconds, until } from '../../../scripts/sleepProbe.js';
 
 const home = tempHome('sb-cancel-');
 const work = join(home, 'work');
@@ -15,22 +16,8 @@ let served: Served;
 let info: { ws_url: string; mcp_url: string; token: string };
 
 /** A sleep whose length is unique to one case, so pgrep finds only that case's command. */
-let nextSleep = 3000 + (process.pid % 500) * 10;
-function uniqueSleep(): string {
-  return `${nextSleep++}.5`;
-}
-
-function running(seconds: string): boolean {
-  return spawnSync('pgrep', ['-f', `^sleep ${seconds}$`], { encoding: 'utf8' }).stdout.trim() !== '';
-}
-
-async function until(cond: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 300; i++) {
-    if (cond()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`never: ${what}`);
-}
+const uniqueSleep = sleepSeconds(3000, '5');
+const running = sleepRunning;
 
 function auditOutcomes(seconds: string): string[] {
   const lines = readFileSync(join(home, 'audit.jsonl'), 'utf8').trim().split('\n');

@@ -14,6 +14,7 @@ import { loadDockerEnv, loadSshEnv } from '../../../scripts/testEnv.js';
 import { cliPath, ensureBuilt, runCli, startServe, tempHome, type Served } from '../../../scripts/cliHarness.js';
 import { connectCore } from '../transport/wsLink.js';
 import type { CoreClient } from '../../shared/client.js';
+import { sleepRunning, sleepSeconds, until } from '../../../scripts/sleepProbe.js';
 
 const ssh = loadSshEnv();
 const docker = loadDockerEnv();
@@ -50,17 +51,8 @@ class CuttableProxy {
   }
 }
 
-let nextSleep = 7000 + (process.pid % 400) * 10;
-const uniqueSleep = (): string => `${nextSleep++}.75`;
-const running = (seconds: string): boolean => spawnSync('pgrep', ['-f', `^sleep ${seconds}$`], { encoding: 'utf8' }).stdout.trim() !== '';
-
-async function until(cond: () => boolean | Promise<boolean>, what: string, tries = 300): Promise<void> {
-  for (let i = 0; i < tries; i++) {
-    if (await cond()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`never: ${what}`);
-}
+const uniqueSleep = sleepSeconds(7000, '75');
+const running = sleepRunning;
 
 describe.skipIf(!ssh || !docker)('faults against a served Core', () => {
   const home = tempHome('sb-faults-');

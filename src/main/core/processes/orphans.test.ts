@@ -2,33 +2,20 @@
 // what the dead one left, on the local machine at start and on SSH and Docker targets when it first reaches them.
 // The sshd and the containers run on this machine, so pgrep here sees the processes of all three backends.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadDockerEnv, loadSshEnv } from '../../../../scripts/testEnv.js';
 import { cliPath, ensureBuilt, runCli, startServe, tempHome, type Served } from '../../../../scripts/cliHarness.js';
+import { sleepRunning, sleepSeconds, until } from '../../../../scripts/sleepProbe.js';
 
 const ssh = loadSshEnv();
 const docker = loadDockerEnv();
 const home = tempHome('sb-orphans-');
 const work = join(home, 'work');
 
-let nextSleep = 5000 + (process.pid % 400) * 10;
-function uniqueSleep(): string {
-  return `${nextSleep++}.25`;
-}
-
-function running(seconds: string): boolean {
-  return spawnSync('pgrep', ['-f', `^sleep ${seconds}$`], { encoding: 'utf8' }).stdout.trim() !== '';
-}
-
-async function until(cond: () => boolean, what: string, tries = 300): Promise<void> {
-  for (let i = 0; i < tries; i++) {
-    if (cond()) return;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`never: ${what}`);
-}
+const uniqueSleep = sleepSeconds(5000, '25');
+const running = sleepRunning;
 
 /** A foreground call that would run for a long time; the CLI process is left to die with its Core. */
 function longCall(target: string, seconds: string): ChildProcess {
