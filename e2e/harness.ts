@@ -1,6 +1,6 @@
 // Starts a real `switchboard serve` on a throwaway profile (two local targets) and a headless Chromium to drive its UI.
 import { spawn, spawnSync, execFile, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -90,6 +90,34 @@ async function spawnServe(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess
   return { child, url };
 }
 
+/** Pids of live processes whose environment has HOME=home: the shells a Core started for this profile. */
+function processesWithHome(home: string): number[] {
+  const needle = `\0HOME=${home}\0`;
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (`\0${readFileSync(`/proc/${entry}/environ`, 'latin1')}`.includes(needle)) pids.push(Number(entry));
+    } catch {
+      // Gone already, or not ours to read.
+    }
+  }
+  return pids;
+}
+
+/** Waits (up to 10 s) until the shells of a stopped Core have ended, then ends any that linger. */
+async function awaitShellsGone(home: string): Promise<void> {
+  for (let i = 0; i < 100 && processesWithHome(home).length > 0; i++) await new Promise((r) => setTimeout(r, 100));
+  for (const pid of processesWithHome(home)) {
+    console.warn(`e2e: process ${pid} outlived its Core by 10 s; ending it`);
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Ended meanwhile.
+    }
+  }
+}
+
 async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;
   const exited = new Promise((r) => child.once('exit', r));
@@ -136,8 +164,15 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
     },
     stop: async () => {
       await stopChild(child);
-      // Shells ended by the Core's exit may still be writing their history into the test user's home.
-      rmSync(base, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+      // Shells ended by the Core's exit may still be writing their history into the test user's home:
+      // wait for them, so the directory is not removed under a writer.
+      await awaitShellsGone(userHome);
+      try {
+        rmSync(base, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+      } catch (err) {
+        // A leftover under /tmp is not this test's result; the next fresh-machine run sweeps /tmp/sb-*.
+        console.warn(`e2e: could not remove ${base}: ${(err as Error).message}`);
+      }
     },
   };
   return served;
