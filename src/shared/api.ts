@@ -5,6 +5,7 @@ import { TargetInfo } from './targets.js';
 import { ToolClient, ToolResult, toolNames } from './tools.js';
 import { ApprovalDecision, ApprovalOutcome, ApprovalRule, PendingApproval } from './approvals.js';
 import { BackendInfo } from './specFields.js';
+import { PluginInfo } from './plugins.js';
 
 export const ActivityEntry = z.object({
   id: z.string(),
@@ -90,7 +91,7 @@ export const UiSettings = z.record(z.string().max(64), z.union([z.string().max(3
 export type UiSettings = z.infer<typeof UiSettings>;
 
 /** The events a connection may subscribe to (everything but pane output, which goes by pane). */
-export const SubscribableEvent = z.enum(['targets.changed', 'targets.problems', 'activity', 'processes.changed', 'approvals.changed', 'approvals.rules', 'process.output']);
+export const SubscribableEvent = z.enum(['targets.changed', 'targets.problems', 'activity', 'processes.changed', 'approvals.changed', 'approvals.rules', 'process.output', 'backends.changed']);
 export type SubscribableEvent = z.infer<typeof SubscribableEvent>;
 
 const PaneRef = z.object({ pane_id: z.string().min(1) });
@@ -107,6 +108,12 @@ export const coreMethods = {
   },
   /** The backends this Core knows: flags and declared spec fields (the Add-target form is built from them). */
   'backends.list': { input: z.object({}), output: z.array(BackendInfo) },
+  'plugins.list': { input: z.object({}), output: z.array(PluginInfo) },
+  /** Loads the plugin now (no restart) and remembers it is enabled; its backends appear in `backends.changed`. */
+  'plugins.enable': { input: z.object({ name: z.string().min(1).max(64) }), output: PluginInfo },
+  'plugins.disable': { input: z.object({ name: z.string().min(1).max(64) }), output: PluginInfo },
+  /** Copies a plugin folder (or npm package folder) into the profile's plugins/; installed disabled. */
+  'plugins.install': { input: z.object({ path: z.string().min(1).max(4096) }), output: PluginInfo },
   'targets.drain': { input: z.object({ name: z.string().min(1), generation: z.string().optional() }), output: z.object({ action: z.string(), name: z.string(), generation: z.string() }) },
   'targets.remove': { input: z.object({ name: z.string().min(1), generation: z.string().optional() }), output: z.object({ action: z.string(), name: z.string(), generation: z.string() }) },
   'tool.call': {
@@ -170,6 +177,8 @@ export const coreEvents = {
   'approvals.changed': z.array(PendingApproval),
   'approvals.rules': z.array(ApprovalRule),
   'process.output': z.object({ session_id: z.string(), data: z.string() }),
+  /** The backends changed (a plugin was enabled, disabled or its host came back): the whole list. */
+  'backends.changed': z.array(BackendInfo),
 } as const;
 
 export type CoreEvent = keyof typeof coreEvents;
@@ -183,6 +192,7 @@ export function isPaneEvent(name: string): name is PaneEvent {
 // Every event is either subscribable or a pane event: adding an event to coreEvents without deciding fails to compile.
 const everyEventRouted: Record<Exclude<CoreEvent, PaneEvent>, true> & Record<SubscribableEvent, true> = {
   'targets.changed': true, 'targets.problems': true, 'activity': true, 'processes.changed': true, 'approvals.changed': true, 'approvals.rules': true, 'process.output': true,
+  'backends.changed': true,
 };
 void everyEventRouted;
 export type EventPayload<E extends CoreEvent> = z.infer<(typeof coreEvents)[E]>;

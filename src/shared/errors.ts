@@ -10,6 +10,7 @@ export const errorCodes = [
   'unknown_tool',
   'unknown_process',
   'unknown_pane',
+  'unknown_plugin',
   'not_permitted',
   'registry_busy',
   'registry_conflict',

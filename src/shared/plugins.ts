@@ -2,9 +2,6 @@
 import { z } from 'zod';
 import type { SpecFieldDecl } from './specFields.js';
 
-/** Backend names no plugin may claim. */
-export const RESERVED_BACKENDS = ['local', 'ssh', 'docker'] as const;
-
 /** A backend or plugin name: lower-case letters, digits and `_`, starting with a letter. */
 export const PluginName = z.string().regex(/^[a-z][a-z0-9_]*$/, 'a name is lower-case letters, digits and _, starting with a letter').max(64);
 

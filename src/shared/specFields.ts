@@ -46,6 +46,10 @@ export type SpecFieldInfo = z.infer<typeof SpecFieldInfo>;
 /** One backend as `backends.list` serves it: its flags and declared fields. */
 export const BackendInfo = z.object({
   backend: z.string(),
+  /** What the window and doctor call it ("Docker", "Bubblewrap sandbox"); the backend name when absent. */
+  display_name: z.string().optional(),
+  /** The plugin that adds it; absent for a built-in. */
+  plugin: z.string().optional(),
   flags: ProviderFlags,
   fields: z.array(SpecFieldInfo),
   /** Groups of keys of which a spec sets exactly one (docker_image | docker_container). */

@@ -5,6 +5,7 @@ import type { TargetInfo } from '../../shared/targets.js';
 import type { ToolClient, ToolResult } from '../../shared/tools.js';
 import type { BackendProvider, ProviderContext } from './backends/provider.js';
 import { builtinProviders } from './backends/builtins.js';
+import { pluginMethods } from './plugins/pluginMethods.js';
 import { backendMethods } from './backends/backendMethods.js';
 import { ConfigStore } from './config/configStore.js';
 import { emptyRuntimeSource, type RuntimeSource } from './registry/runtimeSource.js';
@@ -212,6 +213,7 @@ export class Core {
       activityMethods({ activity: this.activity }),
       eventMethods(),
       backendMethods({ providers: () => [...this.providers.values()] }),
+      pluginMethods(),
     ) satisfies Handlers;
   }
 
