@@ -4,6 +4,8 @@ import { toErrorPayload } from '../../../shared/errors.js';
 import type { TargetInfo } from '../../../shared/targets.js';
 import type { BackendProvider, ProviderContext } from '../backends/provider.js';
 import type { TargetTable } from '../registry/targetTable.js';
+import type { Plugins } from '../plugins/plugins.js';
+import { pluginHealth } from './pluginHealth.js';
 
 export interface DoctorDeps {
   home: string;
@@ -11,6 +13,7 @@ export interface DoctorDeps {
   listTargets: () => TargetInfo[];
   providers: () => BackendProvider[];
   providerContext: ProviderContext;
+  plugins?: Plugins;
 }
 
 export async function runDoctor(deps: DoctorDeps, timeoutMs = 5000): Promise<DoctorReport> {
@@ -41,5 +44,6 @@ export async function runDoctor(deps: DoctorDeps, timeoutMs = 5000): Promise<Doc
     }
   }));
   const backends = deps.providers().map((p) => ({ backend: p.backend, flags: { ...p.flags } }));
-  return { home: deps.home, backends, targets, problems: deps.targets.problems() };
+  const plugins = deps.plugins ? await pluginHealth(deps.plugins, deps.targets, infos, timeoutMs) : [];
+  return { home: deps.home, backends, targets, problems: deps.targets.problems(), plugins };
 }

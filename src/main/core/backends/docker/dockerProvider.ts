@@ -43,6 +43,7 @@ import { controlDeadlineMs, deadline, delay, killDeadlineMs, probeDeadlineMs } f
 
 export const dockerProvider: BackendProvider = {
   ...dockerSpec,
+  display_name: 'Docker',
   flags: dockerBaseFlags,
   flagsFor: dockerFlags,
   createEnvironment: (snapshot, ctx) => new DockerEnvironment(snapshot, ctx),
