@@ -10,6 +10,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { SwitchboardError } from '../../../shared/errors.js';
 import { PluginManifest, PluginName } from '../../../shared/plugins.js';
+import { dormantSpec } from '../../../shared/targets.js';
 import { atomicWrite } from '../registry/atomicWrite.js';
 import { didYouMean } from '../config/didYouMean.js';
 
@@ -115,4 +116,14 @@ export function installPlugin(home: string, path: string): InstalledPlugin {
   mkdirSync(pluginsDir(home), { recursive: true, mode: 0o700 });
   cpSync(src, dest, { recursive: true, filter: (s) => !s.includes(`${join(src, '.git')}`) });
   return readPlugin(dest);
+}
+
+/**
+ * Spec schemas for reading config.yaml without a Core: the given (built-in) ones, and any-keys for the backends of
+ * installed plugins (their fields are known only once a Core loads them), so a plugin target is no config error.
+ */
+export function offlineSpecSchemas(home: string, builtins: ReadonlyMap<string, z.ZodType>): Map<string, z.ZodType> {
+  const remembered = readEnabled(home).backends;
+  const names = installedPlugins(home).flatMap((p) => [p.name, ...(remembered[p.name] ?? [])]);
+  return new Map<string, z.ZodType>([...names.filter((n) => !builtins.has(n)).map((n) => [n, dormantSpec] as const), ...builtins]);
 }

@@ -124,7 +124,13 @@ describe('plugin backends', () => {
     mkdirSync(join(work, 'junk', 'deep'), { recursive: true });
     const r = await term('box', `rm -rf ${join(work, 'junk')}`);
     expect(r.exit_code).toBe(0);
-    await expect(term('box', 'rm -rf /')).rejects.toThrow();
+    expect(core.approvals.list()).toEqual([]);
+    await expect(term('box', 'rm -rf /')).rejects.toThrow(/never run, in any approvals mode/);
+    // The same dangerous command on a plugin target that is no container is asked about (and denied on silence).
+    mkdirSync(join(work, 'junk2'), { recursive: true });
+    const asked = term('a', `rm -rf ${join(work, 'junk2')}`);
+    await until(() => core.approvals.list().length === 1);
+    await expect(asked).rejects.toThrow(/denied|no answer|timed out/i);
   });
 
   it('panes only where the backend streams', async () => {
