@@ -90,7 +90,8 @@ export function providerContract(label: string, setup: () => Promise<ContractSub
       await env.exec(`export SB_CONTRACT=${run}`, opts());
       expect((await env.exec('echo "[$SB_CONTRACT]"', opts())).output.trim()).toBe(`[${run}]`);
       const other = envFor('b');
-      expect((await other.exec('echo "[$SB_CONTRACT]"', opts())).output.trim()).toBe('[]');
+      // Another identity may be another sandbox, where the scratch folder does not exist: it works in scratch itself.
+      expect((await other.exec('echo "[$SB_CONTRACT]"', opts({ cwd: subject.scratch }))).output.trim()).toBe('[]');
     });
 
     it('a command past its timeout ends with 124', async () => {
@@ -149,9 +150,9 @@ export function providerContract(label: string, setup: () => Promise<ContractSub
 
     it('cleans up, and a later call still works', async () => {
       const e = envFor('c');
-      await e.exec('true', opts());
+      await e.exec('true', opts({ cwd: subject.scratch }));
       await e.cleanup('idle');
-      expect((await e.exec('echo still', opts())).output).toBe('still\n');
+      expect((await e.exec('echo still', opts({ cwd: subject.scratch }))).output).toBe('still\n');
     });
   });
 }
