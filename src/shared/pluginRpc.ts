@@ -79,9 +79,9 @@ export const hostMethods = {
   'stream.write': { params: z.object({ stream_id: z.string(), data: z.string() }), result: Nothing },
   'stream.resize': { params: z.object({ stream_id: z.string(), cols: z.number(), rows: z.number() }), result: Nothing },
   'stream.kill': { params: z.object({ stream_id: z.string() }), result: Nothing },
-  read_file: { params: z.object({ env_id: z.string(), path: z.string(), max_bytes: z.number() }), result: z.object({ base64: z.string() }) },
-  write_file: { params: z.object({ env_id: z.string(), path: z.string(), base64: z.string() }), result: Nothing },
-  stat: {
+  'file.read': { params: z.object({ env_id: z.string(), path: z.string(), max_bytes: z.number() }), result: z.object({ base64: z.string() }) },
+  'file.write': { params: z.object({ env_id: z.string(), path: z.string(), base64: z.string() }), result: Nothing },
+  'file.stat': {
     params: z.object({ env_id: z.string(), path: z.string() }),
     result: z.object({ type: z.enum(['file', 'directory', 'other', 'missing']), size: z.number() }),
   },

@@ -127,12 +127,12 @@ const served: Served = {
     await streams.get(p.stream_id)?.kill();
     return {};
   },
-  read_file: async (p) => ({ base64: Buffer.from(await environment(p.env_id).read_file!(p.path, p.max_bytes)).toString('base64') }),
-  write_file: async (p) => {
+  'file.read': async (p) => ({ base64: Buffer.from(await environment(p.env_id).read_file!(p.path, p.max_bytes)).toString('base64') }),
+  'file.write': async (p) => {
     await environment(p.env_id).write_file!(p.path, Buffer.from(p.base64, 'base64'));
     return {};
   },
-  stat: async (p) => environment(p.env_id).stat!(p.path),
+  'file.stat': async (p) => environment(p.env_id).stat!(p.path),
   probe: async (p) => environment(p.env_id).probe!(),
   cleanup: async (p) => {
     const env = environments.get(p.env_id);

@@ -171,20 +171,20 @@ export class PluginEnvironment implements Environment {
     if (!caps.read_file) return execReadFile(this.raw, path, maxBytes);
     const st = caps.stat ? await this.stat(path) : undefined;
     if (st && st.size > maxBytes) throw new SwitchboardError('too_large', `${path} is ${st.size} bytes; the limit is ${maxBytes}`);
-    const r = await host.call('read_file', { env_id: envId, path, max_bytes: maxBytes }, callMs.file);
+    const r = await host.call('file.read', { env_id: envId, path, max_bytes: maxBytes }, callMs.file);
     return Buffer.from(r.base64, 'base64');
   }
 
   async writeFile(path: string, data: Buffer): Promise<void> {
     const { host, envId, caps } = await this.ready();
     if (!caps.write_file) return execWriteFile(this.raw, path, data);
-    await host.call('write_file', { env_id: envId, path, base64: data.toString('base64') }, callMs.file);
+    await host.call('file.write', { env_id: envId, path, base64: data.toString('base64') }, callMs.file);
   }
 
   async stat(path: string): Promise<FileStat> {
     const { host, envId, caps } = await this.ready();
     if (!caps.stat) return execStat(this.raw, path);
-    return host.call('stat', { env_id: envId, path }, callMs.file);
+    return host.call('file.stat', { env_id: envId, path }, callMs.file);
   }
 
   async probe(): Promise<{ ok: true; detail?: string } | { ok: false; problem: string }> {
