@@ -28,6 +28,7 @@ describe('switchboard plugins', () => {
     expect(listed).toMatchObject({ core: 'not running', plugins: [{ name: 'sandy', version: '2.1.0', enabled: false }] });
     expect(await runCli(home, ['plugins', 'enable', 'sandy'])).toMatchObject({ status: 0, stdout: 'plugin sandy: enabled (loads when a Core starts)\n' });
     expect(JSON.parse(readFileSync(join(home, 'plugins', 'enabled.json'), 'utf8')).enabled).toEqual(['sandy']);
+    expect(JSON.parse((await runCli(home, ['doctor', '--json'])).stdout)).toMatchObject({ core: 'not running', plugins: [{ name: 'sandy', version: '2.1.0', enabled: true }] });
     expect(await runCli(home, ['plugins', 'disable', 'sandy'])).toMatchObject({ status: 0 });
     expect(JSON.parse(readFileSync(join(home, 'plugins', 'enabled.json'), 'utf8')).enabled).toEqual([]);
   });

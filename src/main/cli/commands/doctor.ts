@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { SwitchboardError, toErrorPayload } from '../../../shared/errors.js';
 import { builtinProviders } from '../../core/backends/builtins.js';
 import { ConfigStore } from '../../core/config/configStore.js';
-import { offlineSpecSchemas } from '../../core/plugins/installedPlugins.js';
+import { installedPlugins, offlineSpecSchemas, readEnabled } from '../../core/plugins/installedPlugins.js';
 import { switchboardHome } from '../../core/home.js';
 import { Registry } from '../../core/registry/registry.js';
 import { TargetTable } from '../../core/registry/targetTable.js';
@@ -53,11 +53,18 @@ export function doctorCommand(program: Command): void {
       const home = switchboardHome();
       if (!coreRunning(home)) {
         const problems = fileProblems(home);
-        if (opts.json) printJson({ core: 'not running', home, problems });
+        // Plugins as installed and enabled; whether they load is known only to a Core.
+        const enabled = new Set(readEnabled(home).enabled);
+        const plugins = installedPlugins(home).map((p) => ({
+          name: p.name, ...(p.manifest ? { version: p.manifest.version } : {}), enabled: enabled.has(p.name), ...(p.problem ? { problem: p.problem } : {}),
+        }));
+        if (opts.json) printJson({ core: 'not running', home, problems, ...(plugins.length ? { plugins } : {}) });
         else {
           process.stdout.write(`${NO_CORE_LINE}\n`);
+          for (const p of plugins) process.stdout.write(`plugin: ${p.name} ${p.version ?? '?'} ${p.enabled ? 'enabled' : 'disabled'}${p.problem ? ` — ${p.problem}` : ''}\n`);
           for (const p of problems) process.stdout.write(`problem: ${p}\n`);
         }
+        if (plugins.some((p) => p.problem && p.enabled)) process.exitCode = 1;
         if (problems.length > 0) process.exitCode = 1;
         return;
       }

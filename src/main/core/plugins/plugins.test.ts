@@ -34,7 +34,7 @@ beforeAll(async () => {
   writeTestPlugin(home, { name: 'beta', backends: ['alpha'] });
   writeTestPlugin(home, { name: 'claims_builtin', backends: [builtinName] });
   writeTestPlugin(home, { name: 'broken', throwOnLoad: true });
-  writeTestPlugin(home, { name: 'boxed', flags: { is_container: true } });
+  writeTestPlugin(home, { name: 'boxed', flags: { is_container: true, default_cwd: work } });
   writeTestPlugin(home, { name: 'later' });
   writeFileSync(join(home, 'plugins', 'enabled.json'), JSON.stringify({ enabled: ['alpha', 'beta', 'claims_builtin', 'broken', 'boxed'] }));
   writeFileSync(join(home, 'config.yaml'), [
@@ -42,6 +42,7 @@ beforeAll(async () => {
     'terminal:', '  default_target: a', '  targets:',
     `    a: { backend: alpha, cwd: ${work}, root: ${work} }`,
     `    box: { backend: boxed, cwd: ${work} }`,
+    '    rooted: { backend: boxed }',
     `    waiting: { backend: later, cwd: ${work}, anything: goes }`,
     '',
   ].join('\n'));
@@ -131,6 +132,14 @@ describe('plugin backends', () => {
     const asked = term('a', `rm -rf ${join(work, 'junk2')}`);
     await until(() => core.approvals.list().length === 1);
     await expect(asked).rejects.toThrow(/denied|no answer|timed out/i);
+  });
+
+  it('a backend without spawn_background says so for a background command', async () => {
+    await expect(term('box', 'sleep 1', { background: true })).rejects.toThrow(/no background processes on this backend/);
+  });
+
+  it('a target with no cwd starts where the backend says (default_cwd)', async () => {
+    expect((await term('rooted', 'pwd')).output).toBe(`${work}\n`);
   });
 
   it('panes only where the backend streams', async () => {
