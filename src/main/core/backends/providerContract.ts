@@ -122,6 +122,10 @@ export function providerContract(label: string, setup: () => Promise<ContractSub
       expect((await env.stat(`${dir}/nothing-here`)).type).toBe('missing');
       await expect(env.readFile(file, 4)).rejects.toSatisfy((e: unknown) => e instanceof SwitchboardError && e.code === 'too_large');
       expect((await env.exec(`cat ${file} | head -1`, opts())).output).toBe('line one\n');
+      // Bigger than one command line can carry: a fallback writes it in pieces.
+      const big = Buffer.from(Array.from({ length: 150_000 }, (_, i) => (i * 7919) % 256));
+      await env.writeFile(`${dir}/files/big.bin`, big);
+      expect(Buffer.compare(await env.readFile(`${dir}/files/big.bin`, 1 << 20), big)).toBe(0);
     });
 
     it('knows its home, answers a probe', async () => {

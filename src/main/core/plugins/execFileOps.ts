@@ -36,15 +36,32 @@ export async function execReadFile(exec: RawExec, path: string, maxBytes: number
   return Buffer.from(r.output.slice(at + tag.length).replace(/\s+/g, ''), 'base64');
 }
 
-/** Writes the whole file (parents created) from base64 on stdin, through a temp file and a rename. */
+/** Base64 characters per command line: well under the 128 KiB a single argument may have on Linux. */
+const chunkChars = 64_000;
+
+/**
+ * Writes the whole file (parents created): base64 in chunks appended to a temp file by plain command lines (no
+ * stdin needed, which not every remote exec API carries), decoded, then renamed over the target.
+ */
 export async function execWriteFile(exec: RawExec, path: string, data: Buffer): Promise<void> {
   const p = shellQuote(path);
-  const tmp = shellQuote(`${path}.sb-${process.pid}-${Date.now()}`);
-  const r = await exec(
-    `mkdir -p -- ${shellQuote(posix.dirname(path))} && base64 -d > ${tmp} && mv -f -- ${tmp} ${p} && echo ${tag}ok || { rm -f -- ${tmp}; exit 1; }`,
-    { stdin: data.toString('base64'), timeoutMs: fileTimeoutMs },
-  );
-  if (!r.output.includes(`${tag}ok`)) throw new SwitchboardError('bad_request', `could not write ${path}: ${r.output.trim().slice(0, 200) || `exit ${r.exitCode}`}`);
+  const b64 = shellQuote(`${path}.sb-${process.pid}-${Date.now()}.b64`);
+  const text = data.toString('base64');
+  const fail = (r: { output: string; exitCode: number }): never => {
+    throw new SwitchboardError('bad_request', `could not write ${path}: ${r.output.trim().slice(0, 200) || `exit ${r.exitCode}`}`);
+  };
+  const first = await exec(`mkdir -p -- ${shellQuote(posix.dirname(path))} && : > ${b64} && echo ${tag}ok`, { timeoutMs: fileTimeoutMs });
+  if (!first.output.includes(`${tag}ok`)) fail(first);
+  try {
+    for (let at = 0; at < text.length; at += chunkChars) {
+      const r = await exec(`printf %s '${text.slice(at, at + chunkChars)}' >> ${b64} && echo ${tag}ok`, { timeoutMs: fileTimeoutMs });
+      if (!r.output.includes(`${tag}ok`)) fail(r);
+    }
+    const done = await exec(`base64 -d < ${b64} > ${b64}.out && mv -f -- ${b64}.out ${p} && echo ${tag}ok`, { timeoutMs: fileTimeoutMs });
+    if (!done.output.includes(`${tag}ok`)) fail(done);
+  } finally {
+    await exec(`rm -f -- ${b64} ${b64}.out`, { timeoutMs: fileTimeoutMs }).catch(() => undefined);
+  }
 }
 
 export async function execHome(exec: RawExec): Promise<string> {

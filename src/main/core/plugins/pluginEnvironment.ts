@@ -89,6 +89,8 @@ export class PluginEnvironment implements Environment {
     const { host, envId } = await this.ready();
     return execWrapped(command, { ...opts, envFile: this.envFile }, async (script, sink) => {
       let code = 1;
+      let cancelled: () => void = () => undefined;
+      const cancel = new Promise<void>((resolve) => (cancelled = resolve));
       const answered = host.call('exec', {
         env_id: envId, command: script, cwd: '/', timeout_ms: opts.timeoutMs, env: this.childEnv(opts.env),
         ...(opts.stdin !== undefined ? { stdin: opts.stdin } : {}),
@@ -97,12 +99,19 @@ export class PluginEnvironment implements Environment {
         code = r.timed_out ? 124 : r.exit_code;
       });
       answered.catch(() => undefined);
+      const ended = Promise.race([answered, cancel]);
       const run: ShellRun = {
-        ended: answered,
-        exited: () => answered.catch(() => undefined),
+        ended,
+        exited: () => ended.catch(() => undefined),
         exitStatus: async () => ({ code }),
-        // The plugin ends the command at timeout_ms itself; its late answer (or its deadline) ends the call.
-        stop: () => undefined,
+        // On timeout the plugin ends the command itself (timeout_ms); its late answer, or its deadline, ends the
+        // call. A cancel does not wait for it: the plugin's exec finishes on its own and its answer is dropped.
+        stop: () => {
+          if (opts.signal?.aborted) {
+            code = 130;
+            cancelled();
+          }
+        },
         detach: () => undefined,
       };
       return run;
