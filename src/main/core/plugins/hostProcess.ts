@@ -62,7 +62,8 @@ type Served = { [M in HostMethod]: (p: HostParams<M>) => Promise<HostResult<M>> 
 
 const served: Served = {
   load: async (p) => {
-    logFile = join(dirname(p.data_dir), '.host.log');
+    // data_dir is plugins/.data/<name>; the log sits in plugins/ (where the Core sends this process's output too).
+    logFile = join(dirname(dirname(p.data_dir)), '.host.log');
     mkdirSync(p.data_dir, { recursive: true });
     const mod = (await import(pathToFileURL(resolve(p.dir, p.entry)).href)) as { register?: unknown; default?: { register?: unknown } };
     const register = typeof mod.register === 'function' ? mod.register : mod.default?.register;

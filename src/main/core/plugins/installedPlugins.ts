@@ -65,6 +65,10 @@ function readManifest(dir: string): PluginManifest {
     // An npm package's name and version are its own unless the field says otherwise; its entry defaults to `main`.
     raw = { name: pkg.name, version: pkg.version, kind: 'backend', ...(typeof pkg.main === 'string' ? { entry: pkg.main } : {}), ...field };
   } else throw new Error('no plugin.yaml (or package.json with a "switchboard" field)');
+  // `version: 1.2` in YAML is a number; a person meant the text.
+  if (typeof raw === 'object' && raw !== null && typeof (raw as { version?: unknown }).version === 'number') {
+    raw = { ...raw, version: String((raw as { version: number }).version) };
+  }
   const parsed = PluginManifest.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

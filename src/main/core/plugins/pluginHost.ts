@@ -3,7 +3,7 @@
 // One host per plugin (not one for all): a plugin that hangs, leaks or calls process.exit takes only its own
 // backends down, and restarting its host drops nobody else's shells or environments.
 import { fork, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, renameSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SwitchboardError } from '../../../shared/errors.js';
@@ -36,11 +36,22 @@ export interface StreamListener {
   exit(code: number | null, reason?: string): void;
 }
 
+/** Keep the log small: past 1 MiB it becomes `.1` (the one before is dropped). */
+function rotate(file: string): void {
+  try {
+    if (statSync(file).size > 1 << 20) renameSync(file, `${file}.1`);
+  } catch {
+    /* no log yet */
+  }
+}
+
 /** Back-off between restarts of a host that keeps dying: 0.5 s, 1 s, 2 s … up to 30 s; reset after a good load. */
 const backoffMs = (attempt: number): number => Math.min(30_000, 500 * 2 ** Math.min(attempt, 6));
 
 export interface PluginHostOptions {
   plugin: string;
+  /** Where the host's stdout and stderr go (a plugin's console output, a crash's stack): plugins/.host.log. */
+  logFile: string;
   /** Called on every (re)start to load the plugin; resolves when it answered `load`. */
   onStart(host: PluginHost): Promise<void>;
   /** The host died or hung: why, in one line. Its environments and streams are gone. */
@@ -70,7 +81,15 @@ export class PluginHost {
     this.generation++;
     // The host never sees the Core's credentials, whatever a plugin does with process.env.
     const env = commandEnv({ withhold: builtinWithheld, passthrough: [] }, { inherit: 'all' });
-    const child = fork(hostEntryPath(), [], { env, stdio: ['ignore', 'ignore', 'ignore', 'ipc'], serialization: 'json' });
+    mkdirSync(dirname(this.opts.logFile), { recursive: true, mode: 0o700 });
+    rotate(this.opts.logFile);
+    const log = openSync(this.opts.logFile, 'a', 0o600);
+    let child: ChildProcess;
+    try {
+      child = fork(hostEntryPath(), [], { env, stdio: ['ignore', log, log, 'ipc'], serialization: 'json' });
+    } finally {
+      closeSync(log);
+    }
     this.child = child;
     child.on('message', (raw) => this.onMessage(raw));
     child.once('exit', (code, signal) => this.onExit(child, signal ? `its host was killed by ${signal}` : `its host exited with code ${code ?? '?'}`));

@@ -120,6 +120,7 @@ export class Plugins {
     p.down = undefined;
     const host = new PluginHost({
       plugin: m.name,
+      logFile: join(pluginsDir(this.deps.home), '.host.log'),
       onStart: async (h) => {
         const r = await h.call('load', { name: m.name, version: m.version, dir: p.installed.dir, data_dir: join(pluginsDir(this.deps.home), '.data', m.name), entry: m.entry }, loadDeadlineMs);
         this.apply(p, h, r.providers);
