@@ -134,6 +134,14 @@ describe('plugin backends', () => {
     await expect(asked).rejects.toThrow(/denied|no answer|timed out/i);
   });
 
+  it('a background process on a streaming plugin: output and stdin cross the host', async () => {
+    const started = await term('a', 'read line; echo "got $line"', { background: true }) as { session_id?: string };
+    expect(started.session_id).toBeTruthy();
+    await core.callTool('process', { action: 'write', session_id: started.session_id, data: 'hello-bg\n', execution_target: 'a' }, 'test');
+    const waited = await core.callTool('process', { action: 'wait', session_id: started.session_id, timeout: 20, execution_target: 'a' }, 'test');
+    expect(JSON.stringify(waited)).toContain('got hello-bg');
+  }, 30_000);
+
   it('a backend without spawn_background says so for a background command', async () => {
     await expect(term('box', 'sleep 1', { background: true })).rejects.toThrow(/no background processes on this backend/);
   });
@@ -141,6 +149,21 @@ describe('plugin backends', () => {
   it('a target with no cwd starts where the backend says (default_cwd)', async () => {
     expect((await term('rooted', 'pwd')).output).toBe(`${work}\n`);
   });
+
+  it('a pane on a streaming plugin: keys in, output out, through the host', async () => {
+    let text = '';
+    const off = core.onEvent((event, payload) => {
+      if (event === 'pane.data') text += (payload as { data: string }).data;
+    });
+    try {
+      const pane = await core.invoke('pane.open', { execution_target: 'a', cols: 80, rows: 24 }) as { pane_id: string };
+      await core.invoke('pane.write', { pane_id: pane.pane_id, data: 'echo pane-$((20+22))\n' });
+      await until(() => text.includes('pane-42'));
+      await core.invoke('pane.close', { pane_id: pane.pane_id });
+    } finally {
+      off();
+    }
+  }, 30_000);
 
   it('panes only where the backend streams', async () => {
     await expect(core.invoke('pane.open', { execution_target: 'box', cols: 80, rows: 24 })).rejects.toThrow(/no interactive shell on this backend/);
