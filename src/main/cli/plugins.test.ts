@@ -47,6 +47,8 @@ describe('switchboard plugins', () => {
   });
 
   it('with a Core: enable and disable are live; register validates against the plugin\'s fields; doctor lists it', async () => {
+    // Without a Core a plugin's fields are unknown: the registration is kept, and checked when the target is used.
+    expect((await runCli(home, ['targets', 'register', 'sb0', '--backend', 'sandy', '--set', 'rot=/tmp'])).status).toBe(0);
     const served = await startServe(home);
     try {
       const on = await runCli(home, ['plugins', 'enable', 'sandy', '--json']);
@@ -58,6 +60,9 @@ describe('switchboard plugins', () => {
       expect(bad.stderr).toMatch(/"rot".*did you mean "root"/);
       const call = await runCli(home, ['call', 'terminal', JSON.stringify({ command: 'echo via-plugin', execution_target: 'sb1' })]);
       expect(call.stdout).toContain('via-plugin');
+      const unfit = await runCli(home, ['call', 'terminal', JSON.stringify({ command: 'echo no', execution_target: 'sb0' })]);
+      expect(unfit.status).not.toBe(0);
+      expect(unfit.stderr).toMatch(/runtime target "sb0" does not fit backend sandy/);
       const doctor = JSON.parse((await runCli(home, ['doctor', '--json', '--timeout', '10'])).stdout) as { plugins: Array<{ name: string; version: string; state: string; checks: unknown[] }> };
       expect(doctor.plugins).toEqual([expect.objectContaining({ name: 'sandy', version: '2.1.0', state: 'active', checks: [expect.objectContaining({ ok: true })] })]);
       const off = await runCli(home, ['plugins', 'disable', 'sandy']);

@@ -7,7 +7,9 @@ import type { Plugins } from '../plugins/plugins.js';
 type PluginHealth = NonNullable<DoctorReport['plugins']>[number];
 
 /** Each call into a plugin has its own deadline (the host enforces it); a failed call is a failed check, never a crash. */
-export async function pluginHealth(plugins: Plugins, targets: TargetTable, infos: TargetInfo[], timeoutMs: number): Promise<PluginHealth[]> {
+export async function pluginHealth(plugins: Plugins, targets: TargetTable, infos: TargetInfo[], probeMs: number): Promise<PluginHealth[]> {
+  // A missed deadline restarts a plugin's host: give its own checks time, whatever the per-target probe deadline.
+  const timeoutMs = Math.max(probeMs, 10_000);
   return Promise.all(plugins.list().map(async (info): Promise<PluginHealth> => {
     const host = plugins.hostOf(info.name);
     if (!host) return { ...info, requirements: [], checks: [] };
@@ -22,8 +24,15 @@ export async function pluginHealth(plugins: Plugins, targets: TargetTable, infos
         }
         for (const c of await host.call('doctor_checks', { backend }, timeoutMs)) checks.push({ ...c, name: `${backend}: ${c.name}` });
         for (const t of infos.filter((i) => i.backend === backend)) {
-          const spec = targets.snapshot(t.name).spec;
-          for (const problem of await host.call('check_requirements', { backend, spec: { ...spec } }, timeoutMs)) requirements.push(`target ${t.name}: ${problem}`);
+          let spec: Record<string, unknown>;
+          try {
+            spec = { ...targets.snapshot(t.name).spec };
+          } catch (err) {
+            // A spec that does not fit the backend's fields is a requirement problem of that target.
+            requirements.push(`target ${t.name}: ${err instanceof Error ? err.message : String(err)}`);
+            continue;
+          }
+          for (const problem of await host.call('check_requirements', { backend, spec }, timeoutMs)) requirements.push(`target ${t.name}: ${problem}`);
         }
       } catch (err) {
         checks.push({ name: backend, ok: false, detail: err instanceof Error ? err.message : String(err) });

@@ -43,6 +43,7 @@ beforeAll(async () => {
     `    a: { backend: alpha, cwd: ${work}, root: ${work} }`,
     `    box: { backend: boxed, cwd: ${work} }`,
     '    rooted: { backend: boxed }',
+    '    picky: { backend: alpha, root: /nonexistent }',
     `    waiting: { backend: later, cwd: ${work}, anything: goes }`,
     '',
   ].join('\n'));
@@ -188,8 +189,10 @@ describe('plugin backends', () => {
   }, 60_000);
 
   it('doctor lists each plugin with version, state, requirements and its checks', async () => {
-    const r = await core.invoke('doctor.run', { timeout_ms: 10_000 }) as { plugins: Array<{ name: string; version?: string; state: string; checks: Array<{ name: string; ok: boolean }>; available?: boolean }> };
-    expect(r.plugins.find((p) => p.name === 'alpha')).toMatchObject({ version: '1.0.0', state: 'active', available: true, checks: [{ name: 'alpha: sh', ok: true }] });
+    const r = await core.invoke('doctor.run', { timeout_ms: 10_000 }) as { plugins: Array<{ name: string; version?: string; state: string; checks: Array<{ name: string; ok: boolean }>; available?: boolean; requirements: string[] }> };
+    expect(r.plugins.find((p) => p.name === 'alpha')).toMatchObject({
+      version: '1.0.0', state: 'active', available: true, checks: [{ name: 'alpha: sh', ok: true }], requirements: ['target picky: root /nonexistent does not exist'],
+    });
     expect(r.plugins.find((p) => p.name === 'claims_builtin')?.state).toBe('refused');
   }, 30_000);
 });

@@ -102,6 +102,13 @@ export class TargetTable {
       const why = this.missing(e.spec.backend);
       throw new SwitchboardError('target_unreachable', `target "${e.name}" uses backend "${e.spec.backend}", which is not available${why ? `: ${why}` : ''}`, 'enable the plugin that provides it (switchboard plugins list)');
     }
+    // A runtime target registered while its backend's fields were unknown (a plugin not loaded) is checked now.
+    if (e.source === 'runtime') {
+      const checked = provider.specSchema.safeParse(e.spec);
+      if (!checked.success) {
+        throw new SwitchboardError('bad_request', `runtime target "${e.name}" does not fit backend ${e.spec.backend}: ${checked.error.issues[0]?.message ?? 'invalid'}`, 'register it again with the backend\'s fields (switchboard targets register --replace)');
+      }
+    }
     const spec = structuredClone(e.spec);
     return Object.freeze({
       name: e.name,
