@@ -123,7 +123,7 @@ export class TargetTable {
   }
 
   /** What the sidebar, CLI and list_targets show. `extra` adds live state (cwd, reachability). */
-  list(extra: (name: string, identity: string) => { cwd?: string; problem?: string }): TargetInfo[] {
+  list(extra: (name: string, identity: string) => Pick<TargetInfo, 'cwd' | 'problem' | 'health' | 'cwd_problem'>): TargetInfo[] {
     const cfg = this.config.config;
     const { entries } = this.entries();
     return [...entries.values()].map((e) => {
@@ -145,6 +145,8 @@ export class TargetTable {
       if (live.cwd ?? e.spec.cwd) info.cwd = live.cwd ?? e.spec.cwd;
       if (provider) info.flags = flagsOf(provider, e.spec);
       if (problem) info.problem = problem;
+      if (live.health) info.health = live.health;
+      if (live.cwd_problem) info.cwd_problem = live.cwd_problem;
       if (e.record) {
         info.provider = e.record.provider;
         info.owner_id = e.record.owner_id;
