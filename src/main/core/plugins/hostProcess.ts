@@ -2,7 +2,8 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { hostMethods, type HostMessage, type HostMethod, HostRequest, type HostParams, type HostResult, type ProviderDeclaration } from '../../../shared/pluginRpc.js';
+import { DeclaredFlags, hostMethods, type HostMessage, type HostMethod, HostRequest, type HostParams, type HostResult, type ProviderDeclaration } from '../../../shared/pluginRpc.js';
+import { ZodError } from 'zod';
 import { fieldInfos, SpecFieldInfo } from '../../../shared/specFields.js';
 import type { PluginBackendProvider, PluginContext, PluginEnvironment, PluginStream } from '../../../shared/plugins.js';
 
@@ -45,8 +46,19 @@ function stream(id: string): PluginStream {
 /** What one provider declares, checked here so that a malformed declaration fails the load with a clear line. */
 function declaration(p: PluginBackendProvider): ProviderDeclaration {
   const own = (p.fields ?? []).filter((f) => f.key !== 'cwd' && f.key !== 'timeout');
-  const fields = fieldInfos(own).slice(0, own.length).map((f) => SpecFieldInfo.parse(f));
-  return { name: p.name, display_name: p.display_name || p.name, fields, exactly_one: p.exactly_one ?? [], flags: { ...(p.flags ?? {}) } };
+  const where = `backend ${p.name}`;
+  const fields = fieldInfos(own).slice(0, own.length).map((f) => {
+    const parsed = SpecFieldInfo.safeParse(f);
+    if (!parsed.success) throw new Error(`${where}: field ${String(f.key)}: ${errorLine(parsed.error)}`);
+    return parsed.data;
+  });
+  const flags = DeclaredFlags.safeParse(p.flags ?? {});
+  if (!flags.success) {
+    const issue = flags.error.issues[0];
+    const unknown = issue?.code === 'unrecognized_keys' ? `unknown flag "${issue.keys[0]}"` : errorLine(flags.error);
+    throw new Error(`${where}: flags: ${unknown}`);
+  }
+  return { name: p.name, display_name: p.display_name || p.name, fields, exactly_one: p.exactly_one ?? [], flags: flags.data };
 }
 
 function watch(id: string, s: PluginStream): void {
@@ -144,6 +156,11 @@ const served: Served = {
 };
 
 function errorLine(err: unknown): string {
+  // A declaration that does not fit the contract: say where, not zod's JSON.
+  if (err instanceof ZodError) {
+    const issue = err.issues[0];
+    return `${issue?.path.join('.') || 'value'}: ${issue?.message ?? 'invalid'}`;
+  }
   const text = err instanceof Error ? err.message : String(err);
   return (text.split('\n')[0] ?? '').slice(0, 500) || 'failed';
 }

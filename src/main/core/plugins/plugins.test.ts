@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { Core } from '../core.js';
 import { builtinSpecs } from '../backends/builtinSpecs.js';
 import type { BackendInfo } from '../../../shared/specFields.js';
+import type { PluginFlags } from '../../../shared/plugins.js';
 import { misbehave, writeTestPlugin } from './testPlugin.js';
 
 const root = mkdtempSync(join(tmpdir(), 'sb-plugins-'));
@@ -36,7 +37,8 @@ beforeAll(async () => {
   writeTestPlugin(home, { name: 'broken', throwOnLoad: true });
   writeTestPlugin(home, { name: 'boxed', flags: { is_container: true, default_cwd: work } });
   writeTestPlugin(home, { name: 'later' });
-  writeFileSync(join(home, 'plugins', 'enabled.json'), JSON.stringify({ enabled: ['alpha', 'beta', 'claims_builtin', 'broken', 'boxed'] }));
+  writeTestPlugin(home, { name: 'typo_flags', flags: { supports_stream: true } as PluginFlags });
+  writeFileSync(join(home, 'plugins', 'enabled.json'), JSON.stringify({ enabled: ['alpha', 'beta', 'claims_builtin', 'broken', 'boxed', 'typo_flags'] }));
   writeFileSync(join(home, 'config.yaml'), [
     'approvals:', '  mode: ask', '  timeout: 2',
     'terminal:', '  default_target: a', '  targets:',
@@ -86,6 +88,10 @@ describe('plugin backends', () => {
   it('a plugin that throws on load is failed, with the reason; the Core goes on', async () => {
     expect(await plugin('broken')).toMatchObject({ state: 'failed', problem: expect.stringContaining('register blew up on purpose') });
     expect((await term('a', 'echo ok')).output).toBe('ok\n');
+  });
+
+  it('a declaration that does not fit the contract fails the load, saying where', async () => {
+    expect(await plugin('typo_flags')).toMatchObject({ state: 'failed', problem: 'failed to load: backend typo_flags: flags: unknown flag "supports_stream"' });
   });
 
   it('a config target of a plugin that is not enabled is unreachable, saying so', () => {

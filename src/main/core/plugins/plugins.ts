@@ -139,7 +139,7 @@ export class Plugins {
       if (p.host === host) p.host = undefined;
       if (p.state === 'loading') {
         p.state = 'failed';
-        p.problem = `failed to load: ${err instanceof Error ? err.message.replace(/^plugin \S+: /, '').replace(/; its host is restarted$/, '') : String(err)}`;
+        p.problem = `failed to load: ${err instanceof Error ? err.message.replace(/^plugin \S+: (load failed: )?/, '').replace(/; its host is restarted$/, '') : String(err)}`;
       }
     }
     this.deps.onChange();
