@@ -81,6 +81,8 @@ export class PluginHost {
     this.generation++;
     // The host never sees the Core's credentials, whatever a plugin does with process.env.
     const env = commandEnv({ withhold: builtinWithheld, passthrough: [] }, { inherit: 'all' });
+    // Inside Electron, process.execPath is Electron itself: the host must run as plain Node.
+    if (process.versions.electron) env.ELECTRON_RUN_AS_NODE = '1';
     mkdirSync(dirname(this.opts.logFile), { recursive: true, mode: 0o700 });
     rotate(this.opts.logFile);
     const log = openSync(this.opts.logFile, 'a', 0o600);
