@@ -37,8 +37,9 @@ beforeAll(async () => {
   writeTestPlugin(home, { name: 'broken', throwOnLoad: true });
   writeTestPlugin(home, { name: 'boxed', flags: { is_container: true, default_cwd: work } });
   writeTestPlugin(home, { name: 'later' });
+  writeTestPlugin(home, { name: 'faraway', flags: { is_remote: true } });
   writeTestPlugin(home, { name: 'typo_flags', flags: { supports_stream: true } as PluginFlags });
-  writeFileSync(join(home, 'plugins', 'enabled.json'), JSON.stringify({ enabled: ['alpha', 'beta', 'claims_builtin', 'broken', 'boxed', 'typo_flags'] }));
+  writeFileSync(join(home, 'plugins', 'enabled.json'), JSON.stringify({ enabled: ['alpha', 'beta', 'claims_builtin', 'broken', 'boxed', 'typo_flags', 'faraway'] }));
   writeFileSync(join(home, 'config.yaml'), [
     'approvals:', '  mode: ask', '  timeout: 2',
     'terminal:', '  default_target: a', '  targets:',
@@ -46,6 +47,7 @@ beforeAll(async () => {
     `    box: { backend: boxed, cwd: ${work} }`,
     '    rooted: { backend: boxed }',
     '    picky: { backend: alpha, root: /nonexistent }',
+    `    far: { backend: faraway, cwd: ${work} }`,
     `    waiting: { backend: later, cwd: ${work}, anything: goes }`,
     '',
   ].join('\n'));
@@ -118,6 +120,10 @@ describe('plugin backends', () => {
   it('stripped env keys never reach a plugin command; others do', async () => {
     const r = await term('a', 'echo "[$SB_PLUGIN_SECRET_X][$SB_PLUGIN_VISIBLE]"');
     expect(r.output).toBe('[][seen]\n');
+  });
+
+  it('a remote plugin\'s commands get only what a person passed through, not the Core\'s environment', async () => {
+    expect((await term('far', 'echo "[$SB_PLUGIN_VISIBLE][$SB_PLUGIN_SECRET_X]"')).output).toBe('[][]\n');
   });
 
   it('files through the exec-based fallback', async () => {
