@@ -109,7 +109,13 @@ function processesWithHome(home: string): number[] {
 async function awaitShellsGone(home: string): Promise<void> {
   for (let i = 0; i < 100 && processesWithHome(home).length > 0; i++) await new Promise((r) => setTimeout(r, 100));
   for (const pid of processesWithHome(home)) {
-    console.warn(`e2e: process ${pid} outlived its Core by 10 s; ending it`);
+    let what = '';
+    try {
+      what = readFileSync(`/proc/${pid}/cmdline`, 'latin1').replace(/\0/g, ' ').trim().slice(0, 120);
+    } catch {
+      // Gone meanwhile.
+    }
+    console.warn(`e2e: process ${pid} (${what}) outlived its Core by 10 s; ending it`);
     try {
       process.kill(pid, 'SIGKILL');
     } catch {

@@ -19,11 +19,14 @@ export function serveCommand(program: Command): void {
       if (!['127.0.0.1', 'localhost', '::1'].includes(opts.host)) {
         process.stderr.write(`switchboard: warning: listening on ${opts.host}, not loopback; anyone who has the token can run commands\n`);
       }
+      let stopping = false;
       const stop = (): void => {
+        if (stopping) return;
+        stopping = true;
         void host.close().finally(() => process.exit(0));
       };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-      process.once('SIGHUP', stop);
+      // `on`, not `once`: a library's exit hook (when-exit, under conf) answers the first signal by sending it again;
+      // with no listener left the second one would kill the Core before it ended what it started.
+      for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, stop);
     }));
 }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { loadDockerEnv, loadSshEnv } from '../../../../scripts/testEnv.js';
 import { cliPath, ensureBuilt, runCli, startServe, tempHome, type Served } from '../../../../scripts/cliHarness.js';
 import { sleepRunning, sleepSeconds, until } from '../../../../scripts/sleepProbe.js';
+import { connectCore } from '../../transport/wsLink.js';
 
 const ssh = loadSshEnv();
 const docker = loadDockerEnv();
@@ -68,8 +69,16 @@ describe(`work never outlives the Core (${targets.join(', ')})`, () => {
     expect((await runCli(home, ['targets', 'remove', 'brief'])).status).toBe(0);
     for (const s of sleeps) await until(() => running(s.fg) && running(s.bg), `${s.t}: both sleeps started`);
     expect(running(gone)).toBe(true);
+    // As a window does: save the layout (the profile store it loads hooks process exit and signals).
+    const core = JSON.parse(readFileSync(join(home, 'core.json'), 'utf8')) as { ws_url: string; token: string };
+    const { client, close } = await connectCore(core.ws_url, core.token);
+    await client.call('workspace.save', { tabs: [{ panes: [{ target: 'here' }] }], active_tab: 0 });
+    close();
+    const exited = new Promise<[number | null, string | null]>((resolve) => served!.child.once('exit', (code, signal) => resolve([code, signal])));
     await served.stop();
     served = undefined;
+    // It ended itself after cleaning up, not by the signal's default action.
+    expect(await exited).toEqual([0, null]);
     for (const s of sleeps) await until(() => !running(s.fg) && !running(s.bg), `${s.t}: both sleeps ended with the Core`);
     await until(() => !running(gone), 'the removed target\'s process ended with the Core');
   });
