@@ -144,7 +144,8 @@ export function register(ctx) {
 
       const args = (/** @type {string} */ cwd, /** @type {Record<string, string> | undefined} */ env, /** @type {boolean} */ session, /** @type {string[]} */ argv) => bwrapArgs({
         root, workspace, tmp, hide, binds: s.binds ?? [], share_network: s.share_network === true, cwd, session,
-        env: { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', HOME: WORKSPACE, LANG: 'C.UTF-8', TERM: session ? 'dumb' : 'xterm-256color', ...env },
+        // The Core hands the variables commands get; the sandbox keeps its own home and terminal type.
+        env: { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', ...env, HOME: WORKSPACE, TERM: session ? 'dumb' : 'xterm-256color' },
       }, argv);
       const shell = existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh';
 
