@@ -3,7 +3,7 @@
 // read-only, a private writable /workspace (and /tmp) per runtime identity, no network unless asked for.
 import { createHash } from 'node:crypto';
 import { accessSync, constants, existsSync, mkdirSync, rmSync } from 'node:fs';
-import { delimiter, isAbsolute, join } from 'node:path';
+import { basename, delimiter, dirname, isAbsolute, join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { WORKSPACE, bwrapArgs, hostRoot, loadPty, parseBind, runInBackground, runOnPty, runToEnd } from './sandbox.mjs';
 
@@ -63,10 +63,14 @@ function removeTree(/** @type {string} */ dir) {
   }
 }
 
-/** Paths inside the host's root that a sandbox must not see: every identity's folders and the Switchboard profile. */
-function hiddenPaths(/** @type {string} */ sandboxes) {
+/**
+ * Paths inside the host's root that a sandbox must not see: every identity's folders and the Switchboard profile
+ * (its data folder is `<profile>/plugins/.data/<name>`; the plugin host is not told the profile otherwise).
+ */
+function hiddenPaths(/** @type {string} */ dataDir, /** @type {string} */ sandboxes) {
   const paths = [sandboxes];
-  if (process.env.SWITCHBOARD_HOME) paths.push(process.env.SWITCHBOARD_HOME);
+  const pluginsDir = dirname(dirname(dataDir));
+  if (basename(dirname(dataDir)) === '.data' && basename(pluginsDir) === 'plugins') paths.push(dirname(pluginsDir));
   // A path under /tmp, /run, /dev or /proc is not the host's inside the sandbox anyway; covering it would only
   // create an empty folder there.
   return paths.filter((p) => existsSync(p) && !/^\/(tmp|run|dev|proc)(\/|$)/.test(p));
@@ -138,7 +142,7 @@ export function register(ctx) {
       mkdirSync(workspace, { recursive: true });
       mkdirSync(tmp, { recursive: true });
       const root = hostRoot();
-      const hide = hiddenPaths(sandboxes);
+      const hide = hiddenPaths(ctx.plugin.data_dir, sandboxes);
       /** Kill functions of this environment's running processes. */
       const live = new Set(/** @type {(() => void)[]} */ ([]));
 
