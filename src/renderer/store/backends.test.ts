@@ -5,7 +5,7 @@ import type { ProviderFlags } from '../../shared/targets.js';
 import { backendView, offersPane } from './backends.js';
 
 const flags = (over: Record<string, unknown>): ProviderFlags =>
-  ({ is_remote: false, is_container: false, skip_container_guards: false, supports_pty: true, supports_stdin: true, strip_env_keys: [], ...over }) as ProviderFlags;
+  ({ is_remote: false, is_container: false, skip_container_guards: false, supports_pty: true, supports_stdin: true, strip_env_keys: [], ...over }) as unknown as ProviderFlags;
 const info = (over: Partial<BackendInfo>): BackendInfo => ({ backend: 'x', flags: flags({}), fields: [], exactly_one: [], ...over });
 
 describe('offersPane', () => {

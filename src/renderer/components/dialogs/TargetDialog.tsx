@@ -57,7 +57,7 @@ function FieldInput(props: { f: SpecFieldInfo; value: string; onChange: (v: stri
   if (f.type === 'boolean' || f.type === 'select') {
     input = (
       <select {...common}>
-        <option value="">{f.default !== undefined ? `default (${String(f.default)})` : 'default'}</option>
+        <option value="">{f.default === undefined ? 'default' : `default (${typeof f.default === 'boolean' ? (f.default ? 'yes' : 'no') : String(f.default)})`}</option>
         {(f.type === 'boolean' ? ['true', 'false'] : f.options ?? []).map((o) => <option key={o} value={o}>{f.type === 'boolean' ? (o === 'true' ? 'yes' : 'no') : o}</option>)}
       </select>
     );
