@@ -1,6 +1,6 @@
-// @ts-check
 // Switchboard backend plugin "bwrap": each target is a bubblewrap sandbox on this machine — the host's files
 // read-only, a private writable /workspace (and /tmp) per runtime identity, no network unless asked for.
+// @ts-check
 import { createHash } from 'node:crypto';
 import { accessSync, constants, existsSync, mkdirSync, rmSync } from 'node:fs';
 import { basename, delimiter, dirname, isAbsolute, join } from 'node:path';

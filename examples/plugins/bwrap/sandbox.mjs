@@ -1,5 +1,5 @@
-// @ts-check
 // The bubblewrap command line for one sandbox (pure), and running it: a command, a background process, a pty shell.
+// @ts-check
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import { readdirSync, readlinkSync } from 'node:fs';

@@ -1,5 +1,5 @@
-// @ts-check
 // PluginStream over a child process or a pty: output is held until the Core's first listener attaches.
+// @ts-check
 
 /** @typedef {import('../../../src/shared/plugins.js').PluginStream} PluginStream */
 

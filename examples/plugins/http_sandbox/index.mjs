@@ -1,6 +1,6 @@
-// @ts-check
 // Switchboard backend plugin "http_sandbox": every target is a sandbox behind an HTTP JSON API (create, exec, read
 // and write files, delete), as cloud sandbox vendors offer them. Remote and without streams: no panes, commands only.
+// @ts-check
 
 /** @typedef {import('../../../src/shared/plugins.js').PluginContext} PluginContext */
 /** @typedef {import('../../../src/shared/plugins.js').PluginBackendProvider} PluginBackendProvider */

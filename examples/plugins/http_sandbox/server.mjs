@@ -1,4 +1,3 @@
-// @ts-check
 // Reference server for the http_sandbox plugin: the HTTP JSON API a cloud sandbox vendor offers, on loopback only,
 // behind a bearer token. Each sandbox is a temp folder; commands run there with sh. It isolates nothing — it is
 // for tests and for reading the API, not for untrusted code.
@@ -12,6 +11,7 @@
 //   GET    /v1/sandboxes/:id/stat?path=P                               → {type, size}
 //   GET    /v1/health                                                  → {ok: true}
 // Errors are {error: "one line"} with 400, 401, 404 or 500.
+// @ts-check
 import { spawn } from 'node:child_process';
 import { timingSafeEqual, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
