@@ -24,8 +24,8 @@ describe('backendView', () => {
       label: 'Bubblewrap sandbox', line: 'Bubblewrap sandbox (backend bwrap, plugin bwrap)', fallbackIcon: true,
     });
   });
-  it('a built-in keeps its own icon', () => {
-    expect(backendView('ssh', info({ backend: 'ssh', display_name: 'SSH' }), true)).toEqual({ label: 'SSH', line: 'SSH (ssh)', fallbackIcon: false });
+  it('a built-in keeps its name and its own icon', () => {
+    expect(backendView('ssh', info({ backend: 'ssh', display_name: 'SSH' }), true)).toEqual({ label: 'ssh', line: 'ssh', fallbackIcon: false });
     expect(backendView('local', info({ backend: 'local' }), true)).toEqual({ label: 'local', line: 'local', fallbackIcon: false });
   });
   it('a backend the Core does not list (its plugin disabled) shows its name and asks', () => {

@@ -17,7 +17,10 @@ export const useBackends = create<BackendsState>((set) => ({
 
 /** How the window names and pictures one backend. */
 export interface BackendView {
-  /** Its display name, or its name when it has none or the Core does not list it (a disabled plugin). */
+  /**
+   * A plugin backend's display name; a built-in's name (`local`, `ssh`, `docker` say what they are), and the name
+   * of one the Core does not list (a disabled plugin).
+   */
   label: string;
   /** One line for a tooltip: display name, backend name and plugin. */
   line: string;
@@ -26,7 +29,7 @@ export interface BackendView {
 }
 
 export function backendView(backend: string, info: BackendInfo | undefined, loaded: boolean): BackendView {
-  const label = info?.display_name ?? backend;
+  const label = (info?.plugin && info.display_name) || backend;
   const line = info?.plugin ? `${label} (backend ${backend}, plugin ${info.plugin})`
     : !info && loaded ? `${backend} (no such backend is loaded: is its plugin enabled?)`
       : label === backend ? backend : `${label} (${backend})`;
