@@ -10,6 +10,7 @@ import { targetsDrainCommand } from './commands/targetsDrain.js';
 import { targetsRemoveCommand } from './commands/targetsRemove.js';
 import { approvalsCommand } from './commands/approvals.js';
 import { doctorCommand } from './commands/doctor.js';
+import { pluginsCommand } from './commands/plugins.js';
 
 export function buildProgram(): Command {
   const program = new Command('switchboard')
@@ -29,5 +30,6 @@ export function buildProgram(): Command {
   targetsRemoveCommand(targets);
   approvalsCommand(program);
   doctorCommand(program);
+  pluginsCommand(program);
   return program;
 }
