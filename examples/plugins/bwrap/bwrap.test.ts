@@ -15,7 +15,7 @@ let bwrap: PluginBackendProvider;
 const envs: PluginEnvironment[] = [];
 
 async function env(identity: string, spec: Record<string, unknown> = {}): Promise<PluginEnvironment> {
-  const e = await bwrap.create_environment({ cwd: '/workspace', timeout: 60, runtime_identity: identity, spec: { backend: 'bwrap', ...spec } });
+  const e = await bwrap.create_environment({ cwd: '/workspace', timeout: 60, runtime_identity: identity, spec: { backend: 'bwrap', ...spec }, secrets: {} });
   envs.push(e);
   return e;
 }

@@ -16,8 +16,12 @@ let plugin: LoadedPlugin;
 let provider: PluginBackendProvider;
 
 const spec = (extra: Record<string, unknown> = {}) => ({ backend: 'http_sandbox', api_url: server.url, token_env: TOKEN_ENV, ...extra });
-const env = async (identity: string, extra: Record<string, unknown> = {}): Promise<PluginEnvironment> =>
-  provider.create_environment({ cwd: '~', timeout: 60, runtime_identity: identity, spec: spec(extra) });
+/** As the Core calls it: the variable token_env names is handed over in `secrets`, when it is set. */
+const env = async (identity: string, extra: Record<string, unknown> = {}): Promise<PluginEnvironment> => {
+  const s = spec(extra);
+  const value = process.env[String(s.token_env)];
+  return provider.create_environment({ cwd: '~', timeout: 60, runtime_identity: identity, spec: s, secrets: value === undefined ? {} : { [String(s.token_env)]: value } });
+};
 
 beforeAll(async () => {
   process.env[TOKEN_ENV] = token;
@@ -39,9 +43,7 @@ describe('http_sandbox plugin', () => {
     expect(provider.fields?.find((f) => f.key === 'token_env')).toMatchObject({ type: 'secret_ref', required: true });
     expect(await provider.is_available?.()).toBe(true);
     expect(await provider.check_requirements!(spec())).toEqual([]);
-    expect(await provider.check_requirements!(spec({ token_env: 'SB_TEST_NOT_SET_ANYWHERE' }))).toEqual([
-      'token_env: the environment variable SB_TEST_NOT_SET_ANYWHERE is not set for Switchboard',
-    ]);
+    expect(await provider.check_requirements!(spec({ api_url: 'ftp://x' }))).toEqual(['api_url: ftp://x is not an http(s) URL']);
   });
 
   it('runs commands in a sandbox of its own: cwd, exit code, stdin, env, deadline', async () => {

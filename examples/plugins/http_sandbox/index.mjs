@@ -24,16 +24,20 @@ const fields = [
 /** How long a request may take beyond the command's own deadline (network, sandbox start). */
 const SLACK_MS = 30_000;
 
-/** The token from the environment variable the spec names; a clear error without it. */
-function tokenOf(/** @type {HttpSandboxSpec} */ spec) {
-  const token = process.env[spec.token_env];
+/**
+ * The token: the value of the variable `token_env` names, which Switchboard hands over in `secrets` (the plugin host
+ * has no credentials in its own environment). A clear error without it.
+ * @param {HttpSandboxSpec} spec @param {Record<string, string>} secrets
+ */
+function tokenOf(spec, secrets) {
+  const token = secrets[spec.token_env];
   if (!token) throw new Error(`http_sandbox: the environment variable ${spec.token_env} (token_env) is not set for Switchboard`);
   return token;
 }
 
 /**
  * One API call. Errors carry the service's one-line message and the HTTP status, never the token.
- * @param {HttpSandboxSpec} spec @param {string} method @param {string} path
+ * @param {HttpSandboxSpec & { token: () => string }} spec @param {string} method @param {string} path
  * @param {{ body?: unknown; timeout_ms?: number }} [o]
  * @returns {Promise<any>}
  */
@@ -43,7 +47,7 @@ async function api(spec, method, path, o = {}) {
   try {
     res = await fetch(url, {
       method,
-      headers: { authorization: `Bearer ${tokenOf(spec)}`, ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: { authorization: `Bearer ${spec.token()}`, ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}) },
       ...(o.body !== undefined ? { body: JSON.stringify(o.body) } : {}),
       signal: AbortSignal.timeout(o.timeout_ms ?? SLACK_MS),
     });
@@ -83,13 +87,13 @@ export function register(ctx) {
 
     check_requirements(spec) {
       const s = /** @type {HttpSandboxSpec} */ (spec);
-      return process.env[s.token_env] ? [] : [`token_env: the environment variable ${s.token_env} is not set for Switchboard`];
+      return /^https?:\/\//.test(s.api_url) ? [] : [`api_url: ${s.api_url} is not an http(s) URL`];
     },
 
     doctor_checks: () => [{ name: 'HTTP client', ok: typeof fetch === 'function', detail: `Node ${process.versions.node}` }],
 
-    create_environment({ runtime_identity, spec }) {
-      const s = /** @type {HttpSandboxSpec} */ (spec);
+    create_environment({ runtime_identity, spec, secrets }) {
+      const s = { .../** @type {HttpSandboxSpec} */ (spec), token: () => tokenOf(/** @type {HttpSandboxSpec} */ (spec), secrets) };
       /** @type {Promise<Sandbox> | undefined} */
       let sandbox;
       // One sandbox per runtime identity, named after it: asking again (after a restart) finds the same one.

@@ -4,8 +4,10 @@ import type { BackendInfo } from '../../shared/specFields.js';
 import type { ProviderFlags } from '../../shared/targets.js';
 import { backendView, offersPane } from './backends.js';
 
-const flags = (over: Record<string, unknown>): ProviderFlags =>
-  ({ is_remote: false, is_container: false, skip_container_guards: false, supports_pty: true, supports_stdin: true, strip_env_keys: [], ...over }) as unknown as ProviderFlags;
+const flags = (over: Partial<ProviderFlags>): ProviderFlags => ({
+  is_remote: false, is_container: false, skip_container_guards: false, supports_streams: true, supports_pty: true, supports_stdin: true,
+  strip_env_keys: [], cache_path_base: '~/.cache/switchboard', session_isolated_when_nonpersistent: false, default_cwd: '~', ...over,
+});
 const info = (over: Partial<BackendInfo>): BackendInfo => ({ backend: 'x', flags: flags({}), fields: [], exactly_one: [], ...over });
 
 describe('offersPane', () => {
@@ -13,7 +15,6 @@ describe('offersPane', () => {
     ['a streaming backend', flags({ supports_streams: true }), true],
     ['a backend that says it does not stream', flags({ supports_streams: false, supports_pty: false }), false],
     ['streams without a pty still get a pane', flags({ supports_streams: true, supports_pty: false }), true],
-    ['no supports_streams flag: the pty flag decides', flags({ supports_pty: false }), false],
     ['a target without flags (plugin not loaded): offered, the Core says why not', undefined, true],
   ])('%s', (_, f, want) => expect(offersPane(f)).toBe(want));
 });

@@ -51,7 +51,5 @@ export const NO_SHELL = 'no interactive shell on this backend';
  * loaded) is offered, and the Core says why when it cannot open.
  */
 export function offersPane(flags: TargetInfo['flags']): boolean {
-  if (!flags) return true;
-  const declared = flags as { supports_streams?: boolean };
-  return declared.supports_streams ?? flags.supports_pty;
+  return flags?.supports_streams ?? true;
 }
