@@ -60,6 +60,8 @@ export const hostMethods = {
     params: z.object({
       backend: z.string(), env_id: z.string(), cwd: z.string(), timeout: z.number(), runtime_identity: z.string(),
       spec: z.record(z.string(), z.unknown()),
+      /** The variables the spec's secret_ref fields name, with their values (the host has no credentials of its own). */
+      secrets: z.record(z.string(), z.string()).optional(),
     }),
     result: EnvCapabilities,
   },

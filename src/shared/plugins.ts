@@ -152,6 +152,13 @@ export interface PluginBackendProvider {
     /** `name#generation`: state kept per identity (a sandbox, a session) must not be shared across identities. */
     runtime_identity: string;
     spec: Record<string, unknown>;
+    /**
+     * NAME → value of each environment variable the spec's `secret_ref` fields name (`token_env: SANDBOX_API_TOKEN`
+     * gives `secrets.SANDBOX_API_TOKEN`), read from Switchboard's environment. The plugin host itself runs without
+     * the Core's credentials: a plugin reads its secrets here, not from process.env. A variable that is not set is
+     * absent.
+     */
+    secrets: Record<string, string>;
   }): PluginEnvironment | Promise<PluginEnvironment>;
 }
 

@@ -2,6 +2,7 @@
 import { useEffect, useRef, type CSSProperties } from 'react';
 import { useLayout, type PaneStatus } from '../store/layout.js';
 import { useTargets } from '../store/targets.js';
+import { useBackendView } from '../store/backends.js';
 import { useUi } from '../store/ui.js';
 import { TerminalSession } from '../terminal/TerminalSession.js';
 import { sessions } from '../terminal/sessions.js';
@@ -39,6 +40,7 @@ const withKey = (title: string, id: Parameters<typeof shortcutOf>[0]): string =>
 export function PaneView({ paneId, index, count, focused, zoomed, style, edges }: PaneViewProps) {
   const pane = useLayout((s) => s.panes[paneId]);
   const target = useTargets((s) => s.list.find((t) => t.name === pane?.target));
+  const backend = useBackendView(target?.backend ?? '');
   const finding = useUi((s) => s.finding[paneId]);
   // Without the Core connection no pane is live, whatever it last heard: the dot says so.
   const offline = useConnection((s) => s.state === 'closed');
@@ -89,7 +91,7 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
     >
       <header className="pane__header">
         <span className={`dot dot--pane-${status}`} title={statusText[status]} aria-hidden="true" />
-        <span className="pane__backend" title={target?.backend}><BackendIcon flags={target?.flags} size={13} /></span>
+        <span className="pane__backend" title={target ? backend.line : undefined}><BackendIcon flags={target?.flags} fallback={Boolean(target) && backend.fallbackIcon} size={13} /></span>
         <TargetPicker value={pane.target} onChange={(t) => switchTarget(paneId, t)} />
         <span className="pane__cwd mono" role="status" aria-label="Working directory" title={pane.cwd}>
           <IconFolder size={12} />

@@ -2,11 +2,12 @@
 import { memo, useEffect, useState } from 'react';
 import type { TargetInfo } from '../../shared/targets.js';
 import { useTargets } from '../store/targets.js';
+import { NO_SHELL, offersPane, useBackendView } from '../store/backends.js';
 import { useLayout } from '../store/layout.js';
 import { focusTerminal } from '../terminal/sessions.js';
 import { ago, clockTime, shortGeneration } from '../format.js';
 import { useNow } from './useNow.js';
-import { BackendIcon, IconDrain, IconEdit, IconPlus, IconSidebar, IconTrash } from './icons.js';
+import { BackendIcon, IconDrain, IconEdit, IconNoShell, IconPlus, IconSidebar, IconTrash } from './icons.js';
 import { call, useConnection } from '../client/core.js';
 import { useDialogs } from '../store/dialogs.js';
 import { useToasts } from '../store/toasts.js';
@@ -86,17 +87,19 @@ function PendingCount({ target, mini }: { target: string; mini?: boolean }) {
 
 const TargetRow = memo(function TargetRow({ t }: { t: TargetInfo }) {
   const openTab = (): void => focusTerminal(useLayout.getState().newTab(t.name));
-  const canOpen = t.state !== 'draining' && t.flags?.supports_pty !== false;
+  const shell = offersPane(t.flags);
+  const canOpen = t.state !== 'draining' && shell;
   const runtime = t.source === 'runtime';
+  const backend = useBackendView(t.backend);
   const shown = shownState(t);
-  const details = [t.backend, t.source, `generation ${t.generation}`, t.cwd ? `cwd ${t.cwd}` : '', t.health?.detail ?? '', t.problem ?? '', t.cwd_problem ?? '']
+  const details = [backend.line, t.source, `generation ${t.generation}`, t.cwd ? `cwd ${t.cwd}` : '', t.health?.detail ?? '', t.problem ?? '', t.cwd_problem ?? '']
     .filter(Boolean).join('\n');
   return (
     <li className={`target target--${shown}`} aria-label={t.name} title={details}>
       {/* The collapsed sidebar's whole row: the backend's icon with the state dot; a click opens a terminal there. */}
       <button type="button" className="target__mini" aria-label={`New terminal on ${t.name}`} disabled={!canOpen}
-        title={`${t.name} · ${stateLabel[shown]}\n${details}`} onClick={openTab}>
-        <BackendIcon flags={t.flags} size={16} />
+        title={`${t.name} · ${stateLabel[shown]}${shell ? '' : ` · ${NO_SHELL}`}\n${details}`} onClick={openTab}>
+        <BackendIcon flags={t.flags} fallback={backend.fallbackIcon} size={16} />
         <span className={`dot dot--${shown}`} aria-hidden="true" />
         <PendingCount target={t.name} mini />
       </button>
@@ -106,12 +109,19 @@ const TargetRow = memo(function TargetRow({ t }: { t: TargetInfo }) {
         {t.is_default && <span className="tag tag--default" title="terminal.default_target">default</span>}
         <PendingCount target={t.name} />
         <span className="target__spacer" />
-        <span className="target__backend"><BackendIcon flags={t.flags} size={12} />{t.backend}</span>
+        <span className="target__backend" title={backend.line}>
+          <BackendIcon flags={t.flags} fallback={backend.fallbackIcon} size={12} />{backend.label}
+        </span>
         <span className="target__actions">
           {canOpen && (
             <button type="button" className="icon-button" aria-label={`New terminal on ${t.name}`} title={`New tab on ${t.name}`} onClick={openTab}>
               <IconPlus size={12} />
             </button>
+          )}
+          {!shell && (
+            <span className="target__noshell" role="note" aria-label={`${t.name}: ${NO_SHELL}`} title={`${NO_SHELL}: run commands with the terminal tool or switchboard call terminal`}>
+              <IconNoShell size={12} />
+            </span>
           )}
           {runtime && (
             <button type="button" className="icon-button" aria-label={`Edit ${t.name}`} title="Edit (registers a new generation)"

@@ -28,9 +28,15 @@ export const IconStar = icon(<path d="M8 2.2l1.75 3.6 3.95.55-2.85 2.8.7 3.95L8 
 export const IconActivity = icon(<path d="M1.5 8h3l2-5 3 10 2-5h3" />);
 export const IconFolder = icon(<path d="M2 4.5a1 1 0 011-1h3l1.5 1.5H13a1 1 0 011 1V12a1 1 0 01-1 1H3a1 1 0 01-1-1z" />);
 
-/** Picked from the provider's declared flags, not its name, so plugin backends get the right picture too. */
-export function BackendIcon({ flags, size }: { flags: TargetInfo['flags']; size?: number }) {
-  if (!flags) return <IconPlug size={size} />;
+/** A terminal struck through: the backend runs commands but opens no shell. */
+export const IconNoShell = icon(<><rect x="1.75" y="2.75" width="12.5" height="10.5" rx="1.5" /><path d="M4.5 6.5l2 1.5-2 1.5M2.5 13.5l11-11" /></>);
+
+/**
+ * Picked from the provider's declared flags, not its name. A plugin brings no picture of its own, so a plugin's
+ * backend (or one whose plugin is not loaded, with no flags) falls back to the plug.
+ */
+export function BackendIcon({ flags, fallback, size }: { flags: TargetInfo['flags']; fallback?: boolean; size?: number }) {
+  if (!flags || fallback) return <IconPlug size={size} />;
   if (flags.is_container) return <IconBox size={size} />;
   if (flags.is_remote) return <IconServer size={size} />;
   return <IconLocal size={size} />;

@@ -1,6 +1,7 @@
 // Keeps the UI slices in step with the Core: an initial load, then events. Terminal events are routed elsewhere.
 import { core, call } from '../client/core.js';
 import { useTargets } from './targets.js';
+import { useBackends } from './backends.js';
 import { useActivity } from './activity.js';
 import { useProcesses } from './processes.js';
 import { useApprovals } from './approvals.js';
@@ -21,6 +22,9 @@ export function startSync(): void {
   void call('approvals.list', {}).then((list) => list && useApprovals.getState().set(list));
   core.on('approvals.rules', (rules) => useApprovals.getState().setRules(rules));
   void call('targets.list', {}).then((list) => list && useTargets.getState().set(list));
+  // Enabling or disabling a plugin adds or drops backends: the Add-target form and the labels follow.
+  core.on('backends.changed', (list) => useBackends.getState().set(list));
+  void call('backends.list', {}).then((list) => list && useBackends.getState().set(list));
   void call('activity.list', { limit: 200 }).then((list) => list && useActivity.getState().load(list));
 }
 

@@ -1,6 +1,7 @@
 // The Targets slice: the Core's target table as the sidebar and the pickers draw it; replaced whole on targets.changed.
 import { create } from 'zustand';
 import type { TargetInfo } from '../../shared/targets.js';
+import { offersPane } from './backends.js';
 
 interface TargetsState {
   loaded: boolean;
@@ -19,8 +20,8 @@ export const useTargets = create<TargetsState>((set) => ({
   setProblems: (problems) => set({ problems }),
 }));
 
-/** The target a new pane opens on: the default if it takes panes, else the first active one. */
+/** The target a new pane opens on: the default if it takes panes, else the first active one that does. */
 export function preferredTarget(list: readonly TargetInfo[]): string | undefined {
-  const usable = list.filter((t) => t.state === 'active' && t.flags?.supports_pty !== false);
+  const usable = list.filter((t) => t.state === 'active' && offersPane(t.flags));
   return (usable.find((t) => t.is_default) ?? usable[0] ?? list[0])?.name;
 }

@@ -100,7 +100,9 @@ const served: Served = {
   check_requirements: async (p) => (await provider(p.backend).check_requirements?.(p.spec)) ?? [],
   doctor_checks: async (p) => (await provider(p.backend).doctor_checks?.()) ?? [],
   create_environment: async (p) => {
-    const env = await provider(p.backend).create_environment({ cwd: p.cwd, timeout: p.timeout, runtime_identity: p.runtime_identity, spec: p.spec });
+    const env = await provider(p.backend).create_environment({
+      cwd: p.cwd, timeout: p.timeout, runtime_identity: p.runtime_identity, spec: p.spec, secrets: p.secrets ?? {},
+    });
     environments.set(p.env_id, env);
     return {
       home: typeof env.home === 'function',

@@ -28,7 +28,11 @@ export class PluginEnvironment implements Environment {
   private readonly envFile: string;
   private homeDir: string | undefined;
 
-  constructor(private readonly snapshot: TargetSnapshot, private readonly ctx: ProviderContext, private readonly link: PluginLink) {
+  /** `secretRefKeys`: the backend's secret_ref fields; the variables they name are handed to the plugin (only those). */
+  constructor(
+    private readonly snapshot: TargetSnapshot, private readonly ctx: ProviderContext, private readonly link: PluginLink,
+    private readonly secretRefKeys: readonly string[] = [],
+  ) {
     this.identity = snapshot.identity;
     const id = createHash('sha256').update(`${ctx.home}\0${snapshot.identity}`).digest('hex').slice(0, 16);
     this.envFile = `${snapshot.flags.cache_path_base.replace(/\/+$/, '')}/env-${id}.sh`;
@@ -44,7 +48,7 @@ export class PluginEnvironment implements Environment {
       try {
         const caps = await host.call('create_environment', {
           backend: this.snapshot.spec.backend, env_id: envId, cwd: this.snapshot.spec.cwd ?? this.snapshot.flags.default_cwd,
-          timeout: this.snapshot.timeoutSec, runtime_identity: this.identity, spec: { ...this.snapshot.spec },
+          timeout: this.snapshot.timeoutSec, runtime_identity: this.identity, spec: { ...this.snapshot.spec }, secrets: this.secrets(),
         }, callMs.create);
         this.live = { host, generation, envId, caps };
         this.ctx.reportReachability?.(this.identity, undefined);
@@ -57,6 +61,21 @@ export class PluginEnvironment implements Environment {
       }
     })();
     return this.creating;
+  }
+
+  /**
+   * The values of the variables this target's secret_ref fields name (`token_env: SANDBOX_API_TOKEN`), read from the
+   * Core's environment now: the plugin host starts without anything that looks like a credential, so this is how a
+   * plugin gets the one secret its target points at, and no other.
+   */
+  private secrets(): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const key of this.secretRefKeys) {
+      const name = this.snapshot.spec[key];
+      const value = typeof name === 'string' ? process.env[name] : undefined;
+      if (typeof name === 'string' && value !== undefined) out[name] = value;
+    }
+    return out;
   }
 
   /** What a command started here is handed: the Core's environment minus withheld names (a remote one gets passthrough only). */

@@ -13,6 +13,7 @@ export interface PluginBackend extends BackendProvider {
 export function pluginProvider(decl: ProviderDeclaration, link: PluginLink & { problem(): string | undefined }): PluginBackend {
   const fields = fieldInfos(decl.fields);
   const describeKeys = decl.fields.filter((f) => f.required && !f.private && !f.secret_ref).map((f) => f.key);
+  const secretRefKeys = fields.filter((f) => f.type === 'secret_ref').map((f) => f.key);
   return {
     backend: decl.name,
     plugin: link.plugin,
@@ -24,6 +25,6 @@ export function pluginProvider(decl: ProviderDeclaration, link: PluginLink & { p
     describe: (spec) => describeKeys.map((k) => spec[k]).filter((v) => typeof v === 'string' || typeof v === 'number').join(' '),
     flags: withFlagDefaults(decl.flags),
     unavailable: () => link.problem(),
-    createEnvironment: (snapshot, ctx) => new PluginEnvironment(snapshot, ctx, link),
+    createEnvironment: (snapshot, ctx) => new PluginEnvironment(snapshot, ctx, link, secretRefKeys),
   };
 }

@@ -4,6 +4,7 @@ import { TargetName } from '../../../shared/targets.js';
 import { commonFields, specSchemaOf, type BackendInfo, type SpecFieldInfo } from '../../../shared/specFields.js';
 import { formatZodError } from '../../../shared/errors.js';
 import { core } from '../../client/core.js';
+import { useBackends } from '../../store/backends.js';
 import { useDialogs, type TargetDialogRequest } from '../../store/dialogs.js';
 import { useToasts } from '../../store/toasts.js';
 import { Modal } from './Modal.js';
@@ -56,7 +57,7 @@ function FieldInput(props: { f: SpecFieldInfo; value: string; onChange: (v: stri
   if (f.type === 'boolean' || f.type === 'select') {
     input = (
       <select {...common}>
-        <option value="">{f.default !== undefined ? `default (${String(f.default)})` : 'default'}</option>
+        <option value="">{f.default === undefined ? 'default' : `default (${typeof f.default === 'boolean' ? (f.default ? 'yes' : 'no') : String(f.default)})`}</option>
         {(f.type === 'boolean' ? ['true', 'false'] : f.options ?? []).map((o) => <option key={o} value={o}>{f.type === 'boolean' ? (o === 'true' ? 'yes' : 'no') : o}</option>)}
       </select>
     );
@@ -75,24 +76,20 @@ function FieldInput(props: { f: SpecFieldInfo; value: string; onChange: (v: stri
 
 export function TargetDialog({ req }: { req: TargetDialogRequest }) {
   const close = useDialogs((s) => s.closeTargetForm);
-  const [backends, setBackends] = useState<BackendInfo[]>();
-  const [values, setValues] = useState<Record<string, string>>(() => initialValues(req, ''));
+  // Live: enabling or disabling a plugin while the form is open adds or drops its backend here (backends.changed).
+  const loaded = useBackends((s) => s.loaded);
+  const list = useBackends((s) => s.list);
+  const backends: BackendInfo[] | undefined = loaded ? list : undefined;
+  const [values, setValues] = useState<Record<string, string>>(() => initialValues(req, list[0]?.backend ?? ''));
   const [error, setError] = useState<{ message: string; hint?: string }>();
   const [busy, setBusy] = useState(false);
   const editing = req.mode === 'edit';
 
   useEffect(() => {
-    let live = true;
-    core.call('backends.list', {}).then((list) => {
-      if (!live) return;
-      setBackends(list);
-      // A new target starts on the first backend the Core lists.
-      setValues((v) => (v.backend ? v : { ...v, backend: list[0]?.backend ?? '' }));
-    }).catch((err: { message?: string }) => live && setError({ message: err.message ?? String(err) }));
-    return () => {
-      live = false;
-    };
-  }, []);
+    // A new target starts on the first backend the Core lists, once it has listed any.
+    const first = list[0]?.backend;
+    if (first) setValues((v) => (v.backend ? v : { ...v, backend: first }));
+  }, [list]);
 
   const backend = values.backend ?? '';
   const info = backends?.find((b) => b.backend === backend);
@@ -161,8 +158,8 @@ export function TargetDialog({ req }: { req: TargetDialogRequest }) {
           <label className="field field--narrow">
             <span>Backend</span>
             <select value={backend} onChange={(e) => set('backend')(e.target.value)} disabled={editing && !info}>
-              {(backends ?? []).map((b) => <option key={b.backend} value={b.backend}>{b.backend}</option>)}
-              {!info && backend && <option value={backend}>{backend}</option>}
+              {(backends ?? []).map((b) => <option key={b.backend} value={b.backend}>{b.display_name ?? b.backend}</option>)}
+              {!info && backend && <option value={backend}>{`${backend} (not loaded)`}</option>}
             </select>
           </label>
         </div>
