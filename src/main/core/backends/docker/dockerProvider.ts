@@ -1,6 +1,6 @@
 // The Docker backend: one managed (or attached) container per runtime identity, driven only through the Engine API.
-// Over 350 lines because the container lifecycle (find, start, create, recreate) and the Environment methods share
-// its state; jobs (dockerJobs), files (containerFiles) and engine deadlines (engineCalls) live beside it.
+// The container's lifecycle (containerLifecycle), jobs (dockerJobs), files (containerFiles) and engine deadlines
+// (engineCalls) live beside it; this file is the Environment's methods over them.
 import { createHash } from 'node:crypto';
 import type Docker from 'dockerode';
 import type { Container, ContainerInspectInfo } from 'dockerode';
@@ -14,12 +14,11 @@ import { execWrapped } from '../shell/execWrapped.js';
 import { shellQuote } from '../shell/shellWrap.js';
 import { envRules } from '../shell/commandEnv.js';
 import { ContainerFiles } from './containerFiles.js';
-import {
-  enterDirScript, homeProbeScript, interactiveShellScript, managedContainerName, managedContainerOptions, managedLabels, pickHome, shortHash,
-} from './containerConfig.js';
-import { dockerClient, engineError, engineMessage, engineStatus, parseDockerHost, type DockerEndpoint } from './dockerEndpoint.js';
+import { ContainerLifecycle, engineGone } from './containerLifecycle.js';
+import { enterDirScript, homeProbeScript, interactiveShellScript, pickHome, shortHash } from './containerConfig.js';
+import { dockerClient, engineError, parseDockerHost, type DockerEndpoint } from './dockerEndpoint.js';
 import { DockerJobs, forceCloser, JobEvents } from './dockerJobs.js';
-import { controlDeadlineMs, deadline, delay, killDeadlineMs, probeDeadlineMs } from './engineCalls.js';
+import { deadline, delay, killDeadlineMs, probeDeadlineMs } from './engineCalls.js';
 
 /*
  * Choices, so the next reader need not rediscover them:
@@ -48,38 +47,22 @@ export const dockerProvider: BackendProvider = {
   createEnvironment: (snapshot, ctx) => new DockerEnvironment(snapshot, ctx),
 };
 
-const notices = {
-  recreated: '[container was recreated]',
-  started: '[container was stopped; started it again]',
-  unpaused: '[container was paused; unpaused it]',
-} as const;
-
 /** osc7 for bash panes, as the local backend does, so pane headers follow `cd`. */
 const osc7PromptCommand = 'printf "\\033]7;file://%s%s\\033\\\\" "${HOSTNAME:-localhost}" "$PWD"';
 
-
-/** What a stream's end is put down to when the engine itself stopped answering. */
-function engineGone(label: string): string {
-  return `the docker engine at ${label} stopped answering`;
-}
 
 export class DockerEnvironment implements Environment {
   readonly identity: string;
   private readonly spec: DockerSpec;
   private readonly endpoint: DockerEndpoint;
   private readonly docker: Docker;
-  private readonly profile: string;
   private readonly envFile: string;
   /** The shell commands run under; POSIX sh unless docker_shell says otherwise. */
   private readonly shell: string;
-  private containerId: string | undefined;
-  private info: ContainerInspectInfo | undefined;
-  private notice: string | undefined;
-  private ensuring: Promise<unknown> = Promise.resolve();
+  private readonly container: ContainerLifecycle;
   private homeDir: string | undefined;
   private readonly jobRunner: DockerJobs;
   private readonly files: ContainerFiles;
-  private reported: string | null | undefined = null;
 
   constructor(private readonly snapshot: TargetSnapshot, private readonly ctx: ProviderContext) {
     this.identity = snapshot.identity;
@@ -88,204 +71,18 @@ export class DockerEnvironment implements Environment {
     this.spec = parsed.data;
     this.endpoint = parseDockerHost(this.spec.docker_host);
     this.docker = dockerClient(this.endpoint);
-    this.profile = shortHash(ctx.home);
+    this.container = new ContainerLifecycle(
+      this.docker, this.endpoint, this.spec, { name: snapshot.name, generation: snapshot.generation, profile: shortHash(ctx.home) },
+      (problem) => ctx.reportReachability?.(snapshot.identity, problem),
+    );
     const id = createHash('sha256').update(ctx.home).update('\0').update(snapshot.identity).digest('hex').slice(0, 16);
     this.envFile = `/tmp/.switchboard-env-${id}.sh`;
     this.shell = this.spec.docker_shell ?? 'sh';
     this.jobRunner = new DockerJobs({
-      docker: this.docker, endpoint: this.endpoint, shell: this.shell, dockerEnv: () => this.spec.docker_env, containerId: () => this.containerId,
+      docker: this.docker, endpoint: this.endpoint, shell: this.shell, dockerEnv: () => this.spec.docker_env, containerId: () => this.container.containerId,
       envRules: () => envRules(snapshot.flags.strip_env_keys, ctx),
     });
-    this.files = new ContainerFiles(this.endpoint, () => this.info?.Config.User);
-  }
-
-  // ---- container lifecycle ------------------------------------------------------------------
-
-  /** The running container for this identity: found, started, created or recreated as needed. Serialized. */
-  private ensure(): Promise<Container> {
-    const next = this.ensuring.then(() => this.ensureNow(), () => this.ensureNow());
-    this.ensuring = next.catch(() => undefined);
-    return next.then(
-      (c) => {
-        this.report(undefined);
-        return c;
-      },
-      (err: unknown) => {
-        const e = engineError(this.endpoint, err, 'prepare the container');
-        if (e.code === 'target_unreachable') this.report(e.message);
-        throw e;
-      },
-    );
-  }
-
-  private async ensureNow(): Promise<Container> {
-    const info = this.spec.docker_container ? await this.ensureAttached(this.spec.docker_container) : await this.ensureManaged();
-    this.containerId = info.Id;
-    this.info = info;
-    return this.docker.getContainer(info.Id);
-  }
-
-  private async ensureAttached(ref: string): Promise<ContainerInspectInfo> {
-    const info = await this.inspect(ref);
-    if (!info) {
-      throw new SwitchboardError('target_unreachable', `container "${ref}" does not exist on ${this.endpoint.label}`, 'start that container, or point docker_container at one that exists');
-    }
-    await this.makeRunning(info);
-    return info;
-  }
-
-  private async ensureManaged(): Promise<ContainerInspectInfo> {
-    const known = this.containerId;
-    let info = known ? await this.inspect(known) : undefined;
-    info ??= await this.findManaged();
-    if (info) {
-      await this.makeRunning(info);
-    } else {
-      info = await this.createManaged();
-    }
-    // A different container than the one we used means state (files, exported vars) is gone: say so.
-    if (known && info.Id !== known) this.notice = notices.recreated;
-    return info;
-  }
-
-  private async makeRunning(info: ContainerInspectInfo): Promise<void> {
-    const c = this.docker.getContainer(info.Id);
-    if (info.State.Paused) {
-      await deadline((abortSignal) => c.unpause({ abortSignal }), 'unpause a container');
-      this.notice = notices.unpaused;
-    } else if (!info.State.Running) {
-      try {
-        await deadline((abortSignal) => c.start({ abortSignal }), 'start a container');
-      } catch (err) {
-        // 304: someone else started it in the meantime.
-        if (engineStatus(err) !== 304) throw engineError(this.endpoint, err, `start container ${info.Name.replace(/^\//, '')}`);
-      }
-      // A container that never ran ("created") is one being set up, by us or by an Environment racing us: no news.
-      if (info.State.Status !== 'created') this.notice = notices.started;
-    }
-  }
-
-  private labels(): Record<string, string> {
-    return managedLabels(this.snapshot.name, this.snapshot.generation, this.profile);
-  }
-
-  private async listManaged(ms = controlDeadlineMs): Promise<Docker.ContainerInfo[]> {
-    const label = Object.entries(this.labels()).map(([k, v]) => `${k}=${v}`);
-    return deadline((abortSignal) => this.docker.listContainers({ all: true, filters: { label }, abortSignal }), 'list containers', ms);
-  }
-
-  private async findManaged(ms = controlDeadlineMs): Promise<ContainerInspectInfo | undefined> {
-    const found = await this.listManaged(ms);
-    found.sort((a, b) => Number(b.State === 'running') - Number(a.State === 'running'));
-    for (const c of found) {
-      const info = await this.inspect(c.Id, ms);
-      if (info) return info;
-    }
-    return undefined;
-  }
-
-  private async createManaged(): Promise<ContainerInspectInfo> {
-    const image = this.spec.docker_image ?? '';
-    const name = managedContainerName(this.snapshot.name, this.snapshot.generation, this.profile);
-    const opts = managedContainerOptions(this.spec, this.labels(), name);
-    let container: Container;
-    try {
-      container = await deadline((abortSignal) => this.docker.createContainer({ ...opts, abortSignal }), 'create a container');
-    } catch (err) {
-      const status = engineStatus(err);
-      if (status === 409) {
-        // Another Environment of this identity is creating it; the engine holds the name before the
-        // container can be inspected, so wait for it a little.
-        for (let i = 0; i < 100; i++) {
-          const info = await this.inspect(name);
-          if (info?.State.Running) return info;
-          await delay(50);
-        }
-        const info = await this.inspect(name);
-        if (!info) throw engineError(this.endpoint, err, `create container ${name}`);
-        await this.makeRunning(info);
-        return info;
-      }
-      if (status !== 404) throw engineError(this.endpoint, err, `create a container from ${image}`);
-      await this.pull(image);
-      try {
-        container = await deadline((abortSignal) => this.docker.createContainer({ ...opts, abortSignal }), 'create a container');
-      } catch (err2) {
-        throw engineError(this.endpoint, err2, `create a container from ${image}`);
-      }
-    }
-    try {
-      await deadline((abortSignal) => container.start({ abortSignal }), 'start a container');
-    } catch (err) {
-      if (engineStatus(err) !== 304) throw engineError(this.endpoint, err, `start container ${name}`);
-    }
-    const info = await this.inspect(container.id);
-    if (!info) throw new SwitchboardError('internal', `container ${name} vanished right after it was created`);
-    return info;
-  }
-
-  private async pull(image: string): Promise<void> {
-    let problem: string | undefined;
-    try {
-      const stream = await this.docker.pull(image);
-      await new Promise<void>((resolve, reject) => {
-        this.docker.modem.followProgress(
-          stream,
-          (err: unknown) => (err ? reject(err) : resolve()),
-          (event: { error?: unknown }) => {
-            if (typeof event.error === 'string') problem = event.error;
-          },
-        );
-      });
-    } catch (err) {
-      if (engineError(this.endpoint, err, 'pull').code === 'target_unreachable') throw engineError(this.endpoint, err, 'pull');
-      problem = engineMessage(err);
-    }
-    if (problem !== undefined) {
-      throw new SwitchboardError('bad_config', `image "${image}" is not on ${this.endpoint.label} and could not be pulled: ${problem.split('\n')[0]}`, 'check docker_image, or pull or load the image on that engine first');
-    }
-  }
-
-  /** Inspect by id or name; undefined when it does not exist. */
-  private async inspect(ref: string, ms = controlDeadlineMs): Promise<ContainerInspectInfo | undefined> {
-    try {
-      return await deadline((abortSignal) => this.docker.getContainer(ref).inspect({ abortSignal }), 'inspect a container', ms);
-    } catch (err) {
-      if (engineStatus(err) === 404) return undefined;
-      throw err;
-    }
-  }
-
-  private takeNotice(): string | undefined {
-    const n = this.notice;
-    this.notice = undefined;
-    return n;
-  }
-
-  private report(problem: string | undefined): void {
-    if (this.reported === problem) return;
-    this.reported = problem;
-    this.ctx.reportReachability?.(this.identity, problem);
-  }
-
-  /**
-   * Why a stream ended, when it was the container's doing. A stream killed by a signal can end a moment before
-   * the engine reports the container stopped, so for those (`settleMs`) the state is asked again for a while.
-   */
-  private async containerGoneReason(settleMs = 0): Promise<string | undefined> {
-    if (!this.containerId) return undefined;
-    const until = Date.now() + settleMs;
-    for (;;) {
-      try {
-        const info = await this.inspect(this.containerId, killDeadlineMs);
-        if (!info) return 'the container was removed';
-        if (!info.State.Running) return 'the container stopped';
-      } catch {
-        return engineGone(this.endpoint.label);
-      }
-      if (Date.now() >= until) return undefined;
-      await delay(150);
-    }
+    this.files = new ContainerFiles(this.endpoint, () => this.container.info?.Config.User);
   }
 
   /** Exit codes that mean "killed by a signal" (or none at all): the container may be going away. */
@@ -310,8 +107,8 @@ export class DockerEnvironment implements Environment {
 
   async home(): Promise<string> {
     if (this.homeDir) return this.homeDir;
-    const container = await this.ensure();
-    const workingDir = this.info?.Config.WorkingDir;
+    const container = await this.container.ensure();
+    const workingDir = this.container.info?.Config.WorkingDir;
     let probed: string | undefined;
     if (!workingDir || workingDir === '/') {
       const r = await this.run(container, homeProbeScript);
@@ -322,8 +119,8 @@ export class DockerEnvironment implements Environment {
   }
 
   async exec(command: string, opts: ExecOptions): Promise<ExecResult> {
-    const container = await this.ensure();
-    const notice = this.takeNotice();
+    const container = await this.container.ensure();
+    const notice = this.container.takeNotice();
     const result = await execWrapped(command, { ...opts, envFile: this.envFile }, async (script, sink) => {
       const job = await this.jobRunner.start(container, [this.shell, '-c', script], { tty: false, stdin: opts.stdin !== undefined, env: opts.env, sink });
       if (opts.stdin !== undefined) job.stream.end(opts.stdin);
@@ -340,7 +137,7 @@ export class DockerEnvironment implements Environment {
             `docker engine at ${this.endpoint.label} stopped answering; the command may still be running in the container`,
             'check that the engine is healthy (docker info on that host), then retry',
           );
-          this.report(e.message);
+          this.container.report(e.message);
           throw e;
         }
       })();
@@ -352,11 +149,11 @@ export class DockerEnvironment implements Environment {
         exitStatus: async () => {
           const code = await this.jobRunner.exitCodeOf(job.exec);
           if (code !== null) return { code };
-          const gone = await this.containerGoneReason(2000);
+          const gone = await this.container.containerGoneReason(2000);
           if (gone === engineGone(this.endpoint.label)) {
             // Not an exit: the link to the engine went, and the command may live on (it is swept once the engine is back).
             const e = new SwitchboardError('target_unreachable', `${gone}; the command may still be running in the container`, 'check that the engine is running, then retry');
-            this.report(e.message);
+            this.container.report(e.message);
             throw e;
           }
           return { code: 137, note: gone ?? 'the command ended without an exit status' };
@@ -378,9 +175,9 @@ export class DockerEnvironment implements Environment {
   }
 
   async openShell(opts: { cwd: string; cols: number; rows: number; env?: Record<string, string> }): Promise<ShellChannel> {
-    const container = await this.ensure();
+    const container = await this.container.ensure();
     const events = new JobEvents();
-    const notice = this.takeNotice();
+    const notice = this.container.takeNotice();
     if (notice) events.data(`${notice}\r\n`);
     const env = {
       TERM: 'xterm-256color',
@@ -402,7 +199,7 @@ export class DockerEnvironment implements Environment {
     let killed = false;
     void job.ended.then(async () => {
       const code = await this.jobRunner.exitCodeOf(job.exec);
-      events.finish(code, killed ? undefined : await this.containerGoneReason(DockerEnvironment.signalled(code) ? 2000 : 0));
+      events.finish(code, killed ? undefined : await this.container.containerGoneReason(DockerEnvironment.signalled(code) ? 2000 : 0));
     });
     return {
       onData: (l) => events.onData(l),
@@ -425,9 +222,9 @@ export class DockerEnvironment implements Environment {
   }
 
   async spawnBackground(command: string, opts: { cwd: string; env?: Record<string, string> }): Promise<BackgroundHandle> {
-    const container = await this.ensure();
+    const container = await this.container.ensure();
     const events = new JobEvents();
-    const notice = this.takeNotice();
+    const notice = this.container.takeNotice();
     if (notice) events.data(`${notice}\n`);
     // Every exec is already its own session and process group, so no setsid is needed for kill() to reach the group.
     const script = `${enterDirScript(opts.cwd)}\nexec 2>&1\n${command}`;
@@ -435,7 +232,7 @@ export class DockerEnvironment implements Environment {
     let killed = false;
     void job.ended.then(async () => {
       const code = await this.jobRunner.exitCodeOf(job.exec);
-      events.finish(code, killed ? 'killed' : await this.containerGoneReason(DockerEnvironment.signalled(code) ? 2000 : 0));
+      events.finish(code, killed ? 'killed' : await this.container.containerGoneReason(DockerEnvironment.signalled(code) ? 2000 : 0));
     });
     return {
       onData: (l) => events.onData(l),
@@ -455,15 +252,15 @@ export class DockerEnvironment implements Environment {
   }
 
   async stat(path: string): Promise<FileStat> {
-    return this.files.stat(await this.ensure(), path);
+    return this.files.stat(await this.container.ensure(), path);
   }
 
   async readFile(path: string, maxBytes: number): Promise<Buffer> {
-    return this.files.readFile(await this.ensure(), path, maxBytes);
+    return this.files.readFile(await this.container.ensure(), path, maxBytes);
   }
 
   async writeFile(path: string, data: Buffer): Promise<void> {
-    return this.files.writeFile(await this.ensure(), path, data);
+    return this.files.writeFile(await this.container.ensure(), path, data);
   }
 
   async probe(): Promise<{ ok: true; detail?: string } | { ok: false; problem: string }> {
@@ -473,16 +270,16 @@ export class DockerEnvironment implements Environment {
       await deadline((abortSignal) => ping({ abortSignal }), 'answer a ping', probeDeadlineMs);
     } catch (err) {
       const e = engineError(this.endpoint, err, 'answer a ping');
-      this.report(e.message);
+      this.container.report(e.message);
       return { ok: false, problem: e.message };
     }
     try {
       let info: ContainerInspectInfo | undefined;
       if (this.spec.docker_container) {
-        info = await this.inspect(this.spec.docker_container, probeDeadlineMs);
+        info = await this.container.inspect(this.spec.docker_container, probeDeadlineMs);
         if (!info) return { ok: false, problem: `container "${this.spec.docker_container}" does not exist on ${this.endpoint.label}` };
       } else {
-        info = (this.containerId ? await this.inspect(this.containerId, probeDeadlineMs) : undefined) ?? (await this.findManaged(probeDeadlineMs));
+        info = (this.container.containerId ? await this.container.inspect(this.container.containerId, probeDeadlineMs) : undefined) ?? (await this.container.findManaged(probeDeadlineMs));
         if (!info) return { ok: true, detail: `${this.endpoint.label}: container is created on first use (${this.spec.docker_image ?? ''})` };
       }
       const name = info.Name.replace(/^\//, '');
@@ -499,24 +296,13 @@ export class DockerEnvironment implements Environment {
     for (const j of jobs) j.stream.destroy();
     if (reason !== 'removed') return;
     try {
-      if (this.spec.docker_container) {
-        // Never remove a container we only attached to; just drop the state file we left in it.
-        if (this.containerId) await this.run(this.docker.getContainer(this.containerId), `rm -f ${shellQuote(this.envFile)}`);
-      } else if (!this.spec.docker_keep) {
-        const ids = new Set<string>();
-        if (this.containerId) ids.add(this.containerId);
-        for (const c of await this.listManaged()) ids.add(c.Id);
-        for (const id of ids) {
-          await deadline((abortSignal) => this.docker.getContainer(id).remove({ force: true, v: true, abortSignal }), 'remove a container')
-            .catch((err: unknown) => {
-              if (engineStatus(err) !== 404) throw err;
-            });
-        }
-      }
+      // Never remove a container we only attached to; just drop the state file we left in it.
+      const attached = this.spec.docker_container && this.container.containerId;
+      if (attached) await this.run(this.docker.getContainer(attached), `rm -f ${shellQuote(this.envFile)}`);
+      else await this.container.removeManaged();
     } catch {
       /* an unreachable engine cannot be cleaned; the labels let a later run find what is left */
     }
-    this.containerId = undefined;
-    this.info = undefined;
+    this.container.forget();
   }
 }
