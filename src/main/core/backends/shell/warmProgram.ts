@@ -6,17 +6,25 @@
 // wrapCommand does in a fresh shell. bash reads a script from a pipe one byte at a time, so the fixed program is sent
 // once (in `__sb_prog`) and a call sends only its parameters.
 import { randomBytes } from 'node:crypto';
-import { envFileWord, exportsDiff, exportsFileHeader, missingCwdStatus, saveEnv, shellQuote, type WrapOptions, type Wrapped } from './shellWrap.js';
+import { envFileWord, exportsDiff, exportsFileHeader, missingCwdStatus, shellQuote, writeEnvFile, type WrapOptions, type Wrapped } from './shellWrap.js';
+
+/**
+ * `export -p` into a variable without a command substitution (a fork per use): through a file of the warm shell's
+ * own ($$ is the warm shell in its calls' subshells, which run one at a time) next to the exports file, in the
+ * private state folder; `read -d ''` reads a regular file in blocks, not a byte at a time. bash only, as warm shells are.
+ * `read` fails at the end of the file, so `|| :` keeps a command's `set -e` from ending the trap before the marker.
+ */
+const snapshotInto = (name: string): string => `export -p >| "$__sb_t"; IFS= read -r -d '' ${name} < "$__sb_t" || :`;
 
 /**
  * One call's program, run by `eval "$__sb_prog"` in the call's subshell with its parameters in `__sb_mark`,
- * `__sb_cwd`, `__sb_must`, `__sb_env` and `__sb_cmd`: the same steps, in the same order, as wrapCommand's script.
- * The trap is set in double quotes so the marker is fixed when it is set (a command that reuses `__sb_mark` cannot
- * lose it); the marker is hex, nothing in it needs quoting.
+ * `__sb_cwd`, `__sb_must`, `__sb_env` and `__sb_cmd`: the same steps, in the same order, as wrapCommand's script,
+ * without its command substitutions. The trap is set in double quotes so the marker is fixed when it is set (a
+ * command that reuses `__sb_mark` cannot lose it); the marker is hex, nothing in it needs quoting.
  */
 const program = [
   'exec 2>&1',
-  'if [ -n "$__sb_env" ]; then __sb_base=$(export -p); ' +
+  `if [ -n "$__sb_env" ]; then __sb_t="$__sb_env.warm$$"; ${snapshotInto('__sb_base')}; ` +
     'if [ -f "$__sb_env" ] && [ -O "$__sb_env" ]; then IFS= read -r __sb_h < "$__sb_env"; ' +
     `if [ "$__sb_h" = ${shellQuote(exportsFileHeader)} ]; then . "$__sb_env" >/dev/null 2>&1; else rm -f "$__sb_env"; fi; fi; fi`,
   '__sb_d=$__sb_cwd',
@@ -24,8 +32,10 @@ const program = [
   'while [ ! -d "$__sb_d" ] && [ "$__sb_d" != / ]; do __sb_d=$(dirname -- "$__sb_d"); done',
   'cd -- "$__sb_d" 2>/dev/null || cd /',
   '[ "$__sb_d" = "$__sb_cwd" ] || printf "[the cwd %s no longer exists; running in %s]\\n" "$__sb_cwd" "$(pwd)"',
-  'if [ -n "$__sb_env" ]; then __sb_old=$(export -p); fi',
-  `trap '__sb_ec=$?; [ -z "$__sb_env" ] || { ${saveEnv}}; printf "\\n%s%s\\n" "'"$__sb_mark"'" "$(pwd -P 2>/dev/null || pwd)"; exit $__sb_ec' EXIT`,
+  `if [ -n "$__sb_env" ]; then ${snapshotInto('__sb_old')}; fi`,
+  // The marker line as wrapCommand prints it ("\n<marker><cwd>\n"), pwd printing the cwd and its newline itself.
+  `trap '__sb_ec=$?; [ -z "$__sb_env" ] || { ${snapshotInto('__sb_now').replace(/'/g, '"')}; [ "$__sb_now" = "$__sb_old" ] || ${writeEnvFile}}; ` +
+    `printf "\\n%s" "'"$__sb_mark"'"; pwd -P 2>/dev/null || pwd; exit $__sb_ec' EXIT`,
   'eval "$__sb_cmd"',
 ].join('\n');
 

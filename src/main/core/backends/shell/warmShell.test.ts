@@ -90,3 +90,12 @@ describe('warm shells (local)', () => {
     expect(marked.output).toBe('run1/call1\nSB_CORE_CALL=call1\nSB_CORE_RUN=run1\n');
   });
 });
+
+describe('warm shells keep what a fresh shell does', () => {
+  it('a command that sets -e, noclobber or changes nothing still reports its cwd, status and exports', async () => {
+    expect(await a.exec('set -eC; cd /usr; true', opts())).toMatchObject({ exitCode: 0, cwd: '/usr', output: '' });
+    await a.exec('set -e; export WARM_E=1', opts());
+    expect((await a.exec('echo "$WARM_E"; unset WARM_E', opts())).output).toBe('1\n');
+    expect((await a.exec('echo "[$WARM_E]"', opts())).output).toBe('[]\n');
+  });
+});

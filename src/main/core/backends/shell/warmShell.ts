@@ -121,7 +121,9 @@ export class WarmShell {
       if (eol < 0) return;
       code = Number(pending.slice(tags.end.length + 2, eol));
       pending = '';
-      this.afterCall(pgid);
+      // A stopped call's group is being killed (TERM, then KILL): what is left of it is on its way out.
+      if (!stopAsked) this.afterCall(pgid);
+      else this.idleSince = Date.now();
       over();
     };
     this.current = listener;
