@@ -104,8 +104,8 @@ class LocalEnvironment implements Environment {
   private readonly warm: WarmShellPool | undefined;
   /** The person's env_passthrough the warm shells were started with: a change retires them. */
   private warmPassthrough = '';
-  /** The environment a new warm shell starts with: the one the call that needs it would have got. */
-  private warmEnv: Record<string, string> = {};
+  /** The call a new warm shell is started for: the shell gets the environment that call would have got. */
+  private warmCallEnv: Record<string, string> | undefined;
 
   constructor(private readonly snapshot: TargetSnapshot, private readonly ctx: ProviderContext) {
     this.identity = snapshot.identity;
@@ -131,12 +131,12 @@ class LocalEnvironment implements Environment {
       this.warm.renew();
       this.warmPassthrough = passthrough;
     }
-    this.warmEnv = this.childEnv(opts.env);
+    this.warmCallEnv = opts.env;
     return this.warm.acquire();
   }
 
   private startWarm(): WarmProcess {
-    const child = spawn(localShell(), ['-s'], { cwd: '/', detached: true, env: this.warmEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(localShell(), ['-s'], { cwd: '/', detached: true, env: this.childEnv(this.warmCallEnv), stdio: ['pipe', 'pipe', 'pipe'] });
     child.stdin.on('error', () => undefined);
     // The file its calls snapshot `export -p` through (warmProgram.ts) goes with the shell.
     child.once('exit', () => rmSync(`${this.envFile}.warm${child.pid}`, { force: true }));
