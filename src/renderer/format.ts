@@ -26,3 +26,14 @@ export function elapsed(fromIso: string, toIso: string | null, now: number): str
 export function shortGeneration(generation: string): string {
   return generation.length > 8 ? generation.slice(0, 7) : generation;
 }
+
+/** How long ago an ISO time was, coarsely ("just now", "12 s ago", "3 min ago"). */
+export function ago(iso: string, now: number): string {
+  const t = Date.parse(iso);
+  if (!Number.isFinite(t)) return '';
+  const s = Math.max(0, Math.round((now - t) / 1000));
+  if (s < 3) return 'just now';
+  if (s < 60) return `${s} s ago`;
+  const m = Math.round(s / 60);
+  return m < 60 ? `${m} min ago` : `${Math.round(m / 60)} h ago`;
+}

@@ -42,6 +42,8 @@ export const PaneInfo = z.object({
   execution_target: z.string(),
   generation: z.string(),
   cwd: z.string().optional(),
+  /** The directory the pane was to start in did not exist there; it started in `cwd` (its nearest existing parent) instead. */
+  cwd_missing: z.string().optional(),
   status: z.enum(['open', 'exited', 'lost']),
 });
 export type PaneInfo = z.infer<typeof PaneInfo>;

@@ -37,6 +37,18 @@ export const ProviderFlags = z.object({
 });
 export type ProviderFlags = z.infer<typeof ProviderFlags>;
 
+/**
+ * A target's health as the Core's probes saw it: `checking` while a probe runs (and before the first answer),
+ * then `reachable` or `unreachable`; `checked_at` is when the last probe answered.
+ */
+export const TargetHealthInfo = z.object({
+  status: z.enum(['checking', 'reachable', 'unreachable']),
+  checked_at: z.string().optional(),
+  /** What the probe saw when it was fine ("127.0.0.1:2222", "box-1 running (debian)"). */
+  detail: z.string().optional(),
+});
+export type TargetHealthInfo = z.infer<typeof TargetHealthInfo>;
+
 /** What the UI, CLI and agents see of one target. Never holds a secret. */
 export const TargetInfo = z.object({
   name: z.string(),
@@ -53,6 +65,10 @@ export const TargetInfo = z.object({
   flags: ProviderFlags.optional(),
   /** Why the target is unreachable or shadowed, for the sidebar and doctor. */
   problem: z.string().optional(),
+  /** What the Core's last probe found; absent before the first (a draining or removed target is not probed). */
+  health: TargetHealthInfo.optional(),
+  /** The spec's cwd does not exist there: what that means for commands and panes (one line). */
+  cwd_problem: z.string().optional(),
   created_at: z.string().optional(),
   updated_at: z.string().optional(),
 });

@@ -1,9 +1,9 @@
 // The composition root: builds the nouns from explicit dependencies and composes their handler tables. Nothing imports it but the edges.
-import { SwitchboardError } from '../../shared/errors.js';
-import { coreMethods, isCoreMethod, type CoreEvent, type EventPayload } from '../../shared/api.js';
-import type { TargetInfo } from '../../shared/targets.js';
+import { SwitchboardError, toErrorPayload } from '../../shared/errors.js';
+import { coreMethods, isCoreMethod, type CoreEvent, type EventPayload, type MethodInput } from '../../shared/api.js';
+import { runtimeIdentity, type TargetInfo } from '../../shared/targets.js';
 import type { ToolClient, ToolResult } from '../../shared/tools.js';
-import type { BackendProvider, ProviderContext } from './backends/provider.js';
+import type { BackendProvider, ProviderContext, TargetSnapshot } from './backends/provider.js';
 import { builtinProviders } from './backends/builtins.js';
 import { pluginMethods } from './plugins/pluginMethods.js';
 import { backendMethods } from './backends/backendMethods.js';
@@ -28,6 +28,8 @@ import { EventBus, type EventListener } from './events/eventBus.js';
 import { detachedConnection, composeHandlers, type CallContext, type Handlers } from './handlers.js';
 import { prepareHome, switchboardHome } from './home.js';
 import { listTargets } from './targets/listTargets.js';
+import { TargetHealth, type HealthTiming } from './targets/targetHealth.js';
+import { probeTarget } from './targets/probeTarget.js';
 import { targetMethods } from './targets/methods.js';
 import { paneMethods } from './panes/methods.js';
 import { processMethods } from './processes/methods.js';
@@ -53,6 +55,8 @@ export interface CoreOptions {
   providers?: readonly BackendProvider[];
   /** Where the window's layout is kept (electron-store in Electron); conf under the profile by default. */
   uiStore?: KeyValueStoreFactory;
+  /** How often targets are probed (tests shorten it); probing starts with start(). */
+  healthTiming?: Partial<HealthTiming>;
 }
 
 export class Core {
@@ -76,6 +80,8 @@ export class Core {
   private readonly runs: CoreRuns;
   private readonly handlers: Handlers;
   private readonly retire: { schedule(): void; close(): void };
+  private readonly health: TargetHealth;
+  private started = false;
   private targetsTimer: NodeJS.Timeout | undefined;
   private lastProblems = '';
 
@@ -152,7 +158,24 @@ export class Core {
       onOutput: (session_id, data) => this.emit('process.output', { session_id, data }),
     });
     this.activity = new ActivityLog((entry) => this.emit('activity', entry));
-    const targetList = (): TargetInfo[] => listTargets({ targets: this.targets, sessions: this.sessions });
+    this.health = new TargetHealth({
+      watched: () => this.started
+        ? this.targets.list(() => ({})).filter((t) => t.state === 'active').map((t) => ({ name: t.name, identity: runtimeIdentity(t.name, t.generation) }))
+        : [],
+      probe: async (name) => {
+        let snapshot: TargetSnapshot;
+        try {
+          snapshot = this.targets.snapshot(name);
+        } catch (err) {
+          return { ok: false, problem: toErrorPayload(err).message, ms: 0 };
+        }
+        return probeTarget(snapshot, provider(snapshot.spec.backend), this.providerContext, { timeoutMs: 8000, checkCwd: true });
+      },
+      reachableAgain: (identity) => this.sessions.reportReachability(identity, undefined),
+      onChange: () => this.scheduleTargetsChanged(),
+      ...(opts.healthTiming ? { timing: opts.healthTiming } : {}),
+    });
+    const targetList = (): TargetInfo[] => this.listTargets();
     this.commandApprovals = new CommandApprovals({
       policy: loadCommandPolicy,
       broker: this.approvals,
@@ -180,8 +203,15 @@ export class Core {
       services: { processes: this.processes, listTargets: () => ({ targets: targetList(), default_target: this.targets.defaultTarget }) },
     });
     this.retire = retireIdentities({ targets: this.targets, sessions: this.sessions, panes: this.panes, holds: this.holds, processes: this.processes });
-    this.targets.onChange(() => this.scheduleTargetsChanged());
-    this.sessions.onChange(() => this.scheduleTargetsChanged());
+    this.targets.onChange(() => {
+      this.health.sync();
+      this.scheduleTargetsChanged();
+    });
+    this.sessions.onChange((identity) => {
+      const problem = this.sessions.problem(identity);
+      if (problem) this.health.failed(identity, problem);
+      this.scheduleTargetsChanged();
+    });
 
     const record = actionRecorder({ activity: this.activity, audit: this.audit });
     // Each noun serves its own slice of the API; a method served twice or by nobody fails to compile here.
@@ -202,13 +232,13 @@ export class Core {
       processMethods({ processes: this.processes, record }),
       approvalMethods({ approvals: this.approvals, rules: this.approvalRules }),
       workspaceMethods({ home: this.home, store: opts.uiStore }),
-      doctorMethods({
+      this.doctorFeedsHealth(doctorMethods({
         home: this.home,
         targets: this.targets,
         listTargets: targetList,
         providers: () => [...this.providers.values()],
         providerContext: this.providerContext,
-      }),
+      })),
       toolMethods({ dispatcher: this.dispatcher }),
       activityMethods({ activity: this.activity }),
       eventMethods(),
@@ -221,7 +251,25 @@ export class Core {
   async start(): Promise<this> {
     this.config.watch();
     this.commandApprovals.warm();
+    this.started = true;
+    this.health.sync();
     return this;
+  }
+
+  /** A doctor run probes every target: its answers are the health checks' latest too, so the window follows it. */
+  private doctorFeedsHealth(methods: ReturnType<typeof doctorMethods>): ReturnType<typeof doctorMethods> {
+    return {
+      'doctor.run': async (input: MethodInput<'doctor.run'>) => {
+        const report = await methods['doctor.run'](input);
+        for (const t of report.targets) {
+          const said = { ...(t.detail ? { detail: t.detail } : {}), ms: t.ms };
+          this.health.record(runtimeIdentity(t.name, t.generation), t.ok
+            ? { ok: true, ...said, ...(t.problem ? { cwdProblem: t.problem } : {}) }
+            : { ok: false, ...said, problem: t.problem ?? 'doctor found a problem' });
+        }
+        return report;
+      },
+    };
   }
 
   // ---- events -------------------------------------------------------------
@@ -269,11 +317,12 @@ export class Core {
   }
 
   listTargets(): TargetInfo[] {
-    return listTargets({ targets: this.targets, sessions: this.sessions });
+    return listTargets({ targets: this.targets, sessions: this.sessions, health: this.health });
   }
 
   async close(): Promise<void> {
     if (this.targetsTimer) clearTimeout(this.targetsTimer);
+    this.health.stop();
     this.retire.close();
     await this.processes.shutdown();
     this.approvals.close();

@@ -50,7 +50,7 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
     if (!initial || !host.current) return;
     const session = new TerminalSession(initial.target, {
       status: (status, info) => useLayout.getState().updatePane(paneId, info
-        ? { status, generation: info.generation, corePaneId: info.pane_id, ...(info.cwd ? { cwd: info.cwd } : {}) }
+        ? { status, generation: info.generation, corePaneId: info.pane_id, ...(info.cwd ? { cwd: info.cwd } : {}), cwdMissing: info.cwd_missing }
         : { status }),
       cwd: (cwd) => useLayout.getState().updatePane(paneId, { cwd }),
       title: (title) => useLayout.getState().updatePane(paneId, { title: title.slice(0, 200) }),
@@ -95,6 +95,11 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
           <IconFolder size={12} />
           <span className="pane__cwd-text"><bdi dir="ltr">{pane.cwd ?? '…'}</bdi></span>
         </span>
+        {pane.cwdMissing && status === 'open' && (
+          <span className="chip chip--warn" role="status" title={`${pane.cwdMissing} does not exist on ${pane.target}; this shell started in the nearest folder above it that does`}>
+            {pane.cwdMissing} missing
+          </span>
+        )}
         {status !== 'open' && <span className={`chip chip--${status}`}>{offline ? 'disconnected' : statusText[status]}</span>}
         {pane.status === 'open' && pane.generation && target && target.generation !== pane.generation && (
           <button type="button" className="chip chip--stale" onClick={() => sessions.get(paneId)?.reopen()}

@@ -4,7 +4,8 @@ import type { TargetInfo } from '../../shared/targets.js';
 import { useTargets } from '../store/targets.js';
 import { useLayout } from '../store/layout.js';
 import { focusTerminal } from '../terminal/sessions.js';
-import { shortGeneration } from '../format.js';
+import { ago, clockTime, shortGeneration } from '../format.js';
+import { useNow } from './useNow.js';
 import { BackendIcon, IconDrain, IconEdit, IconPlus, IconSidebar, IconTrash } from './icons.js';
 import { call, useConnection } from '../client/core.js';
 import { useDialogs } from '../store/dialogs.js';
@@ -13,12 +14,29 @@ import { useUi } from '../store/ui.js';
 import { useApprovals } from '../store/approvals.js';
 import { shortcutOf } from '../keyboard.js';
 
-const stateLabel: Record<TargetInfo['state'], string> = {
+/** What a row shows: the registry's state, refined by the Core's health checks while the target is active. */
+type Shown = TargetInfo['state'] | 'checking' | 'reachable';
+
+function shownState(t: TargetInfo): Shown {
+  if (t.state !== 'active') return t.state;
+  return t.health?.status ?? 'active';
+}
+
+const stateLabel: Record<Shown, string> = {
   active: 'active',
+  checking: 'checking…',
+  reachable: 'reachable',
   draining: 'draining',
   unreachable: 'unreachable',
   removed: 'removed',
 };
+
+/** "checked 12 s ago", ticking while the row is on screen. */
+function CheckedAgo({ at }: { at: string }) {
+  const now = useNow(true, 5000);
+  const when = ago(at, now);
+  return <span className="meta-sep target__checked" aria-label={`checked ${when}`} title={`last checked ${clockTime(at)}`}>{when}</span>;
+}
 
 /** Remove asks twice: the first click arms the button for a few seconds. */
 function RemoveButton({ t }: { t: TargetInfo }) {
@@ -70,18 +88,20 @@ const TargetRow = memo(function TargetRow({ t }: { t: TargetInfo }) {
   const openTab = (): void => focusTerminal(useLayout.getState().newTab(t.name));
   const canOpen = t.state !== 'draining' && t.flags?.supports_pty !== false;
   const runtime = t.source === 'runtime';
-  const details = [t.backend, t.source, `generation ${t.generation}`, t.cwd ? `cwd ${t.cwd}` : '', t.problem ?? ''].filter(Boolean).join('\n');
+  const shown = shownState(t);
+  const details = [t.backend, t.source, `generation ${t.generation}`, t.cwd ? `cwd ${t.cwd}` : '', t.health?.detail ?? '', t.problem ?? '', t.cwd_problem ?? '']
+    .filter(Boolean).join('\n');
   return (
-    <li className={`target target--${t.state}`} aria-label={t.name} title={details}>
+    <li className={`target target--${shown}`} aria-label={t.name} title={details}>
       {/* The collapsed sidebar's whole row: the backend's icon with the state dot; a click opens a terminal there. */}
       <button type="button" className="target__mini" aria-label={`New terminal on ${t.name}`} disabled={!canOpen}
-        title={`${t.name} · ${stateLabel[t.state]}\n${details}`} onClick={openTab}>
+        title={`${t.name} · ${stateLabel[shown]}\n${details}`} onClick={openTab}>
         <BackendIcon flags={t.flags} size={16} />
-        <span className={`dot dot--${t.state}`} aria-hidden="true" />
+        <span className={`dot dot--${shown}`} aria-hidden="true" />
         <PendingCount target={t.name} mini />
       </button>
       <div className="target__line">
-        <span className={`dot dot--${t.state}`} aria-hidden="true" />
+        <span className={`dot dot--${shown}`} aria-hidden="true" />
         <span className="target__name">{t.name}</span>
         {t.is_default && <span className="tag tag--default" title="terminal.default_target">default</span>}
         <PendingCount target={t.name} />
@@ -110,11 +130,14 @@ const TargetRow = memo(function TargetRow({ t }: { t: TargetInfo }) {
       </div>
       <div className="target__cwd mono" title={t.cwd}><bdi dir="ltr">{t.cwd ?? '—'}</bdi></div>
       <div className="target__meta">
-        <span className={`badge badge--${t.state}`}>{stateLabel[t.state]}</span>
+        <span className={`badge badge--${shown}`} aria-label={`state: ${stateLabel[shown]}`}>{stateLabel[shown]}</span>
+        {/* "reachable 12 s ago": when the state was last seen comes first; the generation gives way when space runs out. */}
+        {t.health?.checked_at && <CheckedAgo at={t.health.checked_at} />}
         <span className="meta-sep">{t.source}</span>
         <span className="meta-sep mono" title={`generation ${t.generation}`}>gen {shortGeneration(t.generation)}</span>
       </div>
-      {t.problem && <div className="target__problem" title={t.problem}>{t.problem}</div>}
+      {t.problem && <div className="target__problem" role="status" title={t.problem}>{t.problem}</div>}
+      {t.cwd_problem && <div className="target__problem target__problem--warn" role="status" title={t.cwd_problem}>{t.cwd_problem}</div>}
     </li>
   );
 });

@@ -11,17 +11,25 @@ export function StatusBar() {
   const conn = useConnection((s) => s.state);
   const reason = useConnection((s) => s.reason);
   const focused = useLayout((s) => (s.focusedPaneId ? s.panes[s.focusedPaneId] : undefined));
+  // Only what was checked counts: a target still being probed is neither up nor down yet.
   const counts = useTargets((s) => {
-    let active = 0;
-    for (const t of s.list) if (t.state === 'active') active++;
-    return `${active}/${s.list.length}`;
+    let up = 0;
+    let down = 0;
+    let checking = 0;
+    for (const t of s.list) {
+      if (t.state === 'unreachable' || t.health?.status === 'unreachable') down++;
+      else if (t.state !== 'active') continue;
+      else if (t.health?.status === 'reachable') up++;
+      else checking++;
+    }
+    return [`${up}/${up + down} targets reachable`, checking ? `${checking} checking` : ''].filter(Boolean).join(' · ');
   });
   return (
     <footer className="statusbar">
       <span className={`statusbar__conn statusbar__conn--${conn}`} title={reason}>
         <span className={`dot dot--conn-${conn}`} aria-hidden="true" />{connText[conn]}
       </span>
-      <span className="statusbar__item">{counts} targets active</span>
+      <span className="statusbar__item" aria-label="Target health">{counts}</span>
       {focused && (
         <span className="statusbar__item mono">{focused.target}{focused.generation ? `#${focused.generation.slice(0, 7)}` : ''}</span>
       )}

@@ -11,6 +11,8 @@ export interface PaneState {
   id: string;
   target: string;
   cwd?: string;
+  /** The directory this shell was to start in did not exist; it started in the nearest existing parent. */
+  cwdMissing?: string;
   generation?: string;
   status: PaneStatus;
   /** What the program in the terminal calls itself (OSC 0/2). */

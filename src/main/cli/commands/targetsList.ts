@@ -88,5 +88,6 @@ export function targetsListCommand(targets: Command): void {
       ]);
       process.stdout.write(table(['  NAME', 'BACKEND', 'WHERE', 'SOURCE', 'STATE', 'GENERATION', 'CWD'], rows));
       for (const p of problems) process.stderr.write(`switchboard: warning: ${p}\n`);
+      for (const t of list) if (t.cwd_problem) process.stderr.write(`switchboard: warning: ${t.cwd_problem}\n`);
     }));
 }

@@ -20,7 +20,9 @@ export function showRows(t: TargetInfo, problems: string[]): string[][] {
   if (t.created_at) rows.push(['registered', t.created_at]);
   if (t.updated_at) rows.push(['updated', t.updated_at]);
   for (const [k, v] of Object.entries(t.spec)) if (k !== 'backend') rows.push([`spec.${k}`, typeof v === 'string' ? v : JSON.stringify(v)]);
+  if (t.health) rows.push(['health', [t.health.status, t.health.checked_at ? `checked ${t.health.checked_at}` : '', t.health.detail ?? ''].filter(Boolean).join(', ')]);
   if (t.problem) rows.push(['problem', t.problem]);
+  if (t.cwd_problem) rows.push(['problem', t.cwd_problem]);
   for (const p of problems) rows.push(['problem', p]);
   return rows;
 }

@@ -1,8 +1,9 @@
-// Health of every target, probed in parallel with a deadline each; never prompts (an unknown host key is reported).
+// Health of every target, probed in parallel with a deadline each (probeTarget); never prompts (an unknown host key is reported).
 import type { DoctorReport } from '../../../shared/api.js';
 import { toErrorPayload } from '../../../shared/errors.js';
 import type { TargetInfo } from '../../../shared/targets.js';
 import type { BackendProvider, ProviderContext } from '../backends/provider.js';
+import { probeTarget } from '../targets/probeTarget.js';
 import type { TargetTable } from '../registry/targetTable.js';
 
 export interface DoctorDeps {
@@ -18,26 +19,14 @@ export async function runDoctor(deps: DoctorDeps, timeoutMs = 5000): Promise<Doc
   const infos = deps.listTargets();
   const byBackend = new Map(deps.providers().map((p) => [p.backend, p]));
   const targets = await Promise.all(infos.map(async (t) => {
-    const started = Date.now();
     const base = { name: t.name, generation: t.generation, backend: t.backend, source: t.source, state: t.state };
     try {
       const snapshot = deps.targets.snapshot(t.name);
-      const provider = byBackend.get(snapshot.spec.backend);
-      if (!provider) return { ...base, ok: false, problem: `backend "${t.backend}" is not available`, ms: 0 };
-      // A separate environment whose context cannot prompt: doctor reports, it never asks.
-      const env = provider.createEnvironment(snapshot, { ...deps.providerContext, confirmHostKey: undefined });
-      try {
-        const probe = await Promise.race([
-          env.probe(),
-          new Promise<{ ok: false; problem: string }>((resolve) => setTimeout(() => resolve({ ok: false, problem: `no answer within ${timeoutMs / 1000}s` }), timeoutMs)),
-        ]);
-        const ms = Date.now() - started;
-        return probe.ok ? { ...base, ok: true, ...(probe.detail ? { detail: probe.detail } : {}), ms } : { ...base, ok: false, problem: probe.problem, ms };
-      } finally {
-        void env.cleanup('idle').catch(() => undefined);
-      }
+      const r = await probeTarget(snapshot, byBackend.get(snapshot.spec.backend), deps.providerContext, { timeoutMs, checkCwd: true });
+      const problem = r.problem ?? r.cwdProblem;
+      return { ...base, ok: r.ok, ...(r.detail ? { detail: r.detail } : {}), ...(problem ? { problem } : {}), ms: r.ms };
     } catch (err) {
-      return { ...base, ok: false, problem: toErrorPayload(err).message, ms: Date.now() - started };
+      return { ...base, ok: false, problem: toErrorPayload(err).message, ms: 0 };
     }
   }));
   const backends = deps.providers().map((p) => ({ backend: p.backend, flags: { ...p.flags } }));

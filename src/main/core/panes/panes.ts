@@ -81,9 +81,13 @@ export class Panes {
     if (!snapshot.flags.supports_pty) throw new SwitchboardError('unsupported', `target "${snapshot.name}" has no interactive shell`);
     const env = this.sessions.environment(snapshot);
     const cwd = await this.sessions.cwd(snapshot);
+    // The shell starts in the nearest existing parent of a cwd that is gone; the pane's header says so.
+    const missing = await env.stat(cwd).then((s) => s.type !== 'directory', () => false);
     const channel = await env.openShell({ cwd, cols, rows });
     const pane: Pane = {
-      info: { pane_id: randomUUID(), execution_target: snapshot.name, generation: snapshot.generation, cwd, status: 'open' },
+      info: {
+        pane_id: randomUUID(), execution_target: snapshot.name, generation: snapshot.generation, cwd, status: 'open', ...(missing ? { cwd_missing: cwd } : {}),
+      },
       channel,
       buffer: '',
       timer: undefined,

@@ -111,7 +111,7 @@ export class TargetTable {
   }
 
   /** What the sidebar, CLI and list_targets show. `extra` adds live state (cwd, reachability). */
-  list(extra: (name: string, identity: string) => { cwd?: string; problem?: string }): TargetInfo[] {
+  list(extra: (name: string, identity: string) => Pick<TargetInfo, 'cwd' | 'problem' | 'health' | 'cwd_problem'>): TargetInfo[] {
     const cfg = this.config.config;
     const { entries } = this.entries();
     return [...entries.values()].map((e) => {
@@ -122,7 +122,7 @@ export class TargetTable {
         name: e.name,
         generation: e.generation,
         source: e.source,
-        state: live.problem && e.state === 'active' ? 'unreachable' : e.state,
+        state: (live.problem || !provider) && e.state === 'active' ? 'unreachable' : e.state,
         backend: e.spec.backend,
         spec: publicSpec(e.spec as Record<string, unknown>, provider?.fields),
         is_default: e.name === cfg.defaultTarget,
@@ -131,6 +131,8 @@ export class TargetTable {
       if (provider) info.flags = flagsOf(provider, e.spec);
       else info.problem = `backend "${e.spec.backend}" is not available`;
       if (live.problem) info.problem = live.problem;
+      if (live.health) info.health = live.health;
+      if (live.cwd_problem) info.cwd_problem = live.cwd_problem;
       if (e.record) {
         info.provider = e.record.provider;
         info.owner_id = e.record.owner_id;

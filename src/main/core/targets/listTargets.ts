@@ -1,9 +1,23 @@
-// The sidebar's rows: every target with its live cwd and reachability (the Sessions' view of its identity).
+// The sidebar's rows: every target with its live cwd and reachability (the Sessions' view of its identity, then
+// what the health checks last saw).
 import type { TargetInfo } from '../../../shared/targets.js';
 import type { TargetTable } from '../registry/targetTable.js';
 import type { Sessions } from '../sessions/sessions.js';
+import type { TargetHealth } from './targetHealth.js';
 
-export function listTargets(deps: { targets: TargetTable; sessions: Sessions }): TargetInfo[] {
+export function listTargets(deps: { targets: TargetTable; sessions: Sessions; health?: TargetHealth }): TargetInfo[] {
   deps.targets.refresh();
-  return deps.targets.list((_name, identity) => ({ cwd: deps.sessions.knownCwd(identity), problem: deps.sessions.problem(identity) }));
+  return deps.targets.list((_name, identity) => {
+    const live = deps.sessions.problem(identity);
+    const seen = deps.health?.view(identity);
+    // A call that just failed outranks an older probe that passed.
+    const problem = live ?? seen?.problem;
+    const health = seen && live && seen.health.status !== 'unreachable' ? { ...seen.health, status: 'unreachable' as const } : seen?.health;
+    return {
+      cwd: deps.sessions.knownCwd(identity),
+      ...(problem ? { problem } : {}),
+      ...(health ? { health } : {}),
+      ...(seen?.cwdProblem ? { cwd_problem: seen.cwdProblem } : {}),
+    };
+  });
 }

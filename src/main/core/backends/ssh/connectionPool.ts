@@ -56,6 +56,8 @@ class PooledConnection {
   private readonly holders = new Map<object, PoolHolder>();
   private live: LiveConnection | undefined;
   private connecting: Promise<LiveConnection> | undefined;
+  /** Whether the attempt in flight can ask a person about an unknown host key (a health probe cannot). */
+  private connectingCanAsk = false;
   private readonly trustedOnce = new Set<string>();
   private activeChannels = 0;
   private idleTimer: NodeJS.Timeout | undefined;
@@ -90,7 +92,16 @@ class PooledConnection {
 
   connect(trigger: PoolHolder): Promise<LiveConnection> {
     if (this.live?.isAlive) return Promise.resolve(this.live);
+    const canAsk = trigger.ctx.confirmHostKey !== undefined;
+    if (this.connecting && canAsk && !this.connectingCanAsk) {
+      // Joined a probe's attempt, which fails on an unknown host key without asking: then ask, in an attempt of our own.
+      return this.connecting.catch((err: unknown) => {
+        if (err instanceof SwitchboardError && err.code === 'host_key_unknown') return this.connect(trigger);
+        throw err;
+      });
+    }
     if (!this.connecting) {
+      this.connectingCanAsk = canAsk;
       const attempt = this.open(trigger).then(
         (live) => {
           this.connects++;
@@ -104,7 +115,9 @@ class PooledConnection {
           return live;
         },
         (err: unknown) => {
-          this.report(err instanceof Error ? err.message : String(err));
+          // An unknown host key that nobody was asked about says nothing of whether the host is reachable.
+          const unasked = !canAsk && err instanceof SwitchboardError && err.code === 'host_key_unknown';
+          if (!unasked) this.report(err instanceof Error ? err.message : String(err));
           throw err;
         },
       );

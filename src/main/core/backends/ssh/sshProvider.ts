@@ -300,7 +300,10 @@ class SshEnvironment implements Environment {
       if (r.exitCode !== 0) return { ok: false, problem: `\`true\` exited ${r.exitCode} on ${live.label}` };
       return { ok: true, detail: live.label };
     } catch (err) {
-      return { ok: false, problem: errorLine(toErrorPayload(err)) };
+      const e = toErrorPayload(err);
+      // The server answered with a key nobody trusted yet: it is up, and the first real connection asks about it.
+      if (e.code === 'host_key_unknown') return { ok: true, detail: `${this.lease?.label ?? this.identity}: host key not trusted yet; the first connection asks` };
+      return { ok: false, problem: errorLine(e) };
     }
   }
 
