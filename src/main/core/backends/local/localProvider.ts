@@ -1,6 +1,6 @@
 // The local backend: commands in warm shells (or a fresh bash per call), interactive shells through node-pty.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -138,8 +138,6 @@ class LocalEnvironment implements Environment {
   private startWarm(): WarmProcess {
     const child = spawn(localShell(), ['-s'], { cwd: '/', detached: true, env: this.childEnv(this.warmCallEnv), stdio: ['pipe', 'pipe', 'pipe'] });
     child.stdin.on('error', () => undefined);
-    // The file its calls snapshot `export -p` through (warmProgram.ts) goes with the shell.
-    child.once('exit', () => rmSync(`${this.envFile}.warm${child.pid}`, { force: true }));
     return {
       write: (text) => child.stdin.write(text),
       end: () => child.stdin.end(),

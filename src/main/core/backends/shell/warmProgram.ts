@@ -6,35 +6,28 @@
 // wrapCommand does in a fresh shell. bash reads a script from a pipe one byte at a time, so the fixed program is sent
 // once (in `__sb_prog`) and a call sends only its parameters.
 import { randomBytes } from 'node:crypto';
-import { envFileWord, exportsDiff, exportsFileHeader, missingCwdStatus, shellQuote, writeEnvFile, type WrapOptions, type Wrapped } from './shellWrap.js';
-
-/**
- * `export -p` into a variable without a command substitution (a fork per use): through a file of the warm shell's
- * own ($$ is the warm shell in its calls' subshells, which run one at a time) next to the exports file, in the
- * private state folder; `read -d ''` reads a regular file in blocks, not a byte at a time. bash only, as warm shells are.
- * `read` fails at the end of the file, so `|| :` keeps a command's `set -e` from ending the trap before the marker.
- */
-const snapshotInto = (name: string): string => `export -p >| "$__sb_t"; IFS= read -r -d '' ${name} < "$__sb_t" || :`;
+import { envFileWord, exportsDiff, exportsFileHeader, missingCwdStatus, saveEnv, shellQuote, type WrapOptions, type Wrapped } from './shellWrap.js';
 
 /**
  * One call's program, run by `eval "$__sb_prog"` in the call's subshell with its parameters in `__sb_mark`,
- * `__sb_cwd`, `__sb_must`, `__sb_env` and `__sb_cmd`: the same steps, in the same order, as wrapCommand's script,
- * without its command substitutions. The trap is set in double quotes so the marker is fixed when it is set (a
- * command that reuses `__sb_mark` cannot lose it); the marker is hex, nothing in it needs quoting.
+ * `__sb_cwd`, `__sb_must`, `__sb_env`, `__sb_base` and `__sb_cmd`: the same steps, in the same order, as
+ * wrapCommand's script. The starting environment (`__sb_base`) is the warm shell's own, taken once when it starts,
+ * unless the call exports more than run markers (a snapshot is never written to a file: it holds inherited values).
+ * The trap is set in double quotes so the marker is fixed when it is set (a command that reuses `__sb_mark` cannot
+ * lose it); the marker is hex, nothing in it needs quoting.
  */
 const program = [
   'exec 2>&1',
-  `if [ -n "$__sb_env" ]; then __sb_t="$__sb_env.warm$$"; ${snapshotInto('__sb_base')}; ` +
-    'if [ -f "$__sb_env" ] && [ -O "$__sb_env" ]; then IFS= read -r __sb_h < "$__sb_env"; ' +
-    `if [ "$__sb_h" = ${shellQuote(exportsFileHeader)} ]; then . "$__sb_env" >/dev/null 2>&1; else rm -f "$__sb_env"; fi; fi; fi`,
+  'if [ -n "$__sb_env" ] && [ -f "$__sb_env" ] && [ -O "$__sb_env" ]; then IFS= read -r __sb_h < "$__sb_env"; ' +
+    `if [ "$__sb_h" = ${shellQuote(exportsFileHeader)} ]; then . "$__sb_env" >/dev/null 2>&1; else rm -f "$__sb_env"; fi; fi`,
   '__sb_d=$__sb_cwd',
   `if [ -n "$__sb_must" ] && [ ! -d "$__sb_d" ]; then printf "\\n%s%s\\n" "$__sb_mark" "${missingCwdStatus}"; exit 2; fi`,
   'while [ ! -d "$__sb_d" ] && [ "$__sb_d" != / ]; do __sb_d=$(dirname -- "$__sb_d"); done',
   'cd -- "$__sb_d" 2>/dev/null || cd /',
   '[ "$__sb_d" = "$__sb_cwd" ] || printf "[the cwd %s no longer exists; running in %s]\\n" "$__sb_cwd" "$(pwd)"',
-  `if [ -n "$__sb_env" ]; then ${snapshotInto('__sb_old')}; fi`,
+  'if [ -n "$__sb_env" ]; then __sb_old=$(export -p); fi',
   // The marker line as wrapCommand prints it ("\n<marker><cwd>\n"), pwd printing the cwd and its newline itself.
-  `trap '__sb_ec=$?; [ -z "$__sb_env" ] || { ${snapshotInto('__sb_now').replace(/'/g, '"')}; [ "$__sb_now" = "$__sb_old" ] || ${writeEnvFile}}; ` +
+  `trap '__sb_ec=$?; [ -z "$__sb_env" ] || { ${saveEnv}}; ` +
     `printf "\\n%s" "'"$__sb_mark"'"; pwd -P 2>/dev/null || pwd; exit $__sb_ec' EXIT`,
   'eval "$__sb_cmd"',
 ].join('\n');
@@ -43,7 +36,7 @@ const program = [
 export function warmPrelude(): string {
   // `set -m`: every `&` job gets a process group of its own. The call's subshell turns it off again, so what a
   // command puts in the background stays in the call's group, as in a fresh `bash -c`.
-  return `set -m\n__sb_awk=${shellQuote(exportsDiff)}\n__sb_prog=${shellQuote(program)}\n`;
+  return `set -m\n__sb_awk=${shellQuote(exportsDiff)}\n__sb_prog=${shellQuote(program)}\n__sb_base0=$(export -p)\n`;
 }
 
 /** The control lines a warm shell prints for one call: its process group on stderr, its end on stdout. */
@@ -74,6 +67,8 @@ export function warmCall(command: string, opts: WrapOptions, exports: Record<str
     `__sb_cwd=${shellQuote(opts.cwd)}`,
     `__sb_must=${opts.cwdMustExist ? '1' : "''"}`,
     `__sb_env=${opts.envFile ? envFileWord(opts.envFile) : "''"}`,
+    // The exports diff skips run markers (SB_CORE_*), so the shell's own starting environment stands for the call's.
+    Object.keys(exports).every((k) => /^SB_CORE_[A-Z_]*$/.test(k)) ? '__sb_base=$__sb_base0' : '__sb_base=$(export -p)',
     `__sb_cmd=${shellQuote(command)}`,
     'eval "$__sb_prog"',
   ];

@@ -99,3 +99,21 @@ describe('warm shells keep what a fresh shell does', () => {
     expect((await a.exec('echo "[$WARM_E]"', opts())).output).toBe('[]\n');
   });
 });
+
+describe('warm shells and the environment rule', () => {
+  it('withheld names never reach a warm shell; a name passed through later reaches the next call', async () => {
+    process.env.WARM_TEST_TOKEN = 'secret-value';
+    const passthrough: string[] = [];
+    const env = localProvider.createEnvironment(snapshot('d'), { home, resolveSpec: () => undefined, envPassthrough: () => passthrough });
+    try {
+      expect((await env.exec('echo "[$WARM_TEST_TOKEN]"', opts())).output).toBe('[]\n');
+      passthrough.push('WARM_TEST_TOKEN');
+      expect((await env.exec('echo "[$WARM_TEST_TOKEN]"', opts())).output).toBe('[secret-value]\n');
+      passthrough.pop();
+      expect((await env.exec('echo "[$WARM_TEST_TOKEN]"', opts())).output).toBe('[]\n');
+    } finally {
+      delete process.env.WARM_TEST_TOKEN;
+      await env.cleanup('removed');
+    }
+  });
+});
