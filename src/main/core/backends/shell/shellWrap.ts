@@ -83,7 +83,7 @@ END {
  * call's export either. A failed diff (no awk on the target) leaves the file as it was and no temp file behind.
  * (This text sits inside the trap's single quotes, so it has none of its own.)
  */
-const writeEnvFile =
+export const writeEnvFile =
   `(umask 077; mkdir -p "\${__sb_env%/*}" && ` +
   `{ printf "%s\\n__sb_exports_now__\\n" "$__sb_base"; export -p; } | awk "$__sb_awk" > "$__sb_env.$$" && ` +
   `{ cmp -s "$__sb_env.$$" "$__sb_env" || mv -f "$__sb_env.$$" "$__sb_env"; }; rm -f "$__sb_env.$$") 2>/dev/null; `;

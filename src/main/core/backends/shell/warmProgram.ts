@@ -6,7 +6,16 @@
 // wrapCommand does in a fresh shell. bash reads a script from a pipe one byte at a time, so the fixed program is sent
 // once (in `__sb_prog`) and a call sends only its parameters.
 import { randomBytes } from 'node:crypto';
-import { envFileWord, exportsDiff, exportsFileHeader, missingCwdStatus, saveEnv, shellQuote, type WrapOptions, type Wrapped } from './shellWrap.js';
+import { envFileWord, exportsDiff, exportsFileHeader, missingCwdStatus, shellQuote, writeEnvFile, type WrapOptions, type Wrapped } from './shellWrap.js';
+
+/**
+ * A signature of every exported variable (name, value) into `__sb_s`, with bash builtins only: `${!X*}` lists the
+ * variables, `@a` their attributes, `@Q` quotes a value. Two equal signatures mean `export -p` would print the same
+ * set; comparing them costs no process, where `$(export -p)` forks once per use.
+ */
+const signature = (into: string): string =>
+  `__sb_s=; for __sb_n in ${[...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_'].map((c) => `\${!${c}*}`).join(' ')}; ` +
+  `do [[ \${!__sb_n@a} == *x* ]] && __sb_s+="$__sb_n=\${!__sb_n@Q};"; done; ${into}=$__sb_s`;
 
 /**
  * One call's program, run by `eval "$__sb_prog"` in the call's subshell with its parameters in `__sb_mark`,
@@ -25,9 +34,9 @@ const program = [
   'while [ ! -d "$__sb_d" ] && [ "$__sb_d" != / ]; do __sb_d=$(dirname -- "$__sb_d"); done',
   'cd -- "$__sb_d" 2>/dev/null || cd /',
   '[ "$__sb_d" = "$__sb_cwd" ] || printf "[the cwd %s no longer exists; running in %s]\\n" "$__sb_cwd" "$(pwd)"',
-  'if [ -n "$__sb_env" ]; then __sb_old=$(export -p); fi',
+  `if [ -n "$__sb_env" ]; then ${signature('__sb_old')}; fi`,
   // The marker line as wrapCommand prints it ("\n<marker><cwd>\n"), pwd printing the cwd and its newline itself.
-  `trap '__sb_ec=$?; [ -z "$__sb_env" ] || { ${saveEnv}}; ` +
+  `trap '__sb_ec=$?; [ -z "$__sb_env" ] || { ${signature('__sb_now')}; [ "$__sb_now" = "$__sb_old" ] || ${writeEnvFile}}; ` +
     `printf "\\n%s" "'"$__sb_mark"'"; pwd -P 2>/dev/null || pwd; exit $__sb_ec' EXIT`,
   'eval "$__sb_cmd"',
 ].join('\n');

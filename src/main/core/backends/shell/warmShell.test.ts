@@ -98,6 +98,14 @@ describe('warm shells keep what a fresh shell does', () => {
     expect((await a.exec('echo "$WARM_E"; unset WARM_E', opts())).output).toBe('1\n');
     expect((await a.exec('echo "[$WARM_E]"', opts())).output).toBe('[]\n');
   });
+
+  it('a multi-line export and an unset inherited variable carry over to the next call', async () => {
+    await a.exec("export WARM_ML='one\ntwo'; unset HOME", opts());
+    expect((await a.exec('echo "$WARM_ML|${HOME-unset}"', opts())).output).toBe('one\ntwo|unset\n');
+    // Exporting an unchanged value again is no change; the next call still sees both.
+    await a.exec("export WARM_ML='one\ntwo'", opts());
+    expect((await a.exec('echo "$WARM_ML|${HOME-unset}"', opts())).output).toBe('one\ntwo|unset\n');
+  });
 });
 
 describe('warm shells and the environment rule', () => {
