@@ -115,4 +115,29 @@ describe('window actions', () => {
     expect(errors).toEqual([]);
     await page.close();
   });
+  it('an agent call\'s row opens to what it returned, readable at 900×600', async () => {
+    const { page, errors } = await openUi(app.browser, app.served.url, { width: 900, height: 600 });
+    const feed = page.getByRole('table', { name: 'Activity feed' });
+    const m = marker('returned');
+    const r = await app.served.cli(['call', 'terminal', JSON.stringify({ command: `echo ${m}; echo API_TOKEN=hunter22hunter22`, execution_target: 'alpha' }), '--json']);
+    expect(r.stderr).toBe('');
+    const row = feed.getByRole('row').filter({ hasText: m }).first();
+    await row.waitFor();
+    await row.click();
+    const details = page.getByRole('region', { name: 'Details of terminal' });
+    const returned = details.getByLabel('Returned');
+    await poll(() => returned.textContent()).toContain(m);
+    const text = (await returned.textContent()) ?? '';
+    expect(text).toMatch(/^output: \n/);
+    expect(text).toContain('exit_code: 0');
+    expect(text).toContain(`cwd: ${app.served.dirs.alpha}`);
+    // What the feed shows is redacted like the arguments.
+    expect(text).not.toContain('hunter22hunter22');
+    expect(await returned.isVisible()).toBe(true);
+    const box = await returned.boundingBox();
+    expect(box && box.height >= 40).toBe(true);
+    await page.screenshot({ path: join(root, 'test-results/e2e-activity-details-900.png') });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
 });

@@ -18,6 +18,8 @@ export const ActivityEntry = z.object({
   status: z.enum(['running', 'ok', 'error', 'denied', 'cancelled']),
   duration_ms: z.number().optional(),
   error: z.string().optional(),
+  /** What the call returned, summarized and redacted (`key: value` lines; long output clipped); never in audit.jsonl. */
+  result: z.string().max(8000).optional(),
   /** Set when the call was held for approval (or refused by policy): who decided, how, after how long. */
   approval: ApprovalOutcome.optional(),
 });

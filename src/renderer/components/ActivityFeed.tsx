@@ -17,7 +17,10 @@ export function approvalText(a: ApprovalOutcome): string {
 /** The open row's details, under the table as the Processes panel shows a process's output. */
 function Details({ e, onClose }: { e: ActivityEntry; onClose(): void }) {
   return (
-    <div className="activity-details" role="region" aria-label={`Details of ${e.tool}`}>
+    <div className="activity-details" role="region" aria-label={`Details of ${e.tool}`}
+      onKeyDown={(k) => {
+        if (k.key === 'Escape') onClose();
+      }}>
       <button type="button" className="icon-button activity-details__close" aria-label="Close details" onClick={onClose}><IconClose size={11} /></button>
       <dl className="details">
         <dt>Tool</dt>
@@ -31,7 +34,10 @@ function Details({ e, onClose }: { e: ActivityEntry; onClose(): void }) {
         <dt>Duration</dt>
         <dd>{e.status === 'running' ? 'running' : duration(e.duration_ms) || '—'}</dd>
         <dt>Result</dt>
-        <dd className={e.error ? 'details__error' : undefined}>{e.error ? `${e.status}: ${e.error}` : e.status}</dd>
+        <dd className={e.error ? 'details__error' : undefined}>
+          {e.error ? `${e.status}: ${e.error}` : e.status}
+          {e.result && <pre className="mono details__result" aria-label="Returned">{e.result}</pre>}
+        </dd>
         {e.approval && (<><dt>Approval</dt><dd>{approvalText(e.approval)}</dd></>)}
       </dl>
     </div>

@@ -79,6 +79,22 @@ export function redact(text: string): string {
   return out;
 }
 
+/**
+ * What a tool call returned, for the Activity feed's details (never the audit log): one `key: value` line per field,
+ * long text clipped to its start and end, lists counted, secrets redacted like arguments.
+ */
+export function summarizeResult(result: Record<string, unknown>): string {
+  const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n - 200)}\n… [${s.length - n} chars cut] …\n${s.slice(-200)}` : s);
+  const lines: string[] = [];
+  for (const [key, value] of Object.entries(result)) {
+    if (key === 'execution_target' || key === 'generation' || value === undefined) continue;
+    if (typeof value === 'string') lines.push(`${key}: ${value.includes('\n') ? `\n${clip(value, 1500)}` : clip(value, 300)}`);
+    else if (Array.isArray(value)) lines.push(`${key}: ${value.length} item${value.length === 1 ? '' : 's'}${value.length ? ` — first: ${clip(JSON.stringify(value[0]), 300)}` : ''}`);
+    else lines.push(`${key}: ${clip(JSON.stringify(value) ?? String(value), 300)}`);
+  }
+  return redact(lines.join('\n'));
+}
+
 /** A short, secret-free summary of a tool call's arguments for the feed and the audit log, as its tool declares it. */
 export function summarizeArgs(def: Pick<ToolDef, 'summary'> | undefined, args: Record<string, unknown>): string {
   const clip = (s: string, n = 160): string => (s.length > n ? s.slice(0, n - 1) + '…' : s);

@@ -9,7 +9,7 @@ import type { TargetTable } from '../registry/targetTable.js';
 import type { Sessions } from '../sessions/sessions.js';
 import type { ToolContext, ToolDef, ToolServices } from '../tools/toolDef.js';
 import { didYouMean } from '../config/didYouMean.js';
-import { redact, summarizeArgs, type AuditLog } from './audit.js';
+import { redact, summarizeArgs, summarizeResult, type AuditLog } from './audit.js';
 import { auditLine } from '../activity/auditLine.js';
 import { ApprovalRefused, type ApprovalCall, type Authorization } from '../approvals/commandApprovals.js';
 
@@ -150,6 +150,7 @@ export class Dispatcher {
       throwIfCancelled(opts.signal);
       // Where it ran, from the snapshot; a targetless call keeps what its handler said, or says nothing.
       const full: ToolResult = snapshot ? { ...result, execution_target: snapshot.name, generation: snapshot.generation } : omitEmptyPlace(result);
+      entry.result = summarizeResult(full).slice(0, 8000);
       this.finish(entry, started, 'ok');
       return full;
     } catch (caught) {
