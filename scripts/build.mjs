@@ -50,6 +50,8 @@ const commandsApart = {
 async function buildNode() {
   // The Core and the CLI, under plain Node.
   await build({ ...nodeSide, entryPoints: { 'cli/main': join(root, 'src/main/cli/main.ts'), ...commandEntries }, plugins: [noElectron, commandsApart] });
+  // The plugin host, forked by the Core once per enabled plugin (src/main/core/plugins/pluginHost.ts finds it here).
+  await build({ ...nodeSide, entryPoints: { 'plugin-host/host': join(root, 'src/main/core/plugins/hostProcess.ts') }, plugins: [noElectron] });
 }
 
 function buildRenderer() {

@@ -65,6 +65,13 @@ export const DoctorReport = z.object({
     ms: z.number(),
   })),
   problems: z.array(z.string()),
+  /** Each installed plugin: its state, whether its backends can run here, its requirement problems and doctor checks. */
+  plugins: z.array(PluginInfo.extend({
+    available: z.boolean().optional(),
+    /** `target NAME: problem` for each target of its backends whose spec fails check_requirements. */
+    requirements: z.array(z.string()),
+    checks: z.array(z.object({ name: z.string(), ok: z.boolean(), detail: z.string().optional() })),
+  })).optional(),
 });
 export type DoctorReport = z.infer<typeof DoctorReport>;
 

@@ -70,10 +70,18 @@ export interface PluginExecResult {
 }
 
 export interface PluginExecOptions {
-  /** Absolute directory to run in. */
+  /**
+   * Absolute directory to start in. The Core's wrapper changes into the identity's cwd itself, so this is `/` for
+   * the commands the Core sends; start there (any existing directory does).
+   */
   cwd: string;
   /** End the command (its whole process group) after this long and return `timed_out: true`. */
   timeout_ms: number;
+  /**
+   * The complete environment to hand the command (not additions): for a local backend the Core's own minus the
+   * withheld names (credentials, `strip_env_keys`); for an `is_remote` one only what a person passed through.
+   * Pass it as the child's env; do not merge process.env into it.
+   */
   env?: Record<string, string>;
   stdin?: string;
 }
@@ -94,8 +102,11 @@ export interface PluginFileStat {
 
 /**
  * A live environment for one runtime identity. `exec` runs a POSIX `sh` command line in `cwd` (the Core wraps it to
- * keep the identity's cwd and exported variables; the plugin runs it as given). The rest is optional: without file
- * operations the Core uses exec-based ones (cat, base64, stat); without `open_shell` no pane is offered.
+ * keep the identity's cwd and exported variables; the plugin runs it as given, e.g. `sh -c command`). The rest is
+ * optional: without file operations the Core uses exec-based ones (head -c | base64, base64 chunks then base64 -d,
+ * test and wc -c); without `open_shell` no pane is offered ("no interactive shell on this
+ * backend"); without `spawn_background` a background command fails with "no background processes on this backend".
+ * A call that does not answer in time (exec: its timeout_ms plus 10 s) counts as a hang: the host is restarted.
  */
 export interface PluginEnvironment {
   exec(command: string, opts: PluginExecOptions): Promise<PluginExecResult>;

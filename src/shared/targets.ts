@@ -19,6 +19,11 @@ export const AnySpec = z.looseObject({
 /** A spec of a plugin backend: checked by the plugin's own schema at resolve time. */
 export const PluginSpec = AnySpec;
 export type TargetSpec = z.infer<typeof AnySpec>;
+/**
+ * A config target of a plugin backend that is not loaded: any keys, checked by the plugin's schema once it loads.
+ * (A record piped into AnySpec, so config loading sees no fixed keys to name unknown ones against.)
+ */
+export const dormantSpec = z.record(z.string(), z.unknown()).pipe(AnySpec);
 
 export const TargetSource = z.enum(['config', 'runtime']);
 export type TargetSource = z.infer<typeof TargetSource>;
@@ -26,14 +31,31 @@ export type TargetSource = z.infer<typeof TargetSource>;
 export const TargetState = z.enum(['active', 'draining', 'unreachable', 'removed']);
 export type TargetState = z.infer<typeof TargetState>;
 
-/** Classification a provider declares; policy reads these, never the backend name. */
+/**
+ * Classification a provider declares; policy reads these, never the backend name. The names are Hermes Agent's
+ * (plugin authors know them); src/shared/plugins.ts says what each one changes and its default.
+ */
 export const ProviderFlags = z.object({
+  /** Commands run on another machine: `~` and paths are the remote side's. */
   is_remote: z.boolean(),
+  /** Commands run inside a sandbox or container. */
   is_container: z.boolean(),
+  /** Dangerous (not hardline) commands run without asking; a plugin's defaults to is_container. */
   skip_container_guards: z.boolean(),
+  /** An interactive shell is a real pty (resize works, programs see a terminal). */
   supports_pty: z.boolean(),
+  /** Background processes take stdin. */
   supports_stdin: z.boolean(),
+  /** Interactive panes (a shell stream) are offered; without it a pane says "no interactive shell on this backend". */
+  supports_streams: z.boolean(),
+  /** Variable names never handed to this backend's commands, on top of the credential list. */
   strip_env_keys: z.array(z.string()),
+  /** Where the backend keeps its state on the target (the identity's exports file …): absolute or `~/…`. */
+  cache_path_base: z.string(),
+  /** A target that does not persist gets a fresh environment per session. */
+  session_isolated_when_nonpersistent: z.boolean(),
+  /** Where commands start when a target names no cwd: absolute or `~`. */
+  default_cwd: z.string(),
 });
 export type ProviderFlags = z.infer<typeof ProviderFlags>;
 

@@ -13,6 +13,7 @@ const commands: Record<string, (program: Command) => Promise<void>> = {
   targets: async (p) => (await import('./commands/targets.js')).targetsCommand(p),
   approvals: async (p) => (await import('./commands/approvals.js')).approvalsCommand(p),
   doctor: async (p) => (await import('./commands/doctor.js')).doctorCommand(p),
+  plugins: async (p) => (await import('./commands/plugins.js')).pluginsCommand(p),
 };
 
 /** The program for `argv` (process.argv): the named command's module, or every one when none is named (help). */

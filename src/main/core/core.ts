@@ -6,7 +6,9 @@ import type { ToolClient, ToolResult } from '../../shared/tools.js';
 import type { BackendProvider, ProviderContext, TargetSnapshot } from './backends/provider.js';
 import { builtinProviders } from './backends/builtins.js';
 import { pluginMethods } from './plugins/pluginMethods.js';
-import { backendMethods } from './backends/backendMethods.js';
+import { Plugins } from './plugins/plugins.js';
+import { dormantSpec } from '../../shared/targets.js';
+import { backendInfo, backendMethods } from './backends/backendMethods.js';
 import { ConfigStore } from './config/configStore.js';
 import { emptyRuntimeSource, type RuntimeSource } from './registry/runtimeSource.js';
 import { Registry } from './registry/registry.js';
@@ -76,7 +78,9 @@ export class Core {
   readonly activity: ActivityLog;
   readonly providerContext: ProviderContext;
   private readonly events = new EventBus();
-  private readonly providers = new Map<string, BackendProvider>();
+  /** The built-in backends by name; plugin backends come from `plugins`. */
+  private readonly builtins = new Map<string, BackendProvider>();
+  readonly plugins: Plugins;
   private readonly runs: CoreRuns;
   private readonly handlers: Handlers;
   private readonly retire: { schedule(): void; close(): void };
@@ -89,11 +93,25 @@ export class Core {
   constructor(opts: CoreOptions = {}) {
     this.home = opts.home ?? switchboardHome();
     prepareHome(this.home);
-    for (const p of opts.providers ?? builtinProviders) this.providers.set(p.backend, p);
-    const provider = (backend: string): BackendProvider | undefined => this.providers.get(backend);
-    this.config = new ConfigStore(this.home, () => new Map([...this.providers].map(([k, p]) => [k, p.specSchema])));
+    for (const p of opts.providers ?? builtinProviders) this.builtins.set(p.backend, p);
+    this.plugins = new Plugins({
+      home: this.home,
+      reserved: () => [...this.builtins.keys()],
+      // A plugin came, went, crashed or came back: its backends, the config's view of its targets, and their state.
+      onChange: () => {
+        this.config.revalidate();
+        this.emit('backends.changed', this.allProviders().map(backendInfo));
+        this.scheduleTargetsChanged();
+      },
+    });
+    const provider = (backend: string): BackendProvider | undefined => this.builtins.get(backend) ?? this.plugins.provider(backend);
+    // A config target of a plugin that is not loaded (yet) is accepted as written and shown unreachable, never an error.
+    this.config = new ConfigStore(this.home, () => new Map([
+      ...this.plugins.dormantBackends().map((b) => [b, dormantSpec] as const),
+      ...this.allProviders().map((p) => [p.backend, p.specSchema] as const),
+    ]));
     this.runtime = opts.runtime ? opts.runtime(this.home) : emptyRuntimeSource;
-    this.targets = new TargetTable(this.config, this.runtime, provider);
+    this.targets = new TargetTable(this.config, this.runtime, provider, (backend) => this.plugins.missing(backend));
     this.audit = new AuditLog(this.home);
     this.approvals = new ApprovalBroker(
       () => this.config.config.approvals.timeoutSec,
@@ -236,14 +254,15 @@ export class Core {
         home: this.home,
         targets: this.targets,
         listTargets: targetList,
-        providers: () => [...this.providers.values()],
+        providers: () => this.allProviders(),
         providerContext: this.providerContext,
+        plugins: this.plugins,
       })),
       toolMethods({ dispatcher: this.dispatcher }),
       activityMethods({ activity: this.activity }),
       eventMethods(),
-      backendMethods({ providers: () => [...this.providers.values()] }),
-      pluginMethods(),
+      backendMethods({ providers: () => this.allProviders() }),
+      pluginMethods({ plugins: this.plugins }),
     ) satisfies Handlers;
   }
 
@@ -251,9 +270,15 @@ export class Core {
   async start(): Promise<this> {
     this.config.watch();
     this.commandApprovals.warm();
+    await this.plugins.start();
     this.started = true;
     this.health.sync();
     return this;
+  }
+
+  /** Every backend that can be used now: the built-ins, then the active plugins' backends. */
+  private allProviders(): BackendProvider[] {
+    return [...this.builtins.values(), ...this.plugins.providers()];
   }
 
   /** A doctor run probes every target: its answers are the health checks' latest too, so the window follows it. */
@@ -328,6 +353,7 @@ export class Core {
     this.approvals.close();
     this.panes.closeAll();
     await this.sessions.shutdown();
+    this.plugins.close();
     // Only after everything it started was ended: the next run has nothing of this one to sweep.
     this.runs.finish();
     this.config.close();

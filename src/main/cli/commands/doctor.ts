@@ -3,6 +3,7 @@ import type { Command } from 'commander';
 import { SwitchboardError, toErrorPayload } from '../../../shared/errors.js';
 import { builtinProviders } from '../../core/backends/builtins.js';
 import { ConfigStore } from '../../core/config/configStore.js';
+import { installedPlugins, offlineSpecSchemas, readEnabled } from '../../core/plugins/installedPlugins.js';
 import { switchboardHome } from '../../core/home.js';
 import { Registry } from '../../core/registry/registry.js';
 import { TargetTable } from '../../core/registry/targetTable.js';
@@ -17,7 +18,7 @@ function fileProblems(home: string): string[] {
   const providers = new Map(builtinProviders.map((p) => [p.backend, p]));
   let config: ConfigStore;
   try {
-    config = new ConfigStore(home, () => new Map([...providers].map(([k, p]) => [k, p.specSchema])));
+    config = new ConfigStore(home, () => offlineSpecSchemas(home, new Map([...providers].map(([k, p]) => [k, p.specSchema]))));
   } catch (err) {
     return [toErrorPayload(err).message];
   }
@@ -30,7 +31,7 @@ function fileProblems(home: string): string[] {
   }
 }
 
-function coreRunning(home: string): boolean {
+export function coreRunning(home: string): boolean {
   try {
     readCoreFile(home);
     return true;
@@ -52,11 +53,18 @@ export function doctorCommand(program: Command): void {
       const home = switchboardHome();
       if (!coreRunning(home)) {
         const problems = fileProblems(home);
-        if (opts.json) printJson({ core: 'not running', home, problems });
+        // Plugins as installed and enabled; whether they load is known only to a Core.
+        const enabled = new Set(readEnabled(home).enabled);
+        const plugins = installedPlugins(home).map((p) => ({
+          name: p.name, ...(p.manifest ? { version: p.manifest.version } : {}), enabled: enabled.has(p.name), ...(p.problem ? { problem: p.problem } : {}),
+        }));
+        if (opts.json) printJson({ core: 'not running', home, problems, ...(plugins.length ? { plugins } : {}) });
         else {
           process.stdout.write(`${NO_CORE_LINE}\n`);
+          for (const p of plugins) process.stdout.write(`plugin: ${p.name} ${p.version ?? '?'} ${p.enabled ? 'enabled' : 'disabled'}${p.problem ? ` — ${p.problem}` : ''}\n`);
           for (const p of problems) process.stdout.write(`problem: ${p}\n`);
         }
+        if (plugins.some((p) => p.problem && p.enabled)) process.exitCode = 1;
         if (problems.length > 0) process.exitCode = 1;
         return;
       }
@@ -66,6 +74,15 @@ export function doctorCommand(program: Command): void {
       process.stdout.write(table(['TARGET', 'BACKEND', 'SOURCE', 'STATE', 'HEALTH', 'TIME', 'DETAIL'], r.targets.map((t) => [
         t.name, t.backend, t.source, t.state, t.ok ? 'ok' : 'FAIL', `${t.ms}ms`, (t.ok ? t.detail : t.problem) ?? '',
       ])));
+      if (r.plugins?.length) {
+        process.stdout.write(`\n${table(['PLUGIN', 'VERSION', 'STATE', 'AVAILABLE', 'BACKENDS', 'PROBLEM'], r.plugins.map((p) => [
+          p.name, p.version ?? '', p.state, p.available === undefined ? '-' : p.available ? 'yes' : 'NO', p.backends.join(','), p.problem ?? '',
+        ]))}`);
+        for (const p of r.plugins) {
+          for (const c of p.checks) process.stdout.write(`check ${p.name}: ${c.ok ? 'ok  ' : 'FAIL'} ${c.name}${c.detail ? ` — ${c.detail}` : ''}\n`);
+          for (const q of p.requirements) process.stdout.write(`requirement ${p.name}: ${q}\n`);
+        }
+      }
       for (const p of r.problems) process.stdout.write(`problem: ${p}\n`);
       if (r.targets.some((t) => !t.ok) || r.problems.length > 0) process.exitCode = 1;
     }));

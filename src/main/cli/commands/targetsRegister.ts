@@ -5,6 +5,12 @@ import { SwitchboardError } from '../../../shared/errors.js';
 import { switchboardHome } from '../../core/core.js';
 import { builtinProviders } from '../../core/backends/builtins.js';
 import type { BackendProvider } from '../../core/backends/provider.js';
+import type { SpecDeclaration } from '../../../shared/specFields.js';
+import { specSchemaOf } from '../../../shared/specFields.js';
+import { checkSpec } from '../../core/registry/registryFile.js';
+import { didYouMean } from '../../core/config/didYouMean.js';
+import { withCore } from '../connect.js';
+import { coreRunning } from './doctor.js';
 import { defaultSchemaFor } from '../../core/registry/registry.js';
 import { keySchema } from '../../core/registry/registryFile.js';
 import { action } from '../output.js';
@@ -31,7 +37,7 @@ interface FieldFlag {
 }
 
 /** Every flag the backends declare, once each, in declaration order (common fields come with every backend). */
-export function fieldFlags(providers: readonly BackendProvider[] = builtinProviders): FieldFlag[] {
+export function fieldFlags(providers: readonly SpecDeclaration[] = builtinProviders): FieldFlag[] {
   const byFlag = new Map<string, FieldFlag>();
   for (const p of providers) {
     for (const field of p.fields) {
@@ -79,7 +85,7 @@ export function setValue(schema: Parameters<typeof keySchema>[0], key: string, t
 }
 
 /** The spec the flags describe; pure, so the mapping is tested by table. */
-export function specFromOptions(opts: RegisterOptions, home: string, providers: readonly BackendProvider[] = builtinProviders): Record<string, unknown> {
+export function specFromOptions(opts: RegisterOptions, home: string, providers: readonly SpecDeclaration[] = builtinProviders): Record<string, unknown> {
   const provider = providers.find((p) => p.backend === opts.backend);
   const spec: Record<string, unknown> = { backend: opts.backend };
   for (const f of fieldFlags(providers)) {
@@ -129,11 +135,15 @@ export function targetsRegisterCommand(targets: Command): void {
   requesterOptions(cmd, 'the new generation (default: a fresh one)');
   cmd.action(action(async (name: string, opts: RegisterOptions) => {
     const home = switchboardHome();
+    // A plugin backend's fields are known to the running Core that loaded it; without one the spec is checked when it is used.
+    const plugin = await pluginDeclaration(home, opts.backend);
+    const spec = specFromOptions(opts, home, plugin ? [...builtinProviders, plugin] : builtinProviders);
+    if (plugin) checkSpec(name, spec, () => plugin.specSchema);
     const registry = openRegistry(home);
     try {
       const change = await registry.register({
         name,
-        spec: specFromOptions(opts, home),
+        spec,
         provider: opts.provider,
         owner_id: opts.ownerId,
         generation: opts.generation,
@@ -145,4 +155,16 @@ export function targetsRegisterCommand(targets: Command): void {
       registry.close();
     }
   }));
+}
+
+/** A plugin backend's declaration as the running Core serves it (undefined for a built-in, or with no Core running). */
+async function pluginDeclaration(home: string, backend: string): Promise<SpecDeclaration | undefined> {
+  if (builtinProviders.some((p) => p.backend === backend) || !coreRunning(home)) return undefined;
+  const list = await withCore((c) => c.call('backends.list', {}));
+  const info = list.find((b) => b.backend === backend);
+  if (!info) {
+    const guess = didYouMean(backend, list.map((b) => b.backend));
+    throw new SwitchboardError('bad_request', `unknown backend "${backend}"${guess ? ` — did you mean "${guess}"?` : ''}`, `backends now: ${list.map((b) => b.backend).join(', ')} (a plugin's appear once it is enabled: switchboard plugins list)`);
+  }
+  return { backend: info.backend, fields: info.fields, exactly_one: info.exactly_one, specSchema: specSchemaOf(info.backend, info.fields, info.exactly_one), describe: () => '' };
 }

@@ -7,13 +7,14 @@ import { publicSpec, type TargetInfo } from '../../../shared/targets.js';
 import { switchboardHome } from '../../core/core.js';
 import { builtinProvider, builtinSpecSchemas } from '../../core/backends/builtins.js';
 import { ConfigStore } from '../../core/config/configStore.js';
+import { offlineSpecSchemas } from '../../core/plugins/installedPlugins.js';
 import { Registry, type RegistryChange } from '../../core/registry/registry.js';
 import { printJson } from '../output.js';
 
 /** The names config.yaml defines: exactly as the Core reads them, or leniently when the file is broken. */
 export function configTargetNames(home: string): string[] {
   try {
-    const store = new ConfigStore(home, builtinSpecSchemas);
+    const store = new ConfigStore(home, () => offlineSpecSchemas(home, builtinSpecSchemas()));
     return [...store.config.targets.keys()];
   } catch {
     try {

@@ -5,7 +5,14 @@ import type { BackendProvider } from './provider.js';
 
 /** What `backends.list` says of one provider: its declarations, nothing it does. */
 export function backendInfo(p: BackendProvider): BackendInfo {
-  return { backend: p.backend, flags: { ...p.flags }, fields: p.fields.map((f) => ({ ...f })), exactly_one: p.exactly_one.map((g) => [...g]) };
+  return {
+    backend: p.backend,
+    ...(p.display_name ? { display_name: p.display_name } : {}),
+    ...(p.plugin ? { plugin: p.plugin } : {}),
+    flags: { ...p.flags, strip_env_keys: [...p.flags.strip_env_keys] },
+    fields: p.fields.map((f) => ({ ...f })),
+    exactly_one: p.exactly_one.map((g) => [...g]),
+  };
 }
 
 export function backendMethods(deps: { providers: () => readonly BackendProvider[] }) {

@@ -120,10 +120,37 @@ export interface HostKeyRequest {
  * a one-line describe) and its classification flags. Everything outside the provider reads these, never the name.
  */
 export interface BackendProvider extends SpecDeclaration {
+  /** What the window and doctor call it ("SSH", "Bubblewrap sandbox"); the backend name when absent. */
+  readonly display_name?: string;
+  /** The plugin that provides it; absent for a built-in. */
+  readonly plugin?: string;
   /** The backend's flags; `flagsFor` refines them for one target's spec (Docker: host mounts, attached containers). */
   readonly flags: ProviderFlags;
   flagsFor?(spec: Readonly<TargetSpec>): ProviderFlags;
+  /** Why no target of this backend can be reached right now (its plugin's host is down …); undefined when it can. */
+  unavailable?(): string | undefined;
   createEnvironment(snapshot: TargetSnapshot, ctx: ProviderContext): Environment;
+}
+
+/**
+ * Every flag filled in from what a provider declares: the defaults are plugins/PluginFlags' (nothing remote, no
+ * container, no streams), and `skip_container_guards` follows `is_container` unless declared.
+ */
+export function withFlagDefaults(declared: Partial<ProviderFlags>): ProviderFlags {
+  const isContainer = declared.is_container ?? false;
+  const streams = declared.supports_streams ?? false;
+  return {
+    is_remote: declared.is_remote ?? false,
+    is_container: isContainer,
+    skip_container_guards: declared.skip_container_guards ?? isContainer,
+    supports_streams: streams,
+    supports_pty: declared.supports_pty ?? false,
+    supports_stdin: declared.supports_stdin ?? streams,
+    strip_env_keys: [...(declared.strip_env_keys ?? [])],
+    cache_path_base: declared.cache_path_base ?? '~/.cache/switchboard',
+    session_isolated_when_nonpersistent: declared.session_isolated_when_nonpersistent ?? false,
+    default_cwd: declared.default_cwd ?? '~',
+  };
 }
 
 /** The flags one target of this provider has. */

@@ -52,6 +52,12 @@ export class ConfigStore {
     return true;
   }
 
+  /** Check the file again against the current backends (a plugin backend came or went), changed or not. */
+  revalidate(): void {
+    this.signature = '';
+    this.refresh();
+  }
+
   watch(): void {
     if (this.watcher) return;
     try {

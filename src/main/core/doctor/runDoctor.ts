@@ -5,6 +5,8 @@ import type { TargetInfo } from '../../../shared/targets.js';
 import type { BackendProvider, ProviderContext } from '../backends/provider.js';
 import { probeTarget } from '../targets/probeTarget.js';
 import type { TargetTable } from '../registry/targetTable.js';
+import type { Plugins } from '../plugins/plugins.js';
+import { pluginHealth } from './pluginHealth.js';
 
 export interface DoctorDeps {
   home: string;
@@ -12,6 +14,7 @@ export interface DoctorDeps {
   listTargets: () => TargetInfo[];
   providers: () => BackendProvider[];
   providerContext: ProviderContext;
+  plugins?: Plugins;
 }
 
 export async function runDoctor(deps: DoctorDeps, timeoutMs = 5000): Promise<DoctorReport> {
@@ -30,5 +33,6 @@ export async function runDoctor(deps: DoctorDeps, timeoutMs = 5000): Promise<Doc
     }
   }));
   const backends = deps.providers().map((p) => ({ backend: p.backend, flags: { ...p.flags } }));
-  return { home: deps.home, backends, targets, problems: deps.targets.problems() };
+  const plugins = deps.plugins ? await pluginHealth(deps.plugins, deps.targets, infos, timeoutMs) : [];
+  return { home: deps.home, backends, targets, problems: deps.targets.problems(), plugins };
 }

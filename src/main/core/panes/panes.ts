@@ -78,7 +78,9 @@ export class Panes {
    * the last window holding the pane goes, the shell keeps running this long for one to resume it (0: it closes then).
    */
   async open(snapshot: TargetSnapshot, cols: number, rows: number, onId?: (paneId: string) => void, opts: { keepMs?: number } = {}): Promise<PaneInfo> {
-    if (!snapshot.flags.supports_pty) throw new SwitchboardError('unsupported', `target "${snapshot.name}" has no interactive shell`);
+    if (!snapshot.flags.supports_streams) {
+      throw new SwitchboardError('unsupported', `target "${snapshot.name}": no interactive shell on this backend`, 'run commands with the terminal tool or `switchboard call terminal`');
+    }
     const env = this.sessions.environment(snapshot);
     const cwd = await this.sessions.cwd(snapshot);
     // The shell starts in the nearest existing parent of a cwd that is gone; the pane's header says so.

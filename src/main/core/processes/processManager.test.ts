@@ -19,7 +19,7 @@ function fakeProcess() {
 }
 
 function snap(name: string, generation = 'g1'): TargetSnapshot {
-  return { name, generation, identity: `${name}#${generation}`, source: 'config', state: 'active', spec: { backend: 'local' }, flags: { is_remote: false, is_container: false, skip_container_guards: false, supports_pty: true, supports_stdin: true, strip_env_keys: [] }, timeoutSec: 10 };
+  return { name, generation, identity: `${name}#${generation}`, source: 'config', state: 'active', spec: { backend: 'local' }, flags: { is_remote: false, is_container: false, skip_container_guards: false, supports_pty: true, supports_stdin: true, supports_streams: true, strip_env_keys: [], cache_path_base: '~/.cache/switchboard', session_isolated_when_nonpersistent: false, default_cwd: '~' }, timeoutSec: 10 };
 }
 
 function envWith(queue: Array<ReturnType<typeof fakeProcess>>): Environment {

@@ -22,6 +22,8 @@ export class TargetTable {
     private readonly config: ConfigStore,
     private readonly runtime: RuntimeSource,
     private readonly providers: (backend: string) => BackendProvider | undefined,
+    /** Why a backend no provider serves is missing ("plugin bwrap is not enabled"); a generic line when absent. */
+    private readonly missing: (backend: string) => string | undefined = () => undefined,
   ) {
     config.onChange(() => this.emit());
     runtime.onChange(() => this.emit());
@@ -96,7 +98,17 @@ export class TargetTable {
 
   private freeze(e: Entry, defaultTimeout: number): TargetSnapshot {
     const provider = this.providers(e.spec.backend);
-    if (!provider) throw new SwitchboardError('unsupported', `target "${e.name}" uses backend "${e.spec.backend}", which is not available`, 'enable the plugin that provides it (switchboard plugins list)');
+    if (!provider) {
+      const why = this.missing(e.spec.backend);
+      throw new SwitchboardError('target_unreachable', `target "${e.name}" uses backend "${e.spec.backend}", which is not available${why ? `: ${why}` : ''}`, 'enable the plugin that provides it (switchboard plugins list)');
+    }
+    // A runtime target registered while its backend's fields were unknown (a plugin not loaded) is checked now.
+    if (e.source === 'runtime') {
+      const checked = provider.specSchema.safeParse(e.spec);
+      if (!checked.success) {
+        throw new SwitchboardError('bad_request', `runtime target "${e.name}" does not fit backend ${e.spec.backend}: ${checked.error.issues[0]?.message ?? 'invalid'}`, 'register it again with the backend\'s fields (switchboard targets register --replace)');
+      }
+    }
     const spec = structuredClone(e.spec);
     return Object.freeze({
       name: e.name,
@@ -118,19 +130,21 @@ export class TargetTable {
       const identity = runtimeIdentity(e.name, e.generation);
       const live = extra(e.name, identity);
       const provider = this.providers(e.spec.backend);
+      // A backend that is missing or cannot be reached makes its active targets unreachable, with the reason.
+      const down = provider ? provider.unavailable?.() : this.missing(e.spec.backend) ?? `backend "${e.spec.backend}" is not available`;
+      const problem = live.problem ?? down;
       const info: TargetInfo = {
         name: e.name,
         generation: e.generation,
         source: e.source,
-        state: (live.problem || !provider) && e.state === 'active' ? 'unreachable' : e.state,
+        state: problem && e.state === 'active' ? 'unreachable' : e.state,
         backend: e.spec.backend,
         spec: publicSpec(e.spec as Record<string, unknown>, provider?.fields),
         is_default: e.name === cfg.defaultTarget,
       };
       if (live.cwd ?? e.spec.cwd) info.cwd = live.cwd ?? e.spec.cwd;
       if (provider) info.flags = flagsOf(provider, e.spec);
-      else info.problem = `backend "${e.spec.backend}" is not available`;
-      if (live.problem) info.problem = live.problem;
+      if (problem) info.problem = problem;
       if (live.health) info.health = live.health;
       if (live.cwd_problem) info.cwd_problem = live.cwd_problem;
       if (e.record) {

@@ -49,7 +49,8 @@ export class Sessions {
     const s = this.state(snapshot);
     if (s.cwd !== undefined) return s.cwd;
     const home = snapshot.flags.is_remote || snapshot.flags.is_container ? await s.env.home() : homedir();
-    s.cwd = resolveStartCwd(snapshot.spec.cwd, home);
+    // No cwd in the spec: where the backend says commands start (`~` for the built-ins).
+    s.cwd = resolveStartCwd(snapshot.spec.cwd ?? snapshot.flags.default_cwd, home);
     return s.cwd;
   }
 

@@ -78,7 +78,7 @@ describe.skipIf(!env)('docker backend (real dockerd)', () => {
 
   it('declares honest flags', () => {
     expect(dockerProvider.flags).toEqual({
-      is_remote: false, is_container: true, skip_container_guards: true, supports_pty: true, supports_stdin: true, strip_env_keys: [],
+      is_remote: false, is_container: true, skip_container_guards: true, supports_pty: true, supports_stdin: true, supports_streams: true, strip_env_keys: [], cache_path_base: '~/.cache/switchboard', session_isolated_when_nonpersistent: false, default_cwd: '~',
     });
   });
 

@@ -1,15 +1,9 @@
 // The Docker backend's classification flags for one target: a managed container of its own is a sandbox whose
 // guards may be skipped; one that mounts host paths, or a container the user attached (their own), is not.
 import type { ProviderFlags, TargetSpec } from '../../../../shared/targets.js';
+import { withFlagDefaults } from '../provider.js';
 
-export const dockerBaseFlags: ProviderFlags = {
-  is_remote: false,
-  is_container: true,
-  skip_container_guards: true,
-  supports_pty: true,
-  supports_stdin: true,
-  strip_env_keys: [],
-};
+export const dockerBaseFlags: ProviderFlags = withFlagDefaults({ is_container: true, supports_streams: true, supports_pty: true, supports_stdin: true });
 
 /** A bind source that is a named volume (`data:/data`), not a host path (`/home/me:/w`, `~/x:/x`, `./x:/x`). */
 function isNamedVolume(source: string): boolean {

@@ -42,6 +42,7 @@ import { deadline, delay, killDeadlineMs, probeDeadlineMs } from './engineCalls.
 
 export const dockerProvider: BackendProvider = {
   ...dockerSpec,
+  display_name: 'Docker',
   flags: dockerBaseFlags,
   flagsFor: dockerFlags,
   createEnvironment: (snapshot, ctx) => new DockerEnvironment(snapshot, ctx),

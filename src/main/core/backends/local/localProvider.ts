@@ -11,6 +11,7 @@ import { SwitchboardError } from '../../../../shared/errors.js';
 import type {
   BackendProvider, BackgroundHandle, Environment, ExecOptions, ExecResult, FileStat, ProviderContext, ShellChannel, TargetSnapshot,
 } from '../provider.js';
+import { withFlagDefaults } from '../provider.js';
 import { execWrapped } from '../shell/execWrapped.js';
 import { commandEnv, envRules } from '../shell/commandEnv.js';
 import { openPty } from './pty.js';
@@ -22,17 +23,11 @@ function debug(line: string): void {
   if (process.env.SWITCHBOARD_DEBUG) process.stderr.write(`switchboard debug: ${line}\n`);
 }
 
-const flags: ProviderFlags = {
-  is_remote: false,
-  is_container: false,
-  skip_container_guards: false,
-  supports_pty: true,
-  supports_stdin: true,
-  strip_env_keys: [],
-};
+const flags: ProviderFlags = withFlagDefaults({ supports_streams: true, supports_pty: true, supports_stdin: true });
 
 export const localProvider: BackendProvider = {
   ...localSpec,
+  display_name: 'This machine',
   flags,
   createEnvironment: (snapshot, ctx) => new LocalEnvironment(snapshot, ctx),
 };

@@ -11,6 +11,7 @@ import { SwitchboardError, errorLine, toErrorPayload } from '../../../../shared/
 import type {
   BackendProvider, BackgroundHandle, Environment, ExecOptions, ExecResult, FileStat, ProviderContext, ShellChannel, TargetSnapshot,
 } from '../provider.js';
+import { withFlagDefaults } from '../provider.js';
 import { execWrapped } from '../shell/execWrapped.js';
 import { shellQuote } from '../shell/shellWrap.js';
 import { commandEnv, envRules } from '../shell/commandEnv.js';
@@ -20,17 +21,11 @@ import { exportLines, groupCommand, killGroupCommand, loginShellCommand, takeGro
 import { loadSshConfig } from './sshConfig.js';
 import { resolveRoute, type SshHop } from './sshRoute.js';
 
-const flags: ProviderFlags = {
-  is_remote: true,
-  is_container: false,
-  skip_container_guards: false,
-  supports_pty: true,
-  supports_stdin: true,
-  strip_env_keys: [],
-};
+const flags: ProviderFlags = withFlagDefaults({ is_remote: true, supports_streams: true, supports_pty: true, supports_stdin: true });
 
 export const sshProvider: BackendProvider = {
   ...sshSpec,
+  display_name: 'SSH',
   flags,
   createEnvironment: (snapshot, ctx) => new SshEnvironment(snapshot, ctx),
 };

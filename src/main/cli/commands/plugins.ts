@@ -1,0 +1,95 @@
+// `switchboard plugins list | enable NAME | disable NAME | install PATH`: through the running Core (live), else on the profile's files.
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { SwitchboardError } from '../../../shared/errors.js';
+import type { PluginInfo } from '../../../shared/plugins.js';
+import { switchboardHome } from '../../core/home.js';
+import { findPlugin, installedPlugins, installPlugin, readEnabled, writeEnabled } from '../../core/plugins/installedPlugins.js';
+import { withCore } from '../connect.js';
+import { action, printJson, table } from '../output.js';
+import { coreRunning } from './doctor.js';
+
+/** What is said of a plugin without a Core: installed and enabled or not; nothing about whether it loads. */
+interface OfflinePlugin {
+  name: string;
+  version?: string;
+  dir: string;
+  enabled: boolean;
+  problem?: string;
+}
+
+function offlineList(home: string): OfflinePlugin[] {
+  const enabled = new Set(readEnabled(home).enabled);
+  return installedPlugins(home).map((p) => ({
+    name: p.name, ...(p.manifest ? { version: p.manifest.version } : {}), dir: p.dir, enabled: enabled.has(p.name), ...(p.problem ? { problem: p.problem } : {}),
+  }));
+}
+
+function printLive(list: PluginInfo[], json: boolean | undefined): void {
+  if (json) return printJson({ core: 'running', plugins: list });
+  if (list.length === 0) return void process.stdout.write('no plugins installed (switchboard plugins install PATH)\n');
+  process.stdout.write(table(['PLUGIN', 'VERSION', 'STATE', 'BACKENDS', 'PROBLEM'], list.map((p) => [
+    p.name, p.version ?? '', p.state, p.backends.join(','), p.problem ?? '',
+  ])));
+}
+
+function printOffline(list: OfflinePlugin[], json: boolean | undefined): void {
+  if (json) return printJson({ core: 'not running', plugins: list });
+  if (list.length === 0) return void process.stdout.write('no plugins installed (switchboard plugins install PATH)\n');
+  process.stdout.write(table(['PLUGIN', 'VERSION', 'STATE', 'PROBLEM'], list.map((p) => [
+    p.name, p.version ?? '', p.enabled ? 'enabled' : 'disabled', p.problem ?? '',
+  ])));
+  process.stdout.write('no Switchboard Core is running: enabled plugins load when one starts\n');
+}
+
+/** One plugin's new state; a plugin the Core refused or could not load makes the command fail after saying why. */
+function reportOne(p: PluginInfo | OfflinePlugin, json: boolean | undefined, live: boolean): void {
+  if (json) printJson(live ? { core: 'running', plugin: p } : { core: 'not running', plugin: p });
+  else {
+    const state = 'state' in p ? p.state : p.enabled ? 'enabled (loads when a Core starts)' : 'disabled';
+    process.stdout.write(`plugin ${p.name}: ${state}${p.problem ? ` — ${p.problem}` : ''}\n`);
+  }
+  if ('state' in p && (p.state === 'failed' || p.state === 'refused')) process.exitCode = 1;
+}
+
+export function pluginsCommand(program: Command): void {
+  const plugins = program.command('plugins').description('list, enable, disable and install plugin backends');
+  plugins
+    .command('list')
+    .description('installed plugins and their state')
+    .option('--json', 'one JSON document')
+    .action(action(async (opts: { json?: boolean }) => {
+      const home = switchboardHome();
+      if (coreRunning(home)) printLive(await withCore((c) => c.call('plugins.list', {})), opts.json);
+      else printOffline(offlineList(home), opts.json);
+    }));
+  for (const verb of ['enable', 'disable'] as const) {
+    plugins
+      .command(verb)
+      .description(verb === 'enable' ? 'load a plugin now and at every start' : 'unload a plugin; its targets show unreachable')
+      .argument('<name>', 'the plugin name')
+      .option('--json', 'one JSON document')
+      .action(action(async (name: string, opts: { json?: boolean }) => {
+        const home = switchboardHome();
+        if (coreRunning(home)) return reportOne(await withCore((c) => c.call(`plugins.${verb}`, { name })), opts.json, true);
+        const p = findPlugin(home, name);
+        if (verb === 'enable' && p.problem) throw new SwitchboardError('bad_request', `plugin ${name}: ${p.problem}`, `fix ${p.dir}`);
+        const state = readEnabled(home);
+        const enabled = verb === 'enable' ? [...state.enabled, name] : state.enabled.filter((n) => n !== name);
+        writeEnabled(home, { ...state, enabled });
+        reportOne(offlineList(home).find((o) => o.name === name)!, opts.json, false);
+      }));
+  }
+  plugins
+    .command('install')
+    .description('copy a plugin folder (plugin.yaml, or an npm package with a "switchboard" field) into the profile; installed disabled')
+    .argument('<path>', 'the plugin folder')
+    .option('--json', 'one JSON document')
+    .action(action(async (path: string, opts: { json?: boolean }) => {
+      const home = switchboardHome();
+      const full = resolve(path);
+      if (coreRunning(home)) return reportOne(await withCore((c) => c.call('plugins.install', { path: full })), opts.json, true);
+      const p = installPlugin(home, full);
+      reportOne({ name: p.name, ...(p.manifest ? { version: p.manifest.version } : {}), dir: p.dir, enabled: false }, opts.json, false);
+    }));
+}

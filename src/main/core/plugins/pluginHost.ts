@@ -1,0 +1,208 @@
+// One plugin's host process as the Core holds it: fork, typed calls with deadlines, stream events, restart with back-off.
+//
+// One host per plugin (not one for all): a plugin that hangs, leaks or calls process.exit takes only its own
+// backends down, and restarting its host drops nobody else's shells or environments.
+import { fork, type ChildProcess } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, renameSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { SwitchboardError } from '../../../shared/errors.js';
+import { hostMethods, HostMessage, type HostMethod, type HostParams, type HostResult } from '../../../shared/pluginRpc.js';
+import { builtinWithheld, commandEnv } from '../backends/shell/commandEnv.js';
+
+/** Where the built host entry is: beside the bundle that runs (out/…), or under the repository's out/ in tests. */
+export function hostEntryPath(): string {
+  const override = process.env.SWITCHBOARD_PLUGIN_HOST;
+  if (override) return override;
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 8; i++) {
+    for (const candidate of [join(dir, 'plugin-host', 'host.cjs'), join(dir, 'out', 'plugin-host', 'host.cjs')]) {
+      if (existsSync(candidate)) return candidate;
+    }
+    dir = dirname(dir);
+  }
+  throw new SwitchboardError('internal', 'the plugin host is not built (out/plugin-host/host.cjs)', 'run: node scripts/build.mjs node');
+}
+
+interface Pending {
+  resolve(value: unknown): void;
+  reject(err: Error): void;
+  timer: NodeJS.Timeout;
+  method: HostMethod;
+}
+
+export interface StreamListener {
+  data(data: string): void;
+  exit(code: number | null, reason?: string): void;
+}
+
+/** Keep the log small: past 1 MiB it becomes `.1` (the one before is dropped). */
+function rotate(file: string): void {
+  try {
+    if (statSync(file).size > 1 << 20) renameSync(file, `${file}.1`);
+  } catch {
+    /* no log yet */
+  }
+}
+
+/** Back-off between restarts of a host that keeps dying: 0.5 s, 1 s, 2 s … up to 30 s; reset after a good load. */
+const backoffMs = (attempt: number): number => Math.min(30_000, 500 * 2 ** Math.min(attempt, 6));
+
+export interface PluginHostOptions {
+  plugin: string;
+  /** Where the host's stdout and stderr go (a plugin's console output, a crash's stack): plugins/.host.log. */
+  logFile: string;
+  /** Called on every (re)start to load the plugin; resolves when it answered `load`. */
+  onStart(host: PluginHost): Promise<void>;
+  /** The host died or hung: why, in one line. Its environments and streams are gone. */
+  onDown(reason: string): void;
+}
+
+export class PluginHost {
+  private child: ChildProcess | undefined;
+  private nextId = 1;
+  private readonly pending = new Map<number, Pending>();
+  private readonly streams = new Map<string, StreamListener>();
+  private restartTimer: NodeJS.Timeout | undefined;
+  private attempts = 0;
+  private closed = false;
+  /** Bumped on every start: environments remember it to know they died with an earlier host. */
+  generation = 0;
+
+  constructor(private readonly opts: PluginHostOptions) {}
+
+  get running(): boolean {
+    return this.child !== undefined;
+  }
+
+  /** Fork the host and load the plugin; on failure the host is stopped and a restart scheduled. */
+  async start(): Promise<void> {
+    if (this.closed || this.child) return;
+    this.generation++;
+    // The host never sees the Core's credentials, whatever a plugin does with process.env.
+    const env = commandEnv({ withhold: builtinWithheld, passthrough: [] }, { inherit: 'all' });
+    // Inside Electron, process.execPath is Electron itself: the host must run as plain Node.
+    if (process.versions.electron) env.ELECTRON_RUN_AS_NODE = '1';
+    mkdirSync(dirname(this.opts.logFile), { recursive: true, mode: 0o700 });
+    rotate(this.opts.logFile);
+    const log = openSync(this.opts.logFile, 'a', 0o600);
+    let child: ChildProcess;
+    try {
+      child = fork(hostEntryPath(), [], { env, stdio: ['ignore', log, log, 'ipc'], serialization: 'json' });
+    } finally {
+      closeSync(log);
+    }
+    this.child = child;
+    child.on('message', (raw) => this.onMessage(raw));
+    child.once('exit', (code, signal) => this.onExit(child, signal ? `its host was killed by ${signal}` : `its host exited with code ${code ?? '?'}`));
+    child.once('error', () => undefined);
+    try {
+      await this.opts.onStart(this);
+      this.attempts = 0;
+    } catch (err) {
+      this.down(err instanceof Error ? err.message : String(err), true);
+      throw err;
+    }
+  }
+
+  /** Call a method with a deadline; a missed deadline means the host is stuck: it is ended and restarted. */
+  call<M extends HostMethod>(method: M, params: HostParams<M>, deadlineMs: number): Promise<HostResult<M>> {
+    const child = this.child;
+    if (!child || !child.connected) {
+      return Promise.reject(new SwitchboardError('target_unreachable', `plugin ${this.opts.plugin} is not running`, 'see: switchboard plugins list'));
+    }
+    const id = this.nextId++;
+    return new Promise<HostResult<M>>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        reject(new SwitchboardError('timeout', `plugin ${this.opts.plugin}: ${method} gave no answer within ${Math.round(deadlineMs / 1000)}s; its host is restarted`));
+        this.down(`${method} gave no answer within ${Math.round(deadlineMs / 1000)}s`, true);
+      }, deadlineMs);
+      this.pending.set(id, {
+        resolve: (v) => {
+          const parsed = hostMethods[method].result.safeParse(v);
+          if (parsed.success) resolve(parsed.data as HostResult<M>);
+          else reject(new SwitchboardError('internal', `plugin ${this.opts.plugin}: ${method} answered something malformed`));
+        },
+        reject,
+        timer,
+        method,
+      });
+      child.send({ id, method, params }, (err) => {
+        if (!err) return;
+        const p = this.pending.get(id);
+        if (!p) return;
+        clearTimeout(p.timer);
+        this.pending.delete(id);
+        reject(new SwitchboardError('target_unreachable', `plugin ${this.opts.plugin}: its host is gone`));
+      });
+    });
+  }
+
+  /** Route a stream's output and exit to `listener` until it exits. */
+  watchStream(streamId: string, listener: StreamListener): void {
+    this.streams.set(streamId, listener);
+  }
+
+  private onMessage(raw: unknown): void {
+    const msg = HostMessage.safeParse(raw);
+    if (!msg.success) return;
+    const m = msg.data;
+    if ('id' in m) {
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      clearTimeout(p.timer);
+      this.pending.delete(m.id);
+      if (m.ok) p.resolve(m.result);
+      else p.reject(new SwitchboardError('target_unreachable', `plugin ${this.opts.plugin}: ${p.method} failed: ${m.error}`));
+      return;
+    }
+    if (m.event === 'stream.data') this.streams.get(m.stream_id)?.data(m.data);
+    else if (m.event === 'stream.exit') {
+      const s = this.streams.get(m.stream_id);
+      this.streams.delete(m.stream_id);
+      s?.exit(m.exit_code, m.reason);
+    }
+  }
+
+  private onExit(child: ChildProcess, reason: string): void {
+    if (this.child !== child) return;
+    this.down(reason, false);
+  }
+
+  /** The host is no use any more: end it, fail what waits on it, and (unless closed) start it again later. */
+  private down(reason: string, kill: boolean): void {
+    const child = this.child;
+    if (!child) return;
+    this.child = undefined;
+    if (kill) child.kill('SIGKILL');
+    const line = `plugin ${this.opts.plugin}: ${reason}`;
+    for (const [id, p] of this.pending) {
+      clearTimeout(p.timer);
+      this.pending.delete(id);
+      p.reject(new SwitchboardError('target_unreachable', `${line} during ${p.method}`, 'the host is restarted; try again'));
+    }
+    const streams = [...this.streams.values()];
+    this.streams.clear();
+    for (const s of streams) s.exit(null, 'plugin host exited');
+    this.opts.onDown(line);
+    if (this.closed) return;
+    const wait = backoffMs(this.attempts++);
+    this.restartTimer = setTimeout(() => {
+      this.restartTimer = undefined;
+      this.start().catch(() => undefined);
+    }, wait);
+    this.restartTimer.unref();
+  }
+
+  /** Stop for good (plugin disabled, Core closing). */
+  close(): void {
+    this.closed = true;
+    if (this.restartTimer) clearTimeout(this.restartTimer);
+    const child = this.child;
+    if (!child) return;
+    this.down('disabled', false);
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 2000).unref();
+  }
+}
