@@ -1,120 +1,182 @@
-// Benchmarks (not tests): tool-call latency per backend and pane throughput, each against a baseline.
-// Usage: node bench/run.mjs [--calls N]. Needs `npm run build`; SSH/Docker figures need `bash scripts/test-env.sh up`.
-import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+// Benchmarks (not tests): every row of issue 13, each against a baseline measured in the same run, printed as one table.
+// Usage: node bench/run.mjs [--quick] [--calls N]. Needs `npm run build`; the SSH and Docker rows need
+// `bash scripts/test-env.sh up` (a row whose service is absent is printed with the reason it was skipped).
+import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { benchTargets, connect, pct, root, startServe, testService } from './harness.mjs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { benchTargets, connect, pct, root, rssMb, startServe, testService } from './harness.mjs';
 
-const calls = Number(process.argv[process.argv.indexOf('--calls') + 1]) || 200;
+const quick = process.argv.includes('--quick');
+const arg = (name, dflt) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : dflt);
+const calls = arg('--calls', quick ? 40 : 200);
+const starts = quick ? 5 : 15;
+const paneBytes = quick ? 5_000_000 : 20_000_000;
+const cli = join(root, 'bin/switchboard.js');
+
 const ssh = testService('ssh');
 const docker = testService('docker');
 const served = await startServe((h) => benchTargets(h, { ssh, docker }), { nodeArgs: process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/sbprof'] : [] });
-const home = served.home;
-const { call, listeners, close } = await connect(served.url);
+const corePid = served.serve.pid;
+const ws = await connect(served.url);
+const env = { ...process.env, SWITCHBOARD_HOME: served.home };
 
-const fmt = (ms) => `${ms.toFixed(1)} ms`;
-function timeEach(n, fn) {
-  const times = [];
-  return (async () => {
-    for (let i = 0; i < n; i++) {
-      const t = performance.now();
-      await fn(i);
-      times.push(performance.now() - t);
-    }
-    return times;
-  })();
-}
-function report(name, ours, base, baseName) {
+/** The table: one row per path, each with its own baseline. */
+const rows = [];
+const ms = (x) => `${x.toFixed(1)} ms`;
+function latencyRow(id, path, ours, baseName, base) {
   const o = pct(ours, 50);
   const b = pct(base, 50);
-  console.log(`${name.padEnd(28)} p50 ${fmt(o).padStart(9)}  p95 ${fmt(pct(ours, 95)).padStart(9)}   baseline (${baseName}) p50 ${fmt(b)}  ratio ${(o / b).toFixed(2)}x`);
+  rows.push([id, path, `p50 ${ms(o)}, p95 ${ms(pct(ours, 95))}`, `${baseName}: p50 ${ms(b)}, p95 ${ms(pct(base, 95))}`, `${(o / b).toFixed(2)}×`]);
+}
+const skipRow = (id, path, why) => rows.push([id, path, `skipped: ${why}`, '', '']);
+async function timeEach(n, fn) {
+  const times = [];
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await fn(i);
+    times.push(performance.now() - t);
+  }
+  return times;
+}
+const settle = (msec) => new Promise((r) => setTimeout(r, msec));
+
+// P7 first, before any call has warmed anything up: the Core as it idles after start.
+await settle(1000);
+const idleRss = rssMb(corePid);
+
+// The clients of P2–P4: the WebSocket API, MCP Streamable HTTP (one SDK session) and MCP stdio (`switchboard mcp`).
+const http = new Client({ name: 'bench', version: '1' });
+await http.connect(new StreamableHTTPClientTransport(new URL(`${served.url.http}mcp`), { requestInit: { headers: { authorization: `Bearer ${served.url.token}` } } }));
+const stdio = new Client({ name: 'bench', version: '1' });
+await stdio.connect(new StdioClientTransport({ command: process.execPath, args: [cli, 'mcp'], env, stderr: 'inherit' }));
+const clients = {
+  WebSocket: (target) => ws.call('tool.call', { tool: 'terminal', args: { command: 'true', execution_target: target }, client: 'test' }),
+  'MCP HTTP': (target) => http.callTool({ name: 'terminal', arguments: { command: 'true', execution_target: target } }),
+  'MCP stdio': (target) => stdio.callTool({ name: 'terminal', arguments: { command: 'true', execution_target: target } }),
+};
+
+async function terminalRows(id, target, baseName, baseline, baseCalls) {
+  const base = await timeEach(baseCalls, baseline);
+  for (const [via, call] of Object.entries(clients)) {
+    await call(target);
+    latencyRow(id, `terminal ${target} over ${via}`, await timeEach(calls, () => call(target)), baseName, base);
+  }
 }
 
-console.log(`Switchboard bench: ${calls} sequential terminal calls per target, through serve's WebSocket\n`);
-const terminal = (target, command) => call('tool.call', { tool: 'terminal', args: { command, execution_target: target }, client: 'test' });
-
-await terminal('local', 'true');
-report('terminal local', await timeEach(calls, () => terminal('local', 'true')), await timeEach(calls, () => spawnSync('bash', ['-c', 'true'])), 'spawn bash -c');
+await terminalRows('P2', 'local', 'spawn bash -c true', () => spawnSync('bash', ['-c', 'true']), calls);
 
 if (ssh) {
-  const before = existsSync(ssh.log) ? (readFileSync(ssh.log, 'utf8').match(/Accepted publickey/g) ?? []).length : 0;
-  await terminal('ssh', 'true');
-  const ours = await timeEach(calls, () => terminal('ssh', 'true'));
-  const after = existsSync(ssh.log) ? (readFileSync(ssh.log, 'utf8').match(/Accepted publickey/g) ?? []).length : 0;
-  const sshArgs = ['-i', ssh.key, '-p', String(ssh.port), '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', `${ssh.user}@${ssh.host}`, 'true'];
-  const base = await timeEach(Math.min(calls, 30), () => spawnSync('ssh', sshArgs));
-  report('terminal ssh', ours, base, 'ssh per command');
   // The strongest baseline: OpenSSH's own connection sharing (ControlMaster), what Hermes Agent uses.
-  const cm = join(home, 'cm-%r@%h:%p');
-  const muxArgs = ['-o', 'ControlMaster=auto', '-o', `ControlPath=${cm}`, '-o', 'ControlPersist=60', ...sshArgs];
+  const sshArgs = ['-i', ssh.key, '-p', String(ssh.port), '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', `${ssh.user}@${ssh.host}`, 'true'];
+  const muxArgs = ['-o', 'ControlMaster=auto', '-o', `ControlPath=${join(served.home, 'cm-%r@%h:%p')}`, '-o', 'ControlPersist=60', ...sshArgs];
   spawnSync('ssh', muxArgs);
-  report('terminal ssh (vs mux)', ours, await timeEach(Math.min(calls, 100), () => spawnSync('ssh', muxArgs)), 'ssh ControlMaster');
-  spawnSync('ssh', ['-o', `ControlPath=${cm}`, '-O', 'exit', `${ssh.user}@${ssh.host}`]);
-  console.log(`${''.padEnd(28)} SSH logins for ${calls + 1} calls: ${after - before}`);
-} else console.log('terminal ssh                 skipped: no .test-env/ssh.json (bash scripts/test-env.sh up)');
+  await terminalRows('P3', 'ssh', 'ssh ControlMaster', () => spawnSync('ssh', muxArgs), Math.min(calls, 100));
+  spawnSync('ssh', ['-o', `ControlPath=${join(served.home, 'cm-%r@%h:%p')}`, '-O', 'exit', `${ssh.user}@${ssh.host}`]);
+} else skipRow('P3', 'terminal ssh', 'no .test-env/ssh.json (bash scripts/test-env.sh up)');
 
 if (docker) {
-  await terminal('docker', 'true');
-  const ours = await timeEach(calls, () => terminal('docker', 'true'));
+  await ws.call('tool.call', { tool: 'terminal', args: { command: 'true', execution_target: 'docker' }, client: 'test' });
   const id = spawnSync('docker', ['-H', `unix://${docker.socket}`, 'ps', '-q', '--filter', 'label=switchboard.target=docker'], { encoding: 'utf8' }).stdout.trim().split('\n')[0];
-  const base = await timeEach(Math.min(calls, 30), () => spawnSync('docker', ['-H', `unix://${docker.socket}`, 'exec', id, 'true']));
-  report('terminal docker', ours, base, 'docker exec CLI');
-} else console.log('terminal docker              skipped: no .test-env/docker.json (bash scripts/test-env.sh up)');
+  await terminalRows('P4', 'docker', 'docker exec CLI', () => spawnSync('docker', ['-H', `unix://${docker.socket}`, 'exec', id, 'true']), Math.min(calls, 30));
+} else skipRow('P4', 'terminal docker', 'no .test-env/docker.json (bash scripts/test-env.sh up)');
 
-// Live registry: a target registered by another process, until the Core announces it (what the sidebar draws from).
-const seenTimes = [];
-for (let i = 0; i < 10; i++) {
-  const name = `bench-${i}`;
-  const t = performance.now();
-  const seen = new Promise((resolve) => {
-    const l = (m) => {
-      if (m.type === 'event' && m.event === 'targets.changed' && m.payload.some((x) => x.name === name)) {
-        listeners.delete(l);
-        resolve(performance.now() - t);
-      }
-    };
-    listeners.add(l);
-  });
-  const r = spawnSync(process.execPath, [join(root, 'bin/switchboard.js'), 'targets', 'register', name, '--backend', 'local'], { env: { ...process.env, SWITCHBOARD_HOME: home } });
-  if (r.status !== 0) throw new Error(r.stderr.toString());
-  seenTimes.push(await seen);
-}
-const cliTimes = await timeEach(10, () => spawnSync(process.execPath, [join(root, 'bin/switchboard.js'), '--version']));
-report('register → targets.changed', seenTimes, cliTimes, 'CLI start alone');
-
-// Pane throughput: 20 MB of output through pty → Core batching → WebSocket, acknowledged like the renderer does.
-const pane = await call('pane.open', { execution_target: 'local', cols: 120, rows: 40 });
-const total = 20_000_000;
+// P1: output through pty → Core batching → WebSocket, acknowledged as the window does, against node-pty read directly.
+const pane = await ws.call('pane.open', { execution_target: 'local', cols: 120, rows: 40 });
 let got = 0;
 let unacked = 0;
-const done = new Promise((resolve) => listeners.add((m) => {
+const flooded = new Promise((resolve) => ws.listeners.add((m) => {
   if (m.type !== 'event' || m.event !== 'pane.data' || m.payload.pane_id !== pane.pane_id) return;
   const d = m.payload.data;
-  let n = 0;
-  for (let i = 0; i < d.length; i++) if (d.charCodeAt(i) === 120) n++;
-  got += n;
-  unacked += m.payload.data.length;
+  for (let i = 0; i < d.length; i++) if (d.charCodeAt(i) === 120) got++;
+  unacked += d.length;
   if (unacked >= 5000) {
-    void call('pane.ack', { pane_id: pane.pane_id, chars: unacked });
+    void ws.call('pane.ack', { pane_id: pane.pane_id, chars: unacked });
     unacked = 0;
   }
-  if (got >= total) resolve();
+  if (got >= paneBytes) resolve();
 }));
-await new Promise((r) => setTimeout(r, 300));
+await settle(300);
 const t0 = performance.now();
-await call('pane.write', { pane_id: pane.pane_id, data: `head -c ${total} /dev/zero | tr '\\0' x; echo\r` });
-await done;
-const secs = (performance.now() - t0) / 1000;
-// Baseline: the same output read straight from node-pty in this process, with no Core, socket or acks.
+await ws.call('pane.write', { pane_id: pane.pane_id, data: `head -c ${paneBytes} /dev/zero | tr '\\0' x; echo\r` });
+await flooded;
+const paneSecs = (performance.now() - t0) / 1000;
 const { default: nodePty } = await import('node-pty');
-const base0 = performance.now();
+const b0 = performance.now();
 await new Promise((resolve) => {
-  const p = nodePty.spawn('/bin/bash', ['-c', `head -c ${total} /dev/zero | tr '\\0' x`], { cols: 120, rows: 40 });
+  const p = nodePty.spawn('/bin/bash', ['-c', `head -c ${paneBytes} /dev/zero | tr '\\0' x`], { cols: 120, rows: 40 });
   p.onData(() => undefined);
   p.onExit(resolve);
 });
-const baseSecs = (performance.now() - base0) / 1000;
-console.log(`${'pane throughput (local)'.padEnd(28)} ${(total / 1e6 / secs).toFixed(1)} MB/s   baseline (node-pty read directly) ${(total / 1e6 / baseSecs).toFixed(1)} MB/s  ratio ${(secs / baseSecs).toFixed(2)}x time`);
+const baseSecs = (performance.now() - b0) / 1000;
+const mbps = (s) => `${(paneBytes / 1e6 / s).toFixed(1)} MB/s`;
+rows.unshift(['P1', `pane output, ${paneBytes / 1e6} MB, acked`, mbps(paneSecs), `node-pty read directly: ${mbps(baseSecs)}`, `${(baseSecs / paneSecs).toFixed(2)}×`]);
+await ws.call('pane.close', { pane_id: pane.pane_id }).catch(() => undefined);
 
-close();
+// P7 per pane: the Core's growth over ten open (idle) panes.
+await settle(500);
+const beforePanes = rssMb(corePid);
+const panes = [];
+for (let i = 0; i < 10; i++) panes.push(await ws.call('pane.open', { execution_target: 'local', cols: 120, rows: 40 }));
+await settle(1500);
+const perPane = (rssMb(corePid) - beforePanes) / panes.length;
+for (const p of panes) await ws.call('pane.close', { pane_id: p.pane_id }).catch(() => undefined);
+const afterCalls = rssMb(corePid);
+
+// P8 and P9: the CLI as a client, wall time and peak RSS (GNU time's %M) against Node starting and doing nothing.
+function timed(cmd, args, extraEnv = env) {
+  const t = performance.now();
+  const r = spawnSync('/usr/bin/time', ['-f', '__rss %M', cmd, ...args], { env: extraEnv, encoding: 'utf8' });
+  const wall = performance.now() - t;
+  if (r.status !== 0) throw new Error(`${args.join(' ')} failed: ${r.stderr}`);
+  return { wall, rss: Number(/__rss (\d+)/.exec(r.stderr)?.[1] ?? NaN) / 1024 };
+}
+const series = (n, fn) => {
+  const out = Array.from({ length: n }, fn);
+  return { wall: out.map((x) => x.wall), rss: out.map((x) => x.rss) };
+};
+const nodeIdle = series(starts, () => timed(process.execPath, ['-e', '0']));
+const cliCall = series(starts, () => timed(process.execPath, [cli, 'call', 'terminal', '{"command":"true","execution_target":"local"}']));
+const mb = (x) => `${x.toFixed(0)} MB`;
+rows.push(['P8', '`switchboard call terminal true`', `p50 ${ms(pct(cliCall.wall, 50))}, p95 ${ms(pct(cliCall.wall, 95))}, peak RSS ${mb(pct(cliCall.rss, 50))}`,
+  `node -e 0: p50 ${ms(pct(nodeIdle.wall, 50))}, peak RSS ${mb(pct(nodeIdle.rss, 50))}`, `${(pct(cliCall.wall, 50) / pct(nodeIdle.wall, 50)).toFixed(2)}×`]);
+
+/** `switchboard mcp` from spawn until it answers `initialize` on stdout. */
+function mcpReady() {
+  return new Promise((resolve, reject) => {
+    const t = performance.now();
+    const p = spawn(process.execPath, [cli, 'mcp'], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+    let out = '';
+    p.stdout.on('data', (d) => {
+      out += d;
+      if (!out.includes('\n')) return;
+      const wall = performance.now() - t;
+      p.kill();
+      resolve(wall);
+    });
+    p.on('error', reject);
+    p.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }) + '\n');
+  });
+}
+const mcpTimes = await timeEach(starts, mcpReady);
+rows.push(['P9', '`switchboard mcp` answers initialize', `p50 ${ms(pct(mcpTimes, 50))}, p95 ${ms(pct(mcpTimes, 95))}`, `node -e 0: p50 ${ms(pct(nodeIdle.wall, 50))}, p95 ${ms(pct(nodeIdle.wall, 95))}`,
+  `${(pct(mcpTimes, 50) / pct(nodeIdle.wall, 50)).toFixed(2)}×`]);
+
+rows.push(['P7', 'Core RSS: idle / per open pane / after the bench', `${mb(idleRss)} / ${perPane.toFixed(1)} MB / ${mb(afterCalls)}`, 'goal: ≤ 80 MB / ≤ 5 MB', '']);
+
+await http.close();
+await stdio.close();
+ws.close();
 await served.stop();
+
+const order = ['P1', 'P2', 'P3', 'P4', 'P7', 'P8', 'P9'];
+rows.sort((a, b) => order.indexOf(a[0]) - order.indexOf(b[0]));
+const header = ['row', 'path', 'Switchboard', 'baseline (same run)', 'ratio'];
+const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+const line = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
+console.log(`Switchboard bench${quick ? ' (--quick)' : ''}: ${calls} sequential calls per path, ${starts} CLI starts, node ${process.version}, ${new Date().toISOString()}`);
+console.log(line(header));
+console.log(line(widths.map((w) => '-'.repeat(w))));
+for (const r of rows) console.log(line(r));
+console.log('ratio: Switchboard ÷ baseline for latencies (lower is better), baseline time ÷ Switchboard time for P1 (higher is better).');

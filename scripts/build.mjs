@@ -30,9 +30,26 @@ const cjs = { outdir: join(root, 'out'), outExtension: { '.js': '.cjs' }, bundle
 /** Bundles that run under Node (the Core, Electron's main): dependencies stay in node_modules (node-pty is native). */
 const nodeSide = { ...cjs, platform: 'node', target: 'node20', packages: 'external', ...importMetaShim, sourcemap: true };
 
+/**
+ * The CLI's commands: each module program.ts imports is a bundle of its own, loaded only when that command runs, so
+ * `switchboard call` or `mcp` loads the small client it needs, not the Core with ssh2, dockerode and node-pty.
+ */
+const programFile = join(root, 'src/main/cli/program.ts');
+const commandEntries = Object.fromEntries(
+  [...readFileSync(programFile, 'utf8').matchAll(/import\('\.\/commands\/(\w+)\.js'\)/g)].map((m) => [`cli/commands/${m[1]}`, join(root, 'src/main/cli/commands', `${m[1]}.ts`)]),
+);
+/** program.ts's `import('./commands/x.js')` stays a require of the bundle built beside it. */
+const commandsApart = {
+  name: 'commands-apart',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/commands\/[^/]+\.js$/ }, (args) =>
+      args.kind === 'dynamic-import' && args.importer === programFile ? { path: args.path.replace(/\.js$/, '.cjs'), external: true } : undefined);
+  },
+};
+
 async function buildNode() {
   // The Core and the CLI, under plain Node.
-  await build({ ...nodeSide, entryPoints: { 'cli/main': join(root, 'src/main/cli/main.ts') }, plugins: [noElectron] });
+  await build({ ...nodeSide, entryPoints: { 'cli/main': join(root, 'src/main/cli/main.ts'), ...commandEntries }, plugins: [noElectron, commandsApart] });
   // The plugin host, forked by the Core once per enabled plugin (src/main/core/plugins/pluginHost.ts finds it here).
   await build({ ...nodeSide, entryPoints: { 'plugin-host/host': join(root, 'src/main/core/plugins/hostProcess.ts') }, plugins: [noElectron] });
 }

@@ -1,5 +1,9 @@
 // Where the Docker Engine listens (docker_host, DOCKER_HOST, the default socket) and how its failures read.
-import Docker from 'dockerode';
+import { createRequire } from 'node:module';
+import type Docker from 'dockerode';
+
+/** dockerode (and its HTTP stack) is loaded when a Docker target is first used: a Core without one never pays for it. */
+const load = createRequire(import.meta.url);
 import { SwitchboardError } from '../../../../shared/errors.js';
 
 export type DockerEndpoint =
@@ -42,10 +46,11 @@ function badHost(raw: string, why: string): SwitchboardError {
 
 /** A dockerode client bound to exactly this endpoint, whatever DOCKER_HOST says. */
 export function dockerClient(endpoint: DockerEndpoint): Docker {
+  const Dockerode = load('dockerode') as typeof Docker;
   // docker-modem merges its DOCKER_HOST defaults under these options, so every field is set explicitly.
   return endpoint.kind === 'unix'
-    ? new Docker({ socketPath: endpoint.socketPath, host: undefined, port: undefined, protocol: 'http' })
-    : new Docker({ host: endpoint.host, port: endpoint.port, protocol: 'http', socketPath: undefined });
+    ? new Dockerode({ socketPath: endpoint.socketPath, host: undefined, port: undefined, protocol: 'http' })
+    : new Dockerode({ host: endpoint.host, port: endpoint.port, protocol: 'http', socketPath: undefined });
 }
 
 const unreachableCodes = new Set([

@@ -1,4 +1,4 @@
-// The local backend: commands in a fresh bash per call, interactive shells through node-pty.
+// The local backend: commands in warm shells (or a fresh bash per call), interactive shells through node-pty.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
@@ -15,6 +15,13 @@ import { withFlagDefaults } from '../provider.js';
 import { execWrapped } from '../shell/execWrapped.js';
 import { commandEnv, envRules } from '../shell/commandEnv.js';
 import { openPty } from './pty.js';
+import { WarmShellPool, type WarmProcess, type WarmShell } from '../shell/warmShell.js';
+import { warmCall, type WarmCall } from '../shell/warmProgram.js';
+
+/** SWITCHBOARD_DEBUG=1: which path each call took, on the Core's stderr. */
+function debug(line: string): void {
+  if (process.env.SWITCHBOARD_DEBUG) process.stderr.write(`switchboard debug: ${line}\n`);
+}
 
 const flags: ProviderFlags = withFlagDefaults({ supports_streams: true, supports_pty: true, supports_stdin: true });
 
@@ -32,7 +39,7 @@ export function localShell(): string {
 
 
 /** Whether any process is still in the group `pgid` (the leader may be gone while its children live on). */
-function groupAlive(pgid: number): boolean {
+export function groupAlive(pgid: number): boolean {
   try {
     process.kill(-pgid, 0);
     return true;
@@ -46,8 +53,12 @@ function groupAlive(pgid: number): boolean {
  * leader has exited too (`cmd &` leaves its children in the group), which is why it asks the group, not the child.
  */
 export function killGroup(child: ChildProcess, graceMs = 1500): Promise<void> {
-  const pgid = child.pid;
-  if (pgid === undefined || !groupAlive(pgid)) return Promise.resolve();
+  return child.pid === undefined ? Promise.resolve() : killProcessGroup(child.pid, graceMs);
+}
+
+/** killGroup by the group's id: a warm shell's call is a group whose leader Node did not start. */
+export function killProcessGroup(pgid: number, graceMs = 1500): Promise<void> {
+  if (!groupAlive(pgid)) return Promise.resolve();
   try {
     process.kill(-pgid, 'SIGTERM');
   } catch {
@@ -84,8 +95,16 @@ class LocalEnvironment implements Environment {
   private readonly envFile: string;
   private readonly children = new Set<ChildProcess>();
 
+  /** This identity's warm shells (bash only); undefined where the spawn-per-call path is the only one. */
+  private readonly warm: WarmShellPool | undefined;
+  /** The person's env_passthrough the warm shells were started with: a change retires them. */
+  private warmPassthrough = '';
+  /** The call a new warm shell is started for: the shell gets the environment that call would have got. */
+  private warmCallEnv: Record<string, string> | undefined;
+
   constructor(private readonly snapshot: TargetSnapshot, private readonly ctx: ProviderContext) {
     this.identity = snapshot.identity;
+    this.warm = localShell() === '/bin/bash' && !process.env.SWITCHBOARD_NO_WARM_SHELLS ? new WarmShellPool({ start: () => this.startWarm() }, (g) => killProcessGroup(g, 500), groupAlive) : undefined;
     const id = createHash('sha256').update(snapshot.identity).digest('hex').slice(0, 16);
     this.envFile = join(ctx.home, 'state', 'env', `${id}.sh`);
   }
@@ -99,8 +118,45 @@ class LocalEnvironment implements Environment {
     return commandEnv(envRules(this.snapshot.flags.strip_env_keys, this.ctx), { inherit: 'all', extra });
   }
 
+  /** A warm shell for this call, when one can be had: not for a call with stdin (it has a pipe of its own). */
+  private warmShell(opts: ExecOptions): WarmShell | undefined {
+    if (!this.warm || opts.stdin !== undefined) return undefined;
+    const passthrough = JSON.stringify(this.ctx.envPassthrough?.() ?? []);
+    if (passthrough !== this.warmPassthrough) {
+      this.warm.renew();
+      this.warmPassthrough = passthrough;
+    }
+    this.warmCallEnv = opts.env;
+    return this.warm.acquire();
+  }
+
+  private startWarm(): WarmProcess {
+    const child = spawn(localShell(), ['-s'], { cwd: '/', detached: true, env: this.childEnv(this.warmCallEnv), stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdin.on('error', () => undefined);
+    return {
+      write: (text) => child.stdin.write(text),
+      end: () => child.stdin.end(),
+      onStdout: (l) => child.stdout.setEncoding('utf8').on('data', l),
+      onStderr: (l) => child.stderr.setEncoding('utf8').on('data', l),
+      onExit: (l) => {
+        child.once('error', l);
+        child.once('exit', l);
+      },
+      killGroup: (pgid) => killProcessGroup(pgid),
+      groupAlive,
+    };
+  }
+
   async exec(command: string, opts: ExecOptions): Promise<ExecResult> {
     await mkdir(dirname(this.envFile), { recursive: true, mode: 0o700 });
+    const shell = this.warmShell(opts);
+    debug(`exec on ${this.identity} in ${shell ? 'a warm shell' : 'a shell of its own'}`);
+    if (shell) {
+      // The call's own variables (run markers), withheld names dropped as for any child.
+      const exports = commandEnv(envRules(this.snapshot.flags.strip_env_keys, this.ctx), { inherit: 'passthrough', extra: opts.env, source: {} });
+      let call: WarmCall | undefined;
+      return execWrapped(command, { ...opts, envFile: this.envFile, wrap: (c, w) => (call = warmCall(c, w, exports)) }, async (_script, sink) => shell.run(call!, sink));
+    }
     return execWrapped(command, { ...opts, envFile: this.envFile }, async (script, sink) => {
       const child = spawn(localShell(), ['-c', script], {
         cwd: '/',
@@ -202,7 +258,7 @@ class LocalEnvironment implements Environment {
   }
 
   async cleanup(): Promise<void> {
-    await Promise.all([...this.children].map((c) => killGroup(c, 500)));
+    await Promise.all([...this.children].map((c) => killGroup(c, 500)).concat(this.warm ? [this.warm.close()] : []));
   }
 }
 

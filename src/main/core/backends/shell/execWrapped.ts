@@ -2,7 +2,7 @@
 import { SwitchboardError } from '../../../../shared/errors.js';
 import type { ExecOptions, ExecResult } from '../provider.js';
 import { BoundedCapture } from './boundedCapture.js';
-import { markerLineSeen, parseWrapped, wrapCommand } from './shellWrap.js';
+import { markerLineSeen, parseWrapped, wrapCommand, type WrapOptions, type Wrapped } from './shellWrap.js';
 
 /** One wrapped script running on a target, as its backend started it. */
 export interface ShellRun {
@@ -27,6 +27,8 @@ export interface ShellRun {
 export interface ExecWrappedOptions extends ExecOptions {
   /** The file that keeps the identity's exported variables (see wrapCommand). */
   envFile?: string;
+  /** How the command is wrapped; wrapCommand (a script for `sh -c`) unless the backend feeds a warm shell. */
+  wrap?: (command: string, opts: WrapOptions) => Wrapped;
 }
 
 /** What a timeout adds to the output, on every backend. */
@@ -67,7 +69,7 @@ export async function execWrapped(
   opts: ExecWrappedOptions,
   start: (script: string, sink: (text: string) => void) => Promise<ShellRun>,
 ): Promise<ExecResult> {
-  const { script, marker } = wrapCommand(command, {
+  const { script, marker } = (opts.wrap ?? wrapCommand)(command, {
     cwd: opts.cwd,
     ...(opts.envFile !== undefined ? { envFile: opts.envFile } : {}),
     ...(opts.cwdMustExist ? { cwdMustExist: true } : {}),

@@ -43,7 +43,7 @@ export const exportsFileHeader = '# switchboard exports v2';
  * lines, so records are split by tracking quotes, not by lines. PWD, OLDPWD, SHLVL, `_`, our own `__sb_*`, each
  * SSH session's SSH_* and each process's SB_CORE_* marks (processes/coreRuns.ts) are never kept.
  */
-const exportsDiff = String.raw`
+export const exportsDiff = String.raw`
 function skip(k) { return k ~ /^(PWD|OLDPWD|SHLVL|_|__sb_.*|SSH_[A-Z_]*|SB_CORE_[A-Z_]*)$/ }
 function keep() { if (name != "") { if (part) cur[name] = rec; else base[name] = rec }; name = "" }
 function scan(s,   i, c, n) {
@@ -83,10 +83,11 @@ END {
  * call's export either. A failed diff (no awk on the target) leaves the file as it was and no temp file behind.
  * (This text sits inside the trap's single quotes, so it has none of its own.)
  */
-const saveEnv =
-  `[ "$(export -p)" != "$__sb_old" ] && (umask 077; mkdir -p "\${__sb_env%/*}" && ` +
+export const writeEnvFile =
+  `(umask 077; mkdir -p "\${__sb_env%/*}" && ` +
   `{ printf "%s\\n__sb_exports_now__\\n" "$__sb_base"; export -p; } | awk "$__sb_awk" > "$__sb_env.$$" && ` +
   `{ cmp -s "$__sb_env.$$" "$__sb_env" || mv -f "$__sb_env.$$" "$__sb_env"; }; rm -f "$__sb_env.$$") 2>/dev/null; `;
+export const saveEnv = `[ "$(export -p)" != "$__sb_old" ] && ${writeEnvFile}`;
 
 /**
  * Script lines that remember the starting environment, then load the exports file when this user owns it
@@ -101,12 +102,12 @@ function loadEnvLines(envWord: string): string[] {
 }
 
 /** The env file as a shell word: `~/x` becomes "$HOME"/'x'. */
-function envFileWord(path: string): string {
+export function envFileWord(path: string): string {
   return path.startsWith('~/') ? `"$HOME"/${shellQuote(path.slice(2))}` : shellQuote(path);
 }
 
 /** What the marker line carries instead of a cwd when a `cwdMustExist` directory is missing. */
-const missingCwdStatus = ':missing-cwd';
+export const missingCwdStatus = ':missing-cwd';
 
 /**
  * A script for `sh -c` (or bash): merges stderr into stdout, restores exported variables,

@@ -1,6 +1,7 @@
 // Dials one hop: TCP (or a jump's forwarded channel), host-key check with the person's decision, login.
 import type { Duplex } from 'node:stream';
-import { Client, type ServerHostKeyAlgorithm } from 'ssh2';
+import { createRequire } from 'node:module';
+import type { Client, ServerHostKeyAlgorithm } from 'ssh2';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import type { HostKeyRequest } from '../provider.js';
 import { verifyHostKey, knownTypesFor, type KnownHostFiles } from './hostKeys.js';
@@ -29,10 +30,13 @@ export interface DialOptions {
  * host-key prompt; a prompt whose connection closes meanwhile is withdrawn (its signal aborts) and its answer
  * never reaches ssh2, which throws when called back on a torn-down connection.
  */
+/** ssh2 is loaded when an SSH target is first dialled: a Core without one never pays for it. */
+export const loadSsh2 = (): typeof import('ssh2') => createRequire(import.meta.url)('ssh2') as typeof import('ssh2');
+
 export function dial(o: DialOptions): Promise<Client> {
   const { hop } = o;
   const where = `${hop.host}:${hop.port}`;
-  const client = new Client();
+  const client = new (loadSsh2().Client)();
   // Aborted when this handshake ends without a connection: a host-key prompt still open for it is withdrawn.
   const gone = new AbortController();
   return new Promise<Client>((resolve, reject) => {

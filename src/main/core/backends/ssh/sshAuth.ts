@@ -1,9 +1,9 @@
 // How a hop logs in: the key files, agent and password ssh2 is offered, and what identifies them for the pool.
 import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { utils } from 'ssh2';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import { hopLabel, type SshHop } from './sshRoute.js';
+import { loadSsh2 } from './dial.js';
 
 /** A key file's identity on disk (a few local stats when a lease is taken); `-` when it cannot be read. */
 export function keyFileIdentity(path: string): string {
@@ -33,7 +33,7 @@ export async function authMethods(hop: SshHop): Promise<{ methods: AuthMethod[];
       if (mustWork) throw new SwitchboardError('bad_config', `cannot read ssh_key ${file} of target "${hop.target}"`, 'ssh_key is the path of a private key file readable by Switchboard');
       continue;
     }
-    const parsed = utils.parseKey(key);
+    const parsed = loadSsh2().utils.parseKey(key);
     if (parsed instanceof Error) {
       if (mustWork) {
         const why = /encrypted|passphrase/i.test(parsed.message) ? 'is protected by a passphrase' : 'is not a private key ssh2 can read';

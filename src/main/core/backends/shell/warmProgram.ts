@@ -1,0 +1,88 @@
+// The text a warm shell is fed: once a program that does what wrapCommand's script does, then one short line per call.
+//
+// A warm shell is a bash reading commands on its stdin (`bash -s`) with job control on, so each call runs in a
+// subshell of its own process group (killed whole on timeout or cancel, the shell itself untouched) and sees
+// nothing another call left: cwd, exported variables and the rest are the identity's, restored per call exactly as
+// wrapCommand does in a fresh shell. bash reads a script from a pipe one byte at a time, so the fixed program is sent
+// once (in `__sb_prog`) and a call sends only its parameters.
+import { randomBytes } from 'node:crypto';
+import { envFileWord, exportsDiff, exportsFileHeader, missingCwdStatus, shellQuote, writeEnvFile, type WrapOptions, type Wrapped } from './shellWrap.js';
+
+/**
+ * A signature of every exported variable (name, value) into `__sb_s`, with bash builtins only: `${!X*}` lists the
+ * variables, `@a` their attributes, `@Q` quotes a value. Two equal signatures mean `export -p` would print the same
+ * set; comparing them costs no process, where `$(export -p)` forks once per use.
+ */
+const signature = (into: string): string =>
+  `__sb_s=; for __sb_n in ${[...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_'].map((c) => `\${!${c}*}`).join(' ')}; ` +
+  `do [[ \${!__sb_n@a} == *x* ]] && __sb_s+="$__sb_n=\${!__sb_n@Q};"; done; ${into}=$__sb_s`;
+
+/**
+ * One call's program, run by `eval "$__sb_prog"` in the call's subshell with its parameters in `__sb_mark`,
+ * `__sb_cwd`, `__sb_must`, `__sb_env`, `__sb_base` and `__sb_cmd`: the same steps, in the same order, as
+ * wrapCommand's script. The starting environment (`__sb_base`) is the warm shell's own, taken once when it starts,
+ * unless the call exports more than run markers (a snapshot is never written to a file: it holds inherited values).
+ * The trap is set in double quotes so the marker is fixed when it is set (a command that reuses `__sb_mark` cannot
+ * lose it); the marker is hex, nothing in it needs quoting.
+ */
+const program = [
+  'exec 2>&1',
+  'if [ -n "$__sb_env" ] && [ -f "$__sb_env" ] && [ -O "$__sb_env" ]; then IFS= read -r __sb_h < "$__sb_env"; ' +
+    `if [ "$__sb_h" = ${shellQuote(exportsFileHeader)} ]; then . "$__sb_env" >/dev/null 2>&1; else rm -f "$__sb_env"; fi; fi`,
+  '__sb_d=$__sb_cwd',
+  `if [ -n "$__sb_must" ] && [ ! -d "$__sb_d" ]; then printf "\\n%s%s\\n" "$__sb_mark" "${missingCwdStatus}"; exit 2; fi`,
+  'while [ ! -d "$__sb_d" ] && [ "$__sb_d" != / ]; do __sb_d=$(dirname -- "$__sb_d"); done',
+  'cd -- "$__sb_d" 2>/dev/null || cd /',
+  '[ "$__sb_d" = "$__sb_cwd" ] || printf "[the cwd %s no longer exists; running in %s]\\n" "$__sb_cwd" "$(pwd)"',
+  `if [ -n "$__sb_env" ]; then ${signature('__sb_old')}; fi`,
+  // The marker line as wrapCommand prints it ("\n<marker><cwd>\n"), pwd printing the cwd and its newline itself.
+  `trap '__sb_ec=$?; [ -z "$__sb_env" ] || { ${signature('__sb_now')}; [ "$__sb_now" = "$__sb_old" ] || ${writeEnvFile}}; ` +
+    `printf "\\n%s" "'"$__sb_mark"'"; pwd -P 2>/dev/null || pwd; exit $__sb_ec' EXIT`,
+  'eval "$__sb_cmd"',
+].join('\n');
+
+/** What a warm shell is sent once, before its first call. */
+export function warmPrelude(): string {
+  // `set -m`: every `&` job gets a process group of its own. The call's subshell turns it off again, so what a
+  // command puts in the background stays in the call's group, as in a fresh `bash -c`.
+  return `set -m\n__sb_awk=${shellQuote(exportsDiff)}\n__sb_prog=${shellQuote(program)}\n__sb_base0=$(export -p)\n`;
+}
+
+/** The control lines a warm shell prints for one call: its process group on stderr, its end on stdout. */
+export interface WarmCallTags {
+  /** `<pid tag> <pgid>` on stderr once the call's subshell started. */
+  pid: string;
+  /** `\n<end tag> <exit status>` on stdout once the subshell was reaped; nothing of the call follows it. */
+  end: string;
+}
+
+export interface WarmCall extends Wrapped {
+  tags: WarmCallTags;
+}
+
+/**
+ * The line that runs one call in a warm shell: a subshell with its own stdin (none, like the spawn path), its
+ * process group reported, waited for, its exit status reported after everything it printed. `exports` are the
+ * call's own variables (run markers), exported in the subshell only.
+ */
+export function warmCall(command: string, opts: WrapOptions, exports: Record<string, string>): WarmCall {
+  const id = randomBytes(8).toString('hex');
+  const marker = `__SB_CWD_${id}__`;
+  const tags = { pid: `__SB_WARM_PID_${id}__`, end: `__SB_WARM_END_${id}__` };
+  const assignments = [
+    'set +m',
+    ...Object.entries(exports).map(([k, v]) => `export ${k}=${shellQuote(v)}`),
+    `__sb_mark=${marker}`,
+    `__sb_cwd=${shellQuote(opts.cwd)}`,
+    `__sb_must=${opts.cwdMustExist ? '1' : "''"}`,
+    `__sb_env=${opts.envFile ? envFileWord(opts.envFile) : "''"}`,
+    // The exports diff skips run markers (SB_CORE_*), so the shell's own starting environment stands for the call's.
+    Object.keys(exports).every((k) => /^SB_CORE_[A-Z_]*$/.test(k)) ? '__sb_base=$__sb_base0' : '__sb_base=$(export -p)',
+    `__sb_cmd=${shellQuote(command)}`,
+    'eval "$__sb_prog"',
+  ];
+  const script =
+    `{ ( ${assignments.join('; ')} ) </dev/null & } 2>/dev/null; ` +
+    `printf '%s %s\\n' ${tags.pid} "$!" >&2; wait "$!"; printf '\\n%s %s\\n' ${tags.end} "$?"\n`;
+  return { script, marker, tags };
+}

@@ -1,0 +1,127 @@
+// Warm shells on the local backend: calls reuse a live bash and keep every guarantee of a shell per call.
+import { afterAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { ExecOptions, TargetSnapshot } from '../provider.js';
+import { localProvider } from '../local/localProvider.js';
+import { sleepRunning, sleepSeconds, until } from '../../../../../scripts/sleepProbe.js';
+
+const nextSleep = sleepSeconds(7000, '47');
+
+const home = mkdtempSync(join(tmpdir(), 'sb-warm-'));
+const snapshot = (name: string): TargetSnapshot => ({
+  name, generation: 'g', identity: `${name}#g`, source: 'config', state: 'active', spec: { backend: 'local' }, flags: localProvider.flags, timeoutSec: 10,
+});
+const a = localProvider.createEnvironment(snapshot('a'), { home, resolveSpec: () => undefined });
+const b = localProvider.createEnvironment(snapshot('b'), { home, resolveSpec: () => undefined });
+const opts = (extra: Partial<ExecOptions> = {}): ExecOptions => ({ cwd: home, timeoutMs: 20_000, maxOutputChars: 100_000, ...extra });
+/** The pid of the process that ran the call's command: its parent is the shell the call ran in. */
+const shellOf = async (env: typeof a): Promise<string> => (await env.exec('cut -d" " -f4 /proc/$BASHPID/stat', opts())).output.trim();
+
+afterAll(async () => {
+  await a.cleanup('shutdown');
+  await b.cleanup('shutdown');
+  rmSync(home, { recursive: true, force: true });
+});
+
+describe('warm shells (local)', () => {
+  it('sequential calls run in the same live shell, with the identity\'s exports and nothing else of the last call', async () => {
+    const first = await shellOf(a);
+    expect(await shellOf(a)).toBe(first);
+    await a.exec('export WARM_KEPT=1; WARM_PLAIN=2; warm_fn() { :; }; set -e; cd /', opts());
+    const r = await a.exec('echo "[$WARM_KEPT][$WARM_PLAIN][$(type -t warm_fn)]"; case $- in *e*) echo errexit;; esac', opts());
+    expect(r.output).toBe('[1][][]\n');
+    // Another identity has shells of its own and none of a's variables.
+    expect(await shellOf(b)).not.toBe(first);
+    expect((await b.exec('echo "[$WARM_KEPT]"', opts())).output).toBe('[]\n');
+  });
+
+  it('calls at once get a shell each and do not see each other\'s state', async () => {
+    const [x, y] = await Promise.all([
+      a.exec('export WARM_X=x; cd /usr; sleep 0.5; echo "$WARM_Y"; cut -d" " -f4 /proc/$BASHPID/stat', opts()),
+      a.exec('export WARM_Y=y; cd /tmp; sleep 0.5; echo "$WARM_X"; cut -d" " -f4 /proc/$BASHPID/stat', opts()),
+    ]);
+    const [xOut, xShell] = x.output.split('\n');
+    const [yOut, yShell] = y.output.split('\n');
+    expect([xOut, yOut, x.cwd, y.cwd]).toEqual(['', '', '/usr', '/tmp']);
+    expect(xShell).not.toBe(yShell);
+  });
+
+  it('a timeout kills the call\'s whole group and the shell takes the next call', async () => {
+    const s = nextSleep();
+    const before = await shellOf(a);
+    const s2 = nextSleep();
+    const r = await a.exec(`sleep ${s} & sleep ${s2}`, opts({ timeoutMs: 1000 }));
+    expect(r).toMatchObject({ exitCode: 124, timedOut: true });
+    await until(() => !sleepRunning(s) && !sleepRunning(s2), 'both sleeps ended');
+    expect((await a.exec('echo next', opts())).output).toBe('next\n');
+    expect(await shellOf(a)).toBe(before);
+  });
+
+  it('a shell that dies under a call is replaced, and the call says so', async () => {
+    const before = await shellOf(a);
+    // In a warm shell $$ is the shell itself (the call runs in a subshell of it).
+    const r = await a.exec('kill -KILL $$; sleep 5', opts());
+    expect(r.output).toContain('[the warm shell running this call ended; the next call gets a new one]');
+    expect((await a.exec('echo fine', opts())).output).toBe('fine\n');
+    expect(await shellOf(a)).not.toBe(before);
+  });
+
+  it('a call that leaves a job in its group retires its shell; cleanup ends the job', async () => {
+    const s = nextSleep();
+    const before = await shellOf(a);
+    expect((await a.exec(`sleep ${s} & echo started`, opts())).output).toBe('started\n');
+    expect(sleepRunning(s)).toBe(true);
+    expect(await shellOf(a)).not.toBe(before);
+    const c = localProvider.createEnvironment(snapshot('c'), { home, resolveSpec: () => undefined });
+    const t = nextSleep();
+    await c.exec(`sleep ${t} &`, opts());
+    expect(sleepRunning(t)).toBe(true);
+    await c.cleanup('removed');
+    await until(() => !sleepRunning(t), 'the left job ended');
+  });
+
+  it('output caps, exit codes, stdin and run markers hold', async () => {
+    const big = await a.exec('head -c 50000 /dev/zero | tr "\\0" x; exit 7', opts({ maxOutputChars: 1000 }));
+    expect(big).toMatchObject({ exitCode: 7, truncated: true });
+    expect((await a.exec('cat', opts({ stdin: 'from stdin' }))).output).toBe('from stdin');
+    const marked = await a.exec('echo "$SB_CORE_RUN/$SB_CORE_CALL"; cat /proc/self/environ | tr "\\0" "\\n" | grep ^SB_CORE_ | sort', opts({ env: { SB_CORE_RUN: 'run1', SB_CORE_CALL: 'call1' } }));
+    expect(marked.output).toBe('run1/call1\nSB_CORE_CALL=call1\nSB_CORE_RUN=run1\n');
+  });
+});
+
+describe('warm shells keep what a fresh shell does', () => {
+  it('a command that sets -e, noclobber or changes nothing still reports its cwd, status and exports', async () => {
+    expect(await a.exec('set -eC; cd /usr; true', opts())).toMatchObject({ exitCode: 0, cwd: '/usr', output: '' });
+    await a.exec('set -e; export WARM_E=1', opts());
+    expect((await a.exec('echo "$WARM_E"; unset WARM_E', opts())).output).toBe('1\n');
+    expect((await a.exec('echo "[$WARM_E]"', opts())).output).toBe('[]\n');
+  });
+
+  it('a multi-line export and an unset inherited variable carry over to the next call', async () => {
+    await a.exec("export WARM_ML='one\ntwo'; unset HOME", opts());
+    expect((await a.exec('echo "$WARM_ML|${HOME-unset}"', opts())).output).toBe('one\ntwo|unset\n');
+    // Exporting an unchanged value again is no change; the next call still sees both.
+    await a.exec("export WARM_ML='one\ntwo'", opts());
+    expect((await a.exec('echo "$WARM_ML|${HOME-unset}"', opts())).output).toBe('one\ntwo|unset\n');
+  });
+});
+
+describe('warm shells and the environment rule', () => {
+  it('withheld names never reach a warm shell; a name passed through later reaches the next call', async () => {
+    process.env.WARM_TEST_TOKEN = 'secret-value';
+    const passthrough: string[] = [];
+    const env = localProvider.createEnvironment(snapshot('d'), { home, resolveSpec: () => undefined, envPassthrough: () => passthrough });
+    try {
+      expect((await env.exec('echo "[$WARM_TEST_TOKEN]"', opts())).output).toBe('[]\n');
+      passthrough.push('WARM_TEST_TOKEN');
+      expect((await env.exec('echo "[$WARM_TEST_TOKEN]"', opts())).output).toBe('[secret-value]\n');
+      passthrough.pop();
+      expect((await env.exec('echo "[$WARM_TEST_TOKEN]"', opts())).output).toBe('[]\n');
+    } finally {
+      delete process.env.WARM_TEST_TOKEN;
+      await env.cleanup('removed');
+    }
+  });
+});
