@@ -1,7 +1,7 @@
 // Plugin backends in the window, through `switchboard serve` and Chromium: the bwrap example installed and enabled
 // from the CLI while the Add-target form is open, a target added through the form, a pane on it, a CLI tool call on
 // it; and a backend without streams (http_sandbox) offers no pane but runs commands.
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
@@ -89,9 +89,13 @@ describe('plugin backends in the window', () => {
   it('http_sandbox: no pane is offered ("no interactive shell on this backend"), commands run from the CLI', async () => {
     await cliOk(['plugins', 'install', join(root, 'examples/plugins/http_sandbox')]);
     await cliOk(['plugins', 'enable', 'http_sandbox']);
-    // A config target: the runtime registry does not yet accept a plugin's secret_ref field named like a secret.
-    const configPath = join(app.served.home, 'config.yaml');
-    writeFileSync(configPath, readFileSync(configPath, 'utf8') + `    cloud: { backend: http_sandbox, api_url: ${JSON.stringify(sandboxServer.url)}, token_env: ${TOKEN_VAR} }\n`);
+    // A runtime target: token_env is named like a secret, but the plugin declared it a secret reference (a variable's
+    // name), so the registry takes it; a token's value in its place is still refused.
+    const refused = await app.served.cli(['targets', 'register', 'leaky', '--backend', 'http_sandbox', '--set', `api_url=${sandboxServer.url}`, '--set', 'token_env=ghp_abcdefghijklmnopqrstuvwxyz0123456789']);
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toMatch(/would store a secret/);
+    expect(refused.stderr).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
+    await cliOk(['targets', 'register', 'cloud', '--backend', 'http_sandbox', '--set', `api_url=${sandboxServer.url}`, '--set', `token_env=${TOKEN_VAR}`]);
     const { page, errors } = await openUi(app.browser, app.served.url, { width: 1400, height: 900 });
     const row = page.getByRole('list', { name: 'Targets' }).getByRole('listitem', { name: 'cloud' });
     await row.waitFor();

@@ -138,7 +138,7 @@ export function targetsRegisterCommand(targets: Command): void {
     // A plugin backend's fields are known to the running Core that loaded it; without one the spec is checked when it is used.
     const plugin = await pluginDeclaration(home, opts.backend);
     const spec = specFromOptions(opts, home, plugin ? [...builtinProviders, plugin] : builtinProviders);
-    if (plugin) checkSpec(name, spec, () => plugin.specSchema);
+    if (plugin) checkSpec(name, spec, () => plugin.specSchema, { references: new Set(plugin.fields.filter((f) => f.secret_ref).map((f) => f.key)) });
     const registry = openRegistry(home);
     try {
       const change = await registry.register({

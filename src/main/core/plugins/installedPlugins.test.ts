@@ -30,9 +30,9 @@ describe('installed plugins', () => {
   });
 
   it('keeps enabled state and remembered backends in plugins/enabled.json; config readers accept their targets', () => {
-    expect(readEnabled(home)).toEqual({ enabled: [], backends: {} });
-    writeEnabled(home, { enabled: ['yamlish', 'yamlish'], backends: { yamlish: ['yaml_box'] } });
-    expect(readEnabled(home)).toEqual({ enabled: ['yamlish'], backends: { yamlish: ['yaml_box'] } });
+    expect(readEnabled(home)).toEqual({ enabled: [], backends: {}, secret_refs: {} });
+    writeEnabled(home, { enabled: ['yamlish', 'yamlish'], backends: { yamlish: ['yaml_box'] }, secret_refs: {} });
+    expect(readEnabled(home)).toEqual({ enabled: ['yamlish'], backends: { yamlish: ['yaml_box'] }, secret_refs: {} });
     const schemas = offlineSpecSchemas(home, new Map());
     expect(schemas.get('yaml_box')?.safeParse({ backend: 'yaml_box', anything: 1 }).success).toBe(true);
     expect(schemas.has('npmish')).toBe(true);

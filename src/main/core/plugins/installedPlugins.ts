@@ -26,6 +26,11 @@ export interface InstalledPlugin {
 const EnabledFile = z.object({
   enabled: z.array(z.string()).default([]),
   backends: z.record(z.string(), z.array(z.string())).default({}),
+  /**
+   * Per plugin, the keys its backends declare as secret references (`token_env`): written when it loads, so the
+   * registry, read without a Core, knows they name where a secret lives and are not one.
+   */
+  secret_refs: z.record(z.string(), z.array(z.string())).default({}),
 });
 export type EnabledState = z.infer<typeof EnabledFile>;
 
@@ -44,12 +49,18 @@ export function readEnabled(home: string): EnabledState {
   } catch {
     /* missing or unreadable: nothing enabled */
   }
-  return { enabled: [], backends: {} };
+  return { enabled: [], backends: {}, secret_refs: {} };
+}
+
+/** Every key an installed plugin's backend declared as a secret reference, as the last load remembered them. */
+export function rememberedSecretReferences(home: string): Set<string> {
+  return new Set(Object.values(readEnabled(home).secret_refs).flat());
 }
 
 export function writeEnabled(home: string, state: EnabledState): void {
   mkdirSync(pluginsDir(home), { recursive: true, mode: 0o700 });
-  atomicWrite(enabledPath(home), `${JSON.stringify({ enabled: [...new Set(state.enabled)].sort(), backends: state.backends }, null, 2)}\n`, 0o600);
+  const doc = { enabled: [...new Set(state.enabled)].sort(), backends: state.backends, secret_refs: state.secret_refs };
+  atomicWrite(enabledPath(home), `${JSON.stringify(doc, null, 2)}\n`, 0o600);
 }
 
 /** The manifest of a plugin folder: plugin.yaml, else the `switchboard` field of package.json. */

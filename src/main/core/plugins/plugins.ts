@@ -181,7 +181,10 @@ export class Plugins {
     p.problem = undefined;
     p.down = undefined;
     const state = readEnabled(this.deps.home);
-    if ((state.backends[name] ?? []).join() !== p.backends.join()) writeEnabled(this.deps.home, { ...state, backends: { ...state.backends, [name]: p.backends } });
+    const refs = [...new Set(p.providers.flatMap((d) => d.fields.filter((f) => f.secret_ref).map((f) => f.key)))].sort();
+    if ((state.backends[name] ?? []).join() !== p.backends.join() || (state.secret_refs[name] ?? []).join() !== refs.join()) {
+      writeEnabled(this.deps.home, { ...state, backends: { ...state.backends, [name]: p.backends }, secret_refs: { ...state.secret_refs, [name]: refs } });
+    }
     // A host that came back after a crash: its targets are reachable again.
     this.deps.onChange();
   }

@@ -14,6 +14,7 @@ import {
   claimedOwner, emptyDocument, newGeneration, parseDocument, readRecords, serializeDocument, type RegistryDocument, type Requester, type SchemaFor,
 } from './registryFile.js';
 import type { RuntimeRecord, RuntimeSource } from './runtimeSource.js';
+import { rememberedSecretReferences } from '../plugins/installedPlugins.js';
 
 export interface RegistryOptions {
   /** Spec schema per backend; default: the built-in backends, plus any backend when plugins/ holds a plugin. */
@@ -217,7 +218,7 @@ export class Registry implements RuntimeSource {
       } catch (err) {
         return untrusted(sig, problems, toErrorPayload(err).message);
       }
-      const { records, problems: recordProblems, invalid } = readRecords(doc, this.schemaFor);
+      const { records, problems: recordProblems, invalid } = readRecords(doc, this.schemaFor, rememberedSecretReferences(this.home));
       // A record that no longer validates keeps its last good form (its target is not removed by a typo).
       const shown = recordProblems.map((problem) => {
         const bad = invalid.find((i) => i.problem === problem);
@@ -242,7 +243,7 @@ export class Registry implements RuntimeSource {
     const who = checkRequester(req);
     const generation = req.generation === undefined ? undefined : checkGeneration(req.generation, '--generation');
     const ifGeneration = req.if_generation === undefined ? undefined : checkGeneration(req.if_generation, '--if-generation');
-    const spec = checkSpec(name, req.spec, this.schemaFor);
+    const spec = checkSpec(name, req.spec, this.schemaFor, { references: rememberedSecretReferences(this.home) });
     const configNames = [...(this.opts.configNames?.() ?? [])];
     const configTwin = configNames.find((n) => n.toLowerCase() === name.toLowerCase());
     if (configTwin !== undefined) {

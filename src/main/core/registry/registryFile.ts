@@ -139,8 +139,14 @@ export function duplicateJsonKey(text: string): string | undefined {
 }
 
 /** A spec checked by its backend's schema, key material and passwords refused. Throws bad_request. */
-export function checkSpec(name: string, spec: Record<string, unknown>, schemaFor: SchemaFor, opts: { allowUnknownBackend?: boolean } = {}): TargetSpec {
-  const refs = secretReferenceKeys();
+export function checkSpec(
+  name: string,
+  spec: Record<string, unknown>,
+  schemaFor: SchemaFor,
+  /** `references`: secret-reference keys beyond the built-ins' (the ones installed plugins declared). */
+  opts: { allowUnknownBackend?: boolean; references?: ReadonlySet<string> } = {},
+): TargetSpec {
+  const refs = new Set([...secretReferenceKeys(), ...(opts.references ?? [])]);
   const secret = findSecret(spec, refs);
   if (secret) {
     throw new SwitchboardError('bad_request', `target "${name}": refused — ${secret} would store a secret in the registry`, `the registry holds routing fields only: give a key as the path of its file, a password as the name of an environment variable (${[...refs].join(', ')})`);
@@ -196,13 +202,13 @@ export function keySchema(schema: z.ZodType | undefined, key: string): z.ZodType
 }
 
 /** A stored record turned into a usable one, or the reason it cannot be used. */
-export function validateRecord(name: string, raw: unknown, schemaFor: SchemaFor): RuntimeRecord | string {
+export function validateRecord(name: string, raw: unknown, schemaFor: SchemaFor, references?: ReadonlySet<string>): RuntimeRecord | string {
   const n = TargetName.safeParse(name);
   if (!n.success) return `runtime target ${JSON.stringify(name.slice(0, 80))} has an invalid name: ${formatZodError(n.error)}`;
   const r = StoredRecord.safeParse(raw);
   if (!r.success) return `runtime target "${name}" is invalid and ignored: ${formatZodError(r.error)}`;
   try {
-    const spec = checkSpec(name, r.data.spec, schemaFor, { allowUnknownBackend: true });
+    const spec = checkSpec(name, r.data.spec, schemaFor, { allowUnknownBackend: true, ...(references ? { references } : {}) });
     return { name, spec, ...pick(r.data) };
   } catch (err) {
     return `runtime target "${name}" is ignored: ${(err as Error).message}`;
@@ -214,7 +220,7 @@ function pick(r: StoredRecord): Omit<RuntimeRecord, 'name' | 'spec'> {
 }
 
 /** Every usable record of a document (bounded), and one problem line per record that is not. */
-export function readRecords(doc: RegistryDocument, schemaFor: SchemaFor): { records: RuntimeRecord[]; problems: string[]; invalid: Array<{ name: string; problem: string }> } {
+export function readRecords(doc: RegistryDocument, schemaFor: SchemaFor, references?: ReadonlySet<string>): { records: RuntimeRecord[]; problems: string[]; invalid: Array<{ name: string; problem: string }> } {
   const records: RuntimeRecord[] = [];
   const problems: string[] = [];
   /** Names whose record is there but does not validate (a reader may keep what it read before for them). */
@@ -228,7 +234,7 @@ export function readRecords(doc: RegistryDocument, schemaFor: SchemaFor): { reco
       continue;
     }
     folded.set(name.toLowerCase(), name);
-    const r = validateRecord(name, doc.targets[name], schemaFor);
+    const r = validateRecord(name, doc.targets[name], schemaFor, references);
     if (typeof r === 'string') {
       problems.push(r);
       invalid.push({ name, problem: r });
