@@ -15,13 +15,8 @@ import { withFlagDefaults } from '../provider.js';
 import { execWrapped } from '../shell/execWrapped.js';
 import { commandEnv, envRules } from '../shell/commandEnv.js';
 import { openPty } from './pty.js';
-import { WarmShellPool, type WarmProcess, type WarmShell } from '../shell/warmShell.js';
+import { WarmShellPool, debugLine, type WarmProcess, type WarmShell } from '../shell/warmShell.js';
 import { warmCall, type WarmCall } from '../shell/warmProgram.js';
-
-/** SWITCHBOARD_DEBUG=1: which path each call took, on the Core's stderr. */
-function debug(line: string): void {
-  if (process.env.SWITCHBOARD_DEBUG) process.stderr.write(`switchboard debug: ${line}\n`);
-}
 
 const flags: ProviderFlags = withFlagDefaults({ supports_streams: true, supports_pty: true, supports_stdin: true });
 
@@ -150,7 +145,7 @@ class LocalEnvironment implements Environment {
   async exec(command: string, opts: ExecOptions): Promise<ExecResult> {
     await mkdir(dirname(this.envFile), { recursive: true, mode: 0o700 });
     const shell = this.warmShell(opts);
-    debug(`exec on ${this.identity} in ${shell ? 'a warm shell' : 'a shell of its own'}`);
+    debugLine(`exec on ${this.identity} in ${shell ? 'a warm shell' : 'a shell of its own'}`);
     if (shell) {
       // The call's own variables (run markers), withheld names dropped as for any child.
       const exports = commandEnv(envRules(this.snapshot.flags.strip_env_keys, this.ctx), { inherit: 'passthrough', extra: opts.env, source: {} });

@@ -20,8 +20,16 @@ export interface WarmProcess {
   onExit(listener: () => void): void;
   /** End a call's process group: TERM, then KILL after a grace period. */
   killGroup(pgid: number): Promise<void>;
-  /** Whether any process of the group lives on. */
-  groupAlive(pgid: number): boolean;
+  /**
+   * Whether any process of the group lives on. Without it (a remote shell, where asking costs a round trip) the
+   * shell's own answer on the call's end line is taken.
+   */
+  groupAlive?(pgid: number): boolean;
+}
+
+/** SWITCHBOARD_DEBUG=1: which path each call took (warm shell or one of its own), on the Core's stderr. */
+export function debugLine(line: string): void {
+  if (process.env.SWITCHBOARD_DEBUG) process.stderr.write(`switchboard debug: ${line}\n`);
 }
 
 /** What the shell of an interrupted call ended with; the call's output says it. */
@@ -35,7 +43,7 @@ export class WarmShell {
   private errText = '';
   idleSince = Date.now();
 
-  constructor(private readonly proc: WarmProcess, private readonly onGone: (shell: WarmShell) => void) {
+  constructor(readonly proc: WarmProcess, private readonly onGone: (shell: WarmShell) => void) {
     proc.onStdout((text) => this.current?.({ kind: 'out', text }));
     proc.onStderr((text) => {
       // Control lines only; anything else bash says about its jobs is dropped.
@@ -119,10 +127,11 @@ export class WarmShell {
       pending = pending.slice(at);
       const eol = pending.indexOf('\n', 1);
       if (eol < 0) return;
-      code = Number(pending.slice(tags.end.length + 2, eol));
+      const [status, left] = pending.slice(tags.end.length + 2, eol).split(' ');
+      code = Number(status);
       pending = '';
       // A stopped call's group is being killed (TERM, then KILL): what is left of it is on its way out.
-      if (!stopAsked) this.afterCall(pgid);
+      if (!stopAsked) this.afterCall(pgid, left === '1');
       else this.idleSince = Date.now();
       over();
     };
@@ -155,9 +164,9 @@ export class WarmShell {
   }
 
   /** After a call: a shell whose call left something running in its group is not reused. */
-  private afterCall(pgid: number | undefined): void {
+  private afterCall(pgid: number | undefined, shellSawLeft: boolean): void {
     this.idleSince = Date.now();
-    if (pgid !== undefined && this.proc.groupAlive(pgid)) {
+    if (pgid !== undefined && (this.proc.groupAlive ? this.proc.groupAlive(pgid) : shellSawLeft)) {
       this.leftovers.add(pgid);
       this.retire();
     }
@@ -177,7 +186,7 @@ export class WarmShell {
 export interface WarmPoolOptions {
   /** Start one shell process. */
   start: () => WarmProcess;
-  /** At most this many shells; a call past that runs in a shell of its own. */
+  /** At most this many shells (default 4); a call past that runs in a shell of its own. */
   max?: number;
   /** A shell idle this long is ended, except the last one. */
   idleMs?: number;
@@ -192,7 +201,7 @@ export class WarmShellPool {
   private readonly timer: NodeJS.Timeout;
   private closed = false;
 
-  constructor(private readonly opts: WarmPoolOptions, private readonly killGroup: (pgid: number) => Promise<void>, private readonly groupAlive: (pgid: number) => boolean) {
+  constructor(private readonly opts: WarmPoolOptions, private readonly killGroup: (pgid: number) => Promise<void>, private readonly groupAlive?: (pgid: number) => boolean) {
     this.timer = setInterval(() => this.shrink(), Math.min(opts.idleMs ?? 10_000, 5000));
     this.timer.unref();
   }
@@ -234,6 +243,6 @@ export class WarmShellPool {
       if (s.runningGroup !== undefined) this.leftovers.add(s.runningGroup);
       s.retire();
     }
-    await Promise.all([...this.leftovers].filter((g) => this.groupAlive(g)).map((g) => this.killGroup(g)));
+    await Promise.all([...this.leftovers].filter((g) => this.groupAlive?.(g) ?? true).map((g) => this.killGroup(g)));
   }
 }

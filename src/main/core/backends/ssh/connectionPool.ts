@@ -1,12 +1,11 @@
 // One shared, ref-counted, keepalive'd SSH connection per route and credentials, reconnected on demand.
 import { homedir } from 'node:os';
 import type { Duplex } from 'node:stream';
-import type { ClientChannel } from 'ssh2';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import type { HostKeyRequest, ProviderContext } from '../provider.js';
 import { dial, forwardOut } from './dial.js';
 import { knownHostFiles, loadKnownHosts } from './hostKeys.js';
-import { LiveConnection } from './liveConnection.js';
+import { LiveConnection, type Activity } from './liveConnection.js';
 import { authMethods, keyFileIdentity } from './sshAuth.js';
 import { hopAuthKey, hopLabel, routeKey, type SshHop } from './sshRoute.js';
 
@@ -151,7 +150,7 @@ class PooledConnection {
     for (const h of this.holders.values()) h.ctx.reportReachability?.(h.identity, problem);
   }
 
-  private trackChannel(channel: ClientChannel): void {
+  private trackChannel(channel: Activity): void {
     this.activeChannels++;
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = undefined;

@@ -1,9 +1,15 @@
 // One established SSH connection: its channels, its SFTP session, and the single moment it dies.
+import { EventEmitter } from 'node:events';
 import type { Client, ClientChannel, SFTPWrapper } from 'ssh2';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import { exitCodeOf } from './remoteCommand.js';
 
 type LostListener = (err: SwitchboardError) => void;
+
+/** Something that keeps the connection from idling out until it closes (a channel, a warm shell's call). */
+export interface Activity {
+  once(event: 'close', listener: () => void): unknown;
+}
 
 /** An open exec channel and the exit code it reported (undefined until it has). */
 export interface ExecChannel {
@@ -24,7 +30,7 @@ export class LiveConnection {
     readonly client: Client,
     readonly label: string,
     private readonly onDead: (problem: string | undefined) => void,
-    private readonly track: (channel: ClientChannel) => void,
+    private readonly track: (activity: Activity) => void,
     private readonly jumpLease: { release(): Promise<void> } | undefined,
   ) {
     client.on('error', (err: Error) => {
@@ -51,11 +57,12 @@ export class LiveConnection {
   }
 
   /**
-   * An exec channel, counted as activity until it closes. Its exit status is captured here, inside
+   * An exec channel, counted as activity until it closes (unless `idle`: a warm shell waiting for calls does not
+   * keep the connection open; its calls count through `busy`). Its exit status is captured here, inside
    * ssh2's callback: for a fast command the status can arrive in the same packet batch as the channel
    * confirmation, before any listener added after an await would exist. (Data waits in the stream.)
    */
-  exec(command: string, pty?: { cols: number; rows: number }): Promise<ExecChannel> {
+  exec(command: string, pty?: { cols: number; rows: number }, idle = false): Promise<ExecChannel> {
     return new Promise((resolve, reject) => {
       const off = this.onLost(reject);
       const options = pty ? { pty: { term: 'xterm-256color', cols: pty.cols, rows: pty.rows } } : {};
@@ -71,7 +78,7 @@ export class LiveConnection {
             code = exitCodeOf(c, signal);
           });
           channel.on('error', () => undefined);
-          this.track(channel);
+          if (!idle) this.track(channel);
           resolve({ channel, exitCode: () => code });
         });
       } catch (err) {
@@ -79,6 +86,13 @@ export class LiveConnection {
         reject(this.alive ? channelOpenError(this.label, err) : this.lostError());
       }
     });
+  }
+
+  /** Count as activity until the returned function is called. */
+  busy(): () => void {
+    const activity = new EventEmitter();
+    this.track(activity);
+    return () => void activity.emit('close');
   }
 
   /** The connection's SFTP session, opened on first use and shared. */

@@ -79,6 +79,21 @@ export function killGroupCommand(pgid: number): string {
   );
 }
 
+/**
+ * The exec-channel command for a warm shell (warmShell.ts): the identity's variables, then `bash -s` reading calls
+ * on the channel. sshd made it a session leader, so each call's `set -m` job is a process group of its own.
+ */
+export function warmShellCommand(env: Record<string, string> | undefined, staged?: string): string {
+  return `exec sh -c ${shellQuote(`cd / || exit 1\n${exportLines(env)}${sourceStaged(staged)}exec bash -s`)}`;
+}
+
+/**
+ * Exits 0 where bash is 4.4 or newer: the warm program needs `${var@Q}` and `${var@a}`; elsewhere (busybox,
+ * an old bash) every call starts a shell of its own.
+ */
+export const warmShellCheck =
+  `command -v bash >/dev/null 2>&1 && exec bash -c ${shellQuote('[ "${BASH_VERSINFO[0]}" -gt 4 ] || { [ "${BASH_VERSINFO[0]}" -eq 4 ] && [ "${BASH_VERSINFO[1]}" -ge 4 ]; }')}`;
+
 /** Makes bash print OSC 7 (file://host/cwd) before every prompt, as local panes do, so pane headers follow `cd`. */
 const osc7PromptCommand = 'printf "\\033]7;file://%s%s\\033\\\\" "${HOSTNAME:-localhost}" "$PWD"';
 

@@ -17,7 +17,9 @@ import { shellQuote } from '../shell/shellWrap.js';
 import { commandEnv, envRules } from '../shell/commandEnv.js';
 import { connectionPool, type SshLease } from './connectionPool.js';
 import type { ExecChannel, LiveConnection } from './liveConnection.js';
-import { exportLines, groupCommand, killGroupCommand, loginShellCommand, takeGroupLine } from './remoteCommand.js';
+import { exportLines, groupCommand, killGroupCommand, loginShellCommand, takeGroupLine, warmShellCheck, warmShellCommand } from './remoteCommand.js';
+import { SshWarmShells, WarmShellNotStarted } from './sshWarmShells.js';
+import { debugLine } from '../shell/warmShell.js';
 import { loadSshConfig } from './sshConfig.js';
 import { resolveRoute, type SshHop } from './sshRoute.js';
 
@@ -53,10 +55,18 @@ class SshEnvironment implements Environment {
   private homeDir: Promise<string> | undefined;
   private readonly background = new Set<RemoteProcess>();
   private readonly shells = new Set<RemoteProcess>();
+  /** This identity's warm shells: calls without stdin run in one when bash is there (sshWarmShells.ts). */
+  private readonly warm: SshWarmShells;
 
   constructor(private readonly snapshot: TargetSnapshot, private readonly ctx: ProviderContext) {
     this.identity = snapshot.identity;
     this.envFile = remoteEnvFile(snapshot.identity, ctx.home);
+    this.warm = new SshWarmShells({
+      open: (live, env) => this.execForwarding(live, env, (e, staged) => warmShellCommand(e, staged), undefined, true),
+      hasBash: async (live) => (await runQuiet(live, warmShellCheck, 15_000)).exitCode === 0,
+      killGroup,
+      passthrough: () => JSON.stringify(this.ctx.envPassthrough?.() ?? []),
+    });
   }
 
   /**
@@ -70,13 +80,14 @@ class SshEnvironment implements Environment {
     extra: Record<string, string> | undefined,
     build: (env: Record<string, string>, staged: string | undefined) => string,
     pty?: { cols: number; rows: number },
+    idle = false,
   ): Promise<ExecChannel> {
     const rules = envRules(this.snapshot.flags.strip_env_keys, this.ctx);
     const env = commandEnv(rules, { inherit: 'passthrough', extra, source: {} });
     const passed = commandEnv(rules, { inherit: 'passthrough' });
     const staged = Object.keys(passed).length ? await this.stage(exportLines(passed)) : undefined;
     try {
-      return await live.exec(build(env, staged), pty);
+      return await live.exec(build(env, staged), pty, idle);
     } catch (err) {
       if (staged) void this.withSftp<void>((sftp, done) => sftp.unlink(staged, () => done(undefined, undefined))).catch(() => undefined);
       throw err;
@@ -148,6 +159,19 @@ class SshEnvironment implements Environment {
   async exec(command: string, opts: ExecOptions): Promise<ExecResult> {
     const cwd = await this.absolute(opts.cwd);
     const live = await this.connect();
+    const shell = await this.warm.acquire(live, opts);
+    debugLine(`exec on ${this.identity} in ${shell ? 'a warm shell' : 'a shell of its own'}`);
+    if (shell) {
+      // The call's own variables (run markers), withheld names dropped as for any channel.
+      const exports = commandEnv(envRules(this.snapshot.flags.strip_env_keys, this.ctx), { inherit: 'passthrough', extra: opts.env, source: {} });
+      const { wrap, start } = this.warm.run(live, shell, command, exports);
+      try {
+        return await execWrapped(command, { ...opts, cwd, envFile: this.envFile, wrap }, start);
+      } catch (err) {
+        if (!(err instanceof WarmShellNotStarted)) throw err;
+        debugLine(`the warm shell on ${this.identity} did not open; the call runs in a shell of its own`);
+      }
+    }
     return execWrapped(command, { ...opts, cwd, envFile: this.envFile }, async (script, sink) => {
       const gm = groupMarker();
       const { channel, exitCode: reportedExit } = await this.execForwarding(live, opts.env, (env, staged) => groupCommand(script, { marker: gm, env, staged }));
@@ -303,8 +327,8 @@ class SshEnvironment implements Environment {
   }
 
   async cleanup(reason: 'idle' | 'removed' | 'shutdown'): Promise<void> {
-    // Background groups survive a closed channel on the server, so they are killed explicitly.
-    await Promise.all([...this.background].map((p) => p.kill().catch(() => undefined)));
+    // Background groups survive a closed channel on the server, so they are killed explicitly; so do warm calls'.
+    await Promise.all([...this.background].map((p) => p.kill().catch(() => undefined)).concat([this.warm.close().catch(() => undefined)]));
     if (reason === 'removed' && this.lease) {
       // The identity is gone for good: so are its saved variables (best effort; the host may be down).
       const file = this.envFile.replace(/^~\//, '');

@@ -1,0 +1,166 @@
+// Warm shells over SSH: one identity's pool of `bash -s` shells, each on its own session channel of the pooled connection.
+//
+// The pool and the per-call program are the shared kit (shell/warmShell.ts, shell/warmProgram.ts); this file adapts
+// a remote channel to it. A shell belongs to the connection it was opened on: a new connection gets a new pool.
+// A waiting shell does not keep the connection from idling out (its calls do); an idle close just ends the shells.
+// A call whose shell could not even be opened ran nothing, so the caller runs it the spawn-per-call way instead.
+import type { ClientChannel } from 'ssh2';
+import type { ExecOptions } from '../provider.js';
+import type { ExecWrappedOptions, ShellRun } from '../shell/execWrapped.js';
+import { WarmShellPool, type WarmProcess, type WarmShell } from '../shell/warmShell.js';
+import { warmCall } from '../shell/warmProgram.js';
+import type { ExecChannel, LiveConnection } from './liveConnection.js';
+
+/** The shell's channel could not be opened: nothing ran; run the call another way. */
+export class WarmShellNotStarted extends Error {}
+
+export interface SshWarmDeps {
+  /** Open the warm shell's channel with the environment a call with these variables would get. */
+  open(live: LiveConnection, env: Record<string, string> | undefined): Promise<ExecChannel>;
+  /** Whether bash (4.4+) is there, asked once per connection. */
+  hasBash(live: LiveConnection): Promise<boolean>;
+  /** End a remote process group (TERM, then KILL). */
+  killGroup(live: LiveConnection, pgid: number): Promise<void>;
+  /** The person's env_passthrough names now: a change retires the shells started with the old ones. */
+  passthrough(): string;
+}
+
+/** What a remote warm process knows about its channel. */
+interface RemoteState {
+  openError: unknown;
+}
+
+export class SshWarmShells {
+  private pool: WarmShellPool | undefined;
+  private live: LiveConnection | undefined;
+  private bash: { live: LiveConnection; ok: Promise<boolean> } | undefined;
+  private passthrough = '';
+  private callEnv: Record<string, string> | undefined;
+  private readonly states = new WeakMap<WarmProcess, RemoteState>();
+
+  constructor(private readonly deps: SshWarmDeps) {}
+
+  /** A warm shell for this call on `live`, or undefined (no bash, stdin given, pool full, turned off). */
+  async acquire(live: LiveConnection, opts: ExecOptions): Promise<WarmShell | undefined> {
+    if (process.env.SWITCHBOARD_NO_WARM_SHELLS || opts.stdin !== undefined || !live.isAlive) return undefined;
+    if (this.bash?.live !== live) this.bash = { live, ok: this.deps.hasBash(live).catch(() => false) };
+    if (!(await this.bash.ok) || !live.isAlive) return undefined;
+    if (this.live !== live || !this.pool) {
+      void this.pool?.close();
+      const pool = new WarmShellPool({ start: () => this.start(live), max: 2, lastIdleMs: 120_000 }, (pgid) => this.deps.killGroup(live, pgid));
+      this.pool = pool;
+      this.live = live;
+    }
+    const passthrough = this.deps.passthrough();
+    if (passthrough !== this.passthrough) {
+      this.pool.renew();
+      this.passthrough = passthrough;
+    }
+    this.callEnv = opts.env;
+    return this.pool.acquire();
+  }
+
+  /**
+   * Run one call in `shell` (acquired just now, with no await in between). The connection's loss fails the call
+   * as on the spawn path; a shell that never opened throws WarmShellNotStarted from exitStatus.
+   */
+  run(live: LiveConnection, shell: WarmShell, command: string, exports: Record<string, string>): {
+    wrap: NonNullable<ExecWrappedOptions['wrap']>;
+    start: (script: string, sink: (text: string) => void) => Promise<ShellRun>;
+  } {
+    let call: ReturnType<typeof warmCall> | undefined;
+    return {
+      wrap: (c, w) => (call = warmCall(c, w, exports)),
+      start: async (_script, sink) => {
+        const done = live.busy();
+        const run = shell.run(call!, sink);
+        let stopped = false;
+        let offLost: () => void = () => undefined;
+        const ended = new Promise<void>((resolve, reject) => {
+          offLost = live.onLost((err) => (stopped ? resolve() : reject(err)));
+          void run.ended.then(resolve);
+        }).finally(() => {
+          offLost();
+          done();
+        });
+        ended.catch(() => undefined);
+        return {
+          ended,
+          exited: () => ended,
+          exitStatus: async () => {
+            const status = await run.exitStatus();
+            if (status.note === undefined) return status;
+            if (this.states.get(shell.proc)?.openError !== undefined) throw new WarmShellNotStarted();
+            // The channel may close a moment before the connection says it is gone.
+            await new Promise((resolve) => setTimeout(resolve, 100).unref());
+            if (!live.isAlive) throw live.lostError();
+            return status;
+          },
+          stop: () => {
+            stopped = true;
+            run.stop();
+          },
+          detach: () => run.detach(),
+        };
+      },
+    };
+  }
+
+  /** End every shell and what their calls left running. */
+  async close(): Promise<void> {
+    const pool = this.pool;
+    this.pool = undefined;
+    this.live = undefined;
+    await pool?.close();
+  }
+
+  /** A shell process on a channel that is still opening: what it is sent waits for the channel. */
+  private start(live: LiveConnection): WarmProcess {
+    const state: RemoteState = { openError: undefined };
+    const out: Array<(text: string) => void> = [];
+    const err: Array<(text: string) => void> = [];
+    const exit: Array<() => void> = [];
+    let channel: ClientChannel | undefined;
+    let queued = '';
+    let ending = false;
+    let exited = false;
+    const fireExit = (): void => {
+      if (exited) return;
+      exited = true;
+      for (const l of exit) l();
+    };
+    this.deps.open(live, this.callEnv).then(
+      (opened) => {
+        channel = opened.channel;
+        channel.setEncoding('utf8');
+        channel.stderr.setEncoding('utf8');
+        channel.on('data', (text: string) => out.forEach((l) => l(text)));
+        channel.stderr.on('data', (text: string) => err.forEach((l) => l(text)));
+        channel.once('close', fireExit);
+        if (queued) channel.write(queued);
+        queued = '';
+        if (ending) channel.end();
+      },
+      (e: unknown) => {
+        state.openError = e;
+        fireExit();
+      },
+    );
+    const proc: WarmProcess = {
+      write: (text) => {
+        if (channel) channel.write(text);
+        else queued += text;
+      },
+      end: () => {
+        ending = true;
+        channel?.end();
+      },
+      onStdout: (l) => out.push(l),
+      onStderr: (l) => err.push(l),
+      onExit: (l) => exit.push(l),
+      killGroup: (pgid) => this.deps.killGroup(live, pgid),
+    };
+    this.states.set(proc, state);
+    return proc;
+  }
+}
