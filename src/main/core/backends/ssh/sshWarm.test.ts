@@ -123,9 +123,9 @@ describe.skipIf(!env)('warm shells (SSH)', () => {
     const big = await a.exec('head -c 50000 /dev/zero | tr "\\0" x; exit 7', run({ maxOutputChars: 1000 }));
     expect(big).toMatchObject({ exitCode: 7, truncated: true });
     expect((await a.exec('cat', run({ stdin: 'from stdin' }))).output).toBe('from stdin');
-    const marked = await a.exec('echo "$SB_CORE_RUN/$SB_CORE_CALL"; tr "\\0" "\\n" < /proc/self/environ | grep ^SB_CORE_ | sort', run({ env: { SB_CORE_RUN: 'run1', SB_CORE_CALL: 'call1' } }));
+    const marked = await a.exec('echo "$SB_CORE_RUN/$SB_CORE_CALL"; cat /proc/self/environ | tr "\\0" "\\n" | grep ^SB_CORE_ | sort', run({ env: { SB_CORE_RUN: 'run1', SB_CORE_CALL: 'call1' } }));
     expect(marked.output).toBe('run1/call1\nSB_CORE_CALL=call1\nSB_CORE_RUN=run1\n');
-    const next = await a.exec('tr "\\0" "\\n" < /proc/self/environ | grep ^SB_CORE_CALL', run({ env: { SB_CORE_RUN: 'run1', SB_CORE_CALL: 'call2' } }));
+    const next = await a.exec('cat /proc/self/environ | tr "\\0" "\\n" | grep ^SB_CORE_CALL', run({ env: { SB_CORE_RUN: 'run1', SB_CORE_CALL: 'call2' } }));
     expect(next.output).toBe('SB_CORE_CALL=call2\n');
   });
 

@@ -40,15 +40,21 @@ export class SshWarmShells {
 
   constructor(private readonly deps: SshWarmDeps) {}
 
-  /** A warm shell for this call on `live`, or undefined (no bash, stdin given, pool full, turned off). */
-  async acquire(live: LiveConnection, opts: ExecOptions): Promise<WarmShell | undefined> {
-    if (process.env.SWITCHBOARD_NO_WARM_SHELLS || opts.stdin !== undefined || !live.isAlive) return undefined;
+  /**
+   * Whether this call may run in a warm shell on `live` (bash is there, no stdin, not turned off). Then `take`,
+   * with no await in between: a shell is only busy once a call runs in it, so taking and running must be one step.
+   */
+  async usable(live: LiveConnection, opts: ExecOptions): Promise<boolean> {
+    if (process.env.SWITCHBOARD_NO_WARM_SHELLS || opts.stdin !== undefined || !live.isAlive) return false;
     if (this.bash?.live !== live) this.bash = { live, ok: this.deps.hasBash(live).catch(() => false) };
-    if (!(await this.bash.ok) || !live.isAlive) return undefined;
+    return (await this.bash.ok) && live.isAlive;
+  }
+
+  /** A shell on `live` for a call with these variables, or undefined when the pool is full. */
+  take(live: LiveConnection, opts: ExecOptions): WarmShell | undefined {
     if (this.live !== live || !this.pool) {
       void this.pool?.close();
-      const pool = new WarmShellPool({ start: () => this.start(live), max: 2, lastIdleMs: 120_000 }, (pgid) => this.deps.killGroup(live, pgid));
-      this.pool = pool;
+      this.pool = new WarmShellPool({ start: () => this.start(live), max: 2, lastIdleMs: 120_000 }, (pgid) => this.deps.killGroup(live, pgid));
       this.live = live;
     }
     const passthrough = this.deps.passthrough();
@@ -61,7 +67,7 @@ export class SshWarmShells {
   }
 
   /**
-   * Run one call in `shell` (acquired just now, with no await in between). The connection's loss fails the call
+   * Run one call in `shell` (taken just now; execWrapped calls `start` before its first await). The connection's loss fails the call
    * as on the spawn path; a shell that never opened throws WarmShellNotStarted from exitStatus.
    */
   run(live: LiveConnection, shell: WarmShell, command: string, exports: Record<string, string>): {
@@ -136,6 +142,8 @@ export class SshWarmShells {
         channel.stderr.setEncoding('utf8');
         channel.on('data', (text: string) => out.forEach((l) => l(text)));
         channel.stderr.on('data', (text: string) => err.forEach((l) => l(text)));
+        // The shell's exit, not the channel's close: a process the killed shell's call started may hold the channel.
+        channel.once('exit', fireExit);
         channel.once('close', fireExit);
         if (queued) channel.write(queued);
         queued = '';
