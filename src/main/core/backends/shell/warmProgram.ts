@@ -95,8 +95,9 @@ export function warmCall(command: string, opts: WrapOptions, exports: Record<str
   const script =
     `__sb_int=; { ( ${assignments.join('; ')} ) </dev/null & } 2>/dev/null; __sb_job=$!; ` +
     `printf '%s %s\\n' ${tags.pid} "$!" >&2; wait "$!"; __sb_rc=$?; ` +
-    // A wait cut short by a passed-on signal: wait again for the status the call ended with.
-    `while [ -n "$__sb_int" ]; do __sb_int=; wait "$__sb_job"; __sb_w=$?; [ "$__sb_w" = 127 ] || __sb_rc=$__sb_w; done; __sb_job=; ` +
+    // A wait cut short by a passed-on signal: wait again for the status the call ended with (127 or, in a race
+    // bash has with its own reaping, -1 means it was already taken: keep the first).
+    `while [ -n "$__sb_int" ]; do __sb_int=; wait "$__sb_job"; __sb_w=$?; case $__sb_w in 127|-*) ;; *) __sb_rc=$__sb_w;; esac; done; __sb_job=; ` +
     `__sb_left=0; kill -0 -- -$! 2>/dev/null && __sb_left=1; ` +
     `printf '\\n%s %s %s\\n' ${tags.end} "$__sb_rc" "$__sb_left"\n`;
   return { script, marker, tags };
