@@ -45,15 +45,15 @@ const program = [
 export function warmPrelude(): string {
   // `set -m`: every `&` job gets a process group of its own. The call's subshell turns it off again, so what a
   // command puts in the background stays in the call's group, as in a fresh `bash -c`.
-  //
-  // `$$` in a call is the warm shell's pid, not a shell of the call's own: a signal sent to it (`kill $$`) is passed
-  // on to the call's subshell, which dies of it as a shell per call would, and the shell waits for it again. (Traps
-  // are reset in a subshell, so the call itself keeps the default actions.) KILL cannot be passed on: the shell dies.
-  const forward = ['TERM', 'HUP', 'INT', 'QUIT', 'USR1', 'USR2'].map((sig) => `trap '__sb_fwd ${sig}' ${sig}`).join('; ');
-  return (
-    `set -m\n__sb_job=\n__sb_fwd() { __sb_int=1; [ -z "$__sb_job" ] || kill -$1 "$__sb_job" 2>/dev/null; }\n${forward}\n` +
-    `__sb_awk=${shellQuote(exportsDiff)}\n__sb_prog=${shellQuote(program)}\n__sb_base0=$(export -p)\n`
-  );
+  return `set -m\n__sb_awk=${shellQuote(exportsDiff)}\n__sb_prog=${shellQuote(program)}\n__sb_base0=$(export -p)\n`;
+}
+
+/**
+ * Whether a command names its shell's pid (`$$`): in a warm shell that is the shell, not a shell of the call's
+ * own, so `kill $$` would end the shell instead of the call. A backend runs such a command in a shell of its own.
+ */
+export function namesOwnPid(command: string): boolean {
+  return /\$\$|\$\{\$\}/.test(command);
 }
 
 /** The control lines a warm shell prints for one call: its process group on stderr, its end on stdout. */
@@ -93,11 +93,8 @@ export function warmCall(command: string, opts: WrapOptions, exports: Record<str
     'eval "$__sb_prog"',
   ];
   const script =
-    `__sb_int=; { ( ${assignments.join('; ')} ) </dev/null & } 2>/dev/null; __sb_job=$!; ` +
+    `{ ( ${assignments.join('; ')} ) </dev/null & } 2>/dev/null; ` +
     `printf '%s %s\\n' ${tags.pid} "$!" >&2; wait "$!"; __sb_rc=$?; ` +
-    // A wait cut short by a passed-on signal: wait again for the status the call ended with (127 or, in a race
-    // bash has with its own reaping, -1 means it was already taken: keep the first).
-    `while [ -n "$__sb_int" ]; do __sb_int=; wait "$__sb_job"; __sb_w=$?; case $__sb_w in 127|-*) ;; *) __sb_rc=$__sb_w;; esac; done; __sb_job=; ` +
     `__sb_left=0; kill -0 -- -$! 2>/dev/null && __sb_left=1; ` +
     `printf '\\n%s %s %s\\n' ${tags.end} "$__sb_rc" "$__sb_left"\n`;
   return { script, marker, tags };

@@ -159,7 +159,7 @@ class SshEnvironment implements Environment {
   async exec(command: string, opts: ExecOptions): Promise<ExecResult> {
     const cwd = await this.absolute(opts.cwd);
     const live = await this.connect();
-    const shell = (await this.warm.usable(live, opts)) ? this.warm.take(live, opts) : undefined;
+    const shell = (await this.warm.usable(live, command, opts)) ? this.warm.take(live, opts) : undefined;
     debugLine(`exec on ${this.identity} in ${shell ? 'a warm shell' : 'a shell of its own'}`);
     if (shell) {
       // The call's own variables (run markers), withheld names dropped as for any channel.

@@ -96,10 +96,11 @@ describe.skipIf(!env)('warm shells (SSH)', () => {
     expect((await a.exec('echo after', run())).output).toBe('after\n');
   });
 
-  it('kill $$ ends the call as in a shell of its own; a shell killed under a call is replaced, and the call says so', async () => {
+  it('a command naming $$ gets a shell of its own; a shell killed under a call is replaced, and the call says so', async () => {
     expect((await a.exec('kill -TERM $$', run())).exitCode).toBe(143);
     const before = await shellOf(a);
-    const r = await a.exec('kill -KILL $$; sleep 5', run());
+    // The call's subshell's parent is the warm shell.
+    const r = await a.exec('me=$BASHPID; kill -KILL "$(cut -d" " -f4 /proc/$me/stat)"; sleep 5', run());
     expect(r.output).toContain('[the warm shell running this call ended; the next call gets a new one]');
     expect((await a.exec('echo fine', run())).output).toBe('fine\n');
     expect(await shellOf(a)).not.toBe(before);
@@ -146,10 +147,11 @@ describe.skipIf(!env)('warm shells (SSH)', () => {
 
   it('SWITCHBOARD_NO_WARM_SHELLS=1 runs every call in a channel of its own', async () => {
     const f = envFor('f');
-    const pid = async (): Promise<string> => (await f.exec('echo $$', run())).output;
+    // The parent of the process the call's command runs in: the shell the call ran in.
+    const pid = async (): Promise<string> => (await f.exec('cut -d" " -f4 /proc/self/stat', run())).output;
     process.env.SWITCHBOARD_NO_WARM_SHELLS = '1';
     try {
-      // $$ is the shell the call ran in: a new one each call.
+      // A new shell each call.
       const one = await pid();
       expect(await pid()).not.toBe(one);
       await f.exec('export COLD_KEPT=1', run());
@@ -157,8 +159,8 @@ describe.skipIf(!env)('warm shells (SSH)', () => {
     } finally {
       delete process.env.SWITCHBOARD_NO_WARM_SHELLS;
     }
-    // The variables an identity exported carry over between the two paths; now $$ is one warm shell.
+    // The variables an identity exported carry over between the two paths.
     expect((await f.exec('echo "[$COLD_KEPT]"', run())).output).toBe('[1]\n');
-    expect(await pid()).toBe(await pid());
+    expect(await shellOf(f)).toBe(await shellOf(f));
   });
 });

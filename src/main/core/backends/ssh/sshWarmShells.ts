@@ -8,7 +8,7 @@ import type { ClientChannel } from 'ssh2';
 import type { ExecOptions } from '../provider.js';
 import type { ExecWrappedOptions, ShellRun } from '../shell/execWrapped.js';
 import { WarmShellPool, type WarmProcess, type WarmShell } from '../shell/warmShell.js';
-import { warmCall } from '../shell/warmProgram.js';
+import { namesOwnPid, warmCall } from '../shell/warmProgram.js';
 import type { ExecChannel, LiveConnection } from './liveConnection.js';
 
 /** The shell's channel could not be opened: nothing ran; run the call another way. */
@@ -41,11 +41,11 @@ export class SshWarmShells {
   constructor(private readonly deps: SshWarmDeps) {}
 
   /**
-   * Whether this call may run in a warm shell on `live` (bash is there, no stdin, not turned off). Then `take`,
+   * Whether this call may run in a warm shell on `live` (bash is there, no stdin, no `$$`, not turned off). Then `take`,
    * with no await in between: a shell is only busy once a call runs in it, so taking and running must be one step.
    */
-  async usable(live: LiveConnection, opts: ExecOptions): Promise<boolean> {
-    if (process.env.SWITCHBOARD_NO_WARM_SHELLS || opts.stdin !== undefined || !live.isAlive) return false;
+  async usable(live: LiveConnection, command: string, opts: ExecOptions): Promise<boolean> {
+    if (process.env.SWITCHBOARD_NO_WARM_SHELLS || opts.stdin !== undefined || namesOwnPid(command) || !live.isAlive) return false;
     if (this.bash?.live !== live) this.bash = { live, ok: this.deps.hasBash(live).catch(() => false) };
     return (await this.bash.ok) && live.isAlive;
   }
