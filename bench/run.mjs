@@ -97,6 +97,17 @@ const flooded = new Promise((resolve) => ws.listeners.add((m) => {
   }
   if (got >= paneBytes) resolve();
 }));
+// Time the flood, not the interactive shell's start (its rc files take a second on a busy machine).
+await new Promise((resolve) => {
+  let seen = '';
+  const ready = (m) => {
+    if (m.type !== 'event' || m.event !== 'pane.data' || m.payload.pane_id !== pane.pane_id) return;
+    seen += m.payload.data;
+    if (seen.includes('READY-2')) (ws.listeners.delete(ready), resolve());
+  };
+  ws.listeners.add(ready);
+  void ws.call('pane.write', { pane_id: pane.pane_id, data: 'echo READY-$((1+1))\r' });
+});
 await settle(300);
 const t0 = performance.now();
 await ws.call('pane.write', { pane_id: pane.pane_id, data: `head -c ${paneBytes} /dev/zero | tr '\\0' x; echo\r` });

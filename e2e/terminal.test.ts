@@ -102,9 +102,9 @@ describe('terminal panes', () => {
     const { page, errors } = await openUi(app.browser, app.served.url);
     const p1 = pane(page, 1);
     const m = marker('flood');
-    // ~1.3 MB of output: 13x the Core's 100,000-char pause mark, so it only finishes if the renderer acks.
-    await run(p1, `seq 1 200000; echo ${m}-$((1+1))`);
-    await waitForText(p1, new RegExp(`^200000\\n${m}-2$`, 'm'), 30_000);
+    // ~4.5 MB of output: 4.5x the Core's 1,000,000-char pause mark, so it only finishes if the renderer acks.
+    await run(p1, `seq 1 600000; echo ${m}-$((1+1))`);
+    await waitForText(p1, new RegExp(`^600000\\n${m}-2$`, 'm'), 30_000);
     const m2 = marker('still');
     await run(p1, `echo ${m2}`);
     await waitForText(p1, new RegExp(`^${m2}$`, 'm'));

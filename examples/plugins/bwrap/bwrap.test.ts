@@ -84,7 +84,7 @@ describe('bwrap plugin', () => {
     // The folder that holds every identity's workspace is empty from inside any sandbox.
     const sandboxes = join(plugin.dataDir, 'sandboxes');
     expect(readdirSync(sandboxes).length).toBeGreaterThanOrEqual(2);
-    expect((await run(b, `ls -A ${sandboxes} | wc -l`)).output.trim()).toBe('0');
+    expect((await run(b, `ls -A ${sandboxes} 2>/dev/null | wc -l`)).output.trim()).toBe('0');
     const before = readdirSync(sandboxes).length;
     await a.cleanup!('removed');
     expect(readdirSync(sandboxes).length).toBe(before - 1);

@@ -3,6 +3,7 @@ import { readCoreFile } from '../transport/coreFile.js';
 import { connectCore } from '../transport/wsLink.js';
 import { switchboardHome } from '../core/home.js';
 import type { CoreClient } from '../../shared/client.js';
+import { SwitchboardError } from '../../shared/errors.js';
 
 export async function withCore<T>(fn: (client: CoreClient) => Promise<T>): Promise<T> {
   const info = readCoreFile(switchboardHome());
@@ -11,5 +12,16 @@ export async function withCore<T>(fn: (client: CoreClient) => Promise<T>): Promi
     return await fn(client);
   } finally {
     close();
+  }
+}
+
+/** Whether a Core is serving the profile `home` (its core file is there and answers for a live process). */
+export function coreRunning(home: string): boolean {
+  try {
+    readCoreFile(home);
+    return true;
+  } catch (err) {
+    if (err instanceof SwitchboardError && err.code === 'no_core') return false;
+    throw err;
   }
 }

@@ -1,4 +1,4 @@
-// The CLI's client commands load only what they use: `call` and `mcp` never load a backend library or the Core.
+// The CLI's client commands load only what they use: `call`, `mcp`, `targets`, `approvals` and `plugins` never load a backend library or the Core.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -7,6 +7,8 @@ import { cliPath, ensureBuilt, runCli, startServe, tempHome, type Served } from 
 
 /** Libraries only the Core needs (backends, the approval parser); a client command that loads one is too big. */
 const coreOnly = /\/node_modules\/(ssh2|dockerode|node-pty|web-tree-sitter|tree-sitter-bash|ssh-config|tar-stream)\//;
+/** The backends' own libraries: `approvals check` needs the shell parser, never these. */
+const backendOnly = /\/node_modules\/(ssh2|dockerode|node-pty|ssh-config|tar-stream)\//;
 
 let home: string;
 let served: Served;
@@ -51,5 +53,34 @@ describe('small clients', () => {
     const modules = loaded('mcp');
     expect(modules.some((m) => m.endsWith('/out/cli/commands/mcp.cjs'))).toBe(true);
     expect(modules.filter((m) => coreOnly.test(m) || m.endsWith('/serve.cjs'))).toEqual([]);
+  });
+
+  /** Run one CLI command with module tracing; it must succeed and load its own bundle, not serve's or `heavy`. */
+  async function runSmall(name: string, args: string[], bundle: string, heavy: RegExp = coreOnly): Promise<string> {
+    const r = await runCli(home, args, tracing(name));
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const modules = loaded(name);
+    expect(modules.some((m) => m.endsWith(`/out/cli/commands/${bundle}.cjs`))).toBe(true);
+    expect(modules.filter((m) => heavy.test(m) || m.endsWith('/serve.cjs'))).toEqual([]);
+    return r.stdout;
+  }
+
+  it('`switchboard targets` registers, lists, shows and removes without loading a backend library', async () => {
+    await runSmall('targets-register', ['targets', 'register', 'small-rt', '--backend', 'local', '--cwd', home], 'targets');
+    const listed = JSON.parse(await runSmall('targets-list', ['targets', 'list', '--json'], 'targets')) as { targets?: { name: string }[] } | { name: string }[];
+    const names = (Array.isArray(listed) ? listed : listed.targets ?? []).map((t) => t.name);
+    expect(names).toEqual(expect.arrayContaining(['local', 'small-rt']));
+    expect(await runSmall('targets-show', ['targets', 'show', 'small-rt'], 'targets')).toContain('small-rt');
+    await runSmall('targets-remove', ['targets', 'remove', 'small-rt'], 'targets');
+  });
+
+  it('`switchboard approvals` lists without the shell parser, and `approvals check` loads no backend library', async () => {
+    await runSmall('approvals-list', ['approvals', 'list'], 'approvals');
+    expect(await runSmall('approvals-check', ['approvals', 'check', 'rm -rf /'], 'approvals', backendOnly)).toMatch(/would be refused|would ask/);
+  });
+
+  it('`switchboard plugins list` runs without loading a backend library', async () => {
+    await runSmall('plugins-list', ['plugins', 'list'], 'plugins');
   });
 });

@@ -24,7 +24,6 @@ import { toolDefs } from './tools/toolDefs.js';
 import { ApprovalBroker } from './approvals/approvalBroker.js';
 import { ApprovalRules } from './approvals/approvalRules.js';
 import { CommandApprovals } from './approvals/commandApprovals.js';
-import { loadCommandPolicy } from './approvals/policy/commandPolicy.js';
 import { ActivityLog } from './activity/activityLog.js';
 import { EventBus, type EventListener } from './events/eventBus.js';
 import { detachedConnection, composeHandlers, type CallContext, type Handlers } from './handlers.js';
@@ -195,7 +194,8 @@ export class Core {
     });
     const targetList = (): TargetInfo[] => this.listTargets();
     this.commandApprovals = new CommandApprovals({
-      policy: loadCommandPolicy,
+      // Loaded on first use (with tree-sitter), see invoke.
+      policy: async () => (await import('./approvals/policy/commandPolicy.js')).loadCommandPolicy(),
       broker: this.approvals,
       rules: this.approvalRules,
       sessions: this.sessions,
@@ -269,7 +269,6 @@ export class Core {
   /** Start watching files. */
   async start(): Promise<this> {
     this.config.watch();
-    this.commandApprovals.warm();
     await this.plugins.start();
     this.started = true;
     this.health.sync();
@@ -325,6 +324,9 @@ export class Core {
 
   /** The generic entry every transport uses: validates input and output against the API table. */
   async invoke(method: string, params: unknown, ctx: Partial<CallContext> = {}): Promise<unknown> {
+    // The approvals policy (tree-sitter and the bash grammar, several MB) loads when someone first talks to the
+    // Core, not at start: an idle Core does not hold it, and a client's first tool call rarely waits for it.
+    this.commandApprovals.warm();
     if (!isCoreMethod(method)) throw new SwitchboardError('bad_request', `unknown method "${method}"`);
     const input = coreMethods[method].input.safeParse(params ?? {});
     if (!input.success) throw new SwitchboardError('bad_request', `${method}: ${input.error.issues[0]?.message ?? 'invalid input'}`);
@@ -338,6 +340,7 @@ export class Core {
   }
 
   callTool(tool: string, args: Record<string, unknown>, client: ToolClient, signal?: AbortSignal): Promise<ToolResult> {
+    this.commandApprovals.warm();
     return this.dispatcher.call(tool, args, { client, ...(signal ? { signal } : {}) });
   }
 

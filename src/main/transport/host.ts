@@ -5,7 +5,7 @@ import { defaultCoreOptions } from '../core/defaults.js';
 import type { KeyValueStoreFactory } from '../core/workspace/workspaceStore.js';
 import { WsServer } from './wsServer.js';
 import { claimProfile, removeCoreFile, writeCoreFile } from './coreFile.js';
-import { mcpHttpHandler } from '../core/agent/mcpHttp.js';
+import type { McpHttp } from '../core/agent/mcpHttp.js';
 
 export interface Host {
   core: Core;
@@ -30,8 +30,11 @@ export async function startHost(opts: { host?: string; port?: number; mode: 'ser
   }
   const server = new WsServer(core, { host: opts.host, port: opts.port, rendererDir: opts.rendererDir });
   // MCP over Streamable HTTP; the WsServer checks the bearer token, Host and Origin first.
-  const mcp = mcpHttpHandler((tool, args, signal) => core.callTool(tool, args, 'mcp', signal));
-  server.route('/mcp', mcp.handle);
+  // The MCP SDK loads with the first request to /mcp: an idle Core (or one only a window talks to) does not hold it.
+  let mcp: Promise<McpHttp> | undefined;
+  const loadMcp = (): Promise<McpHttp> =>
+    (mcp ??= import('../core/agent/mcpHttp.js').then((m) => m.mcpHttpHandler((tool, args, signal) => core.callTool(tool, args, 'mcp', signal))));
+  server.route('/mcp', async (req, res) => (await loadMcp()).handle(req, res));
   let listening: { url: string; wsUrl: string };
   try {
     listening = await server.listen();
@@ -61,7 +64,7 @@ export async function startHost(opts: { host?: string; port?: number; mode: 'ser
       closed = true;
       removeCoreFile(core.home);
       await server.close();
-      await mcp.close();
+      await mcp?.then((m) => m.close(), () => undefined);
       await core.close();
       profile.release();
     },

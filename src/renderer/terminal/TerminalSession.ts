@@ -12,7 +12,7 @@ import { terminalOptions } from './theme.js';
 import { TerminalAddons } from './TerminalAddons.js';
 import { cdCommand } from './cdCommand.js';
 
-/** The Core pauses a pane above 100,000 unacknowledged chars; acknowledging every ~5,000 keeps it flowing. */
+/** The Core pauses a pane above 1,000,000 unacknowledged chars; acknowledging every ~5,000 keeps it flowing. */
 const ACK_CHUNK = 5000;
 const ACK_IDLE_MS = 50;
 /** pane.write takes at most 1,000,000 chars; big pastes go in slices. */

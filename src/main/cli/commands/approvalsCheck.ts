@@ -4,10 +4,10 @@ import type { Command } from 'commander';
 import { homedir } from 'node:os';
 import { ApprovalsMode } from '../../../shared/approvals.js';
 import { SwitchboardError, formatZodError } from '../../../shared/errors.js';
-import { builtinSpecSchemas } from '../../core/backends/builtins.js';
-import { switchboardHome } from '../../core/core.js';
+import { builtinSpecSchemas } from '../../core/backends/builtinSpecs.js';
+import { switchboardHome } from '../../core/home.js';
 import { ConfigStore } from '../../core/config/configStore.js';
-import { loadCommandPolicy, type PolicyCall, type PolicyContext } from '../../core/approvals/policy/commandPolicy.js';
+import type { PolicyCall, PolicyContext } from '../../core/approvals/policy/commandPolicy.js';
 import { toolDefs } from '../../core/tools/toolDefs.js';
 import { action, printJson } from '../output.js';
 import { loadTargets } from './targetsList.js';
@@ -65,7 +65,8 @@ export function approvalsCheckCommand(approvals: Command): void {
     .action(action(async (subject: string, opts: { executionTarget?: string; tool?: string; json?: boolean }) => {
       const call = callFor(opts.tool, subject);
       const { ctx, assumed } = await contextFor(opts.executionTarget);
-      const policy = await loadCommandPolicy();
+      // The shell parser (tree-sitter) loads only here, so the other `approvals` subcommands stay small.
+      const policy = await (await import('../../core/approvals/policy/commandPolicy.js')).loadCommandPolicy();
       const r = call ? policy.classify(call, ctx) : { verdict: 'safe' as const, reasons: [], decision: 'allow' as const };
       if (opts.json) {
         return printJson({ ...(opts.tool ? { tool: opts.tool } : {}), subject, ...(opts.executionTarget ? { execution_target: opts.executionTarget } : {}), assumed, ...r, ...(call?.kind === 'command' ? { pattern: policy.commandPattern(call.command) } : {}) });

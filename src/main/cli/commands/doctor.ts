@@ -1,21 +1,20 @@
 // `switchboard doctor`: asks the running Core (it probes every target); without one it says so and checks the files.
 import type { Command } from 'commander';
 import { SwitchboardError, toErrorPayload } from '../../../shared/errors.js';
-import { builtinProviders } from '../../core/backends/builtins.js';
+import { builtinSpecs } from '../../core/backends/builtinSpecs.js';
 import { ConfigStore } from '../../core/config/configStore.js';
 import { installedPlugins, offlineSpecSchemas, readEnabled } from '../../core/plugins/installedPlugins.js';
 import { switchboardHome } from '../../core/home.js';
 import { Registry } from '../../core/registry/registry.js';
 import { TargetTable } from '../../core/registry/targetTable.js';
-import { readCoreFile } from '../../transport/coreFile.js';
-import { withCore } from '../connect.js';
+import { coreRunning, withCore } from '../connect.js';
 import { action, printJson, table } from '../output.js';
 
 export const NO_CORE_LINE = 'no Switchboard Core is running: target health is not checked (start one with `switchboard serve` or `npm start`)';
 
 /** What can be said without a Core: config.yaml and runtime-targets.json problems, read through their libraries. */
 function fileProblems(home: string): string[] {
-  const providers = new Map(builtinProviders.map((p) => [p.backend, p]));
+  const providers = new Map(builtinSpecs.map((p) => [p.backend, p]));
   let config: ConfigStore;
   try {
     config = new ConfigStore(home, () => offlineSpecSchemas(home, new Map([...providers].map(([k, p]) => [k, p.specSchema]))));
@@ -28,16 +27,6 @@ function fileProblems(home: string): string[] {
   } finally {
     registry.close();
     config.close();
-  }
-}
-
-export function coreRunning(home: string): boolean {
-  try {
-    readCoreFile(home);
-    return true;
-  } catch (err) {
-    if (err instanceof SwitchboardError && err.code === 'no_core') return false;
-    throw err;
   }
 }
 

@@ -5,9 +5,8 @@ import { SwitchboardError } from '../../../shared/errors.js';
 import type { PluginInfo } from '../../../shared/plugins.js';
 import { switchboardHome } from '../../core/home.js';
 import { findPlugin, installedPlugins, installPlugin, readEnabled, writeEnabled } from '../../core/plugins/installedPlugins.js';
-import { withCore } from '../connect.js';
+import { coreRunning, withCore } from '../connect.js';
 import { action, printJson, table } from '../output.js';
-import { coreRunning } from './doctor.js';
 
 /** What is said of a plugin without a Core: installed and enabled or not; nothing about whether it loads. */
 interface OfflinePlugin {

@@ -2,8 +2,8 @@
 import type { Command } from 'commander';
 import type { TargetInfo } from '../../../shared/targets.js';
 import { SwitchboardError } from '../../../shared/errors.js';
-import { switchboardHome } from '../../core/core.js';
-import { builtinProvider, builtinSpecSchemas } from '../../core/backends/builtins.js';
+import { switchboardHome } from '../../core/home.js';
+import { builtinSpec, builtinSpecSchemas } from '../../core/backends/builtinSpecs.js';
 import { ConfigStore } from '../../core/config/configStore.js';
 import { Registry } from '../../core/registry/registry.js';
 import { TargetTable } from '../../core/registry/targetTable.js';
@@ -39,7 +39,7 @@ export function storedTargets(home: string): TargetsView {
   const config = new ConfigStore(home, builtinSpecSchemas);
   const runtime = new Registry(home);
   try {
-    const targets = new TargetTable(config, runtime, builtinProvider);
+    const targets = new TargetTable(config, runtime, builtinSpec);
     return { targets: targets.list(() => ({})), problems: targets.problems(), live: false };
   } finally {
     runtime.close();
@@ -69,7 +69,7 @@ function registryProblems(home: string, targets: TargetInfo[]): string[] {
 
 /** Where a target points, as its backend describes it ('' for an unknown backend). */
 export function describeTarget(t: TargetInfo): string {
-  return builtinProvider(t.backend)?.describe(t.spec) ?? '';
+  return builtinSpec(t.backend)?.describe(t.spec) ?? '';
 }
 
 export function targetsListCommand(targets: Command): void {

@@ -2,15 +2,13 @@
 import type { Command } from 'commander';
 import type { SpecFieldInfo } from '../../../shared/specFields.js';
 import { SwitchboardError } from '../../../shared/errors.js';
-import { switchboardHome } from '../../core/core.js';
-import { builtinProviders } from '../../core/backends/builtins.js';
-import type { BackendProvider } from '../../core/backends/provider.js';
+import { switchboardHome } from '../../core/home.js';
+import { builtinSpecs } from '../../core/backends/builtinSpecs.js';
 import type { SpecDeclaration } from '../../../shared/specFields.js';
 import { specSchemaOf } from '../../../shared/specFields.js';
 import { checkSpec } from '../../core/registry/registryFile.js';
 import { didYouMean } from '../../core/config/didYouMean.js';
-import { withCore } from '../connect.js';
-import { coreRunning } from './doctor.js';
+import { coreRunning, withCore } from '../connect.js';
 import { defaultSchemaFor } from '../../core/registry/registry.js';
 import { keySchema } from '../../core/registry/registryFile.js';
 import { action } from '../output.js';
@@ -37,7 +35,7 @@ interface FieldFlag {
 }
 
 /** Every flag the backends declare, once each, in declaration order (common fields come with every backend). */
-export function fieldFlags(providers: readonly SpecDeclaration[] = builtinProviders): FieldFlag[] {
+export function fieldFlags(providers: readonly SpecDeclaration[] = builtinSpecs): FieldFlag[] {
   const byFlag = new Map<string, FieldFlag>();
   for (const p of providers) {
     for (const field of p.fields) {
@@ -85,7 +83,7 @@ export function setValue(schema: Parameters<typeof keySchema>[0], key: string, t
 }
 
 /** The spec the flags describe; pure, so the mapping is tested by table. */
-export function specFromOptions(opts: RegisterOptions, home: string, providers: readonly SpecDeclaration[] = builtinProviders): Record<string, unknown> {
+export function specFromOptions(opts: RegisterOptions, home: string, providers: readonly SpecDeclaration[] = builtinSpecs): Record<string, unknown> {
   const provider = providers.find((p) => p.backend === opts.backend);
   const spec: Record<string, unknown> = { backend: opts.backend };
   for (const f of fieldFlags(providers)) {
@@ -117,7 +115,7 @@ const collect = (value: string, previous: string[]): string[] => [...previous, v
 /** The help of a declared flag: the key it sets per backend, and the first field's help. */
 function flagHelp(f: FieldFlag): string {
   const keys = [...new Set(f.fields.map((x) => x.field.key))];
-  const owners = f.fields.length === builtinProviders.length ? '' : ` (${[...new Set(f.fields.map((x) => x.backend))].join(', ')})`;
+  const owners = f.fields.length === builtinSpecs.length ? '' : ` (${[...new Set(f.fields.map((x) => x.backend))].join(', ')})`;
   return `${keys.join(' / ')}${owners}: ${f.fields[0]!.field.help}`;
 }
 
@@ -126,7 +124,7 @@ export function targetsRegisterCommand(targets: Command): void {
     .command('register')
     .description('register a runtime target (or replace it with a new generation)')
     .argument('<name>', 'the target name')
-    .requiredOption('--backend <backend>', `${builtinProviders.map((p) => p.backend).join(', ')} or a plugin backend`);
+    .requiredOption('--backend <backend>', `${builtinSpecs.map((p) => p.backend).join(', ')} or a plugin backend`);
   for (const f of fieldFlags()) cmd.option(`${f.flag} <value>`, flagHelp(f));
   cmd
     .option('--set <key=value>', 'any other spec key (repeatable)', collect, [] as string[])
@@ -137,7 +135,7 @@ export function targetsRegisterCommand(targets: Command): void {
     const home = switchboardHome();
     // A plugin backend's fields are known to the running Core that loaded it; without one the spec is checked when it is used.
     const plugin = await pluginDeclaration(home, opts.backend);
-    const spec = specFromOptions(opts, home, plugin ? [...builtinProviders, plugin] : builtinProviders);
+    const spec = specFromOptions(opts, home, plugin ? [...builtinSpecs, plugin] : builtinSpecs);
     if (plugin) checkSpec(name, spec, () => plugin.specSchema, { references: new Set(plugin.fields.filter((f) => f.secret_ref).map((f) => f.key)) });
     const registry = openRegistry(home);
     try {
@@ -159,7 +157,7 @@ export function targetsRegisterCommand(targets: Command): void {
 
 /** A plugin backend's declaration as the running Core serves it (undefined for a built-in, or with no Core running). */
 async function pluginDeclaration(home: string, backend: string): Promise<SpecDeclaration | undefined> {
-  if (builtinProviders.some((p) => p.backend === backend) || !coreRunning(home)) return undefined;
+  if (builtinSpecs.some((p) => p.backend === backend) || !coreRunning(home)) return undefined;
   const list = await withCore((c) => c.call('backends.list', {}));
   const info = list.find((b) => b.backend === backend);
   if (!info) {

@@ -4,8 +4,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { publicSpec, type TargetInfo } from '../../../shared/targets.js';
-import { switchboardHome } from '../../core/core.js';
-import { builtinProvider, builtinSpecSchemas } from '../../core/backends/builtins.js';
+import { switchboardHome } from '../../core/home.js';
+import { builtinSpec, builtinSpecSchemas } from '../../core/backends/builtinSpecs.js';
 import { ConfigStore } from '../../core/config/configStore.js';
 import { offlineSpecSchemas } from '../../core/plugins/installedPlugins.js';
 import { Registry, type RegistryChange } from '../../core/registry/registry.js';
@@ -56,7 +56,7 @@ export function changeDocument(change: RegistryChange): Record<string, unknown> 
     source: 'runtime',
     state: change.action === 'removed' ? 'removed' : r.state,
     backend: r.spec.backend,
-    spec: publicSpec(r.spec as Record<string, unknown>, builtinProvider(r.spec.backend)?.fields),
+    spec: publicSpec(r.spec as Record<string, unknown>, builtinSpec(r.spec.backend)?.fields),
     provider: r.provider,
     owner_id: r.owner_id,
     created_at: r.created_at,

@@ -7,14 +7,17 @@ import { createMcpServer } from './mcpServer.js';
 /** Largest JSON-RPC body accepted (a write_file of a few MB fits). */
 export const MAX_MCP_BODY_BYTES = 16 * 1024 * 1024;
 
+/** The /mcp route's handler, and what closes the transports still open at shutdown. */
+export interface McpHttp {
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  close: () => Promise<void>;
+}
+
 /**
  * Stateless: each POST gets its own Server and transport, so there is no session table to leak or hijack and a
  * Core restart loses nothing a client holds. Tool calls need no server-initiated messages.
  */
-export function mcpHttpHandler(callTool: (tool: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<ToolResult>): {
-  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-  close: () => Promise<void>;
-} {
+export function mcpHttpHandler(callTool: (tool: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<ToolResult>): McpHttp {
   const open = new Set<StreamableHTTPServerTransport>();
   const close = async (): Promise<void> => {
     await Promise.all([...open].map((t) => t.close().catch(() => undefined)));

@@ -132,7 +132,8 @@ export class CommandApprovals {
 
   /** Load the policy now (it compiles the bash grammar, a few hundred ms) so the first call is not slowed by it. */
   warm(): void {
-    (this.policyLoad ??= this.deps.policy()).catch(() => {
+    if (this.policyLoad) return;
+    (this.policyLoad = this.deps.policy()).catch(() => {
       // Retried by the first call that needs it, which then reports the failure.
       this.policyLoad = undefined;
     });

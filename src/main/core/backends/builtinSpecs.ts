@@ -1,10 +1,39 @@
-// The built-in backends' spec declarations: the one list of builtins.ts, seen as declarations (what the registry and the CLI's file readers check against).
-import type { SpecDeclaration } from '../../../shared/specFields.js';
-import { builtinProviders } from './builtins.js';
+// The built-in backends' declarations (spec fields, flags, display names) without their factories: what the registry and the CLI's file readers check against, loading no backend library.
+import type { z } from 'zod';
+import { withFlagDefaults, type BackendDeclaration } from './provider.js';
+import { localSpec } from './local/fields.js';
+import { sshSpec } from './ssh/fields.js';
+import { dockerSpec } from './docker/fields.js';
+import { dockerBaseFlags, dockerFlags } from './docker/dockerFlags.js';
 
-export const builtinSpecs: readonly SpecDeclaration[] = builtinProviders;
+export const localDeclaration: BackendDeclaration = {
+  ...localSpec,
+  display_name: 'This machine',
+  flags: withFlagDefaults({ supports_streams: true, supports_pty: true, supports_stdin: true }),
+};
 
-/** A built-in backend's spec declaration by name. */
-export function builtinSpec(backend: string): SpecDeclaration | undefined {
+export const sshDeclaration: BackendDeclaration = {
+  ...sshSpec,
+  display_name: 'SSH',
+  flags: withFlagDefaults({ is_remote: true, supports_streams: true, supports_pty: true, supports_stdin: true }),
+};
+
+export const dockerDeclaration: BackendDeclaration = {
+  ...dockerSpec,
+  display_name: 'Docker',
+  flags: dockerBaseFlags,
+  flagsFor: dockerFlags,
+};
+
+/** The one list of built-in backends; builtins.ts adds a factory to each. */
+export const builtinSpecs: readonly BackendDeclaration[] = [localDeclaration, sshDeclaration, dockerDeclaration];
+
+/** A built-in backend's declaration by name. */
+export function builtinSpec(backend: string): BackendDeclaration | undefined {
   return builtinSpecs.find((s) => s.backend === backend);
+}
+
+/** The built-in backends' spec schemas by name, as a config reader without a Core needs them. */
+export function builtinSpecSchemas(): Map<string, z.ZodType> {
+  return new Map(builtinSpecs.map((p) => [p.backend, p.specSchema]));
 }

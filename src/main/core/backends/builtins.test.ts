@@ -7,8 +7,13 @@ import { builtinProviders } from './builtins.js';
 import { builtinSpecs } from './builtinSpecs.js';
 
 describe('built-in backends', () => {
-  it('one list: the spec declarations are the providers themselves', () => {
-    expect(builtinSpecs).toBe(builtinProviders);
+  it('one list: each provider is its declaration (spec, flags, display name) plus a factory', () => {
+    expect(builtinProviders.map((p) => p.backend)).toEqual(builtinSpecs.map((s) => s.backend));
+    builtinSpecs.forEach((spec, i) => {
+      const provider = builtinProviders[i]!;
+      for (const [key, value] of Object.entries(spec)) expect(provider[key as keyof typeof provider], `${spec.backend}.${key}`).toBe(value);
+      expect(Object.keys(provider).filter((k) => !(k in spec))).toEqual(['createEnvironment']);
+    });
   });
 
   it('a backend declares each flag once', () => {

@@ -1,5 +1,4 @@
-// The built-in backend providers: the one list of which backends exist before plugins add theirs.
-import type { z } from 'zod';
+// The built-in backend providers: builtinSpecs.ts's declarations, each with its factory (this loads the backend libraries).
 import type { BackendProvider } from './provider.js';
 import { localProvider } from './local/localProvider.js';
 import { sshProvider } from './ssh/sshProvider.js';
@@ -10,9 +9,4 @@ export const builtinProviders: readonly BackendProvider[] = [localProvider, sshP
 /** A built-in provider by backend name. */
 export function builtinProvider(backend: string): BackendProvider | undefined {
   return builtinProviders.find((p) => p.backend === backend);
-}
-
-/** The built-in backends' spec schemas by name, as a config reader without a Core needs them. */
-export function builtinSpecSchemas(): Map<string, z.ZodType> {
-  return new Map(builtinProviders.map((p) => [p.backend, p.specSchema]));
 }

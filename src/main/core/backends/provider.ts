@@ -116,10 +116,11 @@ export interface HostKeyRequest {
 }
 
 /**
- * A factory plus declarations for one backend name: its spec (backend name, fields, the schema derived from them,
- * a one-line describe) and its classification flags. Everything outside the provider reads these, never the name.
+ * What a backend declares without its factory: its spec (backend name, fields, the schema derived from them, a
+ * one-line describe) and its classification flags. Readers without a Core (the CLI's `targets`, `approvals`) need
+ * only this, so it loads no backend library.
  */
-export interface BackendProvider extends SpecDeclaration {
+export interface BackendDeclaration extends SpecDeclaration {
   /** What the window and doctor call it ("SSH", "Bubblewrap sandbox"); the backend name when absent. */
   readonly display_name?: string;
   /** The plugin that provides it; absent for a built-in. */
@@ -129,6 +130,10 @@ export interface BackendProvider extends SpecDeclaration {
   flagsFor?(spec: Readonly<TargetSpec>): ProviderFlags;
   /** Why no target of this backend can be reached right now (its plugin's host is down …); undefined when it can. */
   unavailable?(): string | undefined;
+}
+
+/** A factory plus declarations for one backend name. Everything outside the provider reads these, never the name. */
+export interface BackendProvider extends BackendDeclaration {
   createEnvironment(snapshot: TargetSnapshot, ctx: ProviderContext): Environment;
 }
 

@@ -3,7 +3,7 @@ import { SwitchboardError } from '../../../shared/errors.js';
 import { publicSpec, runtimeIdentity, type ProviderFlags, type TargetInfo, type TargetSpec } from '../../../shared/targets.js';
 import type { ConfigStore } from '../config/configStore.js';
 import { didYouMean } from '../config/didYouMean.js';
-import { flagsOf, type BackendProvider, type TargetSnapshot } from '../backends/provider.js';
+import { flagsOf, type BackendDeclaration, type TargetSnapshot } from '../backends/provider.js';
 import type { RuntimeRecord, RuntimeSource } from './runtimeSource.js';
 
 interface Entry {
@@ -21,7 +21,7 @@ export class TargetTable {
   constructor(
     private readonly config: ConfigStore,
     private readonly runtime: RuntimeSource,
-    private readonly providers: (backend: string) => BackendProvider | undefined,
+    private readonly providers: (backend: string) => BackendDeclaration | undefined,
     /** Why a backend no provider serves is missing ("plugin bwrap is not enabled"); a generic line when absent. */
     private readonly missing: (backend: string) => string | undefined = () => undefined,
   ) {

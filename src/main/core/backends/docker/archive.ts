@@ -1,6 +1,10 @@
 // Tar archives for the Engine's archive API (put a file, get a file), packed and read with tar-stream.
 import type { Readable } from 'node:stream';
-import { extract, pack } from 'tar-stream';
+import { createRequire } from 'node:module';
+
+/** tar-stream (and its readable-stream stack) loads with the first file moved to or from a container. */
+let tarStream: typeof import('tar-stream') | undefined;
+const loadTarStream = (): typeof import('tar-stream') => (tarStream ??= createRequire(import.meta.url)('tar-stream') as typeof import('tar-stream'));
 
 export interface TarInput {
   /** Relative path; directories may end with `/`. */
@@ -13,7 +17,7 @@ export interface TarInput {
 
 /** An archive of these entries (long names go in PAX headers, which the Engine reads). */
 export function packArchive(entries: readonly TarInput[]): Readable {
-  const p = pack();
+  const p = loadTarStream().pack();
   for (const e of entries) {
     const name = e.name.replace(/^\/+/, '');
     if (e.type === 'directory') p.entry({ name, type: 'directory', mode: e.mode });
@@ -29,7 +33,7 @@ export function packArchive(entries: readonly TarInput[]): Readable {
  */
 export function readFirstFile(stream: NodeJS.ReadableStream, limit: number): Promise<Buffer | undefined> {
   return new Promise((resolve, reject) => {
-    const x = extract();
+    const x = loadTarStream().extract();
     let found: Buffer | undefined;
     let failed = false;
     const fail = (err: Error): void => {

@@ -4,8 +4,8 @@
 import { createHash } from 'node:crypto';
 import type Docker from 'dockerode';
 import type { Container, ContainerInspectInfo } from 'dockerode';
-import { DockerSpec, dockerSpec } from './fields.js';
-import { dockerBaseFlags, dockerFlags } from './dockerFlags.js';
+import { DockerSpec } from './fields.js';
+import { dockerDeclaration } from '../builtinSpecs.js';
 import { SwitchboardError, formatZodError } from '../../../../shared/errors.js';
 import type {
   BackendProvider, BackgroundHandle, Environment, ExecOptions, ExecResult, FileStat, ProviderContext, ShellChannel, TargetSnapshot,
@@ -41,10 +41,7 @@ import { deadline, delay, killDeadlineMs, probeDeadlineMs } from './engineCalls.
  */
 
 export const dockerProvider: BackendProvider = {
-  ...dockerSpec,
-  display_name: 'Docker',
-  flags: dockerBaseFlags,
-  flagsFor: dockerFlags,
+  ...dockerDeclaration,
   createEnvironment: (snapshot, ctx) => new DockerEnvironment(snapshot, ctx),
 };
 

@@ -5,25 +5,19 @@ import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createHash } from 'node:crypto';
-import type { ProviderFlags } from '../../../../shared/targets.js';
-import { LocalSpec, localSpec } from './fields.js';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import type {
   BackendProvider, BackgroundHandle, Environment, ExecOptions, ExecResult, FileStat, ProviderContext, ShellChannel, TargetSnapshot,
 } from '../provider.js';
-import { withFlagDefaults } from '../provider.js';
+import { localDeclaration } from '../builtinSpecs.js';
 import { execWrapped } from '../shell/execWrapped.js';
 import { commandEnv, envRules } from '../shell/commandEnv.js';
 import { openPty } from './pty.js';
 import { WarmShellPool, debugLine, type WarmProcess, type WarmShell } from '../shell/warmShell.js';
 import { warmCall, type WarmCall } from '../shell/warmProgram.js';
 
-const flags: ProviderFlags = withFlagDefaults({ supports_streams: true, supports_pty: true, supports_stdin: true });
-
 export const localProvider: BackendProvider = {
-  ...localSpec,
-  display_name: 'This machine',
-  flags,
+  ...localDeclaration,
   createEnvironment: (snapshot, ctx) => new LocalEnvironment(snapshot, ctx),
 };
 

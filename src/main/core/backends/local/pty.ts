@@ -1,6 +1,10 @@
 // node-pty behind the ShellChannel interface; the shell reports its cwd with OSC 7 after each prompt.
-import * as nodePty from 'node-pty';
+import { createRequire } from 'node:module';
 import type { ShellChannel } from '../provider.js';
+
+/** node-pty (a native addon) loads with the first pane: a Core nobody opened a terminal in does not hold it. */
+let nodePty: typeof import('node-pty') | undefined;
+const loadNodePty = (): typeof import('node-pty') => (nodePty ??= createRequire(import.meta.url)('node-pty') as typeof import('node-pty'));
 
 /** Makes bash print OSC 7 (file://host/cwd) before every prompt, so pane headers follow `cd`. */
 const osc7PromptCommand = 'printf "\\033]7;file://%s%s\\033\\\\" "${HOSTNAME:-localhost}" "$PWD"';
@@ -13,7 +17,7 @@ export function openPty(opts: { cwd: string; cols: number; rows: number; env: No
   env.COLORTERM = 'truecolor';
   env.TERM_PROGRAM = 'Switchboard';
   if (!env.PROMPT_COMMAND) env.PROMPT_COMMAND = osc7PromptCommand;
-  const pty = nodePty.spawn(shell, opts.args ?? [], { name: 'xterm-256color', cols: opts.cols, rows: opts.rows, cwd: opts.cwd, env });
+  const pty = loadNodePty().spawn(shell, opts.args ?? [], { name: 'xterm-256color', cols: opts.cols, rows: opts.rows, cwd: opts.cwd, env });
   let exited = false;
   return {
     onData: (l) => void pty.onData(l),

@@ -1,6 +1,5 @@
 // Dials one hop: TCP (or a jump's forwarded channel), host-key check with the person's decision, login.
 import type { Duplex } from 'node:stream';
-import { createRequire } from 'node:module';
 import type { Client, ServerHostKeyAlgorithm } from 'ssh2';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import type { HostKeyRequest } from '../provider.js';
@@ -9,6 +8,7 @@ import { preferredHostKeyAlgorithms, type KnownHostEntry } from './knownHosts.js
 import type { LiveConnection } from './liveConnection.js';
 import type { AuthMethod } from './sshAuth.js';
 import type { SshHop } from './sshRoute.js';
+import { loadSsh2 } from './ssh2Lib.js';
 
 export interface DialOptions {
   hop: SshHop;
@@ -30,9 +30,6 @@ export interface DialOptions {
  * host-key prompt; a prompt whose connection closes meanwhile is withdrawn (its signal aborts) and its answer
  * never reaches ssh2, which throws when called back on a torn-down connection.
  */
-/** ssh2 is loaded when an SSH target is first dialled: a Core without one never pays for it. */
-export const loadSsh2 = (): typeof import('ssh2') => createRequire(import.meta.url)('ssh2') as typeof import('ssh2');
-
 export function dial(o: DialOptions): Promise<Client> {
   const { hop } = o;
   const where = `${hop.host}:${hop.port}`;

@@ -3,7 +3,7 @@ import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import { hopLabel, type SshHop } from './sshRoute.js';
-import { loadSsh2 } from './dial.js';
+import { loadSsh2 } from './ssh2Lib.js';
 
 /** A key file's identity on disk (a few local stats when a lease is taken); `-` when it cannot be read. */
 export function keyFileIdentity(path: string): string {

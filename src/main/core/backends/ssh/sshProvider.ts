@@ -5,13 +5,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { homedir, userInfo } from 'node:os';
 import { posix } from 'node:path';
 import type { SFTPWrapper, Stats } from 'ssh2';
-import type { ProviderFlags } from '../../../../shared/targets.js';
-import { SshSpec, sshSpec } from './fields.js';
+import { SshSpec } from './fields.js';
 import { SwitchboardError, errorLine, toErrorPayload } from '../../../../shared/errors.js';
 import type {
   BackendProvider, BackgroundHandle, Environment, ExecOptions, ExecResult, FileStat, ProviderContext, ShellChannel, TargetSnapshot,
 } from '../provider.js';
-import { withFlagDefaults } from '../provider.js';
+import { sshDeclaration } from '../builtinSpecs.js';
 import { execWrapped } from '../shell/execWrapped.js';
 import { shellQuote } from '../shell/shellWrap.js';
 import { commandEnv, envRules } from '../shell/commandEnv.js';
@@ -23,12 +22,8 @@ import { debugLine } from '../shell/warmShell.js';
 import { loadSshConfig } from './sshConfig.js';
 import { resolveRoute, type SshHop } from './sshRoute.js';
 
-const flags: ProviderFlags = withFlagDefaults({ is_remote: true, supports_streams: true, supports_pty: true, supports_stdin: true });
-
 export const sshProvider: BackendProvider = {
-  ...sshSpec,
-  display_name: 'SSH',
-  flags,
+  ...sshDeclaration,
   createEnvironment: (snapshot, ctx) => new SshEnvironment(snapshot, ctx),
 };
 
