@@ -1,6 +1,6 @@
 // The composition root: builds the nouns from explicit dependencies and composes their handler tables. Nothing imports it but the edges.
 import { SwitchboardError, toErrorPayload } from '../../shared/errors.js';
-import { coreMethods, isCoreMethod, type CoreEvent, type EventPayload, type MethodInput } from '../../shared/api.js';
+import { coreMethods, isCoreMethod, type CoreEvent, type EventPayload } from '../../shared/api.js';
 import { runtimeIdentity, type TargetInfo } from '../../shared/targets.js';
 import type { ToolClient, ToolResult } from '../../shared/tools.js';
 import type { BackendProvider, ProviderContext, TargetSnapshot } from './backends/provider.js';
@@ -250,14 +250,16 @@ export class Core {
       processMethods({ processes: this.processes, record }),
       approvalMethods({ approvals: this.approvals, rules: this.approvalRules }),
       workspaceMethods({ home: this.home, store: opts.uiStore }),
-      this.doctorFeedsHealth(doctorMethods({
+      doctorMethods({
         home: this.home,
         targets: this.targets,
         listTargets: targetList,
         providers: () => this.allProviders(),
         providerContext: this.providerContext,
         plugins: this.plugins,
-      })),
+        // A doctor run probes every target: its answers are the health checks' latest too, so the window follows it.
+        probed: (identity, outcome) => this.health.record(identity, outcome),
+      }),
       toolMethods({ dispatcher: this.dispatcher }),
       activityMethods({ activity: this.activity }),
       eventMethods(),
@@ -278,22 +280,6 @@ export class Core {
   /** Every backend that can be used now: the built-ins, then the active plugins' backends. */
   private allProviders(): BackendProvider[] {
     return [...this.builtins.values(), ...this.plugins.providers()];
-  }
-
-  /** A doctor run probes every target: its answers are the health checks' latest too, so the window follows it. */
-  private doctorFeedsHealth(methods: ReturnType<typeof doctorMethods>): ReturnType<typeof doctorMethods> {
-    return {
-      'doctor.run': async (input: MethodInput<'doctor.run'>) => {
-        const report = await methods['doctor.run'](input);
-        for (const t of report.targets) {
-          const said = { ...(t.detail ? { detail: t.detail } : {}), ms: t.ms };
-          this.health.record(runtimeIdentity(t.name, t.generation), t.ok
-            ? { ok: true, ...said, ...(t.problem ? { cwdProblem: t.problem } : {}) }
-            : { ok: false, ...said, problem: t.problem ?? 'doctor found a problem' });
-        }
-        return report;
-      },
-    };
   }
 
   // ---- events -------------------------------------------------------------

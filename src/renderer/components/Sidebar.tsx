@@ -7,6 +7,7 @@ import { useLayout } from '../store/layout.js';
 import { focusTerminal } from '../terminal/sessions.js';
 import { ago, clockTime, shortGeneration } from '../format.js';
 import { useNow } from './useNow.js';
+import { shownState, type Shown } from '../targetHealth.js';
 import { BackendIcon, IconDrain, IconEdit, IconNoShell, IconPlus, IconSidebar, IconTrash } from './icons.js';
 import { call, useConnection } from '../client/core.js';
 import { useDialogs } from '../store/dialogs.js';
@@ -14,14 +15,6 @@ import { useToasts } from '../store/toasts.js';
 import { useUi } from '../store/ui.js';
 import { useApprovals } from '../store/approvals.js';
 import { shortcutOf } from '../keyboard.js';
-
-/** What a row shows: the registry's state, refined by the Core's health checks while the target is active. */
-type Shown = TargetInfo['state'] | 'checking' | 'reachable';
-
-function shownState(t: TargetInfo): Shown {
-  if (t.state !== 'active') return t.state;
-  return t.health?.status ?? 'active';
-}
 
 const stateLabel: Record<Shown, string> = {
   active: 'active',

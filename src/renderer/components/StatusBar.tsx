@@ -4,6 +4,7 @@ import { useLayout } from '../store/layout.js';
 import { useTargets } from '../store/targets.js';
 import { shortcutOf } from '../keyboard.js';
 import { useUi } from '../store/ui.js';
+import { shownState } from '../targetHealth.js';
 
 const connText = { connecting: 'Connecting to the Core…', open: 'Connected', closed: 'Disconnected' } as const;
 
@@ -17,10 +18,10 @@ export function StatusBar() {
     let down = 0;
     let checking = 0;
     for (const t of s.list) {
-      if (t.state === 'unreachable' || t.health?.status === 'unreachable') down++;
-      else if (t.state !== 'active') continue;
-      else if (t.health?.status === 'reachable') up++;
-      else checking++;
+      const shown = shownState(t);
+      if (shown === 'unreachable') down++;
+      else if (shown === 'reachable') up++;
+      else if (shown === 'checking' || shown === 'active') checking++;
     }
     return [`${up}/${up + down} targets reachable`, checking ? `${checking} checking` : ''].filter(Boolean).join(' · ');
   });

@@ -6,11 +6,10 @@ import { switchboardHome } from '../../core/home.js';
 import { builtinSpecs } from '../../core/backends/builtinSpecs.js';
 import type { SpecDeclaration } from '../../../shared/specFields.js';
 import { specSchemaOf } from '../../../shared/specFields.js';
-import { checkSpec } from '../../core/registry/registryFile.js';
 import { didYouMean } from '../../core/config/didYouMean.js';
 import { coreRunning, withCore } from '../connect.js';
 import { defaultSchemaFor } from '../../core/registry/registry.js';
-import { keySchema } from '../../core/registry/registryFile.js';
+import { checkSpec, keySchema, secretReferenceKeys } from '../../core/registry/registryFile.js';
 import { action } from '../output.js';
 import { openRegistry, reportChange, requesterOptions } from './targetsRegistry.js';
 
@@ -136,7 +135,7 @@ export function targetsRegisterCommand(targets: Command): void {
     // A plugin backend's fields are known to the running Core that loaded it; without one the spec is checked when it is used.
     const plugin = await pluginDeclaration(home, opts.backend);
     const spec = specFromOptions(opts, home, plugin ? [...builtinSpecs, plugin] : builtinSpecs);
-    if (plugin) checkSpec(name, spec, () => plugin.specSchema, { references: new Set(plugin.fields.filter((f) => f.secret_ref).map((f) => f.key)) });
+    if (plugin) checkSpec(name, spec, () => plugin.specSchema, { references: secretReferenceKeys([plugin]) });
     const registry = openRegistry(home);
     try {
       const change = await registry.register({

@@ -3,7 +3,7 @@ import type { DoctorReport } from '../../../shared/api.js';
 import { toErrorPayload } from '../../../shared/errors.js';
 import type { TargetInfo } from '../../../shared/targets.js';
 import type { BackendProvider, ProviderContext } from '../backends/provider.js';
-import { probeTarget } from '../targets/probeTarget.js';
+import { probeTarget, type ProbeOutcome } from '../targets/probeTarget.js';
 import type { TargetTable } from '../registry/targetTable.js';
 import type { Plugins } from '../plugins/plugins.js';
 import { pluginHealth } from './pluginHealth.js';
@@ -15,6 +15,8 @@ export interface DoctorDeps {
   providers: () => BackendProvider[];
   providerContext: ProviderContext;
   plugins?: Plugins;
+  /** Each target's probe as it answered (the Core's health checks take them as their latest). */
+  probed?: (identity: string, outcome: ProbeOutcome) => void;
 }
 
 export async function runDoctor(deps: DoctorDeps, timeoutMs = 5000): Promise<DoctorReport> {
@@ -26,6 +28,7 @@ export async function runDoctor(deps: DoctorDeps, timeoutMs = 5000): Promise<Doc
     try {
       const snapshot = deps.targets.snapshot(t.name);
       const r = await probeTarget(snapshot, byBackend.get(snapshot.spec.backend), deps.providerContext, { timeoutMs, checkCwd: true });
+      deps.probed?.(snapshot.identity, r);
       const problem = r.problem ?? r.cwdProblem;
       return { ...base, ok: r.ok, ...(r.detail ? { detail: r.detail } : {}), ...(problem ? { problem } : {}), ms: r.ms };
     } catch (err) {

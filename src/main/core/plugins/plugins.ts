@@ -6,6 +6,7 @@ import { findPlugin, installedPlugins, installPlugin, pluginsDir, readEnabled, w
 import { PluginHost } from './pluginHost.js';
 import { pluginProvider, type PluginBackend } from './pluginProvider.js';
 import { join } from 'node:path';
+import { secretReferenceKeys } from '../registry/registryFile.js';
 
 const loadDeadlineMs = 30_000;
 
@@ -181,7 +182,7 @@ export class Plugins {
     p.problem = undefined;
     p.down = undefined;
     const state = readEnabled(this.deps.home);
-    const refs = [...new Set(p.providers.flatMap((d) => d.fields.filter((f) => f.secret_ref).map((f) => f.key)))].sort();
+    const refs = [...secretReferenceKeys(p.providers)].sort();
     if ((state.backends[name] ?? []).join() !== p.backends.join() || (state.secret_refs[name] ?? []).join() !== refs.join()) {
       writeEnabled(this.deps.home, { ...state, backends: { ...state.backends, [name]: p.backends }, secret_refs: { ...state.secret_refs, [name]: refs } });
     }

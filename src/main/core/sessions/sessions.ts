@@ -48,9 +48,7 @@ export class Sessions {
   async cwd(snapshot: TargetSnapshot): Promise<string> {
     const s = this.state(snapshot);
     if (s.cwd !== undefined) return s.cwd;
-    const home = snapshot.flags.is_remote || snapshot.flags.is_container ? await s.env.home() : homedir();
-    // No cwd in the spec: where the backend says commands start (`~` for the built-ins).
-    s.cwd = resolveStartCwd(snapshot.spec.cwd ?? snapshot.flags.default_cwd, home);
+    s.cwd = await startCwd(snapshot, s.env);
     return s.cwd;
   }
 
@@ -101,6 +99,12 @@ export class Sessions {
   async shutdown(): Promise<void> {
     await Promise.all([...this.states.keys()].map((id) => this.release(id, 'shutdown')));
   }
+}
+
+/** Where a target's commands start: its spec's cwd, else its backend's default (`~` for the built-ins), made absolute. */
+export async function startCwd(snapshot: TargetSnapshot, env: Pick<Environment, 'home'>): Promise<string> {
+  const home = snapshot.flags.is_remote || snapshot.flags.is_container ? await env.home() : homedir();
+  return resolveStartCwd(snapshot.spec.cwd ?? snapshot.flags.default_cwd, home);
 }
 
 /** A spec cwd such as `~/project` or `/srv` resolved against the target's home. */

@@ -1,10 +1,9 @@
 // One target's health check: its backend's probe on an environment that never prompts, with a deadline, and
 // whether the spec's cwd exists there. Used by doctor and by the Core's periodic health checks.
-import { homedir } from 'node:os';
 import { posix } from 'node:path';
 import { toErrorPayload } from '../../../shared/errors.js';
 import type { BackendProvider, Environment, ProviderContext, TargetSnapshot } from '../backends/provider.js';
-import { resolveStartCwd } from '../sessions/sessions.js';
+import { startCwd } from '../sessions/sessions.js';
 
 export interface ProbeOutcome {
   ok: boolean;
@@ -64,8 +63,7 @@ function withDeadline<T>(ms: number, work: () => Promise<T>): Promise<T> {
 async function missingCwd(env: Environment, snapshot: TargetSnapshot): Promise<string | undefined> {
   const spec = snapshot.spec.cwd;
   if (typeof spec !== 'string' || spec === '' || spec === '~') return undefined;
-  const home = snapshot.flags.is_remote ? await env.home() : homedir();
-  const cwd = resolveStartCwd(spec, home);
+  const cwd = await startCwd(snapshot, env);
   if ((await env.stat(cwd)).type === 'directory') return undefined;
   let parent = cwd;
   do {
