@@ -8,6 +8,7 @@ command -v ssh-keygen >/dev/null 2>&1 || need+=(openssh-client)
 command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
 [ -x /bin/busybox ] || need+=(busybox-static)
 command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
+command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 command -v ip >/dev/null 2>&1 || need+=(iproute2)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
