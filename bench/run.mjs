@@ -1,5 +1,5 @@
 // Benchmarks (not tests): every row of issue 13, each against a baseline measured in the same run, printed as one table.
-// Usage: node bench/run.mjs [--quick] [--calls N]. Needs `npm run build`; the SSH and Docker rows need
+// Usage: node bench/run.mjs [--quick] [--calls N] [--only P1,P4]. Needs `npm run build`; the SSH and Docker rows need
 // `bash scripts/test-env.sh up` (a row whose service is absent is printed with the reason it was skipped).
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -11,6 +11,9 @@ import { benchTargets, connect, pct, root, rssMb, startServe, testService } from
 const quick = process.argv.includes('--quick');
 const arg = (name, dflt) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : dflt);
 const calls = arg('--calls', quick ? 40 : 200);
+/** `--only P2,P7`: just those rows (for working on one path; the README quotes a full run). */
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1].split(',') : undefined;
+const want = (id) => !only || only.includes(id);
 const starts = quick ? 5 : 15;
 const paneBytes = quick ? 5_000_000 : 20_000_000;
 const cli = join(root, 'bin/switchboard.js');
@@ -65,9 +68,11 @@ async function terminalRows(id, target, baseName, baseline, baseCalls) {
   }
 }
 
-await terminalRows('P2', 'local', 'spawn bash -c true', () => spawnSync('bash', ['-c', 'true']), calls);
+if (want('P2')) await terminalRows('P2', 'local', 'spawn bash -c true', () => spawnSync('bash', ['-c', 'true']), calls);
 
-if (ssh) {
+if (!want('P3')) {
+  // not asked for
+} else if (ssh) {
   // The strongest baseline: OpenSSH's own connection sharing (ControlMaster), what Hermes Agent uses.
   const sshArgs = ['-i', ssh.key, '-p', String(ssh.port), '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', `${ssh.user}@${ssh.host}`, 'true'];
   const muxArgs = ['-o', 'ControlMaster=auto', '-o', `ControlPath=${join(served.home, 'cm-%r@%h:%p')}`, '-o', 'ControlPersist=60', ...sshArgs];
@@ -76,64 +81,72 @@ if (ssh) {
   spawnSync('ssh', ['-o', `ControlPath=${join(served.home, 'cm-%r@%h:%p')}`, '-O', 'exit', `${ssh.user}@${ssh.host}`]);
 } else skipRow('P3', 'terminal ssh', 'no .test-env/ssh.json (bash scripts/test-env.sh up)');
 
-if (docker) {
+if (!want('P4')) {
+  // not asked for
+} else if (docker) {
   await ws.call('tool.call', { tool: 'terminal', args: { command: 'true', execution_target: 'docker' }, client: 'test' });
   const id = spawnSync('docker', ['-H', `unix://${docker.socket}`, 'ps', '-q', '--filter', 'label=switchboard.target=docker'], { encoding: 'utf8' }).stdout.trim().split('\n')[0];
   await terminalRows('P4', 'docker', 'docker exec CLI', () => spawnSync('docker', ['-H', `unix://${docker.socket}`, 'exec', id, 'true']), Math.min(calls, 30));
 } else skipRow('P4', 'terminal docker', 'no .test-env/docker.json (bash scripts/test-env.sh up)');
 
-// P1: output through pty → Core batching → WebSocket, acknowledged as the window does, against node-pty read directly.
-const pane = await ws.call('pane.open', { execution_target: 'local', cols: 120, rows: 40 });
-let got = 0;
-let unacked = 0;
-const flooded = new Promise((resolve) => ws.listeners.add((m) => {
-  if (m.type !== 'event' || m.event !== 'pane.data' || m.payload.pane_id !== pane.pane_id) return;
-  const d = m.payload.data;
-  for (let i = 0; i < d.length; i++) if (d.charCodeAt(i) === 120) got++;
-  unacked += d.length;
-  if (unacked >= 5000) {
-    void ws.call('pane.ack', { pane_id: pane.pane_id, chars: unacked });
-    unacked = 0;
-  }
-  if (got >= paneBytes) resolve();
-}));
-// Time the flood, not the interactive shell's start (its rc files take a second on a busy machine).
-await new Promise((resolve) => {
-  let seen = '';
-  const ready = (m) => {
+if (want('P1')) {
+  // P1: output through pty → Core batching → WebSocket, acknowledged as the window does, against node-pty read directly.
+  const pane = await ws.call('pane.open', { execution_target: 'local', cols: 120, rows: 40 });
+  let got = 0;
+  let unacked = 0;
+  const flooded = new Promise((resolve) => ws.listeners.add((m) => {
     if (m.type !== 'event' || m.event !== 'pane.data' || m.payload.pane_id !== pane.pane_id) return;
-    seen += m.payload.data;
-    if (seen.includes('READY-2')) (ws.listeners.delete(ready), resolve());
-  };
-  ws.listeners.add(ready);
-  void ws.call('pane.write', { pane_id: pane.pane_id, data: 'echo READY-$((1+1))\r' });
-});
-await settle(300);
-const t0 = performance.now();
-await ws.call('pane.write', { pane_id: pane.pane_id, data: `head -c ${paneBytes} /dev/zero | tr '\\0' x; echo\r` });
-await flooded;
-const paneSecs = (performance.now() - t0) / 1000;
-const { default: nodePty } = await import('node-pty');
-const b0 = performance.now();
-await new Promise((resolve) => {
-  const p = nodePty.spawn('/bin/bash', ['-c', `head -c ${paneBytes} /dev/zero | tr '\\0' x`], { cols: 120, rows: 40 });
-  p.onData(() => undefined);
-  p.onExit(resolve);
-});
-const baseSecs = (performance.now() - b0) / 1000;
-const mbps = (s) => `${(paneBytes / 1e6 / s).toFixed(1)} MB/s`;
-rows.unshift(['P1', `pane output, ${paneBytes / 1e6} MB, acked`, mbps(paneSecs), `node-pty read directly: ${mbps(baseSecs)}`, `${(baseSecs / paneSecs).toFixed(2)}×`]);
-await ws.call('pane.close', { pane_id: pane.pane_id }).catch(() => undefined);
+    const d = m.payload.data;
+    for (let i = 0; i < d.length; i++) if (d.charCodeAt(i) === 120) got++;
+    unacked += d.length;
+    if (unacked >= 5000) {
+      void ws.call('pane.ack', { pane_id: pane.pane_id, chars: unacked });
+      unacked = 0;
+    }
+    if (got >= paneBytes) resolve();
+  }));
+  // Time the flood, not the interactive shell's start (its rc files take a second on a busy machine).
+  await new Promise((resolve) => {
+    let seen = '';
+    const ready = (m) => {
+      if (m.type !== 'event' || m.event !== 'pane.data' || m.payload.pane_id !== pane.pane_id) return;
+      seen += m.payload.data;
+      if (seen.includes('READY-2')) (ws.listeners.delete(ready), resolve());
+    };
+    ws.listeners.add(ready);
+    void ws.call('pane.write', { pane_id: pane.pane_id, data: 'echo READY-$((1+1))\r' });
+  });
+  await settle(300);
+  const t0 = performance.now();
+  await ws.call('pane.write', { pane_id: pane.pane_id, data: `head -c ${paneBytes} /dev/zero | tr '\\0' x; echo\r` });
+  await flooded;
+  const paneSecs = (performance.now() - t0) / 1000;
+  const { default: nodePty } = await import('node-pty');
+  const b0 = performance.now();
+  await new Promise((resolve) => {
+    const p = nodePty.spawn('/bin/bash', ['-c', `head -c ${paneBytes} /dev/zero | tr '\\0' x`], { cols: 120, rows: 40 });
+    p.onData(() => undefined);
+    p.onExit(resolve);
+  });
+  const baseSecs = (performance.now() - b0) / 1000;
+  const mbps = (s) => `${(paneBytes / 1e6 / s).toFixed(1)} MB/s`;
+  rows.unshift(['P1', `pane output, ${paneBytes / 1e6} MB, acked`, mbps(paneSecs), `node-pty read directly: ${mbps(baseSecs)}`, `${(baseSecs / paneSecs).toFixed(2)}×`]);
+  await ws.call('pane.close', { pane_id: pane.pane_id }).catch(() => undefined);
+}
 
-// P7 per pane: the Core's growth over ten open (idle) panes.
-await settle(500);
-const beforePanes = rssMb(corePid);
-const panes = [];
-for (let i = 0; i < 10; i++) panes.push(await ws.call('pane.open', { execution_target: 'local', cols: 120, rows: 40 }));
-await settle(1500);
-const perPane = (rssMb(corePid) - beforePanes) / panes.length;
-for (const p of panes) await ws.call('pane.close', { pane_id: p.pane_id }).catch(() => undefined);
-const afterCalls = rssMb(corePid);
+let perPane = NaN;
+let afterCalls = NaN;
+if (want('P7')) {
+  // P7 per pane: the Core's growth over ten open (idle) panes.
+  await settle(500);
+  const beforePanes = rssMb(corePid);
+  const panes = [];
+  for (let i = 0; i < 10; i++) panes.push(await ws.call('pane.open', { execution_target: 'local', cols: 120, rows: 40 }));
+  await settle(1500);
+  perPane = (rssMb(corePid) - beforePanes) / panes.length;
+  for (const p of panes) await ws.call('pane.close', { pane_id: p.pane_id }).catch(() => undefined);
+  afterCalls = rssMb(corePid);
+}
 
 // P8 and P9: the CLI as a client, wall time and peak RSS (GNU time's %M) against Node starting and doing nothing.
 function timed(cmd, args, extraEnv = env) {
@@ -147,11 +160,13 @@ const series = (n, fn) => {
   const out = Array.from({ length: n }, fn);
   return { wall: out.map((x) => x.wall), rss: out.map((x) => x.rss) };
 };
-const nodeIdle = series(starts, () => timed(process.execPath, ['-e', '0']));
-const cliCall = series(starts, () => timed(process.execPath, [cli, 'call', 'terminal', '{"command":"true","execution_target":"local"}']));
+const nodeIdle = want('P8') || want('P9') ? series(starts, () => timed(process.execPath, ['-e', '0'])) : undefined;
 const mb = (x) => `${x.toFixed(0)} MB`;
-rows.push(['P8', '`switchboard call terminal true`', `p50 ${ms(pct(cliCall.wall, 50))}, p95 ${ms(pct(cliCall.wall, 95))}, peak RSS ${mb(pct(cliCall.rss, 50))}`,
-  `node -e 0: p50 ${ms(pct(nodeIdle.wall, 50))}, peak RSS ${mb(pct(nodeIdle.rss, 50))}`, `${(pct(cliCall.wall, 50) / pct(nodeIdle.wall, 50)).toFixed(2)}×`]);
+if (want('P8')) {
+  const cliCall = series(starts, () => timed(process.execPath, [cli, 'call', 'terminal', '{"command":"true","execution_target":"local"}']));
+  rows.push(['P8', '`switchboard call terminal true`', `p50 ${ms(pct(cliCall.wall, 50))}, p95 ${ms(pct(cliCall.wall, 95))}, peak RSS ${mb(pct(cliCall.rss, 50))}`,
+    `node -e 0: p50 ${ms(pct(nodeIdle.wall, 50))}, peak RSS ${mb(pct(nodeIdle.rss, 50))}`, `${(pct(cliCall.wall, 50) / pct(nodeIdle.wall, 50)).toFixed(2)}×`]);
+}
 
 /** `switchboard mcp` from spawn until it answers `initialize` on stdout. */
 function mcpReady() {
@@ -170,11 +185,13 @@ function mcpReady() {
     p.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }) + '\n');
   });
 }
-const mcpTimes = await timeEach(starts, mcpReady);
-rows.push(['P9', '`switchboard mcp` answers initialize', `p50 ${ms(pct(mcpTimes, 50))}, p95 ${ms(pct(mcpTimes, 95))}`, `node -e 0: p50 ${ms(pct(nodeIdle.wall, 50))}, p95 ${ms(pct(nodeIdle.wall, 95))}`,
-  `${(pct(mcpTimes, 50) / pct(nodeIdle.wall, 50)).toFixed(2)}×`]);
+if (want('P9')) {
+  const mcpTimes = await timeEach(starts, mcpReady);
+  rows.push(['P9', '`switchboard mcp` answers initialize', `p50 ${ms(pct(mcpTimes, 50))}, p95 ${ms(pct(mcpTimes, 95))}`, `node -e 0: p50 ${ms(pct(nodeIdle.wall, 50))}, p95 ${ms(pct(nodeIdle.wall, 95))}`,
+    `${(pct(mcpTimes, 50) / pct(nodeIdle.wall, 50)).toFixed(2)}×`]);
+}
 
-rows.push(['P7', 'Core RSS: idle / per open pane / after the bench', `${mb(idleRss)} / ${perPane.toFixed(1)} MB / ${mb(afterCalls)}`, 'goal: ≤ 80 MB / ≤ 5 MB', '']);
+if (want('P7')) rows.push(['P7', 'Core RSS: idle / per open pane / after the bench', `${mb(idleRss)} / ${perPane.toFixed(1)} MB / ${mb(afterCalls)}`, 'goal: ≤ 80 MB / ≤ 5 MB', '']);
 
 await http.close();
 await stdio.close();
