@@ -1,5 +1,5 @@
 // Appends one JSON line per dispatch and per approval decision to audit.jsonl; secrets are redacted first.
-import { appendFile } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ToolDef } from '../tools/toolDef.js';
 
@@ -104,18 +104,45 @@ export function summarizeArgs(def: Pick<ToolDef, 'summary'> | undefined, args: R
 export class AuditLog {
   readonly path: string;
   private chain: Promise<void> = Promise.resolve();
+  /** Lines waiting for the next write: those of calls that finished together go out in one write. */
+  private pending = '';
+  /** Kept open between writes (an open and a close per line cost the Core more than the write itself). */
+  private file: FileHandle | undefined;
 
   constructor(home: string) {
     this.path = join(home, 'audit.jsonl');
   }
 
   write(record: AuditRecord): void {
-    const line = JSON.stringify(record) + '\n';
-    // Serialize appends so lines never interleave; a failed write is not a failed call.
-    this.chain = this.chain.then(() => appendFile(this.path, line, { mode: 0o600 })).catch(() => undefined);
+    const first = this.pending === '';
+    this.pending += JSON.stringify(record) + '\n';
+    if (!first) return;
+    // Serialized, so lines never interleave; after a turn of the event loop, so the call's answer goes out first.
+    // A failed write is not a failed call; the next write opens the file again.
+    this.chain = this.chain
+      .then(() => new Promise<void>((resolve) => setImmediate(resolve)))
+      .then(async () => {
+        const text = this.pending;
+        this.pending = '';
+        this.file ??= await open(this.path, 'a', 0o600);
+        await this.file.appendFile(text);
+      })
+      .catch(async () => {
+        await this.file?.close().catch(() => undefined);
+        this.file = undefined;
+      });
   }
 
+  /** Resolves once every line written so far is in the file. */
   flush(): Promise<void> {
     return this.chain;
+  }
+
+  /** Flush, then let go of the file. */
+  async close(): Promise<void> {
+    await this.chain;
+    const file = this.file;
+    this.file = undefined;
+    await file?.close().catch(() => undefined);
   }
 }
