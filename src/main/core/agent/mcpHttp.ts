@@ -58,23 +58,28 @@ function jsonError(res: ServerResponse, status: number, code: number, message: s
   res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
-/** The body as text, or undefined (after answering 413) when it is larger than the limit. */
+/**
+ * The body as text, or undefined (after answering 413) when it is larger than the limit. The rest of a body that is
+ * too large is read and dropped, so the client, still sending, gets the answer rather than a reset connection.
+ */
 function readBody(req: IncomingMessage, res: ServerResponse): Promise<string | undefined> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_MCP_BODY_BYTES) {
-        jsonError(res, 413, -32000, `Payload Too Large: the body is over ${MAX_MCP_BODY_BYTES} bytes`);
-        req.destroy();
-        resolve(undefined);
-        return;
-      }
-      chunks.push(chunk);
+      if (size <= MAX_MCP_BODY_BYTES) chunks.push(chunk);
+      // Far past the limit it is not a mistake worth reading to the end.
+      else if (size > 4 * MAX_MCP_BODY_BYTES) req.destroy();
     });
-    req.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.once('end', () => {
+      if (size <= MAX_MCP_BODY_BYTES) return resolve(Buffer.concat(chunks).toString('utf8'));
+      jsonError(res, 413, -32000, `Payload Too Large: the body is over ${MAX_MCP_BODY_BYTES} bytes`);
+      resolve(undefined);
+    });
     req.once('error', reject);
+    // Destroyed (or the client went away) before the end: there is no one to answer.
+    req.once('close', () => resolve(undefined));
   });
 }
 
