@@ -91,14 +91,15 @@ if (!want('P4')) {
 
 if (want('P1')) {
   // P1: output through pty → Core batching → WebSocket, acknowledged as the window does, against node-pty read directly.
-  const pane = await ws.call('pane.open', { execution_target: 'local', cols: 120, rows: 40 });
+  // Binary frames, as the window asks for them: the bench counts the output's 'x' bytes and acks each frame's chars.
+  const pane = await ws.call('pane.open', { execution_target: 'local', cols: 120, rows: 40, binary: true });
   let got = 0;
   let unacked = 0;
   const flooded = new Promise((resolve) => ws.listeners.add((m) => {
     if (m.type !== 'event' || m.event !== 'pane.data' || m.payload.pane_id !== pane.pane_id) return;
     const d = m.payload.data;
-    for (let i = 0; i < d.length; i++) if (d.charCodeAt(i) === 120) got++;
-    unacked += d.length;
+    for (let i = 0; i < d.length; i++) if (d[i] === 120) got++;
+    unacked += m.payload.chars;
     if (unacked >= 5000) {
       void ws.call('pane.ack', { pane_id: pane.pane_id, chars: unacked });
       unacked = 0;
@@ -110,7 +111,7 @@ if (want('P1')) {
     let seen = '';
     const ready = (m) => {
       if (m.type !== 'event' || m.event !== 'pane.data' || m.payload.pane_id !== pane.pane_id) return;
-      seen += m.payload.data;
+      seen += m.payload.data.toString();
       if (seen.includes('READY-2')) (ws.listeners.delete(ready), resolve());
     };
     ws.listeners.add(ready);
