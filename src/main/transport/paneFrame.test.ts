@@ -1,7 +1,8 @@
+// The pane frame layout (shared/paneFrame.ts): round trips, a table of malformed frames, and a client that drops a bad one.
 import { describe, expect, it } from 'vitest';
-import { decodePaneFrame, encodePaneData } from './paneFrame.js';
-import { CoreClient, type Link } from './client.js';
-import type { SwitchboardError } from './errors.js';
+import { decodePaneFrame, encodePaneData } from '../../shared/paneFrame.js';
+import { CoreClient, type Link } from '../../shared/client.js';
+import type { SwitchboardError } from '../../shared/errors.js';
 
 const id = '0b6c2f1e-6d6c-4d3e-9a57-1f0e2d3c4b5a';
 
