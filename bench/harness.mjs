@@ -56,15 +56,25 @@ export async function startServe(config, { nodeArgs = [] } = {}) {
   };
 }
 
-/** A client of the Core's WebSocket API: `call(method, params)`, and `listeners` for events. */
+/**
+ * A pane.data binary frame (layout: src/shared/paneFrame.ts) as the event a listener gets: `data` is the UTF-8 bytes,
+ * `chars` what acknowledging them counts. The bench reads the header by hand (it runs the built app, not its sources).
+ */
+function paneFrameEvent(buf) {
+  const n = buf[1];
+  if (buf[0] !== 1 || n < 1 || buf.length < 6 + n) throw new Error(`malformed pane frame (${buf.length} bytes)`);
+  return { type: 'event', event: 'pane.data', payload: { pane_id: buf.toString('latin1', 2, 2 + n), chars: buf.readUInt32BE(2 + n), data: buf.subarray(6 + n) } };
+}
+
+/** A client of the Core's WebSocket API: `call(method, params)`, and `listeners` for events (pane output of panes opened with `binary: true` as bytes). */
 export async function connect(url) {
   const ws = new WebSocket(url.http.replace('http', 'ws') + 'ws', { headers: { authorization: `Bearer ${url.token}` } });
   await new Promise((r, j) => (ws.once('open', r), ws.once('error', j)));
   let nextId = 1;
   const pending = new Map();
   const listeners = new Set();
-  ws.on('message', (raw) => {
-    const m = JSON.parse(raw.toString());
+  ws.on('message', (raw, isBinary) => {
+    const m = isBinary ? paneFrameEvent(raw) : JSON.parse(raw.toString());
     if (m.type === 'result') {
       const p = pending.get(m.id);
       pending.delete(m.id);

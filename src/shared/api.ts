@@ -106,6 +106,11 @@ export const SubscribableEvent = z.enum(['targets.changed', 'targets.problems', 
 export type SubscribableEvent = z.infer<typeof SubscribableEvent>;
 
 const PaneRef = z.object({ pane_id: z.string().min(1) });
+/**
+ * This connection takes the pane's output as binary frames (shared/paneFrame.ts) where its carrier has them (a
+ * WebSocket); without it, or over Electron IPC, output comes as JSON `pane.data` events.
+ */
+const PaneBinary = z.boolean().optional();
 
 /** Request/response methods: name → input and output schema. */
 export const coreMethods = {
@@ -136,6 +141,7 @@ export const coreMethods = {
       execution_target: z.string().min(1), cols: z.number().int().min(2).max(1000), rows: z.number().int().min(1).max(500),
       /** A window's pane: when this connection goes, the shell keeps running for `terminal.pane_keep` seconds so a reloaded window can resume it. */
       keep: z.boolean().optional(),
+      binary: PaneBinary,
     }),
     output: PaneInfo,
   },
@@ -144,9 +150,9 @@ export const coreMethods = {
   /** The renderer acknowledges chars it has written to xterm; the Core pauses the pty above a high watermark. */
   'pane.ack': { input: PaneRef.extend({ chars: z.number().int().min(0) }), output: z.object({}) },
   /** Receive this pane's output too (another window's pane); output from now on, the pane stays open when this connection goes. */
-  'pane.attach': { input: PaneRef, output: PaneInfo },
+  'pane.attach': { input: PaneRef.extend({ binary: PaneBinary }), output: PaneInfo },
   /** A window takes back a pane it had (after a reload): its recent output is replayed, and it is this connection's own from now on. */
-  'pane.resume': { input: PaneRef, output: PaneInfo.extend({ scrollback: z.string() }) },
+  'pane.resume': { input: PaneRef.extend({ binary: PaneBinary }), output: PaneInfo.extend({ scrollback: z.string() }) },
   'pane.close': { input: PaneRef, output: z.object({}) },
   'pane.list': { input: z.object({}), output: z.array(PaneInfo) },
   'processes.list': { input: z.object({ execution_target: z.string().optional() }), output: z.array(ProcessInfo) },
@@ -180,7 +186,11 @@ export type MethodOutput<M extends CoreMethod> = z.infer<(typeof coreMethods)[M]
 export const coreEvents = {
   'targets.changed': z.array(TargetInfo),
   'targets.problems': z.array(z.string()),
-  'pane.data': z.object({ pane_id: z.string(), data: z.string() }),
+  /**
+   * On the wire a JSON event carries `data` as a string; a binary frame (shared/paneFrame.ts) arrives at a client as
+   * UTF-8 bytes with `chars`, the count to acknowledge (a string's is its length).
+   */
+  'pane.data': z.object({ pane_id: z.string(), data: z.union([z.string(), z.instanceof(Uint8Array)]), chars: z.number().int().min(0).optional() }),
   'pane.cwd': z.object({ pane_id: z.string(), cwd: z.string() }),
   'pane.exit': z.object({ pane_id: z.string(), exit_code: z.number().int().nullable(), reason: z.string().optional() }),
   'activity': ActivityEntry,

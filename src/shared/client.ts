@@ -1,5 +1,6 @@
 // The typed client over any link (WebSocket, Electron IPC): calls validated against the API table.
 import { SwitchboardError, ErrorPayload } from './errors.js';
+import { decodePaneFrame } from './paneFrame.js';
 import {
   coreEvents, coreMethods, isCoreEvent, isPaneEvent, WireMessage,
   type CoreEvent, type CoreMethod, type EventPayload, type MethodInput, type MethodOutput, type WireRequest,
@@ -8,6 +9,7 @@ import {
 /** A bidirectional message pipe; the transport decides how bytes move. */
 export interface Link {
   send(message: WireRequest): void;
+  /** A parsed JSON message, or the bytes of a binary frame (pane output, shared/paneFrame.ts). */
   onMessage(handler: (message: unknown) => void): void;
   onClose(handler: (reason: string) => void): void;
 }
@@ -20,7 +22,8 @@ export class CoreClient {
   private readonly listeners = new Map<CoreEvent, Set<(payload: unknown) => void>>();
   private closedReason: string | undefined;
 
-  constructor(private readonly link: Link) {
+  /** `onBadFrame`: a binary frame that does not follow the layout (it is dropped); a warning on the console by default. */
+  constructor(private readonly link: Link, private readonly onBadFrame: (err: SwitchboardError) => void = (err) => console.warn(err.message)) {
     link.onMessage((raw) => this.receive(raw));
     link.onClose((reason) => {
       this.closedReason = reason;
@@ -72,6 +75,7 @@ export class CoreClient {
   }
 
   private receive(raw: unknown): void {
+    if (raw instanceof Uint8Array) return this.receiveFrame(raw);
     const parsed = WireMessage.safeParse(raw);
     if (!parsed.success) return;
     const msg = parsed.data;
@@ -97,5 +101,16 @@ export class CoreClient {
     } else {
       p.reject(SwitchboardError.from(ErrorPayload.parse(msg.error)));
     }
+  }
+
+  private receiveFrame(bytes: Uint8Array): void {
+    let frame;
+    try {
+      frame = decodePaneFrame(bytes);
+    } catch (err) {
+      this.onBadFrame(err instanceof SwitchboardError ? err : new SwitchboardError('bad_request', 'malformed pane frame'));
+      return;
+    }
+    for (const l of this.listeners.get('pane.data') ?? []) l(frame);
   }
 }

@@ -9,8 +9,11 @@ import type { ToolClient } from '../../shared/tools.js';
 export interface ConnectionScope {
   subscribe(events: readonly SubscribableEvent[]): void;
   unsubscribe(events: readonly SubscribableEvent[]): void;
-  /** Deliver this pane's output here; `closeOnLeave`: the pane is closed when the connection goes (it opened it). */
-  addPane(paneId: string, closeOnLeave: boolean): void;
+  /**
+   * Deliver this pane's output here; `closeOnLeave`: the pane is closed when the connection goes (it opened it);
+   * `binary`: as binary frames where the carrier has them.
+   */
+  addPane(paneId: string, closeOnLeave: boolean, binary?: boolean): void;
   removePane(paneId: string): void;
 }
 

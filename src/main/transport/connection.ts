@@ -8,10 +8,13 @@ import {
 import type { CallContext, ConnectionScope } from '../core/handlers.js';
 import type { ToolClient } from '../../shared/tools.js';
 import type { EventListener } from '../core/events/eventBus.js';
+import { encodePaneData } from '../../shared/paneFrame.js';
 
 /** What carries the messages. */
 export interface Peer {
   send(message: WireResponse | WireEvent): void;
+  /** A binary frame (shared/paneFrame.ts); absent when the carrier has none (Electron IPC: panes get JSON events). */
+  sendBinary?(frame: Uint8Array): void;
   /** Bytes queued toward the client and not yet written; 0 when the carrier cannot tell (Electron IPC). */
   buffered(): number;
   isOpen(): boolean;
@@ -53,14 +56,22 @@ export interface ConnectionIdentity {
 /** A connection nothing is known about: recorded as the CLI, and it may not approve. */
 export const unknownCaller: ConnectionIdentity = { client: 'cli', approverRefusal: () => 'the connection did not show who it is' };
 
+/** One batch goes to every window of a pane: it is framed once, for the first of them. */
+const framed = new WeakMap<object, Uint8Array>();
+function paneDataFrame(payload: { pane_id: string; data: string }): Uint8Array {
+  let frame = framed.get(payload);
+  if (!frame) framed.set(payload, (frame = encodePaneData(payload.pane_id, payload.data)));
+  return frame;
+}
+
 export const SLOW_CLIENT_REASON = 'the client stopped reading; closed to protect the Core';
 
 export class Connection implements ConnectionScope {
   /** Names this connection's throttles on the panes it reads. */
   private readonly key = `connection:${randomUUID()}`;
   private readonly subscribed = new Set<SubscribableEvent>();
-  /** Pane id → close it when this connection goes (it opened the pane) or not (it attached). */
-  private readonly panes = new Map<string, boolean>();
+  /** Pane id → close it when this connection goes (it opened the pane) or not (it attached), and how output is sent. */
+  private readonly panes = new Map<string, { closeOnLeave: boolean; binary: boolean }>();
   private readonly throttles = new Map<string, () => void>();
   private drainTimer: NodeJS.Timeout | undefined;
   private readonly offEvents: () => void;
@@ -127,8 +138,9 @@ export class Connection implements ConnectionScope {
     for (const e of events) this.subscribed.delete(e);
   }
 
-  addPane(paneId: string, closeOnLeave: boolean): void {
-    this.panes.set(paneId, closeOnLeave || (this.panes.get(paneId) ?? false));
+  addPane(paneId: string, closeOnLeave: boolean, binary = false): void {
+    const had = this.panes.get(paneId);
+    this.panes.set(paneId, { closeOnLeave: closeOnLeave || (had?.closeOnLeave ?? false), binary: binary && this.peer.sendBinary !== undefined });
   }
 
   removePane(paneId: string): void {
@@ -142,8 +154,10 @@ export class Connection implements ConnectionScope {
   private onEvent(event: CoreEvent, payload: unknown): void {
     if (isPaneEvent(event)) {
       const paneId = (payload as { pane_id: string }).pane_id;
-      if (!this.panes.has(paneId)) return;
-      this.send({ type: 'event', event, payload });
+      const route = this.panes.get(paneId);
+      if (!route) return;
+      if (event === 'pane.data' && route.binary) this.sendFrame(paneDataFrame(payload as { pane_id: string; data: string }));
+      else this.send({ type: 'event', event, payload });
       if (event === 'pane.data') this.throttleIfBehind(paneId);
       return;
     }
@@ -154,12 +168,19 @@ export class Connection implements ConnectionScope {
   }
 
   private send(message: WireResponse | WireEvent): void {
-    if (this.ended || !this.peer.isOpen()) return;
-    if (this.peer.buffered() > this.limits.hardCapBytes) {
-      this.close(SLOW_CLIENT_REASON);
-      return;
-    }
-    this.peer.send(message);
+    if (this.mayQueue()) this.peer.send(message);
+  }
+
+  private sendFrame(frame: Uint8Array): void {
+    if (this.mayQueue()) this.peer.sendBinary?.(frame);
+  }
+
+  /** False when nothing more may be sent: the connection ended, or its client stopped reading (it is closed now). */
+  private mayQueue(): boolean {
+    if (this.ended || !this.peer.isOpen()) return false;
+    if (this.peer.buffered() <= this.limits.hardCapBytes) return true;
+    this.close(SLOW_CLIENT_REASON);
+    return false;
   }
 
   /** The pane's pty is read no faster than this client takes its output (as flow control does for the renderer). */
@@ -200,7 +221,7 @@ export class Connection implements ConnectionScope {
     for (const abort of this.inflight.values()) abort.abort();
     this.inflight.clear();
     this.releaseThrottles();
-    for (const [paneId, closeOnLeave] of this.panes) {
+    for (const [paneId, { closeOnLeave }] of this.panes) {
       if (!closeOnLeave) continue;
       this.core.panes.leave(paneId);
     }

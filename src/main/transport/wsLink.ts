@@ -13,7 +13,9 @@ export async function connectCore(wsUrl: string, token: string, timeoutMs = 5000
   });
   const link: Link = {
     send: (m: WireRequest) => ws.send(JSON.stringify(m)),
-    onMessage: (h) => ws.on('message', (raw) => {
+    onMessage: (h) => ws.on('message', (raw, isBinary) => {
+      // Binary frames are pane output (shared/paneFrame.ts); the default binaryType hands them over as one Buffer.
+      if (isBinary) return h(raw instanceof Uint8Array ? raw : Buffer.concat(Array.isArray(raw) ? raw : [Buffer.from(raw)]));
       try {
         h(JSON.parse(raw.toString()));
       } catch {

@@ -25,6 +25,7 @@ export interface WsServerOptions {
 function socketPeer(ws: WebSocket): Peer {
   return {
     send: (m) => ws.send(JSON.stringify(m)),
+    sendBinary: (frame) => ws.send(frame, { binary: true }),
     buffered: () => ws.bufferedAmount,
     isOpen: () => ws.readyState === ws.OPEN,
     close: (reason) => {

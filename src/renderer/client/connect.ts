@@ -29,6 +29,8 @@ function bridgeLink(bridge: SwitchboardBridge): Link {
 /** A WebSocket link to the serving host, authenticated by the token in the page's own path. Calls queue until open. */
 function socketLink(url: string, onState: StateListener): Link {
   const ws = new WebSocket(url);
+  // Pane output comes as binary frames (shared/paneFrame.ts), handed to the client as bytes.
+  ws.binaryType = 'arraybuffer';
   const queue: WireRequest[] = [];
   const closeHandlers: Array<(reason: string) => void> = [];
   ws.addEventListener('open', () => {
@@ -47,6 +49,7 @@ function socketLink(url: string, onState: StateListener): Link {
       else throw new Error('the connection to the Core is closed');
     },
     onMessage: (h) => ws.addEventListener('message', (ev) => {
+      if (ev.data instanceof ArrayBuffer) return h(new Uint8Array(ev.data));
       if (typeof ev.data !== 'string') return;
       try {
         h(JSON.parse(ev.data));

@@ -191,7 +191,7 @@ export class TerminalSession {
     let info: PaneInfo;
     try {
       info = (epoch === this.epoch ? await this.resumed() : undefined)
-        ?? await core.call('pane.open', { execution_target: this.target, cols, rows, keep: true });
+        ?? await core.call('pane.open', { execution_target: this.target, cols, rows, keep: true, binary: true });
     } catch (err) {
       if (epoch !== this.epoch || this.disposed) return;
       this.setStatus('failed');
@@ -208,7 +208,7 @@ export class TerminalSession {
     this.ackPending = 0;
     const paneId = info.pane_id;
     this.unregister = registerPane(paneId, {
-      data: (data) => this.output(paneId, data),
+      data: (data, chars) => this.output(paneId, data, chars),
       cwd: (cwd) => this.events.cwd(cwd),
       exit: (code, reason) => this.exited(paneId, code, reason),
     });
@@ -231,7 +231,7 @@ export class TerminalSession {
     this.resumeId = undefined;
     if (!id) return undefined;
     try {
-      const { scrollback, ...info } = await core.call('pane.resume', { pane_id: id });
+      const { scrollback, ...info } = await core.call('pane.resume', { pane_id: id, binary: true });
       if (info.execution_target !== this.target || info.status !== 'open') {
         core.call('pane.close', { pane_id: id }).catch(() => undefined);
         return undefined;
@@ -251,10 +251,11 @@ export class TerminalSession {
     }
   }
 
-  private output(paneId: string, data: string): void {
+  /** xterm takes bytes as they came (it keeps a character split between writes); `chars` is what the Core counts. */
+  private output(paneId: string, data: string | Uint8Array, chars: number): void {
     this.term.write(data, () => {
       if (this.paneId !== paneId) return;
-      this.ackPending += data.length;
+      this.ackPending += chars;
       if (this.ackPending >= ACK_CHUNK) this.flushAck();
       else this.ackTimer ??= setTimeout(() => this.flushAck(), ACK_IDLE_MS);
     });

@@ -1,8 +1,9 @@
 // Routes pane.data / pane.cwd / pane.exit from the one Core connection straight to the terminal session that owns the pane.
 import { core } from '../client/core.js';
 
+/** A batch of output: a string (JSON event) or UTF-8 bytes (binary frame); `chars` is what acknowledging it counts. */
 export interface PaneSink {
-  data(data: string): void;
+  data(data: string | Uint8Array, chars: number): void;
   cwd(cwd: string): void;
   exit(exitCode: number | null, reason?: string): void;
 }
@@ -10,7 +11,7 @@ export interface PaneSink {
 const sinks = new Map<string, PaneSink>();
 
 /** Output for a pane id not registered yet (an open whose reply is still in flight); dropped after a few seconds. */
-interface Early { data: string[]; size: number; cwd?: string; exit?: { code: number | null; reason?: string }; at: number }
+interface Early { data: Array<{ data: string | Uint8Array; chars: number }>; size: number; cwd?: string; exit?: { code: number | null; reason?: string }; at: number }
 const early = new Map<string, Early>();
 const EARLY_TTL_MS = 3000;
 const EARLY_MAX_CHARS = 256 * 1024;
@@ -23,13 +24,14 @@ function earlyFor(paneId: string): Early {
   return e;
 }
 
-core.on('pane.data', ({ pane_id, data }) => {
+core.on('pane.data', ({ pane_id, data, chars }) => {
+  const n = typeof data === 'string' ? data.length : (chars ?? data.length);
   const sink = sinks.get(pane_id);
-  if (sink) return sink.data(data);
+  if (sink) return sink.data(data, n);
   const e = earlyFor(pane_id);
-  if (e.size + data.length <= EARLY_MAX_CHARS) {
-    e.data.push(data);
-    e.size += data.length;
+  if (e.size + n <= EARLY_MAX_CHARS) {
+    e.data.push({ data, chars: n });
+    e.size += n;
   }
 });
 core.on('pane.cwd', ({ pane_id, cwd }) => {
@@ -48,7 +50,7 @@ export function registerPane(paneId: string, sink: PaneSink): () => void {
   const e = early.get(paneId);
   if (e) {
     early.delete(paneId);
-    for (const d of e.data) sink.data(d);
+    for (const d of e.data) sink.data(d.data, d.chars);
     if (e.cwd) sink.cwd(e.cwd);
     if (e.exit) sink.exit(e.exit.code, e.exit.reason);
   }

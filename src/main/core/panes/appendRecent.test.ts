@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { appendRecent } from './panes.js';
+import { appendRecent } from './appendRecent.js';
+import { RecentOutput } from './recentOutput.js';
 
 describe('appendRecent', () => {
   it('keeps everything under the limit', () => {
@@ -15,5 +16,28 @@ describe('appendRecent', () => {
     expect(r.length).toBeLessThanOrEqual(100);
     expect(r.endsWith('row 199\n')).toBe(true);
     expect(r.startsWith('row ')).toBe(true);
+  });
+});
+
+describe('RecentOutput', () => {
+  it('replays the newest output, whole under the limit and from a line start past it', () => {
+    const recent = new RecentOutput(100);
+    let all = '';
+    for (let i = 0; i < 500; i++) {
+      const batch = i % 7 === 0 ? `row ${i}\n` : 'x'.repeat(i % 13) + `${i}`;
+      recent.append(batch);
+      all += batch;
+      const text = recent.text();
+      expect(all.endsWith(text)).toBe(true);
+      if (all.length <= 100) expect(text).toBe(all);
+      else expect(text).toBe(appendRecent('', all, 100));
+    }
+  });
+  it('keeps the newest output of a large flood and no more than the limit', () => {
+    const recent = new RecentOutput(1000);
+    for (let i = 0; i < 10_000; i++) recent.append(`${i}`.padStart(64, '.'));
+    const text = recent.text();
+    expect(text.length).toBeLessThanOrEqual(1000);
+    expect(text.endsWith('9999')).toBe(true);
   });
 });

@@ -5,6 +5,7 @@ import type { PaneInfo } from '../../../shared/api.js';
 import type { ShellChannel, TargetSnapshot } from '../backends/provider.js';
 import type { Sessions } from '../sessions/sessions.js';
 import type { IdentityHolds } from '../sessions/identityHolds.js';
+import { RecentOutput } from './recentOutput.js';
 
 /**
  * Pause the pty above this many unacknowledged chars; read it again once the window is back below the low mark.
@@ -18,9 +19,6 @@ export const LOW_WATERMARK = HIGH_WATERMARK / 2;
 const BATCH_MS = 5;
 /** A batch this large goes out at once: waiting for the timer would only add latency to a flood. */
 const BATCH_MAX_CHARS = 64 * 1024;
-/** Output kept for a window that comes back (a reload): about a few screens of a busy build, cut at a line start. */
-export const RECENT_MAX_CHARS = 256 * 1024;
-
 export interface PaneSink {
   data(paneId: string, data: string): void;
   cwd(paneId: string, cwd: string): void;
@@ -39,22 +37,13 @@ interface Pane {
   /** Gives back the hold on the pane's identity (on exit or close). */
   release: () => void;
   /** The output already sent, newest last, replayed to a window that resumes the pane. */
-  recent: string;
+  recent: RecentOutput;
   /** How long the shell outlives its last window; 0: it closes with it. */
   keepMs: number;
   /** Windows holding the pane as their own (the one that opened it, those that resumed it). */
   owners: number;
   /** Closes the pane when no window came back in time. */
   orphanTimer: NodeJS.Timeout | undefined;
-}
-
-/** Appends to the replay buffer; over the limit the oldest part goes, cut after a newline so replay starts on a line. */
-export function appendRecent(recent: string, data: string, max = RECENT_MAX_CHARS): string {
-  const next = recent + data;
-  if (next.length <= max) return next;
-  const cut = next.length - max;
-  const nl = next.indexOf('\n', cut);
-  return nl >= 0 && nl - cut < 4096 ? next.slice(nl + 1) : next.slice(cut);
 }
 
 const ACK = 'ack';
@@ -103,7 +92,7 @@ export class Panes {
       pausedBy: new Set(),
       oscTail: '',
       release: this.holds?.acquire(snapshot.identity) ?? (() => undefined),
-      recent: '',
+      recent: new RecentOutput(),
       keepMs: Math.max(0, opts.keepMs ?? 0),
       owners: 1,
       orphanTimer: undefined,
@@ -124,8 +113,9 @@ export class Panes {
 
   private onData(pane: Pane, data: string): void {
     // Scan for OSC 7 across chunk boundaries by keeping a short tail of the previous chunk.
-    const scan = pane.oscTail + data;
-    const cwd = lastOsc7Cwd(scan);
+    // A sequence starts with ESC: output without one (most of a flood) is not scanned or copied.
+    const scan = pane.oscTail.includes('\x1b') || data.includes('\x1b') ? pane.oscTail + data : '';
+    const cwd = scan ? lastOsc7Cwd(scan) : undefined;
     pane.oscTail = scan.slice(-512);
     if (cwd && cwd !== pane.info.cwd) {
       pane.info.cwd = cwd;
@@ -183,7 +173,7 @@ export class Panes {
     pane.owners++;
     pane.unacked = 0;
     this.unpause(pane, ACK);
-    return { ...pane.info, scrollback: pane.recent };
+    return { ...pane.info, scrollback: pane.recent.text() };
   }
 
   /** A window holding the pane as its own went away; the last one leaving closes it, after the keep time if it has one. */
@@ -206,7 +196,7 @@ export class Panes {
     if (!pane.buffer) return;
     const data = pane.buffer;
     pane.buffer = '';
-    pane.recent = appendRecent(pane.recent, data);
+    pane.recent.append(data);
     this.sink.data(pane.info.pane_id, data);
   }
 
