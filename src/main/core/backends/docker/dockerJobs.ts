@@ -50,7 +50,7 @@ export class DockerJobs {
   async start(
     container: Container,
     cmd: string[],
-    o: { tty: boolean; stdin: boolean; env?: Record<string, string>; sink: (text: string) => void },
+    o: { tty: boolean; stdin: boolean; env?: Record<string, string>; sink: (text: string) => void; errSink?: (text: string) => void },
   ): Promise<Job> {
     const token = randomBytes(8).toString('hex');
     let exec: Exec;
@@ -80,11 +80,14 @@ export class DockerJobs {
     const emit = (text: string): void => {
       if (text) o.sink(text);
     };
+    const emitErr = (text: string): void => {
+      if (text) (o.errSink ?? o.sink)(text);
+    };
     if (o.tty) {
       stream.on('data', (b: Buffer) => emit(out.write(b)));
     } else {
       // docker-modem's demuxer splits the Engine's 8-byte-framed stream (and passes a stream that is not framed through).
-      (this.deps.docker.modem as DockerModem).demuxStream(stream, decodeInto(out, emit), decodeInto(errOut, emit));
+      (this.deps.docker.modem as DockerModem).demuxStream(stream, decodeInto(out, emit), decodeInto(errOut, emitErr));
     }
     let ended = false;
     const endedP = new Promise<void>((resolve) => {
@@ -92,7 +95,7 @@ export class DockerJobs {
         if (ended) return;
         ended = true;
         emit(out.end());
-        emit(errOut.end());
+        emitErr(errOut.end());
         this.jobs.delete(token);
         resolve();
       };
