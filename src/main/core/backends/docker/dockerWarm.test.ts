@@ -48,6 +48,12 @@ describe.skipIf(!env)('warm shells (docker)', () => {
   const opts = (o: Partial<ExecOptions> = {}): ExecOptions => ({ cwd: '/', timeoutMs: 20_000, maxOutputChars: 100_000, ...o });
   /** The pid of the warm shell a call ran in; "0" for a call in an exec of its own. */
   const shellOf = async (e: Environment): Promise<string> => (await e.exec('echo $PPID', opts())).output.trim();
+  /** shellOf for a call that must run in a warm shell. */
+  const warmShellOf = async (e: Environment): Promise<string> => {
+    const pid = await shellOf(e);
+    expect(pid).toMatch(/^[1-9]\d*$/);
+    return pid;
+  };
   const containerOf = async (name: string): Promise<Docker.Container> => {
     const [c] = await docker.listContainers({ all: true, filters: { label: [`switchboard.target=${name}`, `${profileLabel}=${shortHash(home)}`] } });
     return docker.getContainer(c?.Id ?? '');
@@ -96,7 +102,7 @@ describe.skipIf(!env)('warm shells (docker)', () => {
 
   it('exit codes, stderr merged, output cap', async () => {
     const e = open('warm-codes');
-    const shell = await shellOf(e);
+    const shell = await warmShellOf(e);
     expect(await e.exec('echo out; echo err >&2; exit 3', opts())).toMatchObject({ exitCode: 3, output: 'out\nerr\n' });
     expect((await e.exec('no-such-command-here', opts())).exitCode).toBe(127);
     expect((await e.exec('kill -TERM 0', opts())).exitCode).toBe(143);
@@ -111,7 +117,7 @@ describe.skipIf(!env)('warm shells (docker)', () => {
 
   it('a timeout kills the whole group, and the next call runs in the same shell', async () => {
     const e = open('warm-timeout');
-    const shell = await shellOf(e);
+    const shell = await warmShellOf(e);
     const [s1, s2] = [nextSleep(), nextSleep()];
     const r = await e.exec(`echo started; sleep ${s1} & sleep ${s2}; echo never`, opts({ timeoutMs: 1_000 }));
     expect(r).toMatchObject({ exitCode: 124, timedOut: true, output: 'started\n\n[timed out after 1s]' });
@@ -143,12 +149,11 @@ describe.skipIf(!env)('warm shells (docker)', () => {
 
   it('a call that leaves `cmd &` running retires its shell; cleanup ends what it left', async () => {
     const e = open('warm-left');
-    const shell = await shellOf(e);
+    const shell = await warmShellOf(e);
     const s = nextSleep();
     expect((await e.exec(`sleep ${s} >/dev/null 2>&1 & echo bg`, opts())).output).toBe('bg\n');
     expect(sleepRunning(s)).toBe(true);
-    const next = await shellOf(e);
-    expect(next).toMatch(/^[1-9]\d*$/);
+    const next = await warmShellOf(e);
     expect(next).not.toBe(shell);
     await e.cleanup('idle');
     await until(() => !sleepRunning(s), 'the left-over sleep ended at cleanup');
@@ -157,7 +162,7 @@ describe.skipIf(!env)('warm shells (docker)', () => {
 
   it('a container stopped, paused or removed between calls: the next call works and says what happened', async () => {
     const e = open('warm-life');
-    const shell = await shellOf(e);
+    const shell = await warmShellOf(e);
     await (await containerOf('warm-life')).pause();
     expect((await e.exec('echo thawed; echo $PPID', opts())).output).toBe(`[container was paused; unpaused it]\nthawed\n${shell}\n`);
 
@@ -177,12 +182,11 @@ describe.skipIf(!env)('warm shells (docker)', () => {
 
   it('a warm shell killed mid-call: the call says so, the next call gets a new shell', async () => {
     const e = open('warm-died');
-    const shell = await shellOf(e);
+    const shell = await warmShellOf(e);
     const r = await e.exec('kill -9 $PPID; sleep 1; echo after', opts());
     expect(r.exitCode).not.toBe(0);
     expect(r.output.endsWith(diedNote)).toBe(true);
-    const next = await shellOf(e);
-    expect(next).toMatch(/^[1-9]\d*$/);
+    const next = await warmShellOf(e);
     expect(next).not.toBe(shell);
   });
 
@@ -203,7 +207,7 @@ describe.skipIf(!env)('warm shells (docker)', () => {
   // Busybox runs its setsid applet whatever PATH holds; the python image (Debian, dash) has util-linux's to remove.
   it.skipIf(!env?.pythonImage)('a dash shell is warm too; an image without setsid runs every call in an exec of its own', async () => {
     const e = open('warm-nosetsid', te.pythonImage ?? '');
-    expect(await shellOf(e)).toMatch(/^[1-9]\d*$/);
+    await warmShellOf(e);
     await e.exec('rm "$(command -v setsid)"', opts());
     await e.cleanup('idle');
     expect((await e.exec('export NS=1; echo $PPID', opts())).output).toBe('0\n');
