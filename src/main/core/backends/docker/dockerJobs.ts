@@ -123,16 +123,17 @@ export class DockerJobs {
   }
 
   /**
-   * Kills every process of these jobs (found by their token) through a second exec. Resolves false when the
+   * Kills every process of these jobs (found by their token; for a warm shell's call also the members of the
+   * shell's group, `shellGroup`) through a second exec. Resolves false when the
    * engine did not take the kill in time (so the processes may live on), true otherwise, a gone container included.
    */
-  async kill(tokens: readonly string[], signals: readonly ('HUP' | 'TERM')[] = ['TERM']): Promise<boolean> {
+  async kill(tokens: readonly string[], signals: readonly ('HUP' | 'TERM')[] = ['TERM'], shellGroup?: number): Promise<boolean> {
     const containerId = this.deps.containerId();
     if (!tokens.length || !containerId) return true;
     let stream: Duplex;
     try {
       const c = this.deps.docker.getContainer(containerId);
-      const cmd = [this.deps.shell, '-c', killJobsScript(tokens, signals)];
+      const cmd = [this.deps.shell, '-c', killJobsScript(tokens, signals, undefined, shellGroup)];
       const exec = await deadline((abortSignal) => c.exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true, Tty: false, abortSignal }), 'create a kill exec', killDeadlineMs);
       stream = await deadline((abortSignal) => exec.start({ hijack: false, stdin: false, abortSignal }), 'start a kill exec', killDeadlineMs);
     } catch (err) {

@@ -3,13 +3,13 @@
 // Why this shape (the choices, so the next reader need not rediscover them):
 // - An exec per call costs the Engine several round trips (create, start, inspect) plus an inspect of the container
 //   first; a call written to a shell already attached costs one trip through the engine's stream and a fork.
-// - Images may have no bash (busybox ash, dash), so a call is one POSIX line (shell/posixWarmCall.ts): wrapCommand's
-//   script, unchanged, run by `setsid sh -c` in the background of the warm shell, its pid (= process group) and
-//   exit status reported as warmProgram's calls report theirs, so the shared pool (shell/warmShell.ts) runs it.
-//   A shell without setsid says so and ends; that container's calls take the exec-per-call path.
+// - Images may have no bash (busybox ash, dash), so the per-call program is POSIX sh (shell/posixWarmCall.ts): a
+//   forked subshell per call (no exec: starting a program in a container is the slow part), whose pid and exit
+//   status the shell reports as warmProgram's calls report theirs, so the shared pool (shell/warmShell.ts) runs it.
 // - Each call carries its own job token (`__sb_job`), so timeouts, cancels and cleanup kill through the same
-//   token-matching kill exec as the exec-per-call path (children that left the group included); the pool's group
-//   kills are mapped to the token of the call that group belongs to.
+//   token-matching kill exec as the exec-per-call path (children that left the group included), which also ends the
+//   members of the warm shell's process group but the shell (the call's subshell and what it forked); the pool's
+//   group kills are mapped to the token and shell of the call that pid belongs to.
 // - A live warm shell means the container is running, so a warm call skips the per-call inspect. A shell is
 //   started only after ensure() (which starts, unpauses or recreates the container and leaves the notice for the
 //   call). A paused container leaves a call unstarted: a call that has not reported its pid shortly asks ensure()
@@ -17,7 +17,7 @@
 //   the shell's stream: a call that died before it started is run the exec-per-call way (ensure() then says what
 //   happened); one that died running says so (diedNote, or why the container went).
 // - The shell exec gets the environment an exec per call gets (docker_env and the passthrough); a call's own
-//   variables (run markers) are assignments on its line. A change of the passthrough retires the shells.
+//   variables (run markers) are exported in its subshell only. A change of the passthrough retires the shells.
 // - Not warm: calls with stdin, commands naming `$$`, a full pool, a docker_shell that is not a POSIX-like shell,
 //   SWITCHBOARD_NO_WARM_SHELLS=1.
 import { randomBytes } from 'node:crypto';
@@ -26,7 +26,7 @@ import { SwitchboardError } from '../../../../shared/errors.js';
 import type { ExecOptions, ExecResult } from '../provider.js';
 import { commandEnv, type EnvRules } from '../shell/commandEnv.js';
 import { execWrapped, type ShellRun } from '../shell/execWrapped.js';
-import { assignable, noSetsidTag, posixWarmCall, posixWarmPrelude } from '../shell/posixWarmCall.js';
+import { assignable, posixWarmCall, posixWarmPrelude, shellPidTag } from '../shell/posixWarmCall.js';
 import { namesOwnPid, type WarmCall } from '../shell/warmProgram.js';
 import { WarmShellPool, type WarmProcess, type WarmShell } from '../shell/warmShell.js';
 import { jobVar } from './containerConfig.js';
@@ -60,30 +60,26 @@ export interface DockerWarmDeps {
 /** What a warm process knows about its exec. */
 interface ExecState {
   openError: unknown;
-  /** The container it runs in said it has no setsid. */
-  noSetsid: boolean;
-  containerId: string | undefined;
+  /** The shell's pid, once it said it: its calls run in its process group. */
+  pid: number | undefined;
 }
 
 export class DockerWarmShells {
   private pool: WarmShellPool | undefined;
   private envKey = '';
-  private readonly noSetsid = new Set<string>();
   private readonly states = new WeakMap<WarmProcess, ExecState>();
   /** The calls running, by their pid tag: job token, and process group once the shell said it. */
   private readonly calls = new Map<string, { token: string; pgid?: number }>();
   /** The job token of each call's process group (kept past the call for what it left running). */
-  private readonly tokenOfGroup = new Map<number, string>();
+  private readonly tokenOfGroup = new Map<number, { token: string; shell: ExecState | undefined }>();
   /** Kills asked for, by job token: whether the engine took them. */
   private readonly kills = new Map<string, Promise<boolean>>();
-  private containerId: string | undefined;
 
   constructor(private readonly deps: DockerWarmDeps) {}
 
   /** Run the call in a warm shell; undefined when it must take the exec-per-call path (nothing ran then). */
   async exec(command: string, opts: ExecOptions, envFile: string): Promise<ExecResult | undefined> {
     if (process.env.SWITCHBOARD_NO_WARM_SHELLS || opts.stdin !== undefined || namesOwnPid(command) || !posixShell.test(this.deps.shell)) return undefined;
-    if (this.containerId !== undefined && this.noSetsid.has(this.containerId)) return undefined;
     const token = randomBytes(8).toString('hex');
     const env = { ...commandEnv(this.deps.envRules(), { inherit: 'passthrough', extra: opts.env, source: {} }), [jobVar]: token };
     if (!assignable(env)) return undefined;
@@ -92,7 +88,7 @@ export class DockerWarmShells {
     let call: WarmCall | undefined;
     try {
       // Taking and running are one step (no await between): execWrapped calls the starter before its first await.
-      return await execWrapped(command, { ...opts, envFile, wrap: (c, w) => (call = posixWarmCall(c, w, env, this.deps.shell)) }, async (_script, sink) =>
+      return await execWrapped(command, { ...opts, envFile, wrap: (c, w) => (call = posixWarmCall(c, w, env)) }, async (_script, sink) =>
         this.run(shell, call!, token, sink),
       );
     } catch (err) {
@@ -128,9 +124,12 @@ export class DockerWarmShells {
     let stopped = false;
     let failed: (err: unknown) => void = () => undefined;
     const failure = new Promise<void>((_resolve, reject) => (failed = reject));
+    failure.catch(() => undefined);
+    /** The engine asked about a call that did not start: its answer (an unpause, so a notice) belongs to this call. */
+    let checking: Promise<unknown> | undefined;
     const check = setTimeout(() => {
       if (started()) return;
-      this.deps.ensure().catch((err: unknown) => {
+      checking = this.deps.ensure().catch((err: unknown) => {
         // The engine does not answer: this shell's stream is no good either.
         shell.retire();
         failed(err);
@@ -138,6 +137,7 @@ export class DockerWarmShells {
     }, startCheckMs);
     const ended = Promise.race([run.ended, failure])
       .then(async () => {
+        await checking;
         const kill = this.kills.get(token);
         if (stopped && kill && !(await Promise.race([kill, delay(killDeadlineMs).then(() => true)]))) throw this.deps.killNotTaken();
       })
@@ -156,7 +156,6 @@ export class DockerWarmShells {
         const status = await run.exitStatus();
         if (status.note === undefined) return status;
         if (!started()) {
-          if (state?.noSetsid && state.containerId) this.noSetsid.add(state.containerId);
           const open = state?.openError;
           if (open instanceof SwitchboardError && open.code === 'target_unreachable') throw open;
           throw new NotStarted();
@@ -177,16 +176,16 @@ export class DockerWarmShells {
 
   /** A call's process group, killed through its job token (TERM, then KILL), as the exec-per-call path kills. */
   private killGroup(pgid: number): Promise<void> {
-    const token = this.tokenOfGroup.get(pgid);
-    if (token === undefined) return Promise.resolve();
-    const answered = this.deps.jobs.kill([token]);
-    this.kills.set(token, answered);
+    const call = this.tokenOfGroup.get(pgid);
+    if (call === undefined) return Promise.resolve();
+    const answered = this.deps.jobs.kill([call.token], ['TERM'], call.shell?.pid);
+    this.kills.set(call.token, answered);
     return answered.then(() => undefined);
   }
 
   /** A shell exec that is still being started: what it is sent waits for it. */
   private startShell(): WarmProcess {
-    const state: ExecState = { openError: undefined, noSetsid: false, containerId: undefined };
+    const state: ExecState = { openError: undefined, pid: undefined };
     const out: Array<(text: string) => void> = [];
     const err: Array<(text: string) => void> = [];
     const exit: Array<() => void> = [];
@@ -210,15 +209,15 @@ export class DockerWarmShells {
         const call = m ? this.calls.get(m[1] ?? '') : undefined;
         if (m && call) {
           call.pgid = Number(m[2]);
-          this.tokenOfGroup.set(call.pgid, call.token);
+          this.tokenOfGroup.set(call.pgid, { token: call.token, shell: state });
         }
-        if (line === noSetsidTag) state.noSetsid = true;
+        const shellPid = new RegExp(`^${shellPidTag} (\\d+)$`).exec(line);
+        if (shellPid) state.pid = Number(shellPid[1]);
       }
       for (const l of err) l(text);
     };
     void (async () => {
       const container = await this.deps.ensure();
-      state.containerId = this.containerId = container.id;
       const started = await this.deps.jobs.start(container, [this.deps.shell, '-s'], { tty: false, stdin: true, sink: (t) => out.forEach((l) => l(t)), errSink: onErr });
       started.stream.on('error', () => undefined);
       job = started;
