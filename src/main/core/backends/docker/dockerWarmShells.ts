@@ -16,8 +16,11 @@
 //   (which unpauses it, with the notice, or fails with the engine's error). A stopped or removed container ends
 //   the shell's stream: a call that died before it started is run the exec-per-call way (ensure() then says what
 //   happened); one that died running says so (diedNote, or why the container went).
-// - The shell exec gets the environment an exec per call gets (docker_env and the passthrough); a call's own
-//   variables (run markers) are exported in its subshell only. A change of the passthrough retires the shells.
+// - The shell exec gets the environment an exec per call gets (docker_env, the passthrough and the variables of
+//   the call it is started for, as local and SSH warm shells do); each call's own variables (run markers, job
+//   token) are exported in its subshell. A forked subshell keeps the shell's environment in /proc, so the shell
+//   carrying this Core run's marker is what lets the next run's sweep (processes/coreRuns.ts) find a subshell a
+//   crashed Core left behind. A change of the passthrough retires the shells.
 // - Not warm: calls with stdin, commands naming `$$`, a full pool, a docker_shell that is not a POSIX-like shell,
 //   SWITCHBOARD_NO_WARM_SHELLS=1.
 import { randomBytes } from 'node:crypto';
@@ -74,6 +77,8 @@ export class DockerWarmShells {
   private readonly tokenOfGroup = new Map<number, { token: string; shell: ExecState | undefined }>();
   /** Kills asked for, by job token: whether the engine took them. */
   private readonly kills = new Map<string, Promise<boolean>>();
+  /** The variables of the call a new shell is started for (see the module comment). */
+  private callEnv: Record<string, string> | undefined;
 
   constructor(private readonly deps: DockerWarmDeps) {}
 
@@ -83,7 +88,7 @@ export class DockerWarmShells {
     const token = randomBytes(8).toString('hex');
     const env = { ...commandEnv(this.deps.envRules(), { inherit: 'passthrough', extra: opts.env, source: {} }), [jobVar]: token };
     if (!assignable(env)) return undefined;
-    const shell = this.take();
+    const shell = this.take(opts.env);
     if (!shell) return undefined;
     let call: WarmCall | undefined;
     try {
@@ -104,13 +109,14 @@ export class DockerWarmShells {
     await pool?.close();
   }
 
-  private take(): WarmShell | undefined {
+  private take(callEnv: Record<string, string> | undefined): WarmShell | undefined {
     this.pool ??= new WarmShellPool({ start: () => this.startShell(), max: 3, lastIdleMs: 120_000 }, (pgid) => this.killGroup(pgid));
     const key = JSON.stringify(commandEnv(this.deps.envRules(), { inherit: 'passthrough' }));
     if (key !== this.envKey) {
       this.pool.renew();
       this.envKey = key;
     }
+    this.callEnv = callEnv;
     return this.pool.acquire();
   }
 
@@ -186,6 +192,7 @@ export class DockerWarmShells {
   /** A shell exec that is still being started: what it is sent waits for it. */
   private startShell(): WarmProcess {
     const state: ExecState = { openError: undefined, pid: undefined };
+    const callEnv = this.callEnv;
     const out: Array<(text: string) => void> = [];
     const err: Array<(text: string) => void> = [];
     const exit: Array<() => void> = [];
@@ -218,7 +225,7 @@ export class DockerWarmShells {
     };
     void (async () => {
       const container = await this.deps.ensure();
-      const started = await this.deps.jobs.start(container, [this.deps.shell, '-s'], { tty: false, stdin: true, sink: (t) => out.forEach((l) => l(t)), errSink: onErr });
+      const started = await this.deps.jobs.start(container, [this.deps.shell, '-s'], { tty: false, stdin: true, env: callEnv, sink: (t) => out.forEach((l) => l(t)), errSink: onErr });
       started.stream.on('error', () => undefined);
       job = started;
       void started.ended.then(fireExit);
