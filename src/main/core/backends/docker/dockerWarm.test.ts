@@ -93,6 +93,13 @@ describe.skipIf(!env)('warm shells (docker)', () => {
     expect((await e.exec('[ "$$" -gt 0 ] && echo own $PPID', opts())).output).toBe('own 0\n');
   });
 
+  it('a new shell carries the run markers of the call it started for (a sweep finds it), nothing else of that call', async () => {
+    const e = open('warm-marks');
+    await e.exec('true', opts({ env: { SB_CORE_RUN: 'run1', PER_CALL: 'first' } }));
+    const r = await e.exec(`echo "[$PER_CALL][$SB_CORE_RUN]"; ${ppid}; tr '\\0' '\\n' < /proc/$ppid/environ | grep -E '^(SB_CORE_RUN|PER_CALL)='`, opts({ env: { SB_CORE_RUN: 'run2' } }));
+    expect(r.output).toMatch(/^\[\]\[run2\]\n[1-9]\d*\nSB_CORE_RUN=run1\n$/);
+  });
+
   it('identities do not share shells, cwd or exports', async () => {
     const a = open('warm-a');
     const b = open('warm-b');

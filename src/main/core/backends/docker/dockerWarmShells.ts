@@ -16,8 +16,8 @@
 //   (which unpauses it, with the notice, or fails with the engine's error). A stopped or removed container ends
 //   the shell's stream: a call that died before it started is run the exec-per-call way (ensure() then says what
 //   happened); one that died running says so (diedNote, or why the container went).
-// - The shell exec gets the environment an exec per call gets (docker_env, the passthrough and the variables of
-//   the call it is started for, as local and SSH warm shells do); each call's own variables (run markers, job
+// - The shell exec gets the environment an exec per call gets (docker_env, the passthrough and the run markers of
+//   the call it is started for, as local and SSH warm shells get that call's variables); each call's own variables (run markers, job
 //   token) are exported in its subshell. A forked subshell keeps the shell's environment in /proc, so the shell
 //   carrying this Core run's marker is what lets the next run's sweep (processes/coreRuns.ts) find a subshell a
 //   crashed Core left behind. A change of the passthrough retires the shells.
@@ -116,7 +116,8 @@ export class DockerWarmShells {
       this.pool.renew();
       this.envKey = key;
     }
-    this.callEnv = callEnv;
+    // Only the run markers: another variable of that call would be seen by every later call in the shell.
+    this.callEnv = Object.fromEntries(Object.entries(callEnv ?? {}).filter(([k]) => /^SB_CORE_[A-Z_]*$/.test(k)));
     return this.pool.acquire();
   }
 
