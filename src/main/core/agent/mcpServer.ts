@@ -5,6 +5,8 @@
 // execution_target instead of `target`). The JSON schemas are still generated from the same zod schemas.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import { z } from 'zod';
 import { errorLine, toErrorPayload } from '../../../shared/errors.js';
 import type { ToolResult } from '../../../shared/tools.js';
@@ -50,8 +52,18 @@ export function toCallToolError(err: unknown): CallToolResult {
   return { content: [{ type: 'text', text: `${p.code}: ${errorLine(p)}` }], isError: true };
 }
 
+/**
+ * A Server builds an Ajv of its own unless it is handed a validator, and /mcp builds a Server per request. Ours is
+ * one for the process, and its Ajv is built on first use (eliciting input, which Switchboard never does).
+ */
+let ajv: AjvJsonSchemaValidator | undefined;
+const sharedValidator: jsonSchemaValidator = { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) };
+
 export function createMcpServer(call: ToolCaller, version = '0.1.0'): Server {
-  const server = new Server({ name: 'switchboard', title: 'Switchboard', version }, { capabilities: { tools: { listChanged: false } }, instructions: MCP_INSTRUCTIONS });
+  const server = new Server(
+    { name: 'switchboard', title: 'Switchboard', version },
+    { capabilities: { tools: { listChanged: false } }, instructions: MCP_INSTRUCTIONS, jsonSchemaValidator: sharedValidator },
+  );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...mcpTools] }));
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     try {
