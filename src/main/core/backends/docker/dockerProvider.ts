@@ -102,9 +102,12 @@ export class DockerEnvironment implements Environment {
     return e;
   }
 
-  /** Exit codes that mean "killed by a signal" (or none at all): the container may be going away. */
+  /**
+   * Exit codes that mean "killed by a signal" (or none at all), or 126, what the Engine reports for an exec its
+   * stopping container ended: the container may be going away, and its state may say so only a moment later.
+   */
   private static signalled(code: number | null): boolean {
-    return code === null || code >= 128;
+    return code === null || code >= 128 || code === 126;
   }
 
   /** Runs a short script and returns its merged output (used for home()). */
