@@ -39,8 +39,8 @@ import { delay, killDeadlineMs } from './engineCalls.js';
 /** A call that has not reported its pid after this long may be in a paused container: ask the engine. */
 const startCheckMs = 300;
 
-/** Shells whose `-s` and `-c` read POSIX sh, so the warm line and wrapCommand's script run in them. */
-const posixShell = /^(?:.*\/)?(?:sh|ash|dash|bash|ksh|mksh|zsh)$/;
+/** Shells that read POSIX sh and split unquoted words (zsh does not), so the warm line and kill scripts run in them. */
+const posixShell = /^(?:.*\/)?(?:sh|ash|dash|bash|ksh|mksh)$/;
 
 /** The warm shell ended before the call started: nothing ran; run it another way. */
 class NotStarted extends Error {}

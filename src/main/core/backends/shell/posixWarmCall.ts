@@ -50,11 +50,12 @@ const program = [
 
 /**
  * What a POSIX warm shell is sent once, before its first call. A call shares the shell's process group, so a
- * `kill 0` (the `trap 'kill 0' EXIT` idiom) signals the shell too: it catches the usual signals (a subshell starts
- * with them at their defaults again) and waits on for its call (a caught signal interrupts `wait`).
+ * `kill 0` (the `trap 'kill 0' EXIT` idiom) signals the shell too: while it runs a call it shrugs the usual signals
+ * off (a subshell starts with them at their defaults again) and waits on for its call (a caught signal interrupts
+ * `wait`); between calls they end it as before.
  */
 export function posixWarmPrelude(): string {
-  return `trap : HUP INT QUIT TERM USR1 USR2 ALRM\nprintf '%s %s\\n' ${shellPidTag} "$$" >&2\n__sb_awk=${shellQuote(exportsDiff)}\n__sb_prog=${shellQuote(program)}\n__sb_base0=$(export -p)\n`;
+  return `trap '[ -n "$__sb_busy" ] || exit 143' HUP INT QUIT TERM USR1 USR2 ALRM\nprintf '%s %s\\n' ${shellPidTag} "$$" >&2\n__sb_awk=${shellQuote(exportsDiff)}\n__sb_prog=${shellQuote(program)}\n__sb_base0=$(export -p)\n`;
 }
 
 /** Whether every name can be exported by a POSIX shell (the rest need the spawn path's exec environment). */
@@ -93,9 +94,9 @@ export function posixWarmCall(command: string, opts: WrapOptions, env: Record<st
     'eval "$__sb_prog"',
   ];
   const script =
-    `( ${assignments.join('; ')} ) </dev/null & ` +
+    `__sb_busy=1; ( ${assignments.join('; ')} ) </dev/null & ` +
     `__sb_p=$!; printf '%s %s\\n' ${tags.pid} "$__sb_p" >&2; ` +
-    `while :; do wait "$__sb_p"; __sb_rc=$?; [ "$__sb_rc" = 127 ] && break; kill -0 "$__sb_p" 2>/dev/null || break; done; ${leftScan}; ` +
+    `while :; do wait "$__sb_p"; __sb_rc=$?; [ "$__sb_rc" = 127 ] && break; kill -0 "$__sb_p" 2>/dev/null || break; done; __sb_busy=; ${leftScan}; ` +
     `printf '\\n%s %s %s\\n' ${tags.end} "$__sb_rc" "$__sb_left"\n`;
   return { script, marker, tags };
 }
