@@ -55,7 +55,7 @@ const program = [
  * `wait`); between calls they end it as before.
  */
 export function posixWarmPrelude(): string {
-  return `trap '[ -n "$__sb_busy" ] || exit 143' HUP INT QUIT TERM USR1 USR2 ALRM\nprintf '%s %s\\n' ${shellPidTag} "$$" >&2\n__sb_awk=${shellQuote(exportsDiff)}\n__sb_prog=${shellQuote(program)}\n__sb_base0=$(export -p)\n`;
+  return `trap '[ -n "$__sb_busy" ] || exit 143' HUP INT QUIT TERM USR1 USR2 ALRM\nprintf '%s %s\\n' ${shellPidTag} "$$" >&2\n__sb_pmax=32768; read -r __sb_pmax 2>/dev/null < /proc/sys/kernel/pid_max\n__sb_awk=${shellQuote(exportsDiff)}\n__sb_prog=${shellQuote(program)}\n__sb_base0=$(export -p)\n`;
 }
 
 /** Whether every name can be exported by a POSIX shell (the rest need the spawn path's exec environment). */
@@ -65,10 +65,14 @@ export function assignable(env: Record<string, string>): boolean {
 
 /**
  * A member of the shell's process group other than the shell, found with builtins only (a zombie does not count):
- * `__sb_left=1` when there is one.
+ * `__sb_left=1` when there is one. What a call started has a higher pid than its subshell (`__sb_p`), so only those
+ * stat files are read (`read` takes a byte per system call), unless the pids may have wrapped around since (the
+ * subshell's pid is in the top quarter of pid_max): then every one.
  */
 const leftScan =
-  '__sb_left=0; for __sb_f in /proc/[0-9]*/stat; do [ "$__sb_f" = "/proc/$$/stat" ] && continue; ' +
+  '__sb_left=0; __sb_all=; [ "$__sb_p" -gt "$((__sb_pmax / 4 * 3))" ] && __sb_all=1; ' +
+  'for __sb_f in /proc/[0-9]*/stat; do __sb_q=${__sb_f#/proc/}; __sb_q=${__sb_q%/stat}; ' +
+  '[ "$__sb_q" -gt "$__sb_p" ] || [ -n "$__sb_all" ] || continue; [ "$__sb_q" = "$$" ] && continue; ' +
   'IFS= read -r __sb_s 2>/dev/null < "$__sb_f" || continue; __sb_s=${__sb_s##*") "}; set -- $__sb_s; ' +
   '[ "$3" = "$$" ] && [ "$1" != Z ] && { __sb_left=1; break; }; done; set --';
 
