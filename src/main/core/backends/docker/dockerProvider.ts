@@ -32,7 +32,8 @@ import { debugLine } from '../shell/warmShell.js';
  *   the next call's output (or the pane) starts with a notice saying so.
  * - Each exec is its own session and process group in the container. Every process we start carries
  *   a random `__sb_job` token in its environment; timeouts and kill() run a second exec that signals
- *   every process with that token and the groups they lead (killJobsScript).
+ *   every process with that token and the groups they lead (killJobsScript). A warm shell's call shares the
+ *   shell's group, so its kill also ends that group's members but the shell (dockerWarmShells).
  * - Files go through the archive API (HEAD for stat, GET/PUT with our own tar), which needs no tools
  *   in the image and runs as the engine: new files belong to the container's user (copyUIDGID), an
  *   overwritten file keeps its mode but becomes a new inode.
