@@ -102,11 +102,22 @@ export const jobVar = '__sb_job';
  * than by process group also catches children that started their own session. All matches are
  * collected before the first signal: killing a child first would wake its shell, which would run on.
  */
-export function killJobsScript(tokens: readonly string[], signals: readonly ('HUP' | 'TERM')[] = ['TERM'], graceTenths = 15): string {
+export function killJobsScript(tokens: readonly string[], signals: readonly ('HUP' | 'TERM')[] = ['TERM'], graceTenths = 15, shellGroup?: number): string {
   for (const t of tokens) if (!/^[0-9a-f]+$/.test(t)) throw new Error('job tokens are hex');
+  if (shellGroup !== undefined && !Number.isInteger(shellGroup)) throw new Error('a process group is a number');
   const pattern = `${jobVar}=(${tokens.join('|')})`;
   return [
-    `match() { m=; for d in /proc/[0-9]*; do p=\${d#/proc/}; [ "$p" = "$$" ] && continue;`,
+    // A warm shell's call (dockerWarmShells): also the members of the shell's group but the shell, as they are at the
+    // first look only (the shell may take its next call while this script still waits), and those still alive after.
+    ...(shellGroup === undefined
+      ? ['g=']
+      : [
+        `g=; for d in /proc/[0-9]*; do p=\${d#/proc/}; [ "$p" = ${shellGroup} ] && continue; IFS= read -r s 2>/dev/null < "$d/stat" || continue;`,
+        `  s=\${s##*") "}; set -- $s; [ "$3" = ${shellGroup} ] && [ "$1" != Z ] && g="$g $p"; done`,
+      ]),
+    // Alive: not gone and not a zombie (one waiting to be reaped is no longer running anything).
+    `alive() { IFS= read -r s 2>/dev/null < /proc/$1/stat || return 1; s=\${s##*") "}; [ "\${s%% *}" != Z ]; }`,
+    `match() { m=; for p in $g; do alive $p && m="$m $p"; done; g=$m; for d in /proc/[0-9]*; do p=\${d#/proc/}; [ "$p" = "$$" ] && continue;`,
     `  if tr '\\0' '\\n' < "$d/environ" 2>/dev/null | grep -qxE '${pattern}'; then m="$m $p"; fi; done; }`,
     // Group signals first (they fail harmlessly for non-leaders), so a shell and its children go together.
     'hit() { for p in $m; do kill -$1 -"$p" 2>/dev/null; done; for p in $m; do kill -$1 "$p" 2>/dev/null; done; }',

@@ -50,7 +50,7 @@ export class DockerJobs {
   async start(
     container: Container,
     cmd: string[],
-    o: { tty: boolean; stdin: boolean; env?: Record<string, string>; sink: (text: string) => void },
+    o: { tty: boolean; stdin: boolean; env?: Record<string, string>; sink: (text: string) => void; errSink?: (text: string) => void },
   ): Promise<Job> {
     const token = randomBytes(8).toString('hex');
     let exec: Exec;
@@ -80,11 +80,14 @@ export class DockerJobs {
     const emit = (text: string): void => {
       if (text) o.sink(text);
     };
+    const emitErr = (text: string): void => {
+      if (text) (o.errSink ?? o.sink)(text);
+    };
     if (o.tty) {
       stream.on('data', (b: Buffer) => emit(out.write(b)));
     } else {
       // docker-modem's demuxer splits the Engine's 8-byte-framed stream (and passes a stream that is not framed through).
-      (this.deps.docker.modem as DockerModem).demuxStream(stream, decodeInto(out, emit), decodeInto(errOut, emit));
+      (this.deps.docker.modem as DockerModem).demuxStream(stream, decodeInto(out, emit), decodeInto(errOut, emitErr));
     }
     let ended = false;
     const endedP = new Promise<void>((resolve) => {
@@ -92,7 +95,7 @@ export class DockerJobs {
         if (ended) return;
         ended = true;
         emit(out.end());
-        emit(errOut.end());
+        emitErr(errOut.end());
         this.jobs.delete(token);
         resolve();
       };
@@ -120,16 +123,17 @@ export class DockerJobs {
   }
 
   /**
-   * Kills every process of these jobs (found by their token) through a second exec. Resolves false when the
+   * Kills every process of these jobs (found by their token; for a warm shell's call also the members of the
+   * shell's group, `shellGroup`) through a second exec. Resolves false when the
    * engine did not take the kill in time (so the processes may live on), true otherwise, a gone container included.
    */
-  async kill(tokens: readonly string[], signals: readonly ('HUP' | 'TERM')[] = ['TERM']): Promise<boolean> {
+  async kill(tokens: readonly string[], signals: readonly ('HUP' | 'TERM')[] = ['TERM'], shellGroup?: number): Promise<boolean> {
     const containerId = this.deps.containerId();
     if (!tokens.length || !containerId) return true;
     let stream: Duplex;
     try {
       const c = this.deps.docker.getContainer(containerId);
-      const cmd = [this.deps.shell, '-c', killJobsScript(tokens, signals)];
+      const cmd = [this.deps.shell, '-c', killJobsScript(tokens, signals, undefined, shellGroup)];
       const exec = await deadline((abortSignal) => c.exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true, Tty: false, abortSignal }), 'create a kill exec', killDeadlineMs);
       stream = await deadline((abortSignal) => exec.start({ hijack: false, stdin: false, abortSignal }), 'start a kill exec', killDeadlineMs);
     } catch (err) {

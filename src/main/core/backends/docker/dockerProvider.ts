@@ -19,17 +19,21 @@ import { enterDirScript, homeProbeScript, interactiveShellScript, pickHome, shor
 import { dockerClient, engineError, parseDockerHost, type DockerEndpoint } from './dockerEndpoint.js';
 import { DockerJobs, forceCloser, JobEvents } from './dockerJobs.js';
 import { deadline, delay, killDeadlineMs, probeDeadlineMs } from './engineCalls.js';
+import { DockerWarmShells } from './dockerWarmShells.js';
+import { debugLine } from '../shell/warmShell.js';
 
 /*
  * Choices, so the next reader need not rediscover them:
  * - Managed containers (docker_image) are found by label (target, generation, profile) and named
  *   deterministically, so restarts reuse them and racing creators collide instead of doubling.
  *   They keep CHOWN, DAC_OVERRIDE, FOWNER, SETUID, SETGID (see containerConfig) and nothing else.
- * - Every call inspects the container first: a stopped one is started, a removed one recreated, and
+ * - Every call inspects the container first (a call in a warm shell only when that shell is new or its call
+ *   does not start: dockerWarmShells): a stopped one is started, a removed one recreated, and
  *   the next call's output (or the pane) starts with a notice saying so.
  * - Each exec is its own session and process group in the container. Every process we start carries
  *   a random `__sb_job` token in its environment; timeouts and kill() run a second exec that signals
- *   every process with that token and the groups they lead (killJobsScript).
+ *   every process with that token and the groups they lead (killJobsScript). A warm shell's call shares the
+ *   shell's group, so its kill also ends that group's members but the shell (dockerWarmShells).
  * - Files go through the archive API (HEAD for stat, GET/PUT with our own tar), which needs no tools
  *   in the image and runs as the engine: new files belong to the container's user (copyUIDGID), an
  *   overwritten file keeps its mode but becomes a new inode.
@@ -61,6 +65,7 @@ export class DockerEnvironment implements Environment {
   private homeDir: string | undefined;
   private readonly jobRunner: DockerJobs;
   private readonly files: ContainerFiles;
+  private readonly warm: DockerWarmShells;
 
   constructor(private readonly snapshot: TargetSnapshot, private readonly ctx: ProviderContext) {
     this.identity = snapshot.identity;
@@ -81,11 +86,29 @@ export class DockerEnvironment implements Environment {
       envRules: () => envRules(snapshot.flags.strip_env_keys, ctx),
     });
     this.files = new ContainerFiles(this.endpoint, () => this.container.info?.Config.User);
+    this.warm = new DockerWarmShells({
+      jobs: this.jobRunner, shell: this.shell, ensure: () => this.container.ensure(), envRules: () => envRules(snapshot.flags.strip_env_keys, ctx),
+      goneReason: (ms) => this.container.containerGoneReason(ms), engineGone: engineGone(this.endpoint.label), killNotTaken: () => this.killNotTaken(),
+    });
   }
 
-  /** Exit codes that mean "killed by a signal" (or none at all): the container may be going away. */
+  /** A kill the engine never took: it is not answering at all (reported, so the target shows it). */
+  private killNotTaken(): SwitchboardError {
+    const e = new SwitchboardError(
+      'target_unreachable',
+      `docker engine at ${this.endpoint.label} stopped answering; the command may still be running in the container`,
+      'check that the engine is healthy (docker info on that host), then retry',
+    );
+    this.container.report(e.message);
+    return e;
+  }
+
+  /**
+   * Exit codes that mean "killed by a signal" (or none at all), or 126, what the Engine reports for an exec its
+   * stopping container ended: the container may be going away, and its state may say so only a moment later.
+   */
   private static signalled(code: number | null): boolean {
-    return code === null || code >= 128;
+    return code === null || code >= 128 || code === 126;
   }
 
   /** Runs a short script and returns its merged output (used for home()). */
@@ -117,6 +140,12 @@ export class DockerEnvironment implements Environment {
   }
 
   async exec(command: string, opts: ExecOptions): Promise<ExecResult> {
+    const warm = await this.warm.exec(command, opts, this.envFile);
+    debugLine(`exec on ${this.identity} in ${warm ? 'a warm shell' : 'an exec of its own'}`);
+    if (warm) {
+      const notice = this.container.takeNotice();
+      return notice ? { ...warm, output: `${notice}\n${warm.output}` } : warm;
+    }
     const container = await this.container.ensure();
     const notice = this.container.takeNotice();
     const result = await execWrapped(command, { ...opts, envFile: this.envFile }, async (script, sink) => {
@@ -129,15 +158,7 @@ export class DockerEnvironment implements Environment {
         await Promise.race([job.ended, closed.done]);
         closed.disarm();
         // The kill exec may still be on its way; an engine that never took it is not answering at all.
-        if (killed && !(await Promise.race([killed, delay(killDeadlineMs).then(() => true)]))) {
-          const e = new SwitchboardError(
-            'target_unreachable',
-            `docker engine at ${this.endpoint.label} stopped answering; the command may still be running in the container`,
-            'check that the engine is healthy (docker info on that host), then retry',
-          );
-          this.container.report(e.message);
-          throw e;
-        }
+        if (killed && !(await Promise.race([killed, delay(killDeadlineMs).then(() => true)]))) throw this.killNotTaken();
       })();
       ended.catch(() => undefined);
       return {
@@ -289,6 +310,7 @@ export class DockerEnvironment implements Environment {
   }
 
   async cleanup(reason: 'idle' | 'removed' | 'shutdown'): Promise<void> {
+    await this.warm.close();
     const jobs = this.jobRunner.running();
     if (jobs.length) await this.jobRunner.kill(jobs.map((j) => j.token), ['HUP', 'TERM']);
     for (const j of jobs) j.stream.destroy();

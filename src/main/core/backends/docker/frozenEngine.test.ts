@@ -117,13 +117,17 @@ describe.skipIf(!env)('docker backend on an engine that stops answering', () => 
 
   it('a command whose engine freezes after it started settles soon after its timeout, with one clear error', async () => {
     const e = await openBehindProxy('frozen-exec');
-    const before = execStarts();
     const t0 = Date.now();
     const call = e.exec('sleep 40', opts({ timeoutMs: 2_000 })).then(
       (r) => ({ r, ms: Date.now() - t0 }),
       (err: unknown) => ({ err, ms: Date.now() - t0 }),
     );
-    await until(() => execStarts() > before);
+    // Started: in an exec of its own or in a warm shell (no exec per call), so ask the engine directly.
+    const [c] = await docker.listContainers({ filters: { label: [`${profileLabel}=${shortHash(home)}`, 'switchboard.target=frozen-exec'] } });
+    for (let i = 0; !(await docker.getContainer(c?.Id ?? '').top()).Processes?.some((p: string[]) => p.join(' ').includes('sleep 40')); i++) {
+      if (i > 200) throw new Error('the command never started');
+      await new Promise((r) => setTimeout(r, 50));
+    }
     await new Promise((r) => setTimeout(r, 300));
     proxy.freeze();
 
@@ -137,6 +141,16 @@ describe.skipIf(!env)('docker backend on an engine that stops answering', () => 
     expect((err as SwitchboardError).message).not.toContain('\n');
     // The kill exec was tried (and not answered) within a few seconds of the deadline.
     expect(settled.ms).toBeGreaterThanOrEqual(2_000);
+  });
+
+  it('an engine that goes away under a warm shell: the next call is one clear error, as with no shell', async () => {
+    const e = await openBehindProxy('gone-engine');
+    await proxy.close();
+    const err = await e.exec('echo x', opts()).then(() => undefined, (x: unknown) => x);
+    expect(err).toBeInstanceOf(SwitchboardError);
+    expect((err as SwitchboardError).code).toBe('target_unreachable');
+    expect((err as SwitchboardError).message).toContain(`unix://${proxy.path}`);
+    expect((err as SwitchboardError).message).not.toContain('\n');
   });
 
   it('a timeout on a live engine still reads as before: exit 124 and "[timed out after 2s]"', async () => {

@@ -25,6 +25,8 @@ export interface WarmProcess {
    * shell's own answer on the call's end line is taken.
    */
   groupAlive?(pgid: number): boolean;
+  /** What the shell is sent once before its first call; warmProgram's bash program unless the backend says. */
+  prelude?: string;
 }
 
 /** SWITCHBOARD_DEBUG=1: which path each call took (warm shell or one of its own), on the Core's stderr. */
@@ -60,7 +62,7 @@ export class WarmShell {
       this.current?.({ kind: 'died' });
       this.onGone(this);
     });
-    proc.write(warmPrelude());
+    proc.write(proc.prelude ?? warmPrelude());
   }
 
   /** Alive, not retired and not running a call. */
