@@ -31,25 +31,34 @@ const cjs = { outdir: join(root, 'out'), outExtension: { '.js': '.cjs' }, bundle
 const nodeSide = { ...cjs, platform: 'node', target: 'node20', packages: 'external', ...importMetaShim, sourcemap: true };
 
 /**
- * The CLI's commands: each module program.ts imports is a bundle of its own, loaded only when that command runs, so
- * `switchboard call` or `mcp` loads the small client it needs, not the Core with ssh2, dockerode and node-pty.
+ * The CLI's commands (src/main/cli/commandNames.ts): each is a bundle of its own, loaded by main.ts only when that
+ * command runs, so `switchboard call` or `mcp` never loads the Core, ssh2, dockerode or node-pty. A bundle holds the
+ * command, the program (program.ts) and, for every command but serve, the libraries they use: one file to read and
+ * compile instead of zod's hundred. The Core (serve) keeps its dependencies in node_modules (node-pty is native).
  */
-const programFile = join(root, 'src/main/cli/program.ts');
-const commandEntries = Object.fromEntries(
-  [...readFileSync(programFile, 'utf8').matchAll(/import\('\.\/commands\/(\w+)\.js'\)/g)].map((m) => [`cli/commands/${m[1]}`, join(root, 'src/main/cli/commands', `${m[1]}.ts`)]),
-);
-/** program.ts's `import('./commands/x.js')` stays a require of the bundle built beside it. */
-const commandsApart = {
-  name: 'commands-apart',
+const commandNames = JSON.parse(/commandNames = (\[[^\]]*\])/.exec(readFileSync(join(root, 'src/main/cli/commandNames.ts'), 'utf8'))[1].replaceAll("'", '"'));
+/** Libraries a client bundle leaves in node_modules: native or locating files beside themselves, or the backends'. */
+const clientExternal = ['web-tree-sitter', 'tree-sitter-bash', 'bufferutil', 'utf-8-validate', 'node-pty', 'ssh2', 'cpu-features', 'dockerode', 'docker-modem', 'ssh-config', 'tar-stream'];
+/** `sb-command:NAME`, the entry of command NAME's bundle: what main.ts expects of it (program.ts's runProgram, the adder). */
+const commandEntry = {
+  name: 'command-entry',
   setup(b) {
-    b.onResolve({ filter: /^\.\/commands\/[^/]+\.js$/ }, (args) =>
-      args.kind === 'dynamic-import' && args.importer === programFile ? { path: args.path.replace(/\.js$/, '.cjs'), external: true } : undefined);
+    b.onResolve({ filter: /^sb-command:/ }, (args) => ({ path: args.path.slice('sb-command:'.length), namespace: 'sb-command' }));
+    b.onLoad({ filter: /.*/, namespace: 'sb-command' }, (args) => ({
+      resolveDir: join(root, 'src/main/cli'),
+      loader: 'ts',
+      contents: `export { ${args.path}Command as addCommand } from './commands/${args.path}.js';\nexport { runProgram } from './program.js';\n`,
+    }));
   },
 };
 
 async function buildNode() {
   // The Core and the CLI, under plain Node.
-  await build({ ...nodeSide, entryPoints: { 'cli/main': join(root, 'src/main/cli/main.ts'), ...commandEntries }, plugins: [noElectron, commandsApart] });
+  await build({ ...nodeSide, entryPoints: { 'cli/main': join(root, 'src/main/cli/main.ts') }, plugins: [noElectron] });
+  await build({ ...nodeSide, entryPoints: { 'cli/commands/serve': 'sb-command:serve' }, plugins: [noElectron, commandEntry] });
+  const clients = commandNames.filter((n) => n !== 'serve');
+  // Whitespace and syntax minified (names kept): a smaller file is read, hashed and held in memory on each start.
+  await build({ ...nodeSide, packages: undefined, external: clientExternal, minifyWhitespace: true, minifySyntax: true, entryPoints: Object.fromEntries(clients.map((n) => [`cli/commands/${n}`, `sb-command:${n}`])), plugins: [noElectron, commandEntry] });
   // The plugin host, forked by the Core once per enabled plugin (src/main/core/plugins/pluginHost.ts finds it here).
   await build({ ...nodeSide, entryPoints: { 'plugin-host/host': join(root, 'src/main/core/plugins/hostProcess.ts') }, plugins: [noElectron] });
 }

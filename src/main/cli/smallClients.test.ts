@@ -9,6 +9,7 @@ import { cliPath, ensureBuilt, runCli, startServe, tempHome, type Served } from 
 const coreOnly = /\/node_modules\/(ssh2|dockerode|node-pty|web-tree-sitter|tree-sitter-bash|ssh-config|tar-stream)\//;
 /** The backends' own libraries: `approvals check` needs the shell parser, never these. */
 const backendOnly = /\/node_modules\/(ssh2|dockerode|node-pty|ssh-config|tar-stream)\//;
+const fromNodeModules = (m: string): boolean => m.includes('/node_modules/');
 
 let home: string;
 let served: Served;
@@ -40,6 +41,8 @@ describe('small clients', () => {
     const modules = loaded('call');
     expect(modules.some((m) => m.endsWith('/out/cli/commands/call.cjs'))).toBe(true);
     expect(modules.filter((m) => coreOnly.test(m) || m.endsWith('/serve.cjs'))).toEqual([]);
+    // One file to read and compile: the libraries it uses (zod, ws, commander) are inside its bundle.
+    expect(modules.filter(fromNodeModules)).toEqual([]);
   });
 
   it('`switchboard mcp` answers initialize without loading the Core or a backend library', async () => {
@@ -53,6 +56,7 @@ describe('small clients', () => {
     const modules = loaded('mcp');
     expect(modules.some((m) => m.endsWith('/out/cli/commands/mcp.cjs'))).toBe(true);
     expect(modules.filter((m) => coreOnly.test(m) || m.endsWith('/serve.cjs'))).toEqual([]);
+    expect(modules.filter(fromNodeModules)).toEqual([]);
   });
 
   /** Run one CLI command with module tracing; it must succeed and load its own bundle, not serve's or `heavy`. */
