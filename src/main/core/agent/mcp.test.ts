@@ -195,7 +195,7 @@ describe('switchboard mcp (stdio) and /mcp (Streamable HTTP) against a running s
     expect(await names()).toContain('c');
     expect(JSON.stringify((await stdio.listTools()).tools)).toBe(before);
     expect(JSON.stringify((await http.listTools()).tools)).toBe(before);
-    expect(before).toBe(JSON.stringify(mcpTools));
+    expect(before).toBe(JSON.stringify(mcpTools()));
     writeConfig(p.home, p.dirs, false);
   });
 

@@ -4,6 +4,8 @@
 // client would get the SDK's error instead of the dispatcher's (one path, one error: e.g. the hint to use
 // execution_target instead of `target`). The JSON schemas are still generated from the same zod schemas.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
 import { errorLine, toErrorPayload } from '../../../shared/errors.js';
@@ -20,19 +22,32 @@ function inputSchema(def: ToolDef): Tool['inputSchema'] {
   return json as Tool['inputSchema'];
 }
 
+let tools: readonly Tool[] | undefined;
 /**
  * The tool list, read from the tool declarations. It depends only on them, never on the current targets, so it is
  * byte-stable while targets come and go (clients cache it); the targets themselves are found with list_targets.
+ * Built on the first tools/list, not at start: `switchboard mcp` answers initialize without converting every schema.
  */
-export const mcpTools: readonly Tool[] = Object.freeze(
-  toolDefs.map((def) => ({
-    name: def.name,
-    title: def.title,
-    description: def.description,
-    inputSchema: inputSchema(def),
-    annotations: { title: def.title, ...def.annotations },
-  })),
-);
+export function mcpTools(): readonly Tool[] {
+  return (tools ??= Object.freeze(
+    toolDefs.map((def) => ({
+      name: def.name,
+      title: def.title,
+      description: def.description,
+      inputSchema: inputSchema(def),
+      annotations: { title: def.title, ...def.annotations },
+    })),
+  ));
+}
+
+/**
+ * The SDK's JSON-schema validator (Ajv with its formats), made on first use: only a server that asks the client for
+ * input (elicitation) uses it, and building it on every start cost the bridge a compile of Ajv's meta-schemas.
+ */
+function lazyAjvValidator(): jsonSchemaValidator {
+  let ajv: AjvJsonSchemaValidator | undefined;
+  return { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) };
+}
 
 export const MCP_INSTRUCTIONS =
   'Switchboard routes commands and file operations to named execution targets (the local machine, SSH hosts, ' +
@@ -51,8 +66,12 @@ export function toCallToolError(err: unknown): CallToolResult {
 }
 
 export function createMcpServer(call: ToolCaller, version = '0.1.0'): Server {
-  const server = new Server({ name: 'switchboard', title: 'Switchboard', version }, { capabilities: { tools: { listChanged: false } }, instructions: MCP_INSTRUCTIONS });
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...mcpTools] }));
+  const server = new Server({ name: 'switchboard', title: 'Switchboard', version }, {
+    capabilities: { tools: { listChanged: false } },
+    instructions: MCP_INSTRUCTIONS,
+    jsonSchemaValidator: lazyAjvValidator(),
+  });
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...mcpTools()] }));
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     try {
       return toCallToolResult(await call(req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>, extra.signal));
