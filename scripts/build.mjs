@@ -33,8 +33,8 @@ const nodeSide = { ...cjs, platform: 'node', target: 'node20', packages: 'extern
 /**
  * The CLI's commands (src/main/cli/commandNames.ts): each is a bundle of its own, loaded by main.ts only when that
  * command runs, so `switchboard call` or `mcp` never loads the Core, ssh2, dockerode or node-pty. A bundle holds the
- * command, the program (program.ts) and, for every command but serve, the libraries they use: one file to read and
- * compile instead of zod's hundred. The Core (serve) keeps its dependencies in node_modules (node-pty is native).
+ * command, the program (program.ts) and the libraries they use: one file to read and compile instead of zod's hundred.
+ * main.ts loads it through a V8 code cache (src/main/cli/bundleLoader.ts).
  */
 const commandNames = JSON.parse(/commandNames = (\[[^\]]*\])/.exec(readFileSync(join(root, 'src/main/cli/commandNames.ts'), 'utf8'))[1].replaceAll("'", '"'));
 /** Libraries a client bundle leaves in node_modules: native or locating files beside themselves, or the backends'. */
@@ -52,13 +52,33 @@ const commandEntry = {
   },
 };
 
+/**
+ * Whitespace and syntax minified (names kept): a smaller file to read, hash and hold, and without comments it is
+ * ASCII, which V8 holds at one byte a character (one em dash in a comment doubles the whole source in memory).
+ */
+const minified = { minifyWhitespace: true, minifySyntax: true };
+/** The packages the Core bundles in: pure JavaScript it loads at start anyway. */
+const coreInlined = ['zod', 'yaml', 'ws', 'commander', 'ssh-config'];
+/** Every package import stays a require of node_modules except those of `packages`, which are bundled in. */
+const inlineOnly = (packages) => ({
+  name: 'inline-only',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('node:') || args.namespace === 'sb-command') return undefined;
+      const name = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0];
+      return packages.includes(name) ? undefined : { path: args.path, external: true };
+    });
+  },
+});
+
 async function buildNode() {
   // The Core and the CLI, under plain Node.
   await build({ ...nodeSide, entryPoints: { 'cli/main': join(root, 'src/main/cli/main.ts') }, plugins: [noElectron] });
-  await build({ ...nodeSide, entryPoints: { 'cli/commands/serve': 'sb-command:serve' }, plugins: [noElectron, commandEntry] });
+  // The Core: the libraries it loads at start bundled in (zod's hundred files cost the idle Core megabytes), the rest
+  // (backends, the MCP SDK for the first MCP request, the shell parser) loaded from node_modules when first used.
+  await build({ ...nodeSide, ...minified, packages: undefined, entryPoints: { 'cli/commands/serve': 'sb-command:serve' }, plugins: [noElectron, commandEntry, inlineOnly(coreInlined)] });
   const clients = commandNames.filter((n) => n !== 'serve');
-  // Whitespace and syntax minified (names kept): a smaller file is read, hashed and held in memory on each start.
-  await build({ ...nodeSide, packages: undefined, external: clientExternal, minifyWhitespace: true, minifySyntax: true, entryPoints: Object.fromEntries(clients.map((n) => [`cli/commands/${n}`, `sb-command:${n}`])), plugins: [noElectron, commandEntry] });
+  await build({ ...nodeSide, ...minified, packages: undefined, external: clientExternal, entryPoints: Object.fromEntries(clients.map((n) => [`cli/commands/${n}`, `sb-command:${n}`])), plugins: [noElectron, commandEntry] });
   // The plugin host, forked by the Core once per enabled plugin (src/main/core/plugins/pluginHost.ts finds it here).
   await build({ ...nodeSide, entryPoints: { 'plugin-host/host': join(root, 'src/main/core/plugins/hostProcess.ts') }, plugins: [noElectron] });
 }
