@@ -347,6 +347,6 @@ export class Core {
     this.runs.finish();
     this.config.close();
     this.runtime.close();
-    await this.audit.flush();
+    await this.audit.close();
   }
 }

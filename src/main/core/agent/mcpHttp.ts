@@ -37,6 +37,8 @@ export function mcpHttpHandler(callTool: (tool: string, args: Record<string, unk
       allowedHosts: hosts,
       allowedOrigins: hosts.map((h) => `http://${h}`),
       maxRequestBodySize: MAX_MCP_BODY_BYTES,
+      // One JSON body instead of an event stream: nothing is sent before the answer, and it goes out in one write.
+      enableJsonResponse: true,
     });
     const server = createMcpServer(callTool);
     open.add(transport);

@@ -4,9 +4,9 @@
 // client would get the SDK's error instead of the dispatcher's (one path, one error: e.g. the hint to use
 // execution_target instead of `target`). The JSON schemas are still generated from the same zod schemas.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import * as z from 'zod';
 import { errorLine, toErrorPayload } from '../../../shared/errors.js';
 import type { ToolResult } from '../../../shared/tools.js';
@@ -40,15 +40,6 @@ export function mcpTools(): readonly Tool[] {
   ));
 }
 
-/**
- * The SDK's JSON-schema validator (Ajv with its formats), made on first use: only a server that asks the client for
- * input (elicitation) uses it, and building it on every start cost the bridge a compile of Ajv's meta-schemas.
- */
-function lazyAjvValidator(): jsonSchemaValidator {
-  let ajv: AjvJsonSchemaValidator | undefined;
-  return { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) };
-}
-
 export const MCP_INSTRUCTIONS =
   'Switchboard routes commands and file operations to named execution targets (the local machine, SSH hosts, ' +
   'Docker containers, plugin sandboxes). Call list_targets to see them. Every tool takes execution_target; without ' +
@@ -65,12 +56,18 @@ export function toCallToolError(err: unknown): CallToolResult {
   return { content: [{ type: 'text', text: `${p.code}: ${errorLine(p)}` }], isError: true };
 }
 
+/**
+ * A Server builds an Ajv of its own unless it is handed a validator, and /mcp builds a Server per request. Ours is
+ * one for the process, and its Ajv is built on first use (eliciting input, which Switchboard never does).
+ */
+let ajv: AjvJsonSchemaValidator | undefined;
+const sharedValidator: jsonSchemaValidator = { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) };
+
 export function createMcpServer(call: ToolCaller, version = '0.1.0'): Server {
-  const server = new Server({ name: 'switchboard', title: 'Switchboard', version }, {
-    capabilities: { tools: { listChanged: false } },
-    instructions: MCP_INSTRUCTIONS,
-    jsonSchemaValidator: lazyAjvValidator(),
-  });
+  const server = new Server(
+    { name: 'switchboard', title: 'Switchboard', version },
+    { capabilities: { tools: { listChanged: false } }, instructions: MCP_INSTRUCTIONS, jsonSchemaValidator: sharedValidator },
+  );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...mcpTools()] }));
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     try {

@@ -93,8 +93,9 @@ export class ConfigStore {
 
   private statSignature(): string {
     try {
-      const st = statSync(this.path);
-      return `${st.mtimeMs}:${st.size}:${st.ino}`;
+      // Asked on every call: a missing file is an answer, not an exception (building one costs more than the stat).
+      const st = statSync(this.path, { throwIfNoEntry: false });
+      return st ? `${st.mtimeMs}:${st.size}:${st.ino}` : 'missing';
     } catch {
       return 'missing';
     }

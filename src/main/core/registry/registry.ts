@@ -154,8 +154,9 @@ export class Registry implements RuntimeSource {
 
   private signature(): string {
     try {
-      const st = lstatSync(this.path);
-      return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.mode}`;
+      // Asked on every call: a missing file is an answer, not an exception.
+      const st = lstatSync(this.path, { throwIfNoEntry: false });
+      return st ? `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.mode}` : 'missing';
     } catch {
       return 'missing';
     }

@@ -1,7 +1,8 @@
 // The policy engine by table: hardline, dangerous (with obfuscated variants) and everyday safe commands, the
 // mode/flag decisions, write_file/patch and execute_code, and catch rates printed for the record.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { decide, loadCommandPolicy, type CommandPolicy } from './commandPolicy.js';
+import { createCommandPolicy, decide, loadCommandPolicy, type CommandPolicy } from './commandPolicy.js';
+import { loadShellParser } from './shellParser.js';
 import { dangerous, hardline, safe } from './policyCases.js';
 import { heldOut } from './heldOutCases.js';
 
@@ -152,5 +153,21 @@ describe('commandPattern', () => {
   it('tells different commands apart', () => {
     expect(policy.commandPattern('rm -rf build')).not.toBe(policy.commandPattern('rm -rf dist'));
     expect(policy.commandPattern('git push && ls')).not.toBe(policy.commandPattern('git push || ls'));
+  });
+});
+
+describe('repeated commands', () => {
+  it('a repeat in the same place costs no parse and gets the same answer; another cwd or home is scanned again', async () => {
+    const parser = await loadShellParser();
+    let parses = 0;
+    const counted = createCommandPolicy({ parse: (text) => (parses++, parser.parse(text)) });
+    const first = counted.classify({ kind: 'command', command: 'rm -rf ./build' }, ctx);
+    const afterFirst = parses;
+    expect(counted.classify({ kind: 'command', command: 'rm -rf ./build' }, ctx)).toEqual(first);
+    expect(parses).toBe(afterFirst);
+    // The decision follows the mode of this call, not the one the findings were first seen with.
+    expect(counted.classify({ kind: 'command', command: 'rm -rf ./build' }, { ...ctx, mode: 'deny' }).decision).toBe('refuse');
+    counted.classify({ kind: 'command', command: 'rm -rf ./build' }, { ...ctx, cwd: '/' });
+    expect(parses).toBeGreaterThan(afterFirst);
   });
 });

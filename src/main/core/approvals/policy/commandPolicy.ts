@@ -64,21 +64,38 @@ export function decide(verdict: PolicyVerdict, reasons: PolicyReason[], ctx: Pol
   return mode === 'deny' ? 'refuse' : 'ask';
 }
 
-function verdictOf(findings: Finding[]): PolicyVerdict {
+function verdictOf(findings: readonly Finding[]): PolicyVerdict {
   if (findings.some((f) => f.severity === 'hardline')) return 'hardline';
   return findings.length ? 'dangerous' : 'safe';
 }
 
 /** Hardline reasons first, then in the order found. */
-function toReasons(findings: Finding[]): PolicyReason[] {
+function toReasons(findings: readonly Finding[]): PolicyReason[] {
   const sorted = [...findings.filter((f) => f.severity === 'hardline'), ...findings.filter((f) => f.severity !== 'hardline')];
   return sorted.map((f) => ({ text: f.text, rule: f.rule, severity: f.severity, ...(f.span ? { span: f.span } : {}) }));
 }
 
+/** How many scanned commands are remembered, and the longest remembered (a long script is rarely repeated). */
+const maxRemembered = 500;
+const maxRememberedChars = 4096;
+
 export function createCommandPolicy(parser: ShellParser): CommandPolicy {
   const scanner = new ShellScanner(parser);
-  const scanShell = (command: string, ctx: PolicyContext): Finding[] => scanner.scan(command, { home: ctx.home ?? '~', ...(ctx.cwd ? { cwd: ctx.cwd } : {}) }).findings;
-  const findingsFor = (call: PolicyCall, ctx: PolicyContext): Finding[] => {
+  // What a scan finds depends only on the text, the home and the cwd (no file is looked at), and agents repeat
+  // commands: the findings of recent ones are kept, so a repeat costs no parse. Findings are never changed after.
+  const recent = new Map<string, readonly Finding[]>();
+  const scanShell = (command: string, ctx: PolicyContext): readonly Finding[] => {
+    const key = command.length <= maxRememberedChars ? `${ctx.home ?? '~'}\0${ctx.cwd ?? ''}\0${command}` : undefined;
+    const known = key === undefined ? undefined : recent.get(key);
+    if (known) return known;
+    const findings = scanner.scan(command, { home: ctx.home ?? '~', ...(ctx.cwd ? { cwd: ctx.cwd } : {}) }).findings;
+    if (key !== undefined) {
+      if (recent.size >= maxRemembered) recent.delete(recent.keys().next().value as string);
+      recent.set(key, findings);
+    }
+    return findings;
+  };
+  const findingsFor = (call: PolicyCall, ctx: PolicyContext): readonly Finding[] => {
     const home = ctx.home ?? '~';
     switch (call.kind) {
       case 'command':

@@ -137,7 +137,8 @@ class LocalEnvironment implements Environment {
   }
 
   async exec(command: string, opts: ExecOptions): Promise<ExecResult> {
-    await mkdir(dirname(this.envFile), { recursive: true, mode: 0o700 });
+    // A stat, not a mkdir, on every call: an fs call through the thread pool costs a call more than the stat.
+    if (!existsSync(dirname(this.envFile))) await mkdir(dirname(this.envFile), { recursive: true, mode: 0o700 });
     const shell = this.warmShell(opts);
     debugLine(`exec on ${this.identity} in ${shell ? 'a warm shell' : 'a shell of its own'}`);
     if (shell) {

@@ -5,6 +5,11 @@
 // nothing another call left: cwd, exported variables and the rest are the identity's, restored per call exactly as
 // wrapCommand does in a fresh shell. bash reads a script from a pipe one byte at a time, so the fixed program is sent
 // once (in `__sb_prog`) and a call sends only its parameters.
+//
+// Forking is most of what a call costs (a fork of bash takes milliseconds on a small VM), so the shell forks the next
+// call's subshell as soon as a call is over: it waits, with nothing of any call in it yet, reading its parameters from
+// a pipe of its own, and a call only hands them over. Where that pipe cannot be made (no mkfifo, no writable temp
+// dir) the shell forks the subshell when the call comes, as before.
 import { randomBytes } from 'node:crypto';
 import { envFileWord, exportsDiff, exportsFileHeader, missingCwdStatus, shellQuote, writeEnvFile, type WrapOptions, type Wrapped } from './shellWrap.js';
 
@@ -41,11 +46,36 @@ const program = [
   'eval "$__sb_cmd"',
 ].join('\n');
 
+/**
+ * The shell's own functions. `__sb_spawn` forks the next call's subshell, which closes the pipe's write end (so it
+ * reads end-of-file once the shell is gone), takes its parameters from the read end (fd 4; a NUL ends them) and runs
+ * them; `__sb_go <pid tag> <end tag> <parameters>` runs one call in that subshell (or in one forked now, without the
+ * pipe), reports its process group, waits for it and reports its end. The subshell's stderr starts at /dev/null (the
+ * program points it at stdout) and its stdin is /dev/null, as on the spawn path.
+ */
+const shellFunctions = [
+  '__sb_spawn() { { ( set +m; exec 3>&-; IFS= read -r -d \'\' -u 4 __sb_call || exit 0; exec 4<&-; eval "$__sb_call" ) </dev/null & } 2>/dev/null; __sb_next=$!; }',
+  '__sb_go() {',
+  '  if [ -n "$__sb_next" ]; then __sb_p=$__sb_next; __sb_next=; printf \'%s %s\\n\' "$1" "$__sb_p" >&2; printf \'%s\\0\' "$3" >&3',
+  '  else { ( set +m; eval "$3" ) </dev/null & } 2>/dev/null; __sb_p=$!; printf \'%s %s\\n\' "$1" "$__sb_p" >&2; fi',
+  '  wait "$__sb_p"; __sb_rc=$?; __sb_left=0; kill -0 -- -"$__sb_p" 2>/dev/null && __sb_left=1',
+  '  printf \'\\n%s %s %s\\n\' "$2" "$__sb_rc" "$__sb_left"',
+  '  [ -z "$__sb_pipe" ] || __sb_spawn',
+  '}',
+].join('\n');
+
 /** What a warm shell is sent once, before its first call. */
 export function warmPrelude(): string {
   // `set -m`: every `&` job gets a process group of its own. The call's subshell turns it off again, so what a
   // command puts in the background stays in the call's group, as in a fresh `bash -c`.
-  return `set -m\n__sb_awk=${shellQuote(exportsDiff)}\n__sb_prog=${shellQuote(program)}\n__sb_base0=$(export -p)\n`;
+  // The pipe is a FIFO with a random name, opened both ways and unlinked at once: only this shell and its
+  // subshells hold it. Opening it read-write first keeps the two one-way opens from blocking.
+  const fifo = `\${TMPDIR:-/tmp}/.sb-warm-${randomBytes(8).toString('hex')}`;
+  const pipe =
+    `__sb_pipe=; if mkfifo -m 600 "${fifo}" 2>/dev/null; then ` +
+    `if exec 5<>"${fifo}" 3>"${fifo}" 4<"${fifo}" 5>&-; then __sb_pipe=1; fi 2>/dev/null; rm -f "${fifo}"; fi; ` +
+    '[ -z "$__sb_pipe" ] || __sb_spawn';
+  return `set -m\n__sb_awk=${shellQuote(exportsDiff)}\n__sb_prog=${shellQuote(program)}\n__sb_base0=$(export -p)\n${shellFunctions}\n${pipe}\n`;
 }
 
 /**
@@ -81,7 +111,6 @@ export function warmCall(command: string, opts: WrapOptions, exports: Record<str
   const marker = `__SB_CWD_${id}__`;
   const tags = { pid: `__SB_WARM_PID_${id}__`, end: `__SB_WARM_END_${id}__` };
   const assignments = [
-    'set +m',
     ...Object.entries(exports).map(([k, v]) => `export ${k}=${shellQuote(v)}`),
     `__sb_mark=${marker}`,
     `__sb_cwd=${shellQuote(opts.cwd)}`,
@@ -92,10 +121,6 @@ export function warmCall(command: string, opts: WrapOptions, exports: Record<str
     `__sb_cmd=${shellQuote(command)}`,
     'eval "$__sb_prog"',
   ];
-  const script =
-    `{ ( ${assignments.join('; ')} ) </dev/null & } 2>/dev/null; ` +
-    `printf '%s %s\\n' ${tags.pid} "$!" >&2; wait "$!"; __sb_rc=$?; ` +
-    `__sb_left=0; kill -0 -- -$! 2>/dev/null && __sb_left=1; ` +
-    `printf '\\n%s %s %s\\n' ${tags.end} "$__sb_rc" "$__sb_left"\n`;
+  const script = `__sb_go ${tags.pid} ${tags.end} ${shellQuote(assignments.join('; '))}\n`;
   return { script, marker, tags };
 }

@@ -1,6 +1,6 @@
 // Warm shells on the local backend: calls reuse a live bash and keep every guarantee of a shell per call.
 import { afterAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExecOptions, TargetSnapshot } from '../provider.js';
@@ -121,6 +121,50 @@ describe('warm shells and the environment rule', () => {
       expect((await env.exec('echo "[$WARM_TEST_TOKEN]"', opts())).output).toBe('[]\n');
     } finally {
       delete process.env.WARM_TEST_TOKEN;
+      await env.cleanup('removed');
+    }
+  });
+});
+
+describe('the next call\'s subshell is forked ahead', () => {
+  /** The processes whose parent is `pid`. */
+  const childrenOf = (pid: string): string[] =>
+    readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
+      try {
+        return readFileSync(`/proc/${p}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[1] === pid;
+      } catch {
+        return false;
+      }
+    });
+
+  it('a call runs in the subshell that was waiting for it, and a new one waits after it; none outlives the shell', async () => {
+    const env = localProvider.createEnvironment(snapshot('f'), { home, resolveSpec: () => undefined });
+    const shell = await shellOf(env);
+    // Forked once the last call's end was reported: it may take a moment.
+    await until(() => childrenOf(shell).length === 1, 'a subshell waits');
+    const waiting = childrenOf(shell);
+    expect((await env.exec('echo $BASHPID', opts())).output.trim()).toBe(waiting[0]);
+    await until(() => childrenOf(shell).length === 1, 'the next subshell waits');
+    const next = childrenOf(shell);
+    expect(next[0]).not.toBe(waiting[0]);
+    await env.cleanup('removed');
+    await until(() => !existsSync(`/proc/${shell}`) && !existsSync(`/proc/${next[0]}`), 'the shell and its waiting subshell ended');
+  });
+
+  it('without a place for its pipe the shell forks each call\'s subshell when the call comes, and keeps every guarantee', async () => {
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = join(home, 'no-such-dir');
+    const env = localProvider.createEnvironment(snapshot('g'), { home, resolveSpec: () => undefined });
+    try {
+      const shell = await shellOf(env);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(childrenOf(shell)).toEqual([]);
+      expect(await env.exec('export WARM_NOPIPE=1; cd /usr', opts())).toMatchObject({ exitCode: 0, cwd: '/usr' });
+      expect(await env.exec('echo "$WARM_NOPIPE"; exit 3', opts())).toMatchObject({ output: '1\n', exitCode: 3 });
+      expect(await shellOf(env)).toBe(shell);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
       await env.cleanup('removed');
     }
   });
