@@ -87,4 +87,18 @@ describe('small clients', () => {
   it('`switchboard plugins list` runs without loading a backend library', async () => {
     await runSmall('plugins-list', ['plugins', 'list'], 'plugins');
   });
+
+  it('the Core (`serve`) has zod, yaml, ws and commander inside its bundle instead of loading their files', async () => {
+    const own = tempHome('sb-small-serve-');
+    try {
+      writeFileSync(join(own, 'config.yaml'), `terminal:\n  targets:\n    local: { backend: local, cwd: ${own} }\n`);
+      const serve = await startServe(own, tracing('serve'));
+      await serve.stop();
+      const modules = loaded('serve');
+      expect(modules.some((m) => m.endsWith('/out/cli/commands/serve.cjs'))).toBe(true);
+      expect(modules.filter((m) => /\/node_modules\/(zod|yaml|ws|commander)\//.test(m))).toEqual([]);
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
 });
