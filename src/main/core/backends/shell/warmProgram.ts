@@ -47,22 +47,39 @@ const program = [
 ].join('\n');
 
 /**
- * The shell's own functions. `__sb_spawn` forks the next call's subshell, which closes the pipe's write end (so it
- * reads end-of-file once the shell is gone), takes its parameters from the read end (fd 4; a NUL ends them) and runs
- * them; `__sb_go <pid tag> <end tag> <parameters>` runs one call in that subshell (or in one forked now, without the
- * pipe), reports its process group, waits for it and reports its end. The subshell's stderr starts at /dev/null (the
- * program points it at stdout) and its stdin is /dev/null, as on the spawn path.
+ * The shell's own functions. A call arrives as the line `__sb_go <pid tag> <end tag> <length>` followed by that many
+ * bytes of parameters, ASCII only (see asciiParameters), so `read -N` takes them in one read where a script line is
+ * read a byte at a time. `__sb_spawn` forks the next call's subshell, which closes the pipe's write end (so it reads
+ * end-of-file once the shell is gone) and waits on the read end (fd 4) for a ten-digit length and the parameters.
+ * `__sb_go` hands them to that subshell (or forks one now, without the pipe), reports its process group, waits for it
+ * and reports its end. The subshell's stderr starts at /dev/null (the program points it at stdout) and its stdin is
+ * /dev/null, as on the spawn path.
  */
 const shellFunctions = [
-  '__sb_spawn() { { ( set +m; exec 3>&-; IFS= read -r -d \'\' -u 4 __sb_call || exit 0; exec 4<&-; eval "$__sb_call" ) </dev/null & } 2>/dev/null; __sb_next=$!; }',
+  '__sb_spawn() { { ( set +m; exec 3>&-; IFS= read -r -N 10 -u 4 __sb_n || exit 0; IFS= read -r -N "$((10#$__sb_n))" -u 4 __sb_raw || exit 0; ' +
+    'exec 4<&-; printf -v __sb_call %b "$__sb_raw"; eval "$__sb_call" ) </dev/null & } 2>/dev/null; __sb_next=$!; }',
   '__sb_go() {',
-  '  if [ -n "$__sb_next" ]; then __sb_p=$__sb_next; __sb_next=; printf \'%s %s\\n\' "$1" "$__sb_p" >&2; printf \'%s\\0\' "$3" >&3',
-  '  else { ( set +m; eval "$3" ) </dev/null & } 2>/dev/null; __sb_p=$!; printf \'%s %s\\n\' "$1" "$__sb_p" >&2; fi',
+  '  IFS= read -r -N "$3" __sb_raw',
+  '  if [ -n "$__sb_next" ]; then __sb_p=$__sb_next; __sb_next=; printf \'%s %s\\n\' "$1" "$__sb_p" >&2; printf \'%010d%s\' "$3" "$__sb_raw" >&3',
+  '  else { ( set +m; printf -v __sb_call %b "$__sb_raw"; eval "$__sb_call" ) </dev/null & } 2>/dev/null; __sb_p=$!; printf \'%s %s\\n\' "$1" "$__sb_p" >&2; fi',
   '  wait "$__sb_p"; __sb_rc=$?; __sb_left=0; kill -0 -- -"$__sb_p" 2>/dev/null && __sb_left=1',
   '  printf \'\\n%s %s %s\\n\' "$2" "$__sb_rc" "$__sb_left"',
   '  [ -z "$__sb_pipe" ] || __sb_spawn',
   '}',
 ].join('\n');
+
+/**
+ * A call's parameters as printable ASCII for `printf %b`: every byte outside printable ASCII, and every backslash,
+ * becomes `\xHH`. Its length in bytes is then its length in characters whatever the shell's locale, which `read -N`
+ * counts in; `%b` turns it back into the same bytes.
+ */
+export function asciiParameters(text: string): string {
+  let out = '';
+  for (const byte of Buffer.from(text, 'utf8')) {
+    out += byte >= 0x20 && byte < 0x7f && byte !== 0x5c ? String.fromCharCode(byte) : `\\x${byte.toString(16).padStart(2, '0')}`;
+  }
+  return out;
+}
 
 /** What a warm shell is sent once, before its first call. */
 export function warmPrelude(): string {
@@ -121,6 +138,7 @@ export function warmCall(command: string, opts: WrapOptions, exports: Record<str
     `__sb_cmd=${shellQuote(command)}`,
     'eval "$__sb_prog"',
   ];
-  const script = `__sb_go ${tags.pid} ${tags.end} ${shellQuote(assignments.join('; '))}\n`;
+  const parameters = asciiParameters(assignments.join('; '));
+  const script = `__sb_go ${tags.pid} ${tags.end} ${parameters.length}\n${parameters}`;
   return { script, marker, tags };
 }

@@ -1,6 +1,6 @@
 // Warm shells on the local backend: calls reuse a live bash and keep every guarantee of a shell per call.
 import { afterAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExecOptions, TargetSnapshot } from '../provider.js';
@@ -92,6 +92,16 @@ describe('warm shells (local)', () => {
 });
 
 describe('warm shells keep what a fresh shell does', () => {
+  it('a command with backslashes, quotes, UTF-8 and control characters, in a UTF-8 cwd, or 200 KB long, runs as written', async () => {
+    const dir = join(home, 'dïr ✓ \\ "q"');
+    mkdirSync(dir);
+    const r = await a.exec(`printf '%s|' 'é ✓' "a\\\\b" '\\x41' $'tab\\there'; printf '%s' "$PWD"`, opts({ cwd: dir }));
+    expect(r.output).toBe(`é ✓|a\\b|\\x41|tab\there|${dir}`);
+    expect(r.cwd).toBe(dir);
+    const long = 'x'.repeat(200_000);
+    expect((await a.exec(`v='${long}'; echo \${#v}`, opts())).output).toBe('200000\n');
+  });
+
   it('a command that sets -e, noclobber or changes nothing still reports its cwd, status and exports', async () => {
     expect(await a.exec('set -eC; cd /usr; true', opts())).toMatchObject({ exitCode: 0, cwd: '/usr', output: '' });
     await a.exec('set -e; export WARM_E=1', opts());
