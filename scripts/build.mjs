@@ -39,6 +39,13 @@ const nodeSide = { ...cjs, platform: 'node', target: 'node20', packages: 'extern
 const commandNames = JSON.parse(/commandNames = (\[[^\]]*\])/.exec(readFileSync(join(root, 'src/main/cli/commandNames.ts'), 'utf8'))[1].replaceAll("'", '"'));
 /** Libraries a client bundle leaves in node_modules: native or locating files beside themselves, or the backends'. */
 const clientExternal = ['web-tree-sitter', 'tree-sitter-bash', 'bufferutil', 'utf-8-validate', 'node-pty', 'ssh2', 'cpu-features', 'dockerode', 'docker-modem', 'ssh-config', 'tar-stream'];
+/** In a client bundle, `ws` is the CLI's own small WebSocket client (src/main/cli/tinyWebSocket.ts says why). */
+const tinyWebSocket = {
+  name: 'tiny-websocket',
+  setup(b) {
+    b.onResolve({ filter: /^ws$/ }, () => ({ path: join(root, 'src/main/cli/tinyWebSocket.ts') }));
+  },
+};
 /** `sb-command:NAME`, the entry of command NAME's bundle: what main.ts expects of it (program.ts's runProgram, the adder). */
 const commandEntry = {
   name: 'command-entry',
@@ -78,7 +85,7 @@ async function buildNode() {
   // (backends, the MCP SDK for the first MCP request, the shell parser) loaded from node_modules when first used.
   await build({ ...nodeSide, ...minified, packages: undefined, entryPoints: { 'cli/commands/serve': 'sb-command:serve' }, plugins: [noElectron, commandEntry, inlineOnly(coreInlined)] });
   const clients = commandNames.filter((n) => n !== 'serve');
-  await build({ ...nodeSide, ...minified, packages: undefined, external: clientExternal, entryPoints: Object.fromEntries(clients.map((n) => [`cli/commands/${n}`, `sb-command:${n}`])), plugins: [noElectron, commandEntry] });
+  await build({ ...nodeSide, ...minified, packages: undefined, external: clientExternal, entryPoints: Object.fromEntries(clients.map((n) => [`cli/commands/${n}`, `sb-command:${n}`])), plugins: [noElectron, commandEntry, tinyWebSocket] });
   // The plugin host, forked by the Core once per enabled plugin (src/main/core/plugins/pluginHost.ts finds it here).
   await build({ ...nodeSide, entryPoints: { 'plugin-host/host': join(root, 'src/main/core/plugins/hostProcess.ts') }, plugins: [noElectron] });
 }

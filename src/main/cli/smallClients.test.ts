@@ -23,7 +23,8 @@ beforeAll(async () => {
   ensureBuilt();
   home = tempHome('sb-small-');
   preload = join(home, 'preload.cjs');
-  writeFileSync(preload, "process.on('exit', () => require('node:fs').writeFileSync(process.env.SB_TEST_LOADED, JSON.stringify(Object.keys(require.cache))));\n");
+  // At exit, and at SIGTERM too (a serve stopped by a signal is written before its own handler runs).
+  writeFileSync(preload, "const w = () => require('node:fs').writeFileSync(process.env.SB_TEST_LOADED, JSON.stringify(Object.keys(require.cache)));\nprocess.on('exit', w);\nprocess.on('SIGTERM', w);\n");
   writeFileSync(join(home, 'config.yaml'), `terminal:\n  targets:\n    local: { backend: local, cwd: ${home} }\n`);
   served = await startServe(home);
 }, 60_000);
