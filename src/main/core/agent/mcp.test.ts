@@ -273,3 +273,53 @@ describe('a hook that tries to retarget after authorization (in-process Core, MC
     expect(await tool(client, 'terminal', { command: 'pwd', execution_target: 'b' })).toMatchObject({ output: `${p.dirs.b}\n` });
   });
 });
+
+describe('/mcp as plain HTTP (what the SDK transport would answer, in JSON)', () => {
+  let host: Host;
+  let p: Profile;
+  beforeAll(async () => {
+    p = profile();
+    host = await startHost({ mode: 'serve', home: p.home });
+  });
+  afterAll(async () => {
+    await host?.close();
+    if (p) rmSync(p.root, { recursive: true, force: true });
+  });
+  const post = (body: string, headers: Record<string, string> = {}) =>
+    fetch(`${host.url}mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${host.server.token}`, ...headers },
+      body,
+    });
+  const list = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/list' });
+
+  it('answers a request with one JSON body, a batch with an array in order, a notification alone with 202', async () => {
+    const one = await post(JSON.stringify(list(1)));
+    expect([one.status, one.headers.get('content-type')]).toEqual([200, 'application/json']);
+    expect(((await one.json()) as { id: number; result: { tools: unknown[] } }).result.tools).toHaveLength(mcpTools.length);
+    const batch = (await (await post(JSON.stringify([list(2), list(3)]))).json()) as { id: number }[];
+    expect(batch.map((m) => m.id)).toEqual([2, 3]);
+    const note = await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    expect([note.status, await note.text()]).toEqual([202, '']);
+  });
+
+  it('refuses what the protocol does not allow, each with its status and one JSON-RPC error', async () => {
+    const cases: [Response, number, number, RegExp][] = [
+      [await post(JSON.stringify(list(1)), { accept: 'application/json' }), 406, -32000, /Not Acceptable/],
+      [await post(JSON.stringify(list(1)), { 'content-type': 'text/plain' }), 415, -32000, /Unsupported Media Type/],
+      [await post('{"jsonrpc": "2.0", '), 400, -32700, /Invalid JSON$/],
+      [await post('{"hello": 1}'), 400, -32700, /Invalid JSON-RPC message/],
+      [await post(JSON.stringify(list(1)), { 'mcp-protocol-version': '1999-01-01' }), 400, -32000, /Unsupported protocol version: 1999-01-01/],
+      [await post(JSON.stringify(Array.from({ length: 101 }, (_, i) => list(i)))), 400, -32600, /Batch must not exceed 100/],
+      [await post(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad":"${'x'.repeat(17 * 1024 * 1024)}"}}`), 413, -32000, /Payload Too Large/],
+    ];
+    for (const [res, status, code, message] of cases) {
+      expect(res.status).toBe(status);
+      const body = (await res.json()) as { error: { code: number; message: string }; id: null };
+      expect(body.error.code).toBe(code);
+      expect(body.error.message).toMatch(message);
+    }
+    // The Core still answers after all of them.
+    expect((await post(JSON.stringify(list(9)))).status).toBe(200);
+  });
+});

@@ -1,11 +1,25 @@
 // MCP over Streamable HTTP at /mcp on the Core's loopback server (token, Host and Origin are checked before this runs).
+//
+// Stateless, answered as JSON: each POST gets its own Server and a transport that lives for that POST only, so there
+// is no session table to leak or hijack and a Core restart loses nothing a client holds; tool calls need no
+// server-initiated messages, so no event stream is opened. The HTTP side is written against node:http directly: the
+// SDK's transport goes through web-standard Request and Response objects and streams, which cost an agent's call
+// more than the rest of the Core's work on it. What a client can observe is the SDK transport's behaviour in JSON
+// mode: the same status codes, JSON-RPC errors and checks (Accept, Content-Type, body size, protocol version).
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, isInitializeRequest, isJSONRPCErrorResponse, isJSONRPCRequest, isJSONRPCResultResponse,
+  type JSONRPCMessage, type RequestId,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { ToolResult } from '../../../shared/tools.js';
 import { createMcpServer } from './mcpServer.js';
 
 /** Largest JSON-RPC body accepted (a write_file of a few MB fits). */
 export const MAX_MCP_BODY_BYTES = 16 * 1024 * 1024;
+
+/** The most messages one POST may carry (as the SDK's transport allows). */
+const MAX_BATCH = 100;
 
 /** The /mcp route's handler, and what closes the transports still open at shutdown. */
 export interface McpHttp {
@@ -13,12 +27,102 @@ export interface McpHttp {
   close: () => Promise<void>;
 }
 
-/**
- * Stateless: each POST gets its own Server and transport, so there is no session table to leak or hijack and a
- * Core restart loses nothing a client holds. Tool calls need no server-initiated messages.
- */
+/** The transport of one POST: the Server's answers to its requests are collected, then sent as one JSON body. */
+class OnePostTransport implements Transport {
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onmessage?: Transport['onmessage'];
+  private readonly answers = new Map<RequestId, JSONRPCMessage>();
+  private closed = false;
+
+  constructor(private readonly requests: readonly RequestId[], private readonly answered: (answers: JSONRPCMessage[]) => void) {}
+
+  async start(): Promise<void> {}
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    // Notifications the Server sends (progress, logs) have no stream to go on in a JSON answer; they are dropped.
+    if (this.closed || !(isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) || message.id === undefined) return;
+    this.answers.set(message.id, message);
+    if (this.requests.every((id) => this.answers.has(id))) this.answered(this.requests.map((id) => this.answers.get(id)!));
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.onclose?.();
+  }
+}
+
+function jsonError(res: ServerResponse, status: number, code: number, message: string): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
+
+/** The body as text, or undefined (after answering 413) when it is larger than the limit. */
+function readBody(req: IncomingMessage, res: ServerResponse): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_MCP_BODY_BYTES) {
+        jsonError(res, 413, -32000, `Payload Too Large: the body is over ${MAX_MCP_BODY_BYTES} bytes`);
+        req.destroy();
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.once('error', reject);
+  });
+}
+
+/** The JSON-RPC messages of a POST, or undefined once it was answered with the error that says what is wrong. */
+async function readMessages(req: IncomingMessage, res: ServerResponse): Promise<JSONRPCMessage[] | undefined> {
+  const accept = req.headers.accept ?? '';
+  if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
+    jsonError(res, 406, -32000, 'Not Acceptable: Client must accept both application/json and text/event-stream');
+    return undefined;
+  }
+  if (!/^application\/json\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
+    jsonError(res, 415, -32000, 'Unsupported Media Type: Content-Type must be application/json');
+    return undefined;
+  }
+  const text = await readBody(req, res);
+  if (text === undefined) return undefined;
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    jsonError(res, 400, -32700, 'Parse error: Invalid JSON');
+    return undefined;
+  }
+  if (Array.isArray(raw) && raw.length > MAX_BATCH) {
+    jsonError(res, 400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`);
+    return undefined;
+  }
+  const parsed = (Array.isArray(raw) ? raw : [raw]).map((m) => JSONRPCMessageSchema.safeParse(m));
+  if (parsed.length === 0 || parsed.some((p) => !p.success)) {
+    jsonError(res, 400, -32700, 'Parse error: Invalid JSON-RPC message');
+    return undefined;
+  }
+  const messages = parsed.map((p) => p.data!);
+  const initializing = messages.some(isInitializeRequest);
+  if (initializing && messages.length > 1) {
+    jsonError(res, 400, -32600, 'Invalid Request: Only one initialization request is allowed');
+    return undefined;
+  }
+  const version = req.headers['mcp-protocol-version'];
+  if (!initializing && typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+    jsonError(res, 400, -32000, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
+    return undefined;
+  }
+  return messages;
+}
+
 export function mcpHttpHandler(callTool: (tool: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<ToolResult>): McpHttp {
-  const open = new Set<StreamableHTTPServerTransport>();
+  const open = new Set<OnePostTransport>();
   const close = async (): Promise<void> => {
     await Promise.all([...open].map((t) => t.close().catch(() => undefined)));
   };
@@ -29,33 +133,26 @@ export function mcpHttpHandler(callTool: (tool: string, args: Record<string, unk
       );
       return;
     }
-    const port = req.socket.localPort ?? 0;
-    const hosts = [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`];
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: undefined,
-      enableDnsRebindingProtection: true,
-      allowedHosts: hosts,
-      allowedOrigins: hosts.map((h) => `http://${h}`),
-      maxRequestBodySize: MAX_MCP_BODY_BYTES,
-      // One JSON body instead of an event stream: nothing is sent before the answer, and it goes out in one write.
-      enableJsonResponse: true,
-    });
-    const server = createMcpServer(callTool);
-    open.add(transport);
-    res.on('close', () => {
-      open.delete(transport);
-      void transport.close().catch(() => undefined);
-      void server.close().catch(() => undefined);
-    });
     try {
+      const messages = await readMessages(req, res);
+      if (!messages) return;
+      const requests = messages.filter(isJSONRPCRequest).map((m) => m.id);
+      const transport = new OnePostTransport(requests, (answers) => {
+        if (res.headersSent) return;
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answers.length === 1 ? answers[0] : answers));
+      });
+      const server = createMcpServer(callTool);
+      open.add(transport);
+      // A client that goes away cancels what it asked (the Server aborts its handlers' signals when its transport closes).
+      res.once('close', () => {
+        open.delete(transport);
+        void server.close().catch(() => undefined);
+      });
       await server.connect(transport);
-      await transport.handleRequest(req, res);
+      for (const message of messages) transport.onmessage?.(message);
+      if (requests.length === 0) res.writeHead(202).end();
     } catch (err) {
-      if (!res.headersSent) {
-        res.writeHead(500, { 'content-type': 'application/json' }).end(
-          JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: err instanceof Error ? err.message.split('\n')[0] : 'internal error' }, id: null }),
-        );
-      }
+      jsonError(res, 500, -32603, err instanceof Error ? (err.message.split('\n')[0] ?? 'internal error') : 'internal error');
     }
   };
   return { handle, close };
