@@ -31,25 +31,61 @@ const cjs = { outdir: join(root, 'out'), outExtension: { '.js': '.cjs' }, bundle
 const nodeSide = { ...cjs, platform: 'node', target: 'node20', packages: 'external', ...importMetaShim, sourcemap: true };
 
 /**
- * The CLI's commands: each module program.ts imports is a bundle of its own, loaded only when that command runs, so
- * `switchboard call` or `mcp` loads the small client it needs, not the Core with ssh2, dockerode and node-pty.
+ * The CLI's commands (src/main/cli/commandNames.ts): each is a bundle of its own, loaded by main.ts only when that
+ * command runs, so `switchboard call` or `mcp` never loads the Core, ssh2, dockerode or node-pty. A bundle holds the
+ * command, the program (program.ts) and the libraries they use: one file to read and compile instead of zod's hundred.
+ * main.ts loads it through a V8 code cache (src/main/cli/bundleLoader.ts).
  */
-const programFile = join(root, 'src/main/cli/program.ts');
-const commandEntries = Object.fromEntries(
-  [...readFileSync(programFile, 'utf8').matchAll(/import\('\.\/commands\/(\w+)\.js'\)/g)].map((m) => [`cli/commands/${m[1]}`, join(root, 'src/main/cli/commands', `${m[1]}.ts`)]),
-);
-/** program.ts's `import('./commands/x.js')` stays a require of the bundle built beside it. */
-const commandsApart = {
-  name: 'commands-apart',
+const commandNames = JSON.parse(/commandNames = (\[[^\]]*\])/.exec(readFileSync(join(root, 'src/main/cli/commandNames.ts'), 'utf8'))[1].replaceAll("'", '"'));
+/** Libraries a client bundle leaves in node_modules: native or locating files beside themselves, or the backends'. */
+const clientExternal = ['web-tree-sitter', 'tree-sitter-bash', 'bufferutil', 'utf-8-validate', 'node-pty', 'ssh2', 'cpu-features', 'dockerode', 'docker-modem', 'ssh-config', 'tar-stream'];
+/** In a client bundle, `ws` is the CLI's own small WebSocket client (src/main/cli/tinyWebSocket.ts says why). */
+const tinyWebSocket = {
+  name: 'tiny-websocket',
   setup(b) {
-    b.onResolve({ filter: /^\.\/commands\/[^/]+\.js$/ }, (args) =>
-      args.kind === 'dynamic-import' && args.importer === programFile ? { path: args.path.replace(/\.js$/, '.cjs'), external: true } : undefined);
+    b.onResolve({ filter: /^ws$/ }, () => ({ path: join(root, 'src/main/cli/tinyWebSocket.ts') }));
+  },
+};
+/** `sb-command:NAME`, the entry of command NAME's bundle: what main.ts expects of it (program.ts's runProgram, the adder). */
+const commandEntry = {
+  name: 'command-entry',
+  setup(b) {
+    b.onResolve({ filter: /^sb-command:/ }, (args) => ({ path: args.path.slice('sb-command:'.length), namespace: 'sb-command' }));
+    b.onLoad({ filter: /.*/, namespace: 'sb-command' }, (args) => ({
+      resolveDir: join(root, 'src/main/cli'),
+      loader: 'ts',
+      contents: `export { ${args.path}Command as addCommand } from './commands/${args.path}.js';\nexport { runProgram } from './program.js';\n`,
+    }));
   },
 };
 
+/**
+ * Whitespace and syntax minified (names kept): a smaller file to read, hash and hold, and without comments it is
+ * ASCII, which V8 holds at one byte a character (one em dash in a comment doubles the whole source in memory).
+ */
+const minified = { minifyWhitespace: true, minifySyntax: true };
+/** The packages the Core bundles in: pure JavaScript it loads at start anyway. */
+const coreInlined = ['zod', 'yaml', 'ws', 'commander', 'ssh-config'];
+/** Every package import stays a require of node_modules except those of `packages`, which are bundled in. */
+const inlineOnly = (packages) => ({
+  name: 'inline-only',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('node:') || args.namespace === 'sb-command') return undefined;
+      const name = args.path.startsWith('@') ? args.path.split('/').slice(0, 2).join('/') : args.path.split('/')[0];
+      return packages.includes(name) ? undefined : { path: args.path, external: true };
+    });
+  },
+});
+
 async function buildNode() {
   // The Core and the CLI, under plain Node.
-  await build({ ...nodeSide, entryPoints: { 'cli/main': join(root, 'src/main/cli/main.ts'), ...commandEntries }, plugins: [noElectron, commandsApart] });
+  await build({ ...nodeSide, entryPoints: { 'cli/main': join(root, 'src/main/cli/main.ts') }, plugins: [noElectron] });
+  // The Core: the libraries it loads at start bundled in (zod's hundred files cost the idle Core megabytes), the rest
+  // (backends, the MCP SDK for the first MCP request, the shell parser) loaded from node_modules when first used.
+  await build({ ...nodeSide, ...minified, packages: undefined, entryPoints: { 'cli/commands/serve': 'sb-command:serve' }, plugins: [noElectron, commandEntry, inlineOnly(coreInlined)] });
+  const clients = commandNames.filter((n) => n !== 'serve');
+  await build({ ...nodeSide, ...minified, packages: undefined, external: clientExternal, entryPoints: Object.fromEntries(clients.map((n) => [`cli/commands/${n}`, `sb-command:${n}`])), plugins: [noElectron, commandEntry, tinyWebSocket] });
   // The plugin host, forked by the Core once per enabled plugin (src/main/core/plugins/pluginHost.ts finds it here).
   await build({ ...nodeSide, entryPoints: { 'plugin-host/host': join(root, 'src/main/core/plugins/hostProcess.ts') }, plugins: [noElectron] });
 }

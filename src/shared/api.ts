@@ -1,5 +1,5 @@
 // The Core API, declared once: every transport, the renderer client and the CLI are derived from this table.
-import { z } from 'zod';
+import * as z from 'zod';
 import { ErrorPayload } from './errors.js';
 import { TargetInfo } from './targets.js';
 import { ToolClient, ToolResult, toolNames } from './tools.js';

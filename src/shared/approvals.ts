@@ -1,5 +1,5 @@
 // Pending approvals (unknown SSH host keys, dangerous agent commands), the decisions a person makes and the rules they keep.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const ApprovalScope = z.enum(['once', 'session', 'always']);
 export type ApprovalScope = z.infer<typeof ApprovalScope>;

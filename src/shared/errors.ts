@@ -1,5 +1,5 @@
 // One error family for every boundary: a stable code, a one-line message, a hint.
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const errorCodes = [
   'bad_request',

@@ -1,5 +1,5 @@
 // The typed RPC between the Core and a plugin host process: each method's params and result, and the host's events.
-import { z } from 'zod';
+import * as z from 'zod';
 import { SpecFieldInfo } from './specFields.js';
 
 /** Flags as a plugin declared them (each optional; the Core fills the defaults). */

@@ -1,5 +1,5 @@
 // What a plugin is (its manifest), what the Core says of one (`plugins.list`), and the API a plugin's module is handed.
-import { z } from 'zod';
+import * as z from 'zod';
 import type { SpecFieldDecl } from './specFields.js';
 
 /** A backend or plugin name: lower-case letters, digits and `_`, starting with a letter. */

@@ -1,5 +1,5 @@
 // How a backend declares its spec fields once; the spec schema, the Add-target form, CLI flags and secret checks derive from it.
-import { z } from 'zod';
+import * as z from 'zod';
 import { ProviderFlags } from './targets.js';
 
 /**

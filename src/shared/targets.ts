@@ -1,5 +1,5 @@
 // What a target is: any spec before its backend checks it, provider flags, and what the UI and CLI see of a target.
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** A target name: what config keys, CLI arguments and `execution_target` use. */
 export const TargetName = z

@@ -1,5 +1,5 @@
 // The agent tools of DESIGN.md: argument and result schemas shared by MCP, `switchboard call` and the UI.
-import { z } from 'zod';
+import * as z from 'zod';
 
 const executionTarget = z
   .string()

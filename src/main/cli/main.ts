@@ -1,11 +1,21 @@
-// Entry of the `switchboard` binary.
-import { buildProgram } from './program.js';
-import { exitWhenFlushed, fail, isLongRunning } from './output.js';
+// Entry of the `switchboard` binary: runs the one bundle built for the named command, compiled from V8's code cache.
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { loadBundle } from './bundleLoader.js';
+import { commandNames, namedCommand, type CommandName } from './commandNames.js';
+import type { AddCommand, runProgram } from './program.js';
 
-buildProgram(process.argv)
-  .then((program) => program.parseAsync(process.argv))
-  .then(() => {
-    // One-shot commands end here; idle SSH connections or file watchers must not hold the shell prompt.
-    if (!isLongRunning()) exitWhenFlushed();
-  })
-  .catch(fail);
+/**
+ * What scripts/build.mjs makes of each command: one file with the command, the program and every library they use
+ * (zod, ws, commander, the MCP SDK …) inside, so `switchboard call` reads and compiles one file, not a hundred.
+ */
+interface CommandBundle {
+  addCommand: AddCommand;
+  runProgram: typeof runProgram;
+}
+
+const here = fileURLToPath(new URL('.', import.meta.url));
+const bundle = (name: CommandName): CommandBundle => loadBundle(join(here, 'commands', `${name}.cjs`)) as CommandBundle;
+
+// The whole --help (or an unknown command's error) needs every command: the first bundle's program takes them all.
+void bundle(namedCommand(process.argv) ?? commandNames[0]).runProgram(process.argv, (name) => bundle(name).addCommand);

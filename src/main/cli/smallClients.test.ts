@@ -9,6 +9,7 @@ import { cliPath, ensureBuilt, runCli, startServe, tempHome, type Served } from 
 const coreOnly = /\/node_modules\/(ssh2|dockerode|node-pty|web-tree-sitter|tree-sitter-bash|ssh-config|tar-stream)\//;
 /** The backends' own libraries: `approvals check` needs the shell parser, never these. */
 const backendOnly = /\/node_modules\/(ssh2|dockerode|node-pty|ssh-config|tar-stream)\//;
+const fromNodeModules = (m: string): boolean => m.includes('/node_modules/');
 
 let home: string;
 let served: Served;
@@ -22,7 +23,8 @@ beforeAll(async () => {
   ensureBuilt();
   home = tempHome('sb-small-');
   preload = join(home, 'preload.cjs');
-  writeFileSync(preload, "process.on('exit', () => require('node:fs').writeFileSync(process.env.SB_TEST_LOADED, JSON.stringify(Object.keys(require.cache))));\n");
+  // At exit, and at SIGTERM too (a serve stopped by a signal is written before its own handler runs).
+  writeFileSync(preload, "const w = () => require('node:fs').writeFileSync(process.env.SB_TEST_LOADED, JSON.stringify(Object.keys(require.cache)));\nprocess.on('exit', w);\nprocess.on('SIGTERM', w);\n");
   writeFileSync(join(home, 'config.yaml'), `terminal:\n  targets:\n    local: { backend: local, cwd: ${home} }\n`);
   served = await startServe(home);
 }, 60_000);
@@ -40,6 +42,8 @@ describe('small clients', () => {
     const modules = loaded('call');
     expect(modules.some((m) => m.endsWith('/out/cli/commands/call.cjs'))).toBe(true);
     expect(modules.filter((m) => coreOnly.test(m) || m.endsWith('/serve.cjs'))).toEqual([]);
+    // One file to read and compile: the libraries it uses (zod, ws, commander) are inside its bundle.
+    expect(modules.filter(fromNodeModules)).toEqual([]);
   });
 
   it('`switchboard mcp` answers initialize without loading the Core or a backend library', async () => {
@@ -53,6 +57,7 @@ describe('small clients', () => {
     const modules = loaded('mcp');
     expect(modules.some((m) => m.endsWith('/out/cli/commands/mcp.cjs'))).toBe(true);
     expect(modules.filter((m) => coreOnly.test(m) || m.endsWith('/serve.cjs'))).toEqual([]);
+    expect(modules.filter(fromNodeModules)).toEqual([]);
   });
 
   /** Run one CLI command with module tracing; it must succeed and load its own bundle, not serve's or `heavy`. */
@@ -82,5 +87,19 @@ describe('small clients', () => {
 
   it('`switchboard plugins list` runs without loading a backend library', async () => {
     await runSmall('plugins-list', ['plugins', 'list'], 'plugins');
+  });
+
+  it('the Core (`serve`) has zod, yaml, ws and commander inside its bundle instead of loading their files', async () => {
+    const own = tempHome('sb-small-serve-');
+    try {
+      writeFileSync(join(own, 'config.yaml'), `terminal:\n  targets:\n    local: { backend: local, cwd: ${own} }\n`);
+      const serve = await startServe(own, tracing('serve'));
+      await serve.stop();
+      const modules = loaded('serve');
+      expect(modules.some((m) => m.endsWith('/out/cli/commands/serve.cjs'))).toBe(true);
+      expect(modules.filter((m) => /\/node_modules\/(zod|yaml|ws|commander)\//.test(m))).toEqual([]);
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
   });
 });

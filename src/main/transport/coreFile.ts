@@ -1,7 +1,7 @@
 // core.json: where the running Core listens and its token; mode 0600, removed on exit.
 import { readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { SwitchboardError } from '../../shared/errors.js';
 import { FileLock, pidAlive, type HeldLock } from '../core/registry/lock.js';
 

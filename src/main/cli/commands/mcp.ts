@@ -10,24 +10,34 @@ import { readCoreFile } from '../../transport/coreFile.js';
 import { connectCore } from '../../transport/wsLink.js';
 import { action, keepRunning } from '../output.js';
 
-/** A connection to the Core that is re-made (from core.json) for the next call after it was lost; a call is never retried. */
+/**
+ * A connection to the Core that is re-made (from core.json) for the next call after it was lost; a call is never
+ * retried. The first connection is opened at start but not waited for: MCP's initialize is answered meanwhile, and a
+ * connection that fails is reported by the tool call that needed it, as after a lost connection.
+ */
 class CoreBridge {
-  private conn: { client: CoreClient; close: () => void } | undefined;
+  private conn: Promise<{ client: CoreClient; close: () => void }> | undefined;
   /** Calls in flight: when the client closes stdin, their answers are still written before exit. */
   readonly inFlight = new Set<Promise<unknown>>();
 
-  static async open(): Promise<CoreBridge> {
+  /** Throws no_core when no Core runs (no core.json, or its process is gone): `switchboard mcp` fails at start then. */
+  static open(): CoreBridge {
     const b = new CoreBridge();
-    await b.connection();
+    void b.connection().catch(() => undefined);
     return b;
   }
 
-  private async connection(): Promise<CoreClient> {
+  private connection(): Promise<CoreClient> {
     if (!this.conn) {
       const info = readCoreFile(switchboardHome());
-      this.conn = await connectCore(info.ws_url, info.token);
+      const conn = connectCore(info.ws_url, info.token);
+      this.conn = conn;
+      // A connection that could not be made is tried again by the next call.
+      conn.catch(() => {
+        if (this.conn === conn) this.conn = undefined;
+      });
     }
-    return this.conn.client;
+    return this.conn.then((c) => c.client);
   }
 
   call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
@@ -42,16 +52,13 @@ class CoreBridge {
     try {
       return await client.call('tool.call', { tool, args, client: 'mcp' }, { signal });
     } catch (err) {
-      if (err instanceof SwitchboardError && err.code === 'no_core') {
-        this.conn?.close();
-        this.conn = undefined;
-      }
+      if (err instanceof SwitchboardError && err.code === 'no_core') this.close();
       throw err;
     }
   }
 
   close(): void {
-    this.conn?.close();
+    void this.conn?.then((c) => c.close(), () => undefined);
     this.conn = undefined;
   }
 }
@@ -62,7 +69,7 @@ export function mcpCommand(program: Command): void {
     .description('serve the tools over MCP on stdio, bridged to the running Core (for Claude Code, Codex, Cursor)')
     .action(action(async () => {
       // Fails here, before any MCP traffic, with one stderr line and exit 1 when no Core runs.
-      const bridge = await CoreBridge.open();
+      const bridge = CoreBridge.open();
       const server = createMcpServer((tool, args, signal) => bridge.call(tool, args, signal));
       const transport = new StdioServerTransport();
       server.onclose = () => {

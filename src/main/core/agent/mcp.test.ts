@@ -195,7 +195,7 @@ describe('switchboard mcp (stdio) and /mcp (Streamable HTTP) against a running s
     expect(await names()).toContain('c');
     expect(JSON.stringify((await stdio.listTools()).tools)).toBe(before);
     expect(JSON.stringify((await http.listTools()).tools)).toBe(before);
-    expect(before).toBe(JSON.stringify(mcpTools));
+    expect(before).toBe(JSON.stringify(mcpTools()));
     writeConfig(p.home, p.dirs, false);
   });
 
@@ -296,7 +296,7 @@ describe('/mcp as plain HTTP (what the SDK transport would answer, in JSON)', ()
   it('answers a request with one JSON body, a batch with an array in order, a notification alone with 202', async () => {
     const one = await post(JSON.stringify(list(1)));
     expect([one.status, one.headers.get('content-type')]).toEqual([200, 'application/json']);
-    expect(((await one.json()) as { id: number; result: { tools: unknown[] } }).result.tools).toHaveLength(mcpTools.length);
+    expect(((await one.json()) as { id: number; result: { tools: unknown[] } }).result.tools).toHaveLength(mcpTools().length);
     const batch = (await (await post(JSON.stringify([list(2), list(3)]))).json()) as { id: number }[];
     expect(batch.map((m) => m.id)).toEqual([2, 3]);
     const note = await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));

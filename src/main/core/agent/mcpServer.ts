@@ -7,7 +7,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
-import { z } from 'zod';
+import * as z from 'zod';
 import { errorLine, toErrorPayload } from '../../../shared/errors.js';
 import type { ToolResult } from '../../../shared/tools.js';
 import type { ToolDef } from '../tools/toolDef.js';
@@ -22,19 +22,23 @@ function inputSchema(def: ToolDef): Tool['inputSchema'] {
   return json as Tool['inputSchema'];
 }
 
+let tools: readonly Tool[] | undefined;
 /**
  * The tool list, read from the tool declarations. It depends only on them, never on the current targets, so it is
  * byte-stable while targets come and go (clients cache it); the targets themselves are found with list_targets.
+ * Built on the first tools/list, not at start: `switchboard mcp` answers initialize without converting every schema.
  */
-export const mcpTools: readonly Tool[] = Object.freeze(
-  toolDefs.map((def) => ({
-    name: def.name,
-    title: def.title,
-    description: def.description,
-    inputSchema: inputSchema(def),
-    annotations: { title: def.title, ...def.annotations },
-  })),
-);
+export function mcpTools(): readonly Tool[] {
+  return (tools ??= Object.freeze(
+    toolDefs.map((def) => ({
+      name: def.name,
+      title: def.title,
+      description: def.description,
+      inputSchema: inputSchema(def),
+      annotations: { title: def.title, ...def.annotations },
+    })),
+  ));
+}
 
 export const MCP_INSTRUCTIONS =
   'Switchboard routes commands and file operations to named execution targets (the local machine, SSH hosts, ' +
@@ -64,7 +68,7 @@ export function createMcpServer(call: ToolCaller, version = '0.1.0'): Server {
     { name: 'switchboard', title: 'Switchboard', version },
     { capabilities: { tools: { listChanged: false } }, instructions: MCP_INSTRUCTIONS, jsonSchemaValidator: sharedValidator },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...mcpTools] }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...mcpTools()] }));
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     try {
       return toCallToolResult(await call(req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>, extra.signal));

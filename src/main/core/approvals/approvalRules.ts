@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { ApprovalRule } from '../../../shared/approvals.js';
 import { SwitchboardError } from '../../../shared/errors.js';
 

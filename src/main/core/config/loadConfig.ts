@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { LineCounter, isScalar, parseDocument, visit, type Document } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { SwitchboardError, formatZodError } from '../../../shared/errors.js';
 import { TargetName, type TargetSpec } from '../../../shared/targets.js';
 import { didYouMean } from './didYouMean.js';

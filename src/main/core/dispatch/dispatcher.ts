@@ -1,6 +1,6 @@
 // One path for every tool call: parse → one frozen snapshot → guards → environment → result + audit.
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { SwitchboardError, formatZodError, toErrorPayload } from '../../../shared/errors.js';
 import type { ToolClient, ToolResult } from '../../../shared/tools.js';
 import type { ActivityEntry } from '../../../shared/api.js';

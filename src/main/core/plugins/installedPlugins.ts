@@ -7,7 +7,7 @@
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
-import { z } from 'zod';
+import * as z from 'zod';
 import { SwitchboardError } from '../../../shared/errors.js';
 import { PluginManifest, PluginName } from '../../../shared/plugins.js';
 import { dormantSpec } from '../../../shared/targets.js';

@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** The variable every started process carries; children inherit it. Not SWITCHBOARD_*: that prefix is stripped. */
 export const RUN_VARIABLE = 'SB_CORE_RUN';

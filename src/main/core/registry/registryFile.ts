@@ -1,6 +1,6 @@
 // The format of runtime-targets.json and its pure rules: bounded parsing, per-record validation, ownership, generations.
 import { randomBytes } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { SwitchboardError, formatZodError } from '../../../shared/errors.js';
 import { PluginSpec, TargetName, type TargetSpec } from '../../../shared/targets.js';
 import { builtinSpec, builtinSpecs } from '../backends/builtinSpecs.js';

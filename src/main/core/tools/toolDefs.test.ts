@@ -12,7 +12,7 @@ describe('tool declarations', () => {
 
   it('the MCP list is read from them: titles and annotations', () => {
     for (const d of toolDefs) {
-      expect(mcpTools.find((t) => t.name === d.name)).toMatchObject({ title: d.title, description: d.description, annotations: { title: d.title, ...d.annotations } });
+      expect(mcpTools().find((t) => t.name === d.name)).toMatchObject({ title: d.title, description: d.description, annotations: { title: d.title, ...d.annotations } });
     }
   });
 

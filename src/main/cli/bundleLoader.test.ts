@@ -1,0 +1,73 @@
+// The CLI's bundle loader: a bundle runs as CommonJS, its V8 code cache is written beside it and checked against the
+// bundle's content, so a rebuilt bundle never runs the bytecode of the one before (V8 checks only the length).
+import { afterEach, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot } from '../../../scripts/testEnv.js';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+/** A temp folder with `bundle.cjs` (exporting answer() and what `require` finds) and a script that loads it. */
+function fixture(answer: string): { dir: string; bundle: string; run: () => string } {
+  const dir = mkdtempSync(join(tmpdir(), 'sb-bundle-'));
+  dirs.push(dir);
+  const bundle = join(dir, 'bundle.cjs');
+  writeBundle(bundle, answer);
+  const runner = join(dir, 'run.mjs');
+  writeFileSync(runner, [
+    `import { loadBundle } from ${JSON.stringify(join(repoRoot, 'src/main/cli/bundleLoader.ts'))};`,
+    `import { createRequire } from 'node:module';`,
+    `const m = loadBundle(process.argv[2]);`,
+    `const listed = Object.keys(createRequire(import.meta.url).cache).includes(process.argv[2]);`,
+    `console.log(JSON.stringify({ answer: m.answer(), path: m.pathJoin('a', 'b'), file: m.file, listed }));`,
+  ].join('\n'));
+  const run = (): string => {
+    const r = spawnSync(process.execPath, ['--import', 'tsx', runner, bundle], { cwd: repoRoot, encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    return r.stdout;
+  };
+  return { dir, bundle, run };
+}
+
+function writeBundle(file: string, answer: string): void {
+  writeFileSync(file, `exports.answer = function answer() { return ${JSON.stringify(answer)}; };\nexports.pathJoin = require('node:path').join;\nexports.file = __filename;\n`);
+}
+
+const sha256 = (file: string): Buffer => createHash('sha256').update(readFileSync(file, 'utf8')).digest();
+
+describe('loadBundle', () => {
+  it('runs a bundle as CommonJS (require, __filename, listed in require.cache) and writes its code cache at exit', () => {
+    const { bundle, run } = fixture('one');
+    expect(JSON.parse(run())).toEqual({ answer: 'one', path: join('a', 'b'), file: bundle, listed: true });
+    const cache = readFileSync(`${bundle}.v8cache`);
+    expect(cache.subarray(0, 32).equals(sha256(bundle))).toBe(true);
+    expect(cache.length).toBeGreaterThan(32);
+    // From the cache now: the same answer.
+    expect(JSON.parse(run()).answer).toBe('one');
+  });
+
+  it('a rebuilt bundle of the same length runs its own code, not the cached bytecode of the one before', () => {
+    const { bundle, run } = fixture('one');
+    run();
+    const before = readFileSync(`${bundle}.v8cache`);
+    writeBundle(bundle, 'two');
+    expect(JSON.parse(run()).answer).toBe('two');
+    // And the cache was made again, for the new bundle.
+    expect(readFileSync(`${bundle}.v8cache`).equals(before)).toBe(false);
+    expect(readFileSync(`${bundle}.v8cache`).subarray(0, 32).equals(sha256(bundle))).toBe(true);
+  });
+
+  it('a damaged cache file is not used and is replaced', () => {
+    const { bundle, run } = fixture('one');
+    writeFileSync(`${bundle}.v8cache`, Buffer.concat([sha256(bundle), Buffer.from('not V8 data at all')]));
+    expect(JSON.parse(run()).answer).toBe('one');
+    expect(readFileSync(`${bundle}.v8cache`).length).toBeGreaterThan(32 + 'not V8 data at all'.length);
+  });
+});

@@ -1,0 +1,80 @@
+// Loads a CLI bundle as a CommonJS module through V8's code cache kept beside it, so a command starts without first
+// compiling its whole bundle (Node 20 has no compile cache of its own: module.enableCompileCache is Node 22+).
+import { createHash } from 'node:crypto';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import Module, { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import vm from 'node:vm';
+
+/**
+ * A cache file is the SHA-256 of the bundle it was made from, then V8's data. V8 checks its own version and flags but,
+ * of the source, only the length: a rebuilt bundle of the same length must not run the old one's bytecode.
+ */
+const HASH_BYTES = 32;
+/** A long-running command (serve, mcp) saves its cache this long after start; a one-shot command saves it at exit. */
+const SAVE_AFTER_MS = 1000;
+
+type ModuleWrapper = (this: unknown, exports: unknown, require: NodeJS.Require, module: Module, filename: string, dirname: string) => void;
+
+/** The exports of the CommonJS bundle `file` (an absolute path), loaded once per process like `require(file)`. */
+export function loadBundle(file: string): unknown {
+  const requireHere = createRequire(file);
+  const known = requireHere.cache[file];
+  if (known) return known.exports;
+  const source = readFileSync(file, 'utf8');
+  const hash = createHash('sha256').update(source).digest();
+  const cacheFile = `${file}.v8cache`;
+  const cachedData = readCache(cacheFile, hash);
+  const script = new vm.Script(Module.wrap(source), {
+    filename: file,
+    cachedData,
+    // The Core imports ES-only packages (conf) with import().
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  // Registered before it runs, as require() does, so that the process's module list (require.cache) names the bundle.
+  const mod = new Module(file);
+  mod.filename = file;
+  mod.paths = requireHere.resolve.paths('.') ?? [];
+  requireHere.cache[file] = mod;
+  try {
+    (script.runInThisContext() as ModuleWrapper).call(mod.exports, mod.exports, requireHere, mod, file, dirname(file));
+  } catch (err) {
+    delete requireHere.cache[file];
+    throw err;
+  }
+  mod.loaded = true;
+  if (cachedData === undefined || script.cachedDataRejected) saveCache(script, cacheFile, hash);
+  return mod.exports;
+}
+
+function readCache(cacheFile: string, hash: Buffer): Buffer | undefined {
+  try {
+    const data = readFileSync(cacheFile);
+    return data.subarray(0, HASH_BYTES).equals(hash) ? data.subarray(HASH_BYTES) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Saves V8's data for `script` once: at exit or SAVE_AFTER_MS after start, whichever is first, so that it holds the
+ * functions the command compiled while it ran, not only the bundle's top level. Written whole and renamed into place,
+ * so a process starting meanwhile reads the old cache or the new one, never half of one.
+ */
+function saveCache(script: vm.Script, cacheFile: string, hash: Buffer): void {
+  let saved = false;
+  const save = (): void => {
+    if (saved) return;
+    saved = true;
+    const temp = `${cacheFile}.${process.pid}.tmp`;
+    try {
+      writeFileSync(temp, Buffer.concat([hash, script.createCachedData()]));
+      renameSync(temp, cacheFile);
+    } catch {
+      // A read-only install runs without a cache: each start compiles, as plain require() would.
+      rmSync(temp, { force: true });
+    }
+  };
+  process.once('exit', save);
+  setTimeout(save, SAVE_AFTER_MS).unref();
+}
