@@ -9,23 +9,14 @@
 // which retires it. The subshell repeats wrapCommand's steps in the same order (env file, cwd or its nearest parent,
 // eval, EXIT trap saving changed exports and printing the cwd marker), so results read exactly as on the
 // spawn-per-call path. Capturing `export -p` costs a fork in POSIX sh, so it is taken only for a command that could
-// assign a variable at all (mayAssign); anything else cannot change the exports. The shell's stdin is the pipe the
+// change the exports at all (mayChangeExports, shared with warmProgram). The shell's stdin is the pipe the
 // calls arrive on (ash and dash read it in blocks): a call's stdin is /dev/null.
 import { randomBytes } from 'node:crypto';
 import { envFileWord, exportsDiff, exportsFileHeader, missingCwdStatus, shellQuote, writeEnvFile, type WrapOptions } from './shellWrap.js';
-import type { WarmCall } from './warmProgram.js';
+import { mayChangeExports, type WarmCall } from './warmProgram.js';
 
 /** The warm shell says its pid once (on stderr): its calls' process group. */
 export const shellPidTag = '__SB_WARM_SHELL__';
-
-/**
- * Whether a command could change a shell variable: an `=` (assignment, `${x:=…}`, `$((x+=1))`), `++`/`--`, or a
- * builtin that assigns or runs other text (`export`, `read`, `eval`, `.` …). A command with none of these only runs
- * programs and builtins that leave the variables alone, so its exports need no before-and-after comparison.
- */
-export function mayAssign(command: string): boolean {
-  return /=|\+\+|--|(^|[^\w.-])(export|unset|read|readonly|eval|set|source|typeset|declare|local|let|getopts|for|select|mapfile|readarray|printf|command|builtin|trap|alias|exec|wait)(?![\w.-])|(^|[\s;&|(){}`])\.(\s|$)/.test(command);
-}
 
 /**
  * One call's program, run by `eval "$__sb_prog"` in the call's subshell with its parameters in `__sb_mark`,
@@ -84,7 +75,7 @@ export function posixWarmCall(command: string, opts: WrapOptions, env: Record<st
   const id = randomBytes(8).toString('hex');
   const marker = `__SB_CWD_${id}__`;
   const tags = { pid: `__SB_WARM_PID_${id}__`, end: `__SB_WARM_END_${id}__` };
-  const snap = opts.envFile !== undefined && mayAssign(command);
+  const snap = opts.envFile !== undefined && mayChangeExports(command);
   const assignments = [
     ...Object.entries(env).map(([k, v]) => `export ${k}=${shellQuote(v)}`),
     `__sb_mark=${marker}`,

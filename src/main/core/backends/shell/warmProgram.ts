@@ -23,6 +23,17 @@ const signature = (into: string): string =>
   `do [[ \${!__sb_n@a} == *x* ]] && __sb_s+="$__sb_n=\${!__sb_n@Q};"; done; ${into}=$__sb_s`;
 
 /**
+ * Whether a command could change the shell's exported variables: an `=` (assignment, `${x:=…}`, `$((x+=1))`), an
+ * arithmetic `((x++))`, a builtin that assigns or runs other text (`export`, `read`, `eval`, `.` …), or anything that could spell
+ * such a word only when the shell expands it: quotes, `\`, `$`, a backquote, a glob or a brace (`e""xport`, `$c X`,
+ * `expor? X`, `e{x,}port`). A command with none of these only runs programs and builtins that leave the variables
+ * alone, so its exports need no before-and-after comparison, which is most of what a warm call costs the shell.
+ */
+export function mayChangeExports(command: string): boolean {
+  return /[=$`'"\\*?[{]|\(\(|(^|[^\w.-])(export|unset|read|readonly|eval|set|source|typeset|declare|local|let|getopts|for|select|mapfile|readarray|printf|command|builtin|trap|alias|exec|wait|enable|shopt)(?![\w.-])|(^|[\s;&|(){}])\.(\s|$)/.test(command);
+}
+
+/**
  * One call's program, run by `eval "$__sb_prog"` in the call's subshell with its parameters in `__sb_mark`,
  * `__sb_cwd`, `__sb_must`, `__sb_env`, `__sb_base` and `__sb_cmd`: the same steps, in the same order, as
  * wrapCommand's script. The starting environment (`__sb_base`) is the warm shell's own, taken once when it starts,
@@ -39,9 +50,9 @@ const program = [
   'while [ ! -d "$__sb_d" ] && [ "$__sb_d" != / ]; do __sb_d=$(dirname -- "$__sb_d"); done',
   'cd -- "$__sb_d" 2>/dev/null || cd /',
   '[ "$__sb_d" = "$__sb_cwd" ] || printf "[the cwd %s no longer exists; running in %s]\\n" "$__sb_cwd" "$(pwd)"',
-  `if [ -n "$__sb_env" ]; then ${signature('__sb_old')}; fi`,
+  `if [ -n "$__sb_env" ] && [ -n "$__sb_snap" ]; then ${signature('__sb_old')}; fi`,
   // The marker line as wrapCommand prints it ("\n<marker><cwd>\n"), pwd printing the cwd and its newline itself.
-  `trap '__sb_ec=$?; [ -z "$__sb_env" ] || { ${signature('__sb_now')}; [ "$__sb_now" = "$__sb_old" ] || ${writeEnvFile}}; ` +
+  `trap '__sb_ec=$?; [ -z "$__sb_env" ] || [ -z "$__sb_snap" ] || { ${signature('__sb_now')}; [ "$__sb_now" = "$__sb_old" ] || ${writeEnvFile}}; ` +
     `printf "\\n%s" "'"$__sb_mark"'"; pwd -P 2>/dev/null || pwd; exit $__sb_ec' EXIT`,
   'eval "$__sb_cmd"',
 ].join('\n');
@@ -127,14 +138,16 @@ export function warmCall(command: string, opts: WrapOptions, exports: Record<str
   const id = randomBytes(8).toString('hex');
   const marker = `__SB_CWD_${id}__`;
   const tags = { pid: `__SB_WARM_PID_${id}__`, end: `__SB_WARM_END_${id}__` };
+  const snap = opts.envFile !== undefined && mayChangeExports(command);
   const assignments = [
     ...Object.entries(exports).map(([k, v]) => `export ${k}=${shellQuote(v)}`),
     `__sb_mark=${marker}`,
     `__sb_cwd=${shellQuote(opts.cwd)}`,
     `__sb_must=${opts.cwdMustExist ? '1' : "''"}`,
     `__sb_env=${opts.envFile ? envFileWord(opts.envFile) : "''"}`,
+    `__sb_snap=${snap ? '1' : "''"}`,
     // The exports diff skips run markers (SB_CORE_*), so the shell's own starting environment stands for the call's.
-    Object.keys(exports).every((k) => /^SB_CORE_[A-Z_]*$/.test(k)) ? '__sb_base=$__sb_base0' : '__sb_base=$(export -p)',
+    !snap || Object.keys(exports).every((k) => /^SB_CORE_[A-Z_]*$/.test(k)) ? '__sb_base=$__sb_base0' : '__sb_base=$(export -p)',
     `__sb_cmd=${shellQuote(command)}`,
     'eval "$__sb_prog"',
   ];

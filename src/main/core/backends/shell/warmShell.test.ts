@@ -109,6 +109,13 @@ describe('warm shells keep what a fresh shell does', () => {
     expect((await a.exec('echo "[$WARM_E]"', opts())).output).toBe('[]\n');
   });
 
+  it('an export spelled through quotes, a variable or a glob carries over; a plain command keeps what is there', async () => {
+    await a.exec('e""xport WARM_Q=1; c=export; $c WARM_V=2', opts());
+    expect((await a.exec('ls / > /dev/null', opts())).exitCode).toBe(0);
+    expect((await a.exec('echo "$WARM_Q$WARM_V"', opts())).output).toBe('12\n');
+    await a.exec('unset WARM_Q WARM_V', opts());
+  });
+
   it('a multi-line export and an unset inherited variable carry over to the next call', async () => {
     await a.exec("export WARM_ML='one\ntwo'; unset HOME", opts());
     expect((await a.exec('echo "$WARM_ML|${HOME-unset}"', opts())).output).toBe('one\ntwo|unset\n');
