@@ -1,7 +1,7 @@
 // Builds everything `npm start`, `switchboard` and the tests run: the CLI/Core bundle, the renderer, Electron's main and preload.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -79,6 +79,10 @@ const inlineOnly = (packages) => ({
 });
 
 async function buildNode() {
+  // The code caches of the last build's bundles (src/main/cli/bundleLoader.ts) describe code that is about to change.
+  const commandsDir = join(root, 'out/cli/commands');
+  const caches = existsSync(commandsDir) ? readdirSync(commandsDir).filter((name) => name.endsWith('.v8cache')) : [];
+  for (const name of caches) rmSync(join(commandsDir, name), { force: true });
   // The Core and the CLI, under plain Node.
   await build({ ...nodeSide, entryPoints: { 'cli/main': join(root, 'src/main/cli/main.ts') }, plugins: [noElectron] });
   // The Core: the libraries it loads at start bundled in (zod's hundred files cost the idle Core megabytes), the rest

@@ -70,4 +70,16 @@ describe('loadBundle', () => {
     expect(JSON.parse(run()).answer).toBe('one');
     expect(readFileSync(`${bundle}.v8cache`).length).toBeGreaterThan(32 + 'not V8 data at all'.length);
   });
+
+  it('a bundle that imports at run time works on every start (V8 drops the import callback of cached code)', () => {
+    const { dir, bundle, run } = fixture('one');
+    const esm = join(dir, 'esm.mjs');
+    writeFileSync(esm, 'export const value = 42;\n');
+    writeFileSync(bundle, `exports.answer = function answer() { return 'one'; };\nexports.pathJoin = require('node:path').join;\nexports.file = __filename;\n` +
+      `exports.later = () => import(${JSON.stringify(esm)}).then((m) => m.value);\n`);
+    const runner = join(dir, 'run.mjs');
+    writeFileSync(runner, readFileSync(runner, 'utf8').replace('console.log(JSON.stringify({', 'const later = await m.later();\nconsole.log(JSON.stringify({ later,'));
+    expect(JSON.parse(run()).later).toBe(42);
+    expect(JSON.parse(run()).later).toBe(42);
+  });
 });

@@ -22,14 +22,16 @@ export function loadBundle(file: string): unknown {
   const known = requireHere.cache[file];
   if (known) return known.exports;
   const source = readFileSync(file, 'utf8');
+  // A bundle that imports at run time (serve: the ES-only conf) is required as usual: functions V8 restores from a
+  // code cache lose the script's dynamic-import callback on Node 20 ("A dynamic import callback was not specified"),
+  // and the callback vm offers instead is experimental (it prints a warning).
+  if (source.includes('import(')) return requireHere(file);
   const hash = createHash('sha256').update(source).digest();
   const cacheFile = `${file}.v8cache`;
   const cachedData = readCache(cacheFile, hash);
   const script = new vm.Script(Module.wrap(source), {
     filename: file,
     cachedData,
-    // The Core imports ES-only packages (conf) with import().
-    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   // Registered before it runs, as require() does, so that the process's module list (require.cache) names the bundle.
   const mod = new Module(file);
