@@ -31,9 +31,9 @@ import { commandEnv, type EnvRules } from '../shell/commandEnv.js';
 import { execWrapped, type ShellRun } from '../shell/execWrapped.js';
 import { assignable, posixWarmCall, posixWarmPrelude, shellPidTag } from '../shell/posixWarmCall.js';
 import { namesOwnPid, type WarmCall } from '../shell/warmProgram.js';
-import { WarmShellPool, type WarmProcess, type WarmShell } from '../shell/warmShell.js';
+import { WarmShellPool, openingWarmProcess, type WarmProcess, type WarmShell } from '../shell/warmShell.js';
 import { jobVar } from './containerConfig.js';
-import type { DockerJobs, Job } from './dockerJobs.js';
+import type { DockerJobs } from './dockerJobs.js';
 import { delay, killDeadlineMs } from './engineCalls.js';
 
 /** A call that has not reported its pid after this long may be in a paused container: ask the engine. */
@@ -194,21 +194,9 @@ export class DockerWarmShells {
   private startShell(): WarmProcess {
     const state: ExecState = { openError: undefined, pid: undefined };
     const callEnv = this.callEnv;
-    const out: Array<(text: string) => void> = [];
-    const err: Array<(text: string) => void> = [];
-    const exit: Array<() => void> = [];
-    let job: Job | undefined;
-    let queued = '';
-    let ending = false;
-    let exited = false;
     let errText = '';
-    const fireExit = (): void => {
-      if (exited) return;
-      exited = true;
-      for (const l of exit) l();
-    };
-    const onErr = (text: string): void => {
-      // The pid line maps the call's group to its token before the pool hears of it (a kill may follow at once).
+    /** The pid line maps the call's group to its token before the pool hears of it (a kill may follow at once). */
+    const readControlLines = (text: string): void => {
       errText = (errText + text).slice(-4096);
       for (let nl = errText.indexOf('\n'); nl >= 0; nl = errText.indexOf('\n')) {
         const line = errText.slice(0, nl);
@@ -222,36 +210,31 @@ export class DockerWarmShells {
         const shellPid = new RegExp(`^${shellPidTag} (\\d+)$`).exec(line);
         if (shellPid) state.pid = Number(shellPid[1]);
       }
-      for (const l of err) l(text);
     };
-    void (async () => {
-      const container = await this.deps.ensure();
-      const started = await this.deps.jobs.start(container, [this.deps.shell, '-s'], { tty: false, stdin: true, env: callEnv, sink: (t) => out.forEach((l) => l(t)), errSink: onErr });
-      started.stream.on('error', () => undefined);
-      job = started;
-      void started.ended.then(fireExit);
-      if (queued) started.stream.write(queued);
-      queued = '';
-      if (ending) started.stream.end();
-    })().catch((e: unknown) => {
-      state.openError = e;
-      fireExit();
-    });
-    const proc: WarmProcess = {
-      prelude: posixWarmPrelude(),
-      write: (text) => {
-        if (!job) queued += text;
-        else if (!job.isEnded() && !job.stream.writableEnded) job.stream.write(text);
+    const proc = openingWarmProcess(
+      async (sink) => {
+        const container = await this.deps.ensure();
+        const job = await this.deps.jobs.start(container, [this.deps.shell, '-s'], {
+          tty: false, stdin: true, env: callEnv, sink: sink.stdout,
+          errSink: (text) => {
+            readControlLines(text);
+            sink.stderr(text);
+          },
+        });
+        job.stream.on('error', () => undefined);
+        void job.ended.then(sink.exited);
+        return {
+          write: (text) => {
+            if (!job.isEnded() && !job.stream.writableEnded) job.stream.write(text);
+          },
+          end: () => {
+            if (!job.stream.writableEnded) job.stream.end();
+          },
+        };
       },
-      end: () => {
-        ending = true;
-        if (job && !job.stream.writableEnded) job.stream.end();
-      },
-      onStdout: (l) => out.push(l),
-      onStderr: (l) => err.push(l),
-      onExit: (l) => exit.push(l),
-      killGroup: (pgid) => this.killGroup(pgid),
-    };
+      (e) => (state.openError = e),
+      { prelude: posixWarmPrelude(), killGroup: (pgid) => this.killGroup(pgid) },
+    );
     this.states.set(proc, state);
     return proc;
   }

@@ -35,27 +35,32 @@ export function mayChangeExports(command: string): boolean {
 
 /**
  * One call's program, run by `eval "$__sb_prog"` in the call's subshell with its parameters in `__sb_mark`,
- * `__sb_cwd`, `__sb_must`, `__sb_env`, `__sb_base` and `__sb_cmd`: the same steps, in the same order, as
- * wrapCommand's script. The starting environment (`__sb_base`) is the warm shell's own, taken once when it starts,
- * unless the call exports more than run markers (a snapshot is never written to a file: it holds inherited values).
- * The trap is set in double quotes so the marker is fixed when it is set (a command that reuses `__sb_mark` cannot
- * lose it); the marker is hex, nothing in it needs quoting.
+ * `__sb_cwd`, `__sb_must`, `__sb_env`, `__sb_snap` (compare exports), `__sb_base` and `__sb_cmd`: the same steps, in
+ * the same order, as wrapCommand's script. `snapshot(into)` takes the exports' snapshot into a variable: bash with
+ * builtins (signature), POSIX sh with `$(export -p)`. The starting environment (`__sb_base`) is the warm shell's own,
+ * taken once when it starts, unless the call exports more than run markers (a snapshot is never written to a file: it
+ * holds inherited values). The trap is set in double quotes so the marker is fixed when it is set (a command that
+ * reuses `__sb_mark` cannot lose it); the marker is hex, nothing in it needs quoting.
  */
-const program = [
-  'exec 2>&1',
-  'if [ -n "$__sb_env" ] && [ -f "$__sb_env" ] && [ -O "$__sb_env" ]; then IFS= read -r __sb_h < "$__sb_env"; ' +
-    `if [ "$__sb_h" = ${shellQuote(exportsFileHeader)} ]; then . "$__sb_env" >/dev/null 2>&1; else rm -f "$__sb_env"; fi; fi`,
-  '__sb_d=$__sb_cwd',
-  `if [ -n "$__sb_must" ] && [ ! -d "$__sb_d" ]; then printf "\\n%s%s\\n" "$__sb_mark" "${missingCwdStatus}"; exit 2; fi`,
-  'while [ ! -d "$__sb_d" ] && [ "$__sb_d" != / ]; do __sb_d=$(dirname -- "$__sb_d"); done',
-  'cd -- "$__sb_d" 2>/dev/null || cd /',
-  '[ "$__sb_d" = "$__sb_cwd" ] || printf "[the cwd %s no longer exists; running in %s]\\n" "$__sb_cwd" "$(pwd)"',
-  `if [ -n "$__sb_env" ] && [ -n "$__sb_snap" ]; then ${signature('__sb_old')}; fi`,
-  // The marker line as wrapCommand prints it ("\n<marker><cwd>\n"), pwd printing the cwd and its newline itself.
-  `trap '__sb_ec=$?; [ -z "$__sb_env" ] || [ -z "$__sb_snap" ] || { ${signature('__sb_now')}; [ "$__sb_now" = "$__sb_old" ] || ${writeEnvFile}}; ` +
-    `printf "\\n%s" "'"$__sb_mark"'"; pwd -P 2>/dev/null || pwd; exit $__sb_ec' EXIT`,
-  'eval "$__sb_cmd"',
-].join('\n');
+export function callProgram(snapshot: (into: string) => string): string {
+  return [
+    // The subshell's own positional parameters: none, as in a fresh `sh -c` (a POSIX warm shell sets its own).
+    'set --',
+    'exec 2>&1',
+    'if [ -n "$__sb_env" ] && [ -f "$__sb_env" ] && [ -O "$__sb_env" ]; then IFS= read -r __sb_h < "$__sb_env"; ' +
+      `if [ "$__sb_h" = ${shellQuote(exportsFileHeader)} ]; then . "$__sb_env" >/dev/null 2>&1; else rm -f "$__sb_env"; fi; fi`,
+    '__sb_d=$__sb_cwd',
+    `if [ -n "$__sb_must" ] && [ ! -d "$__sb_d" ]; then printf "\\n%s%s\\n" "$__sb_mark" "${missingCwdStatus}"; exit 2; fi`,
+    'while [ ! -d "$__sb_d" ] && [ "$__sb_d" != / ]; do __sb_d=$(dirname -- "$__sb_d"); done',
+    'cd -- "$__sb_d" 2>/dev/null || cd /',
+    '[ "$__sb_d" = "$__sb_cwd" ] || printf "[the cwd %s no longer exists; running in %s]\\n" "$__sb_cwd" "$(pwd)"',
+    `if [ -n "$__sb_env" ] && [ -n "$__sb_snap" ]; then ${snapshot('__sb_old')}; fi`,
+    // The marker line as wrapCommand prints it ("\n<marker><cwd>\n"), pwd printing the cwd and its newline itself.
+    `trap '__sb_ec=$?; [ -z "$__sb_env" ] || [ -z "$__sb_snap" ] || { ${snapshot('__sb_now')}; [ "$__sb_now" = "$__sb_old" ] || ${writeEnvFile}}; ` +
+      `printf "\\n%s" "'"$__sb_mark"'"; pwd -P 2>/dev/null || pwd; exit $__sb_ec' EXIT`,
+    'eval "$__sb_cmd"',
+  ].join('\n');
+}
 
 /**
  * The shell's own functions. A call arrives as the line `__sb_go <pid tag> <end tag> <length>` followed by that many
@@ -103,7 +108,7 @@ export function warmPrelude(): string {
     `__sb_pipe=; if mkfifo -m 600 "${fifo}" 2>/dev/null; then ` +
     `if exec 5<>"${fifo}" 3>"${fifo}" 4<"${fifo}" 5>&-; then __sb_pipe=1; fi 2>/dev/null; rm -f "${fifo}"; fi; ` +
     '[ -z "$__sb_pipe" ] || __sb_spawn';
-  return `set -m\n__sb_awk=${shellQuote(exportsDiff)}\n__sb_prog=${shellQuote(program)}\n__sb_base0=$(export -p)\n${shellFunctions}\n${pipe}\n`;
+  return `set -m\n__sb_awk=${shellQuote(exportsDiff)}\n__sb_prog=${shellQuote(callProgram(signature))}\n__sb_base0=$(export -p)\n${shellFunctions}\n${pipe}\n`;
 }
 
 /**
@@ -129,12 +134,12 @@ export interface WarmCall extends Wrapped {
   tags: WarmCallTags;
 }
 
-/**
- * The line that runs one call in a warm shell: a subshell with its own stdin (none, like the spawn path), its
- * process group reported, waited for, its exit status reported after everything it printed. `exports` are the
- * call's own variables (run markers), exported in the subshell only.
- */
-export function warmCall(command: string, opts: WrapOptions, exports: Record<string, string>): WarmCall {
+/** One call's tags, marker and the assignments its subshell runs before the program (`eval "$__sb_prog"`). */
+export function warmCallParameters(command: string, opts: WrapOptions, exports: Record<string, string>): {
+  marker: string;
+  tags: WarmCallTags;
+  assignments: string[];
+} {
   const id = randomBytes(8).toString('hex');
   const marker = `__SB_CWD_${id}__`;
   const tags = { pid: `__SB_WARM_PID_${id}__`, end: `__SB_WARM_END_${id}__` };
@@ -146,11 +151,22 @@ export function warmCall(command: string, opts: WrapOptions, exports: Record<str
     `__sb_must=${opts.cwdMustExist ? '1' : "''"}`,
     `__sb_env=${opts.envFile ? envFileWord(opts.envFile) : "''"}`,
     `__sb_snap=${snap ? '1' : "''"}`,
-    // The exports diff skips run markers (SB_CORE_*), so the shell's own starting environment stands for the call's.
-    !snap || Object.keys(exports).every((k) => /^SB_CORE_[A-Z_]*$/.test(k)) ? '__sb_base=$__sb_base0' : '__sb_base=$(export -p)',
+    // The exports diff skips run markers (SB_CORE_*) and our own variables (a job token), so the shell's own
+    // starting environment stands for the call's.
+    !snap || Object.keys(exports).every((k) => /^(SB_CORE_[A-Z_]*|__sb_.*)$/.test(k)) ? '__sb_base=$__sb_base0' : '__sb_base=$(export -p)',
     `__sb_cmd=${shellQuote(command)}`,
     'eval "$__sb_prog"',
   ];
+  return { marker, tags, assignments };
+}
+
+/**
+ * The line that runs one call in a warm shell: a subshell with its own stdin (none, like the spawn path), its
+ * process group reported, waited for, its exit status reported after everything it printed. `exports` are the
+ * call's own variables (run markers), exported in the subshell only.
+ */
+export function warmCall(command: string, opts: WrapOptions, exports: Record<string, string>): WarmCall {
+  const { marker, tags, assignments } = warmCallParameters(command, opts, exports);
   const parameters = asciiParameters(assignments.join('; '));
   const script = `__sb_go ${tags.pid} ${tags.end} ${parameters.length}\n${parameters}`;
   return { script, marker, tags };

@@ -29,6 +29,72 @@ export interface WarmProcess {
   prelude?: string;
 }
 
+/** A remote shell's carrier once it is open (an SSH session channel, a container exec's stream). */
+export interface ShellCarrier {
+  write(text: string): void;
+  end(): void;
+}
+
+/** Where a carrier hands what the shell prints, and says that it exited. */
+export interface ShellSink {
+  stdout(text: string): void;
+  stderr(text: string): void;
+  exited(): void;
+}
+
+/**
+ * A WarmProcess whose carrier is still being opened: what it is sent waits for the carrier, and a carrier that never
+ * opens (`open` throws) is the shell's exit, after `openFailed` has been told why.
+ */
+export function openingWarmProcess(
+  open: (sink: ShellSink) => Promise<ShellCarrier>,
+  openFailed: (err: unknown) => void,
+  rest: Pick<WarmProcess, 'killGroup' | 'groupAlive' | 'prelude'>,
+): WarmProcess {
+  const out: Array<(text: string) => void> = [];
+  const err: Array<(text: string) => void> = [];
+  const exit: Array<() => void> = [];
+  let carrier: ShellCarrier | undefined;
+  let queued = '';
+  let ending = false;
+  let exited = false;
+  const sink: ShellSink = {
+    stdout: (text) => out.forEach((l) => l(text)),
+    stderr: (text) => err.forEach((l) => l(text)),
+    exited: () => {
+      if (exited) return;
+      exited = true;
+      for (const l of exit) l();
+    },
+  };
+  open(sink).then(
+    (opened) => {
+      carrier = opened;
+      if (queued) opened.write(queued);
+      queued = '';
+      if (ending) opened.end();
+    },
+    (e: unknown) => {
+      openFailed(e);
+      sink.exited();
+    },
+  );
+  return {
+    ...rest,
+    write: (text) => {
+      if (carrier) carrier.write(text);
+      else queued += text;
+    },
+    end: () => {
+      ending = true;
+      carrier?.end();
+    },
+    onStdout: (l) => out.push(l),
+    onStderr: (l) => err.push(l),
+    onExit: (l) => exit.push(l),
+  };
+}
+
 /** SWITCHBOARD_DEBUG=1: which path each call took (warm shell or one of its own), on the Core's stderr. */
 export function debugLine(line: string): void {
   if (process.env.SWITCHBOARD_DEBUG) process.stderr.write(`switchboard debug: ${line}\n`);

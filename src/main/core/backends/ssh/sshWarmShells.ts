@@ -4,10 +4,9 @@
 // a remote channel to it. A shell belongs to the connection it was opened on: a new connection gets a new pool.
 // A waiting shell does not keep the connection from idling out (its calls do); an idle close just ends the shells.
 // A call whose shell could not even be opened ran nothing, so the caller runs it the spawn-per-call way instead.
-import type { ClientChannel } from 'ssh2';
 import type { ExecOptions } from '../provider.js';
 import type { ExecWrappedOptions, ShellRun } from '../shell/execWrapped.js';
-import { WarmShellPool, type WarmProcess, type WarmShell } from '../shell/warmShell.js';
+import { WarmShellPool, openingWarmProcess, type WarmProcess, type WarmShell } from '../shell/warmShell.js';
 import { namesOwnPid, warmCall } from '../shell/warmProgram.js';
 import type { ExecChannel, LiveConnection } from './liveConnection.js';
 
@@ -123,51 +122,21 @@ export class SshWarmShells {
   /** A shell process on a channel that is still opening: what it is sent waits for the channel. */
   private start(live: LiveConnection): WarmProcess {
     const state: RemoteState = { openError: undefined };
-    const out: Array<(text: string) => void> = [];
-    const err: Array<(text: string) => void> = [];
-    const exit: Array<() => void> = [];
-    let channel: ClientChannel | undefined;
-    let queued = '';
-    let ending = false;
-    let exited = false;
-    const fireExit = (): void => {
-      if (exited) return;
-      exited = true;
-      for (const l of exit) l();
-    };
-    this.deps.open(live, this.callEnv).then(
-      (opened) => {
-        channel = opened.channel;
+    const proc = openingWarmProcess(
+      async (sink) => {
+        const { channel } = await this.deps.open(live, this.callEnv);
         channel.setEncoding('utf8');
         channel.stderr.setEncoding('utf8');
-        channel.on('data', (text: string) => out.forEach((l) => l(text)));
-        channel.stderr.on('data', (text: string) => err.forEach((l) => l(text)));
+        channel.on('data', sink.stdout);
+        channel.stderr.on('data', sink.stderr);
         // The shell's exit, not the channel's close: a process the killed shell's call started may hold the channel.
-        channel.once('exit', fireExit);
-        channel.once('close', fireExit);
-        if (queued) channel.write(queued);
-        queued = '';
-        if (ending) channel.end();
+        channel.once('exit', sink.exited);
+        channel.once('close', sink.exited);
+        return { write: (text) => channel.write(text), end: () => channel.end() };
       },
-      (e: unknown) => {
-        state.openError = e;
-        fireExit();
-      },
+      (e) => (state.openError = e),
+      { killGroup: (pgid) => this.deps.killGroup(live, pgid) },
     );
-    const proc: WarmProcess = {
-      write: (text) => {
-        if (channel) channel.write(text);
-        else queued += text;
-      },
-      end: () => {
-        ending = true;
-        channel?.end();
-      },
-      onStdout: (l) => out.push(l),
-      onStderr: (l) => err.push(l),
-      onExit: (l) => exit.push(l),
-      killGroup: (pgid) => this.deps.killGroup(live, pgid),
-    };
     this.states.set(proc, state);
     return proc;
   }
