@@ -31,7 +31,7 @@ import { commandEnv, type EnvRules } from '../shell/commandEnv.js';
 import { execWrapped, type ShellRun } from '../shell/execWrapped.js';
 import { assignable, posixWarmCall, posixWarmPrelude, shellPidTag } from '../shell/posixWarmCall.js';
 import { namesOwnPid, type WarmCall } from '../shell/warmProgram.js';
-import { WarmShellPool, openingWarmProcess, type WarmProcess, type WarmShell } from '../shell/warmShell.js';
+import { WarmShellPool, openingWarmProcess, warmPidLine, type WarmProcess, type WarmShell } from '../shell/warmShell.js';
 import { jobVar } from './containerConfig.js';
 import type { DockerJobs } from './dockerJobs.js';
 import { delay, killDeadlineMs } from './engineCalls.js';
@@ -201,7 +201,7 @@ export class DockerWarmShells {
       for (let nl = errText.indexOf('\n'); nl >= 0; nl = errText.indexOf('\n')) {
         const line = errText.slice(0, nl);
         errText = errText.slice(nl + 1);
-        const m = /^(__SB_WARM_PID_[0-9a-f]+__) (\d+)$/.exec(line);
+        const m = warmPidLine.exec(line);
         const call = m ? this.calls.get(m[1] ?? '') : undefined;
         if (m && call) {
           call.pgid = Number(m[2]);

@@ -100,6 +100,9 @@ export function debugLine(line: string): void {
   if (process.env.SWITCHBOARD_DEBUG) process.stderr.write(`switchboard debug: ${line}\n`);
 }
 
+/** The control line a warm shell prints on stderr once a call's subshell started: `<pid tag> <pgid>`. */
+export const warmPidLine = /^(__SB_WARM_PID_[0-9a-f]+__) (\d+)$/;
+
 /** What the shell of an interrupted call ended with; the call's output says it. */
 const diedNote = 'the warm shell running this call ended; the next call gets a new one';
 
@@ -119,7 +122,7 @@ export class WarmShell {
       for (let nl = this.errText.indexOf('\n'); nl >= 0; nl = this.errText.indexOf('\n')) {
         const line = this.errText.slice(0, nl);
         this.errText = this.errText.slice(nl + 1);
-        const m = /^(__SB_WARM_PID_[0-9a-f]+__) (\d+)$/.exec(line);
+        const m = warmPidLine.exec(line);
         if (m && this.current) this.current({ kind: 'pid', pgid: Number(m[2]) });
       }
     });
