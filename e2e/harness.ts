@@ -250,6 +250,24 @@ export function waitForPrompt(p: Locator): Promise<string> {
 }
 
 /** Types a command line into a pane's terminal. */
+/**
+ * Waits until the line that ran `command` has ended in the window (its line feed came and the cursor moved below it):
+ * from then on the window counts the command as a running program. Its echoed text alone can come first.
+ */
+export async function waitForStarted(p: Locator, command: string, timeoutMs = 10_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    const below = await p.locator('.xterm-rows > div').evaluateAll((rows, c) => {
+      const at = rows.findLastIndex((r) => (r.textContent ?? '').replace(/\u00a0/g, ' ').includes(c));
+      const cursor = rows.findIndex((r) => r.querySelector('.xterm-cursor') !== null);
+      return at >= 0 && cursor > at;
+    }, command);
+    if (below) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`the line running ${command} never ended in the terminal:\n${await terminalText(p)}`);
+}
+
 export async function run(p: Locator, command: string): Promise<void> {
   await p.locator('.xterm').click();
   await p.page().keyboard.type(command);

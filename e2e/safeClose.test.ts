@@ -1,7 +1,7 @@
 // Closing a pane or switching its target while a program runs in it asks first; the idle shell closes at once.
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { openUi, pane, root, run, useServeAndBrowser, waitForPrompt, waitForText } from './harness.js';
+import { openUi, pane, root, run, useServeAndBrowser, waitForPrompt, waitForStarted, waitForText } from './harness.js';
 
 const app = useServeAndBrowser();
 vi.setConfig({ testTimeout: 240_000 });
@@ -13,7 +13,7 @@ describe('a running program', () => {
     const panes = page.getByRole('tabpanel').getByRole('region', { name: /^Pane \d$/ });
     const p1 = pane(page, 1);
     await run(p1, 'sleep 600');
-    await waitForText(p1, 'sleep 600');
+    await waitForStarted(p1, 'sleep 600');
 
     // An idle shell in a second pane closes at once.
     await page.keyboard.press('Control+Shift+D');
@@ -56,7 +56,7 @@ describe('a running program', () => {
 
     // Confirming ends it: the pane closes.
     await run(p1, 'sleep 601');
-    await waitForText(p1, 'sleep 601');
+    await waitForStarted(p1, 'sleep 601');
     await page.keyboard.press('Control+Shift+W');
     await page.getByRole('dialog', { name: 'Close pane?' }).getByRole('button', { name: 'Close pane' }).click();
     await poll(() => panes.count()).toBe(0);
