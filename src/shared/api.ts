@@ -2,7 +2,7 @@
 import * as z from 'zod';
 import { ErrorPayload } from './errors.js';
 import { TargetInfo } from './targets.js';
-import { ToolClient, ToolResult, toolNames } from './tools.js';
+import { ToolClient, ToolResult, toolNames } from './toolResult.js';
 import { ApprovalDecision, ApprovalOutcome, ApprovalRule, PendingApproval } from './approvals.js';
 import { BackendInfo } from './specFields.js';
 import { PluginInfo } from './plugins.js';
