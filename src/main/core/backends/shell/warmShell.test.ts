@@ -168,20 +168,34 @@ describe('the next call\'s subshell is forked ahead', () => {
     await until(() => !existsSync(`/proc/${shell}`) && !existsSync(`/proc/${next[0]}`), 'the shell and its waiting subshell ended');
   });
 
-  it('without a place for its pipe the shell forks each call\'s subshell when the call comes, and keeps every guarantee', async () => {
-    const saved = process.env.TMPDIR;
-    process.env.TMPDIR = join(home, 'no-such-dir');
+  it('a waiting subshell killed from outside: the next call says its shell ended, runs nothing, and the call after gets a new shell', async () => {
+    const env = localProvider.createEnvironment(snapshot('h'), { home, resolveSpec: () => undefined });
+    try {
+      const shell = await shellOf(env);
+      await until(() => childrenOf(shell).length === 1, 'a subshell waits');
+      process.kill(Number(childrenOf(shell)[0]), 'SIGKILL');
+      const r = await env.exec('echo never', opts());
+      expect(r.output).not.toContain('never');
+      expect(r.output).toContain('the warm shell running this call ended');
+      expect(r.exitCode).not.toBe(0);
+      expect((await env.exec('echo next', opts())).output).toBe('next\n');
+      expect(await shellOf(env)).not.toBe(shell);
+    } finally {
+      await env.cleanup('removed');
+    }
+  });
+
+  it('a command that reads its stdin finds it empty and leaves the next call as it was sent', async () => {
     const env = localProvider.createEnvironment(snapshot('g'), { home, resolveSpec: () => undefined });
     try {
       const shell = await shellOf(env);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(childrenOf(shell)).toEqual([]);
-      expect(await env.exec('export WARM_NOPIPE=1; cd /usr', opts())).toMatchObject({ exitCode: 0, cwd: '/usr' });
-      expect(await env.exec('echo "$WARM_NOPIPE"; exit 3', opts())).toMatchObject({ output: '1\n', exitCode: 3 });
+      // The waiting subshell reads its parameters from the shell's stdin: the command must not get the rest of it.
+      const r = await env.exec('cat; read -r line; echo "[$line][$(head -c 9 /dev/stdin | wc -c)]"', opts());
+      expect(r).toMatchObject({ output: '[][0]\n', exitCode: 0 });
+      expect(await env.exec('export WARM_STDIN=1; cd /usr', opts())).toMatchObject({ exitCode: 0, cwd: '/usr' });
+      expect(await env.exec('echo "$WARM_STDIN"; exit 3', opts())).toMatchObject({ output: '1\n', exitCode: 3 });
       expect(await shellOf(env)).toBe(shell);
     } finally {
-      if (saved === undefined) delete process.env.TMPDIR;
-      else process.env.TMPDIR = saved;
       await env.cleanup('removed');
     }
   });

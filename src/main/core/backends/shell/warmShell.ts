@@ -215,6 +215,7 @@ export class WarmShell {
       stop: () => {
         stopAsked = true;
         if (pgid !== undefined) void this.stopGroup(pgid);
+        else this.stopUnstarted(listener);
       },
       detach: () => {
         detached = true;
@@ -229,6 +230,18 @@ export class WarmShell {
     await this.proc.killGroup(pgid);
     setTimeout(() => {
       if (this.current !== listener || listener === undefined) return;
+      this.retire();
+      listener({ kind: 'died' });
+    }, 1000).unref();
+  }
+
+  /**
+   * A stopped call whose subshell never said it started (it died before it read the call, or the shell no longer
+   * answers): after a second the shell is retired and the call ends with the note that its shell did.
+   */
+  private stopUnstarted(listener: typeof this.current): void {
+    setTimeout(() => {
+      if (this.current !== listener || listener === undefined || this.runningGroup !== undefined) return;
       this.retire();
       listener({ kind: 'died' });
     }, 1000).unref();
