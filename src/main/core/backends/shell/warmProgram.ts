@@ -36,12 +36,15 @@ export function mayChangeExports(command: string): boolean {
 
 /**
  * One call's program, run by `eval "$__sb_prog"` in the call's subshell with its parameters in `__sb_mark`,
- * `__sb_cwd`, `__sb_must`, `__sb_env`, `__sb_snap` (compare exports), `__sb_base` and `__sb_cmd`: the same steps, in
- * the same order, as wrapCommand's script. `snapshot(into)` takes the exports' snapshot into a variable: bash with
+ * `__sb_done`, `__sb_cwd`, `__sb_must`, `__sb_env`, `__sb_snap` (compare exports), `__sb_base` and `__sb_cmd`: the
+ * same steps, in the same order, as wrapCommand's script. Where the call has a done tag and its command ran to its
+ * end (no `exit`, no signal), the exit status follows the marker line on the done tag's line, so the call is answered
+ * without waiting for the shell to reap the subshell. `snapshot(into)` takes the exports' snapshot into a variable: bash with
  * builtins (signature), POSIX sh with `$(export -p)`. The starting environment (`__sb_base`) is the warm shell's own,
  * taken once when it starts, unless the call exports more than run markers (a snapshot is never written to a file: it
- * holds inherited values). The trap is set in double quotes so the marker is fixed when it is set (a command that
- * reuses `__sb_mark` cannot lose it); the marker is hex, nothing in it needs quoting.
+ * holds inherited values). The trap turns `set -x` off first: a command's xtrace would trace it into the output. It
+ * is set in double quotes so the marker is fixed when it is set (a command that
+ * reuses `__sb_mark` or `__sb_done` cannot lose them); both are hex, nothing in them needs quoting.
  */
 export function callProgram(snapshot: (into: string) => string): string {
   return [
@@ -57,14 +60,18 @@ export function callProgram(snapshot: (into: string) => string): string {
     '[ "$__sb_d" = "$__sb_cwd" ] || printf "[the cwd %s no longer exists; running in %s]\\n" "$__sb_cwd" "$(pwd)"',
     `if [ -n "$__sb_env" ] && [ -n "$__sb_snap" ]; then ${snapshot('__sb_old')}; fi`,
     // The marker line as wrapCommand prints it ("\n<marker><cwd>\n"), pwd printing the cwd and its newline itself.
-    `trap '__sb_ec=$?; [ -z "$__sb_env" ] || [ -z "$__sb_snap" ] || { ${snapshot('__sb_now')}; [ "$__sb_now" = "$__sb_old" ] || ${writeEnvFile}}; ` +
-      `printf "\\n%s" "'"$__sb_mark"'"; pwd -P 2>/dev/null || pwd; exit $__sb_ec' EXIT`,
+    `trap '{ __sb_ec=$?; set +x; } 2>/dev/null; [ -z "$__sb_env" ] || [ -z "$__sb_snap" ] || { ${snapshot('__sb_now')}; [ "$__sb_now" = "$__sb_old" ] || ${writeEnvFile}}; ` +
+      `printf "\\n%s" "'"$__sb_mark"'"; pwd -P 2>/dev/null || pwd; [ -z "$__sb_fin" ] || [ -z "'"$__sb_done"'" ] || printf "%s %s\\n" "'"$__sb_done"'" "$__sb_fin"; exit $__sb_ec' EXIT`,
+    // `__sb_fin` is set only when the command ran to its end: the EXIT trap of a subshell that a signal ends sees
+    // `$?` as it was before, so only then is the status certain before the shell has reaped the subshell.
     'eval "$__sb_cmd"',
+    '{ __sb_fin=$?; set +x; } 2>/dev/null',
+    'exit $__sb_fin',
   ].join('\n');
 }
 
 /**
- * The shell's loop. `__sb_spawn` forks the next call's subshell, which reads a ten-digit length and then that many
+ * The shell's loop. It forks the next call's subshell, which reads a ten-digit length and then that many
  * bytes of parameters, ASCII only (see asciiParameters), from the shell's stdin with `read -N` (one read, where a
  * script line is read a byte at a time), points its stdin at /dev/null, as on the spawn path, and runs them. The
  * shell reads nothing until that subshell has exited, so the parameters are the subshell's alone; then it reads
@@ -77,10 +84,12 @@ export function callProgram(snapshot: (into: string) => string): string {
 const endTagLength = '__SB_WARM_END_0123456789abcdef__'.length;
 
 const callLoop = [
-  '__sb_spawn() { ( set +m; IFS= read -r -N 10 __sb_n || exit 0; IFS= read -r -N "$((10#$__sb_n))" __sb_raw || exit 0; ' +
-    'exec </dev/null; printf -v __sb_call %b "$__sb_raw"; eval "$__sb_call" ) & }',
-  `while __sb_spawn; wait "$!"; __sb_rc=$?; IFS= read -r -N ${endTagLength} __sb_end; do [[ $__sb_end == __SB_WARM_END_*__ ]] || exit; ` +
-    `__sb_left=0; kill -0 -- -"$!" 2>/dev/null && __sb_left=1; printf '\\n%s %s %s\\n' "$__sb_end" "$__sb_rc" "$__sb_left"; done; exit`,
+  // The subshell is forked in the loop's body, not in a function (a command's `return` or `local` would work there,
+  // FUNCNAME would be set) nor in a condition or an && / || list (its command would run with `set -e` ignored).
+  'while :; do ( set +m; IFS= read -r -N 10 __sb_n || exit 0; IFS= read -r -N "$((10#$__sb_n))" __sb_raw || exit 0; ' +
+    'exec </dev/null; printf -v __sb_call %b "$__sb_raw"; eval "$__sb_call" ) & ' +
+    `wait "$!"; __sb_rc=$?; IFS= read -r -N ${endTagLength} __sb_end || exit; [[ $__sb_end == __SB_WARM_END_*__ ]] || exit; ` +
+    `__sb_left=0; kill -0 -- -"$!" 2>/dev/null && __sb_left=1; printf '\\n%s %s %s\\n' "$__sb_end" "$__sb_rc" "$__sb_left"; done`,
 ].join('\n');
 
 /**
@@ -116,8 +125,13 @@ export interface WarmCallTags {
   /** `<pid tag> <pgid>` on stderr once the call's subshell started. */
   pid: string;
   /**
+   * `<done tag> <exit status>` on stdout, the line after the marker line, printed by the call's EXIT trap when the
+   * command ran to its end: the call's answer can go out then, before its subshell has been reaped.
+   */
+  done: string;
+  /**
    * `\n<end tag> <exit status> <0|1>` on stdout once the subshell was reaped (1: something is still in its
-   * process group); nothing of the call follows it.
+   * process group); nothing of the call follows it. The shell takes its next call after it.
    */
   end: string;
 }
@@ -126,19 +140,24 @@ export interface WarmCall extends Wrapped {
   tags: WarmCallTags;
 }
 
-/** One call's tags, marker and the assignments its subshell runs before the program (`eval "$__sb_prog"`). */
-export function warmCallParameters(command: string, opts: WrapOptions, exports: Record<string, string>): {
+/**
+ * One call's tags, marker and the assignments its subshell runs before the program (`eval "$__sb_prog"`). `early`:
+ * the program prints the done line (see WarmCallTags.done); a shell whose calls are answered only at the end line
+ * (the POSIX warm shell) leaves it out.
+ */
+export function warmCallParameters(command: string, opts: WrapOptions, exports: Record<string, string>, early = false): {
   marker: string;
   tags: WarmCallTags;
   assignments: string[];
 } {
   const id = randomBytes(8).toString('hex');
   const marker = `__SB_CWD_${id}__`;
-  const tags = { pid: `__SB_WARM_PID_${id}__`, end: `__SB_WARM_END_${id}__` };
+  const tags = { pid: `__SB_WARM_PID_${id}__`, done: `__SB_WARM_DONE_${id}__`, end: `__SB_WARM_END_${id}__` };
   const snap = opts.envFile !== undefined && mayChangeExports(command);
   const assignments = [
     ...Object.entries(exports).map(([k, v]) => `export ${k}=${shellQuote(v)}`),
     `__sb_mark=${marker}`,
+    `__sb_done=${early ? tags.done : "''"}`,
     `__sb_cwd=${shellQuote(opts.cwd)}`,
     `__sb_must=${opts.cwdMustExist ? '1' : "''"}`,
     `__sb_env=${opts.envFile ? envFileWord(opts.envFile) : "''"}`,
@@ -159,7 +178,7 @@ export function warmCallParameters(command: string, opts: WrapOptions, exports: 
  * variables (run markers), exported in the subshell only.
  */
 export function warmCall(command: string, opts: WrapOptions, exports: Record<string, string>): WarmCall {
-  const { marker, tags, assignments } = warmCallParameters(command, opts, exports);
+  const { marker, tags, assignments } = warmCallParameters(command, opts, exports, true);
   const parameters = asciiParameters([`printf '%s %s\\n' ${tags.pid} "$BASHPID" >&2`, ...assignments].join('; '));
   const script = `${String(parameters.length).padStart(10, '0')}${parameters}${tags.end}`;
   return { script, marker, tags };
