@@ -8,7 +8,10 @@ import { BackendInfo } from './specFields.js';
 import { PluginInfo } from './plugins.js';
 import { lazyTable } from './lazyTable.js';
 
-export const ActivityEntry = z.object({
+// The tables below build each entry on first use (lazyTable) and the larger schemas here are z.lazy, for the same
+// reason: a client that makes one call builds one method's schemas (z.lazy accepts what the schema inside accepts).
+
+export const ActivityEntry = z.lazy(() => z.object({
   id: z.string(),
   time: z.string(),
   client: ToolClient,
@@ -23,10 +26,10 @@ export const ActivityEntry = z.object({
   result: z.string().max(8000).optional(),
   /** Set when the call was held for approval (or refused by policy): who decided, how, after how long. */
   approval: ApprovalOutcome.optional(),
-});
+}));
 export type ActivityEntry = z.infer<typeof ActivityEntry>;
 
-export const ProcessInfo = z.object({
+export const ProcessInfo = z.lazy(() => z.object({
   session_id: z.string(),
   execution_target: z.string(),
   generation: z.string(),
@@ -37,10 +40,10 @@ export const ProcessInfo = z.object({
   started_at: z.string(),
   ended_at: z.string().nullable(),
   output_chars: z.number().int(),
-});
+}));
 export type ProcessInfo = z.infer<typeof ProcessInfo>;
 
-export const PaneInfo = z.object({
+export const PaneInfo = z.lazy(() => z.object({
   pane_id: z.string(),
   execution_target: z.string(),
   generation: z.string(),
@@ -48,10 +51,10 @@ export const PaneInfo = z.object({
   /** The directory the pane was to start in did not exist there; it started in `cwd` (its nearest existing parent) instead. */
   cwd_missing: z.string().optional(),
   status: z.enum(['open', 'exited', 'lost']),
-});
+}));
 export type PaneInfo = z.infer<typeof PaneInfo>;
 
-export const DoctorReport = z.object({
+export const DoctorReport = z.lazy(() => z.object({
   home: z.string(),
   backends: z.array(z.object({ backend: z.string(), flags: z.record(z.string(), z.unknown()) })),
   targets: z.array(z.object({
@@ -67,13 +70,13 @@ export const DoctorReport = z.object({
   })),
   problems: z.array(z.string()),
   /** Each installed plugin: its state, whether its backends can run here, its requirement problems and doctor checks. */
-  plugins: z.array(PluginInfo.extend({
+  plugins: z.array(PluginInfo.unwrap().extend({
     available: z.boolean().optional(),
     /** `target NAME: problem` for each target of its backends whose spec fails check_requirements. */
     requirements: z.array(z.string()),
     checks: z.array(z.object({ name: z.string(), ok: z.boolean(), detail: z.string().optional() })),
   })).optional(),
-});
+}));
 export type DoctorReport = z.infer<typeof DoctorReport>;
 
 /** A tab's nested splits: a leaf is an index into the tab's `panes`; `ratio` is side a's share. */
@@ -84,7 +87,7 @@ export const SavedSplit: z.ZodType<SavedSplit> = z.lazy(() => z.union([
 ]));
 
 /** The tabs and panes of the window (targets only; terminals are new on restore), kept across restarts. */
-export const WorkspaceLayout = z.object({
+export const WorkspaceLayout = z.lazy(() => z.object({
   tabs: z.array(z.object({
     /** `pane_id`: the Core's pane the window had there, resumed on reload while the Core still keeps it. */
     panes: z.array(z.object({ target: z.string().min(1).max(64), pane_id: z.string().min(1).max(64).optional() })).min(1).max(16),
@@ -94,7 +97,7 @@ export const WorkspaceLayout = z.object({
     title: z.string().min(1).max(128).optional(),
   })).max(64),
   active_tab: z.number().int().min(0),
-});
+}));
 export type WorkspaceLayout = z.infer<typeof WorkspaceLayout>;
 
 /** The window's settings (font, zoom, theme …) kept in the profile; the renderer checks each field against its own schema. */
@@ -153,7 +156,7 @@ export const coreMethods = lazyTable({
   /** Receive this pane's output too (another window's pane); output from now on, the pane stays open when this connection goes. */
   'pane.attach': () => ({ input: PaneRef.extend({ binary: PaneBinary }), output: PaneInfo }),
   /** A window takes back a pane it had (after a reload): its recent output is replayed, and it is this connection's own from now on. */
-  'pane.resume': () => ({ input: PaneRef.extend({ binary: PaneBinary }), output: PaneInfo.extend({ scrollback: z.string() }) }),
+  'pane.resume': () => ({ input: PaneRef.extend({ binary: PaneBinary }), output: PaneInfo.unwrap().extend({ scrollback: z.string() }) }),
   'pane.close': () => ({ input: PaneRef, output: z.object({}) }),
   'pane.list': () => ({ input: z.object({}), output: z.array(PaneInfo) }),
   'processes.list': () => ({ input: z.object({ execution_target: z.string().optional() }), output: z.array(ProcessInfo) }),

@@ -2,7 +2,10 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { lazyTable } from './lazyTable.js';
-import { coreEvents, coreMethods, isCoreEvent, isCoreMethod } from './api.js';
+import { ActivityEntry, coreEvents, coreMethods, isCoreEvent, isCoreMethod } from './api.js';
+import { ApprovalDecision } from './approvals.js';
+import { PluginManifest } from './plugins.js';
+import { TargetInfo } from './targets.js';
 
 describe('lazyTable', () => {
   it('builds an entry on its first read only, and keeps it', () => {
@@ -54,5 +57,24 @@ describe('the API tables, built lazily', () => {
     expect(coreMethods['workspace.save'].input.safeParse({ tabs: [{ panes: [{ target: 'local' }], split: { dir: 'right', ratio: 0.5, a: 0, b: 1 } }], active_tab: 0 }).success).toBe(true);
     expect(coreEvents['pane.data'].safeParse({ pane_id: 'p', data: new Uint8Array([104]), chars: 1 }).success).toBe(true);
     expect(coreEvents['pane.exit'].safeParse({ pane_id: 'p', exit_code: 'x' }).success).toBe(false);
+  });
+});
+
+describe('schemas built on first use (z.lazy)', () => {
+  it('accept and refuse what they did, with the same messages', () => {
+    const manifest = { name: 'box', version: '1.0.0', kind: 'backend', entry: 'index.js' };
+    expect(PluginManifest.parse(manifest)).toEqual(manifest);
+    const extra = PluginManifest.safeParse({ ...manifest, surprise: 1 });
+    expect(extra.success).toBe(false);
+    expect(extra.error?.issues[0]).toMatchObject({ code: 'unrecognized_keys', keys: ['surprise'] });
+    expect(ApprovalDecision.safeParse({ id: 'a1', decision: 'approve', scope: 'session' }).success).toBe(true);
+    expect(ApprovalDecision.safeParse({ id: 'a1', decision: 'maybe' }).error?.issues[0]?.path).toEqual(['decision']);
+    const target = { name: 'box', generation: 'g1', source: 'runtime', state: 'active', backend: 'ssh', spec: { ssh_host: 'h' }, is_default: false, health: { status: 'reachable' } };
+    expect(TargetInfo.parse(target)).toEqual(target);
+    expect(TargetInfo.safeParse({ ...target, state: 'asleep' }).success).toBe(false);
+    // An optional lazy field inside an object may be left out, as before.
+    const entry = { id: '1', time: 't', client: 'cli', tool: 'terminal', summary: 'true', status: 'ok' };
+    expect(ActivityEntry.parse(entry)).toEqual(entry);
+    expect(ActivityEntry.safeParse({ ...entry, approval: 'yes' }).success).toBe(false);
   });
 });
