@@ -123,6 +123,8 @@ describe.skipIf(!env)('docker backend (real dockerd)', () => {
 
   it('timeout kills the whole process group inside the container', async () => {
     const e = open('slow', 'g1', {});
+    // The first call also loads the Engine client and starts the container's shell: not what the 1 s is for.
+    await e.exec('true', opts());
     const r = await e.exec('echo started; sleep 41 & sleep 42; echo never', opts({ timeoutMs: 1_000 }));
     expect(r.exitCode).toBe(124);
     expect(r.timedOut).toBe(true);
