@@ -31,7 +31,8 @@ import { commandEnv, type EnvRules } from '../shell/commandEnv.js';
 import { execWrapped, type ShellRun } from '../shell/execWrapped.js';
 import { assignable, posixWarmCall, posixWarmPrelude, shellPidTag } from '../shell/posixWarmCall.js';
 import { namesOwnPid, type WarmCall } from '../shell/warmProgram.js';
-import { WarmShellPool, openingWarmProcess, warmPidLine, type WarmProcess, type WarmShell } from '../shell/warmShell.js';
+import { openingWarmProcess, warmPidLine, type WarmProcess, type WarmShell } from '../shell/warmShell.js';
+import { WarmShellPool } from '../shell/warmShellPool.js';
 import { jobVar } from './containerConfig.js';
 import type { DockerJobs } from './dockerJobs.js';
 import { delay, killDeadlineMs } from './engineCalls.js';
@@ -88,6 +89,9 @@ export class DockerWarmShells {
     const token = randomBytes(8).toString('hex');
     const env = { ...commandEnv(this.deps.envRules(), { inherit: 'passthrough', extra: opts.env, source: {} }), [jobVar]: token };
     if (!assignable(env)) return undefined;
+    // A shell finishing the last call (answered, not yet reaped) is waited for: sequential calls keep one shell.
+    const settling = this.pool?.settling();
+    if (settling) await settling;
     const shell = this.take(opts.env);
     if (!shell) return undefined;
     let call: WarmCall | undefined;

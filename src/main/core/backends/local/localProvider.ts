@@ -13,7 +13,8 @@ import { localDeclaration } from '../builtinSpecs.js';
 import { execWrapped } from '../shell/execWrapped.js';
 import { commandEnv, envRules } from '../shell/commandEnv.js';
 import { openPty } from './pty.js';
-import { WarmShellPool, debugLine, type WarmProcess, type WarmShell } from '../shell/warmShell.js';
+import { debugLine, type WarmProcess, type WarmShell } from '../shell/warmShell.js';
+import { WarmShellPool } from '../shell/warmShellPool.js';
 import { warmCall, type WarmCall } from '../shell/warmProgram.js';
 
 export const localProvider: BackendProvider = {
@@ -139,6 +140,9 @@ class LocalEnvironment implements Environment {
   async exec(command: string, opts: ExecOptions): Promise<ExecResult> {
     // A stat, not a mkdir, on every call: an fs call through the thread pool costs a call more than the stat.
     if (!existsSync(dirname(this.envFile))) await mkdir(dirname(this.envFile), { recursive: true, mode: 0o700 });
+    // A shell finishing the last call (answered, not yet reaped) is waited for: sequential calls keep one shell.
+    const settling = opts.stdin === undefined ? this.warm?.settling() : undefined;
+    if (settling) await settling;
     const shell = this.warmShell(opts);
     debugLine(`exec on ${this.identity} in ${shell ? 'a warm shell' : 'a shell of its own'}`);
     if (shell) {

@@ -45,6 +45,13 @@ describe('wrapCommand', () => {
         chownSync(envFile, 65534, 65534);
         expect(run(shell, 'echo "[$PLANTED]"', dir, envFile).output).toBe('[]\n');
       });
+      it('a command that turns on set -x gets its own lines traced, not the wrapper\'s, and its cwd', () => {
+        const envFile = join(dir, `xtrace-${shell.replace(/\W/g, '')}.sh`);
+        const r = run(shell, 'set -x; cd /usr; true', dir, envFile);
+        expect(r.output).not.toContain('__sb_');
+        expect(r.output).toMatch(/^\++ cd \/usr\n\++ true\n$/);
+        expect(r.cwd).toBe('/usr');
+      });
       it('keeps exported variables in the env file', () => {
         const envFile = join(dir, `env-${shell.replace(/\W/g, '')}.sh`);
         run(shell, 'export SB_TEST_VAR="x y"', dir, envFile);

@@ -128,7 +128,8 @@ export function wrapCommand(command: string, opts: WrapOptions): Wrapped {
     `[ "$__sb_d" = ${shellQuote(opts.cwd)} ] || printf "[the cwd %s no longer exists; running in %s]\n" ${shellQuote(opts.cwd)} "$(pwd)"`,
     // After the cd, so that entering the cwd is not mistaken for a change of variables.
     env ? '__sb_old=$(export -p)' : '',
-    `trap '__sb_ec=$?; ${env ? saveEnv : ''}printf "\\n%s%s\\n" "${marker}" "$(pwd -P 2>/dev/null || pwd)"; exit $__sb_ec' EXIT`,
+    // A command that turned on `set -x` would have the trap traced into its output (and the marker line split).
+    `trap '{ __sb_ec=$?; set +x; } 2>/dev/null; ${env ? saveEnv : ''}printf "\\n%s%s\\n" "${marker}" "$(pwd -P 2>/dev/null || pwd)"; exit $__sb_ec' EXIT`,
     `eval ${shellQuote(command)}`,
   ];
   return { script: lines.filter(Boolean).join('\n'), marker };

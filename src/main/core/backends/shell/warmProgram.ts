@@ -7,9 +7,10 @@
 // once (in `__sb_prog`) and a call sends only its parameters.
 //
 // Forking is most of what a call costs (a fork of bash takes milliseconds on a small VM), so the shell forks the next
-// call's subshell as soon as a call is over: it waits, with nothing of any call in it yet, reading its parameters from
-// a pipe of its own, and a call only hands them over. Where that pipe cannot be made (no mkfifo, no writable temp
-// dir) the shell forks the subshell when the call comes, as before.
+// call's subshell as soon as a call is over: it waits, with nothing of any call in it yet, for its parameters on the
+// shell's own stdin, and a call only hands them over. The shell meanwhile does nothing but wait for it: every page
+// either process writes while both live is copied (with a TLB flush on each CPU that ran it), and that copying, not
+// the fork itself, was most of a call's cost in the shell.
 import { randomBytes } from 'node:crypto';
 import { envFileWord, exportsDiff, exportsFileHeader, missingCwdStatus, shellQuote, writeEnvFile, type WrapOptions, type Wrapped } from './shellWrap.js';
 
@@ -35,12 +36,15 @@ export function mayChangeExports(command: string): boolean {
 
 /**
  * One call's program, run by `eval "$__sb_prog"` in the call's subshell with its parameters in `__sb_mark`,
- * `__sb_cwd`, `__sb_must`, `__sb_env`, `__sb_snap` (compare exports), `__sb_base` and `__sb_cmd`: the same steps, in
- * the same order, as wrapCommand's script. `snapshot(into)` takes the exports' snapshot into a variable: bash with
+ * `__sb_done`, `__sb_cwd`, `__sb_must`, `__sb_env`, `__sb_snap` (compare exports), `__sb_base` and `__sb_cmd`: the
+ * same steps, in the same order, as wrapCommand's script. Where the call has a done tag and its command ran to its
+ * end (no `exit`, no signal), the exit status follows the marker line on the done tag's line, so the call is answered
+ * without waiting for the shell to reap the subshell. `snapshot(into)` takes the exports' snapshot into a variable: bash with
  * builtins (signature), POSIX sh with `$(export -p)`. The starting environment (`__sb_base`) is the warm shell's own,
  * taken once when it starts, unless the call exports more than run markers (a snapshot is never written to a file: it
- * holds inherited values). The trap is set in double quotes so the marker is fixed when it is set (a command that
- * reuses `__sb_mark` cannot lose it); the marker is hex, nothing in it needs quoting.
+ * holds inherited values). The trap turns `set -x` off first: a command's xtrace would trace it into the output. It
+ * is set in double quotes so the marker is fixed when it is set (a command that
+ * reuses `__sb_mark` or `__sb_done` cannot lose them); both are hex, nothing in them needs quoting.
  */
 export function callProgram(snapshot: (into: string) => string): string {
   return [
@@ -56,32 +60,36 @@ export function callProgram(snapshot: (into: string) => string): string {
     '[ "$__sb_d" = "$__sb_cwd" ] || printf "[the cwd %s no longer exists; running in %s]\\n" "$__sb_cwd" "$(pwd)"',
     `if [ -n "$__sb_env" ] && [ -n "$__sb_snap" ]; then ${snapshot('__sb_old')}; fi`,
     // The marker line as wrapCommand prints it ("\n<marker><cwd>\n"), pwd printing the cwd and its newline itself.
-    `trap '__sb_ec=$?; [ -z "$__sb_env" ] || [ -z "$__sb_snap" ] || { ${snapshot('__sb_now')}; [ "$__sb_now" = "$__sb_old" ] || ${writeEnvFile}}; ` +
-      `printf "\\n%s" "'"$__sb_mark"'"; pwd -P 2>/dev/null || pwd; exit $__sb_ec' EXIT`,
+    `trap '{ __sb_ec=$?; set +x; } 2>/dev/null; [ -z "$__sb_env" ] || [ -z "$__sb_snap" ] || { ${snapshot('__sb_now')}; [ "$__sb_now" = "$__sb_old" ] || ${writeEnvFile}}; ` +
+      `printf "\\n%s" "'"$__sb_mark"'"; pwd -P 2>/dev/null || pwd; [ -z "$__sb_fin" ] || [ -z "'"$__sb_done"'" ] || printf "%s %s\\n" "'"$__sb_done"'" "$__sb_fin"; exit $__sb_ec' EXIT`,
+    // `__sb_fin` is set only when the command ran to its end: the EXIT trap of a subshell that a signal ends sees
+    // `$?` as it was before, so only then is the status certain before the shell has reaped the subshell.
     'eval "$__sb_cmd"',
+    '{ __sb_fin=$?; set +x; } 2>/dev/null',
+    'exit $__sb_fin',
   ].join('\n');
 }
 
 /**
- * The shell's own functions. A call arrives as the line `__sb_go <pid tag> <end tag> <length>` followed by that many
- * bytes of parameters, ASCII only (see asciiParameters), so `read -N` takes them in one read where a script line is
- * read a byte at a time. `__sb_spawn` forks the next call's subshell, which closes the pipe's write end (so it reads
- * end-of-file once the shell is gone) and waits on the read end (fd 4) for a ten-digit length and the parameters.
- * `__sb_go` hands them to that subshell (or forks one now, without the pipe), reports its process group, waits for it
- * and reports its end. The subshell's stderr starts at /dev/null (the program points it at stdout) and its stdin is
- * /dev/null, as on the spawn path.
+ * The shell's loop. It forks the next call's subshell, which reads a ten-digit length and then that many
+ * bytes of parameters, ASCII only (see asciiParameters), from the shell's stdin with `read -N` (one read, where a
+ * script line is read a byte at a time), points its stdin at /dev/null, as on the spawn path, and runs them. The
+ * shell reads nothing until that subshell has exited, so the parameters are the subshell's alone; then it reads
+ * the call's end tag that follows them, and reports the end. A subshell that finds the stdin closed exits, and
+ * so does the shell: that is how a retired shell ends. A subshell killed while it waited leaves the next call's
+ * parameters where the shell expects an end tag: the shell sees that it is not one and exits (the call says its
+ * shell ended), never reading the rest as its own script.
  */
-const shellFunctions = [
-  '__sb_spawn() { { ( set +m; exec 3>&-; IFS= read -r -N 10 -u 4 __sb_n || exit 0; IFS= read -r -N "$((10#$__sb_n))" -u 4 __sb_raw || exit 0; ' +
-    'exec 4<&-; printf -v __sb_call %b "$__sb_raw"; eval "$__sb_call" ) </dev/null & } 2>/dev/null; __sb_next=$!; }',
-  '__sb_go() {',
-  '  IFS= read -r -N "$3" __sb_raw',
-  '  if [ -n "$__sb_next" ]; then __sb_p=$__sb_next; __sb_next=; printf \'%s %s\\n\' "$1" "$__sb_p" >&2; printf \'%010d%s\' "$3" "$__sb_raw" >&3',
-  '  else { ( set +m; printf -v __sb_call %b "$__sb_raw"; eval "$__sb_call" ) </dev/null & } 2>/dev/null; __sb_p=$!; printf \'%s %s\\n\' "$1" "$__sb_p" >&2; fi',
-  '  wait "$__sb_p"; __sb_rc=$?; __sb_left=0; kill -0 -- -"$__sb_p" 2>/dev/null && __sb_left=1',
-  '  printf \'\\n%s %s %s\\n\' "$2" "$__sb_rc" "$__sb_left"',
-  '  [ -z "$__sb_pipe" ] || __sb_spawn',
-  '}',
+/** The length of every call's end tag (`__SB_WARM_END_` and 16 hex digits): the shell reads it in one `read -N`. */
+const endTagLength = '__SB_WARM_END_0123456789abcdef__'.length;
+
+const callLoop = [
+  // The subshell is forked in the loop's body, not in a function (a command's `return` or `local` would work there,
+  // FUNCNAME would be set) nor in a condition or an && / || list (its command would run with `set -e` ignored).
+  'while :; do ( set +m; IFS= read -r -N 10 __sb_n || exit 0; IFS= read -r -N "$((10#$__sb_n))" __sb_raw || exit 0; ' +
+    'exec </dev/null; printf -v __sb_call %b "$__sb_raw"; eval "$__sb_call" ) & ' +
+    `wait "$!"; __sb_rc=$?; IFS= read -r -N ${endTagLength} __sb_end || exit; [[ $__sb_end == __SB_WARM_END_*__ ]] || exit; ` +
+    `__sb_left=0; kill -0 -- -"$!" 2>/dev/null && __sb_left=1; printf '\\n%s %s %s\\n' "$__sb_end" "$__sb_rc" "$__sb_left"; done`,
 ].join('\n');
 
 /**
@@ -97,18 +105,11 @@ export function asciiParameters(text: string): string {
   return out;
 }
 
-/** What a warm shell is sent once, before its first call. */
+/** What a warm shell is sent once, before its first call; the loop in it then takes every call. */
 export function warmPrelude(): string {
   // `set -m`: every `&` job gets a process group of its own. The call's subshell turns it off again, so what a
   // command puts in the background stays in the call's group, as in a fresh `bash -c`.
-  // The pipe is a FIFO with a random name, opened both ways and unlinked at once: only this shell and its
-  // subshells hold it. Opening it read-write first keeps the two one-way opens from blocking.
-  const fifo = `\${TMPDIR:-/tmp}/.sb-warm-${randomBytes(8).toString('hex')}`;
-  const pipe =
-    `__sb_pipe=; if mkfifo -m 600 "${fifo}" 2>/dev/null; then ` +
-    `if exec 5<>"${fifo}" 3>"${fifo}" 4<"${fifo}" 5>&-; then __sb_pipe=1; fi 2>/dev/null; rm -f "${fifo}"; fi; ` +
-    '[ -z "$__sb_pipe" ] || __sb_spawn';
-  return `set -m\n__sb_awk=${shellQuote(exportsDiff)}\n__sb_prog=${shellQuote(callProgram(signature))}\n__sb_base0=$(export -p)\n${shellFunctions}\n${pipe}\n`;
+  return `set -m\n__sb_awk=${shellQuote(exportsDiff)}\n__sb_prog=${shellQuote(callProgram(signature))}\n__sb_base0=$(export -p)\n${callLoop}\n`;
 }
 
 /**
@@ -124,8 +125,13 @@ export interface WarmCallTags {
   /** `<pid tag> <pgid>` on stderr once the call's subshell started. */
   pid: string;
   /**
+   * `<done tag> <exit status>` on stdout, the line after the marker line, printed by the call's EXIT trap when the
+   * command ran to its end: the call's answer can go out then, before its subshell has been reaped.
+   */
+  done: string;
+  /**
    * `\n<end tag> <exit status> <0|1>` on stdout once the subshell was reaped (1: something is still in its
-   * process group); nothing of the call follows it.
+   * process group); nothing of the call follows it. The shell takes its next call after it.
    */
   end: string;
 }
@@ -134,19 +140,24 @@ export interface WarmCall extends Wrapped {
   tags: WarmCallTags;
 }
 
-/** One call's tags, marker and the assignments its subshell runs before the program (`eval "$__sb_prog"`). */
-export function warmCallParameters(command: string, opts: WrapOptions, exports: Record<string, string>): {
+/**
+ * One call's tags, marker and the assignments its subshell runs before the program (`eval "$__sb_prog"`). `early`:
+ * the program prints the done line (see WarmCallTags.done); a shell whose calls are answered only at the end line
+ * (the POSIX warm shell) leaves it out.
+ */
+export function warmCallParameters(command: string, opts: WrapOptions, exports: Record<string, string>, early = false): {
   marker: string;
   tags: WarmCallTags;
   assignments: string[];
 } {
   const id = randomBytes(8).toString('hex');
   const marker = `__SB_CWD_${id}__`;
-  const tags = { pid: `__SB_WARM_PID_${id}__`, end: `__SB_WARM_END_${id}__` };
+  const tags = { pid: `__SB_WARM_PID_${id}__`, done: `__SB_WARM_DONE_${id}__`, end: `__SB_WARM_END_${id}__` };
   const snap = opts.envFile !== undefined && mayChangeExports(command);
   const assignments = [
     ...Object.entries(exports).map(([k, v]) => `export ${k}=${shellQuote(v)}`),
     `__sb_mark=${marker}`,
+    `__sb_done=${early ? tags.done : "''"}`,
     `__sb_cwd=${shellQuote(opts.cwd)}`,
     `__sb_must=${opts.cwdMustExist ? '1' : "''"}`,
     `__sb_env=${opts.envFile ? envFileWord(opts.envFile) : "''"}`,
@@ -161,13 +172,14 @@ export function warmCallParameters(command: string, opts: WrapOptions, exports: 
 }
 
 /**
- * The line that runs one call in a warm shell: a subshell with its own stdin (none, like the spawn path), its
- * process group reported, waited for, its exit status reported after everything it printed. `exports` are the
- * call's own variables (run markers), exported in the subshell only.
+ * What runs one call in a warm shell: the parameters for the subshell waiting for them (which first says its
+ * process group on stderr, the shell's control channel, before pointing its own stderr at stdout), then the end tag
+ * for the shell, which reports the exit status after everything the call printed. `exports` are the call's own
+ * variables (run markers), exported in the subshell only.
  */
 export function warmCall(command: string, opts: WrapOptions, exports: Record<string, string>): WarmCall {
-  const { marker, tags, assignments } = warmCallParameters(command, opts, exports);
-  const parameters = asciiParameters(assignments.join('; '));
-  const script = `__sb_go ${tags.pid} ${tags.end} ${parameters.length}\n${parameters}`;
+  const { marker, tags, assignments } = warmCallParameters(command, opts, exports, true);
+  const parameters = asciiParameters([`printf '%s %s\\n' ${tags.pid} "$BASHPID" >&2`, ...assignments].join('; '));
+  const script = `${String(parameters.length).padStart(10, '0')}${parameters}${tags.end}`;
   return { script, marker, tags };
 }

@@ -5,6 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExecOptions, TargetSnapshot } from '../provider.js';
 import { localProvider } from '../local/localProvider.js';
+import type { WarmProcess } from './warmShell.js';
+import { WarmShellPool } from './warmShellPool.js';
+import { warmCall } from './warmProgram.js';
 import { sleepRunning, sleepSeconds, until } from '../../../../../scripts/sleepProbe.js';
 
 const nextSleep = sleepSeconds(7000, '47');
@@ -109,6 +112,17 @@ describe('warm shells keep what a fresh shell does', () => {
     expect((await a.exec('echo "[$WARM_E]"', opts())).output).toBe('[]\n');
   });
 
+  it('set -e stops at the first failure, return and local fail as at the top of a script, set -x traces only the command', async () => {
+    expect(await a.exec('set -e; false; echo no', opts())).toMatchObject({ output: '', exitCode: 1 });
+    expect((await a.exec('f() { false; echo in-f; }; set -e; f; echo no', opts())).output).toBe('');
+    expect((await a.exec('echo "[${FUNCNAME[*]}]"; return 3', opts())).exitCode).toBe(2);
+    expect((await a.exec('local x=1', opts())).exitCode).not.toBe(0);
+    const traced = await a.exec('set -x; cd /usr; true', opts());
+    expect(traced.output).not.toContain('__sb_');
+    expect(traced.output).toMatch(/^\++ cd \/usr\n\++ true\n$/);
+    expect(traced.cwd).toBe('/usr');
+  });
+
   it('an export spelled through quotes, a variable or a glob carries over; a plain command keeps what is there', async () => {
     await a.exec('e""xport WARM_Q=1; c=export; $c WARM_V=2', opts());
     expect((await a.exec('ls / > /dev/null', opts())).exitCode).toBe(0);
@@ -168,21 +182,91 @@ describe('the next call\'s subshell is forked ahead', () => {
     await until(() => !existsSync(`/proc/${shell}`) && !existsSync(`/proc/${next[0]}`), 'the shell and its waiting subshell ended');
   });
 
-  it('without a place for its pipe the shell forks each call\'s subshell when the call comes, and keeps every guarantee', async () => {
-    const saved = process.env.TMPDIR;
-    process.env.TMPDIR = join(home, 'no-such-dir');
+  it('a waiting subshell killed from outside: the next call says its shell ended, runs nothing, and the call after gets a new shell', async () => {
+    const env = localProvider.createEnvironment(snapshot('h'), { home, resolveSpec: () => undefined });
+    try {
+      const shell = await shellOf(env);
+      await until(() => childrenOf(shell).length === 1, 'a subshell waits');
+      process.kill(Number(childrenOf(shell)[0]), 'SIGKILL');
+      const r = await env.exec('echo never', opts());
+      expect(r.output).not.toContain('never');
+      expect(r.output).toContain('the warm shell running this call ended');
+      expect(r.exitCode).not.toBe(0);
+      expect((await env.exec('echo next', opts())).output).toBe('next\n');
+      expect(await shellOf(env)).not.toBe(shell);
+    } finally {
+      await env.cleanup('removed');
+    }
+  });
+
+  it('a command that reads its stdin finds it empty and leaves the next call as it was sent', async () => {
     const env = localProvider.createEnvironment(snapshot('g'), { home, resolveSpec: () => undefined });
     try {
       const shell = await shellOf(env);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      expect(childrenOf(shell)).toEqual([]);
-      expect(await env.exec('export WARM_NOPIPE=1; cd /usr', opts())).toMatchObject({ exitCode: 0, cwd: '/usr' });
-      expect(await env.exec('echo "$WARM_NOPIPE"; exit 3', opts())).toMatchObject({ output: '1\n', exitCode: 3 });
+      // The waiting subshell reads its parameters from the shell's stdin: the command must not get the rest of it.
+      const r = await env.exec('cat; read -r line; echo "[$line][$(head -c 9 /dev/stdin | wc -c)]"', opts());
+      expect(r).toMatchObject({ output: '[][0]\n', exitCode: 0 });
+      expect(await env.exec('export WARM_STDIN=1; cd /usr', opts())).toMatchObject({ exitCode: 0, cwd: '/usr' });
+      expect(await env.exec('echo "$WARM_STDIN"; exit 3', opts())).toMatchObject({ output: '1\n', exitCode: 3 });
       expect(await shellOf(env)).toBe(shell);
     } finally {
-      if (saved === undefined) delete process.env.TMPDIR;
-      else process.env.TMPDIR = saved;
       await env.cleanup('removed');
     }
+  });
+});
+
+describe('a call is answered when its trap has run, before its subshell is reaped', () => {
+  it('a command ended by a signal, or replaced by exec, reports the status a fresh shell would', async () => {
+    const env = localProvider.createEnvironment(snapshot('i'), { home, resolveSpec: () => undefined });
+    try {
+      const shell = await shellOf(env);
+      expect((await env.exec('echo a; kill -TERM $BASHPID; echo b', opts())).exitCode).toBe(143);
+      expect((await env.exec('kill -USR1 $BASHPID', opts())).exitCode).toBe(138);
+      expect((await env.exec('kill -KILL $BASHPID', opts())).exitCode).toBe(137);
+      expect((await env.exec('exec sh -c "exit 7"', opts())).exitCode).toBe(7);
+      expect((await env.exec('trap "echo mine" EXIT; exit 5', opts())).exitCode).toBe(5);
+      expect(await shellOf(env)).toBe(shell);
+    } finally {
+      await env.cleanup('removed');
+    }
+  });
+
+  it('the answer comes at the done line; the shell takes its next call only after the end line', async () => {
+    // A shell process that prints what the test tells it to: the order of the lines is the point.
+    const out: Array<(text: string) => void> = [];
+    const written: string[] = [];
+    const proc: WarmProcess = {
+      write: (text) => written.push(text),
+      end: () => undefined,
+      onStdout: (l) => out.push(l),
+      onStderr: () => undefined,
+      onExit: () => undefined,
+      killGroup: async () => undefined,
+      prelude: '',
+    };
+    const pool = new WarmShellPool({ start: () => proc }, async () => undefined);
+    const shell = pool.acquire()!;
+    const call = warmCall('echo hi', { cwd: '/' }, {});
+    const seen: string[] = [];
+    const run = shell.run(call, (text) => seen.push(text));
+    let answered = false;
+    void run.ended.then(() => (answered = true));
+    const say = (text: string): void => out.forEach((l) => l(text));
+    say(`hi\n\n${call.marker}/tmp\n${call.tags.done.slice(0, 9)}`);
+    await Promise.resolve();
+    expect(answered).toBe(false);
+    say(`${call.tags.done.slice(9)} 3\nprinted by a job the call left\n`);
+    await run.ended;
+    expect(await run.exitStatus()).toEqual({ code: 3 });
+    expect(seen.join('')).toBe(`hi\n\n${call.marker}/tmp\n`);
+    // Answered, not yet reaped: a sequential call waits for the end line instead of taking another shell.
+    expect(shell.usable).toBe(false);
+    const settling = pool.settling();
+    expect(settling).toBeDefined();
+    say(`\n${call.tags.end} 3 0\n`);
+    await settling;
+    expect(shell.usable).toBe(true);
+    expect(pool.acquire()).toBe(shell);
+    await pool.close();
   });
 });

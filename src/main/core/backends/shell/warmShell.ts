@@ -1,8 +1,6 @@
 // Warm shells: a runtime identity's few long-lived shells that run tool calls without starting a process per call.
 //
-// A pool belongs to one Environment (one runtime identity) and is never shared. It grows when calls run at once
-// (up to `max`; past that the caller falls back to starting a shell per call) and shrinks when shells sit idle. A
-// call runs in a subshell with a process group of its own (warmProgram.ts); a timeout or cancel kills that group,
+// The identity's pool of them is warmShellPool.ts. A call runs in a subshell with a process group of its own (warmProgram.ts); a timeout or cancel kills that group,
 // and the shell, once it has reaped it, takes the next call. A shell is retired, never reused, when something of a
 // call lives on in its group (a `cmd &` that could print into the next call's output), when it would not answer
 // after a stop, or when it died (the call in it says so).
@@ -147,25 +145,45 @@ export class WarmShell {
     if (this.current === undefined) this.onGone(this);
   }
 
-  /** Start one call (warmCall's line); `sink` gets what it prints (stdout and stderr), never a control line. */
+  /**
+   * Start one call (warmCall's line); `sink` gets what it prints (stdout and stderr), never a control line. The call
+   * is answered at its done line (the exit status its EXIT trap printed after the marker line); the shell takes its
+   * next call only after the end line, once it has reaped the subshell and looked for what it left running. A call
+   * whose trap did not run (its subshell was killed, or `exec` replaced it) is answered at the end line.
+   */
   run(call: WarmCall, sink: (text: string) => void): ShellRun {
     const { tags } = call;
     let pending = '';
     let pgid: number | undefined;
     let stopAsked = false;
     let code: number | undefined;
+    let answered = false;
     let died = false;
     let detached = false;
     let finish: () => void = () => undefined;
     const ended = new Promise<void>((resolve) => (finish = resolve));
+    let settle: () => void = () => undefined;
+    this.finishing = undefined;
+    const answer = (): void => {
+      if (answered) return;
+      answered = true;
+      finish();
+    };
     const over = (): void => {
       if (this.current !== listener) return;
       this.current = undefined;
       this.runningGroup = undefined;
-      finish();
+      this.finishing = undefined;
+      answer();
+      settle();
     };
     const emit = (text: string): void => {
-      if (!detached && text) sink(text);
+      if (!detached && !answered && text) sink(text);
+    };
+    /** The exit status on a control line that starts at `at` in `pending` (`<tag> <status>…\n`), once it is whole. */
+    const controlLine = (at: number, tag: string): string[] | undefined => {
+      const eol = pending.indexOf('\n', at);
+      return eol < 0 ? undefined : pending.slice(at + tag.length + 1, eol).split(' ');
     };
     const listener = (event: { kind: 'out'; text: string } | { kind: 'pid'; pgid: number } | { kind: 'died' }): void => {
       if (event.kind === 'pid') {
@@ -175,7 +193,7 @@ export class WarmShell {
         return;
       }
       if (event.kind === 'died') {
-        died = true;
+        died = !answered;
         emit(pending);
         pending = '';
         // Whatever the call started may outlive its shell; it is not left running.
@@ -184,10 +202,29 @@ export class WarmShell {
         return;
       }
       pending += event.text;
+      if (!answered) {
+        const done = pending.indexOf(`\n${tags.done} `);
+        if (done >= 0) {
+          const status = controlLine(done + 1, tags.done);
+          if (!status) return;
+          // The marker line's own newline is the call's; the done line is not.
+          emit(pending.slice(0, done + 1));
+          code = Number(status[0]);
+          pending = pending.slice(pending.indexOf('\n', done + 1) + 1);
+          this.finishing = new Promise<void>((resolve) => (settle = resolve));
+          answer();
+          // A shell that does not report the end of an answered call is not waited for.
+          setTimeout(() => {
+            if (this.current !== listener) return;
+            this.retire();
+            over();
+          }, 10_000).unref();
+        }
+      }
       const at = pending.indexOf(`\n${tags.end} `);
       if (at < 0) {
-        // Hold back what could be the start of the end line.
-        const keep = tags.end.length + 1;
+        // Hold back what could be the start of a control line.
+        const keep = tags.done.length + 1;
         if (pending.length > keep) {
           emit(pending.slice(0, -keep));
           pending = pending.slice(-keep);
@@ -195,26 +232,30 @@ export class WarmShell {
         return;
       }
       emit(pending.slice(0, at));
-      pending = pending.slice(at);
-      const eol = pending.indexOf('\n', 1);
-      if (eol < 0) return;
-      const [status, left] = pending.slice(tags.end.length + 2, eol).split(' ');
-      code = Number(status);
+      const status = controlLine(at + 1, tags.end);
+      if (!status) {
+        pending = pending.slice(at);
+        return;
+      }
       pending = '';
+      code ??= Number(status[0]);
       // A stopped call's group is being killed (TERM, then KILL): what is left of it is on its way out.
-      if (!stopAsked) this.afterCall(pgid, left === '1');
+      if (!stopAsked) this.afterCall(pgid, status[1] === '1');
       else this.idleSince = Date.now();
       over();
     };
     this.current = listener;
+    this.lastRun = ++WarmShell.runs;
     this.proc.write(call.script);
     const run: ShellRun = {
       ended,
       exited: () => ended,
       exitStatus: async () => (died ? { code: code ?? 1, note: diedNote } : { code: code ?? 1 }),
       stop: () => {
+        if (answered) return;
         stopAsked = true;
         if (pgid !== undefined) void this.stopGroup(pgid);
+        else this.stopUnstarted(listener);
       },
       detach: () => {
         detached = true;
@@ -223,12 +264,31 @@ export class WarmShell {
     return run;
   }
 
+  private static runs = 0;
+  /** When this shell last took a call (a count of calls taken by all shells). */
+  lastRun = 0;
+
+  /** While an answered call's shell has not yet reported its end: resolves when it has (the shell is usable again). */
+  finishing: Promise<void> | undefined;
+
   /** Kill a stopped call's group; a shell that has not reaped it a second later is retired and the call ends. */
   private async stopGroup(pgid: number): Promise<void> {
     const listener = this.current;
     await this.proc.killGroup(pgid);
     setTimeout(() => {
       if (this.current !== listener || listener === undefined) return;
+      this.retire();
+      listener({ kind: 'died' });
+    }, 1000).unref();
+  }
+
+  /**
+   * A stopped call whose subshell never said it started (it died before it read the call, or the shell no longer
+   * answers): after a second the shell is retired and the call ends with the note that its shell did.
+   */
+  private stopUnstarted(listener: typeof this.current): void {
+    setTimeout(() => {
+      if (this.current !== listener || listener === undefined || this.runningGroup !== undefined) return;
       this.retire();
       listener({ kind: 'died' });
     }, 1000).unref();
@@ -251,69 +311,5 @@ export class WarmShell {
 
   get isRetired(): boolean {
     return this.retired || this.dead;
-  }
-}
-
-export interface WarmPoolOptions {
-  /** Start one shell process. */
-  start: () => WarmProcess;
-  /** At most this many shells (default 4); a call past that runs in a shell of its own. */
-  max?: number;
-  /** A shell idle this long is ended, except the last one. */
-  idleMs?: number;
-  /** The last shell is ended after this long without a call. */
-  lastIdleMs?: number;
-}
-
-/** The warm shells of one runtime identity. */
-export class WarmShellPool {
-  private readonly shells = new Set<WarmShell>();
-  private readonly leftovers = new Set<number>();
-  private readonly timer: NodeJS.Timeout;
-  private closed = false;
-
-  constructor(private readonly opts: WarmPoolOptions, private readonly killGroup: (pgid: number) => Promise<void>, private readonly groupAlive?: (pgid: number) => boolean) {
-    this.timer = setInterval(() => this.shrink(), Math.min(opts.idleMs ?? 10_000, 5000));
-    this.timer.unref();
-  }
-
-  /** A shell for one call, or undefined when the pool is full (the caller starts a shell of its own). */
-  acquire(): WarmShell | undefined {
-    if (this.closed) return undefined;
-    for (const s of this.shells) if (s.usable) return s;
-    if (this.shells.size >= (this.opts.max ?? 4)) return undefined;
-    const shell = new WarmShell(this.opts.start(), (gone) => {
-      for (const g of gone.leftovers) this.leftovers.add(g);
-      this.shells.delete(gone);
-    });
-    this.shells.add(shell);
-    return shell;
-  }
-
-  /** Retire every shell (their calls finish first): the environment they were started with is out of date. */
-  renew(): void {
-    for (const s of this.shells) s.retire();
-  }
-
-  private shrink(): void {
-    const now = Date.now();
-    const idle = [...this.shells].filter((s) => s.usable).sort((a, b) => a.idleSince - b.idleSince);
-    const busy = this.shells.size - idle.length;
-    idle.forEach((s, i) => {
-      const last = busy === 0 && i === idle.length - 1;
-      if (now - s.idleSince > (last ? (this.opts.lastIdleMs ?? 300_000) : (this.opts.idleMs ?? 10_000))) s.retire();
-    });
-  }
-
-  /** End every shell and what calls left running in their groups. */
-  async close(): Promise<void> {
-    this.closed = true;
-    clearInterval(this.timer);
-    for (const s of this.shells) {
-      for (const g of s.leftovers) this.leftovers.add(g);
-      if (s.runningGroup !== undefined) this.leftovers.add(s.runningGroup);
-      s.retire();
-    }
-    await Promise.all([...this.leftovers].filter((g) => this.groupAlive?.(g) ?? true).map((g) => this.killGroup(g)));
   }
 }

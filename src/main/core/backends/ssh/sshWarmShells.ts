@@ -6,7 +6,8 @@
 // A call whose shell could not even be opened ran nothing, so the caller runs it the spawn-per-call way instead.
 import type { ExecOptions } from '../provider.js';
 import type { ExecWrappedOptions, ShellRun } from '../shell/execWrapped.js';
-import { WarmShellPool, openingWarmProcess, type WarmProcess, type WarmShell } from '../shell/warmShell.js';
+import { openingWarmProcess, type WarmProcess, type WarmShell } from '../shell/warmShell.js';
+import { WarmShellPool } from '../shell/warmShellPool.js';
 import { namesOwnPid, warmCall } from '../shell/warmProgram.js';
 import type { ExecChannel, LiveConnection } from './liveConnection.js';
 
@@ -46,7 +47,11 @@ export class SshWarmShells {
   async usable(live: LiveConnection, command: string, opts: ExecOptions): Promise<boolean> {
     if (process.env.SWITCHBOARD_NO_WARM_SHELLS || opts.stdin !== undefined || namesOwnPid(command) || !live.isAlive) return false;
     if (this.bash?.live !== live) this.bash = { live, ok: this.deps.hasBash(live).catch(() => false) };
-    return (await this.bash.ok) && live.isAlive;
+    if (!(await this.bash.ok)) return false;
+    // A shell finishing the last call (answered, not yet reaped) is waited for: sequential calls keep one shell.
+    const settling = this.live === live ? this.pool?.settling() : undefined;
+    if (settling) await settling;
+    return live.isAlive;
   }
 
   /** A shell on `live` for a call with these variables, or undefined when the pool is full. */
