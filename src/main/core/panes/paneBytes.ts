@@ -32,6 +32,8 @@ export function paneChars(bytes: Uint8Array): number {
 }
 
 const ESC = 0x1b;
+const OSC_INTRO = Buffer.from('\x1b]');
+const ST = Buffer.from('\x1b\\');
 const OSC_START = Buffer.from('\x1b]7;');
 const NONE = Buffer.alloc(0);
 /** An OSC 7 sequence longer than this is not a cwd worth following. */
@@ -39,15 +41,16 @@ const OSC_MAX = 512;
 
 /**
  * The start of an OSC sequence left open at the end of `chunk` (to scan again with the next chunk), or nothing. Most
- * output either has no ESC near its end or ends a sequence it starts, so nothing is kept and nothing is decoded.
+ * output either has no OSC near its end or ends the one it starts, so nothing is kept and nothing is decoded.
  */
 export function openOscTail(chunk: Buffer): Buffer {
-  const esc = chunk.lastIndexOf(ESC);
-  if (esc < 0 || esc < chunk.length - OSC_MAX) return NONE;
-  const next = chunk[esc + 1];
-  if (next !== undefined && next !== 0x5d) return NONE; // `ESC \` ends a sequence; `ESC [` is not an OSC
-  if (chunk.indexOf(0x07, esc) >= 0) return NONE; // ended by BEL
-  return chunk.subarray(esc);
+  const start = chunk.lastIndexOf(OSC_INTRO);
+  if (start >= 0 && start >= chunk.length - OSC_MAX) {
+    const body = chunk.subarray(start + 2);
+    if (body.indexOf(0x07) < 0 && body.indexOf(ST) < 0) return chunk.subarray(start);
+  }
+  // A lone ESC at the very end may be the start of one.
+  return chunk[chunk.length - 1] === ESC ? chunk.subarray(chunk.length - 1) : NONE;
 }
 
 /** The text to look for an OSC 7 in: the open tail of the last chunk and this one, or undefined when there is none. */

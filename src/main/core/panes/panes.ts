@@ -133,8 +133,7 @@ export class Panes {
         pane.info.cwd = cwd;
         this.sink.cwd(pane.info.pane_id, cwd);
       }
-    } else if (pane.oscTail.length) pane.oscTail = Buffer.alloc(0);
-    else pane.oscTail = openOscTail(data);
+    } else pane.oscTail = openOscTail(data);
     pane.pending.push(data);
     pane.pendingBytes += data.length;
     // Paused or large: send now, so the acknowledgements that resume the pty are not held up by the timer.
