@@ -144,7 +144,9 @@ export function mcpHttpHandler(callTool: (tool: string, args: Record<string, unk
       const requests = messages.filter(isJSONRPCRequest).map((m) => m.id);
       const transport = new OnePostTransport(requests, (answers) => {
         if (res.headersSent) return;
-        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answers.length === 1 ? answers[0] : answers));
+        // With its length the body goes out in one write, not as chunks the client has to reassemble.
+        const body = Buffer.from(JSON.stringify(answers.length === 1 ? answers[0] : answers));
+        res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body);
       });
       const server = createMcpServer(callTool);
       open.add(transport);

@@ -70,6 +70,14 @@ export function callProgram(snapshot: (into: string) => string): string {
   ].join('\n');
 }
 
+/** The length of every call's end tag (`__SB_WARM_END_` and 16 hex digits): the shell reads it in one `read -N`. */
+const endTagLength = '__SB_WARM_END_0123456789abcdef__'.length;
+
+/** The next call's subshell (see callLoop). */
+const subshell =
+  '( set +m; IFS= read -r -N 10 __sb_n || exit 0; IFS= read -r -N "$((10#$__sb_n))" __sb_raw || exit 0; ' +
+  'exec </dev/null; printf -v __sb_call %b "$__sb_raw"; eval "$__sb_call" ) &';
+
 /**
  * The shell's loop. It forks the next call's subshell, which reads a ten-digit length and then that many
  * bytes of parameters, ASCII only (see asciiParameters), from the shell's stdin with `read -N` (one read, where a
@@ -79,18 +87,19 @@ export function callProgram(snapshot: (into: string) => string): string {
  * so does the shell: that is how a retired shell ends. A subshell killed while it waited leaves the next call's
  * parameters where the shell expects an end tag: the shell sees that it is not one and exits (the call says its
  * shell ended), never reading the rest as its own script.
- */
-/** The length of every call's end tag (`__SB_WARM_END_` and 16 hex digits): the shell reads it in one `read -N`. */
-const endTagLength = '__SB_WARM_END_0123456789abcdef__'.length;
 
+ *
+ * The subshell is forked at the top level of the loop's body, not in a function (a command's `return` or `local`
+ * would work there, FUNCNAME would be set) nor in a condition or an && / || list (its command would run with `set -e`
+ * ignored). The next one is forked once the end tag is read, before the end line is printed, so it is ready when the
+ * next call comes: the fork overlaps the answer's way to the client and back.
+ */
 const callLoop = [
-  // The subshell is forked in the loop's body, not in a function (a command's `return` or `local` would work there,
-  // FUNCNAME would be set) nor in a condition or an && / || list (its command would run with `set -e` ignored).
-  'while :; do ( set +m; IFS= read -r -N 10 __sb_n || exit 0; IFS= read -r -N "$((10#$__sb_n))" __sb_raw || exit 0; ' +
-    'exec </dev/null; printf -v __sb_call %b "$__sb_raw"; eval "$__sb_call" ) & ' +
-    `wait "$!"; __sb_rc=$?; IFS= read -r -N ${endTagLength} __sb_end || exit; [[ $__sb_end == __SB_WARM_END_*__ ]] || exit; ` +
-    `__sb_left=0; kill -0 -- -"$!" 2>/dev/null && __sb_left=1; printf '\\n%s %s %s\\n' "$__sb_end" "$__sb_rc" "$__sb_left"; done`,
-].join('\n');
+  // One line: bash has read all of it before the first subshell is forked, which then owns the stdin.
+  subshell,
+  `while :; do __sb_p=$!; wait "$__sb_p"; __sb_rc=$?; IFS= read -r -N ${endTagLength} __sb_end || exit; [[ $__sb_end == __SB_WARM_END_*__ ]] || exit; ` +
+    `__sb_left=0; kill -0 -- -"$__sb_p" 2>/dev/null && __sb_left=1; ${subshell} printf '\\n%s %s %s\\n' "$__sb_end" "$__sb_rc" "$__sb_left"; done`,
+].join(' ');
 
 /**
  * A call's parameters as printable ASCII for `printf %b`: every byte outside printable ASCII, and every backslash,
