@@ -202,24 +202,28 @@ export class Panes {
   }
 
   /**
-   * Sends what was read as one batch. A character cut by the read stays for the next batch (unless `all`: the pty
-   * has ended, or it is all there is), so each batch is whole characters. The pty pauses once the window has too much unacknowledged.
+   * Sends what was read as one batch. A character cut by the read stays for the next batch, even when it is all there
+   * is (it waits for the rest of its bytes), unless `all`: the pty has ended. So each batch is whole characters.
+   * The pty pauses once the window has too much unacknowledged.
    */
   private flush(pane: Pane, all = false): void {
     if (pane.timer) clearTimeout(pane.timer);
     pane.timer = undefined;
     if (pane.pendingBytes === 0) return;
     let data = pane.pending.length === 1 ? pane.pending[0]! : Buffer.concat(pane.pending, pane.pendingBytes);
+    const cut = all ? 0 : incompleteUtf8Tail(data);
+    if (cut === data.length) {
+      // Only part of a character: the next read brings the rest (and arms the timer again).
+      pane.pending = [data];
+      return;
+    }
     pane.pending = [];
     pane.pendingBytes = 0;
-    const cut = all ? 0 : incompleteUtf8Tail(data);
-    if (cut > 0 && cut < data.length) {
+    if (cut > 0) {
       const rest = Buffer.from(data.subarray(data.length - cut));
       data = data.subarray(0, data.length - cut);
       pane.pending.push(rest);
       pane.pendingBytes = rest.length;
-      // Sent with what comes next, or on its own at the next tick when nothing does.
-      pane.timer = setTimeout(() => this.flush(pane), BATCH_MS);
     }
     const chars = paneChars(data);
     pane.recent.append(data);
