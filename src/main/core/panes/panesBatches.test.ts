@@ -48,16 +48,21 @@ describe('pane batches of bytes', () => {
     const { batches } = await openPane(channel);
     const text = 'aé€😀b';
     const bytes = Buffer.from(text);
-    // Cut inside each many-byte character in turn, waiting past the batch timer between the two halves.
+    // Cut inside each many-byte character in turn, waiting past the batch timer between the two halves; then one
+    // byte a read, so some reads are only part of a character.
     for (const at of [2, 4, 5, 8, 9, 10]) {
       emit(bytes.subarray(0, at));
       await sleep(30);
       emit(bytes.subarray(at));
       await sleep(30);
     }
+    for (let i = 0; i < bytes.length; i++) {
+      emit(bytes.subarray(i, i + 1));
+      await sleep(15);
+    }
     exit();
     for (const b of batches) expect(b.chars).toBe(strict.decode(b.data).length);
-    expect(batches.map((b) => strict.decode(b.data)).join('')).toBe(text.repeat(6));
+    expect(batches.map((b) => strict.decode(b.data)).join('')).toBe(text.repeat(7));
   });
 
   it('counts chars of ASCII and of many-byte output as the JSON text would', async () => {
