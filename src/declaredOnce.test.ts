@@ -21,6 +21,7 @@ const owners: Array<[RegExp, string]> = [
   [/\.test\.ts$|^main\/core\/tools\/(testCore|toolsSuite)\.ts$|registryRaceWorker\.ts$/, 'tests and their helpers'],
   [/^main\/core\/config\/loadConfig\.ts$/, "the default config: a `local` target when config.yaml names none"],
   [/^shared\/tools\.ts$/, 'the contract: argument schemas by tool name, and the execute_code client label'],
+  [/^shared\/toolResult\.ts$/, "the contract's tool names and client labels, for clients that need no tool's schemas"],
   [/^main\/core\/dispatch\/dispatcher\.ts$/, 'nested calls are labelled with the execute_code client'],
   [/^main\/core\/approvals\/policy\/rules\/toolRules\.ts$/, 'the command policy judges the `docker` program a shell runs, not the backend'],
 ];

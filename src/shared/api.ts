@@ -2,12 +2,16 @@
 import * as z from 'zod';
 import { ErrorPayload } from './errors.js';
 import { TargetInfo } from './targets.js';
-import { ToolClient, ToolResult, toolNames } from './tools.js';
+import { ToolClient, ToolResult, toolNames } from './toolResult.js';
 import { ApprovalDecision, ApprovalOutcome, ApprovalRule, PendingApproval } from './approvals.js';
 import { BackendInfo } from './specFields.js';
 import { PluginInfo } from './plugins.js';
+import { lazyTable } from './lazyTable.js';
 
-export const ActivityEntry = z.object({
+// The tables below build each entry on first use (lazyTable) and the larger schemas here are z.lazy, for the same
+// reason: a client that makes one call builds one method's schemas (z.lazy accepts what the schema inside accepts).
+
+export const ActivityEntry = z.lazy(() => z.object({
   id: z.string(),
   time: z.string(),
   client: ToolClient,
@@ -22,10 +26,10 @@ export const ActivityEntry = z.object({
   result: z.string().max(8000).optional(),
   /** Set when the call was held for approval (or refused by policy): who decided, how, after how long. */
   approval: ApprovalOutcome.optional(),
-});
+}));
 export type ActivityEntry = z.infer<typeof ActivityEntry>;
 
-export const ProcessInfo = z.object({
+export const ProcessInfo = z.lazy(() => z.object({
   session_id: z.string(),
   execution_target: z.string(),
   generation: z.string(),
@@ -36,10 +40,10 @@ export const ProcessInfo = z.object({
   started_at: z.string(),
   ended_at: z.string().nullable(),
   output_chars: z.number().int(),
-});
+}));
 export type ProcessInfo = z.infer<typeof ProcessInfo>;
 
-export const PaneInfo = z.object({
+export const PaneInfo = z.lazy(() => z.object({
   pane_id: z.string(),
   execution_target: z.string(),
   generation: z.string(),
@@ -47,10 +51,10 @@ export const PaneInfo = z.object({
   /** The directory the pane was to start in did not exist there; it started in `cwd` (its nearest existing parent) instead. */
   cwd_missing: z.string().optional(),
   status: z.enum(['open', 'exited', 'lost']),
-});
+}));
 export type PaneInfo = z.infer<typeof PaneInfo>;
 
-export const DoctorReport = z.object({
+export const DoctorReport = z.lazy(() => z.object({
   home: z.string(),
   backends: z.array(z.object({ backend: z.string(), flags: z.record(z.string(), z.unknown()) })),
   targets: z.array(z.object({
@@ -66,13 +70,13 @@ export const DoctorReport = z.object({
   })),
   problems: z.array(z.string()),
   /** Each installed plugin: its state, whether its backends can run here, its requirement problems and doctor checks. */
-  plugins: z.array(PluginInfo.extend({
+  plugins: z.array(PluginInfo.unwrap().extend({
     available: z.boolean().optional(),
     /** `target NAME: problem` for each target of its backends whose spec fails check_requirements. */
     requirements: z.array(z.string()),
     checks: z.array(z.object({ name: z.string(), ok: z.boolean(), detail: z.string().optional() })),
   })).optional(),
-});
+}));
 export type DoctorReport = z.infer<typeof DoctorReport>;
 
 /** A tab's nested splits: a leaf is an index into the tab's `panes`; `ratio` is side a's share. */
@@ -83,7 +87,7 @@ export const SavedSplit: z.ZodType<SavedSplit> = z.lazy(() => z.union([
 ]));
 
 /** The tabs and panes of the window (targets only; terminals are new on restore), kept across restarts. */
-export const WorkspaceLayout = z.object({
+export const WorkspaceLayout = z.lazy(() => z.object({
   tabs: z.array(z.object({
     /** `pane_id`: the Core's pane the window had there, resumed on reload while the Core still keeps it. */
     panes: z.array(z.object({ target: z.string().min(1).max(64), pane_id: z.string().min(1).max(64).optional() })).min(1).max(16),
@@ -93,7 +97,7 @@ export const WorkspaceLayout = z.object({
     title: z.string().min(1).max(128).optional(),
   })).max(64),
   active_tab: z.number().int().min(0),
-});
+}));
 export type WorkspaceLayout = z.infer<typeof WorkspaceLayout>;
 
 /** The window's settings (font, zoom, theme …) kept in the profile; the renderer checks each field against its own schema. */
@@ -112,31 +116,31 @@ const PaneRef = z.object({ pane_id: z.string().min(1) });
  */
 const PaneBinary = z.boolean().optional();
 
-/** Request/response methods: name → input and output schema. */
-export const coreMethods = {
-  'targets.list': { input: z.object({}), output: z.array(TargetInfo) },
+/** Request/response methods: name → input and output schema (each built when first used: lazyTable). */
+export const coreMethods = lazyTable({
+  'targets.list': () => ({ input: z.object({}), output: z.array(TargetInfo) }),
   /** What could not be used: a broken config edit (the previous config stays), bad registry records, shadowed names. */
-  'targets.problems': { input: z.object({}), output: z.array(z.string()) },
+  'targets.problems': () => ({ input: z.object({}), output: z.array(z.string()) }),
   /** Runtime targets changed from the UI (provider `ui`); the CLI writes the registry file directly. */
-  'targets.register': {
+  'targets.register': () => ({
     input: z.object({ name: z.string().min(1), spec: z.record(z.string(), z.unknown()), replace: z.boolean().optional(), if_generation: z.string().optional() }),
     output: z.object({ action: z.string(), name: z.string(), generation: z.string() }),
-  },
+  }),
   /** The backends this Core knows: flags and declared spec fields (the Add-target form is built from them). */
-  'backends.list': { input: z.object({}), output: z.array(BackendInfo) },
-  'plugins.list': { input: z.object({}), output: z.array(PluginInfo) },
+  'backends.list': () => ({ input: z.object({}), output: z.array(BackendInfo) }),
+  'plugins.list': () => ({ input: z.object({}), output: z.array(PluginInfo) }),
   /** Loads the plugin now (no restart) and remembers it is enabled; its backends appear in `backends.changed`. */
-  'plugins.enable': { input: z.object({ name: z.string().min(1).max(64) }), output: PluginInfo },
-  'plugins.disable': { input: z.object({ name: z.string().min(1).max(64) }), output: PluginInfo },
+  'plugins.enable': () => ({ input: z.object({ name: z.string().min(1).max(64) }), output: PluginInfo }),
+  'plugins.disable': () => ({ input: z.object({ name: z.string().min(1).max(64) }), output: PluginInfo }),
   /** Copies a plugin folder (or npm package folder) into the profile's plugins/; installed disabled. */
-  'plugins.install': { input: z.object({ path: z.string().min(1).max(4096) }), output: PluginInfo },
-  'targets.drain': { input: z.object({ name: z.string().min(1), generation: z.string().optional() }), output: z.object({ action: z.string(), name: z.string(), generation: z.string() }) },
-  'targets.remove': { input: z.object({ name: z.string().min(1), generation: z.string().optional() }), output: z.object({ action: z.string(), name: z.string(), generation: z.string() }) },
-  'tool.call': {
+  'plugins.install': () => ({ input: z.object({ path: z.string().min(1).max(4096) }), output: PluginInfo }),
+  'targets.drain': () => ({ input: z.object({ name: z.string().min(1), generation: z.string().optional() }), output: z.object({ action: z.string(), name: z.string(), generation: z.string() }) }),
+  'targets.remove': () => ({ input: z.object({ name: z.string().min(1), generation: z.string().optional() }), output: z.object({ action: z.string(), name: z.string(), generation: z.string() }) }),
+  'tool.call': () => ({
     input: z.object({ tool: z.enum(toolNames as [string, ...string[]]).or(z.string()), args: z.record(z.string(), z.unknown()), client: ToolClient.optional() }),
     output: ToolResult,
-  },
-  'pane.open': {
+  }),
+  'pane.open': () => ({
     input: z.object({
       execution_target: z.string().min(1), cols: z.number().int().min(2).max(1000), rows: z.number().int().min(1).max(500),
       /** A window's pane: when this connection goes, the shell keeps running for `terminal.pane_keep` seconds so a reloaded window can resume it. */
@@ -144,64 +148,64 @@ export const coreMethods = {
       binary: PaneBinary,
     }),
     output: PaneInfo,
-  },
-  'pane.write': { input: PaneRef.extend({ data: z.string().max(1_000_000) }), output: z.object({}) },
-  'pane.resize': { input: PaneRef.extend({ cols: z.number().int().min(2).max(1000), rows: z.number().int().min(1).max(500) }), output: z.object({}) },
+  }),
+  'pane.write': () => ({ input: PaneRef.extend({ data: z.string().max(1_000_000) }), output: z.object({}) }),
+  'pane.resize': () => ({ input: PaneRef.extend({ cols: z.number().int().min(2).max(1000), rows: z.number().int().min(1).max(500) }), output: z.object({}) }),
   /** The renderer acknowledges chars it has written to xterm; the Core pauses the pty above a high watermark. */
-  'pane.ack': { input: PaneRef.extend({ chars: z.number().int().min(0) }), output: z.object({}) },
+  'pane.ack': () => ({ input: PaneRef.extend({ chars: z.number().int().min(0) }), output: z.object({}) }),
   /** Receive this pane's output too (another window's pane); output from now on, the pane stays open when this connection goes. */
-  'pane.attach': { input: PaneRef.extend({ binary: PaneBinary }), output: PaneInfo },
+  'pane.attach': () => ({ input: PaneRef.extend({ binary: PaneBinary }), output: PaneInfo }),
   /** A window takes back a pane it had (after a reload): its recent output is replayed, and it is this connection's own from now on. */
-  'pane.resume': { input: PaneRef.extend({ binary: PaneBinary }), output: PaneInfo.extend({ scrollback: z.string() }) },
-  'pane.close': { input: PaneRef, output: z.object({}) },
-  'pane.list': { input: z.object({}), output: z.array(PaneInfo) },
-  'processes.list': { input: z.object({ execution_target: z.string().optional() }), output: z.array(ProcessInfo) },
-  'processes.log': { input: z.object({ session_id: z.string().min(1), lines: z.number().int().positive().optional() }), output: z.object({ output: z.string() }) },
-  'processes.kill': { input: z.object({ session_id: z.string().min(1) }), output: ProcessInfo },
-  'doctor.run': { input: z.object({ timeout_ms: z.number().int().positive().max(60_000).optional() }), output: DoctorReport },
-  'approvals.list': { input: z.object({}), output: z.array(PendingApproval) },
-  'approvals.decide': { input: ApprovalDecision, output: z.object({ id: z.string(), decision: z.enum(['approve', 'deny']) }) },
+  'pane.resume': () => ({ input: PaneRef.extend({ binary: PaneBinary }), output: PaneInfo.unwrap().extend({ scrollback: z.string() }) }),
+  'pane.close': () => ({ input: PaneRef, output: z.object({}) }),
+  'pane.list': () => ({ input: z.object({}), output: z.array(PaneInfo) }),
+  'processes.list': () => ({ input: z.object({ execution_target: z.string().optional() }), output: z.array(ProcessInfo) }),
+  'processes.log': () => ({ input: z.object({ session_id: z.string().min(1), lines: z.number().int().positive().optional() }), output: z.object({ output: z.string() }) }),
+  'processes.kill': () => ({ input: z.object({ session_id: z.string().min(1) }), output: ProcessInfo }),
+  'doctor.run': () => ({ input: z.object({ timeout_ms: z.number().int().positive().max(60_000).optional() }), output: DoctorReport }),
+  'approvals.list': () => ({ input: z.object({}), output: z.array(PendingApproval) }),
+  'approvals.decide': () => ({ input: ApprovalDecision, output: z.object({ id: z.string(), decision: z.enum(['approve', 'deny']) }) }),
   /** Persisted "always allow" rules; revoking one makes the next matching call ask again. */
-  'approvals.rules': { input: z.object({}), output: z.array(ApprovalRule) },
-  'approvals.revoke': { input: z.object({ id: z.string().min(1) }), output: z.object({ id: z.string() }) },
-  'workspace.get': { input: z.object({}), output: WorkspaceLayout.nullable() },
-  'workspace.save': { input: WorkspaceLayout, output: z.object({}) },
+  'approvals.rules': () => ({ input: z.object({}), output: z.array(ApprovalRule) }),
+  'approvals.revoke': () => ({ input: z.object({ id: z.string().min(1) }), output: z.object({ id: z.string() }) }),
+  'workspace.get': () => ({ input: z.object({}), output: WorkspaceLayout.nullable() }),
+  'workspace.save': () => ({ input: WorkspaceLayout, output: z.object({}) }),
   /** The window's settings from the profile; null before any were saved. */
-  'settings.get': { input: z.object({}), output: UiSettings.nullable() },
-  'settings.save': { input: UiSettings, output: z.object({}) },
-  'activity.list': { input: z.object({ limit: z.number().int().positive().max(1000).optional() }), output: z.array(ActivityEntry) },
+  'settings.get': () => ({ input: z.object({}), output: UiSettings.nullable() }),
+  'settings.save': () => ({ input: UiSettings, output: z.object({}) }),
+  'activity.list': () => ({ input: z.object({ limit: z.number().int().positive().max(1000).optional() }), output: z.array(ActivityEntry) }),
   /**
    * A connection receives only the events it subscribed to (pane events go by pane: those it opened or attached).
    * A `switchboard call` or `mcp` connection subscribes to nothing and so receives replies only.
    */
-  'events.subscribe': { input: z.object({ events: z.array(SubscribableEvent).max(32) }), output: z.object({}) },
-  'events.unsubscribe': { input: z.object({ events: z.array(SubscribableEvent).max(32) }), output: z.object({}) },
-} as const;
+  'events.subscribe': () => ({ input: z.object({ events: z.array(SubscribableEvent).max(32) }), output: z.object({}) }),
+  'events.unsubscribe': () => ({ input: z.object({ events: z.array(SubscribableEvent).max(32) }), output: z.object({}) }),
+});
 
 export type CoreMethod = keyof typeof coreMethods;
 export type MethodInput<M extends CoreMethod> = z.infer<(typeof coreMethods)[M]['input']>;
 export type MethodOutput<M extends CoreMethod> = z.infer<(typeof coreMethods)[M]['output']>;
 
 /** Events the Core pushes to the connections that subscribed to them (pane.* to the pane's connections). */
-export const coreEvents = {
-  'targets.changed': z.array(TargetInfo),
-  'targets.problems': z.array(z.string()),
+export const coreEvents = lazyTable({
+  'targets.changed': () => z.array(TargetInfo),
+  'targets.problems': () => z.array(z.string()),
   /**
    * On the wire a JSON event carries `data` as a string; a binary frame (shared/paneFrame.ts) arrives at a client as
    * UTF-8 bytes. `chars` is the count to acknowledge (a string's length; older Cores left it out of JSON events).
    * Inside the Core the event carries the pty's bytes; each connection decodes or frames them for its client.
    */
-  'pane.data': z.object({ pane_id: z.string(), data: z.union([z.string(), z.instanceof(Uint8Array)]), chars: z.number().int().min(0).optional() }),
-  'pane.cwd': z.object({ pane_id: z.string(), cwd: z.string() }),
-  'pane.exit': z.object({ pane_id: z.string(), exit_code: z.number().int().nullable(), reason: z.string().optional() }),
-  'activity': ActivityEntry,
-  'processes.changed': z.array(ProcessInfo),
-  'approvals.changed': z.array(PendingApproval),
-  'approvals.rules': z.array(ApprovalRule),
-  'process.output': z.object({ session_id: z.string(), data: z.string() }),
+  'pane.data': () => z.object({ pane_id: z.string(), data: z.union([z.string(), z.instanceof(Uint8Array)]), chars: z.number().int().min(0).optional() }),
+  'pane.cwd': () => z.object({ pane_id: z.string(), cwd: z.string() }),
+  'pane.exit': () => z.object({ pane_id: z.string(), exit_code: z.number().int().nullable(), reason: z.string().optional() }),
+  'activity': () => ActivityEntry,
+  'processes.changed': () => z.array(ProcessInfo),
+  'approvals.changed': () => z.array(PendingApproval),
+  'approvals.rules': () => z.array(ApprovalRule),
+  'process.output': () => z.object({ session_id: z.string(), data: z.string() }),
   /** The backends changed (a plugin was enabled, disabled or its host came back): the whole list. */
-  'backends.changed': z.array(BackendInfo),
-} as const;
+  'backends.changed': () => z.array(BackendInfo),
+});
 
 export type CoreEvent = keyof typeof coreEvents;
 

@@ -1,18 +1,20 @@
 // Pending approvals (unknown SSH host keys, dangerous agent commands), the decisions a person makes and the rules they keep.
 import * as z from 'zod';
+// The larger schemas are z.lazy: built on first use, so a process that never parses one (`switchboard call`) does not
+// build it; z.lazy accepts exactly what the schema inside accepts.
 
 export const ApprovalScope = z.enum(['once', 'session', 'always']);
 export type ApprovalScope = z.infer<typeof ApprovalScope>;
 
-export const HostKeyDetails = z.object({
+export const HostKeyDetails = z.lazy(() => z.object({
   host: z.string(),
   port: z.number().int(),
   key_type: z.string(),
   /** `SHA256:…` as OpenSSH prints it; never the key itself. */
   fingerprint: z.string(),
-});
+}));
 
-export const PendingApproval = z.object({
+export const PendingApproval = z.lazy(() => z.object({
   id: z.string(),
   kind: z.enum(['host_key', 'command']),
   title: z.string(),
@@ -33,11 +35,11 @@ export const PendingApproval = z.object({
   subject: z.enum(['command', 'path', 'code']).optional(),
   /** [start, end) spans of `command` the policy flagged, for highlighting. */
   highlights: z.array(z.tuple([z.number().int(), z.number().int()])).optional(),
-});
+}));
 export type PendingApproval = z.infer<typeof PendingApproval>;
 
 /** A persisted "always allow" rule (approvals.json): one target name, one tool, one normalised command pattern. */
-export const ApprovalRule = z.object({
+export const ApprovalRule = z.lazy(() => z.object({
   id: z.string(),
   execution_target: z.string(),
   tool: z.string(),
@@ -45,11 +47,11 @@ export const ApprovalRule = z.object({
   created_at: z.string(),
   /** Who made it: ui or cli. */
   created_by: z.string(),
-});
+}));
 export type ApprovalRule = z.infer<typeof ApprovalRule>;
 
 /** How a held call was decided, as Activity and audit.jsonl show it. */
-export const ApprovalOutcome = z.object({
+export const ApprovalOutcome = z.lazy(() => z.object({
   decision: z.enum(['approve', 'deny', 'refuse']),
   scope: ApprovalScope.optional(),
   /**
@@ -60,15 +62,15 @@ export const ApprovalOutcome = z.object({
   by: z.string(),
   reason: z.string().optional(),
   waited_ms: z.number().int().min(0).optional(),
-});
+}));
 export type ApprovalOutcome = z.infer<typeof ApprovalOutcome>;
 
-export const ApprovalDecision = z.object({
+export const ApprovalDecision = z.lazy(() => z.object({
   id: z.string().min(1),
   decision: z.enum(['approve', 'deny']),
   scope: ApprovalScope.optional(),
   reason: z.string().max(2000).optional(),
-});
+}));
 export type ApprovalDecision = z.infer<typeof ApprovalDecision>;
 
 /** `approvals.mode`: ask a person, refuse without asking, or run dangerous commands unasked (hardline is refused in all). */
@@ -83,7 +85,7 @@ export type PolicyVerdict = z.infer<typeof PolicyVerdict>;
 export const PolicyDecision = z.enum(['refuse', 'ask', 'allow']);
 export type PolicyDecision = z.infer<typeof PolicyDecision>;
 
-export const PolicyReason = z.object({
+export const PolicyReason = z.lazy(() => z.object({
   /** One short sentence a person reads in the dialog ("recursive delete of /home/agent (rm -rf)"). */
   text: z.string(),
   /** The rule that found it (stable id, e.g. `delete.recursive`). */
@@ -91,12 +93,12 @@ export const PolicyReason = z.object({
   severity: PolicyVerdict.exclude(['safe']),
   /** [start, end) of the flagged part in the original command, when it can be pointed at. */
   span: z.tuple([z.number().int(), z.number().int()]).optional(),
-});
+}));
 export type PolicyReason = z.infer<typeof PolicyReason>;
 
-export const PolicyClassification = z.object({
+export const PolicyClassification = z.lazy(() => z.object({
   verdict: PolicyVerdict,
   reasons: z.array(PolicyReason),
   decision: PolicyDecision,
-});
+}));
 export type PolicyClassification = z.infer<typeof PolicyClassification>;

@@ -1,19 +1,21 @@
 // What a plugin is (its manifest), what the Core says of one (`plugins.list`), and the API a plugin's module is handed.
 import * as z from 'zod';
+// The larger schemas are z.lazy: built on first use, so a process that never parses one (`switchboard call`) does not
+// build it; z.lazy accepts exactly what the schema inside accepts.
 import type { SpecFieldDecl } from './specFields.js';
 
 /** A backend or plugin name: lower-case letters, digits and `_`, starting with a letter. */
 export const PluginName = z.string().regex(/^[a-z][a-z0-9_]*$/, 'a name is lower-case letters, digits and _, starting with a letter').max(64);
 
 /** `plugins/<name>/plugin.yaml` (or the `switchboard` field of an npm package's package.json). */
-export const PluginManifest = z.object({
+export const PluginManifest = z.lazy(() => z.object({
   name: PluginName,
   version: z.string().min(1).max(64),
   kind: z.literal('backend'),
   /** The ES module, relative to the plugin's folder, that exports `register(ctx)`. */
   entry: z.string().min(1).max(512),
   description: z.string().max(500).optional(),
-}).strict();
+}).strict());
 export type PluginManifest = z.infer<typeof PluginManifest>;
 
 /**
@@ -21,7 +23,7 @@ export type PluginManifest = z.infer<typeof PluginManifest>;
  * backends registered), `refused` (it claimed a reserved or taken name), `failed` (its manifest or module is broken,
  * or its host crashed and has not come back), `loading`.
  */
-export const PluginInfo = z.object({
+export const PluginInfo = z.lazy(() => z.object({
   name: z.string(),
   version: z.string().optional(),
   description: z.string().optional(),
@@ -32,7 +34,7 @@ export const PluginInfo = z.object({
   backends: z.array(z.string()),
   /** One line: why it is refused or failed. */
   problem: z.string().optional(),
-});
+}));
 export type PluginInfo = z.infer<typeof PluginInfo>;
 
 // ---------------------------------------------------------------------------------------------------------------

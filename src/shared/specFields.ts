@@ -1,5 +1,7 @@
 // How a backend declares its spec fields once; the spec schema, the Add-target form, CLI flags and secret checks derive from it.
 import * as z from 'zod';
+// The larger schemas are z.lazy: built on first use, so a process that never parses one (`switchboard call`) does not
+// build it; z.lazy accepts exactly what the schema inside accepts.
 import { ProviderFlags } from './targets.js';
 
 /**
@@ -10,7 +12,7 @@ export const SpecFieldType = z.enum(['boolean', 'number', 'string', 'text', 'sel
 export type SpecFieldType = z.infer<typeof SpecFieldType>;
 
 /** One declared spec field, as the wire carries it (`backends.list`). */
-export const SpecFieldInfo = z.object({
+export const SpecFieldInfo = z.lazy(() => z.object({
   key: z.string().regex(/^[a-z][a-z0-9_]*$/),
   type: SpecFieldType,
   /** What a person reads next to the input ("Host"). */
@@ -40,11 +42,11 @@ export const SpecFieldInfo = z.object({
   /** A regular expression a string value must match, and what to say when it does not. */
   pattern: z.string().optional(),
   pattern_message: z.string().optional(),
-});
+}));
 export type SpecFieldInfo = z.infer<typeof SpecFieldInfo>;
 
 /** One backend as `backends.list` serves it: its flags and declared fields. */
-export const BackendInfo = z.object({
+export const BackendInfo = z.lazy(() => z.object({
   backend: z.string(),
   /** What the window and doctor call it ("Docker", "Bubblewrap sandbox"); the backend name when absent. */
   display_name: z.string().optional(),
@@ -54,7 +56,7 @@ export const BackendInfo = z.object({
   fields: z.array(SpecFieldInfo),
   /** Groups of keys of which a spec sets exactly one (docker_image | docker_container). */
   exactly_one: z.array(z.array(z.string())),
-});
+}));
 export type BackendInfo = z.infer<typeof BackendInfo>;
 
 /** A field as written in a declaration: the booleans default to false. */

@@ -1,5 +1,7 @@
 // What a target is: any spec before its backend checks it, provider flags, and what the UI and CLI see of a target.
 import * as z from 'zod';
+// The larger schemas are z.lazy: built on first use, so a process that never parses one (`switchboard call`) does not
+// build it; z.lazy accepts exactly what the schema inside accepts.
 
 /** A target name: what config keys, CLI arguments and `execution_target` use. */
 export const TargetName = z
@@ -35,7 +37,7 @@ export type TargetState = z.infer<typeof TargetState>;
  * Classification a provider declares; policy reads these, never the backend name. The names are Hermes Agent's
  * (plugin authors know them); src/shared/plugins.ts says what each one changes and its default.
  */
-export const ProviderFlags = z.object({
+export const ProviderFlags = z.lazy(() => z.object({
   /** Commands run on another machine: `~` and paths are the remote side's. */
   is_remote: z.boolean(),
   /** Commands run inside a sandbox or container. */
@@ -56,23 +58,23 @@ export const ProviderFlags = z.object({
   session_isolated_when_nonpersistent: z.boolean(),
   /** Where commands start when a target names no cwd: absolute or `~`. */
   default_cwd: z.string(),
-});
+}));
 export type ProviderFlags = z.infer<typeof ProviderFlags>;
 
 /**
  * A target's health as the Core's probes saw it: `checking` while a probe runs (and before the first answer),
  * then `reachable` or `unreachable`; `checked_at` is when the last probe answered.
  */
-export const TargetHealthInfo = z.object({
+export const TargetHealthInfo = z.lazy(() => z.object({
   status: z.enum(['checking', 'reachable', 'unreachable']),
   checked_at: z.string().optional(),
   /** What the probe saw when it was fine ("127.0.0.1:2222", "box-1 running (debian)"). */
   detail: z.string().optional(),
-});
+}));
 export type TargetHealthInfo = z.infer<typeof TargetHealthInfo>;
 
 /** What the UI, CLI and agents see of one target. Never holds a secret. */
-export const TargetInfo = z.object({
+export const TargetInfo = z.lazy(() => z.object({
   name: z.string(),
   generation: z.string(),
   source: TargetSource,
@@ -93,7 +95,7 @@ export const TargetInfo = z.object({
   cwd_problem: z.string().optional(),
   created_at: z.string().optional(),
   updated_at: z.string().optional(),
-});
+}));
 export type TargetInfo = z.infer<typeof TargetInfo>;
 
 /** `name#generation`: the immutable key of cwd, panes, processes and approvals. */

@@ -1,5 +1,10 @@
 // The agent tools of DESIGN.md: argument and result schemas shared by MCP, `switchboard call` and the UI.
 import * as z from 'zod';
+import { ToolResultBase, type ToolName } from './toolResult.js';
+
+// What a client of the Core needs (the names, the result's base, who called) lives in toolResult.ts, so that a
+// client does not build every tool's schemas to make one call; it is part of this module's surface as before.
+export { ToolClient, ToolResult, ToolResultBase, toolNames, type ToolName } from './toolResult.js';
 
 const executionTarget = z
   .string()
@@ -72,15 +77,10 @@ export const toolArgSchemas = {
   search_files: SearchFilesArgs,
   execute_code: ExecuteCodeArgs,
   list_targets: ListTargetsArgs,
-} as const;
+} as const satisfies Record<ToolName, z.ZodType>;
 
-export type ToolName = keyof typeof toolArgSchemas;
-export const toolNames = Object.keys(toolArgSchemas) as ToolName[];
 export type ToolArgs<T extends ToolName> = z.infer<(typeof toolArgSchemas)[T]>;
 
-/** Every tool result says where it ran. */
-/** Where the call ran; a targetless call (list_targets, process list across targets) omits them rather than inventing them. */
-export const ToolResultBase = z.object({ execution_target: z.string().optional(), generation: z.string().optional() });
 
 export const TerminalResult = ToolResultBase.extend({
   output: z.string().optional(),
@@ -169,11 +169,3 @@ export type ApprovalSubject =
   | { kind: 'code'; code: string; language: 'python' }
   /** Text written to a running program's stdin (process write): judged as shell where it reads as shell. */
   | { kind: 'input'; data: string };
-
-/** A tool result: the base plus tool-specific fields. */
-export const ToolResult = ToolResultBase.catchall(z.unknown());
-export type ToolResult = z.infer<typeof ToolResult>;
-
-/** Who made a tool call: shown in the Activity feed and the audit log. */
-export const ToolClient = z.enum(['mcp', 'cli', 'ui', 'execute_code', 'test']);
-export type ToolClient = z.infer<typeof ToolClient>;

@@ -1,9 +1,10 @@
 // The CLI's bundle loader: a bundle runs as CommonJS, its V8 code cache is written beside it and checked against the
-// bundle's content, so a rebuilt bundle never runs the bytecode of the one before (V8 checks only the length).
+// bundle's identity (size, times, inode), so a rebuilt bundle never runs the bytecode of the one before (V8 checks
+// only the length).
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../../../scripts/testEnv.js';
@@ -40,14 +41,18 @@ function writeBundle(file: string, answer: string): void {
   writeFileSync(file, `exports.answer = function answer() { return ${JSON.stringify(answer)}; };\nexports.pathJoin = require('node:path').join;\nexports.file = __filename;\n`);
 }
 
-const sha256 = (file: string): Buffer => createHash('sha256').update(readFileSync(file, 'utf8')).digest();
+/** What the loader keys a cache to: the bundle's size, modification and change times and inode. */
+const identity = (file: string): Buffer => {
+  const st = statSync(file);
+  return createHash('sha256').update(`${st.size}:${st.mtimeMs}:${st.ino}:${st.ctimeMs}`).digest();
+};
 
 describe('loadBundle', () => {
   it('runs a bundle as CommonJS (require, __filename, listed in require.cache) and writes its code cache at exit', () => {
     const { bundle, run } = fixture('one');
     expect(JSON.parse(run())).toEqual({ answer: 'one', path: join('a', 'b'), file: bundle, listed: true });
     const cache = readFileSync(`${bundle}.v8cache`);
-    expect(cache.subarray(0, 32).equals(sha256(bundle))).toBe(true);
+    expect(cache.subarray(0, 32).equals(identity(bundle))).toBe(true);
     expect(cache.length).toBeGreaterThan(32);
     // From the cache now: the same answer.
     expect(JSON.parse(run()).answer).toBe('one');
@@ -61,12 +66,12 @@ describe('loadBundle', () => {
     expect(JSON.parse(run()).answer).toBe('two');
     // And the cache was made again, for the new bundle.
     expect(readFileSync(`${bundle}.v8cache`).equals(before)).toBe(false);
-    expect(readFileSync(`${bundle}.v8cache`).subarray(0, 32).equals(sha256(bundle))).toBe(true);
+    expect(readFileSync(`${bundle}.v8cache`).subarray(0, 32).equals(identity(bundle))).toBe(true);
   });
 
   it('a damaged cache file is not used and is replaced', () => {
     const { bundle, run } = fixture('one');
-    writeFileSync(`${bundle}.v8cache`, Buffer.concat([sha256(bundle), Buffer.from('not V8 data at all')]));
+    writeFileSync(`${bundle}.v8cache`, Buffer.concat([identity(bundle), Buffer.from('not V8 data at all')]));
     expect(JSON.parse(run()).answer).toBe('one');
     expect(readFileSync(`${bundle}.v8cache`).length).toBeGreaterThan(32 + 'not V8 data at all'.length);
   });

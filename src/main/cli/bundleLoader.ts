@@ -1,14 +1,16 @@
 // Loads a CLI bundle as a CommonJS module through V8's code cache kept beside it, so a command starts without first
 // compiling its whole bundle (Node 20 has no compile cache of its own: module.enableCompileCache is Node 22+).
 import { createHash } from 'node:crypto';
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import vm from 'node:vm';
 
 /**
- * A cache file is the SHA-256 of the bundle it was made from, then V8's data. V8 checks its own version and flags but,
- * of the source, only the length: a rebuilt bundle of the same length must not run the old one's bytecode.
+ * A cache file starts with the identity of the bundle it was made from (a hash of its size, modification time and
+ * inode), then V8's data. V8 checks its own version and flags but, of the source, only the length: a rebuilt bundle
+ * of the same length must not run the old one's bytecode. Rebuilding writes the bundle anew, so its identity changes;
+ * hashing the bundle's whole text on every start cost more than the stat.
  */
 const HASH_BYTES = 32;
 /** A long-running command (serve, mcp) saves its cache this long after start; a one-shot command saves it at exit. */
@@ -26,7 +28,8 @@ export function loadBundle(file: string): unknown {
   // code cache lose the script's dynamic-import callback on Node 20 ("A dynamic import callback was not specified"),
   // and the callback vm offers instead is experimental (it prints a warning).
   if (source.includes('import(')) return requireHere(file);
-  const hash = createHash('sha256').update(source).digest();
+  const st = statSync(file);
+  const hash = createHash('sha256').update(`${st.size}:${st.mtimeMs}:${st.ino}:${st.ctimeMs}`).digest();
   const cacheFile = `${file}.v8cache`;
   const cachedData = readCache(cacheFile, hash);
   const script = new vm.Script(Module.wrap(source), {

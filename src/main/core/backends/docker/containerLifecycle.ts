@@ -7,6 +7,7 @@ import type { DockerSpec } from './fields.js';
 import { managedContainerName, managedContainerOptions, managedLabels } from './containerConfig.js';
 import { engineError, engineMessage, engineStatus, type DockerEndpoint } from './dockerEndpoint.js';
 import { controlDeadlineMs, deadline, delay, killDeadlineMs } from './engineCalls.js';
+import { inspectContainer, listLabelled } from './engineHttp.js';
 
 const notices = {
   recreated: '[container was recreated]',
@@ -28,7 +29,8 @@ export class ContainerLifecycle {
   private reported: string | null | undefined = null;
 
   constructor(
-    private readonly docker: Docker,
+    /** dockerode, loaded on first use: finding and inspecting the container (a health probe) go over plain HTTP. */
+    private readonly docker: () => Docker,
     private readonly endpoint: DockerEndpoint,
     private readonly spec: DockerSpec,
     /** Whose container this is: target name and generation, and the profile's short hash (labels and name). */
@@ -58,7 +60,7 @@ export class ContainerLifecycle {
     const info = this.spec.docker_container ? await this.ensureAttached(this.spec.docker_container) : await this.ensureManaged();
     this.containerId = info.Id;
     this.info = info;
-    return this.docker.getContainer(info.Id);
+    return this.docker().getContainer(info.Id);
   }
 
   private async ensureAttached(ref: string): Promise<ContainerInspectInfo> {
@@ -85,7 +87,7 @@ export class ContainerLifecycle {
   }
 
   private async makeRunning(info: ContainerInspectInfo): Promise<void> {
-    const c = this.docker.getContainer(info.Id);
+    const c = this.docker().getContainer(info.Id);
     if (info.State.Paused) {
       await deadline((abortSignal) => c.unpause({ abortSignal }), 'unpause a container');
       this.notice = notices.unpaused;
@@ -107,7 +109,7 @@ export class ContainerLifecycle {
 
   async listManaged(ms = controlDeadlineMs): Promise<Docker.ContainerInfo[]> {
     const label = Object.entries(this.labels()).map(([k, v]) => `${k}=${v}`);
-    return deadline((abortSignal) => this.docker.listContainers({ all: true, filters: { label }, abortSignal }), 'list containers', ms);
+    return deadline((abortSignal) => listLabelled(this.endpoint, label, abortSignal), 'list containers', ms);
   }
 
   async findManaged(ms = controlDeadlineMs): Promise<ContainerInspectInfo | undefined> {
@@ -126,7 +128,7 @@ export class ContainerLifecycle {
     const opts = managedContainerOptions(this.spec, this.labels(), name);
     let container: Container;
     try {
-      container = await deadline((abortSignal) => this.docker.createContainer({ ...opts, abortSignal }), 'create a container');
+      container = await deadline((abortSignal) => this.docker().createContainer({ ...opts, abortSignal }), 'create a container');
     } catch (err) {
       const status = engineStatus(err);
       if (status === 409) {
@@ -145,7 +147,7 @@ export class ContainerLifecycle {
       if (status !== 404) throw engineError(this.endpoint, err, `create a container from ${image}`);
       await this.pull(image);
       try {
-        container = await deadline((abortSignal) => this.docker.createContainer({ ...opts, abortSignal }), 'create a container');
+        container = await deadline((abortSignal) => this.docker().createContainer({ ...opts, abortSignal }), 'create a container');
       } catch (err2) {
         throw engineError(this.endpoint, err2, `create a container from ${image}`);
       }
@@ -163,9 +165,9 @@ export class ContainerLifecycle {
   private async pull(image: string): Promise<void> {
     let problem: string | undefined;
     try {
-      const stream = await this.docker.pull(image);
+      const stream = await this.docker().pull(image);
       await new Promise<void>((resolve, reject) => {
-        this.docker.modem.followProgress(
+        this.docker().modem.followProgress(
           stream,
           (err: unknown) => (err ? reject(err) : resolve()),
           (event: { error?: unknown }) => {
@@ -185,7 +187,7 @@ export class ContainerLifecycle {
   /** Inspect by id or name; undefined when it does not exist. */
   async inspect(ref: string, ms = controlDeadlineMs): Promise<ContainerInspectInfo | undefined> {
     try {
-      return await deadline((abortSignal) => this.docker.getContainer(ref).inspect({ abortSignal }), 'inspect a container', ms);
+      return await deadline((abortSignal) => inspectContainer(this.endpoint, ref, abortSignal), 'inspect a container', ms);
     } catch (err) {
       if (engineStatus(err) === 404) return undefined;
       throw err;
@@ -234,7 +236,7 @@ export class ContainerLifecycle {
     if (this.containerId) ids.add(this.containerId);
     for (const c of await this.listManaged()) ids.add(c.Id);
     for (const id of ids) {
-      await deadline((abortSignal) => this.docker.getContainer(id).remove({ force: true, v: true, abortSignal }), 'remove a container')
+      await deadline((abortSignal) => this.docker().getContainer(id).remove({ force: true, v: true, abortSignal }), 'remove a container')
         .catch((err: unknown) => {
           if (engineStatus(err) !== 404) throw err;
         });

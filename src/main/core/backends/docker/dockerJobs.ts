@@ -28,7 +28,8 @@ export class DockerJobs {
   private readonly jobs = new Map<string, Job>();
 
   constructor(private readonly deps: {
-    docker: Docker;
+    /** dockerode, loaded when the first job starts. */
+    docker: () => Docker;
     endpoint: DockerEndpoint;
     shell: string;
     dockerEnv: () => DockerSpec['docker_env'];
@@ -87,7 +88,7 @@ export class DockerJobs {
       stream.on('data', (b: Buffer) => emit(out.write(b)));
     } else {
       // docker-modem's demuxer splits the Engine's 8-byte-framed stream (and passes a stream that is not framed through).
-      (this.deps.docker.modem as DockerModem).demuxStream(stream, decodeInto(out, emit), decodeInto(errOut, emitErr));
+      (this.deps.docker().modem as DockerModem).demuxStream(stream, decodeInto(out, emit), decodeInto(errOut, emitErr));
     }
     let ended = false;
     const endedP = new Promise<void>((resolve) => {
@@ -132,7 +133,7 @@ export class DockerJobs {
     if (!tokens.length || !containerId) return true;
     let stream: Duplex;
     try {
-      const c = this.deps.docker.getContainer(containerId);
+      const c = this.deps.docker().getContainer(containerId);
       const cmd = [this.deps.shell, '-c', killJobsScript(tokens, signals, undefined, shellGroup)];
       const exec = await deadline((abortSignal) => c.exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true, Tty: false, abortSignal }), 'create a kill exec', killDeadlineMs);
       stream = await deadline((abortSignal) => exec.start({ hijack: false, stdin: false, abortSignal }), 'start a kill exec', killDeadlineMs);

@@ -19,6 +19,7 @@ import { enterDirScript, homeProbeScript, interactiveShellScript, pickHome, shor
 import { dockerClient, engineError, parseDockerHost, type DockerEndpoint } from './dockerEndpoint.js';
 import { DockerJobs, forceCloser, JobEvents } from './dockerJobs.js';
 import { deadline, delay, killDeadlineMs, probeDeadlineMs } from './engineCalls.js';
+import { pingEngine } from './engineHttp.js';
 import { DockerWarmShells } from './dockerWarmShells.js';
 import { debugLine } from '../shell/warmShell.js';
 
@@ -57,7 +58,8 @@ export class DockerEnvironment implements Environment {
   readonly identity: string;
   private readonly spec: DockerSpec;
   private readonly endpoint: DockerEndpoint;
-  private readonly docker: Docker;
+  /** dockerode for this endpoint, made on first use: a health probe asks the Engine over plain HTTP (engineHttp). */
+  private dockerLib: Docker | undefined;
   private readonly envFile: string;
   /** The shell commands run under; POSIX sh unless docker_shell says otherwise. */
   private readonly shell: string;
@@ -73,16 +75,16 @@ export class DockerEnvironment implements Environment {
     if (!parsed.success) throw new SwitchboardError('bad_config', `target "${snapshot.name}": ${formatZodError(parsed.error)}`, 'fix the docker_* keys of this target');
     this.spec = parsed.data;
     this.endpoint = parseDockerHost(this.spec.docker_host);
-    this.docker = dockerClient(this.endpoint);
+    const docker = (): Docker => this.docker();
     this.container = new ContainerLifecycle(
-      this.docker, this.endpoint, this.spec, { name: snapshot.name, generation: snapshot.generation, profile: shortHash(ctx.home) },
+      docker, this.endpoint, this.spec, { name: snapshot.name, generation: snapshot.generation, profile: shortHash(ctx.home) },
       (problem) => ctx.reportReachability?.(snapshot.identity, problem),
     );
     const id = createHash('sha256').update(ctx.home).update('\0').update(snapshot.identity).digest('hex').slice(0, 16);
     this.envFile = `/tmp/.switchboard-env-${id}.sh`;
     this.shell = this.spec.docker_shell ?? 'sh';
     this.jobRunner = new DockerJobs({
-      docker: this.docker, endpoint: this.endpoint, shell: this.shell, dockerEnv: () => this.spec.docker_env, containerId: () => this.container.containerId,
+      docker, endpoint: this.endpoint, shell: this.shell, dockerEnv: () => this.spec.docker_env, containerId: () => this.container.containerId,
       envRules: () => envRules(snapshot.flags.strip_env_keys, ctx),
     });
     this.files = new ContainerFiles(this.endpoint, () => this.container.info?.Config.User);
@@ -90,6 +92,10 @@ export class DockerEnvironment implements Environment {
       jobs: this.jobRunner, shell: this.shell, ensure: () => this.container.ensure(), envRules: () => envRules(snapshot.flags.strip_env_keys, ctx),
       goneReason: (ms) => this.container.containerGoneReason(ms), engineGone: engineGone(this.endpoint.label), killNotTaken: () => this.killNotTaken(),
     });
+  }
+
+  private docker(): Docker {
+    return (this.dockerLib ??= dockerClient(this.endpoint));
   }
 
   /** A kill the engine never took: it is not answering at all (reported, so the target shows it). */
@@ -284,9 +290,7 @@ export class DockerEnvironment implements Environment {
 
   async probe(): Promise<{ ok: true; detail?: string } | { ok: false; problem: string }> {
     try {
-      // dockerode passes the signal on, though its types do not list ping's options.
-      const ping = this.docker.ping.bind(this.docker) as (o: { abortSignal: AbortSignal }) => Promise<unknown>;
-      await deadline((abortSignal) => ping({ abortSignal }), 'answer a ping', probeDeadlineMs);
+      await deadline((abortSignal) => pingEngine(this.endpoint, abortSignal), 'answer a ping', probeDeadlineMs);
     } catch (err) {
       const e = engineError(this.endpoint, err, 'answer a ping');
       this.container.report(e.message);
@@ -318,7 +322,7 @@ export class DockerEnvironment implements Environment {
     try {
       // Never remove a container we only attached to; just drop the state file we left in it.
       const attached = this.spec.docker_container && this.container.containerId;
-      if (attached) await this.run(this.docker.getContainer(attached), `rm -f ${shellQuote(this.envFile)}`);
+      if (attached) await this.run(this.docker().getContainer(attached), `rm -f ${shellQuote(this.envFile)}`);
       else await this.container.removeManaged();
     } catch {
       /* an unreachable engine cannot be cleaned; the labels let a later run find what is left */
