@@ -192,7 +192,8 @@ export const coreEvents = lazyTable({
   'targets.problems': () => z.array(z.string()),
   /**
    * On the wire a JSON event carries `data` as a string; a binary frame (shared/paneFrame.ts) arrives at a client as
-   * UTF-8 bytes with `chars`, the count to acknowledge (a string's is its length).
+   * UTF-8 bytes. `chars` is the count to acknowledge (a string's length; older Cores left it out of JSON events).
+   * Inside the Core the event carries the pty's bytes; each connection decodes or frames them for its client.
    */
   'pane.data': () => z.object({ pane_id: z.string(), data: z.union([z.string(), z.instanceof(Uint8Array)]), chars: z.number().int().min(0).optional() }),
   'pane.cwd': () => z.object({ pane_id: z.string(), cwd: z.string() }),

@@ -14,7 +14,8 @@ import { SwitchboardError } from './errors.js';
  * | 6+n …      | the output, UTF-8 (always whole characters: the Core cuts batches between them) |
  *
  * Why binary: a flood's cost was JSON, not the pty — escaping each 64 KB batch into a JSON string on the Core and
- * parsing it again in the page. A frame is the UTF-8 bytes as they are, and xterm.js writes bytes directly.
+ * parsing it again in the page. A frame is the UTF-8 bytes as the pty wrote them (the Core does not decode them), and
+ * xterm.js writes bytes directly.
  */
 export const PANE_FRAME_DATA = 1;
 export const MAX_PANE_ID_BYTES = 64;
@@ -31,15 +32,20 @@ export interface PaneDataFrame {
 const encoder = new TextEncoder();
 const asciiId = /^[\x21-\x7e]{1,64}$/;
 
-/** The frame for one batch of a pane's output. */
-export function encodePaneData(paneId: string, data: string): Uint8Array {
+/**
+ * The frame for one batch of a pane's output: text, or its UTF-8 bytes with their length in chars (`chars`, which
+ * the caller knows without decoding them).
+ */
+export function encodePaneData(paneId: string, data: string): Uint8Array;
+export function encodePaneData(paneId: string, data: Uint8Array, chars: number): Uint8Array;
+export function encodePaneData(paneId: string, data: string | Uint8Array, chars?: number): Uint8Array {
   if (!asciiId.test(paneId)) throw new SwitchboardError('internal', `pane id ${JSON.stringify(paneId.slice(0, 80))} cannot be framed`);
-  const body = encoder.encode(data);
+  const body = typeof data === 'string' ? encoder.encode(data) : data;
   const frame = new Uint8Array(FIXED_BYTES + paneId.length + body.length);
   frame[0] = PANE_FRAME_DATA;
   frame[1] = paneId.length;
   for (let i = 0; i < paneId.length; i++) frame[2 + i] = paneId.charCodeAt(i);
-  new DataView(frame.buffer).setUint32(2 + paneId.length, data.length);
+  new DataView(frame.buffer).setUint32(2 + paneId.length, typeof data === 'string' ? data.length : chars ?? body.length);
   frame.set(body, FIXED_BYTES + paneId.length);
   return frame;
 }

@@ -162,7 +162,7 @@ export class Core {
       return p && markedProvider(p, this.runs, swept);
     }, this.providerContext);
     this.panes = new Panes(this.sessions, {
-      data: (pane_id, data) => this.emit('pane.data', { pane_id, data }),
+      data: (pane_id, data, chars) => this.emit('pane.data', { pane_id, data, chars }),
       cwd: (pane_id, cwd) => this.emit('pane.cwd', { pane_id, cwd }),
       exit: (pane_id, exit_code, reason) => this.emit('pane.exit', reason ? { pane_id, exit_code, reason } : { pane_id, exit_code }),
     }, this.holds);

@@ -9,6 +9,7 @@ import type { CallContext, ConnectionScope } from '../core/handlers.js';
 import type { ToolClient } from '../../shared/tools.js';
 import type { EventListener } from '../core/events/eventBus.js';
 import { encodePaneData } from '../../shared/paneFrame.js';
+import { paneText } from '../core/panes/paneBytes.js';
 
 /** What carries the messages. */
 export interface Peer {
@@ -56,12 +57,25 @@ export interface ConnectionIdentity {
 /** A connection nothing is known about: recorded as the CLI, and it may not approve. */
 export const unknownCaller: ConnectionIdentity = { client: 'cli', approverRefusal: () => 'the connection did not show who it is' };
 
+/** A batch of a pane's output as the Core emits it: the pty's bytes (or text, from a test or a plugin) and its chars. */
+type PaneData = { pane_id: string; data: string | Uint8Array; chars?: number };
+
 /** One batch goes to every window of a pane: it is framed once, for the first of them. */
 const framed = new WeakMap<object, Uint8Array>();
-function paneDataFrame(payload: { pane_id: string; data: string }): Uint8Array {
+function paneDataFrame(payload: PaneData): Uint8Array {
   let frame = framed.get(payload);
-  if (!frame) framed.set(payload, (frame = encodePaneData(payload.pane_id, payload.data)));
+  if (!frame) {
+    const { pane_id, data } = payload;
+    frame = typeof data === 'string' ? encodePaneData(pane_id, data) : encodePaneData(pane_id, data, payload.chars ?? paneText(data).length);
+    framed.set(payload, frame);
+  }
   return frame;
+}
+
+/** The JSON event of a batch: its text (decoded once however many clients read it) and the chars to acknowledge. */
+function paneDataEvent(payload: PaneData): { pane_id: string; data: string; chars: number } {
+  const data = typeof payload.data === 'string' ? payload.data : paneText(payload.data);
+  return { pane_id: payload.pane_id, data, chars: payload.chars ?? data.length };
 }
 
 export const SLOW_CLIENT_REASON = 'the client stopped reading; closed to protect the Core';
@@ -156,7 +170,8 @@ export class Connection implements ConnectionScope {
       const paneId = (payload as { pane_id: string }).pane_id;
       const route = this.panes.get(paneId);
       if (!route) return;
-      if (event === 'pane.data' && route.binary) this.sendFrame(paneDataFrame(payload as { pane_id: string; data: string }));
+      if (event === 'pane.data' && route.binary) this.sendFrame(paneDataFrame(payload as PaneData));
+      else if (event === 'pane.data') this.send({ type: 'event', event, payload: paneDataEvent(payload as PaneData) });
       else this.send({ type: 'event', event, payload });
       if (event === 'pane.data') this.throttleIfBehind(paneId);
       return;

@@ -25,7 +25,7 @@ function earlyFor(paneId: string): Early {
 }
 
 core.on('pane.data', ({ pane_id, data, chars }) => {
-  const n = typeof data === 'string' ? data.length : (chars ?? data.length);
+  const n = chars ?? data.length;
   const sink = sinks.get(pane_id);
   if (sink) return sink.data(data, n);
   const e = earlyFor(pane_id);

@@ -44,6 +44,11 @@ export interface ExecResult {
 /** An interactive shell on a pty (a local pty, an SSH pty channel, a docker exec with tty). */
 export interface ShellChannel {
   onData(listener: (data: string) => void): void;
+  /**
+   * The same output as raw bytes, for a consumer that forwards it without decoding (panes): use it instead of
+   * `onData`. Optional: a channel without it is read through `onData`.
+   */
+  onBytes?(listener: (data: Uint8Array) => void): void;
   onExit(listener: (exitCode: number | null, reason?: string) => void): void;
   write(data: string): void;
   resize(cols: number, rows: number): void;

@@ -25,7 +25,7 @@ describe('RecentOutput', () => {
     let all = '';
     for (let i = 0; i < 500; i++) {
       const batch = i % 7 === 0 ? `row ${i}\n` : 'x'.repeat(i % 13) + `${i}`;
-      recent.append(batch);
+      recent.append(Buffer.from(batch));
       all += batch;
       const text = recent.text();
       expect(all.endsWith(text)).toBe(true);
@@ -35,9 +35,17 @@ describe('RecentOutput', () => {
   });
   it('keeps the newest output of a large flood and no more than the limit', () => {
     const recent = new RecentOutput(1000);
-    for (let i = 0; i < 10_000; i++) recent.append(`${i}`.padStart(64, '.'));
+    for (let i = 0; i < 10_000; i++) recent.append(Buffer.from(`${i}`.padStart(64, '.')));
     const text = recent.text();
     expect(text.length).toBeLessThanOrEqual(1000);
     expect(text.endsWith('9999')).toBe(true);
+  });
+  it('keeps batches of many-byte characters whole: the replay decodes without a replacement character', () => {
+    const recent = new RecentOutput(1000);
+    for (let i = 0; i < 500; i++) recent.append(Buffer.from(`é€😀${i}\n`));
+    const text = recent.text();
+    expect(text).not.toContain('\ufffd');
+    expect(text.endsWith('é€😀499\n')).toBe(true);
+    expect(text.length).toBeLessThanOrEqual(1000);
   });
 });

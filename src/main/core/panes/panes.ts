@@ -6,6 +6,7 @@ import type { ShellChannel, TargetSnapshot } from '../backends/provider.js';
 import type { Sessions } from '../sessions/sessions.js';
 import type { IdentityHolds } from '../sessions/identityHolds.js';
 import { RecentOutput } from './recentOutput.js';
+import { incompleteUtf8Tail, oscScanText, openOscTail, paneChars } from './paneBytes.js';
 
 /**
  * Pause the pty above this many unacknowledged chars; read it again once the window is back below the low mark.
@@ -18,9 +19,13 @@ export const HIGH_WATERMARK = 1_000_000;
 export const LOW_WATERMARK = HIGH_WATERMARK / 2;
 const BATCH_MS = 5;
 /** A batch this large goes out at once: waiting for the timer would only add latency to a flood. */
-const BATCH_MAX_CHARS = 64 * 1024;
+const BATCH_MAX_BYTES = 64 * 1024;
 export interface PaneSink {
-  data(paneId: string, data: string): void;
+  /**
+   * One batch: the pty's UTF-8 bytes as read (whole characters), sent to a binary client without decoding, and its
+   * length in chars (UTF-16 code units), what the client acknowledges.
+   */
+  data(paneId: string, data: Uint8Array<ArrayBuffer>, chars: number): void;
   cwd(paneId: string, cwd: string): void;
   exit(paneId: string, exitCode: number | null, reason?: string): void;
 }
@@ -28,12 +33,15 @@ export interface PaneSink {
 interface Pane {
   info: PaneInfo;
   channel: ShellChannel;
-  buffer: string;
+  /** Output read since the last batch went, and its size in bytes. */
+  pending: Array<Buffer<ArrayBuffer>>;
+  pendingBytes: number;
   timer: NodeJS.Timeout | undefined;
   unacked: number;
   /** Why the pty is not read: 'ack' (the renderer is behind) or a slow connection's key. Read again when empty. */
   pausedBy: Set<string>;
-  oscTail: string;
+  /** An OSC sequence still open at the end of the last chunk, scanned again with the next. */
+  oscTail: Buffer;
   /** Gives back the hold on the pane's identity (on exit or close). */
   release: () => void;
   /** The output already sent, newest last, replayed to a window that resumes the pane. */
@@ -86,11 +94,12 @@ export class Panes {
         pane_id: randomUUID(), execution_target: snapshot.name, generation: snapshot.generation, cwd, status: 'open', ...(missing ? { cwd_missing: cwd } : {}),
       },
       channel,
-      buffer: '',
+      pending: [],
+      pendingBytes: 0,
       timer: undefined,
       unacked: 0,
       pausedBy: new Set(),
-      oscTail: '',
+      oscTail: Buffer.alloc(0),
       release: this.holds?.acquire(snapshot.identity) ?? (() => undefined),
       recent: new RecentOutput(),
       keepMs: Math.max(0, opts.keepMs ?? 0),
@@ -99,9 +108,11 @@ export class Panes {
     };
     this.panes.set(pane.info.pane_id, pane);
     onId?.(pane.info.pane_id);
-    channel.onData((data) => this.onData(pane, data));
+    // Bytes where the channel has them: a flood then goes from the pty to a binary window without being decoded.
+    if (channel.onBytes) channel.onBytes((data) => this.onData(pane, Buffer.from(data.buffer as ArrayBuffer, data.byteOffset, data.byteLength)));
+    else channel.onData((data) => this.onData(pane, Buffer.from(data)));
     channel.onExit((code, reason) => {
-      this.flush(pane);
+      this.flush(pane, true);
       pane.info.status = reason === 'connection lost' ? 'lost' : 'exited';
       pane.release();
       this.sink.exit(pane.info.pane_id, code, reason);
@@ -111,22 +122,22 @@ export class Panes {
     return { ...pane.info };
   }
 
-  private onData(pane: Pane, data: string): void {
-    // Scan for OSC 7 across chunk boundaries by keeping a short tail of the previous chunk.
-    // A sequence starts with ESC: output without one (most of a flood) is not scanned or copied.
-    const scan = pane.oscTail.includes('\x1b') || data.includes('\x1b') ? pane.oscTail + data : '';
-    const cwd = scan ? lastOsc7Cwd(scan) : undefined;
-    pane.oscTail = scan.slice(-512);
-    if (cwd && cwd !== pane.info.cwd) {
-      pane.info.cwd = cwd;
-      pane.oscTail = '';
-      this.sink.cwd(pane.info.pane_id, cwd);
-    }
-    pane.buffer += data;
-    pane.unacked += data.length;
-    if (pane.unacked > HIGH_WATERMARK) this.pause(pane, ACK);
+  private onData(pane: Pane, data: Buffer<ArrayBuffer>): void {
+    // Scan for OSC 7 across chunk boundaries by keeping a sequence left open at the end of a chunk.
+    // Output without the start of one (most of a flood) is neither scanned nor decoded.
+    const scan = oscScanText(pane.oscTail, data);
+    if (scan !== undefined) {
+      const cwd = lastOsc7Cwd(scan);
+      pane.oscTail = cwd ? Buffer.alloc(0) : openOscTail(pane.oscTail.length ? Buffer.concat([pane.oscTail, data]) : data);
+      if (cwd && cwd !== pane.info.cwd) {
+        pane.info.cwd = cwd;
+        this.sink.cwd(pane.info.pane_id, cwd);
+      }
+    } else pane.oscTail = openOscTail(data);
+    pane.pending.push(data);
+    pane.pendingBytes += data.length;
     // Paused or large: send now, so the acknowledgements that resume the pty are not held up by the timer.
-    if (pane.pausedBy.size > 0 || pane.buffer.length >= BATCH_MAX_CHARS) this.flush(pane);
+    if (pane.pausedBy.size > 0 || pane.pendingBytes >= BATCH_MAX_BYTES) this.flush(pane);
     else pane.timer ??= setTimeout(() => this.flush(pane), BATCH_MS);
   }
 
@@ -190,14 +201,35 @@ export class Panes {
     pane.orphanTimer.unref?.();
   }
 
-  private flush(pane: Pane): void {
+  /**
+   * Sends what was read as one batch. A character cut by the read stays for the next batch, even when it is all there
+   * is (it waits for the rest of its bytes), unless `all`: the pty has ended. So each batch is whole characters.
+   * The pty pauses once the window has too much unacknowledged.
+   */
+  private flush(pane: Pane, all = false): void {
     if (pane.timer) clearTimeout(pane.timer);
     pane.timer = undefined;
-    if (!pane.buffer) return;
-    const data = pane.buffer;
-    pane.buffer = '';
+    if (pane.pendingBytes === 0) return;
+    let data = pane.pending.length === 1 ? pane.pending[0]! : Buffer.concat(pane.pending, pane.pendingBytes);
+    const cut = all ? 0 : incompleteUtf8Tail(data);
+    if (cut === data.length) {
+      // Only part of a character: the next read brings the rest (and arms the timer again).
+      pane.pending = [data];
+      return;
+    }
+    pane.pending = [];
+    pane.pendingBytes = 0;
+    if (cut > 0) {
+      const rest = Buffer.from(data.subarray(data.length - cut));
+      data = data.subarray(0, data.length - cut);
+      pane.pending.push(rest);
+      pane.pendingBytes = rest.length;
+    }
+    const chars = paneChars(data);
     pane.recent.append(data);
-    this.sink.data(pane.info.pane_id, data);
+    pane.unacked += chars;
+    if (pane.unacked > HIGH_WATERMARK) this.pause(pane, ACK);
+    this.sink.data(pane.info.pane_id, data, chars);
   }
 
   private get(paneId: string): Pane {

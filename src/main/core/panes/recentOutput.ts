@@ -1,20 +1,20 @@
-// A pane's recent output, kept for a window that comes back (a reload): appended per batch, joined only when replayed.
+// A pane's recent output, kept for a window that comes back (a reload): appended per batch, decoded only when replayed.
 import { RECENT_MAX_CHARS, appendRecent } from './appendRecent.js';
 
 /**
- * Batches are kept as they came and whole old ones dropped, so a flood costs one array push per batch; joining a
+ * Batches are kept as the pty's bytes and whole old ones dropped, so a flood costs one array push per batch; joining a
  * single string per batch copied and scanned the whole buffer each time (the Core's largest cost in a flood).
- * Holds at most `max` chars plus one batch.
+ * Holds at most `max` bytes plus one batch. Each batch is whole characters, so one cut between batches is too.
  */
 export class RecentOutput {
-  private chunks: string[] = [];
+  private chunks: Uint8Array[] = [];
   private head = 0;
   private size = 0;
 
   constructor(private readonly max = RECENT_MAX_CHARS) {}
 
-  append(data: string): void {
-    if (!data) return;
+  append(data: Uint8Array): void {
+    if (!data.length) return;
     this.chunks.push(data);
     this.size += data.length;
     while (this.size - this.chunks[this.head]!.length > this.max) this.size -= this.chunks[this.head++]!.length;
@@ -27,7 +27,7 @@ export class RecentOutput {
 
   /** The text to replay: at most `max` chars, starting on a line where one starts near the cut. */
   text(): string {
-    const joined = this.chunks.slice(this.head).join('');
+    const joined = Buffer.concat(this.chunks.slice(this.head)).toString('utf8');
     return appendRecent('', joined, this.max);
   }
 }

@@ -166,7 +166,8 @@ describe('plugin backends', () => {
   it('a pane on a streaming plugin: keys in, output out, through the host', async () => {
     let text = '';
     const off = core.onEvent((event, payload) => {
-      if (event === 'pane.data') text += (payload as { data: string }).data;
+      // The Core's batch is the pty's bytes (connections decode it for JSON clients).
+      if (event === 'pane.data') text += Buffer.from((payload as { data: Uint8Array }).data).toString();
     });
     try {
       const pane = await core.invoke('pane.open', { execution_target: 'a', cols: 80, rows: 24 }) as { pane_id: string };

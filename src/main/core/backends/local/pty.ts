@@ -1,5 +1,7 @@
 // node-pty behind the ShellChannel interface; the shell reports its cwd with OSC 7 after each prompt.
 import { createRequire } from 'node:module';
+import { StringDecoder } from 'node:string_decoder';
+import type { Readable } from 'node:stream';
 import type { ShellChannel } from '../provider.js';
 
 /** node-pty (a native addon) loads with the first pane: a Core nobody opened a terminal in does not hold it. */
@@ -8,6 +10,19 @@ const loadNodePty = (): typeof import('node-pty') => (nodePty ??= createRequire(
 
 /** Makes bash print OSC 7 (file://host/cwd) before every prompt, so pane headers follow `cd`. */
 const osc7PromptCommand = 'printf "\\033]7;file://%s%s\\033\\\\" "${HOSTNAME:-localhost}" "$PWD"';
+
+/**
+ * Makes the pty's reads come as Buffers. node-pty only reads bytes when spawned with `encoding: null`, and that also
+ * leaves IUTF8 off (a backspace in a cooked-mode read would then erase half a character); so it is spawned for UTF-8
+ * and its read stream's decoder is taken off here. False when node-pty no longer looks as expected (reads stay strings).
+ */
+function readBytes(pty: unknown): boolean {
+  const state = (pty as { _socket?: Readable & { _readableState?: { decoder: unknown; encoding: unknown } } })._socket?._readableState;
+  if (!state || !('decoder' in state)) return false;
+  state.decoder = null;
+  state.encoding = null;
+  return true;
+}
 
 export function openPty(opts: { cwd: string; cols: number; rows: number; env: NodeJS.ProcessEnv; shell?: string; args?: string[] }): ShellChannel {
   const shell = opts.shell ?? process.env.SHELL ?? '/bin/bash';
@@ -20,7 +35,14 @@ export function openPty(opts: { cwd: string; cols: number; rows: number; env: No
   const pty = loadNodePty().spawn(shell, opts.args ?? [], { name: 'xterm-256color', cols: opts.cols, rows: opts.rows, cwd: opts.cwd, env });
   let exited = false;
   return {
-    onData: (l) => void pty.onData(l),
+    onData: (l) => {
+      const decoder = new StringDecoder('utf8');
+      pty.onData((d: string | Buffer) => l(typeof d === 'string' ? d : decoder.write(d)));
+    },
+    onBytes: (l) => {
+      readBytes(pty);
+      pty.onData((d: string | Buffer) => l(typeof d === 'string' ? Buffer.from(d) : d));
+    },
     onExit: (l) => void pty.onExit(({ exitCode, signal }) => {
       exited = true;
       l(exitCode, signal ? `signal ${signal}` : undefined);

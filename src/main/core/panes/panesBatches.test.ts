@@ -1,0 +1,87 @@
+// Panes' batches from a channel that hands over bytes: characters cut between reads (even reads far apart) arrive
+// whole, chars are counted as the text's length, and OSC 7 split across reads still moves the pane's cwd.
+import { describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ShellChannel, TargetSnapshot } from '../backends/provider.js';
+import type { Sessions } from '../sessions/sessions.js';
+import { Panes } from './panes.js';
+
+/** A shell channel whose output the test writes, read as bytes (as the local pty is). */
+function bytesChannel(): { channel: ShellChannel; emit: (b: Buffer) => void; exit: () => void } {
+  let onBytes: (b: Uint8Array) => void = () => undefined;
+  let onExit: (code: number | null) => void = () => undefined;
+  const channel: ShellChannel = {
+    onData: () => undefined,
+    onBytes: (l) => void (onBytes = l),
+    onExit: (l) => void (onExit = l),
+    write: () => undefined,
+    resize: () => undefined,
+    pause: () => undefined,
+    resume: () => undefined,
+    kill: () => undefined,
+  };
+  return { channel, emit: (b) => onBytes(b), exit: () => onExit(0) };
+}
+
+async function openPane(channel: ShellChannel) {
+  const batches: Array<{ data: Uint8Array; chars: number }> = [];
+  const cwds: string[] = [];
+  const sessions = {
+    environment: () => ({ stat: async () => ({ type: 'directory', size: 0 }), openShell: async () => channel }),
+    cwd: async () => '/start',
+  } as unknown as Sessions;
+  const panes = new Panes(sessions, {
+    data: (_id, data, chars) => void batches.push({ data, chars }),
+    cwd: (_id, cwd) => void cwds.push(cwd),
+    exit: () => undefined,
+  });
+  const snapshot = { name: 't', generation: 'g', identity: 't#g', flags: { supports_streams: true } } as unknown as TargetSnapshot;
+  await panes.open(snapshot, 80, 24);
+  return { panes, batches, cwds };
+}
+
+const strict = new TextDecoder('utf-8', { fatal: true });
+
+describe('pane batches of bytes', () => {
+  it('a character cut between two reads, with a pause longer than a batch between them, arrives whole', async () => {
+    const { channel, emit, exit } = bytesChannel();
+    const { batches } = await openPane(channel);
+    const text = 'aé€😀b';
+    const bytes = Buffer.from(text);
+    // Cut inside each many-byte character in turn, waiting past the batch timer between the two halves; then one
+    // byte a read, so some reads are only part of a character.
+    for (const at of [2, 4, 5, 8, 9, 10]) {
+      emit(bytes.subarray(0, at));
+      await sleep(30);
+      emit(bytes.subarray(at));
+      await sleep(30);
+    }
+    for (let i = 0; i < bytes.length; i++) {
+      emit(bytes.subarray(i, i + 1));
+      await sleep(15);
+    }
+    exit();
+    for (const b of batches) expect(b.chars).toBe(strict.decode(b.data).length);
+    expect(batches.map((b) => strict.decode(b.data)).join('')).toBe(text.repeat(7));
+  });
+
+  it('counts chars of ASCII and of many-byte output as the JSON text would', async () => {
+    const { channel, emit, exit } = bytesChannel();
+    const { batches } = await openPane(channel);
+    emit(Buffer.from('x'.repeat(70_000)));
+    emit(Buffer.from('é€😀'.repeat(1000)));
+    exit();
+    expect(batches.reduce((n, b) => n + b.chars, 0)).toBe(70_000 + 'é€😀'.length * 1000);
+  });
+
+  it('follows an OSC 7 split over three reads', async () => {
+    const { channel, emit, exit } = bytesChannel();
+    const { cwds } = await openPane(channel);
+    const seq = Buffer.from('out\x1b]7;file://h/home/zoë\x07$ ');
+    emit(seq.subarray(0, 5));
+    emit(seq.subarray(5, 20));
+    emit(seq.subarray(20));
+    exit();
+    expect(cwds).toEqual(['/home/zoë']);
+  });
+});
