@@ -87,7 +87,6 @@ const subshell =
  * so does the shell: that is how a retired shell ends. A subshell killed while it waited leaves the next call's
  * parameters where the shell expects an end tag: the shell sees that it is not one and exits (the call says its
  * shell ended), never reading the rest as its own script.
-
  *
  * The subshell is forked at the top level of the loop's body, not in a function (a command's `return` or `local`
  * would work there, FUNCNAME would be set) nor in a condition or an && / || list (its command would run with `set -e`
