@@ -158,25 +158,32 @@ describe('warm shells and the environment rule', () => {
 });
 
 describe('the next call\'s subshell is forked ahead', () => {
-  /** The processes whose parent is `pid`. */
-  const childrenOf = (pid: string): string[] =>
-    readdirSync('/proc').filter((p) => /^\d+$/.test(p)).filter((p) => {
+  /** The subshells waiting in `shell`: its live children, leaving out `ran`, the one that ran the last call (it may still be exiting). */
+  const waitingIn = (shell: string, ran: string): string[] =>
+    readdirSync('/proc').filter((p) => /^\d+$/.test(p) && p !== ran).filter((p) => {
       try {
-        return readFileSync(`/proc/${p}/stat`, 'utf8').replace(/^.*\) /, '').split(' ')[1] === pid;
+        const [state, ppid] = readFileSync(`/proc/${p}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+        return ppid === shell && state !== 'Z';
       } catch {
         return false;
       }
     });
+  /** The subshell a call ran in and its shell. */
+  const ranIn = async (env: typeof a): Promise<[string, string]> => {
+    const [sub, shell] = (await env.exec('me=$BASHPID; echo "$me $(cut -d" " -f4 /proc/$me/stat)"', opts())).output.trim().split(' ');
+    return [sub!, shell!];
+  };
 
   it('a call runs in the subshell that was waiting for it, and a new one waits after it; none outlives the shell', async () => {
     const env = localProvider.createEnvironment(snapshot('f'), { home, resolveSpec: () => undefined });
-    const shell = await shellOf(env);
-    // Forked once the last call's end was reported: it may take a moment.
-    await until(() => childrenOf(shell).length === 1, 'a subshell waits');
-    const waiting = childrenOf(shell);
-    expect((await env.exec('echo $BASHPID', opts())).output.trim()).toBe(waiting[0]);
-    await until(() => childrenOf(shell).length === 1, 'the next subshell waits');
-    const next = childrenOf(shell);
+    const [first, shell] = await ranIn(env);
+    // Forked as the last call ended: it may take a moment.
+    await until(() => waitingIn(shell, first).length === 1, 'a subshell waits');
+    const waiting = waitingIn(shell, first);
+    const [second] = await ranIn(env);
+    expect(second).toBe(waiting[0]);
+    await until(() => waitingIn(shell, second).length === 1, 'the next subshell waits');
+    const next = waitingIn(shell, second);
     expect(next[0]).not.toBe(waiting[0]);
     await env.cleanup('removed');
     await until(() => !existsSync(`/proc/${shell}`) && !existsSync(`/proc/${next[0]}`), 'the shell and its waiting subshell ended');
@@ -185,9 +192,9 @@ describe('the next call\'s subshell is forked ahead', () => {
   it('a waiting subshell killed from outside: the next call says its shell ended, runs nothing, and the call after gets a new shell', async () => {
     const env = localProvider.createEnvironment(snapshot('h'), { home, resolveSpec: () => undefined });
     try {
-      const shell = await shellOf(env);
-      await until(() => childrenOf(shell).length === 1, 'a subshell waits');
-      process.kill(Number(childrenOf(shell)[0]), 'SIGKILL');
+      const [ran, shell] = await ranIn(env);
+      await until(() => waitingIn(shell, ran).length === 1, 'a subshell waits');
+      process.kill(Number(waitingIn(shell, ran)[0]), 'SIGKILL');
       const r = await env.exec('echo never', opts());
       expect(r.output).not.toContain('never');
       expect(r.output).toContain('the warm shell running this call ended');
