@@ -275,11 +275,7 @@ export class WarmShell {
   private async stopGroup(pgid: number): Promise<void> {
     const listener = this.current;
     await this.proc.killGroup(pgid);
-    setTimeout(() => {
-      if (this.current !== listener || listener === undefined) return;
-      this.retire();
-      listener({ kind: 'died' });
-    }, 1000).unref();
+    this.endIfStuck(listener, () => true);
   }
 
   /**
@@ -287,8 +283,13 @@ export class WarmShell {
    * answers): after a second the shell is retired and the call ends with the note that its shell did.
    */
   private stopUnstarted(listener: typeof this.current): void {
+    this.endIfStuck(listener, () => this.runningGroup === undefined);
+  }
+
+  /** A second from now, if `listener`'s call is still running here and `still()`: retire the shell, end the call. */
+  private endIfStuck(listener: typeof this.current, still: () => boolean): void {
     setTimeout(() => {
-      if (this.current !== listener || listener === undefined || this.runningGroup !== undefined) return;
+      if (this.current !== listener || listener === undefined || !still()) return;
       this.retire();
       listener({ kind: 'died' });
     }, 1000).unref();
