@@ -32,6 +32,25 @@ export interface PaneDataFrame {
 const encoder = new TextEncoder();
 const asciiId = /^[\x21-\x7e]{1,64}$/;
 
+/** How many bytes come before the output in a frame of `paneId`: a batch read into a frame starts there. */
+export function paneFrameHeaderBytes(paneId: string): number {
+  if (!asciiId.test(paneId)) throw new SwitchboardError('internal', `pane id ${JSON.stringify(paneId.slice(0, 80))} cannot be framed`);
+  return FIXED_BYTES + paneId.length;
+}
+
+/**
+ * Writes the header of `paneId`'s frame, saying its output is `chars` long, into the start of `frame`, whose output
+ * already follows it (from byte `paneFrameHeaderBytes(paneId)` to the end): the Core reads a batch into its frame.
+ */
+export function writePaneFrameHeader(frame: Uint8Array, paneId: string, chars: number): void {
+  const head = paneFrameHeaderBytes(paneId);
+  if (frame.length < head) throw new SwitchboardError('internal', `a frame of ${frame.length} bytes has no room for its header`);
+  frame[0] = PANE_FRAME_DATA;
+  frame[1] = paneId.length;
+  for (let i = 0; i < paneId.length; i++) frame[2 + i] = paneId.charCodeAt(i);
+  new DataView(frame.buffer, frame.byteOffset, head).setUint32(2 + paneId.length, chars);
+}
+
 /**
  * The frame for one batch of a pane's output: text, or its UTF-8 bytes with their length in chars (`chars`, which
  * the caller knows without decoding them).
@@ -39,14 +58,11 @@ const asciiId = /^[\x21-\x7e]{1,64}$/;
 export function encodePaneData(paneId: string, data: string): Uint8Array;
 export function encodePaneData(paneId: string, data: Uint8Array, chars: number): Uint8Array;
 export function encodePaneData(paneId: string, data: string | Uint8Array, chars?: number): Uint8Array {
-  if (!asciiId.test(paneId)) throw new SwitchboardError('internal', `pane id ${JSON.stringify(paneId.slice(0, 80))} cannot be framed`);
+  const head = paneFrameHeaderBytes(paneId);
   const body = typeof data === 'string' ? encoder.encode(data) : data;
-  const frame = new Uint8Array(FIXED_BYTES + paneId.length + body.length);
-  frame[0] = PANE_FRAME_DATA;
-  frame[1] = paneId.length;
-  for (let i = 0; i < paneId.length; i++) frame[2 + i] = paneId.charCodeAt(i);
-  new DataView(frame.buffer).setUint32(2 + paneId.length, typeof data === 'string' ? data.length : chars ?? body.length);
-  frame.set(body, FIXED_BYTES + paneId.length);
+  const frame = new Uint8Array(head + body.length);
+  frame.set(body, head);
+  writePaneFrameHeader(frame, paneId, typeof data === 'string' ? data.length : chars ?? body.length);
   return frame;
 }
 

@@ -10,6 +10,8 @@ import { connectCore } from './wsLink.js';
 import { Connection, DEFAULT_LIMITS, SLOW_CLIENT_REASON, type Peer } from './connection.js';
 import type { CoreClient } from '../../shared/client.js';
 import type { CoreEvent } from '../../shared/api.js';
+import { decodePaneFrame } from '../../shared/paneFrame.js';
+import { readIntoFrame, sealPaneFrame } from '../core/panes/paneBytes.js';
 
 const FLOOD = "head -c 400000000 /dev/zero | tr '\\0' x; echo FLOOD-END\r";
 
@@ -231,5 +233,41 @@ describe('the hard cap', () => {
     const before = sent.length;
     emit('approvals.changed', big);
     expect(sent.length).toBe(before);
+  });
+});
+
+describe('pane output to a binary window', () => {
+  it('sends a batch the Core read into its frame as that frame, and frames other output by a copy; a JSON client gets text', () => {
+    const frames: Uint8Array[] = [];
+    const events: unknown[] = [];
+    const peer = (binary: boolean): Peer => ({
+      send: (m) => void events.push(m),
+      ...(binary ? { sendBinary: (f: Uint8Array) => void frames.push(f) } : {}),
+      buffered: () => 0,
+      isOpen: () => true,
+      close: () => undefined,
+    });
+    const emits: Array<(event: CoreEvent, payload: unknown) => void> = [];
+    const core = {
+      invoke: async () => ({}),
+      onEvent: (l: (event: CoreEvent, payload: unknown) => void) => (emits.push(l), () => undefined),
+      panes: { throttle: () => () => undefined, leave: () => undefined },
+    };
+    const paneId = 'p-1';
+    new Connection(core, peer(true)).addPane(paneId, true, true);
+    new Connection(core, peer(false)).addPane(paneId, true, true);
+    const emit = (payload: unknown): void => emits.forEach((l) => l('pane.data', payload));
+
+    const frame = readIntoFrame(paneId, [Buffer.from('abc'), Buffer.from('dé')], 6);
+    const { batch, chars } = sealPaneFrame(paneId, frame);
+    emit({ pane_id: paneId, data: batch, chars });
+    emit({ pane_id: paneId, data: Buffer.from('dé'), chars: 2 });
+    expect(frames[0]).toBe(frame);
+    expect(frames[1]).not.toBe(frame);
+    expect(decodePaneFrame(frames[1]!)).toMatchObject({ pane_id: paneId, chars: 2 });
+    expect(events).toEqual([
+      { type: 'event', event: 'pane.data', payload: { pane_id: paneId, data: 'abcdé', chars: 5 } },
+      { type: 'event', event: 'pane.data', payload: { pane_id: paneId, data: 'dé', chars: 2 } },
+    ]);
   });
 });

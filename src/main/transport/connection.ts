@@ -9,7 +9,7 @@ import type { CallContext, ConnectionScope } from '../core/handlers.js';
 import type { ToolClient } from '../../shared/tools.js';
 import type { EventListener } from '../core/events/eventBus.js';
 import { encodePaneData } from '../../shared/paneFrame.js';
-import { paneText } from '../core/panes/paneBytes.js';
+import { paneFrameOf, paneText } from '../core/panes/paneBytes.js';
 
 /** What carries the messages. */
 export interface Peer {
@@ -66,7 +66,8 @@ function paneDataFrame(payload: PaneData): Uint8Array {
   let frame = framed.get(payload);
   if (!frame) {
     const { pane_id, data } = payload;
-    frame = typeof data === 'string' ? encodePaneData(pane_id, data) : encodePaneData(pane_id, data, payload.chars ?? paneText(data).length);
+    // A batch the Core read into its frame is sent as it is; other output (text, bytes from elsewhere) is copied into one.
+    frame = typeof data === 'string' ? encodePaneData(pane_id, data) : paneFrameOf(data) ?? encodePaneData(pane_id, data, payload.chars ?? paneText(data).length);
     framed.set(payload, frame);
   }
   return frame;

@@ -1,6 +1,7 @@
 // The pane frame layout (shared/paneFrame.ts): round trips, a table of malformed frames, and a client that drops a bad one.
 import { describe, expect, it } from 'vitest';
 import { decodePaneFrame, encodePaneData } from '../../shared/paneFrame.js';
+import { paneFrameOf, readIntoFrame, sealPaneFrame } from '../core/panes/paneBytes.js';
 import { CoreClient, type Link } from '../../shared/client.js';
 import type { SwitchboardError } from '../../shared/errors.js';
 
@@ -18,6 +19,23 @@ describe('pane frames', () => {
     expect(frame.pane_id).toBe(id);
     expect(frame.chars).toBe(text.length);
     expect(new TextDecoder('utf-8', { fatal: true }).decode(frame.data)).toBe(text);
+  });
+
+  it.each([
+    ['one read of ASCII', ['x'.repeat(70_000)]],
+    ['several reads of many-byte characters', ['é€', '😀 αβγ', '', 'line\r\n']],
+    ['a tiny read', ['a']],
+  ])('a batch read into its frame (%s) is byte for byte the frame the encoder makes, and is sent as it is', (_, reads) => {
+    const bytes = reads.map((r) => Buffer.from(r));
+    const text = reads.join('');
+    const frame = readIntoFrame(id, bytes, Buffer.byteLength(text));
+    const { batch, chars } = sealPaneFrame(id, frame);
+    expect(chars).toBe(text.length);
+    expect(Buffer.from(batch).toString('utf8')).toBe(text);
+    expect(Buffer.from(frame).equals(Buffer.from(encodePaneData(id, text)))).toBe(true);
+    // The frame to send is the batch's own buffer: no second copy of the bytes.
+    expect(paneFrameOf(batch)).toBe(frame);
+    expect(paneFrameOf(Buffer.from(batch))).toBeUndefined();
   });
 
   const good = encodePaneData(id, 'abc');

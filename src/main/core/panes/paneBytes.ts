@@ -1,5 +1,6 @@
 // Pane output kept as the pty's UTF-8 bytes: where a batch may end, its length in chars, its text when a client needs one.
 import { isAscii } from 'node:buffer';
+import { paneFrameHeaderBytes, writePaneFrameHeader } from '../../../shared/paneFrame.js';
 
 /**
  * How many bytes at the end of `bytes` start a character that is not complete yet (0–3). A batch ends before them,
@@ -29,6 +30,42 @@ export function paneText(bytes: Uint8Array): string {
 /** The batch's length in UTF-16 code units, what `pane.ack` counts: its byte length when it is ASCII (a flood's usual case). */
 export function paneChars(bytes: Uint8Array): number {
   return isAscii(bytes) ? bytes.length : paneText(bytes).length;
+}
+
+/** Batches read into their binary frame: the frame, found from the batch when a binary window is sent it. */
+const frames = new WeakMap<Uint8Array, Uint8Array>();
+
+/**
+ * The reads of a batch joined once, into a frame for `paneId` (shared/paneFrame.ts): room for its header, then the
+ * bytes. The frame sent to a binary window is then this buffer as it is, not a second copy of the batch.
+ */
+export function readIntoFrame(paneId: string, reads: readonly Uint8Array[], bytes: number): Buffer<ArrayBuffer> {
+  const head = paneFrameHeaderBytes(paneId);
+  // Unzeroed: every byte is written below, the reads after the header and the header by `sealPaneFrame`.
+  const frame = Buffer.allocUnsafe(head + bytes);
+  let at = head;
+  for (const r of reads) {
+    frame.set(r, at);
+    at += r.length;
+  }
+  return frame;
+}
+
+/**
+ * Finishes a frame `readIntoFrame` made (cut, if need be, to whole characters): writes its header and returns the
+ * batch in it, the bytes every client is sent, with their length in chars.
+ */
+export function sealPaneFrame(paneId: string, frame: Buffer<ArrayBuffer>): { batch: Buffer<ArrayBuffer>; chars: number } {
+  const batch = frame.subarray(paneFrameHeaderBytes(paneId));
+  const chars = paneChars(batch);
+  writePaneFrameHeader(frame, paneId, chars);
+  frames.set(batch, frame);
+  return { batch, chars };
+}
+
+/** The frame a batch was read into, if it was (batches from elsewhere are framed by a copy). */
+export function paneFrameOf(batch: Uint8Array): Uint8Array | undefined {
+  return frames.get(batch);
 }
 
 const ESC = 0x1b;

@@ -6,7 +6,7 @@ import type { ShellChannel, TargetSnapshot } from '../backends/provider.js';
 import type { Sessions } from '../sessions/sessions.js';
 import type { IdentityHolds } from '../sessions/identityHolds.js';
 import { RecentOutput } from './recentOutput.js';
-import { incompleteUtf8Tail, oscScanText, openOscTail, paneChars } from './paneBytes.js';
+import { incompleteUtf8Tail, oscScanText, openOscTail, readIntoFrame, sealPaneFrame } from './paneBytes.js';
 
 /**
  * Pause the pty above this many unacknowledged chars; read it again once the window is back below the low mark.
@@ -210,26 +210,29 @@ export class Panes {
     if (pane.timer) clearTimeout(pane.timer);
     pane.timer = undefined;
     if (pane.pendingBytes === 0) return;
-    let data = pane.pending.length === 1 ? pane.pending[0]! : Buffer.concat(pane.pending, pane.pendingBytes);
-    const cut = all ? 0 : incompleteUtf8Tail(data);
-    if (cut === data.length) {
+    const id = pane.info.pane_id;
+    // Joined once, straight into the frame a binary window is sent.
+    let frame = readIntoFrame(id, pane.pending, pane.pendingBytes);
+    const head = frame.length - pane.pendingBytes;
+    const cut = all ? 0 : incompleteUtf8Tail(frame.subarray(head));
+    if (cut === pane.pendingBytes) {
       // Only part of a character: the next read brings the rest (and arms the timer again).
-      pane.pending = [data];
+      pane.pending = [frame.subarray(head)];
       return;
     }
     pane.pending = [];
     pane.pendingBytes = 0;
     if (cut > 0) {
-      const rest = Buffer.from(data.subarray(data.length - cut));
-      data = data.subarray(0, data.length - cut);
+      const rest = Buffer.from(frame.subarray(frame.length - cut));
+      frame = frame.subarray(0, frame.length - cut);
       pane.pending.push(rest);
       pane.pendingBytes = rest.length;
     }
-    const chars = paneChars(data);
-    pane.recent.append(data);
+    const { batch, chars } = sealPaneFrame(id, frame);
+    pane.recent.append(batch);
     pane.unacked += chars;
     if (pane.unacked > HIGH_WATERMARK) this.pause(pane, ACK);
-    this.sink.data(pane.info.pane_id, data, chars);
+    this.sink.data(id, batch, chars);
   }
 
   private get(paneId: string): Pane {

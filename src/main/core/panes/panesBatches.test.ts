@@ -5,6 +5,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ShellChannel, TargetSnapshot } from '../backends/provider.js';
 import type { Sessions } from '../sessions/sessions.js';
 import { Panes } from './panes.js';
+import { paneFrameOf } from './paneBytes.js';
+import { decodePaneFrame } from '../../../shared/paneFrame.js';
 
 /** A shell channel whose output the test writes, read as bytes (as the local pty is). */
 function bytesChannel(): { channel: ShellChannel; emit: (b: Buffer) => void; exit: () => void } {
@@ -36,8 +38,8 @@ async function openPane(channel: ShellChannel) {
     exit: () => undefined,
   });
   const snapshot = { name: 't', generation: 'g', identity: 't#g', flags: { supports_streams: true } } as unknown as TargetSnapshot;
-  await panes.open(snapshot, 80, 24);
-  return { panes, batches, cwds };
+  const { pane_id: paneId } = await panes.open(snapshot, 80, 24);
+  return { panes, batches, cwds, paneId };
 }
 
 const strict = new TextDecoder('utf-8', { fatal: true });
@@ -72,6 +74,27 @@ describe('pane batches of bytes', () => {
     emit(Buffer.from('é€😀'.repeat(1000)));
     exit();
     expect(batches.reduce((n, b) => n + b.chars, 0)).toBe(70_000 + 'é€😀'.length * 1000);
+  });
+
+  it('reads each batch into its binary frame: the frame holds exactly the batch, cut characters and all', async () => {
+    const { channel, emit, exit } = bytesChannel();
+    const { batches, paneId } = await openPane(channel);
+    const bytes = Buffer.from('x'.repeat(100_000) + 'é€😀'.repeat(20_000));
+    // Reads cut inside characters, large enough to fill several batches.
+    for (let at = 0; at < bytes.length; at += 4093) emit(bytes.subarray(at, at + 4093));
+    exit();
+    expect(batches.length).toBeGreaterThan(2);
+    for (const b of batches) {
+      const frame = paneFrameOf(b.data);
+      expect(frame).toBeDefined();
+      const decoded = decodePaneFrame(frame!);
+      expect(decoded.pane_id).toBe(paneId);
+      expect(decoded.chars).toBe(b.chars);
+      // The batch is a view into its frame, not a copy of it.
+      expect(decoded.data.buffer).toBe(b.data.buffer);
+      expect(Buffer.from(decoded.data).equals(Buffer.from(b.data))).toBe(true);
+    }
+    expect(batches.map((b) => strict.decode(b.data)).join('')).toBe(strict.decode(bytes));
   });
 
   it('follows an OSC 7 split over three reads', async () => {
