@@ -11,10 +11,8 @@ import { registerPane } from './paneRouter.js';
 import { terminalOptions } from './theme.js';
 import { TerminalAddons } from './TerminalAddons.js';
 import { cdCommand } from './cdCommand.js';
+import { PaneAcks } from '../../shared/paneFlow.js';
 
-/** The Core pauses a pane above 1,000,000 unacknowledged chars; acknowledging every ~5,000 keeps it flowing. */
-const ACK_CHUNK = 5000;
-const ACK_IDLE_MS = 50;
 /** pane.write takes at most 1,000,000 chars; big pastes go in slices. */
 const WRITE_SLICE = 64 * 1024;
 
@@ -39,8 +37,10 @@ export class TerminalSession {
   private status: PaneStatus = 'connecting';
   /** Bumped on every open/close so a late pane.open reply for an abandoned pty is closed, not adopted. */
   private epoch = 0;
-  private ackPending = 0;
-  private ackTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Acknowledges written output of the pane now open, so the Core keeps reading its pty. */
+  private readonly acks = new PaneAcks((chars) => {
+    if (this.paneId) core.call('pane.ack', { pane_id: this.paneId, chars }).catch(() => undefined);
+  });
   private observer: ResizeObserver | undefined;
   private fitFrame = 0;
   private disposed = false;
@@ -205,7 +205,7 @@ export class TerminalSession {
       return;
     }
     this.paneId = info.pane_id;
-    this.ackPending = 0;
+    this.acks.reset();
     const paneId = info.pane_id;
     this.unregister = registerPane(paneId, {
       data: (data, chars) => this.output(paneId, data, chars),
@@ -254,20 +254,8 @@ export class TerminalSession {
   /** xterm takes bytes as they came (it keeps a character split between writes); `chars` is what the Core counts. */
   private output(paneId: string, data: string | Uint8Array, chars: number): void {
     this.term.write(data, () => {
-      if (this.paneId !== paneId) return;
-      this.ackPending += chars;
-      if (this.ackPending >= ACK_CHUNK) this.flushAck();
-      else this.ackTimer ??= setTimeout(() => this.flushAck(), ACK_IDLE_MS);
+      if (this.paneId === paneId) this.acks.written(chars);
     });
-  }
-
-  private flushAck(): void {
-    if (this.ackTimer) clearTimeout(this.ackTimer);
-    this.ackTimer = undefined;
-    const chars = this.ackPending;
-    if (!this.paneId || chars === 0) return;
-    this.ackPending = 0;
-    core.call('pane.ack', { pane_id: this.paneId, chars }).catch(() => undefined);
   }
 
   private exited(paneId: string, code: number | null, reason?: string): void {
@@ -308,9 +296,7 @@ export class TerminalSession {
     this.unregister?.();
     this.unregister = undefined;
     this.paneId = undefined;
-    this.ackPending = 0;
-    if (this.ackTimer) clearTimeout(this.ackTimer);
-    this.ackTimer = undefined;
+    this.acks.reset();
   }
 
   private closePty(): void {

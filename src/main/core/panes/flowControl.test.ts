@@ -7,6 +7,7 @@ import { WsServer } from '../../transport/wsServer.js';
 import { connectCore } from '../../transport/wsLink.js';
 import type { CoreClient } from '../../../shared/client.js';
 import { HIGH_WATERMARK, LOW_WATERMARK } from './panes.js';
+import { ACK_CHUNK, PaneAcks } from '../../../shared/paneFlow.js';
 
 /** What a pty may still hand over after the pause (one read already under way) plus one batch. */
 const SLACK = 256 * 1024;
@@ -64,6 +65,41 @@ describe('pane flow control', () => {
       const second = await settled(() => received);
       expect(second).toBeGreaterThan(first + HIGH_WATERMARK - LOW_WATERMARK);
       expect(second - acked).toBeLessThan(HIGH_WATERMARK + SLACK);
+    } finally {
+      off();
+      await ui.client.call('pane.close', { pane_id: pane.pane_id });
+    }
+  });
+
+  it('a paused flood runs to its end when acknowledged as a window does, in chunks of ACK_CHUNK and the rest when idle', async () => {
+    expect(ACK_CHUNK).toBeLessThanOrEqual(LOW_WATERMARK / 4);
+    const pane = await ui.client.call('pane.open', { execution_target: 'a', cols: 120, rows: 40 });
+    let received = 0;
+    let text = '';
+    let acking: PaneAcks | undefined;
+    const sent: number[] = [];
+    const off = ui.client.on('pane.data', ({ pane_id, data }) => {
+      if (pane_id !== pane.pane_id) return;
+      received += data.length;
+      text = (text + data).slice(-64);
+      acking?.written(data.length);
+    });
+    try {
+      const bytes = 6 * HIGH_WATERMARK;
+      await ui.client.call('pane.write', { pane_id: pane.pane_id, data: `head -c ${bytes} /dev/zero | tr '\\0' x; echo FLOWED-$((40+2))\r` });
+      // Nobody acknowledges at first: the pane pauses near the high mark.
+      while (received <= HIGH_WATERMARK) await sleep(50);
+      const paused = await settled(() => received);
+      expect(paused).toBeLessThan(HIGH_WATERMARK + SLACK);
+      acking = new PaneAcks((chars) => {
+        sent.push(chars);
+        void ui.client.call('pane.ack', { pane_id: pane.pane_id, chars });
+      });
+      acking.written(paused);
+      while (!text.includes('FLOWED-42')) await sleep(50);
+      expect(received).toBeGreaterThan(bytes);
+      // A round trip per chunk, not per batch; every ack but the idle ones is a whole chunk.
+      expect(sent.length).toBeLessThan(received / ACK_CHUNK + 20);
     } finally {
       off();
       await ui.client.call('pane.close', { pane_id: pane.pane_id });

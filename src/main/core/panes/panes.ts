@@ -7,16 +7,10 @@ import type { Sessions } from '../sessions/sessions.js';
 import type { IdentityHolds } from '../sessions/identityHolds.js';
 import { RecentOutput } from './recentOutput.js';
 import { incompleteUtf8Tail, oscScanText, openOscTail, readIntoFrame, sealPaneFrame } from './paneBytes.js';
+import { HIGH_WATERMARK, LOW_WATERMARK } from '../../../shared/paneFlow.js';
 
-/**
- * Pause the pty above this many unacknowledged chars; read it again once the window is back below the low mark.
- * The window is what may be on its way to (or queued in) the renderer at once: about 2 MB of page memory at most.
- * It must cover the ack round trip at full speed, and the low mark is half of it, so output still in flight keeps
- * the renderer busy while the pty is read again. (VS Code's 100,000 / 5,000 let a flood drain the whole pipe on
- * every pause: the Core sat idle waiting for acks and a flood ran at about half of node-pty's speed.)
- */
-export const HIGH_WATERMARK = 1_000_000;
-export const LOW_WATERMARK = HIGH_WATERMARK / 2;
+/** The pty pauses above HIGH_WATERMARK unacknowledged chars and is read again below LOW_WATERMARK (shared/paneFlow.ts). */
+export { HIGH_WATERMARK, LOW_WATERMARK };
 const BATCH_MS = 5;
 /** A batch this large goes out at once: waiting for the timer would only add latency to a flood. */
 const BATCH_MAX_BYTES = 64 * 1024;
