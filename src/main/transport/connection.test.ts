@@ -11,7 +11,8 @@ import { Connection, DEFAULT_LIMITS, SLOW_CLIENT_REASON, type Peer } from './con
 import type { CoreClient } from '../../shared/client.js';
 import type { CoreEvent } from '../../shared/api.js';
 import { decodePaneFrame } from '../../shared/paneFrame.js';
-import { readIntoFrame, sealPaneFrame } from '../core/panes/paneBytes.js';
+import { paneFrameOf } from '../core/panes/paneBytes.js';
+import { PaneBatch } from '../core/panes/paneBatch.js';
 
 const FLOOD = "head -c 400000000 /dev/zero | tr '\\0' x; echo FLOOD-END\r";
 
@@ -258,8 +259,11 @@ describe('pane output to a binary window', () => {
     new Connection(core, peer(false)).addPane(paneId, true, true);
     const emit = (payload: unknown): void => emits.forEach((l) => l('pane.data', payload));
 
-    const frame = readIntoFrame(paneId, [Buffer.from('abc'), Buffer.from('dé')], 6);
-    const { batch, chars } = sealPaneFrame(paneId, frame);
+    const pending = new PaneBatch(paneId);
+    pending.add(Buffer.from('abc'));
+    pending.add(Buffer.from('dé'));
+    const { batch, chars } = pending.take()!;
+    const frame = paneFrameOf(batch);
     emit({ pane_id: paneId, data: batch, chars });
     emit({ pane_id: paneId, data: Buffer.from('dé'), chars: 2 });
     expect(frames[0]).toBe(frame);

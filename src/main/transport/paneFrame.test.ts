@@ -1,7 +1,8 @@
 // The pane frame layout (shared/paneFrame.ts): round trips, a table of malformed frames, and a client that drops a bad one.
 import { describe, expect, it } from 'vitest';
 import { decodePaneFrame, encodePaneData } from '../../shared/paneFrame.js';
-import { paneFrameOf, readIntoFrame, sealPaneFrame } from '../core/panes/paneBytes.js';
+import { paneFrameOf } from '../core/panes/paneBytes.js';
+import { PaneBatch } from '../core/panes/paneBatch.js';
 import { CoreClient, type Link } from '../../shared/client.js';
 import type { SwitchboardError } from '../../shared/errors.js';
 
@@ -26,15 +27,16 @@ describe('pane frames', () => {
     ['several reads of many-byte characters', ['é€', '😀 αβγ', '', 'line\r\n']],
     ['a tiny read', ['a']],
   ])('a batch read into its frame (%s) is byte for byte the frame the encoder makes, and is sent as it is', (_, reads) => {
-    const bytes = reads.map((r) => Buffer.from(r));
     const text = reads.join('');
-    const frame = readIntoFrame(id, bytes, Buffer.byteLength(text));
-    const { batch, chars } = sealPaneFrame(id, frame);
+    const pending = new PaneBatch(id);
+    for (const r of reads) pending.add(Buffer.from(r));
+    const { batch, chars } = pending.take()!;
     expect(chars).toBe(text.length);
     expect(Buffer.from(batch).toString('utf8')).toBe(text);
+    const frame = paneFrameOf(batch)!;
     expect(Buffer.from(frame).equals(Buffer.from(encodePaneData(id, text)))).toBe(true);
-    // The frame to send is the batch's own buffer: no second copy of the bytes.
-    expect(paneFrameOf(batch)).toBe(frame);
+    // The frame to send holds the batch itself: no second copy of the bytes.
+    expect(frame.buffer).toBe(batch.buffer);
     expect(paneFrameOf(Buffer.from(batch))).toBeUndefined();
   });
 

@@ -46,7 +46,8 @@ export interface ShellChannel {
   onData(listener: (data: string) => void): void;
   /**
    * The same output as raw bytes, for a consumer that forwards it without decoding (panes): use it instead of
-   * `onData`. Optional: a channel without it is read through `onData`.
+   * `onData`. `data` may be a view into memory the channel reuses for its next read: copy what you keep. Optional: a
+   * channel without it is read through `onData`.
    */
   onBytes?(listener: (data: Uint8Array) => void): void;
   onExit(listener: (exitCode: number | null, reason?: string) => void): void;

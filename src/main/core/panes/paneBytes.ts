@@ -36,23 +36,7 @@ export function paneChars(bytes: Uint8Array): number {
 const frames = new WeakMap<Uint8Array, Uint8Array>();
 
 /**
- * The reads of a batch joined once, into a frame for `paneId` (shared/paneFrame.ts): room for its header, then the
- * bytes. The frame sent to a binary window is then this buffer as it is, not a second copy of the batch.
- */
-export function readIntoFrame(paneId: string, reads: readonly Uint8Array[], bytes: number): Buffer<ArrayBuffer> {
-  const head = paneFrameHeaderBytes(paneId);
-  // Unzeroed: every byte is written below, the reads after the header and the header by `sealPaneFrame`.
-  const frame = Buffer.allocUnsafe(head + bytes);
-  let at = head;
-  for (const r of reads) {
-    frame.set(r, at);
-    at += r.length;
-  }
-  return frame;
-}
-
-/**
- * Finishes a frame `readIntoFrame` made (cut, if need be, to whole characters): writes its header and returns the
+ * Finishes a frame of `paneId`'s output (header room, then whole characters): writes its header and returns the
  * batch in it, the bytes every client is sent, with their length in chars.
  */
 export function sealPaneFrame(paneId: string, frame: Buffer<ArrayBuffer>): { batch: Buffer<ArrayBuffer>; chars: number } {
@@ -79,15 +63,16 @@ const OSC_MAX = 512;
 /**
  * The start of an OSC sequence left open at the end of `chunk` (to scan again with the next chunk), or nothing. Most
  * output either has no OSC near its end or ends the one it starts, so nothing is kept and nothing is decoded.
+ * A copy: the chunk's memory may hold other output by the time the next chunk comes.
  */
 export function openOscTail(chunk: Buffer): Buffer {
   const start = chunk.lastIndexOf(OSC_INTRO);
   if (start >= 0 && start >= chunk.length - OSC_MAX) {
     const body = chunk.subarray(start + 2);
-    if (body.indexOf(0x07) < 0 && body.indexOf(ST) < 0) return chunk.subarray(start);
+    if (body.indexOf(0x07) < 0 && body.indexOf(ST) < 0) return Buffer.from(chunk.subarray(start));
   }
   // A lone ESC at the very end may be the start of one.
-  return chunk[chunk.length - 1] === ESC ? chunk.subarray(chunk.length - 1) : NONE;
+  return chunk[chunk.length - 1] === ESC ? Buffer.from([ESC]) : NONE;
 }
 
 /** The text to look for an OSC 7 in: the open tail of the last chunk and this one, or undefined when there is none. */

@@ -6,14 +6,13 @@ import type { ShellChannel, TargetSnapshot } from '../backends/provider.js';
 import type { Sessions } from '../sessions/sessions.js';
 import type { IdentityHolds } from '../sessions/identityHolds.js';
 import { RecentOutput } from './recentOutput.js';
-import { incompleteUtf8Tail, oscScanText, openOscTail, readIntoFrame, sealPaneFrame } from './paneBytes.js';
+import { oscScanText, openOscTail } from './paneBytes.js';
+import { BATCH_MAX_BYTES, PaneBatch } from './paneBatch.js';
 import { HIGH_WATERMARK, LOW_WATERMARK } from '../../../shared/paneFlow.js';
 
 /** The pty pauses above HIGH_WATERMARK unacknowledged chars and is read again below LOW_WATERMARK (shared/paneFlow.ts). */
 export { HIGH_WATERMARK, LOW_WATERMARK };
 const BATCH_MS = 5;
-/** A batch this large goes out at once: waiting for the timer would only add latency to a flood. */
-const BATCH_MAX_BYTES = 64 * 1024;
 export interface PaneSink {
   /**
    * One batch: the pty's UTF-8 bytes as read (whole characters), sent to a binary client without decoding, and its
@@ -27,9 +26,8 @@ export interface PaneSink {
 interface Pane {
   info: PaneInfo;
   channel: ShellChannel;
-  /** Output read since the last batch went, and its size in bytes. */
-  pending: Array<Buffer<ArrayBuffer>>;
-  pendingBytes: number;
+  /** Output read since the last batch went. */
+  batch: PaneBatch;
   timer: NodeJS.Timeout | undefined;
   unacked: number;
   /** Why the pty is not read: 'ack' (the renderer is behind) or a slow connection's key. Read again when empty. */
@@ -83,13 +81,13 @@ export class Panes {
     // The shell starts in the nearest existing parent of a cwd that is gone; the pane's header says so.
     const missing = await env.stat(cwd).then((s) => s.type !== 'directory', () => false);
     const channel = await env.openShell({ cwd, cols, rows });
+    const paneId = randomUUID();
     const pane: Pane = {
       info: {
-        pane_id: randomUUID(), execution_target: snapshot.name, generation: snapshot.generation, cwd, status: 'open', ...(missing ? { cwd_missing: cwd } : {}),
+        pane_id: paneId, execution_target: snapshot.name, generation: snapshot.generation, cwd, status: 'open', ...(missing ? { cwd_missing: cwd } : {}),
       },
       channel,
-      pending: [],
-      pendingBytes: 0,
+      batch: new PaneBatch(paneId),
       timer: undefined,
       unacked: 0,
       pausedBy: new Set(),
@@ -103,7 +101,7 @@ export class Panes {
     this.panes.set(pane.info.pane_id, pane);
     onId?.(pane.info.pane_id);
     // Bytes where the channel has them: a flood then goes from the pty to a binary window without being decoded.
-    if (channel.onBytes) channel.onBytes((data) => this.onData(pane, Buffer.from(data.buffer as ArrayBuffer, data.byteOffset, data.byteLength)));
+    if (channel.onBytes) channel.onBytes((data) => this.onData(pane, data));
     else channel.onData((data) => this.onData(pane, Buffer.from(data)));
     channel.onExit((code, reason) => {
       this.flush(pane, true);
@@ -116,7 +114,11 @@ export class Panes {
     return { ...pane.info };
   }
 
-  private onData(pane: Pane, data: Buffer<ArrayBuffer>): void {
+  /** A read of the pty: copied into the batch at once (the channel may reuse its memory for the next read). */
+  private onData(pane: Pane, read: Uint8Array): void {
+    // A batch this read would take past its size goes first: a flood waiting for the timer would only add latency.
+    if (pane.batch.bytes > 0 && pane.batch.bytes + read.length > BATCH_MAX_BYTES) this.flush(pane);
+    const data = pane.batch.add(read);
     // Scan for OSC 7 across chunk boundaries by keeping a sequence left open at the end of a chunk.
     // Output without the start of one (most of a flood) is neither scanned nor decoded.
     const scan = oscScanText(pane.oscTail, data);
@@ -128,10 +130,8 @@ export class Panes {
         this.sink.cwd(pane.info.pane_id, cwd);
       }
     } else pane.oscTail = openOscTail(data);
-    pane.pending.push(data);
-    pane.pendingBytes += data.length;
     // Paused or large: send now, so the acknowledgements that resume the pty are not held up by the timer.
-    if (pane.pausedBy.size > 0 || pane.pendingBytes >= BATCH_MAX_BYTES) this.flush(pane);
+    if (pane.pausedBy.size > 0 || pane.batch.bytes >= BATCH_MAX_BYTES) this.flush(pane);
     else pane.timer ??= setTimeout(() => this.flush(pane), BATCH_MS);
   }
 
@@ -203,30 +203,14 @@ export class Panes {
   private flush(pane: Pane, all = false): void {
     if (pane.timer) clearTimeout(pane.timer);
     pane.timer = undefined;
-    if (pane.pendingBytes === 0) return;
-    const id = pane.info.pane_id;
-    // Joined once, straight into the frame a binary window is sent.
-    let frame = readIntoFrame(id, pane.pending, pane.pendingBytes);
-    const head = frame.length - pane.pendingBytes;
-    const cut = all ? 0 : incompleteUtf8Tail(frame.subarray(head));
-    if (cut === pane.pendingBytes) {
-      // Only part of a character: the next read brings the rest (and arms the timer again).
-      pane.pending = [frame.subarray(head)];
-      return;
-    }
-    pane.pending = [];
-    pane.pendingBytes = 0;
-    if (cut > 0) {
-      const rest = Buffer.from(frame.subarray(frame.length - cut));
-      frame = frame.subarray(0, frame.length - cut);
-      pane.pending.push(rest);
-      pane.pendingBytes = rest.length;
-    }
-    const { batch, chars } = sealPaneFrame(id, frame);
+    // Nothing whole yet (only part of a character): the next read brings the rest and arms the timer again.
+    const taken = pane.batch.take(all);
+    if (!taken) return;
+    const { batch, chars } = taken;
     pane.recent.append(batch);
     pane.unacked += chars;
     if (pane.unacked > HIGH_WATERMARK) this.pause(pane, ACK);
-    this.sink.data(id, batch, chars);
+    this.sink.data(pane.info.pane_id, batch, chars);
   }
 
   private get(paneId: string): Pane {

@@ -24,6 +24,31 @@ function readBytes(pty: unknown): boolean {
   return true;
 }
 
+/** What a pty read may bring at most: node's own read size. */
+const READ_BYTES = 64 * 1024;
+
+/**
+ * Reads the pty into one buffer kept for the pty's life (the `onread` option of net.Socket, set on node-pty's socket
+ * after the fact): per read, no 64 KiB allocation, Buffer and stream event, which were most of what a flood cost the
+ * Core. `listener` gets a view into that buffer, good only during the call. Pausing still stops the reads (net.Socket
+ * honours it for such a socket), and the end of the pty still comes as before. False when node-pty's socket no longer
+ * looks as expected; the pty is then read as a stream of Buffers.
+ */
+function readIntoOneBuffer(pty: unknown, listener: (data: Uint8Array) => void): boolean {
+  const socket = (pty as { _socket?: Record<symbol, unknown> & { _handle?: { useUserBuffer?: (buf: Uint8Array) => void } } })._socket;
+  const handle = socket?._handle;
+  if (!socket || typeof handle?.useUserBuffer !== 'function') return false;
+  const symbol = (name: string): symbol | undefined => Object.getOwnPropertySymbols(socket).find((s) => s.description === name);
+  const kBuffer = symbol('kBuffer');
+  const kBufferCb = symbol('kBufferCb');
+  if (!kBuffer || !kBufferCb || socket[kBuffer] !== null) return false;
+  const buf = Buffer.allocUnsafe(READ_BYTES);
+  socket[kBuffer] = buf;
+  socket[kBufferCb] = (nread: number) => void listener(buf.subarray(0, nread));
+  handle.useUserBuffer(buf);
+  return true;
+}
+
 export function openPty(opts: { cwd: string; cols: number; rows: number; env: NodeJS.ProcessEnv; shell?: string; args?: string[] }): ShellChannel {
   const shell = opts.shell ?? process.env.SHELL ?? '/bin/bash';
   const env: Record<string, string> = {};
@@ -40,6 +65,7 @@ export function openPty(opts: { cwd: string; cols: number; rows: number; env: No
       pty.onData((d: string | Buffer) => l(typeof d === 'string' ? d : decoder.write(d)));
     },
     onBytes: (l) => {
+      if (readIntoOneBuffer(pty, l)) return;
       readBytes(pty);
       pty.onData((d: string | Buffer) => l(typeof d === 'string' ? Buffer.from(d) : d));
     },

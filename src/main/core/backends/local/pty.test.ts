@@ -1,0 +1,46 @@
+// The local pty read as bytes: every read lands in one buffer kept for the pty (no allocation per read), nothing is
+// lost or reordered, and pausing stops the reads until resumed.
+import { describe, expect, it } from 'vitest';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { openPty } from './pty.js';
+
+describe('local pty bytes', () => {
+  it('reads into one reused buffer, and the reads put together are the output', async () => {
+    const pty = openPty({ cwd: '/tmp', cols: 80, rows: 24, env: process.env, shell: '/bin/bash', args: ['-c', 'seq 1 100000; sleep 0.2'] });
+    const buffers = new Set<ArrayBufferLike>();
+    const parts: Buffer[] = [];
+    pty.onBytes!((data) => {
+      buffers.add(data.buffer);
+      // A copy: the view is only good during the call.
+      parts.push(Buffer.from(data));
+    });
+    await new Promise<void>((resolve) => pty.onExit(() => resolve()));
+    const lines = Buffer.concat(parts).toString('utf8').split('\r\n').filter(Boolean);
+    expect(lines.length).toBe(100_000);
+    expect(lines.every((l, i) => l === String(i + 1))).toBe(true);
+    expect(parts.length).toBeGreaterThan(10);
+    expect(buffers.size).toBe(1);
+  });
+
+  it('stops reading while paused and goes on when resumed', async () => {
+    const pty = openPty({ cwd: '/tmp', cols: 80, rows: 24, env: process.env, shell: '/bin/bash', args: ['-c', "head -c 3000000 /dev/zero | tr '\\0' x; echo; echo DONE; sleep 1"] });
+    let got = 0;
+    let text = '';
+    pty.onBytes!((data) => {
+      got += data.length;
+      text = (text + Buffer.from(data).toString('latin1')).slice(-16);
+    });
+    while (got === 0) await sleep(10);
+    pty.pause();
+    await sleep(100);
+    const paused = got;
+    await sleep(300);
+    expect(got).toBe(paused);
+    expect(paused).toBeLessThan(3_000_000);
+    pty.resume();
+    for (let i = 0; i < 500 && !text.includes('DONE'); i++) await sleep(20);
+    expect(text).toContain('DONE');
+    expect(got).toBeGreaterThan(3_000_000);
+    pty.kill();
+  });
+});
