@@ -186,6 +186,22 @@ describe('switchboard mcp against a real Core', () => {
     expect(await exited).toBe(0);
   }, 60_000);
 
+  it('answers an initialize that arrives in two pieces', async () => {
+    const t = traced();
+    const child = spawn(process.execPath, [cliPath, 'mcp'], { env: t.env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    const closed = new Promise((resolve) => child.once('close', resolve));
+    const request = initialize(1, '2025-03-26');
+    child.stdin.write(request.slice(0, 20));
+    // Not a timing assertion: the pause only makes it likely that the two pieces are read apart.
+    await new Promise((r) => setTimeout(r, 300));
+    child.stdin.end(request.slice(20) + ping(2));
+    expect(await closed).toBe(0);
+    expect(stdout).toBe(await sdkAnswers(request + ping(2)));
+    expect(t.sdkLoadedAtFirstWrite()).toBe(false);
+  }, 60_000);
+
   it('writes the answer of a call still running when stdin ends (ended before the SDK was loaded), then exits 0', async () => {
     const r = await runMcp(initialize(1, '2025-06-18') + line({ id: 2, method: 'tools/call', params: { name: 'terminal', arguments: { command: 'sleep 1; echo late' } } }));
     expect(r.stderr).toBe('');
