@@ -63,12 +63,27 @@ const clients = {
   'MCP stdio': (target) => stdio.callTool({ name: 'terminal', arguments: { command: 'true', execution_target: target } }),
 };
 
-async function terminalRows(id, target, baseName, baseline, baseCalls) {
-  const base = await timeEach(baseCalls, baseline);
+/** Back-to-back calls per block: a path and its baseline take turns in blocks of this many. */
+const block = 10;
+
+/**
+ * Each path against its baseline, measured in turns: `block` baseline calls, then `block` calls of the path, until
+ * each has `n`. Load from anything else on the machine changes over seconds; taking turns puts both sides under the
+ * same load, where one series after the other compared a quiet second with a busy one. Within a block the calls
+ * are back to back, as an agent's sequential calls are at their fastest.
+ */
+async function terminalRows(id, target, baseName, baseline, n) {
   for (const [via, call] of Object.entries(clients)) {
     // Steady state, as a persistent client sees it: the first calls of a path also compile its code.
     for (let i = 0; i < warmCalls; i++) await call(target);
-    latencyRow(id, `terminal ${target} over ${via}`, await timeEach(calls, () => call(target)), baseName, base);
+    const base = [];
+    const ours = [];
+    while (ours.length < n) {
+      const k = Math.min(block, n - ours.length);
+      base.push(...(await timeEach(k, baseline)));
+      ours.push(...(await timeEach(k, () => call(target))));
+    }
+    latencyRow(id, `terminal ${target} over ${via}`, ours, baseName, base);
   }
 }
 
@@ -246,7 +261,7 @@ rows.sort((a, b) => order.indexOf(a[0]) - order.indexOf(b[0]));
 const header = ['row', 'path', 'Switchboard', 'baseline (same run)', 'ratio'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
 const line = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
-console.log(`Switchboard bench${quick ? ' (--quick)' : ''}: ${calls} sequential calls per path, ${starts} CLI starts, node ${process.version}, ${new Date().toISOString()}`);
+console.log(`Switchboard bench${quick ? ' (--quick)' : ''}: ${calls} sequential calls per path (SSH ${Math.min(calls, 100)}, Docker ${Math.min(calls, 30)}), taking turns with the baseline in blocks of ${block}; ${starts} CLI starts; node ${process.version}, ${new Date().toISOString()}`);
 console.log(line(header));
 console.log(line(widths.map((w) => '-'.repeat(w))));
 for (const r of rows) console.log(line(r));

@@ -125,6 +125,9 @@ function reasonLine(c: PolicyClassification): string {
   return c.reasons.map((r) => r.text).join('; ');
 }
 
+/** A command with most of the shell's forms in it, classified once the policy is loaded (see warm). */
+const warmUpCommand = 'cd /tmp && ls -la "$HOME" | grep -v x > /dev/null 2>&1; echo $(date) `id -u` <(true) || for f in a b; do X=1 sh -c "$f"; done &';
+
 export class CommandApprovals {
   private policyLoad: Promise<CommandPolicy> | undefined;
 
@@ -133,10 +136,20 @@ export class CommandApprovals {
   /** Load the policy now (it compiles the bash grammar, a few hundred ms) so the first call is not slowed by it. */
   warm(): void {
     if (this.policyLoad) return;
-    (this.policyLoad = this.deps.policy()).catch(() => {
-      // Retried by the first call that needs it, which then reports the failure.
-      this.policyLoad = undefined;
-    });
+    (this.policyLoad = this.deps.policy()).then(
+      // The grammar's code is compiled on its first parses (about 150 ms here): run them now, not in the first call.
+      (policy) => void setImmediate(() => {
+        try {
+          policy.classify({ kind: 'command', command: warmUpCommand });
+        } catch {
+          /* a warm-up only: a real call reports its own failure */
+        }
+      }),
+      () => {
+        // Retried by the first call that needs it, which then reports the failure.
+        this.policyLoad = undefined;
+      },
+    );
   }
 
   /**

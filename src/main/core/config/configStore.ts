@@ -11,6 +11,8 @@ export class ConfigStore {
   private lastError: string | undefined;
   private watcher: FSWatcher | undefined;
   private readonly listeners = new Set<() => void>();
+  /** The file was looked at in this turn of the event loop (see `config`). */
+  private checkedThisTurn = false;
 
   /** Throws bad_config when the file exists and is wrong: a start with a broken config must fail loudly. */
   constructor(readonly home: string, private readonly schemas: () => SpecSchemas) {
@@ -20,8 +22,14 @@ export class ConfigStore {
     if (this.signature !== 'missing') this.current = this.readFile();
   }
 
+  /**
+   * The config in force, after a stat of the file. One call reads it several times in a row (its target, its
+   * environment rules, the approvals mode): the reads of one turn of the event loop share one stat. That sees every
+   * edit a stat per read would: whatever made this turn run (a client's message, a timer) came after any edit that
+   * finished before it.
+   */
   get config(): Config {
-    this.refresh();
+    if (!this.checkedThisTurn) this.refresh();
     return this.current;
   }
 
@@ -37,6 +45,12 @@ export class ConfigStore {
 
   /** Re-read when the file changed; returns true when the config in force changed. */
   refresh(): boolean {
+    if (!this.checkedThisTurn) {
+      this.checkedThisTurn = true;
+      setImmediate(() => {
+        this.checkedThisTurn = false;
+      }).unref();
+    }
     const sig = this.statSignature();
     if (sig === this.signature) return false;
     this.signature = sig;
