@@ -77,8 +77,8 @@ class StdioAfterFront extends StdioServerTransport {
   }
 
   override send(message: JSONRPCMessage): Promise<void> {
-    // The Server answers the replayed initialize before anything read after it (it handles messages in order).
-    if (this.answered !== undefined && !('method' in message) && 'id' in message && message.id === this.answered) {
+    // Told apart by its id and its kind: an unknown method is answered at once, ahead of the requests before it.
+    if (this.answered !== undefined && 'result' in message && message.id === this.answered && 'serverInfo' in message.result) {
       this.answered = undefined;
       return Promise.resolve();
     }
