@@ -233,16 +233,30 @@ function timed(cmd, args, extraEnv = env) {
   if (r.status !== 0) throw new Error(`${args.join(' ')} failed: ${r.stderr}`);
   return { wall, rss: Number(/__rss (\d+)/.exec(r.stderr)?.[1] ?? NaN) / 1024 };
 }
-const series = (n, fn) => {
-  const out = Array.from({ length: n }, fn);
-  return { wall: out.map((x) => x.wall), rss: out.map((x) => x.rss) };
-};
-const nodeIdle = want('P8') || want('P9') ? series(starts, () => timed(process.execPath, ['-e', '0'])) : undefined;
+/** `n` turns of `base` then `fn`, so that both run under the same load (see terminalRows). */
+function takingTurns(n, base, fn) {
+  const a = [];
+  const b = [];
+  for (let i = 0; i < n; i++) (a.push(base()), b.push(fn()));
+  const split = (out) => ({ wall: out.map((x) => x.wall), rss: out.map((x) => x.rss) });
+  return { base: split(a), ours: split(b) };
+}
 const mb = (x) => `${x.toFixed(0)} MB`;
 if (want('P8')) {
-  const cliCall = series(starts, () => timed(process.execPath, [cli, 'call', 'terminal', '{"command":"true","execution_target":"local"}']));
+  const { base: nodeIdle, ours: cliCall } = takingTurns(starts, () => timed(process.execPath, ['-e', '0']),
+    () => timed(process.execPath, [cli, 'call', 'terminal', '{"command":"true","execution_target":"local"}']));
   rows.push(['P8', '`switchboard call terminal true`', `p50 ${ms(pct(cliCall.wall, 50))}, p95 ${ms(pct(cliCall.wall, 95))}, peak RSS ${mb(pct(cliCall.rss, 50))}`,
     `node -e 0: p50 ${ms(pct(nodeIdle.wall, 50))}, peak RSS ${mb(pct(nodeIdle.rss, 50))}`, `${(pct(cliCall.wall, 50) / pct(nodeIdle.wall, 50)).toFixed(2)}×`]);
+}
+
+/** Spawn to exit of `node -e 0`, started as mcpReady starts `switchboard mcp` (not through GNU time). */
+function nodeExits() {
+  return new Promise((resolve, reject) => {
+    const t = performance.now();
+    const p = spawn(process.execPath, ['-e', '0'], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+    p.on('exit', () => resolve(performance.now() - t));
+    p.on('error', reject);
+  });
 }
 
 /** `switchboard mcp` from spawn until it answers `initialize` on stdout. */
@@ -263,9 +277,11 @@ function mcpReady() {
   });
 }
 if (want('P9')) {
-  const mcpTimes = await timeEach(starts, mcpReady);
-  rows.push(['P9', '`switchboard mcp` answers initialize', `p50 ${ms(pct(mcpTimes, 50))}, p95 ${ms(pct(mcpTimes, 95))}`, `node -e 0: p50 ${ms(pct(nodeIdle.wall, 50))}, p95 ${ms(pct(nodeIdle.wall, 95))}`,
-    `${(pct(mcpTimes, 50) / pct(nodeIdle.wall, 50)).toFixed(2)}×`]);
+  const nodeTimes = [];
+  const mcpTimes = [];
+  for (let i = 0; i < starts; i++) (nodeTimes.push(await nodeExits()), mcpTimes.push(await mcpReady()));
+  rows.push(['P9', '`switchboard mcp` answers initialize', `p50 ${ms(pct(mcpTimes, 50))}, p95 ${ms(pct(mcpTimes, 95))}`, `node -e 0: p50 ${ms(pct(nodeTimes, 50))}, p95 ${ms(pct(nodeTimes, 95))}`,
+    `${(pct(mcpTimes, 50) / pct(nodeTimes, 50)).toFixed(2)}×`]);
 }
 
 if (want('P7')) rows.push(['P7', 'Core RSS: idle / per open pane / after the bench', `${mb(idleRss)} / ${perPane.toFixed(1)} MB (its shell: ${perShell.toFixed(1)} MB more) / ${mb(afterCalls)}`, 'goal: ≤ 80 MB / ≤ 5 MB', '']);

@@ -2,6 +2,7 @@
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -54,7 +55,8 @@ const commandEntry = {
     b.onLoad({ filter: /.*/, namespace: 'sb-command' }, (args) => ({
       resolveDir: join(root, 'src/main/cli'),
       loader: 'ts',
-      contents: `export { ${args.path}Command as addCommand } from './commands/${args.path}.js';\nexport { runProgram } from './program.js';\n`,
+      // With the rest of the command's exports (`mcp`: the front's way in, mcpFront.ts).
+      contents: `export * from './commands/${args.path}.js';\nexport { ${args.path}Command as addCommand } from './commands/${args.path}.js';\nexport { runProgram } from './program.js';\n`,
     }));
   },
 };
@@ -83,13 +85,16 @@ async function buildNode() {
   const commandsDir = join(root, 'out/cli/commands');
   const caches = existsSync(commandsDir) ? readdirSync(commandsDir).filter((name) => name.endsWith('.v8cache')) : [];
   for (const name of caches) rmSync(join(commandsDir, name), { force: true });
-  // The Core and the CLI, under plain Node.
-  await build({ ...nodeSide, entryPoints: { 'cli/main': join(root, 'src/main/cli/main.ts') }, plugins: [noElectron] });
   // The Core: the libraries it loads at start bundled in (zod's hundred files cost the idle Core megabytes), the rest
   // (backends, the MCP SDK for the first MCP request, the shell parser) loaded from node_modules when first used.
   await build({ ...nodeSide, ...minified, packages: undefined, entryPoints: { 'cli/commands/serve': 'sb-command:serve' }, plugins: [noElectron, commandEntry, inlineOnly(coreInlined)] });
   const clients = commandNames.filter((n) => n !== 'serve');
   await build({ ...nodeSide, ...minified, packages: undefined, external: clientExternal, entryPoints: Object.fromEntries(clients.map((n) => [`cli/commands/${n}`, `sb-command:${n}`])), plugins: [noElectron, commandEntry, tinyWebSocket] });
+  // The launcher. Its front for `switchboard mcp` (src/main/cli/mcpFront.ts) answers initialize before the MCP SDK is
+  // loaded, with what a real Server answers: read here from the mcp bundle just built, so it follows the SDK.
+  const { initializeTemplate } = createRequire(import.meta.url)(join(root, 'out/cli/commands/mcp.cjs'));
+  const define = { ...nodeSide.define, SB_MCP_INITIALIZE: JSON.stringify(await initializeTemplate()) };
+  await build({ ...nodeSide, define, entryPoints: { 'cli/main': join(root, 'src/main/cli/main.ts') }, plugins: [noElectron] });
   // The plugin host, forked by the Core once per enabled plugin (src/main/core/plugins/pluginHost.ts finds it here).
   await build({ ...nodeSide, entryPoints: { 'plugin-host/host': join(root, 'src/main/core/plugins/hostProcess.ts') }, plugins: [noElectron] });
 }

@@ -1,18 +1,18 @@
 // Loads a CLI bundle as a CommonJS module through V8's code cache kept beside it, so a command starts without first
 // compiling its whole bundle (Node 20 has no compile cache of its own: module.enableCompileCache is Node 22+).
-import { createHash } from 'node:crypto';
-import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, statSync, writeFileSync, type Stats } from 'node:fs';
 import Module, { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import vm from 'node:vm';
 
 /**
- * A cache file starts with the identity of the bundle it was made from (a hash of its size, modification time and
- * inode), then V8's data. V8 checks its own version and flags but, of the source, only the length: a rebuilt bundle
- * of the same length must not run the old one's bytecode. Rebuilding writes the bundle anew, so its identity changes;
- * hashing the bundle's whole text on every start cost more than the stat.
+ * A cache file starts with the identity of the bundle it was made from (its size, modification and change times and
+ * inode, as four doubles), then V8's data. V8 checks its own version and flags but, of the source, only the length: a
+ * rebuilt bundle of the same length must not run the old one's bytecode. Rebuilding writes the bundle anew, so its
+ * identity changes; hashing the bundle's whole text on every start cost more than the stat. Written as they are, not
+ * hashed: loading node:crypto costs a start a few milliseconds (`switchboard mcp` answers initialize before that).
  */
-const HASH_BYTES = 32;
+const IDENTITY_BYTES = 32;
 /** A long-running command (serve, mcp) saves its cache this long after start; a one-shot command saves it at exit. */
 const SAVE_AFTER_MS = 1000;
 
@@ -29,9 +29,9 @@ export function loadBundle(file: string): unknown {
   // and the callback vm offers instead is experimental (it prints a warning).
   if (source.includes('import(')) return requireHere(file);
   const st = statSync(file);
-  const hash = createHash('sha256').update(`${st.size}:${st.mtimeMs}:${st.ino}:${st.ctimeMs}`).digest();
+  const id = identity(st);
   const cacheFile = `${file}.v8cache`;
-  const cachedData = readCache(cacheFile, hash);
+  const cachedData = readCache(cacheFile, id);
   const script = new vm.Script(Module.wrap(source), {
     filename: file,
     cachedData,
@@ -48,14 +48,20 @@ export function loadBundle(file: string): unknown {
     throw err;
   }
   mod.loaded = true;
-  if (cachedData === undefined || script.cachedDataRejected) saveCache(script, cacheFile, hash);
+  if (cachedData === undefined || script.cachedDataRejected) saveCache(script, cacheFile, id);
   return mod.exports;
 }
 
-function readCache(cacheFile: string, hash: Buffer): Buffer | undefined {
+function identity(st: Stats): Buffer {
+  const id = Buffer.alloc(IDENTITY_BYTES);
+  [st.size, st.mtimeMs, st.ino, st.ctimeMs].forEach((n, i) => id.writeDoubleLE(n, i * 8));
+  return id;
+}
+
+function readCache(cacheFile: string, id: Buffer): Buffer | undefined {
   try {
     const data = readFileSync(cacheFile);
-    return data.subarray(0, HASH_BYTES).equals(hash) ? data.subarray(HASH_BYTES) : undefined;
+    return data.subarray(0, IDENTITY_BYTES).equals(id) ? data.subarray(IDENTITY_BYTES) : undefined;
   } catch {
     return undefined;
   }
@@ -66,14 +72,14 @@ function readCache(cacheFile: string, hash: Buffer): Buffer | undefined {
  * functions the command compiled while it ran, not only the bundle's top level. Written whole and renamed into place,
  * so a process starting meanwhile reads the old cache or the new one, never half of one.
  */
-function saveCache(script: vm.Script, cacheFile: string, hash: Buffer): void {
+function saveCache(script: vm.Script, cacheFile: string, id: Buffer): void {
   let saved = false;
   const save = (): void => {
     if (saved) return;
     saved = true;
     const temp = `${cacheFile}.${process.pid}.tmp`;
     try {
-      writeFileSync(temp, Buffer.concat([hash, script.createCachedData()]));
+      writeFileSync(temp, Buffer.concat([id, script.createCachedData()]));
       renameSync(temp, cacheFile);
     } catch {
       // A read-only install runs without a cache: each start compiles, as plain require() would.

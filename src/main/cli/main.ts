@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { loadBundle } from './bundleLoader.js';
 import { commandNames, namedCommand, type CommandName } from './commandNames.js';
 import type { AddCommand, runProgram } from './program.js';
+import { startMcpFront, type McpEntry } from './mcpFront.js';
 
 /**
  * What scripts/build.mjs makes of each command: one file with the command, the program and every library they use
@@ -17,5 +18,8 @@ interface CommandBundle {
 const here = fileURLToPath(new URL('.', import.meta.url));
 const bundle = (name: CommandName): CommandBundle => loadBundle(join(here, 'commands', `${name}.cjs`)) as CommandBundle;
 
-// The whole --help (or an unknown command's error) needs every command: the first bundle's program takes them all.
-void bundle(namedCommand(process.argv) ?? commandNames[0]).runProgram(process.argv, (name) => bundle(name).addCommand);
+// `switchboard mcp` answers initialize before its bundle (and the MCP SDK in it) is loaded, when it can (mcpFront.ts).
+if (!startMcpFront(process.argv, () => bundle('mcp') as CommandBundle & McpEntry)) {
+  // The whole --help (or an unknown command's error) needs every command: the first bundle's program takes them all.
+  void bundle(namedCommand(process.argv) ?? commandNames[0]).runProgram(process.argv, (name) => bundle(name).addCommand);
+}

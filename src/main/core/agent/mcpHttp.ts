@@ -142,7 +142,9 @@ export function mcpHttpHandler(callTool: (tool: string, args: Record<string, unk
       const messages = await readMessages(req, res);
       if (!messages) return;
       const requests = messages.filter(isJSONRPCRequest).map((m) => m.id);
+      let answered = requests.length === 0;
       const transport = new OnePostTransport(requests, (answers) => {
+        answered = true;
         if (res.headersSent) return;
         // With its length the body goes out in one write, not as chunks the client has to reassemble.
         const body = Buffer.from(JSON.stringify(answers.length === 1 ? answers[0] : answers));
@@ -151,9 +153,11 @@ export function mcpHttpHandler(callTool: (tool: string, args: Record<string, unk
       const server = createMcpServer(callTool);
       open.add(transport);
       // A client that goes away cancels what it asked (the Server aborts its handlers' signals when its transport closes).
+      // Once every request is answered nothing of the POST runs on, and its Server is dropped without closing it:
+      // closing builds the error it would abort its handlers with, stack trace and all, for every request.
       res.once('close', () => {
         open.delete(transport);
-        void server.close().catch(() => undefined);
+        if (!answered) void server.close().catch(() => undefined);
       });
       await server.connect(transport);
       for (const message of messages) transport.onmessage?.(message);

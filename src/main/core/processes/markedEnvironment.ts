@@ -1,7 +1,7 @@
 // Every process an Environment starts carries this Core run's marker and its own call's (coreRuns.ts). What a
 // crashed run left on a remote or container target is swept the first time this run reaches it; a command cut off
 // from its target mid-call (the host or the engine went away) is swept once the target answers again.
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../randomHex.js';
 import { SwitchboardError } from '../../../shared/errors.js';
 import type { BackendProvider, Environment, ExecOptions } from '../backends/provider.js';
 import { CALL_VARIABLE, runMarks, sweepScript, type CoreRuns } from './coreRuns.js';
@@ -53,7 +53,7 @@ export function markedProvider(provider: BackendProvider, runs: CoreRuns, onSwee
         sweep([...cut], 'cut off');
       };
       const callMark = (): { mark: string; env: Record<string, string> } => {
-        const id = randomBytes(6).toString('hex');
+        const id = randomHex(6);
         return { mark: `${CALL_VARIABLE}=${id}`, env: { ...runMark, [CALL_VARIABLE]: id } };
       };
       const marked: Environment = {

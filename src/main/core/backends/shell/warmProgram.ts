@@ -11,7 +11,7 @@
 // shell's own stdin, and a call only hands them over. The shell meanwhile does nothing but wait for it: every page
 // either process writes while both live is copied (with a TLB flush on each CPU that ran it), and that copying, not
 // the fork itself, was most of a call's cost in the shell.
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../../randomHex.js';
 import { envFileWord, exportsDiff, exportsFileHeader, missingCwdStatus, shellQuote, writeEnvFile, type WrapOptions, type Wrapped } from './shellWrap.js';
 
 /**
@@ -158,7 +158,7 @@ export function warmCallParameters(command: string, opts: WrapOptions, exports: 
   tags: WarmCallTags;
   assignments: string[];
 } {
-  const id = randomBytes(8).toString('hex');
+  const id = randomHex(8);
   const marker = `__SB_CWD_${id}__`;
   const tags = { pid: `__SB_WARM_PID_${id}__`, done: `__SB_WARM_DONE_${id}__`, end: `__SB_WARM_END_${id}__` };
   const snap = opts.envFile !== undefined && mayChangeExports(command);
