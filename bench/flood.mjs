@@ -1,12 +1,13 @@
 // Flood check (not a test): a pane in the window (Chromium through a real `serve`) prints 200 MB; while it runs, the
 // Core's RSS, the page's JS heap and how long the page takes to answer a click are sampled.
-// Usage: node bench/flood.mjs [--mb 200]. Needs `npm run build`. Goals (issue 13): Core and page memory bounded (they
+// Usage: node bench/flood.mjs [--mb 200] [--shot prefix] (screenshots of the page mid-flood and after, prefix-mid.png / -end.png). Needs `npm run build`. Goals (issue 13): Core and page memory bounded (they
 // level off instead of growing with the flood), every click answered within 100 ms.
 import { createRequire } from 'node:module';
 import { pct, rssMb, startServe } from './harness.mjs';
 
 const { chromium } = createRequire(import.meta.url)('playwright-core');
 const mb = Number(process.argv[process.argv.indexOf('--mb') + 1]) || 200;
+const shot = process.argv.includes('--shot') ? process.argv[process.argv.indexOf('--shot') + 1] : undefined;
 const served = await startServe('terminal:\n  targets:\n    local: { backend: local, cwd: /tmp }\n');
 const corePid = served.serve.pid;
 const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--enable-precise-memory-info'] });
@@ -43,8 +44,10 @@ while (!(await finished())) {
   await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
   await page.waitForFunction((k) => window.__clicks.length > k, n);
   clicks.push((await page.evaluate(() => window.__clicks.at(-1))) - sent);
+  if (shot && samples.length === 10) await page.screenshot({ path: `${shot}-mid.png` });
   await new Promise((r) => setTimeout(r, 500));
 }
+if (shot) await page.screenshot({ path: `${shot}-end.png` });
 const secs = (Date.now() - t0) / 1000;
 const quarter = (k) => [0, 1, 2, 3].map((q) => Math.max(...samples.slice(Math.floor((samples.length * q) / 4), Math.max(1, Math.floor((samples.length * (q + 1)) / 4))).map((s) => s[k])).toFixed(0)).join(' / ');
 console.log(`${mb} MB flood through a pane in Chromium: ${secs.toFixed(1)} s (${(mb / secs).toFixed(1)} MB/s), ${samples.length} samples`);
