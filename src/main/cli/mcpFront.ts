@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough, type Readable } from 'node:stream';
 import { switchboardHome } from '../core/home.js';
+import { pidAlive } from '../core/processes/processAlive.js';
 
 /** What a real SDK Server answers to initialize, read from one at build time (scripts/build.mjs). */
 export interface InitializeTemplate {
@@ -79,15 +80,13 @@ export function startMcpFront(argv: readonly string[], loadEntry: () => McpEntry
  * the front does not load) and fails at start when no Core runs; the front answers nothing before that check.
  */
 function coreRuns(): boolean {
+  let pid: unknown;
   try {
-    const pid = (JSON.parse(readFileSync(join(switchboardHome(), 'core.json'), 'utf8')) as { pid?: unknown }).pid;
-    if (typeof pid !== 'number' || !Number.isSafeInteger(pid)) return false;
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    // EPERM: it runs, as another user.
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    pid = (JSON.parse(readFileSync(join(switchboardHome(), 'core.json'), 'utf8')) as { pid?: unknown }).pid;
+  } catch {
+    return false;
   }
+  return typeof pid === 'number' && Number.isSafeInteger(pid) && pidAlive(pid);
 }
 
 /** Answer `line` if it is an initialize request the SDK Server accepts as is; its id then, undefined otherwise. */

@@ -3,7 +3,8 @@ import { readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { SwitchboardError } from '../../shared/errors.js';
-import { FileLock, pidAlive, type HeldLock } from '../core/registry/lock.js';
+import { FileLock, type HeldLock } from '../core/registry/lock.js';
+import { pidAlive } from '../core/processes/processAlive.js';
 
 export const CoreFile = z.object({
   url: z.string(),

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
+import { pidAlive } from './processAlive.js';
 
 /** The variable every started process carries; children inherit it. Not SWITCHBOARD_*: that prefix is stripped. */
 export const RUN_VARIABLE = 'SB_CORE_RUN';
@@ -15,15 +16,6 @@ const CARRY_MS = 7 * 24 * 3600 * 1000;
 
 const RunFile = z.object({ pid: z.number().int(), started_at: z.number(), clean: z.boolean(), carry: z.array(z.string()) });
 type RunFile = z.infer<typeof RunFile>;
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Run ids start with their start time (base 36), so an old one can be dropped without reading anything else. */
 function startedAt(id: string): number {
@@ -50,7 +42,7 @@ export class CoreRuns {
         run = undefined; // unreadable: half-written by a run that died writing it, so a crashed one
       }
       // A run whose process still lives is left alone (its pid may have been reused; then a later start sweeps it).
-      if (run && !run.clean && run.pid !== process.pid && alive(run.pid)) continue;
+      if (run && !run.clean && run.pid !== process.pid && pidAlive(run.pid)) continue;
       if (!run || !run.clean) stale.add(id);
       for (const carried of run?.carry ?? []) stale.add(carried);
       rmSync(join(this.dir, name), { force: true });

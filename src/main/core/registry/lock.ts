@@ -15,6 +15,7 @@ import { randomBytes, createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { SwitchboardError } from '../../../shared/errors.js';
+import { pidAlive } from '../processes/processAlive.js';
 
 export interface LockOptions {
   /** How long to wait for the holder before giving up with registry_busy. */
@@ -42,15 +43,6 @@ export function parseOwner(file: string): Owner | undefined {
   return { file, pid: Number(m[1]), time: Number(m[2]), host: m[3]! };
 }
 
-/** Whether a process exists (EPERM: it does, but belongs to someone else). */
-export function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Whether a lock owner may be taken over: its process is gone, or it has held the lock implausibly long. */
 export function isStale(owner: Owner, now: number, staleMs: number): boolean {

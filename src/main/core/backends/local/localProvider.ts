@@ -13,6 +13,7 @@ import { localDeclaration } from '../builtinSpecs.js';
 import { execWrapped } from '../shell/execWrapped.js';
 import { commandEnv, envRules } from '../shell/commandEnv.js';
 import { openPty } from './pty.js';
+import { groupAlive } from '../../processes/processAlive.js';
 import { debugLine, type WarmProcess, type WarmShell } from '../shell/warmShell.js';
 import { WarmShellPool } from '../shell/warmShellPool.js';
 import { warmCall, type WarmCall } from '../shell/warmProgram.js';
@@ -28,20 +29,6 @@ export function localShell(): string {
 }
 
 
-/** Whether any process is still in the group `pgid` (the leader may be gone while its children live on). */
-export function groupAlive(pgid: number): boolean {
-  // Asked after every call, and the answer is mostly ESRCH: the error's stack trace would cost more than the kill.
-  const stackDepth = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  } finally {
-    Error.stackTraceLimit = stackDepth;
-  }
-}
 
 /**
  * Kill a detached child's whole process group: TERM, then KILL after a grace period. Works after the group
