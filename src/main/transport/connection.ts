@@ -10,12 +10,17 @@ import type { ToolClient } from '../../shared/tools.js';
 import type { EventListener } from '../core/events/eventBus.js';
 import { encodePaneData } from '../../shared/paneFrame.js';
 import { paneFrameOf, paneText } from '../core/panes/paneBytes.js';
+import { holdFrame, releaseFrame } from '../core/panes/framePool.js';
 
 /** What carries the messages. */
 export interface Peer {
   send(message: WireResponse | WireEvent): void;
-  /** A binary frame (shared/paneFrame.ts); absent when the carrier has none (Electron IPC: panes get JSON events). */
-  sendBinary?(frame: Uint8Array): void;
+  /**
+   * A binary frame (shared/paneFrame.ts); absent when the carrier has none (Electron IPC: panes get JSON events).
+   * `sent` runs once the carrier no longer reads the frame's bytes (written, or dropped with the connection): the
+   * Core uses the frame's memory again after that (core/panes/framePool.ts).
+   */
+  sendBinary?(frame: Uint8Array, sent: () => void): void;
   /** Bytes queued toward the client and not yet written; 0 when the carrier cannot tell (Electron IPC). */
   buffered(): number;
   isOpen(): boolean;
@@ -188,7 +193,10 @@ export class Connection implements ConnectionScope {
   }
 
   private sendFrame(frame: Uint8Array): void {
-    if (this.mayQueue()) this.peer.sendBinary?.(frame);
+    if (!this.peer.sendBinary || !this.mayQueue()) return;
+    // Held until the socket has written it: a pane's frames are used again for its later output (framePool.ts).
+    holdFrame(frame);
+    this.peer.sendBinary(frame, () => releaseFrame(frame));
   }
 
   /** False when nothing more may be sent: the connection ended, or its client stopped reading (it is closed now). */

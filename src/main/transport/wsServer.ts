@@ -25,7 +25,8 @@ export interface WsServerOptions {
 function socketPeer(ws: WebSocket): Peer {
   return {
     send: (m) => ws.send(JSON.stringify(m)),
-    sendBinary: (frame) => ws.send(frame, { binary: true }),
+    // `ws` calls back once the socket has written the frame, or with an error when it never will (closed first).
+    sendBinary: (frame, sent) => ws.send(frame, { binary: true }, () => sent()),
     buffered: () => ws.bufferedAmount,
     isOpen: () => ws.readyState === ws.OPEN,
     close: (reason) => {

@@ -1,6 +1,7 @@
 // A pane's output since its last batch went, copied as it is read into the binary frame that will send it.
 import { paneFrameHeaderBytes } from '../../../shared/paneFrame.js';
 import { incompleteUtf8Tail, sealPaneFrame } from './paneBytes.js';
+import { FRAME_BYTES, releaseFrame, takeFrame } from './framePool.js';
 
 /**
  * A batch is sent once it holds this many bytes, or before a read that would take it past this: its frame (header
@@ -12,7 +13,8 @@ export const BATCH_MAX_BYTES = 64 * 1024 - 128;
 /**
  * Reads are copied once, into a buffer with room for the frame header before them (shared/paneFrame.ts), so the
  * frame a binary window is sent is that buffer, not a second copy. A read may be a view into memory its channel
- * reuses for the next read (the local pty's): nothing here keeps a read, only its copy.
+ * reuses for the next read (the local pty's): nothing here keeps a read, only its copy. The buffer is a pooled frame
+ * (framePool.ts) the batch holds; a full batch's frame is handed to the caller of `take` with that hold.
  */
 export class PaneBatch {
   private readonly head: number;
@@ -29,24 +31,27 @@ export class PaneBatch {
     return this.used;
   }
 
-  /** Copies a read in; returns the copy, which stays as it is until the batch is taken. */
-  add(read: Uint8Array): Buffer<ArrayBuffer> {
+  /** Copies a read in. */
+  add(read: Uint8Array): void {
     const need = this.head + this.used + read.length;
     if (!this.buf || need > this.buf.length) {
       // Unzeroed: the output is written here and the header when the batch is taken, before anything reads it.
-      const next = Buffer.allocUnsafe(Math.max(this.head + BATCH_MAX_BYTES, need));
-      if (this.buf) this.buf.copy(next, this.head, this.head, this.head + this.used);
+      // A read too large for a frame (not a pty's) gets a buffer of its own size, outside the pool.
+      const next = need <= FRAME_BYTES ? takeFrame() : Buffer.allocUnsafe(need);
+      if (this.buf) {
+        this.buf.copy(next, this.head, this.head, this.head + this.used);
+        releaseFrame(this.buf);
+      }
       this.buf = next;
     }
-    const at = this.head + this.used;
-    this.buf.set(read, at);
+    this.buf.set(read, this.head + this.used);
     this.used += read.length;
-    return this.buf.subarray(at, at + read.length);
   }
 
   /**
    * The batch to send, in its sealed frame: whole characters only (a character cut by the last read waits for the
-   * rest of its bytes) unless `all` (the pty has ended). Undefined when there is nothing whole to send.
+   * rest of its bytes) unless `all` (the pty has ended). Undefined when there is nothing whole to send. The caller
+   * holds the frame once (framePool.ts) and lets it go when it is done with it.
    */
   take(all = false): { batch: Buffer<ArrayBuffer>; chars: number } | undefined {
     const buf = this.buf;
@@ -58,15 +63,17 @@ export class PaneBatch {
     if (n * 2 < buf.length) {
       // A small batch (typing, a prompt) goes in a frame of its own size, and the buffer is kept for the next one:
       // the replay buffer keeps recent batches, and must not keep 64 KiB for each keystroke's echo.
+      // Its frame is not pooled: holding and letting it go are no-ops.
       frame = Buffer.allocUnsafe(this.head + n);
       buf.copy(frame, this.head, this.head, this.head + n);
       buf.copyWithin(this.head, this.head + n, this.head + this.used);
     } else {
-      // A full one is sent in the buffer itself; the cut character, if any, starts the next buffer.
+      // A full one is sent in the buffer itself, the batch's hold going with it; the cut character, if any, starts
+      // the next buffer.
       frame = buf.subarray(0, this.head + n);
       this.buf = undefined;
       if (cut > 0) {
-        this.buf = Buffer.allocUnsafe(this.head + BATCH_MAX_BYTES);
+        this.buf = takeFrame();
         buf.copy(this.buf, this.head, this.head + n, this.head + this.used);
       }
     }

@@ -8,6 +8,7 @@ import type { IdentityHolds } from '../sessions/identityHolds.js';
 import { RecentOutput } from './recentOutput.js';
 import { oscScanText, openOscTail } from './paneBytes.js';
 import { BATCH_MAX_BYTES, PaneBatch } from './paneBatch.js';
+import { releaseFrame } from './framePool.js';
 import { HIGH_WATERMARK, LOW_WATERMARK } from '../../../shared/paneFlow.js';
 
 /** The pty pauses above HIGH_WATERMARK unacknowledged chars and is read again below LOW_WATERMARK (shared/paneFlow.ts). */
@@ -16,7 +17,9 @@ const BATCH_MS = 5;
 export interface PaneSink {
   /**
    * One batch: the pty's UTF-8 bytes as read (whole characters), sent to a binary client without decoding, and its
-   * length in chars (UTF-16 code units), what the client acknowledges.
+   * length in chars (UTF-16 code units), what the client acknowledges. The bytes are the sink's during the call
+   * only: their frame is used again for later output once its holders let it go, so whatever keeps them past the
+   * call holds the frame (framePool.ts: holdFrame, then releaseFrame) or copies them.
    */
   data(paneId: string, data: Uint8Array<ArrayBuffer>, chars: number): void;
   cwd(paneId: string, cwd: string): void;
@@ -118,21 +121,29 @@ export class Panes {
   private onData(pane: Pane, read: Uint8Array): void {
     // A batch this read would take past its size goes first: a flood waiting for the timer would only add latency.
     if (pane.batch.bytes > 0 && pane.batch.bytes + read.length > BATCH_MAX_BYTES) this.flush(pane);
-    const data = pane.batch.add(read);
-    // Scan for OSC 7 across chunk boundaries by keeping a sequence left open at the end of a chunk.
-    // Output without the start of one (most of a flood) is neither scanned nor decoded.
-    const scan = oscScanText(pane.oscTail, data);
-    if (scan !== undefined) {
-      const cwd = lastOsc7Cwd(scan);
-      pane.oscTail = cwd ? Buffer.alloc(0) : openOscTail(pane.oscTail.length ? Buffer.concat([pane.oscTail, data]) : data);
-      if (cwd && cwd !== pane.info.cwd) {
-        pane.info.cwd = cwd;
-        this.sink.cwd(pane.info.pane_id, cwd);
-      }
-    } else pane.oscTail = openOscTail(data);
+    pane.batch.add(read);
     // Paused or large: send now, so the acknowledgements that resume the pty are not held up by the timer.
     if (pane.pausedBy.size > 0 || pane.batch.bytes >= BATCH_MAX_BYTES) this.flush(pane);
     else pane.timer ??= setTimeout(() => this.flush(pane), BATCH_MS);
+  }
+
+  /**
+   * Follows the shell's OSC 7 in a batch about to go (once per batch, not per read: a flood's reads are 4 KB each).
+   * A sequence left open at the end of a batch is kept and scanned again with the next; output without the start of
+   * one (most of a flood) is neither scanned nor decoded.
+   */
+  private followCwd(pane: Pane, batch: Buffer): void {
+    const scan = oscScanText(pane.oscTail, batch);
+    if (scan === undefined) {
+      pane.oscTail = openOscTail(batch);
+      return;
+    }
+    const cwd = lastOsc7Cwd(scan);
+    pane.oscTail = cwd ? Buffer.alloc(0) : openOscTail(pane.oscTail.length ? Buffer.concat([pane.oscTail, batch]) : batch);
+    if (cwd && cwd !== pane.info.cwd) {
+      pane.info.cwd = cwd;
+      this.sink.cwd(pane.info.pane_id, cwd);
+    }
   }
 
   private pause(pane: Pane, why: string): void {
@@ -207,10 +218,14 @@ export class Panes {
     const taken = pane.batch.take(all);
     if (!taken) return;
     const { batch, chars } = taken;
+    // The cwd event goes before the output that moved it, as the shell printed them.
+    this.followCwd(pane, batch);
     pane.recent.append(batch);
     pane.unacked += chars;
     if (pane.unacked > HIGH_WATERMARK) this.pause(pane, ACK);
     this.sink.data(pane.info.pane_id, batch, chars);
+    // The hold `take` handed over: the replay buffer and the sockets sending it hold the frame for as long as they need it.
+    releaseFrame(batch);
   }
 
   private get(paneId: string): Pane {

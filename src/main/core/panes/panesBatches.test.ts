@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ShellChannel, TargetSnapshot } from '../backends/provider.js';
 import type { Sessions } from '../sessions/sessions.js';
+import { holdFrame } from './framePool.js';
 import { Panes } from './panes.js';
 import { paneFrameOf } from './paneBytes.js';
 import { decodePaneFrame } from '../../../shared/paneFrame.js';
@@ -33,7 +34,8 @@ async function openPane(channel: ShellChannel) {
     cwd: async () => '/start',
   } as unknown as Sessions;
   const panes = new Panes(sessions, {
-    data: (_id, data, chars) => void batches.push({ data, chars }),
+    // Kept past the call, so held as a connection holds a frame it is still sending (framePool.ts).
+    data: (_id, data, chars) => (holdFrame(data), void batches.push({ data, chars })),
     cwd: (_id, cwd) => void cwds.push(cwd),
     exit: () => undefined,
   });
