@@ -8,6 +8,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { benchTargets, connect, pct, root, rssMb, startServe, testService } from './harness.mjs';
+import { connectPaneClient } from './paneClient.mjs';
 
 const quick = process.argv.includes('--quick');
 const arg = (name, dflt) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : dflt);
@@ -110,13 +111,16 @@ if (!want('P4')) {
 
 if (want('P1')) {
   // P1: output through pty → Core batching → WebSocket, acknowledged as the window does, against node-pty read directly.
-  // Both sides get the same bytes (N × 'x' then an end marker) and are timed to the marker's arrival, the last byte;
-  // node-pty sometimes drops a child's last output at exit, so the baseline also stops at exit (never later than its
-  // bytes). Steady state, as a window that has been open a while sees it: the first flood of each side is timed apart
+  // Both sides get the same command typed into an interactive shell in a pty, which prints the same bytes (N × 'x' then
+  // an end marker), and are timed to the marker's arrival, the last byte. Steady state, as a window that has been open a while sees it: the first flood of each side is timed apart
   // (cold: a fresh Core grows its heap and compiles the path, as node-pty's reader does), then each side floods
-  // unmeasured until warm, then they alternate and the median of each counts: on a shared 2-core machine one flood's
+  // unmeasured until warm, then they take turns and the median of each counts: on a shared 2-core machine one flood's
   // time moves with whatever else runs.
-  const pane = await ws.call('pane.open', { execution_target: 'local', cols: 120, rows: 40, binary: true });
+  // The reader at the far end is a client that parses frames where it read them (bench/paneClient.mjs): the client is
+  // the window's stand-in, not Switchboard, and a Node client on the `ws` library spends as much CPU per MB as the
+  // Core's whole path. That client's figure is its own row, taking turns in the same rounds.
+  const readers = { lean: await connectPaneClient(served.url), ws };
+  const panes = {};
   /** A marker's search across chunk edges: the last few bytes of the previous chunk plus the start of this one. */
   const markerSeen = (marker) => {
     let tail = '';
@@ -130,70 +134,94 @@ if (want('P1')) {
   // stops (unacknowledged output left over from each flood would otherwise pile up until the pane pauses for good).
   const ACK_CHUNK = 125_000;
   const ACK_IDLE_MS = 50;
-  let unacked = 0;
-  let ackTimer;
-  const flushAck = () => {
-    clearTimeout(ackTimer);
-    ackTimer = undefined;
-    if (unacked > 0) void ws.call('pane.ack', { pane_id: pane.pane_id, chars: unacked });
-    unacked = 0;
+  const acks = (client, paneId) => {
+    let unacked = 0;
+    let timer;
+    const flush = () => {
+      clearTimeout(timer);
+      timer = undefined;
+      if (unacked > 0) void client.call('pane.ack', { pane_id: paneId, chars: unacked });
+      unacked = 0;
+    };
+    return {
+      flush,
+      written(chars) {
+        unacked += chars;
+        if (unacked >= ACK_CHUNK) flush();
+        else timer ??= setTimeout(flush, ACK_IDLE_MS);
+      },
+    };
   };
-  /** Writes `command` into the pane and resolves once `marker` came back, acknowledging as the window does. */
-  const paneUntil = (marker, command) => new Promise((resolve) => {
+  /** Writes `command` into `reader`'s pane and resolves once `marker` came back, acknowledging as the window does. */
+  const paneUntil = (reader, marker, command) => new Promise((resolve) => {
+    const { client, paneId, ack } = panes[reader];
     const seen = markerSeen(marker);
     const listener = (m) => {
-      if (m.type !== 'event' || m.event !== 'pane.data' || m.payload.pane_id !== pane.pane_id) return;
-      unacked += m.payload.chars;
-      if (unacked >= ACK_CHUNK) flushAck();
-      else ackTimer ??= setTimeout(flushAck, ACK_IDLE_MS);
-      if (seen(m.payload.data)) (ws.listeners.delete(listener), resolve());
+      if (m.type !== 'event' || m.event !== 'pane.data' || m.payload.pane_id !== paneId) return;
+      ack.written(m.payload.chars);
+      if (seen(m.payload.data)) (client.listeners.delete(listener), resolve());
     };
-    ws.listeners.add(listener);
-    void ws.call('pane.write', { pane_id: pane.pane_id, data: `${command}\r` });
+    client.listeners.add(listener);
+    void client.call('pane.write', { pane_id: paneId, data: `${command}\r` });
   });
-  // Time the floods, not the interactive shell's start (its rc files take a second on a busy machine).
-  await paneUntil('READY-2', 'echo READY-$((1+1))');
+  for (const [reader, client] of Object.entries(readers)) {
+    const { pane_id: paneId } = await client.call('pane.open', { execution_target: 'local', cols: 120, rows: 40, binary: true });
+    panes[reader] = { client, paneId, ack: acks(client, paneId) };
+    // Time the floods, not the interactive shell's start (its rc files take a second on a busy machine).
+    await paneUntil(reader, 'READY-2', 'echo READY-$((1+1))');
+  }
   const { default: nodePty } = await import('node-pty');
   const flood = (bytes, k) => `head -c ${bytes} /dev/zero | tr '\\0' x; echo END-$((${k}+1))`;
   let k = 0;
-  const timePane = async (bytes) => {
+  const timePane = (reader) => async () => {
     const t = performance.now();
     k++;
-    await paneUntil(`END-${k + 1}`, flood(bytes, k));
+    await paneUntil(reader, `END-${k + 1}`, flood(paneBytes, k));
     return (performance.now() - t) / 1000;
   };
-  const timeDirect = (bytes) => new Promise((resolve) => {
-    const t = performance.now();
-    const done = () => resolve((performance.now() - t) / 1000);
-    k++;
-    const p = nodePty.spawn('/bin/bash', ['-c', flood(bytes, k)], { cols: 120, rows: 40 });
+  // The baseline reads an interactive shell of its own the same way: the command typed into it, its output read by
+  // node-pty in this process (a `bash -c` per flood would time bash's start, which the pane's shell does not pay).
+  const baseShell = nodePty.spawn(process.env.SHELL ?? '/bin/bash', [], { cols: 120, rows: 40, cwd: '/tmp', env: process.env });
+  let baseListener = () => undefined;
+  baseShell.onData((d) => baseListener(d));
+  const baseUntil = (marker, command) => new Promise((resolve) => {
     let tail = '';
-    const marker = `END-${k + 1}`;
-    p.onData((d) => {
-      if (d.includes(marker) || (tail + d.slice(0, marker.length)).includes(marker)) done();
+    baseListener = (d) => {
+      if (d.includes(marker) || (tail + d.slice(0, marker.length)).includes(marker)) (baseListener = () => undefined, resolve());
       tail = d.slice(-marker.length);
-    });
-    p.onExit(done);
+    };
+    baseShell.write(`${command}\r`);
   });
+  await baseUntil('READY-2', 'echo READY-$((1+1))');
+  const timeDirect = async () => {
+    const t = performance.now();
+    k++;
+    await baseUntil(`END-${k + 1}`, flood(paneBytes, k));
+    return (performance.now() - t) / 1000;
+  };
+  const sides = { lean: timePane('lean'), ws: timePane('ws'), direct: timeDirect };
   await settle(300);
-  const coldPane = await timePane(paneBytes);
-  const coldBase = await timeDirect(paneBytes);
+  const coldPane = await sides.lean();
+  const coldBase = await sides.direct();
   const warmFloods = quick ? 2 : 3;
   const timedFloods = quick ? 5 : 7;
-  for (let i = 0; i < warmFloods; i++) (await timePane(paneBytes), await timeDirect(paneBytes));
-  const paneTimes = [];
-  const baseTimes = [];
-  for (let i = 0; i < timedFloods; i++) {
-    paneTimes.push(await timePane(paneBytes));
-    baseTimes.push(await timeDirect(paneBytes));
-  }
-  const paneSecs = pct(paneTimes, 50);
-  const baseSecs = pct(baseTimes, 50);
+  for (let i = 0; i < warmFloods; i++) for (const side of Object.values(sides)) await side();
+  const times = { lean: [], ws: [], direct: [] };
+  for (let i = 0; i < timedFloods; i++) for (const [name, side] of Object.entries(sides)) times[name].push(await side());
+  const [leanSecs, wsSecs, baseSecs] = [times.lean, times.ws, times.direct].map((xs) => pct(xs, 50));
   const mbps = (s) => `${(paneBytes / 1e6 / s).toFixed(1)} MB/s`;
-  rows.unshift(['P1', `pane output, ${paneBytes / 1e6} MB, acked, warm (median of ${timedFloods})`, mbps(paneSecs), `node-pty read directly: ${mbps(baseSecs)}`, `${(baseSecs / paneSecs).toFixed(2)}×`]);
-  rows.splice(1, 0, ['P1', `the same, cold: each side's first flood`, mbps(coldPane), `node-pty read directly: ${mbps(coldBase)}`, `${(coldBase / coldPane).toFixed(2)}×`]);
-  flushAck();
-  await ws.call('pane.close', { pane_id: pane.pane_id }).catch(() => undefined);
+  const direct = (s) => `node-pty read directly: ${mbps(s)}`;
+  rows.unshift(
+    ['P1', `pane output, ${paneBytes / 1e6} MB, acked, warm (median of ${timedFloods})`, mbps(leanSecs), direct(baseSecs), `${(baseSecs / leanSecs).toFixed(2)}×`],
+    ['P1', `the same, cold: each side's first flood`, mbps(coldPane), direct(coldBase), `${(coldBase / coldPane).toFixed(2)}×`],
+    ['P1', `the same, warm, read by a client on the ws library`, mbps(wsSecs), direct(baseSecs), `${(baseSecs / wsSecs).toFixed(2)}×`],
+  );
+  for (const { client, paneId, ack } of Object.values(panes)) {
+    ack.flush();
+    await client.call('pane.close', { pane_id: paneId }).catch(() => undefined);
+  }
+  readers.lean.close();
+  baseShell.kill();
 }
 
 let perPane = NaN;

@@ -1,0 +1,150 @@
+// A WebSocket client of the Core for P1 that costs what a reader must: frames parsed where the socket read them.
+//
+// Why not the `ws` library here: a Node client built on it pays, for every socket read, a fresh 64 KB buffer and a copy
+// of what was read (Node's net), then its own frame handling; measured with perf during a 20 MB flood, that was ~5 ms
+// of CPU per MB, as much as the Core's whole path, taken from the 2 cores the pty's writer and the Core share. A window
+// does not pay it (Chromium reads the socket in its network service). This client reads into one buffer kept for the
+// socket's life (`onread`) and hands each binary frame to the listeners as a view into it: a listener that keeps bytes
+// copies them. It speaks the protocol the Core serves (RFC 6455 without extensions): masked frames out, pings answered.
+import net from 'node:net';
+import { createHash, randomBytes } from 'node:crypto';
+
+const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
+const READ_BYTES = 256 * 1024;
+
+/** Same shape as harness.mjs `connect`: `call(method, params)`, `listeners` for events, `close()`. */
+export async function connectPaneClient(url) {
+  const { hostname, port, host } = new URL(url.http);
+  const readBuf = Buffer.allocUnsafe(READ_BYTES);
+  /** Bytes of a frame (or of the handshake) cut by the end of a read, copied: the next read reuses the buffer. */
+  let carry = null;
+  let upgraded = false;
+  let onOpen;
+  let onFail;
+  const listeners = new Set();
+  const pending = new Map();
+  let nextId = 1;
+
+  const fail = (err) => {
+    for (const p of pending.values()) p.reject(err);
+    pending.clear();
+    onFail?.(err);
+    socket.destroy();
+  };
+
+  const key = randomBytes(16).toString('base64');
+  const accept = createHash('sha1').update(key + GUID).digest('base64');
+  /** The handshake's reply, up to its blank line; what follows is the first frames. */
+  const handshake = (bytes) => {
+    const end = bytes.indexOf('\r\n\r\n');
+    if (end < 0) return -1;
+    const head = bytes.toString('latin1', 0, end);
+    const lines = head.split('\r\n');
+    const accepted = lines.some((l) => /^sec-websocket-accept:/i.test(l) && l.slice(l.indexOf(':') + 1).trim() === accept);
+    if (!/^HTTP\/1\.1 101 /.test(lines[0]) || !accepted) {
+      fail(new Error(`WebSocket upgrade refused: ${lines[0]}`));
+      return -1;
+    }
+    upgraded = true;
+    onOpen();
+    return end + 4;
+  };
+
+  const onFrame = (opcode, payload) => {
+    if (opcode === 2) {
+      // A pane.data frame (src/shared/paneFrame.ts): kind, id length, id, chars (u32 BE), then the output.
+      const n = payload[1];
+      if (payload[0] !== 1 || n < 1 || payload.length < 6 + n) return fail(new Error(`malformed pane frame (${payload.length} bytes)`));
+      const m = { type: 'event', event: 'pane.data', payload: { pane_id: payload.toString('latin1', 2, 2 + n), chars: payload.readUInt32BE(2 + n), data: payload.subarray(6 + n) } };
+      for (const l of listeners) l(m);
+    } else if (opcode === 1) {
+      const m = JSON.parse(payload.toString('utf8'));
+      if (m.type === 'result') {
+        const p = pending.get(m.id);
+        pending.delete(m.id);
+        if (p) m.ok ? p.resolve(m.result) : p.reject(new Error(m.error.message));
+      } else for (const l of listeners) l(m);
+    } else if (opcode === 9) send(0xa, payload);
+    else if (opcode === 8) socket.end();
+    else if (opcode !== 0xa) fail(new Error(`unexpected WebSocket opcode ${opcode}`));
+  };
+
+  /** Whole frames from `bytes`; returns where the first incomplete one starts. */
+  const frames = (bytes) => {
+    let at = 0;
+    for (;;) {
+      if (bytes.length - at < 2) return at;
+      const b0 = bytes[at];
+      const b1 = bytes[at + 1];
+      if ((b0 & 0x80) === 0 || (b1 & 0x80) !== 0) {
+        fail(new Error('fragmented or masked frame from the Core'));
+        return bytes.length;
+      }
+      let len = b1 & 0x7f;
+      let head = 2;
+      if (len === 126) {
+        if (bytes.length - at < 4) return at;
+        len = bytes.readUInt16BE(at + 2);
+        head = 4;
+      } else if (len === 127) {
+        if (bytes.length - at < 10) return at;
+        len = Number(bytes.readBigUInt64BE(at + 2));
+        head = 10;
+      }
+      if (bytes.length - at < head + len) return at;
+      onFrame(b0 & 0x0f, bytes.subarray(at + head, at + head + len));
+      at += head + len;
+    }
+  };
+
+  const onRead = (nread) => {
+    let bytes = readBuf.subarray(0, nread);
+    if (carry) bytes = Buffer.concat([carry, bytes]);
+    let at = 0;
+    if (!upgraded) {
+      at = handshake(bytes);
+      if (at < 0) {
+        carry = Buffer.from(bytes);
+        return;
+      }
+    }
+    at = frames(bytes.subarray(at)) + at;
+    carry = at < bytes.length ? Buffer.from(bytes.subarray(at)) : null;
+  };
+
+  const socket = net.connect({ host: hostname, port: Number(port), onread: { buffer: readBuf, callback: onRead } });
+  socket.setNoDelay(true);
+  socket.on('error', (err) => fail(err));
+  socket.on('close', () => fail(new Error('connection closed')));
+
+  /** One masked frame (a client must mask), header and payload in one write. */
+  const send = (opcode, payload) => {
+    const n = payload.length;
+    const head = n < 126 ? 2 : n < 65536 ? 4 : 10;
+    const frame = Buffer.allocUnsafe(head + 4 + n);
+    frame[0] = 0x80 | opcode;
+    if (head === 2) frame[1] = 0x80 | n;
+    else if (head === 4) (frame[1] = 0x80 | 126, frame.writeUInt16BE(n, 2));
+    else (frame[1] = 0x80 | 127, frame.writeBigUInt64BE(BigInt(n), 2));
+    const mask = randomBytes(4);
+    mask.copy(frame, head);
+    for (let i = 0; i < n; i++) frame[head + 4 + i] = payload[i] ^ mask[i & 3];
+    socket.write(frame);
+  };
+
+  await new Promise((resolve, reject) => {
+    onOpen = resolve;
+    onFail = reject;
+    socket.once('connect', () => {
+      socket.write(`GET /ws HTTP/1.1\r\nHost: ${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer ${url.token}\r\n\r\n`);
+    });
+  });
+  onFail = undefined;
+
+  const call = (method, params) => new Promise((resolve, reject) => {
+    const id = nextId++;
+    pending.set(id, { resolve, reject });
+    send(1, Buffer.from(JSON.stringify({ type: 'call', id, method, params })));
+  });
+  return { call, listeners, close: () => (send(8, Buffer.alloc(0)), socket.end()) };
+}
