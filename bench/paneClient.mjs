@@ -16,7 +16,7 @@ const READ_BYTES = 256 * 1024;
 export async function connectPaneClient(url) {
   const { hostname, port, host } = new URL(url.http);
   const readBuf = Buffer.allocUnsafe(READ_BYTES);
-  /** Bytes of a frame (or of the handshake) cut by the end of a read, copied: the next read reuses the buffer. */
+  /** Bytes of a frame header (or of the handshake) cut by the end of a read, copied: the next read reuses the buffer. */
   let carry = null;
   let upgraded = false;
   let onOpen;
@@ -24,8 +24,10 @@ export async function connectPaneClient(url) {
   const listeners = new Set();
   const pending = new Map();
   let nextId = 1;
+  let closing = false;
 
   const fail = (err) => {
+    if (closing) return;
     for (const p of pending.values()) p.reject(err);
     pending.clear();
     onFail?.(err);
@@ -69,37 +71,49 @@ export async function connectPaneClient(url) {
     else if (opcode !== 0xa) fail(new Error(`unexpected WebSocket opcode ${opcode}`));
   };
 
+  /** A frame's whole length (header and payload) once its header is all there, else -1. */
+  const frameLength = (bytes, at) => {
+    if (bytes.length - at < 2) return -1;
+    const len = bytes[at + 1] & 0x7f;
+    if (len < 126) return 2 + len;
+    if (len === 126) return bytes.length - at < 4 ? -1 : 4 + bytes.readUInt16BE(at + 2);
+    return bytes.length - at < 10 ? -1 : 10 + Number(bytes.readBigUInt64BE(at + 2));
+  };
+
   /** Whole frames from `bytes`; returns where the first incomplete one starts. */
   const frames = (bytes) => {
     let at = 0;
     for (;;) {
-      if (bytes.length - at < 2) return at;
+      const whole = frameLength(bytes, at);
+      if (whole < 0 || bytes.length - at < whole) return at;
       const b0 = bytes[at];
-      const b1 = bytes[at + 1];
-      if ((b0 & 0x80) === 0 || (b1 & 0x80) !== 0) {
+      if ((b0 & 0x80) === 0 || (bytes[at + 1] & 0x80) !== 0) {
         fail(new Error('fragmented or masked frame from the Core'));
         return bytes.length;
       }
-      let len = b1 & 0x7f;
-      let head = 2;
-      if (len === 126) {
-        if (bytes.length - at < 4) return at;
-        len = bytes.readUInt16BE(at + 2);
-        head = 4;
-      } else if (len === 127) {
-        if (bytes.length - at < 10) return at;
-        len = Number(bytes.readBigUInt64BE(at + 2));
-        head = 10;
-      }
-      if (bytes.length - at < head + len) return at;
-      onFrame(b0 & 0x0f, bytes.subarray(at + head, at + head + len));
-      at += head + len;
+      const code = bytes[at + 1] & 0x7f;
+      const head = code < 126 ? 2 : code === 126 ? 4 : 10;
+      onFrame(b0 & 0x0f, bytes.subarray(at + head, at + whole));
+      at += whole;
     }
   };
+  /** A frame larger than what one read brought: copied into a buffer of its size as its bytes come (one copy). */
+  let partial = null;
+  let partialUsed = 0;
 
   const onRead = (nread) => {
     let bytes = readBuf.subarray(0, nread);
-    if (carry) bytes = Buffer.concat([carry, bytes]);
+    if (partial) {
+      const n = Math.min(partial.length - partialUsed, bytes.length);
+      bytes.copy(partial, partialUsed, 0, n);
+      partialUsed += n;
+      if (partialUsed < partial.length) return;
+      const whole = partial;
+      partial = null;
+      frames(whole);
+      bytes = bytes.subarray(n);
+    }
+    if (carry) (bytes = Buffer.concat([carry, bytes]), (carry = null));
     let at = 0;
     if (!upgraded) {
       at = handshake(bytes);
@@ -109,7 +123,11 @@ export async function connectPaneClient(url) {
       }
     }
     at = frames(bytes.subarray(at)) + at;
-    carry = at < bytes.length ? Buffer.from(bytes.subarray(at)) : null;
+    if (at === bytes.length) return;
+    const whole = frameLength(bytes, at);
+    if (whole < 0) return void (carry = Buffer.from(bytes.subarray(at)));
+    partial = Buffer.allocUnsafe(whole);
+    partialUsed = bytes.copy(partial, 0, at);
   };
 
   const socket = net.connect({ host: hostname, port: Number(port), onread: { buffer: readBuf, callback: onRead } });
@@ -146,5 +164,6 @@ export async function connectPaneClient(url) {
     pending.set(id, { resolve, reject });
     send(1, Buffer.from(JSON.stringify({ type: 'call', id, method, params })));
   });
-  return { call, listeners, close: () => (send(8, Buffer.alloc(0)), socket.end()) };
+  // Closed by us: calls still waiting for a reply (an ack sent just before) are dropped, not failed.
+  return { call, listeners, close: () => ((closing = true), send(8, Buffer.alloc(0)), socket.end()) };
 }

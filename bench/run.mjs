@@ -9,6 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { benchTargets, connect, pct, root, rssMb, startServe, testService } from './harness.mjs';
 import { connectPaneClient } from './paneClient.mjs';
+import { startPaneFloor } from './paneFloor.mjs';
 
 const quick = process.argv.includes('--quick');
 const arg = (name, dflt) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : dflt);
@@ -199,28 +200,39 @@ if (want('P1')) {
     await baseUntil(`END-${k + 1}`, flood(paneBytes, k));
     return (performance.now() - t) / 1000;
   };
-  const sides = { lean: timePane('lean'), ws: timePane('ws'), direct: timeDirect };
+  // What a second process costs at the least (bench/paneFloor.mjs): the ratio no design of two processes passes here.
+  const floor = await startPaneFloor();
+  await floor.run('READY-2', 'echo READY-$((1+1))');
+  const timeFloor = async () => {
+    const t = performance.now();
+    k++;
+    await floor.run(`END-${k + 1}`, flood(paneBytes, k));
+    return (performance.now() - t) / 1000;
+  };
+  const sides = { lean: timePane('lean'), ws: timePane('ws'), floor: timeFloor, direct: timeDirect };
   await settle(300);
   const coldPane = await sides.lean();
   const coldBase = await sides.direct();
   const warmFloods = quick ? 2 : 3;
   const timedFloods = quick ? 5 : 7;
   for (let i = 0; i < warmFloods; i++) for (const side of Object.values(sides)) await side();
-  const times = { lean: [], ws: [], direct: [] };
+  const times = { lean: [], ws: [], floor: [], direct: [] };
   for (let i = 0; i < timedFloods; i++) for (const [name, side] of Object.entries(sides)) times[name].push(await side());
-  const [leanSecs, wsSecs, baseSecs] = [times.lean, times.ws, times.direct].map((xs) => pct(xs, 50));
+  const [leanSecs, wsSecs, floorSecs, baseSecs] = [times.lean, times.ws, times.floor, times.direct].map((xs) => pct(xs, 50));
   const mbps = (s) => `${(paneBytes / 1e6 / s).toFixed(1)} MB/s`;
   const direct = (s) => `node-pty read directly: ${mbps(s)}`;
   rows.unshift(
     ['P1', `pane output, ${paneBytes / 1e6} MB, acked, warm (median of ${timedFloods})`, mbps(leanSecs), direct(baseSecs), `${(baseSecs / leanSecs).toFixed(2)}×`],
     ['P1', `the same, cold: each side's first flood`, mbps(coldPane), direct(coldBase), `${(coldBase / coldPane).toFixed(2)}×`],
     ['P1', `the same, warm, read by a client on the ws library`, mbps(wsSecs), direct(baseSecs), `${(baseSecs / wsSecs).toFixed(2)}×`],
+    ['P1', `reference, not Switchboard: a plain 2nd process reads the pty, sends it over loopback TCP`, mbps(floorSecs), direct(baseSecs), `${(baseSecs / floorSecs).toFixed(2)}×`],
   );
   for (const { client, paneId, ack } of Object.values(panes)) {
     ack.flush();
     await client.call('pane.close', { pane_id: paneId }).catch(() => undefined);
   }
   readers.lean.close();
+  floor.close();
   baseShell.kill();
 }
 
