@@ -66,7 +66,7 @@ function paneFrameEvent(buf) {
   return { type: 'event', event: 'pane.data', payload: { pane_id: buf.toString('latin1', 2, 2 + n), chars: buf.readUInt32BE(2 + n), data: buf.subarray(6 + n) } };
 }
 
-/** A client of the Core's WebSocket API: `call(method, params)`, and `listeners` for events (pane output of panes opened with `binary: true` as bytes). */
+/** A client of the Core's WebSocket API: `call(method, params)`, `notify(message)`, and `listeners` for events (pane output of panes opened with `binary: true` as bytes). */
 export async function connect(url) {
   const ws = new WebSocket(url.http.replace('http', 'ws') + 'ws', { headers: { authorization: `Bearer ${url.token}` } });
   await new Promise((r, j) => (ws.once('open', r), ws.once('error', j)));
@@ -86,7 +86,9 @@ export async function connect(url) {
     pending.set(id, { resolve, reject });
     ws.send(JSON.stringify({ type: 'call', id, method, params }));
   });
-  return { ws, call, listeners, close: () => ws.close() };
+  /** A message without a reply (an `ack`, as a window acknowledges pane output). */
+  const notify = (message) => ws.send(JSON.stringify(message));
+  return { ws, call, notify, listeners, close: () => ws.close() };
 }
 
 /** Resident memory of a process in MB, from /proc. */

@@ -12,7 +12,7 @@ import { createHash, randomBytes } from 'node:crypto';
 const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 const READ_BYTES = 256 * 1024;
 
-/** Same shape as harness.mjs `connect`: `call(method, params)`, `listeners` for events, `close()`. */
+/** Same shape as harness.mjs `connect`: `call(method, params)`, `notify(message)`, `listeners` for events, `close()`. */
 export async function connectPaneClient(url) {
   const { hostname, port, host } = new URL(url.http);
   const readBuf = Buffer.allocUnsafe(READ_BYTES);
@@ -165,5 +165,6 @@ export async function connectPaneClient(url) {
     send(1, Buffer.from(JSON.stringify({ type: 'call', id, method, params })));
   });
   // Closed by us: calls still waiting for a reply (an ack sent just before) are dropped, not failed.
-  return { call, listeners, close: () => ((closing = true), send(8, Buffer.alloc(0)), socket.end()) };
+  const notify = (message) => send(1, Buffer.from(JSON.stringify(message)));
+  return { call, notify, listeners, close: () => ((closing = true), send(8, Buffer.alloc(0)), socket.end()) };
 }

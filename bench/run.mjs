@@ -131,9 +131,10 @@ if (want('P1')) {
       return seen;
     };
   };
-  // As the window acknowledges (src/shared/paneFlow.ts: ACK_CHUNK, ACK_IDLE_MS): in chunks, and the rest once output
-  // stops (unacknowledged output left over from each flood would otherwise pile up until the pane pauses for good).
-  const ACK_CHUNK = 125_000;
+  // As the window acknowledges (src/shared/paneFlow.ts: ACK_CHUNK, ACK_IDLE_MS; an `ack` message, without a reply): in
+  // chunks, and the rest once output stops (output left unacknowledged by each flood would otherwise pile up until the
+  // pane pauses for good).
+  const ACK_CHUNK = 250_000;
   const ACK_IDLE_MS = 50;
   const acks = (client, paneId) => {
     let unacked = 0;
@@ -141,7 +142,7 @@ if (want('P1')) {
     const flush = () => {
       clearTimeout(timer);
       timer = undefined;
-      if (unacked > 0) void client.call('pane.ack', { pane_id: paneId, chars: unacked });
+      if (unacked > 0) client.notify({ type: 'ack', pane_id: paneId, chars: unacked });
       unacked = 0;
     };
     return {

@@ -229,7 +229,12 @@ export const WireId = z.union([z.number().int(), z.string().max(128)]);
 export const WireCall = z.object({ type: z.literal('call'), id: WireId, method: z.string(), params: z.unknown() });
 /** Withdraw one of this connection's calls in flight: its work is stopped and the call is answered `cancelled`. */
 export const WireCancel = z.object({ type: z.literal('cancel'), id: WireId });
-export const WireRequest = z.union([WireCall, WireCancel]);
+/**
+ * What `pane.ack` does, without a reply: a window acknowledges its panes' output many times a second in a flood, and
+ * a reply to each (a message to write, a wake-up for the window) cost the Core as much as the ack itself.
+ */
+export const WireAck = z.object({ type: z.literal('ack'), pane_id: z.string().min(1).max(128), chars: z.number().int().min(0) });
+export const WireRequest = z.union([WireCall, WireCancel, WireAck]);
 export const WireResponse = z.union([
   z.object({ type: z.literal('result'), id: WireId, ok: z.literal(true), result: z.unknown() }),
   // id null: a request so malformed that it carried no usable id is still answered.

@@ -53,6 +53,11 @@ export class CoreClient {
     }).finally(() => opts.signal?.removeEventListener('abort', cancel));
   }
 
+  /** Tells the Core `chars` more of a pane's output were written (its flow control), with no reply to wait for. */
+  ackPane(paneId: string, chars: number): void {
+    if (this.closedReason === undefined) this.link.send({ type: 'ack', pane_id: paneId, chars });
+  }
+
   /**
    * Listen to an event. The Core sends a connection only what it subscribed to, so the first listener of an event
    * subscribes and the last one to leave unsubscribes; pane events need no subscription (they follow pane.open/attach).

@@ -224,7 +224,7 @@ describe('the hard cap', () => {
     const conn = new Connection({
       invoke: async () => ({}),
       onEvent: (l) => ((emit = l), () => undefined),
-      panes: { throttle: () => () => undefined, leave: () => undefined },
+      panes: { throttle: () => () => undefined, leave: () => undefined, has: () => false, ack: () => undefined },
     }, peer, { ...DEFAULT_LIMITS, hardCapBytes: 100_000 });
     conn.subscribe(['approvals.changed']);
     const big = Array.from({ length: 200 }, (_, i) => ({ id: `a${i}`, kind: 'command', title: 'x'.repeat(40) }));
@@ -252,7 +252,7 @@ describe('pane output to a binary window', () => {
     const core = {
       invoke: async () => ({}),
       onEvent: (l: (event: CoreEvent, payload: unknown) => void) => (emits.push(l), () => undefined),
-      panes: { throttle: () => () => undefined, leave: () => undefined },
+      panes: { throttle: () => () => undefined, leave: () => undefined, has: () => false, ack: () => undefined },
     };
     const paneId = 'p-1';
     new Connection(core, peer(true)).addPane(paneId, true, true);
@@ -273,5 +273,23 @@ describe('pane output to a binary window', () => {
       { type: 'event', event: 'pane.data', payload: { pane_id: paneId, data: 'abcdé', chars: 5 } },
       { type: 'event', event: 'pane.data', payload: { pane_id: paneId, data: 'dé', chars: 2 } },
     ]);
+  });
+});
+
+describe('acknowledgements without a reply', () => {
+  it('an ack message acknowledges a pane and is not answered; a malformed one or one for a gone pane is dropped', async () => {
+    const sent: unknown[] = [];
+    const acked: Array<[string, number]> = [];
+    const conn = new Connection({
+      invoke: async () => ({}),
+      onEvent: () => () => undefined,
+      panes: { throttle: () => () => undefined, leave: () => undefined, has: (id) => id === 'p-1', ack: (id, chars) => void acked.push([id, chars]) },
+    }, { send: (m) => void sent.push(m), buffered: () => 0, isOpen: () => true, close: () => undefined });
+    await conn.receive({ type: 'ack', pane_id: 'p-1', chars: 125_000 });
+    await conn.receive({ type: 'ack', pane_id: 'p-2', chars: 10 });
+    await conn.receive({ type: 'ack', pane_id: 'p-1', chars: -5 });
+    await conn.receive({ type: 'ack', pane_id: 'p-1' });
+    expect(acked).toEqual([['p-1', 125_000]]);
+    expect(sent).toEqual([]);
   });
 });

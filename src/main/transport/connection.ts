@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import { MAX_JSON_DEPTH, formatZodError, nestedDeeperThan, toErrorPayload } from '../../shared/errors.js';
 import {
-  isPaneEvent, WireCall, WireCancel, WireId, type CoreEvent, type SubscribableEvent, type WireEvent, type WireResponse,
+  isPaneEvent, WireAck, WireCall, WireCancel, WireId, type CoreEvent, type SubscribableEvent, type WireEvent, type WireResponse,
 } from '../../shared/api.js';
 import type { CallContext, ConnectionScope } from '../core/handlers.js';
 import type { ToolClient } from '../../shared/tools.js';
@@ -33,7 +33,7 @@ export interface ConnectionCore {
   invoke(method: string, params: unknown, ctx: Partial<CallContext>): Promise<unknown>;
   onEvent(listener: EventListener): () => void;
   /** `leave`: a connection that held the pane as its own went (the pane closes, or is kept a while for a reload). */
-  panes: { throttle(paneId: string, holder: string): () => void; leave(paneId: string): void };
+  panes: { throttle(paneId: string, holder: string): () => void; leave(paneId: string): void; has(paneId: string): boolean; ack(paneId: string, chars: number): void };
 }
 
 export interface ConnectionLimits {
@@ -114,6 +114,12 @@ export class Connection implements ConnectionScope {
       // No reply of its own: the call it names is answered (cancelled), and an id that is not in flight is a no-op.
       const cancel = WireCancel.safeParse(raw);
       if (cancel.success) this.inflight.get(cancel.data.id)?.abort();
+      return;
+    }
+    if ((raw as { type?: unknown } | null)?.type === 'ack') {
+      // No reply either (that is its point): a malformed one, or one for a pane that has closed since, is dropped.
+      const ack = WireAck.safeParse(raw);
+      if (ack.success && this.core.panes.has(ack.data.pane_id)) this.core.panes.ack(ack.data.pane_id, ack.data.chars);
       return;
     }
     const parsed = WireCall.safeParse(raw);

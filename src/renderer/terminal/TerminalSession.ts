@@ -39,7 +39,7 @@ export class TerminalSession {
   private epoch = 0;
   /** Acknowledges written output of the pane now open, so the Core keeps reading its pty. */
   private readonly acks = new PaneAcks((chars) => {
-    if (this.paneId) core.call('pane.ack', { pane_id: this.paneId, chars }).catch(() => undefined);
+    if (this.paneId) core.ackPane(this.paneId, chars);
   });
   private observer: ResizeObserver | undefined;
   private fitFrame = 0;
