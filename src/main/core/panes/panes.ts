@@ -32,6 +32,8 @@ interface Pane {
   /** Output read since the last batch went. */
   batch: PaneBatch;
   timer: NodeJS.Timeout | undefined;
+  /** When the last batch went (performance.now()). */
+  sentAt: number;
   unacked: number;
   /** Why the pty is not read: 'ack' (the renderer is behind) or a slow connection's key. Read again when empty. */
   pausedBy: Set<string>;
@@ -92,6 +94,7 @@ export class Panes {
       channel,
       batch: new PaneBatch(paneId),
       timer: undefined,
+      sentAt: 0,
       unacked: 0,
       pausedBy: new Set(),
       oscTail: Buffer.alloc(0),
@@ -122,8 +125,11 @@ export class Panes {
     // A batch this read would take past its size goes first: a flood waiting for the timer would only add latency.
     if (pane.batch.bytes > 0 && pane.batch.bytes + read.length > BATCH_MAX_BYTES) this.flush(pane);
     pane.batch.add(read);
-    // Paused or large: send now, so the acknowledgements that resume the pty are not held up by the timer.
+    // Paused or large: send now, so the acknowledgements that resume the pty are not held up by the timer. The first
+    // output after a quiet spell (a keystroke's echo, a prompt) goes at once too: only output that keeps coming is
+    // worth batching, and waiting for the timer would add its 5 ms to every keystroke.
     if (pane.pausedBy.size > 0 || pane.batch.bytes >= BATCH_MAX_BYTES) this.flush(pane);
+    else if (pane.timer === undefined && performance.now() - pane.sentAt > BATCH_MS) this.flush(pane);
     else pane.timer ??= setTimeout(() => this.flush(pane), BATCH_MS);
   }
 
@@ -218,6 +224,7 @@ export class Panes {
     const taken = pane.batch.take(all);
     if (!taken) return;
     const { batch, chars } = taken;
+    pane.sentAt = performance.now();
     // The cwd event goes before the output that moved it, as the shell printed them.
     this.followCwd(pane, batch);
     pane.recent.append(batch);
