@@ -1,7 +1,7 @@
 // Builds everything `npm start`, `switchboard` and the tests run: the CLI/Core bundle, the renderer, Electron's main and preload.
-import { build } from 'esbuild';
+import { build as esbuild } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -9,6 +9,22 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const only = process.argv[2];
 const started = Date.now();
+
+/**
+ * esbuild, each output written whole to a temporary file and renamed into place: a Core or a CLI command that starts
+ * while a build runs (a test suite builds while other tests start `serve`) reads the old bundle or the new one, never
+ * the first half of one ("SyntaxError: Unexpected token" from a bundle cut short).
+ */
+async function build(options) {
+  const result = await esbuild({ ...options, write: false });
+  for (const file of result.outputFiles) {
+    mkdirSync(dirname(file.path), { recursive: true });
+    const temp = `${file.path}.${process.pid}.tmp`;
+    writeFileSync(temp, file.contents);
+    renameSync(temp, file.path);
+  }
+  return result;
+}
 
 /** The Core runs under plain Node (STYLE.md §1): an `electron` import reaching this bundle fails the build. */
 const noElectron = {

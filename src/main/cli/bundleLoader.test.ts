@@ -89,3 +89,32 @@ describe('loadBundle', () => {
     expect(JSON.parse(run()).later).toBe(42);
   });
 });
+
+describe('the build', () => {
+  it('replaces each bundle whole: a command starting while it runs reads the old bundle or the new one', { timeout: 120_000 }, async () => {
+    const { spawn } = await import('node:child_process');
+    const { Script } = await import('node:vm');
+    const file = join(repoRoot, 'out/cli/commands/serve.cjs');
+    const build = spawn(process.execPath, [join(repoRoot, 'scripts/build.mjs'), 'node'], { cwd: repoRoot, stdio: 'ignore' });
+    let done = false;
+    const exited = new Promise<number | null>((resolve) => build.once('exit', (code) => ((done = true), resolve(code))));
+    const seen: string[] = [];
+    let reads = 0;
+    // Reads and compiles the bundle as the loader does, as often as it can while the build writes.
+    while (!done) {
+      let source = '';
+      try {
+        source = readFileSync(file, 'utf8');
+        if (source.length === 0) throw new Error('an empty bundle');
+        new Script(source, { filename: file });
+      } catch (err) {
+        seen.push(`${source.length} bytes: ${(err as Error).message}`);
+      }
+      reads++;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    expect(await exited).toBe(0);
+    expect(reads).toBeGreaterThan(5);
+    expect(seen).toEqual([]);
+  });
+});
