@@ -1,7 +1,7 @@
-// P1's reference row, not Switchboard: the least a second process can add. A plain process reads an interactive shell
-// with node-pty (bytes, no decoding), sends each read on, in batches of up to 64 KB, over loopback TCP, and the bench
-// reads them into one buffer. No framing, no acknowledgements, no replay buffer: on this machine's cores, what any design
-// that reads the pty in one process and shows it in another must pay at least.
+// P1's reference row, not Switchboard: what a second process costs when it does nothing else. A plain process reads an
+// interactive shell with node-pty (bytes, no decoding) and sends the reads on, in batches of up to 64 KB, over loopback
+// TCP; the bench reads them into one buffer. No framing, no acknowledgements, no replay buffer: on this machine's cores,
+// what a pane's path pays for its second process and socket alone.
 import net from 'node:net';
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

@@ -113,10 +113,10 @@ if (!want('P4')) {
 if (want('P1')) {
   // P1: output through pty → Core batching → WebSocket, acknowledged as the window does, against node-pty read directly.
   // Both sides get the same command typed into an interactive shell in a pty, which prints the same bytes (N × 'x' then
-  // an end marker), and are timed to the marker's arrival, the last byte. Steady state, as a window that has been open a while sees it: the first flood of each side is timed apart
-  // (cold: a fresh Core grows its heap and compiles the path, as node-pty's reader does), then each side floods
-  // unmeasured until warm, then they take turns and the median of each counts: on a shared 2-core machine one flood's
-  // time moves with whatever else runs.
+  // an end marker), and are timed to the marker's arrival, the last byte. Steady state, as a window that has been open
+  // a while sees it: the first flood of each side is timed apart (cold: a fresh Core grows its heap and compiles the
+  // path, as node-pty's reader does), then each side floods unmeasured until warm, then they take turns and the median
+  // of each counts: on a shared 2-core machine one flood's time moves with whatever else runs.
   // The reader at the far end is a client that parses frames where it read them (bench/paneClient.mjs): the client is
   // the window's stand-in, not Switchboard, and a Node client on the `ws` library spends as much CPU per MB as the
   // Core's whole path. That client's figure is its own row, taking turns in the same rounds.
@@ -201,7 +201,7 @@ if (want('P1')) {
     await baseUntil(`END-${k + 1}`, flood(paneBytes, k));
     return (performance.now() - t) / 1000;
   };
-  // What a second process costs at the least (bench/paneFloor.mjs): the ratio no design of two processes passes here.
+  // A reference, not Switchboard (bench/paneFloor.mjs): what a plain second process that does nothing else costs here.
   const floor = await startPaneFloor();
   await floor.run('READY-2', 'echo READY-$((1+1))');
   const timeFloor = async () => {
