@@ -60,7 +60,7 @@ export async function startServe(config, { nodeArgs = [] } = {}) {
  * A pane.data binary frame (layout: src/shared/paneFrame.ts) as the event a listener gets: `data` is the UTF-8 bytes,
  * `chars` what acknowledging them counts. The bench reads the header by hand (it runs the built app, not its sources).
  */
-function paneFrameEvent(buf) {
+export function paneFrameEvent(buf) {
   const n = buf[1];
   if (buf[0] !== 1 || n < 1 || buf.length < 6 + n) throw new Error(`malformed pane frame (${buf.length} bytes)`);
   return { type: 'event', event: 'pane.data', payload: { pane_id: buf.toString('latin1', 2, 2 + n), chars: buf.readUInt32BE(2 + n), data: buf.subarray(6 + n) } };
@@ -89,6 +89,21 @@ export async function connect(url) {
   /** A message without a reply (an `ack`, as a window acknowledges pane output). */
   const notify = (message) => ws.send(JSON.stringify(message));
   return { ws, call, notify, listeners, close: () => ws.close() };
+}
+
+/**
+ * A marker's search across chunk edges (a pane's, or node-pty's output, as bytes or text): each chunk, and the last
+ * few chars of the one before joined to its start.
+ */
+export function markerSeen(marker) {
+  let tail = '';
+  return (chunk) => {
+    const text = typeof chunk === 'string';
+    const head = text ? chunk.slice(0, marker.length) : chunk.subarray(0, marker.length).toString('latin1');
+    const seen = chunk.includes(marker) || (tail + head).includes(marker);
+    tail = text ? chunk.slice(-marker.length) : chunk.subarray(-marker.length).toString('latin1');
+    return seen;
+  };
 }
 
 /** Resident memory of a process in MB, from /proc. */

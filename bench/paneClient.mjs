@@ -8,6 +8,7 @@
 // copies them. It speaks the protocol the Core serves (RFC 6455 without extensions): masked frames out, pings answered.
 import net from 'node:net';
 import { createHash, randomBytes } from 'node:crypto';
+import { paneFrameEvent } from './harness.mjs';
 
 const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 const READ_BYTES = 256 * 1024;
@@ -54,10 +55,12 @@ export async function connectPaneClient(url) {
 
   const onFrame = (opcode, payload) => {
     if (opcode === 2) {
-      // A pane.data frame (src/shared/paneFrame.ts): kind, id length, id, chars (u32 BE), then the output.
-      const n = payload[1];
-      if (payload[0] !== 1 || n < 1 || payload.length < 6 + n) return fail(new Error(`malformed pane frame (${payload.length} bytes)`));
-      const m = { type: 'event', event: 'pane.data', payload: { pane_id: payload.toString('latin1', 2, 2 + n), chars: payload.readUInt32BE(2 + n), data: payload.subarray(6 + n) } };
+      let m;
+      try {
+        m = paneFrameEvent(payload);
+      } catch (err) {
+        return fail(err);
+      }
       for (const l of listeners) l(m);
     } else if (opcode === 1) {
       const m = JSON.parse(payload.toString('utf8'));

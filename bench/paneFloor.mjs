@@ -6,6 +6,7 @@ import net from 'node:net';
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { markerSeen } from './harness.mjs';
 
 const BATCH_BYTES = 64 * 1024 - 128;
 
@@ -60,10 +61,9 @@ export async function startPaneFloor() {
   socket.setNoDelay(true);
   socket.write(token);
   const run = (marker, command) => new Promise((resolve) => {
-    let tail = '';
+    const seen = markerSeen(marker);
     listener = (chunk) => {
-      if (chunk.includes(marker) || (tail + chunk.subarray(0, marker.length).toString('latin1')).includes(marker)) (listener = () => undefined, resolve());
-      tail = chunk.subarray(-marker.length).toString('latin1');
+      if (seen(chunk)) (listener = () => undefined, resolve());
     };
     socket.write(`${command}\r`);
   });

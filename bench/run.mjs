@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { benchTargets, connect, pct, root, rssMb, startServe, testService } from './harness.mjs';
+import { benchTargets, connect, markerSeen, pct, root, rssMb, startServe, testService } from './harness.mjs';
 import { connectPaneClient } from './paneClient.mjs';
 import { startPaneFloor } from './paneFloor.mjs';
 
@@ -122,15 +122,6 @@ if (want('P1')) {
   // Core's whole path. That client's figure is its own row, taking turns in the same rounds.
   const readers = { lean: await connectPaneClient(served.url), ws };
   const panes = {};
-  /** A marker's search across chunk edges: the last few bytes of the previous chunk plus the start of this one. */
-  const markerSeen = (marker) => {
-    let tail = '';
-    return (chunk) => {
-      const seen = chunk.includes(marker) || (tail + chunk.subarray(0, marker.length).toString('latin1')).includes(marker);
-      tail = chunk.subarray(-marker.length).toString('latin1');
-      return seen;
-    };
-  };
   // As the window acknowledges (src/shared/paneFlow.ts: ACK_CHUNK, ACK_IDLE_MS; an `ack` message, without a reply): in
   // chunks, and the rest once output stops (output left unacknowledged by each flood would otherwise pile up until the
   // pane pauses for good).
@@ -175,10 +166,11 @@ if (want('P1')) {
   const { default: nodePty } = await import('node-pty');
   const flood = (bytes, k) => `head -c ${bytes} /dev/zero | tr '\\0' x; echo END-$((${k}+1))`;
   let k = 0;
-  const timePane = (reader) => async () => {
+  /** Seconds for one flood typed by `until(marker, command)`, to its end marker. */
+  const floodSeconds = (until) => async () => {
     const t = performance.now();
     k++;
-    await paneUntil(reader, `END-${k + 1}`, flood(paneBytes, k));
+    await until(`END-${k + 1}`, flood(paneBytes, k));
     return (performance.now() - t) / 1000;
   };
   // The baseline reads an interactive shell of its own the same way: the command typed into it, its output read by
@@ -187,30 +179,18 @@ if (want('P1')) {
   let baseListener = () => undefined;
   baseShell.onData((d) => baseListener(d));
   const baseUntil = (marker, command) => new Promise((resolve) => {
-    let tail = '';
+    const seen = markerSeen(marker);
     baseListener = (d) => {
-      if (d.includes(marker) || (tail + d.slice(0, marker.length)).includes(marker)) (baseListener = () => undefined, resolve());
-      tail = d.slice(-marker.length);
+      if (seen(d)) (baseListener = () => undefined, resolve());
     };
     baseShell.write(`${command}\r`);
   });
   await baseUntil('READY-2', 'echo READY-$((1+1))');
-  const timeDirect = async () => {
-    const t = performance.now();
-    k++;
-    await baseUntil(`END-${k + 1}`, flood(paneBytes, k));
-    return (performance.now() - t) / 1000;
-  };
   // A reference, not Switchboard (bench/paneFloor.mjs): what a plain second process that does nothing else costs here.
   const floor = await startPaneFloor();
   await floor.run('READY-2', 'echo READY-$((1+1))');
-  const timeFloor = async () => {
-    const t = performance.now();
-    k++;
-    await floor.run(`END-${k + 1}`, flood(paneBytes, k));
-    return (performance.now() - t) / 1000;
-  };
-  const sides = { lean: timePane('lean'), ws: timePane('ws'), floor: timeFloor, direct: timeDirect };
+  const paneOf = (reader) => (marker, command) => paneUntil(reader, marker, command);
+  const sides = { lean: floodSeconds(paneOf('lean')), ws: floodSeconds(paneOf('ws')), floor: floodSeconds(floor.run), direct: floodSeconds(baseUntil) };
   await settle(300);
   const coldPane = await sides.lean();
   const coldBase = await sides.direct();
