@@ -48,4 +48,29 @@ describe('RecentOutput', () => {
     expect(text.endsWith('é€😀499\n')).toBe(true);
     expect(text.length).toBeLessThanOrEqual(1000);
   });
+  it('keeps small batches (a dot at a time, a spinner, typing) in a few chunks, not one piece each', () => {
+    const recent = new RecentOutput(256 * 1024);
+    let all = '';
+    for (let i = 0; i < 300_000; i++) {
+      const batch = i % 1000 === 999 ? `\nline ${i}\n` : '.';
+      recent.append(Buffer.from(batch));
+      all += batch;
+    }
+    // 256 KiB of output in 16 KiB chunks: about 17 pieces, not some 260,000 one-byte batches.
+    expect(recent.pieces).toBeLessThanOrEqual(20);
+    expect(recent.text()).toBe(appendRecent('', all, 256 * 1024));
+  });
+  it('keeps the order of small and large batches mixed, and the large ones as they came', () => {
+    const recent = new RecentOutput(200_000);
+    let all = '';
+    for (let i = 0; i < 400; i++) {
+      const batch = i % 5 === 0 ? `${i}:`.padEnd(8000, 'L') + '\n' : `s${i} `;
+      recent.append(Buffer.from(batch));
+      all += batch;
+      expect(all.endsWith(recent.text())).toBe(true);
+    }
+    expect(recent.text()).toBe(appendRecent('', all, 200_000));
+    // 25 large batches kept, and between each pair the small ones in one chunk.
+    expect(recent.pieces).toBeLessThanOrEqual(52);
+  });
 });

@@ -1,9 +1,15 @@
 // Keeps the newest output of one background process in bounded memory, counting what fell off the front.
 
+/** Pushes between two flattenings of the kept text (see `push`). */
+const FLATTEN_EVERY = 4096;
+
 export class RollingBuffer {
   private text = '';
   /** Chars dropped from the front so far: absolute offset of `text[0]`. */
   private dropped = 0;
+
+  /** Pushes since `text` was last made one string. */
+  private pieces = 0;
 
   constructor(readonly maxChars: number) {}
 
@@ -11,10 +17,18 @@ export class RollingBuffer {
     this.text += chunk;
     // Trim lazily (at 1.5× the bound) so a stream of small chunks stays linear.
     if (this.text.length > this.maxChars * 1.5) this.trim();
+    // Each `+=` adds a node to a rope of the pushes (V8's cons strings, some 30 bytes each): a process printing a char
+    // at a time kept 300,000 of them (about 10 MB) until the next trim. Reading a char makes the rope one string
+    // again; doing it every few thousand pushes copies each char a few times at most before it is trimmed.
+    else if (++this.pieces >= FLATTEN_EVERY) {
+      this.pieces = 0;
+      this.text.charCodeAt(0);
+    }
   }
 
   private trim(): void {
     if (this.text.length <= this.maxChars) return;
+    this.pieces = 0;
     const cut = this.text.length - this.maxChars;
     this.text = this.text.slice(cut);
     this.dropped += cut;
