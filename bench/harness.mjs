@@ -26,13 +26,25 @@ export function benchTargets(home, { ssh, docker, localCwd = '/tmp' }) {
   return config;
 }
 
-/** `switchboard serve` on a fresh profile holding `config`; resolves once it prints its URL. */
+/**
+ * `switchboard serve` on a fresh profile holding `config`; resolves once it prints its URL. With `--inspect=127.0.0.1:0`
+ * among `nodeArgs`, `inspector` is the address of its inspector (see `collectGarbage`).
+ */
 export async function startServe(config, { nodeArgs = [] } = {}) {
   const home = mkdtempSync(join(tmpdir(), 'sb-bench-'));
   writeFileSync(join(home, 'config.yaml'), typeof config === 'function' ? config(home) : config);
   const serve = spawn(process.execPath, [...nodeArgs, join(root, 'bin/switchboard.js'), 'serve', '--port', '0'], {
     env: { ...process.env, SWITCHBOARD_HOME: home },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let inspector;
+  // The Core's own error lines go on to this process's; the inspector's notices do not.
+  const notice = /^(Debugger listening on |For help, see: https:\/\/nodejs\.org|Debugger attached\.|Debugger ending on |Waiting for the debugger)/;
+  serve.stderr.on('data', (d) => {
+    const text = d.toString();
+    inspector ??= /Debugger listening on (ws:\/\/\S+)/.exec(text)?.[1];
+    const kept = text.split(/(?<=\n)/).filter((line) => !notice.test(line)).join('');
+    if (kept) process.stderr.write(kept);
   });
   const url = await new Promise((resolve, reject) => {
     let out = '';
@@ -48,12 +60,36 @@ export async function startServe(config, { nodeArgs = [] } = {}) {
     home,
     serve,
     url,
+    get inspector() {
+      return inspector;
+    },
     async stop() {
       serve.kill('SIGTERM');
       await new Promise((r) => serve.once('exit', r));
       rmSync(home, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A full garbage collection in a Core started with `--inspect=127.0.0.1:0`, through its inspector; resolves to its JS
+ * heap in use after it, in MB. What the Core's RSS is then is what it keeps, not garbage a collection has not reached.
+ */
+export async function collectGarbage(served) {
+  if (!served.inspector) throw new Error('the Core was not started with --inspect=127.0.0.1:0');
+  const ws = new WebSocket(served.inspector);
+  await new Promise((r, j) => (ws.once('open', r), ws.once('error', j)));
+  let id = 0;
+  const pending = new Map();
+  ws.on('message', (raw) => {
+    const m = JSON.parse(raw.toString());
+    pending.get(m.id)?.(m.result);
+  });
+  const send = (method, params = {}) => new Promise((r) => (pending.set(++id, r), ws.send(JSON.stringify({ id, method, params }))));
+  await send('HeapProfiler.collectGarbage');
+  const { result } = await send('Runtime.evaluate', { expression: 'process.memoryUsage().heapUsed' });
+  ws.close();
+  return result.value / 1024 / 1024;
 }
 
 /**
