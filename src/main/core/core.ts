@@ -340,7 +340,7 @@ export class Core {
     this.retire.close();
     await this.processes.shutdown();
     this.approvals.close();
-    this.panes.closeAll();
+    await this.panes.closeAll();
     await this.sessions.shutdown();
     this.plugins.close();
     // Only after everything it started was ended: the next run has nothing of this one to sweep.

@@ -49,6 +49,8 @@ interface Pane {
   owners: number;
   /** Closes the pane when no window came back in time. */
   orphanTimer: NodeJS.Timeout | undefined;
+  /** Settles when the shell has exited. */
+  ended: Promise<void>;
 }
 
 const ACK = 'ack';
@@ -87,6 +89,7 @@ export class Panes {
     const missing = await env.stat(cwd).then((s) => s.type !== 'directory', () => false);
     const channel = await env.openShell({ cwd, cols, rows });
     const paneId = randomUUID();
+    let markEnded: () => void = () => undefined;
     const pane: Pane = {
       info: {
         pane_id: paneId, execution_target: snapshot.name, generation: snapshot.generation, cwd, status: 'open', ...(missing ? { cwd_missing: cwd } : {}),
@@ -103,6 +106,7 @@ export class Panes {
       keepMs: Math.max(0, opts.keepMs ?? 0),
       owners: 1,
       orphanTimer: undefined,
+      ended: new Promise((resolve) => (markEnded = resolve)),
     };
     this.panes.set(pane.info.pane_id, pane);
     onId?.(pane.info.pane_id);
@@ -110,6 +114,7 @@ export class Panes {
     if (channel.onBytes) channel.onBytes((data) => this.onData(pane, data));
     else channel.onData((data) => this.onData(pane, Buffer.from(data)));
     channel.onExit((code, reason) => {
+      markEnded();
       this.flush(pane, true);
       pane.info.status = reason === 'connection lost' ? 'lost' : 'exited';
       pane.release();
@@ -268,7 +273,15 @@ export class Panes {
     return [...this.panes.values()].map((p) => ({ ...p.info }));
   }
 
-  closeAll(): void {
+  /**
+   * Closes every pane (the Core is stopping) and waits until their shells have exited, at most `waitMs`: a local shell
+   * deaf to SIGHUP is killed a moment after it (backends/local/pty.ts), and must not outlive the Core.
+   */
+  async closeAll(waitMs = 5000): Promise<void> {
+    const ended = Promise.all([...this.panes.values()].map((p) => p.ended));
     for (const id of [...this.panes.keys()]) this.close(id);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([ended, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
+    clearTimeout(timer);
   }
 }

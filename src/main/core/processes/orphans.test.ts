@@ -2,7 +2,7 @@
 // what the dead one left, on the local machine at start and on SSH and Docker targets when it first reaches them.
 // The sshd and the containers run on this machine, so pgrep here sees the processes of all three backends.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadDockerEnv, loadSshEnv } from '../../../../scripts/testEnv.js';
@@ -81,6 +81,25 @@ describe(`work never outlives the Core (${targets.join(', ')})`, () => {
     expect(await exited).toEqual([0, null]);
     for (const s of sleeps) await until(() => !running(s.fg) && !running(s.bg), `${s.t}: both sleeps ended with the Core`);
     await until(() => !running(gone), 'the removed target\'s process ended with the Core');
+  });
+
+  it('a clean stop ends a pane\'s shell, even one deaf to the hangup that closing sends first', async () => {
+    served = await startServe(home);
+    const core = JSON.parse(readFileSync(join(home, 'core.json'), 'utf8')) as { ws_url: string; token: string };
+    const { client, close } = await connectCore(core.ws_url, core.token);
+    const { pane_id } = await client.call('pane.open', { execution_target: 'here', cols: 80, rows: 24 });
+    // The pane's shell becomes a process that ignores SIGHUP, under a name to look for once it does.
+    const name = `sb-deaf-${process.pid}`;
+    // (The name is put together inside, so no command line shows it before the trap is set.)
+    await client.call('pane.write', { pane_id, data: `exec bash --norc -c "trap '' HUP; n=sb-deaf; exec -a \\$n-${process.pid} sleep 2937"\r` });
+    const deaf = (): boolean => spawnSync('pgrep', ['-f', name], { encoding: 'utf8' }).stdout.trim() !== '';
+    await until(deaf, 'the pane\'s shell ignores SIGHUP');
+    close();
+    const exited = new Promise<[number | null, string | null]>((resolve) => served!.child.once('exit', (code, signal) => resolve([code, signal])));
+    await served.stop();
+    served = undefined;
+    expect(await exited).toEqual([0, null]);
+    expect(deaf()).toBe(false);
   });
 
   it('after kill -9, the next Core ends what the dead one left: at start here, on first reach elsewhere', async () => {

@@ -35,4 +35,19 @@ describe('local backend', () => {
     expect(r.exitCode).not.toBe(0);
     expect(alive('sleep 2934')).toBe(false);
   });
+
+  it('a shell that ignores SIGHUP still ends when its pane is closed', async () => {
+    const shell = await env.openShell({ cwd: '/tmp', cols: 80, rows: 24 });
+    let out = '';
+    shell.onData((d) => (out += d));
+    const exited = new Promise<void>((resolve) => shell.onExit(() => resolve()));
+    // The same process under a name to look for, then deaf to the hangup that closing sends first.
+    shell.write('exec -a sb-hup-2935 bash --norc\r');
+    shell.write("trap '' HUP; echo trapped-$((1+1))\r");
+    await expect.poll(() => out, { timeout: 20_000 }).toContain('trapped-2');
+    expect(alive('sb-hup-2935')).toBe(true);
+    shell.kill();
+    await exited;
+    expect(alive('sb-hup-2935')).toBe(false);
+  }, 30_000);
 });

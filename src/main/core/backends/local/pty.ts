@@ -24,6 +24,13 @@ function readBytes(pty: unknown): boolean {
   return true;
 }
 
+/**
+ * Closing sends the shell SIGHUP, as a terminal's hangup would; a shell that ignores it (`trap '' HUP`, nohup) gets
+ * SIGKILL this long after. Without it the shell lived on after its pane was gone, holding the pty. (node-pty reports an
+ * exit within 200 ms of it, so a pid not reported gone by then is still the shell's.)
+ */
+const KILL_GRACE_MS = 2000;
+
 /** What a pty read may bring at most: node's own read size. */
 const READ_BYTES = 64 * 1024;
 
@@ -59,6 +66,7 @@ export function openPty(opts: { cwd: string; cols: number; rows: number; env: No
   if (!env.PROMPT_COMMAND) env.PROMPT_COMMAND = osc7PromptCommand;
   const pty = loadNodePty().spawn(shell, opts.args ?? [], { name: 'xterm-256color', cols: opts.cols, rows: opts.rows, cwd: opts.cwd, env });
   let exited = false;
+  pty.onExit(() => (exited = true));
   return {
     onData: (l) => {
       const decoder = new StringDecoder('utf8');
@@ -69,10 +77,7 @@ export function openPty(opts: { cwd: string; cols: number; rows: number; env: No
       readBytes(pty);
       pty.onData((d: string | Buffer) => l(typeof d === 'string' ? Buffer.from(d) : d));
     },
-    onExit: (l) => void pty.onExit(({ exitCode, signal }) => {
-      exited = true;
-      l(exitCode, signal ? `signal ${signal}` : undefined);
-    }),
+    onExit: (l) => void pty.onExit(({ exitCode, signal }) => l(exitCode, signal ? `signal ${signal}` : undefined)),
     write: (data) => {
       if (!exited) pty.write(data);
     },
@@ -82,7 +87,16 @@ export function openPty(opts: { cwd: string; cols: number; rows: number; env: No
     pause: () => pty.pause(),
     resume: () => pty.resume(),
     kill: () => {
-      if (!exited) pty.kill();
+      if (exited) return;
+      pty.kill();
+      setTimeout(() => {
+        if (exited) return;
+        try {
+          process.kill(pty.pid, 'SIGKILL');
+        } catch {
+          // Gone in the meantime.
+        }
+      }, KILL_GRACE_MS).unref();
     },
   };
 }
