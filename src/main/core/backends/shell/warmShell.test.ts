@@ -2,6 +2,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { join } from 'node:path';
 import type { ExecOptions, TargetSnapshot } from '../provider.js';
 import { localProvider } from '../local/localProvider.js';
@@ -276,4 +278,19 @@ describe('a call is answered when its trap has run, before its subshell is reape
     expect(pool.acquire()).toBe(shell);
     await pool.close();
   });
+  it('lets go of a finished call at once: a burst of calls with large output does not stay in memory', async () => {
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    await a.exec('true', opts());
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < 24; i++) {
+      const r = await a.exec('head -c 400000 /dev/zero | tr "\\0" x', opts({ maxOutputChars: 500_000 }));
+      expect(r.output.length).toBe(400_000);
+    }
+    gc();
+    // 24 × 400,000 chars is 9.6 MB: a timer per call kept each call's output for 10 s after it was answered.
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(3_000_000);
+  });
 });
+

@@ -163,6 +163,8 @@ export class WarmShell {
     let finish: () => void = () => undefined;
     const ended = new Promise<void>((resolve) => (finish = resolve));
     let settle: () => void = () => undefined;
+    /** Gives up on the end line of an answered call; cleared once it came, so it does not keep the call's output. */
+    let endWait: NodeJS.Timeout | undefined;
     this.finishing = undefined;
     const answer = (): void => {
       if (answered) return;
@@ -170,6 +172,7 @@ export class WarmShell {
       finish();
     };
     const over = (): void => {
+      clearTimeout(endWait);
       if (this.current !== listener) return;
       this.current = undefined;
       this.runningGroup = undefined;
@@ -214,7 +217,7 @@ export class WarmShell {
           this.finishing = new Promise<void>((resolve) => (settle = resolve));
           answer();
           // A shell that does not report the end of an answered call is not waited for.
-          setTimeout(() => {
+          endWait = setTimeout(() => {
             if (this.current !== listener) return;
             this.retire();
             over();
