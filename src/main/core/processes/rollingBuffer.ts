@@ -19,7 +19,7 @@ export class RollingBuffer {
     if (this.text.length > this.maxChars * 1.5) this.trim();
     // Each `+=` adds a node to a rope of the pushes (V8's cons strings, some 30 bytes each): a process printing a char
     // at a time kept 300,000 of them (about 10 MB) until the next trim. Reading a char makes the rope one string
-    // again; doing it every few thousand pushes copies each char a few times at most before it is trimmed.
+    // again, a copy of at most 1.5 × maxChars every FLATTEN_EVERY pushes (under 80 chars copied per push).
     else if (++this.pieces >= FLATTEN_EVERY) {
       this.pieces = 0;
       this.text.charCodeAt(0);
