@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { setFlagsFromString } from 'node:v8';
-import { runInNewContext } from 'node:vm';
 import type { BackgroundHandle, Environment, TargetSnapshot } from '../backends/provider.js';
 import type { ProcessInfo } from '../../../shared/api.js';
 import { BUFFER_CHARS, ProcessManager } from './processManager.js';
 import { RollingBuffer } from './rollingBuffer.js';
+import { heapAfterCollection } from '../../../../scripts/heapProbe.js';
 
 /** A background handle the test drives by hand. */
 function fakeProcess() {
@@ -170,15 +169,10 @@ describe('RollingBuffer', () => {
     expect(b.since(2)).toEqual({ text: 'b\nc', lost: 0 });
   });
   it('keeps a process that prints a char at a time in about its own size, not a node per char', () => {
-    // A collection on demand, to weigh what the buffer keeps.
-    setFlagsFromString('--expose-gc');
-    const gc = runInNewContext('gc') as () => void;
-    gc();
-    const before = process.memoryUsage().heapUsed;
+    const before = heapAfterCollection();
     const b = new RollingBuffer(BUFFER_CHARS);
     for (let i = 0; i < 290_000; i++) b.push(i % 80 === 79 ? '\n' : '.');
-    gc();
-    const kept = process.memoryUsage().heapUsed - before;
+    const kept = heapAfterCollection() - before;
     // 290,000 chars in one string: 0.3 MB. As a rope of its pushes, it was about 10 MB.
     expect(kept).toBeLessThan(3_000_000);
     expect(b.total).toBe(290_000);
