@@ -4,21 +4,28 @@
 // of what was read (Node's net), then its own frame handling; measured with perf during a 20 MB flood, that was ~5 ms
 // of CPU per MB, as much as the Core's whole path, taken from the 2 cores the pty's writer and the Core share. A window
 // does not pay it (Chromium reads the socket in its network service). This client reads into one buffer kept for the
-// socket's life (`onread`) and hands each binary frame to the listeners as a view into it: a listener that keeps bytes
-// copies them. It speaks the protocol the Core serves (RFC 6455 without extensions): masked frames out, pings answered.
+// socket's life (`onread`), each read landing after the bytes not parsed yet, and hands each binary frame to the
+// listeners as a view into it: a listener that keeps bytes copies them. A frame cut by the end of a read is not copied
+// out: it waits where it is for the read that completes it. It speaks the protocol the Core serves (RFC 6455 without extensions): masked frames out, pings answered.
 import net from 'node:net';
 import { createHash, randomBytes } from 'node:crypto';
 import { paneFrameEvent } from './harness.mjs';
 
 const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
-const READ_BYTES = 256 * 1024;
+const BUFFER_BYTES = 1024 * 1024;
+/**
+ * A read gets at least this much room: below it, the bytes not parsed yet (part of one frame, at most 64 KB for pane
+ * output) move to the buffer's start, once per ~900 KB read rather than a copy of every frame a read cut.
+ */
+const MIN_ROOM = 128 * 1024;
 
 /** Same shape as harness.mjs `connect`: `call(method, params)`, `notify(message)`, `listeners` for events, `close()`. */
 export async function connectPaneClient(url) {
   const { hostname, port, host } = new URL(url.http);
-  const readBuf = Buffer.allocUnsafe(READ_BYTES);
-  /** Bytes of a frame header (or of the handshake) cut by the end of a read, copied: the next read reuses the buffer. */
-  let carry = null;
+  const buf = Buffer.allocUnsafe(BUFFER_BYTES);
+  /** What was read and not parsed yet: buf[start, end). The next read lands at `end`. */
+  let start = 0;
+  let end = 0;
   let upgraded = false;
   let onOpen;
   let onFail;
@@ -100,40 +107,46 @@ export async function connectPaneClient(url) {
       at += whole;
     }
   };
-  /** A frame larger than what one read brought: copied into a buffer of its size as its bytes come (one copy). */
-  let partial = null;
-  let partialUsed = 0;
+  /** A frame too large to wait in the buffer (not pane output): copied into one of its size as its bytes come. */
+  let big = null;
+  let bigUsed = 0;
 
   const onRead = (nread) => {
-    let bytes = readBuf.subarray(0, nread);
-    if (partial) {
-      const n = Math.min(partial.length - partialUsed, bytes.length);
-      bytes.copy(partial, partialUsed, 0, n);
-      partialUsed += n;
-      if (partialUsed < partial.length) return;
-      const whole = partial;
-      partial = null;
+    end += nread;
+    if (big) {
+      const n = Math.min(big.length - bigUsed, end - start);
+      buf.copy(big, bigUsed, start, start + n);
+      bigUsed += n;
+      start += n;
+      if (bigUsed < big.length) return void (start = end = 0);
+      const whole = big;
+      big = null;
       frames(whole);
-      bytes = bytes.subarray(n);
     }
-    if (carry) (bytes = Buffer.concat([carry, bytes]), (carry = null));
-    let at = 0;
     if (!upgraded) {
-      at = handshake(bytes);
-      if (at < 0) {
-        carry = Buffer.from(bytes);
-        return;
-      }
+      const at = handshake(buf.subarray(start, end));
+      if (at < 0) return;
+      start += at;
     }
-    at = frames(bytes.subarray(at)) + at;
-    if (at === bytes.length) return;
-    const whole = frameLength(bytes, at);
-    if (whole < 0) return void (carry = Buffer.from(bytes.subarray(at)));
-    partial = Buffer.allocUnsafe(whole);
-    partialUsed = bytes.copy(partial, 0, at);
+    start += frames(buf.subarray(start, end));
+    if (start === end) return void (start = end = 0);
+    const whole = frameLength(buf.subarray(start, end), 0);
+    if (whole <= BUFFER_BYTES - MIN_ROOM) return;
+    big = Buffer.allocUnsafe(whole);
+    bigUsed = buf.copy(big, 0, start, end);
+    start = end = 0;
+  };
+  /** Where the next read goes: after what is not parsed yet, moved to the start first when room is short. */
+  const nextRead = () => {
+    if (BUFFER_BYTES - end < MIN_ROOM) {
+      buf.copy(buf, 0, start, end);
+      end -= start;
+      start = 0;
+    }
+    return buf.subarray(end);
   };
 
-  const socket = net.connect({ host: hostname, port: Number(port), onread: { buffer: readBuf, callback: onRead } });
+  const socket = net.connect({ host: hostname, port: Number(port), onread: { buffer: nextRead, callback: onRead } });
   socket.setNoDelay(true);
   socket.on('error', (err) => fail(err));
   socket.on('close', () => fail(new Error('connection closed')));
