@@ -1,4 +1,4 @@
-// Pane frames used again once nothing holds them: a flood fills one 64 KiB frame per batch, and fresh ones cost the Core.
+// Pane frames used again once nothing holds them: a flood fills one frame per batch, and fresh ones cost the Core.
 //
 // Measured with perf during 20 MB floods (bench/run.mjs P1): frames allocated fresh for every batch cost page faults on
 // new memory, and their external memory set off old-space collections (1–3 per flood), whose concurrent marking and
@@ -8,9 +8,9 @@
 // Whoever keeps a batch's bytes past the call that handed them out must hold the frame, or copy the bytes.
 
 /** One frame's memory: the largest batch (BATCH_MAX_BYTES) and its header fit. */
-export const FRAME_BYTES = 64 * 1024;
+export const FRAME_BYTES = 256 * 1024;
 /** Free frames kept (2 MiB); more than a flood has in flight at once. */
-const POOL_MAX = 32;
+const POOL_MAX = 8;
 
 /** Holders of each pooled frame, by its memory (a batch, its frame and their views share it). */
 const holders = new WeakMap<ArrayBufferLike, number>();

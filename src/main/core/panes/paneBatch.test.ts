@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { BATCH_MAX_BYTES, PaneBatch } from './paneBatch.js';
 import { paneFrameOf } from './paneBytes.js';
+import { FRAME_BYTES } from './framePool.js';
 import { decodePaneFrame } from '../../../shared/paneFrame.js';
 
 const id = 'pane-7';
@@ -39,25 +40,25 @@ describe('PaneBatch', () => {
     const pending = new PaneBatch(id);
     pending.add(Buffer.from('$ '));
     const small = pending.take()!.batch;
-    // What the replay buffer keeps of a keystroke's echo is its frame, not a 64 KiB buffer.
+    // What the replay buffer keeps of a keystroke's echo is its frame, not a whole batch's buffer.
     expect(small.buffer.byteLength).toBeLessThan(BATCH_MAX_BYTES / 4);
     expect(decodePaneFrame(paneFrameOf(small)!)).toMatchObject({ pane_id: id, chars: 2 });
-    for (let i = 0; i < 16; i++) pending.add(Buffer.alloc(4000, 'x'.charCodeAt(0) + (i % 3)));
+    for (let i = 0; i < 64; i++) pending.add(Buffer.alloc(4000, 'x'.charCodeAt(0) + (i % 3)));
     const full = pending.take()!;
-    expect(full.chars).toBe(64_000);
-    expect(paneFrameOf(full.batch)!.length).toBeLessThanOrEqual(64 * 1024);
+    expect(full.chars).toBe(256_000);
+    expect(paneFrameOf(full.batch)!.length).toBeLessThanOrEqual(FRAME_BYTES);
     expect(full.batch.length).toBeLessThanOrEqual(BATCH_MAX_BYTES);
     // The small batch kept its bytes while the buffer was reused.
     expect(text(small)).toBe('$ ');
-    expect(text(full.batch)).toBe(Array.from({ length: 16 }, (_, i) => String.fromCharCode(120 + (i % 3)).repeat(4000)).join(''));
+    expect(text(full.batch)).toBe(Array.from({ length: 64 }, (_, i) => String.fromCharCode(120 + (i % 3)).repeat(4000)).join(''));
   });
 
   it('takes a read larger than a batch whole', () => {
     const pending = new PaneBatch(id);
     pending.add(Buffer.alloc(10, 'a'.charCodeAt(0)));
-    pending.add(Buffer.alloc(200_000, 'b'.charCodeAt(0)));
+    pending.add(Buffer.alloc(400_000, 'b'.charCodeAt(0)));
     const { batch, chars } = pending.take()!;
-    expect(chars).toBe(200_010);
-    expect(text(batch)).toBe('a'.repeat(10) + 'b'.repeat(200_000));
+    expect(chars).toBe(400_010);
+    expect(text(batch)).toBe('a'.repeat(10) + 'b'.repeat(400_000));
   });
 });
