@@ -6,7 +6,8 @@
 // does not pay it (Chromium reads the socket in its network service). This client reads into one buffer kept for the
 // socket's life (`onread`), each read landing after the bytes not parsed yet, and hands each binary frame to the
 // listeners as a view into it: a listener that keeps bytes copies them. A frame cut by the end of a read is not copied
-// out: it waits where it is for the read that completes it. It speaks the protocol the Core serves (RFC 6455 without extensions): masked frames out, pings answered.
+// out: it waits where it is for the read that completes it. It speaks the protocol the Core serves (RFC 6455 without
+// extensions): masked frames out, pings answered.
 import net from 'node:net';
 import { createHash, randomBytes } from 'node:crypto';
 import { paneFrameEvent } from './harness.mjs';
@@ -14,8 +15,8 @@ import { paneFrameEvent } from './harness.mjs';
 const GUID = '258EAFA5-E914-47DA-95CA-C5AB0DC85B11';
 const BUFFER_BYTES = 1024 * 1024;
 /**
- * A read gets at least this much room: below it, the bytes not parsed yet (part of one frame, at most 64 KB for pane
- * output) move to the buffer's start, once per ~900 KB read rather than a copy of every frame a read cut.
+ * A read gets at least this much room: below it, the bytes not parsed yet (part of one frame, at most 256 KiB for pane
+ * output) move to the buffer's start, about once per 800 KB read, rather than a copy of every frame a read cut.
  */
 const MIN_ROOM = 128 * 1024;
 
