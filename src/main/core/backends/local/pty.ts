@@ -40,9 +40,9 @@ const READ_BYTES = 64 * 1024;
  * wakeup of the event loop: a flood cost a loop turn and an `epoll_wait` per 4 KB. A read that came back at least this
  * full says more is waiting, and the next is made at once, synchronously (the fd is non-blocking: a read that finds
  * nothing, once the kernel moved in what the pty held, fails with EAGAIN). Reads of a person's typing or a prompt are
- * smaller and cost no extra call. Measured with bench/run.mjs P1 (30 floods a side, taking turns, three runs): 1.09×,
- * 1.03×, 0.98× the throughput without it; a 20 MB flood (~5,100 reads) is read in 390–570 turns instead of one per
- * read.
+ * smaller and cost no extra call. Measured as bench/run.mjs P1 measures, a Core with it against one without (30 floods
+ * a side, taking turns, three runs): 1.09×, 1.03×, 0.98× the throughput; a 20 MB flood (~5,100 reads) is read in
+ * 390–570 turns instead of one per read.
  */
 const DRAIN_FROM_BYTES = 2048;
 /**
