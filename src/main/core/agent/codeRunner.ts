@@ -12,6 +12,7 @@ import { BoundedCapture } from '../backends/shell/boundedCapture.js';
 import { stopOnTimeoutOrAbort } from '../backends/shell/execWrapped.js';
 import { bootstrapCommand, scriptTools } from './pythonBootstrap.js';
 import type { ToolDef } from '../tools/toolDef.js';
+import { settleWithin } from '../settleWithin.js';
 
 export const DEFAULT_CODE_TIMEOUT_SEC = 300;
 export const MAX_TOOL_CALLS = 50;
@@ -238,11 +239,4 @@ export async function runCode(env: Environment, opts: RunOptions): Promise<RunRe
   }
   if (truncated && !result.error) result.error = `execute_code: output over ${capture.maxChars} chars; the middle was cut`;
   return result;
-}
-
-/** Wait for `p`, but no longer than `ms`. */
-async function settleWithin(p: Promise<void>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([p, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
 }

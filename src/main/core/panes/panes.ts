@@ -10,6 +10,7 @@ import { oscScanText, openOscTail } from './paneBytes.js';
 import { BATCH_MAX_BYTES, PaneBatch } from './paneBatch.js';
 import { releaseFrame } from './framePool.js';
 import { HIGH_WATERMARK, LOW_WATERMARK } from '../../../shared/paneFlow.js';
+import { settleWithin } from '../settleWithin.js';
 
 /** The pty pauses above HIGH_WATERMARK unacknowledged chars and is read again below LOW_WATERMARK (shared/paneFlow.ts). */
 export { HIGH_WATERMARK, LOW_WATERMARK };
@@ -280,8 +281,6 @@ export class Panes {
   async closeAll(waitMs = 5000): Promise<void> {
     const ended = Promise.all([...this.panes.values()].map((p) => p.ended));
     for (const id of [...this.panes.keys()]) this.close(id);
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([ended, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]);
-    clearTimeout(timer);
+    await settleWithin(ended, waitMs);
   }
 }

@@ -179,4 +179,3 @@ describe('RollingBuffer', () => {
     expect(b.tail(1)).toBe(`[… 289920 earlier chars not shown …]\n${'.'.repeat(79)}\n`);
   });
 });
-

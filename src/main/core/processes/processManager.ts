@@ -5,6 +5,7 @@ import type { ProcessInfo } from '../../../shared/api.js';
 import type { BackgroundHandle, Environment, TargetSnapshot } from '../backends/provider.js';
 import { RollingBuffer } from './rollingBuffer.js';
 import { IdentityHolds } from '../sessions/identityHolds.js';
+import { settleWithin } from '../settleWithin.js';
 
 export interface ProcessManagerOptions {
   /** Output kept per process (the newest chars). */
@@ -177,9 +178,7 @@ export class ProcessManager {
     if (e.status !== 'running') return info(e);
     e.killRequested = true;
     await e.handle.kill().catch(() => undefined);
-    let timer: NodeJS.Timeout | undefined;
-    await Promise.race([e.exited, new Promise((r) => (timer = setTimeout(r, 5000)))]);
-    clearTimeout(timer);
+    await settleWithin(e.exited, 5000);
     return info(e);
   }
 

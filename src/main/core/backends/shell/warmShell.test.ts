@@ -288,4 +288,3 @@ describe('a call is answered when its trap has run, before its subshell is reape
     expect(heapAfterCollection() - before).toBeLessThan(3_000_000);
   });
 });
-
