@@ -7,10 +7,11 @@ import { WsServer } from '../../transport/wsServer.js';
 import { connectCore } from '../../transport/wsLink.js';
 import type { CoreClient } from '../../../shared/client.js';
 import { HIGH_WATERMARK, LOW_WATERMARK } from './panes.js';
+import { BATCH_MAX_BYTES } from './paneBatch.js';
 import { ACK_CHUNK, PaneAcks } from '../../../shared/paneFlow.js';
 
-/** What a pty may still hand over after the pause (one read already under way) plus one batch. */
-const SLACK = 256 * 1024;
+/** What a pty may still hand over after the pause (one read already under way, at most 64 KiB) plus one batch. */
+const SLACK = BATCH_MAX_BYTES + 64 * 1024;
 
 /** Wait until `count()` has not moved for a while (the pty is paused) and return it. */
 async function settled(count: () => number): Promise<number> {
