@@ -183,6 +183,53 @@ export const coreMethods = lazyTable({
 });
 
 export type CoreMethod = keyof typeof coreMethods;
+
+/**
+ * Who may call a method. `agent`: any holder of the Core's token (core.json, an MCP client's config) — tool calls and
+ * reads an agent needs. `person`: only a person — the Electron window's own channel, the page opened from the link
+ * `switchboard serve` hands to its terminal (or `switchboard open`), or a CLI process at a terminal of its own outside
+ * every agent sandbox and tool call. A connection whose capability is unknown is an agent, never a person.
+ */
+export const Capability = z.enum(['agent', 'person']);
+export type Capability = z.infer<typeof Capability>;
+
+/** The capability each method needs, declared beside its schemas; a method missing here fails to compile. */
+export const methodCapability = {
+  'targets.list': 'agent',
+  'targets.problems': 'agent',
+  'targets.register': 'person',
+  'backends.list': 'agent',
+  'plugins.list': 'person',
+  'plugins.enable': 'person',
+  'plugins.disable': 'person',
+  'plugins.install': 'person',
+  'targets.drain': 'person',
+  'targets.remove': 'person',
+  'tool.call': 'agent',
+  'pane.open': 'person',
+  'pane.write': 'person',
+  'pane.resize': 'person',
+  'pane.ack': 'person',
+  'pane.attach': 'person',
+  'pane.resume': 'person',
+  'pane.close': 'person',
+  'pane.list': 'person',
+  'processes.list': 'person',
+  'processes.log': 'person',
+  'processes.kill': 'person',
+  'doctor.run': 'agent',
+  'approvals.list': 'agent',
+  'approvals.decide': 'person',
+  'approvals.rules': 'person',
+  'approvals.revoke': 'person',
+  'workspace.get': 'person',
+  'workspace.save': 'person',
+  'settings.get': 'person',
+  'settings.save': 'person',
+  'activity.list': 'person',
+  'events.subscribe': 'person',
+  'events.unsubscribe': 'person',
+} as const satisfies Record<CoreMethod, Capability>;
 export type MethodInput<M extends CoreMethod> = z.infer<(typeof coreMethods)[M]['input']>;
 export type MethodOutput<M extends CoreMethod> = z.infer<(typeof coreMethods)[M]['output']>;
 

@@ -33,6 +33,10 @@ export const PendingApproval = z.lazy(() => z.object({
   client: z.string().optional(),
   /** What `command` holds: a shell command, a file path (write_file, patch) or code (execute_code). */
   subject: z.enum(['command', 'path', 'code']).optional(),
+  /** The call would run with the person's own powers: its target is unsandboxed (the dialog says so). */
+  unsandboxed: z.boolean().optional(),
+  /** The agent asks to run this one call outside its target's sandbox (escalation); approvable once only. */
+  outside_sandbox: z.boolean().optional(),
   /** [start, end) spans of `command` the policy flagged, for highlighting. */
   highlights: z.array(z.tuple([z.number().int(), z.number().int()])).optional(),
 }));

@@ -73,6 +73,21 @@ export const TargetHealthInfo = z.lazy(() => z.object({
 }));
 export type TargetHealthInfo = z.infer<typeof TargetHealthInfo>;
 
+/**
+ * Where a target's agent work runs: `sandboxed` in an OS sandbox (`kind`), or `unsandboxed` — with the person's own
+ * powers over this machine — because its spec says `sandbox: off` or because no sandbox can run here (`reason` says
+ * which). Absent for targets whose commands never run on this machine (SSH, Docker, plugin backends).
+ */
+export const SandboxInfo = z.lazy(() => z.object({
+  state: z.enum(['sandboxed', 'unsandboxed']),
+  kind: z.enum(['bubblewrap', 'seatbelt']).optional(),
+  /** Network inside the sandbox (`sandbox.network`). */
+  network: z.boolean().optional(),
+  /** Why it is unsandboxed: "sandbox: off in its spec", "bubblewrap cannot create namespaces here: …". */
+  reason: z.string().optional(),
+}));
+export type SandboxInfo = z.infer<typeof SandboxInfo>;
+
 /** What the UI, CLI and agents see of one target. Never holds a secret. */
 export const TargetInfo = z.lazy(() => z.object({
   name: z.string(),
@@ -93,6 +108,8 @@ export const TargetInfo = z.lazy(() => z.object({
   health: TargetHealthInfo.optional(),
   /** The spec's cwd does not exist there: what that means for commands and panes (one line). */
   cwd_problem: z.string().optional(),
+  /** Local targets: whether agent work runs in the OS sandbox (the sidebar, pane header, `targets list` and doctor say so). */
+  sandbox: SandboxInfo.optional(),
   created_at: z.string().optional(),
   updated_at: z.string().optional(),
 }));
