@@ -33,9 +33,9 @@ export function benchTargets(home, { ssh, docker, localCwd = '/tmp' }) {
 export async function startServe(config, { nodeArgs = [] } = {}) {
   const home = mkdtempSync(join(tmpdir(), 'sb-bench-'));
   writeFileSync(join(home, 'config.yaml'), typeof config === 'function' ? config(home) : config);
-  const serve = spawn(process.execPath, [...nodeArgs, join(root, 'bin/switchboard.js'), 'serve', '--port', '0'], {
+  const serve = spawn(process.execPath, [...nodeArgs, join(root, 'bin/switchboard.js'), 'serve', '--port', '0', '--link-fd', '3'], {
     env: { ...process.env, SWITCHBOARD_HOME: home },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
   });
   let inspector;
   // The Core's own error lines go on to this process's; the inspector's notices do not.
@@ -46,13 +46,14 @@ export async function startServe(config, { nodeArgs = [] } = {}) {
     const kept = text.split(/(?<=\n)/).filter((line) => !notice.test(line)).join('');
     if (kept) process.stderr.write(kept);
   });
+  serve.stdout.resume();
   const url = await new Promise((resolve, reject) => {
     let out = '';
-    serve.stdout.on('data', (d) => {
+    // The person link serve hands to descriptor 3: the page's address, the token, and the person secret after #.
+    serve.stdio[3].on('data', (d) => {
       out += d;
-      // The printed URL ends in #approver=… (the window's approver secret); the token stops before it.
-      const m = /serving at (http:\/\/\S+)\?token=([^\s#]+)(#approver=(\S+))?\s/.exec(out);
-      if (m) resolve({ http: m[1], token: m[2], approver: m[4] ?? '' });
+      const m = /^(http:\/\/\S+?)\?token=([^\s#]+)#approver=(\S+)\n/.exec(out);
+      if (m) resolve({ http: m[1], token: decodeURIComponent(m[2]), approver: decodeURIComponent(m[3]) });
     });
     serve.on('exit', (c) => reject(new Error(`serve exited ${c}`)));
   });

@@ -66,17 +66,18 @@ export interface ServeOptions {
   configExtra?: string;
 }
 
-/** Runs `switchboard serve` on a profile until it prints its URL (with the approver secret in the #fragment). */
+/** Runs `switchboard serve` on a profile until it hands its person link to descriptor 3 (the test is the person). */
 async function spawnServe(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
-  const child: ChildProcess = spawn(process.execPath, [bin, 'serve', '--port', '0'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [bin, 'serve', '--port', '0', '--link-fd', '3'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => { stderr += d.toString(); });
+  child.stdout?.resume();
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error(`serve printed no URL in 20 s; stderr: ${stderr}`)), 20_000);
-    child.stdout?.on('data', (d: Buffer) => {
+    const timer = setTimeout(() => reject(new Error(`serve handed no link in 20 s; stderr: ${stderr}`)), 20_000);
+    (child.stdio[3] as NodeJS.ReadableStream).on('data', (d: Buffer) => {
       out += d.toString();
-      const m = /serving at (http:\/\/\S+)/.exec(out);
+      const m = /^(http:\/\/\S+)\n/.exec(out);
       if (m?.[1]) {
         clearTimeout(timer);
         resolve(m[1]);

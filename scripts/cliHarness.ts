@@ -35,6 +35,21 @@ export function runCli(home: string, args: string[], env: Record<string, string>
   });
 }
 
+/**
+ * `switchboard ARGS` as a person runs it: on a pty of its own (`script` gives it a controlling terminal), in this
+ * process's namespaces. A pty merges stderr into stdout; `\r` is dropped.
+ */
+export function runCliAtTerminal(home: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const quote = (s: string): string => `'${s.replace(/'/g, "'\\''")}'`;
+  const command = [process.execPath, cliPath, ...args].map(quote).join(' ');
+  return new Promise((resolve) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...process.env, SWITCHBOARD_HOME: home, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.on('close', (status) => resolve({ status, stdout: stdout.replace(/\r/g, ''), stderr: '' }));
+  });
+}
+
 /** `switchboard call TOOL ARGS --json` against the profile's running Core; throws with its stderr when it fails. */
 export async function callTool(home: string, tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
   const r = await runCli(home, ['call', tool, JSON.stringify(args), '--json']);
@@ -46,36 +61,51 @@ export interface Served {
   url: string;
   openUrl: string;
   token: string;
-  /** The approver secret from the printed URL's #fragment. */
+  /** The person secret from the person link's #fragment: a page or socket that shows it is a person's. */
   approver: string;
   child: ChildProcess;
   stop(): Promise<void>;
 }
 
-/** Start `switchboard serve` on a free port and wait for its URL. */
+/** The parts of a person link (`serve --link-fd`): the page's address, the token, the person secret. */
+export function parsePersonLink(link: string): { url: string; token: string; approver: string } | undefined {
+  const m = /^(http:\/\/\S+?)\?token=([^\s#]+)#approver=(\S+)$/.exec(link.trim());
+  return m ? { url: m[1]!, token: decodeURIComponent(m[2]!), approver: decodeURIComponent(m[3]!) } : undefined;
+}
+
+/**
+ * Start `switchboard serve` on a free port and wait for the person link it hands to descriptor 3 (`--link-fd 3`), as a
+ * program that starts serve for a person does: the test acts as that person.
+ */
 export function startServe(home: string, env: Record<string, string> = {}): Promise<Served> {
-  const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0'], { env: { ...process.env, SWITCHBOARD_HOME: home, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--link-fd', '3'], {
+    env: { ...process.env, SWITCHBOARD_HOME: home, ...env },
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+  });
   return new Promise((resolve, reject) => {
-    let out = '';
+    let linkText = '';
     let err = '';
     const timer = setTimeout(() => reject(new Error(`serve did not start: ${err}`)), 20_000);
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (err += d));
+    child.stdout!.resume();
     child.on('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`serve exited with ${code}: ${err.trim()}`));
     });
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      out += d;
-      // The printed URL ends in #approver=… (the window's approver secret); the token stops before it.
-      const m = /serving at (http:\/\/\S+)\?token=([^\s#]+)(#\S+)?\s/.exec(out);
-      if (!m) return;
+    const linkPipe = child.stdio[3] as NodeJS.ReadableStream;
+    linkPipe.setEncoding('utf8');
+    linkPipe.on('data', (d: string) => {
+      linkText += d;
+      if (!linkText.includes('\n')) return;
+      const link = parsePersonLink(linkText.split('\n')[0]!);
+      if (!link) return reject(new Error(`serve handed a malformed link: ${linkText}`));
       clearTimeout(timer);
       child.removeAllListeners('exit');
       resolve({
-        url: m[1]!,
-        token: m[2]!,
-        openUrl: `${m[1]}?token=${m[2]}${m[3] ?? ''}`,
-        approver: /#approver=(\S+)/.exec(m[3] ?? '')?.[1] ?? '',
+        url: link.url,
+        token: link.token,
+        openUrl: linkText.split('\n')[0]!,
+        approver: link.approver,
         child,
         stop: () =>
           new Promise((res) => {

@@ -173,6 +173,11 @@ export const coreMethods = lazyTable({
   /** The window's settings from the profile; null before any were saved. */
   'settings.get': () => ({ input: z.object({}), output: UiSettings.nullable() }),
   'settings.save': () => ({ input: UiSettings, output: z.object({}) }),
+  /**
+   * A new person link for the served page (`switchboard open`): its secret goes in the page URL's #fragment and makes
+   * that page's connection a person's. Only a person gets one.
+   */
+  'window.link': () => ({ input: z.object({}), output: z.object({ approver: z.string() }) }),
   'activity.list': () => ({ input: z.object({ limit: z.number().int().positive().max(1000).optional() }), output: z.array(ActivityEntry) }),
   /**
    * A connection receives only the events it subscribed to (pane events go by pane: those it opened or attached).
@@ -227,6 +232,7 @@ export const methodCapability = {
   'settings.get': 'person',
   'settings.save': 'person',
   'activity.list': 'person',
+  'window.link': 'person',
   'events.subscribe': 'person',
   'events.unsubscribe': 'person',
 } as const satisfies Record<CoreMethod, Capability>;

@@ -8,20 +8,10 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { PendingApproval } from '../../shared/approvals.js';
 import { loadDockerEnv, repoRoot } from '../../../scripts/testEnv.js';
-import { cliPath, ensureBuilt, runCli, startServe, tempHome, type CliResult, type Served } from '../../../scripts/cliHarness.js';
+import { cliPath, ensureBuilt, runCli, runCliAtTerminal, startServe, tempHome, type CliResult, type Served } from '../../../scripts/cliHarness.js';
 import { shellQuote } from '../core/backends/shell/shellWrap.js';
 
-/** `switchboard ARGS` run by the test process on a pty of its own (script gives it a controlling terminal). */
-function atTerminal(home: string, args: string[]): Promise<CliResult> {
-  const command = [process.execPath, cliPath, ...args].map(shellQuote).join(' ');
-  return new Promise((resolve) => {
-    const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...process.env, SWITCHBOARD_HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    // A pty merges stderr into stdout.
-    child.on('close', (status) => resolve({ status, stdout: stdout.replace(/\r/g, ''), stderr: '' }));
-  });
-}
+const atTerminal = runCliAtTerminal;
 
 /** Start an agent's tool call; it waits while its approval is pending. */
 function agentCall(home: string, args: Record<string, unknown>): { done: Promise<CliResult>; kill: () => void } {
@@ -99,7 +89,7 @@ describe('approvals through serve and the CLI (local target)', { timeout: 300_00
     expect(refused.stderr.trim().split('\n')).toHaveLength(1);
     expect((await pendingList(home)).map((a) => a.id)).toContain(p.id);
 
-    const denied = await runCli(home, ['approvals', 'deny', p.id, '--reason', 'use the staging box']);
+    const denied = await atTerminal(home, ['approvals', 'deny', p.id, '--reason', 'use the staging box']);
     expect(denied.status).toBe(0);
     const r = await call.done;
     expect(r.status).toBe(2);
@@ -118,19 +108,19 @@ describe('approvals through serve and the CLI (local target)', { timeout: 300_00
     // Plainly: the CLI sees it has no terminal.
     expect(await run(`${env} ${cli}`)).toMatch(/approving needs a person at a terminal/);
     // With a pty of its own (script): the CLI passes its own check; the Core sees whose child it is.
-    expect(await run(`${env} script -qec ${shellQuote(cli)} /dev/null`)).toMatch(/only a person may approve: it runs inside a tool call/);
+    expect(await run(`${env} script -qec ${shellQuote(cli)} /dev/null`)).toMatch(/only a person may use approvals.decide: it runs inside a tool call/);
     // Detached into a session of its own, still on a pty.
-    expect(await run(`${env} setsid script -qec ${shellQuote(cli)} /dev/null`)).toMatch(/only a person may approve: it runs inside a tool call/);
+    expect(await run(`${env} setsid script -qec ${shellQuote(cli)} /dev/null`)).toMatch(/only a person may use approvals.decide: it runs inside a tool call/);
     // Straight over the WebSocket with the token from core.json, on a pty too.
     const ws = JSON.stringify(join(repoRoot, 'node_modules', 'ws'));
     const js = `const W=require(${ws});const c=JSON.parse(require('fs').readFileSync(process.env.SWITCHBOARD_HOME+'/core.json','utf8'));`
       + `const s=new W(c.ws_url,{headers:{authorization:'Bearer '+c.token}});`
       + `s.on('open',()=>s.send(JSON.stringify({type:'call',id:1,method:'approvals.decide',params:{id:'${p.id}',decision:'approve'}})));`
       + `s.on('message',(m)=>{console.log(String(m));process.exit(0)});`;
-    expect(await run(`${env} script -qec ${shellQuote(`${shellQuote(process.execPath)} -e ${shellQuote(js)}`)} /dev/null`)).toMatch(/"code":"not_permitted".*only a person may approve/);
+    expect(await run(`${env} script -qec ${shellQuote(`${shellQuote(process.execPath)} -e ${shellQuote(js)}`)} /dev/null`)).toMatch(/"code":"not_permitted".*only a person may use approvals.decide/);
     expect((await pendingList(home)).map((a) => a.id)).toContain(p.id);
 
-    await runCli(home, ['approvals', 'deny', p.id]);
+    await atTerminal(home, ['approvals', 'deny', p.id]);
     expect((await call.done).status).toBe(2);
   });
 
@@ -143,7 +133,7 @@ describe('approvals through serve and the CLI (local target)', { timeout: 300_00
     const other = agentCall(home, { command: 'sudo -n true || true', execution_target: 'b' });
     const q = await pendingFor(home, 'sudo -n true || true');
     expect(q.execution_target).toBe('b');
-    await runCli(home, ['approvals', 'deny', q.id]);
+    await atTerminal(home, ['approvals', 'deny', q.id]);
     expect((await other.done).status).toBe(2);
   });
 
@@ -152,18 +142,21 @@ describe('approvals through serve and the CLI (local target)', { timeout: 300_00
     const p = await pendingFor(home, 'git push --force origin HEAD || true');
     expect((await atTerminal(home, ['approvals', 'approve', p.id, '--scope', 'always'])).status).toBe(0);
     await call.done;
-    const rules = JSON.parse((await runCli(home, ['approvals', 'rules', '--json'])).stdout) as { rules: Array<{ id: string; pattern: string; execution_target: string }> };
+    const rules = JSON.parse((await atTerminal(home, ['approvals', 'rules', '--json'])).stdout) as { rules: Array<{ id: string; pattern: string; execution_target: string }> };
     expect(rules.rules).toEqual([expect.objectContaining({ execution_target: 'a', tool: 'terminal', pattern: 'git push --force origin HEAD || true', created_by: 'cli' })]);
-    expect((await runCli(home, ['approvals', 'rules'])).stdout).toContain('git push --force origin HEAD');
-    expect((await runCli(home, ['approvals', 'revoke', rules.rules[0]!.id])).stdout).toBe(`revoked ${rules.rules[0]!.id}\n`);
-    expect(JSON.parse((await runCli(home, ['approvals', 'rules', '--json'])).stdout).rules).toEqual([]);
+    expect((await atTerminal(home, ['approvals', 'rules'])).stdout).toContain('git push --force origin HEAD');
+    expect((await atTerminal(home, ['approvals', 'revoke', rules.rules[0]!.id])).stdout).toBe(`revoked ${rules.rules[0]!.id}\n`);
+    expect(JSON.parse((await atTerminal(home, ['approvals', 'rules', '--json'])).stdout).rules).toEqual([]);
 
     for (const args of [['approvals', 'revoke', 'nope'], ['approvals', 'deny', 'nope']]) {
-      const r = await runCli(home, args);
+      const r = await atTerminal(home, args);
       expect(r.status).toBe(2);
-      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stdout.trim().split('\n')).toHaveLength(1);
     }
-    expect((await runCli(home, ['approvals', 'revoke', 'nope'])).stderr).toMatch(/no approval rule nope/);
+    expect((await atTerminal(home, ['approvals', 'revoke', 'nope'])).stdout).toMatch(/no approval rule nope/);
+    // Rules and their removal are a person's: without a terminal, one line saying so.
+    const agent = await runCli(home, ['approvals', 'revoke', 'nope']);
+    expect(agent.stderr).toMatch(/^switchboard: only a person may use approvals.revoke: the asking process has no controlling terminal/);
     expect((await atTerminal(home, ['approvals', 'approve', 'nope'])).stdout).toMatch(/^switchboard: no pending approval nope/);
   });
 
@@ -185,7 +178,7 @@ describe('approvals through serve and the CLI (local target)', { timeout: 300_00
       const denied = client.callTool({ name: 'terminal', arguments: { command: 'sudo uptime', execution_target: 'a' } }, undefined, { timeout: 600_000 }) as Promise<CallResult>;
       const p = await pendingFor(home, 'sudo uptime');
       expect(p.client).toBe('mcp');
-      await runCli(home, ['approvals', 'deny', p.id, '--reason', 'not today']);
+      await atTerminal(home, ['approvals', 'deny', p.id, '--reason', 'not today']);
       const r = await denied;
       expect(r.isError).toBe(true);
       expect(r.content[0]?.text).toMatch(/denied by a person: not today/);
@@ -245,7 +238,7 @@ describe.skipIf(!docker)('approvals on docker targets follow the flags', { timeo
     const call = agentCall(home, { command: 'rm -rf /mnt/d', execution_target: 'mounted' });
     const p = await pendingFor(home, 'rm -rf /mnt/d');
     expect(p).toMatchObject({ execution_target: 'mounted', backend: 'docker' });
-    await runCli(home, ['approvals', 'deny', p.id]);
+    await atTerminal(home, ['approvals', 'deny', p.id]);
     expect((await call.done).status).toBe(2);
   });
 });

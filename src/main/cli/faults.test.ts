@@ -114,7 +114,7 @@ describe.skipIf(!ssh || !docker)('faults against a served Core', () => {
     ].join('\n'));
     served = await startServe(home);
     const info = JSON.parse(readFileSync(join(home, 'core.json'), 'utf8')) as { ws_url: string; token: string };
-    core = await connectCore(info.ws_url, info.token);
+    core = await connectCore(info.ws_url, info.token, undefined, served.approver);
   });
   afterAll(async () => {
     core?.close();

@@ -100,7 +100,7 @@ describe.skipIf(!ssh || !docker)('secrets never reach a command, on every path a
       });
 
       it('a pane', async () => {
-        const { client, close } = await connectCore(served.url.replace('http', 'ws') + 'ws', served.token);
+        const { client, close } = await connectCore(served.url.replace('http', 'ws') + 'ws', served.token, undefined, served.approver);
         try {
           let seen = '';
           client.on('pane.data', (e) => (seen += e.data));

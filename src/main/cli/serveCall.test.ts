@@ -139,7 +139,7 @@ describe('serve + call', () => {
         sock.on('error', () => resolve());
       });
     }
-    const { client, close } = await connectCore(served.url.replace('http', 'ws') + 'ws', served.token);
+    const { client, close } = await connectCore(served.url.replace('http', 'ws') + 'ws', served.token, undefined, served.approver);
     try {
       const big = 'x'.repeat(17 * 1024 * 1024);
       await expect(client.call('tool.call', { tool: 'write_file', args: { path: 'big.txt', content: big }, client: 'test' })).rejects.toMatchObject({ code: 'too_large' });
@@ -153,8 +153,8 @@ describe('serve + call', () => {
 
   it('closes the panes a connection opened when it goes away', async () => {
     const wsUrl = served.url.replace('http', 'ws') + 'ws';
-    const a = await connectCore(wsUrl, served.token);
-    const b = await connectCore(wsUrl, served.token);
+    const a = await connectCore(wsUrl, served.token, undefined, served.approver);
+    const b = await connectCore(wsUrl, served.token, undefined, served.approver);
     try {
       const pane = await a.client.call('pane.open', { execution_target: 'a', cols: 80, rows: 24 });
       expect((await b.client.call('pane.list', {})).map((p) => p.pane_id)).toContain(pane.pane_id);

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cliPath, ensureBuilt, runCli, startServe, tempHome, type Served } from '../../../scripts/cliHarness.js';
+import { cliPath, ensureBuilt, runCli, runCliAtTerminal, startServe, tempHome, type Served } from '../../../scripts/cliHarness.js';
 
 /** Libraries only the Core needs (backends, the approval parser); a client command that loads one is too big. */
 const coreOnly = /\/node_modules\/(ssh2|dockerode|node-pty|web-tree-sitter|tree-sitter-bash|ssh-config|tar-stream)\//;
@@ -61,8 +61,9 @@ describe('small clients', () => {
   });
 
   /** Run one CLI command with module tracing; it must succeed and load its own bundle, not serve's or `heavy`. */
-  async function runSmall(name: string, args: string[], bundle: string, heavy: RegExp = coreOnly): Promise<string> {
-    const r = await runCli(home, args, tracing(name));
+  /** `person`: run it at a terminal of its own, as a person's command must be (stderr then shows in stdout). */
+  async function runSmall(name: string, args: string[], bundle: string, heavy: RegExp = coreOnly, person = false): Promise<string> {
+    const r = await (person ? runCliAtTerminal : runCli)(home, args, tracing(name));
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const modules = loaded(name);
@@ -86,7 +87,7 @@ describe('small clients', () => {
   });
 
   it('`switchboard plugins list` runs without loading a backend library', async () => {
-    await runSmall('plugins-list', ['plugins', 'list'], 'plugins');
+    await runSmall('plugins-list', ['plugins', 'list'], 'plugins', coreOnly, true);
   });
 
   it('the Core (`serve`) has zod, yaml, ws and commander inside its bundle instead of loading their files', async () => {

@@ -1,6 +1,6 @@
 // The composition root: builds the nouns from explicit dependencies and composes their handler tables. Nothing imports it but the edges.
 import { SwitchboardError, toErrorPayload } from '../../shared/errors.js';
-import { coreMethods, isCoreMethod, type CoreEvent, type EventPayload } from '../../shared/api.js';
+import { coreMethods, isCoreMethod, methodCapability, type CoreEvent, type EventPayload } from '../../shared/api.js';
 import { runtimeIdentity, type TargetInfo } from '../../shared/targets.js';
 import type { ToolClient, ToolResult } from '../../shared/tools.js';
 import type { BackendProvider, ProviderContext, TargetSnapshot } from './backends/provider.js';
@@ -42,8 +42,19 @@ import { doctorMethods } from './doctor/methods.js';
 import { toolMethods } from './tools/methods.js';
 import { activityMethods } from './activity/methods.js';
 import { eventMethods } from './events/methods.js';
+import { PersonLinks } from './person/personLinks.js';
+import { personMethods } from './person/methods.js';
 import { CoreRuns, sweepLocal } from './processes/coreRuns.js';
 import { markedProvider, type SweepReport } from './processes/markedEnvironment.js';
+
+/** The refusal of a person's method to a caller that is not one: what it was, why, and where a person does it. */
+function personOnly(method: string, why: string): SwitchboardError {
+  return new SwitchboardError(
+    'not_permitted',
+    `only a person may use ${method}: ${why}`,
+    'do it in the Switchboard window, or run the `switchboard` command in a terminal of your own (not from a tool call)',
+  );
+}
 
 /** Kept for callers that found the profile here; it lives in home.ts so that nothing below the Core imports this file. */
 export { switchboardHome };
@@ -80,6 +91,8 @@ export class Core {
   /** The built-in backends by name; plugin backends come from `plugins`. */
   private readonly builtins = new Map<string, BackendProvider>();
   readonly plugins: Plugins;
+  /** The secrets of the links that make a browser page a person's (the transport asks them). */
+  readonly personLinks = new PersonLinks();
   private readonly runs: CoreRuns;
   private readonly handlers: Handlers;
   private readonly retire: { schedule(): void; close(): void };
@@ -265,6 +278,7 @@ export class Core {
       eventMethods(),
       backendMethods({ providers: () => this.allProviders() }),
       pluginMethods({ plugins: this.plugins }),
+      personMethods({ links: this.personLinks }),
     ) satisfies Handlers;
   }
 
@@ -316,11 +330,16 @@ export class Core {
     if (!isCoreMethod(method)) throw new SwitchboardError('bad_request', `unknown method "${method}"`);
     const input = coreMethods[method].input.safeParse(params ?? {});
     if (!input.success) throw new SwitchboardError('bad_request', `${method}: ${input.error.issues[0]?.message ?? 'invalid input'}`);
+    if (methodCapability[method] === 'person') {
+      // A caller that did not show it is a person is an agent: the default is no.
+      const refusal = ctx.personRefusal ? ctx.personRefusal() : 'the connection did not show that a person is behind it';
+      if (refusal) throw personOnly(method, refusal);
+    }
     const handler = this.handlers[method] as (input: unknown, ctx: CallContext) => Promise<unknown>;
     return handler(input.data, {
-      client: ctx.client ?? 'ui',
+      client: ctx.client ?? 'cli',
       connection: ctx.connection ?? detachedConnection,
-      ...(ctx.approverRefusal ? { approverRefusal: ctx.approverRefusal } : {}),
+      ...(ctx.personRefusal ? { personRefusal: ctx.personRefusal } : {}),
       ...(ctx.signal ? { signal: ctx.signal } : {}),
     });
   }

@@ -22,16 +22,21 @@ export interface CallContext {
   client: ToolClient;
   connection: ConnectionScope;
   /**
-   * Why this caller may not approve pending approvals (undefined: it may). The transport answers from what a
-   * tool-call process never has: the window's own channel, the approver secret, or a terminal of its own.
+   * Why this caller is not a person (undefined: it is one). The transport answers from what an agent's process never
+   * has: the window's own channel, the person link's secret, or a terminal of its own outside every agent sandbox.
+   * Absent: the caller is an agent. `Core.invoke` asks it before every method that needs a person (shared/api.ts
+   * methodCapability); no handler asks on its own.
    */
-  approverRefusal?: () => string | undefined;
+  personRefusal?: () => string | undefined;
   /** Aborts when the caller withdraws the call or its connection goes away (a held approval is withdrawn). */
   signal?: AbortSignal;
 }
 
 export type Handler<M extends CoreMethod> = (input: MethodInput<M>, ctx: CallContext) => Promise<MethodOutput<M>>;
 export type Handlers = { [M in CoreMethod]: Handler<M> };
+
+/** What a caller inside the Core's own process that acts for the person passes (the Electron window's adapter, tests). */
+export const asPerson = { personRefusal: (): string | undefined => undefined } as const satisfies Partial<CallContext>;
 
 export const detachedConnection: ConnectionScope = {
   subscribe: () => undefined,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { createServer, connect, type AddressInfo, type Socket } from 'node:net';
 import { spawn } from 'node:child_process';
-import { ancestry, peerPid, procInfo } from './peerProcess.js';
-import { cliApproverRefusal } from './approverCheck.js';
+import { ancestry, childrenOf, peerPid, procInfo } from './peerProcess.js';
+import { cliPersonRefusal, foreignNamespaces } from './approverCheck.js';
 
 /** A loopback server and a client connected to it from `connector` (this process, or a child). */
 async function withConnection<T>(fn: (clientPort: number, serverPort: number) => Promise<T> | T, fromChild = false): Promise<T> {
@@ -41,7 +41,45 @@ describe.skipIf(process.platform !== 'linux')('who is at the other end', () => {
   });
 
   it('refuses a child the Core started without a terminal (how tool calls run)', async () => {
-    const why = await withConnection((c, s) => cliApproverRefusal(c, s), true);
+    const why = await withConnection((c, s) => cliPersonRefusal(c, s), true);
     expect(why).toMatch(/no controlling terminal|inside a tool call/);
   });
 });
+
+describe.skipIf(process.platform !== 'linux')('namespaces an agent sandbox has of its own', () => {
+  it('finds none foreign for this process, and each one a bubblewrap child unshares', async () => {
+    expect(foreignNamespaces(process.pid)).toEqual([]);
+    const { execFileSync } = await import('node:child_process');
+    let bwrap = true;
+    try {
+      execFileSync('bwrap', ['--version'], { stdio: 'ignore' });
+    } catch {
+      bwrap = false;
+    }
+    if (!bwrap) {
+      console.warn('bwrap is not installed: the sandboxed half of this test cannot run here');
+      return;
+    }
+    const child = spawn('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--proc', '/proc', '--', 'sleep', '30'], { stdio: 'ignore' });
+    try {
+      // bwrap forks the sandbox's first process; wait for it (a grandchild of this test, in the new namespaces).
+      let inside: number | undefined;
+      for (let i = 0; i < 100 && inside === undefined; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        const kids = childrenOfAny(child.pid!);
+        inside = kids.find((p) => foreignNamespaces(p).length > 0);
+      }
+      expect(inside).toBeDefined();
+      expect(foreignNamespaces(inside!)).toEqual(expect.arrayContaining(['mnt', 'pid', 'ipc', 'uts']));
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});
+
+/** Every descendant of `pid`. */
+function childrenOfAny(pid: number): number[] {
+  const out: number[] = [];
+  for (const c of childrenOf(pid)) out.push(c.pid, ...childrenOfAny(c.pid));
+  return out;
+}

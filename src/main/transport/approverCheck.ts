@@ -1,18 +1,42 @@
-// Who may approve: a CLI connection may only when the process behind it sits at a terminal of its own and is not,
-// nor descends from, a process the Core started for a tool call or a background process (an agent's command).
+// Whether a CLI connection is a person's: the process behind it sits at a terminal of its own, shares every namespace
+// with the Core (an agent sandbox has its own), and is not, nor descends from, a process the Core started for a tool
+// call or a background process (an agent's command).
+import { readlinkSync } from 'node:fs';
 import { ancestry, childrenOf, peerPid } from './peerProcess.js';
 
+/** The namespaces an agent sandbox unshares (core/sandbox): a process in any other than the Core's is inside one. */
+const SANDBOX_NAMESPACES = ['mnt', 'pid', 'ipc', 'uts', 'user'] as const;
+
+/** The namespaces of `pid` (or this process) that differ from this process's own; unreadable ones count as differing. */
+export function foreignNamespaces(pid: number, self: number | 'self' = 'self'): string[] {
+  const link = (p: number | 'self', ns: string): string | undefined => {
+    try {
+      return readlinkSync(`/proc/${p}/ns/${ns}`);
+    } catch {
+      return undefined;
+    }
+  };
+  return SANDBOX_NAMESPACES.filter((ns) => {
+    const theirs = link(pid, ns);
+    return theirs === undefined || theirs !== link(self, ns);
+  });
+}
+
 /**
- * Why the local process at the client end of this loopback connection may not approve, or undefined when it may.
+ * Why the local process at the client end of this loopback connection is not a person's, or undefined when it is.
  * Tool calls and background processes are the Core's children without a terminal (spawned detached, each the leader
  * of its own session); pane shells are children with a pty (a person types there) and may approve.
  */
-export function cliApproverRefusal(clientPort: number, serverPort: number, corePid = process.pid): string | undefined {
+export function cliPersonRefusal(clientPort: number, serverPort: number, corePid = process.pid): string | undefined {
   if (process.platform !== 'linux') return 'this system cannot show which process is asking (no /proc)';
   const pid = peerPid(clientPort, serverPort);
   if (pid === undefined) return 'cannot tell which process is asking';
   const chain = ancestry(pid);
   if (!chain[0] || chain[0].ttyNr === 0) return 'the asking process has no controlling terminal';
+  // The one test a double fork, setsid, script or tmux cannot pass: a process in an agent sandbox stays in its
+  // namespaces, whatever it starts. (A person's own terminal shares the Core's.)
+  const foreign = foreignNamespaces(pid, corePid === process.pid ? 'self' : corePid);
+  if (foreign.length > 0) return `the asking process runs inside an agent sandbox (its ${foreign.join(', ')} namespace${foreign.length > 1 ? 's differ' : ' differs'} from the Core's)`;
   // Sessions the Core started for tool calls: a `script` or `setsid` inside one keeps an ancestor in it.
   const toolSessions = new Set(childrenOf(corePid).filter((c) => c.ttyNr === 0 && c.session === c.pid).map((c) => c.session));
   for (const p of chain) {

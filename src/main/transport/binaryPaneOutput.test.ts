@@ -27,8 +27,10 @@ describe('pane output as binary frames', () => {
     t = await makeTestCore(['a']);
     server = new WsServer(t.core, { rendererDir: '/nonexistent' });
     const { wsUrl } = await server.listen();
-    bin = await connectCore(wsUrl, server.token);
-    json = await connectCore(wsUrl, server.token);
+    // Both as a person's windows: panes are a person's.
+    const person = server.personLinks.mint();
+    bin = await connectCore(wsUrl, server.token, undefined, person);
+    json = await connectCore(wsUrl, server.token, undefined, person);
   });
   afterAll(async () => {
     bin?.close();

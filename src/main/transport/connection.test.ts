@@ -17,8 +17,9 @@ import { PaneBatch } from '../core/panes/paneBatch.js';
 const FLOOD = "head -c 400000000 /dev/zero | tr '\\0' x; echo FLOOD-END\r";
 
 /** A raw client that counts every message it is sent; `slow()` stops reading from the socket (the kernel then fills up). */
-async function rawClient(wsUrl: string, token: string) {
-  const ws = new WebSocket(wsUrl, { headers: { authorization: `Bearer ${token}` } });
+async function rawClient(wsUrl: string, token: string, person?: string) {
+  // `person`: a person link's secret — a window's connection (panes and subscriptions are a person's).
+  const ws = new WebSocket(person ? `${wsUrl}?approver=${encodeURIComponent(person)}` : wsUrl, { headers: { authorization: `Bearer ${token}` } });
   await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
   const seen = { results: 0, events: new Map<string, number>() };
   const replies = new Map<number, (msg: { ok: boolean; result?: unknown; error?: unknown }) => void>();
@@ -51,7 +52,7 @@ describe('connections receive only what they asked for', () => {
     t = await makeTestCore(['a']);
     server = new WsServer(t.core, { rendererDir: '/nonexistent' });
     wsUrl = (await server.listen()).wsUrl;
-    ui = await connectCore(wsUrl, server.token);
+    ui = await connectCore(wsUrl, server.token, undefined, server.personLinks.mint());
   });
   afterAll(async () => {
     ui?.close();
@@ -90,7 +91,7 @@ describe('connections receive only what they asked for', () => {
   });
 
   it('answers every request: malformed ones, string ids, no JSON at all, and nesting past the limit', async () => {
-    const c = await rawClient(wsUrl, server.token);
+    const c = await rawClient(wsUrl, server.token, server.personLinks.mint());
     const replies: Array<{ id: unknown; ok: boolean; error?: { code: string; message: string } }> = [];
     c.ws.on('message', (raw) => {
       const msg = JSON.parse(raw.toString()) as { type: string; id: unknown; ok: boolean; error?: { code: string; message: string } };
@@ -113,7 +114,7 @@ describe('connections receive only what they asked for', () => {
   });
 
   it('a subscription is per event: subscribed to processes.changed only, a connection sees no activity', async () => {
-    const c = await rawClient(wsUrl, server.token);
+    const c = await rawClient(wsUrl, server.token, server.personLinks.mint());
     expect(await c.call('events.subscribe', { events: ['processes.changed'] })).toMatchObject({ ok: true });
     await t.core.callTool('terminal', { command: 'sleep 0.2', background: true }, 'test');
     while (!c.seen.events.get('processes.changed')) await sleep(20);
@@ -124,9 +125,9 @@ describe('connections receive only what they asked for', () => {
   });
 
   it('pane events go to the connections that opened or attached the pane, and to no other', async () => {
-    const opener = await rawClient(wsUrl, server.token);
-    const attacher = await rawClient(wsUrl, server.token);
-    const bystander = await rawClient(wsUrl, server.token);
+    const opener = await rawClient(wsUrl, server.token, server.personLinks.mint());
+    const attacher = await rawClient(wsUrl, server.token, server.personLinks.mint());
+    const bystander = await rawClient(wsUrl, server.token, server.personLinks.mint());
     const opened = await opener.call('pane.open', { execution_target: 'a', cols: 80, rows: 24 });
     const paneId = (opened.result as { pane_id: string }).pane_id;
     expect(await attacher.call('pane.attach', { pane_id: paneId })).toMatchObject({ ok: true });
@@ -160,7 +161,7 @@ describe('a client that stops reading', () => {
   });
 
   it('pane output: the pty is throttled, so what the Core queues for it stays near the high mark', async () => {
-    const slow = await rawClient(wsUrl, server.token);
+    const slow = await rawClient(wsUrl, server.token, server.personLinks.mint());
     const opened = await slow.call('pane.open', { execution_target: 'a', cols: 80, rows: 24 });
     const paneId = (opened.result as { pane_id: string }).pane_id;
     slow.slow();
@@ -186,7 +187,7 @@ describe('a client that stops reading', () => {
   }, 120_000);
 
   it('background output: process.output is dropped for it, so its queue stays bounded during a large flood', async () => {
-    const slow = await rawClient(wsUrl, server.token);
+    const slow = await rawClient(wsUrl, server.token, server.personLinks.mint());
     expect(await slow.call('events.subscribe', { events: ['process.output', 'processes.changed'] })).toMatchObject({ ok: true });
     slow.slow();
     const started = await t.core.callTool('terminal', { command: "head -c 100000000 /dev/zero | tr '\\0' y", background: true }, 'test');
@@ -277,7 +278,7 @@ describe('pane output to a binary window', () => {
 });
 
 describe('acknowledgements without a reply', () => {
-  it('an ack message acknowledges a pane and is not answered; a malformed one or one for a gone pane is dropped', async () => {
+  it('an ack message acknowledges a pane this connection reads and is not answered; one for another connection\'s pane, a malformed one or one for a gone pane is dropped', async () => {
     const sent: unknown[] = [];
     const acked: Array<[string, number]> = [];
     const conn = new Connection({
@@ -285,6 +286,9 @@ describe('acknowledgements without a reply', () => {
       onEvent: () => () => undefined,
       panes: { throttle: () => () => undefined, leave: () => undefined, has: (id) => id === 'p-1', ack: (id, chars) => void acked.push([id, chars]) },
     }, { send: (m) => void sent.push(m), buffered: () => 0, isOpen: () => true, close: () => undefined });
+    await conn.receive({ type: 'ack', pane_id: 'p-1', chars: 125_000 });
+    conn.addPane('p-1', false);
+    conn.addPane('p-2', false);
     await conn.receive({ type: 'ack', pane_id: 'p-1', chars: 125_000 });
     await conn.receive({ type: 'ack', pane_id: 'p-2', chars: 10 });
     await conn.receive({ type: 'ack', pane_id: 'p-1', chars: -5 });

@@ -55,12 +55,12 @@ export const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 /** Who is at the other end, as the carrier can tell without asking the client. */
 export interface ConnectionIdentity {
   client: ToolClient;
-  /** Why this connection may not approve (undefined: it may). */
-  approverRefusal: () => string | undefined;
+  /** Why this connection is not a person's (undefined: it is); asked before every method that needs a person. */
+  personRefusal: () => string | undefined;
 }
 
-/** A connection nothing is known about: recorded as the CLI, and it may not approve. */
-export const unknownCaller: ConnectionIdentity = { client: 'cli', approverRefusal: () => 'the connection did not show who it is' };
+/** A connection nothing is known about: recorded as the CLI, and an agent (it is not a person). */
+export const unknownCaller: ConnectionIdentity = { client: 'cli', personRefusal: () => 'the connection did not show who it is' };
 
 /** A batch of a pane's output as the Core emits it: the pty's bytes (or text, from a test or a plugin) and its chars. */
 type PaneData = { pane_id: string; data: string | Uint8Array; chars?: number };
@@ -119,7 +119,8 @@ export class Connection implements ConnectionScope {
     if ((raw as { type?: unknown } | null)?.type === 'ack') {
       // No reply either (that is its point): a malformed one, or one for a pane that has closed since, is dropped.
       const ack = WireAck.safeParse(raw);
-      if (ack.success && this.core.panes.has(ack.data.pane_id)) this.core.panes.ack(ack.data.pane_id, ack.data.chars);
+      // Only for a pane this connection reads: another's flow control is not its to move.
+      if (ack.success && this.panes.has(ack.data.pane_id) && this.core.panes.has(ack.data.pane_id)) this.core.panes.ack(ack.data.pane_id, ack.data.chars);
       return;
     }
     const parsed = WireCall.safeParse(raw);
@@ -151,7 +152,7 @@ export class Connection implements ConnectionScope {
   }
 
   private callContext(signal: AbortSignal): Partial<CallContext> {
-    return { connection: this, client: this.identity.client, approverRefusal: this.identity.approverRefusal, signal };
+    return { connection: this, client: this.identity.client, personRefusal: this.identity.personRefusal, signal };
   }
 
   // ---- ConnectionScope: what handlers may change about this connection ----

@@ -17,6 +17,11 @@ export const CoreFile = z.object({
 });
 export type CoreFile = z.infer<typeof CoreFile>;
 
+/** The page URL that makes its connection a person's: the token in the query, the person secret in the #fragment. */
+export function personLinkUrl(url: string, token: string, secret: string): string {
+  return `${url}?token=${encodeURIComponent(token)}#approver=${encodeURIComponent(secret)}`;
+}
+
 export function coreFilePath(home: string): string {
   return join(home, 'core.json');
 }

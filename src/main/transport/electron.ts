@@ -3,8 +3,8 @@ import { ipcMain, type WebContents } from 'electron';
 import { ELECTRON_CHANNEL } from '../../shared/bridge.js';
 import { Connection, type ConnectionCore, type ConnectionIdentity } from './connection.js';
 
-/** The window's own channel: a person, who may approve. */
-const windowCaller: ConnectionIdentity = { client: 'ui', approverRefusal: () => undefined };
+/** The window's own channel: a person's. */
+const windowCaller: ConnectionIdentity = { client: 'ui', personRefusal: () => undefined };
 
 /** Wire one window's renderer to the Core. Returns a function that unwires it. */
 export function attachWindow(core: ConnectionCore, contents: WebContents): () => void {

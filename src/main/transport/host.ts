@@ -4,7 +4,7 @@ import { Core, switchboardHome } from '../core/core.js';
 import { defaultCoreOptions } from '../core/defaults.js';
 import type { KeyValueStoreFactory } from '../core/workspace/workspaceStore.js';
 import { WsServer } from './wsServer.js';
-import { claimProfile, removeCoreFile, writeCoreFile } from './coreFile.js';
+import { claimProfile, personLinkUrl, removeCoreFile, writeCoreFile } from './coreFile.js';
 import type { McpHttp } from '../core/agent/mcpHttp.js';
 
 export interface Host {
@@ -12,8 +12,8 @@ export interface Host {
   server: WsServer;
   url: string;
   wsUrl: string;
-  /** The URL to open in a browser: carries the token once, and the approver secret in its #fragment (never sent to a server). */
-  openUrl: string;
+  /** A new person link: the URL with the token, and a person secret in its #fragment (never sent to a server). Hand it only to a person. */
+  personLink(): string;
   close(): Promise<void>;
 }
 
@@ -28,7 +28,7 @@ export async function startHost(opts: { host?: string; port?: number; mode: 'ser
     profile.release();
     throw err;
   }
-  const server = new WsServer(core, { host: opts.host, port: opts.port, rendererDir: opts.rendererDir });
+  const server = new WsServer(core, { host: opts.host, port: opts.port, rendererDir: opts.rendererDir, personLinks: core.personLinks });
   // MCP over Streamable HTTP; the WsServer checks the bearer token, Host and Origin first.
   // The MCP SDK loads with the first request to /mcp: an idle Core (or one only a window talks to) does not hold it.
   let mcp: Promise<McpHttp> | undefined;
@@ -58,7 +58,7 @@ export async function startHost(opts: { host?: string; port?: number; mode: 'ser
     server,
     url: listening.url,
     wsUrl: listening.wsUrl,
-    openUrl: `${listening.url}?token=${server.token}#approver=${server.approverSecret}`,
+    personLink: () => personLinkUrl(listening.url, server.token, core.personLinks.mint()),
     close: async () => {
       if (closed) return;
       closed = true;

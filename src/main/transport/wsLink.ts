@@ -4,7 +4,12 @@ import { SwitchboardError } from '../../shared/errors.js';
 import { CoreClient, type Link } from '../../shared/client.js';
 import type { WireRequest } from '../../shared/api.js';
 
-export async function connectCore(wsUrl: string, token: string, timeoutMs = 5000): Promise<{ client: CoreClient; close: () => void }> {
+/**
+ * Connect to the Core at `wsUrl` with its token. `person`: the secret of a person link, for a program a person started
+ * that acts as their window (tests do); without it the connection is a person's only from a terminal of its own.
+ */
+export async function connectCore(wsUrl: string, token: string, timeoutMs = 5000, person?: string): Promise<{ client: CoreClient; close: () => void }> {
+  if (person !== undefined) wsUrl += `${wsUrl.includes('?') ? '&' : '?'}approver=${encodeURIComponent(person)}`;
   const ws = new WebSocket(wsUrl, { headers: { authorization: `Bearer ${token}` }, handshakeTimeout: timeoutMs });
   await new Promise<void>((resolve, reject) => {
     ws.once('open', () => resolve());

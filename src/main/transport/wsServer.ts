@@ -7,14 +7,15 @@ import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { SwitchboardError } from '../../shared/errors.js';
 import { Connection, type ConnectionCore, type ConnectionIdentity, type ConnectionLimits, type Peer } from './connection.js';
-import { cliApproverRefusal } from './approverCheck.js';
+import { cliPersonRefusal } from './approverCheck.js';
+import { PersonLinks } from '../core/person/personLinks.js';
 
 export interface WsServerOptions {
   host?: string;
   port?: number;
   token?: string;
-  /** The approver secret (random when omitted): only the window's URL carries it; see `approverSecret`. */
-  approverSecret?: string;
+  /** The secrets of person links (the Core's); a server of its own when omitted. See `identify`. */
+  personLinks?: PersonLinks;
   /** Folder of the built renderer (index.html); found next to the build when omitted. */
   rendererDir?: string;
   /** How much may queue for a client that does not read (tests lower them). */
@@ -118,11 +119,11 @@ function requestToken(req: IncomingMessage, url: URL): string | undefined {
 export class WsServer {
   readonly token: string;
   /**
-   * What lets a page's socket approve: it lives only in this process and in the URL the window is opened with (in
-   * its #fragment, which browsers never send to a server), never in core.json, so a tool call that reads core.json
-   * gets the token but not this.
+   * What makes a page's socket a person's: secrets that live only in this process and in the links handed to a
+   * person (in the URL's #fragment, which browsers never send to a server), never in core.json, stdout or a log, so
+   * a tool call that reads core.json gets the token — the agent's capability — and nothing more.
    */
-  readonly approverSecret: string;
+  readonly personLinks: PersonLinks;
   private readonly http: Server;
   private readonly wss: WebSocketServer;
   private readonly routes = new Map<string, RouteHandler>();
@@ -134,7 +135,7 @@ export class WsServer {
 
   constructor(private readonly core: ConnectionCore, private readonly opts: WsServerOptions = {}) {
     this.token = opts.token ?? randomBytes(24).toString('base64url');
-    this.approverSecret = opts.approverSecret ?? randomBytes(24).toString('base64url');
+    this.personLinks = opts.personLinks ?? new PersonLinks();
     this.host = opts.host ?? '127.0.0.1';
     this.rendererDir = opts.rendererDir ?? findRendererDir();
     this.http = createServer((req, res) => {
@@ -261,17 +262,21 @@ export class WsServer {
   }
 
   /**
-   * Who a socket is: the window's page when it shows the approver secret (a person: client ui, may approve);
-   * otherwise a CLI or bridge, which may approve only from a terminal of its own outside any tool call.
+   * Who a socket is: a person's page when it shows a person link's secret (client ui); otherwise a CLI or bridge,
+   * which is a person's only from a terminal of its own, outside every agent sandbox and tool call (asked once, when
+   * the connection first calls a person's method: the process behind it does not change).
    */
   private identify(req: IncomingMessage, url: URL): ConnectionIdentity {
-    if (tokenMatches(url.searchParams.get('approver') ?? undefined, this.approverSecret)) return { client: 'ui', approverRefusal: () => undefined };
+    if (this.personLinks.matches(url.searchParams.get('approver'))) return { client: 'ui', personRefusal: () => undefined };
     const clientPort = req.socket.remotePort ?? 0;
     const serverPort = req.socket.localPort ?? this.port;
     const page = req.headers.origin !== undefined;
+    let refusal: { why: string | undefined } | undefined;
     return {
       client: 'cli',
-      approverRefusal: () => (page ? 'this page was not opened with the approver link that `switchboard serve` printed' : cliApproverRefusal(clientPort, serverPort)),
+      personRefusal: () => (refusal ??= {
+        why: page ? 'this page was not opened from a person link (the one `switchboard serve` shows on its terminal, or `switchboard open`)' : cliPersonRefusal(clientPort, serverPort),
+      }).why,
     };
   }
 

@@ -68,8 +68,9 @@ function pageToken(): string {
 }
 
 /**
- * The approver secret `switchboard serve` put in the #fragment of the URL it printed (a browser never sends a
- * fragment to a server). Kept for this tab so a reload still approves, and wiped from the address bar.
+ * The person secret in the #fragment of the person link (`switchboard serve` shows it on its terminal, `switchboard
+ * open` opens it; a browser never sends a fragment to a server). Kept for this tab so a reload is still the person's,
+ * and wiped from the address bar.
  */
 function approverSecret(): string {
   const m = /(?:^#|&)approver=([^&]+)/.exec(window.location.hash);
@@ -78,6 +79,11 @@ function approverSecret(): string {
     history.replaceState(null, '', window.location.pathname + window.location.search);
   }
   return sessionStorage.getItem('switchboard.approver') ?? '';
+}
+
+/** Whether this page is a person's window (Electron's, or opened from a person link); otherwise it can only look. */
+export function isPersonPage(): boolean {
+  return window.switchboard !== undefined || approverSecret() !== '';
 }
 
 export function connect(onState: StateListener): CoreClient {

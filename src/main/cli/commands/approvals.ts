@@ -14,14 +14,17 @@ function what(a: PendingApproval): string {
   return `${a.tool ? `${a.tool}: ` : ''}${text.length > 80 ? text.slice(0, 79) + '…' : text}`;
 }
 
-/** Approving needs a person at a terminal; a process without one (a tool call, a pipe from a script) is refused here. */
-function assertControllingTerminal(): void {
+/**
+ * Deciding needs a person at a terminal; a process without one (a tool call, a pipe from a script) is refused here,
+ * before the Core refuses it too.
+ */
+function assertControllingTerminal(doing: 'approving' | 'denying'): void {
   try {
     closeSync(openSync('/dev/tty', 'r'));
   } catch {
     throw new SwitchboardError(
       'not_permitted',
-      'approving needs a person at a terminal: this process has no controlling terminal',
+      `${doing} needs a person at a terminal: this process has no controlling terminal`,
       'approve in the Switchboard window, or run this in a terminal of your own',
     );
   }
@@ -51,7 +54,7 @@ export function approvalsCommand(program: Command): void {
     .action(action(async (id: string, opts: { scope: string; json?: boolean }) => {
       const scope = ApprovalScope.safeParse(opts.scope);
       if (!scope.success) throw new SwitchboardError('bad_request', `--scope must be once, session or always, not "${opts.scope}"`);
-      assertControllingTerminal();
+      assertControllingTerminal('approving');
       const r = await withCore((c) => c.call('approvals.decide', { id, decision: 'approve', scope: scope.data }));
       if (opts.json) printJson(r);
       else process.stdout.write(`approved ${id} (${scope.data})\n`);
@@ -62,6 +65,7 @@ export function approvalsCommand(program: Command): void {
     .option('--reason <reason>', 'told to the agent')
     .option('--json', 'one JSON document')
     .action(action(async (id: string, opts: { reason?: string; json?: boolean }) => {
+      assertControllingTerminal('denying');
       const r = await withCore((c) => c.call('approvals.decide', { id, decision: 'deny', ...(opts.reason ? { reason: opts.reason } : {}) }));
       if (opts.json) printJson(r);
       else process.stdout.write(`denied ${id}\n`);

@@ -9,6 +9,7 @@ import { localProvider } from '../backends/local/localProvider.js';
 import { makeTestCore, type TestCore } from '../tools/testCore.js';
 import { assertBound, bindingOf, type Authorization } from './commandApprovals.js';
 import type { TargetSnapshot } from '../backends/provider.js';
+import { asPerson } from '../handlers.js';
 
 let t: TestCore | undefined;
 afterEach(async () => {
@@ -176,7 +177,7 @@ describe('the approval step', () => {
     await first;
     const file = join(c.home, 'approvals.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    const rules = await c.core.invoke('approvals.rules', {}) as Array<{ id: string }>;
+    const rules = await c.core.invoke('approvals.rules', {}, asPerson) as Array<{ id: string }>;
     expect(rules).toEqual([expect.objectContaining({ execution_target: 'a', tool: 'terminal', pattern: 'sudo true', created_by: 'ui' })]);
 
     await c.core.close();
@@ -184,12 +185,12 @@ describe('the approval step', () => {
     try {
       await again.callTool('terminal', { command: 'sudo true' }, 'mcp');
       expect(again.activity.list(1)[0]).toMatchObject({ approval: { by: 'rule', scope: 'always' } });
-      await again.invoke('approvals.revoke', { id: rules[0]!.id });
-      expect(await again.invoke('approvals.rules', {})).toEqual([]);
+      await again.invoke('approvals.revoke', { id: rules[0]!.id }, asPerson);
+      expect(await again.invoke('approvals.rules', {}, asPerson)).toEqual([]);
       const asked = again.callTool('terminal', { command: 'sudo true' }, 'mcp');
       again.approvals.decide({ id: (await nextPending(again)).id, decision: 'deny' }, 'ui');
       await failure(asked);
-      await expect(again.invoke('approvals.revoke', { id: 'nope' })).rejects.toThrow(/no approval rule nope/);
+      await expect(again.invoke('approvals.revoke', { id: 'nope' }, asPerson)).rejects.toThrow(/no approval rule nope/);
     } finally {
       await again.close();
     }
@@ -200,7 +201,7 @@ describe('the approval step', () => {
   it('a malformed approvals.json gives one problem line and no rules, never a crash', async () => {
     const c = await core('ask');
     writeFileSync(join(c.home, 'approvals.json'), '{"version":1,"rules":[{"id":1}]}');
-    expect(await c.core.invoke('approvals.rules', {})).toEqual([]);
+    expect(await c.core.invoke('approvals.rules', {}, asPerson)).toEqual([]);
     expect(c.core.approvalRules.problem()).toMatch(/^approvals\.json is malformed at rules\.0\.id/);
     const call = c.core.callTool('terminal', { command: 'sudo true' }, 'mcp');
     c.core.approvals.decide({ id: (await nextPending(c.core)).id, decision: 'deny' }, 'ui');

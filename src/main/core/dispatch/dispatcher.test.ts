@@ -9,6 +9,7 @@ import { readFileTool } from '../tools/readFile.js';
 import { searchFilesTool } from '../tools/searchFiles.js';
 import { writeFileTool } from '../tools/writeFile.js';
 import { assertSameTarget, parseArgs } from './dispatcher.js';
+import { asPerson } from '../handlers.js';
 
 /** A runtime registry held in memory: a draining target, and one the test removes. */
 function memoryRuntime(dir: string): RuntimeSource & { records: RuntimeRecord[] } {
@@ -187,7 +188,7 @@ describe('nested calls are pinned', () => {
       } });
       await x.core.callTool('read_file', { path: 'x', execution_target: 'b' }, 'test');
       expect(nested).toMatchObject({ execution_target: 'b', output: `${x.dirs.b}\n` });
-      const feed = (await x.core.invoke('activity.list', {})) as Array<{ client: string; execution_target?: string; tool: string }>;
+      const feed = (await x.core.invoke('activity.list', {}, asPerson)) as Array<{ client: string; execution_target?: string; tool: string }>;
       expect(feed.some((e) => e.client === 'execute_code' && e.tool === 'terminal' && e.execution_target === 'b')).toBe(true);
     } finally {
       await x.close();

@@ -8,6 +8,7 @@ import { builtinSpecs } from '../backends/builtinSpecs.js';
 import type { BackendInfo } from '../../../shared/specFields.js';
 import type { PluginFlags } from '../../../shared/plugins.js';
 import { misbehave, writeTestPlugin } from './testPlugin.js';
+import { asPerson } from '../handlers.js';
 
 const root = mkdtempSync(join(tmpdir(), 'sb-plugins-'));
 const home = join(root, 'home');
@@ -25,7 +26,7 @@ async function until(cond: () => boolean | Promise<boolean>, ms = 30_000): Promi
 }
 
 const term = (target: string, command: string, extra: Record<string, unknown> = {}) => core.callTool('terminal', { command, execution_target: target, ...extra }, 'test');
-const plugin = async (name: string) => (await core.invoke('plugins.list', {}) as Array<{ name: string; state: string; problem?: string; enabled: boolean; backends: string[] }>).find((p) => p.name === name);
+const plugin = async (name: string) => (await core.invoke('plugins.list', {}, asPerson) as Array<{ name: string; state: string; problem?: string; enabled: boolean; backends: string[] }>).find((p) => p.name === name);
 const target = (name: string) => core.listTargets().find((t) => t.name === name);
 
 beforeAll(async () => {
@@ -170,35 +171,35 @@ describe('plugin backends', () => {
       if (event === 'pane.data') text += Buffer.from((payload as { data: Uint8Array }).data).toString();
     });
     try {
-      const pane = await core.invoke('pane.open', { execution_target: 'a', cols: 80, rows: 24 }) as { pane_id: string };
-      await core.invoke('pane.write', { pane_id: pane.pane_id, data: 'echo pane-$((20+22))\n' });
+      const pane = await core.invoke('pane.open', { execution_target: 'a', cols: 80, rows: 24 }, asPerson) as { pane_id: string };
+      await core.invoke('pane.write', { pane_id: pane.pane_id, data: 'echo pane-$((20+22))\n' }, asPerson);
       await until(() => text.includes('pane-42'));
-      await core.invoke('pane.close', { pane_id: pane.pane_id });
+      await core.invoke('pane.close', { pane_id: pane.pane_id }, asPerson);
     } finally {
       off();
     }
   }, 30_000);
 
   it('panes only where the backend streams', async () => {
-    await expect(core.invoke('pane.open', { execution_target: 'box', cols: 80, rows: 24 })).rejects.toThrow(/no interactive shell on this backend/);
+    await expect(core.invoke('pane.open', { execution_target: 'box', cols: 80, rows: 24 }, asPerson)).rejects.toThrow(/no interactive shell on this backend/);
   });
 
   it('hot enable and disable through the running Core emit backends.changed and change the targets', async () => {
     backendEvents.length = 0;
-    expect(await core.invoke('plugins.enable', { name: 'later' })).toMatchObject({ state: 'active', enabled: true });
+    expect(await core.invoke('plugins.enable', { name: 'later' }, asPerson)).toMatchObject({ state: 'active', enabled: true });
     await until(() => backendEvents.some((list) => list.some((b) => b.backend === 'later')));
     await until(() => target('waiting')?.state === 'active');
     expect(JSON.parse(readFileSync(join(home, 'plugins', 'enabled.json'), 'utf8')).enabled).toContain('later');
-    await core.invoke('plugins.disable', { name: 'later' });
+    await core.invoke('plugins.disable', { name: 'later' }, asPerson);
     await until(() => backendEvents.at(-1)?.every((b) => b.backend !== 'later') ?? false);
     await until(() => target('waiting')?.state === 'unreachable');
-    await expect(core.invoke('plugins.enable', { name: 'latter' })).rejects.toThrow(/no plugin named "latter" — did you mean "later"\?/);
+    await expect(core.invoke('plugins.enable', { name: 'latter' }, asPerson)).rejects.toThrow(/no plugin named "latter" — did you mean "later"\?/);
   }, 60_000);
 
   it('a config target with a key its plugin does not declare is named, with a did-you-mean', async () => {
-    await core.invoke('plugins.enable', { name: 'later' });
+    await core.invoke('plugins.enable', { name: 'later' }, asPerson);
     expect(core.targets.problems().join('\n')).toMatch(/unknown key "anything" in target "waiting"/);
-    await core.invoke('plugins.disable', { name: 'later' });
+    await core.invoke('plugins.disable', { name: 'later' }, asPerson);
   }, 60_000);
 
   it('doctor lists each plugin with version, state, requirements and its checks', async () => {

@@ -7,6 +7,7 @@ import { Core } from '../core.js';
 import { defaultCoreOptions } from '../defaults.js';
 import { Registry } from './registry.js';
 import { identitiesToRelease, type IdentityUse } from './retireIdentities.js';
+import { asPerson } from '../handlers.js';
 
 const root = mkdtempSync(join(tmpdir(), 'sb-retire-'));
 const home = join(root, 'home');
@@ -113,7 +114,7 @@ describe('a runtime target in a running Core', () => {
     expect(bg.session_id).toBeTruthy();
     await cli.drain({ name: 'dr', provider: 'cli' });
     await expect(term({ command: 'true', execution_target: 'dr' })).rejects.toMatchObject({ code: 'target_draining' });
-    await expect(core.invoke('pane.open', { execution_target: 'dr', cols: 80, rows: 24 })).rejects.toMatchObject({ code: 'target_draining' });
+    await expect(core.invoke('pane.open', { execution_target: 'dr', cols: 80, rows: 24 }, asPerson)).rejects.toMatchObject({ code: 'target_draining' });
     const waited = await core.callTool('process', { action: 'wait', session_id: bg.session_id, timeout: 5 }, 'test');
     expect(waited).toMatchObject({ status: 'exited', exit_code: 0 });
     expect(String(waited.output)).toContain('bg-done');
@@ -136,11 +137,11 @@ describe('a runtime target in a running Core', () => {
 
   it('keeps a removed target\'s identity while a pane on it is open', async () => {
     await cli.register({ name: 'pn', spec: { backend: 'local', cwd: dirA }, provider: 'cli', generation: 'p1' });
-    const pane = (await core.invoke('pane.open', { execution_target: 'pn', cols: 80, rows: 24 })) as { pane_id: string };
+    const pane = (await core.invoke('pane.open', { execution_target: 'pn', cols: 80, rows: 24 }, asPerson)) as { pane_id: string };
     await cli.remove({ name: 'pn', provider: 'cli' });
     await new Promise((r) => setTimeout(r, 300));
     expect(core.sessions.identities()).toContain('pn#p1');
-    await core.invoke('pane.close', { pane_id: pane.pane_id });
+    await core.invoke('pane.close', { pane_id: pane.pane_id }, asPerson);
     await until(() => !core.sessions.identities().includes('pn#p1'), 35_000);
   }, 40_000);
 });

@@ -1,0 +1,35 @@
+// Handing a person link to the person: on the terminal of the process (never stdout, which scripts and logs keep), or
+// on a file descriptor the program that started it passed (`serve --link-fd N`).
+import { closeSync, openSync, writeSync } from 'node:fs';
+
+/** Write `text` to this process's controlling terminal; false when it has none. */
+export function writeToTerminal(text: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync('/dev/tty', 'w');
+  } catch {
+    // No controlling terminal (started by a service, a test, a tool call): the caller says what to do instead.
+    return false;
+  }
+  try {
+    writeSync(fd, text);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Write `text` to descriptor `fd` and close it; a clear error when the descriptor is not open for writing. */
+export function writeToDescriptor(fd: number, text: string): void {
+  try {
+    writeSync(fd, text);
+  } finally {
+    try {
+      closeSync(fd);
+    } catch {
+      /* already closed by the write's failure */
+    }
+  }
+}
