@@ -17,8 +17,10 @@ export interface Served {
   /** cwd of the `alpha` and `beta` targets. */
   dirs: { alpha: string; beta: string };
   env: NodeJS.ProcessEnv;
-  /** Runs `switchboard ARGS…` against this profile. */
+  /** Runs `switchboard ARGS…` against this profile, as a program without a terminal (an agent's commands run so). */
   cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
+  /** Runs `switchboard ARGS…` as a person does: at a terminal of its own (a pty: stderr shows in stdout). */
+  personCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
   /** Stops the Core and starts it again on the same profile; `url` becomes the new one (returned too). */
   restart(): Promise<string>;
   stop(): Promise<void>;
@@ -56,6 +58,13 @@ export function targetsYaml(targets: Record<string, { cwd: string }>, defaultTar
   const lines = ['terminal:', `  default_target: ${defaultTarget}`, '  targets:'];
   for (const [name, t] of Object.entries(targets)) lines.push(`    ${name}: { backend: local, cwd: ${JSON.stringify(t.cwd)} }`);
   return lines.join('\n') + '\n';
+}
+
+/** The person secret of a served page's URL (its #fragment): a test's own connection acts for the person with it. */
+export function personSecret(url: string): string {
+  const m = /#approver=([^&\s]+)/.exec(url);
+  if (!m) throw new Error(`no person secret in ${url}`);
+  return decodeURIComponent(m[1]!);
 }
 
 /** Profile folder per served URL, so a page can start without the previous page's saved tabs. */
@@ -156,12 +165,22 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
       });
     });
 
+  const quote = (s: string): string => `'${s.replace(/'/g, "'\\''")}'`;
+  const personCli = (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
+    new Promise((resolve) => {
+      execFile('script', ['-qec', [process.execPath, bin, ...args].map(quote).join(' '), '/dev/null'], { cwd: root, env, timeout: 30_000 }, (err, stdout) => {
+        const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
+        resolve({ code, stdout: stdout.replace(/\r/g, ''), stderr: '' });
+      });
+    });
+
   const served: Served = {
     url,
     home,
     dirs,
     env,
     cli,
+    personCli,
     restart: async () => {
       await stopChild(child);
       ({ child, url } = await spawnServe(env));

@@ -31,7 +31,7 @@ describe.skipIf(!ssh)('unknown SSH host key', () => {
     let listed = '';
     await expect.poll(async () => (listed = (await served.cli(['approvals', 'list', '--json'])).stdout), { timeout: 15_000 }).toContain(ssh!.fingerprint);
     const id = JSON.parse(listed).approvals[0].id as string;
-    expect((await served.cli(['approvals', 'deny', id])).code).toBe(0);
+    expect((await served.personCli(['approvals', 'deny', id])).code).toBe(0);
     const refused = await pendingCall;
     expect(refused.code).not.toBe(0);
     expect(refused.stdout).toBe('');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { connectCore } from '../src/main/transport/wsLink.js';
 import { readCoreFile } from '../src/main/transport/coreFile.js';
-import { marker, openUi, pane, root, run, useServeAndBrowser, waitForPrompt, waitForText } from './harness.js';
+import { marker, openUi, pane, personSecret, root, run, useServeAndBrowser, waitForPrompt, waitForText } from './harness.js';
 
 const KEEP_SEC = 20;
 
@@ -15,7 +15,7 @@ const app = useServeAndBrowser(async (served) => {
   const text = readFileSync(path, 'utf8').replace('terminal:\n', `terminal:\n  pane_keep: ${KEEP_SEC}\n`);
   writeFileSync(path, `${text}    gamma: { backend: local, cwd: ${JSON.stringify(served.dirs.beta)} }\n`);
   const info = readCoreFile(served.home);
-  const { client, close } = await connectCore(info.ws_url, info.token);
+  const { client, close } = await connectCore(info.ws_url, info.token, undefined, personSecret(app.served.url));
   try {
     for (let i = 0; i < 200 && !(await client.call('targets.list', {})).some((t) => t.name === 'gamma'); i++) await new Promise((r) => setTimeout(r, 100));
   } finally {
@@ -27,7 +27,7 @@ vi.setConfig({ testTimeout: 240_000 });
 
 async function corePanes(): Promise<string[]> {
   const info = readCoreFile(app.served.home);
-  const { client, close } = await connectCore(info.ws_url, info.token);
+  const { client, close } = await connectCore(info.ws_url, info.token, undefined, personSecret(app.served.url));
   try {
     return (await client.call('pane.list', {})).map((p) => p.pane_id);
   } finally {

@@ -3,14 +3,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { connectCore } from '../src/main/transport/wsLink.js';
 import { readCoreFile } from '../src/main/transport/coreFile.js';
-import { useServeAndBrowser, marker, openUi, pane, root, run, terminalText, waitForText } from './harness.js';
+import { useServeAndBrowser, marker, openUi, pane, personSecret, root, run, terminalText, waitForText } from './harness.js';
 
 const app = useServeAndBrowser();
 
 /** The Core's own view of open panes, through a second client. */
 async function corePanes(): Promise<Array<{ execution_target: string; status: string }>> {
   const info = readCoreFile(app.served.home);
-  const { client, close } = await connectCore(info.ws_url, info.token);
+  const { client, close } = await connectCore(info.ws_url, info.token, undefined, personSecret(app.served.url));
   try {
     return await client.call('pane.list', {});
   } finally {
