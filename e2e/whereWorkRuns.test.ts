@@ -115,6 +115,8 @@ describe('where agent work runs', () => {
     expect(await page.locator(`[id="${describedBy}"]`).textContent()).toContain(UNSANDBOXED_REASON);
     expect(await beta.getByRole('note', { name: 'sandboxed' }).getAttribute('title')).toBe('Agent commands here run in a bubblewrap sandbox, without network');
     expect(await beta.getByRole('note', { name: 'unsandboxed' }).count()).toBe(0);
+    // The collapsed sidebar keeps only the row's button: its tooltip says it too.
+    expect(await alpha.locator('.target__mini').getAttribute('title')).toContain('with your own powers on this machine');
     // Pane 1 is on the default target, alpha.
     const header = pane(page, 1).locator('.pane__header');
     await header.getByRole('note', { name: 'unsandboxed' }).waitFor();

@@ -12,6 +12,7 @@ import { BackendIcon, IconDrain, IconEdit, IconNoShell, IconPlus, IconSidebar, I
 import { call, useConnection } from '../client/core.js';
 import { useDialogs } from '../store/dialogs.js';
 import { SandboxBadge } from './SandboxBadge.js';
+import { sandboxMark } from '../sandboxView.js';
 import { useToasts } from '../store/toasts.js';
 import { useUi } from '../store/ui.js';
 import { useApprovals } from '../store/approvals.js';
@@ -86,7 +87,7 @@ const TargetRow = memo(function TargetRow({ t }: { t: TargetInfo }) {
   const runtime = t.source === 'runtime';
   const backend = useBackendView(t.backend);
   const shown = shownState(t);
-  const details = [backend.line, t.source, `generation ${t.generation}`, t.cwd ? `cwd ${t.cwd}` : '', t.health?.detail ?? '', t.problem ?? '', t.cwd_problem ?? '']
+  const details = [backend.line, sandboxMark(t.sandbox)?.description ?? '', t.source, `generation ${t.generation}`, t.cwd ? `cwd ${t.cwd}` : '', t.health?.detail ?? '', t.problem ?? '', t.cwd_problem ?? '']
     .filter(Boolean).join('\n');
   return (
     <li className={`target target--${shown}`} aria-label={t.name} title={details}>
