@@ -51,8 +51,8 @@ describe('plugin backends in the window', () => {
     await dialog.waitFor();
     expect(await options(page, 'Backend')).not.toContain('Bubblewrap sandbox');
 
-    await personOk(['plugins', 'install', join(root, 'examples/plugins/bwrap')]);
-    await personOk(['plugins', 'enable', 'bwrap']);
+    await personOk(['plugins', 'install', join(root, 'examples/plugins/bwrap'), '--yes']);
+    await personOk(['plugins', 'enable', 'bwrap', '--yes']);
     // backends.changed reaches the open form: the new backend is offered by its display name.
     await expect.poll(() => options(page, 'Backend'), { timeout: 30_000 }).toContain('Bubblewrap sandbox');
     await dialog.getByLabel('Backend').selectOption({ label: 'Bubblewrap sandbox' });
@@ -94,8 +94,8 @@ describe('plugin backends in the window', () => {
   });
 
   it('http_sandbox: no pane is offered ("no interactive shell on this backend"), commands run from the CLI', async () => {
-    await personOk(['plugins', 'install', join(root, 'examples/plugins/http_sandbox')]);
-    await personOk(['plugins', 'enable', 'http_sandbox']);
+    await personOk(['plugins', 'install', join(root, 'examples/plugins/http_sandbox'), '--yes']);
+    await personOk(['plugins', 'enable', 'http_sandbox', '--yes']);
     // A runtime target: token_env is named like a secret, but the plugin declared it a secret reference (a variable's
     // name), so the registry takes it; a token's value in its place is still refused.
     const refused = await app.served.cli(['targets', 'register', 'leaky', '--backend', 'http_sandbox', '--set', `api_url=${sandboxServer.url}`, '--set', 'token_env=ghp_abcdefghijklmnopqrstuvwxyz0123456789']);

@@ -50,6 +50,27 @@ export function runCliAtTerminal(home: string, args: string[], env: Record<strin
   });
 }
 
+/**
+ * The CLI at a terminal of its own (a pty), as a person runs it: answers `answer` to a `[y/N]` question if it asks
+ * one. stdout and stderr arrive merged, as on a terminal, with `\n` line ends.
+ */
+export async function runCliAnswering(home: string, args: string[], answer?: string): Promise<{ status: number; output: string }> {
+  const { spawn: spawnPty } = await import('node-pty');
+  return new Promise((done) => {
+    const pty = spawnPty(process.execPath, [cliPath, ...args], { env: { ...process.env, SWITCHBOARD_HOME: home } as Record<string, string>, cols: 200, rows: 40 });
+    let output = '';
+    let asked = false;
+    pty.onData((d) => {
+      output += d;
+      if (!asked && answer !== undefined && /\[y\/N\] $/.test(output)) {
+        asked = true;
+        pty.write(`${answer}\r`);
+      }
+    });
+    pty.onExit(({ exitCode }) => done({ status: exitCode, output: output.replace(/\r\n/g, '\n') }));
+  });
+}
+
 /** `switchboard call TOOL ARGS --json` against the profile's running Core; throws with its stderr when it fails. */
 export async function callTool(home: string, tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
   const r = await runCli(home, ['call', tool, JSON.stringify(args), '--json']);

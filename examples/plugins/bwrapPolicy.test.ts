@@ -1,5 +1,5 @@
 // The bwrap example through a real Core: its is_container flag skips asking for a dangerous command while a hardline
-// one is refused; its sandbox hides the profile and keeps each target's workspace to itself.
+// one is refused, except on a target that binds a host folder; its sandbox hides the profile and keeps each target's workspace to itself.
 import { mkdirSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +20,7 @@ beforeAll(async () => {
     'terminal:', '  default_target: sandbox', '  targets:',
     '    sandbox: { backend: bwrap }',
     '    other: { backend: bwrap }',
+    `    bound: { backend: bwrap, binds: [${JSON.stringify(`${work}:/project`)}] }`,
     `    host: { backend: local, cwd: ${JSON.stringify(work)} }`,
     '',
   ].join('\n'));
@@ -42,6 +43,8 @@ describe('bwrap plugin through the Core', () => {
   });
 
   it('runs a dangerous command without asking, refuses a hardline one; the same command on the host asks', async () => {
+    // Its flags_for answers per spec; until it has, the target asks (the Core asks it as soon as it lists the target).
+    await expect.poll(() => ex.core.listTargets().find((t) => t.name === 'sandbox')?.flags?.skip_container_guards, { timeout: 10_000 }).toBe(true);
     const r = await term('sandbox', 'mkdir -p junk/deep && rm -rf junk && echo gone');
     expect(r).toMatchObject({ exit_code: 0, output: 'gone\n', cwd: '/workspace' });
     expect(ex.core.approvals.list()).toEqual([]);
@@ -51,6 +54,16 @@ describe('bwrap plugin through the Core', () => {
     await expect.poll(() => ex.core.approvals.list().length, { timeout: 30_000 }).toBe(1);
     await expect(asked).rejects.toThrow(/denied|no answer|timed out/i);
     expect(existsSync(join(work, 'junk'))).toBe(true);
+  });
+
+  it('asks before a dangerous command on a target that binds a host folder read-write', async () => {
+    const flags = () => ex.core.listTargets().find((t) => t.name === 'bound')?.flags;
+    await expect.poll(() => flags()?.skip_container_guards, { timeout: 10_000 }).toBe(false);
+    mkdirSync(join(work, 'bound-junk'), { recursive: true });
+    const asked = term('bound', 'rm -rf /project/bound-junk');
+    await expect.poll(() => ex.core.approvals.list().length, { timeout: 30_000 }).toBe(1);
+    await expect(asked).rejects.toThrow(/denied|no answer|timed out/i);
+    expect(existsSync(join(work, 'bound-junk'))).toBe(true);
   });
 
   it('keeps cwd and exports per target, hides the profile, and gives each target its own workspace', async () => {

@@ -3,7 +3,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callTool, ensureBuilt, runCli, startServe, tempHome, type Served } from '../../scripts/cliHarness.js';
+import { callTool, ensureBuilt, runCli, runCliAnswering, startServe, tempHome, type Served } from '../../scripts/cliHarness.js';
 import { repoRoot } from '../../scripts/testEnv.js';
 
 /** The fenced block right after the line that names `file` (as the guide introduces each file). */
@@ -38,10 +38,11 @@ afterAll(async () => {
 
 describe('the plugin of docs/plugins.md', () => {
   it('installs and enables with the CLI, then serves a config target and a runtime target', async () => {
-    const install = await runCli(home, ['plugins', 'install', join(root, 'mybox')]);
-    expect(install.stderr).toBe('');
+    // As a person at a terminal: each says what the plugin allows and asks.
+    const install = await runCliAnswering(home, ['plugins', 'install', join(root, 'mybox')], 'y');
+    expect(install.output).toContain('Install mybox? [y/N] ');
     expect(install.status).toBe(0);
-    expect((await runCli(home, ['plugins', 'enable', 'mybox'])).status).toBe(0);
+    expect((await runCliAnswering(home, ['plugins', 'enable', 'mybox'], 'y')).status).toBe(0);
 
     served = await startServe(home);
     const list = JSON.parse((await runCli(home, ['plugins', 'list', '--json'])).stdout) as { plugins: Array<{ name: string; state: string; backends: string[] }> };

@@ -152,6 +152,7 @@ export function runCommand(id: CommandId, paneId: string | undefined = useLayout
     settings: () => useUi.getState().setSettings(true),
     addTarget: () => useDialogs.getState().openTargetForm({ mode: 'add' }),
     approvalRules: () => useDialogs.getState().setRulesOpen(true),
+    plugins: () => useDialogs.getState().setPluginsOpen(true),
   };
   run[id]();
 }

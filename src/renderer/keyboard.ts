@@ -37,6 +37,7 @@ export const commands = {
   settings: { title: 'Settings', keys: ['Ctrl+,'] },
   addTarget: { title: 'Add target', keys: [] },
   approvalRules: { title: 'Approval rules (always allow)', keys: [] },
+  plugins: { title: 'Plugins…', keys: [] },
 } satisfies Record<string, { title: string; keys: string[]; keysOutsideTerminal?: string[] }>;
 
 export type CommandId = keyof typeof commands;

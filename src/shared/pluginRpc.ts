@@ -23,6 +23,8 @@ export const ProviderDeclaration = z.object({
   fields: z.array(SpecFieldInfo).max(64),
   exactly_one: z.array(z.array(z.string())).max(16),
   flags: DeclaredFlags,
+  /** It has `flags_for(spec)`: a target's flags are asked of it per spec (`flags_for`), `flags` until it answered. */
+  flags_for: z.boolean().optional(),
 });
 export type ProviderDeclaration = z.infer<typeof ProviderDeclaration>;
 
@@ -52,6 +54,8 @@ export const hostMethods = {
   },
   is_available: { params: z.object({ backend: z.string() }), result: z.boolean() },
   check_requirements: { params: z.object({ backend: z.string(), spec: z.record(z.string(), z.unknown()) }), result: z.array(z.string()) },
+  /** One target's flags, key by key over the backend's declared ones. */
+  flags_for: { params: z.object({ backend: z.string(), spec: z.record(z.string(), z.unknown()) }), result: DeclaredFlags },
   doctor_checks: {
     params: z.object({ backend: z.string() }),
     result: z.array(z.object({ name: z.string(), ok: z.boolean(), detail: z.string().optional() })),

@@ -7,6 +7,20 @@ import type { SpecFieldDecl } from './specFields.js';
 /** A backend or plugin name: lower-case letters, digits and `_`, starting with a letter. */
 export const PluginName = z.string().regex(/^[a-z][a-z0-9_]*$/, 'a name is lower-case letters, digits and _, starting with a letter').max(64);
 
+/**
+ * The powers a plugin asks for, in its manifest: what a person is shown before installing or enabling it (read
+ * without running its code), and the most its backends get — a backend that declares more at load is held to these.
+ * Absent keys are `false` (`skip_container_guards` follows `is_container`).
+ */
+export const ManifestFlags = z.object({
+  is_remote: z.boolean(),
+  is_container: z.boolean(),
+  skip_container_guards: z.boolean(),
+  supports_streams: z.boolean(),
+  supports_pty: z.boolean(),
+}).partial().strict();
+export type ManifestFlags = z.infer<typeof ManifestFlags>;
+
 /** `plugins/<name>/plugin.yaml` (or the `switchboard` field of an npm package's package.json). */
 export const PluginManifest = z.lazy(() => z.object({
   name: PluginName,
@@ -15,6 +29,7 @@ export const PluginManifest = z.lazy(() => z.object({
   /** The ES module, relative to the plugin's folder, that exports `register(ctx)`. */
   entry: z.string().min(1).max(512),
   description: z.string().max(500).optional(),
+  flags: ManifestFlags.optional(),
 }).strict());
 export type PluginManifest = z.infer<typeof PluginManifest>;
 
@@ -34,6 +49,8 @@ export const PluginInfo = z.lazy(() => z.object({
   backends: z.array(z.string()),
   /** One line: why it is refused or failed. */
   problem: z.string().optional(),
+  /** What its manifest asks for (`pluginFlagSentences` says it in words); absent when the manifest cannot be read. */
+  flags: ManifestFlags.optional(),
 }));
 export type PluginInfo = z.infer<typeof PluginInfo>;
 
@@ -142,6 +159,12 @@ export interface PluginBackendProvider {
   /** Groups of keys of which a spec sets exactly one. */
   exactly_one?: string[][];
   flags?: PluginFlags;
+  /**
+   * The flags of one target, when they depend on its spec: key by key they replace `flags` (a sandbox that binds host
+   * folders read-write answers `{ skip_container_guards: false }`). Until it answered for a spec, that target's
+   * commands ask; whatever it answers, a spec that names host paths read-write never skips asking.
+   */
+  flags_for?(spec: Record<string, unknown>): PluginFlags | Promise<PluginFlags>;
   /** Can this backend run on this machine at all (the program it needs is installed …)? */
   is_available?(): boolean | Promise<boolean>;
   /** Problems with one target's spec that its schema cannot see (a file that is missing …); [] when none. */

@@ -59,6 +59,13 @@ describe('bwrap plugin', () => {
     expect(checks.map((c) => c.name)).toContain('can create a sandbox');
   });
 
+  it('asks for what it declares in its manifest, and keeps asking for a target that binds host folders', async () => {
+    expect(plugin.manifest.flags).toEqual({ is_container: true, supports_streams: true, supports_pty: true });
+    expect(await bwrap.flags_for!({ backend: 'bwrap' })).toEqual({ skip_container_guards: true });
+    expect(await bwrap.flags_for!({ backend: 'bwrap', share_network: true })).toEqual({ skip_container_guards: true });
+    expect(await bwrap.flags_for!({ backend: 'bwrap', binds: ['/home/me/project:/project'] })).toEqual({ skip_container_guards: false });
+  });
+
   it('runs a command in its cwd with exit code, stdin and env; the root is read-only, the workspace writable', async () => {
     const e = await env('ro#1');
     expect(await e.home!()).toBe('/workspace');

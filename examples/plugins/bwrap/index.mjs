@@ -96,6 +96,11 @@ export function register(ctx) {
       cache_path_base: '/tmp/.switchboard',
     },
 
+    // A target with read-write binds can change host folders: it is no sandbox to skip asking for.
+    flags_for(spec) {
+      return { skip_container_guards: (/** @type {BwrapSpec} */ (spec).binds ?? []).length === 0 };
+    },
+
     is_available() {
       available ??= Promise.resolve(onPath('bwrap') !== undefined && trySandbox() === undefined);
       return available;

@@ -3,8 +3,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureBuilt, runCli, startServe, tempHome } from '../../../scripts/cliHarness.js';
+import { ensureBuilt, runCli, runCliAnswering, startServe, tempHome } from '../../../scripts/cliHarness.js';
 import { writeTestPlugin } from '../core/plugins/testPlugin.js';
+
+const sentences = [
+  'Its code runs on this machine with your own powers, in a process of its own.',
+  'Its commands run on this machine.',
+  'Dangerous commands on its targets ask you first.',
+];
 
 describe('switchboard plugins', () => {
   const home = tempHome('sb-cli-plugins-');
@@ -20,30 +26,48 @@ describe('switchboard plugins', () => {
     rmSync(elsewhere, { recursive: true, force: true });
   });
 
-  it('without a Core: install, list, enable, disable edit the profile', async () => {
+  it('without a Core and without a terminal: install, enable and disable are refused, nothing changes', async () => {
+    for (const args of [['plugins', 'install', source, '--yes'], ['plugins', 'enable', 'sandy', '--yes'], ['plugins', 'disable', 'sandy']]) {
+      const r = await runCli(home, args);
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/^switchboard: plugins (install|enable|disable): with no Core running, only a person at a terminal may change which plugins run \(stdin is not a terminal here\)/);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    }
     expect((await runCli(home, ['plugins', 'list'])).stdout).toContain('no plugins installed');
-    const inst = await runCli(home, ['plugins', 'install', source]);
-    expect(inst).toMatchObject({ status: 0, stdout: 'plugin sandy: disabled\n' });
-    const listed = JSON.parse((await runCli(home, ['plugins', 'list', '--json'])).stdout) as { core: string; plugins: Array<{ name: string; version: string; enabled: boolean }> };
-    expect(listed).toMatchObject({ core: 'not running', plugins: [{ name: 'sandy', version: '2.1.0', enabled: false }] });
-    expect(await runCli(home, ['plugins', 'enable', 'sandy'])).toMatchObject({ status: 0, stdout: 'plugin sandy: enabled (loads when a Core starts)\n' });
-    expect(JSON.parse(readFileSync(join(home, 'plugins', 'enabled.json'), 'utf8')).enabled).toEqual(['sandy']);
-    expect(JSON.parse((await runCli(home, ['doctor', '--json'])).stdout)).toMatchObject({ core: 'not running', plugins: [{ name: 'sandy', version: '2.1.0', enabled: true }] });
-    expect(await runCli(home, ['plugins', 'disable', 'sandy'])).toMatchObject({ status: 0 });
-    expect(JSON.parse(readFileSync(join(home, 'plugins', 'enabled.json'), 'utf8')).enabled).toEqual([]);
   });
 
-  it('mistakes: one clear line, exit non-zero', async () => {
-    const typo = await runCli(home, ['plugins', 'enable', 'sandi']);
+  it('without a Core, at a terminal: install and enable say what it allows and ask; no is no', async () => {
+    expect((await runCli(home, ['plugins', 'list'])).stdout).toContain('no plugins installed');
+    const declined = await runCliAnswering(home, ['plugins', 'install', source], 'n');
+    expect(declined.status).toBe(2);
+    expect(declined.output).toContain(`plugin sandy 2.1.0 — a test plugin\n  ${sentences.join('\n  ')}\nInstall sandy? [y/N] `);
+    expect(declined.output).toMatch(/install sandy: not confirmed; nothing changed/);
+    expect((await runCli(home, ['plugins', 'list'])).stdout).toContain('no plugins installed');
+    const inst = await runCliAnswering(home, ['plugins', 'install', source], 'y');
+    expect(inst).toMatchObject({ status: 0 });
+    expect(inst.output).toMatch(/plugin sandy: disabled\n$/);
+    const listed = JSON.parse((await runCli(home, ['plugins', 'list', '--json'])).stdout) as { core: string; plugins: Array<{ name: string; version: string; enabled: boolean }> };
+    expect(listed).toMatchObject({ core: 'not running', plugins: [{ name: 'sandy', version: '2.1.0', enabled: false }] });
+    const on = await runCliAnswering(home, ['plugins', 'enable', 'sandy'], 'yes');
+    expect(on.status).toBe(0);
+    expect(on.output).toContain('Enable sandy? [y/N] ');
+    expect(on.output).toMatch(/plugin sandy: enabled \(loads when a Core starts\)\n$/);
+    expect(JSON.parse(readFileSync(join(home, 'plugins', 'enabled.json'), 'utf8')).enabled).toEqual(['sandy']);
+    expect(JSON.parse((await runCli(home, ['doctor', '--json'])).stdout)).toMatchObject({ core: 'not running', plugins: [{ name: 'sandy', version: '2.1.0', enabled: true }] });
+    expect(await runCliAnswering(home, ['plugins', 'disable', 'sandy'])).toMatchObject({ status: 0 });
+    expect(JSON.parse(readFileSync(join(home, 'plugins', 'enabled.json'), 'utf8')).enabled).toEqual([]);
+  }, 60_000);
+
+  it('mistakes, at a terminal: one clear line, exit non-zero', async () => {
+    const typo = await runCliAnswering(home, ['plugins', 'enable', 'sandi']);
     expect(typo.status).not.toBe(0);
-    expect(typo.stderr.trim().split('\n')).toHaveLength(1);
-    expect(typo.stderr).toMatch(/no plugin named "sandi" — did you mean "sandy"\?/);
-    const again = await runCli(home, ['plugins', 'install', source]);
+    expect(typo.output).toMatch(/^switchboard: no plugin named "sandi" — did you mean "sandy"\?.*\n$/);
+    const again = await runCliAnswering(home, ['plugins', 'install', source, '--yes']);
     expect(again.status).not.toBe(0);
-    expect(again.stderr).toMatch(/a plugin named "sandy" is already installed/);
-    const nowhere = await runCli(home, ['plugins', 'install', join(elsewhere, 'nope')]);
+    expect(again.output).toMatch(/a plugin named "sandy" is already installed/);
+    const nowhere = await runCliAnswering(home, ['plugins', 'install', join(elsewhere, 'nope')]);
     expect(nowhere.status).not.toBe(0);
-    expect(nowhere.stderr).toMatch(/is not a folder/);
+    expect(nowhere.output).toMatch(/is not a folder/);
   });
 
   it('with a Core: enable and disable are live; register validates against the plugin\'s fields; doctor lists it', async () => {
@@ -51,7 +75,13 @@ describe('switchboard plugins', () => {
     expect((await runCli(home, ['targets', 'register', 'sb0', '--backend', 'sandy', '--set', 'rot=/tmp'])).status).toBe(0);
     const served = await startServe(home);
     try {
-      const on = await runCli(home, ['plugins', 'enable', 'sandy', '--json']);
+      // With a Core the Core decides who may enable; the CLI still says what it allows and wants a yes.
+      const unasked = await runCli(home, ['plugins', 'enable', 'sandy']);
+      expect(unasked.status).toBe(2);
+      expect(unasked.stdout).toContain(sentences.join('\n  '));
+      expect(unasked.stderr).toBe('switchboard: enable sandy: not confirmed — run it at a terminal to answer, or add --yes once you have read what it allows\n');
+      const on = await runCli(home, ['plugins', 'enable', 'sandy', '--json', '--yes']);
+      expect(on.stderr).toContain(sentences[0]);
       expect(JSON.parse(on.stdout)).toMatchObject({ core: 'running', plugin: { name: 'sandy', state: 'active', backends: ['sandy'] } });
       const ok = await runCli(home, ['targets', 'register', 'sb1', '--backend', 'sandy', '--set', `root=${home}`, '--set', 'size=small']);
       expect(ok.status).toBe(0);

@@ -8,6 +8,7 @@ import { TerminalSession } from '../terminal/TerminalSession.js';
 import { sessions } from '../terminal/sessions.js';
 import { closePane, splitPane, switchTarget, toggleZoom } from '../actions.js';
 import { TargetPicker } from './TargetPicker.js';
+import { SandboxBadge } from './SandboxBadge.js';
 import { FindBar } from './FindBar.js';
 import { BackendIcon, IconClose, IconFolder, IconMaximize, IconRestore, IconSplit, IconSplitDown } from './icons.js';
 import { shortcutOf } from '../keyboard.js';
@@ -93,6 +94,7 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
         <span className={`dot dot--pane-${status}`} title={statusText[status]} aria-hidden="true" />
         <span className="pane__backend" title={target ? backend.line : undefined}><BackendIcon flags={target?.flags} fallback={Boolean(target) && backend.fallbackIcon} size={13} /></span>
         <TargetPicker value={pane.target} onChange={(t) => switchTarget(paneId, t)} />
+        <SandboxBadge sandbox={target?.sandbox} className="pane__sandbox" />
         <span className="pane__cwd mono" role="status" aria-label="Working directory" title={pane.cwd}>
           <IconFolder size={12} />
           <span className="pane__cwd-text"><bdi dir="ltr">{pane.cwd ?? '…'}</bdi></span>

@@ -11,6 +11,8 @@ import { shownState, type Shown } from '../targetHealth.js';
 import { BackendIcon, IconDrain, IconEdit, IconNoShell, IconPlus, IconSidebar, IconTrash } from './icons.js';
 import { call, useConnection } from '../client/core.js';
 import { useDialogs } from '../store/dialogs.js';
+import { SandboxBadge } from './SandboxBadge.js';
+import { sandboxMark } from '../sandboxView.js';
 import { useToasts } from '../store/toasts.js';
 import { useUi } from '../store/ui.js';
 import { useApprovals } from '../store/approvals.js';
@@ -85,7 +87,7 @@ const TargetRow = memo(function TargetRow({ t }: { t: TargetInfo }) {
   const runtime = t.source === 'runtime';
   const backend = useBackendView(t.backend);
   const shown = shownState(t);
-  const details = [backend.line, t.source, `generation ${t.generation}`, t.cwd ? `cwd ${t.cwd}` : '', t.health?.detail ?? '', t.problem ?? '', t.cwd_problem ?? '']
+  const details = [backend.line, sandboxMark(t.sandbox)?.description ?? '', t.source, `generation ${t.generation}`, t.cwd ? `cwd ${t.cwd}` : '', t.health?.detail ?? '', t.problem ?? '', t.cwd_problem ?? '']
     .filter(Boolean).join('\n');
   return (
     <li className={`target target--${shown}`} aria-label={t.name} title={details}>
@@ -134,6 +136,7 @@ const TargetRow = memo(function TargetRow({ t }: { t: TargetInfo }) {
       <div className="target__cwd mono" title={t.cwd}><bdi dir="ltr">{t.cwd ?? '—'}</bdi></div>
       <div className="target__meta">
         <span className={`badge badge--${shown}`} aria-label={`state: ${stateLabel[shown]}`}>{stateLabel[shown]}</span>
+        <SandboxBadge sandbox={t.sandbox} />
         {/* "reachable 12 s ago": when the state was last seen comes first; the generation gives way when space runs out. */}
         {t.health?.checked_at && <CheckedAgo at={t.health.checked_at} />}
         <span className="meta-sep">{t.source}</span>

@@ -13,6 +13,8 @@ export interface ConfirmRequest {
   /** What the lines are, for screen readers ("Running"). */
   itemsLabel: string;
   confirmLabel: string;
+  /** The lines are words to read (what enabling a plugin allows), not commands: shown in the text font. */
+  itemsAreSentences?: boolean;
   onConfirm(): void;
 }
 
@@ -20,21 +22,26 @@ interface DialogsState {
   targetForm: TargetDialogRequest | undefined;
   /** The always-allow rules list. */
   rulesOpen: boolean;
+  /** The installed plugins, with Enable / Disable. */
+  pluginsOpen: boolean;
   confirm: ConfirmRequest | undefined;
   ask(req: ConfirmRequest): void;
   closeConfirm(): void;
   openTargetForm(req: TargetDialogRequest): void;
   closeTargetForm(): void;
   setRulesOpen(open: boolean): void;
+  setPluginsOpen(open: boolean): void;
 }
 
 export const useDialogs = create<DialogsState>((set) => ({
   targetForm: undefined,
   rulesOpen: false,
+  pluginsOpen: false,
   confirm: undefined,
   ask: (req) => set({ confirm: req }),
   closeConfirm: () => set({ confirm: undefined }),
   openTargetForm: (req) => set({ targetForm: req }),
   closeTargetForm: () => set({ targetForm: undefined }),
   setRulesOpen: (open) => set({ rulesOpen: open }),
+  setPluginsOpen: (open) => set({ pluginsOpen: open }),
 }));

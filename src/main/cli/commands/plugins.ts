@@ -1,10 +1,12 @@
 // `switchboard plugins list | enable NAME | disable NAME | install PATH`: through the running Core (live), else on the profile's files.
 import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { SwitchboardError } from '../../../shared/errors.js';
-import type { PluginInfo } from '../../../shared/plugins.js';
+import { pluginFlagSentences } from '../../../shared/pluginFlagSentences.js';
+import type { PluginInfo, PluginManifest } from '../../../shared/plugins.js';
 import { switchboardHome } from '../../core/home.js';
-import { findPlugin, installedPlugins, installPlugin, readEnabled, writeEnabled } from '../../core/plugins/installedPlugins.js';
+import { findPlugin, installedPlugins, installPlugin, readEnabled, readPlugin, writeEnabled } from '../../core/plugins/installedPlugins.js';
 import { coreRunning, withCore } from '../connect.js';
 import { action, printJson, table } from '../output.js';
 
@@ -51,6 +53,54 @@ function reportOne(p: PluginInfo | OfflinePlugin, json: boolean | undefined, liv
   if ('state' in p && (p.state === 'failed' || p.state === 'refused')) process.exitCode = 1;
 }
 
+/** A person at this process's terminal (stdin is one); the lead's stronger check replaces this. */
+function atTerminal(): boolean {
+  return process.stdin.isTTY === true;
+}
+
+/**
+ * Without a Core, the CLI writes the profile itself, and nothing stands between an agent's shell and that write:
+ * only a process at a terminal of its own may do it.
+ */
+function refuseUnlessPerson(verb: string): void {
+  if (atTerminal()) return;
+  throw new SwitchboardError('not_permitted', `plugins ${verb}: with no Core running, only a person at a terminal may change which plugins run (stdin is not a terminal here)`);
+}
+
+/** One line from the terminal. */
+function readAnswer(prompt: string, out: NodeJS.WritableStream): Promise<string> {
+  return new Promise((done) => {
+    const rl = createInterface({ input: process.stdin, output: out, terminal: false });
+    out.write(prompt);
+    let answered = false;
+    rl.once('line', (line) => {
+      answered = true;
+      rl.close();
+      done(line);
+    });
+    rl.once('close', () => {
+      if (!answered) done('');
+    });
+  });
+}
+
+/**
+ * Say what the plugin's manifest asks for, in words, and get a person's yes: from the terminal, or `--yes` (which a
+ * person types after reading). Without a terminal and without --yes: refused, one line.
+ */
+async function confirmPlugin(verb: 'Enable' | 'Install', m: PluginManifest, opts: { yes?: boolean; json?: boolean }): Promise<void> {
+  // With --json the sentences go to stderr: stdout holds one JSON document.
+  const out = opts.json ? process.stderr : process.stdout;
+  const lines = pluginFlagSentences(m.flags).map((l) => `  ${l}\n`).join('');
+  out.write(`plugin ${m.name} ${m.version}${m.description ? ` — ${m.description}` : ''}\n${lines}`);
+  if (opts.yes) return;
+  if (!atTerminal()) {
+    throw new SwitchboardError('not_permitted', `${verb.toLowerCase()} ${m.name}: not confirmed — run it at a terminal to answer, or add --yes once you have read what it allows`);
+  }
+  const answer = await readAnswer(`${verb} ${m.name}? [y/N] `, out);
+  if (!/^y(es)?$/i.test(answer.trim())) throw new SwitchboardError('not_permitted', `${verb.toLowerCase()} ${m.name}: not confirmed; nothing changed`);
+}
+
 export function pluginsCommand(program: Command): void {
   const plugins = program.command('plugins').description('list, enable, disable and install plugin backends');
   plugins
@@ -63,16 +113,22 @@ export function pluginsCommand(program: Command): void {
       else printOffline(offlineList(home), opts.json);
     }));
   for (const verb of ['enable', 'disable'] as const) {
-    plugins
+    const cmd = plugins
       .command(verb)
-      .description(verb === 'enable' ? 'load a plugin now and at every start' : 'unload a plugin; its targets show unreachable')
+      .description(verb === 'enable' ? 'load a plugin now and at every start (says what it allows, then asks)' : 'unload a plugin; its targets show unreachable')
       .argument('<name>', 'the plugin name')
-      .option('--json', 'one JSON document')
-      .action(action(async (name: string, opts: { json?: boolean }) => {
+      .option('--json', 'one JSON document');
+    if (verb === 'enable') cmd.option('--yes', 'do not ask: you have read what it allows');
+    cmd.action(action(async (name: string, opts: { json?: boolean; yes?: boolean }) => {
         const home = switchboardHome();
-        if (coreRunning(home)) return reportOne(await withCore((c) => c.call(`plugins.${verb}`, { name })), opts.json, true);
+        const live = coreRunning(home);
+        if (!live) refuseUnlessPerson(verb);
         const p = findPlugin(home, name);
-        if (verb === 'enable' && p.problem) throw new SwitchboardError('bad_request', `plugin ${name}: ${p.problem}`, `fix ${p.dir}`);
+        if (verb === 'enable') {
+          if (!p.manifest) throw new SwitchboardError('bad_request', `plugin ${name}: ${p.problem}`, `fix ${p.dir}`);
+          await confirmPlugin('Enable', p.manifest, opts);
+        }
+        if (live) return reportOne(await withCore((c) => c.call(`plugins.${verb}`, { name })), opts.json, true);
         const state = readEnabled(home);
         const enabled = verb === 'enable' ? [...state.enabled, name] : state.enabled.filter((n) => n !== name);
         writeEnabled(home, { ...state, enabled });
@@ -81,13 +137,19 @@ export function pluginsCommand(program: Command): void {
   }
   plugins
     .command('install')
-    .description('copy a plugin folder (plugin.yaml, or an npm package with a "switchboard" field) into the profile; installed disabled')
+    .description('copy a plugin folder (plugin.yaml, or an npm package with a "switchboard" field) into the profile; installed disabled (says what it allows, then asks)')
     .argument('<path>', 'the plugin folder')
     .option('--json', 'one JSON document')
-    .action(action(async (path: string, opts: { json?: boolean }) => {
+    .option('--yes', 'do not ask: you have read what it allows')
+    .action(action(async (path: string, opts: { json?: boolean; yes?: boolean }) => {
       const home = switchboardHome();
       const full = resolve(path);
-      if (coreRunning(home)) return reportOne(await withCore((c) => c.call('plugins.install', { path: full })), opts.json, true);
+      const live = coreRunning(home);
+      if (!live) refuseUnlessPerson('install');
+      // What it asks for is read from the folder as it is now, before anything is copied.
+      const read = readPlugin(full);
+      if (read.manifest) await confirmPlugin('Install', read.manifest, opts);
+      if (live) return reportOne(await withCore((c) => c.call('plugins.install', { path: full })), opts.json, true);
       const p = installPlugin(home, full);
       reportOne({ name: p.name, ...(p.manifest ? { version: p.manifest.version } : {}), dir: p.dir, enabled: false }, opts.json, false);
     }));

@@ -58,7 +58,11 @@ function declaration(p: PluginBackendProvider): ProviderDeclaration {
     const unknown = issue?.code === 'unrecognized_keys' ? `unknown flag "${issue.keys[0]}"` : errorLine(flags.error);
     throw new Error(`${where}: flags: ${unknown}`);
   }
-  return { name: p.name, display_name: p.display_name || p.name, fields, exactly_one: p.exactly_one ?? [], flags: flags.data };
+  if (p.flags_for !== undefined && typeof p.flags_for !== 'function') throw new Error(`${where}: flags_for is not a function`);
+  return {
+    name: p.name, display_name: p.display_name || p.name, fields, exactly_one: p.exactly_one ?? [], flags: flags.data,
+    ...(p.flags_for ? { flags_for: true } : {}),
+  };
 }
 
 function watch(id: string, s: PluginStream): void {
@@ -98,6 +102,11 @@ const served: Served = {
   },
   is_available: async (p) => Boolean(await (provider(p.backend).is_available?.() ?? true)),
   check_requirements: async (p) => (await provider(p.backend).check_requirements?.(p.spec)) ?? [],
+  flags_for: async (p) => {
+    const flags = DeclaredFlags.safeParse((await provider(p.backend).flags_for?.(p.spec)) ?? {});
+    if (!flags.success) throw new Error(`backend ${p.backend}: flags_for: ${errorLine(flags.error)}`);
+    return flags.data;
+  },
   doctor_checks: async (p) => (await provider(p.backend).doctor_checks?.()) ?? [],
   create_environment: async (p) => {
     const env = await provider(p.backend).create_environment({

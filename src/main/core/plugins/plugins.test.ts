@@ -1,6 +1,6 @@
 // Plugin backends through a real Core and real plugin host processes, in a temp SWITCHBOARD_HOME made here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Core } from '../core.js';
@@ -38,15 +38,18 @@ beforeAll(async () => {
   writeTestPlugin(home, { name: 'broken', throwOnLoad: true });
   writeTestPlugin(home, { name: 'boxed', flags: { is_container: true, default_cwd: work } });
   writeTestPlugin(home, { name: 'later' });
+  writeTestPlugin(home, { name: 'unasked', flags: { is_container: true, supports_streams: true }, manifest: {} });
   writeTestPlugin(home, { name: 'faraway', flags: { is_remote: true } });
   writeTestPlugin(home, { name: 'typo_flags', flags: { supports_stream: true } as PluginFlags });
-  writeFileSync(join(home, 'plugins', 'enabled.json'), JSON.stringify({ enabled: ['alpha', 'beta', 'claims_builtin', 'broken', 'boxed', 'typo_flags', 'faraway'] }));
+  writeFileSync(join(home, 'plugins', 'enabled.json'), JSON.stringify({ enabled: ['alpha', 'beta', 'claims_builtin', 'broken', 'boxed', 'typo_flags', 'faraway', 'unasked'] }));
   writeFileSync(join(home, 'config.yaml'), [
     'approvals:', '  mode: ask', '  timeout: 2',
     'terminal:', '  default_target: a', '  targets:',
     `    a: { backend: alpha, cwd: ${work}, root: ${work} }`,
     `    box: { backend: boxed, cwd: ${work} }`,
     '    rooted: { backend: boxed }',
+    `    bound: { backend: boxed, cwd: ${work}, root: ${work} }`,
+    `    lying: { backend: unasked, cwd: ${work} }`,
     '    picky: { backend: alpha, root: /nonexistent }',
     `    far: { backend: faraway, cwd: ${work} }`,
     `    waiting: { backend: later, cwd: ${work}, anything: goes }`,
@@ -146,6 +149,21 @@ describe('plugin backends', () => {
     const asked = term('a', `rm -rf ${join(work, 'junk2')}`);
     await until(() => core.approvals.list().length === 1);
     await expect(asked).rejects.toThrow(/denied|no answer|timed out/i);
+  });
+
+  it('holds a backend to its manifest, and never skips asking on a target that names a writable host path', async () => {
+    // The module says "container" (and streams); its plugin.yaml asked for neither, and the person saw that.
+    expect(target('lying')?.flags).toMatchObject({ is_container: true, skip_container_guards: false, supports_streams: false });
+    expect((await plugin('unasked'))).toMatchObject({ state: 'active', flags: {} });
+    expect((await plugin('boxed'))).toMatchObject({ flags: { is_container: true } });
+    // A container target whose spec names a folder of this machine (its `root`) asks, whatever the plugin says.
+    expect(target('box')?.flags?.skip_container_guards).toBe(true);
+    expect(target('bound')?.flags?.skip_container_guards).toBe(false);
+    mkdirSync(join(work, 'junk3'), { recursive: true });
+    const asked = term('bound', `rm -rf ${join(work, 'junk3')}`);
+    await until(() => core.approvals.list().length === 1);
+    await expect(asked).rejects.toThrow(/denied|no answer|timed out/i);
+    expect(existsSync(join(work, 'junk3'))).toBe(true);
   });
 
   it('a background process on a streaming plugin: output and stdin cross the host', async () => {

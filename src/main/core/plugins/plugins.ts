@@ -5,6 +5,7 @@ import type { ProviderDeclaration } from '../../../shared/pluginRpc.js';
 import { findPlugin, installedPlugins, installPlugin, pluginsDir, readEnabled, writeEnabled, type InstalledPlugin } from './installedPlugins.js';
 import { PluginHost } from './pluginHost.js';
 import { pluginProvider, type PluginBackend } from './pluginProvider.js';
+import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { secretReferenceKeys } from '../registry/registryFile.js';
 
@@ -71,7 +72,7 @@ export class Plugins {
     return {
       name: p.installed.name, ...(m ? { version: m.version } : {}), ...(m?.description ? { description: m.description } : {}),
       dir: p.installed.dir, enabled: p.enabled, state: p.installed.problem && p.enabled ? 'failed' : p.state,
-      backends: [...p.backends], ...(problem ? { problem } : {}),
+      backends: [...p.backends], ...(problem ? { problem } : {}), ...(m ? { flags: { ...m.flags } } : {}),
     };
   }
 
@@ -176,8 +177,11 @@ export class Plugins {
         return p.host;
       },
       problem: () => p.down,
+      changed: () => this.deps.onChange(),
+      log: (message: string) => this.log(`${name}: ${message}`),
     };
-    p.providers = decls.map((d) => pluginProvider(d, link));
+    // Its backends get no more than its manifest asked for: what the person saw when enabling it.
+    p.providers = decls.map((d) => pluginProvider(d, link, p.installed.manifest?.flags));
     p.state = 'active';
     p.problem = undefined;
     p.down = undefined;
@@ -222,6 +226,15 @@ export class Plugins {
     this.rescan();
     const p = this.plugins.get(installed.name);
     return p ? this.info(p) : { name: installed.name, dir: installed.dir, enabled: false, state: 'disabled', backends: [] };
+  }
+
+  /** A line in plugins/.host.log, beside what the hosts write. */
+  private log(message: string): void {
+    try {
+      appendFileSync(join(pluginsDir(this.deps.home), '.host.log'), `${new Date().toISOString()} ${message.replace(/\s+/g, ' ').slice(0, 2000)}\n`, { mode: 0o600 });
+    } catch {
+      /* a log line is not worth failing a call */
+    }
   }
 
   private stop(p: Plugin): void {

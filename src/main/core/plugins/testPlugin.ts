@@ -2,7 +2,7 @@
 // machine — with switches for misbehaving (throw on load, throw, hang or exit in exec).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { PluginFlags } from '../../../shared/plugins.js';
+import type { ManifestFlags, PluginFlags } from '../../../shared/plugins.js';
 
 export interface TestPluginOptions {
   /** Folder and plugin name. */
@@ -10,6 +10,8 @@ export interface TestPluginOptions {
   /** The backend names it registers (default: [name]). */
   backends?: string[];
   flags?: PluginFlags;
+  /** The manifest's `flags` (what it asks for); by default the powers `flags` claim. */
+  manifest?: ManifestFlags;
   /** Throw from register(ctx). */
   throwOnLoad?: boolean;
   /** Offer read_file/write_file/stat/home of its own (default: no — the Core's exec-based ones are used). */
@@ -108,7 +110,12 @@ export function register(ctx) {
 export function writeTestPlugin(home: string, o: TestPluginOptions): string {
   const dir = join(home, 'plugins', o.name);
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'plugin.yaml'), `name: ${o.name}\nversion: ${o.version ?? '1.0.0'}\nkind: backend\nentry: index.mjs\ndescription: a test plugin\n`);
+  // The manifest asks for the powers its flags claim (the Core holds a backend to its manifest's).
+  const f = o.flags ?? {};
+  const asked: Record<string, unknown> = o.manifest ?? Object.fromEntries((['is_remote', 'is_container', 'skip_container_guards', 'supports_streams', 'supports_pty'] as const)
+    .filter((k) => f[k] !== undefined).map((k) => [k, f[k]]));
+  const flagsLine = Object.keys(asked).length ? `flags: ${JSON.stringify(asked)}\n` : '';
+  writeFileSync(join(dir, 'plugin.yaml'), `name: ${o.name}\nversion: ${o.version ?? '1.0.0'}\nkind: backend\nentry: index.mjs\ndescription: a test plugin\n${flagsLine}`);
   writeFileSync(join(dir, 'index.mjs'), moduleText(o));
   return dir;
 }

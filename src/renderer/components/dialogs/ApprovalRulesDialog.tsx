@@ -7,6 +7,7 @@ import { useDialogs } from '../../store/dialogs.js';
 import { useToasts } from '../../store/toasts.js';
 import { clockTime } from '../../format.js';
 import { Modal } from './Modal.js';
+import { DialogTable, DoneActions } from './DialogTable.js';
 
 function revoke(r: ApprovalRule): void {
   void call('approvals.revoke', { id: r.id }).then((ok) => {
@@ -36,32 +37,20 @@ export function ApprovalRulesDialog() {
         Commands matching a rule run on its target without asking. A rule is added by <strong>Always allow</strong>; revoking
         it makes the next matching call ask again. Commands refused outright are never covered.
       </p>
-      {rules.length === 0 ? (
-        <p className="empty rules__empty">No always-allow rules.</p>
-      ) : (
-        <div className="rules__scroll">
-          <table className="grid rules" aria-label="Always-allow rules">
-            <thead>
-              <tr><th>Target</th><th>Tool</th><th>Pattern</th><th>Added</th><th>By</th><th><span className="visually-hidden">Actions</span></th></tr>
-            </thead>
-            <tbody>
-              {rules.map((r) => (
-                <tr key={r.id} aria-label={`${r.pattern} on ${r.execution_target}`}>
-                  <td className="mono">{r.execution_target}</td>
-                  <td className="mono">{r.tool}</td>
-                  <td className="mono rules__pattern" title={r.pattern}>{r.pattern}</td>
-                  <td className="dim" title={r.created_at}>{when(r.created_at)}</td>
-                  <td className="dim">{r.created_by}</td>
-                  <td><button type="button" className="button button--small button--danger" aria-label={`Revoke ${r.pattern} on ${r.execution_target}`} onClick={() => revoke(r)}>Revoke</button></td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <div className="modal__actions">
-        <button type="button" className="button button--primary" data-autofocus onClick={close}>Done</button>
-      </div>
+      <DialogTable label="Always-allow rules" className="rules" empty={rules.length === 0 ? 'No always-allow rules.' : undefined}
+        columns={['Target', 'Tool', 'Pattern', 'Added', 'By', <span className="visually-hidden">Actions</span>]}>
+        {rules.map((r) => (
+          <tr key={r.id} aria-label={`${r.pattern} on ${r.execution_target}`}>
+            <td className="mono">{r.execution_target}</td>
+            <td className="mono">{r.tool}</td>
+            <td className="mono rules__pattern" title={r.pattern}>{r.pattern}</td>
+            <td className="dim" title={r.created_at}>{when(r.created_at)}</td>
+            <td className="dim">{r.created_by}</td>
+            <td><button type="button" className="button button--small button--danger" aria-label={`Revoke ${r.pattern} on ${r.execution_target}`} onClick={() => revoke(r)}>Revoke</button></td>
+          </tr>
+        ))}
+      </DialogTable>
+      <DoneActions onDone={close} />
     </Modal>
   );
 }

@@ -8,6 +8,7 @@ import { clockTime, shortGeneration } from '../../format.js';
 import { useNow } from '../useNow.js';
 import { Modal } from './Modal.js';
 import { askForNotices, canAskForNotices } from '../../approvalNotices.js';
+import { approvalSandboxNotes, approvalScopes } from '../../sandboxView.js';
 
 const subjectWord = { command: 'command', path: 'file', code: 'code' } as const;
 
@@ -44,6 +45,8 @@ export function ApproveCommandDialog({ approval: a, position, total }: { approva
   const [reason, setReason] = useState('');
   const answered = useApprovals((s) => s.answered.has(a.id));
   const left = Date.parse(a.expires_at) - now;
+  const notes = approvalSandboxNotes(a);
+  const scopes = approvalScopes(a);
 
   const decide = (decision: 'approve' | 'deny', scope?: ApprovalScope): void => {
     if (useApprovals.getState().answered.has(a.id)) return;
@@ -53,7 +56,7 @@ export function ApproveCommandDialog({ approval: a, position, total }: { approva
   };
 
   return (
-    <Modal title="Approve command" onCancel={() => decide('deny')} width={620} describedBy="approve-lead">
+    <Modal title="Approve command" onCancel={() => decide('deny')} width={620} describedBy={notes.length ? 'approve-sandbox approve-lead' : 'approve-lead'}>
       <div className="approve__queue">
         {total > 1 && <span className="approve__position" aria-label={`Request ${position} of ${total}`}>{position} of {total}</span>}
         <span className={`approve__timer${left < 15_000 ? ' approve__timer--low' : ''}`} role="timer" aria-label={`Denied automatically in ${countdown(left)}`}
@@ -61,6 +64,11 @@ export function ApproveCommandDialog({ approval: a, position, total }: { approva
           denies in {countdown(left)}
         </span>
       </div>
+      {notes.length > 0 && (
+        <div className={`approve__sandbox${a.outside_sandbox ? ' approve__sandbox--outside' : ''}`} id="approve-sandbox" role="note" aria-label="Where it runs">
+          {notes.map((n) => <p key={n}>{n}</p>)}
+        </div>
+      )}
       <p className="form__note approve__lead" id="approve-lead">
         {lead(a)} <strong className="approve__target">{a.execution_target}</strong>:
       </p>
@@ -91,14 +99,19 @@ export function ApproveCommandDialog({ approval: a, position, total }: { approva
       </label>
       <NoticeOffer />
       <div className="modal__actions approve__actions">
-        <button type="button" className="button button--danger" data-autofocus disabled={answered} onClick={() => decide('deny')}>Deny</button>
+        <button type="button" className="button button--danger approve__deny" data-autofocus disabled={answered} onClick={() => decide('deny')}>Deny</button>
         <span className="approve__spacer" />
         <button type="button" className="button" disabled={answered} onClick={() => decide('approve', 'once')}
           title="Run it this time; the same call asks again">Approve once</button>
-        <button type="button" className="button" disabled={answered} onClick={() => decide('approve', 'session')}
-          title={`Don't ask again for this command on ${a.execution_target} (this generation) until Switchboard restarts`}>Approve for session</button>
-        <button type="button" className="button" disabled={answered} onClick={() => decide('approve', 'always')}
-          title={`Keep a rule: this command pattern on ${a.execution_target} never asks again (revocable under Approval rules)`}>Always allow</button>
+        {/* Leaving the sandbox is granted one call at a time: no session, no rule. */}
+        {scopes.includes('session') && (
+          <button type="button" className="button" disabled={answered} onClick={() => decide('approve', 'session')}
+            title={`Don't ask again for this command on ${a.execution_target} (this generation) until Switchboard restarts`}>Approve for session</button>
+        )}
+        {scopes.includes('always') && (
+          <button type="button" className="button" disabled={answered} onClick={() => decide('approve', 'always')}
+            title={`Keep a rule: this command pattern on ${a.execution_target} never asks again (revocable under Approval rules)`}>Always allow</button>
+        )}
       </div>
     </Modal>
   );

@@ -1,0 +1,46 @@
+// Where agent work runs, in the window's words: the sandbox mark of a target, and what "Approve command" says about it.
+import type { ApprovalScope, PendingApproval } from '../shared/approvals.js';
+import type { SandboxInfo } from '../shared/targets.js';
+
+export interface SandboxMark {
+  state: SandboxInfo['state'];
+  /** The badge's text. */
+  label: string;
+  /** Its tooltip and accessible description. */
+  description: string;
+}
+
+const kindName = { bubblewrap: 'a bubblewrap', seatbelt: 'a Seatbelt' } as const;
+
+/** The mark a target shows; none for a target that says nothing about a sandbox (SSH, Docker, plugins). */
+export function sandboxMark(s: SandboxInfo | undefined): SandboxMark | undefined {
+  if (!s) return undefined;
+  if (s.state === 'unsandboxed') {
+    return {
+      state: 'unsandboxed', label: 'unsandboxed',
+      description: `Agent commands here run with your own powers on this machine${s.reason ? `: ${s.reason}` : ''}`,
+    };
+  }
+  const network = s.network === true ? ', with network' : s.network === false ? ', without network' : '';
+  return { state: 'sandboxed', label: 'sandboxed', description: `Agent commands here run in ${s.kind ? kindName[s.kind] : 'an OS'} sandbox${network}` };
+}
+
+const what = {
+  command: { runs: 'the command runs', asks: 'run this one command' },
+  path: { runs: 'the file is changed', asks: 'change this one file' },
+  code: { runs: 'the code runs', asks: 'run this code' },
+} as const;
+
+/** What the dialog says plainly about where this call would run, one sentence each (none for a sandboxed one). */
+export function approvalSandboxNotes(a: Pick<PendingApproval, 'unsandboxed' | 'outside_sandbox' | 'subject'>): string[] {
+  const w = what[a.subject ?? 'command'];
+  const notes: string[] = [];
+  if (a.outside_sandbox) notes.push(`The agent asks to ${w.asks} outside its sandbox: it would run with your own powers on this machine.`);
+  else if (a.unsandboxed) notes.push(`This target is unsandboxed: ${w.runs} with your own powers on this machine.`);
+  return notes;
+}
+
+/** The approvals a person may give: a request to leave the sandbox is approved once at most, never for longer. */
+export function approvalScopes(a: Pick<PendingApproval, 'outside_sandbox'>): ApprovalScope[] {
+  return a.outside_sandbox ? ['once'] : ['once', 'session', 'always'];
+}
