@@ -157,8 +157,8 @@ describe('where agent work runs', () => {
 
 describe('Plugins…', () => {
   it('lists installed plugins; Enable first says what the plugin allows, in words; Cancel changes nothing', async () => {
-    const inst = await app.served.cli(['plugins', 'install', join(root, 'examples/plugins/bwrap'), '--yes']);
-    expect(inst.code, inst.stderr).toBe(0);
+    const inst = await app.served.personCli(['plugins', 'install', join(root, 'examples/plugins/bwrap'), '--yes']);
+    expect(inst.code, inst.stdout).toBe(0);
     const { page, errors } = await openRouted(app.browser, app.served);
     await pane(page, 1).locator('.xterm').click();
     await page.keyboard.press('Control+Shift+P');

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PluginInfo } from '../../src/shared/plugins.js';
 import type { BackendInfo } from '../../src/shared/specFields.js';
 import { exampleCore, type ExampleCore } from './examplesHarness.js';
+import { asPerson } from '../../src/main/core/handlers.js';
 
 let ex: ExampleCore;
 let work: string;
@@ -33,7 +34,7 @@ afterAll(async () => {
 
 describe('bwrap plugin through the Core', () => {
   it('is listed as an active plugin with its backend, display name and container flags', async () => {
-    const plugins = await ex.core.invoke('plugins.list', {}) as PluginInfo[];
+    const plugins = await ex.core.invoke('plugins.list', {}, asPerson) as PluginInfo[];
     expect(plugins.find((p) => p.name === 'bwrap')).toMatchObject({ state: 'active', enabled: true, backends: ['bwrap'], version: '1.0.0' });
     const backends = await ex.core.invoke('backends.list', {}) as BackendInfo[];
     expect(backends.find((b) => b.backend === 'bwrap')).toMatchObject({

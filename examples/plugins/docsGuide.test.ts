@@ -3,7 +3,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callTool, ensureBuilt, runCli, runCliAnswering, startServe, tempHome, type Served } from '../../scripts/cliHarness.js';
+import { callTool, ensureBuilt, runCli, runCliAnswering, runCliAtTerminal, startServe, tempHome, type Served } from '../../scripts/cliHarness.js';
 import { repoRoot } from '../../scripts/testEnv.js';
 
 /** The fenced block right after the line that names `file` (as the guide introduces each file). */
@@ -45,7 +45,7 @@ describe('the plugin of docs/plugins.md', () => {
     expect((await runCliAnswering(home, ['plugins', 'enable', 'mybox'], 'y')).status).toBe(0);
 
     served = await startServe(home);
-    const list = JSON.parse((await runCli(home, ['plugins', 'list', '--json'])).stdout) as { plugins: Array<{ name: string; state: string; backends: string[] }> };
+    const list = JSON.parse((await runCliAtTerminal(home, ['plugins', 'list', '--json'])).stdout) as { plugins: Array<{ name: string; state: string; backends: string[] }> };
     expect(list.plugins.find((p) => p.name === 'mybox')).toMatchObject({ state: 'active', backends: ['mybox'] });
 
     const fromConfig = await callTool(home, 'terminal', { command: 'echo hello from config', execution_target: 'cfgbox' });

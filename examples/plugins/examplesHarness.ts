@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Core } from '../../src/main/core/core.js';
+import { asPerson } from '../../src/main/core/handlers.js';
 
 export const examplesDir = dirname(fileURLToPath(import.meta.url));
 
@@ -26,7 +27,7 @@ export async function exampleCore(plugins: string[], config = 'terminal:\n  targ
   for (const name of plugins) cpSync(join(examplesDir, name), join(home, 'plugins', name), { recursive: true, filter: (src) => !src.endsWith('.test.ts') });
   writeFileSync(join(home, 'config.yaml'), config);
   const core = await new Core({ home }).start();
-  for (const name of plugins) await core.invoke('plugins.enable', { name });
+  for (const name of plugins) await core.invoke('plugins.enable', { name }, asPerson);
   return {
     core, home,
     close: async () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureBuilt, runCli, runCliAnswering, startServe, tempHome } from '../../../scripts/cliHarness.js';
+import { ensureBuilt, runCli, runCliAnswering, runCliAtTerminal, startServe, tempHome } from '../../../scripts/cliHarness.js';
 import { writeTestPlugin } from '../core/plugins/testPlugin.js';
 
 const sentences = [
@@ -80,9 +80,13 @@ describe('switchboard plugins', () => {
       expect(unasked.status).toBe(2);
       expect(unasked.stdout).toContain(sentences.join('\n  '));
       expect(unasked.stderr).toBe('switchboard: enable sandy: not confirmed — run it at a terminal to answer, or add --yes once you have read what it allows\n');
-      const on = await runCli(home, ['plugins', 'enable', 'sandy', '--json', '--yes']);
-      expect(on.stderr).toContain(sentences[0]);
-      expect(JSON.parse(on.stdout)).toMatchObject({ core: 'running', plugin: { name: 'sandy', state: 'active', backends: ['sandy'] } });
+      // A person's act: without a terminal, --yes does not make the Core take it.
+      const agent = await runCli(home, ['plugins', 'enable', 'sandy', '--json', '--yes']);
+      expect(agent.status).toBe(2);
+      expect(agent.stderr).toMatch(/only a person may use plugins.enable: the asking process has no controlling terminal/);
+      const on = await runCliAtTerminal(home, ['plugins', 'enable', 'sandy', '--yes']);
+      expect(on.stdout).toContain(sentences[0]);
+      expect(on.stdout).toContain('plugin sandy: active');
       const ok = await runCli(home, ['targets', 'register', 'sb1', '--backend', 'sandy', '--set', `root=${home}`, '--set', 'size=small']);
       expect(ok.status).toBe(0);
       const bad = await runCli(home, ['targets', 'register', 'sb2', '--backend', 'sandy', '--set', `rot=${home}`]);
@@ -95,9 +99,9 @@ describe('switchboard plugins', () => {
       expect(unfit.stderr).toMatch(/runtime target "sb0" does not fit backend sandy/);
       const doctor = JSON.parse((await runCli(home, ['doctor', '--json', '--timeout', '10'])).stdout) as { plugins: Array<{ name: string; version: string; state: string; checks: unknown[] }> };
       expect(doctor.plugins).toEqual([expect.objectContaining({ name: 'sandy', version: '2.1.0', state: 'active', checks: [expect.objectContaining({ ok: true })] })]);
-      const off = await runCli(home, ['plugins', 'disable', 'sandy']);
+      const off = await runCliAtTerminal(home, ['plugins', 'disable', 'sandy']);
       expect(off).toMatchObject({ status: 0, stdout: 'plugin sandy: disabled\n' });
-      const list = JSON.parse((await runCli(home, ['plugins', 'list', '--json'])).stdout) as { core: string; plugins: Array<{ state: string }> };
+      const list = JSON.parse((await runCliAtTerminal(home, ['plugins', 'list', '--json'])).stdout) as { core: string; plugins: Array<{ state: string }> };
       expect(list).toMatchObject({ core: 'running', plugins: [{ state: 'disabled' }] });
     } finally {
       await served.stop();
