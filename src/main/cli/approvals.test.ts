@@ -108,9 +108,9 @@ describe('approvals through serve and the CLI (local target)', { timeout: 300_00
     // Plainly: the CLI sees it has no terminal.
     expect(await run(`${env} ${cli}`)).toMatch(/approving needs a person at a terminal/);
     // With a pty of its own (script): the CLI passes its own check; the Core sees whose child it is.
-    expect(await run(`${env} script -qec ${shellQuote(cli)} /dev/null`)).toMatch(/only a person may use approvals.decide: it runs inside a tool call/);
+    expect(await run(`${env} script -qec ${shellQuote(cli)} /dev/null`)).toMatch(/only a person may use approvals.decide: (it runs inside a tool call|it was started by an agent's tool call)/);
     // Detached into a session of its own, still on a pty.
-    expect(await run(`${env} setsid script -qec ${shellQuote(cli)} /dev/null`)).toMatch(/only a person may use approvals.decide: it runs inside a tool call/);
+    expect(await run(`${env} setsid script -qec ${shellQuote(cli)} /dev/null`)).toMatch(/only a person may use approvals.decide: (it runs inside a tool call|it was started by an agent's tool call)/);
     // Straight over the WebSocket with the token from core.json, on a pty too.
     const ws = JSON.stringify(join(repoRoot, 'node_modules', 'ws'));
     const js = `const W=require(${ws});const c=JSON.parse(require('fs').readFileSync(process.env.SWITCHBOARD_HOME+'/core.json','utf8'));`

@@ -1,7 +1,8 @@
 // Whether a CLI connection is a person's: the process behind it sits at a terminal of its own, shares every namespace
 // with the Core (an agent sandbox has its own), and is not, nor descends from, a process the Core started for a tool
 // call or a background process (an agent's command).
-import { readlinkSync } from 'node:fs';
+import { readFileSync, readlinkSync } from 'node:fs';
+import { AGENT_VARIABLE } from '../core/processes/coreRuns.js';
 import { ancestry, childrenOf, peerPid } from './peerProcess.js';
 
 /** The namespaces an agent sandbox unshares (core/sandbox): a process in any other than the Core's is inside one. */
@@ -22,6 +23,16 @@ export function foreignNamespaces(pid: number, self: number | 'self' = 'self'): 
   });
 }
 
+/** Whether a process's environment holds the mark of agent work (core/processes/coreRuns.ts AGENT_VARIABLE). */
+function carriesAgentMark(pid: number): boolean {
+  try {
+    return `\0${readFileSync(`/proc/${pid}/environ`, 'latin1')}`.includes(`\0${AGENT_VARIABLE}=`);
+  } catch {
+    // Gone, or not ours to read: nothing to learn from it.
+    return false;
+  }
+}
+
 /**
  * Why the local process at the client end of this loopback connection is not a person's, or undefined when it is.
  * Tool calls and background processes are the Core's children without a terminal (spawned detached, each the leader
@@ -40,6 +51,7 @@ export function cliPersonRefusal(clientPort: number, serverPort: number, corePid
   // Sessions the Core started for tool calls: a `script` or `setsid` inside one keeps an ancestor in it.
   const toolSessions = new Set(childrenOf(corePid).filter((c) => c.ttyNr === 0 && c.session === c.pid).map((c) => c.session));
   for (const p of chain) {
+    if (carriesAgentMark(p.pid)) return 'it was started by an agent\'s tool call (its environment carries the mark of one)';
     if ((p.ppid === corePid && p.ttyNr === 0) || toolSessions.has(p.session) || toolSessions.has(p.pgrp)) {
       return 'it runs inside a tool call or background process that Switchboard started';
     }

@@ -72,6 +72,13 @@ export class CoreRuns {
 /** The variable that names one call's processes, so a call cut off from its target can be ended once it is back. */
 export const CALL_VARIABLE = 'SB_CORE_CALL';
 
+/**
+ * Set on the processes of agent work (tool calls, background processes), never on a person's pane: the person check
+ * (transport/approverCheck.ts) refuses a process that carries it. A tripwire for unsandboxed targets only — a process
+ * can drop its own variables — where a sandbox's namespaces are the real line.
+ */
+export const AGENT_VARIABLE = 'SB_AGENT_WORK';
+
 /** `NAME=value` lines that mark the processes of crashed runs. */
 export function runMarks(runs: readonly string[]): string[] {
   return runs.map((id) => `${RUN_VARIABLE}=${id}`);

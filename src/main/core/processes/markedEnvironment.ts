@@ -4,7 +4,7 @@
 import { randomHex } from '../randomHex.js';
 import { SwitchboardError } from '../../../shared/errors.js';
 import type { BackendProvider, Environment, ExecOptions } from '../backends/provider.js';
-import { CALL_VARIABLE, runMarks, sweepScript, type CoreRuns } from './coreRuns.js';
+import { AGENT_VARIABLE, CALL_VARIABLE, runMarks, sweepScript, type CoreRuns } from './coreRuns.js';
 
 export interface SweepReport {
   identity: string;
@@ -62,7 +62,7 @@ export function markedProvider(provider: BackendProvider, runs: CoreRuns, onSwee
         exec: async (command, opts: ExecOptions) => {
           const call = callMark();
           try {
-            const result = await env.exec(command, { ...opts, env: { ...opts.env, ...call.env } });
+            const result = await env.exec(command, { ...opts, env: { ...opts.env, ...call.env, [AGENT_VARIABLE]: '1' } });
             reached();
             return result;
           } catch (err) {
@@ -73,7 +73,7 @@ export function markedProvider(provider: BackendProvider, runs: CoreRuns, onSwee
         openShell: (opts) => env.openShell({ ...opts, env: { ...opts.env, ...callMark().env } }),
         spawnBackground: async (command, opts) => {
           const call = callMark();
-          const handle = await env.spawnBackground(command, { ...opts, env: { ...opts.env, ...call.env } });
+          const handle = await env.spawnBackground(command, { ...opts, env: { ...opts.env, ...call.env, [AGENT_VARIABLE]: '1' } });
           // Lost (exit without a code): the link to it went; it may run on, so it is swept when the target is back.
           handle.onExit((code) => {
             if (code === null && sweepsRemotely) cut.add(call.mark);
