@@ -1,8 +1,9 @@
 // Cancelling a call stops its command on the target: Ctrl+C on `switchboard call`, MCP notifications/cancelled over
-// stdio, a dropped /mcp HTTP request and a wire-level cancel. Each ends with the sleep gone and the audit saying so.
+// stdio, a dropped /mcp HTTP request and a wire-level cancel. Each ends with the sleep gone and the audit saying so;
+// a call cancelled while it waits for approval takes its approval out of the queue.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -55,6 +56,25 @@ describe('cancelling a call stops its command', () => {
     expect(stderr.trim().split('\n')).toEqual([expect.stringMatching(/^switchboard: the call was cancelled/)]);
     await until(() => !running(s), 'the command was killed');
     await until(() => auditOutcomes(s).includes('cancelled'), 'the audit says cancelled');
+  });
+
+  it('Ctrl+C on `switchboard call` while its approval is pending withdraws the approval; nothing runs', async () => {
+    mkdirSync(join(work, 'ctrl-c'));
+    writeFileSync(join(work, 'ctrl-c', 'keep'), 'x');
+    const command = 'rm -rf ./ctrl-c';
+    const child = spawn(process.execPath, [cliPath, 'call', 'terminal', JSON.stringify({ command })], { env: { ...process.env, SWITCHBOARD_HOME: home }, stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const { client, close } = await connectCore(info.ws_url, info.token);
+    try {
+      let id: string | undefined;
+      await until(async () => (id = (await client.call('approvals.list', {})).find((p) => p.command === command)?.id) !== undefined, 'the call is held for approval');
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      await until(async () => !(await client.call('approvals.list', {})).some((p) => p.id === id), 'the approval was withdrawn', 20);
+      expect(existsSync(join(work, 'ctrl-c', 'keep'))).toBe(true);
+    } finally {
+      close();
+    }
   });
 
   it('MCP notifications/cancelled over stdio kills the command', async () => {

@@ -220,8 +220,10 @@ export class CommandApprovals {
       reasons: c.reasons.map((r) => r.text),
       highlights: subject.kind === 'command' || subject.kind === 'input' ? c.reasons.flatMap((r) => (r.span ? [r.span] : [])) : [],
     }, { signal: call.signal });
-    const outcome = record(outcomeOf(decided));
-    if (decided.decision === 'deny') throw refusalFor(decided, outcome, why);
+    // An answer that lands as the caller gives up decides nothing (no rule either): nobody waits for what it would run.
+    const landed: Decided = decided.decision === 'approve' && call.signal?.aborted ? { ...withdrawnLate, waited_ms: decided.waited_ms } : decided;
+    const outcome = record(outcomeOf(landed));
+    if (landed.decision === 'deny') throw refusalFor(landed, outcome, why);
     const auth: Authorization = { args, binding, outcome };
     // The wait may have been long: the approval binds to what was asked about, where it was asked.
     assertBound(auth, def.name, args, this.deps.current(snapshot.name), snapshot);
@@ -259,6 +261,8 @@ export class CommandApprovals {
     });
   }
 }
+
+const withdrawnLate: Omit<Decided, 'waited_ms'> = { decision: 'deny', scope: 'once', by: 'withdrawn', reason: 'the caller went away as the approval came' };
 
 function outcomeOf(d: Decided): ApprovalOutcome {
   return {
