@@ -28,8 +28,10 @@ function auditOutcomes(seconds: string): string[] {
 beforeAll(async () => {
   ensureBuilt();
   mkdirSync(work);
+  mkdirSync(join(home, 'user-home'));
   writeFileSync(join(home, 'config.yaml'), `terminal:\n  targets:\n    a: { backend: local, cwd: ${work} }\n`);
-  served = await startServe(home);
+  // The shells the Core starts get a HOME of their own.
+  served = await startServe(home, { HOME: join(home, 'user-home') });
   info = JSON.parse(readFileSync(join(home, 'core.json'), 'utf8')) as typeof info;
 });
 afterAll(async () => {
@@ -93,6 +95,28 @@ describe('cancelling a call stops its command', () => {
       const next = await client.callTool({ name: 'terminal', arguments: { command: 'echo still-here' } });
       expect(JSON.stringify(next.content)).toContain('still-here');
     } finally {
+      await client.close();
+    }
+  });
+
+  it('MCP notifications/cancelled over stdio while the call is held withdraws its approval; nothing runs', async () => {
+    mkdirSync(join(work, 'stdio-held'));
+    writeFileSync(join(work, 'stdio-held', 'keep'), 'x');
+    const command = 'rm -rf ./stdio-held';
+    const client = new Client({ name: 'cancel-test', version: '1' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, 'mcp'], env: { ...(process.env as Record<string, string>), SWITCHBOARD_HOME: home }, stderr: 'pipe' }));
+    const core = await connectCore(info.ws_url, info.token);
+    try {
+      const abort = new AbortController();
+      const call = client.callTool({ name: 'terminal', arguments: { command } }, undefined, { signal: abort.signal }).then(() => 'answered', () => 'rejected');
+      let id: string | undefined;
+      await until(async () => (id = (await core.client.call('approvals.list', {})).find((p) => p.command === command)?.id) !== undefined, 'the call is held for approval');
+      abort.abort();
+      expect(await call).toBe('rejected');
+      await until(async () => !(await core.client.call('approvals.list', {})).some((p) => p.id === id), 'the approval was withdrawn', 20);
+      expect(existsSync(join(work, 'stdio-held', 'keep'))).toBe(true);
+    } finally {
+      core.close();
       await client.close();
     }
   });
