@@ -126,6 +126,15 @@ describe('register, replace, drain, remove', () => {
       await expect(r.register(reg({ replace: true, generation: 'g2' }))).rejects.toMatchObject({ message: expect.stringContaining('generation g2 was registered before') });
     });
 
+    it('a record too broken to have a spec is not replaced in place under its own generation', async () => {
+      const h = home();
+      mkdirSync(h, { recursive: true });
+      writeFileSync(join(h, 'runtime-targets.json'), JSON.stringify({ version: 1, targets: { box: record({ spec: 'gone', provider: 'ctl', owner_id: 'o1' }) } }), { mode: 0o600 });
+      const r = new Registry(h);
+      await expect(r.register(reg({ replace: true }))).rejects.toMatchObject({ code: 'registry_conflict', message: expect.stringContaining('already at generation g1') });
+      await expect(r.register(reg({ replace: true, generation: 'g2' }))).resolves.toMatchObject({ action: 'replaced' });
+    });
+
     it(`remembers the last ${MAX_RETIRED_GENERATIONS} retired generations, oldest forgotten first, in the file`, () => {
       const doc = emptyDocument();
       for (let i = 0; i <= MAX_RETIRED_GENERATIONS; i++) retire(doc, { name: 'box', generation: `g${i}`, fingerprint: specFingerprint({ backend: 'local', cwd: `/w${i}` }) });

@@ -271,7 +271,7 @@ export class Registry implements RuntimeSource {
       if (generation !== undefined) {
         checkGenerationSpec(doc, name, generation, fingerprint, current);
         // The same spec under the generation it has now: nothing to do (a controller's retry is idempotent).
-        if (existing !== undefined && generation === claim.generation) return { action: 'unchanged', record: usableOrStub(name, existing) };
+        if (existing !== undefined && generation === claim.generation && current.fingerprint === fingerprint) return { action: 'unchanged', record: usableOrStub(name, existing) };
       }
       if (existing !== undefined) {
         if (!replacing) {
@@ -290,6 +290,10 @@ export class Registry implements RuntimeSource {
           );
         }
         const gen = generation ?? newGeneration();
+        // Only a record too broken to have a spec gets here with its own generation: it is not replaced in place.
+        if (gen === claim.generation) {
+          throw new SwitchboardError('registry_conflict', `target "${name}" is already at generation ${gen}; a replacement needs a new generation`, 'omit --generation to get a fresh one');
+        }
         if (current.generation && current.fingerprint) retire(doc, { name, generation: current.generation, fingerprint: current.fingerprint });
         const created = (existing as { created_at?: unknown }).created_at;
         const record = stored(spec, who.provider, who.owner_id ?? claim.owner_id ?? '', gen, typeof created === 'string' ? created : now, now);
