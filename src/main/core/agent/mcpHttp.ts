@@ -184,11 +184,6 @@ export function mcpHttpHandler(callTool: (tool: string, args: Record<string, unk
       const messages = await readMessages(req, res);
       if (!messages) return;
       const session = String(req.headers['mcp-session-id'] ?? '');
-      // A cancel for a request of an earlier POST goes to that POST's Server (this one's Server sees it too, harmlessly).
-      for (const message of messages) {
-        const id = cancelledRequest(message);
-        if (id !== undefined) for (const t of [...(running.get(keyOf(session, id)) ?? [])]) t.cancel(id, message);
-      }
       const requests = messages.filter(isJSONRPCRequest).map((m) => m.id);
       let answered = requests.length === 0;
       const settled = (id: RequestId): void => {
@@ -205,10 +200,6 @@ export function mcpHttpHandler(callTool: (tool: string, args: Record<string, unk
         const body = Buffer.from(JSON.stringify(answers.length === 1 ? answers[0] : answers));
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body);
       }, settled);
-      for (const id of requests) {
-        const key = keyOf(session, id);
-        running.set(key, (running.get(key) ?? new Set()).add(transport));
-      }
       const server = createMcpServer(callTool);
       open.add(transport);
       // A client that goes away (dropped, or timed out and closed its socket) cancels what it asked: the Server aborts
@@ -221,7 +212,22 @@ export function mcpHttpHandler(callTool: (tool: string, args: Record<string, unk
         if (!answered) void server.close().catch(() => undefined);
       });
       await server.connect(transport);
-      for (const message of messages) transport.onmessage?.(message);
+      // In order: a request is running from the moment its Server has it, and a cancel reaches the POST (this one or
+      // an earlier one) whose request it names; one that names nothing running goes to this POST's Server, which
+      // ignores it.
+      for (const message of messages) {
+        const cancelled = cancelledRequest(message);
+        const holders = cancelled === undefined ? undefined : running.get(keyOf(session, cancelled));
+        if (cancelled !== undefined && holders?.size) {
+          for (const t of [...holders]) t.cancel(cancelled, message);
+          continue;
+        }
+        if (isJSONRPCRequest(message)) {
+          const key = keyOf(session, message.id);
+          running.set(key, (running.get(key) ?? new Set()).add(transport));
+        }
+        transport.onmessage?.(message);
+      }
       if (requests.length === 0) res.writeHead(202).end();
     } catch (err) {
       jsonError(res, 500, -32603, err instanceof Error ? (err.message.split('\n')[0] ?? 'internal error') : 'internal error');

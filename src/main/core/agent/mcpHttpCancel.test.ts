@@ -130,6 +130,14 @@ describe('/mcp calls whose client gave up', () => {
     expect(next.result.content[0]?.text).toContain('still-here');
   });
 
+  it('a cancel in the same POST as its request: nothing runs, the POST is answered with nothing', async () => {
+    const s = uniqueSleep();
+    const both = await post([callMessage(17, `sleep ${s}`), cancelMessage(17)]);
+    expect([both.status, await both.text()]).toEqual([202, '']);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(sleepRunning(s)).toBe(false);
+  });
+
   it('a cancel for another request id stops nothing', async () => {
     const s = uniqueSleep();
     const asked = post(callMessage(15, `sleep ${s}`));
