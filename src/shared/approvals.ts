@@ -42,12 +42,22 @@ export const PendingApproval = z.lazy(() => z.object({
 }));
 export type PendingApproval = z.infer<typeof PendingApproval>;
 
-/** A persisted "always allow" rule (approvals.json): one target name, one tool, one normalised command pattern. */
+/**
+ * A persisted "always allow" rule (approvals.json): one target name with one spec, one tool, one normalised command
+ * pattern.
+ */
 export const ApprovalRule = z.lazy(() => z.object({
   id: z.string(),
   execution_target: z.string(),
   tool: z.string(),
   pattern: z.string(),
+  /**
+   * The fingerprint of the target's spec when the rule was made (`sha256:` and hex): the rule matches only while the
+   * target has that spec. Rules made before fingerprints were kept have none and match nothing.
+   */
+  spec_fingerprint: z.string().optional(),
+  /** For display, never stored: the rule matches nothing now (no fingerprint, the target's spec changed, or it is gone). */
+  stale: z.boolean().optional(),
   created_at: z.string(),
   /** Who made it: ui or cli. */
   created_by: z.string(),

@@ -142,9 +142,18 @@ describe('approvals through serve and the CLI (local target)', { timeout: 300_00
     const p = await pendingFor(home, 'git push --force origin HEAD || true');
     expect((await atTerminal(home, ['approvals', 'approve', p.id, '--scope', 'always'])).status).toBe(0);
     await call.done;
-    const rules = JSON.parse((await atTerminal(home, ['approvals', 'rules', '--json'])).stdout) as { rules: Array<{ id: string; pattern: string; execution_target: string }> };
+    const rules = JSON.parse((await atTerminal(home, ['approvals', 'rules', '--json'])).stdout) as { rules: Array<{ id: string; pattern: string; execution_target: string; stale?: boolean }> };
     expect(rules.rules).toEqual([expect.objectContaining({ execution_target: 'a', tool: 'terminal', pattern: 'git push --force origin HEAD || true', created_by: 'cli' })]);
-    expect((await atTerminal(home, ['approvals', 'rules'])).stdout).toContain('git push --force origin HEAD');
+    expect(rules.rules[0]).toMatchObject({ stale: false, spec_fingerprint: expect.stringMatching(/^sha256:/) });
+    expect((await atTerminal(home, ['approvals', 'rules'])).stdout).toMatch(/git push --force origin HEAD .* active\n/);
+    // A rule kept before rules had a spec fingerprint matches nothing and is shown stale.
+    const file = join(home, 'approvals.json');
+    const kept = JSON.parse(readFileSync(file, 'utf8')) as { version: 1; rules: Array<Record<string, unknown>> };
+    writeFileSync(file, JSON.stringify({ version: 1, rules: [...kept.rules, { id: 'old1', execution_target: 'a', tool: 'terminal', pattern: 'sudo -n true || true', created_at: '2026-01-01T00:00:00.000Z', created_by: 'ui' }] }));
+    const listed = (await atTerminal(home, ['approvals', 'rules'])).stdout;
+    expect(listed).toMatch(/old1 .* stale\n/);
+    expect(listed).toContain('stale: made for a spec its target no longer has');
+    expect((await atTerminal(home, ['approvals', 'revoke', 'old1'])).status).toBe(0);
     expect((await atTerminal(home, ['approvals', 'revoke', rules.rules[0]!.id])).stdout).toBe(`revoked ${rules.rules[0]!.id}\n`);
     expect(JSON.parse((await atTerminal(home, ['approvals', 'rules', '--json'])).stdout).rules).toEqual([]);
 

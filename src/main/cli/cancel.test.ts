@@ -1,8 +1,9 @@
 // Cancelling a call stops its command on the target: Ctrl+C on `switchboard call`, MCP notifications/cancelled over
-// stdio, a dropped /mcp HTTP request and a wire-level cancel. Each ends with the sleep gone and the audit saying so.
+// stdio, a dropped /mcp HTTP request and a wire-level cancel. Each ends with the sleep gone and the audit saying so;
+// a call cancelled while it waits for approval takes its approval out of the queue.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -27,8 +28,10 @@ function auditOutcomes(seconds: string): string[] {
 beforeAll(async () => {
   ensureBuilt();
   mkdirSync(work);
+  mkdirSync(join(home, 'user-home'));
   writeFileSync(join(home, 'config.yaml'), `terminal:\n  targets:\n    a: { backend: local, cwd: ${work} }\n`);
-  served = await startServe(home);
+  // The shells the Core starts get a HOME of their own.
+  served = await startServe(home, { HOME: join(home, 'user-home') });
   info = JSON.parse(readFileSync(join(home, 'core.json'), 'utf8')) as typeof info;
 });
 afterAll(async () => {
@@ -57,6 +60,25 @@ describe('cancelling a call stops its command', () => {
     await until(() => auditOutcomes(s).includes('cancelled'), 'the audit says cancelled');
   });
 
+  it('Ctrl+C on `switchboard call` while its approval is pending withdraws the approval; nothing runs', async () => {
+    mkdirSync(join(work, 'ctrl-c'));
+    writeFileSync(join(work, 'ctrl-c', 'keep'), 'x');
+    const command = 'rm -rf ./ctrl-c';
+    const child = spawn(process.execPath, [cliPath, 'call', 'terminal', JSON.stringify({ command })], { env: { ...process.env, SWITCHBOARD_HOME: home }, stdio: 'ignore' });
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const { client, close } = await connectCore(info.ws_url, info.token);
+    try {
+      let id: string | undefined;
+      await until(async () => (id = (await client.call('approvals.list', {})).find((p) => p.command === command)?.id) !== undefined, 'the call is held for approval');
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      await until(async () => !(await client.call('approvals.list', {})).some((p) => p.id === id), 'the approval was withdrawn', 20);
+      expect(existsSync(join(work, 'ctrl-c', 'keep'))).toBe(true);
+    } finally {
+      close();
+    }
+  });
+
   it('MCP notifications/cancelled over stdio kills the command', async () => {
     const s = uniqueSleep();
     const client = new Client({ name: 'cancel-test', version: '1' });
@@ -73,6 +95,28 @@ describe('cancelling a call stops its command', () => {
       const next = await client.callTool({ name: 'terminal', arguments: { command: 'echo still-here' } });
       expect(JSON.stringify(next.content)).toContain('still-here');
     } finally {
+      await client.close();
+    }
+  });
+
+  it('MCP notifications/cancelled over stdio while the call is held withdraws its approval; nothing runs', async () => {
+    mkdirSync(join(work, 'stdio-held'));
+    writeFileSync(join(work, 'stdio-held', 'keep'), 'x');
+    const command = 'rm -rf ./stdio-held';
+    const client = new Client({ name: 'cancel-test', version: '1' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, 'mcp'], env: { ...(process.env as Record<string, string>), SWITCHBOARD_HOME: home }, stderr: 'pipe' }));
+    const core = await connectCore(info.ws_url, info.token);
+    try {
+      const abort = new AbortController();
+      const call = client.callTool({ name: 'terminal', arguments: { command } }, undefined, { signal: abort.signal }).then(() => 'answered', () => 'rejected');
+      let id: string | undefined;
+      await until(async () => (id = (await core.client.call('approvals.list', {})).find((p) => p.command === command)?.id) !== undefined, 'the call is held for approval');
+      abort.abort();
+      expect(await call).toBe('rejected');
+      await until(async () => !(await core.client.call('approvals.list', {})).some((p) => p.id === id), 'the approval was withdrawn', 20);
+      expect(existsSync(join(work, 'stdio-held', 'keep'))).toBe(true);
+    } finally {
+      core.close();
       await client.close();
     }
   });

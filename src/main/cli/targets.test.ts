@@ -117,6 +117,7 @@ describe('refusals exit 2 with one stderr line', () => {
     ['another provider draining', ['targets', 'drain', 'owned'], 'belongs to provider "ctl"'],
     ['another owner removing', ['targets', 'remove', 'owned', '--provider', 'ctl', '--owner-id', 'box-8'], 'belongs to owner "box-7"'],
     ['a failed compare-and-swap', ['targets', 'register', 'owned', '--backend', 'local', '--provider', 'ctl', '--owner-id', 'box-7', '--if-generation', 'g0'], 'not g0'],
+    ['another spec under a generation that had one', ['targets', 'register', 'owned', '--backend', 'local', '--cwd', '/elsewhere', '--provider', 'ctl', '--owner-id', 'box-7', '--replace', '--generation', 'g1'], 'target "owned" generation g1 was registered before with another spec'],
     ['a stale teardown', ['targets', 'remove', 'owned', '--provider', 'ctl', '--owner-id', 'box-7', '--generation', 'g0'], 'not g0'],
     ['an invalid spec', ['targets', 'register', 'bad', '--backend', 'ssh', '--user', 'u'], 'ssh_host'],
     ['a flag the backend lacks', ['targets', 'register', 'bad', '--backend', 'local', '--host', 'h'], '--host sets ssh_host'],
@@ -144,6 +145,15 @@ describe('refusals exit 2 with one stderr line', () => {
   it('the owner may drain and remove', () => {
     expect(json('targets', 'drain', 'owned', '--provider', 'ctl', '--owner-id', 'box-7')).toMatchObject({ action: 'drained' });
     expect(json('targets', 'remove', 'owned', '--provider', 'ctl', '--owner-id', 'box-7', '--generation', 'g1')).toMatchObject({ action: 'removed' });
+  });
+
+  it('a removed generation comes back only with the spec it had', () => {
+    const again = ['targets', 'register', 'owned', '--backend', 'local', '--provider', 'ctl', '--owner-id', 'box-7', '--generation', 'g1'];
+    const r = sb(...again, '--cwd', '/elsewhere');
+    expect([r.code, r.stdout]).toEqual([2, '']);
+    expect(r.stderr.trim().split('\n')).toEqual([expect.stringContaining('target "owned" generation g1 was registered before with another spec')]);
+    expect(json(...again)).toMatchObject({ action: 'registered', target: { generation: 'g1' } });
+    ok('targets', 'remove', 'owned', '--provider', 'ctl', '--owner-id', 'box-7');
   });
 });
 

@@ -23,6 +23,7 @@ import { Dispatcher } from './dispatch/dispatcher.js';
 import { toolDefs } from './tools/toolDefs.js';
 import { ApprovalBroker } from './approvals/approvalBroker.js';
 import { ApprovalRules } from './approvals/approvalRules.js';
+import { specFingerprint } from './registry/specFingerprint.js';
 import { CommandApprovals } from './approvals/commandApprovals.js';
 import { ActivityLog } from './activity/activityLog.js';
 import { EventBus, type EventListener } from './events/eventBus.js';
@@ -136,7 +137,14 @@ export class Core {
       }),
     );
     this.approvals.onChange((list) => this.emit('approvals.changed', list));
-    this.approvalRules = new ApprovalRules(this.home);
+    this.approvalRules = new ApprovalRules(this.home, (name) => {
+      try {
+        return specFingerprint(this.targets.snapshot(name).spec);
+      } catch {
+        // Gone, or its backend is missing: no rule can match it now.
+        return undefined;
+      }
+    });
     this.approvalRules.onChange((rules) => this.emit('approvals.rules', rules));
     this.providerContext = {
       home: this.home,
@@ -236,6 +244,7 @@ export class Core {
     this.retire = retireIdentities({ targets: this.targets, sessions: this.sessions, panes: this.panes, holds: this.holds, processes: this.processes });
     this.targets.onChange(() => {
       this.health.sync();
+      this.approvalRules.targetsChanged();
       this.scheduleTargetsChanged();
     });
     this.sessions.onChange((identity) => {

@@ -78,7 +78,8 @@ export function approvalsCommand(program: Command): void {
       const rules = await withCore((c) => c.call('approvals.rules', {}));
       if (opts.json) return printJson({ rules });
       if (rules.length === 0) return void process.stdout.write('no approval rules\n');
-      process.stdout.write(table(['ID', 'TARGET', 'TOOL', 'PATTERN', 'BY', 'CREATED'], rules.map((r) => [r.id, r.execution_target, r.tool, r.pattern, r.created_by, r.created_at])));
+      process.stdout.write(table(['ID', 'TARGET', 'TOOL', 'PATTERN', 'BY', 'CREATED', 'STATE'], rules.map((r) => [r.id, r.execution_target, r.tool, r.pattern, r.created_by, r.created_at, r.stale ? 'stale' : 'active'])));
+      if (rules.some((r) => r.stale)) process.stdout.write('stale: made for a spec its target no longer has (or before rules kept one); it matches nothing — revoke it\n');
     }));
   approvals
     .command('revoke')

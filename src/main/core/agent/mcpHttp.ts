@@ -2,15 +2,19 @@
 //
 // Stateless, answered as JSON: each POST gets its own Server and a transport that lives for that POST only, so there
 // is no session table to leak or hijack and a Core restart loses nothing a client holds; tool calls need no
-// server-initiated messages, so no event stream is opened. The HTTP side is written against node:http directly: the
-// SDK's transport goes through web-standard Request and Response objects and streams, which cost an agent's call
-// more than the rest of the Core's work on it. What a client can observe is the SDK transport's behaviour in JSON
-// mode: the same status codes, JSON-RPC errors and checks (Accept, Content-Type, body size, protocol version).
+// server-initiated messages, so no event stream is opened. The one table kept is of requests still running, so that a
+// client's notifications/cancelled, which comes in a POST of its own, reaches the Server of the POST that asked, as it
+// would over stdio: the call is aborted (its command killed, its pending approval withdrawn) and that POST is answered
+// without it. A POST whose connection closes before its answer (the client timed out or went away) aborts its calls.
+// The HTTP side is written against node:http directly: the SDK's transport goes through web-standard Request and
+// Response objects and streams, which cost an agent's call more than the rest of the Core's work on it. What a client
+// can observe is the SDK transport's behaviour in JSON mode: the same status codes, JSON-RPC errors and checks
+// (Accept, Content-Type, body size, protocol version).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, isInitializeRequest, isJSONRPCErrorResponse, isJSONRPCRequest, isJSONRPCResultResponse,
-  type JSONRPCMessage, type RequestId,
+  CancelledNotificationSchema, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, isInitializeRequest, isJSONRPCErrorResponse, isJSONRPCRequest,
+  isJSONRPCResultResponse, type JSONRPCMessage, type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolResult } from '../../../shared/tools.js';
 import { createMcpServer } from './mcpServer.js';
@@ -27,23 +31,48 @@ export interface McpHttp {
   close: () => Promise<void>;
 }
 
-/** The transport of one POST: the Server's answers to its requests are collected, then sent as one JSON body. */
+/**
+ * The transport of one POST: the Server's answers to its requests are collected, then sent as one JSON body, without
+ * the requests the client cancelled (the Server answers those with nothing, as MCP asks).
+ */
 class OnePostTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: Transport['onmessage'];
   private readonly answers = new Map<RequestId, JSONRPCMessage>();
+  private readonly cancelled = new Set<RequestId>();
   private closed = false;
 
-  constructor(private readonly requests: readonly RequestId[], private readonly answered: (answers: JSONRPCMessage[]) => void) {}
+  /** `settled`: a request of this POST was answered or cancelled (it leaves the table of running requests). */
+  constructor(
+    readonly requests: readonly RequestId[],
+    private readonly answered: (answers: JSONRPCMessage[]) => void,
+    private readonly settled: (id: RequestId) => void,
+  ) {}
 
   async start(): Promise<void> {}
 
   async send(message: JSONRPCMessage): Promise<void> {
     // Notifications the Server sends (progress, logs) have no stream to go on in a JSON answer; they are dropped.
     if (this.closed || !(isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) || message.id === undefined) return;
+    if (this.cancelled.has(message.id)) return;
     this.answers.set(message.id, message);
-    if (this.requests.every((id) => this.answers.has(id))) this.answered(this.requests.map((id) => this.answers.get(id)!));
+    this.settled(message.id);
+    this.answerWhenDone();
+  }
+
+  /** The client cancelled request `id` (in this POST or another): its Server aborts the handler, as over stdio. */
+  cancel(id: RequestId, notification: JSONRPCMessage): void {
+    if (this.closed || this.answers.has(id) || this.cancelled.has(id)) return;
+    this.cancelled.add(id);
+    this.settled(id);
+    this.onmessage?.(notification);
+    this.answerWhenDone();
+  }
+
+  private answerWhenDone(): void {
+    if (!this.requests.every((id) => this.answers.has(id) || this.cancelled.has(id))) return;
+    this.answered(this.requests.flatMap((id) => (this.answers.has(id) ? [this.answers.get(id)!] : [])));
   }
 
   async close(): Promise<void> {
@@ -126,8 +155,21 @@ async function readMessages(req: IncomingMessage, res: ServerResponse): Promise<
   return messages;
 }
 
+/** The request a notifications/cancelled names, if the message is one. */
+function cancelledRequest(message: JSONRPCMessage): RequestId | undefined {
+  const parsed = CancelledNotificationSchema.safeParse(message);
+  return parsed.success ? parsed.data.params.requestId : undefined;
+}
+
 export function mcpHttpHandler(callTool: (tool: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<ToolResult>): McpHttp {
   const open = new Set<OnePostTransport>();
+  /**
+   * Requests still running, by MCP session (the client's Mcp-Session-Id header; none for a stateless client) and id.
+   * Every agent holds the same token, so a cancel can only stop calls of its own session, and without one any call
+   * with that id: one that stops a call too many is safer than an approval nobody waits for.
+   */
+  const running = new Map<string, Set<OnePostTransport>>();
+  const keyOf = (session: string, id: RequestId): string => JSON.stringify([session, id]);
   const close = async (): Promise<void> => {
     await Promise.all([...open].map((t) => t.close().catch(() => undefined)));
   };
@@ -141,26 +183,51 @@ export function mcpHttpHandler(callTool: (tool: string, args: Record<string, unk
     try {
       const messages = await readMessages(req, res);
       if (!messages) return;
+      const session = String(req.headers['mcp-session-id'] ?? '');
       const requests = messages.filter(isJSONRPCRequest).map((m) => m.id);
       let answered = requests.length === 0;
+      const settled = (id: RequestId): void => {
+        const key = keyOf(session, id);
+        running.get(key)?.delete(transport);
+        if (running.get(key)?.size === 0) running.delete(key);
+      };
       const transport = new OnePostTransport(requests, (answers) => {
         answered = true;
         if (res.headersSent) return;
+        // Every request was cancelled: nothing to answer (the client stopped waiting for it).
+        if (answers.length === 0) return void res.writeHead(202).end();
         // With its length the body goes out in one write, not as chunks the client has to reassemble.
         const body = Buffer.from(JSON.stringify(answers.length === 1 ? answers[0] : answers));
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body);
-      });
+      }, settled);
       const server = createMcpServer(callTool);
       open.add(transport);
-      // A client that goes away cancels what it asked (the Server aborts its handlers' signals when its transport closes).
+      // A client that goes away (dropped, or timed out and closed its socket) cancels what it asked: the Server aborts
+      // its handlers' signals when its transport closes, which kills their commands and withdraws their approvals.
       // Once every request is answered nothing of the POST runs on, and its Server is dropped without closing it:
       // closing builds the error it would abort its handlers with, stack trace and all, for every request.
       res.once('close', () => {
         open.delete(transport);
+        for (const id of requests) settled(id);
         if (!answered) void server.close().catch(() => undefined);
       });
       await server.connect(transport);
-      for (const message of messages) transport.onmessage?.(message);
+      // In order: a request is running from the moment its Server has it, and a cancel reaches the POST (this one or
+      // an earlier one) whose request it names; one that names nothing running goes to this POST's Server, which
+      // ignores it.
+      for (const message of messages) {
+        const cancelled = cancelledRequest(message);
+        const holders = cancelled === undefined ? undefined : running.get(keyOf(session, cancelled));
+        if (cancelled !== undefined && holders?.size) {
+          for (const t of [...holders]) t.cancel(cancelled, message);
+          continue;
+        }
+        if (isJSONRPCRequest(message)) {
+          const key = keyOf(session, message.id);
+          running.set(key, (running.get(key) ?? new Set()).add(transport));
+        }
+        transport.onmessage?.(message);
+      }
       if (requests.length === 0) res.writeHead(202).end();
     } catch (err) {
       jsonError(res, 500, -32603, err instanceof Error ? (err.message.split('\n')[0] ?? 'internal error') : 'internal error');

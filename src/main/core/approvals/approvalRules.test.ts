@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { specFingerprint } from '../registry/specFingerprint.js';
 import { ApprovalRules, readRules } from './approvalRules.js';
 
 const dirs: string[] = [];
@@ -14,19 +15,51 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-const key = { target: 'a', identity: 'a#g1', tool: 'terminal', pattern: 'sudo true' };
+const specA = specFingerprint({ backend: 'local', cwd: '/a' });
+const specB = specFingerprint({ backend: 'local', cwd: '/b' });
+const key = { target: 'a', identity: 'a#g1', fingerprint: specA, tool: 'terminal', pattern: 'sudo true' };
 
 describe('ApprovalRules', () => {
-  it('session rules match one runtime identity; always rules one target name, across generations', () => {
+  it('session rules match one runtime identity with one spec; always rules one target name with one spec, across generations', () => {
     const r = new ApprovalRules(home());
     r.addSession(key);
     expect(r.match(key)).toBe('session');
     expect(r.match({ ...key, identity: 'a#g2' })).toBeUndefined();
+    // The same generation registered again with another spec (a registry edited by hand) is not what was approved.
+    expect(r.match({ ...key, fingerprint: specB })).toBeUndefined();
     expect(r.match({ ...key, pattern: 'sudo false' })).toBeUndefined();
     expect(r.match({ ...key, tool: 'execute_code' })).toBeUndefined();
     r.addAlways({ ...key, pattern: 'git push --force' }, 'ui');
     expect(r.match({ ...key, identity: 'a#g2', pattern: 'git push --force' })).toBe('always');
+    expect(r.match({ ...key, identity: 'a#g2', fingerprint: specB, pattern: 'git push --force' })).toBeUndefined();
     expect(r.match({ ...key, target: 'b', identity: 'b#g1', pattern: 'git push --force' })).toBeUndefined();
+  });
+
+  it('an always rule is stale while its target has another spec or is gone; one without a fingerprint matches nothing and is stale', () => {
+    const h = home();
+    const now = new Map([['a', specA]]);
+    const r = new ApprovalRules(h, (t) => now.get(t));
+    const seen: boolean[][] = [];
+    r.onChange((rules) => seen.push(rules.map((x) => x.stale ?? false)));
+    const rule = r.addAlways(key, 'ui');
+    expect(rule.spec_fingerprint).toBe(specA);
+    expect(r.list()).toEqual([{ ...rule, stale: false }]);
+    now.set('a', specB);
+    r.targetsChanged();
+    expect(r.list()[0]?.stale).toBe(true);
+    r.targetsChanged();
+    now.delete('a');
+    r.targetsChanged();
+    expect(r.list()[0]?.stale).toBe(true);
+    expect(seen).toEqual([[false], [true]]);
+    // `stale` is shown, never stored.
+    expect(readFileSync(join(h, 'approvals.json'), 'utf8')).not.toContain('stale');
+
+    const old = { id: 'old1', execution_target: 'a', tool: 'terminal', pattern: 'sudo true', created_at: 't', created_by: 'ui' };
+    writeFileSync(join(h, 'approvals.json'), JSON.stringify({ version: 1, rules: [old] }));
+    now.set('a', specA);
+    expect(r.match(key)).toBeUndefined();
+    expect(r.list()).toEqual([{ ...old, stale: true }]);
   });
 
   it('writes approvals.json atomically with mode 0600, sees edits by others, and reports changes', () => {

@@ -1,5 +1,8 @@
-// The approvals a person kept: "session" rules (this Core run, one runtime identity) in memory and "always" rules
-// (one target name) in $SWITCHBOARD_HOME/approvals.json. A rule matches one tool and one normalised pattern.
+// The approvals a person kept: "session" rules (this Core run, one runtime identity with one spec) in memory and
+// "always" rules (one target name with one spec) in $SWITCHBOARD_HOME/approvals.json. A rule matches one tool and one
+// normalised pattern, and only while the target's spec has the fingerprint it was made for (specFingerprint): a target
+// replaced by another spec, a config target edited, is asked about again. A rule made before rules kept a fingerprint
+// matches nothing and is listed as stale, to be revoked (or made again by answering Always allow).
 import { randomUUID } from 'node:crypto';
 import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -9,10 +12,11 @@ import { SwitchboardError } from '../../../shared/errors.js';
 
 const RulesFile = z.object({ version: z.literal(1), rules: z.array(ApprovalRule) });
 
-/** What a held call is matched on: where it runs (name and runtime identity), which tool, which normalised pattern. */
+/** What a held call is matched on: where it runs (name, runtime identity, spec fingerprint), which tool, which normalised pattern. */
 export interface RuleKey {
   target: string;
   identity: string;
+  fingerprint: string;
   tool: string;
   pattern: string;
 }
@@ -24,9 +28,12 @@ export class ApprovalRules {
   /** mtime+size of the file last read, so an edit by hand (or another Core) is seen. */
   private stamp = '';
   private problemLine: string | undefined;
+  /** The stale marks last told to listeners. */
+  private lastStale = '';
   private readonly listeners = new Set<(rules: ApprovalRule[]) => void>();
 
-  constructor(home: string) {
+  /** `fingerprintOf`: the fingerprint of a target's spec now (undefined when it is gone), to mark rules stale. */
+  constructor(home: string, private readonly fingerprintOf: (target: string) => string | undefined = () => undefined) {
     this.path = join(home, 'approvals.json');
     this.reload();
   }
@@ -42,16 +49,23 @@ export class ApprovalRules {
     return this.problemLine;
   }
 
+  /** The always rules, each marked stale when it can match nothing now (no fingerprint, or not the target's spec). */
   list(): ApprovalRule[] {
     this.reload();
-    return [...this.always];
+    return this.shown();
+  }
+
+  /** Tell listeners again when the targets changed: a rule may have turned stale (or fresh). */
+  targetsChanged(): void {
+    const stale = JSON.stringify(this.shown().map((r) => r.stale));
+    if (stale !== this.lastStale) this.emit();
   }
 
   /** Which kept rule lets this call run unasked, if any. */
   match(key: RuleKey): 'session' | 'always' | undefined {
     if (this.session.has(sessionKey(key))) return 'session';
     this.reload();
-    return this.always.some((r) => r.execution_target === key.target && r.tool === key.tool && r.pattern === key.pattern) ? 'always' : undefined;
+    return this.always.some((r) => sameRule(r, key)) ? 'always' : undefined;
   }
 
   addSession(key: RuleKey): void {
@@ -60,13 +74,14 @@ export class ApprovalRules {
 
   addAlways(key: RuleKey, createdBy: string): ApprovalRule {
     this.reload();
-    const existing = this.always.find((r) => r.execution_target === key.target && r.tool === key.tool && r.pattern === key.pattern);
+    const existing = this.always.find((r) => sameRule(r, key));
     if (existing) return existing;
     const rule: ApprovalRule = {
       id: randomUUID().slice(0, 8),
       execution_target: key.target,
       tool: key.tool,
       pattern: key.pattern,
+      spec_fingerprint: key.fingerprint,
       created_at: new Date().toISOString(),
       created_by: createdBy,
     };
@@ -107,14 +122,24 @@ export class ApprovalRules {
     if (JSON.stringify(rules) !== before) this.emit();
   }
 
+  private shown(): ApprovalRule[] {
+    return this.always.map((r) => ({ ...r, stale: r.spec_fingerprint === undefined || r.spec_fingerprint !== this.fingerprintOf(r.execution_target) }));
+  }
+
   private emit(): void {
-    const rules = [...this.always];
+    const rules = this.shown();
+    this.lastStale = JSON.stringify(rules.map((r) => r.stale));
     for (const l of this.listeners) l(rules);
   }
 }
 
+/** An always rule covers a key: same target name, tool and pattern, made for the spec the target has now. */
+function sameRule(r: ApprovalRule, k: RuleKey): boolean {
+  return r.spec_fingerprint !== undefined && r.spec_fingerprint === k.fingerprint && r.execution_target === k.target && r.tool === k.tool && r.pattern === k.pattern;
+}
+
 function sessionKey(k: RuleKey): string {
-  return JSON.stringify([k.identity, k.tool, k.pattern]);
+  return JSON.stringify([k.identity, k.fingerprint, k.tool, k.pattern]);
 }
 
 function fileStamp(path: string): string {
@@ -147,5 +172,6 @@ export function readRules(path: string): { rules: ApprovalRule[]; problem?: stri
     const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
     return { rules: [], problem: `approvals.json is malformed${where}: ${issue?.message ?? 'unexpected shape'}; no "always allow" rules apply until it is fixed or removed` };
   }
-  return { rules: parsed.data.rules };
+  // `stale` is worked out when rules are shown, never taken from the file.
+  return { rules: parsed.data.rules.map(({ stale: _shown, ...rule }) => rule) };
 }

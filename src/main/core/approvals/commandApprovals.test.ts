@@ -10,6 +10,7 @@ import { makeTestCore, type TestCore } from '../tools/testCore.js';
 import { assertBound, bindingOf, type Authorization } from './commandApprovals.js';
 import type { TargetSnapshot } from '../backends/provider.js';
 import { asPerson } from '../handlers.js';
+import { specFingerprint } from '../registry/specFingerprint.js';
 
 let t: TestCore | undefined;
 afterEach(async () => {
@@ -263,17 +264,18 @@ describe('the approval step', () => {
 });
 
 describe('assertBound', () => {
-  const snap = (generation: string, state: 'active' | 'draining' = 'active') => ({ name: 'a', generation, identity: `a#${generation}`, state } as unknown as TargetSnapshot);
+  const snap = (generation: string, state: 'active' | 'draining' = 'active', cwd = '/a') => ({ name: 'a', generation, identity: `a#${generation}`, state, spec: { backend: 'local', cwd } } as unknown as TargetSnapshot);
   const args = { command: 'sudo true' };
-  const auth: Authorization = { args, binding: bindingOf('terminal', args, 'a#g1') };
+  const auth: Authorization = { args, binding: bindingOf('terminal', args, 'a#g1', specFingerprint({ backend: 'local', cwd: '/a' })) };
   it('accepts exactly what was approved where it was approved', () => {
     expect(() => assertBound(auth, 'terminal', { command: 'sudo true' }, snap('g1'), snap('g1'))).not.toThrow();
   });
-  it('refuses changed arguments, another tool, another generation, a draining target, a removed one', () => {
+  it('refuses changed arguments, another tool, another generation or spec, a draining target, a removed one', () => {
     expect(() => assertBound(auth, 'terminal', { command: 'sudo rm x' }, snap('g1'), snap('g1'))).toThrow(/arguments changed/);
     expect(() => assertBound(auth, 'terminal', { command: 'sudo true', workdir: '/' }, snap('g1'), snap('g1'))).toThrow(/arguments changed/);
     expect(() => assertBound(auth, 'execute_code', args, snap('g1'), snap('g1'))).toThrow(/arguments changed/);
     expect(() => assertBound(auth, 'terminal', args, snap('g2'), snap('g1'))).toThrow(/now a#g2/);
+    expect(() => assertBound(auth, 'terminal', args, snap('g1', 'active', '/b'), snap('g1'))).toThrow(/the spec has changed since/);
     expect(() => assertBound(auth, 'terminal', args, snap('g1', 'draining'), snap('g1'))).toThrow(/draining/);
     // Asked on a draining target (process write is allowed there): still draining is no change.
     expect(() => assertBound(auth, 'terminal', args, snap('g1', 'draining'), snap('g1', 'draining'))).not.toThrow();

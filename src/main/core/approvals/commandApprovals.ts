@@ -6,6 +6,7 @@ import type { ApprovalOutcome, ApprovalsMode, PolicyClassification } from '../..
 import { SwitchboardError } from '../../../shared/errors.js';
 import type { ApprovalSubject, ToolClient } from '../../../shared/tools.js';
 import type { TargetSnapshot } from '../backends/provider.js';
+import { specFingerprint } from '../registry/specFingerprint.js';
 import type { Sessions } from '../sessions/sessions.js';
 import type { ToolDef } from '../tools/toolDef.js';
 import type { AuditLog } from '../dispatch/audit.js';
@@ -41,7 +42,7 @@ export interface Authorization {
   outcome?: ApprovalOutcome;
   /** The arguments that were judged (and approved); the dispatcher runs these and nothing else. */
   args: Readonly<Record<string, unknown>>;
-  /** (tool, normalised arguments, runtime identity) the approval is for. */
+  /** (tool, normalised arguments, runtime identity, spec fingerprint) the approval is for. */
   binding: string;
 }
 
@@ -52,9 +53,9 @@ export class ApprovalRefused extends SwitchboardError {
   }
 }
 
-/** The binding of a call: a digest of tool, canonical arguments and runtime identity. */
-export function bindingOf(tool: string, args: Readonly<Record<string, unknown>>, identity: string): string {
-  return createHash('sha256').update(JSON.stringify([tool, canonical(args), identity])).digest('hex');
+/** The binding of a call: a digest of tool, canonical arguments, runtime identity and the fingerprint of its spec. */
+export function bindingOf(tool: string, args: Readonly<Record<string, unknown>>, identity: string, fingerprint: string): string {
+  return createHash('sha256').update(JSON.stringify([tool, canonical(args), identity, fingerprint])).digest('hex');
 }
 
 function canonical(value: unknown): unknown {
@@ -67,7 +68,7 @@ function canonical(value: unknown): unknown {
 
 /**
  * Refuse unless the call about to run is the one that was approved, where it was approved: same tool and arguments,
- * same runtime identity, and that identity still the target's current generation, not drained since.
+ * same runtime identity with the same spec, and that identity still the target's current generation, not drained since.
  */
 export function assertBound(auth: Authorization, tool: string, args: Readonly<Record<string, unknown>>, now: TargetSnapshot | undefined, approved: TargetSnapshot): void {
   if (!now || now.identity !== approved.identity) {
@@ -77,6 +78,15 @@ export function assertBound(auth: Authorization, tool: string, args: Readonly<Re
       'approvals do not carry to another target or generation; make the call again',
     );
   }
+  const fingerprint = specFingerprint(now.spec);
+  if (fingerprint !== specFingerprint(approved.spec)) {
+    // The registry refuses a generation with another spec; a file edited by hand is caught here.
+    throw new ApprovalRefused(
+      { decision: 'refuse', by: 'binding', reason: 'target spec changed' },
+      `refused: the approval was for ${approved.identity} as its spec was then, and the spec has changed since`,
+      'approvals do not carry to another spec; make the call again',
+    );
+  }
   if (now.state !== approved.state) {
     throw new ApprovalRefused(
       { decision: 'refuse', by: 'binding', reason: 'target draining' },
@@ -84,7 +94,7 @@ export function assertBound(auth: Authorization, tool: string, args: Readonly<Re
       'register a new generation or pick another target, then make the call again',
     );
   }
-  if (bindingOf(tool, args, now.identity) !== auth.binding) {
+  if (bindingOf(tool, args, now.identity, fingerprint) !== auth.binding) {
     throw new ApprovalRefused(
       { decision: 'refuse', by: 'binding', reason: 'arguments changed' },
       'refused: the arguments changed after the approval',
@@ -159,7 +169,8 @@ export class CommandApprovals {
   async authorize(call: ApprovalCall): Promise<Authorization> {
     const { def, snapshot } = call;
     const args = deepFreeze(structuredClone(call.args) as Record<string, unknown>);
-    const binding = bindingOf(def.name, args, snapshot.identity);
+    const fingerprint = specFingerprint(snapshot.spec);
+    const binding = bindingOf(def.name, args, snapshot.identity, fingerprint);
     const subject = def.approval(args);
     // Reads are never judged: nothing to look up, nothing to ask.
     if (!subject || (subject.kind === 'path' && subject.access === 'read')) return { args, binding };
@@ -189,7 +200,7 @@ export class CommandApprovals {
       return { args, binding, outcome: record({ decision: 'approve', by: mode === 'off' ? 'mode' : 'flags', reason: why }) };
     }
 
-    const key: RuleKey = { target: snapshot.name, identity: snapshot.identity, tool: def.name, pattern: patternOf(policy, subject, cwd, home) };
+    const key: RuleKey = { target: snapshot.name, identity: snapshot.identity, fingerprint, tool: def.name, pattern: patternOf(policy, subject, cwd, home) };
     const kept = this.deps.rules.match(key);
     if (kept) return { args, binding, outcome: record({ decision: 'approve', scope: kept, by: 'rule', reason: why }) };
 
@@ -209,8 +220,10 @@ export class CommandApprovals {
       reasons: c.reasons.map((r) => r.text),
       highlights: subject.kind === 'command' || subject.kind === 'input' ? c.reasons.flatMap((r) => (r.span ? [r.span] : [])) : [],
     }, { signal: call.signal });
-    const outcome = record(outcomeOf(decided));
-    if (decided.decision === 'deny') throw refusalFor(decided, outcome, why);
+    // An answer that lands as the caller gives up decides nothing (no rule either): nobody waits for what it would run.
+    const landed: Decided = decided.decision === 'approve' && call.signal?.aborted ? { ...withdrawnLate, waited_ms: decided.waited_ms } : decided;
+    const outcome = record(outcomeOf(landed));
+    if (landed.decision === 'deny') throw refusalFor(landed, outcome, why);
     const auth: Authorization = { args, binding, outcome };
     // The wait may have been long: the approval binds to what was asked about, where it was asked.
     assertBound(auth, def.name, args, this.deps.current(snapshot.name), snapshot);
@@ -248,6 +261,8 @@ export class CommandApprovals {
     });
   }
 }
+
+const withdrawnLate: Omit<Decided, 'waited_ms'> = { decision: 'deny', scope: 'once', by: 'withdrawn', reason: 'the caller went away as the approval came' };
 
 function outcomeOf(d: Decided): ApprovalOutcome {
   return {

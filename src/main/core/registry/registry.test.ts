@@ -8,7 +8,10 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry, type RegisterRequest } from './registry.js';
 import { FileLock } from './lock.js';
-import { MAX_REGISTRY_BYTES, duplicateJsonKey } from './registryFile.js';
+import {
+  MAX_REGISTRY_BYTES, MAX_RETIRED_GENERATIONS, checkGenerationSpec, duplicateJsonKey, emptyDocument, parseDocument, retire, serializeDocument,
+} from './registryFile.js';
+import { specFingerprint } from './specFingerprint.js';
 
 const homes: string[] = [];
 function home(): string {
@@ -43,7 +46,9 @@ describe('register, replace, drain, remove', () => {
       },
     },
     { what: '--replace with --generation uses it', then: (r) => r.register(reg({ replace: true, generation: 'g2' })), check: (r) => expect(r.get('box')?.generation).toBe('g2') },
-    { what: 'a replacement needs a new generation', then: (r) => r.register(reg({ replace: true, generation: 'g1' })), code: 'registry_conflict' },
+    { what: 'the same spec under the current generation changes nothing', then: (r) => r.register(reg({ replace: true })), check: (r, out) => expect(out).toMatchObject({ action: 'unchanged', record: { generation: 'g1' } }) },
+    { what: 'so does registering it again without --replace (a retry)', then: (r) => r.register(reg()), check: (r, out) => expect(out).toMatchObject({ action: 'unchanged' }) },
+    { what: 'another spec under the current generation is refused', then: (r) => r.register(reg({ replace: true, spec: { backend: 'local', cwd: '/elsewhere' } })), code: 'registry_conflict', check: (r) => expect(r.get('box')?.spec.cwd).toBeUndefined() },
     { what: '--if-generation matching replaces', then: (r) => r.register(reg({ if_generation: 'g1', generation: 'g2' })), check: (r) => expect(r.get('box')?.generation).toBe('g2') },
     { what: '--if-generation not matching is refused', then: (r) => r.register(reg({ if_generation: 'g0', generation: 'g2' })), code: 'registry_conflict', check: (r) => expect(r.get('box')?.generation).toBe('g1') },
     { what: '--if-generation on an unknown name is refused', then: (r) => r.register(reg({ name: 'other', if_generation: 'g1' })), code: 'unknown_target' },
@@ -94,6 +99,53 @@ describe('register, replace, drain, remove', () => {
       c.check?.(r, out);
     });
   }
+
+  describe('a (name, generation) pair names one spec for ever', () => {
+    const other = { backend: 'local', cwd: '/elsewhere' };
+    it('a removed generation registered again with another spec is refused with one line; the same spec is registered again', async () => {
+      const r = new Registry(home());
+      await r.register(reg());
+      await r.remove({ name: 'box', provider: 'ctl', owner_id: 'o1' });
+      const refused = await r.register(reg({ spec: other })).catch((e: unknown) => e);
+      expect(refused).toMatchObject({ code: 'registry_conflict', message: 'target "box" generation g1 was registered before with another spec; a generation names one spec for ever' });
+      expect(r.get('box')).toBeUndefined();
+      // Another provider gets the same answer: the pair is the profile's, not the provider's.
+      await expect(r.register(reg({ provider: 'cli', owner_id: undefined, spec: other }))).rejects.toMatchObject({ code: 'registry_conflict' });
+      expect(await r.register(reg())).toMatchObject({ action: 'registered', record: { generation: 'g1' } });
+      // A fresh generation takes any spec.
+      expect(await r.register(reg({ replace: true, generation: 'g2', spec: other }))).toMatchObject({ action: 'replaced' });
+    });
+
+    it('a replaced generation cannot come back with another spec', async () => {
+      const r = new Registry(home());
+      await r.register(reg());
+      await r.register(reg({ replace: true, generation: 'g2', spec: other }));
+      await expect(r.register(reg({ replace: true, generation: 'g1', spec: other }))).rejects.toMatchObject({ message: expect.stringContaining('generation g1 was registered before with another spec') });
+      await expect(r.register(reg({ replace: true, generation: 'g1' }))).resolves.toMatchObject({ action: 'replaced', previous_generation: 'g2' });
+      // g2 is retired now, with its own spec.
+      await expect(r.register(reg({ replace: true, generation: 'g2' }))).rejects.toMatchObject({ message: expect.stringContaining('generation g2 was registered before') });
+    });
+
+    it('a record too broken to have a spec is not replaced in place under its own generation', async () => {
+      const h = home();
+      mkdirSync(h, { recursive: true });
+      writeFileSync(join(h, 'runtime-targets.json'), JSON.stringify({ version: 1, targets: { box: record({ spec: 'gone', provider: 'ctl', owner_id: 'o1' }) } }), { mode: 0o600 });
+      const r = new Registry(h);
+      await expect(r.register(reg({ replace: true }))).rejects.toMatchObject({ code: 'registry_conflict', message: expect.stringContaining('already at generation g1') });
+      await expect(r.register(reg({ replace: true, generation: 'g2' }))).resolves.toMatchObject({ action: 'replaced' });
+    });
+
+    it(`remembers the last ${MAX_RETIRED_GENERATIONS} retired generations, oldest forgotten first, in the file`, () => {
+      const doc = emptyDocument();
+      for (let i = 0; i <= MAX_RETIRED_GENERATIONS; i++) retire(doc, { name: 'box', generation: `g${i}`, fingerprint: specFingerprint({ backend: 'local', cwd: `/w${i}` }) });
+      expect(doc.retired).toHaveLength(MAX_RETIRED_GENERATIONS);
+      expect(() => checkGenerationSpec(doc, 'box', 'g0', specFingerprint(local), {})).not.toThrow();
+      expect(() => checkGenerationSpec(doc, 'box', 'g1', specFingerprint(local), {})).toThrow(/generation g1 was registered before/);
+      expect(() => checkGenerationSpec(doc, 'box', 'g1', specFingerprint({ backend: 'local', cwd: '/w1' }), {})).not.toThrow();
+      expect(() => checkGenerationSpec(doc, 'other', 'g1', specFingerprint(local), {})).not.toThrow();
+      expect(parseDocument(serializeDocument(doc)).retired).toEqual(doc.retired);
+    });
+  });
 
   it('a runtime name may not shadow a config target', async () => {
     const r = new Registry(home(), { configNames: () => ['local', 'compute'] });

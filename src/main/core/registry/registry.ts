@@ -10,9 +10,11 @@ import { PluginSpec, TargetName, type TargetSpec } from '../../../shared/targets
 import { atomicWrite, fsyncDir, refuseSymlink, removeLeftoverTemps } from './atomicWrite.js';
 import { FileLock, LOCK_TIMEOUT_MS } from './lock.js';
 import {
-  Generation, MAX_REGISTRY_BYTES, MAX_RUNTIME_TARGETS, OwnerId, ProviderName, REGISTRY_FILE, builtinSchemaFor, checkOwnership, checkSpec,
-  claimedOwner, emptyDocument, newGeneration, parseDocument, readRecords, serializeDocument, type RegistryDocument, type Requester, type SchemaFor,
+  Generation, MAX_REGISTRY_BYTES, MAX_RUNTIME_TARGETS, OwnerId, ProviderName, REGISTRY_FILE, builtinSchemaFor, checkGenerationSpec, checkOwnership,
+  checkSpec, claimedOwner, emptyDocument, newGeneration, parseDocument, readRecords, retire, serializeDocument, type RegistryDocument, type Requester,
+  type SchemaFor,
 } from './registryFile.js';
+import { specFingerprint } from './specFingerprint.js';
 import type { RuntimeRecord, RuntimeSource } from './runtimeSource.js';
 import { rememberedSecretReferences } from '../plugins/installedPlugins.js';
 
@@ -256,6 +258,7 @@ export class Registry implements RuntimeSource {
         'pick another name, or remove it from config.yaml first',
       );
     }
+    const fingerprint = specFingerprint(spec as Record<string, unknown>);
     return this.mutate((doc, now) => {
       const existing = doc.targets[name];
       const twin = Object.keys(doc.targets).find((n) => n !== name && n.toLowerCase() === name.toLowerCase());
@@ -263,8 +266,14 @@ export class Registry implements RuntimeSource {
         throw new SwitchboardError('registry_conflict', `"${name}" differs from the runtime target "${twin}" only in case`, 'pick another name');
       }
       const replacing = req.replace === true || ifGeneration !== undefined;
+      const claim = claimedOwner(existing);
+      const current = { ...(claim.generation ? { generation: claim.generation } : {}), ...fingerprintOf(existing) };
+      if (generation !== undefined) {
+        checkGenerationSpec(doc, name, generation, fingerprint, current);
+        // The same spec under the generation it has now: nothing to do (a controller's retry is idempotent).
+        if (existing !== undefined && generation === claim.generation && current.fingerprint === fingerprint) return { action: 'unchanged', record: usableOrStub(name, existing) };
+      }
       if (existing !== undefined) {
-        const claim = claimedOwner(existing);
         if (!replacing) {
           throw new SwitchboardError(
             'registry_conflict',
@@ -281,9 +290,11 @@ export class Registry implements RuntimeSource {
           );
         }
         const gen = generation ?? newGeneration();
+        // Only a record too broken to have a spec gets here with its own generation: it is not replaced in place.
         if (gen === claim.generation) {
           throw new SwitchboardError('registry_conflict', `target "${name}" is already at generation ${gen}; a replacement needs a new generation`, 'omit --generation to get a fresh one');
         }
+        if (current.generation && current.fingerprint) retire(doc, { name, generation: current.generation, fingerprint: current.fingerprint });
         const created = (existing as { created_at?: unknown }).created_at;
         const record = stored(spec, who.provider, who.owner_id ?? claim.owner_id ?? '', gen, typeof created === 'string' ? created : now, now);
         doc.targets[name] = record;
@@ -328,6 +339,8 @@ export class Registry implements RuntimeSource {
       checkOwnership(name, existing, who, 'remove');
       const claim = claimedOwner(existing);
       if (generation !== undefined && claim.generation !== generation) throw staleGeneration(name, claim.generation ?? '?', generation, 'removed');
+      const { fingerprint } = fingerprintOf(existing);
+      if (claim.generation && fingerprint) retire(doc, { name, generation: claim.generation, fingerprint });
       delete doc.targets[name];
       return { action: 'removed', record: usableOrStub(name, existing) };
     });
@@ -398,6 +411,12 @@ export class Registry implements RuntimeSource {
       closeSync(fd);
     }
   }
+}
+
+/** The fingerprint of a stored record's spec, when it has one. */
+function fingerprintOf(raw: unknown): { fingerprint?: string } {
+  const spec = raw && typeof raw === 'object' ? (raw as { spec?: unknown }).spec : undefined;
+  return spec && typeof spec === 'object' && !Array.isArray(spec) ? { fingerprint: specFingerprint(spec as Record<string, unknown>) } : {};
 }
 
 function stored(spec: TargetSpec, provider: string, owner_id: string, generation: string, created_at: string, updated_at: string) {

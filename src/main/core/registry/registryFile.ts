@@ -15,6 +15,11 @@ export const REGISTRY_VERSION = 1;
 /** Bounds a reader enforces before trusting the file (a runaway controller must not take the Core down). */
 export const MAX_REGISTRY_BYTES = 1024 * 1024;
 export const MAX_RUNTIME_TARGETS = 1024;
+/**
+ * How many retired generations the file remembers (oldest forgotten first): a generation retired more than this many
+ * retirements ago may be registered again with another spec. Approvals stay bound to the spec's fingerprint even then.
+ */
+export const MAX_RETIRED_GENERATIONS = 1024;
 
 export const ProviderName = z
   .string()
@@ -42,10 +47,18 @@ const StoredRecord = z.strictObject({
 });
 export type StoredRecord = z.infer<typeof StoredRecord>;
 
-/** The file: a version and records by name, in registration order. Unknown records stay as they are. */
+/** A generation that was replaced or removed, and the fingerprint of the spec it named (specFingerprint). */
+const RetiredGeneration = z.strictObject({ name: TargetName, generation: Generation, fingerprint: z.string().regex(/^sha256:[0-9a-f]{64}$/) });
+export type RetiredGeneration = z.infer<typeof RetiredGeneration>;
+
+/**
+ * The file: a version, records by name in registration order (unknown records stay as they are), and the generations
+ * retired from them, oldest first, so that a (name, generation) pair names one spec for ever.
+ */
 export interface RegistryDocument {
   version: number;
   targets: Record<string, unknown>;
+  retired: RetiredGeneration[];
 }
 
 /** The schema of a backend's spec, or undefined when no such backend is known. */
@@ -63,11 +76,32 @@ export function newGeneration(): string {
 }
 
 export function emptyDocument(): RegistryDocument {
-  return { version: REGISTRY_VERSION, targets: {} };
+  return { version: REGISTRY_VERSION, targets: {}, retired: [] };
 }
 
 export function serializeDocument(doc: RegistryDocument): string {
-  return JSON.stringify(doc, null, 2) + '\n';
+  const { retired, ...rest } = doc;
+  return JSON.stringify(retired.length ? { ...rest, retired } : rest, null, 2) + '\n';
+}
+
+/** Remember a retired generation (once), forgetting the oldest past MAX_RETIRED_GENERATIONS. */
+export function retire(doc: RegistryDocument, entry: RetiredGeneration): void {
+  const kept = doc.retired.filter((r) => r.name !== entry.name || r.generation !== entry.generation);
+  doc.retired = [...kept, entry].slice(-MAX_RETIRED_GENERATIONS);
+}
+
+/**
+ * Refuse a registration that would give a (name, generation) pair another spec than the one it named before (while it
+ * is the current record, or since it was retired). The same spec again is allowed.
+ */
+export function checkGenerationSpec(doc: RegistryDocument, name: string, generation: string, fingerprint: string, current: { generation?: string; fingerprint?: string }): void {
+  const before = current.generation === generation ? current.fingerprint : doc.retired.find((r) => r.name === name && r.generation === generation)?.fingerprint;
+  if (before === undefined || before === fingerprint) return;
+  throw new SwitchboardError(
+    'registry_conflict',
+    `target "${name}" generation ${generation} was registered before with another spec; a generation names one spec for ever`,
+    'omit --generation to get a fresh one (approvals given to the old spec do not carry over)',
+  );
 }
 
 /** Parse the whole file; throws (with a one-line reason) only when nothing of it can be trusted. */
@@ -97,7 +131,16 @@ export function parseDocument(text: string): RegistryDocument {
   if (twice !== undefined) {
     throw new SwitchboardError('bad_config', `${REGISTRY_FILE} holds the key ${JSON.stringify(twice.slice(0, 64))} twice in one object`, 'remove one of them');
   }
-  return { version: REGISTRY_VERSION, targets: targets as Record<string, unknown> };
+  return { version: REGISTRY_VERSION, targets: targets as Record<string, unknown>, retired: retiredOf(v.retired) };
+}
+
+/** The retired generations as stored; an entry that does not validate is dropped (an approval still binds to the spec's fingerprint). */
+function retiredOf(raw: unknown): RetiredGeneration[] {
+  if (!Array.isArray(raw)) return [];
+  return raw.flatMap((r) => {
+    const p = RetiredGeneration.safeParse(r);
+    return p.success ? [p.data] : [];
+  }).slice(-MAX_RETIRED_GENERATIONS);
 }
 
 /** "line L, column C" of a character offset, for error lines that must not quote the text. */

@@ -34,14 +34,18 @@ export function ApprovalRulesDialog() {
   return (
     <Modal title="Approval rules" onCancel={close} width={720} describedBy="rules-note">
       <p className="form__note" id="rules-note">
-        Commands matching a rule run on its target without asking. A rule is added by <strong>Always allow</strong>; revoking
-        it makes the next matching call ask again. Commands refused outright are never covered.
+        Commands matching a rule run on its target without asking, while the target keeps the spec it had when the rule was
+        made. A rule is added by <strong>Always allow</strong>; revoking it makes the next matching call ask again. Commands
+        refused outright are never covered.
       </p>
       <DialogTable label="Always-allow rules" className="rules" empty={rules.length === 0 ? 'No always-allow rules.' : undefined}
         columns={['Target', 'Tool', 'Pattern', 'Added', 'By', <span className="visually-hidden">Actions</span>]}>
         {rules.map((r) => (
           <tr key={r.id} aria-label={`${r.pattern} on ${r.execution_target}`}>
-            <td className="mono">{r.execution_target}</td>
+            <td className="mono">
+              {r.execution_target}
+              {r.stale && <span className="tag tag--retired" title="Made for a spec this target no longer has (or before rules kept one): it matches nothing. Revoke it.">stale</span>}
+            </td>
             <td className="mono">{r.tool}</td>
             <td className="mono rules__pattern" title={r.pattern}>{r.pattern}</td>
             <td className="dim" title={r.created_at}>{when(r.created_at)}</td>

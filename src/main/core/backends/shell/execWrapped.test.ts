@@ -1,7 +1,7 @@
 // The exec skeleton's promises, checked on every shell backend there is a real service for: local, SSH, Docker.
 import { afterAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadDockerEnv, loadSshEnv } from '../../../../../scripts/testEnv.js';
@@ -69,6 +69,14 @@ for (const b of backends) {
       expect(check.output).toBe(`clean\n${base}\n`);
       // An existing workdir runs as before.
       expect(await x.exec('pwd', run({ cwd: base, cwdMustExist: true }))).toMatchObject({ output: `${base}\n`, cwd: base, exitCode: 0 });
+    });
+
+    it('a call whose caller gave up before its command started runs nothing', async () => {
+      const gone = new AbortController();
+      gone.abort();
+      const err = await x.exec('touch too-late', run({ signal: gone.signal })).catch((e: unknown) => e);
+      expect(err).toMatchObject({ code: 'cancelled' });
+      if (b.name === 'local') expect(existsSync(join(base, 'too-late'))).toBe(false);
     });
 
     it('`cmd &` returns when the shell finishes; the background child keeps running, no longer tied to the call', async () => {

@@ -87,6 +87,9 @@ export async function execWrapped(
     if (markerLineSeen(recent, marker)) markerSeen();
   };
 
+  // A caller that gave up before the command started (a cancel racing an approval) gets nothing run: killing it a
+  // moment after its start could come after a fast command did its work.
+  if (opts.signal?.aborted) throw new SwitchboardError('cancelled', 'the call was cancelled by its caller before its command started; nothing ran');
   const run = await start(script, sink);
   const guard = stopOnTimeoutOrAbort(opts.timeoutMs, opts.signal, () => run.stop());
   try {
