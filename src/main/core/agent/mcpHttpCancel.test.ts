@@ -11,6 +11,7 @@ import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { PendingApproval } from '../../../shared/approvals.js';
 import { startHost, type Host } from '../../transport/host.js';
 import { sleepRunning, sleepSeconds, until } from '../../../../scripts/sleepProbe.js';
+import { asPerson } from '../handlers.js';
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'sb-mcp-cancel-')));
 const home = join(root, 'profile');
@@ -163,6 +164,6 @@ describe('/mcp calls whose client gave up', () => {
     expect(existsSync(join(dir, 'keep'))).toBe(true);
     expect(host.core.activity.list(5).find((e) => e.summary.includes(command))).toMatchObject({ status: 'cancelled', approval: { by: 'withdrawn' } });
     // Nor is the rule kept: the answer decided nothing.
-    expect(await host.core.invoke('approvals.rules', {})).toEqual([]);
+    expect(await host.core.invoke('approvals.rules', {}, asPerson)).toEqual([]);
   });
 });

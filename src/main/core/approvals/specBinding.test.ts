@@ -8,6 +8,7 @@ import type { ApprovalRule } from '../../../shared/approvals.js';
 import type { Core } from '../core.js';
 import { Registry } from '../registry/registry.js';
 import { makeTestCore, type TestCore } from '../tools/testCore.js';
+import { asPerson } from '../handlers.js';
 
 // The shells these tests start get a HOME of their own.
 const savedHome = process.env.HOME;
@@ -81,12 +82,12 @@ describe('approvals are bound to the spec a target had', () => {
     const registry = c.core.runtime as Registry;
     await registry.register({ name: 'rt', spec: { backend: 'local', cwd: c.dirs.a }, generation: 'g1', ...owner });
     expect(await run(c.core, 'rt', 'always')).toBe('asked');
-    const rules = (await c.core.invoke('approvals.rules', {})) as ApprovalRule[];
+    const rules = (await c.core.invoke('approvals.rules', {}, asPerson)) as ApprovalRule[];
     expect(rules).toEqual([expect.objectContaining({ execution_target: 'rt', spec_fingerprint: expect.stringMatching(/^sha256:[0-9a-f]{64}$/), stale: false })]);
     await registry.register({ name: 'rt', spec: { backend: 'local', cwd: c.dirs.a }, generation: 'g2', replace: true, ...owner });
     expect(await run(c.core, 'rt')).toBe('ran');
     await registry.register({ name: 'rt', spec: { backend: 'local', cwd: c.dirs.b }, generation: 'g3', replace: true, ...owner });
-    expect(await c.core.invoke('approvals.rules', {})).toEqual([expect.objectContaining({ id: rules[0]!.id, stale: true })]);
+    expect(await c.core.invoke('approvals.rules', {}, asPerson)).toEqual([expect.objectContaining({ id: rules[0]!.id, stale: true })]);
     expect(await run(c.core, 'rt')).toBe('asked');
   });
 
@@ -100,6 +101,6 @@ describe('approvals are bound to the spec a target had', () => {
     writeFileSync(cfg, readFileSync(cfg, 'utf8').replace(`a: { backend: local, cwd: ${c.dirs.a} }`, `a: { backend: local, cwd: ${c.dirs.b} }`));
     expect(await run(c.core, 'a')).toBe('asked');
     expect(told).toContain(true);
-    expect(await c.core.invoke('approvals.rules', {})).toEqual([expect.objectContaining({ execution_target: 'a', stale: true })]);
+    expect(await c.core.invoke('approvals.rules', {}, asPerson)).toEqual([expect.objectContaining({ execution_target: 'a', stale: true })]);
   });
 });
