@@ -8,7 +8,7 @@
 // would have to open first and judge the opened fd's real path (/proc/self/fd), per operation and per parent
 // directory created. The cost is one short-lived bwrap per file operation (a few ms), which the terminal path never
 // pays: file tools are not its hot path.
-import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { SwitchboardError } from '../../../shared/errors.js';
 import type { FileStat } from '../backends/provider.js';
 import type { Sandbox } from './sandbox.js';
@@ -25,11 +25,14 @@ interface HelperResult {
   over: boolean;
 }
 
+/** Starts argv inside the sandbox with stdin, stdout and stderr piped (the environment's, which tracks it for cleanup). */
+export type StartInside = (argv: [string, ...string[]]) => ChildProcess;
+
 /** Run `script` (sh, `$1` the path) inside the sandbox; stdout is kept up to `maxBytes`. */
-function helper(sandbox: Sandbox, env: Record<string, string>, script: string, path: string, opts: { stdin?: Buffer; maxBytes?: number } = {}): Promise<HelperResult> {
-  const { file, args } = sandbox.command(['/bin/sh', '-c', script, 'sh', path], { cwd: '/', newSession: true });
+function helper(start: StartInside, script: string, path: string, opts: { stdin?: Buffer; maxBytes?: number } = {}): Promise<HelperResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(file, args, { env: { ...env, ...sandbox.env() }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = start(['/bin/sh', '-c', script, 'sh', path]);
+    if (!child.stdin || !child.stdout || !child.stderr) throw new Error('a file helper needs its three pipes');
     const out: Buffer[] = [];
     let size = 0;
     let over = false;
@@ -79,16 +82,16 @@ function refusal(sandbox: Sandbox, op: 'read' | 'write', path: string, said: str
 
 /** The file operations of a sandboxed local target. */
 export class SandboxFiles {
-  constructor(private readonly sandbox: Sandbox, private readonly env: () => Record<string, string>) {}
+  constructor(private readonly sandbox: Sandbox, private readonly start: StartInside) {}
 
   async stat(path: string): Promise<FileStat> {
-    const r = await helper(this.sandbox, this.env(), 'exec stat -L -c "%F %s" -- "$1"', path);
+    const r = await helper(this.start, 'exec stat -L -c "%F %s" -- "$1"', path);
     return r.code === 0 ? parseStat(r.stdout.toString('utf8')) : { type: 'missing', size: 0 };
   }
 
   async readFile(path: string, maxBytes: number): Promise<Buffer> {
     // The file is opened once, by the shell's redirection; cat reads that descriptor.
-    const r = await helper(this.sandbox, this.env(), '[ -d "$1" ] && { echo "Is a directory" >&2; exit 21; }; exec cat < "$1"', path, { maxBytes });
+    const r = await helper(this.start, '[ -d "$1" ] && { echo "Is a directory" >&2; exit 21; }; exec cat < "$1"', path, { maxBytes });
     if (r.over) throw new SwitchboardError('too_large', `${path} is over ${maxBytes} bytes`, 'read a part of it with offset and limit, or use terminal with head/tail');
     if (r.code === 0) return r.stdout;
     if (/No such file/.test(r.stderr)) throw new SwitchboardError('bad_request', `no such file: ${path}`);
@@ -97,7 +100,7 @@ export class SandboxFiles {
   }
 
   async writeFile(path: string, data: Buffer): Promise<void> {
-    const r = await helper(this.sandbox, this.env(), 'mkdir -p -- "$(dirname -- "$1")" && exec cat > "$1"', path, { stdin: data });
+    const r = await helper(this.start, 'mkdir -p -- "$(dirname -- "$1")" && exec cat > "$1"', path, { stdin: data });
     if (r.code !== 0) throw refusal(this.sandbox, 'write', path, r.stderr);
   }
 }

@@ -111,7 +111,7 @@ class LocalEnvironment implements Environment {
     const sandbox = Sandbox.for({ setting, workspace: expandPath(snapshot.spec.cwd ?? snapshot.flags.default_cwd, homedir()), profile: ctx.home, id }, killProcessGroup);
     this.sandbox = sandbox instanceof Sandbox ? sandbox : undefined;
     this.unsandboxed = sandbox instanceof Sandbox ? undefined : sandbox.unsandboxed;
-    this.files = this.sandbox ? new SandboxFiles(this.sandbox, () => this.childEnv(undefined)) : undefined;
+    this.files = this.sandbox ? new SandboxFiles(this.sandbox, (argv) => this.spawnAgent(argv, { cwd: '/', env: this.childEnv(undefined), stdin: 'pipe' })) : undefined;
     // A sandboxed shell reports namespace pids: its calls' groups are killed through the sandbox, and whether one
     // left something running is the shell's own answer (asking the host would cost a /proc scan per call). What
     // calls left running ends with the sandbox, at cleanup.
