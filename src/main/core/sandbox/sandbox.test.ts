@@ -13,7 +13,7 @@ import { sandboxInfo, sandboxLine } from './sandbox.js';
 
 const existing = new Set([
   '/home/p/.ssh', '/home/p/.ssh/known_hosts', '/home/p/.aws', '/home/p/.netrc', '/home/p/.claude.json', '/home/p/.npm', '/home/p/.cache',
-  '/home/p/.bashrc', '/home/p/.profile', '/home/p/.config/systemd', '/data', '/run/docker.sock',
+  '/home/p/.bashrc', '/home/p/.profile', '/home/p/.config/systemd', '/data', '/run/docker.sock', '/home/p', '/home/p/project',
 ]);
 const dirs = new Set(['/home/p/.ssh', '/home/p/.aws', '/home/p/.npm', '/home/p/.cache', '/home/p/.config/systemd', '/data']);
 
@@ -37,6 +37,9 @@ describe('sandboxPolicy', () => {
   });
   it('a workspace that is the home keeps the start-up files read-only', () => {
     expect(sandboxPolicy(input({ workspace: '/home/p' })).readOnly).toEqual(['/home/p/.bashrc', '/home/p/.profile', '/home/p/.config/systemd']);
+  });
+  it('a workspace that does not exist (yet) is not bound', () => {
+    expect(sandboxPolicy(input({ workspace: '/home/p/later' })).writable).toEqual(['/home/p/.npm', '/home/p/.cache']);
   });
   it('network: false', () => {
     expect(sandboxPolicy(input({ setting: { network: false } })).network).toBe(false);
@@ -99,7 +102,7 @@ describe('seatbeltProfile', () => {
     expect(text.indexOf('(deny file-write* (subpath "/home/p/.bashrc"))')).toBeGreaterThan(text.indexOf('(allow file-write* (subpath "/home/p")'));
   });
   it('quotes a path', () => {
-    expect(seatbeltProfile(sandboxPolicy(input({ workspace: '/w/a"b' })))).toContain('(subpath "/w/a\\"b")');
+    expect(seatbeltProfile(sandboxPolicy(input({ workspace: '/w/a"b', exists: (p) => p === '/w/a"b' || existing.has(p) })))).toContain('(subpath "/w/a\\"b")');
   });
   it('network on: no network rule', () => {
     expect(seatbeltProfile(sandboxPolicy(input()))).not.toContain('network');

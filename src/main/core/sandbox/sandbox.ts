@@ -10,7 +10,7 @@ import type { SandboxSetting } from '../../../shared/specFields.js';
 import { pidAlive } from '../processes/processAlive.js';
 import { bwrapArgs } from './bwrapArgs.js';
 import { seatbeltProfile } from './seatbelt.js';
-import { CREATED_CACHES, sandboxPolicy, type SandboxPolicy } from './sandboxPolicy.js';
+import { CREATED_CACHES, sandboxPolicy, type PolicyInput, type SandboxPolicy } from './sandboxPolicy.js';
 import { sandboxAvailability, type SandboxAvailability, type SandboxKind } from './sandboxAvailability.js';
 import { hostGroup, namespaceMembers, namespaceOf } from './pidNamespace.js';
 
@@ -48,10 +48,11 @@ export interface SandboxTarget {
 
 /** One runtime identity's sandbox. */
 export class Sandbox {
-  readonly policy: SandboxPolicy;
+  /** The policy as of the last start: what exists is looked at again each time (a cwd made later is bound then). */
+  policy: SandboxPolicy;
 
-  private constructor(readonly kind: SandboxKind, policy: SandboxPolicy, private readonly killGroup: KillGroup) {
-    this.policy = policy;
+  private constructor(readonly kind: SandboxKind, private readonly input: PolicyInput, private readonly killGroup: KillGroup) {
+    this.policy = sandboxPolicy(input);
   }
 
   /** The target's sandbox, or why it has none (its spec says off, or none can run here). */
@@ -60,11 +61,10 @@ export class Sandbox {
     if (info.state === 'unsandboxed' || !available.ok) return { unsandboxed: info.reason ?? 'no sandbox' };
     const home = homedir();
     const identityDir = join(target.profile, 'state', 'sandbox', target.id);
-    const policy = sandboxPolicy({
+    return new Sandbox(available.kind, {
       setting: target.setting, home, profile: target.profile, workspace: target.workspace, identityDir,
       exists: existsSync, isDir: (p) => statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false,
-    });
-    return new Sandbox(available.kind, policy, killGroup);
+    }, killGroup);
   }
 
   /** The exports file of the identity: in its folder, which the sandbox sees at the same path. */
@@ -91,6 +91,7 @@ export class Sandbox {
   /** The command line that runs `argv` inside, starting in `cwd`; `newSession` for every run without a pty. */
   command(argv: readonly string[], opts: { cwd: string; newSession: boolean }): SandboxedCommand {
     this.prepare();
+    this.policy = sandboxPolicy(this.input);
     if (this.kind === 'seatbelt') {
       return { file: '/usr/bin/sandbox-exec', args: ['-p', seatbeltProfile(this.policy), ...argv] };
     }

@@ -49,7 +49,10 @@ export interface PolicyInput {
 
 /** One target's sandbox, resolved to absolute paths. */
 export interface SandboxPolicy {
-  /** Bound writable, in this order: the workspace, `sandbox.writable`, the package caches. */
+  /**
+   * Bound writable, in this order: the workspace, `sandbox.writable`, the package caches; each only while it exists
+   * (bwrap cannot bind what is not there, and creating a missing cwd is not the sandbox's to do).
+   */
   writable: string[];
   /** `sandbox.writable` entries that do not exist (not bound; said by `targets show`). */
   missingWritable: string[];
@@ -87,7 +90,7 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
   const inHome = (rel: string): string => posix.join(home, rel);
   const listed = (setting?.writable ?? []).map((p) => expandPath(p, home));
   const caches = PACKAGE_CACHES.map(inHome).filter(exists);
-  const writable = dedupe([input.workspace, ...listed.filter(exists), ...caches]);
+  const writable = dedupe([input.workspace, ...listed, ...caches].filter(exists));
   const writableRoot = (p: string): boolean => writable.some((w) => within(p, w));
   return {
     writable,
