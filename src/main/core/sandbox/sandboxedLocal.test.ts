@@ -83,6 +83,12 @@ live('sandboxed local target (bubblewrap)', () => {
     expect(infos.find((i) => i.name === 'open')?.sandbox).toEqual({ state: 'unsandboxed', reason: 'sandbox: off in its spec' });
   });
 
+  it('doctor says where each local target runs', async () => {
+    const report = await t.core.invoke('doctor.run', { timeout_ms: 10_000 }) as { targets: Array<{ name: string; ok: boolean; detail?: string; sandbox?: unknown }> };
+    expect(report.targets.find((x) => x.name === 'box')).toMatchObject({ ok: true, sandbox: { state: 'sandboxed', kind: 'bubblewrap' }, detail: expect.stringContaining('sandboxed (bubblewrap)') });
+    expect(report.targets.find((x) => x.name === 'open')).toMatchObject({ ok: true, sandbox: { state: 'unsandboxed', reason: 'sandbox: off in its spec' } });
+  });
+
   it('the profile is an empty folder inside: the core.json canary cannot be read', async () => {
     const r = await run(`ls -A ${t.home}; cat ${t.home}/core.json ${t.home}/config.yaml`);
     expect(r.exit_code).not.toBe(0);
