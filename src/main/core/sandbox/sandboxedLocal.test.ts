@@ -71,6 +71,8 @@ live('sandboxed local target (bubblewrap)', () => {
   }, 30_000);
   afterAll(async () => {
     await t?.close();
+    // The Core's cleanup ended what calls left running in their sandboxes.
+    expect(hostCommands()).not.toContain('sleep 33.75');
     server?.close();
     process.env.HOME = oldHome;
     rmSync(person, { recursive: true, force: true });
@@ -147,6 +149,20 @@ live('sandboxed local target (bubblewrap)', () => {
     expect(Date.now() - started).toBeLessThan(6000);
     expect(await until(() => !hostCommands().includes('sleep 31.25'))).toBe(true);
     expect(await run('echo after')).toMatchObject({ exit_code: 0, output: 'after\n' });
+  }, 20_000);
+
+  it('a timeout on the shell-per-call path (a command naming $$) kills it too', async () => {
+    const r = await run('echo "$$" >/dev/null; sleep 31.75', 'box', { timeout: 1 });
+    expect(r).toMatchObject({ exit_code: 124, timed_out: true });
+    expect(await until(() => !hostCommands().includes('sleep 31.75'))).toBe(true);
+  }, 20_000);
+
+  it('what a call leaves running (cmd &) lives on after the call, as outside the sandbox; cleanup ends it', async () => {
+    const r = await run('sleep 33.75 >/dev/null 2>&1 &');
+    expect(r).toMatchObject({ exit_code: 0 });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(hostCommands()).toContain('sleep 33.75');
+    expect(await run('echo next')).toMatchObject({ exit_code: 0, output: 'next\n' });
   }, 20_000);
 
   it('a background process is listed, polled and killed', async () => {
