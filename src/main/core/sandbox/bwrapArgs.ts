@@ -24,7 +24,9 @@ export interface BwrapRun {
 export function bwrapArgs(policy: SandboxPolicy, run: BwrapRun): string[] {
   const a = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--bind', policy.tmp, '/tmp'];
   for (const w of policy.writable) a.push('--bind', w, w);
-  a.push('--tmpfs', policy.profile, '--bind', policy.identityDir, policy.identityDir, '--remount-ro', policy.profile);
+  a.push('--tmpfs', policy.profile, '--bind', policy.identityDir, policy.identityDir);
+  for (const w of policy.insideProfile) a.push('--bind', w, w);
+  a.push('--remount-ro', policy.profile);
   for (const d of policy.maskedDirs) {
     a.push('--tmpfs', d.path);
     for (const k of d.keep) a.push('--ro-bind', k, k);

@@ -10,6 +10,8 @@ export interface NamespaceMember {
   hostPgid: number;
   nsPid: number;
   nsPgid: number;
+  /** Ended, not yet reaped: nothing left to signal. */
+  zombie: boolean;
 }
 
 /** `NSpid:\t41213\t3` → [41213, 3]: the ids from the host's namespace down to the process's own. */
@@ -26,12 +28,16 @@ function readOr(read: () => string): string | undefined {
   }
 }
 
+/** A process's children (host pids); none once it is gone. */
+export function childrenOf(pid: number): number[] {
+  return readOr(() => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8'))?.trim().split(/\s+/).filter(Boolean).map(Number) ?? [];
+}
+
 /**
  * The pid namespace (`pid:[inode]`) a bwrap process made: its child is the namespace's init. Undefined once it is gone.
  */
 export function namespaceOf(bwrapPid: number): string | undefined {
-  const children = readOr(() => readFileSync(`/proc/${bwrapPid}/task/${bwrapPid}/children`, 'utf8'))?.trim().split(/\s+/).filter(Boolean) ?? [];
-  for (const c of children) {
+  for (const c of childrenOf(bwrapPid)) {
     const ns = readOr(() => readlinkSync(`/proc/${c}/ns/pid`));
     const own = readOr(() => readlinkSync(`/proc/${bwrapPid}/ns/pid`));
     if (ns && ns !== own) return ns;
@@ -50,7 +56,7 @@ export function namespaceMembers(ns: string): NamespaceMember[] {
     const pid = namespaceIds(status, 'NSpid');
     const pgid = namespaceIds(status, 'NSpgid');
     if (pid.length < 2 || pgid.length < 2) continue;
-    out.push({ hostPid: pid[0]!, nsPid: pid[pid.length - 1]!, hostPgid: pgid[0]!, nsPgid: pgid[pgid.length - 1]! });
+    out.push({ hostPid: pid[0]!, nsPid: pid[pid.length - 1]!, hostPgid: pgid[0]!, nsPgid: pgid[pgid.length - 1]!, zombie: /^State:\s*Z/m.test(status) });
   }
   return out;
 }

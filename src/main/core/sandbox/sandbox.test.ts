@@ -41,6 +41,13 @@ describe('sandboxPolicy', () => {
   it('a workspace that does not exist (yet) is not bound', () => {
     expect(sandboxPolicy(input({ workspace: '/home/p/later' })).writable).toEqual(['/home/p/.npm', '/home/p/.cache']);
   });
+  it('a workspace inside the profile is bound again over its mask; the profile itself never is', () => {
+    const inside = sandboxPolicy(input({ workspace: '/home/p/.switchboard/work', exists: () => true, isDir: () => true }));
+    expect(inside.insideProfile).toEqual(['/home/p/.switchboard/work']);
+    const a = bwrapArgs(inside, { argv: ['true'], cwd: '/', newSession: true });
+    expect(a.join(' ')).toContain('--tmpfs /home/p/.switchboard --bind /home/p/.switchboard/state/sandbox/abc /home/p/.switchboard/state/sandbox/abc --bind /home/p/.switchboard/work /home/p/.switchboard/work --remount-ro /home/p/.switchboard');
+    expect(sandboxPolicy(input({ workspace: '/home/p/.switchboard', exists: () => true })).insideProfile).toEqual([]);
+  });
   it('network: false', () => {
     expect(sandboxPolicy(input({ setting: { network: false } })).network).toBe(false);
   });

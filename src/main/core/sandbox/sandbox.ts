@@ -7,12 +7,11 @@ import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import type { SandboxInfo } from '../../../shared/targets.js';
 import type { SandboxSetting } from '../../../shared/specFields.js';
-import { pidAlive } from '../processes/processAlive.js';
 import { bwrapArgs } from './bwrapArgs.js';
 import { seatbeltProfile } from './seatbelt.js';
 import { CREATED_CACHES, sandboxPolicy, type PolicyInput, type SandboxPolicy } from './sandboxPolicy.js';
 import { sandboxAvailability, type SandboxAvailability, type SandboxKind } from './sandboxAvailability.js';
-import { hostGroup, namespaceMembers, namespaceOf } from './pidNamespace.js';
+import { childrenOf, hostGroup, namespaceMembers, namespaceOf } from './pidNamespace.js';
 
 /** What a target's spec says and what this machine offers, as TargetInfo.sandbox says it (pure). */
 export function sandboxInfo(setting: SandboxSetting | undefined, available: SandboxAvailability = sandboxAvailability()): SandboxInfo {
@@ -125,10 +124,14 @@ export class Sandbox {
     const exited = new Promise<void>((resolve) => runner.once('exit', () => resolve()));
     if (this.kind === 'bubblewrap') {
       const ns = namespaceOf(pid);
-      const inside = (): number[] => (ns ? namespaceMembers(ns).filter((m) => m.nsPid !== 1).map((m) => m.hostPid) : []);
+      // Every process but the namespace's init, and not the ones already ended (a zombie answers signal 0).
+      const inside = (): number[] => (ns ? namespaceMembers(ns).filter((m) => m.nsPid !== 1 && !m.zombie).map((m) => m.hostPid) : []);
       for (const p of inside()) signal(p, 'SIGTERM');
       const started = Date.now();
-      while (Date.now() - started < graceMs && inside().some(pidAlive)) await new Promise((r) => setTimeout(r, 50));
+      while (Date.now() - started < graceMs && inside().length > 0) await new Promise((r) => setTimeout(r, 50));
+      // The namespace's init first (the kernel then ends everything in it), then bwrap: a bwrap killed while it was
+      // still setting up may not yet have armed --die-with-parent in its child.
+      for (const init of childrenOf(pid)) signal(init, 'SIGKILL');
       signal(pid, 'SIGKILL');
     } else {
       signal(-pid, 'SIGTERM');

@@ -29,7 +29,7 @@ interface HelperResult {
 export type StartInside = (argv: [string, ...string[]]) => ChildProcess;
 
 /** Run `script` (sh, `$1` the path) inside the sandbox; stdout is kept up to `maxBytes`. */
-function helper(start: StartInside, script: string, path: string, opts: { stdin?: Buffer; maxBytes?: number } = {}): Promise<HelperResult> {
+function helper(sandbox: Sandbox, start: StartInside, script: string, path: string, opts: { stdin?: Buffer; maxBytes?: number } = {}): Promise<HelperResult> {
   return new Promise((resolve, reject) => {
     const child = start(['/bin/sh', '-c', script, 'sh', path]);
     if (!child.stdin || !child.stdout || !child.stderr) throw new Error('a file helper needs its three pipes');
@@ -37,12 +37,13 @@ function helper(start: StartInside, script: string, path: string, opts: { stdin?
     let size = 0;
     let over = false;
     let stderr = '';
-    const timer = setTimeout(() => child.kill('SIGKILL'), FILE_OP_TIMEOUT_MS);
+    const timer = setTimeout(() => void sandbox.killAll(child, 0), FILE_OP_TIMEOUT_MS);
     child.stdout.on('data', (b: Buffer) => {
+      if (over) return;
       size += b.length;
       if (opts.maxBytes !== undefined && size > opts.maxBytes) {
         over = true;
-        child.kill('SIGKILL');
+        void sandbox.killAll(child, 0);
         return;
       }
       out.push(b);
@@ -85,13 +86,13 @@ export class SandboxFiles {
   constructor(private readonly sandbox: Sandbox, private readonly start: StartInside) {}
 
   async stat(path: string): Promise<FileStat> {
-    const r = await helper(this.start, 'exec stat -L -c "%F %s" -- "$1"', path);
+    const r = await helper(this.sandbox, this.start, 'exec stat -L -c "%F %s" -- "$1"', path);
     return r.code === 0 ? parseStat(r.stdout.toString('utf8')) : { type: 'missing', size: 0 };
   }
 
   async readFile(path: string, maxBytes: number): Promise<Buffer> {
     // The file is opened once, by the shell's redirection; cat reads that descriptor.
-    const r = await helper(this.start, '[ -d "$1" ] && { echo "Is a directory" >&2; exit 21; }; exec cat < "$1"', path, { maxBytes });
+    const r = await helper(this.sandbox, this.start, '[ -d "$1" ] && { echo "Is a directory" >&2; exit 21; }; exec cat < "$1"', path, { maxBytes });
     if (r.over) throw new SwitchboardError('too_large', `${path} is over ${maxBytes} bytes`, 'read a part of it with offset and limit, or use terminal with head/tail');
     if (r.code === 0) return r.stdout;
     if (/No such file/.test(r.stderr)) throw new SwitchboardError('bad_request', `no such file: ${path}`);
@@ -100,7 +101,7 @@ export class SandboxFiles {
   }
 
   async writeFile(path: string, data: Buffer): Promise<void> {
-    const r = await helper(this.start, 'mkdir -p -- "$(dirname -- "$1")" && exec cat > "$1"', path, { stdin: data });
+    const r = await helper(this.sandbox, this.start, 'mkdir -p -- "$(dirname -- "$1")" && exec cat > "$1"', path, { stdin: data });
     if (r.code !== 0) throw refusal(this.sandbox, 'write', path, r.stderr);
   }
 }

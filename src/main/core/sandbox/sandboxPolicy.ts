@@ -62,6 +62,11 @@ export interface SandboxPolicy {
   identityDir: string;
   /** The profile: an empty read-only folder inside. */
   profile: string;
+  /**
+   * Writable roots strictly inside the profile (a target whose cwd a person put there): bound again over the mask,
+   * which keeps the rest of the profile (core.json, config, approvals) hidden.
+   */
+  insideProfile: string[];
   /** Folders masked by an empty read-only tmpfs, with what stays readable in each. */
   maskedDirs: Array<{ path: string; keep: string[] }>;
   /** Files masked by /dev/null. */
@@ -98,6 +103,7 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
     tmp: posix.join(input.identityDir, 'tmp'),
     identityDir: input.identityDir,
     profile: input.profile,
+    insideProfile: writable.filter((w) => w !== input.profile && within(w, input.profile)),
     maskedDirs: [...CREDENTIAL_DIRS.map(inHome), ...HOST_SOCKETS].filter((p) => exists(p) && input.isDir(p)).map((path) => ({
       path,
       keep: (KEPT_IN_MASKED[posix.relative(home, path)] ?? []).map((k) => posix.join(path, k)).filter(exists),

@@ -24,6 +24,7 @@ export function seatbeltProfile(policy: SandboxPolicy): string {
     `(allow file-write* ${writable.map((p) => `(subpath ${lit(p)})`).join(' ')} (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/fd/"))`,
     `(deny file-read* file-write* (subpath ${lit(policy.profile)}))`,
     `(allow file-read* file-write* (subpath ${lit(policy.identityDir)}))`,
+    ...policy.insideProfile.map((w) => `(allow file-read* file-write* (subpath ${lit(w)}))`),
   ];
   for (const d of policy.maskedDirs) {
     lines.push(`(deny file-read* file-write* (subpath ${lit(d.path)}))`);
