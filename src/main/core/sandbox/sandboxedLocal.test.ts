@@ -142,6 +142,13 @@ live('sandboxed local target (bubblewrap)', () => {
     await run(`cd ${t.dirs.box}`);
   });
 
+  it('a sandboxed warm shell runs a command as written: quotes, UTF-8, 200 KB', async () => {
+    const r = await run(`echo ${'x'.repeat(200_000)} | wc -c`);
+    expect(r).toMatchObject({ exit_code: 0, output: '200001\n' });
+    const q = await run("printf '%s\\n' 'é ✓ \"q\" \\\\'");
+    expect(q.output).toBe('é ✓ "q" \\\\\n');
+  });
+
   it('a timeout kills the command inside the sandbox', async () => {
     const started = Date.now();
     const r = await run('sleep 31.25', 'box', { timeout: 1 });
