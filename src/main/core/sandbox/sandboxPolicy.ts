@@ -54,7 +54,7 @@ export interface SandboxPolicy {
    * (bwrap cannot bind what is not there, and creating a missing cwd is not the sandbox's to do).
    */
   writable: string[];
-  /** `sandbox.writable` entries that do not exist (not bound; said by `targets show`). */
+  /** `sandbox.writable` entries that do not exist (not bound; the target's probe says so, doctor shows it). */
   missingWritable: string[];
   /** The identity's private tmp (host path), seen at /tmp. */
   tmp: string;

@@ -294,7 +294,9 @@ class LocalEnvironment implements Environment {
   }
 
   async probe(): Promise<{ ok: true; detail?: string }> {
-    return { ok: true, detail: `${localShell()}, ${this.sandbox ? `sandboxed (${this.sandbox.kind})` : `unsandboxed (${this.unsandboxed ?? ''})`}` };
+    if (!this.sandbox) return { ok: true, detail: `${localShell()}, unsandboxed (${this.unsandboxed ?? ''})` };
+    const missing = this.sandbox.policy.missingWritable;
+    return { ok: true, detail: `${localShell()}, sandboxed (${this.sandbox.kind})${missing.length ? `; sandbox.writable not found, not bound: ${missing.join(', ')}` : ''}` };
   }
 
   async cleanup(reason: 'idle' | 'removed' | 'shutdown'): Promise<void> {
