@@ -10,6 +10,7 @@ import { sandboxNote } from './sandboxNote.js';
 import { parseStat } from './sandboxFiles.js';
 import { namespaceIds } from './pidNamespace.js';
 import { sandboxInfo, sandboxLine } from './sandbox.js';
+import { resetSandboxAvailability, sandboxAvailability } from './sandboxAvailability.js';
 
 const existing = new Set([
   '/home/p/.ssh', '/home/p/.ssh/known_hosts', '/home/p/.aws', '/home/p/.netrc', '/home/p/.claude.json', '/home/p/.npm', '/home/p/.cache',
@@ -152,6 +153,25 @@ describe('parsing', () => {
     expect(namespaceIds(status, 'NSpid')).toEqual([4121, 3]);
     expect(namespaceIds(status, 'NSpgid')).toEqual([4120, 2]);
     expect(namespaceIds('Name:\tx\n', 'NSpid')).toEqual([]);
+  });
+});
+
+describe('sandboxAvailability', () => {
+  it('without bwrap on the PATH: unsandboxed, and says why; SWITCHBOARD_NO_SANDBOX says its reason', () => {
+    const path = process.env.PATH;
+    try {
+      process.env.PATH = '/nonexistent';
+      resetSandboxAvailability();
+      expect(sandboxAvailability()).toEqual(process.platform === 'linux' ? { ok: false, reason: 'bubblewrap (bwrap) is not installed' } : expect.anything());
+      process.env.PATH = path;
+      process.env.SWITCHBOARD_NO_SANDBOX = 'a test';
+      resetSandboxAvailability();
+      expect(sandboxAvailability()).toEqual({ ok: false, reason: 'SWITCHBOARD_NO_SANDBOX is set (a test)' });
+    } finally {
+      process.env.PATH = path;
+      delete process.env.SWITCHBOARD_NO_SANDBOX;
+      resetSandboxAvailability();
+    }
   });
 });
 

@@ -167,7 +167,12 @@ class LocalEnvironment implements Environment {
       write: (text) => child.stdin!.write(text),
       end: () => child.stdin!.end(),
       onStdout: (l) => child.stdout!.setEncoding('utf8').on('data', l),
-      onStderr: (l) => child.stderr!.setEncoding('utf8').on('data', l),
+      // The warm shell keeps only its control lines from stderr; bwrap's own complaint (a shell that never started)
+      // goes to the Core's log, or the call would only say that its shell ended.
+      onStderr: (l) => child.stderr!.setEncoding('utf8').on('data', (text: string) => {
+        if (this.sandbox && text.startsWith('bwrap: ')) process.stderr.write(`switchboard: the sandbox of ${this.identity} did not start: ${text.split('\n')[0]}\n`);
+        l(text);
+      }),
       onExit: (l) => {
         child.once('error', l);
         child.once('exit', l);
