@@ -1,6 +1,9 @@
 // The Sandbox's pure parts, by table: the policy, the bubblewrap argv, the Seatbelt profile, the failure note, and
 // the /proc and stat(1) parsing.
-import { describe, expect, it } from 'vitest';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { SandboxSetting } from '../../../shared/specFields.js';
 import { localSpec } from '../backends/local/fields.js';
 import { bwrapArgs } from './bwrapArgs.js';
@@ -9,7 +12,7 @@ import { sandboxPolicy, type PolicyInput, type SandboxPolicy } from './sandboxPo
 import { sandboxNote } from './sandboxNote.js';
 import { parseStat } from './sandboxFiles.js';
 import { namespaceIds } from './pidNamespace.js';
-import { sandboxInfo, sandboxLine } from './sandbox.js';
+import { Sandbox, sandboxInfo, sandboxLine } from './sandbox.js';
 import { resetSandboxAvailability, sandboxAvailability } from './sandboxAvailability.js';
 
 const existing = new Set([
@@ -153,6 +156,35 @@ describe('parsing', () => {
     expect(namespaceIds(status, 'NSpid')).toEqual([4121, 3]);
     expect(namespaceIds(status, 'NSpgid')).toEqual([4120, 2]);
     expect(namespaceIds('Name:\tx\n', 'NSpid')).toEqual([]);
+  });
+});
+
+describe('Sandbox.command', () => {
+  const profile = mkdtempSync(join(tmpdir(), 'sb-sandbox-cmd-'));
+  afterAll(() => rmSync(profile, { recursive: true, force: true }));
+  const target = { setting: undefined, workspace: profile, profile, id: 'x' };
+  it('bubblewrap: bwrap with the argv, spawned at /; the identity folder and its tmp made', () => {
+    const s = Sandbox.for(target, async () => undefined, { ok: true, kind: 'bubblewrap' });
+    if (!(s instanceof Sandbox)) throw new Error('expected a sandbox');
+    const c = s.command(['/bin/bash', '-s'], { cwd: '/w', newSession: true });
+    expect(c).toMatchObject({ file: 'bwrap', cwd: '/' });
+    expect(c.args.slice(-5)).toEqual(['--chdir', '/w', '--', '/bin/bash', '-s']);
+    expect(existsSync(join(profile, 'state', 'sandbox', 'x', 'tmp'))).toBe(true);
+    expect(s.envFile).toBe(join(profile, 'state', 'sandbox', 'x', 'env.sh'));
+  });
+  it('seatbelt: sandbox-exec with the generated profile, spawned in the cwd', () => {
+    const s = Sandbox.for(target, async () => undefined, { ok: true, kind: 'seatbelt' });
+    if (!(s instanceof Sandbox)) throw new Error('expected a sandbox');
+    const c = s.command(['/bin/bash', '-s'], { cwd: '/w', newSession: true });
+    expect(c).toMatchObject({ file: '/usr/bin/sandbox-exec', cwd: '/w' });
+    expect(c.args[0]).toBe('-p');
+    expect(c.args[1]).toContain('(deny file-write*)');
+    expect(c.args.slice(2)).toEqual(['/bin/bash', '-s']);
+    expect(s.env()).toEqual({ TMPDIR: join(profile, 'state', 'sandbox', 'x', 'tmp') });
+  });
+  it('none: off in the spec, or nothing that runs here', () => {
+    expect(Sandbox.for({ ...target, setting: 'off' }, async () => undefined, { ok: true, kind: 'bubblewrap' })).toEqual({ unsandboxed: 'sandbox: off in its spec' });
+    expect(Sandbox.for(target, async () => undefined, { ok: false, reason: 'no bwrap' })).toEqual({ unsandboxed: 'no bwrap' });
   });
 });
 

@@ -33,6 +33,8 @@ export type KillGroup = (hostPgid: number, graceMs: number) => Promise<void>;
 export interface SandboxedCommand {
   file: string;
   args: string[];
+  /** Where to spawn it (bwrap sets the cwd inside itself; sandbox-exec runs the program where it was started). */
+  cwd: string;
 }
 
 export interface SandboxTarget {
@@ -92,9 +94,9 @@ export class Sandbox {
     this.prepare();
     this.policy = sandboxPolicy(this.input);
     if (this.kind === 'seatbelt') {
-      return { file: '/usr/bin/sandbox-exec', args: ['-p', seatbeltProfile(this.policy), ...argv] };
+      return { file: '/usr/bin/sandbox-exec', args: ['-p', seatbeltProfile(this.policy), ...argv], cwd: opts.cwd };
     }
-    return { file: 'bwrap', args: bwrapArgs(this.policy, { argv, cwd: opts.cwd, newSession: opts.newSession }) };
+    return { file: 'bwrap', args: bwrapArgs(this.policy, { argv, cwd: opts.cwd, newSession: opts.newSession }), cwd: '/' };
   }
 
   /** Environment the sandboxed program is given on top of the target's: its tmp. */

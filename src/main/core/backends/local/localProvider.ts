@@ -147,8 +147,8 @@ class LocalEnvironment implements Environment {
     const stdio: ['pipe' | 'ignore', 'pipe', 'pipe'] = [opts.stdin, 'pipe', 'pipe'];
     if (!this.sandbox || opts.outside) return spawn(argv[0], argv.slice(1), { cwd: opts.cwd, detached: true, env: opts.env, stdio });
     // bwrap is started in a group of its own too: a kill of the group reaches it (and through it, the namespace).
-    const { file, args } = this.sandbox.command(argv, { cwd: opts.cwd, newSession: true });
-    const child = spawn(file, args, { cwd: '/', detached: true, env: { ...opts.env, ...this.sandbox.env() }, stdio });
+    const { file, args, cwd } = this.sandbox.command(argv, { cwd: opts.cwd, newSession: true });
+    const child = spawn(file, args, { cwd, detached: true, env: { ...opts.env, ...this.sandbox.env() }, stdio });
     this.sandboxed.add(child);
     this.children.add(child);
     child.once('close', () => this.children.delete(child));
