@@ -53,6 +53,19 @@ describe('targets and the sandbox', () => {
     expect(sb('targets', 'show', 'boxed').stdout).toMatch(new RegExp(`sandbox\\s+${sandboxed.replace(/[()]/g, '\\$&')}`));
   });
 
+  it('a misspelt key in config.yaml is named, inside the setting or beside it', () => {
+    const other = join(root, 'misspelt');
+    mkdirSync(other);
+    const list = (target: string): string => {
+      writeFileSync(join(other, 'config.yaml'), `terminal:\n  targets:\n    box: { backend: local, cwd: ${root}, ${target} }\n`);
+      const r = spawnSync(process.execPath, [join(repo, 'bin/switchboard.js'), 'targets', 'list'], { env: { ...env, SWITCHBOARD_HOME: other }, encoding: 'utf8' });
+      expect(r.status).not.toBe(0);
+      return r.stderr;
+    };
+    expect(list('sandbox: { netwrk: false }')).toMatch(/target "box": sandbox: Unrecognized key: "netwrk"/);
+    expect(list('sandbx: off')).toMatch(/unknown key "sandbx" in target "box".*did you mean "sandbox"/);
+  });
+
   it('register takes --sandbox off or a JSON setting; a misspelt key is named', () => {
     const off = sb('targets', 'register', 'rt', '--backend', 'local', '--cwd', root, '--sandbox', 'off', '--json');
     expect(off.stderr).toBe('');
