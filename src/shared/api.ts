@@ -1,7 +1,7 @@
 // The Core API, declared once: every transport, the renderer client and the CLI are derived from this table.
 import * as z from 'zod';
 import { ErrorPayload } from './errors.js';
-import { TargetInfo } from './targets.js';
+import { SandboxInfo, TargetInfo } from './targets.js';
 import { ToolClient, ToolResult, toolNames } from './toolResult.js';
 import { ApprovalDecision, ApprovalOutcome, ApprovalRule, PendingApproval } from './approvals.js';
 import { BackendInfo } from './specFields.js';
@@ -67,6 +67,8 @@ export const DoctorReport = z.lazy(() => z.object({
     detail: z.string().optional(),
     problem: z.string().optional(),
     ms: z.number(),
+    /** Local targets: whether agent work runs in the OS sandbox, and why not. */
+    sandbox: SandboxInfo.optional(),
   })),
   problems: z.array(z.string()),
   /** Each installed plugin: its state, whether its backends can run here, its requirement problems and doctor checks. */

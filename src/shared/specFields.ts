@@ -6,9 +6,10 @@ import { ProviderFlags } from './targets.js';
 
 /**
  * What a field holds. `path` is a file or directory on the machine that reads it; `secret_ref` is the name of an
- * environment variable that holds a secret (never the secret); `list` is strings; `map` is NAME → string.
+ * environment variable that holds a secret (never the secret); `list` is strings; `map` is NAME → string; `sandbox`
+ * is a local target's OS sandbox setting (SandboxSetting).
  */
-export const SpecFieldType = z.enum(['boolean', 'number', 'string', 'text', 'select', 'list', 'map', 'path', 'secret_ref']);
+export const SpecFieldType = z.enum(['boolean', 'number', 'string', 'text', 'select', 'list', 'map', 'path', 'secret_ref', 'sandbox']);
 export type SpecFieldType = z.infer<typeof SpecFieldType>;
 
 /** One declared spec field, as the wire carries it (`backends.list`). */
@@ -72,7 +73,23 @@ export const commonFields = [
   },
 ] as const satisfies readonly SpecFieldDecl[];
 
+/**
+ * Where a local target's agent work runs: `off` (unsandboxed, with the person's own powers), or the OS sandbox with
+ * writes only in the workspace (the target's cwd tree), its private /tmp and `writable`; `network: false` cuts the
+ * network. Absent means `{ mode: workspace, network: true }`. A misspelt key is an error naming it (strict object).
+ */
+export const SandboxSetting = z.union([
+  z.literal('off'),
+  z.strictObject({
+    mode: z.literal('workspace').optional(),
+    writable: z.array(z.string().min(1).refine((v) => !/[\r\n]/.test(v), 'a writable path is one line')).optional(),
+    network: z.boolean().optional(),
+  }),
+], { error: 'sandbox is off or { mode: workspace, writable: [paths], network: true|false }' });
+export type SandboxSetting = z.infer<typeof SandboxSetting>;
+
 type FieldValue<F> = F extends { type: 'boolean' } ? boolean
+  : F extends { type: 'sandbox' } ? SandboxSetting
   : F extends { type: 'number' } ? number
     : F extends { type: 'list' } ? string[]
       : F extends { type: 'map' } ? Record<string, string>
@@ -116,6 +133,8 @@ export function fieldSchema(f: SpecFieldInfo): z.ZodType {
         const problem = pathProblem(f, v);
         if (problem) ctx.addIssue({ code: 'custom', message: problem });
       });
+    case 'sandbox':
+      return SandboxSetting;
     case 'string':
     case 'text': {
       const s = z.string().min(1);

@@ -17,6 +17,7 @@ export const TerminalArgs = z.strictObject({
   workdir: z.string().min(1).optional().describe("Directory to run in; relative paths resolve against the target's cwd. Defaults to the target's tracked cwd."),
   timeout: z.number().int().positive().max(86_400).optional().describe('Seconds before the command is killed (foreground only).'),
   background: z.boolean().optional().describe('Start in the background and return a session_id for the process tool.'),
+  outside_sandbox: z.boolean().optional().describe("Run this one foreground command outside the target's OS sandbox (after it failed there). A person must approve it, every time, once."),
   execution_target: executionTarget,
 });
 
@@ -164,7 +165,11 @@ export interface ToolAnnotations {
  * A tool declares how to find it in its arguments; the policy never looks at tool names.
  */
 export type ApprovalSubject =
-  | { kind: 'command'; command: string; /** Where it runs when not the tracked cwd (terminal's workdir). */ workdir?: string }
+  | {
+    kind: 'command'; command: string; /** Where it runs when not the tracked cwd (terminal's workdir). */ workdir?: string;
+    /** The call asks to run outside its target's sandbox: a person is always asked, and only once counts. */
+    outside_sandbox?: boolean;
+  }
   | { kind: 'path'; path: string; access: 'read' | 'write' }
   | { kind: 'code'; code: string; language: 'python' }
   /** Text written to a running program's stdin (process write): judged as shell where it reads as shell. */

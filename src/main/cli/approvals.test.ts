@@ -54,7 +54,9 @@ describe('approvals through serve and the CLI (local target)', { timeout: 300_00
     ensureBuilt();
     mkdirSync(dirA);
     mkdirSync(dirB);
-    writeFileSync(join(home, 'config.yaml'), `terminal:\n  targets:\n    a: { backend: local, cwd: ${dirA} }\n    b: { backend: local, cwd: ${dirB} }\napprovals:\n  mode: ask\n  timeout: 600\n`);
+    // b runs unsandboxed: inside the sandbox an agent cannot read core.json at all (core/sandbox's tests), so the
+    // Core's own refusal of an agent that tries to approve is tested where the agent can reach it.
+    writeFileSync(join(home, 'config.yaml'), `terminal:\n  targets:\n    a: { backend: local, cwd: ${dirA} }\n    b: { backend: local, cwd: ${dirB}, sandbox: off }\napprovals:\n  mode: ask\n  timeout: 600\n`);
     served = await startServe(home);
   });
   afterAll(async () => {

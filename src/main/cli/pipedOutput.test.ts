@@ -2,17 +2,20 @@
 // 64 KiB buffer was cut (the process exited before stdout drained) with exit 0.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cliPath, ensureBuilt, startServe, tempHome, type Served } from '../../../scripts/cliHarness.js';
 
 describe('output to a slow pipe', () => {
   const home = tempHome('sb-pipe-');
+  // The target's workspace is a folder of its own: the profile itself is masked in the sandbox.
+  const work = join(home, 'work');
   let served: Served;
   beforeAll(async () => {
     ensureBuilt();
-    writeFileSync(join(home, 'config.yaml'), `terminal:\n  targets:\n    local: { backend: local, cwd: ${home} }\n`);
-    writeFileSync(join(home, 'big.txt'), Array.from({ length: 5000 }, (_, i) => `line ${i} ${'x'.repeat(50)}`).join('\n') + '\n');
+    mkdirSync(work);
+    writeFileSync(join(home, 'config.yaml'), `terminal:\n  targets:\n    local: { backend: local, cwd: ${work} }\n`);
+    writeFileSync(join(work, 'big.txt'), Array.from({ length: 5000 }, (_, i) => `line ${i} ${'x'.repeat(50)}`).join('\n') + '\n');
     served = await startServe(home);
   });
   afterAll(async () => {

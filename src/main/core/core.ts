@@ -222,6 +222,7 @@ export class Core {
       sessions: this.sessions,
       audit: this.audit,
       settings: () => this.config.config.approvals,
+      sandbox: (s) => this.allProviders().find((p) => p.backend === s.spec.backend)?.sandboxFor?.(s.spec),
       current: (name) => {
         this.targets.refresh();
         try {

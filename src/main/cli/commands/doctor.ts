@@ -8,6 +8,7 @@ import { switchboardHome } from '../../core/home.js';
 import { Registry } from '../../core/registry/registry.js';
 import { TargetTable } from '../../core/registry/targetTable.js';
 import { coreRunning, withCore } from '../connect.js';
+import { sandboxLine } from '../../core/sandbox/sandbox.js';
 import { action, printJson, table } from '../output.js';
 
 export const NO_CORE_LINE = 'no Switchboard Core is running: target health is not checked (start one with `switchboard serve` or `npm start`)';
@@ -60,8 +61,8 @@ export function doctorCommand(program: Command): void {
       const r = await withCore((c) => c.call('doctor.run', { timeout_ms: secs * 1000 }));
       if (opts.json) return printJson({ core: 'running', ...r });
       process.stdout.write(`profile  ${r.home}\ncore     running\nbackends ${r.backends.map((b) => b.backend).join(', ')}\n\n`);
-      process.stdout.write(table(['TARGET', 'BACKEND', 'SOURCE', 'STATE', 'HEALTH', 'TIME', 'DETAIL'], r.targets.map((t) => [
-        t.name, t.backend, t.source, t.state, t.ok ? 'ok' : 'FAIL', `${t.ms}ms`, (t.ok ? t.detail : t.problem) ?? '',
+      process.stdout.write(table(['TARGET', 'BACKEND', 'SOURCE', 'STATE', 'HEALTH', 'TIME', 'SANDBOX', 'DETAIL'], r.targets.map((t) => [
+        t.name, t.backend, t.source, t.state, t.ok ? 'ok' : 'FAIL', `${t.ms}ms`, t.sandbox ? sandboxLine(t.sandbox) : '-', (t.ok ? t.detail : t.problem) ?? '',
       ])));
       if (r.plugins?.length) {
         process.stdout.write(`\n${table(['PLUGIN', 'VERSION', 'STATE', 'AVAILABLE', 'BACKENDS', 'PROBLEM'], r.plugins.map((p) => [

@@ -10,6 +10,7 @@ import { TargetTable } from '../../core/registry/targetTable.js';
 import { readCoreFile } from '../../transport/coreFile.js';
 import { withCore } from '../connect.js';
 import { action, printJson, table } from '../output.js';
+import { sandboxLine } from '../../core/sandbox/sandbox.js';
 
 /** What list and show print: the targets, what could not be used, and whether a running Core said so. */
 export interface TargetsView {
@@ -84,9 +85,9 @@ export function targetsListCommand(targets: Command): void {
       noteNotLive(view, opts.json);
       if (opts.json) return printJson({ targets: list, problems, live: view.live });
       const rows = list.map((t) => [
-        (t.is_default ? '* ' : '  ') + t.name, t.backend, describeTarget(t), t.source, t.state, t.generation, t.cwd ?? '',
+        (t.is_default ? '* ' : '  ') + t.name, t.backend, describeTarget(t), t.source, t.state, t.generation, t.cwd ?? '', t.sandbox ? sandboxLine(t.sandbox) : '-',
       ]);
-      process.stdout.write(table(['  NAME', 'BACKEND', 'WHERE', 'SOURCE', 'STATE', 'GENERATION', 'CWD'], rows));
+      process.stdout.write(table(['  NAME', 'BACKEND', 'WHERE', 'SOURCE', 'STATE', 'GENERATION', 'CWD', 'SANDBOX'], rows));
       for (const p of problems) process.stderr.write(`switchboard: warning: ${p}\n`);
       for (const t of list) if (t.cwd_problem) process.stderr.write(`switchboard: warning: ${t.cwd_problem}\n`);
     }));

@@ -60,6 +60,7 @@ export function fieldValue(field: SpecFieldInfo, what: string, text: string): un
       return text === 'true';
     case 'list':
     case 'map':
+    case 'sandbox':
       return jsonOrText(text);
     default:
       return text;

@@ -5,6 +5,7 @@ import type { TargetInfo } from '../../../shared/targets.js';
 import { didYouMean } from '../../core/config/didYouMean.js';
 import { action, printJson, table } from '../output.js';
 import { describeTarget, loadTargets, noteNotLive } from './targetsList.js';
+import { sandboxLine } from '../../core/sandbox/sandbox.js';
 
 /** The rows of the human view: label, value. */
 export function showRows(t: TargetInfo, problems: string[]): string[][] {
@@ -17,6 +18,7 @@ export function showRows(t: TargetInfo, problems: string[]): string[][] {
   rows.push(['source', t.source], ['state', t.state], ['generation', t.generation]);
   if (t.provider) rows.push(['provider', t.provider], ['owner', t.owner_id || '-']);
   if (t.cwd) rows.push(['cwd', t.cwd]);
+  if (t.sandbox) rows.push(['sandbox', sandboxLine(t.sandbox)]);
   if (t.created_at) rows.push(['registered', t.created_at]);
   if (t.updated_at) rows.push(['updated', t.updated_at]);
   for (const [k, v] of Object.entries(t.spec)) if (k !== 'backend') rows.push([`spec.${k}`, typeof v === 'string' ? v : JSON.stringify(v)]);

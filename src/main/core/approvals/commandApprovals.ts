@@ -5,6 +5,7 @@ import { homedir } from 'node:os';
 import type { ApprovalOutcome, ApprovalsMode, PolicyClassification } from '../../../shared/approvals.js';
 import { SwitchboardError } from '../../../shared/errors.js';
 import type { ApprovalSubject, ToolClient } from '../../../shared/tools.js';
+import type { SandboxInfo } from '../../../shared/targets.js';
 import type { TargetSnapshot } from '../backends/provider.js';
 import { specFingerprint } from '../registry/specFingerprint.js';
 import type { Sessions } from '../sessions/sessions.js';
@@ -24,7 +25,12 @@ export interface CommandApprovalsDeps {
   settings: () => { mode: ApprovalsMode; timeoutSec: number };
   /** The target's snapshot now (after a wait), to check the approval still points at the same runtime identity. */
   current: (name: string) => TargetSnapshot | undefined;
+  /** Where a target's agent work runs (its provider's sandboxFor); undefined for work that runs elsewhere. */
+  sandbox?: (snapshot: TargetSnapshot) => SandboxInfo | undefined;
 }
+
+/** The reason every request to leave the sandbox carries. */
+export const OUTSIDE_SANDBOX_REASON = 'runs outside the sandbox';
 
 /** One call at the approval step. */
 export interface ApprovalCall {
@@ -180,13 +186,15 @@ export class CommandApprovals {
     const c = policy.classify({ ...subject, via: def.name }, {
       mode, home, cwd, flags: { skip_container_guards: snapshot.flags.skip_container_guards },
     });
-    if (c.verdict === 'safe') return { args, binding };
+    // A call that asks to leave the sandbox is always put to a person (whatever the verdict, rules or mode but deny).
+    const outside = subject.kind === 'command' && subject.outside_sandbox === true;
+    if (c.verdict === 'safe' && !outside) return { args, binding };
     const record = (outcome: ApprovalOutcome): ApprovalOutcome => {
       this.writeAudit(call, c, outcome);
       return outcome;
     };
-    const why = reasonLine(c);
-    if (c.decision === 'refuse') {
+    const why = outside ? [OUTSIDE_SANDBOX_REASON, ...c.reasons.map((r) => r.text)].join('; ') : reasonLine(c);
+    if (c.decision === 'refuse' || (outside && mode === 'deny')) {
       const hardline = c.verdict === 'hardline';
       const outcome = record({ decision: 'refuse', by: hardline ? 'policy' : 'mode', reason: why });
       throw new ApprovalRefused(
@@ -195,13 +203,13 @@ export class CommandApprovals {
         hardline ? 'Switchboard never runs this for an agent; a person can run it in a terminal pane' : 'approvals.mode: deny refuses dangerous commands without asking; set it to ask to be asked',
       );
     }
-    if (c.decision === 'allow') {
+    if (c.decision === 'allow' && !outside) {
       // Dangerous, but let through: approvals.mode off, or a target whose flags skip container guards.
       return { args, binding, outcome: record({ decision: 'approve', by: mode === 'off' ? 'mode' : 'flags', reason: why }) };
     }
 
     const key: RuleKey = { target: snapshot.name, identity: snapshot.identity, fingerprint, tool: def.name, pattern: patternOf(policy, subject, cwd, home) };
-    const kept = this.deps.rules.match(key);
+    const kept = outside ? undefined : this.deps.rules.match(key);
     if (kept) return { args, binding, outcome: record({ decision: 'approve', scope: kept, by: 'rule', reason: why }) };
 
     const text = subjectText(subject);
@@ -217,18 +225,22 @@ export class CommandApprovals {
       backend: snapshot.spec.backend,
       client: call.client,
       cwd,
-      reasons: c.reasons.map((r) => r.text),
+      reasons: outside ? [OUTSIDE_SANDBOX_REASON, ...c.reasons.map((r) => r.text)] : c.reasons.map((r) => r.text),
+      ...(outside ? { outside_sandbox: true } : {}),
+      ...(this.deps.sandbox?.(snapshot)?.state === 'unsandboxed' ? { unsandboxed: true } : {}),
       highlights: subject.kind === 'command' || subject.kind === 'input' ? c.reasons.flatMap((r) => (r.span ? [r.span] : [])) : [],
     }, { signal: call.signal });
     // An answer that lands as the caller gives up decides nothing (no rule either): nobody waits for what it would run.
     const landed: Decided = decided.decision === 'approve' && call.signal?.aborted ? { ...withdrawnLate, waited_ms: decided.waited_ms } : decided;
+    // Leaving the sandbox is approved once only: a session or always answer counts as once and keeps no rule.
+    if (outside && landed.decision === 'approve') landed.scope = 'once';
     const outcome = record(outcomeOf(landed));
     if (landed.decision === 'deny') throw refusalFor(landed, outcome, why);
     const auth: Authorization = { args, binding, outcome };
     // The wait may have been long: the approval binds to what was asked about, where it was asked.
     assertBound(auth, def.name, args, this.deps.current(snapshot.name), snapshot);
-    if (decided.scope === 'session') this.deps.rules.addSession(key);
-    if (decided.scope === 'always') this.deps.rules.addAlways(key, decided.decider ?? 'person');
+    if (landed.scope === 'session') this.deps.rules.addSession(key);
+    if (landed.scope === 'always') this.deps.rules.addAlways(key, landed.decider ?? 'person');
     return auth;
   }
 

@@ -2,6 +2,7 @@
 import type { z } from 'zod';
 import { withFlagDefaults, type BackendDeclaration } from './provider.js';
 import { localSpec } from './local/fields.js';
+import { sandboxInfo } from '../sandbox/sandbox.js';
 import { sshSpec } from './ssh/fields.js';
 import { dockerSpec } from './docker/fields.js';
 import { dockerBaseFlags, dockerFlags } from './docker/dockerFlags.js';
@@ -10,6 +11,7 @@ export const localDeclaration: BackendDeclaration = {
   ...localSpec,
   display_name: 'This machine',
   flags: withFlagDefaults({ supports_streams: true, supports_pty: true, supports_stdin: true }),
+  sandboxFor: (spec) => sandboxInfo(localSpec.specSchema.safeParse(spec).data?.sandbox),
 };
 
 export const sshDeclaration: BackendDeclaration = {

@@ -1,5 +1,5 @@
 // The contract every backend implements: a provider that classifies and creates Environments.
-import type { ProviderFlags, TargetSpec } from '../../../shared/targets.js';
+import type { ProviderFlags, SandboxInfo, TargetSpec } from '../../../shared/targets.js';
 import type { SpecDeclaration } from '../../../shared/specFields.js';
 
 /** A frozen view of one target, taken once per dispatch; every later step uses it. */
@@ -30,6 +30,11 @@ export interface ExecOptions {
   env?: Record<string, string>;
   stdin?: string;
   signal?: AbortSignal;
+  /**
+   * Run this one command outside the target's OS sandbox (where it has one). Set only by the terminal tool for a
+   * call a person approved once (`outside_sandbox: true`); a backend without a sandbox ignores it.
+   */
+  outsideSandbox?: boolean;
 }
 
 export interface ExecResult {
@@ -136,6 +141,11 @@ export interface BackendDeclaration extends SpecDeclaration {
   flagsFor?(spec: Readonly<TargetSpec>): ProviderFlags;
   /** Why no target of this backend can be reached right now (its plugin's host is down …); undefined when it can. */
   unavailable?(): string | undefined;
+  /**
+   * Where a target's agent work runs, for a backend whose commands run on this machine (local): in an OS sandbox or
+   * unsandboxed, and why. Absent for backends whose work runs elsewhere (SSH, Docker, plugins).
+   */
+  sandboxFor?(spec: Readonly<TargetSpec>): SandboxInfo;
 }
 
 /** A factory plus declarations for one backend name. Everything outside the provider reads these, never the name. */

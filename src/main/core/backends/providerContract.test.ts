@@ -14,9 +14,25 @@ import { configureSshPool, connectionPool } from './ssh/connectionPool.js';
 const byName = (n: string) => builtinProviders.find((p) => p.backend === n)!;
 const profile = (prefix: string): string => mkdtempSync(join(tmpdir(), prefix));
 
-providerContract('local', () => {
+providerContract('local (sandbox: off)', () => {
   const home = profile('sb-contract-local-');
-  return { provider: byName('local'), spec: { backend: 'local' }, ctx: { home, resolveSpec: () => undefined }, scratch: home, close: () => rmSync(home, { recursive: true, force: true }) };
+  return { provider: byName('local'), spec: { backend: 'local', sandbox: 'off' }, ctx: { home, resolveSpec: () => undefined }, scratch: home, close: () => rmSync(home, { recursive: true, force: true }) };
+});
+
+// Sandboxed (the default): the profile is masked inside, so the scratch folder is the target's workspace, apart from it.
+providerContract('local (sandboxed)', () => {
+  const home = profile('sb-contract-local-profile-');
+  const scratch = profile('sb-contract-local-ws-');
+  return {
+    provider: byName('local'),
+    spec: { backend: 'local', cwd: scratch },
+    ctx: { home, resolveSpec: () => undefined },
+    scratch,
+    close: () => {
+      rmSync(home, { recursive: true, force: true });
+      rmSync(scratch, { recursive: true, force: true });
+    },
+  };
 });
 
 const ssh = loadSshEnv();

@@ -24,7 +24,7 @@ export async function runDoctor(deps: DoctorDeps, timeoutMs = 5000): Promise<Doc
   const infos = deps.listTargets();
   const byBackend = new Map(deps.providers().map((p) => [p.backend, p]));
   const targets = await Promise.all(infos.map(async (t) => {
-    const base = { name: t.name, generation: t.generation, backend: t.backend, source: t.source, state: t.state };
+    const base = { name: t.name, generation: t.generation, backend: t.backend, source: t.source, state: t.state, ...(t.sandbox ? { sandbox: t.sandbox } : {}) };
     try {
       const snapshot = deps.targets.snapshot(t.name);
       const r = await probeTarget(snapshot, byBackend.get(snapshot.spec.backend), deps.providerContext, { timeoutMs, checkCwd: true });

@@ -144,6 +144,8 @@ export class TargetTable {
       };
       if (live.cwd ?? e.spec.cwd) info.cwd = live.cwd ?? e.spec.cwd;
       if (provider) info.flags = flagsOf(provider, e.spec);
+      // Where agent work runs, for a backend that runs it on this machine (local: sandboxed or not, and why).
+      if (provider?.sandboxFor) info.sandbox = provider.sandboxFor(e.spec);
       if (problem) info.problem = problem;
       if (live.health) info.health = live.health;
       if (live.cwd_problem) info.cwd_problem = live.cwd_problem;

@@ -14,12 +14,13 @@ export const terminalTool = defineTool({
   result: TerminalResult,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   summary: (args) => (args.background ? '[bg] ' : '') + argText(args, 'command'),
-  approval: (args) => ({ kind: 'command', command: args.command, ...(args.workdir ? { workdir: args.workdir } : {}) }),
+  approval: (args) => ({ kind: 'command', command: args.command, ...(args.workdir ? { workdir: args.workdir } : {}), ...(args.outside_sandbox ? { outside_sandbox: true } : {}) }),
   script: { doc: 'Run a shell command on this target; returns a dict with output, exit_code, cwd (or session_id).' },
   async handler(ctx, args) {
     const { snapshot, sessions } = ctx;
     const cwd = args.workdir ? await sessions.resolvePath(snapshot, args.workdir) : await sessions.cwd(snapshot);
     if (args.background) {
+      if (args.outside_sandbox) throw new SwitchboardError('bad_request', 'outside_sandbox is for a foreground command', 'run it without background, or in the sandbox');
       const processes = ctx.services.processes;
       if (!processes) throw new SwitchboardError('unsupported', 'background processes are not available');
       const p = await processes.start(snapshot, ctx.env, args.command, cwd);
@@ -33,6 +34,8 @@ export const terminalTool = defineTool({
       timeoutMs: timeoutSec * 1000,
       maxOutputChars: MAX_OUTPUT_CHARS,
       signal: ctx.signal,
+      // Reaches the handler only after a person approved this one call (CommandApprovals always asks for it).
+      ...(args.outside_sandbox ? { outsideSandbox: true } : {}),
     });
     // The tracked cwd moves only when this command changed it (a cd, or a deleted cwd's fallback): a workdir is
     // for this call only, and a concurrent call that stayed put must not undo another call's cd.

@@ -1,4 +1,6 @@
-// The local backend: commands in warm shells (or a fresh bash per call), interactive shells through node-pty.
+// The local backend: commands in warm shells (or a fresh bash per call), interactive shells through node-pty. Agent
+// work (commands, warm shells, background processes, execute_code, file operations) runs in the target's Sandbox
+// unless its spec says `sandbox: off` or none can run here; the panes a person opens are theirs and never sandboxed.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
@@ -16,7 +18,12 @@ import { openPty } from './pty.js';
 import { groupAlive } from '../../processes/processAlive.js';
 import { debugLine, type WarmProcess, type WarmShell } from '../shell/warmShell.js';
 import { WarmShellPool } from '../shell/warmShellPool.js';
-import { warmCall, type WarmCall } from '../shell/warmProgram.js';
+import { warmCall, warmPrelude, type WarmCall } from '../shell/warmProgram.js';
+import { Sandbox } from '../../sandbox/sandbox.js';
+import { SandboxFiles } from '../../sandbox/sandboxFiles.js';
+import { sandboxNote } from '../../sandbox/sandboxNote.js';
+import { expandPath } from '../../sandbox/sandboxPolicy.js';
+import type { SandboxSetting } from '../../../../shared/specFields.js';
 
 export const localProvider: BackendProvider = {
   ...localDeclaration,
@@ -72,10 +79,23 @@ export function killProcessGroup(pgid: number, graceMs = 1500): Promise<void> {
   });
 }
 
+/**
+ * What a sandboxed warm shell runs when it ends (its stdin closed): it waits while something a call left running
+ * (`cmd &`) lives on in its sandbox, as an unsandboxed shell's leftovers live on, since the sandbox's PID namespace,
+ * and all in it, ends with the shell. /proc inside lists the sandbox's processes only: bwrap's init and the shell.
+ */
+const SANDBOX_SHELL_EXIT = `trap 'while set -- /proc/[0-9]*; [ $# -gt 2 ]; do sleep 1; done' EXIT\n`;
+
 class LocalEnvironment implements Environment {
   readonly identity: string;
   private readonly envFile: string;
   private readonly children = new Set<ChildProcess>();
+  /** The target's sandbox; undefined when it runs unsandboxed (`unsandboxed` says why). */
+  private readonly sandbox: Sandbox | undefined;
+  readonly unsandboxed: string | undefined;
+  private readonly files: SandboxFiles | undefined;
+  /** Children that run in the sandbox: ended through it (killAll), not by their host group. */
+  private readonly sandboxed = new WeakSet<ChildProcess>();
 
   /** This identity's warm shells (bash only); undefined where the spawn-per-call path is the only one. */
   private readonly warm: WarmShellPool | undefined;
@@ -86,9 +106,19 @@ class LocalEnvironment implements Environment {
 
   constructor(private readonly snapshot: TargetSnapshot, private readonly ctx: ProviderContext) {
     this.identity = snapshot.identity;
-    this.warm = localShell() === '/bin/bash' && !process.env.SWITCHBOARD_NO_WARM_SHELLS ? new WarmShellPool({ start: () => this.startWarm() }, (g) => killProcessGroup(g, 500), groupAlive) : undefined;
     const id = createHash('sha256').update(snapshot.identity).digest('hex').slice(0, 16);
-    this.envFile = join(ctx.home, 'state', 'env', `${id}.sh`);
+    const setting = (snapshot.spec as { sandbox?: SandboxSetting }).sandbox;
+    const sandbox = Sandbox.for({ setting, workspace: expandPath(snapshot.spec.cwd ?? snapshot.flags.default_cwd, homedir()), profile: ctx.home, id }, killProcessGroup);
+    this.sandbox = sandbox instanceof Sandbox ? sandbox : undefined;
+    this.unsandboxed = sandbox instanceof Sandbox ? undefined : sandbox.unsandboxed;
+    this.files = this.sandbox ? new SandboxFiles(this.sandbox, (argv) => this.spawnAgent(argv, { cwd: '/', env: this.childEnv(undefined), stdin: 'pipe' })) : undefined;
+    // A sandboxed shell reports namespace pids: its calls' groups are killed through the sandbox, and whether one
+    // left something running is the shell's own answer (asking the host would cost a /proc scan per call). What
+    // calls left running ends with the sandbox, at cleanup.
+    this.warm = localShell() === '/bin/bash' && !process.env.SWITCHBOARD_NO_WARM_SHELLS
+      ? this.sandbox ? new WarmShellPool({ start: () => this.startWarm() }, async () => undefined) : new WarmShellPool({ start: () => this.startWarm() }, (g) => killProcessGroup(g, 500), groupAlive)
+      : undefined;
+    this.envFile = this.sandbox ? this.sandbox.envFile : join(ctx.home, 'state', 'env', `${id}.sh`);
   }
 
   async home(): Promise<string> {
@@ -112,30 +142,63 @@ class LocalEnvironment implements Environment {
     return this.warm.acquire();
   }
 
+  /** Start a child for agent work: inside the sandbox when the target has one (and the call is not let out of it). */
+  private spawnAgent(argv: [string, ...string[]], opts: { cwd: string; env: Record<string, string>; stdin: 'pipe' | 'ignore'; outside?: boolean }): ChildProcess {
+    const stdio: ['pipe' | 'ignore', 'pipe', 'pipe'] = [opts.stdin, 'pipe', 'pipe'];
+    if (!this.sandbox || opts.outside) return spawn(argv[0], argv.slice(1), { cwd: opts.cwd, detached: true, env: opts.env, stdio });
+    // bwrap is started in a group of its own too: a kill of the group reaches it (and through it, the namespace).
+    const { file, args, cwd } = this.sandbox.command(argv, { cwd: opts.cwd, newSession: true });
+    const child = spawn(file, args, { cwd, detached: true, env: { ...opts.env, ...this.sandbox.env() }, stdio });
+    this.sandboxed.add(child);
+    this.children.add(child);
+    child.once('close', () => this.children.delete(child));
+    return child;
+  }
+
+  /** End a child and all it started: through its sandbox, or by its host process group. */
+  private end(child: ChildProcess, graceMs = 1500): Promise<void> {
+    return this.sandbox && this.sandboxed.has(child) ? this.sandbox.killAll(child, graceMs) : killGroup(child, graceMs);
+  }
+
   private startWarm(): WarmProcess {
-    const child = spawn(localShell(), ['-s'], { cwd: '/', detached: true, env: this.childEnv(this.warmCallEnv), stdio: ['pipe', 'pipe', 'pipe'] });
-    child.stdin.on('error', () => undefined);
-    return {
-      write: (text) => child.stdin.write(text),
-      end: () => child.stdin.end(),
-      onStdout: (l) => child.stdout.setEncoding('utf8').on('data', l),
-      onStderr: (l) => child.stderr.setEncoding('utf8').on('data', l),
+    const child = this.spawnAgent([localShell(), '-s'], { cwd: '/', env: this.childEnv(this.warmCallEnv), stdin: 'pipe' });
+    child.stdin!.on('error', () => undefined);
+    const io: Pick<WarmProcess, 'write' | 'end' | 'onStdout' | 'onStderr' | 'onExit'> = {
+      write: (text) => child.stdin!.write(text),
+      end: () => child.stdin!.end(),
+      onStdout: (l) => child.stdout!.setEncoding('utf8').on('data', l),
+      // The warm shell keeps only its control lines from stderr; bwrap's own complaint (a shell that never started)
+      // goes to the Core's log, or the call would only say that its shell ended.
+      onStderr: (l) => child.stderr!.setEncoding('utf8').on('data', (text: string) => {
+        if (this.sandbox && text.startsWith('bwrap: ')) process.stderr.write(`switchboard: the sandbox of ${this.identity} did not start: ${text.split('\n')[0]}\n`);
+        l(text);
+      }),
       onExit: (l) => {
         child.once('error', l);
         child.once('exit', l);
       },
-      killGroup: (pgid) => killProcessGroup(pgid),
-      groupAlive,
     };
+    const sandbox = this.sandbox;
+    if (sandbox) return { ...io, killGroup: (pgid) => sandbox.killReportedGroup(child, pgid, 1500), prelude: SANDBOX_SHELL_EXIT + warmPrelude() };
+    return { ...io, killGroup: (pgid) => killProcessGroup(pgid), groupAlive };
   }
 
   async exec(command: string, opts: ExecOptions): Promise<ExecResult> {
+    const result = await this.execIn(command, opts);
+    if (!this.sandbox || opts.outsideSandbox) return result;
+    const note = sandboxNote(result.output, result.exitCode, this.sandbox.policy);
+    return note ? { ...result, output: `${result.output.replace(/\n?$/, '\n')}${note}` } : result;
+  }
+
+  private async execIn(command: string, opts: ExecOptions): Promise<ExecResult> {
     // A stat, not a mkdir, on every call: an fs call through the thread pool costs a call more than the stat.
     if (!existsSync(dirname(this.envFile))) await mkdir(dirname(this.envFile), { recursive: true, mode: 0o700 });
+    // A call let out of the sandbox runs in a shell of its own, outside; the warm shells are the sandbox's.
+    const outside = this.sandbox !== undefined && opts.outsideSandbox === true;
     // A shell finishing the last call (answered, not yet reaped) is waited for: sequential calls keep one shell.
-    const settling = opts.stdin === undefined ? this.warm?.settling() : undefined;
+    const settling = opts.stdin === undefined && !outside ? this.warm?.settling() : undefined;
     if (settling) await settling;
-    const shell = this.warmShell(opts);
+    const shell = outside ? undefined : this.warmShell(opts);
     debugLine(`exec on ${this.identity} in ${shell ? 'a warm shell' : 'a shell of its own'}`);
     if (shell) {
       // The call's own variables (run markers), withheld names dropped as for any child.
@@ -144,12 +207,7 @@ class LocalEnvironment implements Environment {
       return execWrapped(command, { ...opts, envFile: this.envFile, wrap: (c, w) => (call = warmCall(c, w, exports)) }, async (_script, sink) => shell.run(call!, sink));
     }
     return execWrapped(command, { ...opts, envFile: this.envFile }, async (script, sink) => {
-      const child = spawn(localShell(), ['-c', script], {
-        cwd: '/',
-        detached: true,
-        env: this.childEnv(opts.env),
-        stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
-      });
+      const child = this.spawnAgent([localShell(), '-c', script], { cwd: '/', env: this.childEnv(opts.env), stdin: opts.stdin === undefined ? 'ignore' : 'pipe', outside });
       // Tracked until its pipes close, so cleanup also ends a background child (`cmd &`) the call left running.
       this.children.add(child);
       child.once('close', () => this.children.delete(child));
@@ -178,7 +236,7 @@ class LocalEnvironment implements Environment {
           return { code: forced ? 137 : 1 };
         },
         // Kill the group; if something that left the group still holds our pipes, answer anyway a moment later.
-        stop: () => void killGroup(child).then(() => setTimeout(forceEnd, 1000).unref()),
+        stop: () => void this.end(child).then(() => setTimeout(forceEnd, 1000).unref()),
         detach: () => undefined,
       };
     });
@@ -191,12 +249,10 @@ class LocalEnvironment implements Environment {
 
   async spawnBackground(command: string, opts: { cwd: string; env?: Record<string, string> }): Promise<BackgroundHandle> {
     const cwd = await nearestDir(opts.cwd);
-    const child = spawn(localShell(), ['-c', `exec 2>&1\n${command}`], {
-      cwd,
-      detached: true,
-      env: this.childEnv(opts.env),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    // Inside a sandbox, what the command leaves running (`server &`) would end with the shell (its PID namespace
+    // does): the shell waits for it instead, as the process's output does outside, where it holds the pipe.
+    const wait = this.sandbox ? SANDBOX_SHELL_EXIT : '';
+    const child = this.spawnAgent([localShell(), '-c', `${wait}exec 2>&1\n${command}`], { cwd, env: this.childEnv(opts.env), stdin: 'pipe' });
     this.children.add(child);
     child.once('close', () => this.children.delete(child));
     child.stdin?.on('error', () => undefined);
@@ -213,11 +269,12 @@ class LocalEnvironment implements Environment {
         if (!child.stdin || child.stdin.destroyed) throw new SwitchboardError('bad_request', 'the process has closed its stdin');
         child.stdin.write(data);
       },
-      kill: () => killGroup(child),
+      kill: () => this.end(child),
     };
   }
 
   async readFile(path: string, maxBytes: number): Promise<Buffer> {
+    if (this.files) return this.files.readFile(path, maxBytes);
     const st = await this.stat(path);
     if (st.type === 'missing') throw new SwitchboardError('bad_request', `no such file: ${path}`);
     if (st.type !== 'file') throw new SwitchboardError('bad_request', `not a regular file: ${path}`);
@@ -226,11 +283,13 @@ class LocalEnvironment implements Environment {
   }
 
   async writeFile(path: string, data: Buffer): Promise<void> {
+    if (this.files) return this.files.writeFile(path, data);
     await mkdir(dirname(path), { recursive: true });
     await writeFile(path, data);
   }
 
   async stat(path: string): Promise<FileStat> {
+    if (this.files) return this.files.stat(path);
     try {
       const st = await stat(path);
       return { type: st.isFile() ? 'file' : st.isDirectory() ? 'directory' : 'other', size: st.size };
@@ -240,11 +299,14 @@ class LocalEnvironment implements Environment {
   }
 
   async probe(): Promise<{ ok: true; detail?: string }> {
-    return { ok: true, detail: localShell() };
+    if (!this.sandbox) return { ok: true, detail: `${localShell()}, unsandboxed (${this.unsandboxed ?? ''})` };
+    const missing = this.sandbox.policy.missingWritable;
+    return { ok: true, detail: `${localShell()}, sandboxed (${this.sandbox.kind})${missing.length ? `; sandbox.writable not found, not bound: ${missing.join(', ')}` : ''}` };
   }
 
-  async cleanup(): Promise<void> {
-    await Promise.all([...this.children].map((c) => killGroup(c, 500)).concat(this.warm ? [this.warm.close()] : []));
+  async cleanup(reason: 'idle' | 'removed' | 'shutdown'): Promise<void> {
+    await Promise.all([...this.children].map((c) => this.end(c, 500)).concat(this.warm ? [this.warm.close()] : []));
+    if (reason === 'removed') this.sandbox?.removeState();
   }
 }
 

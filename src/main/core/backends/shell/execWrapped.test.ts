@@ -28,7 +28,8 @@ function open(provider: BackendProvider, spec: TargetSpec): Environment {
 }
 
 const backends: Array<{ name: string; skip: boolean; env: () => Environment }> = [
-  { name: 'local', skip: false, env: () => open(localProvider, { backend: 'local' }) },
+  // Unsandboxed: the test shares /tmp folders with the target (the sandbox's /tmp is private; core/sandbox tests it).
+  { name: 'local', skip: false, env: () => open(localProvider, { backend: 'local', sandbox: 'off' }) },
   {
     name: 'ssh',
     skip: !sshEnv,

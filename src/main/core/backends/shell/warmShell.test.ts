@@ -14,8 +14,10 @@ import { heapAfterCollection } from '../../../../../scripts/heapProbe.js';
 const nextSleep = sleepSeconds(7000, '47');
 
 const home = mkdtempSync(join(tmpdir(), 'sb-warm-'));
+// The warm shells' own machinery, watched from the host (pids, /proc): unsandboxed. The sandboxed shells (started
+// in bubblewrap, pids of a namespace of their own) are core/sandbox's tests and the sandboxed provider contract.
 const snapshot = (name: string): TargetSnapshot => ({
-  name, generation: 'g', identity: `${name}#g`, source: 'config', state: 'active', spec: { backend: 'local' }, flags: localProvider.flags, timeoutSec: 10,
+  name, generation: 'g', identity: `${name}#g`, source: 'config', state: 'active', spec: { backend: 'local', sandbox: 'off' }, flags: localProvider.flags, timeoutSec: 10,
 });
 const a = localProvider.createEnvironment(snapshot('a'), { home, resolveSpec: () => undefined });
 const b = localProvider.createEnvironment(snapshot('b'), { home, resolveSpec: () => undefined });

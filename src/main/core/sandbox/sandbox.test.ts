@@ -1,0 +1,239 @@
+// The Sandbox's pure parts, by table: the policy, the bubblewrap argv, the Seatbelt profile, the failure note, and
+// the /proc and stat(1) parsing.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SandboxSetting } from '../../../shared/specFields.js';
+import { localSpec } from '../backends/local/fields.js';
+import { bwrapArgs } from './bwrapArgs.js';
+import { seatbeltProfile } from './seatbelt.js';
+import { sandboxPolicy, type PolicyInput, type SandboxPolicy } from './sandboxPolicy.js';
+import { sandboxNote } from './sandboxNote.js';
+import { parseStat } from './sandboxFiles.js';
+import { namespaceIds } from './pidNamespace.js';
+import { Sandbox, sandboxInfo, sandboxLine } from './sandbox.js';
+import { resetSandboxAvailability, sandboxAvailability } from './sandboxAvailability.js';
+
+const existing = new Set([
+  '/home/p/.ssh', '/home/p/.ssh/known_hosts', '/home/p/.aws', '/home/p/.netrc', '/home/p/.claude.json', '/home/p/.npm', '/home/p/.cache',
+  '/home/p/.bashrc', '/home/p/.profile', '/home/p/.config/systemd', '/data', '/run/docker.sock', '/home/p', '/home/p/project',
+]);
+const dirs = new Set(['/home/p/.ssh', '/home/p/.aws', '/home/p/.npm', '/home/p/.cache', '/home/p/.config/systemd', '/data']);
+
+function input(over: Partial<PolicyInput> = {}): PolicyInput {
+  return {
+    setting: undefined, home: '/home/p', profile: '/home/p/.switchboard', workspace: '/home/p/project', identityDir: '/home/p/.switchboard/state/sandbox/abc',
+    exists: (p) => existing.has(p), isDir: (p) => dirs.has(p), ...over,
+  };
+}
+
+describe('sandboxPolicy', () => {
+  it('writable: the workspace, listed paths that exist, existing caches; masks only what exists', () => {
+    const p = sandboxPolicy(input({ setting: { writable: ['/data', '~/missing'] } }));
+    expect(p.writable).toEqual(['/home/p/project', '/data', '/home/p/.npm', '/home/p/.cache']);
+    expect(p.missingWritable).toEqual(['/home/p/missing']);
+    expect(p.tmp).toBe('/home/p/.switchboard/state/sandbox/abc/tmp');
+    expect(p.maskedDirs).toEqual([{ path: '/home/p/.ssh', keep: ['/home/p/.ssh/known_hosts'] }, { path: '/home/p/.aws', keep: [] }]);
+    expect(p.maskedFiles).toEqual(['/home/p/.netrc', '/home/p/.claude.json', '/run/docker.sock']);
+    expect(p.readOnly).toEqual([]);
+    expect(p.network).toBe(true);
+  });
+  it('a workspace that is the home keeps the start-up files read-only', () => {
+    expect(sandboxPolicy(input({ workspace: '/home/p' })).readOnly).toEqual(['/home/p/.bashrc', '/home/p/.profile', '/home/p/.config/systemd']);
+  });
+  it('a workspace that does not exist (yet) is not bound', () => {
+    expect(sandboxPolicy(input({ workspace: '/home/p/later' })).writable).toEqual(['/home/p/.npm', '/home/p/.cache']);
+  });
+  it('a workspace inside the profile is bound again over its mask; the profile itself never is', () => {
+    const inside = sandboxPolicy(input({ workspace: '/home/p/.switchboard/work', exists: () => true, isDir: () => true }));
+    expect(inside.insideProfile).toEqual(['/home/p/.switchboard/work']);
+    const a = bwrapArgs(inside, { argv: ['true'], cwd: '/', newSession: true });
+    expect(a.join(' ')).toContain('--tmpfs /home/p/.switchboard --bind /home/p/.switchboard/state/sandbox/abc /home/p/.switchboard/state/sandbox/abc --bind /home/p/.switchboard/work /home/p/.switchboard/work --remount-ro /home/p/.switchboard');
+    expect(sandboxPolicy(input({ workspace: '/home/p/.switchboard', exists: () => true })).insideProfile).toEqual([]);
+  });
+  it('network: false', () => {
+    expect(sandboxPolicy(input({ setting: { network: false } })).network).toBe(false);
+  });
+});
+
+describe('bwrapArgs', () => {
+  const policy = sandboxPolicy(input({ workspace: '/home/p', setting: { network: false } }));
+  const args = bwrapArgs(policy, { argv: ['/bin/bash', '-s'], cwd: '/', newSession: true });
+  const at = (...seq: string[]): number => args.findIndex((_a, i) => seq.every((s, j) => args[i + j] === s));
+  const table: Array<[string, string[]]> = [
+    ['the host read-only', ['--ro-bind', '/', '/']],
+    ['a fresh /dev', ['--dev', '/dev']],
+    ['a fresh procfs', ['--proc', '/proc']],
+    ['the private tmp', ['--bind', '/home/p/.switchboard/state/sandbox/abc/tmp', '/tmp']],
+    ['the workspace writable', ['--bind', '/home/p', '/home/p']],
+    ['the profile masked', ['--tmpfs', '/home/p/.switchboard']],
+    ['the identity folder bound back', ['--bind', '/home/p/.switchboard/state/sandbox/abc', '/home/p/.switchboard/state/sandbox/abc']],
+    ['the mask read-only', ['--remount-ro', '/home/p/.switchboard']],
+    ['~/.ssh masked', ['--tmpfs', '/home/p/.ssh']],
+    ['known_hosts kept', ['--ro-bind', '/home/p/.ssh/known_hosts', '/home/p/.ssh/known_hosts']],
+    ['a credential file masked', ['--ro-bind', '/dev/null', '/home/p/.netrc']],
+    ['the engine socket masked', ['--ro-bind', '/dev/null', '/run/docker.sock']],
+    ['.bashrc read-only', ['--ro-bind', '/home/p/.bashrc', '/home/p/.bashrc']],
+    ['namespaces', ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net', '--die-with-parent', '--new-session']],
+    ['TMPDIR', ['--setenv', 'TMPDIR', '/tmp']],
+    ['the program last', ['--chdir', '/', '--', '/bin/bash', '-s']],
+  ];
+  for (const [what, seq] of table) it(what, () => expect(at(...seq)).toBeGreaterThanOrEqual(0));
+  it('orders: tmp before the workspace, the workspace before the masks and read-only files', () => {
+    expect(at('--bind', policy.tmp, '/tmp')).toBeLessThan(at('--bind', '/home/p', '/home/p'));
+    expect(at('--bind', '/home/p', '/home/p')).toBeLessThan(at('--tmpfs', '/home/p/.ssh'));
+    expect(at('--bind', '/home/p', '/home/p')).toBeLessThan(at('--ro-bind', '/home/p/.bashrc', '/home/p/.bashrc'));
+    expect(at('--tmpfs', '/home/p/.ssh')).toBeLessThan(at('--ro-bind', '/home/p/.ssh/known_hosts', '/home/p/.ssh/known_hosts'));
+    expect(at('--ro-bind', '/home/p/.ssh/known_hosts', '/home/p/.ssh/known_hosts')).toBeLessThan(at('--remount-ro', '/home/p/.ssh'));
+  });
+  it('network on and a pty run: no --unshare-net, no --new-session', () => {
+    const a = bwrapArgs(sandboxPolicy(input()), { argv: ['true'], cwd: '/w', newSession: false });
+    expect(a).not.toContain('--unshare-net');
+    expect(a).not.toContain('--new-session');
+  });
+});
+
+describe('seatbeltProfile', () => {
+  const text = seatbeltProfile(sandboxPolicy(input({ workspace: '/home/p', setting: { network: false, writable: ['/data'] } })));
+  const rules = [
+    '(deny file-write*)',
+    '(allow file-write* (subpath "/home/p") (subpath "/data") (subpath "/home/p/.npm") (subpath "/home/p/.cache") (subpath "/home/p/.switchboard/state/sandbox/abc/tmp") (subpath "/home/p/.switchboard/state/sandbox/abc") (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/fd/"))',
+    '(deny file-read* file-write* (subpath "/home/p/.switchboard"))',
+    '(allow file-read* file-write* (subpath "/home/p/.switchboard/state/sandbox/abc"))',
+    '(deny file-read* file-write* (subpath "/home/p/.ssh"))',
+    '(allow file-read* (literal "/home/p/.ssh/known_hosts"))',
+    '(deny file-read* file-write* (literal "/home/p/.netrc"))',
+    '(deny file-write* (subpath "/home/p/.bashrc"))',
+    '(deny network*)',
+  ];
+  for (const r of rules) it(r, () => expect(text.split('\n')).toContain(r));
+  it('denials come after the allowances they narrow', () => {
+    expect(text.indexOf('(deny file-read* file-write* (subpath "/home/p/.ssh"))')).toBeGreaterThan(text.indexOf('(allow file-write* (subpath "/home/p")'));
+    expect(text.indexOf('(deny file-write* (subpath "/home/p/.bashrc"))')).toBeGreaterThan(text.indexOf('(allow file-write* (subpath "/home/p")'));
+  });
+  it('quotes a path', () => {
+    expect(seatbeltProfile(sandboxPolicy(input({ workspace: '/w/a"b', exists: (p) => p === '/w/a"b' || existing.has(p) })))).toContain('(subpath "/w/a\\"b")');
+  });
+  it('network on: no network rule', () => {
+    expect(seatbeltProfile(sandboxPolicy(input()))).not.toContain('network');
+  });
+});
+
+describe('sandboxNote', () => {
+  const policy: SandboxPolicy = sandboxPolicy(input({ setting: { network: false } }));
+  const table: Array<[string, number, RegExp | undefined]> = [
+    ["touch: cannot touch '/etc/x': Read-only file system", 1, /^\[sandbox: refused \(\/etc\/x: Read-only file system\); writes are allowed only in \/home\/p\/project, \/tmp, .*outside_sandbox: true\]$/],
+    ['sh: 1: cannot create /usr/y: Read-only file system', 2, /refused \(\/usr\/y: Read-only file system\)/],
+    ["OSError: [Errno 30] Read-only file system: '/opt/z'", 1, /refused \(\/opt\/z: Read-only file system\)/],
+    ['cat: /home/p/.switchboard/core.json: No such file or directory', 1, /^\[sandbox: \/home\/p\/\.switchboard is hidden from agent work/],
+    ['cat: /home/p/.ssh/id_ed25519: No such file or directory', 1, /\/home\/p\/\.ssh is hidden/],
+    ['curl: (6) Could not resolve host: example.com', 6, /no network \(sandbox\.network: false\)/],
+    ['rm: cannot remove /home/p/project/f: Permission denied', 1, undefined],
+    ['all fine', 0, undefined],
+    ["touch: cannot touch '/etc/x': Read-only file system", 0, undefined],
+    ['grep: no match', 1, undefined],
+  ];
+  for (const [output, code, want] of table) {
+    it(`${JSON.stringify(output)} (${code})`, () => {
+      const note = sandboxNote(output, code, policy);
+      if (want) expect(note).toMatch(want);
+      else expect(note).toBeUndefined();
+    });
+  }
+});
+
+describe('parsing', () => {
+  it('stat(1) %F %s', () => {
+    expect(parseStat('regular file 12\n')).toEqual({ type: 'file', size: 12 });
+    expect(parseStat('regular empty file 0')).toEqual({ type: 'file', size: 0 });
+    expect(parseStat('directory 4096')).toEqual({ type: 'directory', size: 4096 });
+    expect(parseStat('character special file 0')).toEqual({ type: 'other', size: 0 });
+    expect(parseStat('')).toEqual({ type: 'missing', size: 0 });
+  });
+  it('NSpid / NSpgid lines', () => {
+    const status = 'Name:\tbash\nNStgid:\t4121\t3\nNSpid:\t4121\t3\nNSpgid:\t4120\t2\nNSsid:\t4119\t1\n';
+    expect(namespaceIds(status, 'NSpid')).toEqual([4121, 3]);
+    expect(namespaceIds(status, 'NSpgid')).toEqual([4120, 2]);
+    expect(namespaceIds('Name:\tx\n', 'NSpid')).toEqual([]);
+  });
+});
+
+describe('Sandbox.command', () => {
+  const profile = mkdtempSync(join(tmpdir(), 'sb-sandbox-cmd-'));
+  afterAll(() => rmSync(profile, { recursive: true, force: true }));
+  const target = { setting: undefined, workspace: profile, profile, id: 'x' };
+  it('bubblewrap: bwrap with the argv, spawned at /; the identity folder and its tmp made', () => {
+    const s = Sandbox.for(target, async () => undefined, { ok: true, kind: 'bubblewrap' });
+    if (!(s instanceof Sandbox)) throw new Error('expected a sandbox');
+    const c = s.command(['/bin/bash', '-s'], { cwd: '/w', newSession: true });
+    expect(c).toMatchObject({ file: 'bwrap', cwd: '/' });
+    expect(c.args.slice(-5)).toEqual(['--chdir', '/w', '--', '/bin/bash', '-s']);
+    expect(existsSync(join(profile, 'state', 'sandbox', 'x', 'tmp'))).toBe(true);
+    expect(s.envFile).toBe(join(profile, 'state', 'sandbox', 'x', 'env.sh'));
+  });
+  it('seatbelt: sandbox-exec with the generated profile, spawned in the cwd', () => {
+    const s = Sandbox.for(target, async () => undefined, { ok: true, kind: 'seatbelt' });
+    if (!(s instanceof Sandbox)) throw new Error('expected a sandbox');
+    const c = s.command(['/bin/bash', '-s'], { cwd: '/w', newSession: true });
+    expect(c).toMatchObject({ file: '/usr/bin/sandbox-exec', cwd: '/w' });
+    expect(c.args[0]).toBe('-p');
+    expect(c.args[1]).toContain('(deny file-write*)');
+    expect(c.args.slice(2)).toEqual(['/bin/bash', '-s']);
+    expect(s.env()).toEqual({ TMPDIR: join(profile, 'state', 'sandbox', 'x', 'tmp') });
+  });
+  it('none: off in the spec, or nothing that runs here', () => {
+    expect(Sandbox.for({ ...target, setting: 'off' }, async () => undefined, { ok: true, kind: 'bubblewrap' })).toEqual({ unsandboxed: 'sandbox: off in its spec' });
+    expect(Sandbox.for(target, async () => undefined, { ok: false, reason: 'no bwrap' })).toEqual({ unsandboxed: 'no bwrap' });
+  });
+});
+
+describe('sandboxAvailability', () => {
+  it('without bwrap on the PATH: unsandboxed, and says why; SWITCHBOARD_NO_SANDBOX says its reason', () => {
+    const path = process.env.PATH;
+    try {
+      process.env.PATH = '/nonexistent';
+      resetSandboxAvailability();
+      expect(sandboxAvailability()).toEqual(process.platform === 'linux' ? { ok: false, reason: 'bubblewrap (bwrap) is not installed' } : expect.anything());
+      process.env.PATH = path;
+      process.env.SWITCHBOARD_NO_SANDBOX = 'a test';
+      resetSandboxAvailability();
+      expect(sandboxAvailability()).toEqual({ ok: false, reason: 'SWITCHBOARD_NO_SANDBOX is set (a test)' });
+    } finally {
+      process.env.PATH = path;
+      delete process.env.SWITCHBOARD_NO_SANDBOX;
+      resetSandboxAvailability();
+    }
+  });
+});
+
+describe('the setting and what it says', () => {
+  const table: Array<[unknown, boolean, string?]> = [
+    ['off', true],
+    [{}, true],
+    [{ mode: 'workspace', writable: ['~/.cache'], network: false }, true],
+    ['of', false, 'sandbox is off or { mode: workspace, writable: [paths], network: true|false }'],
+    [{ netwrk: false }, false, 'Unrecognized key: "netwrk"'],
+    [{ mode: 'everything' }, false],
+    [true, false],
+  ];
+  for (const [value, ok, message] of table) {
+    it(JSON.stringify(value), () => {
+      const r = SandboxSetting.safeParse(value);
+      expect(r.success).toBe(ok);
+      if (message) expect(r.error?.issues[0]?.message).toBe(message);
+    });
+  }
+  it('a misspelt key of the local spec is named', () => {
+    const r = localSpec.specSchema.safeParse({ backend: 'local', sandbx: 'off' });
+    expect(r.error?.issues[0]?.message).toBe('Unrecognized key: "sandbx"');
+  });
+  it('TargetInfo.sandbox and its line', () => {
+    expect(sandboxInfo('off', { ok: true, kind: 'bubblewrap' })).toEqual({ state: 'unsandboxed', reason: 'sandbox: off in its spec' });
+    expect(sandboxInfo(undefined, { ok: false, reason: 'bubblewrap (bwrap) is not installed' })).toEqual({ state: 'unsandboxed', reason: 'bubblewrap (bwrap) is not installed' });
+    expect(sandboxInfo({ network: false }, { ok: true, kind: 'bubblewrap' })).toEqual({ state: 'sandboxed', kind: 'bubblewrap', network: false });
+    expect(sandboxLine({ state: 'sandboxed', kind: 'bubblewrap', network: true })).toBe('sandboxed (bubblewrap)');
+    expect(sandboxLine({ state: 'sandboxed', kind: 'bubblewrap', network: false })).toBe('sandboxed (bubblewrap, no network)');
+    expect(sandboxLine({ state: 'unsandboxed', reason: 'sandbox: off in its spec' })).toBe('unsandboxed (sandbox: off in its spec)');
+  });
+});

@@ -1,0 +1,39 @@
+// The one line a failed call gets when the sandbox is the likely cause (pure): what was refused, and the way out.
+import type { SandboxPolicy } from './sandboxPolicy.js';
+import { within } from './sandboxPolicy.js';
+
+/** How a person lets one command out of the sandbox (the terminal tool's argument; they approve it once). */
+export const WAY_OUT = 'a person may allow this one call outside the sandbox: run it again with outside_sandbox: true';
+
+/** Errors a write outside the writable roots, or a read of a masked path, gives inside. */
+const REFUSAL = /\b(Read-only file system|Permission denied|Operation not permitted|EROFS|EACCES|EPERM)\b/;
+/** A path in an error line, without the quotes tools put around it. */
+const PATH = /\/[^\s:'"`‘’]+/g;
+/** Errors that mean the network is not there. */
+const NO_NETWORK = /\b(Network is unreachable|Temporary failure in name resolution|Could not resolve host|ENETUNREACH|EAI_AGAIN|getaddrinfo)\b/;
+
+/** The writable places, as a person reads them. */
+export function writableList(policy: SandboxPolicy): string {
+  return [policy.writable[0] ?? '', '/tmp', ...policy.writable.slice(1)].filter(Boolean).join(', ');
+}
+
+/**
+ * The note for a call that failed (exit status not 0) in the sandbox, or undefined when its output shows nothing the
+ * sandbox refused. A path the output names that is masked says so; a refused write names the writable places.
+ */
+export function sandboxNote(output: string, exitCode: number, policy: SandboxPolicy): string | undefined {
+  if (exitCode === 0) return undefined;
+  const masked = [policy.profile, ...policy.maskedDirs.map((d) => d.path), ...policy.maskedFiles].find((m) => output.includes(m));
+  if (masked) return `[sandbox: ${masked} is hidden from agent work on this target; ${WAY_OUT}]`;
+  const line = output.split('\n').find((l) => REFUSAL.test(l));
+  const refused = line === undefined ? undefined : REFUSAL.exec(line);
+  if (line !== undefined && refused) {
+    // The path is before the error (`touch: cannot touch '/etc/x': …`) or after it (Python's `…: '/etc/x'`).
+    const path = line.slice(0, refused.index).match(PATH)?.pop() ?? line.slice(refused.index).match(PATH)?.[0];
+    if (path && policy.writable.some((w) => within(path, w)) && !policy.readOnly.some((r) => within(path, r))) return undefined;
+    const what = path ? `${path}: ${refused[1]}` : refused[1];
+    return `[sandbox: refused (${what}); writes are allowed only in ${writableList(policy)}; ${WAY_OUT}]`;
+  }
+  if (!policy.network && NO_NETWORK.test(output)) return `[sandbox: this target has no network (sandbox.network: false); ${WAY_OUT}]`;
+  return undefined;
+}
