@@ -219,6 +219,35 @@ describe('the approval step', () => {
     expect(existsSync(join(c.dirs.a!, '.env'))).toBe(false);
   });
 
+  it('the profile is refused to agents in every mode: writes into it, reads of core.json, through .. from the target', async () => {
+    for (const mode of ['ask', 'off'] as const) {
+      t = await makeTestCore(['a'], { extra: `approvals:\n  mode: ${mode}\n`, files: { 'core.json': '{"token":"secret"}\n' } });
+      const c = t;
+      const config = readFileSync(join(c.home, 'config.yaml'), 'utf8');
+      // The target's cwd is a sibling of the profile: ../home is the profile.
+      for (const [tool, args] of [
+        ['write_file', { path: '../home/config.yaml', content: 'approvals: {mode: off}\n' }],
+        ['patch', { path: '../home/config.yaml', old_string: 'mode', new_string: 'mode' }],
+        ['read_file', { path: '../home/core.json' }],
+        ['terminal', { command: 'echo "approvals: {mode: off}" >> ../home/config.yaml' }],
+        ['terminal', { command: 'cat ../home/core.json' }],
+        ['execute_code', { code: "print(open('../home/core.json').read())" }],
+      ] as const) {
+        const err = await failure(c.core.callTool(tool, args, 'mcp'));
+        expect(err.code, `${tool} ${JSON.stringify(args)}`).toBe('approval_denied');
+        expect(err.message).toMatch(/Switchboard (profile|agent token)/);
+        expect(c.core.approvals.list()).toEqual([]);
+      }
+      expect(readFileSync(join(c.home, 'config.yaml'), 'utf8')).toBe(config);
+      expect(await auditLines(c)).toEqual(Array(6).fill(expect.objectContaining({ outcome: 'refuse', by: 'policy', verdict: 'hardline' })));
+      // Reading the config (not the token) and work in the workspace go on.
+      expect(await c.core.callTool('read_file', { path: '../home/config.yaml' }, 'mcp')).toMatchObject({ total_lines: expect.any(Number) });
+      expect(await c.core.callTool('write_file', { path: 'notes.txt', content: 'x' }, 'mcp')).toMatchObject({ bytes_written: 1 });
+      await c.close();
+      t = undefined;
+    }
+  });
+
   it('input written to a background shell is judged like a command; REPL lines and answers are not', async () => {
     const c = await core('ask');
     writeFileSync(join(c.dirs.a!, 'keep'), 'x');

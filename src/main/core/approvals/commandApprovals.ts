@@ -161,8 +161,8 @@ export class CommandApprovals {
     const args = deepFreeze(structuredClone(call.args) as Record<string, unknown>);
     const binding = bindingOf(def.name, args, snapshot.identity);
     const subject = def.approval(args);
-    // Reads are never judged: nothing to look up, nothing to ask.
-    if (!subject || (subject.kind === 'path' && subject.access === 'read')) return { args, binding };
+    // A read is judged only for the profile: the file holding the agent token is refused; nothing else asks.
+    if (!subject) return { args, binding };
     const policy = await (this.policyLoad ??= this.deps.policy());
     const { mode } = this.deps.settings();
     const { home, cwd } = await this.whereItRuns(snapshot, subject);

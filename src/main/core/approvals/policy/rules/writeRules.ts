@@ -16,6 +16,8 @@ const copy = (label: string): Rule => (argv, c, kit) => {
   const t = p.values.get('-t') ?? p.values.get('--target-directory');
   const dest = t !== undefined ? argv.find((a) => a.value === t) : p.operands.length > 1 ? p.operands[p.operands.length - 1] : undefined;
   if (dest) kit.write(c, dest, label);
+  // A link to the profile is a second name for it, under which every later write would pass.
+  if (label === 'ln') for (const src of p.operands) if (src !== dest) kit.profileChange(c, src, 'ln');
 };
 
 const sed: Rule = (argv, c, kit) => {
@@ -28,6 +30,11 @@ const sed: Rule = (argv, c, kit) => {
 
 const writesOperands = (label: string, spec: { shortValue?: string; longValue?: string[] } = {}): Rule => (argv, c, kit) => {
   for (const f of parseOptions(argv.slice(1), spec).operands) kit.write(c, f, label);
+};
+
+/** mkdir asks nowhere, but a directory made in the profile (plugins/evil) is a change to it. */
+const mkdir: Rule = (argv, c, kit) => {
+  for (const f of parseOptions(argv.slice(1), { shortValue: 'mZ', longValue: ['mode', 'context'] }).operands) kit.profileChange(c, f, 'mkdir');
 };
 
 const cd: Rule = (argv, c, kit) => {
@@ -49,6 +56,7 @@ export const writeRules: Record<string, Rule> = {
   sed, gsed: sed,
   truncate: writesOperands('truncate', { shortValue: 'sr', longValue: ['size', 'reference'] }),
   touch: writesOperands('touch', { shortValue: 'dtr', longValue: ['date', 'reference'] }),
+  mkdir,
   cd, pushd: cd,
   alias,
 };
