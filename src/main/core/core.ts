@@ -248,7 +248,7 @@ export class Core {
           return said ? `${backend} ${said}` : backend;
         },
       }),
-      paneMethods({ targets: this.targets, panes: this.panes, keepSec: () => this.config.config.paneKeepSec }),
+      paneMethods({ targets: this.targets, panes: this.panes, keepSec: () => this.config.config.paneKeepSec, audit: this.audit }),
       processMethods({ processes: this.processes, record }),
       approvalMethods({ approvals: this.approvals, rules: this.approvalRules }),
       workspaceMethods({ home: this.home, store: opts.uiStore }),
