@@ -165,7 +165,7 @@ export interface ToolAnnotations {
  */
 export type ApprovalSubject =
   | { kind: 'command'; command: string; /** Where it runs when not the tracked cwd (terminal's workdir). */ workdir?: string }
-  | { kind: 'path'; path: string; access: 'read' | 'write' }
+  | { kind: 'path'; path: string; access: 'read' | 'write'; /** The call reads everything under the path (a search). */ tree?: boolean }
   | { kind: 'code'; code: string; language: 'python' }
   /** Text written to a running program's stdin (process write): judged as shell where it reads as shell. */
   | { kind: 'input'; data: string };

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PendingApproval } from '../../../shared/approvals.js';
 import type { ActivityEntry } from '../../../shared/api.js';
@@ -246,6 +246,29 @@ describe('the approval step', () => {
       await c.close();
       t = undefined;
     }
+  });
+
+  it('a symlink into the profile does not get a write or a token read past the guard; a search above the profile asks', async () => {
+    t = await makeTestCore(['a'], { extra: 'approvals:\n  mode: ask\n', files: { 'core.json': '{"token":"secret"}\n' } });
+    const c = t;
+    symlinkSync(c.home, join(c.dirs.a!, 'innocent'));
+    const config = readFileSync(join(c.home, 'config.yaml'), 'utf8');
+    for (const [tool, args] of [
+      ['write_file', { path: 'innocent/config.yaml', content: 'approvals: {mode: off}\n' }],
+      ['read_file', { path: 'innocent/core.json' }],
+      ['write_file', { path: 'innocent/plugins/evil/plugin.yaml', content: 'kind: backend\n' }],
+    ] as const) {
+      const err = await failure(c.core.callTool(tool, args, 'mcp'));
+      expect(err.code, `${tool} ${JSON.stringify(args)}`).toBe('approval_denied');
+      expect(err.message).toMatch(/Switchboard (profile|agent token)/);
+    }
+    expect(readFileSync(join(c.home, 'config.yaml'), 'utf8')).toBe(config);
+    expect(existsSync(join(c.home, 'plugins', 'evil'))).toBe(false);
+    const search = c.core.callTool('search_files', { pattern: 'token', target: 'content', path: '..' }, 'mcp');
+    const p = await nextPending(c.core);
+    expect((p.reasons ?? []).join(' ')).toMatch(/core\.json with the agent token/);
+    c.core.approvals.decide({ id: p.id, decision: 'deny' }, 'ui');
+    await failure(search);
   });
 
   it('input written to a background shell is judged like a command; REPL lines and answers are not', async () => {

@@ -1,7 +1,9 @@
 // The approval step of every tool call: classify what the call runs or writes, then refuse, ask a person, or let
 // it run; every decision is one audit line and the call's Activity entry. The dispatcher calls it before the handler.
 import { createHash } from 'node:crypto';
+import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import type { ApprovalOutcome, ApprovalsMode, PolicyClassification } from '../../../shared/approvals.js';
 import { SwitchboardError } from '../../../shared/errors.js';
 import type { ApprovalSubject, ToolClient } from '../../../shared/tools.js';
@@ -166,9 +168,17 @@ export class CommandApprovals {
     const policy = await (this.policyLoad ??= this.deps.policy());
     const { mode } = this.deps.settings();
     const { home, cwd } = await this.whereItRuns(snapshot, subject);
-    const c = policy.classify({ ...subject, via: def.name }, {
-      mode, home, cwd, flags: { skip_container_guards: snapshot.flags.skip_container_guards },
-    });
+    const ctx = { mode, home, cwd, flags: { skip_container_guards: snapshot.flags.skip_container_guards } };
+    let c = policy.classify({ ...subject, via: def.name }, ctx);
+    // On this machine a path may reach the profile through a symlink the text does not show: judge where it leads too.
+    if (subject.kind === 'path' && c.verdict !== 'hardline' && !snapshot.flags.is_remote && !snapshot.flags.is_container) {
+      const lexical = resolvePath(subject.path, cwd, home);
+      const real = realPathOf(lexical);
+      if (real !== lexical) {
+        const there = policy.classify({ ...subject, path: real, via: def.name }, ctx);
+        if (there.verdict === 'hardline') c = there;
+      }
+    }
     if (c.verdict === 'safe') return { args, binding };
     const record = (outcome: ApprovalOutcome): ApprovalOutcome => {
       this.writeAudit(call, c, outcome);
@@ -246,6 +256,19 @@ export class CommandApprovals {
       ...(o.reason ? { reason: o.reason } : {}),
       ...(o.waited_ms !== undefined ? { waited_ms: o.waited_ms } : {}),
     });
+  }
+}
+
+/** Where a local path leads once symlinks are followed: its nearest existing ancestor's real path, then the rest. */
+function realPathOf(path: string): string {
+  const rest: string[] = [];
+  for (let p = path; ; p = dirname(p)) {
+    try {
+      return join(realpathSync(p), ...rest.reverse());
+    } catch {
+      if (p === dirname(p)) return path;
+      rest.push(basename(p));
+    }
   }
 }
 

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCommandPolicy, decide, loadCommandPolicy, type CommandPolicy } from './commandPolicy.js';
 import { loadShellParser } from './shellParser.js';
-import { dangerous, hardline, profile, safe } from './policyCases.js';
+import { aboveProfile, dangerous, hardline, profile, safe } from './policyCases.js';
 import { heldOut } from './heldOutCases.js';
 
 let policy: CommandPolicy;
@@ -38,6 +38,11 @@ describe('the Switchboard profile', () => {
     // No approvals mode, no container flag lets it through.
     for (const mode of ['ask', 'deny', 'off'] as const) expect(policy.classify({ kind: 'command', command }, { ...ctx, mode, flags: { skip_container_guards: true } }).decision).toBe('refuse');
   });
+  it.each(aboveProfile)('%j asks: %s', (command, reason) => {
+    const r = check(command);
+    expect(r.verdict).toBe('dangerous');
+    expect(r.reasons.map((x) => x.text).join(' | ')).toContain(reason);
+  });
   it('is the profile it was told: another SWITCHBOARD_HOME is guarded, ~/.switchboard then is not', async () => {
     const other = createCommandPolicy(await loadShellParser(), { profile: '/srv/sb' });
     expect(other.classify({ kind: 'command', command: 'echo x > $SWITCHBOARD_HOME/config.yaml' }, ctx).reasons[0]!.text).toContain('changes /srv/sb/config.yaml');
@@ -60,11 +65,15 @@ describe('the Switchboard profile', () => {
     ['read_file', '~/.switchboard/core.json', 'read', 'hardline'],
     ['read_file', '../.switchboard/core.json', 'read', 'hardline'],
     ['search_files', '/home/agent/.switchboard', 'read', 'hardline'],
+    ['search_files', '~', 'read', 'dangerous'],
+    ['search_files', '..', 'read', 'dangerous'],
+    ['search_files', '.', 'read', 'safe'],
+    ['read_file', '~', 'read', 'safe'],
     ['read_file', '~/.switchboard/config.yaml', 'read', 'safe'],
     ['read_file', 'core.json', 'read', 'safe'],
     ['write_file', 'notes/.switchboard/config.yaml', 'write', 'safe'],
   ] as const)('%s %s (%s) is %s', (tool, path, access, verdict) => {
-    const r = policy.classify({ kind: 'path', path, access, via: tool }, ctx);
+    const r = policy.classify({ kind: 'path', path, access, via: tool, ...(tool === 'search_files' ? { tree: true } : {}) }, ctx);
     expect(r.verdict).toBe(verdict);
     if (verdict === 'hardline') expect(r.decision).toBe('refuse');
   });

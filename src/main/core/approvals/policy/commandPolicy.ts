@@ -120,9 +120,14 @@ export function createCommandPolicy(parser: ShellParser, opts: PolicyOptions = {
         const via = call.via ? ` (${call.via})` : '';
         const guarded = profileFinding(p, opts.profile, call.access === 'write', call.via ?? call.access);
         if (guarded) return [guarded];
-        // A search hands every file under the profile to the agent, core.json too.
-        if (call.access === 'read' && opts.profile && p === trimmed(opts.profile)) return [{ severity: 'hardline', rule: 'profile.read', text: `reads the Switchboard profile ${p}, where core.json holds the agent token${via}` }];
-        if (call.access === 'read') return [];
+        if (call.access === 'read') {
+          const home = opts.profile && trimmed(opts.profile);
+          if (!home || !call.tree) return [];
+          // A search hands every file under its path to the agent: under the profile (or above it), core.json too.
+          if (p === home) return [{ severity: 'hardline', rule: 'profile.read', text: `reads the Switchboard profile ${p}, where core.json holds the agent token${via}` }];
+          if (home.startsWith(p === '/' ? '/' : `${p}/`)) return [{ severity: 'dangerous', rule: 'profile.tree', text: `reads everything under ${p}, the Switchboard profile's core.json with the agent token too${via}` }];
+          return [];
+        }
         if (isBlockDevice(p)) return [{ severity: 'hardline', rule: 'disk.overwrite', text: `overwrites the disk device ${p}${via}` }];
         const why = sensitiveWrite(p);
         return why ? [{ severity: 'dangerous', rule: 'write.sensitive', text: `writes to ${p}: ${why}${via}` }] : [];

@@ -122,6 +122,17 @@ export const profile: Case[] = [
   ['grep -r token ~/.switchboard', 'reads the Switchboard profile /home/agent/.switchboard'],
   ['cp -r ~/.switchboard /tmp/sb', 'reads the Switchboard profile'],
   ['tar czf /tmp/p.tgz ~/.switchboard', 'reads the Switchboard profile'],
+  ['find ~/.switchboard -type f -exec cat {} +', 'reads the Switchboard profile'],
+];
+
+/** Copying or searching a whole directory above the profile takes core.json along: it asks. */
+export const aboveProfile: Case[] = [
+  ['grep -r token ~', 'reads everything under /home/agent, the Switchboard profile'],
+  ['cd .. && grep -R password .', 'reads everything under /home/agent'],
+  ['tar czf /tmp/home.tgz ~', 'reads everything under /home/agent'],
+  ['cp -a ~ /mnt/backup', 'reads everything under /home/agent'],
+  ['rg -uu secret /home', 'reads everything under /home'],
+  ["find / -name '*.json' -exec grep -l token {} +", 'reads everything under /'],
 ];
 
 export const dangerous: Case[] = [
@@ -360,5 +371,6 @@ export const safe: string[] = [
   // everyday work near the profile: the home, the workspace, and reading what is not the token
   'ls ~', 'ls -la ~', 'cat ~/project/README.md', 'echo done > notes.txt', 'cp README.md ~/project/docs/', 'grep -r TODO ~/project',
   'cat core.json', 'cat ~/.switchboard/config.yaml', 'tail -n 20 ~/.switchboard/audit.jsonl', 'ls ~/.switchboard', 'echo x > ~/.switchboard-notes.txt',
-  'cat ~/*/README.md', 'mkdir -p build/out', "sed -i 's/a/b/' src/app.ts",
+  'cat ~/*/README.md', 'mkdir -p build/out', "sed -i 's/a/b/' src/app.ts", 'grep -rn TODO .', 'ls -R ~', 'find ~ -name "*.md"',
+  'find ~/.switchboard -name "*.yaml"', 'du -sh ~', 'cp ~/notes.txt .',
 ];

@@ -11,10 +11,14 @@ import { evalAssignedValue, evalWord, type WordEnv } from './words.js';
 import { checkArgsForMetadata } from './rules/networkRules.js';
 
 const MAX_DEPTH = 6;
+const NODE_BUDGET = 50_000;
 
 /** Commands that copy, pack, send or search everything under a directory they are given. */
-const treeReaders = new Set(['cp', 'gcp', 'rsync', 'scp', 'sftp', 'tar', 'gtar', 'bsdtar', 'zip', '7z', '7za', 'cpio', 'pax', 'grep', 'egrep', 'fgrep', 'rgrep', 'rg', 'ag', 'ack', 'git', 'duplicity', 'restic', 'borg', 'rclone', 'find']);
-const NODE_BUDGET = 50_000;
+const treeReaders = new Set(['tar', 'gtar', 'bsdtar', '7z', '7za', 'cpio', 'pax', 'rgrep', 'rg', 'ag', 'ack', 'git', 'duplicity', 'restic', 'borg', 'rclone']);
+/** … and those that do only when told to recurse (`cp -r`, `grep -R`, `zip -r`, `rsync -a`), or find with an action. */
+const treeReadersWhenRecursive = new Set(['cp', 'gcp', 'scp', 'rsync', 'zip', 'grep', 'egrep', 'fgrep']);
+const recursiveFlag = /^(-[a-zA-Z]*[rRa][a-zA-Z]*|--recursive|--archive|--dereference-recursive)$/;
+const findAction = /^-(exec|execdir|ok|okdir|delete|fprint0?|fprintf|fls)$/;
 
 export class ShellScanner implements RuleKit {
   /** What each `$(…)` and `<(…)` produced, by its start offset in the text being walked. */
@@ -317,21 +321,29 @@ export class ShellScanner implements RuleKit {
   /**
    * Any argument naming a file that holds the agent token is refused, whatever the command (cat, less, grep, cp,
    * base64, an interpreter's script argument, `if=`): nothing an agent runs needs it. So is handing the whole profile
-   * to a command that copies, packs or searches what is under it.
+   * to a command that copies, packs or searches what is under it; handing it a directory above the profile (`grep -r
+   * x ~`, `tar czf - ~`) asks, since core.json goes with it.
    */
   private checkProfileReads(c: CommandContext, argv: Arg[]): void {
     const profile = c.scope.state.profile;
     if (!profile) return;
     const names = argv.map((a) => (isKnown(a) ? commandName(a.value) : ''));
-    const readsTree = names.some((n) => treeReaders.has(n));
+    const recursive = argv.some((a) => recursiveFlag.test(a.value));
+    const tree = names.find((n) => treeReaders.has(n) || (treeReadersWhenRecursive.has(n) && recursive) || (n === 'find' && argv.some((a) => findAction.test(a.value))));
+    const home = profile.replace(/\/$/, '');
     for (const a of argv.slice(1)) {
       // `if=FILE` and `--file=FILE` name a file after their prefix.
       const eq = /^(?:-[-\w]*=|[a-z]+=)(.+)$/.exec(a.value);
       for (const value of eq ? [a.value, eq[1]!] : [a.value]) {
-        const arg = { ...a, value };
-        if (this.profileRead(c, arg, names[0] || 'a command')) break;
-        if (readsTree && resolvePath(value, c.scope.cwd, c.scope.state.home) === profile.replace(/\/$/, '')) {
-          this.emit(c, 'hardline', 'profile.read', `reads the Switchboard profile ${profile}, where core.json holds the agent token (${names.find((n) => treeReaders.has(n))})`, a);
+        if (this.profileRead(c, { ...a, value }, names[0] || 'a command')) break;
+        if (!tree || !isKnown(value)) continue;
+        const p = resolvePath(value, c.scope.cwd, c.scope.state.home);
+        if (p === home) {
+          this.emit(c, 'hardline', 'profile.read', `reads the Switchboard profile ${home}, where core.json holds the agent token (${tree})`, a);
+          break;
+        }
+        if (home.startsWith(p === '/' ? '/' : `${p}/`)) {
+          this.emit(c, 'dangerous', 'profile.tree', `reads everything under ${p}, the Switchboard profile's core.json with the agent token too (${tree})`, a);
           break;
         }
       }
