@@ -8,16 +8,19 @@ import { cliPath, ensureBuilt, startServe, tempHome, type Served } from '../../.
 
 describe('output to a slow pipe', () => {
   const home = tempHome('sb-pipe-');
+  // The workspace sits beside the profile: a search of the profile is refused to agents.
+  const work = tempHome('sb-pipe-work-');
   let served: Served;
   beforeAll(async () => {
     ensureBuilt();
-    writeFileSync(join(home, 'config.yaml'), `terminal:\n  targets:\n    local: { backend: local, cwd: ${home} }\n`);
-    writeFileSync(join(home, 'big.txt'), Array.from({ length: 5000 }, (_, i) => `line ${i} ${'x'.repeat(50)}`).join('\n') + '\n');
+    writeFileSync(join(home, 'config.yaml'), `terminal:\n  targets:\n    local: { backend: local, cwd: ${work} }\n`);
+    writeFileSync(join(work, 'big.txt'), Array.from({ length: 5000 }, (_, i) => `line ${i} ${'x'.repeat(50)}`).join('\n') + '\n');
     served = await startServe(home);
   });
   afterAll(async () => {
     await served?.stop();
     rmSync(home, { recursive: true, force: true });
+    rmSync(work, { recursive: true, force: true });
   });
 
   it('a --json document larger than the pipe buffer is whole when the reader starts late', async () => {
