@@ -35,8 +35,9 @@ export function auditCommand(program: Command): void {
     .option('--json', 'one JSON document')
     .action(action(async (opts: { file?: string; json?: boolean }) => {
       const path = opts.file ? resolve(opts.file) : join(switchboardHome(), 'audit.jsonl');
-      const bytes = readOrNothing(path);
+      // The head first: a running Core writes the log, then the head, so the log read after it holds every line it names.
       const headBytes = readOrNothing(headPath(path));
+      const bytes = readOrNothing(path);
       const head = headBytes && parseHead(headBytes.toString('utf8'));
       if (headBytes && !head) throw new SwitchboardError('bad_request', `${headPath(path)} is not a head file`, 'it is written by the Core beside audit.jsonl; a changed one is itself a sign of tampering');
       if (!bytes && !head && opts.file) throw new SwitchboardError('bad_request', `no file ${path}`);
