@@ -373,4 +373,5 @@ export const safe: string[] = [
   'cat core.json', 'cat ~/.switchboard/config.yaml', 'tail -n 20 ~/.switchboard/audit.jsonl', 'ls ~/.switchboard', 'echo x > ~/.switchboard-notes.txt',
   'cat ~/*/README.md', 'mkdir -p build/out', "sed -i 's/a/b/' src/app.ts", 'grep -rn TODO .', 'ls -R ~', 'find ~ -name "*.md"',
   'find ~/.switchboard -name "*.yaml"', 'du -sh ~', 'cp ~/notes.txt .',
+  'test -f ~/.switchboard/core.json && echo a Core runs', 'ls -l ~/.switchboard/core.json', 'stat $SWITCHBOARD_HOME/core.json',
 ];

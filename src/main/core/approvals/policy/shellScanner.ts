@@ -19,6 +19,8 @@ const treeReaders = new Set(['tar', 'gtar', 'bsdtar', '7z', '7za', 'cpio', 'pax'
 const treeReadersWhenRecursive = new Set(['cp', 'gcp', 'scp', 'rsync', 'zip', 'grep', 'egrep', 'fgrep']);
 const recursiveFlag = /^(-[a-zA-Z]*[rRa][a-zA-Z]*|--recursive|--archive|--dereference-recursive)$/;
 const findAction = /^-(exec|execdir|ok|okdir|delete|fprint0?|fprintf|fls)$/;
+/** Commands that name a file without reading what is in it (is a Core running: `test -f …/core.json`). */
+const namesOnly = new Set(['ls', 'stat', 'test', '[', '[[', 'echo', 'printf', 'basename', 'dirname', 'realpath', 'readlink', 'file']);
 
 export class ShellScanner implements RuleKit {
   /** What each `$(…)` and `<(…)` produced, by its start offset in the text being walked. */
@@ -331,6 +333,7 @@ export class ShellScanner implements RuleKit {
     const recursive = argv.some((a) => recursiveFlag.test(a.value));
     const tree = names.find((n) => treeReaders.has(n) || (treeReadersWhenRecursive.has(n) && recursive) || (n === 'find' && argv.some((a) => findAction.test(a.value))));
     const home = profile.replace(/\/$/, '');
+    if (namesOnly.has(names[0]!)) return;
     for (const a of argv.slice(1)) {
       // `if=FILE` and `--file=FILE` name a file after their prefix.
       const eq = /^(?:-[-\w]*=|[a-z]+=)(.+)$/.exec(a.value);
