@@ -44,7 +44,8 @@ describe('the Switchboard profile', () => {
     expect(r.reasons.map((x) => x.text).join(' | ')).toContain(reason);
   });
   it('is the profile it was told: another SWITCHBOARD_HOME is guarded, ~/.switchboard then is not', async () => {
-    const other = createCommandPolicy(await loadShellParser(), { profile: '/srv/sb' });
+    // Given with a trailing slash, as an environment variable may carry it.
+    const other = createCommandPolicy(await loadShellParser(), { profile: '/srv/sb/' });
     expect(other.classify({ kind: 'command', command: 'echo x > $SWITCHBOARD_HOME/config.yaml' }, ctx).reasons[0]!.text).toContain('changes /srv/sb/config.yaml');
     expect(other.classify({ kind: 'command', command: 'cat /srv/sb/core.json' }, ctx).verdict).toBe('hardline');
     expect(other.classify({ kind: 'command', command: 'echo x > ~/.switchboard/config.yaml' }, ctx).verdict).toBe('safe');

@@ -90,12 +90,10 @@ export interface PolicyOptions {
   profile?: string;
 }
 
-function trimmed(p: string): string {
-  return p.length > 1 && p.endsWith('/') ? p.slice(0, -1) : p;
-}
-
 export function createCommandPolicy(parser: ShellParser, opts: PolicyOptions = {}): CommandPolicy {
   const scanner = new ShellScanner(parser);
+  // Normalised once (no trailing slash, no `..`), so every rule compares paths with it as they are.
+  const profile = opts.profile === undefined ? undefined : resolvePath(opts.profile, undefined, '~');
   // What a scan finds depends only on the text, the home and the cwd (no file is looked at), and agents repeat
   // commands: the findings of recent ones are kept, so a repeat costs no parse. Findings are never changed after.
   const recent = new Map<string, readonly Finding[]>();
@@ -103,7 +101,7 @@ export function createCommandPolicy(parser: ShellParser, opts: PolicyOptions = {
     const key = command.length <= maxRememberedChars ? `${ctx.home ?? '~'}\0${ctx.cwd ?? ''}\0${command}` : undefined;
     const known = key === undefined ? undefined : recent.get(key);
     if (known) return known;
-    const findings = scanner.scan(command, { home: ctx.home ?? '~', ...(ctx.cwd ? { cwd: ctx.cwd } : {}), ...(opts.profile ? { profile: opts.profile } : {}) }).findings;
+    const findings = scanner.scan(command, { home: ctx.home ?? '~', ...(ctx.cwd ? { cwd: ctx.cwd } : {}), ...(profile ? { profile } : {}) }).findings;
     if (key !== undefined) {
       if (recent.size >= maxRemembered) recent.delete(recent.keys().next().value as string);
       recent.set(key, findings);
@@ -118,14 +116,13 @@ export function createCommandPolicy(parser: ShellParser, opts: PolicyOptions = {
       case 'path': {
         const p = resolvePath(call.path, ctx.cwd, home);
         const via = call.via ? ` (${call.via})` : '';
-        const guarded = profileFinding(p, opts.profile, call.access === 'write', call.via ?? call.access);
+        const guarded = profileFinding(p, profile, call.access === 'write', call.via ?? call.access);
         if (guarded) return [guarded];
         if (call.access === 'read') {
-          const home = opts.profile && trimmed(opts.profile);
-          if (!home || !call.tree) return [];
+          if (!profile || !call.tree) return [];
           // A search hands every file under its path to the agent: under the profile (or above it), core.json too.
-          if (p === home) return [{ severity: 'hardline', rule: 'profile.read', text: `reads the Switchboard profile ${p}, where core.json holds the agent token${via}` }];
-          if (home.startsWith(p === '/' ? '/' : `${p}/`)) return [{ severity: 'dangerous', rule: 'profile.tree', text: `reads everything under ${p}, the Switchboard profile's core.json with the agent token too${via}` }];
+          if (p === profile) return [{ severity: 'hardline', rule: 'profile.read', text: `reads the Switchboard profile ${p}, where core.json holds the agent token${via}` }];
+          if (profile.startsWith(p === '/' ? '/' : `${p}/`)) return [{ severity: 'dangerous', rule: 'profile.tree', text: `reads everything under ${p}, the Switchboard profile's core.json with the agent token too${via}` }];
           return [];
         }
         if (isBlockDevice(p)) return [{ severity: 'hardline', rule: 'disk.overwrite', text: `overwrites the disk device ${p}${via}` }];
@@ -139,7 +136,7 @@ export function createCommandPolicy(parser: ShellParser, opts: PolicyOptions = {
         const out: Finding[] = [];
         for (const f of codeFindings(call.code, call.language)) {
           if (f.path) {
-            const found = profileFinding(resolveLiteralPath(f.path.literal, ctx.cwd, home, opts.profile), opts.profile, f.path.writes, call.via ?? 'code');
+            const found = profileFinding(resolveLiteralPath(f.path.literal, ctx.cwd, home, profile), profile, f.path.writes, call.via ?? 'code');
             if (found) out.push(found);
           } else if (f.shell === undefined) out.push({ severity: f.severity, rule: f.rule, text: f.text });
           else for (const inner of scanShell(f.shell, ctx)) out.push({ severity: inner.severity, rule: inner.rule, text: `${inner.text} in code` });

@@ -91,17 +91,16 @@ function segmentPattern(seg: string): RegExp {
 
 /**
  * Does this resolved path (a glob too: `~/.sw*`, `$SWITCHBOARD_HOME/*`) name the profile, something in it, or a
- * file holding the token? `profile` is absolute. A path known only at run time names nothing here.
+ * file holding the token? `profile` is absolute and normalised. A path known only at run time names nothing here.
  */
 export function profilePart(resolved: string, profile: string | undefined): ProfilePart | undefined {
   if (!profile || resolved.includes(UNKNOWN) || !resolved.startsWith('/')) return undefined;
-  const home = profile.length > 1 && profile.endsWith('/') ? profile.slice(0, -1) : profile;
   if (!/[*?[]/.test(resolved)) {
-    if (resolved === home) return 'profile';
-    if (!resolved.startsWith(`${home}/`)) return undefined;
-    return tokenFile.test(resolved.slice(home.length + 1)) ? 'token' : 'profile';
+    if (resolved === profile) return 'profile';
+    if (!resolved.startsWith(`${profile}/`)) return undefined;
+    return tokenFile.test(resolved.slice(profile.length + 1)) ? 'token' : 'profile';
   }
-  const want = home.split('/').filter(Boolean);
+  const want = profile.split('/').filter(Boolean);
   const have = resolved.split('/').filter(Boolean);
   if (have.length < want.length) return undefined;
   for (let i = 0; i < want.length; i++) if (!segmentPattern(have[i]!).test(want[i]!)) return undefined;

@@ -327,13 +327,11 @@ export class ShellScanner implements RuleKit {
    * x ~`, `tar czf - ~`) asks, since core.json goes with it.
    */
   private checkProfileReads(c: CommandContext, argv: Arg[]): void {
-    const profile = c.scope.state.profile;
-    if (!profile) return;
+    const home = c.scope.state.profile;
     const names = argv.map((a) => (isKnown(a) ? commandName(a.value) : ''));
+    if (!home || namesOnly.has(names[0]!)) return;
     const recursive = argv.some((a) => recursiveFlag.test(a.value));
     const tree = names.find((n) => treeReaders.has(n) || (treeReadersWhenRecursive.has(n) && recursive) || (n === 'find' && argv.some((a) => findAction.test(a.value))));
-    const home = profile.replace(/\/$/, '');
-    if (namesOnly.has(names[0]!)) return;
     for (const a of argv.slice(1)) {
       // `if=FILE` and `--file=FILE` name a file after their prefix.
       const eq = /^(?:-[-\w]*=|[a-z]+=)(.+)$/.exec(a.value);
