@@ -109,6 +109,17 @@ describe('the audit chain', () => {
     expect(verify(home)).toMatchObject({ whole: true, lines: 7 });
   });
 
+  it('continues after a last line longer than the tail it first reads', async () => {
+    const home = await writtenLog(3);
+    const first = new AuditLog(home);
+    first.write({ ...record(4), args: 'x'.repeat(200_000) });
+    await first.close();
+    const again = new AuditLog(home);
+    again.write(record(5));
+    await again.close();
+    expect(verify(home)).toMatchObject({ whole: true, lines: 5 });
+  });
+
   it('a log cut before a Core starts stays broken: the chain goes on from the head, not over the gap', async () => {
     const home = await writtenLog(6);
     rewrite(home, lines(home).slice(0, 4));

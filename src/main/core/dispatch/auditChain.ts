@@ -60,14 +60,20 @@ const TAIL_BYTES = 64 * 1024;
 export function chainTail(fd: number): ChainState & { newline: boolean } {
   const size = fstatSync(fd).size;
   if (size === 0) return { seq: 1, prev: GENESIS, newline: false };
-  const length = Math.min(size, TAIL_BYTES);
-  const buf = Buffer.alloc(length);
-  readSync(fd, buf, 0, length, size - length);
+  // Enough of the end to hold the whole last line (and so the line before it, or the file's start).
+  let length = Math.min(size, TAIL_BYTES);
+  let buf = Buffer.alloc(0);
+  for (;;) {
+    buf = Buffer.alloc(length);
+    readSync(fd, buf, 0, length, size - length);
+    if (length === size || buf.subarray(0, length - 1).includes(0x0a)) break;
+    length = Math.min(size, length * 4);
+  }
   const newline = buf[length - 1] !== 0x0a;
   const body = newline ? buf : buf.subarray(0, length - 1);
   const lines = splitLines(body);
   // A tail that starts mid-line: its first piece is not a whole line unless it is the file's start.
-  if (length < size && lines.length > 1) lines.shift();
+  if (length < size) lines.shift();
   const last = lines[lines.length - 1]!;
   let seq = 1;
   for (let i = lines.length - 1; i >= 0; i--) {
