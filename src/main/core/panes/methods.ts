@@ -5,7 +5,10 @@ import type { CallContext, Handlers } from '../handlers.js';
 import type { TargetTable } from '../registry/targetTable.js';
 import type { Panes } from './panes.js';
 
-/** Who opened a pane, as the transport knows the connection: its client, and its capability where it carries one. */
+/**
+ * Who opened a pane, as the transport knows the connection: its client, and its capability once the call context
+ * carries one (the boundary work adds it to CallContext; read here without depending on its shape until then).
+ */
 function opener(ctx: CallContext): { client: string; capability?: string } {
   const capability = (ctx as CallContext & { capability?: string }).capability;
   return { client: ctx.client, ...(capability ? { capability } : {}) };
