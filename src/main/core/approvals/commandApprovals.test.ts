@@ -1,5 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PendingApproval } from '../../../shared/approvals.js';
 import type { ActivityEntry } from '../../../shared/api.js';
@@ -49,6 +50,17 @@ async function auditLines(c: TestCore): Promise<Array<Record<string, unknown>>> 
   const path = join(c.home, 'audit.jsonl');
   if (!existsSync(path)) return [];
   return readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.kind === 'approval');
+}
+
+/** A HOME of the test's own for whatever shell its Core starts (a health probe, a warm shell); undoes itself. */
+function ownHome(): () => void {
+  const saved = process.env.HOME;
+  const home = mkdtempSync(join(tmpdir(), 'sb-appr-home-'));
+  process.env.HOME = home;
+  return () => {
+    process.env.HOME = saved;
+    rmSync(home, { recursive: true, force: true });
+  };
 }
 
 function lastActivity(c: Core): ActivityEntry {
@@ -220,6 +232,7 @@ describe('the approval step', () => {
   });
 
   it('the profile is refused to agents in every mode: writes into it, reads of core.json, through .. from the target', async () => {
+    onTestFinished(ownHome());
     for (const mode of ['ask', 'off'] as const) {
       t = await makeTestCore(['a'], { extra: `approvals:\n  mode: ${mode}\n`, files: { 'core.json': '{"token":"secret"}\n' } });
       const c = t;
@@ -249,6 +262,7 @@ describe('the approval step', () => {
   });
 
   it('a symlink into the profile does not get a write or a token read past the guard; a search above the profile asks', async () => {
+    onTestFinished(ownHome());
     t = await makeTestCore(['a'], { extra: 'approvals:\n  mode: ask\n', files: { 'core.json': '{"token":"secret"}\n' } });
     const c = t;
     symlinkSync(c.home, join(c.dirs.a!, 'innocent'));

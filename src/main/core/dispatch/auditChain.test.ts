@@ -1,6 +1,6 @@
 // The audit log's hash chain: what AuditLog writes verifies, a Core restarted on the profile continues it, and each
 // kind of tampering (an edited, deleted, inserted or cut line, a cut end) is found at its line.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -140,6 +140,10 @@ describe('the audit chain', () => {
 
   it('a Core restarted on the same profile continues the chain', async () => {
     const root = tempDir();
+    // A HOME of its own for any shell the Core starts (a health probe).
+    const savedHome = process.env.HOME;
+    process.env.HOME = root;
+    onTestFinished(() => void (process.env.HOME = savedHome));
     const home = join(root, 'home');
     const work = join(root, 'work');
     for (const d of [home, work]) mkdirSync(d);
