@@ -37,6 +37,14 @@ const mkdir: Rule = (argv, c, kit) => {
   for (const f of parseOptions(argv.slice(1), { shortValue: 'mZ', longValue: ['mode', 'context'] }).operands) kit.profileChange(c, f, 'mkdir');
 };
 
+/**
+ * An editor run with a script (`ed -s config.yaml <<< …`, `vim -es`), or sponge: asks nowhere, but a file it names
+ * in the profile is a change to it. Editors' options differ from one to the next: every word not an option may be a file.
+ */
+const editor = (label: string): Rule => (argv, c, kit) => {
+  for (const f of argv.slice(1)) if (!f.value.startsWith('-')) kit.profileChange(c, f, label);
+};
+
 const cd: Rule = (argv, c, kit) => {
   const target = argv.slice(1).find((a) => !a.value.startsWith('-') || a.value === '-');
   if (!target) c.scope.cwd = c.scope.state.home;
@@ -57,6 +65,7 @@ export const writeRules: Record<string, Rule> = {
   truncate: writesOperands('truncate', { shortValue: 'sr', longValue: ['size', 'reference'] }),
   touch: writesOperands('touch', { shortValue: 'dtr', longValue: ['date', 'reference'] }),
   mkdir,
+  ...Object.fromEntries(['ed', 'ex', 'vi', 'vim', 'nvim', 'nano', 'emacs', 'pico', 'micro', 'joe', 'sponge'].map((e) => [e, editor(e)])),
   cd, pushd: cd,
   alias,
 };
