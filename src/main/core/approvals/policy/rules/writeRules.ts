@@ -45,6 +45,22 @@ const editor = (label: string): Rule => (argv, c, kit) => {
   for (const f of argv.slice(1)) if (!f.value.startsWith('-')) kit.profileChange(c, f, label);
 };
 
+/** Extracting an archive writes where `-C DIR` (tar) or `-d DIR` (unzip) says. */
+const tar: Rule = (argv, c, kit) => {
+  const args = argv.slice(1);
+  const extracts = args.some((a, i) => a.value === '-x' || a.value === '--extract' || a.value === '--get' || (/^-?[a-zA-Z]+$/.test(a.value) && (i === 0 || a.value.startsWith('-')) && /x/.test(a.value.replace(/^-/, '')) && !a.value.startsWith('--')));
+  if (!extracts) return;
+  args.forEach((a, i) => {
+    const dir = a.value === '-C' || a.value === '--directory' ? args[i + 1] : /^--directory=/.test(a.value) ? { ...a, value: a.value.slice('--directory='.length) } : undefined;
+    if (dir) kit.profileChange(c, dir, 'tar -x');
+  });
+};
+
+const unzip: Rule = (argv, c, kit) => {
+  const at = argv.findIndex((a) => a.value === '-d');
+  if (at > 0 && argv[at + 1]) kit.profileChange(c, argv[at + 1]!, 'unzip -d');
+};
+
 const cd: Rule = (argv, c, kit) => {
   const target = argv.slice(1).find((a) => !a.value.startsWith('-') || a.value === '-');
   if (!target) c.scope.cwd = c.scope.state.home;
@@ -65,6 +81,7 @@ export const writeRules: Record<string, Rule> = {
   truncate: writesOperands('truncate', { shortValue: 'sr', longValue: ['size', 'reference'] }),
   touch: writesOperands('touch', { shortValue: 'dtr', longValue: ['date', 'reference'] }),
   mkdir,
+  tar, gtar: tar, bsdtar: tar, unzip,
   ...Object.fromEntries(['ed', 'ex', 'vi', 'vim', 'nvim', 'nano', 'emacs', 'pico', 'micro', 'joe', 'sponge'].map((e) => [e, editor(e)])),
   cd, pushd: cd,
   alias,
