@@ -170,7 +170,7 @@ export type ApprovalSubject =
     /** The call asks to run outside its target's sandbox: a person is always asked, and only once counts. */
     outside_sandbox?: boolean;
   }
-  | { kind: 'path'; path: string; access: 'read' | 'write' }
+  | { kind: 'path'; path: string; access: 'read' | 'write'; /** The call reads everything under the path (a search). */ tree?: boolean }
   | { kind: 'code'; code: string; language: 'python' }
   /** Text written to a running program's stdin (process write): judged as shell where it reads as shell. */
   | { kind: 'input'; data: string };

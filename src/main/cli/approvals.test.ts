@@ -46,8 +46,10 @@ function auditApprovals(home: string): Array<Record<string, unknown>> {
 // Each test runs several CLI processes one after another; on a loaded 2-core machine that can outlast the default.
 describe('approvals through serve and the CLI (local target)', { timeout: 300_000 }, () => {
   const home = tempHome('sb-appr-');
-  const dirA = join(home, 'work-a');
-  const dirB = join(home, 'work-b');
+  // The workspaces sit beside the profile, never in it: an agent may change nothing in the profile.
+  const work = tempHome('sb-appr-work-');
+  const dirA = join(work, 'a');
+  const dirB = join(work, 'b');
   let served: Served;
 
   beforeAll(async () => {
@@ -62,6 +64,7 @@ describe('approvals through serve and the CLI (local target)', { timeout: 300_00
   afterAll(async () => {
     await served?.stop();
     rmSync(home, { recursive: true, force: true });
+    rmSync(work, { recursive: true, force: true });
   });
 
   it('holds a dangerous call until a person approves it at a terminal; then it runs', async () => {

@@ -79,6 +79,17 @@ describe('switchboard approvals check', () => {
     expect(bad.stderr).toContain("give write_file's arguments as JSON");
   }, slow);
 
+  it('refuses the profile as the Core does: writes into it, reads of core.json, in each spelling', () => {
+    for (const command of [`echo x > ${home}/config.yaml`, 'echo "[]" > "$SWITCHBOARD_HOME/approvals.json"', `cat ${home}/../home/core.json`, 'jq .token $SWITCHBOARD_HOME/core.json']) {
+      const doc = JSON.parse(sb(command, '--json').stdout) as { verdict: string; decision: string; reasons: { text: string }[] };
+      expect(doc, command).toMatchObject({ verdict: 'hardline', decision: 'refuse' });
+      expect(doc.reasons[0]!.text).toMatch(/in the Switchboard profile|holds the Switchboard agent token/);
+    }
+    expect(sb(JSON.stringify({ path: `${home}/plugins/x/plugin.yaml`, content: '' }), '--tool', 'write_file').stdout).toMatch(/^hardline: would be refused/);
+    expect(sb(JSON.stringify({ path: `${home}/core.json` }), '--tool', 'read_file').stdout).toMatch(/^hardline: would be refused/);
+    expect(sb(`cat ${home}/config.yaml`).stdout).toMatch(/^safe: would run/);
+  }, slow);
+
   it('refuses an unknown target with one line and exit 2', () => {
     const r = sb('ls', '--execution-target', 'nope');
     expect(r.code).toBe(2);

@@ -1,7 +1,7 @@
 // The `switchboard` command's top-level commands by name, and which one a command line names (read before anything loads).
 
 /** One bundle per name (scripts/build.mjs): src/main/cli/commands/<name>.ts, exporting `<name>Command`. */
-export const commandNames = ['serve', 'call', 'mcp', 'targets', 'approvals', 'doctor', 'plugins', 'open'] as const;
+export const commandNames = ['serve', 'call', 'mcp', 'targets', 'approvals', 'doctor', 'plugins', 'audit', 'open'] as const;
 export type CommandName = (typeof commandNames)[number];
 
 /** The command `argv` (process.argv) names: its first word that is not an option (the top level takes no option with a value). */

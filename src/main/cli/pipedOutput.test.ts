@@ -2,18 +2,17 @@
 // 64 KiB buffer was cut (the process exited before stdout drained) with exit 0.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cliPath, ensureBuilt, startServe, tempHome, type Served } from '../../../scripts/cliHarness.js';
 
 describe('output to a slow pipe', () => {
   const home = tempHome('sb-pipe-');
-  // The target's workspace is a folder of its own: the profile itself is masked in the sandbox.
-  const work = join(home, 'work');
+  // The workspace sits beside the profile: the profile is masked in the sandbox, and a search of it is refused to agents.
+  const work = tempHome('sb-pipe-work-');
   let served: Served;
   beforeAll(async () => {
     ensureBuilt();
-    mkdirSync(work);
     writeFileSync(join(home, 'config.yaml'), `terminal:\n  targets:\n    local: { backend: local, cwd: ${work} }\n`);
     writeFileSync(join(work, 'big.txt'), Array.from({ length: 5000 }, (_, i) => `line ${i} ${'x'.repeat(50)}`).join('\n') + '\n');
     served = await startServe(home);
@@ -21,6 +20,7 @@ describe('output to a slow pipe', () => {
   afterAll(async () => {
     await served?.stop();
     rmSync(home, { recursive: true, force: true });
+    rmSync(work, { recursive: true, force: true });
   });
 
   it('a --json document larger than the pipe buffer is whole when the reader starts late', async () => {

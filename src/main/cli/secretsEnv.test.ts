@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { loadDockerEnv, loadSshEnv } from '../../../scripts/testEnv.js';
 import { callTool, ensureBuilt, startServe, tempHome, type Served } from '../../../scripts/cliHarness.js';
 import { connectCore } from '../transport/wsLink.js';
@@ -38,7 +38,8 @@ function expectClean(where: string, text: string): void {
 
 describe.skipIf(!ssh || !docker)('secrets never reach a command, on every path and backend', () => {
   const home = tempHome();
-  const localDir = join(home, 'work');
+  // Beside the profile, never in it: an agent may change nothing in the profile.
+  const localDir = join(tempHome('sb-work-'), 'work');
   let served: Served;
   const targets = ['here', 'remote', 'box'] as const;
 
@@ -64,6 +65,7 @@ describe.skipIf(!ssh || !docker)('secrets never reach a command, on every path a
   afterAll(async () => {
     await served?.stop();
     rmSync(home, { recursive: true, force: true });
+    rmSync(dirname(localDir), { recursive: true, force: true });
   });
 
   for (const t of targets) {

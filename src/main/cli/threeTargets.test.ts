@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { loadSshEnv, loadDockerEnv } from '../../../scripts/testEnv.js';
 import { PrivateSshd, freePort } from '../../../scripts/privateSshd.js';
 import { callTool, ensureBuilt, runCli, startServe, tempHome, type Served } from '../../../scripts/cliHarness.js';
@@ -15,7 +15,8 @@ const docker = loadDockerEnv();
 
 describe.skipIf(!ssh || !docker)('local, SSH and Docker targets side by side', () => {
   const home = tempHome();
-  const localDir = join(home, 'work');
+  // Beside the profile, never in it: an agent may change nothing in the profile.
+  const localDir = join(tempHome('sb-work-'), 'work');
   // Unique per run, so a directory an earlier run left on the SSH host cannot stand in for this one.
   const remoteDir = `/tmp/sb-three-${randomBytes(4).toString('hex')}`;
   let served: Served;
@@ -50,6 +51,7 @@ describe.skipIf(!ssh || !docker)('local, SSH and Docker targets side by side', (
     await served?.stop();
     flaky?.stop();
     rmSync(home, { recursive: true, force: true });
+    rmSync(dirname(localDir), { recursive: true, force: true });
   });
 
   it('the same relative path holds each target\'s own marker', async () => {

@@ -28,6 +28,7 @@ import { CommandApprovals } from './approvals/commandApprovals.js';
 import { ActivityLog } from './activity/activityLog.js';
 import { EventBus, type EventListener } from './events/eventBus.js';
 import { detachedConnection, composeHandlers, type CallContext, type Handlers } from './handlers.js';
+import { resolve } from 'node:path';
 import { prepareHome, switchboardHome } from './home.js';
 import { listTargets } from './targets/listTargets.js';
 import { TargetHealth, type HealthTiming } from './targets/targetHealth.js';
@@ -216,7 +217,8 @@ export class Core {
     const targetList = (): TargetInfo[] => this.listTargets();
     this.commandApprovals = new CommandApprovals({
       // Loaded on first use (with tree-sitter), see invoke.
-      policy: async () => (await import('./approvals/policy/commandPolicy.js')).loadCommandPolicy(),
+      // Told the profile, so that no agent call changes it or reads the token in it.
+      policy: async () => (await import('./approvals/policy/commandPolicy.js')).loadCommandPolicy({ profile: resolve(this.home) }),
       broker: this.approvals,
       rules: this.approvalRules,
       sessions: this.sessions,
@@ -269,7 +271,7 @@ export class Core {
           return said ? `${backend} ${said}` : backend;
         },
       }),
-      paneMethods({ targets: this.targets, panes: this.panes, keepSec: () => this.config.config.paneKeepSec }),
+      paneMethods({ targets: this.targets, panes: this.panes, keepSec: () => this.config.config.paneKeepSec, audit: this.audit }),
       processMethods({ processes: this.processes, record }),
       approvalMethods({ approvals: this.approvals, rules: this.approvalRules }),
       workspaceMethods({ home: this.home, store: opts.uiStore }),

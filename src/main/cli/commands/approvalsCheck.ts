@@ -2,6 +2,7 @@
 // without running anything and without a Core (a dry run of the approvals policy).
 import type { Command } from 'commander';
 import { homedir } from 'node:os';
+import { resolve } from 'node:path';
 import { ApprovalsMode } from '../../../shared/approvals.js';
 import { SwitchboardError, formatZodError } from '../../../shared/errors.js';
 import { builtinSpecSchemas } from '../../core/backends/builtinSpecs.js';
@@ -66,7 +67,7 @@ export function approvalsCheckCommand(approvals: Command): void {
       const call = callFor(opts.tool, subject);
       const { ctx, assumed } = await contextFor(opts.executionTarget);
       // The shell parser (tree-sitter) loads only here, so the other `approvals` subcommands stay small.
-      const policy = await (await import('../../core/approvals/policy/commandPolicy.js')).loadCommandPolicy();
+      const policy = await (await import('../../core/approvals/policy/commandPolicy.js')).loadCommandPolicy({ profile: resolve(switchboardHome()) });
       const r = call ? policy.classify(call, ctx) : { verdict: 'safe' as const, reasons: [], decision: 'allow' as const };
       if (opts.json) {
         return printJson({ ...(opts.tool ? { tool: opts.tool } : {}), subject, ...(opts.executionTarget ? { execution_target: opts.executionTarget } : {}), assumed, ...r, ...(call?.kind === 'command' ? { pattern: policy.commandPattern(call.command) } : {}) });

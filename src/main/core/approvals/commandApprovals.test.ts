@@ -1,5 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PendingApproval } from '../../../shared/approvals.js';
 import type { ActivityEntry } from '../../../shared/api.js';
@@ -51,6 +52,17 @@ async function auditLines(c: TestCore): Promise<Array<Record<string, unknown>>> 
   const path = join(c.home, 'audit.jsonl');
   if (!existsSync(path)) return [];
   return readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.kind === 'approval');
+}
+
+/** A HOME of the test's own for whatever shell its Core starts (a health probe, a warm shell); undoes itself. */
+function ownHome(): () => void {
+  const saved = process.env.HOME;
+  const home = mkdtempSync(join(tmpdir(), 'sb-appr-home-'));
+  process.env.HOME = home;
+  return () => {
+    process.env.HOME = saved;
+    rmSync(home, { recursive: true, force: true });
+  };
 }
 
 function lastActivity(c: Core): ActivityEntry {
@@ -219,6 +231,60 @@ describe('the approval step', () => {
     c.core.approvals.decide({ id: p.id, decision: 'deny' }, 'ui');
     await failure(call);
     expect(existsSync(join(c.dirs.a!, '.env'))).toBe(false);
+  });
+
+  it('the profile is refused to agents in every mode: writes into it, reads of core.json, through .. from the target', async () => {
+    onTestFinished(ownHome());
+    for (const mode of ['ask', 'off'] as const) {
+      t = await makeTestCore(['a'], { extra: `approvals:\n  mode: ${mode}\n`, files: { 'core.json': '{"token":"secret"}\n' } });
+      const c = t;
+      const config = readFileSync(join(c.home, 'config.yaml'), 'utf8');
+      // The target's cwd is a sibling of the profile: ../home is the profile.
+      for (const [tool, args] of [
+        ['write_file', { path: '../home/config.yaml', content: 'approvals: {mode: off}\n' }],
+        ['patch', { path: '../home/config.yaml', old_string: 'mode', new_string: 'mode' }],
+        ['read_file', { path: '../home/core.json' }],
+        ['terminal', { command: 'echo "approvals: {mode: off}" >> ../home/config.yaml' }],
+        ['terminal', { command: 'cat ../home/core.json' }],
+        ['execute_code', { code: "print(open('../home/core.json').read())" }],
+      ] as const) {
+        const err = await failure(c.core.callTool(tool, args, 'mcp'));
+        expect(err.code, `${tool} ${JSON.stringify(args)}`).toBe('approval_denied');
+        expect(err.message).toMatch(/Switchboard (profile|agent token)/);
+        expect(c.core.approvals.list()).toEqual([]);
+      }
+      expect(readFileSync(join(c.home, 'config.yaml'), 'utf8')).toBe(config);
+      expect(await auditLines(c)).toEqual(Array(6).fill(expect.objectContaining({ outcome: 'refuse', by: 'policy', verdict: 'hardline' })));
+      // Reading the config (not the token) and work in the workspace go on.
+      expect(await c.core.callTool('read_file', { path: '../home/config.yaml' }, 'mcp')).toMatchObject({ total_lines: expect.any(Number) });
+      expect(await c.core.callTool('write_file', { path: 'notes.txt', content: 'x' }, 'mcp')).toMatchObject({ bytes_written: 1 });
+      await c.close();
+      t = undefined;
+    }
+  });
+
+  it('a symlink into the profile does not get a write or a token read past the guard; a search above the profile asks', async () => {
+    onTestFinished(ownHome());
+    t = await makeTestCore(['a'], { extra: 'approvals:\n  mode: ask\n', files: { 'core.json': '{"token":"secret"}\n' } });
+    const c = t;
+    symlinkSync(c.home, join(c.dirs.a!, 'innocent'));
+    const config = readFileSync(join(c.home, 'config.yaml'), 'utf8');
+    for (const [tool, args] of [
+      ['write_file', { path: 'innocent/config.yaml', content: 'approvals: {mode: off}\n' }],
+      ['read_file', { path: 'innocent/core.json' }],
+      ['write_file', { path: 'innocent/plugins/evil/plugin.yaml', content: 'kind: backend\n' }],
+    ] as const) {
+      const err = await failure(c.core.callTool(tool, args, 'mcp'));
+      expect(err.code, `${tool} ${JSON.stringify(args)}`).toBe('approval_denied');
+      expect(err.message).toMatch(/Switchboard (profile|agent token)/);
+    }
+    expect(readFileSync(join(c.home, 'config.yaml'), 'utf8')).toBe(config);
+    expect(existsSync(join(c.home, 'plugins', 'evil'))).toBe(false);
+    const search = c.core.callTool('search_files', { pattern: 'token', target: 'content', path: '..' }, 'mcp');
+    const p = await nextPending(c.core);
+    expect((p.reasons ?? []).join(' ')).toMatch(/core\.json with the agent token/);
+    c.core.approvals.decide({ id: p.id, decision: 'deny' }, 'ui');
+    await failure(search);
   });
 
   it('input written to a background shell is judged like a command; REPL lines and answers are not', async () => {

@@ -1,7 +1,9 @@
 // The approval step of every tool call: classify what the call runs or writes, then refuse, ask a person, or let
 // it run; every decision is one audit line and the call's Activity entry. The dispatcher calls it before the handler.
 import { createHash } from 'node:crypto';
+import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { basename, dirname, join } from 'node:path';
 import type { ApprovalOutcome, ApprovalsMode, PolicyClassification } from '../../../shared/approvals.js';
 import { SwitchboardError } from '../../../shared/errors.js';
 import type { ApprovalSubject, ToolClient } from '../../../shared/tools.js';
@@ -178,14 +180,22 @@ export class CommandApprovals {
     const fingerprint = specFingerprint(snapshot.spec);
     const binding = bindingOf(def.name, args, snapshot.identity, fingerprint);
     const subject = def.approval(args);
-    // Reads are never judged: nothing to look up, nothing to ask.
-    if (!subject || (subject.kind === 'path' && subject.access === 'read')) return { args, binding };
+    // A read is judged only for the profile: the file holding the agent token is refused; nothing else asks.
+    if (!subject) return { args, binding };
     const policy = await (this.policyLoad ??= this.deps.policy());
     const { mode } = this.deps.settings();
     const { home, cwd } = await this.whereItRuns(snapshot, subject);
-    const c = policy.classify({ ...subject, via: def.name }, {
-      mode, home, cwd, flags: { skip_container_guards: snapshot.flags.skip_container_guards },
-    });
+    const ctx = { mode, home, cwd, flags: { skip_container_guards: snapshot.flags.skip_container_guards } };
+    let c = policy.classify({ ...subject, via: def.name }, ctx);
+    // On this machine a path may reach the profile through a symlink the text does not show: judge where it leads too.
+    if (subject.kind === 'path' && c.verdict !== 'hardline' && !snapshot.flags.is_remote && !snapshot.flags.is_container) {
+      const lexical = resolvePath(subject.path, cwd, home);
+      const real = realPathOf(lexical);
+      if (real !== lexical) {
+        const there = policy.classify({ ...subject, path: real, via: def.name }, ctx);
+        if (there.verdict === 'hardline') c = there;
+      }
+    }
     // A call that asks to leave the sandbox is always put to a person (whatever the verdict, rules or mode but deny).
     const outside = subject.kind === 'command' && subject.outside_sandbox === true;
     if (c.verdict === 'safe' && !outside) return { args, binding };
@@ -275,6 +285,19 @@ export class CommandApprovals {
 }
 
 const withdrawnLate: Omit<Decided, 'waited_ms'> = { decision: 'deny', scope: 'once', by: 'withdrawn', reason: 'the caller went away as the approval came' };
+
+/** Where a local path leads once symlinks are followed: its nearest existing ancestor's real path, then the rest. */
+function realPathOf(path: string): string {
+  const rest: string[] = [];
+  for (let p = path; ; p = dirname(p)) {
+    try {
+      return join(realpathSync(p), ...rest.reverse());
+    } catch {
+      if (p === dirname(p)) return path;
+      rest.push(basename(p));
+    }
+  }
+}
 
 function outcomeOf(d: Decided): ApprovalOutcome {
   return {

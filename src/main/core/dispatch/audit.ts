@@ -1,12 +1,17 @@
-// Appends one JSON line per dispatch and per approval decision to audit.jsonl; secrets are redacted first.
-import { closeSync, openSync, writeSync } from 'node:fs';
+// Appends one JSON line per dispatch and per approval decision to audit.jsonl; secrets are redacted first. Each
+// line is chained to the one before it (auditChain.ts), so `switchboard audit verify` finds a line changed after.
+import { closeSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ToolDef } from '../tools/toolDef.js';
+import { chainLine, chainTail, headPath, headText, lineHash, parseHead, type ChainHead, type ChainState } from './auditChain.js';
 
 export interface AuditRecord {
   time: string;
-  /** sweep: processes a crashed Core run left behind, found and ended by this one; action: what a person did from a client (kill, add/remove a target). */
-  kind: 'dispatch' | 'approval' | 'sweep' | 'action';
+  /**
+   * sweep: processes a crashed Core run left behind, found and ended by this one; action: what a person did from a
+   * client (kill, add/remove a target); pane: a pane opened or closed through the API (never what is typed in it).
+   */
+  kind: 'dispatch' | 'approval' | 'sweep' | 'action' | 'pane';
   client: string;
   tool?: string;
   execution_target?: string;
@@ -101,24 +106,55 @@ export function summarizeArgs(def: Pick<ToolDef, 'summary'> | undefined, args: R
   return clip(redact((def?.summary(args) ?? '').replace(/\s+/g, ' ').trim()));
 }
 
+/** The head file, opened for rewriting in place (not for appending: an append ignores the offset). */
+function openHead(path: string): number {
+  try {
+    return openSync(path, 'r+');
+  } catch {
+    return openSync(path, 'w+', 0o600);
+  }
+}
+
+function readHead(fd: number): ChainHead | undefined {
+  const buf = Buffer.alloc(256);
+  return parseHead(buf.subarray(0, readSync(fd, buf, 0, buf.length, 0)).toString('utf8'));
+}
+
+/**
+ * Where to continue: after the log's last line, unless the head says lines were written that are no longer there, or
+ * that the last one was different. Then the chain goes on from the head, so the gap stays in it for `audit verify`
+ * to find, rather than being papered over by a Core that starts after the log was cut or edited.
+ */
+function continueFrom(tail: ChainState, head: ChainHead | undefined): ChainState {
+  if (!head || head.seq < tail.seq - 1) return tail;
+  if (head.seq === tail.seq - 1 && head.hash === tail.prev) return tail;
+  return { seq: head.seq + 1, prev: head.hash };
+}
+
 export class AuditLog {
   readonly path: string;
   private flushed: Promise<void> = Promise.resolve();
-  /** Lines waiting for the next write: those of calls that finished together go out in one write. */
-  private pending = '';
+  /** Records waiting for the next write, as JSON: those of calls that finished together go out in one write. */
+  private pending: string[] = [];
   /**
    * Kept open between writes, and written to directly: an append to a local file takes microseconds, less than
    * handing it to the thread pool (and an open and a close per line cost more than the write itself).
    */
   private fd: number | undefined;
+  /** The head file, rewritten in place after each write. */
+  private headFd: number | undefined;
+  /** Where the chain stands: read from the log's last line when the file is opened, then kept here. */
+  private chain: ChainState | undefined;
 
   constructor(home: string) {
     this.path = join(home, 'audit.jsonl');
   }
 
   write(record: AuditRecord): void {
-    const first = this.pending === '';
-    this.pending += JSON.stringify(record) + '\n';
+    const first = this.pending.length === 0;
+    // The chain's own fields are the log's to set.
+    const { seq: _seq, prev: _prev, ...fields } = record;
+    this.pending.push(JSON.stringify(fields));
     if (!first) return;
     // After a turn of the event loop, so the answer to the call goes out first.
     this.flushed = new Promise((resolve) => setImmediate(() => resolve(this.writePending())));
@@ -136,24 +172,45 @@ export class AuditLog {
   }
 
   private writePending(): void {
-    const text = this.pending;
-    this.pending = '';
+    const records = this.pending;
+    this.pending = [];
     try {
-      this.fd ??= openSync(this.path, 'a', 0o600);
+      let start = '';
+      if (this.fd === undefined) {
+        this.fd = openSync(this.path, 'a+', 0o600);
+        this.headFd = openHead(headPath(this.path));
+        // A Core that opens an existing log continues its chain from the last line; a cut last line is ended first.
+        const tail = chainTail(this.fd);
+        if (tail.newline) start = '\n';
+        this.chain = continueFrom(tail, readHead(this.headFd));
+      }
+      let { seq, prev } = this.chain!;
+      let text = start;
+      for (const json of records) {
+        const line = chainLine(json, { seq, prev });
+        text += line + '\n';
+        prev = lineHash(line);
+        seq++;
+      }
       writeSync(this.fd, text);
+      this.chain = { seq, prev };
+      writeSync(this.headFd!, headText({ seq: seq - 1, hash: prev }), 0);
     } catch {
-      // A failed write is not a failed call; the next write opens the file again.
+      // A failed write is not a failed call; the next write opens the file again and reads where the chain stands.
       this.release();
     }
   }
 
   private release(): void {
-    try {
-      if (this.fd !== undefined) closeSync(this.fd);
-    } catch {
-      /* already gone */
-    } finally {
-      this.fd = undefined;
+    for (const fd of [this.fd, this.headFd]) {
+      try {
+        if (fd !== undefined) closeSync(fd);
+      } catch {
+        /* already gone */
+      }
     }
+    this.fd = undefined;
+    this.headFd = undefined;
+    this.chain = undefined;
   }
 }

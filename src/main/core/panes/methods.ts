@@ -1,11 +1,21 @@
 // pane.*: interactive shells; the connection that opens or attaches a pane is the one its output is sent to.
 import { SwitchboardError } from '../../../shared/errors.js';
-import type { Handlers } from '../handlers.js';
+import type { AuditLog } from '../dispatch/audit.js';
+import type { CallContext, Handlers } from '../handlers.js';
 import type { TargetTable } from '../registry/targetTable.js';
 import type { Panes } from './panes.js';
 
-export function paneMethods(deps: { targets: TargetTable; panes: Panes; keepSec: () => number }) {
-  const { targets, panes } = deps;
+/**
+ * Who opened a pane, as the transport knows the connection: its client, and its capability once the call context
+ * carries one (the boundary work adds it to CallContext; read here without depending on its shape until then).
+ */
+function opener(ctx: CallContext): { client: string; capability?: string } {
+  const capability = (ctx as CallContext & { capability?: string }).capability;
+  return { client: ctx.client, ...(capability ? { capability } : {}) };
+}
+
+export function paneMethods(deps: { targets: TargetTable; panes: Panes; keepSec: () => number; audit: Pick<AuditLog, 'write'> }) {
+  const { targets, panes, audit } = deps;
   return {
     'pane.open': async ({ execution_target, cols, rows, keep, binary }, ctx) => {
       targets.refresh();
@@ -13,7 +23,22 @@ export function paneMethods(deps: { targets: TargetTable; panes: Panes; keepSec:
       if (snapshot.state === 'draining') {
         throw new SwitchboardError('target_draining', `target "${snapshot.name}" is draining; new panes are refused`, 'pick another target');
       }
-      return panes.open(snapshot, cols, rows, (paneId) => ctx.connection.addPane(paneId, true, binary), { keepMs: keep ? deps.keepSec() * 1000 : 0 });
+      // One audit line when the pane opens and one when its shell ends; what is typed in it is never written.
+      const who = opener(ctx);
+      const where = { execution_target: snapshot.name, generation: snapshot.generation };
+      let paneId = '';
+      const info = await panes.open(snapshot, cols, rows, (id) => {
+        paneId = id;
+        ctx.connection.addPane(id, true, binary);
+      }, {
+        keepMs: keep ? deps.keepSec() * 1000 : 0,
+        onEnd: (end) => audit.write({
+          time: new Date().toISOString(), kind: 'pane', ...who, action: 'close', ...where, pane_id: paneId, outcome: end.status,
+          exit_code: end.exit_code, ...(end.reason ? { reason: end.reason } : {}),
+        }),
+      });
+      audit.write({ time: new Date().toISOString(), kind: 'pane', ...who, action: 'open', ...where, pane_id: info.pane_id, outcome: 'opened' });
+      return info;
     },
     'pane.attach': async ({ pane_id, binary }, ctx) => {
       const info = panes.info(pane_id);

@@ -71,6 +71,13 @@ export function lastOsc7Cwd(text: string): string | undefined {
   return cwd || undefined;
 }
 
+/** How a pane's shell ended, for whoever asked to hear it when it opened the pane (the audit line). */
+export interface PaneEnd {
+  exit_code: number | null;
+  reason?: string;
+  status: 'exited' | 'lost';
+}
+
 export class Panes {
   private readonly panes = new Map<string, Pane>();
 
@@ -80,7 +87,7 @@ export class Panes {
    * `onId` runs before any output is sent, so the opener's connection is routed the first bytes too. `keepMs`: when
    * the last window holding the pane goes, the shell keeps running this long for one to resume it (0: it closes then).
    */
-  async open(snapshot: TargetSnapshot, cols: number, rows: number, onId?: (paneId: string) => void, opts: { keepMs?: number } = {}): Promise<PaneInfo> {
+  async open(snapshot: TargetSnapshot, cols: number, rows: number, onId?: (paneId: string) => void, opts: { keepMs?: number; onEnd?: (end: PaneEnd) => void } = {}): Promise<PaneInfo> {
     if (!snapshot.flags.supports_streams) {
       throw new SwitchboardError('unsupported', `target "${snapshot.name}": no interactive shell on this backend`, 'run commands with the terminal tool or `switchboard call terminal`');
     }
@@ -116,6 +123,7 @@ export class Panes {
     else channel.onData((data) => this.onData(pane, Buffer.from(data)));
     channel.onExit((code, reason) => {
       markEnded();
+      opts.onEnd?.({ exit_code: code, ...(reason ? { reason } : {}), status: reason === 'connection lost' ? 'lost' : 'exited' });
       this.flush(pane, true);
       pane.info.status = reason === 'connection lost' ? 'lost' : 'exited';
       pane.release();

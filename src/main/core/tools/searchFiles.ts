@@ -87,7 +87,7 @@ export const searchFilesTool = defineTool({
   result: SearchFilesResult,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   summary: (args) => `${argText(args, 'target')} ${argText(args, 'pattern')}${args.path ? ' in ' + argText(args, 'path') : ''}`,
-  approval: (args) => ({ kind: 'path', path: args.path ?? '.', access: 'read' }),
+  approval: (args) => ({ kind: 'path', path: args.path ?? '.', access: 'read', tree: true }),
   script: { doc: 'Search contents (regex) or file names (glob); returns a dict with matches or files.', defaults: { target: 'content' } },
   handler: searchFiles,
 });

@@ -6,6 +6,8 @@ import type { Finding } from './scanTypes.js';
 export interface CodeFinding {
   /** Shell text the code runs; the caller classifies it. */
   shell?: string;
+  /** A path the code names as a literal, and whether the code writes, moves or deletes files at all. */
+  path?: { literal: string; writes: boolean };
   severity: Finding['severity'];
   rule: string;
   text: string;
@@ -56,6 +58,39 @@ const treeDeletes: Record<string, RegExp> = {
 
 const vitalLiteral = /^(?:['"](\/|~|\/(etc|usr|bin|home|var|root|boot|lib)\/?)['"]|os\.path\.expanduser\(\s*['"]~\/?['"]\s*\)|Path\.home\(\)|os\.environ\[['"]HOME['"]\]|os\.getenv\(\s*['"]HOME['"]\s*\)|\$ENV\{HOME\}|Dir\.home|os\.homedir\(\)|ENV\[['"]HOME['"]\])$/;
 
+/** Calls that change files, in any of the languages (open for writing, write, delete, move, copy, link, mode). */
+const changesFiles = /\bopen\s*\([^)]*,\s*['"][^'"]*[wax+]|\bopen\s*\(?\s*(?:my\s+)?\$?\w+\s*,\s*['"](?:>|\+<)|write_text|write_bytes|writeFile|appendFile|createWriteStream|file_put_contents|fopen\s*\([^)]*,\s*['"][wax]|File\.(?:write|open\s*\([^)]*['"][wa])|FileUtils|shutil\.\w+|os\.(?:remove|unlink|rename|replace|rmdir|removedirs|makedirs|mkdir|chmod|chown|symlink|link|truncate)|\.(?:unlink|rename|touch|rmdir|symlink_to|chmod)\s*\(|\b(?:unlink|unlinkSync|rmSync|rm|renameSync|rename|copyFile|copyFileSync|cpSync|symlink|symlinkSync|truncate|truncateSync|chmod|chmodSync|rmtree|remove_tree|copy|move)\s*\(/;
+
+/** String literals that read as paths: absolute, from the home or a variable, relative with a slash, or core.json. */
+function pathLiterals(code: string): { value: string; at: number }[] {
+  const out: { value: string; at: number }[] = [];
+  for (const m of code.matchAll(new RegExp(strLit, 'g'))) {
+    const value = literal(m[0]);
+    if (value.length < 256 && !/[\n\0]/.test(value) && /^(~|\/|\$|\.\.?\/)|\/|core\.json/.test(value) && !/^[a-z]+:\/\//i.test(value)) out.push({ value, at: m.index! });
+  }
+  return out;
+}
+
+/** The statement (line or `;`-separated part) around an offset. */
+function statementAt(code: string, at: number): string {
+  const start = Math.max(code.lastIndexOf('\n', at), code.lastIndexOf(';', at)) + 1;
+  const ends = [code.indexOf('\n', at), code.indexOf(';', at)].filter((i) => i >= 0);
+  return code.slice(start, ends.length ? Math.min(...ends) : code.length);
+}
+
+/**
+ * Does the code change the file a literal names: a statement holding the literal changes files, or the literal is
+ * bound to a name (`p = '…'`) that a statement changing files uses.
+ */
+function changes(code: string, at: number, names: Map<string, string>): boolean {
+  if (changesFiles.test(statementAt(code, at))) return true;
+  const bound = /([A-Za-z_]\w*)\s*=\s*$/.exec(code.slice(Math.max(0, at - 64), at))?.[1];
+  if (!bound || !names.has(bound)) return false;
+  const use = new RegExp(`\\b${bound}\\b`, 'g');
+  for (const m of code.matchAll(use)) if (m.index !== undefined && changesFiles.test(statementAt(code, m.index))) return true;
+  return false;
+}
+
 export function codeFindings(code: string, lang: 'python' | 'perl' | 'ruby' | 'node' | 'php'): CodeFinding[] {
   const out: CodeFinding[] = [];
   const names = new Map<string, string>();
@@ -88,5 +123,6 @@ export function codeFindings(code: string, lang: 'python' | 'perl' | 'ruby' | 'n
   for (const m of code.matchAll(new RegExp(String.raw`\bopen\s*\(\s*(${strLit})\s*,\s*['"][^'"]*[wa+x][^'"]*['"]`, 'g'))) {
     out.push({ shell: `: > ${shellQuote(literal(m[1]!))}`, severity: 'dangerous', rule: 'code.write', text: '' });
   }
+  for (const p of pathLiterals(code)) out.push({ path: { literal: p.value, writes: changes(code, p.at, names) }, severity: 'dangerous', rule: 'code.path', text: '' });
   return out;
 }

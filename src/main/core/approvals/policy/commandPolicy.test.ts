@@ -3,12 +3,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCommandPolicy, decide, loadCommandPolicy, type CommandPolicy } from './commandPolicy.js';
 import { loadShellParser } from './shellParser.js';
-import { dangerous, hardline, safe } from './policyCases.js';
+import { aboveProfile, dangerous, hardline, profile, safe } from './policyCases.js';
 import { heldOut } from './heldOutCases.js';
 
 let policy: CommandPolicy;
 beforeAll(async () => {
-  policy = await loadCommandPolicy();
+  policy = await loadCommandPolicy({ profile: '/home/agent/.switchboard' });
 });
 
 const ctx = { home: '/home/agent', cwd: '/home/agent/project' };
@@ -27,6 +27,68 @@ describe('hardline commands', () => {
     expect(r.verdict).toBe('hardline');
     expect(r.reasons.map((x) => x.text).join(' | ')).toContain(reason);
     expect(r.decision).toBe('refuse');
+  });
+});
+
+describe('the Switchboard profile', () => {
+  it.each(profile)('%j is hardline: %s', (command, reason) => {
+    const r = check(command);
+    expect(r.verdict).toBe('hardline');
+    expect(r.reasons.map((x) => x.text).join(' | ')).toContain(reason);
+    // No approvals mode, no container flag lets it through.
+    for (const mode of ['ask', 'deny', 'off'] as const) expect(policy.classify({ kind: 'command', command }, { ...ctx, mode, flags: { skip_container_guards: true } }).decision).toBe('refuse');
+  });
+  it.each(aboveProfile)('%j asks: %s', (command, reason) => {
+    const r = check(command);
+    expect(r.verdict).toBe('dangerous');
+    expect(r.reasons.map((x) => x.text).join(' | ')).toContain(reason);
+  });
+  it('is the profile it was told: another SWITCHBOARD_HOME is guarded, ~/.switchboard then is not', async () => {
+    // Given with a trailing slash, as an environment variable may carry it.
+    const other = createCommandPolicy(await loadShellParser(), { profile: '/srv/sb/' });
+    expect(other.classify({ kind: 'command', command: 'echo x > $SWITCHBOARD_HOME/config.yaml' }, ctx).reasons[0]!.text).toContain('changes /srv/sb/config.yaml');
+    expect(other.classify({ kind: 'command', command: 'cat /srv/sb/core.json' }, ctx).verdict).toBe('hardline');
+    expect(other.classify({ kind: 'command', command: 'echo x > ~/.switchboard/config.yaml' }, ctx).verdict).toBe('safe');
+    // An agent's own assignment is its own variable.
+    expect(other.classify({ kind: 'command', command: 'SWITCHBOARD_HOME=/tmp/x; echo x > $SWITCHBOARD_HOME/config.yaml' }, ctx).verdict).toBe('safe');
+  });
+  it('guards nothing when told no profile', async () => {
+    const bare = createCommandPolicy(await loadShellParser());
+    expect(bare.classify({ kind: 'command', command: 'cat ~/.switchboard/core.json' }, ctx).verdict).toBe('safe');
+  });
+  it.each([
+    ['write_file', '~/.switchboard/config.yaml', 'write', 'hardline'],
+    ['write_file', '$HOME/.switchboard/config.yaml', 'write', 'safe'],
+    ['patch', '../.switchboard/approvals.json', 'write', 'hardline'],
+    ['write_file', '/home/agent/project/../.switchboard/plugins/x/plugin.yaml', 'write', 'hardline'],
+    ['write_file', '/home/agent/.switchboard', 'write', 'hardline'],
+    ['patch', '/home/agent/.switchboard/state/env/x.sh', 'write', 'hardline'],
+    ['read_file', '~/.switchboard/core.json', 'read', 'hardline'],
+    ['read_file', '../.switchboard/core.json', 'read', 'hardline'],
+    ['search_files', '/home/agent/.switchboard', 'read', 'hardline'],
+    ['search_files', '~', 'read', 'dangerous'],
+    ['search_files', '..', 'read', 'dangerous'],
+    ['search_files', '.', 'read', 'safe'],
+    ['read_file', '~', 'read', 'safe'],
+    ['read_file', '~/.switchboard/config.yaml', 'read', 'safe'],
+    ['read_file', 'core.json', 'read', 'safe'],
+    ['write_file', 'notes/.switchboard/config.yaml', 'write', 'safe'],
+  ] as const)('%s %s (%s) is %s', (tool, path, access, verdict) => {
+    const r = policy.classify({ kind: 'path', path, access, via: tool, ...(tool === 'search_files' ? { tree: true } : {}) }, ctx);
+    expect(r.verdict).toBe(verdict);
+    if (verdict === 'hardline') expect(r.decision).toBe('refuse');
+  });
+  it.each([
+    ["print(open('/home/agent/.switchboard/core.json').read())", 'holds the Switchboard agent token'],
+    ["import os\nos.remove(os.path.expanduser('~/.switchboard/audit.jsonl'))", 'audit.jsonl in the Switchboard profile'],
+    ["open('/home/agent/.switchboard/approvals.json', 'w').write('[]')", 'approvals.json in the Switchboard profile'],
+  ])('execute_code %j is hardline', (code, reason) => {
+    const r = policy.classify({ kind: 'code', code, language: 'python' }, ctx);
+    expect(r.verdict).toBe('hardline');
+    expect(r.reasons.map((x) => x.text).join(' | ')).toContain(reason);
+  });
+  it('lets code read the config and write in the workspace', () => {
+    expect(policy.classify({ kind: 'code', code: "print(open('/home/agent/.switchboard/config.yaml').read())\nopen('out/x.txt', 'w').write('x')", language: 'python' }, ctx).verdict).toBe('safe');
   });
 });
 

@@ -3,7 +3,7 @@
 // nothing and reads no file; the one asynchronous step is loading the bash grammar.
 //
 // API
-//   const policy = await loadCommandPolicy();           // once per process (~300 ms: compiles the grammar)
+//   const policy = await loadCommandPolicy({ profile }); // once per process (~300 ms: compiles the grammar)
 //   policy.classify({ tool: 'terminal', command }, ctx)  // → { verdict, reasons: [{ text, rule, severity, span? }], decision }
 //   policy.classify({ tool: 'write_file' | 'patch', path }, ctx)
 //   policy.classify({ tool: 'execute_code', code }, ctx)
@@ -11,6 +11,8 @@
 //   decide(verdict, reasons, ctx)                       // the mode/flags step alone
 // ctx: { home?: target's home ('~' when unknown), cwd?, mode?: 'ask'|'deny'|'off' (default ask),
 //        flags?: { skip_container_guards } }. Spans are [start, end) offsets into the command as given.
+// profile: the Switchboard profile ($SWITCHBOARD_HOME, absolute). Changing anything in it, or reading the file that
+// holds the agent token, is hardline whatever the target: config and rules change only through a person.
 // Decision: hardline → refuse in every mode; dangerous → ask, refuse under `deny`, allow under `off` or with
 // `skip_container_guards` — except reasons that reach outside a container (another docker daemon, the cloud
 // metadata endpoint), which still ask there; safe → allow.
@@ -25,7 +27,7 @@ import type { ApprovalsMode, PolicyClassification, PolicyDecision, PolicyReason,
 import type { ApprovalSubject } from '../../../../shared/tools.js';
 import { codeFindings } from './codeRules.js';
 import { commandPattern } from './commandPattern.js';
-import { isBlockDevice, resolvePath, sensitiveWrite } from './paths.js';
+import { isBlockDevice, profileFinding, resolveLiteralPath, resolvePath, sensitiveWrite } from './paths.js';
 import { ShellScanner } from './shellScanner.js';
 import { loadShellParser, type ShellParser } from './shellParser.js';
 import type { Finding } from './scanTypes.js';
@@ -79,8 +81,19 @@ function toReasons(findings: readonly Finding[]): PolicyReason[] {
 const maxRemembered = 500;
 const maxRememberedChars = 4096;
 
-export function createCommandPolicy(parser: ShellParser): CommandPolicy {
+/** What the policy is told once, where it is built. */
+export interface PolicyOptions {
+  /**
+   * The Switchboard profile ($SWITCHBOARD_HOME), absolute: any change to it by an agent, and any read of the file
+   * holding the agent token (core.json), is hardline. `$SWITCHBOARD_HOME` in a command stands for it.
+   */
+  profile?: string;
+}
+
+export function createCommandPolicy(parser: ShellParser, opts: PolicyOptions = {}): CommandPolicy {
   const scanner = new ShellScanner(parser);
+  // Normalised once (no trailing slash, no `..`), so every rule compares paths with it as they are.
+  const profile = opts.profile === undefined ? undefined : resolvePath(opts.profile, undefined, '~');
   // What a scan finds depends only on the text, the home and the cwd (no file is looked at), and agents repeat
   // commands: the findings of recent ones are kept, so a repeat costs no parse. Findings are never changed after.
   const recent = new Map<string, readonly Finding[]>();
@@ -88,7 +101,7 @@ export function createCommandPolicy(parser: ShellParser): CommandPolicy {
     const key = command.length <= maxRememberedChars ? `${ctx.home ?? '~'}\0${ctx.cwd ?? ''}\0${command}` : undefined;
     const known = key === undefined ? undefined : recent.get(key);
     if (known) return known;
-    const findings = scanner.scan(command, { home: ctx.home ?? '~', ...(ctx.cwd ? { cwd: ctx.cwd } : {}) }).findings;
+    const findings = scanner.scan(command, { home: ctx.home ?? '~', ...(ctx.cwd ? { cwd: ctx.cwd } : {}), ...(profile ? { profile } : {}) }).findings;
     if (key !== undefined) {
       if (recent.size >= maxRemembered) recent.delete(recent.keys().next().value as string);
       recent.set(key, findings);
@@ -101,9 +114,17 @@ export function createCommandPolicy(parser: ShellParser): CommandPolicy {
       case 'command':
         return scanShell(call.command, ctx);
       case 'path': {
-        if (call.access === 'read') return [];
         const p = resolvePath(call.path, ctx.cwd, home);
         const via = call.via ? ` (${call.via})` : '';
+        const guarded = profileFinding(p, profile, call.access === 'write', call.via ?? call.access);
+        if (guarded) return [guarded];
+        if (call.access === 'read') {
+          if (!profile || !call.tree) return [];
+          // A search hands every file under its path to the agent: under the profile (or above it), core.json too.
+          if (p === profile) return [{ severity: 'hardline', rule: 'profile.read', text: `reads the Switchboard profile ${p}, where core.json holds the agent token${via}` }];
+          if (profile.startsWith(p === '/' ? '/' : `${p}/`)) return [{ severity: 'dangerous', rule: 'profile.tree', text: `reads everything under ${p}, the Switchboard profile's core.json with the agent token too${via}` }];
+          return [];
+        }
         if (isBlockDevice(p)) return [{ severity: 'hardline', rule: 'disk.overwrite', text: `overwrites the disk device ${p}${via}` }];
         const why = sensitiveWrite(p);
         return why ? [{ severity: 'dangerous', rule: 'write.sensitive', text: `writes to ${p}: ${why}${via}` }] : [];
@@ -114,7 +135,10 @@ export function createCommandPolicy(parser: ShellParser): CommandPolicy {
       case 'code': {
         const out: Finding[] = [];
         for (const f of codeFindings(call.code, call.language)) {
-          if (f.shell === undefined) out.push({ severity: f.severity, rule: f.rule, text: f.text });
+          if (f.path) {
+            const found = profileFinding(resolveLiteralPath(f.path.literal, ctx.cwd, home, profile), profile, f.path.writes, call.via ?? 'code');
+            if (found) out.push(found);
+          } else if (f.shell === undefined) out.push({ severity: f.severity, rule: f.rule, text: f.text });
           else for (const inner of scanShell(f.shell, ctx)) out.push({ severity: inner.severity, rule: inner.rule, text: `${inner.text} in code` });
         }
         return out;
@@ -132,6 +156,6 @@ export function createCommandPolicy(parser: ShellParser): CommandPolicy {
   };
 }
 
-export async function loadCommandPolicy(): Promise<CommandPolicy> {
-  return createCommandPolicy(await loadShellParser());
+export async function loadCommandPolicy(opts: PolicyOptions = {}): Promise<CommandPolicy> {
+  return createCommandPolicy(await loadShellParser(), opts);
 }

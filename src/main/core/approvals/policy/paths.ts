@@ -1,7 +1,7 @@
 // Which paths matter: system directories and the home (deleting them is hardline), block devices, and the
 // files whose change hands over a machine or a secret (/etc, ~/.ssh, shell rc files, .env, credentials).
 import { posix } from 'node:path';
-import { UNKNOWN } from './scanTypes.js';
+import { UNKNOWN, type Finding } from './scanTypes.js';
 
 /** A path made absolute against cwd and home where they are known; `~` stays when the home is unknown. */
 export function resolvePath(p: string, cwd: string | undefined, home: string): string {
@@ -61,4 +61,67 @@ export function sensitiveWrite(resolved: string): string | undefined {
   if (/\/\.git\/hooks\//.test(resolved)) return 'a git hook that runs on later commands';
   if (/\/\.config\/(systemd|autostart)\//.test(resolved)) return 'a startup service';
   return undefined;
+}
+
+/** What a path names in the Switchboard profile: a file holding the agent token, or anything else in it. */
+export type ProfilePart = 'token' | 'profile';
+
+/** Files in the profile that hold the agent token: core.json and the temporary file it is published from. */
+const tokenFile = /^core\.json($|\.)/;
+
+/** One path segment of a glob as a regular expression (`*`, `?`, `[…]`); plain text matches itself. */
+function segmentPattern(seg: string): RegExp {
+  // As in bash without dotglob, a leading wildcard does not match a leading dot.
+  let re = /^[*?[]/.test(seg) ? '(?!\\.)' : '';
+  for (let i = 0; i < seg.length; i++) {
+    const ch = seg[i]!;
+    if (ch === '*') re += '.*';
+    else if (ch === '?') re += '.';
+    else if (ch === '[') {
+      const end = seg.indexOf(']', i + 2);
+      if (end < 0) re += '\\[';
+      else {
+        re += `[${seg.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\')}]`;
+        i = end;
+      }
+    } else re += ch.replace(/[.+^${}()|\\]/g, '\\$&');
+  }
+  return new RegExp(`^${re}$`);
+}
+
+/**
+ * Does this resolved path (a glob too: `~/.sw*`, `$SWITCHBOARD_HOME/*`) name the profile, something in it, or a
+ * file holding the token? `profile` is absolute and normalised. A path known only at run time names nothing here.
+ */
+export function profilePart(resolved: string, profile: string | undefined): ProfilePart | undefined {
+  if (!profile || resolved.includes(UNKNOWN) || !resolved.startsWith('/')) return undefined;
+  if (!/[*?[]/.test(resolved)) {
+    if (resolved === profile) return 'profile';
+    if (!resolved.startsWith(`${profile}/`)) return undefined;
+    return tokenFile.test(resolved.slice(profile.length + 1)) ? 'token' : 'profile';
+  }
+  const want = profile.split('/').filter(Boolean);
+  const have = resolved.split('/').filter(Boolean);
+  if (have.length < want.length) return undefined;
+  for (let i = 0; i < want.length; i++) if (!segmentPattern(have[i]!).test(want[i]!)) return undefined;
+  if (have.length === want.length + 1 && segmentPattern(have[want.length]!).test('core.json')) return 'token';
+  return 'profile';
+}
+
+/**
+ * The hardline finding for a path in the profile: any change to it (`change`), or a read of a file holding the
+ * token. Config and rules change only through a person; the token is what lets a caller act as an agent.
+ */
+export function profileFinding(resolved: string, profile: string | undefined, change: boolean, how: string): Finding | undefined {
+  const part = profilePart(resolved, profile);
+  if (!part || (!change && part !== 'token')) return undefined;
+  if (change) return { severity: 'hardline', rule: 'profile.write', text: `changes ${resolved} in the Switchboard profile; its config and rules change only through a person (${how})` };
+  return { severity: 'hardline', rule: 'profile.read', text: `reads ${resolved}, which holds the Switchboard agent token (${how})` };
+}
+
+/** A path written as a literal in a program: `~`, `$HOME` and `$SWITCHBOARD_HOME` at its start read as the shell would. */
+export function resolveLiteralPath(literal: string, cwd: string | undefined, home: string, profile: string | undefined): string {
+  const m = /^\$\{?(HOME|SWITCHBOARD_HOME)\}?(?=\/|$)/.exec(literal);
+  const path = !m ? literal : m[1] === 'HOME' ? home + literal.slice(m[0].length) : profile ? profile + literal.slice(m[0].length) : literal;
+  return resolvePath(path, cwd, home);
 }

@@ -12,6 +12,8 @@ export interface RuleKit {
   path(c: CommandContext, a: Arg): string;
   /** Flag a write to `a` if it is a device, kernel trigger or sensitive file. */
   write(c: CommandContext, a: Arg, how: string): void;
+  /** Refuse a change to `a` (write, delete, mode, link) when it is in the Switchboard profile; true when it is. */
+  profileChange(c: CommandContext, a: Arg, how: string): boolean;
   /** What a process substitution or `$(…)` inside this argument produces, if it was seen. */
   produced(c: CommandContext, a: Arg): Produces | undefined;
 }

@@ -38,6 +38,8 @@ export interface Produces {
 /** State shared by every level of one classification (nested `bash -c` payloads included). */
 export interface ScanState {
   home: string;
+  /** The Switchboard profile (absolute, normalised), which no command may change and whose token no command may read. */
+  profile?: string;
   findings: Finding[];
   /** Files written by a download earlier in the same command. */
   downloaded: Set<string>;

@@ -2,7 +2,7 @@
 // backticks, brace groups, process substitutions, loops and function bodies is unwrapped and judged by
 // the rules; nested shell text (`bash -c`, `eval`, decoded payloads) is parsed and walked the same way.
 import { normalizeCommandText } from './normalizeText.js';
-import { isBlockDevice, resolvePath, sensitiveWrite } from './paths.js';
+import { isBlockDevice, profileFinding, resolvePath, sensitiveWrite } from './paths.js';
 import { commandName, type RuleKit } from './ruleKit.js';
 import { rules, wrappers } from './rules/index.js';
 import { isKnown, shown, UNKNOWN, type Arg, type CommandContext, type Finding, type Produces, type ScanScope, type ScanState } from './scanTypes.js';
@@ -13,14 +13,23 @@ import { checkArgsForMetadata } from './rules/networkRules.js';
 const MAX_DEPTH = 6;
 const NODE_BUDGET = 50_000;
 
+/** Commands that copy, pack, send or search everything under a directory they are given. */
+const treeReaders = new Set(['tar', 'gtar', 'bsdtar', '7z', '7za', 'cpio', 'pax', 'rgrep', 'rg', 'ag', 'ack', 'git', 'duplicity', 'restic', 'borg', 'rclone']);
+/** … and those that do only when told to recurse (`cp -r`, `grep -R`, `zip -r`, `rsync -a`), or find with an action. */
+const treeReadersWhenRecursive = new Set(['cp', 'gcp', 'scp', 'rsync', 'zip', 'grep', 'egrep', 'fgrep']);
+const recursiveFlag = /^(-[a-zA-Z]*[rRa][a-zA-Z]*|--recursive|--archive|--dereference-recursive)$/;
+const findAction = /^-(exec|execdir|ok|okdir|delete|fprint0?|fprintf|fls)$/;
+/** Commands that name a file without reading what is in it (is a Core running: `test -f …/core.json`). */
+const namesOnly = new Set(['ls', 'stat', 'test', '[', '[[', 'echo', 'printf', 'basename', 'dirname', 'realpath', 'readlink', 'file']);
+
 export class ShellScanner implements RuleKit {
   /** What each `$(…)` and `<(…)` produced, by its start offset in the text being walked. */
   private subs = new WeakMap<ScanScope, Map<number, Produces>>();
 
   constructor(private readonly parser: ShellParser) {}
 
-  scan(command: string, opts: { home: string; cwd?: string }): ScanState {
-    const state: ScanState = { home: opts.home, findings: [], downloaded: new Set(), written: new Map(), madeExecutable: new Set(), budget: NODE_BUDGET };
+  scan(command: string, opts: { home: string; cwd?: string; profile?: string }): ScanState {
+    const state: ScanState = { home: opts.home, ...(opts.profile ? { profile: opts.profile } : {}), findings: [], downloaded: new Set(), written: new Map(), madeExecutable: new Set(), budget: NODE_BUDGET };
     const norm = normalizeCommandText(command);
     const scope: ScanScope = { state, cwd: opts.cwd, vars: new Map(), depth: 0, span: (s, e) => [norm.map[s] ?? command.length, norm.map[e] ?? command.length] };
     this.text(norm.text, scope);
@@ -70,7 +79,11 @@ export class ShellScanner implements RuleKit {
         if (body?.type === 'command') return this.command(body, scope, pipeIn, redirects);
         const c: CommandContext = { scope, at: scope.span(node.startIndex, node.endIndex) };
         const stdin = this.redirects(redirects, c);
-        return body ? this.walk(body, scope, stdin ?? pipeIn) : undefined;
+        const before = scope.cwd;
+        const out = body ? this.walk(body, scope, stdin ?? pipeIn) : undefined;
+        // tree-sitter hangs `cd x && echo > f`'s redirect on the whole list; bash opens f after the cd.
+        if (scope.cwd !== before) this.redirects(redirects, c);
+        return out;
       }
       case 'pipeline': {
         let prev = pipeIn;
@@ -113,7 +126,7 @@ export class ShellScanner implements RuleKit {
   }
 
   private wordEnv(scope: ScanScope): WordEnv {
-    return { home: scope.state.home, cwd: scope.cwd, vars: scope.vars, staticOutput: (n) => this.subsOf(scope).get(n.startIndex)?.text?.replace(/\n+$/, '') };
+    return { home: scope.state.home, ...(scope.state.profile ? { profile: scope.state.profile } : {}), cwd: scope.cwd, vars: scope.vars, staticOutput: (n) => this.subsOf(scope).get(n.startIndex)?.text?.replace(/\n+$/, '') };
   }
 
   private wordsOf(node: ShellNode, scope: ScanScope): Arg[] {
@@ -197,6 +210,7 @@ export class ShellScanner implements RuleKit {
     c.stdin = stdin ?? pipeIn;
     if (argv.length === 0) return undefined;
     checkArgsForMetadata(argv, c, this);
+    this.checkProfileReads(c, argv);
     const out = this.run(c, argv);
     // `curl … > install.sh` downloads as surely as `curl -o install.sh`.
     if (out?.fetched) for (const w of writes) scope.state.downloaded.add(this.path(c, w));
@@ -235,6 +249,7 @@ export class ShellScanner implements RuleKit {
         continue;
       }
       if (op === '<' || op === '<&') {
+        this.profileRead(c, a, '<');
         stdin = dest.type === 'process_substitution' ? (this.subsOf(c.scope).get(dest.startIndex) ?? {}) : { file: this.path(c, a) };
         continue;
       }
@@ -305,7 +320,52 @@ export class ShellScanner implements RuleKit {
     return resolvePath(a.value, c.scope.cwd, c.scope.state.home);
   }
 
+  /**
+   * Any argument naming a file that holds the agent token is refused, whatever the command (cat, less, grep, cp,
+   * base64, an interpreter's script argument, `if=`): nothing an agent runs needs it. So is handing the whole profile
+   * to a command that copies, packs or searches what is under it; handing it a directory above the profile (`grep -r
+   * x ~`, `tar czf - ~`) asks, since core.json goes with it.
+   */
+  private checkProfileReads(c: CommandContext, argv: Arg[]): void {
+    const home = c.scope.state.profile;
+    const names = argv.map((a) => (isKnown(a) ? commandName(a.value) : ''));
+    if (!home || namesOnly.has(names[0]!)) return;
+    const recursive = argv.some((a) => recursiveFlag.test(a.value));
+    const tree = names.find((n) => treeReaders.has(n) || (treeReadersWhenRecursive.has(n) && recursive) || (n === 'find' && argv.some((a) => findAction.test(a.value))));
+    for (const a of argv.slice(1)) {
+      // `if=FILE` and `--file=FILE` name a file after their prefix.
+      const eq = /^(?:-[-\w]*=|[a-z]+=)(.+)$/.exec(a.value);
+      for (const value of eq ? [a.value, eq[1]!] : [a.value]) {
+        if (this.profileRead(c, { ...a, value }, names[0] || 'a command')) break;
+        if (!tree || !isKnown(value)) continue;
+        const p = resolvePath(value, c.scope.cwd, c.scope.state.home);
+        if (p === home) {
+          this.emit(c, 'hardline', 'profile.read', `reads the Switchboard profile ${home}, where core.json holds the agent token (${tree})`, a);
+          break;
+        }
+        if (home.startsWith(p === '/' ? '/' : `${p}/`)) {
+          this.emit(c, 'dangerous', 'profile.tree', `reads everything under ${p}, the Switchboard profile's core.json with the agent token too (${tree})`, a);
+          break;
+        }
+      }
+    }
+  }
+
+  /** Refuses a read of a file that holds the agent token; true when `a` names one. */
+  private profileRead(c: CommandContext, a: Arg, how: string): boolean {
+    const f = profileFinding(this.path(c, a), c.scope.state.profile, false, how);
+    if (f) this.emit(c, f.severity, f.rule, f.text, a);
+    return f !== undefined;
+  }
+
+  profileChange(c: CommandContext, a: Arg, how: string): boolean {
+    const f = profileFinding(this.path(c, a), c.scope.state.profile, true, how);
+    if (f) this.emit(c, f.severity, f.rule, f.text, a);
+    return f !== undefined;
+  }
+
   write(c: CommandContext, a: Arg, how: string): void {
+    if (this.profileChange(c, a, how)) return;
     const p = this.path(c, a);
     if (isBlockDevice(p)) return this.emit(c, 'hardline', 'disk.overwrite', `overwrites the disk device ${p} (${how})`, a);
     if (p === '/proc/sysrq-trigger') return this.emit(c, 'hardline', 'power.sysrq', `triggers a kernel reboot or crash (${how} /proc/sysrq-trigger)`, a);

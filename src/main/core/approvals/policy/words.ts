@@ -11,6 +11,8 @@ const CLOSE = '\uE004';
 
 export interface WordEnv {
   home: string;
+  /** What `$SWITCHBOARD_HOME` stands for: the profile the policy guards. */
+  profile?: string;
   cwd: string | undefined;
   vars: Map<string, string>;
   /** The output of a `$(…)` when it is built only from literals (`$(echo rm)`), else undefined. */
@@ -22,6 +24,7 @@ const IFS = ' \t\n';
 function lookup(name: string, env: WordEnv, quoted: boolean): string {
   if (name === 'IFS') return quoted ? (env.vars.get('IFS') ?? ' ')[0] ?? '' : SPLIT;
   if (name === 'HOME') return env.home;
+  if (name === 'SWITCHBOARD_HOME' && env.profile && !env.vars.has(name)) return env.profile;
   if (name === 'PWD' && env.cwd) return env.cwd;
   const value = env.vars.get(name);
   if (value === undefined) return UNKNOWN;
@@ -42,7 +45,7 @@ function expansion(node: ShellNode, env: WordEnv, quoted: boolean): string {
   const m = /^\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=+?])([\s\S]*)|:(-?\d*):?(\d*))?\}$/.exec(node.text);
   if (!m) return UNKNOWN;
   const [, name, op, word, offset, length] = m;
-  const known = name === 'IFS' || name === 'HOME' || env.vars.has(name!) || (name === 'PWD' && env.cwd !== undefined);
+  const known = name === 'IFS' || name === 'HOME' || (name === 'SWITCHBOARD_HOME' && env.profile !== undefined) || env.vars.has(name!) || (name === 'PWD' && env.cwd !== undefined);
   if (offset !== undefined || length !== undefined) {
     const full = name === 'IFS' ? IFS : known ? lookup(name!, env, true) : undefined;
     if (full === undefined) return UNKNOWN;

@@ -18,6 +18,10 @@ function list(items: string[]): string {
 function deleteOperands(kit: RuleKit, c: CommandContext, operands: Arg[], recursive: boolean, label: string): boolean {
   let vital = false;
   for (const op of operands) {
+    if (kit.profileChange(c, op, label)) {
+      vital = true;
+      continue;
+    }
     const p = kit.path(c, op);
     if (recursive && isKnown(op) && vitalPath(p, c.scope.state.home)) {
       kit.emit(c, 'hardline', 'delete.vital', `recursive delete of ${p} (${label})`, op);
@@ -58,6 +62,7 @@ const unlink: Rule = (argv, c, kit) => {
 const shred: Rule = (argv, c, kit) => {
   const p = parseOptions(argv.slice(1), { shortValue: 'ns', longValue: ['iterations', 'size', 'random-source'] });
   for (const op of p.operands) {
+    if (kit.profileChange(c, op, 'shred')) return;
     if (isBlockDevice(kit.path(c, op))) return kit.emit(c, 'hardline', 'disk.wipe', `destroys the disk device ${kit.path(c, op)} (shred)`, op);
   }
   kit.emit(c, 'dangerous', 'delete.shred', `destroys the contents of ${list(p.operands.map((a) => named(kit, c, a)))} (shred)`);
@@ -75,6 +80,8 @@ const find: Rule = (argv, c, kit) => {
   const filtered = expr.some((a) => findTests.has(a.value));
   const vitalStart = starts.find((s) => isKnown(s) && vitalPath(kit.path(c, s), c.scope.state.home));
   const where = list(starts.map((s) => named(kit, c, s))) || '.';
+  // Deleting or running commands over what find matches in the profile changes it (or reads its token).
+  if (expr.some((a) => a.value === '-delete' || findActions.has(a.value)) && starts.some((s) => kit.profileChange(c, s, `find ${expr.find((a) => a.value === '-delete' || findActions.has(a.value))!.value}`))) return;
   for (let k = 0; k < expr.length; k++) {
     const v = expr[k]!.value;
     if (v === '-delete') {
@@ -100,6 +107,7 @@ const mv: Rule = (argv, c, kit) => {
   const sources = target !== undefined ? p.operands : p.operands.slice(0, -1);
   const dest = target !== undefined ? argv.find((a) => a.value === target) : p.operands[p.operands.length - 1];
   if (dest && kit.path(c, dest) === '/dev/null') {
+    if (sources.some((a) => kit.profileChange(c, a, 'mv'))) return;
     return kit.emit(c, 'dangerous', 'delete.move', `deletes ${list(sources.map((a) => named(kit, c, a)))} by moving it to /dev/null (mv)`, dest);
   }
   for (const s of sources) {

@@ -38,6 +38,7 @@ const chmod: Rule = (argv, c, kit) => {
   const mode = firstIsMode ? first : modeFlag;
   const files = firstIsMode ? p.operands.slice(1) : p.operands;
   const recursive = hasAny(p, '-R', '--recursive');
+  if (files.some((f) => kit.profileChange(c, f, 'chmod'))) return;
   const risk = modeRisk(mode);
   const system = files.find((f) => isKnown(f) && (vitalPath(kit.path(c, f), c.scope.state.home) || /^\/(etc|usr|bin|sbin|lib|boot|var)(\/|$)/.test(kit.path(c, f))));
   const where = files.map((f) => (isKnown(f) ? kit.path(c, f) : f.source)).join(' ');
@@ -50,6 +51,7 @@ const chown = (label: string): Rule => (argv, c, kit) => {
   const p = parseOptions(argv.slice(1), { longValue: ['reference', 'from'] });
   const files = p.flags.has('--reference') ? p.operands : p.operands.slice(1);
   const recursive = hasAny(p, '-R', '--recursive');
+  if (files.some((f) => kit.profileChange(c, f, label))) return;
   const system = files.find((f) => isKnown(f) && (vitalPath(kit.path(c, f), c.scope.state.home) || /^\/(etc|usr|bin|sbin|lib|boot|var)(\/|$)/.test(kit.path(c, f))));
   const where = files.map((f) => (isKnown(f) ? kit.path(c, f) : f.source)).join(' ');
   if (recursive) kit.emit(c, 'dangerous', 'chown.recursive', `changes the owner of everything under ${where} (${label} -R)`);
@@ -60,6 +62,12 @@ export const permissionRules: Record<string, Rule> = {
   chmod,
   chown: chown('chown'),
   chgrp: chown('chgrp'),
-  chattr: (argv, c, kit) => { if (argv.some((a) => /^-[a-z]*i/.test(a.value))) kit.emit(c, 'dangerous', 'chmod.system', 'removes the immutable flag (chattr -i)'); },
-  setfacl: (argv, c, kit) => { if (argv.some((a) => /o::?[r-]?w|other::?.?w/.test(a.value))) kit.emit(c, 'dangerous', 'chmod.open', 'makes files writable by everyone (setfacl)'); },
+  chattr: (argv, c, kit) => {
+    if (argv.slice(1).some((a) => kit.profileChange(c, a, 'chattr'))) return;
+    if (argv.some((a) => /^-[a-z]*i/.test(a.value))) kit.emit(c, 'dangerous', 'chmod.system', 'removes the immutable flag (chattr -i)');
+  },
+  setfacl: (argv, c, kit) => {
+    if (argv.slice(1).some((a) => kit.profileChange(c, a, 'setfacl'))) return;
+    if (argv.some((a) => /o::?[r-]?w|other::?.?w/.test(a.value))) kit.emit(c, 'dangerous', 'chmod.open', 'makes files writable by everyone (setfacl)');
+  },
 };

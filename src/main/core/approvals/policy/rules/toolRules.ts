@@ -14,8 +14,18 @@ function subcommand(argv: Arg[], valueFlags: RegExp): { sub?: Arg; args: Arg[]; 
 }
 
 const git: Rule = (argv, c, kit) => {
-  const { sub, args } = subcommand(argv, /^(-C|-c|--git-dir|--work-tree|--namespace|--exec-path|--config-env)$/);
+  const { sub, args, globals } = subcommand(argv, /^(-C|-c|--git-dir|--work-tree|--namespace|--exec-path|--config-env)$/);
   const name = sub?.value;
+  // A repository or work tree in the profile (a plugin's checkout) is the profile: git changes it.
+  globals.forEach((g, i) => {
+    const dir = /^(-C|--git-dir|--work-tree)$/.test(g.value) ? globals[i + 1] : /^--(git-dir|work-tree)=/.test(g.value) ? { ...g, value: g.value.replace(/^--[a-z-]+=/, '') } : undefined;
+    if (dir) kit.profileChange(c, dir, `git ${g.value.replace(/=.*$/, '')}`);
+  });
+  if (name === 'clone' || name === 'init' || name === 'submodule' || name === 'worktree') {
+    const ops = parseOptions(args, { shortValue: 'obcjuC', longValue: ['origin', 'branch', 'config', 'jobs', 'upload-pack', 'template', 'separate-git-dir', 'reference', 'depth', 'filter'] }).operands;
+    const dest = name === 'clone' ? ops[1] : name === 'init' ? ops[0] : ops[ops.length - 1];
+    if (dest) kit.profileChange(c, dest, `git ${name}`);
+  }
   const p = parseOptions(args, { shortValue: 'mCcFoXeSsb', longValue: ['message', 'file', 'author', 'date', 'cleanup', 'strategy', 'exclude', 'repo', 'receive-pack', 'push-option'] });
   const emit = (text: string): void => kit.emit(c, 'dangerous', `git.${name}`, text, sub);
   switch (name) {
