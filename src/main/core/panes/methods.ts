@@ -1,17 +1,17 @@
 // pane.*: interactive shells; the connection that opens or attaches a pane is the one its output is sent to.
 import { SwitchboardError } from '../../../shared/errors.js';
+import { methodCapability } from '../../../shared/api.js';
 import type { AuditLog } from '../dispatch/audit.js';
 import type { CallContext, Handlers } from '../handlers.js';
 import type { TargetTable } from '../registry/targetTable.js';
 import type { Panes } from './panes.js';
 
 /**
- * Who opened a pane, as the transport knows the connection: its client, and its capability once the call context
- * carries one (the boundary work adds it to CallContext; read here without depending on its shape until then).
+ * Who opened a pane, as the transport knows the connection: its client, and its capability — always a person's, since
+ * pane.open is a person's method and Core.invoke refused every other caller before this runs.
  */
-function opener(ctx: CallContext): { client: string; capability?: string } {
-  const capability = (ctx as CallContext & { capability?: string }).capability;
-  return { client: ctx.client, ...(capability ? { capability } : {}) };
+function opener(ctx: CallContext): { client: string; capability: 'person' } {
+  return { client: ctx.client, capability: methodCapability['pane.open'] };
 }
 
 export function paneMethods(deps: { targets: TargetTable; panes: Panes; keepSec: () => number; audit: Pick<AuditLog, 'write'> }) {
