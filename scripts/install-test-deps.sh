@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the tests use (Chromium, sshd, dockerd, busybox, debootstrap) when any is missing.
+# Installs the Debian packages the tests use (Chromium, sshd, dockerd, busybox, debootstrap, bubblewrap, tmux) when any is missing.
 set -euo pipefail
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
@@ -10,6 +10,8 @@ command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
 command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 command -v ip >/dev/null 2>&1 || need+=(iproute2)
+command -v tmux >/dev/null 2>&1 || need+=(tmux)
+command -v script >/dev/null 2>&1 || need+=(bsdutils)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
   echo "warning: missing test packages: ${need[*]} (install them with apt-get as root; their tests will be skipped)" >&2
