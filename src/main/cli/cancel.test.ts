@@ -12,7 +12,9 @@ import { cliPath, ensureBuilt, startServe, tempHome, type Served } from '../../.
 import { sleepRunning, sleepSeconds, until } from '../../../scripts/sleepProbe.js';
 
 const home = tempHome('sb-cancel-');
-const work = join(home, 'work');
+// Beside the profile, not in it: the profile is the Switchboard's, refused to agents and masked in the sandbox.
+const outside = tempHome('sb-cancel-work-');
+const work = join(outside, 'work');
 let served: Served;
 let info: { ws_url: string; mcp_url: string; token: string };
 
@@ -28,15 +30,16 @@ function auditOutcomes(seconds: string): string[] {
 beforeAll(async () => {
   ensureBuilt();
   mkdirSync(work);
-  mkdirSync(join(home, 'user-home'));
+  mkdirSync(join(outside, 'user-home'));
   writeFileSync(join(home, 'config.yaml'), `terminal:\n  targets:\n    a: { backend: local, cwd: ${work} }\n`);
   // The shells the Core starts get a HOME of their own.
-  served = await startServe(home, { HOME: join(home, 'user-home') });
+  served = await startServe(home, { HOME: join(outside, 'user-home') });
   info = JSON.parse(readFileSync(join(home, 'core.json'), 'utf8')) as typeof info;
 });
 afterAll(async () => {
   await served?.stop();
   rmSync(home, { recursive: true, force: true });
+  rmSync(outside, { recursive: true, force: true });
 });
 
 describe('cancelling a call stops its command', () => {

@@ -4,7 +4,7 @@
 // exports file keeps an inherited value.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { loadDockerEnv, loadSshEnv } from '../../../scripts/testEnv.js';
 import { callTool, ensureBuilt, startServe, tempHome, type Served } from '../../../scripts/cliHarness.js';
@@ -14,6 +14,16 @@ import { remoteEnvFile } from '../core/backends/ssh/sshProvider.js';
 const ssh = loadSshEnv();
 const docker = loadDockerEnv();
 const tag = randomBytes(5).toString('hex');
+
+/** The local exports files: an unsandboxed identity's in state/env, a sandboxed one's in its own folder under state/sandbox. */
+function localExportFiles(home: string): string[] {
+  const inDir = (dir: string, pick: (name: string) => string | undefined): string[] =>
+    existsSync(dir) ? readdirSync(dir).flatMap((n) => pick(n) ?? []) : [];
+  return [
+    ...inDir(join(home, 'state', 'env'), (n) => join(home, 'state', 'env', n)),
+    ...inDir(join(home, 'state', 'sandbox'), (n) => (existsSync(join(home, 'state', 'sandbox', n, 'env.sh')) ? join(home, 'state', 'sandbox', n, 'env.sh') : undefined)),
+  ];
+}
 
 /** What the Core is started with: credentials (withheld), an ordinary variable and a passed-through key (kept). */
 const withheld: Record<string, string> = {
@@ -121,7 +131,7 @@ describe.skipIf(!ssh || !docker)('secrets never reach a command, on every path a
         const set = await call('terminal', { command: `export SB_SET_BY_CALL=set-${tag}`, execution_target: t });
         expect((await call('terminal', { command: 'echo "$SB_SET_BY_CALL"', execution_target: t })).output).toBe(`set-${tag}\n`);
         const files = t === 'here'
-          ? readdirSync(join(home, 'state', 'env')).map((f) => readFileSync(join(home, 'state', 'env', f), 'utf8')).join('\n')
+          ? localExportFiles(home).map((f) => readFileSync(f, 'utf8')).join('\n')
           : String((await call('terminal', {
             // This identity's file only: the SSH test account keeps other tests' files too (a managed container is ours alone).
             command: t === 'remote' ? `cat ${remoteEnvFile(`remote#${String(set.generation)}`, home)}` : 'cat /tmp/.switchboard-env-*.sh',

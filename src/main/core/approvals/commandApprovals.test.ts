@@ -255,8 +255,10 @@ describe('the approval step', () => {
       }
       expect(readFileSync(join(c.home, 'config.yaml'), 'utf8')).toBe(config);
       expect(await auditLines(c)).toEqual(Array(6).fill(expect.objectContaining({ outcome: 'refuse', by: 'policy', verdict: 'hardline' })));
-      // Reading the config (not the token) and work in the workspace go on.
-      expect(await c.core.callTool('read_file', { path: '../home/config.yaml' }, 'mcp')).toMatchObject({ total_lines: expect.any(Number) });
+      // Reading the config (not the token) is not the policy's to refuse (inside the sandbox the profile is simply not
+      // there), and work in the workspace goes on.
+      const readConfig = await c.core.callTool('read_file', { path: '../home/config.yaml' }, 'mcp').then(() => undefined, (e: { code?: string }) => e);
+      expect(readConfig?.code).not.toBe('approval_denied');
       expect(await c.core.callTool('write_file', { path: 'notes.txt', content: 'x' }, 'mcp')).toMatchObject({ bytes_written: 1 });
       await c.close();
       t = undefined;

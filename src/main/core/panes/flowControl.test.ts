@@ -34,7 +34,7 @@ describe('pane flow control', () => {
   beforeAll(async () => {
     t = await makeTestCore(['a']);
     server = new WsServer(t.core, { rendererDir: '/nonexistent' });
-    ui = await connectCore((await server.listen()).wsUrl, server.token);
+    ui = await connectCore((await server.listen()).wsUrl, server.token, undefined, server.personLinks.mint());
   });
   afterAll(async () => {
     ui?.close();

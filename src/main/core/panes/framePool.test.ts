@@ -47,8 +47,9 @@ function seqIntact(text: string, last: number): string {
 }
 
 /** A raw binary client of the Core's WebSocket: pane frames decoded as they come, and its socket can stop being read. */
-async function rawClient(url: string, token: string) {
-  const ws = new WebSocket(url, { headers: { authorization: `Bearer ${token}` } });
+async function rawClient(url: string, token: string, person: string) {
+  // A person's window (the person link's secret): panes are a person's.
+  const ws = new WebSocket(`${url}?approver=${encodeURIComponent(person)}`, { headers: { authorization: `Bearer ${token}` } });
   await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
   let nextId = 1;
   const pending = new Map<number, (m: { ok: boolean; result?: unknown; error?: { message: string } }) => void>();
@@ -105,7 +106,8 @@ describe('pane frames used again during a flood', () => {
       isOpen: () => true,
       close: () => undefined,
     };
-    const conn = new Connection(t.core, peer);
+    // The window's own channel: a person's.
+    const conn = new Connection(t.core, peer, undefined, { client: 'ui', personRefusal: () => undefined });
     let nextId = 1;
     const call = <T>(method: string, params: unknown) => new Promise<T>((resolve) => {
       const id = nextId++;
@@ -147,8 +149,8 @@ describe('pane frames used again during a flood', () => {
 
   it('a window that stops reading and one that keeps up both get every line, in order', { timeout: 60_000 }, async () => {
     const { wsUrl } = await server.listen();
-    const fast = await rawClient(wsUrl, server.token);
-    const slow = await rawClient(wsUrl, server.token);
+    const fast = await rawClient(wsUrl, server.token, server.personLinks.mint());
+    const slow = await rawClient(wsUrl, server.token, server.personLinks.mint());
     const { pane_id } = await fast.call<{ pane_id: string }>('pane.open', { execution_target: 'a', cols: 120, rows: 40, binary: true });
     await slow.call('pane.attach', { pane_id, binary: true });
     // The fast window acknowledges everything it is sent.

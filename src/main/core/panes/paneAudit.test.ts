@@ -24,7 +24,7 @@ describe('pane audit', () => {
     t = await makeTestCore(['a']);
     server = new WsServer(t.core, { rendererDir: '/nonexistent' });
     const listening = await server.listen();
-    ui = await connectCore(listening.wsUrl, server.token);
+    ui = await connectCore(listening.wsUrl, server.token, undefined, server.personLinks.mint());
   });
   afterAll(async () => {
     ui?.close();
@@ -50,7 +50,7 @@ describe('pane audit', () => {
     off();
     const { generation } = t.core.targets.snapshot('a');
     expect(await paneLines()).toEqual([
-      expect.objectContaining({ kind: 'pane', action: 'open', client: 'cli', execution_target: 'a', generation, pane_id: pane.pane_id, outcome: 'opened' }),
+      expect.objectContaining({ kind: 'pane', action: 'open', client: 'ui', capability: 'person', execution_target: 'a', generation, pane_id: pane.pane_id, outcome: 'opened' }),
     ]);
     await ui.client.call('pane.close', { pane_id: pane.pane_id });
     let lines = await paneLines();
@@ -58,7 +58,7 @@ describe('pane audit', () => {
       await sleep(20);
       lines = await paneLines();
     }
-    expect(lines[1]).toMatchObject({ kind: 'pane', action: 'close', client: 'cli', execution_target: 'a', generation, pane_id: pane.pane_id, outcome: 'exited' });
+    expect(lines[1]).toMatchObject({ kind: 'pane', action: 'close', client: 'ui', capability: 'person', execution_target: 'a', generation, pane_id: pane.pane_id, outcome: 'exited' });
     const log = readFileSync(join(t.home, 'audit.jsonl'));
     expect(log.toString('utf8')).not.toContain('typed-by-a-person');
     expect(verifyChain(log, parseHead(readFileSync(headPath(join(t.home, 'audit.jsonl')), 'utf8')))).toMatchObject({ whole: true });

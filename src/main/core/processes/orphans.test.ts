@@ -36,7 +36,9 @@ const targets = ['here', ...(ssh ? ['box'] : []), ...(docker ? ['jail'] : [])];
 beforeAll(() => {
   ensureBuilt();
   mkdirSync(work);
-  const lines = ['terminal:', '  targets:', `    here: { backend: local, cwd: ${work} }`];
+  // `here` runs unsandboxed: what a dead Core left there must be found and ended. `boxed` is sandboxed: its work dies
+  // with its Core (bubblewrap's --die-with-parent), nothing left to sweep.
+  const lines = ['terminal:', '  targets:', `    here: { backend: local, cwd: ${work}, sandbox: off }`, `    boxed: { backend: local, cwd: ${work} }`];
   if (ssh) {
     lines.push(`    box: { backend: ssh, ssh_host: ${ssh.host}, ssh_port: ${ssh.port}, ssh_user: ${ssh.user}, ssh_key: ${ssh.key}, cwd: /tmp }`);
     writeFileSync(join(home, 'known_hosts'), `${ssh.knownHostsLine}\n`, { mode: 0o600 });
@@ -71,7 +73,7 @@ describe(`work never outlives the Core (${targets.join(', ')})`, () => {
     expect(running(gone)).toBe(true);
     // As a window does: save the layout (the profile store it loads hooks process exit and signals).
     const core = JSON.parse(readFileSync(join(home, 'core.json'), 'utf8')) as { ws_url: string; token: string };
-    const { client, close } = await connectCore(core.ws_url, core.token);
+    const { client, close } = await connectCore(core.ws_url, core.token, undefined, served!.approver);
     await client.call('workspace.save', { tabs: [{ panes: [{ target: 'here' }] }], active_tab: 0 });
     close();
     const exited = new Promise<[number | null, string | null]>((resolve) => served!.child.once('exit', (code, signal) => resolve([code, signal])));
@@ -86,7 +88,7 @@ describe(`work never outlives the Core (${targets.join(', ')})`, () => {
   it('a clean stop ends a pane\'s shell, even one deaf to the hangup that closing sends first', async () => {
     served = await startServe(home);
     const core = JSON.parse(readFileSync(join(home, 'core.json'), 'utf8')) as { ws_url: string; token: string };
-    const { client, close } = await connectCore(core.ws_url, core.token);
+    const { client, close } = await connectCore(core.ws_url, core.token, undefined, served!.approver);
     const { pane_id } = await client.call('pane.open', { execution_target: 'here', cols: 80, rows: 24 });
     // The pane's shell becomes a process that ignores SIGHUP, under a name to look for once it does.
     const name = `sb-deaf-${process.pid}`;
@@ -107,14 +109,18 @@ describe(`work never outlives the Core (${targets.join(', ')})`, () => {
     const sleeps = targets.map((t) => ({ t, fg: uniqueSleep(), bg: uniqueSleep() }));
     const calls = sleeps.map((s) => longCall(s.t, s.fg));
     for (const s of sleeps) await background(s.t, s.bg);
-    for (const s of sleeps) await until(() => running(s.fg) && running(s.bg), `${s.t}: both sleeps started`);
+    const boxed = { fg: uniqueSleep(), bg: uniqueSleep() };
+    const boxedCall = longCall('boxed', boxed.fg);
+    await background('boxed', boxed.bg);
+    for (const s of [...sleeps, { t: 'boxed', ...boxed }]) await until(() => running(s.fg) && running(s.bg), `${s.t}: both sleeps started`);
     served.child.kill('SIGKILL');
     await new Promise((r) => served!.child.once('exit', r));
-    for (const c of calls) c.kill();
+    for (const c of [...calls, boxedCall]) c.kill();
     served = undefined;
     rmSync(join(home, 'core.json'), { force: true });
-    // Nobody tracks them now: they are still running.
+    // Nobody tracks them now: they are still running — but sandboxed work died with its Core.
     for (const s of sleeps) expect(running(s.fg) && running(s.bg)).toBe(true);
+    await until(() => !running(boxed.fg) && !running(boxed.bg), 'the sandboxed sleeps died with their Core');
 
     served = await startServe(home);
     const here = sleeps.find((s) => s.t === 'here')!;

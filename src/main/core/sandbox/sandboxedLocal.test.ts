@@ -1,7 +1,7 @@
 // Live tests of the Sandbox through the real Core on local targets, against the real bwrap: what agent work can and
 // cannot reach, and that timeouts, background processes and execute_code still work inside.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,7 +66,8 @@ live('sandboxed local target (bubblewrap)', () => {
         offline: `{ backend: local, cwd: ${person}, sandbox: { network: false } }`,
         athome: `{ backend: local, cwd: ${person} }`,
       },
-      files: { 'core.json': '{"token":"CANARY-CORE-TOKEN"}' },
+      // core.json is also refused by the policy before anything runs; canary.txt is a file only the sandbox keeps away.
+      files: { 'core.json': '{"token":"CANARY-CORE-TOKEN"}', 'canary.txt': 'CANARY-PROFILE\n' },
     });
   }, 30_000);
   afterAll(async () => {
@@ -91,14 +92,17 @@ live('sandboxed local target (bubblewrap)', () => {
     expect(report.targets.find((x) => x.name === 'open')).toMatchObject({ ok: true, sandbox: { state: 'unsandboxed', reason: 'sandbox: off in its spec' } });
   });
 
-  it('the profile is an empty folder inside: the core.json canary cannot be read', async () => {
-    const r = await run(`ls -A ${t.home}; cat ${t.home}/core.json ${t.home}/config.yaml`);
+  it('the profile is an empty folder inside: nothing in it can be read', async () => {
+    const r = await run(`ls -A ${t.home}; cat ${t.home}/canary.txt ${t.home}/config.yaml`);
     expect(r.exit_code).not.toBe(0);
-    expect(String(r.output)).not.toContain('CANARY-CORE-TOKEN');
+    expect(String(r.output)).not.toContain('CANARY-PROFILE');
     expect(String(r.output)).not.toContain('terminal:');
     expect(String(r.output)).toMatch(/No such file/);
-    const read = call('read_file', { path: join(t.home, 'core.json'), execution_target: 'box' });
+    const read = call('read_file', { path: join(t.home, 'canary.txt'), execution_target: 'box' });
     await expect(read).rejects.toMatchObject({ message: expect.stringMatching(/no such file/) });
+    // core.json the policy refuses before the sandbox is reached.
+    const token = call('read_file', { path: join(t.home, 'core.json'), execution_target: 'box' });
+    await expect(token).rejects.toMatchObject({ message: expect.stringMatching(/agent token/) });
   });
 
   it("the Core's /proc entries are not there: no environ, no pid", async () => {
@@ -196,13 +200,19 @@ live('sandboxed local target (bubblewrap)', () => {
     expect(String(r.output)).toMatch(/refused (30|13)/);
   }, 30_000);
 
-  it('write_file through a symlink to the profile is refused; the file stays', async () => {
+  it('write_file through a symlink out of the workspace is refused by the sandbox; into the profile, by the policy too', async () => {
+    writeFileSync(join(person, 'notes.txt'), 'the person\'s\n');
+    await run(`ln -sf ${join(person, 'notes.txt')} notes-link.txt`);
+    const out = call('write_file', { path: 'notes-link.txt', content: 'owned', execution_target: 'box' });
+    await expect(out).rejects.toMatchObject({ message: expect.stringMatching(/cannot write .*notes-link\.txt: .*\[sandbox: writes are allowed only in /) });
+    expect(readFileSync(join(person, 'notes.txt'), 'utf8')).toBe('the person\'s\n');
     const before = readFileSync(join(t.home, 'config.yaml'), 'utf8');
-    await run(`ln -sf ${join(t.home, 'config.yaml')} link.yaml`);
-    const w = call('write_file', { path: 'link.yaml', content: 'owned', execution_target: 'box' });
-    await expect(w).rejects.toMatchObject({ message: expect.stringMatching(/cannot write .*link\.yaml: .*\[sandbox: writes are allowed only in /) });
+    // (`ln` naming the profile is refused by the policy; a link made by a computed path is not seen by it.)
+    symlinkSync(join(t.home, 'config.yaml'), join(t.dirs.box!, 'link.yaml'));
+    await expect(call('write_file', { path: 'link.yaml', content: 'owned', execution_target: 'box' })).rejects.toThrow();
     expect(readFileSync(join(t.home, 'config.yaml'), 'utf8')).toBe(before);
-    await expect(call('read_file', { path: 'link.yaml', execution_target: 'box' })).rejects.toMatchObject({ message: expect.stringMatching(/no such file/) });
+    symlinkSync(join(t.home, 'canary.txt'), join(t.dirs.box!, 'canary-link.txt'));
+    await expect(call('read_file', { path: 'canary-link.txt', execution_target: 'box' })).rejects.toMatchObject({ message: expect.stringMatching(/no such file/) });
   });
 
   it('write_file, patch and read_file work in the workspace; outside it they are refused', async () => {
@@ -216,8 +226,8 @@ live('sandboxed local target (bubblewrap)', () => {
   });
 
   it('sandbox: off runs unsandboxed', async () => {
-    const r = await run(`cat ${join(t.home, 'core.json')}; ls /proc | grep -x ${process.pid}`, 'open');
-    expect(String(r.output)).toContain('CANARY-CORE-TOKEN');
+    const r = await run(`cat ${join(t.home, 'canary.txt')}; ls /proc | grep -x ${process.pid}`, 'open');
+    expect(String(r.output)).toContain('CANARY-PROFILE');
     expect(String(r.output)).toContain(String(process.pid));
   });
 
