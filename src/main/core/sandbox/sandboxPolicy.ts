@@ -15,10 +15,13 @@ export const CREATED_CACHES = ['.npm', '.cache'] as const;
 export const CREDENTIAL_DIRS = ['.ssh', '.aws', '.gnupg', '.config/gh', '.kube', '.config/gcloud', '.azure'] as const;
 
 /**
- * Credential files, relative to the home: masked by /dev/null. The last three are MCP clients' configs, which can hold a
- * Switchboard bearer token.
+ * Credential files, relative to the home: masked by /dev/null. `.npmrc` and `.pypirc` hold registry tokens (a build that
+ * needs a private registry's token runs on a `sandbox: off` target). The last three are MCP clients' configs, which can
+ * hold a Switchboard bearer token.
  */
-export const CREDENTIAL_FILES = ['.netrc', '.git-credentials', '.docker/config.json', '.claude.json', '.codex/config.toml', '.cursor/mcp.json'] as const;
+export const CREDENTIAL_FILES = [
+  '.netrc', '.git-credentials', '.npmrc', '.pypirc', '.docker/config.json', '.claude.json', '.codex/config.toml', '.cursor/mcp.json',
+] as const;
 
 /** What stays readable inside a masked credential folder (`~/.ssh/known_hosts`: ssh and git need it, it holds no key). */
 export const KEPT_IN_MASKED: Readonly<Record<string, readonly string[]>> = { '.ssh': ['known_hosts'] };
