@@ -24,6 +24,7 @@ import { useApprovals } from './store/approvals.js';
 import { startApprovalNotices } from './approvalNotices.js';
 import { actionForKey } from './keyboard.js';
 import { runCommand } from './actions.js';
+import { isPersonPage } from './client/connect.js';
 
 /** Once the targets are known: the last session's tabs and panes, or one terminal on the preferred target. */
 function useFirstTab(): void {
@@ -56,7 +57,33 @@ function useThemeAttribute(): void {
   }, [theme, system]);
 }
 
+/**
+ * A page opened without the person link: it may not open terminals, change anything or approve, so it shows none of
+ * that (each would only be refused) and says how to open the window as the person.
+ */
+function NotYourWindow() {
+  return (
+    <main className="not-yours">
+      <div className="not-yours__card" role="alert" aria-labelledby="not-yours-title">
+        <h1 id="not-yours-title">This page is not your window</h1>
+        <p>
+          It was opened without your person link, so it cannot open terminals, change anything or approve commands:
+          that link is what tells Switchboard a person is here, not an agent that found the address.
+        </p>
+        <p>
+          Open the link <code>switchboard serve</code> showed on its terminal, or run <code>switchboard open</code> in
+          a terminal of your own for a new one.
+        </p>
+      </div>
+    </main>
+  );
+}
+
 export function App() {
+  return isPersonPage() ? <PersonWindow /> : <NotYourWindow />;
+}
+
+function PersonWindow() {
   useEffect(() => startSync(), []);
   useEffect(() => startApprovalNotices(), []);
   useFirstTab();

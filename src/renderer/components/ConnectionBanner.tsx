@@ -1,19 +1,9 @@
 // Shown when the page's connection to the Core ends: terminals and panels stop updating until it is reopened.
 import { useConnection } from '../client/core.js';
-import { isPersonPage } from '../client/connect.js';
 
 export function ConnectionBanner() {
   const state = useConnection((s) => s.state);
   const reason = useConnection((s) => s.reason);
-  if (state !== 'closed' && !isPersonPage()) {
-    return (
-      <div className="banner" role="alert">
-        <strong>This page is not your window</strong>
-        <span> — it was opened without your person link, so it cannot open terminals, change anything or approve.
-          Open the link <code>switchboard serve</code> showed on its terminal, or run <code>switchboard open</code>.</span>
-      </div>
-    );
-  }
   if (state !== 'closed') return null;
   return (
     <div className="banner" role="alert">
