@@ -33,6 +33,8 @@ export class TerminalSession {
   readonly addons: TerminalAddons;
   private readonly fit = new FitAddon();
   private paneId: string | undefined;
+  /** What was typed while the shell was starting: sent once it is open, as a terminal keeps type-ahead. */
+  private typeAhead = '';
   private unregister: (() => void) | undefined;
   private status: PaneStatus = 'connecting';
   /** Bumped on every open/close so a late pane.open reply for an abandoned pty is closed, not adopted. */
@@ -181,6 +183,7 @@ export class TerminalSession {
 
   private async open(): Promise<void> {
     const epoch = ++this.epoch;
+    this.typeAhead = '';
     this.promptSeen = false;
     this.running = undefined;
     this.enterTyped = false;
@@ -218,6 +221,9 @@ export class TerminalSession {
     this.startCwd = undefined;
     const line = start && start !== info.cwd ? cdCommand(start) : undefined;
     if (line) this.input(line);
+    const early = this.typeAhead;
+    this.typeAhead = '';
+    if (early) this.input(early);
     // The pane may have been resized while the pty was starting.
     this.fitNow();
     if (this.term.cols !== cols || this.term.rows !== rows) {
@@ -282,6 +288,10 @@ export class TerminalSession {
     if (this.status === 'lost' || this.status === 'failed' || (this.status === 'exited' && data === '\r')) {
       if (this.status !== 'exited') this.term.write(`${DIM}reconnecting…${RESET}\r\n`);
       void this.open();
+      return;
+    }
+    if (this.status === 'connecting') {
+      this.typeAhead += data;
       return;
     }
     const paneId = this.paneId;
