@@ -165,7 +165,10 @@ export const coreMethods = lazyTable({
   'processes.log': () => ({ input: z.object({ session_id: z.string().min(1), lines: z.number().int().positive().optional() }), output: z.object({ output: z.string() }) }),
   'processes.kill': () => ({ input: z.object({ session_id: z.string().min(1) }), output: ProcessInfo }),
   'doctor.run': () => ({ input: z.object({ timeout_ms: z.number().int().positive().max(60_000).optional() }), output: DoctorReport }),
+  /** Pending approvals with secrets in their commands redacted (an agent may read it; highlights are left out). */
   'approvals.list': () => ({ input: z.object({}), output: z.array(PendingApproval) }),
+  /** Pending approvals in full, for the person who decides them (the window's dialog). */
+  'approvals.pending': () => ({ input: z.object({}), output: z.array(PendingApproval) }),
   'approvals.decide': () => ({ input: ApprovalDecision, output: z.object({ id: z.string(), decision: z.enum(['approve', 'deny']) }) }),
   /** Persisted "always allow" rules; revoking one makes the next matching call ask again. */
   'approvals.rules': () => ({ input: z.object({}), output: z.array(ApprovalRule) }),
@@ -226,6 +229,7 @@ export const methodCapability = {
   'processes.kill': 'person',
   'doctor.run': 'agent',
   'approvals.list': 'agent',
+  'approvals.pending': 'person',
   'approvals.decide': 'person',
   'approvals.rules': 'person',
   'approvals.revoke': 'person',

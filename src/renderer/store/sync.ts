@@ -19,7 +19,7 @@ export function startSync(): void {
   core.on('activity', (entry) => useActivity.getState().upsert(entry));
   core.on('processes.changed', (list) => useProcesses.getState().upsert(list));
   core.on('approvals.changed', (list) => useApprovals.getState().set(list));
-  void call('approvals.list', {}).then((list) => list && useApprovals.getState().set(list));
+  void call('approvals.pending', {}).then((list) => list && useApprovals.getState().set(list));
   core.on('approvals.rules', (rules) => useApprovals.getState().setRules(rules));
   void call('targets.list', {}).then((list) => list && useTargets.getState().set(list));
   // Enabling or disabling a plugin adds or drops backends: the Add-target form and the labels follow.

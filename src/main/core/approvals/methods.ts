@@ -1,11 +1,25 @@
-// approvals.list / approvals.decide / approvals.rules / approvals.revoke: pending approvals and kept rules.
+// approvals.list / approvals.pending / approvals.decide / approvals.rules / approvals.revoke: pending approvals and kept rules.
+import type { PendingApproval } from '../../../shared/approvals.js';
+import { redact } from '../dispatch/audit.js';
 import type { Handlers } from '../handlers.js';
 import type { ApprovalBroker } from './approvalBroker.js';
 import type { ApprovalRules } from './approvalRules.js';
 
+/** A pending approval as anyone may read it: its command and reasons redacted, without the highlights (they index the original). */
+function redacted(a: PendingApproval): PendingApproval {
+  const { highlights: _highlights, ...rest } = a;
+  return {
+    ...rest,
+    ...(a.command !== undefined ? { command: redact(a.command) } : {}),
+    ...(a.reasons ? { reasons: a.reasons.map(redact) } : {}),
+  };
+}
+
 export function approvalMethods(deps: { approvals: ApprovalBroker; rules: ApprovalRules }) {
   return {
-    'approvals.list': async () => deps.approvals.list(),
+    // An agent may see what waits, never a secret written into another call's command.
+    'approvals.list': async () => deps.approvals.list().map(redacted),
+    'approvals.pending': async () => deps.approvals.list(),
     // A person's method (shared/api.ts): Core.invoke refused it to every caller that is not one.
     'approvals.decide': async (d, ctx) => deps.approvals.decide(d, ctx.client),
     'approvals.rules': async () => deps.rules.list(),
