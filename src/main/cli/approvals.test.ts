@@ -218,16 +218,17 @@ describe('approvals through serve and the CLI (local target)', { timeout: 300_00
 const docker = loadDockerEnv();
 describe.skipIf(!docker)('approvals on docker targets follow the flags', { timeout: 300_000 }, () => {
   const home = tempHome('sb-appr-d-');
+  // A host folder beside the profile (a container may never mount the profile itself).
+  const mnt = tempHome('sb-appr-d-mnt-');
   let served: Served;
   beforeAll(async () => {
     ensureBuilt();
     const base = `backend: docker, docker_image: "${docker!.image}", docker_host: "unix://${docker!.socket}", docker_network: none, cwd: /tmp`;
-    mkdirSync(join(home, 'mnt'));
     writeFileSync(join(home, 'config.yaml'), [
       'terminal:',
       '  targets:',
       `    sandbox: { ${base} }`,
-      `    mounted: { ${base}, docker_volumes: ["${join(home, 'mnt')}:/mnt"] }`,
+      `    mounted: { ${base}, docker_volumes: ["${mnt}:/mnt"] }`,
       'approvals:',
       '  mode: ask',
       '  timeout: 600',
@@ -238,6 +239,7 @@ describe.skipIf(!docker)('approvals on docker targets follow the flags', { timeo
   afterAll(async () => {
     await served?.stop();
     rmSync(home, { recursive: true, force: true });
+    rmSync(mnt, { recursive: true, force: true });
   });
 
   it('a managed container skips the asking; hardline is still refused', async () => {

@@ -18,6 +18,7 @@ export const sshDeclaration: BackendDeclaration = {
   ...sshSpec,
   display_name: 'SSH',
   flags: withFlagDefaults({ is_remote: true, supports_streams: true, supports_pty: true, supports_stdin: true }),
+  remoteHost: (spec) => (typeof spec.ssh_host === 'string' ? spec.ssh_host : undefined),
 };
 
 export const dockerDeclaration: BackendDeclaration = {

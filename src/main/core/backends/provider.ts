@@ -146,6 +146,11 @@ export interface BackendDeclaration extends SpecDeclaration {
    * unsandboxed, and why. Absent for backends whose work runs elsewhere (SSH, Docker, plugins).
    */
   sandboxFor?(spec: Readonly<TargetSpec>): SandboxInfo;
+  /**
+   * The host a remote backend's commands run on (SSH: `ssh_host`), for doctor's warning when it is this machine: there
+   * no local sandbox stands between them and the person's files.
+   */
+  remoteHost?(spec: Readonly<TargetSpec>): string | undefined;
 }
 
 /** A factory plus declarations for one backend name. Everything outside the provider reads these, never the name. */

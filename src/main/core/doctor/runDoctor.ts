@@ -7,6 +7,7 @@ import { probeTarget, type ProbeOutcome } from '../targets/probeTarget.js';
 import type { TargetTable } from '../registry/targetTable.js';
 import type { Plugins } from '../plugins/plugins.js';
 import { pluginHealth } from './pluginHealth.js';
+import { resolvesHere } from './thisMachine.js';
 
 export interface DoctorDeps {
   home: string;
@@ -37,5 +38,12 @@ export async function runDoctor(deps: DoctorDeps, timeoutMs = 5000): Promise<Doc
   }));
   const backends = deps.providers().map((p) => ({ backend: p.backend, flags: { ...p.flags } }));
   const plugins = deps.plugins ? await pluginHealth(deps.plugins, deps.targets, infos, timeoutMs) : [];
-  return { home: deps.home, backends, targets, problems: deps.targets.problems(), plugins };
+  const here = await Promise.all(infos.map(async (t) => {
+    const host = byBackend.get(t.backend)?.remoteHost?.({ ...t.spec, backend: t.backend });
+    const address = host ? await resolvesHere(host) : undefined;
+    return address
+      ? [`target "${t.name}": its host ${host} is this machine (${address}): its commands run here as that account, outside any local sandbox`]
+      : [];
+  }));
+  return { home: deps.home, backends, targets, problems: [...deps.targets.problems(), ...here.flat()], plugins };
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { DockerSpec } from './fields.js';
 import {
-  envList, killJobsScript, managedContainerName, managedContainerOptions, managedLabels, parseMemory, pickHome,
+  forbiddenMount, envList, killJobsScript, managedContainerName, managedContainerOptions, managedLabels, parseMemory, pickHome,
 } from './containerConfig.js';
 import { fileModeType, parsePathStat } from './pathStat.js';
 
@@ -18,20 +18,48 @@ describe('parseMemory', () => {
 
 describe('managedContainerOptions', () => {
   const labels = managedLabels('box', 'g1', 'p');
+  const guarded = { profile: '/home/me/.switchboard', home: '/home/me', sockets: ['/srv/engine.sock'] };
   it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
     ['defaults: locked down, engine default network, no binds', {}, { CapDrop: ['ALL'], SecurityOpt: ['no-new-privileges'], PidsLimit: 256, Binds: [], NetworkMode: undefined, Memory: undefined, NanoCpus: undefined }],
     ['limits', { docker_cpus: 1.5, docker_memory: '256m', docker_pids_limit: 64 }, { NanoCpus: 1_500_000_000, Memory: 256 * 1024 ** 2, PidsLimit: 64 }],
     ['network none and volumes as listed', { docker_network: 'none', docker_volumes: ['/srv/data:/data:ro'] }, { NetworkMode: 'none', Binds: ['/srv/data:/data:ro'] }],
   ])('%s', (_, extra, want) => {
     const spec = DockerSpec.parse({ backend: 'docker', docker_image: 'busybox', ...extra });
-    const o = managedContainerOptions(spec, labels, 'n');
+    const o = managedContainerOptions(spec, labels, 'n', guarded);
     for (const [k, v] of Object.entries(want)) expect((o.HostConfig as Record<string, unknown>)[k], k).toEqual(v);
     expect(o.HostConfig?.CapAdd).toEqual(['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'SETUID', 'SETGID']);
     expect(o.Labels).toEqual({ 'switchboard.target': 'box', 'switchboard.generation': 'g1', 'switchboard.profile': 'p' });
   });
   it('passes docker_env as Env', () => {
     const spec = DockerSpec.parse({ backend: 'docker', docker_image: 'busybox', docker_env: { A: '1', B: 'x y' } });
-    expect(managedContainerOptions(spec, labels, 'n').Env).toEqual(['A=1', 'B=x y']);
+    expect(managedContainerOptions(spec, labels, 'n', guarded).Env).toEqual(['A=1', 'B=x y']);
+  });
+});
+
+describe('forbiddenMount: a managed container never mounts the profile or an engine socket', () => {
+  const guarded = { profile: '/home/me/.switchboard', home: '/home/me', sockets: ['/srv/engine.sock'] };
+  it.each<[string, boolean]>([
+    ['/home/me/.switchboard:/sb', true],
+    ['~/.switchboard/plugins:/p:ro', true],
+    ['~:/home', true],
+    ['/home:/h', true],
+    ['/:/host:ro', true],
+    ['/var/run/docker.sock:/var/run/docker.sock', true],
+    ['/run:/run', true],
+    ['/srv/engine.sock:/e.sock', true],
+    ['/srv:/srv', true],
+    ['/home/me/project:/work', false],
+    ['~/project:/w', false],
+    ['/home/me/.switchboard-other:/x', false],
+    ['data:/data', false],
+    ['/srv/data:/data:ro', false],
+  ])('%s refused: %s', (volume, refused) => {
+    expect(forbiddenMount(volume, guarded) !== undefined).toBe(refused);
+  });
+  it('is said in one line when a target lists one', () => {
+    const spec = DockerSpec.parse({ backend: 'docker', docker_image: 'busybox', docker_volumes: ['~/.switchboard:/sb'] });
+    expect(() => managedContainerOptions(spec, managedLabels('box', 'g1', 'p'), 'n', guarded))
+      .toThrow(/^docker_volumes "~\/.switchboard:\/sb" is refused: it would put the Switchboard profile \(\/home\/me\/.switchboard\) in the container$/);
   });
 });
 

@@ -1,5 +1,7 @@
 // Pure pieces of the managed container: its name, labels, Engine create options, and the shell scripts we run inside.
 import { createHash } from 'node:crypto';
+import { posix } from 'node:path';
+import { SwitchboardError } from '../../../../shared/errors.js';
 import type { ContainerCreateOptions } from 'dockerode';
 import type { DockerSpec } from './fields.js';
 import { shellQuote } from '../shell/shellWrap.js';
@@ -51,9 +53,34 @@ export function envList(...maps: (Record<string, string> | undefined)[]): string
   return Object.entries(merged).map(([k, v]) => `${k}=${v}`);
 }
 
+/** Where container engines listen: a container that mounts one of these (or a folder holding one) commands the host. */
+const ENGINE_SOCKETS = ['/run/docker.sock', '/var/run/docker.sock', '/run/containerd', '/var/run/containerd', '/run/podman', '/var/run/podman'];
+
+/**
+ * Why a `host:container[:opts]` volume may not be mounted into a managed container, or undefined: it would put the
+ * Switchboard profile (the agent token, config and rules) or a container engine's socket inside — the path itself, a
+ * path inside it, or a folder holding it. Named volumes are the engine's own and always fine.
+ */
+export function forbiddenMount(volume: string, guarded: { profile: string; home: string; sockets?: readonly string[] }): string | undefined {
+  const source = volume.split(':')[0] ?? '';
+  if (!source.startsWith('/') && !source.startsWith('~')) return undefined;
+  const full = posix.resolve(source === '~' || source.startsWith('~/') ? guarded.home + source.slice(1) : source);
+  const overlaps = (p: string): boolean => full === p || full.startsWith(`${p}/`) || p.startsWith(full === '/' ? '/' : `${full}/`);
+  if (overlaps(posix.resolve(guarded.profile))) return `it would put the Switchboard profile (${guarded.profile}) in the container`;
+  const socket = [...ENGINE_SOCKETS, ...(guarded.sockets ?? [])].find(overlaps);
+  if (socket) return `it would put a container engine's socket (${socket}) in the container`;
+  return undefined;
+}
+
 /** Engine create options of a managed container: locked down, nothing of the host unless listed. */
-export function managedContainerOptions(spec: DockerSpec, labels: Record<string, string>, name: string): ContainerCreateOptions {
+export function managedContainerOptions(
+  spec: DockerSpec, labels: Record<string, string>, name: string, guarded: { profile: string; home: string; sockets?: readonly string[] },
+): ContainerCreateOptions {
   if (!spec.docker_image) throw new Error('managedContainerOptions needs docker_image');
+  for (const volume of spec.docker_volumes ?? []) {
+    const why = forbiddenMount(volume, guarded);
+    if (why) throw new SwitchboardError('bad_request', `docker_volumes "${volume}" is refused: ${why}`, 'mount a folder that holds neither (a project folder, a named volume)');
+  }
   const hostConfig: NonNullable<ContainerCreateOptions['HostConfig']> = {
     CapDrop: ['ALL'],
     CapAdd: [...keptCapabilities],

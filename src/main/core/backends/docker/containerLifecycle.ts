@@ -33,8 +33,11 @@ export class ContainerLifecycle {
     private readonly docker: () => Docker,
     private readonly endpoint: DockerEndpoint,
     private readonly spec: DockerSpec,
-    /** Whose container this is: target name and generation, and the profile's short hash (labels and name). */
-    private readonly target: { name: string; generation: string; profile: string },
+    /**
+     * Whose container this is: target name and generation, and the profile's short hash (labels and name); what it
+     * must never mount: the profile, under the person's home, and the engine's own socket.
+     */
+    private readonly target: { name: string; generation: string; profile: string; guarded: { profile: string; home: string; sockets: readonly string[] } },
     /** Tells the Core the engine became unreachable (a message) or answers again (undefined). */
     private readonly reportReachability: (problem: string | undefined) => void,
   ) {}
@@ -125,7 +128,7 @@ export class ContainerLifecycle {
   private async createManaged(): Promise<ContainerInspectInfo> {
     const image = this.spec.docker_image ?? '';
     const name = managedContainerName(this.target.name, this.target.generation, this.target.profile);
-    const opts = managedContainerOptions(this.spec, this.labels(), name);
+    const opts = managedContainerOptions(this.spec, this.labels(), name, this.target.guarded);
     let container: Container;
     try {
       container = await deadline((abortSignal) => this.docker().createContainer({ ...opts, abortSignal }), 'create a container');

@@ -2,6 +2,7 @@
 // The container's lifecycle (containerLifecycle), jobs (dockerJobs), files (containerFiles) and engine deadlines
 // (engineCalls) live beside it; this file is the Environment's methods over them.
 import { createHash } from 'node:crypto';
+import { homedir } from 'node:os';
 import type Docker from 'dockerode';
 import type { Container, ContainerInspectInfo } from 'dockerode';
 import { DockerSpec } from './fields.js';
@@ -77,7 +78,10 @@ export class DockerEnvironment implements Environment {
     this.endpoint = parseDockerHost(this.spec.docker_host);
     const docker = (): Docker => this.docker();
     this.container = new ContainerLifecycle(
-      docker, this.endpoint, this.spec, { name: snapshot.name, generation: snapshot.generation, profile: shortHash(ctx.home) },
+      docker, this.endpoint, this.spec, {
+        name: snapshot.name, generation: snapshot.generation, profile: shortHash(ctx.home),
+        guarded: { profile: ctx.home, home: homedir(), sockets: this.endpoint.kind === 'unix' ? [this.endpoint.socketPath] : [] },
+      },
       (problem) => ctx.reportReachability?.(snapshot.identity, problem),
     );
     const id = createHash('sha256').update(ctx.home).update('\0').update(snapshot.identity).digest('hex').slice(0, 16);
