@@ -72,7 +72,7 @@ function pageToken(): string {
  * open` opens it; a browser never sends a fragment to a server). Kept for this tab so a reload is still the person's,
  * and wiped from the address bar.
  */
-function approverSecret(): string {
+function personSecret(): string {
   const m = /(?:^#|&)approver=([^&]+)/.exec(window.location.hash);
   if (m) {
     sessionStorage.setItem('switchboard.approver', decodeURIComponent(m[1]!));
@@ -83,7 +83,7 @@ function approverSecret(): string {
 
 /** Whether this page is a person's window (Electron's, or opened from a person link); otherwise it can only look. */
 export function isPersonPage(): boolean {
-  return window.switchboard !== undefined || approverSecret() !== '';
+  return window.switchboard !== undefined || personSecret() !== '';
 }
 
 export function connect(onState: StateListener): CoreClient {
@@ -93,7 +93,7 @@ export function connect(onState: StateListener): CoreClient {
   }
   const proto = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
   onState('connecting');
-  const approver = approverSecret();
+  const approver = personSecret();
   const query = `token=${encodeURIComponent(pageToken())}${approver ? `&approver=${encodeURIComponent(approver)}` : ''}`;
   return new CoreClient(socketLink(`${proto}//${window.location.host}/ws?${query}`, onState));
 }

@@ -1,4 +1,4 @@
-// `switchboard serve`: the headless Core with the web UI; prints its URL and runs until stopped.
+// `switchboard serve`: the headless Core and the web UI; prints its address, hands the person link to the person only.
 import type { Command } from 'commander';
 import { startHost } from '../../transport/host.js';
 import { SwitchboardError } from '../../../shared/errors.js';
