@@ -100,12 +100,16 @@ describe('window basics', () => {
     await waitForPrompt(pane(page, 1));
 
     // Double-click renames; Escape cancels, Enter keeps.
-    await tabs.first().dblclick();
+    // (As a person does, type once the field has the keyboard: it takes it a frame after the double-click.)
     const name = page.getByRole('textbox', { name: 'Tab name' });
+    const focused = (): Promise<boolean> => name.evaluate((el) => el === document.activeElement).catch(() => false);
+    await tabs.first().dblclick();
+    await poll(focused).toBe(true);
     await name.fill('ignored');
     await page.keyboard.press('Escape');
     await poll(() => tabs.first().textContent()).toBe('build-box');
     await tabs.first().dblclick();
+    await poll(focused).toBe(true);
     await name.fill('logs');
     await page.keyboard.press('Enter');
     await poll(() => tabs.first().textContent()).toBe('logs');

@@ -3,7 +3,7 @@ import type { z } from 'zod';
 import { withFlagDefaults, type BackendDeclaration } from './provider.js';
 import { localSpec } from './local/fields.js';
 import { sandboxInfo } from '../sandbox/sandbox.js';
-import { sshSpec } from './ssh/fields.js';
+import { sshSpec, sshRemoteHost } from './ssh/fields.js';
 import { dockerSpec } from './docker/fields.js';
 import { dockerBaseFlags, dockerFlags } from './docker/dockerFlags.js';
 
@@ -18,7 +18,7 @@ export const sshDeclaration: BackendDeclaration = {
   ...sshSpec,
   display_name: 'SSH',
   flags: withFlagDefaults({ is_remote: true, supports_streams: true, supports_pty: true, supports_stdin: true }),
-  remoteHost: (spec) => (typeof spec.ssh_host === 'string' ? spec.ssh_host : undefined),
+  remoteHost: sshRemoteHost,
 };
 
 export const dockerDeclaration: BackendDeclaration = {

@@ -24,3 +24,8 @@ export const sshSpec = declareSpec({
 
 export const SshSpec = sshSpec.specSchema;
 export type SshSpec = z.infer<typeof SshSpec>;
+
+/** The host an SSH target's commands run on, as its spec names it (doctor checks whether it is this machine). */
+export function sshRemoteHost(spec: Readonly<Record<string, unknown>>): string | undefined {
+  return typeof spec.ssh_host === 'string' ? spec.ssh_host : undefined;
+}
