@@ -96,6 +96,8 @@ export class Core {
   /** The secrets of the links that make a browser page a person's (the transport asks them). */
   readonly personLinks = new PersonLinks();
   private readonly runs: CoreRuns;
+  /** The start-time sweeps of providers (afterCrashedRuns), awaited before the audit closes. */
+  private readonly startSweeps: Promise<void>[] = [];
   private readonly handlers: Handlers;
   private readonly retire: { schedule(): void; close(): void };
   private readonly health: TargetHealth;
@@ -147,8 +149,11 @@ export class Core {
       }
     });
     this.approvalRules.onChange((rules) => this.emit('approvals.rules', rules));
+    // Everything this run starts is marked; what crashed runs left is ended: here at once, elsewhere on first reach.
+    this.runs = new CoreRuns(this.home);
     this.providerContext = {
       home: this.home,
+      coreRun: this.runs.id,
       confirmHostKey: async (req, signal) => {
         const d = await this.approvals.request({
           kind: 'host_key',
@@ -169,8 +174,6 @@ export class Core {
       reportReachability: (identity, problem) => this.sessions.reportReachability(identity, problem),
       envPassthrough: () => this.config.config.approvals.envPassthrough,
     };
-    // Everything this run starts is marked; what crashed runs left is ended: here at once, elsewhere on first reach.
-    this.runs = new CoreRuns(this.home);
     // One audit line per place swept (only after a crash: a clean run leaves nothing to sweep).
     const swept = (r: SweepReport): void => {
       // A cut-off call that had ended by itself leaves nothing to report.
@@ -179,6 +182,13 @@ export class Core {
       this.audit.write({ time: new Date().toISOString(), kind: 'sweep', client: 'core', execution_target: r.identity, outcome, count: r.found, ...(r.problem ? { error: r.problem } : {}) });
     };
     if (this.runs.stale.length > 0) swept({ identity: 'this machine', found: sweepLocal(this.runs.stale).length });
+    // What crashed runs left beyond any one target's processes (Docker: containers they made running), at once.
+    for (const p of this.builtins.values()) {
+      const done = p.afterCrashedRuns?.(this.home, this.runs.stale).then((reports) => {
+        for (const r of reports) swept({ identity: r.where, found: r.found, ...(r.problem ? { problem: r.problem } : {}), why: 'crashed run' });
+      }, (err: unknown) => swept({ identity: p.backend, found: 0, problem: err instanceof Error ? err.message : String(err), why: 'crashed run' }));
+      if (done) this.startSweeps.push(done);
+    }
     this.sessions = new Sessions((backend) => {
       const p = provider(backend);
       return p && markedProvider(p, this.runs, swept);
@@ -375,6 +385,7 @@ export class Core {
     await this.sessions.shutdown();
     this.plugins.close();
     // Only after everything it started was ended: the next run has nothing of this one to sweep.
+    await Promise.all(this.startSweeps);
     this.runs.finish();
     this.config.close();
     this.runtime.close();

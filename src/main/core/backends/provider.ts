@@ -115,7 +115,17 @@ export interface ProviderContext {
    * (`approvals.env_passthrough`); read at every start, so a config edit applies to the next process.
    */
   envPassthrough?(): readonly string[];
+  /** This Core run's id (processes/coreRuns.ts), for what a provider must find again after a crash (Docker: its containers). */
+  readonly coreRun?: string;
 }
+
+/** What one place swept at a Core's start held: how many things were ended there, or why it could not be reached. */
+export interface StartSweep {
+  where: string;
+  found: number;
+  problem?: string;
+}
+
 
 export interface HostKeyRequest {
   target: string;
@@ -156,6 +166,11 @@ export interface BackendDeclaration extends SpecDeclaration {
 /** A factory plus declarations for one backend name. Everything outside the provider reads these, never the name. */
 export interface BackendProvider extends BackendDeclaration {
   createEnvironment(snapshot: TargetSnapshot, ctx: ProviderContext): Environment;
+  /**
+   * At a Core's start, with the ids of runs that died without a clean stop: ends what they left beyond any one target's
+   * processes (Docker: the managed containers they made running), which the sweep on first reach cannot see.
+   */
+  afterCrashedRuns?(home: string, stale: readonly string[]): Promise<StartSweep[]>;
 }
 
 /**

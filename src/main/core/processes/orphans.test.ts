@@ -131,8 +131,12 @@ describe(`work never outlives the Core (${targets.join(', ')})`, () => {
       expect(r.stdout).toBe('reached\n');
       await until(() => !running(s.fg) && !running(s.bg), `${s.t}: the orphans were ended on first reach`);
     }
-    const sweepLines = (): Array<{ kind: string; count?: number; outcome: string }> =>
-      readFileSync(join(home, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kind: string; count?: number; outcome: string }).filter((l) => l.kind === 'sweep');
+    type Line = { kind: string; count?: number; outcome: string; execution_target?: string };
+    const auditSweeps = (): Line[] =>
+      readFileSync(join(home, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Line).filter((l) => l.kind === 'sweep');
+    // The containers the dead Core made running are stopped at start, one line per engine's container (docker only).
+    const sweepLines = (): Line[] => auditSweeps().filter((l) => !l.execution_target?.startsWith('containers on '));
+    if (docker) await until(() => auditSweeps().some((l) => l.execution_target?.startsWith('containers on ')), 'the dead Core\'s container was stopped');
     // One line per place swept (written when its sweep is done). A docker exec whose client went away may already
     // have ended its command by then: that sweep finds nothing.
     await until(() => sweepLines().length === targets.length, 'a sweep line per target');

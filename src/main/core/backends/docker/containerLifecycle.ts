@@ -5,6 +5,7 @@ import type { Container, ContainerInspectInfo } from 'dockerode';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import type { DockerSpec } from './fields.js';
 import { managedContainerName, managedContainerOptions, managedLabels } from './containerConfig.js';
+import { recordContainer, stopContainer } from './runContainers.js';
 import { engineError, engineMessage, engineStatus, type DockerEndpoint } from './dockerEndpoint.js';
 import { controlDeadlineMs, deadline, delay, killDeadlineMs } from './engineCalls.js';
 import { inspectContainer, listLabelled } from './engineHttp.js';
@@ -27,6 +28,8 @@ export class ContainerLifecycle {
   private notice: string | undefined;
   private ensuring: Promise<unknown> = Promise.resolve();
   private reported: string | null | undefined = null;
+  /** The container this run's record (runContainers) already names. */
+  private recorded: string | undefined;
 
   constructor(
     /** dockerode, loaded on first use: finding and inspecting the container (a health probe) go over plain HTTP. */
@@ -38,6 +41,8 @@ export class ContainerLifecycle {
      * must never mount: the profile, under the person's home, and the engine's own socket.
      */
     private readonly target: { name: string; generation: string; profile: string; guarded: { profile: string; home: string; sockets: readonly string[] } },
+    /** This Core run's id, when the container must be stopped after a crash (docker_on_stop: stop): recorded per run. */
+    private readonly run: string | undefined,
     /** Tells the Core the engine became unreachable (a message) or answers again (undefined). */
     private readonly reportReachability: (problem: string | undefined) => void,
   ) {}
@@ -86,6 +91,11 @@ export class ContainerLifecycle {
     }
     // A different container than the one we used means state (files, exported vars) is gone: say so.
     if (known && info.Id !== known) this.notice = notices.recreated;
+    // Before any work runs in it: a Core killed from here on leaves a record the next one stops it by.
+    if (this.run && info.Id !== this.recorded) {
+      recordContainer(this.target.guarded.profile, this.run, this.spec.docker_host, info.Id);
+      this.recorded = info.Id;
+    }
     return info;
   }
 
@@ -244,6 +254,15 @@ export class ContainerLifecycle {
           if (engineStatus(err) !== 404) throw err;
         });
     }
+  }
+
+  /**
+   * Stops (never removes) the managed container this Environment used, when its Core stops: its files stay, and the
+   * next use starts it again (with the "was stopped" notice). An attached container is the person's, left as it is.
+   */
+  async stopManaged(): Promise<void> {
+    if (this.spec.docker_container || this.spec.docker_on_stop === 'keep-running' || !this.containerId) return;
+    await stopContainer(this.spec.docker_host, this.containerId);
   }
 
   forget(): void {

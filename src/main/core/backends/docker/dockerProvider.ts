@@ -22,6 +22,7 @@ import { DockerJobs, forceCloser, JobEvents } from './dockerJobs.js';
 import { deadline, delay, killDeadlineMs, probeDeadlineMs } from './engineCalls.js';
 import { pingEngine } from './engineHttp.js';
 import { DockerWarmShells } from './dockerWarmShells.js';
+import { stopCrashedRunContainers } from './runContainers.js';
 import { debugLine } from '../shell/warmShell.js';
 
 /*
@@ -49,6 +50,7 @@ import { debugLine } from '../shell/warmShell.js';
 export const dockerProvider: BackendProvider = {
   ...dockerDeclaration,
   createEnvironment: (snapshot, ctx) => new DockerEnvironment(snapshot, ctx),
+  afterCrashedRuns: (home, stale) => stopCrashedRunContainers(home, stale),
 };
 
 /** osc7 for bash panes, as the local backend does, so pane headers follow `cd`. */
@@ -82,6 +84,7 @@ export class DockerEnvironment implements Environment {
         name: snapshot.name, generation: snapshot.generation, profile: shortHash(ctx.home),
         guarded: { profile: ctx.home, home: homedir(), sockets: this.endpoint.kind === 'unix' ? [this.endpoint.socketPath] : [] },
       },
+      this.spec.docker_container || this.spec.docker_on_stop === 'keep-running' ? undefined : ctx.coreRun,
       (problem) => ctx.reportReachability?.(snapshot.identity, problem),
     );
     const id = createHash('sha256').update(ctx.home).update('\0').update(snapshot.identity).digest('hex').slice(0, 16);
@@ -322,6 +325,11 @@ export class DockerEnvironment implements Environment {
     const jobs = this.jobRunner.running();
     if (jobs.length) await this.jobRunner.kill(jobs.map((j) => j.token), ['HUP', 'TERM']);
     for (const j of jobs) j.stream.destroy();
+    if (reason === 'shutdown') {
+      // The shells had their grace above; now the container itself stops with its Core (docker_on_stop).
+      await this.container.stopManaged().catch(() => undefined); // an unreachable engine: the next Core stops it (runContainers)
+      return;
+    }
     if (reason !== 'removed') return;
     try {
       // Never remove a container we only attached to; just drop the state file we left in it.

@@ -18,6 +18,10 @@ export const dockerSpec = declareSpec({
     { key: 'docker_volumes', type: 'list', label: 'Volumes', help: 'host:container mounts of a managed container, one per line', advanced: true },
     { key: 'docker_env', type: 'map', label: 'Environment', help: 'NAME=value variables of a managed container, one per line', private: true, advanced: true },
     { key: 'docker_keep', type: 'boolean', label: 'Keep container', help: 'keep a managed container when the target is removed', advanced: true },
+    {
+      key: 'docker_on_stop', type: 'select', options: ['stop', 'keep-running'], label: 'When the Core stops',
+      help: 'stop a managed container when its Core stops (default; the next use starts it again with its files), or keep it running', advanced: true,
+    },
     { key: 'docker_shell', type: 'string', label: 'Shell', help: 'the shell commands and panes run in (default: sh for commands; bash, else sh, for panes)', advanced: true, placeholder: '/bin/sh' },
   ],
   exactly_one: [['docker_image', 'docker_container']],

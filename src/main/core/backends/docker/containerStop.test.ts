@@ -1,0 +1,110 @@
+// Managed containers stop with their Core (issue 31), against the private dockerd of scripts/env/docker.sh: a clean
+// stop leaves them stopped with their files and the next use starts them; docker_on_stop: keep-running keeps one up;
+// a Core killed with SIGKILL has its containers stopped by the next Core.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Docker from 'dockerode';
+import { loadDockerEnv, type DockerTestEnv } from '../../../../../scripts/testEnv.js';
+import { ensureBuilt, runCli, startServe, tempHome } from '../../../../../scripts/cliHarness.js';
+import { until } from '../../../../../scripts/sleepProbe.js';
+import { Core } from '../../core.js';
+import { builtinProviders } from '../builtins.js';
+import { profileLabel, shortHash, targetLabel } from './containerConfig.js';
+
+const env = loadDockerEnv();
+
+describe.skipIf(!env)('managed containers stop with their Core (real dockerd)', () => {
+  const te = env as DockerTestEnv;
+  const docker = new Docker({ socketPath: te.socket, host: undefined, port: undefined, protocol: 'http' });
+  const root = tempHome('sb-cstop-');
+  /** The HOME of the Cores and CLIs this file starts: never the person's. */
+  const userHome = join(root, 'user');
+  const homes: string[] = [];
+
+  const spec = (extra = ''): string => `{ backend: docker, docker_image: "${te.image}", docker_host: "unix://${te.socket}", docker_network: none, cwd: /tmp${extra} }`;
+
+  function profile(name: string, targets: Record<string, string>): string {
+    const home = join(root, name);
+    mkdirSync(home, { recursive: true });
+    writeConfig(home, targets);
+    homes.push(home);
+    return home;
+  }
+
+  function writeConfig(home: string, targets: Record<string, string>): void {
+    const lines = ['terminal:', '  targets:', ...Object.entries(targets).map(([n, s]) => `    ${n}: ${s}`), 'approvals:', '  mode: off'];
+    writeFileSync(join(home, 'config.yaml'), `${lines.join('\n')}\n`);
+  }
+
+  async function containerOf(home: string, target: string): Promise<Docker.ContainerInfo | undefined> {
+    const found = await docker.listContainers({ all: true, filters: { label: [`${targetLabel}=${target}`, `${profileLabel}=${shortHash(home)}`] } });
+    return found[0];
+  }
+
+  async function call(core: Core, target: string, command: string): Promise<string> {
+    const r = await core.callTool('terminal', { command, execution_target: target }, 'test');
+    return String(r.output);
+  }
+
+  beforeAll(() => {
+    ensureBuilt();
+    mkdirSync(userHome, { recursive: true });
+  });
+
+  afterAll(async () => {
+    for (const home of homes) {
+      const ours = await docker.listContainers({ all: true, filters: { label: [`${profileLabel}=${shortHash(home)}`] } });
+      await Promise.all(ours.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
+    }
+    // Nothing this file made is left running on the engine.
+    const running = await docker.listContainers({ filters: { label: [targetLabel] } });
+    expect(running.filter((c) => homes.some((h) => c.Labels[profileLabel] === shortHash(h)))).toEqual([]);
+    rmSync(root, { recursive: true, force: true });
+  });
+
+  it('a clean stop stops the container with its files; the next call starts it and sees them; keep-running stays up', async () => {
+    const home = profile('clean', { box: spec(), warm: spec(', docker_on_stop: keep-running') });
+    const first = await new Core({ home, providers: builtinProviders }).start();
+    expect(await call(first, 'box', 'echo kept > /tmp/mark && echo ok')).toBe('ok\n');
+    expect(await call(first, 'warm', 'echo ok')).toBe('ok\n');
+    expect((await containerOf(home, 'box'))?.State).toBe('running');
+    await first.close();
+
+    expect((await containerOf(home, 'box'))?.State).toBe('exited');
+    expect((await containerOf(home, 'warm'))?.State).toBe('running');
+
+    const second = await new Core({ home, providers: builtinProviders }).start();
+    const out = await call(second, 'box', 'cat /tmp/mark');
+    expect(out).toContain('[container was stopped; started it again]');
+    expect(out).toContain('kept\n');
+    await second.close();
+    expect((await containerOf(home, 'box'))?.State).toBe('exited');
+    await docker.getContainer((await containerOf(home, 'warm'))!.Id).stop({ t: 1 });
+  });
+
+  it('after a Core is killed with SIGKILL, the next Core stops the containers it left running', async () => {
+    const home = profile('killed', { box: spec() });
+    const served = await startServe(home, { HOME: userHome });
+    const r = await runCli(home, ['call', 'terminal', JSON.stringify({ command: 'echo ok', execution_target: 'box' })], { HOME: userHome });
+    expect(r.stdout, r.stderr).toBe('ok\n');
+    served.child.kill('SIGKILL');
+    await new Promise((res) => served.child.once('exit', res));
+    rmSync(join(home, 'core.json'), { force: true });
+    expect((await containerOf(home, 'box'))?.State).toBe('running');
+
+    const next = await new Core({ home, providers: builtinProviders }).start();
+    try {
+      let state: string | undefined = 'running';
+      await until(async () => {
+        state = (await containerOf(home, 'box'))?.State;
+        return state === 'exited';
+      }, 'the dead Core\'s container was stopped', 100);
+      const audit = readFileSync(join(home, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(audit.some((l) => l.kind === 'sweep' && l.execution_target === `containers on unix://${te.socket}` && l.count === 1)).toBe(true);
+    } finally {
+      await next.close();
+    }
+  });
+
+});

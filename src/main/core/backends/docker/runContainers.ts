@@ -1,0 +1,96 @@
+// Which managed containers each Core run made running, one file per run under state/containers/, so what a Core killed
+// without a clean stop (kill -9, a power cut) left running is stopped by the next Core on the profile. A label cannot
+// say this: labels are fixed when a container is created, and a container outlives the run that created it.
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { join } from 'node:path';
+import * as z from 'zod';
+import { dockerClient, engineStatus, parseDockerHost } from './dockerEndpoint.js';
+import { controlDeadlineMs, deadline } from './engineCalls.js';
+import { inspectContainer } from './engineHttp.js';
+import type { StartSweep } from '../provider.js';
+
+/** Seconds a stopping container's processes get between TERM and KILL (PID 1 itself exits at once: keepAliveScript). */
+export const stopGraceSeconds = 5;
+
+const Recorded = z.array(z.object({ host: z.string().optional(), id: z.string() }));
+type Recorded = z.infer<typeof Recorded>;
+
+function dirOf(home: string): string {
+  return join(home, 'state', 'containers');
+}
+
+function read(file: string): Recorded {
+  try {
+    return Recorded.parse(JSON.parse(readFileSync(file, 'utf8')));
+  } catch {
+    return []; // absent, or half-written by a run that died writing it
+  }
+}
+
+/** This run made the container `id` on the engine `host` (a docker_host, or the default) running. */
+export function recordContainer(home: string, run: string, host: string | undefined, id: string): void {
+  const dir = dirOf(home);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const file = join(dir, `${run}.json`);
+  const list = read(file);
+  if (list.some((c) => c.id === id && c.host === host)) return;
+  list.push({ ...(host !== undefined ? { host } : {}), id });
+  writeFileSync(`${file}.tmp`, JSON.stringify(list), { mode: 0o600 });
+  renameSync(`${file}.tmp`, file);
+}
+
+/** Stops one container (TERM, the grace, then KILL); a container already stopped or gone is fine. Resolves to whether it ran. */
+export async function stopContainer(host: string | undefined, id: string): Promise<boolean> {
+  const endpoint = parseDockerHost(host);
+  let running: boolean;
+  try {
+    running = (await deadline((abortSignal) => inspectContainer(endpoint, id, abortSignal), 'inspect a container')).State.Running;
+  } catch (err) {
+    if (engineStatus(err) === 404) return false;
+    throw err;
+  }
+  if (!running) return false;
+  try {
+    await deadline((abortSignal) => dockerClient(endpoint).getContainer(id).stop({ t: stopGraceSeconds, abortSignal }), 'stop a container', controlDeadlineMs + stopGraceSeconds * 1000);
+  } catch (err) {
+    const status = engineStatus(err);
+    if (status !== 304 && status !== 404) throw err;
+  }
+  return true;
+}
+
+/**
+ * At a Core's start: stops what crashed runs (`stale`) left running and forgets their records; forgets the records of
+ * runs that ended cleanly (their run file is gone and they are not stale); keeps those of runs still alive. A record
+ * whose engine did not answer is kept, and tried again by the next Core (stale run ids are carried for a week).
+ */
+export async function stopCrashedRunContainers(home: string, stale: readonly string[]): Promise<StartSweep[]> {
+  let names: string[];
+  try {
+    names = readdirSync(dirOf(home)).filter((n) => n.endsWith('.json'));
+  } catch {
+    return [];
+  }
+  const reports: StartSweep[] = [];
+  for (const name of names) {
+    const run = name.slice(0, -5);
+    const file = join(dirOf(home), name);
+    if (!stale.includes(run)) {
+      if (!existsSync(join(home, 'state', 'runs', name))) rmSync(file, { force: true });
+      continue;
+    }
+    const left: Recorded = [];
+    for (const c of read(file)) {
+      const where = `containers on ${parseDockerHost(c.host).label}`;
+      try {
+        if (await stopContainer(c.host, c.id)) reports.push({ where, found: 1 });
+      } catch (err) {
+        left.push(c);
+        reports.push({ where, found: 0, problem: err instanceof Error ? err.message : String(err) });
+      }
+    }
+    if (left.length === 0) rmSync(file, { force: true });
+    else writeFileSync(file, JSON.stringify(left), { mode: 0o600 });
+  }
+  return reports;
+}
