@@ -126,6 +126,19 @@ export interface StartSweep {
   problem?: string;
 }
 
+/** A resource a backend created for a profile that nothing owns any more (Docker: a managed container). */
+export interface OrphanInfo {
+  /** Where it is (an engine's label). */
+  where: string;
+  name: string;
+  /** The profile path it was made for (this profile, for one of its containers made before the path was recorded). */
+  profile: string;
+  target: string;
+  /** Why it is an orphan. */
+  why: string;
+  created_at: string;
+  size_bytes?: number;
+}
 
 export interface HostKeyRequest {
   target: string;
@@ -171,6 +184,12 @@ export interface BackendProvider extends BackendDeclaration {
    * processes (Docker: the managed containers they made running), which the sweep on first reach cannot see.
    */
   afterCrashedRuns?(home: string, stale: readonly string[]): Promise<StartSweep[]>;
+  /**
+   * What this backend made for a profile that no longer exists, or for a target of `home` that is gone (`specs`: every
+   * target of `home` now, by identity; `ownKnown` false when they could not all be read, so none of `home`'s is judged),
+   * on the places it knows (`specs`' engines and its default). `remove` removes them.
+   */
+  orphans?(home: string, specs: ReadonlyMap<string, Readonly<TargetSpec>>, ownKnown: boolean): Promise<{ orphans: OrphanInfo[]; problems: string[]; remove(): Promise<string[]> }>;
 }
 
 /**

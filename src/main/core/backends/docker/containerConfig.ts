@@ -10,6 +10,10 @@ export const targetLabel = 'switchboard.target';
 export const generationLabel = 'switchboard.generation';
 /** Two profiles (SWITCHBOARD_HOME) with a same-named target must not share a container. */
 export const profileLabel = 'switchboard.profile';
+/** The profile's path itself (the short hash above cannot say whether a profile still exists): how doctor finds orphans. */
+export const profilePathLabel = 'switchboard.profile_path';
+/** Set on a container whose target says docker_keep: kept on purpose when its target goes, so never an orphan. */
+export const keepLabel = 'switchboard.keep';
 
 /**
  * Capabilities a shell needs for ordinary work as root inside the container (chown/chmod files it
@@ -32,6 +36,11 @@ export function shortHash(...parts: string[]): string {
 
 export function managedLabels(name: string, generation: string, profile: string): Record<string, string> {
   return { [targetLabel]: name, [generationLabel]: generation, [profileLabel]: profile };
+}
+
+/** What a new managed container carries: the labels it is found by, and what doctor reads. */
+export function createLabels(found: Record<string, string>, profilePath: string, keep: boolean): Record<string, string> {
+  return { ...found, [profilePathLabel]: profilePath, ...(keep ? { [keepLabel]: 'true' } : {}) };
 }
 
 /** A deterministic name, so two Environments racing to create the same container collide (409) instead of doubling. */

@@ -4,7 +4,7 @@ import type Docker from 'dockerode';
 import type { Container, ContainerInspectInfo } from 'dockerode';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import type { DockerSpec } from './fields.js';
-import { managedContainerName, managedContainerOptions, managedLabels } from './containerConfig.js';
+import { createLabels, managedContainerName, managedContainerOptions, managedLabels } from './containerConfig.js';
 import { recordContainer, stopContainer } from './runContainers.js';
 import { engineError, engineMessage, engineStatus, type DockerEndpoint } from './dockerEndpoint.js';
 import { controlDeadlineMs, deadline, delay, killDeadlineMs } from './engineCalls.js';
@@ -138,7 +138,8 @@ export class ContainerLifecycle {
   private async createManaged(): Promise<ContainerInspectInfo> {
     const image = this.spec.docker_image ?? '';
     const name = managedContainerName(this.target.name, this.target.generation, this.target.profile);
-    const opts = managedContainerOptions(this.spec, this.labels(), name, this.target.guarded);
+    const labels = createLabels(this.labels(), this.target.guarded.profile, this.spec.docker_keep === true);
+    const opts = managedContainerOptions(this.spec, labels, name, this.target.guarded);
     let container: Container;
     try {
       container = await deadline((abortSignal) => this.docker().createContainer({ ...opts, abortSignal }), 'create a container');

@@ -1,6 +1,6 @@
 // Managed containers stop with their Core (issue 31), against the private dockerd of scripts/env/docker.sh: a clean
 // stop leaves them stopped with their files and the next use starts them; docker_on_stop: keep-running keeps one up;
-// a Core killed with SIGKILL has its containers stopped by the next Core.
+// a Core killed with SIGKILL has its containers stopped by the next Core; doctor lists and cleans orphans.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import { ensureBuilt, runCli, startServe, tempHome } from '../../../../../script
 import { until } from '../../../../../scripts/sleepProbe.js';
 import { Core } from '../../core.js';
 import { builtinProviders } from '../builtins.js';
-import { profileLabel, shortHash, targetLabel } from './containerConfig.js';
+import { profileLabel, profilePathLabel, shortHash, targetLabel } from './containerConfig.js';
 
 const env = loadDockerEnv();
 
@@ -73,6 +73,8 @@ describe.skipIf(!env)('managed containers stop with their Core (real dockerd)', 
 
     expect((await containerOf(home, 'box'))?.State).toBe('exited');
     expect((await containerOf(home, 'warm'))?.State).toBe('running');
+    // The new label names the profile itself, so doctor can tell when it is gone.
+    expect((await containerOf(home, 'box'))?.Labels[profilePathLabel]).toBe(home);
 
     const second = await new Core({ home, providers: builtinProviders }).start();
     const out = await call(second, 'box', 'cat /tmp/mark');
@@ -107,4 +109,44 @@ describe.skipIf(!env)('managed containers stop with their Core (real dockerd)', 
     }
   });
 
+  it('doctor lists the containers of a deleted profile and of a removed target as orphans; --clean-orphans removes them', async () => {
+    const gone = profile('gone', { old: spec() });
+    const a = await new Core({ home: gone, providers: builtinProviders }).start();
+    expect(await call(a, 'old', 'echo ok')).toBe('ok\n');
+    await a.close();
+    const goneName = (await containerOf(gone, 'old'))!.Names[0]!.slice(1);
+    rmSync(gone, { recursive: true, force: true });
+
+    const home = profile('living', { stay: spec(), dropped: spec() });
+    const b = await new Core({ home, providers: builtinProviders }).start();
+    expect(await call(b, 'stay', 'echo ok')).toBe('ok\n');
+    expect(await call(b, 'dropped', 'echo ok')).toBe('ok\n');
+    await b.close();
+    // Removed while no Core ran: no cleanup took its container.
+    writeConfig(home, { stay: spec() });
+    const droppedName = (await containerOf(home, 'dropped'))!.Names[0]!.slice(1);
+    const stayName = (await containerOf(home, 'stay'))!.Names[0]!.slice(1);
+
+    const listed = await runCli(home, ['doctor', '--json'], { HOME: userHome });
+    const doc = JSON.parse(listed.stdout) as { orphans: { name: string; profile: string; target: string; why: string; size_bytes?: number }[] };
+    const names = doc.orphans.map((o) => o.name);
+    expect(names).toContain(goneName);
+    expect(names).toContain(droppedName);
+    expect(names).not.toContain(stayName);
+    const goneOrphan = doc.orphans.find((o) => o.name === goneName)!;
+    expect(goneOrphan).toMatchObject({ profile: gone, target: 'old', why: `its profile ${gone} no longer exists` });
+    expect(doc.orphans.find((o) => o.name === droppedName)).toMatchObject({ profile: home, target: 'dropped', why: 'target "dropped" no longer exists' });
+
+    const text = await runCli(home, ['doctor'], { HOME: userHome });
+    expect(text.stdout).toMatch(/orphan containers/);
+    expect(text.stdout).toContain('switchboard doctor --clean-orphans');
+
+    const cleaned = await runCli(home, ['doctor', '--clean-orphans'], { HOME: userHome });
+    expect(cleaned.stdout).toMatch(/removing \d+ orphan container\(s\): .*/);
+    expect(cleaned.stdout).toContain(`removed ${goneName}`);
+    expect(cleaned.stdout).toContain(`removed ${droppedName}`);
+    expect(await docker.listContainers({ all: true, filters: { name: [goneName] } })).toEqual([]);
+    expect(await containerOf(home, 'dropped')).toBeUndefined();
+    expect(await containerOf(home, 'stay')).toBeDefined();
+  });
 });

@@ -23,6 +23,7 @@ import { deadline, delay, killDeadlineMs, probeDeadlineMs } from './engineCalls.
 import { pingEngine } from './engineHttp.js';
 import { DockerWarmShells } from './dockerWarmShells.js';
 import { stopCrashedRunContainers } from './runContainers.js';
+import { findOrphans } from './orphanContainers.js';
 import { debugLine } from '../shell/warmShell.js';
 
 /*
@@ -51,6 +52,7 @@ export const dockerProvider: BackendProvider = {
   ...dockerDeclaration,
   createEnvironment: (snapshot, ctx) => new DockerEnvironment(snapshot, ctx),
   afterCrashedRuns: (home, stale) => stopCrashedRunContainers(home, stale),
+  orphans: (home, specs, ownKnown) => findOrphans(home, specs, ownKnown),
 };
 
 /** osc7 for bash panes, as the local backend does, so pane headers follow `cd`. */

@@ -57,3 +57,9 @@ export async function listLabelled(endpoint: DockerEndpoint, labels: string[], a
   const query = new URLSearchParams({ all: 'true', filters: JSON.stringify({ label: labels }) });
   return (await engineGet(endpoint, `/containers/json?${query.toString()}`, abortSignal)) as ContainerInfo[];
 }
+
+/** Every container carrying the label key `key` (any value), with its writable layer's size (SizeRw). */
+export async function listWithLabelKey(endpoint: DockerEndpoint, key: string, abortSignal: AbortSignal): Promise<ContainerInfo[]> {
+  const query = new URLSearchParams({ all: 'true', size: 'true', filters: JSON.stringify({ label: [key] }) });
+  return (await engineGet(endpoint, `/containers/json?${query.toString()}`, abortSignal)) as ContainerInfo[];
+}
