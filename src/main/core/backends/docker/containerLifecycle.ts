@@ -5,7 +5,7 @@ import type { Container, ContainerInspectInfo } from 'dockerode';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import type { DockerSpec } from './fields.js';
 import { createLabels, managedContainerName, managedContainerOptions, managedLabels } from './containerConfig.js';
-import { recordContainer, stopContainer } from './runContainers.js';
+import { recordContainer, requestStop } from './runContainers.js';
 import { engineError, engineMessage, engineStatus, type DockerEndpoint } from './dockerEndpoint.js';
 import { controlDeadlineMs, deadline, delay, killDeadlineMs } from './engineCalls.js';
 import { inspectContainer, listLabelled } from './engineHttp.js';
@@ -263,7 +263,7 @@ export class ContainerLifecycle {
    */
   async stopManaged(): Promise<void> {
     if (this.spec.docker_container || this.spec.docker_on_stop === 'keep-running' || !this.containerId) return;
-    await stopContainer(this.spec.docker_host, this.containerId);
+    await requestStop(this.spec.docker_host, this.containerId);
   }
 
   forget(): void {

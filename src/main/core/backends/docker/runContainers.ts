@@ -5,7 +5,7 @@ import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import * as z from 'zod';
 import { dockerClient, engineStatus, parseDockerHost } from './dockerEndpoint.js';
-import { controlDeadlineMs, deadline } from './engineCalls.js';
+import { deadline, killDeadlineMs } from './engineCalls.js';
 import { inspectContainer } from './engineHttp.js';
 import type { StartSweep } from '../provider.js';
 
@@ -39,24 +39,29 @@ export function recordContainer(home: string, run: string, host: string | undefi
   renameSync(`${file}.tmp`, file);
 }
 
-/** Stops one container (TERM, the grace, then KILL); a container already stopped or gone is fine. Resolves to whether it ran. */
-export async function stopContainer(host: string | undefined, id: string): Promise<boolean> {
+/** Asks the engine to stop one container (TERM, the grace, then KILL); one already stopped or gone is fine. */
+export async function requestStop(host: string | undefined, id: string): Promise<void> {
   const endpoint = parseDockerHost(host);
-  let running: boolean;
   try {
-    running = (await deadline((abortSignal) => inspectContainer(endpoint, id, abortSignal), 'inspect a container')).State.Running;
-  } catch (err) {
-    if (engineStatus(err) === 404) return false;
-    throw err;
-  }
-  if (!running) return false;
-  try {
-    await deadline((abortSignal) => dockerClient(endpoint).getContainer(id).stop({ t: stopGraceSeconds, abortSignal }), 'stop a container', controlDeadlineMs + stopGraceSeconds * 1000);
+    // The grace, then as long as any control call: a Core stopping must not wait on a frozen engine for longer.
+    await deadline((abortSignal) => dockerClient(endpoint).getContainer(id).stop({ t: stopGraceSeconds, abortSignal }), 'stop a container', stopGraceSeconds * 1000 + killDeadlineMs);
   } catch (err) {
     const status = engineStatus(err);
     if (status !== 304 && status !== 404) throw err;
   }
-  return true;
+}
+
+/** Stops one container if it runs; resolves to whether it ran. */
+async function stopIfRunning(host: string | undefined, id: string): Promise<boolean> {
+  let running: boolean;
+  try {
+    running = (await deadline((abortSignal) => inspectContainer(parseDockerHost(host), id, abortSignal), 'inspect a container')).State.Running;
+  } catch (err) {
+    if (engineStatus(err) === 404) return false;
+    throw err;
+  }
+  if (running) await requestStop(host, id);
+  return running;
 }
 
 /**
@@ -83,7 +88,7 @@ export async function stopCrashedRunContainers(home: string, stale: readonly str
     for (const c of read(file)) {
       const where = `containers on ${parseDockerHost(c.host).label}`;
       try {
-        if (await stopContainer(c.host, c.id)) reports.push({ where, found: 1 });
+        if (await stopIfRunning(c.host, c.id)) reports.push({ where, found: 1 });
       } catch (err) {
         left.push(c);
         reports.push({ where, found: 0, problem: err instanceof Error ? err.message : String(err) });
