@@ -135,6 +135,7 @@ describe.skipIf(!env)('managed containers stop with their Core (real dockerd)', 
     expect(names).not.toContain(stayName);
     const goneOrphan = doc.orphans.find((o) => o.name === goneName)!;
     expect(goneOrphan).toMatchObject({ profile: gone, target: 'old', why: `its profile ${gone} no longer exists` });
+    expect(goneOrphan.size_bytes).toBeGreaterThanOrEqual(0);
     expect(doc.orphans.find((o) => o.name === droppedName)).toMatchObject({ profile: home, target: 'dropped', why: 'target "dropped" no longer exists' });
 
     const text = await runCli(home, ['doctor'], { HOME: userHome });

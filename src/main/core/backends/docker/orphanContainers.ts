@@ -78,7 +78,8 @@ export async function findOrphans(
           target: info.Labels[targetLabel] ?? '',
           why,
           created_at: new Date(info.Created * 1000).toISOString(),
-          ...(typeof info.SizeRw === 'number' ? { size_bytes: info.SizeRw } : {}),
+          // Listed with size=true, the engine leaves SizeRw out when it is 0.
+          size_bytes: info.SizeRw ?? 0,
         },
       });
     }
