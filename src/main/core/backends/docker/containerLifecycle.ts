@@ -5,7 +5,7 @@ import type { Container, ContainerInspectInfo } from 'dockerode';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import type { DockerSpec } from './fields.js';
 import { createLabels, managedContainerName, managedContainerOptions, managedLabels } from './containerConfig.js';
-import { recordContainer, requestStop } from './runContainers.js';
+import { crashSweepDone, recordContainer, requestStop } from './runContainers.js';
 import { engineError, engineMessage, engineStatus, type DockerEndpoint } from './dockerEndpoint.js';
 import { controlDeadlineMs, deadline, delay, killDeadlineMs } from './engineCalls.js';
 import { inspectContainer, listLabelled } from './engineHttp.js';
@@ -81,6 +81,8 @@ export class ContainerLifecycle {
   }
 
   private async ensureManaged(): Promise<ContainerInspectInfo> {
+    // A Core just started may still be stopping what a crashed run left: this container may be one of them.
+    await crashSweepDone(this.target.guarded.profile);
     const known = this.containerId;
     let info = known ? await this.inspect(known) : undefined;
     info ??= await this.findManaged();

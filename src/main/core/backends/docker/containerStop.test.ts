@@ -7,7 +7,6 @@ import { join } from 'node:path';
 import Docker from 'dockerode';
 import { loadDockerEnv, type DockerTestEnv } from '../../../../../scripts/testEnv.js';
 import { ensureBuilt, runCli, startServe, tempHome } from '../../../../../scripts/cliHarness.js';
-import { until } from '../../../../../scripts/sleepProbe.js';
 import { Core } from '../../core.js';
 import { builtinProviders } from '../builtins.js';
 import { profileLabel, profilePathLabel, shortHash, targetLabel } from './containerConfig.js';
@@ -97,16 +96,15 @@ describe.skipIf(!env)('managed containers stop with their Core (real dockerd)', 
 
     const next = await new Core({ home, providers: builtinProviders }).start();
     try {
-      let state: string | undefined = 'running';
-      await until(async () => {
-        state = (await containerOf(home, 'box'))?.State;
-        return state === 'exited';
-      }, 'the dead Core\'s container was stopped', 100);
+      // A call made at once waits for that stop, so its container is not stopped under it.
+      expect(await call(next, 'box', 'echo again')).toContain('again\n');
+      expect((await containerOf(home, 'box'))?.State).toBe('running');
       const audit = readFileSync(join(home, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(audit.some((l) => l.kind === 'sweep' && l.execution_target === `containers on unix://${te.socket}` && l.count === 1)).toBe(true);
     } finally {
       await next.close();
     }
+    expect((await containerOf(home, 'box'))?.State).toBe('exited');
   });
 
   it('doctor lists the containers of a deleted profile and of a removed target as orphans; --clean-orphans removes them', async () => {

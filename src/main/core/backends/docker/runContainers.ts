@@ -69,7 +69,21 @@ async function stopIfRunning(host: string | undefined, id: string): Promise<bool
  * runs that ended cleanly (their run file is gone and they are not stale); keeps those of runs still alive. A record
  * whose engine did not answer is kept, and tried again by the next Core (stale run ids are carried for a week).
  */
-export async function stopCrashedRunContainers(home: string, stale: readonly string[]): Promise<StartSweep[]> {
+export function stopCrashedRunContainers(home: string, stale: readonly string[]): Promise<StartSweep[]> {
+  const sweep = sweepRecords(home, stale);
+  sweeps.set(home, sweep.catch(() => undefined));
+  return sweep;
+}
+
+/** The start-time sweep of each profile (by home) while it may still stop a container a call is about to use. */
+const sweeps = new Map<string, Promise<unknown>>();
+
+/** Resolves once the start-time sweep of `home` is done: a container it stops must not be one a call just started. */
+export function crashSweepDone(home: string): Promise<unknown> {
+  return sweeps.get(home) ?? Promise.resolve();
+}
+
+async function sweepRecords(home: string, stale: readonly string[]): Promise<StartSweep[]> {
   let names: string[];
   try {
     names = readdirSync(dirOf(home)).filter((n) => n.endsWith('.json'));
