@@ -5,7 +5,7 @@ import type { Container, ContainerInspectInfo } from 'dockerode';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import type { DockerSpec } from './fields.js';
 import { createLabels, managedContainerName, managedContainerOptions, managedLabels } from './containerConfig.js';
-import { crashSweepDone, recordContainer, requestStop } from './runContainers.js';
+import { crashSweepDone, recordContainer, requestStop, UNSTOPPED } from './runContainers.js';
 import { engineError, engineMessage, engineStatus, type DockerEndpoint } from './dockerEndpoint.js';
 import { controlDeadlineMs, deadline, delay, killDeadlineMs } from './engineCalls.js';
 import { inspectContainer, listLabelled } from './engineHttp.js';
@@ -265,7 +265,12 @@ export class ContainerLifecycle {
    */
   async stopManaged(): Promise<void> {
     if (this.spec.docker_container || this.spec.docker_on_stop === 'keep-running' || !this.containerId) return;
-    await requestStop(this.spec.docker_host, this.containerId);
+    try {
+      await requestStop(this.spec.docker_host, this.containerId);
+    } catch {
+      // The engine did not answer: this run ends cleanly all the same, so the next Core is told to stop it.
+      recordContainer(this.target.guarded.profile, UNSTOPPED, this.spec.docker_host, this.containerId);
+    }
   }
 
   forget(): void {

@@ -329,7 +329,7 @@ export class DockerEnvironment implements Environment {
     for (const j of jobs) j.stream.destroy();
     if (reason === 'shutdown') {
       // The shells had their grace above; now the container itself stops with its Core (docker_on_stop).
-      await this.container.stopManaged().catch(() => undefined); // an unreachable engine: the next Core stops it (runContainers)
+      await this.container.stopManaged();
       return;
     }
     if (reason !== 'removed') return;

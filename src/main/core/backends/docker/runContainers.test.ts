@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { recordContainer, stopCrashedRunContainers } from './runContainers.js';
+import { recordContainer, stopCrashedRunContainers, UNSTOPPED } from './runContainers.js';
 
 const homes: string[] = [];
 afterEach(() => {
@@ -43,6 +43,15 @@ describe('runContainers', () => {
     expect(reports).toHaveLength(1);
     expect(reports[0]).toMatchObject({ where: `containers on ${nowhere}`, found: 0 });
     expect(reports[0]?.problem).toBeTruthy();
+  });
+
+  it('what a clean stop could not stop is tried by every start until its engine answers', async () => {
+    const h = home();
+    recordContainer(h, UNSTOPPED, nowhere, 'u');
+    const reports = await stopCrashedRunContainers(h, []);
+    expect(reports).toHaveLength(1);
+    expect(reports[0]?.problem).toBeTruthy();
+    expect(existsSync(record(h, UNSTOPPED))).toBe(true);
   });
 
   it('a profile that never recorded anything has nothing to sweep', async () => {

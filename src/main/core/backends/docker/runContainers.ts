@@ -27,6 +27,12 @@ function read(file: string): Recorded {
   }
 }
 
+/**
+ * The record of containers a clean stop could not stop (their engine did not answer): every start tries them, as it
+ * tries a crashed run's. Not a run id (those are `<time>-<hex>`), so it never names one.
+ */
+export const UNSTOPPED = 'unstopped';
+
 /** This run made the container `id` on the engine `host` (a docker_host, or the default) running. */
 export function recordContainer(home: string, run: string, host: string | undefined, id: string): void {
   const dir = dirOf(home);
@@ -94,7 +100,7 @@ async function sweepRecords(home: string, stale: readonly string[]): Promise<Sta
   for (const name of names) {
     const run = name.slice(0, -5);
     const file = join(dirOf(home), name);
-    if (!stale.includes(run)) {
+    if (!stale.includes(run) && run !== UNSTOPPED) {
       if (!existsSync(join(home, 'state', 'runs', name))) rmSync(file, { force: true });
       continue;
     }
