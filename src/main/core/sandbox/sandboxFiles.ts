@@ -9,8 +9,10 @@
 // directory created. The cost is one short-lived bwrap per file operation (a few ms), which the terminal path never
 // pays: file tools are not its hot path.
 import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { SwitchboardError } from '../../../shared/errors.js';
 import type { FileStat } from '../backends/provider.js';
+import { errnoInText, writeError } from '../backends/writeError.js';
 import type { Sandbox } from './sandbox.js';
 import { WAY_OUT, writableList } from './sandboxNote.js';
 
@@ -73,12 +75,37 @@ export function parseStat(text: string): FileStat {
 /** The sandbox's answer to a refused file operation, in one line, with the way out. */
 function refusal(sandbox: Sandbox, op: 'read' | 'write', path: string, said: string): SwitchboardError {
   const line = said.split('\n').pop() ?? '';
+  const code = errnoInText(said);
+  const note = `[sandbox: writes are allowed only in ${writableList(sandbox.policy)}]`;
+  const hint = `add the folder to the target's sandbox.writable, or ${WAY_OUT.replace('run it again', 'do it with the terminal tool')}`;
+  // Refusals the sandbox may be the cause of carry its note; a full disk or a failing device are the disk's.
+  if (op === 'write') return code && code !== 'EROFS' && code !== 'EACCES' && code !== 'EPERM' ? writeError(path, code) : writeError(path, code, { detail: line.replace(/^[^:]*: /, ''), note, hint });
   const why = /Read-only file system/.test(line) ? 'Read-only file system' : /Permission denied/.test(line) ? 'Permission denied' : line.replace(/^[^:]*: /, '');
-  return new SwitchboardError(
-    'bad_request',
-    `${op === 'write' ? 'cannot write' : 'cannot read'} ${path}: ${why} [sandbox: writes are allowed only in ${writableList(sandbox.policy)}]`,
-    `add the folder to the target's sandbox.writable, or ${WAY_OUT.replace('run it again', 'do it with the terminal tool')}`,
-  );
+  return new SwitchboardError('bad_request', `cannot read ${path}: ${why} ${note}`, hint);
+}
+
+/**
+ * Write whole or not at all (`$1` the path, stdin the content): a temp file beside the file it names (through a final
+ * symlink), filled, given the original's mode and owner, flushed, then renamed over it; the temp file is removed on
+ * any failure. `tag` is random (the sandbox's pids are small and repeat across sandboxes).
+ */
+export function atomicWriteScript(tag: string): string {
+  return [
+    'f=$1',
+    'mkdir -p -- "$(dirname -- "$f")" || exit 1',
+    '[ -L "$f" ] && f=$(readlink -f -- "$f")',
+    '[ -d "$f" ] && { echo "sh: $1: Is a directory" >&2; exit 1; }',
+    `t="$(dirname -- "$f")/.$(basename -- "$f").sb-${tag}.tmp"`,
+    `trap 'rm -f -- "$t"' EXIT`,
+    'if [ -e "$f" ]; then (umask 077; : > "$t") || exit 1; else : > "$t" || exit 1; fi',
+    'cat > "$t" || exit 1',
+    'if [ -e "$f" ]; then chmod --reference="$f" -- "$t" || exit 1; chown --reference="$f" -- "$t" 2>/dev/null; fi',
+    'sync -- "$t" || exit 1',
+    'mv -f -- "$t" "$f" || exit 1',
+    'trap - EXIT',
+    'sync -- "$(dirname -- "$f")" 2>/dev/null',
+    'exit 0',
+  ].join('\n');
 }
 
 /** The file operations of a sandboxed local target. */
@@ -101,7 +128,7 @@ export class SandboxFiles {
   }
 
   async writeFile(path: string, data: Buffer): Promise<void> {
-    const r = await helper(this.sandbox, this.start, 'mkdir -p -- "$(dirname -- "$1")" && exec cat > "$1"', path, { stdin: data });
+    const r = await helper(this.sandbox, this.start, atomicWriteScript(randomBytes(6).toString('hex')), path, { stdin: data });
     if (r.code !== 0) throw refusal(this.sandbox, 'write', path, r.stderr);
   }
 }
