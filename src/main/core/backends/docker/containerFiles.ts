@@ -1,16 +1,29 @@
-// Files in a container through the Engine's archive API: no process, no tools needed in the image.
+// Files in a container through the Engine's archive API: no process, no tools needed in the image to read; a write is
+// put in place by `mv` where the image has it (see writeFile).
+import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import type { Container } from 'dockerode';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import type { FileStat } from '../provider.js';
+import { shellQuote } from '../shell/shellWrap.js';
+import { errnoInText, writeError } from '../writeError.js';
 import { packArchive, readFirstFile, type TarInput } from './archive.js';
 import { engineError, engineStatus, type DockerEndpoint } from './dockerEndpoint.js';
 import { deadline } from './engineCalls.js';
 import { parsePathStat, type PathStat } from './pathStat.js';
 
+/** Runs a short sh script in the container: its merged output and exit code (null when it could not run). */
+export type RunScript = (container: Container, script: string) => Promise<{ output: string; exitCode: number | null }>;
+
 export class ContainerFiles {
-  /** `containerUser` is the image's configured user: files written for it are given to it (copyUIDGID). */
-  constructor(private readonly endpoint: DockerEndpoint, private readonly containerUser: () => string | undefined) {}
+  /** Per container id: does its image have the sh and mv an atomic write needs? Asked once. */
+  private readonly canRename = new Map<string, Promise<boolean>>();
+
+  /**
+   * `containerUser` is the image's configured user: files written for it are given to it (copyUIDGID). `run` puts a
+   * written temp file in place (mv), which the archive API cannot do.
+   */
+  constructor(private readonly endpoint: DockerEndpoint, private readonly containerUser: () => string | undefined, private readonly run: RunScript) {}
 
   /** Stat a path, following a final symlink (the Engine hands back its resolved target). */
   async statPath(container: Container, path: string): Promise<(PathStat & { path: string }) | undefined> {
@@ -86,20 +99,52 @@ export class ContainerFiles {
       base = posix.dirname(base);
     }
     const entries: TarInput[] = missing.map((_, i) => ({ name: missing.slice(0, i + 1).join('/'), type: 'directory', mode: 0o755 }));
-    entries.push({
-      name: [...missing, posix.basename(target)].join('/'),
-      type: 'file',
-      mode: existing?.type === 'file' ? existing.perm : 0o644,
-      data,
-    });
     // copyUIDGID gives new files to the container's user, as if its shell had written them.
     const copyUIDGID = Boolean(this.containerUser());
-    try {
+    const put = async (name: string): Promise<void> => {
+      entries.push({ name: [...missing, name].join('/'), type: 'file', mode: existing?.type === 'file' ? existing.perm : 0o644, data });
       const res = await container.putArchive(packArchive(entries), { path: base, noOverwriteDirNonDir: true, copyUIDGID });
       (res as { resume?: () => void }).resume?.();
-    } catch (err) {
-      throw engineError(this.endpoint, err, `write ${path}`);
+    };
+    const failed = (err: unknown): SwitchboardError => {
+      const e = engineError(this.endpoint, err, `write ${path}`);
+      const code = errnoInText(e.message);
+      return code ? writeError(path, code, { detail: e.message }) : e;
+    };
+    // The Engine removes an existing file before it extracts the new one, so a put straight over it that fails (a
+    // full disk) leaves the file cut. Hence a temp file beside it, then mv over it inside the container. An image
+    // without sh and mv (scratch, distroless) gets the direct put: there is nothing else to rename with.
+    if (!(await this.renames(container))) {
+      try {
+        await put(posix.basename(target));
+      } catch (err) {
+        throw failed(err);
+      }
+      return;
     }
+    const temp = posix.join(posix.dirname(target), `.${posix.basename(target)}.sb-${randomBytes(6).toString('hex')}.tmp`);
+    try {
+      await put(posix.basename(temp));
+    } catch (err) {
+      await this.run(container, `rm -f -- ${shellQuote(temp)}`).catch(() => undefined);
+      throw failed(err);
+    }
+    // The original's owner where stat and chown can (BusyBox has no --reference); flushed where sync takes a file.
+    const r = await this.run(
+      container,
+      `t=${shellQuote(temp)} f=${shellQuote(target)}; if [ -e "$f" ]; then o=$(stat -c %u:%g -- "$f" 2>/dev/null) && chown "$o" "$t" 2>/dev/null; fi; ` +
+        `sync -- "$t" 2>/dev/null; mv -f -- "$t" "$f" && echo __SB_MOVED__ || { rm -f -- "$t"; exit 1; }`,
+    ).catch((err: unknown) => ({ output: String(err), exitCode: null }));
+    if (r.exitCode !== 0 || !r.output.includes('__SB_MOVED__')) throw writeError(path, errnoInText(r.output), { detail: r.output.trim() || `exit ${r.exitCode}` });
+  }
+
+  private renames(container: Container): Promise<boolean> {
+    let known = this.canRename.get(container.id);
+    if (!known) {
+      known = this.run(container, 'command -v mv >/dev/null && echo __SB_MV__').then((r) => r.output.includes('__SB_MV__'), () => false);
+      this.canRename.set(container.id, known);
+    }
+    return known;
   }
 }
 
