@@ -15,6 +15,7 @@ import type { FileStat } from '../backends/provider.js';
 import { errnoInText, writeError } from '../backends/writeError.js';
 import type { Sandbox } from './sandbox.js';
 import { WAY_OUT, writableList } from './sandboxNote.js';
+import { within } from './sandboxPolicy.js';
 
 /** How long one file operation may take inside. */
 const FILE_OP_TIMEOUT_MS = 60_000;
@@ -74,12 +75,20 @@ export function parseStat(text: string): FileStat {
 
 /** The sandbox's answer to a refused file operation, in one line, with the way out. */
 function refusal(sandbox: Sandbox, op: 'read' | 'write', path: string, said: string): SwitchboardError {
-  const line = said.split('\n').pop() ?? '';
-  const code = errnoInText(said);
+  // The write helper names the file it resolved (through a symlink) first; the last line is the refusal.
+  const real = /^sb-target (.*)$/m.exec(said)?.[1] ?? path;
+  const line = said.split('\n').filter((l) => !l.startsWith('sb-target ')).pop() ?? '';
   const note = `[sandbox: writes are allowed only in ${writableList(sandbox.policy)}]`;
   const hint = `add the folder to the target's sandbox.writable, or ${WAY_OUT.replace('run it again', 'do it with the terminal tool')}`;
-  // Refusals the sandbox may be the cause of carry its note; a full disk or a failing device are the disk's.
-  if (op === 'write') return code && code !== 'EROFS' && code !== 'EACCES' && code !== 'EPERM' ? writeError(path, code) : writeError(path, code, { detail: line.replace(/^[^:]*: /, ''), note, hint });
+  if (op === 'write') {
+    const code = errnoInText(line);
+    // A refusal in a writable place (a read-only mount under the workspace, a file not ours), a full disk or a
+    // failing device are not the sandbox's doing: no note. Elsewhere the sandbox is the likely cause.
+    const { writable, readOnly } = sandbox.policy;
+    const allowed = [...writable, '/tmp'].some((w) => within(real, w)) && !readOnly.some((r) => within(real, r));
+    const sandboxs = code === undefined || ((code === 'EROFS' || code === 'EACCES' || code === 'EPERM') && !allowed);
+    return sandboxs ? writeError(path, code, { detail: line.replace(/^[^:]*: /, ''), note, hint }) : writeError(path, code);
+  }
   const why = /Read-only file system/.test(line) ? 'Read-only file system' : /Permission denied/.test(line) ? 'Permission denied' : line.replace(/^[^:]*: /, '');
   return new SwitchboardError('bad_request', `cannot read ${path}: ${why} ${note}`, hint);
 }
@@ -94,6 +103,7 @@ export function atomicWriteScript(tag: string): string {
     'f=$1',
     'mkdir -p -- "$(dirname -- "$f")" || exit 1',
     '[ -L "$f" ] && f=$(readlink -f -- "$f")',
+    `printf 'sb-target %s\\n' "$f" >&2`,
     '[ -d "$f" ] && { echo "sh: $1: Is a directory" >&2; exit 1; }',
     `t="$(dirname -- "$f")/.$(basename -- "$f").sb-${tag}.tmp"`,
     `trap 'rm -f -- "$t"' EXIT`,

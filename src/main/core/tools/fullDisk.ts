@@ -22,6 +22,8 @@ export interface FullDisk {
   fill(): void;
   /** Give the space back. */
   free(): void;
+  /** Remount it read-only (true) or writable again (false). */
+  readOnly(on: boolean): void;
   unmount(): void;
 }
 
@@ -37,6 +39,7 @@ export function fullDisk(): FullDisk {
       spawnSync('sh', ['-c', `while printf x >> ${join(dir, 'fill')} 2>/dev/null; do :; done`], { stdio: 'ignore', timeout: 20_000 });
     },
     free: () => rmSync(join(dir, 'fill'), { force: true }),
+    readOnly: (on) => execFileSync('mount', ['-o', `remount,${on ? 'ro' : 'rw'}`, dir]),
     unmount: () => {
       spawnSync('umount', ['-l', dir]);
       rmSync(dir, { recursive: true, force: true });
@@ -83,4 +86,19 @@ export async function symlinkCase(disk: FullDisk, call: CallTool, at: (name: str
   await call('write_file', { path: at('link.txt'), content: 'two\n' });
   expect(lstatSync(join(disk.dir, 'link.txt')).isSymbolicLink()).toBe(true);
   expect(readFileSync(join(disk.dir, 'real.txt'), 'utf8')).toBe('two\n');
+}
+
+/** On a read-only mount the error says so, names the file, and the file is as it was. */
+export async function readOnlyCase(disk: FullDisk, call: CallTool, at: (name: string) => string, own?: { uid: number; gid: number }): Promise<void> {
+  const file = join(disk.dir, 'fixed.txt');
+  writeFileSync(file, 'fixed\n');
+  if (own) chownSync(file, own.uid, own.gid);
+  disk.readOnly(true);
+  try {
+    const line = new RegExp(`^cannot write ${at('fixed.txt').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: read-only file system \\(EROFS\\); the file is unchanged$`);
+    await expect(call('write_file', { path: at('fixed.txt'), content: 'changed\n' })).rejects.toMatchObject({ message: expect.stringMatching(line) });
+    expect(readFileSync(file, 'utf8')).toBe('fixed\n');
+  } finally {
+    disk.readOnly(false);
+  }
 }

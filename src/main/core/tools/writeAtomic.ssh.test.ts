@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { loadSshEnv } from '../../../../scripts/testEnv.js';
 import { builtinProviders } from '../backends/builtins.js';
-import { canMountTmpfs, fullDisk, fullDiskCase, symlinkCase, type FullDisk } from './fullDisk.js';
+import { canMountTmpfs, fullDisk, fullDiskCase, readOnlyCase, symlinkCase, type FullDisk } from './fullDisk.js';
 import { makeTestCore, type TestCore } from './testCore.js';
 
 const env = loadSshEnv();
@@ -41,6 +41,8 @@ live('atomic writes on a full disk, ssh (SFTP)', () => {
   });
 
   it('write_file and patch over an existing file leave it whole, with its mode, and no temp file; the error names the file', () => fullDiskCase(disk, call, at, owner), 60_000);
+
+  it('on a read-only mount the error names the file and says why', () => readOnlyCase(disk, call, at, owner));
 
   it('a write through a symlink replaces the file it names and keeps the link', () => symlinkCase(disk, call, at, owner));
 });

@@ -4,7 +4,7 @@ import { mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxAvailability } from '../sandbox/sandboxAvailability.js';
-import { canMountTmpfs, fullDisk, fullDiskCase, symlinkCase, type FullDisk } from './fullDisk.js';
+import { canMountTmpfs, fullDisk, fullDiskCase, readOnlyCase, symlinkCase, type FullDisk } from './fullDisk.js';
 import { makeTestCore, type TestCore } from './testCore.js';
 
 const sandboxed = sandboxAvailability();
@@ -48,6 +48,8 @@ for (const mode of ['sandboxed', 'unsandboxed'] as const) {
         disk.free();
       }
     });
+
+    it('on a read-only mount the error names the file and says why', () => readOnlyCase(disk, call, at));
 
     it('a write through a symlink replaces the file it names and keeps the link', () => symlinkCase(disk, call, at));
   });
