@@ -12,18 +12,35 @@ import { engineError, engineStatus, type DockerEndpoint } from './dockerEndpoint
 import { deadline } from './engineCalls.js';
 import { parsePathStat, type PathStat } from './pathStat.js';
 
-/** Runs a short sh script in the container: its merged output and exit code (null when it could not run). */
-export type RunScript = (container: Container, script: string) => Promise<{ output: string; exitCode: number | null }>;
+/** How long putting a written file in place (one short exec) may take. */
+const PLACE_DEADLINE_MS = 30_000;
+
+/**
+ * Runs a short sh script in the container as root, as the archive API itself writes: its output and exit code (null
+ * when it could not run). A tty, so the output comes as it is, not multiplexed.
+ */
+async function rootScript(container: Container, script: string): Promise<{ output: string; exitCode: number | null }> {
+  return deadline(async (abortSignal) => {
+    const exec = await container.exec({ Cmd: ['sh', '-c', script], User: '0', AttachStdout: true, AttachStderr: true, Tty: true, abortSignal });
+    const stream = await exec.start({ Tty: true, abortSignal });
+    let output = '';
+    await new Promise<void>((resolve, reject) => {
+      stream.on('data', (b: Buffer) => (output += b.toString('utf8')));
+      stream.once('end', resolve);
+      stream.once('close', resolve);
+      stream.once('error', reject);
+    });
+    const info = await exec.inspect();
+    return { output, exitCode: info.ExitCode ?? null };
+  }, 'put a written file in place', PLACE_DEADLINE_MS);
+}
 
 export class ContainerFiles {
   /** Per container id: does its image have the sh and mv an atomic write needs? Asked once. */
   private readonly canRename = new Map<string, Promise<boolean>>();
 
-  /**
-   * `containerUser` is the image's configured user: files written for it are given to it (copyUIDGID). `run` puts a
-   * written temp file in place (mv), which the archive API cannot do.
-   */
-  constructor(private readonly endpoint: DockerEndpoint, private readonly containerUser: () => string | undefined, private readonly run: RunScript) {}
+  /** `containerUser` is the image's configured user: files written for it are given to it (copyUIDGID). */
+  constructor(private readonly endpoint: DockerEndpoint, private readonly containerUser: () => string | undefined) {}
 
   /** Stat a path, following a final symlink (the Engine hands back its resolved target). */
   async statPath(container: Container, path: string): Promise<(PathStat & { path: string }) | undefined> {
@@ -126,11 +143,11 @@ export class ContainerFiles {
     try {
       await put(posix.basename(temp));
     } catch (err) {
-      await this.run(container, `rm -f -- ${shellQuote(temp)}`).catch(() => undefined);
+      await rootScript(container, `rm -f -- ${shellQuote(temp)}`).catch(() => undefined);
       throw failed(err);
     }
     // The original's owner where stat and chown can (BusyBox has no --reference); flushed where sync takes a file.
-    const r = await this.run(
+    const r = await rootScript(
       container,
       `t=${shellQuote(temp)} f=${shellQuote(target)}; if [ -e "$f" ]; then o=$(stat -c %u:%g -- "$f" 2>/dev/null) && chown "$o" "$t" 2>/dev/null; fi; ` +
         `sync -- "$t" 2>/dev/null; mv -f -- "$t" "$f" && echo __SB_MOVED__ || { rm -f -- "$t"; exit 1; }`,
@@ -141,7 +158,7 @@ export class ContainerFiles {
   private renames(container: Container): Promise<boolean> {
     let known = this.canRename.get(container.id);
     if (!known) {
-      known = this.run(container, 'command -v mv >/dev/null && echo __SB_MV__').then((r) => r.output.includes('__SB_MV__'), () => false);
+      known = rootScript(container, 'command -v mv >/dev/null && echo __SB_MV__').then((r) => r.output.includes('__SB_MV__'), () => false);
       this.canRename.set(container.id, known);
     }
     return known;

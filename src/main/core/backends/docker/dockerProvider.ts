@@ -91,7 +91,7 @@ export class DockerEnvironment implements Environment {
       docker, endpoint: this.endpoint, shell: this.shell, dockerEnv: () => this.spec.docker_env, containerId: () => this.container.containerId,
       envRules: () => envRules(snapshot.flags.strip_env_keys, ctx),
     });
-    this.files = new ContainerFiles(this.endpoint, () => this.container.info?.Config.User, (c, script) => this.run(c, script));
+    this.files = new ContainerFiles(this.endpoint, () => this.container.info?.Config.User);
     this.warm = new DockerWarmShells({
       jobs: this.jobRunner, shell: this.shell, ensure: () => this.container.ensure(), envRules: () => envRules(snapshot.flags.strip_env_keys, ctx),
       goneReason: (ms) => this.container.containerGoneReason(ms), engineGone: engineGone(this.endpoint.label), killNotTaken: () => this.killNotTaken(),
