@@ -1,11 +1,13 @@
 // The audit log on a full disk (a real 2 MB tmpfs): lines are lost whole, never cut; the loss goes to stderr and
 // doctor, the next line written says how many (audit_lost), and `switchboard audit verify` reads the log as whole.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { canMountTmpfs, fullDisk, type FullDisk } from '../tools/fullDisk.js';
+import { Core } from '../core.js';
+import { localProvider } from '../backends/local/localProvider.js';
 import { AuditLog, type AuditRecord } from './audit.js';
 import { parseHead, verifyChain } from './auditChain.js';
 
@@ -65,4 +67,34 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), '../../../..');
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/the chain is whole, \d+ lines; \d+ lines? (was|were) lost when they could not be written \(a full disk\), as the lines after them say \(audit_lost\)/);
   }, 200_000);
+
+  it("a Core's tool calls on a full profile disk: doctor names the loss, the next call's line counts it", async () => {
+    const home = join(disk.dir, 'profile');
+    mkdirSync(home);
+    writeFileSync(join(home, 'config.yaml'), `terminal:\n  default_target: here\n  targets:\n    here: { backend: local, cwd: /, sandbox: off }\napprovals:\n  mode: off\n`);
+    const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const core = await new Core({ home, providers: [localProvider] }).start();
+    try {
+      await core.callTool('terminal', { command: 'true' }, 'test');
+      await core.audit.flush();
+      disk.fill();
+      // The log's last page has room for a few lines still; calls go on until one does not fit.
+      for (let i = 0; i < 64 && !core.audit.problem(); i++) {
+        await core.callTool('terminal', { command: 'true' }, 'test');
+        await core.audit.flush();
+      }
+      const report = (await core.invoke('doctor.run', { timeout_ms: 10_000 })) as { problems: string[] };
+      expect(report.problems).toContainEqual(expect.stringMatching(/^audit log: 1 line lost since the Core started, 1 not yet said in the log \(cannot write \S*audit\.jsonl: no space left on the device \(ENOSPC\)\)$/));
+      disk.free();
+      await core.callTool('terminal', { command: 'true' }, 'test');
+      await core.audit.flush();
+    } finally {
+      disk.free();
+      await core.close();
+      stderr.mockRestore();
+    }
+    const lines = readFileSync(join(home, 'audit.jsonl'), 'utf8').split('\n').slice(0, -1).map((l) => JSON.parse(l) as { seq: number; audit_lost?: number; tool?: string });
+    expect(lines.filter((l) => l.audit_lost)).toEqual([expect.objectContaining({ audit_lost: 1, tool: 'terminal' })]);
+    expect(verifyChain(readFileSync(join(home, 'audit.jsonl')), parseHead(readFileSync(join(home, 'audit.jsonl.head'), 'utf8')))).toMatchObject({ whole: true, lost: 1 });
+  }, 60_000);
 });
