@@ -36,8 +36,10 @@ export function errnoInText(text: string): string | undefined {
  * one is known; `detail` is what the backend said otherwise; `note` a bracketed aside (the sandbox's writable roots).
  * A write is atomic (temp file, then rename), so a failed one leaves an existing file as it was and a new one absent.
  */
-export function writeError(path: string, code: string | undefined, more: { detail?: string; note?: string; hint?: string } = {}): SwitchboardError {
+export function writeError(path: string, code: string | undefined, more: { detail?: string; note?: string; hint?: string; inPlace?: boolean } = {}): SwitchboardError {
   const said = more.detail?.split('\n').filter(Boolean).pop()?.trim().slice(0, 200);
   const reason = code ? `${reasons[code] ?? code.toLowerCase()} (${code})` : said || 'failed';
-  return new SwitchboardError('bad_request', `cannot write ${path}: ${reason}; the file is unchanged${more.note ? ` ${more.note}` : ''}`, more.hint);
+  // The one write that is not atomic: a writable file in a folder that takes no new file, written in place.
+  const after = more.inPlace ? 'it was written in place (its folder takes no new file) and may be cut' : 'the file is unchanged';
+  return new SwitchboardError('bad_request', `cannot write ${path}: ${reason}; ${after}${more.note ? ` ${more.note}` : ''}`, more.hint);
 }

@@ -77,7 +77,8 @@ export function parseStat(text: string): FileStat {
 function refusal(sandbox: Sandbox, op: 'read' | 'write', path: string, said: string): SwitchboardError {
   // The write helper names the file it resolved (through a symlink) first; the last line is the refusal.
   const real = /^sb-target (.*)$/m.exec(said)?.[1] ?? path;
-  const line = said.split('\n').filter((l) => !l.startsWith('sb-target ')).pop() ?? '';
+  const inPlace = /^sb-in-place$/m.test(said);
+  const line = said.split('\n').filter((l) => !l.startsWith('sb-target ') && l !== 'sb-in-place').pop() ?? '';
   const note = `[sandbox: writes are allowed only in ${writableList(sandbox.policy)}]`;
   const hint = `add the folder to the target's sandbox.writable, or ${WAY_OUT.replace('run it again', 'do it with the terminal tool')}`;
   if (op === 'write') {
@@ -87,7 +88,7 @@ function refusal(sandbox: Sandbox, op: 'read' | 'write', path: string, said: str
     const { writable, readOnly } = sandbox.policy;
     const allowed = [...writable, '/tmp'].some((w) => within(real, w)) && !readOnly.some((r) => within(real, r));
     const sandboxs = code === undefined || ((code === 'EROFS' || code === 'EACCES' || code === 'EPERM') && !allowed);
-    return sandboxs ? writeError(path, code, { detail: line.replace(/^[^:]*: /, ''), note, hint }) : writeError(path, code);
+    return sandboxs ? writeError(path, code, { detail: line.replace(/^[^:]*: /, ''), note, hint, inPlace }) : writeError(path, code, { inPlace });
   }
   const why = /Read-only file system/.test(line) ? 'Read-only file system' : /Permission denied/.test(line) ? 'Permission denied' : line.replace(/^[^:]*: /, '');
   return new SwitchboardError('bad_request', `cannot read ${path}: ${why} ${note}`, hint);
@@ -96,7 +97,8 @@ function refusal(sandbox: Sandbox, op: 'read' | 'write', path: string, said: str
 /**
  * Write whole or not at all (`$1` the path, stdin the content): a temp file beside the file it names (through a final
  * symlink), filled, given the original's mode and owner, flushed, then renamed over it; the temp file is removed on
- * any failure. `tag` is random (the sandbox's pids are small and repeat across sandboxes).
+ * any failure. `tag` is random (the sandbox's pids are small and repeat across sandboxes). A writable file whose
+ * folder is not (no temp file can go beside it) is written in place.
  */
 export function atomicWriteScript(tag: string): string {
   return [
@@ -107,7 +109,12 @@ export function atomicWriteScript(tag: string): string {
     '[ -d "$f" ] && { echo "sh: $1: Is a directory" >&2; exit 1; }',
     `t="$(dirname -- "$f")/.$(basename -- "$f").sb-${tag}.tmp"`,
     `trap 'rm -f -- "$t"' EXIT`,
-    'if [ -e "$f" ]; then (umask 077; : > "$t") || exit 1; else : > "$t" || exit 1; fi',
+    'if [ -e "$f" ]; then (umask 077; : > "$t") 2>/dev/null; else : > "$t" 2>/dev/null; fi || {',
+    // No temp file can be made beside it, yet the file may be written (a file listed in sandbox.writable, in a
+    // read-only folder): written in place, as the one way there is, not atomic. Otherwise the refusal, said.
+    `  [ -f "$f" ] && [ -w "$f" ] && { printf 'sb-in-place\\n' >&2; exec cat > "$f"; }`,
+    '  : > "$t"; exit 1',
+    '}',
     'cat > "$t" || exit 1',
     'if [ -e "$f" ]; then chmod --reference="$f" -- "$t" || exit 1; chown --reference="$f" -- "$t" 2>/dev/null; fi',
     'sync -- "$t" || exit 1',

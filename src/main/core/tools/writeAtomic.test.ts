@@ -1,6 +1,6 @@
 // write_file and patch on a full disk (a real 2 MB tmpfs), on local targets sandboxed and not: the original file is
 // left whole with its mode and owner, no temp file is left, and the error names the file.
-import { mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxAvailability } from '../sandbox/sandboxAvailability.js';
@@ -26,7 +26,10 @@ for (const mode of ['sandboxed', 'unsandboxed'] as const) {
       home = realpathSync(mkdtempSync('/var/tmp/sb-atomic-home-'));
       process.env.HOME = home;
       disk = fullDisk();
-      t = await makeTestCore(['box'], { specs: { box: `{ backend: local, cwd: ${disk.dir}${mode === 'unsandboxed' ? ', sandbox: off' : ''} }` } });
+      // A single file listed writable, in a folder that is not: the sandbox binds the file alone.
+      writeFileSync(join(home, 'listed.txt'), 'listed\n');
+      const sandbox = mode === 'unsandboxed' ? 'off' : `{ writable: [${join(home, 'listed.txt')}] }`;
+      t = await makeTestCore(['box'], { specs: { box: `{ backend: local, cwd: ${disk.dir}, sandbox: ${sandbox} }` } });
     }, 30_000);
     afterAll(async () => {
       await t?.close();
@@ -50,6 +53,16 @@ for (const mode of ['sandboxed', 'unsandboxed'] as const) {
     });
 
     it('on a read-only mount the error names the file and says why', () => readOnlyCase(disk, call, at));
+
+    if (mode === 'sandboxed') {
+      it('a file listed in sandbox.writable, in a folder that is not, is written in place (the one way there is)', async () => {
+        await call('patch', { path: join(home, 'listed.txt'), old_string: 'listed', new_string: 'patched' });
+        expect(readFileSync(join(home, 'listed.txt'), 'utf8')).toBe('patched\n');
+        await expect(call('write_file', { path: join(home, 'other.txt'), content: 'x' })).rejects.toMatchObject({
+          message: expect.stringMatching(/^cannot write \S*other\.txt: read-only file system \(EROFS\); the file is unchanged \[sandbox: /),
+        });
+      });
+    }
 
     it('a write through a symlink replaces the file it names and keeps the link', () => symlinkCase(disk, call, at));
   });
