@@ -292,6 +292,7 @@ export class Core {
         providers: () => this.allProviders(),
         providerContext: this.providerContext,
         plugins: this.plugins,
+        auditProblem: () => this.audit.problem(),
         // A doctor run probes every target: its answers are the health checks' latest too, so the window follows it.
         probed: (identity, outcome) => this.health.record(identity, outcome),
       }),

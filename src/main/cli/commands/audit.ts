@@ -23,7 +23,8 @@ function sentence(path: string, r: ChainReport): string {
   if (r.lines === 0 && !r.head) return `${path}: no audit log yet, nothing to verify`;
   const before = r.unchained ? `; the first ${r.unchained} were written before the log was chained` : '';
   const end = r.head ? '' : `; no head file (${headPath(path)}), so lines cut from the end would not show`;
-  return `${path}: the chain is whole, ${r.lines} line${r.lines === 1 ? '' : 's'}${before}${end}`;
+  const lost = r.lost ? `; ${r.lost} line${r.lost === 1 ? ' was' : 's were'} lost when they could not be written (a full disk), as the lines after them say (audit_lost)` : '';
+  return `${path}: the chain is whole, ${r.lines} line${r.lines === 1 ? '' : 's'}${before}${lost}${end}`;
 }
 
 export function auditCommand(program: Command): void {

@@ -1,9 +1,11 @@
 // Appends one JSON line per dispatch and per approval decision to audit.jsonl; secrets are redacted first. Each
 // line is chained to the one before it (auditChain.ts), so `switchboard audit verify` finds a line changed after.
-import { closeSync, openSync, readSync, writeSync } from 'node:fs';
+// On a full disk a line is written whole or not at all; lost lines are counted and said by the next line written.
+import { closeSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ToolDef } from '../tools/toolDef.js';
-import { chainLine, chainTail, headPath, headText, lineHash, parseHead, type ChainHead, type ChainState } from './auditChain.js';
+import { writeError } from '../backends/writeError.js';
+import { chainLine, chainTail, headPath, headText, lineHash, parseHead, withLost, type ChainHead, type ChainState } from './auditChain.js';
 
 export interface AuditRecord {
   time: string;
@@ -131,6 +133,23 @@ function continueFrom(tail: ChainState, head: ChainHead | undefined): ChainState
   return { seq: head.seq + 1, prev: head.hash };
 }
 
+/** A write(2) that took only part of the bytes (a full disk takes what fits); the part was cut off again. */
+class ShortWrite extends Error {
+  readonly code = 'ENOSPC';
+}
+
+/**
+ * Append `buf` with one write, whole or not at all: a short write (the disk took only what fitted) is cut back to
+ * where the file ended, so the log never holds part of a line and the next line starts on a line of its own.
+ */
+function appendWhole(fd: number, buf: Buffer): void {
+  const size = fstatSync(fd).size;
+  const n = writeSync(fd, buf);
+  if (n === buf.length) return;
+  ftruncateSync(fd, size);
+  throw new ShortWrite(`wrote ${n} of ${buf.length} bytes`);
+}
+
 export class AuditLog {
   readonly path: string;
   private flushed: Promise<void> = Promise.resolve();
@@ -171,6 +190,22 @@ export class AuditLog {
     this.release();
   }
 
+  /**
+   * Lines that could not be written since the last one that was. They take no place in the chain (no `seq`): the next
+   * line written carries `audit_lost: N`, hashed with it, so `audit verify` reads a gap that is said, not tampering.
+   */
+  private lost = 0;
+  /** Lines lost since this Core started, and why the last one was, for doctor. */
+  private lostTotal = 0;
+  private lostWhy: string | undefined;
+
+  /** Doctor's line while this Core has lost audit lines, or undefined. */
+  problem(): string | undefined {
+    if (!this.lostTotal) return undefined;
+    const still = this.lost ? `, ${this.lost} not yet said in the log` : '';
+    return `audit log: ${this.lostTotal} line${this.lostTotal === 1 ? '' : 's'} lost since the Core started${still} (${this.lostWhy})`;
+  }
+
   private writePending(): void {
     const records = this.pending;
     this.pending = [];
@@ -186,19 +221,38 @@ export class AuditLog {
       }
       let { seq, prev } = this.chain!;
       let text = start;
-      for (const json of records) {
-        const line = chainLine(json, { seq, prev });
+      for (const [i, json] of records.entries()) {
+        const line = chainLine(i === 0 ? withLost(json, this.lost) : json, { seq, prev });
         text += line + '\n';
         prev = lineHash(line);
         seq++;
       }
-      writeSync(this.fd, text);
+      appendWhole(this.fd, Buffer.from(text));
       this.chain = { seq, prev };
-      writeSync(this.headFd!, headText({ seq: seq - 1, hash: prev }), 0);
-    } catch {
-      // A failed write is not a failed call; the next write opens the file again and reads where the chain stands.
-      this.release();
+      if (this.lost) {
+        process.stderr.write(`switchboard: the audit log is written again; ${this.lost} line${this.lost === 1 ? ' was' : 's were'} lost, said by line ${seq - records.length} (audit_lost)\n`);
+        this.lost = 0;
+      }
+    } catch (err) {
+      // A failed write is not a failed call. The log holds no part of these lines (appendWhole); they are counted,
+      // and said by the next line written. A file that could not be opened is opened again next time.
+      if (!this.lost) process.stderr.write(`switchboard: audit line lost: ${this.lossLine(err)}; lost lines are counted and said in the log once it takes lines again\n`);
+      this.lost += records.length;
+      this.lostTotal += records.length;
+      this.lostWhy = this.lossLine(err);
+      if (!(err instanceof ShortWrite)) this.release();
+      return;
     }
+    try {
+      writeSync(this.headFd!, headText({ seq: this.chain.seq - 1, hash: this.chain.prev }), 0);
+    } catch {
+      // The head, rewritten in place, needs no new block; should it fail, it names an earlier line, which verify and
+      // the next Core both take (it only vouches for less of the end).
+    }
+  }
+
+  private lossLine(err: unknown): string {
+    return writeError(this.path, (err as NodeJS.ErrnoException).code, { detail: String(err) }).message.replace(/; the file is unchanged$/, '');
   }
 
   private release(): void {

@@ -5,7 +5,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuditLog, type AuditRecord } from './audit.js';
-import { GENESIS, chainLine, headPath, lineHash, parseHead, verifyChain, type ChainReport } from './auditChain.js';
+import { GENESIS, chainLine, headPath, lineHash, parseHead, verifyChain, withLost, type ChainReport } from './auditChain.js';
 import { Core } from '../core.js';
 import { localProvider } from '../backends/local/localProvider.js';
 
@@ -161,5 +161,19 @@ describe('the audit chain', () => {
     expect(l.map((x) => x.seq)).toEqual(l.map((_, i) => i + 1));
     expect(l.some((x) => x.args?.includes('run2.txt'))).toBe(true);
     expect(verify(home)).toMatchObject({ whole: true, unchained: 0, head: true });
+  });
+
+  it('lines lost on a full disk are a gap said by the next line (audit_lost), not a break; a deleted line still is one', () => {
+    const first = chainLine(JSON.stringify(record(1)), { seq: 1, prev: GENESIS });
+    const second = chainLine(withLost(JSON.stringify(record(2)), 3), { seq: 2, prev: lineHash(first) });
+    const third = chainLine(withLost(JSON.stringify(record(3)), 2), { seq: 3, prev: lineHash(second) });
+    expect(JSON.parse(second)).toMatchObject({ seq: 2, audit_lost: 3, args: 'echo 2' });
+    const log = (lines: string[]): Buffer => Buffer.from(lines.map((l) => l + '\n').join(''));
+    expect(verifyChain(log([first, second, third]), { seq: 3, hash: lineHash(third) })).toEqual({ whole: true, lines: 3, unchained: 0, head: true, lost: 5 });
+    expect(verifyChain(log([first, third]), { seq: 3, hash: lineHash(third) })).toMatchObject({ whole: false, break: { line: 2, how: 'deleted' } });
+    // The count is hashed with its line: changing it is an edit.
+    expect(verifyChain(log([first, second.replace('"audit_lost":3', '"audit_lost":0'), third]))).toMatchObject({ whole: false, break: { line: 2, how: 'edited' } });
+    expect(withLost('{}', 1)).toBe('{"audit_lost":1}');
+    expect(withLost('{"a":1}', 0)).toBe('{"a":1}');
   });
 });

@@ -49,6 +49,15 @@ export function chainLine(json: string, at: ChainState): string {
   return json === '{}' ? `${link}}` : `${link},${json.slice(1)}`;
 }
 
+/**
+ * A record that also says how many lines before it were lost (not written: a full disk). The count is part of the
+ * line, so it is hashed into the chain like the rest; `audit verify` adds the counts up.
+ */
+export function withLost(json: string, lost: number): string {
+  if (!lost) return json;
+  return json === '{}' ? `{"audit_lost":${lost}}` : `{"audit_lost":${lost},${json.slice(1)}`;
+}
+
 /** How far back a Core looks for the last line it continues from. */
 const TAIL_BYTES = 64 * 1024;
 
@@ -116,6 +125,8 @@ export interface ChainReport {
   unchained: number;
   /** Whether a head file was there to check the end against (without one, lines cut from the end do not show). */
   head: boolean;
+  /** Lines the writer could not write (a full disk), as the lines after them said (`audit_lost`): a gap said, not a break. */
+  lost?: number;
   /** The first place the chain breaks, 1-based, and how. */
   break?: { line: number; how: ChainBreakKind; detail: string };
 }
@@ -123,6 +134,7 @@ export interface ChainReport {
 interface Link {
   seq: number;
   prev: string;
+  lost: number;
 }
 
 function linkOf(line: Uint8Array): Link | 'not json' | 'no link' {
@@ -133,8 +145,8 @@ function linkOf(line: Uint8Array): Link | 'not json' | 'no link' {
     return 'not json';
   }
   if (!v || typeof v !== 'object') return 'not json';
-  const { seq, prev } = v as { seq?: unknown; prev?: unknown };
-  return typeof seq === 'number' && typeof prev === 'string' ? { seq, prev } : 'no link';
+  const { seq, prev, audit_lost } = v as { seq?: unknown; prev?: unknown; audit_lost?: unknown };
+  return typeof seq === 'number' && typeof prev === 'string' ? { seq, prev, lost: typeof audit_lost === 'number' ? audit_lost : 0 } : 'no link';
 }
 
 /** Check a log's bytes (and its head, if there is one): whole, or the first line where it breaks and how. */
@@ -145,12 +157,15 @@ export function verifyChain(bytes: Uint8Array, head?: ChainHead): ChainReport {
   const n = lines.length;
   const hashes = lines.map((l) => lineHash(l));
   const links = lines.map(linkOf);
-  const report = (line: number, how: ChainBreakKind, detail: string): ChainReport => ({ whole: false, lines: n, unchained, head: head !== undefined, break: { line, how, detail } });
+  const total = links.reduce((sum, l) => sum + (typeof l === 'string' ? 0 : l.lost), 0);
+  // Said only when some were lost, so a log that never met a full disk reads as before.
+  const lost = total ? { lost: total } : {};
+  const report = (line: number, how: ChainBreakKind, detail: string): ChainReport => ({ whole: false, lines: n, unchained, head: head !== undefined, ...lost, break: { line, how, detail } });
 
   // A log kept before the chain existed: its first lines carry no link; the chain starts after them.
   let unchained = 0;
   while (unchained < n && links[unchained] === 'no link') unchained++;
-  if (unchained === n && n > 0 && !cut && !head) return { whole: true, lines: n, unchained, head: false };
+  if (unchained === n && n > 0 && !cut && !head) return { whole: true, lines: n, unchained, head: false, ...lost };
 
   for (let i = unchained; i < n; i++) {
     const expPrev = i === 0 ? GENESIS : hashes[i - 1]!;
@@ -194,5 +209,5 @@ export function verifyChain(bytes: Uint8Array, head?: ChainHead): ChainReport {
     const at = n - (lastSeq - head.seq) - 1;
     if (at >= unchained && hashes[at] !== head.hash) return report(at + 1, 'edited', `line ${at + 1} was changed: its hash is not the one the head recorded`);
   }
-  return { whole: true, lines: n, unchained, head: head !== undefined };
+  return { whole: true, lines: n, unchained, head: head !== undefined, ...lost };
 }

@@ -16,6 +16,8 @@ export interface DoctorDeps {
   providers: () => BackendProvider[];
   providerContext: ProviderContext;
   plugins?: Plugins;
+  /** The audit log's own trouble (lines lost on a full disk), when it has some. */
+  auditProblem?: () => string | undefined;
   /** Each target's probe as it answered (the Core's health checks take them as their latest). */
   probed?: (identity: string, outcome: ProbeOutcome) => void;
 }
@@ -45,5 +47,6 @@ export async function runDoctor(deps: DoctorDeps, timeoutMs = 5000): Promise<Doc
       ? [`target "${t.name}": its host ${host} is this machine (${address}): its commands run here as that account, outside any local sandbox`]
       : [];
   }));
-  return { home: deps.home, backends, targets, problems: [...deps.targets.problems(), ...here.flat()], plugins };
+  const audit = deps.auditProblem?.();
+  return { home: deps.home, backends, targets, problems: [...deps.targets.problems(), ...here.flat(), ...(audit ? [audit] : [])], plugins };
 }

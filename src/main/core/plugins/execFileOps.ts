@@ -1,8 +1,10 @@
 // File operations made of shell commands, for environments that have exec but no file operations of their own.
+import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import { SwitchboardError } from '../../../shared/errors.js';
 import type { FileStat } from '../backends/provider.js';
 import { shellQuote } from '../backends/shell/shellWrap.js';
+import { errnoInText, writeError } from '../backends/writeError.js';
 
 /** Runs one `sh -c` command line as given (no wrapping), stdout and stderr merged, with optional stdin. */
 export type RawExec = (command: string, opts: { stdin?: string; timeoutMs: number }) => Promise<{ output: string; exitCode: number }>;
@@ -36,31 +38,59 @@ export async function execReadFile(exec: RawExec, path: string, maxBytes: number
   return Buffer.from(r.output.slice(at + tag.length).replace(/\s+/g, ''), 'base64');
 }
 
+/**
+ * A shell's builtin printf says only "I/O error" when the disk is full: ask df (POSIX -P, KiB) whether the file's
+ * folder has room for it; ENOSPC when it has not, nothing when it cannot tell.
+ */
+async function roomLeft(exec: RawExec, path: string, size: number): Promise<string | undefined> {
+  const r = await exec(`echo ${tag}; df -Pk -- ${shellQuote(posix.dirname(path))} 2>/dev/null`, { timeoutMs: fileTimeoutMs }).catch(() => undefined);
+  const row = r?.output.slice(r.output.indexOf(tag) + tag.length).trim().split('\n')[1];
+  const free = Number(row?.trim().split(/\s+/)[3]);
+  return Number.isFinite(free) && free * 1024 < size * 1.4 + 8192 ? 'ENOSPC' : undefined;
+}
+
 /** Base64 characters per command line: well under the 128 KiB a single argument may have on Linux. */
 const chunkChars = 64_000;
 
 /**
- * Writes the whole file (parents created): base64 in chunks appended to a temp file by plain command lines (no
- * stdin needed, which not every remote exec API carries), decoded, then renamed over the target.
+ * Writes the whole file (parents created), whole or not at all: base64 in chunks appended to a temp file by plain
+ * command lines (no stdin needed, which not every remote exec API carries), decoded into a second temp file beside
+ * the destination (through a final symlink), given the original's mode and owner, flushed, then renamed over it.
+ * Both temp files are removed whatever happens, so a failure leaves the original as it was.
  */
 export async function execWriteFile(exec: RawExec, path: string, data: Buffer): Promise<void> {
-  const p = shellQuote(path);
-  const b64 = shellQuote(`${path}.sb-${process.pid}-${Date.now()}.b64`);
+  const stem = `${posix.dirname(path)}/.${posix.basename(path)}.sb-${randomBytes(6).toString('hex')}`;
+  const b64 = shellQuote(`${stem}.b64`);
   const text = data.toString('base64');
-  const fail = (r: { output: string; exitCode: number }): never => {
-    throw new SwitchboardError('bad_request', `could not write ${path}: ${r.output.trim().slice(0, 200) || `exit ${r.exitCode}`}`);
+  const fail = async (r: { output: string; exitCode: number }): Promise<never> => {
+    const said = r.output.replace(new RegExp(`${tag}\\S*`, 'g'), '').trim();
+    throw writeError(path, errnoInText(said) ?? (await roomLeft(exec, path, data.length)), { detail: said || `exit ${r.exitCode}` });
   };
   const first = await exec(`mkdir -p -- ${shellQuote(posix.dirname(path))} && : > ${b64} && echo ${tag}ok`, { timeoutMs: fileTimeoutMs });
-  if (!first.output.includes(`${tag}ok`)) fail(first);
+  if (!first.output.includes(`${tag}ok`)) await fail(first);
   try {
     for (let at = 0; at < text.length; at += chunkChars) {
       const r = await exec(`printf %s '${text.slice(at, at + chunkChars)}' >> ${b64} && echo ${tag}ok`, { timeoutMs: fileTimeoutMs });
-      if (!r.output.includes(`${tag}ok`)) fail(r);
+      if (!r.output.includes(`${tag}ok`)) await fail(r);
     }
-    const done = await exec(`base64 -d < ${b64} > ${b64}.out && mv -f -- ${b64}.out ${p} && echo ${tag}ok`, { timeoutMs: fileTimeoutMs });
-    if (!done.output.includes(`${tag}ok`)) fail(done);
+    // POSIX tools and `stat -c` (GNU and BusyBox); the mode and owner are kept where stat answers and chown may.
+    const done = await exec(
+      [
+        `f=${shellQuote(path)}`,
+        '[ -L "$f" ] && f=$(readlink -f -- "$f")',
+        `t="$(dirname -- "$f")/.$(basename -- "$f").sb-$$.tmp"`,
+        `trap 'rm -f -- "$t"' EXIT`,
+        `base64 -d < ${b64} > "$t" || exit 1`,
+        'if [ -e "$f" ]; then m=$(stat -c %a -- "$f" 2>/dev/null) && { chmod "$m" "$t" || exit 1; }; o=$(stat -c %u:%g -- "$f" 2>/dev/null) && chown "$o" "$t" 2>/dev/null; fi',
+        '{ sync -- "$t" 2>/dev/null || sync; }',
+        'mv -f -- "$t" "$f" || exit 1',
+        `echo ${tag}ok`,
+      ].join('\n'),
+      { timeoutMs: fileTimeoutMs },
+    );
+    if (!done.output.includes(`${tag}ok`)) await fail(done);
   } finally {
-    await exec(`rm -f -- ${b64} ${b64}.out`, { timeoutMs: fileTimeoutMs }).catch(() => undefined);
+    await exec(`rm -f -- ${b64}`, { timeoutMs: fileTimeoutMs }).catch(() => undefined);
   }
 }
 

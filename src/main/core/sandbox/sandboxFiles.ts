@@ -9,10 +9,13 @@
 // directory created. The cost is one short-lived bwrap per file operation (a few ms), which the terminal path never
 // pays: file tools are not its hot path.
 import type { ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { SwitchboardError } from '../../../shared/errors.js';
 import type { FileStat } from '../backends/provider.js';
+import { errnoInText, writeError } from '../backends/writeError.js';
 import type { Sandbox } from './sandbox.js';
 import { WAY_OUT, writableList } from './sandboxNote.js';
+import { within } from './sandboxPolicy.js';
 
 /** How long one file operation may take inside. */
 const FILE_OP_TIMEOUT_MS = 60_000;
@@ -72,13 +75,54 @@ export function parseStat(text: string): FileStat {
 
 /** The sandbox's answer to a refused file operation, in one line, with the way out. */
 function refusal(sandbox: Sandbox, op: 'read' | 'write', path: string, said: string): SwitchboardError {
-  const line = said.split('\n').pop() ?? '';
+  // The write helper names the file it resolved (through a symlink) first; the last line is the refusal.
+  const real = /^sb-target (.*)$/m.exec(said)?.[1] ?? path;
+  const inPlace = /^sb-in-place$/m.test(said);
+  const line = said.split('\n').filter((l) => !l.startsWith('sb-target ') && l !== 'sb-in-place').pop() ?? '';
+  const note = `[sandbox: writes are allowed only in ${writableList(sandbox.policy)}]`;
+  const hint = `add the folder to the target's sandbox.writable, or ${WAY_OUT.replace('run it again', 'do it with the terminal tool')}`;
+  if (op === 'write') {
+    const code = errnoInText(line);
+    // A refusal in a writable place (a read-only mount under the workspace, a file not ours), a full disk or a
+    // failing device are not the sandbox's doing: no note. Elsewhere the sandbox is the likely cause.
+    const { writable, readOnly } = sandbox.policy;
+    const allowed = [...writable, '/tmp'].some((w) => within(real, w)) && !readOnly.some((r) => within(real, r));
+    const sandboxs = code === undefined || ((code === 'EROFS' || code === 'EACCES' || code === 'EPERM') && !allowed);
+    return sandboxs ? writeError(path, code, { detail: line.replace(/^[^:]*: /, ''), note, hint, inPlace }) : writeError(path, code, { inPlace });
+  }
   const why = /Read-only file system/.test(line) ? 'Read-only file system' : /Permission denied/.test(line) ? 'Permission denied' : line.replace(/^[^:]*: /, '');
-  return new SwitchboardError(
-    'bad_request',
-    `${op === 'write' ? 'cannot write' : 'cannot read'} ${path}: ${why} [sandbox: writes are allowed only in ${writableList(sandbox.policy)}]`,
-    `add the folder to the target's sandbox.writable, or ${WAY_OUT.replace('run it again', 'do it with the terminal tool')}`,
-  );
+  return new SwitchboardError('bad_request', `cannot read ${path}: ${why} ${note}`, hint);
+}
+
+/**
+ * Write whole or not at all (`$1` the path, stdin the content): a temp file beside the file it names (through a final
+ * symlink), filled, given the original's mode and owner, flushed, then renamed over it; the temp file is removed on
+ * any failure. `tag` is random (the sandbox's pids are small and repeat across sandboxes). A writable file whose
+ * folder is not (no temp file can go beside it) is written in place.
+ */
+export function atomicWriteScript(tag: string): string {
+  return [
+    'f=$1',
+    'mkdir -p -- "$(dirname -- "$f")" || exit 1',
+    '[ -L "$f" ] && f=$(readlink -f -- "$f")',
+    `printf 'sb-target %s\\n' "$f" >&2`,
+    '[ -d "$f" ] && { echo "sh: $1: Is a directory" >&2; exit 1; }',
+    `t="$(dirname -- "$f")/.$(basename -- "$f").sb-${tag}.tmp"`,
+    `trap 'rm -f -- "$t"' EXIT`,
+    'if [ -e "$f" ]; then (umask 077; : > "$t") 2>/dev/null; else : > "$t" 2>/dev/null; fi || {',
+    // No temp file can be made beside it, yet the file may be written (a file listed in sandbox.writable, in a
+    // read-only folder): written in place, as the one way there is, not atomic. Otherwise the refusal, said.
+    `  [ -f "$f" ] && [ -w "$f" ] && { printf 'sb-in-place\\n' >&2; exec cat > "$f"; }`,
+    '  : > "$t"; exit 1',
+    '}',
+    'cat > "$t" || exit 1',
+    'if [ -e "$f" ]; then chmod --reference="$f" -- "$t" || exit 1; chown --reference="$f" -- "$t" 2>/dev/null; fi',
+    'sync -- "$t" || exit 1',
+    'mv -f -- "$t" "$f" || exit 1',
+    'trap - EXIT',
+    'sync -- "$(dirname -- "$f")" 2>/dev/null',
+    'exit 0',
+  ].join('\n');
 }
 
 /** The file operations of a sandboxed local target. */
@@ -101,7 +145,7 @@ export class SandboxFiles {
   }
 
   async writeFile(path: string, data: Buffer): Promise<void> {
-    const r = await helper(this.sandbox, this.start, 'mkdir -p -- "$(dirname -- "$1")" && exec cat > "$1"', path, { stdin: data });
+    const r = await helper(this.sandbox, this.start, atomicWriteScript(randomBytes(6).toString('hex')), path, { stdin: data });
     if (r.code !== 0) throw refusal(this.sandbox, 'write', path, r.stderr);
   }
 }

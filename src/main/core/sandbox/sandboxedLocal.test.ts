@@ -220,7 +220,7 @@ live('sandboxed local target (bubblewrap)', () => {
     expect(await call('patch', { path: 'deep/new.txt', old_string: 'two', new_string: 'three', execution_target: 'box' })).toMatchObject({ replacements: 1 });
     expect(await call('read_file', { path: 'deep/new.txt', execution_target: 'box' })).toMatchObject({ content: '     1\tone three\n' });
     await expect(call('write_file', { path: join(person, 'nope.txt'), content: 'x', execution_target: 'box' })).rejects.toMatchObject({
-      message: expect.stringMatching(/Read-only file system \[sandbox: writes are allowed only in/),
+      message: expect.stringMatching(/^cannot write \S*nope\.txt: read-only file system \(EROFS\); the file is unchanged \[sandbox: writes are allowed only in/),
     });
     expect(await call('search_files', { pattern: 'three', target: 'content', path: 'deep', execution_target: 'box' })).toMatchObject({ count: 1 });
   });

@@ -1,14 +1,44 @@
-// Files in a container through the Engine's archive API: no process, no tools needed in the image.
+// Files in a container through the Engine's archive API: no process, no tools needed in the image to read; a write is
+// put in place by `mv` where the image has it (see writeFile).
+import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import type { Container } from 'dockerode';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import type { FileStat } from '../provider.js';
+import { shellQuote } from '../shell/shellWrap.js';
+import { errnoInText, writeError } from '../writeError.js';
 import { packArchive, readFirstFile, type TarInput } from './archive.js';
 import { engineError, engineStatus, type DockerEndpoint } from './dockerEndpoint.js';
 import { deadline } from './engineCalls.js';
 import { parsePathStat, type PathStat } from './pathStat.js';
 
+/** How long putting a written file in place (one short exec) may take. */
+const PLACE_DEADLINE_MS = 30_000;
+
+/**
+ * Runs a short sh script in the container as root, as the archive API itself writes: its output and exit code (null
+ * when it could not run). A tty, so the output comes as it is, not multiplexed.
+ */
+async function rootScript(container: Container, script: string): Promise<{ output: string; exitCode: number | null }> {
+  return deadline(async (abortSignal) => {
+    const exec = await container.exec({ Cmd: ['sh', '-c', script], User: '0', AttachStdout: true, AttachStderr: true, Tty: true, abortSignal });
+    const stream = await exec.start({ Tty: true, abortSignal });
+    let output = '';
+    await new Promise<void>((resolve, reject) => {
+      stream.on('data', (b: Buffer) => (output += b.toString('utf8')));
+      stream.once('end', resolve);
+      stream.once('close', resolve);
+      stream.once('error', reject);
+    });
+    const info = await exec.inspect();
+    return { output, exitCode: info.ExitCode ?? null };
+  }, 'put a written file in place', PLACE_DEADLINE_MS);
+}
+
 export class ContainerFiles {
+  /** Per container id: does its image have the sh and mv an atomic write needs? Asked once. */
+  private readonly canRename = new Map<string, Promise<boolean>>();
+
   /** `containerUser` is the image's configured user: files written for it are given to it (copyUIDGID). */
   constructor(private readonly endpoint: DockerEndpoint, private readonly containerUser: () => string | undefined) {}
 
@@ -86,20 +116,52 @@ export class ContainerFiles {
       base = posix.dirname(base);
     }
     const entries: TarInput[] = missing.map((_, i) => ({ name: missing.slice(0, i + 1).join('/'), type: 'directory', mode: 0o755 }));
-    entries.push({
-      name: [...missing, posix.basename(target)].join('/'),
-      type: 'file',
-      mode: existing?.type === 'file' ? existing.perm : 0o644,
-      data,
-    });
     // copyUIDGID gives new files to the container's user, as if its shell had written them.
     const copyUIDGID = Boolean(this.containerUser());
-    try {
+    const put = async (name: string): Promise<void> => {
+      entries.push({ name: [...missing, name].join('/'), type: 'file', mode: existing?.type === 'file' ? existing.perm : 0o644, data });
       const res = await container.putArchive(packArchive(entries), { path: base, noOverwriteDirNonDir: true, copyUIDGID });
       (res as { resume?: () => void }).resume?.();
-    } catch (err) {
-      throw engineError(this.endpoint, err, `write ${path}`);
+    };
+    const failed = (err: unknown): SwitchboardError => {
+      const e = engineError(this.endpoint, err, `write ${path}`);
+      const code = errnoInText(e.message);
+      return code ? writeError(path, code, { detail: e.message }) : e;
+    };
+    // The Engine removes an existing file before it extracts the new one, so a put straight over it that fails (a
+    // full disk) leaves the file cut. Hence a temp file beside it, then mv over it inside the container. An image
+    // without sh and mv (scratch, distroless) gets the direct put: there is nothing else to rename with.
+    if (!(await this.renames(container))) {
+      try {
+        await put(posix.basename(target));
+      } catch (err) {
+        throw failed(err);
+      }
+      return;
     }
+    const temp = posix.join(posix.dirname(target), `.${posix.basename(target)}.sb-${randomBytes(6).toString('hex')}.tmp`);
+    try {
+      await put(posix.basename(temp));
+    } catch (err) {
+      await rootScript(container, `rm -f -- ${shellQuote(temp)}`).catch(() => undefined);
+      throw failed(err);
+    }
+    // The original's owner where stat and chown can (BusyBox has no --reference); flushed where sync takes a file.
+    const r = await rootScript(
+      container,
+      `t=${shellQuote(temp)} f=${shellQuote(target)}; if [ -e "$f" ]; then o=$(stat -c %u:%g -- "$f" 2>/dev/null) && chown "$o" "$t" 2>/dev/null; fi; ` +
+        `sync -- "$t" 2>/dev/null; mv -f -- "$t" "$f" && echo __SB_MOVED__ || { rm -f -- "$t"; exit 1; }`,
+    ).catch((err: unknown) => ({ output: String(err), exitCode: null }));
+    if (r.exitCode !== 0 || !r.output.includes('__SB_MOVED__')) throw writeError(path, errnoInText(r.output), { detail: r.output.trim() || `exit ${r.exitCode}` });
+  }
+
+  private renames(container: Container): Promise<boolean> {
+    let known = this.canRename.get(container.id);
+    if (!known) {
+      known = rootScript(container, 'command -v mv >/dev/null && echo __SB_MV__').then((r) => r.output.includes('__SB_MV__'), () => false);
+      this.canRename.set(container.id, known);
+    }
+    return known;
   }
 }
 

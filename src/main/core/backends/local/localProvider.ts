@@ -3,7 +3,7 @@
 // unless its spec says `sandbox: off` or none can run here; the panes a person opens are theirs and never sandboxed.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -21,6 +21,7 @@ import { WarmShellPool } from '../shell/warmShellPool.js';
 import { warmCall, warmPrelude, type WarmCall } from '../shell/warmProgram.js';
 import { Sandbox } from '../../sandbox/sandbox.js';
 import { SandboxFiles } from '../../sandbox/sandboxFiles.js';
+import { atomicWrite } from './atomicWrite.js';
 import { sandboxNote } from '../../sandbox/sandboxNote.js';
 import { expandPath } from '../../sandbox/sandboxPolicy.js';
 import type { SandboxSetting } from '../../../../shared/specFields.js';
@@ -284,8 +285,7 @@ class LocalEnvironment implements Environment {
 
   async writeFile(path: string, data: Buffer): Promise<void> {
     if (this.files) return this.files.writeFile(path, data);
-    await mkdir(dirname(path), { recursive: true });
-    await writeFile(path, data);
+    await atomicWrite(path, data);
   }
 
   async stat(path: string): Promise<FileStat> {

@@ -18,6 +18,8 @@ import { connectionPool, type SshLease } from './connectionPool.js';
 import type { ExecChannel, LiveConnection } from './liveConnection.js';
 import { exportLines, groupCommand, killGroupCommand, loginShellCommand, takeGroupLine, warmShellCheck, warmShellCommand } from './remoteCommand.js';
 import { SshWarmShells, WarmShellNotStarted } from './sshWarmShells.js';
+import { sftpAtomicWrite } from './sftpAtomicWrite.js';
+import { errnoInText, writeError } from '../writeError.js';
 import { debugLine } from '../shell/warmShell.js';
 import { loadSshConfig } from './sshConfig.js';
 import { resolveRoute, type SshHop } from './sshRoute.js';
@@ -293,8 +295,11 @@ class SshEnvironment implements Environment {
   }
 
   async writeFile(path: string, data: Buffer): Promise<void> {
-    await this.mkdirs(posix.dirname(path));
-    await this.withSftp<void>((sftp, done) => sftp.writeFile(path, data, (err) => done(err && fileError('write', path, err), undefined)));
+    // A folder that cannot be made is the write's failure, said as one.
+    await this.mkdirs(posix.dirname(path)).catch((err: unknown) => {
+      throw err instanceof SwitchboardError && err.code === 'bad_request' ? writeError(path, errnoInText(err.message), { detail: err.message }) : err;
+    });
+    await this.withSftp<void>((sftp, done) => void sftpAtomicWrite(sftp, path, data).then(() => done(undefined, undefined), (err: Error) => done(err, undefined)));
   }
 
   async stat(path: string): Promise<FileStat> {
