@@ -57,8 +57,16 @@ export class CoreRuns {
   }
 
   /** A clean stop: everything this run started has been ended. */
+  /**
+   * Mark this run ended cleanly. A profile whose disk is full cannot take the mark: the stop still completes (what
+   * the run started was ended), it says so once, and the next Core takes the run for a crashed one and sweeps again.
+   */
   finish(): void {
-    this.write(true);
+    try {
+      this.write(true);
+    } catch (err) {
+      process.stderr.write(`switchboard: could not mark this run as ended cleanly in ${this.dir} (${(err as Error).message}); the next start sweeps again\n`);
+    }
   }
 
   private write(clean: boolean): void {
