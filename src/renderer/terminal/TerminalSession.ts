@@ -101,6 +101,11 @@ export class TerminalSession {
     this.term.focus();
   }
 
+  /** Keys typed for this terminal before it had the keyboard: sent as if typed into it. */
+  typeIn(data: string): void {
+    this.input(data);
+  }
+
   /** The line that started the program running in the foreground (anything but the idle shell), if the shell reports its prompts. */
   foreground(): string | undefined {
     return this.status === 'open' ? this.running : undefined;
