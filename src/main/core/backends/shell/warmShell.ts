@@ -112,7 +112,12 @@ export class WarmShell {
   private errText = '';
   idleSince = Date.now();
 
+  /** Resolves once the shell's process has exited. */
+  readonly exited: Promise<void>;
+
   constructor(readonly proc: WarmProcess, private readonly onGone: (shell: WarmShell) => void) {
+    let exited: () => void = () => undefined;
+    this.exited = new Promise<void>((resolve) => (exited = resolve));
     proc.onStdout((text) => this.current?.({ kind: 'out', text }));
     proc.onStderr((text) => {
       // Control lines only; anything else bash says about its jobs is dropped.
@@ -125,6 +130,7 @@ export class WarmShell {
       }
     });
     proc.onExit(() => {
+      exited();
       this.dead = true;
       this.current?.({ kind: 'died' });
       this.onGone(this);

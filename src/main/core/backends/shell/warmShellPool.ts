@@ -4,6 +4,7 @@
 // to `max`; past that the caller falls back to starting a shell per call), and a call goes to the shell that ran the
 // last one when it is free, so sequential calls stay in one shell and the others idle out and end.
 import { WarmShell, type WarmProcess } from './warmShell.js';
+import { settleWithin } from '../../settleWithin.js';
 
 export interface WarmPoolOptions {
   /** Start one shell process. */
@@ -17,6 +18,9 @@ export interface WarmPoolOptions {
 }
 
 /** The warm shells of one runtime identity. */
+/** How long closing waits for its shells' processes to exit after their stdin was closed. */
+const CLOSE_WAIT_MS = 3000;
+
 export class WarmShellPool {
   private readonly shells = new Set<WarmShell>();
   private readonly leftovers = new Set<number>();
@@ -76,11 +80,15 @@ export class WarmShellPool {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.timer);
-    for (const s of this.shells) {
+    const shells = [...this.shells];
+    for (const s of shells) {
       for (const g of s.leftovers) this.leftovers.add(g);
       if (s.runningGroup !== undefined) this.leftovers.add(s.runningGroup);
       s.retire();
     }
     await Promise.all([...this.leftovers].filter((g) => this.groupAlive?.(g) ?? true).map((g) => this.killGroup(g)));
+    // The shells end once their stdin is closed (a sandboxed one may still be setting up its mounts): a closed pool
+    // has nothing of its own running, within a bound.
+    await settleWithin(Promise.all(shells.map((s) => s.exited)), CLOSE_WAIT_MS);
   }
 }
