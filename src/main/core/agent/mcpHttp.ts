@@ -157,6 +157,8 @@ async function readMessages(req: IncomingMessage, res: ServerResponse): Promise<
 
 /** The request a notifications/cancelled names, if the message is one. */
 function cancelledRequest(message: JSONRPCMessage): RequestId | undefined {
+  // Most messages are requests: looked at by name first, so a tool call does not pay for a schema's failed parse.
+  if (!('method' in message) || message.method !== 'notifications/cancelled') return undefined;
   const parsed = CancelledNotificationSchema.safeParse(message);
   return parsed.success ? parsed.data.params.requestId : undefined;
 }
