@@ -1,4 +1,5 @@
 // The composition root: builds the nouns from explicit dependencies and composes their handler tables. Nothing imports it but the edges.
+import { resolve } from 'node:path';
 import { SwitchboardError, toErrorPayload } from '../../shared/errors.js';
 import { coreMethods, isCoreMethod, methodCapability, type CoreEvent, type EventPayload } from '../../shared/api.js';
 import { runtimeIdentity, type TargetInfo } from '../../shared/targets.js';
@@ -28,7 +29,6 @@ import { CommandApprovals } from './approvals/commandApprovals.js';
 import { ActivityLog } from './activity/activityLog.js';
 import { EventBus, type EventListener } from './events/eventBus.js';
 import { detachedConnection, composeHandlers, type CallContext, type Handlers } from './handlers.js';
-import { resolve } from 'node:path';
 import { prepareHome, switchboardHome } from './home.js';
 import { listTargets } from './targets/listTargets.js';
 import { TargetHealth, type HealthTiming } from './targets/targetHealth.js';
