@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
+import { runCliAtTerminal } from '../scripts/cliHarness.js';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = join(root, 'bin', 'switchboard.js');
@@ -165,14 +166,12 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
       });
     });
 
-  const quote = (s: string): string => `'${s.replace(/'/g, "'\\''")}'`;
-  const personCli = (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
-    new Promise((resolve) => {
-      execFile('script', ['-qec', [process.execPath, bin, ...args].map(quote).join(' '), '/dev/null'], { cwd: root, env, timeout: 30_000 }, (err, stdout) => {
-        const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
-        resolve({ code, stdout: stdout.replace(/\r/g, ''), stderr: '' });
-      });
-    });
+  // The person's terminal: the same runner as the CLI tests' (scripts/cliHarness.ts).
+  const personEnv = Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined));
+  const personCli = async (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
+    const r = await runCliAtTerminal(home, args, personEnv);
+    return { code: r.status ?? 1, stdout: r.stdout, stderr: r.stderr };
+  };
 
   const served: Served = {
     url,

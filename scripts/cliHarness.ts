@@ -37,37 +37,27 @@ export function runCli(home: string, args: string[], env: Record<string, string>
 
 /**
  * `switchboard ARGS` as a person runs it: on a pty of its own (`script` gives it a controlling terminal), in this
- * process's namespaces. A pty merges stderr into stdout; `\r` is dropped.
+ * process's namespaces. A pty merges stderr into stdout; `\r` is dropped. `answer` is typed (with Enter) when the
+ * command asks a `[y/N]` question.
  */
-export function runCliAtTerminal(home: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+export function runCliAtTerminal(home: string, args: string[], env: Record<string, string> = {}, answer?: string): Promise<CliResult> {
   const quote = (s: string): string => `'${s.replace(/'/g, "'\\''")}'`;
   const command = [process.execPath, cliPath, ...args].map(quote).join(' ');
   return new Promise((resolve) => {
-    const child = spawn('script', ['-qec', command, '/dev/null'], { env: { ...process.env, SWITCHBOARD_HOME: home, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-qec', command, '/dev/null'], {
+      env: { ...process.env, SWITCHBOARD_HOME: home, ...env },
+      stdio: [answer === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.on('close', (status) => resolve({ status, stdout: stdout.replace(/\r/g, ''), stderr: '' }));
-  });
-}
-
-/**
- * The CLI at a terminal of its own (a pty), as a person runs it: answers `answer` to a `[y/N]` question if it asks
- * one. stdout and stderr arrive merged, as on a terminal, with `\n` line ends.
- */
-export async function runCliAnswering(home: string, args: string[], answer?: string): Promise<{ status: number; output: string }> {
-  const { spawn: spawnPty } = await import('node-pty');
-  return new Promise((done) => {
-    const pty = spawnPty(process.execPath, [cliPath, ...args], { env: { ...process.env, SWITCHBOARD_HOME: home } as Record<string, string>, cols: 200, rows: 40 });
-    let output = '';
     let asked = false;
-    pty.onData((d) => {
-      output += d;
-      if (!asked && answer !== undefined && /\[y\/N\] $/.test(output)) {
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      if (answer !== undefined && !asked && /\[y\/N\] $/.test(stdout)) {
         asked = true;
-        pty.write(`${answer}\r`);
+        child.stdin?.write(`${answer}\r`);
       }
     });
-    pty.onExit(({ exitCode }) => done({ status: exitCode, output: output.replace(/\r\n/g, '\n') }));
+    child.on('close', (status) => resolve({ status, stdout: stdout.replace(/\r/g, ''), stderr: '' }));
   });
 }
 

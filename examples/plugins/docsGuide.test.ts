@@ -3,7 +3,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callTool, ensureBuilt, runCli, runCliAnswering, runCliAtTerminal, startServe, tempHome, type Served } from '../../scripts/cliHarness.js';
+import { callTool, ensureBuilt, runCli, runCliAtTerminal, startServe, tempHome, type Served } from '../../scripts/cliHarness.js';
 import { repoRoot } from '../../scripts/testEnv.js';
 
 /** The fenced block right after the line that names `file` (as the guide introduces each file). */
@@ -39,10 +39,10 @@ afterAll(async () => {
 describe('the plugin of docs/plugins.md', () => {
   it('installs and enables with the CLI, then serves a config target and a runtime target', async () => {
     // As a person at a terminal: each says what the plugin allows and asks.
-    const install = await runCliAnswering(home, ['plugins', 'install', join(root, 'mybox')], 'y');
-    expect(install.output).toContain('Install mybox? [y/N] ');
+    const install = await runCliAtTerminal(home, ['plugins', 'install', join(root, 'mybox')], {}, 'y');
+    expect(install.stdout).toContain('Install mybox? [y/N] ');
     expect(install.status).toBe(0);
-    expect((await runCliAnswering(home, ['plugins', 'enable', 'mybox'], 'y')).status).toBe(0);
+    expect((await runCliAtTerminal(home, ['plugins', 'enable', 'mybox'], {}, 'y')).status).toBe(0);
 
     served = await startServe(home);
     const list = JSON.parse((await runCliAtTerminal(home, ['plugins', 'list', '--json'])).stdout) as { plugins: Array<{ name: string; state: string; backends: string[] }> };

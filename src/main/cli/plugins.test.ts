@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureBuilt, runCli, runCliAnswering, runCliAtTerminal, startServe, tempHome } from '../../../scripts/cliHarness.js';
+import { ensureBuilt, runCli, runCliAtTerminal, startServe, tempHome } from '../../../scripts/cliHarness.js';
 import { writeTestPlugin } from '../core/plugins/testPlugin.js';
 
 const sentences = [
@@ -38,36 +38,36 @@ describe('switchboard plugins', () => {
 
   it('without a Core, at a terminal: install and enable say what it allows and ask; no is no', async () => {
     expect((await runCli(home, ['plugins', 'list'])).stdout).toContain('no plugins installed');
-    const declined = await runCliAnswering(home, ['plugins', 'install', source], 'n');
+    const declined = await runCliAtTerminal(home, ['plugins', 'install', source], {}, 'n');
     expect(declined.status).toBe(2);
-    expect(declined.output).toContain(`plugin sandy 2.1.0 — a test plugin\n  ${sentences.join('\n  ')}\nInstall sandy? [y/N] `);
-    expect(declined.output).toMatch(/install sandy: not confirmed; nothing changed/);
+    expect(declined.stdout).toContain(`plugin sandy 2.1.0 — a test plugin\n  ${sentences.join('\n  ')}\nInstall sandy? [y/N] `);
+    expect(declined.stdout).toMatch(/install sandy: not confirmed; nothing changed/);
     expect((await runCli(home, ['plugins', 'list'])).stdout).toContain('no plugins installed');
-    const inst = await runCliAnswering(home, ['plugins', 'install', source], 'y');
+    const inst = await runCliAtTerminal(home, ['plugins', 'install', source], {}, 'y');
     expect(inst).toMatchObject({ status: 0 });
-    expect(inst.output).toMatch(/plugin sandy: disabled\n$/);
+    expect(inst.stdout).toMatch(/plugin sandy: disabled\n$/);
     const listed = JSON.parse((await runCli(home, ['plugins', 'list', '--json'])).stdout) as { core: string; plugins: Array<{ name: string; version: string; enabled: boolean }> };
     expect(listed).toMatchObject({ core: 'not running', plugins: [{ name: 'sandy', version: '2.1.0', enabled: false }] });
-    const on = await runCliAnswering(home, ['plugins', 'enable', 'sandy'], 'yes');
+    const on = await runCliAtTerminal(home, ['plugins', 'enable', 'sandy'], {}, 'yes');
     expect(on.status).toBe(0);
-    expect(on.output).toContain('Enable sandy? [y/N] ');
-    expect(on.output).toMatch(/plugin sandy: enabled \(loads when a Core starts\)\n$/);
+    expect(on.stdout).toContain('Enable sandy? [y/N] ');
+    expect(on.stdout).toMatch(/plugin sandy: enabled \(loads when a Core starts\)\n$/);
     expect(JSON.parse(readFileSync(join(home, 'plugins', 'enabled.json'), 'utf8')).enabled).toEqual(['sandy']);
     expect(JSON.parse((await runCli(home, ['doctor', '--json'])).stdout)).toMatchObject({ core: 'not running', plugins: [{ name: 'sandy', version: '2.1.0', enabled: true }] });
-    expect(await runCliAnswering(home, ['plugins', 'disable', 'sandy'])).toMatchObject({ status: 0 });
+    expect(await runCliAtTerminal(home, ['plugins', 'disable', 'sandy'])).toMatchObject({ status: 0 });
     expect(JSON.parse(readFileSync(join(home, 'plugins', 'enabled.json'), 'utf8')).enabled).toEqual([]);
   }, 60_000);
 
   it('mistakes, at a terminal: one clear line, exit non-zero', async () => {
-    const typo = await runCliAnswering(home, ['plugins', 'enable', 'sandi']);
+    const typo = await runCliAtTerminal(home, ['plugins', 'enable', 'sandi']);
     expect(typo.status).not.toBe(0);
-    expect(typo.output).toMatch(/^switchboard: no plugin named "sandi" — did you mean "sandy"\?.*\n$/);
-    const again = await runCliAnswering(home, ['plugins', 'install', source, '--yes']);
+    expect(typo.stdout).toMatch(/^switchboard: no plugin named "sandi" — did you mean "sandy"\?.*\n$/);
+    const again = await runCliAtTerminal(home, ['plugins', 'install', source, '--yes']);
     expect(again.status).not.toBe(0);
-    expect(again.output).toMatch(/a plugin named "sandy" is already installed/);
-    const nowhere = await runCliAnswering(home, ['plugins', 'install', join(elsewhere, 'nope')]);
+    expect(again.stdout).toMatch(/a plugin named "sandy" is already installed/);
+    const nowhere = await runCliAtTerminal(home, ['plugins', 'install', join(elsewhere, 'nope')]);
     expect(nowhere.status).not.toBe(0);
-    expect(nowhere.output).toMatch(/is not a folder/);
+    expect(nowhere.stdout).toMatch(/is not a folder/);
   });
 
   it('with a Core: enable and disable are live; register validates against the plugin\'s fields; doctor lists it', async () => {
