@@ -202,7 +202,8 @@ describe('a client that stops reading', () => {
       await sleep(20);
     }
     expect(t.core.processes.list().find((p) => p.session_id === id)!.output_chars).toBe(100_000_000);
-    expect(maxQueued).toBeLessThan(limits.highBytes + 8 * 1024 * 1024);
+    // Each event is at most 256 KiB of output, so the queue passes the high mark by one event at most.
+    expect(maxQueued).toBeLessThan(limits.highBytes + 1024 * 1024);
     slow.close();
   }, 120_000);
 });

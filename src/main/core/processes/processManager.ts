@@ -269,8 +269,11 @@ export class ProcessManager {
 
   private queueOutput(id: string, data: string): void {
     if (!this.opts.onOutput) return;
-    this.pendingOutput.set(id, (this.pendingOutput.get(id) ?? '') + data);
-    this.outputTimer ??= setTimeout(() => this.flushOutput(), this.opts.eventDelayMs);
+    const pending = (this.pendingOutput.get(id) ?? '') + data;
+    this.pendingOutput.set(id, pending);
+    // A flood goes out in events of a bounded size, so a slow reader's queue grows by at most one of them.
+    if (pending.length >= OUTPUT_EVENT_CHARS) this.flushOutput();
+    else this.outputTimer ??= setTimeout(() => this.flushOutput(), this.opts.eventDelayMs);
   }
 
   private flushOutput(): void {
@@ -281,6 +284,9 @@ export class ProcessManager {
     for (const [id, data] of batch) this.opts.onOutput?.(id, data);
   }
 }
+
+/** The most output one process.output event carries before it is sent without waiting for the delay. */
+const OUTPUT_EVENT_CHARS = 256 * 1024;
 
 function info(e: Entry): ProcessInfo {
   return {
