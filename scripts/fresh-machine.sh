@@ -8,12 +8,15 @@ root=$(pwd)
 user=sbtest
 removed=()
 
-# Test services an earlier run left running (its private dockerd, its loopback sshds).
+# Test services an earlier run left running (its private dockerd and Podman service, its loopback sshds, the
+# conmon monitors of Podman containers).
 for p in $(pgrep -f 'dockerd .*--data-root [^ ]*/\.test-env/docker/data' 2>/dev/null) \
-         $(pgrep -f 'sshd -f [^ ]*/\.test-env/ssh/sshd_' 2>/dev/null); do
+         $(pgrep -f 'sshd -f [^ ]*/\.test-env/ssh/sshd_' 2>/dev/null) \
+         $(pgrep -f 'podman --root [^ ]*/\.test-env/podman/storage' 2>/dev/null) \
+         $(pgrep -f 'conmon .*/\.test-env/podman/' 2>/dev/null); do
   kill -TERM "$p" 2>/dev/null && removed+=("process $p")
 done
-for _ in $(seq 50); do pgrep -f '\.test-env/(docker/data|ssh/sshd_)' >/dev/null 2>&1 || break; sleep 0.1; done
+for _ in $(seq 50); do pgrep -f '\.test-env/(docker/data|ssh/sshd_|podman/)' >/dev/null 2>&1 || break; sleep 0.1; done
 
 # What earlier runs left in /tmp (temp profiles, sockets, remote scratch dirs) and this checkout's .test-env.
 shopt -s nullglob

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the tests use (Chromium, sshd, dockerd, busybox, debootstrap, bubblewrap, tmux) when any is missing.
+# Installs the Debian packages the tests use (Chromium, sshd, dockerd, Podman, busybox, debootstrap, bubblewrap, tmux) when any is missing.
 set -euo pipefail
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 [ -x /usr/sbin/sshd ] || need+=(openssh-server)
 command -v ssh-keygen >/dev/null 2>&1 || need+=(openssh-client)
 command -v dockerd >/dev/null 2>&1 || need+=(docker.io)
+command -v podman >/dev/null 2>&1 || need+=(podman)
+command -v curl >/dev/null 2>&1 || need+=(curl)
 [ -x /bin/busybox ] || need+=(busybox-static)
 command -v debootstrap >/dev/null 2>&1 || need+=(debootstrap)
 command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)

@@ -48,5 +48,19 @@ export interface DockerTestEnv {
   pidFile: string;
 }
 
+/** A container engine's test service: dockerd, or Podman's Docker-compatible API (scripts/env/podman.sh). */
+export interface EngineTestEnv extends DockerTestEnv {
+  engine: 'docker' | 'podman';
+}
+
+/** Every container engine whose test service runs, for the suites the Docker backend runs on each engine. */
+export function loadEngineEnvs(): EngineTestEnv[] {
+  const engines = (['docker', 'podman'] as const).map((engine) => {
+    const env = loadTestEnv<DockerTestEnv>(engine);
+    return env && { ...env, engine };
+  });
+  return engines.filter((e): e is EngineTestEnv => e !== undefined);
+}
+
 export const loadSshEnv = (): SshTestEnv | undefined => loadTestEnv<SshTestEnv>('ssh');
 export const loadDockerEnv = (): DockerTestEnv | undefined => loadTestEnv<DockerTestEnv>('docker');

@@ -9,6 +9,8 @@ json="$root/.test-env/docker.json"
 image=switchboard-test-busybox:latest
 python_image=switchboard-test-python:latest
 mkdir -p "$base"
+# shellcheck source=lib/engine.sh
+. "$root/scripts/env/lib/engine.sh"
 
 # Unix socket paths are limited to 107 bytes, and containerd puts its own sockets under the exec root;
 # when the checkout path is long, keep the sockets under a short /tmp directory named after the checkout.
@@ -27,16 +29,7 @@ running() {
 }
 
 down() {
-  rm -f "$json"
-  if [ -f "$pid_file" ]; then
-    pid=$(cat "$pid_file")
-    if kill -0 "$pid" 2>/dev/null; then
-      kill -TERM "$pid" || true
-      for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-      kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" || true
-    fi
-    rm -f "$pid_file"
-  fi
+  stop_service
   echo "dockerd stopped"
 }
 
@@ -62,23 +55,11 @@ start_dockerd() {
 
 build_busybox() {
   dk image inspect "$image" >/dev/null 2>&1 && return 0
-  [ -x /bin/busybox ] || { echo "missing /bin/busybox: apt-get install -y busybox-static" >&2; exit 1; }
-  # A dynamically linked busybox would not run in an image without libc.
-  if ldd /bin/busybox >/dev/null 2>&1; then echo "/bin/busybox is not static: apt-get install -y busybox-static" >&2; exit 1; fi
-  tmp=$(mktemp -d)
-  trap 'rm -rf "$tmp"' RETURN
-  mkdir -p "$tmp/rootfs/bin" "$tmp/rootfs/tmp" "$tmp/rootfs/root" "$tmp/rootfs/etc"
-  chmod 1777 "$tmp/rootfs/tmp"
-  chmod 700 "$tmp/rootfs/root"
-  cp /bin/busybox "$tmp/rootfs/bin/busybox"
-  for applet in $(/bin/busybox --list); do
-    [ "$applet" = busybox ] && continue
-    ln -sf busybox "$tmp/rootfs/bin/$applet"
-  done
-  printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/nonexistent:/bin/false\n' > "$tmp/rootfs/etc/passwd"
-  printf 'root:x:0:\nnogroup:x:65534:\n' > "$tmp/rootfs/etc/group"
-  tar -C "$tmp/rootfs" -cf "$tmp/rootfs.tar" .
-  dk import -c 'ENV PATH=/bin:/usr/bin:/sbin:/usr/sbin' "$tmp/rootfs.tar" "$image" >/dev/null
+  local tar
+  tar=$(mktemp)
+  busybox_rootfs_tar "$tar"
+  dk import -c 'ENV PATH=/bin:/usr/bin:/sbin:/usr/sbin' "$tar" "$image" >/dev/null
+  rm -f "$tar"
   echo "built $image"
 }
 

@@ -172,7 +172,12 @@ export function pythonBootstrap(defs: readonly ToolDef[]): string {
   return BOOTSTRAP_HEAD + tools.map(scriptFunction).join('\n') + register + BOOTSTRAP_TAIL;
 }
 
-/** The shell command that starts the bootstrap on any POSIX target. */
+/**
+ * The shell command that starts the bootstrap on any POSIX target. Without python3 it says so and reads the script's
+ * line before it exits: a write to an exec that has already ended makes Podman drop the exec's output (4.3 answers
+ * with its attach error instead), so the reason would be lost.
+ */
 export function bootstrapCommand(defs: readonly ToolDef[]): string {
-  return `PYTHONIOENCODING=utf-8 PYTHONDONTWRITEBYTECODE=1 exec python3 -u -c ${shellQuote(pythonBootstrap(defs))}`;
+  const missing = `command -v python3 >/dev/null 2>&1 || { echo 'python3: not found'; read -r _; exit 127; }`;
+  return `${missing}\nPYTHONIOENCODING=utf-8 PYTHONDONTWRITEBYTECODE=1 exec python3 -u -c ${shellQuote(pythonBootstrap(defs))}`;
 }

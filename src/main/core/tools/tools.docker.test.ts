@@ -1,18 +1,18 @@
-// The shared tool suite on Docker targets of the private dockerd (scripts/env/docker.sh): busybox (sh only), and the
-// python image for execute_code when it was built. Skipped while the docker backend or its fixture is missing.
-import { loadDockerEnv } from '../../../../scripts/testEnv.js';
+// The shared tool suite on Docker targets of each container engine's test service (scripts/env/docker.sh, and
+// Podman's Docker-compatible API from scripts/env/podman.sh): busybox (sh only), and the python image for
+// execute_code when it was built. Skipped while the docker backend or its fixture is missing.
+import { loadEngineEnvs, type EngineTestEnv } from '../../../../scripts/testEnv.js';
 import { builtinProviders } from '../backends/builtins.js';
 import { makeTestCore } from './testCore.js';
 import { describeToolsOn } from './toolsSuite.js';
 
 
-const env = loadDockerEnv();
 const docker = builtinProviders.find((p) => p.backend === 'docker');
 
-function suite(label: string, image: () => string | null | undefined): void {
+function suite(env: EngineTestEnv, label: string, image: string | null): void {
   describeToolsOn(label, async () => {
-    const img = image();
-    if (!env || !docker || !img) return undefined;
+    const img = image;
+    if (!docker || !img) return undefined;
     const base = `backend: docker, docker_image: "${img}", docker_host: "unix://${env.socket}", docker_network: none`;
     // Two containers; different cwds too, so a shared filesystem would still be caught.
     const t = await makeTestCore(['da', 'db'], { specs: { da: `{ ${base}, cwd: /tmp }`, db: `{ ${base}, cwd: / }` }, providers: builtinProviders });
@@ -21,5 +21,7 @@ function suite(label: string, image: () => string | null | undefined): void {
   });
 }
 
-suite('docker (busybox)', () => env?.image);
-suite('docker (python)', () => env?.pythonImage);
+for (const env of loadEngineEnvs()) {
+  suite(env, `${env.engine} (busybox)`, env.image);
+  suite(env, `${env.engine} (python)`, env.pythonImage);
+}

@@ -1,18 +1,18 @@
 // write_file and patch through the Engine's archive API on a full disk: a real 2 MB tmpfs on this machine, bound into
-// a busybox container of the private dockerd (scripts/env/docker.sh). Skipped without the dockerd or a tmpfs.
+// a busybox container of each engine's test service (scripts/env/docker.sh, scripts/env/podman.sh). Skipped without
+// them or a tmpfs.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { loadDockerEnv } from '../../../../scripts/testEnv.js';
+import { loadEngineEnvs } from '../../../../scripts/testEnv.js';
 import { builtinProviders } from '../backends/builtins.js';
 import { canMountTmpfs, fullDisk, fullDiskCase, readOnlyCase, symlinkCase, type FullDisk } from './fullDisk.js';
 import { makeTestCore, type TestCore } from './testCore.js';
 
-const env = loadDockerEnv();
-const live = env && canMountTmpfs() ? describe : describe.skip;
+const live = canMountTmpfs() ? describe : describe.skip;
 
-live('atomic writes on a full disk, docker (archive API)', () => {
+for (const env of loadEngineEnvs()) live(`atomic writes on a full disk, ${env.engine} (archive API)`, () => {
   let t: TestCore;
   let disk: FullDisk;
   const oldHome = process.env.HOME;
@@ -23,7 +23,7 @@ live('atomic writes on a full disk, docker (archive API)', () => {
     process.env.HOME = mkdtempSync(join(tmpdir(), 'sb-atomic-docker-home-'));
     disk = fullDisk();
     t = await makeTestCore(['box'], {
-      specs: { box: `{ backend: docker, docker_image: "${env!.image}", docker_host: "unix://${env!.socket}", docker_network: none, docker_volumes: ["${disk.dir}:/data"], cwd: /data }` },
+      specs: { box: `{ backend: docker, docker_image: "${env.image}", docker_host: "unix://${env.socket}", docker_network: none, docker_volumes: ["${disk.dir}:/data"], cwd: /data }` },
       providers: builtinProviders,
     });
   }, 60_000);

@@ -5,16 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Docker from 'dockerode';
-import { loadDockerEnv, type DockerTestEnv } from '../../../../../scripts/testEnv.js';
+import { loadEngineEnvs } from '../../../../../scripts/testEnv.js';
 import { ensureBuilt, runCli, startServe, tempHome } from '../../../../../scripts/cliHarness.js';
 import { Core } from '../../core.js';
 import { builtinProviders } from '../builtins.js';
 import { profileLabel, profilePathLabel, shortHash, targetLabel } from './containerConfig.js';
 
-const env = loadDockerEnv();
 
-describe.skipIf(!env)('managed containers stop with their Core (real dockerd)', () => {
-  const te = env as DockerTestEnv;
+for (const te of loadEngineEnvs()) describe(`managed containers stop with their Core (real ${te.engine})`, () => {
   const docker = new Docker({ socketPath: te.socket, host: undefined, port: undefined, protocol: 'http' });
   const root = tempHome('sb-cstop-');
   /** The HOME of the Cores and CLIs this file starts: never the person's. */

@@ -6,20 +6,18 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
-import { loadDockerEnv, type DockerTestEnv } from '../../../../../scripts/testEnv.js';
+import { loadEngineEnvs } from '../../../../../scripts/testEnv.js';
 import { sleepRunning, sleepSeconds, until } from '../../../../../scripts/sleepProbe.js';
 import type { DockerSpec } from './fields.js';
 import type { Environment, ExecOptions, ProviderContext, TargetSnapshot } from '../provider.js';
 import { dockerProvider } from './dockerProvider.js';
 import { profileLabel, shortHash } from './containerConfig.js';
 
-const env = loadDockerEnv();
 const nextSleep = sleepSeconds(7000, '47');
 const ppid = 'read -r _ _ _ ppid _ < /proc/self/stat; echo $ppid';
 const diedNote = '[the warm shell running this call ended; the next call gets a new one]';
 
-describe.skipIf(!env)('warm shells (docker)', () => {
-  const te = env as DockerTestEnv;
+for (const te of loadEngineEnvs()) describe(`warm shells (${te.engine})`, () => {
   const docker = new Docker({ socketPath: te.socket, host: undefined, port: undefined, protocol: 'http' });
   let home: string;
   let passthrough: string[] = [];
@@ -170,6 +168,11 @@ describe.skipIf(!env)('warm shells (docker)', () => {
     expect((await e.exec('echo again', opts())).output).toBe('again\n');
   });
 
+  // The first call after a restart runs in a new warm shell; on Podman, which reports the old shell's stream ending
+  // later than dockerd, it may meet the old shell first and then runs in an exec of its own (parent 0). Either way it
+  // runs once and says what happened.
+  const shellAfterRestart = te.engine === 'docker' ? '[1-9]\\d*' : '\\d+';
+
   it('a container stopped, paused or removed between calls: the next call works and says what happened', async () => {
     const e = open('warm-life');
     const shell = await warmShellOf(e);
@@ -178,7 +181,7 @@ describe.skipIf(!env)('warm shells (docker)', () => {
 
     await (await containerOf('warm-life')).stop({ t: 1 });
     const back = await e.exec(`echo back; ${ppid}`, opts());
-    expect(back.output).toMatch(/^\[container was stopped; started it again\]\nback\n[1-9]\d*\n$/);
+    expect(back.output).toMatch(new RegExp(`^\\[container was stopped; started it again\\]\\nback\\n${shellAfterRestart}\\n$`));
     expect((await e.exec('echo quiet', opts())).output).toBe('quiet\n');
 
     const host = (await e.exec('hostname', opts())).output;
@@ -187,7 +190,7 @@ describe.skipIf(!env)('warm shells (docker)', () => {
     const [notice, newHost, shellPid] = r.output.split('\n');
     expect(notice).toBe('[container was recreated]');
     expect(`${newHost}\n`).not.toBe(host);
-    expect(shellPid).toMatch(/^[1-9]\d*$/);
+    expect(shellPid).toMatch(new RegExp(`^${shellAfterRestart}$`));
   });
 
   it('a warm shell killed mid-call: the call says so, the next call gets a new shell', async () => {
@@ -214,7 +217,7 @@ describe.skipIf(!env)('warm shells (docker)', () => {
     }
   });
 
-  it.skipIf(!env?.pythonImage)('dash (the python image\'s sh) runs warm calls too', async () => {
+  it.skipIf(!te.pythonImage)('dash (the python image\'s sh) runs warm calls too', async () => {
     const e = open('warm-dash', te.pythonImage ?? '');
     const shell = await warmShellOf(e);
     await e.exec('export IN_DASH="x y"; cd /usr', opts());

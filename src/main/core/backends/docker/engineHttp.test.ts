@@ -8,17 +8,15 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { loadDockerEnv, type DockerTestEnv } from '../../../../../scripts/testEnv.js';
+import { loadEngineEnvs } from '../../../../../scripts/testEnv.js';
 import type { DockerSpec } from './fields.js';
 import type { Environment, TargetSnapshot } from '../provider.js';
 import { dockerProvider } from './dockerProvider.js';
 import { EngineReplyError, inspectContainer } from './engineHttp.js';
 import { engineError, parseDockerHost } from './dockerEndpoint.js';
 
-const env = loadDockerEnv();
 
-describe.skipIf(!env)('docker probe over plain HTTP (real dockerd)', () => {
-  const te = env as DockerTestEnv;
+for (const te of loadEngineEnvs()) describe(`docker probe over plain HTTP (real ${te.engine})`, () => {
   const label = `unix://${te.socket}`;
   const run = randomBytes(3).toString('hex');
   const box = `sb-probe-${run}`;
@@ -54,7 +52,9 @@ describe.skipIf(!env)('docker probe over plain HTTP (real dockerd)', () => {
 
   it('reports a container running, paused, stopped and gone, and a managed one not made yet', async () => {
     const attached = open('attached', { docker_container: box });
-    const seen = (state: string): string => `${label}: ${box} ${state} (${te.image})`;
+    // The image as the Engine names it: Podman qualifies a local image with its localhost/ registry.
+    const image = te.engine === 'podman' ? `localhost/${te.image}` : te.image;
+    const seen = (state: string): string => `${label}: ${box} ${state} (${image})`;
     expect(await attached.probe()).toEqual({ ok: true, detail: seen('running') });
     docker('pause', box);
     expect(await attached.probe()).toEqual({ ok: true, detail: seen('paused') });
@@ -78,7 +78,8 @@ describe.skipIf(!env)('docker probe over plain HTTP (real dockerd)', () => {
     const err = await inspectContainer(endpoint, `no-such-${run}`, AbortSignal.timeout(5000)).catch((x: unknown) => x);
     expect(err).toBeInstanceOf(EngineReplyError);
     expect((err as EngineReplyError).statusCode).toBe(404);
-    expect(engineError(endpoint, err, 'inspect the container').message).toBe(`docker engine failed to inspect the container: No such container: no-such-${run}`);
+    const said = te.engine === 'docker' ? `No such container: no-such-${run}` : `no container with name or ID "no-such-${run}" found: no such container`;
+    expect(engineError(endpoint, err, 'inspect the container').message).toBe(`docker engine failed to inspect the container: ${said}`);
   });
 
   it('probing loads no dockerode (nor the gRPC stack it brings)', () => {
