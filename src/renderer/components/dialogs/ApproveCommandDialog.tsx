@@ -56,7 +56,7 @@ export function ApproveCommandDialog({ approval: a, position, total }: { approva
   };
 
   return (
-    <Modal title="Approve command" onCancel={() => decide('deny')} width={620} describedBy={notes.length ? 'approve-sandbox approve-lead' : 'approve-lead'}>
+    <Modal title="Approve command" unasked onCancel={() => decide('deny')} width={620} describedBy={notes.length ? 'approve-sandbox approve-lead' : 'approve-lead'}>
       <div className="approve__queue">
         {total > 1 && <span className="approve__position" aria-label={`Request ${position} of ${total}`}>{position} of {total}</span>}
         <span className={`approve__timer${left < 15_000 ? ' approve__timer--low' : ''}`} role="timer" aria-label={`Denied automatically in ${countdown(left)}`}

@@ -13,7 +13,7 @@ export function HostKeyDialog({ approval }: { approval: PendingApproval }) {
   };
   const where = key.port === 22 ? key.host : `${key.host}:${key.port}`;
   return (
-    <Modal title="Trust host key?" onCancel={() => decide('deny')} width={520}>
+    <Modal title="Trust host key?" unasked onCancel={() => decide('deny')} width={520}>
       <p className="form__note">
         Target <strong>{approval.execution_target}</strong> connects to <strong>{where}</strong>, whose host key is not in
         ~/.ssh/known_hosts or Switchboard's store. Compare the fingerprint with the one the host's owner gives you before

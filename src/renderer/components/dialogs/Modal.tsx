@@ -1,28 +1,71 @@
 // A modal dialog frame: backdrop, title, Escape to cancel, focus kept inside and given back on close.
-import { useEffect, useId, useRef, type KeyboardEvent, type ReactNode } from 'react';
+// A dialog that arrives unasked (`unasked`: an agent's request) waits for a pause in the person's typing before it
+// takes the keyboard, so keys meant for a terminal neither answer it nor get lost; a click on it takes it at once.
+import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
+import { ARM_MS, QUIET_MS, sinceLastKey } from '../../typingQuiet.js';
 
 const focusable = 'button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
-export function Modal({ title, onCancel, children, width = 440, describedBy }: { title: string; onCancel(): void; children: ReactNode; width?: number; describedBy?: string }) {
+interface ModalProps {
+  title: string;
+  onCancel(): void;
+  children: ReactNode;
+  width?: number;
+  describedBy?: string;
+  /** Opened by something other than the person: wait for a pause in their typing before taking the keyboard. */
+  unasked?: boolean;
+}
+
+export function Modal({ title, onCancel, children, width = 440, describedBy, unasked = false }: ModalProps) {
   const titleId = useId();
   const box = useRef<HTMLDivElement>(null);
+  const [waiting, setWaiting] = useState(unasked);
+  const tookKeyboardAt = useRef(0);
+  const take = useRef<() => void>(() => undefined);
   useEffect(() => {
     const before = document.activeElement as HTMLElement | null;
-    // Everything behind the dialog is inert: no clicks, no focus, no typing into a terminal nobody sees.
-    const backdrop = box.current?.parentElement;
     const madeInert: HTMLElement[] = [];
-    for (const el of Array.from(backdrop?.parentElement?.children ?? [])) {
-      if (el === backdrop || !(el instanceof HTMLElement) || el.inert) continue;
-      el.inert = true;
-      madeInert.push(el);
-    }
-    const first = box.current?.querySelector<HTMLElement>('[data-autofocus]') ?? box.current?.querySelector<HTMLElement>(focusable);
-    first?.focus();
-    return () => {
-      for (const el of madeInert) el.inert = false;
-      before?.focus?.();
+    let taken = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    take.current = () => {
+      if (taken) return;
+      taken = true;
+      clearTimeout(timer);
+      setWaiting(false);
+      tookKeyboardAt.current = performance.now();
+      // Everything behind the dialog is inert: no clicks, no focus, no typing into a terminal nobody sees.
+      const backdrop = box.current?.parentElement;
+      for (const el of Array.from(backdrop?.parentElement?.children ?? [])) {
+        if (el === backdrop || !(el instanceof HTMLElement) || el.inert) continue;
+        el.inert = true;
+        madeInert.push(el);
+      }
+      const first = box.current?.querySelector<HTMLElement>('[data-autofocus]') ?? box.current?.querySelector<HTMLElement>(focusable);
+      first?.focus({ focusVisible: true } as FocusOptions);
     };
-  }, []);
+    const takeWhenQuiet = (): void => {
+      const quietFor = sinceLastKey();
+      if (quietFor >= QUIET_MS) take.current();
+      else timer = setTimeout(takeWhenQuiet, QUIET_MS - quietFor);
+    };
+    if (unasked) {
+      takeWhenQuiet();
+    } else {
+      take.current();
+    }
+    return () => {
+      clearTimeout(timer);
+      for (const el of madeInert) el.inert = false;
+      if (taken) before?.focus?.();
+    };
+  }, [unasked]);
+  const onKeyDownCapture = (e: KeyboardEvent): void => {
+    // Keys already on their way when the dialog took the keyboard do not answer it.
+    if (unasked && (e.key === 'Enter' || e.key === ' ') && performance.now() - tookKeyboardAt.current < ARM_MS) {
+      e.preventDefault();
+      e.stopPropagation();
+    }
+  };
   const onKeyDown = (e: KeyboardEvent): void => {
     if (e.key === 'Escape') {
       e.stopPropagation();
@@ -43,9 +86,12 @@ export function Modal({ title, onCancel, children, width = 440, describedBy }: {
     }
   };
   return (
-    <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && onCancel()}>
-      <div className="modal" role="dialog" aria-modal="true" aria-labelledby={titleId} aria-describedby={describedBy} ref={box} onKeyDown={onKeyDown} style={{ width }}>
+    // A click beside a dialog that arrived unasked does not answer it.
+    <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && !unasked && onCancel()}>
+      <div className="modal" role="dialog" aria-modal="true" aria-labelledby={titleId} aria-describedby={describedBy} ref={box}
+        onKeyDownCapture={onKeyDownCapture} onKeyDown={onKeyDown} onMouseDownCapture={() => take.current()} data-waiting={waiting || undefined} style={{ width }}>
         <h2 className="modal__title" id={titleId}>{title}</h2>
+        {waiting && <p className="modal__waiting" role="status">Waiting for a pause in your typing; click here to answer now.</p>}
         {children}
       </div>
     </div>
