@@ -2,7 +2,7 @@
 // and restarted, and its calls fail at once naming the plugin; a slow but live plugin is left alone. A real Core and
 // real host processes, in a temp SWITCHBOARD_HOME made here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Core } from '../core.js';
@@ -37,6 +37,7 @@ const hostPid = (): number => {
   if (pid === undefined) throw new Error('no acmebox host runs');
   return pid;
 };
+const hostLog = (): string => readFileSync(join(home, 'plugins', '.host.log'), 'utf8');
 const alive = (pid: number): boolean => {
   try {
     process.kill(pid, 0);
@@ -93,6 +94,8 @@ describe('plugin host liveness', () => {
     expect(message).toMatch(/^plugin acmebox: its host stopped answering \(no heartbeat for 3s\) during exec; it is being restarted$/);
     expect(ms).toBeLessThan(detectBoundMs);
     await restartedFrom(old);
+    // The plugin's author finds it in the log beside the plugin's own lines.
+    expect(hostLog()).toContain('acmebox: its host stopped answering (no heartbeat for 3s); killed; restarting');
   }, 90_000);
 
   it('a plugin spinning on the host\'s event loop is found the same way', async () => {
@@ -117,6 +120,7 @@ describe('plugin host liveness', () => {
     const { message } = await failure(term(`echo ${misbehave.hang}`, { timeout: 1 }));
     expect(message).toMatch(/^plugin acmebox: exec gave no answer within 11s$/);
     expect(hostPid()).toBe(pid);
+    expect(hostLog()).toContain('acmebox: exec gave no answer within 11s (its host still answers; the call was failed)');
     expect((await term('echo still')).output).toBe('still\n');
   }, 60_000);
 

@@ -65,6 +65,8 @@ export interface PluginHostOptions {
   onStart(host: PluginHost): Promise<void>;
   /** The host died or hung: why, in one line. Its environments and streams are gone. */
   onDown(reason: string): void;
+  /** A line for the plugin's author in plugins/.host.log: a call that missed its deadline, a host that was ended. */
+  log(message: string): void;
 }
 
 export class PluginHost {
@@ -143,7 +145,9 @@ export class PluginHost {
       const timer = setTimeout(() => {
         this.pending.delete(id);
         this.beat();
-        reject(new SwitchboardError('timeout', `plugin ${this.opts.plugin}: ${method} gave no answer within ${Math.round(deadlineMs / 1000)}s`, 'the plugin may be stuck on this call; see plugins/.host.log'));
+        const line = `${method} gave no answer within ${Math.round(deadlineMs / 1000)}s`;
+        this.opts.log(`${line} (its host still answers; the call was failed)`);
+        reject(new SwitchboardError('timeout', `plugin ${this.opts.plugin}: ${line}`, 'the plugin may be stuck on this call; see plugins/.host.log'));
       }, deadlineMs);
       this.pending.set(id, {
         resolve: (v) => {
@@ -250,6 +254,7 @@ export class PluginHost {
     if (kill) killGroup(child);
     const line = `plugin ${this.opts.plugin}: ${reason}`;
     const after = this.closed ? '' : '; it is being restarted';
+    if (!this.closed) this.opts.log(`${reason}${kill ? '; killed' : ''}; restarting`);
     for (const [id, p] of this.pending) {
       clearTimeout(p.timer);
       this.pending.delete(id);
