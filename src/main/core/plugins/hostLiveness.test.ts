@@ -3,6 +3,7 @@
 // real host processes, in a temp SWITCHBOARD_HOME made here.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Core } from '../core.js';
@@ -46,6 +47,10 @@ const alive = (pid: number): boolean => {
     return false;
   }
 };
+
+/** The pids in process group `pgid`. */
+const group = (pgid: number): number[] => execFileSync('ps', ['-eo', 'pid=,pgid='], { encoding: 'utf8' }).split('\n')
+  .map((l) => l.trim().split(/\s+/).map(Number)).filter(([, g]) => g === pgid).map(([pid]) => pid!);
 
 /** Wait for a host other than `old` to serve the target again; returns its pid. */
 async function restartedFrom(old: number): Promise<number> {
@@ -98,12 +103,15 @@ describe('plugin host liveness', () => {
     expect(hostLog()).toContain('acmebox: its host stopped answering (no heartbeat for 3s); killed; restarting');
   }, 90_000);
 
-  it('a plugin spinning on the host\'s event loop is found the same way', async () => {
+  it('a plugin spinning on the host\'s event loop is found the same way, and what it started in its group dies with it', async () => {
     const old = hostPid();
-    const { ms, message } = await failure(term(`echo ${misbehave.spin}`, { timeout: 90 }));
+    const call = failure(term(`echo ${misbehave.spin}`, { timeout: 90 }));
+    await until(() => group(old).some((pid) => pid !== old));
+    const { ms, message } = await call;
     expect(message).toMatch(/^plugin acmebox: its host stopped answering .* during exec; it is being restarted$/);
     expect(ms).toBeLessThan(detectBoundMs);
     await restartedFrom(old);
+    await until(() => group(old).length === 0);
   }, 90_000);
 
   it('a long exec on a live host is not killed by the heartbeat, and the heartbeat stops when nothing waits', async () => {

@@ -23,7 +23,8 @@ export interface TestPluginOptions {
 
 /**
  * Commands containing these words make the plugin misbehave: throw, never answer (its host stays responsive),
- * call process.exit, or spin on the host's event loop (for a minute: a test that fails leaves no endless spinner).
+ * call process.exit, or spin on the host's event loop (for a minute: a test that fails leaves no endless spinner)
+ * after starting a `sleep` in the host's own process group.
  */
 export const misbehave = { throw: '__SB_PLUGIN_THROW__', hang: '__SB_PLUGIN_HANG__', exit: '__SB_PLUGIN_EXIT__', spin: '__SB_PLUGIN_SPIN__' };
 
@@ -41,7 +42,10 @@ function run(command, opts) {
     if (command.includes(M.throw)) return reject(new Error('exec blew up on purpose'));
     if (command.includes(M.hang)) return;
     if (command.includes(M.exit)) process.exit(7);
-    if (command.includes(M.spin)) for (const end = Date.now() + 60000; Date.now() < end;);
+    if (command.includes(M.spin)) {
+      spawn('sleep', ['120'], { stdio: 'ignore' });
+      for (const end = Date.now() + 60000; Date.now() < end;);
+    }
     const child = spawn('/bin/sh', ['-c', command], { cwd: opts.cwd, env: opts.env, detached: true, stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     let output = '';
     let timedOut = false;
