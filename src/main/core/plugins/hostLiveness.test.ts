@@ -114,6 +114,17 @@ describe('plugin host liveness', () => {
     await until(() => group(old).length === 0);
   }, 90_000);
 
+  it('a host stopped while idle is found by the next call on its target', async () => {
+    await until(() => host()?.heartbeating === false);
+    const old = hostPid();
+    process.kill(old, 'SIGSTOP');
+    stopped.push(old);
+    const { ms, message } = await failure(term('echo hello'));
+    expect(message).toMatch(/^plugin acmebox: its host stopped answering .* during exec; it is being restarted$/);
+    expect(ms).toBeLessThan(detectBoundMs);
+    await restartedFrom(old);
+  }, 90_000);
+
   it('a long exec on a live host is not killed by the heartbeat, and the heartbeat stops when nothing waits', async () => {
     const pid = hostPid();
     const r = await term('sleep 5; echo slept', { timeout: 10 });
