@@ -52,7 +52,7 @@ function rotate(file: string): void {
  * Ticks are counted, not wall time: a Core that was itself busy for seconds misses at most one tick, not three.
  * Idle (nothing waiting on the host), no timer runs at all.
  */
-export const heartbeat = { intervalMs: 1000, missedMax: 3 };
+export const heartbeat = { intervalMs: 1000, missedMax: 3 } as const;
 
 /** Back-off between restarts of a host that keeps dying: 0.5 s, 1 s, 2 s … up to 30 s; reset after a good load. */
 const backoffMs = (attempt: number): number => Math.min(30_000, 500 * 2 ** Math.min(attempt, 6));
