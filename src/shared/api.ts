@@ -37,6 +37,8 @@ export const ProcessInfo = z.lazy(() => z.object({
   cwd: z.string(),
   status: z.enum(['running', 'exited', 'killed', 'lost']),
   exit_code: z.number().int().nullable(),
+  /** Why it ended without an exit code of its own (`lost`: the connection or plugin host that held it went). */
+  reason: z.string().optional(),
   started_at: z.string(),
   ended_at: z.string().nullable(),
   output_chars: z.number().int(),

@@ -47,6 +47,8 @@ const Nothing = z.object({});
 
 /** Every method the Core calls on a host: params and result. */
 export const hostMethods = {
+  /** The heartbeat: answered by the host's own event loop, never the plugin's code (pluginHost.ts sends it). */
+  ping: { params: Nothing, result: Nothing },
   /** Import the plugin's module and call `register(ctx)`; answers with what it registered. */
   load: {
     params: z.object({ name: z.string(), version: z.string(), dir: z.string(), data_dir: z.string(), entry: z.string() }),

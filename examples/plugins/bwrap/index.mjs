@@ -2,9 +2,11 @@
 // read-only, a private writable /workspace (and /tmp) per runtime identity, no network unless asked for.
 // @ts-check
 import { createHash } from 'node:crypto';
-import { accessSync, constants, existsSync, mkdirSync, rmSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { basename, delimiter, dirname, isAbsolute, join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { WORKSPACE, bwrapArgs, hostRoot, loadPty, parseBind, runInBackground, runOnPty, runToEnd } from './sandbox.mjs';
 
 /** @typedef {import('../../../src/shared/plugins.js').PluginContext} PluginContext */
@@ -39,12 +41,21 @@ function onPath(/** @type {string} */ program) {
   return undefined;
 }
 
+// Programs run without blocking: the plugin host answers the Core's heartbeat from this event loop, and a host
+// that does not answer for a few seconds is taken for hung and restarted.
+const run = promisify(execFile);
+
 /** Can bwrap make a sandbox here? undefined when it can, else bwrap's own one-line reason. */
-function trySandbox() {
-  const r = spawnSync('bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--die-with-parent', '--', 'true'], { encoding: 'utf8', timeout: 10_000 });
-  if (r.error) return r.error.message;
-  if (r.status === 0) return undefined;
-  return (r.stderr.trim().split('\n').pop() || `bwrap exited with ${r.status}`) + ' (are unprivileged user namespaces allowed?)';
+async function trySandbox() {
+  try {
+    await run('bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--die-with-parent', '--', 'true'], { encoding: 'utf8', timeout: 10_000 });
+    return undefined;
+  } catch (err) {
+    const e = /** @type {{ code?: unknown; stderr?: string; message: string }} */ (err);
+    // Not started (no such program) or ended by the timeout: no exit status of its own to explain.
+    if (typeof e.code !== 'number') return e.message.split('\n')[0];
+    return (e.stderr?.trim().split('\n').pop() || `bwrap exited with ${e.code}`) + ' (are unprivileged user namespaces allowed?)';
+  }
 }
 
 /** A folder name for a runtime identity: readable, and distinct for every identity. */
@@ -54,12 +65,13 @@ function slug(/** @type {string} */ identity) {
 }
 
 /** Removes a folder the sandbox filled, even where a command took its own write permission away. */
-function removeTree(/** @type {string} */ dir) {
+async function removeTree(/** @type {string} */ dir) {
   try {
-    rmSync(dir, { recursive: true, force: true });
+    await rm(dir, { recursive: true, force: true });
   } catch {
-    spawnSync('chmod', ['-R', 'u+rwX', dir]);
-    rmSync(dir, { recursive: true, force: true });
+    // What chmod cannot fix, the second rm reports.
+    await run('chmod', ['-R', 'u+rwX', dir]).catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
   }
 }
 
@@ -102,7 +114,7 @@ export function register(ctx) {
     },
 
     is_available() {
-      available ??= Promise.resolve(onPath('bwrap') !== undefined && trySandbox() === undefined);
+      available ??= onPath('bwrap') === undefined ? Promise.resolve(false) : trySandbox().then((problem) => problem === undefined);
       return available;
     },
 
@@ -121,10 +133,10 @@ export function register(ctx) {
       /** @type {PluginDoctorCheck[]} */
       const checks = [];
       const bwrap = onPath('bwrap');
-      const version = bwrap ? spawnSync(bwrap, ['--version'], { encoding: 'utf8' }).stdout.trim() : '';
+      const version = bwrap ? await run(bwrap, ['--version'], { encoding: 'utf8', timeout: 10_000 }).then((r) => r.stdout.trim(), () => '?') : '';
       checks.push({ name: 'bwrap installed', ok: bwrap !== undefined, detail: bwrap ? `${bwrap} (${version})` : 'install bubblewrap (apt install bubblewrap)' });
       if (bwrap) {
-        const problem = trySandbox();
+        const problem = await trySandbox();
         checks.push({ name: 'can create a sandbox', ok: problem === undefined, ...(problem ? { detail: problem } : {}) });
       }
       const pty = await loadPty();
@@ -176,7 +188,7 @@ export function register(ctx) {
         async cleanup(reason) {
           for (const kill of live) kill();
           live.clear();
-          if (reason === 'removed') removeTree(dir);
+          if (reason === 'removed') await removeTree(dir);
         },
       };
       return environment;

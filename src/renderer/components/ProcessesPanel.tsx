@@ -64,7 +64,7 @@ function ProcessRow({ p, now, selected, onSelect, all }: { p: ProcessInfo; now: 
   };
   return (
     <tr className={`row${selected ? ' row--selected' : ''}`} aria-selected={selected} onClick={onSelect} aria-label={p.command}>
-      <td><span className={`badge badge--proc-${p.status}`}>{p.status}</span></td>
+      <td><span className={`badge badge--proc-${p.status}`} title={p.reason}>{p.status}</span></td>
       {all && <IdentityCell p={p} />}
       <td className="mono cell-command" title={`${p.command}\n${p.cwd}`}>{p.command}</td>
       <td className="mono dim col-started">{clockTime(p.started_at)}</td>

@@ -8,7 +8,7 @@ type PluginHealth = NonNullable<DoctorReport['plugins']>[number];
 
 /** Each call into a plugin has its own deadline (the host enforces it); a failed call is a failed check, never a crash. */
 export async function pluginHealth(plugins: Plugins, targets: TargetTable, infos: TargetInfo[], probeMs: number): Promise<PluginHealth[]> {
-  // A missed deadline restarts a plugin's host: give its own checks time, whatever the per-target probe deadline.
+  // A missed deadline fails the check: give a plugin's own checks time, whatever the per-target probe deadline.
   const timeoutMs = Math.max(probeMs, 10_000);
   return Promise.all(plugins.list().map(async (info): Promise<PluginHealth> => {
     const host = plugins.hostOf(info.name);

@@ -77,6 +77,8 @@ function watch(id: string, s: PluginStream): void {
 type Served = { [M in HostMethod]: (p: HostParams<M>) => Promise<HostResult<M>> };
 
 const served: Served = {
+  // Answered as soon as this event loop is free: a plugin that blocks it (a busy loop, a long sync call) misses beats.
+  ping: async () => ({}),
   load: async (p) => {
     // data_dir is plugins/.data/<name>; the log sits in plugins/ (where the Core sends this process's output too).
     logFile = join(dirname(dirname(p.data_dir)), '.host.log');

@@ -1,4 +1,5 @@
-// One plugin's host process as the Core holds it: fork, typed calls with deadlines, stream events, restart with back-off.
+// One plugin's host process as the Core holds it: fork, typed calls with deadlines, a heartbeat while it has work,
+// stream events, restart with back-off.
 //
 // One host per plugin (not one for all): a plugin that hangs, leaks or calls process.exit takes only its own
 // backends down, and restarting its host drops nobody else's shells or environments.
@@ -45,6 +46,14 @@ function rotate(file: string): void {
   }
 }
 
+/**
+ * The host's event loop answers a ping every `intervalMs` while calls or streams wait on it; `missedMax` unanswered
+ * ticks in a row and it is taken for hung (stopped, or a plugin spinning on its event loop), killed and restarted.
+ * Ticks are counted, not wall time: a Core that was itself busy for seconds misses at most one tick, not three.
+ * Idle (nothing waiting on the host), no timer runs at all.
+ */
+export const heartbeat = { intervalMs: 1000, missedMax: 3 } as const;
+
 /** Back-off between restarts of a host that keeps dying: 0.5 s, 1 s, 2 s … up to 30 s; reset after a good load. */
 const backoffMs = (attempt: number): number => Math.min(30_000, 500 * 2 ** Math.min(attempt, 6));
 
@@ -56,6 +65,8 @@ export interface PluginHostOptions {
   onStart(host: PluginHost): Promise<void>;
   /** The host died or hung: why, in one line. Its environments and streams are gone. */
   onDown(reason: string): void;
+  /** A line for the plugin's author in plugins/.host.log: a call that missed its deadline, a host that was ended. */
+  log(message: string): void;
 }
 
 export class PluginHost {
@@ -66,6 +77,10 @@ export class PluginHost {
   private restartTimer: NodeJS.Timeout | undefined;
   private attempts = 0;
   private closed = false;
+  private beatTimer: NodeJS.Timeout | undefined;
+  /** The ping waiting for its answer, and how many ticks it has been waiting. */
+  private ping: number | undefined;
+  private missed = 0;
   /** Bumped on every start: environments remember it to know they died with an earlier host. */
   generation = 0;
 
@@ -73,6 +88,16 @@ export class PluginHost {
 
   get running(): boolean {
     return this.child !== undefined;
+  }
+
+  /** Whether the heartbeat runs now: only while a call or a stream waits on the host. */
+  get heartbeating(): boolean {
+    return this.beatTimer !== undefined;
+  }
+
+  /** The host process's pid while one runs (a restarted host has a new one). */
+  get pid(): number | undefined {
+    return this.child?.pid;
   }
 
   /** Fork the host and load the plugin; on failure the host is stopped and a restart scheduled. */
@@ -88,7 +113,8 @@ export class PluginHost {
     const log = openSync(this.opts.logFile, 'a', 0o600);
     let child: ChildProcess;
     try {
-      child = fork(hostEntryPath(), [], { env, stdio: ['ignore', log, log, 'ipc'], serialization: 'json' });
+      // A process group of its own: a hung host is killed with whatever it started in it, never the Core's group.
+      child = fork(hostEntryPath(), [], { env, stdio: ['ignore', log, log, 'ipc'], serialization: 'json', detached: true });
     } finally {
       closeSync(log);
     }
@@ -105,7 +131,10 @@ export class PluginHost {
     }
   }
 
-  /** Call a method with a deadline; a missed deadline means the host is stuck: it is ended and restarted. */
+  /**
+   * Call a method with a deadline. A missed deadline fails that call only: whether the host itself is stuck is the
+   * heartbeat's to say, and a plugin call that never answers is no reason to end the plugin's other shells.
+   */
   call<M extends HostMethod>(method: M, params: HostParams<M>, deadlineMs: number): Promise<HostResult<M>> {
     const child = this.child;
     if (!child || !child.connected) {
@@ -115,8 +144,10 @@ export class PluginHost {
     return new Promise<HostResult<M>>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
-        reject(new SwitchboardError('timeout', `plugin ${this.opts.plugin}: ${method} gave no answer within ${Math.round(deadlineMs / 1000)}s; its host is restarted`));
-        this.down(`${method} gave no answer within ${Math.round(deadlineMs / 1000)}s`, true);
+        this.beat();
+        const line = `${method} gave no answer within ${Math.round(deadlineMs / 1000)}s`;
+        this.opts.log(`${line} (its host still answers; the call was failed)`);
+        reject(new SwitchboardError('timeout', `plugin ${this.opts.plugin}: ${line}`, 'the plugin may be stuck on this call; see plugins/.host.log'));
       }, deadlineMs);
       this.pending.set(id, {
         resolve: (v) => {
@@ -128,12 +159,14 @@ export class PluginHost {
         timer,
         method,
       });
+      this.beat();
       child.send({ id, method, params }, (err) => {
         if (!err) return;
         const p = this.pending.get(id);
         if (!p) return;
         clearTimeout(p.timer);
         this.pending.delete(id);
+        this.beat();
         reject(new SwitchboardError('target_unreachable', `plugin ${this.opts.plugin}: its host is gone`));
       });
     });
@@ -142,6 +175,41 @@ export class PluginHost {
   /** Route a stream's output and exit to `listener` until it exits. */
   watchStream(streamId: string, listener: StreamListener): void {
     this.streams.set(streamId, listener);
+    this.beat();
+  }
+
+  /**
+   * Run the heartbeat while something waits on the host (a call, a stream), and only then. Not for `load`: importing
+   * a plugin evaluates its modules in one synchronous go, which a big SDK on a loaded machine may stretch past a few
+   * beats; a load that hangs meets its own deadline.
+   */
+  private beat(): void {
+    const waiting = this.streams.size > 0 || [...this.pending.values()].some((p) => p.method !== 'load');
+    const busy = this.child !== undefined && waiting;
+    if (busy && !this.beatTimer) {
+      this.beatTimer = setInterval(() => this.tick(), heartbeat.intervalMs);
+      // The heartbeat never keeps the Core alive; the calls it watches do, if anything.
+      this.beatTimer.unref();
+    } else if (!busy && this.beatTimer) {
+      clearInterval(this.beatTimer);
+      this.beatTimer = undefined;
+      this.ping = undefined;
+      this.missed = 0;
+    }
+  }
+
+  private tick(): void {
+    const child = this.child;
+    if (!child) return this.beat();
+    if (this.ping !== undefined) {
+      if (++this.missed >= heartbeat.missedMax) this.down(`its host stopped answering (no heartbeat for ${heartbeat.missedMax * heartbeat.intervalMs / 1000}s)`, true);
+      return;
+    }
+    // Answered by the host's own event loop (hostProcess.ts), never by the plugin: a slow exec does not delay it.
+    const id = this.nextId++;
+    this.ping = id;
+    // A failed send means the host is gone; its exit says why.
+    child.send({ id, method: 'ping', params: {} }, () => undefined);
   }
 
   private onMessage(raw: unknown): void {
@@ -149,10 +217,16 @@ export class PluginHost {
     if (!msg.success) return;
     const m = msg.data;
     if ('id' in m) {
+      if (m.id === this.ping) {
+        this.ping = undefined;
+        this.missed = 0;
+        return;
+      }
       const p = this.pending.get(m.id);
       if (!p) return;
       clearTimeout(p.timer);
       this.pending.delete(m.id);
+      this.beat();
       if (m.ok) p.resolve(m.result);
       else p.reject(new SwitchboardError('target_unreachable', `plugin ${this.opts.plugin}: ${p.method} failed: ${m.error}`));
       return;
@@ -161,6 +235,7 @@ export class PluginHost {
     else if (m.event === 'stream.exit') {
       const s = this.streams.get(m.stream_id);
       this.streams.delete(m.stream_id);
+      this.beat();
       s?.exit(m.exit_code, m.reason);
     }
   }
@@ -175,16 +250,20 @@ export class PluginHost {
     const child = this.child;
     if (!child) return;
     this.child = undefined;
-    if (kill) child.kill('SIGKILL');
+    this.beat();
+    if (kill) killGroup(child);
     const line = `plugin ${this.opts.plugin}: ${reason}`;
+    const after = this.closed ? '' : '; it is being restarted';
+    if (!this.closed) this.opts.log(`${reason}${kill ? '; killed' : ''}; restarting`);
     for (const [id, p] of this.pending) {
       clearTimeout(p.timer);
       this.pending.delete(id);
-      p.reject(new SwitchboardError('target_unreachable', `${line} during ${p.method}`, 'the host is restarted; try again'));
+      p.reject(new SwitchboardError('target_unreachable', `${line} during ${p.method}${after}`, 'try again in a few seconds'));
     }
     const streams = [...this.streams.values()];
     this.streams.clear();
-    for (const s of streams) s.exit(null, 'plugin host exited');
+    // A background process's status says why it is lost: its host, not the process, ended.
+    for (const s of streams) s.exit(null, `lost with its plugin host (${line})`);
     this.opts.onDown(line);
     if (this.closed) return;
     const wait = backoffMs(this.attempts++);
@@ -203,6 +282,16 @@ export class PluginHost {
     if (!child) return;
     this.down('disabled', false);
     child.kill('SIGTERM');
-    setTimeout(() => child.kill('SIGKILL'), 2000).unref();
+    setTimeout(() => killGroup(child), 2000).unref();
+  }
+}
+
+/** SIGKILL the host and what it started in its process group (a stopped host dies of it too). */
+function killGroup(child: ChildProcess): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+  } catch {
+    // The group is gone already (the host exited); the host itself may still be reaped.
+    child.kill('SIGKILL');
   }
 }

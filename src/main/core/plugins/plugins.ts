@@ -127,6 +127,7 @@ export class Plugins {
         const r = await h.call('load', { name: m.name, version: m.version, dir: p.installed.dir, data_dir: join(pluginsDir(this.deps.home), '.data', m.name), entry: m.entry }, loadDeadlineMs);
         this.apply(p, h, r.providers);
       },
+      log: (message) => this.log(`${m.name}: ${message}`),
       onDown: (reason) => {
         if (p.host !== host || p.state !== 'active') return;
         p.down = reason;

@@ -1,5 +1,5 @@
 // Test helper: writes a small plugin into a profile's plugins/ — a sandbox-less backend that runs `sh -c` on this
-// machine — with switches for misbehaving (throw on load, throw, hang or exit in exec).
+// machine — with switches for misbehaving (throw on load, throw, hang, spin or exit in exec).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ManifestFlags, PluginFlags } from '../../../shared/plugins.js';
@@ -21,8 +21,12 @@ export interface TestPluginOptions {
   version?: string;
 }
 
-/** Commands containing these words make the plugin misbehave. */
-export const misbehave = { throw: '__SB_PLUGIN_THROW__', hang: '__SB_PLUGIN_HANG__', exit: '__SB_PLUGIN_EXIT__' };
+/**
+ * Commands containing these words make the plugin misbehave: throw, never answer (its host stays responsive),
+ * call process.exit, or spin on the host's event loop (for a minute: a test that fails leaves no endless spinner)
+ * after starting a `sleep` in the host's own process group.
+ */
+export const misbehave = { throw: '__SB_PLUGIN_THROW__', hang: '__SB_PLUGIN_HANG__', exit: '__SB_PLUGIN_EXIT__', spin: '__SB_PLUGIN_SPIN__' };
 
 const moduleText = (o: TestPluginOptions): string => `
 import { spawn } from 'node:child_process';
@@ -38,6 +42,10 @@ function run(command, opts) {
     if (command.includes(M.throw)) return reject(new Error('exec blew up on purpose'));
     if (command.includes(M.hang)) return;
     if (command.includes(M.exit)) process.exit(7);
+    if (command.includes(M.spin)) {
+      spawn('sleep', ['120'], { stdio: 'ignore' });
+      for (const end = Date.now() + 60000; Date.now() < end;);
+    }
     const child = spawn('/bin/sh', ['-c', command], { cwd: opts.cwd, env: opts.env, detached: true, stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
     let output = '';
     let timedOut = false;

@@ -297,6 +297,7 @@ function info(e: Entry): ProcessInfo {
     cwd: e.cwd,
     status: e.status,
     exit_code: e.exitCode,
+    ...(e.reason ? { reason: e.reason } : {}),
     started_at: new Date(e.startedAt).toISOString(),
     ended_at: e.endedAt === undefined ? null : new Date(e.endedAt).toISOString(),
     output_chars: e.buffer.total,
