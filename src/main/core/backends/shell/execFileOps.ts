@@ -1,10 +1,11 @@
-// File operations made of shell commands, for environments that have exec but no file operations of their own.
+// File operations made of shell commands, for environments that have exec but no file operations of their own (a
+// plugin without them, an SSH server without an sftp subsystem).
 import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
-import { SwitchboardError } from '../../../shared/errors.js';
-import type { FileStat } from '../backends/provider.js';
-import { shellQuote } from '../backends/shell/shellWrap.js';
-import { errnoInText, writeError } from '../backends/writeError.js';
+import { SwitchboardError } from '../../../../shared/errors.js';
+import type { FileStat } from '../provider.js';
+import { shellQuote } from './shellWrap.js';
+import { errnoInText, errnoReason, writeError } from '../writeError.js';
 
 /** Runs one `sh -c` command line as given (no wrapping), stdout and stderr merged, with optional stdin. */
 export type RawExec = (command: string, opts: { stdin?: string; timeoutMs: number }) => Promise<{ output: string; exitCode: number }>;
@@ -32,9 +33,14 @@ export async function execReadFile(exec: RawExec, path: string, maxBytes: number
   if (st.type === 'missing') throw new SwitchboardError('bad_request', `no such file: ${path}`);
   if (st.type !== 'file') throw new SwitchboardError('bad_request', `not a regular file: ${path}`);
   if (st.size > maxBytes) throw new SwitchboardError('too_large', `${path} is ${st.size} bytes; the limit is ${maxBytes}`, 'read a part of it with offset and limit, or use terminal with head/tail');
-  const r = await exec(`echo ${tag}; head -c ${maxBytes} -- ${shellQuote(path)} | base64 || echo __SB_FAIL__`, { timeoutMs: fileTimeoutMs });
+  // head's failure goes to stderr (merged), beside its reason: base64's status alone would hide it.
+  const r = await exec(`echo ${tag}; { head -c ${maxBytes} -- ${shellQuote(path)} || echo __SB_FAIL__ >&2; } | base64`, { timeoutMs: fileTimeoutMs });
   const at = r.output.indexOf(tag);
-  if (at < 0 || r.exitCode !== 0 || r.output.includes('__SB_FAIL__')) throw new SwitchboardError('internal', `could not read ${path}: ${r.output.trim().slice(0, 200)}`);
+  if (at < 0 || r.exitCode !== 0 || r.output.includes('__SB_FAIL__')) {
+    const said = r.output.replace(tag, '').replace('__SB_FAIL__', '').trim().split('\n')[0]?.slice(0, 200) ?? '';
+    const code = errnoInText(said);
+    throw new SwitchboardError(code ? 'bad_request' : 'internal', `could not read ${path}: ${code ? errnoReason(code) : said || `exit ${r.exitCode}`}`);
+  }
   return Buffer.from(r.output.slice(at + tag.length).replace(/\s+/g, ''), 'base64');
 }
 
@@ -52,13 +58,18 @@ async function roomLeft(exec: RawExec, path: string, size: number): Promise<stri
 /** Base64 characters per command line: well under the 128 KiB a single argument may have on Linux. */
 const chunkChars = 64_000;
 
+export interface ExecWriteOptions {
+  /** The exec carries stdin (SSH does; not every plugin's exec API): the bytes go in one command, no chunks. */
+  stdin?: boolean;
+}
+
 /**
- * Writes the whole file (parents created), whole or not at all: base64 in chunks appended to a temp file by plain
- * command lines (no stdin needed, which not every remote exec API carries), decoded into a second temp file beside
- * the destination (through a final symlink), given the original's mode and owner, flushed, then renamed over it.
+ * Writes the whole file (parents created), whole or not at all: base64 on stdin, or where the exec has none, in
+ * chunks appended by plain command lines to a private temp file; decoded into a second temp file beside the
+ * destination (through a final symlink), given the original's mode and owner, flushed, then renamed over it.
  * Both temp files are removed whatever happens, so a failure leaves the original as it was.
  */
-export async function execWriteFile(exec: RawExec, path: string, data: Buffer): Promise<void> {
+export async function execWriteFile(exec: RawExec, path: string, data: Buffer, opts: ExecWriteOptions = {}): Promise<void> {
   const stem = `${posix.dirname(path)}/.${posix.basename(path)}.sb-${randomBytes(6).toString('hex')}`;
   const b64 = shellQuote(`${stem}.b64`);
   const text = data.toString('base64');
@@ -66,31 +77,36 @@ export async function execWriteFile(exec: RawExec, path: string, data: Buffer): 
     const said = r.output.replace(new RegExp(`${tag}\\S*`, 'g'), '').trim();
     throw writeError(path, errnoInText(said) ?? (await roomLeft(exec, path, data.length)), { detail: said || `exit ${r.exitCode}` });
   };
-  const first = await exec(`mkdir -p -- ${shellQuote(posix.dirname(path))} && : > ${b64} && echo ${tag}ok`, { timeoutMs: fileTimeoutMs });
+  // The chunks' file is the account's alone (umask 077): the content may be nobody else's to read.
+  const first = await exec(`mkdir -p -- ${shellQuote(posix.dirname(path))}${opts.stdin ? '' : ` && (umask 077 && : > ${b64})`} && echo ${tag}ok`, { timeoutMs: fileTimeoutMs });
   if (!first.output.includes(`${tag}ok`)) await fail(first);
   try {
-    for (let at = 0; at < text.length; at += chunkChars) {
-      const r = await exec(`printf %s '${text.slice(at, at + chunkChars)}' >> ${b64} && echo ${tag}ok`, { timeoutMs: fileTimeoutMs });
-      if (!r.output.includes(`${tag}ok`)) await fail(r);
+    if (!opts.stdin) {
+      for (let at = 0; at < text.length; at += chunkChars) {
+        const r = await exec(`printf %s '${text.slice(at, at + chunkChars)}' >> ${b64} && echo ${tag}ok`, { timeoutMs: fileTimeoutMs });
+        if (!r.output.includes(`${tag}ok`)) await fail(r);
+      }
     }
     // POSIX tools and `stat -c` (GNU and BusyBox); the mode and owner are kept where stat answers and chown may.
+    // A directory is refused by name: `mv` would put the temp file inside it.
     const done = await exec(
       [
         `f=${shellQuote(path)}`,
         '[ -L "$f" ] && f=$(readlink -f -- "$f")',
+        `[ -d "$f" ] && { echo 'Is a directory' >&2; exit 1; }`,
         `t="$(dirname -- "$f")/.$(basename -- "$f").sb-$$.tmp"`,
         `trap 'rm -f -- "$t"' EXIT`,
-        `base64 -d < ${b64} > "$t" || exit 1`,
+        `base64 -d ${opts.stdin ? '' : `< ${b64} `}> "$t" || exit 1`,
         'if [ -e "$f" ]; then m=$(stat -c %a -- "$f" 2>/dev/null) && { chmod "$m" "$t" || exit 1; }; o=$(stat -c %u:%g -- "$f" 2>/dev/null) && chown "$o" "$t" 2>/dev/null; fi',
         '{ sync -- "$t" 2>/dev/null || sync; }',
         'mv -f -- "$t" "$f" || exit 1',
         `echo ${tag}ok`,
       ].join('\n'),
-      { timeoutMs: fileTimeoutMs },
+      { timeoutMs: fileTimeoutMs, ...(opts.stdin ? { stdin: text } : {}) },
     );
     if (!done.output.includes(`${tag}ok`)) await fail(done);
   } finally {
-    await exec(`rm -f -- ${b64}`, { timeoutMs: fileTimeoutMs }).catch(() => undefined);
+    if (!opts.stdin) await exec(`rm -f -- ${b64}`, { timeoutMs: fileTimeoutMs }).catch(() => undefined);
   }
 }
 
