@@ -69,17 +69,17 @@ export class PrivateSshd {
 
   /**
    * An sshd with a config of its own for the test env's `user` (whose authorized_keys scripts/env/ssh.sh filled): a
-   * host key made here, loopback only, and `Subsystem sftp` only when `sftp` is set (a server without one is what
-   * a test of the exec fallback needs). `knownHostsLine` trusts its key.
+   * host key made here, loopback only, a `Subsystem sftp` line only when `sftp` names its command (a server without
+   * one is what a test of the exec fallback needs), and any `lines` more. `knownHostsLine` trusts its key.
    */
-  static ownConfig(user: string, port: number, opts: { sftp: boolean }): PrivateSshd & { knownHostsLine: string } {
+  static ownConfig(user: string, port: number, opts: { sftp?: string; lines?: string[] } = {}): PrivateSshd & { knownHostsLine: string } {
     const dir = mkdtempSync(join(tmpdir(), 'sb-sshd-own-'));
     const hostKey = join(dir, 'host_ed25519_key');
     execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'switchboard-private-host', '-f', hostKey]);
     const lines = [
       'ListenAddress 127.0.0.1', `HostKey ${hostKey}`, 'UsePAM no', 'StrictModes no', 'PasswordAuthentication no',
       'KbdInteractiveAuthentication no', 'PubkeyAuthentication yes', 'AuthorizedKeysFile .ssh/authorized_keys',
-      `AllowUsers ${user}`, 'LogLevel VERBOSE', 'PrintMotd no', ...(opts.sftp ? ['Subsystem sftp internal-sftp'] : []),
+      `AllowUsers ${user}`, 'LogLevel VERBOSE', 'PrintMotd no', ...(opts.sftp ? [`Subsystem sftp ${opts.sftp}`] : []), ...(opts.lines ?? []),
     ];
     const config = join(dir, 'sshd_config');
     writeFileSync(config, lines.join('\n') + '\n');

@@ -112,11 +112,12 @@ export class LiveConnection {
             if (err) {
               const refused = subsystemRefused(err);
               const e = new SwitchboardError('unsupported', `could not start SFTP on ${this.label}: ${err.message}`, 'the server needs an sftp subsystem (Subsystem sftp in sshd_config)');
-              if (refused) {
-                this.sftpRefused = e;
-                closeRefusedSftp(this.client);
+              if (!refused) {
+                reject(this.alive ? channelOpenError(this.label, err) : e);
+                return;
               }
-              reject(refused || !this.alive ? e : channelOpenError(this.label, err));
+              this.sftpRefused = e;
+              void closeRefusedSftp(this.client).then(() => reject(e));
               return;
             }
             sftp.once('close', () => {
@@ -225,15 +226,26 @@ interface ChannelTable {
   _chanMgr?: { _channels?: Record<string, unknown> };
 }
 
+/** How long a refused subsystem's channel may take to close before the fallback goes on without it. */
+const refusedCloseMs = 2000;
+
 /**
  * ssh2 keeps the channel of a refused subsystem open and hands it to nobody, and OpenSSH counts it against
- * MaxSessions (ten refusals and no command could run). Close it: the SFTP channel that never became a subsystem.
- * Only `sftp()` opens SFTP channels and it opens one at a time, so that channel is the refused one.
+ * MaxSessions (ten refusals and no command could run). Close it, the SFTP channel that never became a subsystem, and
+ * wait for the server's close: until then it still holds its session. Only `sftp()` opens SFTP channels and it opens
+ * one at a time, so that channel is the refused one.
  */
-function closeRefusedSftp(client: Client): void {
+async function closeRefusedSftp(client: Client): Promise<void> {
   const channels = (client as unknown as ChannelTable)._chanMgr?._channels ?? {};
+  const closing: Array<Promise<void>> = [];
   for (const ch of Object.values(channels)) {
-    const c = ch as { constructor?: { name?: string }; subtype?: unknown; destroy?: () => void };
-    if (c?.constructor?.name === 'SFTP' && c.subtype === undefined && typeof c.destroy === 'function') c.destroy();
+    const c = ch as { constructor?: { name?: string }; subtype?: unknown; destroy?: () => void; once?: (event: 'close', l: () => void) => void };
+    if (c?.constructor?.name !== 'SFTP' || c.subtype !== undefined || typeof c.destroy !== 'function' || typeof c.once !== 'function') continue;
+    closing.push(new Promise<void>((resolve) => {
+      c.once?.('close', resolve);
+      setTimeout(resolve, refusedCloseMs).unref();
+    }));
+    c.destroy();
   }
+  await Promise.all(closing);
 }

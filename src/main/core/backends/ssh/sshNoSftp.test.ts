@@ -25,14 +25,15 @@ const runs = env !== undefined && process.getuid?.() === 0;
 
 // No real ~/.ssh or agent: only this file's key and host line count.
 const oldHome = process.env.HOME;
-process.env.HOME = mkdtempSync(join(tmpdir(), 'sb-nosftp-home-'));
+const fakeHome = mkdtempSync(join(tmpdir(), 'sb-nosftp-home-'));
+process.env.HOME = fakeHome;
 delete process.env.SSH_AUTH_SOCK;
 
 let started: Promise<PrivateSshd & { knownHostsLine: string }> | undefined;
 /** The sftp-less sshd, started on first use and stopped (its directory removed) after the file's tests. */
 function bareSshd(e: SshTestEnv): Promise<PrivateSshd & { knownHostsLine: string }> {
   started ??= (async () => {
-    const sshd = PrivateSshd.ownConfig(e.user, await freePort(), { sftp: false });
+    const sshd = PrivateSshd.ownConfig(e.user, await freePort());
     await sshd.start();
     return sshd;
   })();
@@ -42,6 +43,7 @@ afterAll(async () => {
   await connectionPool.closeAll();
   if (started) (await started).dispose();
   process.env.HOME = oldHome;
+  rmSync(fakeHome, { recursive: true, force: true });
 });
 
 const specFor = (e: SshTestEnv, port: number, cwd: string): string => `{ backend: ssh, ssh_host: 127.0.0.1, ssh_port: ${port}, ssh_user: ${e.user}, ssh_key: ${e.key}, cwd: "${cwd}" }`;
@@ -217,4 +219,58 @@ describeToolsOn('ssh without an sftp subsystem', async () => {
     it('a write through a symlink replaces the file it names and keeps the link', () => symlinkCase(disk, onDisk, (n) => join(disk.dir, n), owner));
   });
 
+});
+
+(runs ? describe : describe.skip)('servers that refuse SFTP in other ways', () => {
+  const e = env as SshTestEnv;
+  const made: Array<{ sshd: PrivateSshd; x: Environment }> = [];
+  const homes: string[] = [];
+  afterAll(async () => {
+    for (const { sshd, x } of made) {
+      await x.cleanup('shutdown');
+      sshd.dispose();
+    }
+    for (const home of homes) rmSync(home, { recursive: true, force: true });
+  });
+
+  /** A private sshd with these config lines, and an environment on it. */
+  async function serverWith(opts: { sftp?: string; lines?: string[] }): Promise<Environment> {
+    const sshd = PrivateSshd.ownConfig(e.user, await freePort(), opts);
+    await sshd.start();
+    const home = mkdtempSync(join(tmpdir(), 'sb-nosftp-sbhome-'));
+    homes.push(home);
+    writeFileSync(join(home, 'known_hosts'), sshd.knownHostsLine + '\n');
+    const x = sshProvider.createEnvironment(
+      { name: 'odd', generation: 'g1', identity: `odd-${sshd.port}#g1`, source: 'runtime', state: 'active', spec: { backend: 'ssh', ssh_host: '127.0.0.1', ssh_port: sshd.port, ssh_user: e.user, ssh_key: e.key }, flags: { ...sshProvider.flags }, timeoutSec: 180 },
+      { home, resolveSpec: () => undefined },
+    );
+    made.push({ sshd, x });
+    return x;
+  }
+
+  it('two sessions per connection (MaxSessions 2): the refused subsystem\'s channel is closed, so commands still open', async () => {
+    const x = await serverWith({ lines: ['MaxSessions 2'] });
+    const path = `/tmp/sb-nosftp-one-${randomBytes(4).toString('hex')}.txt`;
+    try {
+      for (let i = 0; i < 3; i++) {
+        await x.writeFile(path, Buffer.from(`round ${i}\n`));
+        expect((await x.readFile(path, 100)).toString()).toBe(`round ${i}\n`);
+      }
+      expect(await x.probe()).toMatchObject({ ok: true, detail: expect.stringMatching(/; no sftp subsystem; file tools use commands$/) });
+    } finally {
+      rmSync(path, { force: true });
+    }
+  });
+
+  it('a subsystem configured but not installed (its server exits at once) is no SFTP too', async () => {
+    const x = await serverWith({ sftp: '/nonexistent/sftp-server' });
+    const path = `/tmp/sb-nosftp-gone-${randomBytes(4).toString('hex')}.txt`;
+    try {
+      await x.writeFile(path, Buffer.from('written\n'));
+      expect(readFileSync(path, 'utf8')).toBe('written\n');
+      expect(await x.probe()).toMatchObject({ ok: true, detail: expect.stringMatching(/; no sftp subsystem; file tools use commands$/) });
+    } finally {
+      rmSync(path, { force: true });
+    }
+  });
 });
