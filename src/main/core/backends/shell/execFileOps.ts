@@ -14,34 +14,47 @@ export type RawExec = (command: string, opts: { stdin?: string; timeoutMs: numbe
 const tag = '__SB_FILE__';
 const fileTimeoutMs = 60_000;
 
-export async function execStat(exec: RawExec, path: string): Promise<FileStat> {
-  const p = shellQuote(path);
-  const r = await exec(
-    `if [ -d ${p} ]; then echo ${tag}d 0; elif [ -f ${p} ]; then echo ${tag}f $(wc -c < ${p} 2>/dev/null | tr -d ' '); ` +
-    `elif [ -e ${p} ]; then echo ${tag}o 0; else echo ${tag}m 0; fi`,
-    { timeoutMs: fileTimeoutMs },
-  );
-  const line = r.output.slice(r.output.lastIndexOf(tag) + tag.length).trim();
-  const [kind, size] = line.split(/\s+/);
-  if (r.output.lastIndexOf(tag) < 0 || !kind) throw new SwitchboardError('internal', `could not stat ${path}: ${r.output.trim().slice(0, 200)}`);
-  const type = kind === 'd' ? 'directory' : kind === 'f' ? 'file' : kind === 'o' ? 'other' : 'missing';
-  return { type, size: type === 'file' ? Number(size) || 0 : 0 };
+/**
+ * Prints `TAG<kind> <size>` for a path (d, f, o for other, m for missing); `onFile` runs after it when the path is a
+ * regular file, with its size in $s.
+ */
+function statScript(p: string, onFile = ''): string {
+  return `if [ -d ${p} ]; then echo ${tag}d 0; elif [ -f ${p} ]; then s=$(wc -c < ${p} 2>/dev/null | tr -d ' '); echo ${tag}f "\${s:-0}"; ${onFile}` +
+    `elif [ -e ${p} ]; then echo ${tag}o 0; else echo ${tag}m 0; fi`;
 }
 
+/** statScript's answer, and what the command printed after its line. */
+function parseStat(path: string, output: string): FileStat & { rest: string } {
+  const at = output.indexOf(tag);
+  const nl = at < 0 ? -1 : output.indexOf('\n', at);
+  const [kind, size] = output.slice(at + tag.length, nl < 0 ? undefined : nl).trim().split(/\s+/);
+  if (at < 0 || !kind) throw new SwitchboardError('internal', `could not stat ${path}: ${output.trim().slice(0, 200)}`);
+  const type = kind === 'd' ? 'directory' : kind === 'f' ? 'file' : kind === 'o' ? 'other' : 'missing';
+  return { type, size: type === 'file' ? Number(size) || 0 : 0, rest: nl < 0 ? '' : output.slice(nl + 1) };
+}
+
+export async function execStat(exec: RawExec, path: string): Promise<FileStat> {
+  const { type, size } = parseStat(path, (await exec(statScript(shellQuote(path)), { timeoutMs: fileTimeoutMs })).output);
+  return { type, size };
+}
+
+/**
+ * One command: what the path is and, for a file within the cap, its bytes as base64. head's failure goes to stderr
+ * (merged) beside its reason, where base64's status alone would hide it.
+ */
 export async function execReadFile(exec: RawExec, path: string, maxBytes: number): Promise<Buffer> {
-  const st = await execStat(exec, path);
+  const p = shellQuote(path);
+  const r = await exec(statScript(p, `[ "\${s:-0}" -le ${maxBytes} ] && { head -c ${maxBytes} -- ${p} || echo __SB_FAIL__ >&2; } | base64; `), { timeoutMs: fileTimeoutMs });
+  const st = parseStat(path, r.output);
   if (st.type === 'missing') throw new SwitchboardError('bad_request', `no such file: ${path}`);
   if (st.type !== 'file') throw new SwitchboardError('bad_request', `not a regular file: ${path}`);
   if (st.size > maxBytes) throw new SwitchboardError('too_large', `${path} is ${st.size} bytes; the limit is ${maxBytes}`, 'read a part of it with offset and limit, or use terminal with head/tail');
-  // head's failure goes to stderr (merged), beside its reason: base64's status alone would hide it.
-  const r = await exec(`echo ${tag}; { head -c ${maxBytes} -- ${shellQuote(path)} || echo __SB_FAIL__ >&2; } | base64`, { timeoutMs: fileTimeoutMs });
-  const at = r.output.indexOf(tag);
-  if (at < 0 || r.exitCode !== 0 || r.output.includes('__SB_FAIL__')) {
-    const said = r.output.replace(tag, '').replace('__SB_FAIL__', '').trim().split('\n')[0]?.slice(0, 200) ?? '';
+  if (r.exitCode !== 0 || st.rest.includes('__SB_FAIL__')) {
+    const said = st.rest.replace('__SB_FAIL__', '').trim().split('\n')[0]?.slice(0, 200) ?? '';
     const code = errnoInText(said);
     throw new SwitchboardError(code ? 'bad_request' : 'internal', `could not read ${path}: ${code ? errnoReason(code) : said || `exit ${r.exitCode}`}`);
   }
-  return Buffer.from(r.output.slice(at + tag.length).replace(/\s+/g, ''), 'base64');
+  return Buffer.from(st.rest.replace(/\s+/g, ''), 'base64');
 }
 
 /**
@@ -77,9 +90,12 @@ export async function execWriteFile(exec: RawExec, path: string, data: Buffer, o
     const said = r.output.replace(new RegExp(`${tag}\\S*`, 'g'), '').trim();
     throw writeError(path, errnoInText(said) ?? (await roomLeft(exec, path, data.length)), { detail: said || `exit ${r.exitCode}` });
   };
-  // The chunks' file is the account's alone (umask 077): the content may be nobody else's to read.
-  const first = await exec(`mkdir -p -- ${shellQuote(posix.dirname(path))}${opts.stdin ? '' : ` && (umask 077 && : > ${b64})`} && echo ${tag}ok`, { timeoutMs: fileTimeoutMs });
-  if (!first.output.includes(`${tag}ok`)) await fail(first);
+  const mkdir = `mkdir -p -- ${shellQuote(posix.dirname(path))}`;
+  if (!opts.stdin) {
+    // The chunks' file is the account's alone (umask 077): the content may be nobody else's to read.
+    const first = await exec(`${mkdir} && (umask 077 && : > ${b64}) && echo ${tag}ok`, { timeoutMs: fileTimeoutMs });
+    if (!first.output.includes(`${tag}ok`)) await fail(first);
+  }
   try {
     if (!opts.stdin) {
       for (let at = 0; at < text.length; at += chunkChars) {
@@ -91,6 +107,8 @@ export async function execWriteFile(exec: RawExec, path: string, data: Buffer, o
     // A directory is refused by name: `mv` would put the temp file inside it.
     const done = await exec(
       [
+        // With stdin the whole write is this one command, parents made first.
+        ...(opts.stdin ? [`${mkdir} || exit 1`] : []),
         `f=${shellQuote(path)}`,
         '[ -L "$f" ] && f=$(readlink -f -- "$f")',
         `[ -d "$f" ] && { echo 'Is a directory' >&2; exit 1; }`,

@@ -262,6 +262,20 @@ describeToolsOn('ssh without an sftp subsystem', async () => {
     }
   });
 
+  it('calls racing on a fresh connection share one answer: all go over commands, the server is asked once', async () => {
+    const x = await serverWith({});
+    const sshd = made[made.length - 1]!.sshd;
+    const dir = `/tmp/sb-nosftp-race-${randomBytes(4).toString('hex')}`;
+    try {
+      await Promise.all(Array.from({ length: 6 }, (_, i) => x.writeFile(`${dir}/f${i}.txt`, Buffer.from(`file ${i}\n`))));
+      const back = await Promise.all(Array.from({ length: 6 }, (_, i) => x.readFile(`${dir}/f${i}.txt`, 100)));
+      expect(back.map((b) => b.toString())).toEqual(Array.from({ length: 6 }, (_, i) => `file ${i}\n`));
+      expect((readFileSync(sshd.log, 'utf8').match(/subsystem request for sftp/g) ?? []).length).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('a subsystem configured but not installed (its server exits at once) is no SFTP too', async () => {
     const x = await serverWith({ sftp: '/nonexistent/sftp-server' });
     const path = `/tmp/sb-nosftp-gone-${randomBytes(4).toString('hex')}.txt`;
