@@ -8,6 +8,7 @@ import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, readdirSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, runCli, startServe, tempHome } from '../../../../../scripts/cliHarness.js';
 import { PrivateSshd, freePort } from '../../../../../scripts/privateSshd.js';
 import { loadSshEnv, type SshTestEnv } from '../../../../../scripts/testEnv.js';
 import type { DoctorReport } from '../../../../shared/api.js';
@@ -100,6 +101,22 @@ describeToolsOn('ssh without an sftp subsystem', async () => {
     const report = await t.core.invoke('doctor.run', { timeout_ms: 10_000 }) as DoctorReport;
     expect(report.targets.find((r) => r.name === 'bare')).toMatchObject({ ok: true, detail: `${e.user}@127.0.0.1:${sshd.port}; no sftp subsystem; file tools use commands` });
   });
+
+  it('switchboard doctor (the CLI, against a served Core) shows the note in the target\'s row', async () => {
+    ensureBuilt();
+    const home = tempHome('sb-nosftp-cli-');
+    writeFileSync(join(home, 'config.yaml'), `terminal:\n  targets:\n    bare: ${specFor(e, sshd.port, work)}\n`);
+    writeFileSync(join(home, 'known_hosts'), sshd.knownHostsLine + '\n', { mode: 0o600 });
+    const served = await startServe(home);
+    try {
+      const r = await runCli(home, ['doctor', '--timeout', '10']);
+      const row = r.stdout.split('\n').find((l) => l.startsWith('bare '));
+      expect(row).toMatch(new RegExp(` ok .*${escaped(`${e.user}@127.0.0.1:${sshd.port}; no sftp subsystem; file tools use commands`)}$`));
+    } finally {
+      await served.stop();
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   it('write_file, read_file and patch carry any text byte for byte', async () => {
     const text = "it's \"quoted\" $(echo no) `no` \\back\\slash\r\nünïcødé ✓ %s %d\n\ttab\vvt\x7f\nno newline at the end";
