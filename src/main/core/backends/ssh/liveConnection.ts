@@ -110,14 +110,13 @@ export class LiveConnection {
           this.client.sftp((err, sftp) => {
             off();
             if (err) {
-              const refused = subsystemRefused(err);
-              const e = new SwitchboardError('unsupported', `could not start SFTP on ${this.label}: ${err.message}`, 'the server needs an sftp subsystem (Subsystem sftp in sshd_config)');
-              if (!refused) {
-                reject(this.alive ? channelOpenError(this.label, err) : e);
+              if (!subsystemRefused(err)) {
+                reject(this.alive ? channelOpenError(this.label, err) : this.lostError());
                 return;
               }
-              this.sftpRefused = e;
-              void closeRefusedSftp(this.client).then(() => reject(e));
+              const refused = new SwitchboardError('unsupported', `could not start SFTP on ${this.label}: ${err.message}`, 'the server needs an sftp subsystem (Subsystem sftp in sshd_config)');
+              this.sftpRefused = refused;
+              void closeRefusedSftp(this.client).then(() => reject(refused));
               return;
             }
             sftp.once('close', () => {

@@ -125,6 +125,11 @@ describeToolsOn('ssh without an sftp subsystem', async () => {
     expect(statSync(at('text.txt')).uid).toBe(owner.uid);
     expect(await call('patch', { path: 'text.txt', old_string: '$(echo no)', new_string: "'$HOME'" })).toMatchObject({ replacements: 1 });
     expect(readFileSync(at('text.txt'), 'utf8')).toBe(text.replace('$(echo no)', "'$HOME'"));
+    // A name a shell would split, expand or glob lands as named.
+    const odd = "odd dir/it's $HOME * `x`.txt";
+    await call('write_file', { path: odd, content: 'odd\n' });
+    expect(readFileSync(at(odd), 'utf8')).toBe('odd\n');
+    expect(await call('read_file', { path: odd })).toMatchObject({ content: '     1\todd\n' });
     // read_file shows lines (a CRLF ends one); the bytes were checked above.
     expect(String((await call('read_file', { path: 'text.txt', limit: 1 })).content)).toContain("     1\tit's \"quoted\" '$HOME' `no` \\back\\slash");
   });
