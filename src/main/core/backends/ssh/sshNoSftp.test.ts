@@ -13,7 +13,7 @@ import { PrivateSshd, freePort } from '../../../../../scripts/privateSshd.js';
 import { loadSshEnv, type SshTestEnv } from '../../../../../scripts/testEnv.js';
 import type { DoctorReport } from '../../../../shared/api.js';
 import { builtinProviders } from '../builtins.js';
-import type { Environment } from '../provider.js';
+import type { Environment, ProviderContext } from '../provider.js';
 import { canMountTmpfs, fullDisk, fullDiskCase, readOnlyCase, symlinkCase, type FullDisk } from '../../tools/fullDisk.js';
 import { makeTestCore, type TestCore } from '../../tools/testCore.js';
 import { describeToolsOn } from '../../tools/toolsSuite.js';
@@ -21,7 +21,7 @@ import { connectionPool } from './connectionPool.js';
 import { sshProvider } from './sshProvider.js';
 
 const env = loadSshEnv();
-// sshd logs users in only when it runs as root.
+// An sshd can log another user in only when it runs as root.
 const runs = env !== undefined && process.getuid?.() === 0;
 
 // No real ~/.ssh or agent: only this file's key and host line count.
@@ -46,6 +46,15 @@ afterAll(async () => {
   process.env.HOME = oldHome;
   rmSync(fakeHome, { recursive: true, force: true });
 });
+
+/** An SSH environment (no Core) on 127.0.0.1:`port` as the test user; `home` holds the known_hosts that trusts it. */
+function envOn(e: SshTestEnv, port: number, name: string, ctx: Omit<ProviderContext, 'resolveSpec'>): Environment {
+  const spec = { backend: 'ssh', ssh_host: '127.0.0.1', ssh_port: port, ssh_user: e.user, ssh_key: e.key };
+  return sshProvider.createEnvironment(
+    { name, generation: 'g1', identity: `${name}#g1`, source: 'runtime', state: 'active', spec, flags: { ...sshProvider.flags }, timeoutSec: 180 },
+    { ...ctx, resolveSpec: () => undefined },
+  );
+}
 
 const specFor = (e: SshTestEnv, port: number, cwd: string): string => `{ backend: ssh, ssh_host: 127.0.0.1, ssh_port: ${port}, ssh_user: ${e.user}, ssh_key: ${e.key}, cwd: "${cwd}" }`;
 
@@ -86,10 +95,7 @@ describeToolsOn('ssh without an sftp subsystem', async () => {
       providers: builtinProviders,
       files: { known_hosts: sshd.knownHostsLine + '\n' },
     });
-    x = sshProvider.createEnvironment(
-      { name: 'bare', generation: 'g1', identity: 'bare-env#g1', source: 'runtime', state: 'active', spec: { backend: 'ssh', ssh_host: '127.0.0.1', ssh_port: sshd.port, ssh_user: e.user, ssh_key: e.key }, flags: { ...sshProvider.flags }, timeoutSec: 180 },
-      { home: t.home, resolveSpec: () => undefined },
-    );
+    x = envOn(e, sshd.port, 'bare-env', { home: t.home });
   }, 30_000);
   afterAll(async () => {
     await x?.cleanup('shutdown');
@@ -201,10 +207,7 @@ describeToolsOn('ssh without an sftp subsystem', async () => {
 
   it('passed-through variables reach commands (staged by a command, not SFTP) and their file is gone', async () => {
     process.env.SB_NOSFTP_PASSED = 'passed value';
-    const y = sshProvider.createEnvironment(
-      { name: 'pass', generation: 'g1', identity: 'pass#g1', source: 'runtime', state: 'active', spec: { backend: 'ssh', ssh_host: '127.0.0.1', ssh_port: sshd.port, ssh_user: e.user, ssh_key: e.key }, flags: { ...sshProvider.flags }, timeoutSec: 180 },
-      { home: t.home, resolveSpec: () => undefined, envPassthrough: () => ['SB_NOSFTP_PASSED'] },
-    );
+    const y = envOn(e, sshd.port, 'pass', { home: t.home, envPassthrough: () => ['SB_NOSFTP_PASSED'] });
     try {
       const r = await y.exec('printf %s "$SB_NOSFTP_PASSED"; ls ~/.cache/switchboard | grep -c "^pass-" || true', { cwd: '/', timeoutMs: 20_000, maxOutputChars: 10_000 });
       expect(r.output).toBe('passed value0\n');
@@ -262,10 +265,7 @@ describeToolsOn('ssh without an sftp subsystem', async () => {
     const home = mkdtempSync(join(tmpdir(), 'sb-nosftp-sbhome-'));
     homes.push(home);
     writeFileSync(join(home, 'known_hosts'), sshd.knownHostsLine + '\n');
-    const x = sshProvider.createEnvironment(
-      { name: 'odd', generation: 'g1', identity: `odd-${sshd.port}#g1`, source: 'runtime', state: 'active', spec: { backend: 'ssh', ssh_host: '127.0.0.1', ssh_port: sshd.port, ssh_user: e.user, ssh_key: e.key }, flags: { ...sshProvider.flags }, timeoutSec: 180 },
-      { home, resolveSpec: () => undefined },
-    );
+    const x = envOn(e, sshd.port, `odd-${sshd.port}`, { home });
     made.push({ sshd, x });
     return x;
   }
