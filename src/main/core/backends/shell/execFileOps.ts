@@ -112,10 +112,11 @@ export async function execWriteFile(exec: RawExec, path: string, data: Buffer, o
         `f=${shellQuote(path)}`,
         '[ -L "$f" ] && f=$(readlink -f -- "$f")',
         `[ -d "$f" ] && { echo 'Is a directory' >&2; exit 1; }`,
-        `t="$(dirname -- "$f")/.$(basename -- "$f").sb-$$.tmp"`,
+        // The paths are absolute: their folder and name by expansion, not two more processes.
+        `t="\${f%/*}/.\${f##*/}.sb-$$.tmp"`,
         `trap 'rm -f -- "$t"' EXIT`,
         `base64 -d ${opts.stdin ? '' : `< ${b64} `}> "$t" || exit 1`,
-        'if [ -e "$f" ]; then m=$(stat -c %a -- "$f" 2>/dev/null) && { chmod "$m" "$t" || exit 1; }; o=$(stat -c %u:%g -- "$f" 2>/dev/null) && chown "$o" "$t" 2>/dev/null; fi',
+        'if [ -e "$f" ] && mo=$(stat -c "%a %u:%g" -- "$f" 2>/dev/null); then chmod "${mo% *}" "$t" || exit 1; chown "${mo#* }" "$t" 2>/dev/null; fi',
         '{ sync -- "$t" 2>/dev/null || sync; }',
         'mv -f -- "$t" "$f" || exit 1',
         `echo ${tag}ok`,
