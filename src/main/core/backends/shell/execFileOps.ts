@@ -83,7 +83,9 @@ export interface ExecWriteOptions {
  * Both temp files are removed whatever happens, so a failure leaves the original as it was.
  */
 export async function execWriteFile(exec: RawExec, path: string, data: Buffer, opts: ExecWriteOptions = {}): Promise<void> {
-  const stem = `${posix.dirname(path)}/.${posix.basename(path)}.sb-${randomBytes(6).toString('hex')}`;
+  // Temp names nobody can guess, so none can be planted (a symlink to elsewhere) before the write.
+  const nonce = randomBytes(6).toString('hex');
+  const stem = `${posix.dirname(path)}/.${posix.basename(path)}.sb-${nonce}`;
   const b64 = shellQuote(`${stem}.b64`);
   const text = data.toString('base64');
   const fail = async (r: { output: string; exitCode: number }): Promise<never> => {
@@ -113,9 +115,10 @@ export async function execWriteFile(exec: RawExec, path: string, data: Buffer, o
         '[ -L "$f" ] && f=$(readlink -f -- "$f")',
         `[ -d "$f" ] && { echo 'Is a directory' >&2; exit 1; }`,
         // The paths are absolute: their folder and name by expansion, not two more processes.
-        `t="\${f%/*}/.\${f##*/}.sb-$$.tmp"`,
+        `t="\${f%/*}/.\${f##*/}.sb-${nonce}.tmp"`,
         `trap 'rm -f -- "$t"' EXIT`,
-        `base64 -d ${opts.stdin ? '' : `< ${b64} `}> "$t" || exit 1`,
+        // noclobber: the temp file is new or the write fails (as SFTP's open with `wx`).
+        `set -C; base64 -d ${opts.stdin ? '' : `< ${b64} `}> "$t" || exit 1`,
         'if [ -e "$f" ] && mo=$(stat -c "%a %u:%g" -- "$f" 2>/dev/null); then chmod "${mo% *}" "$t" || exit 1; chown "${mo#* }" "$t" 2>/dev/null; fi',
         '{ sync -- "$t" 2>/dev/null || sync; }',
         'mv -f -- "$t" "$f" || exit 1',
