@@ -1,7 +1,7 @@
-// A throwaway sshd on its own port (the test env's config and keys) that a test may kill and restart without
-// disturbing the shared one other test files use.
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+// A throwaway sshd on its own port (the test env's config and keys, or a config of its own) that a test may kill and
+// restart without disturbing the shared one other test files use.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,16 +59,49 @@ export function descendants(pid: number): number[] {
 }
 
 export class PrivateSshd {
-  readonly dir = mkdtempSync(join(tmpdir(), 'sb-sshd-'));
-  readonly pidFile = join(this.dir, 'sshd.pid');
-  readonly log = join(this.dir, 'sshd.log');
+  readonly pidFile: string;
+  readonly log: string;
 
-  constructor(private readonly config: string, readonly port: number) {}
+  constructor(private readonly config: string, readonly port: number, readonly dir = mkdtempSync(join(tmpdir(), 'sb-sshd-'))) {
+    this.pidFile = join(dir, 'sshd.pid');
+    this.log = join(dir, 'sshd.log');
+  }
+
+  /**
+   * An sshd with a config of its own for the test env's `user` (whose authorized_keys scripts/env/ssh.sh filled): a
+   * host key made here, loopback only, a `Subsystem sftp` line only when `sftp` names its command (a server without
+   * one is what a test of the exec fallback needs), and any `lines` more. `knownHostsLine` trusts its key.
+   */
+  static ownConfig(user: string, port: number, opts: { sftp?: string; lines?: string[] } = {}): PrivateSshd & { knownHostsLine: string } {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-sshd-own-'));
+    const hostKey = join(dir, 'host_ed25519_key');
+    execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'switchboard-private-host', '-f', hostKey]);
+    const lines = [
+      'ListenAddress 127.0.0.1', `HostKey ${hostKey}`, 'UsePAM no', 'StrictModes no', 'PasswordAuthentication no',
+      'KbdInteractiveAuthentication no', 'PubkeyAuthentication yes', 'AuthorizedKeysFile .ssh/authorized_keys',
+      `AllowUsers ${user}`, 'LogLevel VERBOSE', 'PrintMotd no', ...(opts.sftp ? [`Subsystem sftp ${opts.sftp}`] : []), ...(opts.lines ?? []),
+    ];
+    const config = join(dir, 'sshd_config');
+    writeFileSync(config, lines.join('\n') + '\n');
+    const pub = readFileSync(`${hostKey}.pub`, 'utf8').split(' ').slice(0, 2).join(' ');
+    return Object.assign(new PrivateSshd(config, port, dir), { knownHostsLine: `[127.0.0.1]:${port} ${pub}` });
+  }
 
   async start(): Promise<void> {
-    const r = spawnSync('/usr/sbin/sshd', ['-f', this.config, '-E', this.log, '-o', `Port=${this.port}`, '-o', `PidFile=${this.pidFile}`], { encoding: 'utf8' });
+    // sshd's privilege separation needs /run/sshd, which a fresh machine may not have until the service first ran.
+    mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
+    const args = ['-f', this.config, '-E', this.log, '-o', `Port=${this.port}`, '-o', `PidFile=${this.pidFile}`];
+    const check = spawnSync('/usr/sbin/sshd', ['-t', ...args], { encoding: 'utf8' });
+    if (check.status !== 0) throw new Error(`sshd refused its config: ${check.stderr.trim()}`);
+    const r = spawnSync('/usr/sbin/sshd', args, { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`sshd did not start: ${r.stderr}`);
     await waitPort(this.port);
+  }
+
+  /** Stop it and remove its directory (config, keys, log). */
+  dispose(): void {
+    this.stop();
+    rmSync(this.dir, { recursive: true, force: true });
   }
 
   /** Kill sshd itself (listener and per-connection processes), as when the daemon dies; users' processes are left. */

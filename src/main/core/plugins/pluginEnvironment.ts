@@ -7,7 +7,7 @@ import type {
 } from '../backends/provider.js';
 import { execWrapped, type ShellRun } from '../backends/shell/execWrapped.js';
 import { commandEnv, envRules } from '../backends/shell/commandEnv.js';
-import { execHome, execReadFile, execStat, execWriteFile, type RawExec } from './execFileOps.js';
+import { execHome, execReadFile, execStat, execWriteFile, type RawExec } from '../backends/shell/execFileOps.js';
 import type { PluginHost } from './pluginHost.js';
 
 /** What an environment needs of its plugin: the running host (or why there is none). */

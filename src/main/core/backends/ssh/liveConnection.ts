@@ -22,6 +22,8 @@ export class LiveConnection {
   private alive = true;
   private readonly lost = new Set<LostListener>();
   private sftpSession: Promise<SFTPWrapper> | undefined;
+  /** Set when the server refused the sftp subsystem: file operations use commands on this connection. */
+  private sftpRefused: SwitchboardError | undefined;
   private intentional = false;
   private lastError: string | undefined;
   private closed: Promise<void>;
@@ -95,8 +97,12 @@ export class LiveConnection {
     return () => void activity.emit('close');
   }
 
-  /** The connection's SFTP session, opened on first use and shared. */
+  /**
+   * The connection's SFTP session, opened on first use and shared. A server without an sftp subsystem (many appliances,
+   * minimal containers) refuses it: that answer is kept for the life of the connection, and `sftpOrNone` reads it.
+   */
   sftp(): Promise<SFTPWrapper> {
+    if (this.sftpRefused) return Promise.reject(this.sftpRefused);
     if (!this.sftpSession) {
       const session = new Promise<SFTPWrapper>((resolve, reject) => {
         const off = this.onLost(reject);
@@ -104,7 +110,13 @@ export class LiveConnection {
           this.client.sftp((err, sftp) => {
             off();
             if (err) {
-              reject(new SwitchboardError('unsupported', `could not start SFTP on ${this.label}: ${err.message}`, 'the server needs an sftp subsystem (Subsystem sftp in sshd_config)'));
+              if (!subsystemRefused(err)) {
+                reject(this.alive ? channelOpenError(this.label, err) : this.lostError());
+                return;
+              }
+              const refused = new SwitchboardError('unsupported', `could not start SFTP on ${this.label}: ${err.message}`, 'the server needs an sftp subsystem (Subsystem sftp in sshd_config)');
+              this.sftpRefused = refused;
+              void closeRefusedSftp(this.client).then(() => reject(refused));
               return;
             }
             sftp.once('close', () => {
@@ -123,6 +135,44 @@ export class LiveConnection {
       this.sftpSession = session;
     }
     return this.sftpSession;
+  }
+
+  /** The SFTP session, or undefined when this server has no sftp subsystem (asked once per connection). */
+  sftpOrNone(): Promise<SFTPWrapper | undefined> {
+    return this.sftp().catch((err: unknown) => {
+      if (this.sftpRefused) return undefined;
+      throw err;
+    });
+  }
+
+  /**
+   * Runs a short helper command to its end (no wrapping, no cwd tracking) and collects its output: stdout, and
+   * stderr too when `stderr` is set (the file fallback reads the reasons tools print there). `stdin`, when given, is
+   * written and closed.
+   */
+  run(command: string, opts: { timeoutMs: number; stdin?: string; stderr?: boolean }): Promise<{ output: string; exitCode: number }> {
+    return this.exec(command).then(
+      ({ channel, exitCode }) =>
+        new Promise((resolve, reject) => {
+          let output = '';
+          const off = this.onLost(reject);
+          const timer = setTimeout(() => {
+            channel.close();
+            off();
+            reject(new SwitchboardError('timeout', `\`${command.slice(0, 40)}\` did not finish on ${this.label} within ${opts.timeoutMs / 1000}s`));
+          }, opts.timeoutMs);
+          channel.setEncoding('utf8');
+          channel.stderr.setEncoding('utf8');
+          channel.on('data', (d: string) => (output += d));
+          channel.stderr.on('data', opts.stderr ? (d: string) => (output += d) : () => undefined);
+          channel.on('close', () => {
+            clearTimeout(timer);
+            off();
+            resolve({ output, exitCode: exitCode() ?? 255 });
+          });
+          channel.end(opts.stdin);
+        }),
+    );
   }
 
   /** Close on purpose (idle, released, shutdown): in-flight calls still fail rather than hang. */
@@ -162,4 +212,39 @@ function channelOpenError(label: string, err: unknown): SwitchboardError {
   return new SwitchboardError('target_unreachable', `could not open a channel on ${label}: ${why}`, 'the server may cap sessions per connection (MaxSessions); close some panes or background processes');
 }
 
+/**
+ * The server said no to the subsystem (not configured), or its sftp server exited at once (configured, not
+ * installed): both mean "no SFTP here", unlike a channel the server would not open (MaxSessions), which may pass.
+ */
+function subsystemRefused(err: Error): boolean {
+  return /^Unable to start subsystem|while establishing SFTP session|unexpected SFTP session termination/.test(err.message);
+}
 
+/** The parts of ssh2's client a refused subsystem's channel is found through (not in its typings). */
+interface ChannelTable {
+  _chanMgr?: { _channels?: Record<string, unknown> };
+}
+
+/** How long a refused subsystem's channel may take to close before the fallback goes on without it. */
+const refusedCloseMs = 2000;
+
+/**
+ * ssh2 keeps the channel of a refused subsystem open and hands it to nobody, and OpenSSH counts it against
+ * MaxSessions (ten refusals and no command could run). Close it, the SFTP channel that never became a subsystem, and
+ * wait for the server's close: until then it still holds its session. Only `sftp()` opens SFTP channels and it opens
+ * one at a time, so that channel is the refused one.
+ */
+async function closeRefusedSftp(client: Client): Promise<void> {
+  const channels = (client as unknown as ChannelTable)._chanMgr?._channels ?? {};
+  const closing: Array<Promise<void>> = [];
+  for (const ch of Object.values(channels)) {
+    const c = ch as { constructor?: { name?: string }; subtype?: unknown; destroy?: () => void; once?: (event: 'close', l: () => void) => void };
+    if (c?.constructor?.name !== 'SFTP' || c.subtype !== undefined || typeof c.destroy !== 'function' || typeof c.once !== 'function') continue;
+    closing.push(new Promise<void>((resolve) => {
+      c.once?.('close', resolve);
+      setTimeout(resolve, refusedCloseMs).unref();
+    }));
+    c.destroy();
+  }
+  await Promise.all(closing);
+}

@@ -1,10 +1,10 @@
 // The SSH backend: commands, panes, background processes and file ops over one pooled ssh2 connection.
 // Over 350 lines: the Environment's methods share the pooled connection, the identity's env file and the staged
-// passed-through variables; auth, dial and the pool live in sshAuth.ts, dial.ts, liveConnection.ts and connectionPool.ts (splitting SFTP out is next).
+// passed-through variables; auth, dial and the pool live in sshAuth.ts, dial.ts, liveConnection.ts and connectionPool.ts,
+// file operations (SFTP, or commands where the server has no sftp subsystem) in sshFiles.ts.
 import { createHash, randomBytes } from 'node:crypto';
 import { homedir, userInfo } from 'node:os';
 import { posix } from 'node:path';
-import type { SFTPWrapper, Stats } from 'ssh2';
 import { SshSpec } from './fields.js';
 import { SwitchboardError, errorLine, toErrorPayload } from '../../../../shared/errors.js';
 import type {
@@ -18,8 +18,7 @@ import { connectionPool, type SshLease } from './connectionPool.js';
 import type { ExecChannel, LiveConnection } from './liveConnection.js';
 import { exportLines, groupCommand, killGroupCommand, loginShellCommand, takeGroupLine, warmShellCheck, warmShellCommand } from './remoteCommand.js';
 import { SshWarmShells, WarmShellNotStarted } from './sshWarmShells.js';
-import { sftpAtomicWrite } from './sftpAtomicWrite.js';
-import { errnoInText, writeError } from '../writeError.js';
+import { SshFiles } from './sshFiles.js';
 import { debugLine } from '../shell/warmShell.js';
 import { loadSshConfig } from './sshConfig.js';
 import { resolveRoute, type SshHop } from './sshRoute.js';
@@ -54,13 +53,14 @@ class SshEnvironment implements Environment {
   private readonly shells = new Set<RemoteProcess>();
   /** This identity's warm shells: calls without stdin run in one when bash is there (sshWarmShells.ts). */
   private readonly warm: SshWarmShells;
+  private readonly files = new SshFiles(() => this.connect());
 
   constructor(private readonly snapshot: TargetSnapshot, private readonly ctx: ProviderContext) {
     this.identity = snapshot.identity;
     this.envFile = remoteEnvFile(snapshot.identity, ctx.home);
     this.warm = new SshWarmShells({
       open: (live, env) => this.execForwarding(live, env, (e, staged) => warmShellCommand(e, staged), undefined, true),
-      hasBash: async (live) => (await runQuiet(live, warmShellCheck, 15_000)).exitCode === 0,
+      hasBash: async (live) => (await live.run(warmShellCheck, { timeoutMs: 15_000 })).exitCode === 0,
       killGroup,
       passthrough: () => JSON.stringify(this.ctx.envPassthrough?.() ?? []),
     });
@@ -86,24 +86,15 @@ class SshEnvironment implements Environment {
     try {
       return await live.exec(build(env, staged), pty, idle);
     } catch (err) {
-      if (staged) void this.withSftp<void>((sftp, done) => sftp.unlink(staged, () => done(undefined, undefined))).catch(() => undefined);
+      // Best effort: the channel that would have read and removed it did not open; the next may not either.
+      if (staged) void this.files.remove(staged).catch(() => undefined);
       throw err;
     }
   }
 
   /** Writes text to a new private file in ~/.cache/switchboard (0700) with mode 0600; returns its path. */
   private async stage(text: string): Promise<string> {
-    const dir = posix.join(await this.home(), '.cache', 'switchboard');
-    if ((await this.stat(dir)).type === 'missing') {
-      await this.mkdirs(posix.dirname(dir));
-      await this.withSftp<void>((sftp, done) =>
-        // Another call may have made it meanwhile (status 4): fine.
-        sftp.mkdir(dir, { mode: 0o700 }, (err) => done(err && !(isSftpStatus(err) && (err as { code?: number }).code === 4) ? fileError('create directory', dir, err) : undefined, undefined)),
-      );
-    }
-    const path = posix.join(dir, `pass-${randomBytes(8).toString('hex')}.sh`);
-    await this.withSftp<void>((sftp, done) => sftp.writeFile(path, text, { mode: 0o600 }, (err) => done(err && fileError('write', path, err), undefined)));
-    return path;
+    return this.files.stage(posix.join(await this.home(), '.cache', 'switchboard'), text);
   }
 
   /** The hops to the target, read once: spec, ~/.ssh/config aliases, the ssh_jump chain. */
@@ -134,7 +125,7 @@ class SshEnvironment implements Environment {
   async home(): Promise<string> {
     this.homeDir ??= (async () => {
       const live = await this.connect();
-      const r = await runQuiet(live, 'printf %s "$HOME"', 15_000);
+      const r = await live.run('printf %s "$HOME"', { timeoutMs: 15_000 });
       if (r.exitCode !== 0 || !r.output.startsWith('/')) {
         throw new SwitchboardError('target_unreachable', `could not read $HOME on ${live.label}`, 'the remote account needs a home directory');
       }
@@ -286,38 +277,26 @@ class SshEnvironment implements Environment {
     };
   }
 
-  async readFile(path: string, maxBytes: number): Promise<Buffer> {
-    const st = await this.stat(path);
-    if (st.type === 'missing') throw new SwitchboardError('bad_request', `no such file: ${path}`);
-    if (st.type !== 'file') throw new SwitchboardError('bad_request', `not a regular file: ${path}`);
-    if (st.size > maxBytes) throw new SwitchboardError('too_large', `${path} is ${st.size} bytes; the limit is ${maxBytes}`, 'read a part of it with offset and limit, or use terminal with head/tail');
-    return this.withSftp((sftp, done) => sftp.readFile(path, (err, data) => done(err && fileError('read', path, err), data)));
+  readFile(path: string, maxBytes: number): Promise<Buffer> {
+    return this.files.readFile(path, maxBytes);
   }
 
-  async writeFile(path: string, data: Buffer): Promise<void> {
-    // A folder that cannot be made is the write's failure, said as one.
-    await this.mkdirs(posix.dirname(path)).catch((err: unknown) => {
-      throw err instanceof SwitchboardError && err.code === 'bad_request' ? writeError(path, errnoInText(err.message), { detail: err.message }) : err;
-    });
-    await this.withSftp<void>((sftp, done) => void sftpAtomicWrite(sftp, path, data).then(() => done(undefined, undefined), (err: Error) => done(err, undefined)));
+  writeFile(path: string, data: Buffer): Promise<void> {
+    return this.files.writeFile(path, data);
   }
 
-  async stat(path: string): Promise<FileStat> {
-    return this.withSftp<FileStat>((sftp, done) =>
-      sftp.stat(path, (err, st: Stats) => {
-        // A status reply (no such file, permission denied) means "not there for us"; other errors are the link's.
-        if (err) return isSftpStatus(err) ? done(undefined, { type: 'missing', size: 0 }) : done(err, undefined);
-        done(undefined, { type: st.isFile() ? 'file' : st.isDirectory() ? 'directory' : 'other', size: st.size });
-      }),
-    );
+  stat(path: string): Promise<FileStat> {
+    return this.files.stat(path);
   }
 
   async probe(): Promise<{ ok: true; detail?: string } | { ok: false; problem: string }> {
     try {
       const live = await this.connect();
-      const r = await runQuiet(live, 'true', 10_000);
+      const r = await live.run('true', { timeoutMs: 10_000 });
       if (r.exitCode !== 0) return { ok: false, problem: `\`true\` exited ${r.exitCode} on ${live.label}` };
-      return { ok: true, detail: live.label };
+      // Asked once per connection; a session the server would not open now (MaxSessions) is no news about SFTP.
+      const commands = await this.files.usesCommands().catch(() => false);
+      return { ok: true, detail: commands ? `${live.label}; no sftp subsystem; file tools use commands` : live.label };
     } catch (err) {
       const e = toErrorPayload(err);
       // The server answered with a key nobody trusted yet: it is up, and the first real connection asks about it.
@@ -343,83 +322,12 @@ class SshEnvironment implements Environment {
     this.homeDir = undefined;
     await lease?.release();
   }
-
-  /** Run one SFTP request; a dropped connection rejects it instead of leaving it pending. */
-  private async withSftp<T>(op: (sftp: SFTPWrapper, done: (err: Error | undefined | null, value: T | undefined) => void) => void): Promise<T> {
-    const live = await this.connect();
-    const sftp = await live.sftp();
-    return new Promise<T>((resolve, reject) => {
-      let settled = false;
-      const off = live.onLost((err) => settle(err, undefined));
-      function settle(err: Error | undefined | null, value: T | undefined): void {
-        if (settled) return;
-        settled = true;
-        off();
-        if (err) reject(err instanceof SwitchboardError ? err : live.isAlive ? new SwitchboardError('internal', `SFTP on ${live.label} failed: ${err.message}`) : live.lostError());
-        else resolve(value as T);
-      }
-      op(sftp, settle);
-    });
-  }
-
-  /** mkdir -p over SFTP. */
-  private async mkdirs(dir: string): Promise<void> {
-    const st = await this.stat(dir);
-    if (st.type === 'directory') return;
-    if (st.type !== 'missing') throw new SwitchboardError('bad_request', `cannot create ${dir}: a file is in the way`);
-    const parent = posix.dirname(dir);
-    if (parent !== dir) await this.mkdirs(parent);
-    await this.withSftp<void>((sftp, done) =>
-      sftp.mkdir(dir, (err) => {
-        // Someone else may have made it meanwhile; that is fine.
-        if (err && isSftpStatus(err) && (err as { code?: number }).code === 4) return done(undefined, undefined);
-        done(err && fileError('create directory', dir, err), undefined);
-      }),
-    );
-  }
-}
-
-/** SFTP status replies carry a numeric code; transport failures do not. */
-function isSftpStatus(err: Error): boolean {
-  return typeof (err as { code?: unknown }).code === 'number';
-}
-
-function fileError(what: string, path: string, err: Error): Error {
-  if (!isSftpStatus(err)) return err;
-  const code = (err as { code?: number }).code;
-  const why = code === 2 ? 'no such file or directory' : code === 3 ? 'permission denied' : err.message;
-  return new SwitchboardError('bad_request', `could not ${what} ${path}: ${why}`);
-}
-
-/** Run a short helper command (not wrapped, no cwd tracking) and collect its output. */
-function runQuiet(live: LiveConnection, command: string, timeoutMs: number): Promise<{ output: string; exitCode: number }> {
-  return live.exec(command).then(
-    ({ channel, exitCode }) =>
-      new Promise((resolve, reject) => {
-        let output = '';
-        const off = live.onLost(reject);
-        const timer = setTimeout(() => {
-          channel.close();
-          off();
-          reject(new SwitchboardError('timeout', `\`${command.slice(0, 40)}\` did not finish on ${live.label} within ${timeoutMs / 1000}s`));
-        }, timeoutMs);
-        channel.setEncoding('utf8');
-        channel.on('data', (d: string) => (output += d));
-        channel.stderr.on('data', () => undefined);
-        channel.on('close', () => {
-          clearTimeout(timer);
-          off();
-          resolve({ output, exitCode: exitCode() ?? 255 });
-        });
-        channel.end();
-      }),
-  );
 }
 
 /** Signal a remote process group over a second channel of the same connection. */
 async function killGroup(live: LiveConnection, pgid: number): Promise<void> {
   if (!live.isAlive) return;
-  await runQuiet(live, killGroupCommand(pgid), 10_000).catch(() => undefined);
+  await live.run(killGroupCommand(pgid), { timeoutMs: 10_000 }).catch(() => undefined);
 }
 
 /** A long-lived channel (pane or background process): buffered data until someone listens, one exit. */
