@@ -55,7 +55,7 @@ describe('target health in the window', () => {
     const { page, errors } = await openUi(app.browser, app.served.url);
     const row = page.getByRole('list', { name: 'Targets' }).getByRole('listitem', { name: 'astray' });
     await row.hover();
-    await row.locator('.target__actions').getByRole('button', { name: 'New terminal on astray' }).click();
+    await row.getByRole('button', { name: 'New terminal on astray' }).click();
     const p = pane(page, 1);
     await poll(() => page.getByRole('status').filter({ hasText: `${missing} missing` }).count()).toBe(1);
     expect(await p.count()).toBe(1);

@@ -89,6 +89,48 @@ describe('targets sidebar', () => {
     expect(errors).toEqual([]);
   });
 
+  it('at 900×600 a target\'s new-terminal button is in sight without hover; the sidebar is resized by drag and keys, and kept', async () => {
+    const { page, errors } = await openUi(app.browser, app.served.url, { width: 900, height: 600 });
+    const sidebar = page.getByRole('list', { name: 'Targets' });
+    const long = 'a-target-with-a-rather-long-name';
+    const cwd = join(app.served.home, '..', 'a-folder-whose-path-is-long-enough-to-be-cut');
+    mkdirSync(cwd, { recursive: true });
+    expect((await app.served.cli(['targets', 'register', long, '--backend', 'local', '--cwd', cwd])).code).toBe(0);
+    const row = sidebar.getByRole('listitem', { name: long });
+    await row.waitFor();
+    await page.mouse.move(600, 300);
+    const open = row.getByRole('button', { name: `New terminal on ${long}` });
+    expect(await open.evaluate((el) => getComputedStyle(el).opacity)).toBe('1');
+    expect(await open.isVisible()).toBe(true);
+
+    const handle = page.getByRole('separator', { name: 'Resize the sidebar' });
+    const width = async (): Promise<number> => (await page.locator('.sidebar').boundingBox())!.width;
+    const before = await width();
+    const box = (await handle.boundingBox())!;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + 160, box.y + box.height / 2, { steps: 5 });
+    await page.mouse.up();
+    const dragged = await width();
+    expect(dragged).toBeGreaterThan(before + 100);
+    // The terminals keep half the window at least.
+    expect(dragged).toBeLessThanOrEqual(450);
+    await page.screenshot({ path: join(root, 'test-results/e2e-sidebar-wide-900.png') });
+    await handle.focus();
+    await page.keyboard.press('ArrowLeft');
+    expect(await width()).toBeLessThan(dragged);
+    await page.keyboard.press('End');
+    expect(Math.round(await width())).toBe(180);
+    await page.keyboard.press('ArrowRight');
+    await page.reload();
+    await sidebar.waitFor();
+    expect(Math.round(await width())).toBe(204);
+    await handle.dblclick();
+    expect(Math.round(await width())).toBe(256);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('adds, edits, drains and removes a runtime target from the sidebar', async () => {
     const { page, errors } = await openUi(app.browser, app.served.url);
     const sidebar = page.getByRole('list', { name: 'Targets' });

@@ -9,7 +9,7 @@ import { Toasts } from './components/Toasts.js';
 import { StatusBar } from './components/StatusBar.js';
 import { ConnectionBanner } from './components/ConnectionBanner.js';
 import { DialogHost } from './components/dialogs/DialogHost.js';
-import { DockSplitter, useDockHeight } from './components/DockSplitter.js';
+import { dockHeight as dockRule, ResizeHandle, sidebarWidth as sidebarRule, useRememberedSize } from './components/ResizeHandle.js';
 import { CommandPalette } from './components/CommandPalette.js';
 import { SettingsDialog } from './components/SettingsDialog.js';
 import { ContextMenu } from './components/ContextMenu.js';
@@ -88,7 +88,8 @@ function PersonWindow() {
   useEffect(() => startApprovalNotices(), []);
   useFirstTab();
   useThemeAttribute();
-  const [dockHeight, setDockHeight] = useDockHeight();
+  const [dockHeight, setDockHeight] = useRememberedSize(dockRule);
+  const [sidebarWidth, setSidebarWidth] = useRememberedSize(sidebarRule);
   const collapsed = useUi((s) => s.sidebarCollapsed);
   useEffect(() => {
     // Capture phase: the shortcut wins over xterm's own key handling.
@@ -107,13 +108,14 @@ function PersonWindow() {
   }, []);
 
   return (
-    <div className={`app${collapsed ? ' app--collapsed' : ''}`}>
+    <div className={`app${collapsed ? ' app--collapsed' : ''}`} style={collapsed ? undefined : { ['--sidebar-w' as string]: `${sidebarWidth}px` }}>
       <Sidebar />
+      {!collapsed && <ResizeHandle rule={sidebarRule} size={sidebarWidth} onChange={setSidebarWidth} along="column" label="Resize the sidebar" className="sidebar-splitter" />}
       <div className="main">
         <ConnectionBanner />
         <TabBar />
         <Workspace />
-        <DockSplitter height={dockHeight} onChange={setDockHeight} />
+        <ResizeHandle rule={dockRule} size={dockHeight} onChange={setDockHeight} along="row" label="Resize panels" className="dock-splitter" />
         <div className="dock" style={{ height: dockHeight }}>
           <ProcessesPanel />
           <ActivityFeed />

@@ -107,12 +107,13 @@ const TargetRow = memo(function TargetRow({ t }: { t: TargetInfo }) {
         <span className="target__backend" title={backend.line}>
           <BackendIcon flags={t.flags} fallback={backend.fallbackIcon} size={12} />{backend.label}
         </span>
-        <span className="target__actions">
-          {canOpen && (
-            <button type="button" className="icon-button" aria-label={`New terminal on ${t.name}`} title={`New tab on ${t.name}`} onClick={openTab}>
-              <IconPlus size={12} />
-            </button>
-          )}
+        {/* Always in sight, so a newcomer finds it; the rest of the row's actions show on hover or focus. */}
+        {canOpen && (
+          <button type="button" className="icon-button target__open" aria-label={`New terminal on ${t.name}`} title={`New tab on ${t.name}`} onClick={openTab}>
+            <IconPlus size={12} />
+          </button>
+        )}
+        <span className={`target__actions${canOpen ? ' target__actions--beside-open' : ''}`}>
           {!shell && (
             <span className="target__noshell" role="note" aria-label={`${t.name}: ${NO_SHELL}`} title={`${NO_SHELL}: run commands with the terminal tool or switchboard call terminal`}>
               <IconNoShell size={12} />
