@@ -2,6 +2,7 @@
 import type { CSSProperties, KeyboardEvent, PointerEvent } from 'react';
 import { useLayout } from '../store/layout.js';
 import { MAX_RATIO, MIN_RATIO, type Divider } from '../store/layoutTree.js';
+import { dragHandle } from './ResizeHandle.js';
 
 const STEP = 0.02;
 
@@ -13,25 +14,11 @@ export function PaneDivider({ tabId, divider }: { tabId: string; divider: Divide
   const set = (r: number): void => useLayout.getState().resizeSplit(tabId, splitId, r);
 
   const onPointerDown = (e: PointerEvent<HTMLDivElement>): void => {
-    e.preventDefault();
-    const el = e.currentTarget;
-    const panel = el.parentElement?.getBoundingClientRect();
+    const panel = e.currentTarget.parentElement?.getBoundingClientRect();
     if (!panel) return;
-    el.setPointerCapture(e.pointerId);
-    const move = (ev: globalThis.PointerEvent): void => {
-      const r = vertical
-        ? (ev.clientX - panel.left - span.x * panel.width) / (span.w * panel.width)
-        : (ev.clientY - panel.top - span.y * panel.height) / (span.h * panel.height);
-      set(r);
-    };
-    const up = (): void => {
-      el.removeEventListener('pointermove', move);
-      el.removeEventListener('pointerup', up);
-      document.body.classList.remove('resizing', 'resizing--col');
-    };
-    el.addEventListener('pointermove', move);
-    el.addEventListener('pointerup', up);
-    document.body.classList.add('resizing', ...(vertical ? ['resizing--col'] : []));
+    dragHandle(e, vertical, (ev) => set(vertical
+      ? (ev.clientX - panel.left - span.x * panel.width) / (span.w * panel.width)
+      : (ev.clientY - panel.top - span.y * panel.height) / (span.h * panel.height)));
   };
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>): void => {

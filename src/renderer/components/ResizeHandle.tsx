@@ -2,6 +2,21 @@
 // width beside them. Drag, arrow keys, Home/End, or a double click back to the default; remembered per browser.
 import { useEffect, useState, type KeyboardEvent, type PointerEvent } from 'react';
 
+/** Follows a pointer dragging a handle until it lets go; the window shows the resize cursor meanwhile. */
+export function dragHandle(e: PointerEvent<HTMLElement>, sideways: boolean, move: (ev: globalThis.PointerEvent) => void): void {
+  e.preventDefault();
+  const el = e.currentTarget;
+  el.setPointerCapture(e.pointerId);
+  const up = (): void => {
+    el.removeEventListener('pointermove', move);
+    el.removeEventListener('pointerup', up);
+    document.body.classList.remove('resizing', 'resizing--col');
+  };
+  el.addEventListener('pointermove', move);
+  el.addEventListener('pointerup', up);
+  document.body.classList.add('resizing', ...(sideways ? ['resizing--col'] : []));
+}
+
 export interface SizeRule {
   /** localStorage key. */
   key: string;
@@ -57,20 +72,9 @@ interface HandleProps {
 export function ResizeHandle({ rule, size, onChange, along, label, className }: HandleProps) {
   const grows = along === 'row' ? { key: 'ArrowUp', less: 'ArrowDown' } : { key: 'ArrowRight', less: 'ArrowLeft' };
   const onPointerDown = (e: PointerEvent<HTMLDivElement>): void => {
-    e.preventDefault();
-    const el = e.currentTarget;
-    el.setPointerCapture(e.pointerId);
     const start = along === 'row' ? e.clientY : e.clientX;
     const startSize = size;
-    const move = (ev: globalThis.PointerEvent): void => onChange(along === 'row' ? startSize + (start - ev.clientY) : startSize + (ev.clientX - start));
-    const up = (): void => {
-      el.removeEventListener('pointermove', move);
-      el.removeEventListener('pointerup', up);
-      document.body.classList.remove('resizing', 'resizing--col');
-    };
-    el.addEventListener('pointermove', move);
-    el.addEventListener('pointerup', up);
-    document.body.classList.add('resizing', ...(along === 'column' ? ['resizing--col'] : []));
+    dragHandle(e, along === 'column', (ev) => onChange(along === 'row' ? startSize + (start - ev.clientY) : startSize + (ev.clientX - start)));
   };
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>): void => {
     if (e.key === grows.key) onChange(size + rule.step);
