@@ -131,6 +131,35 @@ describe('targets sidebar', () => {
     await page.close();
   });
 
+  for (const viewport of [{ width: 1400, height: 900 }, { width: 900, height: 600 }]) {
+    it(`the Add target form says what is wrong under the field, in its words (${viewport.width}×${viewport.height})`, async () => {
+      const { page, errors } = await openUi(app.browser, app.served.url, viewport);
+      await page.getByRole('button', { name: 'Add target' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Add target' });
+      await dialog.getByLabel('Name').fill(`box${viewport.width}`);
+      await dialog.getByLabel('Backend').selectOption('docker');
+      await dialog.getByLabel('Image').fill('debian:bookworm');
+      await dialog.locator('summary', { hasText: 'More options' }).click();
+      await dialog.getByLabel('CPUs').fill('two');
+      await dialog.locator('summary', { hasText: 'More options' }).click();
+      await dialog.getByRole('button', { name: 'Add target' }).click();
+      await expect.poll(() => dialog.getByRole('alert').textContent()).toBe('Check the marked field');
+      const cpus = dialog.getByLabel('CPUs');
+      // Under the field, the field marked and focused ("More options" opened again to show it).
+      expect(await cpus.getAttribute('aria-invalid')).toBe('true');
+      expect(await cpus.evaluate((el) => el === document.activeElement)).toBe(true);
+      const said = await cpus.evaluate((el) => document.getElementById(el.getAttribute('aria-describedby') ?? '')?.textContent);
+      expect(said).toBe('CPUs must be a number, like 1.5');
+      expect(await dialog.textContent()).not.toContain('docker_cpus');
+      await page.screenshot({ path: join(root, `test-results/e2e-form-problem-${viewport.width}.png`) });
+      await cpus.fill('1.5');
+      expect(await cpus.getAttribute('aria-invalid')).toBeNull();
+      await page.keyboard.press('Escape');
+      expect(errors).toEqual([]);
+      await page.close();
+    });
+  }
+
   it('adds, edits, drains and removes a runtime target from the sidebar', async () => {
     const { page, errors } = await openUi(app.browser, app.served.url);
     const sidebar = page.getByRole('list', { name: 'Targets' });

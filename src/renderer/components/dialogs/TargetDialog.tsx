@@ -8,6 +8,7 @@ import { useBackends } from '../../store/backends.js';
 import { useDialogs, type TargetDialogRequest } from '../../store/dialogs.js';
 import { useToasts } from '../../store/toasts.js';
 import { Modal } from './Modal.js';
+import { formProblems } from '../../fieldProblems.js';
 
 const commonKeys: ReadonlySet<string> = new Set(commonFields.map((f) => f.key));
 
@@ -48,11 +49,15 @@ function initialValues(req: TargetDialogRequest, firstBackend: string): Record<s
   return out;
 }
 
-function FieldInput(props: { f: SpecFieldInfo; value: string; onChange: (v: string) => void; autoFocus: boolean }) {
-  const { f, value, autoFocus } = props;
+function FieldInput(props: { f: SpecFieldInfo; value: string; onChange: (v: string) => void; autoFocus: boolean; problem: string | undefined }) {
+  const { f, value, autoFocus, problem } = props;
   const onChange = (e: { target: { value: string } }) => props.onChange(e.target.value);
+  const problemId = `field-problem-${f.key}`;
   // The fields arrive after the dialog opened, so the first one takes the focus itself when editing.
-  const common = { value, onChange, title: f.help, autoFocus, 'data-autofocus': autoFocus ? true : undefined };
+  const common = {
+    value, onChange, title: f.help, autoFocus, 'data-autofocus': autoFocus ? true : undefined, name: f.key,
+    'aria-invalid': problem ? true : undefined, 'aria-describedby': problem ? problemId : undefined,
+  };
   let input;
   if (f.type === 'boolean' || f.type === 'select') {
     input = (
@@ -67,9 +72,10 @@ function FieldInput(props: { f: SpecFieldInfo; value: string; onChange: (v: stri
     input = <input {...common} placeholder={f.placeholder} inputMode={f.type === 'number' ? 'numeric' : undefined} autoComplete="off" spellCheck={false} />;
   }
   return (
-    <label className="field">
+    <label className={`field${problem ? ' field--invalid' : ''}`}>
       <span>{f.label}</span>
       {input}
+      {problem && <span className="field__problem" id={problemId}>{problem}</span>}
     </label>
   );
 }
@@ -82,6 +88,8 @@ export function TargetDialog({ req }: { req: TargetDialogRequest }) {
   const backends: BackendInfo[] | undefined = loaded ? list : undefined;
   const [values, setValues] = useState<Record<string, string>>(() => initialValues(req, list[0]?.backend ?? ''));
   const [error, setError] = useState<{ message: string; hint?: string }>();
+  /** What the last check said of each field, shown under it until the field is changed. */
+  const [problems, setProblems] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
   const editing = req.mode === 'edit';
 
@@ -99,9 +107,12 @@ export function TargetDialog({ req }: { req: TargetDialogRequest }) {
   const shared = fields.filter((f) => !f.advanced && commonKeys.has(f.key));
   const advanced = fields.filter((f) => f.advanced);
   const first = own[0] ?? shared[0];
-  const set = (key: string) => (v: string) => setValues((old) => ({ ...old, [key]: v }));
+  const set = (key: string) => (v: string) => {
+    setValues((old) => ({ ...old, [key]: v }));
+    setProblems(({ [key]: _, ...rest }) => rest);
+  };
   const input = (f: SpecFieldInfo) => (
-    <FieldInput key={f.key} f={f} value={values[f.key] ?? ''} onChange={set(f.key)} autoFocus={editing && f === first} />
+    <FieldInput key={f.key} f={f} value={values[f.key] ?? ''} onChange={set(f.key)} autoFocus={editing && f === first} problem={problems[f.key]} />
   );
 
   const buildSpec = (): Record<string, unknown> => {
@@ -124,10 +135,23 @@ export function TargetDialog({ req }: { req: TargetDialogRequest }) {
     const spec = buildSpec();
     if (info) {
       const check = specSchemaOf(info.backend, info.fields, info.exactly_one).safeParse(spec);
-      if (!check.success) return setError({ message: formatZodError(check.error) });
+      if (!check.success) {
+        const found = formProblems(check.error, info.fields, spec);
+        const marked = Object.keys(found.byField);
+        setProblems(found.byField);
+        setError({ message: found.other[0] ?? (marked.length === 1 ? 'Check the marked field' : `Check the ${marked.length} marked fields`) });
+        // The first marked field gets the focus, "More options" opened if it is there.
+        requestAnimationFrame(() => {
+          const el = document.querySelector<HTMLElement>(`.modal [name="${marked[0] ?? ''}"]`);
+          el?.closest('details')?.setAttribute('open', '');
+          el?.focus();
+        });
+        return;
+      }
     }
     setBusy(true);
     setError(undefined);
+    setProblems({});
     try {
       await core.call('targets.register', editing
         ? { name, spec, replace: true, if_generation: req.target.generation }
