@@ -22,8 +22,8 @@ export interface Served {
   cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
   /** Runs `switchboard ARGS…` as a person does: at a terminal of its own (a pty: stderr shows in stdout). */
   personCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
-  /** Stops the Core and starts it again on the same profile; `url` becomes the new one (returned too). */
-  restart(): Promise<string>;
+  /** Stops the Core and starts it again on the same profile; `url` becomes the new one (returned too). `whileDown` runs between. */
+  restart(whileDown?: () => Promise<void>): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -180,8 +180,9 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
     env,
     cli,
     personCli,
-    restart: async () => {
+    restart: async (whileDown) => {
       await stopChild(child);
+      await whileDown?.();
       ({ child, url } = await spawnServe(env));
       homeOf.set(url, home);
       served.url = url;

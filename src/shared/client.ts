@@ -12,6 +12,8 @@ export interface Link {
   /** A parsed JSON message, or the bytes of a binary frame (pane output, shared/paneFrame.ts). */
   onMessage(handler: (message: unknown) => void): void;
   onClose(handler: (reason: string) => void): void;
+  /** A link that dials again after a close calls this when it is open again (a browser page's socket). */
+  onReopen?(handler: () => void): void;
 }
 
 type Listener<E extends CoreEvent> = (payload: EventPayload<E>) => void;
@@ -21,6 +23,7 @@ export class CoreClient {
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; method: CoreMethod }>();
   private readonly listeners = new Map<CoreEvent, Set<(payload: unknown) => void>>();
   private closedReason: string | undefined;
+  private readonly reopened = new Set<() => void>();
 
   /** `onBadFrame`: a binary frame that does not follow the layout (it is dropped); a warning on the console by default. */
   constructor(private readonly link: Link, private readonly onBadFrame: (err: SwitchboardError) => void = (err) => console.warn(err.message)) {
@@ -30,6 +33,19 @@ export class CoreClient {
       for (const p of this.pending.values()) p.reject(new SwitchboardError('no_core', `connection to the Core closed: ${reason}`));
       this.pending.clear();
     });
+    link.onReopen?.(() => {
+      this.closedReason = undefined;
+      // A new connection (perhaps to a new Core) knows none of this client's subscriptions: they are made again.
+      const events = [...this.listeners].flatMap(([e, set]) => (set.size > 0 && !isPaneEvent(e) ? [e] : []));
+      if (events.length) void this.call('events.subscribe', { events }).catch(() => undefined);
+      for (const h of this.reopened) h();
+    });
+  }
+
+  /** Runs after the link is open again: what the client had loaded may be stale, and its panes gone with a Core. */
+  onReopen(handler: () => void): () => void {
+    this.reopened.add(handler);
+    return () => this.reopened.delete(handler);
   }
 
   /**

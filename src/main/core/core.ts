@@ -1,5 +1,5 @@
 // The composition root: builds the nouns from explicit dependencies and composes their handler tables. Nothing imports it but the edges.
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { SwitchboardError, toErrorPayload } from '../../shared/errors.js';
 import { coreMethods, isCoreMethod, methodCapability, type CoreEvent, type EventPayload } from '../../shared/api.js';
 import { runtimeIdentity, type TargetInfo } from '../../shared/targets.js';
@@ -94,7 +94,7 @@ export class Core {
   private readonly builtins = new Map<string, BackendProvider>();
   readonly plugins: Plugins;
   /** The secrets of the links that make a browser page a person's (the transport asks them). */
-  readonly personLinks = new PersonLinks();
+  readonly personLinks: PersonLinks;
   private readonly runs: CoreRuns;
   /** The start-time sweeps of providers (afterCrashedRuns), awaited before the audit closes. */
   private readonly startSweeps: Promise<void>[] = [];
@@ -109,6 +109,7 @@ export class Core {
   constructor(opts: CoreOptions = {}) {
     this.home = opts.home ?? switchboardHome();
     prepareHome(this.home);
+    this.personLinks = new PersonLinks(join(this.home, 'state', 'person-links.json'));
     for (const p of opts.providers ?? builtinProviders) this.builtins.set(p.backend, p);
     this.plugins = new Plugins({
       home: this.home,

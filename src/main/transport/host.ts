@@ -5,6 +5,7 @@ import { defaultCoreOptions } from '../core/defaults.js';
 import type { KeyValueStoreFactory } from '../core/workspace/workspaceStore.js';
 import { WsServer } from './wsServer.js';
 import { claimProfile, personLinkUrl, removeCoreFile, writeCoreFile } from './coreFile.js';
+import { keepEndpoint, lastEndpoint } from './stableEndpoint.js';
 import type { McpHttp } from '../core/agent/mcpHttp.js';
 
 export interface Host {
@@ -28,7 +29,12 @@ export async function startHost(opts: { host?: string; port?: number; mode: 'ser
     profile.release();
     throw err;
   }
-  const server = new WsServer(core, { host: opts.host, port: opts.port, rendererDir: opts.rendererDir, personLinks: core.personLinks });
+  // The last Core's port (when free) and token: a page left open, and an MCP client's saved token, find this one.
+  const last = lastEndpoint(home);
+  const server = new WsServer(core, {
+    host: opts.host, port: opts.port, rendererDir: opts.rendererDir, personLinks: core.personLinks,
+    ...(last ? { preferPort: last.port, token: last.token } : {}),
+  });
   // MCP over Streamable HTTP; the WsServer checks the bearer token, Host and Origin first.
   // The MCP SDK loads with the first request to /mcp: an idle Core (or one only a window talks to) does not hold it.
   let mcp: Promise<McpHttp> | undefined;
@@ -43,6 +49,7 @@ export async function startHost(opts: { host?: string; port?: number; mode: 'ser
     profile.release();
     throw err;
   }
+  keepEndpoint(home, { port: Number(new URL(listening.url).port), token: server.token });
   writeCoreFile(core.home, {
     url: listening.url,
     ws_url: listening.wsUrl,

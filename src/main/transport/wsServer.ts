@@ -13,6 +13,8 @@ import { PersonLinks } from '../core/person/personLinks.js';
 export interface WsServerOptions {
   host?: string;
   port?: number;
+  /** With port 0 (any): this one first, when it is free (the last Core's on the profile, so open pages find it). */
+  preferPort?: number;
   token?: string;
   /** The secrets of person links (the Core's); a server of its own when omitted. See `identify`. */
   personLinks?: PersonLinks;
@@ -169,20 +171,30 @@ export class WsServer {
 
   async listen(): Promise<{ url: string; wsUrl: string; port: number }> {
     const port = this.opts.port ?? 0;
-    await new Promise<void>((resolve, reject) => {
-      this.http.once('error', (err: NodeJS.ErrnoException) => {
+    const preferred = port === 0 ? this.opts.preferPort : undefined;
+    if (!preferred) await this.listenOn(port);
+    else await this.listenOn(preferred).catch(() => this.listenOn(0));
+    const addr = this.http.address();
+    this.port = typeof addr === 'object' && addr ? addr.port : 0;
+    const h = this.host.includes(':') ? `[${this.host}]` : this.host;
+    return { url: `http://${h}:${this.port}/`, wsUrl: `ws://${h}:${this.port}/ws`, port: this.port };
+  }
+
+  private listenOn(port: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const onError = (err: NodeJS.ErrnoException): void => {
         const where = `${this.host}:${port}`;
         if (err.code === 'EADDRINUSE') reject(new SwitchboardError('bad_request', `${where} is already in use`, 'pick another --port, or --port 0 for a free one'));
         else if (err.code === 'EACCES') reject(new SwitchboardError('not_permitted', `not allowed to listen on ${where}`, 'ports below 1024 need privileges; pick a higher --port'));
         else if (err.code === 'EADDRNOTAVAIL') reject(new SwitchboardError('bad_request', `${this.host} is not an address of this machine`, 'use --host 127.0.0.1'));
         else reject(err);
+      };
+      this.http.once('error', onError);
+      this.http.listen(port, this.host, () => {
+        this.http.off('error', onError);
+        resolve();
       });
-      this.http.listen(port, this.host, () => resolve());
     });
-    const addr = this.http.address();
-    this.port = typeof addr === 'object' && addr ? addr.port : 0;
-    const h = this.host.includes(':') ? `[${this.host}]` : this.host;
-    return { url: `http://${h}:${this.port}/`, wsUrl: `ws://${h}:${this.port}/ws`, port: this.port };
   }
 
   private allowedHosts(): Set<string> {

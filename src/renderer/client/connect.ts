@@ -26,38 +26,82 @@ function bridgeLink(bridge: SwitchboardBridge): Link {
   };
 }
 
-/** A WebSocket link to the serving host, authenticated by the token in the page's own path. Calls queue until open. */
+/** How long the page waits before dialling again after a close: growing, never more than 5 s. */
+const RETRY_MS = [500, 1000, 2000, 3000, 5000];
+
+let dialNow: (() => void) | undefined;
+
+/** Dial the Core again now instead of at the next retry (the banner's "Reconnect now"). */
+export function reconnectNow(): void {
+  dialNow?.();
+}
+
+/**
+ * A WebSocket link to the serving host, authenticated by the token in the page's own path. Calls queue until open.
+ * When the socket closes it dials again, for as long as the page is open: a Core restarted on the same profile
+ * listens on the same port with the same token (transport/stableEndpoint.ts), so the page finds it by itself.
+ */
 function socketLink(url: string, onState: StateListener): Link {
-  const ws = new WebSocket(url);
-  // Pane output comes as binary frames (shared/paneFrame.ts), handed to the client as bytes.
-  ws.binaryType = 'arraybuffer';
+  let ws: WebSocket;
+  let everOpen = false;
+  let attempt = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
   const queue: WireRequest[] = [];
   const closeHandlers: Array<(reason: string) => void> = [];
-  ws.addEventListener('open', () => {
-    onState('open');
-    for (const m of queue.splice(0)) ws.send(JSON.stringify(m));
-  });
-  ws.addEventListener('close', (ev) => {
-    const reason = ev.reason || (ev.code === 1006 ? 'the Core went away' : `code ${ev.code}`);
-    onState('closed', reason);
-    for (const h of closeHandlers) h(reason);
-  });
+  const reopenHandlers: Array<() => void> = [];
+  const messageHandlers: Array<(message: unknown) => void> = [];
+  const dial = (): void => {
+    clearTimeout(timer);
+    timer = undefined;
+    const socket = new WebSocket(url);
+    ws = socket;
+    // Pane output comes as binary frames (shared/paneFrame.ts), handed to the client as bytes.
+    socket.binaryType = 'arraybuffer';
+    let opened = false;
+    socket.addEventListener('open', () => {
+      opened = true;
+      attempt = 0;
+      const again = everOpen;
+      everOpen = true;
+      onState('open');
+      if (again) for (const h of reopenHandlers) h();
+      for (const m of queue.splice(0)) socket.send(JSON.stringify(m));
+    });
+    socket.addEventListener('message', (ev) => {
+      let message: unknown;
+      if (ev.data instanceof ArrayBuffer) message = new Uint8Array(ev.data);
+      else if (typeof ev.data !== 'string') return;
+      else {
+        try {
+          message = JSON.parse(ev.data);
+        } catch {
+          return; /* not a wire message */
+        }
+      }
+      for (const h of messageHandlers) h(message);
+    });
+    socket.addEventListener('close', (ev) => {
+      if (opened || !everOpen) {
+        const reason = ev.reason || (ev.code === 1006 ? 'the Core went away' : `code ${ev.code}`);
+        onState('closed', reason);
+        if (opened) for (const h of closeHandlers) h(reason);
+      }
+      timer = setTimeout(dial, RETRY_MS[Math.min(attempt++, RETRY_MS.length - 1)]);
+    });
+  };
+  dialNow = () => {
+    if (ws.readyState === WebSocket.CLOSED) dial();
+  };
+  dial();
   return {
     send: (m) => {
       if (ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(m));
-      else if (ws.readyState === WebSocket.CONNECTING) queue.push(m);
+      else if (ws.readyState === WebSocket.CONNECTING && !everOpen) queue.push(m);
       else throw new Error('the connection to the Core is closed');
     },
-    onMessage: (h) => ws.addEventListener('message', (ev) => {
-      if (ev.data instanceof ArrayBuffer) return h(new Uint8Array(ev.data));
-      if (typeof ev.data !== 'string') return;
-      try {
-        h(JSON.parse(ev.data));
-      } catch {
-        /* not a wire message */
-      }
-    }),
+    onMessage: (h) => void messageHandlers.push(h),
     onClose: (h) => void closeHandlers.push(h),
+    onReopen: (h) => void reopenHandlers.push(h),
   };
 }
 

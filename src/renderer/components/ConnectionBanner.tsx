@@ -1,5 +1,7 @@
-// Shown when the page's connection to the Core ends: terminals and panels stop updating until it is reopened.
+// Shown when the page's connection to the Core ends: terminals and panels stop updating, and the page dials again
+// by itself (a Core restarted on the same profile keeps its port and token) until it is back.
 import { useConnection } from '../client/core.js';
+import { reconnectNow } from '../client/connect.js';
 
 export function ConnectionBanner() {
   const state = useConnection((s) => s.state);
@@ -8,8 +10,8 @@ export function ConnectionBanner() {
   return (
     <div className="banner" role="alert">
       <strong>Lost the connection to the Core</strong>
-      <span>{reason ? ` (${reason})` : ''} — restart <code>switchboard serve</code> and open the link it shows on its terminal (or run <code>switchboard open</code>).</span>
-      <button type="button" className="button button--small" onClick={() => window.location.reload()}>Reload</button>
+      <span>{reason ? ` (${reason})` : ''} — reconnecting by itself when it is back (start it again with <code>switchboard serve</code> on this profile). A Core on another profile or with a new token needs its own link: <code>switchboard open</code>.</span>
+      <button type="button" className="button button--small" onClick={reconnectNow}>Reconnect now</button>
     </div>
   );
 }

@@ -25,6 +25,7 @@ const stateLabel: Record<Shown, string> = {
   draining: 'draining',
   unreachable: 'unreachable',
   removed: 'removed',
+  disconnected: 'disconnected',
 };
 
 /** "checked 12 s ago", ticking while the row is on screen. */
@@ -86,7 +87,8 @@ const TargetRow = memo(function TargetRow({ t }: { t: TargetInfo }) {
   const canOpen = t.state !== 'draining' && shell;
   const runtime = t.source === 'runtime';
   const backend = useBackendView(t.backend);
-  const shown = shownState(t);
+  const offline = useConnection((s) => s.state === 'closed');
+  const shown = shownState(t, offline);
   const details = [backend.line, sandboxMark(t.sandbox)?.description ?? '', t.source, `generation ${t.generation}`, t.cwd ? `cwd ${t.cwd}` : '', t.health?.detail ?? '', t.problem ?? '', t.cwd_problem ?? '']
     .filter(Boolean).join('\n');
   return (

@@ -30,7 +30,7 @@ export function StatusBar() {
       <span className={`statusbar__conn statusbar__conn--${conn}`} title={reason}>
         <span className={`dot dot--conn-${conn}`} aria-hidden="true" />{connText[conn]}
       </span>
-      <span className="statusbar__item" aria-label="Target health">{counts}</span>
+      <span className="statusbar__item" aria-label="Target health">{conn === 'closed' ? 'targets unknown while disconnected' : counts}</span>
       {focused && (
         <span className="statusbar__item mono">{focused.target}{focused.generation ? `#${focused.generation.slice(0, 7)}` : ''}</span>
       )}

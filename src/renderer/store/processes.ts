@@ -5,6 +5,8 @@ import type { ProcessInfo } from '../../shared/api.js';
 interface ProcessesState {
   byId: Record<string, ProcessInfo>;
   upsert(list: readonly ProcessInfo[]): void;
+  /** All of them anew (after a reconnect: what the Core knows now). */
+  replace(list: readonly ProcessInfo[]): void;
 }
 
 export const useProcesses = create<ProcessesState>((set) => ({
@@ -15,6 +17,7 @@ export const useProcesses = create<ProcessesState>((set) => ({
     for (const p of list) byId[p.session_id] = p;
     return { byId };
   }),
+  replace: (list) => set({ byId: Object.fromEntries(list.map((p) => [p.session_id, p])) }),
 }));
 
 const order: Record<ProcessInfo['status'], number> = { running: 0, lost: 1, exited: 2, killed: 2 };

@@ -1,4 +1,5 @@
-// Keeps the UI slices in step with the Core: an initial load, then events. Terminal events are routed elsewhere.
+// Keeps the UI slices in step with the Core: a load, then events; the load again after the page reconnects (to the
+// same Core, or a new one on the profile). Terminal events are routed elsewhere.
 import { core, call } from '../client/core.js';
 import { useTargets } from './targets.js';
 import { useBackends } from './backends.js';
@@ -12,18 +13,26 @@ let started = false;
 export function startSync(): void {
   if (started) return;
   started = true;
-  void loadSettings({ get: () => call('settings.get', {}), put: (s) => call('settings.save', s) });
   core.on('targets.changed', (list) => useTargets.getState().set(list));
   core.on('targets.problems', (problems) => useTargets.getState().setProblems(problems));
-  void call('targets.problems', {}).then((p) => p && useTargets.getState().setProblems(p));
   core.on('activity', (entry) => useActivity.getState().upsert(entry));
   core.on('processes.changed', (list) => useProcesses.getState().upsert(list));
   core.on('approvals.changed', (list) => useApprovals.getState().set(list));
-  void call('approvals.pending', {}).then((list) => list && useApprovals.getState().set(list));
   core.on('approvals.rules', (rules) => useApprovals.getState().setRules(rules));
-  void call('targets.list', {}).then((list) => list && useTargets.getState().set(list));
   // Enabling or disabling a plugin adds or drops backends: the Add-target form and the labels follow.
   core.on('backends.changed', (list) => useBackends.getState().set(list));
+  void loadSettings({ get: () => call('settings.get', {}), put: (s) => call('settings.save', s) });
+  load();
+  core.onReopen(() => {
+    load();
+    void call('processes.list', {}).then((list) => list && useProcesses.getState().replace(list));
+  });
+}
+
+function load(): void {
+  void call('targets.problems', {}).then((p) => p && useTargets.getState().setProblems(p));
+  void call('approvals.pending', {}).then((list) => list && useApprovals.getState().set(list));
+  void call('targets.list', {}).then((list) => list && useTargets.getState().set(list));
   void call('backends.list', {}).then((list) => list && useBackends.getState().set(list));
   void call('activity.list', { limit: 200 }).then((list) => list && useActivity.getState().load(list));
 }

@@ -2,7 +2,7 @@
 import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
 import type { PaneInfo } from '../../shared/api.js';
-import { core } from '../client/core.js';
+import { core, useConnection } from '../client/core.js';
 import { toastError } from '../store/toasts.js';
 import type { PaneStatus } from '../store/layout.js';
 import { actionForKey } from '../keyboard.js';
@@ -54,6 +54,11 @@ export class TerminalSession {
   private enterTyped = false;
   /** Writing a resumed pane's recent output: a line feed after the last prompt there means a program was running. */
   private replaying = false;
+  /** Where the shell last said it was (OSC 7): a shell started after a Core restart starts there. */
+  private lastCwd: string | undefined;
+  /** Opening again after the page reconnected: the screen keeps what it showed; a new shell says why it is new. */
+  private reconnecting = false;
+  private readonly offReopen: () => void;
 
   /**
    * `startCwd`: where the first shell should `cd` to once it is up (a split on its source pane's target).
@@ -85,6 +90,21 @@ export class TerminalSession {
     this.term.onResize(({ cols, rows }) => {
       if (this.paneId) core.call('pane.resize', { pane_id: this.paneId, cols, rows }).catch(() => undefined);
     });
+    this.offReopen = core.onReopen(() => this.reconnected());
+  }
+
+  /**
+   * The page reconnected: the same pane when the Core still keeps it (its recent output replaces the screen), else a
+   * new shell (the Core restarted) in the directory the old one was in, below what the screen already shows.
+   */
+  private reconnected(): void {
+    if (this.disposed || this.status === 'exited') return;
+    const old = this.paneId;
+    this.detach();
+    this.resumeId = old;
+    this.startCwd = this.lastCwd;
+    this.reconnecting = true;
+    void this.open();
   }
 
   mount(el: HTMLElement): void {
@@ -160,6 +180,7 @@ export class TerminalSession {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
+    this.offReopen();
     this.closePty();
     this.observer?.disconnect();
     cancelAnimationFrame(this.fitFrame);
@@ -197,9 +218,11 @@ export class TerminalSession {
     const cols = Math.max(2, this.term.cols);
     const rows = Math.max(1, this.term.rows);
     let info: PaneInfo;
+    let resumedPane = false;
     try {
-      info = (epoch === this.epoch ? await this.resumed() : undefined)
-        ?? await core.call('pane.open', { execution_target: this.target, cols, rows, keep: true, binary: true });
+      const resumed = epoch === this.epoch ? await this.resumed() : undefined;
+      resumedPane = resumed !== undefined;
+      info = resumed ?? await core.call('pane.open', { execution_target: this.target, cols, rows, keep: true, binary: true });
     } catch (err) {
       if (epoch !== this.epoch || this.disposed) return;
       this.setStatus('failed');
@@ -217,14 +240,24 @@ export class TerminalSession {
     const paneId = info.pane_id;
     this.unregister = registerPane(paneId, {
       data: (data, chars) => this.output(paneId, data, chars),
-      cwd: (cwd) => this.events.cwd(cwd),
+      cwd: (cwd) => {
+        this.lastCwd = cwd;
+        this.events.cwd(cwd);
+      },
       exit: (code, reason) => this.exited(paneId, code, reason),
     });
     this.setStatus('open', info);
+    if (info.cwd) this.lastCwd ??= info.cwd;
+    const newAfterReconnect = this.reconnecting && !resumedPane;
+    if (newAfterReconnect) {
+      const where = this.startCwd ?? info.cwd;
+      this.notice(`${YELLOW}[reconnected to a new Core: a new shell${where ? ` in ${where}` : ''}; what is above is the old one's]${RESET}\r\n`);
+    }
+    this.reconnecting = false;
     // Only the first shell of a split starts in its source's directory; a reopen starts where the target says.
     const start = this.startCwd;
     this.startCwd = undefined;
-    const line = start && start !== info.cwd ? cdCommand(start) : undefined;
+    const line = start && start !== info.cwd ? cdCommand(start, newAfterReconnect) : undefined;
     if (line) this.input(line);
     const early = this.typeAhead;
     this.typeAhead = '';
@@ -247,7 +280,9 @@ export class TerminalSession {
         core.call('pane.close', { pane_id: id }).catch(() => undefined);
         return undefined;
       }
-      // Shown before the live output that follows the reply (the router holds it until the pane is registered).
+      // Shown before the live output that follows the reply (the router holds it until the pane is registered). After
+      // a reconnect the screen already shows most of it: it is drawn anew from the Core's copy.
+      if (this.reconnecting) this.term.reset();
       if (scrollback) {
         this.replaying = true;
         this.term.write(scrollback, () => {
@@ -290,6 +325,8 @@ export class TerminalSession {
   }
 
   private input(data: string): void {
+    // Keys typed while the page has no Core go nowhere, as in a terminal whose connection dropped.
+    if (useConnection.getState().state === 'closed') return;
     if (this.status === 'lost' || this.status === 'failed' || (this.status === 'exited' && data === '\r')) {
       if (this.status !== 'exited') this.term.write(`${DIM}reconnecting…${RESET}\r\n`);
       void this.open();

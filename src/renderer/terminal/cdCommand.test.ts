@@ -13,4 +13,8 @@ describe('cdCommand', () => {
   ])('%j', (path, line) => {
     expect(cdCommand(path)).toBe(line);
   });
+
+  it('keeps the screen when asked, erasing only its own echoed line', () => {
+    expect(cdCommand('/srv/app', true)).toBe(` cd -- '/srv/app' && printf '\\033[1A\\033[2K'\r`);
+  });
 });
