@@ -48,7 +48,7 @@ describe('the Switchboard profile', () => {
     const other = createCommandPolicy(await loadShellParser(), { profile: '/srv/sb/' });
     expect(other.classify({ kind: 'command', command: 'echo x > $SWITCHBOARD_HOME/config.yaml' }, ctx).reasons[0]!.text).toContain('changes /srv/sb/config.yaml');
     expect(other.classify({ kind: 'command', command: 'cat /srv/sb/core.json' }, ctx).verdict).toBe('hardline');
-    expect(other.classify({ kind: 'command', command: 'echo x > ~/.switchboard/config.yaml' }, ctx).verdict).toBe('safe');
+    expect(other.classify({ kind: 'command', command: 'echo x >> ~/.switchboard/config.yaml' }, ctx).verdict).toBe('safe');
     // An agent's own assignment is its own variable.
     expect(other.classify({ kind: 'command', command: 'SWITCHBOARD_HOME=/tmp/x; echo x > $SWITCHBOARD_HOME/config.yaml' }, ctx).verdict).toBe('safe');
   });

@@ -209,7 +209,6 @@ export const dangerous: Case[] = [
   ['chmod a+rwx file', 'writable by everyone'],
   ['chmod 666 config.yml', 'writable by everyone'],
   ['chmod u+s /usr/local/bin/tool', 'setuid'],
-  ['chmod -R 755 /usr', 'permissions of system files'],
   ['chown -R www-data:www-data /var/www', 'owner of everything'],
   ['sudo chown root /etc/hosts', 'runs as root'],
   ['chown --recursive me .', 'owner of everything'],
@@ -378,7 +377,7 @@ export const safe: string[] = [
   'ls | xargs -n1 echo', 'echo "rm -rf /"', "grep 'DROP TABLE' migrations/*.sql", 'man rm', 'rm --help', 'npm run clean',
   // everyday work near the profile: the home, the workspace, and reading what is not the token
   'ls ~', 'ls -la ~', 'cat ~/project/README.md', 'echo done > notes.txt', 'cp README.md ~/project/docs/', 'grep -r TODO ~/project',
-  'cat core.json', 'cat ~/.switchboard/config.yaml', 'tail -n 20 ~/.switchboard/audit.jsonl', 'ls ~/.switchboard', 'echo x > ~/.switchboard-notes.txt',
+  'cat core.json', 'cat ~/.switchboard/config.yaml', 'tail -n 20 ~/.switchboard/audit.jsonl', 'ls ~/.switchboard', 'echo x >> ~/.switchboard-notes.txt',
   'cat ~/*/README.md', 'mkdir -p build/out', "sed -i 's/a/b/' src/app.ts", 'grep -rn TODO .', 'ls -R ~', 'find ~ -name "*.md"',
   'find ~/.switchboard -name "*.yaml"', 'du -sh ~', 'cp ~/notes.txt .',
   'git clone https://example.com/lib.git vendor/lib', 'tar -xzf dist.tgz -C build', 'unzip -o data.zip -d data', 'git -C ../other status',

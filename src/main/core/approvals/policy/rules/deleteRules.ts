@@ -112,7 +112,8 @@ const mv: Rule = (argv, c, kit) => {
   }
   for (const s of sources) {
     const sp = kit.path(c, s);
-    if (isKnown(s) && vitalPath(sp, c.scope.state.home)) kit.emit(c, 'dangerous', 'delete.move', `moves ${sp} away (mv)`, s);
+    // Moving `/`, a system directory or the home away breaks the system as surely as deleting it.
+    if (isKnown(s) && vitalPath(sp, c.scope.state.home)) kit.emit(c, 'hardline', 'delete.move', `moves ${sp} away (mv)`, s);
     else kit.write(c, s, 'mv');
   }
   if (dest) kit.write(c, dest, 'mv');
@@ -120,10 +121,17 @@ const mv: Rule = (argv, c, kit) => {
 
 const rsync: Rule = (argv, c, kit) => {
   const p = parseOptions(argv.slice(1), { shortValue: 'eBfTM', longValue: ['rsh', 'exclude', 'include', 'filter', 'temp-dir', 'backup-dir', 'rsync-path'] });
-  const deletes = [...p.flags].find((f) => f.startsWith('--delete') || f === '--remove-source-files');
-  if (deletes) kit.emit(c, 'dangerous', 'delete.rsync', `deletes files ${deletes === '--remove-source-files' ? 'from the source' : 'missing from the source'} (rsync ${deletes})`);
+  const deletes = [...p.flags].find((f) => f.startsWith('--delete') || f === '--remove-source-files' || f === '--del');
   const dest = p.operands[p.operands.length - 1];
-  if (dest && p.operands.length > 1 && !/^[^/]*:/.test(dest.value)) kit.write(c, dest, 'rsync');
+  const local = dest && p.operands.length > 1 && !/^[^/]*:/.test(dest.value);
+  const vital = local && isKnown(dest) && vitalPath(kit.path(c, dest), c.scope.state.home);
+  // The remote shell (`-e CMD`) is a command rsync runs here.
+  const rsh = p.values.get('-e') ?? p.values.get('--rsh');
+  if (rsh !== undefined && isKnown(rsh)) kit.payload(c, rsh, argv.find((a) => a.value.endsWith(rsh)) ?? argv[0]!);
+  if (deletes && deletes !== '--remove-source-files' && vital) return kit.emit(c, 'hardline', 'delete.vital', `recursive delete of what is not in the source under ${kit.path(c, dest)} (rsync ${deletes})`, dest);
+  if (deletes) kit.emit(c, 'dangerous', 'delete.rsync', `deletes files ${deletes === '--remove-source-files' ? 'from the source' : 'missing from the source'} (rsync ${deletes})`);
+  if (vital) kit.emit(c, 'dangerous', 'write.vital', `copies a tree over ${kit.path(c, dest)} (rsync)`, dest);
+  if (local) kit.write(c, dest, 'rsync');
 };
 
 /** `fd … -x CMD` / `-X CMD` runs CMD on every match, like find -exec. */

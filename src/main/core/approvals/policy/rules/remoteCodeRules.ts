@@ -101,6 +101,15 @@ const interpreter = (lang: 'python' | 'perl' | 'ruby' | 'node' | 'php'): Rule =>
   }
   const code = idx > 0 ? argv[idx + 1] : undefined;
   const reads = idx < 0 && argv.slice(1).every((a) => a.value.startsWith('-'));
+  // The program is a file: a process substitution (`python3 <(curl …)`) or one the command just downloaded.
+  const script = idx < 0 ? argv.slice(1).find((a) => !a.value.startsWith('-') || a.source.startsWith('<(')) : undefined;
+  if (script && argv[argv.indexOf(script) - 1]?.value !== '-m') {
+    const p = kit.produced(c, script);
+    const label = argv[0]!.value;
+    if (p?.fetched) kit.emit(c, 'dangerous', 'remote.pipe-shell', `runs downloaded code (${label} <(${p.by ?? 'curl'} …))`, script);
+    else if (p?.decoded) kit.emit(c, 'dangerous', 'remote.decoded-shell', `runs decoded code (${label} <(${p.by ?? 'base64 -d'} …))`, script);
+    else if (isKnown(script) && c.scope.state.downloaded.has(kit.path(c, script))) kit.emit(c, 'dangerous', 'remote.run-downloaded', `runs a file it just downloaded (${label} ${shown(script)})`, script);
+  }
   // The program is the -c/-e argument, or stdin when that is known text (a here-document, echo | python).
   const text = code && isKnown(code) ? code.value : reads ? c.stdin?.text : undefined;
   if (text !== undefined) {

@@ -3,6 +3,7 @@
 import { parseOptions, type OptionSpec } from '../options.js';
 import type { RuleKit, Wrapper } from '../ruleKit.js';
 import { isKnown, type Arg, type CommandContext } from '../scanTypes.js';
+import { commandVariable } from './escapeRules.js';
 
 /** Options, then optionally `skip` operands (timeout's duration, chroot's directory), then the command. */
 function peel(spec: OptionSpec = {}, skip = 0): Wrapper {
@@ -56,6 +57,7 @@ const env: Wrapper = (argv, c, kit) => {
     if (assign) {
       if (assign[1] === 'DOCKER_HOST' || assign[1] === 'DOCKER_CONTEXT') kit.emit(c, 'dangerous', 'docker.host', `points docker at another daemon (${v})`, a);
       if (assign[1] === 'LD_PRELOAD') kit.emit(c, 'dangerous', 'env.preload', 'loads a library into every program (LD_PRELOAD)', a);
+      commandVariable(assign[1]!, { ...a, value: assign[2]! }, c, kit);
       continue;
     }
     break;
@@ -130,7 +132,33 @@ const enters: Wrapper = (argv, c, kit) => {
   return peel({ shortValue: 'tSGw' })(argv, c, kit);
 };
 
+/** `poetry run CMD`, `bundle exec CMD`, `aws-vault exec PROFILE -- CMD`: a subcommand that runs the rest. */
+function runs(sub: RegExp, skip = 0, spec: OptionSpec = {}): Wrapper {
+  return (argv) => {
+    if (!sub.test(argv[1]?.value ?? '')) return undefined;
+    const rest = argv.slice(2);
+    const dash = rest.findIndex((a) => a.value === '--');
+    if (dash >= 0) return { argv: rest.slice(dash + 1) };
+    const p = parseOptions(rest, { ...spec, posix: true });
+    return { argv: rest.slice(p.rest + skip) };
+  };
+}
+
 export const wrapperTable: Record<string, Wrapper> = {
+  sshpass: peel({ shortValue: 'pfdeP' }),
+  chronic: peel(), ifne: peel(), nq: peel(), tsp: peel(), 'task-spooler': peel(), daemonize: peel({ shortValue: 'aceEijlopuv' }),
+  dotenv: (argv) => { const dash = argv.findIndex((a) => a.value === '--'); return { argv: dash >= 0 ? argv.slice(dash + 1) : parseOptions(argv.slice(1), { shortValue: 'ecv', posix: true }).operands }; },
+  entr: (argv, c, kit) => {
+    const p = parseOptions(argv.slice(1), { posix: true });
+    const rest = argv.slice(1 + p.rest);
+    if (p.flags.has('-s') && rest[0] && isKnown(rest[0])) { kit.payload(c, rest[0].value, rest[0]); return undefined; }
+    return { argv: rest };
+  },
+  poetry: runs(/^run$/), pipenv: runs(/^run$/), pdm: runs(/^run$/), rye: runs(/^run$/), hatch: runs(/^run$/), bundle: runs(/^exec$/), bundler: runs(/^exec$/),
+  uv: runs(/^run$/, 0, { shortValue: 'p', longValue: ['with', 'python', 'project', 'directory', 'env-file', 'extra', 'group', 'package', 'index'] }),
+  mise: runs(/^(exec|x)$/), asdf: runs(/^exec$/), op: runs(/^run$/), doppler: runs(/^run$/), 'aws-vault': runs(/^exec$/, 1), direnv: runs(/^exec$/, 1),
+  prlimit: (argv) => { const dash = argv.findIndex((a) => a.value === '--'); const p = parseOptions(argv.slice(1), { posix: true }); return p.flags.has('-p') || p.flags.has('--pid') ? undefined : { argv: dash >= 0 ? argv.slice(dash + 1) : argv.slice(1 + p.rest) }; },
+  setpriv: peel({ longValue: ['reuid', 'regid', 'groups', 'inh-caps', 'ambient-caps', 'bounding-set', 'securebits', 'selinux-label', 'apparmor-profile', 'reset-env'] }),
   sudo: elevate('sudo', { shortValue: 'ugpCDrtTUh', longValue: ['user', 'group', 'prompt', 'close-from', 'chdir', 'role', 'type', 'command-timeout', 'other-user', 'host'] }, ['-s', '-i']),
   doas: elevate('doas', { shortValue: 'uC' }, ['-s']),
   pkexec: elevate('pkexec', { longValue: ['user'] }),
