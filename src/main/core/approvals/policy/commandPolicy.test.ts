@@ -131,7 +131,8 @@ describe('held-out table (written after the rules)', () => {
       if (hit === (want === 'safe')) misses.push(`${want} ${JSON.stringify(command)} → ${v}`);
     }
     const rate = ([a, b]: number[]) => (b ? a! / b! : 0);
-    console.log(`held-out rates: hardline ${t.hardline.join('/')}, dangerous caught ${t.dangerous.join('/')}, everyday asked ${t.safe.join('/')}${misses.length ? `; misses: ${misses.join('; ')}` : ''}`);
+    const pct = ([a, b]: number[]) => `${a}/${b} = ${b ? ((100 * a!) / b!).toFixed(1) : '0'} %`;
+    console.log(`held-out rates: hardline refused as hardline ${pct(t.hardline)}, dangerous asked or refused ${pct(t.dangerous)}, everyday asked ${pct(t.safe)}${misses.length ? `; misses: ${misses.join('; ')}` : ''}`);
     expect(rate(t.hardline)).toBeGreaterThanOrEqual(0.9);
     expect(rate(t.dangerous)).toBeGreaterThanOrEqual(0.97);
     expect(rate(t.safe)).toBeLessThanOrEqual(0.03);

@@ -61,7 +61,7 @@ export function sensitiveWrite(resolved: string): string | undefined {
   if (base === '.env' || (/^\.env\./.test(base) && !/\.(example|sample|template|dist|defaults)$/.test(base)) || base.endsWith('.env')) return 'an environment file with secrets (.env)';
   if (credentialFiles.has(base) || credentialDirs.test(resolved)) return 'a credentials file';
   if (/^\/(boot|bin|sbin|lib|lib32|lib64|usr\/(bin|sbin|lib|lib64|libexec|share)|usr\/local\/(bin|sbin|lib))(\/|$)/.test(resolved)) return 'system files';
-  if (/^\/(var\/spool\/cron|var\/at|Library\/LaunchDaemons|Library\/LaunchAgents)(\/|$)/.test(resolved) || /\/Library\/LaunchAgents\//.test(resolved)) return 'scheduled jobs';
+  if (/^\/(var\/spool\/cron|var\/at|Library\/LaunchDaemons|Library\/LaunchAgents)(\/|$)/.test(resolved) || /\/Library\/LaunchAgents(\/|$)/.test(resolved)) return 'scheduled jobs';
   if (/^\/(proc|sys)\//.test(resolved)) return 'kernel settings';
   if (/\/\.git\/hooks\//.test(resolved)) return 'a git hook that runs on later commands';
   if (/\/\.config\/(systemd|autostart|environment\.d|plasma-workspace\/env)(\/|$)|\/\.local\/share\/systemd(\/|$)|\/\.kde4?\/Autostart(\/|$)/.test(resolved)) return 'a startup service';

@@ -87,7 +87,7 @@ export class ShellScanner implements RuleKit {
         const out = body ? this.walk(body, scope, stdin ?? pipeIn) : undefined;
         // tree-sitter hangs `cd x && echo > f`'s redirect on the whole list; bash opens f after the cd.
         if (scope.cwd !== before) this.redirects(redirects, c, [], (overwrites.length = 0, overwrites));
-        for (const w of overwrites) clobber(this, c, w, '>', false);
+        for (const w of overwrites) clobber(this, c, w, '>', !body);
         return out;
       }
       case 'pipeline': {

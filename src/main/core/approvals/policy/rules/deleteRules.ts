@@ -1,7 +1,11 @@
 // Deletes: rm (flags in any order, long or short, after operands), find -delete / -exec, xargs rm, rimraf,
 // shred, mv to /dev/null, rsync --delete. A recursive delete of /, a system directory or the home is hardline.
 import { hasAny, parseOptions } from '../options.js';
-import { isBlockDevice, sensitiveWrite, vitalPath } from '../paths.js';
+import { buildOutput, inWorkspace, isBlockDevice, scratchPath, sensitiveWrite, vitalPath } from '../paths.js';
+
+function scratchOrBuild(p: string, workspace: string | undefined): boolean {
+  return scratchPath(p) || (inWorkspace(p, workspace) && buildOutput(p));
+}
 import { commandName, type Rule, type RuleKit } from '../ruleKit.js';
 import { isKnown, shown, type Arg, type CommandContext } from '../scanTypes.js';
 
@@ -42,7 +46,8 @@ const rm: Rule = (argv, c, kit) => {
   if (deleteOperands(kit, c, p.operands, recursive, label)) return;
   const what = list(p.operands.map((a) => named(kit, c, a))) || 'its input';
   if (recursive) kit.emit(c, 'dangerous', 'delete.recursive', `recursive delete of ${what} (${label})`);
-  else if (force) kit.emit(c, 'dangerous', 'delete.force', `forced delete of ${what} (${label})`);
+  // A forced delete of build output (objects, logs, caches) in the workspace is everyday: `rm -f build/x.o`.
+  else if (force && !(p.operands.length && p.operands.every((a) => isKnown(a) && scratchOrBuild(kit.path(c, a), c.scope.state.workspace)))) kit.emit(c, 'dangerous', 'delete.force', `forced delete of ${what} (${label})`);
   else if (c.via === 'xargs') kit.emit(c, 'dangerous', 'delete.xargs', 'deletes the files named by its input (xargs rm)');
   else if (c.via === 'find') kit.emit(c, 'dangerous', 'delete.find', 'deletes every file find matches (find -exec rm)');
 };
@@ -93,6 +98,7 @@ const find: Rule = (argv, c, kit) => {
       const cmd = expr.slice(k + 1, end);
       const name = cmd[0] && isKnown(cmd[0]) ? commandName(cmd[0].value) : '';
       if (vitalStart && !filtered && /^(rm|shred|unlink|rimraf)$/.test(name)) kit.emit(c, 'hardline', 'delete.vital', `recursive delete of ${kit.path(c, vitalStart)} (find ${v} ${name})`, expr[k]);
+      else if (vitalStart && !filtered && /^(chmod|chown|chgrp|chattr|setfacl)$/.test(name)) kit.emit(c, 'hardline', 'chmod.vital', `recursive change of ${kit.path(c, vitalStart)} (find ${v} ${name})`, expr[k]);
       else if (cmd.length) kit.run({ ...c, via: 'find' }, cmd);
       k = end;
     } else if (/^-f(print0?|printf|ls)$/.test(v) && expr[k + 1]) {

@@ -22,6 +22,15 @@ export function foreignCode(kit: RuleKit, c: CommandContext, code: string, at: A
     calls++;
     kit.payload(c, unescape(m), at);
   }
+  // Tcl and expect run a command line with `exec` / `spawn`; julia with run(`…`).
+  for (const m of code.matchAll(/(?:^|[;\n[])\s*(?:spawn|exec)\s+([^;\n\]"'(]+)/g)) {
+    calls++;
+    kit.payload(c, m[1]!.trim(), at);
+  }
+  for (const m of code.matchAll(/\b(?:run|success|read|pipeline)\s*\(\s*`([^`]*)`/g)) {
+    calls++;
+    kit.payload(c, m[1]!, at);
+  }
   const del = deletes.exec(code);
   if (del) kit.emit(c, 'dangerous', 'code.delete', `deletes files (${del[1]} in ${label} code)`, at);
   if (!calls && /\b(os\.execute|io\.popen|system2?|do shell script|shell-command|spawn)\b/.test(code)) kit.emit(c, 'dangerous', 'code.shell', `runs shell commands built at run time (${label} code)`, at);
@@ -43,7 +52,7 @@ const awk: Rule = (argv, c, kit) => {
   const at = argv.find((a) => a.value === program) ?? argv[0]!;
   if (program === undefined || !isKnown(program)) return;
   let calls = 0;
-  const run = new RegExp(String.raw`\bsystem\s*\(\s*${literal}|\bprintf?\b[^;{}]*?(?<!\|)\|&?\s*${literal}|${literal}\s*\|&?\s*getline`, 'g');
+  const run = new RegExp(String.raw`\bsystem\s*\(\s*${literal}\s*\)|\bprintf?\b[^;{}]*?(?<!\|)\|&?\s*${literal}\s*(?=[;}\n]|$)|(?<![\w)"'\]]\s*)${literal}\s*\|&?\s*getline`, 'g');
   for (const m of program.matchAll(run)) {
     calls++;
     const piped = m[3] !== undefined || m[4] !== undefined;
@@ -52,9 +61,9 @@ const awk: Rule = (argv, c, kit) => {
     if (piped && /^\s*(\S*\/)?(sh|bash|zsh|dash|ksh|ash|fish|python[\d.]*|perl|ruby|node|php|xargs)(\s|$)/.test(cmd)) kit.emit(c, 'dangerous', 'awk.shell', `runs what it prints as commands (awk print | "${cmd}")`, at);
     kit.payload(c, cmd, at);
   }
-  const dynamic = /\bsystem\s*\(\s*[^"'\s)]|\bprintf?\b[^;{}]*?(?<![|"'])\|&?\s*[A-Za-z_$(]|[A-Za-z_)\]]\s*\|&?\s*getline/.test(program);
+  const whole = new RegExp(String.raw`\bsystem\s*\(\s*${literal}\s*\)`, 'g');
+  const dynamic = /\bsystem\s*\(/.test(program.replace(whole, '')) || /\bprintf?\b[^;{}]*?(?<![|"'])\|&?\s*[A-Za-z_$(]|[A-Za-z_)\]]\s*\|&?\s*getline|["']\s+[A-Za-z_$][^;{}|]*\|&?\s*getline/.test(program);
   if (dynamic) kit.emit(c, 'dangerous', 'awk.shell', 'runs shell commands built at run time (awk system() or a pipe)', at);
-  else if (!calls && /\bsystem\s*\(/.test(program)) kit.emit(c, 'dangerous', 'awk.shell', 'runs shell commands (awk system())', at);
   for (const m of program.matchAll(new RegExp(String.raw`\bprintf?\b[^;{}|]*?>>?\s*${literal}`, 'g'))) kit.write(c, { ...at, value: unescape(m) }, 'awk print >');
 };
 
@@ -63,11 +72,12 @@ function vimCommand(kit: RuleKit, c: CommandContext, cmd: string, at: Arg, label
   const text = cmd.replace(/^[:\s]+/, '').replace(/^(silent!?|sil!?|exe(cute)?|norm(al)?!?)\s+/, '');
   const bang = /^(?:[%.$,\d\s']*|(?:r(?:ead)?|w(?:rite)?)\s*)!([\s\S]*)$/.exec(text);
   if (bang) return kit.payload(c, bang[1]!.trim(), at);
+  if (/^(py[3x]?|python3?|pyx|pydo|py3do|perl(do)?|ruby(do)?|lua(do)?|mz(scheme)?)\b/.test(text)) kit.emit(c, 'dangerous', 'editor.shell', `runs code in the editor (${label} ${cmd})`, at);
   const sys = new RegExp(String.raw`\b(?:system|systemlist|job_start|jobstart|termopen)\s*\(\s*\[?\s*${literal}`).exec(text);
   if (sys) return kit.payload(c, unescape(sys), at);
   const term = /^(?:sh(?:ell)?|ter(?:m(?:inal)?)?)(?:\s+([\s\S]*))?$/.exec(text);
   if (term) return term[1] ? kit.payload(c, term[1], at) : kit.emit(c, 'dangerous', 'editor.shell', `opens a shell (${label} ${cmd})`, at);
-  if (/^(py[3x]?|python3?|pyx|pydo|py3do|perl(do)?|ruby(do)?|lua(do)?|mz(scheme)?)\b|\bsystem\s*\(/.test(text)) kit.emit(c, 'dangerous', 'editor.shell', `runs code in the editor (${label} ${cmd})`, at);
+  if (/\bsystem(list)?\s*\(/.test(text)) kit.emit(c, 'dangerous', 'editor.shell', `runs code in the editor (${label} ${cmd})`, at);
 }
 
 /** vi, vim, nvim, ex, view: commands from -c, --cmd and +cmd; the files it edits in the profile are a change to it. */

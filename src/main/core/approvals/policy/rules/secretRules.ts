@@ -8,7 +8,7 @@ import { wrappers } from './index.js';
 /** Commands that name a path without reading what is in it, or that use a key without showing it. */
 const namesOnly = new Set(['ls', 'stat', 'test', '[', '[[', 'echo', 'printf', 'basename', 'dirname', 'realpath', 'readlink', 'file', 'du', 'cd', 'pushd', 'mkdir', 'chmod', 'chown', 'chgrp', 'touch', 'ssh-add', 'ssh-keygen', 'lsattr', 'getfacl', 'namei', 'exa', 'eza', 'tree', 'rm', 'shred', 'unlink', 'find', 'fd', 'which', 'type', 'command']);
 /** Options whose value is a key or config the program uses for itself (`ssh -i key`, `--kubeconfig`). */
-const usesKey = /^(-i|-I|-F|-f|--identity|--identity-file|--key|--kubeconfig|--config|--cert|--cacert|--key-file|--private-key|--keyfile|--credentials-file|--ssh-key)$/;
+const usesKey = /^(-i|-I|--identity|--identity-file|--key|--kubeconfig|--config|--cert|--cacert|--key-file|--private-key|--keyfile|--credentials-file|--ssh-key)$/;
 const usesKeyInline = /^(-i.|-oIdentityFile=|IdentityFile=|--(identity|identity-file|key|kubeconfig|config|cert|cacert|key-file|private-key|keyfile|credentials-file|ssh-key)=)/i;
 
 /** Flags every argument (and `< file`) that names a secret, unless the command only names it or uses it as a key. */
@@ -21,6 +21,8 @@ export function checkSecretReads(argv: Arg[], c: CommandContext, kit: RuleKit): 
   for (let i = 1; i < argv.length; i++) {
     const a = argv[i]!;
     if (usesKey.test(argv[i - 1]!.value) || usesKeyInline.test(a.value)) continue;
+    // A word with spaces that is not a path (`-e "ssh -i ~/.ssh/k"`) is a command line for the program.
+    if (/\s/.test(a.value) && !/^[/~]/.test(a.value)) continue;
     // `if=FILE`, `--data=@FILE`, `-F f=@FILE`, `host:FILE` name a file after their prefix.
     const values = [a.value, ...[/^(?:[a-z]+=|--[\w-]+=)@?(.+)$/.exec(a.value)?.[1], /^[^=@]*=?@(.+)$/.exec(a.value)?.[1]].filter((v): v is string => !!v)];
     for (const v of values) {

@@ -73,7 +73,7 @@ const kill: Rule = (argv, c, kit) => {
 
 /** A pattern that matches every process name (`pkill .`, `killall -r '.*'`) kills them all, like kill -1. */
 const killByName = (label: string): Rule => (argv, c, kit) => {
-  const p = parseOptions(argv.slice(1), { shortValue: 'sugtUPGFn', longValue: ['signal', 'euid', 'uid', 'group', 'terminal', 'parent', 'pgroup', 'session', 'pidfile', 'ns', 'nslist', 'older-than', 'younger-than'] });
+  const p = parseOptions(argv.slice(1), { shortValue: 'sugtUPGFn', longValue: ['signal', 'euid', 'uid', 'group', 'terminal', 'parent', 'pgroup', 'session', 'pidfile', 'ns', 'nslist', 'older-than', 'younger-than'], digitFlags: true });
   const all = p.operands.find((o) => /^(\.\*?|\^|\.\+|\^\.\*\$?|\[\^?\]?[a-z-]*\]\*?)$/.test(o.value)) ?? (p.operands.length === 0 && /^(pkill|killall)$/.test(label) && p.flags.has('-v') ? argv[0] : undefined);
   if (all && p.operands.length <= 1 && !p.values.has('-u') && !p.values.has('-P') && !p.values.has('--parent')) return kit.emit(c, 'hardline', 'kill.all', `kills every process it can: the pattern ${all.value} matches them all (${label})`, all);
   kit.emit(c, 'dangerous', 'kill.byname', `kills processes by name (${label})`);

@@ -52,6 +52,7 @@ const copy = (label: string): Rule => (argv, c, kit) => {
   if (dest) kit.write(c, dest, label);
   const sources = p.operands.filter((o) => o !== dest);
   if (dest && sources.some((o) => o.value === '/dev/null')) clobber(kit, c, dest, `${label} /dev/null`, true);
+  else if (!dest && c.via && p.operands.some((o) => o.value === '/dev/null')) kit.emit(c, 'dangerous', 'write.truncate', `empties the files named by its input (${c.via} ${label} /dev/null)`);
   if (dest && label !== 'ln' && hasAny(p, '-r', '-R', '-a', '--recursive', '--archive')) treeOver(kit, c, dest, `${label} -r`);
   // A link to the profile is a second name for it, under which every later write would pass.
   if (label === 'ln') for (const src of p.operands) if (src !== dest) kit.profileChange(c, src, 'ln');
