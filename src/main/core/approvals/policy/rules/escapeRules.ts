@@ -84,7 +84,8 @@ function vimCommand(kit: RuleKit, c: CommandContext, cmd: string, at: Arg, label
 const vim = (label: string): Rule => (argv, c, kit) => {
   argv.slice(1).forEach((a, i) => {
     const prev = argv[i]!.value;
-    if (/^(-c|--cmd)$/.test(prev) && isKnown(a)) vimCommand(kit, c, a.value, a, label);
+    // `-c CMD`, also at the end of a bundle of flags (`ex -sc CMD`).
+    if (/^(-[a-zA-Z]*c|--cmd)$/.test(prev) && isKnown(a)) vimCommand(kit, c, a.value, a, label);
     else if (/^\+./.test(a.value) && !/^\+\d+$|^\+\//.test(a.value) && isKnown(a)) vimCommand(kit, c, a.value.slice(1), a, label);
     else if (!a.value.startsWith('-') && !/^(-c|--cmd|-S|-u|-i|-T|-w|-W|-s)$/.test(prev)) kit.profileChange(c, a, label);
   });
@@ -142,8 +143,9 @@ const debuggerRule: Rule = (argv, c, kit) => {
 
 /** trap 'cmd' SIGNAL…: the command runs later, when the signal (or EXIT) comes. */
 const trap: Rule = (argv, c, kit) => {
-  const first = argv[1];
-  if (!first || argv.length < 3 || /^-[lp]$/.test(first.value) || first.value === '-' || first.value === '') return;
+  const args = argv[1]?.value === '--' ? argv.slice(1) : argv;
+  const first = args[1];
+  if (!first || args.length < 3 || /^-[lp]$/.test(first.value) || first.value === '-' || first.value === '') return;
   if (isKnown(first)) kit.payload(c, first.value, first);
 };
 

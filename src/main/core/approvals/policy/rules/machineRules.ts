@@ -19,7 +19,9 @@ const ip: Rule = (argv, c, kit) => {
   const object = words[0]?.value ?? '';
   const action = words[1]?.value ?? '';
   if (/^-(batch|b)$/.test(object)) return kit.emit(c, 'dangerous', 'network.change', 'changes the network from a batch file (ip -batch)');
-  if (/^(l|li|lin|link|a|ad|add|addr|address|r|ro|rou|route|ru|rule|n|neigh|netns|tunnel|tuntap|xfrm|mroute|maddr|nexthop|vrf|token)$/.test(object) && /^(set|del|delete|flush|add|change|replace|append|prepend|down|up|attach|detach)$/.test(action)) {
+  // ip takes any prefix of an action (`ip r del`, `ip l s` = link set); a lone `s` elsewhere is `show`.
+  const changes = action !== '' && ['add', 'append', 'prepend', 'change', 'replace', 'delete', 'flush', 'set', 'attach', 'detach', 'down', 'up'].some((w) => w.startsWith(action) && (w !== 'set' || action.length > 1 || /^l/.test(object)));
+  if (/^(l|li|lin|link|a|ad|add|addr|address|r|ro|rou|route|ru|rule|n|neigh|netns|tunnel|tuntap|xfrm|mroute|maddr|nexthop|vrf|token)$/.test(object) && changes) {
     kit.emit(c, 'dangerous', 'network.change', `changes network ${object === 'r' || object.startsWith('ro') ? 'routes' : 'settings'} (ip ${words.slice(0, 4).map((w) => w.value).join(' ')})`);
   }
 };

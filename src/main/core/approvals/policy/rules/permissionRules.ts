@@ -7,7 +7,7 @@ import { isKnown, type Arg, type CommandContext } from '../scanTypes.js';
 
 /** Does a chmod mode give write to others, or set the setuid/setgid bit? */
 function modeRisk(mode: string): string | undefined {
-  if (/^[0-7]{3,4}$/.test(mode)) {
+  if (/^[0-7]{1,4}$/.test(mode)) {
     const digits = mode.padStart(4, '0');
     if ((Number(digits[3]) & 2) !== 0) return `makes {} writable by everyone (chmod ${mode})`;
     if ((Number(digits[0]) & 6) !== 0) return `sets the setuid/setgid bit on {} (chmod ${mode})`;
@@ -27,8 +27,8 @@ function modeRisk(mode: string): string | undefined {
 /** Does the mode take read access from the owner (`000`, `a-r`, `u=`), or, recursively, the owner's search bit? */
 function lockout(mode: string, recursive: boolean): string | undefined {
   const text = `takes access away from its owner on {} (chmod${recursive ? ' -R' : ''} ${mode})`;
-  if (/^[0-7]{3,4}$/.test(mode)) {
-    const owner = Number(mode[mode.length - 3]);
+  if (/^[0-7]{1,4}$/.test(mode)) {
+    const owner = Number(mode.padStart(3, '0').slice(-3)[0]);
     return (owner & 4) === 0 || (recursive && (owner & 1) === 0 && mode !== '644' && mode !== '0644' && mode !== '600' && mode !== '0600' && mode !== '444' && mode !== '400') ? text : undefined;
   }
   for (const clause of mode.split(',')) {
@@ -51,7 +51,7 @@ function systemTree(kit: RuleKit, c: CommandContext, files: Arg[], label: string
 }
 
 function isExecutableMode(mode: string): boolean {
-  if (/^[0-7]{3,4}$/.test(mode)) return (Number(mode[mode.length - 3]) & 1) !== 0;
+  if (/^[0-7]{1,4}$/.test(mode)) return (Number(mode.padStart(3, '0').slice(-3)[0]) & 1) !== 0;
   return /^[ugoa]*[+=][rwX]*x/.test(mode);
 }
 
@@ -60,7 +60,7 @@ const chmod: Rule = (argv, c, kit) => {
   // A mode such as `-w` or `-x` parses as a flag; put it back as the mode.
   const modeFlag = [...p.flags].find((f) => /^-[rwxXst]$/.test(f));
   const first = p.operands[0]?.value ?? '';
-  const firstIsMode = /^[0-7]{3,4}$|^[ugoa]*[-+=]/.test(first) || !modeFlag;
+  const firstIsMode = /^[0-7]{1,4}$|^[ugoa]*[-+=]/.test(first) || !modeFlag;
   const mode = firstIsMode ? first : modeFlag;
   const files = firstIsMode ? p.operands.slice(1) : p.operands;
   const recursive = hasAny(p, '-R', '--recursive');
