@@ -163,7 +163,7 @@ export function clobberWhy(resolved: string, workspace: string | undefined, empt
 
 /** Key and credential files (and the directories holding them) whose contents are secrets. */
 const secretFiles = new Set(['credentials', 'credentials.json', 'credentials.toml', 'credentials.db', 'access_tokens.db', 'application_default_credentials.json', '.netrc', '_netrc', '.git-credentials', '.pgpass', '.my.cnf', '.vault-token', 'credentials.tfrc.json', 'hosts.yml', '.s3cfg', '.boto', 'rclone.conf', 'auth.json', 'secring.gpg', 'shadow', 'gshadow', 'master.passwd', 'opasswd', 'Login Data', 'Cookies', 'logins.json', 'key4.db', 'key3.db', '.pypirc']);
-const secretDirs = /\/\.(aws|gnupg|password-store|docker|kube|azure|terraform\.d)(\/|$)|\/\.config\/(gcloud|gh|hub|rclone)(\/|$)|^\/etc\/ssl\/private(\/|$)|\/\.local\/share\/keyrings(\/|$)/;
+const secretDirs = /\/\.(aws|gnupg|password-store|docker|kube|azure|terraform\.d)(\/|$)|\/\.config\/(gcloud|gh|hub|rclone)(\/|$)|^\/etc\/ssl\/private(\/|$)|\/\.local\/share\/keyrings(\/|$)|^\/(var\/)?run\/secrets(\/|$)/;
 
 /**
  * Why reading this path hands over a secret, or undefined: private keys (~/.ssh but its public parts), cloud and

@@ -11,7 +11,7 @@ import { evalAssignedValue, evalWord, type WordEnv } from './words.js';
 import { checkArgsForMetadata } from './rules/networkRules.js';
 import { checkSecretReads } from './rules/secretRules.js';
 import { commandVariable, floodLoop } from './rules/escapeRules.js';
-import { clobber, emptiesOutput } from './rules/writeRules.js';
+import { clobber, emptiesOutput, printsForever } from './rules/writeRules.js';
 
 const MAX_DEPTH = 6;
 const NODE_BUDGET = 50_000;
@@ -231,6 +231,7 @@ export class ShellScanner implements RuleKit {
     checkSecretReads(argv, c, this);
     const out = this.run(c, argv);
     for (const w of overwrites) clobber(this, c, w, '>', emptiesOutput(argv, out));
+    if (printsForever(argv)) for (const w of writes) if (!/^\/dev\/(null|zero)$/.test(this.path(c, w))) this.emit(c, 'dangerous', 'disk.fill', `fills the disk: ${argv[0]!.value} never stops writing to ${shown(w)}`, w);
     // `curl … > install.sh` downloads as surely as `curl -o install.sh`.
     if (out?.fetched) for (const w of writes) scope.state.downloaded.add(this.path(c, w));
     // Known text written to a file is what running that file later runs.

@@ -236,11 +236,31 @@ export function floodLoop(node: ShellNode): boolean {
   return backgrounds(body) && !bounded;
 }
 
+/** Options whose value is a command line the program runs (`zip -TT`, `nodemon --exec`, `hyperfine --prepare`). */
+const commandOptions = (names: RegExp, operandsAreCommands = false): Rule => (argv, c, kit) => {
+  argv.forEach((a, i) => {
+    const inline = /^(--[\w-]+)=([\s\S]+)$/.exec(a.value);
+    const cmd = inline && names.test(inline[1]!) ? { ...a, value: inline[2]! } : i > 0 && names.test(argv[i - 1]!.value) ? a : undefined;
+    if (cmd && isKnown(cmd)) kit.payload(c, cmd.value, cmd);
+  });
+  if (!operandsAreCommands) return;
+  const dash = argv.findIndex((a) => a.value === '--');
+  if (dash > 0) return void kit.run(c, argv.slice(dash + 1));
+  // Each operand that is not an option's value is a whole command line (`hyperfine 'cmd1' 'cmd2'`).
+  argv.slice(1).forEach((a, i) => {
+    if (!a.value.startsWith('-') && !argv[i]!.value.startsWith('-') && isKnown(a)) kit.payload(c, a.value, a);
+  });
+};
+
 export const escapeRules: Record<string, Rule> = {
+  zip: commandOptions(/^(-TT|--unzip-command)$/),
+  hyperfine: commandOptions(/^(-p|--prepare|-c|--cleanup|-s|--setup|--conclude)$/, true),
+  watchexec: commandOptions(/^(--shell|--on-busy-update)$/, true),
+  nodemon: commandOptions(/^(-x|--exec)$/), reflex: commandOptions(/^$/, true),
   awk, gawk: awk, mawk: awk, nawk: awk,
   ...Object.fromEntries(['vi', 'vim', 'nvim', 'view', 'gvim', 'vimdiff', 'ex'].map((e) => [e, vim(e)])),
   ed, less, man, emacs, gdb: debuggerRule, lldb: debuggerRule,
   lua: codeFlag('lua', /^-e$/), luajit: codeFlag('lua', /^-e$/), Rscript: codeFlag('R', /^-e$/), rscript: codeFlag('R', /^-e$/), R: codeFlag('R', /^-e$/),
   osascript: codeFlag('AppleScript', /^-e$/), expect: codeFlag('expect', /^-c$/), julia: codeFlag('julia', /^(-e|--eval)$/), tclsh: codeFlag('tcl', /^-c$/),
-  trap, script, parallel, sem: parallel, tmux, screen,
+  trap, script, parallel, sem: parallel, tmux, byobu: tmux, screen,
 };

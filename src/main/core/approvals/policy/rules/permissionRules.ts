@@ -67,6 +67,9 @@ const chmod: Rule = (argv, c, kit) => {
   if (files.some((f) => kit.profileChange(c, f, 'chmod'))) return;
   if (recursive && systemTree(kit, c, files, 'chmod -R')) return;
   const risk = modeRisk(mode) ?? lockout(mode, recursive);
+  // Without read and search on `/` or a system directory, nothing below it can be reached: hardline even without -R.
+  const locked = !modeRisk(mode) && lockout(mode, false) ? files.find((f) => isKnown(f) && vitalPath(kit.path(c, f), c.scope.state.home)?.kind !== undefined && vitalPath(kit.path(c, f), c.scope.state.home)?.kind !== 'home') : undefined;
+  if (locked) return kit.emit(c, 'hardline', 'chmod.vital', `locks everyone out of ${kit.path(c, locked)} (chmod ${mode})`, locked);
   const system = files.find((f) => isKnown(f) && (vitalPath(kit.path(c, f), c.scope.state.home) || /^\/(etc|usr|bin|sbin|lib|boot|var)(\/|$)/.test(kit.path(c, f))));
   const where = files.map((f) => (isKnown(f) ? kit.path(c, f) : f.source)).join(' ');
   if (risk) kit.emit(c, 'dangerous', 'chmod.open', risk.replace('{}', where || 'the files'));
@@ -92,6 +95,8 @@ export const permissionRules: Record<string, Rule> = {
   chgrp: chown('chgrp'),
   setfacl: (argv, c, kit) => {
     if (argv.slice(1).some((a) => kit.profileChange(c, a, 'setfacl'))) return;
+    const files = argv.slice(1).filter((a, i) => !a.value.startsWith('-') && !/^(-m|-M|-x|-X|--modify|--remove|--set|--set-file|--modify-file|--remove-file)$/.test(argv[i]!.value));
+    if (argv.some((a) => /^(-R|--recursive|-[a-zA-Z]*R[a-zA-Z]*)$/.test(a.value)) && systemTree(kit, c, files, 'setfacl -R')) return;
     if (argv.some((a) => /o::?[r-]?w|other::?.?w/.test(a.value))) kit.emit(c, 'dangerous', 'chmod.open', 'makes files writable by everyone (setfacl)');
   },
 };

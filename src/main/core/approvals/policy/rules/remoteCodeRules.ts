@@ -4,7 +4,7 @@ import { parseOptions } from '../options.js';
 import type { Rule, RuleKit } from '../ruleKit.js';
 import { isKnown, shown, type Arg, type CommandContext, type Produces } from '../scanTypes.js';
 import { codeFindings } from '../codeRules.js';
-import { profileFinding, resolveLiteralPath, resolvePath, sensitiveWrite } from '../paths.js';
+import { profileFinding, resolveLiteralPath, resolvePath, sensitiveWrite, vitalPath } from '../paths.js';
 
 /** Programs whose output is meant for `eval` (`eval "$(ssh-agent -s)"`); evaluating them is everyday setup. */
 const evalGenerators = new Set(['ssh-agent', 'pyenv', 'rbenv', 'nodenv', 'goenv', 'jenv', 'direnv', 'conda', 'brew', 'starship', 'zoxide', 'fnm', 'dircolors', 'opam', 'luarocks', 'keychain', 'thefuck', 'gpg-agent', 'mise', 'rtx', 'atuin', 'kubectl', 'helm', 'gh', 'npm', 'pip', 'docker-machine', 'minikube', 'aws-vault', 'rustup', 'uv', 'just', 'register-python-argcomplete', 'gdircolors']);
@@ -95,6 +95,12 @@ const interpreter = (lang: 'python' | 'perl' | 'ruby' | 'node' | 'php'): Rule =>
   if (lang === 'python') {
     const m = argv.findIndex((a) => a.value === '-m');
     if (m > 0 && /^pip3?$/.test(argv[m + 1]?.value ?? '') && argv[m + 2]?.value === 'uninstall') kit.emit(c, 'dangerous', 'package.remove', 'removes installed packages (pip uninstall)', argv[m + 2]);
+    // A web server over `/` or the home hands every file there (keys too) to whoever connects.
+    if (m > 0 && argv[m + 1]?.value === 'http.server') {
+      const d = argv.findIndex((a) => /^(-d|--directory)$/.test(a.value));
+      const dir = d > 0 && argv[d + 1] ? kit.path(c, argv[d + 1]!) : c.scope.cwd;
+      if (dir !== undefined && vitalPath(dir, c.scope.state.home)) kit.emit(c, 'dangerous', 'network.serve', `serves every file under ${dir} over the network (python -m http.server)`);
+    }
   }
   if (lang === 'perl' && argv.some((a) => /^-[a-zA-Z]*i/.test(a.value))) {
     for (const f of argv.slice(1).filter((a) => !a.value.startsWith('-') && a !== argv[idx + 1])) kit.write(c, f, 'perl -i');

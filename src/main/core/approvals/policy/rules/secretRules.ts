@@ -17,14 +17,16 @@ export function checkSecretReads(argv: Arg[], c: CommandContext, kit: RuleKit): 
   // The program that runs, past a wrapper like sudo or timeout: the next word that is a bare name.
   const after = wrappers.get(names[0]!) ? names.findIndex((n, i) => i > 0 && n !== '' && /^[a-z][\w.+-]*$/.test(argv[i]!.value)) : 0;
   const program = names[Math.max(after, 0)];
-  if (program && namesOnly.has(program)) return;
+  // find and fd only name files, unless they run a command on each (`find ~/.ssh -exec cat {} +`).
+  if (program && namesOnly.has(program) && !(/^(find|fd)$/.test(program) && argv.some((a) => /^-(exec|execdir|ok|okdir|x|X|-exec|-exec-batch|fprint0?|fprintf|fls)$/.test(a.value)))) return;
   for (let i = 1; i < argv.length; i++) {
     const a = argv[i]!;
     if (usesKey.test(argv[i - 1]!.value) || usesKeyInline.test(a.value)) continue;
     // A word with spaces that is not a path (`-e "ssh -i ~/.ssh/k"`) is a command line for the program.
     if (/\s/.test(a.value) && !/^[/~]/.test(a.value)) continue;
     // `if=FILE`, `--data=@FILE`, `-F f=@FILE`, `host:FILE` name a file after their prefix.
-    const values = [a.value, ...[/^(?:[a-z]+=|--[\w-]+=)@?(.+)$/.exec(a.value)?.[1], /^[^=@]*=?@(.+)$/.exec(a.value)?.[1]].filter((v): v is string => !!v)];
+    // A mount spec (`-v ~/.ssh:/k`) hands its host side to a container.
+    const values = [a.value, ...[/^(?:[a-z]+=|--[\w-]+=)@?(.+)$/.exec(a.value)?.[1], /^[^=@]*=?@(.+)$/.exec(a.value)?.[1], /^([/~][^:]*):/.exec(a.value)?.[1], /(?:^|,)(?:source|src)=([^,]+)/.exec(a.value)?.[1]].filter((v): v is string => !!v)];
     for (const v of values) {
       const why = secretRead(kit.path(c, { ...a, value: v.replace(/^~(?=\/|$)/, c.scope.state.home) }));
       if (why) {
@@ -44,6 +46,10 @@ const printsSecret = (label: string, when: RegExp): Rule => (argv, c, kit) => {
 };
 
 export const secretRules: Record<string, Rule> = {
+  vault: (argv, c, kit) => {
+    const w = argv.slice(1).map((a) => a.value).filter((v) => !v.startsWith('-'));
+    if (w[0] === 'read' || (w[0] === 'kv' && w[1] === 'get')) kit.emit(c, 'dangerous', 'secret.read', `prints a stored secret (vault ${w.slice(0, w[0] === 'kv' ? 2 : 1).join(' ')})`);
+  },
   'ssh-copy-id': ask('secret.install', 'installs an SSH key on another host, for lasting access (ssh-copy-id)'),
   gpg: printsSecret('gpg', /^--export-secret-(sub)?keys$|^--export-ownertrust$/),
   gpg2: printsSecret('gpg', /^--export-secret-(sub)?keys$/),

@@ -26,6 +26,8 @@ export function sqlFindings(sql: string): string[] {
 
 function report(kit: RuleKit, c: CommandContext, sql: string, at: Arg | undefined, client: string): void {
   for (const text of sqlFindings(sql)) kit.emit(c, 'dangerous', 'sql.destructive', `${text.replace(/\)$/, ` via ${client})`)}`, at);
+  // The clients' own shell escapes: psql and mysql `\! cmd`, mysql `system cmd`, sqlite `.shell` / `.system`.
+  for (const m of sql.matchAll(/(?:^|\n|;)\s*(?:\\!|system\s|\.shell\s|\.system\s)([^\n]*)/gi)) kit.payload(c, m[1]!.trim(), at ?? { value: m[1]!, source: '', start: 0, end: 0 });
 }
 
 const client = (label: string, flags: { short: string; long: string[]; positionalSql?: boolean }): Rule => (argv, c, kit) => {

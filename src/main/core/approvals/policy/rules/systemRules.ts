@@ -15,12 +15,15 @@ const onDevice = (label: string, listFlags: string[] = []): Rule => (argv, c, ki
 };
 
 const dd: Rule = (argv, c, kit) => {
+  // From an endless source with no count=, dd writes until the disk is full.
+  const endless = argv.some((a) => /^if=\/dev\/(zero|u?random)$/.test(a.value)) && !argv.some((a) => /^(count|iflag=count_bytes)=/.test(a.value) || /^count=/.test(a.value));
   for (const a of argv.slice(1)) {
     const m = /^of=(.*)$/s.exec(a.value);
     if (m) {
       kit.write(c, { ...a, value: m[1]! }, 'dd');
       // dd rewrites the file from its start (and truncates it unless conv=notrunc).
       clobber(kit, c, { ...a, value: m[1]! }, 'dd of=', true);
+      if (endless && !/^\/dev\/null$/.test(kit.path(c, { ...a, value: m[1]! })) && !isBlockDevice(kit.path(c, { ...a, value: m[1]! }))) kit.emit(c, 'dangerous', 'disk.fill', `fills the disk: dd from an endless source without count= (${a.value})`, a);
     }
   }
 };
@@ -74,7 +77,7 @@ const kill: Rule = (argv, c, kit) => {
 /** A pattern that matches every process name (`pkill .`, `killall -r '.*'`) kills them all, like kill -1. */
 const killByName = (label: string): Rule => (argv, c, kit) => {
   const p = parseOptions(argv.slice(1), { shortValue: 'sugtUPGFn', longValue: ['signal', 'euid', 'uid', 'group', 'terminal', 'parent', 'pgroup', 'session', 'pidfile', 'ns', 'nslist', 'older-than', 'younger-than'], digitFlags: true });
-  const all = p.operands.find((o) => /^(\.\*?|\^|\.\+|\^\.\*\$?|\[\^?\]?[a-z-]*\]\*?)$/.test(o.value)) ?? (p.operands.length === 0 && /^(pkill|killall)$/.test(label) && p.flags.has('-v') ? argv[0] : undefined);
+  const all = p.operands.find((o) => /^(\.\*?|\^|\.\+|\^\.\*\$?|\[\^?\]?[a-z-]*\]\*?)$/.test(o.value)) ?? (label === 'pkill' && (p.flags.has('-v') || p.flags.has('--inverse')) ? p.operands[0] : undefined);
   if (all && p.operands.length <= 1 && !p.values.has('-u') && !p.values.has('-P') && !p.values.has('--parent')) return kit.emit(c, 'hardline', 'kill.all', `kills every process it can: the pattern ${all.value} matches them all (${label})`, all);
   kit.emit(c, 'dangerous', 'kill.byname', `kills processes by name (${label})`);
 };
@@ -87,6 +90,7 @@ const systemctl: Rule = (argv, c, kit) => {
     return kit.emit(c, 'hardline', 'power.off', `shuts down or restarts the machine (systemctl ${verb})`, p.operands[0]);
   }
   // A unit enabled (or linked, or made the default target) starts again at every boot: persistence.
+  if (/^(suspend|hibernate|hybrid-sleep|suspend-then-hibernate|sleep)$/.test(verb)) return kit.emit(c, 'dangerous', 'power.sleep', `puts the machine to sleep, out of reach (systemctl ${verb})`, p.operands[0]);
   if (/^(enable|link|preset|preset-all|set-default|add-wants|add-requires|edit|revert|set-property)$/.test(verb)) {
     return kit.emit(c, 'dangerous', 'service.persist', `makes ${p.operands.slice(1).map((a) => a.value).join(' ') || 'a unit'} start at boot or changes how it runs (systemctl ${verb})`, p.operands[0]);
   }
@@ -100,12 +104,16 @@ const service: Rule = (argv, c, kit) => {
   if (action && /^(stop|disable|mask|kill)$/.test(action)) kit.emit(c, 'dangerous', 'service.stop', `stops ${argv[1]!.value} (service ${action})`, argv[2]);
 };
 
+/** Any change to the firewall can cut the machine off (a DROP, `ufw enable` without an ssh rule) or open it up. */
 const firewall: Rule = (argv, c, kit) => {
   const args = argv.slice(1).map((a) => a.value);
   const name = commandLabel(argv);
-  if (name === 'ufw' ? args[0] === 'disable' || args[0] === 'reset' : args.some((a) => /^(-F|--flush|-X|--delete-chain|-P)$/.test(a))) {
-    kit.emit(c, 'dangerous', 'firewall.open', `removes firewall rules (${name} ${args.join(' ')})`.trim());
-  }
+  const words = args.filter((a) => !a.startsWith('-'));
+  const changes = name === 'ufw' ? words.length > 0 && !/^(status|show|app|version|help)$/.test(words[0]!)
+    : name === 'nft' ? words.some((w) => /^(add|insert|delete|destroy|flush|replace|create|reset)$/.test(w)) || args.includes('-f')
+    : name === 'firewall-cmd' ? args.some((a) => /^--(add|remove|panic|set|change|new|delete|reload|complete-reload|runtime-to-permanent|direct)/.test(a))
+    : args.some((a) => /^(-F|--flush|-X|--delete-chain|-P|--policy|-A|--append|-I|--insert|-D|--delete|-R|--replace|-Z|-N|-E)$/.test(a));
+  if (changes) kit.emit(c, 'dangerous', 'firewall.open', `changes firewall rules (${name} ${args.join(' ')})`.trim());
 };
 
 const ask = (rule: string, text: string): Rule => (_argv, c, kit) => kit.emit(c, 'dangerous', rule, text);
@@ -137,7 +145,7 @@ export const systemRules: Record<string, Rule> = {
   kill,
   pkill: killByName('pkill'), killall: killByName('killall'), killall5: (argv, c, kit) => kit.emit(c, 'hardline', 'kill.all', `kills every process outside its own session (killall5${argv[1] ? ` ${argv[1].value}` : ''})`), skill: killByName('skill'), slay: killByName('slay'),
   systemctl, service,
-  iptables: firewall, ip6tables: firewall, nft: firewall, ufw: firewall,
+  iptables: firewall, ip6tables: firewall, nft: firewall, ufw: firewall, 'firewall-cmd': firewall, 'iptables-restore': ask('firewall.open', 'replaces firewall rules (iptables-restore)'),
   useradd: ask('users.change', 'changes user accounts (useradd)'), userdel: ask('users.change', 'deletes a user account (userdel)'),
   usermod: ask('users.change', 'changes a user account (usermod)'), deluser: ask('users.change', 'deletes a user account (deluser)'),
   passwd: ask('users.change', 'changes a password (passwd)'), chpasswd: ask('users.change', 'changes passwords (chpasswd)'),

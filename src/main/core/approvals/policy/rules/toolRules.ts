@@ -105,6 +105,9 @@ const git: Rule = (argv, c, kit) => {
       if (cmd && isKnown(cmd)) kit.payload(c, cmd.value, cmd);
       break;
     }
+    case 'credential':
+      if (p.operands[0]?.value === 'fill') emit('prints stored credentials (git credential fill)');
+      break;
     case 'bisect':
       if (args[0]?.value === 'run' && args.length > 1) kit.run(c, args.slice(1));
       break;
@@ -167,6 +170,9 @@ function dockerRun(label: string, args: Arg[], c: CommandContext, kit: RuleKit):
 const kubectl: Rule = (argv, c, kit) => {
   const { sub, args } = subcommand(argv, /^(-n|--namespace|--context|--kubeconfig|-s|--server|--cluster|--user)$/);
   if (sub && /^(delete|drain|cordon|replace)$/.test(sub.value)) kit.emit(c, 'dangerous', 'kube.destroy', `${sub.value}s cluster resources (kubectl ${sub.value} ${args.filter((a) => !a.value.startsWith('-')).map((a) => a.value).join(' ')})`.trim(), sub);
+  if (sub && /^(get|edit)$/.test(sub.value) && args.some((a) => /^(secrets?|secret\/.+|secrets\/.+)$/.test(a.value)) && (sub.value === 'edit' || args.some((a, i) => /^(-o|--output)(=|$)/.test(a.value) && !/^(-o|--output)=?(name|wide)?$/.test(a.value + (a.value.includes('=') ? '' : args[i + 1]?.value ?? ''))))) {
+    kit.emit(c, 'dangerous', 'secret.read', `prints the values of cluster secrets (kubectl ${sub.value} secret -o)`, sub);
+  }
   if (sub?.value === 'exec') {
     const dash = args.findIndex((a) => a.value === '--');
     if (dash >= 0) kit.run(c, args.slice(dash + 1));
@@ -208,6 +214,9 @@ const pacman: Rule = (argv, c, kit) => {
 /** Cloud and infrastructure CLIs: a subcommand that deletes, terminates or destroys asks. */
 const cloud = (label: string): Rule => (argv, c, kit) => {
   const words = argv.slice(1).map((a) => a.value).filter((v) => !v.startsWith('-'));
+  // Printing a stored secret or a live token hands it to the agent (`aws secretsmanager get-secret-value`).
+  const read = words.find((w) => /^(get-secret-value|batch-get-secret-value|get-parameters?|get-parameters-by-path)$/.test(w) || (label === 'gcloud' && w === 'access' && words.includes('secrets')) || (label === 'az' && /^(show|download)$/.test(w) && words.includes('secret')));
+  if (read && (!/^get-parameter/.test(read) || argv.some((a) => a.value === '--with-decryption'))) kit.emit(c, 'dangerous', 'secret.read', `prints a stored secret (${label} ${read})`);
   const verb = words.find((w) => /^(delete|delete-\S+|rm|rb|terminate-instances|destroy|uninstall|purge|remove|drop)$/.test(w));
   if (verb) kit.emit(c, 'dangerous', 'cloud.destroy', `deletes cloud or cluster resources (${label} ${words.slice(0, words.indexOf(verb) + 1).join(' ')})`);
 };

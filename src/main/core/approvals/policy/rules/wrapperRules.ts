@@ -146,6 +146,17 @@ function runs(sub: RegExp, skip = 0, spec: OptionSpec = {}): Wrapper {
 
 export const wrapperTable: Record<string, Wrapper> = {
   sshpass: peel({ shortValue: 'pfdeP' }),
+  // Terminals and session tools that run the rest: `xterm -e CMD`, `gnome-terminal -- CMD`, `dtach -n SOCK CMD`.
+  xterm: (argv) => { const e = argv.findIndex((a) => a.value === '-e'); return e > 0 ? { argv: argv.slice(e + 1) } : undefined; },
+  'gnome-terminal': (argv) => { const d = argv.findIndex((a) => a.value === '--' || a.value === '-e' || a.value === '-x'); return d > 0 ? { argv: argv.slice(d + 1) } : undefined; },
+  konsole: (argv) => { const e = argv.findIndex((a) => a.value === '-e'); return e > 0 ? { argv: argv.slice(e + 1) } : undefined; },
+  'x-terminal-emulator': (argv) => { const e = argv.findIndex((a) => a.value === '-e'); return e > 0 ? { argv: argv.slice(e + 1) } : undefined; },
+  dtach: (argv) => (/^-[ncA]$/.test(argv[1]?.value ?? '') ? { argv: argv.slice(3).filter((a, i, all) => !(a.value.startsWith('-') && all.slice(0, i).every((b) => b.value.startsWith('-')))) } : undefined),
+  'systemd-inhibit': peel({ longValue: ['what', 'who', 'why', 'mode'] }),
+  cgexec: peel({ shortValue: 'g' }),
+  perf: runs(/^(stat|record|trace)$/, 0, { shortValue: 'eoCpt', longValue: ['event', 'output', 'cpu', 'pid', 'tid'] }),
+  coproc: (argv) => ({ argv: argv.slice(1) }),
+  zellij: runs(/^run$/), pueue: runs(/^add$/),
   chronic: peel(), ifne: peel(), nq: peel(), tsp: peel(), 'task-spooler': peel(), daemonize: peel({ shortValue: 'aceEijlopuv' }),
   dotenv: (argv) => { const dash = argv.findIndex((a) => a.value === '--'); return { argv: dash >= 0 ? argv.slice(dash + 1) : parseOptions(argv.slice(1), { shortValue: 'ecv', posix: true }).operands }; },
   entr: (argv, c, kit) => {

@@ -19,6 +19,13 @@ export function clobber(kit: RuleKit, c: CommandContext, a: Arg, how: string, em
   kit.emit(c, 'dangerous', empties ? 'write.truncate' : 'write.outside', empties ? `empties ${name}, ${why} (${how})` : `overwrites ${name}, ${why} (${how})`, a);
 }
 
+/** Does this command print without end (`yes`, `cat /dev/zero`), so that `cmd > f` fills the disk? */
+export function printsForever(argv: Arg[]): boolean {
+  const name = isKnown(argv[0]!) ? commandName(argv[0]!.value) : '';
+  if (name === 'yes') return true;
+  return /^(cat|tac|pv)$/.test(name) && argv.slice(1).some((a) => /^\/dev\/(zero|u?random)$/.test(a.value));
+}
+
 /** Does this command print nothing (or one newline), so that `cmd > f` only empties f? */
 export function emptiesOutput(argv: Arg[], out: Produces | undefined): boolean {
   const name = isKnown(argv[0]!) ? commandName(argv[0]!.value) : '';
