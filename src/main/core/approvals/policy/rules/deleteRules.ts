@@ -134,6 +134,8 @@ const rsync: Rule = (argv, c, kit) => {
   // The remote shell (`-e CMD`) is a command rsync runs here.
   const rsh = p.values.get('-e') ?? p.values.get('--rsh');
   if (rsh !== undefined && isKnown(rsh)) kit.payload(c, rsh, argv.find((a) => a.value.endsWith(rsh)) ?? argv[0]!);
+  // A dry run lists what it would do and changes nothing.
+  if (hasAny(p, '-n', '--dry-run')) return;
   if (deletes && deletes !== '--remove-source-files' && vital) return kit.emit(c, 'hardline', 'delete.vital', `recursive delete of what is not in the source under ${kit.path(c, dest)} (rsync ${deletes})`, dest);
   if (deletes) kit.emit(c, 'dangerous', 'delete.rsync', `deletes files ${deletes === '--remove-source-files' ? 'from the source' : 'missing from the source'} (rsync ${deletes})`);
   if (vital) kit.emit(c, 'dangerous', 'write.vital', `copies a tree over ${kit.path(c, dest)} (rsync)`, dest);

@@ -25,6 +25,9 @@ function gitSetting(kit: RuleKit, c: CommandContext, key: string, value: Arg, ho
   const k = key.toLowerCase();
   const v = value.value;
   if (commandKeys.test(k) || ((/^alias\./.test(k) || /^credential\.(.+\.)?helper$/.test(k)) && v.startsWith('!'))) {
+    const program = v.replace(/^!\s*/, '').split(/\s+/)[0] ?? '';
+    // A script by path (not a program from a system bin directory) is code the command line does not show.
+    if (isKnown(value) && program.includes('/') && !/^\/(usr\/(local\/)?s?bin|s?bin|opt\/homebrew\/bin|Applications)\//.test(program)) kit.emit(c, 'dangerous', 'git.config', `makes git run the script ${program} (${how} ${key})`, value);
     if (isKnown(value)) kit.payload(c, v.replace(/^!/, ''), value);
     else kit.emit(c, 'dangerous', 'git.config', `sets ${key} to a command known only at run time (${how})`, value);
   } else if (k === 'core.fsmonitor' && !/^(true|false|0|1|yes|no)$/i.test(v)) {

@@ -182,7 +182,17 @@ const alias: Rule = (argv, c, kit) => {
   }
 };
 
+/** Writers of an output file named by an option or operand: `sort -o F`, `sponge F`, `uniq IN OUT`. */
+const outputFile = (label: string, pick: (argv: Arg[]) => Arg | undefined): Rule => (argv, c, kit) => {
+  const f = pick(argv);
+  if (!f) return;
+  kit.write(c, f, label);
+  clobber(kit, c, f, label, false);
+};
+
 export const writeRules: Record<string, Rule> = {
+  sort: outputFile('sort -o', (argv) => { const i = argv.findIndex((a) => a.value === '-o' || a.value === '--output'); const j = argv.find((a) => /^(-o.|--output=)/.test(a.value)); return i > 0 ? argv[i + 1] : j ? { ...j, value: j.value.replace(/^(-o|--output=)/, '') } : undefined; }),
+  uniq: outputFile('uniq', (argv) => { const ops = argv.slice(1).filter((a) => !a.value.startsWith('-')); return ops.length === 2 ? ops[1] : undefined; }),
   tee,
   cp: copy('cp'), install: copy('install'), ln: copy('ln'), gcp: copy('cp'),
   sed, gsed: sed,
@@ -190,7 +200,8 @@ export const writeRules: Record<string, Rule> = {
   touch: writesOperands('touch', { shortValue: 'dtr', longValue: ['date', 'reference'] }),
   mkdir,
   tar, gtar: tar, bsdtar: tar, unzip, '7z': sevenZip, '7za': sevenZip, '7zz': sevenZip, cpio,
-  ...Object.fromEntries(['ed', 'ex', 'vi', 'vim', 'nvim', 'nano', 'emacs', 'pico', 'micro', 'joe', 'sponge'].map((e) => [e, editor(e)])),
+  ...Object.fromEntries(['ed', 'ex', 'vi', 'vim', 'nvim', 'nano', 'emacs', 'pico', 'micro', 'joe'].map((e) => [e, editor(e)])),
+  sponge: (argv, c, kit) => { for (const f of argv.slice(1)) if (!f.value.startsWith('-')) { kit.write(c, f, 'sponge'); if (!argv.some((a) => a.value === '-a')) clobber(kit, c, f, 'sponge', false); } },
   cd, pushd: cd,
   alias,
 };
