@@ -139,6 +139,26 @@ describe('held-out table (written after the rules)', () => {
   });
 });
 
+describe('the workspace is where the command starts', () => {
+  const at = (command: string, cwd?: string) => policy.classify({ kind: 'command', command }, { home: '/home/agent', ...(cwd ? { cwd } : {}) }).verdict;
+  it('overwrites inside it stay quiet, outside it ask, and emptying asks outside build output', () => {
+    expect(at('echo x > out.txt', '/home/agent/project')).toBe('safe');
+    expect(at('echo x > /home/agent/other/out.txt', '/home/agent/project')).toBe('dangerous');
+    expect(at(': > out.txt', '/home/agent/project')).toBe('dangerous');
+    expect(at(': > out.log', '/home/agent/project')).toBe('safe');
+  });
+  it('a workdir of / or a system directory does not make the machine the workspace', () => {
+    expect(at('echo x > srv/data.json', '/')).toBe('dangerous');
+    expect(at('echo x > x', '/usr')).toBe('dangerous');
+    expect(at('echo x > notes.txt', '/home/agent')).toBe('safe');
+  });
+  it('with no cwd known, a relative path is the workspace and an absolute one is not', () => {
+    expect(at('echo x > out.txt')).toBe('safe');
+    expect(at('echo x > /home/agent/x')).toBe('dangerous');
+    expect(at('echo x > /tmp/x')).toBe('safe');
+  });
+});
+
 describe('reasons point into the command', () => {
   it('spans the flagged operand in the original text, through quoting and nesting', () => {
     const cmd = "echo ok && bash -c 'rm -rf ~'";

@@ -2,7 +2,7 @@
 // backticks, brace groups, process substitutions, loops and function bodies is unwrapped and judged by
 // the rules; nested shell text (`bash -c`, `eval`, decoded payloads) is parsed and walked the same way.
 import { normalizeCommandText } from './normalizeText.js';
-import { isBlockDevice, profileFinding, resolvePath, sensitiveWrite } from './paths.js';
+import { isBlockDevice, profileFinding, resolvePath, sensitiveWrite, vitalPath } from './paths.js';
 import { commandName, type RuleKit } from './ruleKit.js';
 import { rules, wrappers } from './rules/index.js';
 import { isKnown, shown, UNKNOWN, type Arg, type CommandContext, type Finding, type Produces, type ScanScope, type ScanState } from './scanTypes.js';
@@ -32,7 +32,11 @@ export class ShellScanner implements RuleKit {
   constructor(private readonly parser: ShellParser) {}
 
   scan(command: string, opts: { home: string; cwd?: string; profile?: string }): ScanState {
-    const state: ScanState = { home: opts.home, ...(opts.cwd ? { workspace: resolvePath(opts.cwd, undefined, opts.home) } : {}), ...(opts.profile ? { profile: opts.profile } : {}), findings: [], downloaded: new Set(), written: new Map(), madeExecutable: new Set(), budget: NODE_BUDGET };
+    // The workspace is where the command starts, unless that is `/` or a system directory: an agent that picks
+    // `workdir: /` does not make the whole machine its own.
+    const workspace = opts.cwd === undefined ? undefined : resolvePath(opts.cwd, undefined, opts.home);
+    const owned = workspace !== undefined && !['root', 'system'].includes(vitalPath(workspace, opts.home)?.kind ?? '');
+    const state: ScanState = { home: opts.home, ...(owned ? { workspace } : {}), ...(opts.profile ? { profile: opts.profile } : {}), findings: [], downloaded: new Set(), written: new Map(), madeExecutable: new Set(), budget: NODE_BUDGET };
     const norm = normalizeCommandText(command);
     const scope: ScanScope = { state, cwd: opts.cwd, vars: new Map(), depth: 0, span: (s, e) => [norm.map[s] ?? command.length, norm.map[e] ?? command.length] };
     this.text(norm.text, scope);
