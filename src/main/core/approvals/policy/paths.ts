@@ -170,6 +170,29 @@ const secretDirs = /\/\.(aws|gnupg|password-store|docker|kube|azure|terraform\.d
  * registry credentials, password databases, other processes' environments. Globs count: `~/.ssh/*` has the keys.
  */
 export function secretRead(resolved: string): string | undefined {
+  if (/[*?[]/.test(resolved) && !resolved.includes(UNKNOWN)) {
+    const plain = secretReadOne(resolved);
+    return plain ?? globVariants(resolved).map(secretReadOne).find((why) => why !== undefined);
+  }
+  return secretReadOne(resolved);
+}
+
+/** Names a glob segment is tried against: what the secret paths are made of, and a user name. */
+const probeNames = ['.ssh', '.aws', '.gnupg', '.kube', '.docker', '.config', '.netrc', '.git-credentials', '.pgpass', 'gcloud', 'gh', 'credentials', 'id_rsa', 'id_ed25519', 'id_ecdsa', 'config.json', 'config', 'shadow', 'environ', 'self', '1', 'user'];
+
+/** The secret-shaped paths a glob can match (`~/.s*\/id_*`, `/home/*\/.ssh/id_rsa`), a bounded few. */
+function globVariants(glob: string): string[] {
+  let out = [''];
+  for (const seg of glob.split('/').slice(1)) {
+    // A bare `*` stands for any one name (a user, a pid); a pattern with letters for the names it can match.
+    const options = !/[*?[]/.test(seg) ? [seg] : /^\*+$/.test(seg) ? ['user', '1'] : probeNames.filter((n) => segmentPattern(seg).test(n));
+    out = out.flatMap((p) => options.map((o) => `${p}/${o}`)).slice(0, 64);
+    if (out.length === 0) return [];
+  }
+  return out;
+}
+
+function secretReadOne(resolved: string): string | undefined {
   const base = posix.basename(resolved);
   if (/^\/proc\/[^/]+\/(environ|mem)$|^\/dev\/k?mem$|^\/proc\/kcore$/.test(resolved)) return resolved.endsWith('environ') ? "a process's environment, with its secrets" : 'memory';
   if (resolved.includes(UNKNOWN)) return undefined;
