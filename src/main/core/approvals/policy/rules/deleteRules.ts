@@ -1,5 +1,6 @@
 // Deletes: rm (flags in any order, long or short, after operands), find -delete / -exec, xargs rm, rimraf,
-// shred, mv to /dev/null, rsync --delete. A recursive delete of /, a system directory or the home is hardline.
+// shred, mv to /dev/null, rsync --delete. A recursive delete (or move, or rsync --delete) of /, a system directory or
+// the home is hardline.
 import { hasAny, parseOptions } from '../options.js';
 import { buildOutput, inWorkspace, isBlockDevice, scratchPath, sensitiveWrite, vitalPath } from '../paths.js';
 

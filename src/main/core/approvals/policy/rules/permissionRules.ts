@@ -1,5 +1,5 @@
-// Permissions and owners: world-writable modes, setuid, recursive changes on system paths, chown -R, and
-// `chmod +x` remembered so that running the file next asks.
+// Permissions and owners: world-writable modes, setuid, modes that lock the owner out, chown -R, and `chmod +x`
+// remembered so that running the file next asks. A recursive change of `/`, a system directory or the home is hardline.
 import { hasAny, parseOptions } from '../options.js';
 import { vitalPath } from '../paths.js';
 import type { Rule, RuleKit } from '../ruleKit.js';

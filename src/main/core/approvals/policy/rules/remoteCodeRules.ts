@@ -4,7 +4,7 @@ import { parseOptions } from '../options.js';
 import type { Rule, RuleKit } from '../ruleKit.js';
 import { isKnown, shown, type Arg, type CommandContext, type Produces } from '../scanTypes.js';
 import { codeFindings } from '../codeRules.js';
-import { profileFinding, resolveLiteralPath, resolvePath, sensitiveWrite, vitalPath } from '../paths.js';
+import { profileFinding, resolveLiteralPath, resolvePath, secretRead, sensitiveWrite, vitalPath } from '../paths.js';
 
 /** Programs whose output is meant for `eval` (`eval "$(ssh-agent -s)"`); evaluating them is everyday setup. */
 const evalGenerators = new Set(['ssh-agent', 'pyenv', 'rbenv', 'nodenv', 'goenv', 'jenv', 'direnv', 'conda', 'brew', 'starship', 'zoxide', 'fnm', 'dircolors', 'opam', 'luarocks', 'keychain', 'thefuck', 'gpg-agent', 'mise', 'rtx', 'atuin', 'kubectl', 'helm', 'gh', 'npm', 'pip', 'docker-machine', 'minikube', 'aws-vault', 'rustup', 'uv', 'just', 'register-python-argcomplete', 'gdircolors']);
@@ -122,8 +122,12 @@ const interpreter = (lang: 'python' | 'perl' | 'ruby' | 'node' | 'php'): Rule =>
     const at = code ?? argv[0]!;
     for (const f of codeFindings(text, lang)) {
       if (f.path) {
-        const found = profileFinding(resolveLiteralPath(f.path.literal, c.scope.cwd, c.scope.state.home, c.scope.state.profile), c.scope.state.profile, f.path.writes, `${argv[0]!.value} code`);
+        const p = resolveLiteralPath(f.path.literal, c.scope.cwd, c.scope.state.home, c.scope.state.profile);
+        const found = profileFinding(p, c.scope.state.profile, f.path.writes, `${argv[0]!.value} code`);
         if (found) kit.emit(c, found.severity, found.rule, found.text, at);
+        // A key or credentials file the code opens is read as surely as by `cat`.
+        const secret = found || f.path.writes ? undefined : secretRead(p.replace(/^~(?=\/|$)/, c.scope.state.home));
+        if (secret) kit.emit(c, 'dangerous', 'secret.read', `reads ${p}: ${secret} (${argv[0]!.value} code)`, at);
       } else if (f.shell !== undefined) kit.payload(c, f.shell, at);
       else kit.emit(c, f.severity, f.rule, f.text, at);
     }

@@ -22,8 +22,9 @@ export function checkSecretReads(argv: Arg[], c: CommandContext, kit: RuleKit): 
   for (let i = 1; i < argv.length; i++) {
     const a = argv[i]!;
     if (usesKey.test(argv[i - 1]!.value) || usesKeyInline.test(a.value)) continue;
-    // A word with spaces that is not a path (`-e "ssh -i ~/.ssh/k"`) is a command line for the program.
-    if (/\s/.test(a.value) && !/^[/~]/.test(a.value)) continue;
+    // A word with spaces or code in it that is not a path (`-e "ssh -i ~/.ssh/k"`, `-c "open('…')"`) is a command
+    // line or a program; the code rules read the paths in a program.
+    if (/[\s'"();{}]/.test(a.value) && !/^[/~]/.test(a.value)) continue;
     // `if=FILE`, `--data=@FILE`, `-F f=@FILE`, `host:FILE` name a file after their prefix.
     // A mount spec (`-v ~/.ssh:/k`) hands its host side to a container.
     const values = [a.value, ...[/^(?:[a-z]+=|--[\w-]+=)@?(.+)$/.exec(a.value)?.[1], /^[^=@]*=?@(.+)$/.exec(a.value)?.[1], /^([/~][^:]*):/.exec(a.value)?.[1], /(?:^|,)(?:source|src)=([^,]+)/.exec(a.value)?.[1]].filter((v): v is string => !!v)];

@@ -1,5 +1,5 @@
 // The machine itself: disks (mkfs, wipefs, fdisk, dd), power (shutdown, reboot, init 0), every process
-// (kill -1), services, firewall, users, cron and kernel modules.
+// (kill -1, killall5, pkill .) and init (kill 1), services and what starts at boot, firewall, users, cron and kernel modules.
 import { hasAny, parseOptions } from '../options.js';
 import { isBlockDevice } from '../paths.js';
 import type { Rule } from '../ruleKit.js';

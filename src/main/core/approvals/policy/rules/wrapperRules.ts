@@ -1,5 +1,5 @@
-// Commands that run another command: sudo, env, nohup, nice, timeout, xargs, busybox, … are peeled off so the
-// rules see the program that really runs; the ones that raise privileges say so.
+// Commands that run another command: sudo, env, nohup, nice, timeout, xargs, busybox, `poetry run`, terminals, … are
+// peeled off so the rules see the program that really runs; the ones that raise privileges say so.
 import { parseOptions, type OptionSpec } from '../options.js';
 import type { RuleKit, Wrapper } from '../ruleKit.js';
 import { isKnown, type Arg, type CommandContext } from '../scanTypes.js';
@@ -71,9 +71,12 @@ const command: Wrapper = (argv) => {
   return { argv: argv.slice(1 + p.rest) };
 };
 
-const xargs: Wrapper = (argv, c) => {
+const xargs: Wrapper = (argv, c, kit) => {
   const p = parseOptions(argv.slice(1), { shortValue: 'IELnPsda', longValue: ['max-args', 'max-procs', 'max-chars', 'delimiter', 'arg-file'], posix: true, digitFlags: true });
   const rest = argv.slice(1 + p.rest);
+  // No limit on parallel runs, fed without end (`yes | xargs -P 0 …`), starts processes until the machine stops.
+  const procs = p.values.get('-P') ?? p.values.get('--max-procs');
+  if (procs === '0' && rest.length && c.stdin?.by !== undefined && /^(yes|cat \/dev\/(zero|u?random))$/.test(c.stdin.by)) kit.emit(c, 'hardline', 'forkbomb', `process flood: unlimited parallel runs of ${rest[0]!.value} fed by ${c.stdin.by}, which never ends`, argv[0]);
   // Input known now (`xargs rm -rf <<< /`, `echo / | xargs …`) becomes the arguments it will be.
   const text = c.stdin?.text;
   const extra = text !== undefined && rest.length ? text.split(/\s+/).filter(Boolean).slice(0, 64).map((w) => ({ ...rest[rest.length - 1]!, value: w })) : [];

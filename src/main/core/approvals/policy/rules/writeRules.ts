@@ -1,5 +1,6 @@
-// Commands that write files named in their arguments (tee, cp, install, ln, sed -i, truncate, touch), and
-// the shell builtins that change what later commands mean (cd, alias).
+// Commands that write files named in their arguments (tee, cp, install, ln, sed -i, truncate, touch, sort -o), data
+// clobber (emptying a file outside build output, overwriting one outside the workspace), archives extracted onto
+// `/` or the home, and the shell builtins that change what later commands mean (cd, alias).
 import { hasAny, parseOptions } from '../options.js';
 import { clobberWhy, isBlockDevice, profilePart, sensitiveWrite, vitalPath } from '../paths.js';
 import { commandName, type Rule, type RuleKit } from '../ruleKit.js';
