@@ -80,6 +80,8 @@ export const machineRules: Record<string, Rule> = {
   umount: ask('mount.change', 'unmounts a filesystem (umount)'), unmount: ask('mount.change', 'unmounts a filesystem (unmount)'),
   diskutil: subcommandAsks('diskutil', /^(unmount|unmountDisk|eject|erase\w*|partitionDisk|reformat|zeroDisk|randomDisk|secureErase|apfs)$/, 'mount.change', 'unmounts or erases a disk'),
   ip, ifconfig, nmcli, route,
+  networksetup: (argv, c, kit) => { const v = argv[1]?.value ?? ''; if (/^-(set|remove|delete|create)/i.test(v)) kit.emit(c, 'dangerous', 'network.change', `changes the network (networksetup ${v})`); },
+  pfctl: (argv, c, kit) => { if (argv.some((a) => /^-[a-zA-Z]*[dFfeE]/.test(a.value))) kit.emit(c, 'dangerous', 'firewall.open', 'changes the packet filter (pfctl)'); },
   ifdown: ask('network.change', 'takes a network interface down (ifdown)'), ifup: ask('network.change', 'changes a network interface (ifup)'),
   'wg-quick': subcommandAsks('wg-quick', /^down$/, 'network.change', 'takes a VPN link down'),
   rfkill: subcommandAsks('rfkill', /^block$/, 'network.change', 'turns radios off'),

@@ -111,6 +111,15 @@ const git: Rule = (argv, c, kit) => {
     case 'credential':
       if (p.operands[0]?.value === 'fill') emit('prints stored credentials (git credential fill)');
       break;
+    case 'difftool':
+    case 'grep': {
+      const flag = name === 'difftool' ? /^(-x|--extcmd)$/ : /^(-O|--open-files-in-pager)$/;
+      const at = args.findIndex((a) => flag.test(a.value));
+      const inline = args.find((a) => (name === 'difftool' ? /^--extcmd=/ : /^(-O.|--open-files-in-pager=)/).test(a.value));
+      const cmd = at >= 0 && name === 'difftool' ? args[at + 1] : inline ? { ...inline, value: inline.value.replace(/^(-O|--[a-z-]+=)/, '') } : undefined;
+      if (cmd && isKnown(cmd)) kit.payload(c, cmd.value, cmd);
+      break;
+    }
     case 'bisect':
       if (args[0]?.value === 'run' && args.length > 1) kit.run(c, args.slice(1));
       break;

@@ -85,10 +85,14 @@ const sed: Rule = (argv, c, kit) => {
   const scripts = argv.flatMap((a, i) => (/^(-e|--expression)$/.test(argv[i - 1]?.value ?? '') ? [a] : /^--expression=/.test(a.value) ? [{ ...a, value: a.value.slice(13) }] : []));
   if (!p.values.has('-e') && !p.values.has('--expression') && !p.values.has('-f') && p.operands[0]) scripts.push(p.operands[0]);
   for (const s of scripts) if (isKnown(s)) sedScript(s.value, c, kit, s);
+  const blanks = scripts.some((s) => isKnown(s) && /^\s*((1\s*,\s*\$\s*)?d|s(.)\^?\.\*\$?\3\3g?)\s*$/.test(s.value));
   const inPlace = [...p.flags].some((f) => f === '-i' || f.startsWith('--in-place')) || argv.some((a) => /^-[a-zA-Z]*i/.test(a.value));
   if (!inPlace) return;
   const files = p.values.has('-e') || p.values.has('-f') || p.values.has('--expression') ? p.operands : p.operands.slice(1);
-  for (const f of files) kit.write(c, f, 'sed -i');
+  for (const f of files) {
+    kit.write(c, f, 'sed -i');
+    if (blanks) clobber(kit, c, f, 'sed -i', true);
+  }
 };
 
 const writesOperands = (label: string, spec: { shortValue?: string; longValue?: string[] } = {}): Rule => (argv, c, kit) => {
