@@ -85,12 +85,12 @@ export class ShellScanner implements RuleKit {
         const redirects = node.namedChildren.filter((c) => c !== body && c.type.endsWith('redirect'));
         if (body?.type === 'command') return this.command(body, scope, pipeIn, redirects);
         const c: CommandContext = { scope, at: scope.span(node.startIndex, node.endIndex) };
-        const overwrites: Arg[] = [];
+        let overwrites: Arg[] = [];
         const stdin = this.redirects(redirects, c, [], overwrites);
         const before = scope.cwd;
         const out = body ? this.walk(body, scope, stdin ?? pipeIn) : undefined;
         // tree-sitter hangs `cd x && echo > f`'s redirect on the whole list; bash opens f after the cd.
-        if (scope.cwd !== before) this.redirects(redirects, c, [], (overwrites.length = 0, overwrites));
+        if (scope.cwd !== before) this.redirects(redirects, c, [], (overwrites = []));
         for (const w of overwrites) clobber(this, c, w, '>', !body);
         return out;
       }

@@ -185,7 +185,7 @@ const tmux: Rule = (argv, c, kit) => {
     return;
   }
   if (!/^(new-session|new|new-window|neww|split-window|splitw|respawn-pane|respawnp|respawn-window|respawnw|run-shell|run|display-popup|popup)$/.test(sub)) return;
-  const p = parseOptions(rest, { shortValue: 'ceFfnstxylpTwhbdm'.replace(/[dhbm]/g, ''), longValue: [] });
+  const p = parseOptions(rest, { shortValue: 'ceFfnstxylpTw' });
   const cmd = p.operands;
   if (cmd.length === 1 && isKnown(cmd[0]!)) kit.payload(c, cmd[0]!.value, cmd[0]!);
   else if (cmd.length > 1) kit.run(c, cmd);
@@ -256,7 +256,7 @@ export const escapeRules: Record<string, Rule> = {
   zip: commandOptions(/^(-TT|--unzip-command)$/),
   hyperfine: commandOptions(/^(-p|--prepare|-c|--cleanup|-s|--setup|--conclude)$/, true),
   watchexec: commandOptions(/^(--shell|--on-busy-update)$/, true),
-  nodemon: commandOptions(/^(-x|--exec)$/), reflex: commandOptions(/^$/, true),
+  nodemon: commandOptions(/^(-x|--exec)$/), reflex: commandOptions(/(?!)/, true),
   awk, gawk: awk, mawk: awk, nawk: awk,
   ...Object.fromEntries(['vi', 'vim', 'nvim', 'view', 'gvim', 'vimdiff', 'ex'].map((e) => [e, vim(e)])),
   ed, less, man, emacs, gdb: debuggerRule, lldb: debuggerRule,
