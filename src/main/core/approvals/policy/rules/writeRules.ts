@@ -2,7 +2,7 @@
 // clobber (emptying a file outside build output, overwriting one outside the workspace), archives extracted onto
 // `/` or the home, and the shell builtins that change what later commands mean (cd, alias).
 import { hasAny, parseOptions } from '../options.js';
-import { clobberWhy, isBlockDevice, profilePart, sensitiveWrite, vitalPath } from '../paths.js';
+import { clobberWhy, inWorkspace, isBlockDevice, profilePart, sensitiveWrite, vitalPath } from '../paths.js';
 import { commandName, type Rule, type RuleKit } from '../ruleKit.js';
 import { isKnown, shown, type Arg, type CommandContext, type Produces } from '../scanTypes.js';
 import { passThrough } from './remoteCodeRules.js';
@@ -57,8 +57,10 @@ const copy = (label: string): Rule => (argv, c, kit) => {
   const p = parseOptions(argv.slice(1), { shortValue: label === 'install' ? 'tmogS' : 'tS', longValue: ['target-directory', 'suffix', 'mode', 'owner', 'group', 'backup'] });
   const t = p.values.get('-t') ?? p.values.get('--target-directory');
   const dest = t !== undefined ? argv.find((a) => a.value === t) : p.operands.length > 1 ? p.operands[p.operands.length - 1] : undefined;
-  if (dest) kit.write(c, dest, label);
   const sources = p.operands.filter((o) => o !== dest);
+  // Copying a project's template into its .env in the workspace (`cp .env.example .env`) is setup, not a secret write.
+  const fromTemplate = dest && label === 'cp' && inWorkspace(kit.path(c, dest), c.scope.state.workspace) && /(^|\/)\.env[\w.-]*$/.test(dest.value) && sources.length === 1 && /\.(example|sample|template|dist|defaults)$/.test(sources[0]!.value);
+  if (dest && !fromTemplate) kit.write(c, dest, label);
   if (dest && sources.some((o) => o.value === '/dev/null')) clobber(kit, c, dest, `${label} /dev/null`, true);
   else if (!dest && c.via && p.operands.some((o) => o.value === '/dev/null')) kit.emit(c, 'dangerous', 'write.truncate', `empties the files named by its input (${c.via} ${label} /dev/null)`);
   if (dest && label !== 'ln' && hasAny(p, '-r', '-R', '-a', '--recursive', '--archive')) treeOver(kit, c, dest, `${label} -r`);
