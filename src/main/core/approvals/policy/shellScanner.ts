@@ -182,6 +182,7 @@ export class ShellScanner implements RuleKit {
   }
 
   private forLoop(node: ShellNode, scope: ScanScope): Produces | undefined {
+    if (floodLoop(node)) this.findingAt(scope, 'hardline', 'forkbomb', 'process flood: a loop starts ten thousand background processes or more', scope.span(node.startIndex, node.endIndex));
     const variable = node.childForFieldName('variable')?.text ?? '';
     for (const v of node.childrenForFieldName('value')) this.walkSubstitutions(v, scope);
     const values = node.childrenForFieldName('value').flatMap((v) => this.wordsOf(v, scope));

@@ -215,8 +215,9 @@ export function commandVariable(name: string, value: Arg, c: CommandContext, kit
 }
 
 /**
- * A loop that never ends (`while true`, `while :`, `until false`, `for ((;;))`, `yes | while read`) and puts a command
- * in the background on each pass, with no `wait`, `break` or `exit` in its body, starts processes without bound.
+ * A loop that never ends (`while true`, `while :`, `until false`, `for ((;;))`, `yes | while read`), or runs ten thousand
+ * times or more, and puts a command in the background on each pass, with no `wait`, `break` or `exit` in its body,
+ * starts processes without bound.
  */
 export function floodLoop(node: ShellNode): boolean {
   const body = node.childForFieldName('body');
@@ -224,6 +225,8 @@ export function floodLoop(node: ShellNode): boolean {
   const text = node.text;
   let endless: boolean;
   if (node.type === 'c_style_for_statement') endless = /^for\s*\(\([^;]*;\s*;/.test(text);
+  // `for i in $(seq 1 100000)` or `{1..100000}`: bounded, but ten thousand background processes at once is a flood too.
+  else if (node.type === 'for_statement') endless = node.childrenForFieldName('value').some((v) => Number(/^\$\(\s*seq\s+(?:-?\d+\s+){0,2}?(\d+)\s*\)$|^\{-?\d+\.\.(\d+)(\.\.\d+)?\}$/.exec(v.text)?.slice(1, 3).find(Boolean) ?? 0) >= 10000);
   else {
     const until = node.children[0]?.type === 'until';
     const cond = (node.childForFieldName('condition')?.text ?? '').replace(/;\s*$/, '').trim();
