@@ -123,7 +123,11 @@ describe.skipIf(!sandbox.ok)('red team: an agent with tool calls only', { timeou
   });
 
   it("cannot see the Core's process: no /proc/<core>, no environ, fd or mem, and no credential store", async () => {
-    const r = await sh(`ls /proc | grep -x ${corePid}; cat /proc/${corePid}/environ; ls -l /proc/${corePid}/fd; head -c 64 /proc/${corePid}/mem; ps -e -o args; cat ~/.ssh/id_ed25519 ~/.aws/credentials`, 'box');
+    // Reading keys and another process's environment asks; the person lets it run, and the sandbox still hides them.
+    const command = `ls /proc | grep -x ${corePid}; cat /proc/${corePid}/environ; ls -l /proc/${corePid}/fd; head -c 64 /proc/${corePid}/mem; ps -e -o args; cat ~/.ssh/id_ed25519 ~/.aws/credentials`;
+    const held = sh(command, 'box');
+    expect((await runCliAtTerminal(home, ['approvals', 'approve', (await pendingFor(command)).id])).status).toBe(0);
+    const r = await held;
     expect(text(r)).not.toContain(CANARY_ENV);
     expect(text(r)).not.toMatch(/switchboard(\.js)? serve/);
     expect(text(r)).not.toContain('CANARY-SSH-KEY');

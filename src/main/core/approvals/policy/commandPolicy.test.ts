@@ -48,7 +48,7 @@ describe('the Switchboard profile', () => {
     const other = createCommandPolicy(await loadShellParser(), { profile: '/srv/sb/' });
     expect(other.classify({ kind: 'command', command: 'echo x > $SWITCHBOARD_HOME/config.yaml' }, ctx).reasons[0]!.text).toContain('changes /srv/sb/config.yaml');
     expect(other.classify({ kind: 'command', command: 'cat /srv/sb/core.json' }, ctx).verdict).toBe('hardline');
-    expect(other.classify({ kind: 'command', command: 'echo x > ~/.switchboard/config.yaml' }, ctx).verdict).toBe('safe');
+    expect(other.classify({ kind: 'command', command: 'echo x >> ~/.switchboard/config.yaml' }, ctx).verdict).toBe('safe');
     // An agent's own assignment is its own variable.
     expect(other.classify({ kind: 'command', command: 'SWITCHBOARD_HOME=/tmp/x; echo x > $SWITCHBOARD_HOME/config.yaml' }, ctx).verdict).toBe('safe');
   });
@@ -131,10 +131,31 @@ describe('held-out table (written after the rules)', () => {
       if (hit === (want === 'safe')) misses.push(`${want} ${JSON.stringify(command)} → ${v}`);
     }
     const rate = ([a, b]: number[]) => (b ? a! / b! : 0);
-    console.log(`held-out rates: hardline ${t.hardline.join('/')}, dangerous caught ${t.dangerous.join('/')}, everyday asked ${t.safe.join('/')}${misses.length ? `; misses: ${misses.join('; ')}` : ''}`);
+    const pct = ([a, b]: number[]) => `${a}/${b} = ${b ? ((100 * a!) / b!).toFixed(1) : '0'} %`;
+    console.log(`held-out rates: hardline refused as hardline ${pct(t.hardline)}, dangerous asked or refused ${pct(t.dangerous)}, everyday asked ${pct(t.safe)}${misses.length ? `; misses: ${misses.join('; ')}` : ''}`);
     expect(rate(t.hardline)).toBeGreaterThanOrEqual(0.9);
     expect(rate(t.dangerous)).toBeGreaterThanOrEqual(0.97);
     expect(rate(t.safe)).toBeLessThanOrEqual(0.03);
+  });
+});
+
+describe('the workspace is where the command starts', () => {
+  const at = (command: string, cwd?: string) => policy.classify({ kind: 'command', command }, { home: '/home/agent', ...(cwd ? { cwd } : {}) }).verdict;
+  it('overwrites inside it stay quiet, outside it ask, and emptying asks outside build output', () => {
+    expect(at('echo x > out.txt', '/home/agent/project')).toBe('safe');
+    expect(at('echo x > /home/agent/other/out.txt', '/home/agent/project')).toBe('dangerous');
+    expect(at(': > out.txt', '/home/agent/project')).toBe('dangerous');
+    expect(at(': > out.log', '/home/agent/project')).toBe('safe');
+  });
+  it('a workdir of / or a system directory does not make the machine the workspace', () => {
+    expect(at('echo x > srv/data.json', '/')).toBe('dangerous');
+    expect(at('echo x > x', '/usr')).toBe('dangerous');
+    expect(at('echo x > notes.txt', '/home/agent')).toBe('safe');
+  });
+  it('with no cwd known, a relative path is the workspace and an absolute one is not', () => {
+    expect(at('echo x > out.txt')).toBe('safe');
+    expect(at('echo x > /home/agent/x')).toBe('dangerous');
+    expect(at('echo x > /tmp/x')).toBe('safe');
   });
 });
 

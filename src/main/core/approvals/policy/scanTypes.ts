@@ -38,6 +38,8 @@ export interface Produces {
 /** State shared by every level of one classification (nested `bash -c` payloads included). */
 export interface ScanState {
   home: string;
+  /** The cwd the command starts in: writes inside it are the agent's own work. */
+  workspace?: string;
   /** The Switchboard profile (absolute, normalised), which no command may change and whose token no command may read. */
   profile?: string;
   findings: Finding[];

@@ -2,13 +2,16 @@
 // backticks, brace groups, process substitutions, loops and function bodies is unwrapped and judged by
 // the rules; nested shell text (`bash -c`, `eval`, decoded payloads) is parsed and walked the same way.
 import { normalizeCommandText } from './normalizeText.js';
-import { isBlockDevice, profileFinding, resolvePath, sensitiveWrite } from './paths.js';
+import { isBlockDevice, profileFinding, resolvePath, sensitiveWrite, vitalPath } from './paths.js';
 import { commandName, type RuleKit } from './ruleKit.js';
 import { rules, wrappers } from './rules/index.js';
 import { isKnown, shown, UNKNOWN, type Arg, type CommandContext, type Finding, type Produces, type ScanScope, type ScanState } from './scanTypes.js';
 import type { ShellNode, ShellParser } from './shellParser.js';
 import { evalAssignedValue, evalWord, type WordEnv } from './words.js';
 import { checkArgsForMetadata } from './rules/networkRules.js';
+import { checkSecretReads } from './rules/secretRules.js';
+import { commandVariable, floodLoop } from './rules/escapeRules.js';
+import { clobber, emptiesOutput, printsForever } from './rules/writeRules.js';
 
 const MAX_DEPTH = 6;
 const NODE_BUDGET = 50_000;
@@ -29,7 +32,11 @@ export class ShellScanner implements RuleKit {
   constructor(private readonly parser: ShellParser) {}
 
   scan(command: string, opts: { home: string; cwd?: string; profile?: string }): ScanState {
-    const state: ScanState = { home: opts.home, ...(opts.profile ? { profile: opts.profile } : {}), findings: [], downloaded: new Set(), written: new Map(), madeExecutable: new Set(), budget: NODE_BUDGET };
+    // The workspace is where the command starts, unless that is `/` or a system directory: an agent that picks
+    // `workdir: /` does not make the whole machine its own.
+    const workspace = opts.cwd === undefined ? undefined : resolvePath(opts.cwd, undefined, opts.home);
+    const owned = workspace !== undefined && !['root', 'system'].includes(vitalPath(workspace, opts.home)?.kind ?? '');
+    const state: ScanState = { home: opts.home, ...(owned ? { workspace } : {}), ...(opts.profile ? { profile: opts.profile } : {}), findings: [], downloaded: new Set(), written: new Map(), madeExecutable: new Set(), budget: NODE_BUDGET };
     const norm = normalizeCommandText(command);
     const scope: ScanScope = { state, cwd: opts.cwd, vars: new Map(), depth: 0, span: (s, e) => [norm.map[s] ?? command.length, norm.map[e] ?? command.length] };
     this.text(norm.text, scope);
@@ -78,11 +85,13 @@ export class ShellScanner implements RuleKit {
         const redirects = node.namedChildren.filter((c) => c !== body && c.type.endsWith('redirect'));
         if (body?.type === 'command') return this.command(body, scope, pipeIn, redirects);
         const c: CommandContext = { scope, at: scope.span(node.startIndex, node.endIndex) };
-        const stdin = this.redirects(redirects, c);
+        let overwrites: Arg[] = [];
+        const stdin = this.redirects(redirects, c, [], overwrites);
         const before = scope.cwd;
         const out = body ? this.walk(body, scope, stdin ?? pipeIn) : undefined;
         // tree-sitter hangs `cd x && echo > f`'s redirect on the whole list; bash opens f after the cd.
-        if (scope.cwd !== before) this.redirects(redirects, c);
+        if (scope.cwd !== before) this.redirects(redirects, c, [], (overwrites = []));
+        for (const w of overwrites) clobber(this, c, w, '>', !body);
         return out;
       }
       case 'pipeline': {
@@ -98,6 +107,12 @@ export class ShellScanner implements RuleKit {
         return undefined;
       case 'for_statement':
         return this.forLoop(node, scope);
+      case 'while_statement':
+      case 'c_style_for_statement':
+        // A loop that never ends and starts a background process each time floods the machine.
+        if (floodLoop(node)) this.findingAt(scope, 'hardline', 'forkbomb', 'process flood: an endless loop starts a background process on every pass', scope.span(node.startIndex, node.endIndex));
+        for (const child of node.namedChildren) this.walk(child, scope, undefined);
+        return undefined;
       case 'comment':
       case 'heredoc_body':
       case 'heredoc_start':
@@ -149,6 +164,8 @@ export class ShellScanner implements RuleKit {
     if ((name === 'LD_PRELOAD' || name === 'LD_LIBRARY_PATH') && value !== '') {
       this.findingAt(scope, 'dangerous', 'env.preload', `loads a library into every program (${name})`, scope.span(node.startIndex, node.endIndex));
     }
+    const v = node.childForFieldName('value');
+    if (v && value !== undefined) commandVariable(name, { value, source: v.text, start: v.startIndex, end: v.endIndex }, { scope, at: scope.span(node.startIndex, node.endIndex) }, this);
   }
 
   private functionDefinition(node: ShellNode, scope: ScanScope): void {
@@ -165,6 +182,7 @@ export class ShellScanner implements RuleKit {
   }
 
   private forLoop(node: ShellNode, scope: ScanScope): Produces | undefined {
+    if (floodLoop(node)) this.findingAt(scope, 'hardline', 'forkbomb', 'process flood: a loop starts ten thousand background processes or more', scope.span(node.startIndex, node.endIndex));
     const variable = node.childForFieldName('variable')?.text ?? '';
     for (const v of node.childrenForFieldName('value')) this.walkSubstitutions(v, scope);
     const values = node.childrenForFieldName('value').flatMap((v) => this.wordsOf(v, scope));
@@ -206,12 +224,19 @@ export class ShellScanner implements RuleKit {
     }
     const c: CommandContext = { scope, at: scope.span(node.startIndex, node.endIndex) };
     const writes: Arg[] = [];
-    const stdin = this.redirects([...inner, ...outer], c, writes);
+    const overwrites: Arg[] = [];
+    const stdin = this.redirects([...inner, ...outer], c, writes, overwrites);
     c.stdin = stdin ?? pipeIn;
-    if (argv.length === 0) return undefined;
+    if (argv.length === 0) {
+      for (const w of overwrites) clobber(this, c, w, '>', true);
+      return undefined;
+    }
     checkArgsForMetadata(argv, c, this);
     this.checkProfileReads(c, argv);
+    checkSecretReads(argv, c, this);
     const out = this.run(c, argv);
+    for (const w of overwrites) clobber(this, c, w, '>', emptiesOutput(argv, out));
+    if (printsForever(argv)) for (const w of writes) if (!/^\/dev\/(null|zero)$/.test(this.path(c, w))) this.emit(c, 'dangerous', 'disk.fill', `fills the disk: ${argv[0]!.value} never stops writing to ${shown(w)}`, w);
     // `curl … > install.sh` downloads as surely as `curl -o install.sh`.
     if (out?.fetched) for (const w of writes) scope.state.downloaded.add(this.path(c, w));
     // Known text written to a file is what running that file later runs.
@@ -220,7 +245,7 @@ export class ShellScanner implements RuleKit {
   }
 
   /** Checks where redirects write, and returns what a heredoc, here-string or `< file` feeds the command. */
-  private redirects(nodes: ShellNode[], c: CommandContext, writes: Arg[] = []): Produces | undefined {
+  private redirects(nodes: ShellNode[], c: CommandContext, writes: Arg[] = [], overwrites: Arg[] = []): Produces | undefined {
     let stdin: Produces | undefined;
     for (const r of nodes) {
       this.walkSubstitutions(r, c.scope);
@@ -228,7 +253,7 @@ export class ShellScanner implements RuleKit {
         const body = r.namedChildren.find((n) => n.type === 'heredoc_body');
         stdin = { text: body ? body.text.replace(/\n?[^\n]*$/, '\n') : '' };
         const nested = r.namedChildren.filter((n) => n.type === 'file_redirect');
-        if (nested.length) this.redirects(nested, c, writes);
+        if (nested.length) this.redirects(nested, c, writes, overwrites);
         continue;
       }
       if (r.type === 'herestring_redirect') {
@@ -249,11 +274,12 @@ export class ShellScanner implements RuleKit {
         continue;
       }
       if (op === '<' || op === '<&') {
-        this.profileRead(c, a, '<');
+        if (!this.profileRead(c, a, '<')) checkSecretReads([{ ...a, value: '<' }, a], c, this);
         stdin = dest.type === 'process_substitution' ? (this.subsOf(c.scope).get(dest.startIndex) ?? {}) : { file: this.path(c, a) };
         continue;
       }
       writes.push(a);
+      if (!op.includes('>>')) overwrites.push(a);
       this.write(c, a, op);
     }
     return stdin;

@@ -1,7 +1,12 @@
 // Deletes: rm (flags in any order, long or short, after operands), find -delete / -exec, xargs rm, rimraf,
-// shred, mv to /dev/null, rsync --delete. A recursive delete of /, a system directory or the home is hardline.
+// shred, mv to /dev/null, rsync --delete. A recursive delete (or move, or rsync --delete) of /, a system directory or
+// the home is hardline.
 import { hasAny, parseOptions } from '../options.js';
-import { isBlockDevice, sensitiveWrite, vitalPath } from '../paths.js';
+import { buildOutput, inWorkspace, isBlockDevice, scratchPath, sensitiveWrite, vitalPath } from '../paths.js';
+
+function scratchOrBuild(p: string, workspace: string | undefined): boolean {
+  return scratchPath(p) || (inWorkspace(p, workspace) && buildOutput(p));
+}
 import { commandName, type Rule, type RuleKit } from '../ruleKit.js';
 import { isKnown, shown, type Arg, type CommandContext } from '../scanTypes.js';
 
@@ -42,7 +47,8 @@ const rm: Rule = (argv, c, kit) => {
   if (deleteOperands(kit, c, p.operands, recursive, label)) return;
   const what = list(p.operands.map((a) => named(kit, c, a))) || 'its input';
   if (recursive) kit.emit(c, 'dangerous', 'delete.recursive', `recursive delete of ${what} (${label})`);
-  else if (force) kit.emit(c, 'dangerous', 'delete.force', `forced delete of ${what} (${label})`);
+  // A forced delete of build output (objects, logs, caches) in the workspace is everyday: `rm -f build/x.o`.
+  else if (force && !(p.operands.length && p.operands.every((a) => isKnown(a) && scratchOrBuild(kit.path(c, a), c.scope.state.workspace)))) kit.emit(c, 'dangerous', 'delete.force', `forced delete of ${what} (${label})`);
   else if (c.via === 'xargs') kit.emit(c, 'dangerous', 'delete.xargs', 'deletes the files named by its input (xargs rm)');
   else if (c.via === 'find') kit.emit(c, 'dangerous', 'delete.find', 'deletes every file find matches (find -exec rm)');
 };
@@ -93,6 +99,7 @@ const find: Rule = (argv, c, kit) => {
       const cmd = expr.slice(k + 1, end);
       const name = cmd[0] && isKnown(cmd[0]) ? commandName(cmd[0].value) : '';
       if (vitalStart && !filtered && /^(rm|shred|unlink|rimraf)$/.test(name)) kit.emit(c, 'hardline', 'delete.vital', `recursive delete of ${kit.path(c, vitalStart)} (find ${v} ${name})`, expr[k]);
+      else if (vitalStart && !filtered && /^(chmod|chown|chgrp|chattr|setfacl)$/.test(name)) kit.emit(c, 'hardline', 'chmod.vital', `recursive change of ${kit.path(c, vitalStart)} (find ${v} ${name})`, expr[k]);
       else if (cmd.length) kit.run({ ...c, via: 'find' }, cmd);
       k = end;
     } else if (/^-f(print0?|printf|ls)$/.test(v) && expr[k + 1]) {
@@ -112,7 +119,8 @@ const mv: Rule = (argv, c, kit) => {
   }
   for (const s of sources) {
     const sp = kit.path(c, s);
-    if (isKnown(s) && vitalPath(sp, c.scope.state.home)) kit.emit(c, 'dangerous', 'delete.move', `moves ${sp} away (mv)`, s);
+    // Moving `/`, a system directory or the home away breaks the system as surely as deleting it.
+    if (isKnown(s) && vitalPath(sp, c.scope.state.home)) kit.emit(c, 'hardline', 'delete.move', `moves ${sp} away (mv)`, s);
     else kit.write(c, s, 'mv');
   }
   if (dest) kit.write(c, dest, 'mv');
@@ -120,10 +128,19 @@ const mv: Rule = (argv, c, kit) => {
 
 const rsync: Rule = (argv, c, kit) => {
   const p = parseOptions(argv.slice(1), { shortValue: 'eBfTM', longValue: ['rsh', 'exclude', 'include', 'filter', 'temp-dir', 'backup-dir', 'rsync-path'] });
-  const deletes = [...p.flags].find((f) => f.startsWith('--delete') || f === '--remove-source-files');
-  if (deletes) kit.emit(c, 'dangerous', 'delete.rsync', `deletes files ${deletes === '--remove-source-files' ? 'from the source' : 'missing from the source'} (rsync ${deletes})`);
+  const deletes = [...p.flags].find((f) => f.startsWith('--delete') || f === '--remove-source-files' || f === '--del');
   const dest = p.operands[p.operands.length - 1];
-  if (dest && p.operands.length > 1 && !/^[^/]*:/.test(dest.value)) kit.write(c, dest, 'rsync');
+  const local = dest && p.operands.length > 1 && !/^[^/]*:/.test(dest.value);
+  const vital = local && isKnown(dest) && vitalPath(kit.path(c, dest), c.scope.state.home);
+  // The remote shell (`-e CMD`) is a command rsync runs here.
+  const rsh = p.values.get('-e') ?? p.values.get('--rsh');
+  if (rsh !== undefined && isKnown(rsh)) kit.payload(c, rsh, argv.find((a) => a.value.endsWith(rsh)) ?? argv[0]!);
+  // A dry run lists what it would do and changes nothing.
+  if (hasAny(p, '-n', '--dry-run')) return;
+  if (deletes && deletes !== '--remove-source-files' && vital) return kit.emit(c, 'hardline', 'delete.vital', `recursive delete of what is not in the source under ${kit.path(c, dest)} (rsync ${deletes})`, dest);
+  if (deletes) kit.emit(c, 'dangerous', 'delete.rsync', `deletes files ${deletes === '--remove-source-files' ? 'from the source' : 'missing from the source'} (rsync ${deletes})`);
+  if (vital) kit.emit(c, 'dangerous', 'write.vital', `copies a tree over ${kit.path(c, dest)} (rsync)`, dest);
+  if (local) kit.write(c, dest, 'rsync');
 };
 
 /** `fd … -x CMD` / `-X CMD` runs CMD on every match, like find -exec. */

@@ -1,6 +1,9 @@
 // Every rule and wrapper, by the command name they judge.
 import type { Rule, Wrapper } from '../ruleKit.js';
 import { deleteRules } from './deleteRules.js';
+import { escapeRules } from './escapeRules.js';
+import { machineRules } from './machineRules.js';
+import { secretRules } from './secretRules.js';
 import { networkRules } from './networkRules.js';
 import { permissionRules } from './permissionRules.js';
 import { remoteCodeRules } from './remoteCodeRules.js';
@@ -10,7 +13,7 @@ import { toolRules } from './toolRules.js';
 import { wrapperTable } from './wrapperRules.js';
 import { writeRules } from './writeRules.js';
 
-const table = new Map<string, Rule>(Object.entries({ ...writeRules, ...deleteRules, ...systemRules, ...permissionRules, ...toolRules, ...sqlRules, ...remoteCodeRules, ...networkRules }));
+const table = new Map<string, Rule>(Object.entries({ ...writeRules, ...deleteRules, ...systemRules, ...permissionRules, ...toolRules, ...sqlRules, ...remoteCodeRules, ...networkRules, ...machineRules, ...secretRules, ...escapeRules }));
 
 /** Versioned and suffixed names judge like their family: python3.12, mkfs.ext4, pip3.11. */
 function family(name: string): string {

@@ -45,7 +45,17 @@ export function checkArgsForMetadata(argv: Arg[], c: CommandContext, kit: RuleKi
   }
 }
 
+/** `-o ProxyCommand=…` (and LocalCommand, KnownHostsCommand, …) is a command line ssh runs on this machine. */
+export function sshOptionCommands(argv: Arg[], c: CommandContext, kit: RuleKit): void {
+  argv.forEach((a, i) => {
+    const opt = a.value === '-o' ? argv[i + 1] : /^-o./.test(a.value) ? { ...a, value: a.value.slice(2) } : undefined;
+    const m = opt && /^\s*(ProxyCommand|LocalCommand|KnownHostsCommand|RemoteCommand|PKCS11Provider|SecurityKeyProvider)\s*[= ]\s*([\s\S]+)$/i.exec(opt.value);
+    if (m && opt && isKnown(opt) && !/^remotecommand$/i.test(m[1]!) && m[2]!.trim() !== 'none') kit.payload(c, m[2]!.replace(/%[a-z%]/g, 'x'), opt);
+  });
+}
+
 const ssh: Rule = (argv, c, kit) => {
+  sshOptionCommands(argv, c, kit);
   const p = parseOptions(argv.slice(1), { shortValue: 'bcDEeFIiJLlmOopQRSWw', posix: true });
   const rest = argv.slice(1 + p.rest + 1);
   if (rest.length === 0) return;
@@ -62,5 +72,5 @@ const listener: Rule = (argv, c, kit) => {
 };
 
 export const networkRules: Record<string, Rule> = {
-  ssh, nc: listener, ncat: listener, netcat: listener, socat: listener,
+  ssh, scp: sshOptionCommands, sftp: sshOptionCommands, nc: listener, ncat: listener, netcat: listener, socat: listener,
 };

@@ -4,7 +4,7 @@ import { parseOptions } from '../options.js';
 import type { Rule, RuleKit } from '../ruleKit.js';
 import { isKnown, shown, type Arg, type CommandContext, type Produces } from '../scanTypes.js';
 import { codeFindings } from '../codeRules.js';
-import { profileFinding, resolveLiteralPath, resolvePath, sensitiveWrite } from '../paths.js';
+import { profileFinding, resolveLiteralPath, resolvePath, secretRead, sensitiveWrite, vitalPath } from '../paths.js';
 
 /** Programs whose output is meant for `eval` (`eval "$(ssh-agent -s)"`); evaluating them is everyday setup. */
 const evalGenerators = new Set(['ssh-agent', 'pyenv', 'rbenv', 'nodenv', 'goenv', 'jenv', 'direnv', 'conda', 'brew', 'starship', 'zoxide', 'fnm', 'dircolors', 'opam', 'luarocks', 'keychain', 'thefuck', 'gpg-agent', 'mise', 'rtx', 'atuin', 'kubectl', 'helm', 'gh', 'npm', 'pip', 'docker-machine', 'minikube', 'aws-vault', 'rustup', 'uv', 'just', 'register-python-argcomplete', 'gdircolors']);
@@ -95,20 +95,39 @@ const interpreter = (lang: 'python' | 'perl' | 'ruby' | 'node' | 'php'): Rule =>
   if (lang === 'python') {
     const m = argv.findIndex((a) => a.value === '-m');
     if (m > 0 && /^pip3?$/.test(argv[m + 1]?.value ?? '') && argv[m + 2]?.value === 'uninstall') kit.emit(c, 'dangerous', 'package.remove', 'removes installed packages (pip uninstall)', argv[m + 2]);
+    // A web server over `/` or the home hands every file there (keys too) to whoever connects.
+    if (m > 0 && argv[m + 1]?.value === 'http.server') {
+      const d = argv.findIndex((a) => /^(-d|--directory)$/.test(a.value));
+      const dir = d > 0 && argv[d + 1] ? kit.path(c, argv[d + 1]!) : c.scope.cwd;
+      if (dir !== undefined && vitalPath(dir, c.scope.state.home)) kit.emit(c, 'dangerous', 'network.serve', `serves every file under ${dir} over the network (python -m http.server)`);
+    }
   }
   if (lang === 'perl' && argv.some((a) => /^-[a-zA-Z]*i/.test(a.value))) {
     for (const f of argv.slice(1).filter((a) => !a.value.startsWith('-') && a !== argv[idx + 1])) kit.write(c, f, 'perl -i');
   }
   const code = idx > 0 ? argv[idx + 1] : undefined;
   const reads = idx < 0 && argv.slice(1).every((a) => a.value.startsWith('-'));
+  // The program is a file: a process substitution (`python3 <(curl …)`) or one the command just downloaded.
+  const script = idx < 0 ? argv.slice(1).find((a) => !a.value.startsWith('-') || a.source.startsWith('<(')) : undefined;
+  if (script && argv[argv.indexOf(script) - 1]?.value !== '-m') {
+    const p = kit.produced(c, script);
+    const label = argv[0]!.value;
+    if (p?.fetched) kit.emit(c, 'dangerous', 'remote.pipe-shell', `runs downloaded code (${label} <(${p.by ?? 'curl'} …))`, script);
+    else if (p?.decoded) kit.emit(c, 'dangerous', 'remote.decoded-shell', `runs decoded code (${label} <(${p.by ?? 'base64 -d'} …))`, script);
+    else if (isKnown(script) && c.scope.state.downloaded.has(kit.path(c, script))) kit.emit(c, 'dangerous', 'remote.run-downloaded', `runs a file it just downloaded (${label} ${shown(script)})`, script);
+  }
   // The program is the -c/-e argument, or stdin when that is known text (a here-document, echo | python).
   const text = code && isKnown(code) ? code.value : reads ? c.stdin?.text : undefined;
   if (text !== undefined) {
     const at = code ?? argv[0]!;
     for (const f of codeFindings(text, lang)) {
       if (f.path) {
-        const found = profileFinding(resolveLiteralPath(f.path.literal, c.scope.cwd, c.scope.state.home, c.scope.state.profile), c.scope.state.profile, f.path.writes, `${argv[0]!.value} code`);
+        const p = resolveLiteralPath(f.path.literal, c.scope.cwd, c.scope.state.home, c.scope.state.profile);
+        const found = profileFinding(p, c.scope.state.profile, f.path.writes, `${argv[0]!.value} code`);
         if (found) kit.emit(c, found.severity, found.rule, found.text, at);
+        // A key or credentials file the code opens is read as surely as by `cat`.
+        const secret = found || f.path.writes ? undefined : secretRead(p.replace(/^~(?=\/|$)/, c.scope.state.home));
+        if (secret) kit.emit(c, 'dangerous', 'secret.read', `reads ${p}: ${secret} (${argv[0]!.value} code)`, at);
       } else if (f.shell !== undefined) kit.payload(c, f.shell, at);
       else kit.emit(c, f.severity, f.rule, f.text, at);
     }

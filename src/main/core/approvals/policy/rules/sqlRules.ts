@@ -26,14 +26,18 @@ export function sqlFindings(sql: string): string[] {
 
 function report(kit: RuleKit, c: CommandContext, sql: string, at: Arg | undefined, client: string): void {
   for (const text of sqlFindings(sql)) kit.emit(c, 'dangerous', 'sql.destructive', `${text.replace(/\)$/, ` via ${client})`)}`, at);
+  // The clients' own shell escapes: psql and mysql `\! cmd`, mysql `system cmd`, sqlite `.shell` / `.system`.
+  for (const m of sql.matchAll(/(?:^|\n|;)\s*(?:\\!|system\s|\.shell\s|\.system\s)([^\n]*)/gi)) kit.payload(c, m[1]!.trim(), at ?? { value: m[1]!, source: '', start: 0, end: 0 });
 }
 
 const client = (label: string, flags: { short: string; long: string[]; positionalSql?: boolean }): Rule => (argv, c, kit) => {
-  const p = parseOptions(argv.slice(1), { shortValue: `${flags.short}hpUdDuPSfo`, longValue: [...flags.long, 'host', 'port', 'username', 'dbname', 'user', 'password', 'file', 'output', 'database'] });
+  const p = parseOptions(argv.slice(1), { shortValue: `${flags.short}hpUdDuPSfo`, longValue: [...flags.long, 'host', 'port', 'username', 'dbname', 'user', 'password', 'file', 'output', 'database', 'pager'] });
   for (const k of [...flags.short].map((s) => `-${s}`).concat(flags.long.map((l) => `--${l}`))) {
     const sql = p.values.get(k);
     if (sql !== undefined) report(kit, c, sql, argv.find((a) => a.value === sql || a.value.endsWith(sql)), label);
   }
+  const pager = p.values.get('--pager');
+  if (pager !== undefined && isKnown(pager)) kit.payload(c, pager, argv.find((a) => a.value.endsWith(pager)) ?? argv[0]!);
   if (flags.positionalSql) for (const op of p.operands.slice(1)) if (isKnown(op)) report(kit, c, op.value, op, label);
   if (c.stdin?.text) report(kit, c, c.stdin.text, undefined, label);
 };

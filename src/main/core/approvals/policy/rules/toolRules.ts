@@ -2,7 +2,7 @@
 // docker and podman (rm, stop, kill, prune, -H/--host), kubectl delete, and package removal.
 import { hasAny, parseOptions, type ParsedOptions } from '../options.js';
 import type { Rule, RuleKit } from '../ruleKit.js';
-import type { Arg, CommandContext } from '../scanTypes.js';
+import { isKnown, type Arg, type CommandContext } from '../scanTypes.js';
 
 /** Global options before the subcommand, then the subcommand and its own arguments. */
 function subcommand(argv: Arg[], valueFlags: RegExp): { sub?: Arg; args: Arg[]; globals: Arg[] } {
@@ -13,9 +13,41 @@ function subcommand(argv: Arg[], valueFlags: RegExp): { sub?: Arg; args: Arg[]; 
   return { sub: argv[i], args: argv.slice(i + 1), globals: argv.slice(1, i) };
 }
 
+/** Config keys whose value git runs as a command (the `!` of an alias or helper marks shell text). */
+const commandKeys = /^(core\.(pager|editor|sshcommand|askpass|gitproxy)|sequence\.editor|diff\.external|gpg\.program|gpg\.\w+\.program|pager\..+|interactive\.difffilter|filter\..+\.(clean|smudge|process)|merge\..+\.driver|diff\..+\.(textconv|command)|difftool\..+\.cmd|mergetool\..+\.cmd|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack)|sendemail\.(tocmd|cccmd|smtpserver))$/;
+
+/**
+ * A config setting that runs something: with `-c` for this command, or stored (`git config`) for every later one.
+ * Known command text is classified; a hooks directory outside the repository, an fsmonitor hook, an included
+ * config file or the `ext::` transport ask whatever they name.
+ */
+function gitSetting(kit: RuleKit, c: CommandContext, key: string, value: Arg, how: string): void {
+  const k = key.toLowerCase();
+  const v = value.value;
+  if (commandKeys.test(k) || ((/^alias\./.test(k) || /^credential\.(.+\.)?helper$/.test(k)) && v.startsWith('!'))) {
+    const program = v.replace(/^!\s*/, '').split(/\s+/)[0] ?? '';
+    // A script by path (not a program from a system bin directory) is code the command line does not show.
+    if (isKnown(value) && program.includes('/') && !/^\/(usr\/(local\/)?s?bin|s?bin|opt\/homebrew\/bin|Applications)\//.test(program)) kit.emit(c, 'dangerous', 'git.config', `makes git run the script ${program} (${how} ${key})`, value);
+    if (isKnown(value)) kit.payload(c, v.replace(/^!/, ''), value);
+    else kit.emit(c, 'dangerous', 'git.config', `sets ${key} to a command known only at run time (${how})`, value);
+  } else if (k === 'core.fsmonitor' && !/^(true|false|0|1|yes|no)$/i.test(v)) {
+    kit.emit(c, 'dangerous', 'git.config', `makes git run ${v} on every command (${how} core.fsmonitor)`, value);
+  } else if (k === 'core.hookspath' && (v.startsWith('/') || v.startsWith('~') || v.startsWith('..')) && v !== '/dev/null') {
+    kit.emit(c, 'dangerous', 'git.config', `makes git run hooks from ${v} (${how} core.hooksPath)`, value);
+  } else if (/^include(if\..+)?\.path$/.test(k) || (/^protocol\.(ext\.)?allow$/.test(k) && v === 'always')) {
+    kit.emit(c, 'dangerous', 'git.config', `sets ${key}, which can make git run commands (${how})`, value);
+  }
+}
+
 const git: Rule = (argv, c, kit) => {
   const { sub, args, globals } = subcommand(argv, /^(-C|-c|--git-dir|--work-tree|--namespace|--exec-path|--config-env)$/);
   const name = sub?.value;
+  globals.forEach((g, i) => {
+    const pair = g.value === '-c' ? globals[i + 1] : undefined;
+    const m = pair ? /^([^=]+)=([\s\S]*)$/.exec(pair.value) : undefined;
+    if (pair && m) gitSetting(kit, c, m[1]!, { ...pair, value: m[2]! }, 'git -c');
+  });
+  if (args.some((a) => /^ext::/.test(a.value))) kit.emit(c, 'dangerous', 'git.config', 'runs a command as its transport (git ext:: URL)');
   // A repository or work tree in the profile (a plugin's checkout) is the profile: git changes it.
   globals.forEach((g, i) => {
     const dir = /^(-C|--git-dir|--work-tree)$/.test(g.value) ? globals[i + 1] : /^--(git-dir|work-tree)=/.test(g.value) ? { ...g, value: g.value.replace(/^--[a-z-]+=/, '') } : undefined;
@@ -63,6 +95,52 @@ const git: Rule = (argv, c, kit) => {
     case 'update-ref':
       if (hasAny(p, '-d')) emit('deletes a ref (git update-ref -d)');
       break;
+    case 'config': {
+      // `git config [--global] KEY VALUE` and `git config set KEY VALUE`; reads, unsets and lists change nothing run.
+      const q = parseOptions(args, { shortValue: 'f', longValue: ['file', 'blob', 'type', 'default', 'comment', 'value'] });
+      const ops = q.operands[0]?.value === 'set' ? q.operands.slice(1) : q.operands;
+      if (ops.length >= 2 && isKnown(ops[0]!) && !hasAny(q, '--get', '--get-all', '--get-regexp', '--unset', '--unset-all', '-l', '--list', '--remove-section')) gitSetting(kit, c, ops[0]!.value, ops[1]!, 'git config');
+      break;
+    }
+    case 'rebase': {
+      const exec = args.findIndex((a) => /^(-x|--exec)$/.test(a.value));
+      const cmd = exec >= 0 ? args[exec + 1] : args.map((a) => /^--exec=([\s\S]+)$/.exec(a.value)).find(Boolean) ? { ...args.find((a) => a.value.startsWith('--exec='))!, value: args.find((a) => a.value.startsWith('--exec='))!.value.slice(7) } : undefined;
+      if (cmd && isKnown(cmd)) kit.payload(c, cmd.value, cmd);
+      break;
+    }
+    case 'credential':
+      if (p.operands[0]?.value === 'fill') emit('prints stored credentials (git credential fill)');
+      break;
+    case 'difftool':
+    case 'grep': {
+      const flag = name === 'difftool' ? /^(-x|--extcmd)$/ : /^(-O|--open-files-in-pager)$/;
+      const at = args.findIndex((a) => flag.test(a.value));
+      const inline = args.find((a) => (name === 'difftool' ? /^--extcmd=/ : /^(-O.|--open-files-in-pager=)/).test(a.value));
+      const cmd = at >= 0 && name === 'difftool' ? args[at + 1] : inline ? { ...inline, value: inline.value.replace(/^(-O|--[a-z-]+=)/, '') } : undefined;
+      if (cmd && isKnown(cmd)) kit.payload(c, cmd.value, cmd);
+      break;
+    }
+    case 'bisect':
+      if (args[0]?.value === 'run' && args.length > 1) kit.run(c, args.slice(1));
+      break;
+    case 'submodule': {
+      const at = args.findIndex((a) => a.value === 'foreach');
+      const cmd = at >= 0 ? args.slice(at + 1).filter((a) => !a.value.startsWith('--')) : [];
+      if (cmd.length && cmd.every(isKnown)) kit.payload(c, cmd.map((a) => a.value).join(' '), cmd[0]!);
+      break;
+    }
+    case 'clone':
+    case 'fetch':
+    case 'pull':
+    case 'ls-remote':
+    case 'archive':
+    case 'push': {
+      const pack = args.findIndex((a) => /^(-u|--upload-pack|--receive-pack|--exec)$/.test(a.value));
+      const inline = args.find((a) => /^--(upload-pack|receive-pack|exec)=/.test(a.value));
+      const cmd = pack >= 0 ? args[pack + 1] : inline ? { ...inline, value: inline.value.replace(/^--[a-z-]+=/, '') } : undefined;
+      if (cmd && isKnown(cmd)) kit.payload(c, cmd.value, cmd);
+      break;
+    }
   }
 };
 
@@ -104,6 +182,9 @@ function dockerRun(label: string, args: Arg[], c: CommandContext, kit: RuleKit):
 const kubectl: Rule = (argv, c, kit) => {
   const { sub, args } = subcommand(argv, /^(-n|--namespace|--context|--kubeconfig|-s|--server|--cluster|--user)$/);
   if (sub && /^(delete|drain|cordon|replace)$/.test(sub.value)) kit.emit(c, 'dangerous', 'kube.destroy', `${sub.value}s cluster resources (kubectl ${sub.value} ${args.filter((a) => !a.value.startsWith('-')).map((a) => a.value).join(' ')})`.trim(), sub);
+  if (sub && /^(get|edit)$/.test(sub.value) && args.some((a) => /^(secrets?|secret\/.+|secrets\/.+)$/.test(a.value)) && (sub.value === 'edit' || args.some((a, i) => /^(-o|--output)(=|$)/.test(a.value) && !/^(-o|--output)=?(name|wide)?$/.test(a.value + (a.value.includes('=') ? '' : args[i + 1]?.value ?? ''))))) {
+    kit.emit(c, 'dangerous', 'secret.read', `prints the values of cluster secrets (kubectl ${sub.value} secret -o)`, sub);
+  }
   if (sub?.value === 'exec') {
     const dash = args.findIndex((a) => a.value === '--');
     if (dash >= 0) kit.run(c, args.slice(dash + 1));
@@ -145,6 +226,9 @@ const pacman: Rule = (argv, c, kit) => {
 /** Cloud and infrastructure CLIs: a subcommand that deletes, terminates or destroys asks. */
 const cloud = (label: string): Rule => (argv, c, kit) => {
   const words = argv.slice(1).map((a) => a.value).filter((v) => !v.startsWith('-'));
+  // Printing a stored secret or a live token hands it to the agent (`aws secretsmanager get-secret-value`).
+  const read = words.find((w) => /^(get-secret-value|batch-get-secret-value|get-parameters?|get-parameters-by-path)$/.test(w) || (label === 'gcloud' && w === 'access' && words.includes('secrets')) || (label === 'az' && /^(show|download)$/.test(w) && words.includes('secret')));
+  if (read && (!/^get-parameter/.test(read) || argv.some((a) => a.value === '--with-decryption'))) kit.emit(c, 'dangerous', 'secret.read', `prints a stored secret (${label} ${read})`);
   const verb = words.find((w) => /^(delete|delete-\S+|rm|rb|terminate-instances|destroy|uninstall|purge|remove|drop)$/.test(w));
   if (verb) kit.emit(c, 'dangerous', 'cloud.destroy', `deletes cloud or cluster resources (${label} ${words.slice(0, words.indexOf(verb) + 1).join(' ')})`);
 };

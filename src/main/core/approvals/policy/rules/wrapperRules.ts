@@ -1,8 +1,9 @@
-// Commands that run another command: sudo, env, nohup, nice, timeout, xargs, busybox, … are peeled off so the
-// rules see the program that really runs; the ones that raise privileges say so.
+// Commands that run another command: sudo, env, nohup, nice, timeout, xargs, busybox, `poetry run`, terminals, … are
+// peeled off so the rules see the program that really runs; the ones that raise privileges say so.
 import { parseOptions, type OptionSpec } from '../options.js';
 import type { RuleKit, Wrapper } from '../ruleKit.js';
 import { isKnown, type Arg, type CommandContext } from '../scanTypes.js';
+import { commandVariable } from './escapeRules.js';
 
 /** Options, then optionally `skip` operands (timeout's duration, chroot's directory), then the command. */
 function peel(spec: OptionSpec = {}, skip = 0): Wrapper {
@@ -56,6 +57,7 @@ const env: Wrapper = (argv, c, kit) => {
     if (assign) {
       if (assign[1] === 'DOCKER_HOST' || assign[1] === 'DOCKER_CONTEXT') kit.emit(c, 'dangerous', 'docker.host', `points docker at another daemon (${v})`, a);
       if (assign[1] === 'LD_PRELOAD') kit.emit(c, 'dangerous', 'env.preload', 'loads a library into every program (LD_PRELOAD)', a);
+      commandVariable(assign[1]!, { ...a, value: assign[2]! }, c, kit);
       continue;
     }
     break;
@@ -69,9 +71,12 @@ const command: Wrapper = (argv) => {
   return { argv: argv.slice(1 + p.rest) };
 };
 
-const xargs: Wrapper = (argv, c) => {
+const xargs: Wrapper = (argv, c, kit) => {
   const p = parseOptions(argv.slice(1), { shortValue: 'IELnPsda', longValue: ['max-args', 'max-procs', 'max-chars', 'delimiter', 'arg-file'], posix: true, digitFlags: true });
   const rest = argv.slice(1 + p.rest);
+  // No limit on parallel runs, fed without end (`yes | xargs -P 0 …`), starts processes until the machine stops.
+  const procs = p.values.get('-P') ?? p.values.get('--max-procs');
+  if (procs === '0' && rest.length && c.stdin?.by !== undefined && /^(yes|cat \/dev\/(zero|u?random))$/.test(c.stdin.by)) kit.emit(c, 'hardline', 'forkbomb', `process flood: unlimited parallel runs of ${rest[0]!.value} fed by ${c.stdin.by}, which never ends`, argv[0]);
   // Input known now (`xargs rm -rf <<< /`, `echo / | xargs …`) becomes the arguments it will be.
   const text = c.stdin?.text;
   const extra = text !== undefined && rest.length ? text.split(/\s+/).filter(Boolean).slice(0, 64).map((w) => ({ ...rest[rest.length - 1]!, value: w })) : [];
@@ -130,7 +135,44 @@ const enters: Wrapper = (argv, c, kit) => {
   return peel({ shortValue: 'tSGw' })(argv, c, kit);
 };
 
+/** `poetry run CMD`, `bundle exec CMD`, `aws-vault exec PROFILE -- CMD`: a subcommand that runs the rest. */
+function runs(sub: RegExp, skip = 0, spec: OptionSpec = {}): Wrapper {
+  return (argv) => {
+    if (!sub.test(argv[1]?.value ?? '')) return undefined;
+    const rest = argv.slice(2);
+    const dash = rest.findIndex((a) => a.value === '--');
+    if (dash >= 0) return { argv: rest.slice(dash + 1) };
+    const p = parseOptions(rest, { ...spec, posix: true });
+    return { argv: rest.slice(p.rest + skip) };
+  };
+}
+
 export const wrapperTable: Record<string, Wrapper> = {
+  sshpass: peel({ shortValue: 'pfdeP' }),
+  // Terminals and session tools that run the rest: `xterm -e CMD`, `gnome-terminal -- CMD`, `dtach -n SOCK CMD`.
+  xterm: (argv) => { const e = argv.findIndex((a) => a.value === '-e'); return e > 0 ? { argv: argv.slice(e + 1) } : undefined; },
+  'gnome-terminal': (argv) => { const d = argv.findIndex((a) => a.value === '--' || a.value === '-e' || a.value === '-x'); return d > 0 ? { argv: argv.slice(d + 1) } : undefined; },
+  konsole: (argv) => { const e = argv.findIndex((a) => a.value === '-e'); return e > 0 ? { argv: argv.slice(e + 1) } : undefined; },
+  'x-terminal-emulator': (argv) => { const e = argv.findIndex((a) => a.value === '-e'); return e > 0 ? { argv: argv.slice(e + 1) } : undefined; },
+  dtach: (argv) => (/^-[ncA]$/.test(argv[1]?.value ?? '') ? { argv: argv.slice(3).filter((a, i, all) => !(a.value.startsWith('-') && all.slice(0, i).every((b) => b.value.startsWith('-')))) } : undefined),
+  'systemd-inhibit': peel({ longValue: ['what', 'who', 'why', 'mode'] }),
+  cgexec: peel({ shortValue: 'g' }),
+  perf: runs(/^(stat|record|trace)$/, 0, { shortValue: 'eoCpt', longValue: ['event', 'output', 'cpu', 'pid', 'tid'] }),
+  coproc: (argv) => ({ argv: argv.slice(1) }),
+  zellij: runs(/^run$/), pueue: runs(/^add$/),
+  chronic: peel(), ifne: peel(), nq: peel(), tsp: peel(), 'task-spooler': peel(), daemonize: peel({ shortValue: 'aceEijlopuv' }),
+  dotenv: (argv) => { const dash = argv.findIndex((a) => a.value === '--'); return { argv: dash >= 0 ? argv.slice(dash + 1) : parseOptions(argv.slice(1), { shortValue: 'ecv', posix: true }).operands }; },
+  entr: (argv, c, kit) => {
+    const p = parseOptions(argv.slice(1), { posix: true });
+    const rest = argv.slice(1 + p.rest);
+    if (p.flags.has('-s') && rest[0] && isKnown(rest[0])) { kit.payload(c, rest[0].value, rest[0]); return undefined; }
+    return { argv: rest };
+  },
+  poetry: runs(/^run$/), pipenv: runs(/^run$/), pdm: runs(/^run$/), rye: runs(/^run$/), hatch: runs(/^run$/), bundle: runs(/^exec$/), bundler: runs(/^exec$/),
+  uv: runs(/^run$/, 0, { shortValue: 'p', longValue: ['with', 'python', 'project', 'directory', 'env-file', 'extra', 'group', 'package', 'index'] }),
+  mise: runs(/^(exec|x)$/), asdf: runs(/^exec$/), op: runs(/^run$/), doppler: runs(/^run$/), 'aws-vault': runs(/^exec$/, 1), direnv: runs(/^exec$/, 1),
+  prlimit: (argv) => { const dash = argv.findIndex((a) => a.value === '--'); const p = parseOptions(argv.slice(1), { posix: true }); return p.flags.has('-p') || p.flags.has('--pid') ? undefined : { argv: dash >= 0 ? argv.slice(dash + 1) : argv.slice(1 + p.rest) }; },
+  setpriv: peel({ longValue: ['reuid', 'regid', 'groups', 'inh-caps', 'ambient-caps', 'bounding-set', 'securebits', 'selinux-label', 'apparmor-profile', 'reset-env'] }),
   sudo: elevate('sudo', { shortValue: 'ugpCDrtTUh', longValue: ['user', 'group', 'prompt', 'close-from', 'chdir', 'role', 'type', 'command-timeout', 'other-user', 'host'] }, ['-s', '-i']),
   doas: elevate('doas', { shortValue: 'uC' }, ['-s']),
   pkexec: elevate('pkexec', { longValue: ['user'] }),
