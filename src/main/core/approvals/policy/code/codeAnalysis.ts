@@ -1,0 +1,130 @@
+// What the Python and JavaScript analysers share: names bound as the code runs top to bottom, functions the code
+// defines analysed at each call with the arguments given there (so a helper `def run(cmd): subprocess.run(cmd)`
+// is judged by what it is called with), and bounds against hostile input.
+import type { CodeEffects } from './codeEffects.js';
+import type { CodeNode, CodeParsers, CodeTree, ParsedLanguage } from './codeParsers.js';
+import { decodedBy, known, unknown, type FnDef, type Val } from './codeValues.js';
+
+/** Nodes visited in one analysis, nested code included. */
+const NODE_BUDGET = 200_000;
+/** Calls into the code's own functions, nested, and analyses of one function. */
+const MAX_CALL_DEPTH = 6;
+const MAX_CALLS_PER_FN = 12;
+/** exec/eval of literal code inside code. */
+const MAX_CODE_DEPTH = 4;
+
+export abstract class CodeAnalysis {
+  protected vars = new Map<string, Val>();
+  /** Every function the code defines, by name: methods called on objects the analysis cannot follow (`self.run`). */
+  protected fns = new Map<string, FnDef>();
+  private readonly trees: CodeTree[] = [];
+  private budget = NODE_BUDGET;
+  private callDepth = 0;
+  private returns: (Val | undefined)[] = [];
+  private codeDepth = 0;
+
+  constructor(
+    protected readonly lang: ParsedLanguage,
+    protected readonly parsers: CodeParsers,
+    protected readonly effects: CodeEffects,
+  ) {}
+
+  protected abstract walk(node: CodeNode): void;
+  protected abstract evalExpr(node: CodeNode): Val;
+
+  /** Analyses a whole program: top to bottom, then the functions no call reached, with unknown arguments; true when it parsed cleanly. */
+  analyse(text: string): boolean {
+    try {
+      const clean = this.program(text);
+      for (let again = true; again; ) {
+        again = false;
+        for (const fn of [...this.fns.values()]) if (fn.calls === 0) again = (this.call(fn, [], new Map()), true);
+      }
+      return clean;
+    } finally {
+      for (const t of this.trees) t.delete();
+    }
+  }
+
+  /** Parses and walks text; true when it parsed without errors. */
+  protected program(text: string): boolean {
+    const tree = this.parsers.parse(text, this.lang);
+    this.trees.push(tree);
+    this.walk(tree.rootNode);
+    return !tree.rootNode.hasError;
+  }
+
+  /** Code the code runs from a known string (exec('…'), eval('…'), new Function('…')): analysed in place. */
+  protected nested(text: string, via: string): void {
+    if (this.codeDepth >= MAX_CODE_DEPTH) return this.effects.ask('code.dynamic', `runs code nested too deep to check (${via})`);
+    this.codeDepth++;
+    try {
+      this.program(text);
+    } finally {
+      this.codeDepth--;
+    }
+  }
+
+  /** Code the program runs from a value (exec, eval, Function): known text is analysed in place; decoded or computed text asks. */
+  protected runCode(src: Val | undefined, via: string): void {
+    if (!src || src.k === 'code') return;
+    const by = decodedBy(src);
+    const text = known(src);
+    if (by) this.effects.ask('code.decoded', `runs decoded text (${via} of ${by})`);
+    else if (text === undefined) this.effects.ask('code.dynamic', `runs code computed at run time (${via})`);
+    if (text !== undefined) this.nested(text, via);
+  }
+
+  /** A node the analysis does not model: its parts are evaluated for what they do, and decoding carries through. */
+  protected children(node: CodeNode): Val {
+    let decoded: string | undefined;
+    for (const c of node.namedChildren) decoded ??= decodedBy(this.evalExpr(c));
+    return decoded ? { k: 'unknown', decoded } : unknown;
+  }
+
+  /** Counts a node against the budget; false once it is spent (the code then asks). */
+  protected spend(): boolean {
+    if (--this.budget >= 0) return true;
+    if (this.budget === -1) this.effects.ask('parse.too_large', 'code too large to check');
+    return false;
+  }
+
+  protected define(fn: FnDef): Val {
+    this.fns.set(fn.name, fn);
+    return { k: 'fn', fn };
+  }
+
+  /** Runs a function the code defined with these arguments; its result when a `return` gave one. */
+  /** `skip` leaves out leading parameters the call does not pass (a method's `self`). */
+  protected call(fn: FnDef, args: Val[], kwargs: Map<string, Val>, skip = 0): Val {
+    if (this.callDepth >= MAX_CALL_DEPTH || fn.calls >= MAX_CALLS_PER_FN) return unknown;
+    fn.calls++;
+    const saved = new Map<string, Val | undefined>();
+    fn.params.forEach((p, at) => {
+      saved.set(p, this.vars.get(p));
+      const i = at - skip;
+      const v = at < skip ? unknown : at === fn.rest ? { k: 'seq' as const, items: args.slice(i) } : (kwargs.get(p) ?? args[i] ?? unknown);
+      this.vars.set(p, v);
+    });
+    this.callDepth++;
+    this.returns.push(undefined);
+    try {
+      if (fn.expression) return this.evalExpr(fn.body);
+      this.walk(fn.body);
+      return this.returns[this.returns.length - 1] ?? unknown;
+    } finally {
+      this.returns.pop();
+      this.callDepth--;
+      for (const [p, v] of saved) {
+        if (v === undefined) this.vars.delete(p);
+        else this.vars.set(p, v);
+      }
+    }
+  }
+
+  /** A `return` inside a function being called: the first value returned is its result. */
+  protected returned(v: Val): void {
+    const top = this.returns.length - 1;
+    if (top >= 0 && this.returns[top] === undefined) this.returns[top] = v;
+  }
+}

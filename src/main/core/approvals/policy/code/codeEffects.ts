@@ -1,0 +1,134 @@
+// What code does, in the terms the policy judges (the shared capability table of the Python and JavaScript
+// analysers): runs shell text or an argv, deletes or writes a path, reads one, reaches the network, runs code it
+// computes. Each effect becomes a finding here, with the same path rules the shell scanner uses.
+import { isBlockDevice, profileFinding, resolveLiteralPath, sensitiveWrite, vitalPath } from '../paths.js';
+import { metadataHost } from '../rules/networkRules.js';
+import { UNKNOWN, type Finding } from '../scanTypes.js';
+
+/** Where the code runs: the target's home and cwd, the Switchboard profile, and how reasons name the code. */
+export interface CodePlace {
+  home: string;
+  cwd?: string;
+  profile?: string;
+  /** `code` for execute_code, `python3 code` for a `-c` payload. */
+  how: string;
+}
+
+/** A finding, or shell text the code runs, which the caller classifies with the bash policy. */
+export type CodeFinding = (Finding & { shell?: undefined }) | { shell: string; via: string };
+
+/** How run-time parts of a command read in the shell text handed to the scanner: an unknown variable. */
+const runtimeWord = '"$RUNTIME_VALUE"';
+
+/** One argv item as a shell word: known parts quoted, run-time parts an unknown variable. */
+export function shellWord(item: string): string {
+  return item
+    .split(UNKNOWN)
+    .map((part) => (part === '' ? '' : /^[\w@%+=:,./-]+$/.test(part) ? part : `'${part.replace(/'/g, `'\\''`)}'`))
+    .join(runtimeWord) || "''";
+}
+
+/** Shell text with its run-time parts as unknown variables. */
+export function shellText(text: string): string {
+  return text.split(UNKNOWN).join(runtimeWord);
+}
+
+/** Files whose reading hands over a secret: private keys, cloud and package credentials, .env files. */
+function secretFile(resolved: string): boolean {
+  if (/\.pub$|\/known_hosts$|\/\.ssh\/config$/.test(resolved)) return false;
+  const why = sensitiveWrite(resolved);
+  return why !== undefined && /SSH keys|credentials|environment file/.test(why);
+}
+
+export class CodeEffects {
+  private readonly out: CodeFinding[] = [];
+  private secret: string | undefined;
+  private sends: string | undefined;
+
+  constructor(private readonly place: CodePlace) {}
+
+  private resolve(path: string): string {
+    return resolveLiteralPath(path, this.place.cwd, this.place.home, this.place.profile);
+  }
+
+  private push(f: Finding): void {
+    if (!this.out.some((x) => x.shell === undefined && x.rule === f.rule && x.text === f.text)) this.out.push(f);
+  }
+
+  ask(rule: string, text: string): void {
+    this.push({ severity: 'dangerous', rule, text });
+  }
+
+  hardline(rule: string, text: string): void {
+    this.push({ severity: 'hardline', rule, text });
+  }
+
+  /** Shell text the code hands to `sh -c` (os.system, exec): undefined when it is computed at run time. */
+  shell(text: string | undefined, via: string): void {
+    if (text === undefined || text.trim() === UNKNOWN) this.ask('code.shell', `runs a shell command computed at run time (${via})`);
+    else this.out.push({ shell: shellText(text), via });
+  }
+
+  /** A program and its arguments (subprocess.run([...]), spawn): judged as the shell command they spell. */
+  argv(items: string[] | undefined, via: string): void {
+    if (items === undefined || items.length === 0 || (items.length === 1 && items[0] === UNKNOWN)) this.ask('code.run', `runs a command computed at run time (${via})`);
+    else this.out.push({ shell: items.map(shellWord).join(' '), via });
+  }
+
+  /** A delete of one file, or of a directory tree (`tree`); `path` is undefined when computed at run time. */
+  delete(path: string | undefined, tree: boolean, via: string): void {
+    if (path !== undefined) {
+      const p = this.resolve(path);
+      const profile = profileFinding(p, this.place.profile, true, `${via} in ${this.place.how}`);
+      if (profile) return this.push(profile);
+      if (tree && !p.includes(UNKNOWN) && vitalPath(p, this.place.home)) return this.hardline('delete.vital', `recursive delete of ${p} (${via})`);
+      if (!tree) {
+        const why = sensitiveWrite(p);
+        if (why) this.ask('write.sensitive', `deletes ${p}: ${why} (${via})`);
+        return;
+      }
+      return this.ask('delete.tree', `deletes a directory tree ${p.includes(UNKNOWN) ? '' : `${p} `}(${via})`);
+    }
+    if (tree) this.ask('delete.tree', `deletes a directory tree (${via})`);
+  }
+
+  /** A write, move target, link, mode change or truncation of a path. */
+  write(path: string | undefined, via: string): void {
+    if (path === undefined) return;
+    const p = this.resolve(path);
+    const profile = profileFinding(p, this.place.profile, true, `${via} in ${this.place.how}`);
+    if (profile) return this.push(profile);
+    if (isBlockDevice(p)) return this.hardline('disk.overwrite', `overwrites the disk device ${p} (${via})`);
+    if (p === '/proc/sysrq-trigger') return this.hardline('power.sysrq', `triggers a kernel reboot or crash (${via} /proc/sysrq-trigger)`);
+    const why = sensitiveWrite(p);
+    if (why) this.ask('write.sensitive', `writes to ${p}: ${why} (${via})`);
+  }
+
+  /** A file the code reads: the agent token is refused; a secret matters if the code also reaches the network. */
+  read(path: string | undefined, via: string): void {
+    if (path === undefined) return;
+    const p = this.resolve(path);
+    const profile = profileFinding(p, this.place.profile, false, `${via} in ${this.place.how}`);
+    if (profile) return this.push(profile);
+    if (secretFile(p)) this.secret ??= p;
+  }
+
+  /** Any string the code builds that reads as a path: naming the token file is refused, as in a shell command. */
+  mention(text: string): void {
+    if (text.length > 512 || !/\/|core\.json/.test(text) || /^[a-z]+:\/\//i.test(text)) return;
+    const f = profileFinding(this.resolve(text), this.place.profile, false, this.place.how);
+    if (f) this.push(f);
+  }
+
+  /** A connection or request; `target` is its URL or host when known. */
+  network(target: string | undefined, via: string): void {
+    this.sends ??= via;
+    const host = target === undefined ? undefined : metadataHost(target);
+    if (host) this.ask('network.metadata', `reaches the cloud metadata endpoint, where machine credentials live (${host}, ${via})`);
+  }
+
+  findings(): CodeFinding[] {
+    if (this.secret && this.sends) this.ask('network.upload-secret', `reads ${this.secret} and sends data over the network (${this.sends})`);
+    return this.out;
+  }
+}

@@ -1,0 +1,683 @@
+// Python judged on its syntax tree: imports and aliases (`import shutil as s`, `from os import *`), getattr and
+// __import__ with names built from literals, globals()/vars()/sys.modules lookups, os.path.join and pathlib paths,
+// f-strings and `%`/format, base64 and friends, exec/eval/compile of known or decoded text, and the code's own
+// functions called with known arguments. What a call does is handed to CodeEffects.
+import { posix } from 'node:path';
+import { UNKNOWN } from '../scanTypes.js';
+import { CodeAnalysis } from './codeAnalysis.js';
+import type { CodeNode } from './codeParsers.js';
+import { argvOf, collapse, concat, decode, decodedBy, dirname, format, fromBase64, fromHex, joinPath, known, pathOf, rot13, str, textOf, unknown, type FnDef, type Val } from './codeValues.js';
+
+/** Builtins the analysis models; any other unbound name is a value it cannot know. */
+const builtinNames = new Set(['exec', 'eval', 'compile', 'open', '__import__', 'getattr', 'globals', 'locals', 'vars', 'str', 'bytes', 'bytearray', 'chr', 'execfile', 'breakpoint', 'reversed']);
+/** Modules other modules re-export (`subprocess.os.system` is `os.system`). */
+const reexported = new Set(['os', 'sys', 'subprocess', 'shutil', 'builtins', 'importlib', 'pathlib', 'socket', 'base64', 'codecs', 'ctypes', 'io', 'pty']);
+
+function normalize(q: string): string {
+  let s = q.replace(/^__builtins?__(\.|$)/, 'builtins$1').replace(/^(posix|nt)(\.|$)/, 'os$2').replace(/^(posixpath|ntpath)(\.|$)/, 'os.path$2');
+  s = s.replace(/^pathlib\.(PosixPath|WindowsPath|PurePosixPath|PureWindowsPath|PurePath)(\.|$)/, 'pathlib.Path$2').replace(/^_io\./, 'io.');
+  const parts = s.split('.');
+  for (let i = parts.length - 1; i > 0; i--) if (reexported.has(parts[i]!) && i < parts.length - 1) return normalize(parts.slice(i).join('.'));
+  return s;
+}
+
+const shellFirst = new Set(['os.system', 'os.popen', 'os.popen2', 'os.popen3', 'subprocess.getoutput', 'subprocess.getstatusoutput', 'commands.getoutput', 'commands.getstatusoutput', 'asyncio.create_subprocess_shell', 'platform.popen']);
+const subprocessRun = new Set(['subprocess.run', 'subprocess.call', 'subprocess.check_call', 'subprocess.check_output', 'subprocess.Popen']);
+const deleteFile = new Set(['os.remove', 'os.unlink', 'os.rmdir', 'os.removedirs']);
+const changesFirst = new Set(['os.truncate', 'os.chmod', 'os.lchmod', 'os.chown', 'os.lchown', 'os.utime', 'os.mkdir', 'os.makedirs', 'os.mkfifo', 'os.mknod', 'shutil.chown', 'os.chflags', 'os.setxattr']);
+const moves = new Set(['os.rename', 'os.replace', 'os.renames', 'shutil.move']);
+const copies = new Set(['shutil.copy', 'shutil.copy2', 'shutil.copyfile', 'shutil.copytree', 'shutil.copymode', 'shutil.copystat', 'shutil.copyfileobj']);
+const links = new Set(['os.symlink', 'os.link']);
+const opens = new Set(['builtins.open', 'io.open', 'codecs.open', 'io.FileIO']);
+const walkers = new Set(['os.walk', 'os.listdir', 'os.scandir', 'glob.glob', 'glob.iglob', 'os.fwalk']);
+const networkCalls = /^(urllib\.request\.(urlopen|Request|urlretrieve)|urllib2?\.urlopen|requests\.(get|post|put|patch|delete|head|request|Session)|httpx\.(get|post|put|patch|delete|head|request|Client|AsyncClient|stream)|http\.client\.HTTPS?Connection|socket\.(socket|create_connection|socketpair)|smtplib\.SMTP(_SSL)?|ftplib\.FTP(_TLS)?|aiohttp\.(ClientSession|request)|telnetlib\.Telnet|xmlrpc\.client\.ServerProxy|paramiko\.SSHClient|urllib3\.(PoolManager|request))$/;
+const decoders: Record<string, (s: string) => string | undefined> = {
+  'base64.b64decode': fromBase64, 'base64.standard_b64decode': fromBase64, 'base64.urlsafe_b64decode': fromBase64, 'base64.decodebytes': fromBase64, 'base64.decodestring': fromBase64,
+  'binascii.a2b_base64': fromBase64, 'binascii.unhexlify': fromHex, 'binascii.a2b_hex': fromHex, 'bytes.fromhex': fromHex, 'base64.b16decode': fromHex,
+  'base64.b32decode': () => undefined, 'base64.a85decode': () => undefined, 'base64.b85decode': () => undefined, 'zlib.decompress': () => undefined,
+  'gzip.decompress': () => undefined, 'bz2.decompress': () => undefined, 'lzma.decompress': () => undefined, 'marshal.loads': () => undefined,
+};
+const shells = /^(\/(usr\/)?bin\/)?(sh|bash|zsh|dash|ksh|fish)$/;
+
+function unescape(body: string): string {
+  return body.replace(/\\(\n|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|[ntrabfv\\'"])/g, (_, e: string) => {
+    if (e === '\n') return '';
+    if (/^[xuU]/.test(e)) return String.fromCodePoint(parseInt(e.slice(1), 16));
+    if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8));
+    return ({ n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', f: '\f', v: '\v' } as Record<string, string>)[e] ?? e;
+  });
+}
+
+interface Call {
+  q: string;
+  args: Val[];
+  kw: Map<string, Val>;
+  node: CodeNode;
+}
+
+export class PythonAnalysis extends CodeAnalysis {
+  /** Modules imported with `from M import *`, latest last. */
+  private stars: string[] = [];
+  /** Set while a for loop's iterable walks a directory; deletes in its body then ask. */
+  private walked = false;
+  private inWalk = 0;
+  private dup2 = false;
+  private spawnsShell = false;
+
+  override analyse(text: string): boolean {
+    const clean = super.analyse(text);
+    if (this.dup2 && this.spawnsShell) this.effects.ask('network.shell', 'connects a shell to a socket (os.dup2, then a shell)');
+    return clean;
+  }
+
+  private lookup(name: string): Val {
+    const v = this.vars.get(name);
+    if (v) return v;
+    if (name === '__builtins__' || name === '__builtin__') return { k: 'ref', q: 'builtins' };
+    for (let i = this.stars.length - 1; i >= 0; i--) {
+      const q = normalize(`${this.stars[i]}.${name}`);
+      if (this.models(q)) return { k: 'ref', q };
+    }
+    return builtinNames.has(name) ? { k: 'ref', q: `builtins.${name}` } : unknown;
+  }
+
+  /** Is a qualified name one the analysis gives meaning to (for `from M import *`)? */
+  private models(q: string): boolean {
+    return shellFirst.has(q) || subprocessRun.has(q) || deleteFile.has(q) || changesFirst.has(q) || moves.has(q) || copies.has(q) || links.has(q) || opens.has(q) || q in decoders || networkCalls.test(q) || /^(shutil\.rmtree|os\.(exec|spawn|posix_spawn|kill|killpg|dup2|environ|getenv|path|putenv)|pty\.spawn|importlib\.import_module|sys\.modules|pathlib\.Path|ctypes\.)/.test(q);
+  }
+
+  private attr(v: Val, name: string): Val {
+    if (v.k === 'ref') {
+      if (name === '__dict__') return v;
+      if (name === '__builtins__') return { k: 'ref', q: 'builtins' };
+      const q = normalize(`${v.q}.${name}`);
+      return q === 'sys.modules' ? { k: 'scope', modules: true } : { k: 'ref', q };
+    }
+    if (v.k === 'path' && name === 'parent') return { k: 'path', s: textOf(dirname(v)) ?? UNKNOWN };
+    if (v.k === 'path' && name === 'name') return v.s.includes(UNKNOWN) ? unknown : str(posix.basename(v.s));
+    return { k: 'method', self: v, name };
+  }
+
+  /** `x[key]` where x is a module, a namespace (globals(), vars(), sys.modules), os.environ, a dict or a list. */
+  private item(v: Val, key: Val, keyNode: CodeNode | null): Val {
+    if (keyNode?.type === 'slice') {
+      const s = v.k === 'str' && keyNode.text.replace(/\s/g, '') === '::-1' ? known(v) : undefined;
+      return s === undefined ? (decodedBy(v) ? { k: 'unknown', decoded: decodedBy(v)! } : unknown) : str([...s].reverse().join(''), v.k === 'str' ? v.decoded : undefined);
+    }
+    const k = known(key);
+    if (v.k === 'ref' && v.q === 'os.environ') return k === 'HOME' || k === 'USERPROFILE' ? str('~') : str(UNKNOWN);
+    if (v.k === 'ref' || v.k === 'scope') {
+      if (k === undefined) {
+        this.effects.ask('code.attr', `looks up a name computed at run time in ${v.k === 'ref' ? v.q : 'a namespace'} (${keyNode?.text.slice(0, 40) ?? '…'})`);
+        return unknown;
+      }
+      if (v.k === 'scope') return v.modules ? { k: 'ref', q: normalize(k) } : this.lookup(k);
+      return this.attr(v, k);
+    }
+    if (v.k === 'dict' && k !== undefined) return v.entries.get(k) ?? unknown;
+    if (v.k === 'seq' && key.k === 'num') return v.items[key.n < 0 ? v.items.length + key.n : key.n] ?? unknown;
+    return unknown;
+  }
+
+  private bind(target: CodeNode, v: Val): void {
+    switch (target.type) {
+      case 'identifier':
+        this.vars.set(target.text, v);
+        return;
+      case 'pattern_list':
+      case 'tuple_pattern':
+      case 'list_pattern':
+      case 'tuple':
+      case 'list': {
+        const items = target.namedChildren;
+        items.forEach((t, i) => this.bind(t, v.k === 'seq' ? (v.items[i] ?? unknown) : unknown));
+        return;
+      }
+      case 'subscript': {
+        const obj = this.evalExpr(target.childForFieldName('value')!);
+        const key = target.childForFieldName('subscript');
+        const k = key ? known(this.evalExpr(key)) : undefined;
+        if (obj.k === 'ref' && obj.q === 'os.environ' && k !== undefined) this.env(k, v);
+        return;
+      }
+      case 'as_pattern_target':
+      case 'parenthesized_expression':
+        if (target.namedChildren[0]) this.bind(target.namedChildren[0], v);
+        return;
+      default:
+        this.evalExpr(target);
+    }
+  }
+
+  /** An environment variable set for the programs the code starts: judged as the shell assignment. */
+  private env(name: string, v: Val): void {
+    if (/^[A-Za-z_]\w*$/.test(name)) this.effects.shell(`${name}=${JSON.stringify(textOf(v) ?? UNKNOWN)}`, 'os.environ');
+  }
+
+  private fnDef(node: CodeNode, name: string, paramsNode: CodeNode | null, body: CodeNode, expression: boolean): FnDef {
+    const params: string[] = [];
+    let rest = -1;
+    for (const p of paramsNode?.namedChildren ?? []) {
+      const id = p.type === 'identifier' ? p : (p.childForFieldName('name') ?? p.namedChildren.find((c) => c.type === 'identifier'));
+      if (p.type === 'list_splat_pattern') rest = params.length;
+      if (p.type === 'dictionary_splat_pattern' || p.type === 'keyword_separator' || p.type === 'positional_separator') continue;
+      params.push(id?.text ?? `#${params.length}`);
+      // Defaults are evaluated where the function is defined.
+      const dflt = p.childForFieldName('value');
+      if (dflt) this.evalExpr(dflt);
+    }
+    void node;
+    return { name, params, rest, body, expression, calls: 0 };
+  }
+
+  protected walk(node: CodeNode): void {
+    this.evalExpr(node);
+  }
+
+  protected evalExpr(node: CodeNode): Val {
+    if (!this.spend()) return unknown;
+    switch (node.type) {
+      case 'module':
+      case 'block':
+        for (const c of node.namedChildren) this.evalExpr(c);
+        return unknown;
+      case 'import_statement':
+        for (const c of node.namedChildren) {
+          if (c.type === 'aliased_import') this.vars.set(c.childForFieldName('alias')!.text, { k: 'ref', q: normalize(c.childForFieldName('name')!.text.replace(/\s/g, '')) });
+          else if (c.type === 'dotted_name') this.vars.set(c.namedChildren[0]!.text, { k: 'ref', q: normalize(c.namedChildren[0]!.text) });
+        }
+        return unknown;
+      case 'import_from_statement': {
+        const mod = node.childForFieldName('module_name');
+        const m = mod?.type === 'dotted_name' ? mod.text.replace(/\s/g, '') : undefined;
+        for (const c of node.namedChildren) {
+          if (c === mod) continue;
+          if (c.type === 'wildcard_import') {
+            if (m) this.stars.push(m);
+            continue;
+          }
+          const name = c.type === 'aliased_import' ? c.childForFieldName('name')!.text : c.text;
+          const as = c.type === 'aliased_import' ? c.childForFieldName('alias')!.text : name;
+          this.vars.set(as, m ? { k: 'ref', q: normalize(`${m}.${name}`) } : unknown);
+        }
+        return unknown;
+      }
+      case 'expression_statement':
+        for (const c of node.namedChildren) this.evalExpr(c);
+        return unknown;
+      case 'assignment': {
+        const right = node.childForFieldName('right');
+        const v = right ? this.evalExpr(right) : unknown;
+        const left = node.childForFieldName('left');
+        if (left && right) this.bind(left, v);
+        return v;
+      }
+      case 'augmented_assignment': {
+        const left = node.childForFieldName('left')!;
+        const v = this.evalExpr(node.childForFieldName('right')!);
+        const op = node.childForFieldName('operator')?.text;
+        if (left.type === 'identifier') this.vars.set(left.text, op === '+=' ? concat(this.lookup(left.text), v) : unknown);
+        return unknown;
+      }
+      case 'named_expression': {
+        const v = this.evalExpr(node.childForFieldName('value')!);
+        this.vars.set(node.childForFieldName('name')!.text, v);
+        return v;
+      }
+      case 'function_definition': {
+        const name = node.childForFieldName('name')!.text;
+        this.vars.set(name, this.define(this.fnDef(node, name, node.childForFieldName('parameters'), node.childForFieldName('body')!, false)));
+        return unknown;
+      }
+      case 'lambda': {
+        const body = node.childForFieldName('body');
+        return body ? { k: 'fn', fn: this.fnDef(node, '<lambda>', node.childForFieldName('parameters'), body, true) } : unknown;
+      }
+      case 'class_definition': {
+        const sup = node.childForFieldName('superclasses');
+        if (sup) this.evalExpr(sup);
+        const body = node.childForFieldName('body');
+        // Methods are known by name (self.run(...)); the class body's own names stay inside it.
+        const outer = this.vars;
+        this.vars = new Map(outer);
+        if (body) this.evalExpr(body);
+        this.vars = outer;
+        this.vars.set(node.childForFieldName('name')!.text, unknown);
+        return unknown;
+      }
+      case 'decorated_definition':
+        for (const c of node.namedChildren) this.evalExpr(c);
+        return unknown;
+      case 'return_statement': {
+        const v = node.namedChildren[0] ? this.evalExpr(node.namedChildren[0]) : unknown;
+        this.returned(v);
+        return unknown;
+      }
+      case 'for_statement':
+      case 'for_in_clause': {
+        const right = node.childForFieldName('right');
+        const before = this.walked;
+        this.walked = false;
+        const iter = right ? this.evalExpr(right) : unknown;
+        const walks = this.walked;
+        this.walked = before;
+        const left = node.childForFieldName('left');
+        if (left) this.bind(left, iter.k === 'seq' && iter.items.length === 1 ? iter.items[0]! : unknown);
+        if (walks) this.inWalk++;
+        try {
+          for (const c of node.namedChildren) if (c !== left && c !== right) this.evalExpr(c);
+        } finally {
+          if (walks) this.inWalk--;
+        }
+        return unknown;
+      }
+      case 'list_comprehension':
+      case 'set_comprehension':
+      case 'dictionary_comprehension':
+      case 'generator_expression': {
+        // The for clauses bind before the body runs.
+        const body = node.childForFieldName('body');
+        const clauses = node.namedChildren.filter((c) => c !== body);
+        const walksBefore = this.inWalk;
+        for (const c of clauses) {
+          if (c.type === 'for_in_clause') {
+            const right = c.childForFieldName('right');
+            const before = this.walked;
+            this.walked = false;
+            if (right) this.evalExpr(right);
+            if (this.walked) this.inWalk++;
+            this.walked = before;
+            const left = c.childForFieldName('left');
+            if (left) this.bind(left, unknown);
+          } else this.evalExpr(c);
+        }
+        if (body) this.evalExpr(body);
+        this.inWalk = walksBefore;
+        return unknown;
+      }
+      case 'with_item': {
+        const value = node.childForFieldName('value');
+        if (value?.type === 'as_pattern') {
+          const v = this.evalExpr(value.namedChildren[0]!);
+          const alias = value.childForFieldName('alias');
+          if (alias) this.bind(alias, v);
+        } else if (value) this.evalExpr(value);
+        return unknown;
+      }
+      case 'string':
+        return this.string(node);
+      case 'concatenated_string':
+        return node.namedChildren.map((c) => this.evalExpr(c)).reduce((a, b) => concat(a, b), str(''));
+      case 'integer':
+        return { k: 'num', n: Number(node.text.replace(/_/g, '')) };
+      case 'true':
+      case 'false':
+        return { k: 'bool', b: node.type === 'true' };
+      case 'identifier':
+        return this.lookup(node.text);
+      case 'attribute':
+        return this.attr(this.evalExpr(node.childForFieldName('object')!), node.childForFieldName('attribute')!.text);
+      case 'subscript': {
+        const v = this.evalExpr(node.childForFieldName('value')!);
+        const keyNode = node.childForFieldName('subscript');
+        const key = keyNode && keyNode.type !== 'slice' ? this.evalExpr(keyNode) : unknown;
+        return this.item(v, key, keyNode);
+      }
+      case 'list':
+      case 'tuple':
+      case 'expression_list':
+      case 'set':
+        return { k: 'seq', items: node.namedChildren.map((c) => (c.type === 'list_splat' ? (this.evalExpr(c), unknown) : this.evalExpr(c))) };
+      case 'dictionary': {
+        const entries = new Map<string, Val>();
+        for (const pair of node.namedChildren) {
+          if (pair.type !== 'pair') {
+            this.evalExpr(pair);
+            continue;
+          }
+          const k = known(this.evalExpr(pair.childForFieldName('key')!));
+          const v = this.evalExpr(pair.childForFieldName('value')!);
+          if (k !== undefined) entries.set(k, v);
+        }
+        return { k: 'dict', entries };
+      }
+      case 'parenthesized_expression':
+      case 'await':
+        return node.namedChildren.length === 1 ? this.evalExpr(node.namedChildren[0]!) : unknown;
+      case 'binary_operator':
+        return this.binary(node);
+      case 'call':
+        return this.call_(node);
+      case 'comment':
+      case 'pass_statement':
+      case 'break_statement':
+      case 'continue_statement':
+      case 'future_import_statement':
+      case 'global_statement':
+      case 'nonlocal_statement':
+        return unknown;
+      default:
+        return this.children(node);
+    }
+  }
+
+  private string(node: CodeNode): Val {
+    const start = node.namedChildren.find((c) => c.type === 'string_start')?.text ?? '';
+    const raw = /r/i.test(start);
+    let s = '';
+    for (const c of node.namedChildren) {
+      if (c.type === 'string_content') s += raw ? c.text : unescape(c.text);
+      else if (c.type === 'interpolation') {
+        const e = c.childForFieldName('expression');
+        s += e ? (textOf(this.evalExpr(e)) ?? UNKNOWN) : UNKNOWN;
+      }
+    }
+    return str(collapse(s));
+  }
+
+  private binary(node: CodeNode): Val {
+    const l = this.evalExpr(node.childForFieldName('left')!);
+    const r = this.evalExpr(node.childForFieldName('right')!);
+    const op = node.childForFieldName('operator')?.text;
+    if (op === '+') return concat(l, r);
+    if (op === '/' && l.k === 'path') return { k: 'path', s: textOf(joinPath([l, r])) ?? UNKNOWN };
+    if (op === '%' && l.k === 'str') {
+      const args = r.k === 'seq' ? r.items : [r];
+      return str(format(l.s.replace(/%%/g, '\u0001'), args, /%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[sdrifxXoeEgGc]/g).replace(/\u0001/g, '%'), decodedBy(l) ?? decodedBy(r));
+    }
+    const decoded = decodedBy(l) ?? decodedBy(r);
+    return decoded ? { k: 'unknown', decoded } : unknown;
+  }
+
+  private call_(node: CodeNode): Val {
+    const fn = this.evalExpr(node.childForFieldName('function')!);
+    const argNode = node.childForFieldName('arguments');
+    const args: Val[] = [];
+    const kw = new Map<string, Val>();
+    for (const a of argNode?.type === 'argument_list' ? argNode.namedChildren : argNode ? [argNode] : []) {
+      if (a.type === 'keyword_argument') kw.set(a.childForFieldName('name')!.text, this.evalExpr(a.childForFieldName('value')!));
+      else if (a.type === 'list_splat') {
+        const v = this.evalExpr(a.namedChildren[0]!);
+        if (v.k === 'seq') args.push(...v.items);
+        else args.push(unknown);
+      } else if (a.type === 'dictionary_splat') {
+        const v = this.evalExpr(a.namedChildren[0]!);
+        if (v.k === 'dict') for (const [k, x] of v.entries) kw.set(k, x);
+      } else if (a.type !== 'comment') args.push(this.evalExpr(a));
+    }
+    for (const a of [...args, ...kw.values()]) {
+      const t = textOf(a);
+      if (t !== undefined && a.k === 'str') this.effects.mention(t);
+    }
+    if (fn.k === 'fn') return this.call(fn.fn, args, kw);
+    if (fn.k === 'ref') return this.callRef({ q: fn.q, args, kw, node });
+    if (fn.k === 'method') return this.method(fn.self, fn.name, args, kw);
+    return unknown;
+  }
+
+  private arg(c: Call, i: number, name?: string): Val | undefined {
+    return (name !== undefined ? c.kw.get(name) : undefined) ?? c.args[i];
+  }
+
+
+  private callRef(c: Call): Val {
+    const { q } = c;
+    const short = q.replace(/^builtins\./, '');
+    const e = this.effects;
+    if (shellFirst.has(q)) return e.shell(textOf(this.arg(c, 0, 'cmd') ?? unknown), q), unknown;
+    if (subprocessRun.has(q)) {
+      const a = this.arg(c, 0, 'args') ?? unknown;
+      const shell = c.kw.get('shell');
+      if (a.k === 'seq') {
+        if (shell && !(shell.k === 'bool' && !shell.b)) e.shell(textOf(a.items[0] ?? unknown), q);
+        else this.runArgv(argvOf(a), q);
+      } else e.shell(textOf(a), q);
+      return unknown;
+    }
+    if (/^os\.exec[lv]p?e?$/.test(q) || /^os\.posix_spawnp?$/.test(q)) {
+      const list = /^os\.execl/.test(q) ? c.args.slice(2, /e$/.test(q) ? -1 : undefined).map((v) => textOf(v) ?? UNKNOWN) : (argvOf(c.args[1]) ?? [UNKNOWN]).slice(1);
+      this.runArgv([textOf(c.args[0] ?? unknown) ?? UNKNOWN, ...list], q);
+      return unknown;
+    }
+    if (/^os\.spawn[lv]p?e?$/.test(q)) {
+      const list = /^os\.spawnl/.test(q) ? c.args.slice(3, /e$/.test(q) ? -1 : undefined).map((v) => textOf(v) ?? UNKNOWN) : (argvOf(c.args[2]) ?? [UNKNOWN]).slice(1);
+      this.runArgv([textOf(c.args[1] ?? unknown) ?? UNKNOWN, ...list], q);
+      return unknown;
+    }
+    if (q === 'pty.spawn' || q === 'asyncio.create_subprocess_exec') {
+      const first = c.args[0] ?? unknown;
+      this.runArgv(q === 'pty.spawn' ? (argvOf(first) ?? [textOf(first) ?? UNKNOWN]) : c.args.map((v) => textOf(v) ?? UNKNOWN), q);
+      return unknown;
+    }
+    if (q === 'shutil.rmtree') return this.delete(this.arg(c, 0, 'path'), true, q), unknown;
+    if (deleteFile.has(q)) return this.delete(this.arg(c, 0, 'path'), false, q), unknown;
+    if (changesFirst.has(q)) return e.write(pathOf(this.arg(c, 0, 'path')), q), unknown;
+    if (moves.has(q)) {
+      e.write(pathOf(this.arg(c, 0, 'src')), q);
+      e.write(pathOf(this.arg(c, 1, 'dst')), q);
+      return unknown;
+    }
+    if (copies.has(q)) {
+      e.read(pathOf(this.arg(c, 0, 'src')), q);
+      e.write(pathOf(this.arg(c, 1, 'dst')), q);
+      return unknown;
+    }
+    if (links.has(q)) return e.write(pathOf(this.arg(c, 1, 'dst')), q), unknown;
+    if (opens.has(q)) {
+      const mode = known(this.arg(c, 1, 'mode')) ?? 'r';
+      this.open(pathOf(this.arg(c, 0, 'file') ?? this.arg(c, 0, 'filename')), mode, short);
+      return unknown;
+    }
+    if (q === 'os.open') {
+      const flags = c.node.childForFieldName('arguments')?.namedChildren[1]?.text ?? '';
+      this.open(pathOf(c.args[0]), /O_(WRONLY|RDWR|APPEND|CREAT|TRUNC)/.test(flags) ? 'w' : 'r', q);
+      return unknown;
+    }
+    if (walkers.has(q)) {
+      this.walked = true;
+      return unknown;
+    }
+    if (networkCalls.test(q)) {
+      const target = q === 'requests.request' ? this.arg(c, 1, 'url') : (this.arg(c, 0, 'url') ?? c.args[0]);
+      const t = target?.k === 'seq' ? target.items[0] : target;
+      e.network(t ? known(t) : undefined, q);
+      return unknown;
+    }
+    switch (short) {
+      case 'exec':
+      case 'eval':
+      case 'execfile':
+        this.runCode(short === 'execfile' ? unknown : this.arg(c, 0, 'source'), short);
+        return unknown;
+      case 'compile': {
+        const src = this.arg(c, 0, 'source') ?? unknown;
+        this.runCode(src, 'compile');
+        return { k: 'code', src };
+      }
+      case '__import__':
+        return this.importNamed(this.arg(c, 0, 'name'), c.args[3] ?? c.kw.get('fromlist'), '__import__');
+      case 'getattr': {
+        const obj = c.args[0] ?? unknown;
+        const name = known(c.args[1]);
+        if (name !== undefined) return this.attr(obj, name);
+        if (obj.k === 'ref' || obj.k === 'scope') e.ask('code.attr', `reads an attribute named at run time of ${obj.k === 'ref' ? obj.q : 'a namespace'} (getattr)`);
+        return unknown;
+      }
+      case 'globals':
+      case 'locals':
+        return { k: 'scope', modules: false };
+      case 'vars':
+        return c.args[0] ?? { k: 'scope', modules: false };
+      case 'str':
+        return c.args[0] && (c.args[0].k === 'path' || c.args[0].k === 'str') ? str(c.args[0].s, decodedBy(c.args[0])) : unknown;
+      case 'bytes':
+      case 'bytearray': {
+        const a = c.args[0];
+        if (a?.k === 'seq' && a.items.every((i) => i.k === 'num')) return str(a.items.map((i) => String.fromCharCode((i as { n: number }).n)).join(''), 'bytes');
+        return a?.k === 'str' ? a : unknown;
+      }
+      case 'chr':
+        return c.args[0]?.k === 'num' ? str(String.fromCharCode(c.args[0].n), 'chr') : { k: 'unknown', decoded: 'chr' };
+      case 'reversed':
+        return c.args[0] ? this.item(c.args[0], unknown, null) : unknown;
+      case 'breakpoint':
+        return unknown;
+    }
+    if (q === 'importlib.import_module' || q === 'importlib.__import__') return this.importNamed(this.arg(c, 0, 'name'), str('x'), q);
+    if (q in decoders) return decode(c.args[0], q, decoders[q]!);
+    if (q === 'codecs.decode' || q === 'codecs.encode') {
+      const enc = (known(this.arg(c, 1, 'encoding')) ?? '').toLowerCase().replace(/[-_]/g, '');
+      const how = enc === 'rot13' ? rot13 : enc === 'base64' ? fromBase64 : enc === 'hex' ? fromHex : undefined;
+      return how ? decode(c.args[0], q, how) : (c.args[0] ?? unknown);
+    }
+    if (q === 'os.path.join') return joinPath(c.args);
+    if (/^os\.path\.(expanduser|expandvars|abspath|realpath|normpath)$/.test(q) || q === 'os.fspath') return c.args[0]?.k === 'path' ? str(c.args[0].s) : (c.args[0] ?? unknown);
+    if (q === 'os.path.dirname') return dirname(c.args[0] ?? unknown);
+    if (q === 'os.getcwd') return str('.');
+    if (q === 'os.getenv' || q === 'os.environ.get') {
+      const k = known(c.args[0]);
+      return k === 'HOME' || k === 'USERPROFILE' ? str('~') : str(UNKNOWN);
+    }
+    if (q === 'os.putenv') {
+      const k = known(c.args[0]);
+      if (k !== undefined) this.env(k, c.args[1] ?? unknown);
+      return unknown;
+    }
+    if (q === 'os.environ.update' || q === 'os.environ.setdefault') {
+      const d = c.args[0];
+      if (d?.k === 'dict') for (const [k, v] of d.entries) this.env(k, v);
+      for (const [k, v] of c.kw) this.env(k, v);
+      if (q === 'os.environ.setdefault' && known(c.args[0]) !== undefined) this.env(known(c.args[0])!, c.args[1] ?? unknown);
+      return unknown;
+    }
+    if (q === 'pathlib.Path') return c.args.length ? { k: 'path', s: textOf(joinPath(c.args)) ?? UNKNOWN } : { k: 'path', s: '.' };
+    if (q === 'pathlib.Path.home') return { k: 'path', s: '~' };
+    if (q === 'pathlib.Path.cwd') return { k: 'path', s: '.' };
+    if (q === 'os.kill' || q === 'os.killpg') {
+      const sig = c.args[1]?.k === 'ref' ? c.args[1].q.replace(/^signal\.(SIG)?/, '') : (textOf(c.args[1] ?? unknown) ?? UNKNOWN);
+      this.runArgv(['kill', `-${sig}`, `${q === 'os.killpg' ? '-' : ''}${textOf(c.args[0] ?? unknown) ?? UNKNOWN}`], q);
+      return unknown;
+    }
+    if (q === 'os.dup2') this.dup2 = true;
+    if (/^ctypes\.(CDLL|PyDLL|WinDLL|OleDLL|cdll|pydll|windll|LibraryLoader)\b/.test(q)) e.ask('code.native', `calls C library functions directly (${q})`);
+    if (q === 'sys.modules.get') return this.item({ k: 'scope', modules: true }, c.args[0] ?? unknown, null);
+    return unknown;
+  }
+
+  private importNamed(name: Val | undefined, fromlist: Val | undefined, via: string): Val {
+    const n = known(name);
+    if (n === undefined) {
+      this.effects.ask('code.import', `imports a module named at run time (${via})`);
+      return unknown;
+    }
+    // __import__('os.path') is `os` unless a fromlist asks for the submodule.
+    return { k: 'ref', q: normalize(fromlist && !(fromlist.k === 'seq' && fromlist.items.length === 0) ? n : n.split('.')[0]!) };
+  }
+
+  private runArgv(argv: string[] | undefined, via: string): void {
+    if (argv && argv.length === 1 && shells.test(argv[0]!)) this.spawnsShell = true;
+    this.effects.argv(argv, via);
+  }
+
+  private delete(path: Val | undefined, tree: boolean, via: string): void {
+    if (this.inWalk > 0) this.effects.ask('delete.walk', `deletes files in a loop over a directory walk (${via} in os.walk)`);
+    this.effects.delete(path === undefined ? undefined : (textOf(path) ?? UNKNOWN), tree, via);
+  }
+
+  private open(path: string | undefined, mode: string, via: string): void {
+    if (/[wax+]/.test(mode)) this.effects.write(path, via);
+    else this.effects.read(path, via);
+  }
+
+  /** Methods on values: strings, pathlib paths, dicts, and objects the analysis cannot follow. */
+  private method(self: Val, name: string, args: Val[], kw: Map<string, Val>): Val {
+    const e = this.effects;
+    if (self.k === 'str') {
+      const s = self.s;
+      const by = self.decoded;
+      switch (name) {
+        case 'join': {
+          const items = args[0]?.k === 'seq' ? args[0].items : undefined;
+          return items ? str(collapse(items.map((i) => textOf(i) ?? UNKNOWN).join(s)), by ?? items.map(decodedBy).find(Boolean)) : unknown;
+        }
+        case 'format':
+          return str(s.replace(/\{([A-Za-z_]\w*)[^{}]*\}/g, (m, k: string) => textOf(kw.get(k) ?? unknown) ?? UNKNOWN).replace(/\{\{/g, '{').replace(/\}\}/g, '}').replace(/\{[^{}]*\}/g, (() => { let i = 0; return () => textOf(args[i++] ?? unknown) ?? UNKNOWN; })()), by);
+        case 'replace': {
+          const a = known(args[0]);
+          const b = args[1] ? textOf(args[1]) : undefined;
+          return a !== undefined && b !== undefined && !s.includes(UNKNOWN) ? str(s.split(a).join(b), by) : { k: 'unknown', ...(by ? { decoded: by } : {}) };
+        }
+        case 'lower':
+        case 'upper':
+        case 'strip':
+        case 'lstrip':
+        case 'rstrip':
+          return str(name === 'lower' ? s.toLowerCase() : name === 'upper' ? s.toUpperCase() : name === 'strip' ? s.trim() : name === 'lstrip' ? s.trimStart() : s.trimEnd(), by);
+        case 'encode':
+        case 'decode':
+          return self;
+      }
+      return by ? { k: 'unknown', decoded: by } : unknown;
+    }
+    if (self.k === 'path') {
+      const p = self.s.includes(UNKNOWN) && self.s === UNKNOWN ? undefined : self.s;
+      switch (name) {
+        case 'write_text':
+        case 'write_bytes':
+        case 'touch':
+        case 'mkdir':
+        case 'chmod':
+        case 'lchmod':
+        case 'symlink_to':
+        case 'hardlink_to':
+          e.write(p, `Path.${name}`);
+          return unknown;
+        case 'rename':
+        case 'replace':
+          e.write(p, `Path.${name}`);
+          e.write(pathOf(args[0]), `Path.${name}`);
+          return unknown;
+        case 'unlink':
+        case 'rmdir':
+          this.delete(p === undefined ? undefined : str(p), false, `Path.${name}`);
+          return unknown;
+        case 'open':
+          this.open(p, known(args[0] ?? kw.get('mode')) ?? 'r', 'Path.open');
+          return unknown;
+        case 'read_text':
+        case 'read_bytes':
+          e.read(p, `Path.${name}`);
+          return unknown;
+        case 'joinpath':
+          return { k: 'path', s: textOf(joinPath([self, ...args])) ?? UNKNOWN };
+        case 'expanduser':
+        case 'resolve':
+        case 'absolute':
+          return self;
+        case 'iterdir':
+        case 'glob':
+        case 'rglob':
+        case 'walk':
+          this.walked = true;
+          return unknown;
+        case 'home':
+          return { k: 'path', s: '~' };
+      }
+      return unknown;
+    }
+    if (self.k === 'dict' && name === 'get') return self.entries.get(known(args[0]) ?? '\0') ?? args[1] ?? unknown;
+    if (self.k === 'code') return unknown;
+    if (self.k === 'unknown' && self.decoded && (name === 'decode' || name === 'encode')) return self;
+    // An object the analysis cannot follow: the code's own method of that name, or a connection.
+    if (/^(rglob|glob|iterdir|walk)$/.test(name)) this.walked = true;
+    if (/^(connect|connect_ex|sendto|create_connection)$/.test(name)) {
+      const target = args[0]?.k === 'seq' ? args[0].items[0] : args[0];
+      e.network(target ? known(target) : undefined, name);
+    }
+    if (/^(post|put|patch|urlopen|sendall|request)$/.test(name) && args.some((a) => /^https?:\/\//.test(known(a) ?? ''))) e.network(args.map(known).find((a) => a && /^https?:/.test(a)), name);
+    if (/^(unlink|rmdir)$/.test(name) && this.inWalk > 0) this.delete(undefined, false, `.${name}`);
+    const own = this.fns.get(name);
+    if (own) return this.call(own, args, kw, /^(self|cls)$/.test(own.params[0] ?? '') ? 1 : 0);
+    return unknown;
+  }
+}
