@@ -17,6 +17,8 @@ export abstract class CodeAnalysis {
   protected vars = new Map<string, Val>();
   /** Every function the code defines, by name: methods called on objects the analysis cannot follow (`self.run`). */
   protected fns = new Map<string, FnDef>();
+  /** Every function value, by the id of its body's node. */
+  private readonly defined = new Map<number, FnDef>();
   private readonly trees: CodeTree[] = [];
   private budget = NODE_BUDGET;
   private callDepth = 0;
@@ -38,7 +40,7 @@ export abstract class CodeAnalysis {
       const clean = this.program(text);
       for (let again = true; again; ) {
         again = false;
-        for (const fn of [...this.fns.values()]) if (fn.calls === 0) again = (this.call(fn, [], new Map()), true);
+        for (const fn of [...this.defined.values()]) if (fn.calls === 0) again = (this.call(fn, [], new Map()), true);
       }
       return clean;
     } finally {
@@ -89,9 +91,16 @@ export abstract class CodeAnalysis {
     return false;
   }
 
-  protected define(fn: FnDef): Val {
-    this.fns.set(fn.name, fn);
-    return { k: 'fn', fn };
+  /**
+   * A function value: named ones are also found by name; every one no call reaches is analysed at the end (a
+   * callback handed to a library the analysis does not follow still runs). One per syntax node.
+   */
+  protected define(fn: FnDef, named = true): Val {
+    const known = this.defined.get(fn.body.id);
+    const def = known ?? fn;
+    if (!known) this.defined.set(fn.body.id, def);
+    if (named) this.fns.set(def.name, def);
+    return { k: 'fn', fn: def };
   }
 
   /** Runs a function the code defined with these arguments; its result when a `return` gave one. */

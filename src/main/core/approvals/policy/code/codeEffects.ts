@@ -33,6 +33,9 @@ export function shellText(text: string): string {
   return text.split(UNKNOWN).join(runtimeWord);
 }
 
+/** A shell started without a command or script reads its commands from stdin, which the code writes. */
+const loneShell = /^(.*\/)?(sh|bash|zsh|dash|ksh|mksh|ash|fish|csh|tcsh)$/;
+
 /** Files whose reading hands over a secret: private keys, cloud and package credentials, .env files. */
 function secretFile(resolved: string): boolean {
   if (/\.pub$|\/known_hosts$|\/\.ssh\/config$/.test(resolved)) return false;
@@ -72,6 +75,7 @@ export class CodeEffects {
   /** A program and its arguments (subprocess.run([...]), spawn): judged as the shell command they spell. */
   argv(items: string[] | undefined, via: string): void {
     if (items === undefined || items.length === 0 || (items.length === 1 && items[0] === UNKNOWN)) this.ask('code.run', `runs a command computed at run time (${via})`);
+    else if (loneShell.test(items[0]!) && items.slice(1).every((a) => /^-[a-z]*$/.test(a) && !a.includes('c'))) this.ask('code.shell', `starts a shell that reads its commands from the code (${via} ${items[0]})`);
     else this.out.push({ shell: items.map(shellWord).join(' '), via });
   }
 
@@ -102,6 +106,13 @@ export class CodeEffects {
     if (p === '/proc/sysrq-trigger') return this.hardline('power.sysrq', `triggers a kernel reboot or crash (${via} /proc/sysrq-trigger)`);
     const why = sensitiveWrite(p);
     if (why) this.ask('write.sensitive', `writes to ${p}: ${why} (${via})`);
+  }
+
+  /** Files written under a directory (an archive unpacked there): into `/`, a system directory or the home asks. */
+  writeTree(path: string, via: string): void {
+    this.write(path, via);
+    const p = this.resolve(path);
+    if (!p.includes(UNKNOWN) && vitalPath(p, this.place.home)) this.ask('write.tree', `unpacks files into ${p} (${via})`);
   }
 
   /** A file the code reads: the agent token is refused; a secret matters if the code also reaches the network. */

@@ -8,7 +8,7 @@ import type { CodeNode } from './codeParsers.js';
 import { argvOf, collapse, concat, decode, decodedBy, dirname, fromBase64, fromHex, joinPath, known, pathOf, str, textOf, unknown, type FnDef, type Val } from './codeValues.js';
 
 /** Globals the analysis models; any other unbound name is a value it cannot know. */
-const globalNames = new Set(['require', 'eval', 'Function', 'process', 'Buffer', 'atob', 'fetch', 'module', 'String', 'Reflect', 'setTimeout', 'setInterval', 'WebSocket', 'Deno', 'Bun', 'XMLHttpRequest']);
+const globalNames = new Set(['require', 'eval', 'Function', 'process', 'Buffer', 'atob', 'fetch', 'module', 'String', 'Reflect', 'Object', 'JSON', 'console', 'setTimeout', 'setInterval', 'WebSocket', 'Deno', 'Bun', 'XMLHttpRequest']);
 
 function normalize(q: string): string {
   const s = q.replace(/^node:/, '').replace(/^fs\/promises(\.|$)/, 'fs.promises$1').replace(/^(global|globalThis|window|self)\./, '');
@@ -27,7 +27,9 @@ const renames = /^fs\.rename(Sync)?$/;
 const links = /^fs\.(symlink|link)(Sync)?$/;
 const opens = /^fs\.open(Sync)?$/;
 const networkCalls = /^(fetch|https?\.(request|get)|http2\.connect|net\.(connect|createConnection|Socket)|tls\.connect|dgram\.createSocket|WebSocket|XMLHttpRequest|axios(\.(get|post|put|patch|delete|request))?|undici\.(request|fetch))$/;
-const codeRunners = /^(eval|Function|vm\.(runInThisContext|runInNewContext|runInContext|compileFunction|Script|SourceTextModule))$/;
+const codeRunners = /^(eval|Function|vm\.(runInThisContext|runInNewContext|runInContext|compileFunction|Script|SourceTextModule)|(.+\.)?constructor)$/;
+/** Modules whose members run programs, change files or load code: a member looked up by a computed key asks. */
+const powerful = /^(child_process|fs|vm|module|process|worker_threads|require|cluster|inspector|v8)(\.|$)/;
 
 function unescape(s: string): string {
   return s.replace(/\\(\n|x[0-9a-fA-F]{2}|u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|[0-7]{1,3}|[\s\S])/g, (_, e: string) => {
@@ -37,6 +39,15 @@ function unescape(s: string): string {
     if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8));
     return ({ n: '\n', t: '\t', r: '\r', b: '\b', f: '\f', v: '\v', '0': '\0' } as Record<string, string>)[e] ?? e;
   });
+}
+
+function safeDecodeURI(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    // Not percent-encoded as a URL would be: node reads it as written.
+    return s;
+  }
 }
 
 export class JavaScriptAnalysis extends CodeAnalysis {
@@ -65,7 +76,7 @@ export class JavaScriptAnalysis extends CodeAnalysis {
   private item(v: Val, keyNode: CodeNode): Val {
     const key = this.evalExpr(keyNode);
     const k = known(key);
-    if (k === undefined && (v.k === 'ref' || v.k === 'scope') && !(v.k === 'ref' && /^process\.env$/.test(v.q))) {
+    if (k === undefined && ((v.k === 'ref' && powerful.test(v.q)) || v.k === 'scope') && !(v.k === 'ref' && /^process\.env$/.test(v.q))) {
       this.effects.ask('code.attr', `looks up a name computed at run time in ${v.k === 'ref' ? v.q : 'the global object'} (${keyNode.text.slice(0, 40)})`);
       return unknown;
     }
@@ -85,7 +96,8 @@ export class JavaScriptAnalysis extends CodeAnalysis {
           if (p.type === 'shorthand_property_identifier_pattern') this.bind(p, this.member(v, p.text));
           else if (p.type === 'pair_pattern') {
             const key = p.childForFieldName('key')!;
-            const name = key.type === 'property_identifier' ? key.text : known(this.evalExpr(key));
+            const name = key.type === 'property_identifier' ? key.text : known(this.evalExpr(key.type === 'computed_property_name' ? (key.namedChildren[0] ?? key) : key));
+            if (name === undefined && ((v.k === 'ref' && powerful.test(v.q)) || v.k === 'scope')) this.effects.ask('code.attr', `looks up a name computed at run time in ${v.k === 'ref' ? v.q : 'the global object'} (${key.text.slice(0, 40)})`);
             this.bind(p.childForFieldName('value'), name === undefined ? unknown : this.member(v, name));
           } else if (p.type === 'object_assignment_pattern') this.bind(p.childForFieldName('left'), this.member(v, p.childForFieldName('left')?.text ?? ''));
           else this.bind(p.namedChildren[0] ?? null, unknown);
@@ -176,7 +188,7 @@ export class JavaScriptAnalysis extends CodeAnalysis {
       case 'generator_function': {
         const body = node.childForFieldName('body');
         const params = node.childForFieldName('parameters') ?? node.childForFieldName('parameter');
-        return body ? { k: 'fn', fn: this.fnDef(node.childForFieldName('name')?.text ?? '<anonymous>', params, body) } : unknown;
+        return body ? this.define(this.fnDef(node.childForFieldName('name')?.text ?? '<anonymous>', params, body), false) : unknown;
       }
       case 'method_definition': {
         const name = node.childForFieldName('name')!.text;
@@ -231,7 +243,7 @@ export class JavaScriptAnalysis extends CodeAnalysis {
         for (const p of node.namedChildren) {
           if (p.type === 'pair') {
             const key = p.childForFieldName('key')!;
-            const k = key.type === 'property_identifier' ? key.text : known(this.evalExpr(key));
+            const k = key.type === 'property_identifier' ? key.text : known(this.evalExpr(key.type === 'computed_property_name' ? (key.namedChildren[0] ?? key) : key));
             const v = this.evalExpr(p.childForFieldName('value')!);
             if (k !== undefined) entries.set(k, v);
           } else if (p.type === 'shorthand_property_identifier') entries.set(p.text, this.lookup(p.text));
@@ -241,6 +253,7 @@ export class JavaScriptAnalysis extends CodeAnalysis {
       }
       case 'parenthesized_expression':
       case 'await_expression':
+      case 'sequence_expression':
         return node.namedChildren.length ? this.evalExpr(node.namedChildren[node.namedChildren.length - 1]!) : unknown;
       case 'binary_expression': {
         const l = this.evalExpr(node.childForFieldName('left')!);
@@ -275,7 +288,28 @@ export class JavaScriptAnalysis extends CodeAnalysis {
     // A template literal call (fn`…`) passes its text.
     if (node.childForFieldName('arguments')?.type === 'template_string') args.push(this.evalExpr(node.childForFieldName('arguments')!));
     for (const a of args) if (a.k === 'str') this.effects.mention(a.s);
+    if (fn.k !== 'fn') this.callbacks(fn, args);
     return this.apply(fn, args);
+  }
+
+  /**
+   * Functions handed to a call to be called later (a callback, a timer, a listener) are called with the arguments
+   * after them; a powerful module handed to a function the analysis does not follow asks.
+   */
+  private callbacks(fn: Val, args: Val[]): void {
+    const q = fn.k === 'ref' ? fn.q : '';
+    if (/^(console\.|JSON\.|String|Number|Boolean|Array\.isArray)/.test(q) || q === 'require' || q === 'import') return;
+    if (fn.k === 'method' && fn.self.k === 'seq') return;
+    args.forEach((v, i) => {
+      if (v.k === 'fn') this.call(v.fn, args.slice(i + 1), new Map());
+      else if (v.k === 'ref' && this.models(v.q)) this.callRef(v.q, args.slice(i + 1));
+      else if (v.k === 'ref' && ((powerful.test(v.q) && !v.q.includes('.')) || v.q === 'process.mainModule') && !this.models(q)) this.effects.ask('code.attr', `hands ${v.q} to ${q || 'a function'} the analysis cannot follow`);
+    });
+  }
+
+  /** Is a qualified name one the analysis gives meaning to? */
+  private models(q: string): boolean {
+    return shellFirst.has(q) || argvCalls.has(q) || removes.has(q) || unlinks.has(q) || writesFirst.test(q) || copies.test(q) || renames.test(q) || links.test(q) || codeRunners.test(q) || /^(require|process\.(binding|_linkedBinding|dlopen))$/.test(q);
   }
 
   private apply(fn: Val, args: Val[]): Val {
@@ -299,7 +333,19 @@ export class JavaScriptAnalysis extends CodeAnalysis {
         e.ask('code.import', `loads a module named at run time (${q === 'import' ? 'import()' : 'require'})`);
         return unknown;
       }
+      if (/^data:/i.test(name)) {
+        const m = /^data:[^,]*?(;base64)?,([\s\S]*)$/i.exec(name);
+        const body = m?.[2] ?? '';
+        this.runCode(m?.[1] ? decode(str(body), 'a base64 data: URL', fromBase64) : str(safeDecodeURI(body)), q === 'import' ? 'import()' : 'require');
+        return unknown;
+      }
+      if (/^https?:/i.test(name)) e.ask('remote.import', `loads code from the network (${name.slice(0, 60)})`);
       return { k: 'ref', q: normalize(name) };
+    }
+    if (q === 'worker_threads.Worker') {
+      const opts = args[1]?.k === 'dict' ? args[1].entries.get('eval') : undefined;
+      if (opts && !(opts.k === 'bool' && !opts.b)) this.runCode(a0, q);
+      return unknown;
     }
     if (shellFirst.has(q)) return e.shell(a0 ? textOf(a0) : undefined, q), unknown;
     if (argvCalls.has(q)) {
@@ -344,7 +390,7 @@ export class JavaScriptAnalysis extends CodeAnalysis {
       return unknown;
     }
     if (codeRunners.test(q)) {
-      this.runCode(q === 'Function' || q === 'vm.compileFunction' ? (q === 'Function' ? args[args.length - 1] : a0) : a0, q);
+      this.runCode(q === 'Function' || q.endsWith('constructor') ? args[args.length - 1] : a0, q);
       return unknown;
     }
     if ((q === 'setTimeout' || q === 'setInterval') && a0?.k === 'str') return this.runCode(a0, q), unknown;
@@ -392,6 +438,8 @@ export class JavaScriptAnalysis extends CodeAnalysis {
       return this.apply(self, name === 'call' ? args.slice(1) : args[1]?.k === 'seq' ? args[1].items : []);
     }
     if (name === 'then' && self.k === 'ref' && args[0]?.k === 'fn') return this.call(args[0].fn, [self], new Map());
+    // Any function's constructor is Function: `(() => {}).constructor('…')()`.
+    if (name === 'constructor') return this.runCode(args[args.length - 1], 'constructor'), unknown;
     if (self.k === 'str') {
       const s = self.s;
       const by = self.decoded;
@@ -416,6 +464,11 @@ export class JavaScriptAnalysis extends CodeAnalysis {
       return by ? { k: 'unknown', decoded: by } : unknown;
     }
     if (self.k === 'seq') {
+      if (/^(forEach|map|filter|some|every|flatMap|find|findIndex)$/.test(name) && args[0]) {
+        for (const item of self.items.slice(0, 8)) this.apply(args[0], [item]);
+        if (self.items.length === 0) this.apply(args[0], [unknown]);
+        return unknown;
+      }
       if (name === 'join') return str(collapse(self.items.map((i) => textOf(i) ?? UNKNOWN).join(known(args[0]) ?? ',')), self.items.map(decodedBy).find(Boolean));
       if (name === 'reverse') return { k: 'seq', items: [...self.items].reverse() };
       return unknown;

@@ -9,7 +9,7 @@ import type { CodeNode } from './codeParsers.js';
 import { argvOf, collapse, concat, decode, decodedBy, dirname, format, fromBase64, fromHex, joinPath, known, pathOf, rot13, str, textOf, unknown, type FnDef, type Val } from './codeValues.js';
 
 /** Builtins the analysis models; any other unbound name is a value it cannot know. */
-const builtinNames = new Set(['exec', 'eval', 'compile', 'open', '__import__', 'getattr', 'globals', 'locals', 'vars', 'str', 'bytes', 'bytearray', 'chr', 'execfile', 'breakpoint', 'reversed']);
+const builtinNames = new Set(['exec', 'eval', 'compile', 'open', '__import__', 'getattr', 'globals', 'locals', 'vars', 'str', 'bytes', 'bytearray', 'chr', 'execfile', 'breakpoint', 'reversed', 'map', 'filter', 'print', 'dir', 'help', 'repr', 'id', 'type', 'isinstance', 'hasattr', 'len']);
 /** Modules other modules re-export (`subprocess.os.system` is `os.system`). */
 const reexported = new Set(['os', 'sys', 'subprocess', 'shutil', 'builtins', 'importlib', 'pathlib', 'socket', 'base64', 'codecs', 'ctypes', 'io', 'pty']);
 
@@ -38,6 +38,12 @@ const decoders: Record<string, (s: string) => string | undefined> = {
   'gzip.decompress': () => undefined, 'bz2.decompress': () => undefined, 'lzma.decompress': () => undefined, 'marshal.loads': () => undefined,
 };
 const shells = /^(\/(usr\/)?bin\/)?(sh|bash|zsh|dash|ksh|fish)$/;
+/** Modules whose members run programs, change files or load code: looking one up by a computed name asks. */
+const powerful = /^(os|subprocess|shutil|builtins|importlib|sys|pty|ctypes|socket|io|pathlib|codecs|pickle|marshal|runpy|code|multiprocessing|asyncio|commands|platform|posix|nt|timeit|pdb|threading|concurrent|functools|operator)(\.|$)/;
+/** Attributes that reach the interpreter's internals: a function's globals, every class, a frame's namespace. */
+const internals = new Set(['__globals__', '__subclasses__', '__code__', '__closure__', 'func_globals', 'f_globals', 'f_locals', 'f_builtins', 'gi_frame', 'tb_frame', 'f_back', '__loader__']);
+/** Functions that run Python source given as text. */
+const sourceRunners = new Set(['timeit.timeit', 'timeit.repeat', 'timeit.Timer', 'pdb.run', 'pdb.runeval', 'cProfile.run', 'profile.run', 'cProfile.runctx', 'profile.runctx', 'code.compile_command', 'trace.Trace.run']);
 
 function unescape(body: string): string {
   return body.replace(/\\(\n|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|[ntrabfv\\'"])/g, (_, e: string) => {
@@ -52,7 +58,8 @@ interface Call {
   q: string;
   args: Val[];
   kw: Map<string, Val>;
-  node: CodeNode;
+  /** The call's node, when the call is written in the code (not a callback or a method of a looked-up member). */
+  node?: CodeNode;
 }
 
 export class PythonAnalysis extends CodeAnalysis {
@@ -87,9 +94,14 @@ export class PythonAnalysis extends CodeAnalysis {
   }
 
   private attr(v: Val, name: string): Val {
+    if (internals.has(name)) {
+      this.effects.ask('code.introspect', `reaches the interpreter's internals (${name})`);
+      return unknown;
+    }
     if (v.k === 'ref') {
       if (name === '__dict__') return v;
       if (name === '__builtins__') return { k: 'ref', q: 'builtins' };
+      if (powerful.test(v.q) && /^(values|items|keys|copy|__getitem__|__getattribute__|__getattr__|get|pop)$/.test(name)) return { k: 'method', self: v, name };
       const q = normalize(`${v.q}.${name}`);
       return q === 'sys.modules' ? { k: 'scope', modules: true } : { k: 'ref', q };
     }
@@ -106,7 +118,7 @@ export class PythonAnalysis extends CodeAnalysis {
     }
     const k = known(key);
     if (v.k === 'ref' && v.q === 'os.environ') return k === 'HOME' || k === 'USERPROFILE' ? str('~') : str(UNKNOWN);
-    if (v.k === 'ref' || v.k === 'scope') {
+    if ((v.k === 'ref' && powerful.test(v.q)) || v.k === 'scope') {
       if (k === undefined) {
         this.effects.ask('code.attr', `looks up a name computed at run time in ${v.k === 'ref' ? v.q : 'a namespace'} (${keyNode?.text.slice(0, 40) ?? '…'})`);
         return unknown;
@@ -231,7 +243,7 @@ export class PythonAnalysis extends CodeAnalysis {
       }
       case 'lambda': {
         const body = node.childForFieldName('body');
-        return body ? { k: 'fn', fn: this.fnDef(node, '<lambda>', node.childForFieldName('parameters'), body, true) } : unknown;
+        return body ? this.define(this.fnDef(node, '<lambda>', node.childForFieldName('parameters'), body, true), false) : unknown;
       }
       case 'class_definition': {
         const sup = node.childForFieldName('superclasses');
@@ -409,10 +421,36 @@ export class PythonAnalysis extends CodeAnalysis {
       const t = textOf(a);
       if (t !== undefined && a.k === 'str') this.effects.mention(t);
     }
+    if (fn.k !== 'fn') this.callbacks(fn, args, kw);
     if (fn.k === 'fn') return this.call(fn.fn, args, kw);
     if (fn.k === 'ref') return this.callRef({ q: fn.q, args, kw, node });
     if (fn.k === 'method') return this.method(fn.self, fn.name, args, kw);
     return unknown;
+  }
+
+  /**
+   * What a call hands over to be called later: a thread's target, a pool's or map's function, a callback. The
+   * analysis calls it with what goes with it (`args=`, the arguments after it, a map's items); a powerful module
+   * handed to a function the analysis does not follow asks, as its members could be looked up there.
+   */
+  private callbacks(fn: Val, args: Val[], kw: Map<string, Val>): void {
+    const q = fn.k === 'ref' ? fn.q : '';
+    if (/^builtins\.(print|dir|help|repr|id|type|isinstance|hasattr|getattr|vars|len|str)$/.test(q)) return;
+    const given: [Val, number][] = [...args.map((v, i): [Val, number] => [v, i]), ...[...kw.values()].map((v): [Val, number] => [v, args.length])];
+    for (const [v, i] of given) {
+      const withArgs = (): Val[] => {
+        const a = kw.get('args');
+        if (a?.k === 'seq') return a.items;
+        const next = args[i + 1];
+        if ((q === 'builtins.map' || q === 'builtins.filter') && next?.k === 'seq') return next.items.slice(0, 1);
+        return args.slice(i + 1);
+      };
+      if (v.k === 'fn') this.call(v.fn, withArgs(), new Map());
+      else if (v.k === 'ref' && (this.models(v.q) || /^builtins\.(exec|eval|compile|__import__|open)$/.test(v.q))) this.callRef({ q: v.q, args: withArgs(), kw: new Map() });
+      else if (v.k === 'ref' && powerful.test(v.q) && !v.q.includes('.') && !this.models(q)) {
+        this.effects.ask('code.attr', `hands ${v.q} to ${q || 'a function'} the analysis cannot follow`);
+      }
+    }
   }
 
   private arg(c: Call, i: number, name?: string): Val | undefined {
@@ -469,7 +507,7 @@ export class PythonAnalysis extends CodeAnalysis {
       return unknown;
     }
     if (q === 'os.open') {
-      const flags = c.node.childForFieldName('arguments')?.namedChildren[1]?.text ?? '';
+      const flags = c.node?.childForFieldName('arguments')?.namedChildren[1]?.text ?? '';
       this.open(pathOf(c.args[0]), /O_(WRONLY|RDWR|APPEND|CREAT|TRUNC)/.test(flags) ? 'w' : 'r', q);
       return unknown;
     }
@@ -500,7 +538,7 @@ export class PythonAnalysis extends CodeAnalysis {
         const obj = c.args[0] ?? unknown;
         const name = known(c.args[1]);
         if (name !== undefined) return this.attr(obj, name);
-        if (obj.k === 'ref' || obj.k === 'scope') e.ask('code.attr', `reads an attribute named at run time of ${obj.k === 'ref' ? obj.q : 'a namespace'} (getattr)`);
+        if ((obj.k === 'ref' && powerful.test(obj.q)) || obj.k === 'scope') e.ask('code.attr', `reads an attribute named at run time of ${obj.k === 'ref' ? obj.q : 'a namespace'} (getattr)`);
         return unknown;
       }
       case 'globals':
@@ -522,6 +560,24 @@ export class PythonAnalysis extends CodeAnalysis {
         return c.args[0] ? this.item(c.args[0], unknown, null) : unknown;
       case 'breakpoint':
         return unknown;
+    }
+    if (sourceRunners.has(q)) {
+      // The setup runs first (imports), then the statement.
+      if (c.kw.get('setup')) this.runCode(c.kw.get('setup'), q);
+      this.runCode(this.arg(c, 0, 'stmt') ?? this.arg(c, 0, 'cmd'), q);
+      return unknown;
+    }
+    if (/^(pickle|marshal|dill|cloudpickle|_pickle)\.loads$/.test(q) && (known(c.args[0]) !== undefined || decodedBy(c.args[0]))) {
+      e.ask('code.pickle', `unpickles data written into the code, which can run any code (${q})`);
+      return unknown;
+    }
+    if (/\.(__getattribute__|__getattr__)$/.test(q) || (/\.get$/.test(q) && powerful.test(q))) {
+      const owner: Val = { k: 'ref', q: q.replace(/\.[^.]+$/, '') };
+      return this.item(owner, c.args[0] ?? unknown, null);
+    }
+    if (/\.(values|items|keys|copy|pop)$/.test(q) && powerful.test(q)) {
+      e.ask('code.attr', `lists the members of ${q.replace(/\.[^.]+$/, '')} (${q.replace(/^.*\./, '')})`);
+      return unknown;
     }
     if (q === 'importlib.import_module' || q === 'importlib.__import__') return this.importNamed(this.arg(c, 0, 'name'), str('x'), q);
     if (q in decoders) return decode(c.args[0], q, decoders[q]!);
@@ -666,6 +722,10 @@ export class PythonAnalysis extends CodeAnalysis {
       return unknown;
     }
     if (self.k === 'dict' && name === 'get') return self.entries.get(known(args[0]) ?? '\0') ?? args[1] ?? unknown;
+    if (self.k === 'scope' && name === 'get') return this.item(self, args[0] ?? unknown, null);
+    if (self.k === 'ref') return this.callRef({ q: `${self.q}.${name}`, args, kw, });
+    if (/^(runsource|runcode|push)$/.test(name) && self.k === 'unknown' && args[0]?.k === 'str') this.runCode(args[0], name);
+    if (name === 'extractall' || name === 'extract') e.writeTree(pathOf(kw.get('path') ?? (name === 'extractall' ? args[0] : args[1])) ?? '.', name);
     if (self.k === 'code') return unknown;
     if (self.k === 'unknown' && self.decoded && (name === 'decode' || name === 'encode')) return self;
     // An object the analysis cannot follow: the code's own method of that name, or a connection.
