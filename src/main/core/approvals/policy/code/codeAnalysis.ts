@@ -13,6 +13,30 @@ const MAX_CALLS_PER_FN = 12;
 /** exec/eval of literal code inside code. */
 const MAX_CODE_DEPTH = 4;
 
+/** What a call's argument is, as far as the analysis tells values apart. */
+function signature(v: Val): string {
+  switch (v.k) {
+    case 'str':
+    case 'path':
+      return `${v.k}:${v.s}:${decodedBy(v) ?? ''}`;
+    case 'ref':
+      return `ref:${v.q}`;
+    case 'num':
+      return `num:${v.n}`;
+    case 'bool':
+      return `bool:${v.b}`;
+    case 'seq':
+      return `[${v.items.map(signature).join(',')}]`;
+    case 'fn':
+      return `fn:${v.fn.body.id}`;
+    case 'unknown':
+      return `?${v.decoded ?? ''}`;
+    default:
+      // Dicts, methods, namespaces and code: told apart by nothing cheaper than their identity.
+      return `${v.k}:${Math.random()}`;
+  }
+}
+
 export abstract class CodeAnalysis {
   protected vars = new Map<string, Val>();
   /** Every function the code defines, by name: methods called on objects the analysis cannot follow (`self.run`). */
@@ -23,6 +47,8 @@ export abstract class CodeAnalysis {
   private budget = NODE_BUDGET;
   private callDepth = 0;
   private returns: (Val | undefined)[] = [];
+  /** What each function returned, by the arguments it was called with. */
+  private readonly results = new Map<FnDef, Map<string, Val>>();
   private codeDepth = 0;
 
   constructor(
@@ -107,6 +133,10 @@ export abstract class CodeAnalysis {
   /** `skip` leaves out leading parameters the call does not pass (a method's `self`). */
   protected call(fn: FnDef, args: Val[], kwargs: Map<string, Val>, skip = 0): Val {
     if (this.callDepth >= MAX_CALL_DEPTH || fn.calls >= MAX_CALLS_PER_FN) return unknown;
+    // A call with the arguments of an earlier one finds what that one found: its result is reused.
+    const key = `${skip}\0${args.map(signature).join('\0')}\0${[...kwargs].map(([k, v]) => `${k}=${signature(v)}`).join('\0')}`;
+    const seen = (this.results.get(fn) ?? this.results.set(fn, new Map()).get(fn)!).get(key);
+    if (seen) return seen;
     fn.calls++;
     const saved = new Map<string, Val | undefined>();
     fn.params.forEach((p, at) => {
@@ -118,9 +148,9 @@ export abstract class CodeAnalysis {
     this.callDepth++;
     this.returns.push(undefined);
     try {
-      if (fn.expression) return this.evalExpr(fn.body);
-      this.walk(fn.body);
-      return this.returns[this.returns.length - 1] ?? unknown;
+      const result = fn.expression ? this.evalExpr(fn.body) : (this.walk(fn.body), this.returns[this.returns.length - 1] ?? unknown);
+      this.results.get(fn)!.set(key, result);
+      return result;
     } finally {
       this.returns.pop();
       this.callDepth--;

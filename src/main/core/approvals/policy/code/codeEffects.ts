@@ -28,9 +28,24 @@ export function shellWord(item: string): string {
     .join(runtimeWord) || "''";
 }
 
-/** Shell text with its run-time parts as unknown variables. */
+/**
+ * Shell text with its run-time parts as unknown variables, in any quoting: inside single quotes the quote is closed
+ * around the variable, so `'%s' -rf /` with a computed `%s` stays a command the scanner cannot name.
+ */
 export function shellText(text: string): string {
-  return text.split(UNKNOWN).join(runtimeWord);
+  let out = '';
+  let quote: "'" | '"' | undefined;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (ch === UNKNOWN) {
+      out += quote === "'" ? `'${runtimeWord}'` : quote === '"' ? '$RUNTIME_VALUE' : runtimeWord;
+      continue;
+    }
+    out += ch;
+    if (ch === '\\' && quote !== "'") out += text[++i] ?? '';
+    else if ((ch === "'" || ch === '"') && (quote === undefined || quote === ch)) quote = quote ? undefined : ch;
+  }
+  return out;
 }
 
 /** A shell started without a command or script reads its commands from stdin, which the code writes. */
@@ -67,13 +82,15 @@ export class CodeEffects {
   }
 
   /** Shell text the code hands to `sh -c` (os.system, exec): undefined when it is computed at run time. */
-  shell(text: string | undefined, via: string): void {
+  shell(text: string | undefined, via: string, decoded?: string): void {
+    if (decoded) this.ask('remote.decoded-shell', `runs decoded text in a shell (${via} of ${decoded})`);
     if (text === undefined || text.trim() === UNKNOWN) this.ask('code.shell', `runs a shell command computed at run time (${via})`);
     else this.out.push({ shell: shellText(text), via });
   }
 
   /** A program and its arguments (subprocess.run([...]), spawn): judged as the shell command they spell. */
-  argv(items: string[] | undefined, via: string): void {
+  argv(items: string[] | undefined, via: string, decoded?: string): void {
+    if (decoded) this.ask('remote.decoded-shell', `runs a decoded command (${via} of ${decoded})`);
     if (items === undefined || items.length === 0 || (items.length === 1 && items[0] === UNKNOWN)) this.ask('code.run', `runs a command computed at run time (${via})`);
     else if (loneShell.test(items[0]!) && items.slice(1).every((a) => /^-[a-z]*$/.test(a) && !a.includes('c'))) this.ask('code.shell', `starts a shell that reads its commands from the code (${via} ${items[0]})`);
     else this.out.push({ shell: items.map(shellWord).join(' '), via });

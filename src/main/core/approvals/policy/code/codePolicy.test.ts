@@ -108,6 +108,12 @@ const python: [string, Want, string][] = [
   ["import tarfile\ntarfile.open('x.tgz').extractall('/')", 'dangerous', 'unpacks files into /'],
   ["import os\nfor c in ['rm -rf /']:\n    os.system(c)", 'hardline', 'recursive delete of /'],
   ["import sys\nsys.modules.get('os').system('rm -rf /')", 'hardline', 'recursive delete of /'],
+  ["import os\nos.system(command='rm -rf /')", 'hardline', 'recursive delete of /'],
+  ["import subprocess\nsubprocess.run('rm -rf /'.split())", 'hardline', 'recursive delete of /'],
+  ["import subprocess, shlex\nsubprocess.run(shlex.split('rm -rf ~'))", 'hardline', 'recursive delete of /home/agent'],
+  // A computed command name inside single quotes is still computed.
+  ["import os, sys\nos.system(\"'%s' -rf /\" % sys.argv[1])", 'dangerous', 'command name computed at run time'],
+  [`import os, base64\nos.system(base64.b64decode('${b64('echo hi')}').decode())`, 'dangerous', 'runs decoded text in a shell (os.system of base64.b64decode)'],
 ];
 
 const everydayPython: string[] = [
@@ -204,6 +210,9 @@ const node: [string, Want, string][] = [
   ["const cp = require('child_process'); const p = cp.spawn('sh'); p.stdin.write('rm -rf /')", 'dangerous', 'starts a shell that reads its commands from the code'],
   ["require.call(null, 'child_process').execSync('rm -rf /')", 'hardline', 'recursive delete of /'],
   ["Reflect.get(require('child_process'), 'execSync')('rm -rf /')", 'hardline', 'recursive delete of /'],
+  ["const {promisify} = require('util'); promisify(require('child_process').exec)('rm -rf /')", 'hardline', 'recursive delete of /'],
+  ["const a = ['rm', ['-rf', '/']]; require('child_process').spawnSync(...a)", 'hardline', 'recursive delete of /'],
+  ["require('child_process').execSync('/ fr- mr'.split('').reverse().join(''))", 'hardline', 'recursive delete of /'],
 ];
 
 const everydayNode: string[] = [

@@ -347,14 +347,15 @@ export class JavaScriptAnalysis extends CodeAnalysis {
       if (opts && !(opts.k === 'bool' && !opts.b)) this.runCode(a0, q);
       return unknown;
     }
-    if (shellFirst.has(q)) return e.shell(a0 ? textOf(a0) : undefined, q), unknown;
+    if (shellFirst.has(q)) return e.shell(a0 ? textOf(a0) : undefined, q, decodedBy(a0)), unknown;
     if (argvCalls.has(q)) {
       const list = args[1]?.k === 'seq' ? args[1] : undefined;
       const opts = (args[1]?.k === 'dict' ? args[1] : args[2]?.k === 'dict' ? args[2] : undefined)?.entries;
       const argv = [textOf(a0 ?? unknown) ?? UNKNOWN, ...(list ? (argvOf(list) ?? []) : [])];
       const shell = opts?.get('shell');
-      if (shell && !(shell.k === 'bool' && !shell.b)) e.shell(argv.join(' '), q);
-      else e.argv(argv, q);
+      const decoded = decodedBy(a0) ?? decodedBy(list);
+      if (shell && !(shell.k === 'bool' && !shell.b)) e.shell(argv.join(' '), q, decoded);
+      else e.argv(argv, q, decoded);
       return unknown;
     }
     if (removes.has(q)) {
@@ -416,6 +417,7 @@ export class JavaScriptAnalysis extends CodeAnalysis {
       return args.every((a) => a.k === 'num') ? str(args.map((a) => String.fromCodePoint((a as { n: number }).n)).join(''), q) : { k: 'unknown', decoded: q };
     }
     if (q === 'String' || q === 'String.raw') return a0 ?? unknown;
+    if (q === 'util.promisify') return a0 ?? unknown;
     if (q === 'process.kill') {
       e.argv(['kill', `-${textOf(args[1] ?? str('TERM')) ?? UNKNOWN}`.replace(/^-SIG/, '-'), textOf(a0 ?? unknown) ?? UNKNOWN], q);
       return unknown;
@@ -450,8 +452,10 @@ export class JavaScriptAnalysis extends CodeAnalysis {
           return name === 'trim' ? str(s.trim(), by) : self;
         case 'concat':
           return args.reduce<Val>((acc, a) => concat(acc, a), self);
-        case 'split':
-          return known(args[0]) === '' && !s.includes(UNKNOWN) ? { k: 'seq', items: [...s].map((ch) => str(ch, by)) } : unknown;
+        case 'split': {
+          const sep = known(args[0]);
+          return sep !== undefined && !s.includes(UNKNOWN) ? { k: 'seq', items: s.split(sep).map((w) => str(w, by)) } : unknown;
+        }
         case 'reverse':
           return unknown;
         case 'replace':

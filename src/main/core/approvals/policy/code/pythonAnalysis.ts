@@ -101,7 +101,7 @@ export class PythonAnalysis extends CodeAnalysis {
     if (v.k === 'ref') {
       if (name === '__dict__') return v;
       if (name === '__builtins__') return { k: 'ref', q: 'builtins' };
-      if (powerful.test(v.q) && /^(values|items|keys|copy|__getitem__|__getattribute__|__getattr__|get|pop)$/.test(name)) return { k: 'method', self: v, name };
+      if (powerful.test(v.q) && !v.q.includes('.') && /^(values|items|keys|copy|__getitem__|__getattribute__|__getattr__|get|pop)$/.test(name)) return { k: 'method', self: v, name };
       const q = normalize(`${v.q}.${name}`);
       return q === 'sys.modules' ? { k: 'scope', modules: true } : { k: 'ref', q };
     }
@@ -462,14 +462,17 @@ export class PythonAnalysis extends CodeAnalysis {
     const { q } = c;
     const short = q.replace(/^builtins\./, '');
     const e = this.effects;
-    if (shellFirst.has(q)) return e.shell(textOf(this.arg(c, 0, 'cmd') ?? unknown), q), unknown;
+    if (shellFirst.has(q)) {
+      const cmd = this.arg(c, 0, 'command') ?? c.kw.get('cmd') ?? unknown;
+      return e.shell(textOf(cmd), q, decodedBy(cmd)), unknown;
+    }
     if (subprocessRun.has(q)) {
       const a = this.arg(c, 0, 'args') ?? unknown;
       const shell = c.kw.get('shell');
       if (a.k === 'seq') {
-        if (shell && !(shell.k === 'bool' && !shell.b)) e.shell(textOf(a.items[0] ?? unknown), q);
-        else this.runArgv(argvOf(a), q);
-      } else e.shell(textOf(a), q);
+        if (shell && !(shell.k === 'bool' && !shell.b)) e.shell(textOf(a.items[0] ?? unknown), q, decodedBy(a));
+        else this.runArgv(argvOf(a), q, decodedBy(a));
+      } else e.shell(textOf(a), q, decodedBy(a));
       return unknown;
     }
     if (/^os\.exec[lv]p?e?$/.test(q) || /^os\.posix_spawnp?$/.test(q)) {
@@ -571,12 +574,13 @@ export class PythonAnalysis extends CodeAnalysis {
       e.ask('code.pickle', `unpickles data written into the code, which can run any code (${q})`);
       return unknown;
     }
-    if (/\.(__getattribute__|__getattr__)$/.test(q) || (/\.get$/.test(q) && powerful.test(q))) {
-      const owner: Val = { k: 'ref', q: q.replace(/\.[^.]+$/, '') };
-      return this.item(owner, c.args[0] ?? unknown, null);
+    const owner = q.replace(/\.[^.]+$/, '');
+    const ownModule = powerful.test(owner) && !owner.includes('.');
+    if (/\.(__getattribute__|__getattr__)$/.test(q) || (/\.get$/.test(q) && ownModule)) {
+      return this.item({ k: 'ref', q: owner }, c.args[0] ?? unknown, null);
     }
-    if (/\.(values|items|keys|copy|pop)$/.test(q) && powerful.test(q)) {
-      e.ask('code.attr', `lists the members of ${q.replace(/\.[^.]+$/, '')} (${q.replace(/^.*\./, '')})`);
+    if (/\.(values|items|keys|copy|pop)$/.test(q) && ownModule) {
+      e.ask('code.attr', `lists the members of ${owner} (${q.replace(/^.*\./, '')})`);
       return unknown;
     }
     if (q === 'importlib.import_module' || q === 'importlib.__import__') return this.importNamed(this.arg(c, 0, 'name'), str('x'), q);
@@ -587,6 +591,10 @@ export class PythonAnalysis extends CodeAnalysis {
       return how ? decode(c.args[0], q, how) : (c.args[0] ?? unknown);
     }
     if (q === 'os.path.join') return joinPath(c.args);
+    if (q === 'shlex.split') {
+      const t = known(c.args[0]);
+      return t === undefined ? unknown : { k: 'seq', items: t.trim().split(/\s+/).map((w) => str(w.replace(/^(['"])(.*)\1$/, '$2'), decodedBy(c.args[0]))) };
+    }
     if (/^os\.path\.(expanduser|expandvars|abspath|realpath|normpath)$/.test(q) || q === 'os.fspath') return c.args[0]?.k === 'path' ? str(c.args[0].s) : (c.args[0] ?? unknown);
     if (q === 'os.path.dirname') return dirname(c.args[0] ?? unknown);
     if (q === 'os.getcwd') return str('.');
@@ -630,9 +638,9 @@ export class PythonAnalysis extends CodeAnalysis {
     return { k: 'ref', q: normalize(fromlist && !(fromlist.k === 'seq' && fromlist.items.length === 0) ? n : n.split('.')[0]!) };
   }
 
-  private runArgv(argv: string[] | undefined, via: string): void {
+  private runArgv(argv: string[] | undefined, via: string, decoded?: string): void {
     if (argv && argv.length === 1 && shells.test(argv[0]!)) this.spawnsShell = true;
-    this.effects.argv(argv, via);
+    this.effects.argv(argv, via, decoded);
   }
 
   private delete(path: Val | undefined, tree: boolean, via: string): void {
@@ -672,6 +680,8 @@ export class PythonAnalysis extends CodeAnalysis {
         case 'encode':
         case 'decode':
           return self;
+        case 'split':
+          return s.includes(UNKNOWN) ? unknown : { k: 'seq', items: (args[0] ? s.split(known(args[0]) ?? ' ') : s.trim().split(/\s+/)).map((w) => str(w, by)) };
       }
       return by ? { k: 'unknown', decoded: by } : unknown;
     }
