@@ -20,7 +20,13 @@ export function codeFindings(code: string, lang: CodeLanguage, place: CodePlace,
   if (parsers && (lang === 'python' || lang === 'node')) {
     const effects = new CodeEffects(place);
     const analysis = lang === 'python' ? new PythonAnalysis('python', parsers, effects) : new JavaScriptAnalysis('node', parsers, effects);
-    const clean = analysis.analyse(code);
+    let clean = false;
+    try {
+      clean = analysis.analyse(code);
+    } catch (err) {
+      // A fault in the analysis must not let the code through unasked, nor fail the tool call: it asks, and says why.
+      effects.ask('code.unchecked', `could not be checked (${err instanceof Error ? err.message : String(err)})`);
+    }
     const out = effects.findings();
     if (forkBomb.test(code)) out.push(forkBombFinding);
     return clean ? out : [...out, ...textFindings(code, lang, place)];

@@ -7,52 +7,7 @@ import { UNKNOWN } from '../scanTypes.js';
 import { CodeAnalysis } from './codeAnalysis.js';
 import type { CodeNode } from './codeParsers.js';
 import { argvOf, collapse, concat, decode, decodedBy, dirname, format, fromBase64, fromHex, joinPath, known, pathOf, rot13, str, textOf, unknown, type FnDef, type Val } from './codeValues.js';
-
-/** Builtins the analysis models; any other unbound name is a value it cannot know. */
-const builtinNames = new Set(['exec', 'eval', 'compile', 'open', '__import__', 'getattr', 'globals', 'locals', 'vars', 'str', 'bytes', 'bytearray', 'chr', 'execfile', 'breakpoint', 'reversed', 'map', 'filter', 'print', 'dir', 'help', 'repr', 'id', 'type', 'isinstance', 'hasattr', 'len']);
-/** Modules other modules re-export (`subprocess.os.system` is `os.system`). */
-const reexported = new Set(['os', 'sys', 'subprocess', 'shutil', 'builtins', 'importlib', 'pathlib', 'socket', 'base64', 'codecs', 'ctypes', 'io', 'pty']);
-
-function normalize(q: string): string {
-  let s = q.replace(/^__builtins?__(\.|$)/, 'builtins$1').replace(/^(posix|nt)(\.|$)/, 'os$2').replace(/^(posixpath|ntpath)(\.|$)/, 'os.path$2');
-  s = s.replace(/^pathlib\.(PosixPath|WindowsPath|PurePosixPath|PureWindowsPath|PurePath)(\.|$)/, 'pathlib.Path$2').replace(/^_io\./, 'io.');
-  const parts = s.split('.');
-  for (let i = parts.length - 1; i > 0; i--) if (reexported.has(parts[i]!) && i < parts.length - 1) return normalize(parts.slice(i).join('.'));
-  return s;
-}
-
-const shellFirst = new Set(['os.system', 'os.popen', 'os.popen2', 'os.popen3', 'subprocess.getoutput', 'subprocess.getstatusoutput', 'commands.getoutput', 'commands.getstatusoutput', 'asyncio.create_subprocess_shell', 'platform.popen']);
-const subprocessRun = new Set(['subprocess.run', 'subprocess.call', 'subprocess.check_call', 'subprocess.check_output', 'subprocess.Popen']);
-const deleteFile = new Set(['os.remove', 'os.unlink', 'os.rmdir', 'os.removedirs']);
-const changesFirst = new Set(['os.truncate', 'os.chmod', 'os.lchmod', 'os.chown', 'os.lchown', 'os.utime', 'os.mkdir', 'os.makedirs', 'os.mkfifo', 'os.mknod', 'shutil.chown', 'os.chflags', 'os.setxattr']);
-const moves = new Set(['os.rename', 'os.replace', 'os.renames', 'shutil.move']);
-const copies = new Set(['shutil.copy', 'shutil.copy2', 'shutil.copyfile', 'shutil.copytree', 'shutil.copymode', 'shutil.copystat', 'shutil.copyfileobj']);
-const links = new Set(['os.symlink', 'os.link']);
-const opens = new Set(['builtins.open', 'io.open', 'codecs.open', 'io.FileIO']);
-const walkers = new Set(['os.walk', 'os.listdir', 'os.scandir', 'glob.glob', 'glob.iglob', 'os.fwalk']);
-const networkCalls = /^(urllib\.request\.(urlopen|Request|urlretrieve)|urllib2?\.urlopen|requests\.(get|post|put|patch|delete|head|request|Session)|httpx\.(get|post|put|patch|delete|head|request|Client|AsyncClient|stream)|http\.client\.HTTPS?Connection|socket\.(socket|create_connection|socketpair)|smtplib\.SMTP(_SSL)?|ftplib\.FTP(_TLS)?|aiohttp\.(ClientSession|request)|telnetlib\.Telnet|xmlrpc\.client\.ServerProxy|paramiko\.SSHClient|urllib3\.(PoolManager|request))$/;
-const decoders: Record<string, (s: string) => string | undefined> = {
-  'base64.b64decode': fromBase64, 'base64.standard_b64decode': fromBase64, 'base64.urlsafe_b64decode': fromBase64, 'base64.decodebytes': fromBase64, 'base64.decodestring': fromBase64,
-  'binascii.a2b_base64': fromBase64, 'binascii.unhexlify': fromHex, 'binascii.a2b_hex': fromHex, 'bytes.fromhex': fromHex, 'base64.b16decode': fromHex,
-  'base64.b32decode': () => undefined, 'base64.a85decode': () => undefined, 'base64.b85decode': () => undefined, 'zlib.decompress': () => undefined,
-  'gzip.decompress': () => undefined, 'bz2.decompress': () => undefined, 'lzma.decompress': () => undefined, 'marshal.loads': () => undefined,
-};
-const shells = /^(\/(usr\/)?bin\/)?(sh|bash|zsh|dash|ksh|fish)$/;
-/** Modules whose members run programs, change files or load code: looking one up by a computed name asks. */
-const powerful = /^(os|subprocess|shutil|builtins|importlib|sys|pty|ctypes|socket|io|pathlib|codecs|pickle|marshal|runpy|code|multiprocessing|asyncio|commands|platform|posix|nt|timeit|pdb|threading|concurrent|functools|operator)(\.|$)/;
-/** Attributes that reach the interpreter's internals: a function's globals, every class, a frame's namespace. */
-const internals = new Set(['__globals__', '__subclasses__', '__code__', '__closure__', 'func_globals', 'f_globals', 'f_locals', 'f_builtins', 'gi_frame', 'tb_frame', 'f_back', '__loader__']);
-/** Functions that run Python source given as text. */
-const sourceRunners = new Set(['timeit.timeit', 'timeit.repeat', 'timeit.Timer', 'pdb.run', 'pdb.runeval', 'cProfile.run', 'profile.run', 'cProfile.runctx', 'profile.runctx', 'code.compile_command', 'trace.Trace.run']);
-
-function unescape(body: string): string {
-  return body.replace(/\\(\n|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|[ntrabfv\\'"])/g, (_, e: string) => {
-    if (e === '\n') return '';
-    if (/^[xuU]/.test(e)) return String.fromCodePoint(parseInt(e.slice(1), 16));
-    if (/^[0-7]/.test(e)) return String.fromCharCode(parseInt(e, 8));
-    return ({ n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', f: '\f', v: '\v' } as Record<string, string>)[e] ?? e;
-  });
-}
+import { builtinNames, changesFirst, copies, decoders, deleteFile, internals, links, modelled, moves, networkCalls, normalize, opens, powerful, shellFirst, shells, sourceRunners, subprocessRun, unescape, walkers } from './pythonNames.js';
 
 interface Call {
   q: string;
@@ -83,15 +38,11 @@ export class PythonAnalysis extends CodeAnalysis {
     if (name === '__builtins__' || name === '__builtin__') return { k: 'ref', q: 'builtins' };
     for (let i = this.stars.length - 1; i >= 0; i--) {
       const q = normalize(`${this.stars[i]}.${name}`);
-      if (this.models(q)) return { k: 'ref', q };
+      if (modelled(q)) return { k: 'ref', q };
     }
     return builtinNames.has(name) ? { k: 'ref', q: `builtins.${name}` } : unknown;
   }
 
-  /** Is a qualified name one the analysis gives meaning to (for `from M import *`)? */
-  private models(q: string): boolean {
-    return shellFirst.has(q) || subprocessRun.has(q) || deleteFile.has(q) || changesFirst.has(q) || moves.has(q) || copies.has(q) || links.has(q) || opens.has(q) || q in decoders || networkCalls.test(q) || /^(shutil\.rmtree|os\.(exec|spawn|posix_spawn|kill|killpg|dup2|environ|getenv|path|putenv)|pty\.spawn|importlib\.import_module|sys\.modules|pathlib\.Path|ctypes\.)/.test(q);
-  }
 
   private attr(v: Val, name: string): Val {
     if (internals.has(name)) {
@@ -166,7 +117,7 @@ export class PythonAnalysis extends CodeAnalysis {
     if (/^[A-Za-z_]\w*$/.test(name)) this.effects.shell(`${name}=${JSON.stringify(textOf(v) ?? UNKNOWN)}`, 'os.environ');
   }
 
-  private fnDef(node: CodeNode, name: string, paramsNode: CodeNode | null, body: CodeNode, expression: boolean): FnDef {
+  private fnDef(name: string, paramsNode: CodeNode | null, body: CodeNode, expression: boolean): FnDef {
     const params: string[] = [];
     let rest = -1;
     for (const p of paramsNode?.namedChildren ?? []) {
@@ -178,7 +129,6 @@ export class PythonAnalysis extends CodeAnalysis {
       const dflt = p.childForFieldName('value');
       if (dflt) this.evalExpr(dflt);
     }
-    void node;
     return { name, params, rest, body, expression, calls: 0 };
   }
 
@@ -238,12 +188,12 @@ export class PythonAnalysis extends CodeAnalysis {
       }
       case 'function_definition': {
         const name = node.childForFieldName('name')!.text;
-        this.vars.set(name, this.define(this.fnDef(node, name, node.childForFieldName('parameters'), node.childForFieldName('body')!, false)));
+        this.vars.set(name, this.define(this.fnDef(name, node.childForFieldName('parameters'), node.childForFieldName('body')!, false)));
         return unknown;
       }
       case 'lambda': {
         const body = node.childForFieldName('body');
-        return body ? this.define(this.fnDef(node, '<lambda>', node.childForFieldName('parameters'), body, true), false) : unknown;
+        return body ? this.define(this.fnDef('<lambda>', node.childForFieldName('parameters'), body, true), false) : unknown;
       }
       case 'class_definition': {
         const sup = node.childForFieldName('superclasses');
@@ -446,8 +396,8 @@ export class PythonAnalysis extends CodeAnalysis {
         return args.slice(i + 1);
       };
       if (v.k === 'fn') this.call(v.fn, withArgs(), new Map());
-      else if (v.k === 'ref' && (this.models(v.q) || /^builtins\.(exec|eval|compile|__import__|open)$/.test(v.q))) this.callRef({ q: v.q, args: withArgs(), kw: new Map() });
-      else if (v.k === 'ref' && powerful.test(v.q) && !v.q.includes('.') && !this.models(q)) {
+      else if (v.k === 'ref' && (modelled(v.q) || /^builtins\.(exec|eval|compile|__import__|open)$/.test(v.q))) this.callRef({ q: v.q, args: withArgs(), kw: new Map() });
+      else if (v.k === 'ref' && powerful.test(v.q) && !v.q.includes('.') && !modelled(q)) {
         this.effects.ask('code.attr', `hands ${v.q} to ${q || 'a function'} the analysis cannot follow`);
       }
     }
