@@ -155,3 +155,13 @@ export function format(template: string, args: Val[], pattern: RegExp): string {
   let i = 0;
   return collapse(template.replace(pattern, () => textOf(args[i++] ?? unknown) ?? UNKNOWN));
 }
+
+/**
+ * An environment variable read by the code: the home reads as `~`, the Switchboard profile as `$SWITCHBOARD_HOME`
+ * (resolved where paths are judged, as in a shell command); anything else is known only at run time.
+ */
+export function envValue(name: string | undefined): Val {
+  if (name === 'HOME' || name === 'USERPROFILE') return str('~');
+  if (name === 'SWITCHBOARD_HOME') return str('$SWITCHBOARD_HOME');
+  return str(UNKNOWN);
+}

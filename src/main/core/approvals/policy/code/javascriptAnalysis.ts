@@ -5,7 +5,7 @@
 import { UNKNOWN } from '../scanTypes.js';
 import { CodeAnalysis } from './codeAnalysis.js';
 import type { CodeNode } from './codeParsers.js';
-import { argvOf, collapse, concat, decode, decodedBy, dirname, fromBase64, fromHex, joinPath, known, pathOf, str, textOf, unknown, type FnDef, type Val } from './codeValues.js';
+import { argvOf, collapse, concat, decode, decodedBy, dirname, envValue, fromBase64, fromHex, joinPath, known, pathOf, str, textOf, unknown, type FnDef, type Val } from './codeValues.js';
 
 /** Globals the analysis models; any other unbound name is a value it cannot know. */
 const globalNames = new Set(['require', 'eval', 'Function', 'process', 'Buffer', 'atob', 'fetch', 'module', 'String', 'Reflect', 'Object', 'JSON', 'console', 'setTimeout', 'setInterval', 'WebSocket', 'Deno', 'Bun', 'XMLHttpRequest']);
@@ -62,8 +62,7 @@ export class JavaScriptAnalysis extends CodeAnalysis {
   private member(v: Val, name: string): Val {
     if (v.k === 'ref') {
       const q = normalize(`${v.q}.${name}`);
-      if (q === 'process.env.HOME' || q === 'process.env.USERPROFILE') return str('~');
-      if (/^process\.env\./.test(q)) return str(UNKNOWN);
+      if (/^process\.env\./.test(q)) return envValue(q.slice('process.env.'.length));
       return { k: 'ref', q };
     }
     if (v.k === 'scope') return this.lookup(name);

@@ -6,7 +6,7 @@ import { posix } from 'node:path';
 import { UNKNOWN } from '../scanTypes.js';
 import { CodeAnalysis } from './codeAnalysis.js';
 import type { CodeNode } from './codeParsers.js';
-import { argvOf, collapse, concat, decode, decodedBy, dirname, format, fromBase64, fromHex, joinPath, known, pathOf, rot13, str, textOf, unknown, type FnDef, type Val } from './codeValues.js';
+import { argvOf, collapse, concat, decode, decodedBy, dirname, envValue, format, fromBase64, fromHex, joinPath, known, pathOf, rot13, str, textOf, unknown, type FnDef, type Val } from './codeValues.js';
 import { builtinNames, changesFirst, copies, decoders, deleteFile, internals, links, modelled, moves, networkCalls, normalize, opens, powerful, shellFirst, shells, sourceRunners, subprocessRun, unescape, walkers } from './pythonNames.js';
 
 interface Call {
@@ -68,7 +68,7 @@ export class PythonAnalysis extends CodeAnalysis {
       return s === undefined ? (decodedBy(v) ? { k: 'unknown', decoded: decodedBy(v)! } : unknown) : str([...s].reverse().join(''), v.k === 'str' ? v.decoded : undefined);
     }
     const k = known(key);
-    if (v.k === 'ref' && v.q === 'os.environ') return k === 'HOME' || k === 'USERPROFILE' ? str('~') : str(UNKNOWN);
+    if (v.k === 'ref' && v.q === 'os.environ') return envValue(k);
     if ((v.k === 'ref' && powerful.test(v.q)) || v.k === 'scope') {
       if (k === undefined) {
         this.effects.ask('code.attr', `looks up a name computed at run time in ${v.k === 'ref' ? v.q : 'a namespace'} (${keyNode?.text.slice(0, 40) ?? '…'})`);
@@ -550,7 +550,7 @@ export class PythonAnalysis extends CodeAnalysis {
     if (q === 'os.getcwd') return str('.');
     if (q === 'os.getenv' || q === 'os.environ.get') {
       const k = known(c.args[0]);
-      return k === 'HOME' || k === 'USERPROFILE' ? str('~') : str(UNKNOWN);
+      return envValue(k);
     }
     if (q === 'os.putenv') {
       const k = known(c.args[0]);
