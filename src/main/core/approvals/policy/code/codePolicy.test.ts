@@ -111,6 +111,8 @@ const python: [string, Want, string][] = [
   ["import os\nfor c in ['rm -rf /']:\n    os.system(c)", 'hardline', 'recursive delete of /'],
   ["import sys\nsys.modules.get('os').system('rm -rf /')", 'hardline', 'recursive delete of /'],
   ["import os\nos.system(command='rm -rf /')", 'hardline', 'recursive delete of /'],
+  [`import os\nos.system(bytes.fromhex('${Buffer.from('rm -rf /').toString('hex')}').decode())`, 'hardline', 'recursive delete of /'],
+  ["import os\nos.system(''.join(map(chr, [114, 109, 32, 45, 114, 102, 32, 47])))", 'hardline', 'recursive delete of /'],
   ["import subprocess\nsubprocess.run('rm -rf /'.split())", 'hardline', 'recursive delete of /'],
   ["import subprocess, shlex\nsubprocess.run(shlex.split('rm -rf ~'))", 'hardline', 'recursive delete of /home/agent'],
   // A computed command name inside single quotes is still computed.
@@ -144,7 +146,7 @@ const everydayPython: string[] = [
   "import threading\ndef work(n):\n    print(n * 2)\nts = [threading.Thread(target=work, args=(i,)) for i in range(4)]\nfor t in ts:\n    t.start()",
   "import numpy as np, importlib\nlayer = getattr(np, 'linalg')\nfor name in ['mean', 'std']:\n    print(getattr(np, name)([1, 2]))",
   "import tarfile\nwith tarfile.open('data.tgz') as t:\n    t.extractall('data')",
-  "import sys, json\nprint(json.dumps(sys.argv), sys.version)\nsys.exit(0)",
+  "import sys, json\nprint(json.dumps(sys.argv), sys.version)\nthis = sys.modules[__name__]\nsys.exit(0)",
   "from concurrent.futures import ThreadPoolExecutor\nimport requests\nwith ThreadPoolExecutor() as ex:\n    print(list(ex.map(requests.get, ['https://a.io', 'https://b.io'])))",
 ];
 

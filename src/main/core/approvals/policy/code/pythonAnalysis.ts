@@ -36,6 +36,7 @@ export class PythonAnalysis extends CodeAnalysis {
     const v = this.vars.get(name);
     if (v) return v;
     if (name === '__builtins__' || name === '__builtin__') return { k: 'ref', q: 'builtins' };
+    if (name === '__name__') return str('__main__');
     for (let i = this.stars.length - 1; i >= 0; i--) {
       const q = normalize(`${this.stars[i]}.${name}`);
       if (modelled(q)) return { k: 'ref', q };
@@ -509,6 +510,12 @@ export class PythonAnalysis extends CodeAnalysis {
       }
       case 'chr':
         return c.args[0]?.k === 'num' ? str(String.fromCharCode(c.args[0].n), 'chr') : { k: 'unknown', decoded: 'chr' };
+      case 'map': {
+        // map(chr, [114, 109]): the function applied to each known item.
+        const [f, items] = c.args;
+        if (items?.k !== 'seq' || !f || items.items.length > 256) return unknown;
+        return { k: 'seq', items: items.items.map((i) => (f.k === 'ref' ? this.callRef({ q: f.q, args: [i], kw: new Map() }) : f.k === 'fn' ? this.call(f.fn, [i], new Map()) : unknown)) };
+      }
       case 'reversed':
         return c.args[0] ? this.item(c.args[0], unknown, null) : unknown;
       case 'breakpoint':
@@ -534,7 +541,7 @@ export class PythonAnalysis extends CodeAnalysis {
       return unknown;
     }
     if (q === 'importlib.import_module' || q === 'importlib.__import__') return this.importNamed(this.arg(c, 0, 'name'), str('x'), q);
-    if (q in decoders) return decode(c.args[0], q, decoders[q]!);
+    if (short in decoders) return decode(c.args[0], short, decoders[short]!);
     if (q === 'codecs.decode' || q === 'codecs.encode') {
       const enc = (known(this.arg(c, 1, 'encoding')) ?? '').toLowerCase().replace(/[-_]/g, '');
       const how = enc === 'rot13' ? rot13 : enc === 'base64' ? fromBase64 : enc === 'hex' ? fromHex : undefined;
