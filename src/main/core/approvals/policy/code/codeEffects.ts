@@ -63,10 +63,26 @@ export class CodeEffects {
   private secret: string | undefined;
   private sends: string | undefined;
 
-  constructor(private readonly place: CodePlace) {}
+  constructor(private readonly place: CodePlace) {
+    this.cwd = place.cwd;
+  }
 
   private resolve(path: string): string {
-    return resolveLiteralPath(path, this.place.cwd, this.place.home, this.place.profile);
+    return resolveLiteralPath(path, this.cwd, this.place.home, this.place.profile);
+  }
+
+  /** The directory the code has moved to (os.chdir, process.chdir); relative paths and commands run there. */
+  private cwd: string | undefined;
+  private moved = false;
+
+  chdir(path: string | undefined): void {
+    this.cwd = path === undefined ? UNKNOWN : this.resolve(path);
+    this.moved = true;
+  }
+
+  /** Shell text as it runs after the code changed directory: `cd DIR && …`, which the scanner follows. */
+  private there(text: string): string {
+    return this.moved && this.cwd !== undefined ? `cd ${shellWord(this.cwd)} && ${text}` : text;
   }
 
   private push(f: Finding): void {
@@ -85,7 +101,7 @@ export class CodeEffects {
   shell(text: string | undefined, via: string, decoded?: string): void {
     if (decoded) this.ask('remote.decoded-shell', `runs decoded text in a shell (${via} of ${decoded})`);
     if (text === undefined || text.trim() === UNKNOWN) this.ask('code.shell', `runs a shell command computed at run time (${via})`);
-    else this.out.push({ shell: shellText(text), via });
+    else this.out.push({ shell: this.there(shellText(text)), via });
   }
 
   /** A program and its arguments (subprocess.run([...]), spawn): judged as the shell command they spell. */
@@ -93,7 +109,7 @@ export class CodeEffects {
     if (decoded) this.ask('remote.decoded-shell', `runs a decoded command (${via} of ${decoded})`);
     if (items === undefined || items.length === 0 || (items.length === 1 && items[0] === UNKNOWN)) this.ask('code.run', `runs a command computed at run time (${via})`);
     else if (loneShell.test(items[0]!) && items.slice(1).every((a) => /^-[a-z]*$/.test(a) && !a.includes('c'))) this.ask('code.shell', `starts a shell that reads its commands from the code (${via} ${items[0]})`);
-    else this.out.push({ shell: items.map(shellWord).join(' '), via });
+    else this.out.push({ shell: this.there(items.map(shellWord).join(' ')), via });
   }
 
   /** A delete of one file, or of a directory tree (`tree`); `path` is undefined when computed at run time. */

@@ -165,3 +165,64 @@ export function envValue(name: string | undefined): Val {
   if (name === 'SWITCHBOARD_HOME') return str('$SWITCHBOARD_HOME');
   return str(UNKNOWN);
 }
+
+/**
+ * A list or dict changed in place (`args.append('-rf')`, `a.push(x)`, `d[k] = v`): what is known follows, and a
+ * change the analysis cannot follow leaves the list unknown (one run-time item), never stale.
+ */
+export function mutate(self: Val, name: string, args: Val[]): boolean {
+  if (self.k === 'dict' && (name === 'update' || name === 'setdefault' || name === '__setitem__')) {
+    const [a, b] = args;
+    if (name === 'update' && a?.k === 'dict') for (const [k, v] of a.entries) self.entries.set(k, v);
+    else if (a && b && known(a) !== undefined) self.entries.set(known(a)!, b);
+    return true;
+  }
+  if (self.k !== 'seq') return false;
+  const items = self.items;
+  switch (name) {
+    case 'append':
+    case 'push':
+      items.push(...(name === 'push' ? args : args.slice(0, 1)));
+      return true;
+    case 'extend':
+      if (args[0]?.k === 'seq') items.push(...args[0].items);
+      else items.push(unknown);
+      return true;
+    case 'insert':
+      if (args[0]?.k === 'num' && args[1]) items.splice(args[0].n, 0, args[1]);
+      else items.splice(0, items.length, unknown);
+      return true;
+    case 'unshift':
+      items.unshift(...args);
+      return true;
+    case 'pop':
+    case 'shift':
+      return true;
+    case 'reverse':
+      items.reverse();
+      return true;
+    case 'remove':
+    case 'sort':
+    case 'clear':
+    case 'splice':
+    case 'fill':
+    case 'copyWithin':
+    case '__setitem__':
+      items.splice(0, items.length, unknown);
+      return true;
+  }
+  return false;
+}
+
+/** `x[key] = v` on a list or dict the analysis holds. */
+export function setItem(target: Val, key: Val, v: Val): void {
+  const k = known(key);
+  if (target.k === 'dict') {
+    if (k !== undefined) target.entries.set(k, v);
+    return;
+  }
+  if (target.k === 'seq') {
+    if (key.k === 'num' && key.n >= 0 && key.n < target.items.length + 1) target.items[key.n] = v;
+    else target.items.splice(0, target.items.length, unknown);
+  }
+}

@@ -5,7 +5,7 @@
 import { UNKNOWN } from '../scanTypes.js';
 import { CodeAnalysis } from './codeAnalysis.js';
 import type { CodeNode } from './codeParsers.js';
-import { argvOf, collapse, concat, decode, decodedBy, dirname, envValue, fromBase64, fromHex, joinPath, known, pathOf, str, textOf, unknown, type FnDef, type Val } from './codeValues.js';
+import { argvOf, collapse, concat, decode, decodedBy, dirname, envValue, mutate, setItem, fromBase64, fromHex, joinPath, known, pathOf, str, textOf, unknown, type FnDef, type Val } from './codeValues.js';
 
 /** Globals the analysis models; any other unbound name is a value it cannot know. */
 const globalNames = new Set(['require', 'eval', 'Function', 'process', 'Buffer', 'atob', 'fetch', 'module', 'String', 'Reflect', 'Object', 'JSON', 'console', 'setTimeout', 'setInterval', 'WebSocket', 'Deno', 'Bun', 'XMLHttpRequest']);
@@ -112,6 +112,13 @@ export class JavaScriptAnalysis extends CodeAnalysis {
         const obj = this.evalExpr(target.childForFieldName('object')!);
         const prop = target.childForFieldName('property')?.text;
         if (obj.k === 'ref' && obj.q === 'process.env' && prop) this.env(prop, v);
+        if (obj.k === 'dict' && prop) obj.entries.set(prop, v);
+        return;
+      }
+      case 'subscript_expression': {
+        const obj = this.evalExpr(target.childForFieldName('object')!);
+        const index = target.childForFieldName('index');
+        setItem(obj, index ? this.evalExpr(index) : unknown, v);
         return;
       }
       default:
@@ -379,7 +386,8 @@ export class JavaScriptAnalysis extends CodeAnalysis {
     }
     if (links.test(q)) return e.write(pathOf(args[1]), q), unknown;
     if (opens.test(q)) {
-      const flags = known(args[1]) ?? 'r';
+      // Flags known only at run time may write.
+      const flags = args[1] === undefined ? 'r' : (known(args[1]) ?? 'w');
       if (/[wa+]/.test(flags) || args[1]?.k === 'num') e.write(pathOf(a0), q);
       else e.read(pathOf(a0), q);
       return unknown;
@@ -417,6 +425,7 @@ export class JavaScriptAnalysis extends CodeAnalysis {
     }
     if (q === 'String' || q === 'String.raw') return a0 ?? unknown;
     if (q === 'util.promisify') return a0 ?? unknown;
+    if (q === 'process.chdir') return e.chdir(a0 ? (textOf(a0) ?? UNKNOWN) : undefined), unknown;
     if (q === 'process.kill') {
       e.argv(['kill', `-${textOf(args[1] ?? str('TERM')) ?? UNKNOWN}`.replace(/^-SIG/, '-'), textOf(a0 ?? unknown) ?? UNKNOWN], q);
       return unknown;
@@ -466,6 +475,10 @@ export class JavaScriptAnalysis extends CodeAnalysis {
       }
       return by ? { k: 'unknown', decoded: by } : unknown;
     }
+    if (self.k === 'seq' && (name === 'pop' || name === 'shift')) return (name === 'pop' ? self.items.pop() : self.items.shift()) ?? unknown;
+    // Array methods that change the array in place and return it.
+    if (self.k === 'seq' && (name === 'reverse' || name === 'push' || name === 'unshift')) return mutate(self, name, args), name === 'reverse' ? self : unknown;
+    if (mutate(self, name, args)) return unknown;
     if (self.k === 'seq') {
       if (/^(forEach|map|filter|some|every|flatMap|find|findIndex)$/.test(name) && args[0]) {
         for (const item of self.items.slice(0, 8)) this.apply(args[0], [item]);
@@ -473,7 +486,6 @@ export class JavaScriptAnalysis extends CodeAnalysis {
         return unknown;
       }
       if (name === 'join') return str(collapse(self.items.map((i) => textOf(i) ?? UNKNOWN).join(known(args[0]) ?? ',')), self.items.map(decodedBy).find(Boolean));
-      if (name === 'reverse') return { k: 'seq', items: [...self.items].reverse() };
       return unknown;
     }
     if (self.k === 'unknown' && self.decoded) return self;

@@ -6,7 +6,7 @@ import { posix } from 'node:path';
 import { UNKNOWN } from '../scanTypes.js';
 import { CodeAnalysis } from './codeAnalysis.js';
 import type { CodeNode } from './codeParsers.js';
-import { argvOf, collapse, concat, decode, decodedBy, dirname, envValue, format, fromBase64, fromHex, joinPath, known, pathOf, rot13, str, textOf, unknown, type FnDef, type Val } from './codeValues.js';
+import { argvOf, collapse, concat, decode, decodedBy, dirname, envValue, mutate, setItem, format, fromBase64, fromHex, joinPath, known, pathOf, rot13, str, textOf, unknown, type FnDef, type Val } from './codeValues.js';
 import { builtinNames, changesFirst, copies, decoders, deleteFile, internals, links, modelled, moves, networkCalls, normalize, opens, powerful, shellFirst, shells, sourceRunners, subprocessRun, unescape, walkers } from './pythonNames.js';
 
 interface Call {
@@ -100,8 +100,10 @@ export class PythonAnalysis extends CodeAnalysis {
       case 'subscript': {
         const obj = this.evalExpr(target.childForFieldName('value')!);
         const key = target.childForFieldName('subscript');
-        const k = key ? known(this.evalExpr(key)) : undefined;
+        const keyVal = key ? this.evalExpr(key) : unknown;
+        const k = known(keyVal);
         if (obj.k === 'ref' && obj.q === 'os.environ' && k !== undefined) this.env(k, v);
+        setItem(obj, keyVal, v);
         return;
       }
       case 'as_pattern_target':
@@ -456,7 +458,9 @@ export class PythonAnalysis extends CodeAnalysis {
     }
     if (links.has(q)) return e.write(pathOf(this.arg(c, 1, 'dst')), q), unknown;
     if (opens.has(q)) {
-      const mode = known(this.arg(c, 1, 'mode')) ?? 'r';
+      // A mode known only at run time may write.
+      const given = this.arg(c, 1, 'mode');
+      const mode = given === undefined ? 'r' : (known(given) ?? 'w');
       this.open(pathOf(this.arg(c, 0, 'file') ?? this.arg(c, 0, 'filename')), mode, short);
       return unknown;
     }
@@ -580,6 +584,7 @@ export class PythonAnalysis extends CodeAnalysis {
       return unknown;
     }
     if (q === 'os.dup2') this.dup2 = true;
+    if (q === 'os.chdir') e.chdir(c.args[0] ? (textOf(c.args[0]) ?? UNKNOWN) : undefined);
     if (/^ctypes\.(CDLL|PyDLL|WinDLL|OleDLL|cdll|pydll|windll|LibraryLoader)\b/.test(q)) e.ask('code.native', `calls C library functions directly (${q})`);
     if (q === 'sys.modules.get') return this.item({ k: 'scope', modules: true }, c.args[0] ?? unknown, null);
     return unknown;
@@ -688,6 +693,8 @@ export class PythonAnalysis extends CodeAnalysis {
       }
       return unknown;
     }
+    if (self.k === 'seq' && name === 'pop') return self.items.pop() ?? unknown;
+    if (mutate(self, name, args)) return unknown;
     if (self.k === 'dict' && name === 'get') return self.entries.get(known(args[0]) ?? '\0') ?? args[1] ?? unknown;
     if (self.k === 'scope' && name === 'get') return this.item(self, args[0] ?? unknown, null);
     if (self.k === 'ref') return this.callRef({ q: `${self.q}.${name}`, args, kw, });
