@@ -142,7 +142,7 @@ export abstract class CodeAnalysis {
     fn.params.forEach((p, at) => {
       saved.set(p, this.vars.get(p));
       const i = at - skip;
-      const v = at < skip ? unknown : at === fn.rest ? { k: 'seq' as const, items: args.slice(i) } : (kwargs.get(p) ?? args[i] ?? unknown);
+      const v = at < skip ? unknown : at === fn.rest ? { k: 'seq' as const, items: args.slice(i) } : (kwargs.get(p) ?? args[i] ?? fn.defaults[at] ?? unknown);
       this.vars.set(p, v);
     });
     this.callDepth++;

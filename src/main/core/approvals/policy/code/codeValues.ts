@@ -29,6 +29,8 @@ export type Val =
 export interface FnDef {
   name: string;
   params: string[];
+  /** Default values, by parameter index (evaluated where the function is defined). */
+  defaults: (Val | undefined)[];
   /** Index of a `*args`/`...rest` parameter, else -1. */
   rest: number;
   body: CodeNode;

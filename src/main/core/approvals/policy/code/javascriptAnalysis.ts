@@ -132,14 +132,17 @@ export class JavaScriptAnalysis extends CodeAnalysis {
 
   private fnDef(name: string, params: CodeNode | null, body: CodeNode): FnDef {
     const names: string[] = [];
+    const defaults: (Val | undefined)[] = [];
     let rest = -1;
     const list = params ? (params.type === 'formal_parameters' ? params.namedChildren : [params]) : [];
     for (const p of list) {
       if (p.type === 'rest_pattern') rest = names.length;
       const id = p.type === 'identifier' ? p : p.type === 'rest_pattern' ? p.namedChildren[0] : p.childForFieldName('left');
+      const dflt = p.type === 'assignment_pattern' ? p.childForFieldName('right') : null;
+      defaults[names.length] = dflt ? this.evalExpr(dflt) : undefined;
       names.push(id?.type === 'identifier' ? id.text : `#${names.length}`);
     }
-    return { name, params: names, rest, body, expression: body.type !== 'statement_block', calls: 0 };
+    return { name, params: names, defaults, rest, body, expression: body.type !== 'statement_block', calls: 0 };
   }
 
   protected walk(node: CodeNode): void {
@@ -489,6 +492,8 @@ export class JavaScriptAnalysis extends CodeAnalysis {
       return unknown;
     }
     if (self.k === 'unknown' && self.decoded) return self;
+    // A module the analysis lost track of still has its members' names (`m.execSync(…)`).
+    if (self.k === 'unknown' && /^(execSync|execFileSync|spawnSync|execFile|rmSync)$/.test(name)) return this.callRef(name === 'rmSync' ? 'fs.rmSync' : `child_process.${name}`, args);
     const own = this.fns.get(name);
     if (own && self.k !== 'ref') return this.call(own, args, new Map());
     return unknown;

@@ -7,7 +7,7 @@ import { UNKNOWN } from '../scanTypes.js';
 import { CodeAnalysis } from './codeAnalysis.js';
 import type { CodeNode } from './codeParsers.js';
 import { argvOf, collapse, concat, decode, decodedBy, dirname, envValue, mutate, setItem, format, fromBase64, fromHex, joinPath, known, pathOf, rot13, str, textOf, unknown, type FnDef, type Val } from './codeValues.js';
-import { builtinNames, changesFirst, copies, decoders, deleteFile, internals, links, modelled, moves, networkCalls, normalize, opens, powerful, shellFirst, shells, sourceRunners, subprocessRun, unescape, walkers } from './pythonNames.js';
+import { builtinNames, lostMembers, changesFirst, copies, decoders, deleteFile, internals, links, modelled, moves, networkCalls, normalize, opens, powerful, shellFirst, shells, sourceRunners, subprocessRun, unescape, walkers } from './pythonNames.js';
 
 interface Call {
   q: string;
@@ -122,6 +122,7 @@ export class PythonAnalysis extends CodeAnalysis {
 
   private fnDef(name: string, paramsNode: CodeNode | null, body: CodeNode, expression: boolean): FnDef {
     const params: string[] = [];
+    const defaults: (Val | undefined)[] = [];
     let rest = -1;
     for (const p of paramsNode?.namedChildren ?? []) {
       const id = p.type === 'identifier' ? p : (p.childForFieldName('name') ?? p.namedChildren.find((c) => c.type === 'identifier'));
@@ -130,9 +131,9 @@ export class PythonAnalysis extends CodeAnalysis {
       params.push(id?.text ?? `#${params.length}`);
       // Defaults are evaluated where the function is defined.
       const dflt = p.childForFieldName('value');
-      if (dflt) this.evalExpr(dflt);
+      defaults[params.length - 1] = dflt ? this.evalExpr(dflt) : undefined;
     }
-    return { name, params, rest, body, expression, calls: 0 };
+    return { name, params, defaults, rest, body, expression, calls: 0 };
   }
 
   protected walk(node: CodeNode): void {
@@ -544,6 +545,8 @@ export class PythonAnalysis extends CodeAnalysis {
       e.ask('code.attr', `lists the members of ${owner} (${q.replace(/^.*\./, '')})`);
       return unknown;
     }
+    if (q === 'importlib.util.find_spec') return this.importNamed(this.arg(c, 0, 'name'), str('x'), q);
+    if (q === 'importlib.util.module_from_spec') return c.args[0]?.k === 'ref' ? c.args[0] : unknown;
     if (q === 'importlib.import_module' || q === 'importlib.__import__') return this.importNamed(this.arg(c, 0, 'name'), str('x'), q);
     if (short in decoders) return decode(c.args[0], short, decoders[short]!);
     if (q === 'codecs.decode' || q === 'codecs.encode') {
@@ -712,6 +715,9 @@ export class PythonAnalysis extends CodeAnalysis {
     if (/^(unlink|rmdir)$/.test(name) && this.inWalk > 0) this.delete(undefined, false, `.${name}`);
     const own = this.fns.get(name);
     if (own) return this.call(own, args, kw, /^(self|cls)$/.test(own.params[0] ?? '') ? 1 : 0);
+    // A module the analysis lost track of (loaded some other way) still has its members' names.
+    const as = lostMembers[name];
+    if (as && self.k === 'unknown') return this.callRef({ q: as, args, kw });
     return unknown;
   }
 }

@@ -54,3 +54,9 @@ export function unescape(body: string): string {
 export function modelled(q: string): boolean {
   return shellFirst.has(q) || subprocessRun.has(q) || deleteFile.has(q) || changesFirst.has(q) || moves.has(q) || copies.has(q) || links.has(q) || opens.has(q) || q in decoders || networkCalls.test(q) || /^(shutil\.rmtree|os\.(exec|spawn|posix_spawn|kill|killpg|dup2|environ|getenv|path|putenv)|pty\.spawn|importlib\.import_module|sys\.modules|pathlib\.Path|ctypes\.)/.test(q);
 }
+
+/** Method names distinctive enough to judge on any object: `m.system(…)` on a module loaded some way the analysis lost. */
+export const lostMembers: Record<string, string> = {
+  system: 'os.system', popen: 'os.popen', rmtree: 'shutil.rmtree', check_output: 'subprocess.check_output', check_call: 'subprocess.check_call',
+  getoutput: 'subprocess.getoutput', getstatusoutput: 'subprocess.getstatusoutput', Popen: 'subprocess.Popen', execvp: 'os.execvp', execv: 'os.execv',
+};
