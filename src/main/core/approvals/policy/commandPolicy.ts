@@ -3,7 +3,7 @@
 // nothing and reads no file; the one asynchronous step is loading the bash grammar.
 //
 // API
-//   const policy = await loadCommandPolicy({ profile }); // once per process (~300 ms: compiles the grammar)
+//   const policy = await loadCommandPolicy({ profile }); // once per process (~300 ms: compiles the grammars)
 //   policy.classify({ tool: 'terminal', command }, ctx)  // → { verdict, reasons: [{ text, rule, severity, span? }], decision }
 //   policy.classify({ tool: 'write_file' | 'patch', path }, ctx)
 //   policy.classify({ tool: 'execute_code', code }, ctx)
@@ -23,6 +23,8 @@
 // gives a typed tree with fields, recovers from errors (we ask on any ERROR node), and ships its .wasm inside
 // the npm package, so nothing runs at install time (no native build, no install script).
 // Everything the walker does not model reads as unknown and asks: "command name computed at run time".
+// Code (execute_code's Python, `python3 -c`, `node -e`) is read on its own syntax tree, with tree-sitter-python
+// and tree-sitter-javascript loaded beside bash (codeRules.ts, code/); the shell commands it runs come back here.
 import type { ApprovalsMode, PolicyClassification, PolicyDecision, PolicyReason, PolicyVerdict } from '../../../../shared/approvals.js';
 import type { ApprovalSubject } from '../../../../shared/tools.js';
 import { loadCodeParsers, type CodeParsers } from './code/codeParsers.js';
