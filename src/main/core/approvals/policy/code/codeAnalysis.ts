@@ -110,6 +110,15 @@ export abstract class CodeAnalysis {
     return decoded ? { k: 'unknown', decoded } : unknown;
   }
 
+  /** A list literal's items, a spread (`*xs`, `...xs`) of a known list in place. */
+  protected items(node: CodeNode, spread: string): Val[] {
+    return node.namedChildren.flatMap((c) => {
+      if (c.type !== spread) return [this.evalExpr(c)];
+      const v = c.namedChildren[0] ? this.evalExpr(c.namedChildren[0]) : unknown;
+      return v.k === 'seq' ? v.items : [unknown];
+    });
+  }
+
   /** Counts a node against the budget; false once it is spent (the code then asks). */
   protected spend(): boolean {
     if (--this.budget >= 0) return true;

@@ -124,6 +124,7 @@ const python: [string, Want, string][] = [
   ["import os\nos.chdir('/')\nos.system('rm -rf etc')", 'hardline', 'recursive delete of /etc'],
   ["m = 'w' if True else 'r'\nopen('/etc/passwd', m).write('x')", 'dangerous', 'writes to /etc/passwd'],
   ["import os\ndef f(c='rm -rf /', s=os.system):\n    s(c)", 'hardline', 'recursive delete of /'],
+  ["import subprocess\ndef sh(*args):\n    subprocess.run(['rm', *args])\nsh('-rf', '/')", 'hardline', 'recursive delete of /'],
   ["import importlib.util\nspec = importlib.util.find_spec('os')\nm = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(m)\nm.system('rm -rf /')", 'hardline', 'recursive delete of /'],
   ["m = load_somehow()\nm.system('rm -rf ~')", 'hardline', 'recursive delete of /home/agent'],
   ["object.__getattribute__(__import__('os'), 'system')('id')", 'dangerous', 'hands os to'],
@@ -158,6 +159,9 @@ const everydayPython: string[] = [
   "import threading\ndef work(n):\n    print(n * 2)\nts = [threading.Thread(target=work, args=(i,)) for i in range(4)]\nfor t in ts:\n    t.start()",
   "import numpy as np, importlib\nlayer = getattr(np, 'linalg')\nfor name in ['mean', 'std']:\n    print(getattr(np, name)([1, 2]))",
   "import tarfile\nwith tarfile.open('data.tgz') as t:\n    t.extractall('data')",
+  "import subprocess, sys\nr = subprocess.run([sys.executable, '-m', 'pytest', '-q'], capture_output=True, text=True)\nprint(r.stdout[-2000:])",
+  "import tempfile, shutil, os\nd = tempfile.mkdtemp()\ntry:\n    open(os.path.join(d, 'x'), 'w').write('y')\nfinally:\n    shutil.rmtree(d)",
+  "import subprocess\ndef git(*args):\n    return subprocess.check_output(['git', *args], text=True).strip()\nprint(git('rev-parse', 'HEAD'), git('status', '--short'))",
   "import sys, json\nprint(json.dumps(sys.argv), sys.version)\nthis = sys.modules[__name__]\nsys.exit(0)",
   "from concurrent.futures import ThreadPoolExecutor\nimport requests\nwith ThreadPoolExecutor() as ex:\n    print(list(ex.map(requests.get, ['https://a.io', 'https://b.io'])))",
 ];

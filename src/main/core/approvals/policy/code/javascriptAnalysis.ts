@@ -63,6 +63,7 @@ export class JavaScriptAnalysis extends CodeAnalysis {
     if (v.k === 'ref') {
       const q = normalize(`${v.q}.${name}`);
       if (/^process\.env\./.test(q)) return envValue(q.slice('process.env.'.length));
+      if (q === 'process.execPath' || q === 'process.argv0') return str('node');
       return { k: 'ref', q };
     }
     if (v.k === 'scope') return this.lookup(name);
@@ -246,7 +247,7 @@ export class JavaScriptAnalysis extends CodeAnalysis {
       case 'subscript_expression':
         return this.item(this.evalExpr(node.childForFieldName('object')!), node.childForFieldName('index')!);
       case 'array':
-        return { k: 'seq', items: node.namedChildren.map((c) => (c.type === 'spread_element' ? (this.evalExpr(c), unknown) : this.evalExpr(c))) };
+        return { k: 'seq', items: this.items(node, 'spread_element') };
       case 'object': {
         const entries = new Map<string, Val>();
         for (const p of node.namedChildren) {

@@ -24,6 +24,8 @@ export class PythonAnalysis extends CodeAnalysis {
   private walked = false;
   private inWalk = 0;
   private dup2 = false;
+  /** Directories made by tempfile.mkdtemp, by identity of the value. */
+  private readonly temps = new Set<Val>();
   private spawnsShell = false;
 
   override analyse(text: string): boolean {
@@ -53,6 +55,7 @@ export class PythonAnalysis extends CodeAnalysis {
     if (v.k === 'ref') {
       if (name === '__dict__') return v;
       if (name === '__builtins__') return { k: 'ref', q: 'builtins' };
+      if (v.q === 'sys' && name === 'executable') return str('python3');
       if (powerful.test(v.q) && !v.q.includes('.') && /^(values|items|keys|copy|__getitem__|__getattribute__|__getattr__|get|pop)$/.test(name)) return { k: 'method', self: v, name };
       const q = normalize(`${v.q}.${name}`);
       return q === 'sys.modules' ? { k: 'scope', modules: true } : { k: 'ref', q };
@@ -293,7 +296,7 @@ export class PythonAnalysis extends CodeAnalysis {
       case 'tuple':
       case 'expression_list':
       case 'set':
-        return { k: 'seq', items: node.namedChildren.map((c) => (c.type === 'list_splat' ? (this.evalExpr(c), unknown) : this.evalExpr(c))) };
+        return { k: 'seq', items: this.items(node, 'list_splat') };
       case 'dictionary': {
         const entries = new Map<string, Val>();
         for (const pair of node.namedChildren) {
@@ -562,6 +565,11 @@ export class PythonAnalysis extends CodeAnalysis {
     if (/^os\.path\.(expanduser|expandvars|abspath|realpath|normpath)$/.test(q) || q === 'os.fspath') return c.args[0]?.k === 'path' ? str(c.args[0].s) : (c.args[0] ?? unknown);
     if (q === 'os.path.dirname') return dirname(c.args[0] ?? unknown);
     if (q === 'os.getcwd') return str('.');
+    if (q === 'tempfile.mkdtemp') {
+      const dir = str(`/tmp/${UNKNOWN}`);
+      this.temps.add(dir);
+      return dir;
+    }
     if (q === 'os.getenv' || q === 'os.environ.get') {
       const k = known(c.args[0]);
       return envValue(k);
@@ -609,6 +617,8 @@ export class PythonAnalysis extends CodeAnalysis {
   }
 
   private delete(path: Val | undefined, tree: boolean, via: string): void {
+    // A temporary directory the code made itself (tempfile.mkdtemp) is its own to remove.
+    if (path && this.temps.has(path)) return;
     if (this.inWalk > 0) this.effects.ask('delete.walk', `deletes files in a loop over a directory walk (${via} in os.walk)`);
     this.effects.delete(path === undefined ? undefined : (textOf(path) ?? UNKNOWN), tree, via);
   }
