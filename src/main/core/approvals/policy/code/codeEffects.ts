@@ -51,6 +51,9 @@ export function shellText(text: string): string {
 /** A shell started without a command or script reads its commands from stdin, which the code writes. */
 const loneShell = /^(.*\/)?(sh|bash|zsh|dash|ksh|mksh|ash|fish|csh|tcsh)$/;
 
+/** Names of calls that change the file they are given. */
+const changesFiles = /^(write|dump|save|to_|copy|move|rename|replace|remove|unlink|rm|chmod|chown|symlink|link|truncate|touch|mkdir|makedirs|put|upload|extract|append|store|create|open_?w)/i;
+
 /** Files whose reading hands over a secret: private keys, cloud and package credentials, .env files. */
 function secretFile(resolved: string): boolean {
   if (/\.pub$|\/known_hosts$|\/\.ssh\/config$/.test(resolved)) return false;
@@ -157,10 +160,14 @@ export class CodeEffects {
     if (secretFile(p)) this.secret ??= p;
   }
 
-  /** Any string the code builds that reads as a path: naming the token file is refused, as in a shell command. */
-  mention(text: string): void {
+  /**
+   * A string the code hands to a call, `callee` naming the function or method: naming the token file is refused, as
+   * in a shell command, and so is naming anything in the profile to a call whose name says it changes files (a
+   * library's `to_csv`, `dump`, `save`) — calls the analysis does not model by themselves.
+   */
+  mention(text: string, callee: string): void {
     if (text.length > 512 || !/\/|core\.json/.test(text) || /^[a-z]+:\/\//i.test(text)) return;
-    const f = profileFinding(this.resolve(text), this.place.profile, false, this.place.how);
+    const f = profileFinding(this.resolve(text), this.place.profile, changesFiles.test(callee.replace(/^.*\./, '')), `${callee} in ${this.place.how}`);
     if (f) this.push(f);
   }
 

@@ -297,7 +297,8 @@ export class JavaScriptAnalysis extends CodeAnalysis {
     }
     // A template literal call (fn`…`) passes its text.
     if (node.childForFieldName('arguments')?.type === 'template_string') args.push(this.evalExpr(node.childForFieldName('arguments')!));
-    for (const a of args) if (a.k === 'str') this.effects.mention(a.s);
+    const callee = fn.k === 'ref' ? fn.q : fn.k === 'method' ? fn.name : fn.k === 'fn' ? fn.fn.name : '';
+    for (const a of args) if (a.k === 'str') this.effects.mention(a.s, callee);
     if (fn.k !== 'fn') this.callbacks(fn, args);
     return this.apply(fn, args);
   }

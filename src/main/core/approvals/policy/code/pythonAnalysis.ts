@@ -374,10 +374,8 @@ export class PythonAnalysis extends CodeAnalysis {
         if (v.k === 'dict') for (const [k, x] of v.entries) kw.set(k, x);
       } else if (a.type !== 'comment') args.push(this.evalExpr(a));
     }
-    for (const a of [...args, ...kw.values()]) {
-      const t = textOf(a);
-      if (t !== undefined && a.k === 'str') this.effects.mention(t);
-    }
+    const callee = fn.k === 'ref' ? fn.q : fn.k === 'method' ? fn.name : fn.k === 'fn' ? fn.fn.name : '';
+    for (const a of [...args, ...kw.values()]) if (a.k === 'str' || a.k === 'path') this.effects.mention(a.s, callee);
     if (fn.k !== 'fn') this.callbacks(fn, args, kw);
     if (fn.k === 'fn') return this.call(fn.fn, args, kw);
     if (fn.k === 'ref') return this.callRef({ q: fn.q, args, kw, node });
