@@ -5,13 +5,15 @@ import type { CodeEffects } from './codeEffects.js';
 import type { CodeNode, CodeParsers, CodeTree, ParsedLanguage } from './codeParsers.js';
 import { decodedBy, known, unknown, type FnDef, type Val } from './codeValues.js';
 
-/** Nodes visited in one analysis, nested code included. */
-const NODE_BUDGET = 200_000;
+/** Nodes visited in one analysis, nested code included: a few times what a long script has (a 30 KB one, ~10,000). */
+const NODE_BUDGET = 60_000;
 /** Calls into the code's own functions, nested, and analyses of one function. */
 const MAX_CALL_DEPTH = 6;
 const MAX_CALLS_PER_FN = 12;
 /** exec/eval of literal code inside code. */
 const MAX_CODE_DEPTH = 4;
+
+let distinct = 0;
 
 /** What a call's argument is, as far as the analysis tells values apart. */
 function signature(v: Val): string {
@@ -32,8 +34,8 @@ function signature(v: Val): string {
     case 'unknown':
       return `?${v.decoded ?? ''}`;
     default:
-      // Dicts, methods, namespaces and code: told apart by nothing cheaper than their identity.
-      return `${v.k}:${Math.random()}`;
+      // Dicts, methods, namespaces and code: told apart by nothing cheaper than their identity, so never equal.
+      return `${v.k}:${++distinct}`;
   }
 }
 

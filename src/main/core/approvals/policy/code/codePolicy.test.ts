@@ -280,8 +280,10 @@ describe('codeFindings', () => {
   it('keeps perl, ruby and php on the text rules', () => {
     expect(codeFindings('system("rm -rf /")', 'perl', place, parsers)).toEqual([{ shell: 'rm -rf /', via: 'perl' }]);
   });
-  it('bounds what hostile code costs: deep nesting and many calls still return', () => {
-    const deep = `${'exec("'.repeat(1)}x = 1${'")'.repeat(1)}\n` + "def f(x):\n    return f(x) + f(x)\nf('a')\n".repeat(50);
-    expect(() => codeFindings(deep, 'python', place, parsers)).not.toThrow();
+  it('bounds what hostile code costs: calls that fan out end, and too much code asks', () => {
+    const fan = "def f(x):\n    f(x + 'a')\n    f(x + 'b')\n    f(x + 'c')\nf('')\n";
+    expect(codeFindings(fan, 'python', place, parsers)).toEqual([]);
+    const huge = Array.from({ length: 20_000 }, (_, i) => `x${i} = [${i}, ${i}]`).join('\n');
+    expect(codeFindings(huge, 'python', place, parsers).map((f) => f.shell === undefined && f.text)).toContain('code too large to check');
   });
 });
