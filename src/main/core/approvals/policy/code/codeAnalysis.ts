@@ -65,7 +65,7 @@ export abstract class CodeAnalysis {
   /** Analyses a whole program: top to bottom, then the functions no call reached, with unknown arguments; true when it parsed cleanly. */
   analyse(text: string): boolean {
     try {
-      const clean = this.program(text);
+      const [clean] = this.program(text);
       for (let again = true; again; ) {
         again = false;
         for (const fn of [...this.defined.values()]) if (fn.calls === 0) again = (this.call(fn, [], new Map()), true);
@@ -76,33 +76,41 @@ export abstract class CodeAnalysis {
     }
   }
 
-  /** Parses and walks text; true when it parsed without errors. */
-  protected program(text: string): boolean {
+  /** Parses text and keeps its tree until the analysis ends (functions defined in it are called later). */
+  protected parsed(text: string): CodeNode {
     const tree = this.parsers.parse(text, this.lang);
     this.trees.push(tree);
-    this.walk(tree.rootNode);
-    return !tree.rootNode.hasError;
+    return tree.rootNode;
+  }
+
+  /** Parses and walks text: whether it parsed without errors, and the value of its last expression (eval's result). */
+  protected program(text: string): [boolean, Val] {
+    const root = this.parsed(text);
+    return [!root.hasError, this.evalExpr(root)];
   }
 
   /** Code the code runs from a known string (exec('…'), eval('…'), new Function('…')): analysed in place. */
-  protected nested(text: string, via: string): void {
-    if (this.codeDepth >= MAX_CODE_DEPTH) return this.effects.ask('code.dynamic', `runs code nested too deep to check (${via})`);
+  protected nested(text: string, via: string): Val {
+    if (this.codeDepth >= MAX_CODE_DEPTH) return this.effects.ask('code.dynamic', `runs code nested too deep to check (${via})`), unknown;
     this.codeDepth++;
     try {
-      this.program(text);
+      return this.program(text)[1];
     } finally {
       this.codeDepth--;
     }
   }
 
-  /** Code the program runs from a value (exec, eval, Function): known text is analysed in place; decoded or computed text asks. */
-  protected runCode(src: Val | undefined, via: string): void {
-    if (!src || src.k === 'code') return;
+  /**
+   * Code the program runs from a value (exec, eval, Function): known text is analysed in place and its value is the
+   * result (`eval('os.system')` is os.system); decoded or computed text asks.
+   */
+  protected runCode(src: Val | undefined, via: string): Val {
+    if (!src || src.k === 'code') return unknown;
     const by = decodedBy(src);
     const text = known(src);
     if (by) this.effects.ask('code.decoded', `runs decoded text (${via} of ${by})`);
     else if (text === undefined) this.effects.ask('code.dynamic', `runs code computed at run time (${via})`);
-    if (text !== undefined) this.nested(text, via);
+    return text === undefined ? unknown : this.nested(text, via);
   }
 
   /** A node the analysis does not model: its parts are evaluated for what they do, and decoding carries through. */

@@ -153,6 +153,13 @@ export class JavaScriptAnalysis extends CodeAnalysis {
   protected evalExpr(node: CodeNode): Val {
     if (!this.spend()) return unknown;
     switch (node.type) {
+      case 'program': {
+        let last = unknown;
+        for (const c of node.namedChildren) last = this.evalExpr(c);
+        return node.lastNamedChild?.type === 'expression_statement' ? last : unknown;
+      }
+      case 'expression_statement':
+        return node.namedChildren.length === 1 ? this.evalExpr(node.namedChildren[0]!) : this.children(node);
       case 'import_statement': {
         const source = known(this.evalExpr(node.childForFieldName('source')!));
         const mod: Val = source === undefined ? unknown : { k: 'ref', q: normalize(source) };
@@ -402,10 +409,7 @@ export class JavaScriptAnalysis extends CodeAnalysis {
       e.network(target ? known(target) : undefined, q);
       return unknown;
     }
-    if (codeRunners.test(q)) {
-      this.runCode(q === 'Function' || q.endsWith('constructor') ? args[args.length - 1] : a0, q);
-      return unknown;
-    }
+    if (codeRunners.test(q)) return this.runSource(q, q === 'Function' || q.endsWith('constructor') ? args : [a0 ?? unknown]);
     if ((q === 'setTimeout' || q === 'setInterval') && a0?.k === 'str') return this.runCode(a0, q), unknown;
     if (q === 'setTimeout' || q === 'setInterval' || q === 'process.nextTick' || q === 'queueMicrotask' || q === 'setImmediate') return a0?.k === 'fn' ? this.call(a0.fn, args.slice(2), new Map()) : unknown;
     if (/^process\.(binding|_linkedBinding|dlopen)$/.test(q)) {
@@ -446,6 +450,20 @@ export class JavaScriptAnalysis extends CodeAnalysis {
     return unknown;
   }
 
+  /**
+   * eval, vm and Function: the source is analysed where it is given; eval's value is its last expression, and
+   * Function('a', 'body') is a function of that body, analysed again where it is called.
+   */
+  private runSource(via: string, args: Val[]): Val {
+    const src = args[args.length - 1];
+    const value = this.runCode(src, via);
+    if (!/(^Function|constructor)$/.test(via)) return value;
+    const body = known(src);
+    if (body === undefined || decodedBy(src)) return unknown;
+    const params = args.slice(0, -1).flatMap((a) => (known(a) ?? '').split(',').map((p) => p.trim()));
+    return this.define({ name: '<Function>', params, defaults: [], rest: -1, body: this.parsed(body), expression: false, calls: 1 }, false);
+  }
+
   /** Methods on values: strings, functions (call/apply/bind), promises of modules, and the code's own methods. */
   private method(self: Val, name: string, args: Val[]): Val {
     if (name === 'call' || name === 'apply' || name === 'bind') {
@@ -454,7 +472,7 @@ export class JavaScriptAnalysis extends CodeAnalysis {
     }
     if (name === 'then' && self.k === 'ref' && args[0]?.k === 'fn') return this.call(args[0].fn, [self], new Map());
     // Any function's constructor is Function: `(() => {}).constructor('…')()`.
-    if (name === 'constructor') return this.runCode(args[args.length - 1], 'constructor'), unknown;
+    if (name === 'constructor') return this.runSource('constructor', args);
     if (self.k === 'str') {
       const s = self.s;
       const by = self.decoded;

@@ -147,9 +147,12 @@ export class PythonAnalysis extends CodeAnalysis {
     if (!this.spend()) return unknown;
     switch (node.type) {
       case 'module':
-      case 'block':
-        for (const c of node.namedChildren) this.evalExpr(c);
-        return unknown;
+      case 'block': {
+        // The value of the last statement when it is an expression: what eval() of this text gives.
+        let last = unknown;
+        for (const c of node.namedChildren) last = this.evalExpr(c);
+        return node.lastNamedChild?.type === 'expression_statement' ? last : unknown;
+      }
       case 'import_statement':
         for (const c of node.namedChildren) {
           if (c.type === 'aliased_import') this.vars.set(c.childForFieldName('alias')!.text, { k: 'ref', q: normalize(c.childForFieldName('name')!.text.replace(/\s/g, '')) });
@@ -171,9 +174,10 @@ export class PythonAnalysis extends CodeAnalysis {
         }
         return unknown;
       }
-      case 'expression_statement':
-        for (const c of node.namedChildren) this.evalExpr(c);
-        return unknown;
+      case 'expression_statement': {
+        const values = node.namedChildren.map((c) => this.evalExpr(c));
+        return values.length === 1 ? values[0]! : unknown;
+      }
       case 'assignment': {
         const right = node.childForFieldName('right');
         const v = right ? this.evalExpr(right) : unknown;
@@ -485,8 +489,7 @@ export class PythonAnalysis extends CodeAnalysis {
       case 'exec':
       case 'eval':
       case 'execfile':
-        this.runCode(short === 'execfile' ? unknown : this.arg(c, 0, 'source'), short);
-        return unknown;
+        return this.runCode(short === 'execfile' ? unknown : this.arg(c, 0, 'source'), short);
       case 'compile': {
         const src = this.arg(c, 0, 'source') ?? unknown;
         this.runCode(src, 'compile');
