@@ -67,7 +67,7 @@ export class JavaScriptAnalysis extends CodeAnalysis {
       return { k: 'ref', q };
     }
     if (v.k === 'scope') return this.lookup(name);
-    if (v.k === 'dict') return v.entries.get(name) ?? unknown;
+    if (v.k === 'dict') return v.entries.get(name) ?? { k: 'method', self: v, name };
     if (v.k === 'seq' && name === 'length') return { k: 'num', n: v.items.length };
     return { k: 'method', self: v, name };
   }
@@ -264,7 +264,11 @@ export class JavaScriptAnalysis extends CodeAnalysis {
             const v = this.evalExpr(p.childForFieldName('value')!);
             if (k !== undefined) entries.set(k, v);
           } else if (p.type === 'shorthand_property_identifier') entries.set(p.text, this.lookup(p.text));
-          else this.evalExpr(p);
+          else if (p.type === 'method_definition') {
+            const body = p.childForFieldName('body');
+            const name = p.childForFieldName('name')?.text;
+            if (body && name) entries.set(name, this.define(this.fnDef(name, p.childForFieldName('parameters'), body)));
+          } else this.evalExpr(p);
         }
         return { k: 'dict', entries };
       }
