@@ -243,6 +243,8 @@ const node: [string, Want, string][] = [
   ["new Function('return process')().mainModule.require('child_process').execSync('rm -rf /')", 'hardline', 'recursive delete of /'],
   ["const run = new Function('c', \"require('child_process').execSync(c)\"); run('rm -rf /')", 'hardline', 'recursive delete of /'],
   ["const cp = require('child_process'); const o = { run(c) { cp.execSync(c) } }; o.run('rm -rf /')", 'hardline', 'recursive delete of /'],
+  ["with (require('child_process')) execSync('rm -rf /')", 'hardline', 'recursive delete of /'],
+  ["const { default: cp } = await import('child_process'); cp.execSync('rm -rf /')", 'hardline', 'recursive delete of /'],
   ["const {promisify} = require('util'); promisify(require('child_process').exec)('rm -rf /')", 'hardline', 'recursive delete of /'],
   ["const a = ['rm', ['-rf', '/']]; require('child_process').spawnSync(...a)", 'hardline', 'recursive delete of /'],
   ["require('child_process').execSync('/ fr- mr'.split('').reverse().join(''))", 'hardline', 'recursive delete of /'],

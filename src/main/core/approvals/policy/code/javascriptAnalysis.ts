@@ -13,7 +13,8 @@ const globalNames = new Set(['require', 'eval', 'Function', 'process', 'Buffer',
 function normalize(q: string): string {
   const s = q.replace(/^node:/, '').replace(/^fs\/promises(\.|$)/, 'fs.promises$1').replace(/^(global|globalThis|window|self)\./, '');
   if (/^(process\.mainModule|module|require\.main|process\.mainModule\.constructor|module\.constructor)\.(require|_load)$/.test(s) || /^module\._load$/.test(s) || s === 'module.constructor.prototype.require') return 'require';
-  return s.replace(/^fs\.promises\./, 'fs.');
+  // An ES module's default export of a Node module is the module itself.
+  return s.replace(/\.default(?=\.|$)/, '').replace(/^fs\.promises\./, 'fs.');
 }
 
 const shellFirst = new Set(['child_process.exec', 'child_process.execSync']);
@@ -51,9 +52,13 @@ function safeDecodeURI(s: string): string {
 }
 
 export class JavaScriptAnalysis extends CodeAnalysis {
+  /** Objects of enclosing `with` statements, innermost last: their members are names in its body. */
+  private withs: Val[] = [];
+
   private lookup(name: string): Val {
     const v = this.vars.get(name);
     if (v) return v;
+    for (let i = this.withs.length - 1; i >= 0; i--) if (this.withs[i]!.k === 'ref' || this.withs[i]!.k === 'dict') return this.member(this.withs[i]!, name);
     if (name === 'globalThis' || name === 'global' || name === 'window' || name === 'self') return { k: 'scope', modules: false };
     if (name === '__dirname' || name === '__filename') return str('.');
     return globalNames.has(name) ? { k: 'ref', q: name } : unknown;
@@ -153,6 +158,17 @@ export class JavaScriptAnalysis extends CodeAnalysis {
   protected evalExpr(node: CodeNode): Val {
     if (!this.spend()) return unknown;
     switch (node.type) {
+      case 'with_statement': {
+        const obj = node.childForFieldName('object');
+        this.withs.push(obj ? this.evalExpr(obj) : unknown);
+        try {
+          const body = node.childForFieldName('body');
+          if (body) this.evalExpr(body);
+        } finally {
+          this.withs.pop();
+        }
+        return unknown;
+      }
       case 'program': {
         let last = unknown;
         for (const c of node.namedChildren) last = this.evalExpr(c);
