@@ -54,11 +54,18 @@ const loneShell = /^(.*\/)?(sh|bash|zsh|dash|ksh|mksh|ash|fish|csh|tcsh)$/;
 /** Names of calls that change the file they are given. */
 const changesFiles = /^(write|dump|save|to_|copy|move|rename|replace|remove|unlink|rm|chmod|chown|symlink|link|truncate|touch|mkdir|makedirs|put|upload|extract|append|store|create|open_?w)/i;
 
-/** Files whose reading hands over a secret: private keys, cloud and package credentials, .env files. */
+/** Files whose reading hands over a secret: private keys, cloud and package credentials, .env files, shadow. */
 function secretFile(resolved: string): boolean {
-  if (/\.pub$|\/known_hosts$|\/\.ssh\/config$/.test(resolved)) return false;
-  const why = sensitiveWrite(resolved);
-  return why !== undefined && /SSH keys|credentials|environment file/.test(why);
+  if (resolved.includes(UNKNOWN) || /\.pub$|\/known_hosts$|\/\.ssh\/config$/.test(resolved)) return false;
+  const base = resolved.slice(resolved.lastIndexOf('/') + 1);
+  return (
+    /\/\.ssh\//.test(resolved) ||
+    /\/\.(aws|gnupg|azure|config\/gcloud|config\/gh|terraform\.d)\//.test(resolved) ||
+    /\/\.(kube\/config|docker\/config\.json)$/.test(resolved) ||
+    /^(\.netrc|\.git-credentials|\.pgpass|\.pypirc|\.npmrc|\.my\.cnf|credentials(\.json)?|id_(rsa|ed25519|ecdsa|dsa)|.*\.pem)$/.test(base) ||
+    (/^\.env(\..+)?$|\.env$/.test(base) && !/\.(example|sample|template|dist|defaults)$/.test(base)) ||
+    /^\/etc\/(shadow|gshadow|sudoers)$/.test(resolved)
+  );
 }
 
 export class CodeEffects {
