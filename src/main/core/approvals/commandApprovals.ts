@@ -144,7 +144,7 @@ function reasonLine(c: PolicyClassification): string {
 }
 
 /** A command with most of the shell's forms in it, classified once the policy is loaded (see warm). */
-const warmUpCommand = 'cd /tmp && ls -la "$HOME" | grep -v x > /dev/null 2>&1; echo $(date) `id -u` <(true) || for f in a b; do X=1 sh -c "$f"; done &';
+const warmUpCommand = 'cd /tmp && ls -la "$HOME" | grep -v x > /dev/null 2>&1; echo $(date) `id -u` <(true) || for f in a b; do X=1 sh -c "$f"; done & python3 -c "import os; print(os.path.join(\'a\', f\'{1}\'))"; node -e "require(\'fs\').existsSync(`x`)"';
 
 export class CommandApprovals {
   private policyLoad: Promise<CommandPolicy> | undefined;
@@ -155,7 +155,8 @@ export class CommandApprovals {
   warm(): void {
     if (this.policyLoad) return;
     (this.policyLoad = this.deps.policy()).then(
-      // The grammar's code is compiled on its first parses (about 150 ms here): run them now, not in the first call.
+      // The grammars' code is compiled on their first parses (about 150 ms here): run them now, not in the first call
+      // (bash, and the Python and JavaScript of execute_code and -c payloads).
       (policy) => void setImmediate(() => {
         try {
           policy.classify({ kind: 'command', command: warmUpCommand });

@@ -1,9 +1,53 @@
-// Code handed to an interpreter (execute_code's Python, `python -c`, `perl -e`, `node -e`, `ruby -e`): a
-// lexical scan for shell calls with literal commands (then parsed as shell) and for tree deletes. There is
-// no Python parser in this process; literals are what an agent writes, and computed commands are out of reach.
+// Code handed to an interpreter (execute_code's Python, `python -c`, `node -e`, `perl -e`, `ruby -e`, `php -r`).
+// Python and JavaScript are judged on their syntax tree (code/pythonAnalysis.ts, code/javascriptAnalysis.ts: imports,
+// aliases, getattr, decoded exec, joined paths); perl, ruby and php, and Python or JavaScript that does not parse,
+// get a lexical scan for shell calls with literal commands (then parsed as shell) and for tree deletes.
+import { CodeEffects, type CodeFinding, type CodePlace } from './code/codeEffects.js';
+import type { CodeParsers } from './code/codeParsers.js';
+import { JavaScriptAnalysis } from './code/javascriptAnalysis.js';
+import { PythonAnalysis } from './code/pythonAnalysis.js';
+import { profileFinding, resolveLiteralPath } from './paths.js';
 import type { Finding } from './scanTypes.js';
 
-export interface CodeFinding {
+export type { CodeFinding, CodePlace } from './code/codeEffects.js';
+export type CodeLanguage = 'python' | 'perl' | 'ruby' | 'node' | 'php';
+
+/**
+ * What the code does, as findings and as shell text for the caller to classify (`shell` set). With the parsers,
+ * Python and JavaScript are read as syntax trees; code that does not parse is read by the text rules as well.
+ */
+export function codeFindings(code: string, lang: CodeLanguage, place: CodePlace, parsers?: CodeParsers): CodeFinding[] {
+  if (parsers && (lang === 'python' || lang === 'node')) {
+    const effects = new CodeEffects(place);
+    const analysis = lang === 'python' ? new PythonAnalysis('python', parsers, effects) : new JavaScriptAnalysis('node', parsers, effects);
+    let clean = false;
+    try {
+      clean = analysis.analyse(code);
+    } catch (err) {
+      // A fault in the analysis must not let the code through unasked, nor fail the tool call: it asks, and says why.
+      effects.ask('code.unchecked', `could not be checked (${err instanceof Error ? err.message : String(err)})`);
+    }
+    const out = effects.findings();
+    if (forkBomb.test(code)) out.push(forkBombFinding);
+    return clean ? out : [...out, ...textFindings(code, lang, place)];
+  }
+  return textFindings(code, lang, place);
+}
+
+/** The lexical rules, with the literal paths they find judged against the Switchboard profile. */
+function textFindings(code: string, lang: CodeLanguage, place: CodePlace): CodeFinding[] {
+  const out: CodeFinding[] = [];
+  for (const f of lexicalFindings(code, lang)) {
+    if (f.path) {
+      const found = profileFinding(resolveLiteralPath(f.path.literal, place.cwd, place.home, place.profile), place.profile, f.path.writes, place.how);
+      if (found) out.push(found);
+    } else if (f.shell !== undefined) out.push({ shell: f.shell, via: lang });
+    else out.push({ severity: f.severity, rule: f.rule, text: f.text });
+  }
+  return out;
+}
+
+interface LexicalFinding {
   /** Shell text the code runs; the caller classifies it. */
   shell?: string;
   /** A path the code names as a literal, and whether the code writes, moves or deletes files at all. */
@@ -12,6 +56,9 @@ export interface CodeFinding {
   rule: string;
   text: string;
 }
+
+const forkBomb = /\bwhile\b[^\n]*[\s\S]{0,80}\bfork\s*\(|fork\s+while\s+fork|\bfork\b[^\n]*\bwhile\b|\bloop\s*(?:do|\{)[\s\S]{0,40}\bfork\b|\bfor\s*\(\s*;\s*;\s*\)[\s\S]{0,40}\bfork\s*\(/;
+const forkBombFinding: Finding = { severity: 'hardline', rule: 'forkbomb', text: 'fork bomb: forks in an endless loop' };
 
 const strLit = String.raw`(?:[rRbBuUfF]{0,2})(?:"""[\s\S]*?"""|'''[\s\S]*?'''|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\x60[^\x60]*\x60)`;
 const listLit = String.raw`\[\s*${strLit}(?:\s*,\s*${strLit})*\s*,?\s*\]`;
@@ -91,8 +138,8 @@ function changes(code: string, at: number, names: Map<string, string>): boolean 
   return false;
 }
 
-export function codeFindings(code: string, lang: 'python' | 'perl' | 'ruby' | 'node' | 'php'): CodeFinding[] {
-  const out: CodeFinding[] = [];
+function lexicalFindings(code: string, lang: CodeLanguage): LexicalFinding[] {
+  const out: LexicalFinding[] = [];
   const names = new Map<string, string>();
   for (const m of code.matchAll(new RegExp(String.raw`^\s*(?:(?:my|const|let|var)\s+)?\$?([A-Za-z_]\w*)\s*=\s*(${strLit}|${listLit})\s*;?\s*$`, 'gm'))) {
     const text = commandText(m[2]!, new Map());
@@ -117,9 +164,7 @@ export function codeFindings(code: string, lang: 'python' | 'perl' | 'ruby' | 'n
   if (lang === 'python' && /\bfor\b[^\n]*\b(os\.walk|os\.listdir|os\.scandir|glob\.i?glob|\.rglob|\.glob|\.iterdir|Path\([^)]*\)\.(r?glob|iterdir))\b[\s\S]*?\b(os\.(remove|unlink|rmdir)|\.unlink\(|\.rmdir\(|shutil\.rmtree)/.test(code)) {
     out.push({ severity: 'dangerous', rule: 'delete.walk', text: 'deletes files in a loop over a directory walk (os.remove in os.walk)' });
   }
-  if (/\bwhile\b[^\n]*[\s\S]{0,80}\bfork\s*\(|fork\s+while\s+fork|\bfork\b[^\n]*\bwhile\b|\bloop\s*(?:do|\{)[\s\S]{0,40}\bfork\b|\bfor\s*\(\s*;\s*;\s*\)[\s\S]{0,40}\bfork\s*\(/.test(code)) {
-    out.push({ severity: 'hardline', rule: 'forkbomb', text: 'fork bomb: forks in an endless loop' });
-  }
+  if (forkBomb.test(code)) out.push(forkBombFinding);
   for (const m of code.matchAll(new RegExp(String.raw`\bopen\s*\(\s*(${strLit})\s*,\s*['"][^'"]*[wa+x][^'"]*['"]`, 'g'))) {
     out.push({ shell: `: > ${shellQuote(literal(m[1]!))}`, severity: 'dangerous', rule: 'code.write', text: '' });
   }

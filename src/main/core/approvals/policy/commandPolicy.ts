@@ -3,7 +3,7 @@
 // nothing and reads no file; the one asynchronous step is loading the bash grammar.
 //
 // API
-//   const policy = await loadCommandPolicy({ profile }); // once per process (~300 ms: compiles the grammar)
+//   const policy = await loadCommandPolicy({ profile }); // once per process (~300 ms: compiles the grammars)
 //   policy.classify({ tool: 'terminal', command }, ctx)  // → { verdict, reasons: [{ text, rule, severity, span? }], decision }
 //   policy.classify({ tool: 'write_file' | 'patch', path }, ctx)
 //   policy.classify({ tool: 'execute_code', code }, ctx)
@@ -23,11 +23,14 @@
 // gives a typed tree with fields, recovers from errors (we ask on any ERROR node), and ships its .wasm inside
 // the npm package, so nothing runs at install time (no native build, no install script).
 // Everything the walker does not model reads as unknown and asks: "command name computed at run time".
+// Code (execute_code's Python, `python3 -c`, `node -e`) is read on its own syntax tree, with tree-sitter-python
+// and tree-sitter-javascript loaded beside bash (codeRules.ts, code/); the shell commands it runs come back here.
 import type { ApprovalsMode, PolicyClassification, PolicyDecision, PolicyReason, PolicyVerdict } from '../../../../shared/approvals.js';
 import type { ApprovalSubject } from '../../../../shared/tools.js';
+import { loadCodeParsers, type CodeParsers } from './code/codeParsers.js';
 import { codeFindings } from './codeRules.js';
 import { commandPattern } from './commandPattern.js';
-import { isBlockDevice, profileFinding, resolveLiteralPath, resolvePath, sensitiveWrite } from './paths.js';
+import { isBlockDevice, profileFinding, resolvePath, sensitiveWrite } from './paths.js';
 import { ShellScanner } from './shellScanner.js';
 import { loadShellParser, type ShellParser } from './shellParser.js';
 import type { Finding } from './scanTypes.js';
@@ -90,8 +93,9 @@ export interface PolicyOptions {
   profile?: string;
 }
 
-export function createCommandPolicy(parser: ShellParser, opts: PolicyOptions = {}): CommandPolicy {
-  const scanner = new ShellScanner(parser);
+/** `code`: the Python and JavaScript grammars; without them code is read by its text rules alone. */
+export function createCommandPolicy(parser: ShellParser, opts: PolicyOptions = {}, code?: CodeParsers): CommandPolicy {
+  const scanner = new ShellScanner(parser, code);
   // Normalised once (no trailing slash, no `..`), so every rule compares paths with it as they are.
   const profile = opts.profile === undefined ? undefined : resolvePath(opts.profile, undefined, '~');
   // What a scan finds depends only on the text, the home and the cwd (no file is looked at), and agents repeat
@@ -134,12 +138,10 @@ export function createCommandPolicy(parser: ShellParser, opts: PolicyOptions = {
         return scanShell(call.data, ctx).filter((f) => !notShell.has(f.rule));
       case 'code': {
         const out: Finding[] = [];
-        for (const f of codeFindings(call.code, call.language)) {
-          if (f.path) {
-            const found = profileFinding(resolveLiteralPath(f.path.literal, ctx.cwd, home, profile), profile, f.path.writes, call.via ?? 'code');
-            if (found) out.push(found);
-          } else if (f.shell === undefined) out.push({ severity: f.severity, rule: f.rule, text: f.text });
-          else for (const inner of scanShell(f.shell, ctx)) out.push({ severity: inner.severity, rule: inner.rule, text: `${inner.text} in code` });
+        const place = { home, ...(ctx.cwd ? { cwd: ctx.cwd } : {}), ...(profile ? { profile } : {}), how: call.via ?? 'code' };
+        for (const f of codeFindings(call.code, call.language, place, code)) {
+          if (f.shell === undefined) out.push({ severity: f.severity, rule: f.rule, text: f.text });
+          else for (const inner of scanShell(f.shell, ctx)) out.push({ severity: inner.severity, rule: inner.rule, text: `${inner.text} in code (${f.via})` });
         }
         return out;
       }
@@ -157,5 +159,6 @@ export function createCommandPolicy(parser: ShellParser, opts: PolicyOptions = {
 }
 
 export async function loadCommandPolicy(opts: PolicyOptions = {}): Promise<CommandPolicy> {
-  return createCommandPolicy(await loadShellParser(), opts);
+  const [shell, code] = await Promise.all([loadShellParser(), loadCodeParsers()]);
+  return createCommandPolicy(shell, opts, code);
 }

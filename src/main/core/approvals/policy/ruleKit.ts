@@ -1,7 +1,10 @@
 // The interface rules are written against: report a finding, scan nested shell text, run a nested argv.
+import type { CodeParsers } from './code/codeParsers.js';
 import type { Arg, CommandContext, Finding, Produces } from './scanTypes.js';
 
 export interface RuleKit {
+  /** The Python and JavaScript grammars, for `python -c` and `node -e` payloads; absent, code is read as text. */
+  readonly codeParsers?: CodeParsers;
   /** Report a finding; `at` narrows the span to one argument, else the whole command is flagged. */
   emit(c: CommandContext, severity: Finding['severity'], rule: string, text: string, at?: Arg): void;
   /** Classify shell text found inside the command (`bash -c '…'`, `eval …`, `ssh host '…'`). */

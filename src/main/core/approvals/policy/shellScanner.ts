@@ -1,6 +1,7 @@
 // Walks the bash syntax tree of a command: every simple command in lists, pipelines, subshells, `$( )`,
 // backticks, brace groups, process substitutions, loops and function bodies is unwrapped and judged by
 // the rules; nested shell text (`bash -c`, `eval`, decoded payloads) is parsed and walked the same way.
+import type { CodeParsers } from './code/codeParsers.js';
 import { normalizeCommandText } from './normalizeText.js';
 import { isBlockDevice, profileFinding, resolvePath, sensitiveWrite, vitalPath } from './paths.js';
 import { commandName, type RuleKit } from './ruleKit.js';
@@ -29,7 +30,10 @@ export class ShellScanner implements RuleKit {
   /** What each `$(…)` and `<(…)` produced, by its start offset in the text being walked. */
   private subs = new WeakMap<ScanScope, Map<number, Produces>>();
 
-  constructor(private readonly parser: ShellParser) {}
+  constructor(
+    private readonly parser: ShellParser,
+    readonly codeParsers?: CodeParsers,
+  ) {}
 
   scan(command: string, opts: { home: string; cwd?: string; profile?: string }): ScanState {
     // The workspace is where the command starts, unless that is `/` or a system directory: an agent that picks

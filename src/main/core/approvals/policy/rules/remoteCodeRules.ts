@@ -4,7 +4,7 @@ import { parseOptions } from '../options.js';
 import type { Rule, RuleKit } from '../ruleKit.js';
 import { isKnown, shown, type Arg, type CommandContext, type Produces } from '../scanTypes.js';
 import { codeFindings } from '../codeRules.js';
-import { profileFinding, resolveLiteralPath, resolvePath, secretRead, sensitiveWrite, vitalPath } from '../paths.js';
+import { resolvePath, sensitiveWrite, vitalPath } from '../paths.js';
 
 /** Programs whose output is meant for `eval` (`eval "$(ssh-agent -s)"`); evaluating them is everyday setup. */
 const evalGenerators = new Set(['ssh-agent', 'pyenv', 'rbenv', 'nodenv', 'goenv', 'jenv', 'direnv', 'conda', 'brew', 'starship', 'zoxide', 'fnm', 'dircolors', 'opam', 'luarocks', 'keychain', 'thefuck', 'gpg-agent', 'mise', 'rtx', 'atuin', 'kubectl', 'helm', 'gh', 'npm', 'pip', 'docker-machine', 'minikube', 'aws-vault', 'rustup', 'uv', 'just', 'register-python-argcomplete', 'gdircolors']);
@@ -120,15 +120,10 @@ const interpreter = (lang: 'python' | 'perl' | 'ruby' | 'node' | 'php'): Rule =>
   const text = code && isKnown(code) ? code.value : reads ? c.stdin?.text : undefined;
   if (text !== undefined) {
     const at = code ?? argv[0]!;
-    for (const f of codeFindings(text, lang)) {
-      if (f.path) {
-        const p = resolveLiteralPath(f.path.literal, c.scope.cwd, c.scope.state.home, c.scope.state.profile);
-        const found = profileFinding(p, c.scope.state.profile, f.path.writes, `${argv[0]!.value} code`);
-        if (found) kit.emit(c, found.severity, found.rule, found.text, at);
-        // A key or credentials file the code opens is read as surely as by `cat`.
-        const secret = found || f.path.writes ? undefined : secretRead(p.replace(/^~(?=\/|$)/, c.scope.state.home));
-        if (secret) kit.emit(c, 'dangerous', 'secret.read', `reads ${p}: ${secret} (${argv[0]!.value} code)`, at);
-      } else if (f.shell !== undefined) kit.payload(c, f.shell, at);
+    const { home, profile } = c.scope.state;
+    const place = { home, ...(c.scope.cwd ? { cwd: c.scope.cwd } : {}), ...(profile ? { profile } : {}), how: `${argv[0]!.value} code` };
+    for (const f of codeFindings(text, lang, place, kit.codeParsers)) {
+      if (f.shell !== undefined) kit.payload(c, f.shell, at);
       else kit.emit(c, f.severity, f.rule, f.text, at);
     }
     return;
