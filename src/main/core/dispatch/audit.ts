@@ -5,6 +5,7 @@ import { closeSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } fr
 import { join } from 'node:path';
 import type { ToolDef } from '../tools/toolDef.js';
 import { writeError } from '../backends/writeError.js';
+import { redact } from '../../../shared/redact.js';
 import { chainLine, chainTail, headPath, headText, lineHash, parseHead, withLost, type ChainHead, type ChainState } from './auditChain.js';
 
 export interface AuditRecord {
@@ -23,67 +24,6 @@ export interface AuditRecord {
   duration_ms?: number;
   error?: string;
   [key: string]: unknown;
-}
-
-/** A value as a shell word: quoted, or up to the next blank or shell operator. */
-const V = String.raw`(?:"[^"]*"|'[^']*'|[^\s"'|;&]+)`;
-/** The rest of one simple command (stops at a pipe, list operator or newline). */
-const SAME_COMMAND = String.raw`[^|;&\n]*?`;
-/** Key words that mark a credential in a name (NAME=, "name":, --name). */
-const SECRET_WORD = String.raw`(?:api[_-]?key|apikey|token(?!s|iz|_?(?:type|count|limit|usage))|secret|password|passwd|passphrase|pwd|credentials?|private[_-]?key|access[_-]?key)`;
-
-/**
- * Credential shapes, applied in this order: the specific ones first, so a generic rule cannot half-match them.
- * Each keeps what says what the secret was for (the flag, the header, the user name) and drops only the secret.
- */
-const redactions: Array<[RegExp, string]> = [
-  [/(-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g, '$1 [redacted] $2'],
-  // Authorization and cookie headers, whatever the scheme; X-Api-Key / X-Auth-Token style headers.
-  [/\b((?:Proxy-)?Authorization\s*[:=]\s*["']?(?:(?:Bearer|Basic|Token|Digest|Negotiate|NTLM|AWS4-HMAC-SHA256|ApiKey|Key)\s+)?)(?!\[redacted\])[^\s"']+/gi, '$1[redacted]'],
-  [/\b((?:Set-)?Cookie\s*:\s*)[^"'\n]+/gi, '$1[redacted]'],
-  [/\b(X-[\w-]*(?:api-?key|token|auth|secret)[\w-]*\s*:\s*)[^\s"']+/gi, '$1[redacted]'],
-  [/\b(Bearer\s+)(?!\[redacted\])[A-Za-z0-9._~+/=-]{8,}/g, '$1[redacted]'],
-  // JSON web tokens wherever they stand.
-  [/\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g, '[redacted]'],
-  // Credentials in URLs: scheme://user:password@host (an empty user too).
-  [/\b([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)[^\s@/]+@/gi, '$1[redacted]@'],
-  // Programs that take a password in a short flag: mysql -pSECRET (attached only: `-p` alone prompts), sshpass -p,
-  // docker login -p, redis-cli -a, ldap tools' -w, openssl -passin pass:…, curl -u user:password, smbclient -U user%pw.
-  [new RegExp(String.raw`(\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlpump|mariadb[\w-]*)\b${SAME_COMMAND}\s-p)(?!\[redacted\])${V}`, 'g'), '$1[redacted]'],
-  [new RegExp(String.raw`(\bsshpass\s+(?:-[a-oq-zA-Z]\S*\s+)*-p\s*)${V}`, 'g'), '$1[redacted]'],
-  [new RegExp(String.raw`(\b(?:docker|podman|nerdctl|buildah|skopeo|helm\s+registry|oras)\s+login\b${SAME_COMMAND}\s-p(?:\s+|=)?)${V}`, 'g'), '$1[redacted]'],
-  [new RegExp(String.raw`(\bredis-cli\b${SAME_COMMAND}\s-a\s+)${V}`, 'g'), '$1[redacted]'],
-  [new RegExp(String.raw`(\bldap\w+\b${SAME_COMMAND}\s-w\s+)${V}`, 'g'), '$1[redacted]'],
-  [/(-pass(?:in|out)?\s+pass:)[^\s"']+/g, '$1[redacted]'],
-  [new RegExp(String.raw`(\b(?:curl|wget|http|xh)\b${SAME_COMMAND}\s(?:-u|--user|-U|--proxy-user)(?:\s+|=)?["']?[^\s:"']*:)[^\s"']+`, 'g'), '$1[redacted]'],
-  [new RegExp(String.raw`(\bsmbclient\b${SAME_COMMAND}\s(?:-U|--user)(?:\s+|=)?["']?[^\s%"']*%)[^\s"']+`, 'g'), '$1[redacted]'],
-  // htpasswd -b takes the password as its last argument.
-  [/(\bhtpasswd\b(?=[^|;&\n]*\s-[a-zA-Z]*b)[^|;&\n]*\s)(?:"[^"]*"|'[^']*'|[^\s"'|;&]+)(?=\s*(?:$|[|;&\n]))/g, '$1[redacted]'],
-  // AWS: `aws configure set aws_secret_access_key X`, a secret key after its name, access key ids.
-  [/(\baws\s+configure\s+set\s+(?:[\w-]+\.)*aws_(?:secret_access_key|session_token|access_key_id)\s+)\S+/gi, '$1[redacted]'],
-  [/(aws_?secret_?access_?key["']?\s*[=:]?\s*["']?)[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])/gi, '$1[redacted]'],
-  [/\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g, '[redacted]'],
-  // Flags that take a secret: --password X, --token=X, --api-key X, --db-password X, --http-password=X …
-  [new RegExp(String.raw`(?<![\w-])(--?(?:[a-z]+-)*(?:password|passwd|pass|passphrase|token|secret|api[-_]?key|auth[-_]?token|access[-_]?key|client[-_]?secret)(?:=|\s+))(?!\[redacted\])${V}`, 'gi'), '$1[redacted]'],
-  // JSON and similar: "password": "x", 'api_key': 'x', \"token\":\"x\" inside a quoted shell word.
-  [new RegExp(String.raw`((\\?["'])[\w-]*${SECRET_WORD}[\w-]*\2\s*:\s*)(?:\\"(?:[^"\\]|\\[^"])*\\"|"(?:[^"\\]|\\.)*"|'[^']*'|[^\s,}\]]+)`, 'gi'), '$1"[redacted]"'],
-  // NAME=value for secret-looking names, prefixed ones too (API_TOKEN=, DB_PASSWORD:).
-  [new RegExp(String.raw`\b([A-Za-z0-9_]*${SECRET_WORD}[A-Za-z0-9_]*\s*[=:]\s*)(?!\[redacted\])${V}`, 'gi'), '$1[redacted]'],
-  // Well-known token formats wherever they stand.
-  [/\b(gh[pousr]_|github_pat_|sk-|sk_live_|rk_live_|xox[baprs]-|glpat-|hf_|npm_|AIza)[A-Za-z0-9_-]{8,}/g, '[redacted]'],
-];
-
-/**
- * The most of a text an audit line keeps. Longer text (a huge command, an error quoting one) is cut before it is
- * redacted: audit lines and Activity show a summary anyway, and the rules' time stays bounded whatever comes in.
- */
-export const MAX_REDACTED_CHARS = 16 * 1024;
-
-/** Replace anything that looks like a credential with [redacted]. */
-export function redact(text: string): string {
-  let out = text.length > MAX_REDACTED_CHARS ? `${text.slice(0, MAX_REDACTED_CHARS)}… [cut]` : text;
-  for (const [pattern, replacement] of redactions) out = out.replace(pattern, replacement);
-  return out;
 }
 
 /**

@@ -9,7 +9,8 @@ import type { TargetTable } from '../registry/targetTable.js';
 import type { Sessions } from '../sessions/sessions.js';
 import type { ToolContext, ToolDef, ToolServices } from '../tools/toolDef.js';
 import { didYouMean } from '../config/didYouMean.js';
-import { redact, summarizeArgs, summarizeResult, type AuditLog } from './audit.js';
+import { summarizeArgs, summarizeResult, type AuditLog } from './audit.js';
+import { redact } from '../../../shared/redact.js';
 import { auditLine } from '../activity/auditLine.js';
 import { ApprovalRefused, type ApprovalCall, type Authorization } from '../approvals/commandApprovals.js';
 

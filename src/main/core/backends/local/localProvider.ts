@@ -100,7 +100,7 @@ class LocalEnvironment implements Environment {
 
   /** This identity's warm shells (bash only); undefined where the spawn-per-call path is the only one. */
   private readonly warm: WarmShellPool | undefined;
-  /** The person's env_passthrough the warm shells were started with: a change retires them. */
+  /** The person's env_passthrough (and the names plugins withhold) the warm shells were started with: a change retires them. */
   private warmPassthrough = '';
   /** The call a new warm shell is started for: the shell gets the environment that call would have got. */
   private warmCallEnv: Record<string, string> | undefined;
@@ -134,7 +134,8 @@ class LocalEnvironment implements Environment {
   /** A warm shell for this call, when one can be had: not for a call with stdin (it has a pipe of its own). */
   private warmShell(opts: ExecOptions): WarmShell | undefined {
     if (!this.warm || opts.stdin !== undefined) return undefined;
-    const passthrough = JSON.stringify(this.ctx.envPassthrough?.() ?? []);
+    // A plugin loaded since adds names withheld everywhere: the shells started before it go too.
+    const passthrough = JSON.stringify([this.ctx.envPassthrough?.() ?? [], this.ctx.strippedEverywhere?.() ?? []]);
     if (passthrough !== this.warmPassthrough) {
       this.warm.renew();
       this.warmPassthrough = passthrough;
