@@ -92,6 +92,19 @@ const SECRET_VALUE_SHAPES: readonly RegExp[] = [
   /^eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*$/,
 ];
 
+const TOKEN_CHAR = '[A-Za-z0-9_-]';
+/**
+ * The same shapes as a POSIX extended regular expression for awk (mawk has no `{n}` and no `\\b`), matched anywhere in
+ * a variable's `export -p` record: the exports a shell keeps between calls are judged by it (backends/shell/shellWrap).
+ */
+export const SECRET_VALUE_ERE = [
+  `(^|[^A-Za-z0-9])(gh[pousr]_|github_pat_|sk-|sk_live_|rk_live_|xox[a-z]-|glpat-|hf_|npm_|AIza)${TOKEN_CHAR.repeat(8)}`,
+  `(^|[^A-Za-z0-9])(AKIA|ASIA)${'[A-Z0-9]'.repeat(16)}`,
+  `(^|[^A-Za-z0-9])eyJ${TOKEN_CHAR}${TOKEN_CHAR}${TOKEN_CHAR}${TOKEN_CHAR}+[.]${TOKEN_CHAR}${TOKEN_CHAR}${TOKEN_CHAR}${TOKEN_CHAR}+[.]`,
+  '[A-Za-z][A-Za-z0-9+.-]*://[^ /:@]*:[^ @/]+@',
+  'PRIVATE KEY-----',
+].join('|');
+
 /**
  * Whether a value carries a credential whatever its name: a URL with a password in it, a known token format, a
  * private key block (or anything the redactor would change, written as a word of its own: `Bearer …`).
