@@ -90,6 +90,9 @@ function appendWhole(fd: number, buf: Buffer): void {
   throw new ShortWrite(`wrote ${n} of ${buf.length} bytes`);
 }
 
+/** Fields that hold no free text, or text already redacted by whoever made the record. */
+const preRedacted = new Set(['time', 'kind', 'client', 'tool', 'execution_target', 'generation', 'args', 'outcome', 'error', 'verdict', 'by', 'scope', 'action', 'pane_id']);
+
 export class AuditLog {
   readonly path: string;
   private flushed: Promise<void> = Promise.resolve();
@@ -113,6 +116,9 @@ export class AuditLog {
     const first = this.pending.length === 0;
     // The chain's own fields are the log's to set.
     const { seq: _seq, prev: _prev, ...fields } = record;
+    // Any other text (a deny reason a person typed, a policy's reason quoting the command) is redacted here, so a field
+    // added later cannot bring a secret in; args and error come redacted from their makers, names and ids hold none.
+    for (const [key, value] of Object.entries(fields)) if (typeof value === 'string' && !preRedacted.has(key)) fields[key] = redact(value);
     this.pending.push(JSON.stringify(fields));
     if (!first) return;
     // After a turn of the event loop, so the answer to the call goes out first.
