@@ -3,7 +3,7 @@ import { useMemo, useState } from 'react';
 import type { ApprovalScope, PendingApproval } from '../../../shared/approvals.js';
 import { call } from '../../client/core.js';
 import { useApprovals } from '../../store/approvals.js';
-import { countdown, highlightSegments } from '../../highlight.js';
+import { countdown, highlightSegments, maskedSpans } from '../../highlight.js';
 import { clockTime, shortGeneration } from '../../format.js';
 import { useNow } from '../useNow.js';
 import { Modal } from './Modal.js';
@@ -23,7 +23,7 @@ function lead(a: PendingApproval): string {
 /**
  * The command with the parts the policy flagged marked, so the eye goes to what is dangerous. A command that holds a
  * secret shows masked (the redactor of audit.jsonl and Activity, so a shared screen or a screenshot keeps it) until
- * the person asks to see it; the highlights index the original, so they mark the revealed text only.
+ * the person asks to see it; the flagged parts stay marked in the masked text (maskedSpans).
  */
 function Flagged({ a, masked, shown, onShow }: { a: PendingApproval; masked: string; shown: boolean; onShow: (show: boolean) => void }) {
   const text = a.command ?? '';
@@ -31,9 +31,7 @@ function Flagged({ a, masked, shown, onShow }: { a: PendingApproval; masked: str
   return (
     <div className="approve__commandbox">
       <pre className="approve__command" aria-label={`${subjectWord[a.subject ?? 'command']} to approve`} tabIndex={0}>
-        {secret && !shown
-          ? masked
-          : highlightSegments(text, a.highlights).map((s, i) => (s.flagged ? <mark key={i} className="approve__flag">{s.text}</mark> : <span key={i}>{s.text}</span>))}
+        {(secret && !shown ? highlightSegments(masked, maskedSpans(text, masked, a.highlights)) : highlightSegments(text, a.highlights)).map((s, i) => (s.flagged ? <mark key={i} className="approve__flag">{s.text}</mark> : <span key={i}>{s.text}</span>))}
       </pre>
       {secret && (
         <button type="button" className="link-button approve__reveal" aria-pressed={shown} onClick={() => onShow(!shown)}
