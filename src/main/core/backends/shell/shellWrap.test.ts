@@ -192,7 +192,7 @@ describe('exports that look like credentials stay out of the file (secretsInMemo
     SESSION: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.sig0006',
     KEYFILE: '-----BEGIN OPENSSH PRIVATE KEY-----\nb3Bl0007\n-----END OPENSSH PRIVATE KEY-----',
   };
-  const ordinary = { MODE: 'desk-standing-0008', SITE: 'https://example.com/0009', EDITOR: 'vim' };
+  const ordinary = { MODE: 'desk-standing-0008', SITE: 'https://example.com/0009', EDITOR: 'vim', npm_config_cache: '/tmp/npm-0010' };
   for (const [label, bin, pre] of shells) {
     describe(label, () => {
       const envFile = join(dir, `env-${label.replace(/\W/g, '')}.sh`);

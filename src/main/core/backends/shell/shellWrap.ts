@@ -51,7 +51,7 @@ export const exportsFileHeader = '# switchboard exports v2';
  * SSH session's SSH_* and each process's SB_CORE_* marks (processes/coreRuns.ts) are never kept.
  */
 export const exportsDiff = String.raw`
-function secret(k, r) { return divert != "" && (toupper(k) ~ /${withheldNamesEre()}/ || r ~ /${SECRET_VALUE_ERE.replace(/\//g, '\\/')}/) }
+function secret(k, r,   i) { i = index(r, "="); return divert != "" && (toupper(k) ~ /${withheldNamesEre()}/ || (i > 0 && substr(r, i + 1) ~ /${SECRET_VALUE_ERE.replace(/\//g, '\\/')}/)) }
 function skip(k) { return k ~ /^(PWD|OLDPWD|SHLVL|_|__sb_.*|SSH_[A-Z_]*|SB_CORE_[A-Z_]*)$/ }
 function keep() { if (name != "") { if (part) cur[name] = rec; else base[name] = rec }; name = "" }
 function scan(s,   i, c, n) {
