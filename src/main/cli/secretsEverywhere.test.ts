@@ -11,8 +11,12 @@ import type { PendingApproval } from '../../shared/approvals.js';
 import { callTool, cliPath, ensureBuilt, runCli, startServe, tempHome, type Served } from '../../../scripts/cliHarness.js';
 import { connectCore } from '../transport/wsLink.js';
 import { writeTestPlugin } from '../core/plugins/testPlugin.js';
+import { loadDockerEnv, loadSshEnv } from '../../../scripts/testEnv.js';
+import { remoteEnvFile } from '../core/backends/ssh/sshProvider.js';
 
 const tag = randomBytes(5).toString('hex');
+const ssh = loadSshEnv();
+const docker = loadDockerEnv();
 
 /** Every file under a folder, as text (binary bytes too: a secret is looked for as bytes). */
 function filesUnder(dir: string): Array<{ path: string; text: string }> {
@@ -66,13 +70,19 @@ describe('no secret in any output; the scrub judges values', { timeout: 300_000 
     ensureBuilt();
     mkdirSync(join(work, 'boxed'));
     mkdirSync(join(work, 'bare'));
-    writeTestPlugin(home, { name: 'acme', flags: { strip_env_keys: ['ACMEBOX_*'] } });
+    mkdirSync(join(work, 'plug'));
+    // Its exports file in the work folder, not in the home's cache.
+    writeTestPlugin(home, { name: 'acme', flags: { strip_env_keys: ['ACMEBOX_*'], cache_path_base: join(work, 'cache') } });
+    if (ssh) writeFileSync(join(home, 'known_hosts'), `${ssh.knownHostsLine}\n`, { mode: 0o600 });
     writeFileSync(join(home, 'plugins', 'enabled.json'), JSON.stringify({ enabled: ['acme'] }));
     writeFileSync(join(home, 'config.yaml'), [
       'terminal:',
       '  targets:',
       `    boxed: { backend: local, cwd: ${join(work, 'boxed')} }`,
       `    bare: { backend: local, cwd: ${join(work, 'bare')}, sandbox: off }`,
+      `    plug: { backend: acme, cwd: ${join(work, 'plug')}, root: ${join(work, 'plug')} }`,
+      ...(ssh ? [`    remote: { backend: ssh, ssh_host: ${ssh.host}, ssh_port: ${ssh.port}, ssh_user: ${ssh.user}, ssh_key: ${ssh.key}, cwd: /tmp }`] : []),
+      ...(docker ? [`    box: { backend: docker, docker_image: "${docker.image}", docker_host: "unix://${docker.socket}", docker_network: none, cwd: /tmp }`] : []),
       'approvals:',
       '  mode: ask',
       '  timeout: 600',
@@ -86,7 +96,13 @@ describe('no secret in any output; the scrub judges values', { timeout: 300_000 
     rmSync(work, { recursive: true, force: true });
   });
 
-  for (const t of ['boxed', 'bare']) {
+  /** The target's exports file, read through a call (an SSH host's, a container's, the plugin's), or none (local: under the profile). */
+  const exportsFile = async (t: string, generation: string): Promise<string> => {
+    const path = t === 'remote' ? remoteEnvFile(`remote#${generation}`, home) : t === 'box' ? '/tmp/.switchboard-env-*.sh' : t === 'plug' ? `${join(work, 'cache')}/env-*.sh` : undefined;
+    return path ? String((await callTool(home, 'terminal', { command: `cat ${path}`, execution_target: t })).output) : '';
+  };
+
+  for (const t of ['boxed', 'bare', 'plug']) {
     it(`${t}: credentials under innocent names and a plugin's strip_env_keys never reach a local command`, async () => {
       const out = String((await callTool(home, 'terminal', { command: 'env', execution_target: t })).output);
       for (const [name, value] of Object.entries(valueShaped)) expect(out, name).not.toContain(value);
@@ -97,19 +113,25 @@ describe('no secret in any output; the scrub judges values', { timeout: 300_000 
       expect(out).toMatch(/^HOME=/m);
     });
 
+  }
+
+  for (const t of ['boxed', 'bare', 'plug', ...(ssh ? ['remote'] : []), ...(docker ? ['box'] : [])]) {
     it(`${t}: an exported token lives in the Core's memory across calls, in no file, and the call is told it will not survive a restart`, async () => {
       const token = `tok-${tag}-${t}`;
       const shaped = `glpat-${tag}${t}0123456789`;
-      const set = await callTool(home, 'terminal', { command: `export MY_TOKEN=${token} SOME_THING=${shaped} PLAIN_${t}=plain-${tag}`, execution_target: t });
+      const set = await callTool(home, 'terminal', { command: `export MY_TOKEN=${token} SOME_THING=${shaped} PLAIN_${t}=plain-${tag}-${t}`, execution_target: t });
       expect(String(set.output)).toMatch(/MY_TOKEN, SOME_THING look like credentials: they are kept in Switchboard's memory only.*until Switchboard restarts/);
       expect(String(set.output)).not.toContain(token);
       const again = await callTool(home, 'terminal', { command: `echo "[$MY_TOKEN] [$SOME_THING] [$PLAIN_${t}]"`, execution_target: t });
-      expect(again.output).toBe(`[${token}] [${shaped}] [plain-${tag}]\n`);
+      expect(again.output).toBe(`[${token}] [${shaped}] [plain-${tag}-${t}]\n`);
       // A third call that exports something else keeps them too.
       await callTool(home, 'terminal', { command: `export OTHER_${t}=1`, execution_target: t });
       expect((await callTool(home, 'terminal', { command: 'echo "[$MY_TOKEN]"', execution_target: t })).output).toBe(`[${token}]\n`);
-      const files = filesUnder(home);
-      expect(files.some((f) => f.text.includes(`plain-${tag}`)), 'an ordinary export is still kept in the exports file').toBe(true);
+      const onTarget = await exportsFile(t, String(set.generation));
+      const files = [...filesUnder(home), ...filesUnder(work), { path: `${t}'s exports file`, text: onTarget }];
+      // The file looked at is the target's own: an ordinary export is still kept in it.
+      expect(files.some((f) => f.text.includes(`plain-${tag}-${t}`)), 'the ordinary export in the exports file').toBe(true);
+      if (['remote', 'box', 'plug'].includes(t)) expect(onTarget).toContain(`plain-${tag}-${t}`);
       for (const f of files) {
         expect(f.text, f.path).not.toContain(token);
         expect(f.text, f.path).not.toContain(shaped);
