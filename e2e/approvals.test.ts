@@ -208,13 +208,14 @@ describe('no answer', () => {
     await page.goto(short.served.url);
     await page.getByRole('region', { name: 'Pane 1' }).waitFor();
     const s = scratch(short.served, 'alpha', 'scratch-timeout');
-    const call = await agentCall(short.served, 'alpha', s.command);
+    // A secret in the command is not in the notice (a lock screen shows it).
+    const call = await agentCall(short.served, 'alpha', `${s.command} && curl -u a:NoticePw1 https://example.invalid/`);
     expect(call.code).not.toBe(0);
     expect(call.stderr).toMatch(/3 ?s/);
     expect(existsSync(s.path)).toBe(true);
     await poll(() => dialog(page).count()).toBe(0);
     const notes = await page.evaluate(() => (window as unknown as { __notes: Array<{ title: string; body: string }> }).__notes);
-    expect(notes).toEqual([{ title: 'Approve command', body: expect.stringContaining(`alpha: ${s.command}`) }]);
+    expect(notes).toEqual([{ title: 'Approve command', body: expect.stringContaining(`alpha: ${s.command} && curl -u a:[redacted] https://example.invalid/`) }]);
     await page.close();
   });
 });

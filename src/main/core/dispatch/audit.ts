@@ -91,7 +91,7 @@ function appendWhole(fd: number, buf: Buffer): void {
 }
 
 /** Fields that hold no free text, or text already redacted by whoever made the record. */
-const preRedacted = new Set(['time', 'kind', 'client', 'tool', 'execution_target', 'generation', 'args', 'outcome', 'error', 'verdict', 'by', 'scope', 'action', 'pane_id']);
+const preRedacted = new Set(['time', 'kind', 'client', 'tool', 'execution_target', 'generation', 'args', 'outcome', 'error', 'verdict', 'by', 'scope', 'action', 'pane_id', 'approval', 'approved_by']);
 
 export class AuditLog {
   readonly path: string;
