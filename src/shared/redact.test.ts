@@ -66,6 +66,12 @@ describe('redact', () => {
     ['token= in a query string', 'curl "https://api.example/v1?token=QueryTok17&page=2"', 'QueryTok17', 'page=2'],
     ['gitlab token', 'echo glpat-abcdefghij0123456789', 'glpat-abcdefghij0123456789'],
     ['slack token', 'echo xoxb-1234567890-abcdefghij', 'xoxb-1234567890-abcdefghij'],
+    ['docker config auth', '{"auths": {"ghcr.io": {"auth": "Ym90OkRvY2tlclB3MTg="}}}', 'Ym90OkRvY2tlclB3MTg=', 'ghcr.io'],
+    ['kubeconfig key data', '    client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVkt', 'LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVkt', 'client-key-data'],
+    ['azure connection string', 'DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=QXp1cmVLZXkxOQ==;EndpointSuffix=core', 'QXp1cmVLZXkxOQ==', 'AccountName=acct'],
+    ['slack webhook', 'curl -X POST https://hooks.slack.com/services/T000/B000/SlackHook20 -d x', 'SlackHook20', '-d x'],
+    ['discord webhook', 'curl https://discord.com/api/webhooks/123/DiscordHook21', 'DiscordHook21'],
+    ['vault token', 'echo hvs.CAESIVaultToken22abcdefghij', 'hvs.CAESIVaultToken22abcdefghij'],
   ];
   it.each(cases)('%s', (_what, text, secret, kept) => {
     const out = redact(text);
@@ -111,6 +117,9 @@ describe('redact', () => {
     'ls -lu a:b',
     'export MY_PATH=/opt/x',
     'PATH=/usr/bin:/bin make',
+    'git log --format="%an" --author="bob"',
+    'echo \'{"author": "bob", "auth_method": "sso"}\'',
+    'curl https://hooks.slack.com/',
   ];
   it.each(everyday)('leaves `%s` alone', (text) => expect(redact(text)).toBe(text));
 

@@ -61,11 +61,20 @@ const redactions: Array<[RegExp, string | Replacer]> = [
   [new RegExp(String.raw`((\\?["'])[\w-]*${SECRET_WORD}[\w-]*\2\s*:\s*)(?:\\"(?:[^"\\]|\\[^"])*\\"|"(?:[^"\\]|\\.)*"|'[^']*'|[^\s,}\]]+)`, 'gi'), '$1"[redacted]"'],
   // NAME=value for secret-looking names, prefixed ones too (API_TOKEN=, DB_PASSWORD:).
   [new RegExp(String.raw`\b([A-Za-z0-9_]*${SECRET_WORD}[A-Za-z0-9_]*\s*[=:]\s*)(?!\[redacted\])${V}`, 'gi'), '$1[redacted]'],
+  // Docker's config.json `"auth": "base64"`, kubeconfig's `client-key-data:`, Azure's `AccountKey=` / `SharedAccessKey=`.
+  [/((["'])auth\2\s*:\s*)"[^"]*"/g, '$1"[redacted]"'],
+  [/\b([\w-]*key-data\s*:\s*)(?!\[redacted\])\S+/gi, '$1[redacted]'],
+  [/\b((?:AccountKey|SharedAccessKey|SharedAccessSignature)\s*=\s*)(?!\[redacted\])[^;"'\s]+/g, '$1[redacted]'],
+  // Webhook URLs that are their own credential (Slack, Discord): the path is the secret.
+  [/(\bhttps:\/\/hooks\.slack\.com\/(?:services|workflows|triggers)\/)[^\s"']+/g, '$1[redacted]'],
+  [/(\bhttps:\/\/(?:\w+\.)?discord(?:app)?\.com\/api\/webhooks\/)[^\s"']+/g, '$1[redacted]'],
   // Names that mark a credential by their ending (GH_PAT=, SENTRY_DSN=), and netrc's `login u password p`.
   [new RegExp(String.raw`\b([A-Za-z0-9_]*_(?:PAT|DSN)\s*[=:]\s*)(?!\[redacted\])${V}`, 'gi'), '$1[redacted]'],
   [/(\blogin\s+\S+\s+password\s+)(?!\[redacted\])\S+/gi, '$1[redacted]'],
   // Well-known token formats wherever they stand.
   [/\b(gh[pousr]_|github_pat_|sk-|sk_live_|rk_live_|xox[baprs]-|glpat-|hf_|npm_|AIza)[A-Za-z0-9_-]{8,}/g, '[redacted]'],
+  // HashiCorp Vault tokens.
+  [/\bhv[sb]\.[A-Za-z0-9_-]{20,}/g, '[redacted]'],
 ];
 
 /**
