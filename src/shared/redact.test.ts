@@ -71,6 +71,8 @@ describe('redact', () => {
     ['azure connection string', 'DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=QXp1cmVLZXkxOQ==;EndpointSuffix=core', 'QXp1cmVLZXkxOQ==', 'AccountName=acct'],
     ['slack webhook', 'curl -X POST https://hooks.slack.com/services/T000/B000/SlackHook20 -d x', 'SlackHook20', '-d x'],
     ['discord webhook', 'curl https://discord.com/api/webhooks/123/DiscordHook21', 'DiscordHook21'],
+    ['a value quoted in parts', `export TRICKY_SECRET='it'\\''s "q" two words Part23'; ls`, 'Part23', '; ls'],
+    ['a value with escaped blanks', 'API_TOKEN=two\\ words\\ Part24 ./run', 'Part24', './run'],
     ['vault token', 'echo hvs.CAESIVaultToken22abcdefghij', 'hvs.CAESIVaultToken22abcdefghij'],
   ];
   it.each(cases)('%s', (_what, text, secret, kept) => {

@@ -3,8 +3,11 @@
 // redact(). Pure, so the renderer masks with the same rules the Core logs with. looksLikeSecretValue judges a value
 // alone (no name to go by): the environment scrub and the exports kept in memory use it.
 
-/** A value as a shell word: quoted, or up to the next blank or shell operator. */
-const V = String.raw`(?:"[^"]*"|'[^']*'|[^\s"'|;&]+)`;
+/**
+ * A value as a shell word: up to the next blank or shell operator outside quotes, its quoted parts whole (`'it'\''s'`,
+ * `"a \"b\""`, `pre'fix'"post"`), a backslash keeping the character after it.
+ */
+const V = String.raw`(?:"(?:[^"\\]|\\[\s\S])*"|'[^']*'|\\[\s\S]|[^\s"'|;&\\])+`;
 /** The rest of one simple command (stops at a pipe, list operator or newline). */
 const SAME_COMMAND = String.raw`[^|;&\n]*?`;
 /** Key words that mark a credential in a name (NAME=, "name":, --name). */

@@ -13,6 +13,7 @@ import { connectCore } from '../transport/wsLink.js';
 import { writeTestPlugin } from '../core/plugins/testPlugin.js';
 import { loadDockerEnv, loadSshEnv } from '../../../scripts/testEnv.js';
 import { remoteEnvFile } from '../core/backends/ssh/sshProvider.js';
+import { shellQuote } from '../core/backends/shell/shellWrap.js';
 
 const tag = randomBytes(5).toString('hex');
 const ssh = loadSshEnv();
@@ -124,9 +125,16 @@ describe('no secret in any output; the scrub judges values', { timeout: 300_000 
       expect(String(set.output)).not.toContain(token);
       const again = await callTool(home, 'terminal', { command: `echo "[$MY_TOKEN] [$SOME_THING] [$PLAIN_${t}]"`, execution_target: t });
       expect(again.output).toBe(`[${token}] [${shaped}] [plain-${tag}-${t}]\n`);
-      // A third call that exports something else keeps them too.
-      await callTool(home, 'terminal', { command: `export OTHER_${t}=1`, execution_target: t });
-      expect((await callTool(home, 'terminal', { command: 'echo "[$MY_TOKEN]"', execution_target: t })).output).toBe(`[${token}]\n`);
+      // A third call that exports something else keeps them too; a value with quotes, a newline and UTF-8 comes back whole.
+      const tricky = `it's "q" $x \\ ${tag}\nline two ✓`;
+      await callTool(home, 'terminal', { command: `export OTHER_${t}=1 TRICKY_SECRET=${shellQuote(tricky)}`, execution_target: t });
+      expect((await callTool(home, 'terminal', { command: 'echo "[$MY_TOKEN]"; printf %s "$TRICKY_SECRET"', execution_target: t })).output).toBe(`[${token}]\n${tricky}`);
+      // The calls that printed them: Activity shows the values masked (the Core knows them), as audit.jsonl keeps the commands.
+      const person = await connectCore(wsUrl(), served.token, undefined, served.approver);
+      const activity = JSON.stringify(await person.client.call('activity.list', {}));
+      person.close();
+      expect(activity).toContain('[redacted]');
+      for (const value of [token, shaped, 'line two']) expect(activity, `activity.list: ${value}`).not.toContain(value);
       const onTarget = await exportsFile(t, String(set.generation));
       const files = [...filesUnder(home), ...filesUnder(work), { path: `${t}'s exports file`, text: onTarget }];
       // The file looked at is the target's own: an ordinary export is still kept in it.
@@ -135,6 +143,7 @@ describe('no secret in any output; the scrub judges values', { timeout: 300_000 
       for (const f of files) {
         expect(f.text, f.path).not.toContain(token);
         expect(f.text, f.path).not.toContain(shaped);
+        expect(f.text, f.path).not.toContain('line two');
       }
       // Unset is remembered too.
       await callTool(home, 'terminal', { command: 'unset MY_TOKEN', execution_target: t });

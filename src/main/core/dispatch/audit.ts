@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { ToolDef } from '../tools/toolDef.js';
 import { writeError } from '../backends/writeError.js';
 import { redact } from '../../../shared/redact.js';
+import { maskKnownSecrets } from '../knownSecrets.js';
 import { chainLine, chainTail, headPath, headText, lineHash, parseHead, withLost, type ChainHead, type ChainState } from './auditChain.js';
 
 export interface AuditRecord {
@@ -39,13 +40,13 @@ export function summarizeResult(result: Record<string, unknown>): string {
     else if (Array.isArray(value)) lines.push(`${key}: ${value.length} item${value.length === 1 ? '' : 's'}${value.length ? ` — first: ${clip(JSON.stringify(value[0]), 300)}` : ''}`);
     else lines.push(`${key}: ${clip(JSON.stringify(value) ?? String(value), 300)}`);
   }
-  return redact(lines.join('\n'));
+  return maskKnownSecrets(redact(lines.join('\n')));
 }
 
 /** A short, secret-free summary of a tool call's arguments for the feed and the audit log, as its tool declares it. */
 export function summarizeArgs(def: Pick<ToolDef, 'summary'> | undefined, args: Record<string, unknown>): string {
   const clip = (s: string, n = 160): string => (s.length > n ? s.slice(0, n - 1) + '…' : s);
-  return clip(redact((def?.summary(args) ?? '').replace(/\s+/g, ' ').trim()));
+  return clip(maskKnownSecrets(redact((def?.summary(args) ?? '').replace(/\s+/g, ' ').trim())));
 }
 
 /** The head file, opened for rewriting in place (not for appending: an append ignores the offset). */

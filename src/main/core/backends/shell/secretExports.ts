@@ -1,6 +1,7 @@
 // The exported variables of one runtime identity that look like credentials: kept in the Core's memory, never in an
 // env file. The shell reports them (shellWrap's secret frames) instead of writing them, and every later call of the
 // identity gets them in its environment; they do not survive a restart of the Core, and the call that sets one says so.
+import { rememberSecret } from '../../knownSecrets.js';
 import type { SecretFrame } from './shellWrap.js';
 
 export class SecretExports {
@@ -13,6 +14,7 @@ export class SecretExports {
       if (value === undefined) this.values.delete(name);
       else {
         this.values.set(name, value);
+        rememberSecret(value);
         set.push(name);
       }
     }
