@@ -73,6 +73,12 @@ describe('redact', () => {
     ['discord webhook', 'curl https://discord.com/api/webhooks/123/DiscordHook21', 'DiscordHook21'],
     ['a value quoted in parts', `export TRICKY_SECRET='it'\\''s "q" two words Part23'; ls`, 'Part23', '; ls'],
     ['a value with escaped blanks', 'API_TOKEN=two\\ words\\ Part24 ./run', 'Part24', './run'],
+    ['mongo -p', 'mongosh -u admin -p MongoPw25 --authenticationDatabase admin', 'MongoPw25', '--authenticationDatabase admin'],
+    ['sqlcmd -P', 'sqlcmd -S db -U sa -P SqlPw26 -Q "select 1"', 'SqlPw26', 'select 1'],
+    ['zip -P', 'zip -P ZipPw27 out.zip file', 'ZipPw27', 'out.zip file'],
+    ['7z -p', '7z a -pSevenPw28 out.7z dir', 'SevenPw28', 'out.7z dir'],
+    ['keytool -storepass', 'keytool -list -keystore ks.jks -storepass StorePw29 -keypass KeyPw30', 'StorePw29', 'ks.jks'],
+    ['keytool -keypass', 'keytool -list -keystore ks.jks -storepass StorePw29 -keypass KeyPw30', 'KeyPw30'],
     ['vault token', 'echo hvs.CAESIVaultToken22abcdefghij', 'hvs.CAESIVaultToken22abcdefghij'],
   ];
   it.each(cases)('%s', (_what, text, secret, kept) => {
@@ -122,6 +128,10 @@ describe('redact', () => {
     'git log --format="%an" --author="bob"',
     'echo \'{"author": "bob", "auth_method": "sso"}\'',
     'curl https://hooks.slack.com/',
+    'mongosh --port 27017 db',
+    'zip -r out.zip dir',
+    '7z x archive.7z -o/tmp/out',
+    'unzip -o a.zip -d out',
   ];
   it.each(everyday)('leaves `%s` alone', (text) => expect(redact(text)).toBe(text));
 

@@ -46,6 +46,11 @@ const redactions: Array<[RegExp, string | Replacer]> = [
   [new RegExp(String.raw`(\bsshpass\s+(?:-[a-oq-zA-Z]\S*\s+)*-p\s*)${V}`, 'g'), '$1[redacted]'],
   [new RegExp(String.raw`(\b(?:docker|podman|nerdctl|buildah|skopeo|helm\s+registry|oras)\s+login\b${SAME_COMMAND}\s-p(?:\s+|=)?)${V}`, 'g'), '$1[redacted]'],
   [new RegExp(String.raw`(\bredis-cli\b${SAME_COMMAND}\s-a\s+)${V}`, 'g'), '$1[redacted]'],
+  // mongo tools' -p, sqlcmd/bcp -P, zip/unzip -P, 7z -pSECRET, keytool/jarsigner -storepass / -keypass.
+  [new RegExp(String.raw`(\b(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop)\b${SAME_COMMAND}\s(?:-p|--password)(?:\s+|=))(?!\[redacted\])${V}`, 'g'), '$1[redacted]'],
+  [new RegExp(String.raw`(\b(?:sqlcmd|bcp|zip|unzip|zipcloak)\b${SAME_COMMAND}\s-P\s*)(?!\[redacted\])${V}`, 'g'), '$1[redacted]'],
+  [new RegExp(String.raw`(\b7za?\b${SAME_COMMAND}\s-p)(?!\[redacted\])${V}`, 'g'), '$1[redacted]'],
+  [new RegExp(String.raw`(\s-(?:store|key|srcstore|deststore|srckey|destkey)?pass(?:word)?\s+)(?!\[redacted\])${V}`, 'g'), '$1[redacted]'],
   [new RegExp(String.raw`(\bldap\w+\b${SAME_COMMAND}\s-w\s+)${V}`, 'g'), '$1[redacted]'],
   [/(-pass(?:in|out)?\s+pass:)[^\s"']+/g, '$1[redacted]'],
   [new RegExp(String.raw`(\b(?:curl|wget|https?|xhs?)\b${SAME_COMMAND}\s(?:-[a-zA-Z]*u|--user|-U|--proxy-user|-a|--auth)(?:\s+|=)?["']?[^\s:"']*:)[^\s"']+`, 'g'), '$1[redacted]'],
