@@ -222,6 +222,11 @@ describe('exports that look like credentials stay out of the file (secretsInMemo
         expect(kept.env().DB).toBe(secrets.DB);
         expect(call('echo "[${MY_THING-gone}] $GH_PAT $OTHER"')).toBe('[gone] pat0010 1\n');
       });
+      it('a file an older Switchboard wrote (v2: it could hold a secret) is deleted unread', () => {
+        writeFileSync(envFile, "# switchboard exports v2\nexport MY_TOKEN='written-0011'\n", { mode: 0o600 });
+        expect(call('echo "[${MY_TOKEN-none}]"')).toBe(`[${kept.env().MY_TOKEN ?? 'none'}]\n`);
+        expect(existsSync(envFile)).toBe(false);
+      });
     });
   }
   it('cleans up', () => rmSync(dir, { recursive: true, force: true }));

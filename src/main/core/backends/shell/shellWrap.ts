@@ -37,10 +37,11 @@ export function shellQuote(value: string): string {
  * The exports file holds only what calls changed: `export` records for variables a call set (or changed) and
  * `unset` lines for inherited ones a call removed — never the inherited environment itself, so a secret the
  * shell started with is never written, a rotated one is not replaced by a stale copy, and PATH is not frozen.
- * Its first line names the format; a file without it (an older Switchboard wrote the whole `export -p`) is
- * deleted unread.
+ * Where the Core keeps secrets in memory (secretsInMemory), an export that looks like a credential is never in it,
+ * only a `#secret NAME` comment. Its first line names the format; a file of an older format is deleted unread (v1 held
+ * the whole `export -p`, v2 could hold a secret a call exported).
  */
-export const exportsFileHeader = '# switchboard exports v2';
+export const exportsFileHeader = '# switchboard exports v3';
 
 /**
  * An awk program (POSIX awk, mawk, busybox) that reads the starting `export -p`, a separator line, then the
