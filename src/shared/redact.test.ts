@@ -79,6 +79,8 @@ describe('redact', () => {
     ['7z -p', '7z a -pSevenPw28 out.7z dir', 'SevenPw28', 'out.7z dir'],
     ['keytool -storepass', 'keytool -list -keystore ks.jks -storepass StorePw29 -keypass KeyPw30', 'StorePw29', 'ks.jks'],
     ['keytool -keypass', 'keytool -list -keystore ks.jks -storepass StorePw29 -keypass KeyPw30', 'KeyPw30'],
+    ['curl -u quoted, with a blank', `curl -u 'admin:pa ss Part32' https://x`, 'ss Part32', 'https://x'],
+    ['--user= double-quoted', 'tool --user="bob:two words Part33" go', 'Part33', 'go'],
     ['vault token', 'echo hvs.CAESIVaultToken22abcdefghij', 'hvs.CAESIVaultToken22abcdefghij'],
   ];
   it.each(cases)('%s', (_what, text, secret, kept) => {
@@ -132,6 +134,7 @@ describe('redact', () => {
     'zip -r out.zip dir',
     '7z x archive.7z -o/tmp/out',
     'unzip -o a.zip -d out',
+    `docker run -u 'app:app group' img`,
   ];
   it.each(everyday)('leaves `%s` alone', (text) => expect(redact(text)).toBe(text));
 

@@ -53,6 +53,8 @@ const redactions: Array<[RegExp, string | Replacer]> = [
   [new RegExp(String.raw`(\s-(?:store|key|srcstore|deststore|srckey|destkey)?pass(?:word)?\s+)(?!\[redacted\])${V}`, 'g'), '$1[redacted]'],
   [new RegExp(String.raw`(\bldap\w+\b${SAME_COMMAND}\s-w\s+)${V}`, 'g'), '$1[redacted]'],
   [/(-pass(?:in|out)?\s+pass:)[^\s"']+/g, '$1[redacted]'],
+  // user:password in quotes, blanks and all (`-u 'admin:pa ss'`), before the rules that stop at a blank.
+  [/(?<![\w-])(-u|--user|--proxy-user|--auth)((?:\s+|=)["'][^\s:"'@=]+:)(?!\[redacted\])([^"']+)(?=["'])/g, userPassword],
   [new RegExp(String.raw`(\b(?:curl|wget|https?|xhs?)\b${SAME_COMMAND}\s(?:-[a-zA-Z]*u|--user|-U|--proxy-user|-a|--auth)(?:\s+|=)?["']?[^\s:"']*:)[^\s"']+`, 'g'), '$1[redacted]'],
   // Any other program given user:password in -u / --user / --auth, except the ones whose -u takes user:group (docker run -u app:app); a run of digits after the colon is a group id, not a secret.
   [new RegExp(String.raw`(?<![\w-])(-u|--user|--proxy-user|--auth)((?:\s+|=)["']?[^\s:"'@=]+:)(?!\[redacted\]|//)([^\s"']+)`, 'g'), userPassword],

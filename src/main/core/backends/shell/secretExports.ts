@@ -35,5 +35,6 @@ export class SecretExports {
 export function keptInMemoryNote(names: readonly string[]): string {
   const list = names.join(', ');
   const them = names.length === 1 ? `${list} looks like a credential: it is` : `${list} look like credentials: they are`;
-  return `[${them} kept in Switchboard's memory only, never written to disk, so later calls on this target see ${names.length === 1 ? 'it' : 'them'} until Switchboard restarts; export ${names.length === 1 ? 'it' : 'them'} again after a restart]`;
+  const it = names.length === 1 ? 'it' : 'them';
+  return `[${them} kept in Switchboard's memory only, not in the exports file: later calls on this target see ${it} until Switchboard restarts; export ${it} again after a restart]`;
 }
