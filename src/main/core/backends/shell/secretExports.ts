@@ -25,10 +25,6 @@ export class SecretExports {
   env(): Record<string, string> {
     return Object.fromEntries(this.values);
   }
-
-  get size(): number {
-    return this.values.size;
-  }
 }
 
 /** What the call that set a secret export reads after its output. */
