@@ -81,6 +81,9 @@ describe('redact', () => {
     ['keytool -keypass', 'keytool -list -keystore ks.jks -storepass StorePw29 -keypass KeyPw30', 'KeyPw30'],
     ['curl -u quoted, with a blank', `curl -u 'admin:pa ss Part32' https://x`, 'ss Part32', 'https://x'],
     ['--user= double-quoted', 'tool --user="bob:two words Part33" go', 'Part33', 'go'],
+    ['authorization as a dict key', `requests.get(u, headers={"Authorization": "token DictTok34"})`, 'DictTok34', 'requests.get'],
+    ['python auth tuple', `requests.get(u, auth=("bob", "TuplePw35"))`, 'TuplePw35', '"bob"'],
+    ['echo into --password-stdin', `echo 'StdinPw36' | docker login -u bot --password-stdin ghcr.io`, 'StdinPw36', 'ghcr.io'],
     ['vault token', 'echo hvs.CAESIVaultToken22abcdefghij', 'hvs.CAESIVaultToken22abcdefghij'],
   ];
   it.each(cases)('%s', (_what, text, secret, kept) => {
@@ -135,6 +138,8 @@ describe('redact', () => {
     '7z x archive.7z -o/tmp/out',
     'unzip -o a.zip -d out',
     `docker run -u 'app:app group' img`,
+    'echo hello | wc -c',
+    'requests.get(u, auth=token_auth)',
   ];
   it.each(everyday)('leaves `%s` alone', (text) => expect(redact(text)).toBe(text));
 

@@ -32,7 +32,7 @@ function userPassword(match: string, ...rest: unknown[]): string {
 const redactions: Array<[RegExp, string | Replacer]> = [
   [/(-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g, '$1 [redacted] $2'],
   // Authorization and cookie headers, whatever the scheme; X-Api-Key / X-Auth-Token style headers.
-  [/\b((?:Proxy-)?Authorization\s*[:=]\s*["']?(?:(?:Bearer|Basic|Token|Digest|Negotiate|NTLM|AWS4-HMAC-SHA256|ApiKey|Key)\s+)?)(?!\[redacted\])[^\s"']+/gi, '$1[redacted]'],
+  [/\b((?:Proxy-)?Authorization["']?\s*[:=]\s*["']?(?:(?:Bearer|Basic|Token|Digest|Negotiate|NTLM|AWS4-HMAC-SHA256|ApiKey|Key)\s+)?)(?!\[redacted\])[^\s"']+/gi, '$1[redacted]'],
   [/\b((?:Set-)?Cookie\s*:\s*)[^"'\n]+/gi, '$1[redacted]'],
   [/\b(X-[\w-]*(?:api-?key|token|auth|secret)[\w-]*\s*:\s*)[^\s"']+/gi, '$1[redacted]'],
   [/\b(Bearer\s+)(?!\[redacted\])[A-Za-z0-9._~+/=-]{8,}/g, '$1[redacted]'],
@@ -59,6 +59,9 @@ const redactions: Array<[RegExp, string | Replacer]> = [
   // Any other program given user:password in -u / --user / --auth, except the ones whose -u takes user:group (docker run -u app:app); a run of digits after the colon is a group id, not a secret.
   [new RegExp(String.raw`(?<![\w-])(-u|--user|--proxy-user|--auth)((?:\s+|=)["']?[^\s:"'@=]+:)(?!\[redacted\]|//)([^\s"']+)`, 'g'), userPassword],
   [new RegExp(String.raw`(\bsmbclient\b${SAME_COMMAND}\s(?:-U|--user)(?:\s+|=)?["']?[^\s%"']*%)[^\s"']+`, 'g'), '$1[redacted]'],
+  // Python's `auth=("user", "password")`; a password echoed into a `--password-stdin` login.
+  [/(\bauth\s*=\s*[([]\s*(["'])[^"']*\2\s*,\s*)(["'])(?!\[redacted\])[^"']*\3/g, '$1"[redacted]"'],
+  [new RegExp(String.raw`(\b(?:echo|printf)\s+(?:-n\s+)?)(?!\[redacted\])${V}(?=\s*\|${SAME_COMMAND}--password-stdin)`, 'g'), '$1[redacted]'],
   // htpasswd -b takes the password as its last argument.
   [/(\bhtpasswd\b(?=[^|;&\n]*\s-[a-zA-Z]*b)[^|;&\n]*\s)(?:"[^"]*"|'[^']*'|[^\s"'|;&]+)(?=\s*(?:$|[|;&\n]))/g, '$1[redacted]'],
   // AWS: `aws configure set aws_secret_access_key X`, a secret key after its name, access key ids.
