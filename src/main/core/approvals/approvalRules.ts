@@ -78,7 +78,8 @@ export class ApprovalRules {
     const existing = this.always.find((r) => sameRule(r, key));
     if (existing) return existing;
     // A command with a secret in it is kept redacted, matched by a salted hash: approvals.json never holds the secret.
-    const shown = redact(key.pattern, { whole: true });
+    // (A huge one is cut before it is redacted, so it is kept by its hash too.)
+    const shown = redact(key.pattern);
     const rule: ApprovalRule = {
       id: randomUUID().slice(0, 8),
       execution_target: key.target,

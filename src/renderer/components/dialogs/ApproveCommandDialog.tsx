@@ -9,7 +9,7 @@ import { useNow } from '../useNow.js';
 import { Modal } from './Modal.js';
 import { askForNotices, canAskForNotices } from '../../approvalNotices.js';
 import { approvalSandboxNotes, approvalScopes } from '../../sandboxView.js';
-import { redact } from '../../../shared/redact.js';
+import { MAX_REDACTED_CHARS, redact } from '../../../shared/redact.js';
 
 const subjectWord = { command: 'command', path: 'file', code: 'code' } as const;
 
@@ -28,6 +28,7 @@ function lead(a: PendingApproval): string {
 function Flagged({ a, masked, shown, onShow }: { a: PendingApproval; masked: string; shown: boolean; onShow: (show: boolean) => void }) {
   const text = a.command ?? '';
   const secret = masked !== text;
+  const cut = text.length > MAX_REDACTED_CHARS;
   return (
     <div className="approve__commandbox">
       <pre className="approve__command" aria-label={`${subjectWord[a.subject ?? 'command']} to approve`} tabIndex={0}>
@@ -35,8 +36,8 @@ function Flagged({ a, masked, shown, onShow }: { a: PendingApproval; masked: str
       </pre>
       {secret && (
         <button type="button" className="link-button approve__reveal" aria-pressed={shown} onClick={() => onShow(!shown)}
-          title={shown ? 'Mask the secrets again' : 'The command holds what looks like a secret; show it in full'}>
-          {shown ? 'Hide secrets' : 'Show secrets'}
+          title={shown ? 'Mask the secrets again' : cut ? 'The command is long: its start is shown, masked; show all of it' : 'The command holds what looks like a secret; show it in full'}>
+          {shown ? 'Hide secrets' : cut ? 'Show in full' : 'Show secrets'}
         </button>
       )}
     </div>
@@ -60,7 +61,8 @@ export function ApproveCommandDialog({ approval: a, position, total }: { approva
   // Which request the person chose to see in full: a new request shows masked again.
   const [shownFor, setShownFor] = useState<string | undefined>(undefined);
   const shown = shownFor === a.id;
-  const masked = useMemo(() => redact(a.command ?? '', { whole: true }), [a.command]);
+  // A huge command is masked by its first part only (the rules' time grows faster than the text): the rest is shown on asking.
+  const masked = useMemo(() => redact(a.command ?? '', { whole: (a.command ?? '').length <= MAX_REDACTED_CHARS }), [a.command]);
   const answered = useApprovals((s) => s.answered.has(a.id));
   const left = Date.parse(a.expires_at) - now;
   const notes = approvalSandboxNotes(a);
@@ -93,7 +95,7 @@ export function ApproveCommandDialog({ approval: a, position, total }: { approva
       <Flagged a={a} masked={masked} shown={shown} onShow={(show) => setShownFor(show ? a.id : undefined)} />
       {a.reasons && a.reasons.length > 0 && (
         <ul className="approve__reasons" aria-label="Why it asks">
-          {a.reasons.map((r) => <li key={r}>{shown ? r : redact(r, { whole: true })}</li>)}
+          {a.reasons.map((r) => <li key={r}>{shown ? r : redact(r)}</li>)}
         </ul>
       )}
       <dl className="approve__details">
