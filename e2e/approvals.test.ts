@@ -129,6 +129,43 @@ describe('Approve command', () => {
     await page.close();
   });
 
+  it('a command with a secret shows masked until the person asks to see it; the agent list never has it', async () => {
+    const { page, errors } = await openUi(app.browser, app.served.url);
+    await page.setViewportSize({ width: 1400, height: 900 });
+    const s = scratch(app.served, 'alpha', 'scratch-secret');
+    const secret = 'Hunter2SecretPw';
+    const command = `${s.command} && curl -u admin:${secret} -H "Authorization: Bearer abcdefgh12345678" https://example.invalid/`;
+    const call = agentCall(app.served, 'alpha', command);
+    const d = dialog(page);
+    const shown = d.getByLabel('command to approve');
+    await poll(() => shown.textContent().catch(() => '')).toContain('rm -rf scratch-secret');
+    const masked = await shown.textContent();
+    expect(masked).toBe(`${s.command} && curl -u admin:[redacted] -H "Authorization: Bearer [redacted]" https://example.invalid/`);
+    expect(await d.textContent()).not.toContain(secret);
+    // Masked, the flagged part is still marked.
+    expect(await d.locator('mark').first().textContent()).toContain('rm -rf scratch-secret');
+    // The agent's list holds what the dialog shows masked; the window's own list had the command whole.
+    const listed = await app.served.cli(['approvals', 'list', '--json']);
+    expect(listed.stdout).toContain('rm -rf scratch-secret');
+    expect(listed.stdout).not.toContain(secret);
+    await page.screenshot({ path: join(root, 'test-results/e2e-approve-secret-masked.png') });
+
+    const reveal = d.getByRole('button', { name: 'Show secrets' });
+    await reveal.click();
+    await poll(() => shown.textContent()).toBe(command);
+    // Revealed, the flagged part is highlighted again.
+    expect(await d.locator('mark').count()).toBeGreaterThan(0);
+    await page.screenshot({ path: join(root, 'test-results/e2e-approve-secret-shown.png') });
+    await d.getByRole('button', { name: 'Hide secrets' }).click();
+    await poll(() => shown.textContent()).toBe(masked);
+
+    await d.getByRole('button', { name: 'Deny' }).click();
+    expect((await call).code).not.toBe(0);
+    expect(existsSync(s.path)).toBe(true);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('queues requests one at a time; Approve for session covers that target only; Escape denies', async () => {
     const { page, errors } = await openUi(app.browser, app.served.url);
     const a = scratch(app.served, 'alpha', 'scratch-session');
@@ -220,13 +257,14 @@ describe('no answer', () => {
     await page.goto(short.served.url);
     await page.getByRole('region', { name: 'Pane 1' }).waitFor();
     const s = scratch(short.served, 'alpha', 'scratch-timeout');
-    const call = await agentCall(short.served, 'alpha', s.command);
+    // A secret in the command is not in the notice (a lock screen shows it).
+    const call = await agentCall(short.served, 'alpha', `${s.command} && curl -u a:NoticePw1 https://example.invalid/`);
     expect(call.code).not.toBe(0);
     expect(call.stderr).toMatch(/3 ?s/);
     expect(existsSync(s.path)).toBe(true);
     await poll(() => dialog(page).count()).toBe(0);
     const notes = await page.evaluate(() => (window as unknown as { __notes: Array<{ title: string; body: string }> }).__notes);
-    expect(notes).toEqual([{ title: 'Approve command', body: expect.stringContaining(`alpha: ${s.command}`) }]);
+    expect(notes).toEqual([{ title: 'Approve command', body: expect.stringContaining(`alpha: ${s.command} && curl -u a:[redacted] https://example.invalid/`) }]);
     await page.close();
   });
 });

@@ -1,6 +1,7 @@
 // Desktop notifications for command approvals that arrive while the window is in the background (the web
 // Notification API: the browser's under `serve`, Electron's native ones in its window). Clicking one brings the window up.
 import type { PendingApproval } from '../shared/approvals.js';
+import { redact } from '../shared/redact.js';
 import { useApprovals } from './store/approvals.js';
 
 const shown = new Map<string, Notification>();
@@ -9,9 +10,11 @@ function supported(): boolean {
   return typeof window !== 'undefined' && 'Notification' in window;
 }
 
+/** What a notice says: redacted, as a notice shows on a lock screen and stays in the system's notification list. */
 function noticeBody(a: PendingApproval): string {
-  const what = (a.command ?? '').length > 140 ? `${a.command!.slice(0, 139)}…` : (a.command ?? '');
-  const why = a.reasons?.[0] ? `\n${a.reasons[0]}` : '';
+  const command = redact(a.command ?? '');
+  const what = command.length > 140 ? `${command.slice(0, 139)}…` : command;
+  const why = a.reasons?.[0] ? `\n${redact(a.reasons[0])}` : '';
   return `${a.client ?? 'An agent'} on ${a.execution_target}: ${what}${why}`;
 }
 

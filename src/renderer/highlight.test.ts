@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countdown, highlightSegments } from './highlight.js';
+import { countdown, highlightSegments, maskedSpans } from './highlight.js';
 
 describe('highlightSegments', () => {
   const cases: Array<[string, Array<[number, number]>, Array<[string, boolean]>]> = [
@@ -21,5 +21,18 @@ describe('highlightSegments', () => {
 describe('countdown', () => {
   it.each([[0, '0:00'], [-5, '0:00'], [999, '0:01'], [9_000, '0:09'], [65_000, '1:05'], [120_000, '2:00']])('%i ms → %s', (ms, want) => {
     expect(countdown(ms)).toBe(want);
+  });
+});
+
+describe('maskedSpans', () => {
+  it('carries the flagged spans over to the masked text; a flagged secret stays flagged as [redacted]', () => {
+    const original = 'rm -rf x && curl -u a:Pw123 https://h';
+    const masked = 'rm -rf x && curl -u a:[redacted] https://h';
+    expect(maskedSpans(original, masked, [[0, 8]])).toEqual([[0, 8]]);
+    const spans = maskedSpans(original, masked, [[17, 27]])!;
+    expect(masked.slice(spans[0]![0], spans[0]![1])).toBe('-u a:[redacted]');
+  });
+  it('gives up (undefined) when the masked text is not the original with parts replaced', () => {
+    expect(maskedSpans('abc', 'xyz', [[0, 1]])).toBeUndefined();
   });
 });

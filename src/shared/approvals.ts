@@ -52,6 +52,11 @@ export const ApprovalRule = z.lazy(() => z.object({
   tool: z.string(),
   pattern: z.string(),
   /**
+   * Set when the command held a secret: `pattern` shows it redacted, and the rule matches by this salted hash of the
+   * whole pattern (`scrypt:<salt hex>:<hash hex>`), so approvals.json never keeps the secret.
+   */
+  pattern_hash: z.string().max(200).optional(),
+  /**
    * The fingerprint of the target's spec when the rule was made (`sha256:` and hex): the rule matches only while the
    * target has that spec. Rules made before fingerprints were kept have none and match nothing.
    */

@@ -57,6 +57,15 @@ describe('switchboard approvals check', () => {
     expect(doc.pattern).toBe('git push --force');
   }, slow);
 
+  it('its JSON holds no secret of the command: subject, pattern and reasons are redacted', () => {
+    const r = sb('mysql -u root -pHunter2Pw31 -e "drop database x"', '--json');
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain('Hunter2Pw31');
+    const doc = JSON.parse(r.stdout) as { subject: string; pattern: string };
+    expect(doc.subject).toBe('mysql -u root -p[redacted] -e "drop database x"');
+    expect(doc.pattern).toContain('-p[redacted]');
+  }, slow);
+
   it("judges with the target's cwd and flags", () => {
     const local = JSON.parse(sb('rm -rf build', '--execution-target', 'local', '--json').stdout) as { reasons: { text: string }[]; decision: string };
     expect(local.reasons[0]!.text).toBe(`recursive delete of ${root}/app/build (rm -rf)`);

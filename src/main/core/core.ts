@@ -174,6 +174,7 @@ export class Core {
       },
       reportReachability: (identity, problem) => this.sessions.reportReachability(identity, problem),
       envPassthrough: () => this.config.config.approvals.envPassthrough,
+      strippedEverywhere: () => this.plugins.strippedEverywhere(),
     };
     // One audit line per place swept (only after a crash: a clean run leaves nothing to sweep).
     const swept = (r: SweepReport): void => {

@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { ApprovalsMode } from '../../../shared/approvals.js';
+import { redact } from '../../../shared/redact.js';
 import { SwitchboardError, formatZodError } from '../../../shared/errors.js';
 import { builtinSpecSchemas } from '../../core/backends/builtinSpecs.js';
 import { switchboardHome } from '../../core/home.js';
@@ -68,9 +69,14 @@ export function approvalsCheckCommand(approvals: Command): void {
       const { ctx, assumed } = await contextFor(opts.executionTarget);
       // The shell parser (tree-sitter) loads only here, so the other `approvals` subcommands stay small.
       const policy = await (await import('../../core/approvals/policy/commandPolicy.js')).loadCommandPolicy({ profile: resolve(switchboardHome()) });
-      const r = call ? policy.classify(call, ctx) : { verdict: 'safe' as const, reasons: [], decision: 'allow' as const };
+      const judged = call ? policy.classify(call, ctx) : { verdict: 'safe' as const, reasons: [], decision: 'allow' as const };
+      // Output never holds a secret (a reason may quote the command); the spans index the subject as it was given.
+      const r = { ...judged, reasons: judged.reasons.map((reason) => ({ ...reason, text: redact(reason.text) })) };
       if (opts.json) {
-        return printJson({ ...(opts.tool ? { tool: opts.tool } : {}), subject, ...(opts.executionTarget ? { execution_target: opts.executionTarget } : {}), assumed, ...r, ...(call?.kind === 'command' ? { pattern: policy.commandPattern(call.command) } : {}) });
+        return printJson({
+          ...(opts.tool ? { tool: opts.tool } : {}), subject: redact(subject), ...(opts.executionTarget ? { execution_target: opts.executionTarget } : {}), assumed, ...r,
+          ...(call?.kind === 'command' ? { pattern: redact(policy.commandPattern(call.command)) } : {}),
+        });
       }
       const lines = [`${r.verdict}: ${r.decision === 'refuse' ? 'would be refused' : r.decision === 'ask' ? 'would ask' : 'would run'} (${assumed})`];
       for (const reason of r.reasons) lines.push(`  ${reason.severity === 'hardline' ? '!!' : '? '} ${reason.text}${reason.span ? `  [${reason.span[0]}-${reason.span[1]}]` : ''}`);

@@ -3,7 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { ActivityEntry } from '../../../shared/api.js';
 import type { ToolClient } from '../../../shared/tools.js';
 import { toErrorPayload } from '../../../shared/errors.js';
-import { redact, type AuditLog } from '../dispatch/audit.js';
+import { redact } from '../../../shared/redact.js';
+import type { AuditLog } from '../dispatch/audit.js';
 import type { ActivityLog } from './activityLog.js';
 import { auditLine } from './auditLine.js';
 

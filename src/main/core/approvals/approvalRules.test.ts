@@ -35,6 +35,22 @@ describe('ApprovalRules', () => {
     expect(r.match({ ...key, target: 'b', identity: 'b#g1', pattern: 'git push --force' })).toBeUndefined();
   });
 
+  it('a command with a secret is kept redacted and matched by a salted hash: approvals.json never holds the secret', () => {
+    const h = home();
+    const r = new ApprovalRules(h, () => specA);
+    const pattern = 'mysql -u root -pS3cretPw0 -e drop';
+    const rule = r.addAlways({ ...key, pattern }, 'ui');
+    expect(rule.pattern).toBe('mysql -u root -p[redacted] -e drop');
+    expect(rule.pattern_hash).toMatch(/^scrypt:[0-9a-f]{32}:[0-9a-f]{64}$/);
+    expect(readFileSync(join(h, 'approvals.json'), 'utf8')).not.toContain('S3cretPw0');
+    // Read back by another Core: the same command matches, another password or the redacted text itself does not.
+    const again = new ApprovalRules(h, () => specA);
+    expect(again.match({ ...key, pattern })).toBe('always');
+    expect(again.match({ ...key, pattern: 'mysql -u root -pOtherPw1 -e drop' })).toBeUndefined();
+    expect(again.match({ ...key, pattern: rule.pattern })).toBeUndefined();
+    expect(again.addAlways({ ...key, pattern }, 'ui').id).toBe(rule.id);
+  });
+
   it('an always rule is stale while its target has another spec or is gone; one without a fingerprint matches nothing and is stale', () => {
     const h = home();
     const now = new Map([['a', specA]]);

@@ -3,12 +3,13 @@
 // normalised pattern, and only while the target's spec has the fingerprint it was made for (specFingerprint): a target
 // replaced by another spec, a config target edited, is asked about again. A rule made before rules kept a fingerprint
 // matches nothing and is listed as stale, to be revoked (or made again by answering Always allow).
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID, scryptSync, timingSafeEqual } from 'node:crypto';
 import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { ApprovalRule } from '../../../shared/approvals.js';
 import { SwitchboardError } from '../../../shared/errors.js';
+import { redact } from '../../../shared/redact.js';
 
 const RulesFile = z.object({ version: z.literal(1), rules: z.array(ApprovalRule) });
 
@@ -76,11 +77,15 @@ export class ApprovalRules {
     this.reload();
     const existing = this.always.find((r) => sameRule(r, key));
     if (existing) return existing;
+    // A command with a secret in it is kept redacted, matched by a salted hash: approvals.json never holds the secret.
+    // (A huge one is cut before it is redacted, so it is kept by its hash too.)
+    const shown = redact(key.pattern);
     const rule: ApprovalRule = {
       id: randomUUID().slice(0, 8),
       execution_target: key.target,
       tool: key.tool,
-      pattern: key.pattern,
+      pattern: shown,
+      ...(shown !== key.pattern ? { pattern_hash: patternHash(key.pattern) } : {}),
       spec_fingerprint: key.fingerprint,
       created_at: new Date().toISOString(),
       created_by: createdBy,
@@ -135,7 +140,32 @@ export class ApprovalRules {
 
 /** An always rule covers a key: same target name, tool and pattern, made for the spec the target has now. */
 function sameRule(r: ApprovalRule, k: RuleKey): boolean {
-  return r.spec_fingerprint !== undefined && r.spec_fingerprint === k.fingerprint && r.execution_target === k.target && r.tool === k.tool && r.pattern === k.pattern;
+  if (r.spec_fingerprint === undefined || r.spec_fingerprint !== k.fingerprint || r.execution_target !== k.target || r.tool !== k.tool) return false;
+  return r.pattern_hash !== undefined ? hashMatches(r.pattern_hash, k.pattern) : r.pattern === k.pattern;
+}
+
+/** scrypt's cost for a kept pattern's hash: slow enough that guessing a short password costs, a match a few ms. */
+const SCRYPT_COST = { N: 1 << 14, r: 8, p: 1 };
+
+function patternHash(pattern: string, salt = randomBytes(16)): string {
+  return `scrypt:${salt.toString('hex')}:${scryptSync(pattern, salt, 32, SCRYPT_COST).toString('hex')}`;
+}
+
+/** Patterns already found to match a hash, this run: a rule asked about again costs no scrypt. */
+const matched = new Map<string, boolean>();
+
+function hashMatches(hash: string, pattern: string): boolean {
+  const key = `${hash}\0${pattern}`;
+  const known = matched.get(key);
+  if (known !== undefined) return known;
+  const [kind, salt, want] = hash.split(':');
+  let ok = false;
+  if (kind === 'scrypt' && salt && want && /^[0-9a-f]+$/.test(salt) && /^[0-9a-f]{64}$/.test(want)) {
+    ok = timingSafeEqual(Buffer.from(patternHash(pattern, Buffer.from(salt, 'hex')).split(':')[2]!, 'hex'), Buffer.from(want, 'hex'));
+  }
+  if (matched.size > 1024) matched.clear();
+  matched.set(key, ok);
+  return ok;
 }
 
 function sessionKey(k: RuleKey): string {

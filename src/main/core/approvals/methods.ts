@@ -1,6 +1,6 @@
 // approvals.list / approvals.pending / approvals.decide / approvals.rules / approvals.revoke: pending approvals and kept rules.
 import type { PendingApproval } from '../../../shared/approvals.js';
-import { redact } from '../dispatch/audit.js';
+import { redact } from '../../../shared/redact.js';
 import type { Handlers } from '../handlers.js';
 import type { ApprovalBroker } from './approvalBroker.js';
 import type { ApprovalRules } from './approvalRules.js';
@@ -11,7 +11,7 @@ function redacted(a: PendingApproval): PendingApproval {
   return {
     ...rest,
     ...(a.command !== undefined ? { command: redact(a.command) } : {}),
-    ...(a.reasons ? { reasons: a.reasons.map(redact) } : {}),
+    ...(a.reasons ? { reasons: a.reasons.map((r) => redact(r)) } : {}),
   };
 }
 

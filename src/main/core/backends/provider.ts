@@ -115,6 +115,8 @@ export interface ProviderContext {
    * (`approvals.env_passthrough`); read at every start, so a config edit applies to the next process.
    */
   envPassthrough?(): readonly string[];
+  /** Every installed plugin's strip_env_keys: withheld from every command on every backend, read at every start. */
+  strippedEverywhere?(): readonly string[];
   /** This Core run's id (processes/coreRuns.ts), for what a provider must find again after a crash (Docker: its containers). */
   readonly coreRun?: string;
 }

@@ -1,111 +1,29 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_REDACTED_CHARS, redact, summarizeArgs } from './audit.js';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AuditLog, summarizeArgs } from './audit.js';
 import { writeFileTool } from '../tools/writeFile.js';
 
-describe('redact', () => {
-  /** [what, text, the secret that must be gone, what must still be there]. */
-  const cases: Array<[string, string, string, string?]> = [
-    ['bearer header', `curl -H 'Authorization: Bearer abcDEF123456ghiJKL' https://x`, 'abcDEF123456ghiJKL', 'https://x'],
-    ['basic header', 'curl -H "Authorization: Basic dXNlcjpwYXNzd29yZA==" x', 'dXNlcjpwYXNzd29yZA=='],
-    ['header without a scheme', `curl -H 'Authorization: s3cr3tvalue99' https://api.example`, 's3cr3tvalue99', 'https://api.example'],
-    ['proxy authorization', `curl -H 'Proxy-Authorization: Basic cHJveHk6cHc=' x`, 'cHJveHk6cHc='],
-    ['cookie header', `curl -H 'Cookie: session=9f8e7d6c5b4a; csrftoken=abc' https://x`, '9f8e7d6c5b4a', 'https://x'],
-    ['set-cookie header', 'echo "Set-Cookie: sid=deadbeefcafe; HttpOnly"', 'deadbeefcafe'],
-    ['x-api-key header', `curl -H "X-Api-Key: key_live_12345678" https://x`, 'key_live_12345678'],
-    ['bare bearer', 'echo Bearer abcdefghijklmnopq', 'abcdefghijklmnopq'],
-    ['jwt', 'curl -d token=1 https://x; echo eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U', 'dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U'],
-    ['url credentials', 'psql postgres://admin:S3cretPw@db.example:5432/app', 'S3cretPw', 'db.example:5432/app'],
-    ['url credentials, empty user', 'redis-cli -u redis://:R3disPass@cache:6379', 'R3disPass', 'cache:6379'],
-    ['mysql -p attached', 'mysql -u root -pHunter2Secret -h db app', 'Hunter2Secret', '-h db app'],
-    ['mysql -p quoted', `mysqldump -u root -p'pa ss' app > dump.sql`, 'pa ss', 'dump.sql'],
-    ['mysql --password=', 'mysql --password=Hunter3 -h db', 'Hunter3', '-h db'],
-    ['mariadb -p', 'mariadb -uroot -pMariaPw1 -e "select 1"', 'MariaPw1', 'select 1'],
-    ['sshpass -p', 'sshpass -p Sup3rPw ssh -p 2222 admin@host uptime', 'Sup3rPw', 'ssh -p 2222 admin@host'],
-    ['sshpass -p quoted', `sshpass -p 'two words' scp f host:`, 'two words'],
-    ['docker login -p', 'docker login -u bot -p RegistryPw9 registry.example', 'RegistryPw9', 'registry.example'],
-    ['docker login --password', 'docker login --username bot --password RegistryPw8 ghcr.io', 'RegistryPw8', 'ghcr.io'],
-    ['podman login -p', 'podman login -u bot -p=PodPw77 quay.io', 'PodPw77'],
-    ['curl -u user:pass', 'curl -u alice:CurlPw42 https://api.example/v1', 'CurlPw42', 'alice'],
-    ['curl --user=', 'curl -s --user=alice:CurlPw43 https://x', 'CurlPw43'],
-    ['wget --http-password', 'wget --http-user=bob --http-password=WgetPw1 https://x/f', 'WgetPw1'],
-    ['json password', `curl -d '{"username": "a", "password": "JsonPw1!"}' https://x/login`, 'JsonPw1!', '"username": "a"'],
-    ['json api_key', `echo '{"api_key":"ak_998877"}' > cfg.json`, 'ak_998877', 'cfg.json'],
-    ['json token, single quotes', `python3 -c "print({'access_token': 'tok998877'})"`, 'tok998877'],
-    ['json secret, escaped quotes', `sh -c "curl -d {\\"client_secret\\":\\"Esc4pedPw\\"} x"`, 'Esc4pedPw'],
-    ['json passwd number', '{"passwd": 12345678, "user": "x"}', '12345678', '"user": "x"'],
-    ['htpasswd -b', 'htpasswd -b /etc/nginx/.htpasswd admin HtPw55', 'HtPw55', '/etc/nginx/.htpasswd admin'],
-    ['htpasswd -bc', 'htpasswd -bcB .htpasswd admin HtPw56 && echo ok', 'HtPw56', 'echo ok'],
-    ['htpasswd -nb', 'htpasswd -nb admin HtPw57', 'HtPw57'],
-    ['aws configure set', 'aws configure set aws_secret_access_key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'],
-    ['aws configure set, profile', 'aws configure set profile.dev.aws_session_token FwoGZXIvYXdzEBEaDExampleSessionToken', 'FwoGZXIvYXdzEBEaDExampleSessionToken'],
-    ['aws secret key in a credentials file', `printf 'aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' >> creds`, 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'],
-    ['aws env', 'AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY aws s3 ls', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'aws s3 ls'],
-    ['aws access key id', 'export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE', 'AKIAIOSFODNN7EXAMPLE'],
-    ['aws access key id alone', 'echo AKIAIOSFODNN7EXAMPLE', 'AKIAIOSFODNN7EXAMPLE'],
-    ['password flag', 'mysql --password hunter2secret -h db', 'hunter2secret'],
-    ['token flag with =', 'tool --token=tok_123456789 run', 'tok_123456789', 'run'],
-    ['prefixed flag', 'app --db-password Pg9pw --port 5432', 'Pg9pw', '--port 5432'],
-    ['redis-cli -a', 'redis-cli -h cache -a RedisPw5 ping', 'RedisPw5', 'ping'],
-    ['ldapsearch -w', 'ldapsearch -x -D cn=admin -w LdapPw6 -b dc=x', 'LdapPw6'],
-    ['openssl -passin', 'openssl rsa -in k.pem -passin pass:OsslPw7 -out k2.pem', 'OsslPw7', 'k2.pem'],
-    ['prefixed env', 'API_TOKEN=abc123xyz ./deploy', 'abc123xyz', './deploy'],
-    ['quoted env', 'export DB_PASSWORD="p a"', 'p a'],
-    ['yaml-ish', 'echo "password: YamlPw8" >> config.yml', 'YamlPw8', 'config.yml'],
-    ['github token', 'git clone https://ghp_abcdefghijklmnop1234@github.example/x', 'ghp_abcdefghijklmnop1234'],
-    ['openai key', 'echo sk-proj-abcdefghijklmnop', 'abcdefghijklmnop'],
-    ['private key', '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----', 'b3BlbnNzaC1rZXktdjEAAAAA'],
-  ];
-  it.each(cases)('%s', (_what, text, secret, kept) => {
-    const out = redact(text);
-    expect(out).not.toContain(secret);
-    expect(out).toContain('[redacted]');
-    if (kept) expect(out).toContain(kept);
-  });
-
-  const everyday = [
-    'ls -la /tmp',
-    'ssh -p 2222 user@host',
-    'ssh -i ~/.ssh/id_ed25519 -p 22 deploy@example.com uptime',
-    'scp -P 2222 file.txt user@host:/srv/',
-    'docker run -p 8080:80 -e MODE=dev nginx',
-    'docker run --rm -p 5432:5432 -v /data:/var/lib/postgresql/data postgres:16',
-    'docker login ghcr.io --password-stdin',
-    'mkdir -p build/out && cp -rp src build/',
-    'mysql -u root -p app',
-    'mysql -h db -P 3306 -u app -p',
-    'psql -h db -p 5432 -U app -c "select 1"',
-    'ps -p 1234 -o pid,cmd',
-    'git push origin main',
-    'git log --oneline -n 5 -- src/auth/token.ts',
-    'git commit -m "fix token refresh"',
-    'grep -rn password src/',
-    'cat /home/me/project/secrets/README.md',
-    'kubectl get secret my-secret -o yaml',
-    'echo $GITHUB_TOKEN | wc -c',
-    'echo token count is 3',
-    'export PATH=$PATH:/opt/bin',
-    'curl -u alice https://api.example',
-    'curl -d \'{"model": "x", "max_tokens": 100}\' https://api.example/v1',
-    'tar -xzpf release.tar.gz -C /opt',
-    'htpasswd -c .htpasswd admin',
-    'npm run build -- --port 3000',
-    'python3 -m http.server 8000 -b 127.0.0.1',
-    'find . -name "*.py" -path "*/tests/*"',
-    'aws s3 ls s3://bucket/path',
-    'aws configure set region eu-west-1',
-  ];
-  it.each(everyday)('leaves `%s` alone', (text) => expect(redact(text)).toBe(text));
-
+describe('summarizeArgs', () => {
   it('summarizes a write without its content', () => {
     expect(summarizeArgs(writeFileTool, { path: 'a.env', content: 'SECRET=1' })).toBe('a.env (8 chars)');
   });
 });
 
-describe('redact on huge input', () => {
-  it('cuts text over the limit before redacting, so its cost stays bounded', () => {
-    const out = redact(`mysql -pTopSecret1 ${'mysql '.repeat(20_000)}`);
-    expect(out.length).toBeLessThan(MAX_REDACTED_CHARS + 20);
-    expect(out).not.toContain('TopSecret1');
-    expect(out.endsWith('… [cut]')).toBe(true);
+describe('AuditLog.write', () => {
+  it('redacts free text in any field (a deny reason, a field added later); names and ids are kept as given', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'sb-audit-'));
+    try {
+      const log = new AuditLog(home);
+      log.write({ time: 't', kind: 'approval', client: 'ui', tool: 'terminal', outcome: 'deny', reason: 'no: curl -u admin:ReasonPw1 is not ok', detail: 'GH_PAT=DetailPat2' });
+      await log.close();
+      const line = readFileSync(join(home, 'audit.jsonl'), 'utf8');
+      expect(line).not.toContain('ReasonPw1');
+      expect(line).not.toContain('DetailPat2');
+      expect(line).toContain('"tool":"terminal"');
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 });

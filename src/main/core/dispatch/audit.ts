@@ -5,6 +5,8 @@ import { closeSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } fr
 import { join } from 'node:path';
 import type { ToolDef } from '../tools/toolDef.js';
 import { writeError } from '../backends/writeError.js';
+import { redact } from '../../../shared/redact.js';
+import { maskKnownSecrets } from '../knownSecrets.js';
 import { chainLine, chainTail, headPath, headText, lineHash, parseHead, withLost, type ChainHead, type ChainState } from './auditChain.js';
 
 export interface AuditRecord {
@@ -25,67 +27,6 @@ export interface AuditRecord {
   [key: string]: unknown;
 }
 
-/** A value as a shell word: quoted, or up to the next blank or shell operator. */
-const V = String.raw`(?:"[^"]*"|'[^']*'|[^\s"'|;&]+)`;
-/** The rest of one simple command (stops at a pipe, list operator or newline). */
-const SAME_COMMAND = String.raw`[^|;&\n]*?`;
-/** Key words that mark a credential in a name (NAME=, "name":, --name). */
-const SECRET_WORD = String.raw`(?:api[_-]?key|apikey|token(?!s|iz|_?(?:type|count|limit|usage))|secret|password|passwd|passphrase|pwd|credentials?|private[_-]?key|access[_-]?key)`;
-
-/**
- * Credential shapes, applied in this order: the specific ones first, so a generic rule cannot half-match them.
- * Each keeps what says what the secret was for (the flag, the header, the user name) and drops only the secret.
- */
-const redactions: Array<[RegExp, string]> = [
-  [/(-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g, '$1 [redacted] $2'],
-  // Authorization and cookie headers, whatever the scheme; X-Api-Key / X-Auth-Token style headers.
-  [/\b((?:Proxy-)?Authorization\s*[:=]\s*["']?(?:(?:Bearer|Basic|Token|Digest|Negotiate|NTLM|AWS4-HMAC-SHA256|ApiKey|Key)\s+)?)(?!\[redacted\])[^\s"']+/gi, '$1[redacted]'],
-  [/\b((?:Set-)?Cookie\s*:\s*)[^"'\n]+/gi, '$1[redacted]'],
-  [/\b(X-[\w-]*(?:api-?key|token|auth|secret)[\w-]*\s*:\s*)[^\s"']+/gi, '$1[redacted]'],
-  [/\b(Bearer\s+)(?!\[redacted\])[A-Za-z0-9._~+/=-]{8,}/g, '$1[redacted]'],
-  // JSON web tokens wherever they stand.
-  [/\beyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g, '[redacted]'],
-  // Credentials in URLs: scheme://user:password@host (an empty user too).
-  [/\b([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)[^\s@/]+@/gi, '$1[redacted]@'],
-  // Programs that take a password in a short flag: mysql -pSECRET (attached only: `-p` alone prompts), sshpass -p,
-  // docker login -p, redis-cli -a, ldap tools' -w, openssl -passin pass:…, curl -u user:password, smbclient -U user%pw.
-  [new RegExp(String.raw`(\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlpump|mariadb[\w-]*)\b${SAME_COMMAND}\s-p)(?!\[redacted\])${V}`, 'g'), '$1[redacted]'],
-  [new RegExp(String.raw`(\bsshpass\s+(?:-[a-oq-zA-Z]\S*\s+)*-p\s*)${V}`, 'g'), '$1[redacted]'],
-  [new RegExp(String.raw`(\b(?:docker|podman|nerdctl|buildah|skopeo|helm\s+registry|oras)\s+login\b${SAME_COMMAND}\s-p(?:\s+|=)?)${V}`, 'g'), '$1[redacted]'],
-  [new RegExp(String.raw`(\bredis-cli\b${SAME_COMMAND}\s-a\s+)${V}`, 'g'), '$1[redacted]'],
-  [new RegExp(String.raw`(\bldap\w+\b${SAME_COMMAND}\s-w\s+)${V}`, 'g'), '$1[redacted]'],
-  [/(-pass(?:in|out)?\s+pass:)[^\s"']+/g, '$1[redacted]'],
-  [new RegExp(String.raw`(\b(?:curl|wget|http|xh)\b${SAME_COMMAND}\s(?:-u|--user|-U|--proxy-user)(?:\s+|=)?["']?[^\s:"']*:)[^\s"']+`, 'g'), '$1[redacted]'],
-  [new RegExp(String.raw`(\bsmbclient\b${SAME_COMMAND}\s(?:-U|--user)(?:\s+|=)?["']?[^\s%"']*%)[^\s"']+`, 'g'), '$1[redacted]'],
-  // htpasswd -b takes the password as its last argument.
-  [/(\bhtpasswd\b(?=[^|;&\n]*\s-[a-zA-Z]*b)[^|;&\n]*\s)(?:"[^"]*"|'[^']*'|[^\s"'|;&]+)(?=\s*(?:$|[|;&\n]))/g, '$1[redacted]'],
-  // AWS: `aws configure set aws_secret_access_key X`, a secret key after its name, access key ids.
-  [/(\baws\s+configure\s+set\s+(?:[\w-]+\.)*aws_(?:secret_access_key|session_token|access_key_id)\s+)\S+/gi, '$1[redacted]'],
-  [/(aws_?secret_?access_?key["']?\s*[=:]?\s*["']?)[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])/gi, '$1[redacted]'],
-  [/\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g, '[redacted]'],
-  // Flags that take a secret: --password X, --token=X, --api-key X, --db-password X, --http-password=X …
-  [new RegExp(String.raw`(?<![\w-])(--?(?:[a-z]+-)*(?:password|passwd|pass|passphrase|token|secret|api[-_]?key|auth[-_]?token|access[-_]?key|client[-_]?secret)(?:=|\s+))(?!\[redacted\])${V}`, 'gi'), '$1[redacted]'],
-  // JSON and similar: "password": "x", 'api_key': 'x', \"token\":\"x\" inside a quoted shell word.
-  [new RegExp(String.raw`((\\?["'])[\w-]*${SECRET_WORD}[\w-]*\2\s*:\s*)(?:\\"(?:[^"\\]|\\[^"])*\\"|"(?:[^"\\]|\\.)*"|'[^']*'|[^\s,}\]]+)`, 'gi'), '$1"[redacted]"'],
-  // NAME=value for secret-looking names, prefixed ones too (API_TOKEN=, DB_PASSWORD:).
-  [new RegExp(String.raw`\b([A-Za-z0-9_]*${SECRET_WORD}[A-Za-z0-9_]*\s*[=:]\s*)(?!\[redacted\])${V}`, 'gi'), '$1[redacted]'],
-  // Well-known token formats wherever they stand.
-  [/\b(gh[pousr]_|github_pat_|sk-|sk_live_|rk_live_|xox[baprs]-|glpat-|hf_|npm_|AIza)[A-Za-z0-9_-]{8,}/g, '[redacted]'],
-];
-
-/**
- * The most of a text an audit line keeps. Longer text (a huge command, an error quoting one) is cut before it is
- * redacted: audit lines and Activity show a summary anyway, and the rules' time stays bounded whatever comes in.
- */
-export const MAX_REDACTED_CHARS = 16 * 1024;
-
-/** Replace anything that looks like a credential with [redacted]. */
-export function redact(text: string): string {
-  let out = text.length > MAX_REDACTED_CHARS ? `${text.slice(0, MAX_REDACTED_CHARS)}… [cut]` : text;
-  for (const [pattern, replacement] of redactions) out = out.replace(pattern, replacement);
-  return out;
-}
-
 /**
  * What a tool call returned, for the Activity feed's details (never the audit log): one `key: value` line per field,
  * long text clipped to its start and end, lists counted, secrets redacted like arguments.
@@ -99,13 +40,13 @@ export function summarizeResult(result: Record<string, unknown>): string {
     else if (Array.isArray(value)) lines.push(`${key}: ${value.length} item${value.length === 1 ? '' : 's'}${value.length ? ` — first: ${clip(JSON.stringify(value[0]), 300)}` : ''}`);
     else lines.push(`${key}: ${clip(JSON.stringify(value) ?? String(value), 300)}`);
   }
-  return redact(lines.join('\n'));
+  return maskKnownSecrets(redact(lines.join('\n')));
 }
 
 /** A short, secret-free summary of a tool call's arguments for the feed and the audit log, as its tool declares it. */
 export function summarizeArgs(def: Pick<ToolDef, 'summary'> | undefined, args: Record<string, unknown>): string {
   const clip = (s: string, n = 160): string => (s.length > n ? s.slice(0, n - 1) + '…' : s);
-  return clip(redact((def?.summary(args) ?? '').replace(/\s+/g, ' ').trim()));
+  return clip(maskKnownSecrets(redact((def?.summary(args) ?? '').replace(/\s+/g, ' ').trim())));
 }
 
 /** The head file, opened for rewriting in place (not for appending: an append ignores the offset). */
@@ -150,6 +91,9 @@ function appendWhole(fd: number, buf: Buffer): void {
   throw new ShortWrite(`wrote ${n} of ${buf.length} bytes`);
 }
 
+/** Fields that hold no free text, or text already redacted by whoever made the record. */
+const preRedacted = new Set(['time', 'kind', 'client', 'tool', 'execution_target', 'generation', 'args', 'outcome', 'error', 'verdict', 'by', 'scope', 'action', 'pane_id', 'approval', 'approved_by']);
+
 export class AuditLog {
   readonly path: string;
   private flushed: Promise<void> = Promise.resolve();
@@ -173,6 +117,9 @@ export class AuditLog {
     const first = this.pending.length === 0;
     // The chain's own fields are the log's to set.
     const { seq: _seq, prev: _prev, ...fields } = record;
+    // Any other text (a deny reason a person typed, a policy's reason quoting the command) is redacted here, so a field
+    // added later cannot bring a secret in; args and error come redacted from their makers, names and ids hold none.
+    for (const [key, value] of Object.entries(fields)) if (typeof value === 'string' && !preRedacted.has(key)) fields[key] = redact(value);
     this.pending.push(JSON.stringify(fields));
     if (!first) return;
     // After a turn of the event loop, so the answer to the call goes out first.

@@ -9,7 +9,9 @@ import type { TargetTable } from '../registry/targetTable.js';
 import type { Sessions } from '../sessions/sessions.js';
 import type { ToolContext, ToolDef, ToolServices } from '../tools/toolDef.js';
 import { didYouMean } from '../config/didYouMean.js';
-import { redact, summarizeArgs, summarizeResult, type AuditLog } from './audit.js';
+import { summarizeArgs, summarizeResult, type AuditLog } from './audit.js';
+import { redact } from '../../../shared/redact.js';
+import { maskKnownSecrets } from '../knownSecrets.js';
 import { auditLine } from '../activity/auditLine.js';
 import { ApprovalRefused, type ApprovalCall, type Authorization } from '../approvals/commandApprovals.js';
 
@@ -206,7 +208,7 @@ export class Dispatcher {
     entry.status = status;
     entry.duration_ms = Date.now() - started;
     // Error messages can quote the command (a shell error line), so they are redacted like the arguments.
-    if (error) entry.error = redact(error);
+    if (error) entry.error = maskKnownSecrets(redact(error));
     this.deps.onActivity({ ...entry });
     this.deps.audit.write(auditLine(entry, 'dispatch'));
   }

@@ -8,6 +8,7 @@ import type {
 import { execWrapped, type ShellRun } from '../backends/shell/execWrapped.js';
 import { commandEnv, envRules } from '../backends/shell/commandEnv.js';
 import { execHome, execReadFile, execStat, execWriteFile, type RawExec } from '../backends/shell/execFileOps.js';
+import { SecretExports } from '../backends/shell/secretExports.js';
 import type { PluginHost } from './pluginHost.js';
 
 /** What an environment needs of its plugin: the running host (or why there is none). */
@@ -26,6 +27,8 @@ export class PluginEnvironment implements Environment {
   private live: { host: PluginHost; generation: number; envId: string; caps: EnvCapabilities } | undefined;
   private creating: Promise<{ host: PluginHost; envId: string; caps: EnvCapabilities }> | undefined;
   private readonly envFile: string;
+  /** Exports that look like credentials: in the Core's memory, never in envFile on the target (backends/shell/secretExports.ts). */
+  private readonly secretExports = new SecretExports();
   private homeDir: string | undefined;
 
   /** `secretRefKeys`: the backend's secret_ref fields; the variables they name are handed to the plugin (only those). */
@@ -106,12 +109,12 @@ export class PluginEnvironment implements Environment {
    */
   async exec(command: string, opts: ExecOptions): Promise<ExecResult> {
     const { host, envId } = await this.ready();
-    return execWrapped(command, { ...opts, envFile: this.envFile }, async (script, sink) => {
+    return execWrapped(command, { ...opts, envFile: this.envFile, secrets: this.secretExports }, async (script, sink) => {
       let code = 1;
       let cancelled: () => void = () => undefined;
       const cancel = new Promise<void>((resolve) => (cancelled = resolve));
       const answered = host.call('exec', {
-        env_id: envId, command: script, cwd: '/', timeout_ms: opts.timeoutMs, env: this.childEnv(opts.env),
+        env_id: envId, command: script, cwd: '/', timeout_ms: opts.timeoutMs, env: { ...this.childEnv(opts.env), ...this.secretExports.env() },
         ...(opts.stdin !== undefined ? { stdin: opts.stdin } : {}),
       }, opts.timeoutMs + execMarginMs).then((r) => {
         sink(r.output);

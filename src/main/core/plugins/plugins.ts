@@ -76,6 +76,23 @@ export class Plugins {
     };
   }
 
+  /**
+   * The strip_env_keys every loaded plugin's backends declared: a vendor's credentials leave every command on every
+   * backend (the seed's promise), not only the commands of that vendor's targets. Kept while the Core runs, so a
+   * plugin disabled later still has its names withheld.
+   */
+  strippedEverywhere(): readonly string[] {
+    return this.stripped;
+  }
+
+  private stripped: readonly string[] = [];
+
+  private noteStripped(p: Plugin): void {
+    const keys = new Set(this.stripped);
+    for (const b of p.providers) for (const k of b.flags.strip_env_keys) keys.add(k);
+    if (keys.size !== this.stripped.length) this.stripped = [...keys];
+  }
+
   providers(): PluginBackend[] {
     return [...this.plugins.values()].flatMap((p) => (p.state === 'active' ? p.providers : []));
   }
@@ -183,6 +200,7 @@ export class Plugins {
     };
     // Its backends get no more than its manifest asked for: what the person saw when enabling it.
     p.providers = decls.map((d) => pluginProvider(d, link, p.installed.manifest?.flags));
+    this.noteStripped(p);
     p.state = 'active';
     p.problem = undefined;
     p.down = undefined;

@@ -1,5 +1,6 @@
 // The `process` tool: list, poll, log, wait, kill and write background processes, scoped by execution_target when given.
 import { SwitchboardError } from '../../../shared/errors.js';
+import { redact } from '../../../shared/redact.js';
 import { ProcessArgs, ProcessResult } from '../../../shared/tools.js';
 import type { ProcessScope } from '../processes/processManager.js';
 import { argText, defineTool, type ToolContext } from './toolDef.js';
@@ -37,7 +38,8 @@ export const processTool = defineTool({
     if (!manager) throw new SwitchboardError('unsupported', 'background processes are not available');
     const scope: ProcessScope = args.execution_target !== undefined ? { target: args.execution_target } : {};
     if (args.action === 'list') {
-      const processes = manager.list(scope);
+      // Another caller's command may hold a secret: an agent reads every command redacted, as audit.jsonl keeps it.
+      const processes = manager.list(scope).map((p) => ({ ...p, command: redact(p.command) }));
       if (scope.target !== undefined && processes.length === 0 && !hasSnapshot(ctx)) {
         throw new SwitchboardError('unknown_target', `unknown target "${scope.target}" (and no processes of that name are kept)`, 'see list_targets');
       }
@@ -67,6 +69,7 @@ export const processTool = defineTool({
     }
     // A process's own target and generation, whatever the call was scoped to.
     const p = manager.info(id);
+    if (typeof out.command === 'string') out.command = redact(out.command);
     return { ...out, execution_target: p.execution_target, generation: p.generation };
   },
 });

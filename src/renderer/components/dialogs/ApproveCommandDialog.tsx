@@ -1,14 +1,15 @@
 // "Approve command": an agent's dangerous call waits in the Core until a person decides here; one request per dialog.
-import { useState } from 'react';
+import { useMemo, useState } from 'react';
 import type { ApprovalScope, PendingApproval } from '../../../shared/approvals.js';
 import { call } from '../../client/core.js';
 import { useApprovals } from '../../store/approvals.js';
-import { countdown, highlightSegments } from '../../highlight.js';
+import { countdown, highlightSegments, maskedSpans } from '../../highlight.js';
 import { clockTime, shortGeneration } from '../../format.js';
 import { useNow } from '../useNow.js';
 import { Modal } from './Modal.js';
 import { askForNotices, canAskForNotices } from '../../approvalNotices.js';
 import { approvalSandboxNotes, approvalScopes } from '../../sandboxView.js';
+import { MAX_REDACTED_CHARS, redact } from '../../../shared/redact.js';
 
 const subjectWord = { command: 'command', path: 'file', code: 'code' } as const;
 
@@ -19,13 +20,27 @@ function lead(a: PendingApproval): string {
   return `${who} wants to run this command on`;
 }
 
-/** The command with the parts the policy flagged marked, so the eye goes to what is dangerous. */
-function Flagged({ a }: { a: PendingApproval }) {
+/**
+ * The command with the parts the policy flagged marked, so the eye goes to what is dangerous. A command that holds a
+ * secret shows masked (the redactor of audit.jsonl and Activity, so a shared screen or a screenshot keeps it) until
+ * the person asks to see it; the flagged parts stay marked in the masked text (maskedSpans).
+ */
+function Flagged({ a, masked, shown, onShow }: { a: PendingApproval; masked: string; shown: boolean; onShow: (show: boolean) => void }) {
   const text = a.command ?? '';
+  const secret = masked !== text;
+  const cut = text.length > MAX_REDACTED_CHARS;
   return (
-    <pre className="approve__command" aria-label={`${subjectWord[a.subject ?? 'command']} to approve`} tabIndex={0}>
-      {highlightSegments(text, a.highlights).map((s, i) => (s.flagged ? <mark key={i} className="approve__flag">{s.text}</mark> : <span key={i}>{s.text}</span>))}
-    </pre>
+    <div className="approve__commandbox">
+      <pre className="approve__command" aria-label={`${subjectWord[a.subject ?? 'command']} to approve`} tabIndex={0}>
+        {(secret && !shown ? highlightSegments(masked, maskedSpans(text, masked, a.highlights)) : highlightSegments(text, a.highlights)).map((s, i) => (s.flagged ? <mark key={i} className="approve__flag">{s.text}</mark> : <span key={i}>{s.text}</span>))}
+      </pre>
+      {secret && (
+        <button type="button" className="link-button approve__reveal" aria-pressed={shown} onClick={() => onShow(!shown)}
+          title={shown ? 'Mask the secrets again' : cut ? 'The command is long: its start is shown, masked; show all of it' : 'The command holds what looks like a secret; show it in full'}>
+          {shown ? 'Hide secrets' : cut ? 'Show in full' : 'Show secrets'}
+        </button>
+      )}
+    </div>
   );
 }
 
@@ -43,6 +58,11 @@ function NoticeOffer() {
 export function ApproveCommandDialog({ approval: a, position, total }: { approval: PendingApproval; position: number; total: number }) {
   const now = useNow(true, 500);
   const [reason, setReason] = useState('');
+  // Which request the person chose to see in full: a new request shows masked again.
+  const [shownFor, setShownFor] = useState<string | undefined>(undefined);
+  const shown = shownFor === a.id;
+  // A huge command is masked by its first part only (the rules' time grows faster than the text): the rest is shown on asking.
+  const masked = useMemo(() => redact(a.command ?? '', { whole: (a.command ?? '').length <= MAX_REDACTED_CHARS }), [a.command]);
   const answered = useApprovals((s) => s.answered.has(a.id));
   const left = Date.parse(a.expires_at) - now;
   const notes = approvalSandboxNotes(a);
@@ -72,10 +92,10 @@ export function ApproveCommandDialog({ approval: a, position, total }: { approva
       <p className="form__note approve__lead" id="approve-lead">
         {lead(a)} <strong className="approve__target">{a.execution_target}</strong>:
       </p>
-      <Flagged a={a} />
+      <Flagged a={a} masked={masked} shown={shown} onShow={(show) => setShownFor(show ? a.id : undefined)} />
       {a.reasons && a.reasons.length > 0 && (
         <ul className="approve__reasons" aria-label="Why it asks">
-          {a.reasons.map((r) => <li key={r}>{r}</li>)}
+          {a.reasons.map((r) => <li key={r}>{shown ? r : redact(r)}</li>)}
         </ul>
       )}
       <dl className="approve__details">

@@ -51,7 +51,11 @@ export class DockerJobs {
   async start(
     container: Container,
     cmd: string[],
-    o: { tty: boolean; stdin: boolean; env?: Record<string, string>; sink: (text: string) => void; errSink?: (text: string) => void },
+    o: {
+      tty: boolean; stdin: boolean; env?: Record<string, string>; sink: (text: string) => void; errSink?: (text: string) => void;
+      /** The identity's secret exports (shell/secretExports.ts): handed on as they are, after the withheld names went. */
+      secrets?: Record<string, string>;
+    },
   ): Promise<Job> {
     const token = randomBytes(8).toString('hex');
     let exec: Exec;
@@ -61,7 +65,7 @@ export class DockerJobs {
         (abortSignal) =>
           container.exec({
             Cmd: cmd,
-            Env: envList(this.deps.dockerEnv(), commandEnv(this.deps.envRules(), { inherit: 'passthrough', extra: o.env }), { [jobVar]: token }),
+            Env: envList(this.deps.dockerEnv(), commandEnv(this.deps.envRules(), { inherit: 'passthrough', extra: o.env }), o.secrets, { [jobVar]: token }),
             AttachStdin: o.stdin,
             AttachStdout: true,
             AttachStderr: true,

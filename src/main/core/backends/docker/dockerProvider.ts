@@ -14,6 +14,7 @@ import type {
 import { execWrapped } from '../shell/execWrapped.js';
 import { shellQuote } from '../shell/shellWrap.js';
 import { envRules } from '../shell/commandEnv.js';
+import { SecretExports } from '../shell/secretExports.js';
 import { ContainerFiles } from './containerFiles.js';
 import { ContainerLifecycle, engineGone } from './containerLifecycle.js';
 import { enterDirScript, homeProbeScript, interactiveShellScript, pickHome, shortHash } from './containerConfig.js';
@@ -66,6 +67,8 @@ export class DockerEnvironment implements Environment {
   /** dockerode for this endpoint, made on first use: a health probe asks the Engine over plain HTTP (engineHttp). */
   private dockerLib: Docker | undefined;
   private readonly envFile: string;
+  /** Exports that look like credentials: in the Core's memory, never in envFile in the container (shell/secretExports.ts). */
+  private readonly secrets = new SecretExports();
   /** The shell commands run under; POSIX sh unless docker_shell says otherwise. */
   private readonly shell: string;
   private readonly container: ContainerLifecycle;
@@ -155,7 +158,7 @@ export class DockerEnvironment implements Environment {
   }
 
   async exec(command: string, opts: ExecOptions): Promise<ExecResult> {
-    const warm = await this.warm.exec(command, opts, this.envFile);
+    const warm = await this.warm.exec(command, opts, this.envFile, this.secrets);
     debugLine(`exec on ${this.identity} in ${warm ? 'a warm shell' : 'an exec of its own'}`);
     if (warm) {
       const notice = this.container.takeNotice();
@@ -163,8 +166,8 @@ export class DockerEnvironment implements Environment {
     }
     const container = await this.container.ensure();
     const notice = this.container.takeNotice();
-    const result = await execWrapped(command, { ...opts, envFile: this.envFile }, async (script, sink) => {
-      const job = await this.jobRunner.start(container, [this.shell, '-c', script], { tty: false, stdin: opts.stdin !== undefined, env: opts.env, sink });
+    const result = await execWrapped(command, { ...opts, envFile: this.envFile, secrets: this.secrets }, async (script, sink) => {
+      const job = await this.jobRunner.start(container, [this.shell, '-c', script], { tty: false, stdin: opts.stdin !== undefined, env: opts.env, sink, secrets: this.secrets.env() });
       if (opts.stdin !== undefined) job.stream.end(opts.stdin);
       /** Set once stopping began; resolves to whether the engine took the kill. */
       let killed: Promise<boolean> | undefined;

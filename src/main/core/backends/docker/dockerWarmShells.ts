@@ -28,6 +28,7 @@ import type { Container } from 'dockerode';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import type { ExecOptions, ExecResult } from '../provider.js';
 import { commandEnv, type EnvRules } from '../shell/commandEnv.js';
+import type { SecretExports } from '../shell/secretExports.js';
 import { execWrapped, type ShellRun } from '../shell/execWrapped.js';
 import { assignable, posixWarmCall, posixWarmPrelude, shellPidTag } from '../shell/posixWarmCall.js';
 import { namesOwnPid, type WarmCall } from '../shell/warmProgram.js';
@@ -84,10 +85,11 @@ export class DockerWarmShells {
   constructor(private readonly deps: DockerWarmDeps) {}
 
   /** Run the call in a warm shell; undefined when it must take the exec-per-call path (nothing ran then). */
-  async exec(command: string, opts: ExecOptions, envFile: string): Promise<ExecResult | undefined> {
+  async exec(command: string, opts: ExecOptions, envFile: string, secrets?: SecretExports): Promise<ExecResult | undefined> {
     if (process.env.SWITCHBOARD_NO_WARM_SHELLS || opts.stdin !== undefined || namesOwnPid(command) || !posixShell.test(this.deps.shell)) return undefined;
     const token = randomBytes(8).toString('hex');
-    const env = { ...commandEnv(this.deps.envRules(), { inherit: 'passthrough', extra: opts.env, source: {} }), [jobVar]: token };
+    // The identity's secret exports go in the call's text (the warm shell's stdin, never an exec's command line).
+    const env = { ...commandEnv(this.deps.envRules(), { inherit: 'passthrough', extra: opts.env, source: {} }), ...secrets?.env(), [jobVar]: token };
     if (!assignable(env)) return undefined;
     // A shell finishing the last call (answered, not yet reaped) is waited for: sequential calls keep one shell.
     const settling = this.pool?.settling();
@@ -97,7 +99,7 @@ export class DockerWarmShells {
     let call: WarmCall | undefined;
     try {
       // Taking and running are one step (no await between): execWrapped calls the starter before its first await.
-      return await execWrapped(command, { ...opts, envFile, wrap: (c, w) => (call = posixWarmCall(c, w, env)) }, async (_script, sink) =>
+      return await execWrapped(command, { ...opts, envFile, ...(secrets ? { secrets } : {}), wrap: (c, w) => (call = posixWarmCall(c, w, env)) }, async (_script, sink) =>
         this.run(shell, call!, token, sink),
       );
     } catch (err) {

@@ -14,6 +14,7 @@ import type {
 import { localDeclaration } from '../builtinSpecs.js';
 import { execWrapped } from '../shell/execWrapped.js';
 import { commandEnv, envRules } from '../shell/commandEnv.js';
+import { SecretExports } from '../shell/secretExports.js';
 import { openPty } from './pty.js';
 import { groupAlive } from '../../processes/processAlive.js';
 import { debugLine, type WarmProcess, type WarmShell } from '../shell/warmShell.js';
@@ -100,7 +101,9 @@ class LocalEnvironment implements Environment {
 
   /** This identity's warm shells (bash only); undefined where the spawn-per-call path is the only one. */
   private readonly warm: WarmShellPool | undefined;
-  /** The person's env_passthrough the warm shells were started with: a change retires them. */
+  /** Exports that look like credentials: in memory only, never in envFile (shell/secretExports.ts). */
+  private readonly secrets = new SecretExports();
+  /** The person's env_passthrough (and the names plugins withhold) the warm shells were started with: a change retires them. */
   private warmPassthrough = '';
   /** The call a new warm shell is started for: the shell gets the environment that call would have got. */
   private warmCallEnv: Record<string, string> | undefined;
@@ -134,7 +137,8 @@ class LocalEnvironment implements Environment {
   /** A warm shell for this call, when one can be had: not for a call with stdin (it has a pipe of its own). */
   private warmShell(opts: ExecOptions): WarmShell | undefined {
     if (!this.warm || opts.stdin !== undefined) return undefined;
-    const passthrough = JSON.stringify(this.ctx.envPassthrough?.() ?? []);
+    // A plugin loaded since adds names withheld everywhere: the shells started before it go too.
+    const passthrough = JSON.stringify([this.ctx.envPassthrough?.() ?? [], this.ctx.strippedEverywhere?.() ?? []]);
     if (passthrough !== this.warmPassthrough) {
       this.warm.renew();
       this.warmPassthrough = passthrough;
@@ -203,12 +207,13 @@ class LocalEnvironment implements Environment {
     debugLine(`exec on ${this.identity} in ${shell ? 'a warm shell' : 'a shell of its own'}`);
     if (shell) {
       // The call's own variables (run markers), withheld names dropped as for any child.
-      const exports = commandEnv(envRules(this.snapshot.flags.strip_env_keys, this.ctx), { inherit: 'passthrough', extra: opts.env, source: {} });
+      // The identity's secret exports go in the call's text (the shell's stdin, never a command line).
+      const exports = { ...commandEnv(envRules(this.snapshot.flags.strip_env_keys, this.ctx), { inherit: 'passthrough', extra: opts.env, source: {} }), ...this.secrets.env() };
       let call: WarmCall | undefined;
-      return execWrapped(command, { ...opts, envFile: this.envFile, wrap: (c, w) => (call = warmCall(c, w, exports)) }, async (_script, sink) => shell.run(call!, sink));
+      return execWrapped(command, { ...opts, envFile: this.envFile, secrets: this.secrets, wrap: (c, w) => (call = warmCall(c, w, exports)) }, async (_script, sink) => shell.run(call!, sink));
     }
-    return execWrapped(command, { ...opts, envFile: this.envFile }, async (script, sink) => {
-      const child = this.spawnAgent([localShell(), '-c', script], { cwd: '/', env: this.childEnv(opts.env), stdin: opts.stdin === undefined ? 'ignore' : 'pipe', outside });
+    return execWrapped(command, { ...opts, envFile: this.envFile, secrets: this.secrets }, async (script, sink) => {
+      const child = this.spawnAgent([localShell(), '-c', script], { cwd: '/', env: { ...this.childEnv(opts.env), ...this.secrets.env() }, stdin: opts.stdin === undefined ? 'ignore' : 'pipe', outside });
       // Tracked until its pipes close, so cleanup also ends a background child (`cmd &`) the call left running.
       this.children.add(child);
       child.once('close', () => this.children.delete(child));

@@ -46,3 +46,25 @@ describe('commandEnv', () => {
     expect(commandEnv(envRules([], ctx), { inherit: 'all', source })).toHaveProperty('FAKE_API_KEY', 'k1');
   });
 });
+
+describe('the scrub judges values too', () => {
+  const source = {
+    PATH: '/usr/local/bin:/usr/bin', HOME: '/home/a', LANG: 'C.UTF-8', TERM: 'xterm-256color', EDITOR: 'vim', NODE_ENV: 'production',
+    SITE_URL: 'https://example.com/app', REPO: 'git@github.com:me/x.git', GH_PAT: 'pat-1', SENTRY_DSN: 'dsn-1',
+    MY_THING: 'ghp_abcdefghijklmnop1234', DB: 'postgres://u:pw@h/db', DATABASE_URL: 'postgres://admin:s3cret@db/app',
+    SESSION: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.abcdef', KEYS: 'AKIAABCDEFGHIJKLMNOP', CHAT: 'xoxb-1234567890-abcdefgh',
+    GL: 'glpat-abcdefghij0123456789', AI: 'sk-proj-abcdefghijklmnop', DEPLOY_KEY: '-----BEGIN OPENSSH PRIVATE KEY-----\nabc\n-----END OPENSSH PRIVATE KEY-----',
+  };
+  it('a variable whose value carries a credential is withheld whatever its name; everyday ones are kept', () => {
+    expect(commandEnv(rules(), { inherit: 'all', source })).toEqual({
+      PATH: source.PATH, HOME: source.HOME, LANG: source.LANG, TERM: source.TERM, EDITOR: 'vim', NODE_ENV: 'production', SITE_URL: source.SITE_URL, REPO: source.REPO,
+    });
+  });
+  it('a passthrough name is kept whatever its value', () => {
+    expect(commandEnv(rules([], ['DB']), { inherit: 'passthrough', source })).toEqual({ DB: source.DB });
+  });
+  it('every loaded plugin\'s strip_env_keys join the rules of every provider', () => {
+    const r = envRules([], { strippedEverywhere: () => ['ACMEBOX_*'] });
+    expect(commandEnv(r, { inherit: 'all', source: { ACMEBOX_REGION: 'eu', PATH: '/bin' } })).toEqual({ PATH: '/bin' });
+  });
+});

@@ -4,8 +4,11 @@
 // through commandEnv. A local child inherits the Core's environment minus withheld names; a remote host or a
 // container keeps its own environment and gets from the Core only what a person named in
 // `approvals.env_passthrough` (plus Switchboard's own variables such as TERM). Withheld: the built-in credential
-// patterns below, the provider's declared `strip_env_keys`, every SWITCHBOARD_*. A passthrough name is kept even
-// when it matches; SWITCHBOARD_TOKEN never is.
+// patterns below, every installed plugin's declared `strip_env_keys` (a vendor's credentials leave every command,
+// on every backend, not only its own targets'), every SWITCHBOARD_*, and any variable whose value carries a
+// credential whatever its name (MY_THING=ghp_…, DB=postgres://u:pw@h/db). A passthrough name is kept even when it
+// matches; SWITCHBOARD_TOKEN never is.
+import { looksLikeSecretValue } from '../../../../shared/redact.js';
 import type { ProviderContext } from '../provider.js';
 
 /**
@@ -14,7 +17,7 @@ import type { ProviderContext } from '../provider.js';
  */
 export const builtinWithheld: readonly string[] = [
   // API keys and tokens of any service (OPENAI_API_KEY, ANTHROPIC_API_KEY, GH_TOKEN, HF_TOKEN, NPM_TOKEN …).
-  '*_API_KEY', 'API_KEY', '*_APIKEY', '*_TOKEN', 'TOKEN', '*_ACCESS_KEY', '*_ACCESS_KEY_ID', '*_SIGNING_KEY',
+  '*_API_KEY', 'API_KEY', '*_APIKEY', '*_TOKEN', 'TOKEN', '*_PAT', '*_DSN', '*_ACCESS_KEY', '*_ACCESS_KEY_ID', '*_SIGNING_KEY',
   '*_ENCRYPTION_KEY', '*_MASTER_KEY', '*_ACCOUNT_KEY', '*PRIVATE_KEY*',
   // Secrets, passwords, credentials by name (CLIENT_SECRET, PGPASSWORD, MYSQL_PWD, SSHPASS, DB_PASS …).
   '*SECRET*', '*PASSWORD*', '*PASSWD*', '*_PWD', '*_PASS', 'SSHPASS', '*_CREDENTIALS', '*_CREDENTIAL',
@@ -39,9 +42,12 @@ export interface EnvRules {
   readonly passthrough: readonly string[];
 }
 
-/** The rules for one provider: its declared strip_env_keys on top of the built-in list, and the person's passthrough. */
-export function envRules(strip: readonly string[], ctx: Pick<ProviderContext, 'envPassthrough'>): EnvRules {
-  return { withhold: [...builtinWithheld, ...strip], passthrough: ctx.envPassthrough?.() ?? [] };
+/**
+ * The rules for one provider: its declared strip_env_keys and every installed plugin's on top of the built-in list,
+ * and the person's passthrough.
+ */
+export function envRules(strip: readonly string[], ctx: Pick<ProviderContext, 'envPassthrough' | 'strippedEverywhere'>): EnvRules {
+  return { withhold: [...builtinWithheld, ...strip, ...(ctx.strippedEverywhere?.() ?? [])], passthrough: ctx.envPassthrough?.() ?? [] };
 }
 
 const globCache = new Map<string, RegExp>();
@@ -55,11 +61,25 @@ function globRegExp(glob: string): RegExp {
   return re;
 }
 
-/** Whether a variable of this name must not reach a command under these rules. */
-export function isWithheld(name: string, rules: EnvRules): boolean {
+/** Verdicts of looksLikeSecretValue by value: the Core's environment is the same for every command it starts. */
+const valueVerdicts = new Map<string, boolean>();
+const VALUE_VERDICTS_KEPT = 2048;
+
+function secretValue(value: string): boolean {
+  let verdict = valueVerdicts.get(value);
+  if (verdict === undefined) {
+    verdict = looksLikeSecretValue(value);
+    if (valueVerdicts.size >= VALUE_VERDICTS_KEPT) valueVerdicts.clear();
+    valueVerdicts.set(value, verdict);
+  }
+  return verdict;
+}
+
+/** Whether a variable of this name (and, when given, this value) must not reach a command under these rules. */
+export function isWithheld(name: string, rules: EnvRules, value?: string): boolean {
   if (neverForwarded.has(name)) return true;
   if (rules.passthrough.includes(name)) return false;
-  return rules.withhold.some((glob) => globRegExp(glob).test(name));
+  return rules.withhold.some((glob) => globRegExp(glob).test(name)) || (value !== undefined && secretValue(value));
 }
 
 export interface CommandEnvOptions {
@@ -88,6 +108,6 @@ export function commandEnv(rules: EnvRules, opts: CommandEnvOptions): Record<str
     }
   }
   Object.assign(env, opts.extra);
-  for (const k of Object.keys(env)) if (isWithheld(k, rules)) delete env[k];
+  for (const [k, v] of Object.entries(env)) if (isWithheld(k, rules, v)) delete env[k];
   return env;
 }

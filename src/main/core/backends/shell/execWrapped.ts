@@ -2,6 +2,7 @@
 import { SwitchboardError } from '../../../../shared/errors.js';
 import type { ExecOptions, ExecResult } from '../provider.js';
 import { BoundedCapture } from './boundedCapture.js';
+import { keptInMemoryNote, type SecretExports } from './secretExports.js';
 import { markerLineSeen, parseWrapped, wrapCommand, type WrapOptions, type Wrapped } from './shellWrap.js';
 
 /** One wrapped script running on a target, as its backend started it. */
@@ -27,6 +28,8 @@ export interface ShellRun {
 export interface ExecWrappedOptions extends ExecOptions {
   /** The file that keeps the identity's exported variables (see wrapCommand). */
   envFile?: string;
+  /** Keep exports that look like credentials here, not in the env file (see secretExports.ts). */
+  secrets?: SecretExports;
   /** How the command is wrapped; wrapCommand (a script for `sh -c`) unless the backend feeds a warm shell. */
   wrap?: (command: string, opts: WrapOptions) => Wrapped;
 }
@@ -73,6 +76,7 @@ export async function execWrapped(
     cwd: opts.cwd,
     ...(opts.envFile !== undefined ? { envFile: opts.envFile } : {}),
     ...(opts.cwdMustExist ? { cwdMustExist: true } : {}),
+    ...(opts.secrets ? { secretsInMemory: true } : {}),
   });
   const capture = new BoundedCapture(opts.maxOutputChars);
   // The last stretch of output, where the marker line appears (a cwd is at most PATH_MAX long).
@@ -103,6 +107,8 @@ export async function execWrapped(
 
   const { text, truncated } = capture.text();
   const parsed = parseWrapped(text, marker);
+  const kept = opts.secrets?.apply(parsed.secrets) ?? [];
+  if (kept.length) parsed.output = `${parsed.output.replace(/\n?$/, '\n')}${keptInMemoryNote(kept)}`;
   if (guard.timedOut()) {
     return { output: `${parsed.output}\n${timeoutNote(opts.timeoutMs)}`, exitCode: 124, cwd: opts.cwd, timedOut: true, truncated };
   }

@@ -4,6 +4,7 @@ import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportsFileHeader, markerLineSeen, parseWrapped, shellQuote, wrapCommand } from './shellWrap.js';
+import { SecretExports } from './secretExports.js';
 
 function run(shell: string, command: string, cwd: string, envFile?: string) {
   const { script, marker } = wrapCommand(command, { cwd, envFile });
@@ -34,7 +35,7 @@ describe('wrapCommand', () => {
       it('refuses a missing directory the caller named: nothing runs', () => {
         const { script, marker } = wrapCommand('touch ran', { cwd: join(dir, 'typo'), cwdMustExist: true });
         const out = spawnSync(shell, ['-c', script], { encoding: 'utf8', cwd: dir });
-        expect(parseWrapped(out.stdout, marker)).toEqual({ output: '', cwd: undefined, missingCwd: true });
+        expect(parseWrapped(out.stdout, marker)).toEqual({ output: '', cwd: undefined, missingCwd: true, secrets: [] });
         expect(markerLineSeen(out.stdout, marker)).toBe(true);
         expect(statSync(join(dir, 'ran'), { throwIfNoEntry: false })).toBeUndefined();
         expect(run(shell, 'pwd', dir).output).toBe(`${dir}\n`);
@@ -171,6 +172,59 @@ describe('the exports file keeps only what calls set or unset', () => {
       it('a file in the old format (the whole export -p) is deleted unread', () => {
         writeFileSync(envFile, "export AWS_SECRET_ACCESS_KEY='stale'\nexport PATH='/frozen'\n", { mode: 0o600 });
         expect(call('echo "$AWS_SECRET_ACCESS_KEY $PATH"')).toBe('old-secret-0001 /usr/bin:/bin\n');
+        expect(existsSync(envFile)).toBe(false);
+      });
+    });
+  }
+  it('cleans up', () => rmSync(dir, { recursive: true, force: true }));
+});
+
+describe('exports that look like credentials stay out of the file (secretsInMemory)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sb-secret-exports-'));
+  const start = { PATH: '/usr/bin:/bin', HOME: dir, LANG: 'C.UTF-8' };
+  /** By name, and by value under innocent names: each shape the value rule knows. */
+  const secrets: Record<string, string> = {
+    MY_TOKEN: 'tok-0001 with "quotes", \'single\' and $dollar\nand a second line ✓',
+    GH_PAT: 'pat0002',
+    MY_THING: 'ghp_abcdefghijklmnop0003',
+    DB: 'postgres://u:pw0004@h/db',
+    KEYID: 'AKIAABCDEFGHIJKL0005',
+    SESSION: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.sig0006',
+    KEYFILE: '-----BEGIN OPENSSH PRIVATE KEY-----\nb3Bl0007\n-----END OPENSSH PRIVATE KEY-----',
+  };
+  const ordinary = { MODE: 'desk-standing-0008', SITE: 'https://example.com/0009', EDITOR: 'vim', npm_config_cache: '/tmp/npm-0010' };
+  for (const [label, bin, pre] of shells) {
+    describe(label, () => {
+      const envFile = join(dir, `env-${label.replace(/\W/g, '')}.sh`);
+      const kept = new SecretExports();
+      const call = (command: string): string => {
+        const { script, marker } = wrapCommand(command, { cwd: dir, envFile, secretsInMemory: true });
+        const parsed = parseWrapped(spawnSync(bin, [...pre, '-c', script], { encoding: 'utf8', env: { ...start, ...kept.env() } }).stdout, marker);
+        kept.apply(parsed.secrets);
+        return parsed.output;
+      };
+      it('reports them to the Core, writes only the others, and the next call gets them back', () => {
+        rmSync(envFile, { force: true });
+        const all = { ...secrets, ...ordinary };
+        const out = call(`export ${Object.entries(all).map(([k, v]) => `${k}=${shellQuote(v)}`).join(' ')}; echo done`);
+        expect(out).toBe('done\n');
+        expect(kept.env()).toEqual(secrets);
+        const file = readFileSync(envFile, 'utf8');
+        for (const value of Object.values(secrets)) expect(file).not.toContain(value.slice(0, 7));
+        for (const value of Object.values(ordinary)) expect(file).toContain(value);
+        const names = Object.keys(all);
+        expect(call(`printf '%s|' ${names.map((n) => `"$${n}"`).join(' ')}`)).toBe(`${Object.values(all).join('|')}|`);
+      });
+      it('a change and an unset reach the Core; an untouched one is not reported again', () => {
+        expect(call('export GH_PAT=pat0010; unset MY_THING; export OTHER=1')).toBe('');
+        expect(kept.env().GH_PAT).toBe('pat0010');
+        expect(kept.env().MY_THING).toBeUndefined();
+        expect(kept.env().DB).toBe(secrets.DB);
+        expect(call('echo "[${MY_THING-gone}] $GH_PAT $OTHER"')).toBe('[gone] pat0010 1\n');
+      });
+      it('a file an older Switchboard wrote (v2: it could hold a secret) is deleted unread', () => {
+        writeFileSync(envFile, "# switchboard exports v2\nexport MY_TOKEN='written-0011'\n", { mode: 0o600 });
+        expect(call('echo "[${MY_TOKEN-none}]"')).toBe(`[${kept.env().MY_TOKEN ?? 'none'}]\n`);
         expect(existsSync(envFile)).toBe(false);
       });
     });

@@ -1,5 +1,7 @@
 // Wraps a command so any POSIX shell reports the cwd it ended in and keeps exported variables between calls.
 import { randomBytes } from 'node:crypto';
+import { SECRET_VALUE_ERE } from '../../../../shared/redact.js';
+import { builtinWithheld } from './commandEnv.js';
 
 export interface WrapOptions {
   /**
@@ -14,6 +16,11 @@ export interface WrapOptions {
    * `~/…` is the remote user's home. It is read only when this user owns it (never one planted by someone else).
    */
   envFile?: string;
+  /**
+   * Exports that look like credentials (by name or value) are not written to the env file: the shell reports them
+   * after the command's output (secretFrames) and the Core keeps them in memory (secretExports.ts).
+   */
+  secretsInMemory?: boolean;
 }
 
 export interface Wrapped {
@@ -30,10 +37,11 @@ export function shellQuote(value: string): string {
  * The exports file holds only what calls changed: `export` records for variables a call set (or changed) and
  * `unset` lines for inherited ones a call removed — never the inherited environment itself, so a secret the
  * shell started with is never written, a rotated one is not replaced by a stale copy, and PATH is not frozen.
- * Its first line names the format; a file without it (an older Switchboard wrote the whole `export -p`) is
- * deleted unread.
+ * Where the Core keeps secrets in memory (secretsInMemory), an export that looks like a credential is never in it,
+ * only a `#secret NAME` comment. Its first line names the format; a file of an older format is deleted unread (v1 held
+ * the whole `export -p`, v2 could hold a secret a call exported).
  */
-export const exportsFileHeader = '# switchboard exports v2';
+export const exportsFileHeader = '# switchboard exports v3';
 
 /**
  * An awk program (POSIX awk, mawk, busybox) that reads the starting `export -p`, a separator line, then the
@@ -44,6 +52,7 @@ export const exportsFileHeader = '# switchboard exports v2';
  * SSH session's SSH_* and each process's SB_CORE_* marks (processes/coreRuns.ts) are never kept.
  */
 export const exportsDiff = String.raw`
+function secret(k, r,   i) { i = index(r, "="); return divert != "" && (toupper(k) ~ /${withheldNamesEre()}/ || (i > 0 && substr(r, i + 1) ~ /${SECRET_VALUE_ERE.replace(/\//g, '\\/')}/)) }
 function skip(k) { return k ~ /^(PWD|OLDPWD|SHLVL|_|__sb_.*|SSH_[A-Z_]*|SB_CORE_[A-Z_]*)$/ }
 function keep() { if (name != "") { if (part) cur[name] = rec; else base[name] = rec }; name = "" }
 function scan(s,   i, c, n) {
@@ -71,9 +80,23 @@ $0 == "__sb_exports_now__" { keep(); part = 1; next }
 END {
   keep()
   print "${exportsFileHeader}"
-  for (k in cur) if (!skip(k) && (!(k in base) || base[k] != cur[k])) print cur[k]
-  for (k in base) if (!skip(k) && !(k in cur)) print "unset " k
+  for (k in cur) if (!skip(k) && (!(k in base) || base[k] != cur[k])) { if (secret(k, cur[k])) print "#secret " k; else print cur[k] }
+  for (k in base) if (!skip(k) && !(k in cur)) { print "unset " k; if (secret(k, base[k])) print "#secret " k }
 }`;
+
+/** The built-in withheld names (commandEnv) as one anchored ERE over upper-cased names. */
+function withheldNamesEre(): string {
+  return `^(${builtinWithheld.map((glob) => glob.toUpperCase().split('*').join('.*')).join('|')})$`;
+}
+
+/**
+ * For each `#secret NAME` line of the new exports file (names only), a frame on the output before the marker line:
+ * `<marker>:secret NAME HEX` with the value's bytes in hex, or `-` when the call unset it (parseWrapped takes them out).
+ */
+const printSecrets =
+  String.raw`{ [ -z "${'$'}{__sb_keep-}" ] || for __sb_n in $(sed -n "s/^#secret //p" "$__sb_env.$$"); do eval "__sb_s=\${$__sb_n+1}"; ` +
+  String.raw`if [ -n "$__sb_s" ]; then eval "__sb_v=\$$__sb_n"; printf "\n%s:secret %s %s\n" "$__sb_mark" "$__sb_n" "$(printf %s "$__sb_v" | od -An -v -tx1 | tr -d " \n")"; ` +
+  String.raw`else printf "\n%s:secret %s -\n" "$__sb_mark" "$__sb_n"; fi; done; } && `;
 
 /**
  * On exit, write the file only if this call changed an exported variable (so a concurrent call that changed
@@ -85,7 +108,8 @@ END {
  */
 export const writeEnvFile =
   `(umask 077; mkdir -p "\${__sb_env%/*}" && ` +
-  `{ printf "%s\\n__sb_exports_now__\\n" "$__sb_base"; export -p; } | awk "$__sb_awk" > "$__sb_env.$$" && ` +
+  `{ printf "%s\\n__sb_exports_now__\\n" "$__sb_base"; export -p; } | awk -v divert="\${__sb_keep-}" "$__sb_awk" > "$__sb_env.$$" && ` +
+  printSecrets +
   `{ cmp -s "$__sb_env.$$" "$__sb_env" || mv -f "$__sb_env.$$" "$__sb_env"; }; rm -f "$__sb_env.$$") 2>/dev/null; `;
 export const saveEnv = `[ "$(export -p)" != "$__sb_old" ] && ${writeEnvFile}`;
 
@@ -120,6 +144,7 @@ export function wrapCommand(command: string, opts: WrapOptions): Wrapped {
   const env = opts.envFile ? envFileWord(opts.envFile) : '';
   const lines = [
     'exec 2>&1',
+    env && opts.secretsInMemory ? `__sb_keep=1; __sb_mark=${marker}` : '',
     ...(env ? loadEnvLines(env) : []),
     `__sb_d=${shellQuote(opts.cwd)}`,
     opts.cwdMustExist ? `[ -d "$__sb_d" ] || { printf "\n%s%s\n" "${marker}" "${missingCwdStatus}"; exit 2; }` : '',
@@ -135,20 +160,39 @@ export function wrapCommand(command: string, opts: WrapOptions): Wrapped {
   return { script: lines.filter(Boolean).join('\n'), marker };
 }
 
+/** An export the shell reported instead of writing it to the env file: its value, or undefined when the call unset it. */
+export interface SecretFrame {
+  name: string;
+  value: string | undefined;
+}
+
+/** Take the shell's secret frames (printSecrets) out of the output: they are the Core's to keep, never the caller's to read. */
+function takeSecretFrames(head: string, marker: string): { rest: string; secrets: SecretFrame[] } {
+  const secrets: SecretFrame[] = [];
+  if (!head.includes(`${marker}:secret `)) return { rest: head, secrets };
+  const frame = new RegExp(`\\n?${marker}:secret ([A-Za-z_][A-Za-z0-9_]*) ([0-9a-f]*|-)(?=\\n|$)\\n?`, 'g');
+  const rest = head.replace(frame, (_m, name: string, hex: string) => {
+    secrets.push({ name, value: hex === '-' ? undefined : Buffer.from(hex, 'hex').toString('utf8') });
+    return '';
+  });
+  return { rest, secrets };
+}
+
 /**
  * Split a wrapped command's output into what the command printed and the cwd it ended in; `missingCwd` when a
- * `cwdMustExist` directory was not there (nothing ran).
+ * `cwdMustExist` directory was not there (nothing ran); `secrets`: the exports the shell kept out of the env file.
  */
-export function parseWrapped(raw: string, marker: string): { output: string; cwd: string | undefined; missingCwd: boolean } {
+export function parseWrapped(raw: string, marker: string): { output: string; cwd: string | undefined; missingCwd: boolean; secrets: SecretFrame[] } {
   const at = raw.lastIndexOf(marker);
-  if (at < 0) return { output: raw, cwd: undefined, missingCwd: false };
+  if (at < 0) return { output: raw, cwd: undefined, missingCwd: false, secrets: [] };
   const end = raw.indexOf('\n', at);
   const cwd = raw.slice(at + marker.length, end < 0 ? undefined : end).trim();
+  const { rest, secrets } = takeSecretFrames(raw.slice(0, at), marker);
   // The marker line starts with a newline of its own; drop it so output ends as the command left it.
-  let head = raw.slice(0, at);
+  let head = rest;
   if (head.endsWith('\n')) head = head.slice(0, -1);
-  if (cwd === missingCwdStatus) return { output: head, cwd: undefined, missingCwd: true };
-  return { output: head, cwd: cwd || undefined, missingCwd: false };
+  if (cwd === missingCwdStatus) return { output: head, cwd: undefined, missingCwd: true, secrets };
+  return { output: head, cwd: cwd || undefined, missingCwd: false, secrets };
 }
 
 /** Whether `text` (the end of a wrapped command's output) holds the complete marker line: the shell is done. */

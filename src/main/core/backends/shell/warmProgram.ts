@@ -169,6 +169,7 @@ export function warmCallParameters(command: string, opts: WrapOptions, exports: 
     `__sb_cwd=${shellQuote(opts.cwd)}`,
     `__sb_must=${opts.cwdMustExist ? '1' : "''"}`,
     `__sb_env=${opts.envFile ? envFileWord(opts.envFile) : "''"}`,
+    `__sb_keep=${opts.envFile && opts.secretsInMemory ? '1' : "''"}`,
     `__sb_snap=${snap ? '1' : "''"}`,
     // The exports diff skips run markers (SB_CORE_*) and our own variables (a job token), so the shell's own
     // starting environment stands for the call's.

@@ -14,6 +14,7 @@ import { sshDeclaration } from '../builtinSpecs.js';
 import { execWrapped } from '../shell/execWrapped.js';
 import { shellQuote } from '../shell/shellWrap.js';
 import { commandEnv, envRules } from '../shell/commandEnv.js';
+import { SecretExports } from '../shell/secretExports.js';
 import { connectionPool, type SshLease } from './connectionPool.js';
 import type { ExecChannel, LiveConnection } from './liveConnection.js';
 import { exportLines, groupCommand, killGroupCommand, loginShellCommand, takeGroupLine, warmShellCheck, warmShellCommand } from './remoteCommand.js';
@@ -46,6 +47,8 @@ function unrefDelay(ms: number): Promise<void> {
 class SshEnvironment implements Environment {
   readonly identity: string;
   private readonly envFile: string;
+  /** Exports that look like credentials: in the Core's memory, never in envFile on the host (shell/secretExports.ts). */
+  private readonly secrets = new SecretExports();
   private lease: SshLease | undefined;
   private route: Promise<SshHop[]> | undefined;
   private homeDir: Promise<string> | undefined;
@@ -78,10 +81,12 @@ class SshEnvironment implements Environment {
     build: (env: Record<string, string>, staged: string | undefined) => string,
     pty?: { cols: number; rows: number },
     idle = false,
+    secrets: Record<string, string> = {},
   ): Promise<ExecChannel> {
     const rules = envRules(this.snapshot.flags.strip_env_keys, this.ctx);
     const env = commandEnv(rules, { inherit: 'passthrough', extra, source: {} });
-    const passed = commandEnv(rules, { inherit: 'passthrough' });
+    // The identity's secret exports travel as passed-through credentials do: staged in a private file, read and removed.
+    const passed = { ...commandEnv(rules, { inherit: 'passthrough' }), ...secrets };
     const staged = Object.keys(passed).length ? await this.stage(exportLines(passed)) : undefined;
     try {
       return await live.exec(build(env, staged), pty, idle);
@@ -151,18 +156,19 @@ class SshEnvironment implements Environment {
     debugLine(`exec on ${this.identity} in ${shell ? 'a warm shell' : 'a shell of its own'}`);
     if (shell) {
       // The call's own variables (run markers), withheld names dropped as for any channel.
-      const exports = commandEnv(envRules(this.snapshot.flags.strip_env_keys, this.ctx), { inherit: 'passthrough', extra: opts.env, source: {} });
+      // The identity's secret exports go in the call's text (the warm shell's stdin, never a command line).
+      const exports = { ...commandEnv(envRules(this.snapshot.flags.strip_env_keys, this.ctx), { inherit: 'passthrough', extra: opts.env, source: {} }), ...this.secrets.env() };
       const { wrap, start } = this.warm.run(live, shell, command, exports);
       try {
-        return await execWrapped(command, { ...opts, cwd, envFile: this.envFile, wrap }, start);
+        return await execWrapped(command, { ...opts, cwd, envFile: this.envFile, secrets: this.secrets, wrap }, start);
       } catch (err) {
         if (!(err instanceof WarmShellNotStarted)) throw err;
         debugLine(`the warm shell on ${this.identity} did not open; the call runs in a shell of its own`);
       }
     }
-    return execWrapped(command, { ...opts, cwd, envFile: this.envFile }, async (script, sink) => {
+    return execWrapped(command, { ...opts, cwd, envFile: this.envFile, secrets: this.secrets }, async (script, sink) => {
       const gm = groupMarker();
-      const { channel, exitCode: reportedExit } = await this.execForwarding(live, opts.env, (env, staged) => groupCommand(script, { marker: gm, env, staged }));
+      const { channel, exitCode: reportedExit } = await this.execForwarding(live, opts.env, (env, staged) => groupCommand(script, { marker: gm, env, staged }), undefined, false, this.secrets.env());
       let pgid: number | undefined;
       let head = '';
       let headDone = false;
