@@ -48,6 +48,7 @@ import { PersonLinks } from './person/personLinks.js';
 import { personMethods } from './person/methods.js';
 import { CoreRuns, sweepLocal } from './processes/coreRuns.js';
 import { markedProvider, type SweepReport } from './processes/markedEnvironment.js';
+import { endsSettled } from './processes/endGently.js';
 
 /** The refusal of a person's method to a caller that is not one: what it was, why, and where a person does it. */
 function personOnly(method: string, why: string): SwitchboardError {
@@ -384,6 +385,8 @@ export class Core {
     this.approvals.close();
     await this.panes.closeAll();
     await this.sessions.shutdown();
+    // A stopped call may have been answered while its command still had its grace (processes/endGently.ts).
+    await endsSettled();
     this.plugins.close();
     // Only after everything it started was ended: the next run has nothing of this one to sweep.
     await Promise.all(this.startSweeps);

@@ -9,6 +9,7 @@ import { mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync,
 import { join } from 'node:path';
 import * as z from 'zod';
 import { pidAlive } from './processAlive.js';
+import { END_GRACE_MS, GENTLE_SIGNAL_NAMES, GENTLE_SIGNALS, sendSignal, tracked, untilGone } from './endGently.js';
 
 /** The variable every started process carries; children inherit it. Not SWITCHBOARD_*: that prefix is stripped. */
 export const RUN_VARIABLE = 'SB_CORE_RUN';
@@ -93,8 +94,8 @@ export function runMarks(runs: readonly string[]): string[] {
 }
 
 /**
- * A POSIX sh script that ends every process whose environment holds one of `marks` (`NAME=value`; TERM, then KILL
- * a second later) and prints how many it found. It reads /proc, so it works on Linux hosts and containers (busybox).
+ * A POSIX sh script that ends every process whose environment holds one of `marks` (`NAME=value`; gently: HUP and
+ * TERM, then KILL after the grace, processes/endGently.ts) and prints how many it found. It reads /proc, so it works on Linux hosts and containers (busybox).
  */
 export function sweepScript(marks: readonly string[]): string {
   const patterns = marks.map((m) => `-e '${m.replace(/[^A-Za-z0-9_=-]/g, '')}'`).join(' ');
@@ -106,7 +107,7 @@ export function sweepScript(marks: readonly string[]): string {
     `  if tr '\\000' '\\n' < "$e" 2>/dev/null | grep -qx ${patterns}; then pids="$pids $p"; fi`,
     'done',
     'set -- $pids',
-    'if [ $# -gt 0 ]; then kill -TERM $pids 2>/dev/null; sleep 1; kill -KILL $pids 2>/dev/null; fi',
+    `if [ $# -gt 0 ]; then ${GENTLE_SIGNAL_NAMES.map((sig) => `kill -${sig} $pids 2>/dev/null`).join('; ')}; sleep ${END_GRACE_MS / 1000}; kill -KILL $pids 2>/dev/null; fi`,
     'echo "swept $#"',
   ].join('\n');
 }
@@ -146,16 +147,7 @@ export function sweepLocal(runs: readonly string[]): number[] {
     }
     if (environ.split('\0').some((kv) => wanted.has(kv))) found.push(Number(name));
   }
-  const signal = (sig: NodeJS.Signals): void => {
-    for (const pid of found) {
-      try {
-        process.kill(pid, sig);
-      } catch {
-        /* already gone */
-      }
-    }
-  };
-  signal('SIGTERM');
-  if (found.length > 0) setTimeout(() => signal('SIGKILL'), 1000).unref();
+  for (const sig of GENTLE_SIGNALS) for (const pid of found) sendSignal(pid, sig);
+  if (found.length > 0) void tracked(untilGone(() => found.some(pidAlive), () => found.forEach((pid) => sendSignal(pid, 'SIGKILL'))));
   return found;
 }

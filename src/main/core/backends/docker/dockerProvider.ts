@@ -250,7 +250,7 @@ export class DockerEnvironment implements Environment {
         // The pane is going away either way: close its stream soon even if the engine never takes the kill.
         const closed = forceCloser(job);
         closed.arm();
-        void this.jobRunner.kill([job.token], ['HUP', 'TERM']).finally(() => closed.now());
+        void this.jobRunner.kill([job.token]).finally(() => closed.now());
       },
     };
   }
@@ -325,7 +325,7 @@ export class DockerEnvironment implements Environment {
   async cleanup(reason: 'idle' | 'removed' | 'shutdown'): Promise<void> {
     await this.warm.close();
     const jobs = this.jobRunner.running();
-    if (jobs.length) await this.jobRunner.kill(jobs.map((j) => j.token), ['HUP', 'TERM']);
+    if (jobs.length) await this.jobRunner.kill(jobs.map((j) => j.token));
     for (const j of jobs) j.stream.destroy();
     if (reason === 'shutdown') {
       // The shells had their grace above; now the container itself stops with its Core (docker_on_stop).

@@ -185,11 +185,11 @@ export class DockerWarmShells {
     };
   }
 
-  /** A call's process group, killed through its job token (TERM, then KILL), as the exec-per-call path kills. */
+  /** A call's process group, ended through its job token (HUP and TERM, then KILL), as the exec-per-call path ends it. */
   private killGroup(pgid: number): Promise<void> {
     const call = this.tokenOfGroup.get(pgid);
     if (call === undefined) return Promise.resolve();
-    const answered = this.deps.jobs.kill([call.token], ['TERM'], call.shell?.pid);
+    const answered = this.deps.jobs.kill([call.token], call.shell?.pid);
     this.kills.set(call.token, answered);
     return answered.then(() => undefined);
   }

@@ -16,10 +16,11 @@ import { shellQuote } from '../shell/shellWrap.js';
 import { commandEnv, envRules } from '../shell/commandEnv.js';
 import { connectionPool, type SshLease } from './connectionPool.js';
 import type { ExecChannel, LiveConnection } from './liveConnection.js';
-import { exportLines, groupCommand, killGroupCommand, loginShellCommand, takeGroupLine, warmShellCheck, warmShellCommand } from './remoteCommand.js';
+import { exportLines, groupCommand, loginShellCommand, takeGroupLine, warmShellCheck, warmShellCommand } from './remoteCommand.js';
 import { SshWarmShells, WarmShellNotStarted } from './sshWarmShells.js';
 import { sftpAtomicWrite } from './sftpAtomicWrite.js';
 import { errnoInText, writeError } from '../writeError.js';
+import { endGroupScript, tracked } from '../../processes/endGently.js';
 import { debugLine } from '../shell/warmShell.js';
 import { loadSshConfig } from './sshConfig.js';
 import { resolveRoute, type SshHop } from './sshRoute.js';
@@ -236,6 +237,8 @@ class SshEnvironment implements Environment {
           offLost();
           if (!headDone && head) sink(head);
         },
+        // A connection lost after the stop ends the call as stopped (above): it cannot fail after the stop.
+        answersBeforeEnd: true,
       };
     });
   }
@@ -416,10 +419,10 @@ function runQuiet(live: LiveConnection, command: string, timeoutMs: number): Pro
   );
 }
 
-/** Signal a remote process group over a second channel of the same connection. */
-async function killGroup(live: LiveConnection, pgid: number): Promise<void> {
-  if (!live.isAlive) return;
-  await runQuiet(live, killGroupCommand(pgid), 10_000).catch(() => undefined);
+/** End a remote process group gently (endGently.ts) over a second channel of the same connection. Tracked. */
+function killGroup(live: LiveConnection, pgid: number): Promise<void> {
+  if (!live.isAlive) return Promise.resolve();
+  return tracked(runQuiet(live, endGroupScript(pgid), 10_000).then(() => undefined, () => undefined));
 }
 
 /** A long-lived channel (pane or background process): buffered data until someone listens, one exit. */
