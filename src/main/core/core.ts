@@ -252,6 +252,12 @@ export class Core {
       audit: this.audit,
       holds: this.holds,
       onActivity: (entry) => this.activity.record(entry),
+      // A call that got through (or could not connect) is the newest word on its target's health.
+      reachability: (identity, problem) => {
+        this.sessions.reportReachability(identity, problem);
+        if (problem) this.health.failed(identity, problem);
+        else this.health.reached(identity);
+      },
       tools: toolDefs,
       services: { processes: this.processes, listTargets: () => ({ targets: targetList(), default_target: this.targets.defaultTarget }) },
     });
@@ -262,8 +268,10 @@ export class Core {
       this.scheduleTargetsChanged();
     });
     this.sessions.onChange((identity) => {
+      // A backend's word on its link (a connection made or lost) shows in the health at once, both ways.
       const problem = this.sessions.problem(identity);
       if (problem) this.health.failed(identity, problem);
+      else this.health.reached(identity);
       this.scheduleTargetsChanged();
     });
 
