@@ -1,23 +1,13 @@
 // A name or path of thousands of characters is echoed cut in every error line (src/shared/echoed.ts), through the
 // real CLI and a served Core.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rmSync } from 'node:fs';
-import { ensureBuilt, runCli, startServe, tempHome, type Served } from '../../../scripts/cliHarness.js';
+import { runCli, servedProfile } from '../../../scripts/cliHarness.js';
 
 const longName = `t${'x'.repeat(4990)}-tail`;
 const longPath = `/tmp/${'p'.repeat(4990)}/file.txt`;
 
 describe('long names in errors', () => {
-  const home = tempHome('sb-long-names-');
-  let served: Served;
-  beforeAll(async () => {
-    ensureBuilt();
-    served = await startServe(home);
-  });
-  afterAll(async () => {
-    await served?.stop();
-    rmSync(home, { recursive: true, force: true });
-  });
+  const { home } = servedProfile('sb-long-names-', { beforeAll, afterAll });
 
   it.each([
     ['call terminal, a 5,000-char execution_target', ['call', 'terminal', JSON.stringify({ command: 'true', execution_target: longName })], /unknown target "tx+…x*-tail"/],
