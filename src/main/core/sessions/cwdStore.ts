@@ -20,15 +20,18 @@ export class CwdStore {
     return join(this.dir, `${createHash('sha256').update(identity).digest('hex').slice(0, 16)}.json`);
   }
 
-  /** The cwd kept for `identity` (of the target `name`), or why it was not kept. */
-  load(identity: string, name: string): KeptCwd {
+  /**
+   * The cwd kept for `identity` (of the target `name`), or why it was not kept. `live` says which identities this
+   * Core runs: one of those replaced under it is released (and its file removed) by the Core, and needs no word.
+   */
+  load(identity: string, name: string, live: (identity: string) => boolean = () => false): KeptCwd {
     const path = this.file(identity);
     let text: string;
     try {
       text = readFileSync(path, 'utf8');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return { reset: `its saved cwd (${path}) could not be read: ${(err as NodeJS.ErrnoException).code ?? String(err)}` };
-      return this.replaced(identity, name);
+      return this.replaced(identity, name, live);
     }
     const saved = parse(text);
     if (!saved || saved.identity !== identity) return { reset: `its saved cwd (${path}) was not readable as one` };
@@ -55,7 +58,7 @@ export class CwdStore {
   }
 
   /** No file for this identity: one of an earlier identity of the same target means it was replaced meanwhile. */
-  private replaced(identity: string, name: string): KeptCwd {
+  private replaced(identity: string, name: string, live: (identity: string) => boolean): KeptCwd {
     let files: string[];
     try {
       files = readdirSync(this.dir).filter((f) => f.endsWith('.json'));
@@ -64,7 +67,7 @@ export class CwdStore {
     }
     for (const f of files) {
       const saved = parse(readOr(join(this.dir, f)));
-      if (!saved || saved.name !== name || saved.identity === identity) continue;
+      if (!saved || saved.name !== name || saved.identity === identity || live(saved.identity)) continue;
       rmSync(join(this.dir, f), { force: true });
       return { reset: `target "${echoed(name)}" was replaced (it was ${echoed(saved.identity)}), and a cwd belongs to one generation` };
     }

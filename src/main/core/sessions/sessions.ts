@@ -58,7 +58,7 @@ export class Sessions {
   async cwd(snapshot: TargetSnapshot): Promise<string> {
     const s = this.state(snapshot);
     if (s.cwd !== undefined) return s.cwd;
-    const kept = this.kept.load(snapshot.identity, snapshot.name);
+    const kept = this.kept.load(snapshot.identity, snapshot.name, (id) => this.states.has(id));
     if (kept && 'cwd' in kept) {
       s.cwd = kept.cwd;
       return s.cwd;
