@@ -58,7 +58,7 @@ const registered = (home: string): string[] => Object.keys((JSON.parse(readFileS
     expect(registered(home).sort()).toEqual(['kept', 'more']);
   });
 
-  it('serve: a full disk at the run mark, then at core.json: one line each, no temp file, no core.json, the profile free again', async () => {
+  it('serve: a full disk at the run mark, then at core.json, then a read-only one: one line each, no temp file, no core.json, the profile free again', async () => {
     const home = disk.dir;
     disk.fill();
     const atMark = await startServe(home).then(async (s) => {
@@ -82,6 +82,17 @@ const registered = (home: string): string[] => Object.keys((JSON.parse(readFileS
     const marks = readdirSync(join(home, 'state', 'runs')).map((f) => JSON.parse(readFileSync(join(home, 'state', 'runs', f), 'utf8')) as { clean: boolean });
     expect(marks.every((m) => m.clean)).toBe(true);
     disk.free();
+
+    disk.readOnly(true);
+    try {
+      const readOnly = await startServe(home).then(async (s) => {
+        await s.stop();
+        return 'started';
+      }, (err: Error) => err.message);
+      expect(readOnly).toMatch(new RegExp(`^serve exited with 2: switchboard: cannot create ${quoted(join(home, 'core.json.lock'))} while starting the Core \\(claiming the profile for it\\): read-only file system \\(EROFS\\); nothing was changed — make the profile folder writable .*$`));
+    } finally {
+      disk.readOnly(false);
+    }
 
     // The profile was let go of: a serve with room starts, and what was registered is still there.
     const served = await startServe(home);
