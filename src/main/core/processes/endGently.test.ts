@@ -27,11 +27,11 @@ const envFor = (name: string, sandbox: SandboxSetting): Environment => {
 const opts = (extra: Partial<ExecOptions> = {}): ExecOptions => ({ cwd: work, timeoutMs: 20_000, maxOutputChars: 100_000, ...extra });
 
 /**
- * A command that writes the signal it got to `marker`, cleans up for a second (as an rc file letting go of a lock
- * would), says so and exits; `seconds` names its sleep for pgrep.
+ * A command that writes the first gentle signal it got to `marker` (deaf to the next), cleans up for a second (as an
+ * rc file letting go of a lock would), says so and exits; `seconds` names its sleep for pgrep.
  */
 const trapping = (marker: string, seconds: string): string =>
-  ['HUP', 'TERM'].map((sig) => `trap 'echo ${sig} >> ${marker}; sleep 1; echo cleaned >> ${marker}; exit 0' ${sig}`).join('; ') + `; sleep ${seconds} & wait`;
+  ['HUP', 'TERM'].map((sig) => `trap 'trap "" HUP TERM; echo ${sig} >> ${marker}; sleep 1; echo cleaned >> ${marker}; exit 0' ${sig}`).join('; ') + `; sleep ${seconds} & wait`;
 /** A command deaf to both gentle signals (its sleep inherits the ignoring). */
 const deaf = (seconds: string): string => `trap '' HUP TERM; sleep ${seconds}`;
 const lines = (path: string): string[] => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : []);

@@ -25,7 +25,7 @@ const opts = (extra: Partial<ExecOptions> = {}): ExecOptions => ({ cwd: '/tmp', 
 
 /** A command that notes the signal it got in `marker`, cleans up for 1.3 s (longer than the old grace), says so, and exits. */
 const trapping = (marker: string, seconds: string): string =>
-  ['HUP', 'TERM'].map((sig) => `trap 'echo ${sig} >> ${marker}; sleep 1.3; echo cleaned >> ${marker}; exit 0' ${sig}`).join('; ') + `; sleep ${seconds} & wait`;
+  ['HUP', 'TERM'].map((sig) => `trap 'trap "" HUP TERM; echo ${sig} >> ${marker}; sleep 1.3; echo cleaned >> ${marker}; exit 0' ${sig}`).join('; ') + `; sleep ${seconds} & wait`;
 const deaf = (seconds: string): string => `trap '' HUP TERM; sleep ${seconds}`;
 /** What the marker holds, read on the target: a gentle signal first, then the end of the trap's cleanup. */
 const gentleMarker = /^(HUP|TERM)\n(.*\n)*cleaned\n$/;
