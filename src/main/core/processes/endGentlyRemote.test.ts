@@ -97,10 +97,11 @@ describe.skipIf(!dockerEnv)('ending a shell gently (docker)', () => {
     expect((await env.exec(`cat ${marker}`, opts())).output).toMatch(gentleMarker);
   });
 
-  it('a command deaf to HUP and TERM still ends after the grace', async () => {
+  it.each([['a warm shell', {}], ['an exec of its own', { stdin: '' }]])('a command deaf to HUP and TERM in %s still ends after the grace; the call is answered before that', async (_path, extra) => {
     const s = nextSleep();
-    const r = await env.exec(deaf(s), opts({ timeoutMs: 1000 }));
+    const r = await env.exec(deaf(s), opts({ timeoutMs: 1000, ...extra }));
     expect(r).toMatchObject({ exitCode: 124, timedOut: true });
+    expect(sleepRunning(s)).toBe(true);
     await endsSettled();
     await until(() => !sleepRunning(s), 'the deaf command ended', 50);
   });

@@ -130,12 +130,22 @@ export class DockerJobs {
    * engine did not take the kill in time (so the processes may live on), true otherwise, a gone container included.
    */
   kill(tokens: readonly string[], shellGroup?: number): Promise<boolean> {
-    const killed = this.killNow(tokens, shellGroup);
-    void tracked(killed.then(() => undefined));
-    return killed;
+    return this.killing(tokens, shellGroup).done;
   }
 
-  private async killNow(tokens: readonly string[], shellGroup?: number): Promise<boolean> {
+  /**
+   * kill(), with `taken` besides: whether the engine took the kill (its exec started: the gentle signals are on their
+   * way), known before the grace is over; `done` once the kill exec ended.
+   */
+  killing(tokens: readonly string[], shellGroup?: number): { taken: Promise<boolean>; done: Promise<boolean> } {
+    let took: (ok: boolean) => void = () => undefined;
+    const taken = new Promise<boolean>((resolve) => (took = resolve));
+    const done = this.killNow(tokens, shellGroup, took).finally(() => took(true));
+    void tracked(done.then(() => undefined));
+    return { taken, done };
+  }
+
+  private async killNow(tokens: readonly string[], shellGroup: number | undefined, took: (ok: boolean) => void): Promise<boolean> {
     const containerId = this.deps.containerId();
     if (!tokens.length || !containerId) return true;
     let stream: Duplex;
@@ -146,8 +156,10 @@ export class DockerJobs {
       stream = await deadline((abortSignal) => exec.start({ hijack: false, stdin: false, abortSignal }), 'start a kill exec', killDeadlineMs);
     } catch (err) {
       // An engine that answered with an error (the container is gone or stopped) runs nothing of ours any more.
+      took(!isUnreachable(err));
       return !isUnreachable(err);
     }
+    took(true);
     try {
       stream.resume();
       await Promise.race([

@@ -166,8 +166,9 @@ export class DockerEnvironment implements Environment {
     const result = await execWrapped(command, { ...opts, envFile: this.envFile }, async (script, sink) => {
       const job = await this.jobRunner.start(container, [this.shell, '-c', script], { tty: false, stdin: opts.stdin !== undefined, env: opts.env, sink });
       if (opts.stdin !== undefined) job.stream.end(opts.stdin);
-      /** Set once stopping began; resolves to whether the engine took the kill. */
+      /** Set once stopping began; resolves to whether the engine took the kill (`taken`: once its exec started). */
       let killed: Promise<boolean> | undefined;
+      let taken: Promise<boolean> | undefined;
       const closed = forceCloser(job);
       const ended = (async () => {
         await Promise.race([job.ended, closed.done]);
@@ -197,12 +198,16 @@ export class DockerEnvironment implements Environment {
           // Armed now, not after the kill: a child that escaped it, or an engine that stopped answering,
           // would otherwise hold the stream (and this call) open for ever.
           closed.arm();
-          killed = this.jobRunner.kill([job.token]);
+          ({ taken, done: killed } = this.jobRunner.killing([job.token]));
           void killed.then((answered) => {
             if (!answered) closed.now();
           });
         },
         detach: () => closed.disarm(),
+        // Answered once the engine took the kill (its grace runs on in the container); one that did not is said.
+        stopReached: async () => {
+          if (taken && !(await taken)) throw this.killNotTaken();
+        },
       };
     });
     return notice ? { ...result, output: `${notice}\n${result.output}` } : result;

@@ -208,7 +208,8 @@ class LocalEnvironment implements Environment {
         },
         // End the group; if something that left the group still holds our pipes, answer anyway a moment later.
         stop: () => void this.end(child).then(() => setTimeout(forceEnd, 1000).unref()),
-        answersBeforeEnd: true,
+        // The gentle signals are sent when stop returns; a local kill cannot fail in a way the call must say.
+        stopReached: async () => undefined,
         detach: () => undefined,
       };
     });

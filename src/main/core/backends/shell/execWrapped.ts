@@ -23,12 +23,12 @@ export interface ShellRun {
    */
   detach(): void;
   /**
-   * Its `ended` cannot reject once `stop` was called (a local kill; a remote one whose link's loss ends the call as
-   * stopped): a stopped call is then answered STOP_ANSWER_MS after the stop at the latest, while the command's
-   * ending (the grace before its SIGKILL, processes/endGently.ts) goes on. Without it the call waits for `ended`
-   * (a container's engine may never take the kill, which the call must say).
+   * Once `stop` was called: resolves when the stop has reached the command (its gentle signals are sent), rejects
+   * when it cannot (an engine that did not take the kill, which the call must say). A stopped call is then answered
+   * STOP_ANSWER_MS later at the latest, while the command's ending (the grace before its SIGKILL,
+   * processes/endGently.ts) goes on. Without it the call waits for `ended`.
    */
-  readonly answersBeforeEnd?: boolean;
+  stopReached?(): Promise<void>;
 }
 
 /**
@@ -104,11 +104,12 @@ export async function execWrapped(
   // moment after its start could come after a fast command did its work.
   if (opts.signal?.aborted) throw new SwitchboardError('cancelled', 'the call was cancelled by its caller before its command started; nothing ran');
   const run = await start(script, sink);
-  let answerStopped: () => void = () => undefined;
+  let answerStopped: (reached: Promise<void>) => void = () => undefined;
   const stopAnswered = new Promise<void>((resolve) => (answerStopped = resolve));
   const guard = stopOnTimeoutOrAbort(opts.timeoutMs, opts.signal, () => {
     run.stop();
-    if (run.answersBeforeEnd) setTimeout(answerStopped, STOP_ANSWER_MS).unref();
+    const reached = run.stopReached?.();
+    if (reached) answerStopped(reached.then(() => new Promise<void>((resolve) => setTimeout(resolve, STOP_ANSWER_MS).unref())));
   });
   try {
     // A backend's `ended` rejects only for a failure worth more than a timeout note (a lost link, a frozen engine).

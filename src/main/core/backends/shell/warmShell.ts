@@ -263,13 +263,14 @@ export class WarmShell {
       stop: () => {
         if (answered) return;
         stopAsked = true;
-        // The call may be answered before its group is gone (answersBeforeEnd): the next call waits a moment for
+        // The call may be answered before its group is gone (stopReached): the next call waits a moment for
         // this shell, as for one finishing an answered call, rather than start another.
         if (this.current === listener) this.finishing = new Promise<void>((resolve) => (settle = resolve));
         if (pgid !== undefined) void this.stopGroup(pgid);
         else this.stopUnstarted(listener);
       },
-      answersBeforeEnd: true,
+      // The gentle signals are sent (or on their way over the link) once stop returns.
+      stopReached: async () => undefined,
       detach: () => {
         detached = true;
       },

@@ -238,7 +238,7 @@ class SshEnvironment implements Environment {
           if (!headDone && head) sink(head);
         },
         // A connection lost after the stop ends the call as stopped (above): it cannot fail after the stop.
-        answersBeforeEnd: true,
+        stopReached: async () => undefined,
       };
     });
   }

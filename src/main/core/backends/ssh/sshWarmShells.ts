@@ -112,7 +112,7 @@ export class SshWarmShells {
           },
           detach: () => run.detach(),
           // A lost connection ends a stopped call as stopped (above): it cannot fail after the stop.
-          answersBeforeEnd: true,
+          stopReached: () => run.stopReached?.() ?? Promise.resolve(),
         };
       },
     };
