@@ -1,6 +1,6 @@
 // Runs the real `switchboard` binary for integration tests: a serve process and one-shot commands.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from './testEnv.js';
@@ -127,4 +127,28 @@ export function startServe(home: string, env: Record<string, string> = {}): Prom
       });
     });
   });
+}
+
+/**
+ * A fresh profile with `switchboard serve` running on it for a describe block: started before its tests, stopped and
+ * removed after them. `served()` is the running serve once the block's tests run.
+ */
+export function servedProfile(prefix: string, hooks: { beforeAll(fn: () => Promise<void>): void; afterAll(fn: () => Promise<void>): void }): { home: string; served(): Served } {
+  const home = tempHome(prefix);
+  let served: Served | undefined;
+  hooks.beforeAll(async () => {
+    ensureBuilt();
+    served = await startServe(home);
+  });
+  hooks.afterAll(async () => {
+    await served?.stop();
+    rmSync(home, { recursive: true, force: true });
+  });
+  return {
+    home,
+    served: () => {
+      if (!served) throw new Error('serve is not running yet');
+      return served;
+    },
+  };
 }

@@ -1,5 +1,6 @@
 // One error family for every boundary: a stable code, a one-line message, a hint.
 import * as z from 'zod';
+import { cutLongRuns } from './echoed.js';
 
 export const errorCodes = [
   'bad_request',
@@ -40,10 +41,11 @@ export class SwitchboardError extends Error {
   readonly code: ErrorCode;
   readonly hint: string | undefined;
   constructor(code: ErrorCode, message: string, hint?: string) {
-    super(message);
+    // A name or path a caller supplied is echoed cut (echoed.ts), however the message was put together.
+    super(cutLongRuns(message));
     this.name = 'SwitchboardError';
     this.code = code;
-    this.hint = hint;
+    this.hint = hint === undefined ? undefined : cutLongRuns(hint);
   }
   toPayload(): ErrorPayload {
     return this.hint === undefined
@@ -64,7 +66,7 @@ export function toErrorPayload(err: unknown): ErrorPayload {
     return { code: 'too_large', message: 'the command is too long to start: over the system\'s limit of 128 KiB for one argument', hint: 'write long scripts to a file (write_file) and run the file' };
   }
   const message = err instanceof Error ? err.message : String(err);
-  return { code: 'internal', message: message.split('\n')[0] ?? 'internal error' };
+  return { code: 'internal', message: cutLongRuns(message.split('\n')[0] ?? 'internal error') };
 }
 
 /** Deepest nesting a request may have; deeper JSON would overflow the stack of whatever walks it next. */

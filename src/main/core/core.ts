@@ -48,6 +48,7 @@ import { PersonLinks } from './person/personLinks.js';
 import { personMethods } from './person/methods.js';
 import { CoreRuns, sweepLocal } from './processes/coreRuns.js';
 import { markedProvider, type SweepReport } from './processes/markedEnvironment.js';
+import { endsSettled } from './processes/endGently.js';
 
 /** The refusal of a person's method to a caller that is not one: what it was, why, and where a person does it. */
 function personOnly(method: string, why: string): SwitchboardError {
@@ -253,6 +254,12 @@ export class Core {
       audit: this.audit,
       holds: this.holds,
       onActivity: (entry) => this.activity.record(entry),
+      // A call that got through (or could not connect) is the newest word on its target's health.
+      reachability: (identity, problem) => {
+        this.sessions.reportReachability(identity, problem);
+        if (problem) this.health.failed(identity, problem);
+        else this.health.reached(identity);
+      },
       tools: toolDefs,
       services: { processes: this.processes, listTargets: () => ({ targets: targetList(), default_target: this.targets.defaultTarget }) },
     });
@@ -263,8 +270,10 @@ export class Core {
       this.scheduleTargetsChanged();
     });
     this.sessions.onChange((identity) => {
+      // A backend's word on its link (a connection made or lost) shows in the health at once, both ways.
       const problem = this.sessions.problem(identity);
       if (problem) this.health.failed(identity, problem);
+      else this.health.reached(identity);
       this.scheduleTargetsChanged();
     });
 
@@ -386,6 +395,8 @@ export class Core {
     this.approvals.close();
     await this.panes.closeAll();
     await this.sessions.shutdown();
+    // A stopped call may have been answered while its command still had its grace (processes/endGently.ts).
+    await endsSettled();
     this.plugins.close();
     // Only after everything it started was ended: the next run has nothing of this one to sweep.
     await Promise.all(this.startSweeps);

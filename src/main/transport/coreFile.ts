@@ -1,5 +1,7 @@
 // core.json: where the running Core listens and its token; mode 0600, removed on exit.
-import { readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { atomicWrite } from '../core/registry/atomicWrite.js';
+import { profileWriteError } from '../core/profileWriteError.js';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { SwitchboardError } from '../../shared/errors.js';
@@ -26,11 +28,9 @@ export function coreFilePath(home: string): string {
   return join(home, 'core.json');
 }
 
+/** Publish core.json whole (a temp file renamed over it); a failure names the file and leaves no temp file. */
 export function writeCoreFile(home: string, info: CoreFile): void {
-  const path = coreFilePath(home);
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(info, null, 2) + '\n', { mode: 0o600 });
-  renameSync(tmp, path);
+  atomicWrite(coreFilePath(home), JSON.stringify(info, null, 2) + '\n', 0o600, 'starting the Core (publishing where it listens, for the CLI and MCP clients)');
 }
 
 /** Remove core.json if it is still ours (another Core may have replaced it). */
@@ -71,8 +71,13 @@ export function readCoreFile(home: string): CoreFile {
  */
 export function claimProfile(home: string): HeldLock {
   const lock = new FileLock(coreFilePath(home), { timeoutMs: 0, staleMs: Number.MAX_SAFE_INTEGER });
-  // A second try follows a takeover of a dead holder's lock.
-  const held = lock.tryAcquire() ?? lock.tryAcquire();
+  let held: HeldLock | undefined;
+  try {
+    // A second try follows a takeover of a dead holder's lock.
+    held = lock.tryAcquire() ?? lock.tryAcquire();
+  } catch (err) {
+    throw profileWriteError(err, { path: lock.lockDir, action: 'create', doing: 'starting the Core (claiming the profile for it)' });
+  }
   if (held) return held;
   let where = '';
   try {

@@ -7,6 +7,7 @@ import { WsServer } from './wsServer.js';
 import { claimProfile, personLinkUrl, removeCoreFile, writeCoreFile } from './coreFile.js';
 import { keepEndpoint, lastEndpoint } from './stableEndpoint.js';
 import type { McpHttp } from '../core/agent/mcpHttp.js';
+import { namingFailure } from '../core/profileWriteError.js';
 
 export interface Host {
   core: Core;
@@ -20,7 +21,7 @@ export interface Host {
 
 export async function startHost(opts: { host?: string; port?: number; mode: 'serve' | 'electron'; home?: string; rendererDir?: string; uiStore?: KeyValueStoreFactory }): Promise<Host> {
   const home = opts.home ?? switchboardHome();
-  mkdirSync(home, { recursive: true, mode: 0o700 });
+  namingFailure({ path: home, action: 'create', doing: 'starting the Core (making its profile folder)' }, () => mkdirSync(home, { recursive: true, mode: 0o700 }));
   const profile = claimProfile(home);
   let core: Core;
   try {
@@ -50,15 +51,23 @@ export async function startHost(opts: { host?: string; port?: number; mode: 'ser
     throw err;
   }
   keepEndpoint(home, { port: Number(new URL(listening.url).port), token: server.token });
-  writeCoreFile(core.home, {
-    url: listening.url,
-    ws_url: listening.wsUrl,
-    mcp_url: `${listening.url}mcp`,
-    token: server.token,
-    pid: process.pid,
-    started_at: new Date().toISOString(),
-    mode: opts.mode,
-  });
+  try {
+    writeCoreFile(core.home, {
+      url: listening.url,
+      ws_url: listening.wsUrl,
+      mcp_url: `${listening.url}mcp`,
+      token: server.token,
+      pid: process.pid,
+      started_at: new Date().toISOString(),
+      mode: opts.mode,
+    });
+  } catch (err) {
+    // Nobody could reach a Core whose address is not published: it stops as cleanly as it started.
+    await server.close();
+    await core.close();
+    profile.release();
+    throw err;
+  }
   let closed = false;
   return {
     core,

@@ -27,13 +27,13 @@ const said: Array<[RegExp, string]> = [
   [/Input\/output error/i, 'EIO'],
 ];
 
-export function errnoInText(text: string): string | undefined {
-  return said.find(([pattern]) => pattern.test(text))?.[1];
+/** How an errno name reads in a write's error line: `no space left on the device (ENOSPC)`. */
+export function errnoReason(code: string): string {
+  return `${reasons[code] ?? code.toLowerCase()} (${code})`;
 }
 
-/** How an errno name reads (`permission denied`), for a failed read's message too. */
-export function errnoReason(code: string): string {
-  return reasons[code] ?? code.toLowerCase();
+export function errnoInText(text: string): string | undefined {
+  return said.find(([pattern]) => pattern.test(text))?.[1];
 }
 
 /**
@@ -43,7 +43,7 @@ export function errnoReason(code: string): string {
  */
 export function writeError(path: string, code: string | undefined, more: { detail?: string; note?: string; hint?: string; inPlace?: boolean } = {}): SwitchboardError {
   const said = more.detail?.split('\n').filter(Boolean).pop()?.trim().slice(0, 200);
-  const reason = code ? `${errnoReason(code)} (${code})` : said || 'failed';
+  const reason = code ? errnoReason(code) : said || 'failed';
   // The one write that is not atomic: a writable file in a folder that takes no new file, written in place.
   const after = more.inPlace ? 'it was written in place (its folder takes no new file) and may be cut' : 'the file is unchanged';
   return new SwitchboardError('bad_request', `cannot write ${path}: ${reason}; ${after}${more.note ? ` ${more.note}` : ''}`, more.hint);

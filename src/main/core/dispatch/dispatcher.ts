@@ -43,6 +43,11 @@ export interface DispatcherDeps {
   /** The tools it serves (their declarations say how; nothing here knows a tool by name). */
   tools: readonly ToolDef[];
   services?: ToolServices;
+  /**
+   * What a call showed of its target's reachability: `undefined` when it reached the target (its handler used the
+   * environment and did not fail to connect), the error's message when it could not reach it.
+   */
+  reachability?: (identity: string, problem: string | undefined) => void;
   /** The approval step (commandApprovals): without it every call runs unasked (tests of other parts). */
   approvals?: { authorize(call: ApprovalCall): Promise<Authorization> };
 }
@@ -92,6 +97,8 @@ export class Dispatcher {
     };
     let snapshot: TargetSnapshot | undefined;
     let release: (() => void) | undefined;
+    /** The snapshot whose environment the handler may use (set once the call got past its approval). */
+    let reached: TargetSnapshot | undefined;
     try {
       const def = this.defs.get(tool);
       if (!def) {
@@ -147,7 +154,9 @@ export class Dispatcher {
 
       const ctx = this.context(snapshot, opts);
       throwIfCancelled(opts.signal);
+      reached = snapshot;
       const result = await def.handler(ctx, finalArgs);
+      if (snapshot && used(ctx)) this.deps.reachability?.(snapshot.identity, undefined);
       // The handler stopped its work when the signal fired (killing the command's group); the caller is told so.
       throwIfCancelled(opts.signal);
       // Where it ran, from the snapshot; a targetless call keeps what its handler said, or says nothing.
@@ -158,6 +167,7 @@ export class Dispatcher {
     } catch (caught) {
       const err = opts.signal?.aborted ? cancelledError() : caught;
       const payload = toErrorPayload(err);
+      if (reached && payload.code === 'target_unreachable') this.deps.reachability?.(reached.identity, payload.message);
       if (caught instanceof ApprovalRefused) entry.approval = caught.outcome;
       const status = payload.code === 'cancelled' || entry.approval?.by === 'withdrawn' ? 'cancelled' : payload.code === 'approval_denied' ? 'denied' : 'error';
       this.finish(entry, started, status, payload.message);
@@ -183,13 +193,14 @@ export class Dispatcher {
 
   private context(snapshot: TargetSnapshot | undefined, opts: CallOptions): ToolContext {
     const self = this;
-    return {
+    const ctx: ToolContext = {
       get snapshot(): TargetSnapshot {
         if (!snapshot) throw new SwitchboardError('bad_request', 'this call needs an execution_target');
         return snapshot;
       },
       get env(): Environment {
         if (!snapshot) throw new SwitchboardError('bad_request', 'this call needs an execution_target');
+        usedEnvironment.add(ctx);
         return self.deps.sessions.environment(snapshot);
       },
       sessions: this.deps.sessions,
@@ -202,6 +213,7 @@ export class Dispatcher {
         return self.call(tool, args, { client: 'execute_code', pinned: snapshot, signal: signal ?? opts.signal });
       },
     };
+    return ctx;
   }
 
   private finish(entry: ActivityEntry, started: number, status: ActivityEntry['status'], error?: string): void {
@@ -213,6 +225,10 @@ export class Dispatcher {
     this.deps.audit.write(auditLine(entry, 'dispatch'));
   }
 }
+
+/** Contexts whose handler asked for the environment: a call that succeeded then reached its target. */
+const usedEnvironment = new WeakSet<ToolContext>();
+const used = (ctx: ToolContext): boolean => usedEnvironment.has(ctx);
 
 function cancelledError(): SwitchboardError {
   return new SwitchboardError('cancelled', 'the call was cancelled by its caller; its command was stopped');

@@ -5,10 +5,13 @@
 // gone belongs to a crashed run. Remote targets are swept when the next run first reaches them, so the ids of
 // crashed runs are carried from run to run for a week (a target may not be used again for a while).
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeSync } from 'node:fs';
+import { atomicWrite } from '../registry/atomicWrite.js';
+import { namingFailure } from '../profileWriteError.js';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { pidAlive } from './processAlive.js';
+import { END_GRACE_MS, GENTLE_SIGNAL_NAMES, GENTLE_SIGNALS, sendSignal, tracked, untilGone } from './endGently.js';
 
 /** The variable every started process carries; children inherit it. Not SWITCHBOARD_*: that prefix is stripped. */
 export const RUN_VARIABLE = 'SB_CORE_RUN';
@@ -22,15 +25,19 @@ function startedAt(id: string): number {
   return parseInt(id.split('-')[0] ?? '', 36);
 }
 
+/** What a run's mark is written for, as a failure to write it says. */
+const MARKING = 'starting the Core (marking this run, so that what a crash leaves running is ended next time)';
+
 export class CoreRuns {
   readonly id = `${Date.now().toString(36)}-${randomBytes(6).toString('hex')}`;
+  private readonly startedAt = Date.now();
   /** Runs whose processes may still be running with nobody tracking them. */
   readonly stale: readonly string[];
   private readonly dir: string;
 
   constructor(home: string) {
     this.dir = join(home, 'state', 'runs');
-    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    namingFailure({ path: this.dir, action: 'create', doing: MARKING }, () => mkdirSync(this.dir, { recursive: true, mode: 0o700 }));
     const stale = new Set<string>();
     for (const name of readdirSync(this.dir)) {
       if (!name.endsWith('.json')) continue;
@@ -56,24 +63,45 @@ export class CoreRuns {
     return { [RUN_VARIABLE]: this.id };
   }
 
-  /** A clean stop: everything this run started has been ended. */
   /**
-   * Mark this run ended cleanly. A profile whose disk is full cannot take the mark: the stop still completes (what
-   * the run started was ended), it says so once, and the next Core takes the run for a crashed one and sweeps again.
+   * Mark this run ended cleanly. On a disk too full for a temp file the mark is rewritten in place (no shorter than
+   * it was: `"clean":true` is shorter than `false`, so it takes no new block): a mark cut by a crash reads as a crashed
+   * run's, which the run would be without it. Only when even that fails does the stop say so, once, and the next Core
+   * takes the run for a crashed one and sweeps again; what the run started was ended either way.
    */
   finish(): void {
     try {
       this.write(true);
     } catch (err) {
-      process.stderr.write(`switchboard: could not mark this run as ended cleanly in ${this.dir} (${(err as Error).message}); the next start sweeps again\n`);
+      try {
+        this.rewriteInPlace(true);
+      } catch {
+        process.stderr.write(`switchboard: could not mark this run as ended cleanly (${(err as Error).message}); the next start sweeps again\n`);
+      }
     }
   }
 
+  private file(): string {
+    return join(this.dir, `${this.id}.json`);
+  }
+
+  private body(clean: boolean): string {
+    return JSON.stringify({ pid: process.pid, started_at: this.startedAt, clean, carry: [...this.stale] } satisfies RunFile);
+  }
+
   private write(clean: boolean): void {
-    const file = join(this.dir, `${this.id}.json`);
-    const body: RunFile = { pid: process.pid, started_at: Date.now(), clean, carry: [...this.stale] };
-    writeFileSync(`${file}.tmp`, JSON.stringify(body), { mode: 0o600 });
-    renameSync(`${file}.tmp`, file);
+    atomicWrite(this.file(), this.body(clean), 0o600, clean ? 'stopping the Core (marking this run ended cleanly)' : MARKING);
+  }
+
+  private rewriteInPlace(clean: boolean): void {
+    const text = Buffer.from(this.body(clean));
+    const fd = openSync(this.file(), 'r+');
+    try {
+      writeSync(fd, text, 0, text.length, 0);
+      ftruncateSync(fd, text.length);
+    } finally {
+      closeSync(fd);
+    }
   }
 }
 
@@ -93,8 +121,8 @@ export function runMarks(runs: readonly string[]): string[] {
 }
 
 /**
- * A POSIX sh script that ends every process whose environment holds one of `marks` (`NAME=value`; TERM, then KILL
- * a second later) and prints how many it found. It reads /proc, so it works on Linux hosts and containers (busybox).
+ * A POSIX sh script that ends every process whose environment holds one of `marks` (`NAME=value`; gently: HUP and
+ * TERM, then KILL after the grace, processes/endGently.ts) and prints how many it found. It reads /proc, so it works on Linux hosts and containers (busybox).
  */
 export function sweepScript(marks: readonly string[]): string {
   const patterns = marks.map((m) => `-e '${m.replace(/[^A-Za-z0-9_=-]/g, '')}'`).join(' ');
@@ -106,7 +134,7 @@ export function sweepScript(marks: readonly string[]): string {
     `  if tr '\\000' '\\n' < "$e" 2>/dev/null | grep -qx ${patterns}; then pids="$pids $p"; fi`,
     'done',
     'set -- $pids',
-    'if [ $# -gt 0 ]; then kill -TERM $pids 2>/dev/null; sleep 1; kill -KILL $pids 2>/dev/null; fi',
+    `if [ $# -gt 0 ]; then ${GENTLE_SIGNAL_NAMES.map((sig) => `kill -${sig} $pids 2>/dev/null`).join('; ')}; sleep ${END_GRACE_MS / 1000}; kill -KILL $pids 2>/dev/null; fi`,
     'echo "swept $#"',
   ].join('\n');
 }
@@ -146,16 +174,7 @@ export function sweepLocal(runs: readonly string[]): number[] {
     }
     if (environ.split('\0').some((kv) => wanted.has(kv))) found.push(Number(name));
   }
-  const signal = (sig: NodeJS.Signals): void => {
-    for (const pid of found) {
-      try {
-        process.kill(pid, sig);
-      } catch {
-        /* already gone */
-      }
-    }
-  };
-  signal('SIGTERM');
-  if (found.length > 0) setTimeout(() => signal('SIGKILL'), 1000).unref();
+  for (const sig of GENTLE_SIGNALS) for (const pid of found) sendSignal(pid, sig);
+  if (found.length > 0) void tracked(untilGone(() => found.some(pidAlive), () => found.forEach((pid) => sendSignal(pid, 'SIGKILL'))));
   return found;
 }

@@ -3,6 +3,7 @@ import { closeSync, constants, fsyncSync, lstatSync, openSync, readdirSync, rena
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { SwitchboardError } from '../../../shared/errors.js';
+import { namingFailure } from '../profileWriteError.js';
 
 /** Prefix of a file's temp siblings; whoever holds the file's lock may delete leftovers. */
 export function tempPrefix(path: string): string {
@@ -11,10 +12,15 @@ export function tempPrefix(path: string): string {
 
 /**
  * temp file (O_EXCL, 0600) → write → fsync → rename over `path` → fsync the directory.
- * Refuses to replace a symlink: the registry must not be redirected to another file.
+ * Refuses to replace a symlink: the registry must not be redirected to another file. A failure (a full disk, a
+ * read-only profile) leaves no temp file and is one line naming `path` and what was being done (`doing`).
  */
-export function atomicWrite(path: string, data: string | Buffer, mode = 0o600): void {
+export function atomicWrite(path: string, data: string | Buffer, mode = 0o600, doing = `saving ${basename(path)}`): void {
   refuseSymlink(path);
+  namingFailure({ path, doing }, () => publish(path, data, mode));
+}
+
+function publish(path: string, data: string | Buffer, mode: number): void {
   const dir = dirname(path);
   const tmp = join(dir, `${tempPrefix(path)}${process.pid}-${randomBytes(6).toString('hex')}`);
   const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), mode);

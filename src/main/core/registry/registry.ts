@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { SwitchboardError, formatZodError, toErrorPayload } from '../../../shared/errors.js';
 import { PluginSpec, TargetName, type TargetSpec } from '../../../shared/targets.js';
 import { atomicWrite, fsyncDir, refuseSymlink, removeLeftoverTemps } from './atomicWrite.js';
+import { namingFailure, profileWriteError } from '../profileWriteError.js';
 import { FileLock, LOCK_TIMEOUT_MS } from './lock.js';
 import {
   Generation, MAX_REGISTRY_BYTES, MAX_RUNTIME_TARGETS, OwnerId, ProviderName, REGISTRY_FILE, builtinSchemaFor, checkGenerationSpec, checkOwnership,
@@ -259,7 +260,7 @@ export class Registry implements RuntimeSource {
       );
     }
     const fingerprint = specFingerprint(spec as Record<string, unknown>);
-    return this.mutate((doc, now) => {
+    return this.mutate(`registering target "${name}"`, (doc, now) => {
       const existing = doc.targets[name];
       const twin = Object.keys(doc.targets).find((n) => n !== name && n.toLowerCase() === name.toLowerCase());
       if (twin !== undefined) {
@@ -317,7 +318,7 @@ export class Registry implements RuntimeSource {
     const name = checkName(req.name);
     const who = checkRequester(req);
     const generation = req.generation === undefined ? undefined : checkGeneration(req.generation, '--generation');
-    return this.mutate((doc, now) => {
+    return this.mutate(`draining target "${name}"`, (doc, now) => {
       const existing = this.existing(doc, name);
       checkOwnership(name, existing, who, 'drain');
       const rec = usable(name, existing);
@@ -334,7 +335,7 @@ export class Registry implements RuntimeSource {
     const name = checkName(req.name);
     const who = checkRequester(req);
     const generation = req.generation === undefined ? undefined : checkGeneration(req.generation, '--generation');
-    return this.mutate((doc) => {
+    return this.mutate(`removing target "${name}"`, (doc) => {
       const existing = this.existing(doc, name);
       checkOwnership(name, existing, who, 'remove');
       const claim = claimedOwner(existing);
@@ -358,10 +359,12 @@ export class Registry implements RuntimeSource {
    * Read-modify-write under the lock: leftovers of killed writers removed, the current file read
    * (never trusted from cache), `change` applied, the result published atomically.
    */
-  private async mutate(change: (doc: RegistryDocument, now: string) => RegistryChange): Promise<RegistryChange> {
-    ensureDir(this.home);
+  private async mutate(doing: string, change: (doc: RegistryDocument, now: string) => RegistryChange): Promise<RegistryChange> {
+    namingFailure({ path: this.home, action: 'create', doing }, () => ensureDir(this.home));
     refuseSymlink(this.path);
-    const held = await this.lock.acquire();
+    const held = await this.lock.acquire().catch((err: unknown) => {
+      throw profileWriteError(err, { path: this.lock.lockDir, action: 'create', doing });
+    });
     let result: RegistryChange;
     try {
       removeLeftoverTemps(this.path);
@@ -374,7 +377,7 @@ export class Registry implements RuntimeSource {
         }
         // Paranoia against a holder judged stale (frozen for a minute): never publish without the lock.
         if (!held.stillHeld()) throw new SwitchboardError('registry_busy', 'lost the registry lock while writing; nothing was changed', 'try again');
-        atomicWrite(this.path, text, 0o600);
+        atomicWrite(this.path, text, 0o600, doing);
       }
     } finally {
       held.release();

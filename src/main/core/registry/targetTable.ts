@@ -5,6 +5,7 @@ import type { ConfigStore } from '../config/configStore.js';
 import { didYouMean } from '../config/didYouMean.js';
 import { flagsOf, type BackendDeclaration, type TargetSnapshot } from '../backends/provider.js';
 import type { RuntimeRecord, RuntimeSource } from './runtimeSource.js';
+import { echoed } from '../../../shared/echoed.js';
 
 interface Entry {
   name: string;
@@ -89,7 +90,7 @@ export class TargetTable {
       const guess = didYouMean(wanted, [...entries.keys()]);
       throw new SwitchboardError(
         'unknown_target',
-        `unknown target "${wanted}"${guess ? ` — did you mean "${guess}"?` : ''}`,
+        `unknown target "${echoed(wanted)}"${guess ? ` — did you mean "${guess}"?` : ''}`,
         `known targets: ${[...entries.keys()].join(', ') || 'none'}`,
       );
     }

@@ -12,6 +12,7 @@ import { seatbeltProfile } from './seatbelt.js';
 import { CREATED_CACHES, sandboxPolicy, type PolicyInput, type SandboxPolicy } from './sandboxPolicy.js';
 import { sandboxAvailability, type SandboxAvailability, type SandboxKind } from './sandboxAvailability.js';
 import { childrenOf, hostGroup, namespaceMembers, namespaceOf } from './pidNamespace.js';
+import { GENTLE_SIGNALS, sendSignal, tracked, untilGone } from '../processes/endGently.js';
 
 /** What a target's spec says and what this machine offers, as TargetInfo.sandbox says it (pure). */
 export function sandboxInfo(setting: SandboxSetting | undefined, available: SandboxAvailability = sandboxAvailability()): SandboxInfo {
@@ -26,7 +27,7 @@ export function sandboxLine(info: SandboxInfo): string {
   return `sandboxed (${info.kind ?? 'os'}${info.network === false ? ', no network' : ''})`;
 }
 
-/** Kills a host process group: TERM, then KILL after a grace period (the local backend's killProcessGroup). */
+/** Ends a host process group gently: HUP and TERM, then KILL after a grace period (processes/endGently.ts). */
 export type KillGroup = (hostPgid: number, graceMs: number) => Promise<void>;
 
 /** A program to start (spawn's file and args) so that it runs inside the sandbox. */
@@ -116,42 +117,41 @@ export class Sandbox {
   }
 
   /**
-   * End a whole sandboxed run: TERM to every process inside, then, after the grace period (or once only the
-   * namespace's init is left), KILL to bwrap, whose death takes the namespace's init and so everything inside with it
-   * (--die-with-parent; a pid namespace ends with its init). Resolves once bwrap has exited.
+   * End a whole sandboxed run gently: HUP and TERM to every process inside, then, after the grace period (or once
+   * only the namespace's init is left), KILL to bwrap, whose death takes the namespace's init and so everything inside
+   * with it (--die-with-parent; a pid namespace ends with its init). A shell whose exit would end the namespace early
+   * waits for the rest in its EXIT trap (local/localProvider.ts SANDBOX_SHELL_EXIT). Resolves once bwrap has exited.
+   * Tracked.
    */
-  async killAll(runner: ChildProcess, graceMs: number): Promise<void> {
+  killAll(runner: ChildProcess, graceMs: number): Promise<void> {
     const pid = runner.pid;
-    if (pid === undefined || runner.exitCode !== null || runner.signalCode !== null) return;
+    if (pid === undefined || runner.exitCode !== null || runner.signalCode !== null) return Promise.resolve();
     const exited = new Promise<void>((resolve) => runner.once('exit', () => resolve()));
-    if (this.kind === 'bubblewrap') {
-      const ns = namespaceOf(pid);
-      // Every process but the namespace's init, and not the ones already ended (a zombie answers signal 0).
-      const inside = (): number[] => (ns ? namespaceMembers(ns).filter((m) => m.nsPid !== 1 && !m.zombie).map((m) => m.hostPid) : []);
-      for (const p of inside()) signal(p, 'SIGTERM');
-      const started = Date.now();
-      while (Date.now() - started < graceMs && inside().length > 0) await new Promise((r) => setTimeout(r, 50));
-      // The namespace's init first (the kernel then ends everything in it), then bwrap: a bwrap killed while it was
-      // still setting up may not yet have armed --die-with-parent in its child.
-      for (const init of childrenOf(pid)) signal(init, 'SIGKILL');
-      signal(pid, 'SIGKILL');
-    } else {
-      signal(-pid, 'SIGTERM');
-      setTimeout(() => signal(-pid, 'SIGKILL'), graceMs).unref();
+    if (this.kind !== 'bubblewrap') {
+      for (const sig of GENTLE_SIGNALS) sendSignal(-pid, sig);
+      return tracked(untilGone(() => runner.exitCode === null && runner.signalCode === null, () => sendSignal(-pid, 'SIGKILL'), graceMs).then(() => exited));
     }
-    await exited;
+    const ns = namespaceOf(pid);
+    // Every process but the namespace's init, and not the ones already ended (a zombie answers signal 0).
+    const inside = (): number[] => (ns ? namespaceMembers(ns).filter((m) => m.nsPid !== 1 && !m.zombie).map((m) => m.hostPid) : []);
+    // Those there now: a process a trap starts while it cleans up is not sent the signal its trap is handling.
+    const found = inside();
+    for (const sig of GENTLE_SIGNALS) for (const p of found) sendSignal(p, sig);
+    // The namespace's init first (the kernel then ends everything in it), then bwrap: a bwrap killed while it was
+    // still setting up may not yet have armed --die-with-parent in its child.
+    const kill = (): void => {
+      if (runner.exitCode !== null || runner.signalCode !== null) return;
+      for (const init of childrenOf(pid)) sendSignal(init, 'SIGKILL');
+      sendSignal(pid, 'SIGKILL');
+    };
+    return tracked(untilGone(() => inside().length > 0, kill, graceMs).then(() => {
+      kill();
+      return exited;
+    }));
   }
 
   /** The identity is gone for good: its folder (tmp, exports) goes too. */
   removeState(): void {
     rmSync(this.policy.identityDir, { recursive: true, force: true });
-  }
-}
-
-function signal(pid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(pid, sig);
-  } catch {
-    /* gone meanwhile */
   }
 }

@@ -1,23 +1,30 @@
-// Live state per runtime identity: its Environment and tracked cwd. Nothing here is shared between identities.
+// Live state per runtime identity: its Environment and tracked cwd (kept across restarts, cwdStore.ts). Nothing here
+// is shared between identities.
 import { homedir } from 'node:os';
-import { posix } from 'node:path';
+import { join, posix } from 'node:path';
+import { CwdStore } from './cwdStore.js';
 import type { Environment, ProviderContext, TargetSnapshot, BackendProvider } from '../backends/provider.js';
 
 interface IdentityState {
   env: Environment;
   snapshot: TargetSnapshot;
   cwd: string | undefined;
+  /** Why the cwd kept from an earlier run was not restored: said once, in the next command's result. */
+  cwdNote: string | undefined;
   problem: string | undefined;
 }
 
 export class Sessions {
   private readonly states = new Map<string, IdentityState>();
   private readonly listeners = new Set<(identity: string) => void>();
+  private readonly kept: CwdStore;
 
   constructor(
     private readonly providers: (backend: string) => BackendProvider | undefined,
     private readonly ctx: ProviderContext,
-  ) {}
+  ) {
+    this.kept = new CwdStore(join(ctx.home, 'state', 'cwd'));
+  }
 
   /** Called when an identity's cwd or reachability changes (the sidebar follows). */
   onChange(listener: (identity: string) => void): () => void {
@@ -34,7 +41,7 @@ export class Sessions {
     if (!s) {
       const provider = this.providers(snapshot.spec.backend);
       if (!provider) throw new Error(`no provider for backend ${snapshot.spec.backend}`);
-      s = { env: provider.createEnvironment(snapshot, this.ctx), snapshot, cwd: undefined, problem: undefined };
+      s = { env: provider.createEnvironment(snapshot, this.ctx), snapshot, cwd: undefined, cwdNote: undefined, problem: undefined };
       this.states.set(snapshot.identity, s);
     }
     return s;
@@ -44,12 +51,32 @@ export class Sessions {
     return this.state(snapshot).env;
   }
 
-  /** The identity's tracked cwd; the first time, the spec's cwd (with ~ expanded) or the target's home. */
+  /**
+   * The identity's tracked cwd; the first time, the one kept from an earlier run (a directory gone since is said by
+   * the command that finds it gone), else the spec's cwd (with ~ expanded) or the target's home.
+   */
   async cwd(snapshot: TargetSnapshot): Promise<string> {
     const s = this.state(snapshot);
     if (s.cwd !== undefined) return s.cwd;
-    s.cwd = await startCwd(snapshot, s.env);
+    const kept = this.kept.load(snapshot.identity, snapshot.name, (id) => this.states.has(id));
+    if (kept && 'cwd' in kept) {
+      s.cwd = kept.cwd;
+      return s.cwd;
+    }
+    const start = await startCwd(snapshot, s.env);
+    // Another call may have set it meanwhile (the home is asked of the target).
+    if (s.cwd !== undefined) return s.cwd;
+    s.cwd = start;
+    if (kept) s.cwdNote = `[the cwd was reset to ${start}: ${kept.reset}]`;
     return s.cwd;
+  }
+
+  /** Why the cwd kept from an earlier run was not restored, once (the next command's result says it). */
+  takeCwdNote(identity: string): string | undefined {
+    const s = this.states.get(identity);
+    const note = s?.cwdNote;
+    if (s) s.cwdNote = undefined;
+    return note;
   }
 
   /** The cwd if known, without touching the environment (for listings). */
@@ -61,6 +88,7 @@ export class Sessions {
     const s = this.state(snapshot);
     if (s.cwd === cwd) return;
     s.cwd = cwd;
+    this.kept.save(snapshot.identity, snapshot.name, cwd);
     this.emit(snapshot.identity);
   }
 
@@ -86,6 +114,8 @@ export class Sessions {
 
   /** Forget an identity (target removed or replaced): its environment is cleaned up, its cwd dropped. */
   async release(identity: string, reason: 'removed' | 'idle' | 'shutdown'): Promise<void> {
+    // Removed or replaced: its kept cwd goes too (an identity is never used again); idle or shutdown keep it.
+    if (reason === 'removed') this.kept.remove(identity);
     const s = this.states.get(identity);
     if (!s) return;
     this.states.delete(identity);

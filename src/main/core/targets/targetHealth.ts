@@ -1,5 +1,6 @@
 // The Core's view of each target's health: probed when it appears, again every so often, sooner (with backoff)
-// while it fails, and whenever a call on it fails; doctor's results count as probes too.
+// while it fails, and whenever a call on it fails; doctor's results count as probes too. Calls count at once both
+// ways: one that got through shows the target reachable, one that could not connect shows it unreachable.
 import type { TargetHealthInfo } from '../../../shared/targets.js';
 import type { ProbeOutcome } from './probeTarget.js';
 
@@ -41,6 +42,8 @@ interface Entry {
   failures: number;
   timer?: NodeJS.Timeout;
   probing: boolean;
+  /** When a call last got through (ms): a probe that failed and started before it is out of date. */
+  reachedAt: number;
 }
 
 export interface HealthView {
@@ -69,7 +72,7 @@ export class TargetHealth {
     }
     for (const [identity, t] of now) {
       if (this.entries.has(identity)) continue;
-      this.entries.set(identity, { name: t.name, status: 'checking', failures: 0, probing: false });
+      this.entries.set(identity, { name: t.name, status: 'checking', failures: 0, probing: false, reachedAt: 0 });
       this.schedule(identity, 0);
     }
   }
@@ -93,6 +96,23 @@ export class TargetHealth {
       this.deps.onChange();
     }
     if (!e.probing) this.schedule(identity, this.retryDelay(e));
+  }
+
+  /**
+   * A call on this identity got through: it is reachable now, not at the next probe (which comes at the usual
+   * interval). A probe under way that fails was started before this and does not undo it.
+   */
+  reached(identity: string): void {
+    const e = this.entries.get(identity);
+    if (!e) return;
+    e.reachedAt = Date.now();
+    if (e.status === 'reachable' && e.problem === undefined) return;
+    e.status = 'reachable';
+    e.problem = undefined;
+    e.failures = 0;
+    e.checkedAt = new Date().toISOString();
+    if (!e.probing) this.schedule(identity, this.timing.reachableMs);
+    this.deps.onChange();
   }
 
   /** Probe now (a person asked, or a doctor run is not at hand). */
@@ -128,6 +148,7 @@ export class TargetHealth {
     if (!e || e.probing || this.stopped) return;
     // A reachable target stays green while it is checked again; only one never answered shows `checking`.
     e.probing = true;
+    const started = Date.now();
     let outcome: ProbeOutcome;
     try {
       outcome = await this.deps.probe(e.name);
@@ -135,6 +156,11 @@ export class TargetHealth {
       e.probing = false;
     }
     if (this.entries.get(identity) !== e || this.stopped) return;
+    if (!outcome.ok && e.reachedAt >= started) {
+      // A call got through while this probe was failing: the call is the newer news.
+      this.schedule(identity, this.timing.reachableMs);
+      return;
+    }
     this.apply(identity, e, outcome);
   }
 

@@ -4,6 +4,7 @@ import { redact } from '../../../shared/redact.js';
 import { ProcessArgs, ProcessResult } from '../../../shared/tools.js';
 import type { ProcessScope } from '../processes/processManager.js';
 import { argText, defineTool, type ToolContext } from './toolDef.js';
+import { echoed } from '../../../shared/echoed.js';
 
 export const DEFAULT_LOG_LINES = 200;
 export const DEFAULT_WAIT_SEC = 30;
@@ -41,7 +42,7 @@ export const processTool = defineTool({
       // Another caller's command may hold a secret: an agent reads every command redacted, as audit.jsonl keeps it.
       const processes = manager.list(scope).map((p) => ({ ...p, command: redact(p.command) }));
       if (scope.target !== undefined && processes.length === 0 && !hasSnapshot(ctx)) {
-        throw new SwitchboardError('unknown_target', `unknown target "${scope.target}" (and no processes of that name are kept)`, 'see list_targets');
+        throw new SwitchboardError('unknown_target', `unknown target "${echoed(scope.target)}" (and no processes of that name are kept)`, 'see list_targets');
       }
       // The dispatcher fills in the snapshot's target and generation when the target still exists.
       return { ...(scope.target !== undefined ? { execution_target: scope.target } : {}), processes };

@@ -40,8 +40,10 @@ export const terminalTool = defineTool({
     // The tracked cwd moves only when this command changed it (a cd, or a deleted cwd's fallback): a workdir is
     // for this call only, and a concurrent call that stayed put must not undo another call's cd.
     if (result.cwd !== cwd) sessions.setCwd(snapshot, result.cwd);
+    // A cwd kept from the Core's last run that could not be restored: said once, before what the command printed.
+    const note = sessions.takeCwdNote(snapshot.identity);
     return {
-      output: result.output,
+      output: note ? `${note}\n${result.output}` : result.output,
       exit_code: result.exitCode,
       cwd: result.cwd,
       ...(result.truncated ? { truncated: true } : {}),

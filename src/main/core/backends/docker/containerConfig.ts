@@ -5,6 +5,7 @@ import { SwitchboardError } from '../../../../shared/errors.js';
 import type { ContainerCreateOptions } from 'dockerode';
 import type { DockerSpec } from './fields.js';
 import { shellQuote } from '../shell/shellWrap.js';
+import { END_GRACE_MS, GENTLE_SIGNAL_NAMES, type GentleSignalName } from '../../processes/endGently.js';
 
 export const targetLabel = 'switchboard.target';
 export const generationLabel = 'switchboard.generation';
@@ -132,13 +133,13 @@ export function enterDirScript(dir: string): string {
 export const jobVar = '__sb_job';
 
 /**
- * Kills every process carrying one of these job tokens in its environment (and the process group
- * each one leads): `signals` (TERM; HUP first for panes, as interactive shells ignore TERM), up to
+ * Ends every process carrying one of these job tokens in its environment (and the process group
+ * each one leads) gently: `signals` (HUP and TERM, processes/endGently.ts; interactive shells ignore TERM), up to
  * `graceTenths` × 0.1 s to go, then KILL. Finding by environment rather
  * than by process group also catches children that started their own session. All matches are
  * collected before the first signal: killing a child first would wake its shell, which would run on.
  */
-export function killJobsScript(tokens: readonly string[], signals: readonly ('HUP' | 'TERM')[] = ['TERM'], graceTenths = 15, shellGroup?: number): string {
+export function killJobsScript(tokens: readonly string[], signals: readonly GentleSignalName[] = GENTLE_SIGNAL_NAMES, graceTenths = END_GRACE_MS / 100, shellGroup?: number): string {
   for (const t of tokens) if (!/^[0-9a-f]+$/.test(t)) throw new Error('job tokens are hex');
   if (shellGroup !== undefined && !Number.isInteger(shellGroup)) throw new Error('a process group is a number');
   const pattern = `${jobVar}=(${tokens.join('|')})`;

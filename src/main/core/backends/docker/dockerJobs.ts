@@ -10,6 +10,7 @@ import { envList, jobVar, killJobsScript } from './containerConfig.js';
 import { commandEnv, type EnvRules } from '../shell/commandEnv.js';
 import { engineError, isUnreachable, type DockerEndpoint } from './dockerEndpoint.js';
 import { deadline, delay, execDeadlineMs, forceCloseMs, killDeadlineMs } from './engineCalls.js';
+import { tracked } from '../../processes/endGently.js';
 
 /** Output a pane or background process produced before anyone listened is kept up to this many chars. */
 const maxBufferedChars = 1_000_000;
@@ -128,23 +129,41 @@ export class DockerJobs {
   }
 
   /**
-   * Kills every process of these jobs (found by their token; for a warm shell's call also the members of the
-   * shell's group, `shellGroup`) through a second exec. Resolves false when the
+   * Ends every process of these jobs gently (found by their token; for a warm shell's call also the members of the
+   * shell's group, `shellGroup`) through a second exec. Tracked (processes/endGently.ts). Resolves false when the
    * engine did not take the kill in time (so the processes may live on), true otherwise, a gone container included.
    */
-  async kill(tokens: readonly string[], signals: readonly ('HUP' | 'TERM')[] = ['TERM'], shellGroup?: number): Promise<boolean> {
+  kill(tokens: readonly string[], shellGroup?: number): Promise<boolean> {
+    return this.killing(tokens, shellGroup).done;
+  }
+
+  /**
+   * kill(), with `taken` besides: whether the engine took the kill (its exec started: the gentle signals are on their
+   * way), known before the grace is over; `done` once the kill exec ended.
+   */
+  killing(tokens: readonly string[], shellGroup?: number): { taken: Promise<boolean>; done: Promise<boolean> } {
+    let took: (ok: boolean) => void = () => undefined;
+    const taken = new Promise<boolean>((resolve) => (took = resolve));
+    const done = this.killNow(tokens, shellGroup, took).finally(() => took(true));
+    void tracked(done.then(() => undefined));
+    return { taken, done };
+  }
+
+  private async killNow(tokens: readonly string[], shellGroup: number | undefined, took: (ok: boolean) => void): Promise<boolean> {
     const containerId = this.deps.containerId();
     if (!tokens.length || !containerId) return true;
     let stream: Duplex;
     try {
       const c = this.deps.docker().getContainer(containerId);
-      const cmd = [this.deps.shell, '-c', killJobsScript(tokens, signals, undefined, shellGroup)];
+      const cmd = [this.deps.shell, '-c', killJobsScript(tokens, undefined, undefined, shellGroup)];
       const exec = await deadline((abortSignal) => c.exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true, Tty: false, abortSignal }), 'create a kill exec', killDeadlineMs);
       stream = await deadline((abortSignal) => exec.start({ hijack: false, stdin: false, abortSignal }), 'start a kill exec', killDeadlineMs);
     } catch (err) {
       // An engine that answered with an error (the container is gone or stopped) runs nothing of ours any more.
+      took(!isUnreachable(err));
       return !isUnreachable(err);
     }
+    took(true);
     try {
       stream.resume();
       await Promise.race([

@@ -169,8 +169,9 @@ export class DockerEnvironment implements Environment {
     const result = await execWrapped(command, { ...opts, envFile: this.envFile, secrets: this.secrets }, async (script, sink) => {
       const job = await this.jobRunner.start(container, [this.shell, '-c', script], { tty: false, stdin: opts.stdin !== undefined, env: opts.env, sink, secrets: this.secrets.env() });
       if (opts.stdin !== undefined) job.stream.end(opts.stdin);
-      /** Set once stopping began; resolves to whether the engine took the kill. */
+      /** Set once stopping began; resolves to whether the engine took the kill (`taken`: once its exec started). */
       let killed: Promise<boolean> | undefined;
+      let taken: Promise<boolean> | undefined;
       const closed = forceCloser(job);
       const ended = (async () => {
         await Promise.race([job.ended, closed.done]);
@@ -200,12 +201,16 @@ export class DockerEnvironment implements Environment {
           // Armed now, not after the kill: a child that escaped it, or an engine that stopped answering,
           // would otherwise hold the stream (and this call) open for ever.
           closed.arm();
-          killed = this.jobRunner.kill([job.token]);
+          ({ taken, done: killed } = this.jobRunner.killing([job.token]));
           void killed.then((answered) => {
             if (!answered) closed.now();
           });
         },
         detach: () => closed.disarm(),
+        // Answered once the engine took the kill (its grace runs on in the container); one that did not is said.
+        stopReached: async () => {
+          if (taken && !(await taken)) throw this.killNotTaken();
+        },
       };
     });
     return notice ? { ...result, output: `${notice}\n${result.output}` } : result;
@@ -253,7 +258,7 @@ export class DockerEnvironment implements Environment {
         // The pane is going away either way: close its stream soon even if the engine never takes the kill.
         const closed = forceCloser(job);
         closed.arm();
-        void this.jobRunner.kill([job.token], ['HUP', 'TERM']).finally(() => closed.now());
+        void this.jobRunner.kill([job.token]).finally(() => closed.now());
       },
     };
   }
@@ -328,7 +333,7 @@ export class DockerEnvironment implements Environment {
   async cleanup(reason: 'idle' | 'removed' | 'shutdown'): Promise<void> {
     await this.warm.close();
     const jobs = this.jobRunner.running();
-    if (jobs.length) await this.jobRunner.kill(jobs.map((j) => j.token), ['HUP', 'TERM']);
+    if (jobs.length) await this.jobRunner.kill(jobs.map((j) => j.token));
     for (const j of jobs) j.stream.destroy();
     if (reason === 'shutdown') {
       // The shells had their grace above; now the container itself stops with its Core (docker_on_stop).

@@ -77,6 +77,8 @@ export class DockerWarmShells {
   private readonly calls = new Map<string, { token: string; pgid?: number }>();
   /** The job token of each call's process group (kept past the call for what it left running). */
   private readonly tokenOfGroup = new Map<number, { token: string; shell: ExecState | undefined }>();
+  /** Whether the engine took a kill (its exec started), by job token: told to the call that asked it (stopReached). */
+  private readonly killTaken = new Map<string, (taken: Promise<boolean>) => void>();
   /** Kills asked for, by job token: whether the engine took them. */
   private readonly kills = new Map<string, Promise<boolean>>();
   /** The variables of the call a new shell is started for (see the module comment). */
@@ -134,6 +136,9 @@ export class DockerWarmShells {
     this.calls.set(call.tags.pid, entry);
     const run = shell.run(call, sink);
     const started = (): boolean => entry.pgid !== undefined;
+    let killAsked: (taken: Promise<boolean>) => void = () => undefined;
+    const killTaken = new Promise<Promise<boolean>>((resolve) => (killAsked = resolve));
+    this.killTaken.set(token, (taken) => killAsked(taken));
     let stopped = false;
     let failed: (err: unknown) => void = () => undefined;
     const failure = new Promise<void>((_resolve, reject) => (failed = reject));
@@ -158,6 +163,7 @@ export class DockerWarmShells {
         clearTimeout(check);
         this.calls.delete(call.tags.pid);
         this.kills.delete(token);
+        this.killTaken.delete(token);
         // A retired shell's call may have left something in its group, ended when the identity is cleaned up.
         if (entry.pgid !== undefined && !shell.isRetired) this.tokenOfGroup.delete(entry.pgid);
       });
@@ -184,16 +190,22 @@ export class DockerWarmShells {
         run.stop();
       },
       detach: () => run.detach(),
+      // Answered once the engine took the kill of the call's group (its grace runs on in the container); a call
+      // whose group was never reported is answered as `ended` says.
+      stopReached: async () => {
+        if (!(await (await killTaken))) throw this.deps.killNotTaken();
+      },
     };
   }
 
-  /** A call's process group, killed through its job token (TERM, then KILL), as the exec-per-call path kills. */
+  /** A call's process group, ended through its job token (HUP and TERM, then KILL), as the exec-per-call path ends it. */
   private killGroup(pgid: number): Promise<void> {
     const call = this.tokenOfGroup.get(pgid);
     if (call === undefined) return Promise.resolve();
-    const answered = this.deps.jobs.kill([call.token], ['TERM'], call.shell?.pid);
-    this.kills.set(call.token, answered);
-    return answered.then(() => undefined);
+    const { taken, done } = this.deps.jobs.killing([call.token], call.shell?.pid);
+    this.kills.set(call.token, done);
+    this.killTaken.get(call.token)?.(taken);
+    return done.then(() => undefined);
   }
 
   /** A shell exec that is still being started: what it is sent waits for it. */

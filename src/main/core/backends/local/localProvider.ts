@@ -17,6 +17,7 @@ import { commandEnv, envRules } from '../shell/commandEnv.js';
 import { SecretExports } from '../shell/secretExports.js';
 import { openPty } from './pty.js';
 import { groupAlive } from '../../processes/processAlive.js';
+import { END_GRACE_MS, endGroup } from '../../processes/endGently.js';
 import { debugLine, type WarmProcess, type WarmShell } from '../shell/warmShell.js';
 import { WarmShellPool } from '../shell/warmShellPool.js';
 import { warmCall, warmPrelude, type WarmCall } from '../shell/warmProgram.js';
@@ -40,53 +41,22 @@ export function localShell(): string {
 
 
 /**
- * Kill a detached child's whole process group: TERM, then KILL after a grace period. Works after the group
- * leader has exited too (`cmd &` leaves its children in the group), which is why it asks the group, not the child.
+ * End a detached child's whole process group gently (processes/endGently.ts). It asks the group, not the child: a
+ * group outlives its leader (`cmd &` leaves its children in it).
  */
-export function killGroup(child: ChildProcess, graceMs = 1500): Promise<void> {
-  return child.pid === undefined ? Promise.resolve() : killProcessGroup(child.pid, graceMs);
-}
-
-/** killGroup by the group's id: a warm shell's call is a group whose leader Node did not start. */
-export function killProcessGroup(pgid: number, graceMs = 1500): Promise<void> {
-  if (!groupAlive(pgid)) return Promise.resolve();
-  try {
-    process.kill(-pgid, 'SIGTERM');
-  } catch {
-    return Promise.resolve();
-  }
-  return new Promise((resolve) => {
-    const started = Date.now();
-    let killed = false;
-    const tick = setInterval(() => {
-      if (!groupAlive(pgid)) {
-        clearInterval(tick);
-        resolve();
-        return;
-      }
-      const waited = Date.now() - started;
-      if (!killed && waited >= graceMs) {
-        killed = true;
-        try {
-          process.kill(-pgid, 'SIGKILL');
-        } catch {
-          /* gone meanwhile */
-        }
-      } else if (waited >= graceMs + 1000) {
-        // Unkillable (uninterruptible sleep): stop waiting; the caller still gets its answer.
-        clearInterval(tick);
-        resolve();
-      }
-    }, 50);
-  });
+export function endChildGroup(child: ChildProcess, graceMs = END_GRACE_MS): Promise<void> {
+  return child.pid === undefined ? Promise.resolve() : endGroup(child.pid, graceMs);
 }
 
 /**
- * What a sandboxed warm shell runs when it ends (its stdin closed): it waits while something a call left running
- * (`cmd &`) lives on in its sandbox, as an unsandboxed shell's leftovers live on, since the sandbox's PID namespace,
- * and all in it, ends with the shell. /proc inside lists the sandbox's processes only: bwrap's init and the shell.
+ * What a sandboxed warm shell runs when it ends (its stdin closed, or the gentle signals of an end): it waits while
+ * something a call left running (`cmd &`) lives on in its sandbox, as an unsandboxed shell's leftovers live on, since
+ * the sandbox's PID namespace, and all in it, ends with the shell. It waits deaf to a second gentle signal: an end
+ * sends HUP and TERM to everything at once, and the shell dying at the TERM would cut short the traps of the others
+ * (the end's SIGKILL still comes after the grace). /proc inside lists the sandbox's processes only: bwrap's init and
+ * the shell.
  */
-const SANDBOX_SHELL_EXIT = `trap 'while set -- /proc/[0-9]*; [ $# -gt 2 ]; do sleep 1; done' EXIT\n`;
+const SANDBOX_SHELL_EXIT = `trap 'trap "" HUP TERM; while set -- /proc/[0-9]*; [ $# -gt 2 ]; do sleep 1; done' EXIT\n`;
 
 class LocalEnvironment implements Environment {
   readonly identity: string;
@@ -112,7 +82,7 @@ class LocalEnvironment implements Environment {
     this.identity = snapshot.identity;
     const id = createHash('sha256').update(snapshot.identity).digest('hex').slice(0, 16);
     const setting = (snapshot.spec as { sandbox?: SandboxSetting }).sandbox;
-    const sandbox = Sandbox.for({ setting, workspace: expandPath(snapshot.spec.cwd ?? snapshot.flags.default_cwd, homedir()), profile: ctx.home, id }, killProcessGroup);
+    const sandbox = Sandbox.for({ setting, workspace: expandPath(snapshot.spec.cwd ?? snapshot.flags.default_cwd, homedir()), profile: ctx.home, id }, endGroup);
     this.sandbox = sandbox instanceof Sandbox ? sandbox : undefined;
     this.unsandboxed = sandbox instanceof Sandbox ? undefined : sandbox.unsandboxed;
     this.files = this.sandbox ? new SandboxFiles(this.sandbox, (argv) => this.spawnAgent(argv, { cwd: '/', env: this.childEnv(undefined), stdin: 'pipe' })) : undefined;
@@ -120,7 +90,7 @@ class LocalEnvironment implements Environment {
     // left something running is the shell's own answer (asking the host would cost a /proc scan per call). What
     // calls left running ends with the sandbox, at cleanup.
     this.warm = localShell() === '/bin/bash' && !process.env.SWITCHBOARD_NO_WARM_SHELLS
-      ? this.sandbox ? new WarmShellPool({ start: () => this.startWarm() }, async () => undefined) : new WarmShellPool({ start: () => this.startWarm() }, (g) => killProcessGroup(g, 500), groupAlive)
+      ? this.sandbox ? new WarmShellPool({ start: () => this.startWarm() }, async () => undefined) : new WarmShellPool({ start: () => this.startWarm() }, (g) => endGroup(g), groupAlive)
       : undefined;
     this.envFile = this.sandbox ? this.sandbox.envFile : join(ctx.home, 'state', 'env', `${id}.sh`);
   }
@@ -161,8 +131,8 @@ class LocalEnvironment implements Environment {
   }
 
   /** End a child and all it started: through its sandbox, or by its host process group. */
-  private end(child: ChildProcess, graceMs = 1500): Promise<void> {
-    return this.sandbox && this.sandboxed.has(child) ? this.sandbox.killAll(child, graceMs) : killGroup(child, graceMs);
+  private end(child: ChildProcess): Promise<void> {
+    return this.sandbox && this.sandboxed.has(child) ? this.sandbox.killAll(child, END_GRACE_MS) : endChildGroup(child);
   }
 
   private startWarm(): WarmProcess {
@@ -184,8 +154,8 @@ class LocalEnvironment implements Environment {
       },
     };
     const sandbox = this.sandbox;
-    if (sandbox) return { ...io, killGroup: (pgid) => sandbox.killReportedGroup(child, pgid, 1500), prelude: SANDBOX_SHELL_EXIT + warmPrelude() };
-    return { ...io, killGroup: (pgid) => killProcessGroup(pgid), groupAlive };
+    if (sandbox) return { ...io, killGroup: (pgid) => sandbox.killReportedGroup(child, pgid, END_GRACE_MS), prelude: SANDBOX_SHELL_EXIT + warmPrelude() };
+    return { ...io, killGroup: (pgid) => endGroup(pgid), groupAlive };
   }
 
   async exec(command: string, opts: ExecOptions): Promise<ExecResult> {
@@ -241,8 +211,10 @@ class LocalEnvironment implements Environment {
           if (child.signalCode) return { code: 128 + signalNumber(child.signalCode) };
           return { code: forced ? 137 : 1 };
         },
-        // Kill the group; if something that left the group still holds our pipes, answer anyway a moment later.
+        // End the group; if something that left the group still holds our pipes, answer anyway a moment later.
         stop: () => void this.end(child).then(() => setTimeout(forceEnd, 1000).unref()),
+        // The gentle signals are sent when stop returns; a local kill cannot fail in a way the call must say.
+        stopReached: async () => undefined,
         detach: () => undefined,
       };
     });
@@ -310,7 +282,7 @@ class LocalEnvironment implements Environment {
   }
 
   async cleanup(reason: 'idle' | 'removed' | 'shutdown'): Promise<void> {
-    await Promise.all([...this.children].map((c) => this.end(c, 500)).concat(this.warm ? [this.warm.close()] : []));
+    await Promise.all([...this.children].map((c) => this.end(c)).concat(this.warm ? [this.warm.close()] : []));
     if (reason === 'removed') this.sandbox?.removeState();
   }
 }

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
 import type { ShellChannel } from '../provider.js';
+import { endGroup } from '../../processes/endGently.js';
 
 /** node-pty (a native addon) loads with the first pane: a Core nobody opened a terminal in does not hold it. */
 let nodePty: typeof import('node-pty') | undefined;
@@ -24,13 +25,6 @@ function readBytes(pty: unknown): boolean {
   state.encoding = null;
   return true;
 }
-
-/**
- * Closing sends the shell SIGHUP, as a terminal's hangup would; a shell that ignores it (`trap '' HUP`, nohup) gets
- * SIGKILL this long after. Without it the shell lived on after its pane was gone, holding the pty. (node-pty reports an
- * exit within 200 ms of it, so a pid not reported gone by then is still the shell's.)
- */
-const KILL_GRACE_MS = 2000;
 
 /** What a pty read may bring at most: node's own read size. */
 const READ_BYTES = 64 * 1024;
@@ -121,17 +115,10 @@ export function openPty(opts: { cwd: string; cols: number; rows: number; env: No
     },
     pause: () => pty.pause(),
     resume: () => pty.resume(),
+    // Closing ends the shell's group gently, as a terminal's hangup would (HUP, then TERM); a shell that ignores both
+    // (`trap '' HUP`, nohup) is killed after the grace. Without it the shell lived on after its pane, holding the pty.
     kill: () => {
-      if (exited) return;
-      pty.kill();
-      setTimeout(() => {
-        if (exited) return;
-        try {
-          process.kill(pty.pid, 'SIGKILL');
-        } catch {
-          // Gone in the meantime.
-        }
-      }, KILL_GRACE_MS).unref();
+      if (!exited) void endGroup(pty.pid);
     },
   };
 }

@@ -23,7 +23,20 @@ export interface ShellRun {
    * child's) is no longer the call's.
    */
   detach(): void;
+  /**
+   * Once `stop` was called: resolves when the stop has reached the command (its gentle signals are sent), rejects
+   * when it cannot (an engine that did not take the kill, which the call must say). A stopped call is then answered
+   * STOP_ANSWER_MS later at the latest, while the command's ending (the grace before its SIGKILL,
+   * processes/endGently.ts) goes on. Without it the call waits for `ended`.
+   */
+  stopReached?(): Promise<void>;
 }
+
+/**
+ * How long a stopped call waits for its command to end before it is answered anyway: a command that dies at its
+ * SIGHUP is gone by then (its output complete), one that traps it is still given its grace, but not the caller's time.
+ */
+export const STOP_ANSWER_MS = 300;
 
 export interface ExecWrappedOptions extends ExecOptions {
   /** The file that keeps the identity's exported variables (see wrapCommand). */
@@ -95,10 +108,16 @@ export async function execWrapped(
   // moment after its start could come after a fast command did its work.
   if (opts.signal?.aborted) throw new SwitchboardError('cancelled', 'the call was cancelled by its caller before its command started; nothing ran');
   const run = await start(script, sink);
-  const guard = stopOnTimeoutOrAbort(opts.timeoutMs, opts.signal, () => run.stop());
+  let answerStopped: (reached: Promise<void>) => void = () => undefined;
+  const stopAnswered = new Promise<void>((resolve) => (answerStopped = resolve));
+  const guard = stopOnTimeoutOrAbort(opts.timeoutMs, opts.signal, () => {
+    run.stop();
+    const reached = run.stopReached?.();
+    if (reached) answerStopped(reached.then(() => new Promise<void>((resolve) => setTimeout(resolve, STOP_ANSWER_MS).unref())));
+  });
   try {
     // A backend's `ended` rejects only for a failure worth more than a timeout note (a lost link, a frozen engine).
-    await Promise.race([run.ended, shellDone.then(() => run.exited())]);
+    await Promise.race([run.ended, shellDone.then(() => run.exited()), stopAnswered]);
   } finally {
     guard.dispose();
     run.detach();

@@ -16,7 +16,7 @@ export interface WarmProcess {
   onStderr(listener: (text: string) => void): void;
   /** The shell exited (or could not be started). */
   onExit(listener: () => void): void;
-  /** End a call's process group: TERM, then KILL after a grace period. */
+  /** End a call's process group gently: HUP and TERM, then KILL after a grace period (processes/endGently.ts). */
   killGroup(pgid: number): Promise<void>;
   /**
    * Whether any process of the group lives on. Without it (a remote shell, where asking costs a round trip) the
@@ -263,9 +263,14 @@ export class WarmShell {
       stop: () => {
         if (answered) return;
         stopAsked = true;
+        // The call may be answered before its group is gone (stopReached): the next call waits a moment for
+        // this shell, as for one finishing an answered call, rather than start another.
+        if (this.current === listener) this.finishing = new Promise<void>((resolve) => (settle = resolve));
         if (pgid !== undefined) void this.stopGroup(pgid);
         else this.stopUnstarted(listener);
       },
+      // The gentle signals are sent (or on their way over the link) once stop returns.
+      stopReached: async () => undefined,
       detach: () => {
         detached = true;
       },

@@ -3,7 +3,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { enterDir, exportLines, groupCommand, killGroupCommand, loginShellCommand, sourceStaged, takeGroupLine } from './remoteCommand.js';
+import { endGroupScript } from '../../processes/endGently.js';
+import { enterDir, exportLines, groupCommand, loginShellCommand, sourceStaged, takeGroupLine } from './remoteCommand.js';
 
 const M = '__SB_PGID_abc__';
 
@@ -63,19 +64,19 @@ describe('shell text (run locally with dash and bash)', () => {
     expect(sourceStaged(undefined)).toBe('');
   });
 
-  it('killGroupCommand ends the whole group, children included', async () => {
+  it('endGroupScript ends the whole group, children included', async () => {
     const child = spawn('/bin/bash', ['-c', groupCommand('sleep 300 & sleep 301 & wait', { marker: M })], { stdio: ['ignore', 'pipe', 'pipe'] });
     const first = await new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(d.toString())));
     const pgid = takeGroupLine(first, M)?.pgid as number;
     expect(pgid).toBeGreaterThan(1);
     const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
-    expect(sh(killGroupCommand(pgid)).status).toBe(0);
+    expect(sh(endGroupScript(pgid)).status).toBe(0);
     await exited;
     // Only zombies (state Z) may remain: this container's init does not reap orphans.
     const live = spawnSync('ps', ['-o', 'stat=', '-g', String(pgid)], { encoding: 'utf8' }).stdout.split('\n').filter((s) => s.trim() && !s.startsWith('Z'));
     expect(live).toEqual([]);
     // And killing a group that is gone is not an error.
-    expect(sh(killGroupCommand(pgid)).status).toBe(0);
+    expect(sh(endGroupScript(pgid)).status).toBe(0);
   });
 
   it('loginShellCommand enters the directory and execs the login shell with -l', () => {

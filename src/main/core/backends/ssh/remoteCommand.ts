@@ -69,16 +69,6 @@ export function takeGroupLine(buffered: string, marker: string): { pgid: number 
   return { pgid: Number.isInteger(pgid) && pgid > 1 ? pgid : undefined, rest: buffered.slice(nl + 1) };
 }
 
-/** TERM the group, wait up to about a second for it to go, then KILL what is left. (`kill -SIG -PGID`: dash rejects `--`.) */
-export function killGroupCommand(pgid: number): string {
-  const g = String(Math.trunc(pgid));
-  return (
-    `kill -TERM -${g} 2>/dev/null || exit 0; ` +
-    `i=0; while [ $i -lt 10 ] && kill -0 -${g} 2>/dev/null; do sleep 0.1; i=$((i+1)); done; ` +
-    `kill -KILL -${g} 2>/dev/null; exit 0`
-  );
-}
-
 /**
  * The exec-channel command for a warm shell (warmShell.ts): the identity's variables, then `bash -s` reading calls
  * on the channel. sshd made it a session leader, so each call's `set -m` job is a process group of its own.

@@ -17,9 +17,10 @@ import { commandEnv, envRules } from '../shell/commandEnv.js';
 import { SecretExports } from '../shell/secretExports.js';
 import { connectionPool, type SshLease } from './connectionPool.js';
 import type { ExecChannel, LiveConnection } from './liveConnection.js';
-import { exportLines, groupCommand, killGroupCommand, loginShellCommand, takeGroupLine, warmShellCheck, warmShellCommand } from './remoteCommand.js';
+import { exportLines, groupCommand, loginShellCommand, takeGroupLine, warmShellCheck, warmShellCommand } from './remoteCommand.js';
 import { SshWarmShells, WarmShellNotStarted } from './sshWarmShells.js';
 import { SshFiles } from './sshFiles.js';
+import { endGroupScript, tracked } from '../../processes/endGently.js';
 import { debugLine } from '../shell/warmShell.js';
 import { loadSshConfig } from './sshConfig.js';
 import { resolveRoute, type SshHop } from './sshRoute.js';
@@ -233,6 +234,8 @@ class SshEnvironment implements Environment {
           offLost();
           if (!headDone && head) sink(head);
         },
+        // A connection lost after the stop ends the call as stopped (above): it cannot fail after the stop.
+        stopReached: async () => undefined,
       };
     });
   }
@@ -330,10 +333,10 @@ class SshEnvironment implements Environment {
   }
 }
 
-/** Signal a remote process group over a second channel of the same connection. */
-async function killGroup(live: LiveConnection, pgid: number): Promise<void> {
-  if (!live.isAlive) return;
-  await live.run(killGroupCommand(pgid), { timeoutMs: 10_000 }).catch(() => undefined);
+/** End a remote process group gently (endGently.ts) over a second channel of the same connection. Tracked. */
+function killGroup(live: LiveConnection, pgid: number): Promise<void> {
+  if (!live.isAlive) return Promise.resolve();
+  return tracked(live.run(endGroupScript(pgid), { timeoutMs: 10_000 }).then(() => undefined, () => undefined));
 }
 
 /** A long-lived channel (pane or background process): buffered data until someone listens, one exit. */

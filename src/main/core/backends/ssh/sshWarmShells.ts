@@ -19,7 +19,7 @@ export interface SshWarmDeps {
   open(live: LiveConnection, env: Record<string, string> | undefined): Promise<ExecChannel>;
   /** Whether bash (4.4+) is there, asked once per connection. */
   hasBash(live: LiveConnection): Promise<boolean>;
-  /** End a remote process group (TERM, then KILL). */
+  /** End a remote process group gently (HUP and TERM, then KILL after the grace). */
   killGroup(live: LiveConnection, pgid: number): Promise<void>;
   /** The person's env_passthrough names now: a change retires the shells started with the old ones. */
   passthrough(): string;
@@ -111,6 +111,8 @@ export class SshWarmShells {
             run.stop();
           },
           detach: () => run.detach(),
+          // A lost connection ends a stopped call as stopped (above): it cannot fail after the stop.
+          stopReached: () => run.stopReached?.() ?? Promise.resolve(),
         };
       },
     };

@@ -1,0 +1,93 @@
+// Ending what Switchboard started, the one way every path ends a shell (a timeout, a cancel, a retired warm shell, a
+// closed pane, cleanup, the Core's stop): SIGHUP and SIGTERM first, so traps run and rc files let go of their locks,
+// SIGKILL only after a grace. A shell SIGKILLed inside root's `pyenv rehash` left its lock behind, and every later
+// login shell waited 60 s for it. Ends still under way are tracked, so that a caller may be answered before the grace
+// is over while the Core's stop still waits for them (endsSettled).
+import { groupAlive } from './processAlive.js';
+
+/** How long a shell has, after the gentle signals, before it is killed. */
+export const END_GRACE_MS = 2000;
+
+/** The gentle signals, in the order they are sent: a hangup (as a closed terminal sends), then a plain TERM. */
+export const GENTLE_SIGNALS = ['SIGHUP', 'SIGTERM'] as const satisfies readonly NodeJS.Signals[];
+
+/** The same signals by their shell names (`kill -HUP`), for scripts that end processes on a host or in a container. */
+export type GentleSignalName = 'HUP' | 'TERM';
+export const GENTLE_SIGNAL_NAMES: readonly GentleSignalName[] = ['HUP', 'TERM'];
+
+/** How often an ending group is looked at. */
+const POLL_MS = 50;
+/** A group still there this long after its SIGKILL cannot be killed (uninterruptible sleep): stop waiting for it. */
+const UNKILLABLE_MS = 1000;
+
+const underway = new Set<Promise<void>>();
+
+/** Track an end under way until it settles: the Core's stop waits for every one (endsSettled). */
+export function tracked(end: Promise<void>): Promise<void> {
+  const settled = end.catch(() => undefined);
+  underway.add(settled);
+  void settled.then(() => underway.delete(settled));
+  return end;
+}
+
+/** Resolves once every end under way (and any started meanwhile) has settled. */
+export async function endsSettled(): Promise<void> {
+  while (underway.size > 0) await Promise.all([...underway]);
+}
+
+/** Send `sig` to `pid` (a negative pid: a group); false when there is nothing to signal (gone, or not ours). */
+export function sendSignal(pid: number, sig: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, sig);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * End a host process group: the gentle signals, then SIGKILL once the grace is over. Works after the group's leader
+ * has exited too (`cmd &` leaves its children in the group). Resolves once the group is gone, or a moment after its
+ * SIGKILL when something in it cannot be killed. Tracked (see endsSettled).
+ */
+export function endGroup(pgid: number, graceMs = END_GRACE_MS): Promise<void> {
+  if (!groupAlive(pgid)) return Promise.resolve();
+  if (!GENTLE_SIGNALS.map((sig) => sendSignal(-pgid, sig)).some(Boolean)) return Promise.resolve();
+  return tracked(untilGone(() => groupAlive(pgid), () => sendSignal(-pgid, 'SIGKILL'), graceMs));
+}
+
+/**
+ * Wait while `alive()`: after `graceMs`, `kill()` once; a moment after that, stop waiting. The shared tail of every
+ * local end (a host group, a sandbox's processes).
+ */
+export function untilGone(alive: () => boolean, kill: () => void, graceMs = END_GRACE_MS): Promise<void> {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    let killed = false;
+    const tick = setInterval(() => {
+      const waited = Date.now() - started;
+      if (!alive() || waited >= graceMs + UNKILLABLE_MS) {
+        clearInterval(tick);
+        resolve();
+      } else if (!killed && waited >= graceMs) {
+        killed = true;
+        kill();
+      }
+    }, POLL_MS);
+  });
+}
+
+/**
+ * POSIX sh that ends the process group `pgid` the same way where the Core cannot signal it itself (an SSH host):
+ * the gentle signals, a wait of up to the grace while any of the group lives, then KILL. (`kill -SIG -PGID`: dash
+ * rejects `--`.)
+ */
+export function endGroupScript(pgid: number, graceMs = END_GRACE_MS): string {
+  const g = String(Math.trunc(pgid));
+  const tenths = Math.ceil(graceMs / 100);
+  return (
+    `kill -0 -${g} 2>/dev/null || exit 0; ${GENTLE_SIGNAL_NAMES.map((s) => `kill -${s} -${g} 2>/dev/null`).join('; ')}; ` +
+    `i=0; while [ $i -lt ${tenths} ] && kill -0 -${g} 2>/dev/null; do sleep 0.1; i=$((i+1)); done; ` +
+    `kill -KILL -${g} 2>/dev/null; exit 0`
+  );
+}
