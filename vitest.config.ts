@@ -10,5 +10,7 @@ export default defineConfig({
     pool: 'forks',
     fileParallelism: true,
     maxWorkers: 2,
+    // A HOME of the test process's own: no test reads the machine's rc files or leftovers in its home.
+    setupFiles: ['scripts/testHome.ts'],
   },
 });
