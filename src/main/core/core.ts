@@ -26,6 +26,7 @@ import { ApprovalBroker } from './approvals/approvalBroker.js';
 import { ApprovalRules } from './approvals/approvalRules.js';
 import { specFingerprint } from './registry/specFingerprint.js';
 import { CommandApprovals } from './approvals/commandApprovals.js';
+import { execProbe, hostPathsProbe } from './approvals/targetProbe.js';
 import { ActivityLog } from './activity/activityLog.js';
 import { EventBus, type EventListener } from './events/eventBus.js';
 import { detachedConnection, composeHandlers, type CallContext, type Handlers } from './handlers.js';
@@ -235,6 +236,19 @@ export class Core {
       audit: this.audit,
       settings: () => this.config.config.approvals,
       sandbox: (s) => this.allProviders().find((p) => p.backend === s.spec.backend)?.sandboxFor?.(s.spec),
+      // Looks on the target itself (in its sandbox, for a sandboxed local target) for links, run files and git.
+      probe: (s) => {
+        const exec = execProbe(() => this.sessions.environment(s));
+        return this.allProviders().find((p) => p.backend === s.spec.backend)?.sandboxFor?.(s.spec)?.state === 'unsandboxed' ? hostPathsProbe(exec) : exec;
+      },
+      processInfo: (id) => {
+        try {
+          const p = this.processes.info(id);
+          return { command: p.command, cwd: p.cwd };
+        } catch {
+          return undefined; // unknown: the process tool says so
+        }
+      },
       current: (name) => {
         this.targets.refresh();
         try {

@@ -4,6 +4,8 @@ import { parseOptions } from '../options.js';
 import type { Rule, RuleKit } from '../ruleKit.js';
 import { isKnown, shown, type Arg, type CommandContext, type Produces } from '../scanTypes.js';
 import { codeFindings } from '../codeRules.js';
+import { commandName } from '../ruleKit.js';
+import { scriptOperand } from '../runFiles.js';
 import { profileFinding, resolveLiteralPath, resolvePath, sensitiveWrite } from '../paths.js';
 
 /** Programs whose output is meant for `eval` (`eval "$(ssh-agent -s)"`); evaluating them is everyday setup. */
@@ -63,6 +65,7 @@ function runsScript(kit: RuleKit, c: CommandContext, script: Arg, label: string)
   const path = kit.path(c, script);
   const written = c.scope.state.written.get(path);
   if (written !== undefined) kit.payload(c, written, script);
+  else kit.runsFile(c, script, label === 'at -f' || shells.test(commandName(label)) || label === '.' || label === 'source' ? 'shell' : 'auto', label);
   if (c.scope.state.downloaded.has(path)) kit.emit(c, 'dangerous', 'remote.run-downloaded', `runs a file it just downloaded (${label} ${shown(script)})`, script);
   else if (c.scope.state.madeExecutable.has(path)) kit.emit(c, 'dangerous', 'chmod.then-run', `runs a file right after making it executable (chmod +x, then ${label} ${shown(script)})`, script);
 }
@@ -115,6 +118,9 @@ const interpreter = (lang: 'python' | 'perl' | 'ruby' | 'node' | 'php'): Rule =>
     return;
   }
   if (reads) stdinVerdict(kit, c, lang, c.stdin?.text !== undefined ? undefined : c.stdin, argv[0]!, false);
+  if (lang === 'php') return;
+  const file = scriptOperand(lang, argv);
+  if (file) kit.runsFile(c, file, lang, `${argv[0]!.value} ${shown(file)}`);
 };
 
 /** Commands that fetch from the network: what they print is "downloaded"; files they write are remembered. */

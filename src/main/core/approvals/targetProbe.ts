@@ -1,0 +1,167 @@
+// Looks on the target for what a judgement needs (probeFacts): where paths lead, what the files a command runs hold,
+// and the git config and hooks it runs. One round trip: a short POSIX script run through the target's own exec, so
+// on a sandboxed local target it sees what the command will see from inside the sandbox.
+import { randomBytes } from 'node:crypto';
+import { realpathSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { Environment } from '../backends/provider.js';
+import { MAX_PROBED_FILE_BYTES, type FileFact, type GitFact, type ProbeFacts, type ProbeNeeds } from './policy/probeFacts.js';
+
+/** Reads what the policy asks about, on one target. */
+export interface TargetProbe {
+  lookup(needs: ProbeNeeds, signal?: AbortSignal): Promise<ProbeFacts>;
+}
+
+/** At most this many files (scripts and hooks) are read in one look; more ask. */
+const MAX_FILES = 16;
+/** How long a look may take before the call fails with the reason. */
+export const PROBE_TIMEOUT_MS = 20_000;
+
+function quote(s: string): string {
+  return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The shell function that prints one file's fact after a marker line: missing, special, too large, or its text. */
+const readFileFn = (mark: string): string => `sbf() {
+  if [ ! -e "$1" ]; then echo missing
+  elif [ -d "$1" ]; then echo directory
+  elif [ ! -f "$1" ]; then echo special
+  elif [ ! -r "$1" ]; then echo unreadable
+  else s=$(wc -c < "$1" 2>/dev/null | tr -d ' \\n'); s=\${s:-0}
+    if [ "$s" -gt ${MAX_PROBED_FILE_BYTES} ]; then echo "large $s"; else echo text; cat -- "$1" 2>/dev/null; printf '\\n%s .\\n' ${mark}; fi
+  fi
+}`;
+
+/**
+ * The script: for each path its `realpath -m` (GNU; readlink -f elsewhere), for each file its fact, for each git
+ * directory the effective config (`git config -l -z`) and the executable hooks of `git rev-parse --git-path hooks`
+ * (which honours core.hooksPath). Run in a subshell with a fixed PATH: it changes nothing of the session's.
+ */
+export function probeScript(needs: ProbeNeeds, mark: string): { script: string; paths: string[]; files: string[]; dirs: string[] } {
+  const ok = (p: string): boolean => !/[\n\0]/.test(p);
+  const paths = [...needs.paths].filter(ok);
+  const files = [...needs.files].filter(ok).slice(0, MAX_FILES);
+  const dirs = [...needs.git].filter(ok).slice(0, 4);
+  const lines = [
+    '(',
+    'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin; LC_ALL=C; export LC_ALL',
+    `sbr() { realpath -m -- "$1" 2>/dev/null || readlink -f -- "$1" 2>/dev/null || printf '%s\\n' "$1"; }`,
+    readFileFn(mark),
+    ...paths.map((p, i) => `printf '%s R ${i}\\n' ${mark}; sbr ${quote(p)}`),
+    ...files.map((p, i) => `printf '%s F ${i} ' ${mark}; sbf ${quote(p)}`),
+    ...dirs.map((d, i) => [
+      `printf '%s G ${i}\\n' ${mark}`,
+      `if ! command -v git >/dev/null 2>&1; then echo nogit; elif cd -- ${quote(d)} 2>/dev/null; then`,
+      `  h=$(git rev-parse --git-path hooks 2>/dev/null); case $h in ''|/*) ;; *) h="$PWD/$h";; esac; echo "hooks $h"`,
+      `  printf '%s C\\n' ${mark}; git config -l -z 2>/dev/null; printf '\\n'`,
+      `  if [ -n "$h" ]; then n=0; for x in "$h"/*; do case $x in *.sample) continue;; esac; [ -f "$x" ] && [ -x "$x" ] || continue`,
+      `    n=$((n+1)); [ $n -gt ${MAX_FILES} ] && break; printf '%s H %s ' ${mark} "\${x##*/}"; sbf "$x"; done; fi`,
+      `else echo nodir; fi`,
+    ].join('\n')),
+    `printf '%s E\\n' ${mark}`,
+    ')',
+  ];
+  return { script: lines.join('\n'), paths, files, dirs };
+}
+
+/** Reads the script's output back into facts; whatever it did not answer stays unanswered. */
+export function parseProbe(output: string, mark: string, asked: { paths: string[]; files: string[]; dirs: string[] }): ProbeFacts {
+  const real = new Map<string, string>();
+  const files = new Map<string, FileFact>();
+  const git = new Map<string, GitFact>();
+  const end = output.indexOf(`${mark} E\n`);
+  const body = end >= 0 ? output.slice(0, end) : output;
+  // Sections start at a marker line; a file's text ends at the marker that follows it (`<mark> .`).
+  const sections = body.split(`${mark} `).slice(1);
+  let gitAt: { dir: string; config: [string, string][]; hooksDir: string; hooks: Map<string, FileFact> } | undefined;
+  const fileFact = (rest: string): FileFact => {
+    const nl = rest.indexOf('\n');
+    const head = nl >= 0 ? rest.slice(0, nl) : rest;
+    if (head === 'missing') return { kind: 'missing' };
+    if (head === 'text') return { kind: 'text', text: rest.slice(nl + 1).replace(/\n$/, '') };
+    if (head.startsWith('large ')) return { kind: 'too_large', size: Number(head.slice(6)) };
+    if (head === 'directory') return { kind: 'unreadable', problem: 'it is a directory' };
+    if (head === 'special') return { kind: 'unreadable', problem: 'it is not a regular file' };
+    return { kind: 'unreadable', problem: 'permission denied' };
+  };
+  const closeGit = (): void => {
+    if (gitAt) git.set(gitAt.dir, { kind: 'repo', config: gitAt.config, hooksDir: gitAt.hooksDir, hooks: gitAt.hooks });
+    gitAt = undefined;
+  };
+  for (const section of sections) {
+    const m = /^(R|F|G|C|H|\.)(?: (\S+))?[ \n]?/.exec(section);
+    if (!m) continue;
+    const rest = section.slice(m[0].length);
+    const kind = m[1];
+    if (kind === '.') continue;
+    if (kind === 'R') {
+      const p = asked.paths[Number(m[2])];
+      const line = rest.split('\n')[0]!;
+      if (p !== undefined && line.startsWith('/')) real.set(p, line);
+    } else if (kind === 'F') {
+      const p = asked.files[Number(m[2])];
+      if (p !== undefined) files.set(p, fileFact(rest));
+    } else if (kind === 'G') {
+      closeGit();
+      const dir = asked.dirs[Number(m[2])];
+      if (dir === undefined) continue;
+      const first = rest.split('\n')[0]!;
+      if (first === 'nogit') git.set(dir, { kind: 'no_git' });
+      else if (first === 'nodir') git.set(dir, { kind: 'no_git' });
+      else gitAt = { dir, config: [], hooksDir: first.replace(/^hooks ?/, ''), hooks: new Map() };
+    } else if (kind === 'C' && gitAt) {
+      for (const entry of rest.replace(/^\n/, '').split('\0')) {
+        const nl = entry.indexOf('\n');
+        if (entry.trim() === '') continue;
+        gitAt.config.push(nl >= 0 ? [entry.slice(0, nl), entry.slice(nl + 1)] : [entry, '']);
+      }
+    } else if (kind === 'H' && gitAt) gitAt.hooks.set(m[2]!, fileFact(rest));
+  }
+  closeGit();
+  return { real, files, git };
+}
+
+/** A probe that runs its script through the target's exec (SSH, Docker, a plugin, a sandboxed local target). */
+export function execProbe(env: () => Environment): TargetProbe {
+  return {
+    async lookup(needs, signal) {
+      const mark = `__sb_probe_${randomBytes(8).toString('hex')}__`;
+      const { script, ...asked } = probeScript(needs, mark);
+      const result = await env().exec(script, {
+        cwd: '/',
+        timeoutMs: PROBE_TIMEOUT_MS,
+        maxOutputChars: (asked.files.length + asked.dirs.length * MAX_FILES + 1) * (MAX_PROBED_FILE_BYTES + 4096),
+        ...(signal ? { signal } : {}),
+      });
+      return parseProbe(result.output, mark, asked);
+    },
+  };
+}
+
+/** Where a path on this machine leads once symlinks are followed: its nearest existing ancestor's real path, then the rest. */
+export function realPathOf(path: string): string {
+  const rest: string[] = [];
+  for (let p = path; ; p = dirname(p)) {
+    try {
+      return join(realpathSync(p), ...rest.reverse());
+    } catch {
+      if (p === dirname(p)) return path;
+      rest.push(basename(p));
+    }
+  }
+}
+
+/**
+ * For a target whose commands run unsandboxed on this machine: paths are resolved here (no process started, so a
+ * write_file costs no round trip); files and git still go through the target's exec.
+ */
+export function hostPathsProbe(inner: TargetProbe): TargetProbe {
+  return {
+    async lookup(needs, signal) {
+      const real = new Map([...needs.paths].map((p) => [p, realPathOf(p)]));
+      if (needs.files.size === 0 && needs.git.size === 0) return { real, files: new Map(), git: new Map() };
+      const rest = await inner.lookup({ paths: new Set(), files: needs.files, git: needs.git }, signal);
+      return { real, files: rest.files, git: rest.git };
+    },
+  };
+}
