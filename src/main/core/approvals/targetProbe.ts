@@ -2,8 +2,8 @@
 // and the git config and hooks it runs. One round trip: a short POSIX script run through the target's own exec, so
 // on a sandboxed local target it sees what the command will see from inside the sandbox.
 import { randomBytes } from 'node:crypto';
-import { realpathSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { readlinkSync, realpathSync } from 'node:fs';
+import { basename, dirname, join, posix, resolve } from 'node:path';
 import type { Environment } from '../backends/provider.js';
 import { MAX_PROBED_FILE_BYTES, type FileFact, type GitFact, type ProbeFacts, type ProbeNeeds } from './policy/probeFacts.js';
 
@@ -20,6 +20,22 @@ export const PROBE_TIMEOUT_MS = 20_000;
 function quote(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
 }
+
+/**
+ * `realpath -m` where there is one (GNU); elsewhere (busybox) the same by hand: follow links from the left, and
+ * append what does not exist yet as written.
+ */
+const realPathFn = `sbr() {
+  realpath -m -- "$1" 2>/dev/null && return
+  p=$1; r=; n=0
+  while [ $n -lt 64 ]; do n=$((n+1))
+    if [ -L "$p" ]; then t=$(readlink -- "$p"); case $t in /*) p=$t;; *) p=$(dirname -- "$p")/$t;; esac
+    elif [ -e "$p" ]; then p=$(readlink -f -- "$p" 2>/dev/null || printf '%s' "$p"); break
+    elif [ "$p" = / ] || [ -z "$p" ]; then break
+    else r=/$(basename -- "$p")$r; p=$(dirname -- "$p"); fi
+  done
+  o="\${p%/}$r"; printf '%s\\n' "\${o:-/}"
+}`;
 
 /** The shell function that prints one file's fact after a marker line: missing, special, too large, or its text. */
 const readFileFn = (mark: string): string => `sbf() {
@@ -45,7 +61,7 @@ export function probeScript(needs: ProbeNeeds, mark: string): { script: string; 
   const lines = [
     '(',
     'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin; LC_ALL=C; export LC_ALL',
-    `sbr() { realpath -m -- "$1" 2>/dev/null || readlink -f -- "$1" 2>/dev/null || printf '%s\\n' "$1"; }`,
+    realPathFn,
     readFileFn(mark),
     ...paths.map((p, i) => `printf '%s R ${i}\\n' ${mark}; sbr ${quote(p)}`),
     ...files.map((p, i) => `printf '%s F ${i} ' ${mark}; sbf ${quote(p)}`),
@@ -97,7 +113,7 @@ export function parseProbe(output: string, mark: string, asked: { paths: string[
     if (kind === 'R') {
       const p = asked.paths[Number(m[2])];
       const line = rest.split('\n')[0]!;
-      if (p !== undefined && line.startsWith('/')) real.set(p, line);
+      if (p !== undefined && line.startsWith('/')) real.set(p, posix.normalize(line).replace(/(.)\/$/, '$1'));
     } else if (kind === 'F') {
       const p = asked.files[Number(m[2])];
       if (p !== undefined) files.set(p, fileFact(rest));
@@ -138,17 +154,34 @@ export function execProbe(env: () => Environment): TargetProbe {
   };
 }
 
-/** Where a path on this machine leads once symlinks are followed: its nearest existing ancestor's real path, then the rest. */
+/**
+ * Where a path on this machine leads once symlinks are followed, as `realpath -m` says: a link whose target does not
+ * exist yet (`ak` → ~/.ssh/authorized_keys) is followed too, and what does not exist is kept as written.
+ */
 export function realPathOf(path: string): string {
+  let p = path;
   const rest: string[] = [];
-  for (let p = path; ; p = dirname(p)) {
+  for (let hops = 0; hops < 64; hops++) {
     try {
-      return join(realpathSync(p), ...rest.reverse());
+      return join(realpathSync(p), ...rest);
     } catch {
-      if (p === dirname(p)) return path;
-      rest.push(basename(p));
+      // Not there (or a dangling link): look at this name itself, then its parent.
     }
+    let link: string | undefined;
+    try {
+      link = readlinkSync(p);
+    } catch {
+      link = undefined;
+    }
+    if (link !== undefined) {
+      p = resolve(dirname(p), link);
+      continue;
+    }
+    if (p === dirname(p)) return join(p, ...rest);
+    rest.unshift(basename(p));
+    p = dirname(p);
   }
+  return path;
 }
 
 /**
