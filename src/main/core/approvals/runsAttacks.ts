@@ -13,7 +13,7 @@ export interface AttackEnv {
   /** The target the calls run on. */
   target: string;
   /** What the target has: git and python3 (a busybox container has neither), and whether `rm -rf usr` may be tried. */
-  has: { git: boolean; python: boolean; rootLink: boolean };
+  has: { git: boolean; python: boolean; make?: boolean; rootLink: boolean };
   close(): Promise<void>;
 }
 
@@ -104,6 +104,13 @@ export function describeRunAttacksOn(label: string, make: () => Promise<AttackEn
       expect(err?.message).toMatch(/changed after the approval/);
     });
 
+    test('make runs its Makefile: the recipes are judged', async () => {
+      if (!env!.has.make) return;
+      await call('write_file', { path: `${R}/mk/Makefile`, content: `all:\n\t@echo built\nclean:\n\t$(RM) -r ../canary\n` });
+      expect(await sh(`make -s -C ${R}/mk`)).toBe('built\n');
+      expect((await denied('terminal', { command: `make -C ${R}/mk clean` })).message).toMatch(/recursive delete .*Makefile/);
+    });
+
     test('a python script written then run asks', async () => {
       if (!env!.has.python) return;
       await call('write_file', { path: `${R}/x.py`, content: `import shutil\nshutil.rmtree(${JSON.stringify(`${R}/canary`)})\n` });
@@ -126,6 +133,8 @@ export function describeRunAttacksOn(label: string, make: () => Promise<AttackEn
       await sh(`mkdir -p ${R}/h/.ssh && ln -s h/.ssh/authorized_keys ${R}/ak`);
       expect((await denied('write_file', { path: `${R}/ak`, content: 'ssh-ed25519 AAAA attacker\n' })).message).toMatch(/\.ssh\/authorized_keys.*through the link/);
       expect((await denied('terminal', { command: `echo attacker >> ${R}/ak` })).message).toMatch(/\.ssh\/authorized_keys/);
+      expect((await denied('patch', { path: `${R}/ak`, old_string: 'a', new_string: 'b' })).message).toMatch(/\.ssh\/authorized_keys/);
+      expect((await denied('terminal', { command: `cp /etc/hostname ${R}/ak` })).message).toMatch(/\.ssh\/authorized_keys/);
       expect(await sh(`test -e ${R}/h/.ssh/authorized_keys && echo written || echo absent`)).toBe('absent\n');
     });
 

@@ -116,6 +116,8 @@ describe('files a command runs, by their content', () => {
     const missing = { kind: 'missing' } as const;
     const f = (content: string): ProbeFacts => facts({ files: { [`${cwd}/GNUmakefile`]: missing, [`${cwd}/makefile`]: missing, [mk]: text(content) } });
     expect(judge('make', f('all:\n\t$(CC) -o app main.c\n\t@echo done\n')).verdict).toBe('safe');
+    expect(judge('make', f('all:\n\t@echo done\nclean:\n\trm -rf /home/agent\n')).verdict).toBe('safe');
+    expect(judge('make clean RM="rm -rf /home/agent"', f('clean:\n\t$(RM) build\n')).verdict).toBe('hardline');
     expect(reasons(judge('make clean', f('clean:\n\t$(RM) -r /home/agent\n')))).toContain('recursive delete');
     expect(reasons(judge('make -f other.mk', facts({ files: { [`${cwd}/other.mk`]: text('x:\n\trm -rf build\n') } })))).toContain('recursive delete');
     // No Makefile: make fails, nothing runs, nothing to ask.
@@ -191,5 +193,16 @@ describe('runFiles helpers', () => {
   });
   it('expands make variables in recipes', () => {
     expect(makeRecipes('D := /tmp/x\nclean:\n\t@$(RM) -r $(D) $$HOME\n')).toBe('rm -f -r /tmp/x $HOME');
+  });
+  it('takes the recipes of the goals and what they depend on', () => {
+    const mk = 'CC = gcc\nall: app\napp: main.o\n\t$(CC) -o app main.o\nmain.o:\n\t$(CC) -c main.c\nclean:\n\trm -rf build\n';
+    expect(makeRecipes(mk)).toBe('gcc -o app main.o\ngcc -c main.c');
+    expect(makeRecipes(mk, { targets: ['clean'], overrides: {} })).toBe('rm -rf build');
+    // A goal with no rule of its own may be built by anything.
+    expect(makeRecipes(mk, { targets: ['other'], overrides: {} })).toContain('rm -rf build');
+  });
+  it('make: a variable given on the command line wins over the file', () => {
+    const mk = 'RM = rm -f\nclean:\n\t$(RM) build\n';
+    expect(makeRecipes(mk, { targets: ['clean'], overrides: { RM: 'rm -rf ~' } })).toBe('rm -rf ~ build');
   });
 });

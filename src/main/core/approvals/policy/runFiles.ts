@@ -68,21 +68,27 @@ export function scriptOperand(lang: 'python' | 'node' | 'perl' | 'ruby', argv: r
 /** Make's own variables as GNU make sets them, for recipes that use them (`$(RM) -r build`). */
 const makeDefaults: Record<string, string> = { RM: 'rm -f', MAKE: 'make', CC: 'cc', CXX: 'g++', CPP: 'cc -E', AR: 'ar', AS: 'as', LD: 'ld', INSTALL: 'install', SHELL: '/bin/sh', MKDIR: 'mkdir', CP: 'cp', MV: 'mv' };
 
+/** What a make command asks for: its goals (none: the first target) and `VAR=value` words, which win over the file. */
+export interface MakeCall {
+  targets: string[];
+  overrides: Record<string, string>;
+}
+
+interface MakeRule {
+  targets: string[];
+  prereqs: string[];
+  recipes: string[];
+}
+
 /**
- * A Makefile's recipes as shell text, one command a line: simple variables (`X = …`, `:=`, `?=`, `+=`) and make's
- * defaults expanded, automatic variables and functions (`$@`, `$(shell …)`) left as a placeholder word, `$$` as `$`.
+ * The recipes a make command will run, as shell text, one command a line: those of its goals and everything they
+ * depend on (all of them when a goal has no rule of its own, and every pattern rule's, which may build anything).
+ * Simple variables (`X = …`, `:=`, `?=`, `+=`), command-line overrides and make's defaults are expanded; automatic
+ * variables and functions (`$@`, `$(shell …)`) stay a placeholder word; `$$` is `$`.
  */
-export function makeRecipes(text: string): string {
+export function makeRecipes(text: string, call: MakeCall = { targets: [], overrides: {} }): string {
   const vars = new Map(Object.entries(makeDefaults));
-  const lines = text.replace(/\\\n/g, ' ').split('\n');
-  for (const line of lines) {
-    const m = /^(?:export\s+|override\s+)?([A-Za-z_][\w.-]*)\s*(\?=|:=|::=|\+=|=)\s*(.*)$/.exec(line);
-    if (!m || line.startsWith('\t')) continue;
-    const [, name, op, value] = m;
-    if (op === '?=' && vars.has(name!) && !(name! in makeDefaults)) continue;
-    vars.set(name!, op === '+=' ? `${vars.get(name!) ?? ''} ${value}`.trim() : value!.trim());
-  }
-  const expand = (s: string, depth: number): string =>
+  const expand = (s: string, depth = 0): string =>
     s.replace(/\$\$|\$\(([^()]*)\)|\$\{([^{}]*)\}|\$([@<^*?%+|])/g, (all, a?: string, b?: string) => {
       if (all === '$$') return '\0DOLLAR\0';
       const name = a ?? b;
@@ -91,9 +97,48 @@ export function makeRecipes(text: string): string {
       if (known !== undefined && depth < 8) return expand(known, depth + 1);
       return 'MAKE_VALUE';
     });
-  return lines
-    .filter((l) => l.startsWith('\t'))
-    .map((l) => expand(l.slice(1).replace(/^[@+-]+/, ''), 0).replaceAll('\0DOLLAR\0', '$'))
+  const rules: MakeRule[] = [];
+  let current: MakeRule | undefined;
+  for (const line of text.replace(/\\\n/g, ' ').split('\n')) {
+    if (line.startsWith('\t')) {
+      current?.recipes.push(line.slice(1).replace(/^[@+-]+/, ''));
+      continue;
+    }
+    if (/^\s*(#|$)/.test(line)) continue;
+    const assign = /^(?:export\s+|override\s+)?([A-Za-z_][\w.-]*)\s*(\?=|:=|::=|\+=|=)\s*(.*)$/.exec(line);
+    if (assign) {
+      const [, name, op, value] = assign;
+      current = undefined;
+      if (name! in call.overrides || (op === '?=' && vars.has(name!) && !(name! in makeDefaults))) continue;
+      vars.set(name!, op === '+=' ? `${vars.get(name!) ?? ''} ${value}`.trim() : value!.trim());
+      continue;
+    }
+    const rule = /^([^:#=]+?)\s*::?\s*([^=]*)$/.exec(line);
+    if (!rule) continue;
+    const [deps, inline] = rule[2]!.split(';', 2) as [string, string | undefined];
+    current = { targets: expand(rule[1]!).split(/\s+/).filter(Boolean), prereqs: expand(deps).split(/\s+/).filter(Boolean), recipes: inline?.trim() ? [inline.trim()] : [] };
+    rules.push(current);
+  }
+  for (const [k, v] of Object.entries(call.overrides)) vars.set(k, v);
+  const chosen = new Set<MakeRule>(rules.filter((r) => r.targets.some((t) => t.includes('%'))));
+  const goals = call.targets.length ? call.targets : rules.find((r) => r.targets.some((t) => !t.startsWith('.') && !t.includes('%')))?.targets.slice(0, 1) ?? [];
+  const queue = [...goals];
+  for (const seen = new Set<string>(); queue.length; ) {
+    const goal = queue.shift()!;
+    if (seen.has(goal)) continue;
+    seen.add(goal);
+    const own = rules.filter((r) => r.targets.includes(goal));
+    // A goal with no rule of its own may be built by anything: every recipe is judged.
+    if (own.length === 0 && call.targets.includes(goal)) rules.forEach((r) => chosen.add(r));
+    for (const r of own) {
+      chosen.add(r);
+      queue.push(...r.prereqs);
+    }
+  }
+  return rules
+    .filter((r) => chosen.has(r))
+    .flatMap((r) => r.recipes)
+    .map((l) => expand(l).replaceAll('\0DOLLAR\0', '$'))
     .join('\n');
 }
 

@@ -1,6 +1,7 @@
 // What the shell scanner and its rules share: findings, evaluated arguments, and the state of one scan.
 import type { PolicyVerdict } from '../../../../shared/approvals.js';
 import type { ProbeFacts, ProbeNeeds } from './probeFacts.js';
+import type { MakeCall } from './runFiles.js';
 
 /** A finding is a reason with a severity; the verdict is the worst severity found. */
 export interface Finding {
@@ -85,6 +86,8 @@ export interface CommandContext {
    * names it (cd: what is under it is looked up by the later command). Default: follow.
    */
   links?: 'follow' | 'own' | 'name';
+  /** For a Makefile make runs: the goals and overrides of the make command. */
+  make?: MakeCall;
 }
 
 export function isKnown(a: Arg | string): boolean {

@@ -10,7 +10,7 @@ import type { ShellNode, ShellParser } from './shellParser.js';
 import { evalAssignedValue, evalWord, type WordEnv } from './words.js';
 import { checkArgsForMetadata } from './rules/networkRules.js';
 import { MAX_PROBED_FILE_BYTES, type FileFact, type ProbeFacts, type ProbeNeeds } from './probeFacts.js';
-import { gitRunsHooks, gitShellEntries, languageOf, makeRecipes, type ScriptLanguage } from './runFiles.js';
+import { gitRunsHooks, gitShellEntries, languageOf, makeRecipes, type MakeCall, type ScriptLanguage } from './runFiles.js';
 import { codeFindings } from './codeRules.js';
 import { posix } from 'node:path';
 
@@ -406,7 +406,7 @@ export class ShellScanner implements RuleKit {
     }
     const scope: ScanScope = { state: parent.state, cwd: parent.cwd, vars: new Map(), depth: parent.depth + 1, origin, span: () => c.at };
     if (lang === 'shell' || lang === 'make') {
-      const shellText = lang === 'make' ? makeRecipes(text) : text;
+      const shellText = lang === 'make' ? makeRecipes(text, c.make) : text;
       const before = scope.state.findings.length;
       this.text(normalizeCommandText(shellText).text, scope);
       // A Makefile's `$(CC)`-style words make many command names unknown; only what they clearly run counts there.
@@ -462,6 +462,7 @@ export class ShellScanner implements RuleKit {
   private makeRuns(c: CommandContext, argv: Arg[]): void {
     let dir = c.scope.cwd;
     const files: Arg[] = [];
+    const call: MakeCall = { targets: [], overrides: {} };
     for (let i = 1; i < argv.length; i++) {
       const v = argv[i]!.value;
       if ((v === '-f' || v === '--file' || v === '--makefile') && argv[i + 1]) files.push(argv[++i]!);
@@ -469,20 +470,26 @@ export class ShellScanner implements RuleKit {
       else if (v === '-C' && argv[i + 1]) {
         const d = argv[++i]!;
         dir = isKnown(d) ? resolvePath(d.value, dir, c.scope.state.home) : undefined;
-      }
+      } else if (/^-[IoW]$/.test(v) || (/^-[jl]$/.test(v) && /^\d+$/.test(argv[i + 1]?.value ?? ''))) i++;
+      else if (v.startsWith('-')) continue;
+      else if (/^[A-Za-z_][\w.-]*:?=/.test(v)) {
+        const eq = v.indexOf('=');
+        call.overrides[v.slice(0, eq).replace(/:$/, '')] = v.slice(eq + 1);
+      } else call.targets.push(v);
     }
     if (!dir) return;
+    const mc: CommandContext = { ...c, make: call };
     const inDir = (name: string): Arg => ({ ...argv[0]!, value: `${dir}/${name}` });
     if (files.length) {
-      for (const f of files) this.runsFile({ ...c, scope: { ...c.scope, cwd: dir } }, f, 'make', `make -f ${shown(f)}`);
+      for (const f of files) this.runsFile({ ...mc, scope: { ...c.scope, cwd: dir } }, f, 'make', `make -f ${shown(f)}`);
       return;
     }
     // The first of these that exists is the one make reads.
     const candidates = ['GNUmakefile', 'makefile', 'Makefile'].map(inDir);
     const facts = c.scope.state.facts;
     const found = facts && candidates.find((f) => facts.files.get(resolvePath(f.value, dir, c.scope.state.home))?.kind !== 'missing');
-    if (!facts) for (const f of candidates) this.runsFile(c, f, 'make', 'make');
-    else if (found) this.runsFile(c, found, 'make', 'make');
+    if (!facts) for (const f of candidates) this.runsFile(mc, f, 'make', 'make');
+    else if (found) this.runsFile(mc, found, 'make', 'make');
   }
 
   /**
