@@ -17,7 +17,7 @@ import type { CommandPolicy, JudgeContext, Judgement, PolicyCall } from './polic
 import { resolvePath } from './policy/paths.js';
 import { emptyFacts, factsDigestText, mergeFacts, needsNothing, restrictFacts, unanswered, type ProbeFacts, type ProbeNeeds } from './policy/probeFacts.js';
 import { StdinJudge, type PreparedInput } from './stdinJudge.js';
-import type { TargetProbe } from './targetProbe.js';
+import { hostPathsProbe, type TargetProbe } from './targetProbe.js';
 
 export interface CommandApprovalsDeps {
   policy: () => Promise<CommandPolicy>;
@@ -243,7 +243,10 @@ export class CommandApprovals {
    * more to look at). A look that fails leaves its files and git as unreadable, which asks, with the reason.
    */
   private async judge(policy: CommandPolicy, subject: PolicyCall, ctx: JudgeContext, snapshot: TargetSnapshot, input: PreparedInput | undefined, signal: AbortSignal | undefined): Promise<Judged & { unfinished?: boolean }> {
-    const probe = this.deps.probe?.(snapshot);
+    // A read is judged only for the agent token, which lives in the profile on this machine: for a target whose work
+    // runs here its links are followed here (no process, no round trip); elsewhere no read is looked at.
+    const read = subject.kind === 'path' && subject.access === 'read';
+    const probe = !read ? this.deps.probe?.(snapshot) : this.deps.probe && this.deps.sandbox?.(snapshot) ? hostPathsProbe() : undefined;
     let facts = probe ? emptyFacts() : undefined;
     const run = (): Judgement => {
       // A shell's state moves with what it runs: each round starts from the state before this write.

@@ -22,60 +22,63 @@ function quote(s: string): string {
 }
 
 /**
- * `realpath -m` where there is one (GNU); elsewhere (busybox) the same by hand: follow links from the left, and
- * append what does not exist yet as written.
+ * Where `realpath -m` is missing (busybox), the same by hand, one path at a time: follow links from the left, and
+ * append what does not exist yet as written. The names are the probe's own: the session's variables stay as they were.
  */
-const realPathFn = `sbr() {
-  realpath -m -- "$1" 2>/dev/null && return
-  p=$1; r=; n=0
-  while [ $n -lt 64 ]; do n=$((n+1))
-    if [ -L "$p" ]; then t=$(readlink -- "$p"); case $t in /*) p=$t;; *) p=$(dirname -- "$p")/$t;; esac
-    elif [ -e "$p" ]; then p=$(readlink -f -- "$p" 2>/dev/null || printf '%s' "$p"); break
-    elif [ "$p" = / ] || [ -z "$p" ]; then break
-    else r=/$(basename -- "$p")$r; p=$(dirname -- "$p"); fi
+const realPathFn = `__sbp_r() {
+  __sbp_p=$1; __sbp_rest=; __sbp_n=0
+  while [ $__sbp_n -lt 64 ]; do __sbp_n=$((__sbp_n+1))
+    if [ -L "$__sbp_p" ]; then __sbp_t=$(readlink -- "$__sbp_p"); case $__sbp_t in /*) __sbp_p=$__sbp_t;; *) __sbp_p=$(dirname -- "$__sbp_p")/$__sbp_t;; esac
+    elif [ -e "$__sbp_p" ]; then __sbp_p=$(readlink -f -- "$__sbp_p" 2>/dev/null || printf '%s' "$__sbp_p"); break
+    elif [ "$__sbp_p" = / ] || [ -z "$__sbp_p" ]; then break
+    else __sbp_rest=/$(basename -- "$__sbp_p")$__sbp_rest; __sbp_p=$(dirname -- "$__sbp_p"); fi
   done
-  o="\${p%/}$r"; printf '%s\\n' "\${o:-/}"
+  __sbp_o="\${__sbp_p%/}$__sbp_rest"; printf '%s\\n' "\${__sbp_o:-/}"
 }`;
 
-/** The shell function that prints one file's fact after a marker line: missing, special, too large, or its text. */
-const readFileFn = (mark: string): string => `sbf() {
+/**
+ * One file's fact after its marker: missing, not a file, or its first MAX+1 bytes (more than MAX: too large). One
+ * process per file (head), none for the tests.
+ */
+const readFileFn = (mark: string): string => `__sbp_f() {
   if [ ! -e "$1" ]; then echo missing
   elif [ -d "$1" ]; then echo directory
   elif [ ! -f "$1" ]; then echo special
   elif [ ! -r "$1" ]; then echo unreadable
-  else s=$(wc -c < "$1" 2>/dev/null | tr -d ' \\n'); s=\${s:-0}
-    if [ "$s" -gt ${MAX_PROBED_FILE_BYTES} ]; then echo "large $s"; else echo text; cat -- "$1" 2>/dev/null; printf '\\n%s .\\n' ${mark}; fi
+  else echo text; command -p head -c ${MAX_PROBED_FILE_BYTES + 1} -- "$1" 2>/dev/null || head -c ${MAX_PROBED_FILE_BYTES + 1} -- "$1"; printf '\\n%s .\\n' ${mark}
   fi
 }`;
 
 /**
- * The script: for each path its `realpath -m` (GNU; readlink -f elsewhere), for each file its fact, for each git
- * directory the effective config (`git config -l -z`) and the executable hooks of `git rev-parse --git-path hooks`
- * (which honours core.hooksPath). Run in a subshell with a fixed PATH: it changes nothing of the session's.
+ * The script: every path's `realpath -m` in one process (by hand where there is none), each file's fact, and for each
+ * git directory the effective config (`git config -l -z`) and the executable hooks of `git rev-parse --git-path
+ * hooks` (which honours core.hooksPath). Programs come from the system's default PATH (`command -p`), not from one an
+ * agent exported; it sets no variable of the session's and starts as few processes as it can (each costs a few ms).
  */
 export function probeScript(needs: ProbeNeeds, mark: string): { script: string; paths: string[]; files: string[]; dirs: string[] } {
   const ok = (p: string): boolean => !/[\n\0]/.test(p);
   const paths = [...needs.paths].filter(ok);
   const files = [...needs.files].filter(ok).slice(0, MAX_FILES);
   const dirs = [...needs.git].filter(ok).slice(0, 4);
+  const quoted = paths.map(quote).join(' ');
   const lines = [
-    '(',
-    'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin; LC_ALL=C; export LC_ALL',
-    realPathFn,
-    readFileFn(mark),
-    ...paths.map((p, i) => `printf '%s R ${i}\\n' ${mark}; sbr ${quote(p)}`),
-    ...files.map((p, i) => `printf '%s F ${i} ' ${mark}; sbf ${quote(p)}`),
+    ...(paths.length ? [
+      realPathFn,
+      `printf '%s R\\n' ${mark}`,
+      `command -p realpath -m -- ${quoted} 2>/dev/null || realpath -m -- ${quoted} 2>/dev/null || for __sbp_x in ${quoted}; do __sbp_r "$__sbp_x"; done`,
+    ] : []),
+    ...(files.length || dirs.length ? [readFileFn(mark)] : []),
+    ...files.map((p, i) => `printf '%s F ${i} ' ${mark}; __sbp_f ${quote(p)}`),
     ...dirs.map((d, i) => [
       `printf '%s G ${i}\\n' ${mark}`,
       `if ! command -v git >/dev/null 2>&1; then echo nogit; elif cd -- ${quote(d)} 2>/dev/null; then`,
-      `  h=$(git rev-parse --git-path hooks 2>/dev/null); case $h in ''|/*) ;; *) h="$PWD/$h";; esac; echo "hooks $h"`,
+      `  __sbp_h=$(git rev-parse --git-path hooks 2>/dev/null); case $__sbp_h in ''|/*) ;; *) __sbp_h="$PWD/$__sbp_h";; esac; echo "hooks $__sbp_h"`,
       `  printf '%s C\\n' ${mark}; git config -l -z 2>/dev/null; printf '\\n'`,
-      `  if [ -n "$h" ]; then n=0; for x in "$h"/*; do case $x in *.sample) continue;; esac; [ -f "$x" ] && [ -x "$x" ] || continue`,
-      `    n=$((n+1)); [ $n -gt ${MAX_FILES} ] && break; printf '%s H %s ' ${mark} "\${x##*/}"; sbf "$x"; done; fi`,
+      `  if [ -n "$__sbp_h" ]; then __sbp_n=0; for __sbp_x in "$__sbp_h"/*; do case $__sbp_x in *.sample) continue;; esac; [ -f "$__sbp_x" ] && [ -x "$__sbp_x" ] || continue`,
+      `    __sbp_n=$((__sbp_n+1)); [ $__sbp_n -gt ${MAX_FILES} ] && break; printf '%s H %s ' ${mark} "\${__sbp_x##*/}"; __sbp_f "$__sbp_x"; done; fi`,
       `else echo nodir; fi`,
     ].join('\n')),
     `printf '%s E\\n' ${mark}`,
-    ')',
   ];
   return { script: lines.join('\n'), paths, files, dirs };
 }
@@ -94,7 +97,11 @@ export function parseProbe(output: string, mark: string, asked: { paths: string[
     const nl = rest.indexOf('\n');
     const head = nl >= 0 ? rest.slice(0, nl) : rest;
     if (head === 'missing') return { kind: 'missing' };
-    if (head === 'text') return { kind: 'text', text: rest.slice(nl + 1).replace(/\n$/, '') };
+    if (head === 'text') {
+      const text = rest.slice(nl + 1).replace(/\n$/, '');
+      const size = Buffer.byteLength(text);
+      return size > MAX_PROBED_FILE_BYTES ? { kind: 'too_large', size } : { kind: 'text', text };
+    }
     if (head.startsWith('large ')) return { kind: 'too_large', size: Number(head.slice(6)) };
     if (head === 'directory') return { kind: 'unreadable', problem: 'it is a directory' };
     if (head === 'special') return { kind: 'unreadable', problem: 'it is not a regular file' };
@@ -111,9 +118,10 @@ export function parseProbe(output: string, mark: string, asked: { paths: string[
     const kind = m[1];
     if (kind === '.') continue;
     if (kind === 'R') {
-      const p = asked.paths[Number(m[2])];
-      const line = rest.split('\n')[0]!;
-      if (p !== undefined && line.startsWith('/')) real.set(p, posix.normalize(line).replace(/(.)\/$/, '$1'));
+      // One line a path, in the order asked.
+      rest.split('\n').slice(0, asked.paths.length).forEach((line, i) => {
+        if (line.startsWith('/')) real.set(asked.paths[i]!, posix.normalize(line).replace(/(.)\/$/, '$1'));
+      });
     } else if (kind === 'F') {
       const p = asked.files[Number(m[2])];
       if (p !== undefined) files.set(p, fileFact(rest));
@@ -188,11 +196,11 @@ export function realPathOf(path: string): string {
  * For a target whose commands run unsandboxed on this machine: paths are resolved here (no process started, so a
  * write_file costs no round trip); files and git still go through the target's exec.
  */
-export function hostPathsProbe(inner: TargetProbe): TargetProbe {
+export function hostPathsProbe(inner?: TargetProbe): TargetProbe {
   return {
     async lookup(needs, signal) {
       const real = new Map([...needs.paths].map((p) => [p, realPathOf(p)]));
-      if (needs.files.size === 0 && needs.git.size === 0) return { real, files: new Map(), git: new Map() };
+      if ((needs.files.size === 0 && needs.git.size === 0) || !inner) return { real, files: new Map(), git: new Map() };
       const rest = await inner.lookup({ paths: new Set(), files: needs.files, git: needs.git }, signal);
       return { real, files: rest.files, git: rest.git };
     },
