@@ -17,6 +17,7 @@ import type { CommandPolicy, JudgeContext, Judgement, PolicyCall } from './polic
 import { resolvePath } from './policy/paths.js';
 import { emptyFacts, factsDigestText, mergeFacts, needsNothing, restrictFacts, unanswered, type ProbeFacts, type ProbeNeeds } from './policy/probeFacts.js';
 import { StdinJudge, type PreparedInput } from './stdinJudge.js';
+import { RunningFiles } from './runningFiles.js';
 import { hostPathsProbe, type TargetProbe } from './targetProbe.js';
 
 export interface CommandApprovalsDeps {
@@ -177,6 +178,7 @@ const warmUpCommand = 'cd /tmp && ls -la "$HOME" | grep -v x > /dev/null 2>&1; e
 export class CommandApprovals {
   private policyLoad: Promise<CommandPolicy> | undefined;
   private readonly stdin = new StdinJudge();
+  private readonly running = new RunningFiles();
 
   constructor(private readonly deps: CommandApprovalsDeps) {}
 
@@ -231,11 +233,33 @@ export class CommandApprovals {
     const { home, cwd } = await this.whereItRuns(snapshot, subject);
     const ctx = { mode, home, cwd, flags: { skip_container_guards: snapshot.flags.skip_container_guards } };
     const judged = await this.judge(policy, { ...judgedSubject, via: def.name }, ctx, snapshot, input, call.signal);
-    const c = judged.c;
+    const c = subject.kind === 'path' && subject.access === 'write' ? this.withRunningFile(policy, judged, subject.path, call, ctx) : judged.c;
     const binding = bindingOf(def.name, args, snapshot.identity, fingerprint, judged.content);
     const auth = await this.decideJudged(call, subject, judgedSubject, c, { args, binding, fingerprint, home, cwd, mode, judged, policy });
     input?.commit(judged.unfinished === true);
+    // The files it runs may be read for as long as it runs: its timeout, or (in the background) a day.
+    const runsFor = call.args.background === true || input ? 24 * 3600_000 : (snapshot.timeoutSec + 5) * 1000;
+    this.running.remember(snapshot.identity, judged.facts, judged.needs, Date.now() + runsFor);
     return auth;
+  }
+
+  /**
+   * A write to a file that a command still running will run is judged as the code it puts there (write_file's content
+   * in the file's language); a patch of one asks. Otherwise the write's own judgement stands.
+   */
+  private withRunningFile(policy: CommandPolicy, judged: Judged, path: string, call: ApprovalCall, ctx: JudgeContext): PolicyClassification {
+    const lexical = resolvePath(path, ctx.cwd, ctx.home ?? '~');
+    const real = judged.facts.real.get(lexical) ?? lexical;
+    const language = this.running.languageOf(call.snapshot.identity, real);
+    if (!language) return judged.c;
+    const content = call.args.content;
+    const extra: PolicyClassification = typeof content === 'string'
+      ? policy.judge({ kind: 'input', data: content, language }, { ...ctx, facts: judged.facts })
+      : { verdict: 'dangerous', decision: ctx.mode === 'off' || ctx.flags?.skip_container_guards ? 'allow' : ctx.mode === 'deny' ? 'refuse' : 'ask', reasons: [{ text: `changes ${real}, which a command still running will run (${call.def.name})`, rule: 'run.rewritten', severity: 'dangerous' }] };
+    if (extra.verdict === 'safe') return judged.c;
+    const reasons = [...judged.c.reasons, ...extra.reasons.map((r) => ({ ...r, text: `${r.text} — written to ${real}, which a command still running will run` }))];
+    const rank = { safe: 0, dangerous: 1, hardline: 2 } as const;
+    return rank[extra.verdict] >= rank[judged.c.verdict] ? { ...extra, reasons } : { ...judged.c, reasons };
   }
 
   /**

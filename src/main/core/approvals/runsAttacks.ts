@@ -111,6 +111,18 @@ export function describeRunAttacksOn(label: string, make: () => Promise<AttackEn
       expect((await denied('terminal', { command: `make -C ${R}/mk clean` })).message).toMatch(/recursive delete .*Makefile/);
     });
 
+    test('a script a running command will run later cannot be swapped unasked', async () => {
+      await call('write_file', { path: `${R}/late.sh`, content: 'echo ok\n' });
+      const bg = await call('terminal', { command: `sleep 8; sh ${R}/late.sh`, background: true });
+      const err = await denied('write_file', { path: `${R}/late.sh`, content: `rm -rf ${R}/canary\n` });
+      expect(err.message).toMatch(/recursive delete .*which a command still running will run/);
+      expect((await denied('patch', { path: `${R}/late.sh`, old_string: 'echo ok', new_string: 'echo no' })).message).toMatch(/still running/);
+      // Harmless content may still be written.
+      await call('write_file', { path: `${R}/late.sh`, content: 'echo fine\n' });
+      const done = await call('process', { action: 'wait', session_id: String(bg.session_id), timeout: 30 });
+      expect(String(done.output)).toContain('fine');
+    });
+
     test('a python script written then run asks', async () => {
       if (!env!.has.python) return;
       await call('write_file', { path: `${R}/x.py`, content: `import shutil\nshutil.rmtree(${JSON.stringify(`${R}/canary`)})\n` });

@@ -112,9 +112,13 @@ describe('interpreters and SQL clients', () => {
     expect(write('SELECT 1;\n').verdict).toBe('safe');
   });
 
-  it('input to a program nothing here reads is judged leniently as shell', () => {
+  it('input to a program nothing here reads is judged leniently as shell, with its variables', () => {
     const write = feeder('cat');
     expect(write('hello $x\n').verdict).toBe('safe');
     expect(write('rm -rf /\n').verdict).toBe('hardline');
+    // `sh -c 'cat | sh'` reads stdin as shell after all.
+    const piped = feeder("sh -c 'cat | sh'");
+    for (const data of ['x=r\n', 'y=m\n', 'z=$x$y\n']) expect(piped(data).verdict).toBe('safe');
+    expect(piped('$z -rf /home/agent/canary\n').reasons).toContain('recursive delete');
   });
 });

@@ -112,7 +112,7 @@ export class StdinJudge {
     const block = whole ? st.open + whole : '';
     const language = st.language;
     const save = (next: Partial<ProcessInput>): void => void this.byProcess.set(id, { ...st, partial, ...next });
-    if (language === 'shell') {
+    if (language === 'shell' || language === 'other') {
       const session = { vars: new Map(st.vars), ...(st.cwd !== undefined ? { cwd: st.cwd } : {}) };
       return {
         language, text: block, session,
@@ -127,7 +127,6 @@ export class StdinJudge {
       const text = [block.slice(0, end), ...whole.split('\n').filter(meta)].filter(Boolean).join('\n');
       return { language, text, commit: () => save({ open: whole ? rest.slice(-MAX_PENDING_CHARS) : st.open }) };
     }
-    if (language === 'other') return { language, text: whole, commit: () => save({}) };
     const prefix = st.bindings.length ? `${st.bindings.join('\n')}\n` : '';
     return {
       language, text: whole ? prefix + whole : '',

@@ -204,7 +204,8 @@ export function createCommandPolicy(parser: ShellParser, opts: PolicyOptions = {
           ...replShellEscapes(call.data).flatMap((line) => scanShell(line, { ...ctx, session: undefined }, needs)),
         ];
       case 'other':
-        return scanShell(call.data, { ...ctx, session: undefined }, needs).filter((f) => !notShell.has(f.rule));
+        // Maybe a shell after all (`sh -c 'cat | sh'`): its variables are kept, a name computed from unknowns is not asked.
+        return scanShell(call.data, ctx, needs).filter((f) => !notShell.has(f.rule));
       default:
         return [
           ...codeOf(call.data, language, ctx, `${language} stdin`, needs),
