@@ -236,10 +236,13 @@ export class Core {
       audit: this.audit,
       settings: () => this.config.config.approvals,
       sandbox: (s) => this.allProviders().find((p) => p.backend === s.spec.backend)?.sandboxFor?.(s.spec),
-      // Looks on the target itself (in its sandbox, for a sandboxed local target) for links, run files and git.
+      // Looks on the target itself for links, run files and git: through its exec (inside the sandbox, for a sandboxed
+      // local target). Where work runs on this machine, paths are resolved here, without a process: the sandbox binds
+      // what it lets a command write at the same paths, so a link there is seen here too (what it masks or keeps
+      // private may only read as more, never less, than it is).
       probe: (s) => {
         const exec = execProbe(() => this.sessions.environment(s));
-        return this.allProviders().find((p) => p.backend === s.spec.backend)?.sandboxFor?.(s.spec)?.state === 'unsandboxed' ? hostPathsProbe(exec) : exec;
+        return this.allProviders().find((p) => p.backend === s.spec.backend)?.sandboxFor?.(s.spec) ? hostPathsProbe(exec) : exec;
       },
       processInfo: (id) => {
         try {

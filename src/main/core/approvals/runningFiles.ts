@@ -13,7 +13,7 @@ export function runLanguageOf(path: string, text: string | undefined): InputLang
   if (/\.(m|c)?js$|\.ts$/.test(path)) return 'node';
   if (/\.pl$/.test(path)) return 'perl';
   if (/\.rb$/.test(path)) return 'ruby';
-  const shebang = /^#!\s*\S*?(python|node|perl|ruby)/.exec(text ?? '');
+  const shebang = /^#![^\n]*?\b(python|node|perl|ruby)/.exec(text ?? '');
   return shebang ? (shebang[1] as InputLanguage) : 'shell';
 }
 

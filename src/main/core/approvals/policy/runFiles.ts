@@ -153,6 +153,12 @@ export function gitRunsHooks(sub: string | undefined): boolean {
 /** Config keys whose value git runs as a shell command (or a program) for some subcommand. */
 const runsShell = /^(core\.(fsmonitor|pager|editor|sshcommand|askpass|gitproxy)|sequence\.editor|pager\.[^.]+|diff\.external|diff\.[^.]+\.(textconv|command)|filter\.[^.]+\.(clean|smudge|process)|merge\.[^.]+\.driver|mergetool\.[^.]+\.cmd|difftool\.[^.]+\.cmd|credential(\..+)?\.helper|gpg(\.[^.]+)?\.program|uploadpack\.packobjectshook|interactive\.difffilter|sendemail\.(smtpserver|tocmd|cccmd)|remote\.[^.]+\.(uploadpack|receivepack|proxy)|core\.hookspath)$/;
 
+/** Does setting this config key change what git runs (a program it starts, an alias, where hooks are)? */
+export function gitKeyRuns(key: string): boolean {
+  const k = key.toLowerCase();
+  return runsShell.test(k) || k.startsWith('alias.') || k === 'core.hookspath' || k.startsWith('include') || k === 'core.worktree';
+}
+
 /**
  * The shell text git config will run for a subcommand, with where it comes from: config-named programs (any git
  * command may start a pager, fsmonitor, a filter), and the `!` alias the subcommand names. A value that names a

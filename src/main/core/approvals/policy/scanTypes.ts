@@ -49,6 +49,10 @@ export interface ScanState {
   written: Map<string, string>;
   /** Files made executable earlier in the same command. */
   madeExecutable: Set<string>;
+  /** Files written earlier in the same command, whatever with (cp, ln, a redirect): a look before it ran is stale. */
+  changed?: Set<string>;
+  /** An earlier part of the same command changed git config (`git config k v`): a look before it ran is stale. */
+  gitConfigChanged?: boolean;
   /** How many nodes were visited; a bound against hostile input. */
   budget: number;
   parseFailed?: string;

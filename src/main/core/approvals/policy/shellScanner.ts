@@ -10,7 +10,7 @@ import type { ShellNode, ShellParser } from './shellParser.js';
 import { evalAssignedValue, evalWord, type WordEnv } from './words.js';
 import { checkArgsForMetadata } from './rules/networkRules.js';
 import { MAX_PROBED_FILE_BYTES, type FileFact, type ProbeFacts, type ProbeNeeds } from './probeFacts.js';
-import { gitRunsHooks, gitShellEntries, languageOf, makeRecipes, type MakeCall, type ScriptLanguage } from './runFiles.js';
+import { gitKeyRuns, gitRunsHooks, gitShellEntries, languageOf, makeRecipes, type MakeCall, type ScriptLanguage } from './runFiles.js';
 import { codeFindings } from './codeRules.js';
 import { posix } from 'node:path';
 
@@ -380,6 +380,10 @@ export class ShellScanner implements RuleKit {
     c.scope.state.needs?.files.add(lexical);
     const facts = c.scope.state.facts;
     if (!facts) return;
+    // What was looked at is what the file held before this command: an earlier part of it wrote the file.
+    if (c.scope.state.changed?.has(this.path(c, file))) {
+      return this.emit(c, 'dangerous', 'run.unchecked', `runs ${facts.real.get(lexical) ?? lexical} after changing it earlier in the same command, so what it will hold is not known (${label})`, file);
+    }
     const fact = facts.files.get(lexical);
     const where = facts.real.get(lexical) ?? lexical;
     this.judgeFile(c, fact, where, language, label, file);
@@ -441,11 +445,19 @@ export class ShellScanner implements RuleKit {
       else if (/^--exec-path=/.test(v)) this.emit(c, 'dangerous', 'git.exec-path', `runs git's commands from another directory (${v})`, argv[i]);
     }
     const sub = argv[i]?.value;
+    const before = c.scope.state.gitConfigChanged === true;
+    // `git config k v` for a key that runs something changes what later git commands in the same command run.
+    if (sub === 'config') {
+      const words = argv.slice(i + 1).filter((a) => !a.value.startsWith('-'));
+      const reads = argv.slice(i + 1).some((a) => /^(--get|--get-all|--get-regexp|-l|--list|--show-origin|--name-only)$/.test(a.value));
+      if (!reads && words.length >= 2 && (!isKnown(words[0]!) || gitKeyRuns(words[0]!.value))) c.scope.state.gitConfigChanged = true;
+    }
     for (const e of gitShellEntries(inline, sub)) this.payload({ ...c, scope: { ...c.scope, origin: `git -c ${e.key}` } }, e.text, argv.find((a) => a.value.startsWith(`${e.key}=`)) ?? argv[0]!);
     if (!dir || !isKnown(dir)) return;
     c.scope.state.needs?.git.add(dir);
     const git = c.scope.state.facts?.git.get(dir);
     if (!c.scope.state.facts) return;
+    if (before) return this.emit(c, 'dangerous', 'run.unchecked', `runs git after changing its config earlier in the same command, so what it will run is not known`, argv[0]);
     if (!git) return this.emit(c, 'dangerous', 'run.unchecked', `runs git in ${dir}, whose config and hooks could not be looked up`, argv[0]);
     if (git.kind === 'no_git') return;
     if (git.kind === 'unreadable') return this.emit(c, 'dangerous', 'run.unchecked', `runs git in ${dir}, whose config and hooks could not be read: ${git.problem}`, argv[0]);
@@ -540,6 +552,7 @@ export class ShellScanner implements RuleKit {
   write(c: CommandContext, a: Arg, how: string): void {
     if (this.profileChange(c, a, how)) return;
     const p = this.path(c, a);
+    (c.scope.state.changed ??= new Set()).add(p);
     if (isBlockDevice(p)) return this.emit(c, 'hardline', 'disk.overwrite', `overwrites the disk device ${p} (${how})`, a);
     if (p === '/proc/sysrq-trigger') return this.emit(c, 'hardline', 'power.sysrq', `triggers a kernel reboot or crash (${how} /proc/sysrq-trigger)`, a);
     const why = sensitiveWrite(p);
