@@ -56,8 +56,10 @@ describe.each([false, true])('the probe script (realpath missing: %s)', (without
 
   it('reads git config and the executable hooks of core.hooksPath', (ctx) => {
     if (withoutRealpath) return ctx.skip();
-    const facts = run({ paths: new Set(), files: new Set(), git: new Set([join(root, 'repo')]) }, withoutRealpath);
-    const g = facts.git.get(join(root, 'repo'));
+    const facts = run({ paths: new Set(), files: new Set(), git: new Set([`hooks:${join(root, 'repo')}`, `config:${join(root, 'repo')}`]) }, withoutRealpath);
+    const only = facts.git.get(`config:${join(root, 'repo')}`);
+    expect(only?.kind === 'repo' && only.hooks.size === 0 && only.config.some(([k]) => k === 'core.fsmonitor')).toBe(true);
+    const g = facts.git.get(`hooks:${join(root, 'repo')}`);
     expect(g?.kind).toBe('repo');
     if (g?.kind !== 'repo') return;
     expect(g.config).toContainEqual(['core.fsmonitor', 'echo hi']);

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { readlinkSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, posix, resolve } from 'node:path';
 import type { Environment } from '../backends/provider.js';
-import { MAX_PROBED_FILE_BYTES, type FileFact, type GitFact, type ProbeFacts, type ProbeNeeds } from './policy/probeFacts.js';
+import { MAX_PROBED_FILE_BYTES, parseGitKey, type FileFact, type GitFact, type ProbeFacts, type ProbeNeeds } from './policy/probeFacts.js';
 
 /** Reads what the policy asks about, on one target. */
 export interface TargetProbe {
@@ -59,7 +59,7 @@ export function probeScript(needs: ProbeNeeds, mark: string): { script: string; 
   const ok = (p: string): boolean => !/[\n\0]/.test(p);
   const paths = [...needs.paths].filter(ok);
   const files = [...needs.files].filter(ok).slice(0, MAX_FILES);
-  const dirs = [...needs.git].filter(ok).slice(0, 4);
+  const dirs = [...needs.git].filter((k) => ok(parseGitKey(k).dir)).slice(0, 4);
   const quoted = paths.map(quote).join(' ');
   const lines = [
     ...(paths.length ? [
@@ -69,15 +69,20 @@ export function probeScript(needs: ProbeNeeds, mark: string): { script: string; 
     ] : []),
     ...(files.length || dirs.length ? [readFileFn(mark)] : []),
     ...files.map((p, i) => `printf '%s F ${i} ' ${mark}; __sbp_f ${quote(p)}`),
-    ...dirs.map((d, i) => [
-      `printf '%s G ${i}\\n' ${mark}`,
-      `if ! command -v git >/dev/null 2>&1; then echo nogit; elif cd -- ${quote(d)} 2>/dev/null; then`,
-      `  __sbp_h=$(git rev-parse --git-path hooks 2>/dev/null); case $__sbp_h in ''|/*) ;; *) __sbp_h="$PWD/$__sbp_h";; esac; echo "hooks $__sbp_h"`,
-      `  printf '%s C\\n' ${mark}; git config -l -z 2>/dev/null; printf '\\n'`,
-      `  if [ -n "$__sbp_h" ]; then __sbp_n=0; for __sbp_x in "$__sbp_h"/*; do case $__sbp_x in *.sample) continue;; esac; [ -f "$__sbp_x" ] && [ -x "$__sbp_x" ] || continue`,
-      `    __sbp_n=$((__sbp_n+1)); [ $__sbp_n -gt ${MAX_FILES} ] && break; printf '%s H %s ' ${mark} "\${__sbp_x##*/}"; __sbp_f "$__sbp_x"; done; fi`,
-      `else echo nodir; fi`,
-    ].join('\n')),
+    ...dirs.map((key, i) => {
+      const { dir, hooks } = parseGitKey(key);
+      return [
+        `printf '%s G ${i}\\n' ${mark}`,
+        `if ! command -v git >/dev/null 2>&1; then echo nogit; elif cd -- ${quote(dir)} 2>/dev/null; then`,
+        hooks ? `  __sbp_h=$(git rev-parse --git-path hooks 2>/dev/null); case $__sbp_h in ''|/*) ;; *) __sbp_h="$PWD/$__sbp_h";; esac; echo "hooks $__sbp_h"` : '  echo nohooks',
+        `  printf '%s C\\n' ${mark}; git config -l -z 2>/dev/null; printf '\\n'`,
+        ...(hooks ? [
+          `  if [ -n "$__sbp_h" ]; then __sbp_n=0; for __sbp_x in "$__sbp_h"/*; do case $__sbp_x in *.sample) continue;; esac; [ -f "$__sbp_x" ] && [ -x "$__sbp_x" ] || continue`,
+          `    __sbp_n=$((__sbp_n+1)); [ $__sbp_n -gt ${MAX_FILES} ] && break; printf '%s H %s ' ${mark} "\${__sbp_x##*/}"; __sbp_f "$__sbp_x"; done; fi`,
+        ] : []),
+        `else echo nodir; fi`,
+      ].join('\n');
+    }),
     `printf '%s E\\n' ${mark}`,
   ];
   return { script: lines.join('\n'), paths, files, dirs };
@@ -132,7 +137,7 @@ export function parseProbe(output: string, mark: string, asked: { paths: string[
       const first = rest.split('\n')[0]!;
       if (first === 'nogit') git.set(dir, { kind: 'no_git' });
       else if (first === 'nodir') git.set(dir, { kind: 'no_git' });
-      else gitAt = { dir, config: [], hooksDir: first.replace(/^hooks ?/, ''), hooks: new Map() };
+      else gitAt = { dir, config: [], hooksDir: first === 'nohooks' ? '' : first.replace(/^hooks ?/, ''), hooks: new Map() };
     } else if (kind === 'C' && gitAt) {
       for (const entry of rest.replace(/^\n/, '').split('\0')) {
         const nl = entry.indexOf('\n');

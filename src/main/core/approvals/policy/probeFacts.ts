@@ -23,14 +23,27 @@ export interface ProbeFacts {
   readonly real: ReadonlyMap<string, string>;
   /** Absolute lexical path → what a command running it would read. */
   readonly files: ReadonlyMap<string, FileFact>;
-  /** Directory a git command runs in → its config and hooks. */
+  /** A git look (gitKey: directory, hooks or not) → its config, and its hooks when they were asked for. */
   readonly git: ReadonlyMap<string, GitFact>;
+}
+
+/**
+ * How a git look is asked for: the directory, and whether its hooks are wanted too (only commands that change the
+ * repository run hooks; `git status` needs the config alone, one git process fewer).
+ */
+export function gitKey(dir: string, hooks: boolean): string {
+  return hooks ? `hooks:${dir}` : `config:${dir}`;
+}
+
+export function parseGitKey(key: string): { dir: string; hooks: boolean } {
+  return key.startsWith('hooks:') ? { dir: key.slice(6), hooks: true } : { dir: key.replace(/^config:/, ''), hooks: false };
 }
 
 /** What a scan wanted to know and did not (yet). */
 export interface ProbeNeeds {
   readonly paths: Set<string>;
   readonly files: Set<string>;
+  /** gitKey()s. */
   readonly git: Set<string>;
 }
 

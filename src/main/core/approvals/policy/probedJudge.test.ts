@@ -27,7 +27,8 @@ const reasons = (j: Judgement): string => j.reasons.map((r) => r.text).join(' | 
 describe('what a first pass asks to look up', () => {
   it.each([
     ['ls -la', [], [], []],
-    ['git status', [], [], [cwd]],
+    ['git status', [], [], [`config:${cwd}`]],
+    ['git commit -m x', [], [], [`hooks:${cwd}`]],
     ['echo hi > /dev/null', [], [], []],
     ['cd sub && ls', [], [], []],
     ['bash x.sh', [`${cwd}/x.sh`], [`${cwd}/x.sh`], []],
@@ -134,7 +135,10 @@ describe('files a command runs, by their content', () => {
 });
 
 describe('git, with the config and hooks it runs', () => {
-  const repo = (config: [string, string][], hooks: Record<string, FileFact> = {}): ProbeFacts => facts({ git: { [cwd]: { kind: 'repo', config, hooksDir: `${cwd}/.git/hooks`, hooks: new Map(Object.entries(hooks)) } } });
+  const repo = (config: [string, string][], hooks: Record<string, FileFact> = {}): ProbeFacts => facts({ git: {
+    [`config:${cwd}`]: { kind: 'repo', config, hooksDir: '', hooks: new Map() },
+    [`hooks:${cwd}`]: { kind: 'repo', config, hooksDir: `${cwd}/.git/hooks`, hooks: new Map(Object.entries(hooks)) },
+  } });
   it('an ordinary repository passes', () => {
     expect(judge('git status', repo([['core.bare', 'false'], ['core.fsmonitor', 'false'], ['core.pager', 'less -R']])).verdict).toBe('safe');
   });
@@ -164,7 +168,7 @@ describe('git, with the config and hooks it runs', () => {
     expect(judge('git config user.email a@b && git commit -m x', repo([])).verdict).toBe('safe');
   });
   it('-C points git at another directory', () => {
-    expect([...judge('git -C /srv/repo status', emptyFacts()).needs.git]).toEqual(['/srv/repo']);
+    expect([...judge('git -C /srv/repo status', emptyFacts()).needs.git]).toEqual(['config:/srv/repo']);
   });
 });
 

@@ -9,7 +9,7 @@ import { isKnown, shown, UNKNOWN, type Arg, type CommandContext, type Finding, t
 import type { ShellNode, ShellParser } from './shellParser.js';
 import { evalAssignedValue, evalWord, type WordEnv } from './words.js';
 import { checkArgsForMetadata } from './rules/networkRules.js';
-import { MAX_PROBED_FILE_BYTES, type FileFact, type ProbeFacts, type ProbeNeeds } from './probeFacts.js';
+import { gitKey, MAX_PROBED_FILE_BYTES, type FileFact, type ProbeFacts, type ProbeNeeds } from './probeFacts.js';
 import { gitKeyRuns, gitRunsHooks, gitShellEntries, languageOf, makeRecipes, type MakeCall, type ScriptLanguage } from './runFiles.js';
 import { codeFindings } from './codeRules.js';
 import { posix } from 'node:path';
@@ -454,8 +454,9 @@ export class ShellScanner implements RuleKit {
     }
     for (const e of gitShellEntries(inline, sub)) this.payload({ ...c, scope: { ...c.scope, origin: `git -c ${e.key}` } }, e.text, argv.find((a) => a.value.startsWith(`${e.key}=`)) ?? argv[0]!);
     if (!dir || !isKnown(dir)) return;
-    c.scope.state.needs?.git.add(dir);
-    const git = c.scope.state.facts?.git.get(dir);
+    const key = gitKey(dir, gitRunsHooks(sub));
+    c.scope.state.needs?.git.add(key);
+    const git = c.scope.state.facts?.git.get(key);
     if (!c.scope.state.facts) return;
     if (before) return this.emit(c, 'dangerous', 'run.unchecked', `runs git after changing its config earlier in the same command, so what it will run is not known`, argv[0]);
     if (!git) return this.emit(c, 'dangerous', 'run.unchecked', `runs git in ${dir}, whose config and hooks could not be looked up`, argv[0]);
