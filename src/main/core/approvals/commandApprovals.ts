@@ -272,9 +272,11 @@ export class CommandApprovals {
     const read = subject.kind === 'path' && subject.access === 'read';
     const probe = !read ? this.deps.probe?.(snapshot) : this.deps.probe && this.deps.sandbox?.(snapshot) ? hostPathsProbe() : undefined;
     let facts = probe ? emptyFacts() : undefined;
+    // A shell's state moves with what it runs: every round judges from the state before this write, and leaves the
+    // state after it in `input.session` (kept only if the write is let through).
+    const start = input?.session ? { vars: new Map(input.session.vars), cwd: input.session.cwd } : undefined;
     const run = (): Judgement => {
-      // A shell's state moves with what it runs: each round starts from the state before this write.
-      const session = input?.session ? { vars: new Map(input.session.vars), ...(input.session.cwd !== undefined ? { cwd: input.session.cwd } : {}) } : undefined;
+      const session = start ? { vars: new Map(start.vars), ...(start.cwd !== undefined ? { cwd: start.cwd } : {}) } : undefined;
       const j = policy.judge(subject, { ...ctx, ...(facts ? { facts } : {}), ...(session ? { session } : {}) });
       if (session && input?.session) {
         input.session.vars = session.vars;
@@ -282,16 +284,11 @@ export class CommandApprovals {
       }
       return j;
     };
-    const start = input?.session ? { vars: new Map(input.session.vars), cwd: input.session.cwd } : undefined;
     let c = run();
     for (let round = 0; probe && facts && round < PROBE_ROUNDS; round++) {
       const missing = unanswered(c.needs, facts);
       if (needsNothing(missing)) break;
       facts = mergeFacts(facts, await this.look(probe, missing, signal));
-      if (start && input?.session) {
-        input.session.vars = new Map(start.vars);
-        if (start.cwd !== undefined) input.session.cwd = start.cwd;
-      }
       c = run();
     }
     const used = facts && (c.needs.files.size > 0 || c.needs.git.size > 0) ? facts : undefined;
