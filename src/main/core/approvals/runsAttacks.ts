@@ -78,10 +78,10 @@ export function describeRunAttacksOn(label: string, make: () => Promise<AttackEn
       }
     });
 
-    test('a script written, then run (sh F, . F, ./F), is judged by its content', async () => {
+    test('a script written, then run (sh F, . F, ./F, sh < F), is judged by its content', async () => {
       await call('write_file', { path: `${R}/x.sh`, content: `#!/bin/sh\nrm -rf ${R}/canary\n` });
       await sh(`chmod +x ${R}/x.sh`);
-      for (const command of [`sh ${R}/x.sh`, `. ${R}/x.sh`, `./${R}/x.sh`]) {
+      for (const command of [`sh ${R}/x.sh`, `. ${R}/x.sh`, `./${R}/x.sh`, `sh < ${R}/x.sh`]) {
         const err = await denied('terminal', { command });
         expect(err.message).toMatch(new RegExp(`recursive delete .*x\\.sh`));
       }

@@ -60,6 +60,8 @@ describe('files a command runs, by their content', () => {
     ['perl x.sh', 'system("rm -rf /home/agent/canary");\n', 'recursive delete'],
     ['ruby x.sh', 'system("rm -rf /home/agent/canary")\n', 'recursive delete'],
     ['sudo bash x.sh', 'echo hi\n', 'runs as root'],
+    ['bash < x.sh', 'rm -rf /home/agent/canary\n', 'recursive delete'],
+    ['python3 < x.sh', 'import shutil\nshutil.rmtree("/home/agent/canary")\n', 'deletes a directory tree'],
   ])('%j with %j asks: %s', (command, content, reason) => {
     const j = judge(command, facts({ files: { [script]: text(content) } }));
     expect(j.verdict).toBe('dangerous');

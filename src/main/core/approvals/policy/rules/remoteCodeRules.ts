@@ -42,6 +42,8 @@ const shell: Rule = (argv, c, kit) => {
     return;
   }
   const script = stdinMode ? undefined : rest[0];
+  // `sh < x.sh` runs the file as surely as `sh x.sh`.
+  if (!script && c.stdin?.file) kit.runsFile(c, { ...argv[0]!, value: c.stdin.file }, 'shell', `${argv[0]!.value} < ${c.stdin.file}`);
   if (!script) return stdinVerdict(kit, c, 'a shell', c.stdin?.text !== undefined ? (runText(kit, c, c.stdin, argv[0]!), undefined) : c.stdin, argv[0]!);
   runsScript(kit, c, script, argv[0]!.value);
 };
@@ -118,6 +120,7 @@ const interpreter = (lang: 'python' | 'perl' | 'ruby' | 'node' | 'php'): Rule =>
     return;
   }
   if (reads) stdinVerdict(kit, c, lang, c.stdin?.text !== undefined ? undefined : c.stdin, argv[0]!, false);
+  if (reads && c.stdin?.file && lang !== 'php') kit.runsFile(c, { ...argv[0]!, value: c.stdin.file }, lang, `${argv[0]!.value} < ${c.stdin.file}`);
   if (lang === 'php') return;
   const file = scriptOperand(lang, argv);
   if (file) kit.runsFile(c, file, lang, `${argv[0]!.value} ${shown(file)}`);
