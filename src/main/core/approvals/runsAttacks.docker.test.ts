@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { loadDockerEnv } from '../../../../scripts/testEnv.js';
 import { builtinProviders } from '../backends/builtins.js';
 import { makeTestCore } from '../tools/testCore.js';
-import { ASK_NOBODY, describeRunAttacksOn } from './runsAttacks.js';
+import { ASK_NOBODY, describeRunAttacksOn } from './testRunAttacks.js';
 
 const env = loadDockerEnv();
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { loadSshEnv } from '../../../../scripts/testEnv.js';
 import { builtinProviders } from '../backends/builtins.js';
 import { makeTestCore } from '../tools/testCore.js';
-import { ASK_NOBODY, describeRunAttacksOn } from './runsAttacks.js';
+import { ASK_NOBODY, describeRunAttacksOn } from './testRunAttacks.js';
 
 const env = loadSshEnv();
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { localProvider } from '../backends/local/localProvider.js';
 import { makeTestCore } from '../tools/testCore.js';
-import { ASK_NOBODY, describeRunAttacksOn } from './runsAttacks.js';
+import { ASK_NOBODY, describeRunAttacksOn } from './testRunAttacks.js';
 
 const has = (program: string): boolean => spawnSync('sh', ['-c', `command -v ${program}`]).status === 0;
 

@@ -8,6 +8,8 @@ import type { InputLanguage } from '../../../shared/tools.js';
 const MAX_PENDING_CHARS = 64 * 1024;
 const MAX_BINDINGS = 64;
 
+const remoteShell = /^(ssh|mosh)$/;
+const containerExec = /^(docker|podman|nerdctl|kubectl|oc)$/;
 const shells = /^(sh|bash|zsh|dash|ksh|mksh|ash|rbash|yash|busybox)$/;
 const sqlClients = /^(psql|mysql|mariadb|sqlite3?|clickhouse-client|cockroach|redis-cli|duckdb)$/;
 const repls: ReadonlyArray<readonly [RegExp, InputLanguage]> = [
@@ -46,8 +48,9 @@ export function inputLanguageOf(command: string): InputLanguage {
       w = args.slice(i);
       continue;
     }
-    if (name === 'ssh') return operands.length <= 1 ? 'shell' : inputLanguageOf(operands.slice(1).join(' '));
-    if ((name === 'docker' || name === 'podman' || name === 'kubectl') && args[0] === 'exec') {
+    // Programs here, not backends: a remote shell's client, and container runtimes' `exec`.
+    if (remoteShell.test(name)) return operands.length <= 1 ? 'shell' : inputLanguageOf(operands.slice(1).join(' '));
+    if (containerExec.test(name) && args[0] === 'exec') {
       const rest = args.slice(1);
       const at = rest.findIndex((a, i) => !a.startsWith('-') && !/^-(e|u|w|c|n)$/.test(rest[i - 1] ?? ''));
       w = rest.slice(at + 1).filter((a) => a !== '--');

@@ -1,6 +1,8 @@
 // What a command runs besides its own text: the script file it hands to a shell or an interpreter, a Makefile's
 // recipes, and the hooks and config-named programs git starts. Pure: the content comes from the probe (probeFacts).
-import type { Arg } from './scanTypes.js';
+import type { Arg, MakeCall } from './scanTypes.js';
+
+export type { MakeCall };
 
 export type ScriptLanguage = 'shell' | 'python' | 'node' | 'perl' | 'ruby' | 'make';
 
@@ -67,12 +69,6 @@ export function scriptOperand(lang: 'python' | 'node' | 'perl' | 'ruby', argv: r
 
 /** Make's own variables as GNU make sets them, for recipes that use them (`$(RM) -r build`). */
 const makeDefaults: Record<string, string> = { RM: 'rm -f', MAKE: 'make', CC: 'cc', CXX: 'g++', CPP: 'cc -E', AR: 'ar', AS: 'as', LD: 'ld', INSTALL: 'install', SHELL: '/bin/sh', MKDIR: 'mkdir', CP: 'cp', MV: 'mv' };
-
-/** What a make command asks for: its goals (none: the first target) and `VAR=value` words, which win over the file. */
-export interface MakeCall {
-  targets: string[];
-  overrides: Record<string, string>;
-}
 
 interface MakeRule {
   targets: string[];

@@ -1,7 +1,6 @@
 // What the shell scanner and its rules share: findings, evaluated arguments, and the state of one scan.
 import type { PolicyVerdict } from '../../../../shared/approvals.js';
 import type { ProbeFacts, ProbeNeeds } from './probeFacts.js';
-import type { MakeCall } from './runFiles.js';
 
 /** A finding is a reason with a severity; the verdict is the worst severity found. */
 export interface Finding {
@@ -74,6 +73,12 @@ export interface ScanScope {
   origin?: string;
   /** Maps an offset in this level's text to the original command, or pins every span to one place. */
   span(start: number, end: number): [number, number] | undefined;
+}
+
+/** What a make command asks for: its goals (none: the first target) and `VAR=value` words, which win over the file. */
+export interface MakeCall {
+  targets: string[];
+  overrides: Record<string, string>;
 }
 
 /** How a command was reached: rules judge `rm` under `xargs` or `find -exec` differently. */
