@@ -18,7 +18,7 @@ function files(dir: string): string[] {
 const owners: Array<[RegExp, string]> = [
   [/^main\/core\/backends\/(local|ssh|docker)\//, 'the provider folders declare their backend'],
   [/^main\/core\/tools\//, 'the ToolDefs declare their tools'],
-  [/\.test\.ts$|^main\/core\/tools\/(testCore|toolsSuite)\.ts$|registryRaceWorker\.ts$/, 'tests and their helpers'],
+  [/\.test\.ts$|^main\/core\/tools\/(testCore|toolsSuite)\.ts$|^main\/core\/approvals\/testRunAttacks\.ts$|registryRaceWorker\.ts$/, 'tests and their helpers'],
   [/^main\/core\/config\/loadConfig\.ts$/, "the default config: a `local` target when config.yaml names none"],
   [/^shared\/tools\.ts$/, 'the contract: argument schemas by tool name, and the execute_code client label'],
   [/^shared\/toolResult\.ts$/, "the contract's tool names and client labels, for clients that need no tool's schemas"],

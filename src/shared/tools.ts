@@ -173,4 +173,13 @@ export type ApprovalSubject =
   | { kind: 'path'; path: string; access: 'read' | 'write'; /** The call reads everything under the path (a search). */ tree?: boolean }
   | { kind: 'code'; code: string; language: 'python' }
   /** Text written to a running program's stdin (process write): judged as shell where it reads as shell. */
-  | { kind: 'input'; data: string };
+  | {
+    kind: 'input'; data: string;
+    /** The background process it is written to (its session_id): what was written before is known there. */
+    process?: string;
+    /** What reads it, where the approval step knows (from the process's command); as shell, leniently, when not. */
+    language?: InputLanguage;
+  };
+
+/** What a running program's stdin is read as: a shell, an interpreter's REPL, a SQL client, or something else. */
+export type InputLanguage = 'shell' | 'python' | 'node' | 'perl' | 'ruby' | 'sql' | 'other';

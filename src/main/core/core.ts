@@ -26,6 +26,7 @@ import { ApprovalBroker } from './approvals/approvalBroker.js';
 import { ApprovalRules } from './approvals/approvalRules.js';
 import { specFingerprint } from './registry/specFingerprint.js';
 import { CommandApprovals } from './approvals/commandApprovals.js';
+import { execProbe, hostPathsProbe } from './approvals/targetProbe.js';
 import { ActivityLog } from './activity/activityLog.js';
 import { EventBus, type EventListener } from './events/eventBus.js';
 import { detachedConnection, composeHandlers, type CallContext, type Handlers } from './handlers.js';
@@ -238,6 +239,22 @@ export class Core {
       audit: this.audit,
       settings: () => this.config.config.approvals,
       sandbox: (s) => this.allProviders().find((p) => p.backend === s.spec.backend)?.sandboxFor?.(s.spec),
+      // Looks on the target itself for links, run files and git: through its exec (inside the sandbox, for a sandboxed
+      // local target). Where work runs on this machine, paths are resolved here, without a process: the sandbox binds
+      // what it lets a command write at the same paths, so a link there is seen here too (what it masks or keeps
+      // private may only read as more, never less, than it is).
+      probe: (s) => {
+        const exec = execProbe(() => this.sessions.environment(s));
+        return this.allProviders().find((p) => p.backend === s.spec.backend)?.sandboxFor?.(s.spec) ? hostPathsProbe(exec) : exec;
+      },
+      processInfo: (id) => {
+        try {
+          const p = this.processes.info(id);
+          return { command: p.command, cwd: p.cwd };
+        } catch {
+          return undefined; // unknown: the process tool says so
+        }
+      },
       current: (name) => {
         this.targets.refresh();
         try {

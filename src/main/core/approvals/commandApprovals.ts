@@ -1,9 +1,7 @@
 // The approval step of every tool call: classify what the call runs or writes, then refuse, ask a person, or let
 // it run; every decision is one audit line and the call's Activity entry. The dispatcher calls it before the handler.
 import { createHash } from 'node:crypto';
-import { realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
 import type { ApprovalOutcome, ApprovalsMode, PolicyClassification } from '../../../shared/approvals.js';
 import { SwitchboardError } from '../../../shared/errors.js';
 import type { ApprovalSubject, ToolClient } from '../../../shared/tools.js';
@@ -15,8 +13,12 @@ import type { ToolDef } from '../tools/toolDef.js';
 import type { AuditLog } from '../dispatch/audit.js';
 import type { ApprovalBroker, Decided } from './approvalBroker.js';
 import type { ApprovalRules, RuleKey } from './approvalRules.js';
-import type { CommandPolicy } from './policy/commandPolicy.js';
+import type { CommandPolicy, JudgeContext, Judgement, PolicyCall } from './policy/commandPolicy.js';
 import { resolvePath } from './policy/paths.js';
+import { emptyFacts, factsDigestText, mergeFacts, needsNothing, restrictFacts, unanswered, type ProbeFacts, type ProbeNeeds } from './policy/probeFacts.js';
+import { StdinJudge, type PreparedInput } from './stdinJudge.js';
+import { RunningFiles } from './runningFiles.js';
+import { hostPathsProbe, type TargetProbe } from './targetProbe.js';
 
 export interface CommandApprovalsDeps {
   policy: () => Promise<CommandPolicy>;
@@ -29,7 +31,17 @@ export interface CommandApprovalsDeps {
   current: (name: string) => TargetSnapshot | undefined;
   /** Where a target's agent work runs (its provider's sandboxFor); undefined for work that runs elsewhere. */
   sandbox?: (snapshot: TargetSnapshot) => SandboxInfo | undefined;
+  /**
+   * Looks on the target for what a judgement needs (links, run files, git config and hooks). Without it nothing is
+   * looked up: paths are judged as written, and files a command runs are not read.
+   */
+  probe?: (snapshot: TargetSnapshot) => TargetProbe;
+  /** The command and start directory of a background process (for what reads its stdin); undefined when unknown. */
+  processInfo?: (sessionId: string) => { command: string; cwd?: string } | undefined;
 }
+
+/** How many rounds of looking a judgement may take (a script that runs a script that runs …); then it asks. */
+const PROBE_ROUNDS = 3;
 
 /** The reason every request to leave the sandbox carries. */
 export const OUTSIDE_SANDBOX_REASON = 'runs outside the sandbox';
@@ -50,8 +62,18 @@ export interface Authorization {
   outcome?: ApprovalOutcome;
   /** The arguments that were judged (and approved); the dispatcher runs these and nothing else. */
   args: Readonly<Record<string, unknown>>;
-  /** (tool, normalised arguments, runtime identity, spec fingerprint) the approval is for. */
+  /** (tool, normalised arguments, runtime identity, spec fingerprint, content looked at) the approval is for. */
   binding: string;
+}
+
+/** A judgement and what was looked up on the target for it. */
+interface Judged {
+  c: Judgement;
+  facts: ProbeFacts;
+  /** Every need of the last round: what the judgement depends on, to look at again after a long wait. */
+  needs: ProbeNeeds;
+  /** Digest of the run files and git facts used (undefined when none were): part of what is approved. */
+  content?: string;
 }
 
 /** An approval refusal that knows how it was decided, so the dispatcher can show it. */
@@ -62,8 +84,8 @@ export class ApprovalRefused extends SwitchboardError {
 }
 
 /** The binding of a call: a digest of tool, canonical arguments, runtime identity and the fingerprint of its spec. */
-export function bindingOf(tool: string, args: Readonly<Record<string, unknown>>, identity: string, fingerprint: string): string {
-  return createHash('sha256').update(JSON.stringify([tool, canonical(args), identity, fingerprint])).digest('hex');
+export function bindingOf(tool: string, args: Readonly<Record<string, unknown>>, identity: string, fingerprint: string, content?: string): string {
+  return createHash('sha256').update(JSON.stringify([tool, canonical(args), identity, fingerprint, ...(content ? [content] : [])])).digest('hex');
 }
 
 function canonical(value: unknown): unknown {
@@ -78,7 +100,7 @@ function canonical(value: unknown): unknown {
  * Refuse unless the call about to run is the one that was approved, where it was approved: same tool and arguments,
  * same runtime identity with the same spec, and that identity still the target's current generation, not drained since.
  */
-export function assertBound(auth: Authorization, tool: string, args: Readonly<Record<string, unknown>>, now: TargetSnapshot | undefined, approved: TargetSnapshot): void {
+export function assertBound(auth: Authorization, tool: string, args: Readonly<Record<string, unknown>>, now: TargetSnapshot | undefined, approved: TargetSnapshot, content?: string): void {
   if (!now || now.identity !== approved.identity) {
     throw new ApprovalRefused(
       { decision: 'refuse', by: 'binding', reason: 'target changed' },
@@ -102,7 +124,14 @@ export function assertBound(auth: Authorization, tool: string, args: Readonly<Re
       'register a new generation or pick another target, then make the call again',
     );
   }
-  if (bindingOf(tool, args, now.identity, fingerprint) !== auth.binding) {
+  if (content !== undefined && bindingOf(tool, args, now.identity, fingerprint, content) !== auth.binding) {
+    throw new ApprovalRefused(
+      { decision: 'refuse', by: 'binding', reason: 'content changed' },
+      'refused: a file or git setting the command runs changed after the approval',
+      'what runs is exactly what was approved; make the call again to have the new content judged',
+    );
+  }
+  if (content === undefined && bindingOf(tool, args, now.identity, fingerprint) !== auth.binding) {
     throw new ApprovalRefused(
       { decision: 'refuse', by: 'binding', reason: 'arguments changed' },
       'refused: the arguments changed after the approval',
@@ -148,6 +177,8 @@ const warmUpCommand = 'cd /tmp && ls -la "$HOME" | grep -v x > /dev/null 2>&1; e
 
 export class CommandApprovals {
   private policyLoad: Promise<CommandPolicy> | undefined;
+  private readonly stdin = new StdinJudge();
+  private readonly running = new RunningFiles();
 
   constructor(private readonly deps: CommandApprovalsDeps) {}
 
@@ -176,27 +207,118 @@ export class CommandApprovals {
    * the timeout, a withdrawn request, or an approval that no longer binds).
    */
   async authorize(call: ApprovalCall): Promise<Authorization> {
+    const subject = call.def.approval(call.args);
+    // Writes to one process's stdin are judged in order, each knowing what the ones before it left.
+    if (subject?.kind === 'input' && subject.process !== undefined && this.deps.processInfo) {
+      const id = subject.process;
+      const info = this.deps.processInfo(id);
+      if (info) return this.stdin.serial(id, () => this.authorizeSubject(call, subject, this.stdin.prepare(id, info, subject.data)));
+    }
+    return this.authorizeSubject(call, subject, undefined);
+  }
+
+  private async authorizeSubject(call: ApprovalCall, subject: ApprovalSubject | undefined, input: PreparedInput | undefined): Promise<Authorization> {
     const { def, snapshot } = call;
     const args = deepFreeze(structuredClone(call.args) as Record<string, unknown>);
     const fingerprint = specFingerprint(snapshot.spec);
-    const binding = bindingOf(def.name, args, snapshot.identity, fingerprint);
-    const subject = def.approval(args);
     // A read is judged only for the profile: the file holding the agent token is refused; nothing else asks.
-    if (!subject) return { args, binding };
+    if (!subject) return { args, binding: bindingOf(def.name, args, snapshot.identity, fingerprint) };
+    // Input that completes no line runs nothing yet: it waits in the process's state for the rest of its line.
+    if (input && input.text === '') {
+      input.commit(false);
+      return { args, binding: bindingOf(def.name, args, snapshot.identity, fingerprint) };
+    }
+    const judgedSubject: ApprovalSubject = input ? { kind: 'input', data: input.text, language: input.language } : subject;
     const policy = await (this.policyLoad ??= this.deps.policy());
     const { mode } = this.deps.settings();
     const { home, cwd } = await this.whereItRuns(snapshot, subject);
     const ctx = { mode, home, cwd, flags: { skip_container_guards: snapshot.flags.skip_container_guards } };
-    let c = policy.classify({ ...subject, via: def.name }, ctx);
-    // On this machine a path may reach the profile through a symlink the text does not show: judge where it leads too.
-    if (subject.kind === 'path' && c.verdict !== 'hardline' && !snapshot.flags.is_remote && !snapshot.flags.is_container) {
-      const lexical = resolvePath(subject.path, cwd, home);
-      const real = realPathOf(lexical);
-      if (real !== lexical) {
-        const there = policy.classify({ ...subject, path: real, via: def.name }, ctx);
-        if (there.verdict === 'hardline') c = there;
+    const judged = await this.judge(policy, { ...judgedSubject, via: def.name }, ctx, snapshot, input, call.signal);
+    const c = subject.kind === 'path' && subject.access === 'write' ? this.withRunningFile(policy, judged, subject.path, call, ctx) : judged.c;
+    const binding = bindingOf(def.name, args, snapshot.identity, fingerprint, judged.content);
+    const auth = await this.decideJudged(call, subject, judgedSubject, c, { args, binding, fingerprint, home, cwd, mode, judged, policy });
+    input?.commit(judged.unfinished === true);
+    // The files it runs may be read for as long as it runs: its timeout, or (in the background) a day.
+    const runsFor = call.args.background === true || input ? 24 * 3600_000 : (snapshot.timeoutSec + 5) * 1000;
+    this.running.remember(snapshot.identity, judged.facts, judged.needs, Date.now() + runsFor);
+    return auth;
+  }
+
+  /**
+   * A write to a file that a command still running will run is judged as the code it puts there (write_file's content
+   * in the file's language); a patch of one asks. Otherwise the write's own judgement stands.
+   */
+  private withRunningFile(policy: CommandPolicy, judged: Judged, path: string, call: ApprovalCall, ctx: JudgeContext): PolicyClassification {
+    const lexical = resolvePath(path, ctx.cwd, ctx.home ?? '~');
+    const real = judged.facts.real.get(lexical) ?? lexical;
+    const language = this.running.languageOf(call.snapshot.identity, real);
+    if (!language) return judged.c;
+    const content = call.args.content;
+    const extra: PolicyClassification = typeof content === 'string'
+      ? policy.judge({ kind: 'input', data: content, language }, { ...ctx, facts: judged.facts })
+      : { verdict: 'dangerous', decision: ctx.mode === 'off' || ctx.flags?.skip_container_guards ? 'allow' : ctx.mode === 'deny' ? 'refuse' : 'ask', reasons: [{ text: `changes ${real}, which a command still running will run (${call.def.name})`, rule: 'run.rewritten', severity: 'dangerous' }] };
+    if (extra.verdict === 'safe') return judged.c;
+    const reasons = [...judged.c.reasons, ...extra.reasons.map((r) => ({ ...r, text: `${r.text} — written to ${real}, which a command still running will run` }))];
+    const rank = { safe: 0, dangerous: 1, hardline: 2 } as const;
+    return rank[extra.verdict] >= rank[judged.c.verdict] ? { ...extra, reasons } : { ...judged.c, reasons };
+  }
+
+  /**
+   * Judge, looking on the target for what the judgement needs (at most PROBE_ROUNDS looks: a script's content may name
+   * more to look at). A look that fails leaves its files and git as unreadable, which asks, with the reason.
+   */
+  private async judge(policy: CommandPolicy, subject: PolicyCall, ctx: JudgeContext, snapshot: TargetSnapshot, input: PreparedInput | undefined, signal: AbortSignal | undefined): Promise<Judged & { unfinished?: boolean }> {
+    // A read is judged only for the agent token, which lives in the profile on this machine: for a target whose work
+    // runs here its links are followed here (no process, no round trip); elsewhere no read is looked at.
+    const read = subject.kind === 'path' && subject.access === 'read';
+    const probe = !read ? this.deps.probe?.(snapshot) : this.deps.probe && this.deps.sandbox?.(snapshot) ? hostPathsProbe() : undefined;
+    let facts = probe ? emptyFacts() : undefined;
+    // A shell's state moves with what it runs: every round judges from the state before this write, and leaves the
+    // state after it in `input.session` (kept only if the write is let through).
+    const start = input?.session ? { vars: new Map(input.session.vars), cwd: input.session.cwd } : undefined;
+    const run = (): Judgement => {
+      const session = start ? { vars: new Map(start.vars), ...(start.cwd !== undefined ? { cwd: start.cwd } : {}) } : undefined;
+      const j = policy.judge(subject, { ...ctx, ...(facts ? { facts } : {}), ...(session ? { session } : {}) });
+      if (session && input?.session) {
+        input.session.vars = session.vars;
+        if (session.cwd !== undefined) input.session.cwd = session.cwd;
       }
+      return j;
+    };
+    let c = run();
+    for (let round = 0; probe && facts && round < PROBE_ROUNDS; round++) {
+      const missing = unanswered(c.needs, facts);
+      if (needsNothing(missing)) break;
+      facts = mergeFacts(facts, await this.look(probe, missing, signal));
+      c = run();
     }
+    const used = facts && (c.needs.files.size > 0 || c.needs.git.size > 0) ? facts : undefined;
+    return {
+      c, facts: facts ?? emptyFacts(), needs: c.needs,
+      ...(used ? { content: createHash('sha256').update(factsDigestText(restrictFacts(used, c.needs))).digest('hex') } : {}),
+      ...(input?.language === 'shell' ? { unfinished: c.unfinished === true } : {}),
+    };
+  }
+
+  /** One look on the target; a failure answers every file and git directory asked with the reason (which asks). */
+  private async look(probe: TargetProbe, needs: ProbeNeeds, signal: AbortSignal | undefined): Promise<ProbeFacts> {
+    try {
+      const found = await probe.lookup(needs, signal);
+      // Whatever the look could not answer (a path it could not resolve) stays as written, and is not asked again.
+      return mergeFacts(found, { real: new Map([...needs.paths].map((p) => [p, p])), files: new Map([...needs.files].map((p) => [p, { kind: 'unreadable', problem: 'the look on the target did not answer' } as const])), git: new Map([...needs.git].map((p) => [p, { kind: 'unreadable', problem: 'the look on the target did not answer' } as const])) });
+    } catch (err) {
+      if (signal?.aborted) throw err;
+      const problem = err instanceof Error ? err.message.split('\n')[0]! : String(err);
+      return { real: new Map([...needs.paths].map((p) => [p, p])), files: new Map([...needs.files].map((p) => [p, { kind: 'unreadable', problem }])), git: new Map([...needs.git].map((p) => [p, { kind: 'unreadable', problem }])) };
+    }
+  }
+
+  private async decideJudged(
+    call: ApprovalCall, subject: ApprovalSubject, judgedSubject: ApprovalSubject, c: PolicyClassification,
+    j: { args: Readonly<Record<string, unknown>>; binding: string; fingerprint: string; home: string; cwd: string; mode: ApprovalsMode; judged: Judged; policy: CommandPolicy },
+  ): Promise<Authorization> {
+    const { def, snapshot } = call;
+    const { args, binding, fingerprint, home, cwd, mode, policy } = j;
     // A call that asks to leave the sandbox is always put to a person (whatever the verdict, rules or mode but deny).
     const outside = subject.kind === 'command' && subject.outside_sandbox === true;
     if (c.verdict === 'safe' && !outside) return { args, binding };
@@ -219,17 +341,19 @@ export class CommandApprovals {
       return { args, binding, outcome: record({ decision: 'approve', by: mode === 'off' ? 'mode' : 'flags', reason: why }) };
     }
 
-    const key: RuleKey = { target: snapshot.name, identity: snapshot.identity, fingerprint, tool: def.name, pattern: patternOf(policy, subject, cwd, home) };
+    // A rule kept for a command that runs files holds for that content only: another script under the same name asks.
+    const pattern = patternOf(policy, judgedSubject, cwd, home) + (j.judged.content ? ` #content:${j.judged.content.slice(0, 16)}` : '');
+    const key: RuleKey = { target: snapshot.name, identity: snapshot.identity, fingerprint, tool: def.name, pattern };
     const kept = outside ? undefined : this.deps.rules.match(key);
     if (kept) return { args, binding, outcome: record({ decision: 'approve', scope: kept, by: 'rule', reason: why }) };
 
-    const text = subjectText(subject);
+    const text = subjectText(judgedSubject);
     const decided = await this.deps.broker.request({
       kind: 'command',
       title: 'Approve command',
       tool: def.name,
       // Input to a running program is shown as the command it would run.
-      subject: subject.kind === 'input' ? 'command' : subject.kind,
+      subject: judgedSubject.kind === 'input' ? 'command' : judgedSubject.kind,
       command: text,
       execution_target: snapshot.name,
       generation: snapshot.generation,
@@ -239,7 +363,7 @@ export class CommandApprovals {
       reasons: outside ? [OUTSIDE_SANDBOX_REASON, ...c.reasons.map((r) => r.text)] : c.reasons.map((r) => r.text),
       ...(outside ? { outside_sandbox: true } : {}),
       ...(this.deps.sandbox?.(snapshot)?.state === 'unsandboxed' ? { unsandboxed: true } : {}),
-      highlights: subject.kind === 'command' || subject.kind === 'input' ? c.reasons.flatMap((r) => (r.span ? [r.span] : [])) : [],
+      highlights: judgedSubject.kind === 'command' || judgedSubject.kind === 'input' ? c.reasons.flatMap((r) => (r.span ? [r.span] : [])) : [],
     }, { signal: call.signal });
     // An answer that lands as the caller gives up decides nothing (no rule either): nobody waits for what it would run.
     const landed: Decided = decided.decision === 'approve' && call.signal?.aborted ? { ...withdrawnLate, waited_ms: decided.waited_ms } : decided;
@@ -248,11 +372,21 @@ export class CommandApprovals {
     const outcome = record(outcomeOf(landed));
     if (landed.decision === 'deny') throw refusalFor(landed, outcome, why);
     const auth: Authorization = { args, binding, outcome };
-    // The wait may have been long: the approval binds to what was asked about, where it was asked.
-    assertBound(auth, def.name, args, this.deps.current(snapshot.name), snapshot);
+    // The wait may have been long: the approval binds to what was asked about, where it was asked, and to the content
+    // of the files and git settings it runs, read again now.
+    const content = await this.contentNow(j.judged, snapshot, call.signal);
+    assertBound(auth, def.name, args, this.deps.current(snapshot.name), snapshot, content);
     if (landed.scope === 'session') this.deps.rules.addSession(key);
     if (landed.scope === 'always') this.deps.rules.addAlways(key, landed.decider ?? 'person');
     return auth;
+  }
+
+  /** The digest of the run files and git facts a judgement used, as they are on the target now (undefined: none used). */
+  private async contentNow(judged: Judged, snapshot: TargetSnapshot, signal: AbortSignal | undefined): Promise<string | undefined> {
+    const probe = this.deps.probe?.(snapshot);
+    if (judged.content === undefined || !probe) return undefined;
+    const now = await this.look(probe, judged.needs, signal);
+    return createHash('sha256').update(factsDigestText(restrictFacts(now, judged.needs))).digest('hex');
   }
 
   /**
@@ -286,19 +420,6 @@ export class CommandApprovals {
 }
 
 const withdrawnLate: Omit<Decided, 'waited_ms'> = { decision: 'deny', scope: 'once', by: 'withdrawn', reason: 'the caller went away as the approval came' };
-
-/** Where a local path leads once symlinks are followed: its nearest existing ancestor's real path, then the rest. */
-function realPathOf(path: string): string {
-  const rest: string[] = [];
-  for (let p = path; ; p = dirname(p)) {
-    try {
-      return join(realpathSync(p), ...rest.reverse());
-    } catch {
-      if (p === dirname(p)) return path;
-      rest.push(basename(p));
-    }
-  }
-}
 
 function outcomeOf(d: Decided): ApprovalOutcome {
   return {

@@ -23,7 +23,7 @@ export const processTool = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   summary: (args) => `${argText(args, 'action')}${args.session_id ? ' ' + argText(args, 'session_id') : ''}`,
   // Input to a running shell is a command like any other (`sh` in the background, then `rm -rf ~` written to it).
-  approval: (args) => (args.action === 'write' && args.data ? { kind: 'input', data: args.data } : undefined),
+  approval: (args) => (args.action === 'write' && args.data ? { kind: 'input', data: args.data, ...(args.session_id ? { process: args.session_id } : {}) } : undefined),
   targetless: true,
   actsOn: (args, services) => {
     if (!args.session_id || !services.processes) return undefined;

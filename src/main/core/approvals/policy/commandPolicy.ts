@@ -34,6 +34,8 @@ import { isBlockDevice, profileFinding, resolvePath, sensitiveWrite } from './pa
 import { ShellScanner } from './shellScanner.js';
 import { loadShellParser, type ShellParser } from './shellParser.js';
 import type { Finding } from './scanTypes.js';
+import { emptyNeeds, type ProbeFacts, type ProbeNeeds } from './probeFacts.js';
+import { sqlFindings } from './rules/sqlRules.js';
 
 /**
  * What is judged: the subject a tool's declaration hands over (ToolDef.approval), never a tool name, so a new
@@ -49,8 +51,24 @@ export interface PolicyContext {
   flags?: { skip_container_guards?: boolean };
 }
 
+/** What the approval step adds: facts probed on the target, and a long-lived shell's state for its stdin. */
+export interface JudgeContext extends PolicyContext {
+  facts?: ProbeFacts;
+  /** A background shell's variables and cwd, read and changed by the input judged (the caller keeps it per process). */
+  session?: { vars: Map<string, string>; cwd?: string };
+}
+
+/** A classification, with what the scan would have liked to look up on the target (none answered: judge again). */
+export interface Judgement extends PolicyClassification {
+  needs: ProbeNeeds;
+  /** Shell input that does not parse yet (a `for … do` still open): the shell waits for more before it runs it. */
+  unfinished?: boolean;
+}
+
 export interface CommandPolicy {
   classify(call: PolicyCall, ctx?: PolicyContext): PolicyClassification;
+  /** classify, told what the target holds (links, run files, git), and saying what else it wants to know. */
+  judge(call: PolicyCall, ctx?: JudgeContext): Judgement;
   commandPattern(command: string): string;
 }
 
@@ -100,62 +118,137 @@ export function createCommandPolicy(parser: ShellParser, opts: PolicyOptions = {
   const profile = opts.profile === undefined ? undefined : resolvePath(opts.profile, undefined, '~');
   // What a scan finds depends only on the text, the home and the cwd (no file is looked at), and agents repeat
   // commands: the findings of recent ones are kept, so a repeat costs no parse. Findings are never changed after.
-  const recent = new Map<string, readonly Finding[]>();
-  const scanShell = (command: string, ctx: PolicyContext): readonly Finding[] => {
-    const key = command.length <= maxRememberedChars ? `${ctx.home ?? '~'}\0${ctx.cwd ?? ''}\0${command}` : undefined;
+  // A scan that wanted to look something up depends on what the look found: with facts, it is not taken from memory.
+  const recent = new Map<string, { findings: readonly Finding[]; needs?: ProbeNeeds }>();
+  const scanShell = (command: string, ctx: JudgeContext, needs?: ProbeNeeds): readonly Finding[] => {
+    const key = command.length <= maxRememberedChars && !ctx.session ? `${ctx.home ?? '~'}\0${ctx.cwd ?? ''}\0${command}` : undefined;
     const known = key === undefined ? undefined : recent.get(key);
-    if (known) return known;
-    const findings = scanner.scan(command, { home: ctx.home ?? '~', ...(ctx.cwd ? { cwd: ctx.cwd } : {}), ...(profile ? { profile } : {}) }).findings;
-    if (key !== undefined) {
+    if (known && !(ctx.facts && known.needs)) {
+      if (known.needs) addNeeds(needs, known.needs);
+      return known.findings;
+    }
+    const own = emptyNeeds();
+    const findings = scanner.scan(command, {
+      home: ctx.home ?? '~', ...(ctx.cwd ? { cwd: ctx.cwd } : {}), ...(profile ? { profile } : {}),
+      ...(ctx.facts ? { facts: ctx.facts } : {}), ...(ctx.session ? { session: ctx.session } : {}), needs: own,
+    }).findings;
+    addNeeds(needs, own);
+    const asked = own.paths.size + own.files.size + own.git.size > 0;
+    if (key !== undefined && !(ctx.facts && asked)) {
       if (recent.size >= maxRemembered) recent.delete(recent.keys().next().value as string);
-      recent.set(key, findings);
+      recent.set(key, asked ? { findings, needs: own } : { findings });
     }
     return findings;
   };
-  const findingsFor = (call: PolicyCall, ctx: PolicyContext): readonly Finding[] => {
+  const pathFindings = (call: Extract<PolicyCall, { kind: 'path' }>, p: string): Finding[] => {
+    const via = call.via ? ` (${call.via})` : '';
+    const guarded = profileFinding(p, profile, call.access === 'write', call.via ?? call.access);
+    if (guarded) return [guarded];
+    if (call.access === 'read') {
+      if (!profile || !call.tree) return [];
+      // A search hands every file under its path to the agent: under the profile (or above it), core.json too.
+      if (p === profile) return [{ severity: 'hardline', rule: 'profile.read', text: `reads the Switchboard profile ${p}, where core.json holds the agent token${via}` }];
+      if (profile.startsWith(p === '/' ? '/' : `${p}/`)) return [{ severity: 'dangerous', rule: 'profile.tree', text: `reads everything under ${p}, the Switchboard profile's core.json with the agent token too${via}` }];
+      return [];
+    }
+    if (isBlockDevice(p)) return [{ severity: 'hardline', rule: 'disk.overwrite', text: `overwrites the disk device ${p}${via}` }];
+    const why = sensitiveWrite(p);
+    return why ? [{ severity: 'dangerous', rule: 'write.sensitive', text: `writes to ${p}: ${why}${via}` }] : [];
+  };
+  const codeOf = (text: string, language: CodeLanguage, ctx: JudgeContext, how: string, needs: ProbeNeeds): Finding[] => {
+    const place = { home: ctx.home ?? '~', ...(ctx.cwd ? { cwd: ctx.cwd } : {}), ...(profile ? { profile } : {}), how };
+    const out: Finding[] = [];
+    for (const f of codeFindings(text, language, place, code)) {
+      if (f.shell === undefined) out.push({ severity: f.severity, rule: f.rule, text: f.text });
+      else for (const inner of scanShell(f.shell, { ...ctx, session: undefined }, needs)) out.push({ severity: inner.severity, rule: inner.rule, text: `${inner.text} in code (${f.via})` });
+    }
+    return out;
+  };
+  const findingsFor = (call: PolicyCall, ctx: JudgeContext, needs: Asked): readonly Finding[] => {
     const home = ctx.home ?? '~';
     switch (call.kind) {
       case 'command':
-        return scanShell(call.command, ctx);
+        return scanShell(call.command, ctx, needs);
       case 'path': {
-        const p = resolvePath(call.path, ctx.cwd, home);
-        const via = call.via ? ` (${call.via})` : '';
-        const guarded = profileFinding(p, profile, call.access === 'write', call.via ?? call.access);
-        if (guarded) return [guarded];
-        if (call.access === 'read') {
-          if (!profile || !call.tree) return [];
-          // A search hands every file under its path to the agent: under the profile (or above it), core.json too.
-          if (p === profile) return [{ severity: 'hardline', rule: 'profile.read', text: `reads the Switchboard profile ${p}, where core.json holds the agent token${via}` }];
-          if (profile.startsWith(p === '/' ? '/' : `${p}/`)) return [{ severity: 'dangerous', rule: 'profile.tree', text: `reads everything under ${p}, the Switchboard profile's core.json with the agent token too${via}` }];
-          return [];
-        }
-        if (isBlockDevice(p)) return [{ severity: 'hardline', rule: 'disk.overwrite', text: `overwrites the disk device ${p}${via}` }];
-        const why = sensitiveWrite(p);
-        return why ? [{ severity: 'dangerous', rule: 'write.sensitive', text: `writes to ${p}: ${why}${via}` }] : [];
+        const lexical = resolvePath(call.path, ctx.cwd, home);
+        if (!lexical.startsWith('/')) return pathFindings(call, lexical);
+        needs.paths.add(lexical);
+        // A write follows links: judged where it lands, and as written (the profile by either name is refused).
+        const real = ctx.facts?.real.get(lexical);
+        const found = pathFindings(call, lexical);
+        if (real === undefined || real === lexical) return found;
+        const there = pathFindings(call, real).map((f) => ({ ...f, text: `${f.text}, through the link ${lexical}` }));
+        return [...there, ...found.filter((f) => !there.some((t) => t.rule === f.rule))];
       }
       case 'input':
-        // A line for a REPL or a prompt is not shell: only what reads as a dangerous shell command counts.
-        return scanShell(call.data, ctx).filter((f) => !notShell.has(f.rule));
-      case 'code': {
-        const out: Finding[] = [];
-        const place = { home, ...(ctx.cwd ? { cwd: ctx.cwd } : {}), ...(profile ? { profile } : {}), how: call.via ?? 'code' };
-        for (const f of codeFindings(call.code, call.language, place, code)) {
-          if (f.shell === undefined) out.push({ severity: f.severity, rule: f.rule, text: f.text });
-          else for (const inner of scanShell(f.shell, ctx)) out.push({ severity: inner.severity, rule: inner.rule, text: `${inner.text} in code (${f.via})` });
-        }
-        return out;
-      }
+        return inputFindings(call, ctx, needs);
+      case 'code':
+        return codeOf(call.code, call.language, ctx, call.via ?? 'code', needs);
     }
+  };
+  /**
+   * Stdin of a running program, read as what reads it: a shell's lines with its variables known (a name computed
+   * from unknown values asks there), a REPL's code, a SQL client's statements and its shell escapes. Where the reader
+   * is not known, only what reads as a dangerous shell command counts.
+   */
+  const inputFindings = (call: Extract<PolicyCall, { kind: 'input' }>, ctx: JudgeContext, needs: Asked): readonly Finding[] => {
+    const language = call.language ?? 'other';
+    switch (language) {
+      case 'shell': {
+        const all = scanShell(call.data, ctx, needs);
+        if (all.some((f) => f.rule === 'parse.failed')) needs.unfinished = true;
+        return all.filter((f) => f.rule !== 'parse.failed');
+      }
+      case 'sql':
+        return [
+          ...sqlFindings(call.data).map((text): Finding => ({ severity: 'dangerous', rule: 'sql.destructive', text: `${text.replace(/\)$/, ' via stdin)')}` })),
+          ...replShellEscapes(call.data).flatMap((line) => scanShell(line, { ...ctx, session: undefined }, needs)),
+        ];
+      case 'other':
+        // Maybe a shell after all (`sh -c 'cat | sh'`): its variables are kept, a name computed from unknowns is not asked.
+        return scanShell(call.data, ctx, needs).filter((f) => !notShell.has(f.rule));
+      default:
+        return [
+          ...codeOf(call.data, language, ctx, `${language} stdin`, needs),
+          ...replShellEscapes(call.data).flatMap((line) => scanShell(line, { ...ctx, session: undefined }, needs)),
+        ];
+    }
+  };
+  const judge = (call: PolicyCall, ctx: JudgeContext): Judgement => {
+    const needs: Asked = emptyNeeds();
+    const findings = findingsFor(call, ctx, needs);
+    const verdict = verdictOf(findings);
+    const reasons = toReasons(findings);
+    const { unfinished, ...asked } = needs;
+    return { verdict, reasons, decision: decide(verdict, reasons, ctx), needs: asked, ...(unfinished ? { unfinished } : {}) };
   };
   return {
     classify(call, ctx = {}) {
-      const findings = findingsFor(call, ctx);
-      const verdict = verdictOf(findings);
-      const reasons = toReasons(findings);
-      return { verdict, reasons, decision: decide(verdict, reasons, ctx) };
+      const { needs: _, ...c } = judge(call, ctx);
+      return c;
     },
+    judge: (call, ctx = {}) => judge(call, ctx),
     commandPattern: (command) => commandPattern(parser, command),
   };
+}
+
+type CodeLanguage = Parameters<typeof codeFindings>[1];
+
+function addNeeds(into: ProbeNeeds | undefined, from: ProbeNeeds): void {
+  if (into) for (const k of ['paths', 'files', 'git'] as const) for (const v of from[k]) into[k].add(v);
+}
+
+/** What a judgement asks for, and whether shell input was left unfinished. */
+type Asked = ProbeNeeds & { unfinished?: boolean };
+
+/** Lines a REPL or SQL client hands to a shell: `\! cmd` (psql, mysql), `.shell`/`.system` (sqlite3), `!cmd` (IPython). */
+function replShellEscapes(text: string): string[] {
+  const out: string[] = [];
+  for (const line of text.split('\n')) {
+    const m = /^\s*(?:\\!|\.(?:shell|system)\s|system\s|!)\s*(.+)$/.exec(line);
+    if (m) out.push(m[1]!);
+  }
+  return out;
 }
 
 export async function loadCommandPolicy(opts: PolicyOptions = {}): Promise<CommandPolicy> {

@@ -1,6 +1,7 @@
 // The interface rules are written against: report a finding, scan nested shell text, run a nested argv.
 import type { CodeParsers } from './code/codeParsers.js';
 import type { Arg, CommandContext, Finding, Produces } from './scanTypes.js';
+import type { ScriptLanguage } from './runFiles.js';
 
 export interface RuleKit {
   /** The Python and JavaScript grammars, for `python -c` and `node -e` payloads; absent, code is read as text. */
@@ -17,6 +18,8 @@ export interface RuleKit {
   write(c: CommandContext, a: Arg, how: string): void;
   /** Refuse a change to `a` (write, delete, mode, link) when it is in the Switchboard profile; true when it is. */
   profileChange(c: CommandContext, a: Arg, how: string): boolean;
+  /** Judge a file the command runs by its content on the target (`bash F`, `python3 F`); `label` names how it runs. */
+  runsFile(c: CommandContext, file: Arg, language: ScriptLanguage | 'auto', label: string): void;
   /** What a process substitution or `$(…)` inside this argument produces, if it was seen. */
   produced(c: CommandContext, a: Arg): Produces | undefined;
 }

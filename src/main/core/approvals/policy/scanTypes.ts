@@ -1,5 +1,6 @@
 // What the shell scanner and its rules share: findings, evaluated arguments, and the state of one scan.
 import type { PolicyVerdict } from '../../../../shared/approvals.js';
+import type { ProbeFacts, ProbeNeeds } from './probeFacts.js';
 
 /** A finding is a reason with a severity; the verdict is the worst severity found. */
 export interface Finding {
@@ -49,9 +50,19 @@ export interface ScanState {
   written: Map<string, string>;
   /** Files made executable earlier in the same command. */
   madeExecutable: Set<string>;
+  /** Files written earlier in the same command, whatever with (cp, ln, a redirect): a look before it ran is stale. */
+  changed?: Set<string>;
+  /** An earlier part of the same command changed git config (`git config k v`): a look before it ran is stale. */
+  gitConfigChanged?: boolean;
   /** How many nodes were visited; a bound against hostile input. */
   budget: number;
   parseFailed?: string;
+  /**
+   * What the target said about links, run files and git (absent: nothing is looked up and paths read as written).
+   * `needs` collects what a scan wanted to look up, answered or not.
+   */
+  facts?: ProbeFacts;
+  needs?: ProbeNeeds;
 }
 
 /** One level of scanning: a text, its position in the original, and what is known there. */
@@ -60,8 +71,16 @@ export interface ScanScope {
   cwd: string | undefined;
   vars: Map<string, string>;
   depth: number;
+  /** Where this level's text comes from when it is not the command (a script, a hook, git config): said in reasons. */
+  origin?: string;
   /** Maps an offset in this level's text to the original command, or pins every span to one place. */
   span(start: number, end: number): [number, number] | undefined;
+}
+
+/** What a make command asks for: its goals (none: the first target) and `VAR=value` words, which win over the file. */
+export interface MakeCall {
+  targets: string[];
+  overrides: Record<string, string>;
 }
 
 /** How a command was reached: rules judge `rm` under `xargs` or `find -exec` differently. */
@@ -73,6 +92,13 @@ export interface CommandContext {
   stdin?: Produces;
   /** True when a wrapper already asked for root (sudo, doas, su). */
   elevated?: boolean;
+  /**
+   * How the command treats a path's last link: follows it (writes, chmod), acts on the link itself (rm, mv), or only
+   * names it (cd: what is under it is looked up by the later command). Default: follow.
+   */
+  links?: 'follow' | 'own' | 'name';
+  /** For a Makefile make runs: the goals and overrides of the make command. */
+  make?: MakeCall;
 }
 
 export function isKnown(a: Arg | string): boolean {

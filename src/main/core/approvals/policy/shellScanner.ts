@@ -13,6 +13,10 @@ import { checkArgsForMetadata } from './rules/networkRules.js';
 import { checkSecretReads } from './rules/secretRules.js';
 import { commandVariable, floodLoop } from './rules/escapeRules.js';
 import { clobber, emptiesOutput, printsForever } from './rules/writeRules.js';
+import { gitKey, MAX_PROBED_FILE_BYTES, type FileFact, type ProbeFacts, type ProbeNeeds } from './probeFacts.js';
+import { gitKeyRuns, gitRunsHooks, gitShellEntries, languageOf, makeRecipes, type MakeCall, type ScriptLanguage } from './runFiles.js';
+import { codeFindings } from './codeRules.js';
+import { posix } from 'node:path';
 
 const MAX_DEPTH = 6;
 const NODE_BUDGET = 50_000;
@@ -25,6 +29,24 @@ const recursiveFlag = /^(-[a-zA-Z]*[rRa][a-zA-Z]*|--recursive|--archive|--derefe
 const findAction = /^-(exec|execdir|ok|okdir|delete|fprint0?|fprintf|fls)$/;
 /** Commands that name a file without reading what is in it (is a Core running: `test -f …/core.json`). */
 const namesOnly = new Set(['ls', 'stat', 'test', '[', '[[', 'echo', 'printf', 'basename', 'dirname', 'realpath', 'readlink', 'file']);
+/** Commands that act on a link itself, not where it leads (`rm -rf link` removes the link). */
+const ownLinks = new Set(['rm', 'unlink', 'rmdir', 'mv', 'rimraf', 'find', 'trash', 'trash-put', 'gio']);
+/** Commands whose path argument only moves where later paths are looked up. */
+const nameLinks = new Set(['cd', 'pushd']);
+/** Paths that are never links worth a look. */
+const notProbed = /^\/dev\/(null|zero|stdout|stderr|stdin|tty|fd\/\d+|full|random|urandom)$/;
+
+/** What a scan may be given besides the text: the target's home, cwd, profile, probed facts, and a shell's state. */
+export interface ScanOptions {
+  home: string;
+  cwd?: string;
+  profile?: string;
+  facts?: ProbeFacts;
+  /** Filled with what the scan wanted to look up on the target. */
+  needs?: ProbeNeeds;
+  /** A long-lived shell's variables and cwd (a background shell's stdin): read, and changed by what the text does. */
+  session?: { vars: Map<string, string>; cwd?: string };
+}
 
 export class ShellScanner implements RuleKit {
   /** What each `$(…)` and `<(…)` produced, by its start offset in the text being walked. */
@@ -35,15 +57,20 @@ export class ShellScanner implements RuleKit {
     readonly codeParsers?: CodeParsers,
   ) {}
 
-  scan(command: string, opts: { home: string; cwd?: string; profile?: string }): ScanState {
+  scan(command: string, opts: ScanOptions): ScanState {
     // The workspace is where the command starts, unless that is `/` or a system directory: an agent that picks
     // `workdir: /` does not make the whole machine its own.
     const workspace = opts.cwd === undefined ? undefined : resolvePath(opts.cwd, undefined, opts.home);
     const owned = workspace !== undefined && !['root', 'system'].includes(vitalPath(workspace, opts.home)?.kind ?? '');
-    const state: ScanState = { home: opts.home, ...(owned ? { workspace } : {}), ...(opts.profile ? { profile: opts.profile } : {}), findings: [], downloaded: new Set(), written: new Map(), madeExecutable: new Set(), budget: NODE_BUDGET };
+    const state: ScanState = {
+      home: opts.home, ...(owned ? { workspace } : {}), ...(opts.profile ? { profile: opts.profile } : {}), findings: [], downloaded: new Set(), written: new Map(), madeExecutable: new Set(), budget: NODE_BUDGET,
+      ...(opts.facts ? { facts: opts.facts } : {}), ...(opts.needs ? { needs: opts.needs } : {}),
+    };
     const norm = normalizeCommandText(command);
-    const scope: ScanScope = { state, cwd: opts.cwd, vars: new Map(), depth: 0, span: (s, e) => [norm.map[s] ?? command.length, norm.map[e] ?? command.length] };
+    const cwd = opts.session ? opts.session.cwd ?? opts.cwd : opts.cwd;
+    const scope: ScanScope = { state, cwd, vars: opts.session?.vars ?? new Map(), depth: 0, span: (s, e) => [norm.map[s] ?? command.length, norm.map[e] ?? command.length] };
     this.text(norm.text, scope);
+    if (opts.session) opts.session.cwd = scope.cwd;
     return state;
   }
 
@@ -70,8 +97,9 @@ export class ShellScanner implements RuleKit {
     }
   }
 
-  private findingAt(scope: ScanScope, severity: Finding['severity'], rule: string, text: string, span: [number, number] | undefined): void {
+  private findingAt(scope: ScanScope, severity: Finding['severity'], rule: string, said: string, span: [number, number] | undefined): void {
     const f = scope.state.findings;
+    const text = scope.origin ? `${said} in ${scope.origin}` : said;
     if (f.some((x) => x.text === text && x.rule === rule)) return;
     f.push(span ? { severity, rule, text, span } : { severity, rule, text });
   }
@@ -301,6 +329,7 @@ export class ShellScanner implements RuleKit {
         return {};
       }
       const name = commandName(head.value);
+      ctx = ownLinks.has(name) ? { ...ctx, links: 'own' } : nameLinks.has(name) ? { ...ctx, links: 'name' } : ctx.links ? { ...ctx, links: 'follow' } : ctx;
       const wrapper = wrappers.get(name);
       if (wrapper) {
         const next = wrapper(argv, ctx, this);
@@ -310,6 +339,8 @@ export class ShellScanner implements RuleKit {
         continue;
       }
       if (head.value.includes('/')) this.checkRunsFile(ctx, head);
+      if (name === 'git') this.gitRuns(ctx, argv);
+      if (name === 'make' || name === 'gmake') this.makeRuns(ctx, argv);
       const rule = rules.get(name);
       return (rule ? rule(argv, ctx, this) : undefined) ?? { by: name };
     }
@@ -320,6 +351,7 @@ export class ShellScanner implements RuleKit {
     const p = this.path(c, head);
     const text = c.scope.state.written.get(p);
     if (text !== undefined) this.payload(c, text, head);
+    else this.runsFile(c, head, 'auto', shown(head));
     if (c.scope.state.downloaded.has(p)) this.emit(c, 'dangerous', 'remote.run-downloaded', `runs a file it just downloaded (${shown(head)})`, head);
     else if (c.scope.state.madeExecutable.has(p)) this.emit(c, 'dangerous', 'chmod.then-run', `runs a file right after making it executable (chmod +x, then ${shown(head)})`, head);
   }
@@ -341,13 +373,165 @@ export class ShellScanner implements RuleKit {
       cwd: parent.cwd,
       vars: new Map(parent.vars),
       depth: parent.depth + 1,
+      ...(parent.origin ? { origin: parent.origin } : {}),
       span: inQuotes ? (s, e) => parent.span(at.start + 1 + s, at.start + 1 + e) : () => parent.span(at.start, at.end),
     };
     this.text(norm.text, scope);
   }
 
+  /**
+   * Where the command will find the path: made absolute, then (when the target was probed) with its links followed
+   * as the command follows them; without facts, the path as written, and the scan notes it wants a look.
+   */
   path(c: CommandContext, a: Arg): string {
-    return resolvePath(a.value, c.scope.cwd, c.scope.state.home);
+    const lexical = resolvePath(a.value, c.scope.cwd, c.scope.state.home);
+    if (c.links === 'name' || !isKnown(lexical) || !lexical.startsWith('/') || notProbed.test(lexical)) return lexical;
+    // A trailing slash makes even rm and mv go through the link to the directory it names.
+    if (c.links === 'own' && !/\/\.?$/.test(a.value) && lexical !== '/') {
+      const parent = this.realOf(c.scope.state, posix.dirname(lexical));
+      return parent === '/' ? `/${posix.basename(lexical)}` : `${parent}/${posix.basename(lexical)}`;
+    }
+    return this.realOf(c.scope.state, lexical);
+  }
+
+  private realOf(state: ScanState, lexical: string): string {
+    state.needs?.paths.add(lexical);
+    return state.facts?.real.get(lexical) ?? lexical;
+  }
+
+  /**
+   * A file the command runs (`bash F`, `python3 F`, `./F`, `. F`) is judged by what is in it on the target. Without
+   * probed facts (a check with no target) nothing is said; with them, a file that could not be read asks.
+   */
+  runsFile(c: CommandContext, file: Arg, language: ScriptLanguage | 'auto', label: string): void {
+    if (!isKnown(file) || file.value === '-' || file.value.startsWith('/dev/')) return;
+    const lexical = resolvePath(file.value, c.scope.cwd, c.scope.state.home);
+    if (c.scope.state.written.has(this.path(c, file))) return;
+    c.scope.state.needs?.files.add(lexical);
+    const facts = c.scope.state.facts;
+    if (!facts) return;
+    // What was looked at is what the file held before this command: an earlier part of it wrote the file.
+    if (c.scope.state.changed?.has(this.path(c, file))) {
+      return this.emit(c, 'dangerous', 'run.unchecked', `runs ${facts.real.get(lexical) ?? lexical} after changing it earlier in the same command, so what it will hold is not known (${label})`, file);
+    }
+    const fact = facts.files.get(lexical);
+    const where = facts.real.get(lexical) ?? lexical;
+    this.judgeFile(c, fact, where, language, label, file);
+  }
+
+  private judgeFile(c: CommandContext, fact: FileFact | undefined, where: string, language: ScriptLanguage | 'auto', label: string, at: Arg | undefined): void {
+    const ask = (why: string): void => this.emit(c, 'dangerous', 'run.unchecked', `runs ${where}, ${why} (${label})`, at);
+    if (!fact) return ask('whose content could not be looked up');
+    if (fact.kind === 'missing') return language === 'make' ? undefined : ask('which is not there to be checked before it runs');
+    if (fact.kind === 'too_large') return ask(`too large to check (${fact.size} bytes; at most ${MAX_PROBED_FILE_BYTES} are read)`);
+    if (fact.kind === 'unreadable') return ask(`whose content could not be read to check it: ${fact.problem}`);
+    const how = languageOf(fact.text, language);
+    if ('binary' in how) return;
+    if ('unknown' in how) return ask(`through ${how.unknown}, a language not checked here`);
+    this.judgeText(c, fact.text, how.lang, where, at);
+  }
+
+  /** Text run in a language (a script's content, a hook, a git config value) judged as that language. */
+  private judgeText(c: CommandContext, text: string, lang: ScriptLanguage, origin: string, at: Arg | undefined): void {
+    const parent = c.scope;
+    if (parent.depth >= MAX_DEPTH) {
+      this.emit(c, 'dangerous', 'parse.depth', 'scripts run by scripts too deep to check', at);
+      return;
+    }
+    const scope: ScanScope = { state: parent.state, cwd: parent.cwd, vars: new Map(), depth: parent.depth + 1, origin, span: () => c.at };
+    if (lang === 'shell' || lang === 'make') {
+      const shellText = lang === 'make' ? makeRecipes(text, c.make) : text;
+      const before = scope.state.findings.length;
+      this.text(normalizeCommandText(shellText).text, scope);
+      // A Makefile's `$(CC)`-style words make many command names unknown; only what they clearly run counts there.
+      if (lang === 'make') scope.state.findings.splice(before, Infinity, ...scope.state.findings.slice(before).filter((f) => f.rule !== 'command.computed' && f.rule !== 'parse.failed'));
+      return;
+    }
+    const cc: CommandContext = { scope, at: c.at };
+    const { home, profile } = scope.state;
+    const place = { home, ...(scope.cwd ? { cwd: scope.cwd } : {}), ...(profile ? { profile } : {}), how: `${lang} code` };
+    for (const f of codeFindings(text, lang, place, this.codeParsers)) {
+      if (f.shell !== undefined) this.payload(cc, f.shell, at ?? { value: f.shell, source: '', start: 0, end: 0 });
+      else this.emit(cc, f.severity, f.rule, f.text);
+    }
+  }
+
+  /**
+   * git runs more than its arguments: `-c` values, the config of the repository it runs in (fsmonitor, pager, `!`
+   * aliases, filters), and for commands that change the repository its hooks. Each is judged as what it runs.
+   */
+  private gitRuns(c: CommandContext, argv: Arg[]): void {
+    let i = 1;
+    let dir = c.scope.cwd;
+    const inline: [string, string][] = [];
+    for (; i < argv.length && argv[i]!.value.startsWith('-'); i++) {
+      const v = argv[i]!.value;
+      if (v === '-c' && argv[i + 1]) {
+        const m = /^([^=]+)=?([\s\S]*)$/.exec(argv[++i]!.value);
+        if (m) inline.push([m[1]!, m[2]!]);
+      } else if (v === '-C' && argv[i + 1]) dir = isKnown(argv[i + 1]!) ? resolvePath(argv[++i]!.value, dir, c.scope.state.home) : (i++, undefined);
+      else if (/^--(git-dir|work-tree|namespace|exec-path|config-env)$/.test(v)) i++;
+      else if (/^--exec-path=/.test(v)) this.emit(c, 'dangerous', 'git.exec-path', `runs git's commands from another directory (${v})`, argv[i]);
+    }
+    const sub = argv[i]?.value;
+    const before = c.scope.state.gitConfigChanged === true;
+    // `git config k v` for a key that runs something changes what later git commands in the same command run.
+    if (sub === 'config') {
+      const words = argv.slice(i + 1).filter((a) => !a.value.startsWith('-'));
+      const reads = argv.slice(i + 1).some((a) => /^(--get|--get-all|--get-regexp|-l|--list|--show-origin|--name-only)$/.test(a.value));
+      if (!reads && words.length >= 2 && (!isKnown(words[0]!) || gitKeyRuns(words[0]!.value))) c.scope.state.gitConfigChanged = true;
+    }
+    for (const e of gitShellEntries(inline, sub)) this.payload({ ...c, scope: { ...c.scope, origin: `git -c ${e.key}` } }, e.text, argv.find((a) => a.value.startsWith(`${e.key}=`)) ?? argv[0]!);
+    if (!dir || !isKnown(dir)) return;
+    const key = gitKey(dir, gitRunsHooks(sub));
+    c.scope.state.needs?.git.add(key);
+    const git = c.scope.state.facts?.git.get(key);
+    if (!c.scope.state.facts) return;
+    if (before) return this.emit(c, 'dangerous', 'run.unchecked', `runs git after changing its config earlier in the same command, so what it will run is not known`, argv[0]);
+    if (!git) return this.emit(c, 'dangerous', 'run.unchecked', `runs git in ${dir}, whose config and hooks could not be looked up`, argv[0]);
+    if (git.kind === 'no_git') return;
+    if (git.kind === 'unreadable') return this.emit(c, 'dangerous', 'run.unchecked', `runs git in ${dir}, whose config and hooks could not be read: ${git.problem}`, argv[0]);
+    // `-c` given on the command line wins over the file for the same key.
+    const given = new Set(inline.map(([k]) => k.toLowerCase()));
+    for (const e of gitShellEntries(git.config.filter(([k]) => !given.has(k.toLowerCase())), sub)) {
+      this.judgeText(c, e.text, 'shell', `git config ${e.key}`, argv[0]);
+    }
+    if (!gitRunsHooks(sub)) return;
+    for (const [name, fact] of git.hooks) this.judgeFile(c, fact, `${git.hooksDir}/${name}`, 'auto', `git ${sub} runs its ${name} hook`, argv[0]);
+  }
+
+  /** make runs its Makefile's recipes: `-f F`, else GNUmakefile, makefile or Makefile in `-C DIR` or the cwd. */
+  private makeRuns(c: CommandContext, argv: Arg[]): void {
+    let dir = c.scope.cwd;
+    const files: Arg[] = [];
+    const call: MakeCall = { targets: [], overrides: {} };
+    for (let i = 1; i < argv.length; i++) {
+      const v = argv[i]!.value;
+      if ((v === '-f' || v === '--file' || v === '--makefile') && argv[i + 1]) files.push(argv[++i]!);
+      else if (/^(-f|--file=|--makefile=)./.test(v)) files.push({ ...argv[i]!, value: v.replace(/^(-f|--file=|--makefile=)/, '') });
+      else if (v === '-C' && argv[i + 1]) {
+        const d = argv[++i]!;
+        dir = isKnown(d) ? resolvePath(d.value, dir, c.scope.state.home) : undefined;
+      } else if (/^-[IoW]$/.test(v) || (/^-[jl]$/.test(v) && /^\d+$/.test(argv[i + 1]?.value ?? ''))) i++;
+      else if (v.startsWith('-')) continue;
+      else if (/^[A-Za-z_][\w.-]*:?=/.test(v)) {
+        const eq = v.indexOf('=');
+        call.overrides[v.slice(0, eq).replace(/:$/, '')] = v.slice(eq + 1);
+      } else call.targets.push(v);
+    }
+    if (!dir) return;
+    const mc: CommandContext = { ...c, make: call };
+    const inDir = (name: string): Arg => ({ ...argv[0]!, value: `${dir}/${name}` });
+    if (files.length) {
+      for (const f of files) this.runsFile({ ...mc, scope: { ...c.scope, cwd: dir } }, f, 'make', `make -f ${shown(f)}`);
+      return;
+    }
+    // The first of these that exists is the one make reads.
+    const candidates = ['GNUmakefile', 'makefile', 'Makefile'].map(inDir);
+    const facts = c.scope.state.facts;
+    const found = facts && candidates.find((f) => facts.files.get(resolvePath(f.value, dir, c.scope.state.home))?.kind !== 'missing');
+    if (!facts) for (const f of candidates) this.runsFile(mc, f, 'make', 'make');
+    else if (found) this.runsFile(mc, found, 'make', 'make');
   }
 
   /**
@@ -383,7 +567,8 @@ export class ShellScanner implements RuleKit {
 
   /** Refuses a read of a file that holds the agent token; true when `a` names one. */
   private profileRead(c: CommandContext, a: Arg, how: string): boolean {
-    const f = profileFinding(this.path(c, a), c.scope.state.profile, false, how);
+    // As written: every argument of every command is looked at here, and a look-up on the target for each would cost.
+    const f = profileFinding(resolvePath(a.value, c.scope.cwd, c.scope.state.home), c.scope.state.profile, false, how);
     if (f) this.emit(c, f.severity, f.rule, f.text, a);
     return f !== undefined;
   }
@@ -397,6 +582,7 @@ export class ShellScanner implements RuleKit {
   write(c: CommandContext, a: Arg, how: string): void {
     if (this.profileChange(c, a, how)) return;
     const p = this.path(c, a);
+    (c.scope.state.changed ??= new Set()).add(p);
     if (isBlockDevice(p)) return this.emit(c, 'hardline', 'disk.overwrite', `overwrites the disk device ${p} (${how})`, a);
     if (p === '/proc/sysrq-trigger') return this.emit(c, 'hardline', 'power.sysrq', `triggers a kernel reboot or crash (${how} /proc/sysrq-trigger)`, a);
     const why = sensitiveWrite(p);

@@ -4,6 +4,8 @@ import { parseOptions } from '../options.js';
 import type { Rule, RuleKit } from '../ruleKit.js';
 import { isKnown, shown, type Arg, type CommandContext, type Produces } from '../scanTypes.js';
 import { codeFindings } from '../codeRules.js';
+import { commandName } from '../ruleKit.js';
+import { scriptOperand } from '../runFiles.js';
 import { resolvePath, sensitiveWrite, vitalPath } from '../paths.js';
 
 /** Programs whose output is meant for `eval` (`eval "$(ssh-agent -s)"`); evaluating them is everyday setup. */
@@ -40,6 +42,8 @@ const shell: Rule = (argv, c, kit) => {
     return;
   }
   const script = stdinMode ? undefined : rest[0];
+  // `sh < x.sh` runs the file as surely as `sh x.sh`.
+  if (!script && c.stdin?.file) kit.runsFile(c, { ...argv[0]!, value: c.stdin.file }, 'shell', `${argv[0]!.value} < ${c.stdin.file}`);
   if (!script) return stdinVerdict(kit, c, 'a shell', c.stdin?.text !== undefined ? (runText(kit, c, c.stdin, argv[0]!), undefined) : c.stdin, argv[0]!);
   runsScript(kit, c, script, argv[0]!.value);
 };
@@ -63,6 +67,7 @@ function runsScript(kit: RuleKit, c: CommandContext, script: Arg, label: string)
   const path = kit.path(c, script);
   const written = c.scope.state.written.get(path);
   if (written !== undefined) kit.payload(c, written, script);
+  else kit.runsFile(c, script, label === 'at -f' || shells.test(commandName(label)) || label === '.' || label === 'source' ? 'shell' : 'auto', label);
   if (c.scope.state.downloaded.has(path)) kit.emit(c, 'dangerous', 'remote.run-downloaded', `runs a file it just downloaded (${label} ${shown(script)})`, script);
   else if (c.scope.state.madeExecutable.has(path)) kit.emit(c, 'dangerous', 'chmod.then-run', `runs a file right after making it executable (chmod +x, then ${label} ${shown(script)})`, script);
 }
@@ -129,6 +134,10 @@ const interpreter = (lang: 'python' | 'perl' | 'ruby' | 'node' | 'php'): Rule =>
     return;
   }
   if (reads) stdinVerdict(kit, c, lang, c.stdin?.text !== undefined ? undefined : c.stdin, argv[0]!, false);
+  if (reads && c.stdin?.file && lang !== 'php') kit.runsFile(c, { ...argv[0]!, value: c.stdin.file }, lang, `${argv[0]!.value} < ${c.stdin.file}`);
+  if (lang === 'php') return;
+  const file = scriptOperand(lang, argv);
+  if (file) kit.runsFile(c, file, lang, `${argv[0]!.value} ${shown(file)}`);
 };
 
 /** Commands that fetch from the network: what they print is "downloaded"; files they write are remembered. */
