@@ -65,7 +65,9 @@ export function probeScript(needs: ProbeNeeds, mark: string): { script: string; 
     ...(paths.length ? [
       realPathFn,
       `printf '%s R\\n' ${mark}`,
-      `command -p realpath -m -- ${quoted} 2>/dev/null || realpath -m -- ${quoted} 2>/dev/null || for __sbp_x in ${quoted}; do __sbp_r "$__sbp_x"; done`,
+      // Printed only when realpath took every path: busybox's takes `-m` for a path, prints the paths it can and
+      // fails, and its lines followed by the fallback's would pair paths with the wrong answers.
+      `if __sbp_o=$(command -p realpath -m -- ${quoted} 2>/dev/null) || __sbp_o=$(realpath -m -- ${quoted} 2>/dev/null); then printf '%s\\n' "$__sbp_o"; else for __sbp_x in ${quoted}; do __sbp_r "$__sbp_x"; done; fi`,
     ] : []),
     ...(files.length || dirs.length ? [readFileFn(mark)] : []),
     ...files.map((p, i) => `printf '%s F ${i} ' ${mark}; __sbp_f ${quote(p)}`),

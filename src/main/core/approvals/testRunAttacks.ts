@@ -28,6 +28,13 @@ export function describeRunAttacksOn(label: string, make: () => Promise<AttackEn
     const R = `sbr-${randomBytes(4).toString('hex')}`;
     const call = (tool: string, args: Row): Promise<ToolResult> => env!.core.callTool(tool, { ...args, execution_target: env!.target }, 'mcp');
     const sh = async (command: string): Promise<string> => String((await call('terminal', { command })).output);
+    /** A setup step a person approves when it is asked (it changes what git runs, as the attack needs). */
+    const approvedSh = async (command: string): Promise<string> => {
+      const running = call('terminal', { command });
+      const asked = await Promise.race([running.then(() => undefined, () => undefined), waitPending(env!.core)]);
+      if (asked) env!.core.approvals.decide({ id: asked.id, decision: 'approve', scope: 'once' }, 'ui');
+      return String((await running).output);
+    };
     /** The call is denied (asked and not answered, or refused); its error. */
     const denied = async (tool: string, args: Row): Promise<SwitchboardError> => {
       try {
@@ -132,21 +139,23 @@ export function describeRunAttacksOn(label: string, make: () => Promise<AttackEn
     test('git runs its hooks and config-named programs: they are judged', async () => {
       if (!env!.has.git) return;
       const repo = `${R}/repo`;
-      await sh(`git init -q ${repo} && git -C ${repo} config user.email a@b && git -C ${repo} config user.name a && git -C ${repo} config core.hooksPath hooks && mkdir -p ${repo}/hooks`);
+      await approvedSh(`git init -q ${repo} && git -C ${repo} config user.email a@b && git -C ${repo} config user.name a && git -C ${repo} config core.hooksPath hooks && mkdir -p ${repo}/hooks`);
       await call('write_file', { path: `${repo}/hooks/pre-commit`, content: `#!/bin/sh\nrm -rf ../canary\n` });
       await sh(`chmod +x ${repo}/hooks/pre-commit`);
       expect((await denied('terminal', { command: `git -C ${repo} commit -q --allow-empty -m x` })).message).toMatch(/pre-commit/);
-      await sh(`rm ${repo}/hooks/pre-commit && git -C ${repo} config core.fsmonitor 'rm -rf ../canary'`);
+      await approvedSh(`rm ${repo}/hooks/pre-commit && git -C ${repo} config core.fsmonitor 'rm -rf ../canary'`);
       expect((await denied('terminal', { command: `cd ${repo} && git status` })).message).toMatch(/git config core\.fsmonitor/);
       expect((await denied('terminal', { command: `git -C ${repo} -c core.editor='rm -rf ../canary' commit --allow-empty` })).message).toMatch(/core\.editor/);
     });
 
     test('a write through a link lands where the link points: asked as that file', async () => {
-      await sh(`mkdir -p ${R}/h/.ssh && ln -s h/.ssh/authorized_keys ${R}/ak`);
+      // Making the link may itself ask (it names a key store): a person lets the setup run.
+      await approvedSh(`mkdir -p ${R}/h/.ssh && ln -s h/.ssh/authorized_keys ${R}/ak`);
       expect((await denied('write_file', { path: `${R}/ak`, content: 'ssh-ed25519 AAAA attacker\n' })).message).toMatch(/\.ssh\/authorized_keys.*through the link/);
       expect((await denied('terminal', { command: `echo attacker >> ${R}/ak` })).message).toMatch(/\.ssh\/authorized_keys/);
       expect((await denied('patch', { path: `${R}/ak`, old_string: 'a', new_string: 'b' })).message).toMatch(/\.ssh\/authorized_keys/);
-      expect((await denied('terminal', { command: `cp /etc/hostname ${R}/ak` })).message).toMatch(/\.ssh\/authorized_keys/);
+      const copied = (await denied('terminal', { command: `cp /etc/hostname ${R}/ak` })).message;
+      expect(copied, copied).toMatch(/\.ssh\/authorized_keys/);
       expect(await sh(`test -e ${R}/h/.ssh/authorized_keys && echo written || echo absent`)).toBe('absent\n');
     });
 

@@ -1,6 +1,6 @@
 // Secrets: any command handed a private key or credentials file reads it (cat, base64, scp, curl -F @, nc <, tar),
 // and what it reads ends up with the agent or on another host; commands that print stored secrets; ssh-copy-id.
-import { secretRead } from '../paths.js';
+import { resolvePath, secretRead } from '../paths.js';
 import { commandName, type Rule, type RuleKit } from '../ruleKit.js';
 import { isKnown, type Arg, type CommandContext } from '../scanTypes.js';
 import { wrappers } from './index.js';
@@ -29,7 +29,10 @@ export function checkSecretReads(argv: Arg[], c: CommandContext, kit: RuleKit): 
     // A mount spec (`-v ~/.ssh:/k`) hands its host side to a container.
     const values = [a.value, ...[/^(?:[a-z]+=|--[\w-]+=)@?(.+)$/.exec(a.value)?.[1], /^[^=@]*=?@(.+)$/.exec(a.value)?.[1], /^([/~][^:]*):/.exec(a.value)?.[1], /(?:^|,)(?:source|src)=([^,]+)/.exec(a.value)?.[1]].filter((v): v is string => !!v)];
     for (const v of values) {
-      const why = secretRead(kit.path(c, { ...a, value: v.replace(/^~(?=\/|$)/, c.scope.state.home) }));
+      const value = v.replace(/^~(?=\/|$)/, c.scope.state.home);
+      // A bare word (`status`, `pytest`) is looked at as written: only what reads as a path is worth a probe of the
+      // target for the links on its way (git status must not cost a round trip).
+      const why = secretRead(/[/]|^\./.test(value) ? kit.path(c, { ...a, value }) : resolvePath(value, c.scope.cwd, c.scope.state.home));
       if (why) {
         kit.emit(c, 'dangerous', 'secret.read', `reads ${v}: ${why} (${names[0] === '<' ? '<' : program ?? names[0]})`, a);
         break;
