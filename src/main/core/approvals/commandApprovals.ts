@@ -209,8 +209,11 @@ export class CommandApprovals {
       const outcome = record({ decision: 'refuse', by: hardline ? 'policy' : 'mode', reason: why });
       throw new ApprovalRefused(
         outcome,
-        hardline ? `refused: ${why} (never run, in any approvals mode)` : `refused: ${why} (approvals.mode is deny)`,
-        hardline ? 'Switchboard never runs this for an agent; a person can run it in a terminal pane' : 'approvals.mode: deny refuses dangerous commands without asking; set it to ask to be asked',
+        hardline ? `refused: ${why} (never run, in any approvals mode)` : `refused: ${why} (approvals.mode is ${mode})`,
+        hardline ? 'Switchboard never runs this for an agent; a person can run it in a terminal pane'
+          // Under off, only what the policy could not read is refused (policy/commandPolicy.ts decide).
+          : mode === 'off' ? 'approvals.mode: off asks nobody, and what is too long to check runs only when a person approves it; set it to ask to be asked, or send less'
+          : 'approvals.mode: deny refuses dangerous commands without asking; set it to ask to be asked',
       );
     }
     if (c.decision === 'allow' && !outside) {
