@@ -16,7 +16,7 @@ import {
   CancelledNotificationSchema, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, isInitializeRequest, isJSONRPCErrorResponse, isJSONRPCRequest,
   isJSONRPCResultResponse, type JSONRPCMessage, type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
-import { MAX_REQUEST_BYTES } from '../../../shared/limits.js';
+import { MAX_FILE_CONTENT_CHARS, MAX_REQUEST_BYTES, mib } from '../../../shared/limits.js';
 import type { ToolResult } from '../../../shared/tools.js';
 import { createMcpServer } from './mcpServer.js';
 import { afterLargeRequest } from '../afterLargeRequest.js';
@@ -103,7 +103,7 @@ function readBody(req: IncomingMessage, res: ServerResponse): Promise<string | u
     });
     req.once('end', () => {
       if (size <= MAX_REQUEST_BYTES) return resolve(Buffer.concat(chunks).toString('utf8'));
-      jsonError(res, 413, -32000, `Payload Too Large: the body is over ${MAX_REQUEST_BYTES} bytes`);
+      jsonError(res, 413, -32000, `Payload Too Large: the body is over the ${mib(MAX_REQUEST_BYTES)} a request may be; write a large file in parts of at most ${mib(MAX_FILE_CONTENT_CHARS)}, and put a long command in a file`);
       resolve(undefined);
     });
     req.once('error', reject);

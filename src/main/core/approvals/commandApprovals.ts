@@ -176,7 +176,7 @@ export class CommandApprovals {
    */
   async authorize(call: ApprovalCall): Promise<Authorization> {
     const { def, snapshot } = call;
-    const args = deepFreeze(structuredClone(call.args) as Record<string, unknown>);
+    const args = frozenCopy(call.args);
     const fingerprint = specFingerprint(snapshot.spec);
     const binding = bindingOf(def.name, args, snapshot.identity, fingerprint);
     const subject = def.approval(args);
@@ -325,10 +325,12 @@ function refusalFor(d: Decided, outcome: ApprovalOutcome, why: string): Approval
   }
 }
 
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object') {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
+/**
+ * A frozen copy of JSON arguments. Strings cannot change, so they are shared, not copied: a write's content of some MB
+ * is not held twice (structuredClone copied it).
+ */
+function frozenCopy<T>(value: T): T {
+  if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy)) as T;
+  if (value && typeof value === 'object') return Object.freeze(Object.fromEntries(Object.entries(value).map(([k, v]) => [k, frozenCopy(v)]))) as T;
   return value;
 }
