@@ -66,7 +66,12 @@ export function bindingOf(tool: string, args: Readonly<Record<string, unknown>>,
   return createHash('sha256').update(JSON.stringify([tool, canonical(args), identity, fingerprint])).digest('hex');
 }
 
+/** Strings longer than this stand in a binding as their digest (see canonical). */
+const DIGESTED_CHARS = 4096;
+
 function canonical(value: unknown): unknown {
+  // As strict, without a second copy of a write's content of some MB in the binding's JSON.
+  if (typeof value === 'string' && value.length > DIGESTED_CHARS) return { sha256: createHash('sha256').update(value).digest('hex') };
   if (Array.isArray(value)) return value.map(canonical);
   if (value && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, canonical(v)]));

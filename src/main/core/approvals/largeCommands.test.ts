@@ -9,6 +9,7 @@ import { MAX_COMMAND_CHARS } from '../../../shared/limits.js';
 import type { Core } from '../core.js';
 import { makeTestCore, type TestCore } from '../tools/testCore.js';
 import { MAX_JUDGED_CHARS } from './policy/commandPolicy.js';
+import { bindingOf } from './commandApprovals.js';
 
 let t: TestCore | undefined;
 afterEach(async () => {
@@ -76,5 +77,15 @@ describe('a command over what the policy reads', () => {
     expect(err.message).toBe(`refused: ${unread(command)} (approvals.mode is off)`);
     expect(err.hint).toMatch(/asks nobody/);
     expect(existsSync(join(c.dirs.a!, 'notes.txt'))).toBe(false);
+  });
+});
+
+describe('the binding of a call with a long argument', () => {
+  it('changes with any character of it (the long text stands as its digest)', () => {
+    const content = 'a line of notes\n'.repeat(10_000);
+    const of = (text: string): string => bindingOf('write_file', { path: 'f', content: text }, 'a#g', 'sha256:x');
+    expect(of(content)).toBe(of(`${content}`));
+    expect(of(content)).not.toBe(of(`${content.slice(0, -1)}!`));
+    expect(of(content)).not.toBe(bindingOf('write_file', { path: 'g', content }, 'a#g', 'sha256:x'));
   });
 });
