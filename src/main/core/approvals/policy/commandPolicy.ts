@@ -217,7 +217,16 @@ export function createCommandPolicy(parser: ShellParser, opts: PolicyOptions = {
       const reasons = toReasons(findings);
       return { verdict, reasons, decision: decide(verdict, reasons, ctx) };
     },
-    commandPattern: (command) => (command.length > MAX_JUDGED_CHARS ? unreadPattern(command) : commandPattern(parser, command)),
+    commandPattern(command) {
+      if (command.length > MAX_JUDGED_CHARS) return unreadPattern(command);
+      try {
+        return commandPattern(parser, command);
+      } catch (err) {
+        // Nested deeper than the walk's stack, as findingsOrUnread says: kept by its digest too.
+        if (!(err instanceof RangeError)) throw err;
+        return unreadPattern(command);
+      }
+    },
   };
 }
 

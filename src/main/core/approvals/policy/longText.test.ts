@@ -73,6 +73,7 @@ describe('text up to the cap is read whole', () => {
       const ask = policy.classify({ kind: 'command', command }, { ...ctx, mode: 'ask', flags: { skip_container_guards: true } });
       expect([ask.decision, ask.reasons.map((r) => r.rule)]).toEqual(['ask', ['parse.too_large']]);
       expect(policy.classify({ kind: 'command', command }, { ...ctx, mode: 'off' }).decision).toBe('refuse');
+      expect(policy.commandPattern(command)).toMatch(/^#sha256:/);
     }
     // And the policy still works after it.
     expect(policy.classify({ kind: 'command', command: 'rm -rf /' }, ctx).verdict).toBe('hardline');
