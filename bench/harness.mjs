@@ -103,9 +103,14 @@ export function paneFrameEvent(buf) {
   return { type: 'event', event: 'pane.data', payload: { pane_id: buf.toString('latin1', 2, 2 + n), chars: buf.readUInt32BE(2 + n), data: buf.subarray(6 + n) } };
 }
 
-/** A client of the Core's WebSocket API: `call(method, params)`, `notify(message)`, and `listeners` for events (pane output of panes opened with `binary: true` as bytes). */
-export async function connect(url) {
-  const ws = new WebSocket(url.http.replace('http', 'ws') + 'ws', { headers: { authorization: `Bearer ${url.token}` } });
+/**
+ * A client of the Core's WebSocket API: `call(method, params)`, `notify(message)`, and `listeners` for events (pane
+ * output of panes opened with `binary: true` as bytes). With `person`, it connects as the served page does, with the
+ * person's secret, so it may decide approvals.
+ */
+export async function connect(url, { person = false } = {}) {
+  const query = person ? `?approver=${encodeURIComponent(url.approver)}` : '';
+  const ws = new WebSocket(url.http.replace('http', 'ws') + 'ws' + query, { headers: { authorization: `Bearer ${url.token}` } });
   await new Promise((r, j) => (ws.once('open', r), ws.once('error', j)));
   let nextId = 1;
   const pending = new Map();

@@ -1,6 +1,7 @@
 // The agent tools of DESIGN.md: argument and result schemas shared by MCP, `switchboard call` and the UI.
 import * as z from 'zod';
 import { ToolResultBase, type ToolName } from './toolResult.js';
+import { MAX_COMMAND_CHARS, MAX_FILE_CONTENT_CHARS, mib } from './limits.js';
 
 // What a client of the Core needs (the names, the result's base, who called) lives in toolResult.ts, so that a
 // client does not build every tool's schemas to make one call; it is part of this module's surface as before.
@@ -12,8 +13,13 @@ const executionTarget = z
   .optional()
   .describe('Name of the execution target to run on (see list_targets). Defaults to terminal.default_target.');
 
+/** The error of a text argument over its cap: its size, the cap, and what to do instead. */
+const tooLong = (what: string, cap: number, instead: string) => ({
+  error: (issue: { input?: unknown }) => `the ${what} is ${mib(typeof issue.input === 'string' ? issue.input.length : 0)}, over the ${mib(cap)} it may be; ${instead}`,
+});
+
 export const TerminalArgs = z.strictObject({
-  command: z.string().min(1).describe('Shell command to run.'),
+  command: z.string().min(1).max(MAX_COMMAND_CHARS, tooLong('command', MAX_COMMAND_CHARS, 'write long content to a file with write_file and run a command that reads it')).describe('Shell command to run.'),
   workdir: z.string().min(1).optional().describe("Directory to run in; relative paths resolve against the target's cwd. Defaults to the target's tracked cwd."),
   timeout: z.number().int().positive().max(86_400).optional().describe('Seconds before the command is killed (foreground only).'),
   background: z.boolean().optional().describe('Start in the background and return a session_id for the process tool.'),
@@ -39,14 +45,14 @@ export const ReadFileArgs = z.strictObject({
 
 export const WriteFileArgs = z.strictObject({
   path: z.string().min(1).describe("File path; relative to the target's cwd. Parent directories are created."),
-  content: z.string().describe('The whole new content of the file.'),
+  content: z.string().max(MAX_FILE_CONTENT_CHARS, tooLong('content', MAX_FILE_CONTENT_CHARS, 'write the file in parts and join them with a command (cat part-* > file)')).describe('The whole new content of the file.'),
   execution_target: executionTarget,
 });
 
 export const PatchArgs = z.strictObject({
   path: z.string().min(1).describe("File path; relative to the target's cwd."),
-  old_string: z.string().min(1).describe('Exact text to replace.'),
-  new_string: z.string().describe('Replacement text.'),
+  old_string: z.string().min(1).max(MAX_FILE_CONTENT_CHARS, tooLong('old_string', MAX_FILE_CONTENT_CHARS, 'patch a smaller part, or write the file whole')).describe('Exact text to replace.'),
+  new_string: z.string().max(MAX_FILE_CONTENT_CHARS, tooLong('new_string', MAX_FILE_CONTENT_CHARS, 'patch a smaller part, or write the file whole')).describe('Replacement text.'),
   replace_all: z.boolean().optional().describe('Replace every occurrence; otherwise old_string must occur exactly once.'),
   execution_target: executionTarget,
 });

@@ -2,6 +2,7 @@
 // events it subscribed to and the output of its own panes out, with a bound on what may queue for a client that stops reading.
 import { randomUUID } from 'node:crypto';
 import { MAX_JSON_DEPTH, formatZodError, nestedDeeperThan, toErrorPayload } from '../../shared/errors.js';
+import { MAX_FILE_CONTENT_CHARS, MAX_REQUEST_BYTES, mib } from '../../shared/limits.js';
 import {
   isPaneEvent, WireAck, WireCall, WireCancel, WireId, type CoreEvent, type SubscribableEvent, type WireEvent, type WireResponse,
 } from '../../shared/api.js';
@@ -11,6 +12,7 @@ import type { EventListener } from '../core/events/eventBus.js';
 import { encodePaneData } from '../../shared/paneFrame.js';
 import { paneFrameOf, paneText } from '../core/panes/paneBytes.js';
 import { holdFrame, releaseFrame } from '../core/panes/framePool.js';
+import { afterLargeRequest } from '../core/afterLargeRequest.js';
 
 /** What carries the messages. */
 export interface Peer {
@@ -49,8 +51,26 @@ export interface ConnectionLimits {
 
 export const DEFAULT_LIMITS: ConnectionLimits = { highBytes: 1 << 20, lowBytes: 256 << 10, hardCapBytes: 64 << 20, pollMs: 20 };
 
-/** Requests over this are refused with a clear error (the frame itself is read so the refusal can name its id). */
-export const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
+/**
+ * The id of a request too large to parse, read from its first bytes: the outer object's `"id":` member, when it comes
+ * before any nested object or array (our clients send `type` and `id` first). null when it is not found there.
+ */
+export function leadingId(head: string): WireResponse['id'] {
+  const open = head.indexOf('{');
+  if (open < 0) return null;
+  const rest = head.slice(open + 1);
+  const nested = rest.search(/[{[]/);
+  // A `"` inside a string is escaped, so `,"id":` or `{"id":` with a bare quote is a member of the outer object.
+  const m = /(?:^|,)\s*"id"\s*:\s*(-?\d+|"[^"\\]{0,128}")\s*(?:,|}|$)/.exec(nested < 0 ? rest : rest.slice(0, nested));
+  if (!m) return null;
+  const id = WireId.safeParse(JSON.parse(m[1]!));
+  return id.success ? id.data : null;
+}
+
+/** The refusal of a request over MAX_REQUEST_BYTES. */
+function tooLargeReply(id: WireResponse['id'], size: number): WireResponse {
+  return { type: 'result', id, ok: false, error: { code: 'too_large', message: `the request is ${mib(size)}; the limit is ${mib(MAX_REQUEST_BYTES)}`, hint: `write a large file in parts of at most ${mib(MAX_FILE_CONTENT_CHARS)} and join them with a command; a long command goes in a file a short one runs` } };
+}
 
 /** Who is at the other end, as the carrier can tell without asking the client. */
 export interface ConnectionIdentity {
@@ -135,7 +155,7 @@ export class Connection implements ConnectionScope {
     if (nestedDeeperThan(msg.params)) {
       reply = { type: 'result', id: msg.id, ok: false, error: { code: 'bad_request', message: `the request nests more than ${MAX_JSON_DEPTH} levels deep` } };
     } else if (size > MAX_REQUEST_BYTES) {
-      reply = { type: 'result', id: msg.id, ok: false, error: { code: 'too_large', message: `the request is ${Math.round(size / 1048576)} MiB; the limit is ${MAX_REQUEST_BYTES / 1048576} MiB`, hint: 'send large files in parts' } };
+      reply = tooLargeReply(msg.id, size);
     } else {
       const abort = new AbortController();
       // A reused id (a client's mistake) leaves the earlier call uncancellable by id, never cancels the wrong one.
@@ -149,6 +169,13 @@ export class Connection implements ConnectionScope {
       }
     }
     this.send(reply);
+    afterLargeRequest(size);
+  }
+
+  /** A request over MAX_REQUEST_BYTES, refused unparsed (its carrier read its id from its start: leadingId). */
+  refuseTooLarge(id: WireResponse['id'], size: number): void {
+    this.send(tooLargeReply(id, size));
+    afterLargeRequest(size);
   }
 
   private callContext(signal: AbortSignal): Partial<CallContext> {

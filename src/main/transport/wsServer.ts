@@ -4,9 +4,10 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, normalize, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { WebSocketServer, type WebSocket } from 'ws';
+import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { SwitchboardError } from '../../shared/errors.js';
-import { Connection, type ConnectionCore, type ConnectionIdentity, type ConnectionLimits, type Peer } from './connection.js';
+import { MAX_REQUEST_BYTES } from '../../shared/limits.js';
+import { Connection, leadingId, type ConnectionCore, type ConnectionIdentity, type ConnectionLimits, type Peer } from './connection.js';
 import { cliPersonRefusal } from './approverCheck.js';
 import { PersonLinks } from '../core/person/personLinks.js';
 
@@ -40,10 +41,19 @@ function socketPeer(ws: WebSocket): Peer {
   };
 }
 
+/** The first bytes of a frame, as text, where a request's id is (see leadingId). */
+function frameStart(raw: RawData): string {
+  const first = Array.isArray(raw) ? raw[0] : raw instanceof ArrayBuffer ? Buffer.from(raw, 0, Math.min(raw.byteLength, 512)) : raw;
+  return (first ?? Buffer.alloc(0)).subarray(0, 512).toString('utf8');
+}
+
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
-/** Frames up to this are read, so that a request over MAX_REQUEST_BYTES (connection.ts) gets a clear refusal. */
-const MAX_FRAME_BYTES = 64 * 1024 * 1024;
+/**
+ * Frames up to this are read, so that a request over MAX_REQUEST_BYTES gets a clear refusal naming its id; a larger
+ * one closes the connection (1009, message too big) as it arrives.
+ */
+const MAX_FRAME_BYTES = 2 * MAX_REQUEST_BYTES;
 const statusText: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' };
 const mime: Record<string, string> = {
   '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
@@ -304,6 +314,9 @@ export class WsServer {
       this.sockets.delete(ws);
     });
     ws.on('message', (raw) => {
+      const size = Array.isArray(raw) ? raw.reduce((n, b) => n + b.length, 0) : raw instanceof ArrayBuffer ? raw.byteLength : raw.length;
+      // Refused before it is parsed: a parse would cost the Core a few times the size of a request it then refuses.
+      if (size > MAX_REQUEST_BYTES) return conn.refuseTooLarge(leadingId(frameStart(raw)), size);
       let parsed: unknown;
       try {
         parsed = JSON.parse(raw.toString());
@@ -311,7 +324,6 @@ export class WsServer {
         // Not JSON at all: answered like any other malformed request (it has no id to echo).
         parsed = undefined;
       }
-      const size = Array.isArray(raw) ? raw.reduce((n, b) => n + b.length, 0) : raw instanceof ArrayBuffer ? raw.byteLength : raw.length;
       void conn.receive(parsed, size);
     });
   }

@@ -184,11 +184,11 @@ describe('runCode stops what it started', () => {
     expect(r).toMatchObject({ timed_out: true, exit_code: 124 });
   }, 30_000);
 
-  it.skipIf(!hasPython)('a tool call over 16 MiB kills the script with one clear error', async () => {
+  it.skipIf(!hasPython)('a tool call over the request cap kills the script with one clear error', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-code-'));
     let calls = 0;
     const r = await runCode(localEnv(dir), {
-      code: 'import switchboard_tools as t\nprint("before", flush=True)\nt.write_file("big", "z" * (17 * 1024 * 1024))\nprint("after")',
+      code: `import switchboard_tools as t\nprint("before", flush=True)\nt.write_file("big", "z" * (${MAX_FRAME_CHARS + 1024}))\nprint("after")`,
       cwd: dir,
       timeoutMs: 60_000,
       tools: toolDefs,
@@ -199,9 +199,10 @@ describe('runCode stops what it started', () => {
     });
     rmSync(dir, { recursive: true, force: true });
     expect(calls).toBe(0);
-    expect(r.error).toBe('execute_code: a tool call from the script is over 16 MiB');
+    const line = `execute_code: a tool call from the script is over ${MAX_FRAME_CHARS / 1024 / 1024} MiB`;
+    expect(r.error).toBe(line);
     expect(r.output).toContain('before');
     expect(r.output).not.toContain('after');
-    expect(r.output.endsWith('[execute_code: a tool call from the script is over 16 MiB]')).toBe(true);
+    expect(r.output.endsWith(`[${line}]`)).toBe(true);
   }, 30_000);
 });

@@ -6,6 +6,7 @@
 // output (see pythonBootstrap.ts for the protocol); replies go back as JSON lines on stdin.
 import { randomBytes } from 'node:crypto';
 import { toErrorPayload, errorLine } from '../../../shared/errors.js';
+import { MAX_REQUEST_BYTES } from '../../../shared/limits.js';
 import type { ToolResult } from '../../../shared/tools.js';
 import type { BackgroundHandle, Environment } from '../backends/provider.js';
 import { BoundedCapture } from '../backends/shell/boundedCapture.js';
@@ -13,12 +14,13 @@ import { stopOnTimeoutOrAbort } from '../backends/shell/execWrapped.js';
 import { bootstrapCommand, scriptTools } from './pythonBootstrap.js';
 import type { ToolDef } from '../tools/toolDef.js';
 import { settleWithin } from '../settleWithin.js';
+import { afterLargeRequest } from '../afterLargeRequest.js';
 
 export const DEFAULT_CODE_TIMEOUT_SEC = 300;
 export const MAX_TOOL_CALLS = 50;
 export const MAX_CODE_OUTPUT_CHARS = 50_000;
-/** The longest tool call a script may send (its JSON line); longer ones end the run. */
-export const MAX_FRAME_CHARS = 16 * 1024 * 1024;
+/** The longest tool call a script may send (its JSON line), as a client's request may be; longer ones end the run. */
+export const MAX_FRAME_CHARS = MAX_REQUEST_BYTES;
 /** How long a nested call may take to wind down after the run was stopped before the result is returned anyway. */
 export const NESTED_GRACE_MS = 2_000;
 
@@ -188,7 +190,8 @@ export async function runCode(env: Environment, opts: RunOptions): Promise<RunRe
         return;
       }
       // One call at a time, in order: the script blocks on each reply anyway.
-      queue = queue.then(() => answer(req));
+      const chars = json.length;
+      queue = queue.then(() => answer(req)).finally(() => afterLargeRequest(chars));
     },
     MAX_FRAME_CHARS,
     () => {

@@ -16,11 +16,11 @@ import {
   CancelledNotificationSchema, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, isInitializeRequest, isJSONRPCErrorResponse, isJSONRPCRequest,
   isJSONRPCResultResponse, type JSONRPCMessage, type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
+import { MAX_FILE_CONTENT_CHARS, MAX_REQUEST_BYTES, mib } from '../../../shared/limits.js';
 import type { ToolResult } from '../../../shared/tools.js';
 import { createMcpServer } from './mcpServer.js';
+import { afterLargeRequest } from '../afterLargeRequest.js';
 
-/** Largest JSON-RPC body accepted (a write_file of a few MB fits). */
-export const MAX_MCP_BODY_BYTES = 16 * 1024 * 1024;
 
 /** The most messages one POST may carry (as the SDK's transport allows). */
 const MAX_BATCH = 100;
@@ -97,13 +97,13 @@ function readBody(req: IncomingMessage, res: ServerResponse): Promise<string | u
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= MAX_MCP_BODY_BYTES) chunks.push(chunk);
+      if (size <= MAX_REQUEST_BYTES) chunks.push(chunk);
       // Far past the limit it is not a mistake worth reading to the end.
-      else if (size > 4 * MAX_MCP_BODY_BYTES) req.destroy();
+      else if (size > 4 * MAX_REQUEST_BYTES) req.destroy();
     });
     req.once('end', () => {
-      if (size <= MAX_MCP_BODY_BYTES) return resolve(Buffer.concat(chunks).toString('utf8'));
-      jsonError(res, 413, -32000, `Payload Too Large: the body is over ${MAX_MCP_BODY_BYTES} bytes`);
+      if (size <= MAX_REQUEST_BYTES) return resolve(Buffer.concat(chunks).toString('utf8'));
+      jsonError(res, 413, -32000, `Payload Too Large: the body is over the ${mib(MAX_REQUEST_BYTES)} a request may be; write a large file in parts of at most ${mib(MAX_FILE_CONTENT_CHARS)}, and put a long command in a file`);
       resolve(undefined);
     });
     req.once('error', reject);
@@ -182,6 +182,10 @@ export function mcpHttpHandler(callTool: (tool: string, args: Record<string, unk
       );
       return;
     }
+    // Counted beside readBody's own count, which ends at its limit: the memory a POST leaves is given back after it.
+    let size = 0;
+    req.on('data', (chunk: Buffer) => void (size += chunk.length));
+    res.once('close', () => afterLargeRequest(size));
     try {
       const messages = await readMessages(req, res);
       if (!messages) return;

@@ -88,7 +88,12 @@ export function bindingOf(tool: string, args: Readonly<Record<string, unknown>>,
   return createHash('sha256').update(JSON.stringify([tool, canonical(args), identity, fingerprint, ...(content ? [content] : [])])).digest('hex');
 }
 
+/** Strings longer than this stand in a binding as their digest (see canonical). */
+const DIGESTED_CHARS = 4096;
+
 function canonical(value: unknown): unknown {
+  // As strict, without a second copy of a write's content of some MB in the binding's JSON.
+  if (typeof value === 'string' && value.length > DIGESTED_CHARS) return { sha256: createHash('sha256').update(value).digest('hex') };
   if (Array.isArray(value)) return value.map(canonical);
   if (value && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, canonical(v)]));
@@ -219,7 +224,7 @@ export class CommandApprovals {
 
   private async authorizeSubject(call: ApprovalCall, subject: ApprovalSubject | undefined, input: PreparedInput | undefined): Promise<Authorization> {
     const { def, snapshot } = call;
-    const args = deepFreeze(structuredClone(call.args) as Record<string, unknown>);
+    const args = frozenCopy(call.args);
     const fingerprint = specFingerprint(snapshot.spec);
     // A read is judged only for the profile: the file holding the agent token is refused; nothing else asks.
     if (!subject) return { args, binding: bindingOf(def.name, args, snapshot.identity, fingerprint) };
@@ -332,8 +337,11 @@ export class CommandApprovals {
       const outcome = record({ decision: 'refuse', by: hardline ? 'policy' : 'mode', reason: why });
       throw new ApprovalRefused(
         outcome,
-        hardline ? `refused: ${why} (never run, in any approvals mode)` : `refused: ${why} (approvals.mode is deny)`,
-        hardline ? 'Switchboard never runs this for an agent; a person can run it in a terminal pane' : 'approvals.mode: deny refuses dangerous commands without asking; set it to ask to be asked',
+        hardline ? `refused: ${why} (never run, in any approvals mode)` : `refused: ${why} (approvals.mode is ${mode})`,
+        hardline ? 'Switchboard never runs this for an agent; a person can run it in a terminal pane'
+          // Under off, only what the policy could not read is refused (policy/commandPolicy.ts decide).
+          : mode === 'off' ? 'approvals.mode: off asks nobody, and what is too long to check runs only when a person approves it; set it to ask to be asked, or send less'
+          : 'approvals.mode: deny refuses dangerous commands without asking; set it to ask to be asked',
       );
     }
     if (c.decision === 'allow' && !outside) {
@@ -444,10 +452,12 @@ function refusalFor(d: Decided, outcome: ApprovalOutcome, why: string): Approval
   }
 }
 
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object') {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
+/**
+ * A frozen copy of JSON arguments. Strings cannot change, so they are shared, not copied: a write's content of some MB
+ * is not held twice (structuredClone copied it).
+ */
+function frozenCopy<T>(value: T): T {
+  if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy)) as T;
+  if (value && typeof value === 'object') return Object.freeze(Object.fromEntries(Object.entries(value).map(([k, v]) => [k, frozenCopy(v)]))) as T;
   return value;
 }

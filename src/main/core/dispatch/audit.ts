@@ -5,7 +5,7 @@ import { closeSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } fr
 import { join } from 'node:path';
 import type { ToolDef } from '../tools/toolDef.js';
 import { writeError } from '../backends/writeError.js';
-import { redact } from '../../../shared/redact.js';
+import { MAX_REDACTED_CHARS, redact } from '../../../shared/redact.js';
 import { maskKnownSecrets } from '../knownSecrets.js';
 import { chainLine, chainTail, headPath, headText, lineHash, parseHead, withLost, type ChainHead, type ChainState } from './auditChain.js';
 
@@ -43,10 +43,18 @@ export function summarizeResult(result: Record<string, unknown>): string {
   return maskKnownSecrets(redact(lines.join('\n')));
 }
 
-/** A short, secret-free summary of a tool call's arguments for the feed and the audit log, as its tool declares it. */
+/** The most of a summary kept (Activity and audit.jsonl show one line). */
+const SUMMARY_CHARS = 160;
+
+/**
+ * A short, secret-free summary of a tool call's arguments for the feed and the audit log, as its tool declares it.
+ * Only the start of the text is worked on: collapsing the blanks of a whole 10 MB command cost the Core some 180 MB.
+ */
 export function summarizeArgs(def: Pick<ToolDef, 'summary'> | undefined, args: Record<string, unknown>): string {
-  const clip = (s: string, n = 160): string => (s.length > n ? s.slice(0, n - 1) + '…' : s);
-  return clip(maskKnownSecrets(redact((def?.summary(args) ?? '').replace(/\s+/g, ' ').trim())));
+  const clip = (s: string, n = SUMMARY_CHARS): string => (s.length > n ? s.slice(0, n - 1) + '…' : s);
+  const text = def?.summary(args) ?? '';
+  const head = text.length > MAX_REDACTED_CHARS ? text.slice(0, MAX_REDACTED_CHARS) : text;
+  return clip(maskKnownSecrets(redact(head.replace(/\s+/g, ' ').trim())));
 }
 
 /** The head file, opened for rewriting in place (not for appending: an append ignores the offset). */

@@ -1,7 +1,7 @@
 // The `execute_code` tool: a python3 script on the target whose tool calls are dispatched back pinned to the same identity.
 import { ExecuteCodeArgs, ExecuteCodeResult } from '../../../shared/tools.js';
 import { DEFAULT_CODE_TIMEOUT_SEC, runCode } from '../agent/codeRunner.js';
-import { argText, defineTool } from './toolDef.js';
+import { argText, defineTool, firstLine } from './toolDef.js';
 
 export const executeCodeTool = defineTool({
   name: 'execute_code',
@@ -10,7 +10,8 @@ export const executeCodeTool = defineTool({
   args: ExecuteCodeArgs,
   result: ExecuteCodeResult,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
-  summary: (args) => argText(args, 'code').split('\n')[0] ?? '',
+  // The first line, found without splitting the whole script into lines.
+  summary: (args) => firstLine(argText(args, 'code')),
   approval: (args) => ({ kind: 'code', code: args.code, language: 'python' }),
   async handler(ctx, args) {
     const snapshot = ctx.snapshot;

@@ -71,3 +71,9 @@ export function argText(args: Readonly<Record<string, unknown>>, key: string): s
   const v = args[key];
   return typeof v === 'string' ? v : '';
 }
+
+/** The first line of a text, found without splitting the rest of it into lines. */
+export function firstLine(text: string): string {
+  const end = text.indexOf('\n');
+  return end < 0 ? text : text.slice(0, end);
+}

@@ -15,7 +15,8 @@
 // holds the agent token, is hardline whatever the target: config and rules change only through a person.
 // Decision: hardline → refuse in every mode; dangerous → ask, refuse under `deny`, allow under `off` or with
 // `skip_container_guards` — except reasons that reach outside a container (another docker daemon, the cloud
-// metadata endpoint), which still ask there; safe → allow.
+// metadata endpoint), which still ask there, and text too long to read (over MAX_JUDGED_CHARS, or past the walk's
+// node budget), which asks under `ask` and is refused otherwise; safe → allow.
 //
 // Parser: tree-sitter-bash through web-tree-sitter (WASM). Chosen over sh-syntax (mvdan/sh as Go→WASM) because
 // sh-syntax starts a fresh Go WASM instance per call (~90 ms a parse here) and its JSON AST drops node types
@@ -25,6 +26,7 @@
 // Everything the walker does not model reads as unknown and asks: "command name computed at run time".
 // Code (execute_code's Python, `python3 -c`, `node -e`) is read on its own syntax tree, with tree-sitter-python
 // and tree-sitter-javascript loaded beside bash (codeRules.ts, code/); the shell commands it runs come back here.
+import { createHash } from 'node:crypto';
 import type { ApprovalsMode, PolicyClassification, PolicyDecision, PolicyReason, PolicyVerdict } from '../../../../shared/approvals.js';
 import type { ApprovalSubject } from '../../../../shared/tools.js';
 import { loadCodeParsers, type CodeParsers } from './code/codeParsers.js';
@@ -75,14 +77,26 @@ export interface CommandPolicy {
 /** Findings that only say the text is not (static) shell; for stdin input they say nothing. */
 const notShell = new Set(['parse.failed', 'command.computed']);
 
+/**
+ * The longest command, program input or script the policy reads. Parsing and walking costs the Core about a thousand
+ * times the text's size in the worst case (a few hundred KiB of tree and words per KiB of `a;a;a;…`), and a command
+ * an agent sends is a few KiB; longer text is not read at all (see unreadReason).
+ */
+export const MAX_JUDGED_CHARS = 64 * 1024;
+
+/** Text the policy did not read, whole or in part: it may hide anything, a hardline command too. */
+const unread = new Set(['text.too_long', 'parse.too_large']);
+
 /** Rules whose danger is outside the container, so a container's skip_container_guards does not cover them. */
-const escapesContainer = new Set(['docker.host', 'network.metadata', 'docker.escape']);
+const escapesContainer = new Set(['docker.host', 'network.metadata', 'docker.escape', ...unread]);
 
 export function decide(verdict: PolicyVerdict, reasons: PolicyReason[], ctx: PolicyContext = {}): PolicyDecision {
   if (verdict === 'hardline') return 'refuse';
   if (verdict === 'safe') return 'allow';
   const mode = ctx.mode ?? 'ask';
-  if (mode === 'off') return 'allow';
+  // Hardline is refused in every mode, so text that was not read is never let through unasked: with nobody to ask
+  // (mode off) it is refused, as under deny.
+  if (mode === 'off') return reasons.some((r) => unread.has(r.rule)) ? 'refuse' : 'allow';
   if (ctx.flags?.skip_container_guards && !reasons.some((r) => escapesContainer.has(r.rule))) return 'allow';
   return mode === 'deny' ? 'refuse' : 'ask';
 }
@@ -96,6 +110,51 @@ function verdictOf(findings: readonly Finding[]): PolicyVerdict {
 function toReasons(findings: readonly Finding[]): PolicyReason[] {
   const sorted = [...findings.filter((f) => f.severity === 'hardline'), ...findings.filter((f) => f.severity !== 'hardline')];
   return sorted.map((f) => ({ text: f.text, rule: f.rule, severity: f.severity, ...(f.span ? { span: f.span } : {}) }));
+}
+
+/** The text of a subject the policy parses (a path is not parsed). */
+function judgedText(call: PolicyCall): string | undefined {
+  switch (call.kind) {
+    case 'command':
+      return call.command;
+    case 'input':
+      return call.data;
+    case 'code':
+      return call.code;
+    case 'path':
+      return undefined;
+  }
+}
+
+const kib = (chars: number): string => `${Math.ceil(chars / 1024)} KiB`;
+
+/**
+ * Why text over MAX_JUDGED_CHARS is not judged. It asks a person (with this reason) rather than being refused: a long
+ * heredoc is a real thing to run, and a person can look. It is never allowed unasked (see decide).
+ */
+function unreadReason(chars: number): PolicyReason {
+  return { severity: 'dangerous', rule: 'text.too_long', text: `too long to check: ${kib(chars)}, over the ${kib(MAX_JUDGED_CHARS)} the approval policy reads` };
+}
+
+/**
+ * The "always allow" pattern of text too long to normalise: its digest. A `#` never begins a normalised command (a
+ * comment is dropped, a word holding `#` is quoted), so no short command can match it.
+ */
+function unreadPattern(text: string): string {
+  return `#sha256:${createHash('sha256').update(text).digest('hex')} (${kib(text.length)}, too long to read)`;
+}
+
+/**
+ * The findings, or one that says the text was not read to its end: nesting deeper than the walk's stack (some
+ * thousands of `a && a && …` or `$( $( …`) overflows it, and such text is judged as unread, never as safe.
+ */
+function findingsOrUnread(find: () => readonly Finding[]): readonly Finding[] {
+  try {
+    return find();
+  } catch (err) {
+    if (!(err instanceof RangeError)) throw err;
+    return [{ severity: 'dangerous', rule: 'parse.too_large', text: 'nested too deeply to check' }];
+  }
 }
 
 /** How many scanned commands are remembered, and the longest remembered (a long script is rarely repeated). */
@@ -216,7 +275,13 @@ export function createCommandPolicy(parser: ShellParser, opts: PolicyOptions = {
   };
   const judge = (call: PolicyCall, ctx: JudgeContext): Judgement => {
     const needs: Asked = emptyNeeds();
-    const findings = findingsFor(call, ctx, needs);
+    // Checked first: nothing of a text this long is normalised, parsed, probed or matched by a rule.
+    const text = judgedText(call);
+    if (text !== undefined && text.length > MAX_JUDGED_CHARS) {
+      const reasons = [unreadReason(text.length)];
+      return { verdict: 'dangerous', reasons, decision: decide('dangerous', reasons, ctx), needs };
+    }
+    const findings = findingsOrUnread(() => findingsFor(call, ctx, needs));
     const verdict = verdictOf(findings);
     const reasons = toReasons(findings);
     const { unfinished, ...asked } = needs;
@@ -228,7 +293,16 @@ export function createCommandPolicy(parser: ShellParser, opts: PolicyOptions = {
       return c;
     },
     judge: (call, ctx = {}) => judge(call, ctx),
-    commandPattern: (command) => commandPattern(parser, command),
+    commandPattern(command) {
+      if (command.length > MAX_JUDGED_CHARS) return unreadPattern(command);
+      try {
+        return commandPattern(parser, command);
+      } catch (err) {
+        // Nested deeper than the walk's stack, as findingsOrUnread says: kept by its digest too.
+        if (!(err instanceof RangeError)) throw err;
+        return unreadPattern(command);
+      }
+    },
   };
 }
 

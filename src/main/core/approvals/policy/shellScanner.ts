@@ -48,6 +48,15 @@ export interface ScanOptions {
   session?: { vars: Map<string, string>; cwd?: string };
 }
 
+/**
+ * What a heredoc feeds its command: the body without its closing delimiter line. Cut at the last newline rather than
+ * by a regex anchored at the end, which tries every start of a long last line (seconds for one of 64 KiB).
+ */
+function heredocText(body: string): string {
+  const end = body.lastIndexOf('\n');
+  return end < 0 ? '\n' : `${body.slice(0, end)}\n`;
+}
+
 export class ShellScanner implements RuleKit {
   /** What each `$(…)` and `<(…)` produced, by its start offset in the text being walked. */
   private subs = new WeakMap<ScanScope, Map<number, Produces>>();
@@ -283,7 +292,7 @@ export class ShellScanner implements RuleKit {
       this.walkSubstitutions(r, c.scope);
       if (r.type === 'heredoc_redirect') {
         const body = r.namedChildren.find((n) => n.type === 'heredoc_body');
-        stdin = { text: body ? body.text.replace(/\n?[^\n]*$/, '\n') : '' };
+        stdin = { text: body ? heredocText(body.text) : '' };
         const nested = r.namedChildren.filter((n) => n.type === 'file_redirect');
         if (nested.length) this.redirects(nested, c, writes, overwrites);
         continue;
