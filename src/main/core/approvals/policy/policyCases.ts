@@ -4,6 +4,11 @@ export type Case = [command: string, reason: string];
 
 export const hardline: Case[] = [
   ['rm -rf /', 'recursive delete of /'],
+  // What follows a heredoc's start on its line (tree-sitter hangs it inside the heredoc).
+  ['cat <<EOF && rm -rf /\nx\nEOF', 'recursive delete of /'],
+  ['cat <<EOF || rm -rf /\nx\nEOF', 'recursive delete of /'],
+  ['cat <<EOF | sudo rm -rf /\nx\nEOF', 'recursive delete of /'],
+  ["cat <<'EOF' | sh\nrm -rf ~\nEOF", 'recursive delete of /home/agent'],
   ['rm -rf ~', 'recursive delete of /home/agent'],
   ['rm -rf $HOME', 'recursive delete of /home/agent'],
   ['rm -fr /etc', 'recursive delete of /etc'],
@@ -690,6 +695,7 @@ export const dangerous: Case[] = [
 ];
 
 export const safe: string[] = [
+  'cat <<EOF > notes.txt\nhello\nEOF', 'cat <<EOF | grep x\nx\nEOF',
   'rm build/out.o', 'rm -i notes.txt', 'rm a.txt b.txt', 'rmdir empty', 'git status', 'git diff', 'git log --oneline -20',
   'git add -A', 'git commit -m "fix: rm -rf handling"', 'git push', 'git push origin main', 'git pull --rebase', 'git fetch --all',
   'git checkout -b feature', 'git checkout main', 'git branch -d merged', 'git stash', 'git stash pop', 'git rebase main',

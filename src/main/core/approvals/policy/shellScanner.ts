@@ -124,7 +124,7 @@ export class ShellScanner implements RuleKit {
       case 'redirected_statement': {
         const body = node.childForFieldName('body');
         const redirects = node.namedChildren.filter((c) => c !== body && c.type.endsWith('redirect'));
-        if (body?.type === 'command') return this.command(body, scope, pipeIn, redirects);
+        if (body?.type === 'command') return this.afterHeredocs(redirects, scope, this.command(body, scope, pipeIn, redirects));
         const c: CommandContext = { scope, at: scope.span(node.startIndex, node.endIndex) };
         let overwrites: Arg[] = [];
         const stdin = this.redirects(redirects, c, [], overwrites);
@@ -133,7 +133,7 @@ export class ShellScanner implements RuleKit {
         // tree-sitter hangs `cd x && echo > f`'s redirect on the whole list; bash opens f after the cd.
         if (scope.cwd !== before) this.redirects(redirects, c, [], (overwrites = []));
         for (const w of overwrites) clobber(this, c, w, '>', !body);
-        return out;
+        return this.afterHeredocs(redirects, scope, out);
       }
       case 'pipeline': {
         let prev = pipeIn;
@@ -283,6 +283,24 @@ export class ShellScanner implements RuleKit {
     // Known text written to a file is what running that file later runs.
     if (out?.text !== undefined) for (const w of writes) scope.state.written.set(this.path(c, w), (scope.state.written.get(this.path(c, w)) ?? '') + out.text);
     return out;
+  }
+
+  /**
+   * What follows a heredoc's start on its line: tree-sitter hangs it inside the heredoc redirect (`cat <<EOF | sh`,
+   * `cat <<EOF && rm -rf /`), not beside the command, so it is walked here — a pipeline fed by what the command
+   * produced, the right side of `&&`/`||` on its own. Returns what the statement as a whole produces.
+   */
+  private afterHeredocs(redirects: ShellNode[], scope: ScanScope, out: Produces | undefined): Produces | undefined {
+    let produced = out;
+    for (const r of redirects) {
+      if (r.type !== 'heredoc_redirect') continue;
+      const right = r.childForFieldName('right');
+      for (const child of r.namedChildren) {
+        if (/^heredoc_(start|body|end)$/.test(child.type) || child.type.endsWith('redirect')) continue;
+        produced = right && child.id === right.id ? this.walk(child, scope, undefined) : this.walk(child, scope, produced);
+      }
+    }
+    return produced;
   }
 
   /** Checks where redirects write, and returns what a heredoc, here-string or `< file` feeds the command. */
