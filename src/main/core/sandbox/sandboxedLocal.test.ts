@@ -146,9 +146,10 @@ live('sandboxed local target (bubblewrap)', () => {
     await run(`cd ${t.dirs.box}`);
   });
 
-  it('a sandboxed warm shell runs a command as written: quotes, UTF-8, 200 KB', async () => {
-    const r = await run(`echo ${'x'.repeat(200_000)} | wc -c`);
-    expect(r).toMatchObject({ exit_code: 0, output: '200001\n' });
+  // 60 KB: under the 64 KiB the policy reads (a longer command asks a person; approvals/largeCommands.test.ts runs one).
+  it('a sandboxed warm shell runs a command as written: quotes, UTF-8, 60 KB', async () => {
+    const r = await run(`echo ${'x'.repeat(60_000)} | wc -c`);
+    expect(r).toMatchObject({ exit_code: 0, output: '60001\n' });
     const q = await run("printf '%s\\n' 'é ✓ \"q\" \\\\'");
     expect(q.output).toBe('é ✓ "q" \\\\\n');
   });

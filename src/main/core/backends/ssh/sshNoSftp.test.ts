@@ -192,7 +192,7 @@ describeToolsOn('ssh without an sftp subsystem', async () => {
     expect(readdirSync(dir)).toEqual(['theirs.txt']);
     // A file the account may not read: said as such, not read as garbage.
     writeFileSync(join(dir, 'secret.txt'), 'hidden\n', { mode: 0o600 });
-    await expect(x.readFile(join(dir, 'secret.txt'), 1000)).rejects.toMatchObject({ code: 'bad_request', message: `could not read ${join(dir, 'secret.txt')}: permission denied` });
+    await expect(x.readFile(join(dir, 'secret.txt'), 1000)).rejects.toMatchObject({ code: 'bad_request', message: `could not read ${join(dir, 'secret.txt')}: permission denied (EACCES)` });
   });
 
   it('a write to a directory is refused by name and puts nothing inside it', async () => {
