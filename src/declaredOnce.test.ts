@@ -23,7 +23,7 @@ const owners: Array<[RegExp, string]> = [
   [/^shared\/tools\.ts$/, 'the contract: argument schemas by tool name, and the execute_code client label'],
   [/^shared\/toolResult\.ts$/, "the contract's tool names and client labels, for clients that need no tool's schemas"],
   [/^main\/core\/dispatch\/dispatcher\.ts$/, 'nested calls are labelled with the execute_code client'],
-  [/^main\/core\/approvals\/policy\/rules\/toolRules\.ts$/, 'the command policy judges the `docker` program a shell runs, not the backend'],
+  [/^main\/core\/approvals\/policy\//, 'the command policy judges programs, options, files and code by their own names: the `docker` program a shell runs, pkill --terminal, /etc/ssh/ssh_host_* keys, JavaScript\'s process global'],
 ];
 
 /** The text of a file without comments (so prose may name things), line structure kept. */

@@ -107,8 +107,22 @@ describe('approvals through serve and the CLI (local target)', { timeout: 300_00
     const cli = [process.execPath, cliPath, 'approvals', 'approve', p.id].map(shellQuote).join(' ');
     const env = `SWITCHBOARD_HOME=${shellQuote(home)}`;
     const run = async (command: string): Promise<string> => {
-      const r = await runCli(home, ['call', 'terminal', JSON.stringify({ command, execution_target: 'b' }), '--json']);
-      return String((JSON.parse(r.stdout) as { output: string }).output);
+      const attempt = agentCall(home, { command, execution_target: 'b' });
+      let settled = false;
+      void attempt.done.then(() => (settled = true));
+      // The attempt may itself be asked (it runs a CLI file too large to read through): a person lets it run, and
+      // the Core still refuses what it tries.
+      while (!settled) {
+        const asked = (await pendingList(home)).find((a) => a.execution_target === 'b');
+        if (asked) {
+          await atTerminal(home, ['approvals', 'approve', asked.id]);
+          break;
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const r = await attempt.done;
+      // Refused by the policy before it ran (it reads core.json): the attack ends earlier still.
+      return r.stdout ? String((JSON.parse(r.stdout) as { output: string }).output) : r.stderr;
     };
     // Plainly: the CLI sees it has no terminal.
     expect(await run(`${env} ${cli}`)).toMatch(/approving needs a person at a terminal/);
@@ -122,7 +136,7 @@ describe('approvals through serve and the CLI (local target)', { timeout: 300_00
       + `const s=new W(c.ws_url,{headers:{authorization:'Bearer '+c.token}});`
       + `s.on('open',()=>s.send(JSON.stringify({type:'call',id:1,method:'approvals.decide',params:{id:'${p.id}',decision:'approve'}})));`
       + `s.on('message',(m)=>{console.log(String(m));process.exit(0)});`;
-    expect(await run(`${env} script -qec ${shellQuote(`${shellQuote(process.execPath)} -e ${shellQuote(js)}`)} /dev/null`)).toMatch(/"code":"not_permitted".*only a person may use approvals.decide/);
+    expect(await run(`${env} script -qec ${shellQuote(`${shellQuote(process.execPath)} -e ${shellQuote(js)}`)} /dev/null`)).toMatch(/"code":"not_permitted".*only a person may use approvals.decide|refused: reads .*core\.json, which holds the Switchboard agent token/);
     expect((await pendingList(home)).map((a) => a.id)).toContain(p.id);
 
     await atTerminal(home, ['approvals', 'deny', p.id]);
@@ -148,7 +162,8 @@ describe('approvals through serve and the CLI (local target)', { timeout: 300_00
     expect((await atTerminal(home, ['approvals', 'approve', p.id, '--scope', 'always'])).status).toBe(0);
     await call.done;
     const rules = JSON.parse((await atTerminal(home, ['approvals', 'rules', '--json'])).stdout) as { rules: Array<{ id: string; pattern: string; execution_target: string; stale?: boolean }> };
-    expect(rules.rules).toEqual([expect.objectContaining({ execution_target: 'a', tool: 'terminal', pattern: 'git push --force origin HEAD || true', created_by: 'cli' })]);
+    // A git command's rule holds for the git config and hooks the approval read (their digest follows the pattern).
+    expect(rules.rules).toEqual([expect.objectContaining({ execution_target: 'a', tool: 'terminal', pattern: expect.stringMatching(/^git push --force origin HEAD \|\| true( #content:[0-9a-f]+)?$/), created_by: 'cli' })]);
     expect(rules.rules[0]).toMatchObject({ stale: false, spec_fingerprint: expect.stringMatching(/^sha256:/) });
     expect((await atTerminal(home, ['approvals', 'rules'])).stdout).toMatch(/git push --force origin HEAD .* active\n/);
     // A rule kept before rules had a spec fingerprint matches nothing and is shown stale.

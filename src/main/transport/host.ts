@@ -50,7 +50,6 @@ export async function startHost(opts: { host?: string; port?: number; mode: 'ser
     profile.release();
     throw err;
   }
-  keepEndpoint(home, { port: Number(new URL(listening.url).port), token: server.token });
   try {
     writeCoreFile(core.home, {
       url: listening.url,
@@ -68,6 +67,8 @@ export async function startHost(opts: { host?: string; port?: number; mode: 'ser
     profile.release();
     throw err;
   }
+  // After core.json: what the next Core reuses matters less than this one being reachable.
+  keepEndpoint(home, { port: Number(new URL(listening.url).port), token: server.token });
   let closed = false;
   return {
     core,

@@ -107,6 +107,10 @@ export function parseProbe(output: string, mark: string, asked: { paths: string[
     if (head === 'text') {
       const text = rest.slice(nl + 1).replace(/\n$/, '');
       const size = Buffer.byteLength(text);
+      // A program (`/usr/bin/node`, a compiled binary) is not a script, however large: its start says so, and the
+      // policy does not judge a binary by its content (runFiles.ts languageOf).
+      const binary = text.startsWith('\x7fELF') || text.slice(0, 1024).includes('\0');
+      if (size > MAX_PROBED_FILE_BYTES && binary) return { kind: 'text', text: text.slice(0, 1024) };
       return size > MAX_PROBED_FILE_BYTES ? { kind: 'too_large', size } : { kind: 'text', text };
     }
     if (head.startsWith('large ')) return { kind: 'too_large', size: Number(head.slice(6)) };
@@ -160,6 +164,7 @@ export function execProbe(env: () => Environment): TargetProbe {
       const { script, ...asked } = probeScript(needs, mark);
       const result = await env().exec(script, {
         cwd: '/',
+        lookOnly: true,
         timeoutMs: PROBE_TIMEOUT_MS,
         maxOutputChars: (asked.files.length + asked.dirs.length * MAX_FILES + 1) * (MAX_PROBED_FILE_BYTES + 4096),
         ...(signal ? { signal } : {}),

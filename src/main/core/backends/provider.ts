@@ -35,6 +35,11 @@ export interface ExecOptions {
    * call a person approved once (`outside_sandbox: true`); a backend without a sandbox ignores it.
    */
   outsideSandbox?: boolean;
+  /**
+   * A look the Core takes for itself (the approval step's probe of the target), not the agent's call: what the
+   * backend has to tell the next call (a container started again) is left for that call.
+   */
+  lookOnly?: boolean;
 }
 
 export interface ExecResult {

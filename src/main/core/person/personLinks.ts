@@ -3,7 +3,7 @@
 // secrets) in state/person-links.json, so a page opened from a link is still the person's when it reconnects to the
 // next Core on the same profile.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import * as z from 'zod';
 
@@ -48,13 +48,14 @@ export class PersonLinks {
 
   private save(): void {
     if (!this.file) return;
+    const tmp = `${this.file}.${process.pid}.tmp`;
     try {
       mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
-      const tmp = `${this.file}.${process.pid}.tmp`;
       writeFileSync(tmp, JSON.stringify({ digests: this.digests.map((d) => d.toString('hex')) }) + '\n', { mode: 0o600 });
       renameSync(tmp, this.file);
     } catch {
-      // A full or read-only profile: the link still works for this run (kept in memory).
+      // A full or read-only profile: the link still works for this run (kept in memory). No temp file stays.
+      rmSync(tmp, { force: true });
     }
   }
 }

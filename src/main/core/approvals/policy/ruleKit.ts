@@ -18,6 +18,8 @@ export interface RuleKit {
   write(c: CommandContext, a: Arg, how: string): void;
   /** Refuse a change to `a` (write, delete, mode, link) when it is in the Switchboard profile; true when it is. */
   profileChange(c: CommandContext, a: Arg, how: string): boolean;
+  /** Whether a program name is a wrapper that runs the command after it (`sudo`, `timeout`, `nice`). */
+  isWrapper(name: string): boolean;
   /** Judge a file the command runs by its content on the target (`bash F`, `python3 F`); `label` names how it runs. */
   runsFile(c: CommandContext, file: Arg, language: ScriptLanguage | 'auto', label: string): void;
   /** What a process substitution or `$(…)` inside this argument produces, if it was seen. */

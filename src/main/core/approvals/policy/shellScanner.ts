@@ -285,6 +285,10 @@ export class ShellScanner implements RuleKit {
     return out;
   }
 
+  isWrapper(name: string): boolean {
+    return wrappers.get(name) !== undefined;
+  }
+
   /**
    * What follows a heredoc's start on its line: tree-sitter hangs it inside the heredoc redirect (`cat <<EOF | sh`,
    * `cat <<EOF && rm -rf /`), not beside the command, so it is walked here — a pipeline fed by what the command

@@ -161,11 +161,11 @@ export class DockerEnvironment implements Environment {
     const warm = await this.warm.exec(command, opts, this.envFile, this.secrets);
     debugLine(`exec on ${this.identity} in ${warm ? 'a warm shell' : 'an exec of its own'}`);
     if (warm) {
-      const notice = this.container.takeNotice();
+      const notice = opts.lookOnly ? undefined : this.container.takeNotice();
       return notice ? { ...warm, output: `${notice}\n${warm.output}` } : warm;
     }
     const container = await this.container.ensure();
-    const notice = this.container.takeNotice();
+    const notice = opts.lookOnly ? undefined : this.container.takeNotice();
     const result = await execWrapped(command, { ...opts, envFile: this.envFile, secrets: this.secrets }, async (script, sink) => {
       const job = await this.jobRunner.start(container, [this.shell, '-c', script], { tty: false, stdin: opts.stdin !== undefined, env: opts.env, sink, secrets: this.secrets.env() });
       if (opts.stdin !== undefined) job.stream.end(opts.stdin);

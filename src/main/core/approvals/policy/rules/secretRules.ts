@@ -3,7 +3,6 @@
 import { resolvePath, secretRead } from '../paths.js';
 import { commandName, type Rule, type RuleKit } from '../ruleKit.js';
 import { isKnown, type Arg, type CommandContext } from '../scanTypes.js';
-import { wrappers } from './index.js';
 
 /** Commands that name a path without reading what is in it, or that use a key without showing it. */
 const namesOnly = new Set(['ls', 'stat', 'test', '[', '[[', 'echo', 'printf', 'basename', 'dirname', 'realpath', 'readlink', 'file', 'du', 'cd', 'pushd', 'mkdir', 'chmod', 'chown', 'chgrp', 'touch', 'ssh-add', 'ssh-keygen', 'lsattr', 'getfacl', 'namei', 'exa', 'eza', 'tree', 'rm', 'shred', 'unlink', 'find', 'fd', 'which', 'type', 'command']);
@@ -15,7 +14,7 @@ const usesKeyInline = /^(-i.|-oIdentityFile=|IdentityFile=|--(identity|identity-
 export function checkSecretReads(argv: Arg[], c: CommandContext, kit: RuleKit): void {
   const names = argv.map((a) => (isKnown(a) ? commandName(a.value) : ''));
   // The program that runs, past a wrapper like sudo or timeout: the next word that is a bare name.
-  const after = wrappers.get(names[0]!) ? names.findIndex((n, i) => i > 0 && n !== '' && /^[a-z][\w.+-]*$/.test(argv[i]!.value)) : 0;
+  const after = kit.isWrapper(names[0]!) ? names.findIndex((n, i) => i > 0 && n !== '' && /^[a-z][\w.+-]*$/.test(argv[i]!.value)) : 0;
   const program = names[Math.max(after, 0)];
   // find and fd only name files, unless they run a command on each (`find ~/.ssh -exec cat {} +`).
   if (program && namesOnly.has(program) && !(/^(find|fd)$/.test(program) && argv.some((a) => /^-(exec|execdir|ok|okdir|x|X|-exec|-exec-batch|fprint0?|fprintf|fls)$/.test(a.value)))) return;
