@@ -153,6 +153,7 @@ export function runCommand(id: CommandId, paneId: string | undefined = useLayout
     addTarget: () => useDialogs.getState().openTargetForm({ mode: 'add' }),
     approvalRules: () => useDialogs.getState().setRulesOpen(true),
     plugins: () => useDialogs.getState().setPluginsOpen(true),
+    keyboardShortcuts: () => useDialogs.getState().setKeysOpen(true),
   };
   run[id]();
 }

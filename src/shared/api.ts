@@ -105,7 +105,8 @@ export const WorkspaceLayout = z.lazy(() => z.object({
 export type WorkspaceLayout = z.infer<typeof WorkspaceLayout>;
 
 /** The window's settings (font, zoom, theme …) kept in the profile; the renderer checks each field against its own schema. */
-export const UiSettings = z.record(z.string().max(64), z.union([z.string().max(300), z.number(), z.boolean()]))
+// Strings up to 4,000 chars: the keyboard shortcuts a person set are one JSON value.
+export const UiSettings = z.record(z.string().max(64), z.union([z.string().max(4000), z.number(), z.boolean()]))
   .refine((r) => Object.keys(r).length <= 64, 'at most 64 settings');
 export type UiSettings = z.infer<typeof UiSettings>;
 

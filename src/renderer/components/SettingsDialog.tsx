@@ -87,6 +87,10 @@ function SettingsBody() {
           useUi.getState().setSettings(false);
           useDialogs.getState().setRulesOpen(true);
         }}>Approval rules…</button>
+        <button type="button" className="button" onClick={() => {
+          useUi.getState().setSettings(false);
+          useDialogs.getState().setKeysOpen(true);
+        }}>Keys…</button>
         <span className="approve__spacer" />
         <button type="button" className="button" onClick={() => s.reset()}>Reset to defaults</button>
         <button type="button" className="button button--primary" onClick={() => useUi.getState().setSettings(false)}>Done</button>

@@ -24,6 +24,7 @@ interface DialogsState {
   rulesOpen: boolean;
   /** The installed plugins, with Enable / Disable. */
   pluginsOpen: boolean;
+  keysOpen: boolean;
   confirm: ConfirmRequest | undefined;
   ask(req: ConfirmRequest): void;
   closeConfirm(): void;
@@ -31,12 +32,14 @@ interface DialogsState {
   closeTargetForm(): void;
   setRulesOpen(open: boolean): void;
   setPluginsOpen(open: boolean): void;
+  setKeysOpen(open: boolean): void;
 }
 
 export const useDialogs = create<DialogsState>((set) => ({
   targetForm: undefined,
   rulesOpen: false,
   pluginsOpen: false,
+  keysOpen: false,
   confirm: undefined,
   ask: (req) => set({ confirm: req }),
   closeConfirm: () => set({ confirm: undefined }),
@@ -44,4 +47,5 @@ export const useDialogs = create<DialogsState>((set) => ({
   closeTargetForm: () => set({ targetForm: undefined }),
   setRulesOpen: (open) => set({ rulesOpen: open }),
   setPluginsOpen: (open) => set({ pluginsOpen: open }),
+  setKeysOpen: (open) => set({ keysOpen: open }),
 }));

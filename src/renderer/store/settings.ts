@@ -3,6 +3,7 @@
 import { z, config as zodConfig } from 'zod';
 import { create } from 'zustand';
 import { MONO_FONT } from '../terminal/theme.js';
+import { parseKeyOverrides, setKeyOverrides } from '../keyboard.js';
 
 // Parsed at import, maybe before the client module has set this: the page's CSP has no 'unsafe-eval'.
 zodConfig({ jitless: true });
@@ -22,6 +23,8 @@ const SettingsSchema = z.object({
   ctrlVPastes: z.boolean().catch(isWindows()),
   /** `auto` uses WebGL only on a hardware GPU: a software rasterizer (SwiftShader, llvmpipe) is slower than the DOM renderer. */
   gpu: z.enum(['auto', 'on', 'off']).catch('auto'),
+  /** The person's own keyboard shortcuts, JSON by command (Settings → Keys); '' keeps every default. */
+  keys: z.string().max(4000).catch(''),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 
@@ -79,6 +82,14 @@ export const useSettings = create<SettingsState>((set, get) => ({
   },
 }));
 
+// The key table follows the saved shortcuts, in every window on the profile.
+let lastKeys = '';
+useSettings.subscribe((s) => {
+  if (s.keys === lastKeys) return;
+  lastKeys = s.keys;
+  setKeyOverrides(parseKeyOverrides(s.keys));
+});
+
 /**
  * Reads the profile's settings through the Core (`get`) and keeps them there (`put`). A profile without any takes
  * what this browser kept before settings moved to the profile.
@@ -115,8 +126,8 @@ function readLegacy(): Record<string, unknown> | undefined {
 }
 
 export function pick(s: Settings): Settings {
-  const { fontFamily, fontSize, zoom, scrollback, theme, copyOnSelect, ctrlVPastes, gpu } = s;
-  return { fontFamily, fontSize, zoom, scrollback, theme, copyOnSelect, ctrlVPastes, gpu };
+  const { fontFamily, fontSize, zoom, scrollback, theme, copyOnSelect, ctrlVPastes, gpu, keys } = s;
+  return { fontFamily, fontSize, zoom, scrollback, theme, copyOnSelect, ctrlVPastes, gpu, keys };
 }
 
 export function effectiveFontSize(s: Pick<Settings, 'fontSize' | 'zoom'>): number {

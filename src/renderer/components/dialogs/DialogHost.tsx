@@ -8,11 +8,13 @@ import { ApproveCommandDialog } from './ApproveCommandDialog.js';
 import { ApprovalRulesDialog } from './ApprovalRulesDialog.js';
 import { ConfirmDialog } from './ConfirmDialog.js';
 import { PluginsDialog } from './PluginsDialog.js';
+import { KeysDialog } from './KeysDialog.js';
 
 export function DialogHost() {
   const targetForm = useDialogs((s) => s.targetForm);
   const rulesOpen = useDialogs((s) => s.rulesOpen);
   const pluginsOpen = useDialogs((s) => s.pluginsOpen);
+  const keysOpen = useDialogs((s) => s.keysOpen);
   const confirm = useDialogs((s) => s.confirm);
   const approval = useApprovals((s) => s.pending[0]);
   const total = useApprovals((s) => s.pending.length);
@@ -22,6 +24,7 @@ export function DialogHost() {
       {targetForm && <TargetDialog key={targetForm.mode === 'edit' ? targetForm.target.name : 'add'} req={targetForm} />}
       {rulesOpen && <ApprovalRulesDialog />}
       {pluginsOpen && <PluginsDialog />}
+      {keysOpen && <KeysDialog />}
       {confirm && <ConfirmDialog req={confirm} />}
       {approval?.kind === 'host_key' && approval.host_key && <HostKeyDialog key={approval.id} approval={approval} />}
       {approval?.kind === 'command' && <ApproveCommandDialog key={approval.id} approval={approval} position={1} total={total} />}
