@@ -9,6 +9,11 @@ export const hardline: Case[] = [
   ['cat <<EOF || rm -rf /\nx\nEOF', 'recursive delete of /'],
   ['cat <<EOF | sudo rm -rf /\nx\nEOF', 'recursive delete of /'],
   ["cat <<'EOF' | sh\nrm -rf ~\nEOF", 'recursive delete of /home/agent'],
+  // A shell told to run its stdin as a file.
+  ['bash /dev/stdin <<EOF\nrm -rf ~\nEOF', 'recursive delete of /home/agent'],
+  ["echo 'rm -rf /' | sh /dev/fd/0", 'recursive delete of /'],
+  ["bash /dev/stdin <<< 'rm -rf /'", 'recursive delete of /'],
+  ["python3 /dev/stdin <<EOF\nimport shutil; shutil.rmtree('/')\nEOF", 'recursive delete of /'],
   ['rm -rf ~', 'recursive delete of /home/agent'],
   ['rm -rf $HOME', 'recursive delete of /home/agent'],
   ['rm -fr /etc', 'recursive delete of /etc'],
@@ -695,7 +700,7 @@ export const dangerous: Case[] = [
 ];
 
 export const safe: string[] = [
-  'cat <<EOF > notes.txt\nhello\nEOF', 'cat <<EOF | grep x\nx\nEOF',
+  'cat <<EOF > notes.txt\nhello\nEOF', 'cat <<EOF | grep x\nx\nEOF', 'bash /dev/stdin <<EOF\necho hi\nEOF',
   'rm build/out.o', 'rm -i notes.txt', 'rm a.txt b.txt', 'rmdir empty', 'git status', 'git diff', 'git log --oneline -20',
   'git add -A', 'git commit -m "fix: rm -rf handling"', 'git push', 'git push origin main', 'git pull --rebase', 'git fetch --all',
   'git checkout -b feature', 'git checkout main', 'git branch -d merged', 'git stash', 'git stash pop', 'git rebase main',

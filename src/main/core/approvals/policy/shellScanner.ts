@@ -435,6 +435,8 @@ export class ShellScanner implements RuleKit {
    * probed facts (a check with no target) nothing is said; with them, a file that could not be read asks.
    */
   runsFile(c: CommandContext, file: Arg, language: ScriptLanguage | 'auto', label: string): void {
+    // `bash /dev/stdin <<EOF`: the file is the command's stdin, judged as what feeds it.
+    if (isKnown(file) && /^(\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0)$/.test(file.value)) return this.runsStdin(c, file, language, label);
     if (!isKnown(file) || file.value === '-' || file.value.startsWith('/dev/')) return;
     const lexical = resolvePath(file.value, c.scope.cwd, c.scope.state.home);
     if (c.scope.state.written.has(this.path(c, file))) return;
@@ -448,6 +450,14 @@ export class ShellScanner implements RuleKit {
     const fact = facts.files.get(lexical);
     const where = facts.real.get(lexical) ?? lexical;
     this.judgeFile(c, fact, where, language, label, file);
+  }
+
+  /** A program told to run its stdin as a file: a heredoc or known text is judged, a file fed with `<` is read. */
+  private runsStdin(c: CommandContext, file: Arg, language: ScriptLanguage | 'auto', label: string): void {
+    const stdin = c.stdin;
+    if (stdin?.text !== undefined) return this.judgeText(c, stdin.text, language === 'auto' ? 'shell' : language, 'stdin', file);
+    if (stdin?.file !== undefined) return this.runsFile(c, { ...file, value: stdin.file }, language, label);
+    this.emit(c, 'dangerous', 'run.unchecked', `runs what it reads on stdin, which is not known here (${label})`, file);
   }
 
   private judgeFile(c: CommandContext, fact: FileFact | undefined, where: string, language: ScriptLanguage | 'auto', label: string, at: Arg | undefined): void {

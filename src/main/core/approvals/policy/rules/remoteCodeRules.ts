@@ -62,7 +62,11 @@ function runsScript(kit: RuleKit, c: CommandContext, script: Arg, label: string)
     else if (p?.text !== undefined) kit.payload(c, p.text, script);
     return;
   }
-  if (script.value === '/dev/stdin' || script.value === '-') return stdinVerdict(kit, c, 'a shell', c.stdin, script);
+  // The script is the shell's stdin (`bash /dev/stdin <<EOF`): judged as what feeds it, as `sh` with no script is.
+  if (/^(\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0|-)$/.test(script.value)) {
+    if (c.stdin?.file) kit.runsFile(c, { ...script, value: c.stdin.file }, 'shell', `${label} < ${c.stdin.file}`);
+    return stdinVerdict(kit, c, 'a shell', c.stdin?.text !== undefined ? (runText(kit, c, c.stdin, script), undefined) : c.stdin, script);
+  }
   if (!isKnown(script)) return;
   const path = kit.path(c, script);
   const written = c.scope.state.written.get(path);
