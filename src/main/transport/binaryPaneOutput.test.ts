@@ -7,8 +7,11 @@ import { WsServer } from './wsServer.js';
 import { connectCore } from './wsLink.js';
 import type { CoreClient } from '../../shared/client.js';
 
-const LINES = 20_000;
-/** About 460 KB of mixed one- to four-byte UTF-8: several batches, so characters meet batch edges. */
+/**
+ * About 1.4 MB of mixed one- to four-byte UTF-8: several frames even at the largest batch (256 KiB), so characters
+ * meet batch edges (a third of it came in three frames on a fast run).
+ */
+const LINES = 60_000;
 const COMMAND = `echo BEGIN-$((1+1)); yes 'é€😀 αβγ line' | head -n ${LINES}; echo END-$((2+1))\r`;
 
 function between(text: string): string | undefined {
