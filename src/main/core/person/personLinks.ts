@@ -3,9 +3,10 @@
 // secrets) in state/person-links.json, so a page opened from a link is still the person's when it reconnects to the
 // next Core on the same profile.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import * as z from 'zod';
+import { atomicWrite } from '../registry/atomicWrite.js';
 
 /** How many links a profile keeps valid at once; the oldest is forgotten first (its page must be opened anew). */
 const MAX_LINKS = 32;
@@ -48,14 +49,11 @@ export class PersonLinks {
 
   private save(): void {
     if (!this.file) return;
-    const tmp = `${this.file}.${process.pid}.tmp`;
     try {
       mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
-      writeFileSync(tmp, JSON.stringify({ digests: this.digests.map((d) => d.toString('hex')) }) + '\n', { mode: 0o600 });
-      renameSync(tmp, this.file);
+      atomicWrite(this.file, JSON.stringify({ digests: this.digests.map((d) => d.toString('hex')) }) + '\n');
     } catch {
-      // A full or read-only profile: the link still works for this run (kept in memory). No temp file stays.
-      rmSync(tmp, { force: true });
+      // A full or read-only profile: the link still works for this run (kept in memory); no temp file stays.
     }
   }
 }

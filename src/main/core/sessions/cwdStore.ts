@@ -1,11 +1,12 @@
 // Where each runtime identity's tracked cwd is kept across Core restarts: one small file per identity under
 // state/cwd/ (beside state/env/, where the exports are kept, and apart from them). A target replaced while the Core
 // was down has a new identity: its old file is found by the target's name, said, and dropped.
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { echoed } from '../../../shared/echoed.js';
+import { atomicWrite } from '../registry/atomicWrite.js';
 
 const SavedCwd = z.object({ identity: z.string(), name: z.string(), cwd: z.string().startsWith('/') });
 type SavedCwd = z.infer<typeof SavedCwd>;
@@ -41,14 +42,11 @@ export class CwdStore {
   /** Keep `cwd` for `identity`: whole or not at all (a temp file renamed over the old one). A failure is logged. */
   save(identity: string, name: string, cwd: string): void {
     const path = this.file(identity);
-    const temp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
     try {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-      writeFileSync(temp, JSON.stringify({ identity, name, cwd } satisfies SavedCwd), { mode: 0o600 });
-      renameSync(temp, path);
+      atomicWrite(path, JSON.stringify({ identity, name, cwd } satisfies SavedCwd));
     } catch (err) {
-      rmSync(temp, { force: true });
-      this.log(`could not keep the cwd of ${echoed(identity)} in ${path} (it will not survive a restart): ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+      this.log(`could not keep the cwd of ${echoed(identity)} (it will not survive a restart): ${(err as Error).message}`);
     }
   }
 

@@ -1,12 +1,13 @@
 // Which managed containers each Core run made running, one file per run under state/containers/, so what a Core killed
 // without a clean stop (kill -9, a power cut) left running is stopped by the next Core on the profile. A label cannot
 // say this: labels are fixed when a container is created, and a container outlives the run that created it.
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { dockerClient, engineStatus, parseDockerHost } from './dockerEndpoint.js';
 import { deadline, killDeadlineMs } from './engineCalls.js';
 import { inspectContainer } from './engineHttp.js';
+import { atomicWrite } from '../../registry/atomicWrite.js';
 import type { StartSweep } from '../provider.js';
 
 /** Seconds a stopping container's processes get between TERM and KILL (PID 1 itself exits at once: keepAliveScript). */
@@ -41,8 +42,7 @@ export function recordContainer(home: string, run: string, host: string | undefi
   const list = read(file);
   if (list.some((c) => c.id === id && c.host === host)) return;
   list.push({ ...(host !== undefined ? { host } : {}), id });
-  writeFileSync(`${file}.tmp`, JSON.stringify(list), { mode: 0o600 });
-  renameSync(`${file}.tmp`, file);
+  atomicWrite(file, JSON.stringify(list));
 }
 
 /** Asks the engine to stop one container (TERM, the grace, then KILL); one already stopped or gone is fine. */
@@ -115,7 +115,7 @@ async function sweepRecords(home: string, stale: readonly string[]): Promise<Sta
       }
     }
     if (left.length === 0) rmSync(file, { force: true });
-    else writeFileSync(file, JSON.stringify(left), { mode: 0o600 });
+    else atomicWrite(file, JSON.stringify(left));
   }
   return reports;
 }
