@@ -585,6 +585,9 @@ export const dangerous: Case[] = [
   ["tar -cf /dev/null x --checkpoint=1 --checkpoint-action=exec='rm -rf data'", 'recursive delete'],
   ["rsync -e 'sh -c \"rm -rf data\"' x y:z", 'recursive delete'],
   ["git clone --upload-pack='rm -rf data' host:repo", 'recursive delete'],
+  // found by the linter: push had two cases in one switch, so its --receive-pack was never read
+  ["git push --receive-pack='rm -rf data' origin main", 'recursive delete'],
+  ['git push --exec="rm -rf data" ../mirror main', 'recursive delete'],
   ["git clone 'ext::sh -c touch% /tmp/x' dir", 'ext::'],
   // issue 24: wrappers that run a command string
   ["trap 'rm -rf data' EXIT", 'recursive delete'],

@@ -129,18 +129,14 @@ const git: Rule = (argv, c, kit) => {
       if (cmd.length && cmd.every(isKnown)) kit.payload(c, cmd.map((a) => a.value).join(' '), cmd[0]!);
       break;
     }
-    case 'clone':
-    case 'fetch':
-    case 'pull':
-    case 'ls-remote':
-    case 'archive':
-    case 'push': {
-      const pack = args.findIndex((a) => /^(-u|--upload-pack|--receive-pack|--exec)$/.test(a.value));
-      const inline = args.find((a) => /^--(upload-pack|receive-pack|exec)=/.test(a.value));
-      const cmd = pack >= 0 ? args[pack + 1] : inline ? { ...inline, value: inline.value.replace(/^--[a-z-]+=/, '') } : undefined;
-      if (cmd && isKnown(cmd)) kit.payload(c, cmd.value, cmd);
-      break;
-    }
+  }
+  // The commands that talk to a remote run the program named by --upload-pack/--receive-pack/--exec on the other
+  // end, which for a local path is this machine. Judged apart from the switch: push also has its own case above.
+  if (name !== undefined && ['clone', 'fetch', 'pull', 'ls-remote', 'archive', 'push'].includes(name)) {
+    const pack = args.findIndex((a) => /^(-u|--upload-pack|--receive-pack|--exec)$/.test(a.value));
+    const inline = args.find((a) => /^--(upload-pack|receive-pack|exec)=/.test(a.value));
+    const cmd = pack >= 0 ? args[pack + 1] : inline ? { ...inline, value: inline.value.replace(/^--[a-z-]+=/, '') } : undefined;
+    if (cmd && isKnown(cmd)) kit.payload(c, cmd.value, cmd);
   }
 };
 
