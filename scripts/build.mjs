@@ -53,7 +53,7 @@ const nodeSide = { ...cjs, platform: 'node', target: 'node20', packages: 'extern
  * command, the program (program.ts) and the libraries they use: one file to read and compile instead of zod's hundred.
  * main.ts loads it through a V8 code cache (src/main/cli/bundleLoader.ts).
  */
-const commandNames = JSON.parse(/commandNames = (\[[^\]]*\])/.exec(readFileSync(join(root, 'src/main/cli/commandNames.ts'), 'utf8'))[1].replaceAll("'", '"'));
+const commandNames = JSON.parse(/commandNames = (\[[^\]]*\])/.exec(readFileSync(join(root, 'src/main/cli/commandNames.ts'), 'utf8'))[1].replaceAll("'", '"').replace(/,\s*\]$/, ']'));
 /** Libraries a client bundle leaves in node_modules: native or locating files beside themselves, or the backends'. */
 const clientExternal = ['web-tree-sitter', 'tree-sitter-bash', 'tree-sitter-python', 'tree-sitter-javascript', 'bufferutil', 'utf-8-validate', 'node-pty', 'ssh2', 'cpu-features', 'dockerode', 'docker-modem', 'ssh-config', 'tar-stream'];
 /** In a client bundle, `ws` is the CLI's own small WebSocket client (src/main/cli/tinyWebSocket.ts says why). */

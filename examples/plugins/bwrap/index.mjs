@@ -110,7 +110,8 @@ export function register(ctx) {
 
     // A target with read-write binds can change host folders: it is no sandbox to skip asking for.
     flags_for(spec) {
-      return { skip_container_guards: (/** @type {BwrapSpec} */ (spec).binds ?? []).length === 0 };
+      const binds = /** @type {BwrapSpec} */ (spec).binds ?? [];
+      return { skip_container_guards: binds.length === 0 };
     },
 
     is_available() {
