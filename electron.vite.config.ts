@@ -8,7 +8,10 @@ export default defineConfig({
   main: {
     build: {
       outDir: 'out/main',
-      rollupOptions: { input: resolve(__dirname, 'src/main/index.ts'), external: ['electron', 'node-pty', 'ssh2', 'dockerode', 'cpu-features'] },
+      rollupOptions: {
+        input: resolve(__dirname, 'src/main/index.ts'),
+        external: ['electron', 'node-pty', 'ssh2', 'dockerode', 'cpu-features'],
+      },
     },
   },
   preload: {
@@ -17,6 +20,9 @@ export default defineConfig({
   renderer: {
     root: resolve(__dirname, 'src/renderer'),
     plugins: [react()],
-    build: { outDir: resolve(__dirname, 'out/renderer'), rollupOptions: { input: resolve(__dirname, 'src/renderer/index.html') } },
+    build: {
+      outDir: resolve(__dirname, 'out/renderer'),
+      rollupOptions: { input: resolve(__dirname, 'src/renderer/index.html') },
+    },
   },
 });

@@ -5,7 +5,9 @@
 import { connect, pct, startServe } from './harness.mjs';
 
 const calls = Number(process.argv[process.argv.indexOf('--calls') + 1]) || 30;
-const served = await startServe('terminal:\n  targets:\n    local: { backend: local, cwd: /tmp }\napprovals:\n  mode: ask\n  timeout: 600\n');
+const served = await startServe(
+  'terminal:\n  targets:\n    local: { backend: local, cwd: /tmp }\napprovals:\n  mode: ask\n  timeout: 600\n',
+);
 const window = await connect(served.url);
 const agent = await connect(served.url);
 await window.call('events.subscribe', { events: ['approvals.changed'] });
@@ -35,7 +37,9 @@ for (let i = 0; i <= calls; i++) {
   await result;
 }
 const at = (p) => pct(times, p).toFixed(1);
-console.log(`dispatch → approvals.changed on the window's connection, ${times.length} calls: p50 ${at(50)} ms, p95 ${at(95)} ms, max ${at(100)} ms`);
+console.log(
+  `dispatch → approvals.changed on the window's connection, ${times.length} calls: p50 ${at(50)} ms, p95 ${at(95)} ms, max ${at(100)} ms`,
+);
 window.close();
 agent.close();
 await served.stop();

@@ -13,7 +13,13 @@ mkdirSync(outdir, { recursive: true });
 const policyDir = join(root, 'src/main/core/approvals/policy');
 await build({
   entryPoints: { codePolicy: join(policyDir, 'commandPolicy.ts'), codeParsers: join(policyDir, 'code/codeParsers.ts') },
-  outdir, bundle: true, platform: 'node', format: 'esm', packages: 'external', outExtension: { '.js': '.mjs' }, logLevel: 'warning',
+  outdir,
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  packages: 'external',
+  outExtension: { '.js': '.mjs' },
+  logLevel: 'warning',
 });
 const { loadCommandPolicy } = await import(pathToFileURL(join(outdir, 'codePolicy.mjs')).href);
 const { loadCodeParsers } = await import(pathToFileURL(join(outdir, 'codeParsers.mjs')).href);
@@ -38,7 +44,10 @@ def step_${i}(path, limit=${i}):
     return kept
 `;
 const head = 'import os, json, subprocess\nfrom pathlib import Path\nimport requests\n';
-const script = (n) => head + Array.from({ length: n }, (_, i) => unit(i)).join('') + Array.from({ length: n }, (_, i) => `step_${i}('run')\n`).join('');
+const script = (n) =>
+  head +
+  Array.from({ length: n }, (_, i) => unit(i)).join('') +
+  Array.from({ length: n }, (_, i) => `step_${i}('run')\n`).join('');
 const sizes = [3, 12, 48];
 const ctx = { home: '/home/agent', cwd: '/home/agent/project' };
 
@@ -56,11 +65,15 @@ function time(fn) {
 }
 
 const f = (n) => `${n.toFixed(2)} ms`;
-console.log(`code policy bench: ${rounds} rounds; Python and JavaScript grammars load ${loadMs.toFixed(0)} ms (with bash, once per process)`);
+console.log(
+  `code policy bench: ${rounds} rounds; Python and JavaScript grammars load ${loadMs.toFixed(0)} ms (with bash, once per process)`,
+);
 for (const n of sizes) {
   const code = script(n);
   const verdict = policy.classify({ kind: 'code', code, language: 'python' }, ctx).verdict;
   const base = time(() => parsers.parse(code, 'python').delete());
   const full = time(() => policy.classify({ kind: 'code', code, language: 'python' }, ctx));
-  console.log(`  ${(code.length / 1024).toFixed(1).padStart(5)} KB (${code.split('\n').length} lines, ${verdict}): parse min ${f(base.min)} p50 ${f(base.p50)}  judge min ${f(full.min)} p50 ${f(full.p50)} p90 ${f(full.p90)}  (${(full.min / base.min).toFixed(1)}× the parse at min)`);
+  console.log(
+    `  ${(code.length / 1024).toFixed(1).padStart(5)} KB (${code.split('\n').length} lines, ${verdict}): parse min ${f(base.min)} p50 ${f(base.p50)}  judge min ${f(full.min)} p50 ${f(full.p50)} p90 ${f(full.p90)}  (${(full.min / base.min).toFixed(1)}× the parse at min)`,
+  );
 }

@@ -22,28 +22,37 @@ export function benchTargets(home, { ssh, docker, localCwd = '/tmp' }) {
     config += `    ssh: { backend: ssh, ssh_host: ${ssh.host}, ssh_port: ${ssh.port}, ssh_user: ${ssh.user}, ssh_key: ${ssh.key} }\n`;
     writeFileSync(join(home, 'known_hosts'), ssh.knownHostsLine + '\n', { mode: 0o600 });
   }
-  if (docker) config += `    docker: { backend: docker, docker_image: "${docker.image}", docker_host: "unix://${docker.socket}", docker_network: none }\n`;
+  if (docker)
+    config += `    docker: { backend: docker, docker_image: "${docker.image}", docker_host: "unix://${docker.socket}", docker_network: none }\n`;
   return config;
 }
 
 /**
- * `switchboard serve` on a fresh profile holding `config`; resolves once it prints its URL. With `--inspect=127.0.0.1:0`
- * among `nodeArgs`, `inspector` is the address of its inspector (see `collectGarbage`).
+ * `switchboard serve` on a fresh profile holding `config`; resolves once it prints its URL. With
+ * `--inspect=127.0.0.1:0` among `nodeArgs`, `inspector` is the address of its inspector (see `collectGarbage`).
  */
 export async function startServe(config, { nodeArgs = [] } = {}) {
   const home = mkdtempSync(join(tmpdir(), 'sb-bench-'));
   writeFileSync(join(home, 'config.yaml'), typeof config === 'function' ? config(home) : config);
-  const serve = spawn(process.execPath, [...nodeArgs, join(root, 'bin/switchboard.js'), 'serve', '--port', '0', '--link-fd', '3'], {
-    env: { ...process.env, SWITCHBOARD_HOME: home },
-    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
-  });
+  const serve = spawn(
+    process.execPath,
+    [...nodeArgs, join(root, 'bin/switchboard.js'), 'serve', '--port', '0', '--link-fd', '3'],
+    {
+      env: { ...process.env, SWITCHBOARD_HOME: home },
+      stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    },
+  );
   let inspector;
   // The Core's own error lines go on to this process's; the inspector's notices do not.
-  const notice = /^(Debugger listening on |For help, see: https:\/\/nodejs\.org|Debugger attached\.|Debugger ending on |Waiting for the debugger)/;
+  const notice =
+    /^(Debugger listening on |For help, see: https:\/\/nodejs\.org|Debugger attached\.|Debugger ending on |Waiting for the debugger)/;
   serve.stderr.on('data', (d) => {
     const text = d.toString();
     inspector ??= /Debugger listening on (ws:\/\/\S+)/.exec(text)?.[1];
-    const kept = text.split(/(?<=\n)/).filter((line) => !notice.test(line)).join('');
+    const kept = text
+      .split(/(?<=\n)/)
+      .filter((line) => !notice.test(line))
+      .join('');
     if (kept) process.stderr.write(kept);
   });
   serve.stdout.resume();
@@ -86,7 +95,8 @@ export async function collectGarbage(served) {
     const m = JSON.parse(raw.toString());
     pending.get(m.id)?.(m.result);
   });
-  const send = (method, params = {}) => new Promise((r) => (pending.set(++id, r), ws.send(JSON.stringify({ id, method, params }))));
+  const send = (method, params = {}) =>
+    new Promise((r) => (pending.set(++id, r), ws.send(JSON.stringify({ id, method, params }))));
   await send('HeapProfiler.collectGarbage');
   const { result } = await send('Runtime.evaluate', { expression: 'process.memoryUsage().heapUsed' });
   ws.close();
@@ -100,7 +110,11 @@ export async function collectGarbage(served) {
 export function paneFrameEvent(buf) {
   const n = buf[1];
   if (buf[0] !== 1 || n < 1 || buf.length < 6 + n) throw new Error(`malformed pane frame (${buf.length} bytes)`);
-  return { type: 'event', event: 'pane.data', payload: { pane_id: buf.toString('latin1', 2, 2 + n), chars: buf.readUInt32BE(2 + n), data: buf.subarray(6 + n) } };
+  return {
+    type: 'event',
+    event: 'pane.data',
+    payload: { pane_id: buf.toString('latin1', 2, 2 + n), chars: buf.readUInt32BE(2 + n), data: buf.subarray(6 + n) },
+  };
 }
 
 /**
@@ -110,7 +124,9 @@ export function paneFrameEvent(buf) {
  */
 export async function connect(url, { person = false } = {}) {
   const query = person ? `?approver=${encodeURIComponent(url.approver)}` : '';
-  const ws = new WebSocket(url.http.replace('http', 'ws') + 'ws' + query, { headers: { authorization: `Bearer ${url.token}` } });
+  const ws = new WebSocket(url.http.replace('http', 'ws') + 'ws' + query, {
+    headers: { authorization: `Bearer ${url.token}` },
+  });
   await new Promise((r, j) => (ws.once('open', r), ws.once('error', j)));
   let nextId = 1;
   const pending = new Map();
@@ -123,11 +139,12 @@ export async function connect(url, { person = false } = {}) {
       m.ok ? p.resolve(m.result) : p.reject(new Error(m.error.message));
     } else for (const l of listeners) l(m);
   });
-  const call = (method, params) => new Promise((resolve, reject) => {
-    const id = nextId++;
-    pending.set(id, { resolve, reject });
-    ws.send(JSON.stringify({ type: 'call', id, method, params }));
-  });
+  const call = (method, params) =>
+    new Promise((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      ws.send(JSON.stringify({ type: 'call', id, method, params }));
+    });
   /** A message without a reply (an `ack`, as a window acknowledges pane output). */
   const notify = (message) => ws.send(JSON.stringify(message));
   return { ws, call, notify, listeners, close: () => ws.close() };

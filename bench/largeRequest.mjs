@@ -1,13 +1,12 @@
-// Benchmark (not a test): what one large `terminal` command (or write_file content) costs the Core's memory, over MCP HTTP and over the
-// WebSocket. Each case runs on a fresh `switchboard serve`: warmed with a small call, left to settle, then one large
-// command; the Core's VmRSS and VmHWM (/proc/<pid>/status, the peak reset through clear_refs) are read before, during
-// and after, and the figures are the peak over the baseline and the time from the call's answer until the RSS is
-// back within 10 MB of the baseline. A pending approval (a command the policy would not judge) is approved by the
-// bench, as the person at the window, and the row says so.
-// With `--tool write_file` the large argument is a file's content instead (written under the bench's temp profile).
-// Usage: node bench/largeRequest.mjs [--runs N] [--sizes 1,10] [--via http,ws] [--tool terminal|write_file].
-// Needs `node scripts/build.mjs`.
-// Goal (issue 25): a 10 MB command costs the Core at most +60 MB, and it is back to its baseline within 10 s.
+// Benchmark (not a test): what one large `terminal` command (or write_file content) costs the Core's memory, over MCP
+// HTTP and over the WebSocket. Each case runs on a fresh `switchboard serve`: warmed with a small call, left to settle,
+// then one large command; the Core's VmRSS and VmHWM (/proc/<pid>/status, the peak reset through clear_refs) are read
+// before, during and after, and the figures are the peak over the baseline and the time from the call's answer until
+// the RSS is back within 10 MB of the baseline. A pending approval (a command the policy would not judge) is approved
+// by the bench, as the person at the window, and the row says so. With `--tool write_file` the large argument is a
+// file's content instead (written under the bench's temp profile). Usage: node bench/largeRequest.mjs [--runs N]
+// [--sizes 1,10] [--via http,ws] [--tool terminal|write_file]. Needs `node scripts/build.mjs`. Goal (issue 25): a 10 MB
+// command costs the Core at most +60 MB, and it is back to its baseline within 10 s.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -56,7 +55,9 @@ function sampler(pid) {
 async function oneCase(via, mb) {
   // Files go to a directory of their own: the profile is no agent's to write.
   const dir = mkdtempSync(join(tmpdir(), 'sb-bench-files-'));
-  const served = await startServe('terminal:\n  targets:\n    local: { backend: local, cwd: /tmp }\napprovals:\n  mode: ask\n  timeout: 600\n');
+  const served = await startServe(
+    'terminal:\n  targets:\n    local: { backend: local, cwd: /tmp }\napprovals:\n  mode: ask\n  timeout: 600\n',
+  );
   const pid = served.serve.pid;
   // The window's own socket: the person's secret in its URL, as the served page connects.
   const window = await connect(served.url, { person: true });
@@ -71,16 +72,24 @@ async function oneCase(via, mb) {
       // Answered once: approvals.changed lists every pending request each time the list changes.
       if (answered.has(p.id)) continue;
       answered.add(p.id);
-      window.call('approvals.decide', { id: p.id, decision: 'approve', scope: 'once' }).catch((err) => console.error(`approving failed: ${err.message}`));
+      window
+        .call('approvals.decide', { id: p.id, decision: 'approve', scope: 'once' })
+        .catch((err) => console.error(`approving failed: ${err.message}`));
     }
   });
   let call;
   let close;
   if (via === 'http') {
     const http = new Client({ name: 'bench', version: '1' });
-    await http.connect(new StreamableHTTPClientTransport(new URL(`${served.url.http}mcp`), { requestInit: { headers: { authorization: `Bearer ${served.url.token}` } } }));
+    await http.connect(
+      new StreamableHTTPClientTransport(new URL(`${served.url.http}mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${served.url.token}` } },
+      }),
+    );
     call = async (args) => {
-      const r = await http.callTool({ name: tool, arguments: { ...args, execution_target: 'local' } }, undefined, { timeout: 300_000 });
+      const r = await http.callTool({ name: tool, arguments: { ...args, execution_target: 'local' } }, undefined, {
+        timeout: 300_000,
+      });
       const text = r.content?.[0]?.text ?? '';
       if (r.isError) throw new Error(text.split('\n')[0]);
       return text;
@@ -88,11 +97,17 @@ async function oneCase(via, mb) {
     close = () => http.close();
   } else {
     const ws = await connect(served.url);
-    call = async (args) => JSON.stringify(await ws.call('tool.call', { tool, args: { ...args, execution_target: 'local' }, client: 'test' }));
+    call = async (args) =>
+      JSON.stringify(
+        await ws.call('tool.call', { tool, args: { ...args, execution_target: 'local' }, client: 'test' }),
+      );
     close = () => ws.close();
   }
   // Warm: the path's code compiled, the bash grammar loaded, the target's shell started; then let the heap settle.
-  for (let i = 0; i < 5; i++) await call(tool === 'write_file' ? { path: `${dir}/warm.txt`, content: 'warm\n' } : { command: 'echo warm | wc -c' });
+  for (let i = 0; i < 5; i++)
+    await call(
+      tool === 'write_file' ? { path: `${dir}/warm.txt`, content: 'warm\n' } : { command: 'echo warm | wc -c' },
+    );
   await settle(3000);
   const base = rss(pid);
   const args = largeArgs(mb, dir);
@@ -102,9 +117,14 @@ async function oneCase(via, mb) {
   let outcome;
   try {
     const out = await call(args);
-    outcome = tool === 'write_file' ? `wrote ${/"bytes_written":\s*(\d+)/.exec(out)?.[1] ?? out.slice(0, 80)} bytes` : `ran (wc: ${/"output":\s*"\s*(\d+)/.exec(out)?.[1] ?? out.slice(0, 80)})`;
+    outcome =
+      tool === 'write_file'
+        ? `wrote ${/"bytes_written":\s*(\d+)/.exec(out)?.[1] ?? out.slice(0, 80)} bytes`
+        : `ran (wc: ${/"output":\s*"\s*(\d+)/.exec(out)?.[1] ?? out.slice(0, 80)})`;
   } catch (err) {
-    outcome = `refused: ${String(err.message ?? err).split('\n')[0].slice(0, 140)}`;
+    outcome = `refused: ${String(err.message ?? err)
+      .split('\n')[0]
+      .slice(0, 140)}`;
   }
   const callMs = performance.now() - t0;
   const sampled = stopSampling();
@@ -135,12 +155,15 @@ for (const mb of sizes) {
     for (let r = 0; r < runs; r++) {
       const c = await oneCase(via, mb);
       each.push(c);
-      console.error(`  ${mb} MB over ${via} run ${r + 1}: base ${c.base.toFixed(0)} MB, peak +${c.peakDelta.toFixed(0)} MB, call ${(c.callMs / 1000).toFixed(2)} s, back ${c.backMs === undefined ? `>${WAIT_BACK_MS / 1000} s` : `${(c.backMs / 1000).toFixed(1)} s`}; ${c.outcome}${c.asked ? `; asked: ${c.asked}` : ''}`);
+      console.error(
+        `  ${mb} MB over ${via} run ${r + 1}: base ${c.base.toFixed(0)} MB, peak +${c.peakDelta.toFixed(0)} MB, call ${(c.callMs / 1000).toFixed(2)} s, back ${c.backMs === undefined ? `>${WAIT_BACK_MS / 1000} s` : `${(c.backMs / 1000).toFixed(1)} s`}; ${c.outcome}${c.asked ? `; asked: ${c.asked}` : ''}`,
+      );
     }
     const backs = each.map((c) => c.backMs ?? Infinity);
     const back = median(backs);
     rows.push([
-      `${mb} MB`, via === 'http' ? 'MCP HTTP' : 'WebSocket',
+      `${mb} MB`,
+      via === 'http' ? 'MCP HTTP' : 'WebSocket',
       `+${median(each.map((c) => c.peakDelta)).toFixed(0)} MB`,
       `${(median(each.map((c) => c.callMs)) / 1000).toFixed(2)} s`,
       back === Infinity ? `not within ${WAIT_BACK_MS / 1000} s` : `${(back / 1000).toFixed(1)} s`,
@@ -148,7 +171,14 @@ for (const mb of sizes) {
     ]);
   }
 }
-const head = [tool === 'write_file' ? 'content' : 'command', 'via', `peak RSS over baseline`, 'call', `back within ${BACK_MB} MB`, 'outcome'];
+const head = [
+  tool === 'write_file' ? 'content' : 'command',
+  'via',
+  `peak RSS over baseline`,
+  'call',
+  `back within ${BACK_MB} MB`,
+  'outcome',
+];
 const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
 const row = (r) => r.map((c, i) => c.padEnd(widths[i])).join('  ');
 console.log(`${tool}: median of ${runs} runs, each on a fresh Core`);

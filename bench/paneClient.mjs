@@ -20,7 +20,9 @@ const BUFFER_BYTES = 1024 * 1024;
  */
 const MIN_ROOM = 128 * 1024;
 
-/** Same shape as harness.mjs `connect`: `call(method, params)`, `notify(message)`, `listeners` for events, `close()`. */
+/**
+ * Same shape as harness.mjs `connect`: `call(method, params)`, `notify(message)`, `listeners` for events, `close()`.
+ */
 export async function connectPaneClient(url) {
   const { hostname, port, host } = new URL(url.http);
   const buf = Buffer.allocUnsafe(BUFFER_BYTES);
@@ -44,14 +46,18 @@ export async function connectPaneClient(url) {
   };
 
   const key = randomBytes(16).toString('base64');
-  const accept = createHash('sha1').update(key + GUID).digest('base64');
+  const accept = createHash('sha1')
+    .update(key + GUID)
+    .digest('base64');
   /** The handshake's reply, up to its blank line; what follows is the first frames. */
   const handshake = (bytes) => {
     const end = bytes.indexOf('\r\n\r\n');
     if (end < 0) return -1;
     const head = bytes.toString('latin1', 0, end);
     const lines = head.split('\r\n');
-    const accepted = lines.some((l) => /^sec-websocket-accept:/i.test(l) && l.slice(l.indexOf(':') + 1).trim() === accept);
+    const accepted = lines.some(
+      (l) => /^sec-websocket-accept:/i.test(l) && l.slice(l.indexOf(':') + 1).trim() === accept,
+    );
     if (!/^HTTP\/1\.1 101 /.test(lines[0]) || !accepted) {
       fail(new Error(`WebSocket upgrade refused: ${lines[0]}`));
       return -1;
@@ -159,8 +165,8 @@ export async function connectPaneClient(url) {
     const frame = Buffer.allocUnsafe(head + 4 + n);
     frame[0] = 0x80 | opcode;
     if (head === 2) frame[1] = 0x80 | n;
-    else if (head === 4) (frame[1] = 0x80 | 126, frame.writeUInt16BE(n, 2));
-    else (frame[1] = 0x80 | 127, frame.writeBigUInt64BE(BigInt(n), 2));
+    else if (head === 4) (frame[1] = 0x80 | 126), frame.writeUInt16BE(n, 2);
+    else (frame[1] = 0x80 | 127), frame.writeBigUInt64BE(BigInt(n), 2);
     const mask = randomBytes(4);
     mask.copy(frame, head);
     for (let i = 0; i < n; i++) frame[head + 4 + i] = payload[i] ^ mask[i & 3];
@@ -171,16 +177,19 @@ export async function connectPaneClient(url) {
     onOpen = resolve;
     onFail = reject;
     socket.once('connect', () => {
-      socket.write(`GET /ws HTTP/1.1\r\nHost: ${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer ${url.token}\r\n\r\n`);
+      socket.write(
+        `GET /ws HTTP/1.1\r\nHost: ${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer ${url.token}\r\n\r\n`,
+      );
     });
   });
   onFail = undefined;
 
-  const call = (method, params) => new Promise((resolve, reject) => {
-    const id = nextId++;
-    pending.set(id, { resolve, reject });
-    send(1, Buffer.from(JSON.stringify({ type: 'call', id, method, params })));
-  });
+  const call = (method, params) =>
+    new Promise((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      send(1, Buffer.from(JSON.stringify({ type: 'call', id, method, params })));
+    });
   // Closed by us: calls still waiting for a reply (an ack sent just before) are dropped, not failed.
   const notify = (message) => send(1, Buffer.from(JSON.stringify(message)));
   return { call, notify, listeners, close: () => ((closing = true), send(8, Buffer.alloc(0)), socket.end()) };

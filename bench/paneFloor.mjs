@@ -1,7 +1,7 @@
 // P1's reference row, not Switchboard: what a second process costs when it does nothing else. A plain process reads an
 // interactive shell with node-pty (bytes, no decoding) and sends the reads on, in batches of up to 64 KB, over loopback
-// TCP; the bench reads them into one buffer. No framing, no acknowledgements, no replay buffer: on this machine's cores,
-// what a pane's path pays for its second process and socket alone.
+// TCP; the bench reads them into one buffer. No framing, no acknowledgements, no replay buffer: on this machine's
+// cores, what a pane's path pays for its second process and socket alone.
 import net from 'node:net';
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -13,7 +13,13 @@ const BATCH_BYTES = 64 * 1024 - 128;
 /** The reading process: one connection, which must open with the token; what it sends after is typed into the shell. */
 async function serveShell(token) {
   const { default: nodePty } = await import('node-pty');
-  const shell = nodePty.spawn(process.env.SHELL ?? '/bin/bash', [], { cols: 120, rows: 40, cwd: '/tmp', env: process.env, encoding: null });
+  const shell = nodePty.spawn(process.env.SHELL ?? '/bin/bash', [], {
+    cols: 120,
+    rows: 40,
+    cwd: '/tmp',
+    env: process.env,
+    encoding: null,
+  });
   const server = net.createServer((socket) => {
     server.close();
     socket.setNoDelay(true);
@@ -53,20 +59,29 @@ async function serveShell(token) {
 export async function startPaneFloor() {
   const token = randomBytes(16).toString('hex');
   const child = fork(fileURLToPath(import.meta.url), ['serve'], { env: { ...process.env, PANE_FLOOR_TOKEN: token } });
-  const port = await new Promise((resolve, reject) => (child.once('message', resolve), child.once('exit', (c) => reject(new Error(`pane floor exited ${c}`)))));
+  const port = await new Promise(
+    (resolve, reject) => (
+      child.once('message', resolve), child.once('exit', (c) => reject(new Error(`pane floor exited ${c}`)))
+    ),
+  );
   const readBuf = Buffer.allocUnsafe(256 * 1024);
   let listener = () => undefined;
-  const socket = net.connect({ host: '127.0.0.1', port, onread: { buffer: readBuf, callback: (n) => listener(readBuf.subarray(0, n)) } });
+  const socket = net.connect({
+    host: '127.0.0.1',
+    port,
+    onread: { buffer: readBuf, callback: (n) => listener(readBuf.subarray(0, n)) },
+  });
   await new Promise((resolve) => socket.once('connect', resolve));
   socket.setNoDelay(true);
   socket.write(token);
-  const run = (marker, command) => new Promise((resolve) => {
-    const seen = markerSeen(marker);
-    listener = (chunk) => {
-      if (seen(chunk)) (listener = () => undefined, resolve());
-    };
-    socket.write(`${command}\r`);
-  });
+  const run = (marker, command) =>
+    new Promise((resolve) => {
+      const seen = markerSeen(marker);
+      listener = (chunk) => {
+        if (seen(chunk)) (listener = () => undefined), resolve();
+      };
+      socket.write(`${command}\r`);
+    });
   return { run, close: () => socket.end() };
 }
 

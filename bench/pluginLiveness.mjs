@@ -51,7 +51,13 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** Until a call on the target answers; ms from `since`. */
 async function back(since) {
   for (;;) {
-    if ((await term('echo back').then((r) => r.output, () => '')) === 'back\n') return Date.now() - since;
+    if (
+      (await term('echo back').then(
+        (r) => r.output,
+        () => '',
+      )) === 'back\n'
+    )
+      return Date.now() - since;
     await sleep(20);
   }
 }
@@ -75,7 +81,10 @@ try {
       }
       // For a spin the host hangs as the call reaches it: a few ms after it is sent.
       const since = Date.now();
-      const failed = await call.then(() => false, () => true);
+      const failed = await call.then(
+        () => false,
+        () => true,
+      );
       if (!failed) throw new Error(`${how}: the call on a hung host succeeded`);
       detect.push(Date.now() - since);
       restored.push(await back(since));
@@ -87,7 +96,9 @@ try {
   console.log('hang      detect p50   detect max   back p50   back max');
   for (const r of rows) {
     const s = (xs, p) => `${(pct(xs, p) / 1000).toFixed(1)} s`.padStart(9);
-    console.log(`${r.how.padEnd(8)}${s(r.detect, 50)}    ${s(r.detect, 100)}  ${s(r.restored, 50)}  ${s(r.restored, 100)}`);
+    console.log(
+      `${r.how.padEnd(8)}${s(r.detect, 50)}    ${s(r.detect, 100)}  ${s(r.restored, 50)}  ${s(r.restored, 100)}`,
+    );
   }
 } finally {
   for (const pid of stopped) {

@@ -1,6 +1,6 @@
-// Benchmarks (not tests): every row of issue 13, each against a baseline measured in the same run, printed as one table.
-// Usage: node bench/run.mjs [--quick] [--calls N] [--only P1,P4]. Needs `npm run build`; the SSH and Docker rows need
-// `bash scripts/test-env.sh up` (a row whose service is absent is printed with the reason it was skipped).
+// Benchmarks (not tests): every row of issue 13, each against a baseline measured in the same run, printed as one
+// table. Usage: node bench/run.mjs [--quick] [--calls N] [--only P1,P4]. Needs `npm run build`; the SSH and Docker rows
+// need `bash scripts/test-env.sh up` (a row whose service is absent is printed with the reason it was skipped).
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -25,7 +25,9 @@ const cli = join(root, 'bin/switchboard.js');
 
 const ssh = testService('ssh');
 const docker = testService('docker');
-const served = await startServe((h) => benchTargets(h, { ssh, docker }), { nodeArgs: process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/sbprof'] : [] });
+const served = await startServe((h) => benchTargets(h, { ssh, docker }), {
+  nodeArgs: process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/sbprof'] : [],
+});
 const corePid = served.serve.pid;
 const ws = await connect(served.url);
 const env = { ...process.env, SWITCHBOARD_HOME: served.home };
@@ -36,7 +38,13 @@ const ms = (x) => `${x.toFixed(1)} ms`;
 function latencyRow(id, path, ours, baseName, base) {
   const o = pct(ours, 50);
   const b = pct(base, 50);
-  rows.push([id, path, `p50 ${ms(o)}, p95 ${ms(pct(ours, 95))}`, `${baseName}: p50 ${ms(b)}, p95 ${ms(pct(base, 95))}`, `${(o / b).toFixed(2)}×`]);
+  rows.push([
+    id,
+    path,
+    `p50 ${ms(o)}, p95 ${ms(pct(ours, 95))}`,
+    `${baseName}: p50 ${ms(b)}, p95 ${ms(pct(base, 95))}`,
+    `${(o / b).toFixed(2)}×`,
+  ]);
 }
 const skipRow = (id, path, why) => rows.push([id, path, `skipped: ${why}`, '', '']);
 async function timeEach(n, fn) {
@@ -56,13 +64,21 @@ const idleRss = rssMb(corePid);
 
 // The clients of P2–P4: the WebSocket API, MCP Streamable HTTP (one SDK session) and MCP stdio (`switchboard mcp`).
 const http = new Client({ name: 'bench', version: '1' });
-await http.connect(new StreamableHTTPClientTransport(new URL(`${served.url.http}mcp`), { requestInit: { headers: { authorization: `Bearer ${served.url.token}` } } }));
+await http.connect(
+  new StreamableHTTPClientTransport(new URL(`${served.url.http}mcp`), {
+    requestInit: { headers: { authorization: `Bearer ${served.url.token}` } },
+  }),
+);
 const stdio = new Client({ name: 'bench', version: '1' });
-await stdio.connect(new StdioClientTransport({ command: process.execPath, args: [cli, 'mcp'], env, stderr: 'inherit' }));
+await stdio.connect(
+  new StdioClientTransport({ command: process.execPath, args: [cli, 'mcp'], env, stderr: 'inherit' }),
+);
 const clients = {
-  WebSocket: (target) => ws.call('tool.call', { tool: 'terminal', args: { command: 'true', execution_target: target }, client: 'test' }),
+  WebSocket: (target) =>
+    ws.call('tool.call', { tool: 'terminal', args: { command: 'true', execution_target: target }, client: 'test' }),
   'MCP HTTP': (target) => http.callTool({ name: 'terminal', arguments: { command: 'true', execution_target: target } }),
-  'MCP stdio': (target) => stdio.callTool({ name: 'terminal', arguments: { command: 'true', execution_target: target } }),
+  'MCP stdio': (target) =>
+    stdio.callTool({ name: 'terminal', arguments: { command: 'true', execution_target: target } }),
 };
 
 /** Back-to-back calls per block: a path and its baseline take turns in blocks of this many. */
@@ -95,8 +111,31 @@ if (!want('P3')) {
   // not asked for
 } else if (ssh) {
   // The strongest baseline: OpenSSH's own connection sharing (ControlMaster), what Hermes Agent uses.
-  const sshArgs = ['-i', ssh.key, '-p', String(ssh.port), '-o', 'BatchMode=yes', '-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', `${ssh.user}@${ssh.host}`, 'true'];
-  const muxArgs = ['-o', 'ControlMaster=auto', '-o', `ControlPath=${join(served.home, 'cm-%r@%h:%p')}`, '-o', 'ControlPersist=60', ...sshArgs];
+  const sshArgs = [
+    '-i',
+    ssh.key,
+    '-p',
+    String(ssh.port),
+    '-o',
+    'BatchMode=yes',
+    '-o',
+    'StrictHostKeyChecking=no',
+    '-o',
+    'UserKnownHostsFile=/dev/null',
+    '-o',
+    'LogLevel=ERROR',
+    `${ssh.user}@${ssh.host}`,
+    'true',
+  ];
+  const muxArgs = [
+    '-o',
+    'ControlMaster=auto',
+    '-o',
+    `ControlPath=${join(served.home, 'cm-%r@%h:%p')}`,
+    '-o',
+    'ControlPersist=60',
+    ...sshArgs,
+  ];
   spawnSync('ssh', muxArgs);
   await terminalRows('P3', 'ssh', 'ssh ControlMaster', () => spawnSync('ssh', muxArgs), Math.min(calls, 100));
   spawnSync('ssh', ['-o', `ControlPath=${join(served.home, 'cm-%r@%h:%p')}`, '-O', 'exit', `${ssh.user}@${ssh.host}`]);
@@ -105,21 +144,37 @@ if (!want('P3')) {
 if (!want('P4')) {
   // not asked for
 } else if (docker) {
-  await ws.call('tool.call', { tool: 'terminal', args: { command: 'true', execution_target: 'docker' }, client: 'test' });
-  const id = spawnSync('docker', ['-H', `unix://${docker.socket}`, 'ps', '-q', '--filter', 'label=switchboard.target=docker'], { encoding: 'utf8' }).stdout.trim().split('\n')[0];
-  await terminalRows('P4', 'docker', 'docker exec CLI', () => spawnSync('docker', ['-H', `unix://${docker.socket}`, 'exec', id, 'true']), Math.min(calls, 30));
+  await ws.call('tool.call', {
+    tool: 'terminal',
+    args: { command: 'true', execution_target: 'docker' },
+    client: 'test',
+  });
+  const id = spawnSync(
+    'docker',
+    ['-H', `unix://${docker.socket}`, 'ps', '-q', '--filter', 'label=switchboard.target=docker'],
+    { encoding: 'utf8' },
+  )
+    .stdout.trim()
+    .split('\n')[0];
+  await terminalRows(
+    'P4',
+    'docker',
+    'docker exec CLI',
+    () => spawnSync('docker', ['-H', `unix://${docker.socket}`, 'exec', id, 'true']),
+    Math.min(calls, 30),
+  );
 } else skipRow('P4', 'terminal docker', 'no .test-env/docker.json (bash scripts/test-env.sh up)');
 
 if (want('P1')) {
-  // P1: output through pty → Core batching → WebSocket, acknowledged as the window does, against node-pty read directly.
-  // Both sides get the same command typed into an interactive shell in a pty, which prints the same bytes (N × 'x' then
-  // an end marker), and are timed to the marker's arrival, the last byte. Steady state, as a window that has been open
-  // a while sees it: the first flood of each side is timed apart (cold: a fresh Core grows its heap and compiles the
-  // path, as node-pty's reader does), then each side floods unmeasured until warm, then they take turns and the median
-  // of each counts: on a shared 2-core machine one flood's time moves with whatever else runs.
-  // The reader at the far end is a client that parses frames where it read them (bench/paneClient.mjs): the client is
-  // the window's stand-in, not Switchboard, and a Node client on the `ws` library spends as much CPU per MB as the
-  // Core's whole path. That client's figure is its own row, taking turns in the same rounds.
+  // P1: output through pty → Core batching → WebSocket, acknowledged as the window does, against node-pty read
+  // directly. Both sides get the same command typed into an interactive shell in a pty, which prints the same bytes (N
+  // × 'x' then an end marker), and are timed to the marker's arrival, the last byte. Steady state, as a window that has
+  // been open a while sees it: the first flood of each side is timed apart (cold: a fresh Core grows its heap and
+  // compiles the path, as node-pty's reader does), then each side floods unmeasured until warm, then they take turns
+  // and the median of each counts: on a shared 2-core machine one flood's time moves with whatever else runs. The
+  // reader at the far end is a client that parses frames where it read them (bench/paneClient.mjs): the client is the
+  // window's stand-in, not Switchboard, and a Node client on the `ws` library spends as much CPU per MB as the Core's
+  // whole path. That client's figure is its own row, taking turns in the same rounds.
   const readers = { lean: await connectPaneClient(served.url), ws };
   const panes = {};
   // As the window acknowledges (src/shared/paneFlow.ts: ACK_CHUNK, ACK_IDLE_MS; an `ack` message, without a reply): in
@@ -146,19 +201,25 @@ if (want('P1')) {
     };
   };
   /** Writes `command` into `reader`'s pane and resolves once `marker` came back, acknowledging as the window does. */
-  const paneUntil = (reader, marker, command) => new Promise((resolve) => {
-    const { client, paneId, ack } = panes[reader];
-    const seen = markerSeen(marker);
-    const listener = (m) => {
-      if (m.type !== 'event' || m.event !== 'pane.data' || m.payload.pane_id !== paneId) return;
-      ack.written(m.payload.chars);
-      if (seen(m.payload.data)) (client.listeners.delete(listener), resolve());
-    };
-    client.listeners.add(listener);
-    void client.call('pane.write', { pane_id: paneId, data: `${command}\r` });
-  });
+  const paneUntil = (reader, marker, command) =>
+    new Promise((resolve) => {
+      const { client, paneId, ack } = panes[reader];
+      const seen = markerSeen(marker);
+      const listener = (m) => {
+        if (m.type !== 'event' || m.event !== 'pane.data' || m.payload.pane_id !== paneId) return;
+        ack.written(m.payload.chars);
+        if (seen(m.payload.data)) client.listeners.delete(listener), resolve();
+      };
+      client.listeners.add(listener);
+      void client.call('pane.write', { pane_id: paneId, data: `${command}\r` });
+    });
   for (const [reader, client] of Object.entries(readers)) {
-    const { pane_id: paneId } = await client.call('pane.open', { execution_target: 'local', cols: 120, rows: 40, binary: true });
+    const { pane_id: paneId } = await client.call('pane.open', {
+      execution_target: 'local',
+      cols: 120,
+      rows: 40,
+      binary: true,
+    });
     panes[reader] = { client, paneId, ack: acks(client, paneId) };
     // Time the floods, not the interactive shell's start (its rc files take a second on a busy machine).
     await paneUntil(reader, 'READY-2', 'echo READY-$((1+1))');
@@ -175,22 +236,33 @@ if (want('P1')) {
   };
   // The baseline reads an interactive shell of its own the same way: the command typed into it, its output read by
   // node-pty in this process (a `bash -c` per flood would time bash's start, which the pane's shell does not pay).
-  const baseShell = nodePty.spawn(process.env.SHELL ?? '/bin/bash', [], { cols: 120, rows: 40, cwd: '/tmp', env: process.env });
+  const baseShell = nodePty.spawn(process.env.SHELL ?? '/bin/bash', [], {
+    cols: 120,
+    rows: 40,
+    cwd: '/tmp',
+    env: process.env,
+  });
   let baseListener = () => undefined;
   baseShell.onData((d) => baseListener(d));
-  const baseUntil = (marker, command) => new Promise((resolve) => {
-    const seen = markerSeen(marker);
-    baseListener = (d) => {
-      if (seen(d)) (baseListener = () => undefined, resolve());
-    };
-    baseShell.write(`${command}\r`);
-  });
+  const baseUntil = (marker, command) =>
+    new Promise((resolve) => {
+      const seen = markerSeen(marker);
+      baseListener = (d) => {
+        if (seen(d)) (baseListener = () => undefined), resolve();
+      };
+      baseShell.write(`${command}\r`);
+    });
   await baseUntil('READY-2', 'echo READY-$((1+1))');
   // A reference, not Switchboard (bench/paneFloor.mjs): what a plain second process that does nothing else costs here.
   const floor = await startPaneFloor();
   await floor.run('READY-2', 'echo READY-$((1+1))');
   const paneOf = (reader) => (marker, command) => paneUntil(reader, marker, command);
-  const sides = { lean: floodSeconds(paneOf('lean')), ws: floodSeconds(paneOf('ws')), floor: floodSeconds(floor.run), direct: floodSeconds(baseUntil) };
+  const sides = {
+    lean: floodSeconds(paneOf('lean')),
+    ws: floodSeconds(paneOf('ws')),
+    floor: floodSeconds(floor.run),
+    direct: floodSeconds(baseUntil),
+  };
   await settle(300);
   const coldPane = await sides.lean();
   const coldBase = await sides.direct();
@@ -207,14 +279,40 @@ if (want('P1')) {
       times[name].push(await side());
     }
   }
-  const [leanSecs, wsSecs, floorSecs, baseSecs] = [times.lean, times.ws, times.floor, times.direct].map((xs) => pct(xs, 50));
+  const [leanSecs, wsSecs, floorSecs, baseSecs] = [times.lean, times.ws, times.floor, times.direct].map((xs) =>
+    pct(xs, 50),
+  );
   const mbps = (s) => `${(paneBytes / 1e6 / s).toFixed(1)} MB/s`;
   const direct = (s) => `node-pty read directly: ${mbps(s)}`;
   rows.unshift(
-    ['P1', `pane output, ${paneBytes / 1e6} MB, acked, warm (median of ${timedFloods})`, mbps(leanSecs), direct(baseSecs), `${(baseSecs / leanSecs).toFixed(2)}×`],
-    ['P1', `the same, cold: each side's first flood`, mbps(coldPane), direct(coldBase), `${(coldBase / coldPane).toFixed(2)}×`],
-    ['P1', `the same, warm, read by a client on the ws library`, mbps(wsSecs), direct(baseSecs), `${(baseSecs / wsSecs).toFixed(2)}×`],
-    ['P1', `reference, not Switchboard: a plain 2nd process reads the pty, sends it over loopback TCP`, mbps(floorSecs), direct(baseSecs), `${(baseSecs / floorSecs).toFixed(2)}×`],
+    [
+      'P1',
+      `pane output, ${paneBytes / 1e6} MB, acked, warm (median of ${timedFloods})`,
+      mbps(leanSecs),
+      direct(baseSecs),
+      `${(baseSecs / leanSecs).toFixed(2)}×`,
+    ],
+    [
+      'P1',
+      `the same, cold: each side's first flood`,
+      mbps(coldPane),
+      direct(coldBase),
+      `${(coldBase / coldPane).toFixed(2)}×`,
+    ],
+    [
+      'P1',
+      `the same, warm, read by a client on the ws library`,
+      mbps(wsSecs),
+      direct(baseSecs),
+      `${(baseSecs / wsSecs).toFixed(2)}×`,
+    ],
+    [
+      'P1',
+      `reference, not Switchboard: a plain 2nd process reads the pty, sends it over loopback TCP`,
+      mbps(floorSecs),
+      direct(baseSecs),
+      `${(baseSecs / floorSecs).toFixed(2)}×`,
+    ],
   );
   for (const { client, paneId, ack } of Object.values(panes)) {
     ack.flush();
@@ -228,7 +326,10 @@ if (want('P1')) {
 let perPane = NaN;
 let perShell = NaN;
 /** The Core's child processes (a pane's shell is one). */
-const childPids = (pid) => readdirSync(`/proc/${pid}/task`).flatMap((tid) => readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number));
+const childPids = (pid) =>
+  readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+    readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number),
+  );
 let afterCalls = NaN;
 if (want('P7')) {
   // P7 per pane: the Core's growth over ten open panes, measured once every shell has printed its prompt (its pty,
@@ -243,7 +344,8 @@ if (want('P7')) {
   const prompted = new Set();
   const onOutput = (m) => void (m.type === 'event' && m.event === 'pane.data' && prompted.add(m.payload.pane_id));
   ws.listeners.add(onOutput);
-  for (let i = 0; i < 10; i++) panes.push(await ws.call('pane.open', { execution_target: 'local', cols: 120, rows: 40, binary: true }));
+  for (let i = 0; i < 10; i++)
+    panes.push(await ws.call('pane.open', { execution_target: 'local', cols: 120, rows: 40, binary: true }));
   while (panes.some((p) => !prompted.has(p.pane_id))) await settle(50);
   ws.listeners.delete(onOutput);
   await settle(1500);
@@ -266,16 +368,24 @@ function timed(cmd, args, extraEnv = env) {
 function takingTurns(n, base, fn) {
   const a = [];
   const b = [];
-  for (let i = 0; i < n; i++) (a.push(base()), b.push(fn()));
+  for (let i = 0; i < n; i++) a.push(base()), b.push(fn());
   const split = (out) => ({ wall: out.map((x) => x.wall), rss: out.map((x) => x.rss) });
   return { base: split(a), ours: split(b) };
 }
 const mb = (x) => `${x.toFixed(0)} MB`;
 if (want('P8')) {
-  const { base: nodeIdle, ours: cliCall } = takingTurns(starts, () => timed(process.execPath, ['-e', '0']),
-    () => timed(process.execPath, [cli, 'call', 'terminal', '{"command":"true","execution_target":"local"}']));
-  rows.push(['P8', '`switchboard call terminal true`', `p50 ${ms(pct(cliCall.wall, 50))}, p95 ${ms(pct(cliCall.wall, 95))}, peak RSS ${mb(pct(cliCall.rss, 50))}`,
-    `node -e 0: p50 ${ms(pct(nodeIdle.wall, 50))}, peak RSS ${mb(pct(nodeIdle.rss, 50))}`, `${(pct(cliCall.wall, 50) / pct(nodeIdle.wall, 50)).toFixed(2)}×`]);
+  const { base: nodeIdle, ours: cliCall } = takingTurns(
+    starts,
+    () => timed(process.execPath, ['-e', '0']),
+    () => timed(process.execPath, [cli, 'call', 'terminal', '{"command":"true","execution_target":"local"}']),
+  );
+  rows.push([
+    'P8',
+    '`switchboard call terminal true`',
+    `p50 ${ms(pct(cliCall.wall, 50))}, p95 ${ms(pct(cliCall.wall, 95))}, peak RSS ${mb(pct(cliCall.rss, 50))}`,
+    `node -e 0: p50 ${ms(pct(nodeIdle.wall, 50))}, peak RSS ${mb(pct(nodeIdle.rss, 50))}`,
+    `${(pct(cliCall.wall, 50) / pct(nodeIdle.wall, 50)).toFixed(2)}×`,
+  ]);
 }
 
 /** Spawn to exit of `node -e 0`, started as mcpReady starts `switchboard mcp` (not through GNU time). */
@@ -302,18 +412,37 @@ function mcpReady() {
       resolve(wall);
     });
     p.on('error', reject);
-    p.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }) + '\n');
+    p.stdin.write(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+      }) + '\n',
+    );
   });
 }
 if (want('P9')) {
   const nodeTimes = [];
   const mcpTimes = [];
-  for (let i = 0; i < starts; i++) (nodeTimes.push(await nodeExits()), mcpTimes.push(await mcpReady()));
-  rows.push(['P9', '`switchboard mcp` answers initialize', `p50 ${ms(pct(mcpTimes, 50))}, p95 ${ms(pct(mcpTimes, 95))}`, `node -e 0: p50 ${ms(pct(nodeTimes, 50))}, p95 ${ms(pct(nodeTimes, 95))}`,
-    `${(pct(mcpTimes, 50) / pct(nodeTimes, 50)).toFixed(2)}×`]);
+  for (let i = 0; i < starts; i++) nodeTimes.push(await nodeExits()), mcpTimes.push(await mcpReady());
+  rows.push([
+    'P9',
+    '`switchboard mcp` answers initialize',
+    `p50 ${ms(pct(mcpTimes, 50))}, p95 ${ms(pct(mcpTimes, 95))}`,
+    `node -e 0: p50 ${ms(pct(nodeTimes, 50))}, p95 ${ms(pct(nodeTimes, 95))}`,
+    `${(pct(mcpTimes, 50) / pct(nodeTimes, 50)).toFixed(2)}×`,
+  ]);
 }
 
-if (want('P7')) rows.push(['P7', 'Core RSS: idle / per open pane / after the bench', `${mb(idleRss)} / ${perPane.toFixed(1)} MB (its shell: ${perShell.toFixed(1)} MB more) / ${mb(afterCalls)}`, 'goal: ≤ 80 MB / ≤ 5 MB', '']);
+if (want('P7'))
+  rows.push([
+    'P7',
+    'Core RSS: idle / per open pane / after the bench',
+    `${mb(idleRss)} / ${perPane.toFixed(1)} MB (its shell: ${perShell.toFixed(1)} MB more) / ${mb(afterCalls)}`,
+    'goal: ≤ 80 MB / ≤ 5 MB',
+    '',
+  ]);
 
 await http.close();
 await stdio.close();
@@ -325,8 +454,12 @@ rows.sort((a, b) => order.indexOf(a[0]) - order.indexOf(b[0]));
 const header = ['row', 'path', 'Switchboard', 'baseline (same run)', 'ratio'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
 const line = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
-console.log(`Switchboard bench${quick ? ' (--quick)' : ''}: ${calls} sequential calls per path (SSH ${Math.min(calls, 100)}, Docker ${Math.min(calls, 30)}), taking turns with the baseline in blocks of ${block}; ${starts} CLI starts; node ${process.version}, ${new Date().toISOString()}`);
+console.log(
+  `Switchboard bench${quick ? ' (--quick)' : ''}: ${calls} sequential calls per path (SSH ${Math.min(calls, 100)}, Docker ${Math.min(calls, 30)}), taking turns with the baseline in blocks of ${block}; ${starts} CLI starts; node ${process.version}, ${new Date().toISOString()}`,
+);
 console.log(line(header));
 console.log(line(widths.map((w) => '-'.repeat(w))));
 for (const r of rows) console.log(line(r));
-console.log('ratio: Switchboard ÷ baseline for latencies (lower is better), baseline time ÷ Switchboard time for P1 (higher is better).');
+console.log(
+  'ratio: Switchboard ÷ baseline for latencies (lower is better), baseline time ÷ Switchboard time for P1 (higher is better).',
+);

@@ -12,11 +12,15 @@ const ssh = testService('ssh');
 const docker = testService('docker');
 
 // The Core's inspector (loopback, a port of its own) lets the soak collect its garbage before each memory reading.
-const served = await startServe((home) => benchTargets(home, { ssh, docker, localCwd: home }), { nodeArgs: ['--inspect=127.0.0.1:0'] });
+const served = await startServe((home) => benchTargets(home, { ssh, docker, localCwd: home }), {
+  nodeArgs: ['--inspect=127.0.0.1:0'],
+});
 const pid = served.serve.pid;
 const client = await connect(served.url);
 const targets = ['local', ...(ssh ? ['ssh'] : []), ...(docker ? ['docker'] : [])];
-console.log(`soak: ${total} tool calls, ${concurrency} at a time, over ${targets.join(', ')}${ssh && docker ? '' : ' (start the test services for SSH and Docker)'}`);
+console.log(
+  `soak: ${total} tool calls, ${concurrency} at a time, over ${targets.join(', ')}${ssh && docker ? '' : ' (start the test services for SSH and Docker)'}`,
+);
 
 // Panes that keep printing, acknowledged the way the window does (flow control would pause them otherwise).
 let paneChars = 0;
@@ -37,7 +41,11 @@ for (const t of targets) {
   await client.call('pane.write', { pane_id: p.pane_id, data: 'while :; do date; sleep 0.2; done\r' });
 }
 // A background flood: output faster than anyone reads it, kept in the process's rolling buffer.
-const flood = await client.call('tool.call', { tool: 'terminal', args: { command: 'while :; do seq 1 5000; done', background: true, execution_target: 'local' }, client: 'test' });
+const flood = await client.call('tool.call', {
+  tool: 'terminal',
+  args: { command: 'while :; do seq 1 5000; done', background: true, execution_target: 'local' },
+  client: 'test',
+});
 
 const errors = [];
 let done = 0;
@@ -46,17 +54,39 @@ async function one(i) {
   const kind = i % 10;
   try {
     if (kind < 7) {
-      const r = await client.call('tool.call', { tool: 'terminal', args: { command: `echo soak-${i}`, execution_target: target }, client: 'test' });
-      if (r.output !== `soak-${i}\n` || r.exit_code !== 0) throw new Error(`terminal ${i} on ${target}: ${JSON.stringify(r).slice(0, 200)}`);
+      const r = await client.call('tool.call', {
+        tool: 'terminal',
+        args: { command: `echo soak-${i}`, execution_target: target },
+        client: 'test',
+      });
+      if (r.output !== `soak-${i}\n` || r.exit_code !== 0)
+        throw new Error(`terminal ${i} on ${target}: ${JSON.stringify(r).slice(0, 200)}`);
     } else if (kind === 7) {
       const path = `soak-${i % 50}.txt`;
-      await client.call('tool.call', { tool: 'write_file', args: { path, content: `n=${i}\n`, execution_target: target }, client: 'test' });
-      const r = await client.call('tool.call', { tool: 'read_file', args: { path, execution_target: target }, client: 'test' });
-      if (!String(r.content).includes(`n=${i}`)) throw new Error(`read_file ${i} on ${target}: ${JSON.stringify(r).slice(0, 200)}`);
+      await client.call('tool.call', {
+        tool: 'write_file',
+        args: { path, content: `n=${i}\n`, execution_target: target },
+        client: 'test',
+      });
+      const r = await client.call('tool.call', {
+        tool: 'read_file',
+        args: { path, execution_target: target },
+        client: 'test',
+      });
+      if (!String(r.content).includes(`n=${i}`))
+        throw new Error(`read_file ${i} on ${target}: ${JSON.stringify(r).slice(0, 200)}`);
     } else if (kind === 8) {
-      await client.call('tool.call', { tool: 'process', args: { action: 'poll', session_id: flood.session_id }, client: 'test' });
+      await client.call('tool.call', {
+        tool: 'process',
+        args: { action: 'poll', session_id: flood.session_id },
+        client: 'test',
+      });
     } else {
-      await client.call('tool.call', { tool: 'search_files', args: { pattern: 'soak', target: 'files', execution_target: target }, client: 'test' });
+      await client.call('tool.call', {
+        tool: 'search_files',
+        args: { pattern: 'soak', target: 'files', execution_target: target },
+        client: 'test',
+      });
     }
   } catch (err) {
     errors.push(err instanceof Error ? err.message : String(err));
@@ -66,9 +96,11 @@ async function one(i) {
 
 async function run(from, to) {
   let next = from;
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < to) await one(next++);
-  }));
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < to) await one(next++);
+    }),
+  );
 }
 
 // Warm up (pools, containers, JIT) before the first memory reading.
@@ -77,7 +109,10 @@ await new Promise((r) => setTimeout(r, 2000));
 const heapStart = await collectGarbage(served);
 const rssStart = rssMb(pid);
 const t0 = performance.now();
-const progress = setInterval(() => console.log(`  ${done} calls, ${errors.length} errors, Core RSS ${rssMb(pid).toFixed(0)} MB`), 15_000);
+const progress = setInterval(
+  () => console.log(`  ${done} calls, ${errors.length} errors, Core RSS ${rssMb(pid).toFixed(0)} MB`),
+  15_000,
+);
 await run(Math.min(300, total), total);
 clearInterval(progress);
 const secs = (performance.now() - t0) / 1000;
@@ -87,16 +122,26 @@ const rssEnd = rssMb(pid);
 const heapEnd = await collectGarbage(served);
 const rssSettled = rssMb(pid);
 
-await client.call('tool.call', { tool: 'process', args: { action: 'kill', session_id: flood.session_id }, client: 'test' }).catch(() => undefined);
+await client
+  .call('tool.call', { tool: 'process', args: { action: 'kill', session_id: flood.session_id }, client: 'test' })
+  .catch(() => undefined);
 for (const p of panes) await client.call('pane.close', { pane_id: p }).catch(() => undefined);
 client.close();
 await served.stop();
 
 const measured = total - Math.min(300, total);
 const growth = ((rssSettled - rssStart) / rssStart) * 100;
-console.log(`calls        ${total} (${measured} measured after warm-up) in ${secs.toFixed(1)} s = ${(measured / secs).toFixed(0)} calls/s`);
+console.log(
+  `calls        ${total} (${measured} measured after warm-up) in ${secs.toFixed(1)} s = ${(measured / secs).toFixed(0)} calls/s`,
+);
 console.log(`errors       ${errors.length}${errors.length ? ` — first: ${errors.slice(0, 3).join(' | ')}` : ''}`);
-console.log(`pane output  ${(paneChars / 1e3).toFixed(0)} k chars received and acknowledged over ${panes.length} panes`);
-console.log(`Core RSS     after a full collection: start ${rssStart.toFixed(0)} MB, end ${rssSettled.toFixed(0)} MB: growth ${growth.toFixed(1)} % (goal ≤ 10 %); before it, at the end: ${rssEnd.toFixed(0)} MB`);
-console.log(`Core heap    in use after a full collection: start ${heapStart.toFixed(1)} MB, end ${heapEnd.toFixed(1)} MB`);
+console.log(
+  `pane output  ${(paneChars / 1e3).toFixed(0)} k chars received and acknowledged over ${panes.length} panes`,
+);
+console.log(
+  `Core RSS     after a full collection: start ${rssStart.toFixed(0)} MB, end ${rssSettled.toFixed(0)} MB: growth ${growth.toFixed(1)} % (goal ≤ 10 %); before it, at the end: ${rssEnd.toFixed(0)} MB`,
+);
+console.log(
+  `Core heap    in use after a full collection: start ${heapStart.toFixed(1)} MB, end ${heapEnd.toFixed(1)} MB`,
+);
 process.exitCode = errors.length ? 1 : 0;

@@ -32,7 +32,12 @@ function dialog(page: Page) {
 /** Waits for the dialog to show this command. */
 async function asked(page: Page, command: string) {
   const d = dialog(page);
-  await poll(() => d.getByLabel('command to approve').textContent().catch(() => '')).toBe(command);
+  await poll(() =>
+    d
+      .getByLabel('command to approve')
+      .textContent()
+      .catch(() => ''),
+  ).toBe(command);
   return d;
 }
 
@@ -103,7 +108,9 @@ describe('Approve command', () => {
     })();
     await new Promise((r) => setTimeout(r, 300));
     let settled = false;
-    const call = agentCall(app.served, 'alpha', s.command).finally(() => { settled = true; });
+    const call = agentCall(app.served, 'alpha', s.command).finally(() => {
+      settled = true;
+    });
     const d = await asked(page, s.command);
     // It is up while keys still go out, waiting for a pause.
     await page.screenshot({ path: join(root, 'test-results/e2e-approve-while-typing.png') });
@@ -140,7 +147,9 @@ describe('Approve command', () => {
     const shown = d.getByLabel('command to approve');
     await poll(() => shown.textContent().catch(() => '')).toContain('rm -rf scratch-secret');
     const masked = await shown.textContent();
-    expect(masked).toBe(`${s.command} && curl -u admin:[redacted] -H "Authorization: Bearer [redacted]" https://example.invalid/`);
+    expect(masked).toBe(
+      `${s.command} && curl -u admin:[redacted] -H "Authorization: Bearer [redacted]" https://example.invalid/`,
+    );
     expect(await d.textContent()).not.toContain(secret);
     // Masked, the flagged part is still marked.
     expect(await d.locator('mark').first().textContent()).toContain('rm -rf scratch-secret');
@@ -178,7 +187,12 @@ describe('Approve command', () => {
     expect(await d.locator('.approve__target').textContent()).toBe('alpha');
     await d.getByRole('button', { name: 'Approve for session' }).click();
     expect((await onAlpha).code).toBe(0);
-    await poll(() => dialog(page).locator('.approve__target').textContent().catch(() => '')).toBe('beta');
+    await poll(() =>
+      dialog(page)
+        .locator('.approve__target')
+        .textContent()
+        .catch(() => ''),
+    ).toBe('beta');
     await page.keyboard.press('Escape');
     const betaDenied = await onBeta;
     expect(betaDenied.code).not.toBe(0);
@@ -228,7 +242,9 @@ describe('Approve command', () => {
     const asksAgain = agentCall(app.served, 'alpha', s.command);
     await (await asked(page, s.command)).getByRole('button', { name: 'Deny' }).click();
     expect((await asksAgain).code).not.toBe(0);
-    expect(JSON.parse(readFileSync(join(app.served.home, 'approvals.json'), 'utf8'))).not.toMatchObject({ rules: [{}] });
+    expect(JSON.parse(readFileSync(join(app.served.home, 'approvals.json'), 'utf8'))).not.toMatchObject({
+      rules: [{}],
+    });
     await page.close();
   });
 });
@@ -263,8 +279,15 @@ describe('no answer', () => {
     expect(call.stderr).toMatch(/3 ?s/);
     expect(existsSync(s.path)).toBe(true);
     await poll(() => dialog(page).count()).toBe(0);
-    const notes = await page.evaluate(() => (window as unknown as { __notes: Array<{ title: string; body: string }> }).__notes);
-    expect(notes).toEqual([{ title: 'Approve command', body: expect.stringContaining(`alpha: ${s.command} && curl -u a:[redacted] https://example.invalid/`) }]);
+    const notes = await page.evaluate(
+      () => (window as unknown as { __notes: Array<{ title: string; body: string }> }).__notes,
+    );
+    expect(notes).toEqual([
+      {
+        title: 'Approve command',
+        body: expect.stringContaining(`alpha: ${s.command} && curl -u a:[redacted] https://example.invalid/`),
+      },
+    ]);
     await page.close();
   });
 });

@@ -30,7 +30,7 @@ describe('a lost Core connection', () => {
 describe('a Core started again on the profile', () => {
   const back = useServeAndBrowser();
 
-  it('finds a Core started again on the profile by itself: panes back in their cwd, scrollback kept, still the person\'s', async () => {
+  it("finds a Core started again on the profile by itself: panes back in their cwd, scrollback kept, still the person's", async () => {
     const { page, errors } = await openUi(back.browser, back.served.url);
     const p1 = pane(page, 1);
     const before = marker('before');
@@ -49,7 +49,10 @@ describe('a Core started again on the profile', () => {
     });
     // Same port and token: the page dials the same address.
     expect(again.split('?')[0]).toBe(url.split('?')[0]);
-    await page.getByRole('alert').filter({ hasText: 'Lost the connection to the Core' }).waitFor({ state: 'detached', timeout: 30_000 });
+    await page
+      .getByRole('alert')
+      .filter({ hasText: 'Lost the connection to the Core' })
+      .waitFor({ state: 'detached', timeout: 30_000 });
     await poll(() => sidebar.getByRole('listitem', { name: 'alpha' }).textContent()).toContain('reachable');
     await waitForText(p1, /a new shell in /, 20_000);
     // What the old shell printed is still on screen, and the new one is where the old one was.

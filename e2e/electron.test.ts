@@ -30,7 +30,11 @@ describe.skipIf(reason !== undefined)('Electron window', () => {
   it('opens a sandboxed window whose renderer reaches the Core only through the bridge', async () => {
     const home = mkdtempSync(join(tmpdir(), 'sb-electron-'));
     writeFileSync(join(home, 'config.yaml'), 'terminal:\n  targets:\n    local: { backend: local, cwd: /tmp }\n');
-    const app = await electron.launch({ executablePath: bin!, args: [join(root, 'out/main/index.cjs')], env: { ...process.env, SWITCHBOARD_HOME: home } });
+    const app = await electron.launch({
+      executablePath: bin!,
+      args: [join(root, 'out/main/index.cjs')],
+      env: { ...process.env, SWITCHBOARD_HOME: home },
+    });
     try {
       const page = await app.firstWindow();
       await page.getByRole('combobox', { name: 'Target' }).first().waitFor();

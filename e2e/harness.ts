@@ -1,6 +1,15 @@
 // Starts a real `switchboard serve` on a throwaway profile (two local targets) and a headless Chromium to drive its UI.
 import { spawn, spawnSync, execFile, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +31,10 @@ export interface Served {
   cli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
   /** Runs `switchboard ARGS…` as a person does: at a terminal of its own (a pty: stderr shows in stdout). */
   personCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
-  /** Stops the Core and starts it again on the same profile; `url` becomes the new one (returned too). `whileDown` runs between. */
+  /**
+   * Stops the Core and starts it again on the same profile; `url` becomes the new one (returned too). `whileDown` runs
+   * between.
+   */
   restart(whileDown?: () => Promise<void>): Promise<string>;
   stop(): Promise<void>;
 }
@@ -57,7 +69,8 @@ function spawnSyncNode(args: string[]): number {
 
 export function targetsYaml(targets: Record<string, { cwd: string }>, defaultTarget = 'alpha'): string {
   const lines = ['terminal:', `  default_target: ${defaultTarget}`, '  targets:'];
-  for (const [name, t] of Object.entries(targets)) lines.push(`    ${name}: { backend: local, cwd: ${JSON.stringify(t.cwd)} }`);
+  for (const [name, t] of Object.entries(targets))
+    lines.push(`    ${name}: { backend: local, cwd: ${JSON.stringify(t.cwd)} }`);
   return lines.join('\n') + '\n';
 }
 
@@ -78,9 +91,15 @@ export interface ServeOptions {
 
 /** Runs `switchboard serve` on a profile until it hands its person link to descriptor 3 (the test is the person). */
 async function spawnServe(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
-  const child: ChildProcess = spawn(process.execPath, [bin, 'serve', '--port', '0', '--link-fd', '3'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [bin, 'serve', '--port', '0', '--link-fd', '3'], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+  });
   let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => { stderr += d.toString(); });
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
   child.stdout?.resume();
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
@@ -150,7 +169,10 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
   const dirs = { alpha: join(base, 'x'), beta: join(base, 'y') };
   const userHome = join(base, 'user');
   for (const d of [home, dirs.alpha, dirs.beta, join(dirs.alpha, 'sub'), userHome]) mkdirSync(d, { recursive: true });
-  writeFileSync(join(home, 'config.yaml'), targetsYaml({ alpha: { cwd: dirs.alpha }, beta: { cwd: dirs.beta } }) + (opts.configExtra ?? ''));
+  writeFileSync(
+    join(home, 'config.yaml'),
+    targetsYaml({ alpha: { cwd: dirs.alpha }, beta: { cwd: dirs.beta } }) + (opts.configExtra ?? ''),
+  );
   // A clean shell: no rc files that replace PROMPT_COMMAND (the pane's OSC 7 cwd reports ride on it).
   writeFileSync(join(userHome, '.bashrc'), 'PS1="\\w \\$ "\n');
   const env: NodeJS.ProcessEnv = { ...process.env, SWITCHBOARD_HOME: home, HOME: userHome, SHELL: '/bin/bash' };
@@ -161,7 +183,11 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
   const cli = (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
     new Promise((resolve) => {
       execFile(process.execPath, [bin, ...args], { cwd: root, env, timeout: 30_000 }, (err, stdout, stderr) => {
-        const code = err ? (typeof (err as { code?: unknown }).code === 'number' ? (err as { code: number }).code : 1) : 0;
+        const code = err
+          ? typeof (err as { code?: unknown }).code === 'number'
+            ? (err as { code: number }).code
+            : 1
+          : 0;
         resolve({ code, stdout, stderr });
       });
     });
@@ -207,7 +233,15 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -221,9 +255,15 @@ export async function openUi(
   // Each page starts with one terminal unless a test is about the tabs kept from the last session.
   const home = homeOf.get(url);
   if (home && !opts.keepWorkspace) rmSync(join(home, 'ui-state.json'), { force: true });
-  const page = await browser.newPage({ viewport, deviceScaleFactor: 1, ...(opts.permissions ? { permissions: opts.permissions } : {}) });
+  const page = await browser.newPage({
+    viewport,
+    deviceScaleFactor: 1,
+    ...(opts.permissions ? { permissions: opts.permissions } : {}),
+  });
   const errors: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(url);
   await page.getByRole('region', { name: 'Pane 1' }).waitFor();
@@ -232,7 +272,10 @@ export async function openUi(
   // start again from nothing when that layout came back. Counted once the first shell is up, so every pane of a
   // restored layout is on the page by then.
   for (let i = 0; home && !opts.keepWorkspace && i < 5; i++) {
-    const panes = await page.getByRole('tabpanel').getByRole('region', { name: /^Pane \d+$/ }).count();
+    const panes = await page
+      .getByRole('tabpanel')
+      .getByRole('region', { name: /^Pane \d+$/ })
+      .count();
     if ((await page.getByRole('tab').count()) === 1 && panes === 1) break;
     await new Promise((r) => setTimeout(r, 300));
     rmSync(join(home, 'ui-state.json'), { force: true });
@@ -299,7 +342,10 @@ export function marker(prefix: string): string {
 }
 
 /** One `serve` and one Chromium for a spec file: started before its tests, stopped after. Read them inside tests. */
-export function useServeAndBrowser(prepare?: (served: Served) => void | Promise<void>, opts: ServeOptions = {}): { readonly served: Served; readonly browser: Browser } {
+export function useServeAndBrowser(
+  prepare?: (served: Served) => void | Promise<void>,
+  opts: ServeOptions = {},
+): { readonly served: Served; readonly browser: Browser } {
   let served: Served | undefined;
   let browser: Browser | undefined;
   beforeAll(async () => {

@@ -15,7 +15,8 @@ beforeAll(async () => {
   if (!ssh) return;
   served = await startServe();
   const configPath = join(served.home, 'config.yaml');
-  const sshTarget = (name: string) => `    ${name}: { backend: ssh, ssh_host: ${ssh.host}, ssh_port: ${ssh.port}, ssh_user: ${ssh.user}, ssh_key: ${ssh.key}, cwd: /tmp }\n`;
+  const sshTarget = (name: string) =>
+    `    ${name}: { backend: ssh, ssh_host: ${ssh.host}, ssh_port: ${ssh.port}, ssh_user: ${ssh.user}, ssh_key: ${ssh.key}, cwd: /tmp }\n`;
   writeFileSync(configPath, readFileSync(configPath, 'utf8') + sshTarget('remote'));
   browser = await launchChromium();
 });
@@ -29,7 +30,9 @@ describe.skipIf(!ssh)('unknown SSH host key', () => {
     // 1. A CLI call meets the unknown key first: it waits, is listed, and a CLI deny refuses it.
     const pendingCall = served.cli(['call', 'terminal', '{"command":"pwd","execution_target":"remote"}', '--json']);
     let listed = '';
-    await expect.poll(async () => (listed = (await served.cli(['approvals', 'list', '--json'])).stdout), { timeout: 15_000 }).toContain(ssh!.fingerprint);
+    await expect
+      .poll(async () => (listed = (await served.cli(['approvals', 'list', '--json'])).stdout), { timeout: 15_000 })
+      .toContain(ssh!.fingerprint);
     const id = JSON.parse(listed).approvals[0].id as string;
     expect((await served.personCli(['approvals', 'deny', id])).code).toBe(0);
     const refused = await pendingCall;
@@ -37,7 +40,10 @@ describe.skipIf(!ssh)('unknown SSH host key', () => {
     expect(refused.stdout).toBe('');
     expect(refused.stderr).toMatch(/host key/i);
     expect(refused.stderr).not.toMatch(/AAAA/);
-    expect(existsSync(join(served.home, 'known_hosts')) && readFileSync(join(served.home, 'known_hosts'), 'utf8').includes(String(ssh!.port))).toBe(false);
+    expect(
+      existsSync(join(served.home, 'known_hosts')) &&
+        readFileSync(join(served.home, 'known_hosts'), 'utf8').includes(String(ssh!.port)),
+    ).toBe(false);
 
     // 2. The UI: picking the target opens the dialog with the fingerprint; Reject has the focus.
     const { page, errors } = await openUi(browser, served.url);

@@ -8,7 +8,10 @@ const app = useServeAndBrowser();
 const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
 
 describe('keyboard shortcuts in a browser', () => {
-  for (const viewport of [{ width: 1400, height: 900 }, { width: 900, height: 600 }]) {
+  for (const viewport of [
+    { width: 1400, height: 900 },
+    { width: 900, height: 600 },
+  ]) {
     it(`browser-safe keys are listed first and work; a changed key is kept across a reload (${viewport.width}×${viewport.height})`, async () => {
       const { page, errors } = await openUi(app.browser, app.served.url, viewport);
       await waitForPrompt(pane(page, 1));

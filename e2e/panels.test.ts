@@ -10,7 +10,11 @@ describe('activity and processes', () => {
   it('shows a `switchboard call terminal` from the CLI in the Activity feed', async () => {
     const { page, errors } = await openUi(app.browser, app.served.url);
     const m = marker('act');
-    const r = await app.served.cli(['call', 'terminal', JSON.stringify({ command: `echo ${m}`, execution_target: 'beta' })]);
+    const r = await app.served.cli([
+      'call',
+      'terminal',
+      JSON.stringify({ command: `echo ${m}`, execution_target: 'beta' }),
+    ]);
     expect(r.stderr).toBe('');
     expect(r.stdout.trim()).toBe(m);
 
@@ -25,7 +29,11 @@ describe('activity and processes', () => {
     expect(cells[6]).toMatch(/\d+(\.\d+)? (ms|s)/);
 
     // A failing call shows as an error.
-    const bad = await app.served.cli(['call', 'terminal', JSON.stringify({ command: 'echo nope', execution_target: 'no-such-target' })]);
+    const bad = await app.served.cli([
+      'call',
+      'terminal',
+      JSON.stringify({ command: 'echo nope', execution_target: 'no-such-target' }),
+    ]);
     expect(bad.code).not.toBe(0);
     await page.screenshot({ path: join(root, 'test-results/e2e-activity.png') });
     expect(errors).toEqual([]);
@@ -39,10 +47,17 @@ describe('activity and processes', () => {
     }
     const { page, errors } = await openUi(app.browser, app.served.url);
     const m = marker('bg');
-    const started = await app.served.cli(['call', 'terminal', JSON.stringify({ command: `sleep 30; echo ${m}`, background: true, execution_target: 'alpha' }), '--json']);
+    const started = await app.served.cli([
+      'call',
+      'terminal',
+      JSON.stringify({ command: `sleep 30; echo ${m}`, background: true, execution_target: 'alpha' }),
+      '--json',
+    ]);
     const result = started.code === 0 ? (JSON.parse(started.stdout) as { session_id?: string }) : {};
     if (!result.session_id) {
-      console.log(`skipped: background processes are not wired into the Core yet (${started.stderr.trim() || 'no session_id in the result'})`);
+      console.log(
+        `skipped: background processes are not wired into the Core yet (${started.stderr.trim() || 'no session_id in the result'})`,
+      );
       await page.close();
       ctx.skip();
     }
@@ -69,9 +84,16 @@ describe('activity and processes', () => {
     const { page } = await openUi(app.browser, app.served.url);
     // An SSH target with no way to log in: pane.open fails with a message and a hint, before any network I/O.
     const configPath = join(app.served.home, 'config.yaml');
-    writeFileSync(configPath, readFileSync(configPath, 'utf8') + '    broken: { backend: ssh, ssh_host: 127.0.0.1, ssh_port: 1, ssh_user: nobody }\n');
+    writeFileSync(
+      configPath,
+      readFileSync(configPath, 'utf8') +
+        '    broken: { backend: ssh, ssh_host: 127.0.0.1, ssh_port: 1, ssh_user: nobody }\n',
+    );
     try {
-      await page.getByRole('list', { name: 'Targets' }).getByRole('listitem', { name: 'broken' }).waitFor({ timeout: 3000 });
+      await page
+        .getByRole('list', { name: 'Targets' })
+        .getByRole('listitem', { name: 'broken' })
+        .waitFor({ timeout: 3000 });
     } catch {
       console.log('skipped: this build has no ssh backend to make a failing target with');
       await page.close();

@@ -11,11 +11,16 @@ describe('the person link', () => {
     await expect.poll(() => page.getByRole('navigation').or(page.locator('.xterm')).first().isVisible()).toBe(true);
     await page.close();
     expect(errors).toEqual([]);
-    for (const viewport of [{ width: 1400, height: 900 }, { width: 900, height: 600 }]) {
+    for (const viewport of [
+      { width: 1400, height: 900 },
+      { width: 900, height: 600 },
+    ]) {
       const plain = await app.browser.newPage({ viewport });
       // The same address and token, without the #fragment that carries the person secret.
       await plain.goto(app.served.url.replace(/#.*$/, ''));
-      await expect.poll(() => plain.getByRole('heading', { name: 'This page is not your window' }).isVisible()).toBe(true);
+      await expect
+        .poll(() => plain.getByRole('heading', { name: 'This page is not your window' }).isVisible())
+        .toBe(true);
       expect(await plain.getByRole('alert').textContent()).toMatch(/switchboard open/);
       expect(await plain.locator('.xterm').count()).toBe(0);
       await plain.close();

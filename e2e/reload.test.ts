@@ -5,7 +5,17 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { connectCore } from '../src/main/transport/wsLink.js';
 import { readCoreFile } from '../src/main/transport/coreFile.js';
-import { marker, openUi, pane, personSecret, root, run, useServeAndBrowser, waitForPrompt, waitForText } from './harness.js';
+import {
+  marker,
+  openUi,
+  pane,
+  personSecret,
+  root,
+  run,
+  useServeAndBrowser,
+  waitForPrompt,
+  waitForText,
+} from './harness.js';
 
 const KEEP_SEC = 20;
 
@@ -17,7 +27,8 @@ const app = useServeAndBrowser(async (served) => {
   const info = readCoreFile(served.home);
   const { client, close } = await connectCore(info.ws_url, info.token, undefined, personSecret(app.served.url));
   try {
-    for (let i = 0; i < 200 && !(await client.call('targets.list', {})).some((t) => t.name === 'gamma'); i++) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 200 && !(await client.call('targets.list', {})).some((t) => t.name === 'gamma'); i++)
+      await new Promise((r) => setTimeout(r, 100));
   } finally {
     close();
   }
@@ -49,7 +60,9 @@ describe('a page reload', () => {
     const before = await corePanes();
     expect(before).toHaveLength(1);
     // The layout with the Core pane's id is saved (debounced) before the reload.
-    await expect.poll(() => readFileSync(join(app.served.home, 'ui-state.json'), 'utf8'), { timeout: 15_000 }).toContain(before[0]!);
+    await expect
+      .poll(() => readFileSync(join(app.served.home, 'ui-state.json'), 'utf8'), { timeout: 15_000 })
+      .toContain(before[0]!);
 
     await page.reload();
     await pane(page, 1).waitFor();

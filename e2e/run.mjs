@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Builds the CLI and the renderer, then runs the end-to-end specs (Chromium driving `switchboard serve`). Extra arguments go to vitest.
+// Builds the CLI and the renderer, then runs the end-to-end specs (Chromium driving `switchboard serve`). Extra
+// arguments go to vitest.
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';

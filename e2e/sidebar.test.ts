@@ -1,4 +1,5 @@
-// The Targets sidebar follows the Core live: a target added in config.yaml or registered at run time appears without touching open panes.
+// The Targets sidebar follows the Core live: a target added in config.yaml or registered at run time appears without
+// touching open panes.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -31,13 +32,18 @@ describe('targets sidebar', () => {
     await run(p1, `echo ${m}`);
     await waitForText(p1, new RegExp(`^${m}$`, 'm'));
     // Tag the live terminal element: if the pane were re-created, the tag would be gone.
-    await p1.locator('.xterm').evaluate((el) => { el.setAttribute('data-e2e-kept', 'yes'); });
+    await p1.locator('.xterm').evaluate((el) => {
+      el.setAttribute('data-e2e-kept', 'yes');
+    });
 
     // 1. An edit of config.yaml while the page is open.
     const gammaDir = join(app.served.home, '..', 'z');
     mkdirSync(gammaDir, { recursive: true });
     const configPath = join(app.served.home, 'config.yaml');
-    writeFileSync(configPath, readFileSync(configPath, 'utf8') + `    gamma: { backend: local, cwd: ${JSON.stringify(gammaDir)} }\n`);
+    writeFileSync(
+      configPath,
+      readFileSync(configPath, 'utf8') + `    gamma: { backend: local, cwd: ${JSON.stringify(gammaDir)} }\n`,
+    );
     const tConfig = await timeUntilListed(page, 'gamma');
     console.log(`config target listed after ${tConfig} ms`);
 
@@ -55,7 +61,10 @@ describe('targets sidebar', () => {
     expect(drain.code).toBe(0);
     await expect.poll(() => delta.textContent()).toContain('draining');
     expect(await delta.getAttribute('class')).toContain('target--draining');
-    await page.getByRole('combobox', { name: 'Target' }).locator('option', { hasText: 'delta' }).waitFor({ state: 'attached' });
+    await page
+      .getByRole('combobox', { name: 'Target' })
+      .locator('option', { hasText: 'delta' })
+      .waitFor({ state: 'attached' });
     expect(await page.locator('option[value="delta"]').isDisabled(), 'a draining target takes no new panes').toBe(true);
 
     // The pane did not change: same element, same target, same screen, still live.
@@ -80,7 +89,9 @@ describe('targets sidebar', () => {
     writeFileSync(configPath, good.replace('backend: local, cwd:', 'backend: local, cwdd:'));
     const alert = page.getByRole('alert', { name: 'Configuration problems' });
     await alert.waitFor({ timeout: 5000 });
-    expect(await alert.textContent()).toMatch(/unknown key "cwdd" in target "alpha" .*did you mean "cwd"\?.*previous config stays in force/);
+    expect(await alert.textContent()).toMatch(
+      /unknown key "cwdd" in target "alpha" .*did you mean "cwd"\?.*previous config stays in force/,
+    );
     // Nothing lost: the targets the last good config had are still listed and usable.
     expect(await page.getByRole('list', { name: 'Targets' }).getByRole('listitem', { name: 'alpha' }).count()).toBe(1);
     await page.screenshot({ path: join(root, 'test-results/e2e-config-problem.png') });
@@ -89,7 +100,7 @@ describe('targets sidebar', () => {
     expect(errors).toEqual([]);
   });
 
-  it('at 900×600 a target\'s new-terminal button is in sight without hover; the sidebar is resized by drag and keys, and kept', async () => {
+  it("at 900×600 a target's new-terminal button is in sight without hover; the sidebar is resized by drag and keys, and kept", async () => {
     const { page, errors } = await openUi(app.browser, app.served.url, { width: 900, height: 600 });
     const sidebar = page.getByRole('list', { name: 'Targets' });
     const long = 'a-target-with-a-rather-long-name';
@@ -131,7 +142,10 @@ describe('targets sidebar', () => {
     await page.close();
   });
 
-  for (const viewport of [{ width: 1400, height: 900 }, { width: 900, height: 600 }]) {
+  for (const viewport of [
+    { width: 1400, height: 900 },
+    { width: 900, height: 600 },
+  ]) {
     it(`the Add target form says what is wrong under the field, in its words (${viewport.width}×${viewport.height})`, async () => {
       const { page, errors } = await openUi(app.browser, app.served.url, viewport);
       await page.getByRole('button', { name: 'Add target' }).click();
@@ -148,7 +162,9 @@ describe('targets sidebar', () => {
       // Under the field, the field marked and focused ("More options" opened again to show it).
       expect(await cpus.getAttribute('aria-invalid')).toBe('true');
       expect(await cpus.evaluate((el) => el === document.activeElement)).toBe(true);
-      const said = await cpus.evaluate((el) => document.getElementById(el.getAttribute('aria-describedby') ?? '')?.textContent);
+      const said = await cpus.evaluate(
+        (el) => document.getElementById(el.getAttribute('aria-describedby') ?? '')?.textContent,
+      );
       expect(said).toBe('CPUs must be a number, like 1.5');
       expect(await dialog.textContent()).not.toContain('docker_cpus');
       await page.screenshot({ path: join(root, `test-results/e2e-form-problem-${viewport.width}.png`) });

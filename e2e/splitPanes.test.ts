@@ -1,9 +1,20 @@
-// Split panes end to end: right and down, nested; focus moves by keyboard; dividers resize; zoom; a split starts in its source's cwd.
+// Split panes end to end: right and down, nested; focus moves by keyboard; dividers resize; zoom; a split starts in its
+// source's cwd.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it, vi } from 'vitest';
-import { marker, openUi, pane, root, run, terminalText, useServeAndBrowser, waitForPrompt, waitForText } from './harness.js';
+import {
+  marker,
+  openUi,
+  pane,
+  root,
+  run,
+  terminalText,
+  useServeAndBrowser,
+  waitForPrompt,
+  waitForText,
+} from './harness.js';
 
 const app = useServeAndBrowser();
 
@@ -15,7 +26,9 @@ const regions = (page: Page): Locator => page.getByRole('tabpanel').getByRole('r
 
 /** Waits until pane `p`'s terminal has the keyboard (what its cursor and header show a person). */
 async function hasKeyboard(p: Locator): Promise<void> {
-  await poll(() => p.evaluate((el) => el.contains(document.activeElement) && document.activeElement?.tagName === 'TEXTAREA')).toBe(true);
+  await poll(() =>
+    p.evaluate((el) => el.contains(document.activeElement) && document.activeElement?.tagName === 'TEXTAREA'),
+  ).toBe(true);
 }
 
 /** Types into whichever terminal has the keyboard (no click, so focus is what the keys left it). */
@@ -31,19 +44,26 @@ async function box(l: Locator): Promise<{ x: number; y: number; width: number; h
 }
 
 describe('split panes', () => {
-  for (const viewport of [{ width: 1400, height: 900 }, { width: 900, height: 600 }]) {
+  for (const viewport of [
+    { width: 1400, height: 900 },
+    { width: 900, height: 600 },
+  ]) {
     it(`splits right and down, and moves focus between panes by keyboard (${viewport.width}×${viewport.height})`, async () => {
       const { page, errors } = await openUi(app.browser, app.served.url, viewport);
       const p1 = pane(page, 1);
       await run(p1, 'cd sub');
-      await poll(() => p1.getByRole('status', { name: 'Working directory' }).textContent()).toBe(join(app.served.dirs.alpha, 'sub'));
+      await poll(() => p1.getByRole('status', { name: 'Working directory' }).textContent()).toBe(
+        join(app.served.dirs.alpha, 'sub'),
+      );
 
       await page.keyboard.press('Control+Shift+D');
       const p2 = pane(page, 2);
       await waitForPrompt(p2);
       // The split opened on the same target, in the source pane's directory.
       expect(await p2.getByRole('combobox', { name: 'Target' }).inputValue()).toBe('alpha');
-      await poll(() => p2.getByRole('status', { name: 'Working directory' }).textContent()).toBe(join(app.served.dirs.alpha, 'sub'));
+      await poll(() => p2.getByRole('status', { name: 'Working directory' }).textContent()).toBe(
+        join(app.served.dirs.alpha, 'sub'),
+      );
 
       await page.keyboard.press('Control+Shift+O');
       const p3 = pane(page, 3);
@@ -54,7 +74,8 @@ describe('split panes', () => {
       expect(b3.y).toBeGreaterThanOrEqual(b2.y + b2.height - 1);
       expect(Math.abs(b1.height - (b2.height + b3.height)), 'pane 1 spans both').toBeLessThan(3);
 
-      // Focus is in pane 3 (the new one). Alt+Left → pane 1, Alt+Right → pane 2 (the top one), Ctrl+Shift+Down → pane 3.
+      // Focus is in pane 3 (the new one). Alt+Left → pane 1, Alt+Right → pane 2 (the top one), Ctrl+Shift+Down → pane
+      // 3.
       const [m1, m2, m3] = [marker('one'), marker('two'), marker('three')];
       await page.keyboard.press('Alt+ArrowLeft');
       await hasKeyboard(p1);
@@ -147,7 +168,11 @@ describe('split panes', () => {
 
     const again = await openUi(app.browser, app.served.url, undefined, { keepWorkspace: true });
     await poll(() => regions(again.page).count()).toBe(3);
-    const [r1, r2, r3] = [await box(pane(again.page, 1)), await box(pane(again.page, 2)), await box(pane(again.page, 3))];
+    const [r1, r2, r3] = [
+      await box(pane(again.page, 1)),
+      await box(pane(again.page, 2)),
+      await box(pane(again.page, 3)),
+    ];
     expect(r2.y, 'pane 2 still below pane 1').toBeGreaterThanOrEqual(r1.y + r1.height - 1);
     expect(r3.x, 'pane 3 still right of pane 2').toBeGreaterThanOrEqual(r2.x + r2.width - 1);
     expect([...errors, ...again.errors]).toEqual([]);

@@ -3,7 +3,17 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { connectCore } from '../src/main/transport/wsLink.js';
 import { readCoreFile } from '../src/main/transport/coreFile.js';
-import { useServeAndBrowser, marker, openUi, pane, personSecret, root, run, terminalText, waitForText } from './harness.js';
+import {
+  useServeAndBrowser,
+  marker,
+  openUi,
+  pane,
+  personSecret,
+  root,
+  run,
+  terminalText,
+  waitForText,
+} from './harness.js';
 
 const app = useServeAndBrowser();
 
@@ -34,7 +44,9 @@ describe('terminal panes', () => {
     await waitForText(p1, `${m}-42`);
 
     expect(await picker.inputValue()).toBe('beta');
-    await expect.poll(() => p1.getByRole('status', { name: 'Working directory' }).textContent()).toBe(app.served.dirs.beta);
+    await expect
+      .poll(() => p1.getByRole('status', { name: 'Working directory' }).textContent())
+      .toBe(app.served.dirs.beta);
     // Changing the target closed the pty on alpha: the Core holds one pane, on beta.
     await expect.poll(async () => (await corePanes()).map((p) => p.execution_target)).toEqual(['beta']);
 

@@ -7,7 +7,10 @@ import type { Browser } from 'playwright-core';
 import { loadSshEnv, loadDockerEnv } from '../scripts/testEnv.js';
 import { launchChromium, marker, openUi, pane, root, run, startServe, waitForText, type Served } from './harness.js';
 
-interface DockerEnv { socket: string; image: string }
+interface DockerEnv {
+  socket: string;
+  image: string;
+}
 const ssh = loadSshEnv();
 const docker = loadDockerEnv();
 
@@ -19,11 +22,15 @@ beforeAll(async () => {
   served = await startServe();
   writeFileSync(join(served.home, 'known_hosts'), `${ssh.knownHostsLine}\n`, { mode: 0o600 });
   const configPath = join(served.home, 'config.yaml');
-  writeFileSync(configPath, readFileSync(configPath, 'utf8') + [
-    `    compute: { backend: ssh, ssh_host: ${ssh.host}, ssh_port: ${ssh.port}, ssh_user: ${ssh.user}, ssh_key: ${ssh.key}, cwd: /tmp }`,
-    `    sandbox: { backend: docker, docker_image: "${docker.image}", docker_host: "unix://${docker.socket}", docker_network: none, cwd: /srv }`,
-    '',
-  ].join('\n'));
+  writeFileSync(
+    configPath,
+    readFileSync(configPath, 'utf8') +
+      [
+        `    compute: { backend: ssh, ssh_host: ${ssh.host}, ssh_port: ${ssh.port}, ssh_user: ${ssh.user}, ssh_key: ${ssh.key}, cwd: /tmp }`,
+        `    sandbox: { backend: docker, docker_image: "${docker.image}", docker_host: "unix://${docker.socket}", docker_network: none, cwd: /srv }`,
+        '',
+      ].join('\n'),
+  );
   browser = await launchChromium();
 });
 afterAll(async () => {
@@ -36,7 +43,15 @@ describe.skipIf(!ssh || !docker)('three backends side by side', () => {
   it('runs each pane on its own target and shows it in the header', async () => {
     const { page, errors } = await openUi(browser, served.url);
     // Let the sandbox's cwd exist: an agent call through the CLI, which also shows in the Activity feed.
-    expect((await served.cli(['call', 'terminal', '{"command":"mkdir -p /srv && cd /srv","execution_target":"sandbox","workdir":"/"}'])).code).toBe(0);
+    expect(
+      (
+        await served.cli([
+          'call',
+          'terminal',
+          '{"command":"mkdir -p /srv && cd /srv","execution_target":"sandbox","workdir":"/"}',
+        ])
+      ).code,
+    ).toBe(0);
     mkdirSync(join(served.dirs.alpha, 'project'), { recursive: true });
 
     const p1 = pane(page, 1);

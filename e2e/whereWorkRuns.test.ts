@@ -33,8 +33,11 @@ function withApprovalFlags(a: Record<string, unknown>): Record<string, unknown> 
   return a;
 }
 
-const isTargetList = (v: unknown): v is Array<Record<string, unknown>> => Array.isArray(v) && v.every((t) => typeof t === 'object' && t !== null && 'generation' in t && 'backend' in t && 'source' in t);
-const isApprovalList = (v: unknown): v is Array<Record<string, unknown>> => Array.isArray(v) && v.every((a) => typeof a === 'object' && a !== null && 'expires_at' in a && 'kind' in a);
+const isTargetList = (v: unknown): v is Array<Record<string, unknown>> =>
+  Array.isArray(v) &&
+  v.every((t) => typeof t === 'object' && t !== null && 'generation' in t && 'backend' in t && 'source' in t);
+const isApprovalList = (v: unknown): v is Array<Record<string, unknown>> =>
+  Array.isArray(v) && v.every((a) => typeof a === 'object' && a !== null && 'expires_at' in a && 'kind' in a);
 
 function rewrite(text: string): string {
   let msg: { type?: string; event?: string; payload?: unknown; ok?: boolean; result?: unknown };
@@ -43,8 +46,10 @@ function rewrite(text: string): string {
   } catch {
     return text;
   }
-  if (msg.type === 'event' && msg.event === 'targets.changed' && isTargetList(msg.payload)) msg.payload = msg.payload.map(withSandbox);
-  else if (msg.type === 'event' && msg.event === 'approvals.changed' && isApprovalList(msg.payload)) msg.payload = msg.payload.map(withApprovalFlags);
+  if (msg.type === 'event' && msg.event === 'targets.changed' && isTargetList(msg.payload))
+    msg.payload = msg.payload.map(withSandbox);
+  else if (msg.type === 'event' && msg.event === 'approvals.changed' && isApprovalList(msg.payload))
+    msg.payload = msg.payload.map(withApprovalFlags);
   else if (msg.type === 'result' && msg.ok && Array.isArray(msg.result) && msg.result.length > 0) {
     if (isTargetList(msg.result)) msg.result = msg.result.map(withSandbox);
     else if (isApprovalList(msg.result)) msg.result = msg.result.map(withApprovalFlags);
@@ -53,11 +58,17 @@ function rewrite(text: string): string {
 }
 
 /** The window with its WebSocket routed through `rewrite`; waits for the first pane's shell. */
-async function openRouted(browser: Browser, served: Served, viewport = { width: 1400, height: 900 }): Promise<{ page: Page; errors: string[] }> {
+async function openRouted(
+  browser: Browser,
+  served: Served,
+  viewport = { width: 1400, height: 900 },
+): Promise<{ page: Page; errors: string[] }> {
   rmSync(join(served.home, 'ui-state.json'), { force: true });
   const page = await browser.newPage({ viewport, deviceScaleFactor: 1 });
   const errors: string[] = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
   page.on('pageerror', (e) => errors.push(e.message));
   await page.routeWebSocket(/.*/, (ws: WebSocketRoute) => {
     const server = ws.connectToServer();
@@ -70,7 +81,11 @@ async function openRouted(browser: Browser, served: Served, viewport = { width: 
   return { page, errors };
 }
 
-function agentCall(served: Served, target: string, command: string): Promise<{ code: number; stdout: string; stderr: string }> {
+function agentCall(
+  served: Served,
+  target: string,
+  command: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return served.cli(['call', 'terminal', JSON.stringify({ command, execution_target: target }), '--json']);
 }
 
@@ -109,14 +124,20 @@ describe('where agent work runs', () => {
     const beta = targets.getByRole('listitem', { name: 'beta' });
     const mark = alpha.getByRole('note', { name: 'unsandboxed' });
     await mark.waitFor();
-    await poll(() => mark.getAttribute('title')).toBe(`Agent commands here run with your own powers on this machine: ${UNSANDBOXED_REASON}`);
+    await poll(() => mark.getAttribute('title')).toBe(
+      `Agent commands here run with your own powers on this machine: ${UNSANDBOXED_REASON}`,
+    );
     // The reason is its accessible description, not only a tooltip.
     const describedBy = await mark.getAttribute('aria-describedby');
     expect(await page.locator(`[id="${describedBy}"]`).textContent()).toContain(UNSANDBOXED_REASON);
-    expect(await beta.getByRole('note', { name: 'sandboxed' }).getAttribute('title')).toBe('Agent commands here run in a bubblewrap sandbox, without network');
+    expect(await beta.getByRole('note', { name: 'sandboxed' }).getAttribute('title')).toBe(
+      'Agent commands here run in a bubblewrap sandbox, without network',
+    );
     expect(await beta.getByRole('note', { name: 'unsandboxed' }).count()).toBe(0);
     // The collapsed sidebar keeps only the row's button: its tooltip says it too.
-    expect(await alpha.locator('.target__mini').getAttribute('title')).toContain('with your own powers on this machine');
+    expect(await alpha.locator('.target__mini').getAttribute('title')).toContain(
+      'with your own powers on this machine',
+    );
     // Pane 1 is on the default target, alpha.
     const header = pane(page, 1).locator('.pane__header');
     await header.getByRole('note', { name: 'unsandboxed' }).waitFor();
@@ -127,12 +148,15 @@ describe('where agent work runs', () => {
 
   it('"Approve command" says plainly when the call runs unsandboxed; Deny has the focus, with a ring', async () => {
     const { page, errors, path, call, d, note } = await held('alpha', 'scratch-unsandboxed');
-    expect(await note.textContent()).toBe('This target is unsandboxed: the command runs with your own powers on this machine.');
+    expect(await note.textContent()).toBe(
+      'This target is unsandboxed: the command runs with your own powers on this machine.',
+    );
     expect(await d.getAttribute('aria-describedby')).toBe('approve-sandbox approve-lead');
     const deny = d.getByRole('button', { name: 'Deny' });
     expect(await deny.evaluate((el) => getComputedStyle(el).outlineStyle)).toBe('solid');
     expect(await deny.evaluate((el) => parseFloat(getComputedStyle(el).outlineWidth))).toBeGreaterThanOrEqual(2);
-    for (const name of ['Approve once', 'Approve for session', 'Always allow']) expect(await d.getByRole('button', { name }).isVisible()).toBe(true);
+    for (const name of ['Approve once', 'Approve for session', 'Always allow'])
+      expect(await d.getByRole('button', { name }).isVisible()).toBe(true);
     await screenshots(page, 'approve-unsandboxed');
     await deny.click();
     expect((await call).code).not.toBe(0);
@@ -144,7 +168,10 @@ describe('where agent work runs', () => {
   it('a request to leave the sandbox says so and offers only Deny and Approve once', async () => {
     const { page, errors, path, call, d, note } = await held('beta', 'scratch-outside');
     expect(await note.textContent()).toContain('The agent asks to run this one command outside its sandbox');
-    expect(await d.locator('.approve__actions').getByRole('button').allTextContents()).toEqual(['Deny', 'Approve once']);
+    expect(await d.locator('.approve__actions').getByRole('button').allTextContents()).toEqual([
+      'Deny',
+      'Approve once',
+    ]);
     await screenshots(page, 'approve-outside-sandbox');
     await d.getByRole('button', { name: 'Approve once' }).click();
     const ran = await call;
@@ -180,7 +207,9 @@ describe('Plugins…', () => {
       'It can start interactive shells.',
     ]);
     await poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
-    expect(await confirm.textContent()).toContain('bwrap 1.0.0 — Bubblewrap sandbox on this machine — read-only root, a private writable /workspace per target, no network. Enabling it loads it now and at every start:');
+    expect(await confirm.textContent()).toContain(
+      'bwrap 1.0.0 — Bubblewrap sandbox on this machine — read-only root, a private writable /workspace per target, no network. Enabling it loads it now and at every start:',
+    );
     await screenshots(page, 'plugins-enable-confirm');
     await confirm.getByRole('button', { name: 'Cancel' }).click();
     await confirm.waitFor({ state: 'detached' });

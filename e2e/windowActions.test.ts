@@ -9,17 +9,33 @@ const app = useServeAndBrowser();
 vi.setConfig({ testTimeout: 240_000 });
 const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 20_000 });
 
-interface AuditLine { kind: string; client: string; tool?: string; execution_target?: string; outcome: string; args?: string }
+interface AuditLine {
+  kind: string;
+  client: string;
+  tool?: string;
+  execution_target?: string;
+  outcome: string;
+  args?: string;
+}
 function audit(): AuditLine[] {
   try {
-    return readFileSync(join(app.served.home, 'audit.jsonl'), 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as AuditLine);
+    return readFileSync(join(app.served.home, 'audit.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as AuditLine);
   } catch {
     return [];
   }
 }
 
 async function background(command: string, target: string): Promise<string> {
-  const r = await app.served.cli(['call', 'terminal', JSON.stringify({ command, background: true, execution_target: target }), '--json']);
+  const r = await app.served.cli([
+    'call',
+    'terminal',
+    JSON.stringify({ command, background: true, execution_target: target }),
+    '--json',
+  ]);
   expect(r.stderr).toBe('');
   return (JSON.parse(r.stdout) as { session_id: string }).session_id;
 }
@@ -37,12 +53,24 @@ describe('window actions', () => {
     await row.waitFor();
     await row.getByRole('button', { name: /^Kill/ }).click();
     await poll(() => row.textContent()).toMatch(/killed|exited/);
-    const killRow = feed.getByRole('row').filter({ hasText: `kill ${id}` }).first();
+    const killRow = feed
+      .getByRole('row')
+      .filter({ hasText: `kill ${id}` })
+      .first();
     await killRow.waitFor();
     const cells = (await killRow.getByRole('cell').allTextContents()).map((c) => c.trim());
     expect(cells.slice(1, 4)).toEqual(['ui', 'processes.kill', 'alpha']);
     await poll(() => killRow.getByRole('cell').nth(5).textContent()).toBe('ok');
-    await poll(() => audit().some((l) => l.kind === 'action' && l.client === 'ui' && l.tool === 'processes.kill' && l.outcome === 'ok' && l.args?.includes(id))).toBe(true);
+    await poll(() =>
+      audit().some(
+        (l) =>
+          l.kind === 'action' &&
+          l.client === 'ui' &&
+          l.tool === 'processes.kill' &&
+          l.outcome === 'ok' &&
+          l.args?.includes(id),
+      ),
+    ).toBe(true);
 
     // The row opens (Enter) to show its arguments, target, duration and result.
     await killRow.focus();
@@ -73,7 +101,11 @@ describe('window actions', () => {
     const removeRow = feed.getByRole('row').filter({ hasText: 'remove gone' }).first();
     await removeRow.waitFor();
     expect((await removeRow.getByRole('cell').allTextContents()).slice(1, 3)).toEqual(['ui', 'targets.remove']);
-    await poll(() => ['targets.register', 'targets.remove'].every((t) => audit().some((l) => l.kind === 'action' && l.client === 'ui' && l.tool === t && l.execution_target === 'gone'))).toBe(true);
+    await poll(() =>
+      ['targets.register', 'targets.remove'].every((t) =>
+        audit().some((l) => l.kind === 'action' && l.client === 'ui' && l.tool === t && l.execution_target === 'gone'),
+      ),
+    ).toBe(true);
 
     // The focused target's view does not show it; All targets does, marked retired.
     const orphan = processes.getByRole('row', { name: `sleep 300; echo ${m2}` });
@@ -90,7 +122,19 @@ describe('window actions', () => {
   });
 
   it('removing a target another program registered names its provider and owner and asks first', async () => {
-    const reg = await app.served.cli(['targets', 'register', 'sandbox-7', '--backend', 'local', '--cwd', app.served.dirs.beta, '--provider', 'sandboxd', '--owner-id', 'job-7']);
+    const reg = await app.served.cli([
+      'targets',
+      'register',
+      'sandbox-7',
+      '--backend',
+      'local',
+      '--cwd',
+      app.served.dirs.beta,
+      '--provider',
+      'sandboxd',
+      '--owner-id',
+      'job-7',
+    ]);
     expect(reg.code, reg.stderr).toBe(0);
     const { page, errors } = await openUi(app.browser, app.served.url);
     const row = page.getByRole('listitem', { name: 'sandbox-7' });
@@ -111,15 +155,25 @@ describe('window actions', () => {
     await row.getByRole('button', { name: 'Remove sandbox-7' }).click();
     await ask.getByRole('button', { name: 'Remove target' }).click();
     await row.waitFor({ state: 'detached' });
-    await page.getByRole('table', { name: 'Activity feed' }).getByRole('row').filter({ hasText: 'remove sandbox-7' }).first().waitFor();
+    await page
+      .getByRole('table', { name: 'Activity feed' })
+      .getByRole('row')
+      .filter({ hasText: 'remove sandbox-7' })
+      .first()
+      .waitFor();
     expect(errors).toEqual([]);
     await page.close();
   });
-  it('an agent call\'s row opens to what it returned, readable at 900×600', async () => {
+  it("an agent call's row opens to what it returned, readable at 900×600", async () => {
     const { page, errors } = await openUi(app.browser, app.served.url, { width: 900, height: 600 });
     const feed = page.getByRole('table', { name: 'Activity feed' });
     const m = marker('returned');
-    const r = await app.served.cli(['call', 'terminal', JSON.stringify({ command: `echo ${m}; echo API_TOKEN=hunter22hunter22`, execution_target: 'alpha' }), '--json']);
+    const r = await app.served.cli([
+      'call',
+      'terminal',
+      JSON.stringify({ command: `echo ${m}; echo API_TOKEN=hunter22hunter22`, execution_target: 'alpha' }),
+      '--json',
+    ]);
     expect(r.stderr).toBe('');
     const row = feed.getByRole('row').filter({ hasText: m }).first();
     await row.waitFor();

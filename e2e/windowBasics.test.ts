@@ -1,8 +1,19 @@
-// The terminal basics of Tabby and Wave in the window: find, copy/paste, the context menu, tabs (titles, rename, Ctrl+Tab), F6, zoom, small windows.
+// The terminal basics of Tabby and Wave in the window: find, copy/paste, the context menu, tabs (titles, rename,
+// Ctrl+Tab), F6, zoom, small windows.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { marker, openUi, pane, root, run, terminalText, useServeAndBrowser, waitForPrompt, waitForText } from './harness.js';
+import {
+  marker,
+  openUi,
+  pane,
+  root,
+  run,
+  terminalText,
+  useServeAndBrowser,
+  waitForPrompt,
+  waitForText,
+} from './harness.js';
 
 const app = useServeAndBrowser();
 
@@ -12,7 +23,12 @@ const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 
 
 describe('window basics', () => {
   it('finds a marker in the scrollback with a match count, copies it, and pastes it back', async () => {
-    const { page, errors } = await openUi(app.browser, app.served.url, { width: 1400, height: 900 }, { permissions: ['clipboard-read', 'clipboard-write'] });
+    const { page, errors } = await openUi(
+      app.browser,
+      app.served.url,
+      { width: 1400, height: 900 },
+      { permissions: ['clipboard-read', 'clipboard-write'] },
+    );
     const p1 = pane(page, 1);
     const m = marker('needle');
     // Twice in the output, with 60 lines between so the first has scrolled away.
@@ -73,7 +89,12 @@ describe('window basics', () => {
     const menu = page.getByRole('menu', { name: 'Terminal' });
     await menu.waitFor();
     expect(await menu.getByRole('menuitem').allTextContents()).toEqual([
-      'CopyCtrl+Shift+C', 'PasteCtrl+Shift+V', 'Clear terminal', 'Split rightCtrl+Shift+D', 'Split downCtrl+Shift+O', 'Find in terminalCtrl+Shift+F',
+      'CopyCtrl+Shift+C',
+      'PasteCtrl+Shift+V',
+      'Clear terminal',
+      'Split rightCtrl+Shift+D',
+      'Split downCtrl+Shift+O',
+      'Find in terminalCtrl+Shift+F',
     ]);
     await page.screenshot({ path: join(root, 'test-results/e2e-context-menu.png') });
     await menu.getByRole('menuitem', { name: /^Clear terminal/ }).click();
@@ -143,7 +164,8 @@ describe('window basics', () => {
     const { page, errors } = await openUi(app.browser, app.served.url);
     const p1 = pane(page, 1);
     await p1.locator('.xterm').click();
-    const region = () => page.evaluate(() => document.activeElement?.closest('[data-region]')?.getAttribute('data-region'));
+    const region = () =>
+      page.evaluate(() => document.activeElement?.closest('[data-region]')?.getAttribute('data-region'));
     const seen: Array<string | null | undefined> = [];
     for (let i = 0; i < 4; i++) {
       await page.keyboard.press('F6');
@@ -157,11 +179,12 @@ describe('window basics', () => {
     const rows = () => p1.locator('.xterm-rows').evaluate((el) => el.children.length);
     const fontSize = () => p1.locator('.xterm-rows').evaluate((el) => getComputedStyle(el).fontSize);
     // Fitted: the grid fills the pane to within one row (before the first fit xterm has its default 24 rows).
-    const fitted = () => p1.locator('.xterm').evaluate((el) => {
-      const screen = el.querySelector('.xterm-screen') as HTMLElement | null;
-      const n = el.querySelector('.xterm-rows')?.children.length ?? 0;
-      return screen !== null && n > 0 && el.clientHeight - screen.clientHeight < screen.clientHeight / n;
-    });
+    const fitted = () =>
+      p1.locator('.xterm').evaluate((el) => {
+        const screen = el.querySelector('.xterm-screen') as HTMLElement | null;
+        const n = el.querySelector('.xterm-rows')?.children.length ?? 0;
+        return screen !== null && n > 0 && el.clientHeight - screen.clientHeight < screen.clientHeight / n;
+      });
     expect(await fontSize()).toBe('13px');
     await poll(fitted).toBe(true);
     const rowsBefore = await rows();
@@ -177,14 +200,20 @@ describe('window basics', () => {
 
   it('keeps COMMAND and SUMMARY at 900×600, and collapses the sidebar to icons with Ctrl+B', async () => {
     const m = marker('small');
-    const started = await app.served.cli(['call', 'terminal', JSON.stringify({ command: `sleep 60; echo ${m}`, background: true, execution_target: 'alpha' }), '--json']);
+    const started = await app.served.cli([
+      'call',
+      'terminal',
+      JSON.stringify({ command: `sleep 60; echo ${m}`, background: true, execution_target: 'alpha' }),
+      '--json',
+    ]);
     expect(started.stderr).toBe('');
     const { page, errors } = await openUi(app.browser, app.served.url, { width: 900, height: 600 });
     const processes = page.getByRole('table', { name: 'Processes' });
     const activity = page.getByRole('table', { name: 'Activity feed' });
     await processes.getByRole('row', { name: `sleep 60; echo ${m}` }).waitFor();
     await activity.getByRole('row').filter({ hasText: m }).first().waitFor();
-    const width = async (t: typeof processes, name: string) => (await t.getByRole('columnheader', { name, exact: true }).boundingBox())?.width ?? 0;
+    const width = async (t: typeof processes, name: string) =>
+      (await t.getByRole('columnheader', { name, exact: true }).boundingBox())?.width ?? 0;
     expect(await width(processes, 'Command')).toBeGreaterThan(100);
     expect(await width(activity, 'Summary')).toBeGreaterThan(100);
     // The picker keeps the whole target name.
@@ -214,7 +243,10 @@ describe('window basics', () => {
 describe('settings', () => {
   it('follows the system theme, lets Settings override it, and keeps the choice across a reload', async () => {
     const { page, errors } = await openUi(app.browser, app.served.url);
-    const background = () => pane(page, 1).locator('.xterm-viewport').evaluate((el) => getComputedStyle(el).backgroundColor);
+    const background = () =>
+      pane(page, 1)
+        .locator('.xterm-viewport')
+        .evaluate((el) => getComputedStyle(el).backgroundColor);
     await page.emulateMedia({ colorScheme: 'dark' });
     await poll(background).toBe('rgb(12, 14, 18)');
     await page.emulateMedia({ colorScheme: 'light' });
@@ -230,9 +262,17 @@ describe('settings', () => {
     await dialog.getByRole('button', { name: 'Done' }).click();
     await poll(background).toBe('rgb(12, 14, 18)');
     // Kept in the profile, not in this browser: a page with storage of its own starts with them too.
-    await poll(() => JSON.parse(readFileSync(join(app.served.home, 'ui-state.json'), 'utf8')).settings).toMatchObject({ theme: 'dark', scrollback: 20000, copyOnSelect: true });
+    await poll(() => JSON.parse(readFileSync(join(app.served.home, 'ui-state.json'), 'utf8')).settings).toMatchObject({
+      theme: 'dark',
+      scrollback: 20000,
+      copyOnSelect: true,
+    });
     const fresh = await openUi(app.browser, app.served.url, undefined, { keepWorkspace: true });
-    await poll(() => pane(fresh.page, 1).locator('.xterm-viewport').evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(12, 14, 18)');
+    await poll(() =>
+      pane(fresh.page, 1)
+        .locator('.xterm-viewport')
+        .evaluate((el) => getComputedStyle(el).backgroundColor),
+    ).toBe('rgb(12, 14, 18)');
     await fresh.page.close();
     await page.reload();
     await waitForPrompt(pane(page, 1));

@@ -16,13 +16,15 @@ describe('workspace', () => {
     await page.keyboard.press('Control+Shift+T');
     await expect.poll(() => page.getByRole('tab').count()).toBe(2);
     // Saved in the profile (debounced), as the Core's conf store keeps it.
-    await expect.poll(() => {
-      try {
-        return JSON.parse(readFileSync(join(app.served.home, 'ui-state.json'), 'utf8')).workspace.tabs.length;
-      } catch {
-        return 0;
-      }
-    }).toBe(2);
+    await expect
+      .poll(() => {
+        try {
+          return JSON.parse(readFileSync(join(app.served.home, 'ui-state.json'), 'utf8')).workspace.tabs.length;
+        } catch {
+          return 0;
+        }
+      })
+      .toBe(2);
     await page.close();
 
     const again = await openUi(app.browser, app.served.url, undefined, { keepWorkspace: true });

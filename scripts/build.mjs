@@ -1,4 +1,5 @@
-// Builds everything `npm start`, `switchboard` and the tests run: the CLI/Core bundle, the renderer, Electron's main and preload.
+// Builds everything `npm start`, `switchboard` and the tests run: the CLI/Core bundle, the renderer, Electron's main
+// and preload.
 import { build as esbuild } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,7 +32,11 @@ const noElectron = {
   name: 'no-electron-in-core',
   setup(b) {
     b.onResolve({ filter: /^electron(\/.*)?$/ }, (args) => ({
-      errors: [{ text: `${args.importer.replace(root + '/', '')} imports electron; only src/main/index.ts, preload.ts and transport/electron.ts may` }],
+      errors: [
+        {
+          text: `${args.importer.replace(root + '/', '')} imports electron; only src/main/index.ts, preload.ts and transport/electron.ts may`,
+        },
+      ],
     }));
   },
 };
@@ -42,10 +47,25 @@ const importMetaShim = {
   banner: { js: "const __sbImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
 };
 
-/** What every bundle shares: CommonJS files in out/ (so CommonJS dependencies such as ssh2 keep their named exports). */
-const cjs = { outdir: join(root, 'out'), outExtension: { '.js': '.cjs' }, bundle: true, format: 'cjs', logLevel: 'warning' };
+/**
+ * What every bundle shares: CommonJS files in out/ (so CommonJS dependencies such as ssh2 keep their named exports).
+ */
+const cjs = {
+  outdir: join(root, 'out'),
+  outExtension: { '.js': '.cjs' },
+  bundle: true,
+  format: 'cjs',
+  logLevel: 'warning',
+};
 /** Bundles that run under Node (the Core, Electron's main): dependencies stay in node_modules (node-pty is native). */
-const nodeSide = { ...cjs, platform: 'node', target: 'node20', packages: 'external', ...importMetaShim, sourcemap: true };
+const nodeSide = {
+  ...cjs,
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  ...importMetaShim,
+  sourcemap: true,
+};
 
 /**
  * The CLI's commands (src/main/cli/commandNames.ts): each is a bundle of its own, loaded by main.ts only when that
@@ -53,9 +73,28 @@ const nodeSide = { ...cjs, platform: 'node', target: 'node20', packages: 'extern
  * command, the program (program.ts) and the libraries they use: one file to read and compile instead of zod's hundred.
  * main.ts loads it through a V8 code cache (src/main/cli/bundleLoader.ts).
  */
-const commandNames = JSON.parse(/commandNames = (\[[^\]]*\])/.exec(readFileSync(join(root, 'src/main/cli/commandNames.ts'), 'utf8'))[1].replaceAll("'", '"').replace(/,\s*\]$/, ']'));
+const commandNames = JSON.parse(
+  /commandNames = (\[[^\]]*\])/
+    .exec(readFileSync(join(root, 'src/main/cli/commandNames.ts'), 'utf8'))[1]
+    .replaceAll("'", '"')
+    .replace(/,\s*\]$/, ']'),
+);
 /** Libraries a client bundle leaves in node_modules: native or locating files beside themselves, or the backends'. */
-const clientExternal = ['web-tree-sitter', 'tree-sitter-bash', 'tree-sitter-python', 'tree-sitter-javascript', 'bufferutil', 'utf-8-validate', 'node-pty', 'ssh2', 'cpu-features', 'dockerode', 'docker-modem', 'ssh-config', 'tar-stream'];
+const clientExternal = [
+  'web-tree-sitter',
+  'tree-sitter-bash',
+  'tree-sitter-python',
+  'tree-sitter-javascript',
+  'bufferutil',
+  'utf-8-validate',
+  'node-pty',
+  'ssh2',
+  'cpu-features',
+  'dockerode',
+  'docker-modem',
+  'ssh-config',
+  'tar-stream',
+];
 /** In a client bundle, `ws` is the CLI's own small WebSocket client (src/main/cli/tinyWebSocket.ts says why). */
 const tinyWebSocket = {
   name: 'tiny-websocket',
@@ -63,11 +102,17 @@ const tinyWebSocket = {
     b.onResolve({ filter: /^ws$/ }, () => ({ path: join(root, 'src/main/cli/tinyWebSocket.ts') }));
   },
 };
-/** `sb-command:NAME`, the entry of command NAME's bundle: what main.ts expects of it (program.ts's runProgram, the adder). */
+/**
+ * `sb-command:NAME`, the entry of command NAME's bundle: what main.ts expects of it (program.ts's runProgram, the
+ * adder).
+ */
 const commandEntry = {
   name: 'command-entry',
   setup(b) {
-    b.onResolve({ filter: /^sb-command:/ }, (args) => ({ path: args.path.slice('sb-command:'.length), namespace: 'sb-command' }));
+    b.onResolve({ filter: /^sb-command:/ }, (args) => ({
+      path: args.path.slice('sb-command:'.length),
+      namespace: 'sb-command',
+    }));
     b.onLoad({ filter: /.*/, namespace: 'sb-command' }, (args) => ({
       resolveDir: join(root, 'src/main/cli'),
       loader: 'ts',
@@ -103,20 +148,53 @@ async function buildNode() {
   for (const name of caches) rmSync(join(commandsDir, name), { force: true });
   // The Core: the libraries it loads at start bundled in (zod's hundred files cost the idle Core megabytes), the rest
   // (backends, the MCP SDK for the first MCP request, the shell parser) loaded from node_modules when first used.
-  await build({ ...nodeSide, ...minified, packages: undefined, entryPoints: { 'cli/commands/serve': 'sb-command:serve' }, plugins: [noElectron, commandEntry, inlineOnly(coreInlined)] });
+  await build({
+    ...nodeSide,
+    ...minified,
+    packages: undefined,
+    entryPoints: { 'cli/commands/serve': 'sb-command:serve' },
+    plugins: [noElectron, commandEntry, inlineOnly(coreInlined)],
+  });
   const clients = commandNames.filter((n) => n !== 'serve');
-  await build({ ...nodeSide, ...minified, packages: undefined, external: clientExternal, entryPoints: Object.fromEntries(clients.map((n) => [`cli/commands/${n}`, `sb-command:${n}`])), plugins: [noElectron, commandEntry, tinyWebSocket] });
+  await build({
+    ...nodeSide,
+    ...minified,
+    packages: undefined,
+    external: clientExternal,
+    entryPoints: Object.fromEntries(clients.map((n) => [`cli/commands/${n}`, `sb-command:${n}`])),
+    plugins: [noElectron, commandEntry, tinyWebSocket],
+  });
   // The launcher. Its front for `switchboard mcp` (src/main/cli/mcpFront.ts) answers initialize before the MCP SDK is
   // loaded, with what a real Server answers: read here from the mcp bundle just built, so it follows the SDK.
   const { initializeTemplate } = createRequire(import.meta.url)(join(root, 'out/cli/commands/mcp.cjs'));
   const define = { ...nodeSide.define, SB_MCP_INITIALIZE: JSON.stringify(await initializeTemplate()) };
-  await build({ ...nodeSide, define, entryPoints: { 'cli/main': join(root, 'src/main/cli/main.ts') }, plugins: [noElectron] });
+  await build({
+    ...nodeSide,
+    define,
+    entryPoints: { 'cli/main': join(root, 'src/main/cli/main.ts') },
+    plugins: [noElectron],
+  });
   // The plugin host, forked by the Core once per enabled plugin (src/main/core/plugins/pluginHost.ts finds it here).
-  await build({ ...nodeSide, entryPoints: { 'plugin-host/host': join(root, 'src/main/core/plugins/hostProcess.ts') }, plugins: [noElectron] });
+  await build({
+    ...nodeSide,
+    entryPoints: { 'plugin-host/host': join(root, 'src/main/core/plugins/hostProcess.ts') },
+    plugins: [noElectron],
+  });
 }
 
 function buildRenderer() {
-  execFileSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--config', join(root, 'src/renderer/vite.config.ts'), '--logLevel', 'warn'], { cwd: root, stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    [
+      join(root, 'node_modules/vite/bin/vite.js'),
+      'build',
+      '--config',
+      join(root, 'src/renderer/vite.config.ts'),
+      '--logLevel',
+      'warn',
+    ],
+    { cwd: root, stdio: 'inherit' },
+  );
 }
 
 async function buildElectron() {
@@ -124,10 +202,20 @@ async function buildElectron() {
   await build({ ...nodeSide, entryPoints: { 'main/index': join(root, 'src/main/index.ts') }, external: ['electron'] });
   // The preload runs sandboxed, where `require` knows only 'electron' (and a few polyfills): everything else is
   // bundled in, and nothing may require Node modules.
-  await build({ ...cjs, entryPoints: { 'preload/preload': join(root, 'src/main/preload.ts') }, platform: 'browser', target: 'chrome120', external: ['electron'], sourcemap: 'inline' });
+  await build({
+    ...cjs,
+    entryPoints: { 'preload/preload': join(root, 'src/main/preload.ts') },
+    platform: 'browser',
+    target: 'chrome120',
+    external: ['electron'],
+    sourcemap: 'inline',
+  });
   const preload = readFileSync(join(root, 'out/preload/preload.cjs'), 'utf8');
-  const required = [...preload.matchAll(/require\(["']([^"']+)["']\)/g)].map((m) => m[1]).filter((r) => r !== 'electron');
-  if (required.length) throw new Error(`the sandboxed preload requires ${required.join(', ')}; it may require only electron`);
+  const required = [...preload.matchAll(/require\(["']([^"']+)["']\)/g)]
+    .map((m) => m[1])
+    .filter((r) => r !== 'electron');
+  if (required.length)
+    throw new Error(`the sandboxed preload requires ${required.join(', ')}; it may require only electron`);
 }
 
 try {

@@ -26,7 +26,10 @@ export interface CliResult {
 
 export function runCli(home: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cliPath, ...args], { env: { ...process.env, SWITCHBOARD_HOME: home, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cliPath, ...args], {
+      env: { ...process.env, SWITCHBOARD_HOME: home, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -40,7 +43,12 @@ export function runCli(home: string, args: string[], env: Record<string, string>
  * process's namespaces. A pty merges stderr into stdout; `\r` is dropped. `answer` is typed (with Enter) when the
  * command asks a `[y/N]` question.
  */
-export function runCliAtTerminal(home: string, args: string[], env: Record<string, string> = {}, answer?: string): Promise<CliResult> {
+export function runCliAtTerminal(
+  home: string,
+  args: string[],
+  env: Record<string, string> = {},
+  answer?: string,
+): Promise<CliResult> {
   const quote = (s: string): string => `'${s.replace(/'/g, "'\\''")}'`;
   const command = [process.execPath, cliPath, ...args].map(quote).join(' ');
   return new Promise((resolve) => {
@@ -62,7 +70,11 @@ export function runCliAtTerminal(home: string, args: string[], env: Record<strin
 }
 
 /** `switchboard call TOOL ARGS --json` against the profile's running Core; throws with its stderr when it fails. */
-export async function callTool(home: string, tool: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function callTool(
+  home: string,
+  tool: string,
+  args: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
   const r = await runCli(home, ['call', tool, JSON.stringify(args), '--json']);
   if (r.status !== 0) throw new Error(`${tool} ${JSON.stringify(args)} failed: ${r.stderr}`);
   return JSON.parse(r.stdout) as Record<string, unknown>;
@@ -133,7 +145,10 @@ export function startServe(home: string, env: Record<string, string> = {}): Prom
  * A fresh profile with `switchboard serve` running on it for a describe block: started before its tests, stopped and
  * removed after them. `served()` is the running serve once the block's tests run.
  */
-export function servedProfile(prefix: string, hooks: { beforeAll(fn: () => Promise<void>): void; afterAll(fn: () => Promise<void>): void }): { home: string; served(): Served } {
+export function servedProfile(
+  prefix: string,
+  hooks: { beforeAll(fn: () => Promise<void>): void; afterAll(fn: () => Promise<void>): void },
+): { home: string; served(): Served } {
   const home = tempHome(prefix);
   let served: Served | undefined;
   hooks.beforeAll(async () => {

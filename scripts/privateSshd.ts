@@ -49,10 +49,11 @@ export function descendants(pid: number): number[] {
   }
   const out: number[] = [];
   const walk = (p: number): void => {
-    for (const [child, pp] of parent) if (pp === p) {
-      out.push(child);
-      walk(child);
-    }
+    for (const [child, pp] of parent)
+      if (pp === p) {
+        out.push(child);
+        walk(child);
+      }
   };
   walk(pid);
   return out;
@@ -62,7 +63,11 @@ export class PrivateSshd {
   readonly pidFile: string;
   readonly log: string;
 
-  constructor(private readonly config: string, readonly port: number, readonly dir = mkdtempSync(join(tmpdir(), 'sb-sshd-'))) {
+  constructor(
+    private readonly config: string,
+    readonly port: number,
+    readonly dir = mkdtempSync(join(tmpdir(), 'sb-sshd-')),
+  ) {
     this.pidFile = join(dir, 'sshd.pid');
     this.log = join(dir, 'sshd.log');
   }
@@ -72,14 +77,28 @@ export class PrivateSshd {
    * host key made here, loopback only, a `Subsystem sftp` line only when `sftp` names its command (a server without
    * one is what a test of the exec fallback needs), and any `lines` more. `knownHostsLine` trusts its key.
    */
-  static ownConfig(user: string, port: number, opts: { sftp?: string; lines?: string[] } = {}): PrivateSshd & { knownHostsLine: string } {
+  static ownConfig(
+    user: string,
+    port: number,
+    opts: { sftp?: string; lines?: string[] } = {},
+  ): PrivateSshd & { knownHostsLine: string } {
     const dir = mkdtempSync(join(tmpdir(), 'sb-sshd-own-'));
     const hostKey = join(dir, 'host_ed25519_key');
     execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-C', 'switchboard-private-host', '-f', hostKey]);
     const lines = [
-      'ListenAddress 127.0.0.1', `HostKey ${hostKey}`, 'UsePAM no', 'StrictModes no', 'PasswordAuthentication no',
-      'KbdInteractiveAuthentication no', 'PubkeyAuthentication yes', 'AuthorizedKeysFile .ssh/authorized_keys',
-      `AllowUsers ${user}`, 'LogLevel VERBOSE', 'PrintMotd no', ...(opts.sftp ? [`Subsystem sftp ${opts.sftp}`] : []), ...(opts.lines ?? []),
+      'ListenAddress 127.0.0.1',
+      `HostKey ${hostKey}`,
+      'UsePAM no',
+      'StrictModes no',
+      'PasswordAuthentication no',
+      'KbdInteractiveAuthentication no',
+      'PubkeyAuthentication yes',
+      'AuthorizedKeysFile .ssh/authorized_keys',
+      `AllowUsers ${user}`,
+      'LogLevel VERBOSE',
+      'PrintMotd no',
+      ...(opts.sftp ? [`Subsystem sftp ${opts.sftp}`] : []),
+      ...(opts.lines ?? []),
     ];
     const config = join(dir, 'sshd_config');
     writeFileSync(config, lines.join('\n') + '\n');

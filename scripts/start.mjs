@@ -28,10 +28,13 @@ function electronBinary() {
 
 function whyNotElectron() {
   const bin = electronBinary();
-  if (!bin) return 'the Electron binary is not installed (node_modules/electron has no dist; run `npx install-electron` where downloads work)';
-  if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY) return 'there is no display (DISPLAY is not set)';
+  if (!bin)
+    return 'the Electron binary is not installed (node_modules/electron has no dist; run `npx install-electron` where downloads work)';
+  if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY)
+    return 'there is no display (DISPLAY is not set)';
   const probe = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 10_000 });
-  if (probe.status !== 0) return `Electron does not start: ${(probe.stderr || probe.error?.message || '').split('\n')[0]}`;
+  if (probe.status !== 0)
+    return `Electron does not start: ${(probe.stderr || probe.error?.message || '').split('\n')[0]}`;
   return undefined;
 }
 
@@ -41,8 +44,12 @@ if (build.status !== 0) process.exit(build.status ?? 1);
 
 const reason = whyNotElectron();
 const child = reason
-  ? (console.log(`Switchboard: not starting the desktop window because ${reason}; serving the UI to a browser instead.`),
-    spawn(process.execPath, [join(root, 'bin/switchboard.js'), 'serve', ...process.argv.slice(2)], { stdio: 'inherit' }))
+  ? (console.log(
+      `Switchboard: not starting the desktop window because ${reason}; serving the UI to a browser instead.`,
+    ),
+    spawn(process.execPath, [join(root, 'bin/switchboard.js'), 'serve', ...process.argv.slice(2)], {
+      stdio: 'inherit',
+    }))
   : spawn(electronBinary(), [join(root, 'out/main/index.cjs'), ...process.argv.slice(2)], { stdio: 'inherit' });
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));
 // Whoever started us (npm, an IDE's stop button) may die without passing a signal on: then stop the app too,

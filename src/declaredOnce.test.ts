@@ -18,12 +18,18 @@ function files(dir: string): string[] {
 const owners: Array<[RegExp, string]> = [
   [/^main\/core\/backends\/(local|ssh|docker)\//, 'the provider folders declare their backend'],
   [/^main\/core\/tools\//, 'the ToolDefs declare their tools'],
-  [/\.test\.ts$|^main\/core\/tools\/(testCore|toolsSuite)\.ts$|^main\/core\/approvals\/testRunAttacks\.ts$|registryRaceWorker\.ts$/, 'tests and their helpers'],
-  [/^main\/core\/config\/loadConfig\.ts$/, "the default config: a `local` target when config.yaml names none"],
+  [
+    /\.test\.ts$|^main\/core\/tools\/(testCore|toolsSuite)\.ts$|^main\/core\/approvals\/testRunAttacks\.ts$|registryRaceWorker\.ts$/,
+    'tests and their helpers',
+  ],
+  [/^main\/core\/config\/loadConfig\.ts$/, 'the default config: a `local` target when config.yaml names none'],
   [/^shared\/tools\.ts$/, 'the contract: argument schemas by tool name, and the execute_code client label'],
   [/^shared\/toolResult\.ts$/, "the contract's tool names and client labels, for clients that need no tool's schemas"],
   [/^main\/core\/dispatch\/dispatcher\.ts$/, 'nested calls are labelled with the execute_code client'],
-  [/^main\/core\/approvals\/policy\//, 'the command policy judges programs, options, files and code by their own names: the `docker` program a shell runs, pkill --terminal, /etc/ssh/ssh_host_* keys, JavaScript\'s process global'],
+  [
+    /^main\/core\/approvals\/policy\//,
+    "the command policy judges programs, options, files and code by their own names: the `docker` program a shell runs, pkill --terminal, /etc/ssh/ssh_host_* keys, JavaScript's process global",
+  ],
 ];
 
 /** The text of a file without comments (so prose may name things), line structure kept. */
@@ -35,7 +41,10 @@ function code(text: string): string[] {
 function offenders(): string[] {
   const names = [...builtinSpecs.map((s) => s.backend), ...toolNames];
   const literal = new RegExp(`(['"\`])(${names.join('|')})\\1`);
-  const keyPrefixes = builtinSpecs.flatMap((s) => s.fields.map((f) => f.key)).filter((k) => k.includes('_')).map((k) => k.split('_')[0]!);
+  const keyPrefixes = builtinSpecs
+    .flatMap((s) => s.fields.map((f) => f.key))
+    .filter((k) => k.includes('_'))
+    .map((k) => k.split('_')[0]!);
   const specKey = new RegExp(`\\b(${[...new Set(keyPrefixes)].join('|')})_[a-z]`);
   const found: string[] = [];
   for (const file of files(src)) {
@@ -55,6 +64,9 @@ describe('declared once', () => {
   });
 
   it('the scan sees what it looks for (a name in code, not in a comment)', () => {
-    expect(code("const a = 'ssh'; // 'docker'\n/* 'terminal' */ b")).toEqual(["const a = 'ssh'; ", '                 b']);
+    expect(code("const a = 'ssh'; // 'docker'\n/* 'terminal' */ b")).toEqual([
+      "const a = 'ssh'; ",
+      '                 b',
+    ]);
   });
 });

@@ -20,7 +20,13 @@ function imports(file: string): string[] {
 
 function offenders(dir: string, bad: (spec: string) => boolean): string[] {
   // Build configs run in Node, not in the layer they configure.
-  return files(join(src, dir)).filter((f) => !f.endsWith('.config.ts')).flatMap((f) => imports(f).filter(bad).map((s) => `${relative(src, f)} imports ${s}`));
+  return files(join(src, dir))
+    .filter((f) => !f.endsWith('.config.ts'))
+    .flatMap((f) =>
+      imports(f)
+        .filter(bad)
+        .map((s) => `${relative(src, f)} imports ${s}`),
+    );
 }
 
 describe('layers', () => {
@@ -36,10 +42,19 @@ describe('layers', () => {
     expect(found).toEqual([]);
   });
   it('src/shared imports nothing but zod and itself (its tests also vitest)', () => {
-    expect(offenders('shared', (s) => s !== 'zod' && !s.startsWith('./')).filter((o) => !/\.test\.ts imports vitest$/.test(o))).toEqual([]);
+    expect(
+      offenders('shared', (s) => s !== 'zod' && !s.startsWith('./')).filter(
+        (o) => !/\.test\.ts imports vitest$/.test(o),
+      ),
+    ).toEqual([]);
   });
   it('the renderer never imports node: modules or main-side code', () => {
-    expect(offenders('renderer', (s) => s.startsWith('node:') || s.includes('/main/') || ['fs', 'child_process', 'electron'].includes(s))).toEqual([]);
+    expect(
+      offenders(
+        'renderer',
+        (s) => s.startsWith('node:') || s.includes('/main/') || ['fs', 'child_process', 'electron'].includes(s),
+      ),
+    ).toEqual([]);
   });
 });
 

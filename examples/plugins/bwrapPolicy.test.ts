@@ -1,5 +1,6 @@
 // The bwrap example through a real Core: its is_container flag skips asking for a dangerous command while a hardline
-// one is refused, except on a target that binds a host folder; its sandbox hides the profile and keeps each target's workspace to itself.
+// one is refused, except on a target that binds a host folder; its sandbox hides the profile and keeps each target's
+// workspace to itself.
 import { mkdirSync, mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,19 +13,31 @@ import { asPerson } from '../../src/main/core/handlers.js';
 let ex: ExampleCore;
 let work: string;
 
-const term = (target: string, command: string) => ex.core.callTool('terminal', { command, execution_target: target }, 'test') as Promise<{ output: string; exit_code: number; cwd: string }>;
+const term = (target: string, command: string) =>
+  ex.core.callTool('terminal', { command, execution_target: target }, 'test') as Promise<{
+    output: string;
+    exit_code: number;
+    cwd: string;
+  }>;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'sb-bwrap-policy-'));
-  ex = await exampleCore(['bwrap'], [
-    'approvals:', '  mode: ask', '  timeout: 2',
-    'terminal:', '  default_target: sandbox', '  targets:',
-    '    sandbox: { backend: bwrap }',
-    '    other: { backend: bwrap }',
-    `    bound: { backend: bwrap, binds: [${JSON.stringify(`${work}:/project`)}] }`,
-    `    host: { backend: local, cwd: ${JSON.stringify(work)} }`,
-    '',
-  ].join('\n'));
+  ex = await exampleCore(
+    ['bwrap'],
+    [
+      'approvals:',
+      '  mode: ask',
+      '  timeout: 2',
+      'terminal:',
+      '  default_target: sandbox',
+      '  targets:',
+      '    sandbox: { backend: bwrap }',
+      '    other: { backend: bwrap }',
+      `    bound: { backend: bwrap, binds: [${JSON.stringify(`${work}:/project`)}] }`,
+      `    host: { backend: local, cwd: ${JSON.stringify(work)} }`,
+      '',
+    ].join('\n'),
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -34,18 +47,34 @@ afterAll(async () => {
 
 describe('bwrap plugin through the Core', () => {
   it('is listed as an active plugin with its backend, display name and container flags', async () => {
-    const plugins = await ex.core.invoke('plugins.list', {}, asPerson) as PluginInfo[];
-    expect(plugins.find((p) => p.name === 'bwrap')).toMatchObject({ state: 'active', enabled: true, backends: ['bwrap'], version: '1.0.0' });
-    const backends = await ex.core.invoke('backends.list', {}) as BackendInfo[];
+    const plugins = (await ex.core.invoke('plugins.list', {}, asPerson)) as PluginInfo[];
+    expect(plugins.find((p) => p.name === 'bwrap')).toMatchObject({
+      state: 'active',
+      enabled: true,
+      backends: ['bwrap'],
+      version: '1.0.0',
+    });
+    const backends = (await ex.core.invoke('backends.list', {})) as BackendInfo[];
     expect(backends.find((b) => b.backend === 'bwrap')).toMatchObject({
-      plugin: 'bwrap', display_name: 'Bubblewrap sandbox',
-      flags: { is_container: true, skip_container_guards: true, supports_streams: true, supports_pty: true, is_remote: false },
+      plugin: 'bwrap',
+      display_name: 'Bubblewrap sandbox',
+      flags: {
+        is_container: true,
+        skip_container_guards: true,
+        supports_streams: true,
+        supports_pty: true,
+        is_remote: false,
+      },
     });
   });
 
   it('runs a dangerous command without asking, refuses a hardline one; the same command on the host asks', async () => {
     // Its flags_for answers per spec; until it has, the target asks (the Core asks it as soon as it lists the target).
-    await expect.poll(() => ex.core.listTargets().find((t) => t.name === 'sandbox')?.flags?.skip_container_guards, { timeout: 10_000 }).toBe(true);
+    await expect
+      .poll(() => ex.core.listTargets().find((t) => t.name === 'sandbox')?.flags?.skip_container_guards, {
+        timeout: 10_000,
+      })
+      .toBe(true);
     const r = await term('sandbox', 'mkdir -p junk/deep && rm -rf junk && echo gone');
     expect(r).toMatchObject({ exit_code: 0, output: 'gone\n', cwd: '/workspace' });
     expect(ex.core.approvals.list()).toEqual([]);
@@ -70,7 +99,9 @@ describe('bwrap plugin through the Core', () => {
   it('keeps cwd and exports per target, hides the profile, and gives each target its own workspace', async () => {
     await term('sandbox', 'mkdir -p src && cd src && export SB_POLICY=kept && echo mine > /workspace/note');
     expect((await term('sandbox', 'pwd; echo "$SB_POLICY"')).output).toBe('/workspace/src\nkept\n');
-    expect((await term('other', 'pwd; cat /workspace/note 2>&1 || true; echo "[$SB_POLICY]"')).output).toMatch(/^\/workspace\n.*No such file.*\n\[\]\n$/s);
+    expect((await term('other', 'pwd; cat /workspace/note 2>&1 || true; echo "[$SB_POLICY]"')).output).toMatch(
+      /^\/workspace\n.*No such file.*\n\[\]\n$/s,
+    );
     expect((await term('sandbox', `ls -A ${ex.home} 2>/dev/null | wc -l`)).output.trim()).toBe('0');
   });
 

@@ -13,7 +13,9 @@ providerContract('bwrap example plugin', async () => {
   if (!provider) throw new Error(`bwrap did not load: ${JSON.stringify(core.plugins.list())}`);
   const shared = mkdtempSync(join(tmpdir(), 'sb-bwrap-contract-'));
   return {
-    provider, ctx: core.providerContext, scratch: '/scratch',
+    provider,
+    ctx: core.providerContext,
+    scratch: '/scratch',
     spec: { backend: 'bwrap', binds: [`${shared}:/scratch`] },
     close: async () => {
       await close();
@@ -31,7 +33,9 @@ providerContract('http_sandbox example plugin (against its reference server)', a
   const provider = core.plugins.provider('http_sandbox');
   if (!provider) throw new Error(`http_sandbox did not load: ${JSON.stringify(core.plugins.list())}`);
   return {
-    provider, ctx: core.providerContext, scratch: root,
+    provider,
+    ctx: core.providerContext,
+    scratch: root,
     spec: { backend: 'http_sandbox', api_url: server.url, token_env: 'SB_CONTRACT_SANDBOX_TOKEN' },
     close: async () => {
       await close();

@@ -3,7 +3,15 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { callTool, ensureBuilt, runCli, runCliAtTerminal, startServe, tempHome, type Served } from '../../scripts/cliHarness.js';
+import {
+  callTool,
+  ensureBuilt,
+  runCli,
+  runCliAtTerminal,
+  startServe,
+  tempHome,
+  type Served,
+} from '../../scripts/cliHarness.js';
 import { repoRoot } from '../../scripts/testEnv.js';
 
 /** The fenced block right after the line that names `file` (as the guide introduces each file). */
@@ -28,7 +36,10 @@ beforeAll(() => {
   mkdirSync(home);
   writeFileSync(join(root, 'mybox/plugin.yaml'), blockAfter(doc, 'mybox/plugin.yaml'));
   writeFileSync(join(root, 'mybox/index.mjs'), blockAfter(doc, 'mybox/index.mjs'));
-  writeFileSync(join(home, 'config.yaml'), 'terminal:\n  default_target: cfgbox\n  targets:\n    cfgbox: { backend: mybox, label: dev }\n');
+  writeFileSync(
+    join(home, 'config.yaml'),
+    'terminal:\n  default_target: cfgbox\n  targets:\n    cfgbox: { backend: mybox, label: dev }\n',
+  );
 });
 
 afterAll(async () => {
@@ -45,23 +56,47 @@ describe('the plugin of docs/plugins.md', () => {
     expect((await runCliAtTerminal(home, ['plugins', 'enable', 'mybox'], {}, 'y')).status).toBe(0);
 
     served = await startServe(home);
-    const list = JSON.parse((await runCliAtTerminal(home, ['plugins', 'list', '--json'])).stdout) as { plugins: Array<{ name: string; state: string; backends: string[] }> };
+    const list = JSON.parse((await runCliAtTerminal(home, ['plugins', 'list', '--json'])).stdout) as {
+      plugins: Array<{ name: string; state: string; backends: string[] }>;
+    };
     expect(list.plugins.find((p) => p.name === 'mybox')).toMatchObject({ state: 'active', backends: ['mybox'] });
 
-    const fromConfig = await callTool(home, 'terminal', { command: 'echo hello from config', execution_target: 'cfgbox' });
+    const fromConfig = await callTool(home, 'terminal', {
+      command: 'echo hello from config',
+      execution_target: 'cfgbox',
+    });
     expect(fromConfig).toMatchObject({ exit_code: 0, output: 'hello from config\n', execution_target: 'cfgbox' });
 
     const work = join(root, 'work');
     mkdirSync(work);
-    const reg = await runCli(home, ['targets', 'register', 'box1', '--backend', 'mybox', '--set', 'label=dev', '--cwd', work]);
+    const reg = await runCli(home, [
+      'targets',
+      'register',
+      'box1',
+      '--backend',
+      'mybox',
+      '--set',
+      'label=dev',
+      '--cwd',
+      work,
+    ]);
     expect(reg.stderr).toBe('');
     expect(reg.status).toBe(0);
-    const r = await callTool(home, 'terminal', { command: 'mkdir -p sub && cd sub && echo "hello $HOME"; exit 3', execution_target: 'box1' });
+    const r = await callTool(home, 'terminal', {
+      command: 'mkdir -p sub && cd sub && echo "hello $HOME"; exit 3',
+      execution_target: 'box1',
+    });
     expect(r).toMatchObject({ exit_code: 3, cwd: join(work, 'sub'), execution_target: 'box1' });
     expect(String(r.output)).toMatch(/^hello \/.*\/plugins\/\.data\/mybox\/box1_[^/]+\n$/);
     // Files go through the Core's exec-based fallback: the guide's plugin has only exec and home.
-    await callTool(home, 'write_file', { path: `${String(r.cwd)}/a.txt`, content: 'written\n', execution_target: 'box1' });
-    expect(await callTool(home, 'read_file', { path: `${String(r.cwd)}/a.txt`, execution_target: 'box1' })).toMatchObject({ content: expect.stringContaining('written') });
+    await callTool(home, 'write_file', {
+      path: `${String(r.cwd)}/a.txt`,
+      content: 'written\n',
+      execution_target: 'box1',
+    });
+    expect(
+      await callTool(home, 'read_file', { path: `${String(r.cwd)}/a.txt`, execution_target: 'box1' }),
+    ).toMatchObject({ content: expect.stringContaining('written') });
 
     const doctor = await runCli(home, ['doctor', '--json']);
     expect(doctor.stdout).toContain('"mybox"');

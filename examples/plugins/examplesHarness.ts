@@ -24,16 +24,20 @@ export async function exampleCore(plugins: string[], config = 'terminal:\n  targ
   mkdirSync(parent, { recursive: true });
   const home = mkdtempSync(join(parent, 'sb-examples-'));
   mkdirSync(join(home, 'plugins'), { recursive: true });
-  for (const name of plugins) cpSync(join(examplesDir, name), join(home, 'plugins', name), { recursive: true, filter: (src) => !src.endsWith('.test.ts') });
+  for (const name of plugins)
+    cpSync(join(examplesDir, name), join(home, 'plugins', name), {
+      recursive: true,
+      filter: (src) => !src.endsWith('.test.ts'),
+    });
   writeFileSync(join(home, 'config.yaml'), config);
   const core = await new Core({ home }).start();
   for (const name of plugins) await core.invoke('plugins.enable', { name }, asPerson);
   return {
-    core, home,
+    core,
+    home,
     close: async () => {
       await core.close();
       rmSync(home, { recursive: true, force: true });
     },
   };
 }
-

@@ -27,7 +27,9 @@ export async function loadPlugin(dir: string, dataParent = tmpdir()): Promise<Lo
     plugin: { name: manifest.name, version: manifest.version, dir, data_dir: dataDir },
     log: (m) => log.push(m),
   };
-  const mod = (await import(pathToFileURL(join(dir, manifest.entry)).href)) as { register(ctx: PluginContext): void | Promise<void> };
+  const mod = (await import(pathToFileURL(join(dir, manifest.entry)).href)) as {
+    register(ctx: PluginContext): void | Promise<void>;
+  };
   await mod.register(ctx);
   return { manifest, providers, dataDir, log, dispose: () => rmSync(dataDir, { recursive: true, force: true }) };
 }

@@ -6,7 +6,12 @@ const bridge: SwitchboardBridge = {
   send: (message) => {
     // Only wire requests pass; the main side validates them again with zod.
     if (message && message.type === 'call' && typeof message.method === 'string' && Number.isInteger(message.id)) {
-      ipcRenderer.send(ELECTRON_CHANNEL, { type: 'call', id: message.id, method: message.method, params: message.params });
+      ipcRenderer.send(ELECTRON_CHANNEL, {
+        type: 'call',
+        id: message.id,
+        method: message.method,
+        params: message.params,
+      });
     }
   },
   onMessage: (listener) => {

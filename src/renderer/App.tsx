@@ -9,7 +9,12 @@ import { Toasts } from './components/Toasts.js';
 import { StatusBar } from './components/StatusBar.js';
 import { ConnectionBanner } from './components/ConnectionBanner.js';
 import { DialogHost } from './components/dialogs/DialogHost.js';
-import { dockHeight as dockRule, ResizeHandle, sidebarWidth as sidebarRule, useRememberedSize } from './components/ResizeHandle.js';
+import {
+  dockHeight as dockRule,
+  ResizeHandle,
+  sidebarWidth as sidebarRule,
+  useRememberedSize,
+} from './components/ResizeHandle.js';
 import { CommandPalette } from './components/CommandPalette.js';
 import { SettingsDialog } from './components/SettingsDialog.js';
 import { ContextMenu } from './components/ContextMenu.js';
@@ -67,12 +72,12 @@ function NotYourWindow() {
       <div className="not-yours__card" role="alert" aria-labelledby="not-yours-title">
         <h1 id="not-yours-title">This page is not your window</h1>
         <p>
-          It was opened without your person link, so it cannot open terminals, change anything or approve commands:
-          that link is what tells Switchboard a person is here, not an agent that found the address.
+          It was opened without your person link, so it cannot open terminals, change anything or approve commands: that
+          link is what tells Switchboard a person is here, not an agent that found the address.
         </p>
         <p>
-          Open the link <code>switchboard serve</code> showed on its terminal, or run <code>switchboard open</code> in
-          a terminal of your own for a new one.
+          Open the link <code>switchboard serve</code> showed on its terminal, or run <code>switchboard open</code> in a
+          terminal of your own for a new one.
         </p>
       </div>
     </main>
@@ -108,14 +113,33 @@ function PersonWindow() {
   }, []);
 
   return (
-    <div className={`app${collapsed ? ' app--collapsed' : ''}`} style={collapsed ? undefined : { ['--sidebar-w' as string]: `${sidebarWidth}px` }}>
+    <div
+      className={`app${collapsed ? ' app--collapsed' : ''}`}
+      style={collapsed ? undefined : { ['--sidebar-w' as string]: `${sidebarWidth}px` }}
+    >
       <Sidebar />
-      {!collapsed && <ResizeHandle rule={sidebarRule} size={sidebarWidth} onChange={setSidebarWidth} along="column" label="Resize the sidebar" className="sidebar-splitter" />}
+      {!collapsed && (
+        <ResizeHandle
+          rule={sidebarRule}
+          size={sidebarWidth}
+          onChange={setSidebarWidth}
+          along="column"
+          label="Resize the sidebar"
+          className="sidebar-splitter"
+        />
+      )}
       <div className="main">
         <ConnectionBanner />
         <TabBar />
         <Workspace />
-        <ResizeHandle rule={dockRule} size={dockHeight} onChange={setDockHeight} along="row" label="Resize panels" className="dock-splitter" />
+        <ResizeHandle
+          rule={dockRule}
+          size={dockHeight}
+          onChange={setDockHeight}
+          along="row"
+          label="Resize panels"
+          className="dock-splitter"
+        />
         <div className="dock" style={{ height: dockHeight }}>
           <ProcessesPanel />
           <ActivityFeed />

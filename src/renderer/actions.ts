@@ -28,8 +28,15 @@ function runningIn(paneIds: readonly string[]): string[] {
   return paneIds.map((id) => sessions.get(id)?.foreground()).filter((x): x is string => x !== undefined);
 }
 
-/** Runs `action` at once when nothing runs in the panes; otherwise after the person confirms, as VS Code's terminal does. */
-function unlessRunning(paneIds: readonly string[], ask: { title: string; confirmLabel: string; ends: string }, action: () => void): void {
+/**
+ * Runs `action` at once when nothing runs in the panes; otherwise after the person confirms, as VS Code's terminal
+ * does.
+ */
+function unlessRunning(
+  paneIds: readonly string[],
+  ask: { title: string; confirmLabel: string; ends: string },
+  action: () => void,
+): void {
   const items = runningIn(paneIds);
   if (items.length === 0) return action();
   const where = paneIds.length === 1 ? useLayout.getState().panes[paneIds[0]!]?.target : undefined;
@@ -45,29 +52,45 @@ function unlessRunning(paneIds: readonly string[], ask: { title: string; confirm
 
 export function closePane(paneId: string | undefined): void {
   if (!paneId) return;
-  unlessRunning([paneId], { title: 'Close pane?', confirmLabel: 'Close pane', ends: 'Closing the pane ends it.' }, () => {
-    useLayout.getState().closePane(paneId);
-    focusTerminal(useLayout.getState().focusedPaneId);
-  });
+  unlessRunning(
+    [paneId],
+    { title: 'Close pane?', confirmLabel: 'Close pane', ends: 'Closing the pane ends it.' },
+    () => {
+      useLayout.getState().closePane(paneId);
+      focusTerminal(useLayout.getState().focusedPaneId);
+    },
+  );
 }
 
 export function closeTab(tabId: string | undefined): void {
   const tab = useLayout.getState().tabs.find((t) => t.id === tabId);
   if (!tab) return;
-  unlessRunning(tabPaneIds(tab), { title: 'Close tab?', confirmLabel: 'Close tab', ends: 'Closing the tab ends it.' }, () => {
-    useLayout.getState().closeTab(tab.id);
-    focusTerminal(useLayout.getState().focusedPaneId);
-  });
+  unlessRunning(
+    tabPaneIds(tab),
+    { title: 'Close tab?', confirmLabel: 'Close tab', ends: 'Closing the tab ends it.' },
+    () => {
+      useLayout.getState().closeTab(tab.id);
+      focusTerminal(useLayout.getState().focusedPaneId);
+    },
+  );
 }
 
 /** A pane's target picker: a new shell on the other target, after asking when a program runs in this one. */
 export function switchTarget(paneId: string, target: string): void {
   const pane = useLayout.getState().panes[paneId];
   if (!pane || pane.target === target) return;
-  unlessRunning([paneId], { title: 'Switch target?', confirmLabel: `Switch to ${target}`, ends: `Switching to ${target} ends it and opens a new shell there.` }, () => {
-    useLayout.getState().setPaneTarget(paneId, target);
-    focusTerminal(paneId);
-  });
+  unlessRunning(
+    [paneId],
+    {
+      title: 'Switch target?',
+      confirmLabel: `Switch to ${target}`,
+      ends: `Switching to ${target} ends it and opens a new shell there.`,
+    },
+    () => {
+      useLayout.getState().setPaneTarget(paneId, target);
+      focusTerminal(paneId);
+    },
+  );
 }
 
 export function toggleZoom(paneId: string | undefined): void {

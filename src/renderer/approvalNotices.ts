@@ -1,5 +1,6 @@
 // Desktop notifications for command approvals that arrive while the window is in the background (the web
-// Notification API: the browser's under `serve`, Electron's native ones in its window). Clicking one brings the window up.
+// Notification API: the browser's under `serve`, Electron's native ones in its window). Clicking one brings the window
+// up.
 import type { PendingApproval } from '../shared/approvals.js';
 import { redact } from '../shared/redact.js';
 import { useApprovals } from './store/approvals.js';
@@ -19,7 +20,11 @@ function noticeBody(a: PendingApproval): string {
 }
 
 function notify(a: PendingApproval): void {
-  const n = new Notification('Approve command', { body: noticeBody(a), tag: `switchboard-approval-${a.id}`, requireInteraction: true });
+  const n = new Notification('Approve command', {
+    body: noticeBody(a),
+    tag: `switchboard-approval-${a.id}`,
+    requireInteraction: true,
+  });
   n.onclick = () => {
     window.focus();
     n.close();
@@ -30,7 +35,9 @@ function notify(a: PendingApproval): void {
 /** Ids already considered, so a request first seen while the window had focus does not notify later on. */
 const seen = new Set<string>();
 
-/** Checks a new pending list: notifies for each command approval not seen before, closes notices whose request is gone. */
+/**
+ * Checks a new pending list: notifies for each command approval not seen before, closes notices whose request is gone.
+ */
 function onPending(list: readonly PendingApproval[]): void {
   const ids = new Set(list.map((a) => a.id));
   for (const [id, n] of shown) {

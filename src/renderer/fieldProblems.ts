@@ -42,7 +42,9 @@ export function fieldProblem(f: SpecFieldInfo, issue: Issue, value: unknown): st
       if (f.type === 'number') return `${label} must be ${bound(issue)}`;
       return issue.code === 'too_small' ? `${label} is required` : `${label} is too long`;
     case 'invalid_value':
-      return f.options?.length ? `${label} must be one of ${f.options.join(', ')}` : `${label} is not one of the choices`;
+      return f.options?.length
+        ? `${label} must be one of ${f.options.join(', ')}`
+        : `${label} is not one of the choices`;
     default:
       // A rule of the field's own (a path, a variable name): its message already says what is wrong.
       return sentence(issue.message);
@@ -50,7 +52,11 @@ export function fieldProblem(f: SpecFieldInfo, issue: Issue, value: unknown): st
 }
 
 /** The issues of a refused form (its values as sent), sorted by the fields they belong to. */
-export function formProblems(error: z.ZodError, fields: readonly SpecFieldInfo[], values: Readonly<Record<string, unknown>>): FormProblems {
+export function formProblems(
+  error: z.ZodError,
+  fields: readonly SpecFieldInfo[],
+  values: Readonly<Record<string, unknown>>,
+): FormProblems {
   const out: FormProblems = { byField: {}, other: [] };
   for (const issue of error.issues) {
     const key = issue.path[0];

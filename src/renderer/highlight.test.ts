@@ -4,11 +4,47 @@ import { countdown, highlightSegments, maskedSpans } from './highlight.js';
 describe('highlightSegments', () => {
   const cases: Array<[string, Array<[number, number]>, Array<[string, boolean]>]> = [
     ['rm -rf /tmp/x', [], [['rm -rf /tmp/x', false]]],
-    ['rm -rf /tmp/x', [[0, 6]], [['rm -rf', true], [' /tmp/x', false]]],
-    ['cd a && rm -rf b', [[8, 16]], [['cd a && ', false], ['rm -rf b', true]]],
+    [
+      'rm -rf /tmp/x',
+      [[0, 6]],
+      [
+        ['rm -rf', true],
+        [' /tmp/x', false],
+      ],
+    ],
+    [
+      'cd a && rm -rf b',
+      [[8, 16]],
+      [
+        ['cd a && ', false],
+        ['rm -rf b', true],
+      ],
+    ],
     // Overlapping and touching spans merge; out-of-range ones are clipped; empty ones dropped.
-    ['abcdefgh', [[4, 6], [1, 3], [2, 4], [7, 99], [5, 5]], [['a', false], ['bcdef', true], ['g', false], ['h', true]]],
-    ['abc', [[-5, 1]], [['a', true], ['bc', false]]],
+    [
+      'abcdefgh',
+      [
+        [4, 6],
+        [1, 3],
+        [2, 4],
+        [7, 99],
+        [5, 5],
+      ],
+      [
+        ['a', false],
+        ['bcdef', true],
+        ['g', false],
+        ['h', true],
+      ],
+    ],
+    [
+      'abc',
+      [[-5, 1]],
+      [
+        ['a', true],
+        ['bc', false],
+      ],
+    ],
     ['', [[0, 3]], [['', false]]],
   ];
   it.each(cases)('%s %j', (text, spans, want) => {
@@ -19,7 +55,14 @@ describe('highlightSegments', () => {
 });
 
 describe('countdown', () => {
-  it.each([[0, '0:00'], [-5, '0:00'], [999, '0:01'], [9_000, '0:09'], [65_000, '1:05'], [120_000, '2:00']])('%i ms → %s', (ms, want) => {
+  it.each([
+    [0, '0:00'],
+    [-5, '0:00'],
+    [999, '0:01'],
+    [9_000, '0:09'],
+    [65_000, '1:05'],
+    [120_000, '2:00'],
+  ])('%i ms → %s', (ms, want) => {
     expect(countdown(ms)).toBe(want);
   });
 });

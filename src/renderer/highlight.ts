@@ -5,7 +5,9 @@ export interface Segment {
   flagged: boolean;
 }
 
-/** Spans are clipped to the text, sorted and merged where they overlap or touch; the runs cover the text exactly once. */
+/**
+ * Spans are clipped to the text, sorted and merged where they overlap or touch; the runs cover the text exactly once.
+ */
 export function highlightSegments(text: string, spans: ReadonlyArray<readonly [number, number]> = []): Segment[] {
   const clipped = spans
     .map(([a, b]) => [Math.max(0, Math.min(a, text.length)), Math.max(0, Math.min(b, text.length))] as const)
@@ -36,10 +38,16 @@ const REDACTED = '[redacted]';
  * stays flagged when the secret in it is masked. Undefined when the masked text is not the original with parts
  * replaced by `[redacted]` (then the caller shows it without highlights).
  */
-export function maskedSpans(original: string, masked: string, spans: ReadonlyArray<readonly [number, number]> = []): Array<[number, number]> | undefined {
+export function maskedSpans(
+  original: string,
+  masked: string,
+  spans: ReadonlyArray<readonly [number, number]> = [],
+): Array<[number, number]> | undefined {
   const pieces = masked.split(REDACTED);
   const esc = (t: string): string => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-  const m = new RegExp(`^${pieces.map(esc).join('([\\s\\S]+?)')}$`, 'd').exec(original) as (RegExpExecArray & { indices: Array<[number, number]> }) | null;
+  const m = new RegExp(`^${pieces.map(esc).join('([\\s\\S]+?)')}$`, 'd').exec(original) as
+    | (RegExpExecArray & { indices: Array<[number, number]> })
+    | null;
   if (!m) return undefined;
   // For each masked position, the original [start, end) it shows: a kept character one to one, a [redacted] its secret.
   const map: Array<[number, number]> = [];

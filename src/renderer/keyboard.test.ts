@@ -1,8 +1,26 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { actionForKey, assignChord, browserReserved, chordOf, commands, isOverridden, keysOf, parseKeyOverrides, setKeyHost, setKeyOverrides, shortcutOf, type CommandId } from './keyboard.js';
+import {
+  actionForKey,
+  assignChord,
+  browserReserved,
+  chordOf,
+  commands,
+  isOverridden,
+  keysOf,
+  parseKeyOverrides,
+  setKeyHost,
+  setKeyOverrides,
+  shortcutOf,
+  type CommandId,
+} from './keyboard.js';
 
 const key = (code: string, mods: { ctrl?: boolean; alt?: boolean; shift?: boolean; meta?: boolean } = {}, k = '') => ({
-  code, key: k, ctrlKey: !!mods.ctrl, altKey: !!mods.alt, shiftKey: !!mods.shift, metaKey: !!mods.meta,
+  code,
+  key: k,
+  ctrlKey: !!mods.ctrl,
+  altKey: !!mods.alt,
+  shiftKey: !!mods.shift,
+  metaKey: !!mods.meta,
 });
 
 describe('keyboard', () => {
@@ -61,7 +79,7 @@ describe('keys for the host and the person', () => {
     expect(shortcutOf('newTab')).toBe('Ctrl+Shift+T');
   });
 
-  it('a person\'s keys replace the defaults; a key given to one command is taken from the one that had it', () => {
+  it("a person's keys replace the defaults; a key given to one command is taken from the one that had it", () => {
     const { next, takenFrom } = assignChord({}, 'newTab', 'Ctrl+Shift+D');
     expect(takenFrom).toBe('splitRight');
     setKeyOverrides(next);
@@ -72,7 +90,9 @@ describe('keys for the host and the person', () => {
   });
 
   it('saved keys are checked: unknown commands and malformed chords are dropped, junk is nothing', () => {
-    expect(parseKeyOverrides(JSON.stringify({ newTab: ['Alt+Shift+N', 'Hyper+X', 3], nope: ['Ctrl+K'] }))).toEqual({ newTab: ['Alt+Shift+N'] });
+    expect(parseKeyOverrides(JSON.stringify({ newTab: ['Alt+Shift+N', 'Hyper+X', 3], nope: ['Ctrl+K'] }))).toEqual({
+      newTab: ['Alt+Shift+N'],
+    });
     expect(parseKeyOverrides('{not json')).toEqual({});
     expect(parseKeyOverrides('')).toEqual({});
   });

@@ -1,7 +1,7 @@
-// The window's commands and their keys, declared once: the palette, tooltips, the status bar and xterm's key hook all read this table.
-// In a browser (`serve`), some keys never reach a page (Ctrl+T/W/N, Ctrl+Tab, Ctrl+1…9 are the browser's): those
-// commands have `browserKeys` a browser leaves alone, shown first there. A person's own keys (Settings → Keys, kept in
-// the profile) replace a command's defaults.
+// The window's commands and their keys, declared once: the palette, tooltips, the status bar and xterm's key hook all
+// read this table. In a browser (`serve`), some keys never reach a page (Ctrl+T/W/N, Ctrl+Tab, Ctrl+1…9 are the
+// browser's): those commands have `browserKeys` a browser leaves alone, shown first there. A person's own keys
+// (Settings → Keys, kept in the profile) replace a command's defaults.
 export const commands = {
   palette: { title: 'Show all commands', keys: ['Ctrl+Shift+P'] },
   newTab: { title: 'New tab', keys: ['Ctrl+Shift+T'], browserKeys: ['Alt+Shift+T'] },
@@ -44,7 +44,12 @@ export const commands = {
   keyboardShortcuts: { title: 'Keyboard shortcuts', keys: [] },
 } satisfies Record<string, CommandKeys>;
 
-interface CommandKeys { title: string; keys: string[]; keysOutsideTerminal?: string[]; browserKeys?: string[] }
+interface CommandKeys {
+  title: string;
+  keys: string[];
+  keysOutsideTerminal?: string[];
+  browserKeys?: string[];
+}
 
 export type CommandId = keyof typeof commands;
 
@@ -53,8 +58,18 @@ export type KeyHost = 'electron' | 'browser';
 
 /** Keys Chrome and Firefox keep for themselves: a page never sees them (new/close window and tab, tab switching). */
 export const browserReserved: ReadonlySet<string> = new Set([
-  'Ctrl+T', 'Ctrl+Shift+T', 'Ctrl+W', 'Ctrl+Shift+W', 'Ctrl+N', 'Ctrl+Shift+N', 'Ctrl+Tab', 'Ctrl+Shift+Tab',
-  'Ctrl+PageUp', 'Ctrl+PageDown', 'Ctrl+Shift+Q', ...Array.from({ length: 9 }, (_, i) => `Ctrl+${i + 1}`),
+  'Ctrl+T',
+  'Ctrl+Shift+T',
+  'Ctrl+W',
+  'Ctrl+Shift+W',
+  'Ctrl+N',
+  'Ctrl+Shift+N',
+  'Ctrl+Tab',
+  'Ctrl+Shift+Tab',
+  'Ctrl+PageUp',
+  'Ctrl+PageDown',
+  'Ctrl+Shift+Q',
+  ...Array.from({ length: 9 }, (_, i) => `Ctrl+${i + 1}`),
 ]);
 
 let host: KeyHost = 'electron';
@@ -68,7 +83,11 @@ export function defaultKeys(id: CommandId, on: KeyHost = host): string[] {
   const c = spec(id);
   if (on === 'electron') return [...c.keys];
   // The browser's own keys stay bound last: a browser that lets them through (an app window) still runs them.
-  return [...(c.browserKeys ?? []), ...c.keys.filter((k) => !browserReserved.has(k)), ...c.keys.filter((k) => browserReserved.has(k))];
+  return [
+    ...(c.browserKeys ?? []),
+    ...c.keys.filter((k) => !browserReserved.has(k)),
+    ...c.keys.filter((k) => browserReserved.has(k)),
+  ];
 }
 
 /** A command's keys now: the person's own, or the defaults for this host. */
@@ -97,7 +116,8 @@ export function setKeyOverrides(next: Partial<Record<CommandId, readonly string[
 }
 
 /** A chord as the table writes it (`Ctrl+Shift+T`, `Alt+]`, `F6`): modifiers in order, then one key. */
-export const chordPattern = /^(Ctrl\+)?(Alt\+)?(Shift\+)?(Meta\+)?([A-Z0-9]|F([1-9]|1[0-9]|2[0-4])|[=\-+,./;'`[\]\\]|Left|Right|Up|Down|Home|End|PageUp|PageDown|Insert|Delete|Tab|Enter|Space|Backspace|Escape)$/;
+export const chordPattern =
+  /^(Ctrl\+)?(Alt\+)?(Shift\+)?(Meta\+)?([A-Z0-9]|F([1-9]|1[0-9]|2[0-4])|[=\-+,./;'`[\]\\]|Left|Right|Up|Down|Home|End|PageUp|PageDown|Insert|Delete|Tab|Enter|Space|Backspace|Escape)$/;
 
 /** The overrides a saved setting holds, each command and chord checked; anything else is dropped. */
 export function parseKeyOverrides(text: string): Partial<Record<CommandId, string[]>> {
@@ -117,7 +137,11 @@ export function parseKeyOverrides(text: string): Partial<Record<CommandId, strin
 }
 
 /** The overrides with `chord` given to `id` alone: a command that had it loses it (named, for the person to see). */
-export function assignChord(current: Partial<Record<CommandId, readonly string[]>>, id: CommandId, chord: string): { next: Partial<Record<CommandId, string[]>>; takenFrom?: CommandId } {
+export function assignChord(
+  current: Partial<Record<CommandId, readonly string[]>>,
+  id: CommandId,
+  chord: string,
+): { next: Partial<Record<CommandId, string[]>>; takenFrom?: CommandId } {
   const next: Partial<Record<CommandId, string[]>> = {};
   for (const [k, v] of Object.entries(current) as Array<[CommandId, readonly string[]]>) next[k] = [...v];
   let takenFrom: CommandId | undefined;
@@ -134,9 +158,23 @@ export function assignChord(current: Partial<Record<CommandId, readonly string[]
 }
 
 const keyNames: Record<string, string> = {
-  Equal: '=', Minus: '-', NumpadAdd: '+', NumpadSubtract: '-', Comma: ',', Period: '.', Slash: '/',
-  ArrowLeft: 'Left', ArrowRight: 'Right', ArrowUp: 'Up', ArrowDown: 'Down', BracketLeft: '[', BracketRight: ']',
-  Semicolon: ';', Quote: "'", Backquote: '`', Backslash: '\\',
+  Equal: '=',
+  Minus: '-',
+  NumpadAdd: '+',
+  NumpadSubtract: '-',
+  Comma: ',',
+  Period: '.',
+  Slash: '/',
+  ArrowLeft: 'Left',
+  ArrowRight: 'Right',
+  ArrowUp: 'Up',
+  ArrowDown: 'Down',
+  BracketLeft: '[',
+  BracketRight: ']',
+  Semicolon: ';',
+  Quote: "'",
+  Backquote: '`',
+  Backslash: '\\',
 };
 
 type KeyLike = Pick<KeyboardEvent, 'ctrlKey' | 'altKey' | 'shiftKey' | 'metaKey' | 'code' | 'key'>;
@@ -144,10 +182,14 @@ type KeyLike = Pick<KeyboardEvent, 'ctrlKey' | 'altKey' | 'shiftKey' | 'metaKey'
 /** A key press as written in the table: modifiers in a fixed order, then the key by its position (`code`). */
 export function chordOf(e: KeyLike): string {
   const code = e.code || '';
-  const key = /^Key[A-Z]$/.test(code) ? code.slice(3)
-    : /^(Digit|Numpad)\d$/.test(code) ? code.slice(-1)
-      : keyNames[code] ?? (code || (e.key.length === 1 ? e.key.toUpperCase() : e.key));
-  return [e.ctrlKey && 'Ctrl', e.altKey && 'Alt', e.shiftKey && 'Shift', e.metaKey && 'Meta', key].filter(Boolean).join('+');
+  const key = /^Key[A-Z]$/.test(code)
+    ? code.slice(3)
+    : /^(Digit|Numpad)\d$/.test(code)
+      ? code.slice(-1)
+      : (keyNames[code] ?? (code || (e.key.length === 1 ? e.key.toUpperCase() : e.key)));
+  return [e.ctrlKey && 'Ctrl', e.altKey && 'Alt', e.shiftKey && 'Shift', e.metaKey && 'Meta', key]
+    .filter(Boolean)
+    .join('+');
 }
 
 const byChord = new Map<string, CommandId>();

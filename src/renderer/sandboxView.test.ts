@@ -5,16 +5,47 @@ import type { SandboxInfo } from '../shared/targets.js';
 describe('sandboxMark', () => {
   const table: Array<[string, SandboxInfo | undefined, ReturnType<typeof sandboxMark>]> = [
     ['no field: nothing shown', undefined, undefined],
-    ['unsandboxed with its reason', { state: 'unsandboxed', reason: 'sandbox: off in its spec' },
-      { state: 'unsandboxed', label: 'unsandboxed', description: 'Agent commands here run with your own powers on this machine: sandbox: off in its spec' }],
-    ['unsandboxed without a reason', { state: 'unsandboxed' },
-      { state: 'unsandboxed', label: 'unsandboxed', description: 'Agent commands here run with your own powers on this machine' }],
-    ['bubblewrap without network', { state: 'sandboxed', kind: 'bubblewrap', network: false },
-      { state: 'sandboxed', label: 'sandboxed', description: 'Agent commands here run in a bubblewrap sandbox, without network' }],
-    ['seatbelt with network', { state: 'sandboxed', kind: 'seatbelt', network: true },
-      { state: 'sandboxed', label: 'sandboxed', description: 'Agent commands here run in a Seatbelt sandbox, with network' }],
-    ['a sandbox of no named kind', { state: 'sandboxed' },
-      { state: 'sandboxed', label: 'sandboxed', description: 'Agent commands here run in an OS sandbox' }],
+    [
+      'unsandboxed with its reason',
+      { state: 'unsandboxed', reason: 'sandbox: off in its spec' },
+      {
+        state: 'unsandboxed',
+        label: 'unsandboxed',
+        description: 'Agent commands here run with your own powers on this machine: sandbox: off in its spec',
+      },
+    ],
+    [
+      'unsandboxed without a reason',
+      { state: 'unsandboxed' },
+      {
+        state: 'unsandboxed',
+        label: 'unsandboxed',
+        description: 'Agent commands here run with your own powers on this machine',
+      },
+    ],
+    [
+      'bubblewrap without network',
+      { state: 'sandboxed', kind: 'bubblewrap', network: false },
+      {
+        state: 'sandboxed',
+        label: 'sandboxed',
+        description: 'Agent commands here run in a bubblewrap sandbox, without network',
+      },
+    ],
+    [
+      'seatbelt with network',
+      { state: 'sandboxed', kind: 'seatbelt', network: true },
+      {
+        state: 'sandboxed',
+        label: 'sandboxed',
+        description: 'Agent commands here run in a Seatbelt sandbox, with network',
+      },
+    ],
+    [
+      'a sandbox of no named kind',
+      { state: 'sandboxed' },
+      { state: 'sandboxed', label: 'sandboxed', description: 'Agent commands here run in an OS sandbox' },
+    ],
   ];
   for (const [name, info, mark] of table) it(name, () => expect(sandboxMark(info)).toEqual(mark));
 });
@@ -22,13 +53,40 @@ describe('sandboxMark', () => {
 describe('approvalSandboxNotes and approvalScopes', () => {
   const table: Array<[string, Parameters<typeof approvalSandboxNotes>[0], string[], string[]]> = [
     ['a sandboxed call says nothing more', {}, [], ['once', 'session', 'always']],
-    ['an unsandboxed command', { unsandboxed: true }, ['This target is unsandboxed: the command runs with your own powers on this machine.'], ['once', 'session', 'always']],
-    ['an unsandboxed file change', { unsandboxed: true, subject: 'path' }, ['This target is unsandboxed: the file is changed with your own powers on this machine.'], ['once', 'session', 'always']],
-    ['an unsandboxed code run', { unsandboxed: true, subject: 'code' }, ['This target is unsandboxed: the code runs with your own powers on this machine.'], ['once', 'session', 'always']],
-    ['leaving the sandbox: once only', { outside_sandbox: true },
-      ['The agent asks to run this one command outside its sandbox: it would run with your own powers on this machine.'], ['once']],
-    ['leaving the sandbox says so even when also flagged unsandboxed', { outside_sandbox: true, unsandboxed: true },
-      ['The agent asks to run this one command outside its sandbox: it would run with your own powers on this machine.'], ['once']],
+    [
+      'an unsandboxed command',
+      { unsandboxed: true },
+      ['This target is unsandboxed: the command runs with your own powers on this machine.'],
+      ['once', 'session', 'always'],
+    ],
+    [
+      'an unsandboxed file change',
+      { unsandboxed: true, subject: 'path' },
+      ['This target is unsandboxed: the file is changed with your own powers on this machine.'],
+      ['once', 'session', 'always'],
+    ],
+    [
+      'an unsandboxed code run',
+      { unsandboxed: true, subject: 'code' },
+      ['This target is unsandboxed: the code runs with your own powers on this machine.'],
+      ['once', 'session', 'always'],
+    ],
+    [
+      'leaving the sandbox: once only',
+      { outside_sandbox: true },
+      [
+        'The agent asks to run this one command outside its sandbox: it would run with your own powers on this machine.',
+      ],
+      ['once'],
+    ],
+    [
+      'leaving the sandbox says so even when also flagged unsandboxed',
+      { outside_sandbox: true, unsandboxed: true },
+      [
+        'The agent asks to run this one command outside its sandbox: it would run with your own powers on this machine.',
+      ],
+      ['once'],
+    ],
   ];
   for (const [name, a, notes, scopes] of table) {
     it(name, () => {

@@ -17,12 +17,17 @@ export function sandboxMark(s: SandboxInfo | undefined): SandboxMark | undefined
   if (!s) return undefined;
   if (s.state === 'unsandboxed') {
     return {
-      state: 'unsandboxed', label: 'unsandboxed',
+      state: 'unsandboxed',
+      label: 'unsandboxed',
       description: `Agent commands here run with your own powers on this machine${s.reason ? `: ${s.reason}` : ''}`,
     };
   }
   const network = s.network === true ? ', with network' : s.network === false ? ', without network' : '';
-  return { state: 'sandboxed', label: 'sandboxed', description: `Agent commands here run in ${s.kind ? kindName[s.kind] : 'an OS'} sandbox${network}` };
+  return {
+    state: 'sandboxed',
+    label: 'sandboxed',
+    description: `Agent commands here run in ${s.kind ? kindName[s.kind] : 'an OS'} sandbox${network}`,
+  };
 }
 
 const what = {
@@ -32,10 +37,13 @@ const what = {
 } as const;
 
 /** What the dialog says plainly about where this call would run, one sentence each (none for a sandboxed one). */
-export function approvalSandboxNotes(a: Pick<PendingApproval, 'unsandboxed' | 'outside_sandbox' | 'subject'>): string[] {
+export function approvalSandboxNotes(
+  a: Pick<PendingApproval, 'unsandboxed' | 'outside_sandbox' | 'subject'>,
+): string[] {
   const w = what[a.subject ?? 'command'];
   const notes: string[] = [];
-  if (a.outside_sandbox) notes.push(`The agent asks to ${w.asks} outside its sandbox: it would run with your own powers on this machine.`);
+  if (a.outside_sandbox)
+    notes.push(`The agent asks to ${w.asks} outside its sandbox: it would run with your own powers on this machine.`);
   else if (a.unsandboxed) notes.push(`This target is unsandboxed: ${w.runs} with your own powers on this machine.`);
   return notes;
 }

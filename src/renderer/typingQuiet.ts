@@ -9,11 +9,19 @@ export const ARM_MS = 600;
 let lastKeyAt = 0;
 let listening = false;
 
-/** Starts listening (once, when the window starts); keys are seen in the capture phase, before anything handles them. */
+/**
+ * Starts listening (once, when the window starts); keys are seen in the capture phase, before anything handles them.
+ */
 export function watchTyping(): void {
   if (listening) return;
   listening = true;
-  window.addEventListener('keydown', () => { lastKeyAt = performance.now(); }, true);
+  window.addEventListener(
+    'keydown',
+    () => {
+      lastKeyAt = performance.now();
+    },
+    true,
+  );
 }
 
 /** How long ago the last key was pressed (Infinity before any). */

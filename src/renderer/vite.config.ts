@@ -1,4 +1,5 @@
-// Builds the renderer into out/renderer with relative asset paths, so Electron can load it from file:// and serve from any path.
+// Builds the renderer into out/renderer with relative asset paths, so Electron can load it from file:// and serve from
+// any path.
 import { defineConfig } from 'vite';
 import react from '@vitejs/plugin-react';
 import { dirname, join } from 'node:path';

@@ -11,107 +11,152 @@ import { lazyTable } from './lazyTable.js';
 // The tables below build each entry on first use (lazyTable) and the larger schemas here are z.lazy, for the same
 // reason: a client that makes one call builds one method's schemas (z.lazy accepts what the schema inside accepts).
 
-export const ActivityEntry = z.lazy(() => z.object({
-  id: z.string(),
-  time: z.string(),
-  client: ToolClient,
-  tool: z.string(),
-  execution_target: z.string().optional(),
-  generation: z.string().optional(),
-  summary: z.string(),
-  status: z.enum(['running', 'ok', 'error', 'denied', 'cancelled']),
-  duration_ms: z.number().optional(),
-  error: z.string().optional(),
-  /** What the call returned, summarized and redacted (`key: value` lines; long output clipped); never in audit.jsonl. */
-  result: z.string().max(8000).optional(),
-  /** Set when the call was held for approval (or refused by policy): who decided, how, after how long. */
-  approval: ApprovalOutcome.optional(),
-}));
+export const ActivityEntry = z.lazy(() =>
+  z.object({
+    id: z.string(),
+    time: z.string(),
+    client: ToolClient,
+    tool: z.string(),
+    execution_target: z.string().optional(),
+    generation: z.string().optional(),
+    summary: z.string(),
+    status: z.enum(['running', 'ok', 'error', 'denied', 'cancelled']),
+    duration_ms: z.number().optional(),
+    error: z.string().optional(),
+    /**
+     * What the call returned, summarized and redacted (`key: value` lines; long output clipped); never in audit.jsonl.
+     */
+    result: z.string().max(8000).optional(),
+    /** Set when the call was held for approval (or refused by policy): who decided, how, after how long. */
+    approval: ApprovalOutcome.optional(),
+  }),
+);
 export type ActivityEntry = z.infer<typeof ActivityEntry>;
 
-export const ProcessInfo = z.lazy(() => z.object({
-  session_id: z.string(),
-  execution_target: z.string(),
-  generation: z.string(),
-  command: z.string(),
-  cwd: z.string(),
-  status: z.enum(['running', 'exited', 'killed', 'lost']),
-  exit_code: z.number().int().nullable(),
-  /** Why it ended without an exit code of its own (`lost`: the connection or plugin host that held it went). */
-  reason: z.string().optional(),
-  started_at: z.string(),
-  ended_at: z.string().nullable(),
-  output_chars: z.number().int(),
-}));
+export const ProcessInfo = z.lazy(() =>
+  z.object({
+    session_id: z.string(),
+    execution_target: z.string(),
+    generation: z.string(),
+    command: z.string(),
+    cwd: z.string(),
+    status: z.enum(['running', 'exited', 'killed', 'lost']),
+    exit_code: z.number().int().nullable(),
+    /** Why it ended without an exit code of its own (`lost`: the connection or plugin host that held it went). */
+    reason: z.string().optional(),
+    started_at: z.string(),
+    ended_at: z.string().nullable(),
+    output_chars: z.number().int(),
+  }),
+);
 export type ProcessInfo = z.infer<typeof ProcessInfo>;
 
-export const PaneInfo = z.lazy(() => z.object({
-  pane_id: z.string(),
-  execution_target: z.string(),
-  generation: z.string(),
-  cwd: z.string().optional(),
-  /** The directory the pane was to start in did not exist there; it started in `cwd` (its nearest existing parent) instead. */
-  cwd_missing: z.string().optional(),
-  status: z.enum(['open', 'exited', 'lost']),
-}));
+export const PaneInfo = z.lazy(() =>
+  z.object({
+    pane_id: z.string(),
+    execution_target: z.string(),
+    generation: z.string(),
+    cwd: z.string().optional(),
+    /**
+     * The directory the pane was to start in did not exist there; it started in `cwd` (its nearest existing parent)
+     * instead.
+     */
+    cwd_missing: z.string().optional(),
+    status: z.enum(['open', 'exited', 'lost']),
+  }),
+);
 export type PaneInfo = z.infer<typeof PaneInfo>;
 
-export const DoctorReport = z.lazy(() => z.object({
-  home: z.string(),
-  backends: z.array(z.object({ backend: z.string(), flags: z.record(z.string(), z.unknown()) })),
-  targets: z.array(z.object({
-    name: z.string(),
-    generation: z.string(),
-    backend: z.string(),
-    source: z.string(),
-    state: z.string(),
-    ok: z.boolean(),
-    detail: z.string().optional(),
-    problem: z.string().optional(),
-    ms: z.number(),
-    /** Local targets: whether agent work runs in the OS sandbox, and why not. */
-    sandbox: SandboxInfo.optional(),
-  })),
-  problems: z.array(z.string()),
-  /** Each installed plugin: its state, whether its backends can run here, its requirement problems and doctor checks. */
-  plugins: z.array(PluginInfo.unwrap().extend({
-    available: z.boolean().optional(),
-    /** `target NAME: problem` for each target of its backends whose spec fails check_requirements. */
-    requirements: z.array(z.string()),
-    checks: z.array(z.object({ name: z.string(), ok: z.boolean(), detail: z.string().optional() })),
-  })).optional(),
-}));
+export const DoctorReport = z.lazy(() =>
+  z.object({
+    home: z.string(),
+    backends: z.array(z.object({ backend: z.string(), flags: z.record(z.string(), z.unknown()) })),
+    targets: z.array(
+      z.object({
+        name: z.string(),
+        generation: z.string(),
+        backend: z.string(),
+        source: z.string(),
+        state: z.string(),
+        ok: z.boolean(),
+        detail: z.string().optional(),
+        problem: z.string().optional(),
+        ms: z.number(),
+        /** Local targets: whether agent work runs in the OS sandbox, and why not. */
+        sandbox: SandboxInfo.optional(),
+      }),
+    ),
+    problems: z.array(z.string()),
+    /**
+     * Each installed plugin: its state, whether its backends can run here, its requirement problems and doctor checks.
+     */
+    plugins: z
+      .array(
+        PluginInfo.unwrap().extend({
+          available: z.boolean().optional(),
+          /** `target NAME: problem` for each target of its backends whose spec fails check_requirements. */
+          requirements: z.array(z.string()),
+          checks: z.array(z.object({ name: z.string(), ok: z.boolean(), detail: z.string().optional() })),
+        }),
+      )
+      .optional(),
+  }),
+);
 export type DoctorReport = z.infer<typeof DoctorReport>;
 
 /** A tab's nested splits: a leaf is an index into the tab's `panes`; `ratio` is side a's share. */
 export type SavedSplit = number | { dir: 'right' | 'down'; ratio: number; a: SavedSplit; b: SavedSplit };
-export const SavedSplit: z.ZodType<SavedSplit> = z.lazy(() => z.union([
-  z.number().int().min(0).max(15),
-  z.object({ dir: z.enum(['right', 'down']), ratio: z.number().min(0).max(1), a: SavedSplit, b: SavedSplit }),
-]));
+export const SavedSplit: z.ZodType<SavedSplit> = z.lazy(() =>
+  z.union([
+    z.number().int().min(0).max(15),
+    z.object({ dir: z.enum(['right', 'down']), ratio: z.number().min(0).max(1), a: SavedSplit, b: SavedSplit }),
+  ]),
+);
 
 /** The tabs and panes of the window (targets only; terminals are new on restore), kept across restarts. */
-export const WorkspaceLayout = z.lazy(() => z.object({
-  tabs: z.array(z.object({
-    /** `pane_id`: the Core's pane the window had there, resumed on reload while the Core still keeps it. */
-    panes: z.array(z.object({ target: z.string().min(1).max(64), pane_id: z.string().min(1).max(64).optional() })).min(1).max(16),
-    /** How the panes are split; absent (older saves): side by side. */
-    split: SavedSplit.optional(),
-    /** A title the person gave the tab. */
-    title: z.string().min(1).max(128).optional(),
-  })).max(64),
-  active_tab: z.number().int().min(0),
-}));
+export const WorkspaceLayout = z.lazy(() =>
+  z.object({
+    tabs: z
+      .array(
+        z.object({
+          /** `pane_id`: the Core's pane the window had there, resumed on reload while the Core still keeps it. */
+          panes: z
+            .array(z.object({ target: z.string().min(1).max(64), pane_id: z.string().min(1).max(64).optional() }))
+            .min(1)
+            .max(16),
+          /** How the panes are split; absent (older saves): side by side. */
+          split: SavedSplit.optional(),
+          /** A title the person gave the tab. */
+          title: z.string().min(1).max(128).optional(),
+        }),
+      )
+      .max(64),
+    active_tab: z.number().int().min(0),
+  }),
+);
 export type WorkspaceLayout = z.infer<typeof WorkspaceLayout>;
 
-/** The window's settings (font, zoom, theme …) kept in the profile; the renderer checks each field against its own schema. */
+/**
+ * The window's settings (font, zoom, theme …) kept in the profile; the renderer checks each field against its own
+ * schema.
+ */
 // Strings up to 4,000 chars: the keyboard shortcuts a person set are one JSON value.
-export const UiSettings = z.record(z.string().max(64), z.union([z.string().max(4000), z.number(), z.boolean()]))
+export const UiSettings = z
+  .record(z.string().max(64), z.union([z.string().max(4000), z.number(), z.boolean()]))
   .refine((r) => Object.keys(r).length <= 64, 'at most 64 settings');
 export type UiSettings = z.infer<typeof UiSettings>;
 
 /** The events a connection may subscribe to (everything but pane output, which goes by pane). */
-export const SubscribableEvent = z.enum(['targets.changed', 'targets.problems', 'activity', 'processes.changed', 'approvals.changed', 'approvals.rules', 'process.output', 'backends.changed']);
+export const SubscribableEvent = z.enum([
+  'targets.changed',
+  'targets.problems',
+  'activity',
+  'processes.changed',
+  'approvals.changed',
+  'approvals.rules',
+  'process.output',
+  'backends.changed',
+]);
 export type SubscribableEvent = z.infer<typeof SubscribableEvent>;
 
 const PaneRef = z.object({ pane_id: z.string().min(1) });
@@ -128,7 +173,12 @@ export const coreMethods = lazyTable({
   'targets.problems': () => ({ input: z.object({}), output: z.array(z.string()) }),
   /** Runtime targets changed from the UI (provider `ui`); the CLI writes the registry file directly. */
   'targets.register': () => ({
-    input: z.object({ name: z.string().min(1), spec: z.record(z.string(), z.unknown()), replace: z.boolean().optional(), if_generation: z.string().optional() }),
+    input: z.object({
+      name: z.string().min(1),
+      spec: z.record(z.string(), z.unknown()),
+      replace: z.boolean().optional(),
+      if_generation: z.string().optional(),
+    }),
     output: z.object({ action: z.string(), name: z.string(), generation: z.string() }),
   }),
   /** The backends this Core knows: flags and declared spec fields (the Add-target form is built from them). */
@@ -139,40 +189,79 @@ export const coreMethods = lazyTable({
   'plugins.disable': () => ({ input: z.object({ name: z.string().min(1).max(64) }), output: PluginInfo }),
   /** Copies a plugin folder (or npm package folder) into the profile's plugins/; installed disabled. */
   'plugins.install': () => ({ input: z.object({ path: z.string().min(1).max(4096) }), output: PluginInfo }),
-  'targets.drain': () => ({ input: z.object({ name: z.string().min(1), generation: z.string().optional() }), output: z.object({ action: z.string(), name: z.string(), generation: z.string() }) }),
-  'targets.remove': () => ({ input: z.object({ name: z.string().min(1), generation: z.string().optional() }), output: z.object({ action: z.string(), name: z.string(), generation: z.string() }) }),
+  'targets.drain': () => ({
+    input: z.object({ name: z.string().min(1), generation: z.string().optional() }),
+    output: z.object({ action: z.string(), name: z.string(), generation: z.string() }),
+  }),
+  'targets.remove': () => ({
+    input: z.object({ name: z.string().min(1), generation: z.string().optional() }),
+    output: z.object({ action: z.string(), name: z.string(), generation: z.string() }),
+  }),
   'tool.call': () => ({
-    input: z.object({ tool: z.enum(toolNames as [string, ...string[]]).or(z.string()), args: z.record(z.string(), z.unknown()), client: ToolClient.optional() }),
+    input: z.object({
+      tool: z.enum(toolNames as [string, ...string[]]).or(z.string()),
+      args: z.record(z.string(), z.unknown()),
+      client: ToolClient.optional(),
+    }),
     output: ToolResult,
   }),
   'pane.open': () => ({
     input: z.object({
-      execution_target: z.string().min(1), cols: z.number().int().min(2).max(1000), rows: z.number().int().min(1).max(500),
-      /** A window's pane: when this connection goes, the shell keeps running for `terminal.pane_keep` seconds so a reloaded window can resume it. */
+      execution_target: z.string().min(1),
+      cols: z.number().int().min(2).max(1000),
+      rows: z.number().int().min(1).max(500),
+      /**
+       * A window's pane: when this connection goes, the shell keeps running for `terminal.pane_keep` seconds so a
+       * reloaded window can resume it.
+       */
       keep: z.boolean().optional(),
       binary: PaneBinary,
     }),
     output: PaneInfo,
   }),
   'pane.write': () => ({ input: PaneRef.extend({ data: z.string().max(1_000_000) }), output: z.object({}) }),
-  'pane.resize': () => ({ input: PaneRef.extend({ cols: z.number().int().min(2).max(1000), rows: z.number().int().min(1).max(500) }), output: z.object({}) }),
+  'pane.resize': () => ({
+    input: PaneRef.extend({ cols: z.number().int().min(2).max(1000), rows: z.number().int().min(1).max(500) }),
+    output: z.object({}),
+  }),
   /** The renderer acknowledges chars it has written to xterm; the Core pauses the pty above a high watermark. */
   'pane.ack': () => ({ input: PaneRef.extend({ chars: z.number().int().min(0) }), output: z.object({}) }),
-  /** Receive this pane's output too (another window's pane); output from now on, the pane stays open when this connection goes. */
+  /**
+   * Receive this pane's output too (another window's pane); output from now on, the pane stays open when this
+   * connection goes.
+   */
   'pane.attach': () => ({ input: PaneRef.extend({ binary: PaneBinary }), output: PaneInfo }),
-  /** A window takes back a pane it had (after a reload): its recent output is replayed, and it is this connection's own from now on. */
-  'pane.resume': () => ({ input: PaneRef.extend({ binary: PaneBinary }), output: PaneInfo.unwrap().extend({ scrollback: z.string() }) }),
+  /**
+   * A window takes back a pane it had (after a reload): its recent output is replayed, and it is this connection's own
+   * from now on.
+   */
+  'pane.resume': () => ({
+    input: PaneRef.extend({ binary: PaneBinary }),
+    output: PaneInfo.unwrap().extend({ scrollback: z.string() }),
+  }),
   'pane.close': () => ({ input: PaneRef, output: z.object({}) }),
   'pane.list': () => ({ input: z.object({}), output: z.array(PaneInfo) }),
-  'processes.list': () => ({ input: z.object({ execution_target: z.string().optional() }), output: z.array(ProcessInfo) }),
-  'processes.log': () => ({ input: z.object({ session_id: z.string().min(1), lines: z.number().int().positive().optional() }), output: z.object({ output: z.string() }) }),
+  'processes.list': () => ({
+    input: z.object({ execution_target: z.string().optional() }),
+    output: z.array(ProcessInfo),
+  }),
+  'processes.log': () => ({
+    input: z.object({ session_id: z.string().min(1), lines: z.number().int().positive().optional() }),
+    output: z.object({ output: z.string() }),
+  }),
   'processes.kill': () => ({ input: z.object({ session_id: z.string().min(1) }), output: ProcessInfo }),
-  'doctor.run': () => ({ input: z.object({ timeout_ms: z.number().int().positive().max(60_000).optional() }), output: DoctorReport }),
+  'doctor.run': () => ({
+    input: z.object({ timeout_ms: z.number().int().positive().max(60_000).optional() }),
+    output: DoctorReport,
+  }),
   /** Pending approvals with secrets in their commands redacted (an agent may read it; highlights are left out). */
   'approvals.list': () => ({ input: z.object({}), output: z.array(PendingApproval) }),
   /** Pending approvals in full, for the person who decides them (the window's dialog). */
   'approvals.pending': () => ({ input: z.object({}), output: z.array(PendingApproval) }),
-  'approvals.decide': () => ({ input: ApprovalDecision, output: z.object({ id: z.string(), decision: z.enum(['approve', 'deny']) }) }),
+  'approvals.decide': () => ({
+    input: ApprovalDecision,
+    output: z.object({ id: z.string(), decision: z.enum(['approve', 'deny']) }),
+  }),
   /** Persisted "always allow" rules; revoking one makes the next matching call ask again. */
   'approvals.rules': () => ({ input: z.object({}), output: z.array(ApprovalRule) }),
   'approvals.revoke': () => ({ input: z.object({ id: z.string().min(1) }), output: z.object({ id: z.string() }) }),
@@ -186,13 +275,19 @@ export const coreMethods = lazyTable({
    * that page's connection a person's. Only a person gets one.
    */
   'window.link': () => ({ input: z.object({}), output: z.object({ approver: z.string() }) }),
-  'activity.list': () => ({ input: z.object({ limit: z.number().int().positive().max(1000).optional() }), output: z.array(ActivityEntry) }),
+  'activity.list': () => ({
+    input: z.object({ limit: z.number().int().positive().max(1000).optional() }),
+    output: z.array(ActivityEntry),
+  }),
   /**
    * A connection receives only the events it subscribed to (pane events go by pane: those it opened or attached).
    * A `switchboard call` or `mcp` connection subscribes to nothing and so receives replies only.
    */
   'events.subscribe': () => ({ input: z.object({ events: z.array(SubscribableEvent).max(32) }), output: z.object({}) }),
-  'events.unsubscribe': () => ({ input: z.object({ events: z.array(SubscribableEvent).max(32) }), output: z.object({}) }),
+  'events.unsubscribe': () => ({
+    input: z.object({ events: z.array(SubscribableEvent).max(32) }),
+    output: z.object({}),
+  }),
 });
 
 export type CoreMethod = keyof typeof coreMethods;
@@ -257,10 +352,16 @@ export const coreEvents = lazyTable({
    * UTF-8 bytes. `chars` is the count to acknowledge (a string's length; older Cores left it out of JSON events).
    * Inside the Core the event carries the pty's bytes; each connection decodes or frames them for its client.
    */
-  'pane.data': () => z.object({ pane_id: z.string(), data: z.union([z.string(), z.instanceof(Uint8Array)]), chars: z.number().int().min(0).optional() }),
+  'pane.data': () =>
+    z.object({
+      pane_id: z.string(),
+      data: z.union([z.string(), z.instanceof(Uint8Array)]),
+      chars: z.number().int().min(0).optional(),
+    }),
   'pane.cwd': () => z.object({ pane_id: z.string(), cwd: z.string() }),
-  'pane.exit': () => z.object({ pane_id: z.string(), exit_code: z.number().int().nullable(), reason: z.string().optional() }),
-  'activity': () => ActivityEntry,
+  'pane.exit': () =>
+    z.object({ pane_id: z.string(), exit_code: z.number().int().nullable(), reason: z.string().optional() }),
+  activity: () => ActivityEntry,
   'processes.changed': () => z.array(ProcessInfo),
   'approvals.changed': () => z.array(PendingApproval),
   'approvals.rules': () => z.array(ApprovalRule),
@@ -279,7 +380,13 @@ export function isPaneEvent(name: string): name is PaneEvent {
 }
 // Every event is either subscribable or a pane event: adding an event to coreEvents without deciding fails to compile.
 const everyEventRouted: Record<Exclude<CoreEvent, PaneEvent>, true> & Record<SubscribableEvent, true> = {
-  'targets.changed': true, 'targets.problems': true, 'activity': true, 'processes.changed': true, 'approvals.changed': true, 'approvals.rules': true, 'process.output': true,
+  'targets.changed': true,
+  'targets.problems': true,
+  activity: true,
+  'processes.changed': true,
+  'approvals.changed': true,
+  'approvals.rules': true,
+  'process.output': true,
   'backends.changed': true,
 };
 void everyEventRouted;
@@ -295,7 +402,11 @@ export const WireCancel = z.object({ type: z.literal('cancel'), id: WireId });
  * What `pane.ack` does, without a reply: a window acknowledges its panes' output many times a second in a flood, and
  * a reply to each (a message to write, a wake-up for the window) cost the Core as much as the ack itself.
  */
-export const WireAck = z.object({ type: z.literal('ack'), pane_id: z.string().min(1).max(128), chars: z.number().int().min(0) });
+export const WireAck = z.object({
+  type: z.literal('ack'),
+  pane_id: z.string().min(1).max(128),
+  chars: z.number().int().min(0),
+});
 export const WireRequest = z.union([WireCall, WireCancel, WireAck]);
 export const WireResponse = z.union([
   z.object({ type: z.literal('result'), id: WireId, ok: z.literal(true), result: z.unknown() }),

@@ -2,8 +2,17 @@
 import { SwitchboardError, ErrorPayload } from './errors.js';
 import { decodePaneFrame } from './paneFrame.js';
 import {
-  coreEvents, coreMethods, isCoreEvent, isPaneEvent, WireMessage,
-  type CoreEvent, type CoreMethod, type EventPayload, type MethodInput, type MethodOutput, type WireRequest,
+  coreEvents,
+  coreMethods,
+  isCoreEvent,
+  isPaneEvent,
+  WireMessage,
+  type CoreEvent,
+  type CoreMethod,
+  type EventPayload,
+  type MethodInput,
+  type MethodOutput,
+  type WireRequest,
 } from './api.js';
 
 /** A bidirectional message pipe; the transport decides how bytes move. */
@@ -20,17 +29,26 @@ type Listener<E extends CoreEvent> = (payload: EventPayload<E>) => void;
 
 export class CoreClient {
   private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void; method: CoreMethod }>();
+  private readonly pending = new Map<
+    number,
+    { resolve: (v: unknown) => void; reject: (e: Error) => void; method: CoreMethod }
+  >();
   private readonly listeners = new Map<CoreEvent, Set<(payload: unknown) => void>>();
   private closedReason: string | undefined;
   private readonly reopened = new Set<() => void>();
 
-  /** `onBadFrame`: a binary frame that does not follow the layout (it is dropped); a warning on the console by default. */
-  constructor(private readonly link: Link, private readonly onBadFrame: (err: SwitchboardError) => void = (err) => console.warn(err.message)) {
+  /**
+   * `onBadFrame`: a binary frame that does not follow the layout (it is dropped); a warning on the console by default.
+   */
+  constructor(
+    private readonly link: Link,
+    private readonly onBadFrame: (err: SwitchboardError) => void = (err) => console.warn(err.message),
+  ) {
     link.onMessage((raw) => this.receive(raw));
     link.onClose((reason) => {
       this.closedReason = reason;
-      for (const p of this.pending.values()) p.reject(new SwitchboardError('no_core', `connection to the Core closed: ${reason}`));
+      for (const p of this.pending.values())
+        p.reject(new SwitchboardError('no_core', `connection to the Core closed: ${reason}`));
       this.pending.clear();
     });
     link.onReopen?.(() => {
@@ -52,7 +70,11 @@ export class CoreClient {
    * Call a method. When `signal` aborts, the Core is asked to withdraw the call (it stops the work, e.g. kills the
    * command's process group) and the promise settles with the Core's answer, normally a `cancelled` error.
    */
-  call<M extends CoreMethod>(method: M, input: MethodInput<M>, opts: { signal?: AbortSignal } = {}): Promise<MethodOutput<M>> {
+  call<M extends CoreMethod>(
+    method: M,
+    input: MethodInput<M>,
+    opts: { signal?: AbortSignal } = {},
+  ): Promise<MethodOutput<M>> {
     if (this.closedReason !== undefined) {
       return Promise.reject(new SwitchboardError('no_core', `connection to the Core closed: ${this.closedReason}`));
     }
@@ -129,7 +151,9 @@ export class CoreClient {
     try {
       frame = decodePaneFrame(bytes);
     } catch (err) {
-      this.onBadFrame(err instanceof SwitchboardError ? err : new SwitchboardError('bad_request', 'malformed pane frame'));
+      this.onBadFrame(
+        err instanceof SwitchboardError ? err : new SwitchboardError('bad_request', 'malformed pane frame'),
+      );
       return;
     }
     for (const l of this.listeners.get('pane.data') ?? []) l(frame);

@@ -28,6 +28,8 @@ describe('echoed', () => {
     const e = new SwitchboardError('unknown_target', `unknown target "${long}"`, `try "${long}"`);
     expect(e.message.length).toBeLessThanOrEqual(MAX_ECHOED_CHARS + 20);
     expect(e.hint!.length).toBeLessThanOrEqual(MAX_ECHOED_CHARS + 10);
-    expect(toErrorPayload(new Error(`ENOENT: open '${long}'`)).message.length).toBeLessThanOrEqual(MAX_ECHOED_CHARS + 20);
+    expect(toErrorPayload(new Error(`ENOENT: open '${long}'`)).message.length).toBeLessThanOrEqual(
+      MAX_ECHOED_CHARS + 20,
+    );
   });
 });

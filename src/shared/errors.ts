@@ -63,7 +63,11 @@ export function toErrorPayload(err: unknown): ErrorPayload {
   if (err instanceof z.ZodError) return { code: 'bad_request', message: formatZodError(err) };
   // An argument over the kernel's per-argument limit (a command of more than 128 KiB passed to a shell).
   if ((err as { code?: unknown } | null)?.code === 'E2BIG') {
-    return { code: 'too_large', message: 'the command is too long to start: over the system\'s limit of 128 KiB for one argument', hint: 'write long scripts to a file (write_file) and run the file' };
+    return {
+      code: 'too_large',
+      message: "the command is too long to start: over the system's limit of 128 KiB for one argument",
+      hint: 'write long scripts to a file (write_file) and run the file',
+    };
   }
   const message = err instanceof Error ? err.message : String(err);
   return { code: 'internal', message: cutLongRuns(message.split('\n')[0] ?? 'internal error') };
@@ -79,7 +83,8 @@ export function nestedDeeperThan(value: unknown, limit = MAX_JSON_DEPTH): boolea
     const [v, depth] = stack.pop()!;
     if (v === null || typeof v !== 'object') continue;
     if (depth >= limit) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+    for (const child of Array.isArray(v) ? v : Object.values(v))
+      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
   }
   return false;
 }

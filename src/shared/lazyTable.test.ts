@@ -1,4 +1,5 @@
-// lazyTable builds each entry on its first read, once, and otherwise reads as the plain object; the API tables built with it accept what they did.
+// lazyTable builds each entry on its first read, once, and otherwise reads as the plain object; the API tables built
+// with it accept what they did.
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { lazyTable } from './lazyTable.js';
@@ -48,14 +49,31 @@ describe('the API tables, built lazily', () => {
   });
 
   it('accept and refuse what they did', () => {
-    expect(coreMethods['tool.call'].input.safeParse({ tool: 'terminal', args: { command: 'true' }, client: 'cli' }).success).toBe(true);
+    expect(
+      coreMethods['tool.call'].input.safeParse({ tool: 'terminal', args: { command: 'true' }, client: 'cli' }).success,
+    ).toBe(true);
     expect(coreMethods['tool.call'].input.safeParse({ tool: 'some_plugin_tool', args: {} }).success).toBe(true);
     expect(coreMethods['tool.call'].input.safeParse({ tool: 'terminal', args: [] }).success).toBe(false);
-    expect(coreMethods['tool.call'].output.parse({ execution_target: 'local', output: 'x', exit_code: 0 })).toEqual({ execution_target: 'local', output: 'x', exit_code: 0 });
-    expect(coreMethods['pane.open'].input.safeParse({ execution_target: 'local', cols: 1, rows: 10 }).success).toBe(false);
-    expect(coreMethods['pane.write'].input.safeParse({ pane_id: 'p', data: 'x'.repeat(1_000_001) }).success).toBe(false);
-    expect(coreMethods['workspace.save'].input.safeParse({ tabs: [{ panes: [{ target: 'local' }], split: { dir: 'right', ratio: 0.5, a: 0, b: 1 } }], active_tab: 0 }).success).toBe(true);
-    expect(coreEvents['pane.data'].safeParse({ pane_id: 'p', data: new Uint8Array([104]), chars: 1 }).success).toBe(true);
+    expect(coreMethods['tool.call'].output.parse({ execution_target: 'local', output: 'x', exit_code: 0 })).toEqual({
+      execution_target: 'local',
+      output: 'x',
+      exit_code: 0,
+    });
+    expect(coreMethods['pane.open'].input.safeParse({ execution_target: 'local', cols: 1, rows: 10 }).success).toBe(
+      false,
+    );
+    expect(coreMethods['pane.write'].input.safeParse({ pane_id: 'p', data: 'x'.repeat(1_000_001) }).success).toBe(
+      false,
+    );
+    expect(
+      coreMethods['workspace.save'].input.safeParse({
+        tabs: [{ panes: [{ target: 'local' }], split: { dir: 'right', ratio: 0.5, a: 0, b: 1 } }],
+        active_tab: 0,
+      }).success,
+    ).toBe(true);
+    expect(coreEvents['pane.data'].safeParse({ pane_id: 'p', data: new Uint8Array([104]), chars: 1 }).success).toBe(
+      true,
+    );
     expect(coreEvents['pane.exit'].safeParse({ pane_id: 'p', exit_code: 'x' }).success).toBe(false);
   });
 });
@@ -69,7 +87,16 @@ describe('schemas built on first use (z.lazy)', () => {
     expect(extra.error?.issues[0]).toMatchObject({ code: 'unrecognized_keys', keys: ['surprise'] });
     expect(ApprovalDecision.safeParse({ id: 'a1', decision: 'approve', scope: 'session' }).success).toBe(true);
     expect(ApprovalDecision.safeParse({ id: 'a1', decision: 'maybe' }).error?.issues[0]?.path).toEqual(['decision']);
-    const target = { name: 'box', generation: 'g1', source: 'runtime', state: 'active', backend: 'ssh', spec: { ssh_host: 'h' }, is_default: false, health: { status: 'reachable' } };
+    const target = {
+      name: 'box',
+      generation: 'g1',
+      source: 'runtime',
+      state: 'active',
+      backend: 'ssh',
+      spec: { ssh_host: 'h' },
+      is_default: false,
+      health: { status: 'reachable' },
+    };
     expect(TargetInfo.parse(target)).toEqual(target);
     expect(TargetInfo.safeParse({ ...target, state: 'asleep' }).success).toBe(false);
     // An optional lazy field inside an object may be left out, as before.

@@ -1,4 +1,5 @@
-// A table whose entries are built the first time each is read: the API's schemas cost a process only the methods it uses.
+// A table whose entries are built the first time each is read: the API's schemas cost a process only the methods it
+// uses.
 
 /**
  * The object `{ key: build[key]() }`, each value built on its first read and kept. Keys are there from the start
@@ -6,7 +7,9 @@
  * work moves. Why: building zod schemas is what a short-lived client spends most of its start on (heap and garbage
  * collection), and `switchboard call` needs one method's schemas of forty.
  */
-export function lazyTable<T extends Record<string, unknown>>(build: { readonly [K in keyof T]: () => T[K] }): { readonly [K in keyof T]: T[K] } {
+export function lazyTable<T extends Record<string, unknown>>(
+  build: { readonly [K in keyof T]: () => T[K] },
+): { readonly [K in keyof T]: T[K] } {
   const table = {} as T;
   for (const key of Object.keys(build) as (keyof T & string)[]) {
     Object.defineProperty(table, key, {

@@ -1,4 +1,5 @@
-// Pane flow control: its numbers, shared by the Core (which pauses a pane's pty) and the windows, and a window's acknowledgements.
+// Pane flow control: its numbers, shared by the Core (which pauses a pane's pty) and the windows, and a window's
+// acknowledgements.
 
 /**
  * The Core pauses the pty above this many unacknowledged chars and reads it again once the window is back below the

@@ -34,7 +34,8 @@ const asciiId = /^[\x21-\x7e]{1,64}$/;
 
 /** How many bytes come before the output in a frame of `paneId`: a batch read into a frame starts there. */
 export function paneFrameHeaderBytes(paneId: string): number {
-  if (!asciiId.test(paneId)) throw new SwitchboardError('internal', `pane id ${JSON.stringify(paneId.slice(0, 80))} cannot be framed`);
+  if (!asciiId.test(paneId))
+    throw new SwitchboardError('internal', `pane id ${JSON.stringify(paneId.slice(0, 80))} cannot be framed`);
   return FIXED_BYTES + paneId.length;
 }
 
@@ -44,7 +45,8 @@ export function paneFrameHeaderBytes(paneId: string): number {
  */
 export function writePaneFrameHeader(frame: Uint8Array, paneId: string, chars: number): void {
   const head = paneFrameHeaderBytes(paneId);
-  if (frame.length < head) throw new SwitchboardError('internal', `a frame of ${frame.length} bytes has no room for its header`);
+  if (frame.length < head)
+    throw new SwitchboardError('internal', `a frame of ${frame.length} bytes has no room for its header`);
   frame[0] = PANE_FRAME_DATA;
   frame[1] = paneId.length;
   for (let i = 0; i < paneId.length; i++) frame[2 + i] = paneId.charCodeAt(i);
@@ -62,13 +64,18 @@ export function encodePaneData(paneId: string, data: string | Uint8Array, chars?
   const body = typeof data === 'string' ? encoder.encode(data) : data;
   const frame = new Uint8Array(head + body.length);
   frame.set(body, head);
-  writePaneFrameHeader(frame, paneId, typeof data === 'string' ? data.length : chars ?? body.length);
+  writePaneFrameHeader(frame, paneId, typeof data === 'string' ? data.length : (chars ?? body.length));
   return frame;
 }
 
 /** Reads a frame; anything that does not follow the layout is one `bad_request` error (the caller drops the frame). */
 export function decodePaneFrame(frame: Uint8Array): PaneDataFrame {
-  const bad = (why: string): SwitchboardError => new SwitchboardError('bad_request', `malformed pane frame (${frame.length} bytes): ${why}`, 'the frame was dropped');
+  const bad = (why: string): SwitchboardError =>
+    new SwitchboardError(
+      'bad_request',
+      `malformed pane frame (${frame.length} bytes): ${why}`,
+      'the frame was dropped',
+    );
   if (frame.length < FIXED_BYTES + 1) throw bad('shorter than its header');
   if (frame[0] !== PANE_FRAME_DATA) throw bad(`unknown kind ${frame[0]}`);
   const n = frame[1]!;
@@ -82,7 +89,9 @@ export function decodePaneFrame(frame: Uint8Array): PaneDataFrame {
   }
   const chars = new DataView(frame.buffer, frame.byteOffset, frame.byteLength).getUint32(2 + n);
   const data = frame.subarray(FIXED_BYTES + n);
-  // UTF-8 takes 1–3 bytes per UTF-16 code unit (4 for a surrogate pair, 2 units): anything outside says the count is wrong.
-  if (chars > data.length || data.length > chars * 3) throw bad(`${chars} chars cannot be ${data.length} bytes of UTF-8`);
+  // UTF-8 takes 1–3 bytes per UTF-16 code unit (4 for a surrogate pair, 2 units): anything outside says the count is
+  // wrong.
+  if (chars > data.length || data.length > chars * 3)
+    throw bad(`${chars} chars cannot be ${data.length} bytes of UTF-8`);
   return { pane_id: paneId, data, chars };
 }

@@ -1,4 +1,5 @@
-// What enabling a plugin lets it do, in words a person reads before saying yes: the CLI's prompt and the window's dialog.
+// What enabling a plugin lets it do, in words a person reads before saying yes: the CLI's prompt and the window's
+// dialog.
 import type { ManifestFlags } from './plugins.js';
 
 /**
@@ -11,11 +12,14 @@ export function pluginFlagSentences(flags: ManifestFlags | undefined): string[] 
   const skip = f.skip_container_guards ?? f.is_container ?? false;
   const sentences = ['Its code runs on this machine with your own powers, in a process of its own.'];
   if (f.is_remote) sentences.push('Its commands run on another machine.');
-  else if (f.is_container) sentences.push('Its commands run on this machine, inside a sandbox or container it provides.');
+  else if (f.is_container)
+    sentences.push('Its commands run on this machine, inside a sandbox or container it provides.');
   else sentences.push('Its commands run on this machine.');
   if (skip) {
     const why = f.is_container ? 'it declares it is a container' : 'it declares its commands need no asking';
-    sentences.push(`Commands on its targets will not be asked about: ${why} (targets that make folders of this machine writable still ask).`);
+    sentences.push(
+      `Commands on its targets will not be asked about: ${why} (targets that make folders of this machine writable still ask).`,
+    );
   } else {
     sentences.push('Dangerous commands on its targets ask you first.');
   }

@@ -5,32 +5,42 @@ import * as z from 'zod';
 import type { SpecFieldDecl } from './specFields.js';
 
 /** A backend or plugin name: lower-case letters, digits and `_`, starting with a letter. */
-export const PluginName = z.string().regex(/^[a-z][a-z0-9_]*$/, 'a name is lower-case letters, digits and _, starting with a letter').max(64);
+export const PluginName = z
+  .string()
+  .regex(/^[a-z][a-z0-9_]*$/, 'a name is lower-case letters, digits and _, starting with a letter')
+  .max(64);
 
 /**
  * The powers a plugin asks for, in its manifest: what a person is shown before installing or enabling it (read
  * without running its code), and the most its backends get — a backend that declares more at load is held to these.
  * Absent keys are `false` (`skip_container_guards` follows `is_container`).
  */
-export const ManifestFlags = z.object({
-  is_remote: z.boolean(),
-  is_container: z.boolean(),
-  skip_container_guards: z.boolean(),
-  supports_streams: z.boolean(),
-  supports_pty: z.boolean(),
-}).partial().strict();
+export const ManifestFlags = z
+  .object({
+    is_remote: z.boolean(),
+    is_container: z.boolean(),
+    skip_container_guards: z.boolean(),
+    supports_streams: z.boolean(),
+    supports_pty: z.boolean(),
+  })
+  .partial()
+  .strict();
 export type ManifestFlags = z.infer<typeof ManifestFlags>;
 
 /** `plugins/<name>/plugin.yaml` (or the `switchboard` field of an npm package's package.json). */
-export const PluginManifest = z.lazy(() => z.object({
-  name: PluginName,
-  version: z.string().min(1).max(64),
-  kind: z.literal('backend'),
-  /** The ES module, relative to the plugin's folder, that exports `register(ctx)`. */
-  entry: z.string().min(1).max(512),
-  description: z.string().max(500).optional(),
-  flags: ManifestFlags.optional(),
-}).strict());
+export const PluginManifest = z.lazy(() =>
+  z
+    .object({
+      name: PluginName,
+      version: z.string().min(1).max(64),
+      kind: z.literal('backend'),
+      /** The ES module, relative to the plugin's folder, that exports `register(ctx)`. */
+      entry: z.string().min(1).max(512),
+      description: z.string().max(500).optional(),
+      flags: ManifestFlags.optional(),
+    })
+    .strict(),
+);
 export type PluginManifest = z.infer<typeof PluginManifest>;
 
 /**
@@ -38,20 +48,22 @@ export type PluginManifest = z.infer<typeof PluginManifest>;
  * backends registered), `refused` (it claimed a reserved or taken name), `failed` (its manifest or module is broken,
  * or its host crashed and has not come back), `loading`.
  */
-export const PluginInfo = z.lazy(() => z.object({
-  name: z.string(),
-  version: z.string().optional(),
-  description: z.string().optional(),
-  dir: z.string(),
-  enabled: z.boolean(),
-  state: z.enum(['disabled', 'loading', 'active', 'refused', 'failed']),
-  /** The backend names it registered (or tried to). */
-  backends: z.array(z.string()),
-  /** One line: why it is refused or failed. */
-  problem: z.string().optional(),
-  /** What its manifest asks for (`pluginFlagSentences` says it in words); absent when the manifest cannot be read. */
-  flags: ManifestFlags.optional(),
-}));
+export const PluginInfo = z.lazy(() =>
+  z.object({
+    name: z.string(),
+    version: z.string().optional(),
+    description: z.string().optional(),
+    dir: z.string(),
+    enabled: z.boolean(),
+    state: z.enum(['disabled', 'loading', 'active', 'refused', 'failed']),
+    /** The backend names it registered (or tried to). */
+    backends: z.array(z.string()),
+    /** One line: why it is refused or failed. */
+    problem: z.string().optional(),
+    /** What its manifest asks for (`pluginFlagSentences` says it in words); absent when the manifest cannot be read. */
+    flags: ManifestFlags.optional(),
+  }),
+);
 export type PluginInfo = z.infer<typeof PluginInfo>;
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -4,15 +4,29 @@ import { MAX_REDACTED_CHARS, looksLikeSecretValue, redact } from './redact.js';
 describe('redact', () => {
   /** [what, text, the secret that must be gone, what must still be there]. */
   const cases: Array<[string, string, string, string?]> = [
-    ['bearer header', `curl -H 'Authorization: Bearer abcDEF123456ghiJKL' https://x`, 'abcDEF123456ghiJKL', 'https://x'],
+    [
+      'bearer header',
+      `curl -H 'Authorization: Bearer abcDEF123456ghiJKL' https://x`,
+      'abcDEF123456ghiJKL',
+      'https://x',
+    ],
     ['basic header', 'curl -H "Authorization: Basic dXNlcjpwYXNzd29yZA==" x', 'dXNlcjpwYXNzd29yZA=='],
-    ['header without a scheme', `curl -H 'Authorization: s3cr3tvalue99' https://api.example`, 's3cr3tvalue99', 'https://api.example'],
+    [
+      'header without a scheme',
+      `curl -H 'Authorization: s3cr3tvalue99' https://api.example`,
+      's3cr3tvalue99',
+      'https://api.example',
+    ],
     ['proxy authorization', `curl -H 'Proxy-Authorization: Basic cHJveHk6cHc=' x`, 'cHJveHk6cHc='],
     ['cookie header', `curl -H 'Cookie: session=9f8e7d6c5b4a; csrftoken=abc' https://x`, '9f8e7d6c5b4a', 'https://x'],
     ['set-cookie header', 'echo "Set-Cookie: sid=deadbeefcafe; HttpOnly"', 'deadbeefcafe'],
     ['x-api-key header', `curl -H "X-Api-Key: key_live_12345678" https://x`, 'key_live_12345678'],
     ['bare bearer', 'echo Bearer abcdefghijklmnopq', 'abcdefghijklmnopq'],
-    ['jwt', 'curl -d token=1 https://x; echo eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U', 'dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U'],
+    [
+      'jwt',
+      'curl -d token=1 https://x; echo eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
+      'dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
+    ],
     ['url credentials', 'psql postgres://admin:S3cretPw@db.example:5432/app', 'S3cretPw', 'db.example:5432/app'],
     ['url credentials, empty user', 'redis-cli -u redis://:R3disPass@cache:6379', 'R3disPass', 'cache:6379'],
     ['mysql -p attached', 'mysql -u root -pHunter2Secret -h db app', 'Hunter2Secret', '-h db app'],
@@ -27,7 +41,12 @@ describe('redact', () => {
     ['curl -u user:pass', 'curl -u alice:CurlPw42 https://api.example/v1', 'CurlPw42', 'alice'],
     ['curl --user=', 'curl -s --user=alice:CurlPw43 https://x', 'CurlPw43'],
     ['wget --http-password', 'wget --http-user=bob --http-password=WgetPw1 https://x/f', 'WgetPw1'],
-    ['json password', `curl -d '{"username": "a", "password": "JsonPw1!"}' https://x/login`, 'JsonPw1!', '"username": "a"'],
+    [
+      'json password',
+      `curl -d '{"username": "a", "password": "JsonPw1!"}' https://x/login`,
+      'JsonPw1!',
+      '"username": "a"',
+    ],
     ['json api_key', `echo '{"api_key":"ak_998877"}' > cfg.json`, 'ak_998877', 'cfg.json'],
     ['json token, single quotes', `python3 -c "print({'access_token': 'tok998877'})"`, 'tok998877'],
     ['json secret, escaped quotes', `sh -c "curl -d {\\"client_secret\\":\\"Esc4pedPw\\"} x"`, 'Esc4pedPw'],
@@ -35,10 +54,27 @@ describe('redact', () => {
     ['htpasswd -b', 'htpasswd -b /etc/nginx/.htpasswd admin HtPw55', 'HtPw55', '/etc/nginx/.htpasswd admin'],
     ['htpasswd -bc', 'htpasswd -bcB .htpasswd admin HtPw56 && echo ok', 'HtPw56', 'echo ok'],
     ['htpasswd -nb', 'htpasswd -nb admin HtPw57', 'HtPw57'],
-    ['aws configure set', 'aws configure set aws_secret_access_key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'],
-    ['aws configure set, profile', 'aws configure set profile.dev.aws_session_token FwoGZXIvYXdzEBEaDExampleSessionToken', 'FwoGZXIvYXdzEBEaDExampleSessionToken'],
-    ['aws secret key in a credentials file', `printf 'aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' >> creds`, 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY'],
-    ['aws env', 'AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY aws s3 ls', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY', 'aws s3 ls'],
+    [
+      'aws configure set',
+      'aws configure set aws_secret_access_key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+      'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+    ],
+    [
+      'aws configure set, profile',
+      'aws configure set profile.dev.aws_session_token FwoGZXIvYXdzEBEaDExampleSessionToken',
+      'FwoGZXIvYXdzEBEaDExampleSessionToken',
+    ],
+    [
+      'aws secret key in a credentials file',
+      `printf 'aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY' >> creds`,
+      'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+    ],
+    [
+      'aws env',
+      'AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY aws s3 ls',
+      'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
+      'aws s3 ls',
+    ],
     ['aws access key id', 'export AWS_ACCESS_KEY_ID=AKIAIOSFODNN7EXAMPLE', 'AKIAIOSFODNN7EXAMPLE'],
     ['aws access key id alone', 'echo AKIAIOSFODNN7EXAMPLE', 'AKIAIOSFODNN7EXAMPLE'],
     ['password flag', 'mysql --password hunter2secret -h db', 'hunter2secret'],
@@ -52,10 +88,19 @@ describe('redact', () => {
     ['yaml-ish', 'echo "password: YamlPw8" >> config.yml', 'YamlPw8', 'config.yml'],
     ['github token', 'git clone https://ghp_abcdefghijklmnop1234@github.example/x', 'ghp_abcdefghijklmnop1234'],
     ['openai key', 'echo sk-proj-abcdefghijklmnop', 'abcdefghijklmnop'],
-    ['private key', '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----', 'b3BlbnNzaC1rZXktdjEAAAAA'],
+    [
+      'private key',
+      '-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAA\n-----END OPENSSH PRIVATE KEY-----',
+      'b3BlbnNzaC1rZXktdjEAAAAA',
+    ],
     ['github pat by name', 'GH_PAT=abcdef123456789 gh auth status', 'abcdef123456789', 'gh auth status'],
     ['sentry dsn by name', 'export SENTRY_DSN=dsnvalue99887766', 'dsnvalue99887766'],
-    ['env output lines', 'HOME=/root\nGH_PAT=abc123secret\nDATABASE_URL=postgres://u:Pw0rd99@h/db\nLANG=C', 'Pw0rd99', 'LANG=C'],
+    [
+      'env output lines',
+      'HOME=/root\nGH_PAT=abc123secret\nDATABASE_URL=postgres://u:Pw0rd99@h/db\nLANG=C',
+      'Pw0rd99',
+      'LANG=C',
+    ],
     ['env output, pat', 'HOME=/root\nGH_PAT=abc123secret\nLANG=C', 'abc123secret', 'HOME=/root'],
     ['-u user:pass, any program', 'foo -u admin:AdminPw11 --verbose', 'AdminPw11', 'admin:'],
     ['curl bundled -su', 'curl -su admin:BundledPw12 https://x', 'BundledPw12', 'https://x'],
@@ -66,24 +111,64 @@ describe('redact', () => {
     ['token= in a query string', 'curl "https://api.example/v1?token=QueryTok17&page=2"', 'QueryTok17', 'page=2'],
     ['gitlab token', 'echo glpat-abcdefghij0123456789', 'glpat-abcdefghij0123456789'],
     ['slack token', 'echo xoxb-1234567890-abcdefghij', 'xoxb-1234567890-abcdefghij'],
-    ['docker config auth', '{"auths": {"ghcr.io": {"auth": "Ym90OkRvY2tlclB3MTg="}}}', 'Ym90OkRvY2tlclB3MTg=', 'ghcr.io'],
-    ['kubeconfig key data', '    client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVkt', 'LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVkt', 'client-key-data'],
-    ['azure connection string', 'DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=QXp1cmVLZXkxOQ==;EndpointSuffix=core', 'QXp1cmVLZXkxOQ==', 'AccountName=acct'],
-    ['slack webhook', 'curl -X POST https://hooks.slack.com/services/T000/B000/SlackHook20 -d x', 'SlackHook20', '-d x'],
+    [
+      'docker config auth',
+      '{"auths": {"ghcr.io": {"auth": "Ym90OkRvY2tlclB3MTg="}}}',
+      'Ym90OkRvY2tlclB3MTg=',
+      'ghcr.io',
+    ],
+    [
+      'kubeconfig key data',
+      '    client-key-data: LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVkt',
+      'LS0tLS1CRUdJTiBSU0EgUFJJVkFURSBLRVkt',
+      'client-key-data',
+    ],
+    [
+      'azure connection string',
+      'DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=QXp1cmVLZXkxOQ==;EndpointSuffix=core',
+      'QXp1cmVLZXkxOQ==',
+      'AccountName=acct',
+    ],
+    [
+      'slack webhook',
+      'curl -X POST https://hooks.slack.com/services/T000/B000/SlackHook20 -d x',
+      'SlackHook20',
+      '-d x',
+    ],
     ['discord webhook', 'curl https://discord.com/api/webhooks/123/DiscordHook21', 'DiscordHook21'],
     ['a value quoted in parts', `export TRICKY_SECRET='it'\\''s "q" two words Part23'; ls`, 'Part23', '; ls'],
     ['a value with escaped blanks', 'API_TOKEN=two\\ words\\ Part24 ./run', 'Part24', './run'],
-    ['mongo -p', 'mongosh -u admin -p MongoPw25 --authenticationDatabase admin', 'MongoPw25', '--authenticationDatabase admin'],
+    [
+      'mongo -p',
+      'mongosh -u admin -p MongoPw25 --authenticationDatabase admin',
+      'MongoPw25',
+      '--authenticationDatabase admin',
+    ],
     ['sqlcmd -P', 'sqlcmd -S db -U sa -P SqlPw26 -Q "select 1"', 'SqlPw26', 'select 1'],
     ['zip -P', 'zip -P ZipPw27 out.zip file', 'ZipPw27', 'out.zip file'],
     ['7z -p', '7z a -pSevenPw28 out.7z dir', 'SevenPw28', 'out.7z dir'],
-    ['keytool -storepass', 'keytool -list -keystore ks.jks -storepass StorePw29 -keypass KeyPw30', 'StorePw29', 'ks.jks'],
+    [
+      'keytool -storepass',
+      'keytool -list -keystore ks.jks -storepass StorePw29 -keypass KeyPw30',
+      'StorePw29',
+      'ks.jks',
+    ],
     ['keytool -keypass', 'keytool -list -keystore ks.jks -storepass StorePw29 -keypass KeyPw30', 'KeyPw30'],
     ['curl -u quoted, with a blank', `curl -u 'admin:pa ss Part32' https://x`, 'ss Part32', 'https://x'],
     ['--user= double-quoted', 'tool --user="bob:two words Part33" go', 'Part33', 'go'],
-    ['authorization as a dict key', `requests.get(u, headers={"Authorization": "token DictTok34"})`, 'DictTok34', 'requests.get'],
+    [
+      'authorization as a dict key',
+      `requests.get(u, headers={"Authorization": "token DictTok34"})`,
+      'DictTok34',
+      'requests.get',
+    ],
     ['python auth tuple', `requests.get(u, auth=("bob", "TuplePw35"))`, 'TuplePw35', '"bob"'],
-    ['echo into --password-stdin', `echo 'StdinPw36' | docker login -u bot --password-stdin ghcr.io`, 'StdinPw36', 'ghcr.io'],
+    [
+      'echo into --password-stdin',
+      `echo 'StdinPw36' | docker login -u bot --password-stdin ghcr.io`,
+      'StdinPw36',
+      'ghcr.io',
+    ],
     ['vault token', 'echo hvs.CAESIVaultToken22abcdefghij', 'hvs.CAESIVaultToken22abcdefghij'],
   ];
   it.each(cases)('%s', (_what, text, secret, kept) => {
@@ -142,7 +227,6 @@ describe('redact', () => {
     'requests.get(u, auth=token_auth)',
   ];
   it.each(everyday)('leaves `%s` alone', (text) => expect(redact(text)).toBe(text));
-
 });
 
 describe('redact on huge input', () => {
@@ -156,14 +240,32 @@ describe('redact on huge input', () => {
 
 describe('looksLikeSecretValue', () => {
   const secret = [
-    'ghp_abcdefghijklmnop1234', 'github_pat_11ABCDEFG0123456789abcdef', 'sk-proj-abcdefghijklmnop', 'xoxp-1234567890-abcdef',
-    'AKIAIOSFODNN7EXAMPLE', 'glpat-abcdefghij0123456789', 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w5N',
-    'postgres://u:pw@h/db', 'https://user:p%40ss@example.com/x', '-----BEGIN RSA PRIVATE KEY-----\nMIIEabc\n-----END RSA PRIVATE KEY-----',
+    'ghp_abcdefghijklmnop1234',
+    'github_pat_11ABCDEFG0123456789abcdef',
+    'sk-proj-abcdefghijklmnop',
+    'xoxp-1234567890-abcdef',
+    'AKIAIOSFODNN7EXAMPLE',
+    'glpat-abcdefghij0123456789',
+    'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w5N',
+    'postgres://u:pw@h/db',
+    'https://user:p%40ss@example.com/x',
+    '-----BEGIN RSA PRIVATE KEY-----\nMIIEabc\n-----END RSA PRIVATE KEY-----',
   ];
   it.each(secret)('%s carries a credential', (v) => expect(looksLikeSecretValue(v)).toBe(true));
   const innocent = [
-    '/usr/local/bin:/usr/bin:/bin', '/home/me', 'en_US.UTF-8', 'xterm-256color', 'vim', 'production', 'https://example.com/x',
-    'postgres://db.example/app', 'git@github.com:me/repo.git', '', 'task-list', 'skip-this', '1000:1000',
+    '/usr/local/bin:/usr/bin:/bin',
+    '/home/me',
+    'en_US.UTF-8',
+    'xterm-256color',
+    'vim',
+    'production',
+    'https://example.com/x',
+    'postgres://db.example/app',
+    'git@github.com:me/repo.git',
+    '',
+    'task-list',
+    'skip-this',
+    '1000:1000',
   ];
   it.each(innocent)('%s does not', (v) => expect(looksLikeSecretValue(v)).toBe(false));
 });

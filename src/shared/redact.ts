@@ -16,9 +16,12 @@ const SECRET_WORD = String.raw`(?:api[_-]?key|apikey|token(?!s|iz|_?(?:type|coun
 type Replacer = (match: string, ...groups: unknown[]) => string;
 
 /** Programs whose -u takes user:group or uid:gid, not a user and a password. */
-const USER_GROUP_PROGRAMS = /(?:^|[\s;&|(])(?:sudo\s+)?(?:docker|podman|nerdctl|ctr|chpst|chown|chgrp|runuser|setpriv|install|ps|pgrep|pkill|top|crontab|su|sudo|lxc-\w+|systemd-run)\b[^|;&\n]*$/;
+const USER_GROUP_PROGRAMS =
+  /(?:^|[\s;&|(])(?:sudo\s+)?(?:docker|podman|nerdctl|ctr|chpst|chown|chgrp|runuser|setpriv|install|ps|pgrep|pkill|top|crontab|su|sudo|lxc-\w+|systemd-run)\b[^|;&\n]*$/;
 
-/** `-u user:password`: the password goes, unless the program takes user:group there or the part after `:` is a group id. */
+/**
+ * `-u user:password`: the password goes, unless the program takes user:group there or the part after `:` is a group id.
+ */
 function userPassword(match: string, ...rest: unknown[]): string {
   const [flag, user, secret, offset, whole] = rest as [string, string, string, number, string];
   if (/^\d+$/.test(secret) || USER_GROUP_PROGRAMS.test(whole.slice(0, offset))) return match;
@@ -32,7 +35,10 @@ function userPassword(match: string, ...rest: unknown[]): string {
 const redactions: Array<[RegExp, string | Replacer]> = [
   [/(-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g, '$1 [redacted] $2'],
   // Authorization and cookie headers, whatever the scheme; X-Api-Key / X-Auth-Token style headers.
-  [/\b((?:Proxy-)?Authorization["']?\s*[:=]\s*["']?(?:(?:Bearer|Basic|Token|Digest|Negotiate|NTLM|AWS4-HMAC-SHA256|ApiKey|Key)\s+)?)(?!\[redacted\])[^\s"']+/gi, '$1[redacted]'],
+  [
+    /\b((?:Proxy-)?Authorization["']?\s*[:=]\s*["']?(?:(?:Bearer|Basic|Token|Digest|Negotiate|NTLM|AWS4-HMAC-SHA256|ApiKey|Key)\s+)?)(?!\[redacted\])[^\s"']+/gi,
+    '$1[redacted]',
+  ],
   [/\b((?:Set-)?Cookie\s*:\s*)[^"'\n]+/gi, '$1[redacted]'],
   [/\b(X-[\w-]*(?:api-?key|token|auth|secret)[\w-]*\s*:\s*)[^\s"']+/gi, '$1[redacted]'],
   [/\b(Bearer\s+)(?!\[redacted\])[A-Za-z0-9._~+/=-]{8,}/g, '$1[redacted]'],
@@ -42,39 +48,113 @@ const redactions: Array<[RegExp, string | Replacer]> = [
   [/\b([a-z][a-z0-9+.-]*:\/\/[^\s/:@]*:)[^\s@/]+@/gi, '$1[redacted]@'],
   // Programs that take a password in a short flag: mysql -pSECRET (attached only: `-p` alone prompts), sshpass -p,
   // docker login -p, redis-cli -a, ldap tools' -w, openssl -passin pass:…, curl -u user:password, smbclient -U user%pw.
-  [new RegExp(String.raw`(\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlpump|mariadb[\w-]*)\b${SAME_COMMAND}\s-p)(?!\[redacted\])${V}`, 'g'), '$1[redacted]'],
+  [
+    new RegExp(
+      String.raw`(\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlpump|mariadb[\w-]*)\b${SAME_COMMAND}\s-p)(?!\[redacted\])${V}`,
+      'g',
+    ),
+    '$1[redacted]',
+  ],
   [new RegExp(String.raw`(\bsshpass\s+(?:-[a-oq-zA-Z]\S*\s+)*-p\s*)${V}`, 'g'), '$1[redacted]'],
-  [new RegExp(String.raw`(\b(?:docker|podman|nerdctl|buildah|skopeo|helm\s+registry|oras)\s+login\b${SAME_COMMAND}\s-p(?:\s+|=)?)${V}`, 'g'), '$1[redacted]'],
+  [
+    new RegExp(
+      String.raw`(\b(?:docker|podman|nerdctl|buildah|skopeo|helm\s+registry|oras)\s+login\b${SAME_COMMAND}\s-p(?:\s+|=)?)${V}`,
+      'g',
+    ),
+    '$1[redacted]',
+  ],
   [new RegExp(String.raw`(\bredis-cli\b${SAME_COMMAND}\s-a\s+)${V}`, 'g'), '$1[redacted]'],
   // mongo tools' -p, sqlcmd/bcp -P, zip/unzip -P, 7z -pSECRET, keytool/jarsigner -storepass / -keypass.
-  [new RegExp(String.raw`(\b(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop)\b${SAME_COMMAND}\s(?:-p|--password)(?:\s+|=))(?!\[redacted\])${V}`, 'g'), '$1[redacted]'],
-  [new RegExp(String.raw`(\b(?:sqlcmd|bcp|zip|unzip|zipcloak)\b${SAME_COMMAND}\s-P\s*)(?!\[redacted\])${V}`, 'g'), '$1[redacted]'],
+  [
+    new RegExp(
+      String.raw`(\b(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop)\b${SAME_COMMAND}\s(?:-p|--password)(?:\s+|=))(?!\[redacted\])${V}`,
+      'g',
+    ),
+    '$1[redacted]',
+  ],
+  [
+    new RegExp(String.raw`(\b(?:sqlcmd|bcp|zip|unzip|zipcloak)\b${SAME_COMMAND}\s-P\s*)(?!\[redacted\])${V}`, 'g'),
+    '$1[redacted]',
+  ],
   [new RegExp(String.raw`(\b7za?\b${SAME_COMMAND}\s-p)(?!\[redacted\])${V}`, 'g'), '$1[redacted]'],
-  [new RegExp(String.raw`(\s-(?:store|key|srcstore|deststore|srckey|destkey)?pass(?:word)?\s+)(?!\[redacted\])${V}`, 'g'), '$1[redacted]'],
+  [
+    new RegExp(
+      String.raw`(\s-(?:store|key|srcstore|deststore|srckey|destkey)?pass(?:word)?\s+)(?!\[redacted\])${V}`,
+      'g',
+    ),
+    '$1[redacted]',
+  ],
   [new RegExp(String.raw`(\bldap\w+\b${SAME_COMMAND}\s-w\s+)${V}`, 'g'), '$1[redacted]'],
   [/(-pass(?:in|out)?\s+pass:)[^\s"']+/g, '$1[redacted]'],
   // user:password in quotes, blanks and all (`-u 'admin:pa ss'`), before the rules that stop at a blank.
-  [/(?<![\w-])(-u|--user|--proxy-user|--auth)((?:\s+|=)["'][^\s:"'@=]+:)(?!\[redacted\])([^"']+)(?=["'])/g, userPassword],
-  [new RegExp(String.raw`(\b(?:curl|wget|https?|xhs?)\b${SAME_COMMAND}\s(?:-[a-zA-Z]*u|--user|-U|--proxy-user|-a|--auth)(?:\s+|=)?["']?[^\s:"']*:)[^\s"']+`, 'g'), '$1[redacted]'],
-  // Any other program given user:password in -u / --user / --auth, except the ones whose -u takes user:group (docker run -u app:app); a run of digits after the colon is a group id, not a secret.
-  [new RegExp(String.raw`(?<![\w-])(-u|--user|--proxy-user|--auth)((?:\s+|=)["']?[^\s:"'@=]+:)(?!\[redacted\]|//)([^\s"']+)`, 'g'), userPassword],
-  [new RegExp(String.raw`(\bsmbclient\b${SAME_COMMAND}\s(?:-U|--user)(?:\s+|=)?["']?[^\s%"']*%)[^\s"']+`, 'g'), '$1[redacted]'],
+  [
+    /(?<![\w-])(-u|--user|--proxy-user|--auth)((?:\s+|=)["'][^\s:"'@=]+:)(?!\[redacted\])([^"']+)(?=["'])/g,
+    userPassword,
+  ],
+  [
+    new RegExp(
+      String.raw`(\b(?:curl|wget|https?|xhs?)\b${SAME_COMMAND}\s(?:-[a-zA-Z]*u|--user|-U|--proxy-user|-a|--auth)(?:\s+|=)?["']?[^\s:"']*:)[^\s"']+`,
+      'g',
+    ),
+    '$1[redacted]',
+  ],
+  // Any other program given user:password in -u / --user / --auth, except the ones whose -u takes user:group (docker
+  // run -u app:app); a run of digits after the colon is a group id, not a secret.
+  [
+    new RegExp(
+      String.raw`(?<![\w-])(-u|--user|--proxy-user|--auth)((?:\s+|=)["']?[^\s:"'@=]+:)(?!\[redacted\]|//)([^\s"']+)`,
+      'g',
+    ),
+    userPassword,
+  ],
+  [
+    new RegExp(String.raw`(\bsmbclient\b${SAME_COMMAND}\s(?:-U|--user)(?:\s+|=)?["']?[^\s%"']*%)[^\s"']+`, 'g'),
+    '$1[redacted]',
+  ],
   // Python's `auth=("user", "password")`; a password echoed into a `--password-stdin` login.
   [/(\bauth\s*=\s*[([]\s*(["'])[^"']*\2\s*,\s*)(["'])(?!\[redacted\])[^"']*\3/g, '$1"[redacted]"'],
-  [new RegExp(String.raw`(\b(?:echo|printf)\s+(?:-n\s+)?)(?!\[redacted\])${V}(?=\s*\|${SAME_COMMAND}--password-stdin)`, 'g'), '$1[redacted]'],
+  [
+    new RegExp(
+      String.raw`(\b(?:echo|printf)\s+(?:-n\s+)?)(?!\[redacted\])${V}(?=\s*\|${SAME_COMMAND}--password-stdin)`,
+      'g',
+    ),
+    '$1[redacted]',
+  ],
   // htpasswd -b takes the password as its last argument.
-  [/(\bhtpasswd\b(?=[^|;&\n]*\s-[a-zA-Z]*b)[^|;&\n]*\s)(?:"[^"]*"|'[^']*'|[^\s"'|;&]+)(?=\s*(?:$|[|;&\n]))/g, '$1[redacted]'],
+  [
+    /(\bhtpasswd\b(?=[^|;&\n]*\s-[a-zA-Z]*b)[^|;&\n]*\s)(?:"[^"]*"|'[^']*'|[^\s"'|;&]+)(?=\s*(?:$|[|;&\n]))/g,
+    '$1[redacted]',
+  ],
   // AWS: `aws configure set aws_secret_access_key X`, a secret key after its name, access key ids.
-  [/(\baws\s+configure\s+set\s+(?:[\w-]+\.)*aws_(?:secret_access_key|session_token|access_key_id)\s+)\S+/gi, '$1[redacted]'],
+  [
+    /(\baws\s+configure\s+set\s+(?:[\w-]+\.)*aws_(?:secret_access_key|session_token|access_key_id)\s+)\S+/gi,
+    '$1[redacted]',
+  ],
   [/(aws_?secret_?access_?key["']?\s*[=:]?\s*["']?)[A-Za-z0-9/+=]{40}(?![A-Za-z0-9/+=])/gi, '$1[redacted]'],
   [/\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/g, '[redacted]'],
   // Flags that take a secret: --password X, --token=X, --api-key X, --db-password X, --http-password=X …
-  [new RegExp(String.raw`(?<![\w-])(--?(?:[a-z]+-)*(?:password|passwd|pass|passphrase|token|secret|api[-_]?key|auth[-_]?token|access[-_]?key|client[-_]?secret)(?:=|\s+))(?!\[redacted\])${V}`, 'gi'), '$1[redacted]'],
+  [
+    new RegExp(
+      String.raw`(?<![\w-])(--?(?:[a-z]+-)*(?:password|passwd|pass|passphrase|token|secret|api[-_]?key|auth[-_]?token|access[-_]?key|client[-_]?secret)(?:=|\s+))(?!\[redacted\])${V}`,
+      'gi',
+    ),
+    '$1[redacted]',
+  ],
   // JSON and similar: "password": "x", 'api_key': 'x', \"token\":\"x\" inside a quoted shell word.
-  [new RegExp(String.raw`((\\?["'])[\w-]*${SECRET_WORD}[\w-]*\2\s*:\s*)(?:\\"(?:[^"\\]|\\[^"])*\\"|"(?:[^"\\]|\\.)*"|'[^']*'|[^\s,}\]]+)`, 'gi'), '$1"[redacted]"'],
+  [
+    new RegExp(
+      String.raw`((\\?["'])[\w-]*${SECRET_WORD}[\w-]*\2\s*:\s*)(?:\\"(?:[^"\\]|\\[^"])*\\"|"(?:[^"\\]|\\.)*"|'[^']*'|[^\s,}\]]+)`,
+      'gi',
+    ),
+    '$1"[redacted]"',
+  ],
   // NAME=value for secret-looking names, prefixed ones too (API_TOKEN=, DB_PASSWORD:).
-  [new RegExp(String.raw`\b([A-Za-z0-9_]*${SECRET_WORD}[A-Za-z0-9_]*\s*[=:]\s*)(?!\[redacted\])${V}`, 'gi'), '$1[redacted]'],
-  // Docker's config.json `"auth": "base64"`, kubeconfig's `client-key-data:`, Azure's `AccountKey=` / `SharedAccessKey=`.
+  [
+    new RegExp(String.raw`\b([A-Za-z0-9_]*${SECRET_WORD}[A-Za-z0-9_]*\s*[=:]\s*)(?!\[redacted\])${V}`, 'gi'),
+    '$1[redacted]',
+  ],
+  // Docker's config.json `"auth": "base64"`, kubeconfig's `client-key-data:`, Azure's `AccountKey=` /
+  // `SharedAccessKey=`.
   [/((["'])auth\2\s*:\s*)"[^"]*"/g, '$1"[redacted]"'],
   [/\b([\w-]*key-data\s*:\s*)(?!\[redacted\])\S+/gi, '$1[redacted]'],
   [/\b((?:AccountKey|SharedAccessKey|SharedAccessSignature)\s*=\s*)(?!\[redacted\])[^;"'\s]+/g, '$1[redacted]'],
@@ -102,10 +182,10 @@ export const MAX_REDACTED_CHARS = 16 * 1024;
  */
 export function redact(text: string, opts: { whole?: boolean } = {}): string {
   let out = !opts.whole && text.length > MAX_REDACTED_CHARS ? `${text.slice(0, MAX_REDACTED_CHARS)}… [cut]` : text;
-  for (const [pattern, replacement] of redactions) out = typeof replacement === 'string' ? out.replace(pattern, replacement) : out.replace(pattern, replacement);
+  for (const [pattern, replacement] of redactions)
+    out = typeof replacement === 'string' ? out.replace(pattern, replacement) : out.replace(pattern, replacement);
   return out;
 }
-
 
 /** Token formats a value is made of alone (its whole self): the providers' prefixes, AWS key ids, JWTs. */
 const SECRET_VALUE_SHAPES: readonly RegExp[] = [

@@ -1,4 +1,5 @@
-// How a backend declares its spec fields once; the spec schema, the Add-target form, CLI flags and secret checks derive from it.
+// How a backend declares its spec fields once; the spec schema, the Add-target form, CLI flags and secret checks derive
+// from it.
 import * as z from 'zod';
 // The larger schemas are z.lazy: built on first use, so a process that never parses one (`switchboard call`) does not
 // build it; z.lazy accepts exactly what the schema inside accepts.
@@ -9,55 +10,73 @@ import { ProviderFlags } from './targets.js';
  * environment variable that holds a secret (never the secret); `list` is strings; `map` is NAME → string; `sandbox`
  * is a local target's OS sandbox setting (SandboxSetting).
  */
-export const SpecFieldType = z.enum(['boolean', 'number', 'string', 'text', 'select', 'list', 'map', 'path', 'secret_ref', 'sandbox']);
+export const SpecFieldType = z.enum([
+  'boolean',
+  'number',
+  'string',
+  'text',
+  'select',
+  'list',
+  'map',
+  'path',
+  'secret_ref',
+  'sandbox',
+]);
 export type SpecFieldType = z.infer<typeof SpecFieldType>;
 
 /** One declared spec field, as the wire carries it (`backends.list`). */
-export const SpecFieldInfo = z.lazy(() => z.object({
-  key: z.string().regex(/^[a-z][a-z0-9_]*$/),
-  type: SpecFieldType,
-  /** What a person reads next to the input ("Host"). */
-  label: z.string(),
-  /** One sentence of help: what the value is. */
-  help: z.string(),
-  /** The `targets register` flag that sets it (`--host`), if it has one besides `--set key=value`. */
-  flag: z.string().regex(/^--[a-z][a-z0-9-]*$/).optional(),
-  required: z.boolean(),
-  /** What applies when the field is left out (informational; the backend applies it). */
-  default: z.union([z.string(), z.number(), z.boolean()]).optional(),
-  /** The value points at a secret (a key file, an environment variable) and is never the secret itself. */
-  secret_ref: z.boolean(),
-  /** Left out of every listing (names that say where a secret lives, env values). */
-  private: z.boolean(),
-  /** Shown under "More options" in the form. */
-  advanced: z.boolean(),
-  placeholder: z.string().optional(),
-  /** The choices of a `select`. */
-  options: z.array(z.string()).optional(),
-  /** Bounds of a `number`. */
-  integer: z.boolean().optional(),
-  min: z.number().optional(),
-  max: z.number().optional(),
-  /** `min` is exclusive (a positive number). */
-  min_exclusive: z.boolean().optional(),
-  /** A regular expression a string value must match, and what to say when it does not. */
-  pattern: z.string().optional(),
-  pattern_message: z.string().optional(),
-}));
+export const SpecFieldInfo = z.lazy(() =>
+  z.object({
+    key: z.string().regex(/^[a-z][a-z0-9_]*$/),
+    type: SpecFieldType,
+    /** What a person reads next to the input ("Host"). */
+    label: z.string(),
+    /** One sentence of help: what the value is. */
+    help: z.string(),
+    /** The `targets register` flag that sets it (`--host`), if it has one besides `--set key=value`. */
+    flag: z
+      .string()
+      .regex(/^--[a-z][a-z0-9-]*$/)
+      .optional(),
+    required: z.boolean(),
+    /** What applies when the field is left out (informational; the backend applies it). */
+    default: z.union([z.string(), z.number(), z.boolean()]).optional(),
+    /** The value points at a secret (a key file, an environment variable) and is never the secret itself. */
+    secret_ref: z.boolean(),
+    /** Left out of every listing (names that say where a secret lives, env values). */
+    private: z.boolean(),
+    /** Shown under "More options" in the form. */
+    advanced: z.boolean(),
+    placeholder: z.string().optional(),
+    /** The choices of a `select`. */
+    options: z.array(z.string()).optional(),
+    /** Bounds of a `number`. */
+    integer: z.boolean().optional(),
+    min: z.number().optional(),
+    max: z.number().optional(),
+    /** `min` is exclusive (a positive number). */
+    min_exclusive: z.boolean().optional(),
+    /** A regular expression a string value must match, and what to say when it does not. */
+    pattern: z.string().optional(),
+    pattern_message: z.string().optional(),
+  }),
+);
 export type SpecFieldInfo = z.infer<typeof SpecFieldInfo>;
 
 /** One backend as `backends.list` serves it: its flags and declared fields. */
-export const BackendInfo = z.lazy(() => z.object({
-  backend: z.string(),
-  /** What the window and doctor call it ("Docker", "Bubblewrap sandbox"); the backend name when absent. */
-  display_name: z.string().optional(),
-  /** The plugin that adds it; absent for a built-in. */
-  plugin: z.string().optional(),
-  flags: ProviderFlags,
-  fields: z.array(SpecFieldInfo),
-  /** Groups of keys of which a spec sets exactly one (docker_image | docker_container). */
-  exactly_one: z.array(z.array(z.string())),
-}));
+export const BackendInfo = z.lazy(() =>
+  z.object({
+    backend: z.string(),
+    /** What the window and doctor call it ("Docker", "Bubblewrap sandbox"); the backend name when absent. */
+    display_name: z.string().optional(),
+    /** The plugin that adds it; absent for a built-in. */
+    plugin: z.string().optional(),
+    flags: ProviderFlags,
+    fields: z.array(SpecFieldInfo),
+    /** Groups of keys of which a spec sets exactly one (docker_image | docker_container). */
+    exactly_one: z.array(z.array(z.string())),
+  }),
+);
 export type BackendInfo = z.infer<typeof BackendInfo>;
 
 /** A field as written in a declaration: the booleans default to false. */
@@ -66,10 +85,25 @@ export type SpecFieldDecl = Omit<SpecFieldInfo, 'required' | 'secret_ref' | 'pri
 
 /** Fields every backend has. */
 export const commonFields = [
-  { key: 'cwd', type: 'path', label: 'Working directory', help: 'the directory commands start in', flag: '--cwd', placeholder: '~/project' },
   {
-    key: 'timeout', type: 'number', label: 'Timeout (s)', help: 'default command timeout in seconds', flag: '--timeout',
-    integer: true, min: 0, min_exclusive: true, max: 86_400, advanced: true,
+    key: 'cwd',
+    type: 'path',
+    label: 'Working directory',
+    help: 'the directory commands start in',
+    flag: '--cwd',
+    placeholder: '~/project',
+  },
+  {
+    key: 'timeout',
+    type: 'number',
+    label: 'Timeout (s)',
+    help: 'default command timeout in seconds',
+    flag: '--timeout',
+    integer: true,
+    min: 0,
+    min_exclusive: true,
+    max: 86_400,
+    advanced: true,
   },
 ] as const satisfies readonly SpecFieldDecl[];
 
@@ -78,34 +112,53 @@ export const commonFields = [
  * writes only in the workspace (the target's cwd tree), its private /tmp and `writable`; `network: false` cuts the
  * network. Absent means `{ mode: workspace, network: true }`. A misspelt key is an error naming it (strict object).
  */
-export const SandboxSetting = z.union([
-  z.literal('off'),
-  z.strictObject({
-    mode: z.literal('workspace').optional(),
-    writable: z.array(z.string().min(1).refine((v) => !/[\r\n]/.test(v), 'a writable path is one line')).optional(),
-    network: z.boolean().optional(),
-  }),
-], { error: 'sandbox is off or { mode: workspace, writable: [paths], network: true|false }' });
+export const SandboxSetting = z.union(
+  [
+    z.literal('off'),
+    z.strictObject({
+      mode: z.literal('workspace').optional(),
+      writable: z
+        .array(
+          z
+            .string()
+            .min(1)
+            .refine((v) => !/[\r\n]/.test(v), 'a writable path is one line'),
+        )
+        .optional(),
+      network: z.boolean().optional(),
+    }),
+  ],
+  { error: 'sandbox is off or { mode: workspace, writable: [paths], network: true|false }' },
+);
 export type SandboxSetting = z.infer<typeof SandboxSetting>;
 
-type FieldValue<F> = F extends { type: 'boolean' } ? boolean
-  : F extends { type: 'sandbox' } ? SandboxSetting
-  : F extends { type: 'number' } ? number
-    : F extends { type: 'list' } ? string[]
-      : F extends { type: 'map' } ? Record<string, string>
-        : string;
+type FieldValue<F> = F extends { type: 'boolean' }
+  ? boolean
+  : F extends { type: 'sandbox' }
+    ? SandboxSetting
+    : F extends { type: 'number' }
+      ? number
+      : F extends { type: 'list' }
+        ? string[]
+        : F extends { type: 'map' }
+          ? Record<string, string>
+          : string;
 type Flatten<T> = { [K in keyof T]: T[K] };
-type FieldsShape<F extends readonly SpecFieldDecl[]> =
-  { [D in F[number] as D extends { required: true } ? D['key'] : never]: FieldValue<D> } &
-  { [D in F[number] as D extends { required: true } ? never : D['key']]?: FieldValue<D> };
+type FieldsShape<F extends readonly SpecFieldDecl[]> = {
+  [D in F[number] as D extends { required: true } ? D['key'] : never]: FieldValue<D>;
+} & { [D in F[number] as D extends { required: true } ? never : D['key']]?: FieldValue<D> };
 
 /** The spec type a declaration describes. */
-export type SpecOf<B extends string, F extends readonly SpecFieldDecl[]> = Flatten<{ backend: B } & FieldsShape<F> & FieldsShape<typeof commonFields>>;
+export type SpecOf<B extends string, F extends readonly SpecFieldDecl[]> = Flatten<
+  { backend: B } & FieldsShape<F> & FieldsShape<typeof commonFields>
+>;
 
 /** A path must be one line: a key file's content pasted into a path field is refused without echoing it. */
 export function pathProblem(field: Pick<SpecFieldInfo, 'key' | 'secret_ref'>, value: string): string | undefined {
   if (!/[\r\n]/.test(value) && value.length <= 4096) return undefined;
-  return field.secret_ref ? `${field.key} must be the path of a key file, not the key itself` : `${field.key} must be a path (one line)`;
+  return field.secret_ref
+    ? `${field.key} must be the path of a key file, not the key itself`
+    : `${field.key} must be a path (one line)`;
 }
 
 /** The zod schema of one field's value. */
@@ -127,12 +180,20 @@ export function fieldSchema(f: SpecFieldInfo): z.ZodType {
     case 'map':
       return z.record(z.string(), z.string());
     case 'secret_ref':
-      return z.string().regex(new RegExp(f.pattern ?? '^[A-Za-z_][A-Za-z0-9_]*$'), f.pattern_message ?? `${f.key} is the name of an environment variable`);
+      return z
+        .string()
+        .regex(
+          new RegExp(f.pattern ?? '^[A-Za-z_][A-Za-z0-9_]*$'),
+          f.pattern_message ?? `${f.key} is the name of an environment variable`,
+        );
     case 'path':
-      return z.string().min(1).superRefine((v, ctx) => {
-        const problem = pathProblem(f, v);
-        if (problem) ctx.addIssue({ code: 'custom', message: problem });
-      });
+      return z
+        .string()
+        .min(1)
+        .superRefine((v, ctx) => {
+          const problem = pathProblem(f, v);
+          if (problem) ctx.addIssue({ code: 'custom', message: problem });
+        });
     case 'sandbox':
       return SandboxSetting;
     case 'string':
@@ -145,11 +206,21 @@ export function fieldSchema(f: SpecFieldInfo): z.ZodType {
 
 /** A declaration's fields with every default filled in, common fields last. */
 export function fieldInfos(fields: readonly SpecFieldDecl[]): SpecFieldInfo[] {
-  return [...fields, ...commonFields].map((f) => ({ required: false, secret_ref: f.type === 'secret_ref', private: false, advanced: false, ...f }));
+  return [...fields, ...commonFields].map((f) => ({
+    required: false,
+    secret_ref: f.type === 'secret_ref',
+    private: false,
+    advanced: false,
+    ...f,
+  }));
 }
 
 /** The strict spec schema the fields describe (unknown keys are an error), with the exactly-one groups checked. */
-export function specSchemaOf(backend: string, fields: readonly SpecFieldInfo[], exactlyOne: readonly (readonly string[])[] = []): z.ZodType<Record<string, unknown>> {
+export function specSchemaOf(
+  backend: string,
+  fields: readonly SpecFieldInfo[],
+  exactlyOne: readonly (readonly string[])[] = [],
+): z.ZodType<Record<string, unknown>> {
   const shape: Record<string, z.ZodType> = { backend: z.literal(backend) };
   for (const f of fields) shape[f.key] = f.required ? fieldSchema(f) : fieldSchema(f).optional();
   const schema = z.strictObject(shape);

@@ -6,7 +6,10 @@ import * as z from 'zod';
 /** A target name: what config keys, CLI arguments and `execution_target` use. */
 export const TargetName = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a target name is 1-64 of A-Z a-z 0-9 . _ - and starts with a letter or digit');
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+    'a target name is 1-64 of A-Z a-z 0-9 . _ - and starts with a letter or digit',
+  );
 
 /**
  * Any target's spec before its backend's schema has checked it: a backend name, the common keys, and more.
@@ -37,40 +40,46 @@ export type TargetState = z.infer<typeof TargetState>;
  * Classification a provider declares; policy reads these, never the backend name. The names are Hermes Agent's
  * (plugin authors know them); src/shared/plugins.ts says what each one changes and its default.
  */
-export const ProviderFlags = z.lazy(() => z.object({
-  /** Commands run on another machine: `~` and paths are the remote side's. */
-  is_remote: z.boolean(),
-  /** Commands run inside a sandbox or container. */
-  is_container: z.boolean(),
-  /** Dangerous (not hardline) commands run without asking; a plugin's defaults to is_container. */
-  skip_container_guards: z.boolean(),
-  /** An interactive shell is a real pty (resize works, programs see a terminal). */
-  supports_pty: z.boolean(),
-  /** Background processes take stdin. */
-  supports_stdin: z.boolean(),
-  /** Interactive panes (a shell stream) are offered; without it a pane says "no interactive shell on this backend". */
-  supports_streams: z.boolean(),
-  /** Variable names never handed to this backend's commands, on top of the credential list. */
-  strip_env_keys: z.array(z.string()),
-  /** Where the backend keeps its state on the target (the identity's exports file …): absolute or `~/…`. */
-  cache_path_base: z.string(),
-  /** A target that does not persist gets a fresh environment per session. */
-  session_isolated_when_nonpersistent: z.boolean(),
-  /** Where commands start when a target names no cwd: absolute or `~`. */
-  default_cwd: z.string(),
-}));
+export const ProviderFlags = z.lazy(() =>
+  z.object({
+    /** Commands run on another machine: `~` and paths are the remote side's. */
+    is_remote: z.boolean(),
+    /** Commands run inside a sandbox or container. */
+    is_container: z.boolean(),
+    /** Dangerous (not hardline) commands run without asking; a plugin's defaults to is_container. */
+    skip_container_guards: z.boolean(),
+    /** An interactive shell is a real pty (resize works, programs see a terminal). */
+    supports_pty: z.boolean(),
+    /** Background processes take stdin. */
+    supports_stdin: z.boolean(),
+    /**
+     * Interactive panes (a shell stream) are offered; without it a pane says "no interactive shell on this backend".
+     */
+    supports_streams: z.boolean(),
+    /** Variable names never handed to this backend's commands, on top of the credential list. */
+    strip_env_keys: z.array(z.string()),
+    /** Where the backend keeps its state on the target (the identity's exports file …): absolute or `~/…`. */
+    cache_path_base: z.string(),
+    /** A target that does not persist gets a fresh environment per session. */
+    session_isolated_when_nonpersistent: z.boolean(),
+    /** Where commands start when a target names no cwd: absolute or `~`. */
+    default_cwd: z.string(),
+  }),
+);
 export type ProviderFlags = z.infer<typeof ProviderFlags>;
 
 /**
  * A target's health as the Core's probes saw it: `checking` while a probe runs (and before the first answer),
  * then `reachable` or `unreachable`; `checked_at` is when the last probe answered.
  */
-export const TargetHealthInfo = z.lazy(() => z.object({
-  status: z.enum(['checking', 'reachable', 'unreachable']),
-  checked_at: z.string().optional(),
-  /** What the probe saw when it was fine ("127.0.0.1:2222", "box-1 running (debian)"). */
-  detail: z.string().optional(),
-}));
+export const TargetHealthInfo = z.lazy(() =>
+  z.object({
+    status: z.enum(['checking', 'reachable', 'unreachable']),
+    checked_at: z.string().optional(),
+    /** What the probe saw when it was fine ("127.0.0.1:2222", "box-1 running (debian)"). */
+    detail: z.string().optional(),
+  }),
+);
 export type TargetHealthInfo = z.infer<typeof TargetHealthInfo>;
 
 /**
@@ -78,41 +87,48 @@ export type TargetHealthInfo = z.infer<typeof TargetHealthInfo>;
  * powers over this machine — because its spec says `sandbox: off` or because no sandbox can run here (`reason` says
  * which). Absent for targets whose commands never run on this machine (SSH, Docker, plugin backends).
  */
-export const SandboxInfo = z.lazy(() => z.object({
-  state: z.enum(['sandboxed', 'unsandboxed']),
-  kind: z.enum(['bubblewrap', 'seatbelt']).optional(),
-  /** Network inside the sandbox (`sandbox.network`). */
-  network: z.boolean().optional(),
-  /** Why it is unsandboxed: "sandbox: off in its spec", "bubblewrap cannot create namespaces here: …". */
-  reason: z.string().optional(),
-}));
+export const SandboxInfo = z.lazy(() =>
+  z.object({
+    state: z.enum(['sandboxed', 'unsandboxed']),
+    kind: z.enum(['bubblewrap', 'seatbelt']).optional(),
+    /** Network inside the sandbox (`sandbox.network`). */
+    network: z.boolean().optional(),
+    /** Why it is unsandboxed: "sandbox: off in its spec", "bubblewrap cannot create namespaces here: …". */
+    reason: z.string().optional(),
+  }),
+);
 export type SandboxInfo = z.infer<typeof SandboxInfo>;
 
 /** What the UI, CLI and agents see of one target. Never holds a secret. */
-export const TargetInfo = z.lazy(() => z.object({
-  name: z.string(),
-  generation: z.string(),
-  source: TargetSource,
-  state: TargetState,
-  backend: z.string(),
-  /** Routing fields only (host, port, user, image …); never key material or passwords. */
-  spec: z.record(z.string(), z.unknown()),
-  cwd: z.string().optional(),
-  provider: z.string().optional(),
-  owner_id: z.string().optional(),
-  is_default: z.boolean(),
-  flags: ProviderFlags.optional(),
-  /** Why the target is unreachable or shadowed, for the sidebar and doctor. */
-  problem: z.string().optional(),
-  /** What the Core's last probe found; absent before the first (a draining or removed target is not probed). */
-  health: TargetHealthInfo.optional(),
-  /** The spec's cwd does not exist there: what that means for commands and panes (one line). */
-  cwd_problem: z.string().optional(),
-  /** Local targets: whether agent work runs in the OS sandbox (the sidebar, pane header, `targets list` and doctor say so). */
-  sandbox: SandboxInfo.optional(),
-  created_at: z.string().optional(),
-  updated_at: z.string().optional(),
-}));
+export const TargetInfo = z.lazy(() =>
+  z.object({
+    name: z.string(),
+    generation: z.string(),
+    source: TargetSource,
+    state: TargetState,
+    backend: z.string(),
+    /** Routing fields only (host, port, user, image …); never key material or passwords. */
+    spec: z.record(z.string(), z.unknown()),
+    cwd: z.string().optional(),
+    provider: z.string().optional(),
+    owner_id: z.string().optional(),
+    is_default: z.boolean(),
+    flags: ProviderFlags.optional(),
+    /** Why the target is unreachable or shadowed, for the sidebar and doctor. */
+    problem: z.string().optional(),
+    /** What the Core's last probe found; absent before the first (a draining or removed target is not probed). */
+    health: TargetHealthInfo.optional(),
+    /** The spec's cwd does not exist there: what that means for commands and panes (one line). */
+    cwd_problem: z.string().optional(),
+    /**
+     * Local targets: whether agent work runs in the OS sandbox (the sidebar, pane header, `targets list` and doctor say
+     * so).
+     */
+    sandbox: SandboxInfo.optional(),
+    created_at: z.string().optional(),
+    updated_at: z.string().optional(),
+  }),
+);
 export type TargetInfo = z.infer<typeof TargetInfo>;
 
 /** `name#generation`: the immutable key of cwd, panes, processes and approvals. */
@@ -133,7 +149,10 @@ export function isPrivateKey(key: string, fields?: readonly { key: string; priva
 }
 
 /** The routing fields of a spec, for display and --json; `fields` are its backend's declared ones. */
-export function publicSpec(spec: Record<string, unknown>, fields?: readonly { key: string; private: boolean }[]): Record<string, unknown> {
+export function publicSpec(
+  spec: Record<string, unknown>,
+  fields?: readonly { key: string; private: boolean }[],
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(spec)) {
     if (isPrivateKey(k, fields)) continue;

@@ -15,15 +15,44 @@ const executionTarget = z
 
 /** The error of a text argument over its cap: its size, the cap, and what to do instead. */
 const tooLong = (what: string, cap: number, instead: string) => ({
-  error: (issue: { input?: unknown }) => `the ${what} is ${mib(typeof issue.input === 'string' ? issue.input.length : 0)}, over the ${mib(cap)} it may be; ${instead}`,
+  error: (issue: { input?: unknown }) =>
+    `the ${what} is ${mib(typeof issue.input === 'string' ? issue.input.length : 0)}, over the ${mib(cap)} it may be; ${instead}`,
 });
 
 export const TerminalArgs = z.strictObject({
-  command: z.string().min(1).max(MAX_COMMAND_CHARS, tooLong('command', MAX_COMMAND_CHARS, 'write long content to a file with write_file and run a command that reads it')).describe('Shell command to run.'),
-  workdir: z.string().min(1).optional().describe("Directory to run in; relative paths resolve against the target's cwd. Defaults to the target's tracked cwd."),
-  timeout: z.number().int().positive().max(86_400).optional().describe('Seconds before the command is killed (foreground only).'),
+  command: z
+    .string()
+    .min(1)
+    .max(
+      MAX_COMMAND_CHARS,
+      tooLong(
+        'command',
+        MAX_COMMAND_CHARS,
+        'write long content to a file with write_file and run a command that reads it',
+      ),
+    )
+    .describe('Shell command to run.'),
+  workdir: z
+    .string()
+    .min(1)
+    .optional()
+    .describe(
+      "Directory to run in; relative paths resolve against the target's cwd. Defaults to the target's tracked cwd.",
+    ),
+  timeout: z
+    .number()
+    .int()
+    .positive()
+    .max(86_400)
+    .optional()
+    .describe('Seconds before the command is killed (foreground only).'),
   background: z.boolean().optional().describe('Start in the background and return a session_id for the process tool.'),
-  outside_sandbox: z.boolean().optional().describe("Run this one foreground command outside the target's OS sandbox (after it failed there). A person must approve it, every time, once."),
+  outside_sandbox: z
+    .boolean()
+    .optional()
+    .describe(
+      "Run this one foreground command outside the target's OS sandbox (after it failed there). A person must approve it, every time, once.",
+    ),
   execution_target: executionTarget,
 });
 
@@ -45,15 +74,41 @@ export const ReadFileArgs = z.strictObject({
 
 export const WriteFileArgs = z.strictObject({
   path: z.string().min(1).describe("File path; relative to the target's cwd. Parent directories are created."),
-  content: z.string().max(MAX_FILE_CONTENT_CHARS, tooLong('content', MAX_FILE_CONTENT_CHARS, 'write the file in parts and join them with a command (cat part-* > file)')).describe('The whole new content of the file.'),
+  content: z
+    .string()
+    .max(
+      MAX_FILE_CONTENT_CHARS,
+      tooLong(
+        'content',
+        MAX_FILE_CONTENT_CHARS,
+        'write the file in parts and join them with a command (cat part-* > file)',
+      ),
+    )
+    .describe('The whole new content of the file.'),
   execution_target: executionTarget,
 });
 
 export const PatchArgs = z.strictObject({
   path: z.string().min(1).describe("File path; relative to the target's cwd."),
-  old_string: z.string().min(1).max(MAX_FILE_CONTENT_CHARS, tooLong('old_string', MAX_FILE_CONTENT_CHARS, 'patch a smaller part, or write the file whole')).describe('Exact text to replace.'),
-  new_string: z.string().max(MAX_FILE_CONTENT_CHARS, tooLong('new_string', MAX_FILE_CONTENT_CHARS, 'patch a smaller part, or write the file whole')).describe('Replacement text.'),
-  replace_all: z.boolean().optional().describe('Replace every occurrence; otherwise old_string must occur exactly once.'),
+  old_string: z
+    .string()
+    .min(1)
+    .max(
+      MAX_FILE_CONTENT_CHARS,
+      tooLong('old_string', MAX_FILE_CONTENT_CHARS, 'patch a smaller part, or write the file whole'),
+    )
+    .describe('Exact text to replace.'),
+  new_string: z
+    .string()
+    .max(
+      MAX_FILE_CONTENT_CHARS,
+      tooLong('new_string', MAX_FILE_CONTENT_CHARS, 'patch a smaller part, or write the file whole'),
+    )
+    .describe('Replacement text.'),
+  replace_all: z
+    .boolean()
+    .optional()
+    .describe('Replace every occurrence; otherwise old_string must occur exactly once.'),
   execution_target: executionTarget,
 });
 
@@ -68,8 +123,19 @@ export const SearchFilesArgs = z.strictObject({
 });
 
 export const ExecuteCodeArgs = z.strictObject({
-  code: z.string().min(1).describe('A python3 script. `import switchboard_tools` gives terminal, read_file, write_file, patch, search_files, pinned to this target.'),
-  timeout: z.number().int().positive().max(3_600).optional().describe('Seconds before the script is killed (default 300).'),
+  code: z
+    .string()
+    .min(1)
+    .describe(
+      'A python3 script. `import switchboard_tools` gives terminal, read_file, write_file, patch, search_files, pinned to this target.',
+    ),
+  timeout: z
+    .number()
+    .int()
+    .positive()
+    .max(3_600)
+    .optional()
+    .describe('Seconds before the script is killed (default 300).'),
   execution_target: executionTarget,
 });
 
@@ -87,7 +153,6 @@ export const toolArgSchemas = {
 } as const satisfies Record<ToolName, z.ZodType>;
 
 export type ToolArgs<T extends ToolName> = z.infer<(typeof toolArgSchemas)[T]>;
-
 
 export const TerminalResult = ToolResultBase.extend({
   output: z.string().optional(),
@@ -127,7 +192,11 @@ export const PatchResult = ToolResultBase.extend({ path: z.string(), replacement
 export const SearchFilesResult = ToolResultBase.extend({
   root: z.string(),
   count: z.number().int(),
-  matches: z.array(z.object({ path: z.string(), line: z.number().int(), text: z.string(), context: z.literal(true).optional() })).optional(),
+  matches: z
+    .array(
+      z.object({ path: z.string(), line: z.number().int(), text: z.string(), context: z.literal(true).optional() }),
+    )
+    .optional(),
   files: z.array(z.string()).optional(),
   truncated: z.boolean().optional(),
   timed_out: z.boolean().optional(),
@@ -172,20 +241,28 @@ export interface ToolAnnotations {
  */
 export type ApprovalSubject =
   | {
-    kind: 'command'; command: string; /** Where it runs when not the tracked cwd (terminal's workdir). */ workdir?: string;
-    /** The call asks to run outside its target's sandbox: a person is always asked, and only once counts. */
-    outside_sandbox?: boolean;
-  }
-  | { kind: 'path'; path: string; access: 'read' | 'write'; /** The call reads everything under the path (a search). */ tree?: boolean }
+      kind: 'command';
+      command: string /** Where it runs when not the tracked cwd (terminal's workdir). */;
+      workdir?: string;
+      /** The call asks to run outside its target's sandbox: a person is always asked, and only once counts. */
+      outside_sandbox?: boolean;
+    }
+  | {
+      kind: 'path';
+      path: string;
+      access: 'read' | 'write' /** The call reads everything under the path (a search). */;
+      tree?: boolean;
+    }
   | { kind: 'code'; code: string; language: 'python' }
   /** Text written to a running program's stdin (process write): judged as shell where it reads as shell. */
   | {
-    kind: 'input'; data: string;
-    /** The background process it is written to (its session_id): what was written before is known there. */
-    process?: string;
-    /** What reads it, where the approval step knows (from the process's command); as shell, leniently, when not. */
-    language?: InputLanguage;
-  };
+      kind: 'input';
+      data: string;
+      /** The background process it is written to (its session_id): what was written before is known there. */
+      process?: string;
+      /** What reads it, where the approval step knows (from the process's command); as shell, leniently, when not. */
+      language?: InputLanguage;
+    };
 
 /** What a running program's stdin is read as: a shell, an interpreter's REPL, a SQL client, or something else. */
 export type InputLanguage = 'shell' | 'python' | 'node' | 'perl' | 'ruby' | 'sql' | 'other';

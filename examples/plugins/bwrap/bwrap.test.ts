@@ -1,4 +1,5 @@
-// The bwrap example plugin called directly: a real bubblewrap sandbox — read-only root, a workspace per identity, no network, panes on a pty.
+// The bwrap example plugin called directly: a real bubblewrap sandbox — read-only root, a workspace per identity, no
+// network, panes on a pty.
 import { spawnSync } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
@@ -15,13 +16,28 @@ let bwrap: PluginBackendProvider;
 const envs: PluginEnvironment[] = [];
 
 async function env(identity: string, spec: Record<string, unknown> = {}): Promise<PluginEnvironment> {
-  const e = await bwrap.create_environment({ cwd: '/workspace', timeout: 60, runtime_identity: identity, spec: { backend: 'bwrap', ...spec }, secrets: {} });
+  const e = await bwrap.create_environment({
+    cwd: '/workspace',
+    timeout: 60,
+    runtime_identity: identity,
+    spec: { backend: 'bwrap', ...spec },
+    secrets: {},
+  });
   envs.push(e);
   return e;
 }
 
-const run = (e: PluginEnvironment, command: string, opts: { cwd?: string; stdin?: string; timeout_ms?: number; env?: Record<string, string> } = {}) =>
-  e.exec(command, { cwd: opts.cwd ?? '/workspace', timeout_ms: opts.timeout_ms ?? 30_000, ...(opts.stdin !== undefined ? { stdin: opts.stdin } : {}), ...(opts.env ? { env: opts.env } : {}) });
+const run = (
+  e: PluginEnvironment,
+  command: string,
+  opts: { cwd?: string; stdin?: string; timeout_ms?: number; env?: Record<string, string> } = {},
+) =>
+  e.exec(command, {
+    cwd: opts.cwd ?? '/workspace',
+    timeout_ms: opts.timeout_ms ?? 30_000,
+    ...(opts.stdin !== undefined ? { stdin: opts.stdin } : {}),
+    ...(opts.env ? { env: opts.env } : {}),
+  });
 
 /** Collects a stream's output until `done` says so (or it exits). */
 function until(stream: PluginStream, done: (out: string) => boolean): Promise<string> {
@@ -31,7 +47,11 @@ function until(stream: PluginStream, done: (out: string) => boolean): Promise<st
       out += d;
       if (done(out)) resolve(out);
     });
-    stream.on_exit((code) => (done(out) ? resolve(out) : reject(new Error(`stream exited (${code}) before it said what was awaited; output: ${out}`))));
+    stream.on_exit((code) =>
+      done(out)
+        ? resolve(out)
+        : reject(new Error(`stream exited (${code}) before it said what was awaited; output: ${out}`)),
+    );
   });
 }
 
@@ -51,7 +71,12 @@ describe('bwrap plugin', () => {
   it('declares a container backend with streams and a pty, and is available here', async () => {
     expect(plugin.manifest).toMatchObject({ name: 'bwrap', kind: 'backend', entry: 'index.mjs' });
     expect(bwrap.display_name).toBe('Bubblewrap sandbox');
-    expect(bwrap.flags).toMatchObject({ is_container: true, supports_streams: true, supports_pty: true, default_cwd: '/workspace' });
+    expect(bwrap.flags).toMatchObject({
+      is_container: true,
+      supports_streams: true,
+      supports_pty: true,
+      default_cwd: '/workspace',
+    });
     expect(bwrap.fields?.map((f) => f.key)).toEqual(['binds', 'share_network']);
     expect(await bwrap.is_available?.()).toBe(true);
     const checks = await bwrap.doctor_checks!();
@@ -63,7 +88,9 @@ describe('bwrap plugin', () => {
     expect(plugin.manifest.flags).toEqual({ is_container: true, supports_streams: true, supports_pty: true });
     expect(await bwrap.flags_for!({ backend: 'bwrap' })).toEqual({ skip_container_guards: true });
     expect(await bwrap.flags_for!({ backend: 'bwrap', share_network: true })).toEqual({ skip_container_guards: true });
-    expect(await bwrap.flags_for!({ backend: 'bwrap', binds: ['/home/me/project:/project'] })).toEqual({ skip_container_guards: false });
+    expect(await bwrap.flags_for!({ backend: 'bwrap', binds: ['/home/me/project:/project'] })).toEqual({
+      skip_container_guards: false,
+    });
   });
 
   it('runs a command in its cwd with exit code, stdin and env; the root is read-only, the workspace writable', async () => {
@@ -122,7 +149,10 @@ describe('bwrap plugin', () => {
       expect((await run(e, 'cat in.txt && echo back > out.txt', { cwd: '/project' })).output).toBe('from host\n');
       expect(readFileSync(join(host, 'out.txt'), 'utf8')).toBe('back\n');
       expect(await bwrap.check_requirements!({ backend: 'bwrap', binds: [`${host}:/project`] })).toEqual([]);
-      const problems = await bwrap.check_requirements!({ backend: 'bwrap', binds: ['relative/path', '/nonexistent-sb-path', `${host}:/proc`] });
+      const problems = await bwrap.check_requirements!({
+        backend: 'bwrap',
+        binds: ['relative/path', '/nonexistent-sb-path', `${host}:/proc`],
+      });
       expect(problems).toHaveLength(3);
       expect(problems[1]).toContain('does not exist');
     } finally {

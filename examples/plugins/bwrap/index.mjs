@@ -20,11 +20,19 @@ import { WORKSPACE, bwrapArgs, hostRoot, loadPty, parseBind, runInBackground, ru
 /** @type {import('../../../src/shared/specFields.js').SpecFieldDecl[]} */
 const fields = [
   {
-    key: 'binds', type: 'list', label: 'Read-write folders',
+    key: 'binds',
+    type: 'list',
+    label: 'Read-write folders',
     help: 'host folders commands may change, one per line: PATH, or HOST_PATH:SANDBOX_PATH',
     placeholder: '/home/me/project:/project',
   },
-  { key: 'share_network', type: 'boolean', label: 'Network', help: 'let commands reach the network (without it they have none)', default: false },
+  {
+    key: 'share_network',
+    type: 'boolean',
+    label: 'Network',
+    help: 'let commands reach the network (without it they have none)',
+    default: false,
+  },
 ];
 
 /** The program's path on PATH, or undefined. */
@@ -48,13 +56,19 @@ const run = promisify(execFile);
 /** Can bwrap make a sandbox here? undefined when it can, else bwrap's own one-line reason. */
 async function trySandbox() {
   try {
-    await run('bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--die-with-parent', '--', 'true'], { encoding: 'utf8', timeout: 10_000 });
+    await run('bwrap', ['--ro-bind', '/', '/', '--unshare-all', '--die-with-parent', '--', 'true'], {
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
     return undefined;
   } catch (err) {
     const e = /** @type {{ code?: unknown; stderr?: string; message: string }} */ (err);
     // Not started (no such program) or ended by the timeout: no exit status of its own to explain.
     if (typeof e.code !== 'number') return e.message.split('\n')[0];
-    return (e.stderr?.trim().split('\n').pop() || `bwrap exited with ${e.code}`) + ' (are unprivileged user namespaces allowed?)';
+    return (
+      (e.stderr?.trim().split('\n').pop() || `bwrap exited with ${e.code}`) +
+      ' (are unprivileged user namespaces allowed?)'
+    );
   }
 }
 
@@ -115,7 +129,8 @@ export function register(ctx) {
     },
 
     is_available() {
-      available ??= onPath('bwrap') === undefined ? Promise.resolve(false) : trySandbox().then((problem) => problem === undefined);
+      available ??=
+        onPath('bwrap') === undefined ? Promise.resolve(false) : trySandbox().then((problem) => problem === undefined);
       return available;
     },
 
@@ -125,7 +140,8 @@ export function register(ctx) {
         const b = parseBind(text);
         if (!isAbsolute(b.host) || !isAbsolute(b.inside)) problems.push(`bind "${text}": both paths must be absolute`);
         else if (!existsSync(b.host)) problems.push(`bind "${text}": ${b.host} does not exist on this machine`);
-        else if (b.inside === '/' || /^\/(proc|dev)(\/|$)/.test(b.inside)) problems.push(`bind "${text}": ${b.inside} cannot be replaced`);
+        else if (b.inside === '/' || /^\/(proc|dev)(\/|$)/.test(b.inside))
+          problems.push(`bind "${text}": ${b.inside} cannot be replaced`);
       }
       return problems;
     },
@@ -134,20 +150,41 @@ export function register(ctx) {
       /** @type {PluginDoctorCheck[]} */
       const checks = [];
       const bwrap = onPath('bwrap');
-      const version = bwrap ? await run(bwrap, ['--version'], { encoding: 'utf8', timeout: 10_000 }).then((r) => r.stdout.trim(), () => '?') : '';
-      checks.push({ name: 'bwrap installed', ok: bwrap !== undefined, detail: bwrap ? `${bwrap} (${version})` : 'install bubblewrap (apt install bubblewrap)' });
+      const version = bwrap
+        ? await run(bwrap, ['--version'], { encoding: 'utf8', timeout: 10_000 }).then(
+            (r) => r.stdout.trim(),
+            () => '?',
+          )
+        : '';
+      checks.push({
+        name: 'bwrap installed',
+        ok: bwrap !== undefined,
+        detail: bwrap ? `${bwrap} (${version})` : 'install bubblewrap (apt install bubblewrap)',
+      });
       if (bwrap) {
         const problem = await trySandbox();
-        checks.push({ name: 'can create a sandbox', ok: problem === undefined, ...(problem ? { detail: problem } : {}) });
+        checks.push({
+          name: 'can create a sandbox',
+          ok: problem === undefined,
+          ...(problem ? { detail: problem } : {}),
+        });
       }
       const pty = await loadPty();
-      checks.push({ name: 'terminal panes (node-pty)', ok: pty !== undefined, ...(pty ? {} : { detail: 'node-pty not found: panes will fail; commands still run' }) });
+      checks.push({
+        name: 'terminal panes (node-pty)',
+        ok: pty !== undefined,
+        ...(pty ? {} : { detail: 'node-pty not found: panes will fail; commands still run' }),
+      });
       try {
         mkdirSync(sandboxes, { recursive: true });
         accessSync(sandboxes, constants.W_OK);
         checks.push({ name: 'workspace folder writable', ok: true, detail: sandboxes });
       } catch (err) {
-        checks.push({ name: 'workspace folder writable', ok: false, detail: `${sandboxes}: ${/** @type {Error} */ (err).message}` });
+        checks.push({
+          name: 'workspace folder writable',
+          ok: false,
+          detail: `${sandboxes}: ${/** @type {Error} */ (err).message}`,
+        });
       }
       return checks;
     },
@@ -164,27 +201,56 @@ export function register(ctx) {
       /** Kill functions of this environment's running processes. */
       const live = new Set(/** @type {(() => void)[]} */ ([]));
 
-      const args = (/** @type {string} */ cwd, /** @type {Record<string, string> | undefined} */ env, /** @type {boolean} */ session, /** @type {string[]} */ argv) => bwrapArgs({
-        root, workspace, tmp, hide, binds: s.binds ?? [], share_network: s.share_network === true, cwd, session,
-        // The Core hands the variables commands get; the sandbox keeps its own home and terminal type.
-        env: { PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin', LANG: 'C.UTF-8', ...env, HOME: WORKSPACE, TERM: session ? 'dumb' : 'xterm-256color' },
-      }, argv);
+      const args = (
+        /** @type {string} */ cwd,
+        /** @type {Record<string, string> | undefined} */ env,
+        /** @type {boolean} */ session,
+        /** @type {string[]} */ argv,
+      ) =>
+        bwrapArgs(
+          {
+            root,
+            workspace,
+            tmp,
+            hide,
+            binds: s.binds ?? [],
+            share_network: s.share_network === true,
+            cwd,
+            session,
+            // The Core hands the variables commands get; the sandbox keeps its own home and terminal type.
+            env: {
+              PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+              LANG: 'C.UTF-8',
+              ...env,
+              HOME: WORKSPACE,
+              TERM: session ? 'dumb' : 'xterm-256color',
+            },
+          },
+          argv,
+        );
       const shell = existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh';
 
       /** @type {PluginEnvironment} */
       const environment = {
         exec: (command, opts) => runToEnd(args(opts.cwd, opts.env, true, ['/bin/sh', '-c', command]), opts, live),
         home: async () => WORKSPACE,
-        spawn_background: async (command, opts) => runInBackground(args(opts.cwd, opts.env, true, ['/bin/sh', '-c', command]), live),
+        spawn_background: async (command, opts) =>
+          runInBackground(args(opts.cwd, opts.env, true, ['/bin/sh', '-c', command]), live),
         async open_shell(opts) {
           const pty = await loadPty();
-          if (!pty) throw new Error('node-pty is not available to the plugin host, so the bwrap plugin cannot open a pane');
+          if (!pty)
+            throw new Error('node-pty is not available to the plugin host, so the bwrap plugin cannot open a pane');
           return runOnPty(pty, args(opts.cwd, opts.env, false, [shell, '-i']), opts, live);
         },
         async probe() {
-          const r = await runToEnd(args('/', undefined, true, ['/bin/sh', '-c', 'test -w /workspace']), { timeout_ms: 10_000 }, live)
-            .catch((/** @type {Error} */ err) => ({ output: err.message, exit_code: -1 }));
-          return r.exit_code === 0 ? { ok: true, detail: `sandbox folder ${dir}` } : { ok: false, problem: r.output.trim().split('\n').pop() || `bwrap exited with ${r.exit_code}` };
+          const r = await runToEnd(
+            args('/', undefined, true, ['/bin/sh', '-c', 'test -w /workspace']),
+            { timeout_ms: 10_000 },
+            live,
+          ).catch((/** @type {Error} */ err) => ({ output: err.message, exit_code: -1 }));
+          return r.exit_code === 0
+            ? { ok: true, detail: `sandbox folder ${dir}` }
+            : { ok: false, problem: r.output.trim().split('\n').pop() || `bwrap exited with ${r.exit_code}` };
         },
         async cleanup(reason) {
           for (const kill of live) kill();
@@ -197,4 +263,3 @@ export function register(ctx) {
   };
   ctx.registerBackendProvider(provider);
 }
-

@@ -66,7 +66,7 @@ export function bwrapArgs(o, argv) {
 /** The exit code a shell would report: the status, or 128 + the signal's number. */
 function exitCode(/** @type {number | null} */ code, /** @type {NodeJS.Signals | null} */ signal) {
   if (code !== null) return code;
-  return 128 + (signal ? constants.signals[signal] ?? 9 : 9);
+  return 128 + (signal ? (constants.signals[signal] ?? 9) : 9);
 }
 
 /** Kill a detached child's whole process group (bwrap, and through --die-with-parent everything inside). */
@@ -132,11 +132,12 @@ export function runInBackground(args, live) {
   live.add(kill);
   const s = bufferedStream({
     write: (data) => void child.stdin.write(data),
-    kill: () => new Promise((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve();
-      child.once('close', () => resolve());
-      kill();
-    }),
+    kill: () =>
+      new Promise((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        child.once('close', () => resolve());
+        kill();
+      }),
   });
   child.stdout.on('data', (/** @type {Buffer} */ b) => s.data(b.toString('utf8')));
   child.stderr.on('data', (/** @type {Buffer} */ b) => s.data(b.toString('utf8')));
@@ -154,7 +155,8 @@ export function runInBackground(args, live) {
 
 /** @typedef {{ spawn(file: string, args: string[], opts: { name: string; cols: number; rows: number; cwd: string; env: Record<string, string> }): {
  *   onData(l: (d: string) => void): void; onExit(l: (e: { exitCode: number; signal?: number }) => void): void;
- *   write(d: string): void; resize(c: number, r: number): void; kill(signal?: string): void; pid: number } }} NodePty */
+ *   write(d: string): void; resize(c: number, r: number): void; kill(signal?: string): void; pid: number } }} NodePty
+ * */
 
 /** @type {Promise<NodePty | undefined> | undefined} */
 let ptyModule;
@@ -166,7 +168,11 @@ let ptyModule;
  */
 export function loadPty() {
   ptyModule ??= (async () => {
-    const from = [import.meta.url, process.argv[1] ? pathToFileURL(process.argv[1]).href : undefined, pathToFileURL(`${process.cwd()}/`).href];
+    const from = [
+      import.meta.url,
+      process.argv[1] ? pathToFileURL(process.argv[1]).href : undefined,
+      pathToFileURL(`${process.cwd()}/`).href,
+    ];
     for (const base of from) {
       if (!base) continue;
       try {
@@ -182,8 +188,8 @@ export function loadPty() {
 
 /**
  * bwrap on a real pty: resize reaches the programs inside (SIGWINCH), and they see a terminal.
- * @param {NodePty} pty @param {string[]} args @param {{ cols: number; rows: number }} size @param {Set<() => void>} live
- * @returns {PluginStream}
+ * @param {NodePty} pty @param {string[]} args @param {{ cols: number; rows: number }} size @param {Set<() => void>}
+ * live @returns {PluginStream}
  */
 export function runOnPty(pty, args, size, live) {
   const env = /** @type {Record<string, string>} */ ({ PATH: process.env.PATH ?? '/usr/bin:/bin' });

@@ -1,4 +1,5 @@
-// The http_sandbox example plugin called directly, against its reference server on loopback: exec, files, token, lifecycle.
+// The http_sandbox example plugin called directly, against its reference server on loopback: exec, files, token,
+// lifecycle.
 import { existsSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
@@ -15,12 +16,23 @@ let server: Awaited<ReturnType<typeof startServer>>;
 let plugin: LoadedPlugin;
 let provider: PluginBackendProvider;
 
-const spec = (extra: Record<string, unknown> = {}) => ({ backend: 'http_sandbox', api_url: server.url, token_env: TOKEN_ENV, ...extra });
+const spec = (extra: Record<string, unknown> = {}) => ({
+  backend: 'http_sandbox',
+  api_url: server.url,
+  token_env: TOKEN_ENV,
+  ...extra,
+});
 /** As the Core calls it: the variable token_env names is handed over in `secrets`, when it is set. */
 const env = async (identity: string, extra: Record<string, unknown> = {}): Promise<PluginEnvironment> => {
   const s = spec(extra);
   const value = process.env[String(s.token_env)];
-  return provider.create_environment({ cwd: '~', timeout: 60, runtime_identity: identity, spec: s, secrets: value === undefined ? {} : { [String(s.token_env)]: value } });
+  return provider.create_environment({
+    cwd: '~',
+    timeout: 60,
+    runtime_identity: identity,
+    spec: s,
+    secrets: value === undefined ? {} : { [String(s.token_env)]: value },
+  });
 };
 
 beforeAll(async () => {
@@ -43,14 +55,21 @@ describe('http_sandbox plugin', () => {
     expect(provider.fields?.find((f) => f.key === 'token_env')).toMatchObject({ type: 'secret_ref', required: true });
     expect(await provider.is_available?.()).toBe(true);
     expect(await provider.check_requirements!(spec())).toEqual([]);
-    expect(await provider.check_requirements!(spec({ api_url: 'ftp://x' }))).toEqual(['api_url: ftp://x is not an http(s) URL']);
+    expect(await provider.check_requirements!(spec({ api_url: 'ftp://x' }))).toEqual([
+      'api_url: ftp://x is not an http(s) URL',
+    ]);
   });
 
   it('runs commands in a sandbox of its own: cwd, exit code, stdin, env, deadline', async () => {
     const e = await env('run#1');
     const home = await e.home!();
     expect(existsSync(home)).toBe(true);
-    const r = await e.exec('pwd; echo "$GREETING"; cat; exit 4', { cwd: home, timeout_ms: 30_000, env: { GREETING: 'hi' }, stdin: 'in\n' });
+    const r = await e.exec('pwd; echo "$GREETING"; cat; exit 4', {
+      cwd: home,
+      timeout_ms: 30_000,
+      env: { GREETING: 'hi' },
+      stdin: 'in\n',
+    });
     expect(r).toEqual({ output: `${home}\nhi\nin\n`, exit_code: 4 });
     const slow = await e.exec('echo started; sleep 53.17', { cwd: home, timeout_ms: 800 });
     expect(slow).toMatchObject({ timed_out: true, exit_code: 124, output: 'started\n' });
@@ -94,7 +113,9 @@ describe('http_sandbox plugin', () => {
       delete process.env.SB_TEST_WRONG_TOKEN;
     }
     const unset = await env('auth#2', { token_env: 'SB_TEST_NOT_SET_ANYWHERE' });
-    await expect(unset.exec('true', { cwd: '/', timeout_ms: 5000 })).rejects.toThrow('SB_TEST_NOT_SET_ANYWHERE (token_env) is not set');
+    await expect(unset.exec('true', { cwd: '/', timeout_ms: 5000 })).rejects.toThrow(
+      'SB_TEST_NOT_SET_ANYWHERE (token_env) is not set',
+    );
   });
 
   it('says which service did not answer', async () => {
@@ -103,7 +124,9 @@ describe('http_sandbox plugin', () => {
     const port = (closed.address() as AddressInfo).port;
     await new Promise((r) => closed.close(r));
     const e = await env('down#1', { api_url: `http://127.0.0.1:${port}` });
-    await expect(e.exec('true', { cwd: '/', timeout_ms: 5000 })).rejects.toThrow(`http_sandbox: http://127.0.0.1:${port} did not answer (ECONNREFUSED)`);
+    await expect(e.exec('true', { cwd: '/', timeout_ms: 5000 })).rejects.toThrow(
+      `http_sandbox: http://127.0.0.1:${port} did not answer (ECONNREFUSED)`,
+    );
   });
 
   it('the reference server listens on loopback only and refuses requests without the token', async () => {

@@ -12,11 +12,21 @@
 /** @type {import('../../../src/shared/specFields.js').SpecFieldDecl[]} */
 const fields = [
   {
-    key: 'api_url', type: 'string', label: 'API URL', help: 'the sandbox service, e.g. https://sandbox.example.com',
-    required: true, placeholder: 'https://sandbox.example.com', pattern: '^https?://[^\\s]+$', pattern_message: 'api_url must start with http:// or https://',
+    key: 'api_url',
+    type: 'string',
+    label: 'API URL',
+    help: 'the sandbox service, e.g. https://sandbox.example.com',
+    required: true,
+    placeholder: 'https://sandbox.example.com',
+    pattern: '^https?://[^\\s]+$',
+    pattern_message: 'api_url must start with http:// or https://',
   },
   {
-    key: 'token_env', type: 'secret_ref', label: 'Token variable', required: true, placeholder: 'SANDBOX_API_TOKEN',
+    key: 'token_env',
+    type: 'secret_ref',
+    label: 'Token variable',
+    required: true,
+    placeholder: 'SANDBOX_API_TOKEN',
     help: 'the name of the environment variable that holds the API token (never the token itself)',
   },
 ];
@@ -31,7 +41,8 @@ const SLACK_MS = 30_000;
  */
 function tokenOf(spec, secrets) {
   const token = secrets[spec.token_env];
-  if (!token) throw new Error(`http_sandbox: the environment variable ${spec.token_env} (token_env) is not set for Switchboard`);
+  if (!token)
+    throw new Error(`http_sandbox: the environment variable ${spec.token_env} (token_env) is not set for Switchboard`);
   return token;
 }
 
@@ -47,7 +58,10 @@ async function api(spec, method, path, o = {}) {
   try {
     res = await fetch(url, {
       method,
-      headers: { authorization: `Bearer ${spec.token()}`, ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        authorization: `Bearer ${spec.token()}`,
+        ...(o.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      },
       ...(o.body !== undefined ? { body: JSON.stringify(o.body) } : {}),
       signal: AbortSignal.timeout(o.timeout_ms ?? SLACK_MS),
     });
@@ -66,7 +80,9 @@ async function api(spec, method, path, o = {}) {
   }
   if (!res.ok) {
     const why = typeof body?.error === 'string' ? body.error : `HTTP ${res.status}`;
-    const err = /** @type {Error & { status?: number }} */ (new Error(`http_sandbox: ${method} ${path.split('?')[0]}: ${why}`));
+    const err = /** @type {Error & { status?: number }} */ (
+      new Error(`http_sandbox: ${method} ${path.split('?')[0]}: ${why}`)
+    );
     err.status = res.status;
     throw err;
   }
@@ -90,10 +106,15 @@ export function register(ctx) {
       return /^https?:\/\//.test(s.api_url) ? [] : [`api_url: ${s.api_url} is not an http(s) URL`];
     },
 
-    doctor_checks: () => [{ name: 'HTTP client', ok: typeof fetch === 'function', detail: `Node ${process.versions.node}` }],
+    doctor_checks: () => [
+      { name: 'HTTP client', ok: typeof fetch === 'function', detail: `Node ${process.versions.node}` },
+    ],
 
     create_environment({ runtime_identity, spec, secrets }) {
-      const s = { .../** @type {HttpSandboxSpec} */ (spec), token: () => tokenOf(/** @type {HttpSandboxSpec} */ (spec), secrets) };
+      const s = {
+        .../** @type {HttpSandboxSpec} */ (spec),
+        token: () => tokenOf(/** @type {HttpSandboxSpec} */ (spec), secrets),
+      };
       /** @type {Promise<Sandbox> | undefined} */
       let sandbox;
       // One sandbox per runtime identity, named after it: asking again (after a restart) finds the same one.
@@ -106,17 +127,28 @@ export function register(ctx) {
         sandbox.catch(() => (sandbox = undefined));
         return sandbox;
       };
-      const at = async (/** @type {string} */ suffix) => `/v1/sandboxes/${encodeURIComponent((await ready()).id)}${suffix}`;
+      const at = async (/** @type {string} */ suffix) =>
+        `/v1/sandboxes/${encodeURIComponent((await ready()).id)}${suffix}`;
       const q = (/** @type {string} */ path) => `?path=${encodeURIComponent(path)}`;
 
       /** @type {PluginEnvironment} */
       const environment = {
         async exec(command, opts) {
           const r = await api(s, 'POST', await at('/exec'), {
-            body: { command, cwd: opts.cwd, timeout_ms: opts.timeout_ms, ...(opts.env ? { env: opts.env } : {}), ...(opts.stdin !== undefined ? { stdin: opts.stdin } : {}) },
+            body: {
+              command,
+              cwd: opts.cwd,
+              timeout_ms: opts.timeout_ms,
+              ...(opts.env ? { env: opts.env } : {}),
+              ...(opts.stdin !== undefined ? { stdin: opts.stdin } : {}),
+            },
             timeout_ms: opts.timeout_ms + SLACK_MS,
           });
-          return { output: String(r.output ?? ''), exit_code: Number(r.exit_code ?? -1), ...(r.timed_out ? { timed_out: true } : {}) };
+          return {
+            output: String(r.output ?? ''),
+            exit_code: Number(r.exit_code ?? -1),
+            ...(r.timed_out ? { timed_out: true } : {}),
+          };
         },
         home: async () => (await ready()).home,
         async read_file(path, max_bytes) {
@@ -124,7 +156,9 @@ export function register(ctx) {
           return new Uint8Array(Buffer.from(String(r.content_base64), 'base64'));
         },
         async write_file(path, data) {
-          await api(s, 'PUT', `${await at('/files')}${q(path)}`, { body: { content_base64: Buffer.from(data).toString('base64') } });
+          await api(s, 'PUT', `${await at('/files')}${q(path)}`, {
+            body: { content_base64: Buffer.from(data).toString('base64') },
+          });
         },
         async stat(path) {
           const r = await api(s, 'GET', `${await at('/stat')}${q(path)}`);
@@ -144,9 +178,12 @@ export function register(ctx) {
           if (reason !== 'removed' || !sandbox) return;
           const id = (await sandbox.catch(() => undefined))?.id;
           sandbox = undefined;
-          if (id) await api(s, 'DELETE', `/v1/sandboxes/${encodeURIComponent(id)}`).catch((/** @type {Error & { status?: number }} */ err) => {
-            if (err.status !== 404) throw err;
-          });
+          if (id)
+            await api(s, 'DELETE', `/v1/sandboxes/${encodeURIComponent(id)}`).catch(
+              (/** @type {Error & { status?: number }} */ err) => {
+                if (err.status !== 404) throw err;
+              },
+            );
         },
       };
       return environment;

@@ -55,10 +55,14 @@ function absolutePath(/** @type {string | null} */ p) {
 }
 
 /** Runs `sh -c command` in cwd; the whole process group is killed at the deadline. */
-function run(/** @type {{ command: string; cwd: string; timeout_ms: number; env?: Record<string, string>; stdin?: string; home: string }} */ o) {
+function run(
+  /** @type {{ command: string; cwd: string; timeout_ms: number; env?: Record<string, string>; stdin?: string; home: string }} */ o,
+) {
   return new Promise((resolve) => {
     const child = spawn('/bin/sh', ['-c', o.command], {
-      cwd: o.cwd, detached: true, stdio: ['pipe', 'pipe', 'pipe'],
+      cwd: o.cwd,
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe'],
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: o.home, LANG: 'C.UTF-8', ...o.env },
     });
     let output = '';
@@ -80,7 +84,7 @@ function run(/** @type {{ command: string; cwd: string; timeout_ms: number; env?
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ output, exit_code: timedOut ? 124 : code ?? (signal ? 137 : 1), timed_out: timedOut });
+      resolve({ output, exit_code: timedOut ? 124 : (code ?? (signal ? 137 : 1)), timed_out: timedOut });
     });
     child.stdin.on('error', () => {});
     child.stdin.end(o.stdin ?? '');
@@ -90,7 +94,8 @@ function run(/** @type {{ command: string; cwd: string; timeout_ms: number; env?
 /**
  * Starts the server on 127.0.0.1.
  * @param {{ token: string; port?: number; root?: string }} opts `root`: where sandbox folders go (a new temp folder).
- * @returns {Promise<{ url: string; close(): Promise<void>; sandboxes: Map<string, { id: string; name: string; home: string }> }>}
+ * @returns {Promise<{ url: string; close(): Promise<void>; sandboxes: Map<string, { id: string; name: string; home:
+ * string }> }>}
  */
 export async function startServer(opts) {
   if (!opts.token) throw new Error('a token is required');
@@ -144,7 +149,14 @@ export async function startServer(opts) {
       const cwd = typeof b.cwd === 'string' ? absolutePath(b.cwd) : sandbox.home;
       const timeout = typeof b.timeout_ms === 'number' && b.timeout_ms > 0 ? b.timeout_ms : 60_000;
       const env = b.env && typeof b.env === 'object' ? /** @type {Record<string, string>} */ (b.env) : undefined;
-      return run({ command: b.command, cwd, timeout_ms: timeout, home: sandbox.home, ...(env ? { env } : {}), ...(typeof b.stdin === 'string' ? { stdin: b.stdin } : {}) });
+      return run({
+        command: b.command,
+        cwd,
+        timeout_ms: timeout,
+        home: sandbox.home,
+        ...(env ? { env } : {}),
+        ...(typeof b.stdin === 'string' ? { stdin: b.stdin } : {}),
+      });
     }
     if (action === 'files' && req.method === 'GET') {
       const path = absolutePath(url.searchParams.get('path'));
@@ -183,26 +195,30 @@ export async function startServer(opts) {
   }
 
   const server = createServer((req, res) => {
-    route(req).then((body) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(body));
-    }, (/** @type {Error & { status?: number }} */ err) => {
-      res.writeHead(err.status ?? 500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: err.message.split('\n')[0] }));
-    });
+    route(req).then(
+      (body) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      },
+      (/** @type {Error & { status?: number }} */ err) => {
+        res.writeHead(err.status ?? 500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: err.message.split('\n')[0] }));
+      },
+    );
   });
   await new Promise((resolve) => server.listen(opts.port ?? 0, '127.0.0.1', () => resolve(undefined)));
   const address = /** @type {import('node:net').AddressInfo} */ (server.address());
   return {
     url: `http://127.0.0.1:${address.port}`,
     sandboxes,
-    close: () => new Promise((resolve) => {
-      server.closeAllConnections();
-      server.close(() => {
-        if (!opts.root) rmSync(root, { recursive: true, force: true });
-        resolve();
-      });
-    }),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => {
+          if (!opts.root) rmSync(root, { recursive: true, force: true });
+          resolve();
+        });
+      }),
   };
 }
 

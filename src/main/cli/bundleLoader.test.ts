@@ -20,13 +20,16 @@ function fixture(answer: string): { dir: string; bundle: string; run: () => stri
   const bundle = join(dir, 'bundle.cjs');
   writeBundle(bundle, answer);
   const runner = join(dir, 'run.mjs');
-  writeFileSync(runner, [
-    `import { loadBundle } from ${JSON.stringify(join(repoRoot, 'src/main/cli/bundleLoader.ts'))};`,
-    `import { createRequire } from 'node:module';`,
-    `const m = loadBundle(process.argv[2]);`,
-    `const listed = Object.keys(createRequire(import.meta.url).cache).includes(process.argv[2]);`,
-    `console.log(JSON.stringify({ answer: m.answer(), path: m.pathJoin('a', 'b'), file: m.file, listed }));`,
-  ].join('\n'));
+  writeFileSync(
+    runner,
+    [
+      `import { loadBundle } from ${JSON.stringify(join(repoRoot, 'src/main/cli/bundleLoader.ts'))};`,
+      `import { createRequire } from 'node:module';`,
+      `const m = loadBundle(process.argv[2]);`,
+      `const listed = Object.keys(createRequire(import.meta.url).cache).includes(process.argv[2]);`,
+      `console.log(JSON.stringify({ answer: m.answer(), path: m.pathJoin('a', 'b'), file: m.file, listed }));`,
+    ].join('\n'),
+  );
   const run = (): string => {
     const r = spawnSync(process.execPath, ['--import', 'tsx', runner, bundle], { cwd: repoRoot, encoding: 'utf8' });
     expect(r.stderr).toBe('');
@@ -37,7 +40,10 @@ function fixture(answer: string): { dir: string; bundle: string; run: () => stri
 }
 
 function writeBundle(file: string, answer: string): void {
-  writeFileSync(file, `exports.answer = function answer() { return ${JSON.stringify(answer)}; };\nexports.pathJoin = require('node:path').join;\nexports.file = __filename;\n`);
+  writeFileSync(
+    file,
+    `exports.answer = function answer() { return ${JSON.stringify(answer)}; };\nexports.pathJoin = require('node:path').join;\nexports.file = __filename;\n`,
+  );
 }
 
 /** What the loader keys a cache to: the bundle's size, modification time, inode and change time, as doubles. */
@@ -81,23 +87,39 @@ describe('loadBundle', () => {
     const { dir, bundle, run } = fixture('one');
     const esm = join(dir, 'esm.mjs');
     writeFileSync(esm, 'export const value = 42;\n');
-    writeFileSync(bundle, `exports.answer = function answer() { return 'one'; };\nexports.pathJoin = require('node:path').join;\nexports.file = __filename;\n` +
-      `exports.later = () => import(${JSON.stringify(esm)}).then((m) => m.value);\n`);
+    writeFileSync(
+      bundle,
+      `exports.answer = function answer() { return 'one'; };\nexports.pathJoin = require('node:path').join;\nexports.file = __filename;\n` +
+        `exports.later = () => import(${JSON.stringify(esm)}).then((m) => m.value);\n`,
+    );
     const runner = join(dir, 'run.mjs');
-    writeFileSync(runner, readFileSync(runner, 'utf8').replace('console.log(JSON.stringify({', 'const later = await m.later();\nconsole.log(JSON.stringify({ later,'));
+    writeFileSync(
+      runner,
+      readFileSync(runner, 'utf8').replace(
+        'console.log(JSON.stringify({',
+        'const later = await m.later();\nconsole.log(JSON.stringify({ later,',
+      ),
+    );
     expect(JSON.parse(run()).later).toBe(42);
     expect(JSON.parse(run()).later).toBe(42);
   });
 });
 
 describe('the build', () => {
-  it('replaces each bundle whole: a command starting while it runs reads the old bundle or the new one', { timeout: 120_000 }, async () => {
+  it('replaces each bundle whole: a command starting while it runs reads the old bundle or the new one', {
+    timeout: 120_000,
+  }, async () => {
     const { spawn } = await import('node:child_process');
     const { Script } = await import('node:vm');
     const file = join(repoRoot, 'out/cli/commands/serve.cjs');
-    const build = spawn(process.execPath, [join(repoRoot, 'scripts/build.mjs'), 'node'], { cwd: repoRoot, stdio: 'ignore' });
+    const build = spawn(process.execPath, [join(repoRoot, 'scripts/build.mjs'), 'node'], {
+      cwd: repoRoot,
+      stdio: 'ignore',
+    });
     let done = false;
-    const exited = new Promise<number | null>((resolve) => build.once('exit', (code) => ((done = true), resolve(code))));
+    const exited = new Promise<number | null>((resolve) =>
+      build.once('exit', (code) => ((done = true), resolve(code))),
+    );
     const seen: string[] = [];
     let reads = 0;
     // Reads and compiles the bundle as the loader does, as often as it can while the build writes.

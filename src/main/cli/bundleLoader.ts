@@ -16,7 +16,14 @@ const IDENTITY_BYTES = 32;
 /** A long-running command (serve, mcp) saves its cache this long after start; a one-shot command saves it at exit. */
 const SAVE_AFTER_MS = 1000;
 
-type ModuleWrapper = (this: unknown, exports: unknown, require: NodeJS.Require, module: Module, filename: string, dirname: string) => void;
+type ModuleWrapper = (
+  this: unknown,
+  exports: unknown,
+  require: NodeJS.Require,
+  module: Module,
+  filename: string,
+  dirname: string,
+) => void;
 
 /** The exports of the CommonJS bundle `file` (an absolute path), loaded once per process like `require(file)`. */
 export function loadBundle(file: string): unknown {

@@ -24,7 +24,10 @@ const running = sleepRunning;
 
 function auditOutcomes(seconds: string): string[] {
   const lines = readFileSync(join(home, 'audit.jsonl'), 'utf8').trim().split('\n');
-  return lines.map((l) => JSON.parse(l) as { args?: string; outcome?: string }).filter((l) => l.args?.includes(`sleep ${seconds}`)).map((l) => l.outcome ?? '');
+  return lines
+    .map((l) => JSON.parse(l) as { args?: string; outcome?: string })
+    .filter((l) => l.args?.includes(`sleep ${seconds}`))
+    .map((l) => l.outcome ?? '');
 }
 
 beforeAll(async () => {
@@ -45,10 +48,14 @@ afterAll(async () => {
 describe('cancelling a call stops its command', () => {
   it('Ctrl+C on `switchboard call` kills the command, exits 130 and the audit says cancelled', async () => {
     const s = uniqueSleep();
-    const child = spawn(process.execPath, [cliPath, 'call', 'terminal', JSON.stringify({ command: `sleep ${s}; echo never`, timeout: 600 })], {
-      env: { ...process.env, SWITCHBOARD_HOME: home },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [cliPath, 'call', 'terminal', JSON.stringify({ command: `sleep ${s}; echo never`, timeout: 600 })],
+      {
+        env: { ...process.env, SWITCHBOARD_HOME: home },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -67,15 +74,26 @@ describe('cancelling a call stops its command', () => {
     mkdirSync(join(work, 'ctrl-c'));
     writeFileSync(join(work, 'ctrl-c', 'keep'), 'x');
     const command = 'rm -rf ./ctrl-c';
-    const child = spawn(process.execPath, [cliPath, 'call', 'terminal', JSON.stringify({ command })], { env: { ...process.env, SWITCHBOARD_HOME: home }, stdio: 'ignore' });
+    const child = spawn(process.execPath, [cliPath, 'call', 'terminal', JSON.stringify({ command })], {
+      env: { ...process.env, SWITCHBOARD_HOME: home },
+      stdio: 'ignore',
+    });
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
     const { client, close } = await connectCore(info.ws_url, info.token);
     try {
       let id: string | undefined;
-      await until(async () => (id = (await client.call('approvals.list', {})).find((p) => p.command === command)?.id) !== undefined, 'the call is held for approval');
+      await until(
+        async () =>
+          (id = (await client.call('approvals.list', {})).find((p) => p.command === command)?.id) !== undefined,
+        'the call is held for approval',
+      );
       child.kill('SIGINT');
       expect(await exited).toBe(130);
-      await until(async () => !(await client.call('approvals.list', {})).some((p) => p.id === id), 'the approval was withdrawn', 20);
+      await until(
+        async () => !(await client.call('approvals.list', {})).some((p) => p.id === id),
+        'the approval was withdrawn',
+        20,
+      );
       expect(existsSync(join(work, 'ctrl-c', 'keep'))).toBe(true);
     } finally {
       close();
@@ -85,10 +103,24 @@ describe('cancelling a call stops its command', () => {
   it('MCP notifications/cancelled over stdio kills the command', async () => {
     const s = uniqueSleep();
     const client = new Client({ name: 'cancel-test', version: '1' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, 'mcp'], env: { ...(process.env as Record<string, string>), SWITCHBOARD_HOME: home }, stderr: 'pipe' }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [cliPath, 'mcp'],
+        env: { ...(process.env as Record<string, string>), SWITCHBOARD_HOME: home },
+        stderr: 'pipe',
+      }),
+    );
     try {
       const abort = new AbortController();
-      const call = client.callTool({ name: 'terminal', arguments: { command: `sleep ${s}`, timeout: 600 } }, undefined, { signal: abort.signal }).then(() => 'answered', () => 'rejected');
+      const call = client
+        .callTool({ name: 'terminal', arguments: { command: `sleep ${s}`, timeout: 600 } }, undefined, {
+          signal: abort.signal,
+        })
+        .then(
+          () => 'answered',
+          () => 'rejected',
+        );
       await until(() => running(s), 'the command started');
       abort.abort();
       expect(await call).toBe('rejected');
@@ -107,16 +139,36 @@ describe('cancelling a call stops its command', () => {
     writeFileSync(join(work, 'stdio-held', 'keep'), 'x');
     const command = 'rm -rf ./stdio-held';
     const client = new Client({ name: 'cancel-test', version: '1' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, 'mcp'], env: { ...(process.env as Record<string, string>), SWITCHBOARD_HOME: home }, stderr: 'pipe' }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [cliPath, 'mcp'],
+        env: { ...(process.env as Record<string, string>), SWITCHBOARD_HOME: home },
+        stderr: 'pipe',
+      }),
+    );
     const core = await connectCore(info.ws_url, info.token);
     try {
       const abort = new AbortController();
-      const call = client.callTool({ name: 'terminal', arguments: { command } }, undefined, { signal: abort.signal }).then(() => 'answered', () => 'rejected');
+      const call = client
+        .callTool({ name: 'terminal', arguments: { command } }, undefined, { signal: abort.signal })
+        .then(
+          () => 'answered',
+          () => 'rejected',
+        );
       let id: string | undefined;
-      await until(async () => (id = (await core.client.call('approvals.list', {})).find((p) => p.command === command)?.id) !== undefined, 'the call is held for approval');
+      await until(
+        async () =>
+          (id = (await core.client.call('approvals.list', {})).find((p) => p.command === command)?.id) !== undefined,
+        'the call is held for approval',
+      );
       abort.abort();
       expect(await call).toBe('rejected');
-      await until(async () => !(await core.client.call('approvals.list', {})).some((p) => p.id === id), 'the approval was withdrawn', 20);
+      await until(
+        async () => !(await core.client.call('approvals.list', {})).some((p) => p.id === id),
+        'the approval was withdrawn',
+        20,
+      );
       expect(existsSync(join(work, 'stdio-held', 'keep'))).toBe(true);
     } finally {
       core.close();
@@ -127,13 +179,24 @@ describe('cancelling a call stops its command', () => {
   it('a dropped /mcp HTTP request kills the command', async () => {
     const s = uniqueSleep();
     const abort = new AbortController();
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'terminal', arguments: { command: `sleep ${s}`, timeout: 600 } } });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'terminal', arguments: { command: `sleep ${s}`, timeout: 600 } },
+    });
     const request = fetch(info.mcp_url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${info.token}` },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${info.token}`,
+      },
       body,
       signal: abort.signal,
-    }).then(async (r) => r.text()).catch(() => 'dropped');
+    })
+      .then(async (r) => r.text())
+      .catch(() => 'dropped');
     await until(() => running(s), 'the command started');
     abort.abort();
     expect(await request).toBe('dropped');
@@ -145,14 +208,18 @@ describe('cancelling a call stops its command', () => {
     const s = uniqueSleep();
     const { client, close } = await connectCore(info.ws_url, info.token);
     const abort = new AbortController();
-    const call = client.call('tool.call', { tool: 'terminal', args: { command: `sleep ${s}`, timeout: 600 } }, { signal: abort.signal }).catch((e: unknown) => e);
+    const call = client
+      .call('tool.call', { tool: 'terminal', args: { command: `sleep ${s}`, timeout: 600 } }, { signal: abort.signal })
+      .catch((e: unknown) => e);
     await until(() => running(s), 'the command started');
     abort.abort();
     expect(await call).toMatchObject({ code: 'cancelled' });
     await until(() => !running(s), 'the command was killed');
 
     const s2 = uniqueSleep();
-    void client.call('tool.call', { tool: 'terminal', args: { command: `sleep ${s2}`, timeout: 600 } }).catch(() => undefined);
+    void client
+      .call('tool.call', { tool: 'terminal', args: { command: `sleep ${s2}`, timeout: 600 } })
+      .catch(() => undefined);
     await until(() => running(s2), 'the second command started');
     close();
     await until(() => !running(s2), 'the second command was killed with its connection');

@@ -1,4 +1,5 @@
-// `switchboard doctor` end to end: it asks a running Core, and without one says so in one line and only reads the files.
+// `switchboard doctor` end to end: it asks a running Core, and without one says so in one line and only reads the
+// files.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,13 +14,16 @@ describe('switchboard doctor', () => {
     ensureBuilt();
     mkdirSync(work);
     // An SSH target nobody can reach: a doctor that built its own Core would probe it and report FAIL.
-    writeFileSync(join(home, 'config.yaml'), [
-      'terminal:',
-      '  targets:',
-      `    here: { backend: local, cwd: ${work} }`,
-      '    far: { backend: ssh, ssh_host: 192.0.2.1, ssh_user: nobody }',
-      '',
-    ].join('\n'));
+    writeFileSync(
+      join(home, 'config.yaml'),
+      [
+        'terminal:',
+        '  targets:',
+        `    here: { backend: local, cwd: ${work} }`,
+        '    far: { backend: ssh, ssh_host: 192.0.2.1, ssh_user: nobody }',
+        '',
+      ].join('\n'),
+    );
   });
   afterAll(() => rmSync(home, { recursive: true, force: true }));
 
@@ -44,7 +48,7 @@ describe('switchboard doctor', () => {
     }
   });
 
-  it('with a Core running: the Core\'s report', async () => {
+  it("with a Core running: the Core's report", async () => {
     const served = await startServe(home);
     try {
       const r = await runCli(home, ['doctor', '--json', '--timeout', '2']);

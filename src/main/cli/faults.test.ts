@@ -23,7 +23,10 @@ const docker = loadDockerEnv();
 class CuttableProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
-  constructor(readonly path: string, private readonly upstream: string) {}
+  constructor(
+    readonly path: string,
+    private readonly upstream: string,
+  ) {}
 
   async listen(): Promise<void> {
     rmSync(this.path, { force: true });
@@ -70,13 +73,24 @@ describe.skipIf(!ssh || !docker)('faults against a served Core', () => {
   };
   /** A foreground call left running in its own CLI process; resolves to its exit status and stderr. */
   const longCall = (target: string, seconds: string) => {
-    const child = spawn(process.execPath, [cliPath, 'call', 'terminal', JSON.stringify({ command: `sleep ${seconds}`, timeout: 3600, execution_target: target })], {
-      env: { ...process.env, SWITCHBOARD_HOME: home },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        cliPath,
+        'call',
+        'terminal',
+        JSON.stringify({ command: `sleep ${seconds}`, timeout: 3600, execution_target: target }),
+      ],
+      {
+        env: { ...process.env, SWITCHBOARD_HOME: home },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      },
+    );
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    return new Promise<{ status: number | null; stderr: string }>((resolve) => child.on('close', (status) => resolve({ status, stderr })));
+    return new Promise<{ status: number | null; stderr: string }>((resolve) =>
+      child.on('close', (status) => resolve({ status, stderr })),
+    );
   };
   /** Open a pane through the Core's API, as the window does; resolves once its shell printed something. */
   const openPane = async (target: string) => {
@@ -105,13 +119,16 @@ describe.skipIf(!ssh || !docker)('faults against a served Core', () => {
     writeFileSync(join(home, 'known_hosts'), `[${ssh!.host}]:${sshd.port} ${keyPart}\n`, { mode: 0o600 });
     proxy = new CuttableProxy(join(sockDir, 'engine.sock'), docker!.socket);
     await proxy.listen();
-    writeFileSync(join(home, 'config.yaml'), [
-      'terminal:',
-      '  targets:',
-      `    flaky: { backend: ssh, ssh_host: ${ssh!.host}, ssh_port: ${sshd.port}, ssh_user: ${ssh!.user}, ssh_key: ${ssh!.key}, cwd: /tmp }`,
-      `    jail: { backend: docker, docker_image: "${docker!.image}", docker_host: "unix://${proxy.path}", docker_network: none, cwd: / }`,
-      '',
-    ].join('\n'));
+    writeFileSync(
+      join(home, 'config.yaml'),
+      [
+        'terminal:',
+        '  targets:',
+        `    flaky: { backend: ssh, ssh_host: ${ssh!.host}, ssh_port: ${sshd.port}, ssh_user: ${ssh!.user}, ssh_key: ${ssh!.key}, cwd: /tmp }`,
+        `    jail: { backend: docker, docker_image: "${docker!.image}", docker_host: "unix://${proxy.path}", docker_network: none, cwd: / }`,
+        '',
+      ].join('\n'),
+    );
     served = await startServe(home);
     const info = JSON.parse(readFileSync(join(home, 'core.json'), 'utf8')) as { ws_url: string; token: string };
     core = await connectCore(info.ws_url, info.token, undefined, served.approver);

@@ -10,9 +10,21 @@ describe('long names in errors', () => {
   const { home } = servedProfile('sb-long-names-', { beforeAll, afterAll });
 
   it.each([
-    ['call terminal, a 5,000-char execution_target', ['call', 'terminal', JSON.stringify({ command: 'true', execution_target: longName })], /unknown target "tx+…x*-tail"/],
-    ['call read_file, a 5,000-char path', ['call', 'read_file', JSON.stringify({ path: longPath })], /no such file: \/tmp\/p+…p*\/file\.txt/],
-    ['call terminal, a 5,000-char workdir', ['call', 'terminal', JSON.stringify({ command: 'true', workdir: longPath })], /workdir \/tmp\/p+…p*\/file\.txt does not exist/],
+    [
+      'call terminal, a 5,000-char execution_target',
+      ['call', 'terminal', JSON.stringify({ command: 'true', execution_target: longName })],
+      /unknown target "tx+…x*-tail"/,
+    ],
+    [
+      'call read_file, a 5,000-char path',
+      ['call', 'read_file', JSON.stringify({ path: longPath })],
+      /no such file: \/tmp\/p+…p*\/file\.txt/,
+    ],
+    [
+      'call terminal, a 5,000-char workdir',
+      ['call', 'terminal', JSON.stringify({ command: 'true', workdir: longPath })],
+      /workdir \/tmp\/p+…p*\/file\.txt does not exist/,
+    ],
     ['targets show, a 5,000-char name', ['targets', 'show', longName], /./],
     ['targets register, a 5,000-char name', ['targets', 'register', longName, '--backend', 'local'], /./],
     ['approvals check, a 5,000-char target', ['approvals', 'check', 'ls', '--execution-target', longName], /./],

@@ -21,5 +21,8 @@ const bundle = (name: CommandName): CommandBundle => loadBundle(join(here, 'comm
 // `switchboard mcp` answers initialize before its bundle (and the MCP SDK in it) is loaded, when it can (mcpFront.ts).
 if (!startMcpFront(process.argv, () => bundle('mcp') as CommandBundle & McpEntry)) {
   // The whole --help (or an unknown command's error) needs every command: the first bundle's program takes them all.
-  void bundle(namedCommand(process.argv) ?? commandNames[0]).runProgram(process.argv, (name) => bundle(name).addCommand);
+  void bundle(namedCommand(process.argv) ?? commandNames[0]).runProgram(
+    process.argv,
+    (name) => bundle(name).addCommand,
+  );
 }

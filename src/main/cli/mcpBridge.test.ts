@@ -27,7 +27,10 @@ async function silentServer(): Promise<{ port: number; dropAll: () => void }> {
 }
 
 /** JSON-RPC over the bridge's stdio: send a message, read the answer to an id. */
-function rpc(child: ChildProcessWithoutNullStreams): { send: (m: object) => void; answer: (id: number) => Promise<Record<string, unknown>> } {
+function rpc(child: ChildProcessWithoutNullStreams): {
+  send: (m: object) => void;
+  answer: (id: number) => Promise<Record<string, unknown>>;
+} {
   let buffered = '';
   const answers = new Map<number, Record<string, unknown>>();
   const waiting = new Map<number, (m: Record<string, unknown>) => void>();
@@ -55,18 +58,37 @@ describe('switchboard mcp before the Core answers', () => {
     cleanup.push(() => rmSync(home, { recursive: true, force: true }));
     const core = await silentServer();
     // A core.json of a live process (this one) whose WebSocket endpoint accepts but never completes the handshake.
-    writeFileSync(join(home, 'core.json'), JSON.stringify({
-      url: `http://127.0.0.1:${core.port}/`, ws_url: `ws://127.0.0.1:${core.port}/ws`, mcp_url: `http://127.0.0.1:${core.port}/mcp`,
-      token: 'not-a-real-token', pid: process.pid, started_at: new Date().toISOString(), mode: 'serve',
-    }), { mode: 0o600 });
-    const child = spawn(process.execPath, [cliPath, 'mcp'], { env: { ...process.env, SWITCHBOARD_HOME: home }, stdio: ['pipe', 'pipe', 'pipe'] });
+    writeFileSync(
+      join(home, 'core.json'),
+      JSON.stringify({
+        url: `http://127.0.0.1:${core.port}/`,
+        ws_url: `ws://127.0.0.1:${core.port}/ws`,
+        mcp_url: `http://127.0.0.1:${core.port}/mcp`,
+        token: 'not-a-real-token',
+        pid: process.pid,
+        started_at: new Date().toISOString(),
+        mode: 'serve',
+      }),
+      { mode: 0o600 },
+    );
+    const child = spawn(process.execPath, [cliPath, 'mcp'], {
+      env: { ...process.env, SWITCHBOARD_HOME: home },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     cleanup.push(() => child.kill());
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     const { send, answer } = rpc(child);
 
-    send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } } });
-    expect(await answer(1)).toMatchObject({ id: 1, result: { serverInfo: { name: 'switchboard' }, capabilities: { tools: {} } } });
+    send({
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } },
+    });
+    expect(await answer(1)).toMatchObject({
+      id: 1,
+      result: { serverInfo: { name: 'switchboard' }, capabilities: { tools: {} } },
+    });
     send({ method: 'notifications/initialized' });
     // The tool list needs no Core.
     send({ id: 2, method: 'tools/list', params: {} });

@@ -1,4 +1,5 @@
-// `switchboard mcp` answers initialize before it loads the MCP SDK (mcpFront.ts), and a client sees exactly what the SDK Server answers.
+// `switchboard mcp` answers initialize before it loads the MCP SDK (mcpFront.ts), and a client sees exactly what the
+// SDK Server answers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -14,7 +15,9 @@ import { cliPath, ensureBuilt, startServe, tempHome, type Served } from '../../.
 let home: string;
 let served: Served;
 let runs = 0;
-/** A --require script that notes, at the process's first write on stdout, whether the mcp bundle (the SDK) was loaded. */
+/**
+ * A --require script that notes, at the process's first write on stdout, whether the mcp bundle (the SDK) was loaded.
+ */
 let preload: string;
 
 beforeAll(async () => {
@@ -41,7 +44,12 @@ afterAll(async () => {
 function traced(): { env: Record<string, string>; sdkLoadedAtFirstWrite: () => boolean } {
   const file = join(home, `first-write-${++runs}.json`);
   return {
-    env: { ...(process.env as Record<string, string>), SWITCHBOARD_HOME: home, NODE_OPTIONS: `--require ${preload}`, SB_TEST_FIRST_WRITE: file },
+    env: {
+      ...(process.env as Record<string, string>),
+      SWITCHBOARD_HOME: home,
+      NODE_OPTIONS: `--require ${preload}`,
+      SB_TEST_FIRST_WRITE: file,
+    },
     sdkLoadedAtFirstWrite: () => {
       expect(existsSync(file)).toBe(true);
       return JSON.parse(readFileSync(file, 'utf8')) as boolean;
@@ -56,7 +64,9 @@ const initialize = (id: number | string, protocolVersion: string, capabilities: 
 const ping = (id: number | string): string => line({ id, method: 'ping' });
 
 /** `switchboard mcp` given `input` in one write and then the end of stdin: all it wrote, and how it ended. */
-async function runMcp(input: string): Promise<{ stdout: string; stderr: string; status: number | null; sdkLoadedAtFirstWrite: () => boolean }> {
+async function runMcp(
+  input: string,
+): Promise<{ stdout: string; stderr: string; status: number | null; sdkLoadedAtFirstWrite: () => boolean }> {
   const t = traced();
   const child = spawn(process.execPath, [cliPath, 'mcp'], { env: t.env, stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
@@ -68,7 +78,10 @@ async function runMcp(input: string): Promise<{ stdout: string; stderr: string; 
   return { stdout, stderr, status, sdkLoadedAtFirstWrite: t.sdkLoadedAtFirstWrite };
 }
 
-/** What the SDK Server, made as `switchboard mcp` makes it, writes on its stdio transport for `input` (no Core: no tool runs). */
+/**
+ * What the SDK Server, made as `switchboard mcp` makes it, writes on its stdio transport for `input` (no Core: no tool
+ * runs).
+ */
 async function sdkAnswers(input: string): Promise<string> {
   const stdin = new PassThrough();
   let stdout = '';
@@ -94,14 +107,19 @@ async function sdkAnswers(input: string): Promise<string> {
  */
 function answersById(out: string): Record<string, string[]> {
   const byId: Record<string, string[]> = {};
-  for (const l of out.split('\n').filter(Boolean)) (byId[JSON.stringify((JSON.parse(l) as { id?: unknown }).id)] ??= []).push(l);
+  for (const l of out.split('\n').filter(Boolean))
+    (byId[JSON.stringify((JSON.parse(l) as { id?: unknown }).id)] ??= []).push(l);
   return byId;
 }
 
 describe('switchboard mcp answers as the SDK Server does', () => {
   const malformed = '{"jsonrpc":"2.0","id":9,"method":\n';
   const cases: Array<{ name: string; input: string; front: boolean }> = [
-    ...[...SUPPORTED_PROTOCOL_VERSIONS, '1999-01-01', ''].map((v) => ({ name: `initialize for protocol version "${v}"`, input: initialize(1, v) + ping(2), front: true })),
+    ...[...SUPPORTED_PROTOCOL_VERSIONS, '1999-01-01', ''].map((v) => ({
+      name: `initialize for protocol version "${v}"`,
+      input: initialize(1, v) + ping(2),
+      front: true,
+    })),
     {
       name: 'a session: capabilities, a malformed line, tools/list, a second initialize, an unknown method, a bad tools/call',
       input:
@@ -116,9 +134,32 @@ describe('switchboard mcp answers as the SDK Server does', () => {
       front: true,
     },
     { name: 'a malformed first line', input: malformed + initialize(1, '2025-06-18') + ping(2), front: false },
-    { name: 'an initialize with _meta', input: line({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo, _meta: { progressToken: 1 } } }) + ping(2), front: false },
-    { name: 'an initialize the SDK refuses (a capability of the wrong shape)', input: initialize(1, '2025-06-18', { roots: { listChanged: 'yes' } }) + ping(2), front: false },
-    { name: 'an initialize with a field JSON-RPC does not have', input: line({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo }, extra: 1 }) + ping(2), front: false },
+    {
+      name: 'an initialize with _meta',
+      input:
+        line({
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo, _meta: { progressToken: 1 } },
+        }) + ping(2),
+      front: false,
+    },
+    {
+      name: 'an initialize the SDK refuses (a capability of the wrong shape)',
+      input: initialize(1, '2025-06-18', { roots: { listChanged: 'yes' } }) + ping(2),
+      front: false,
+    },
+    {
+      name: 'an initialize with a field JSON-RPC does not have',
+      input:
+        line({
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo },
+          extra: 1,
+        }) + ping(2),
+      front: false,
+    },
   ];
 
   for (const c of cases) {
@@ -139,7 +180,9 @@ describe('switchboard mcp against a real Core', () => {
   it('serves the SDK client: initialize (answered before the SDK is loaded), tools/list, tools/call', async () => {
     const t = traced();
     const client = new Client({ name: 'test-front', version: '1' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [cliPath, 'mcp'], env: t.env, stderr: 'pipe' }));
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [cliPath, 'mcp'], env: t.env, stderr: 'pipe' }),
+    );
     try {
       expect(client.getServerVersion()).toMatchObject({ name: 'switchboard' });
       expect(client.getInstructions()).toMatch(/list_targets/);
@@ -176,10 +219,16 @@ describe('switchboard mcp against a real Core', () => {
     );
     await got4;
     expect(answers.map((a) => a.id)).toEqual([1, 2, 3, 4]);
-    expect(answers[0]).toMatchObject({ result: { protocolVersion: '2025-06-18', serverInfo: { name: 'switchboard' } } });
-    expect((answers[1]!.result as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name)).toContain('terminal');
+    expect(answers[0]).toMatchObject({
+      result: { protocolVersion: '2025-06-18', serverInfo: { name: 'switchboard' } },
+    });
+    expect((answers[1]!.result as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name)).toContain(
+      'terminal',
+    );
     expect(answers[2]).toEqual({ jsonrpc: '2.0', id: 3, result: {} });
-    expect((answers[3]!.result as { structuredContent: { output: string } }).structuredContent.output).toBe('pipelined\n');
+    expect((answers[3]!.result as { structuredContent: { output: string } }).structuredContent.output).toBe(
+      'pipelined\n',
+    );
     expect(t.sdkLoadedAtFirstWrite()).toBe(false);
     const exited = new Promise((resolve) => child.once('exit', resolve));
     child.stdin.end();
@@ -203,10 +252,20 @@ describe('switchboard mcp against a real Core', () => {
   }, 60_000);
 
   it('writes the answer of a call still running when stdin ends (ended before the SDK was loaded), then exits 0', async () => {
-    const r = await runMcp(initialize(1, '2025-06-18') + line({ id: 2, method: 'tools/call', params: { name: 'terminal', arguments: { command: 'sleep 1; echo late' } } }));
+    const r = await runMcp(
+      initialize(1, '2025-06-18') +
+        line({
+          id: 2,
+          method: 'tools/call',
+          params: { name: 'terminal', arguments: { command: 'sleep 1; echo late' } },
+        }),
+    );
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
-    const answers = r.stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: number; result: { structuredContent?: { output: string } } });
+    const answers = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { id: number; result: { structuredContent?: { output: string } } });
     expect(answers.map((a) => a.id)).toEqual([1, 2]);
     expect(answers[1]!.result.structuredContent?.output).toBe('late\n');
     expect(r.sdkLoadedAtFirstWrite()).toBe(false);

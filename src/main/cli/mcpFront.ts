@@ -1,4 +1,5 @@
-// The stdio front of `switchboard mcp`: answers MCP initialize before the MCP SDK is loaded, then hands stdin to the SDK Server.
+// The stdio front of `switchboard mcp`: answers MCP initialize before the MCP SDK is loaded, then hands stdin to the
+// SDK Server.
 //
 // A client waits for initialize before it sends anything else, and loading the command's bundle (the SDK builds its
 // zod schemas at load, commander, the tool declarations) costs more than Node's own start. So the launcher (main.ts)
@@ -101,7 +102,11 @@ function answerInitialize(line: string): RequestId | undefined {
   const { supported, result } = SB_MCP_INITIALIZE;
   const asked = message.params.protocolVersion;
   // As the SDK's Server negotiates: the client's version if the SDK supports it, else the latest.
-  const answer = { result: { ...result, protocolVersion: supported.includes(asked) ? asked : result.protocolVersion }, jsonrpc: '2.0', id: message.id };
+  const answer = {
+    result: { ...result, protocolVersion: supported.includes(asked) ? asked : result.protocolVersion },
+    jsonrpc: '2.0',
+    id: message.id,
+  };
   process.stdout.write(JSON.stringify(answer) + '\n');
   return message.id;
 }
@@ -118,7 +123,9 @@ const absent: Check = (v) => v === undefined;
 const shape =
   (fields: Record<string, Check>, closed = false): Check =>
   (v) =>
-    isObject(v) && Object.entries(fields).every(([k, check]) => check(v[k])) && (!closed || Object.keys(v).every((k) => Object.hasOwn(fields, k)));
+    isObject(v) &&
+    Object.entries(fields).every(([k, check]) => check(v[k])) &&
+    (!closed || Object.keys(v).every((k) => Object.hasOwn(fields, k)));
 
 /**
  * A subset of what the SDK's schemas accept for initialize (JSONRPCRequestSchema, which is strict, and
@@ -137,11 +144,23 @@ const plainInitialize = shape(
           experimental: optional((v) => isObject(v) && Object.values(v).every(isObject)),
           extensions: optional((v) => isObject(v) && Object.values(v).every(isObject)),
           sampling: optional(shape({ context: optional(isObject), tools: optional(isObject) })),
-          elicitation: optional(shape({ form: optional(shape({ applyDefaults: optional((v) => typeof v === 'boolean') })), url: optional(isObject) })),
+          elicitation: optional(
+            shape({
+              form: optional(shape({ applyDefaults: optional((v) => typeof v === 'boolean') })),
+              url: optional(isObject),
+            }),
+          ),
           roots: optional(shape({ listChanged: optional((v) => typeof v === 'boolean') })),
           tasks: absent,
         }),
-        clientInfo: shape({ name: isString, version: isString, title: optional(isString), websiteUrl: optional(isString), description: optional(isString), icons: absent }),
+        clientInfo: shape({
+          name: isString,
+          version: isString,
+          title: optional(isString),
+          websiteUrl: optional(isString),
+          description: optional(isString),
+          icons: absent,
+        }),
       },
       true,
     ),

@@ -2,7 +2,18 @@
 import { errorLine, toErrorPayload, type ErrorCode } from '../../shared/errors.js';
 
 /** Refusals (the request was understood and said no) exit 2; failures to do it exit 1. */
-const refusalCodes = new Set<ErrorCode>(['bad_request', 'bad_config', 'not_permitted', 'registry_conflict', 'unknown_target', 'target_draining', 'approval_denied', 'unknown_tool', 'unknown_process', 'too_large']);
+const refusalCodes = new Set<ErrorCode>([
+  'bad_request',
+  'bad_config',
+  'not_permitted',
+  'registry_conflict',
+  'unknown_target',
+  'target_draining',
+  'approval_denied',
+  'unknown_tool',
+  'unknown_process',
+  'too_large',
+]);
 
 export function exitCodeFor(code: ErrorCode): number {
   // As a shell reports a command ended by Ctrl+C (128 + SIGINT).
@@ -38,7 +49,11 @@ export function printJson(value: unknown): void {
 /** A plain text table: header row, then rows, columns padded to the widest cell. */
 export function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-  const line = (cells: string[]): string => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
   return [line(header), ...rows.map(line)].join('\n') + '\n';
 }
 

@@ -20,7 +20,11 @@ function temps(dir: string): string[] {
 }
 
 const quoted = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-const registered = (home: string): string[] => Object.keys((JSON.parse(readFileSync(join(home, 'runtime-targets.json'), 'utf8')) as { targets: Record<string, unknown> }).targets);
+const registered = (home: string): string[] =>
+  Object.keys(
+    (JSON.parse(readFileSync(join(home, 'runtime-targets.json'), 'utf8')) as { targets: Record<string, unknown> })
+      .targets,
+  );
 
 (canMountTmpfs() ? describe : describe.skip)('the profile on a full disk', () => {
   let disk: FullDisk;
@@ -38,7 +42,11 @@ const registered = (home: string): string[] => Object.keys((JSON.parse(readFileS
     disk.fill();
     const full = await runCli(home, ['targets', 'register', 'more', '--backend', 'local']);
     expect(full.status).not.toBe(0);
-    expect(full.stderr).toMatch(new RegExp(`^switchboard: cannot write ${quoted(join(home, 'runtime-targets.json'))} while registering target "more": no space left on the device \\(ENOSPC\\); nothing was changed — free some space on that disk, then try again\\n$`));
+    expect(full.stderr).toMatch(
+      new RegExp(
+        `^switchboard: cannot write ${quoted(join(home, 'runtime-targets.json'))} while registering target "more": no space left on the device \\(ENOSPC\\); nothing was changed — free some space on that disk, then try again\\n$`,
+      ),
+    );
     expect(readFileSync(join(home, 'runtime-targets.json'), 'utf8')).toBe(before);
     expect(temps(home)).toEqual([]);
     disk.free();
@@ -47,7 +55,11 @@ const registered = (home: string): string[] => Object.keys((JSON.parse(readFileS
     try {
       const ro = await runCli(home, ['targets', 'remove', 'kept']);
       expect(ro.status).not.toBe(0);
-      expect(ro.stderr).toMatch(new RegExp(`^switchboard: cannot create ${quoted(join(home, 'runtime-targets.json.lock'))} while removing target "kept": read-only file system \\(EROFS\\); nothing was changed — make the profile folder writable .*\\n$`));
+      expect(ro.stderr).toMatch(
+        new RegExp(
+          `^switchboard: cannot create ${quoted(join(home, 'runtime-targets.json.lock'))} while removing target "kept": read-only file system \\(EROFS\\); nothing was changed — make the profile folder writable .*\\n$`,
+        ),
+      );
     } finally {
       disk.readOnly(false);
     }
@@ -61,35 +73,58 @@ const registered = (home: string): string[] => Object.keys((JSON.parse(readFileS
   it('serve: a full disk at the run mark, then at core.json, then a read-only one: one line each, no temp file, no core.json, the profile free again', async () => {
     const home = disk.dir;
     disk.fill();
-    const atMark = await startServe(home).then(async (s) => {
-      await s.stop();
-      return 'started';
-    }, (err: Error) => err.message);
-    expect(atMark).toMatch(new RegExp(`^serve exited with 2: switchboard: cannot write ${quoted(join(home, 'state', 'runs'))}/\\S+\\.json while starting the Core \\(marking this run, .*\\): no space left on the device \\(ENOSPC\\); nothing was changed — free some space on that disk, then try again$`));
+    const atMark = await startServe(home).then(
+      async (s) => {
+        await s.stop();
+        return 'started';
+      },
+      (err: Error) => err.message,
+    );
+    expect(atMark).toMatch(
+      new RegExp(
+        `^serve exited with 2: switchboard: cannot write ${quoted(join(home, 'state', 'runs'))}/\\S+\\.json while starting the Core \\(marking this run, .*\\): no space left on the device \\(ENOSPC\\); nothing was changed — free some space on that disk, then try again$`,
+      ),
+    );
     expect(temps(home)).toEqual([]);
 
     // One block free: the run's mark takes it, and core.json finds none.
     const fill = join(home, 'fill');
     truncateSync(fill, statSync(fill).size - 4096);
-    const atCoreFile = await startServe(home).then(async (s) => {
-      await s.stop();
-      return 'started';
-    }, (err: Error) => err.message);
-    expect(atCoreFile).toMatch(new RegExp(`^serve exited with 2: switchboard: cannot write ${quoted(join(home, 'core.json'))} while starting the Core \\(publishing where it listens, .*\\): no space left on the device \\(ENOSPC\\); nothing was changed — free some space on that disk, then try again$`));
+    const atCoreFile = await startServe(home).then(
+      async (s) => {
+        await s.stop();
+        return 'started';
+      },
+      (err: Error) => err.message,
+    );
+    expect(atCoreFile).toMatch(
+      new RegExp(
+        `^serve exited with 2: switchboard: cannot write ${quoted(join(home, 'core.json'))} while starting the Core \\(publishing where it listens, .*\\): no space left on the device \\(ENOSPC\\); nothing was changed — free some space on that disk, then try again$`,
+      ),
+    );
     expect(temps(home)).toEqual([]);
     expect(existsSync(join(home, 'core.json'))).toBe(false);
     // The run that could not start marked itself ended cleanly, in place: the next start has nothing to sweep.
-    const marks = readdirSync(join(home, 'state', 'runs')).map((f) => JSON.parse(readFileSync(join(home, 'state', 'runs', f), 'utf8')) as { clean: boolean });
+    const marks = readdirSync(join(home, 'state', 'runs')).map(
+      (f) => JSON.parse(readFileSync(join(home, 'state', 'runs', f), 'utf8')) as { clean: boolean },
+    );
     expect(marks.every((m) => m.clean)).toBe(true);
     disk.free();
 
     disk.readOnly(true);
     try {
-      const readOnly = await startServe(home).then(async (s) => {
-        await s.stop();
-        return 'started';
-      }, (err: Error) => err.message);
-      expect(readOnly).toMatch(new RegExp(`^serve exited with 2: switchboard: cannot create ${quoted(join(home, 'core.json.lock'))} while starting the Core \\(claiming the profile for it\\): read-only file system \\(EROFS\\); nothing was changed — make the profile folder writable .*$`));
+      const readOnly = await startServe(home).then(
+        async (s) => {
+          await s.stop();
+          return 'started';
+        },
+        (err: Error) => err.message,
+      );
+      expect(readOnly).toMatch(
+        new RegExp(
+          `^serve exited with 2: switchboard: cannot create ${quoted(join(home, 'core.json.lock'))} while starting the Core \\(claiming the profile for it\\): read-only file system \\(EROFS\\); nothing was changed — make the profile folder writable .*$`,
+        ),
+      );
     } finally {
       disk.readOnly(false);
     }

@@ -10,13 +10,18 @@ export type AddCommand = (program: Command) => void;
  * Run `argv` (process.argv). `addCommand(name)` gives the named command's adder; main.ts loads it from that command's
  * own bundle, so one run loads one command's code (every command's only for the whole --help or an unknown command).
  */
-export async function runProgram(argv: readonly string[], addCommand: (name: CommandName) => AddCommand): Promise<void> {
+export async function runProgram(
+  argv: readonly string[],
+  addCommand: (name: CommandName) => AddCommand,
+): Promise<void> {
   try {
     const program = new Command('switchboard')
       .description('route commands and file operations to named execution targets')
       .version('0.1.0')
       // A usage mistake is one line, like every other error.
-      .configureOutput({ outputError: (s, write) => write(`switchboard: ${s.trim().replace(/^error: /, '')} (see --help)\n`) });
+      .configureOutput({
+        outputError: (s, write) => write(`switchboard: ${s.trim().replace(/^error: /, '')} (see --help)\n`),
+      });
     program.exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
     const named = namedCommand(argv);
     for (const name of named ? [named] : commandNames) addCommand(name)(program);

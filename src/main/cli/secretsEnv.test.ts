@@ -15,13 +15,18 @@ const ssh = loadSshEnv();
 const docker = loadDockerEnv();
 const tag = randomBytes(5).toString('hex');
 
-/** The local exports files: an unsandboxed identity's in state/env, a sandboxed one's in its own folder under state/sandbox. */
+/**
+ * The local exports files: an unsandboxed identity's in state/env, a sandboxed one's in its own folder under
+ * state/sandbox.
+ */
 function localExportFiles(home: string): string[] {
   const inDir = (dir: string, pick: (name: string) => string | undefined): string[] =>
     existsSync(dir) ? readdirSync(dir).flatMap((n) => pick(n) ?? []) : [];
   return [
     ...inDir(join(home, 'state', 'env'), (n) => join(home, 'state', 'env', n)),
-    ...inDir(join(home, 'state', 'sandbox'), (n) => (existsSync(join(home, 'state', 'sandbox', n, 'env.sh')) ? join(home, 'state', 'sandbox', n, 'env.sh') : undefined)),
+    ...inDir(join(home, 'state', 'sandbox'), (n) =>
+      existsSync(join(home, 'state', 'sandbox', n, 'env.sh')) ? join(home, 'state', 'sandbox', n, 'env.sh') : undefined,
+    ),
   ];
 }
 
@@ -59,17 +64,20 @@ describe.skipIf(!ssh || !docker)('secrets never reach a command, on every path a
     ensureBuilt();
     mkdirSync(localDir);
     writeFileSync(join(home, 'known_hosts'), `${ssh!.knownHostsLine}\n`, { mode: 0o600 });
-    writeFileSync(join(home, 'config.yaml'), [
-      'terminal:',
-      '  default_target: here',
-      '  targets:',
-      `    here: { backend: local, cwd: ${localDir} }`,
-      `    remote: { backend: ssh, ssh_host: ${ssh!.host}, ssh_port: ${ssh!.port}, ssh_user: ${ssh!.user}, ssh_key: ${ssh!.key}, cwd: /tmp }`,
-      `    box: { backend: docker, docker_image: "${docker!.pythonImage ?? docker!.image}", docker_host: "unix://${docker!.socket}", docker_network: none, cwd: /tmp }`,
-      'approvals:',
-      '  env_passthrough: [PASSED_API_KEY]',
-      '',
-    ].join('\n'));
+    writeFileSync(
+      join(home, 'config.yaml'),
+      [
+        'terminal:',
+        '  default_target: here',
+        '  targets:',
+        `    here: { backend: local, cwd: ${localDir} }`,
+        `    remote: { backend: ssh, ssh_host: ${ssh!.host}, ssh_port: ${ssh!.port}, ssh_user: ${ssh!.user}, ssh_key: ${ssh!.key}, cwd: /tmp }`,
+        `    box: { backend: docker, docker_image: "${docker!.pythonImage ?? docker!.image}", docker_host: "unix://${docker!.socket}", docker_network: none, cwd: /tmp }`,
+        'approvals:',
+        '  env_passthrough: [PASSED_API_KEY]',
+        '',
+      ].join('\n'),
+    );
     served = await startServe(home, { ...withheld, ...passed, ...ordinary });
   });
   afterAll(async () => {
@@ -112,7 +120,12 @@ describe.skipIf(!ssh || !docker)('secrets never reach a command, on every path a
       });
 
       it('a pane', async () => {
-        const { client, close } = await connectCore(served.url.replace('http', 'ws') + 'ws', served.token, undefined, served.approver);
+        const { client, close } = await connectCore(
+          served.url.replace('http', 'ws') + 'ws',
+          served.token,
+          undefined,
+          served.approver,
+        );
         try {
           let seen = '';
           client.on('pane.data', (e) => (seen += e.data));
@@ -129,16 +142,30 @@ describe.skipIf(!ssh || !docker)('secrets never reach a command, on every path a
 
       it('the exports file keeps what a call exported, never an inherited value', async () => {
         const set = await call('terminal', { command: `export SB_SET_BY_CALL=set-${tag}`, execution_target: t });
-        expect((await call('terminal', { command: 'echo "$SB_SET_BY_CALL"', execution_target: t })).output).toBe(`set-${tag}\n`);
-        const files = t === 'here'
-          ? localExportFiles(home).map((f) => readFileSync(f, 'utf8')).join('\n')
-          : String((await call('terminal', {
-            // This identity's file only: the SSH test account keeps other tests' files too (a managed container is ours alone).
-            command: t === 'remote' ? `cat ${remoteEnvFile(`remote#${String(set.generation)}`, home)}` : 'cat /tmp/.switchboard-env-*.sh',
-            execution_target: t,
-          })).output);
+        expect((await call('terminal', { command: 'echo "$SB_SET_BY_CALL"', execution_target: t })).output).toBe(
+          `set-${tag}\n`,
+        );
+        const files =
+          t === 'here'
+            ? localExportFiles(home)
+                .map((f) => readFileSync(f, 'utf8'))
+                .join('\n')
+            : String(
+                (
+                  await call('terminal', {
+                    // This identity's file only: the SSH test account keeps other tests' files too (a managed container
+                    // is ours alone).
+                    command:
+                      t === 'remote'
+                        ? `cat ${remoteEnvFile(`remote#${String(set.generation)}`, home)}`
+                        : 'cat /tmp/.switchboard-env-*.sh',
+                    execution_target: t,
+                  })
+                ).output,
+              );
         expect(files).toContain(`set-${tag}`);
-        for (const value of [...Object.values(withheld), ...Object.values(passed), ...Object.values(ordinary)]) expect(files).not.toContain(value);
+        for (const value of [...Object.values(withheld), ...Object.values(passed), ...Object.values(ordinary)])
+          expect(files).not.toContain(value);
         expect(files).not.toMatch(/\b(PATH|HOME)=/);
       });
     });

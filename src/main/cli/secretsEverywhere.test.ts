@@ -8,7 +8,15 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PendingApproval } from '../../shared/approvals.js';
-import { callTool, cliPath, ensureBuilt, runCli, startServe, tempHome, type Served } from '../../../scripts/cliHarness.js';
+import {
+  callTool,
+  cliPath,
+  ensureBuilt,
+  runCli,
+  startServe,
+  tempHome,
+  type Served,
+} from '../../../scripts/cliHarness.js';
 import { connectCore } from '../transport/wsLink.js';
 import { writeTestPlugin } from '../core/plugins/testPlugin.js';
 import { loadDockerEnv, loadSshEnv } from '../../../scripts/testEnv.js';
@@ -41,7 +49,12 @@ const valueShaped = {
   ACMEBOX_REGION: `acme-region-${tag}`,
 };
 /** Everyday variables that must still reach a command. */
-const innocent = { EDITOR: 'vim', NODE_ENV: 'production', SITE_URL: `https://example.com/${tag}-site`, LANG: 'C.UTF-8' };
+const innocent = {
+  EDITOR: 'vim',
+  NODE_ENV: 'production',
+  SITE_URL: `https://example.com/${tag}-site`,
+  LANG: 'C.UTF-8',
+};
 
 /** Secrets written into commands an agent sends (asked, run, failed). */
 const planted = {
@@ -57,7 +70,10 @@ const askedCommand = `rm -rf ./gone-${tag} && curl -u admin:${planted.curl} -H "
 
 /** Start an agent's tool call in the background (it waits while its approval is pending). */
 function agentCall(home: string, args: Record<string, unknown>): Promise<number | null> {
-  const child = spawn(process.execPath, [cliPath, 'call', 'terminal', JSON.stringify(args), '--json'], { env: { ...process.env, SWITCHBOARD_HOME: home }, stdio: 'ignore' });
+  const child = spawn(process.execPath, [cliPath, 'call', 'terminal', JSON.stringify(args), '--json'], {
+    env: { ...process.env, SWITCHBOARD_HOME: home },
+    stdio: 'ignore',
+  });
   return new Promise((resolve) => child.on('close', resolve));
 }
 
@@ -73,22 +89,36 @@ describe('no secret in any output; the scrub judges values', { timeout: 300_000 
     mkdirSync(join(work, 'bare'));
     mkdirSync(join(work, 'plug'));
     // Its exports file in the work folder, not in the home's cache.
-    writeTestPlugin(home, { name: 'acme', flags: { strip_env_keys: ['ACMEBOX_*'], cache_path_base: join(work, 'cache') } });
+    writeTestPlugin(home, {
+      name: 'acme',
+      flags: { strip_env_keys: ['ACMEBOX_*'], cache_path_base: join(work, 'cache') },
+    });
     if (ssh) writeFileSync(join(home, 'known_hosts'), `${ssh.knownHostsLine}\n`, { mode: 0o600 });
     writeFileSync(join(home, 'plugins', 'enabled.json'), JSON.stringify({ enabled: ['acme'] }));
-    writeFileSync(join(home, 'config.yaml'), [
-      'terminal:',
-      '  targets:',
-      `    boxed: { backend: local, cwd: ${join(work, 'boxed')} }`,
-      `    bare: { backend: local, cwd: ${join(work, 'bare')}, sandbox: off }`,
-      `    plug: { backend: acme, cwd: ${join(work, 'plug')}, root: ${join(work, 'plug')} }`,
-      ...(ssh ? [`    remote: { backend: ssh, ssh_host: ${ssh.host}, ssh_port: ${ssh.port}, ssh_user: ${ssh.user}, ssh_key: ${ssh.key}, cwd: /tmp }`] : []),
-      ...(docker ? [`    box: { backend: docker, docker_image: "${docker.image}", docker_host: "unix://${docker.socket}", docker_network: none, cwd: /tmp }`] : []),
-      'approvals:',
-      '  mode: ask',
-      '  timeout: 600',
-      '',
-    ].join('\n'));
+    writeFileSync(
+      join(home, 'config.yaml'),
+      [
+        'terminal:',
+        '  targets:',
+        `    boxed: { backend: local, cwd: ${join(work, 'boxed')} }`,
+        `    bare: { backend: local, cwd: ${join(work, 'bare')}, sandbox: off }`,
+        `    plug: { backend: acme, cwd: ${join(work, 'plug')}, root: ${join(work, 'plug')} }`,
+        ...(ssh
+          ? [
+              `    remote: { backend: ssh, ssh_host: ${ssh.host}, ssh_port: ${ssh.port}, ssh_user: ${ssh.user}, ssh_key: ${ssh.key}, cwd: /tmp }`,
+            ]
+          : []),
+        ...(docker
+          ? [
+              `    box: { backend: docker, docker_image: "${docker.image}", docker_host: "unix://${docker.socket}", docker_network: none, cwd: /tmp }`,
+            ]
+          : []),
+        'approvals:',
+        '  mode: ask',
+        '  timeout: 600',
+        '',
+      ].join('\n'),
+    );
     served = await startServe(home, { ...valueShaped, ...innocent });
   });
   afterAll(async () => {
@@ -97,10 +127,22 @@ describe('no secret in any output; the scrub judges values', { timeout: 300_000 
     rmSync(work, { recursive: true, force: true });
   });
 
-  /** The target's exports file, read through a call (an SSH host's, a container's, the plugin's), or none (local: under the profile). */
+  /**
+   * The target's exports file, read through a call (an SSH host's, a container's, the plugin's), or none (local: under
+   * the profile).
+   */
   const exportsFile = async (t: string, generation: string): Promise<string> => {
-    const path = t === 'remote' ? remoteEnvFile(`remote#${generation}`, home) : t === 'box' ? '/tmp/.switchboard-env-*.sh' : t === 'plug' ? `${join(work, 'cache')}/env-*.sh` : undefined;
-    return path ? String((await callTool(home, 'terminal', { command: `cat ${path}`, execution_target: t })).output) : '';
+    const path =
+      t === 'remote'
+        ? remoteEnvFile(`remote#${generation}`, home)
+        : t === 'box'
+          ? '/tmp/.switchboard-env-*.sh'
+          : t === 'plug'
+            ? `${join(work, 'cache')}/env-*.sh`
+            : undefined;
+    return path
+      ? String((await callTool(home, 'terminal', { command: `cat ${path}`, execution_target: t })).output)
+      : '';
   };
 
   for (const t of ['boxed', 'bare', 'plug']) {
@@ -113,23 +155,42 @@ describe('no secret in any output; the scrub judges values', { timeout: 300_000 
       expect(out).toMatch(/^PATH=/m);
       expect(out).toMatch(/^HOME=/m);
     });
-
   }
 
   for (const t of ['boxed', 'bare', 'plug', ...(ssh ? ['remote'] : []), ...(docker ? ['box'] : [])]) {
     it(`${t}: an exported token lives in the Core's memory across calls, in no file, and the call is told it will not survive a restart`, async () => {
       const token = `tok-${tag}-${t}`;
       const shaped = `glpat-${tag}${t}0123456789`;
-      const set = await callTool(home, 'terminal', { command: `export MY_TOKEN=${token} SOME_THING=${shaped} PLAIN_${t}=plain-${tag}-${t}`, execution_target: t });
-      expect(String(set.output)).toMatch(/MY_TOKEN, SOME_THING look like credentials: they are kept in Switchboard's memory only.*until Switchboard restarts/);
+      const set = await callTool(home, 'terminal', {
+        command: `export MY_TOKEN=${token} SOME_THING=${shaped} PLAIN_${t}=plain-${tag}-${t}`,
+        execution_target: t,
+      });
+      expect(String(set.output)).toMatch(
+        /MY_TOKEN, SOME_THING look like credentials: they are kept in Switchboard's memory only.*until Switchboard restarts/,
+      );
       expect(String(set.output)).not.toContain(token);
-      const again = await callTool(home, 'terminal', { command: `echo "[$MY_TOKEN] [$SOME_THING] [$PLAIN_${t}]"`, execution_target: t });
+      const again = await callTool(home, 'terminal', {
+        command: `echo "[$MY_TOKEN] [$SOME_THING] [$PLAIN_${t}]"`,
+        execution_target: t,
+      });
       expect(again.output).toBe(`[${token}] [${shaped}] [plain-${tag}-${t}]\n`);
-      // A third call that exports something else keeps them too; a value with quotes, a newline and UTF-8 comes back whole.
+      // A third call that exports something else keeps them too; a value with quotes, a newline and UTF-8 comes back
+      // whole.
       const tricky = `it's "q" $x \\ ${tag}\nline two ✓`;
-      await callTool(home, 'terminal', { command: `export OTHER_${t}=1 TRICKY_SECRET=${shellQuote(tricky)}`, execution_target: t });
-      expect((await callTool(home, 'terminal', { command: 'echo "[$MY_TOKEN]"; printf %s "$TRICKY_SECRET"', execution_target: t })).output).toBe(`[${token}]\n${tricky}`);
-      // The calls that printed them: Activity shows the values masked (the Core knows them), as audit.jsonl keeps the commands.
+      await callTool(home, 'terminal', {
+        command: `export OTHER_${t}=1 TRICKY_SECRET=${shellQuote(tricky)}`,
+        execution_target: t,
+      });
+      expect(
+        (
+          await callTool(home, 'terminal', {
+            command: 'echo "[$MY_TOKEN]"; printf %s "$TRICKY_SECRET"',
+            execution_target: t,
+          })
+        ).output,
+      ).toBe(`[${token}]\n${tricky}`);
+      // The calls that printed them: Activity shows the values masked (the Core knows them), as audit.jsonl keeps the
+      // commands.
       const person = await connectCore(wsUrl(), served.token, undefined, served.approver);
       const activity = JSON.stringify(await person.client.call('activity.list', {}));
       person.close();
@@ -138,7 +199,10 @@ describe('no secret in any output; the scrub judges values', { timeout: 300_000 
       const onTarget = await exportsFile(t, String(set.generation));
       const files = [...filesUnder(home), ...filesUnder(work), { path: `${t}'s exports file`, text: onTarget }];
       // The file looked at is the target's own: an ordinary export is still kept in it.
-      expect(files.some((f) => f.text.includes(`plain-${tag}-${t}`)), 'the ordinary export in the exports file').toBe(true);
+      expect(
+        files.some((f) => f.text.includes(`plain-${tag}-${t}`)),
+        'the ordinary export in the exports file',
+      ).toBe(true);
       if (['remote', 'box', 'plug'].includes(t)) expect(onTarget).toContain(`plain-${tag}-${t}`);
       for (const f of files) {
         expect(f.text, f.path).not.toContain(token);
@@ -147,7 +211,9 @@ describe('no secret in any output; the scrub judges values', { timeout: 300_000 
       }
       // Unset is remembered too.
       await callTool(home, 'terminal', { command: 'unset MY_TOKEN', execution_target: t });
-      expect((await callTool(home, 'terminal', { command: 'echo "[$MY_TOKEN] [$SOME_THING]"', execution_target: t })).output).toBe(`[] [${shaped}]\n`);
+      expect(
+        (await callTool(home, 'terminal', { command: 'echo "[$MY_TOKEN] [$SOME_THING]"', execution_target: t })).output,
+      ).toBe(`[] [${shaped}]\n`);
     });
   }
 
@@ -157,15 +223,22 @@ describe('no secret in any output; the scrub judges values', { timeout: 300_000 
     try {
       const asked = agentCall(home, { command: askedCommand, execution_target: 'bare' });
       let viaAgent: PendingApproval[] = [];
-      await expect.poll(async () => (viaAgent = await agent.client.call('approvals.list', {})).length, { timeout: 30_000 }).toBeGreaterThan(0);
+      await expect
+        .poll(async () => (viaAgent = await agent.client.call('approvals.list', {})).length, { timeout: 30_000 })
+        .toBeGreaterThan(0);
       const cli = await runCli(home, ['approvals', 'list', '--json']);
       expect(cli.status).toBe(0);
       const cliText = await runCli(home, ['approvals', 'list']);
       const pending = await person.client.call('approvals.pending', {});
       expect(pending[0]!.command, 'the person method carries the command whole').toBe(askedCommand);
       expect(viaAgent[0]!.command).toContain('rm -rf ./gone-');
-      for (const [where, text] of [['approvals.list', JSON.stringify(viaAgent)], ['approvals list --json', cli.stdout], ['approvals list', cliText.stdout]] as const) {
-        for (const secret of [planted.curl, planted.bearer, planted.mysql]) expect(text, `${where}: ${secret}`).not.toContain(secret);
+      for (const [where, text] of [
+        ['approvals.list', JSON.stringify(viaAgent)],
+        ['approvals list --json', cli.stdout],
+        ['approvals list', cliText.stdout],
+      ] as const) {
+        for (const secret of [planted.curl, planted.bearer, planted.mysql])
+          expect(text, `${where}: ${secret}`).not.toContain(secret);
       }
       await person.client.call('approvals.decide', { id: pending[0]!.id, decision: 'deny' });
       await asked;
@@ -177,7 +250,8 @@ describe('no secret in any output; the scrub judges values', { timeout: 300_000 
         `PGPASSWORD=${planted.pg} sh -c 'echo "$PGPASSWORD"' >/dev/null; echo "-u admin:${planted.user}"`,
         `exit 3 # --password=${planted.pg} https://u:${planted.url}@h`,
       ];
-      for (const command of runs) await runCli(home, ['call', 'terminal', JSON.stringify({ command, execution_target: 'bare' }), '--json']);
+      for (const command of runs)
+        await runCli(home, ['call', 'terminal', JSON.stringify({ command, execution_target: 'bare' }), '--json']);
       const activity = JSON.stringify(await person.client.call('activity.list', {}));
       expect(activity).toContain('GH_PAT=');
       await served.stop();

@@ -6,7 +6,10 @@ import { connect } from 'node:net';
 import { connectCore } from '../transport/wsLink.js';
 import { ensureBuilt, runCli, startServe, tempHome, type Served } from '../../../scripts/cliHarness.js';
 
-function httpGet(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: IncomingHttpHeaders }> {
+function httpGet(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: IncomingHttpHeaders }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { headers }, (res) => {
       res.resume();
@@ -27,7 +30,10 @@ describe('serve + call', () => {
     ensureBuilt();
     mkdirSync(dirA);
     mkdirSync(dirB);
-    writeFileSync(join(home, 'config.yaml'), `terminal:\n  targets:\n    a: { backend: local, cwd: ${dirA} }\n    b: { backend: local, cwd: ${dirB} }\n`);
+    writeFileSync(
+      join(home, 'config.yaml'),
+      `terminal:\n  targets:\n    a: { backend: local, cwd: ${dirA} }\n    b: { backend: local, cwd: ${dirB} }\n`,
+    );
     served = await startServe(home);
   });
   afterAll(async () => {
@@ -40,11 +46,20 @@ describe('serve + call', () => {
   });
 
   it('keeps cwd per target across calls from separate processes', async () => {
-    const cd = await runCli(home, ['call', 'terminal', JSON.stringify({ command: 'cd /tmp', execution_target: 'a' }), '--json']);
+    const cd = await runCli(home, [
+      'call',
+      'terminal',
+      JSON.stringify({ command: 'cd /tmp', execution_target: 'a' }),
+      '--json',
+    ]);
     expect(cd.status).toBe(0);
     expect(JSON.parse(cd.stdout)).toMatchObject({ execution_target: 'a', cwd: '/tmp', exit_code: 0 });
-    const a = JSON.parse((await runCli(home, ['call', 'terminal', '{"command":"pwd","execution_target":"a"}', '--json'])).stdout);
-    const b = JSON.parse((await runCli(home, ['call', 'terminal', '{"command":"pwd","execution_target":"b"}', '--json'])).stdout);
+    const a = JSON.parse(
+      (await runCli(home, ['call', 'terminal', '{"command":"pwd","execution_target":"a"}', '--json'])).stdout,
+    );
+    const b = JSON.parse(
+      (await runCli(home, ['call', 'terminal', '{"command":"pwd","execution_target":"b"}', '--json'])).stdout,
+    );
     expect(a.output).toBe('/tmp\n');
     expect(b.output).toBe(dirB + '\n');
     expect(b.generation).toMatch(/^c/);
@@ -74,7 +89,13 @@ describe('serve + call', () => {
     const r = await runCli(home, ['targets', 'list', '--json']);
     const doc = JSON.parse(r.stdout);
     expect(doc.targets.map((t: { name: string }) => t.name)).toEqual(['a', 'b']);
-    expect(doc.targets[0]).toMatchObject({ name: 'a', backend: 'local', source: 'config', state: 'active', is_default: true });
+    expect(doc.targets[0]).toMatchObject({
+      name: 'a',
+      backend: 'local',
+      source: 'config',
+      state: 'active',
+      is_default: true,
+    });
   });
 
   it('lists the config problems the running Core kept the last good config over', async () => {
@@ -82,7 +103,11 @@ describe('serve + call', () => {
     const good = readFileSync(configPath, 'utf8');
     writeFileSync(configPath, `${good}    c: { backend: local, cwd: [unclosed\n`);
     try {
-      let doc: { targets: Array<{ name: string }>; problems: string[]; live: boolean } = { targets: [], problems: [], live: false };
+      let doc: { targets: Array<{ name: string }>; problems: string[]; live: boolean } = {
+        targets: [],
+        problems: [],
+        live: false,
+      };
       for (let i = 0; i < 100 && !doc.problems.some((p) => p.includes('config.yaml')); i++) {
         await new Promise((r) => setTimeout(r, 100));
         doc = JSON.parse((await runCli(home, ['targets', 'list', '--json'])).stdout) as typeof doc;
@@ -139,10 +164,17 @@ describe('serve + call', () => {
         sock.on('error', () => resolve());
       });
     }
-    const { client, close } = await connectCore(served.url.replace('http', 'ws') + 'ws', served.token, undefined, served.approver);
+    const { client, close } = await connectCore(
+      served.url.replace('http', 'ws') + 'ws',
+      served.token,
+      undefined,
+      served.approver,
+    );
     try {
       const big = 'x'.repeat(17 * 1024 * 1024);
-      await expect(client.call('tool.call', { tool: 'write_file', args: { path: 'big.txt', content: big }, client: 'test' })).rejects.toMatchObject({ code: 'too_large' });
+      await expect(
+        client.call('tool.call', { tool: 'write_file', args: { path: 'big.txt', content: big }, client: 'test' }),
+      ).rejects.toMatchObject({ code: 'too_large' });
     } finally {
       close();
     }
@@ -159,7 +191,9 @@ describe('serve + call', () => {
       const pane = await a.client.call('pane.open', { execution_target: 'a', cols: 80, rows: 24 });
       expect((await b.client.call('pane.list', {})).map((p) => p.pane_id)).toContain(pane.pane_id);
       a.close();
-      await expect.poll(async () => (await b.client.call('pane.list', {})).map((p) => p.pane_id)).not.toContain(pane.pane_id);
+      await expect
+        .poll(async () => (await b.client.call('pane.list', {})).map((p) => p.pane_id))
+        .not.toContain(pane.pane_id);
     } finally {
       b.close();
     }
@@ -179,7 +213,9 @@ describe('serve + call', () => {
     expect(existsSync(join(home, 'core.json'))).toBe(false);
     const r = await runCli(home, ['call', 'terminal', '{"command":"pwd"}']);
     expect(r.status).toBe(1);
-    expect(r.stderr.trim()).toMatch(/^switchboard: no Switchboard Core is running .* — start one with `switchboard serve`/);
+    expect(r.stderr.trim()).toMatch(
+      /^switchboard: no Switchboard Core is running .* — start one with `switchboard serve`/,
+    );
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
   });
 });
@@ -187,7 +223,14 @@ describe('serve + call', () => {
 describe('usage mistakes', () => {
   const home = tempHome();
   afterAll(() => rmSync(home, { recursive: true, force: true }));
-  for (const args of [['frobnicate'], ['call'], ['targets', 'register', 'x'], ['approvals', 'approve'], ['serve', '--port', 'abc'], ['targets', 'list', '--bogus']]) {
+  for (const args of [
+    ['frobnicate'],
+    ['call'],
+    ['targets', 'register', 'x'],
+    ['approvals', 'approve'],
+    ['serve', '--port', 'abc'],
+    ['targets', 'list', '--bogus'],
+  ]) {
     it(`\`${args.join(' ')}\` is one stderr line and exit 2`, async () => {
       ensureBuilt();
       const r = await runCli(home, args);
@@ -206,7 +249,10 @@ describe('config errors stop the commands that load it', () => {
     writeFileSync(join(home, 'config.yaml'), 'terminal:\n  targets:\n    a: { backend: local, cwdd: /tmp }\n');
   });
   afterAll(() => rmSync(home, { recursive: true, force: true }));
-  for (const args of [['serve', '--port', '0'], ['targets', 'list']]) {
+  for (const args of [
+    ['serve', '--port', '0'],
+    ['targets', 'list'],
+  ]) {
     it(`${args[0]} exits non-zero naming the key`, async () => {
       const r = await runCli(home, args);
       expect(r.status).not.toBe(0);

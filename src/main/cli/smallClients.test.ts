@@ -1,9 +1,18 @@
-// The CLI's client commands load only what they use: `call`, `mcp`, `targets`, `approvals` and `plugins` never load a backend library or the Core.
+// The CLI's client commands load only what they use: `call`, `mcp`, `targets`, `approvals` and `plugins` never load a
+// backend library or the Core.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cliPath, ensureBuilt, runCli, runCliAtTerminal, startServe, tempHome, type Served } from '../../../scripts/cliHarness.js';
+import {
+  cliPath,
+  ensureBuilt,
+  runCli,
+  runCliAtTerminal,
+  startServe,
+  tempHome,
+  type Served,
+} from '../../../scripts/cliHarness.js';
 
 /** Libraries only the Core needs (backends, the approval parser); a client command that loads one is too big. */
 const coreOnly = /\/node_modules\/(ssh2|dockerode|node-pty|web-tree-sitter|tree-sitter-bash|ssh-config|tar-stream)\//;
@@ -16,7 +25,10 @@ let served: Served;
 /** A --require script that writes every CommonJS module the process loaded to a file when it exits. */
 let preload: string;
 const loadedFile = (name: string): string => join(home, `${name}.loaded.json`);
-const tracing = (name: string): Record<string, string> => ({ NODE_OPTIONS: `--require ${preload}`, SB_TEST_LOADED: loadedFile(name) });
+const tracing = (name: string): Record<string, string> => ({
+  NODE_OPTIONS: `--require ${preload}`,
+  SB_TEST_LOADED: loadedFile(name),
+});
 const loaded = (name: string): string[] => JSON.parse(readFileSync(loadedFile(name), 'utf8')) as string[];
 
 beforeAll(async () => {
@@ -24,7 +36,10 @@ beforeAll(async () => {
   home = tempHome('sb-small-');
   preload = join(home, 'preload.cjs');
   // At exit, and at SIGTERM too (a serve stopped by a signal is written before its own handler runs).
-  writeFileSync(preload, "const w = () => require('node:fs').writeFileSync(process.env.SB_TEST_LOADED, JSON.stringify(Object.keys(require.cache)));\nprocess.on('exit', w);\nprocess.on('SIGTERM', w);\n");
+  writeFileSync(
+    preload,
+    "const w = () => require('node:fs').writeFileSync(process.env.SB_TEST_LOADED, JSON.stringify(Object.keys(require.cache)));\nprocess.on('exit', w);\nprocess.on('SIGTERM', w);\n",
+  );
   writeFileSync(join(home, 'config.yaml'), `terminal:\n  targets:\n    local: { backend: local, cwd: ${home} }\n`);
   served = await startServe(home);
 }, 60_000);
@@ -36,7 +51,11 @@ afterAll(async () => {
 
 describe('small clients', () => {
   it('`switchboard call` runs a tool call without loading the Core or a backend library', async () => {
-    const r = await runCli(home, ['call', 'terminal', JSON.stringify({ command: 'echo small-client' })], tracing('call'));
+    const r = await runCli(
+      home,
+      ['call', 'terminal', JSON.stringify({ command: 'echo small-client' })],
+      tracing('call'),
+    );
     expect(r.stderr).toBe('');
     expect(r.stdout).toBe('small-client\n');
     const modules = loaded('call');
@@ -47,9 +66,19 @@ describe('small clients', () => {
   });
 
   it('`switchboard mcp` answers initialize without loading the Core or a backend library', async () => {
-    const mcp = spawn(process.execPath, [cliPath, 'mcp'], { env: { ...process.env, SWITCHBOARD_HOME: home, ...tracing('mcp') }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const mcp = spawn(process.execPath, [cliPath, 'mcp'], {
+      env: { ...process.env, SWITCHBOARD_HOME: home, ...tracing('mcp') },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     const answer = new Promise<string>((resolve) => mcp.stdout.setEncoding('utf8').once('data', resolve));
-    mcp.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } } }) + '\n');
+    mcp.stdin.write(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } },
+      }) + '\n',
+    );
     expect(JSON.parse(await answer)).toMatchObject({ id: 1, result: { serverInfo: { name: expect.any(String) } } });
     const exited = new Promise((resolve) => mcp.once('exit', resolve));
     mcp.stdin.end();
@@ -62,7 +91,13 @@ describe('small clients', () => {
 
   /** Run one CLI command with module tracing; it must succeed and load its own bundle, not serve's or `heavy`. */
   /** `person`: run it at a terminal of its own, as a person's command must be (stderr then shows in stdout). */
-  async function runSmall(name: string, args: string[], bundle: string, heavy: RegExp = coreOnly, person = false): Promise<string> {
+  async function runSmall(
+    name: string,
+    args: string[],
+    bundle: string,
+    heavy: RegExp = coreOnly,
+    person = false,
+  ): Promise<string> {
     const r = await (person ? runCliAtTerminal : runCli)(home, args, tracing(name));
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
@@ -73,9 +108,15 @@ describe('small clients', () => {
   }
 
   it('`switchboard targets` registers, lists, shows and removes without loading a backend library', async () => {
-    await runSmall('targets-register', ['targets', 'register', 'small-rt', '--backend', 'local', '--cwd', home], 'targets');
-    const listed = JSON.parse(await runSmall('targets-list', ['targets', 'list', '--json'], 'targets')) as { targets?: { name: string }[] } | { name: string }[];
-    const names = (Array.isArray(listed) ? listed : listed.targets ?? []).map((t) => t.name);
+    await runSmall(
+      'targets-register',
+      ['targets', 'register', 'small-rt', '--backend', 'local', '--cwd', home],
+      'targets',
+    );
+    const listed = JSON.parse(await runSmall('targets-list', ['targets', 'list', '--json'], 'targets')) as
+      | { targets?: { name: string }[] }
+      | { name: string }[];
+    const names = (Array.isArray(listed) ? listed : (listed.targets ?? [])).map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(['local', 'small-rt']));
     expect(await runSmall('targets-show', ['targets', 'show', 'small-rt'], 'targets')).toContain('small-rt');
     await runSmall('targets-remove', ['targets', 'remove', 'small-rt'], 'targets');
@@ -83,7 +124,9 @@ describe('small clients', () => {
 
   it('`switchboard approvals` lists without the shell parser, and `approvals check` loads no backend library', async () => {
     await runSmall('approvals-list', ['approvals', 'list'], 'approvals');
-    expect(await runSmall('approvals-check', ['approvals', 'check', 'rm -rf /'], 'approvals', backendOnly)).toMatch(/would be refused|would ask/);
+    expect(await runSmall('approvals-check', ['approvals', 'check', 'rm -rf /'], 'approvals', backendOnly)).toMatch(
+      /would be refused|would ask/,
+    );
   });
 
   it('`switchboard plugins list` runs without loading a backend library', async () => {

@@ -14,7 +14,11 @@ const home = join(root, 'profile');
 const env = { ...process.env, SWITCHBOARD_HOME: home, HOME: join(root, 'person') };
 
 function sb(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [join(repo, 'bin/switchboard.js'), ...args], { env, encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync(process.execPath, [join(repo, 'bin/switchboard.js'), ...args], {
+    env,
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -22,14 +26,17 @@ beforeAll(() => {
   execFileSync(process.execPath, [join(repo, 'scripts/build.mjs'), 'node'], { cwd: repo, stdio: 'pipe' });
   mkdirSync(home, { recursive: true });
   mkdirSync(env.HOME, { recursive: true });
-  writeFileSync(join(home, 'config.yaml'), [
-    'terminal:',
-    '  targets:',
-    `    boxed: { backend: local, cwd: ${root} }`,
-    `    open: { backend: local, cwd: ${root}, sandbox: off }`,
-    `    offline: { backend: local, cwd: ${root}, sandbox: { network: false, writable: [~/.cache] } }`,
-    '',
-  ].join('\n'));
+  writeFileSync(
+    join(home, 'config.yaml'),
+    [
+      'terminal:',
+      '  targets:',
+      `    boxed: { backend: local, cwd: ${root} }`,
+      `    open: { backend: local, cwd: ${root}, sandbox: off }`,
+      `    offline: { backend: local, cwd: ${root}, sandbox: { network: false, writable: [~/.cache] } }`,
+      '',
+    ].join('\n'),
+  );
 }, 60_000);
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
@@ -44,21 +51,34 @@ describe('targets and the sandbox', () => {
     expect(line('boxed')).toContain(sandboxed);
     expect(line('open')).toContain('unsandboxed (sandbox: off in its spec)');
     if (available.ok) expect(line('offline')).toContain(`sandboxed (${available.kind}, no network)`);
-    const doc = JSON.parse(sb('targets', 'list', '--json').stdout) as { targets: Array<{ name: string; sandbox?: unknown }> };
-    expect(doc.targets.find((t) => t.name === 'open')?.sandbox).toEqual({ state: 'unsandboxed', reason: 'sandbox: off in its spec' });
+    const doc = JSON.parse(sb('targets', 'list', '--json').stdout) as {
+      targets: Array<{ name: string; sandbox?: unknown }>;
+    };
+    expect(doc.targets.find((t) => t.name === 'open')?.sandbox).toEqual({
+      state: 'unsandboxed',
+      reason: 'sandbox: off in its spec',
+    });
   });
 
   it('show has a sandbox row', () => {
     expect(sb('targets', 'show', 'open').stdout).toMatch(/sandbox\s+unsandboxed \(sandbox: off in its spec\)/);
-    expect(sb('targets', 'show', 'boxed').stdout).toMatch(new RegExp(`sandbox\\s+${sandboxed.replace(/[()]/g, '\\$&')}`));
+    expect(sb('targets', 'show', 'boxed').stdout).toMatch(
+      new RegExp(`sandbox\\s+${sandboxed.replace(/[()]/g, '\\$&')}`),
+    );
   });
 
   it('a misspelt key in config.yaml is named, inside the setting or beside it', () => {
     const other = join(root, 'misspelt');
     mkdirSync(other);
     const list = (target: string): string => {
-      writeFileSync(join(other, 'config.yaml'), `terminal:\n  targets:\n    box: { backend: local, cwd: ${root}, ${target} }\n`);
-      const r = spawnSync(process.execPath, [join(repo, 'bin/switchboard.js'), 'targets', 'list'], { env: { ...env, SWITCHBOARD_HOME: other }, encoding: 'utf8' });
+      writeFileSync(
+        join(other, 'config.yaml'),
+        `terminal:\n  targets:\n    box: { backend: local, cwd: ${root}, ${target} }\n`,
+      );
+      const r = spawnSync(process.execPath, [join(repo, 'bin/switchboard.js'), 'targets', 'list'], {
+        env: { ...env, SWITCHBOARD_HOME: other },
+        encoding: 'utf8',
+      });
       expect(r.status).not.toBe(0);
       return r.stderr;
     };
@@ -70,8 +90,21 @@ describe('targets and the sandbox', () => {
     const off = sb('targets', 'register', 'rt', '--backend', 'local', '--cwd', root, '--sandbox', 'off', '--json');
     expect(off.stderr).toBe('');
     expect(JSON.parse(off.stdout)).toMatchObject({ target: { name: 'rt', spec: { sandbox: 'off' } } });
-    expect(JSON.parse(sb('targets', 'show', 'rt', '--json').stdout)).toMatchObject({ target: { sandbox: { state: 'unsandboxed', reason: 'sandbox: off in its spec' } } });
-    const net = sb('targets', 'register', 'rn', '--backend', 'local', '--cwd', root, '--set', 'sandbox={"network":false}', '--json');
+    expect(JSON.parse(sb('targets', 'show', 'rt', '--json').stdout)).toMatchObject({
+      target: { sandbox: { state: 'unsandboxed', reason: 'sandbox: off in its spec' } },
+    });
+    const net = sb(
+      'targets',
+      'register',
+      'rn',
+      '--backend',
+      'local',
+      '--cwd',
+      root,
+      '--set',
+      'sandbox={"network":false}',
+      '--json',
+    );
     expect(net.stderr).toBe('');
     expect(JSON.parse(net.stdout)).toMatchObject({ target: { spec: { sandbox: { network: false } } } });
     const bad = sb('targets', 'register', 'rb', '--backend', 'local', '--cwd', root, '--sandbox', '{"netwrk":false}');

@@ -9,7 +9,10 @@ import { loadSshEnv, loadDockerEnv } from '../../../scripts/testEnv.js';
 import { PrivateSshd, freePort } from '../../../scripts/privateSshd.js';
 import { callTool, ensureBuilt, runCli, startServe, tempHome, type Served } from '../../../scripts/cliHarness.js';
 
-interface DockerEnv { socket: string; image: string }
+interface DockerEnv {
+  socket: string;
+  image: string;
+}
 const ssh = loadSshEnv();
 const docker = loadDockerEnv();
 
@@ -30,18 +33,24 @@ describe.skipIf(!ssh || !docker)('local, SSH and Docker targets side by side', (
     flaky = new PrivateSshd(ssh!.config, await freePort());
     await flaky.start();
     const keyPart = ssh!.knownHostsLine.split(' ').slice(1).join(' ');
-    writeFileSync(join(home, 'known_hosts'), `${ssh!.knownHostsLine}\n[${ssh!.host}]:${flaky.port} ${keyPart}\n`, { mode: 0o600 });
-    const sshFields = (port: number) => `backend: ssh, ssh_host: ${ssh!.host}, ssh_port: ${port}, ssh_user: ${ssh!.user}, ssh_key: ${ssh!.key}`;
-    writeFileSync(join(home, 'config.yaml'), [
-      'terminal:',
-      '  default_target: here',
-      '  targets:',
-      `    here: { backend: local, cwd: ${localDir} }`,
-      `    remote: { ${sshFields(ssh!.port)}, cwd: ${remoteDir} }`,
-      `    box: { backend: docker, docker_image: "${docker!.image}", docker_host: "unix://${docker!.socket}", docker_network: none, cwd: /work }`,
-      `    flaky: { ${sshFields(flaky.port)} }`,
-      '',
-    ].join('\n'));
+    writeFileSync(join(home, 'known_hosts'), `${ssh!.knownHostsLine}\n[${ssh!.host}]:${flaky.port} ${keyPart}\n`, {
+      mode: 0o600,
+    });
+    const sshFields = (port: number) =>
+      `backend: ssh, ssh_host: ${ssh!.host}, ssh_port: ${port}, ssh_user: ${ssh!.user}, ssh_key: ${ssh!.key}`;
+    writeFileSync(
+      join(home, 'config.yaml'),
+      [
+        'terminal:',
+        '  default_target: here',
+        '  targets:',
+        `    here: { backend: local, cwd: ${localDir} }`,
+        `    remote: { ${sshFields(ssh!.port)}, cwd: ${remoteDir} }`,
+        `    box: { backend: docker, docker_image: "${docker!.image}", docker_host: "unix://${docker!.socket}", docker_network: none, cwd: /work }`,
+        `    flaky: { ${sshFields(flaky.port)} }`,
+        '',
+      ].join('\n'),
+    );
     served = await startServe(home);
     // The SSH cwd must exist on the remote side first (mkdir through the target itself).
     await call('terminal', { command: `mkdir -p ${remoteDir}`, execution_target: 'remote', workdir: '/' });
@@ -54,9 +63,13 @@ describe.skipIf(!ssh || !docker)('local, SSH and Docker targets side by side', (
     rmSync(dirname(localDir), { recursive: true, force: true });
   });
 
-  it('the same relative path holds each target\'s own marker', async () => {
+  it("the same relative path holds each target's own marker", async () => {
     for (const t of ['here', 'remote', 'box']) {
-      const w = await call('write_file', { path: 'notes/marker.txt', content: `marker-of-${t}\n`, execution_target: t });
+      const w = await call('write_file', {
+        path: 'notes/marker.txt',
+        content: `marker-of-${t}\n`,
+        execution_target: t,
+      });
       expect(w).toMatchObject({ execution_target: t, bytes_written: `marker-of-${t}\n`.length });
     }
     for (const t of ['here', 'remote', 'box']) {
@@ -68,47 +81,68 @@ describe.skipIf(!ssh || !docker)('local, SSH and Docker targets side by side', (
     }
   });
 
-  it('a cd on one target leaves the others\' cwd alone', async () => {
+  it("a cd on one target leaves the others' cwd alone", async () => {
     const before = {
       here: (await call('terminal', { command: 'pwd', execution_target: 'here' })).cwd,
       box: (await call('terminal', { command: 'pwd', execution_target: 'box' })).cwd,
     };
     expect(before).toEqual({ here: localDir, box: '/work' });
-    expect((await call('terminal', { command: 'cd notes', execution_target: 'remote' })).cwd).toBe(`${remoteDir}/notes`);
-    expect((await call('terminal', { command: 'pwd', execution_target: 'remote' })).output).toBe(`${remoteDir}/notes\n`);
+    expect((await call('terminal', { command: 'cd notes', execution_target: 'remote' })).cwd).toBe(
+      `${remoteDir}/notes`,
+    );
+    expect((await call('terminal', { command: 'pwd', execution_target: 'remote' })).output).toBe(
+      `${remoteDir}/notes\n`,
+    );
     expect((await call('terminal', { command: 'pwd', execution_target: 'here' })).output).toBe(`${localDir}\n`);
     expect((await call('terminal', { command: 'pwd', execution_target: 'box' })).output).toBe('/work\n');
   });
 
   it('200 sequential terminal calls on the SSH target use one SSH connection', async () => {
-    const { client, close } = await import('../transport/wsLink.js').then((m) => m.connectCore(served.url.replace('http', 'ws') + 'ws', served.token));
+    const { client, close } = await import('../transport/wsLink.js').then((m) =>
+      m.connectCore(served.url.replace('http', 'ws') + 'ws', served.token),
+    );
     try {
       for (let i = 0; i < 200; i++) {
-        const r = await client.call('tool.call', { tool: 'terminal', args: { command: `echo ${i}`, execution_target: 'remote' }, client: 'test' });
+        const r = await client.call('tool.call', {
+          tool: 'terminal',
+          args: { command: `echo ${i}`, execution_target: 'remote' },
+          client: 'test',
+        });
         expect(r.output).toBe(`${i}\n`);
       }
     } finally {
       close();
     }
     // Established TCP connections from the serve process to this sshd's port.
-    const ss = spawnSync('ss', ['-Htnp', 'state', 'established', `( dport = :${ssh!.port} )`], { encoding: 'utf8' }).stdout;
+    const ss = spawnSync('ss', ['-Htnp', 'state', 'established', `( dport = :${ssh!.port} )`], {
+      encoding: 'utf8',
+    }).stdout;
     const ours = ss.split('\n').filter((l) => l.includes(`pid=${served.child.pid},`));
     expect(ours).toHaveLength(1);
   });
 
-  it('doctor reports every target\'s health in parallel, without prompting, and exits', async () => {
+  it("doctor reports every target's health in parallel, without prompting, and exits", async () => {
     const r = await runCli(home, ['doctor', '--json']);
-    const doc = JSON.parse(r.stdout) as { core: string; targets: Array<{ name: string; ok: boolean; problem?: string }> };
+    const doc = JSON.parse(r.stdout) as {
+      core: string;
+      targets: Array<{ name: string; ok: boolean; problem?: string }>;
+    };
     expect(doc.core).toBe('running');
     const byName = Object.fromEntries(doc.targets.map((t) => [t.name, t]));
-    for (const t of ['here', 'remote', 'box', 'flaky']) expect(byName[t], JSON.stringify(byName[t])).toMatchObject({ ok: true });
+    for (const t of ['here', 'remote', 'box', 'flaky'])
+      expect(byName[t], JSON.stringify(byName[t])).toMatchObject({ ok: true });
     expect(r.status).toBe(0);
   });
 
   it('sshd restarted mid-run: one clear error, then the next call works', async () => {
     expect((await call('terminal', { command: 'echo up', execution_target: 'flaky' })).output).toBe('up\n');
     flaky.stop();
-    const down = await runCli(home, ['call', 'terminal', '{"command":"echo again","execution_target":"flaky"}', '--json']);
+    const down = await runCli(home, [
+      'call',
+      'terminal',
+      '{"command":"echo again","execution_target":"flaky"}',
+      '--json',
+    ]);
     expect(down.status).not.toBe(0);
     expect(down.stdout).toBe('');
     expect(down.stderr.trim().split('\n')).toHaveLength(1);

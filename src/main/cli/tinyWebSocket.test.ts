@@ -11,7 +11,9 @@ afterEach(() => {
   for (const c of cleanup.splice(0).reverse()) c();
 });
 
-/** A ws server on loopback that refuses requests without `authorization: Bearer good`; `onSocket` gets each connection. */
+/**
+ * A ws server on loopback that refuses requests without `authorization: Bearer good`; `onSocket` gets each connection.
+ */
 async function server(onSocket: (ws: WebSocket) => void): Promise<{ url: string; headers: string[] }> {
   const headers: string[] = [];
   const http: HttpServer = createHttpServer();
@@ -33,16 +35,22 @@ async function server(onSocket: (ws: WebSocket) => void): Promise<{ url: string;
 }
 
 function open(url: string, token = 'good', handshakeTimeout?: number): Promise<TinyWebSocket> {
-  const ws = new TinyWebSocket(url, { headers: { authorization: `Bearer ${token}` }, ...(handshakeTimeout ? { handshakeTimeout } : {}) });
+  const ws = new TinyWebSocket(url, {
+    headers: { authorization: `Bearer ${token}` },
+    ...(handshakeTimeout ? { handshakeTimeout } : {}),
+  });
   cleanup.push(() => ws.close());
   return new Promise((resolve, reject) => {
     ws.once('open', () => resolve(ws));
-    ws.once('unexpected-response', (_req: unknown, res: { statusCode: number }) => reject(new Error(`HTTP ${res.statusCode}`)));
+    ws.once('unexpected-response', (_req: unknown, res: { statusCode: number }) =>
+      reject(new Error(`HTTP ${res.statusCode}`)),
+    );
     ws.once('error', reject);
   });
 }
 
-const nextMessage = (ws: TinyWebSocket): Promise<[Buffer, boolean]> => new Promise((r) => ws.once('message', (data: Buffer, isBinary: boolean) => r([data, isBinary])));
+const nextMessage = (ws: TinyWebSocket): Promise<[Buffer, boolean]> =>
+  new Promise((r) => ws.once('message', (data: Buffer, isBinary: boolean) => r([data, isBinary])));
 
 describe('TinyWebSocket', () => {
   it('connects with the given headers and exchanges text and binary messages of every length encoding', async () => {
@@ -63,7 +71,9 @@ describe('TinyWebSocket', () => {
     expect(await echoed).toEqual([bytes, true]);
   });
 
-  it('joins a fragmented message, answers a ping, and reports the close code the server sends', { timeout: 20_000 }, async () => {
+  it('joins a fragmented message, answers a ping, and reports the close code the server sends', {
+    timeout: 20_000,
+  }, async () => {
     let pong: Promise<Buffer> | undefined;
     const srv = await server((ws) => {
       pong = new Promise((r) => ws.once('pong', r));

@@ -45,10 +45,16 @@ export default class TinyWebSocket extends EventEmitter {
       'Sec-WebSocket-Key': this.key,
       ...opts.headers,
     };
-    const request = `GET ${url.pathname}${url.search} HTTP/1.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
+    const request = `GET ${url.pathname}${url.search} HTTP/1.1\r\n${Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('')}\r\n`;
     this.socket = connect({ host: url.hostname.replace(/^\[(.*)\]$/, '$1'), port: Number(url.port || 80) });
     this.socket.setNoDelay(true);
-    if (opts.handshakeTimeout) this.handshakeTimer = setTimeout(() => this.fail(new Error('Opening handshake has timed out')), opts.handshakeTimeout);
+    if (opts.handshakeTimeout)
+      this.handshakeTimer = setTimeout(
+        () => this.fail(new Error('Opening handshake has timed out')),
+        opts.handshakeTimeout,
+      );
     this.socket.once('connect', () => this.socket.write(request));
     this.socket.on('data', (chunk: Buffer) => this.receive(chunk));
     this.socket.on('error', (err) => this.fail(err));
@@ -107,7 +113,12 @@ export default class TinyWebSocket extends EventEmitter {
       return false;
     }
     const accept = lines.find((l) => /^sec-websocket-accept:/i.test(l))?.replace(/^[^:]*:\s*/, '');
-    if (accept !== createHash('sha1').update(this.key + HANDSHAKE_GUID).digest('base64')) {
+    if (
+      accept !==
+      createHash('sha1')
+        .update(this.key + HANDSHAKE_GUID)
+        .digest('base64')
+    ) {
       this.fail(new Error('Invalid Sec-WebSocket-Accept header'));
       return false;
     }

@@ -43,7 +43,7 @@ describe('terminal on local targets', () => {
     expect((await term({ command: 'pwd', execution_target: 'b' })).output).toBe(dirB + '\n');
   });
 
-  it('a concurrent call that stays put does not undo another call\'s cd', async () => {
+  it("a concurrent call that stays put does not undo another call's cd", async () => {
     await term({ command: `cd ${dirA}`, execution_target: 'a' });
     const slow = term({ command: 'sleep 1', execution_target: 'a' });
     await term({ command: 'cd sub', execution_target: 'a' });
@@ -118,8 +118,9 @@ describe('terminal on local targets', () => {
 
   it('refuses a workdir that does not exist, running nothing and leaving the cwd alone', async () => {
     await term({ command: `cd ${dirB}`, execution_target: 'b' });
-    await expect(term({ command: 'touch typo-ran', workdir: join(dirB, 'typo'), execution_target: 'b' }))
-      .rejects.toMatchObject({ code: 'bad_request', message: `workdir ${join(dirB, 'typo')} does not exist` });
+    await expect(
+      term({ command: 'touch typo-ran', workdir: join(dirB, 'typo'), execution_target: 'b' }),
+    ).rejects.toMatchObject({ code: 'bad_request', message: `workdir ${join(dirB, 'typo')} does not exist` });
     expect(existsSync(join(dirB, 'typo-ran'))).toBe(false);
     expect((await term({ command: 'pwd', execution_target: 'b' })).cwd).toBe(dirB);
   });
@@ -133,7 +134,13 @@ describe('terminal on local targets', () => {
 
 describe('errors', () => {
   const cases: Array<[string, string, Record<string, unknown>, string, RegExp]> = [
-    ['unknown target', 'terminal', { command: 'true', execution_target: 'nope' }, 'unknown_target', /unknown target "nope"/],
+    [
+      'unknown target',
+      'terminal',
+      { command: 'true', execution_target: 'nope' },
+      'unknown_target',
+      /unknown target "nope"/,
+    ],
     ['old routing name', 'terminal', { command: 'true', target: 'a' }, 'bad_request', /"target" is not an argument/],
     ['unknown tool', 'termnal', { command: 'true' }, 'unknown_tool', /did you mean "terminal"/],
     ['bad arguments', 'terminal', { command: 3 }, 'bad_request', /terminal: command/],

@@ -1,4 +1,5 @@
-// The composition root: builds the nouns from explicit dependencies and composes their handler tables. Nothing imports it but the edges.
+// The composition root: builds the nouns from explicit dependencies and composes their handler tables. Nothing imports
+// it but the edges.
 import { join, resolve } from 'node:path';
 import { SwitchboardError, toErrorPayload } from '../../shared/errors.js';
 import { coreMethods, isCoreMethod, methodCapability, type CoreEvent, type EventPayload } from '../../shared/api.js';
@@ -60,7 +61,9 @@ function personOnly(method: string, why: string): SwitchboardError {
   );
 }
 
-/** Kept for callers that found the profile here; it lives in home.ts so that nothing below the Core imports this file. */
+/**
+ * Kept for callers that found the profile here; it lives in home.ts so that nothing below the Core imports this file.
+ */
 export { switchboardHome };
 
 export interface CoreOptions {
@@ -123,24 +126,39 @@ export class Core {
         this.scheduleTargetsChanged();
       },
     });
-    const provider = (backend: string): BackendProvider | undefined => this.builtins.get(backend) ?? this.plugins.provider(backend);
-    // A config target of a plugin that is not loaded (yet) is accepted as written and shown unreachable, never an error.
-    this.config = new ConfigStore(this.home, () => new Map([
-      ...this.plugins.dormantBackends().map((b) => [b, dormantSpec] as const),
-      ...this.allProviders().map((p) => [p.backend, p.specSchema] as const),
-    ]));
+    const provider = (backend: string): BackendProvider | undefined =>
+      this.builtins.get(backend) ?? this.plugins.provider(backend);
+    // A config target of a plugin that is not loaded (yet) is accepted as written and shown unreachable, never an
+    // error.
+    this.config = new ConfigStore(
+      this.home,
+      () =>
+        new Map([
+          ...this.plugins.dormantBackends().map((b) => [b, dormantSpec] as const),
+          ...this.allProviders().map((p) => [p.backend, p.specSchema] as const),
+        ]),
+    );
     this.runtime = opts.runtime ? opts.runtime(this.home) : emptyRuntimeSource;
     this.targets = new TargetTable(this.config, this.runtime, provider, (backend) => this.plugins.missing(backend));
     this.audit = new AuditLog(this.home);
     this.approvals = new ApprovalBroker(
       () => this.config.config.approvals.timeoutSec,
       // Command decisions are written by the approval step, which also sees the ones no person made.
-      (a, d) => a.kind === 'host_key' && this.audit.write({
-        time: new Date().toISOString(), kind: 'approval', client: d.by === 'person' ? d.decider ?? 'person' : d.by, approval_kind: a.kind,
-        execution_target: a.execution_target, outcome: d.decision, scope: d.scope, by: d.by === 'person' ? d.decider ?? 'person' : d.by,
-        waited_ms: d.waited_ms, ...(d.reason ? { reason: d.reason } : {}),
-        ...(a.host_key ? { fingerprint: a.host_key.fingerprint, host: `${a.host_key.host}:${a.host_key.port}` } : {}),
-      }),
+      (a, d) =>
+        a.kind === 'host_key' &&
+        this.audit.write({
+          time: new Date().toISOString(),
+          kind: 'approval',
+          client: d.by === 'person' ? (d.decider ?? 'person') : d.by,
+          approval_kind: a.kind,
+          execution_target: a.execution_target,
+          outcome: d.decision,
+          scope: d.scope,
+          by: d.by === 'person' ? (d.decider ?? 'person') : d.by,
+          waited_ms: d.waited_ms,
+          ...(d.reason ? { reason: d.reason } : {}),
+          ...(a.host_key ? { fingerprint: a.host_key.fingerprint, host: `${a.host_key.host}:${a.host_key.port}` } : {}),
+        }),
     );
     this.approvals.onChange((list) => this.emit('approvals.changed', list));
     this.approvalRules = new ApprovalRules(this.home, (name) => {
@@ -158,12 +176,15 @@ export class Core {
       home: this.home,
       coreRun: this.runs.id,
       confirmHostKey: async (req, signal) => {
-        const d = await this.approvals.request({
-          kind: 'host_key',
-          title: 'Trust host key?',
-          execution_target: req.target,
-          host_key: { host: req.host, port: req.port, key_type: req.keyType, fingerprint: req.fingerprint },
-        }, { signal });
+        const d = await this.approvals.request(
+          {
+            kind: 'host_key',
+            title: 'Trust host key?',
+            execution_target: req.target,
+            host_key: { host: req.host, port: req.port, key_type: req.keyType, fingerprint: req.fingerprint },
+          },
+          { signal },
+        );
         if (d.decision === 'deny') return 'reject';
         return d.scope === 'always' ? 'trust_always' : 'trust_once';
       },
@@ -183,25 +204,53 @@ export class Core {
       // A cut-off call that had ended by itself leaves nothing to report.
       if (r.why === 'cut off' && r.found === 0 && !r.problem) return;
       const outcome = r.problem ? 'error' : r.found > 0 ? 'ended' : 'none';
-      this.audit.write({ time: new Date().toISOString(), kind: 'sweep', client: 'core', execution_target: r.identity, outcome, count: r.found, ...(r.problem ? { error: r.problem } : {}) });
+      this.audit.write({
+        time: new Date().toISOString(),
+        kind: 'sweep',
+        client: 'core',
+        execution_target: r.identity,
+        outcome,
+        count: r.found,
+        ...(r.problem ? { error: r.problem } : {}),
+      });
     };
     if (this.runs.stale.length > 0) swept({ identity: 'this machine', found: sweepLocal(this.runs.stale).length });
     // What crashed runs left beyond any one target's processes (Docker: containers they made running), at once.
     for (const p of this.builtins.values()) {
-      const done = p.afterCrashedRuns?.(this.home, this.runs.stale).then((reports) => {
-        for (const r of reports) swept({ identity: r.where, found: r.found, ...(r.problem ? { problem: r.problem } : {}), why: 'crashed run' });
-      }, (err: unknown) => swept({ identity: p.backend, found: 0, problem: err instanceof Error ? err.message : String(err), why: 'crashed run' }));
+      const done = p.afterCrashedRuns?.(this.home, this.runs.stale).then(
+        (reports) => {
+          for (const r of reports)
+            swept({
+              identity: r.where,
+              found: r.found,
+              ...(r.problem ? { problem: r.problem } : {}),
+              why: 'crashed run',
+            });
+        },
+        (err: unknown) =>
+          swept({
+            identity: p.backend,
+            found: 0,
+            problem: err instanceof Error ? err.message : String(err),
+            why: 'crashed run',
+          }),
+      );
       if (done) this.startSweeps.push(done);
     }
     this.sessions = new Sessions((backend) => {
       const p = provider(backend);
       return p && markedProvider(p, this.runs, swept);
     }, this.providerContext);
-    this.panes = new Panes(this.sessions, {
-      data: (pane_id, data, chars) => this.emit('pane.data', { pane_id, data, chars }),
-      cwd: (pane_id, cwd) => this.emit('pane.cwd', { pane_id, cwd }),
-      exit: (pane_id, exit_code, reason) => this.emit('pane.exit', reason ? { pane_id, exit_code, reason } : { pane_id, exit_code }),
-    }, this.holds);
+    this.panes = new Panes(
+      this.sessions,
+      {
+        data: (pane_id, data, chars) => this.emit('pane.data', { pane_id, data, chars }),
+        cwd: (pane_id, cwd) => this.emit('pane.cwd', { pane_id, cwd }),
+        exit: (pane_id, exit_code, reason) =>
+          this.emit('pane.exit', reason ? { pane_id, exit_code, reason } : { pane_id, exit_code }),
+      },
+      this.holds,
+    );
     this.processes = new ProcessManager({
       holds: this.holds,
       onChanged: (list) => {
@@ -212,9 +261,13 @@ export class Core {
     });
     this.activity = new ActivityLog((entry) => this.emit('activity', entry));
     this.health = new TargetHealth({
-      watched: () => this.started
-        ? this.targets.list(() => ({})).filter((t) => t.state === 'active').map((t) => ({ name: t.name, identity: runtimeIdentity(t.name, t.generation) }))
-        : [],
+      watched: () =>
+        this.started
+          ? this.targets
+              .list(() => ({}))
+              .filter((t) => t.state === 'active')
+              .map((t) => ({ name: t.name, identity: runtimeIdentity(t.name, t.generation) }))
+          : [],
       probe: async (name) => {
         let snapshot: TargetSnapshot;
         try {
@@ -222,7 +275,10 @@ export class Core {
         } catch (err) {
           return { ok: false, problem: toErrorPayload(err).message, ms: 0 };
         }
-        return probeTarget(snapshot, provider(snapshot.spec.backend), this.providerContext, { timeoutMs: 8000, checkCwd: true });
+        return probeTarget(snapshot, provider(snapshot.spec.backend), this.providerContext, {
+          timeoutMs: 8000,
+          checkCwd: true,
+        });
       },
       reachableAgain: (identity) => this.sessions.reportReachability(identity, undefined),
       onChange: () => this.scheduleTargetsChanged(),
@@ -232,20 +288,28 @@ export class Core {
     this.commandApprovals = new CommandApprovals({
       // Loaded on first use (with tree-sitter), see invoke.
       // Told the profile, so that no agent call changes it or reads the token in it.
-      policy: async () => (await import('./approvals/policy/commandPolicy.js')).loadCommandPolicy({ profile: resolve(this.home) }),
+      policy: async () =>
+        (await import('./approvals/policy/commandPolicy.js')).loadCommandPolicy({ profile: resolve(this.home) }),
       broker: this.approvals,
       rules: this.approvalRules,
       sessions: this.sessions,
       audit: this.audit,
       settings: () => this.config.config.approvals,
-      sandbox: (s) => this.allProviders().find((p) => p.backend === s.spec.backend)?.sandboxFor?.(s.spec),
+      sandbox: (s) =>
+        this.allProviders()
+          .find((p) => p.backend === s.spec.backend)
+          ?.sandboxFor?.(s.spec),
       // Looks on the target itself for links, run files and git: through its exec (inside the sandbox, for a sandboxed
       // local target). Where work runs on this machine, paths are resolved here, without a process: the sandbox binds
       // what it lets a command write at the same paths, so a link there is seen here too (what it masks or keeps
       // private may only read as more, never less, than it is).
       probe: (s) => {
         const exec = execProbe(() => this.sessions.environment(s));
-        return this.allProviders().find((p) => p.backend === s.spec.backend)?.sandboxFor?.(s.spec) ? hostPathsProbe(exec) : exec;
+        return this.allProviders()
+          .find((p) => p.backend === s.spec.backend)
+          ?.sandboxFor?.(s.spec)
+          ? hostPathsProbe(exec)
+          : exec;
       },
       processInfo: (id) => {
         try {
@@ -278,9 +342,18 @@ export class Core {
         else this.health.reached(identity);
       },
       tools: toolDefs,
-      services: { processes: this.processes, listTargets: () => ({ targets: targetList(), default_target: this.targets.defaultTarget }) },
+      services: {
+        processes: this.processes,
+        listTargets: () => ({ targets: targetList(), default_target: this.targets.defaultTarget }),
+      },
     });
-    this.retire = retireIdentities({ targets: this.targets, sessions: this.sessions, panes: this.panes, holds: this.holds, processes: this.processes });
+    this.retire = retireIdentities({
+      targets: this.targets,
+      sessions: this.sessions,
+      panes: this.panes,
+      holds: this.holds,
+      processes: this.processes,
+    });
     this.targets.onChange(() => {
       this.health.sync();
       this.approvalRules.targetsChanged();
@@ -309,7 +382,12 @@ export class Core {
           return said ? `${backend} ${said}` : backend;
         },
       }),
-      paneMethods({ targets: this.targets, panes: this.panes, keepSec: () => this.config.config.paneKeepSec, audit: this.audit }),
+      paneMethods({
+        targets: this.targets,
+        panes: this.panes,
+        keepSec: () => this.config.config.paneKeepSec,
+        audit: this.audit,
+      }),
       processMethods({ processes: this.processes, record }),
       approvalMethods({ approvals: this.approvals, rules: this.approvalRules }),
       workspaceMethods({ home: this.home, store: opts.uiStore }),
@@ -380,10 +458,13 @@ export class Core {
     this.commandApprovals.warm();
     if (!isCoreMethod(method)) throw new SwitchboardError('bad_request', `unknown method "${method}"`);
     const input = coreMethods[method].input.safeParse(params ?? {});
-    if (!input.success) throw new SwitchboardError('bad_request', `${method}: ${input.error.issues[0]?.message ?? 'invalid input'}`);
+    if (!input.success)
+      throw new SwitchboardError('bad_request', `${method}: ${input.error.issues[0]?.message ?? 'invalid input'}`);
     if (methodCapability[method] === 'person') {
       // A caller that did not show it is a person is an agent: the default is no.
-      const refusal = ctx.personRefusal ? ctx.personRefusal() : 'the connection did not show that a person is behind it';
+      const refusal = ctx.personRefusal
+        ? ctx.personRefusal()
+        : 'the connection did not show that a person is behind it';
       if (refusal) throw personOnly(method, refusal);
     }
     const handler = this.handlers[method] as (input: unknown, ctx: CallContext) => Promise<unknown>;

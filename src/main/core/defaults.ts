@@ -1,12 +1,17 @@
-// The parts every real Core gets (the live runtime registry, the window's layout store); tests may build a Core with fewer.
+// The parts every real Core gets (the live runtime registry, the window's layout store); tests may build a Core with
+// fewer.
 import { Registry } from './registry/registry.js';
 import type { RuntimeSource } from './registry/runtimeSource.js';
 import type { KeyValueStoreFactory } from './workspace/workspaceStore.js';
 
 /** Options for a full Core (a part of CoreOptions; typed here so that nothing below core.ts imports it). */
-export function defaultCoreOptions(opts: { uiStore?: KeyValueStoreFactory } = {}): { runtime: (home: string) => RuntimeSource; uiStore?: KeyValueStoreFactory } {
+export function defaultCoreOptions(opts: { uiStore?: KeyValueStoreFactory } = {}): {
+  runtime: (home: string) => RuntimeSource;
+  uiStore?: KeyValueStoreFactory;
+} {
   return {
-    // The runtime registry (runtime-targets.json), followed live: fs.watch on the profile directory plus a 1 s stat poll.
+    // The runtime registry (runtime-targets.json), followed live: fs.watch on the profile directory plus a 1 s stat
+    // poll.
     runtime: (home) => new Registry(home, { watch: true }),
     ...(opts.uiStore ? { uiStore: opts.uiStore } : {}),
   };

@@ -35,7 +35,9 @@ export interface CallContext {
 export type Handler<M extends CoreMethod> = (input: MethodInput<M>, ctx: CallContext) => Promise<MethodOutput<M>>;
 export type Handlers = { [M in CoreMethod]: Handler<M> };
 
-/** What a caller inside the Core's own process that acts for the person passes (the Electron window's adapter, tests). */
+/**
+ * What a caller inside the Core's own process that acts for the person passes (the Electron window's adapter, tests).
+ */
 export const asPerson = { personRefusal: (): string | undefined => undefined } as const satisfies Partial<CallContext>;
 
 export const detachedConnection: ConnectionScope = {
@@ -47,7 +49,10 @@ export const detachedConnection: ConnectionScope = {
 
 type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void ? I : never;
 /** The method names that appear in more than one table (never when the tables are disjoint). */
-type Duplicates<T extends readonly object[], Seen = never> = T extends readonly [infer H, ...infer R extends readonly object[]]
+type Duplicates<T extends readonly object[], Seen = never> = T extends readonly [
+  infer H,
+  ...infer R extends readonly object[],
+]
   ? (keyof H & Seen) | Duplicates<R, Seen | keyof H>
   : never;
 

@@ -11,18 +11,28 @@ export type ProfileWrite = 'write' | 'create';
  * `cannot write /p/runtime-targets.json while registering target "box": no space left on the device (ENOSPC); nothing
  * was changed`. A SwitchboardError passes through as it is; anything else that is not an errno error too.
  */
-export function profileWriteError(err: unknown, where: { path: string; action?: ProfileWrite; doing: string; after?: string }): unknown {
+export function profileWriteError(
+  err: unknown,
+  where: { path: string; action?: ProfileWrite; doing: string; after?: string },
+): unknown {
   const code = (err as NodeJS.ErrnoException | null)?.code;
   if (err instanceof SwitchboardError || typeof code !== 'string' || !/^E[A-Z]+$/.test(code)) return err;
   return new SwitchboardError(
     'bad_request',
     `cannot ${where.action ?? 'write'} ${where.path} while ${where.doing}: ${errnoReason(code)}; ${where.after ?? 'nothing was changed'}`,
-    code === 'ENOSPC' || code === 'EDQUOT' ? 'free some space on that disk, then try again' : code === 'EROFS' || code === 'EACCES' || code === 'EPERM' ? 'make the profile folder writable (or set SWITCHBOARD_HOME to one that is), then try again' : undefined,
+    code === 'ENOSPC' || code === 'EDQUOT'
+      ? 'free some space on that disk, then try again'
+      : code === 'EROFS' || code === 'EACCES' || code === 'EPERM'
+        ? 'make the profile folder writable (or set SWITCHBOARD_HOME to one that is), then try again'
+        : undefined,
   );
 }
 
 /** Run `write` (sync); an errno failure becomes profileWriteError's line. */
-export function namingFailure<T>(where: { path: string; action?: ProfileWrite; doing: string; after?: string }, write: () => T): T {
+export function namingFailure<T>(
+  where: { path: string; action?: ProfileWrite; doing: string; after?: string },
+  write: () => T,
+): T {
   try {
     return write();
   } catch (err) {

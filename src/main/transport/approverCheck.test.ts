@@ -5,7 +5,10 @@ import { ancestry, childrenOf, peerPid, procInfo } from './peerProcess.js';
 import { cliPersonRefusal, foreignNamespaces } from './approverCheck.js';
 
 /** A loopback server and a client connected to it from `connector` (this process, or a child). */
-async function withConnection<T>(fn: (clientPort: number, serverPort: number) => Promise<T> | T, fromChild = false): Promise<T> {
+async function withConnection<T>(
+  fn: (clientPort: number, serverPort: number) => Promise<T> | T,
+  fromChild = false,
+): Promise<T> {
   const sockets: Socket[] = [];
   const server = createServer((s) => sockets.push(s));
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
@@ -14,7 +17,11 @@ async function withConnection<T>(fn: (clientPort: number, serverPort: number) =>
   let child: ReturnType<typeof spawn> | undefined;
   let client: Socket | undefined;
   if (fromChild) {
-    child = spawn(process.execPath, ['-e', `require('net').connect(${serverPort},'127.0.0.1');setTimeout(()=>{},60000)`], { stdio: 'ignore', detached: true });
+    child = spawn(
+      process.execPath,
+      ['-e', `require('net').connect(${serverPort},'127.0.0.1');setTimeout(()=>{},60000)`],
+      { stdio: 'ignore', detached: true },
+    );
   } else {
     client = connect(serverPort, '127.0.0.1');
   }
@@ -37,7 +44,11 @@ describe.skipIf(process.platform !== 'linux')('who is at the other end', () => {
   it('reads a process and its ancestry', () => {
     const me = procInfo(process.pid)!;
     expect(me.ppid).toBe(process.ppid);
-    expect(ancestry(process.pid).map((p) => p.pid).slice(0, 2)).toEqual([process.pid, process.ppid]);
+    expect(
+      ancestry(process.pid)
+        .map((p) => p.pid)
+        .slice(0, 2),
+    ).toEqual([process.pid, process.ppid]);
   });
 
   it('refuses a child the Core started without a terminal (how tool calls run)', async () => {
@@ -60,7 +71,25 @@ describe.skipIf(process.platform !== 'linux')('namespaces an agent sandbox has o
       console.warn('bwrap is not installed: the sandboxed half of this test cannot run here');
       return;
     }
-    const child = spawn('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--proc', '/proc', '--', 'sleep', '30'], { stdio: 'ignore' });
+    const child = spawn(
+      'bwrap',
+      [
+        '--ro-bind',
+        '/',
+        '/',
+        '--dev',
+        '/dev',
+        '--unshare-pid',
+        '--unshare-ipc',
+        '--unshare-uts',
+        '--proc',
+        '/proc',
+        '--',
+        'sleep',
+        '30',
+      ],
+      { stdio: 'ignore' },
+    );
     try {
       // bwrap forks the sandbox's first process; wait for it (a grandchild of this test, in the new namespaces).
       let inside: number | undefined;

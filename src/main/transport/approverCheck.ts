@@ -8,7 +8,9 @@ import { ancestry, childrenOf, peerPid } from './peerProcess.js';
 /** The namespaces an agent sandbox unshares (core/sandbox): a process in any other than the Core's is inside one. */
 const SANDBOX_NAMESPACES = ['mnt', 'pid', 'ipc', 'uts', 'user'] as const;
 
-/** The namespaces of `pid` (or this process) that differ from this process's own; unreadable ones count as differing. */
+/**
+ * The namespaces of `pid` (or this process) that differ from this process's own; unreadable ones count as differing.
+ */
 export function foreignNamespaces(pid: number, self: number | 'self' = 'self'): string[] {
   const link = (p: number | 'self', ns: string): string | undefined => {
     try {
@@ -47,11 +49,17 @@ export function cliPersonRefusal(clientPort: number, serverPort: number, corePid
   // The one test a double fork, setsid, script or tmux cannot pass: a process in an agent sandbox stays in its
   // namespaces, whatever it starts. (A person's own terminal shares the Core's.)
   const foreign = foreignNamespaces(pid, corePid === process.pid ? 'self' : corePid);
-  if (foreign.length > 0) return `the asking process runs inside an agent sandbox (its ${foreign.join(', ')} namespace${foreign.length > 1 ? 's differ' : ' differs'} from the Core's)`;
+  if (foreign.length > 0)
+    return `the asking process runs inside an agent sandbox (its ${foreign.join(', ')} namespace${foreign.length > 1 ? 's differ' : ' differs'} from the Core's)`;
   // Sessions the Core started for tool calls: a `script` or `setsid` inside one keeps an ancestor in it.
-  const toolSessions = new Set(childrenOf(corePid).filter((c) => c.ttyNr === 0 && c.session === c.pid).map((c) => c.session));
+  const toolSessions = new Set(
+    childrenOf(corePid)
+      .filter((c) => c.ttyNr === 0 && c.session === c.pid)
+      .map((c) => c.session),
+  );
   for (const p of chain) {
-    if (carriesAgentMark(p.pid)) return 'it was started by an agent\'s tool call (its environment carries the mark of one)';
+    if (carriesAgentMark(p.pid))
+      return "it was started by an agent's tool call (its environment carries the mark of one)";
     if ((p.ppid === corePid && p.ttyNr === 0) || toolSessions.has(p.session) || toolSessions.has(p.pgrp)) {
       return 'it runs inside a tool call or background process that Switchboard started';
     }

@@ -1,5 +1,6 @@
 // Connections over a real WebSocket: each gets only what it subscribed to and the output of its own panes, and a
-// client that stops reading cannot make the Core queue without bound (pane ptys are throttled, tails dropped, the rest capped).
+// client that stops reading cannot make the Core queue without bound (pane ptys are throttled, tails dropped, the rest
+// capped).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
 import WebSocket from 'ws';
@@ -16,15 +17,25 @@ import { PaneBatch } from '../core/panes/paneBatch.js';
 
 const FLOOD = "head -c 400000000 /dev/zero | tr '\\0' x; echo FLOOD-END\r";
 
-/** A raw client that counts every message it is sent; `slow()` stops reading from the socket (the kernel then fills up). */
+/**
+ * A raw client that counts every message it is sent; `slow()` stops reading from the socket (the kernel then fills up).
+ */
 async function rawClient(wsUrl: string, token: string, person?: string) {
   // `person`: a person link's secret — a window's connection (panes and subscriptions are a person's).
-  const ws = new WebSocket(person ? `${wsUrl}?approver=${encodeURIComponent(person)}` : wsUrl, { headers: { authorization: `Bearer ${token}` } });
+  const ws = new WebSocket(person ? `${wsUrl}?approver=${encodeURIComponent(person)}` : wsUrl, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
   const seen = { results: 0, events: new Map<string, number>() };
   const replies = new Map<number, (msg: { ok: boolean; result?: unknown; error?: unknown }) => void>();
   ws.on('message', (raw) => {
-    const msg = JSON.parse(raw.toString()) as { type: string; id?: number; event?: string; ok: boolean; result?: unknown };
+    const msg = JSON.parse(raw.toString()) as {
+      type: string;
+      id?: number;
+      event?: string;
+      ok: boolean;
+      result?: unknown;
+    };
     if (msg.type === 'result') {
       seen.results++;
       replies.get(msg.id!)?.(msg);
@@ -35,9 +46,10 @@ async function rawClient(wsUrl: string, token: string, person?: string) {
     ws.send(JSON.stringify({ type: 'call', id: ++id, method, params }));
     return id;
   };
-  const call = (method: string, params: unknown) => new Promise<{ ok: boolean; result?: unknown; error?: unknown }>((resolve) => {
-    replies.set(send(method, params), resolve);
-  });
+  const call = (method: string, params: unknown) =>
+    new Promise<{ ok: boolean; result?: unknown; error?: unknown }>((resolve) => {
+      replies.set(send(method, params), resolve);
+    });
   const socket = (ws as unknown as { _socket: Socket })._socket;
   return { ws, seen, send, call, slow: () => socket.pause(), close: () => ws.terminate() };
 }
@@ -60,7 +72,7 @@ describe('connections receive only what they asked for', () => {
     await t?.close();
   });
 
-  it('a call-style connection gets its replies and nothing else while another connection\'s pane floods', async () => {
+  it("a call-style connection gets its replies and nothing else while another connection's pane floods", async () => {
     // The window's side: subscribes to what it draws and opens a pane that floods.
     const uiEvents = new Map<string, number>();
     const count = (e: CoreEvent) => ui.client.on(e, () => uiEvents.set(e, (uiEvents.get(e) ?? 0) + 1));
@@ -94,20 +106,33 @@ describe('connections receive only what they asked for', () => {
     const c = await rawClient(wsUrl, server.token, server.personLinks.mint());
     const replies: Array<{ id: unknown; ok: boolean; error?: { code: string; message: string } }> = [];
     c.ws.on('message', (raw) => {
-      const msg = JSON.parse(raw.toString()) as { type: string; id: unknown; ok: boolean; error?: { code: string; message: string } };
+      const msg = JSON.parse(raw.toString()) as {
+        type: string;
+        id: unknown;
+        ok: boolean;
+        error?: { code: string; message: string };
+      };
       if (msg.type === 'result') replies.push(msg);
     });
     c.ws.send(JSON.stringify({ type: 'call', id: 'abc', method: 'targets.list', params: {} }));
     c.ws.send(JSON.stringify({ type: 'call', id: 7 }));
     c.ws.send('not json {');
     const deep = '['.repeat(100_000) + ']'.repeat(100_000);
-    c.ws.send(`{"type":"call","id":8,"method":"tool.call","params":{"tool":"terminal","args":{"command":"true","x":${deep}}}}`);
+    c.ws.send(
+      `{"type":"call","id":8,"method":"tool.call","params":{"tool":"terminal","args":{"command":"true","x":${deep}}}}`,
+    );
     await expect.poll(() => replies.length).toBe(4);
     const reply = (id: unknown) => replies.find((r) => r.id === id);
     expect(reply('abc')).toMatchObject({ ok: true });
-    expect(reply(7)).toMatchObject({ ok: false, error: { code: 'bad_request', message: expect.stringContaining('malformed request') } });
+    expect(reply(7)).toMatchObject({
+      ok: false,
+      error: { code: 'bad_request', message: expect.stringContaining('malformed request') },
+    });
     expect(reply(null)).toMatchObject({ ok: false, error: { code: 'bad_request' } });
-    expect(reply(8)).toMatchObject({ ok: false, error: { code: 'bad_request', message: 'the request nests more than 64 levels deep' } });
+    expect(reply(8)).toMatchObject({
+      ok: false,
+      error: { code: 'bad_request', message: 'the request nests more than 64 levels deep' },
+    });
     // And the Core is still there for the next caller.
     expect(await c.call('targets.list', {})).toMatchObject({ ok: true });
     c.close();
@@ -179,7 +204,8 @@ describe('a client that stops reading', () => {
       if (maxQueued > limits.hardCapBytes) break;
       await sleep(20);
     }
-    // Without the throttle the flood (400 MB) would pile up here; with it the queue stays within a batch of the high mark.
+    // Without the throttle the flood (400 MB) would pile up here; with it the queue stays within a batch of the high
+    // mark.
     expect(maxQueued).toBeLessThan(limits.highBytes + 2 * 1024 * 1024);
     expect(throttledSeen).toBe(100);
     slow.close();
@@ -188,9 +214,15 @@ describe('a client that stops reading', () => {
 
   it('background output: process.output is dropped for it, so its queue stays bounded during a large flood', async () => {
     const slow = await rawClient(wsUrl, server.token, server.personLinks.mint());
-    expect(await slow.call('events.subscribe', { events: ['process.output', 'processes.changed'] })).toMatchObject({ ok: true });
+    expect(await slow.call('events.subscribe', { events: ['process.output', 'processes.changed'] })).toMatchObject({
+      ok: true,
+    });
     slow.slow();
-    const started = await t.core.callTool('terminal', { command: "head -c 100000000 /dev/zero | tr '\\0' y", background: true }, 'test');
+    const started = await t.core.callTool(
+      'terminal',
+      { command: "head -c 100000000 /dev/zero | tr '\\0' y", background: true },
+      'test',
+    );
     const id = String(started.session_id);
     let maxQueued = 0;
     for (;;) {
@@ -223,16 +255,22 @@ describe('the hard cap', () => {
       close: (reason) => void (closedWith = reason),
     };
     let emit: (event: CoreEvent, payload: unknown) => void = () => undefined;
-    const conn = new Connection({
-      invoke: async () => ({}),
-      onEvent: (l) => ((emit = l), () => undefined),
-      panes: { throttle: () => () => undefined, leave: () => undefined, has: () => false, ack: () => undefined },
-    }, peer, { ...DEFAULT_LIMITS, hardCapBytes: 100_000 });
+    const conn = new Connection(
+      {
+        invoke: async () => ({}),
+        onEvent: (l) => ((emit = l), () => undefined),
+        panes: { throttle: () => () => undefined, leave: () => undefined, has: () => false, ack: () => undefined },
+      },
+      peer,
+      { ...DEFAULT_LIMITS, hardCapBytes: 100_000 },
+    );
     conn.subscribe(['approvals.changed']);
     const big = Array.from({ length: 200 }, (_, i) => ({ id: `a${i}`, kind: 'command', title: 'x'.repeat(40) }));
     for (let i = 0; i < 100; i++) emit('approvals.changed', big);
     expect(closedWith).toBe(SLOW_CLIENT_REASON);
-    expect(queued).toBeLessThan(100_000 + JSON.stringify({ type: 'event', event: 'approvals.changed', payload: big }).length + 1);
+    expect(queued).toBeLessThan(
+      100_000 + JSON.stringify({ type: 'event', event: 'approvals.changed', payload: big }).length + 1,
+    );
     const before = sent.length;
     emit('approvals.changed', big);
     expect(sent.length).toBe(before);
@@ -279,14 +317,22 @@ describe('pane output to a binary window', () => {
 });
 
 describe('acknowledgements without a reply', () => {
-  it('an ack message acknowledges a pane this connection reads and is not answered; one for another connection\'s pane, a malformed one or one for a gone pane is dropped', async () => {
+  it("an ack message acknowledges a pane this connection reads and is not answered; one for another connection's pane, a malformed one or one for a gone pane is dropped", async () => {
     const sent: unknown[] = [];
     const acked: Array<[string, number]> = [];
-    const conn = new Connection({
-      invoke: async () => ({}),
-      onEvent: () => () => undefined,
-      panes: { throttle: () => () => undefined, leave: () => undefined, has: (id) => id === 'p-1', ack: (id, chars) => void acked.push([id, chars]) },
-    }, { send: (m) => void sent.push(m), buffered: () => 0, isOpen: () => true, close: () => undefined });
+    const conn = new Connection(
+      {
+        invoke: async () => ({}),
+        onEvent: () => () => undefined,
+        panes: {
+          throttle: () => () => undefined,
+          leave: () => undefined,
+          has: (id) => id === 'p-1',
+          ack: (id, chars) => void acked.push([id, chars]),
+        },
+      },
+      { send: (m) => void sent.push(m), buffered: () => 0, isOpen: () => true, close: () => undefined },
+    );
     await conn.receive({ type: 'ack', pane_id: 'p-1', chars: 125_000 });
     conn.addPane('p-1', false);
     conn.addPane('p-2', false);

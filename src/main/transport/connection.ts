@@ -1,10 +1,19 @@
 // One client's connection to the Core, whatever carries it (Electron IPC or a WebSocket): requests in; replies, the
-// events it subscribed to and the output of its own panes out, with a bound on what may queue for a client that stops reading.
+// events it subscribed to and the output of its own panes out, with a bound on what may queue for a client that stops
+// reading.
 import { randomUUID } from 'node:crypto';
 import { MAX_JSON_DEPTH, formatZodError, nestedDeeperThan, toErrorPayload } from '../../shared/errors.js';
 import { MAX_FILE_CONTENT_CHARS, MAX_REQUEST_BYTES, mib } from '../../shared/limits.js';
 import {
-  isPaneEvent, WireAck, WireCall, WireCancel, WireId, type CoreEvent, type SubscribableEvent, type WireEvent, type WireResponse,
+  isPaneEvent,
+  WireAck,
+  WireCall,
+  WireCancel,
+  WireId,
+  type CoreEvent,
+  type SubscribableEvent,
+  type WireEvent,
+  type WireResponse,
 } from '../../shared/api.js';
 import type { CallContext, ConnectionScope } from '../core/handlers.js';
 import type { ToolClient } from '../../shared/tools.js';
@@ -35,11 +44,19 @@ export interface ConnectionCore {
   invoke(method: string, params: unknown, ctx: Partial<CallContext>): Promise<unknown>;
   onEvent(listener: EventListener): () => void;
   /** `leave`: a connection that held the pane as its own went (the pane closes, or is kept a while for a reload). */
-  panes: { throttle(paneId: string, holder: string): () => void; leave(paneId: string): void; has(paneId: string): boolean; ack(paneId: string, chars: number): void };
+  panes: {
+    throttle(paneId: string, holder: string): () => void;
+    leave(paneId: string): void;
+    has(paneId: string): boolean;
+    ack(paneId: string, chars: number): void;
+  };
 }
 
 export interface ConnectionLimits {
-  /** Above this many queued bytes the pty of a pane whose output is queued stops being read, and process.output is dropped. */
+  /**
+   * Above this many queued bytes the pty of a pane whose output is queued stops being read, and process.output is
+   * dropped.
+   */
   highBytes: number;
   /** Below this, throttled panes are read again. */
   lowBytes: number;
@@ -49,7 +66,12 @@ export interface ConnectionLimits {
   pollMs: number;
 }
 
-export const DEFAULT_LIMITS: ConnectionLimits = { highBytes: 1 << 20, lowBytes: 256 << 10, hardCapBytes: 64 << 20, pollMs: 20 };
+export const DEFAULT_LIMITS: ConnectionLimits = {
+  highBytes: 1 << 20,
+  lowBytes: 256 << 10,
+  hardCapBytes: 64 << 20,
+  pollMs: 20,
+};
 
 /**
  * The id of a request too large to parse, read from its first bytes: the outer object's `"id":` member, when it comes
@@ -69,7 +91,16 @@ export function leadingId(head: string): WireResponse['id'] {
 
 /** The refusal of a request over MAX_REQUEST_BYTES. */
 function tooLargeReply(id: WireResponse['id'], size: number): WireResponse {
-  return { type: 'result', id, ok: false, error: { code: 'too_large', message: `the request is ${mib(size)}; the limit is ${mib(MAX_REQUEST_BYTES)}`, hint: `write a large file in parts of at most ${mib(MAX_FILE_CONTENT_CHARS)} and join them with a command; a long command goes in a file a short one runs` } };
+  return {
+    type: 'result',
+    id,
+    ok: false,
+    error: {
+      code: 'too_large',
+      message: `the request is ${mib(size)}; the limit is ${mib(MAX_REQUEST_BYTES)}`,
+      hint: `write a large file in parts of at most ${mib(MAX_FILE_CONTENT_CHARS)} and join them with a command; a long command goes in a file a short one runs`,
+    },
+  };
 }
 
 /** Who is at the other end, as the carrier can tell without asking the client. */
@@ -80,9 +111,14 @@ export interface ConnectionIdentity {
 }
 
 /** A connection nothing is known about: recorded as the CLI, and an agent (it is not a person). */
-export const unknownCaller: ConnectionIdentity = { client: 'cli', personRefusal: () => 'the connection did not show who it is' };
+export const unknownCaller: ConnectionIdentity = {
+  client: 'cli',
+  personRefusal: () => 'the connection did not show who it is',
+};
 
-/** A batch of a pane's output as the Core emits it: the pty's bytes (or text, from a test or a plugin) and its chars. */
+/**
+ * A batch of a pane's output as the Core emits it: the pty's bytes (or text, from a test or a plugin) and its chars.
+ */
 type PaneData = { pane_id: string; data: string | Uint8Array; chars?: number };
 
 /** One batch goes to every window of a pane: it is framed once, for the first of them. */
@@ -91,8 +127,12 @@ function paneDataFrame(payload: PaneData): Uint8Array {
   let frame = framed.get(payload);
   if (!frame) {
     const { pane_id, data } = payload;
-    // A batch the Core read into its frame is sent as it is; other output (text, bytes from elsewhere) is copied into one.
-    frame = typeof data === 'string' ? encodePaneData(pane_id, data) : paneFrameOf(data) ?? encodePaneData(pane_id, data, payload.chars ?? paneText(data).length);
+    // A batch the Core read into its frame is sent as it is; other output (text, bytes from elsewhere) is copied into
+    // one.
+    frame =
+      typeof data === 'string'
+        ? encodePaneData(pane_id, data)
+        : (paneFrameOf(data) ?? encodePaneData(pane_id, data, payload.chars ?? paneText(data).length));
     framed.set(payload, frame);
   }
   return frame;
@@ -140,20 +180,35 @@ export class Connection implements ConnectionScope {
       // No reply either (that is its point): a malformed one, or one for a pane that has closed since, is dropped.
       const ack = WireAck.safeParse(raw);
       // Only for a pane this connection reads: another's flow control is not its to move.
-      if (ack.success && this.panes.has(ack.data.pane_id) && this.core.panes.has(ack.data.pane_id)) this.core.panes.ack(ack.data.pane_id, ack.data.chars);
+      if (ack.success && this.panes.has(ack.data.pane_id) && this.core.panes.has(ack.data.pane_id))
+        this.core.panes.ack(ack.data.pane_id, ack.data.chars);
       return;
     }
     const parsed = WireCall.safeParse(raw);
     if (!parsed.success) {
       // Every request is answered, or its caller waits forever: a malformed one with what is wrong.
       const id = WireId.safeParse((raw as { id?: unknown } | null)?.id);
-      this.send({ type: 'result', id: id.success ? id.data : null, ok: false, error: { code: 'bad_request', message: `malformed request: ${formatZodError(parsed.error)}`, hint: 'send {"type":"call","id":N,"method":"…","params":{…}}' } });
+      this.send({
+        type: 'result',
+        id: id.success ? id.data : null,
+        ok: false,
+        error: {
+          code: 'bad_request',
+          message: `malformed request: ${formatZodError(parsed.error)}`,
+          hint: 'send {"type":"call","id":N,"method":"…","params":{…}}',
+        },
+      });
       return;
     }
     const msg = parsed.data;
     let reply: WireResponse;
     if (nestedDeeperThan(msg.params)) {
-      reply = { type: 'result', id: msg.id, ok: false, error: { code: 'bad_request', message: `the request nests more than ${MAX_JSON_DEPTH} levels deep` } };
+      reply = {
+        type: 'result',
+        id: msg.id,
+        ok: false,
+        error: { code: 'bad_request', message: `the request nests more than ${MAX_JSON_DEPTH} levels deep` },
+      };
     } else if (size > MAX_REQUEST_BYTES) {
       reply = tooLargeReply(msg.id, size);
     } else {
@@ -161,7 +216,12 @@ export class Connection implements ConnectionScope {
       // A reused id (a client's mistake) leaves the earlier call uncancellable by id, never cancels the wrong one.
       if (!this.inflight.has(msg.id)) this.inflight.set(msg.id, abort);
       try {
-        reply = { type: 'result', id: msg.id, ok: true, result: await this.core.invoke(msg.method, msg.params, this.callContext(abort.signal)) };
+        reply = {
+          type: 'result',
+          id: msg.id,
+          ok: true,
+          result: await this.core.invoke(msg.method, msg.params, this.callContext(abort.signal)),
+        };
       } catch (err) {
         reply = { type: 'result', id: msg.id, ok: false, error: toErrorPayload(err) };
       } finally {
@@ -194,7 +254,10 @@ export class Connection implements ConnectionScope {
 
   addPane(paneId: string, closeOnLeave: boolean, binary = false): void {
     const had = this.panes.get(paneId);
-    this.panes.set(paneId, { closeOnLeave: closeOnLeave || (had?.closeOnLeave ?? false), binary: binary && this.peer.sendBinary !== undefined });
+    this.panes.set(paneId, {
+      closeOnLeave: closeOnLeave || (had?.closeOnLeave ?? false),
+      binary: binary && this.peer.sendBinary !== undefined,
+    });
   }
 
   removePane(paneId: string): void {
@@ -261,7 +324,12 @@ export class Connection implements ConnectionScope {
 
   /** What this connection is sent and holds right now (diagnostics and tests). */
   stats(): { buffered: number; subscribed: SubscribableEvent[]; panes: string[]; throttled: string[] } {
-    return { buffered: this.peer.buffered(), subscribed: [...this.subscribed], panes: [...this.panes.keys()], throttled: [...this.throttles.keys()] };
+    return {
+      buffered: this.peer.buffered(),
+      subscribed: [...this.subscribed],
+      panes: [...this.panes.keys()],
+      throttled: [...this.throttles.keys()],
+    };
   }
 
   /** Close from the Core's side (a client that stopped reading). */

@@ -30,7 +30,12 @@ export function coreFilePath(home: string): string {
 
 /** Publish core.json whole (a temp file renamed over it); a failure names the file and leaves no temp file. */
 export function writeCoreFile(home: string, info: CoreFile): void {
-  atomicWrite(coreFilePath(home), JSON.stringify(info, null, 2) + '\n', 0o600, 'starting the Core (publishing where it listens, for the CLI and MCP clients)');
+  atomicWrite(
+    coreFilePath(home),
+    JSON.stringify(info, null, 2) + '\n',
+    0o600,
+    'starting the Core (publishing where it listens, for the CLI and MCP clients)',
+  );
 }
 
 /** Remove core.json if it is still ours (another Core may have replaced it). */
@@ -51,7 +56,11 @@ export function readCoreFile(home: string): CoreFile {
   try {
     raw = readFileSync(path, 'utf8');
   } catch {
-    throw new SwitchboardError('no_core', `no Switchboard Core is running (no ${path})`, 'start one with `switchboard serve` or `npm start`');
+    throw new SwitchboardError(
+      'no_core',
+      `no Switchboard Core is running (no ${path})`,
+      'start one with `switchboard serve` or `npm start`',
+    );
   }
   let info: CoreFile;
   try {
@@ -60,7 +69,11 @@ export function readCoreFile(home: string): CoreFile {
     throw new SwitchboardError('no_core', `${path} is not a valid core file`, 'restart the Core (`switchboard serve`)');
   }
   if (!pidAlive(info.pid)) {
-    throw new SwitchboardError('no_core', `no Switchboard Core is running (the one in ${path}, pid ${info.pid}, has exited)`, 'start one with `switchboard serve` or `npm start`');
+    throw new SwitchboardError(
+      'no_core',
+      `no Switchboard Core is running (the one in ${path}, pid ${info.pid}, has exited)`,
+      'start one with `switchboard serve` or `npm start`',
+    );
   }
   return info;
 }
@@ -76,7 +89,11 @@ export function claimProfile(home: string): HeldLock {
     // A second try follows a takeover of a dead holder's lock.
     held = lock.tryAcquire() ?? lock.tryAcquire();
   } catch (err) {
-    throw profileWriteError(err, { path: lock.lockDir, action: 'create', doing: 'starting the Core (claiming the profile for it)' });
+    throw profileWriteError(err, {
+      path: lock.lockDir,
+      action: 'create',
+      doing: 'starting the Core (claiming the profile for it)',
+    });
   }
   if (held) return held;
   let where = '';

@@ -8,13 +8,18 @@ const windowCaller: ConnectionIdentity = { client: 'ui', personRefusal: () => un
 
 /** Wire one window's renderer to the Core. Returns a function that unwires it. */
 export function attachWindow(core: ConnectionCore, contents: WebContents): () => void {
-  const conn = new Connection(core, {
-    send: (message) => contents.send(ELECTRON_CHANNEL, message),
-    // IPC gives no measure of what the renderer has not taken yet; the renderer's acks pace its panes.
-    buffered: () => 0,
-    isOpen: () => !contents.isDestroyed(),
-    close: () => undefined,
-  }, undefined, windowCaller);
+  const conn = new Connection(
+    core,
+    {
+      send: (message) => contents.send(ELECTRON_CHANNEL, message),
+      // IPC gives no measure of what the renderer has not taken yet; the renderer's acks pace its panes.
+      buffered: () => 0,
+      isOpen: () => !contents.isDestroyed(),
+      close: () => undefined,
+    },
+    undefined,
+    windowCaller,
+  );
   const onMessage = (e: Electron.IpcMainEvent, raw: unknown): void => {
     if (e.sender === contents) void conn.receive(raw);
   };

@@ -14,14 +14,26 @@ export interface Host {
   server: WsServer;
   url: string;
   wsUrl: string;
-  /** A new person link: the URL with the token, and a person secret in its #fragment (never sent to a server). Hand it only to a person. */
+  /**
+   * A new person link: the URL with the token, and a person secret in its #fragment (never sent to a server). Hand it
+   * only to a person.
+   */
   personLink(): string;
   close(): Promise<void>;
 }
 
-export async function startHost(opts: { host?: string; port?: number; mode: 'serve' | 'electron'; home?: string; rendererDir?: string; uiStore?: KeyValueStoreFactory }): Promise<Host> {
+export async function startHost(opts: {
+  host?: string;
+  port?: number;
+  mode: 'serve' | 'electron';
+  home?: string;
+  rendererDir?: string;
+  uiStore?: KeyValueStoreFactory;
+}): Promise<Host> {
   const home = opts.home ?? switchboardHome();
-  namingFailure({ path: home, action: 'create', doing: 'starting the Core (making its profile folder)' }, () => mkdirSync(home, { recursive: true, mode: 0o700 }));
+  namingFailure({ path: home, action: 'create', doing: 'starting the Core (making its profile folder)' }, () =>
+    mkdirSync(home, { recursive: true, mode: 0o700 }),
+  );
   const profile = claimProfile(home);
   let core: Core;
   try {
@@ -33,14 +45,19 @@ export async function startHost(opts: { host?: string; port?: number; mode: 'ser
   // The last Core's port (when free) and token: a page left open, and an MCP client's saved token, find this one.
   const last = lastEndpoint(home);
   const server = new WsServer(core, {
-    host: opts.host, port: opts.port, rendererDir: opts.rendererDir, personLinks: core.personLinks,
+    host: opts.host,
+    port: opts.port,
+    rendererDir: opts.rendererDir,
+    personLinks: core.personLinks,
     ...(last ? { preferPort: last.port, token: last.token } : {}),
   });
   // MCP over Streamable HTTP; the WsServer checks the bearer token, Host and Origin first.
   // The MCP SDK loads with the first request to /mcp: an idle Core (or one only a window talks to) does not hold it.
   let mcp: Promise<McpHttp> | undefined;
   const loadMcp = (): Promise<McpHttp> =>
-    (mcp ??= import('../core/agent/mcpHttp.js').then((m) => m.mcpHttpHandler((tool, args, signal) => core.callTool(tool, args, 'mcp', signal))));
+    (mcp ??= import('../core/agent/mcpHttp.js').then((m) =>
+      m.mcpHttpHandler((tool, args, signal) => core.callTool(tool, args, 'mcp', signal)),
+    ));
   server.route('/mcp', async (req, res) => (await loadMcp()).handle(req, res));
   let listening: { url: string; wsUrl: string };
   try {
@@ -81,7 +98,10 @@ export async function startHost(opts: { host?: string; port?: number; mode: 'ser
       closed = true;
       removeCoreFile(core.home);
       await server.close();
-      await mcp?.then((m) => m.close(), () => undefined);
+      await mcp?.then(
+        (m) => m.close(),
+        () => undefined,
+      );
       await core.close();
       profile.release();
     },

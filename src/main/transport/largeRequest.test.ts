@@ -46,13 +46,31 @@ describe('a request over the cap on the WebSocket', () => {
       while (replies.length < n) await new Promise((r) => setTimeout(r, 20));
     };
     const command = `echo ${'x'.repeat(MAX_REQUEST_BYTES)}`;
-    ws.send(JSON.stringify({ type: 'call', id: 41, method: 'tool.call', params: { tool: 'terminal', args: { command }, client: 'test' } }));
+    ws.send(
+      JSON.stringify({
+        type: 'call',
+        id: 41,
+        method: 'tool.call',
+        params: { tool: 'terminal', args: { command }, client: 'test' },
+      }),
+    );
     await until(1);
-    expect(replies[0]).toMatchObject({ id: 41, ok: false, error: { code: 'too_large', message: 'the request is 10.0 MiB; the limit is 10.0 MiB' } });
+    expect(replies[0]).toMatchObject({
+      id: 41,
+      ok: false,
+      error: { code: 'too_large', message: 'the request is 10.0 MiB; the limit is 10.0 MiB' },
+    });
     expect(replies[0]!.error!.message).not.toMatch(/\n/);
     // Nothing of it ran or was recorded as a call.
     expect(t!.core.activity.list()).toEqual([]);
-    ws.send(JSON.stringify({ type: 'call', id: 42, method: 'tool.call', params: { tool: 'terminal', args: { command: 'echo still' }, client: 'test' } }));
+    ws.send(
+      JSON.stringify({
+        type: 'call',
+        id: 42,
+        method: 'tool.call',
+        params: { tool: 'terminal', args: { command: 'echo still' }, client: 'test' },
+      }),
+    );
     await until(2);
     expect(replies[1]).toMatchObject({ id: 42, ok: true, result: { output: 'still\n' } });
     ws.close();

@@ -23,7 +23,9 @@ describe('one Core per profile', () => {
     expect(second.status).not.toBe(0);
     const lines = second.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toContain(`a Switchboard Core already runs for the profile ${home} (pid ${first.child.pid}, serve, ${first.url}`);
+    expect(lines[0]).toContain(
+      `a Switchboard Core already runs for the profile ${home} (pid ${first.child.pid}, serve, ${first.url}`,
+    );
     // The first Core's file is untouched, and the CLI still reaches it.
     expect(readFileSync(join(home, 'core.json'), 'utf8')).toBe(coreFile);
     const listed = await runCli(home, ['targets', 'list', '--json']);

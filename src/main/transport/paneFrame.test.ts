@@ -1,4 +1,5 @@
-// The pane frame layout (shared/paneFrame.ts): round trips, a table of malformed frames, and a client that drops a bad one.
+// The pane frame layout (shared/paneFrame.ts): round trips, a table of malformed frames, and a client that drops a bad
+// one.
 import { describe, expect, it } from 'vitest';
 import { decodePaneFrame, encodePaneData } from '../../shared/paneFrame.js';
 import { paneFrameOf } from '../core/panes/paneBytes.js';
@@ -26,19 +27,22 @@ describe('pane frames', () => {
     ['one read of ASCII', ['x'.repeat(70_000)]],
     ['several reads of many-byte characters', ['é€', '😀 αβγ', '', 'line\r\n']],
     ['a tiny read', ['a']],
-  ])('a batch read into its frame (%s) is byte for byte the frame the encoder makes, and is sent as it is', (_, reads) => {
-    const text = reads.join('');
-    const pending = new PaneBatch(id);
-    for (const r of reads) pending.add(Buffer.from(r));
-    const { batch, chars } = pending.take()!;
-    expect(chars).toBe(text.length);
-    expect(Buffer.from(batch).toString('utf8')).toBe(text);
-    const frame = paneFrameOf(batch)!;
-    expect(Buffer.from(frame).equals(Buffer.from(encodePaneData(id, text)))).toBe(true);
-    // The frame to send holds the batch itself: no second copy of the bytes.
-    expect(frame.buffer).toBe(batch.buffer);
-    expect(paneFrameOf(Buffer.from(batch))).toBeUndefined();
-  });
+  ])(
+    'a batch read into its frame (%s) is byte for byte the frame the encoder makes, and is sent as it is',
+    (_, reads) => {
+      const text = reads.join('');
+      const pending = new PaneBatch(id);
+      for (const r of reads) pending.add(Buffer.from(r));
+      const { batch, chars } = pending.take()!;
+      expect(chars).toBe(text.length);
+      expect(Buffer.from(batch).toString('utf8')).toBe(text);
+      const frame = paneFrameOf(batch)!;
+      expect(Buffer.from(frame).equals(Buffer.from(encodePaneData(id, text)))).toBe(true);
+      // The frame to send holds the batch itself: no second copy of the bytes.
+      expect(frame.buffer).toBe(batch.buffer);
+      expect(paneFrameOf(Buffer.from(batch))).toBeUndefined();
+    },
+  );
 
   const good = encodePaneData(id, 'abc');
   const withByte = (i: number, v: number): Uint8Array => {
@@ -78,7 +82,10 @@ describe('pane frames', () => {
     const bad: string[] = [];
     const client = new CoreClient(link, (err) => bad.push(err.message));
     const got: string[] = [];
-    client.on('pane.data', ({ data }) => void got.push(typeof data === 'string' ? data : new TextDecoder().decode(data)));
+    client.on(
+      'pane.data',
+      ({ data }) => void got.push(typeof data === 'string' ? data : new TextDecoder().decode(data)),
+    );
     expect(() => deliver(withByte(0, 9))).not.toThrow();
     deliver(encodePaneData(id, 'after'));
     expect(bad).toEqual([expect.stringContaining('malformed pane frame')]);

@@ -15,7 +15,9 @@ async function fromPage(served: Served, method: string, params: unknown, approve
   const ws = new WebSocket(`${served.url.replace('http', 'ws')}ws?${query}`, { headers: { origin } });
   await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
   ws.send(JSON.stringify({ type: 'call', id: 1, method, params }));
-  const reply = await new Promise<{ ok: boolean; error?: { code: string; message: string } }>((resolve) => ws.once('message', (m) => resolve(JSON.parse(String(m)))));
+  const reply = await new Promise<{ ok: boolean; error?: { code: string; message: string } }>((resolve) =>
+    ws.once('message', (m) => resolve(JSON.parse(String(m)))),
+  );
   ws.close();
   return reply.ok ? 'ok' : `${reply.error!.code}: ${reply.error!.message}`;
 }
@@ -42,10 +44,18 @@ describe('the person link', () => {
 
   it("makes the page a person's; without it (or with a wrong one) a person's methods are refused", async () => {
     // Past the person gate, the broker answers: there is no such pending approval.
-    expect(await fromPage(served, 'approvals.decide', { id: 'nope', decision: 'approve' }, served.approver)).toMatch(/^bad_request: no pending approval nope/);
-    expect(await fromPage(served, 'approvals.decide', { id: 'nope', decision: 'approve' })).toMatch(/^not_permitted: only a person may use approvals.decide: this page was not opened from a person link/);
-    expect(await fromPage(served, 'approvals.decide', { id: 'nope', decision: 'deny' }, served.approver.slice(1) + 'x')).toMatch(/^not_permitted/);
-    expect(await fromPage(served, 'pane.open', { execution_target: 'local', cols: 80, rows: 24 })).toMatch(/^not_permitted: only a person may use pane.open/);
+    expect(await fromPage(served, 'approvals.decide', { id: 'nope', decision: 'approve' }, served.approver)).toMatch(
+      /^bad_request: no pending approval nope/,
+    );
+    expect(await fromPage(served, 'approvals.decide', { id: 'nope', decision: 'approve' })).toMatch(
+      /^not_permitted: only a person may use approvals.decide: this page was not opened from a person link/,
+    );
+    expect(
+      await fromPage(served, 'approvals.decide', { id: 'nope', decision: 'deny' }, served.approver.slice(1) + 'x'),
+    ).toMatch(/^not_permitted/);
+    expect(await fromPage(served, 'pane.open', { execution_target: 'local', cols: 80, rows: 24 })).toMatch(
+      /^not_permitted: only a person may use pane.open/,
+    );
     // What an agent may do, it may do without the link.
     expect(await fromPage(served, 'targets.list', {})).toBe('ok');
   });
@@ -60,7 +70,10 @@ describe('serve on a terminal', () => {
     const dir = tempHome('sb-person-typescript-');
     const typescript = join(dir, 'terminal.txt');
     const command = `${process.execPath} ${cliPath} serve --port 0 > ${join(dir, 'stdout.txt')}`;
-    const child = spawn('script', ['-qfec', command, typescript], { env: { ...process.env, SWITCHBOARD_HOME: home }, stdio: ['pipe', 'ignore', 'ignore'] });
+    const child = spawn('script', ['-qfec', command, typescript], {
+      env: { ...process.env, SWITCHBOARD_HOME: home },
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
     try {
       let shown = '';
       for (let i = 0; i < 200 && !/#approver=\S+/.test(shown); i++) {

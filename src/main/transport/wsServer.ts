@@ -7,7 +7,14 @@ import { fileURLToPath } from 'node:url';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
 import { SwitchboardError } from '../../shared/errors.js';
 import { MAX_REQUEST_BYTES } from '../../shared/limits.js';
-import { Connection, leadingId, type ConnectionCore, type ConnectionIdentity, type ConnectionLimits, type Peer } from './connection.js';
+import {
+  Connection,
+  leadingId,
+  type ConnectionCore,
+  type ConnectionIdentity,
+  type ConnectionLimits,
+  type Peer,
+} from './connection.js';
 import { cliPersonRefusal } from './approverCheck.js';
 import { PersonLinks } from '../core/person/personLinks.js';
 
@@ -43,7 +50,11 @@ function socketPeer(ws: WebSocket): Peer {
 
 /** The first bytes of a frame, as text, where a request's id is (see leadingId). */
 function frameStart(raw: RawData): string {
-  const first = Array.isArray(raw) ? raw[0] : raw instanceof ArrayBuffer ? Buffer.from(raw, 0, Math.min(raw.byteLength, 512)) : raw;
+  const first = Array.isArray(raw)
+    ? raw[0]
+    : raw instanceof ArrayBuffer
+      ? Buffer.from(raw, 0, Math.min(raw.byteLength, 512))
+      : raw;
   return (first ?? Buffer.alloc(0)).subarray(0, 512).toString('utf8');
 }
 
@@ -54,12 +65,24 @@ export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => void |
  * one closes the connection (1009, message too big) as it arrives.
  */
 const MAX_FRAME_BYTES = 2 * MAX_REQUEST_BYTES;
-const statusText: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' };
-const mime: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
-  '.svg': 'image/svg+xml', '.png': 'image/png', '.json': 'application/json', '.woff2': 'font/woff2', '.ico': 'image/x-icon',
+const statusText: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
 };
-export const CSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+const mime: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.json': 'application/json',
+  '.woff2': 'font/woff2',
+  '.ico': 'image/x-icon',
+};
+export const CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 /** Where the built renderer lives: out/renderer, found by walking up from this module. */
 export function findRendererDir(): string | undefined {
@@ -113,7 +136,10 @@ function bearerToken(req: IncomingMessage): string | undefined {
  */
 const BEARER_ONLY = new Set(['/mcp']);
 
-/** The token a request carries: a bearer header (CLI, MCP), ?token= (the printed URL, the page's socket), or the page path. */
+/**
+ * The token a request carries: a bearer header (CLI, MCP), ?token= (the printed URL, the page's socket), or the page
+ * path.
+ */
 function requestToken(req: IncomingMessage, url: URL): string | undefined {
   const bearer = bearerToken(req);
   if (bearer !== undefined || BEARER_ONLY.has(url.pathname)) return bearer;
@@ -145,7 +171,10 @@ export class WsServer {
   private readonly host: string;
   private port = 0;
 
-  constructor(private readonly core: ConnectionCore, private readonly opts: WsServerOptions = {}) {
+  constructor(
+    private readonly core: ConnectionCore,
+    private readonly opts: WsServerOptions = {},
+  ) {
     this.token = opts.token ?? randomBytes(24).toString('base64url');
     this.personLinks = opts.personLinks ?? new PersonLinks();
     this.host = opts.host ?? '127.0.0.1';
@@ -194,9 +223,30 @@ export class WsServer {
     return new Promise<void>((resolve, reject) => {
       const onError = (err: NodeJS.ErrnoException): void => {
         const where = `${this.host}:${port}`;
-        if (err.code === 'EADDRINUSE') reject(new SwitchboardError('bad_request', `${where} is already in use`, 'pick another --port, or --port 0 for a free one'));
-        else if (err.code === 'EACCES') reject(new SwitchboardError('not_permitted', `not allowed to listen on ${where}`, 'ports below 1024 need privileges; pick a higher --port'));
-        else if (err.code === 'EADDRNOTAVAIL') reject(new SwitchboardError('bad_request', `${this.host} is not an address of this machine`, 'use --host 127.0.0.1'));
+        if (err.code === 'EADDRINUSE')
+          reject(
+            new SwitchboardError(
+              'bad_request',
+              `${where} is already in use`,
+              'pick another --port, or --port 0 for a free one',
+            ),
+          );
+        else if (err.code === 'EACCES')
+          reject(
+            new SwitchboardError(
+              'not_permitted',
+              `not allowed to listen on ${where}`,
+              'ports below 1024 need privileges; pick a higher --port',
+            ),
+          );
+        else if (err.code === 'EADDRNOTAVAIL')
+          reject(
+            new SwitchboardError(
+              'bad_request',
+              `${this.host} is not an address of this machine`,
+              'use --host 127.0.0.1',
+            ),
+          );
         else reject(err);
       };
       this.http.once('error', onError);
@@ -242,7 +292,10 @@ export class WsServer {
     const denied = this.check(req, url);
     if (denied) {
       // A 401 names the scheme it wants (RFC 9110 §11.6.1); MCP clients read it to know a bearer token is needed.
-      const headers = { 'content-type': 'text/plain', ...(denied === 401 ? { 'www-authenticate': 'Bearer realm="switchboard"' } : {}) };
+      const headers = {
+        'content-type': 'text/plain',
+        ...(denied === 401 ? { 'www-authenticate': 'Bearer realm="switchboard"' } : {}),
+      };
       res.writeHead(denied, headers).end(denied === 401 ? 'token required\n' : 'forbidden\n');
       return;
     }
@@ -259,7 +312,13 @@ export class WsServer {
     if (page === undefined) {
       // The printed URL (/?token=…) leads into the page's own path; the UI lives under /s/<token>/ so that every
       // asset request carries the token without a cookie (cookies are shared by every port of the host).
-      res.writeHead(302, { location: `/s/${encodeURIComponent(this.token)}/`, 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).end();
+      res
+        .writeHead(302, {
+          location: `/s/${encodeURIComponent(this.token)}/`,
+          'cache-control': 'no-store',
+          'referrer-policy': 'no-referrer',
+        })
+        .end();
       return;
     }
     const headers: Record<string, string> = {
@@ -269,7 +328,9 @@ export class WsServer {
       'cache-control': 'no-store',
     };
     if (!this.rendererDir) {
-      res.writeHead(503, { ...headers, 'content-type': 'text/plain' }).end('the renderer is not built; run `npm run build`\n');
+      res
+        .writeHead(503, { ...headers, 'content-type': 'text/plain' })
+        .end('the renderer is not built; run `npm run build`\n');
       return;
     }
     let rel = page;
@@ -289,16 +350,20 @@ export class WsServer {
    * the connection first calls a person's method: the process behind it does not change).
    */
   private identify(req: IncomingMessage, url: URL): ConnectionIdentity {
-    if (this.personLinks.matches(url.searchParams.get('approver'))) return { client: 'ui', personRefusal: () => undefined };
+    if (this.personLinks.matches(url.searchParams.get('approver')))
+      return { client: 'ui', personRefusal: () => undefined };
     const clientPort = req.socket.remotePort ?? 0;
     const serverPort = req.socket.localPort ?? this.port;
     const page = req.headers.origin !== undefined;
     let refusal: { why: string | undefined } | undefined;
     return {
       client: 'cli',
-      personRefusal: () => (refusal ??= {
-        why: page ? 'this page was not opened from a person link (the one `switchboard serve` shows on its terminal, or `switchboard open`)' : cliPersonRefusal(clientPort, serverPort),
-      }).why,
+      personRefusal: () =>
+        (refusal ??= {
+          why: page
+            ? 'this page was not opened from a person link (the one `switchboard serve` shows on its terminal, or `switchboard open`)'
+            : cliPersonRefusal(clientPort, serverPort),
+        }).why,
     };
   }
 
@@ -314,7 +379,11 @@ export class WsServer {
       this.sockets.delete(ws);
     });
     ws.on('message', (raw) => {
-      const size = Array.isArray(raw) ? raw.reduce((n, b) => n + b.length, 0) : raw instanceof ArrayBuffer ? raw.byteLength : raw.length;
+      const size = Array.isArray(raw)
+        ? raw.reduce((n, b) => n + b.length, 0)
+        : raw instanceof ArrayBuffer
+          ? raw.byteLength
+          : raw.length;
       // Refused before it is parsed: a parse would cost the Core a few times the size of a request it then refuses.
       if (size > MAX_REQUEST_BYTES) return conn.refuseTooLarge(leadingId(frameStart(raw)), size);
       let parsed: unknown;

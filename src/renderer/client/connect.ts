@@ -1,4 +1,5 @@
-// The renderer's one way to the Core: a CoreClient over Electron's bridge, or over the page's own WebSocket in a browser.
+// The renderer's one way to the Core: a CoreClient over Electron's bridge, or over the page's own WebSocket in a
+// browser.
 import { config as zodConfig } from 'zod';
 import { CoreClient, type Link } from '../../shared/client.js';
 import type { SwitchboardBridge } from '../../shared/bridge.js';

@@ -1,4 +1,5 @@
-// The app's single CoreClient and its connection state; every call the UI makes goes through `call`, which turns errors into toasts.
+// The app's single CoreClient and its connection state; every call the UI makes goes through `call`, which turns errors
+// into toasts.
 import { create } from 'zustand';
 import type { CoreMethod, MethodInput, MethodOutput } from '../../shared/api.js';
 import { connect, type ConnectionState } from './connect.js';
@@ -13,7 +14,10 @@ export const useConnection = create<{ state: ConnectionState; reason?: string }>
 export const core = connect((state, reason) => useConnection.setState({ state, reason }));
 
 /** A Core call whose failure the person sees as a toast; resolves to undefined then. */
-export async function call<M extends CoreMethod>(method: M, input: MethodInput<M>): Promise<MethodOutput<M> | undefined> {
+export async function call<M extends CoreMethod>(
+  method: M,
+  input: MethodInput<M>,
+): Promise<MethodOutput<M> | undefined> {
   try {
     return await core.call(method, input);
   } catch (err) {

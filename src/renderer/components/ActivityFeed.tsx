@@ -1,4 +1,5 @@
-// The Activity feed: every tool call from agents, the CLI and the UI (and what the window did), newest first; a row opens to show its details.
+// The Activity feed: every tool call from agents, the CLI and the UI (and what the window did), newest first; a row
+// opens to show its details.
 import { memo, useCallback, useState, type KeyboardEvent } from 'react';
 import type { ActivityEntry } from '../../shared/api.js';
 import type { ApprovalOutcome } from '../../shared/approvals.js';
@@ -9,7 +10,14 @@ import { IconClose } from './icons.js';
 /** "approved for the session by a person after 4.2 s", "denied by timeout: no one answered …". */
 export function approvalText(a: ApprovalOutcome): string {
   const verb = a.decision === 'approve' ? 'approved' : a.decision === 'deny' ? 'denied' : 'refused';
-  const scope = a.decision === 'approve' && a.scope ? (a.scope === 'once' ? ' once' : a.scope === 'session' ? ' for the session' : ' always') : '';
+  const scope =
+    a.decision === 'approve' && a.scope
+      ? a.scope === 'once'
+        ? ' once'
+        : a.scope === 'session'
+          ? ' for the session'
+          : ' always'
+      : '';
   const waited = a.waited_ms !== undefined ? ` after ${duration(a.waited_ms)}` : '';
   return `${verb}${scope} by ${a.by}${waited}${a.reason ? `: ${a.reason}` : ''}`;
 }
@@ -17,18 +25,33 @@ export function approvalText(a: ApprovalOutcome): string {
 /** The open row's details, under the table as the Processes panel shows a process's output. */
 function Details({ e, onClose }: { e: ActivityEntry; onClose(): void }) {
   return (
-    <div className="activity-details" role="region" aria-label={`Details of ${e.tool}`}
+    <div
+      className="activity-details"
+      role="region"
+      aria-label={`Details of ${e.tool}`}
       onKeyDown={(k) => {
         if (k.key === 'Escape') onClose();
-      }}>
-      <button type="button" className="icon-button activity-details__close" aria-label="Close details" onClick={onClose}><IconClose size={11} /></button>
+      }}
+    >
+      <button
+        type="button"
+        className="icon-button activity-details__close"
+        aria-label="Close details"
+        onClick={onClose}
+      >
+        <IconClose size={11} />
+      </button>
       <dl className="details">
         <dt>Tool</dt>
-        <dd className="mono">{e.tool} <span className="dim">· {e.client}</span></dd>
+        <dd className="mono">
+          {e.tool} <span className="dim">· {e.client}</span>
+        </dd>
         <dt>Arguments</dt>
         <dd className="mono details__args">{e.summary || '—'}</dd>
         <dt>Target</dt>
-        <dd className="mono">{e.execution_target ? `${e.execution_target}${e.generation ? `#${shortGeneration(e.generation)}` : ''}` : '—'}</dd>
+        <dd className="mono">
+          {e.execution_target ? `${e.execution_target}${e.generation ? `#${shortGeneration(e.generation)}` : ''}` : '—'}
+        </dd>
         <dt>Started</dt>
         <dd>{new Date(e.time).toLocaleString()}</dd>
         <dt>Duration</dt>
@@ -36,15 +59,32 @@ function Details({ e, onClose }: { e: ActivityEntry; onClose(): void }) {
         <dt>Result</dt>
         <dd className={e.error ? 'details__error' : undefined}>
           {e.error ? `${e.status}: ${e.error}` : e.status}
-          {e.result && <pre className="mono details__result" aria-label="Returned">{e.result}</pre>}
+          {e.result && (
+            <pre className="mono details__result" aria-label="Returned">
+              {e.result}
+            </pre>
+          )}
         </dd>
-        {e.approval && (<><dt>Approval</dt><dd>{approvalText(e.approval)}</dd></>)}
+        {e.approval && (
+          <>
+            <dt>Approval</dt>
+            <dd>{approvalText(e.approval)}</dd>
+          </>
+        )}
       </dl>
     </div>
   );
 }
 
-const ActivityRow = memo(function ActivityRow({ e, open, onToggle: toggle }: { e: ActivityEntry; open: boolean; onToggle(id: string): void }) {
+const ActivityRow = memo(function ActivityRow({
+  e,
+  open,
+  onToggle: toggle,
+}: {
+  e: ActivityEntry;
+  open: boolean;
+  onToggle(id: string): void;
+}) {
   const onToggle = (): void => toggle(e.id);
   const onKey = (k: KeyboardEvent): void => {
     if (k.key !== 'Enter' && k.key !== ' ') return;
@@ -52,17 +92,29 @@ const ActivityRow = memo(function ActivityRow({ e, open, onToggle: toggle }: { e
     onToggle();
   };
   return (
-    <tr className={`row row--${e.status} row--openable${open ? ' row--open' : ''}`} tabIndex={0} aria-expanded={open} onClick={onToggle} onKeyDown={onKey}
-      aria-label={`${e.tool} ${e.execution_target ?? ''} ${e.status}`}>
+    <tr
+      className={`row row--${e.status} row--openable${open ? ' row--open' : ''}`}
+      tabIndex={0}
+      aria-expanded={open}
+      onClick={onToggle}
+      onKeyDown={onKey}
+      aria-label={`${e.tool} ${e.execution_target ?? ''} ${e.status}`}
+    >
       <td className="mono dim col-time">{clockTime(e.time)}</td>
-      <td className="col-client"><span className={`tag tag--client-${e.client}`}>{e.client}</span></td>
+      <td className="col-client">
+        <span className={`tag tag--client-${e.client}`}>{e.client}</span>
+      </td>
       <td className="mono cell-tool">{e.tool}</td>
       <td className="mono cell-target col-target">{e.execution_target ?? '—'}</td>
       <td className="mono cell-summary" title={e.error ? `${e.summary}\n${e.error}` : e.summary}>
         {e.summary}
         {e.error && <span className="cell-error"> — {e.error}</span>}
       </td>
-      <td><span className={`badge badge--${e.status}`} title={e.approval ? approvalText(e.approval) : undefined}>{e.status}</span></td>
+      <td>
+        <span className={`badge badge--${e.status}`} title={e.approval ? approvalText(e.approval) : undefined}>
+          {e.status}
+        </span>
+      </td>
       <td className="mono dim num col-dur">{duration(e.duration_ms)}</td>
     </tr>
   );
@@ -84,19 +136,29 @@ export function ActivityFeed() {
       <div className={`panel__body${openEntry ? ' panel__body--split' : ''}`}>
         <div className="scroll">
           {entries.length === 0 ? (
-            <p className="empty">No tool calls yet. Calls from agents (MCP), <code>switchboard call</code> and this window appear here.</p>
+            <p className="empty">
+              No tool calls yet. Calls from agents (MCP), <code>switchboard call</code> and this window appear here.
+            </p>
           ) : (
             <table className="grid" aria-label="Activity feed">
               <thead>
                 <tr>
-                  <th className="w-time col-time">Time</th><th className="w-client col-client">Client</th><th className="w-tool">Tool</th>
-                  <th className="w-target col-target">Target</th><th>Summary</th><th className="w-status">Status</th><th className="w-dur col-dur">Duration</th>
+                  <th className="w-time col-time">Time</th>
+                  <th className="w-client col-client">Client</th>
+                  <th className="w-tool">Tool</th>
+                  <th className="w-target col-target">Target</th>
+                  <th>Summary</th>
+                  <th className="w-status">Status</th>
+                  <th className="w-dur col-dur">Duration</th>
                 </tr>
               </thead>
               <tbody>
-                {entries.slice().reverse().map((e) => (
-                  <ActivityRow key={e.id} e={e} open={open === e.id} onToggle={toggle} />
-                ))}
+                {entries
+                  .slice()
+                  .reverse()
+                  .map((e) => (
+                    <ActivityRow key={e.id} e={e} open={open === e.id} onToggle={toggle} />
+                  ))}
               </tbody>
             </table>
           )}

@@ -63,9 +63,15 @@ function PaletteBody() {
       />
       <ul className="palette__list" id="palette-list" role="listbox" aria-label="Commands">
         {list.map((id, i) => (
-          <li key={id} id={`cmd-${id}`} role="option" aria-selected={i === active}
+          <li
+            key={id}
+            id={`cmd-${id}`}
+            role="option"
+            aria-selected={i === active}
             className={`palette__item${i === active ? ' palette__item--active' : ''}`}
-            onMouseMove={() => setActive(i)} onClick={() => run(id)}>
+            onMouseMove={() => setActive(i)}
+            onClick={() => run(id)}
+          >
             <span>{commands[id].title}</span>
             {shortcutOf(id) && <kbd>{shortcutOf(id)}</kbd>}
           </li>

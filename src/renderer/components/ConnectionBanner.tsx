@@ -10,8 +10,14 @@ export function ConnectionBanner() {
   return (
     <div className="banner" role="alert">
       <strong>Lost the connection to the Core</strong>
-      <span>{reason ? ` (${reason})` : ''} — reconnecting by itself when it is back (start it again with <code>switchboard serve</code> on this profile). A Core on another profile or with a new token needs its own link: <code>switchboard open</code>.</span>
-      <button type="button" className="button button--small" onClick={reconnectNow}>Reconnect now</button>
+      <span>
+        {reason ? ` (${reason})` : ''} — reconnecting by itself when it is back (start it again with{' '}
+        <code>switchboard serve</code> on this profile). A Core on another profile or with a new token needs its own
+        link: <code>switchboard open</code>.
+      </span>
+      <button type="button" className="button button--small" onClick={reconnectNow}>
+        Reconnect now
+      </button>
     </div>
   );
 }

@@ -1,4 +1,5 @@
-// The terminal's right-click menu: Copy, Paste, Clear, Split right/down, Find. Arrow keys move, Enter runs, Escape closes.
+// The terminal's right-click menu: Copy, Paste, Clear, Split right/down, Find. Arrow keys move, Enter runs, Escape
+// closes.
 import { useEffect, useRef, type KeyboardEvent } from 'react';
 import { useUi } from '../store/ui.js';
 import { sessions } from '../terminal/sessions.js';
@@ -54,8 +55,14 @@ export function ContextMenu() {
   return (
     <div className="menu" role="menu" aria-label="Terminal" ref={menu} style={{ left, top }} onKeyDown={onKeyDown}>
       {items.map((id) => (
-        <button key={id} type="button" role="menuitem" className="menu__item" disabled={id === 'copy' && !hasSelection}
-          onClick={() => choose(id)}>
+        <button
+          key={id}
+          type="button"
+          role="menuitem"
+          className="menu__item"
+          disabled={id === 'copy' && !hasSelection}
+          onClick={() => choose(id)}
+        >
           <span>{commands[id].title}</span>
           {shortcutOf(id) && <kbd>{shortcutOf(id)}</kbd>}
         </button>

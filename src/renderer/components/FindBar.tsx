@@ -36,8 +36,14 @@ export function FindBar({ paneId, openCount }: { paneId: string; openCount: numb
     e.stopPropagation();
   };
 
-  const count = !query || !results ? '' : results.count === 0 ? 'No results'
-    : results.index < 0 ? `${results.count} matches` : `${results.index + 1} of ${results.count}`;
+  const count =
+    !query || !results
+      ? ''
+      : results.count === 0
+        ? 'No results'
+        : results.index < 0
+          ? `${results.count} matches`
+          : `${results.index + 1} of ${results.count}`;
   return (
     <div className="findbar" role="search" aria-label="Find in terminal">
       <input
@@ -54,11 +60,25 @@ export function FindBar({ paneId, openCount }: { paneId: string; openCount: numb
         }}
         onKeyDown={onKeyDown}
       />
-      <span className="findbar__count" role="status" aria-live="polite">{count}</span>
-      <button type="button" className="icon-button" aria-label="Previous match" title="Previous match (Shift+Enter)" onClick={() => find(query, true)}>
+      <span className="findbar__count" role="status" aria-live="polite">
+        {count}
+      </span>
+      <button
+        type="button"
+        className="icon-button"
+        aria-label="Previous match"
+        title="Previous match (Shift+Enter)"
+        onClick={() => find(query, true)}
+      >
         <IconChevronUp />
       </button>
-      <button type="button" className="icon-button" aria-label="Next match" title="Next match (Enter)" onClick={() => find(query)}>
+      <button
+        type="button"
+        className="icon-button"
+        aria-label="Next match"
+        title="Next match (Enter)"
+        onClick={() => find(query)}
+      >
         <IconChevronDown />
       </button>
       <button type="button" className="icon-button" aria-label="Close find" title="Close (Escape)" onClick={close}>

@@ -16,9 +16,13 @@ export function PaneDivider({ tabId, divider }: { tabId: string; divider: Divide
   const onPointerDown = (e: PointerEvent<HTMLDivElement>): void => {
     const panel = e.currentTarget.parentElement?.getBoundingClientRect();
     if (!panel) return;
-    dragHandle(e, vertical, (ev) => set(vertical
-      ? (ev.clientX - panel.left - span.x * panel.width) / (span.w * panel.width)
-      : (ev.clientY - panel.top - span.y * panel.height) / (span.h * panel.height)));
+    dragHandle(e, vertical, (ev) =>
+      set(
+        vertical
+          ? (ev.clientX - panel.left - span.x * panel.width) / (span.w * panel.width)
+          : (ev.clientY - panel.top - span.y * panel.height) / (span.h * panel.height),
+      ),
+    );
   };
 
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>): void => {

@@ -51,14 +51,29 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
     const layout = useLayout.getState();
     const initial = layout.panes[paneId];
     if (!initial || !host.current) return;
-    const session = new TerminalSession(initial.target, {
-      status: (status, info) => useLayout.getState().updatePane(paneId, info
-        ? { status, generation: info.generation, corePaneId: info.pane_id, ...(info.cwd ? { cwd: info.cwd } : {}), cwdMissing: info.cwd_missing }
-        : { status }),
-      cwd: (cwd) => useLayout.getState().updatePane(paneId, { cwd }),
-      title: (title) => useLayout.getState().updatePane(paneId, { title: title.slice(0, 200) }),
-      focus: () => useLayout.getState().focusPane(paneId),
-    }, initial.startCwd, initial.resumeId);
+    const session = new TerminalSession(
+      initial.target,
+      {
+        status: (status, info) =>
+          useLayout.getState().updatePane(
+            paneId,
+            info
+              ? {
+                  status,
+                  generation: info.generation,
+                  corePaneId: info.pane_id,
+                  ...(info.cwd ? { cwd: info.cwd } : {}),
+                  cwdMissing: info.cwd_missing,
+                }
+              : { status },
+          ),
+        cwd: (cwd) => useLayout.getState().updatePane(paneId, { cwd }),
+        title: (title) => useLayout.getState().updatePane(paneId, { title: title.slice(0, 200) }),
+        focus: () => useLayout.getState().focusPane(paneId),
+      },
+      initial.startCwd,
+      initial.resumeId,
+    );
     sessions.set(paneId, session);
     session.mount(host.current);
     if (useLayout.getState().focusedPaneId === paneId) session.focus();
@@ -75,7 +90,13 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
 
   if (!pane) return null;
   const status: PaneStatus = offline && pane.status !== 'exited' ? 'lost' : pane.status;
-  const classes = ['pane', focused && 'pane--focused', edges.left && 'pane--edge-left', edges.top && 'pane--edge-top', count > 1 && 'pane--multi'];
+  const classes = [
+    'pane',
+    focused && 'pane--focused',
+    edges.left && 'pane--edge-left',
+    edges.top && 'pane--edge-top',
+    count > 1 && 'pane--multi',
+  ];
 
   return (
     <section
@@ -92,39 +113,77 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
     >
       <header className="pane__header">
         <span className={`dot dot--pane-${status}`} title={statusText[status]} aria-hidden="true" />
-        <span className="pane__backend" title={target ? backend.line : undefined}><BackendIcon flags={target?.flags} fallback={Boolean(target) && backend.fallbackIcon} size={13} /></span>
+        <span className="pane__backend" title={target ? backend.line : undefined}>
+          <BackendIcon flags={target?.flags} fallback={Boolean(target) && backend.fallbackIcon} size={13} />
+        </span>
         <TargetPicker value={pane.target} onChange={(t) => switchTarget(paneId, t)} />
         <SandboxBadge sandbox={target?.sandbox} className="pane__sandbox" />
         <span className="pane__cwd mono" role="status" aria-label="Working directory" title={pane.cwd}>
           <IconFolder size={12} />
-          <span className="pane__cwd-text"><bdi dir="ltr">{pane.cwd ?? '…'}</bdi></span>
+          <span className="pane__cwd-text">
+            <bdi dir="ltr">{pane.cwd ?? '…'}</bdi>
+          </span>
         </span>
         {pane.cwdMissing && status === 'open' && (
-          <span className="chip chip--warn" role="status" title={`${pane.cwdMissing} does not exist on ${pane.target}; this shell started in the nearest folder above it that does`}>
+          <span
+            className="chip chip--warn"
+            role="status"
+            title={`${pane.cwdMissing} does not exist on ${pane.target}; this shell started in the nearest folder above it that does`}
+          >
             {pane.cwdMissing} missing
           </span>
         )}
-        {status !== 'open' && <span className={`chip chip--${status}`}>{offline ? 'disconnected' : statusText[status]}</span>}
+        {status !== 'open' && (
+          <span className={`chip chip--${status}`}>{offline ? 'disconnected' : statusText[status]}</span>
+        )}
         {pane.status === 'open' && pane.generation && target && target.generation !== pane.generation && (
-          <button type="button" className="chip chip--stale" onClick={() => sessions.get(paneId)?.reopen()}
-            title={`This shell runs on generation ${pane.generation}; the target now has ${target.generation}. Click to close it and open a new shell on the new one.`}>
+          <button
+            type="button"
+            className="chip chip--stale"
+            onClick={() => sessions.get(paneId)?.reopen()}
+            title={`This shell runs on generation ${pane.generation}; the target now has ${target.generation}. Click to close it and open a new shell on the new one.`}
+          >
             older generation · reopen
           </button>
         )}
         <span className="pane__actions">
-          <button type="button" className="icon-button" aria-label="Split right" title={withKey('Split right', 'splitRight')} onClick={() => splitPane(paneId, 'right')}>
+          <button
+            type="button"
+            className="icon-button"
+            aria-label="Split right"
+            title={withKey('Split right', 'splitRight')}
+            onClick={() => splitPane(paneId, 'right')}
+          >
             <IconSplit />
           </button>
-          <button type="button" className="icon-button" aria-label="Split down" title={withKey('Split down', 'splitDown')} onClick={() => splitPane(paneId, 'down')}>
+          <button
+            type="button"
+            className="icon-button"
+            aria-label="Split down"
+            title={withKey('Split down', 'splitDown')}
+            onClick={() => splitPane(paneId, 'down')}
+          >
             <IconSplitDown />
           </button>
           {(count > 1 || zoomed) && (
-            <button type="button" className={`icon-button${zoomed ? ' icon-button--on' : ''}`} aria-label={zoomed ? 'Restore pane' : 'Zoom pane'}
-              aria-pressed={zoomed} title={withKey(zoomed ? 'Restore the other panes' : 'Zoom this pane to the whole tab', 'zoomPane')} onClick={() => toggleZoom(paneId)}>
+            <button
+              type="button"
+              className={`icon-button${zoomed ? ' icon-button--on' : ''}`}
+              aria-label={zoomed ? 'Restore pane' : 'Zoom pane'}
+              aria-pressed={zoomed}
+              title={withKey(zoomed ? 'Restore the other panes' : 'Zoom this pane to the whole tab', 'zoomPane')}
+              onClick={() => toggleZoom(paneId)}
+            >
               {zoomed ? <IconRestore /> : <IconMaximize />}
             </button>
           )}
-          <button type="button" className="icon-button" aria-label="Close pane" title={withKey('Close pane', 'closePane')} onClick={() => closePane(paneId)}>
+          <button
+            type="button"
+            className="icon-button"
+            aria-label="Close pane"
+            title={withKey('Close pane', 'closePane')}
+            onClick={() => closePane(paneId)}
+          >
             <IconClose />
           </button>
         </span>

@@ -1,4 +1,5 @@
-// Background processes of the focused pane's target, or of every target including retired identities: status, runtime, kill, and a live tail.
+// Background processes of the focused pane's target, or of every target including retired identities: status, runtime,
+// kill, and a live tail.
 import { useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
 import type { ProcessInfo } from '../../shared/api.js';
 import { core, call } from '../client/core.js';
@@ -44,35 +45,75 @@ function ProcessTail({ sessionId }: { sessionId: string }) {
   return <pre className="tail mono" ref={pre} aria-label="Process output" tabIndex={0} />;
 }
 
-/** The process's runtime identity, marked retired when that generation is no longer a live target (drained away, removed, replaced). */
+/**
+ * The process's runtime identity, marked retired when that generation is no longer a live target (drained away,
+ * removed, replaced).
+ */
 function IdentityCell({ p }: { p: ProcessInfo }) {
-  const live = useTargets((s) => s.list.some((t) => t.name === p.execution_target && t.generation === p.generation && t.state === 'active'));
-  const draining = useTargets((s) => s.list.some((t) => t.name === p.execution_target && t.generation === p.generation && t.state === 'draining'));
+  const live = useTargets((s) =>
+    s.list.some((t) => t.name === p.execution_target && t.generation === p.generation && t.state === 'active'),
+  );
+  const draining = useTargets((s) =>
+    s.list.some((t) => t.name === p.execution_target && t.generation === p.generation && t.state === 'draining'),
+  );
   const label = live ? '' : draining ? 'draining' : 'retired';
   return (
-    <td className="mono cell-target col-ptarget" title={`${p.execution_target}#${p.generation}${label ? ` (${label})` : ''}`}>
+    <td
+      className="mono cell-target col-ptarget"
+      title={`${p.execution_target}#${p.generation}${label ? ` (${label})` : ''}`}
+    >
       {label && <span className="tag tag--retired">{label}</span>}
-      {p.execution_target}<span className="dim">#{shortGeneration(p.generation)}</span>
+      {p.execution_target}
+      <span className="dim">#{shortGeneration(p.generation)}</span>
     </td>
   );
 }
 
-function ProcessRow({ p, now, selected, onSelect, all }: { p: ProcessInfo; now: number; selected: boolean; onSelect(): void; all: boolean }) {
+function ProcessRow({
+  p,
+  now,
+  selected,
+  onSelect,
+  all,
+}: {
+  p: ProcessInfo;
+  now: number;
+  selected: boolean;
+  onSelect(): void;
+  all: boolean;
+}) {
   const kill = (e: MouseEvent): void => {
     e.stopPropagation();
     void call('processes.kill', { session_id: p.session_id }).then((r) => r && useProcesses.getState().upsert([r]));
   };
   return (
-    <tr className={`row${selected ? ' row--selected' : ''}`} aria-selected={selected} onClick={onSelect} aria-label={p.command}>
-      <td><span className={`badge badge--proc-${p.status}`} title={p.reason}>{p.status}</span></td>
+    <tr
+      className={`row${selected ? ' row--selected' : ''}`}
+      aria-selected={selected}
+      onClick={onSelect}
+      aria-label={p.command}
+    >
+      <td>
+        <span className={`badge badge--proc-${p.status}`} title={p.reason}>
+          {p.status}
+        </span>
+      </td>
       {all && <IdentityCell p={p} />}
-      <td className="mono cell-command" title={`${p.command}\n${p.cwd}`}>{p.command}</td>
+      <td className="mono cell-command" title={`${p.command}\n${p.cwd}`}>
+        {p.command}
+      </td>
       <td className="mono dim col-started">{clockTime(p.started_at)}</td>
       <td className="mono dim num col-dur">{elapsed(p.started_at, p.ended_at, now)}</td>
       <td className="mono dim num col-exit">{p.exit_code ?? ''}</td>
       <td className="cell-action">
         {p.status === 'running' && (
-          <button type="button" className="button button--danger button--small" aria-label={`Kill ${p.command}`} title="Kill this process" onClick={kill}>
+          <button
+            type="button"
+            className="button button--danger button--small"
+            aria-label={`Kill ${p.command}`}
+            title="Kill this process"
+            onClick={kill}
+          >
             <IconStop size={10} /> Kill
           </button>
         )}
@@ -86,7 +127,10 @@ export function ProcessesPanel() {
   const [all, setAll] = useState(false);
   const target = all ? undefined : focusedTarget;
   const byId = useProcesses((s) => s.byId);
-  const list = useMemo(() => sortProcesses(Object.values(byId).filter((p) => all || p.execution_target === target)), [byId, target, all]);
+  const list = useMemo(
+    () => sortProcesses(Object.values(byId).filter((p) => all || p.execution_target === target)),
+    [byId, target, all],
+  );
   const [selected, setSelected] = useState<string>();
   const running = list.filter((p) => p.status === 'running').length;
   const now = useNow(running > 0);
@@ -97,29 +141,60 @@ export function ProcessesPanel() {
   const shown = list.some((p) => p.session_id === selected) ? selected : undefined;
 
   return (
-    <section className="panel panel--processes" aria-labelledby="processes-heading" data-region="processes" tabIndex={-1}>
+    <section
+      className="panel panel--processes"
+      aria-labelledby="processes-heading"
+      data-region="processes"
+      tabIndex={-1}
+    >
       <div className="panel__header">
         <h2 id="processes-heading">Processes</h2>
         {target && <span className="chip chip--target mono">{target}</span>}
-        <button type="button" className={`chip chip--toggle${all ? ' chip--on' : ''}`} aria-pressed={all}
-          title="Show the processes of every target, including drained and removed ones" onClick={() => setAll((a) => !a)}>
+        <button
+          type="button"
+          className={`chip chip--toggle${all ? ' chip--on' : ''}`}
+          aria-pressed={all}
+          title="Show the processes of every target, including drained and removed ones"
+          onClick={() => setAll((a) => !a)}
+        >
           All targets
         </button>
-        <span className="count" title={`${running} running`}>{running > 0 ? `${running} running` : list.length}</span>
+        <span className="count" title={`${running} running`}>
+          {running > 0 ? `${running} running` : list.length}
+        </span>
       </div>
       <div className={`panel__body${shown ? ' panel__body--split' : ''}`}>
         <div className="scroll">
           {list.length === 0 ? (
-            <p className="empty">No background processes{all ? ' on any target' : target ? ` on ${target}` : ''}. Agents start them with <code>terminal</code> and <code>background: true</code>.</p>
+            <p className="empty">
+              No background processes{all ? ' on any target' : target ? ` on ${target}` : ''}. Agents start them with{' '}
+              <code>terminal</code> and <code>background: true</code>.
+            </p>
           ) : (
             <table className={`grid${all ? ' grid--all' : ''}`} aria-label="Processes">
               <thead>
-                <tr><th className="w-status">Status</th>{all && <th className="w-ptarget col-ptarget">Target</th>}<th>Command</th><th className="w-time col-started">Started</th><th className="w-dur col-dur">Runtime</th><th className="w-exit col-exit">Exit</th><th className="w-action"><span className="visually-hidden">Actions</span></th></tr>
+                <tr>
+                  <th className="w-status">Status</th>
+                  {all && <th className="w-ptarget col-ptarget">Target</th>}
+                  <th>Command</th>
+                  <th className="w-time col-started">Started</th>
+                  <th className="w-dur col-dur">Runtime</th>
+                  <th className="w-exit col-exit">Exit</th>
+                  <th className="w-action">
+                    <span className="visually-hidden">Actions</span>
+                  </th>
+                </tr>
               </thead>
               <tbody>
                 {list.map((p) => (
-                  <ProcessRow key={p.session_id} p={p} now={now} selected={p.session_id === shown} all={all}
-                    onSelect={() => setSelected(p.session_id === shown ? undefined : p.session_id)} />
+                  <ProcessRow
+                    key={p.session_id}
+                    p={p}
+                    now={now}
+                    selected={p.session_id === shown}
+                    all={all}
+                    onSelect={() => setSelected(p.session_id === shown ? undefined : p.session_id)}
+                  />
                 ))}
               </tbody>
             </table>

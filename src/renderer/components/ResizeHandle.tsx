@@ -3,7 +3,11 @@
 import { useEffect, useState, type KeyboardEvent, type PointerEvent } from 'react';
 
 /** Follows a pointer dragging a handle until it lets go; the window shows the resize cursor meanwhile. */
-export function dragHandle(e: PointerEvent<HTMLElement>, sideways: boolean, move: (ev: globalThis.PointerEvent) => void): void {
+export function dragHandle(
+  e: PointerEvent<HTMLElement>,
+  sideways: boolean,
+  move: (ev: globalThis.PointerEvent) => void,
+): void {
   e.preventDefault();
   const el = e.currentTarget;
   el.setPointerCapture(e.pointerId);
@@ -28,12 +32,18 @@ export interface SizeRule {
 }
 
 export const dockHeight: SizeRule = {
-  key: 'switchboard.dockHeight', min: 96, initial: 216, step: 24,
+  key: 'switchboard.dockHeight',
+  min: 96,
+  initial: 216,
+  step: 24,
   max: () => Math.max(96, Math.round(window.innerHeight * 0.7)),
 };
 
 export const sidebarWidth: SizeRule = {
-  key: 'switchboard.sidebarWidth', min: 180, initial: 256, step: 24,
+  key: 'switchboard.sidebarWidth',
+  min: 180,
+  initial: 256,
+  step: 24,
   // The terminals keep at least half the window.
   max: () => Math.max(180, Math.min(560, Math.round(window.innerWidth * 0.5))),
 };
@@ -63,7 +73,10 @@ interface HandleProps {
   rule: SizeRule;
   size: number;
   onChange(size: number): void;
-  /** 'row': a horizontal bar dragged up (grows the part below it); 'column': a vertical bar dragged right (grows the part left of it). */
+  /**
+   * 'row': a horizontal bar dragged up (grows the part below it); 'column': a vertical bar dragged right (grows the
+   * part left of it).
+   */
   along: 'row' | 'column';
   label: string;
   className: string;
@@ -74,7 +87,9 @@ export function ResizeHandle({ rule, size, onChange, along, label, className }: 
   const onPointerDown = (e: PointerEvent<HTMLDivElement>): void => {
     const start = along === 'row' ? e.clientY : e.clientX;
     const startSize = size;
-    dragHandle(e, along === 'column', (ev) => onChange(along === 'row' ? startSize + (start - ev.clientY) : startSize + (ev.clientX - start)));
+    dragHandle(e, along === 'column', (ev) =>
+      onChange(along === 'row' ? startSize + (start - ev.clientY) : startSize + (ev.clientX - start)),
+    );
   };
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>): void => {
     if (e.key === grows.key) onChange(size + rule.step);

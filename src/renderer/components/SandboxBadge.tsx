@@ -1,4 +1,5 @@
-// A target's sandbox mark: "unsandboxed" (a warning, its reason as the description) or a quiet "sandboxed"; nothing when unknown.
+// A target's sandbox mark: "unsandboxed" (a warning, its reason as the description) or a quiet "sandboxed"; nothing
+// when unknown.
 import { useId } from 'react';
 import type { SandboxInfo } from '../../shared/targets.js';
 import { sandboxMark } from '../sandboxView.js';
@@ -9,10 +10,18 @@ export function SandboxBadge({ sandbox, className = '' }: { sandbox: SandboxInfo
   if (!mark) return null;
   return (
     <>
-      <span className={`badge badge--${mark.state} ${className}`} role="note" aria-label={mark.label} aria-describedby={id} title={mark.description}>
+      <span
+        className={`badge badge--${mark.state} ${className}`}
+        role="note"
+        aria-label={mark.label}
+        aria-describedby={id}
+        title={mark.description}
+      >
         {mark.label}
       </span>
-      <span id={id} className="visually-hidden">{mark.description}</span>
+      <span id={id} className="visually-hidden">
+        {mark.description}
+      </span>
     </>
   );
 }

@@ -32,7 +32,11 @@ const stateLabel: Record<Shown, string> = {
 function CheckedAgo({ at }: { at: string }) {
   const now = useNow(true, 5000);
   const when = ago(at, now);
-  return <span className="meta-sep target__checked" aria-label={`checked ${when}`} title={`last checked ${clockTime(at)}`}>{when}</span>;
+  return (
+    <span className="meta-sep target__checked" aria-label={`checked ${when}`} title={`last checked ${clockTime(at)}`}>
+      {when}
+    </span>
+  );
 }
 
 /** Remove asks twice: the first click arms the button for a few seconds. */
@@ -54,7 +58,11 @@ function RemoveButton({ t }: { t: TargetInfo }) {
       useDialogs.getState().ask({
         title: `Remove target ${t.name}?`,
         message: `${t.name} was registered by another program. Removing it ends its terminals and background work, and that program may register it again or fail.`,
-        items: [`provider: ${t.provider}`, ...(t.owner_id ? [`owner: ${t.owner_id}`] : []), `generation: ${t.generation}`],
+        items: [
+          `provider: ${t.provider}`,
+          ...(t.owner_id ? [`owner: ${t.owner_id}`] : []),
+          `generation: ${t.generation}`,
+        ],
         itemsLabel: 'Registered by',
         confirmLabel: 'Remove target',
         onConfirm: remove,
@@ -66,8 +74,13 @@ function RemoveButton({ t }: { t: TargetInfo }) {
     remove();
   };
   return (
-    <button type="button" className={`icon-button${armed ? ' icon-button--armed' : ''}`} aria-label={armed ? `Confirm remove ${t.name}` : `Remove ${t.name}`}
-      title={armed ? 'Click again to remove' : 'Remove this runtime target'} onClick={click}>
+    <button
+      type="button"
+      className={`icon-button${armed ? ' icon-button--armed' : ''}`}
+      aria-label={armed ? `Confirm remove ${t.name}` : `Remove ${t.name}`}
+      title={armed ? 'Click again to remove' : 'Remove this runtime target'}
+      onClick={click}
+    >
       {armed ? <span className="armed-text">Remove?</span> : <IconTrash size={12} />}
     </button>
   );
@@ -78,7 +91,16 @@ function PendingCount({ target, mini }: { target: string; mini?: boolean }) {
   const n = useApprovals((s) => s.pending.reduce((k, a) => k + (a.execution_target === target ? 1 : 0), 0));
   if (n === 0) return null;
   const label = `${n} approval${n === 1 ? '' : 's'} waiting`;
-  return <span className={`pending-count${mini ? ' pending-count--mini' : ''}`} role="status" aria-label={label} title={label}>{n}</span>;
+  return (
+    <span
+      className={`pending-count${mini ? ' pending-count--mini' : ''}`}
+      role="status"
+      aria-label={label}
+      title={label}
+    >
+      {n}
+    </span>
+  );
 }
 
 const TargetRow = memo(function TargetRow({ t }: { t: TargetInfo }) {
@@ -89,13 +111,29 @@ const TargetRow = memo(function TargetRow({ t }: { t: TargetInfo }) {
   const backend = useBackendView(t.backend);
   const offline = useConnection((s) => s.state === 'closed');
   const shown = shownState(t, offline);
-  const details = [backend.line, sandboxMark(t.sandbox)?.description ?? '', t.source, `generation ${t.generation}`, t.cwd ? `cwd ${t.cwd}` : '', t.health?.detail ?? '', t.problem ?? '', t.cwd_problem ?? '']
-    .filter(Boolean).join('\n');
+  const details = [
+    backend.line,
+    sandboxMark(t.sandbox)?.description ?? '',
+    t.source,
+    `generation ${t.generation}`,
+    t.cwd ? `cwd ${t.cwd}` : '',
+    t.health?.detail ?? '',
+    t.problem ?? '',
+    t.cwd_problem ?? '',
+  ]
+    .filter(Boolean)
+    .join('\n');
   return (
     <li className={`target target--${shown}`} aria-label={t.name} title={details}>
       {/* The collapsed sidebar's whole row: the backend's icon with the state dot; a click opens a terminal there. */}
-      <button type="button" className="target__mini" aria-label={`New terminal on ${t.name}`} disabled={!canOpen}
-        title={`${t.name} · ${stateLabel[shown]}${shell ? '' : ` · ${NO_SHELL}`}\n${details}`} onClick={openTab}>
+      <button
+        type="button"
+        className="target__mini"
+        aria-label={`New terminal on ${t.name}`}
+        disabled={!canOpen}
+        title={`${t.name} · ${stateLabel[shown]}${shell ? '' : ` · ${NO_SHELL}`}\n${details}`}
+        onClick={openTab}
+      >
         <BackendIcon flags={t.flags} fallback={backend.fallbackIcon} size={16} />
         <span className={`dot dot--${shown}`} aria-hidden="true" />
         <PendingCount target={t.name} mini />
@@ -103,50 +141,90 @@ const TargetRow = memo(function TargetRow({ t }: { t: TargetInfo }) {
       <div className="target__line">
         <span className={`dot dot--${shown}`} aria-hidden="true" />
         <span className="target__name">{t.name}</span>
-        {t.is_default && <span className="tag tag--default" title="terminal.default_target">default</span>}
+        {t.is_default && (
+          <span className="tag tag--default" title="terminal.default_target">
+            default
+          </span>
+        )}
         <PendingCount target={t.name} />
         <span className="target__spacer" />
         <span className="target__backend" title={backend.line}>
-          <BackendIcon flags={t.flags} fallback={backend.fallbackIcon} size={12} />{backend.label}
+          <BackendIcon flags={t.flags} fallback={backend.fallbackIcon} size={12} />
+          {backend.label}
         </span>
         {/* Always in sight, so a newcomer finds it; the rest of the row's actions show on hover or focus. */}
         {canOpen && (
-          <button type="button" className="icon-button target__open" aria-label={`New terminal on ${t.name}`} title={`New tab on ${t.name}`} onClick={openTab}>
+          <button
+            type="button"
+            className="icon-button target__open"
+            aria-label={`New terminal on ${t.name}`}
+            title={`New tab on ${t.name}`}
+            onClick={openTab}
+          >
             <IconPlus size={12} />
           </button>
         )}
         <span className={`target__actions${canOpen ? ' target__actions--beside-open' : ''}`}>
           {!shell && (
-            <span className="target__noshell" role="note" aria-label={`${t.name}: ${NO_SHELL}`} title={`${NO_SHELL}: run commands with the terminal tool or switchboard call terminal`}>
+            <span
+              className="target__noshell"
+              role="note"
+              aria-label={`${t.name}: ${NO_SHELL}`}
+              title={`${NO_SHELL}: run commands with the terminal tool or switchboard call terminal`}
+            >
               <IconNoShell size={12} />
             </span>
           )}
           {runtime && (
-            <button type="button" className="icon-button" aria-label={`Edit ${t.name}`} title="Edit (registers a new generation)"
-              onClick={() => useDialogs.getState().openTargetForm({ mode: 'edit', target: t })}>
+            <button
+              type="button"
+              className="icon-button"
+              aria-label={`Edit ${t.name}`}
+              title="Edit (registers a new generation)"
+              onClick={() => useDialogs.getState().openTargetForm({ mode: 'edit', target: t })}
+            >
               <IconEdit size={12} />
             </button>
           )}
           {runtime && t.state !== 'draining' && (
-            <button type="button" className="icon-button" aria-label={`Drain ${t.name}`} title="Drain: refuse new calls and panes; running work goes on"
-              onClick={() => void call('targets.drain', { name: t.name, generation: t.generation })}>
+            <button
+              type="button"
+              className="icon-button"
+              aria-label={`Drain ${t.name}`}
+              title="Drain: refuse new calls and panes; running work goes on"
+              onClick={() => void call('targets.drain', { name: t.name, generation: t.generation })}
+            >
               <IconDrain size={12} />
             </button>
           )}
           {runtime && <RemoveButton t={t} />}
         </span>
       </div>
-      <div className="target__cwd mono" title={t.cwd}><bdi dir="ltr">{t.cwd ?? '—'}</bdi></div>
+      <div className="target__cwd mono" title={t.cwd}>
+        <bdi dir="ltr">{t.cwd ?? '—'}</bdi>
+      </div>
       <div className="target__meta">
-        <span className={`badge badge--${shown}`} aria-label={`state: ${stateLabel[shown]}`}>{stateLabel[shown]}</span>
+        <span className={`badge badge--${shown}`} aria-label={`state: ${stateLabel[shown]}`}>
+          {stateLabel[shown]}
+        </span>
         <SandboxBadge sandbox={t.sandbox} />
         {/* "reachable 12 s ago": when the state was last seen comes first; the generation gives way when space runs out. */}
         {t.health?.checked_at && <CheckedAgo at={t.health.checked_at} />}
         <span className="meta-sep">{t.source}</span>
-        <span className="meta-sep mono" title={`generation ${t.generation}`}>gen {shortGeneration(t.generation)}</span>
+        <span className="meta-sep mono" title={`generation ${t.generation}`}>
+          gen {shortGeneration(t.generation)}
+        </span>
       </div>
-      {t.problem && <div className="target__problem" role="status" title={t.problem}>{t.problem}</div>}
-      {t.cwd_problem && <div className="target__problem target__problem--warn" role="status" title={t.cwd_problem}>{t.cwd_problem}</div>}
+      {t.problem && (
+        <div className="target__problem" role="status" title={t.problem}>
+          {t.problem}
+        </div>
+      )}
+      {t.cwd_problem && (
+        <div className="target__problem target__problem--warn" role="status" title={t.cwd_problem}>
+          {t.cwd_problem}
+        </div>
+      )}
     </li>
   );
 });
@@ -157,7 +235,11 @@ function Problems() {
   if (problems.length === 0) return null;
   return (
     <div className="problems" role="alert" aria-label="Configuration problems">
-      {problems.map((p) => <p key={p} className="problems__line">{p}</p>)}
+      {problems.map((p) => (
+        <p key={p} className="problems__line">
+          {p}
+        </p>
+      ))}
     </div>
   );
 }
@@ -168,13 +250,24 @@ export function Sidebar() {
   const conn = useConnection((s) => s.state);
   const collapsed = useUi((s) => s.sidebarCollapsed);
   return (
-    <aside className={`sidebar${collapsed ? ' sidebar--collapsed' : ''}`} aria-label="Sidebar" data-region="sidebar" tabIndex={-1}>
+    <aside
+      className={`sidebar${collapsed ? ' sidebar--collapsed' : ''}`}
+      aria-label="Sidebar"
+      data-region="sidebar"
+      tabIndex={-1}
+    >
       <div className="brand">
         <img src="./icon.svg" alt="" width={18} height={18} />
         <span className="brand__name">Switchboard</span>
         <span className={`dot dot--conn-${conn}`} title={conn === 'open' ? 'connected to the Core' : conn} />
-        <button type="button" className="icon-button sidebar__toggle" aria-label={collapsed ? 'Expand sidebar' : 'Collapse sidebar'} aria-expanded={!collapsed}
-          title={`${collapsed ? 'Expand' : 'Collapse'} sidebar (${shortcutOf('toggleSidebar')})`} onClick={() => useUi.getState().toggleSidebar()}>
+        <button
+          type="button"
+          className="icon-button sidebar__toggle"
+          aria-label={collapsed ? 'Expand sidebar' : 'Collapse sidebar'}
+          aria-expanded={!collapsed}
+          title={`${collapsed ? 'Expand' : 'Collapse'} sidebar (${shortcutOf('toggleSidebar')})`}
+          onClick={() => useUi.getState().toggleSidebar()}
+        >
           <IconSidebar />
         </button>
       </div>
@@ -182,17 +275,27 @@ export function Sidebar() {
         <div className="section-title">
           <h2 id="targets-heading">Targets</h2>
           <span className="count">{list.length}</span>
-          <button type="button" className="icon-button" aria-label="Add target" title="Add a runtime target"
-            onClick={() => useDialogs.getState().openTargetForm({ mode: 'add' })}>
+          <button
+            type="button"
+            className="icon-button"
+            aria-label="Add target"
+            title="Add a runtime target"
+            onClick={() => useDialogs.getState().openTargetForm({ mode: 'add' })}
+          >
             <IconPlus />
           </button>
         </div>
         {loaded && list.length === 0 && (
-          <p className="empty">No targets yet. Add one under <code>terminal.targets</code> in config.yaml or run <code>switchboard targets register</code>.</p>
+          <p className="empty">
+            No targets yet. Add one under <code>terminal.targets</code> in config.yaml or run{' '}
+            <code>switchboard targets register</code>.
+          </p>
         )}
         <Problems />
         <ul className="target-list" aria-label="Targets">
-          {list.map((t) => <TargetRow key={t.name} t={t} />)}
+          {list.map((t) => (
+            <TargetRow key={t.name} t={t} />
+          ))}
         </ul>
       </nav>
     </aside>

@@ -28,19 +28,39 @@ export function StatusBar() {
   return (
     <footer className="statusbar">
       <span className={`statusbar__conn statusbar__conn--${conn}`} title={reason}>
-        <span className={`dot dot--conn-${conn}`} aria-hidden="true" />{connText[conn]}
+        <span className={`dot dot--conn-${conn}`} aria-hidden="true" />
+        {connText[conn]}
       </span>
-      <span className="statusbar__item" aria-label="Target health">{conn === 'closed' ? 'targets unknown while disconnected' : counts}</span>
+      <span className="statusbar__item" aria-label="Target health">
+        {conn === 'closed' ? 'targets unknown while disconnected' : counts}
+      </span>
       {focused && (
-        <span className="statusbar__item mono">{focused.target}{focused.generation ? `#${focused.generation.slice(0, 7)}` : ''}</span>
+        <span className="statusbar__item mono">
+          {focused.target}
+          {focused.generation ? `#${focused.generation.slice(0, 7)}` : ''}
+        </span>
       )}
       <span className="statusbar__spacer" />
-      <span className="statusbar__item statusbar__hint"><kbd>{shortcutOf('splitRight')}</kbd> split right</span>
-      <span className="statusbar__item statusbar__hint"><kbd>{shortcutOf('splitDown')}</kbd> split down</span>
-      <button type="button" className="statusbar__button" title="All commands and their keys" onClick={() => useUi.getState().setPalette(true)}>
+      <span className="statusbar__item statusbar__hint">
+        <kbd>{shortcutOf('splitRight')}</kbd> split right
+      </span>
+      <span className="statusbar__item statusbar__hint">
+        <kbd>{shortcutOf('splitDown')}</kbd> split down
+      </span>
+      <button
+        type="button"
+        className="statusbar__button"
+        title="All commands and their keys"
+        onClick={() => useUi.getState().setPalette(true)}
+      >
         <kbd>{shortcutOf('palette')}</kbd> commands
       </button>
-      <button type="button" className="statusbar__button" title={`Settings (${shortcutOf('settings')})`} onClick={() => useUi.getState().setSettings(true)}>
+      <button
+        type="button"
+        className="statusbar__button"
+        title={`Settings (${shortcutOf('settings')})`}
+        onClick={() => useUi.getState().setSettings(true)}
+      >
         Settings
       </button>
     </footer>

@@ -31,8 +31,15 @@ function RenameField({ tab, initial, done }: { tab: TabState; initial: string; d
     e.stopPropagation();
   };
   return (
-    <input ref={input} className="tab__rename" aria-label="Tab name" defaultValue={initial} maxLength={128}
-      onKeyDown={onKeyDown} onBlur={() => finish(true)} />
+    <input
+      ref={input}
+      className="tab__rename"
+      aria-label="Tab name"
+      defaultValue={initial}
+      maxLength={128}
+      onKeyDown={onKeyDown}
+      onBlur={() => finish(true)}
+    />
   );
 }
 
@@ -107,10 +114,20 @@ function Tab({ tab, index, active }: { tab: TabState; index: number; active: boo
         >
           <IconTerminal size={13} />
           <span className="tab__title">{title}</span>
-          {count > 1 && <span className="tab__count" aria-label={`${count} panes`}>{count}</span>}
+          {count > 1 && (
+            <span className="tab__count" aria-label={`${count} panes`}>
+              {count}
+            </span>
+          )}
         </button>
       )}
-      <button type="button" className="icon-button tab__close" aria-label={`Close tab ${index + 1}`} title="Close tab" onClick={() => closeTab(tab.id)}>
+      <button
+        type="button"
+        className="icon-button tab__close"
+        aria-label={`Close tab ${index + 1}`}
+        title="Close tab"
+        onClick={() => closeTab(tab.id)}
+      >
         <IconClose size={12} />
       </button>
     </div>
@@ -123,9 +140,17 @@ export function TabBar() {
   return (
     <div className="tabbar">
       <div className="tabs" role="tablist" aria-label="Tabs">
-        {tabs.map((t, i) => <Tab key={t.id} tab={t} index={i} active={t.id === active} />)}
+        {tabs.map((t, i) => (
+          <Tab key={t.id} tab={t} index={i} active={t.id === active} />
+        ))}
       </div>
-      <button type="button" className="icon-button tabbar__new" aria-label="New tab" title={`New tab (${shortcutOf('newTab')})`} onClick={openNewTab}>
+      <button
+        type="button"
+        className="icon-button tabbar__new"
+        aria-label="New tab"
+        title={`New tab (${shortcutOf('newTab')})`}
+        onClick={openNewTab}
+      >
         <IconPlus />
       </button>
     </div>

@@ -17,7 +17,13 @@ export function TargetPicker({ value, onChange }: { value: string; onChange(targ
       <select aria-label="Target" value={value} onChange={(e) => onChange(e.target.value)}>
         {!known && <option value={value}>{value} (removed)</option>}
         {list.map((t) => (
-          <option key={t.name} value={t.name} disabled={t.name !== value && (t.state === 'draining' || !offersPane(t.flags))}>{optionLabel(t)}</option>
+          <option
+            key={t.name}
+            value={t.name}
+            disabled={t.name !== value && (t.state === 'draining' || !offersPane(t.flags))}
+          >
+            {optionLabel(t)}
+          </option>
         ))}
       </select>
     </label>

@@ -1,5 +1,6 @@
-// Every tab's panes stay mounted (hidden when inactive) so terminals keep their screen and scrollback across tab switches.
-// Panes are laid out flat, by the rectangles of the tab's split tree, so a split never remounts (and so never kills) a terminal.
+// Every tab's panes stay mounted (hidden when inactive) so terminals keep their screen and scrollback across tab
+// switches. Panes are laid out flat, by the rectangles of the tab's split tree, so a split never remounts (and so never
+// kills) a terminal.
 import { useMemo, type CSSProperties } from 'react';
 import { useLayout, type TabState } from '../store/layout.js';
 import { useTargets } from '../store/targets.js';
@@ -34,12 +35,21 @@ function TabPanel({ tab, active }: { tab: TabState; active: boolean }) {
       {order.map((id, i) => {
         const r = tab.zoomed ? (tab.zoomed === id ? full : undefined) : rects.get(id);
         return (
-          <PaneView key={id} paneId={id} index={i} count={order.length} zoomed={tab.zoomed === id}
-            focused={active && focused === id} style={r ? placement(r) : { display: 'none' }}
-            edges={{ left: (r?.x ?? 0) > 0, top: (r?.y ?? 0) > 0 }} />
+          <PaneView
+            key={id}
+            paneId={id}
+            index={i}
+            count={order.length}
+            zoomed={tab.zoomed === id}
+            focused={active && focused === id}
+            style={r ? placement(r) : { display: 'none' }}
+            edges={{ left: (r?.x ?? 0) > 0, top: (r?.y ?? 0) > 0 }}
+          />
         );
       })}
-      {lines.map((d) => <PaneDivider key={d.splitId} tabId={tab.id} divider={d} />)}
+      {lines.map((d) => (
+        <PaneDivider key={d.splitId} tabId={tab.id} divider={d} />
+      ))}
     </div>
   );
 }
@@ -51,14 +61,18 @@ export function Workspace() {
   const loaded = useTargets((s) => s.loaded);
   return (
     <main className="workspace" aria-label="Terminals">
-      {tabs.map((t) => <TabPanel key={t.id} tab={t} active={t.id === active} />)}
+      {tabs.map((t) => (
+        <TabPanel key={t.id} tab={t} active={t.id === active} />
+      ))}
       {tabs.length === 0 && loaded && (
         <div className="workspace__empty">
           <IconTerminal size={36} />
           {hasTargets ? (
             <>
               <p>No terminals open.</p>
-              <button type="button" className="button" onClick={openNewTab}>New tab <kbd>{shortcutOf('newTab')}</kbd></button>
+              <button type="button" className="button" onClick={openNewTab}>
+                New tab <kbd>{shortcutOf('newTab')}</kbd>
+              </button>
             </>
           ) : (
             <p>Add a target to config.yaml to open a terminal.</p>

@@ -17,14 +17,20 @@ export const useApprovals = create<ApprovalsState>((set) => ({
   pending: [],
   rules: [],
   answered: new Set(),
-  set: (list) => set((s) => {
-    const ids = new Set(list.map((a) => a.id));
-    return {
-      pending: [...list].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id)),
-      answered: new Set([...s.answered].filter((id) => ids.has(id))),
-    };
-  }),
-  setRules: (rules) => set({ rules: [...rules].sort((a, b) => a.execution_target.localeCompare(b.execution_target) || a.created_at.localeCompare(b.created_at)) }),
+  set: (list) =>
+    set((s) => {
+      const ids = new Set(list.map((a) => a.id));
+      return {
+        pending: [...list].sort((a, b) => a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id)),
+        answered: new Set([...s.answered].filter((id) => ids.has(id))),
+      };
+    }),
+  setRules: (rules) =>
+    set({
+      rules: [...rules].sort(
+        (a, b) => a.execution_target.localeCompare(b.execution_target) || a.created_at.localeCompare(b.created_at),
+      ),
+    }),
   markAnswered: (id) => set((s) => ({ answered: new Set(s.answered).add(id) })),
 }));
 

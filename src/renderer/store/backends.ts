@@ -30,9 +30,13 @@ export interface BackendView {
 
 export function backendView(backend: string, info: BackendInfo | undefined, loaded: boolean): BackendView {
   const label = (info?.plugin && info.display_name) || backend;
-  const line = info?.plugin ? `${label} (backend ${backend}, plugin ${info.plugin})`
-    : !info && loaded ? `${backend} (no such backend is loaded: is its plugin enabled?)`
-      : label === backend ? backend : `${label} (${backend})`;
+  const line = info?.plugin
+    ? `${label} (backend ${backend}, plugin ${info.plugin})`
+    : !info && loaded
+      ? `${backend} (no such backend is loaded: is its plugin enabled?)`
+      : label === backend
+        ? backend
+        : `${label} (${backend})`;
   return { label, line, fallbackIcon: Boolean(info?.plugin) || (!info && loaded) };
 }
 

@@ -103,7 +103,11 @@ describe('layout store', () => {
     const saved = savedLayout(s());
     expect(saved).toEqual({
       tabs: [
-        { panes: [{ target: 'alpha' }, { target: 'beta' }, { target: 'beta' }], split: { dir: 'right', ratio: 0.5, a: 0, b: { dir: 'down', ratio: 0.5, a: 1, b: 2 } }, title: 'work' },
+        {
+          panes: [{ target: 'alpha' }, { target: 'beta' }, { target: 'beta' }],
+          split: { dir: 'right', ratio: 0.5, a: 0, b: { dir: 'down', ratio: 0.5, a: 1, b: 2 } },
+          title: 'work',
+        },
         { panes: [{ target: 'beta' }] },
       ],
       active_tab: 1,

@@ -1,7 +1,19 @@
-// Tabs and panes as the window draws them: each tab a tree of splits, each pane's target, cwd, title and status. Terminal bytes never pass here.
+// Tabs and panes as the window draws them: each tab a tree of splits, each pane's target, cwd, title and status.
+// Terminal bytes never pass here.
 import { create } from 'zustand';
 import type { WorkspaceLayout } from '../../shared/api.js';
-import { fromSaved, leaf, paneIdsOf, paneRects, removePane, setRatio, splitAt, toSaved, type LayoutNode, type SplitDir } from './layoutTree.js';
+import {
+  fromSaved,
+  leaf,
+  paneIdsOf,
+  paneRects,
+  removePane,
+  setRatio,
+  splitAt,
+  toSaved,
+  type LayoutNode,
+  type SplitDir,
+} from './layoutTree.js';
 import { neighbourInDirection, type FocusDirection } from './focusNeighbour.js';
 
 export type PaneStatus = 'connecting' | 'open' | 'exited' | 'lost' | 'failed';
@@ -89,7 +101,12 @@ export const useLayout = create<LayoutState>((set, get) => {
     newTab: (target) => {
       const pane: PaneState = { id: newId('p'), target, status: 'connecting' };
       const tab: TabState = { id: newId('t'), root: leaf(pane.id) };
-      set((s) => ({ tabs: [...s.tabs, tab], panes: { ...s.panes, [pane.id]: pane }, activeTabId: tab.id, focusedPaneId: pane.id }));
+      set((s) => ({
+        tabs: [...s.tabs, tab],
+        panes: { ...s.panes, [pane.id]: pane },
+        activeTabId: tab.id,
+        focusedPaneId: pane.id,
+      }));
       return pane.id;
     },
 
@@ -98,7 +115,12 @@ export const useLayout = create<LayoutState>((set, get) => {
       const tabs: TabState[] = [];
       for (const saved of savedTabs) {
         const ids = saved.panes.map(({ target, pane_id }) => {
-          const pane: PaneState = { id: newId('p'), target, status: 'connecting', ...(pane_id ? { resumeId: pane_id } : {}) };
+          const pane: PaneState = {
+            id: newId('p'),
+            target,
+            status: 'connecting',
+            ...(pane_id ? { resumeId: pane_id } : {}),
+          };
           panes[pane.id] = pane;
           return pane.id;
         });
@@ -124,7 +146,11 @@ export const useLayout = create<LayoutState>((set, get) => {
       const root = splitAt(tab.root, paneId, pane.id, dir, newSplitId());
       // Splitting a zoomed pane shows the tab again, or the new pane would open hidden.
       const { zoomed: _zoomed, ...rest } = tab;
-      set({ tabs: replaceTab(s.tabs, { ...rest, root }), panes: { ...s.panes, [pane.id]: pane }, focusedPaneId: pane.id });
+      set({
+        tabs: replaceTab(s.tabs, { ...rest, root }),
+        panes: { ...s.panes, [pane.id]: pane },
+        focusedPaneId: pane.id,
+      });
       return pane.id;
     },
 
@@ -139,8 +165,14 @@ export const useLayout = create<LayoutState>((set, get) => {
       if (!root) {
         const tIdx = s.tabs.findIndex((t) => t.id === tab.id);
         const tabs = s.tabs.filter((t) => t.id !== tab.id);
-        const nextTab = s.activeTabId === tab.id ? (tabs[tIdx] ?? tabs[tIdx - 1]) : tabs.find((t) => t.id === s.activeTabId);
-        set({ tabs, panes, activeTabId: nextTab?.id, focusedPaneId: s.activeTabId === tab.id ? firstFocus(nextTab) : s.focusedPaneId });
+        const nextTab =
+          s.activeTabId === tab.id ? (tabs[tIdx] ?? tabs[tIdx - 1]) : tabs.find((t) => t.id === s.activeTabId);
+        set({
+          tabs,
+          panes,
+          activeTabId: nextTab?.id,
+          focusedPaneId: s.activeTabId === tab.id ? firstFocus(nextTab) : s.focusedPaneId,
+        });
         return;
       }
       const { zoomed, ...rest } = tab;
@@ -165,7 +197,10 @@ export const useLayout = create<LayoutState>((set, get) => {
     cycleTab: (delta) => {
       const { tabs, activeTabId } = get();
       if (tabs.length === 0) return;
-      const at = Math.max(0, tabs.findIndex((t) => t.id === activeTabId));
+      const at = Math.max(
+        0,
+        tabs.findIndex((t) => t.id === activeTabId),
+      );
       const next = tabs[(((at + delta) % tabs.length) + tabs.length) % tabs.length];
       if (next) get().activateTab(next.id);
     },
@@ -237,7 +272,10 @@ export const useLayout = create<LayoutState>((set, get) => {
 export const selectFocusedTarget = (s: LayoutState): string | undefined =>
   s.focusedPaneId ? s.panes[s.focusedPaneId]?.target : undefined;
 
-/** What is kept across restarts: every pane's target, tab by tab, how the tab is split, its given title, the tab in front. */
+/**
+ * What is kept across restarts: every pane's target, tab by tab, how the tab is split, its given title, the tab in
+ * front.
+ */
 export function savedLayout(s: Pick<LayoutState, 'tabs' | 'panes' | 'activeTabId'>): WorkspaceLayout {
   const tabs: SavedTab[] = [];
   for (const t of s.tabs) {
@@ -252,14 +290,20 @@ export function savedLayout(s: Pick<LayoutState, 'tabs' | 'panes' | 'activeTabId
       ...(t.title ? { title: t.title } : {}),
     });
   }
-  return { tabs, active_tab: Math.max(0, s.tabs.findIndex((t) => t.id === s.activeTabId)) };
+  return {
+    tabs,
+    active_tab: Math.max(
+      0,
+      s.tabs.findIndex((t) => t.id === s.activeTabId),
+    ),
+  };
 }
 
 /** A tab's title: the name given to it, else what the focused (or first) pane's program says, else `target: cwd`. */
 export function tabTitle(s: Pick<LayoutState, 'panes' | 'focusedPaneId'>, tab: TabState): string {
   if (tab.title) return tab.title;
   const ids = paneIdsOf(tab.root);
-  const pane = s.panes[s.focusedPaneId && ids.includes(s.focusedPaneId) ? s.focusedPaneId : ids[0] ?? ''];
+  const pane = s.panes[s.focusedPaneId && ids.includes(s.focusedPaneId) ? s.focusedPaneId : (ids[0] ?? '')];
   if (!pane) return '';
   if (pane.title) return pane.title;
   return pane.cwd ? `${pane.target}: ${shortPath(pane.cwd)}` : pane.target;

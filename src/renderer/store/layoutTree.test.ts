@@ -1,12 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { dividers, fromSaved, leaf, paneIdsOf, paneRects, removePane, setRatio, sideBySide, splitAt, toSaved, type LayoutNode } from './layoutTree.js';
+import {
+  dividers,
+  fromSaved,
+  leaf,
+  paneIdsOf,
+  paneRects,
+  removePane,
+  setRatio,
+  sideBySide,
+  splitAt,
+  toSaved,
+  type LayoutNode,
+} from './layoutTree.js';
 
 let n = 0;
 const sid = (): string => `s${++n}`;
 
 /** a | (b over c) */
 const tree: LayoutNode = {
-  kind: 'split', id: 'root', dir: 'right', ratio: 0.5, a: leaf('a'),
+  kind: 'split',
+  id: 'root',
+  dir: 'right',
+  ratio: 0.5,
+  a: leaf('a'),
   b: { kind: 'split', id: 'inner', dir: 'down', ratio: 0.5, a: leaf('b'), b: leaf('c') },
 };
 

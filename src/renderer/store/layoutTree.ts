@@ -1,4 +1,5 @@
-// A tab's panes as a tree of binary splits: pure operations (split, remove, resize), the rectangles they draw in, and the saved form.
+// A tab's panes as a tree of binary splits: pure operations (split, remove, resize), the rectangles they draw in, and
+// the saved form.
 import type { SavedSplit } from '../../shared/api.js';
 
 /** `right`: b sits to the right of a; `down`: b sits below a. `ratio` is a's share of the split's length. */
@@ -8,10 +9,21 @@ export type LayoutNode =
   | { kind: 'pane'; paneId: string }
   | { kind: 'split'; id: string; dir: SplitDir; ratio: number; a: LayoutNode; b: LayoutNode };
 
-export interface Rect { x: number; y: number; w: number; h: number }
+export interface Rect {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
 
 /** A divider between a split's two sides, in the same unit square as the panes. */
-export interface Divider { splitId: string; dir: SplitDir; ratio: number; rect: Rect; span: Rect }
+export interface Divider {
+  splitId: string;
+  dir: SplitDir;
+  ratio: number;
+  rect: Rect;
+  span: Rect;
+}
 
 export const MIN_RATIO = 0.1;
 export const MAX_RATIO = 0.9;
@@ -28,7 +40,13 @@ export function paneIdsOf(node: LayoutNode): string[] {
 }
 
 /** The pane replaced by a split holding it (a) and the new pane (b). Unknown pane: the tree unchanged. */
-export function splitAt(node: LayoutNode, paneId: string, newPaneId: string, dir: SplitDir, splitId: string): LayoutNode {
+export function splitAt(
+  node: LayoutNode,
+  paneId: string,
+  newPaneId: string,
+  dir: SplitDir,
+  splitId: string,
+): LayoutNode {
   if (node.kind === 'pane') {
     return node.paneId === paneId ? { kind: 'split', id: splitId, dir, ratio: 0.5, a: node, b: leaf(newPaneId) } : node;
   }
@@ -57,19 +75,32 @@ export function setRatio(node: LayoutNode, splitId: string, ratio: number): Layo
 
 function halves(r: Rect, dir: SplitDir, ratio: number): [Rect, Rect] {
   return dir === 'right'
-    ? [{ ...r, w: r.w * ratio }, { ...r, x: r.x + r.w * ratio, w: r.w * (1 - ratio) }]
-    : [{ ...r, h: r.h * ratio }, { ...r, y: r.y + r.h * ratio, h: r.h * (1 - ratio) }];
+    ? [
+        { ...r, w: r.w * ratio },
+        { ...r, x: r.x + r.w * ratio, w: r.w * (1 - ratio) },
+      ]
+    : [
+        { ...r, h: r.h * ratio },
+        { ...r, y: r.y + r.h * ratio, h: r.h * (1 - ratio) },
+      ];
 }
 
 /** Where each pane sits in the unit square (0..1 on both axes). */
-export function paneRects(node: LayoutNode, r: Rect = { x: 0, y: 0, w: 1, h: 1 }, out = new Map<string, Rect>()): Map<string, Rect> {
+export function paneRects(
+  node: LayoutNode,
+  r: Rect = { x: 0, y: 0, w: 1, h: 1 },
+  out = new Map<string, Rect>(),
+): Map<string, Rect> {
   if (node.kind === 'pane') return out.set(node.paneId, r);
   const [ra, rb] = halves(r, node.dir, node.ratio);
   paneRects(node.a, ra, out);
   return paneRects(node.b, rb, out);
 }
 
-/** Every split's divider: `rect` is the line between the halves, `span` the split's whole area (what a drag measures against). */
+/**
+ * Every split's divider: `rect` is the line between the halves, `span` the split's whole area (what a drag measures
+ * against).
+ */
 export function dividers(node: LayoutNode, r: Rect = { x: 0, y: 0, w: 1, h: 1 }, out: Divider[] = []): Divider[] {
   if (node.kind === 'pane') return out;
   const [ra, rb] = halves(r, node.dir, node.ratio);
@@ -82,14 +113,23 @@ export function dividers(node: LayoutNode, r: Rect = { x: 0, y: 0, w: 1, h: 1 },
 /** The saved form: leaves are indexes into the tab's pane list (reading order), so targets stay in one place. */
 export function toSaved(node: LayoutNode, order: readonly string[]): SavedSplit {
   if (node.kind === 'pane') return Math.max(0, order.indexOf(node.paneId));
-  return { dir: node.dir, ratio: Math.round(node.ratio * 1000) / 1000, a: toSaved(node.a, order), b: toSaved(node.b, order) };
+  return {
+    dir: node.dir,
+    ratio: Math.round(node.ratio * 1000) / 1000,
+    a: toSaved(node.a, order),
+    b: toSaved(node.b, order),
+  };
 }
 
 /**
  * The tree back from its saved form over fresh pane ids. A saved tree that does not use every pane exactly
  * once (an older save, a hand edit) gives panes side by side instead, so no pane is ever lost.
  */
-export function fromSaved(saved: SavedSplit | undefined, paneIds: readonly string[], newSplitId: () => string): LayoutNode | undefined {
+export function fromSaved(
+  saved: SavedSplit | undefined,
+  paneIds: readonly string[],
+  newSplitId: () => string,
+): LayoutNode | undefined {
   if (paneIds.length === 0) return undefined;
   const used = new Set<number>();
   const build = (s: SavedSplit): LayoutNode | undefined => {
@@ -114,5 +154,7 @@ export function sideBySide(paneIds: readonly string[], newSplitId: () => string)
   if (first === undefined) return undefined;
   if (rest.length === 0) return leaf(first);
   const tail = sideBySide(rest, newSplitId);
-  return tail ? { kind: 'split', id: newSplitId(), dir: 'right', ratio: 1 / paneIds.length, a: leaf(first), b: tail } : leaf(first);
+  return tail
+    ? { kind: 'split', id: newSplitId(), dir: 'right', ratio: 1 / paneIds.length, a: leaf(first), b: tail }
+    : leaf(first);
 }

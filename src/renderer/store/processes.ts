@@ -11,12 +11,13 @@ interface ProcessesState {
 
 export const useProcesses = create<ProcessesState>((set) => ({
   byId: {},
-  upsert: (list) => set((s) => {
-    if (list.length === 0) return s;
-    const byId = { ...s.byId };
-    for (const p of list) byId[p.session_id] = p;
-    return { byId };
-  }),
+  upsert: (list) =>
+    set((s) => {
+      if (list.length === 0) return s;
+      const byId = { ...s.byId };
+      for (const p of list) byId[p.session_id] = p;
+      return { byId };
+    }),
   replace: (list) => set({ byId: Object.fromEntries(list.map((p) => [p.session_id, p])) }),
 }));
 

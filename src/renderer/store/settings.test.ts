@@ -3,8 +3,22 @@ import { effectiveFontSize, isSoftwareRenderer, parseSettings } from './settings
 
 describe('settings', () => {
   it('keeps good fields and puts defaults in place of bad ones, one by one', () => {
-    const s = parseSettings({ fontSize: 99, scrollback: 20000, theme: 'purple', copyOnSelect: true, gpu: 'off', extra: 1 });
-    expect(s).toMatchObject({ fontSize: 13, scrollback: 20000, theme: 'system', copyOnSelect: true, gpu: 'off', zoom: 0 });
+    const s = parseSettings({
+      fontSize: 99,
+      scrollback: 20000,
+      theme: 'purple',
+      copyOnSelect: true,
+      gpu: 'off',
+      extra: 1,
+    });
+    expect(s).toMatchObject({
+      fontSize: 13,
+      scrollback: 20000,
+      theme: 'system',
+      copyOnSelect: true,
+      gpu: 'off',
+      zoom: 0,
+    });
     expect(parseSettings(null).fontSize).toBe(13);
   });
 

@@ -1,5 +1,5 @@
-// The person's terminal settings (font, zoom, scrollback, theme, copy-on-select, renderer), kept in the profile by the Core
-// (settings.get / settings.save), so every window and browser on this profile shares them.
+// The person's terminal settings (font, zoom, scrollback, theme, copy-on-select, renderer), kept in the profile by the
+// Core (settings.get / settings.save), so every window and browser on this profile shares them.
 import { z, config as zodConfig } from 'zod';
 import { create } from 'zustand';
 import { MONO_FONT } from '../terminal/theme.js';
@@ -21,7 +21,10 @@ const SettingsSchema = z.object({
   copyOnSelect: z.boolean().catch(false),
   /** Ctrl+V pastes instead of sending ^V (the Windows convention); Ctrl+Shift+V always pastes. */
   ctrlVPastes: z.boolean().catch(isWindows()),
-  /** `auto` uses WebGL only on a hardware GPU: a software rasterizer (SwiftShader, llvmpipe) is slower than the DOM renderer. */
+  /**
+   * `auto` uses WebGL only on a hardware GPU: a software rasterizer (SwiftShader, llvmpipe) is slower than the DOM
+   * renderer.
+   */
   gpu: z.enum(['auto', 'on', 'off']).catch('auto'),
   /** The person's own keyboard shortcuts, JSON by command (Settings → Keys); '' keeps every default. */
   keys: z.string().max(4000).catch(''),
@@ -94,7 +97,10 @@ useSettings.subscribe((s) => {
  * Reads the profile's settings through the Core (`get`) and keeps them there (`put`). A profile without any takes
  * what this browser kept before settings moved to the profile.
  */
-export async function loadSettings(io: { get(): Promise<Record<string, unknown> | null | undefined>; put(s: Settings): Promise<unknown> }): Promise<void> {
+export async function loadSettings(io: {
+  get(): Promise<Record<string, unknown> | null | undefined>;
+  put(s: Settings): Promise<unknown>;
+}): Promise<void> {
   save = io.put;
   window.addEventListener('pagehide', flushSave);
   let stored = await io.get();

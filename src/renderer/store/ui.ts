@@ -1,9 +1,14 @@
-// What the window shows around the terminals: the palette, Settings, the collapsed sidebar, per-pane find bars and the context menu.
+// What the window shows around the terminals: the palette, Settings, the collapsed sidebar, per-pane find bars and the
+// context menu.
 import { create } from 'zustand';
 
 const SIDEBAR_KEY = 'switchboard.sidebarCollapsed';
 
-export interface ContextMenuAt { paneId: string; x: number; y: number }
+export interface ContextMenuAt {
+  paneId: string;
+  x: number;
+  y: number;
+}
 
 interface UiState {
   paletteOpen: boolean;
@@ -42,10 +47,11 @@ export const useUi = create<UiState>((set, get) => ({
     set({ sidebarCollapsed: next });
   },
   openFind: (paneId) => set((s) => ({ finding: { ...s.finding, [paneId]: (s.finding[paneId] ?? 0) + 1 } })),
-  closeFind: (paneId) => set((s) => {
-    const finding = { ...s.finding };
-    delete finding[paneId];
-    return { finding };
-  }),
+  closeFind: (paneId) =>
+    set((s) => {
+      const finding = { ...s.finding };
+      delete finding[paneId];
+      return { finding };
+    }),
   setContextMenu: (at) => set({ contextMenu: at }),
 }));

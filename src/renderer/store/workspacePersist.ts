@@ -19,14 +19,17 @@ export async function restoreWorkspace(): Promise<void> {
   const layout = useLayout.getState();
   if (layout.tabs.length === 0) {
     if (saved && saved.tabs.length > 0) {
-      // Without a fallback a gone target's pane is dropped, and the tab's saved split with it (the panes go side by side).
-      const tabs = saved.tabs.map((t) => {
-        const panes = t.panes
-          .map((p) => (names.has(p.target) ? p : fallback === undefined ? undefined : { target: fallback }))
-          .filter((x): x is SavedTab['panes'][number] => x !== undefined);
-        const { split, ...rest } = t;
-        return panes.length === t.panes.length ? { ...t, panes } : { ...rest, panes };
-      }).filter((t) => t.panes.length > 0);
+      // Without a fallback a gone target's pane is dropped, and the tab's saved split with it (the panes go side by
+      // side).
+      const tabs = saved.tabs
+        .map((t) => {
+          const panes = t.panes
+            .map((p) => (names.has(p.target) ? p : fallback === undefined ? undefined : { target: fallback }))
+            .filter((x): x is SavedTab['panes'][number] => x !== undefined);
+          const { split, ...rest } = t;
+          return panes.length === t.panes.length ? { ...t, panes } : { ...rest, panes };
+        })
+        .filter((t) => t.panes.length > 0);
       layout.restore(tabs, saved.active_tab);
     }
     if (useLayout.getState().tabs.length === 0 && fallback) layout.newTab(fallback);

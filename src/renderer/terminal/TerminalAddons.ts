@@ -1,4 +1,5 @@
-// A terminal's addons and settings: find, clickable links, unicode 11 widths, WebGL drawing with the DOM as fallback, font/theme/scrollback.
+// A terminal's addons and settings: find, clickable links, unicode 11 widths, WebGL drawing with the DOM as fallback,
+// font/theme/scrollback.
 import type { Terminal } from '@xterm/xterm';
 import { SearchAddon, type ISearchOptions } from '@xterm/addon-search';
 import { WebLinksAddon } from '@xterm/addon-web-links';
@@ -8,7 +9,10 @@ import { effectiveFontSize, isSoftwareRenderer, useSettings, type Settings } fro
 import { resolvedScheme, useColorScheme } from '../store/colorScheme.js';
 import { terminalThemes } from './theme.js';
 
-export interface SearchResults { index: number; count: number }
+export interface SearchResults {
+  index: number;
+  count: number;
+}
 
 let hardwareWebgl: boolean | undefined;
 
@@ -32,8 +36,18 @@ function hasHardwareWebgl(): boolean {
 
 function searchColors(scheme: 'dark' | 'light'): ISearchOptions['decorations'] {
   return scheme === 'dark'
-    ? { matchBackground: '#4a3d12', matchOverviewRuler: '#e5c07b', activeMatchBackground: '#8a6d1a', activeMatchColorOverviewRuler: '#ffd27a' }
-    : { matchBackground: '#fff1a8', matchOverviewRuler: '#bf8700', activeMatchBackground: '#ffcf40', activeMatchColorOverviewRuler: '#9a6700' };
+    ? {
+        matchBackground: '#4a3d12',
+        matchOverviewRuler: '#e5c07b',
+        activeMatchBackground: '#8a6d1a',
+        activeMatchColorOverviewRuler: '#ffd27a',
+      }
+    : {
+        matchBackground: '#fff1a8',
+        matchOverviewRuler: '#bf8700',
+        activeMatchBackground: '#ffcf40',
+        activeMatchColorOverviewRuler: '#9a6700',
+      };
 }
 
 export class TerminalAddons {
@@ -42,15 +56,20 @@ export class TerminalAddons {
   private readonly offs: Array<() => void> = [];
   private lastQuery = '';
 
-  constructor(private readonly term: Terminal, onResize: () => void) {
+  constructor(
+    private readonly term: Terminal,
+    onResize: () => void,
+  ) {
     term.loadAddon(new Unicode11Addon());
     term.unicode.activeVersion = '11';
     term.loadAddon(this.search);
     // A link opens in a new browser tab that cannot reach back into this page.
-    term.loadAddon(new WebLinksAddon((event, uri) => {
-      event.preventDefault();
-      window.open(uri, '_blank', 'noopener,noreferrer');
-    }));
+    term.loadAddon(
+      new WebLinksAddon((event, uri) => {
+        event.preventDefault();
+        window.open(uri, '_blank', 'noopener,noreferrer');
+      }),
+    );
     this.apply(useSettings.getState(), onResize);
     this.offs.push(useSettings.subscribe((s) => this.apply(s, onResize)));
     this.offs.push(useColorScheme.subscribe(() => this.apply(useSettings.getState(), onResize)));
@@ -67,7 +86,9 @@ export class TerminalAddons {
   }
 
   onSearchResults(cb: (r: SearchResults) => void): () => void {
-    const d = this.search.onDidChangeResults(({ resultIndex, resultCount }) => cb({ index: resultIndex, count: resultCount }));
+    const d = this.search.onDidChangeResults(({ resultIndex, resultCount }) =>
+      cb({ index: resultIndex, count: resultCount }),
+    );
     return () => d.dispose();
   }
 

@@ -1,4 +1,5 @@
-// One pane's terminal: an xterm bound to a pty on a target. Output goes from the router straight to term.write, acknowledged in batches.
+// One pane's terminal: an xterm bound to a pty on a target. Output goes from the router straight to term.write,
+// acknowledged in batches.
 import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
 import type { PaneInfo } from '../../shared/api.js';
@@ -46,7 +47,10 @@ export class TerminalSession {
   private observer: ResizeObserver | undefined;
   private fitFrame = 0;
   private disposed = false;
-  /** Shell integration: the shell reports each prompt (OSC 7 from PROMPT_COMMAND), so a running program can be told apart from the idle shell. */
+  /**
+   * Shell integration: the shell reports each prompt (OSC 7 from PROMPT_COMMAND), so a running program can be told
+   * apart from the idle shell.
+   */
   private promptSeen = false;
   /** The command line that started the program now in the foreground; undefined at the prompt. */
   private running: string | undefined;
@@ -62,9 +66,15 @@ export class TerminalSession {
 
   /**
    * `startCwd`: where the first shell should `cd` to once it is up (a split on its source pane's target).
-   * `resumeId`: the Core pane this pane had before a reload; resumed with its recent output when the Core still keeps it.
+   * `resumeId`: the Core pane this pane had before a reload; resumed with its recent output when the Core still keeps
+   * it.
    */
-  constructor(private target: string, private readonly events: SessionEvents, private startCwd?: string, private resumeId?: string) {
+  constructor(
+    private target: string,
+    private readonly events: SessionEvents,
+    private startCwd?: string,
+    private resumeId?: string,
+  ) {
     this.term = new Terminal(terminalOptions);
     this.term.loadAddon(this.fit);
     this.addons = new TerminalAddons(this.term, () => this.scheduleFit());
@@ -82,7 +92,10 @@ export class TerminalSession {
     this.term.onLineFeed(() => {
       if (!this.promptSeen || this.running !== undefined || !(this.enterTyped || this.replaying)) return;
       const buf = this.term.buffer.active;
-      const line = buf.getLine(buf.baseY + buf.cursorY - 1)?.translateToString(true).trim();
+      const line = buf
+        .getLine(buf.baseY + buf.cursorY - 1)
+        ?.translateToString(true)
+        .trim();
       this.running = line || 'a program';
     });
     this.term.onData((d) => this.input(d));
@@ -126,7 +139,10 @@ export class TerminalSession {
     this.input(data);
   }
 
-  /** The line that started the program running in the foreground (anything but the idle shell), if the shell reports its prompts. */
+  /**
+   * The line that started the program running in the foreground (anything but the idle shell), if the shell reports its
+   * prompts.
+   */
   foreground(): string | undefined {
     return this.status === 'open' ? this.running : undefined;
   }
@@ -150,7 +166,10 @@ export class TerminalSession {
       const text = await navigator.clipboard.readText();
       if (text) this.term.paste(text);
     } catch (err) {
-      toastError({ message: 'Could not read the clipboard', hint: `Allow this page to read the clipboard, or paste with the browser's own menu. (${(err as Error).message})` });
+      toastError({
+        message: 'Could not read the clipboard',
+        hint: `Allow this page to read the clipboard, or paste with the browser's own menu. (${(err as Error).message})`,
+      });
     }
   }
 
@@ -222,12 +241,16 @@ export class TerminalSession {
     try {
       const resumed = epoch === this.epoch ? await this.resumed() : undefined;
       resumedPane = resumed !== undefined;
-      info = resumed ?? await core.call('pane.open', { execution_target: this.target, cols, rows, keep: true, binary: true });
+      info =
+        resumed ??
+        (await core.call('pane.open', { execution_target: this.target, cols, rows, keep: true, binary: true }));
     } catch (err) {
       if (epoch !== this.epoch || this.disposed) return;
       this.setStatus('failed');
       const e = err as { message?: string; hint?: string };
-      this.notice(`${RED}${e.message ?? String(err)}${RESET}\r\n${e.hint ? `${DIM}${e.hint}${RESET}\r\n` : ''}${DIM}press a key to try again${RESET}\r\n`);
+      this.notice(
+        `${RED}${e.message ?? String(err)}${RESET}\r\n${e.hint ? `${DIM}${e.hint}${RESET}\r\n` : ''}${DIM}press a key to try again${RESET}\r\n`,
+      );
       toastError(err);
       return;
     }
@@ -251,7 +274,9 @@ export class TerminalSession {
     const newAfterReconnect = this.reconnecting && !resumedPane;
     if (newAfterReconnect) {
       const where = this.startCwd ?? info.cwd;
-      this.notice(`${YELLOW}[reconnected to a new Core: a new shell${where ? ` in ${where}` : ''}; what is above is the old one's]${RESET}\r\n`);
+      this.notice(
+        `${YELLOW}[reconnected to a new Core: a new shell${where ? ` in ${where}` : ''}; what is above is the old one's]${RESET}\r\n`,
+      );
     }
     this.reconnecting = false;
     // Only the first shell of a split starts in its source's directory; a reopen starts where the target says.
@@ -269,7 +294,10 @@ export class TerminalSession {
     }
   }
 
-  /** The pane this window had before a reload, with its recent output on screen; undefined when the Core no longer has it. */
+  /**
+   * The pane this window had before a reload, with its recent output on screen; undefined when the Core no longer has
+   * it.
+   */
   private async resumed(): Promise<PaneInfo | undefined> {
     const id = this.resumeId;
     this.resumeId = undefined;
@@ -319,7 +347,10 @@ export class TerminalSession {
     }
   }
 
-  /** A notice of the app's own, on a line of its own (no blank line above it on an empty screen) after output already queued. */
+  /**
+   * A notice of the app's own, on a line of its own (no blank line above it on an empty screen) after output already
+   * queued.
+   */
   private notice(text: string): void {
     this.term.write('', () => this.term.write((this.term.buffer.active.cursorX > 0 ? '\r\n' : '') + text));
   }

@@ -1,4 +1,5 @@
-// Routes pane.data / pane.cwd / pane.exit from the one Core connection straight to the terminal session that owns the pane.
+// Routes pane.data / pane.cwd / pane.exit from the one Core connection straight to the terminal session that owns the
+// pane.
 import { core } from '../client/core.js';
 
 /** A batch of output: a string (JSON event) or UTF-8 bytes (binary frame); `chars` is what acknowledging it counts. */
@@ -11,7 +12,13 @@ export interface PaneSink {
 const sinks = new Map<string, PaneSink>();
 
 /** Output for a pane id not registered yet (an open whose reply is still in flight); dropped after a few seconds. */
-interface Early { data: Array<{ data: string | Uint8Array; chars: number }>; size: number; cwd?: string; exit?: { code: number | null; reason?: string }; at: number }
+interface Early {
+  data: Array<{ data: string | Uint8Array; chars: number }>;
+  size: number;
+  cwd?: string;
+  exit?: { code: number | null; reason?: string };
+  at: number;
+}
 const early = new Map<string, Early>();
 const EARLY_TTL_MS = 3000;
 const EARLY_MAX_CHARS = 256 * 1024;

@@ -1,7 +1,8 @@
 // The terminal's look: one monospace stack, and a dark and a light ANSI palette matched to the app's surfaces.
 import type { ITerminalOptions, ITheme } from '@xterm/xterm';
 
-export const MONO_FONT = "'JetBrains Mono', 'Cascadia Code', 'SF Mono', Menlo, Consolas, 'DejaVu Sans Mono', 'Liberation Mono', monospace";
+export const MONO_FONT =
+  "'JetBrains Mono', 'Cascadia Code', 'SF Mono', Menlo, Consolas, 'DejaVu Sans Mono', 'Liberation Mono', monospace";
 
 export type ColorScheme = 'dark' | 'light';
 

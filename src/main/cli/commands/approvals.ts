@@ -40,56 +40,90 @@ export function approvalsCommand(program: Command): void {
     .command('list')
     .alias('ls')
     .option('--json', 'one JSON document')
-    .action(action(async (opts: { json?: boolean }) => {
-      const list = await withCore((c) => c.call('approvals.list', {}));
-      if (opts.json) return printJson({ approvals: list });
-      if (list.length === 0) return void process.stdout.write('no pending approvals\n');
-      process.stdout.write(table(['ID', 'KIND', 'TARGET', 'WHAT', 'WHY', 'EXPIRES'], list.map((a) => [a.id, a.kind, where(a), what(a), (a.reasons ?? []).join('; '), a.expires_at])));
-    }));
+    .action(
+      action(async (opts: { json?: boolean }) => {
+        const list = await withCore((c) => c.call('approvals.list', {}));
+        if (opts.json) return printJson({ approvals: list });
+        if (list.length === 0) return void process.stdout.write('no pending approvals\n');
+        process.stdout.write(
+          table(
+            ['ID', 'KIND', 'TARGET', 'WHAT', 'WHY', 'EXPIRES'],
+            list.map((a) => [a.id, a.kind, where(a), what(a), (a.reasons ?? []).join('; '), a.expires_at]),
+          ),
+        );
+      }),
+    );
   approvals
     .command('approve')
     .argument('<id>')
     .option('--scope <scope>', 'once | session | always (for a host key: always remembers it)', 'once')
     .option('--json', 'one JSON document')
-    .action(action(async (id: string, opts: { scope: string; json?: boolean }) => {
-      const scope = ApprovalScope.safeParse(opts.scope);
-      if (!scope.success) throw new SwitchboardError('bad_request', `--scope must be once, session or always, not "${opts.scope}"`);
-      assertControllingTerminal('approving');
-      const r = await withCore((c) => c.call('approvals.decide', { id, decision: 'approve', scope: scope.data }));
-      if (opts.json) printJson(r);
-      else process.stdout.write(`approved ${id} (${scope.data})\n`);
-    }));
+    .action(
+      action(async (id: string, opts: { scope: string; json?: boolean }) => {
+        const scope = ApprovalScope.safeParse(opts.scope);
+        if (!scope.success)
+          throw new SwitchboardError('bad_request', `--scope must be once, session or always, not "${opts.scope}"`);
+        assertControllingTerminal('approving');
+        const r = await withCore((c) => c.call('approvals.decide', { id, decision: 'approve', scope: scope.data }));
+        if (opts.json) printJson(r);
+        else process.stdout.write(`approved ${id} (${scope.data})\n`);
+      }),
+    );
   approvals
     .command('deny')
     .argument('<id>')
     .option('--reason <reason>', 'told to the agent')
     .option('--json', 'one JSON document')
-    .action(action(async (id: string, opts: { reason?: string; json?: boolean }) => {
-      assertControllingTerminal('denying');
-      const r = await withCore((c) => c.call('approvals.decide', { id, decision: 'deny', ...(opts.reason ? { reason: opts.reason } : {}) }));
-      if (opts.json) printJson(r);
-      else process.stdout.write(`denied ${id}\n`);
-    }));
+    .action(
+      action(async (id: string, opts: { reason?: string; json?: boolean }) => {
+        assertControllingTerminal('denying');
+        const r = await withCore((c) =>
+          c.call('approvals.decide', { id, decision: 'deny', ...(opts.reason ? { reason: opts.reason } : {}) }),
+        );
+        if (opts.json) printJson(r);
+        else process.stdout.write(`denied ${id}\n`);
+      }),
+    );
   approvals
     .command('rules')
     .description('list the kept "always allow" rules')
     .option('--json', 'one JSON document')
-    .action(action(async (opts: { json?: boolean }) => {
-      const rules = await withCore((c) => c.call('approvals.rules', {}));
-      if (opts.json) return printJson({ rules });
-      if (rules.length === 0) return void process.stdout.write('no approval rules\n');
-      process.stdout.write(table(['ID', 'TARGET', 'TOOL', 'PATTERN', 'BY', 'CREATED', 'STATE'], rules.map((r) => [r.id, r.execution_target, r.tool, r.pattern, r.created_by, r.created_at, r.stale ? 'stale' : 'active'])));
-      if (rules.some((r) => r.stale)) process.stdout.write('stale: made for a spec its target no longer has (or before rules kept one); it matches nothing — revoke it\n');
-    }));
+    .action(
+      action(async (opts: { json?: boolean }) => {
+        const rules = await withCore((c) => c.call('approvals.rules', {}));
+        if (opts.json) return printJson({ rules });
+        if (rules.length === 0) return void process.stdout.write('no approval rules\n');
+        process.stdout.write(
+          table(
+            ['ID', 'TARGET', 'TOOL', 'PATTERN', 'BY', 'CREATED', 'STATE'],
+            rules.map((r) => [
+              r.id,
+              r.execution_target,
+              r.tool,
+              r.pattern,
+              r.created_by,
+              r.created_at,
+              r.stale ? 'stale' : 'active',
+            ]),
+          ),
+        );
+        if (rules.some((r) => r.stale))
+          process.stdout.write(
+            'stale: made for a spec its target no longer has (or before rules kept one); it matches nothing — revoke it\n',
+          );
+      }),
+    );
   approvals
     .command('revoke')
     .description('drop an "always allow" rule')
     .argument('<id>')
     .option('--json', 'one JSON document')
-    .action(action(async (id: string, opts: { json?: boolean }) => {
-      const r = await withCore((c) => c.call('approvals.revoke', { id }));
-      if (opts.json) printJson(r);
-      else process.stdout.write(`revoked ${id}\n`);
-    }));
+    .action(
+      action(async (id: string, opts: { json?: boolean }) => {
+        const r = await withCore((c) => c.call('approvals.revoke', { id }));
+        if (opts.json) printJson(r);
+        else process.stdout.write(`revoked ${id}\n`);
+      }),
+    );
   approvalsCheckCommand(approvals);
 }

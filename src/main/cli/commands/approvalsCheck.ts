@@ -26,14 +26,28 @@ function configuredMode(): ApprovalsMode {
 /** The context the Core would classify with: the target's flags and cwd, the configured mode. */
 async function contextFor(target: string | undefined): Promise<{ ctx: PolicyContext; assumed: string }> {
   const mode = configuredMode();
-  if (!target) return { ctx: { mode, home: homedir() }, assumed: `no target given: mode ${mode}, local home, no container flags` };
+  if (!target)
+    return { ctx: { mode, home: homedir() }, assumed: `no target given: mode ${mode}, local home, no container flags` };
   const { targets } = await loadTargets();
   const t = targets.find((x) => x.name === target);
-  if (!t) throw new SwitchboardError('unknown_target', `no target named "${target}"`, 'list them with `switchboard targets list`');
+  if (!t)
+    throw new SwitchboardError(
+      'unknown_target',
+      `no target named "${target}"`,
+      'list them with `switchboard targets list`',
+    );
   const flags = t.flags;
   const remote = !flags || flags.is_remote || flags.is_container;
-  const ctx: PolicyContext = { mode, home: remote ? '~' : homedir(), ...(t.cwd ? { cwd: t.cwd } : {}), flags: { skip_container_guards: flags?.skip_container_guards ?? false } };
-  return { ctx, assumed: `target ${t.name}#${t.generation} (${t.backend}): mode ${mode}, skip_container_guards ${ctx.flags!.skip_container_guards}${remote ? ', home unknown (~)' : ''}` };
+  const ctx: PolicyContext = {
+    mode,
+    home: remote ? '~' : homedir(),
+    ...(t.cwd ? { cwd: t.cwd } : {}),
+    flags: { skip_container_guards: flags?.skip_container_guards ?? false },
+  };
+  return {
+    ctx,
+    assumed: `target ${t.name}#${t.generation} (${t.backend}): mode ${mode}, skip_container_guards ${ctx.flags!.skip_container_guards}${remote ? ', home unknown (~)' : ''}`,
+  };
 }
 
 /**
@@ -43,12 +57,21 @@ async function contextFor(target: string | undefined): Promise<{ ctx: PolicyCont
 function callFor(tool: string | undefined, text: string): PolicyCall | undefined {
   if (tool === undefined) return { kind: 'command', command: text };
   const def = toolDefs.find((d) => d.name === tool);
-  if (!def) throw new SwitchboardError('bad_request', `unknown tool "${tool}"`, `tools: ${toolDefs.map((d) => d.name).join(', ')}`);
+  if (!def)
+    throw new SwitchboardError(
+      'bad_request',
+      `unknown tool "${tool}"`,
+      `tools: ${toolDefs.map((d) => d.name).join(', ')}`,
+    );
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch {
-    throw new SwitchboardError('bad_request', `with --tool, give ${tool}'s arguments as JSON`, `for example: switchboard approvals check --tool write_file '{"path":"~/.bashrc","content":""}'`);
+    throw new SwitchboardError(
+      'bad_request',
+      `with --tool, give ${tool}'s arguments as JSON`,
+      `for example: switchboard approvals check --tool write_file '{"path":"~/.bashrc","content":""}'`,
+    );
   }
   const args = def.args.safeParse(raw);
   if (!args.success) throw new SwitchboardError('bad_request', `${tool}: ${formatZodError(args.error)}`);
@@ -62,24 +85,42 @@ export function approvalsCheckCommand(approvals: Command): void {
     .description('say whether a command would be refused, asked about or allowed, and why (runs nothing)')
     .argument('<subject>', "the command (or, with --tool, that tool's arguments as JSON)")
     .option('--execution-target <name>', "judge with this target's flags and cwd")
-    .option('--tool <tool>', "judge a call of this tool (write_file, patch, execute_code, …) with the JSON arguments given")
+    .option(
+      '--tool <tool>',
+      'judge a call of this tool (write_file, patch, execute_code, …) with the JSON arguments given',
+    )
     .option('--json', 'one JSON document')
-    .action(action(async (subject: string, opts: { executionTarget?: string; tool?: string; json?: boolean }) => {
-      const call = callFor(opts.tool, subject);
-      const { ctx, assumed } = await contextFor(opts.executionTarget);
-      // The shell parser (tree-sitter) loads only here, so the other `approvals` subcommands stay small.
-      const policy = await (await import('../../core/approvals/policy/commandPolicy.js')).loadCommandPolicy({ profile: resolve(switchboardHome()) });
-      const judged = call ? policy.classify(call, ctx) : { verdict: 'safe' as const, reasons: [], decision: 'allow' as const };
-      // Output never holds a secret (a reason may quote the command); the spans index the subject as it was given.
-      const r = { ...judged, reasons: judged.reasons.map((reason) => ({ ...reason, text: redact(reason.text) })) };
-      if (opts.json) {
-        return printJson({
-          ...(opts.tool ? { tool: opts.tool } : {}), subject: redact(subject), ...(opts.executionTarget ? { execution_target: opts.executionTarget } : {}), assumed, ...r,
-          ...(call?.kind === 'command' ? { pattern: redact(policy.commandPattern(call.command)) } : {}),
+    .action(
+      action(async (subject: string, opts: { executionTarget?: string; tool?: string; json?: boolean }) => {
+        const call = callFor(opts.tool, subject);
+        const { ctx, assumed } = await contextFor(opts.executionTarget);
+        // The shell parser (tree-sitter) loads only here, so the other `approvals` subcommands stay small.
+        const policy = await (await import('../../core/approvals/policy/commandPolicy.js')).loadCommandPolicy({
+          profile: resolve(switchboardHome()),
         });
-      }
-      const lines = [`${r.verdict}: ${r.decision === 'refuse' ? 'would be refused' : r.decision === 'ask' ? 'would ask' : 'would run'} (${assumed})`];
-      for (const reason of r.reasons) lines.push(`  ${reason.severity === 'hardline' ? '!!' : '? '} ${reason.text}${reason.span ? `  [${reason.span[0]}-${reason.span[1]}]` : ''}`);
-      process.stdout.write(lines.join('\n') + '\n');
-    }));
+        const judged = call
+          ? policy.classify(call, ctx)
+          : { verdict: 'safe' as const, reasons: [], decision: 'allow' as const };
+        // Output never holds a secret (a reason may quote the command); the spans index the subject as it was given.
+        const r = { ...judged, reasons: judged.reasons.map((reason) => ({ ...reason, text: redact(reason.text) })) };
+        if (opts.json) {
+          return printJson({
+            ...(opts.tool ? { tool: opts.tool } : {}),
+            subject: redact(subject),
+            ...(opts.executionTarget ? { execution_target: opts.executionTarget } : {}),
+            assumed,
+            ...r,
+            ...(call?.kind === 'command' ? { pattern: redact(policy.commandPattern(call.command)) } : {}),
+          });
+        }
+        const lines = [
+          `${r.verdict}: ${r.decision === 'refuse' ? 'would be refused' : r.decision === 'ask' ? 'would ask' : 'would run'} (${assumed})`,
+        ];
+        for (const reason of r.reasons)
+          lines.push(
+            `  ${reason.severity === 'hardline' ? '!!' : '? '} ${reason.text}${reason.span ? `  [${reason.span[0]}-${reason.span[1]}]` : ''}`,
+          );
+        process.stdout.write(lines.join('\n') + '\n');
+      }),
+    );
 }

@@ -23,7 +23,9 @@ function sentence(path: string, r: ChainReport): string {
   if (r.lines === 0 && !r.head) return `${path}: no audit log yet, nothing to verify`;
   const before = r.unchained ? `; the first ${r.unchained} were written before the log was chained` : '';
   const end = r.head ? '' : `; no head file (${headPath(path)}), so lines cut from the end would not show`;
-  const lost = r.lost ? `; ${r.lost} line${r.lost === 1 ? ' was' : 's were'} lost when they could not be written (a full disk), as the lines after them say (audit_lost)` : '';
+  const lost = r.lost
+    ? `; ${r.lost} line${r.lost === 1 ? ' was' : 's were'} lost when they could not be written (a full disk), as the lines after them say (audit_lost)`
+    : '';
   return `${path}: the chain is whole, ${r.lines} line${r.lines === 1 ? '' : 's'}${before}${lost}${end}`;
 }
 
@@ -34,17 +36,25 @@ export function auditCommand(program: Command): void {
     .description("say whether audit.jsonl's hash chain is whole and, if not, the first line where it breaks (exit 1)")
     .option('--file <path>', 'the log to check (default: audit.jsonl in the profile)')
     .option('--json', 'one JSON document')
-    .action(action(async (opts: { file?: string; json?: boolean }) => {
-      const path = opts.file ? resolve(opts.file) : join(switchboardHome(), 'audit.jsonl');
-      // The head first: a running Core writes the log, then the head, so the log read after it holds every line it names.
-      const headBytes = readOrNothing(headPath(path));
-      const bytes = readOrNothing(path);
-      const head = headBytes && parseHead(headBytes.toString('utf8'));
-      if (headBytes && !head) throw new SwitchboardError('bad_request', `${headPath(path)} is not a head file`, 'it is written by the Core beside audit.jsonl; a changed one is itself a sign of tampering');
-      if (!bytes && !head && opts.file) throw new SwitchboardError('bad_request', `no file ${path}`);
-      const r = verifyChain(bytes ?? new Uint8Array(), head);
-      if (opts.json) printJson({ file: path, ...r });
-      else process.stdout.write(sentence(path, r) + '\n');
-      if (!r.whole) process.exitCode = 1;
-    }));
+    .action(
+      action(async (opts: { file?: string; json?: boolean }) => {
+        const path = opts.file ? resolve(opts.file) : join(switchboardHome(), 'audit.jsonl');
+        // The head first: a running Core writes the log, then the head, so the log read after it holds every line it
+        // names.
+        const headBytes = readOrNothing(headPath(path));
+        const bytes = readOrNothing(path);
+        const head = headBytes && parseHead(headBytes.toString('utf8'));
+        if (headBytes && !head)
+          throw new SwitchboardError(
+            'bad_request',
+            `${headPath(path)} is not a head file`,
+            'it is written by the Core beside audit.jsonl; a changed one is itself a sign of tampering',
+          );
+        if (!bytes && !head && opts.file) throw new SwitchboardError('bad_request', `no file ${path}`);
+        const r = verifyChain(bytes ?? new Uint8Array(), head);
+        if (opts.json) printJson({ file: path, ...r });
+        else process.stdout.write(sentence(path, r) + '\n');
+        if (!r.whole) process.exitCode = 1;
+      }),
+    );
 }

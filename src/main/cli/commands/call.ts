@@ -11,30 +11,37 @@ export function callCommand(program: Command): void {
     .argument('<tool>', 'terminal, process, read_file, write_file, patch, search_files, execute_code, list_targets')
     .argument('[args]', 'the arguments as a JSON object', '{}')
     .option('--json', 'print the whole result as JSON')
-    .action(action(async (tool: string, argsText: string, opts: { json?: boolean }) => {
-      let args: unknown;
-      try {
-        args = JSON.parse(argsText);
-      } catch (err) {
-        throw new SwitchboardError('bad_request', `the arguments are not valid JSON: ${(err as Error).message}`);
-      }
-      if (typeof args !== 'object' || args === null || Array.isArray(args)) throw new SwitchboardError('bad_request', 'the arguments must be a JSON object');
-      // Ctrl+C (or a TERM/HUP from a supervisor) withdraws the call: the Core kills the command's process group and
-      // answers `cancelled`, which exits 130 like an interrupted shell command.
-      const abort = new AbortController();
-      const onSignal = (): void => abort.abort();
-      for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(s, onSignal);
-      const result = await withCore((c) => c.call('tool.call', { tool, args: args as Record<string, unknown>, client: 'cli' }, { signal: abort.signal }));
-      if (opts.json) return printJson(result);
-      if (typeof result.output === 'string') {
-        process.stdout.write(result.output.endsWith('\n') || result.output === '' ? result.output : result.output + '\n');
-        if (typeof result.exit_code === 'number' && result.exit_code !== 0) process.exitCode = result.exit_code;
-        return;
-      }
-      if (typeof result.content === 'string') {
-        process.stdout.write(result.content);
-        return;
-      }
-      printJson(result);
-    }));
+    .action(
+      action(async (tool: string, argsText: string, opts: { json?: boolean }) => {
+        let args: unknown;
+        try {
+          args = JSON.parse(argsText);
+        } catch (err) {
+          throw new SwitchboardError('bad_request', `the arguments are not valid JSON: ${(err as Error).message}`);
+        }
+        if (typeof args !== 'object' || args === null || Array.isArray(args))
+          throw new SwitchboardError('bad_request', 'the arguments must be a JSON object');
+        // Ctrl+C (or a TERM/HUP from a supervisor) withdraws the call: the Core kills the command's process group and
+        // answers `cancelled`, which exits 130 like an interrupted shell command.
+        const abort = new AbortController();
+        const onSignal = (): void => abort.abort();
+        for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(s, onSignal);
+        const result = await withCore((c) =>
+          c.call('tool.call', { tool, args: args as Record<string, unknown>, client: 'cli' }, { signal: abort.signal }),
+        );
+        if (opts.json) return printJson(result);
+        if (typeof result.output === 'string') {
+          process.stdout.write(
+            result.output.endsWith('\n') || result.output === '' ? result.output : result.output + '\n',
+          );
+          if (typeof result.exit_code === 'number' && result.exit_code !== 0) process.exitCode = result.exit_code;
+          return;
+        }
+        if (typeof result.content === 'string') {
+          process.stdout.write(result.content);
+          return;
+        }
+        printJson(result);
+      }),
+    );
 }

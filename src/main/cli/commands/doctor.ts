@@ -13,7 +13,8 @@ import { action, printJson, table } from '../output.js';
 import type { OrphanInfo } from '../../core/backends/provider.js';
 import { runtimeIdentity, type TargetSpec } from '../../../shared/targets.js';
 
-export const NO_CORE_LINE = 'no Switchboard Core is running: target health is not checked (start one with `switchboard serve` or `npm start`)';
+export const NO_CORE_LINE =
+  'no Switchboard Core is running: target health is not checked (start one with `switchboard serve` or `npm start`)';
 
 /**
  * What can be said without a Core: config.yaml and runtime-targets.json problems, read through their libraries; and
@@ -23,14 +24,20 @@ function readProfile(home: string): { problems: string[]; specs: Map<string, Tar
   const providers = new Map(builtinSpecs.map((p) => [p.backend, p]));
   let config: ConfigStore;
   try {
-    config = new ConfigStore(home, () => offlineSpecSchemas(home, new Map([...providers].map(([k, p]) => [k, p.specSchema]))));
+    config = new ConfigStore(home, () =>
+      offlineSpecSchemas(home, new Map([...providers].map(([k, p]) => [k, p.specSchema]))),
+    );
   } catch (err) {
     return { problems: [toErrorPayload(err).message], specs: new Map(), complete: false };
   }
   const registry = new Registry(home);
   try {
     const table = new TargetTable(config, registry, (b) => providers.get(b));
-    const specs = new Map(table.list(() => ({})).map((t) => [runtimeIdentity(t.name, t.generation), { ...t.spec, backend: t.backend }] as const));
+    const specs = new Map(
+      table
+        .list(() => ({}))
+        .map((t) => [runtimeIdentity(t.name, t.generation), { ...t.spec, backend: t.backend }] as const),
+    );
     return { problems: table.problems(), specs, complete: config.problem === undefined };
   } finally {
     registry.close();
@@ -66,7 +73,11 @@ function humanAge(iso: string): string {
  * Orphans of every backend that can tell them (Docker: managed containers of a deleted profile or a gone target), read
  * here rather than through the Core: they are found from the profile's files and the engines, Core or not.
  */
-async function orphans(home: string, clean: boolean, say: (line: string) => void): Promise<{ orphans: OrphanInfo[]; problems: string[]; removed?: string[] }> {
+async function orphans(
+  home: string,
+  clean: boolean,
+  say: (line: string) => void,
+): Promise<{ orphans: OrphanInfo[]; problems: string[]; removed?: string[] }> {
   const profile = readProfile(home);
   const all: OrphanInfo[] = [];
   const problems: string[] = [];
@@ -80,9 +91,16 @@ async function orphans(home: string, clean: boolean, say: (line: string) => void
     problems.push(...r.problems);
     removers.push(r.remove);
   }
-  if (!profile.complete) problems.push('config.yaml could not be read: containers of this profile are not judged (only those of deleted profiles)');
+  if (!profile.complete)
+    problems.push(
+      'config.yaml could not be read: containers of this profile are not judged (only those of deleted profiles)',
+    );
   if (!clean) return { orphans: all, problems };
-  say(all.length ? `removing ${all.length} orphan container(s): ${all.map((o) => o.name).join(', ')}` : 'no orphan containers to remove');
+  say(
+    all.length
+      ? `removing ${all.length} orphan container(s): ${all.map((o) => o.name).join(', ')}`
+      : 'no orphan containers to remove',
+  );
   const removed: string[] = [];
   for (const remove of removers) removed.push(...(await remove()));
   for (const r of removed) say(`removed ${r}`);
@@ -91,9 +109,12 @@ async function orphans(home: string, clean: boolean, say: (line: string) => void
 
 function printOrphans(list: OrphanInfo[]): void {
   if (list.length === 0) return;
-  process.stdout.write(`\norphan containers (their profile or target is gone)\n${table(['NAME', 'PROFILE', 'TARGET', 'AGE', 'SIZE', 'ENGINE', 'WHY'], list.map((o) => [
-    o.name, o.profile, o.target, humanAge(o.created_at), humanSize(o.size_bytes), o.where, o.why,
-  ]))}`);
+  process.stdout.write(
+    `\norphan containers (their profile or target is gone)\n${table(
+      ['NAME', 'PROFILE', 'TARGET', 'AGE', 'SIZE', 'ENGINE', 'WHY'],
+      list.map((o) => [o.name, o.profile, o.target, humanAge(o.created_at), humanSize(o.size_bytes), o.where, o.why]),
+    )}`,
+  );
   process.stdout.write('remove them with `switchboard doctor --clean-orphans`\n');
 }
 
@@ -104,53 +125,92 @@ export function doctorCommand(program: Command): void {
     .option('--timeout <seconds>', 'deadline per target', '5')
     .option('--json', 'one JSON document')
     .option('--clean-orphans', 'remove managed containers whose profile or target is gone (after listing them)')
-    .action(action(async (opts: { timeout: string; json?: boolean; cleanOrphans?: boolean }) => {
-      const secs = Number(opts.timeout);
-      if (!(secs > 0 && secs <= 60)) throw new SwitchboardError('bad_request', '--timeout must be 1-60 seconds');
-      const home = switchboardHome();
-      const clean = opts.cleanOrphans === true;
-      // With --json the removal is told in the document; otherwise each line as it happens, before the report.
-      const left = await orphans(home, clean, (line) => {
-        if (!opts.json) process.stdout.write(`${line}\n`);
-      });
-      const orphanJson = { ...(left.orphans.length ? { orphans: left.orphans } : {}), ...(left.removed ? { removed: left.removed } : {}) };
-      if (!coreRunning(home)) {
-        const problems = fileProblems(home);
-        // Plugins as installed and enabled; whether they load is known only to a Core.
-        const enabled = new Set(readEnabled(home).enabled);
-        const plugins = installedPlugins(home).map((p) => ({
-          name: p.name, ...(p.manifest ? { version: p.manifest.version } : {}), enabled: enabled.has(p.name), ...(p.problem ? { problem: p.problem } : {}),
-        }));
-        problems.push(...left.problems);
-        if (opts.json) printJson({ core: 'not running', home, problems, ...(plugins.length ? { plugins } : {}), ...orphanJson });
-        else {
-          process.stdout.write(`${NO_CORE_LINE}\n`);
-          if (!clean) printOrphans(left.orphans);
-          for (const p of plugins) process.stdout.write(`plugin: ${p.name} ${p.version ?? '?'} ${p.enabled ? 'enabled' : 'disabled'}${p.problem ? ` — ${p.problem}` : ''}\n`);
-          for (const p of problems) process.stdout.write(`problem: ${p}\n`);
+    .action(
+      action(async (opts: { timeout: string; json?: boolean; cleanOrphans?: boolean }) => {
+        const secs = Number(opts.timeout);
+        if (!(secs > 0 && secs <= 60)) throw new SwitchboardError('bad_request', '--timeout must be 1-60 seconds');
+        const home = switchboardHome();
+        const clean = opts.cleanOrphans === true;
+        // With --json the removal is told in the document; otherwise each line as it happens, before the report.
+        const left = await orphans(home, clean, (line) => {
+          if (!opts.json) process.stdout.write(`${line}\n`);
+        });
+        const orphanJson = {
+          ...(left.orphans.length ? { orphans: left.orphans } : {}),
+          ...(left.removed ? { removed: left.removed } : {}),
+        };
+        if (!coreRunning(home)) {
+          const problems = fileProblems(home);
+          // Plugins as installed and enabled; whether they load is known only to a Core.
+          const enabled = new Set(readEnabled(home).enabled);
+          const plugins = installedPlugins(home).map((p) => ({
+            name: p.name,
+            ...(p.manifest ? { version: p.manifest.version } : {}),
+            enabled: enabled.has(p.name),
+            ...(p.problem ? { problem: p.problem } : {}),
+          }));
+          problems.push(...left.problems);
+          if (opts.json)
+            printJson({ core: 'not running', home, problems, ...(plugins.length ? { plugins } : {}), ...orphanJson });
+          else {
+            process.stdout.write(`${NO_CORE_LINE}\n`);
+            if (!clean) printOrphans(left.orphans);
+            for (const p of plugins)
+              process.stdout.write(
+                `plugin: ${p.name} ${p.version ?? '?'} ${p.enabled ? 'enabled' : 'disabled'}${p.problem ? ` — ${p.problem}` : ''}\n`,
+              );
+            for (const p of problems) process.stdout.write(`problem: ${p}\n`);
+          }
+          if (plugins.some((p) => p.problem && p.enabled)) process.exitCode = 1;
+          if (problems.length > 0) process.exitCode = 1;
+          return;
         }
-        if (plugins.some((p) => p.problem && p.enabled)) process.exitCode = 1;
-        if (problems.length > 0) process.exitCode = 1;
-        return;
-      }
-      const r = await withCore((c) => c.call('doctor.run', { timeout_ms: secs * 1000 }));
-      r.problems.push(...left.problems);
-      if (opts.json) return printJson({ core: 'running', ...r, ...orphanJson });
-      process.stdout.write(`profile  ${r.home}\ncore     running\nbackends ${r.backends.map((b) => b.backend).join(', ')}\n\n`);
-      process.stdout.write(table(['TARGET', 'BACKEND', 'SOURCE', 'STATE', 'HEALTH', 'TIME', 'SANDBOX', 'DETAIL'], r.targets.map((t) => [
-        t.name, t.backend, t.source, t.state, t.ok ? 'ok' : 'FAIL', `${t.ms}ms`, t.sandbox ? sandboxLine(t.sandbox) : '-', (t.ok ? t.detail : t.problem) ?? '',
-      ])));
-      if (r.plugins?.length) {
-        process.stdout.write(`\n${table(['PLUGIN', 'VERSION', 'STATE', 'AVAILABLE', 'BACKENDS', 'PROBLEM'], r.plugins.map((p) => [
-          p.name, p.version ?? '', p.state, p.available === undefined ? '-' : p.available ? 'yes' : 'NO', p.backends.join(','), p.problem ?? '',
-        ]))}`);
-        for (const p of r.plugins) {
-          for (const c of p.checks) process.stdout.write(`check ${p.name}: ${c.ok ? 'ok  ' : 'FAIL'} ${c.name}${c.detail ? ` — ${c.detail}` : ''}\n`);
-          for (const q of p.requirements) process.stdout.write(`requirement ${p.name}: ${q}\n`);
+        const r = await withCore((c) => c.call('doctor.run', { timeout_ms: secs * 1000 }));
+        r.problems.push(...left.problems);
+        if (opts.json) return printJson({ core: 'running', ...r, ...orphanJson });
+        process.stdout.write(
+          `profile  ${r.home}\ncore     running\nbackends ${r.backends.map((b) => b.backend).join(', ')}\n\n`,
+        );
+        process.stdout.write(
+          table(
+            ['TARGET', 'BACKEND', 'SOURCE', 'STATE', 'HEALTH', 'TIME', 'SANDBOX', 'DETAIL'],
+            r.targets.map((t) => [
+              t.name,
+              t.backend,
+              t.source,
+              t.state,
+              t.ok ? 'ok' : 'FAIL',
+              `${t.ms}ms`,
+              t.sandbox ? sandboxLine(t.sandbox) : '-',
+              (t.ok ? t.detail : t.problem) ?? '',
+            ]),
+          ),
+        );
+        if (r.plugins?.length) {
+          process.stdout.write(
+            `\n${table(
+              ['PLUGIN', 'VERSION', 'STATE', 'AVAILABLE', 'BACKENDS', 'PROBLEM'],
+              r.plugins.map((p) => [
+                p.name,
+                p.version ?? '',
+                p.state,
+                p.available === undefined ? '-' : p.available ? 'yes' : 'NO',
+                p.backends.join(','),
+                p.problem ?? '',
+              ]),
+            )}`,
+          );
+          for (const p of r.plugins) {
+            for (const c of p.checks)
+              process.stdout.write(
+                `check ${p.name}: ${c.ok ? 'ok  ' : 'FAIL'} ${c.name}${c.detail ? ` — ${c.detail}` : ''}\n`,
+              );
+            for (const q of p.requirements) process.stdout.write(`requirement ${p.name}: ${q}\n`);
+          }
         }
-      }
-      if (!clean) printOrphans(left.orphans);
-      for (const p of r.problems) process.stdout.write(`problem: ${p}\n`);
-      if (r.targets.some((t) => !t.ok) || r.problems.length > 0) process.exitCode = 1;
-    }));
+        if (!clean) printOrphans(left.orphans);
+        for (const p of r.problems) process.stdout.write(`problem: ${p}\n`);
+        if (r.targets.some((t) => !t.ok) || r.problems.length > 0) process.exitCode = 1;
+      }),
+    );
 }

@@ -62,7 +62,10 @@ class CoreBridge {
   }
 
   close(): void {
-    void this.conn?.then((c) => c.close(), () => undefined);
+    void this.conn?.then(
+      (c) => c.close(),
+      () => undefined,
+    );
     this.conn = undefined;
   }
 }
@@ -78,7 +81,12 @@ class StdioAfterFront extends StdioServerTransport {
 
   override send(message: JSONRPCMessage): Promise<void> {
     // Told apart by its id and its kind: an unknown method is answered at once, ahead of the requests before it.
-    if (this.answered !== undefined && 'result' in message && message.id === this.answered && 'serverInfo' in message.result) {
+    if (
+      this.answered !== undefined &&
+      'result' in message &&
+      message.id === this.answered &&
+      'serverInfo' in message.result
+    ) {
       this.answered = undefined;
       return Promise.resolve();
     }
@@ -119,10 +127,19 @@ export function mcpCommand(program: Command): void {
 export async function initializeTemplate(): Promise<InitializeTemplate> {
   const server = createMcpServer(() => Promise.reject(new Error('not called')));
   const answered = new Promise<JSONRPCMessage>((resolve) => {
-    const transport: Transport = { start: async () => undefined, close: async () => undefined, send: async (m) => resolve(m) };
+    const transport: Transport = {
+      start: async () => undefined,
+      close: async () => undefined,
+      send: async (m) => resolve(m),
+    };
     void server.connect(transport).then(() =>
       // No version the SDK supports: the answer names the latest.
-      transport.onmessage?.({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '', capabilities: {}, clientInfo: { name: 'build', version: '0' } } }),
+      transport.onmessage?.({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '', capabilities: {}, clientInfo: { name: 'build', version: '0' } },
+      }),
     );
   });
   const answer = await answered;

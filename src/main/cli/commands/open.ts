@@ -1,4 +1,5 @@
-// `switchboard open`: the window as a person — a new person link from the running Core, opened in the browser or shown on this terminal.
+// `switchboard open`: the window as a person — a new person link from the running Core, opened in the browser or shown
+// on this terminal.
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { SwitchboardError } from '../../../shared/errors.js';
@@ -18,21 +19,35 @@ function browserOpener(): string | undefined {
 export function openCommand(program: Command): void {
   program
     .command('open')
-    .description('open the window as a person: a new link to the served page, opened in your browser or shown on this terminal')
+    .description(
+      'open the window as a person: a new link to the served page, opened in your browser or shown on this terminal',
+    )
     .option('--no-browser', 'show the link on this terminal instead of opening a browser')
-    .action(action(async (opts: { browser: boolean }) => {
-      const info = readCoreFile(switchboardHome());
-      // The Core hands a link only to a person: this process must be at a terminal of its own, outside any sandbox.
-      const { approver } = await withCore((c) => c.call('window.link', {}));
-      const link = personLinkUrl(info.url, info.token, approver);
-      const opener = opts.browser ? browserOpener() : undefined;
-      if (opener) {
-        spawn(opener, [link], { detached: true, stdio: 'ignore' }).on('error', () => undefined).unref();
-        process.stderr.write('switchboard: opened the window in your browser\n');
-        return;
-      }
-      if (!writeToTerminal(`Open Switchboard (this link is yours alone; it lets its page approve commands):\n  ${link}\n`)) {
-        throw new SwitchboardError('not_permitted', 'no terminal to show the link on', 'run `switchboard open` in a terminal of your own');
-      }
-    }));
+    .action(
+      action(async (opts: { browser: boolean }) => {
+        const info = readCoreFile(switchboardHome());
+        // The Core hands a link only to a person: this process must be at a terminal of its own, outside any sandbox.
+        const { approver } = await withCore((c) => c.call('window.link', {}));
+        const link = personLinkUrl(info.url, info.token, approver);
+        const opener = opts.browser ? browserOpener() : undefined;
+        if (opener) {
+          spawn(opener, [link], { detached: true, stdio: 'ignore' })
+            .on('error', () => undefined)
+            .unref();
+          process.stderr.write('switchboard: opened the window in your browser\n');
+          return;
+        }
+        if (
+          !writeToTerminal(
+            `Open Switchboard (this link is yours alone; it lets its page approve commands):\n  ${link}\n`,
+          )
+        ) {
+          throw new SwitchboardError(
+            'not_permitted',
+            'no terminal to show the link on',
+            'run `switchboard open` in a terminal of your own',
+          );
+        }
+      }),
+    );
 }

@@ -1,4 +1,5 @@
-// `switchboard plugins list | enable NAME | disable NAME | install PATH`: through the running Core (live), else on the profile's files.
+// `switchboard plugins list | enable NAME | disable NAME | install PATH`: through the running Core (live), else on the
+// profile's files.
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
@@ -6,7 +7,14 @@ import { SwitchboardError } from '../../../shared/errors.js';
 import { pluginFlagSentences } from '../../../shared/pluginFlagSentences.js';
 import type { PluginInfo, PluginManifest } from '../../../shared/plugins.js';
 import { switchboardHome } from '../../core/home.js';
-import { findPlugin, installedPlugins, installPlugin, readEnabled, readPlugin, writeEnabled } from '../../core/plugins/installedPlugins.js';
+import {
+  findPlugin,
+  installedPlugins,
+  installPlugin,
+  readEnabled,
+  readPlugin,
+  writeEnabled,
+} from '../../core/plugins/installedPlugins.js';
 import { coreRunning, withCore } from '../connect.js';
 import { action, printJson, table } from '../output.js';
 
@@ -22,24 +30,34 @@ interface OfflinePlugin {
 function offlineList(home: string): OfflinePlugin[] {
   const enabled = new Set(readEnabled(home).enabled);
   return installedPlugins(home).map((p) => ({
-    name: p.name, ...(p.manifest ? { version: p.manifest.version } : {}), dir: p.dir, enabled: enabled.has(p.name), ...(p.problem ? { problem: p.problem } : {}),
+    name: p.name,
+    ...(p.manifest ? { version: p.manifest.version } : {}),
+    dir: p.dir,
+    enabled: enabled.has(p.name),
+    ...(p.problem ? { problem: p.problem } : {}),
   }));
 }
 
 function printLive(list: PluginInfo[], json: boolean | undefined): void {
   if (json) return printJson({ core: 'running', plugins: list });
   if (list.length === 0) return void process.stdout.write('no plugins installed (switchboard plugins install PATH)\n');
-  process.stdout.write(table(['PLUGIN', 'VERSION', 'STATE', 'BACKENDS', 'PROBLEM'], list.map((p) => [
-    p.name, p.version ?? '', p.state, p.backends.join(','), p.problem ?? '',
-  ])));
+  process.stdout.write(
+    table(
+      ['PLUGIN', 'VERSION', 'STATE', 'BACKENDS', 'PROBLEM'],
+      list.map((p) => [p.name, p.version ?? '', p.state, p.backends.join(','), p.problem ?? '']),
+    ),
+  );
 }
 
 function printOffline(list: OfflinePlugin[], json: boolean | undefined): void {
   if (json) return printJson({ core: 'not running', plugins: list });
   if (list.length === 0) return void process.stdout.write('no plugins installed (switchboard plugins install PATH)\n');
-  process.stdout.write(table(['PLUGIN', 'VERSION', 'STATE', 'PROBLEM'], list.map((p) => [
-    p.name, p.version ?? '', p.enabled ? 'enabled' : 'disabled', p.problem ?? '',
-  ])));
+  process.stdout.write(
+    table(
+      ['PLUGIN', 'VERSION', 'STATE', 'PROBLEM'],
+      list.map((p) => [p.name, p.version ?? '', p.enabled ? 'enabled' : 'disabled', p.problem ?? '']),
+    ),
+  );
   process.stdout.write('no Switchboard Core is running: enabled plugins load when one starts\n');
 }
 
@@ -64,7 +82,10 @@ function atTerminal(): boolean {
  */
 function refuseUnlessPerson(verb: string): void {
   if (atTerminal()) return;
-  throw new SwitchboardError('not_permitted', `plugins ${verb}: with no Core running, only a person at a terminal may change which plugins run (stdin is not a terminal here)`);
+  throw new SwitchboardError(
+    'not_permitted',
+    `plugins ${verb}: with no Core running, only a person at a terminal may change which plugins run (stdin is not a terminal here)`,
+  );
 }
 
 /** One line from the terminal. */
@@ -88,17 +109,27 @@ function readAnswer(prompt: string, out: NodeJS.WritableStream): Promise<string>
  * Say what the plugin's manifest asks for, in words, and get a person's yes: from the terminal, or `--yes` (which a
  * person types after reading). Without a terminal and without --yes: refused, one line.
  */
-async function confirmPlugin(verb: 'Enable' | 'Install', m: PluginManifest, opts: { yes?: boolean; json?: boolean }): Promise<void> {
+async function confirmPlugin(
+  verb: 'Enable' | 'Install',
+  m: PluginManifest,
+  opts: { yes?: boolean; json?: boolean },
+): Promise<void> {
   // With --json the sentences go to stderr: stdout holds one JSON document.
   const out = opts.json ? process.stderr : process.stdout;
-  const lines = pluginFlagSentences(m.flags).map((l) => `  ${l}\n`).join('');
+  const lines = pluginFlagSentences(m.flags)
+    .map((l) => `  ${l}\n`)
+    .join('');
   out.write(`plugin ${m.name} ${m.version}${m.description ? ` — ${m.description}` : ''}\n${lines}`);
   if (opts.yes) return;
   if (!atTerminal()) {
-    throw new SwitchboardError('not_permitted', `${verb.toLowerCase()} ${m.name}: not confirmed — run it at a terminal to answer, or add --yes once you have read what it allows`);
+    throw new SwitchboardError(
+      'not_permitted',
+      `${verb.toLowerCase()} ${m.name}: not confirmed — run it at a terminal to answer, or add --yes once you have read what it allows`,
+    );
   }
   const answer = await readAnswer(`${verb} ${m.name}? [y/N] `, out);
-  if (!/^y(es)?$/i.test(answer.trim())) throw new SwitchboardError('not_permitted', `${verb.toLowerCase()} ${m.name}: not confirmed; nothing changed`);
+  if (!/^y(es)?$/i.test(answer.trim()))
+    throw new SwitchboardError('not_permitted', `${verb.toLowerCase()} ${m.name}: not confirmed; nothing changed`);
 }
 
 export function pluginsCommand(program: Command): void {
@@ -107,19 +138,26 @@ export function pluginsCommand(program: Command): void {
     .command('list')
     .description('installed plugins and their state')
     .option('--json', 'one JSON document')
-    .action(action(async (opts: { json?: boolean }) => {
-      const home = switchboardHome();
-      if (coreRunning(home)) printLive(await withCore((c) => c.call('plugins.list', {})), opts.json);
-      else printOffline(offlineList(home), opts.json);
-    }));
+    .action(
+      action(async (opts: { json?: boolean }) => {
+        const home = switchboardHome();
+        if (coreRunning(home)) printLive(await withCore((c) => c.call('plugins.list', {})), opts.json);
+        else printOffline(offlineList(home), opts.json);
+      }),
+    );
   for (const verb of ['enable', 'disable'] as const) {
     const cmd = plugins
       .command(verb)
-      .description(verb === 'enable' ? 'load a plugin now and at every start (says what it allows, then asks)' : 'unload a plugin; its targets show unreachable')
+      .description(
+        verb === 'enable'
+          ? 'load a plugin now and at every start (says what it allows, then asks)'
+          : 'unload a plugin; its targets show unreachable',
+      )
       .argument('<name>', 'the plugin name')
       .option('--json', 'one JSON document');
     if (verb === 'enable') cmd.option('--yes', 'do not ask: you have read what it allows');
-    cmd.action(action(async (name: string, opts: { json?: boolean; yes?: boolean }) => {
+    cmd.action(
+      action(async (name: string, opts: { json?: boolean; yes?: boolean }) => {
         const home = switchboardHome();
         const live = coreRunning(home);
         if (!live) refuseUnlessPerson(verb);
@@ -133,24 +171,33 @@ export function pluginsCommand(program: Command): void {
         const enabled = verb === 'enable' ? [...state.enabled, name] : state.enabled.filter((n) => n !== name);
         writeEnabled(home, { ...state, enabled });
         reportOne(offlineList(home).find((o) => o.name === name)!, opts.json, false);
-      }));
+      }),
+    );
   }
   plugins
     .command('install')
-    .description('copy a plugin folder (plugin.yaml, or an npm package with a "switchboard" field) into the profile; installed disabled (says what it allows, then asks)')
+    .description(
+      'copy a plugin folder (plugin.yaml, or an npm package with a "switchboard" field) into the profile; installed disabled (says what it allows, then asks)',
+    )
     .argument('<path>', 'the plugin folder')
     .option('--json', 'one JSON document')
     .option('--yes', 'do not ask: you have read what it allows')
-    .action(action(async (path: string, opts: { json?: boolean; yes?: boolean }) => {
-      const home = switchboardHome();
-      const full = resolve(path);
-      const live = coreRunning(home);
-      if (!live) refuseUnlessPerson('install');
-      // What it asks for is read from the folder as it is now, before anything is copied.
-      const read = readPlugin(full);
-      if (read.manifest) await confirmPlugin('Install', read.manifest, opts);
-      if (live) return reportOne(await withCore((c) => c.call('plugins.install', { path: full })), opts.json, true);
-      const p = installPlugin(home, full);
-      reportOne({ name: p.name, ...(p.manifest ? { version: p.manifest.version } : {}), dir: p.dir, enabled: false }, opts.json, false);
-    }));
+    .action(
+      action(async (path: string, opts: { json?: boolean; yes?: boolean }) => {
+        const home = switchboardHome();
+        const full = resolve(path);
+        const live = coreRunning(home);
+        if (!live) refuseUnlessPerson('install');
+        // What it asks for is read from the folder as it is now, before anything is copied.
+        const read = readPlugin(full);
+        if (read.manifest) await confirmPlugin('Install', read.manifest, opts);
+        if (live) return reportOne(await withCore((c) => c.call('plugins.install', { path: full })), opts.json, true);
+        const p = installPlugin(home, full);
+        reportOne(
+          { name: p.name, ...(p.manifest ? { version: p.manifest.version } : {}), dir: p.dir, enabled: false },
+          opts.json,
+          false,
+        );
+      }),
+    );
 }

@@ -9,12 +9,17 @@ export function targetsDrainCommand(targets: Command): void {
     .description('stop new calls and panes on a runtime target; terminals and background work already running go on')
     .argument('<name>', 'the target name');
   requesterOptions(cmd, 'drain only this generation');
-  cmd.action(action(async (name: string, opts: RequesterOptions & { generation?: string; json?: boolean }) => {
-    const registry = openRegistry();
-    try {
-      reportChange(await registry.drain({ name, provider: opts.provider, owner_id: opts.ownerId, generation: opts.generation }), opts.json);
-    } finally {
-      registry.close();
-    }
-  }));
+  cmd.action(
+    action(async (name: string, opts: RequesterOptions & { generation?: string; json?: boolean }) => {
+      const registry = openRegistry();
+      try {
+        reportChange(
+          await registry.drain({ name, provider: opts.provider, owner_id: opts.ownerId, generation: opts.generation }),
+          opts.json,
+        );
+      } finally {
+        registry.close();
+      }
+    }),
+  );
 }

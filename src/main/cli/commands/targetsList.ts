@@ -24,7 +24,9 @@ export interface TargetsView {
 export async function loadTargets(home = switchboardHome()): Promise<TargetsView> {
   try {
     readCoreFile(home);
-    const [targets, coreProblems] = await withCore((c) => Promise.all([c.call('targets.list', {}), c.call('targets.problems', {})]));
+    const [targets, coreProblems] = await withCore((c) =>
+      Promise.all([c.call('targets.list', {}), c.call('targets.problems', {})]),
+    );
     // The Core knows what it could not use (a broken config edit it kept the last good config over); the registry
     // file's own problems are read here too, once each.
     return { targets, problems: [...new Set([...coreProblems, ...registryProblems(home, targets)])], live: true };
@@ -50,17 +52,23 @@ export function storedTargets(home: string): TargetsView {
 
 /** The one stderr line that says the view is not live (a --json document carries `live: false` instead). */
 export function noteNotLive(view: TargetsView, json: boolean | undefined): void {
-  if (!view.live && !json) process.stderr.write('switchboard: no Core is running; showing config.yaml and the registry as stored (state is not live)\n');
+  if (!view.live && !json)
+    process.stderr.write(
+      'switchboard: no Core is running; showing config.yaml and the registry as stored (state is not live)\n',
+    );
 }
 
-/** With a running Core, the registry's own problems and the runtime names a config target withholds, read from the file. */
+/**
+ * With a running Core, the registry's own problems and the runtime names a config target withholds, read from the file.
+ */
 function registryProblems(home: string, targets: TargetInfo[]): string[] {
   const registry = new Registry(home);
   try {
     const problems = registry.problems();
     for (const r of registry.list()) {
       const shown = targets.find((t) => t.name === r.name);
-      if (shown?.source === 'config') problems.push(`runtime target "${r.name}" (provider ${r.provider}) is withheld: a config target has that name`);
+      if (shown?.source === 'config')
+        problems.push(`runtime target "${r.name}" (provider ${r.provider}) is withheld: a config target has that name`);
     }
     return problems;
   } finally {
@@ -79,16 +87,27 @@ export function targetsListCommand(targets: Command): void {
     .alias('ls')
     .description('list config and runtime targets')
     .option('--json', 'one JSON document')
-    .action(action(async (opts: { json?: boolean }) => {
-      const view = await loadTargets();
-      const { targets: list, problems } = view;
-      noteNotLive(view, opts.json);
-      if (opts.json) return printJson({ targets: list, problems, live: view.live });
-      const rows = list.map((t) => [
-        (t.is_default ? '* ' : '  ') + t.name, t.backend, describeTarget(t), t.source, t.state, t.generation, t.cwd ?? '', t.sandbox ? sandboxLine(t.sandbox) : '-',
-      ]);
-      process.stdout.write(table(['  NAME', 'BACKEND', 'WHERE', 'SOURCE', 'STATE', 'GENERATION', 'CWD', 'SANDBOX'], rows));
-      for (const p of problems) process.stderr.write(`switchboard: warning: ${p}\n`);
-      for (const t of list) if (t.cwd_problem) process.stderr.write(`switchboard: warning: ${t.cwd_problem}\n`);
-    }));
+    .action(
+      action(async (opts: { json?: boolean }) => {
+        const view = await loadTargets();
+        const { targets: list, problems } = view;
+        noteNotLive(view, opts.json);
+        if (opts.json) return printJson({ targets: list, problems, live: view.live });
+        const rows = list.map((t) => [
+          (t.is_default ? '* ' : '  ') + t.name,
+          t.backend,
+          describeTarget(t),
+          t.source,
+          t.state,
+          t.generation,
+          t.cwd ?? '',
+          t.sandbox ? sandboxLine(t.sandbox) : '-',
+        ]);
+        process.stdout.write(
+          table(['  NAME', 'BACKEND', 'WHERE', 'SOURCE', 'STATE', 'GENERATION', 'CWD', 'SANDBOX'], rows),
+        );
+        for (const p of problems) process.stderr.write(`switchboard: warning: ${p}\n`);
+        for (const t of list) if (t.cwd_problem) process.stderr.write(`switchboard: warning: ${t.cwd_problem}\n`);
+      }),
+    );
 }

@@ -52,11 +52,14 @@ export function fieldFlags(providers: readonly SpecDeclaration[] = builtinSpecs)
 export function fieldValue(field: SpecFieldInfo, what: string, text: string): unknown {
   switch (field.type) {
     case 'number':
-      if (field.integer && !/^\d+$/.test(text)) throw new SwitchboardError('bad_request', `${what} must be a whole number, not "${text}"`);
-      if (!/^-?\d+(\.\d+)?$/.test(text)) throw new SwitchboardError('bad_request', `${what} must be a number, not "${text}"`);
+      if (field.integer && !/^\d+$/.test(text))
+        throw new SwitchboardError('bad_request', `${what} must be a whole number, not "${text}"`);
+      if (!/^-?\d+(\.\d+)?$/.test(text))
+        throw new SwitchboardError('bad_request', `${what} must be a number, not "${text}"`);
       return Number(text);
     case 'boolean':
-      if (text !== 'true' && text !== 'false') throw new SwitchboardError('bad_request', `${what} must be true or false, not "${text}"`);
+      if (text !== 'true' && text !== 'false')
+        throw new SwitchboardError('bad_request', `${what} must be true or false, not "${text}"`);
       return text === 'true';
     case 'list':
     case 'map':
@@ -75,7 +78,10 @@ function jsonOrText(text: string): unknown {
   }
 }
 
-/** `--set key=value` for a key no backend declares (a plugin's): the text when the key takes a string, else a JSON value. */
+/**
+ * `--set key=value` for a key no backend declares (a plugin's): the text when the key takes a string, else a JSON
+ * value.
+ */
 export function setValue(schema: Parameters<typeof keySchema>[0], key: string, text: string): unknown {
   const field = keySchema(schema, key);
   if (field?.safeParse(text).success) return text;
@@ -83,7 +89,11 @@ export function setValue(schema: Parameters<typeof keySchema>[0], key: string, t
 }
 
 /** The spec the flags describe; pure, so the mapping is tested by table. */
-export function specFromOptions(opts: RegisterOptions, home: string, providers: readonly SpecDeclaration[] = builtinSpecs): Record<string, unknown> {
+export function specFromOptions(
+  opts: RegisterOptions,
+  home: string,
+  providers: readonly SpecDeclaration[] = builtinSpecs,
+): Record<string, unknown> {
   const provider = providers.find((p) => p.backend === opts.backend);
   const spec: Record<string, unknown> = { backend: opts.backend };
   for (const f of fieldFlags(providers)) {
@@ -92,7 +102,11 @@ export function specFromOptions(opts: RegisterOptions, home: string, providers: 
     const own = f.fields.find((x) => x.backend === opts.backend)?.field;
     if (provider && !own) {
       const keys = [...new Set(f.fields.map((x) => x.field.key))].join(', ');
-      throw new SwitchboardError('bad_request', `${f.flag} sets ${keys}, which a ${opts.backend} target does not have`, `keys of a ${opts.backend} target: ${provider.fields.map((x) => x.key).join(', ')}`);
+      throw new SwitchboardError(
+        'bad_request',
+        `${f.flag} sets ${keys}, which a ${opts.backend} target does not have`,
+        `keys of a ${opts.backend} target: ${provider.fields.map((x) => x.key).join(', ')}`,
+      );
     }
     // An unknown backend (a plugin, or a typo the registry will name) takes the key the flag sets elsewhere.
     const field = own ?? f.fields[0]!.field;
@@ -103,7 +117,8 @@ export function specFromOptions(opts: RegisterOptions, home: string, providers: 
     const eq = kv.indexOf('=');
     if (eq <= 0) throw new SwitchboardError('bad_request', '--set takes key=value (a key, then =, then the value)');
     const key = kv.slice(0, eq);
-    if (key === 'backend') throw new SwitchboardError('bad_request', '--set cannot change the backend', 'use --backend');
+    if (key === 'backend')
+      throw new SwitchboardError('bad_request', '--set cannot change the backend', 'use --backend');
     const field = provider?.fields.find((x) => x.key === key);
     spec[key] = field ? fieldValue(field, `--set ${key}`, kv.slice(eq + 1)) : setValue(schema, key, kv.slice(eq + 1));
   }
@@ -115,7 +130,8 @@ const collect = (value: string, previous: string[]): string[] => [...previous, v
 /** The help of a declared flag: the key it sets per backend, and the first field's help. */
 function flagHelp(f: FieldFlag): string {
   const keys = [...new Set(f.fields.map((x) => x.field.key))];
-  const owners = f.fields.length === builtinSpecs.length ? '' : ` (${[...new Set(f.fields.map((x) => x.backend))].join(', ')})`;
+  const owners =
+    f.fields.length === builtinSpecs.length ? '' : ` (${[...new Set(f.fields.map((x) => x.backend))].join(', ')})`;
   return `${keys.join(' / ')}${owners}: ${f.fields[0]!.field.help}`;
 }
 
@@ -131,28 +147,31 @@ export function targetsRegisterCommand(targets: Command): void {
     .option('--replace', 'replace an existing registration with a new generation')
     .option('--if-generation <generation>', 'replace only if the current generation is this one (compare-and-swap)');
   requesterOptions(cmd, 'the new generation (default: a fresh one)');
-  cmd.action(action(async (name: string, opts: RegisterOptions) => {
-    const home = switchboardHome();
-    // A plugin backend's fields are known to the running Core that loaded it; without one the spec is checked when it is used.
-    const plugin = await pluginDeclaration(home, opts.backend);
-    const spec = specFromOptions(opts, home, plugin ? [...builtinSpecs, plugin] : builtinSpecs);
-    if (plugin) checkSpec(name, spec, () => plugin.specSchema, { references: secretReferenceKeys([plugin]) });
-    const registry = openRegistry(home);
-    try {
-      const change = await registry.register({
-        name,
-        spec,
-        provider: opts.provider,
-        owner_id: opts.ownerId,
-        generation: opts.generation,
-        replace: opts.replace,
-        if_generation: opts.ifGeneration,
-      });
-      reportChange(change, opts.json);
-    } finally {
-      registry.close();
-    }
-  }));
+  cmd.action(
+    action(async (name: string, opts: RegisterOptions) => {
+      const home = switchboardHome();
+      // A plugin backend's fields are known to the running Core that loaded it; without one the spec is checked when it
+      // is used.
+      const plugin = await pluginDeclaration(home, opts.backend);
+      const spec = specFromOptions(opts, home, plugin ? [...builtinSpecs, plugin] : builtinSpecs);
+      if (plugin) checkSpec(name, spec, () => plugin.specSchema, { references: secretReferenceKeys([plugin]) });
+      const registry = openRegistry(home);
+      try {
+        const change = await registry.register({
+          name,
+          spec,
+          provider: opts.provider,
+          owner_id: opts.ownerId,
+          generation: opts.generation,
+          replace: opts.replace,
+          if_generation: opts.ifGeneration,
+        });
+        reportChange(change, opts.json);
+      } finally {
+        registry.close();
+      }
+    }),
+  );
 }
 
 /** A plugin backend's declaration as the running Core serves it (undefined for a built-in, or with no Core running). */
@@ -161,8 +180,21 @@ async function pluginDeclaration(home: string, backend: string): Promise<SpecDec
   const list = await withCore((c) => c.call('backends.list', {}));
   const info = list.find((b) => b.backend === backend);
   if (!info) {
-    const guess = didYouMean(backend, list.map((b) => b.backend));
-    throw new SwitchboardError('bad_request', `unknown backend "${backend}"${guess ? ` — did you mean "${guess}"?` : ''}`, `backends now: ${list.map((b) => b.backend).join(', ')} (a plugin's appear once it is enabled: switchboard plugins list)`);
+    const guess = didYouMean(
+      backend,
+      list.map((b) => b.backend),
+    );
+    throw new SwitchboardError(
+      'bad_request',
+      `unknown backend "${backend}"${guess ? ` — did you mean "${guess}"?` : ''}`,
+      `backends now: ${list.map((b) => b.backend).join(', ')} (a plugin's appear once it is enabled: switchboard plugins list)`,
+    );
   }
-  return { backend: info.backend, fields: info.fields, exactly_one: info.exactly_one, specSchema: specSchemaOf(info.backend, info.fields, info.exactly_one), describe: () => '' };
+  return {
+    backend: info.backend,
+    fields: info.fields,
+    exactly_one: info.exactly_one,
+    specSchema: specSchemaOf(info.backend, info.fields, info.exactly_one),
+    describe: () => '',
+  };
 }

@@ -18,7 +18,9 @@ export function configTargetNames(home: string): string[] {
     return [...store.config.targets.keys()];
   } catch {
     try {
-      const root = parseYaml(readFileSync(join(home, 'config.yaml'), 'utf8')) as { terminal?: { targets?: unknown; backend?: unknown } } | null;
+      const root = parseYaml(readFileSync(join(home, 'config.yaml'), 'utf8')) as {
+        terminal?: { targets?: unknown; backend?: unknown };
+      } | null;
       const t = root?.terminal;
       if (t?.targets && typeof t.targets === 'object') return Object.keys(t.targets);
       if (t?.backend !== undefined) return ['default'];

@@ -10,12 +10,17 @@ export function targetsRemoveCommand(targets: Command): void {
     .description('remove a runtime target; panes and processes already running on it stay until they end')
     .argument('<name>', 'the target name');
   requesterOptions(cmd, 'remove only this generation (a stale teardown cannot remove a replacement)');
-  cmd.action(action(async (name: string, opts: RequesterOptions & { generation?: string; json?: boolean }) => {
-    const registry = openRegistry();
-    try {
-      reportChange(await registry.remove({ name, provider: opts.provider, owner_id: opts.ownerId, generation: opts.generation }), opts.json);
-    } finally {
-      registry.close();
-    }
-  }));
+  cmd.action(
+    action(async (name: string, opts: RequesterOptions & { generation?: string; json?: boolean }) => {
+      const registry = openRegistry();
+      try {
+        reportChange(
+          await registry.remove({ name, provider: opts.provider, owner_id: opts.ownerId, generation: opts.generation }),
+          opts.json,
+        );
+      } finally {
+        registry.close();
+      }
+    }),
+  );
 }

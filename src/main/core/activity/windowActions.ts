@@ -1,4 +1,5 @@
-// Records what a person does from a client (kill a process; add, edit, drain or remove a target) in Activity and audit.jsonl, as tool calls are.
+// Records what a person does from a client (kill a process; add, edit, drain or remove a target) in Activity and
+// audit.jsonl, as tool calls are.
 import { randomUUID } from 'node:crypto';
 import type { ActivityEntry } from '../../../shared/api.js';
 import type { ToolClient } from '../../../shared/tools.js';
@@ -17,8 +18,15 @@ export interface ActionInfo {
   summary: string;
 }
 
-/** Runs an action and records it: a running entry first, then ok or error with its duration; what it returns fills in the identity. */
-export type RecordAction = <T>(info: ActionInfo, run: () => Promise<T>, after?: (result: T) => Partial<Pick<ActionInfo, 'execution_target' | 'generation' | 'summary'>>) => Promise<T>;
+/**
+ * Runs an action and records it: a running entry first, then ok or error with its duration; what it returns fills in
+ * the identity.
+ */
+export type RecordAction = <T>(
+  info: ActionInfo,
+  run: () => Promise<T>,
+  after?: (result: T) => Partial<Pick<ActionInfo, 'execution_target' | 'generation' | 'summary'>>,
+) => Promise<T>;
 
 export function actionRecorder(deps: { activity: ActivityLog; audit: AuditLog }): RecordAction {
   return async (info, run, after) => {

@@ -168,7 +168,13 @@ export async function runCode(env: Environment, opts: RunOptions): Promise<RunRe
     }
     calls++;
     if (!scriptTools(opts.tools).some((d) => d.name === req.tool)) {
-      return reply({ id: req.id, ok: false, error: `switchboard_tools has no tool "${req.tool}"; it offers ${scriptTools(opts.tools).map((d) => d.name).join(', ')}` });
+      return reply({
+        id: req.id,
+        ok: false,
+        error: `switchboard_tools has no tool "${req.tool}"; it offers ${scriptTools(opts.tools)
+          .map((d) => d.name)
+          .join(', ')}`,
+      });
     }
     try {
       const result = await opts.call(req.tool, req.args ?? {}, run.signal);
@@ -240,6 +246,7 @@ export async function runCode(env: Environment, opts: RunOptions): Promise<RunRe
   } else if (limitError) {
     result.error = limitError;
   }
-  if (truncated && !result.error) result.error = `execute_code: output over ${capture.maxChars} chars; the middle was cut`;
+  if (truncated && !result.error)
+    result.error = `execute_code: output over ${capture.maxChars} chars; the middle was cut`;
   return result;
 }

@@ -31,7 +31,13 @@ function profile(): Profile {
 }
 
 function writeConfig(home: string, dirs: { a: string; b: string }, withC: boolean): void {
-  const lines = ['terminal:', '  default_target: a', '  targets:', `    a: { backend: local, cwd: ${dirs.a} }`, `    b: { backend: local, cwd: ${dirs.b} }`];
+  const lines = [
+    'terminal:',
+    '  default_target: a',
+    '  targets:',
+    `    a: { backend: local, cwd: ${dirs.a} }`,
+    `    b: { backend: local, cwd: ${dirs.b} }`,
+  ];
   if (withC) lines.push(`    c: { backend: local, cwd: ${dirs.a} }`);
   writeFileSync(join(home, 'config.yaml'), lines.join('\n') + '\n');
 }
@@ -44,7 +50,11 @@ async function waitFor(path: string, ms = 15_000): Promise<void> {
   }
 }
 
-type CallResult = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: Record<string, unknown> };
+type CallResult = {
+  isError?: boolean;
+  content: Array<{ type: string; text?: string }>;
+  structuredContent?: Record<string, unknown>;
+};
 
 /** Call a tool and return its result object; a tool error becomes a rejected promise carrying the text. */
 async function tool(client: Client, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
@@ -69,7 +79,9 @@ function checks(label: string, get: () => { client: Client; dirs: { a: string; b
         expect(t.annotations).toBeDefined();
       }
       const term = tools.find((t) => t.name === 'terminal')!;
-      expect((term.inputSchema.properties as Record<string, { description?: string }>).execution_target!.description).toMatch(/list_targets/);
+      expect(
+        (term.inputSchema.properties as Record<string, { description?: string }>).execution_target!.description,
+      ).toMatch(/list_targets/);
       expect(term.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
       expect(tools.find((t) => t.name === 'read_file')!.annotations).toMatchObject({ readOnlyHint: true });
       expect(tools.find((t) => t.name === 'search_files')!.inputSchema.required).toEqual(['pattern', 'target']);
@@ -85,9 +97,17 @@ function checks(label: string, get: () => { client: Client; dirs: { a: string; b
     });
 
     it('an unknown tool is a JSON-RPC error (-32602 invalid params), not a tool result', async () => {
-      const err = await get().client.callTool({ name: 'no_such_tool', arguments: {} }).then(() => undefined, (e: unknown) => e);
+      const err = await get()
+        .client.callTool({ name: 'no_such_tool', arguments: {} })
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
       expect(err).toBeInstanceOf(McpError);
-      expect(err).toMatchObject({ code: ErrorCode.InvalidParams, message: expect.stringContaining('unknown tool "no_such_tool"') });
+      expect(err).toMatchObject({
+        code: ErrorCode.InvalidParams,
+        message: expect.stringContaining('unknown tool "no_such_tool"'),
+      });
     });
 
     it('the same relative path on two targets reads back different markers', async () => {
@@ -95,40 +115,68 @@ function checks(label: string, get: () => { client: Client; dirs: { a: string; b
       await tool(client, 'write_file', { path: `${run}/marker.txt`, content: 'MARKER-A\n', execution_target: 'a' });
       await tool(client, 'write_file', { path: `${run}/marker.txt`, content: 'MARKER-B\n', execution_target: 'b' });
       const ra = await tool(client, 'read_file', { path: `${run}/marker.txt`, execution_target: 'a' });
-      const rb = await tool(client, 'read_file', { path: `${run}/marker.txt` , execution_target: 'b' });
+      const rb = await tool(client, 'read_file', { path: `${run}/marker.txt`, execution_target: 'b' });
       expect(ra).toMatchObject({ content: '     1\tMARKER-A\n', execution_target: 'a' });
       expect(rb).toMatchObject({ content: '     1\tMARKER-B\n', execution_target: 'b' });
-      expect(await tool(client, 'patch', { path: `${run}/marker.txt`, old_string: 'MARKER-B', new_string: 'PATCHED-B', execution_target: 'b' })).toMatchObject({ replacements: 1 });
-      const s = await tool(client, 'search_files', { pattern: 'PATCHED', target: 'content', path: run, execution_target: 'b' });
+      expect(
+        await tool(client, 'patch', {
+          path: `${run}/marker.txt`,
+          old_string: 'MARKER-B',
+          new_string: 'PATCHED-B',
+          execution_target: 'b',
+        }),
+      ).toMatchObject({ replacements: 1 });
+      const s = await tool(client, 'search_files', {
+        pattern: 'PATCHED',
+        target: 'content',
+        path: run,
+        execution_target: 'b',
+      });
       expect(s).toMatchObject({ count: 1, execution_target: 'b' });
-      expect(await tool(client, 'search_files', { pattern: 'PATCHED', target: 'content', path: run, execution_target: 'a' })).toMatchObject({ count: 0 });
+      expect(
+        await tool(client, 'search_files', { pattern: 'PATCHED', target: 'content', path: run, execution_target: 'a' }),
+      ).toMatchObject({ count: 0 });
     });
 
     it("cd on one target leaves the other's cwd", async () => {
       const { client, dirs } = get();
       const cd = await tool(client, 'terminal', { command: `cd ${run} && pwd`, execution_target: 'a' });
       expect(cd).toMatchObject({ cwd: join(dirs.a, run), exit_code: 0 });
-      expect(await tool(client, 'terminal', { command: 'pwd', execution_target: 'b' })).toMatchObject({ output: `${dirs.b}\n` });
-      expect(await tool(client, 'terminal', { command: 'pwd', execution_target: 'a' })).toMatchObject({ output: `${join(dirs.a, run)}\n` });
+      expect(await tool(client, 'terminal', { command: 'pwd', execution_target: 'b' })).toMatchObject({
+        output: `${dirs.b}\n`,
+      });
+      expect(await tool(client, 'terminal', { command: 'pwd', execution_target: 'a' })).toMatchObject({
+        output: `${join(dirs.a, run)}\n`,
+      });
       await tool(client, 'terminal', { command: `cd ${dirs.a}`, execution_target: 'a' });
     });
 
     it('a background process on the non-default target can be polled and killed', async () => {
       const { client } = get();
-      const bg = await tool(client, 'terminal', { command: 'echo bg-up; sleep 60', background: true, execution_target: 'b' });
+      const bg = await tool(client, 'terminal', {
+        command: 'echo bg-up; sleep 60',
+        background: true,
+        execution_target: 'b',
+      });
       expect(bg).toMatchObject({ execution_target: 'b', status: 'running' });
       const id = bg.session_id as string;
       let out = '';
       for (let i = 0; i < 50 && !out.includes('bg-up'); i++) {
-        out += String((await tool(client, 'process', { action: 'poll', session_id: id, execution_target: 'b' })).output);
+        out += String(
+          (await tool(client, 'process', { action: 'poll', session_id: id, execution_target: 'b' })).output,
+        );
         if (!out.includes('bg-up')) await new Promise((r) => setTimeout(r, 100));
       }
       expect(out).toContain('bg-up');
-      await expect(tool(client, 'process', { action: 'poll', session_id: id, execution_target: 'a' })).rejects.toThrow(/not_permitted/);
+      await expect(tool(client, 'process', { action: 'poll', session_id: id, execution_target: 'a' })).rejects.toThrow(
+        /not_permitted/,
+      );
       const killed = await tool(client, 'process', { action: 'kill', session_id: id, execution_target: 'b' });
       expect(killed).toMatchObject({ status: 'killed', execution_target: 'b' });
       const list = await tool(client, 'process', { action: 'list' });
-      expect((list.processes as Array<{ session_id: string; status: string }>).find((p) => p.session_id === id)).toMatchObject({ status: 'killed' });
+      expect(
+        (list.processes as Array<{ session_id: string; status: string }>).find((p) => p.session_id === id),
+      ).toMatchObject({ status: 'killed' });
     });
 
     it('execute_code on b writes a file that lands on b; nested calls asking for a still run on b', async () => {
@@ -148,8 +196,12 @@ function checks(label: string, get: () => { client: Client; dirs: { a: string; b
 
     it('refuses the old routing key with a hint, and unknown targets', async () => {
       const { client } = get();
-      await expect(tool(client, 'terminal', { command: 'true', target: 'b' })).rejects.toThrow(/bad_request: "target" is not an argument of terminal — use "execution_target"/);
-      await expect(tool(client, 'terminal', { command: 'true', execution_target: 'zz' })).rejects.toThrow(/unknown_target/);
+      await expect(tool(client, 'terminal', { command: 'true', target: 'b' })).rejects.toThrow(
+        /bad_request: "target" is not an argument of terminal — use "execution_target"/,
+      );
+      await expect(tool(client, 'terminal', { command: 'true', execution_target: 'zz' })).rejects.toThrow(
+        /unknown_target/,
+      );
     });
   });
 }
@@ -164,13 +216,27 @@ describe('switchboard mcp (stdio) and /mcp (Streamable HTTP) against a running s
   beforeAll(async () => {
     execFileSync(process.execPath, [join(repo, 'scripts', 'build.mjs'), 'node'], { cwd: repo, stdio: 'ignore' });
     p = profile();
-    serve = spawn(process.execPath, [bin, 'serve'], { env: { ...process.env, SWITCHBOARD_HOME: p.home }, stdio: 'ignore' });
+    serve = spawn(process.execPath, [bin, 'serve'], {
+      env: { ...process.env, SWITCHBOARD_HOME: p.home },
+      stdio: 'ignore',
+    });
     await waitFor(join(p.home, 'core.json'));
     info = JSON.parse(readFileSync(join(p.home, 'core.json'), 'utf8')) as typeof info;
     stdio = new Client({ name: 'test-stdio', version: '1' });
-    await stdio.connect(new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp'], env: { ...(process.env as Record<string, string>), SWITCHBOARD_HOME: p.home }, stderr: 'pipe' }));
+    await stdio.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [bin, 'mcp'],
+        env: { ...(process.env as Record<string, string>), SWITCHBOARD_HOME: p.home },
+        stderr: 'pipe',
+      }),
+    );
     http = new Client({ name: 'test-http', version: '1' });
-    await http.connect(new StreamableHTTPClientTransport(new URL(info.mcp_url), { requestInit: { headers: { authorization: `Bearer ${info.token}` } } }));
+    await http.connect(
+      new StreamableHTTPClientTransport(new URL(info.mcp_url), {
+        requestInit: { headers: { authorization: `Bearer ${info.token}` } },
+      }),
+    );
   }, 60_000);
 
   afterAll(async () => {
@@ -190,7 +256,8 @@ describe('switchboard mcp (stdio) and /mcp (Streamable HTTP) against a running s
   it('tool schemas stay byte-stable when targets change; list_targets sees the change', async () => {
     const before = JSON.stringify((await stdio.listTools()).tools);
     writeConfig(p.home, p.dirs, true);
-    const names = async (): Promise<string[]> => ((await tool(stdio, 'list_targets', {})).targets as Array<{ name: string }>).map((t) => t.name);
+    const names = async (): Promise<string[]> =>
+      ((await tool(stdio, 'list_targets', {})).targets as Array<{ name: string }>).map((t) => t.name);
     for (let i = 0; i < 40 && !(await names()).includes('c'); i++) await new Promise((r) => setTimeout(r, 100));
     expect(await names()).toContain('c');
     expect(JSON.stringify((await stdio.listTools()).tools)).toBe(before);
@@ -201,7 +268,10 @@ describe('switchboard mcp (stdio) and /mcp (Streamable HTTP) against a running s
 
   it('records MCP calls with client "mcp" in the audit log', async () => {
     await new Promise((r) => setTimeout(r, 200));
-    const lines = readFileSync(join(p.home, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { client: string; tool: string });
+    const lines = readFileSync(join(p.home, 'audit.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { client: string; tool: string });
     expect(lines.filter((l) => l.tool === 'execute_code').every((l) => l.client === 'mcp')).toBe(true);
     expect(lines.some((l) => l.client === 'execute_code' && l.tool === 'write_file')).toBe(true);
   });
@@ -210,7 +280,11 @@ describe('switchboard mcp (stdio) and /mcp (Streamable HTTP) against a running s
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
     expect((await fetch(info.mcp_url, { method: 'POST', headers, body })).status).toBe(401);
-    const refused = await fetch(info.mcp_url, { method: 'POST', headers: { ...headers, authorization: 'Bearer wrong' }, body });
+    const refused = await fetch(info.mcp_url, {
+      method: 'POST',
+      headers: { ...headers, authorization: 'Bearer wrong' },
+      body,
+    });
     expect(refused.status).toBe(401);
     expect(refused.headers.get('www-authenticate')).toMatch(/^Bearer\b/);
     // The token goes in the header only: a query token is refused on /mcp (URLs end up in logs and histories).
@@ -218,14 +292,39 @@ describe('switchboard mcp (stdio) and /mcp (Streamable HTTP) against a running s
     query.searchParams.set('token', info.token);
     expect((await fetch(query, { method: 'POST', headers, body })).status).toBe(401);
     // The scheme is case-insensitive.
-    expect((await fetch(info.mcp_url, { method: 'POST', headers: { ...headers, authorization: `bearer ${info.token}` }, body })).status).toBe(200);
-    expect((await fetch(info.mcp_url, { method: 'POST', headers: { ...headers, authorization: `Bearer ${info.token}`, origin: 'http://evil.example' }, body })).status).toBe(403);
+    expect(
+      (
+        await fetch(info.mcp_url, {
+          method: 'POST',
+          headers: { ...headers, authorization: `bearer ${info.token}` },
+          body,
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await fetch(info.mcp_url, {
+          method: 'POST',
+          headers: { ...headers, authorization: `Bearer ${info.token}`, origin: 'http://evil.example' },
+          body,
+        })
+      ).status,
+    ).toBe(403);
     const url = new URL(info.mcp_url);
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: url.hostname, port: url.port, path: '/mcp', method: 'POST', headers: { ...headers, host: `evil.example:${url.port}`, authorization: `Bearer ${info.token}` } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: '/mcp',
+          method: 'POST',
+          headers: { ...headers, host: `evil.example:${url.port}`, authorization: `Bearer ${info.token}` },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -237,7 +336,12 @@ describe('switchboard mcp without a Core', () => {
   it('fails at start with one line on stderr, nothing on stdout, exit 1', () => {
     const home = mkdtempSync(join(tmpdir(), 'sb-mcp-none-'));
     try {
-      const r = spawnSync(process.execPath, [bin, 'mcp'], { env: { ...process.env, SWITCHBOARD_HOME: home }, input: '', encoding: 'utf8', timeout: 20_000 });
+      const r = spawnSync(process.execPath, [bin, 'mcp'], {
+        env: { ...process.env, SWITCHBOARD_HOME: home },
+        input: '',
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
       expect(r.status).toBe(1);
       expect(r.stdout).toBe('');
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
@@ -255,9 +359,15 @@ describe('a hook that tries to retarget after authorization (in-process Core, MC
   beforeAll(async () => {
     p = profile();
     host = await startHost({ mode: 'serve', home: p.home });
-    host.core.dispatcher.addGuard(async (req) => (req.tool === 'write_file' ? { args: { ...req.args, execution_target: 'a' } } : undefined));
+    host.core.dispatcher.addGuard(async (req) =>
+      req.tool === 'write_file' ? { args: { ...req.args, execution_target: 'a' } } : undefined,
+    );
     client = new Client({ name: 'test-guard', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${host.url}mcp`), { requestInit: { headers: { authorization: `Bearer ${host.server.token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${host.url}mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${host.server.token}` } },
+      }),
+    );
   });
   afterAll(async () => {
     await client?.close().catch(() => undefined);
@@ -266,11 +376,15 @@ describe('a hook that tries to retarget after authorization (in-process Core, MC
   });
 
   it('is refused, and nothing is written on either target', async () => {
-    await expect(tool(client, 'write_file', { path: 'hooked.txt', content: 'x', execution_target: 'b' })).rejects.toThrow(/not_permitted: a hook tried to change execution_target after authorization/);
+    await expect(
+      tool(client, 'write_file', { path: 'hooked.txt', content: 'x', execution_target: 'b' }),
+    ).rejects.toThrow(/not_permitted: a hook tried to change execution_target after authorization/);
     expect(existsSync(join(p.dirs.a, 'hooked.txt'))).toBe(false);
     expect(existsSync(join(p.dirs.b, 'hooked.txt'))).toBe(false);
     // Calls the hook leaves alone still run.
-    expect(await tool(client, 'terminal', { command: 'pwd', execution_target: 'b' })).toMatchObject({ output: `${p.dirs.b}\n` });
+    expect(await tool(client, 'terminal', { command: 'pwd', execution_target: 'b' })).toMatchObject({
+      output: `${p.dirs.b}\n`,
+    });
   });
 });
 
@@ -288,7 +402,12 @@ describe('/mcp as plain HTTP (what the SDK transport would answer, in JSON)', ()
   const post = (body: string, headers: Record<string, string> = {}) =>
     fetch(`${host.url}mcp`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${host.server.token}`, ...headers },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${host.server.token}`,
+        ...headers,
+      },
       body,
     });
   const list = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/list' });
@@ -296,7 +415,9 @@ describe('/mcp as plain HTTP (what the SDK transport would answer, in JSON)', ()
   it('answers a request with one JSON body, a batch with an array in order, a notification alone with 202', async () => {
     const one = await post(JSON.stringify(list(1)));
     expect([one.status, one.headers.get('content-type')]).toEqual([200, 'application/json']);
-    expect(((await one.json()) as { id: number; result: { tools: unknown[] } }).result.tools).toHaveLength(mcpTools().length);
+    expect(((await one.json()) as { id: number; result: { tools: unknown[] } }).result.tools).toHaveLength(
+      mcpTools().length,
+    );
     const batch = (await (await post(JSON.stringify([list(2), list(3)]))).json()) as { id: number }[];
     expect(batch.map((m) => m.id)).toEqual([2, 3]);
     const note = await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
@@ -309,9 +430,24 @@ describe('/mcp as plain HTTP (what the SDK transport would answer, in JSON)', ()
       [await post(JSON.stringify(list(1)), { 'content-type': 'text/plain' }), 415, -32000, /Unsupported Media Type/],
       [await post('{"jsonrpc": "2.0", '), 400, -32700, /Invalid JSON$/],
       [await post('{"hello": 1}'), 400, -32700, /Invalid JSON-RPC message/],
-      [await post(JSON.stringify(list(1)), { 'mcp-protocol-version': '1999-01-01' }), 400, -32000, /Unsupported protocol version: 1999-01-01/],
-      [await post(JSON.stringify(Array.from({ length: 101 }, (_, i) => list(i)))), 400, -32600, /Batch must not exceed 100/],
-      [await post(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad":"${'x'.repeat(17 * 1024 * 1024)}"}}`), 413, -32000, /Payload Too Large/],
+      [
+        await post(JSON.stringify(list(1)), { 'mcp-protocol-version': '1999-01-01' }),
+        400,
+        -32000,
+        /Unsupported protocol version: 1999-01-01/,
+      ],
+      [
+        await post(JSON.stringify(Array.from({ length: 101 }, (_, i) => list(i)))),
+        400,
+        -32600,
+        /Batch must not exceed 100/,
+      ],
+      [
+        await post(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"pad":"${'x'.repeat(17 * 1024 * 1024)}"}}`),
+        413,
+        -32000,
+        /Payload Too Large/,
+      ],
     ];
     for (const [res, status, code, message] of cases) {
       expect(res.status).toBe(status);

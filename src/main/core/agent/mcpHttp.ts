@@ -13,14 +13,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
-  CancelledNotificationSchema, JSONRPCMessageSchema, SUPPORTED_PROTOCOL_VERSIONS, isInitializeRequest, isJSONRPCErrorResponse, isJSONRPCRequest,
-  isJSONRPCResultResponse, type JSONRPCMessage, type RequestId,
+  CancelledNotificationSchema,
+  JSONRPCMessageSchema,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  isInitializeRequest,
+  isJSONRPCErrorResponse,
+  isJSONRPCRequest,
+  isJSONRPCResultResponse,
+  type JSONRPCMessage,
+  type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_FILE_CONTENT_CHARS, MAX_REQUEST_BYTES, mib } from '../../../shared/limits.js';
 import type { ToolResult } from '../../../shared/tools.js';
 import { createMcpServer } from './mcpServer.js';
 import { afterLargeRequest } from '../afterLargeRequest.js';
-
 
 /** The most messages one POST may carry (as the SDK's transport allows). */
 const MAX_BATCH = 100;
@@ -54,7 +60,12 @@ class OnePostTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     // Notifications the Server sends (progress, logs) have no stream to go on in a JSON answer; they are dropped.
-    if (this.closed || !(isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) || message.id === undefined) return;
+    if (
+      this.closed ||
+      !(isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) ||
+      message.id === undefined
+    )
+      return;
     if (this.cancelled.has(message.id)) return;
     this.answers.set(message.id, message);
     this.settled(message.id);
@@ -84,7 +95,9 @@ class OnePostTransport implements Transport {
 
 function jsonError(res: ServerResponse, status: number, code: number, message: string): void {
   if (res.headersSent) return;
-  res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+  res
+    .writeHead(status, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
 /**
@@ -103,7 +116,12 @@ function readBody(req: IncomingMessage, res: ServerResponse): Promise<string | u
     });
     req.once('end', () => {
       if (size <= MAX_REQUEST_BYTES) return resolve(Buffer.concat(chunks).toString('utf8'));
-      jsonError(res, 413, -32000, `Payload Too Large: the body is over the ${mib(MAX_REQUEST_BYTES)} a request may be; write a large file in parts of at most ${mib(MAX_FILE_CONTENT_CHARS)}, and put a long command in a file`);
+      jsonError(
+        res,
+        413,
+        -32000,
+        `Payload Too Large: the body is over the ${mib(MAX_REQUEST_BYTES)} a request may be; write a large file in parts of at most ${mib(MAX_FILE_CONTENT_CHARS)}, and put a long command in a file`,
+      );
       resolve(undefined);
     });
     req.once('error', reject);
@@ -149,7 +167,12 @@ async function readMessages(req: IncomingMessage, res: ServerResponse): Promise<
   }
   const version = req.headers['mcp-protocol-version'];
   if (!initializing && typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-    jsonError(res, 400, -32000, `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`);
+    jsonError(
+      res,
+      400,
+      -32000,
+      `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+    );
     return undefined;
   }
   return messages;
@@ -163,7 +186,9 @@ function cancelledRequest(message: JSONRPCMessage): RequestId | undefined {
   return parsed.success ? parsed.data.params.requestId : undefined;
 }
 
-export function mcpHttpHandler(callTool: (tool: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<ToolResult>): McpHttp {
+export function mcpHttpHandler(
+  callTool: (tool: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<ToolResult>,
+): McpHttp {
   const open = new Set<OnePostTransport>();
   /**
    * Requests still running, by MCP session (the client's Mcp-Session-Id header; none for a stateless client) and id.
@@ -178,7 +203,11 @@ export function mcpHttpHandler(callTool: (tool: string, args: Record<string, unk
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method !== 'POST') {
       res.writeHead(405, { 'content-type': 'application/json', allow: 'POST' }).end(
-        JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; use POST' }, id: null }),
+        JSON.stringify({
+          jsonrpc: '2.0',
+          error: { code: -32000, message: 'Method not allowed: this MCP endpoint is stateless; use POST' },
+          id: null,
+        }),
       );
       return;
     }
@@ -197,15 +226,19 @@ export function mcpHttpHandler(callTool: (tool: string, args: Record<string, unk
         running.get(key)?.delete(transport);
         if (running.get(key)?.size === 0) running.delete(key);
       };
-      const transport = new OnePostTransport(requests, (answers) => {
-        answered = true;
-        if (res.headersSent) return;
-        // Every request was cancelled: nothing to answer (the client stopped waiting for it).
-        if (answers.length === 0) return void res.writeHead(202).end();
-        // With its length the body goes out in one write, not as chunks the client has to reassemble.
-        const body = Buffer.from(JSON.stringify(answers.length === 1 ? answers[0] : answers));
-        res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body);
-      }, settled);
+      const transport = new OnePostTransport(
+        requests,
+        (answers) => {
+          answered = true;
+          if (res.headersSent) return;
+          // Every request was cancelled: nothing to answer (the client stopped waiting for it).
+          if (answers.length === 0) return void res.writeHead(202).end();
+          // With its length the body goes out in one write, not as chunks the client has to reassemble.
+          const body = Buffer.from(JSON.stringify(answers.length === 1 ? answers[0] : answers));
+          res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body);
+        },
+        settled,
+      );
       const server = createMcpServer(callTool);
       open.add(transport);
       // A client that goes away (dropped, or timed out and closed its socket) cancels what it asked: the Server aborts
@@ -236,7 +269,12 @@ export function mcpHttpHandler(callTool: (tool: string, args: Record<string, unk
       }
       if (requests.length === 0) res.writeHead(202).end();
     } catch (err) {
-      jsonError(res, 500, -32603, err instanceof Error ? (err.message.split('\n')[0] ?? 'internal error') : 'internal error');
+      jsonError(
+        res,
+        500,
+        -32603,
+        err instanceof Error ? (err.message.split('\n')[0] ?? 'internal error') : 'internal error',
+      );
     }
   };
   return { handle, close };

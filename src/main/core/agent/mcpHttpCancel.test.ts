@@ -1,5 +1,6 @@
 // A call its /mcp client gave up on withdraws its pending approval and stops its command: notifications/cancelled in a
-// POST of its own (sent by hand, or by the SDK's client when its request times out), a dropped connection. Nothing runs after its caller gave up, even when a person approves just then.
+// POST of its own (sent by hand, or by the SDK's client when its request times out), a dropped connection. Nothing runs
+// after its caller gave up, even when a person approves just then.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
@@ -24,7 +25,10 @@ beforeAll(async () => {
   for (const d of [home, work, join(root, 'home')]) mkdirSync(d);
   // The shells this file starts get a HOME of their own.
   process.env.HOME = join(root, 'home');
-  writeFileSync(join(home, 'config.yaml'), `terminal:\n  targets:\n    a: { backend: local, cwd: ${work} }\napprovals:\n  mode: ask\n  timeout: 600\n`);
+  writeFileSync(
+    join(home, 'config.yaml'),
+    `terminal:\n  targets:\n    a: { backend: local, cwd: ${work} }\napprovals:\n  mode: ask\n  timeout: 600\n`,
+  );
   host = await startHost({ mode: 'serve', home });
 });
 afterAll(async () => {
@@ -33,11 +37,29 @@ afterAll(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const headers = (): Record<string, string> => ({ 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${host.server.token}` });
+const headers = (): Record<string, string> => ({
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  authorization: `Bearer ${host.server.token}`,
+});
 const post = (message: unknown, signal?: AbortSignal): Promise<Response> =>
-  fetch(`${host.url}mcp`, { method: 'POST', headers: headers(), body: JSON.stringify(message), ...(signal ? { signal } : {}) });
-const callMessage = (id: number, command: string) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'terminal', arguments: { command, timeout: 600 } } });
-const cancelMessage = (id: number) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'the client gave up' } });
+  fetch(`${host.url}mcp`, {
+    method: 'POST',
+    headers: headers(),
+    body: JSON.stringify(message),
+    ...(signal ? { signal } : {}),
+  });
+const callMessage = (id: number, command: string) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name: 'terminal', arguments: { command, timeout: 600 } },
+});
+const cancelMessage = (id: number) => ({
+  jsonrpc: '2.0',
+  method: 'notifications/cancelled',
+  params: { requestId: id, reason: 'the client gave up' },
+});
 
 /** A canary directory the held command would delete. */
 function canary(name: string): string {
@@ -49,7 +71,10 @@ function canary(name: string): string {
 
 async function held(command: string): Promise<PendingApproval> {
   let found: PendingApproval | undefined;
-  await until(() => (found = host.core.approvals.list().find((p) => p.command === command)) !== undefined, `"${command}" is held for approval`);
+  await until(
+    () => (found = host.core.approvals.list().find((p) => p.command === command)) !== undefined,
+    `"${command}" is held for approval`,
+  );
   return found!;
 }
 
@@ -81,23 +106,35 @@ describe('/mcp calls whose client gave up', () => {
     expect([answer.status, await answer.text()]).toEqual([202, '']);
     await new Promise((r) => setTimeout(r, 300));
     expect(existsSync(join(dir, 'keep'))).toBe(true);
-    expect(host.core.activity.list(5).find((e) => e.summary.includes(command))).toMatchObject({ status: 'cancelled', approval: { by: 'withdrawn' } });
+    expect(host.core.activity.list(5).find((e) => e.summary.includes(command))).toMatchObject({
+      status: 'cancelled',
+      approval: { by: 'withdrawn' },
+    });
   });
 
   it('an MCP client whose request timed out withdraws the pending approval (the SDK sends the cancel in a POST of its own)', async () => {
     const dir = canary('timed-out');
     const command = 'rm -rf ./timed-out';
     const client = new Client({ name: 'cancel-test', version: '1' });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${host.url}mcp`), { requestInit: { headers: { authorization: `Bearer ${host.server.token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${host.url}mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${host.server.token}` } },
+      }),
+    );
     try {
-      const call = client.callTool({ name: 'terminal', arguments: { command } }, undefined, { timeout: 1000 }).then(() => 'answered', (err: unknown) => err);
+      const call = client.callTool({ name: 'terminal', arguments: { command } }, undefined, { timeout: 1000 }).then(
+        () => 'answered',
+        (err: unknown) => err,
+      );
       const p = await held(command);
       expect(await call).toMatchObject({ code: ErrorCode.RequestTimeout });
       await until(() => !host.core.approvals.list().some((x) => x.id === p.id), 'the approval left the queue', 20);
       expect(approveLate(p)).toMatchObject({ code: 'bad_request' });
       expect(existsSync(join(dir, 'keep'))).toBe(true);
       // The client goes on: its next call is answered.
-      const next = (await client.callTool({ name: 'terminal', arguments: { command: 'echo after' } })) as { content: Array<{ text: string }> };
+      const next = (await client.callTool({ name: 'terminal', arguments: { command: 'echo after' } })) as {
+        content: Array<{ text: string }>;
+      };
       expect(next.content[0]?.text).toContain('after');
     } finally {
       await client.close();
@@ -108,7 +145,10 @@ describe('/mcp calls whose client gave up', () => {
     const dir = canary('dropped');
     const command = 'rm -rf ./dropped';
     const body = JSON.stringify(callMessage(12, command));
-    const req = request(`${host.url}mcp`, { method: 'POST', headers: { ...headers(), 'content-length': Buffer.byteLength(body) } });
+    const req = request(`${host.url}mcp`, {
+      method: 'POST',
+      headers: { ...headers(), 'content-length': Buffer.byteLength(body) },
+    });
     req.on('error', () => undefined);
     req.end(body);
     const p = await held(command);
@@ -126,7 +166,10 @@ describe('/mcp calls whose client gave up', () => {
     expect((await post(cancelMessage(13))).status).toBe(202);
     await until(() => !sleepRunning(s), 'the command was killed', 50);
     expect((await asked).status).toBe(202);
-    const next = (await (await post(callMessage(14, 'echo still-here'))).json()) as { id: number; result: { content: Array<{ text: string }> } };
+    const next = (await (await post(callMessage(14, 'echo still-here'))).json()) as {
+      id: number;
+      result: { content: Array<{ text: string }> };
+    };
     expect(next).toMatchObject({ id: 14 });
     expect(next.result.content[0]?.text).toContain('still-here');
   });
@@ -162,7 +205,10 @@ describe('/mcp calls whose client gave up', () => {
     caller.abort();
     expect(await call).toMatchObject({ code: 'cancelled' });
     expect(existsSync(join(dir, 'keep'))).toBe(true);
-    expect(host.core.activity.list(5).find((e) => e.summary.includes(command))).toMatchObject({ status: 'cancelled', approval: { by: 'withdrawn' } });
+    expect(host.core.activity.list(5).find((e) => e.summary.includes(command))).toMatchObject({
+      status: 'cancelled',
+      approval: { by: 'withdrawn' },
+    });
     // Nor is the rule kept: the answer decided nothing.
     expect(await host.core.invoke('approvals.rules', {}, asPerson)).toEqual([]);
   });

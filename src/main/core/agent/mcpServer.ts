@@ -1,10 +1,18 @@
-// The MCP face of the tools: one tool list derived from the tool declarations (core/tools), calls handed to the Core's dispatcher.
+// The MCP face of the tools: one tool list derived from the tool declarations (core/tools), calls handed to the Core's
+// dispatcher.
 //
 // The low-level SDK Server is used on purpose: McpServer.registerTool would validate arguments itself, so an MCP
 // client would get the SDK's error instead of the dispatcher's (one path, one error: e.g. the hint to use
 // execution_target instead of `target`). The JSON schemas are still generated from the same zod schemas.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import * as z from 'zod';
@@ -13,7 +21,9 @@ import type { ToolResult } from '../../../shared/tools.js';
 import type { ToolDef } from '../tools/toolDef.js';
 import { toolDefs } from '../tools/toolDefs.js';
 
-/** `signal` aborts when the client cancels (notifications/cancelled) or its transport closes (a dropped HTTP request). */
+/**
+ * `signal` aborts when the client cancels (notifications/cancelled) or its transport closes (a dropped HTTP request).
+ */
 export type ToolCaller = (tool: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<ToolResult>;
 
 function inputSchema(def: ToolDef): Tool['inputSchema'] {
@@ -61,17 +71,25 @@ export function toCallToolError(err: unknown): CallToolResult {
  * one for the process, and its Ajv is built on first use (eliciting input, which Switchboard never does).
  */
 let ajv: AjvJsonSchemaValidator | undefined;
-const sharedValidator: jsonSchemaValidator = { getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema) };
+const sharedValidator: jsonSchemaValidator = {
+  getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema),
+};
 
 export function createMcpServer(call: ToolCaller, version = '0.1.0'): Server {
   const server = new Server(
     { name: 'switchboard', title: 'Switchboard', version },
-    { capabilities: { tools: { listChanged: false } }, instructions: MCP_INSTRUCTIONS, jsonSchemaValidator: sharedValidator },
+    {
+      capabilities: { tools: { listChanged: false } },
+      instructions: MCP_INSTRUCTIONS,
+      jsonSchemaValidator: sharedValidator,
+    },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...mcpTools()] }));
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
     try {
-      return toCallToolResult(await call(req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>, extra.signal));
+      return toCallToolResult(
+        await call(req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>, extra.signal),
+      );
     } catch (err) {
       // A tool that does not exist is a protocol error (the request named nothing callable), not a tool's failure.
       const p = toErrorPayload(err);

@@ -1,11 +1,13 @@
-// The python side of execute_code: defines `switchboard_tools` in memory and runs the script; tool calls are framed on stdio.
+// The python side of execute_code: defines `switchboard_tools` in memory and runs the script; tool calls are framed on
+// stdio.
 import { shellQuote } from '../backends/shell/shellWrap.js';
 import type { ToolDef } from '../tools/toolDef.js';
 
 /**
  * Protocol (all UTF-8, one JSON document per line):
  *  1. The Core writes a header to stdin: {"marker": "...", "code": "..."}.
- *  2. The bootstrap reads it, replaces sys.stdin by an empty stream (the real one carries replies only), and runs the code.
+ *  2. The bootstrap reads it, replaces sys.stdin by an empty stream (the real one carries replies only), and runs the
+ * code.
  *  3. A tool call is written to the real stdout as MARKER + {"id", "tool", "args"} + "\n", after flushing what the
  *     script printed; the Core answers on stdin with {"id", "ok": true, "result"} or {"id", "ok": false, "error"}.
  * Everything else on stdout/stderr is the script's own output. Python 3.6+; only the standard library.
@@ -154,7 +156,11 @@ export function scriptFunction(def: ToolDef): string {
   const keys = Object.keys(shape).filter((k) => k !== 'execution_target');
   const required = keys.filter((k) => !(k in defaults) && !shape[k]!.safeParse(undefined).success);
   const optional = keys.filter((k) => !required.includes(k));
-  const params = [...required, ...optional.map((k) => `${k}=${k in defaults ? pyLiteral(defaults[k]!) : 'None'}`), '**kw'];
+  const params = [
+    ...required,
+    ...optional.map((k) => `${k}=${k in defaults ? pyLiteral(defaults[k]!) : 'None'}`),
+    '**kw',
+  ];
   const doc = (def.script?.doc ?? def.description).replace(/\\/g, '\\\\').replace(/"/g, '\\"');
   return [
     `def ${def.name}(${params.join(', ')}):`,

@@ -2,13 +2,21 @@ import { describe, expect, it } from 'vitest';
 import { ApprovalBroker, type Decided } from './approvalBroker.js';
 import type { PendingApproval } from '../../../shared/approvals.js';
 
-const hostKey = { kind: 'host_key' as const, title: 'Trust host key?', execution_target: 'box', host_key: { host: 'h', port: 22, key_type: 'ssh-ed25519', fingerprint: 'SHA256:abc' } };
+const hostKey = {
+  kind: 'host_key' as const,
+  title: 'Trust host key?',
+  execution_target: 'box',
+  host_key: { host: 'h', port: 22, key_type: 'ssh-ed25519', fingerprint: 'SHA256:abc' },
+};
 
 describe('ApprovalBroker', () => {
   it('waits for a decision and reports the pending list as it changes', async () => {
     const seen: number[] = [];
     const decided: Array<[PendingApproval, Decided]> = [];
-    const b = new ApprovalBroker(() => 60, (a, d) => decided.push([a, d]));
+    const b = new ApprovalBroker(
+      () => 60,
+      (a, d) => decided.push([a, d]),
+    );
     b.onChange((l) => seen.push(l.length));
     const p = b.request(hostKey);
     const [pending] = b.list();
@@ -43,7 +51,10 @@ describe('ApprovalBroker', () => {
 describe('ApprovalBroker withdrawal', () => {
   it('withdraws a pending request when its caller is gone: off the list, a late answer finds nothing', async () => {
     const decided: Decided[] = [];
-    const b = new ApprovalBroker(() => 60, (_a, d) => decided.push(d));
+    const b = new ApprovalBroker(
+      () => 60,
+      (_a, d) => decided.push(d),
+    );
     const ac = new AbortController();
     const p = b.request(hostKey, { signal: ac.signal });
     const [pending] = b.list();

@@ -31,7 +31,10 @@ export class ApprovalBroker {
   private readonly pending = new Map<string, Pending>();
   private readonly listeners = new Set<(list: PendingApproval[]) => void>();
 
-  constructor(private readonly timeoutSec: () => number, private readonly onDecided?: (a: PendingApproval, d: Decided) => void) {}
+  constructor(
+    private readonly timeoutSec: () => number,
+    private readonly onDecided?: (a: PendingApproval, d: Decided) => void,
+  ) {}
 
   onChange(listener: (list: PendingApproval[]) => void): () => void {
     this.listeners.add(listener);
@@ -48,7 +51,12 @@ export class ApprovalBroker {
    * resolves as a denial nobody made, so a late answer finds nothing to decide.
    */
   request(req: ApprovalRequest, opts: { signal?: AbortSignal | undefined } = {}): Promise<Decided> {
-    const withdrawn: Settled = { decision: 'deny', scope: 'once', by: 'withdrawn', reason: 'the caller went away before anyone decided' };
+    const withdrawn: Settled = {
+      decision: 'deny',
+      scope: 'once',
+      by: 'withdrawn',
+      reason: 'the caller went away before anyone decided',
+    };
     if (opts.signal?.aborted) return Promise.resolve({ ...withdrawn, waited_ms: 0 });
     const now = Date.now();
     const timeoutMs = this.timeoutSec() * 1000;
@@ -59,7 +67,16 @@ export class ApprovalBroker {
       expires_at: new Date(now + timeoutMs).toISOString(),
     };
     return new Promise((resolve) => {
-      const timer = setTimeout(() => this.settle(approval.id, { decision: 'deny', scope: 'once', by: 'timeout', reason: `no one answered within ${this.timeoutSec()} s` }), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          this.settle(approval.id, {
+            decision: 'deny',
+            scope: 'once',
+            by: 'timeout',
+            reason: `no one answered within ${this.timeoutSec()} s`,
+          }),
+        timeoutMs,
+      );
       const onAbort = (): void => this.settle(approval.id, withdrawn);
       opts.signal?.addEventListener('abort', onAbort, { once: true });
       const unlink = (): void => opts.signal?.removeEventListener('abort', onAbort);
@@ -71,10 +88,20 @@ export class ApprovalBroker {
   /** A person's answer; `decider` says where it came from (ui, cli). */
   decide(d: ApprovalDecision, decider?: string): { id: string; decision: 'approve' | 'deny' } {
     if (!this.pending.has(d.id)) {
-      throw new SwitchboardError('bad_request', `no pending approval ${d.id}`, 'list them with `switchboard approvals list`');
+      throw new SwitchboardError(
+        'bad_request',
+        `no pending approval ${d.id}`,
+        'list them with `switchboard approvals list`',
+      );
     }
     const reason = d.reason?.replace(/\s+/g, ' ').trim();
-    this.settle(d.id, { decision: d.decision, scope: d.scope ?? 'once', by: 'person', ...(decider ? { decider } : {}), ...(reason ? { reason } : {}) });
+    this.settle(d.id, {
+      decision: d.decision,
+      scope: d.scope ?? 'once',
+      by: 'person',
+      ...(decider ? { decider } : {}),
+      ...(reason ? { reason } : {}),
+    });
     return { id: d.id, decision: d.decision };
   }
 
@@ -97,6 +124,7 @@ export class ApprovalBroker {
 
   /** Deny everything still waiting (the Core is closing). */
   close(): void {
-    for (const id of [...this.pending.keys()]) this.settle(id, { decision: 'deny', scope: 'once', by: 'shutdown', reason: 'Switchboard is shutting down' });
+    for (const id of [...this.pending.keys()])
+      this.settle(id, { decision: 'deny', scope: 'once', by: 'shutdown', reason: 'Switchboard is shutting down' });
   }
 }

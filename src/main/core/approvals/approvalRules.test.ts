@@ -71,7 +71,14 @@ describe('ApprovalRules', () => {
     // `stale` is shown, never stored.
     expect(readFileSync(join(h, 'approvals.json'), 'utf8')).not.toContain('stale');
 
-    const old = { id: 'old1', execution_target: 'a', tool: 'terminal', pattern: 'sudo true', created_at: 't', created_by: 'ui' };
+    const old = {
+      id: 'old1',
+      execution_target: 'a',
+      tool: 'terminal',
+      pattern: 'sudo true',
+      created_at: 't',
+      created_by: 'ui',
+    };
     writeFileSync(join(h, 'approvals.json'), JSON.stringify({ version: 1, rules: [old] }));
     now.set('a', specA);
     expect(r.match(key)).toBeUndefined();
@@ -97,7 +104,11 @@ describe('ApprovalRules', () => {
   const malformed: Array<[string, string, RegExp]> = [
     ['not JSON', '{', /not valid JSON/],
     ['wrong version', '{"version":2,"rules":[]}', /malformed at version/],
-    ['a rule without a pattern', '{"version":1,"rules":[{"id":"x","execution_target":"a","tool":"terminal","created_at":"t","created_by":"ui"}]}', /malformed at rules\.0\.pattern/],
+    [
+      'a rule without a pattern',
+      '{"version":1,"rules":[{"id":"x","execution_target":"a","tool":"terminal","created_at":"t","created_by":"ui"}]}',
+      /malformed at rules\.0\.pattern/,
+    ],
   ];
   for (const [name, text, problem] of malformed) {
     it(`a malformed file (${name}) gives no rules and one problem line, and is never overwritten`, () => {

@@ -13,7 +13,10 @@ import { redact } from '../../../shared/redact.js';
 
 const RulesFile = z.object({ version: z.literal(1), rules: z.array(ApprovalRule) });
 
-/** What a held call is matched on: where it runs (name, runtime identity, spec fingerprint), which tool, which normalised pattern. */
+/**
+ * What a held call is matched on: where it runs (name, runtime identity, spec fingerprint), which tool, which
+ * normalised pattern.
+ */
 export interface RuleKey {
   target: string;
   identity: string;
@@ -34,7 +37,10 @@ export class ApprovalRules {
   private readonly listeners = new Set<(rules: ApprovalRule[]) => void>();
 
   /** `fingerprintOf`: the fingerprint of a target's spec now (undefined when it is gone), to mark rules stale. */
-  constructor(home: string, private readonly fingerprintOf: (target: string) => string | undefined = () => undefined) {
+  constructor(
+    home: string,
+    private readonly fingerprintOf: (target: string) => string | undefined = () => undefined,
+  ) {
     this.path = join(home, 'approvals.json');
     this.reload();
   }
@@ -97,7 +103,11 @@ export class ApprovalRules {
   revoke(id: string): void {
     this.reload();
     if (!this.always.some((r) => r.id === id)) {
-      throw new SwitchboardError('bad_request', `no approval rule ${id}`, 'list them with `switchboard approvals rules`');
+      throw new SwitchboardError(
+        'bad_request',
+        `no approval rule ${id}`,
+        'list them with `switchboard approvals rules`',
+      );
     }
     this.save(this.always.filter((r) => r.id !== id));
   }
@@ -128,7 +138,10 @@ export class ApprovalRules {
   }
 
   private shown(): ApprovalRule[] {
-    return this.always.map((r) => ({ ...r, stale: r.spec_fingerprint === undefined || r.spec_fingerprint !== this.fingerprintOf(r.execution_target) }));
+    return this.always.map((r) => ({
+      ...r,
+      stale: r.spec_fingerprint === undefined || r.spec_fingerprint !== this.fingerprintOf(r.execution_target),
+    }));
   }
 
   private emit(): void {
@@ -140,7 +153,13 @@ export class ApprovalRules {
 
 /** An always rule covers a key: same target name, tool and pattern, made for the spec the target has now. */
 function sameRule(r: ApprovalRule, k: RuleKey): boolean {
-  if (r.spec_fingerprint === undefined || r.spec_fingerprint !== k.fingerprint || r.execution_target !== k.target || r.tool !== k.tool) return false;
+  if (
+    r.spec_fingerprint === undefined ||
+    r.spec_fingerprint !== k.fingerprint ||
+    r.execution_target !== k.target ||
+    r.tool !== k.tool
+  )
+    return false;
   return r.pattern_hash !== undefined ? hashMatches(r.pattern_hash, k.pattern) : r.pattern === k.pattern;
 }
 
@@ -161,7 +180,10 @@ function hashMatches(hash: string, pattern: string): boolean {
   const [kind, salt, want] = hash.split(':');
   let ok = false;
   if (kind === 'scrypt' && salt && want && /^[0-9a-f]+$/.test(salt) && /^[0-9a-f]{64}$/.test(want)) {
-    ok = timingSafeEqual(Buffer.from(patternHash(pattern, Buffer.from(salt, 'hex')).split(':')[2]!, 'hex'), Buffer.from(want, 'hex'));
+    ok = timingSafeEqual(
+      Buffer.from(patternHash(pattern, Buffer.from(salt, 'hex')).split(':')[2]!, 'hex'),
+      Buffer.from(want, 'hex'),
+    );
   }
   if (matched.size > 1024) matched.clear();
   matched.set(key, ok);
@@ -188,19 +210,28 @@ export function readRules(path: string): { rules: ApprovalRule[]; problem?: stri
     text = readFileSync(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { rules: [] };
-    return { rules: [], problem: `approvals.json cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}); no "always allow" rules apply` };
+    return {
+      rules: [],
+      problem: `approvals.json cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}); no "always allow" rules apply`,
+    };
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    return { rules: [], problem: 'approvals.json is not valid JSON; no "always allow" rules apply until it is fixed or removed' };
+    return {
+      rules: [],
+      problem: 'approvals.json is not valid JSON; no "always allow" rules apply until it is fixed or removed',
+    };
   }
   const parsed = RulesFile.safeParse(json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
-    return { rules: [], problem: `approvals.json is malformed${where}: ${issue?.message ?? 'unexpected shape'}; no "always allow" rules apply until it is fixed or removed` };
+    return {
+      rules: [],
+      problem: `approvals.json is malformed${where}: ${issue?.message ?? 'unexpected shape'}; no "always allow" rules apply until it is fixed or removed`,
+    };
   }
   // `stale` is worked out when rules are shown, never taken from the file.
   return { rules: parsed.data.rules.map(({ stale: _shown, ...rule }) => rule) };

@@ -51,7 +51,11 @@ async function auditLines(c: TestCore): Promise<Array<Record<string, unknown>>> 
   await c.core.audit.flush();
   const path = join(c.home, 'audit.jsonl');
   if (!existsSync(path)) return [];
-  return readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.kind === 'approval');
+  return readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((r) => r.kind === 'approval');
 }
 
 /** A HOME of the test's own for whatever shell its Core starts (a health probe, a warm shell); undoes itself. */
@@ -79,7 +83,9 @@ describe('the approval step', () => {
       expect(err.message).not.toMatch(/\n/);
       expect(c.core.approvals.list()).toEqual([]);
       expect(lastActivity(c.core)).toMatchObject({ status: 'denied', approval: { decision: 'refuse', by: 'policy' } });
-      expect(await auditLines(c)).toEqual([expect.objectContaining({ tool: 'terminal', outcome: 'refuse', by: 'policy', verdict: 'hardline' })]);
+      expect(await auditLines(c)).toEqual([
+        expect.objectContaining({ tool: 'terminal', outcome: 'refuse', by: 'policy', verdict: 'hardline' }),
+      ]);
       await c.close();
       t = undefined;
     }
@@ -109,8 +115,15 @@ describe('the approval step', () => {
     const call = c.core.callTool('terminal', { command: 'rm -rf ./one' }, 'mcp');
     const p = await nextPending(c.core);
     expect(p).toMatchObject({
-      kind: 'command', title: 'Approve command', tool: 'terminal', subject: 'command', command: 'rm -rf ./one',
-      execution_target: 'a', backend: 'local', cwd: c.dirs.a, client: 'mcp',
+      kind: 'command',
+      title: 'Approve command',
+      tool: 'terminal',
+      subject: 'command',
+      command: 'rm -rf ./one',
+      execution_target: 'a',
+      backend: 'local',
+      cwd: c.dirs.a,
+      client: 'mcp',
     });
     expect(p.generation).toBe(c.core.listTargets().find((x) => x.name === 'a')!.generation);
     expect(p.reasons!.join(' ')).toMatch(/delete/);
@@ -119,7 +132,10 @@ describe('the approval step', () => {
     c.core.approvals.decide({ id: p.id, decision: 'approve', scope: 'once' }, 'ui');
     expect(await call).toMatchObject({ exit_code: 0 });
     expect(existsSync(join(c.dirs.a!, 'one'))).toBe(false);
-    expect(lastActivity(c.core)).toMatchObject({ status: 'ok', approval: { decision: 'approve', scope: 'once', by: 'ui' } });
+    expect(lastActivity(c.core)).toMatchObject({
+      status: 'ok',
+      approval: { decision: 'approve', scope: 'once', by: 'ui' },
+    });
     const [line] = await auditLines(c);
     expect(line).toMatchObject({ outcome: 'approve', by: 'ui', scope: 'once', client: 'mcp', execution_target: 'a' });
     expect(typeof line!.waited_ms).toBe('number');
@@ -138,8 +154,13 @@ describe('the approval step', () => {
     const err = await failure(call);
     expect(err.code).toBe('approval_denied');
     expect(err.message).toMatch(/^denied by a person: not on main please/);
-    expect(lastActivity(c.core)).toMatchObject({ status: 'denied', approval: { decision: 'deny', by: 'ui', reason: 'not on main please' } });
-    expect(await auditLines(c)).toEqual([expect.objectContaining({ outcome: 'deny', by: 'ui', reason: 'not on main please' })]);
+    expect(lastActivity(c.core)).toMatchObject({
+      status: 'denied',
+      approval: { decision: 'deny', by: 'ui', reason: 'not on main please' },
+    });
+    expect(await auditLines(c)).toEqual([
+      expect.objectContaining({ outcome: 'deny', by: 'ui', reason: 'not on main please' }),
+    ]);
   });
 
   it('silence is not consent: the timeout denies', async () => {
@@ -159,7 +180,10 @@ describe('the approval step', () => {
     const err = await failure(call);
     expect(err.code).toBe('cancelled');
     expect(c.core.approvals.list()).toEqual([]);
-    expect(lastActivity(c.core)).toMatchObject({ status: 'cancelled', approval: { decision: 'deny', by: 'withdrawn' } });
+    expect(lastActivity(c.core)).toMatchObject({
+      status: 'cancelled',
+      approval: { decision: 'deny', by: 'withdrawn' },
+    });
     expect(await auditLines(c)).toEqual([expect.objectContaining({ outcome: 'deny', by: 'withdrawn' })]);
   });
 
@@ -190,8 +214,10 @@ describe('the approval step', () => {
     await first;
     const file = join(c.home, 'approvals.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    const rules = await c.core.invoke('approvals.rules', {}, asPerson) as Array<{ id: string }>;
-    expect(rules).toEqual([expect.objectContaining({ execution_target: 'a', tool: 'terminal', pattern: 'sudo true', created_by: 'ui' })]);
+    const rules = (await c.core.invoke('approvals.rules', {}, asPerson)) as Array<{ id: string }>;
+    expect(rules).toEqual([
+      expect.objectContaining({ execution_target: 'a', tool: 'terminal', pattern: 'sudo true', created_by: 'ui' }),
+    ]);
 
     await c.core.close();
     const again = await new Core({ home: c.home, providers: [localProvider] }).start();
@@ -236,7 +262,10 @@ describe('the approval step', () => {
   it('the profile is refused to agents in every mode: writes into it, reads of core.json, through .. from the target', async () => {
     onTestFinished(ownHome());
     for (const mode of ['ask', 'off'] as const) {
-      t = await makeTestCore(['a'], { extra: `approvals:\n  mode: ${mode}\n`, files: { 'core.json': '{"token":"secret"}\n' } });
+      t = await makeTestCore(['a'], {
+        extra: `approvals:\n  mode: ${mode}\n`,
+        files: { 'core.json': '{"token":"secret"}\n' },
+      });
       const c = t;
       const config = readFileSync(join(c.home, 'config.yaml'), 'utf8');
       // The target's cwd is a sibling of the profile: ../home is the profile.
@@ -254,12 +283,19 @@ describe('the approval step', () => {
         expect(c.core.approvals.list()).toEqual([]);
       }
       expect(readFileSync(join(c.home, 'config.yaml'), 'utf8')).toBe(config);
-      expect(await auditLines(c)).toEqual(Array(6).fill(expect.objectContaining({ outcome: 'refuse', by: 'policy', verdict: 'hardline' })));
+      expect(await auditLines(c)).toEqual(
+        Array(6).fill(expect.objectContaining({ outcome: 'refuse', by: 'policy', verdict: 'hardline' })),
+      );
       // Reading the config (not the token) is not the policy's to refuse (inside the sandbox the profile is simply not
       // there), and work in the workspace goes on.
-      const readConfig = await c.core.callTool('read_file', { path: '../home/config.yaml' }, 'mcp').then(() => undefined, (e: { code?: string }) => e);
+      const readConfig = await c.core.callTool('read_file', { path: '../home/config.yaml' }, 'mcp').then(
+        () => undefined,
+        (e: { code?: string }) => e,
+      );
       expect(readConfig?.code).not.toBe('approval_denied');
-      expect(await c.core.callTool('write_file', { path: 'notes.txt', content: 'x' }, 'mcp')).toMatchObject({ bytes_written: 1 });
+      expect(await c.core.callTool('write_file', { path: 'notes.txt', content: 'x' }, 'mcp')).toMatchObject({
+        bytes_written: 1,
+      });
       await c.close();
       t = undefined;
     }
@@ -267,7 +303,10 @@ describe('the approval step', () => {
 
   it('a symlink into the profile does not get a write or a token read past the guard; a search above the profile asks', async () => {
     onTestFinished(ownHome());
-    t = await makeTestCore(['a'], { extra: 'approvals:\n  mode: ask\n', files: { 'core.json': '{"token":"secret"}\n' } });
+    t = await makeTestCore(['a'], {
+      extra: 'approvals:\n  mode: ask\n',
+      files: { 'core.json': '{"token":"secret"}\n' },
+    });
     const c = t;
     symlinkSync(c.home, join(c.dirs.a!, 'innocent'));
     const config = readFileSync(join(c.home, 'config.yaml'), 'utf8');
@@ -309,7 +348,11 @@ describe('the approval step', () => {
 
   it('nested execute_code calls go through the step too', async () => {
     const c = await core('ask');
-    const call = c.core.callTool('execute_code', { code: "import switchboard_tools as t\nprint(t.terminal(command='sudo true'))" }, 'mcp');
+    const call = c.core.callTool(
+      'execute_code',
+      { code: "import switchboard_tools as t\nprint(t.terminal(command='sudo true'))" },
+      'mcp',
+    );
     const p = await nextPending(c.core);
     expect(p).toMatchObject({ tool: 'terminal', command: 'sudo true', client: 'execute_code' });
     c.core.approvals.decide({ id: p.id, decision: 'deny', reason: 'no sudo' }, 'ui');
@@ -323,7 +366,13 @@ describe('the approval step', () => {
     const p = await nextPending(c.core);
     // Re-point target a (a new spec is a new generation) before anyone clicks.
     const cfg = join(c.home, 'config.yaml');
-    writeFileSync(cfg, readFileSync(cfg, 'utf8').replace(`a: { backend: local, cwd: ${c.dirs.a} }`, `a: { backend: local, cwd: ${c.dirs.b} }`));
+    writeFileSync(
+      cfg,
+      readFileSync(cfg, 'utf8').replace(
+        `a: { backend: local, cwd: ${c.dirs.a} }`,
+        `a: { backend: local, cwd: ${c.dirs.b} }`,
+      ),
+    );
     c.core.approvals.decide({ id: p.id, decision: 'approve', scope: 'session' }, 'ui');
     const err = await failure(call);
     expect(err.message).toMatch(/the approval was for a#c\w+, but target "a" is now a#c\w+/);
@@ -332,18 +381,34 @@ describe('the approval step', () => {
 });
 
 describe('assertBound', () => {
-  const snap = (generation: string, state: 'active' | 'draining' = 'active', cwd = '/a') => ({ name: 'a', generation, identity: `a#${generation}`, state, spec: { backend: 'local', cwd } } as unknown as TargetSnapshot);
+  const snap = (generation: string, state: 'active' | 'draining' = 'active', cwd = '/a') =>
+    ({
+      name: 'a',
+      generation,
+      identity: `a#${generation}`,
+      state,
+      spec: { backend: 'local', cwd },
+    }) as unknown as TargetSnapshot;
   const args = { command: 'sudo true' };
-  const auth: Authorization = { args, binding: bindingOf('terminal', args, 'a#g1', specFingerprint({ backend: 'local', cwd: '/a' })) };
+  const auth: Authorization = {
+    args,
+    binding: bindingOf('terminal', args, 'a#g1', specFingerprint({ backend: 'local', cwd: '/a' })),
+  };
   it('accepts exactly what was approved where it was approved', () => {
     expect(() => assertBound(auth, 'terminal', { command: 'sudo true' }, snap('g1'), snap('g1'))).not.toThrow();
   });
   it('refuses changed arguments, another tool, another generation or spec, a draining target, a removed one', () => {
-    expect(() => assertBound(auth, 'terminal', { command: 'sudo rm x' }, snap('g1'), snap('g1'))).toThrow(/arguments changed/);
-    expect(() => assertBound(auth, 'terminal', { command: 'sudo true', workdir: '/' }, snap('g1'), snap('g1'))).toThrow(/arguments changed/);
+    expect(() => assertBound(auth, 'terminal', { command: 'sudo rm x' }, snap('g1'), snap('g1'))).toThrow(
+      /arguments changed/,
+    );
+    expect(() => assertBound(auth, 'terminal', { command: 'sudo true', workdir: '/' }, snap('g1'), snap('g1'))).toThrow(
+      /arguments changed/,
+    );
     expect(() => assertBound(auth, 'execute_code', args, snap('g1'), snap('g1'))).toThrow(/arguments changed/);
     expect(() => assertBound(auth, 'terminal', args, snap('g2'), snap('g1'))).toThrow(/now a#g2/);
-    expect(() => assertBound(auth, 'terminal', args, snap('g1', 'active', '/b'), snap('g1'))).toThrow(/the spec has changed since/);
+    expect(() => assertBound(auth, 'terminal', args, snap('g1', 'active', '/b'), snap('g1'))).toThrow(
+      /the spec has changed since/,
+    );
     expect(() => assertBound(auth, 'terminal', args, snap('g1', 'draining'), snap('g1'))).toThrow(/draining/);
     // Asked on a draining target (process write is allowed there): still draining is no change.
     expect(() => assertBound(auth, 'terminal', args, snap('g1', 'draining'), snap('g1', 'draining'))).not.toThrow();

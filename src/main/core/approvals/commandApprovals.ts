@@ -15,7 +15,16 @@ import type { ApprovalBroker, Decided } from './approvalBroker.js';
 import type { ApprovalRules, RuleKey } from './approvalRules.js';
 import type { CommandPolicy, JudgeContext, Judgement, PolicyCall } from './policy/commandPolicy.js';
 import { resolvePath } from './policy/paths.js';
-import { emptyFacts, factsDigestText, mergeFacts, needsNothing, restrictFacts, unanswered, type ProbeFacts, type ProbeNeeds } from './policy/probeFacts.js';
+import {
+  emptyFacts,
+  factsDigestText,
+  mergeFacts,
+  needsNothing,
+  restrictFacts,
+  unanswered,
+  type ProbeFacts,
+  type ProbeNeeds,
+} from './policy/probeFacts.js';
 import { StdinJudge, type PreparedInput } from './stdinJudge.js';
 import { RunningFiles } from './runningFiles.js';
 import { hostPathsProbe, type TargetProbe } from './targetProbe.js';
@@ -57,7 +66,9 @@ export interface ApprovalCall {
   signal?: AbortSignal | undefined;
 }
 
-/** What the step decided about a call that may run: the outcome to show (none for safe calls) and the args bound to it. */
+/**
+ * What the step decided about a call that may run: the outcome to show (none for safe calls) and the args bound to it.
+ */
 export interface Authorization {
   outcome?: ApprovalOutcome;
   /** The arguments that were judged (and approved); the dispatcher runs these and nothing else. */
@@ -78,14 +89,26 @@ interface Judged {
 
 /** An approval refusal that knows how it was decided, so the dispatcher can show it. */
 export class ApprovalRefused extends SwitchboardError {
-  constructor(readonly outcome: ApprovalOutcome, message: string, hint?: string) {
+  constructor(
+    readonly outcome: ApprovalOutcome,
+    message: string,
+    hint?: string,
+  ) {
     super('approval_denied', message, hint);
   }
 }
 
 /** The binding of a call: a digest of tool, canonical arguments, runtime identity and the fingerprint of its spec. */
-export function bindingOf(tool: string, args: Readonly<Record<string, unknown>>, identity: string, fingerprint: string, content?: string): string {
-  return createHash('sha256').update(JSON.stringify([tool, canonical(args), identity, fingerprint, ...(content ? [content] : [])])).digest('hex');
+export function bindingOf(
+  tool: string,
+  args: Readonly<Record<string, unknown>>,
+  identity: string,
+  fingerprint: string,
+  content?: string,
+): string {
+  return createHash('sha256')
+    .update(JSON.stringify([tool, canonical(args), identity, fingerprint, ...(content ? [content] : [])]))
+    .digest('hex');
 }
 
 /** Strings longer than this stand in a binding as their digest (see canonical). */
@@ -93,10 +116,16 @@ const DIGESTED_CHARS = 4096;
 
 function canonical(value: unknown): unknown {
   // As strict, without a second copy of a write's content of some MB in the binding's JSON.
-  if (typeof value === 'string' && value.length > DIGESTED_CHARS) return { sha256: createHash('sha256').update(value).digest('hex') };
+  if (typeof value === 'string' && value.length > DIGESTED_CHARS)
+    return { sha256: createHash('sha256').update(value).digest('hex') };
   if (Array.isArray(value)) return value.map(canonical);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, canonical(v)]));
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([k, v]) => [k, canonical(v)]),
+    );
   }
   return value;
 }
@@ -105,7 +134,14 @@ function canonical(value: unknown): unknown {
  * Refuse unless the call about to run is the one that was approved, where it was approved: same tool and arguments,
  * same runtime identity with the same spec, and that identity still the target's current generation, not drained since.
  */
-export function assertBound(auth: Authorization, tool: string, args: Readonly<Record<string, unknown>>, now: TargetSnapshot | undefined, approved: TargetSnapshot, content?: string): void {
+export function assertBound(
+  auth: Authorization,
+  tool: string,
+  args: Readonly<Record<string, unknown>>,
+  now: TargetSnapshot | undefined,
+  approved: TargetSnapshot,
+  content?: string,
+): void {
   if (!now || now.identity !== approved.identity) {
     throw new ApprovalRefused(
       { decision: 'refuse', by: 'binding', reason: 'target changed' },
@@ -178,7 +214,8 @@ function reasonLine(c: PolicyClassification): string {
 }
 
 /** A command with most of the shell's forms in it, classified once the policy is loaded (see warm). */
-const warmUpCommand = 'cd /tmp && ls -la "$HOME" | grep -v x > /dev/null 2>&1; echo $(date) `id -u` <(true) || for f in a b; do X=1 sh -c "$f"; done & python3 -c "import os; print(os.path.join(\'a\', f\'{1}\'))"; node -e "require(\'fs\').existsSync(`x`)"';
+const warmUpCommand =
+  'cd /tmp && ls -la "$HOME" | grep -v x > /dev/null 2>&1; echo $(date) `id -u` <(true) || for f in a b; do X=1 sh -c "$f"; done & python3 -c "import os; print(os.path.join(\'a\', f\'{1}\'))"; node -e "require(\'fs\').existsSync(`x`)"';
 
 export class CommandApprovals {
   private policyLoad: Promise<CommandPolicy> | undefined;
@@ -193,13 +230,14 @@ export class CommandApprovals {
     (this.policyLoad = this.deps.policy()).then(
       // The grammars' code is compiled on their first parses (about 150 ms here): run them now, not in the first call
       // (bash, and the Python and JavaScript of execute_code and -c payloads).
-      (policy) => void setImmediate(() => {
-        try {
-          policy.classify({ kind: 'command', command: warmUpCommand });
-        } catch {
-          /* a warm-up only: a real call reports its own failure */
-        }
-      }),
+      (policy) =>
+        void setImmediate(() => {
+          try {
+            policy.classify({ kind: 'command', command: warmUpCommand });
+          } catch {
+            /* a warm-up only: a real call reports its own failure */
+          }
+        }),
       () => {
         // Retried by the first call that needs it, which then reports the failure.
         this.policyLoad = undefined;
@@ -217,12 +255,19 @@ export class CommandApprovals {
     if (subject?.kind === 'input' && subject.process !== undefined && this.deps.processInfo) {
       const id = subject.process;
       const info = this.deps.processInfo(id);
-      if (info) return this.stdin.serial(id, () => this.authorizeSubject(call, subject, this.stdin.prepare(id, info, subject.data)));
+      if (info)
+        return this.stdin.serial(id, () =>
+          this.authorizeSubject(call, subject, this.stdin.prepare(id, info, subject.data)),
+        );
     }
     return this.authorizeSubject(call, subject, undefined);
   }
 
-  private async authorizeSubject(call: ApprovalCall, subject: ApprovalSubject | undefined, input: PreparedInput | undefined): Promise<Authorization> {
+  private async authorizeSubject(
+    call: ApprovalCall,
+    subject: ApprovalSubject | undefined,
+    input: PreparedInput | undefined,
+  ): Promise<Authorization> {
     const { def, snapshot } = call;
     const args = frozenCopy(call.args);
     const fingerprint = specFingerprint(snapshot.spec);
@@ -233,15 +278,29 @@ export class CommandApprovals {
       input.commit(false);
       return { args, binding: bindingOf(def.name, args, snapshot.identity, fingerprint) };
     }
-    const judgedSubject: ApprovalSubject = input ? { kind: 'input', data: input.text, language: input.language } : subject;
+    const judgedSubject: ApprovalSubject = input
+      ? { kind: 'input', data: input.text, language: input.language }
+      : subject;
     const policy = await (this.policyLoad ??= this.deps.policy());
     const { mode } = this.deps.settings();
     const { home, cwd } = await this.whereItRuns(snapshot, subject);
     const ctx = { mode, home, cwd, flags: { skip_container_guards: snapshot.flags.skip_container_guards } };
     const judged = await this.judge(policy, { ...judgedSubject, via: def.name }, ctx, snapshot, input, call.signal);
-    const c = subject.kind === 'path' && subject.access === 'write' ? this.withRunningFile(policy, judged, subject.path, call, ctx) : judged.c;
+    const c =
+      subject.kind === 'path' && subject.access === 'write'
+        ? this.withRunningFile(policy, judged, subject.path, call, ctx)
+        : judged.c;
     const binding = bindingOf(def.name, args, snapshot.identity, fingerprint, judged.content);
-    const auth = await this.decideJudged(call, subject, judgedSubject, c, { args, binding, fingerprint, home, cwd, mode, judged, policy });
+    const auth = await this.decideJudged(call, subject, judgedSubject, c, {
+      args,
+      binding,
+      fingerprint,
+      home,
+      cwd,
+      mode,
+      judged,
+      policy,
+    });
     input?.commit(judged.unfinished === true);
     // The files it runs may be read for as long as it runs: its timeout, or (in the background) a day.
     const runsFor = call.args.background === true || input ? 24 * 3600_000 : (snapshot.timeoutSec + 5) * 1000;
@@ -253,17 +312,41 @@ export class CommandApprovals {
    * A write to a file that a command still running will run is judged as the code it puts there (write_file's content
    * in the file's language); a patch of one asks. Otherwise the write's own judgement stands.
    */
-  private withRunningFile(policy: CommandPolicy, judged: Judged, path: string, call: ApprovalCall, ctx: JudgeContext): PolicyClassification {
+  private withRunningFile(
+    policy: CommandPolicy,
+    judged: Judged,
+    path: string,
+    call: ApprovalCall,
+    ctx: JudgeContext,
+  ): PolicyClassification {
     const lexical = resolvePath(path, ctx.cwd, ctx.home ?? '~');
     const real = judged.facts.real.get(lexical) ?? lexical;
     const language = this.running.languageOf(call.snapshot.identity, real);
     if (!language) return judged.c;
     const content = call.args.content;
-    const extra: PolicyClassification = typeof content === 'string'
-      ? policy.judge({ kind: 'input', data: content, language }, { ...ctx, facts: judged.facts })
-      : { verdict: 'dangerous', decision: ctx.mode === 'off' || ctx.flags?.skip_container_guards ? 'allow' : ctx.mode === 'deny' ? 'refuse' : 'ask', reasons: [{ text: `changes ${real}, which a command still running will run (${call.def.name})`, rule: 'run.rewritten', severity: 'dangerous' }] };
+    const extra: PolicyClassification =
+      typeof content === 'string'
+        ? policy.judge({ kind: 'input', data: content, language }, { ...ctx, facts: judged.facts })
+        : {
+            verdict: 'dangerous',
+            decision:
+              ctx.mode === 'off' || ctx.flags?.skip_container_guards ? 'allow' : ctx.mode === 'deny' ? 'refuse' : 'ask',
+            reasons: [
+              {
+                text: `changes ${real}, which a command still running will run (${call.def.name})`,
+                rule: 'run.rewritten',
+                severity: 'dangerous',
+              },
+            ],
+          };
     if (extra.verdict === 'safe') return judged.c;
-    const reasons = [...judged.c.reasons, ...extra.reasons.map((r) => ({ ...r, text: `${r.text} — written to ${real}, which a command still running will run` }))];
+    const reasons = [
+      ...judged.c.reasons,
+      ...extra.reasons.map((r) => ({
+        ...r,
+        text: `${r.text} — written to ${real}, which a command still running will run`,
+      })),
+    ];
     const rank = { safe: 0, dangerous: 1, hardline: 2 } as const;
     return rank[extra.verdict] >= rank[judged.c.verdict] ? { ...extra, reasons } : { ...judged.c, reasons };
   }
@@ -272,17 +355,30 @@ export class CommandApprovals {
    * Judge, looking on the target for what the judgement needs (at most PROBE_ROUNDS looks: a script's content may name
    * more to look at). A look that fails leaves its files and git as unreadable, which asks, with the reason.
    */
-  private async judge(policy: CommandPolicy, subject: PolicyCall, ctx: JudgeContext, snapshot: TargetSnapshot, input: PreparedInput | undefined, signal: AbortSignal | undefined): Promise<Judged & { unfinished?: boolean }> {
+  private async judge(
+    policy: CommandPolicy,
+    subject: PolicyCall,
+    ctx: JudgeContext,
+    snapshot: TargetSnapshot,
+    input: PreparedInput | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Judged & { unfinished?: boolean }> {
     // A read is judged only for the agent token, which lives in the profile on this machine: for a target whose work
     // runs here its links are followed here (no process, no round trip); elsewhere no read is looked at.
     const read = subject.kind === 'path' && subject.access === 'read';
-    const probe = !read ? this.deps.probe?.(snapshot) : this.deps.probe && this.deps.sandbox?.(snapshot) ? hostPathsProbe() : undefined;
+    const probe = !read
+      ? this.deps.probe?.(snapshot)
+      : this.deps.probe && this.deps.sandbox?.(snapshot)
+        ? hostPathsProbe()
+        : undefined;
     let facts = probe ? emptyFacts() : undefined;
     // A shell's state moves with what it runs: every round judges from the state before this write, and leaves the
     // state after it in `input.session` (kept only if the write is let through).
     const start = input?.session ? { vars: new Map(input.session.vars), cwd: input.session.cwd } : undefined;
     const run = (): Judgement => {
-      const session = start ? { vars: new Map(start.vars), ...(start.cwd !== undefined ? { cwd: start.cwd } : {}) } : undefined;
+      const session = start
+        ? { vars: new Map(start.vars), ...(start.cwd !== undefined ? { cwd: start.cwd } : {}) }
+        : undefined;
       const j = policy.judge(subject, { ...ctx, ...(facts ? { facts } : {}), ...(session ? { session } : {}) });
       if (session && input?.session) {
         input.session.vars = session.vars;
@@ -299,8 +395,16 @@ export class CommandApprovals {
     }
     const used = facts && (c.needs.files.size > 0 || c.needs.git.size > 0) ? facts : undefined;
     return {
-      c, facts: facts ?? emptyFacts(), needs: c.needs,
-      ...(used ? { content: createHash('sha256').update(factsDigestText(restrictFacts(used, c.needs))).digest('hex') } : {}),
+      c,
+      facts: facts ?? emptyFacts(),
+      needs: c.needs,
+      ...(used
+        ? {
+            content: createHash('sha256')
+              .update(factsDigestText(restrictFacts(used, c.needs)))
+              .digest('hex'),
+          }
+        : {}),
       ...(input?.language === 'shell' ? { unfinished: c.unfinished === true } : {}),
     };
   }
@@ -310,17 +414,47 @@ export class CommandApprovals {
     try {
       const found = await probe.lookup(needs, signal);
       // Whatever the look could not answer (a path it could not resolve) stays as written, and is not asked again.
-      return mergeFacts(found, { real: new Map([...needs.paths].map((p) => [p, p])), files: new Map([...needs.files].map((p) => [p, { kind: 'unreadable', problem: 'the look on the target did not answer' } as const])), git: new Map([...needs.git].map((p) => [p, { kind: 'unreadable', problem: 'the look on the target did not answer' } as const])) });
+      return mergeFacts(found, {
+        real: new Map([...needs.paths].map((p) => [p, p])),
+        files: new Map(
+          [...needs.files].map((p) => [
+            p,
+            { kind: 'unreadable', problem: 'the look on the target did not answer' } as const,
+          ]),
+        ),
+        git: new Map(
+          [...needs.git].map((p) => [
+            p,
+            { kind: 'unreadable', problem: 'the look on the target did not answer' } as const,
+          ]),
+        ),
+      });
     } catch (err) {
       if (signal?.aborted) throw err;
       const problem = err instanceof Error ? err.message.split('\n')[0]! : String(err);
-      return { real: new Map([...needs.paths].map((p) => [p, p])), files: new Map([...needs.files].map((p) => [p, { kind: 'unreadable', problem }])), git: new Map([...needs.git].map((p) => [p, { kind: 'unreadable', problem }])) };
+      return {
+        real: new Map([...needs.paths].map((p) => [p, p])),
+        files: new Map([...needs.files].map((p) => [p, { kind: 'unreadable', problem }])),
+        git: new Map([...needs.git].map((p) => [p, { kind: 'unreadable', problem }])),
+      };
     }
   }
 
   private async decideJudged(
-    call: ApprovalCall, subject: ApprovalSubject, judgedSubject: ApprovalSubject, c: PolicyClassification,
-    j: { args: Readonly<Record<string, unknown>>; binding: string; fingerprint: string; home: string; cwd: string; mode: ApprovalsMode; judged: Judged; policy: CommandPolicy },
+    call: ApprovalCall,
+    subject: ApprovalSubject,
+    judgedSubject: ApprovalSubject,
+    c: PolicyClassification,
+    j: {
+      args: Readonly<Record<string, unknown>>;
+      binding: string;
+      fingerprint: string;
+      home: string;
+      cwd: string;
+      mode: ApprovalsMode;
+      judged: Judged;
+      policy: CommandPolicy;
+    },
   ): Promise<Authorization> {
     const { def, snapshot } = call;
     const { args, binding, fingerprint, home, cwd, mode, policy } = j;
@@ -338,43 +472,60 @@ export class CommandApprovals {
       throw new ApprovalRefused(
         outcome,
         hardline ? `refused: ${why} (never run, in any approvals mode)` : `refused: ${why} (approvals.mode is ${mode})`,
-        hardline ? 'Switchboard never runs this for an agent; a person can run it in a terminal pane'
-          // Under off, only what the policy could not read is refused (policy/commandPolicy.ts decide).
-          : mode === 'off' ? 'approvals.mode: off asks nobody, and what is too long to check runs only when a person approves it; set it to ask to be asked, or send less'
-          : 'approvals.mode: deny refuses dangerous commands without asking; set it to ask to be asked',
+        hardline
+          ? 'Switchboard never runs this for an agent; a person can run it in a terminal pane'
+          : // Under off, only what the policy could not read is refused (policy/commandPolicy.ts decide).
+            mode === 'off'
+            ? 'approvals.mode: off asks nobody, and what is too long to check runs only when a person approves it; set it to ask to be asked, or send less'
+            : 'approvals.mode: deny refuses dangerous commands without asking; set it to ask to be asked',
       );
     }
     if (c.decision === 'allow' && !outside) {
       // Dangerous, but let through: approvals.mode off, or a target whose flags skip container guards.
-      return { args, binding, outcome: record({ decision: 'approve', by: mode === 'off' ? 'mode' : 'flags', reason: why }) };
+      return {
+        args,
+        binding,
+        outcome: record({ decision: 'approve', by: mode === 'off' ? 'mode' : 'flags', reason: why }),
+      };
     }
 
     // A rule kept for a command that runs files holds for that content only: another script under the same name asks.
-    const pattern = patternOf(policy, judgedSubject, cwd, home) + (j.judged.content ? ` #content:${j.judged.content.slice(0, 16)}` : '');
+    const pattern =
+      patternOf(policy, judgedSubject, cwd, home) +
+      (j.judged.content ? ` #content:${j.judged.content.slice(0, 16)}` : '');
     const key: RuleKey = { target: snapshot.name, identity: snapshot.identity, fingerprint, tool: def.name, pattern };
     const kept = outside ? undefined : this.deps.rules.match(key);
     if (kept) return { args, binding, outcome: record({ decision: 'approve', scope: kept, by: 'rule', reason: why }) };
 
     const text = subjectText(judgedSubject);
-    const decided = await this.deps.broker.request({
-      kind: 'command',
-      title: 'Approve command',
-      tool: def.name,
-      // Input to a running program is shown as the command it would run.
-      subject: judgedSubject.kind === 'input' ? 'command' : judgedSubject.kind,
-      command: text,
-      execution_target: snapshot.name,
-      generation: snapshot.generation,
-      backend: snapshot.spec.backend,
-      client: call.client,
-      cwd,
-      reasons: outside ? [OUTSIDE_SANDBOX_REASON, ...c.reasons.map((r) => r.text)] : c.reasons.map((r) => r.text),
-      ...(outside ? { outside_sandbox: true } : {}),
-      ...(this.deps.sandbox?.(snapshot)?.state === 'unsandboxed' ? { unsandboxed: true } : {}),
-      highlights: judgedSubject.kind === 'command' || judgedSubject.kind === 'input' ? c.reasons.flatMap((r) => (r.span ? [r.span] : [])) : [],
-    }, { signal: call.signal });
+    const decided = await this.deps.broker.request(
+      {
+        kind: 'command',
+        title: 'Approve command',
+        tool: def.name,
+        // Input to a running program is shown as the command it would run.
+        subject: judgedSubject.kind === 'input' ? 'command' : judgedSubject.kind,
+        command: text,
+        execution_target: snapshot.name,
+        generation: snapshot.generation,
+        backend: snapshot.spec.backend,
+        client: call.client,
+        cwd,
+        reasons: outside ? [OUTSIDE_SANDBOX_REASON, ...c.reasons.map((r) => r.text)] : c.reasons.map((r) => r.text),
+        ...(outside ? { outside_sandbox: true } : {}),
+        ...(this.deps.sandbox?.(snapshot)?.state === 'unsandboxed' ? { unsandboxed: true } : {}),
+        highlights:
+          judgedSubject.kind === 'command' || judgedSubject.kind === 'input'
+            ? c.reasons.flatMap((r) => (r.span ? [r.span] : []))
+            : [],
+      },
+      { signal: call.signal },
+    );
     // An answer that lands as the caller gives up decides nothing (no rule either): nobody waits for what it would run.
-    const landed: Decided = decided.decision === 'approve' && call.signal?.aborted ? { ...withdrawnLate, waited_ms: decided.waited_ms } : decided;
+    const landed: Decided =
+      decided.decision === 'approve' && call.signal?.aborted
+        ? { ...withdrawnLate, waited_ms: decided.waited_ms }
+        : decided;
     // Leaving the sandbox is approved once only: a session or always answer counts as once and keeps no rule.
     if (outside && landed.decision === 'approve') landed.scope = 'once';
     const outcome = record(outcomeOf(landed));
@@ -389,23 +540,38 @@ export class CommandApprovals {
     return auth;
   }
 
-  /** The digest of the run files and git facts a judgement used, as they are on the target now (undefined: none used). */
-  private async contentNow(judged: Judged, snapshot: TargetSnapshot, signal: AbortSignal | undefined): Promise<string | undefined> {
+  /**
+   * The digest of the run files and git facts a judgement used, as they are on the target now (undefined: none used).
+   */
+  private async contentNow(
+    judged: Judged,
+    snapshot: TargetSnapshot,
+    signal: AbortSignal | undefined,
+  ): Promise<string | undefined> {
     const probe = this.deps.probe?.(snapshot);
     if (judged.content === undefined || !probe) return undefined;
     const now = await this.look(probe, judged.needs, signal);
-    return createHash('sha256').update(factsDigestText(restrictFacts(now, judged.needs))).digest('hex');
+    return createHash('sha256')
+      .update(factsDigestText(restrictFacts(now, judged.needs)))
+      .digest('hex');
   }
 
   /**
    * The target's home and the directory the call runs in. Finding them may connect (and ask about a host key); a
    * failure there is the call's failure, as it would be a moment later in the handler.
    */
-  private async whereItRuns(snapshot: TargetSnapshot, subject: ApprovalSubject): Promise<{ home: string; cwd: string }> {
+  private async whereItRuns(
+    snapshot: TargetSnapshot,
+    subject: ApprovalSubject,
+  ): Promise<{ home: string; cwd: string }> {
     const { sessions } = this.deps;
-    const home = snapshot.flags.is_remote || snapshot.flags.is_container ? await sessions.environment(snapshot).home() : homedir();
+    const home =
+      snapshot.flags.is_remote || snapshot.flags.is_container ? await sessions.environment(snapshot).home() : homedir();
     const base = await sessions.cwd(snapshot);
-    return { home, cwd: subject.kind === 'command' && subject.workdir ? resolvePath(subject.workdir, base, home) : base };
+    return {
+      home,
+      cwd: subject.kind === 'command' && subject.workdir ? resolvePath(subject.workdir, base, home) : base,
+    };
   }
 
   private writeAudit(call: ApprovalCall, c: PolicyClassification, o: ApprovalOutcome): void {
@@ -427,13 +593,18 @@ export class CommandApprovals {
   }
 }
 
-const withdrawnLate: Omit<Decided, 'waited_ms'> = { decision: 'deny', scope: 'once', by: 'withdrawn', reason: 'the caller went away as the approval came' };
+const withdrawnLate: Omit<Decided, 'waited_ms'> = {
+  decision: 'deny',
+  scope: 'once',
+  by: 'withdrawn',
+  reason: 'the caller went away as the approval came',
+};
 
 function outcomeOf(d: Decided): ApprovalOutcome {
   return {
     decision: d.decision,
     ...(d.decision === 'approve' ? { scope: d.scope } : {}),
-    by: d.by === 'person' ? d.decider ?? 'person' : d.by,
+    by: d.by === 'person' ? (d.decider ?? 'person') : d.by,
     ...(d.reason ? { reason: d.reason } : {}),
     waited_ms: d.waited_ms,
   };
@@ -442,9 +613,17 @@ function outcomeOf(d: Decided): ApprovalOutcome {
 function refusalFor(d: Decided, outcome: ApprovalOutcome, why: string): ApprovalRefused {
   switch (d.by) {
     case 'person':
-      return new ApprovalRefused(outcome, `denied by a person${d.reason ? `: ${d.reason}` : ' (no reason given)'} — flagged: ${why}`, 'do not retry the same command; ask the person or choose another way');
+      return new ApprovalRefused(
+        outcome,
+        `denied by a person${d.reason ? `: ${d.reason}` : ' (no reason given)'} — flagged: ${why}`,
+        'do not retry the same command; ask the person or choose another way',
+      );
     case 'timeout':
-      return new ApprovalRefused(outcome, `denied: ${d.reason ?? 'no one answered in time'} — flagged: ${why}`, 'a person must approve it in the Switchboard window or with `switchboard approvals approve ID`');
+      return new ApprovalRefused(
+        outcome,
+        `denied: ${d.reason ?? 'no one answered in time'} — flagged: ${why}`,
+        'a person must approve it in the Switchboard window or with `switchboard approvals approve ID`',
+      );
     case 'withdrawn':
       return new ApprovalRefused(outcome, `withdrawn: ${d.reason ?? 'the caller went away'}`);
     case 'shutdown':
@@ -458,6 +637,7 @@ function refusalFor(d: Decided, outcome: ApprovalOutcome, why: string): Approval
  */
 function frozenCopy<T>(value: T): T {
   if (Array.isArray(value)) return Object.freeze(value.map(frozenCopy)) as T;
-  if (value && typeof value === 'object') return Object.freeze(Object.fromEntries(Object.entries(value).map(([k, v]) => [k, frozenCopy(v)]))) as T;
+  if (value && typeof value === 'object')
+    return Object.freeze(Object.fromEntries(Object.entries(value).map(([k, v]) => [k, frozenCopy(v)]))) as T;
   return value;
 }

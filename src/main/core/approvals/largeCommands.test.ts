@@ -24,14 +24,22 @@ async function core(mode: 'ask' | 'off'): Promise<TestCore> {
 
 /** The pending approval, once the broker holds one. */
 function pending(c: Core): Promise<PendingApproval> {
-  return vi.waitFor(() => c.approvals.list()[0] ?? Promise.reject(new Error('nothing pending yet')), { timeout: 10_000, interval: 10 });
+  return vi.waitFor(() => c.approvals.list()[0] ?? Promise.reject(new Error('nothing pending yet')), {
+    timeout: 10_000,
+    interval: 10,
+  });
 }
 
 /** What a call that must fail threw. */
-const thrown = (p: Promise<unknown>): Promise<SwitchboardError> => p.then(() => Promise.reject(new Error('expected the call to fail')), (err: unknown) => err as SwitchboardError);
+const thrown = (p: Promise<unknown>): Promise<SwitchboardError> =>
+  p.then(
+    () => Promise.reject(new Error('expected the call to fail')),
+    (err: unknown) => err as SwitchboardError,
+  );
 
 /** The reason of a command the policy does not read. */
-const unread = (command: string): string => `too long to check: ${Math.ceil(command.length / 1024)} KiB, over the 64 KiB the approval policy reads`;
+const unread = (command: string): string =>
+  `too long to check: ${Math.ceil(command.length / 1024)} KiB, over the 64 KiB the approval policy reads`;
 
 /** A heredoc of about `chars` written to a file, as an agent writes one. */
 function heredoc(chars: number, file: string): string {
@@ -44,7 +52,9 @@ describe('a command over the command cap', () => {
     const command = heredoc(MAX_COMMAND_CHARS + 16, 'big.txt');
     const err = await thrown(c.core.callTool('terminal', { command }, 'mcp'));
     expect(err.code).toBe('bad_request');
-    expect(err.message).toBe('terminal: command: the command is 1.0 MiB, over the 1.0 MiB it may be; write long content to a file with write_file and run a command that reads it');
+    expect(err.message).toBe(
+      'terminal: command: the command is 1.0 MiB, over the 1.0 MiB it may be; write long content to a file with write_file and run a command that reads it',
+    );
     expect(c.core.approvals.list()).toEqual([]);
     expect(existsSync(join(c.dirs.a!, 'big.txt'))).toBe(false);
     // The feed and the audit keep a short summary, not the command.

@@ -1,11 +1,15 @@
-// approvals.list / approvals.pending / approvals.decide / approvals.rules / approvals.revoke: pending approvals and kept rules.
+// approvals.list / approvals.pending / approvals.decide / approvals.rules / approvals.revoke: pending approvals and
+// kept rules.
 import type { PendingApproval } from '../../../shared/approvals.js';
 import { redact } from '../../../shared/redact.js';
 import type { Handlers } from '../handlers.js';
 import type { ApprovalBroker } from './approvalBroker.js';
 import type { ApprovalRules } from './approvalRules.js';
 
-/** A pending approval as anyone may read it: its command and reasons redacted, without the highlights (they index the original). */
+/**
+ * A pending approval as anyone may read it: its command and reasons redacted, without the highlights (they index the
+ * original).
+ */
 function redacted(a: PendingApproval): PendingApproval {
   const { highlights: _highlights, ...rest } = a;
   return {

@@ -15,6 +15,18 @@ describeRunAttacksOn('docker (busybox)', async () => {
   const base = `backend: docker, docker_image: "${env.image}", docker_host: "unix://${env.socket}", docker_network: none`;
   // A managed container skips the guards (dangerous runs unasked there); one that mounts a host directory does not.
   const mount = mkdtempSync(join(tmpdir(), 'sb-runs-docker-'));
-  const t = await makeTestCore(['d'], { specs: { d: `{ ${base}, docker_volumes: ["${mount}:/mnt/sb"], cwd: /tmp }` }, providers: builtinProviders, extra: ASK_NOBODY });
-  return { core: t.core, target: 'd', has: { git: false, python: false, rootLink: true }, close: async () => { await t.close(); rmSync(mount, { recursive: true, force: true }); } };
+  const t = await makeTestCore(['d'], {
+    specs: { d: `{ ${base}, docker_volumes: ["${mount}:/mnt/sb"], cwd: /tmp }` },
+    providers: builtinProviders,
+    extra: ASK_NOBODY,
+  });
+  return {
+    core: t.core,
+    target: 'd',
+    has: { git: false, python: false, rootLink: true },
+    close: async () => {
+      await t.close();
+      rmSync(mount, { recursive: true, force: true });
+    },
+  };
 });

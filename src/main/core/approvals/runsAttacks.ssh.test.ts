@@ -15,9 +15,23 @@ describeRunAttacksOn('ssh', async () => {
   process.env.HOME = mkdtempSync(join(tmpdir(), 'sb-runs-ssh-home-'));
   delete process.env.SSH_AUTH_SOCK;
   const base = `backend: ssh, ssh_host: ${env.host}, ssh_port: ${env.port}, ssh_user: ${env.user}, ssh_key: ${env.key}`;
-  const t = await makeTestCore(['s'], { specs: { s: `{ ${base}, cwd: /tmp }` }, providers: builtinProviders, files: { known_hosts: env.knownHostsLine + '\n' }, extra: ASK_NOBODY });
-  const probe = await t.core.callTool('terminal', { command: 'for p in git python3; do command -v $p >/dev/null && echo $p; done', execution_target: 's' }, 'test');
+  const t = await makeTestCore(['s'], {
+    specs: { s: `{ ${base}, cwd: /tmp }` },
+    providers: builtinProviders,
+    files: { known_hosts: env.knownHostsLine + '\n' },
+    extra: ASK_NOBODY,
+  });
+  const probe = await t.core.callTool(
+    'terminal',
+    { command: 'for p in git python3; do command -v $p >/dev/null && echo $p; done', execution_target: 's' },
+    'test',
+  );
   const out = String(probe.output);
   // rm -rf usr is not tried over SSH: the fixture's user could not delete /usr, but would spend a while trying.
-  return { core: t.core, target: 's', has: { git: out.includes('git'), python: out.includes('python3'), rootLink: false }, close: () => t.close() };
+  return {
+    core: t.core,
+    target: 's',
+    has: { git: out.includes('git'), python: out.includes('python3'), rootLink: false },
+    close: () => t.close(),
+  };
 });

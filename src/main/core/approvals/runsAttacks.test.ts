@@ -12,12 +12,29 @@ const has = (program: string): boolean => spawnSync('sh', ['-c', `command -v ${p
 
 describeRunAttacksOn('local (sandboxed)', async () => {
   const t = await makeTestCore(['a'], { extra: ASK_NOBODY, providers: [localProvider] });
-  return { core: t.core, target: 'a', has: { git: has('git'), python: has('python3'), make: has('make'), rootLink: true }, close: () => t.close() };
+  return {
+    core: t.core,
+    target: 'a',
+    has: { git: has('git'), python: has('python3'), make: has('make'), rootLink: true },
+    close: () => t.close(),
+  };
 });
 
 describeRunAttacksOn('local (sandbox: off)', async () => {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'sb-runs-off-')));
-  const t = await makeTestCore(['u'], { specs: { u: `{ backend: local, cwd: ${dir}, sandbox: off }` }, extra: ASK_NOBODY, providers: [localProvider] });
+  const t = await makeTestCore(['u'], {
+    specs: { u: `{ backend: local, cwd: ${dir}, sandbox: off }` },
+    extra: ASK_NOBODY,
+    providers: [localProvider],
+  });
   // Unsandboxed, a broken judge would really try `rm -rf /usr`: that one is left to the sandboxed target.
-  return { core: t.core, target: 'u', has: { git: has('git'), python: has('python3'), make: has('make'), rootLink: false }, close: async () => { await t.close(); rmSync(dir, { recursive: true, force: true }); } };
+  return {
+    core: t.core,
+    target: 'u',
+    has: { git: has('git'), python: has('python3'), make: has('make'), rootLink: false },
+    close: async () => {
+      await t.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 });

@@ -28,18 +28,27 @@ afterEach(async () => {
 });
 
 async function core(): Promise<TestCore> {
-  t = await makeTestCore(['a', 'b'], { extra: 'approvals:\n  mode: ask\n  timeout: 600\n', runtime: (home) => new Registry(home, { configNames: () => ['a', 'b'] }) });
+  t = await makeTestCore(['a', 'b'], {
+    extra: 'approvals:\n  mode: ask\n  timeout: 600\n',
+    runtime: (home) => new Registry(home, { configNames: () => ['a', 'b'] }),
+  });
   return t;
 }
 
 /** Make a call that needs approval: 'asked' (the request is then answered with `answer`), or 'ran' unasked. */
 async function run(c: Core, target: string, answer: 'session' | 'always' | 'deny' = 'deny'): Promise<'asked' | 'ran'> {
   let settled = false;
-  const call = c.callTool('terminal', { command: 'sudo true', execution_target: target }, 'mcp').catch(() => undefined).finally(() => (settled = true));
+  const call = c
+    .callTool('terminal', { command: 'sudo true', execution_target: target }, 'mcp')
+    .catch(() => undefined)
+    .finally(() => (settled = true));
   for (;;) {
     const p = c.approvals.list()[0];
     if (p) {
-      c.approvals.decide(answer === 'deny' ? { id: p.id, decision: 'deny' } : { id: p.id, decision: 'approve', scope: answer }, 'ui');
+      c.approvals.decide(
+        answer === 'deny' ? { id: p.id, decision: 'deny' } : { id: p.id, decision: 'approve', scope: answer },
+        'ui',
+      );
       await call;
       return 'asked';
     }
@@ -59,7 +68,9 @@ describe('approvals are bound to the spec a target had', () => {
     expect(await run(c.core, 'rt')).toBe('ran');
     // The registry refuses g1 with another spec; the file is rewritten behind its back instead.
     const file = join(c.home, 'runtime-targets.json');
-    writeFileSync(file, readFileSync(file, 'utf8').replace(JSON.stringify(c.dirs.a), JSON.stringify(c.dirs.b)), { mode: 0o600 });
+    writeFileSync(file, readFileSync(file, 'utf8').replace(JSON.stringify(c.dirs.a), JSON.stringify(c.dirs.b)), {
+      mode: 0o600,
+    });
     c.core.targets.refresh();
     expect(c.core.targets.snapshot('rt')).toMatchObject({ identity: 'rt#g1', spec: { cwd: c.dirs.b } });
     expect(await run(c.core, 'rt')).toBe('asked');
@@ -71,7 +82,9 @@ describe('approvals are bound to the spec a target had', () => {
     await registry.register({ name: 'rt', spec: { backend: 'local', cwd: c.dirs.a }, generation: 'g1', ...owner });
     expect(await run(c.core, 'rt', 'session')).toBe('asked');
     await registry.remove({ name: 'rt', ...owner });
-    await expect(registry.register({ name: 'rt', spec: { backend: 'local', cwd: c.dirs.b }, generation: 'g1', ...owner })).rejects.toMatchObject({ code: 'registry_conflict' });
+    await expect(
+      registry.register({ name: 'rt', spec: { backend: 'local', cwd: c.dirs.b }, generation: 'g1', ...owner }),
+    ).rejects.toMatchObject({ code: 'registry_conflict' });
     expect(() => c.core.targets.snapshot('rt')).toThrow(/unknown target/);
     await registry.register({ name: 'rt', spec: { backend: 'local', cwd: c.dirs.a }, generation: 'g1', ...owner });
     expect(await run(c.core, 'rt')).toBe('ran');
@@ -83,11 +96,31 @@ describe('approvals are bound to the spec a target had', () => {
     await registry.register({ name: 'rt', spec: { backend: 'local', cwd: c.dirs.a }, generation: 'g1', ...owner });
     expect(await run(c.core, 'rt', 'always')).toBe('asked');
     const rules = (await c.core.invoke('approvals.rules', {}, asPerson)) as ApprovalRule[];
-    expect(rules).toEqual([expect.objectContaining({ execution_target: 'rt', spec_fingerprint: expect.stringMatching(/^sha256:[0-9a-f]{64}$/), stale: false })]);
-    await registry.register({ name: 'rt', spec: { backend: 'local', cwd: c.dirs.a }, generation: 'g2', replace: true, ...owner });
+    expect(rules).toEqual([
+      expect.objectContaining({
+        execution_target: 'rt',
+        spec_fingerprint: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+        stale: false,
+      }),
+    ]);
+    await registry.register({
+      name: 'rt',
+      spec: { backend: 'local', cwd: c.dirs.a },
+      generation: 'g2',
+      replace: true,
+      ...owner,
+    });
     expect(await run(c.core, 'rt')).toBe('ran');
-    await registry.register({ name: 'rt', spec: { backend: 'local', cwd: c.dirs.b }, generation: 'g3', replace: true, ...owner });
-    expect(await c.core.invoke('approvals.rules', {}, asPerson)).toEqual([expect.objectContaining({ id: rules[0]!.id, stale: true })]);
+    await registry.register({
+      name: 'rt',
+      spec: { backend: 'local', cwd: c.dirs.b },
+      generation: 'g3',
+      replace: true,
+      ...owner,
+    });
+    expect(await c.core.invoke('approvals.rules', {}, asPerson)).toEqual([
+      expect.objectContaining({ id: rules[0]!.id, stale: true }),
+    ]);
     expect(await run(c.core, 'rt')).toBe('asked');
   });
 
@@ -98,9 +131,17 @@ describe('approvals are bound to the spec a target had', () => {
     const told: boolean[] = [];
     c.core.approvalRules.onChange((rules) => told.push(rules[0]?.stale ?? false));
     const cfg = join(c.home, 'config.yaml');
-    writeFileSync(cfg, readFileSync(cfg, 'utf8').replace(`a: { backend: local, cwd: ${c.dirs.a} }`, `a: { backend: local, cwd: ${c.dirs.b} }`));
+    writeFileSync(
+      cfg,
+      readFileSync(cfg, 'utf8').replace(
+        `a: { backend: local, cwd: ${c.dirs.a} }`,
+        `a: { backend: local, cwd: ${c.dirs.b} }`,
+      ),
+    );
     expect(await run(c.core, 'a')).toBe('asked');
     expect(told).toContain(true);
-    expect(await c.core.invoke('approvals.rules', {}, asPerson)).toEqual([expect.objectContaining({ execution_target: 'a', stale: true })]);
+    expect(await c.core.invoke('approvals.rules', {}, asPerson)).toEqual([
+      expect.objectContaining({ execution_target: 'a', stale: true }),
+    ]);
   });
 });

@@ -18,7 +18,10 @@ function feeder(command: string) {
       p.commit(false);
       return { verdict: 'safe', reasons: '', text: '' };
     }
-    const j = policy.judge({ kind: 'input', data: p.text, language: p.language }, { home: '/home/agent', cwd: '/home/agent/work', ...(p.session ? { session: p.session } : {}) });
+    const j = policy.judge(
+      { kind: 'input', data: p.text, language: p.language },
+      { home: '/home/agent', cwd: '/home/agent/work', ...(p.session ? { session: p.session } : {}) },
+    );
     if (j.verdict !== 'hardline') p.commit(j.unfinished === true);
     return { verdict: j.verdict, reasons: j.reasons.map((r) => r.text).join(' | '), text: p.text };
   };
@@ -26,10 +29,25 @@ function feeder(command: string) {
 
 describe('what reads a process stdin', () => {
   it.each([
-    ['bash', 'shell'], ['sh -i', 'shell'], ['bash -s', 'shell'], ['sudo -s', 'shell'], ['FOO=1 nohup bash', 'shell'], ['ssh host', 'shell'],
-    ['docker exec -i box sh', 'shell'], ['bash script.sh', 'other'], ['bash -c "cat"', 'other'],
-    ['python3', 'python'], ['python3 -i', 'python'], ['python3 server.py', 'other'], ['node', 'node'], ['irb', 'ruby'],
-    ['psql -d app', 'sql'], ['sqlite3 db.sqlite', 'sql'], ['mysql -u root', 'sql'], ['cat', 'other'], ['tail -f log | grep x', 'other'],
+    ['bash', 'shell'],
+    ['sh -i', 'shell'],
+    ['bash -s', 'shell'],
+    ['sudo -s', 'shell'],
+    ['FOO=1 nohup bash', 'shell'],
+    ['ssh host', 'shell'],
+    ['docker exec -i box sh', 'shell'],
+    ['bash script.sh', 'other'],
+    ['bash -c "cat"', 'other'],
+    ['python3', 'python'],
+    ['python3 -i', 'python'],
+    ['python3 server.py', 'other'],
+    ['node', 'node'],
+    ['irb', 'ruby'],
+    ['psql -d app', 'sql'],
+    ['sqlite3 db.sqlite', 'sql'],
+    ['mysql -u root', 'sql'],
+    ['cat', 'other'],
+    ['tail -f log | grep x', 'other'],
   ])('%j → %s', (command, language) => expect(inputLanguageOf(command)).toBe(language));
 });
 
@@ -84,7 +102,8 @@ describe('a background shell', () => {
 
   it('everyday input passes', () => {
     const write = feeder('bash');
-    for (const line of ['ls -la\n', 'echo $HOME\n', 'x=1\n', 'echo $x\n', 'cd /tmp && pwd\n']) expect(write(line).verdict).toBe('safe');
+    for (const line of ['ls -la\n', 'echo $HOME\n', 'x=1\n', 'echo $x\n', 'cd /tmp && pwd\n'])
+      expect(write(line).verdict).toBe('safe');
   });
 });
 
@@ -100,7 +119,9 @@ describe('interpreters and SQL clients', () => {
 
   it('node is judged as JavaScript', () => {
     const write = feeder('node');
-    expect(write("require('child_process').execSync('rm -rf /home/agent/canary')\n").reasons).toContain('recursive delete');
+    expect(write("require('child_process').execSync('rm -rf /home/agent/canary')\n").reasons).toContain(
+      'recursive delete',
+    );
   });
 
   it('psql: destructive statements split over writes, and shell escapes', () => {

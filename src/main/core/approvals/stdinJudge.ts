@@ -19,7 +19,8 @@ const repls: ReadonlyArray<readonly [RegExp, InputLanguage]> = [
   [/^(ruby[\d.]*|irb|pry)$/, 'ruby'],
 ];
 /** Programs that run the rest of their words as the command (`sudo bash`, `nohup python3 -i`). */
-const wrappers = /^(sudo|doas|env|nohup|exec|nice|ionice|stdbuf|setsid|time|command|builtin|unbuffer|timeout|chroot|script|taskset)$/;
+const wrappers =
+  /^(sudo|doas|env|nohup|exec|nice|ionice|stdbuf|setsid|time|command|builtin|unbuffer|timeout|chroot|script|taskset)$/;
 
 function words(command: string): string[] {
   const out: string[] = [];
@@ -44,7 +45,11 @@ export function inputLanguageOf(command: string): InputLanguage {
     }
     if (wrappers.test(name) || name === 'sudo' || name === 'doas') {
       let i = 0;
-      while (i < args.length && (args[i]!.startsWith('-') || /^[A-Za-z_]\w*=/.test(args[i]!) || (name === 'timeout' && /^\d/.test(args[i]!)))) i++;
+      while (
+        i < args.length &&
+        (args[i]!.startsWith('-') || /^[A-Za-z_]\w*=/.test(args[i]!) || (name === 'timeout' && /^\d/.test(args[i]!)))
+      )
+        i++;
       w = args.slice(i);
       continue;
     }
@@ -56,7 +61,10 @@ export function inputLanguageOf(command: string): InputLanguage {
       w = rest.slice(at + 1).filter((a) => a !== '--');
       continue;
     }
-    if (shells.test(name)) return args.some((a) => /^-[a-zA-Z]*c/.test(a)) || (operands.length > 0 && !args.includes('-s')) ? 'other' : 'shell';
+    if (shells.test(name))
+      return args.some((a) => /^-[a-zA-Z]*c/.test(a)) || (operands.length > 0 && !args.includes('-s'))
+        ? 'other'
+        : 'shell';
     if (sqlClients.test(name)) return 'sql';
     const repl = repls.find(([re]) => re.test(name));
     if (repl) return args.some((a) => a === '-i') || operands.length === 0 ? repl[1] : 'other';
@@ -107,7 +115,14 @@ export class StdinJudge {
   }
 
   prepare(id: string, process: { command: string; cwd?: string }, data: string): PreparedInput {
-    const st = this.byProcess.get(id) ?? { language: inputLanguageOf(process.command), partial: '', open: '', vars: new Map(), cwd: process.cwd, bindings: [] };
+    const st = this.byProcess.get(id) ?? {
+      language: inputLanguageOf(process.command),
+      partial: '',
+      open: '',
+      vars: new Map(),
+      cwd: process.cwd,
+      bindings: [],
+    };
     const assembled = st.partial + data;
     const cut = assembled.lastIndexOf('\n') + 1;
     const whole = assembled.slice(0, cut);
@@ -118,22 +133,35 @@ export class StdinJudge {
     if (language === 'shell' || language === 'other') {
       const session = { vars: new Map(st.vars), ...(st.cwd !== undefined ? { cwd: st.cwd } : {}) };
       return {
-        language, text: block, session,
-        commit: (unfinished) => save({ open: unfinished ? block.slice(-MAX_PENDING_CHARS) : whole ? '' : st.open, vars: session.vars, cwd: session.cwd }),
+        language,
+        text: block,
+        session,
+        commit: (unfinished) =>
+          save({
+            open: unfinished ? block.slice(-MAX_PENDING_CHARS) : whole ? '' : st.open,
+            vars: session.vars,
+            cwd: session.cwd,
+          }),
       };
     }
     if (language === 'sql') {
       // A statement runs at its `;`; meta-commands (`\! …`) at their newline.
       const end = block.lastIndexOf(';') + 1;
       const meta = (l: string): boolean => /^\s*(\\|\.(shell|system)\s)/.test(l);
-      const rest = block.slice(end).split('\n').filter((l) => !meta(l)).join('\n');
+      const rest = block
+        .slice(end)
+        .split('\n')
+        .filter((l) => !meta(l))
+        .join('\n');
       const text = [block.slice(0, end), ...whole.split('\n').filter(meta)].filter(Boolean).join('\n');
       return { language, text, commit: () => save({ open: whole ? rest.slice(-MAX_PENDING_CHARS) : st.open }) };
     }
     const prefix = st.bindings.length ? `${st.bindings.join('\n')}\n` : '';
     return {
-      language, text: whole ? prefix + whole : '',
-      commit: () => save({ bindings: [...st.bindings, ...whole.split('\n').filter((l) => binding.test(l))].slice(-MAX_BINDINGS) }),
+      language,
+      text: whole ? prefix + whole : '',
+      commit: () =>
+        save({ bindings: [...st.bindings, ...whole.split('\n').filter((l) => binding.test(l))].slice(-MAX_BINDINGS) }),
     };
   }
 

@@ -32,13 +32,24 @@ function run(needs: ProbeNeeds, withoutRealpath: boolean) {
   const mark = '__sb_probe_test__';
   const { script, ...asked } = probeScript(needs, mark);
   // Shell functions stand in for a system without realpath -m (busybox): the script's fallback has to do the work.
-  const out = spawnSync('sh', ['-c', (withoutRealpath ? 'command() { return 1; }\nrealpath() { return 1; }\n' : '') + script], { encoding: 'utf8' });
+  const out = spawnSync(
+    'sh',
+    ['-c', (withoutRealpath ? 'command() { return 1; }\nrealpath() { return 1; }\n' : '') + script],
+    { encoding: 'utf8' },
+  );
   return parseProbe(out.stdout, mark, asked);
 }
 
 describe.each([false, true])('the probe script (realpath missing: %s)', (withoutRealpath) => {
   it('follows links, the last one too, and keeps what does not exist yet', () => {
-    const facts = run({ paths: new Set([join(root, 'ak'), join(root, 'top/usr'), join(root, 'hl/new/file'), join(root, 'plain')]), files: new Set(), git: new Set() }, withoutRealpath);
+    const facts = run(
+      {
+        paths: new Set([join(root, 'ak'), join(root, 'top/usr'), join(root, 'hl/new/file'), join(root, 'plain')]),
+        files: new Set(),
+        git: new Set(),
+      },
+      withoutRealpath,
+    );
     expect(facts.real.get(join(root, 'ak'))).toBe(join(root, 'h/.ssh/authorized_keys'));
     expect(facts.real.get(join(root, 'top/usr'))).toBe('/usr');
     expect(facts.real.get(join(root, 'hl/new/file'))).toBe(join(root, 'h/new/file'));
@@ -47,7 +58,14 @@ describe.each([false, true])('the probe script (realpath missing: %s)', (without
 
   it('reads files, says what is missing, too large or not a file', (ctx) => {
     if (withoutRealpath) return ctx.skip();
-    const facts = run({ paths: new Set(), files: new Set([join(root, 'x.sh'), join(root, 'none.sh'), join(root, 'big.sh'), join(root, 'h')]), git: new Set() }, withoutRealpath);
+    const facts = run(
+      {
+        paths: new Set(),
+        files: new Set([join(root, 'x.sh'), join(root, 'none.sh'), join(root, 'big.sh'), join(root, 'h')]),
+        git: new Set(),
+      },
+      withoutRealpath,
+    );
     expect(facts.files.get(join(root, 'x.sh'))).toEqual({ kind: 'text', text: 'rm -rf ~\n' });
     expect(facts.files.get(join(root, 'none.sh'))).toEqual({ kind: 'missing' });
     expect(facts.files.get(join(root, 'big.sh'))).toEqual({ kind: 'too_large', size: MAX_PROBED_FILE_BYTES + 1 });
@@ -63,9 +81,18 @@ describe.each([false, true])('the probe script (realpath missing: %s)', (without
 
   it('reads git config and the executable hooks of core.hooksPath', (ctx) => {
     if (withoutRealpath) return ctx.skip();
-    const facts = run({ paths: new Set(), files: new Set(), git: new Set([`hooks:${join(root, 'repo')}`, `config:${join(root, 'repo')}`]) }, withoutRealpath);
+    const facts = run(
+      {
+        paths: new Set(),
+        files: new Set(),
+        git: new Set([`hooks:${join(root, 'repo')}`, `config:${join(root, 'repo')}`]),
+      },
+      withoutRealpath,
+    );
     const only = facts.git.get(`config:${join(root, 'repo')}`);
-    expect(only?.kind === 'repo' && only.hooks.size === 0 && only.config.some(([k]) => k === 'core.fsmonitor')).toBe(true);
+    expect(only?.kind === 'repo' && only.hooks.size === 0 && only.config.some(([k]) => k === 'core.fsmonitor')).toBe(
+      true,
+    );
     const g = facts.git.get(`hooks:${join(root, 'repo')}`);
     expect(g?.kind).toBe('repo');
     if (g?.kind !== 'repo') return;

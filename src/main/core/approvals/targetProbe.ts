@@ -5,7 +5,14 @@ import { randomBytes } from 'node:crypto';
 import { readlinkSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, posix, resolve } from 'node:path';
 import type { Environment } from '../backends/provider.js';
-import { MAX_PROBED_FILE_BYTES, parseGitKey, type FileFact, type GitFact, type ProbeFacts, type ProbeNeeds } from './policy/probeFacts.js';
+import {
+  MAX_PROBED_FILE_BYTES,
+  parseGitKey,
+  type FileFact,
+  type GitFact,
+  type ProbeFacts,
+  type ProbeNeeds,
+} from './policy/probeFacts.js';
 
 /** Reads what the policy asks about, on one target. */
 export interface TargetProbe {
@@ -55,20 +62,25 @@ const readFileFn = (mark: string): string => `__sbp_f() {
  * hooks` (which honours core.hooksPath). Programs come from the system's default PATH (`command -p`), not from one an
  * agent exported; it sets no variable of the session's and starts as few processes as it can (each costs a few ms).
  */
-export function probeScript(needs: ProbeNeeds, mark: string): { script: string; paths: string[]; files: string[]; dirs: string[] } {
+export function probeScript(
+  needs: ProbeNeeds,
+  mark: string,
+): { script: string; paths: string[]; files: string[]; dirs: string[] } {
   const ok = (p: string): boolean => !/[\n\0]/.test(p);
   const paths = [...needs.paths].filter(ok);
   const files = [...needs.files].filter(ok).slice(0, MAX_FILES);
   const dirs = [...needs.git].filter((k) => ok(parseGitKey(k).dir)).slice(0, 4);
   const quoted = paths.map(quote).join(' ');
   const lines = [
-    ...(paths.length ? [
-      realPathFn,
-      `printf '%s R\\n' ${mark}`,
-      // Printed only when realpath took every path: busybox's takes `-m` for a path, prints the paths it can and
-      // fails, and its lines followed by the fallback's would pair paths with the wrong answers.
-      `if __sbp_o=$(command -p realpath -m -- ${quoted} 2>/dev/null) || __sbp_o=$(realpath -m -- ${quoted} 2>/dev/null); then printf '%s\\n' "$__sbp_o"; else for __sbp_x in ${quoted}; do __sbp_r "$__sbp_x"; done; fi`,
-    ] : []),
+    ...(paths.length
+      ? [
+          realPathFn,
+          `printf '%s R\\n' ${mark}`,
+          // Printed only when realpath took every path: busybox's takes `-m` for a path, prints the paths it can and
+          // fails, and its lines followed by the fallback's would pair paths with the wrong answers.
+          `if __sbp_o=$(command -p realpath -m -- ${quoted} 2>/dev/null) || __sbp_o=$(realpath -m -- ${quoted} 2>/dev/null); then printf '%s\\n' "$__sbp_o"; else for __sbp_x in ${quoted}; do __sbp_r "$__sbp_x"; done; fi`,
+        ]
+      : []),
     ...(files.length || dirs.length ? [readFileFn(mark)] : []),
     ...files.map((p, i) => `printf '%s F ${i} ' ${mark}; __sbp_f ${quote(p)}`),
     ...dirs.map((key, i) => {
@@ -76,12 +88,16 @@ export function probeScript(needs: ProbeNeeds, mark: string): { script: string; 
       return [
         `printf '%s G ${i}\\n' ${mark}`,
         `if ! command -v git >/dev/null 2>&1; then echo nogit; elif cd -- ${quote(dir)} 2>/dev/null; then`,
-        hooks ? `  __sbp_h=$(git rev-parse --git-path hooks 2>/dev/null); case $__sbp_h in ''|/*) ;; *) __sbp_h="$PWD/$__sbp_h";; esac; echo "hooks $__sbp_h"` : '  echo nohooks',
+        hooks
+          ? `  __sbp_h=$(git rev-parse --git-path hooks 2>/dev/null); case $__sbp_h in ''|/*) ;; *) __sbp_h="$PWD/$__sbp_h";; esac; echo "hooks $__sbp_h"`
+          : '  echo nohooks',
         `  printf '%s C\\n' ${mark}; git config -l -z 2>/dev/null; printf '\\n'`,
-        ...(hooks ? [
-          `  if [ -n "$__sbp_h" ]; then __sbp_n=0; for __sbp_x in "$__sbp_h"/*; do case $__sbp_x in *.sample) continue;; esac; [ -f "$__sbp_x" ] && [ -x "$__sbp_x" ] || continue`,
-          `    __sbp_n=$((__sbp_n+1)); [ $__sbp_n -gt ${MAX_FILES} ] && break; printf '%s H %s ' ${mark} "\${__sbp_x##*/}"; __sbp_f "$__sbp_x"; done; fi`,
-        ] : []),
+        ...(hooks
+          ? [
+              `  if [ -n "$__sbp_h" ]; then __sbp_n=0; for __sbp_x in "$__sbp_h"/*; do case $__sbp_x in *.sample) continue;; esac; [ -f "$__sbp_x" ] && [ -x "$__sbp_x" ] || continue`,
+              `    __sbp_n=$((__sbp_n+1)); [ $__sbp_n -gt ${MAX_FILES} ] && break; printf '%s H %s ' ${mark} "\${__sbp_x##*/}"; __sbp_f "$__sbp_x"; done; fi`,
+            ]
+          : []),
         `else echo nodir; fi`,
       ].join('\n');
     }),
@@ -91,7 +107,11 @@ export function probeScript(needs: ProbeNeeds, mark: string): { script: string; 
 }
 
 /** Reads the script's output back into facts; whatever it did not answer stays unanswered. */
-export function parseProbe(output: string, mark: string, asked: { paths: string[]; files: string[]; dirs: string[] }): ProbeFacts {
+export function parseProbe(
+  output: string,
+  mark: string,
+  asked: { paths: string[]; files: string[]; dirs: string[] },
+): ProbeFacts {
   const real = new Map<string, string>();
   const files = new Map<string, FileFact>();
   const git = new Map<string, GitFact>();
@@ -130,9 +150,12 @@ export function parseProbe(output: string, mark: string, asked: { paths: string[
     if (kind === '.') continue;
     if (kind === 'R') {
       // One line a path, in the order asked.
-      rest.split('\n').slice(0, asked.paths.length).forEach((line, i) => {
-        if (line.startsWith('/')) real.set(asked.paths[i]!, posix.normalize(line).replace(/(.)\/$/, '$1'));
-      });
+      rest
+        .split('\n')
+        .slice(0, asked.paths.length)
+        .forEach((line, i) => {
+          if (line.startsWith('/')) real.set(asked.paths[i]!, posix.normalize(line).replace(/(.)\/$/, '$1'));
+        });
     } else if (kind === 'F') {
       const p = asked.files[Number(m[2])];
       if (p !== undefined) files.set(p, fileFact(rest));
@@ -143,7 +166,13 @@ export function parseProbe(output: string, mark: string, asked: { paths: string[
       const first = rest.split('\n')[0]!;
       if (first === 'nogit') git.set(dir, { kind: 'no_git' });
       else if (first === 'nodir') git.set(dir, { kind: 'no_git' });
-      else gitAt = { dir, config: [], hooksDir: first === 'nohooks' ? '' : first.replace(/^hooks ?/, ''), hooks: new Map() };
+      else
+        gitAt = {
+          dir,
+          config: [],
+          hooksDir: first === 'nohooks' ? '' : first.replace(/^hooks ?/, ''),
+          hooks: new Map(),
+        };
     } else if (kind === 'C' && gitAt) {
       for (const entry of rest.replace(/^\n/, '').split('\0')) {
         const nl = entry.indexOf('\n');

@@ -17,6 +17,7 @@ export function backendInfo(p: BackendProvider): BackendInfo {
 
 export function backendMethods(deps: { providers: () => readonly BackendProvider[] }) {
   return {
-    'backends.list': async (_input: MethodInput<'backends.list'>): Promise<MethodOutput<'backends.list'>> => deps.providers().map(backendInfo),
+    'backends.list': async (_input: MethodInput<'backends.list'>): Promise<MethodOutput<'backends.list'>> =>
+      deps.providers().map(backendInfo),
   };
 }

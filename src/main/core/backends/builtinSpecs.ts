@@ -1,4 +1,5 @@
-// The built-in backends' declarations (spec fields, flags, display names) without their factories: what the registry and the CLI's file readers check against, loading no backend library.
+// The built-in backends' declarations (spec fields, flags, display names) without their factories: what the registry
+// and the CLI's file readers check against, loading no backend library.
 import type { z } from 'zod';
 import { withFlagDefaults, type BackendDeclaration } from './provider.js';
 import { localSpec } from './local/fields.js';

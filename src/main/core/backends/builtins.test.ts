@@ -11,9 +11,12 @@ describe('built-in backends', () => {
     expect(builtinProviders.map((p) => p.backend)).toEqual(builtinSpecs.map((s) => s.backend));
     builtinSpecs.forEach((spec, i) => {
       const provider = builtinProviders[i]!;
-      for (const [key, value] of Object.entries(spec)) expect(provider[key as keyof typeof provider], `${spec.backend}.${key}`).toBe(value);
+      for (const [key, value] of Object.entries(spec))
+        expect(provider[key as keyof typeof provider], `${spec.backend}.${key}`).toBe(value);
       // Besides the factory, only the run-time hooks a backend may add (what a crashed run left, orphans).
-      expect(Object.keys(provider).filter((k) => !(k in spec) && k !== 'afterCrashedRuns' && k !== 'orphans')).toEqual(['createEnvironment']);
+      expect(Object.keys(provider).filter((k) => !(k in spec) && k !== 'afterCrashedRuns' && k !== 'orphans')).toEqual([
+        'createEnvironment',
+      ]);
     });
   });
 
@@ -28,10 +31,18 @@ describe('built-in backends', () => {
     const home = mkdtempSync(join(tmpdir(), 'sb-backends-'));
     const core = new Core({ home });
     try {
-      const list = (await core.invoke('backends.list', {})) as Array<{ backend: string; fields: Array<{ key: string; label: string; flag?: string }>; exactly_one: string[][] }>;
+      const list = (await core.invoke('backends.list', {})) as Array<{
+        backend: string;
+        fields: Array<{ key: string; label: string; flag?: string }>;
+        exactly_one: string[][];
+      }>;
       expect(list.map((b) => b.backend)).toEqual(builtinProviders.map((p) => p.backend));
       const ssh = list.find((b) => b.backend === 'ssh')!;
-      expect(ssh.fields.find((f) => f.key === 'ssh_host')).toMatchObject({ label: 'Host', flag: '--host', required: true });
+      expect(ssh.fields.find((f) => f.key === 'ssh_host')).toMatchObject({
+        label: 'Host',
+        flag: '--host',
+        required: true,
+      });
       expect(ssh.fields.find((f) => f.key === 'cwd')).toMatchObject({ label: 'Working directory', flag: '--cwd' });
       expect(list.find((b) => b.backend === 'docker')!.exactly_one).toEqual([['docker_image', 'docker_container']]);
     } finally {

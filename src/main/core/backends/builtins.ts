@@ -1,4 +1,5 @@
-// The built-in backend providers: builtinSpecs.ts's declarations, each with its factory (this loads the backend libraries).
+// The built-in backend providers: builtinSpecs.ts's declarations, each with its factory (this loads the backend
+// libraries).
 import type { BackendProvider } from './provider.js';
 import { localProvider } from './local/localProvider.js';
 import { sshProvider } from './ssh/sshProvider.js';

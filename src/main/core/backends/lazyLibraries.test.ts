@@ -1,6 +1,6 @@
 // A Core with SSH and Docker targets probes both at start (their health shows in the sidebar) without loading
-// dockerode, whose require brings gRPC and protobufjs: the idle Core's memory (issue 13, P7). A real `switchboard serve`
-// against the test sshd and dockerd; what it loaded is read from its require.cache when it is stopped.
+// dockerode, whose require brings gRPC and protobufjs: the idle Core's memory (issue 13, P7). A real `switchboard
+// serve` against the test sshd and dockerd; what it loaded is read from its require.cache when it is stopped.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -20,18 +20,24 @@ describe.skipIf(!ssh || !docker)('backend libraries at Core start', () => {
     home = tempHome('sb-lazy-libs-');
     const preload = join(home, 'preload.cjs');
     // Written when the Core is stopped (SIGTERM), before its own handler runs.
-    writeFileSync(preload, "process.on('SIGTERM', () => require('node:fs').writeFileSync(process.env.SB_TEST_LOADED, JSON.stringify(Object.keys(require.cache))));\n");
+    writeFileSync(
+      preload,
+      "process.on('SIGTERM', () => require('node:fs').writeFileSync(process.env.SB_TEST_LOADED, JSON.stringify(Object.keys(require.cache))));\n",
+    );
     const s = ssh!;
     const d = docker!;
     writeFileSync(join(home, 'known_hosts'), s.knownHostsLine + '\n', { mode: 0o600 });
-    writeFileSync(join(home, 'config.yaml'), [
-      'terminal:',
-      '  targets:',
-      `    local: { backend: local, cwd: ${home} }`,
-      `    box: { backend: ssh, ssh_host: ${s.host}, ssh_port: ${s.port}, ssh_user: ${s.user}, ssh_key: ${s.key} }`,
-      `    ctr: { backend: docker, docker_image: "${d.image}", docker_host: "unix://${d.socket}", docker_network: none }`,
-      '',
-    ].join('\n'));
+    writeFileSync(
+      join(home, 'config.yaml'),
+      [
+        'terminal:',
+        '  targets:',
+        `    local: { backend: local, cwd: ${home} }`,
+        `    box: { backend: ssh, ssh_host: ${s.host}, ssh_port: ${s.port}, ssh_user: ${s.user}, ssh_key: ${s.key} }`,
+        `    ctr: { backend: docker, docker_image: "${d.image}", docker_host: "unix://${d.socket}", docker_network: none }`,
+        '',
+      ].join('\n'),
+    );
     served = await startServe(home, { NODE_OPTIONS: `--require ${preload}`, SB_TEST_LOADED: loadedFile() });
   }, 60_000);
 

@@ -122,7 +122,10 @@ export interface ProviderContext {
   envPassthrough?(): readonly string[];
   /** Every installed plugin's strip_env_keys: withheld from every command on every backend, read at every start. */
   strippedEverywhere?(): readonly string[];
-  /** This Core run's id (processes/coreRuns.ts), for what a provider must find again after a crash (Docker: its containers). */
+  /**
+   * This Core run's id (processes/coreRuns.ts), for what a provider must find again after a crash (Docker: its
+   * containers).
+   */
   readonly coreRun?: string;
 }
 
@@ -193,10 +196,14 @@ export interface BackendProvider extends BackendDeclaration {
   afterCrashedRuns?(home: string, stale: readonly string[]): Promise<StartSweep[]>;
   /**
    * What this backend made for a profile that no longer exists, or for a target of `home` that is gone (`specs`: every
-   * target of `home` now, by identity; `ownKnown` false when they could not all be read, so none of `home`'s is judged),
-   * on the places it knows (`specs`' engines and its default). `remove` removes them.
+   * target of `home` now, by identity; `ownKnown` false when they could not all be read, so none of `home`'s is
+   * judged), on the places it knows (`specs`' engines and its default). `remove` removes them.
    */
-  orphans?(home: string, specs: ReadonlyMap<string, Readonly<TargetSpec>>, ownKnown: boolean): Promise<{ orphans: OrphanInfo[]; problems: string[]; remove(): Promise<string[]> }>;
+  orphans?(
+    home: string,
+    specs: ReadonlyMap<string, Readonly<TargetSpec>>,
+    ownKnown: boolean,
+  ): Promise<{ orphans: OrphanInfo[]; problems: string[]; remove(): Promise<string[]> }>;
 }
 
 /**
@@ -221,6 +228,9 @@ export function withFlagDefaults(declared: Partial<ProviderFlags>): ProviderFlag
 }
 
 /** The flags one target of this provider has. */
-export function flagsOf(provider: Pick<BackendProvider, 'flags' | 'flagsFor'>, spec: Readonly<TargetSpec>): ProviderFlags {
+export function flagsOf(
+  provider: Pick<BackendProvider, 'flags' | 'flagsFor'>,
+  spec: Readonly<TargetSpec>,
+): ProviderFlags {
   return provider.flagsFor?.(spec) ?? provider.flags;
 }

@@ -16,10 +16,17 @@ const profile = (prefix: string): string => mkdtempSync(join(tmpdir(), prefix));
 
 providerContract('local (sandbox: off)', () => {
   const home = profile('sb-contract-local-');
-  return { provider: byName('local'), spec: { backend: 'local', sandbox: 'off' }, ctx: { home, resolveSpec: () => undefined }, scratch: home, close: () => rmSync(home, { recursive: true, force: true }) };
+  return {
+    provider: byName('local'),
+    spec: { backend: 'local', sandbox: 'off' },
+    ctx: { home, resolveSpec: () => undefined },
+    scratch: home,
+    close: () => rmSync(home, { recursive: true, force: true }),
+  };
 });
 
-// Sandboxed (the default): the profile is masked inside, so the scratch folder is the target's workspace, apart from it.
+// Sandboxed (the default): the profile is masked inside, so the scratch folder is the target's workspace, apart from
+// it.
 providerContract('local (sandboxed)', () => {
   const home = profile('sb-contract-local-profile-');
   const scratch = profile('sb-contract-local-ws-');
@@ -66,7 +73,8 @@ if (docker) {
       close: () => rmSync(home, { recursive: true, force: true }),
     };
   });
-} else describe('provider contract: docker', () => it.skip('no test dockerd (scripts/test-env.sh up)', () => undefined));
+} else
+  describe('provider contract: docker', () => it.skip('no test dockerd (scripts/test-env.sh up)', () => undefined));
 
 /** A Core with one enabled test plugin; the suite talks to the plugin's provider as the Core would. */
 function pluginSubject(files: boolean) {
@@ -79,7 +87,10 @@ function pluginSubject(files: boolean) {
     const provider = core.plugins.provider('contract_box');
     if (!provider) throw new Error(`the test plugin did not load: ${JSON.stringify(core.plugins.list())}`);
     return {
-      provider, spec: { backend: 'contract_box' }, ctx: core.providerContext, scratch: home,
+      provider,
+      spec: { backend: 'contract_box' },
+      ctx: core.providerContext,
+      scratch: home,
       close: async () => {
         await core.close();
         rmSync(home, { recursive: true, force: true });

@@ -18,7 +18,14 @@ import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import type { TargetSpec } from '../../../shared/targets.js';
 import { SwitchboardError } from '../../../shared/errors.js';
-import { flagsOf, type BackendProvider, type Environment, type ExecOptions, type ProviderContext, type TargetSnapshot } from './provider.js';
+import {
+  flagsOf,
+  type BackendProvider,
+  type Environment,
+  type ExecOptions,
+  type ProviderContext,
+  type TargetSnapshot,
+} from './provider.js';
 
 export interface ContractSubject {
   provider: BackendProvider;
@@ -33,7 +40,8 @@ export interface ContractSubject {
 async function until(cond: () => boolean, ms: number, seen: () => string): Promise<void> {
   const end = Date.now() + ms;
   while (!cond()) {
-    if (Date.now() > end) throw new Error(`condition not met within ${ms / 1000}s; seen: ${JSON.stringify(seen().slice(-400))}`);
+    if (Date.now() > end)
+      throw new Error(`condition not met within ${ms / 1000}s; seen: ${JSON.stringify(seen().slice(-400))}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -49,15 +57,26 @@ export function providerContract(label: string, setup: () => Promise<ContractSub
     const envFor = (who: string): Environment => {
       const name = `contract-${run}-${who}`;
       const snapshot: TargetSnapshot = Object.freeze({
-        name, generation: 'g1', identity: `${name}#g1`, source: 'runtime', state: 'active',
-        spec: subject.spec, flags: flagsOf(subject.provider, subject.spec), timeoutSec: 60,
+        name,
+        generation: 'g1',
+        identity: `${name}#g1`,
+        source: 'runtime',
+        state: 'active',
+        spec: subject.spec,
+        flags: flagsOf(subject.provider, subject.spec),
+        timeoutSec: 60,
       });
       const env = subject.provider.createEnvironment(snapshot, subject.ctx);
       envs.push(env);
       return env;
     };
     let env: Environment;
-    const opts = (o: Partial<ExecOptions> = {}): ExecOptions => ({ cwd: dir, timeoutMs: 30_000, maxOutputChars: 100_000, ...o });
+    const opts = (o: Partial<ExecOptions> = {}): ExecOptions => ({
+      cwd: dir,
+      timeoutMs: 30_000,
+      maxOutputChars: 100_000,
+      ...o,
+    });
 
     beforeAll(async () => {
       subject = await setup();
@@ -101,7 +120,10 @@ export function providerContract(label: string, setup: () => Promise<ContractSub
     }, 40_000);
 
     it('caps the output and says so', async () => {
-      const r = await env.exec('i=0; while [ $i -lt 2000 ]; do echo line-$i-xxxxxxxxxxxxxxxxxxxx; i=$((i+1)); done', opts({ maxOutputChars: 2000 }));
+      const r = await env.exec(
+        'i=0; while [ $i -lt 2000 ]; do echo line-$i-xxxxxxxxxxxxxxxxxxxx; i=$((i+1)); done',
+        opts({ maxOutputChars: 2000 }),
+      );
       expect(r.truncated).toBe(true);
       expect(r.output.length).toBeLessThan(4000);
       expect(r.output).toContain('line-0-');
@@ -120,7 +142,9 @@ export function providerContract(label: string, setup: () => Promise<ContractSub
       expect(await env.stat(file)).toEqual({ type: 'file', size: data.length });
       expect((await env.stat(`${dir}/files`)).type).toBe('directory');
       expect((await env.stat(`${dir}/nothing-here`)).type).toBe('missing');
-      await expect(env.readFile(file, 4)).rejects.toSatisfy((e: unknown) => e instanceof SwitchboardError && e.code === 'too_large');
+      await expect(env.readFile(file, 4)).rejects.toSatisfy(
+        (e: unknown) => e instanceof SwitchboardError && e.code === 'too_large',
+      );
       expect((await env.exec(`cat ${file} | head -1`, opts())).output).toBe('line one\n');
       // Bigger than one command line can carry: a fallback writes it in pieces.
       const big = Buffer.from(Array.from({ length: 150_000 }, (_, i) => (i * 7919) % 256));
@@ -136,7 +160,9 @@ export function providerContract(label: string, setup: () => Promise<ContractSub
     it('opens an interactive shell when it declares streams (and refuses one otherwise)', async () => {
       const flags = flagsOf(subject.provider, subject.spec);
       if (!flags.supports_streams) {
-        await expect(env.openShell({ cwd: dir, cols: 80, rows: 24 })).rejects.toThrow(/no interactive shell on this backend/);
+        await expect(env.openShell({ cwd: dir, cols: 80, rows: 24 })).rejects.toThrow(
+          /no interactive shell on this backend/,
+        );
         return;
       }
       const shell = await env.openShell({ cwd: dir, cols: 80, rows: 24 });
@@ -147,7 +173,11 @@ export function providerContract(label: string, setup: () => Promise<ContractSub
       });
       const exited = new Promise<void>((resolve) => shell.onExit(() => resolve()));
       shell.write('echo sb-contract-$((6*7))\n');
-      await until(() => text.includes('sb-contract-42'), 30_000, () => text);
+      await until(
+        () => text.includes('sb-contract-42'),
+        30_000,
+        () => text,
+      );
       shell.kill();
       await exited;
     }, 60_000);

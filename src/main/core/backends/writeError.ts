@@ -1,4 +1,5 @@
-// The one line a failed file write says, on every backend: which file, what was refused, and that the file is unchanged.
+// The one line a failed file write says, on every backend: which file, what was refused, and that the file is
+// unchanged.
 import { SwitchboardError } from '../../../shared/errors.js';
 
 /** The errno names a write is refused with, and how they read. */
@@ -14,7 +15,9 @@ const reasons: Record<string, string> = {
   EIO: 'input/output error',
 };
 
-/** The errno name in a tool's message (`cat: write error: No space left on device`), for backends that see text only. */
+/**
+ * The errno name in a tool's message (`cat: write error: No space left on device`), for backends that see text only.
+ */
 const said: Array<[RegExp, string]> = [
   [/No space left on device/i, 'ENOSPC'],
   [/Disk quota exceeded/i, 'EDQUOT'],
@@ -41,10 +44,20 @@ export function errnoInText(text: string): string | undefined {
  * one is known; `detail` is what the backend said otherwise; `note` a bracketed aside (the sandbox's writable roots).
  * A write is atomic (temp file, then rename), so a failed one leaves an existing file as it was and a new one absent.
  */
-export function writeError(path: string, code: string | undefined, more: { detail?: string; note?: string; hint?: string; inPlace?: boolean } = {}): SwitchboardError {
+export function writeError(
+  path: string,
+  code: string | undefined,
+  more: { detail?: string; note?: string; hint?: string; inPlace?: boolean } = {},
+): SwitchboardError {
   const said = more.detail?.split('\n').filter(Boolean).pop()?.trim().slice(0, 200);
   const reason = code ? errnoReason(code) : said || 'failed';
   // The one write that is not atomic: a writable file in a folder that takes no new file, written in place.
-  const after = more.inPlace ? 'it was written in place (its folder takes no new file) and may be cut' : 'the file is unchanged';
-  return new SwitchboardError('bad_request', `cannot write ${path}: ${reason}; ${after}${more.note ? ` ${more.note}` : ''}`, more.hint);
+  const after = more.inPlace
+    ? 'it was written in place (its folder takes no new file) and may be cut'
+    : 'the file is unchanged';
+  return new SwitchboardError(
+    'bad_request',
+    `cannot write ${path}: ${reason}; ${after}${more.note ? ` ${more.note}` : ''}`,
+    more.hint,
+  );
 }

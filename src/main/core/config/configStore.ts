@@ -1,4 +1,5 @@
-// Holds the current config: loads config.yaml, follows edits (file events plus a stat check per use), keeps the last good one.
+// Holds the current config: loads config.yaml, follows edits (file events plus a stat check per use), keeps the last
+// good one.
 import { readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { SwitchboardError, toErrorPayload } from '../../../shared/errors.js';
@@ -15,7 +16,10 @@ export class ConfigStore {
   private checkedThisTurn = false;
 
   /** Throws bad_config when the file exists and is wrong: a start with a broken config must fail loudly. */
-  constructor(readonly home: string, private readonly schemas: () => SpecSchemas) {
+  constructor(
+    readonly home: string,
+    private readonly schemas: () => SpecSchemas,
+  ) {
     this.path = join(home, 'config.yaml');
     this.current = defaultConfig();
     this.signature = this.statSignature();
@@ -95,7 +99,11 @@ export class ConfigStore {
     try {
       const size = statSync(this.path).size;
       if (size > MAX_CONFIG_BYTES) {
-        throw new SwitchboardError('bad_config', `config.yaml: the file is ${(size / 1024 / 1024).toFixed(1)} MiB, over the 1 MiB limit`, 'a config holds a few targets; programs that create many register them as runtime targets');
+        throw new SwitchboardError(
+          'bad_config',
+          `config.yaml: the file is ${(size / 1024 / 1024).toFixed(1)} MiB, over the 1 MiB limit`,
+          'a config holds a few targets; programs that create many register them as runtime targets',
+        );
       }
       text = readFileSync(this.path, 'utf8');
     } catch (err) {

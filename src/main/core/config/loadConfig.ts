@@ -18,7 +18,10 @@ export interface ApprovalsConfig {
 export interface Config {
   defaultTarget: string;
   timeoutSec: number;
-  /** terminal.pane_keep: seconds a window's terminal outlives the window (a reload resumes it); 0 closes it with the window. */
+  /**
+   * terminal.pane_keep: seconds a window's terminal outlives the window (a reload resumes it); 0 closes it with the
+   * window.
+   */
   paneKeepSec: number;
   /** Config targets by name, in file order. */
   targets: Map<string, { spec: TargetSpec; generation: string }>;
@@ -32,7 +35,9 @@ export type SpecSchemas = ReadonlyMap<string, z.ZodType>;
 
 export const DEFAULT_TIMEOUT_SEC = 180;
 export const DEFAULT_PANE_KEEP_SEC = 300;
-/** The longest duration any setting may hold: a day (Node's timers overflow past ~24.8 days, and nothing needs more). */
+/**
+ * The longest duration any setting may hold: a day (Node's timers overflow past ~24.8 days, and nothing needs more).
+ */
 export const MAX_DURATION_SEC = 86_400;
 /** Bounds a reader enforces before parsing: a runaway generator must not block the Core. */
 export const MAX_CONFIG_BYTES = 1024 * 1024;
@@ -40,13 +45,22 @@ export const MAX_CONFIG_TARGETS = 1024;
 
 const topLevelKeys = ['terminal', 'approvals', 'plugins'] as const;
 const terminalOwnKeys = ['default_target', 'timeout', 'targets', 'backend', 'pane_keep'];
-const envPassthroughName = z.string().regex(envNamePattern, 'approvals.env_passthrough lists variable names such as OPENAI_API_KEY (no values, no patterns)');
+const envPassthroughName = z
+  .string()
+  .regex(
+    envNamePattern,
+    'approvals.env_passthrough lists variable names such as OPENAI_API_KEY (no values, no patterns)',
+  );
 const ApprovalsSection = z.looseObject({
   mode: z.enum(['ask', 'deny', 'off']).optional(),
   env_passthrough: z.array(envPassthroughName).max(256).optional(),
-  timeout: z.number().int().positive().max(MAX_DURATION_SEC, `approvals.timeout is at most ${MAX_DURATION_SEC} seconds (a day)`).optional(),
+  timeout: z
+    .number()
+    .int()
+    .positive()
+    .max(MAX_DURATION_SEC, `approvals.timeout is at most ${MAX_DURATION_SEC} seconds (a day)`)
+    .optional(),
 });
-
 
 /** The config a profile without config.yaml gets: one local target in the home directory. */
 export function defaultConfig(): Config {
@@ -119,7 +133,11 @@ function duplicateKey(doc: Document): { key: string; offset: number | undefined 
 /** Parse config.yaml text. Throws SwitchboardError('bad_config') with one clear line. */
 export function parseConfig(text: string, schemas: SpecSchemas): Config {
   const bytes = Buffer.byteLength(text);
-  if (bytes > MAX_CONFIG_BYTES) fail(`the file is ${(bytes / 1024 / 1024).toFixed(1)} MiB, over the 1 MiB limit`, 'a config holds a few targets; programs that create many register them as runtime targets');
+  if (bytes > MAX_CONFIG_BYTES)
+    fail(
+      `the file is ${(bytes / 1024 / 1024).toFixed(1)} MiB, over the 1 MiB limit`,
+      'a config holds a few targets; programs that create many register them as runtime targets',
+    );
   const lineCounter = new LineCounter();
   // yaml's own uniqueKeys check compares every key with every other (quadratic); duplicateKey() is linear.
   const doc = parseDocument(text, { prettyErrors: false, uniqueKeys: false, lineCounter });
@@ -153,10 +171,14 @@ export function parseConfig(text: string, schemas: SpecSchemas): Config {
   }
   const timeoutSec = terminal.timeout === undefined ? DEFAULT_TIMEOUT_SEC : Number(terminal.timeout);
   if (!Number.isInteger(timeoutSec) || timeoutSec <= 0) fail('terminal.timeout must be a whole number of seconds');
-  if (timeoutSec > MAX_DURATION_SEC) fail(`terminal.timeout is ${timeoutSec} seconds; it is at most ${MAX_DURATION_SEC} (a day)`);
+  if (timeoutSec > MAX_DURATION_SEC)
+    fail(`terminal.timeout is ${timeoutSec} seconds; it is at most ${MAX_DURATION_SEC} (a day)`);
   const paneKeepSec = terminal.pane_keep === undefined ? DEFAULT_PANE_KEEP_SEC : Number(terminal.pane_keep);
   if (!Number.isInteger(paneKeepSec) || paneKeepSec < 0 || paneKeepSec > MAX_DURATION_SEC) {
-    fail(`terminal.pane_keep must be a whole number of seconds from 0 to ${MAX_DURATION_SEC}`, '0 closes a window\'s terminals when the window goes');
+    fail(
+      `terminal.pane_keep must be a whole number of seconds from 0 to ${MAX_DURATION_SEC}`,
+      "0 closes a window's terminals when the window goes",
+    );
   }
 
   // Keys under `terminal` other than its own are inherited by every target whose backend knows them.
@@ -175,7 +197,11 @@ export function parseConfig(text: string, schemas: SpecSchemas): Config {
   }
 
   const names = Object.keys(rawTargets);
-  if (names.length > MAX_CONFIG_TARGETS) fail(`${names.length} targets, over the limit of ${MAX_CONFIG_TARGETS}`, 'programs that create many targets register them as runtime targets');
+  if (names.length > MAX_CONFIG_TARGETS)
+    fail(
+      `${names.length} targets, over the limit of ${MAX_CONFIG_TARGETS}`,
+      'programs that create many targets register them as runtime targets',
+    );
   const targets = new Map<string, { spec: TargetSpec; generation: string }>();
   const folded = new Map<string, string>();
   for (const [name, raw] of Object.entries(rawTargets)) {
@@ -187,17 +213,23 @@ export function parseConfig(text: string, schemas: SpecSchemas): Config {
     folded.set(name.toLowerCase(), name);
     if (!isRecord(raw)) fail(`terminal.targets.${name} must be a mapping with a backend`);
     const backend = raw.backend ?? terminal.backend;
-    if (typeof backend !== 'string') fail(`terminal.targets.${name}: missing "backend"`, `one of ${[...schemas.keys()].join(', ')}`);
+    if (typeof backend !== 'string')
+      fail(`terminal.targets.${name}: missing "backend"`, `one of ${[...schemas.keys()].join(', ')}`);
     const schema = schemas.get(backend);
     if (!schema) {
       const guess = didYouMean(backend, [...schemas.keys()]);
-      fail(`terminal.targets.${name}: unknown backend "${backend}"${guess ? ` — did you mean "${guess}"?` : ''}`, `known backends: ${[...schemas.keys()].join(', ')}`);
+      fail(
+        `terminal.targets.${name}: unknown backend "${backend}"${guess ? ` — did you mean "${guess}"?` : ''}`,
+        `known backends: ${[...schemas.keys()].join(', ')}`,
+      );
     }
     const known = schemaKeys(schema);
     for (const key of Object.keys(raw)) {
       if (known.length > 0 && !known.includes(key)) {
         const guess = didYouMean(key, known);
-        fail(`unknown key "${key}" in target "${name}" (backend ${backend})${guess ? ` — did you mean "${guess}"?` : ''}`);
+        fail(
+          `unknown key "${key}" in target "${name}" (backend ${backend})${guess ? ` — did you mean "${guess}"?` : ''}`,
+        );
       }
     }
     const merged: Record<string, unknown> = { backend };
@@ -212,8 +244,13 @@ export function parseConfig(text: string, schemas: SpecSchemas): Config {
   let defaultTarget: string;
   if (terminal.default_target !== undefined) {
     if (typeof terminal.default_target !== 'string' || !targets.has(terminal.default_target)) {
-      const guess = typeof terminal.default_target === 'string' ? didYouMean(terminal.default_target, [...targets.keys()]) : undefined;
-      fail(`terminal.default_target "${String(terminal.default_target)}" is not a configured target${guess ? ` — did you mean "${guess}"?` : ''}`);
+      const guess =
+        typeof terminal.default_target === 'string'
+          ? didYouMean(terminal.default_target, [...targets.keys()])
+          : undefined;
+      fail(
+        `terminal.default_target "${String(terminal.default_target)}" is not a configured target${guess ? ` — did you mean "${guess}"?` : ''}`,
+      );
     }
     defaultTarget = terminal.default_target;
   } else {
@@ -228,7 +265,11 @@ export function parseConfig(text: string, schemas: SpecSchemas): Config {
     timeoutSec,
     paneKeepSec,
     targets,
-    approvals: { mode: approvalsParsed.data.mode ?? 'ask', timeoutSec: approvalsParsed.data.timeout ?? 120, envPassthrough: approvalsParsed.data.env_passthrough ?? [] },
+    approvals: {
+      mode: approvalsParsed.data.mode ?? 'ask',
+      timeoutSec: approvalsParsed.data.timeout ?? 120,
+      envPassthrough: approvalsParsed.data.env_passthrough ?? [],
+    },
     approvalsRaw,
   };
 }

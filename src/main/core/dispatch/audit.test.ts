@@ -16,7 +16,15 @@ describe('AuditLog.write', () => {
     const home = mkdtempSync(join(tmpdir(), 'sb-audit-'));
     try {
       const log = new AuditLog(home);
-      log.write({ time: 't', kind: 'approval', client: 'ui', tool: 'terminal', outcome: 'deny', reason: 'no: curl -u admin:ReasonPw1 is not ok', detail: 'GH_PAT=DetailPat2' });
+      log.write({
+        time: 't',
+        kind: 'approval',
+        client: 'ui',
+        tool: 'terminal',
+        outcome: 'deny',
+        reason: 'no: curl -u admin:ReasonPw1 is not ok',
+        detail: 'GH_PAT=DetailPat2',
+      });
       await log.close();
       const line = readFileSync(join(home, 'audit.jsonl'), 'utf8');
       expect(line).not.toContain('ReasonPw1');

@@ -7,7 +7,17 @@ import type { ToolDef } from '../tools/toolDef.js';
 import { writeError } from '../backends/writeError.js';
 import { MAX_REDACTED_CHARS, redact } from '../../../shared/redact.js';
 import { maskKnownSecrets } from '../knownSecrets.js';
-import { chainLine, chainTail, headPath, headText, lineHash, parseHead, withLost, type ChainHead, type ChainState } from './auditChain.js';
+import {
+  chainLine,
+  chainTail,
+  headPath,
+  headText,
+  lineHash,
+  parseHead,
+  withLost,
+  type ChainHead,
+  type ChainState,
+} from './auditChain.js';
 
 export interface AuditRecord {
   time: string;
@@ -32,12 +42,17 @@ export interface AuditRecord {
  * long text clipped to its start and end, lists counted, secrets redacted like arguments.
  */
 export function summarizeResult(result: Record<string, unknown>): string {
-  const clip = (s: string, n: number): string => (s.length > n ? `${s.slice(0, n - 200)}\n… [${s.length - n} chars cut] …\n${s.slice(-200)}` : s);
+  const clip = (s: string, n: number): string =>
+    s.length > n ? `${s.slice(0, n - 200)}\n… [${s.length - n} chars cut] …\n${s.slice(-200)}` : s;
   const lines: string[] = [];
   for (const [key, value] of Object.entries(result)) {
     if (key === 'execution_target' || key === 'generation' || value === undefined) continue;
-    if (typeof value === 'string') lines.push(`${key}: ${value.includes('\n') ? `\n${clip(value, 1500)}` : clip(value, 300)}`);
-    else if (Array.isArray(value)) lines.push(`${key}: ${value.length} item${value.length === 1 ? '' : 's'}${value.length ? ` — first: ${clip(JSON.stringify(value[0]), 300)}` : ''}`);
+    if (typeof value === 'string')
+      lines.push(`${key}: ${value.includes('\n') ? `\n${clip(value, 1500)}` : clip(value, 300)}`);
+    else if (Array.isArray(value))
+      lines.push(
+        `${key}: ${value.length} item${value.length === 1 ? '' : 's'}${value.length ? ` — first: ${clip(JSON.stringify(value[0]), 300)}` : ''}`,
+      );
     else lines.push(`${key}: ${clip(JSON.stringify(value) ?? String(value), 300)}`);
   }
   return maskKnownSecrets(redact(lines.join('\n')));
@@ -100,7 +115,24 @@ function appendWhole(fd: number, buf: Buffer): void {
 }
 
 /** Fields that hold no free text, or text already redacted by whoever made the record. */
-const preRedacted = new Set(['time', 'kind', 'client', 'tool', 'execution_target', 'generation', 'args', 'outcome', 'error', 'verdict', 'by', 'scope', 'action', 'pane_id', 'approval', 'approved_by']);
+const preRedacted = new Set([
+  'time',
+  'kind',
+  'client',
+  'tool',
+  'execution_target',
+  'generation',
+  'args',
+  'outcome',
+  'error',
+  'verdict',
+  'by',
+  'scope',
+  'action',
+  'pane_id',
+  'approval',
+  'approved_by',
+]);
 
 export class AuditLog {
   readonly path: string;
@@ -127,7 +159,8 @@ export class AuditLog {
     const { seq: _seq, prev: _prev, ...fields } = record;
     // Any other text (a deny reason a person typed, a policy's reason quoting the command) is redacted here, so a field
     // added later cannot bring a secret in; args and error come redacted from their makers, names and ids hold none.
-    for (const [key, value] of Object.entries(fields)) if (typeof value === 'string' && !preRedacted.has(key)) fields[key] = redact(value);
+    for (const [key, value] of Object.entries(fields))
+      if (typeof value === 'string' && !preRedacted.has(key)) fields[key] = redact(value);
     this.pending.push(JSON.stringify(fields));
     if (!first) return;
     // After a turn of the event loop, so the answer to the call goes out first.
@@ -185,13 +218,18 @@ export class AuditLog {
       appendWhole(this.fd, Buffer.from(text));
       this.chain = { seq, prev };
       if (this.lost) {
-        process.stderr.write(`switchboard: the audit log is written again; ${this.lost} line${this.lost === 1 ? ' was' : 's were'} lost, said by line ${seq - records.length} (audit_lost)\n`);
+        process.stderr.write(
+          `switchboard: the audit log is written again; ${this.lost} line${this.lost === 1 ? ' was' : 's were'} lost, said by line ${seq - records.length} (audit_lost)\n`,
+        );
         this.lost = 0;
       }
     } catch (err) {
       // A failed write is not a failed call. The log holds no part of these lines (appendWhole); they are counted,
       // and said by the next line written. A file that could not be opened is opened again next time.
-      if (!this.lost) process.stderr.write(`switchboard: audit line lost: ${this.lossLine(err)}; lost lines are counted and said in the log once it takes lines again\n`);
+      if (!this.lost)
+        process.stderr.write(
+          `switchboard: audit line lost: ${this.lossLine(err)}; lost lines are counted and said in the log once it takes lines again\n`,
+        );
       this.lost += records.length;
       this.lostTotal += records.length;
       this.lostWhy = this.lossLine(err);
@@ -207,7 +245,10 @@ export class AuditLog {
   }
 
   private lossLine(err: unknown): string {
-    return writeError(this.path, (err as NodeJS.ErrnoException).code, { detail: String(err) }).message.replace(/; the file is unchanged$/, '');
+    return writeError(this.path, (err as NodeJS.ErrnoException).code, { detail: String(err) }).message.replace(
+      /; the file is unchanged$/,
+      '',
+    );
   }
 
   private release(): void {

@@ -5,7 +5,16 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AuditLog, type AuditRecord } from './audit.js';
-import { GENESIS, chainLine, headPath, lineHash, parseHead, verifyChain, withLost, type ChainReport } from './auditChain.js';
+import {
+  GENESIS,
+  chainLine,
+  headPath,
+  lineHash,
+  parseHead,
+  verifyChain,
+  withLost,
+  type ChainReport,
+} from './auditChain.js';
 import { Core } from '../core.js';
 import { localProvider } from '../backends/local/localProvider.js';
 
@@ -21,7 +30,14 @@ function tempDir(): string {
 }
 
 function record(i: number, outcome = 'ok'): AuditRecord {
-  return { time: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(), kind: 'approval', client: 'mcp', tool: 'terminal', args: `echo ${i}`, outcome };
+  return {
+    time: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+    kind: 'approval',
+    client: 'mcp',
+    tool: 'terminal',
+    args: `echo ${i}`,
+    outcome,
+  };
 }
 
 /** A log of `n` lines written by AuditLog (the 4th a denial), in batches as a busy Core writes them. */
@@ -64,7 +80,10 @@ describe('the audit chain', () => {
     expect(parsed.map((p) => p.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(parsed[0]!.prev).toBe(GENESIS);
     for (let i = 1; i < 8; i++) expect(parsed[i]!.prev).toBe(lineHash(l[i - 1]!));
-    expect(parseHead(readFileSync(headPath(join(home, 'audit.jsonl')), 'utf8'))).toEqual({ seq: 8, hash: lineHash(l[7]!) });
+    expect(parseHead(readFileSync(headPath(join(home, 'audit.jsonl')), 'utf8'))).toEqual({
+      seq: 8,
+      hash: lineHash(l[7]!),
+    });
     expect(verify(home)).toEqual({ whole: true, lines: 8, unchained: 0, head: true });
   });
 
@@ -73,15 +92,30 @@ describe('the audit chain', () => {
   });
 
   it.each([
-    ['a flipped decision (deny → approve)', (l: string[]) => (l[3] = l[3]!.replace('"deny"', '"approve"'), l), 4, 'edited'],
-    ['an edited first line', (l: string[]) => (l[0] = l[0]!.replace('echo 1', 'echo X'), l), 1, 'edited'],
-    ['an edited last line (the head catches it)', (l: string[]) => (l[7] = l[7]!.replace('echo 8', 'echo X'), l), 8, 'edited'],
-    ['a line that is not JSON', (l: string[]) => (l[2] = 'garbage', l), 3, 'edited'],
+    [
+      'a flipped decision (deny → approve)',
+      (l: string[]) => ((l[3] = l[3]!.replace('"deny"', '"approve"')), l),
+      4,
+      'edited',
+    ],
+    ['an edited first line', (l: string[]) => ((l[0] = l[0]!.replace('echo 1', 'echo X')), l), 1, 'edited'],
+    [
+      'an edited last line (the head catches it)',
+      (l: string[]) => ((l[7] = l[7]!.replace('echo 8', 'echo X')), l),
+      8,
+      'edited',
+    ],
+    ['a line that is not JSON', (l: string[]) => ((l[2] = 'garbage'), l), 3, 'edited'],
     ['a deleted line', (l: string[]) => (l.splice(4, 1), l), 5, 'deleted'],
     ['two deleted lines', (l: string[]) => (l.splice(1, 2), l), 2, 'deleted'],
     ['the first line deleted', (l: string[]) => (l.splice(0, 1), l), 1, 'deleted'],
     ['an inserted plain line', (l: string[]) => (l.splice(5, 0, JSON.stringify(record(99))), l), 6, 'inserted'],
-    ['an inserted line with a forged link', (l: string[]) => (l.splice(5, 0, chainLine(JSON.stringify(record(99)), { seq: 6, prev: lineHash(l[4]!) })), l), 6, 'inserted'],
+    [
+      'an inserted line with a forged link',
+      (l: string[]) => (l.splice(5, 0, chainLine(JSON.stringify(record(99)), { seq: 6, prev: lineHash(l[4]!) })), l),
+      6,
+      'inserted',
+    ],
     ['a duplicated line', (l: string[]) => (l.splice(3, 0, l[2]!), l), 4, 'inserted'],
     ['the last two lines cut off', (l: string[]) => l.slice(0, 6), 7, 'truncated'],
   ] as const)('finds %s at its line', async (_what, tamper, line, how) => {
@@ -147,13 +181,18 @@ describe('the audit chain', () => {
     const home = join(root, 'home');
     const work = join(root, 'work');
     for (const d of [home, work]) mkdirSync(d);
-    writeFileSync(join(home, 'config.yaml'), `terminal:\n  targets:\n    a: { backend: local, cwd: ${work} }\napprovals:\n  mode: ask\n`);
+    writeFileSync(
+      join(home, 'config.yaml'),
+      `terminal:\n  targets:\n    a: { backend: local, cwd: ${work} }\napprovals:\n  mode: ask\n`,
+    );
     for (const run of [1, 2]) {
       const core = await new Core({ home, providers: [localProvider] }).start();
       // File tools need no shell; a hardline refusal writes an approval line as well.
       await core.callTool('write_file', { path: `run${run}.txt`, content: 'x' }, 'test');
       await core.callTool('read_file', { path: `run${run}.txt` }, 'test');
-      await expect(core.callTool('write_file', { path: '../home/config.yaml', content: '' }, 'test')).rejects.toThrow(/Switchboard profile/);
+      await expect(core.callTool('write_file', { path: '../home/config.yaml', content: '' }, 'test')).rejects.toThrow(
+        /Switchboard profile/,
+      );
       await core.close();
     }
     const l = lines(home).map((x) => JSON.parse(x) as { seq: number; tool?: string; args?: string });
@@ -169,10 +208,22 @@ describe('the audit chain', () => {
     const third = chainLine(withLost(JSON.stringify(record(3)), 2), { seq: 3, prev: lineHash(second) });
     expect(JSON.parse(second)).toMatchObject({ seq: 2, audit_lost: 3, args: 'echo 2' });
     const log = (lines: string[]): Buffer => Buffer.from(lines.map((l) => l + '\n').join(''));
-    expect(verifyChain(log([first, second, third]), { seq: 3, hash: lineHash(third) })).toEqual({ whole: true, lines: 3, unchained: 0, head: true, lost: 5 });
-    expect(verifyChain(log([first, third]), { seq: 3, hash: lineHash(third) })).toMatchObject({ whole: false, break: { line: 2, how: 'deleted' } });
+    expect(verifyChain(log([first, second, third]), { seq: 3, hash: lineHash(third) })).toEqual({
+      whole: true,
+      lines: 3,
+      unchained: 0,
+      head: true,
+      lost: 5,
+    });
+    expect(verifyChain(log([first, third]), { seq: 3, hash: lineHash(third) })).toMatchObject({
+      whole: false,
+      break: { line: 2, how: 'deleted' },
+    });
     // The count is hashed with its line: changing it is an edit.
-    expect(verifyChain(log([first, second.replace('"audit_lost":3', '"audit_lost":0'), third]))).toMatchObject({ whole: false, break: { line: 2, how: 'edited' } });
+    expect(verifyChain(log([first, second.replace('"audit_lost":3', '"audit_lost":0'), third]))).toMatchObject({
+      whole: false,
+      break: { line: 2, how: 'edited' },
+    });
     expect(withLost('{}', 1)).toBe('{"audit_lost":1}');
     expect(withLost('{"a":1}', 0)).toBe('{"a":1}');
   });

@@ -125,7 +125,10 @@ export interface ChainReport {
   unchained: number;
   /** Whether a head file was there to check the end against (without one, lines cut from the end do not show). */
   head: boolean;
-  /** Lines the writer could not write (a full disk), as the lines after them said (`audit_lost`): a gap said, not a break. */
+  /**
+   * Lines the writer could not write (a full disk), as the lines after them said (`audit_lost`): a gap said, not a
+   * break.
+   */
   lost?: number;
   /** The first place the chain breaks, 1-based, and how. */
   break?: { line: number; how: ChainBreakKind; detail: string };
@@ -146,7 +149,9 @@ function linkOf(line: Uint8Array): Link | 'not json' | 'no link' {
   }
   if (!v || typeof v !== 'object') return 'not json';
   const { seq, prev, audit_lost } = v as { seq?: unknown; prev?: unknown; audit_lost?: unknown };
-  return typeof seq === 'number' && typeof prev === 'string' ? { seq, prev, lost: typeof audit_lost === 'number' ? audit_lost : 0 } : 'no link';
+  return typeof seq === 'number' && typeof prev === 'string'
+    ? { seq, prev, lost: typeof audit_lost === 'number' ? audit_lost : 0 }
+    : 'no link';
 }
 
 /** Check a log's bytes (and its head, if there is one): whole, or the first line where it breaks and how. */
@@ -160,7 +165,14 @@ export function verifyChain(bytes: Uint8Array, head?: ChainHead): ChainReport {
   const total = links.reduce((sum, l) => sum + (typeof l === 'string' ? 0 : l.lost), 0);
   // Said only when some were lost, so a log that never met a full disk reads as before.
   const lost = total ? { lost: total } : {};
-  const report = (line: number, how: ChainBreakKind, detail: string): ChainReport => ({ whole: false, lines: n, unchained, head: head !== undefined, ...lost, break: { line, how, detail } });
+  const report = (line: number, how: ChainBreakKind, detail: string): ChainReport => ({
+    whole: false,
+    lines: n,
+    unchained,
+    head: head !== undefined,
+    ...lost,
+    break: { line, how, detail },
+  });
 
   // A log kept before the chain existed: its first lines carry no link; the chain starts after them.
   let unchained = 0;
@@ -180,7 +192,13 @@ export function verifyChain(bytes: Uint8Array, head?: ChainHead): ChainReport {
       return report(i + 1, 'inserted', `line ${i + 1} was added: line ${i + 2} follows line ${i} in the chain`);
     }
     if (typeof link === 'string') {
-      return report(i + 1, 'edited', link === 'not json' ? `line ${i + 1} is not a JSON record` : `line ${i + 1} lost its place in the chain (no seq or prev)`);
+      return report(
+        i + 1,
+        'edited',
+        link === 'not json'
+          ? `line ${i + 1} is not a JSON record`
+          : `line ${i + 1} lost its place in the chain (no seq or prev)`,
+      );
     }
     // The line before carried a forged link: this line still links past it.
     if (i >= 1 && link.seq === expSeq - 1 && link.prev === (i >= 2 ? hashes[i - 2] : GENESIS)) {
@@ -204,10 +222,15 @@ export function verifyChain(bytes: Uint8Array, head?: ChainHead): ChainReport {
     const lastSeq = n > unchained ? (links[n - 1] as Link).seq : 0;
     if (head.seq > lastSeq) {
       const gone = head.seq - lastSeq;
-      return report(n + 1, 'truncated', `${gone} line${gone === 1 ? '' : 's'} cut from the end: the log stops at line ${n}`);
+      return report(
+        n + 1,
+        'truncated',
+        `${gone} line${gone === 1 ? '' : 's'} cut from the end: the log stops at line ${n}`,
+      );
     }
     const at = n - (lastSeq - head.seq) - 1;
-    if (at >= unchained && hashes[at] !== head.hash) return report(at + 1, 'edited', `line ${at + 1} was changed: its hash is not the one the head recorded`);
+    if (at >= unchained && hashes[at] !== head.hash)
+      return report(at + 1, 'edited', `line ${at + 1} was changed: its hash is not the one the head recorded`);
   }
   return { whole: true, lines: n, unchained, head: head !== undefined, ...lost };
 }

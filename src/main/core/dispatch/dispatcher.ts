@@ -103,7 +103,11 @@ export class Dispatcher {
       const def = this.defs.get(tool);
       if (!def) {
         const guess = didYouMean(tool, [...this.defs.keys()]);
-        throw new SwitchboardError('unknown_tool', `unknown tool "${tool}"${guess ? ` — did you mean "${guess}"?` : ''}`, `tools: ${[...this.defs.keys()].join(', ')}`);
+        throw new SwitchboardError(
+          'unknown_tool',
+          `unknown tool "${tool}"${guess ? ` — did you mean "${guess}"?` : ''}`,
+          `tools: ${[...this.defs.keys()].join(', ')}`,
+        );
       }
       const args = parseArgs(def, rawArgs);
       const requested = args.execution_target as string | undefined;
@@ -124,7 +128,11 @@ export class Dispatcher {
         entry.execution_target = snapshot.name;
         entry.generation = snapshot.generation;
         if (snapshot.state === 'draining' && !def.drainSafe) {
-          throw new SwitchboardError('target_draining', `target "${snapshot.name}" is draining; new calls are refused`, 'register a new generation or pick another target');
+          throw new SwitchboardError(
+            'target_draining',
+            `target "${snapshot.name}" is draining; new calls are refused`,
+            'register a new generation or pick another target',
+          );
         }
       }
       this.deps.onActivity({ ...entry });
@@ -143,7 +151,14 @@ export class Dispatcher {
       // A targetless call is judged on the target it acts on (process write: the process's target).
       const judgedOn = snapshot ?? this.actingOn(def, finalArgs);
       if (judgedOn && this.deps.approvals) {
-        const auth = await this.deps.approvals.authorize({ def, args: finalArgs, snapshot: judgedOn, client: opts.client, summary: entry.summary, signal: opts.signal });
+        const auth = await this.deps.approvals.authorize({
+          def,
+          args: finalArgs,
+          snapshot: judgedOn,
+          client: opts.client,
+          summary: entry.summary,
+          signal: opts.signal,
+        });
         if (auth.outcome) {
           entry.approval = auth.outcome;
           this.deps.onActivity({ ...entry });
@@ -160,7 +175,9 @@ export class Dispatcher {
       // The handler stopped its work when the signal fired (killing the command's group); the caller is told so.
       throwIfCancelled(opts.signal);
       // Where it ran, from the snapshot; a targetless call keeps what its handler said, or says nothing.
-      const full: ToolResult = snapshot ? { ...result, execution_target: snapshot.name, generation: snapshot.generation } : omitEmptyPlace(result);
+      const full: ToolResult = snapshot
+        ? { ...result, execution_target: snapshot.name, generation: snapshot.generation }
+        : omitEmptyPlace(result);
       entry.result = summarizeResult(full).slice(0, 8000);
       this.finish(entry, started, 'ok');
       return full;
@@ -169,7 +186,12 @@ export class Dispatcher {
       const payload = toErrorPayload(err);
       if (reached && payload.code === 'target_unreachable') this.deps.reachability?.(reached.identity, payload.message);
       if (caught instanceof ApprovalRefused) entry.approval = caught.outcome;
-      const status = payload.code === 'cancelled' || entry.approval?.by === 'withdrawn' ? 'cancelled' : payload.code === 'approval_denied' ? 'denied' : 'error';
+      const status =
+        payload.code === 'cancelled' || entry.approval?.by === 'withdrawn'
+          ? 'cancelled'
+          : payload.code === 'approval_denied'
+            ? 'denied'
+            : 'error';
       this.finish(entry, started, status, payload.message);
       throw err instanceof SwitchboardError ? err : new SwitchboardError(payload.code, payload.message, payload.hint);
     } finally {
@@ -248,7 +270,11 @@ function omitEmptyPlace(result: ToolResult): ToolResult {
 /** Parse a tool's arguments; the old routing key `target` gets a hint where the tool has no such argument. */
 export function parseArgs(def: ToolDef, raw: Record<string, unknown>): Record<string, unknown> {
   if ('target' in raw && !declaresKey(def.args, 'target')) {
-    throw new SwitchboardError('bad_request', `"target" is not an argument of ${def.name}`, 'use "execution_target" to pick where the call runs');
+    throw new SwitchboardError(
+      'bad_request',
+      `"target" is not an argument of ${def.name}`,
+      'use "execution_target" to pick where the call runs',
+    );
   }
   const parsed = def.args.safeParse(raw);
   if (!parsed.success) throw new SwitchboardError('bad_request', `${def.name}: ${formatZodError(parsed.error)}`);

@@ -1,4 +1,5 @@
-// Health of every target, probed in parallel with a deadline each (probeTarget); never prompts (an unknown host key is reported).
+// Health of every target, probed in parallel with a deadline each (probeTarget); never prompts (an unknown host key is
+// reported).
 import type { DoctorReport } from '../../../shared/api.js';
 import { toErrorPayload } from '../../../shared/errors.js';
 import type { TargetInfo } from '../../../shared/targets.js';
@@ -26,27 +27,55 @@ export async function runDoctor(deps: DoctorDeps, timeoutMs = 5000): Promise<Doc
   deps.targets.refresh();
   const infos = deps.listTargets();
   const byBackend = new Map(deps.providers().map((p) => [p.backend, p]));
-  const targets = await Promise.all(infos.map(async (t) => {
-    const base = { name: t.name, generation: t.generation, backend: t.backend, source: t.source, state: t.state, ...(t.sandbox ? { sandbox: t.sandbox } : {}) };
-    try {
-      const snapshot = deps.targets.snapshot(t.name);
-      const r = await probeTarget(snapshot, byBackend.get(snapshot.spec.backend), deps.providerContext, { timeoutMs, checkCwd: true });
-      deps.probed?.(snapshot.identity, r);
-      const problem = r.problem ?? r.cwdProblem;
-      return { ...base, ok: r.ok, ...(r.detail ? { detail: r.detail } : {}), ...(problem ? { problem } : {}), ms: r.ms };
-    } catch (err) {
-      return { ...base, ok: false, problem: toErrorPayload(err).message, ms: 0 };
-    }
-  }));
+  const targets = await Promise.all(
+    infos.map(async (t) => {
+      const base = {
+        name: t.name,
+        generation: t.generation,
+        backend: t.backend,
+        source: t.source,
+        state: t.state,
+        ...(t.sandbox ? { sandbox: t.sandbox } : {}),
+      };
+      try {
+        const snapshot = deps.targets.snapshot(t.name);
+        const r = await probeTarget(snapshot, byBackend.get(snapshot.spec.backend), deps.providerContext, {
+          timeoutMs,
+          checkCwd: true,
+        });
+        deps.probed?.(snapshot.identity, r);
+        const problem = r.problem ?? r.cwdProblem;
+        return {
+          ...base,
+          ok: r.ok,
+          ...(r.detail ? { detail: r.detail } : {}),
+          ...(problem ? { problem } : {}),
+          ms: r.ms,
+        };
+      } catch (err) {
+        return { ...base, ok: false, problem: toErrorPayload(err).message, ms: 0 };
+      }
+    }),
+  );
   const backends = deps.providers().map((p) => ({ backend: p.backend, flags: { ...p.flags } }));
   const plugins = deps.plugins ? await pluginHealth(deps.plugins, deps.targets, infos, timeoutMs) : [];
-  const here = await Promise.all(infos.map(async (t) => {
-    const host = byBackend.get(t.backend)?.remoteHost?.({ ...t.spec, backend: t.backend });
-    const address = host ? await resolvesHere(host) : undefined;
-    return address
-      ? [`target "${t.name}": its host ${host} is this machine (${address}): its commands run here as that account, outside any local sandbox`]
-      : [];
-  }));
+  const here = await Promise.all(
+    infos.map(async (t) => {
+      const host = byBackend.get(t.backend)?.remoteHost?.({ ...t.spec, backend: t.backend });
+      const address = host ? await resolvesHere(host) : undefined;
+      return address
+        ? [
+            `target "${t.name}": its host ${host} is this machine (${address}): its commands run here as that account, outside any local sandbox`,
+          ]
+        : [];
+    }),
+  );
   const audit = deps.auditProblem?.();
-  return { home: deps.home, backends, targets, problems: [...deps.targets.problems(), ...here.flat(), ...(audit ? [audit] : [])], plugins };
+  return {
+    home: deps.home,
+    backends,
+    targets,
+    problems: [...deps.targets.problems(), ...here.flat(), ...(audit ? [audit] : [])],
+    plugins,
+  };
 }

@@ -27,13 +27,18 @@ describe('an SSH target that is this machine', () => {
     t = await makeTestCore(['a', 'self', 'elsewhere'], {
       providers: builtinProviders,
       specs: {
-        // Port 1: nothing listens, the probe fails fast; the warning is about where the host is, not whether it answers.
+        // Port 1: nothing listens, the probe fails fast; the warning is about where the host is, not whether it
+        // answers.
         self: '{ backend: ssh, ssh_host: localhost, ssh_port: 1, ssh_user: nobody }',
         elsewhere: '{ backend: ssh, ssh_host: 192.0.2.10, ssh_port: 1, ssh_user: nobody }',
       },
     });
-    const report = await t.core.invoke('doctor.run', { timeout_ms: 2000 }) as DoctorReport;
+    const report = (await t.core.invoke('doctor.run', { timeout_ms: 2000 })) as DoctorReport;
     const warnings = report.problems.filter((p) => p.includes('is this machine'));
-    expect(warnings).toEqual([expect.stringMatching(/^target "self": its host localhost is this machine \((127\.0\.0\.1|::1)\): its commands run here as that account, outside any local sandbox$/)]);
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /^target "self": its host localhost is this machine \((127\.0\.0\.1|::1)\): its commands run here as that account, outside any local sandbox$/,
+      ),
+    ]);
   });
 });

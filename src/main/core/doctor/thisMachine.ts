@@ -20,7 +20,10 @@ const LOOKUP_MS = 2000;
 export async function resolvesHere(host: string): Promise<string | undefined> {
   let addresses: string[] = [];
   // Not resolvable (a ~/.ssh/config alias, no DNS) or too slow: nothing to say about it.
-  const lookedUp = lookup(host, { all: true }).then((r) => void (addresses = r.map((a) => a.address)), () => undefined);
+  const lookedUp = lookup(host, { all: true }).then(
+    (r) => void (addresses = r.map((a) => a.address)),
+    () => undefined,
+  );
   await settleWithin(lookedUp, LOOKUP_MS);
   return firstLocal(addresses, localAddresses());
 }

@@ -3,7 +3,9 @@
 /** Output kept for a window that comes back (a reload): about a few screens of a busy build, cut at a line start. */
 export const RECENT_MAX_CHARS = 256 * 1024;
 
-/** Appends to the replay buffer; over the limit the oldest part goes, cut after a newline so replay starts on a line. */
+/**
+ * Appends to the replay buffer; over the limit the oldest part goes, cut after a newline so replay starts on a line.
+ */
 export function appendRecent(recent: string, data: string, max = RECENT_MAX_CHARS): string {
   const next = recent + data;
   if (next.length <= max) return next;

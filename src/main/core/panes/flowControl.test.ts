@@ -92,7 +92,10 @@ describe('pane flow control', () => {
     });
     try {
       const bytes = 6 * HIGH_WATERMARK;
-      await ui.client.call('pane.write', { pane_id: pane.pane_id, data: `head -c ${bytes} /dev/zero | tr '\\0' x; echo FLOWED-$((40+2))\r` });
+      await ui.client.call('pane.write', {
+        pane_id: pane.pane_id,
+        data: `head -c ${bytes} /dev/zero | tr '\\0' x; echo FLOWED-$((40+2))\r`,
+      });
       // Nobody acknowledges at first: the pane pauses near the high mark.
       while (received <= HIGH_WATERMARK) await sleep(50);
       const paused = await settled(() => received);

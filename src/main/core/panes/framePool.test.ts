@@ -43,13 +43,19 @@ function seqIntact(text: string, last: number): string {
   const got = text.slice(start, start + expected.length);
   let at = 0;
   while (at < expected.length && got.charCodeAt(at) === expected.charCodeAt(at)) at++;
-  return at === expected.length ? 'intact' : `differs at ${at}: ${JSON.stringify(got.slice(Math.max(0, at - 20), at + 20))}`;
+  return at === expected.length
+    ? 'intact'
+    : `differs at ${at}: ${JSON.stringify(got.slice(Math.max(0, at - 20), at + 20))}`;
 }
 
-/** A raw binary client of the Core's WebSocket: pane frames decoded as they come, and its socket can stop being read. */
+/**
+ * A raw binary client of the Core's WebSocket: pane frames decoded as they come, and its socket can stop being read.
+ */
 async function rawClient(url: string, token: string, person: string) {
   // A person's window (the person link's secret): panes are a person's.
-  const ws = new WebSocket(`${url}?approver=${encodeURIComponent(person)}`, { headers: { authorization: `Bearer ${token}` } });
+  const ws = new WebSocket(`${url}?approver=${encodeURIComponent(person)}`, {
+    headers: { authorization: `Bearer ${token}` },
+  });
   await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
   let nextId = 1;
   const pending = new Map<number, (m: { ok: boolean; result?: unknown; error?: { message: string } }) => void>();
@@ -66,13 +72,20 @@ async function rawClient(url: string, token: string, person: string) {
     const m = JSON.parse(raw.toString()) as { type: string; id: number; ok: boolean };
     if (m.type === 'result') pending.get(m.id)?.(m);
   });
-  const call = <T>(method: string, params: unknown) => new Promise<T>((resolve, reject) => {
-    const id = nextId++;
-    pending.set(id, (m) => (m.ok ? resolve(m.result as T) : reject(new Error(m.error?.message))));
-    ws.send(JSON.stringify({ type: 'call', id, method, params }));
-  });
+  const call = <T>(method: string, params: unknown) =>
+    new Promise<T>((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, (m) => (m.ok ? resolve(m.result as T) : reject(new Error(m.error?.message))));
+      ws.send(JSON.stringify({ type: 'call', id, method, params }));
+    });
   const text = () => Buffer.concat(chunks).toString('utf8');
-  return { ws, call, text, chars: () => chars, socket: () => (ws as unknown as { _socket: import('node:net').Socket })._socket };
+  return {
+    ws,
+    call,
+    text,
+    chars: () => chars,
+    socket: () => (ws as unknown as { _socket: import('node:net').Socket })._socket,
+  };
 }
 
 describe('pane frames used again during a flood', () => {
@@ -109,12 +122,18 @@ describe('pane frames used again during a flood', () => {
     // The window's own channel: a person's.
     const conn = new Connection(t.core, peer, undefined, { client: 'ui', personRefusal: () => undefined });
     let nextId = 1;
-    const call = <T>(method: string, params: unknown) => new Promise<T>((resolve) => {
-      const id = nextId++;
-      results.set(id, (m) => resolve(m.result as T));
-      void conn.receive({ type: 'call', id, method, params });
+    const call = <T>(method: string, params: unknown) =>
+      new Promise<T>((resolve) => {
+        const id = nextId++;
+        results.set(id, (m) => resolve(m.result as T));
+        void conn.receive({ type: 'call', id, method, params });
+      });
+    const { pane_id } = await call<{ pane_id: string }>('pane.open', {
+      execution_target: 'a',
+      cols: 120,
+      rows: 40,
+      binary: true,
     });
-    const { pane_id } = await call<{ pane_id: string }>('pane.open', { execution_target: 'a', cols: 120, rows: 40, binary: true });
     const reusedBefore = poolStats().reused;
     const writer = setInterval(() => {
       for (const w of queue.splice(0, 1)) {
@@ -147,11 +166,18 @@ describe('pane frames used again during a flood', () => {
     }
   });
 
-  it('a window that stops reading and one that keeps up both get every line, in order', { timeout: 60_000 }, async () => {
+  it('a window that stops reading and one that keeps up both get every line, in order', {
+    timeout: 60_000,
+  }, async () => {
     const { wsUrl } = await server.listen();
     const fast = await rawClient(wsUrl, server.token, server.personLinks.mint());
     const slow = await rawClient(wsUrl, server.token, server.personLinks.mint());
-    const { pane_id } = await fast.call<{ pane_id: string }>('pane.open', { execution_target: 'a', cols: 120, rows: 40, binary: true });
+    const { pane_id } = await fast.call<{ pane_id: string }>('pane.open', {
+      execution_target: 'a',
+      cols: 120,
+      rows: 40,
+      binary: true,
+    });
     await slow.call('pane.attach', { pane_id, binary: true });
     // The fast window acknowledges everything it is sent.
     let acked = 0;
@@ -175,7 +201,7 @@ describe('pane frames used again during a flood', () => {
         still = fast.chars() === seen ? still + 1 : 0;
         seen = fast.chars();
         // Read again once the pane is throttled for this window (the fast one gets nothing more), so the flood ends.
-        if (paused && (still >= 5 || seen > 4_000_000)) (slow.socket().resume(), (paused = false));
+        if (paused && (still >= 5 || seen > 4_000_000)) slow.socket().resume(), (paused = false);
       }
       slow.socket().resume();
       while (!slow.text().includes('SEQ-42') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));

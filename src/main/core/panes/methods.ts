@@ -14,30 +14,61 @@ function opener(ctx: CallContext): { client: string; capability: 'person' } {
   return { client: ctx.client, capability: methodCapability['pane.open'] };
 }
 
-export function paneMethods(deps: { targets: TargetTable; panes: Panes; keepSec: () => number; audit: Pick<AuditLog, 'write'> }) {
+export function paneMethods(deps: {
+  targets: TargetTable;
+  panes: Panes;
+  keepSec: () => number;
+  audit: Pick<AuditLog, 'write'>;
+}) {
   const { targets, panes, audit } = deps;
   return {
     'pane.open': async ({ execution_target, cols, rows, keep, binary }, ctx) => {
       targets.refresh();
       const snapshot = targets.snapshot(execution_target);
       if (snapshot.state === 'draining') {
-        throw new SwitchboardError('target_draining', `target "${snapshot.name}" is draining; new panes are refused`, 'pick another target');
+        throw new SwitchboardError(
+          'target_draining',
+          `target "${snapshot.name}" is draining; new panes are refused`,
+          'pick another target',
+        );
       }
       // One audit line when the pane opens and one when its shell ends; what is typed in it is never written.
       const who = opener(ctx);
       const where = { execution_target: snapshot.name, generation: snapshot.generation };
       let paneId = '';
-      const info = await panes.open(snapshot, cols, rows, (id) => {
-        paneId = id;
-        ctx.connection.addPane(id, true, binary);
-      }, {
-        keepMs: keep ? deps.keepSec() * 1000 : 0,
-        onEnd: (end) => audit.write({
-          time: new Date().toISOString(), kind: 'pane', ...who, action: 'close', ...where, pane_id: paneId, outcome: end.status,
-          exit_code: end.exit_code, ...(end.reason ? { reason: end.reason } : {}),
-        }),
+      const info = await panes.open(
+        snapshot,
+        cols,
+        rows,
+        (id) => {
+          paneId = id;
+          ctx.connection.addPane(id, true, binary);
+        },
+        {
+          keepMs: keep ? deps.keepSec() * 1000 : 0,
+          onEnd: (end) =>
+            audit.write({
+              time: new Date().toISOString(),
+              kind: 'pane',
+              ...who,
+              action: 'close',
+              ...where,
+              pane_id: paneId,
+              outcome: end.status,
+              exit_code: end.exit_code,
+              ...(end.reason ? { reason: end.reason } : {}),
+            }),
+        },
+      );
+      audit.write({
+        time: new Date().toISOString(),
+        kind: 'pane',
+        ...who,
+        action: 'open',
+        ...where,
+        pane_id: info.pane_id,
+        outcome: 'opened',
       });
-      audit.write({ time: new Date().toISOString(), kind: 'pane', ...who, action: 'open', ...where, pane_id: info.pane_id, outcome: 'opened' });
       return info;
     },
     'pane.attach': async ({ pane_id, binary }, ctx) => {

@@ -36,7 +36,11 @@ describe('pane audit', () => {
 
   async function paneLines(): Promise<Array<Record<string, unknown>>> {
     await t.core.audit.flush();
-    return readFileSync(join(t.home, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.kind === 'pane');
+    return readFileSync(join(t.home, 'audit.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((r) => r.kind === 'pane');
   }
 
   it('one line when it opens, one when it closes, none of the typing', async () => {
@@ -50,7 +54,16 @@ describe('pane audit', () => {
     off();
     const { generation } = t.core.targets.snapshot('a');
     expect(await paneLines()).toEqual([
-      expect.objectContaining({ kind: 'pane', action: 'open', client: 'ui', capability: 'person', execution_target: 'a', generation, pane_id: pane.pane_id, outcome: 'opened' }),
+      expect.objectContaining({
+        kind: 'pane',
+        action: 'open',
+        client: 'ui',
+        capability: 'person',
+        execution_target: 'a',
+        generation,
+        pane_id: pane.pane_id,
+        outcome: 'opened',
+      }),
     ]);
     await ui.client.call('pane.close', { pane_id: pane.pane_id });
     let lines = await paneLines();
@@ -58,9 +71,20 @@ describe('pane audit', () => {
       await sleep(20);
       lines = await paneLines();
     }
-    expect(lines[1]).toMatchObject({ kind: 'pane', action: 'close', client: 'ui', capability: 'person', execution_target: 'a', generation, pane_id: pane.pane_id, outcome: 'exited' });
+    expect(lines[1]).toMatchObject({
+      kind: 'pane',
+      action: 'close',
+      client: 'ui',
+      capability: 'person',
+      execution_target: 'a',
+      generation,
+      pane_id: pane.pane_id,
+      outcome: 'exited',
+    });
     const log = readFileSync(join(t.home, 'audit.jsonl'));
     expect(log.toString('utf8')).not.toContain('typed-by-a-person');
-    expect(verifyChain(log, parseHead(readFileSync(headPath(join(t.home, 'audit.jsonl')), 'utf8')))).toMatchObject({ whole: true });
+    expect(verifyChain(log, parseHead(readFileSync(headPath(join(t.home, 'audit.jsonl')), 'utf8')))).toMatchObject({
+      whole: true,
+    });
   });
 });

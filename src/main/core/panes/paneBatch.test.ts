@@ -10,7 +10,7 @@ const id = 'pane-7';
 const text = (b: Uint8Array): string => new TextDecoder('utf-8', { fatal: true }).decode(b);
 
 describe('PaneBatch', () => {
-  it('keeps what a read said even when the reader reuses the read\'s memory for the next one', () => {
+  it("keeps what a read said even when the reader reuses the read's memory for the next one", () => {
     const pending = new PaneBatch(id);
     const reused = Buffer.alloc(8);
     for (const chunk of ['one ', 'two ', 'six']) {
@@ -50,7 +50,9 @@ describe('PaneBatch', () => {
     expect(full.batch.length).toBeLessThanOrEqual(BATCH_MAX_BYTES);
     // The small batch kept its bytes while the buffer was reused.
     expect(text(small)).toBe('$ ');
-    expect(text(full.batch)).toBe(Array.from({ length: 64 }, (_, i) => String.fromCharCode(120 + (i % 3)).repeat(4000)).join(''));
+    expect(text(full.batch)).toBe(
+      Array.from({ length: 64 }, (_, i) => String.fromCharCode(120 + (i % 3)).repeat(4000)).join(''),
+    );
   });
 
   it('takes a read larger than a batch whole', () => {

@@ -46,7 +46,9 @@ describe('OSC 7 across chunks', () => {
       const a = whole.subarray(0, at);
       const b = whole.subarray(at);
       const tail = openOscTail(a);
-      const cwd = [oscScanText(Buffer.alloc(0), a), oscScanText(tail, b)].map((t) => (t === undefined ? undefined : lastOsc7Cwd(t))).find(Boolean);
+      const cwd = [oscScanText(Buffer.alloc(0), a), oscScanText(tail, b)]
+        .map((t) => (t === undefined ? undefined : lastOsc7Cwd(t)))
+        .find(Boolean);
       expect(cwd, `cut at ${at}`).toBe('/home/zoë/src');
     }
   });

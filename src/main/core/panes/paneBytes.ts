@@ -1,4 +1,5 @@
-// Pane output kept as the pty's UTF-8 bytes: where a batch may end, its length in chars, its text when a client needs one.
+// Pane output kept as the pty's UTF-8 bytes: where a batch may end, its length in chars, its text when a client needs
+// one.
 import { isAscii } from 'node:buffer';
 import { paneFrameHeaderBytes, writePaneFrameHeader } from '../../../shared/paneFrame.js';
 
@@ -23,11 +24,15 @@ const texts = new WeakMap<Uint8Array, string>();
 
 export function paneText(bytes: Uint8Array): string {
   let text = texts.get(bytes);
-  if (text === undefined) texts.set(bytes, (text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')));
+  if (text === undefined)
+    texts.set(bytes, (text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')));
   return text;
 }
 
-/** The batch's length in UTF-16 code units, what `pane.ack` counts: its byte length when it is ASCII (a flood's usual case). */
+/**
+ * The batch's length in UTF-16 code units, what `pane.ack` counts: its byte length when it is ASCII (a flood's usual
+ * case).
+ */
 export function paneChars(bytes: Uint8Array): number {
   return isAscii(bytes) ? bytes.length : paneText(bytes).length;
 }
@@ -39,7 +44,10 @@ const frames = new WeakMap<Uint8Array, Uint8Array>();
  * Finishes a frame of `paneId`'s output (header room, then whole characters): writes its header and returns the
  * batch in it, the bytes every client is sent, with their length in chars.
  */
-export function sealPaneFrame(paneId: string, frame: Buffer<ArrayBuffer>): { batch: Buffer<ArrayBuffer>; chars: number } {
+export function sealPaneFrame(
+  paneId: string,
+  frame: Buffer<ArrayBuffer>,
+): { batch: Buffer<ArrayBuffer>; chars: number } {
   const batch = frame.subarray(paneFrameHeaderBytes(paneId));
   const chars = paneChars(batch);
   writePaneFrameHeader(frame, paneId, chars);

@@ -12,7 +12,9 @@ import { releaseFrame } from './framePool.js';
 import { HIGH_WATERMARK, LOW_WATERMARK } from '../../../shared/paneFlow.js';
 import { settleWithin } from '../settleWithin.js';
 
-/** The pty pauses above HIGH_WATERMARK unacknowledged chars and is read again below LOW_WATERMARK (shared/paneFlow.ts). */
+/**
+ * The pty pauses above HIGH_WATERMARK unacknowledged chars and is read again below LOW_WATERMARK (shared/paneFlow.ts).
+ */
 export { HIGH_WATERMARK, LOW_WATERMARK };
 const BATCH_MS = 5;
 export interface PaneSink {
@@ -81,26 +83,48 @@ export interface PaneEnd {
 export class Panes {
   private readonly panes = new Map<string, Pane>();
 
-  constructor(private readonly sessions: Sessions, private readonly sink: PaneSink, private readonly holds?: IdentityHolds) {}
+  constructor(
+    private readonly sessions: Sessions,
+    private readonly sink: PaneSink,
+    private readonly holds?: IdentityHolds,
+  ) {}
 
   /**
    * `onId` runs before any output is sent, so the opener's connection is routed the first bytes too. `keepMs`: when
    * the last window holding the pane goes, the shell keeps running this long for one to resume it (0: it closes then).
    */
-  async open(snapshot: TargetSnapshot, cols: number, rows: number, onId?: (paneId: string) => void, opts: { keepMs?: number; onEnd?: (end: PaneEnd) => void } = {}): Promise<PaneInfo> {
+  async open(
+    snapshot: TargetSnapshot,
+    cols: number,
+    rows: number,
+    onId?: (paneId: string) => void,
+    opts: { keepMs?: number; onEnd?: (end: PaneEnd) => void } = {},
+  ): Promise<PaneInfo> {
     if (!snapshot.flags.supports_streams) {
-      throw new SwitchboardError('unsupported', `target "${snapshot.name}": no interactive shell on this backend`, 'run commands with the terminal tool or `switchboard call terminal`');
+      throw new SwitchboardError(
+        'unsupported',
+        `target "${snapshot.name}": no interactive shell on this backend`,
+        'run commands with the terminal tool or `switchboard call terminal`',
+      );
     }
     const env = this.sessions.environment(snapshot);
     const cwd = await this.sessions.cwd(snapshot);
     // The shell starts in the nearest existing parent of a cwd that is gone; the pane's header says so.
-    const missing = await env.stat(cwd).then((s) => s.type !== 'directory', () => false);
+    const missing = await env.stat(cwd).then(
+      (s) => s.type !== 'directory',
+      () => false,
+    );
     const channel = await env.openShell({ cwd, cols, rows });
     const paneId = randomUUID();
     let markEnded: () => void = () => undefined;
     const pane: Pane = {
       info: {
-        pane_id: paneId, execution_target: snapshot.name, generation: snapshot.generation, cwd, status: 'open', ...(missing ? { cwd_missing: cwd } : {}),
+        pane_id: paneId,
+        execution_target: snapshot.name,
+        generation: snapshot.generation,
+        cwd,
+        status: 'open',
+        ...(missing ? { cwd_missing: cwd } : {}),
       },
       channel,
       batch: new PaneBatch(paneId),
@@ -123,7 +147,11 @@ export class Panes {
     else channel.onData((data) => this.onData(pane, Buffer.from(data)));
     channel.onExit((code, reason) => {
       markEnded();
-      opts.onEnd?.({ exit_code: code, ...(reason ? { reason } : {}), status: reason === 'connection lost' ? 'lost' : 'exited' });
+      opts.onEnd?.({
+        exit_code: code,
+        ...(reason ? { reason } : {}),
+        status: reason === 'connection lost' ? 'lost' : 'exited',
+      });
       this.flush(pane, true);
       pane.info.status = reason === 'connection lost' ? 'lost' : 'exited';
       pane.release();
@@ -159,7 +187,9 @@ export class Panes {
       return;
     }
     const cwd = lastOsc7Cwd(scan);
-    pane.oscTail = cwd ? Buffer.alloc(0) : openOscTail(pane.oscTail.length ? Buffer.concat([pane.oscTail, batch]) : batch);
+    pane.oscTail = cwd
+      ? Buffer.alloc(0)
+      : openOscTail(pane.oscTail.length ? Buffer.concat([pane.oscTail, batch]) : batch);
     if (cwd && cwd !== pane.info.cwd) {
       pane.info.cwd = cwd;
       this.sink.cwd(pane.info.pane_id, cwd);
@@ -212,7 +242,9 @@ export class Panes {
     return { ...pane.info, scrollback: pane.recent.text() };
   }
 
-  /** A window holding the pane as its own went away; the last one leaving closes it, after the keep time if it has one. */
+  /**
+   * A window holding the pane as its own went away; the last one leaving closes it, after the keep time if it has one.
+   */
   leave(paneId: string): void {
     const pane = this.panes.get(paneId);
     if (!pane) return;
@@ -245,7 +277,8 @@ export class Panes {
     pane.unacked += chars;
     if (pane.unacked > HIGH_WATERMARK) this.pause(pane, ACK);
     this.sink.data(pane.info.pane_id, batch, chars);
-    // The hold `take` handed over: the replay buffer and the sockets sending it hold the frame for as long as they need it.
+    // The hold `take` handed over: the replay buffer and the sockets sending it hold the frame for as long as they need
+    // it.
     releaseFrame(batch);
   }
 

@@ -39,7 +39,12 @@ async function openPane(channel: ShellChannel) {
     cwd: (_id, cwd) => void cwds.push(cwd),
     exit: () => undefined,
   });
-  const snapshot = { name: 't', generation: 'g', identity: 't#g', flags: { supports_streams: true } } as unknown as TargetSnapshot;
+  const snapshot = {
+    name: 't',
+    generation: 'g',
+    identity: 't#g',
+    flags: { supports_streams: true },
+  } as unknown as TargetSnapshot;
   const { pane_id: paneId } = await panes.open(snapshot, 80, 24);
   return { panes, batches, cwds, paneId };
 }
@@ -99,7 +104,7 @@ describe('pane batches of bytes', () => {
     expect(batches.map((b) => strict.decode(b.data)).join('')).toBe(strict.decode(bytes));
   });
 
-  it('sends the first output after a quiet spell at once (a keystroke\'s echo), and batches output that keeps coming', async () => {
+  it("sends the first output after a quiet spell at once (a keystroke's echo), and batches output that keeps coming", async () => {
     const { channel, emit, exit } = bytesChannel();
     const { batches } = await openPane(channel);
     const texts = () => batches.map((b) => strict.decode(b.data));

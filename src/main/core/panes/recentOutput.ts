@@ -16,15 +16,17 @@ const CHUNK_BYTES = 16 * 1024;
 /**
  * Batches are kept as the pty's bytes and whole old ones dropped, so a flood costs one array push per batch; joining a
  * single string per batch copied and scanned the whole buffer each time (the Core's largest cost in a flood).
- * Holds at most `max` bytes plus one chunk. Each batch is whole characters, so one cut between batches or chunks is too.
- * A batch in a pooled frame is held (framePool.ts) from when it is appended until it is dropped.
+ * Holds at most `max` bytes plus one chunk. Each batch is whole characters, so one cut between batches or chunks is
+ * too. A batch in a pooled frame is held (framePool.ts) from when it is appended until it is dropped.
  */
 export class RecentOutput {
   /** Batches and full chunks of small batches, oldest first; those before `head` are dropped. */
   private chunks: Uint8Array[] = [];
   private head = 0;
   private size = 0;
-  /** The chunk small batches are being copied into, after every entry of `chunks`; `openUsed` bytes of it are output. */
+  /**
+   * The chunk small batches are being copied into, after every entry of `chunks`; `openUsed` bytes of it are output.
+   */
   private open: Buffer | undefined;
   private openUsed = 0;
 

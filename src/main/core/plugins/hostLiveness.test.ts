@@ -31,7 +31,8 @@ async function until(cond: () => boolean | Promise<boolean>, ms = 30_000): Promi
   }
 }
 
-const term = (command: string, extra: Record<string, unknown> = {}) => core.callTool('terminal', { command, execution_target: 'box', ...extra }, 'test');
+const term = (command: string, extra: Record<string, unknown> = {}) =>
+  core.callTool('terminal', { command, execution_target: 'box', ...extra }, 'test');
 const host = () => core.plugins.hostOf('acmebox');
 const hostPid = (): number => {
   const pid = host()?.pid;
@@ -49,12 +50,22 @@ const alive = (pid: number): boolean => {
 };
 
 /** The pids in process group `pgid`. */
-const group = (pgid: number): number[] => execFileSync('ps', ['-eo', 'pid=,pgid='], { encoding: 'utf8' }).split('\n')
-  .map((l) => l.trim().split(/\s+/).map(Number)).filter(([, g]) => g === pgid).map(([pid]) => pid!);
+const group = (pgid: number): number[] =>
+  execFileSync('ps', ['-eo', 'pid=,pgid='], { encoding: 'utf8' })
+    .split('\n')
+    .map((l) => l.trim().split(/\s+/).map(Number))
+    .filter(([, g]) => g === pgid)
+    .map(([pid]) => pid!);
 
 /** Wait for a host other than `old` to serve the target again; returns its pid. */
 async function restartedFrom(old: number): Promise<number> {
-  await until(async () => (await term('echo back').then((r) => r.output, () => '')) === 'back\n');
+  await until(
+    async () =>
+      (await term('echo back').then(
+        (r) => r.output,
+        () => '',
+      )) === 'back\n',
+  );
   const pid = hostPid();
   expect(pid).not.toBe(old);
   await until(() => !alive(old));
@@ -64,7 +75,10 @@ async function restartedFrom(old: number): Promise<number> {
 /** A call that fails: how long it took, and its message. */
 async function failure(call: Promise<unknown>): Promise<{ ms: number; message: string }> {
   const started = Date.now();
-  const outcome = await call.then(() => undefined, (err: unknown) => (err instanceof Error ? err.message : String(err)));
+  const outcome = await call.then(
+    () => undefined,
+    (err: unknown) => (err instanceof Error ? err.message : String(err)),
+  );
   if (outcome === undefined) throw new Error('the call succeeded');
   return { ms: Date.now() - started, message: outcome };
 }
@@ -74,9 +88,18 @@ beforeAll(async () => {
   mkdirSync(work, { recursive: true });
   writeTestPlugin(home, { name: 'acmebox', flags: { supports_streams: true } });
   writeFileSync(join(home, 'plugins', 'enabled.json'), JSON.stringify({ enabled: ['acmebox'] }));
-  writeFileSync(join(home, 'config.yaml'), ['terminal:', '  default_target: box', '  targets:', `    box: { backend: acmebox, cwd: ${work} }`, ''].join('\n'));
+  writeFileSync(
+    join(home, 'config.yaml'),
+    ['terminal:', '  default_target: box', '  targets:', `    box: { backend: acmebox, cwd: ${work} }`, ''].join('\n'),
+  );
   core = await new Core({ home }).start();
-  await until(async () => (await term('echo up').then((r) => r.output, () => '')) === 'up\n');
+  await until(
+    async () =>
+      (await term('echo up').then(
+        (r) => r.output,
+        () => '',
+      )) === 'up\n',
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -95,15 +118,19 @@ describe('plugin host liveness', () => {
     process.kill(old, 'SIGSTOP');
     stopped.push(old);
     const { ms, message } = await failure(call);
-    console.log(`a call on a stopped plugin host failed after ${(ms / 1000).toFixed(1)} s (without the heartbeat: at its deadline, ${callTimeoutSec + execMarginMs / 1000} s)`);
-    expect(message).toMatch(/^plugin acmebox: its host stopped answering \(no heartbeat for 3s\) during exec; it is being restarted$/);
+    console.log(
+      `a call on a stopped plugin host failed after ${(ms / 1000).toFixed(1)} s (without the heartbeat: at its deadline, ${callTimeoutSec + execMarginMs / 1000} s)`,
+    );
+    expect(message).toMatch(
+      /^plugin acmebox: its host stopped answering \(no heartbeat for 3s\) during exec; it is being restarted$/,
+    );
     expect(ms).toBeLessThan(detectBoundMs);
     await restartedFrom(old);
     // The plugin's author finds it in the log beside the plugin's own lines.
     expect(hostLog()).toContain('acmebox: its host stopped answering (no heartbeat for 3s); killed; restarting');
   }, 90_000);
 
-  it('a plugin spinning on the host\'s event loop is found the same way, and what it started in its group dies with it', async () => {
+  it("a plugin spinning on the host's event loop is found the same way, and what it started in its group dies with it", async () => {
     const old = hostPid();
     const call = failure(term(`echo ${misbehave.spin}`, { timeout: 90 }));
     await until(() => group(old).some((pid) => pid !== old));
@@ -139,16 +166,21 @@ describe('plugin host liveness', () => {
     const { message } = await failure(term(`echo ${misbehave.hang}`, { timeout: 1 }));
     expect(message).toMatch(/^plugin acmebox: exec gave no answer within 11s$/);
     expect(hostPid()).toBe(pid);
-    expect(hostLog()).toContain('acmebox: exec gave no answer within 11s (its host still answers; the call was failed)');
+    expect(hostLog()).toContain(
+      'acmebox: exec gave no answer within 11s (its host still answers; the call was failed)',
+    );
     expect((await term('echo still')).output).toBe('still\n');
   }, 60_000);
 
   it('a background process held by a host that stopped answering is lost, and its status says why', async () => {
-    const started = await term('sleep 20', { background: true }) as { session_id: string };
+    const started = (await term('sleep 20', { background: true })) as { session_id: string };
     const old = hostPid();
     process.kill(old, 'SIGSTOP');
     stopped.push(old);
-    const info = async () => (await core.invoke('processes.list', {}, asPerson) as ProcessInfo[]).find((p) => p.session_id === started.session_id);
+    const info = async () =>
+      ((await core.invoke('processes.list', {}, asPerson)) as ProcessInfo[]).find(
+        (p) => p.session_id === started.session_id,
+      );
     await until(async () => (await info())?.status === 'lost', detectBoundMs);
     expect((await info())?.reason).toMatch(/^lost with its plugin host \(plugin acmebox: its host stopped answering/);
     await restartedFrom(old);

@@ -1,8 +1,18 @@
-// The plugin host process (built to out/plugin-host/host.cjs, forked by the Core, one per plugin): loads one plugin and serves hostMethods.
+// The plugin host process (built to out/plugin-host/host.cjs, forked by the Core, one per plugin): loads one plugin and
+// serves hostMethods.
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { DeclaredFlags, hostMethods, type HostMessage, type HostMethod, HostRequest, type HostParams, type HostResult, type ProviderDeclaration } from '../../../shared/pluginRpc.js';
+import {
+  DeclaredFlags,
+  hostMethods,
+  type HostMessage,
+  type HostMethod,
+  HostRequest,
+  type HostParams,
+  type HostResult,
+  type ProviderDeclaration,
+} from '../../../shared/pluginRpc.js';
 import { ZodError } from 'zod';
 import { fieldInfos, SpecFieldInfo } from '../../../shared/specFields.js';
 import type { PluginBackendProvider, PluginContext, PluginEnvironment, PluginStream } from '../../../shared/plugins.js';
@@ -47,20 +57,27 @@ function stream(id: string): PluginStream {
 function declaration(p: PluginBackendProvider): ProviderDeclaration {
   const own = (p.fields ?? []).filter((f) => f.key !== 'cwd' && f.key !== 'timeout');
   const where = `backend ${p.name}`;
-  const fields = fieldInfos(own).slice(0, own.length).map((f) => {
-    const parsed = SpecFieldInfo.safeParse(f);
-    if (!parsed.success) throw new Error(`${where}: field ${String(f.key)}: ${errorLine(parsed.error)}`);
-    return parsed.data;
-  });
+  const fields = fieldInfos(own)
+    .slice(0, own.length)
+    .map((f) => {
+      const parsed = SpecFieldInfo.safeParse(f);
+      if (!parsed.success) throw new Error(`${where}: field ${String(f.key)}: ${errorLine(parsed.error)}`);
+      return parsed.data;
+    });
   const flags = DeclaredFlags.safeParse(p.flags ?? {});
   if (!flags.success) {
     const issue = flags.error.issues[0];
     const unknown = issue?.code === 'unrecognized_keys' ? `unknown flag "${issue.keys[0]}"` : errorLine(flags.error);
     throw new Error(`${where}: flags: ${unknown}`);
   }
-  if (p.flags_for !== undefined && typeof p.flags_for !== 'function') throw new Error(`${where}: flags_for is not a function`);
+  if (p.flags_for !== undefined && typeof p.flags_for !== 'function')
+    throw new Error(`${where}: flags_for is not a function`);
   return {
-    name: p.name, display_name: p.display_name || p.name, fields, exactly_one: p.exactly_one ?? [], flags: flags.data,
+    name: p.name,
+    display_name: p.display_name || p.name,
+    fields,
+    exactly_one: p.exactly_one ?? [],
+    flags: flags.data,
     ...(p.flags_for ? { flags_for: true } : {}),
   };
 }
@@ -70,7 +87,12 @@ function watch(id: string, s: PluginStream): void {
   s.on_data((data) => send({ event: 'stream.data', stream_id: id, data: String(data) }));
   s.on_exit((code, reason) => {
     streams.delete(id);
-    send({ event: 'stream.exit', stream_id: id, exit_code: typeof code === 'number' ? Math.trunc(code) : null, ...(reason ? { reason: String(reason) } : {}) });
+    send({
+      event: 'stream.exit',
+      stream_id: id,
+      exit_code: typeof code === 'number' ? Math.trunc(code) : null,
+      ...(reason ? { reason: String(reason) } : {}),
+    });
   });
 }
 
@@ -83,7 +105,10 @@ const served: Served = {
     // data_dir is plugins/.data/<name>; the log sits in plugins/ (where the Core sends this process's output too).
     logFile = join(dirname(dirname(p.data_dir)), '.host.log');
     mkdirSync(p.data_dir, { recursive: true });
-    const mod = (await import(pathToFileURL(resolve(p.dir, p.entry)).href)) as { register?: unknown; default?: { register?: unknown } };
+    const mod = (await import(pathToFileURL(resolve(p.dir, p.entry)).href)) as {
+      register?: unknown;
+      default?: { register?: unknown };
+    };
     const register = typeof mod.register === 'function' ? mod.register : mod.default?.register;
     if (typeof register !== 'function') throw new Error(`${p.entry} exports no register(ctx) function`);
     const registered: PluginBackendProvider[] = [];
@@ -112,7 +137,11 @@ const served: Served = {
   doctor_checks: async (p) => (await provider(p.backend).doctor_checks?.()) ?? [],
   create_environment: async (p) => {
     const env = await provider(p.backend).create_environment({
-      cwd: p.cwd, timeout: p.timeout, runtime_identity: p.runtime_identity, spec: p.spec, secrets: p.secrets ?? {},
+      cwd: p.cwd,
+      timeout: p.timeout,
+      runtime_identity: p.runtime_identity,
+      spec: p.spec,
+      secrets: p.secrets ?? {},
     });
     environments.set(p.env_id, env);
     return {
@@ -128,17 +157,35 @@ const served: Served = {
   },
   exec: async (p) => {
     const r = await environment(p.env_id).exec(p.command, {
-      cwd: p.cwd, timeout_ms: p.timeout_ms, ...(p.env ? { env: p.env } : {}), ...(p.stdin !== undefined ? { stdin: p.stdin } : {}),
+      cwd: p.cwd,
+      timeout_ms: p.timeout_ms,
+      ...(p.env ? { env: p.env } : {}),
+      ...(p.stdin !== undefined ? { stdin: p.stdin } : {}),
     });
-    return { output: String(r.output ?? ''), exit_code: Number.isInteger(r.exit_code) ? r.exit_code : 1, ...(r.timed_out ? { timed_out: true } : {}) };
+    return {
+      output: String(r.output ?? ''),
+      exit_code: Number.isInteger(r.exit_code) ? r.exit_code : 1,
+      ...(r.timed_out ? { timed_out: true } : {}),
+    };
   },
   home: async (p) => String(await environment(p.env_id).home!()),
   open_shell: async (p) => {
-    watch(p.stream_id, await environment(p.env_id).open_shell!({ cwd: p.cwd, cols: p.cols, rows: p.rows, ...(p.env ? { env: p.env } : {}) }));
+    watch(
+      p.stream_id,
+      await environment(p.env_id).open_shell!({
+        cwd: p.cwd,
+        cols: p.cols,
+        rows: p.rows,
+        ...(p.env ? { env: p.env } : {}),
+      }),
+    );
     return {};
   },
   spawn_background: async (p) => {
-    watch(p.stream_id, await environment(p.env_id).spawn_background!(p.command, { cwd: p.cwd, ...(p.env ? { env: p.env } : {}) }));
+    watch(
+      p.stream_id,
+      await environment(p.env_id).spawn_background!(p.command, { cwd: p.cwd, ...(p.env ? { env: p.env } : {}) }),
+    );
     return {};
   },
   'stream.write': async (p) => {
@@ -153,7 +200,9 @@ const served: Served = {
     await streams.get(p.stream_id)?.kill();
     return {};
   },
-  'file.read': async (p) => ({ base64: Buffer.from(await environment(p.env_id).read_file!(p.path, p.max_bytes)).toString('base64') }),
+  'file.read': async (p) => ({
+    base64: Buffer.from(await environment(p.env_id).read_file!(p.path, p.max_bytes)).toString('base64'),
+  }),
   'file.write': async (p) => {
     await environment(p.env_id).write_file!(p.path, Buffer.from(p.base64, 'base64'));
     return {};

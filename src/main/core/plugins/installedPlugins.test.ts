@@ -15,15 +15,27 @@ function folder(name: string, files: Record<string, string>): void {
 }
 
 describe('installed plugins', () => {
-  it('reads plugin.yaml, an npm package\'s switchboard field, and names what is wrong with a broken one', () => {
+  it("reads plugin.yaml, an npm package's switchboard field, and names what is wrong with a broken one", () => {
     folder('yamlish', { 'plugin.yaml': 'name: yamlish\nversion: 0.1.0\nkind: backend\nentry: index.mjs\n' });
-    folder('npmish', { 'package.json': JSON.stringify({ name: 'npmish', version: '3.0.0', main: 'lib/main.mjs', switchboard: { kind: 'backend' } }) });
+    folder('npmish', {
+      'package.json': JSON.stringify({
+        name: 'npmish',
+        version: '3.0.0',
+        main: 'lib/main.mjs',
+        switchboard: { kind: 'backend' },
+      }),
+    });
     folder('extra', { 'plugin.yaml': 'name: extra\nversion: 1\nkind: backend\nentry: a.mjs\nmystery: 1\n' });
-    folder('nothing', { 'README': 'hi' });
-    folder('.data', { 'x': '' });
+    folder('nothing', { README: 'hi' });
+    folder('.data', { x: '' });
     const list = installedPlugins(home);
     expect(list.map((p) => p.name)).toEqual(['extra', 'nothing', 'npmish', 'yamlish']);
-    expect(list.find((p) => p.name === 'npmish')?.manifest).toEqual({ name: 'npmish', version: '3.0.0', kind: 'backend', entry: 'lib/main.mjs' });
+    expect(list.find((p) => p.name === 'npmish')?.manifest).toEqual({
+      name: 'npmish',
+      version: '3.0.0',
+      kind: 'backend',
+      entry: 'lib/main.mjs',
+    });
     expect(list.find((p) => p.name === 'yamlish')?.manifest?.entry).toBe('index.mjs');
     expect(list.find((p) => p.name === 'extra')?.problem).toMatch(/bad manifest: .*mystery/);
     expect(list.find((p) => p.name === 'nothing')?.problem).toMatch(/no plugin.yaml/);

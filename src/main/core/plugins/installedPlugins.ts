@@ -74,7 +74,13 @@ function readManifest(dir: string): PluginManifest {
     const field = pkg.switchboard;
     if (typeof field !== 'object' || field === null) throw new Error('package.json has no "switchboard" field');
     // An npm package's name and version are its own unless the field says otherwise; its entry defaults to `main`.
-    raw = { name: pkg.name, version: pkg.version, kind: 'backend', ...(typeof pkg.main === 'string' ? { entry: pkg.main } : {}), ...field };
+    raw = {
+      name: pkg.name,
+      version: pkg.version,
+      kind: 'backend',
+      ...(typeof pkg.main === 'string' ? { entry: pkg.main } : {}),
+      ...field,
+    };
   } else throw new Error('no plugin.yaml (or package.json with a "switchboard" field)');
   // `version: 1.2` in YAML is a number; a person meant the text.
   if (typeof raw === 'object' && raw !== null && typeof (raw as { version?: unknown }).version === 'number') {
@@ -98,7 +104,9 @@ export function readPlugin(dir: string): InstalledPlugin {
   }
 }
 
-/** Every plugin folder under plugins/, sorted by name (the order plugins load in: the first to claim a name keeps it). */
+/**
+ * Every plugin folder under plugins/, sorted by name (the order plugins load in: the first to claim a name keeps it).
+ */
 export function installedPlugins(home: string): InstalledPlugin[] {
   const root = pluginsDir(home);
   let names: string[];
@@ -115,19 +123,41 @@ export function findPlugin(home: string, name: string): InstalledPlugin {
   const all = installedPlugins(home);
   const found = all.find((p) => p.name === name);
   if (found) return found;
-  const guess = didYouMean(name, all.map((p) => p.name));
-  throw new SwitchboardError('unknown_plugin', `no plugin named "${name}"${guess ? ` — did you mean "${guess}"?` : ''}`, all.length ? 'see: switchboard plugins list' : `install one with: switchboard plugins install PATH (into ${pluginsDir(home)})`);
+  const guess = didYouMean(
+    name,
+    all.map((p) => p.name),
+  );
+  throw new SwitchboardError(
+    'unknown_plugin',
+    `no plugin named "${name}"${guess ? ` — did you mean "${guess}"?` : ''}`,
+    all.length
+      ? 'see: switchboard plugins list'
+      : `install one with: switchboard plugins install PATH (into ${pluginsDir(home)})`,
+  );
 }
 
-/** Copy a plugin folder into plugins/<name>/ (installed disabled). Refuses a bad manifest or a name already installed. */
+/**
+ * Copy a plugin folder into plugins/<name>/ (installed disabled). Refuses a bad manifest or a name already installed.
+ */
 export function installPlugin(home: string, path: string): InstalledPlugin {
   const src = resolve(path);
-  if (!existsSync(src) || !statSync(src).isDirectory()) throw new SwitchboardError('bad_request', `${path} is not a folder`, 'give the folder that holds plugin.yaml (or an npm package with a "switchboard" field)');
+  if (!existsSync(src) || !statSync(src).isDirectory())
+    throw new SwitchboardError(
+      'bad_request',
+      `${path} is not a folder`,
+      'give the folder that holds plugin.yaml (or an npm package with a "switchboard" field)',
+    );
   const read = readPlugin(src);
   if (!read.manifest) throw new SwitchboardError('bad_request', `${path}: ${read.problem}`);
-  if (!PluginName.safeParse(read.name).success) throw new SwitchboardError('bad_request', `plugin name "${read.name}" is not lower-case letters, digits and _`);
+  if (!PluginName.safeParse(read.name).success)
+    throw new SwitchboardError('bad_request', `plugin name "${read.name}" is not lower-case letters, digits and _`);
   const dest = join(pluginsDir(home), read.name);
-  if (existsSync(dest)) throw new SwitchboardError('bad_request', `a plugin named "${read.name}" is already installed`, `remove ${dest} first to replace it`);
+  if (existsSync(dest))
+    throw new SwitchboardError(
+      'bad_request',
+      `a plugin named "${read.name}" is already installed`,
+      `remove ${dest} first to replace it`,
+    );
   mkdirSync(pluginsDir(home), { recursive: true, mode: 0o700 });
   cpSync(src, dest, { recursive: true, filter: (s) => !s.includes(`${join(src, '.git')}`) });
   return readPlugin(dest);
@@ -140,5 +170,8 @@ export function installPlugin(home: string, path: string): InstalledPlugin {
 export function offlineSpecSchemas(home: string, builtins: ReadonlyMap<string, z.ZodType>): Map<string, z.ZodType> {
   const remembered = readEnabled(home).backends;
   const names = installedPlugins(home).flatMap((p) => [p.name, ...(remembered[p.name] ?? [])]);
-  return new Map<string, z.ZodType>([...names.filter((n) => !builtins.has(n)).map((n) => [n, dormantSpec] as const), ...builtins]);
+  return new Map<string, z.ZodType>([
+    ...names.filter((n) => !builtins.has(n)).map((n) => [n, dormantSpec] as const),
+    ...builtins,
+  ]);
 }

@@ -3,7 +3,14 @@ import { createHash, randomUUID } from 'node:crypto';
 import { SwitchboardError } from '../../../shared/errors.js';
 import type { EnvCapabilities } from '../../../shared/pluginRpc.js';
 import type {
-  BackgroundHandle, Environment, ExecOptions, ExecResult, FileStat, ProviderContext, ShellChannel, TargetSnapshot,
+  BackgroundHandle,
+  Environment,
+  ExecOptions,
+  ExecResult,
+  FileStat,
+  ProviderContext,
+  ShellChannel,
+  TargetSnapshot,
 } from '../backends/provider.js';
 import { execWrapped, type ShellRun } from '../backends/shell/execWrapped.js';
 import { commandEnv, envRules } from '../backends/shell/commandEnv.js';
@@ -27,13 +34,20 @@ export class PluginEnvironment implements Environment {
   private live: { host: PluginHost; generation: number; envId: string; caps: EnvCapabilities } | undefined;
   private creating: Promise<{ host: PluginHost; envId: string; caps: EnvCapabilities }> | undefined;
   private readonly envFile: string;
-  /** Exports that look like credentials: in the Core's memory, never in envFile on the target (backends/shell/secretExports.ts). */
+  /**
+   * Exports that look like credentials: in the Core's memory, never in envFile on the target
+   * (backends/shell/secretExports.ts).
+   */
   private readonly secretExports = new SecretExports();
   private homeDir: string | undefined;
 
-  /** `secretRefKeys`: the backend's secret_ref fields; the variables they name are handed to the plugin (only those). */
+  /**
+   * `secretRefKeys`: the backend's secret_ref fields; the variables they name are handed to the plugin (only those).
+   */
   constructor(
-    private readonly snapshot: TargetSnapshot, private readonly ctx: ProviderContext, private readonly link: PluginLink,
+    private readonly snapshot: TargetSnapshot,
+    private readonly ctx: ProviderContext,
+    private readonly link: PluginLink,
     private readonly secretRefKeys: readonly string[] = [],
   ) {
     this.identity = snapshot.identity;
@@ -49,10 +63,19 @@ export class PluginEnvironment implements Environment {
       const envId = `${this.identity}/${randomUUID()}`;
       const generation = host.generation;
       try {
-        const caps = await host.call('create_environment', {
-          backend: this.snapshot.spec.backend, env_id: envId, cwd: this.snapshot.spec.cwd ?? this.snapshot.flags.default_cwd,
-          timeout: this.snapshot.timeoutSec, runtime_identity: this.identity, spec: { ...this.snapshot.spec }, secrets: this.secrets(),
-        }, callMs.create);
+        const caps = await host.call(
+          'create_environment',
+          {
+            backend: this.snapshot.spec.backend,
+            env_id: envId,
+            cwd: this.snapshot.spec.cwd ?? this.snapshot.flags.default_cwd,
+            timeout: this.snapshot.timeoutSec,
+            runtime_identity: this.identity,
+            spec: { ...this.snapshot.spec },
+            secrets: this.secrets(),
+          },
+          callMs.create,
+        );
         this.live = { host, generation, envId, caps };
         this.ctx.reportReachability?.(this.identity, undefined);
         return this.live;
@@ -81,17 +104,32 @@ export class PluginEnvironment implements Environment {
     return out;
   }
 
-  /** What a command started here is handed: the Core's environment minus withheld names (a remote one gets passthrough only). */
+  /**
+   * What a command started here is handed: the Core's environment minus withheld names (a remote one gets passthrough
+   * only).
+   */
   private childEnv(extra: Record<string, string> | undefined): Record<string, string> {
-    return commandEnv(envRules(this.snapshot.flags.strip_env_keys, this.ctx), { inherit: this.snapshot.flags.is_remote ? 'passthrough' : 'all', extra });
+    return commandEnv(envRules(this.snapshot.flags.strip_env_keys, this.ctx), {
+      inherit: this.snapshot.flags.is_remote ? 'passthrough' : 'all',
+      extra,
+    });
   }
 
   /** One command through the plugin's exec, as given (file fallbacks and home use it). */
   private readonly raw: RawExec = async (command, opts) => {
     const { host, envId } = await this.ready();
-    const r = await host.call('exec', {
-      env_id: envId, command, cwd: '/', timeout_ms: opts.timeoutMs, env: this.childEnv(undefined), ...(opts.stdin !== undefined ? { stdin: opts.stdin } : {}),
-    }, opts.timeoutMs + execMarginMs);
+    const r = await host.call(
+      'exec',
+      {
+        env_id: envId,
+        command,
+        cwd: '/',
+        timeout_ms: opts.timeoutMs,
+        env: this.childEnv(undefined),
+        ...(opts.stdin !== undefined ? { stdin: opts.stdin } : {}),
+      },
+      opts.timeoutMs + execMarginMs,
+    );
     return { output: r.output, exitCode: r.exit_code };
   };
 
@@ -109,62 +147,104 @@ export class PluginEnvironment implements Environment {
    */
   async exec(command: string, opts: ExecOptions): Promise<ExecResult> {
     const { host, envId } = await this.ready();
-    return execWrapped(command, { ...opts, envFile: this.envFile, secrets: this.secretExports }, async (script, sink) => {
-      let code = 1;
-      let cancelled: () => void = () => undefined;
-      const cancel = new Promise<void>((resolve) => (cancelled = resolve));
-      const answered = host.call('exec', {
-        env_id: envId, command: script, cwd: '/', timeout_ms: opts.timeoutMs, env: { ...this.childEnv(opts.env), ...this.secretExports.env() },
-        ...(opts.stdin !== undefined ? { stdin: opts.stdin } : {}),
-      }, opts.timeoutMs + execMarginMs).then((r) => {
-        sink(r.output);
-        code = r.timed_out ? 124 : r.exit_code;
-      });
-      answered.catch(() => undefined);
-      const ended = Promise.race([answered, cancel]);
-      const run: ShellRun = {
-        ended,
-        exited: () => ended.catch(() => undefined),
-        exitStatus: async () => ({ code }),
-        // On timeout the plugin ends the command itself (timeout_ms); its late answer, or its deadline, ends the
-        // call. A cancel does not wait for it: the plugin's exec finishes on its own and its answer is dropped.
-        stop: () => {
-          if (opts.signal?.aborted) {
-            code = 130;
-            cancelled();
-          }
-        },
-        detach: () => undefined,
-      };
-      return run;
-    });
+    return execWrapped(
+      command,
+      { ...opts, envFile: this.envFile, secrets: this.secretExports },
+      async (script, sink) => {
+        let code = 1;
+        let cancelled: () => void = () => undefined;
+        const cancel = new Promise<void>((resolve) => (cancelled = resolve));
+        const answered = host
+          .call(
+            'exec',
+            {
+              env_id: envId,
+              command: script,
+              cwd: '/',
+              timeout_ms: opts.timeoutMs,
+              env: { ...this.childEnv(opts.env), ...this.secretExports.env() },
+              ...(opts.stdin !== undefined ? { stdin: opts.stdin } : {}),
+            },
+            opts.timeoutMs + execMarginMs,
+          )
+          .then((r) => {
+            sink(r.output);
+            code = r.timed_out ? 124 : r.exit_code;
+          });
+        answered.catch(() => undefined);
+        const ended = Promise.race([answered, cancel]);
+        const run: ShellRun = {
+          ended,
+          exited: () => ended.catch(() => undefined),
+          exitStatus: async () => ({ code }),
+          // On timeout the plugin ends the command itself (timeout_ms); its late answer, or its deadline, ends the
+          // call. A cancel does not wait for it: the plugin's exec finishes on its own and its answer is dropped.
+          stop: () => {
+            if (opts.signal?.aborted) {
+              code = 130;
+              cancelled();
+            }
+          },
+          detach: () => undefined,
+        };
+        return run;
+      },
+    );
   }
 
-  async openShell(opts: { cwd: string; cols: number; rows: number; env?: Record<string, string> }): Promise<ShellChannel> {
+  async openShell(opts: {
+    cwd: string;
+    cols: number;
+    rows: number;
+    env?: Record<string, string>;
+  }): Promise<ShellChannel> {
     const { host, envId, caps } = await this.ready();
     if (!caps.open_shell || !this.snapshot.flags.supports_streams) {
       throw new SwitchboardError('unsupported', `target "${this.snapshot.name}": no interactive shell on this backend`);
     }
     const streamId = randomUUID();
     const stream = this.streamOver(host, streamId);
-    await host.call('open_shell', { env_id: envId, stream_id: streamId, cwd: opts.cwd, cols: opts.cols, rows: opts.rows, env: this.childEnv(opts.env) }, callMs.create);
+    await host.call(
+      'open_shell',
+      {
+        env_id: envId,
+        stream_id: streamId,
+        cwd: opts.cwd,
+        cols: opts.cols,
+        rows: opts.rows,
+        env: this.childEnv(opts.env),
+      },
+      callMs.create,
+    );
     return {
       ...stream,
-      resize: (cols, rows) => void host.call('stream.resize', { stream_id: streamId, cols, rows }, callMs.stream).catch(() => undefined),
+      resize: (cols, rows) =>
+        void host.call('stream.resize', { stream_id: streamId, cols, rows }, callMs.stream).catch(() => undefined),
       pause: () => undefined,
       resume: () => undefined,
       kill: () => void stream.kill(),
     };
   }
 
-  async spawnBackground(command: string, opts: { cwd: string; env?: Record<string, string> }): Promise<BackgroundHandle> {
+  async spawnBackground(
+    command: string,
+    opts: { cwd: string; env?: Record<string, string> },
+  ): Promise<BackgroundHandle> {
     const { host, envId, caps } = await this.ready();
     if (!caps.spawn_background) {
-      throw new SwitchboardError('unsupported', `target "${this.snapshot.name}": no background processes on this backend (plugin ${this.link.plugin} has no spawn_background)`, 'run the command in the foreground with a timeout');
+      throw new SwitchboardError(
+        'unsupported',
+        `target "${this.snapshot.name}": no background processes on this backend (plugin ${this.link.plugin} has no spawn_background)`,
+        'run the command in the foreground with a timeout',
+      );
     }
     const streamId = randomUUID();
     const stream = this.streamOver(host, streamId);
-    await host.call('spawn_background', { env_id: envId, stream_id: streamId, command, cwd: opts.cwd, env: this.childEnv(opts.env) }, callMs.create);
+    await host.call(
+      'spawn_background',
+      { env_id: envId, stream_id: streamId, command, cwd: opts.cwd, env: this.childEnv(opts.env) },
+      callMs.create,
+    );
     return stream;
   }
 
@@ -190,7 +270,8 @@ export class PluginEnvironment implements Environment {
         exits.push(l);
         if (ended) l(ended.code, ended.reason);
       },
-      write: (d) => void host.call('stream.write', { stream_id: streamId, data: d }, callMs.stream).catch(() => undefined),
+      write: (d) =>
+        void host.call('stream.write', { stream_id: streamId, data: d }, callMs.stream).catch(() => undefined),
       kill: async () => {
         await host.call('stream.kill', { stream_id: streamId }, callMs.stream).catch(() => undefined);
       },
@@ -201,7 +282,8 @@ export class PluginEnvironment implements Environment {
     const { host, envId, caps } = await this.ready();
     if (!caps.read_file) return execReadFile(this.raw, path, maxBytes);
     const st = caps.stat ? await this.stat(path) : undefined;
-    if (st && st.size > maxBytes) throw new SwitchboardError('too_large', `${path} is ${st.size} bytes; the limit is ${maxBytes}`);
+    if (st && st.size > maxBytes)
+      throw new SwitchboardError('too_large', `${path} is ${st.size} bytes; the limit is ${maxBytes}`);
     const r = await host.call('file.read', { env_id: envId, path, max_bytes: maxBytes }, callMs.file);
     return Buffer.from(r.base64, 'base64');
   }
@@ -223,7 +305,9 @@ export class PluginEnvironment implements Environment {
       const { host, envId, caps } = await this.ready();
       if (caps.probe) return await host.call('probe', { env_id: envId }, callMs.probe);
       const r = await this.raw('echo ok', { timeoutMs: callMs.probe });
-      return r.exitCode === 0 ? { ok: true, detail: `plugin ${this.link.plugin}` } : { ok: false, problem: `echo failed: ${r.output.trim().slice(0, 200)}` };
+      return r.exitCode === 0
+        ? { ok: true, detail: `plugin ${this.link.plugin}` }
+        : { ok: false, problem: `echo failed: ${r.output.trim().slice(0, 200)}` };
     } catch (err) {
       return { ok: false, problem: err instanceof Error ? err.message : String(err) };
     }

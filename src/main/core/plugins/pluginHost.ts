@@ -8,7 +8,13 @@ import { closeSync, existsSync, mkdirSync, openSync, renameSync, statSync } from
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SwitchboardError } from '../../../shared/errors.js';
-import { hostMethods, HostMessage, type HostMethod, type HostParams, type HostResult } from '../../../shared/pluginRpc.js';
+import {
+  hostMethods,
+  HostMessage,
+  type HostMethod,
+  type HostParams,
+  type HostResult,
+} from '../../../shared/pluginRpc.js';
 import { builtinWithheld, commandEnv } from '../backends/shell/commandEnv.js';
 
 /** Where the built host entry is: beside the bundle that runs (out/…), or under the repository's out/ in tests. */
@@ -22,7 +28,11 @@ export function hostEntryPath(): string {
     }
     dir = dirname(dir);
   }
-  throw new SwitchboardError('internal', 'the plugin host is not built (out/plugin-host/host.cjs)', 'run: node scripts/build.mjs node');
+  throw new SwitchboardError(
+    'internal',
+    'the plugin host is not built (out/plugin-host/host.cjs)',
+    'run: node scripts/build.mjs node',
+  );
 }
 
 interface Pending {
@@ -114,13 +124,20 @@ export class PluginHost {
     let child: ChildProcess;
     try {
       // A process group of its own: a hung host is killed with whatever it started in it, never the Core's group.
-      child = fork(hostEntryPath(), [], { env, stdio: ['ignore', log, log, 'ipc'], serialization: 'json', detached: true });
+      child = fork(hostEntryPath(), [], {
+        env,
+        stdio: ['ignore', log, log, 'ipc'],
+        serialization: 'json',
+        detached: true,
+      });
     } finally {
       closeSync(log);
     }
     this.child = child;
     child.on('message', (raw) => this.onMessage(raw));
-    child.once('exit', (code, signal) => this.onExit(child, signal ? `its host was killed by ${signal}` : `its host exited with code ${code ?? '?'}`));
+    child.once('exit', (code, signal) =>
+      this.onExit(child, signal ? `its host was killed by ${signal}` : `its host exited with code ${code ?? '?'}`),
+    );
     child.once('error', () => undefined);
     try {
       await this.opts.onStart(this);
@@ -138,7 +155,13 @@ export class PluginHost {
   call<M extends HostMethod>(method: M, params: HostParams<M>, deadlineMs: number): Promise<HostResult<M>> {
     const child = this.child;
     if (!child || !child.connected) {
-      return Promise.reject(new SwitchboardError('target_unreachable', `plugin ${this.opts.plugin} is not running`, 'see: switchboard plugins list'));
+      return Promise.reject(
+        new SwitchboardError(
+          'target_unreachable',
+          `plugin ${this.opts.plugin} is not running`,
+          'see: switchboard plugins list',
+        ),
+      );
     }
     const id = this.nextId++;
     return new Promise<HostResult<M>>((resolve, reject) => {
@@ -147,13 +170,22 @@ export class PluginHost {
         this.beat();
         const line = `${method} gave no answer within ${Math.round(deadlineMs / 1000)}s`;
         this.opts.log(`${line} (its host still answers; the call was failed)`);
-        reject(new SwitchboardError('timeout', `plugin ${this.opts.plugin}: ${line}`, 'the plugin may be stuck on this call; see plugins/.host.log'));
+        reject(
+          new SwitchboardError(
+            'timeout',
+            `plugin ${this.opts.plugin}: ${line}`,
+            'the plugin may be stuck on this call; see plugins/.host.log',
+          ),
+        );
       }, deadlineMs);
       this.pending.set(id, {
         resolve: (v) => {
           const parsed = hostMethods[method].result.safeParse(v);
           if (parsed.success) resolve(parsed.data as HostResult<M>);
-          else reject(new SwitchboardError('internal', `plugin ${this.opts.plugin}: ${method} answered something malformed`));
+          else
+            reject(
+              new SwitchboardError('internal', `plugin ${this.opts.plugin}: ${method} answered something malformed`),
+            );
         },
         reject,
         timer,
@@ -202,7 +234,11 @@ export class PluginHost {
     const child = this.child;
     if (!child) return this.beat();
     if (this.ping !== undefined) {
-      if (++this.missed >= heartbeat.missedMax) this.down(`its host stopped answering (no heartbeat for ${heartbeat.missedMax * heartbeat.intervalMs / 1000}s)`, true);
+      if (++this.missed >= heartbeat.missedMax)
+        this.down(
+          `its host stopped answering (no heartbeat for ${(heartbeat.missedMax * heartbeat.intervalMs) / 1000}s)`,
+          true,
+        );
       return;
     }
     // Answered by the host's own event loop (hostProcess.ts), never by the plugin: a slow exec does not delay it.
@@ -228,7 +264,10 @@ export class PluginHost {
       this.pending.delete(m.id);
       this.beat();
       if (m.ok) p.resolve(m.result);
-      else p.reject(new SwitchboardError('target_unreachable', `plugin ${this.opts.plugin}: ${p.method} failed: ${m.error}`));
+      else
+        p.reject(
+          new SwitchboardError('target_unreachable', `plugin ${this.opts.plugin}: ${p.method} failed: ${m.error}`),
+        );
       return;
     }
     if (m.event === 'stream.data') this.streams.get(m.stream_id)?.data(m.data);
@@ -258,7 +297,9 @@ export class PluginHost {
     for (const [id, p] of this.pending) {
       clearTimeout(p.timer);
       this.pending.delete(id);
-      p.reject(new SwitchboardError('target_unreachable', `${line} during ${p.method}${after}`, 'try again in a few seconds'));
+      p.reject(
+        new SwitchboardError('target_unreachable', `${line} during ${p.method}${after}`, 'try again in a few seconds'),
+      );
     }
     const streams = [...this.streams.values()];
     this.streams.clear();

@@ -1,4 +1,5 @@
-// A plugin backend as the Core sees it: a BackendProvider built from what the plugin declared, its environments proxied to the host.
+// A plugin backend as the Core sees it: a BackendProvider built from what the plugin declared, its environments proxied
+// to the host.
 import { fieldInfos, specSchemaOf } from '../../../shared/specFields.js';
 import type { ManifestFlags } from '../../../shared/plugins.js';
 import type { DeclaredFlags, ProviderDeclaration } from '../../../shared/pluginRpc.js';
@@ -37,9 +38,13 @@ export function heldToManifest(declared: DeclaredFlags, manifest: ManifestFlags 
 
 /** A spec as a cache key: the same keys and values give the same text, whatever their order. */
 function specKey(spec: Readonly<Record<string, unknown>>): string {
-  return JSON.stringify(spec, (_k, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v)
-    ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
-    : v));
+  return JSON.stringify(spec, (_k, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
+      : v,
+  );
 }
 
 export interface PluginBackendLink extends PluginLink {
@@ -49,7 +54,11 @@ export interface PluginBackendLink extends PluginLink {
   log(message: string): void;
 }
 
-export function pluginProvider(decl: ProviderDeclaration, link: PluginBackendLink, manifest?: ManifestFlags): PluginBackend {
+export function pluginProvider(
+  decl: ProviderDeclaration,
+  link: PluginBackendLink,
+  manifest?: ManifestFlags,
+): PluginBackend {
   const fields = fieldInfos(decl.fields);
   const describeKeys = decl.fields.filter((f) => f.required && !f.private && !f.secret_ref).map((f) => f.key);
   const secretRefKeys = fields.filter((f) => f.type === 'secret_ref').map((f) => f.key);
@@ -67,14 +76,20 @@ export function pluginProvider(decl: ProviderDeclaration, link: PluginBackendLin
       return; // its host is down: the target is unreachable anyway, and is asked about when it is back
     }
     asking.add(key);
-    host.call('flags_for', { backend: decl.name, spec: { ...spec } }, flagsForDeadlineMs).then((answer) => {
-      if (answers.size >= flagsForCacheMax) answers.clear();
-      answers.set(key, heldToManifest({ ...decl.flags, ...answer }, manifest));
-      link.changed();
-    }, (err: unknown) => {
-      // Unanswered, the target keeps asking before dangerous commands; the plugin's author finds why in the log.
-      link.log(`flags_for failed for backend ${decl.name}: ${err instanceof Error ? err.message : String(err)}`);
-    }).finally(() => asking.delete(key));
+    host
+      .call('flags_for', { backend: decl.name, spec: { ...spec } }, flagsForDeadlineMs)
+      .then(
+        (answer) => {
+          if (answers.size >= flagsForCacheMax) answers.clear();
+          answers.set(key, heldToManifest({ ...decl.flags, ...answer }, manifest));
+          link.changed();
+        },
+        (err: unknown) => {
+          // Unanswered, the target keeps asking before dangerous commands; the plugin's author finds why in the log.
+          link.log(`flags_for failed for backend ${decl.name}: ${err instanceof Error ? err.message : String(err)}`);
+        },
+      )
+      .finally(() => asking.delete(key));
   };
 
   const flagsFor = (spec: Readonly<TargetSpec>): ProviderFlags => {
@@ -101,7 +116,11 @@ export function pluginProvider(decl: ProviderDeclaration, link: PluginBackendLin
     exactly_one: decl.exactly_one,
     specSchema: specSchemaOf(decl.name, fields, decl.exactly_one),
     // The required, public fields say where a target points (a plugin declares nothing more to describe it by).
-    describe: (spec) => describeKeys.map((k) => spec[k]).filter((v) => typeof v === 'string' || typeof v === 'number').join(' '),
+    describe: (spec) =>
+      describeKeys
+        .map((k) => spec[k])
+        .filter((v) => typeof v === 'string' || typeof v === 'number')
+        .join(' '),
     flags,
     flagsFor,
     unavailable: () => link.problem(),

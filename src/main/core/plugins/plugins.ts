@@ -2,7 +2,15 @@
 import { SwitchboardError } from '../../../shared/errors.js';
 import { PluginName, type PluginInfo } from '../../../shared/plugins.js';
 import type { ProviderDeclaration } from '../../../shared/pluginRpc.js';
-import { findPlugin, installedPlugins, installPlugin, pluginsDir, readEnabled, writeEnabled, type InstalledPlugin } from './installedPlugins.js';
+import {
+  findPlugin,
+  installedPlugins,
+  installPlugin,
+  pluginsDir,
+  readEnabled,
+  writeEnabled,
+  type InstalledPlugin,
+} from './installedPlugins.js';
 import { PluginHost } from './pluginHost.js';
 import { pluginProvider, type PluginBackend } from './pluginProvider.js';
 import { appendFileSync } from 'node:fs';
@@ -56,7 +64,13 @@ export class Plugins {
         if (known.state === 'disabled' || known.state === 'failed') known.installed = installed;
         continue;
       }
-      this.plugins.set(installed.name, { installed, enabled: enabled.has(installed.name), state: 'disabled', backends: [], providers: [] });
+      this.plugins.set(installed.name, {
+        installed,
+        enabled: enabled.has(installed.name),
+        state: 'disabled',
+        backends: [],
+        providers: [],
+      });
     }
     for (const [name, p] of this.plugins) if (!seen.has(name) && !p.host) this.plugins.delete(name);
   }
@@ -70,9 +84,15 @@ export class Plugins {
     const m = p.installed.manifest;
     const problem = p.problem ?? p.down ?? p.installed.problem;
     return {
-      name: p.installed.name, ...(m ? { version: m.version } : {}), ...(m?.description ? { description: m.description } : {}),
-      dir: p.installed.dir, enabled: p.enabled, state: p.installed.problem && p.enabled ? 'failed' : p.state,
-      backends: [...p.backends], ...(problem ? { problem } : {}), ...(m ? { flags: { ...m.flags } } : {}),
+      name: p.installed.name,
+      ...(m ? { version: m.version } : {}),
+      ...(m?.description ? { description: m.description } : {}),
+      dir: p.installed.dir,
+      enabled: p.enabled,
+      state: p.installed.problem && p.enabled ? 'failed' : p.state,
+      backends: [...p.backends],
+      ...(problem ? { problem } : {}),
+      ...(m ? { flags: { ...m.flags } } : {}),
     };
   }
 
@@ -111,7 +131,12 @@ export class Plugins {
   missing(backend: string): string | undefined {
     const remembered = readEnabled(this.deps.home).backends;
     for (const p of this.plugins.values()) {
-      if (p.installed.name !== backend && !(remembered[p.installed.name] ?? []).includes(backend) && !p.backends.includes(backend)) continue;
+      if (
+        p.installed.name !== backend &&
+        !(remembered[p.installed.name] ?? []).includes(backend) &&
+        !p.backends.includes(backend)
+      )
+        continue;
       const name = p.installed.name;
       if (!p.enabled) return `plugin ${name} is not enabled (switchboard plugins enable ${name})`;
       if (p.state === 'loading') return `plugin ${name} is loading`;
@@ -123,8 +148,14 @@ export class Plugins {
   /** Backend names an installed plugin is known for that no active provider serves (config accepts their targets). */
   dormantBackends(): string[] {
     const remembered = readEnabled(this.deps.home).backends;
-    const names = [...this.plugins.values()].flatMap((p) => [p.installed.name, ...(remembered[p.installed.name] ?? []), ...p.backends]);
-    return [...new Set(names)].filter((n) => PluginName.safeParse(n).success && !this.provider(n) && !this.deps.reserved().includes(n));
+    const names = [...this.plugins.values()].flatMap((p) => [
+      p.installed.name,
+      ...(remembered[p.installed.name] ?? []),
+      ...p.backends,
+    ]);
+    return [...new Set(names)].filter(
+      (n) => PluginName.safeParse(n).success && !this.provider(n) && !this.deps.reserved().includes(n),
+    );
   }
 
   private async load(p: Plugin): Promise<void> {
@@ -141,7 +172,17 @@ export class Plugins {
       plugin: m.name,
       logFile: join(pluginsDir(this.deps.home), '.host.log'),
       onStart: async (h) => {
-        const r = await h.call('load', { name: m.name, version: m.version, dir: p.installed.dir, data_dir: join(pluginsDir(this.deps.home), '.data', m.name), entry: m.entry }, loadDeadlineMs);
+        const r = await h.call(
+          'load',
+          {
+            name: m.name,
+            version: m.version,
+            dir: p.installed.dir,
+            data_dir: join(pluginsDir(this.deps.home), '.data', m.name),
+            entry: m.entry,
+          },
+          loadDeadlineMs,
+        );
         this.apply(p, h, r.providers);
       },
       log: (message) => this.log(`${m.name}: ${message}`),
@@ -169,14 +210,20 @@ export class Plugins {
   private apply(p: Plugin, host: PluginHost, decls: ProviderDeclaration[]): void {
     const name = p.installed.name;
     p.backends = decls.map((d) => d.name);
-    const refusal = decls.map((d) => {
-      if (!PluginName.safeParse(d.name).success) return `backend name "${d.name}" is not lower-case letters, digits and _ starting with a letter`;
-      if (this.deps.reserved().includes(d.name)) return `backend name "${d.name}" is a built-in backend's; a plugin cannot replace it`;
-      const owner = [...this.plugins.values()].find((o) => o !== p && o.state === 'active' && o.backends.includes(d.name));
-      if (owner) return `backend name "${d.name}" is already provided by plugin ${owner.installed.name}`;
-      if (decls.filter((o) => o.name === d.name).length > 1) return `backend name "${d.name}" is registered twice`;
-      return undefined;
-    }).find(Boolean);
+    const refusal = decls
+      .map((d) => {
+        if (!PluginName.safeParse(d.name).success)
+          return `backend name "${d.name}" is not lower-case letters, digits and _ starting with a letter`;
+        if (this.deps.reserved().includes(d.name))
+          return `backend name "${d.name}" is a built-in backend's; a plugin cannot replace it`;
+        const owner = [...this.plugins.values()].find(
+          (o) => o !== p && o.state === 'active' && o.backends.includes(d.name),
+        );
+        if (owner) return `backend name "${d.name}" is already provided by plugin ${owner.installed.name}`;
+        if (decls.filter((o) => o.name === d.name).length > 1) return `backend name "${d.name}" is registered twice`;
+        return undefined;
+      })
+      .find(Boolean);
     if (decls.length === 0) throw new Error('register(ctx) registered no backend');
     if (refusal) {
       p.state = 'refused';
@@ -190,7 +237,11 @@ export class Plugins {
       plugin: name,
       host: (): PluginHost => {
         if (!p.host || p.down || p.state !== 'active') {
-          throw new SwitchboardError('target_unreachable', p.down ?? `plugin ${name} is ${p.enabled ? p.state : 'not enabled'}`, 'see: switchboard plugins list');
+          throw new SwitchboardError(
+            'target_unreachable',
+            p.down ?? `plugin ${name} is ${p.enabled ? p.state : 'not enabled'}`,
+            'see: switchboard plugins list',
+          );
         }
         return p.host;
       },
@@ -206,8 +257,15 @@ export class Plugins {
     p.down = undefined;
     const state = readEnabled(this.deps.home);
     const refs = [...secretReferenceKeys(p.providers)].sort();
-    if ((state.backends[name] ?? []).join() !== p.backends.join() || (state.secret_refs[name] ?? []).join() !== refs.join()) {
-      writeEnabled(this.deps.home, { ...state, backends: { ...state.backends, [name]: p.backends }, secret_refs: { ...state.secret_refs, [name]: refs } });
+    if (
+      (state.backends[name] ?? []).join() !== p.backends.join() ||
+      (state.secret_refs[name] ?? []).join() !== refs.join()
+    ) {
+      writeEnabled(this.deps.home, {
+        ...state,
+        backends: { ...state.backends, [name]: p.backends },
+        secret_refs: { ...state.secret_refs, [name]: refs },
+      });
     }
     // A host that came back after a crash: its targets are reachable again.
     this.deps.onChange();
@@ -244,13 +302,19 @@ export class Plugins {
     const installed = installPlugin(this.deps.home, path);
     this.rescan();
     const p = this.plugins.get(installed.name);
-    return p ? this.info(p) : { name: installed.name, dir: installed.dir, enabled: false, state: 'disabled', backends: [] };
+    return p
+      ? this.info(p)
+      : { name: installed.name, dir: installed.dir, enabled: false, state: 'disabled', backends: [] };
   }
 
   /** A line in plugins/.host.log, beside what the hosts write. */
   private log(message: string): void {
     try {
-      appendFileSync(join(pluginsDir(this.deps.home), '.host.log'), `${new Date().toISOString()} ${message.replace(/\s+/g, ' ').slice(0, 2000)}\n`, { mode: 0o600 });
+      appendFileSync(
+        join(pluginsDir(this.deps.home), '.host.log'),
+        `${new Date().toISOString()} ${message.replace(/\s+/g, ' ').slice(0, 2000)}\n`,
+        { mode: 0o600 },
+      );
     } catch {
       /* a log line is not worth failing a call */
     }

@@ -26,7 +26,12 @@ export interface TestPluginOptions {
  * call process.exit, or spin on the host's event loop (for a minute: a test that fails leaves no endless spinner)
  * after starting a `sleep` in the host's own process group.
  */
-export const misbehave = { throw: '__SB_PLUGIN_THROW__', hang: '__SB_PLUGIN_HANG__', exit: '__SB_PLUGIN_EXIT__', spin: '__SB_PLUGIN_SPIN__' };
+export const misbehave = {
+  throw: '__SB_PLUGIN_THROW__',
+  hang: '__SB_PLUGIN_HANG__',
+  exit: '__SB_PLUGIN_EXIT__',
+  spin: '__SB_PLUGIN_SPIN__',
+};
 
 const moduleText = (o: TestPluginOptions): string => `
 import { spawn } from 'node:child_process';
@@ -120,10 +125,18 @@ export function writeTestPlugin(home: string, o: TestPluginOptions): string {
   mkdirSync(dir, { recursive: true });
   // The manifest asks for the powers its flags claim (the Core holds a backend to its manifest's).
   const f = o.flags ?? {};
-  const asked: Record<string, unknown> = o.manifest ?? Object.fromEntries((['is_remote', 'is_container', 'skip_container_guards', 'supports_streams', 'supports_pty'] as const)
-    .filter((k) => f[k] !== undefined).map((k) => [k, f[k]]));
+  const asked: Record<string, unknown> =
+    o.manifest ??
+    Object.fromEntries(
+      (['is_remote', 'is_container', 'skip_container_guards', 'supports_streams', 'supports_pty'] as const)
+        .filter((k) => f[k] !== undefined)
+        .map((k) => [k, f[k]]),
+    );
   const flagsLine = Object.keys(asked).length ? `flags: ${JSON.stringify(asked)}\n` : '';
-  writeFileSync(join(dir, 'plugin.yaml'), `name: ${o.name}\nversion: ${o.version ?? '1.0.0'}\nkind: backend\nentry: index.mjs\ndescription: a test plugin\n${flagsLine}`);
+  writeFileSync(
+    join(dir, 'plugin.yaml'),
+    `name: ${o.name}\nversion: ${o.version ?? '1.0.0'}\nkind: backend\nentry: index.mjs\ndescription: a test plugin\n${flagsLine}`,
+  );
   writeFileSync(join(dir, 'index.mjs'), moduleText(o));
   return dir;
 }

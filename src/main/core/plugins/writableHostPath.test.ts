@@ -5,7 +5,11 @@ describe('writableHostPathIn', () => {
   const table: Array<[string, Record<string, unknown>, string | undefined]> = [
     ['no fields', { backend: 'bwrap' }, undefined],
     ['cwd and timeout are inside the target', { backend: 'bwrap', cwd: '/workspace', timeout: 30 }, undefined],
-    ['a bind of a host folder', { backend: 'bwrap', binds: ['/home/me/project:/project'] }, 'binds: /home/me/project:/project'],
+    [
+      'a bind of a host folder',
+      { backend: 'bwrap', binds: ['/home/me/project:/project'] },
+      'binds: /home/me/project:/project',
+    ],
     ['a bare host path', { backend: 'bwrap', binds: ['/srv/data'] }, 'binds: /srv/data'],
     ['a read-only bind does not count', { backend: 'bwrap', binds: ['/home/me/ref:/ref:ro'] }, undefined],
     ['ro among options', { backend: 'x', mounts: ['/a:/b:ro,z'] }, undefined],

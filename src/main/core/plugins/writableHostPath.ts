@@ -5,11 +5,16 @@
 /** Keys every spec has that name places inside the target, never a bind of this machine. */
 const insideKeys = new Set(['backend', 'cwd', 'timeout']);
 
-/** `PATH`, `HOST:INSIDE` or `HOST:INSIDE:OPTS` whose host side is a path (`/…`, `~…`, `./…`, `../…`) not marked `ro`. */
+/**
+ * `PATH`, `HOST:INSIDE` or `HOST:INSIDE:OPTS` whose host side is a path (`/…`, `~…`, `./…`, `../…`) not marked `ro`.
+ */
 function writableHostPath(text: string): boolean {
   const [host = '', , opts = ''] = text.split(':');
   if (!/^(\/|~|\.\.?(\/|$))/.test(host.trim())) return false;
-  return !opts.split(',').map((o) => o.trim()).includes('ro');
+  return !opts
+    .split(',')
+    .map((o) => o.trim())
+    .includes('ro');
 }
 
 function strings(value: unknown): string[] {

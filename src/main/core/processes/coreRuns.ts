@@ -5,7 +5,18 @@
 // gone belongs to a crashed run. Remote targets are swept when the next run first reaches them, so the ids of
 // crashed runs are carried from run to run for a week (a target may not be used again for a while).
 import { randomBytes } from 'node:crypto';
-import { closeSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { atomicWrite } from '../registry/atomicWrite.js';
 import { namingFailure } from '../profileWriteError.js';
 import { join } from 'node:path';
@@ -17,7 +28,12 @@ import { END_GRACE_MS, GENTLE_SIGNAL_NAMES, GENTLE_SIGNALS, sendSignal, tracked,
 export const RUN_VARIABLE = 'SB_CORE_RUN';
 const CARRY_MS = 7 * 24 * 3600 * 1000;
 
-const RunFile = z.object({ pid: z.number().int(), started_at: z.number(), clean: z.boolean(), carry: z.array(z.string()) });
+const RunFile = z.object({
+  pid: z.number().int(),
+  started_at: z.number(),
+  clean: z.boolean(),
+  carry: z.array(z.string()),
+});
 type RunFile = z.infer<typeof RunFile>;
 
 /** Run ids start with their start time (base 36), so an old one can be dropped without reading anything else. */
@@ -37,7 +53,9 @@ export class CoreRuns {
 
   constructor(home: string) {
     this.dir = join(home, 'state', 'runs');
-    namingFailure({ path: this.dir, action: 'create', doing: MARKING }, () => mkdirSync(this.dir, { recursive: true, mode: 0o700 }));
+    namingFailure({ path: this.dir, action: 'create', doing: MARKING }, () =>
+      mkdirSync(this.dir, { recursive: true, mode: 0o700 }),
+    );
     const stale = new Set<string>();
     for (const name of readdirSync(this.dir)) {
       if (!name.endsWith('.json')) continue;
@@ -76,7 +94,9 @@ export class CoreRuns {
       try {
         this.rewriteInPlace(true);
       } catch {
-        process.stderr.write(`switchboard: could not mark this run as ended cleanly (${(err as Error).message}); the next start sweeps again\n`);
+        process.stderr.write(
+          `switchboard: could not mark this run as ended cleanly (${(err as Error).message}); the next start sweeps again\n`,
+        );
       }
     }
   }
@@ -86,11 +106,21 @@ export class CoreRuns {
   }
 
   private body(clean: boolean): string {
-    return JSON.stringify({ pid: process.pid, started_at: this.startedAt, clean, carry: [...this.stale] } satisfies RunFile);
+    return JSON.stringify({
+      pid: process.pid,
+      started_at: this.startedAt,
+      clean,
+      carry: [...this.stale],
+    } satisfies RunFile);
   }
 
   private write(clean: boolean): void {
-    atomicWrite(this.file(), this.body(clean), 0o600, clean ? 'stopping the Core (marking this run ended cleanly)' : MARKING);
+    atomicWrite(
+      this.file(),
+      this.body(clean),
+      0o600,
+      clean ? 'stopping the Core (marking this run ended cleanly)' : MARKING,
+    );
   }
 
   private rewriteInPlace(clean: boolean): void {
@@ -122,7 +152,8 @@ export function runMarks(runs: readonly string[]): string[] {
 
 /**
  * A POSIX sh script that ends every process whose environment holds one of `marks` (`NAME=value`; gently: HUP and
- * TERM, then KILL after the grace, processes/endGently.ts) and prints how many it found. It reads /proc, so it works on Linux hosts and containers (busybox).
+ * TERM, then KILL after the grace, processes/endGently.ts) and prints how many it found. It reads /proc, so it works on
+ * Linux hosts and containers (busybox).
  */
 export function sweepScript(marks: readonly string[]): string {
   const patterns = marks.map((m) => `-e '${m.replace(/[^A-Za-z0-9_=-]/g, '')}'`).join(' ');
@@ -175,6 +206,12 @@ export function sweepLocal(runs: readonly string[]): number[] {
     if (environ.split('\0').some((kv) => wanted.has(kv))) found.push(Number(name));
   }
   for (const sig of GENTLE_SIGNALS) for (const pid of found) sendSignal(pid, sig);
-  if (found.length > 0) void tracked(untilGone(() => found.some(pidAlive), () => found.forEach((pid) => sendSignal(pid, 'SIGKILL'))));
+  if (found.length > 0)
+    void tracked(
+      untilGone(
+        () => found.some(pidAlive),
+        () => found.forEach((pid) => sendSignal(pid, 'SIGKILL')),
+      ),
+    );
   return found;
 }

@@ -18,26 +18,44 @@ const opened: Environment[] = [];
 
 const envFor = (name: string, sandbox: SandboxSetting): Environment => {
   const snapshot: TargetSnapshot = {
-    name, generation: 'g', identity: `${name}#g`, source: 'config', state: 'active', spec: { backend: 'local', cwd: work, sandbox }, flags: localProvider.flags, timeoutSec: 10,
+    name,
+    generation: 'g',
+    identity: `${name}#g`,
+    source: 'config',
+    state: 'active',
+    spec: { backend: 'local', cwd: work, sandbox },
+    flags: localProvider.flags,
+    timeoutSec: 10,
   };
   const env = localProvider.createEnvironment(snapshot, { home, resolveSpec: () => undefined });
   opened.push(env);
   return env;
 };
-const opts = (extra: Partial<ExecOptions> = {}): ExecOptions => ({ cwd: work, timeoutMs: 20_000, maxOutputChars: 100_000, ...extra });
+const opts = (extra: Partial<ExecOptions> = {}): ExecOptions => ({
+  cwd: work,
+  timeoutMs: 20_000,
+  maxOutputChars: 100_000,
+  ...extra,
+});
 
 /**
  * A command that writes the first gentle signal it got to `marker` (deaf to the next), cleans up for a second (as an
  * rc file letting go of a lock would), says so and exits; `seconds` names its sleep for pgrep.
  */
 const trapping = (marker: string, seconds: string): string =>
-  ['HUP', 'TERM'].map((sig) => `trap 'trap "" HUP TERM; echo ${sig} >> ${marker}; sleep 1; echo cleaned >> ${marker}; exit 0' ${sig}`).join('; ') + `; sleep ${seconds} & wait`;
+  ['HUP', 'TERM']
+    .map(
+      (sig) => `trap 'trap "" HUP TERM; echo ${sig} >> ${marker}; sleep 1; echo cleaned >> ${marker}; exit 0' ${sig}`,
+    )
+    .join('; ') + `; sleep ${seconds} & wait`;
 /** A command deaf to both gentle signals (its sleep inherits the ignoring). */
 const deaf = (seconds: string): string => `trap '' HUP TERM; sleep ${seconds}`;
-const lines = (path: string): string[] => (existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : []);
+const lines = (path: string): string[] =>
+  existsSync(path) ? readFileSync(path, 'utf8').split('\n').filter(Boolean) : [];
 const firstLine = (path: string): string => lines(path)[0] ?? '';
 /** The trap got a gentle signal first and had its time: it finished its cleanup (another trap may have run inside). */
-const endedGently = (path: string): boolean => ['HUP', 'TERM'].includes(firstLine(path)) && lines(path).at(-1) === 'cleaned';
+const endedGently = (path: string): boolean =>
+  ['HUP', 'TERM'].includes(firstLine(path)) && lines(path).at(-1) === 'cleaned';
 
 afterAll(async () => {
   await Promise.all(opened.map((e) => e.cleanup('removed')));
@@ -52,14 +70,17 @@ if (sandboxed.ok && sandboxed.kind === 'bubblewrap') kinds.push(['sandboxed', { 
 describe.each(kinds)('ending a shell gently (local, %s)', (kind, setting) => {
   const env = envFor(`gentle-${kind}`, setting);
 
-  it.each([['a warm shell', {}], ['a shell of its own', { stdin: '' }]])('a timeout in %s sends HUP/TERM first: the trap runs', async (_path, extra) => {
+  it.each([
+    ['a warm shell', {}],
+    ['a shell of its own', { stdin: '' }],
+  ])('a timeout in %s sends HUP/TERM first: the trap runs', async (_path, extra) => {
     const marker = join(work, `timeout-${kind}-${Object.keys(extra).length}`);
     const s = nextSleep();
     const r = await env.exec(trapping(marker, s), opts({ timeoutMs: 1000, ...extra }));
     expect(r).toMatchObject({ exitCode: 124, timedOut: true });
     await until(() => !sleepRunning(s), 'the trapping command ended');
     await endsSettled();
-    expect(endedGently(marker), lines(marker).join(" ")).toBe(true);
+    expect(endedGently(marker), lines(marker).join(' ')).toBe(true);
   });
 
   it('a command that ignores HUP and TERM still ends after the grace; the call is answered before that, the stop waits', async () => {
@@ -87,7 +108,10 @@ describe.each(kinds)('ending a shell gently (local, %s)', (kind, setting) => {
     await env2.cleanup('idle');
     await call.catch(() => undefined);
     await endsSettled();
-    expect([lines(left), lines(running)].map((l) => l.join(' '))).toEqual([expect.stringMatching(/^(HUP|TERM) .*cleaned$/), expect.stringMatching(/^(HUP|TERM) .*cleaned$/)]);
+    expect([lines(left), lines(running)].map((l) => l.join(' '))).toEqual([
+      expect.stringMatching(/^(HUP|TERM) .*cleaned$/),
+      expect.stringMatching(/^(HUP|TERM) .*cleaned$/),
+    ]);
     expect(sleepRunning(s1) || sleepRunning(s2)).toBe(false);
   });
 });
@@ -102,7 +126,9 @@ describe('ending a pane gently (local)', () => {
     shell.onData((d) => (out += d));
     const exited = new Promise<void>((resolve) => shell.onExit(() => resolve()));
     // A program in the pane that traps the hangup (an interactive bash at its prompt leaves readline as at an EOF).
-    shell.write(`exec bash -c "trap 'echo HUP >> ${marker}; exit 0' HUP; trap 'echo TERM >> ${marker}' TERM; echo armed-\\$((2+3)); while :; do sleep 0.1; done"\r`);
+    shell.write(
+      `exec bash -c "trap 'echo HUP >> ${marker}; exit 0' HUP; trap 'echo TERM >> ${marker}' TERM; echo armed-\\$((2+3)); while :; do sleep 0.1; done"\r`,
+    );
     await expect.poll(() => out, { timeout: 20_000 }).toContain('armed-5');
     shell.kill();
     await exited;

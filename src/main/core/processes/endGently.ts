@@ -53,7 +53,13 @@ export function sendSignal(pid: number, sig: NodeJS.Signals): boolean {
 export function endGroup(pgid: number, graceMs = END_GRACE_MS): Promise<void> {
   if (!groupAlive(pgid)) return Promise.resolve();
   if (!GENTLE_SIGNALS.map((sig) => sendSignal(-pgid, sig)).some(Boolean)) return Promise.resolve();
-  return tracked(untilGone(() => groupAlive(pgid), () => sendSignal(-pgid, 'SIGKILL'), graceMs));
+  return tracked(
+    untilGone(
+      () => groupAlive(pgid),
+      () => sendSignal(-pgid, 'SIGKILL'),
+      graceMs,
+    ),
+  );
 }
 
 /**

@@ -21,11 +21,23 @@ const dockerEnv = loadDockerEnv();
 const nextSleep = sleepSeconds(24000, '25');
 const sbHome = mkdtempSync(join(tmpdir(), 'sb-gentle-remote-'));
 const tag = `g${process.pid}`;
-const opts = (extra: Partial<ExecOptions> = {}): ExecOptions => ({ cwd: '/tmp', timeoutMs: 20_000, maxOutputChars: 100_000, ...extra });
+const opts = (extra: Partial<ExecOptions> = {}): ExecOptions => ({
+  cwd: '/tmp',
+  timeoutMs: 20_000,
+  maxOutputChars: 100_000,
+  ...extra,
+});
 
-/** A command that notes the signal it got in `marker`, cleans up for 1.3 s (longer than the old grace), says so, and exits. */
+/**
+ * A command that notes the signal it got in `marker`, cleans up for 1.3 s (longer than the old grace), says so, and
+ * exits.
+ */
 const trapping = (marker: string, seconds: string): string =>
-  ['HUP', 'TERM'].map((sig) => `trap 'trap "" HUP TERM; echo ${sig} >> ${marker}; sleep 1.3; echo cleaned >> ${marker}; exit 0' ${sig}`).join('; ') + `; sleep ${seconds} & wait`;
+  ['HUP', 'TERM']
+    .map(
+      (sig) => `trap 'trap "" HUP TERM; echo ${sig} >> ${marker}; sleep 1.3; echo cleaned >> ${marker}; exit 0' ${sig}`,
+    )
+    .join('; ') + `; sleep ${seconds} & wait`;
 const deaf = (seconds: string): string => `trap '' HUP TERM; sleep ${seconds}`;
 /** What the marker holds, read on the target: a gentle signal first, then the end of the trap's cleanup. */
 const gentleMarker = /^(HUP|TERM)\n(.*\n)*cleaned\n$/;
@@ -34,7 +46,8 @@ afterAll(() => rmSync(sbHome, { recursive: true, force: true }));
 
 describe.skipIf(!ssh)('ending a shell gently (SSH)', () => {
   const e = ssh as SshTestEnv;
-  const spec = (): TargetSpec => ({ backend: 'ssh', ssh_host: e.host, ssh_port: e.port, ssh_user: e.user, ssh_key: e.key }) as TargetSpec;
+  const spec = (): TargetSpec =>
+    ({ backend: 'ssh', ssh_host: e.host, ssh_port: e.port, ssh_user: e.user, ssh_key: e.key }) as TargetSpec;
   let env: Environment;
   const home = process.env.HOME;
   beforeAll(() => {
@@ -42,7 +55,14 @@ describe.skipIf(!ssh)('ending a shell gently (SSH)', () => {
     configureSshPool({ releaseGraceMs: 0 });
     writeFileSync(join(sbHome, 'known_hosts'), `${e.knownHostsLine}\n`);
     const snapshot: TargetSnapshot = {
-      name: 'gentle', generation: 'g1', identity: `${tag}-gentle#g1`, source: 'runtime', state: 'active', spec: spec(), flags: { ...sshProvider.flags, strip_env_keys: [] }, timeoutSec: 180,
+      name: 'gentle',
+      generation: 'g1',
+      identity: `${tag}-gentle#g1`,
+      source: 'runtime',
+      state: 'active',
+      spec: spec(),
+      flags: { ...sshProvider.flags, strip_env_keys: [] },
+      timeoutSec: 180,
     };
     env = sshProvider.createEnvironment(snapshot, { home: sbHome, resolveSpec: () => spec() });
   });
@@ -52,7 +72,10 @@ describe.skipIf(!ssh)('ending a shell gently (SSH)', () => {
     process.env.HOME = home;
   });
 
-  it.each([['a warm shell', {}], ['a channel of its own', { stdin: '' }]])('a timeout in %s sends HUP/TERM first: the trap runs to its end', async (_path, extra) => {
+  it.each([
+    ['a warm shell', {}],
+    ['a channel of its own', { stdin: '' }],
+  ])('a timeout in %s sends HUP/TERM first: the trap runs to its end', async (_path, extra) => {
     const marker = `/tmp/sb-gentle-${tag}-${Object.keys(extra).length}`;
     const s = nextSleep();
     const r = await env.exec(trapping(marker, s), opts({ timeoutMs: 1000, ...extra }));
@@ -77,17 +100,44 @@ describe.skipIf(!dockerEnv)('ending a shell gently (docker)', () => {
   const docker = new Docker({ socketPath: te.socket, host: undefined, port: undefined, protocol: 'http' });
   let env: Environment;
   beforeAll(() => {
-    const spec = { backend: 'docker', docker_host: te.socket, docker_network: 'none', docker_image: te.image } as DockerSpec;
-    const snapshot: TargetSnapshot = { name: `gentle-${tag}`, generation: 'g1', identity: `gentle-${tag}#g1`, source: 'runtime', state: 'active', spec, flags: dockerProvider.flags, timeoutSec: 180 };
+    const spec = {
+      backend: 'docker',
+      docker_host: te.socket,
+      docker_network: 'none',
+      docker_image: te.image,
+    } as DockerSpec;
+    const snapshot: TargetSnapshot = {
+      name: `gentle-${tag}`,
+      generation: 'g1',
+      identity: `gentle-${tag}#g1`,
+      source: 'runtime',
+      state: 'active',
+      spec,
+      flags: dockerProvider.flags,
+      timeoutSec: 180,
+    };
     env = dockerProvider.createEnvironment(snapshot, { home: sbHome, resolveSpec: () => undefined });
   });
   afterAll(async () => {
     await env.cleanup('removed').catch(() => undefined);
-    const ours = await docker.listContainers({ all: true, filters: { label: [`${profileLabel}=${shortHash(sbHome)}`] } });
-    await Promise.all(ours.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
+    const ours = await docker.listContainers({
+      all: true,
+      filters: { label: [`${profileLabel}=${shortHash(sbHome)}`] },
+    });
+    await Promise.all(
+      ours.map((c) =>
+        docker
+          .getContainer(c.Id)
+          .remove({ force: true })
+          .catch(() => undefined),
+      ),
+    );
   });
 
-  it.each([['a warm shell', {}], ['an exec of its own', { stdin: '' }]])('a timeout in %s sends HUP/TERM first: the trap runs to its end', async (_path, extra) => {
+  it.each([
+    ['a warm shell', {}],
+    ['an exec of its own', { stdin: '' }],
+  ])('a timeout in %s sends HUP/TERM first: the trap runs to its end', async (_path, extra) => {
     const marker = `/tmp/gentle-${Object.keys(extra).length}`;
     const s = nextSleep();
     const r = await env.exec(trapping(marker, s), opts({ timeoutMs: 1000, ...extra }));
@@ -97,12 +147,18 @@ describe.skipIf(!dockerEnv)('ending a shell gently (docker)', () => {
     expect((await env.exec(`cat ${marker}`, opts())).output).toMatch(gentleMarker);
   });
 
-  it.each([['a warm shell', {}], ['an exec of its own', { stdin: '' }]])('a command deaf to HUP and TERM in %s still ends after the grace; the call is answered before that', async (_path, extra) => {
-    const s = nextSleep();
-    const r = await env.exec(deaf(s), opts({ timeoutMs: 1000, ...extra }));
-    expect(r).toMatchObject({ exitCode: 124, timedOut: true });
-    expect(sleepRunning(s)).toBe(true);
-    await endsSettled();
-    await until(() => !sleepRunning(s), 'the deaf command ended', 50);
-  });
+  it.each([
+    ['a warm shell', {}],
+    ['an exec of its own', { stdin: '' }],
+  ])(
+    'a command deaf to HUP and TERM in %s still ends after the grace; the call is answered before that',
+    async (_path, extra) => {
+      const s = nextSleep();
+      const r = await env.exec(deaf(s), opts({ timeoutMs: 1000, ...extra }));
+      expect(r).toMatchObject({ exitCode: 124, timedOut: true });
+      expect(sleepRunning(s)).toBe(true);
+      await endsSettled();
+      await until(() => !sleepRunning(s), 'the deaf command ended', 50);
+    },
+  );
 });

@@ -25,7 +25,11 @@ function cutOff(err: unknown): boolean {
  * The provider, with environments that mark what they start. Every method of Environment is listed: one added to
  * the interface without a line here fails to compile (the object must satisfy Environment).
  */
-export function markedProvider(provider: BackendProvider, runs: CoreRuns, onSweep: (r: SweepReport) => void): BackendProvider {
+export function markedProvider(
+  provider: BackendProvider,
+  runs: CoreRuns,
+  onSweep: (r: SweepReport) => void,
+): BackendProvider {
   const runMark = runs.marker();
   // Local processes were swept at start, in process; a remote host or a container is swept through its target.
   const sweepsRemotely = provider.flags.is_remote || provider.flags.is_container;
@@ -37,15 +41,24 @@ export function markedProvider(provider: BackendProvider, runs: CoreRuns, onSwee
       const cut = new Set<string>();
       let sweeping = false;
       const sweep = (marks: string[], why: SweepReport['why']): void => {
-        env.exec(sweepScript(marks), { ...SWEEP_OPTS, env: runMark }).then(
-          (r) => {
-            for (const m of marks) cut.delete(m);
-            onSweep({ identity: env.identity, found: Number(/swept (\d+)/.exec(r.output)?.[1] ?? 0), why });
-          },
-          (err: unknown) => onSweep({ identity: env.identity, found: 0, problem: err instanceof Error ? err.message : String(err), why }),
-        ).finally(() => {
-          sweeping = false;
-        });
+        env
+          .exec(sweepScript(marks), { ...SWEEP_OPTS, env: runMark })
+          .then(
+            (r) => {
+              for (const m of marks) cut.delete(m);
+              onSweep({ identity: env.identity, found: Number(/swept (\d+)/.exec(r.output)?.[1] ?? 0), why });
+            },
+            (err: unknown) =>
+              onSweep({
+                identity: env.identity,
+                found: 0,
+                problem: err instanceof Error ? err.message : String(err),
+                why,
+              }),
+          )
+          .finally(() => {
+            sweeping = false;
+          });
       };
       const reached = (): void => {
         if (!sweepsRemotely || cut.size === 0 || sweeping) return;
@@ -62,7 +75,10 @@ export function markedProvider(provider: BackendProvider, runs: CoreRuns, onSwee
         exec: async (command, opts: ExecOptions) => {
           const call = callMark();
           try {
-            const result = await env.exec(command, { ...opts, env: { ...opts.env, ...call.env, [AGENT_VARIABLE]: '1' } });
+            const result = await env.exec(command, {
+              ...opts,
+              env: { ...opts.env, ...call.env, [AGENT_VARIABLE]: '1' },
+            });
             reached();
             return result;
           } catch (err) {
@@ -73,7 +89,10 @@ export function markedProvider(provider: BackendProvider, runs: CoreRuns, onSwee
         openShell: (opts) => env.openShell({ ...opts, env: { ...opts.env, ...callMark().env } }),
         spawnBackground: async (command, opts) => {
           const call = callMark();
-          const handle = await env.spawnBackground(command, { ...opts, env: { ...opts.env, ...call.env, [AGENT_VARIABLE]: '1' } });
+          const handle = await env.spawnBackground(command, {
+            ...opts,
+            env: { ...opts.env, ...call.env, [AGENT_VARIABLE]: '1' },
+          });
           // Lost (exit without a code): the link to it went; it may run on, so it is swept when the target is back.
           handle.onExit((code) => {
             if (code === null && sweepsRemotely) cut.add(call.mark);

@@ -7,8 +7,11 @@ import type { RecordAction } from '../activity/windowActions.js';
 export function processMethods(deps: { processes: ProcessManager; record: RecordAction }) {
   const { processes, record } = deps;
   return {
-    'processes.list': async ({ execution_target }) => processes.list(execution_target ? { target: execution_target } : {}),
-    'processes.log': async ({ session_id, lines }) => ({ output: processes.log(session_id, lines ?? DEFAULT_LOG_LINES).output }),
+    'processes.list': async ({ execution_target }) =>
+      processes.list(execution_target ? { target: execution_target } : {}),
+    'processes.log': async ({ session_id, lines }) => ({
+      output: processes.log(session_id, lines ?? DEFAULT_LOG_LINES).output,
+    }),
     'processes.kill': async ({ session_id }, ctx) => {
       // What is killed is named from the Core's record (the caller only sends the id).
       const known = (() => {
@@ -18,13 +21,16 @@ export function processMethods(deps: { processes: ProcessManager; record: Record
           return undefined;
         }
       })();
-      return record({
-        client: ctx.client,
-        tool: 'processes.kill',
-        execution_target: known?.execution_target,
-        generation: known?.generation,
-        summary: known ? `kill ${session_id}: ${known.command}` : `kill ${session_id}`,
-      }, () => processes.kill(session_id));
+      return record(
+        {
+          client: ctx.client,
+          tool: 'processes.kill',
+          execution_target: known?.execution_target,
+          generation: known?.generation,
+          summary: known ? `kill ${session_id}: ${known.command}` : `kill ${session_id}`,
+        },
+        () => processes.kill(session_id),
+      );
     },
   } satisfies Partial<Handlers>;
 }

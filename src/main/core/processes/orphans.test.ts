@@ -20,14 +20,27 @@ const running = sleepRunning;
 
 /** A foreground call that would run for a long time; the CLI process is left to die with its Core. */
 function longCall(target: string, seconds: string): ChildProcess {
-  return spawn(process.execPath, [cliPath, 'call', 'terminal', JSON.stringify({ command: `sleep ${seconds}`, timeout: 3600, execution_target: target })], {
-    env: { ...process.env, SWITCHBOARD_HOME: home },
-    stdio: 'ignore',
-  });
+  return spawn(
+    process.execPath,
+    [
+      cliPath,
+      'call',
+      'terminal',
+      JSON.stringify({ command: `sleep ${seconds}`, timeout: 3600, execution_target: target }),
+    ],
+    {
+      env: { ...process.env, SWITCHBOARD_HOME: home },
+      stdio: 'ignore',
+    },
+  );
 }
 
 async function background(target: string, seconds: string): Promise<void> {
-  const r = await runCli(home, ['call', 'terminal', JSON.stringify({ command: `sleep ${seconds}`, background: true, execution_target: target })]);
+  const r = await runCli(home, [
+    'call',
+    'terminal',
+    JSON.stringify({ command: `sleep ${seconds}`, background: true, execution_target: target }),
+  ]);
   expect(r.status, r.stderr).toBe(0);
 }
 
@@ -38,12 +51,22 @@ beforeAll(() => {
   mkdirSync(work);
   // `here` runs unsandboxed: what a dead Core left there must be found and ended. `boxed` is sandboxed: its work dies
   // with its Core (bubblewrap's --die-with-parent), nothing left to sweep.
-  const lines = ['terminal:', '  targets:', `    here: { backend: local, cwd: ${work}, sandbox: off }`, `    boxed: { backend: local, cwd: ${work} }`];
+  const lines = [
+    'terminal:',
+    '  targets:',
+    `    here: { backend: local, cwd: ${work}, sandbox: off }`,
+    `    boxed: { backend: local, cwd: ${work} }`,
+  ];
   if (ssh) {
-    lines.push(`    box: { backend: ssh, ssh_host: ${ssh.host}, ssh_port: ${ssh.port}, ssh_user: ${ssh.user}, ssh_key: ${ssh.key}, cwd: /tmp }`);
+    lines.push(
+      `    box: { backend: ssh, ssh_host: ${ssh.host}, ssh_port: ${ssh.port}, ssh_user: ${ssh.user}, ssh_key: ${ssh.key}, cwd: /tmp }`,
+    );
     writeFileSync(join(home, 'known_hosts'), `${ssh.knownHostsLine}\n`, { mode: 0o600 });
   }
-  if (docker) lines.push(`    jail: { backend: docker, docker_image: "${docker.image}", docker_host: "unix://${docker.socket}", docker_network: none, cwd: / }`);
+  if (docker)
+    lines.push(
+      `    jail: { backend: docker, docker_image: "${docker.image}", docker_host: "unix://${docker.socket}", docker_network: none, cwd: / }`,
+    );
   writeFileSync(join(home, 'config.yaml'), `${lines.join('\n')}\n`);
 });
 afterAll(() => {
@@ -76,16 +99,19 @@ describe(`work never outlives the Core (${targets.join(', ')})`, () => {
     const { client, close } = await connectCore(core.ws_url, core.token, undefined, served!.approver);
     await client.call('workspace.save', { tabs: [{ panes: [{ target: 'here' }] }], active_tab: 0 });
     close();
-    const exited = new Promise<[number | null, string | null]>((resolve) => served!.child.once('exit', (code, signal) => resolve([code, signal])));
+    const exited = new Promise<[number | null, string | null]>((resolve) =>
+      served!.child.once('exit', (code, signal) => resolve([code, signal])),
+    );
     await served.stop();
     served = undefined;
     // It ended itself after cleaning up, not by the signal's default action.
     expect(await exited).toEqual([0, null]);
-    for (const s of sleeps) await until(() => !running(s.fg) && !running(s.bg), `${s.t}: both sleeps ended with the Core`);
-    await until(() => !running(gone), 'the removed target\'s process ended with the Core');
+    for (const s of sleeps)
+      await until(() => !running(s.fg) && !running(s.bg), `${s.t}: both sleeps ended with the Core`);
+    await until(() => !running(gone), "the removed target's process ended with the Core");
   });
 
-  it('a clean stop ends a pane\'s shell, even one deaf to the hangup that closing sends first', async () => {
+  it("a clean stop ends a pane's shell, even one deaf to the hangup that closing sends first", async () => {
     served = await startServe(home);
     const core = JSON.parse(readFileSync(join(home, 'core.json'), 'utf8')) as { ws_url: string; token: string };
     const { client, close } = await connectCore(core.ws_url, core.token, undefined, served!.approver);
@@ -93,11 +119,16 @@ describe(`work never outlives the Core (${targets.join(', ')})`, () => {
     // The pane's shell becomes a process that ignores SIGHUP, under a name to look for once it does.
     const name = `sb-deaf-${process.pid}`;
     // (The name is put together inside, so no command line shows it before the trap is set.)
-    await client.call('pane.write', { pane_id, data: `exec bash --norc -c "trap '' HUP; n=sb-deaf; exec -a \\$n-${process.pid} sleep 2937"\r` });
+    await client.call('pane.write', {
+      pane_id,
+      data: `exec bash --norc -c "trap '' HUP; n=sb-deaf; exec -a \\$n-${process.pid} sleep 2937"\r`,
+    });
     const deaf = (): boolean => spawnSync('pgrep', ['-f', name], { encoding: 'utf8' }).stdout.trim() !== '';
-    await until(deaf, 'the pane\'s shell ignores SIGHUP');
+    await until(deaf, "the pane's shell ignores SIGHUP");
     close();
-    const exited = new Promise<[number | null, string | null]>((resolve) => served!.child.once('exit', (code, signal) => resolve([code, signal])));
+    const exited = new Promise<[number | null, string | null]>((resolve) =>
+      served!.child.once('exit', (code, signal) => resolve([code, signal])),
+    );
     await served.stop();
     served = undefined;
     expect(await exited).toEqual([0, null]);
@@ -112,7 +143,8 @@ describe(`work never outlives the Core (${targets.join(', ')})`, () => {
     const boxed = { fg: uniqueSleep(), bg: uniqueSleep() };
     const boxedCall = longCall('boxed', boxed.fg);
     await background('boxed', boxed.bg);
-    for (const s of [...sleeps, { t: 'boxed', ...boxed }]) await until(() => running(s.fg) && running(s.bg), `${s.t}: both sleeps started`);
+    for (const s of [...sleeps, { t: 'boxed', ...boxed }])
+      await until(() => running(s.fg) && running(s.bg), `${s.t}: both sleeps started`);
     served.child.kill('SIGKILL');
     await new Promise((r) => served!.child.once('exit', r));
     for (const c of [...calls, boxedCall]) c.kill();
@@ -127,16 +159,28 @@ describe(`work never outlives the Core (${targets.join(', ')})`, () => {
     await until(() => !running(here.fg) && !running(here.bg), 'the local orphans were ended at start');
     for (const s of sleeps.filter((x) => x.t !== 'here')) {
       // The first call that reaches the target sweeps it, and the call itself works.
-      const r = await runCli(home, ['call', 'terminal', JSON.stringify({ command: 'echo reached', execution_target: s.t })]);
+      const r = await runCli(home, [
+        'call',
+        'terminal',
+        JSON.stringify({ command: 'echo reached', execution_target: s.t }),
+      ]);
       expect(r.stdout).toBe('reached\n');
       await until(() => !running(s.fg) && !running(s.bg), `${s.t}: the orphans were ended on first reach`);
     }
     type Line = { kind: string; count?: number; outcome: string; execution_target?: string };
     const auditSweeps = (): Line[] =>
-      readFileSync(join(home, 'audit.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Line).filter((l) => l.kind === 'sweep');
+      readFileSync(join(home, 'audit.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Line)
+        .filter((l) => l.kind === 'sweep');
     // The containers the dead Core made running are stopped at start, one line per engine's container (docker only).
     const sweepLines = (): Line[] => auditSweeps().filter((l) => !l.execution_target?.startsWith('containers on '));
-    if (docker) await until(() => auditSweeps().some((l) => l.execution_target?.startsWith('containers on ')), 'the dead Core\'s container was stopped');
+    if (docker)
+      await until(
+        () => auditSweeps().some((l) => l.execution_target?.startsWith('containers on ')),
+        "the dead Core's container was stopped",
+      );
     // One line per place swept (written when its sweep is done). A docker exec whose client went away may already
     // have ended its command by then: that sweep finds nothing.
     await until(() => sweepLines().length === targets.length, 'a sweep line per target');

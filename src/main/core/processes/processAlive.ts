@@ -1,4 +1,5 @@
-// Whether a process, or any process of a process group, still exists (signal 0): no imports, so the CLI's smallest entries can use it.
+// Whether a process, or any process of a process group, still exists (signal 0): no imports, so the CLI's smallest
+// entries can use it.
 
 /**
  * Whether process `pid` exists (EPERM: it does, but belongs to someone else); a negative `pid` asks for any process

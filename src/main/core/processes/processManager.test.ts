@@ -16,11 +16,36 @@ function fakeProcess() {
     write: (d) => void written.push(d),
     kill: async () => exit(143, 'killed by SIGTERM'),
   };
-  return { handle, written, emit: (d: string) => data(d), end: (code: number | null, reason?: string) => exit(code, reason) };
+  return {
+    handle,
+    written,
+    emit: (d: string) => data(d),
+    end: (code: number | null, reason?: string) => exit(code, reason),
+  };
 }
 
 function snap(name: string, generation = 'g1'): TargetSnapshot {
-  return { name, generation, identity: `${name}#${generation}`, source: 'config', state: 'active', spec: { backend: 'local' }, flags: { is_remote: false, is_container: false, skip_container_guards: false, supports_pty: true, supports_stdin: true, supports_streams: true, strip_env_keys: [], cache_path_base: '~/.cache/switchboard', session_isolated_when_nonpersistent: false, default_cwd: '~' }, timeoutSec: 10 };
+  return {
+    name,
+    generation,
+    identity: `${name}#${generation}`,
+    source: 'config',
+    state: 'active',
+    spec: { backend: 'local' },
+    flags: {
+      is_remote: false,
+      is_container: false,
+      skip_container_guards: false,
+      supports_pty: true,
+      supports_stdin: true,
+      supports_streams: true,
+      strip_env_keys: [],
+      cache_path_base: '~/.cache/switchboard',
+      session_isolated_when_nonpersistent: false,
+      default_cwd: '~',
+    },
+    timeoutSec: 10,
+  };
 }
 
 function envWith(queue: Array<ReturnType<typeof fakeProcess>>): Environment {
@@ -69,7 +94,12 @@ describe('ProcessManager', () => {
       p.emit(' rest');
       p.end(2);
     }, 20);
-    expect(await m.wait(session_id, 5000)).toMatchObject({ timed_out: false, status: 'exited', exit_code: 2, output: ' rest' });
+    expect(await m.wait(session_id, 5000)).toMatchObject({
+      timed_out: false,
+      status: 'exited',
+      exit_code: 2,
+      output: ' rest',
+    });
     await m.shutdown();
   });
 
@@ -97,7 +127,12 @@ describe('ProcessManager', () => {
     const b = await m.start(snap('b', 'g1'), envWith([pb]), 'jb', '/w');
     const b2 = await m.start(snap('b', 'g2'), envWith([pb2]), 'jb2', '/w');
     expect(m.list({ target: 'a' }).map((p) => p.session_id)).toEqual([a.session_id]);
-    expect(m.list({ target: 'b' }).map((p) => p.session_id).sort()).toEqual([b.session_id, b2.session_id].sort());
+    expect(
+      m
+        .list({ target: 'b' })
+        .map((p) => p.session_id)
+        .sort(),
+    ).toEqual([b.session_id, b2.session_id].sort());
     expect(m.list().length).toBe(3);
     expect(() => m.poll(b.session_id, { target: 'a' })).toThrow(expect.objectContaining({ code: 'not_permitted' }));
     expect(() => m.poll('proc_nope')).toThrow(expect.objectContaining({ code: 'unknown_process' }));
@@ -132,7 +167,12 @@ describe('ProcessManager', () => {
       now += 1000;
       p.end(0);
     }
-    expect(m.list().map((p) => p.command).sort()).toEqual(['j2', 'j3', 'j4']);
+    expect(
+      m
+        .list()
+        .map((p) => p.command)
+        .sort(),
+    ).toEqual(['j2', 'j3', 'j4']);
     const running = fakeProcess();
     await m.start(snap('a'), envWith([running]), 'long', '/w');
     now += 31 * 60_000;
@@ -143,7 +183,11 @@ describe('ProcessManager', () => {
   it('emits processes.changed and process.output, coalesced', async () => {
     const changed: ProcessInfo[][] = [];
     const output: string[] = [];
-    const m = new ProcessManager({ eventDelayMs: 5, onChanged: (l) => changed.push(l), onOutput: (_id, d) => output.push(d) });
+    const m = new ProcessManager({
+      eventDelayMs: 5,
+      onChanged: (l) => changed.push(l),
+      onOutput: (_id, d) => output.push(d),
+    });
     const p = fakeProcess();
     await m.start(snap('a'), envWith([p]), 'job', '/w');
     p.emit('a');

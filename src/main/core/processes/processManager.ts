@@ -1,4 +1,5 @@
-// Background processes per runtime identity: start, poll, log, wait, kill, write; bounded output; finished ones kept a while.
+// Background processes per runtime identity: start, poll, log, wait, kill, write; bounded output; finished ones kept a
+// while.
 import { randomBytes } from 'node:crypto';
 import { SwitchboardError } from '../../../shared/errors.js';
 import type { ProcessInfo } from '../../../shared/api.js';
@@ -64,7 +65,8 @@ export const MAX_FINISHED = 64;
 export class ProcessManager {
   private readonly entries = new Map<string, Entry>();
   private readonly holds: IdentityHolds;
-  private readonly opts: Required<Omit<ProcessManagerOptions, 'onChanged' | 'onOutput' | 'holds'>> & Pick<ProcessManagerOptions, 'onChanged' | 'onOutput'>;
+  private readonly opts: Required<Omit<ProcessManagerOptions, 'onChanged' | 'onOutput' | 'holds'>> &
+    Pick<ProcessManagerOptions, 'onChanged' | 'onOutput'>;
   private changedTimer: NodeJS.Timeout | undefined;
   private readonly pendingOutput = new Map<string, string>();
   private outputTimer: NodeJS.Timeout | undefined;
@@ -149,13 +151,22 @@ export class ProcessManager {
     return this.advance(e);
   }
 
-  log(id: string, lines = 200, scope: ProcessScope = {}): { session_id: string; status: ProcessInfo['status']; exit_code: number | null; output: string } {
+  log(
+    id: string,
+    lines = 200,
+    scope: ProcessScope = {},
+  ): { session_id: string; status: ProcessInfo['status']; exit_code: number | null; output: string } {
     const e = this.find(id, scope);
     return { session_id: e.id, status: e.status, exit_code: e.exitCode, output: e.buffer.tail(lines) };
   }
 
   /** Wait for the process to end; on timeout the output so far comes back with timed_out. */
-  async wait(id: string, timeoutMs: number, scope: ProcessScope = {}, signal?: AbortSignal): Promise<PollResult & { timed_out: boolean }> {
+  async wait(
+    id: string,
+    timeoutMs: number,
+    scope: ProcessScope = {},
+    signal?: AbortSignal,
+  ): Promise<PollResult & { timed_out: boolean }> {
     const e = this.find(id, scope);
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
@@ -185,7 +196,10 @@ export class ProcessManager {
   write(id: string, data: string, scope: ProcessScope = {}): { session_id: string; bytes_written: number } {
     const e = this.find(id, scope);
     if (e.status !== 'running') {
-      throw new SwitchboardError('bad_request', `process ${id} has ${e.status === 'exited' ? 'exited' : `been ${e.status}`}; nothing to write to`);
+      throw new SwitchboardError(
+        'bad_request',
+        `process ${id} has ${e.status === 'exited' ? 'exited' : `been ${e.status}`}; nothing to write to`,
+      );
     }
     e.handle.write(data);
     return { session_id: e.id, bytes_written: Buffer.byteLength(data) };
@@ -209,17 +223,23 @@ export class ProcessManager {
     if (this.changedTimer) clearTimeout(this.changedTimer);
     if (this.outputTimer) clearTimeout(this.outputTimer);
     await Promise.all(
-      [...this.entries.values()].filter((e) => e.status === 'running').map((e) => {
-        e.killRequested = true;
-        return e.handle.kill().catch(() => undefined);
-      }),
+      [...this.entries.values()]
+        .filter((e) => e.status === 'running')
+        .map((e) => {
+          e.killRequested = true;
+          return e.handle.kill().catch(() => undefined);
+        }),
     );
   }
 
   private find(id: string, scope: ProcessScope): Entry {
     const e = this.entries.get(id);
     if (!e) {
-      throw new SwitchboardError('unknown_process', `no background process "${id}"`, 'list them with the process tool, action list; finished ones are kept for 30 minutes');
+      throw new SwitchboardError(
+        'unknown_process',
+        `no background process "${id}"`,
+        'list them with the process tool, action list; finished ones are kept for 30 minutes',
+      );
     }
     if (scope.target !== undefined && e.target !== scope.target) {
       throw new SwitchboardError(
@@ -234,7 +254,10 @@ export class ProcessManager {
   private advance(e: Entry): PollResult {
     const { text, lost } = e.buffer.since(e.polled);
     e.polled = e.buffer.total;
-    const output = lost > 0 ? `[… ${lost} chars dropped since the last poll (buffer keeps the last ${this.opts.bufferChars}) …]\n${text}` : text;
+    const output =
+      lost > 0
+        ? `[… ${lost} chars dropped since the last poll (buffer keeps the last ${this.opts.bufferChars}) …]\n${text}`
+        : text;
     return {
       session_id: e.id,
       status: e.status,
@@ -247,7 +270,9 @@ export class ProcessManager {
   /** Drop finished processes past their time, and the oldest beyond the cap. */
   private prune(): void {
     const now = this.opts.now();
-    const finished = [...this.entries.values()].filter((e) => e.status !== 'running').sort((a, b) => (a.endedAt ?? 0) - (b.endedAt ?? 0));
+    const finished = [...this.entries.values()]
+      .filter((e) => e.status !== 'running')
+      .sort((a, b) => (a.endedAt ?? 0) - (b.endedAt ?? 0));
     let removed = false;
     for (let i = 0; i < finished.length; i++) {
       const e = finished[i]!;

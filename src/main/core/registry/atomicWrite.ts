@@ -1,5 +1,16 @@
 // Publishes a file so that readers see the old or the new content, never a mix, even across a crash.
-import { closeSync, constants, fsyncSync, lstatSync, openSync, readdirSync, renameSync, unlinkSync, writeSync, fchmodSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fsyncSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+  fchmodSync,
+} from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { SwitchboardError } from '../../../shared/errors.js';
@@ -15,7 +26,12 @@ export function tempPrefix(path: string): string {
  * Refuses to replace a symlink: the registry must not be redirected to another file. A failure (a full disk, a
  * read-only profile) leaves no temp file and is one line naming `path` and what was being done (`doing`).
  */
-export function atomicWrite(path: string, data: string | Buffer, mode = 0o600, doing = `saving ${basename(path)}`): void {
+export function atomicWrite(
+  path: string,
+  data: string | Buffer,
+  mode = 0o600,
+  doing = `saving ${basename(path)}`,
+): void {
   refuseSymlink(path);
   namingFailure({ path, doing }, () => publish(path, data, mode));
 }
@@ -23,7 +39,11 @@ export function atomicWrite(path: string, data: string | Buffer, mode = 0o600, d
 function publish(path: string, data: string | Buffer, mode: number): void {
   const dir = dirname(path);
   const tmp = join(dir, `${tempPrefix(path)}${process.pid}-${randomBytes(6).toString('hex')}`);
-  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0), mode);
+  const fd = openSync(
+    tmp,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0),
+    mode,
+  );
   try {
     try {
       fchmodSync(fd, mode); // the umask may have taken bits away; it never adds any
@@ -49,7 +69,11 @@ function publish(path: string, data: string | Buffer, mode: number): void {
 export function refuseSymlink(path: string): void {
   try {
     if (lstatSync(path).isSymbolicLink()) {
-      throw new SwitchboardError('not_permitted', `${path} is a symbolic link; Switchboard refuses to follow it`, 'replace it with a regular file (or delete it)');
+      throw new SwitchboardError(
+        'not_permitted',
+        `${path} is a symbolic link; Switchboard refuses to follow it`,
+        'replace it with a regular file (or delete it)',
+      );
     }
   } catch (err) {
     if (err instanceof SwitchboardError) throw err;

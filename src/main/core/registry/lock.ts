@@ -43,7 +43,6 @@ export function parseOwner(file: string): Owner | undefined {
   return { file, pid: Number(m[1]), time: Number(m[2]), host: m[3]! };
 }
 
-
 /** Whether a lock owner may be taken over: its process is gone, or it has held the lock implausibly long. */
 export function isStale(owner: Owner, now: number, staleMs: number): boolean {
   if (now - owner.time > staleMs) return true;
@@ -67,7 +66,10 @@ export class FileLock {
   private readonly timeoutMs: number;
   private readonly staleMs: number;
 
-  constructor(readonly target: string, opts: LockOptions = {}) {
+  constructor(
+    readonly target: string,
+    opts: LockOptions = {},
+  ) {
     this.lockDir = `${target}.lock`;
     this.timeoutMs = opts.timeoutMs ?? LOCK_TIMEOUT_MS;
     this.staleMs = opts.staleMs ?? STALE_MS;
@@ -162,7 +164,11 @@ export class FileLock {
     try {
       const st = lstatSync(this.lockDir);
       if (!st.isDirectory()) {
-        throw new SwitchboardError('registry_busy', `${this.lockDir} is not a directory`, 'remove it; only Switchboard creates it');
+        throw new SwitchboardError(
+          'registry_busy',
+          `${this.lockDir} is not a directory`,
+          'remove it; only Switchboard creates it',
+        );
       }
       entries = readdirSync(this.lockDir);
     } catch (err) {

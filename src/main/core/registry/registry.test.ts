@@ -2,14 +2,29 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
-  chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync,
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
 } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry, type RegisterRequest } from './registry.js';
 import { FileLock } from './lock.js';
 import {
-  MAX_REGISTRY_BYTES, MAX_RETIRED_GENERATIONS, checkGenerationSpec, duplicateJsonKey, emptyDocument, parseDocument, retire, serializeDocument,
+  MAX_REGISTRY_BYTES,
+  MAX_RETIRED_GENERATIONS,
+  checkGenerationSpec,
+  duplicateJsonKey,
+  emptyDocument,
+  parseDocument,
+  retire,
+  serializeDocument,
 } from './registryFile.js';
 import { specFingerprint } from './specFingerprint.js';
 
@@ -26,17 +41,47 @@ afterEach(() => {
 const local = { backend: 'local' };
 /** A stored record as the file holds it. */
 const record = (over: Record<string, unknown> = {}) => ({
-  spec: { backend: 'local' }, provider: 'cli', owner_id: '', generation: 'g1', state: 'active', created_at: 't', updated_at: 't', ...over,
+  spec: { backend: 'local' },
+  provider: 'cli',
+  owner_id: '',
+  generation: 'g1',
+  state: 'active',
+  created_at: 't',
+  updated_at: 't',
+  ...over,
 });
-const reg = (over: Partial<RegisterRequest> = {}): RegisterRequest => ({ name: 'box', spec: local, provider: 'ctl', owner_id: 'o1', generation: 'g1', ...over });
+const reg = (over: Partial<RegisterRequest> = {}): RegisterRequest => ({
+  name: 'box',
+  spec: local,
+  provider: 'ctl',
+  owner_id: 'o1',
+  generation: 'g1',
+  ...over,
+});
 
 describe('register, replace, drain, remove', () => {
   type Step = (r: Registry) => Promise<unknown>;
   const cases: Array<{ what: string; then: Step; code?: string; check?: (r: Registry, out: unknown) => void }> = [
-    { what: 'registering an existing name without --replace is refused', then: (r) => r.register(reg({ generation: undefined })), code: 'registry_conflict' },
-    { what: 'another provider cannot replace', then: (r) => r.register(reg({ provider: 'cli', replace: true, generation: 'g2' })), code: 'not_permitted' },
-    { what: 'the same provider without the owner cannot replace', then: (r) => r.register(reg({ owner_id: undefined, replace: true, generation: 'g2' })), code: 'not_permitted' },
-    { what: 'another owner cannot replace', then: (r) => r.register(reg({ owner_id: 'o2', replace: true, generation: 'g2' })), code: 'not_permitted' },
+    {
+      what: 'registering an existing name without --replace is refused',
+      then: (r) => r.register(reg({ generation: undefined })),
+      code: 'registry_conflict',
+    },
+    {
+      what: 'another provider cannot replace',
+      then: (r) => r.register(reg({ provider: 'cli', replace: true, generation: 'g2' })),
+      code: 'not_permitted',
+    },
+    {
+      what: 'the same provider without the owner cannot replace',
+      then: (r) => r.register(reg({ owner_id: undefined, replace: true, generation: 'g2' })),
+      code: 'not_permitted',
+    },
+    {
+      what: 'another owner cannot replace',
+      then: (r) => r.register(reg({ owner_id: 'o2', replace: true, generation: 'g2' })),
+      code: 'not_permitted',
+    },
     {
       what: '--replace bumps to a generated generation',
       then: (r) => r.register(reg({ replace: true, generation: undefined })),
@@ -45,23 +90,64 @@ describe('register, replace, drain, remove', () => {
         expect(r.get('box')?.generation).toMatch(/^r[0-9a-f]{12}$/);
       },
     },
-    { what: '--replace with --generation uses it', then: (r) => r.register(reg({ replace: true, generation: 'g2' })), check: (r) => expect(r.get('box')?.generation).toBe('g2') },
-    { what: 'the same spec under the current generation changes nothing', then: (r) => r.register(reg({ replace: true })), check: (r, out) => expect(out).toMatchObject({ action: 'unchanged', record: { generation: 'g1' } }) },
-    { what: 'so does registering it again without --replace (a retry)', then: (r) => r.register(reg()), check: (r, out) => expect(out).toMatchObject({ action: 'unchanged' }) },
-    { what: 'another spec under the current generation is refused', then: (r) => r.register(reg({ replace: true, spec: { backend: 'local', cwd: '/elsewhere' } })), code: 'registry_conflict', check: (r) => expect(r.get('box')?.spec.cwd).toBeUndefined() },
-    { what: '--if-generation matching replaces', then: (r) => r.register(reg({ if_generation: 'g1', generation: 'g2' })), check: (r) => expect(r.get('box')?.generation).toBe('g2') },
-    { what: '--if-generation not matching is refused', then: (r) => r.register(reg({ if_generation: 'g0', generation: 'g2' })), code: 'registry_conflict', check: (r) => expect(r.get('box')?.generation).toBe('g1') },
-    { what: '--if-generation on an unknown name is refused', then: (r) => r.register(reg({ name: 'other', if_generation: 'g1' })), code: 'unknown_target' },
-    { what: 'another provider cannot drain', then: (r) => r.drain({ name: 'box', provider: 'cli' }), code: 'not_permitted' },
+    {
+      what: '--replace with --generation uses it',
+      then: (r) => r.register(reg({ replace: true, generation: 'g2' })),
+      check: (r) => expect(r.get('box')?.generation).toBe('g2'),
+    },
+    {
+      what: 'the same spec under the current generation changes nothing',
+      then: (r) => r.register(reg({ replace: true })),
+      check: (r, out) => expect(out).toMatchObject({ action: 'unchanged', record: { generation: 'g1' } }),
+    },
+    {
+      what: 'so does registering it again without --replace (a retry)',
+      then: (r) => r.register(reg()),
+      check: (r, out) => expect(out).toMatchObject({ action: 'unchanged' }),
+    },
+    {
+      what: 'another spec under the current generation is refused',
+      then: (r) => r.register(reg({ replace: true, spec: { backend: 'local', cwd: '/elsewhere' } })),
+      code: 'registry_conflict',
+      check: (r) => expect(r.get('box')?.spec.cwd).toBeUndefined(),
+    },
+    {
+      what: '--if-generation matching replaces',
+      then: (r) => r.register(reg({ if_generation: 'g1', generation: 'g2' })),
+      check: (r) => expect(r.get('box')?.generation).toBe('g2'),
+    },
+    {
+      what: '--if-generation not matching is refused',
+      then: (r) => r.register(reg({ if_generation: 'g0', generation: 'g2' })),
+      code: 'registry_conflict',
+      check: (r) => expect(r.get('box')?.generation).toBe('g1'),
+    },
+    {
+      what: '--if-generation on an unknown name is refused',
+      then: (r) => r.register(reg({ name: 'other', if_generation: 'g1' })),
+      code: 'unknown_target',
+    },
+    {
+      what: 'another provider cannot drain',
+      then: (r) => r.drain({ name: 'box', provider: 'cli' }),
+      code: 'not_permitted',
+    },
     {
       what: 'the owner drains; draining again changes nothing',
-      then: async (r) => [await r.drain({ name: 'box', provider: 'ctl', owner_id: 'o1' }), await r.drain({ name: 'box', provider: 'ctl', owner_id: 'o1' })],
+      then: async (r) => [
+        await r.drain({ name: 'box', provider: 'ctl', owner_id: 'o1' }),
+        await r.drain({ name: 'box', provider: 'ctl', owner_id: 'o1' }),
+      ],
       check: (r, out) => {
         expect((out as Array<{ action: string }>).map((c) => c.action)).toEqual(['drained', 'unchanged']);
         expect(r.get('box')?.state).toBe('draining');
       },
     },
-    { what: 'drain of another generation is refused', then: (r) => r.drain({ name: 'box', provider: 'ctl', owner_id: 'o1', generation: 'g0' }), code: 'registry_conflict' },
+    {
+      what: 'drain of another generation is refused',
+      then: (r) => r.drain({ name: 'box', provider: 'ctl', owner_id: 'o1', generation: 'g0' }),
+      code: 'registry_conflict',
+    },
     {
       what: 'a replacement of a draining target is active',
       then: async (r) => {
@@ -70,8 +156,17 @@ describe('register, replace, drain, remove', () => {
       },
       check: (r) => expect(r.get('box')).toMatchObject({ state: 'active', generation: 'g2' }),
     },
-    { what: 'another provider cannot remove', then: (r) => r.remove({ name: 'box', provider: 'cli' }), code: 'not_permitted', check: (r) => expect(r.get('box')).toBeDefined() },
-    { what: 'remove of a stale generation is refused', then: (r) => r.remove({ name: 'box', provider: 'ctl', owner_id: 'o1', generation: 'g0' }), code: 'registry_conflict' },
+    {
+      what: 'another provider cannot remove',
+      then: (r) => r.remove({ name: 'box', provider: 'cli' }),
+      code: 'not_permitted',
+      check: (r) => expect(r.get('box')).toBeDefined(),
+    },
+    {
+      what: 'remove of a stale generation is refused',
+      then: (r) => r.remove({ name: 'box', provider: 'ctl', owner_id: 'o1', generation: 'g0' }),
+      code: 'registry_conflict',
+    },
     {
       what: 'stale teardown cannot remove the replacement',
       then: async (r) => {
@@ -81,13 +176,29 @@ describe('register, replace, drain, remove', () => {
       code: 'registry_conflict',
       check: (r) => expect(r.get('box')?.generation).toBe('g2'),
     },
-    { what: 'remove of the current generation removes', then: (r) => r.remove({ name: 'box', provider: 'ctl', owner_id: 'o1', generation: 'g1' }), check: (r) => expect(r.get('box')).toBeUndefined() },
-    { what: 'remove without a generation removes', then: (r) => r.remove({ name: 'box', provider: 'ctl', owner_id: 'o1' }), check: (r) => expect(r.list()).toEqual([]) },
-    { what: 'remove of an unknown name is refused', then: (r) => r.remove({ name: 'nope', provider: 'ctl' }), code: 'unknown_target' },
-    { what: 'a record without an owner id is anyone of its provider\'s', then: async (r) => {
-      await r.register({ name: 'free', spec: local, provider: 'ctl' });
-      return r.remove({ name: 'free', provider: 'ctl', owner_id: 'whoever' });
-    }, check: (r) => expect(r.get('free')).toBeUndefined() },
+    {
+      what: 'remove of the current generation removes',
+      then: (r) => r.remove({ name: 'box', provider: 'ctl', owner_id: 'o1', generation: 'g1' }),
+      check: (r) => expect(r.get('box')).toBeUndefined(),
+    },
+    {
+      what: 'remove without a generation removes',
+      then: (r) => r.remove({ name: 'box', provider: 'ctl', owner_id: 'o1' }),
+      check: (r) => expect(r.list()).toEqual([]),
+    },
+    {
+      what: 'remove of an unknown name is refused',
+      then: (r) => r.remove({ name: 'nope', provider: 'ctl' }),
+      code: 'unknown_target',
+    },
+    {
+      what: "a record without an owner id is anyone of its provider's",
+      then: async (r) => {
+        await r.register({ name: 'free', spec: local, provider: 'ctl' });
+        return r.remove({ name: 'free', provider: 'ctl', owner_id: 'whoever' });
+      },
+      check: (r) => expect(r.get('free')).toBeUndefined(),
+    },
   ];
   for (const c of cases) {
     it(c.what, async () => {
@@ -107,41 +218,72 @@ describe('register, replace, drain, remove', () => {
       await r.register(reg());
       await r.remove({ name: 'box', provider: 'ctl', owner_id: 'o1' });
       const refused = await r.register(reg({ spec: other })).catch((e: unknown) => e);
-      expect(refused).toMatchObject({ code: 'registry_conflict', message: 'target "box" generation g1 was registered before with another spec; a generation names one spec for ever' });
+      expect(refused).toMatchObject({
+        code: 'registry_conflict',
+        message:
+          'target "box" generation g1 was registered before with another spec; a generation names one spec for ever',
+      });
       expect(r.get('box')).toBeUndefined();
       // Another provider gets the same answer: the pair is the profile's, not the provider's.
-      await expect(r.register(reg({ provider: 'cli', owner_id: undefined, spec: other }))).rejects.toMatchObject({ code: 'registry_conflict' });
+      await expect(r.register(reg({ provider: 'cli', owner_id: undefined, spec: other }))).rejects.toMatchObject({
+        code: 'registry_conflict',
+      });
       expect(await r.register(reg())).toMatchObject({ action: 'registered', record: { generation: 'g1' } });
       // A fresh generation takes any spec.
-      expect(await r.register(reg({ replace: true, generation: 'g2', spec: other }))).toMatchObject({ action: 'replaced' });
+      expect(await r.register(reg({ replace: true, generation: 'g2', spec: other }))).toMatchObject({
+        action: 'replaced',
+      });
     });
 
     it('a replaced generation cannot come back with another spec', async () => {
       const r = new Registry(home());
       await r.register(reg());
       await r.register(reg({ replace: true, generation: 'g2', spec: other }));
-      await expect(r.register(reg({ replace: true, generation: 'g1', spec: other }))).rejects.toMatchObject({ message: expect.stringContaining('generation g1 was registered before with another spec') });
-      await expect(r.register(reg({ replace: true, generation: 'g1' }))).resolves.toMatchObject({ action: 'replaced', previous_generation: 'g2' });
+      await expect(r.register(reg({ replace: true, generation: 'g1', spec: other }))).rejects.toMatchObject({
+        message: expect.stringContaining('generation g1 was registered before with another spec'),
+      });
+      await expect(r.register(reg({ replace: true, generation: 'g1' }))).resolves.toMatchObject({
+        action: 'replaced',
+        previous_generation: 'g2',
+      });
       // g2 is retired now, with its own spec.
-      await expect(r.register(reg({ replace: true, generation: 'g2' }))).rejects.toMatchObject({ message: expect.stringContaining('generation g2 was registered before') });
+      await expect(r.register(reg({ replace: true, generation: 'g2' }))).rejects.toMatchObject({
+        message: expect.stringContaining('generation g2 was registered before'),
+      });
     });
 
     it('a record too broken to have a spec is not replaced in place under its own generation', async () => {
       const h = home();
       mkdirSync(h, { recursive: true });
-      writeFileSync(join(h, 'runtime-targets.json'), JSON.stringify({ version: 1, targets: { box: record({ spec: 'gone', provider: 'ctl', owner_id: 'o1' }) } }), { mode: 0o600 });
+      writeFileSync(
+        join(h, 'runtime-targets.json'),
+        JSON.stringify({ version: 1, targets: { box: record({ spec: 'gone', provider: 'ctl', owner_id: 'o1' }) } }),
+        { mode: 0o600 },
+      );
       const r = new Registry(h);
-      await expect(r.register(reg({ replace: true }))).rejects.toMatchObject({ code: 'registry_conflict', message: expect.stringContaining('already at generation g1') });
+      await expect(r.register(reg({ replace: true }))).rejects.toMatchObject({
+        code: 'registry_conflict',
+        message: expect.stringContaining('already at generation g1'),
+      });
       await expect(r.register(reg({ replace: true, generation: 'g2' }))).resolves.toMatchObject({ action: 'replaced' });
     });
 
     it(`remembers the last ${MAX_RETIRED_GENERATIONS} retired generations, oldest forgotten first, in the file`, () => {
       const doc = emptyDocument();
-      for (let i = 0; i <= MAX_RETIRED_GENERATIONS; i++) retire(doc, { name: 'box', generation: `g${i}`, fingerprint: specFingerprint({ backend: 'local', cwd: `/w${i}` }) });
+      for (let i = 0; i <= MAX_RETIRED_GENERATIONS; i++)
+        retire(doc, {
+          name: 'box',
+          generation: `g${i}`,
+          fingerprint: specFingerprint({ backend: 'local', cwd: `/w${i}` }),
+        });
       expect(doc.retired).toHaveLength(MAX_RETIRED_GENERATIONS);
       expect(() => checkGenerationSpec(doc, 'box', 'g0', specFingerprint(local), {})).not.toThrow();
-      expect(() => checkGenerationSpec(doc, 'box', 'g1', specFingerprint(local), {})).toThrow(/generation g1 was registered before/);
-      expect(() => checkGenerationSpec(doc, 'box', 'g1', specFingerprint({ backend: 'local', cwd: '/w1' }), {})).not.toThrow();
+      expect(() => checkGenerationSpec(doc, 'box', 'g1', specFingerprint(local), {})).toThrow(
+        /generation g1 was registered before/,
+      );
+      expect(() =>
+        checkGenerationSpec(doc, 'box', 'g1', specFingerprint({ backend: 'local', cwd: '/w1' }), {}),
+      ).not.toThrow();
       expect(() => checkGenerationSpec(doc, 'other', 'g1', specFingerprint(local), {})).not.toThrow();
       expect(parseDocument(serializeDocument(doc)).retired).toEqual(doc.retired);
     });
@@ -149,7 +291,10 @@ describe('register, replace, drain, remove', () => {
 
   it('a runtime name may not shadow a config target', async () => {
     const r = new Registry(home(), { configNames: () => ['local', 'compute'] });
-    await expect(r.register(reg({ name: 'compute' }))).rejects.toMatchObject({ code: 'registry_conflict', message: expect.stringContaining('config target') });
+    await expect(r.register(reg({ name: 'compute' }))).rejects.toMatchObject({
+      code: 'registry_conflict',
+      message: expect.stringContaining('config target'),
+    });
   });
 
   it('keeps created_at across a replacement and moves updated_at', async () => {
@@ -168,13 +313,37 @@ describe('what a record may hold', () => {
     ['a key the backend does not have', { backend: 'local', ssh_host: 'x' }, 'unknown key "ssh_host"'],
     ['a misspelt key', { backend: 'ssh', ssh_host: 'h', ssh_prot: 22 }, 'did you mean "ssh_port"'],
     ['an unknown backend', { backend: 'sssh', ssh_host: 'h' }, 'did you mean "ssh"'],
-    ['a docker target with neither image nor container', { backend: 'docker' }, 'exactly one of docker_image or docker_container'],
+    [
+      'a docker target with neither image nor container',
+      { backend: 'docker' },
+      'exactly one of docker_image or docker_container',
+    ],
     ['a password', { backend: 'ssh', ssh_host: 'h', ssh_password: 'hunter2' }, 'ssh_password (a password field)'],
-    ['a password in docker_env', { backend: 'docker', docker_image: 'x', docker_env: { DB_PASSWORD: 'p' } }, 'docker_env.DB_PASSWORD'],
-    ['a token in docker_env', { backend: 'docker', docker_image: 'x', docker_env: { X: 'ghp_abcdefghijklmnopqrstuvwxyz0123456789' } }, 'GitHub token'],
-    ['key material as ssh_key', { backend: 'ssh', ssh_host: 'h', ssh_key: '-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn\n-----END OPENSSH PRIVATE KEY-----' }, 'private key'],
+    [
+      'a password in docker_env',
+      { backend: 'docker', docker_image: 'x', docker_env: { DB_PASSWORD: 'p' } },
+      'docker_env.DB_PASSWORD',
+    ],
+    [
+      'a token in docker_env',
+      { backend: 'docker', docker_image: 'x', docker_env: { X: 'ghp_abcdefghijklmnopqrstuvwxyz0123456789' } },
+      'GitHub token',
+    ],
+    [
+      'key material as ssh_key',
+      {
+        backend: 'ssh',
+        ssh_host: 'h',
+        ssh_key: '-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn\n-----END OPENSSH PRIVATE KEY-----',
+      },
+      'private key',
+    ],
     ['a multi-line ssh_key', { backend: 'ssh', ssh_host: 'h', ssh_key: 'line1\nline2' }, 'path of a key file'],
-    ['a password in a URL', { backend: 'docker', docker_image: 'x', docker_host: 'tcp://u:pw@host:2375' }, 'password in a URL'],
+    [
+      'a password in a URL',
+      { backend: 'docker', docker_image: 'x', docker_host: 'tcp://u:pw@host:2375' },
+      'password in a URL',
+    ],
   ];
   for (const [what, spec, says] of refused) {
     it(`refuses ${what}`, async () => {
@@ -203,8 +372,23 @@ describe('what a record may hold', () => {
   it('accepts the routing fields of each built-in backend', async () => {
     const r = new Registry(home());
     await r.register({ name: 'l', spec: { backend: 'local', cwd: '~/p', timeout: 60 }, provider: 'cli' });
-    await r.register({ name: 's', spec: { backend: 'ssh', ssh_host: 'h', ssh_port: 2222, ssh_user: 'u', ssh_key: '~/.ssh/id_ed25519', ssh_password_env: 'PW' }, provider: 'cli' });
-    await r.register({ name: 'd', spec: { backend: 'docker', docker_image: 'python:3.12', cwd: '/workspace' }, provider: 'cli' });
+    await r.register({
+      name: 's',
+      spec: {
+        backend: 'ssh',
+        ssh_host: 'h',
+        ssh_port: 2222,
+        ssh_user: 'u',
+        ssh_key: '~/.ssh/id_ed25519',
+        ssh_password_env: 'PW',
+      },
+      provider: 'cli',
+    });
+    await r.register({
+      name: 'd',
+      spec: { backend: 'docker', docker_image: 'python:3.12', cwd: '/workspace' },
+      provider: 'cli',
+    });
     expect(r.list().map((x) => x.name)).toEqual(['l', 's', 'd']);
   });
 });
@@ -249,7 +433,11 @@ describe('publication', () => {
   it('keeps records it cannot use as they are when it writes others', async () => {
     const h = home();
     mkdirSync(h, { recursive: true });
-    writeFileSync(join(h, 'runtime-targets.json'), JSON.stringify({ version: 1, targets: { broken: { spec: { backend: 'ssh' }, provider: 'x' } } }), { mode: 0o600 });
+    writeFileSync(
+      join(h, 'runtime-targets.json'),
+      JSON.stringify({ version: 1, targets: { broken: { spec: { backend: 'ssh' }, provider: 'x' } } }),
+      { mode: 0o600 },
+    );
     await new Registry(h).register(reg());
     const doc = JSON.parse(readFileSync(join(h, 'runtime-targets.json'), 'utf8'));
     expect(doc.targets.broken).toEqual({ spec: { backend: 'ssh' }, provider: 'x' });
@@ -268,22 +456,59 @@ describe('bounded reads', () => {
     ['not JSON', () => '{"version": 1, "targets": {', 'not valid JSON', 0],
     ['an array', () => '[]', 'must hold a JSON object', 0],
     ['a newer version', () => JSON.stringify({ version: 2, targets: {} }), 'version 2', 0],
-    ['over 1 MiB', () => JSON.stringify({ version: 1, targets: {}, pad: 'x'.repeat(MAX_REGISTRY_BYTES) }), 'over the 1 MiB limit', 0],
+    [
+      'over 1 MiB',
+      () => JSON.stringify({ version: 1, targets: {}, pad: 'x'.repeat(MAX_REGISTRY_BYTES) }),
+      'over the 1 MiB limit',
+      0,
+    ],
     [
       'over 1024 targets',
-      () => JSON.stringify({ version: 1, targets: Object.fromEntries(Array.from({ length: 1030 }, (_, i) => [`t${i}`, record()])) }),
+      () =>
+        JSON.stringify({
+          version: 1,
+          targets: Object.fromEntries(Array.from({ length: 1030 }, (_, i) => [`t${i}`, record()])),
+        }),
       'over the limit of 1024',
       1024,
     ],
     [
       'one bad record among good ones',
-      () => JSON.stringify({ version: 1, targets: { a: record(), bad: record({ spec: { backend: 'ssh' } }), c: record({ state: 'weird' }), d: record() } }),
+      () =>
+        JSON.stringify({
+          version: 1,
+          targets: {
+            a: record(),
+            bad: record({ spec: { backend: 'ssh' } }),
+            c: record({ state: 'weird' }),
+            d: record(),
+          },
+        }),
       'runtime target "bad"',
       2,
     ],
-    ['a record holding a password', () => JSON.stringify({ version: 1, targets: { a: record(), s: record({ spec: { backend: 'ssh', ssh_host: 'h', ssh_password: 'pw' } }) } }), 'ssh_password', 1],
-    ['a record with an invalid name', () => JSON.stringify({ version: 1, targets: { 'a b': record(), ok: record() } }), 'invalid name', 1],
-    ['a generation with #', () => JSON.stringify({ version: 1, targets: { a: record({ generation: 'x#y' }) } }), 'generation', 0],
+    [
+      'a record holding a password',
+      () =>
+        JSON.stringify({
+          version: 1,
+          targets: { a: record(), s: record({ spec: { backend: 'ssh', ssh_host: 'h', ssh_password: 'pw' } }) },
+        }),
+      'ssh_password',
+      1,
+    ],
+    [
+      'a record with an invalid name',
+      () => JSON.stringify({ version: 1, targets: { 'a b': record(), ok: record() } }),
+      'invalid name',
+      1,
+    ],
+    [
+      'a generation with #',
+      () => JSON.stringify({ version: 1, targets: { a: record({ generation: 'x#y' }) } }),
+      'generation',
+      0,
+    ],
   ];
   for (const [what, content, problem, usable] of files) {
     it(`reports ${what} and keeps ${usable} usable record(s)`, () => {
@@ -295,7 +520,9 @@ describe('bounded reads', () => {
   }
 
   it('keeps valid records next to the bad one', () => {
-    const r = withFile(JSON.stringify({ version: 1, targets: { a: record(), bad: record({ spec: { backend: 'ssh' } }), d: record() } }));
+    const r = withFile(
+      JSON.stringify({ version: 1, targets: { a: record(), bad: record({ spec: { backend: 'ssh' } }), d: record() } }),
+    );
     expect(r.list().map((x) => x.name)).toEqual(['a', 'd']);
     expect(r.problems()).toHaveLength(1);
   });
@@ -313,7 +540,7 @@ describe('a file that cannot be trusted removes nothing', () => {
   const good = JSON.stringify({ version: 1, targets: { a: record(), b: record({ generation: 'g2' }) } });
   const broken: Array<[string, string, string]> = [
     ['half-written JSON', '{"version":1,"targets":{', 'not valid JSON'],
-    ['a newer Switchboard\'s version', JSON.stringify({ version: 2, targets: {} }), 'version 2'],
+    ["a newer Switchboard's version", JSON.stringify({ version: 2, targets: {} }), 'version 2'],
     ['an array', '[]', 'must hold a JSON object'],
     ['an empty file', '', 'not valid JSON'],
   ];
@@ -347,10 +574,15 @@ describe('a file that cannot be trusted removes nothing', () => {
     const file = join(h, 'runtime-targets.json');
     writeFileSync(file, good, { mode: 0o600 });
     const r = new Registry(h);
-    writeFileSync(file, JSON.stringify({ version: 1, targets: { a: record(), b: record({ generation: 'g2', future_field: 1 }) } }));
+    writeFileSync(
+      file,
+      JSON.stringify({ version: 1, targets: { a: record(), b: record({ generation: 'g2', future_field: 1 }) } }),
+    );
     r.refresh();
     expect(r.list().map((x) => `${x.name}#${x.generation}`)).toEqual(['a#g1', 'b#g2']);
-    expect(r.problems().join('\n')).toMatch(/runtime target "b" is invalid: .*last good record \(generation g2\) stays in force/);
+    expect(r.problems().join('\n')).toMatch(
+      /runtime target "b" is invalid: .*last good record \(generation g2\) stays in force/,
+    );
     writeFileSync(file, JSON.stringify({ version: 1, targets: { a: record() } }));
     r.refresh();
     expect(r.list().map((x) => x.name)).toEqual(['a']);
@@ -397,9 +629,15 @@ describe('names and keys', () => {
     const r = withText(`{"version":1,"targets":{"box":${recordJson()},"BOX":${recordJson()}}}`);
     expect(r.list().map((x) => x.name)).toEqual(['box']);
     expect(r.problems().join('\n')).toContain('"BOX" is ignored: its name differs from "box" only in case');
-    await expect(r.register(reg({ name: 'Box', provider: 'cli' }))).rejects.toMatchObject({ code: 'registry_conflict', message: expect.stringContaining('only in case') });
+    await expect(r.register(reg({ name: 'Box', provider: 'cli' }))).rejects.toMatchObject({
+      code: 'registry_conflict',
+      message: expect.stringContaining('only in case'),
+    });
     const c = new Registry(home(), { configNames: () => ['local'] });
-    await expect(c.register(reg({ name: 'LOCAL' }))).rejects.toMatchObject({ code: 'registry_conflict', message: expect.stringContaining('config target "local" only in case') });
+    await expect(c.register(reg({ name: 'LOCAL' }))).rejects.toMatchObject({
+      code: 'registry_conflict',
+      message: expect.stringContaining('config target "local" only in case'),
+    });
   });
 
   it('a parse error says where, never what the file holds', () => {
@@ -429,7 +667,7 @@ describe('change detection', () => {
     expect(reader.get('box')?.generation).toBe('g1');
   });
 
-  it('follows another process\'s write without being asked (watch + poll)', async () => {
+  it("follows another process's write without being asked (watch + poll)", async () => {
     const h = home();
     mkdirSync(h, { recursive: true, mode: 0o700 });
     const reader = new Registry(h, { watch: true });
@@ -481,7 +719,9 @@ describe('the lock', () => {
     const h = home();
     mkdirSync(join(h, 'runtime-targets.json.lock'), { recursive: true });
     writeFileSync(join(h, 'runtime-targets.json.lock', `pid-1-t-${Date.now()}-h-${hostTag}-abcd`), '');
-    await expect(new Registry(h, { lockTimeoutMs: 300 }).register(reg())).rejects.toMatchObject({ code: 'registry_busy' });
+    await expect(new Registry(h, { lockTimeoutMs: 300 }).register(reg())).rejects.toMatchObject({
+      code: 'registry_busy',
+    });
   });
 
   it('serializes concurrent writers in one process too', async () => {

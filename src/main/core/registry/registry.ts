@@ -2,7 +2,19 @@
 // Over 350 lines: the reader (bounded load, last-good hold, change detection) and the writers (register, drain,
 // remove under the lock) share one snapshot; the file's pure rules live in registryFile.ts, the lock in lock.ts.
 import {
-  chmodSync, closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, statSync, watch, type FSWatcher,
+  chmodSync,
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  statSync,
+  watch,
+  type FSWatcher,
 } from 'node:fs';
 import { join } from 'node:path';
 import { SwitchboardError, formatZodError, toErrorPayload } from '../../../shared/errors.js';
@@ -11,8 +23,25 @@ import { atomicWrite, fsyncDir, refuseSymlink, removeLeftoverTemps } from './ato
 import { namingFailure, profileWriteError } from '../profileWriteError.js';
 import { FileLock, LOCK_TIMEOUT_MS } from './lock.js';
 import {
-  Generation, MAX_REGISTRY_BYTES, MAX_RUNTIME_TARGETS, OwnerId, ProviderName, REGISTRY_FILE, builtinSchemaFor, checkGenerationSpec, checkOwnership,
-  checkSpec, claimedOwner, emptyDocument, newGeneration, parseDocument, readRecords, retire, serializeDocument, type RegistryDocument, type Requester,
+  Generation,
+  MAX_REGISTRY_BYTES,
+  MAX_RUNTIME_TARGETS,
+  OwnerId,
+  ProviderName,
+  REGISTRY_FILE,
+  builtinSchemaFor,
+  checkGenerationSpec,
+  checkOwnership,
+  checkSpec,
+  claimedOwner,
+  emptyDocument,
+  newGeneration,
+  parseDocument,
+  readRecords,
+  retire,
+  serializeDocument,
+  type RegistryDocument,
+  type Requester,
   type SchemaFor,
 } from './registryFile.js';
 import { specFingerprint } from './specFingerprint.js';
@@ -79,7 +108,10 @@ export class Registry implements RuntimeSource {
   private poll: NodeJS.Timeout | undefined;
   private debounce: NodeJS.Timeout | undefined;
 
-  constructor(readonly home: string, private readonly opts: RegistryOptions = {}) {
+  constructor(
+    readonly home: string,
+    private readonly opts: RegistryOptions = {},
+  ) {
     this.path = join(home, REGISTRY_FILE);
     this.lock = new FileLock(this.path, { timeoutMs: opts.lockTimeoutMs ?? LOCK_TIMEOUT_MS });
     this.schemaFor = opts.schemaFor ?? defaultSchemaFor(home);
@@ -202,7 +234,11 @@ export class Registry implements RuntimeSource {
       const sig = `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.mode}`;
       if (!st.isFile()) return untrusted(sig, [], `${this.path} is not a regular file`);
       if (st.size > MAX_REGISTRY_BYTES) {
-        return untrusted(sig, [], `${REGISTRY_FILE} is ${(st.size / 1024 / 1024).toFixed(1)} MiB, over the 1 MiB limit (trim it: switchboard targets remove …)`);
+        return untrusted(
+          sig,
+          [],
+          `${REGISTRY_FILE} is ${(st.size / 1024 / 1024).toFixed(1)} MiB, over the 1 MiB limit (trim it: switchboard targets remove …)`,
+        );
       }
       // Read at most one byte over the limit: the file may grow between fstat and read.
       const buf = Buffer.alloc(Math.min(st.size, MAX_REGISTRY_BYTES) + 1);
@@ -215,14 +251,21 @@ export class Registry implements RuntimeSource {
       }
       if (len > MAX_REGISTRY_BYTES) return untrusted(sig, [], `${REGISTRY_FILE} is over the 1 MiB limit`);
       const problems: string[] = [];
-      if ((st.mode & 0o077) !== 0) problems.push(`${this.path} has mode ${(st.mode & 0o777).toString(8)}; it should be 600 (chmod 600 ${this.path})`);
+      if ((st.mode & 0o077) !== 0)
+        problems.push(
+          `${this.path} has mode ${(st.mode & 0o777).toString(8)}; it should be 600 (chmod 600 ${this.path})`,
+        );
       let doc: RegistryDocument;
       try {
         doc = parseDocument(buf.subarray(0, len).toString('utf8'));
       } catch (err) {
         return untrusted(sig, problems, toErrorPayload(err).message);
       }
-      const { records, problems: recordProblems, invalid } = readRecords(doc, this.schemaFor, rememberedSecretReferences(this.home));
+      const {
+        records,
+        problems: recordProblems,
+        invalid,
+      } = readRecords(doc, this.schemaFor, rememberedSecretReferences(this.home));
       // A record that no longer validates keeps its last good form (its target is not removed by a typo).
       const shown = recordProblems.map((problem) => {
         const bad = invalid.find((i) => i.problem === problem);
@@ -246,7 +289,8 @@ export class Registry implements RuntimeSource {
     const name = checkName(req.name);
     const who = checkRequester(req);
     const generation = req.generation === undefined ? undefined : checkGeneration(req.generation, '--generation');
-    const ifGeneration = req.if_generation === undefined ? undefined : checkGeneration(req.if_generation, '--if-generation');
+    const ifGeneration =
+      req.if_generation === undefined ? undefined : checkGeneration(req.if_generation, '--if-generation');
     const spec = checkSpec(name, req.spec, this.schemaFor, { references: rememberedSecretReferences(this.home) });
     const configNames = [...(this.opts.configNames?.() ?? [])];
     const configTwin = configNames.find((n) => n.toLowerCase() === name.toLowerCase());
@@ -264,7 +308,11 @@ export class Registry implements RuntimeSource {
       const existing = doc.targets[name];
       const twin = Object.keys(doc.targets).find((n) => n !== name && n.toLowerCase() === name.toLowerCase());
       if (twin !== undefined) {
-        throw new SwitchboardError('registry_conflict', `"${name}" differs from the runtime target "${twin}" only in case`, 'pick another name');
+        throw new SwitchboardError(
+          'registry_conflict',
+          `"${name}" differs from the runtime target "${twin}" only in case`,
+          'pick another name',
+        );
       }
       const replacing = req.replace === true || ifGeneration !== undefined;
       const claim = claimedOwner(existing);
@@ -272,7 +320,8 @@ export class Registry implements RuntimeSource {
       if (generation !== undefined) {
         checkGenerationSpec(doc, name, generation, fingerprint, current);
         // The same spec under the generation it has now: nothing to do (a controller's retry is idempotent).
-        if (existing !== undefined && generation === claim.generation && current.fingerprint === fingerprint) return { action: 'unchanged', record: usableOrStub(name, existing) };
+        if (existing !== undefined && generation === claim.generation && current.fingerprint === fingerprint)
+          return { action: 'unchanged', record: usableOrStub(name, existing) };
       }
       if (existing !== undefined) {
         if (!replacing) {
@@ -293,19 +342,43 @@ export class Registry implements RuntimeSource {
         const gen = generation ?? newGeneration();
         // Only a record too broken to have a spec gets here with its own generation: it is not replaced in place.
         if (gen === claim.generation) {
-          throw new SwitchboardError('registry_conflict', `target "${name}" is already at generation ${gen}; a replacement needs a new generation`, 'omit --generation to get a fresh one');
+          throw new SwitchboardError(
+            'registry_conflict',
+            `target "${name}" is already at generation ${gen}; a replacement needs a new generation`,
+            'omit --generation to get a fresh one',
+          );
         }
-        if (current.generation && current.fingerprint) retire(doc, { name, generation: current.generation, fingerprint: current.fingerprint });
+        if (current.generation && current.fingerprint)
+          retire(doc, { name, generation: current.generation, fingerprint: current.fingerprint });
         const created = (existing as { created_at?: unknown }).created_at;
-        const record = stored(spec, who.provider, who.owner_id ?? claim.owner_id ?? '', gen, typeof created === 'string' ? created : now, now);
+        const record = stored(
+          spec,
+          who.provider,
+          who.owner_id ?? claim.owner_id ?? '',
+          gen,
+          typeof created === 'string' ? created : now,
+          now,
+        );
         doc.targets[name] = record;
-        return { action: 'replaced', record: { name, ...record, spec }, ...(claim.generation ? { previous_generation: claim.generation } : {}) };
+        return {
+          action: 'replaced',
+          record: { name, ...record, spec },
+          ...(claim.generation ? { previous_generation: claim.generation } : {}),
+        };
       }
       if (ifGeneration !== undefined) {
-        throw new SwitchboardError('unknown_target', `target "${name}" is not registered, so it is not at generation ${ifGeneration}; nothing was changed`, 'register it without --if-generation');
+        throw new SwitchboardError(
+          'unknown_target',
+          `target "${name}" is not registered, so it is not at generation ${ifGeneration}; nothing was changed`,
+          'register it without --if-generation',
+        );
       }
       if (Object.keys(doc.targets).length >= MAX_RUNTIME_TARGETS) {
-        throw new SwitchboardError('too_large', `the runtime registry already holds ${MAX_RUNTIME_TARGETS} targets`, 'remove targets that are gone first');
+        throw new SwitchboardError(
+          'too_large',
+          `the runtime registry already holds ${MAX_RUNTIME_TARGETS} targets`,
+          'remove targets that are gone first',
+        );
       }
       const record = stored(spec, who.provider, who.owner_id ?? '', generation ?? newGeneration(), now, now);
       doc.targets[name] = record;
@@ -322,7 +395,8 @@ export class Registry implements RuntimeSource {
       const existing = this.existing(doc, name);
       checkOwnership(name, existing, who, 'drain');
       const rec = usable(name, existing);
-      if (generation !== undefined && rec.generation !== generation) throw staleGeneration(name, rec.generation, generation, 'drained');
+      if (generation !== undefined && rec.generation !== generation)
+        throw staleGeneration(name, rec.generation, generation, 'drained');
       if (rec.state === 'draining') return { action: 'unchanged', record: rec };
       const next = { ...(existing as Record<string, unknown>), state: 'draining', updated_at: now };
       doc.targets[name] = next;
@@ -339,7 +413,8 @@ export class Registry implements RuntimeSource {
       const existing = this.existing(doc, name);
       checkOwnership(name, existing, who, 'remove');
       const claim = claimedOwner(existing);
-      if (generation !== undefined && claim.generation !== generation) throw staleGeneration(name, claim.generation ?? '?', generation, 'removed');
+      if (generation !== undefined && claim.generation !== generation)
+        throw staleGeneration(name, claim.generation ?? '?', generation, 'removed');
       const { fingerprint } = fingerprintOf(existing);
       if (claim.generation && fingerprint) retire(doc, { name, generation: claim.generation, fingerprint });
       delete doc.targets[name];
@@ -359,7 +434,10 @@ export class Registry implements RuntimeSource {
    * Read-modify-write under the lock: leftovers of killed writers removed, the current file read
    * (never trusted from cache), `change` applied, the result published atomically.
    */
-  private async mutate(doing: string, change: (doc: RegistryDocument, now: string) => RegistryChange): Promise<RegistryChange> {
+  private async mutate(
+    doing: string,
+    change: (doc: RegistryDocument, now: string) => RegistryChange,
+  ): Promise<RegistryChange> {
     namingFailure({ path: this.home, action: 'create', doing }, () => ensureDir(this.home));
     refuseSymlink(this.path);
     const held = await this.lock.acquire().catch((err: unknown) => {
@@ -373,10 +451,19 @@ export class Registry implements RuntimeSource {
       if (result.action !== 'unchanged') {
         const text = serializeDocument(doc);
         if (Buffer.byteLength(text) > MAX_REGISTRY_BYTES) {
-          throw new SwitchboardError('too_large', `the runtime registry would grow over 1 MiB`, 'remove targets that are gone first');
+          throw new SwitchboardError(
+            'too_large',
+            `the runtime registry would grow over 1 MiB`,
+            'remove targets that are gone first',
+          );
         }
         // Paranoia against a holder judged stale (frozen for a minute): never publish without the lock.
-        if (!held.stillHeld()) throw new SwitchboardError('registry_busy', 'lost the registry lock while writing; nothing was changed', 'try again');
+        if (!held.stillHeld())
+          throw new SwitchboardError(
+            'registry_busy',
+            'lost the registry lock while writing; nothing was changed',
+            'try again',
+          );
         atomicWrite(this.path, text, 0o600, doing);
       }
     } finally {
@@ -394,13 +481,23 @@ export class Registry implements RuntimeSource {
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT') return emptyDocument();
-      if (code === 'ELOOP') throw new SwitchboardError('not_permitted', `${this.path} is a symbolic link; Switchboard refuses to follow it`, 'replace it with a regular file (or delete it)');
+      if (code === 'ELOOP')
+        throw new SwitchboardError(
+          'not_permitted',
+          `${this.path} is a symbolic link; Switchboard refuses to follow it`,
+          'replace it with a regular file (or delete it)',
+        );
       throw err;
     }
     try {
       const st = fstatSync(fd);
       if (!st.isFile()) throw new SwitchboardError('bad_config', `${this.path} is not a regular file`, 'delete it');
-      if (st.size > MAX_REGISTRY_BYTES) throw new SwitchboardError('too_large', `${REGISTRY_FILE} is over the 1 MiB limit; refusing to change it`, 'trim it by hand or delete it');
+      if (st.size > MAX_REGISTRY_BYTES)
+        throw new SwitchboardError(
+          'too_large',
+          `${REGISTRY_FILE} is over the 1 MiB limit; refusing to change it`,
+          'trim it by hand or delete it',
+        );
       const buf = Buffer.alloc(st.size);
       let len = 0;
       while (len < st.size) {
@@ -419,18 +516,39 @@ export class Registry implements RuntimeSource {
 /** The fingerprint of a stored record's spec, when it has one. */
 function fingerprintOf(raw: unknown): { fingerprint?: string } {
   const spec = raw && typeof raw === 'object' ? (raw as { spec?: unknown }).spec : undefined;
-  return spec && typeof spec === 'object' && !Array.isArray(spec) ? { fingerprint: specFingerprint(spec as Record<string, unknown>) } : {};
+  return spec && typeof spec === 'object' && !Array.isArray(spec)
+    ? { fingerprint: specFingerprint(spec as Record<string, unknown>) }
+    : {};
 }
 
-function stored(spec: TargetSpec, provider: string, owner_id: string, generation: string, created_at: string, updated_at: string) {
-  return { spec: spec as Record<string, unknown>, provider, owner_id, generation, state: 'active' as const, created_at, updated_at };
+function stored(
+  spec: TargetSpec,
+  provider: string,
+  owner_id: string,
+  generation: string,
+  created_at: string,
+  updated_at: string,
+) {
+  return {
+    spec: spec as Record<string, unknown>,
+    provider,
+    owner_id,
+    generation,
+    state: 'active' as const,
+    created_at,
+    updated_at,
+  };
 }
 
 /** The record as a RuntimeRecord, or a refusal when it is too broken to change in place. */
 function usable(name: string, raw: unknown): RuntimeRecord {
   const r = raw as Partial<RuntimeRecord> | null;
   if (!r || typeof r !== 'object' || typeof r.generation !== 'string' || !r.spec || typeof r.spec !== 'object') {
-    throw new SwitchboardError('bad_config', `runtime target "${name}" is broken in ${REGISTRY_FILE}`, `remove it (switchboard targets remove ${name}) and register it again`);
+    throw new SwitchboardError(
+      'bad_config',
+      `runtime target "${name}" is broken in ${REGISTRY_FILE}`,
+      `remove it (switchboard targets remove ${name}) and register it again`,
+    );
   }
   return usableOrStub(name, raw);
 }
@@ -460,7 +578,8 @@ function staleGeneration(name: string, current: string, wanted: string, verb: st
 
 function checkName(name: string): string {
   const r = TargetName.safeParse(name);
-  if (!r.success) throw new SwitchboardError('bad_request', `invalid target name "${name.slice(0, 80)}": ${formatZodError(r.error)}`);
+  if (!r.success)
+    throw new SwitchboardError('bad_request', `invalid target name "${name.slice(0, 80)}": ${formatZodError(r.error)}`);
   return r.data;
 }
 

@@ -1,4 +1,5 @@
-// The format of runtime-targets.json and its pure rules: bounded parsing, per-record validation, ownership, generations.
+// The format of runtime-targets.json and its pure rules: bounded parsing, per-record validation, ownership,
+// generations.
 import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { SwitchboardError, formatZodError } from '../../../shared/errors.js';
@@ -23,7 +24,10 @@ export const MAX_RETIRED_GENERATIONS = 1024;
 
 export const ProviderName = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, 'a provider is 1-64 of A-Z a-z 0-9 . _ - and starts with a letter or digit');
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/,
+    'a provider is 1-64 of A-Z a-z 0-9 . _ - and starts with a letter or digit',
+  );
 export const OwnerId = z
   .string()
   .max(256, 'an owner id is at most 256 characters')
@@ -31,7 +35,10 @@ export const OwnerId = z
 /** Opaque, but never `#` (it separates name and generation in a runtime identity). */
 export const Generation = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/, 'a generation is 1-64 of A-Z a-z 0-9 . _ : - and starts with a letter or digit');
+  .regex(
+    /^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$/,
+    'a generation is 1-64 of A-Z a-z 0-9 . _ : - and starts with a letter or digit',
+  );
 
 const Timestamp = z.string().min(1).max(64);
 
@@ -48,7 +55,11 @@ const StoredRecord = z.strictObject({
 export type StoredRecord = z.infer<typeof StoredRecord>;
 
 /** A generation that was replaced or removed, and the fingerprint of the spec it named (specFingerprint). */
-const RetiredGeneration = z.strictObject({ name: TargetName, generation: Generation, fingerprint: z.string().regex(/^sha256:[0-9a-f]{64}$/) });
+const RetiredGeneration = z.strictObject({
+  name: TargetName,
+  generation: Generation,
+  fingerprint: z.string().regex(/^sha256:[0-9a-f]{64}$/),
+});
 export type RetiredGeneration = z.infer<typeof RetiredGeneration>;
 
 /**
@@ -94,8 +105,17 @@ export function retire(doc: RegistryDocument, entry: RetiredGeneration): void {
  * Refuse a registration that would give a (name, generation) pair another spec than the one it named before (while it
  * is the current record, or since it was retired). The same spec again is allowed.
  */
-export function checkGenerationSpec(doc: RegistryDocument, name: string, generation: string, fingerprint: string, current: { generation?: string; fingerprint?: string }): void {
-  const before = current.generation === generation ? current.fingerprint : doc.retired.find((r) => r.name === name && r.generation === generation)?.fingerprint;
+export function checkGenerationSpec(
+  doc: RegistryDocument,
+  name: string,
+  generation: string,
+  fingerprint: string,
+  current: { generation?: string; fingerprint?: string },
+): void {
+  const before =
+    current.generation === generation
+      ? current.fingerprint
+      : doc.retired.find((r) => r.name === name && r.generation === generation)?.fingerprint;
   if (before === undefined || before === fingerprint) return;
   throw new SwitchboardError(
     'registry_conflict',
@@ -112,7 +132,8 @@ export function parseDocument(text: string): RegistryDocument {
   } catch (err) {
     // V8's message may quote the file's first bytes, and the file may hold anything: say where, never what.
     const at = /at position (\d+)/.exec((err as Error).message)?.[1];
-    const where = at !== undefined ? `at ${lineColumn(text, Number(at))}` : text.trim() ? 'near its start' : 'it is empty';
+    const where =
+      at !== undefined ? `at ${lineColumn(text, Number(at))}` : text.trim() ? 'near its start' : 'it is empty';
     throw new SwitchboardError('bad_config', `${REGISTRY_FILE} is not valid JSON (${where})`, `fix or delete the file`);
   }
   if (!value || typeof value !== 'object' || Array.isArray(value)) {
@@ -120,27 +141,44 @@ export function parseDocument(text: string): RegistryDocument {
   }
   const v = value as Record<string, unknown>;
   if (v.version !== REGISTRY_VERSION) {
-    throw new SwitchboardError('bad_config', `${REGISTRY_FILE} has version ${JSON.stringify(v.version)}; this Switchboard reads version ${REGISTRY_VERSION}`, 'upgrade Switchboard, or fix or delete the file');
+    throw new SwitchboardError(
+      'bad_config',
+      `${REGISTRY_FILE} has version ${JSON.stringify(v.version)}; this Switchboard reads version ${REGISTRY_VERSION}`,
+      'upgrade Switchboard, or fix or delete the file',
+    );
   }
   const targets = v.targets;
   if (!targets || typeof targets !== 'object' || Array.isArray(targets)) {
-    throw new SwitchboardError('bad_config', `${REGISTRY_FILE}: "targets" must be an object of records by name`, 'fix or delete the file');
+    throw new SwitchboardError(
+      'bad_config',
+      `${REGISTRY_FILE}: "targets" must be an object of records by name`,
+      'fix or delete the file',
+    );
   }
   // JSON.parse keeps the last of two equal keys without a word; two records of one name are a broken file.
   const twice = duplicateJsonKey(text);
   if (twice !== undefined) {
-    throw new SwitchboardError('bad_config', `${REGISTRY_FILE} holds the key ${JSON.stringify(twice.slice(0, 64))} twice in one object`, 'remove one of them');
+    throw new SwitchboardError(
+      'bad_config',
+      `${REGISTRY_FILE} holds the key ${JSON.stringify(twice.slice(0, 64))} twice in one object`,
+      'remove one of them',
+    );
   }
   return { version: REGISTRY_VERSION, targets: targets as Record<string, unknown>, retired: retiredOf(v.retired) };
 }
 
-/** The retired generations as stored; an entry that does not validate is dropped (an approval still binds to the spec's fingerprint). */
+/**
+ * The retired generations as stored; an entry that does not validate is dropped (an approval still binds to the spec's
+ * fingerprint).
+ */
 function retiredOf(raw: unknown): RetiredGeneration[] {
   if (!Array.isArray(raw)) return [];
-  return raw.flatMap((r) => {
-    const p = RetiredGeneration.safeParse(r);
-    return p.success ? [p.data] : [];
-  }).slice(-MAX_RETIRED_GENERATIONS);
+  return raw
+    .flatMap((r) => {
+      const p = RetiredGeneration.safeParse(r);
+      return p.success ? [p.data] : [];
+    })
+    .slice(-MAX_RETIRED_GENERATIONS);
 }
 
 /** "line L, column C" of a character offset, for error lines that must not quote the text. */
@@ -192,11 +230,20 @@ export function checkSpec(
   const refs = new Set([...secretReferenceKeys(), ...(opts.references ?? [])]);
   const secret = findSecret(spec, refs);
   if (secret) {
-    throw new SwitchboardError('bad_request', `target "${name}": refused — ${secret} would store a secret in the registry`, `the registry holds routing fields only: give a key as the path of its file, a password as the name of an environment variable (${[...refs].join(', ')})`);
+    throw new SwitchboardError(
+      'bad_request',
+      `target "${name}": refused — ${secret} would store a secret in the registry`,
+      `the registry holds routing fields only: give a key as the path of its file, a password as the name of an environment variable (${[...refs].join(', ')})`,
+    );
   }
   // Path fields (a key file's path) are checked by the backend's schema: one line, never the file's content.
   const backend = spec.backend;
-  if (typeof backend !== 'string' || !backend) throw new SwitchboardError('bad_request', `target "${name}" has no backend`, `pass --backend ${builtinSpecs.map((p) => p.backend).join('|')}|<plugin>`);
+  if (typeof backend !== 'string' || !backend)
+    throw new SwitchboardError(
+      'bad_request',
+      `target "${name}" has no backend`,
+      `pass --backend ${builtinSpecs.map((p) => p.backend).join('|')}|<plugin>`,
+    );
   let schema = schemaFor(backend);
   if (!schema) {
     if (!opts.allowUnknownBackend) {
@@ -211,7 +258,11 @@ export function checkSpec(
     schema = PluginSpec;
   }
   const parsed = schema.safeParse(spec);
-  if (!parsed.success) throw new SwitchboardError('bad_request', `invalid ${backend} target "${name}": ${describeSpecError(parsed.error, schema)}`);
+  if (!parsed.success)
+    throw new SwitchboardError(
+      'bad_request',
+      `invalid ${backend} target "${name}": ${describeSpecError(parsed.error, schema)}`,
+    );
   return parsed.data as TargetSpec;
 }
 
@@ -245,13 +296,22 @@ export function keySchema(schema: z.ZodType | undefined, key: string): z.ZodType
 }
 
 /** A stored record turned into a usable one, or the reason it cannot be used. */
-export function validateRecord(name: string, raw: unknown, schemaFor: SchemaFor, references?: ReadonlySet<string>): RuntimeRecord | string {
+export function validateRecord(
+  name: string,
+  raw: unknown,
+  schemaFor: SchemaFor,
+  references?: ReadonlySet<string>,
+): RuntimeRecord | string {
   const n = TargetName.safeParse(name);
-  if (!n.success) return `runtime target ${JSON.stringify(name.slice(0, 80))} has an invalid name: ${formatZodError(n.error)}`;
+  if (!n.success)
+    return `runtime target ${JSON.stringify(name.slice(0, 80))} has an invalid name: ${formatZodError(n.error)}`;
   const r = StoredRecord.safeParse(raw);
   if (!r.success) return `runtime target "${name}" is invalid and ignored: ${formatZodError(r.error)}`;
   try {
-    const spec = checkSpec(name, r.data.spec, schemaFor, { allowUnknownBackend: true, ...(references ? { references } : {}) });
+    const spec = checkSpec(name, r.data.spec, schemaFor, {
+      allowUnknownBackend: true,
+      ...(references ? { references } : {}),
+    });
     return { name, spec, ...pick(r.data) };
   } catch (err) {
     return `runtime target "${name}" is ignored: ${(err as Error).message}`;
@@ -259,11 +319,22 @@ export function validateRecord(name: string, raw: unknown, schemaFor: SchemaFor,
 }
 
 function pick(r: StoredRecord): Omit<RuntimeRecord, 'name' | 'spec'> {
-  return { generation: r.generation, state: r.state, provider: r.provider, owner_id: r.owner_id, created_at: r.created_at, updated_at: r.updated_at };
+  return {
+    generation: r.generation,
+    state: r.state,
+    provider: r.provider,
+    owner_id: r.owner_id,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
 }
 
 /** Every usable record of a document (bounded), and one problem line per record that is not. */
-export function readRecords(doc: RegistryDocument, schemaFor: SchemaFor, references?: ReadonlySet<string>): { records: RuntimeRecord[]; problems: string[]; invalid: Array<{ name: string; problem: string }> } {
+export function readRecords(
+  doc: RegistryDocument,
+  schemaFor: SchemaFor,
+  references?: ReadonlySet<string>,
+): { records: RuntimeRecord[]; problems: string[]; invalid: Array<{ name: string; problem: string }> } {
   const records: RuntimeRecord[] = [];
   const problems: string[] = [];
   /** Names whose record is there but does not validate (a reader may keep what it read before for them). */
@@ -284,7 +355,9 @@ export function readRecords(doc: RegistryDocument, schemaFor: SchemaFor, referen
     } else records.push(r);
   }
   if (names.length > MAX_RUNTIME_TARGETS) {
-    problems.push(`${REGISTRY_FILE} holds ${names.length} targets, over the limit of ${MAX_RUNTIME_TARGETS}; the ${names.length - MAX_RUNTIME_TARGETS} last are ignored`);
+    problems.push(
+      `${REGISTRY_FILE} holds ${names.length} targets, over the limit of ${MAX_RUNTIME_TARGETS}; the ${names.length - MAX_RUNTIME_TARGETS} last are ignored`,
+    );
   }
   return { records, problems, invalid };
 }

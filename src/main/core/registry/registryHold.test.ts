@@ -41,7 +41,10 @@ describe('a briefly unreadable registry', () => {
     await sleep(ms);
     try {
       // While it is garbage the Core keeps listing the runtime targets, and the problem is shown.
-      const listed = (await ok(['targets', 'list'])) as { targets: Array<{ name: string; source: string }>; problems: string[] };
+      const listed = (await ok(['targets', 'list'])) as {
+        targets: Array<{ name: string; source: string }>;
+        problems: string[];
+      };
       expect(listed.targets.filter((t) => t.source === 'runtime').length).toBeGreaterThan(0);
       expect(listed.problems.join('\n')).toContain('runtime-targets.json');
     } finally {
@@ -54,14 +57,32 @@ describe('a briefly unreadable registry', () => {
     await ok(['targets', 'register', 'rt', '--backend', 'local', '--cwd', work]);
     expect((await call({ command: 'cd deeper', execution_target: 'rt' })).cwd).toBe(join(work, 'deeper'));
     await garbleFor(2500, '{"version":1,"targets":{');
-    expect(await call({ command: 'pwd', execution_target: 'rt' })).toMatchObject({ output: `${join(work, 'deeper')}\n`, exit_code: 0 });
+    expect(await call({ command: 'pwd', execution_target: 'rt' })).toMatchObject({
+      output: `${join(work, 'deeper')}\n`,
+      exit_code: 0,
+    });
     await garbleFor(2500, JSON.stringify({ version: 2, targets: {} }));
-    expect(await call({ command: 'pwd', execution_target: 'rt' })).toMatchObject({ output: `${join(work, 'deeper')}\n`, exit_code: 0 });
+    expect(await call({ command: 'pwd', execution_target: 'rt' })).toMatchObject({
+      output: `${join(work, 'deeper')}\n`,
+      exit_code: 0,
+    });
   });
 
   it.skipIf(!docker)('keeps a managed container and the file written in it', async () => {
     const d = docker!;
-    await ok(['targets', 'register', 'box', '--backend', 'docker', '--image', d.image, '--cwd', '/root', '--set', `docker_host=unix://${d.socket}`]);
+    await ok([
+      'targets',
+      'register',
+      'box',
+      '--backend',
+      'docker',
+      '--image',
+      d.image,
+      '--cwd',
+      '/root',
+      '--set',
+      `docker_host=unix://${d.socket}`,
+    ]);
     const first = await call({ command: 'echo kept > /root/marker; hostname', execution_target: 'box' });
     expect(first.exit_code).toBe(0);
     await garbleFor(4000, '{"version":1,"targets":{');

@@ -20,8 +20,17 @@ describe('registry methods for the UI', () => {
   });
 
   it('registers, drains and removes a runtime target', async () => {
-    const r = (await core.invoke('targets.register', { name: 'box', spec: { backend: 'local', cwd: '/var' } }, asPerson)) as { generation: string };
-    expect(core.listTargets().find((t) => t.name === 'box')).toMatchObject({ source: 'runtime', state: 'active', provider: 'ui', generation: r.generation });
+    const r = (await core.invoke(
+      'targets.register',
+      { name: 'box', spec: { backend: 'local', cwd: '/var' } },
+      asPerson,
+    )) as { generation: string };
+    expect(core.listTargets().find((t) => t.name === 'box')).toMatchObject({
+      source: 'runtime',
+      state: 'active',
+      provider: 'ui',
+      generation: r.generation,
+    });
     expect(await core.invoke('targets.drain', { name: 'box' }, asPerson)).toMatchObject({ action: 'drained' });
     expect(core.listTargets().find((t) => t.name === 'box')?.state).toBe('draining');
     expect(await core.invoke('targets.remove', { name: 'box' }, asPerson)).toMatchObject({ action: 'removed' });
@@ -29,11 +38,18 @@ describe('registry methods for the UI', () => {
   });
 
   it('refuses to shadow a config target', async () => {
-    await expect(core.invoke('targets.register', { name: 'local', spec: { backend: 'local' } }, asPerson)).rejects.toThrow(/is a config target/);
+    await expect(
+      core.invoke('targets.register', { name: 'local', spec: { backend: 'local' } }, asPerson),
+    ).rejects.toThrow(/is a config target/);
   });
 
   it('lets the person drain a target another program registered', async () => {
-    await new Registry(home).register({ provider: 'ci', owner_id: 'job-7', name: 'ci-box', spec: { backend: 'local' } });
+    await new Registry(home).register({
+      provider: 'ci',
+      owner_id: 'job-7',
+      name: 'ci-box',
+      spec: { backend: 'local' },
+    });
     expect(await core.invoke('targets.drain', { name: 'ci-box' }, asPerson)).toMatchObject({ action: 'drained' });
     const rec = core.listTargets().find((t) => t.name === 'ci-box');
     expect(rec).toMatchObject({ provider: 'ci', owner_id: 'job-7', state: 'draining' });

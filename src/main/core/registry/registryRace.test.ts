@@ -1,4 +1,5 @@
-// Several processes racing on one registry: no lost update, no torn read; SIGKILLed writers leave a parseable file and a lock that is taken over.
+// Several processes racing on one registry: no lost update, no torn read; SIGKILLed writers leave a parseable file and
+// a lock that is taken over.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, existsSync } from 'node:fs';
@@ -30,13 +31,18 @@ beforeAll(async () => {
 });
 afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
-function run(args: string[]): { child: ChildProcess; done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
+function run(args: string[]): {
+  child: ChildProcess;
+  done: Promise<{ code: number | null; stdout: string; stderr: string }>;
+} {
   const child = spawn(process.execPath, [worker, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (d: string) => (stdout += d));
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on('close', (code) => resolve({ code, stdout, stderr })),
+  );
   return { child, done };
 }
 
@@ -44,7 +50,8 @@ describe('registry under 8 racing processes', () => {
   it('loses no update and never shows a torn file', async () => {
     const home = mkdtempSync(join(tmpdir(), 'sb-race-'));
     const seed = new Registry(home);
-    for (const k of [0, 1]) await seed.register({ name: `shared${k}`, spec: { backend: 'local', timeout: 1 }, provider: 'shared' });
+    for (const k of [0, 1])
+      await seed.register({ name: `shared${k}`, spec: { backend: 'local', timeout: 1 }, provider: 'shared' });
 
     const WORKERS = 8;
     const OPS = 50;
@@ -75,12 +82,23 @@ describe('registry under 8 racing processes', () => {
     const seconds = (Date.now() - started) / 1000;
 
     for (const r of results) expect(r.stderr, r.stderr).toBe('');
-    const reports = results.map((r) => JSON.parse(r.stdout.trim()) as { increments: number[]; attempts: number; firstWins: number; ops: number; start: number; end: number });
+    const reports = results.map(
+      (r) =>
+        JSON.parse(r.stdout.trim()) as {
+          increments: number[];
+          attempts: number;
+          firstWins: number;
+          ops: number;
+          start: number;
+          end: number;
+        },
+    );
     const final = new Registry(home);
     const byName = new Map(final.list().map((r) => [r.name, r]));
     expect(final.problems()).toEqual([]);
 
-    // Every process's own names: registered at i%5==2 and drained later are present and draining; those removed are gone.
+    // Every process's own names: registered at i%5==2 and drained later are present and draining; those removed are
+    // gone.
     for (let id = 0; id < WORKERS; id++) {
       for (let i = 0; i < OPS; i++) {
         const rec = byName.get(`w${id}n${i}`);
@@ -170,11 +188,17 @@ describe('registry writers killed with SIGKILL', () => {
     const w = run(['hold', home, '0']);
     await new Promise<void>((resolve) => w.child.stdout!.once('data', () => resolve()));
     const blocked = new Registry(home, { lockTimeoutMs: 300 });
-    await expect(blocked.register({ name: 'x', spec: { backend: 'local' }, provider: 'cli' })).rejects.toMatchObject({ code: 'registry_busy' });
+    await expect(blocked.register({ name: 'x', spec: { backend: 'local' }, provider: 'cli' })).rejects.toMatchObject({
+      code: 'registry_busy',
+    });
     w.child.kill('SIGKILL');
     await w.done;
     // Taken over, not waited out: the bounded wait here is longer than the test's timeout.
-    await new Registry(home, { lockTimeoutMs: 600_000 }).register({ name: 'x', spec: { backend: 'local' }, provider: 'cli' });
+    await new Registry(home, { lockTimeoutMs: 600_000 }).register({
+      name: 'x',
+      spec: { backend: 'local' },
+      provider: 'cli',
+    });
     rmSync(home, { recursive: true, force: true });
   });
 });

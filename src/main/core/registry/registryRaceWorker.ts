@@ -43,7 +43,12 @@ async function race(): Promise<void> {
     switch (i % 5) {
       case 0:
       case 2:
-        await registry.register({ name: own(i), spec: { backend: 'local', cwd: `/tmp/${id}/${i}` }, ...who, generation: `g${id}x${i}` });
+        await registry.register({
+          name: own(i),
+          spec: { backend: 'local', cwd: `/tmp/${id}/${i}` },
+          ...who,
+          generation: `g${id}x${i}`,
+        });
         break;
       case 1: {
         const k = i % 2;
@@ -70,8 +75,18 @@ async function crash(): Promise<void> {
   let n = registry.get('crash')?.spec.timeout ?? 0;
   for (;;) {
     n++;
-    await registry.register({ name: 'crash', spec: { backend: 'local', timeout: n }, provider: 'crash', replace: true });
-    await registry.register({ name: `c${n % 200}`, spec: { backend: 'local', timeout: n }, provider: 'crash', replace: true });
+    await registry.register({
+      name: 'crash',
+      spec: { backend: 'local', timeout: n },
+      provider: 'crash',
+      replace: true,
+    });
+    await registry.register({
+      name: `c${n % 200}`,
+      spec: { backend: 'local', timeout: n },
+      provider: 'crash',
+      replace: true,
+    });
     process.stdout.write(`ok ${n}\n`);
   }
 }

@@ -1,4 +1,5 @@
-// The registry live in a Core: per-dispatch snapshots, identity isolation across generations, drain and remove semantics.
+// The registry live in a Core: per-dispatch snapshots, identity isolation across generations, drain and remove
+// semantics.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,7 +60,11 @@ describe('a runtime target in a running Core', () => {
     await cli.register({ name: 'fresh', spec: { backend: 'local', cwd: dirA }, provider: 'cli', generation: 'f1' });
     const r = await term({ command: 'pwd', execution_target: 'fresh' });
     expect(r).toMatchObject({ execution_target: 'fresh', generation: 'f1', output: dirA + '\n' });
-    expect(core.listTargets().find((t) => t.name === 'fresh')).toMatchObject({ source: 'runtime', generation: 'f1', provider: 'cli' });
+    expect(core.listTargets().find((t) => t.name === 'fresh')).toMatchObject({
+      source: 'runtime',
+      generation: 'f1',
+      provider: 'cli',
+    });
   });
 
   it('emits targets.changed within a second of a change made elsewhere', async () => {
@@ -81,10 +86,19 @@ describe('a runtime target in a running Core', () => {
     await cli.register({ name: 'snap', spec: { backend: 'local', cwd: dirA }, provider: 'cli', generation: 's1' });
     const slow = term({ command: 'sleep 0.6; pwd', execution_target: 'snap' });
     await new Promise((r) => setTimeout(r, 150));
-    await cli.register({ name: 'snap', spec: { backend: 'local', cwd: dirB }, provider: 'cli', generation: 's2', replace: true });
+    await cli.register({
+      name: 'snap',
+      spec: { backend: 'local', cwd: dirB },
+      provider: 'cli',
+      generation: 's2',
+      replace: true,
+    });
     const r = await slow;
     expect(r).toMatchObject({ execution_target: 'snap', generation: 's1', exit_code: 0, output: dirA + '\n' });
-    expect(await term({ command: 'pwd', execution_target: 'snap' })).toMatchObject({ generation: 's2', output: dirB + '\n' });
+    expect(await term({ command: 'pwd', execution_target: 'snap' })).toMatchObject({
+      generation: 's2',
+      output: dirB + '\n',
+    });
   });
 
   it('finishes a slow call when the target is removed meanwhile; the next call is unknown_target', async () => {
@@ -98,10 +112,18 @@ describe('a runtime target in a running Core', () => {
     await until(() => !core.sessions.identities().includes('gone#x1'));
   });
 
-  it('never hands the old generation\'s cwd to the new one', async () => {
+  it("never hands the old generation's cwd to the new one", async () => {
     await cli.register({ name: 'iso', spec: { backend: 'local', cwd: dirA }, provider: 'cli', generation: 'i1' });
-    expect(await term({ command: 'cd sub; export ISO_VAR=old', execution_target: 'iso' })).toMatchObject({ cwd: join(dirA, 'sub') });
-    await cli.register({ name: 'iso', spec: { backend: 'local', cwd: dirA }, provider: 'cli', generation: 'i2', replace: true });
+    expect(await term({ command: 'cd sub; export ISO_VAR=old', execution_target: 'iso' })).toMatchObject({
+      cwd: join(dirA, 'sub'),
+    });
+    await cli.register({
+      name: 'iso',
+      spec: { backend: 'local', cwd: dirA },
+      provider: 'cli',
+      generation: 'i2',
+      replace: true,
+    });
     const r = await term({ command: 'pwd; echo "var=${ISO_VAR:-}"', execution_target: 'iso' });
     expect(r).toMatchObject({ generation: 'i2', output: `${dirA}\nvar=\n` });
     await until(() => !core.sessions.identities().includes('iso#i1'));
@@ -114,7 +136,9 @@ describe('a runtime target in a running Core', () => {
     expect(bg.session_id).toBeTruthy();
     await cli.drain({ name: 'dr', provider: 'cli' });
     await expect(term({ command: 'true', execution_target: 'dr' })).rejects.toMatchObject({ code: 'target_draining' });
-    await expect(core.invoke('pane.open', { execution_target: 'dr', cols: 80, rows: 24 }, asPerson)).rejects.toMatchObject({ code: 'target_draining' });
+    await expect(
+      core.invoke('pane.open', { execution_target: 'dr', cols: 80, rows: 24 }, asPerson),
+    ).rejects.toMatchObject({ code: 'target_draining' });
     const waited = await core.callTool('process', { action: 'wait', session_id: bg.session_id, timeout: 5 }, 'test');
     expect(waited).toMatchObject({ status: 'exited', exit_code: 0 });
     expect(String(waited.output)).toContain('bg-done');
@@ -129,15 +153,19 @@ describe('a runtime target in a running Core', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(core.sessions.identities()).toContain('rm#m1');
     const listed = await core.callTool('process', { action: 'list', execution_target: 'rm' }, 'test');
-    expect(listed.processes).toEqual([expect.objectContaining({ session_id: bg.session_id, generation: 'm1', status: 'running' })]);
+    expect(listed.processes).toEqual([
+      expect.objectContaining({ session_id: bg.session_id, generation: 'm1', status: 'running' }),
+    ]);
     const killed = await core.callTool('process', { action: 'kill', session_id: bg.session_id }, 'test');
     expect(killed).toMatchObject({ execution_target: 'rm', generation: 'm1' });
     await until(() => !core.sessions.identities().includes('rm#m1'));
   });
 
-  it('keeps a removed target\'s identity while a pane on it is open', async () => {
+  it("keeps a removed target's identity while a pane on it is open", async () => {
     await cli.register({ name: 'pn', spec: { backend: 'local', cwd: dirA }, provider: 'cli', generation: 'p1' });
-    const pane = (await core.invoke('pane.open', { execution_target: 'pn', cols: 80, rows: 24 }, asPerson)) as { pane_id: string };
+    const pane = (await core.invoke('pane.open', { execution_target: 'pn', cols: 80, rows: 24 }, asPerson)) as {
+      pane_id: string;
+    };
     await cli.remove({ name: 'pn', provider: 'cli' });
     await new Promise((r) => setTimeout(r, 300));
     expect(core.sessions.identities()).toContain('pn#p1');

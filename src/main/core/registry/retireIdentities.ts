@@ -44,7 +44,12 @@ export function retireIdentities(deps: RetireDeps): { schedule(): void; close():
     try {
       deps.targets.refresh();
       const live = new Set(deps.targets.list(() => ({})).map((t) => runtimeIdentity(t.name, t.generation)));
-      const openPanes = new Set(deps.panes.list().filter((p) => p.status === 'open').map((p) => runtimeIdentity(p.execution_target, p.generation)));
+      const openPanes = new Set(
+        deps.panes
+          .list()
+          .filter((p) => p.status === 'open')
+          .map((p) => runtimeIdentity(p.execution_target, p.generation)),
+      );
       const release = identitiesToRelease(deps.sessions.identities(), live, {
         openPanes,
         inFlight: deps.holds.identities(),

@@ -29,7 +29,10 @@ describe('findSecret', () => {
     ['the agent flag', { ssh_agent: true }],
     ['a number under a token-ish key', { token_ttl: 300 }],
     ['an empty password', { password: '' }],
-    ['ordinary routing fields', { backend: 'ssh', ssh_host: 'compute.example.com', ssh_port: 22, ssh_user: 'agent', cwd: '~/p' }],
+    [
+      'ordinary routing fields',
+      { backend: 'ssh', ssh_host: 'compute.example.com', ssh_port: 22, ssh_user: 'agent', cwd: '~/p' },
+    ],
     ['a URL without a password', { docker_host: 'ssh://me@host' }],
   ];
   for (const [what, spec] of clean) {

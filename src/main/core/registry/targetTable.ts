@@ -1,6 +1,12 @@
 // The one view of all targets: config targets and runtime ones, resolved to frozen snapshots per dispatch.
 import { SwitchboardError } from '../../../shared/errors.js';
-import { publicSpec, runtimeIdentity, type ProviderFlags, type TargetInfo, type TargetSpec } from '../../../shared/targets.js';
+import {
+  publicSpec,
+  runtimeIdentity,
+  type ProviderFlags,
+  type TargetInfo,
+  type TargetSpec,
+} from '../../../shared/targets.js';
 import type { ConfigStore } from '../config/configStore.js';
 import { didYouMean } from '../config/didYouMean.js';
 import { flagsOf, type BackendDeclaration, type TargetSnapshot } from '../backends/provider.js';
@@ -54,18 +60,29 @@ export class TargetTable {
     const cfg = this.config.config;
     const entries = new Map<string, Entry>();
     const problems: string[] = [];
-    for (const [name, t] of cfg.targets) entries.set(name, { name, generation: t.generation, source: 'config', state: 'active', spec: t.spec });
+    for (const [name, t] of cfg.targets)
+      entries.set(name, { name, generation: t.generation, source: 'config', state: 'active', spec: t.spec });
     const configFolded = new Map([...entries.keys()].map((n) => [n.toLowerCase(), n]));
     for (const r of this.runtime.list()) {
       const twin = configFolded.get(r.name.toLowerCase());
       if (twin !== undefined) {
-        // A runtime name never shadows a config target (nor one that differs only in case); the config one stays usable.
-        problems.push(twin === r.name
-          ? `runtime target "${r.name}" (provider ${r.provider}) is withheld: a config target has that name`
-          : `runtime target "${r.name}" (provider ${r.provider}) is withheld: it differs from the config target "${twin}" only in case`);
+        // A runtime name never shadows a config target (nor one that differs only in case); the config one stays
+        // usable.
+        problems.push(
+          twin === r.name
+            ? `runtime target "${r.name}" (provider ${r.provider}) is withheld: a config target has that name`
+            : `runtime target "${r.name}" (provider ${r.provider}) is withheld: it differs from the config target "${twin}" only in case`,
+        );
         continue;
       }
-      entries.set(r.name, { name: r.name, generation: r.generation, source: 'runtime', state: r.state, spec: r.spec, record: r });
+      entries.set(r.name, {
+        name: r.name,
+        generation: r.generation,
+        source: 'runtime',
+        state: r.state,
+        spec: r.spec,
+        record: r,
+      });
     }
     return { entries, problems: [...problems, ...this.runtime.problems()] };
   }
@@ -101,13 +118,21 @@ export class TargetTable {
     const provider = this.providers(e.spec.backend);
     if (!provider) {
       const why = this.missing(e.spec.backend);
-      throw new SwitchboardError('target_unreachable', `target "${e.name}" uses backend "${e.spec.backend}", which is not available${why ? `: ${why}` : ''}`, 'enable the plugin that provides it (switchboard plugins list)');
+      throw new SwitchboardError(
+        'target_unreachable',
+        `target "${e.name}" uses backend "${e.spec.backend}", which is not available${why ? `: ${why}` : ''}`,
+        'enable the plugin that provides it (switchboard plugins list)',
+      );
     }
     // A runtime target registered while its backend's fields were unknown (a plugin not loaded) is checked now.
     if (e.source === 'runtime') {
       const checked = provider.specSchema.safeParse(e.spec);
       if (!checked.success) {
-        throw new SwitchboardError('bad_request', `runtime target "${e.name}" does not fit backend ${e.spec.backend}: ${checked.error.issues[0]?.message ?? 'invalid'}`, 'register it again with the backend\'s fields (switchboard targets register --replace)');
+        throw new SwitchboardError(
+          'bad_request',
+          `runtime target "${e.name}" does not fit backend ${e.spec.backend}: ${checked.error.issues[0]?.message ?? 'invalid'}`,
+          "register it again with the backend's fields (switchboard targets register --replace)",
+        );
       }
     }
     const spec = structuredClone(e.spec);
@@ -124,7 +149,9 @@ export class TargetTable {
   }
 
   /** What the sidebar, CLI and list_targets show. `extra` adds live state (cwd, reachability). */
-  list(extra: (name: string, identity: string) => Pick<TargetInfo, 'cwd' | 'problem' | 'health' | 'cwd_problem'>): TargetInfo[] {
+  list(
+    extra: (name: string, identity: string) => Pick<TargetInfo, 'cwd' | 'problem' | 'health' | 'cwd_problem'>,
+  ): TargetInfo[] {
     const cfg = this.config.config;
     const { entries } = this.entries();
     return [...entries.values()].map((e) => {
@@ -132,7 +159,9 @@ export class TargetTable {
       const live = extra(e.name, identity);
       const provider = this.providers(e.spec.backend);
       // A backend that is missing or cannot be reached makes its active targets unreachable, with the reason.
-      const down = provider ? provider.unavailable?.() : this.missing(e.spec.backend) ?? `backend "${e.spec.backend}" is not available`;
+      const down = provider
+        ? provider.unavailable?.()
+        : (this.missing(e.spec.backend) ?? `backend "${e.spec.backend}" is not available`);
       const problem = live.problem ?? down;
       const info: TargetInfo = {
         name: e.name,

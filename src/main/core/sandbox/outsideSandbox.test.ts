@@ -55,7 +55,13 @@ live('outside_sandbox', () => {
 
       const call = c.core.callTool('terminal', { command, outside_sandbox: true }, 'mcp');
       const p = await nextPending(c.core);
-      expect(p).toMatchObject({ kind: 'command', tool: 'terminal', command, outside_sandbox: true, execution_target: 'box' });
+      expect(p).toMatchObject({
+        kind: 'command',
+        tool: 'terminal',
+        command,
+        outside_sandbox: true,
+        execution_target: 'box',
+      });
       expect(p.reasons![0]).toBe('runs outside the sandbox');
       expect(p.unsandboxed).toBeUndefined();
       c.core.approvals.decide({ id: p.id, decision: 'approve', scope: 'always' }, 'ui');
@@ -81,7 +87,8 @@ live('outside_sandbox', () => {
   it('mode deny refuses it without asking', async () => {
     const c = await core('deny');
     await expect(c.core.callTool('terminal', { command: 'true', outside_sandbox: true }, 'mcp')).rejects.toMatchObject({
-      code: 'approval_denied', message: expect.stringMatching(/runs outside the sandbox.*approvals\.mode is deny/),
+      code: 'approval_denied',
+      message: expect.stringMatching(/runs outside the sandbox.*approvals\.mode is deny/),
     });
     expect(c.core.approvals.list()).toEqual([]);
   });

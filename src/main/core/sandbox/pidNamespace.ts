@@ -30,7 +30,13 @@ function readOr(read: () => string): string | undefined {
 
 /** A process's children (host pids); none once it is gone. */
 export function childrenOf(pid: number): number[] {
-  return readOr(() => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8'))?.trim().split(/\s+/).filter(Boolean).map(Number) ?? [];
+  return (
+    readOr(() => readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8'))
+      ?.trim()
+      .split(/\s+/)
+      .filter(Boolean)
+      .map(Number) ?? []
+  );
 }
 
 /**
@@ -56,7 +62,13 @@ export function namespaceMembers(ns: string): NamespaceMember[] {
     const pid = namespaceIds(status, 'NSpid');
     const pgid = namespaceIds(status, 'NSpgid');
     if (pid.length < 2 || pgid.length < 2) continue;
-    out.push({ hostPid: pid[0]!, nsPid: pid[pid.length - 1]!, hostPgid: pgid[0]!, nsPgid: pgid[pgid.length - 1]!, zombie: /^State:\s*Z/m.test(status) });
+    out.push({
+      hostPid: pid[0]!,
+      nsPid: pid[pid.length - 1]!,
+      hostPgid: pgid[0]!,
+      nsPgid: pgid[pgid.length - 1]!,
+      zombie: /^State:\s*Z/m.test(status),
+    });
   }
   return out;
 }

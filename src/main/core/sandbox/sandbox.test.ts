@@ -16,15 +16,40 @@ import { Sandbox, sandboxInfo, sandboxLine } from './sandbox.js';
 import { resetSandboxAvailability, sandboxAvailability } from './sandboxAvailability.js';
 
 const existing = new Set([
-  '/home/p/.ssh', '/home/p/.ssh/known_hosts', '/home/p/.aws', '/home/p/.netrc', '/home/p/.claude.json', '/home/p/.npm', '/home/p/.cache',
-  '/home/p/.bashrc', '/home/p/.profile', '/home/p/.config/systemd', '/data', '/run/docker.sock', '/home/p', '/home/p/project',
+  '/home/p/.ssh',
+  '/home/p/.ssh/known_hosts',
+  '/home/p/.aws',
+  '/home/p/.netrc',
+  '/home/p/.claude.json',
+  '/home/p/.npm',
+  '/home/p/.cache',
+  '/home/p/.bashrc',
+  '/home/p/.profile',
+  '/home/p/.config/systemd',
+  '/data',
+  '/run/docker.sock',
+  '/home/p',
+  '/home/p/project',
 ]);
-const dirs = new Set(['/home/p/.ssh', '/home/p/.aws', '/home/p/.npm', '/home/p/.cache', '/home/p/.config/systemd', '/data']);
+const dirs = new Set([
+  '/home/p/.ssh',
+  '/home/p/.aws',
+  '/home/p/.npm',
+  '/home/p/.cache',
+  '/home/p/.config/systemd',
+  '/data',
+]);
 
 function input(over: Partial<PolicyInput> = {}): PolicyInput {
   return {
-    setting: undefined, home: '/home/p', profile: '/home/p/.switchboard', workspace: '/home/p/project', identityDir: '/home/p/.switchboard/state/sandbox/abc',
-    exists: (p) => existing.has(p), isDir: (p) => dirs.has(p), ...over,
+    setting: undefined,
+    home: '/home/p',
+    profile: '/home/p/.switchboard',
+    workspace: '/home/p/project',
+    identityDir: '/home/p/.switchboard/state/sandbox/abc',
+    exists: (p) => existing.has(p),
+    isDir: (p) => dirs.has(p),
+    ...over,
   };
 }
 
@@ -34,22 +59,33 @@ describe('sandboxPolicy', () => {
     expect(p.writable).toEqual(['/home/p/project', '/data', '/home/p/.npm', '/home/p/.cache']);
     expect(p.missingWritable).toEqual(['/home/p/missing']);
     expect(p.tmp).toBe('/home/p/.switchboard/state/sandbox/abc/tmp');
-    expect(p.maskedDirs).toEqual([{ path: '/home/p/.ssh', keep: ['/home/p/.ssh/known_hosts'] }, { path: '/home/p/.aws', keep: [] }]);
+    expect(p.maskedDirs).toEqual([
+      { path: '/home/p/.ssh', keep: ['/home/p/.ssh/known_hosts'] },
+      { path: '/home/p/.aws', keep: [] },
+    ]);
     expect(p.maskedFiles).toEqual(['/home/p/.netrc', '/home/p/.claude.json', '/run/docker.sock']);
     expect(p.readOnly).toEqual([]);
     expect(p.network).toBe(true);
   });
   it('a workspace that is the home keeps the start-up files read-only', () => {
-    expect(sandboxPolicy(input({ workspace: '/home/p' })).readOnly).toEqual(['/home/p/.bashrc', '/home/p/.profile', '/home/p/.config/systemd']);
+    expect(sandboxPolicy(input({ workspace: '/home/p' })).readOnly).toEqual([
+      '/home/p/.bashrc',
+      '/home/p/.profile',
+      '/home/p/.config/systemd',
+    ]);
   });
   it('a workspace that does not exist (yet) is not bound', () => {
     expect(sandboxPolicy(input({ workspace: '/home/p/later' })).writable).toEqual(['/home/p/.npm', '/home/p/.cache']);
   });
   it('a workspace inside the profile is bound again over its mask; the profile itself never is', () => {
-    const inside = sandboxPolicy(input({ workspace: '/home/p/.switchboard/work', exists: () => true, isDir: () => true }));
+    const inside = sandboxPolicy(
+      input({ workspace: '/home/p/.switchboard/work', exists: () => true, isDir: () => true }),
+    );
     expect(inside.insideProfile).toEqual(['/home/p/.switchboard/work']);
     const a = bwrapArgs(inside, { argv: ['true'], cwd: '/', newSession: true });
-    expect(a.join(' ')).toContain('--tmpfs /home/p/.switchboard --bind /home/p/.switchboard/state/sandbox/abc /home/p/.switchboard/state/sandbox/abc --bind /home/p/.switchboard/work /home/p/.switchboard/work --remount-ro /home/p/.switchboard');
+    expect(a.join(' ')).toContain(
+      '--tmpfs /home/p/.switchboard --bind /home/p/.switchboard/state/sandbox/abc /home/p/.switchboard/state/sandbox/abc --bind /home/p/.switchboard/work /home/p/.switchboard/work --remount-ro /home/p/.switchboard',
+    );
     expect(sandboxPolicy(input({ workspace: '/home/p/.switchboard', exists: () => true })).insideProfile).toEqual([]);
   });
   it('network: false', () => {
@@ -68,14 +104,20 @@ describe('bwrapArgs', () => {
     ['the private tmp', ['--bind', '/home/p/.switchboard/state/sandbox/abc/tmp', '/tmp']],
     ['the workspace writable', ['--bind', '/home/p', '/home/p']],
     ['the profile masked', ['--tmpfs', '/home/p/.switchboard']],
-    ['the identity folder bound back', ['--bind', '/home/p/.switchboard/state/sandbox/abc', '/home/p/.switchboard/state/sandbox/abc']],
+    [
+      'the identity folder bound back',
+      ['--bind', '/home/p/.switchboard/state/sandbox/abc', '/home/p/.switchboard/state/sandbox/abc'],
+    ],
     ['the mask read-only', ['--remount-ro', '/home/p/.switchboard']],
     ['~/.ssh masked', ['--tmpfs', '/home/p/.ssh']],
     ['known_hosts kept', ['--ro-bind', '/home/p/.ssh/known_hosts', '/home/p/.ssh/known_hosts']],
     ['a credential file masked', ['--ro-bind', '/dev/null', '/home/p/.netrc']],
     ['the engine socket masked', ['--ro-bind', '/dev/null', '/run/docker.sock']],
     ['.bashrc read-only', ['--ro-bind', '/home/p/.bashrc', '/home/p/.bashrc']],
-    ['namespaces', ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net', '--die-with-parent', '--new-session']],
+    [
+      'namespaces',
+      ['--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-net', '--die-with-parent', '--new-session'],
+    ],
     ['TMPDIR', ['--setenv', 'TMPDIR', '/tmp']],
     ['the program last', ['--chdir', '/', '--', '/bin/bash', '-s']],
   ];
@@ -84,8 +126,12 @@ describe('bwrapArgs', () => {
     expect(at('--bind', policy.tmp, '/tmp')).toBeLessThan(at('--bind', '/home/p', '/home/p'));
     expect(at('--bind', '/home/p', '/home/p')).toBeLessThan(at('--tmpfs', '/home/p/.ssh'));
     expect(at('--bind', '/home/p', '/home/p')).toBeLessThan(at('--ro-bind', '/home/p/.bashrc', '/home/p/.bashrc'));
-    expect(at('--tmpfs', '/home/p/.ssh')).toBeLessThan(at('--ro-bind', '/home/p/.ssh/known_hosts', '/home/p/.ssh/known_hosts'));
-    expect(at('--ro-bind', '/home/p/.ssh/known_hosts', '/home/p/.ssh/known_hosts')).toBeLessThan(at('--remount-ro', '/home/p/.ssh'));
+    expect(at('--tmpfs', '/home/p/.ssh')).toBeLessThan(
+      at('--ro-bind', '/home/p/.ssh/known_hosts', '/home/p/.ssh/known_hosts'),
+    );
+    expect(at('--ro-bind', '/home/p/.ssh/known_hosts', '/home/p/.ssh/known_hosts')).toBeLessThan(
+      at('--remount-ro', '/home/p/.ssh'),
+    );
   });
   it('network on and a pty run: no --unshare-net, no --new-session', () => {
     const a = bwrapArgs(sandboxPolicy(input()), { argv: ['true'], cwd: '/w', newSession: false });
@@ -95,7 +141,9 @@ describe('bwrapArgs', () => {
 });
 
 describe('seatbeltProfile', () => {
-  const text = seatbeltProfile(sandboxPolicy(input({ workspace: '/home/p', setting: { network: false, writable: ['/data'] } })));
+  const text = seatbeltProfile(
+    sandboxPolicy(input({ workspace: '/home/p', setting: { network: false, writable: ['/data'] } })),
+  );
   const rules = [
     '(deny file-write*)',
     '(allow file-write* (subpath "/home/p") (subpath "/data") (subpath "/home/p/.npm") (subpath "/home/p/.cache") (subpath "/home/p/.switchboard/state/sandbox/abc/tmp") (subpath "/home/p/.switchboard/state/sandbox/abc") (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/fd/"))',
@@ -109,11 +157,17 @@ describe('seatbeltProfile', () => {
   ];
   for (const r of rules) it(r, () => expect(text.split('\n')).toContain(r));
   it('denials come after the allowances they narrow', () => {
-    expect(text.indexOf('(deny file-read* file-write* (subpath "/home/p/.ssh"))')).toBeGreaterThan(text.indexOf('(allow file-write* (subpath "/home/p")'));
-    expect(text.indexOf('(deny file-write* (subpath "/home/p/.bashrc"))')).toBeGreaterThan(text.indexOf('(allow file-write* (subpath "/home/p")'));
+    expect(text.indexOf('(deny file-read* file-write* (subpath "/home/p/.ssh"))')).toBeGreaterThan(
+      text.indexOf('(allow file-write* (subpath "/home/p")'),
+    );
+    expect(text.indexOf('(deny file-write* (subpath "/home/p/.bashrc"))')).toBeGreaterThan(
+      text.indexOf('(allow file-write* (subpath "/home/p")'),
+    );
   });
   it('quotes a path', () => {
-    expect(seatbeltProfile(sandboxPolicy(input({ workspace: '/w/a"b', exists: (p) => p === '/w/a"b' || existing.has(p) })))).toContain('(subpath "/w/a\\"b")');
+    expect(
+      seatbeltProfile(sandboxPolicy(input({ workspace: '/w/a"b', exists: (p) => p === '/w/a"b' || existing.has(p) }))),
+    ).toContain('(subpath "/w/a\\"b")');
   });
   it('network on: no network rule', () => {
     expect(seatbeltProfile(sandboxPolicy(input()))).not.toContain('network');
@@ -123,10 +177,18 @@ describe('seatbeltProfile', () => {
 describe('sandboxNote', () => {
   const policy: SandboxPolicy = sandboxPolicy(input({ setting: { network: false } }));
   const table: Array<[string, number, RegExp | undefined]> = [
-    ["touch: cannot touch '/etc/x': Read-only file system", 1, /^\[sandbox: refused \(\/etc\/x: Read-only file system\); writes are allowed only in \/home\/p\/project, \/tmp, .*outside_sandbox: true\]$/],
+    [
+      "touch: cannot touch '/etc/x': Read-only file system",
+      1,
+      /^\[sandbox: refused \(\/etc\/x: Read-only file system\); writes are allowed only in \/home\/p\/project, \/tmp, .*outside_sandbox: true\]$/,
+    ],
     ['sh: 1: cannot create /usr/y: Read-only file system', 2, /refused \(\/usr\/y: Read-only file system\)/],
     ["OSError: [Errno 30] Read-only file system: '/opt/z'", 1, /refused \(\/opt\/z: Read-only file system\)/],
-    ['cat: /home/p/.switchboard/core.json: No such file or directory', 1, /^\[sandbox: \/home\/p\/\.switchboard is hidden from agent work/],
+    [
+      'cat: /home/p/.switchboard/core.json: No such file or directory',
+      1,
+      /^\[sandbox: \/home\/p\/\.switchboard is hidden from agent work/,
+    ],
     ['cat: /home/p/.ssh/id_ed25519: No such file or directory', 1, /\/home\/p\/\.ssh is hidden/],
     ['curl: (6) Could not resolve host: example.com', 6, /no network \(sandbox\.network: false\)/],
     ['rm: cannot remove /home/p/project/f: Permission denied', 1, undefined],
@@ -183,8 +245,12 @@ describe('Sandbox.command', () => {
     expect(s.env()).toEqual({ TMPDIR: join(profile, 'state', 'sandbox', 'x', 'tmp') });
   });
   it('none: off in the spec, or nothing that runs here', () => {
-    expect(Sandbox.for({ ...target, setting: 'off' }, async () => undefined, { ok: true, kind: 'bubblewrap' })).toEqual({ unsandboxed: 'sandbox: off in its spec' });
-    expect(Sandbox.for(target, async () => undefined, { ok: false, reason: 'no bwrap' })).toEqual({ unsandboxed: 'no bwrap' });
+    expect(Sandbox.for({ ...target, setting: 'off' }, async () => undefined, { ok: true, kind: 'bubblewrap' })).toEqual(
+      { unsandboxed: 'sandbox: off in its spec' },
+    );
+    expect(Sandbox.for(target, async () => undefined, { ok: false, reason: 'no bwrap' })).toEqual({
+      unsandboxed: 'no bwrap',
+    });
   });
 });
 
@@ -194,7 +260,9 @@ describe('sandboxAvailability', () => {
     try {
       process.env.PATH = '/nonexistent';
       resetSandboxAvailability();
-      expect(sandboxAvailability()).toEqual(process.platform === 'linux' ? { ok: false, reason: 'bubblewrap (bwrap) is not installed' } : expect.anything());
+      expect(sandboxAvailability()).toEqual(
+        process.platform === 'linux' ? { ok: false, reason: 'bubblewrap (bwrap) is not installed' } : expect.anything(),
+      );
       process.env.PATH = path;
       process.env.SWITCHBOARD_NO_SANDBOX = 'a test';
       resetSandboxAvailability();
@@ -229,11 +297,25 @@ describe('the setting and what it says', () => {
     expect(r.error?.issues[0]?.message).toBe('Unrecognized key: "sandbx"');
   });
   it('TargetInfo.sandbox and its line', () => {
-    expect(sandboxInfo('off', { ok: true, kind: 'bubblewrap' })).toEqual({ state: 'unsandboxed', reason: 'sandbox: off in its spec' });
-    expect(sandboxInfo(undefined, { ok: false, reason: 'bubblewrap (bwrap) is not installed' })).toEqual({ state: 'unsandboxed', reason: 'bubblewrap (bwrap) is not installed' });
-    expect(sandboxInfo({ network: false }, { ok: true, kind: 'bubblewrap' })).toEqual({ state: 'sandboxed', kind: 'bubblewrap', network: false });
+    expect(sandboxInfo('off', { ok: true, kind: 'bubblewrap' })).toEqual({
+      state: 'unsandboxed',
+      reason: 'sandbox: off in its spec',
+    });
+    expect(sandboxInfo(undefined, { ok: false, reason: 'bubblewrap (bwrap) is not installed' })).toEqual({
+      state: 'unsandboxed',
+      reason: 'bubblewrap (bwrap) is not installed',
+    });
+    expect(sandboxInfo({ network: false }, { ok: true, kind: 'bubblewrap' })).toEqual({
+      state: 'sandboxed',
+      kind: 'bubblewrap',
+      network: false,
+    });
     expect(sandboxLine({ state: 'sandboxed', kind: 'bubblewrap', network: true })).toBe('sandboxed (bubblewrap)');
-    expect(sandboxLine({ state: 'sandboxed', kind: 'bubblewrap', network: false })).toBe('sandboxed (bubblewrap, no network)');
-    expect(sandboxLine({ state: 'unsandboxed', reason: 'sandbox: off in its spec' })).toBe('unsandboxed (sandbox: off in its spec)');
+    expect(sandboxLine({ state: 'sandboxed', kind: 'bubblewrap', network: false })).toBe(
+      'sandboxed (bubblewrap, no network)',
+    );
+    expect(sandboxLine({ state: 'unsandboxed', reason: 'sandbox: off in its spec' })).toBe(
+      'unsandboxed (sandbox: off in its spec)',
+    );
   });
 });

@@ -15,13 +15,19 @@ import { childrenOf, hostGroup, namespaceMembers, namespaceOf } from './pidNames
 import { GENTLE_SIGNALS, sendSignal, tracked, untilGone } from '../processes/endGently.js';
 
 /** What a target's spec says and what this machine offers, as TargetInfo.sandbox says it (pure). */
-export function sandboxInfo(setting: SandboxSetting | undefined, available: SandboxAvailability = sandboxAvailability()): SandboxInfo {
+export function sandboxInfo(
+  setting: SandboxSetting | undefined,
+  available: SandboxAvailability = sandboxAvailability(),
+): SandboxInfo {
   if (setting === 'off') return { state: 'unsandboxed', reason: 'sandbox: off in its spec' };
   if (!available.ok) return { state: 'unsandboxed', reason: available.reason };
   return { state: 'sandboxed', kind: available.kind, network: setting?.network ?? true };
 }
 
-/** "sandboxed (bubblewrap)", "sandboxed (bubblewrap, no network)" or "unsandboxed (reason)": what the CLI and doctor print. */
+/**
+ * "sandboxed (bubblewrap)", "sandboxed (bubblewrap, no network)" or "unsandboxed (reason)": what the CLI and doctor
+ * print.
+ */
 export function sandboxLine(info: SandboxInfo): string {
   if (info.state === 'unsandboxed') return `unsandboxed (${info.reason ?? 'no reason given'})`;
   return `sandboxed (${info.kind ?? 'os'}${info.network === false ? ', no network' : ''})`;
@@ -53,20 +59,37 @@ export class Sandbox {
   /** The policy as of the last start: what exists is looked at again each time (a cwd made later is bound then). */
   policy: SandboxPolicy;
 
-  private constructor(readonly kind: SandboxKind, private readonly input: PolicyInput, private readonly killGroup: KillGroup) {
+  private constructor(
+    readonly kind: SandboxKind,
+    private readonly input: PolicyInput,
+    private readonly killGroup: KillGroup,
+  ) {
     this.policy = sandboxPolicy(input);
   }
 
   /** The target's sandbox, or why it has none (its spec says off, or none can run here). */
-  static for(target: SandboxTarget, killGroup: KillGroup, available: SandboxAvailability = sandboxAvailability()): Sandbox | { unsandboxed: string } {
+  static for(
+    target: SandboxTarget,
+    killGroup: KillGroup,
+    available: SandboxAvailability = sandboxAvailability(),
+  ): Sandbox | { unsandboxed: string } {
     const info = sandboxInfo(target.setting, available);
     if (info.state === 'unsandboxed' || !available.ok) return { unsandboxed: info.reason ?? 'no sandbox' };
     const home = homedir();
     const identityDir = join(target.profile, 'state', 'sandbox', target.id);
-    return new Sandbox(available.kind, {
-      setting: target.setting, home, profile: target.profile, workspace: target.workspace, identityDir,
-      exists: existsSync, isDir: (p) => statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false,
-    }, killGroup);
+    return new Sandbox(
+      available.kind,
+      {
+        setting: target.setting,
+        home,
+        profile: target.profile,
+        workspace: target.workspace,
+        identityDir,
+        exists: existsSync,
+        isDir: (p) => statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false,
+      },
+      killGroup,
+    );
   }
 
   /** The exports file of the identity: in its folder, which the sandbox sees at the same path. */
@@ -97,7 +120,11 @@ export class Sandbox {
     if (this.kind === 'seatbelt') {
       return { file: '/usr/bin/sandbox-exec', args: ['-p', seatbeltProfile(this.policy), ...argv], cwd: opts.cwd };
     }
-    return { file: 'bwrap', args: bwrapArgs(this.policy, { argv, cwd: opts.cwd, newSession: opts.newSession }), cwd: '/' };
+    return {
+      file: 'bwrap',
+      args: bwrapArgs(this.policy, { argv, cwd: opts.cwd, newSession: opts.newSession }),
+      cwd: '/',
+    };
   }
 
   /** Environment the sandboxed program is given on top of the target's: its tmp. */
@@ -129,11 +156,22 @@ export class Sandbox {
     const exited = new Promise<void>((resolve) => runner.once('exit', () => resolve()));
     if (this.kind !== 'bubblewrap') {
       for (const sig of GENTLE_SIGNALS) sendSignal(-pid, sig);
-      return tracked(untilGone(() => runner.exitCode === null && runner.signalCode === null, () => sendSignal(-pid, 'SIGKILL'), graceMs).then(() => exited));
+      return tracked(
+        untilGone(
+          () => runner.exitCode === null && runner.signalCode === null,
+          () => sendSignal(-pid, 'SIGKILL'),
+          graceMs,
+        ).then(() => exited),
+      );
     }
     const ns = namespaceOf(pid);
     // Every process but the namespace's init, and not the ones already ended (a zombie answers signal 0).
-    const inside = (): number[] => (ns ? namespaceMembers(ns).filter((m) => m.nsPid !== 1 && !m.zombie).map((m) => m.hostPid) : []);
+    const inside = (): number[] =>
+      ns
+        ? namespaceMembers(ns)
+            .filter((m) => m.nsPid !== 1 && !m.zombie)
+            .map((m) => m.hostPid)
+        : [];
     // Those there now: a process a trap starts while it cleans up is not sent the signal its trap is handling.
     const found = inside();
     for (const sig of GENTLE_SIGNALS) for (const p of found) sendSignal(p, sig);
@@ -144,10 +182,12 @@ export class Sandbox {
       for (const init of childrenOf(pid)) sendSignal(init, 'SIGKILL');
       sendSignal(pid, 'SIGKILL');
     };
-    return tracked(untilGone(() => inside().length > 0, kill, graceMs).then(() => {
-      kill();
-      return exited;
-    }));
+    return tracked(
+      untilGone(() => inside().length > 0, kill, graceMs).then(() => {
+        kill();
+        return exited;
+      }),
+    );
   }
 
   /** The identity is gone for good: its folder (tmp, exports) goes too. */

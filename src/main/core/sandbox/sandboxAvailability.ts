@@ -7,14 +7,32 @@ export type SandboxKind = 'bubblewrap' | 'seatbelt';
 export type SandboxAvailability = { ok: true; kind: SandboxKind } | { ok: false; reason: string };
 
 /** The probe run: the namespaces and mounts every sandboxed run needs, on the smallest command there is. */
-export const PROBE_ARGS = ['--ro-bind', '/', '/', '--dev', '/dev', '--unshare-pid', '--proc', '/proc', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--new-session', '--', 'true'];
+export const PROBE_ARGS = [
+  '--ro-bind',
+  '/',
+  '/',
+  '--dev',
+  '/dev',
+  '--unshare-pid',
+  '--proc',
+  '/proc',
+  '--unshare-ipc',
+  '--unshare-uts',
+  '--die-with-parent',
+  '--new-session',
+  '--',
+  'true',
+];
 
 /** How long the probe may take before bubblewrap counts as unusable. */
 const PROBE_TIMEOUT_MS = 5000;
 
 let cached: SandboxAvailability | undefined;
 
-/** What this machine offers, probed on first use. `SWITCHBOARD_NO_SANDBOX=<reason>` forces the unsandboxed answer (tests, a person's choice). */
+/**
+ * What this machine offers, probed on first use. `SWITCHBOARD_NO_SANDBOX=<reason>` forces the unsandboxed answer
+ * (tests, a person's choice).
+ */
 export function sandboxAvailability(): SandboxAvailability {
   return (cached ??= probe());
 }
@@ -29,17 +47,29 @@ function probe(): SandboxAvailability {
   if (forced) return { ok: false, reason: `SWITCHBOARD_NO_SANDBOX is set (${forced})` };
   if (process.platform === 'win32') return { ok: false, reason: 'Windows has no OS sandbox Switchboard can use' };
   if (process.platform === 'darwin') {
-    return existsSync('/usr/bin/sandbox-exec') ? { ok: true, kind: 'seatbelt' } : { ok: false, reason: 'sandbox-exec is missing' };
+    return existsSync('/usr/bin/sandbox-exec')
+      ? { ok: true, kind: 'seatbelt' }
+      : { ok: false, reason: 'sandbox-exec is missing' };
   }
   if (process.platform !== 'linux') return { ok: false, reason: `no OS sandbox on ${process.platform}` };
-  const r = spawnSync('bwrap', PROBE_ARGS, { encoding: 'utf8', timeout: PROBE_TIMEOUT_MS, stdio: ['ignore', 'ignore', 'pipe'] });
+  const r = spawnSync('bwrap', PROBE_ARGS, {
+    encoding: 'utf8',
+    timeout: PROBE_TIMEOUT_MS,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   if (r.error) {
     const code = (r.error as NodeJS.ErrnoException).code;
-    return { ok: false, reason: code === 'ENOENT' ? 'bubblewrap (bwrap) is not installed' : `bubblewrap did not run: ${r.error.message}` };
+    return {
+      ok: false,
+      reason: code === 'ENOENT' ? 'bubblewrap (bwrap) is not installed' : `bubblewrap did not run: ${r.error.message}`,
+    };
   }
   if (r.status !== 0) {
     const said = (r.stderr ?? '').trim().split('\n')[0] ?? '';
-    return { ok: false, reason: `bubblewrap cannot create its namespaces here: ${said || `exit ${r.status ?? r.signal}`}` };
+    return {
+      ok: false,
+      reason: `bubblewrap cannot create its namespaces here: ${said || `exit ${r.status ?? r.signal}`}`,
+    };
   }
   return { ok: true, kind: 'bubblewrap' };
 }

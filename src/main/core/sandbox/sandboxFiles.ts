@@ -28,11 +28,19 @@ interface HelperResult {
   over: boolean;
 }
 
-/** Starts argv inside the sandbox with stdin, stdout and stderr piped (the environment's, which tracks it for cleanup). */
+/**
+ * Starts argv inside the sandbox with stdin, stdout and stderr piped (the environment's, which tracks it for cleanup).
+ */
 export type StartInside = (argv: [string, ...string[]]) => ChildProcess;
 
 /** Run `script` (sh, `$1` the path) inside the sandbox; stdout is kept up to `maxBytes`. */
-function helper(sandbox: Sandbox, start: StartInside, script: string, path: string, opts: { stdin?: Buffer; maxBytes?: number } = {}): Promise<HelperResult> {
+function helper(
+  sandbox: Sandbox,
+  start: StartInside,
+  script: string,
+  path: string,
+  opts: { stdin?: Buffer; maxBytes?: number } = {},
+): Promise<HelperResult> {
   return new Promise((resolve, reject) => {
     const child = start(['/bin/sh', '-c', script, 'sh', path]);
     if (!child.stdin || !child.stdout || !child.stderr) throw new Error('a file helper needs its three pipes');
@@ -78,7 +86,11 @@ function refusal(sandbox: Sandbox, op: 'read' | 'write', path: string, said: str
   // The write helper names the file it resolved (through a symlink) first; the last line is the refusal.
   const real = /^sb-target (.*)$/m.exec(said)?.[1] ?? path;
   const inPlace = /^sb-in-place$/m.test(said);
-  const line = said.split('\n').filter((l) => !l.startsWith('sb-target ') && l !== 'sb-in-place').pop() ?? '';
+  const line =
+    said
+      .split('\n')
+      .filter((l) => !l.startsWith('sb-target ') && l !== 'sb-in-place')
+      .pop() ?? '';
   const note = `[sandbox: writes are allowed only in ${writableList(sandbox.policy)}]`;
   const hint = `add the folder to the target's sandbox.writable, or ${WAY_OUT.replace('run it again', 'do it with the terminal tool')}`;
   if (op === 'write') {
@@ -88,9 +100,15 @@ function refusal(sandbox: Sandbox, op: 'read' | 'write', path: string, said: str
     const { writable, readOnly } = sandbox.policy;
     const allowed = [...writable, '/tmp'].some((w) => within(real, w)) && !readOnly.some((r) => within(real, r));
     const sandboxs = code === undefined || ((code === 'EROFS' || code === 'EACCES' || code === 'EPERM') && !allowed);
-    return sandboxs ? writeError(path, code, { detail: line.replace(/^[^:]*: /, ''), note, hint, inPlace }) : writeError(path, code, { inPlace });
+    return sandboxs
+      ? writeError(path, code, { detail: line.replace(/^[^:]*: /, ''), note, hint, inPlace })
+      : writeError(path, code, { inPlace });
   }
-  const why = /Read-only file system/.test(line) ? 'Read-only file system' : /Permission denied/.test(line) ? 'Permission denied' : line.replace(/^[^:]*: /, '');
+  const why = /Read-only file system/.test(line)
+    ? 'Read-only file system'
+    : /Permission denied/.test(line)
+      ? 'Permission denied'
+      : line.replace(/^[^:]*: /, '');
   return new SwitchboardError('bad_request', `cannot read ${path}: ${why} ${note}`, hint);
 }
 
@@ -127,7 +145,10 @@ export function atomicWriteScript(tag: string): string {
 
 /** The file operations of a sandboxed local target. */
 export class SandboxFiles {
-  constructor(private readonly sandbox: Sandbox, private readonly start: StartInside) {}
+  constructor(
+    private readonly sandbox: Sandbox,
+    private readonly start: StartInside,
+  ) {}
 
   async stat(path: string): Promise<FileStat> {
     const r = await helper(this.sandbox, this.start, 'exec stat -L -c "%F %s" -- "$1"', path);
@@ -136,8 +157,19 @@ export class SandboxFiles {
 
   async readFile(path: string, maxBytes: number): Promise<Buffer> {
     // The file is opened once, by the shell's redirection; cat reads that descriptor.
-    const r = await helper(this.sandbox, this.start, '[ -d "$1" ] && { echo "Is a directory" >&2; exit 21; }; exec cat < "$1"', path, { maxBytes });
-    if (r.over) throw new SwitchboardError('too_large', `${path} is over ${maxBytes} bytes`, 'read a part of it with offset and limit, or use terminal with head/tail');
+    const r = await helper(
+      this.sandbox,
+      this.start,
+      '[ -d "$1" ] && { echo "Is a directory" >&2; exit 21; }; exec cat < "$1"',
+      path,
+      { maxBytes },
+    );
+    if (r.over)
+      throw new SwitchboardError(
+        'too_large',
+        `${path} is over ${maxBytes} bytes`,
+        'read a part of it with offset and limit, or use terminal with head/tail',
+      );
     if (r.code === 0) return r.stdout;
     if (/No such file/.test(r.stderr)) throw new SwitchboardError('bad_request', `no such file: ${path}`);
     if (r.code === 21) throw new SwitchboardError('bad_request', `not a regular file: ${path}`);
@@ -145,7 +177,9 @@ export class SandboxFiles {
   }
 
   async writeFile(path: string, data: Buffer): Promise<void> {
-    const r = await helper(this.sandbox, this.start, atomicWriteScript(randomBytes(6).toString('hex')), path, { stdin: data });
+    const r = await helper(this.sandbox, this.start, atomicWriteScript(randomBytes(6).toString('hex')), path, {
+      stdin: data,
+    });
     if (r.code !== 0) throw refusal(this.sandbox, 'write', path, r.stderr);
   }
 }

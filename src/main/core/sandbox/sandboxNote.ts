@@ -10,7 +10,8 @@ const REFUSAL = /\b(Read-only file system|Permission denied|Operation not permit
 /** A path in an error line, without the quotes tools put around it. */
 const PATH = /\/[^\s:'"`‘’]+/g;
 /** Errors that mean the network is not there. */
-const NO_NETWORK = /\b(Network is unreachable|Temporary failure in name resolution|Could not resolve host|ENETUNREACH|EAI_AGAIN|getaddrinfo)\b/;
+const NO_NETWORK =
+  /\b(Network is unreachable|Temporary failure in name resolution|Could not resolve host|ENETUNREACH|EAI_AGAIN|getaddrinfo)\b/;
 
 /** The writable places, as a person reads them. */
 export function writableList(policy: SandboxPolicy): string {
@@ -23,17 +24,21 @@ export function writableList(policy: SandboxPolicy): string {
  */
 export function sandboxNote(output: string, exitCode: number, policy: SandboxPolicy): string | undefined {
   if (exitCode === 0) return undefined;
-  const masked = [policy.profile, ...policy.maskedDirs.map((d) => d.path), ...policy.maskedFiles].find((m) => output.includes(m));
+  const masked = [policy.profile, ...policy.maskedDirs.map((d) => d.path), ...policy.maskedFiles].find((m) =>
+    output.includes(m),
+  );
   if (masked) return `[sandbox: ${masked} is hidden from agent work on this target; ${WAY_OUT}]`;
   const line = output.split('\n').find((l) => REFUSAL.test(l));
   const refused = line === undefined ? undefined : REFUSAL.exec(line);
   if (line !== undefined && refused) {
     // The path is before the error (`touch: cannot touch '/etc/x': …`) or after it (Python's `…: '/etc/x'`).
     const path = line.slice(0, refused.index).match(PATH)?.pop() ?? line.slice(refused.index).match(PATH)?.[0];
-    if (path && policy.writable.some((w) => within(path, w)) && !policy.readOnly.some((r) => within(path, r))) return undefined;
+    if (path && policy.writable.some((w) => within(path, w)) && !policy.readOnly.some((r) => within(path, r)))
+      return undefined;
     const what = path ? `${path}: ${refused[1]}` : refused[1];
     return `[sandbox: refused (${what}); writes are allowed only in ${writableList(policy)}; ${WAY_OUT}]`;
   }
-  if (!policy.network && NO_NETWORK.test(output)) return `[sandbox: this target has no network (sandbox.network: false); ${WAY_OUT}]`;
+  if (!policy.network && NO_NETWORK.test(output))
+    return `[sandbox: this target has no network (sandbox.network: false); ${WAY_OUT}]`;
   return undefined;
 }

@@ -3,9 +3,22 @@
 import { posix } from 'node:path';
 import type { SandboxSetting } from '../../../shared/specFields.js';
 
-/** Package caches a build writes to (npm ci, pip install, cargo build …), relative to the home; bound writable when they exist. */
+/**
+ * Package caches a build writes to (npm ci, pip install, cargo build …), relative to the home; bound writable when they
+ * exist.
+ */
 export const PACKAGE_CACHES = [
-  '.npm', '.cache', '.cargo/registry', '.cargo/git', '.rustup', '.yarn', '.pnpm-store', '.local/share/pnpm', 'go/pkg/mod', '.m2', '.gradle',
+  '.npm',
+  '.cache',
+  '.cargo/registry',
+  '.cargo/git',
+  '.rustup',
+  '.yarn',
+  '.pnpm-store',
+  '.local/share/pnpm',
+  'go/pkg/mod',
+  '.m2',
+  '.gradle',
 ] as const;
 
 /** Of the caches, the ones created when missing (so `npm ci` and `pip install` work in a home that is not writable). */
@@ -15,21 +28,40 @@ export const CREATED_CACHES = ['.npm', '.cache'] as const;
 export const CREDENTIAL_DIRS = ['.ssh', '.aws', '.gnupg', '.config/gh', '.kube', '.config/gcloud', '.azure'] as const;
 
 /**
- * Credential files, relative to the home: masked by /dev/null. `.npmrc` and `.pypirc` hold registry tokens (a build that
- * needs a private registry's token runs on a `sandbox: off` target). The last three are MCP clients' configs, which can
- * hold a Switchboard bearer token.
+ * Credential files, relative to the home: masked by /dev/null. `.npmrc` and `.pypirc` hold registry tokens (a build
+ * that needs a private registry's token runs on a `sandbox: off` target). The last three are MCP clients' configs,
+ * which can hold a Switchboard bearer token.
  */
 export const CREDENTIAL_FILES = [
-  '.netrc', '.git-credentials', '.npmrc', '.pypirc', '.docker/config.json', '.claude.json', '.codex/config.toml', '.cursor/mcp.json',
+  '.netrc',
+  '.git-credentials',
+  '.npmrc',
+  '.pypirc',
+  '.docker/config.json',
+  '.claude.json',
+  '.codex/config.toml',
+  '.cursor/mcp.json',
 ] as const;
 
-/** What stays readable inside a masked credential folder (`~/.ssh/known_hosts`: ssh and git need it, it holds no key). */
+/**
+ * What stays readable inside a masked credential folder (`~/.ssh/known_hosts`: ssh and git need it, it holds no key).
+ */
 export const KEPT_IN_MASKED: Readonly<Record<string, readonly string[]>> = { '.ssh': ['known_hosts'] };
 
 /** The person's shell start-up and autostart files: read-only even inside a writable workspace (no persistence). */
 export const PERSISTENCE_PATHS = [
-  '.bashrc', '.profile', '.bash_profile', '.bash_login', '.bash_logout', '.bash_aliases', '.zshrc', '.zprofile', '.zshenv', '.zlogin',
-  '.config/autostart', '.config/systemd',
+  '.bashrc',
+  '.profile',
+  '.bash_profile',
+  '.bash_login',
+  '.bash_logout',
+  '.bash_aliases',
+  '.zshrc',
+  '.zprofile',
+  '.zshenv',
+  '.zlogin',
+  '.config/autostart',
+  '.config/systemd',
 ] as const;
 
 /** Host sockets that hand out root or the person's session (a container engine, the user's D-Bus): masked. */
@@ -107,10 +139,12 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
     identityDir: input.identityDir,
     profile: input.profile,
     insideProfile: writable.filter((w) => w !== input.profile && within(w, input.profile)),
-    maskedDirs: [...CREDENTIAL_DIRS.map(inHome), ...HOST_SOCKETS].filter((p) => exists(p) && input.isDir(p)).map((path) => ({
-      path,
-      keep: (KEPT_IN_MASKED[posix.relative(home, path)] ?? []).map((k) => posix.join(path, k)).filter(exists),
-    })),
+    maskedDirs: [...CREDENTIAL_DIRS.map(inHome), ...HOST_SOCKETS]
+      .filter((p) => exists(p) && input.isDir(p))
+      .map((path) => ({
+        path,
+        keep: (KEPT_IN_MASKED[posix.relative(home, path)] ?? []).map((k) => posix.join(path, k)).filter(exists),
+      })),
     maskedFiles: [...CREDENTIAL_FILES.map(inHome), ...HOST_SOCKETS].filter((p) => exists(p) && !input.isDir(p)),
     readOnly: PERSISTENCE_PATHS.map(inHome).filter((p) => exists(p) && writableRoot(p)),
     network: setting?.network ?? true,

@@ -26,10 +26,15 @@ describe('no sandbox here', () => {
   });
 
   it('the target runs unsandboxed, and TargetInfo, the probe and approvals say why', async () => {
-    expect(t.core.listTargets()[0]?.sandbox).toEqual({ state: 'unsandboxed', reason: 'SWITCHBOARD_NO_SANDBOX is set (the test says so)' });
+    expect(t.core.listTargets()[0]?.sandbox).toEqual({
+      state: 'unsandboxed',
+      reason: 'SWITCHBOARD_NO_SANDBOX is set (the test says so)',
+    });
     const r = await t.core.callTool('terminal', { command: `cat ${join(t.home, 'config.yaml')}` }, 'test');
     expect(String(r.output)).toContain('terminal:');
-    const report = await t.core.invoke('doctor.run', { timeout_ms: 10_000 }) as { targets: Array<{ detail?: string }> };
+    const report = (await t.core.invoke('doctor.run', { timeout_ms: 10_000 })) as {
+      targets: Array<{ detail?: string }>;
+    };
     expect(report.targets[0]?.detail).toContain('unsandboxed (SWITCHBOARD_NO_SANDBOX is set (the test says so))');
     const held = t.core.callTool('terminal', { command: 'sudo true' }, 'mcp');
     let pending = t.core.approvals.list()[0];

@@ -1,7 +1,16 @@
 // Live tests of the Sandbox through the real Core on local targets, against the real bwrap: what agent work can and
 // cannot reach, and that timeouts, background processes and execute_code still work inside.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -43,7 +52,8 @@ live('sandboxed local target (bubblewrap)', () => {
   let server: Server;
   let port = 0;
   const oldHome = process.env.HOME;
-  const call = (tool: string, args: Record<string, unknown>): Promise<ToolResult> => t.core.callTool(tool, args, 'test');
+  const call = (tool: string, args: Record<string, unknown>): Promise<ToolResult> =>
+    t.core.callTool(tool, args, 'test');
   const run = async (command: string, target = 'box', extra: Record<string, unknown> = {}): Promise<ToolResult> =>
     call('terminal', { command, execution_target: target, ...extra });
 
@@ -56,7 +66,7 @@ live('sandboxed local target (bubblewrap)', () => {
     writeFileSync(join(person, '.ssh', 'id_ed25519'), 'CANARY-SSH-KEY\n', { mode: 0o600 });
     writeFileSync(join(person, '.ssh', 'known_hosts'), 'host ssh-ed25519 AAAA\n');
     writeFileSync(join(person, '.netrc'), 'machine x password CANARY-NETRC\n');
-    writeFileSync(join(person, '.bashrc'), '# the person\'s\n');
+    writeFileSync(join(person, '.bashrc'), "# the person's\n");
     server = createServer((s) => s.end('hello from the host\n'));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as { port: number }).port;
@@ -81,15 +91,35 @@ live('sandboxed local target (bubblewrap)', () => {
 
   it('TargetInfo says sandboxed (bubblewrap), or unsandboxed with the reason', () => {
     const infos = t.core.listTargets();
-    expect(infos.find((i) => i.name === 'box')?.sandbox).toEqual({ state: 'sandboxed', kind: 'bubblewrap', network: true });
-    expect(infos.find((i) => i.name === 'offline')?.sandbox).toEqual({ state: 'sandboxed', kind: 'bubblewrap', network: false });
-    expect(infos.find((i) => i.name === 'open')?.sandbox).toEqual({ state: 'unsandboxed', reason: 'sandbox: off in its spec' });
+    expect(infos.find((i) => i.name === 'box')?.sandbox).toEqual({
+      state: 'sandboxed',
+      kind: 'bubblewrap',
+      network: true,
+    });
+    expect(infos.find((i) => i.name === 'offline')?.sandbox).toEqual({
+      state: 'sandboxed',
+      kind: 'bubblewrap',
+      network: false,
+    });
+    expect(infos.find((i) => i.name === 'open')?.sandbox).toEqual({
+      state: 'unsandboxed',
+      reason: 'sandbox: off in its spec',
+    });
   });
 
   it('doctor says where each local target runs', async () => {
-    const report = await t.core.invoke('doctor.run', { timeout_ms: 10_000 }) as { targets: Array<{ name: string; ok: boolean; detail?: string; sandbox?: unknown }> };
-    expect(report.targets.find((x) => x.name === 'box')).toMatchObject({ ok: true, sandbox: { state: 'sandboxed', kind: 'bubblewrap' }, detail: expect.stringContaining('sandboxed (bubblewrap)') });
-    expect(report.targets.find((x) => x.name === 'open')).toMatchObject({ ok: true, sandbox: { state: 'unsandboxed', reason: 'sandbox: off in its spec' } });
+    const report = (await t.core.invoke('doctor.run', { timeout_ms: 10_000 })) as {
+      targets: Array<{ name: string; ok: boolean; detail?: string; sandbox?: unknown }>;
+    };
+    expect(report.targets.find((x) => x.name === 'box')).toMatchObject({
+      ok: true,
+      sandbox: { state: 'sandboxed', kind: 'bubblewrap' },
+      detail: expect.stringContaining('sandboxed (bubblewrap)'),
+    });
+    expect(report.targets.find((x) => x.name === 'open')).toMatchObject({
+      ok: true,
+      sandbox: { state: 'unsandboxed', reason: 'sandbox: off in its spec' },
+    });
   });
 
   it('the profile is an empty folder inside: nothing in it can be read', async () => {
@@ -109,7 +139,9 @@ live('sandboxed local target (bubblewrap)', () => {
     const r = await run(`cat /proc/${process.pid}/environ; echo; ls /proc`);
     expect(r.exit_code).toBe(0);
     expect(String(r.output)).toMatch(new RegExp(`/proc/${process.pid}/environ: No such file`));
-    const pids = String(r.output).split('\n').filter((l) => /^\d+$/.test(l));
+    const pids = String(r.output)
+      .split('\n')
+      .filter((l) => /^\d+$/.test(l));
     expect(pids.length).toBeGreaterThan(0);
     expect(pids).not.toContain(String(process.pid));
     expect(pids.every((p) => Number(p) < 100)).toBe(true);
@@ -125,7 +157,9 @@ live('sandboxed local target (bubblewrap)', () => {
     const r = await run(`touch ${person}/outside`);
     expect(r.exit_code).not.toBe(0);
     const last = String(r.output).trim().split('\n').pop()!;
-    expect(last).toMatch(/^\[sandbox: refused \(.*outside: (Read-only file system|Permission denied)\); writes are allowed only in .*outside_sandbox: true\]$/);
+    expect(last).toMatch(
+      /^\[sandbox: refused \(.*outside: (Read-only file system|Permission denied)\); writes are allowed only in .*outside_sandbox: true\]$/,
+    );
     const ok = await run('echo in-ws > f && cat f && echo in-tmp > /tmp/t && cat /tmp/t && echo "$TMPDIR"');
     expect(ok).toMatchObject({ exit_code: 0 });
     expect(String(ok.output)).toBe('in-ws\nin-tmp\n/tmp\n');
@@ -136,7 +170,7 @@ live('sandboxed local target (bubblewrap)', () => {
     const r = await run('echo evil >> ~/.bashrc; echo ok > ~/scratch.txt && cat ~/scratch.txt', 'athome');
     expect(String(r.output)).toMatch(/\.bashrc: Read-only file system/);
     expect(String(r.output)).toContain('ok');
-    expect(readFileSync(join(person, '.bashrc'), 'utf8')).toBe('# the person\'s\n');
+    expect(readFileSync(join(person, '.bashrc'), 'utf8')).toBe("# the person's\n");
   });
 
   it('exports and cd persist between calls', async () => {
@@ -146,7 +180,8 @@ live('sandboxed local target (bubblewrap)', () => {
     await run(`cd ${t.dirs.box}`);
   });
 
-  // 60 KB: under the 64 KiB the policy reads (a longer command asks a person; approvals/largeCommands.test.ts runs one).
+  // 60 KB: under the 64 KiB the policy reads (a longer command asks a person; approvals/largeCommands.test.ts runs
+  // one).
   it('a sandboxed warm shell runs a command as written: quotes, UTF-8, 60 KB', async () => {
     const r = await run(`echo ${'x'.repeat(60_000)} | wc -c`);
     expect(r).toMatchObject({ exit_code: 0, output: '60001\n' });
@@ -180,7 +215,12 @@ live('sandboxed local target (bubblewrap)', () => {
   it('a background process is listed, polled and killed', async () => {
     const bg = await run('echo started; sleep 32.5', 'box', { background: true });
     const id = String(bg.session_id);
-    expect(await until(async () => String((await call('process', { action: 'poll', session_id: id })).output).includes('started') || false)).toBe(true);
+    expect(
+      await until(
+        async () =>
+          String((await call('process', { action: 'poll', session_id: id })).output).includes('started') || false,
+      ),
+    ).toBe(true);
     const list = await call('process', { action: 'list', execution_target: 'box' });
     expect((list.processes as Array<{ session_id: string }>).some((p) => p.session_id === id)).toBe(true);
     expect(await call('process', { action: 'kill', session_id: id })).toMatchObject({ status: 'killed' });
@@ -188,7 +228,8 @@ live('sandboxed local target (bubblewrap)', () => {
   }, 20_000);
 
   it('execute_code runs in the sandbox', async () => {
-    if (!has('python3', ['-c', 'pass'])) return void console.warn('python3 missing: execute_code checked by its error only');
+    if (!has('python3', ['-c', 'pass']))
+      return void console.warn('python3 missing: execute_code checked by its error only');
     const code = [
       'import os',
       `print("profile", os.path.exists(${JSON.stringify(join(t.home, 'config.yaml'))}))`,
@@ -202,28 +243,46 @@ live('sandboxed local target (bubblewrap)', () => {
   }, 30_000);
 
   it('write_file through a symlink out of the workspace is refused by the sandbox; into the profile, by the policy too', async () => {
-    writeFileSync(join(person, 'notes.txt'), 'the person\'s\n');
+    writeFileSync(join(person, 'notes.txt'), "the person's\n");
     await run(`ln -sf ${join(person, 'notes.txt')} notes-link.txt`);
     const out = call('write_file', { path: 'notes-link.txt', content: 'owned', execution_target: 'box' });
-    await expect(out).rejects.toMatchObject({ message: expect.stringMatching(/cannot write .*notes-link\.txt: .*\[sandbox: writes are allowed only in /) });
-    expect(readFileSync(join(person, 'notes.txt'), 'utf8')).toBe('the person\'s\n');
+    await expect(out).rejects.toMatchObject({
+      message: expect.stringMatching(/cannot write .*notes-link\.txt: .*\[sandbox: writes are allowed only in /),
+    });
+    expect(readFileSync(join(person, 'notes.txt'), 'utf8')).toBe("the person's\n");
     const before = readFileSync(join(t.home, 'config.yaml'), 'utf8');
     // (`ln` naming the profile is refused by the policy; a link made by a computed path is not seen by it.)
     symlinkSync(join(t.home, 'config.yaml'), join(t.dirs.box!, 'link.yaml'));
-    await expect(call('write_file', { path: 'link.yaml', content: 'owned', execution_target: 'box' })).rejects.toThrow();
+    await expect(
+      call('write_file', { path: 'link.yaml', content: 'owned', execution_target: 'box' }),
+    ).rejects.toThrow();
     expect(readFileSync(join(t.home, 'config.yaml'), 'utf8')).toBe(before);
     symlinkSync(join(t.home, 'canary.txt'), join(t.dirs.box!, 'canary-link.txt'));
-    await expect(call('read_file', { path: 'canary-link.txt', execution_target: 'box' })).rejects.toMatchObject({ message: expect.stringMatching(/no such file/) });
+    await expect(call('read_file', { path: 'canary-link.txt', execution_target: 'box' })).rejects.toMatchObject({
+      message: expect.stringMatching(/no such file/),
+    });
   });
 
   it('write_file, patch and read_file work in the workspace; outside it they are refused', async () => {
-    expect(await call('write_file', { path: 'deep/new.txt', content: 'one two\n', execution_target: 'box' })).toMatchObject({ bytes_written: 8 });
-    expect(await call('patch', { path: 'deep/new.txt', old_string: 'two', new_string: 'three', execution_target: 'box' })).toMatchObject({ replacements: 1 });
-    expect(await call('read_file', { path: 'deep/new.txt', execution_target: 'box' })).toMatchObject({ content: '     1\tone three\n' });
-    await expect(call('write_file', { path: join(person, 'nope.txt'), content: 'x', execution_target: 'box' })).rejects.toMatchObject({
-      message: expect.stringMatching(/^cannot write \S*nope\.txt: read-only file system \(EROFS\); the file is unchanged \[sandbox: writes are allowed only in/),
+    expect(
+      await call('write_file', { path: 'deep/new.txt', content: 'one two\n', execution_target: 'box' }),
+    ).toMatchObject({ bytes_written: 8 });
+    expect(
+      await call('patch', { path: 'deep/new.txt', old_string: 'two', new_string: 'three', execution_target: 'box' }),
+    ).toMatchObject({ replacements: 1 });
+    expect(await call('read_file', { path: 'deep/new.txt', execution_target: 'box' })).toMatchObject({
+      content: '     1\tone three\n',
     });
-    expect(await call('search_files', { pattern: 'three', target: 'content', path: 'deep', execution_target: 'box' })).toMatchObject({ count: 1 });
+    await expect(
+      call('write_file', { path: join(person, 'nope.txt'), content: 'x', execution_target: 'box' }),
+    ).rejects.toMatchObject({
+      message: expect.stringMatching(
+        /^cannot write \S*nope\.txt: read-only file system \(EROFS\); the file is unchanged \[sandbox: writes are allowed only in/,
+      ),
+    });
+    expect(
+      await call('search_files', { pattern: 'three', target: 'content', path: 'deep', execution_target: 'box' }),
+    ).toMatchObject({ count: 1 });
   });
 
   it('sandbox: off runs unsandboxed', async () => {
@@ -244,20 +303,30 @@ live('sandboxed local target (bubblewrap)', () => {
     const missing = ['git', 'npm', 'python3'].filter((c) => !has(c, ['--version']));
     if (missing.length) console.warn(`everyday work: not installed here, not checked: ${missing.join(', ')}`);
     if (has('git', ['--version'])) {
-      const g = await run('git init -q repo && cd repo && echo x > x && git add x && git -c user.email=a@b -c user.name=a commit -qm one && git log --oneline | wc -l; cd ..');
+      const g = await run(
+        'git init -q repo && cd repo && echo x > x && git add x && git -c user.email=a@b -c user.name=a commit -qm one && git log --oneline | wc -l; cd ..',
+      );
       expect(g).toMatchObject({ exit_code: 0 });
       expect(String(g.output).trim()).toBe('1');
     }
     if (has('npm', ['--version'])) {
-      const n = await run([
-        'mkdir -p dep app && echo \'{"name":"dep","version":"1.0.0","main":"i.js"}\' > dep/package.json && echo "module.exports=42" > dep/i.js',
-        'cd app && echo \'{"name":"app","version":"1.0.0","dependencies":{"dep":"file:../dep"}}\' > package.json',
-        'npm install --offline --no-audit --no-fund >/dev/null 2>&1; node -e "console.log(require(\'dep\'))"; cd ..',
-      ].join(' && '), 'box', { timeout: 120 });
+      const n = await run(
+        [
+          'mkdir -p dep app && echo \'{"name":"dep","version":"1.0.0","main":"i.js"}\' > dep/package.json && echo "module.exports=42" > dep/i.js',
+          'cd app && echo \'{"name":"app","version":"1.0.0","dependencies":{"dep":"file:../dep"}}\' > package.json',
+          'npm install --offline --no-audit --no-fund >/dev/null 2>&1; node -e "console.log(require(\'dep\'))"; cd ..',
+        ].join(' && '),
+        'box',
+        { timeout: 120 },
+      );
       expect(String(n.output)).toContain('42');
     }
     if (has('python3', ['-m', 'venv', '--help'])) {
-      const p = await run('python3 -m venv --without-pip venv && venv/bin/python -c "import sys; print(sys.prefix)"', 'box', { timeout: 120 });
+      const p = await run(
+        'python3 -m venv --without-pip venv && venv/bin/python -c "import sys; print(sys.prefix)"',
+        'box',
+        { timeout: 120 },
+      );
       expect(p).toMatchObject({ exit_code: 0 });
       expect(String(p.output)).toContain(`${t.dirs.box}/venv`);
     }

@@ -11,7 +11,9 @@ afterEach(() => {
   for (const r of roots.splice(0)) rmSync(r, { recursive: true, force: true });
 });
 
-/** A profile with one local target `box` starting in `work`; `extra` goes into its spec (a change makes a new identity). */
+/**
+ * A profile with one local target `box` starting in `work`; `extra` goes into its spec (a change makes a new identity).
+ */
 function profile(extra = ''): { home: string; work: string; writeConfig: (extra: string) => void } {
   const root = mkdtempSync(join(tmpdir(), 'sb-cwd-kept-'));
   roots.push(root);
@@ -20,7 +22,16 @@ function profile(extra = ''): { home: string; work: string; writeConfig: (extra:
   mkdirSync(join(work, 'deeper', 'still'), { recursive: true });
   mkdirSync(home, { recursive: true });
   const writeConfig = (more: string): void =>
-    writeFileSync(join(home, 'config.yaml'), ['terminal:', '  default_target: box', '  targets:', `    box: { backend: local, sandbox: off, cwd: ${work}${more} }`, ''].join('\n'));
+    writeFileSync(
+      join(home, 'config.yaml'),
+      [
+        'terminal:',
+        '  default_target: box',
+        '  targets:',
+        `    box: { backend: local, sandbox: off, cwd: ${work}${more} }`,
+        '',
+      ].join('\n'),
+    );
   writeConfig(extra);
   return { home, work, writeConfig };
 }
@@ -34,7 +45,8 @@ async function withCore<T>(home: string, run: (core: Core) => Promise<T>): Promi
   }
 }
 
-const terminal = (core: Core, command: string): Promise<Record<string, unknown>> => core.callTool('terminal', { command }, 'test') as Promise<Record<string, unknown>>;
+const terminal = (core: Core, command: string): Promise<Record<string, unknown>> =>
+  core.callTool('terminal', { command }, 'test') as Promise<Record<string, unknown>>;
 
 describe('the cwd across a Core restart', () => {
   it('is where the last cd left it, for commands and the sidebar', async () => {
@@ -54,7 +66,9 @@ describe('the cwd across a Core restart', () => {
     rmSync(join(work, 'deeper', 'still'), { recursive: true });
     await withCore(home, async (core) => {
       const r = await terminal(core, 'pwd');
-      expect(r.output).toBe(`[the cwd ${join(work, 'deeper', 'still')} no longer exists; running in ${join(work, 'deeper')}]\n${join(work, 'deeper')}\n`);
+      expect(r.output).toBe(
+        `[the cwd ${join(work, 'deeper', 'still')} no longer exists; running in ${join(work, 'deeper')}]\n${join(work, 'deeper')}\n`,
+      );
       expect(r.cwd).toBe(join(work, 'deeper'));
     });
   });
@@ -65,7 +79,11 @@ describe('the cwd across a Core restart', () => {
     writeConfig(', timeout: 77');
     await withCore(home, async (core) => {
       const r = await terminal(core, 'pwd');
-      expect(r.output).toMatch(new RegExp(`^\\[the cwd was reset to ${work}: target "box" was replaced \\(it was box#\\S+\\), and a cwd belongs to one generation\\]\\n${work}\\n$`));
+      expect(r.output).toMatch(
+        new RegExp(
+          `^\\[the cwd was reset to ${work}: target "box" was replaced \\(it was box#\\S+\\), and a cwd belongs to one generation\\]\\n${work}\\n$`,
+        ),
+      );
       // Said once.
       expect((await terminal(core, 'pwd')).output).toBe(`${work}\n`);
     });
@@ -78,7 +96,11 @@ describe('the cwd across a Core restart', () => {
     for (const f of readdirSync(dir)) writeFileSync(join(dir, f), '{"cwd": 42');
     await withCore(home, async (core) => {
       const r = await terminal(core, 'pwd');
-      expect(r.output).toMatch(new RegExp(`^\\[the cwd was reset to ${work}: its saved cwd \\(\\S+\\.json\\) was not readable as one\\]\\n${work}\\n$`));
+      expect(r.output).toMatch(
+        new RegExp(
+          `^\\[the cwd was reset to ${work}: its saved cwd \\(\\S+\\.json\\) was not readable as one\\]\\n${work}\\n$`,
+        ),
+      );
     });
   });
 });

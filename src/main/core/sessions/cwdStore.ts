@@ -15,7 +15,10 @@ type SavedCwd = z.infer<typeof SavedCwd>;
 export type KeptCwd = { cwd: string } | { reset: string } | undefined;
 
 export class CwdStore {
-  constructor(private readonly dir: string, private readonly log: (line: string) => void = (line) => process.stderr.write(`switchboard: ${line}\n`)) {}
+  constructor(
+    private readonly dir: string,
+    private readonly log: (line: string) => void = (line) => process.stderr.write(`switchboard: ${line}\n`),
+  ) {}
 
   private file(identity: string): string {
     return join(this.dir, `${createHash('sha256').update(identity).digest('hex').slice(0, 16)}.json`);
@@ -31,7 +34,10 @@ export class CwdStore {
     try {
       text = readFileSync(path, 'utf8');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') return { reset: `its saved cwd (${path}) could not be read: ${(err as NodeJS.ErrnoException).code ?? String(err)}` };
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+        return {
+          reset: `its saved cwd (${path}) could not be read: ${(err as NodeJS.ErrnoException).code ?? String(err)}`,
+        };
       return this.replaced(identity, name, live);
     }
     const saved = parse(text);
@@ -46,7 +52,9 @@ export class CwdStore {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
       atomicWrite(path, JSON.stringify({ identity, name, cwd } satisfies SavedCwd));
     } catch (err) {
-      this.log(`could not keep the cwd of ${echoed(identity)} (it will not survive a restart): ${(err as Error).message}`);
+      this.log(
+        `could not keep the cwd of ${echoed(identity)} (it will not survive a restart): ${(err as Error).message}`,
+      );
     }
   }
 
@@ -67,7 +75,9 @@ export class CwdStore {
       const saved = parse(readOr(join(this.dir, f)));
       if (!saved || saved.name !== name || saved.identity === identity || live(saved.identity)) continue;
       rmSync(join(this.dir, f), { force: true });
-      return { reset: `target "${echoed(name)}" was replaced (it was ${echoed(saved.identity)}), and a cwd belongs to one generation` };
+      return {
+        reset: `target "${echoed(name)}" was replaced (it was ${echoed(saved.identity)}), and a cwd belongs to one generation`,
+      };
     }
     return undefined;
   }

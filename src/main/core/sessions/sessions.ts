@@ -41,7 +41,13 @@ export class Sessions {
     if (!s) {
       const provider = this.providers(snapshot.spec.backend);
       if (!provider) throw new Error(`no provider for backend ${snapshot.spec.backend}`);
-      s = { env: provider.createEnvironment(snapshot, this.ctx), snapshot, cwd: undefined, cwdNote: undefined, problem: undefined };
+      s = {
+        env: provider.createEnvironment(snapshot, this.ctx),
+        snapshot,
+        cwd: undefined,
+        cwdNote: undefined,
+        problem: undefined,
+      };
       this.states.set(snapshot.identity, s);
     }
     return s;
@@ -131,7 +137,9 @@ export class Sessions {
   }
 }
 
-/** Where a target's commands start: its spec's cwd, else its backend's default (`~` for the built-ins), made absolute. */
+/**
+ * Where a target's commands start: its spec's cwd, else its backend's default (`~` for the built-ins), made absolute.
+ */
 export async function startCwd(snapshot: TargetSnapshot, env: Pick<Environment, 'home'>): Promise<string> {
   const home = snapshot.flags.is_remote || snapshot.flags.is_container ? await env.home() : homedir();
   return resolveStartCwd(snapshot.spec.cwd ?? snapshot.flags.default_cwd, home);

@@ -28,14 +28,20 @@ describe.skipIf(!ssh)('target health follows calls', () => {
     sshd = new PrivateSshd(ssh!.config, await freePort());
     const keyPart = ssh!.knownHostsLine.split(' ').slice(1).join(' ');
     writeFileSync(join(home, 'known_hosts'), `[${ssh!.host}]:${sshd.port} ${keyPart}\n`, { mode: 0o600 });
-    writeFileSync(join(home, 'config.yaml'), [
-      'terminal:',
-      '  targets:',
-      `    flaky: { backend: ssh, ssh_host: ${ssh!.host}, ssh_port: ${sshd.port}, ssh_user: ${ssh!.user}, ssh_key: ${ssh!.key}, cwd: /tmp }`,
-      '',
-    ].join('\n'));
+    writeFileSync(
+      join(home, 'config.yaml'),
+      [
+        'terminal:',
+        '  targets:',
+        `    flaky: { backend: ssh, ssh_host: ${ssh!.host}, ssh_port: ${sshd.port}, ssh_user: ${ssh!.user}, ssh_key: ${ssh!.key}, cwd: /tmp }`,
+        '',
+      ].join('\n'),
+    );
     // Probes so rare that only the first one (at start) runs while the test does: what changes the rows is the calls.
-    core = await new Core({ home, healthTiming: { reachableMs: 600_000, retryMinMs: 600_000, retryMaxMs: 600_000 } }).start();
+    core = await new Core({
+      home,
+      healthTiming: { reachableMs: 600_000, retryMinMs: 600_000, retryMaxMs: 600_000 },
+    }).start();
   });
   afterAll(async () => {
     await core?.close();
@@ -55,7 +61,10 @@ describe.skipIf(!ssh)('target health follows calls', () => {
 
   it('sshd down again: the call that cannot connect turns the row unreachable at once; back up, the next call clears it', async () => {
     sshd.stop();
-    const err = await core.callTool('terminal', { command: 'echo again', execution_target: 'flaky' }, 'test').then(() => undefined, (e: unknown) => e);
+    const err = await core.callTool('terminal', { command: 'echo again', execution_target: 'flaky' }, 'test').then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(SwitchboardError);
     expect((err as SwitchboardError).code).toBe('target_unreachable');
     expect(row()).toMatchObject({ state: 'unreachable', health: { status: 'unreachable' } });

@@ -12,7 +12,10 @@ export function listTargets(deps: { targets: TargetTable; sessions: Sessions; he
     const seen = deps.health?.view(identity);
     // A call that just failed outranks an older probe that passed.
     const problem = live ?? seen?.problem;
-    const health = seen && live && seen.health.status !== 'unreachable' ? { ...seen.health, status: 'unreachable' as const } : seen?.health;
+    const health =
+      seen && live && seen.health.status !== 'unreachable'
+        ? { ...seen.health, status: 'unreachable' as const }
+        : seen?.health;
     return {
       cwd: deps.sessions.knownCwd(identity),
       ...(problem ? { problem } : {}),

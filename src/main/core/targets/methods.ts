@@ -36,39 +36,70 @@ export interface TargetMethodDeps {
 
 export function targetMethods(deps: TargetMethodDeps) {
   const registry = (): Registry => {
-    if (!deps.registry) throw new SwitchboardError('unsupported', 'this Core has no runtime registry', 'add targets to config.yaml');
+    if (!deps.registry)
+      throw new SwitchboardError('unsupported', 'this Core has no runtime registry', 'add targets to config.yaml');
     return deps.registry;
   };
   return {
     'targets.list': async () => deps.listTargets(),
     'targets.problems': async () => deps.targets.problems(),
-    'targets.register': async ({ name, spec, replace, if_generation }, ctx) => deps.record({
-      client: ctx.client, tool: 'targets.register', execution_target: name, summary: `${replace ? 'edit' : 'add'} ${name}: ${deps.describe(spec)}`,
-    }, async () => {
-      if (deps.configNames().includes(name)) {
-        throw new SwitchboardError('registry_conflict', `"${name}" is a config target (config.yaml); edit it there`, 'pick another name for a runtime target');
-      }
-      const r = registry();
-      const change = await r.register({ ...who, name, spec, replace, if_generation });
-      r.refresh();
-      return result(change);
-    }, (res) => ({ generation: res.generation })),
-    'targets.drain': async ({ name, generation }, ctx) => deps.record({
-      client: ctx.client, tool: 'targets.drain', execution_target: name, generation, summary: `drain ${name}`,
-    }, async () => {
-      const r = registry();
-      const change = await r.drain({ ...ownerOf(r, name), name, generation });
-      r.refresh();
-      return result(change);
-    }, (res) => ({ generation: res.generation })),
-    'targets.remove': async ({ name, generation }, ctx) => deps.record({
-      client: ctx.client, tool: 'targets.remove', execution_target: name, generation, summary: `remove ${name}`,
-    }, async () => {
-      const r = registry();
-      const owner = ownerOf(r, name);
-      const change = await r.remove({ ...owner, name, generation });
-      r.refresh();
-      return result(change);
-    }, (res) => ({ generation: res.generation })),
+    'targets.register': async ({ name, spec, replace, if_generation }, ctx) =>
+      deps.record(
+        {
+          client: ctx.client,
+          tool: 'targets.register',
+          execution_target: name,
+          summary: `${replace ? 'edit' : 'add'} ${name}: ${deps.describe(spec)}`,
+        },
+        async () => {
+          if (deps.configNames().includes(name)) {
+            throw new SwitchboardError(
+              'registry_conflict',
+              `"${name}" is a config target (config.yaml); edit it there`,
+              'pick another name for a runtime target',
+            );
+          }
+          const r = registry();
+          const change = await r.register({ ...who, name, spec, replace, if_generation });
+          r.refresh();
+          return result(change);
+        },
+        (res) => ({ generation: res.generation }),
+      ),
+    'targets.drain': async ({ name, generation }, ctx) =>
+      deps.record(
+        {
+          client: ctx.client,
+          tool: 'targets.drain',
+          execution_target: name,
+          generation,
+          summary: `drain ${name}`,
+        },
+        async () => {
+          const r = registry();
+          const change = await r.drain({ ...ownerOf(r, name), name, generation });
+          r.refresh();
+          return result(change);
+        },
+        (res) => ({ generation: res.generation }),
+      ),
+    'targets.remove': async ({ name, generation }, ctx) =>
+      deps.record(
+        {
+          client: ctx.client,
+          tool: 'targets.remove',
+          execution_target: name,
+          generation,
+          summary: `remove ${name}`,
+        },
+        async () => {
+          const r = registry();
+          const owner = ownerOf(r, name);
+          const change = await r.remove({ ...owner, name, generation });
+          r.refresh();
+          return result(change);
+        },
+        (res) => ({ generation: res.generation }),
+      ),
   } satisfies Partial<Handlers>;
 }

@@ -40,7 +40,10 @@ export async function probeTarget(
       const probe = await live.probe();
       if (!probe.ok) return { ok: false, problem: probe.problem };
       // A cwd that cannot be looked at (an untrusted host key) is not a reason to call the target unreachable.
-      const cwdProblem = opts.checkCwd && !snapshot.flags.is_container ? await missingCwd(live, snapshot).catch(() => undefined) : undefined;
+      const cwdProblem =
+        opts.checkCwd && !snapshot.flags.is_container
+          ? await missingCwd(live, snapshot).catch(() => undefined)
+          : undefined;
       return { ok: true, ...(probe.detail ? { detail: probe.detail } : {}), ...(cwdProblem ? { cwdProblem } : {}) };
     });
     return { ...outcome, ms: Date.now() - started };

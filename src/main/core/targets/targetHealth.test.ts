@@ -1,4 +1,5 @@
-// Target health through a real Core: probes on start, a dead SSH port, a cwd that is missing, recovery after a failed call.
+// Target health through a real Core: probes on start, a dead SSH port, a cwd that is missing, recovery after a failed
+// call.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -26,15 +27,18 @@ beforeAll(async () => {
   const port = await freePort();
   const key = join(root, 'id_ed25519');
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
-  writeFileSync(join(home, 'config.yaml'), [
-    'terminal:',
-    '  default_target: here',
-    '  targets:',
-    `    here: { backend: local, cwd: ${here} }`,
-    `    nowhere: { backend: local, cwd: ${later} }`,
-    `    dead: { backend: ssh, ssh_host: 127.0.0.1, ssh_port: ${port}, ssh_user: nobody, ssh_key: ${key} }`,
-    '',
-  ].join('\n'));
+  writeFileSync(
+    join(home, 'config.yaml'),
+    [
+      'terminal:',
+      '  default_target: here',
+      '  targets:',
+      `    here: { backend: local, cwd: ${here} }`,
+      `    nowhere: { backend: local, cwd: ${later} }`,
+      `    dead: { backend: ssh, ssh_host: 127.0.0.1, ssh_port: ${port}, ssh_user: nobody, ssh_key: ${key} }`,
+      '',
+    ].join('\n'),
+  );
   core = await new Core({ home, healthTiming: { reachableMs: 300, retryMinMs: 200, retryMaxMs: 400 } }).start();
 });
 afterAll(async () => {
@@ -59,7 +63,9 @@ describe('target health', () => {
 
   it('a cwd that does not exist is flagged with where work starts instead, and the flag goes once it exists', async () => {
     await vi.waitFor(() => expect(row('nowhere').cwd_problem).toBeDefined(), { timeout: 20_000 });
-    expect(row('nowhere').cwd_problem).toBe(`cwd ${later} does not exist on nowhere; commands and panes start in ${root}`);
+    expect(row('nowhere').cwd_problem).toBe(
+      `cwd ${later} does not exist on nowhere; commands and panes start in ${root}`,
+    );
     // Still usable: the target is reachable, and a command runs in the parent that exists.
     expect(row('nowhere').health?.status).toBe('reachable');
     const r = await core.callTool('terminal', { command: 'pwd', execution_target: 'nowhere' }, 'test');
@@ -74,14 +80,22 @@ describe('target health', () => {
     // The environment must exist for its reports to count, as it does once a call ran there.
     await core.callTool('terminal', { command: 'true', execution_target: 'here' }, 'test');
     core.providerContext.reportReachability?.(identity, 'the link went down');
-    expect(row('here')).toMatchObject({ state: 'unreachable', problem: 'the link went down', health: { status: 'unreachable' } });
-    await vi.waitFor(() => expect(row('here')).toMatchObject({ state: 'active', health: { status: 'reachable' } }), { timeout: 20_000 });
+    expect(row('here')).toMatchObject({
+      state: 'unreachable',
+      problem: 'the link went down',
+      health: { status: 'unreachable' },
+    });
+    await vi.waitFor(() => expect(row('here')).toMatchObject({ state: 'active', health: { status: 'reachable' } }), {
+      timeout: 20_000,
+    });
     expect(row('here').problem).toBeUndefined();
   });
 
   it('a doctor run counts as a check: its answers reach the rows', async () => {
     const before = row('dead').health?.checked_at ?? '';
-    const report = await core.invoke('doctor.run', { timeout_ms: 5000 }) as { targets: Array<{ name: string; ok: boolean }> };
+    const report = (await core.invoke('doctor.run', { timeout_ms: 5000 })) as {
+      targets: Array<{ name: string; ok: boolean }>;
+    };
     expect(report.targets.find((x) => x.name === 'dead')?.ok).toBe(false);
     expect((row('dead').health?.checked_at ?? '') >= before).toBe(true);
     expect(row('dead').health?.status).toBe('unreachable');

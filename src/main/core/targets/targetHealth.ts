@@ -81,8 +81,16 @@ export class TargetHealth {
   view(identity: string): HealthView | undefined {
     const e = this.entries.get(identity);
     if (!e) return undefined;
-    const health: TargetHealthInfo = { status: e.status, ...(e.checkedAt ? { checked_at: e.checkedAt } : {}), ...(e.detail ? { detail: e.detail } : {}) };
-    return { health, ...(e.problem ? { problem: e.problem } : {}), ...(e.cwdProblem ? { cwdProblem: e.cwdProblem } : {}) };
+    const health: TargetHealthInfo = {
+      status: e.status,
+      ...(e.checkedAt ? { checked_at: e.checkedAt } : {}),
+      ...(e.detail ? { detail: e.detail } : {}),
+    };
+    return {
+      health,
+      ...(e.problem ? { problem: e.problem } : {}),
+      ...(e.cwdProblem ? { cwdProblem: e.cwdProblem } : {}),
+    };
   }
 
   /** A call on this identity could not reach it: show it, and check again soon (backed off). */

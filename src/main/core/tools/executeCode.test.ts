@@ -21,10 +21,18 @@ describe.skipIf(!hasPython)('execute_code stops its nested calls (local)', () =>
     const started = Date.now();
     const r = await t.core.callTool(
       'execute_code',
-      { code: `import switchboard_tools as sb\nsb.terminal("sleep 10; touch ${marker}", timeout=20)\nprint("after")`, timeout: 4 },
+      {
+        code: `import switchboard_tools as sb\nsb.terminal("sleep 10; touch ${marker}", timeout=20)\nprint("after")`,
+        timeout: 4,
+      },
       'test',
     );
-    expect(r).toMatchObject({ timed_out: true, exit_code: 124, tool_calls: 1, error: expect.stringMatching(/longer than 4 s/) });
+    expect(r).toMatchObject({
+      timed_out: true,
+      exit_code: 124,
+      tool_calls: 1,
+      error: expect.stringMatching(/longer than 4 s/),
+    });
     expect(String(r.output)).not.toContain('after');
     // Had the nested command lived on, it would have touched the file 10 s after the start.
     await sleep(Math.max(0, 12_000 - (Date.now() - started)));

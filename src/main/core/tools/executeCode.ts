@@ -1,4 +1,5 @@
-// The `execute_code` tool: a python3 script on the target whose tool calls are dispatched back pinned to the same identity.
+// The `execute_code` tool: a python3 script on the target whose tool calls are dispatched back pinned to the same
+// identity.
 import { ExecuteCodeArgs, ExecuteCodeResult } from '../../../shared/tools.js';
 import { DEFAULT_CODE_TIMEOUT_SEC, runCode } from '../agent/codeRunner.js';
 import { argText, defineTool, firstLine } from './toolDef.js';
@@ -6,7 +7,8 @@ import { argText, defineTool, firstLine } from './toolDef.js';
 export const executeCodeTool = defineTool({
   name: 'execute_code',
   title: 'Run a python script',
-  description: 'Run a python3 script on an execution target; tool calls inside it (import switchboard_tools) run on the same target. Limits: timeout (default 300 s), 50 tool calls, 50 KB of output.',
+  description:
+    'Run a python3 script on an execution target; tool calls inside it (import switchboard_tools) run on the same target. Limits: timeout (default 300 s), 50 tool calls, 50 KB of output.',
   args: ExecuteCodeArgs,
   result: ExecuteCodeResult,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
@@ -19,15 +21,17 @@ export const executeCodeTool = defineTool({
     // The identity counts as busy while the script runs, so nobody cleans it up underneath.
     const release = ctx.services.processes?.hold(snapshot.identity);
     try {
-      return { ...(await runCode(ctx.env, {
-        code: args.code,
-        cwd,
-        tools: ctx.tools,
-        timeoutMs: (args.timeout ?? DEFAULT_CODE_TIMEOUT_SEC) * 1000,
-        // Nested calls get the run's signal: they stop when the script times out, is cancelled or exits.
-        call: (tool, nestedArgs, signal) => ctx.nested(tool, nestedArgs, signal),
-        signal: ctx.signal,
-      })) };
+      return {
+        ...(await runCode(ctx.env, {
+          code: args.code,
+          cwd,
+          tools: ctx.tools,
+          timeoutMs: (args.timeout ?? DEFAULT_CODE_TIMEOUT_SEC) * 1000,
+          // Nested calls get the run's signal: they stop when the script times out, is cancelled or exits.
+          call: (tool, nestedArgs, signal) => ctx.nested(tool, nestedArgs, signal),
+          signal: ctx.signal,
+        })),
+      };
     } finally {
       release?.();
     }

@@ -1,7 +1,19 @@
 // Test helper: a real 2 MB tmpfs on this machine, filled to the last block, to see what a write does on a full disk;
 // and the cases every backend's write must pass on it.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  chownSync,
+  lstatSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 
@@ -36,7 +48,10 @@ export function fullDisk(): FullDisk {
     fill: () => {
       // dd stops at ENOSPC (status 1); then the small tail a 1-byte block size still fits.
       spawnSync('dd', ['if=/dev/zero', `of=${join(dir, 'fill')}`, 'bs=4k'], { stdio: 'ignore' });
-      spawnSync('sh', ['-c', `while printf x >> ${join(dir, 'fill')} 2>/dev/null; do :; done`], { stdio: 'ignore', timeout: 20_000 });
+      spawnSync('sh', ['-c', `while printf x >> ${join(dir, 'fill')} 2>/dev/null; do :; done`], {
+        stdio: 'ignore',
+        timeout: 20_000,
+      });
     },
     free: () => rmSync(join(dir, 'fill'), { force: true }),
     readOnly: (on) => execFileSync('mount', ['-o', `remount,${on ? 'ro' : 'rw'}`, dir]),
@@ -55,16 +70,27 @@ export type CallTool = (tool: string, args: Record<string, unknown>) => Promise<
  * mode (and owner, `own`), no temp file is left, and the error is the one line naming the file; with room again the
  * patch lands and keeps the mode. `at` maps a name in the disk to the path the target sees.
  */
-export async function fullDiskCase(disk: FullDisk, call: CallTool, at: (name: string) => string, own?: { uid: number; gid: number }): Promise<void> {
+export async function fullDiskCase(
+  disk: FullDisk,
+  call: CallTool,
+  at: (name: string) => string,
+  own?: { uid: number; gid: number },
+): Promise<void> {
   const file = join(disk.dir, 'keep.txt');
   writeFileSync(file, 'original text\n');
   chmodSync(file, 0o640);
   if (own) chownSync(file, own.uid, own.gid);
   disk.fill();
   const big = 'n'.repeat(20 * 1024);
-  const line = new RegExp(`^cannot write ${at('keep.txt').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: no space left on the device \\(ENOSPC\\); the file is unchanged$`);
-  await expect(call('write_file', { path: at('keep.txt'), content: big })).rejects.toMatchObject({ message: expect.stringMatching(line) });
-  await expect(call('patch', { path: at('keep.txt'), old_string: 'original', new_string: big })).rejects.toMatchObject({ message: expect.stringMatching(line) });
+  const line = new RegExp(
+    `^cannot write ${at('keep.txt').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: no space left on the device \\(ENOSPC\\); the file is unchanged$`,
+  );
+  await expect(call('write_file', { path: at('keep.txt'), content: big })).rejects.toMatchObject({
+    message: expect.stringMatching(line),
+  });
+  await expect(call('patch', { path: at('keep.txt'), old_string: 'original', new_string: big })).rejects.toMatchObject({
+    message: expect.stringMatching(line),
+  });
   expect(readFileSync(file, 'utf8')).toBe('original text\n');
   expect(statSync(file).mode & 0o7777).toBe(0o640);
   expect(readdirSync(disk.dir).sort()).toEqual(['fill', 'keep.txt']);
@@ -79,7 +105,12 @@ export async function fullDiskCase(disk: FullDisk, call: CallTool, at: (name: st
 }
 
 /** A write through a symlink replaces the file it names and keeps the link. */
-export async function symlinkCase(disk: FullDisk, call: CallTool, at: (name: string) => string, own?: { uid: number; gid: number }): Promise<void> {
+export async function symlinkCase(
+  disk: FullDisk,
+  call: CallTool,
+  at: (name: string) => string,
+  own?: { uid: number; gid: number },
+): Promise<void> {
   writeFileSync(join(disk.dir, 'real.txt'), 'one\n');
   if (own) chownSync(join(disk.dir, 'real.txt'), own.uid, own.gid);
   symlinkSync('real.txt', join(disk.dir, 'link.txt'));
@@ -89,14 +120,23 @@ export async function symlinkCase(disk: FullDisk, call: CallTool, at: (name: str
 }
 
 /** On a read-only mount the error says so, names the file, and the file is as it was. */
-export async function readOnlyCase(disk: FullDisk, call: CallTool, at: (name: string) => string, own?: { uid: number; gid: number }): Promise<void> {
+export async function readOnlyCase(
+  disk: FullDisk,
+  call: CallTool,
+  at: (name: string) => string,
+  own?: { uid: number; gid: number },
+): Promise<void> {
   const file = join(disk.dir, 'fixed.txt');
   writeFileSync(file, 'fixed\n');
   if (own) chownSync(file, own.uid, own.gid);
   disk.readOnly(true);
   try {
-    const line = new RegExp(`^cannot write ${at('fixed.txt').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: read-only file system \\(EROFS\\); the file is unchanged$`);
-    await expect(call('write_file', { path: at('fixed.txt'), content: 'changed\n' })).rejects.toMatchObject({ message: expect.stringMatching(line) });
+    const line = new RegExp(
+      `^cannot write ${at('fixed.txt').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: read-only file system \\(EROFS\\); the file is unchanged$`,
+    );
+    await expect(call('write_file', { path: at('fixed.txt'), content: 'changed\n' })).rejects.toMatchObject({
+      message: expect.stringMatching(line),
+    });
     expect(readFileSync(file, 'utf8')).toBe('fixed\n');
   } finally {
     disk.readOnly(false);

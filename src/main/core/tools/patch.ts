@@ -14,7 +14,13 @@ export function countOccurrences(text: string, needle: string): number {
 }
 
 /** The pure part: new text and the number of replacements, or a clear refusal. */
-export function applyPatch(text: string, oldString: string, newString: string, replaceAll: boolean, path: string): { text: string; replacements: number } {
+export function applyPatch(
+  text: string,
+  oldString: string,
+  newString: string,
+  replaceAll: boolean,
+  path: string,
+): { text: string; replacements: number } {
   const n = countOccurrences(text, oldString);
   if (n === 0) {
     const hint = /^\s*\d+\t/m.test(oldString)
@@ -23,7 +29,11 @@ export function applyPatch(text: string, oldString: string, newString: string, r
     throw new SwitchboardError('bad_request', `old_string was not found in ${path}`, hint);
   }
   if (n > 1 && !replaceAll) {
-    throw new SwitchboardError('bad_request', `old_string occurs ${n} times in ${path}`, 'add surrounding lines to make it unique, or set replace_all: true');
+    throw new SwitchboardError(
+      'bad_request',
+      `old_string occurs ${n} times in ${path}`,
+      'add surrounding lines to make it unique, or set replace_all: true',
+    );
   }
   if (replaceAll) return { text: text.split(oldString).join(newString), replacements: n };
   const at = text.indexOf(oldString);
@@ -43,7 +53,8 @@ export const patchTool = defineTool({
   async handler(ctx, args) {
     const path = await ctx.sessions.resolvePath(ctx.snapshot, args.path);
     const st = await ctx.env.stat(path);
-    if (st.type === 'missing') throw new SwitchboardError('bad_request', `no such file: ${path}`, 'create it with write_file');
+    if (st.type === 'missing')
+      throw new SwitchboardError('bad_request', `no such file: ${path}`, 'create it with write_file');
     if (st.type !== 'file') throw new SwitchboardError('bad_request', `not a regular file: ${path}`);
     const buf = await ctx.env.readFile(path, MAX_PATCH_BYTES);
     if (isBinary(buf)) throw new SwitchboardError('unsupported', `${path} looks like a binary file; patch edits text`);

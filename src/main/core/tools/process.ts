@@ -1,4 +1,5 @@
-// The `process` tool: list, poll, log, wait, kill and write background processes, scoped by execution_target when given.
+// The `process` tool: list, poll, log, wait, kill and write background processes, scoped by execution_target when
+// given.
 import { SwitchboardError } from '../../../shared/errors.js';
 import { redact } from '../../../shared/redact.js';
 import { ProcessArgs, ProcessResult } from '../../../shared/tools.js';
@@ -17,13 +18,17 @@ export const DEFAULT_WAIT_SEC = 30;
 export const processTool = defineTool({
   name: 'process',
   title: 'Background processes',
-  description: 'Manage background processes started by terminal with background: true: list, poll, log, wait, kill, write.',
+  description:
+    'Manage background processes started by terminal with background: true: list, poll, log, wait, kill, write.',
   args: ProcessArgs,
   result: ProcessResult,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
   summary: (args) => `${argText(args, 'action')}${args.session_id ? ' ' + argText(args, 'session_id') : ''}`,
   // Input to a running shell is a command like any other (`sh` in the background, then `rm -rf ~` written to it).
-  approval: (args) => (args.action === 'write' && args.data ? { kind: 'input', data: args.data, ...(args.session_id ? { process: args.session_id } : {}) } : undefined),
+  approval: (args) =>
+    args.action === 'write' && args.data
+      ? { kind: 'input', data: args.data, ...(args.session_id ? { process: args.session_id } : {}) }
+      : undefined,
   targetless: true,
   actsOn: (args, services) => {
     if (!args.session_id || !services.processes) return undefined;
@@ -42,13 +47,22 @@ export const processTool = defineTool({
       // Another caller's command may hold a secret: an agent reads every command redacted, as audit.jsonl keeps it.
       const processes = manager.list(scope).map((p) => ({ ...p, command: redact(p.command) }));
       if (scope.target !== undefined && processes.length === 0 && !hasSnapshot(ctx)) {
-        throw new SwitchboardError('unknown_target', `unknown target "${echoed(scope.target)}" (and no processes of that name are kept)`, 'see list_targets');
+        throw new SwitchboardError(
+          'unknown_target',
+          `unknown target "${echoed(scope.target)}" (and no processes of that name are kept)`,
+          'see list_targets',
+        );
       }
       // The dispatcher fills in the snapshot's target and generation when the target still exists.
       return { ...(scope.target !== undefined ? { execution_target: scope.target } : {}), processes };
     }
     const id = args.session_id;
-    if (!id) throw new SwitchboardError('bad_request', `process: action ${args.action} needs a session_id`, 'list the processes with action "list"');
+    if (!id)
+      throw new SwitchboardError(
+        'bad_request',
+        `process: action ${args.action} needs a session_id`,
+        'list the processes with action "list"',
+      );
     let out: Record<string, unknown>;
     switch (args.action) {
       case 'poll':

@@ -24,7 +24,13 @@ export interface Page {
 }
 
 /** Number lines[0..] as starting at `first`, stopping at `limit` lines or MAX_READ_CHARS. */
-export function pageLines(lines: string[], first: number, limit: number, hasMoreAfter: boolean, maxChars = MAX_READ_CHARS): Page {
+export function pageLines(
+  lines: string[],
+  first: number,
+  limit: number,
+  hasMoreAfter: boolean,
+  maxChars = MAX_READ_CHARS,
+): Page {
   const out: string[] = [];
   let size = 0;
   let truncated = false;
@@ -65,7 +71,8 @@ export function isBinary(buf: Buffer): boolean {
 export const readFileTool = defineTool({
   name: 'read_file',
   title: 'Read a file',
-  description: 'Read a text file on an execution target. content has cat -n style line numbers ("     1\\t…": number right-aligned in 6 columns, a tab, the line); at most limit lines and ~100 KB per call, with total_lines and next_offset when more is left.',
+  description:
+    'Read a text file on an execution target. content has cat -n style line numbers ("     1\\t…": number right-aligned in 6 columns, a tab, the line); at most limit lines and ~100 KB per call, with total_lines and next_offset when more is left.',
   args: ReadFileArgs,
   result: ReadFileResult,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -80,12 +87,27 @@ async function readFile(ctx: ToolContext, args: z.infer<typeof ReadFileArgs>): P
   const offset = args.offset ?? 1;
   const limit = args.limit ?? DEFAULT_READ_LINES;
   const st = await ctx.env.stat(path);
-  if (st.type === 'missing') throw new SwitchboardError('bad_request', `no such file: ${path}`, `relative paths resolve against the target's cwd (${await ctx.sessions.cwd(ctx.snapshot)})`);
-  if (st.type !== 'file') throw new SwitchboardError('bad_request', `not a regular file: ${path}`, st.type === 'directory' ? 'use search_files with target "files" to list a directory' : undefined);
+  if (st.type === 'missing')
+    throw new SwitchboardError(
+      'bad_request',
+      `no such file: ${path}`,
+      `relative paths resolve against the target's cwd (${await ctx.sessions.cwd(ctx.snapshot)})`,
+    );
+  if (st.type !== 'file')
+    throw new SwitchboardError(
+      'bad_request',
+      `not a regular file: ${path}`,
+      st.type === 'directory' ? 'use search_files with target "files" to list a directory' : undefined,
+    );
 
   if (st.size <= WHOLE_READ_BYTES) {
     const buf = await ctx.env.readFile(path, WHOLE_READ_BYTES);
-    if (isBinary(buf)) throw new SwitchboardError('unsupported', `${path} looks like a binary file (${buf.length} bytes)`, 'inspect it with terminal (xxd, file, strings)');
+    if (isBinary(buf))
+      throw new SwitchboardError(
+        'unsupported',
+        `${path} looks like a binary file (${buf.length} bytes)`,
+        'inspect it with terminal (xxd, file, strings)',
+      );
     const lines = splitLines(buf.toString('utf8'));
     const page = pageLines(lines.slice(offset - 1), offset, limit, false);
     return { path, ...page, offset, total_lines: lines.length };
@@ -93,14 +115,18 @@ async function readFile(ctx: ToolContext, args: z.infer<typeof ReadFileArgs>): P
   // A big file: count and slice on the target, so only the page crosses the wire.
   const q = shellQuote(path);
   const end = offset + limit - 1;
-  const r = await ctx.env.exec(`wc -l < ${q}; echo __SB_SPLIT__; sed -n '${offset},${end}p;${end}q' ${q} | head -c ${MAX_READ_CHARS * 4}`, {
-    cwd: await ctx.sessions.cwd(ctx.snapshot),
-    timeoutMs: 60_000,
-    maxOutputChars: MAX_READ_CHARS * 5,
-    signal: ctx.signal,
-  });
+  const r = await ctx.env.exec(
+    `wc -l < ${q}; echo __SB_SPLIT__; sed -n '${offset},${end}p;${end}q' ${q} | head -c ${MAX_READ_CHARS * 4}`,
+    {
+      cwd: await ctx.sessions.cwd(ctx.snapshot),
+      timeoutMs: 60_000,
+      maxOutputChars: MAX_READ_CHARS * 5,
+      signal: ctx.signal,
+    },
+  );
   const at = r.output.indexOf('__SB_SPLIT__\n');
-  if (r.exitCode !== 0 || at < 0) throw new SwitchboardError('internal', `could not read ${path}: ${r.output.split('\n')[0] ?? ''}`);
+  if (r.exitCode !== 0 || at < 0)
+    throw new SwitchboardError('internal', `could not read ${path}: ${r.output.split('\n')[0] ?? ''}`);
   const total = Number(r.output.slice(0, at).trim());
   const lines = splitLines(r.output.slice(at + '__SB_SPLIT__\n'.length));
   const page = pageLines(lines, offset, limit, offset + lines.length - 1 < total);

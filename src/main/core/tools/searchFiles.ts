@@ -1,4 +1,5 @@
-// The `search_files` tool: content (grep -E) or file-name (find -name) search, as one portable shell pipeline on the target.
+// The `search_files` tool: content (grep -E) or file-name (find -name) search, as one portable shell pipeline on the
+// target.
 import type { z } from 'zod';
 import { SwitchboardError } from '../../../shared/errors.js';
 import { SearchFilesArgs, SearchFilesResult } from '../../../shared/tools.js';
@@ -21,14 +22,23 @@ export interface ContentMatch {
 /** A find(1) glob from a search glob: `**` collapses to `*` (find's -path `*` already crosses `/`). */
 export function findGlob(glob: string): { test: '-name' | '-path'; glob: string } {
   const g = glob.replace(/\*\*\/?/g, '*').replace(/\*+/g, '*');
-  return g.includes('/') ? { test: '-path', glob: g.startsWith('*') || g.startsWith('/') ? g : `*/${g}` } : { test: '-name', glob: g };
+  return g.includes('/')
+    ? { test: '-path', glob: g.startsWith('*') || g.startsWith('/') ? g : `*/${g}` }
+    : { test: '-name', glob: g };
 }
 
 /**
  * The pipeline: busybox-compatible (sh, find, grep -n -E -H, head). find prunes the usual dirs and hands files to
  * grep; head bounds the work. Errors (unreadable dirs) are dropped: what could be read is the answer.
  */
-export function searchCommand(args: { mode: 'content' | 'files'; pattern: string; root: string; fileGlob?: string; limit: number; context: number }): string {
+export function searchCommand(args: {
+  mode: 'content' | 'files';
+  pattern: string;
+  root: string;
+  fileGlob?: string;
+  limit: number;
+  context: number;
+}): string {
   const prune = `\\( ${PRUNED_DIRS.map((d) => `-name ${shellQuote(d)}`).join(' -o ')} \\) -prune -o`;
   const root = shellQuote(args.root);
   if (args.mode === 'files') {
@@ -82,30 +92,45 @@ export function parseGrep(output: string): ContentMatch[] {
 export const searchFilesTool = defineTool({
   name: 'search_files',
   title: 'Search files',
-  description: 'Search file contents (POSIX extended regex, as grep -E) or file names (glob) on an execution target; .git and node_modules are skipped.',
+  description:
+    'Search file contents (POSIX extended regex, as grep -E) or file names (glob) on an execution target; .git and node_modules are skipped.',
   args: SearchFilesArgs,
   result: SearchFilesResult,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
-  summary: (args) => `${argText(args, 'target')} ${argText(args, 'pattern')}${args.path ? ' in ' + argText(args, 'path') : ''}`,
+  summary: (args) =>
+    `${argText(args, 'target')} ${argText(args, 'pattern')}${args.path ? ' in ' + argText(args, 'path') : ''}`,
   approval: (args) => ({ kind: 'path', path: args.path ?? '.', access: 'read', tree: true }),
-  script: { doc: 'Search contents (regex) or file names (glob); returns a dict with matches or files.', defaults: { target: 'content' } },
+  script: {
+    doc: 'Search contents (regex) or file names (glob); returns a dict with matches or files.',
+    defaults: { target: 'content' },
+  },
   handler: searchFiles,
 });
 
 async function searchFiles(ctx: ToolContext, args: z.infer<typeof SearchFilesArgs>): Promise<Record<string, unknown>> {
   const root = await ctx.sessions.resolvePath(ctx.snapshot, args.path ?? '.');
   const limit = args.limit ?? DEFAULT_SEARCH_LIMIT;
-  const context = args.target === 'content' ? args.context ?? 0 : 0;
+  const context = args.target === 'content' ? (args.context ?? 0) : 0;
   if (args.target === 'content') {
     try {
       new RegExp(args.pattern);
     } catch (err) {
-      throw new SwitchboardError('bad_request', `search_files: pattern is not a valid regular expression: ${(err as Error).message}`);
+      throw new SwitchboardError(
+        'bad_request',
+        `search_files: pattern is not a valid regular expression: ${(err as Error).message}`,
+      );
     }
   }
   const st = await ctx.env.stat(root);
   if (st.type === 'missing') throw new SwitchboardError('bad_request', `no such directory: ${root}`);
-  const command = searchCommand({ mode: args.target, pattern: args.pattern, root, fileGlob: args.file_glob, limit, context });
+  const command = searchCommand({
+    mode: args.target,
+    pattern: args.pattern,
+    root,
+    fileGlob: args.file_glob,
+    limit,
+    context,
+  });
   const r = await ctx.env.exec(command, {
     cwd: await ctx.sessions.cwd(ctx.snapshot),
     timeoutMs: Math.min(ctx.snapshot.timeoutSec, 120) * 1000,
@@ -116,7 +141,13 @@ async function searchFiles(ctx: ToolContext, args: z.infer<typeof SearchFilesArg
   if (args.target === 'files') {
     const files = r.output.split('\n').filter((l) => l.startsWith('/') || l.startsWith(root));
     const truncated = files.length > limit;
-    return { root, files: files.slice(0, limit), count: Math.min(files.length, limit), ...(truncated ? { truncated: true } : {}), ...timedOut };
+    return {
+      root,
+      files: files.slice(0, limit),
+      count: Math.min(files.length, limit),
+      ...(truncated ? { truncated: true } : {}),
+      ...timedOut,
+    };
   }
   const all = parseGrep(r.output).filter((m) => m.path.startsWith(root));
   const matches: ContentMatch[] = [];
@@ -135,7 +166,12 @@ async function searchFiles(ctx: ToolContext, args: z.infer<typeof SearchFilesArg
   if (truncated) {
     // Context lines read before the first dropped match may be its leading context: keep only the last match's.
     const last = lastMatch(matches);
-    while (matches.length && matches[matches.length - 1]!.context && (matches[matches.length - 1]!.path !== last?.path || matches[matches.length - 1]!.line > last.line + context)) matches.pop();
+    while (
+      matches.length &&
+      matches[matches.length - 1]!.context &&
+      (matches[matches.length - 1]!.path !== last?.path || matches[matches.length - 1]!.line > last.line + context)
+    )
+      matches.pop();
   }
   return { root, matches, count, ...(truncated ? { truncated: true } : {}), ...timedOut };
 }

@@ -9,18 +9,29 @@ export const MAX_OUTPUT_CHARS = 50_000;
 export const terminalTool = defineTool({
   name: 'terminal',
   title: 'Run a command',
-  description: 'Run a shell command on an execution target. The cwd is tracked per target: a cd in one call is seen by the next call on the same target only.',
+  description:
+    'Run a shell command on an execution target. The cwd is tracked per target: a cd in one call is seen by the next call on the same target only.',
   args: TerminalArgs,
   result: TerminalResult,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
   summary: (args) => (args.background ? '[bg] ' : '') + argText(args, 'command'),
-  approval: (args) => ({ kind: 'command', command: args.command, ...(args.workdir ? { workdir: args.workdir } : {}), ...(args.outside_sandbox ? { outside_sandbox: true } : {}) }),
+  approval: (args) => ({
+    kind: 'command',
+    command: args.command,
+    ...(args.workdir ? { workdir: args.workdir } : {}),
+    ...(args.outside_sandbox ? { outside_sandbox: true } : {}),
+  }),
   script: { doc: 'Run a shell command on this target; returns a dict with output, exit_code, cwd (or session_id).' },
   async handler(ctx, args) {
     const { snapshot, sessions } = ctx;
     const cwd = args.workdir ? await sessions.resolvePath(snapshot, args.workdir) : await sessions.cwd(snapshot);
     if (args.background) {
-      if (args.outside_sandbox) throw new SwitchboardError('bad_request', 'outside_sandbox is for a foreground command', 'run it without background, or in the sandbox');
+      if (args.outside_sandbox)
+        throw new SwitchboardError(
+          'bad_request',
+          'outside_sandbox is for a foreground command',
+          'run it without background, or in the sandbox',
+        );
       const processes = ctx.services.processes;
       if (!processes) throw new SwitchboardError('unsupported', 'background processes are not available');
       const p = await processes.start(snapshot, ctx.env, args.command, cwd);

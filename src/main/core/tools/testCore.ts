@@ -26,7 +26,9 @@ export interface TestCoreOptions {
   files?: Record<string, string>;
 }
 
-/** `names` become local targets (the first is the default), each in its own directory, unless `specs` says otherwise. */
+/**
+ * `names` become local targets (the first is the default), each in its own directory, unless `specs` says otherwise.
+ */
 export async function makeTestCore(names: string[], opts: TestCoreOptions = {}): Promise<TestCore> {
   const root = realpathSync(mkdtempSync(join(tmpdir(), 'sb-tools-')));
   const home = join(root, 'home');

@@ -52,7 +52,9 @@ export interface ToolDef<A extends z.ZodType<Record<string, unknown>> = z.ZodTyp
   approval(args: z.infer<A>): ApprovalSubject | undefined;
   /** Runs without a target environment (execution_target, when given, only scopes it). */
   readonly targetless?: boolean;
-  /** A targetless tool's target when its arguments name it indirectly (process: the target of session_id), for approval. */
+  /**
+   * A targetless tool's target when its arguments name it indirectly (process: the target of session_id), for approval.
+   */
   actsOn?(args: z.infer<A>, services: Readonly<ToolServices>): string | undefined;
   /** Allowed on a draining target: it inspects or stops work already running. */
   readonly drainSafe?: boolean;

@@ -10,7 +10,14 @@ import type { ToolDef } from './toolDef.js';
 import { writeFileTool } from './writeFile.js';
 
 export const toolDefs: readonly ToolDef[] = [
-  terminalTool, processTool, readFileTool, writeFileTool, patchTool, searchFilesTool, executeCodeTool, listTargetsTool,
+  terminalTool,
+  processTool,
+  readFileTool,
+  writeFileTool,
+  patchTool,
+  searchFilesTool,
+  executeCodeTool,
+  listTargetsTool,
 ];
 
 /** A tool's declaration by name, or undefined. */

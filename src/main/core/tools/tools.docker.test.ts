@@ -6,7 +6,6 @@ import { builtinProviders } from '../backends/builtins.js';
 import { makeTestCore } from './testCore.js';
 import { describeToolsOn } from './toolsSuite.js';
 
-
 const docker = builtinProviders.find((p) => p.backend === 'docker');
 
 function suite(env: EngineTestEnv, label: string, image: string | null): void {
@@ -15,9 +14,21 @@ function suite(env: EngineTestEnv, label: string, image: string | null): void {
     if (!docker || !img) return undefined;
     const base = `backend: docker, docker_image: "${img}", docker_host: "unix://${env.socket}", docker_network: none`;
     // Two containers; different cwds too, so a shared filesystem would still be caught.
-    const t = await makeTestCore(['da', 'db'], { specs: { da: `{ ${base}, cwd: /tmp }`, db: `{ ${base}, cwd: / }` }, providers: builtinProviders });
-    const probe = await t.core.callTool('terminal', { command: 'command -v python3 >/dev/null && echo yes || echo no', execution_target: 'da' }, 'test');
-    return { call: (tool, args) => t.core.callTool(tool, args, 'test'), targets: ['da', 'db'], python: probe.output === 'yes\n', close: () => t.close() };
+    const t = await makeTestCore(['da', 'db'], {
+      specs: { da: `{ ${base}, cwd: /tmp }`, db: `{ ${base}, cwd: / }` },
+      providers: builtinProviders,
+    });
+    const probe = await t.core.callTool(
+      'terminal',
+      { command: 'command -v python3 >/dev/null && echo yes || echo no', execution_target: 'da' },
+      'test',
+    );
+    return {
+      call: (tool, args) => t.core.callTool(tool, args, 'test'),
+      targets: ['da', 'db'],
+      python: probe.output === 'yes\n',
+      close: () => t.close(),
+    };
   });
 }
 

@@ -7,7 +7,6 @@ import { builtinProviders } from '../backends/builtins.js';
 import { makeTestCore } from './testCore.js';
 import { describeToolsOn } from './toolsSuite.js';
 
-
 const env = loadSshEnv();
 const ssh = builtinProviders.find((p) => p.backend === 'ssh');
 
@@ -23,6 +22,15 @@ describeToolsOn('ssh', async () => {
     providers: builtinProviders,
     files: { known_hosts: env.knownHostsLine + '\n' },
   });
-  const probe = await t.core.callTool('terminal', { command: 'command -v python3 >/dev/null && echo yes || echo no', execution_target: 'sa' }, 'test');
-  return { call: (tool, args) => t.core.callTool(tool, args, 'test'), targets: ['sa', 'sb'], python: probe.output === 'yes\n', close: () => t.close() };
+  const probe = await t.core.callTool(
+    'terminal',
+    { command: 'command -v python3 >/dev/null && echo yes || echo no', execution_target: 'sa' },
+    'test',
+  );
+  return {
+    call: (tool, args) => t.core.callTool(tool, args, 'test'),
+    targets: ['sa', 'sb'],
+    python: probe.output === 'yes\n',
+    close: () => t.close(),
+  };
 });

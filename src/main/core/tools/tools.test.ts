@@ -17,7 +17,12 @@ function hasPython(): boolean {
 
 describeToolsOn('local', async () => {
   const t = await makeTestCore(['a', 'b']);
-  return { call: (tool, args) => t.core.callTool(tool, args, 'test'), targets: ['a', 'b'], python: hasPython(), close: () => t.close() };
+  return {
+    call: (tool, args) => t.core.callTool(tool, args, 'test'),
+    targets: ['a', 'b'],
+    python: hasPython(),
+    close: () => t.close(),
+  };
 });
 
 describe('read_file paging (pure)', () => {
@@ -33,7 +38,10 @@ describe('read_file paging (pure)', () => {
   it('stops at the limit or the char cap and sets next_offset', () => {
     const lines = ['a', 'b', 'c', 'd'];
     expect(pageLines(lines, 1, 2, false)).toMatchObject({ lines_returned: 2, next_offset: 3 });
-    expect(pageLines(lines, 1, 10, false)).toEqual({ content: '     1\ta\n     2\tb\n     3\tc\n     4\td\n', lines_returned: 4 });
+    expect(pageLines(lines, 1, 10, false)).toEqual({
+      content: '     1\ta\n     2\tb\n     3\tc\n     4\td\n',
+      lines_returned: 4,
+    });
     expect(pageLines(lines, 1, 10, false, 20)).toMatchObject({ lines_returned: 2, next_offset: 3, truncated: true });
     const huge = pageLines(['x'.repeat(500)], 1, 10, false, 100);
     expect(huge.lines_returned).toBe(1);
@@ -61,7 +69,9 @@ describe('patch (pure)', () => {
     });
   }
   it('hints at read_file line numbers pasted into old_string', () => {
-    expect(() => applyPatch('x = 1\n', '     1\tx = 1', 'y', false, 'f')).toThrow(expect.objectContaining({ hint: expect.stringMatching(/line numbers/) }));
+    expect(() => applyPatch('x = 1\n', '     1\tx = 1', 'y', false, 'f')).toThrow(
+      expect.objectContaining({ hint: expect.stringMatching(/line numbers/) }),
+    );
   });
   it('counts non-overlapping occurrences', () => {
     expect(countOccurrences('aaaa', 'aa')).toBe(2);
@@ -79,7 +89,9 @@ describe('search_files pipeline (pure)', () => {
     expect(findGlob('src/**/*.ts')).toEqual({ test: '-path', glob: '*/src/*.ts' });
   });
   it('parses grep -n -H output with context lines and separators', () => {
-    expect(parseGrep('/r/a.txt:3:hit: yes\n/r/a.txt-4-after\n--\n/r/b-1-x.txt:9:z\nBinary file /r/c matches\n')).toEqual([
+    expect(
+      parseGrep('/r/a.txt:3:hit: yes\n/r/a.txt-4-after\n--\n/r/b-1-x.txt:9:z\nBinary file /r/c matches\n'),
+    ).toEqual([
       { path: '/r/a.txt', line: 3, text: 'hit: yes' },
       { path: '/r/a.txt', line: 4, text: 'after', context: true },
       { path: '/r/b-1-x.txt', line: 9, text: 'z' },

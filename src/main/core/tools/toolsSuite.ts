@@ -1,4 +1,5 @@
-// The shared tool behaviour suite: local, SSH and Docker test files call describeToolsOn with two targets of their backend.
+// The shared tool behaviour suite: local, SSH and Docker test files call describeToolsOn with two targets of their
+// backend.
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolResult } from '../../../shared/tools.js';
@@ -26,7 +27,8 @@ export function describeToolsOn(label: string, make: () => Promise<ToolSuiteEnv 
     let A = '';
     let B = '';
     const call = (tool: string, args: Row): Promise<ToolResult> => env!.call(tool, args);
-    const on = (target: string, tool: string, args: Row): Promise<ToolResult> => call(tool, { ...args, execution_target: target });
+    const on = (target: string, tool: string, args: Row): Promise<ToolResult> =>
+      call(tool, { ...args, execution_target: target });
 
     beforeAll(async () => {
       env = await make();
@@ -40,20 +42,31 @@ export function describeToolsOn(label: string, make: () => Promise<ToolSuiteEnv 
       await env.close();
     });
     const test = (name: string, fn: () => Promise<void>, timeout?: number): void => {
-      it(name, async (ctx) => {
-        if (!env) return ctx.skip();
-        await fn();
-      }, timeout);
+      it(
+        name,
+        async (ctx) => {
+          if (!env) return ctx.skip();
+          await fn();
+        },
+        timeout,
+      );
     };
     /** execute_code tests; on a target without python3 the same call must fail with one clear error instead. */
     const pyTest = (name: string, fn: () => Promise<void>, timeout?: number): void => {
-      it(name, async (ctx) => {
-        if (!env) return ctx.skip();
-        if (env.python) return fn();
-        const r = await on(B, 'execute_code', { code: 'print(1)' });
-        expect(r).toMatchObject({ execution_target: B, error: 'execute_code: python3 is not installed on this target' });
-        expect(r.exit_code).not.toBe(0);
-      }, timeout);
+      it(
+        name,
+        async (ctx) => {
+          if (!env) return ctx.skip();
+          if (env.python) return fn();
+          const r = await on(B, 'execute_code', { code: 'print(1)' });
+          expect(r).toMatchObject({
+            execution_target: B,
+            error: 'execute_code: python3 is not installed on this target',
+          });
+          expect(r.exit_code).not.toBe(0);
+        },
+        timeout,
+      );
     };
 
     test('the same relative path on two targets holds different content', async () => {
@@ -68,7 +81,7 @@ export function describeToolsOn(label: string, make: () => Promise<ToolSuiteEnv 
       expect(rb).toMatchObject({ execution_target: B, content: `     1\tmarker ${B} (longer)\n`, total_lines: 1 });
     });
 
-    test('cd on one target leaves the other target\'s cwd', async () => {
+    test("cd on one target leaves the other target's cwd", async () => {
       const before = await on(B, 'terminal', { command: 'pwd' });
       const cd = await on(A, 'terminal', { command: `cd ${run} && pwd` });
       expect(String(cd.cwd)).toMatch(new RegExp(`/${run}$`));
@@ -79,7 +92,10 @@ export function describeToolsOn(label: string, make: () => Promise<ToolSuiteEnv 
       // Relative file paths follow the tracked cwd of A only.
       await on(A, 'write_file', { path: 'in-cwd.txt', content: 'x' });
       expect(await on(A, 'read_file', { path: `in-cwd.txt` })).toMatchObject({ total_lines: 1 });
-      await expect(on(B, 'read_file', { path: 'in-cwd.txt' })).rejects.toMatchObject({ code: 'bad_request', message: expect.stringMatching(/no such file/) });
+      await expect(on(B, 'read_file', { path: 'in-cwd.txt' })).rejects.toMatchObject({
+        code: 'bad_request',
+        message: expect.stringMatching(/no such file/),
+      });
       await on(A, 'terminal', { command: 'cd ..' });
     });
 
@@ -89,11 +105,16 @@ export function describeToolsOn(label: string, make: () => Promise<ToolSuiteEnv 
       expect(w.bytes_written).toBe(lines.join('\n').length + 1);
       const page = await on(A, 'read_file', { path: `${run}/deep/er/file.txt`, offset: 10, limit: 5 });
       expect(page).toMatchObject({ total_lines: 30, offset: 10, lines_returned: 5, next_offset: 15 });
-      expect(page.content).toBe(['    10\tline 10', '    11\tline 11', '    12\tline 12', '    13\tline 13', '    14\tline 14', ''].join('\n'));
+      expect(page.content).toBe(
+        ['    10\tline 10', '    11\tline 11', '    12\tline 12', '    13\tline 13', '    14\tline 14', ''].join('\n'),
+      );
       const last = await on(A, 'read_file', { path: `${run}/deep/er/file.txt`, offset: 28 });
       expect(last).toMatchObject({ lines_returned: 3 });
       expect(last.next_offset).toBeUndefined();
-      await expect(on(A, 'read_file', { path: `${run}/deep` })).rejects.toMatchObject({ code: 'bad_request', message: expect.stringMatching(/not a regular file/) });
+      await expect(on(A, 'read_file', { path: `${run}/deep` })).rejects.toMatchObject({
+        code: 'bad_request',
+        message: expect.stringMatching(/not a regular file/),
+      });
     });
 
     test('read_file caps one page at ~100 KB and says where to go on', async () => {
@@ -108,12 +129,28 @@ export function describeToolsOn(label: string, make: () => Promise<ToolSuiteEnv 
     test('patch replaces exactly once, refuses missing and ambiguous text, and replaces all on request', async () => {
       const path = `${run}/patch.txt`;
       await on(B, 'write_file', { path, content: 'alpha\nbeta\nbeta\ngamma\n' });
-      expect(await on(B, 'patch', { path, old_string: 'alpha', new_string: 'ALPHA' })).toMatchObject({ replacements: 1, execution_target: B });
-      await expect(on(B, 'patch', { path, old_string: 'delta', new_string: 'x' })).rejects.toMatchObject({ code: 'bad_request', message: expect.stringMatching(/not found/) });
-      await expect(on(B, 'patch', { path, old_string: 'beta', new_string: 'x' })).rejects.toMatchObject({ code: 'bad_request', message: expect.stringMatching(/occurs 2 times/), hint: expect.stringMatching(/replace_all/) });
-      expect(await on(B, 'patch', { path, old_string: 'beta', new_string: 'BETA', replace_all: true })).toMatchObject({ replacements: 2 });
-      expect((await on(B, 'read_file', { path })).content).toBe('     1\tALPHA\n     2\tBETA\n     3\tBETA\n     4\tgamma\n');
-      await expect(on(B, 'patch', { path: `${run}/nope.txt`, old_string: 'a', new_string: 'b' })).rejects.toMatchObject({ code: 'bad_request' });
+      expect(await on(B, 'patch', { path, old_string: 'alpha', new_string: 'ALPHA' })).toMatchObject({
+        replacements: 1,
+        execution_target: B,
+      });
+      await expect(on(B, 'patch', { path, old_string: 'delta', new_string: 'x' })).rejects.toMatchObject({
+        code: 'bad_request',
+        message: expect.stringMatching(/not found/),
+      });
+      await expect(on(B, 'patch', { path, old_string: 'beta', new_string: 'x' })).rejects.toMatchObject({
+        code: 'bad_request',
+        message: expect.stringMatching(/occurs 2 times/),
+        hint: expect.stringMatching(/replace_all/),
+      });
+      expect(await on(B, 'patch', { path, old_string: 'beta', new_string: 'BETA', replace_all: true })).toMatchObject({
+        replacements: 2,
+      });
+      expect((await on(B, 'read_file', { path })).content).toBe(
+        '     1\tALPHA\n     2\tBETA\n     3\tBETA\n     4\tgamma\n',
+      );
+      await expect(on(B, 'patch', { path: `${run}/nope.txt`, old_string: 'a', new_string: 'b' })).rejects.toMatchObject(
+        { code: 'bad_request' },
+      );
     });
 
     test('search_files: content with regex, context and file_glob; files by glob; limit', async () => {
@@ -121,8 +158,17 @@ export function describeToolsOn(label: string, make: () => Promise<ToolSuiteEnv 
       await on(A, 'write_file', { path: `${run}/s/two.txt`, content: 'return 7\nnothing\n' });
       await on(A, 'write_file', { path: `${run}/s/sub/three.py`, content: 'x = 1\nreturn_value = 3\n' });
       const c = await on(A, 'search_files', { pattern: 'return\\s+\\d+', target: 'content', path: `${run}/s` });
-      expect((c.matches as Row[]).map((m) => [String(m.path).split('/').pop(), m.line, m.text]).sort()).toEqual([['one.py', 3, '    return 42'], ['two.txt', 1, 'return 7']]);
-      const g = await on(A, 'search_files', { pattern: 'return', target: 'content', path: `${run}/s`, file_glob: '*.py', context: 1 });
+      expect((c.matches as Row[]).map((m) => [String(m.path).split('/').pop(), m.line, m.text]).sort()).toEqual([
+        ['one.py', 3, '    return 42'],
+        ['two.txt', 1, 'return 7'],
+      ]);
+      const g = await on(A, 'search_files', {
+        pattern: 'return',
+        target: 'content',
+        path: `${run}/s`,
+        file_glob: '*.py',
+        context: 1,
+      });
       const hits = (g.matches as Row[]).filter((m) => !m.context);
       expect(hits.map((m) => String(m.path).split('/').pop()).sort()).toEqual(['one.py', 'three.py']);
       expect((g.matches as Row[]).some((m) => m.context && m.text === 'def f():')).toBe(true);
@@ -136,7 +182,10 @@ export function describeToolsOn(label: string, make: () => Promise<ToolSuiteEnv 
     });
 
     test('a background process on the non-default target: poll, write, wait, list per target, kill', async () => {
-      const bg = await on(B, 'terminal', { command: 'echo started; read line; echo "got $line"; sleep 60', background: true });
+      const bg = await on(B, 'terminal', {
+        command: 'echo started; read line; echo "got $line"; sleep 60',
+        background: true,
+      });
       expect(bg).toMatchObject({ execution_target: B, status: 'running' });
       const id = String(bg.session_id);
       expect(id).toMatch(/^proc_/);
@@ -155,7 +204,9 @@ export function describeToolsOn(label: string, make: () => Promise<ToolSuiteEnv 
       expect((listB.processes as Row[]).some((p) => p.session_id === id)).toBe(true);
       const listA = await on(A, 'process', { action: 'list' });
       expect((listA.processes as Row[]).some((p) => p.session_id === id)).toBe(false);
-      await expect(on(A, 'process', { action: 'kill', session_id: id })).rejects.toMatchObject({ code: 'not_permitted' });
+      await expect(on(A, 'process', { action: 'kill', session_id: id })).rejects.toMatchObject({
+        code: 'not_permitted',
+      });
       const k = await on(B, 'process', { action: 'kill', session_id: id });
       expect(k).toMatchObject({ status: 'killed', execution_target: B });
       const log = await call('process', { action: 'log', session_id: id });
@@ -170,37 +221,64 @@ export function describeToolsOn(label: string, make: () => Promise<ToolSuiteEnv 
       expect(String(w.output)).toContain('done');
     }, 30_000);
 
-    pyTest('execute_code on B writes a file that lands on B; nested calls naming A still run on B', async () => {
-      const code = [
-        'import switchboard_tools as sb',
-        `w = sb.write_file("${run}/from-script.txt", "written by script")`,
-        `t = sb.terminal("cat ${run}/from-script.txt; pwd", execution_target="${A}")`,
-        'print(w["execution_target"], t["execution_target"])',
-        'print(t["output"])',
-      ].join('\n');
-      const r = await on(B, 'execute_code', { code });
-      expect(r).toMatchObject({ exit_code: 0, execution_target: B, tool_calls: 2 });
-      expect(String(r.output)).toContain(`${B} ${B}\n`);
-      expect(String(r.output)).toContain('written by script');
-      expect(await on(B, 'read_file', { path: `${run}/from-script.txt` })).toMatchObject({ content: '     1\twritten by script\n' });
-      await expect(on(A, 'read_file', { path: `${run}/from-script.txt` })).rejects.toMatchObject({ code: 'bad_request' });
-    }, 60_000);
+    pyTest(
+      'execute_code on B writes a file that lands on B; nested calls naming A still run on B',
+      async () => {
+        const code = [
+          'import switchboard_tools as sb',
+          `w = sb.write_file("${run}/from-script.txt", "written by script")`,
+          `t = sb.terminal("cat ${run}/from-script.txt; pwd", execution_target="${A}")`,
+          'print(w["execution_target"], t["execution_target"])',
+          'print(t["output"])',
+        ].join('\n');
+        const r = await on(B, 'execute_code', { code });
+        expect(r).toMatchObject({ exit_code: 0, execution_target: B, tool_calls: 2 });
+        expect(String(r.output)).toContain(`${B} ${B}\n`);
+        expect(String(r.output)).toContain('written by script');
+        expect(await on(B, 'read_file', { path: `${run}/from-script.txt` })).toMatchObject({
+          content: '     1\twritten by script\n',
+        });
+        await expect(on(A, 'read_file', { path: `${run}/from-script.txt` })).rejects.toMatchObject({
+          code: 'bad_request',
+        });
+      },
+      60_000,
+    );
 
-    pyTest('execute_code limits: tool calls, time, output; errors reach the script', async () => {
-      const calls = await on(A, 'execute_code', { code: `import switchboard_tools as sb\nfor i in range(60):\n    sb.terminal("true")` });
-      expect(calls).toMatchObject({ tool_calls: 50, exit_code: 1, error: expect.stringMatching(/limit of 50 tool calls/) });
-      expect(String(calls.output)).toContain('SwitchboardToolError');
-      // 8 s: python must start and print before the limit even on a loaded machine; the sleep outlasts the test.
-      const slow = await on(A, 'execute_code', { code: 'import time\nprint("before", flush=True)\ntime.sleep(3000)', timeout: 8 });
-      expect(slow).toMatchObject({ timed_out: true, exit_code: 124, error: expect.stringMatching(/longer than 8 s/) });
-      expect(String(slow.output)).toContain('before');
-      const big = await on(A, 'execute_code', { code: 'print("z" * 200000)' });
-      expect(big).toMatchObject({ truncated: true, exit_code: 0 });
-      expect(String(big.output).length).toBeLessThan(51_000);
-      const refused = await on(A, 'execute_code', { code: `import switchboard_tools as sb\ntry:\n    sb.read_file("${run}/missing")\nexcept sb.SwitchboardToolError as e:\n    print("caught:", e)` });
-      expect(String(refused.output)).toMatch(/caught: no such file/);
-      const stdin = await on(A, 'execute_code', { code: 'import sys\nprint(repr(sys.stdin.read()))\nprint("ok")' });
-      expect(stdin.output).toBe("''\nok\n");
-    }, 60_000);
+    pyTest(
+      'execute_code limits: tool calls, time, output; errors reach the script',
+      async () => {
+        const calls = await on(A, 'execute_code', {
+          code: `import switchboard_tools as sb\nfor i in range(60):\n    sb.terminal("true")`,
+        });
+        expect(calls).toMatchObject({
+          tool_calls: 50,
+          exit_code: 1,
+          error: expect.stringMatching(/limit of 50 tool calls/),
+        });
+        expect(String(calls.output)).toContain('SwitchboardToolError');
+        // 8 s: python must start and print before the limit even on a loaded machine; the sleep outlasts the test.
+        const slow = await on(A, 'execute_code', {
+          code: 'import time\nprint("before", flush=True)\ntime.sleep(3000)',
+          timeout: 8,
+        });
+        expect(slow).toMatchObject({
+          timed_out: true,
+          exit_code: 124,
+          error: expect.stringMatching(/longer than 8 s/),
+        });
+        expect(String(slow.output)).toContain('before');
+        const big = await on(A, 'execute_code', { code: 'print("z" * 200000)' });
+        expect(big).toMatchObject({ truncated: true, exit_code: 0 });
+        expect(String(big.output).length).toBeLessThan(51_000);
+        const refused = await on(A, 'execute_code', {
+          code: `import switchboard_tools as sb\ntry:\n    sb.read_file("${run}/missing")\nexcept sb.SwitchboardToolError as e:\n    print("caught:", e)`,
+        });
+        expect(String(refused.output)).toMatch(/caught: no such file/);
+        const stdin = await on(A, 'execute_code', { code: 'import sys\nprint(repr(sys.stdin.read()))\nprint("ok")' });
+        expect(stdin.output).toBe("''\nok\n");
+      },
+      60_000,
+    );
   });
 }

@@ -19,17 +19,23 @@ live('atomic writes on a full disk, ssh (SFTP)', () => {
   let owner = { uid: 0, gid: 0 };
   const oldHome = process.env.HOME;
   const at = (name: string) => join(disk.dir, name);
-  const call = (tool: string, args: Record<string, unknown>) => t.core.callTool(tool, { execution_target: 'remote', ...args }, 'test');
+  const call = (tool: string, args: Record<string, unknown>) =>
+    t.core.callTool(tool, { execution_target: 'remote', ...args }, 'test');
 
   beforeAll(async () => {
     process.env.HOME = mkdtempSync(join(tmpdir(), 'sb-atomic-ssh-home-'));
     delete process.env.SSH_AUTH_SOCK;
     disk = fullDisk();
     // The files belong to the sshd's test user, who writes them.
-    owner = { uid: Number(execFileSync('id', ['-u', env!.user], { encoding: 'utf8' })), gid: Number(execFileSync('id', ['-g', env!.user], { encoding: 'utf8' })) };
+    owner = {
+      uid: Number(execFileSync('id', ['-u', env!.user], { encoding: 'utf8' })),
+      gid: Number(execFileSync('id', ['-g', env!.user], { encoding: 'utf8' })),
+    };
     chownSync(disk.dir, owner.uid, owner.gid);
     t = await makeTestCore(['remote'], {
-      specs: { remote: `{ backend: ssh, ssh_host: ${env!.host}, ssh_port: ${env!.port}, ssh_user: ${env!.user}, ssh_key: ${env!.key}, cwd: ${disk.dir} }` },
+      specs: {
+        remote: `{ backend: ssh, ssh_host: ${env!.host}, ssh_port: ${env!.port}, ssh_user: ${env!.user}, ssh_key: ${env!.key}, cwd: ${disk.dir} }`,
+      },
       providers: builtinProviders,
       files: { known_hosts: env!.knownHostsLine + '\n' },
     });
@@ -40,7 +46,11 @@ live('atomic writes on a full disk, ssh (SFTP)', () => {
     process.env.HOME = oldHome;
   });
 
-  it('write_file and patch over an existing file leave it whole, with its mode, and no temp file; the error names the file', () => fullDiskCase(disk, call, at, owner), 60_000);
+  it(
+    'write_file and patch over an existing file leave it whole, with its mode, and no temp file; the error names the file',
+    () => fullDiskCase(disk, call, at, owner),
+    60_000,
+  );
 
   it('on a read-only mount the error names the file and says why', () => readOnlyCase(disk, call, at, owner));
 
@@ -55,5 +65,6 @@ live('atomic writes on a full disk, ssh (SFTP)', () => {
     expect(readFileSync(join(disk.dir, 'roots', 'theirs.txt'), 'utf8')).toBe('root\n');
   });
 
-  it('a write through a symlink replaces the file it names and keeps the link', () => symlinkCase(disk, call, at, owner));
+  it('a write through a symlink replaces the file it names and keeps the link', () =>
+    symlinkCase(disk, call, at, owner));
 });

@@ -19,7 +19,8 @@ for (const mode of ['sandboxed', 'unsandboxed'] as const) {
     let disk: FullDisk;
     let home = '';
     const oldHome = process.env.HOME;
-    const call = (tool: string, args: Record<string, unknown>) => t.core.callTool(tool, { execution_target: 'box', ...args }, 'test');
+    const call = (tool: string, args: Record<string, unknown>) =>
+      t.core.callTool(tool, { execution_target: 'box', ...args }, 'test');
     const at = (name: string) => join(disk.dir, name);
 
     beforeAll(async () => {
@@ -38,14 +39,22 @@ for (const mode of ['sandboxed', 'unsandboxed'] as const) {
       rmSync(home, { recursive: true, force: true });
     });
 
-    it('write_file and patch over an existing file on a full disk leave it whole, with its mode and owner, and no temp file', () => fullDiskCase(disk, call, at, other), 60_000);
+    it(
+      'write_file and patch over an existing file on a full disk leave it whole, with its mode and owner, and no temp file',
+      () => fullDiskCase(disk, call, at, other),
+      60_000,
+    );
 
     it('a new file that does not fit is not left behind', async () => {
       disk.fill();
       try {
-        await expect(call('write_file', { path: at('new.txt'), content: 'n'.repeat(20 * 1024) })).rejects.toMatchObject({
-          message: expect.stringMatching(/^cannot write \S*new\.txt: no space left on the device \(ENOSPC\); the file is unchanged$/),
-        });
+        await expect(call('write_file', { path: at('new.txt'), content: 'n'.repeat(20 * 1024) })).rejects.toMatchObject(
+          {
+            message: expect.stringMatching(
+              /^cannot write \S*new\.txt: no space left on the device \(ENOSPC\); the file is unchanged$/,
+            ),
+          },
+        );
         expect(readdirSync(disk.dir)).toEqual(['fill', 'keep.txt']);
       } finally {
         disk.free();
@@ -59,7 +68,9 @@ for (const mode of ['sandboxed', 'unsandboxed'] as const) {
         await call('patch', { path: join(home, 'listed.txt'), old_string: 'listed', new_string: 'patched' });
         expect(readFileSync(join(home, 'listed.txt'), 'utf8')).toBe('patched\n');
         await expect(call('write_file', { path: join(home, 'other.txt'), content: 'x' })).rejects.toMatchObject({
-          message: expect.stringMatching(/^cannot write \S*other\.txt: read-only file system \(EROFS\); the file is unchanged \[sandbox: /),
+          message: expect.stringMatching(
+            /^cannot write \S*other\.txt: read-only file system \(EROFS\); the file is unchanged \[sandbox: /,
+          ),
         });
       });
     }

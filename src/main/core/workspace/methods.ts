@@ -1,4 +1,5 @@
-// workspace.* and settings.*: the window's layout and settings in the profile's key-value store; a stored value that no longer parses is ignored.
+// workspace.* and settings.*: the window's layout and settings in the profile's key-value store; a stored value that no
+// longer parses is ignored.
 import type { z } from 'zod';
 import { UiSettings, WorkspaceLayout } from '../../../shared/api.js';
 import type { Handlers } from '../handlers.js';

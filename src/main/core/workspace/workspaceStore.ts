@@ -11,5 +11,10 @@ export type KeyValueStoreFactory = (home: string) => Promise<KeyValueStore>;
 /** conf, loaded on first use (it is an ES module; the Core bundle is CommonJS). */
 export const confStore: KeyValueStoreFactory = async (home) => {
   const { default: Conf } = await import('conf');
-  return new Conf<Record<string, unknown>>({ cwd: home, configName: 'ui-state', projectName: 'switchboard', clearInvalidConfig: true });
+  return new Conf<Record<string, unknown>>({
+    cwd: home,
+    configName: 'ui-state',
+    projectName: 'switchboard',
+    clearInvalidConfig: true,
+  });
 };

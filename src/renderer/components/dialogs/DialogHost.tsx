@@ -1,5 +1,6 @@
 // Where the window's modal dialogs mount, one component per file in this folder, each driven by its own zustand slice.
-// A pending approval (the Core is waiting) comes before the window's own forms; approvals show one at a time, oldest first.
+// A pending approval (the Core is waiting) comes before the window's own forms; approvals show one at a time, oldest
+// first.
 import { useDialogs } from '../../store/dialogs.js';
 import { useApprovals } from '../../store/approvals.js';
 import { TargetDialog } from './TargetDialog.js';
@@ -21,13 +22,17 @@ export function DialogHost() {
   // A pending approval goes on top; a half-filled form underneath stays as it was.
   return (
     <>
-      {targetForm && <TargetDialog key={targetForm.mode === 'edit' ? targetForm.target.name : 'add'} req={targetForm} />}
+      {targetForm && (
+        <TargetDialog key={targetForm.mode === 'edit' ? targetForm.target.name : 'add'} req={targetForm} />
+      )}
       {rulesOpen && <ApprovalRulesDialog />}
       {pluginsOpen && <PluginsDialog />}
       {keysOpen && <KeysDialog />}
       {confirm && <ConfirmDialog req={confirm} />}
       {approval?.kind === 'host_key' && approval.host_key && <HostKeyDialog key={approval.id} approval={approval} />}
-      {approval?.kind === 'command' && <ApproveCommandDialog key={approval.id} approval={approval} position={1} total={total} />}
+      {approval?.kind === 'command' && (
+        <ApproveCommandDialog key={approval.id} approval={approval} position={1} total={total} />
+      )}
     </>
   );
 }

@@ -1,7 +1,14 @@
-// A dialog's list as a table (the rules, the plugins): scrolls inside the dialog; a line of its own when empty; and Done.
+// A dialog's list as a table (the rules, the plugins): scrolls inside the dialog; a line of its own when empty; and
+// Done.
 import type { ReactNode } from 'react';
 
-export function DialogTable({ label, className, columns, empty, children }: {
+export function DialogTable({
+  label,
+  className,
+  columns,
+  empty,
+  children,
+}: {
   label: string;
   className: string;
   /** Header cells; the last may be an actions column, named for screen readers only. */
@@ -15,7 +22,11 @@ export function DialogTable({ label, className, columns, empty, children }: {
     <div className="rules__scroll">
       <table className={`grid ${className}`} aria-label={label}>
         <thead>
-          <tr>{columns.map((c, i) => <th key={i}>{c}</th>)}</tr>
+          <tr>
+            {columns.map((c, i) => (
+              <th key={i}>{c}</th>
+            ))}
+          </tr>
         </thead>
         <tbody>{children}</tbody>
       </table>
@@ -26,7 +37,9 @@ export function DialogTable({ label, className, columns, empty, children }: {
 export function DoneActions({ onDone }: { onDone(): void }) {
   return (
     <div className="modal__actions">
-      <button type="button" className="button button--primary" data-autofocus onClick={onDone}>Done</button>
+      <button type="button" className="button button--primary" data-autofocus onClick={onDone}>
+        Done
+      </button>
     </div>
   );
 }

@@ -15,9 +15,9 @@ export function HostKeyDialog({ approval }: { approval: PendingApproval }) {
   return (
     <Modal title="Trust host key?" unasked onCancel={() => decide('deny')} width={520}>
       <p className="form__note">
-        Target <strong>{approval.execution_target}</strong> connects to <strong>{where}</strong>, whose host key is not in
-        ~/.ssh/known_hosts or Switchboard's store. Compare the fingerprint with the one the host's owner gives you before
-        you trust it.
+        Target <strong>{approval.execution_target}</strong> connects to <strong>{where}</strong>, whose host key is not
+        in ~/.ssh/known_hosts or Switchboard's store. Compare the fingerprint with the one the host's owner gives you
+        before you trust it.
       </p>
       <dl className="hostkey">
         <dt>Host</dt>
@@ -25,13 +25,21 @@ export function HostKeyDialog({ approval }: { approval: PendingApproval }) {
         <dt>Key type</dt>
         <dd>{key.key_type}</dd>
         <dt>Fingerprint</dt>
-        <dd className="hostkey__fingerprint" aria-label="Fingerprint">{key.fingerprint}</dd>
+        <dd className="hostkey__fingerprint" aria-label="Fingerprint">
+          {key.fingerprint}
+        </dd>
       </dl>
       <p className="form__note">The connection waits; with no answer it is rejected in {left}s.</p>
       <div className="modal__actions">
-        <button type="button" className="button" data-autofocus onClick={() => decide('deny')}>Reject</button>
-        <button type="button" className="button" onClick={() => decide('approve', 'once')}>Trust once</button>
-        <button type="button" className="button button--primary" onClick={() => decide('approve', 'always')}>Trust and remember</button>
+        <button type="button" className="button" data-autofocus onClick={() => decide('deny')}>
+          Reject
+        </button>
+        <button type="button" className="button" onClick={() => decide('approve', 'once')}>
+          Trust once
+        </button>
+        <button type="button" className="button button--primary" onClick={() => decide('approve', 'always')}>
+          Trust and remember
+        </button>
       </div>
     </Modal>
   );

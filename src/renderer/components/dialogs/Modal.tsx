@@ -4,7 +4,8 @@
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { ARM_MS, QUIET_MS, sinceLastKey } from '../../typingQuiet.js';
 
-const focusable = 'button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+const focusable =
+  'button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
 
 interface ModalProps {
   title: string;
@@ -40,7 +41,9 @@ export function Modal({ title, onCancel, children, width = 440, describedBy, una
         el.inert = true;
         madeInert.push(el);
       }
-      const first = box.current?.querySelector<HTMLElement>('[data-autofocus]') ?? box.current?.querySelector<HTMLElement>(focusable);
+      const first =
+        box.current?.querySelector<HTMLElement>('[data-autofocus]') ??
+        box.current?.querySelector<HTMLElement>(focusable);
       first?.focus({ focusVisible: true } as FocusOptions);
     };
     const takeWhenQuiet = (): void => {
@@ -88,10 +91,27 @@ export function Modal({ title, onCancel, children, width = 440, describedBy, una
   return (
     // A click beside a dialog that arrived unasked does not answer it.
     <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && !unasked && onCancel()}>
-      <div className="modal" role="dialog" aria-modal="true" aria-labelledby={titleId} aria-describedby={describedBy} ref={box}
-        onKeyDownCapture={onKeyDownCapture} onKeyDown={onKeyDown} onMouseDownCapture={() => take.current()} data-waiting={waiting || undefined} style={{ width }}>
-        <h2 className="modal__title" id={titleId}>{title}</h2>
-        {waiting && <p className="modal__waiting" role="status">Waiting for a pause in your typing; click here to answer now.</p>}
+      <div
+        className="modal"
+        role="dialog"
+        aria-modal="true"
+        aria-labelledby={titleId}
+        aria-describedby={describedBy}
+        ref={box}
+        onKeyDownCapture={onKeyDownCapture}
+        onKeyDown={onKeyDown}
+        onMouseDownCapture={() => take.current()}
+        data-waiting={waiting || undefined}
+        style={{ width }}
+      >
+        <h2 className="modal__title" id={titleId}>
+          {title}
+        </h2>
+        {waiting && (
+          <p className="modal__waiting" role="status">
+            Waiting for a pause in your typing; click here to answer now.
+          </p>
+        )}
         {children}
       </div>
     </div>

@@ -39,7 +39,10 @@ export function PluginsDialog() {
       if (!info) return;
       setList((l) => l?.map((o) => (o.name === info.name ? info : o)));
       const problem = info.problem ? `: ${info.problem}` : '';
-      useToasts.getState().push({ kind: info.state === 'failed' || info.state === 'refused' ? 'error' : 'info', message: `Plugin ${info.name} is ${info.state}${problem}` });
+      useToasts.getState().push({
+        kind: info.state === 'failed' || info.state === 'refused' ? 'error' : 'info',
+        message: `Plugin ${info.name} is ${info.state}${problem}`,
+      });
     });
   };
   const ask = (p: PluginInfo): void => useDialogs.getState().ask(enableRequest(p, () => change(p, 'enable')));
@@ -47,27 +50,56 @@ export function PluginsDialog() {
   return (
     <Modal title="Plugins" onCancel={close} width={720} describedBy="plugins-note">
       <p className="form__note" id="plugins-note">
-        Plugin backends installed in this profile (<span className="mono">switchboard plugins install PATH</span> adds one). A plugin's
-        code runs on this machine with your own powers; enabling one says first what it allows.
+        Plugin backends installed in this profile (<span className="mono">switchboard plugins install PATH</span> adds
+        one). A plugin's code runs on this machine with your own powers; enabling one says first what it allows.
       </p>
-      <DialogTable label="Installed plugins" className="plugins"
+      <DialogTable
+        label="Installed plugins"
+        className="plugins"
         empty={list === undefined ? 'Loading…' : list.length === 0 ? 'No plugins installed.' : undefined}
-        columns={['Plugin', 'Version', 'State', 'Backends', <span className="visually-hidden">Actions</span>]}>
+        columns={['Plugin', 'Version', 'State', 'Backends', <span className="visually-hidden">Actions</span>]}
+      >
         {list?.map((p) => (
           <tr key={p.name} aria-label={p.name}>
             <td>
               <span className="mono">{p.name}</span>
-              {p.description && <div className="dim plugins__description" title={p.description}>{p.description}</div>}
-              {p.problem && <div className="plugins__problem" title={p.problem}>{p.problem}</div>}
+              {p.description && (
+                <div className="dim plugins__description" title={p.description}>
+                  {p.description}
+                </div>
+              )}
+              {p.problem && (
+                <div className="plugins__problem" title={p.problem}>
+                  {p.problem}
+                </div>
+              )}
             </td>
             <td className="dim">{p.version ?? ''}</td>
-            <td><span className={`badge badge--plugin-${p.state}`}>{p.state}</span></td>
+            <td>
+              <span className={`badge badge--plugin-${p.state}`}>{p.state}</span>
+            </td>
             <td className="mono">{p.backends.join(', ')}</td>
             <td>
               {p.enabled ? (
-                <button type="button" className="button button--small" disabled={busy === p.name} aria-label={`Disable ${p.name}`} onClick={() => change(p, 'disable')}>Disable</button>
+                <button
+                  type="button"
+                  className="button button--small"
+                  disabled={busy === p.name}
+                  aria-label={`Disable ${p.name}`}
+                  onClick={() => change(p, 'disable')}
+                >
+                  Disable
+                </button>
               ) : (
-                <button type="button" className="button button--small" disabled={busy === p.name} aria-label={`Enable ${p.name}…`} onClick={() => ask(p)}>Enable…</button>
+                <button
+                  type="button"
+                  className="button button--small"
+                  disabled={busy === p.name}
+                  aria-label={`Enable ${p.name}…`}
+                  onClick={() => ask(p)}
+                >
+                  Enable…
+                </button>
               )}
             </td>
           </tr>

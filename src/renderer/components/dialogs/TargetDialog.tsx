@@ -1,4 +1,5 @@
-// Add or edit a runtime target: name, backend and the fields that backend declares (from backends.list), checked against the schema derived from them before it is sent.
+// Add or edit a runtime target: name, backend and the fields that backend declares (from backends.list), checked
+// against the schema derived from them before it is sent.
 import { useEffect, useState, type FormEvent } from 'react';
 import { TargetName } from '../../../shared/targets.js';
 import { commonFields, specSchemaOf, type BackendInfo, type SpecFieldInfo } from '../../../shared/specFields.js';
@@ -16,11 +17,16 @@ const commonKeys: ReadonlySet<string> = new Set(commonFields.map((f) => f.key));
 function fieldText(v: unknown): string | undefined {
   if (typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean') return String(v);
   if (Array.isArray(v)) return v.map(String).join('\n');
-  if (v && typeof v === 'object') return Object.entries(v).map(([k, x]) => `${k}=${String(x)}`).join('\n');
+  if (v && typeof v === 'object')
+    return Object.entries(v)
+      .map(([k, x]) => `${k}=${String(x)}`)
+      .join('\n');
   return undefined;
 }
 
-/** The text of an input as the value its field type takes; a number that is not one stays text for the schema to refuse. */
+/**
+ * The text of an input as the value its field type takes; a number that is not one stays text for the schema to refuse.
+ */
 function fieldValue(f: SpecFieldInfo, raw: string): unknown {
   switch (f.type) {
     case 'number':
@@ -28,12 +34,21 @@ function fieldValue(f: SpecFieldInfo, raw: string): unknown {
     case 'boolean':
       return raw === 'true';
     case 'list':
-      return raw.split('\n').map((l) => l.trim()).filter(Boolean);
+      return raw
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean);
     case 'map':
-      return Object.fromEntries(raw.split('\n').map((l) => l.trim()).filter(Boolean).map((l) => {
-        const eq = l.indexOf('=');
-        return eq < 0 ? [l, ''] : [l.slice(0, eq), l.slice(eq + 1)];
-      }));
+      return Object.fromEntries(
+        raw
+          .split('\n')
+          .map((l) => l.trim())
+          .filter(Boolean)
+          .map((l) => {
+            const eq = l.indexOf('=');
+            return eq < 0 ? [l, ''] : [l.slice(0, eq), l.slice(eq + 1)];
+          }),
+      );
     default:
       return raw;
   }
@@ -49,33 +64,72 @@ function initialValues(req: TargetDialogRequest, firstBackend: string): Record<s
   return out;
 }
 
-function FieldInput(props: { f: SpecFieldInfo; value: string; onChange: (v: string) => void; autoFocus: boolean; problem: string | undefined }) {
+function FieldInput(props: {
+  f: SpecFieldInfo;
+  value: string;
+  onChange: (v: string) => void;
+  autoFocus: boolean;
+  problem: string | undefined;
+}) {
   const { f, value, autoFocus, problem } = props;
   const onChange = (e: { target: { value: string } }) => props.onChange(e.target.value);
   const problemId = `field-problem-${f.key}`;
   // The fields arrive after the dialog opened, so the first one takes the focus itself when editing.
   const common = {
-    value, onChange, title: f.help, autoFocus, 'data-autofocus': autoFocus ? true : undefined, name: f.key,
-    'aria-invalid': problem ? true : undefined, 'aria-describedby': problem ? problemId : undefined,
+    value,
+    onChange,
+    title: f.help,
+    autoFocus,
+    'data-autofocus': autoFocus ? true : undefined,
+    name: f.key,
+    'aria-invalid': problem ? true : undefined,
+    'aria-describedby': problem ? problemId : undefined,
   };
   let input;
   if (f.type === 'boolean' || f.type === 'select') {
     input = (
       <select {...common}>
-        <option value="">{f.default === undefined ? 'default' : `default (${typeof f.default === 'boolean' ? (f.default ? 'yes' : 'no') : String(f.default)})`}</option>
-        {(f.type === 'boolean' ? ['true', 'false'] : f.options ?? []).map((o) => <option key={o} value={o}>{f.type === 'boolean' ? (o === 'true' ? 'yes' : 'no') : o}</option>)}
+        <option value="">
+          {f.default === undefined
+            ? 'default'
+            : `default (${typeof f.default === 'boolean' ? (f.default ? 'yes' : 'no') : String(f.default)})`}
+        </option>
+        {(f.type === 'boolean' ? ['true', 'false'] : (f.options ?? [])).map((o) => (
+          <option key={o} value={o}>
+            {f.type === 'boolean' ? (o === 'true' ? 'yes' : 'no') : o}
+          </option>
+        ))}
       </select>
     );
   } else if (f.type === 'list' || f.type === 'map' || f.type === 'text') {
-    input = <textarea {...common} rows={3} placeholder={f.placeholder ?? (f.type === 'map' ? 'NAME=value' : undefined)} spellCheck={false} />;
+    input = (
+      <textarea
+        {...common}
+        rows={3}
+        placeholder={f.placeholder ?? (f.type === 'map' ? 'NAME=value' : undefined)}
+        spellCheck={false}
+      />
+    );
   } else {
-    input = <input {...common} placeholder={f.placeholder} inputMode={f.type === 'number' ? 'numeric' : undefined} autoComplete="off" spellCheck={false} />;
+    input = (
+      <input
+        {...common}
+        placeholder={f.placeholder}
+        inputMode={f.type === 'number' ? 'numeric' : undefined}
+        autoComplete="off"
+        spellCheck={false}
+      />
+    );
   }
   return (
     <label className={`field${problem ? ' field--invalid' : ''}`}>
       <span>{f.label}</span>
       {input}
-      {problem && <span className="field__problem" id={problemId}>{problem}</span>}
+      {problem && (
+        <span className="field__problem" id={problemId}>
+          {problem}
+        </span>
+      )}
     </label>
   );
 }
@@ -102,7 +156,9 @@ export function TargetDialog({ req }: { req: TargetDialogRequest }) {
   const backend = values.backend ?? '';
   const info = backends?.find((b) => b.backend === backend);
   // A backend the Core does not list (a disabled plugin) still shows its common fields.
-  const fields: SpecFieldInfo[] = info?.fields ?? commonFields.map((f) => ({ required: false, secret_ref: false, private: false, advanced: false, ...f }));
+  const fields: SpecFieldInfo[] =
+    info?.fields ??
+    commonFields.map((f) => ({ required: false, secret_ref: false, private: false, advanced: false, ...f }));
   const own = fields.filter((f) => !f.advanced && !commonKeys.has(f.key));
   const shared = fields.filter((f) => !f.advanced && commonKeys.has(f.key));
   const advanced = fields.filter((f) => f.advanced);
@@ -112,7 +168,14 @@ export function TargetDialog({ req }: { req: TargetDialogRequest }) {
     setProblems(({ [key]: _, ...rest }) => rest);
   };
   const input = (f: SpecFieldInfo) => (
-    <FieldInput key={f.key} f={f} value={values[f.key] ?? ''} onChange={set(f.key)} autoFocus={editing && f === first} problem={problems[f.key]} />
+    <FieldInput
+      key={f.key}
+      f={f}
+      value={values[f.key] ?? ''}
+      onChange={set(f.key)}
+      autoFocus={editing && f === first}
+      problem={problems[f.key]}
+    />
   );
 
   const buildSpec = (): Record<string, unknown> => {
@@ -139,7 +202,11 @@ export function TargetDialog({ req }: { req: TargetDialogRequest }) {
         const found = formProblems(check.error, info.fields, spec);
         const marked = Object.keys(found.byField);
         setProblems(found.byField);
-        setError({ message: found.other[0] ?? (marked.length === 1 ? 'Check the marked field' : `Check the ${marked.length} marked fields`) });
+        setError({
+          message:
+            found.other[0] ??
+            (marked.length === 1 ? 'Check the marked field' : `Check the ${marked.length} marked fields`),
+        });
         // The first marked field gets the focus, "More options" opened if it is there.
         requestAnimationFrame(() => {
           const el = document.querySelector<HTMLElement>(`.modal [name="${marked[0] ?? ''}"]`);
@@ -153,10 +220,13 @@ export function TargetDialog({ req }: { req: TargetDialogRequest }) {
     setError(undefined);
     setProblems({});
     try {
-      await core.call('targets.register', editing
-        ? { name, spec, replace: true, if_generation: req.target.generation }
-        : { name, spec });
-      useToasts.getState().push({ kind: 'info', message: editing ? `Target "${name}" updated` : `Target "${name}" added` });
+      await core.call(
+        'targets.register',
+        editing ? { name, spec, replace: true, if_generation: req.target.generation } : { name, spec },
+      );
+      useToasts
+        .getState()
+        .push({ kind: 'info', message: editing ? `Target "${name}" updated` : `Target "${name}" added` });
       close();
     } catch (err) {
       const x = err as { message?: string; hint?: string };
@@ -176,13 +246,24 @@ export function TargetDialog({ req }: { req: TargetDialogRequest }) {
         <div className="form__row">
           <label className="field">
             <span>Name</span>
-            <input data-autofocus={editing ? undefined : true} value={values.name ?? ''} onChange={(e) => set('name')(e.target.value)} disabled={editing}
-              placeholder="gpu-box" autoComplete="off" spellCheck={false} />
+            <input
+              data-autofocus={editing ? undefined : true}
+              value={values.name ?? ''}
+              onChange={(e) => set('name')(e.target.value)}
+              disabled={editing}
+              placeholder="gpu-box"
+              autoComplete="off"
+              spellCheck={false}
+            />
           </label>
           <label className="field field--narrow">
             <span>Backend</span>
             <select value={backend} onChange={(e) => set('backend')(e.target.value)} disabled={editing && !info}>
-              {(backends ?? []).map((b) => <option key={b.backend} value={b.backend}>{b.display_name ?? b.backend}</option>)}
+              {(backends ?? []).map((b) => (
+                <option key={b.backend} value={b.backend}>
+                  {b.display_name ?? b.backend}
+                </option>
+              ))}
               {!info && backend && <option value={backend}>{`${backend} (not loaded)`}</option>}
             </select>
           </label>
@@ -202,8 +283,12 @@ export function TargetDialog({ req }: { req: TargetDialogRequest }) {
           </div>
         )}
         <div className="modal__actions">
-          <button type="button" className="button" onClick={close}>Cancel</button>
-          <button type="submit" className="button button--primary" disabled={busy || !backends}>{editing ? 'Save' : 'Add target'}</button>
+          <button type="button" className="button" onClick={close}>
+            Cancel
+          </button>
+          <button type="submit" className="button button--primary" disabled={busy || !backends}>
+            {editing ? 'Save' : 'Add target'}
+          </button>
         </div>
       </form>
     </Modal>

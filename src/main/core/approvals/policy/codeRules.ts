@@ -19,7 +19,10 @@ export type CodeLanguage = 'python' | 'perl' | 'ruby' | 'node' | 'php';
 export function codeFindings(code: string, lang: CodeLanguage, place: CodePlace, parsers?: CodeParsers): CodeFinding[] {
   if (parsers && (lang === 'python' || lang === 'node')) {
     const effects = new CodeEffects(place);
-    const analysis = lang === 'python' ? new PythonAnalysis('python', parsers, effects) : new JavaScriptAnalysis('node', parsers, effects);
+    const analysis =
+      lang === 'python'
+        ? new PythonAnalysis('python', parsers, effects)
+        : new JavaScriptAnalysis('node', parsers, effects);
     let clean = false;
     try {
       clean = analysis.analyse(code);
@@ -39,7 +42,12 @@ function textFindings(code: string, lang: CodeLanguage, place: CodePlace): CodeF
   const out: CodeFinding[] = [];
   for (const f of lexicalFindings(code, lang)) {
     if (f.path) {
-      const found = profileFinding(resolveLiteralPath(f.path.literal, place.cwd, place.home, place.profile), place.profile, f.path.writes, place.how);
+      const found = profileFinding(
+        resolveLiteralPath(f.path.literal, place.cwd, place.home, place.profile),
+        place.profile,
+        f.path.writes,
+        place.how,
+      );
       if (found) out.push(found);
     } else if (f.shell !== undefined) out.push({ shell: f.shell, via: lang });
     else out.push({ severity: f.severity, rule: f.rule, text: f.text });
@@ -57,8 +65,13 @@ interface LexicalFinding {
   text: string;
 }
 
-const forkBomb = /\bwhile\b[^\n]*[\s\S]{0,80}\bfork\s*\(|fork\s+while\s+fork|\bfork\b[^\n]*\bwhile\b|\bloop\s*(?:do|\{)[\s\S]{0,40}\bfork\b|\bfor\s*\(\s*;\s*;\s*\)[\s\S]{0,40}\bfork\s*\(/;
-const forkBombFinding: Finding = { severity: 'hardline', rule: 'forkbomb', text: 'fork bomb: forks in an endless loop' };
+const forkBomb =
+  /\bwhile\b[^\n]*[\s\S]{0,80}\bfork\s*\(|fork\s+while\s+fork|\bfork\b[^\n]*\bwhile\b|\bloop\s*(?:do|\{)[\s\S]{0,40}\bfork\b|\bfor\s*\(\s*;\s*;\s*\)[\s\S]{0,40}\bfork\s*\(/;
+const forkBombFinding: Finding = {
+  severity: 'hardline',
+  rule: 'forkbomb',
+  text: 'fork bomb: forks in an endless loop',
+};
 
 const strLit = String.raw`(?:[rRbBuUfF]{0,2})(?:"""[\s\S]*?"""|'''[\s\S]*?'''|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\x60[^\x60]*\x60)`;
 const listLit = String.raw`\[\s*${strLit}(?:\s*,\s*${strLit})*\s*,?\s*\]`;
@@ -69,7 +82,20 @@ function literal(src: string): string {
   if (!m) return src;
   const prefix = m[1]!.toLowerCase();
   let body = m[3]!;
-  if (!prefix.includes('r')) body = body.replace(/\\(x[0-9a-fA-F]{2}|[0-7]{1,3}|[ntr\\'"])/g, (_, e: string) => (e[0] === 'x' ? String.fromCharCode(parseInt(e.slice(1), 16)) : /^[0-7]/.test(e) ? String.fromCharCode(parseInt(e, 8)) : e === 'n' ? '\n' : e === 't' ? '\t' : e === 'r' ? '\r' : e));
+  if (!prefix.includes('r'))
+    body = body.replace(/\\(x[0-9a-fA-F]{2}|[0-7]{1,3}|[ntr\\'"])/g, (_, e: string) =>
+      e[0] === 'x'
+        ? String.fromCharCode(parseInt(e.slice(1), 16))
+        : /^[0-7]/.test(e)
+          ? String.fromCharCode(parseInt(e, 8))
+          : e === 'n'
+            ? '\n'
+            : e === 't'
+              ? '\t'
+              : e === 'r'
+                ? '\r'
+                : e,
+    );
   if (prefix.includes('f')) body = body.replace(/\{[^{}]*\}/g, '$V');
   if (m[2] === '`' || /#\{/.test(body)) body = body.replace(/#\{[^}]*\}|\$\{[^}]*\}/g, '$V');
   return body;
@@ -82,13 +108,15 @@ function shellQuote(s: string): string {
 /** The command text of a call argument: a literal, a list of literals, or a name bound to a literal. */
 function commandText(arg: string, names: Map<string, string>): string | undefined {
   const a = arg.trim();
-  if (new RegExp(`^${listLit}$`).test(a)) return [...a.matchAll(new RegExp(strLit, 'g'))].map((m) => shellQuote(literal(m[0]))).join(' ');
+  if (new RegExp(`^${listLit}$`).test(a))
+    return [...a.matchAll(new RegExp(strLit, 'g'))].map((m) => shellQuote(literal(m[0]))).join(' ');
   if (new RegExp(`^${strLit}$`).test(a)) return literal(a);
   return names.get(a);
 }
 
 const shellCalls: Record<string, RegExp> = {
-  python: /(?:\.(?:system|popen)|\bos\.(?:execl?p?e?|spawnl?p?e?)|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|commands\.getoutput|pty\.spawn|(?<![.\w])(?:system|popen|run|call|check_output|check_call|Popen))\s*\(/g,
+  python:
+    /(?:\.(?:system|popen)|\bos\.(?:execl?p?e?|spawnl?p?e?)|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|commands\.getoutput|pty\.spawn|(?<![.\w])(?:system|popen|run|call|check_output|check_call|Popen))\s*\(/g,
   perl: /\b(?:system|exec|qx)\s*[({]?|(?<![\w$])`/g,
   ruby: /\b(?:system|exec|spawn|`|%x)\s*[({]?|IO\.popen\s*\(|Open3\.\w+\s*\(/g,
   node: /\b(?:execSync|exec|execFileSync|spawnSync|spawn)\s*\(/g,
@@ -103,17 +131,25 @@ const treeDeletes: Record<string, RegExp> = {
   php: /\$NEVER\b()/g,
 };
 
-const vitalLiteral = /^(?:['"](\/|~|\/(etc|usr|bin|home|var|root|boot|lib)\/?)['"]|os\.path\.expanduser\(\s*['"]~\/?['"]\s*\)|Path\.home\(\)|os\.environ\[['"]HOME['"]\]|os\.getenv\(\s*['"]HOME['"]\s*\)|\$ENV\{HOME\}|Dir\.home|os\.homedir\(\)|ENV\[['"]HOME['"]\])$/;
+const vitalLiteral =
+  /^(?:['"](\/|~|\/(etc|usr|bin|home|var|root|boot|lib)\/?)['"]|os\.path\.expanduser\(\s*['"]~\/?['"]\s*\)|Path\.home\(\)|os\.environ\[['"]HOME['"]\]|os\.getenv\(\s*['"]HOME['"]\s*\)|\$ENV\{HOME\}|Dir\.home|os\.homedir\(\)|ENV\[['"]HOME['"]\])$/;
 
 /** Calls that change files, in any of the languages (open for writing, write, delete, move, copy, link, mode). */
-const changesFiles = /\bopen\s*\([^)]*,\s*['"][^'"]*[wax+]|\bopen\s*\(?\s*(?:my\s+)?\$?\w+\s*,\s*['"](?:>|\+<)|write_text|write_bytes|writeFile|appendFile|createWriteStream|file_put_contents|fopen\s*\([^)]*,\s*['"][wax]|File\.(?:write|open\s*\([^)]*['"][wa])|FileUtils|shutil\.\w+|os\.(?:remove|unlink|rename|replace|rmdir|removedirs|makedirs|mkdir|chmod|chown|symlink|link|truncate)|\.(?:unlink|rename|touch|rmdir|symlink_to|chmod)\s*\(|\b(?:unlink|unlinkSync|rmSync|rm|renameSync|rename|copyFile|copyFileSync|cpSync|symlink|symlinkSync|truncate|truncateSync|chmod|chmodSync|rmtree|remove_tree|copy|move)\s*\(/;
+const changesFiles =
+  /\bopen\s*\([^)]*,\s*['"][^'"]*[wax+]|\bopen\s*\(?\s*(?:my\s+)?\$?\w+\s*,\s*['"](?:>|\+<)|write_text|write_bytes|writeFile|appendFile|createWriteStream|file_put_contents|fopen\s*\([^)]*,\s*['"][wax]|File\.(?:write|open\s*\([^)]*['"][wa])|FileUtils|shutil\.\w+|os\.(?:remove|unlink|rename|replace|rmdir|removedirs|makedirs|mkdir|chmod|chown|symlink|link|truncate)|\.(?:unlink|rename|touch|rmdir|symlink_to|chmod)\s*\(|\b(?:unlink|unlinkSync|rmSync|rm|renameSync|rename|copyFile|copyFileSync|cpSync|symlink|symlinkSync|truncate|truncateSync|chmod|chmodSync|rmtree|remove_tree|copy|move)\s*\(/;
 
 /** String literals that read as paths: absolute, from the home or a variable, relative with a slash, or core.json. */
 function pathLiterals(code: string): { value: string; at: number }[] {
   const out: { value: string; at: number }[] = [];
   for (const m of code.matchAll(new RegExp(strLit, 'g'))) {
     const value = literal(m[0]);
-    if (value.length < 256 && !/[\n\0]/.test(value) && /^(~|\/|\$|\.\.?\/)|\/|core\.json/.test(value) && !/^[a-z]+:\/\//i.test(value)) out.push({ value, at: m.index! });
+    if (
+      value.length < 256 &&
+      !/[\n\0]/.test(value) &&
+      /^(~|\/|\$|\.\.?\/)|\/|core\.json/.test(value) &&
+      !/^[a-z]+:\/\//i.test(value)
+    )
+      out.push({ value, at: m.index! });
   }
   return out;
 }
@@ -134,14 +170,20 @@ function changes(code: string, at: number, names: Map<string, string>): boolean 
   const bound = /([A-Za-z_]\w*)\s*=\s*$/.exec(code.slice(Math.max(0, at - 64), at))?.[1];
   if (!bound || !names.has(bound)) return false;
   const use = new RegExp(`\\b${bound}\\b`, 'g');
-  for (const m of code.matchAll(use)) if (m.index !== undefined && changesFiles.test(statementAt(code, m.index))) return true;
+  for (const m of code.matchAll(use))
+    if (m.index !== undefined && changesFiles.test(statementAt(code, m.index))) return true;
   return false;
 }
 
 function lexicalFindings(code: string, lang: CodeLanguage): LexicalFinding[] {
   const out: LexicalFinding[] = [];
   const names = new Map<string, string>();
-  for (const m of code.matchAll(new RegExp(String.raw`^\s*(?:(?:my|const|let|var)\s+)?\$?([A-Za-z_]\w*)\s*=\s*(${strLit}|${listLit})\s*;?\s*$`, 'gm'))) {
+  for (const m of code.matchAll(
+    new RegExp(
+      String.raw`^\s*(?:(?:my|const|let|var)\s+)?\$?([A-Za-z_]\w*)\s*=\s*(${strLit}|${listLit})\s*;?\s*$`,
+      'gm',
+    ),
+  )) {
     const text = commandText(m[2]!, new Map());
     if (text !== undefined) names.set(m[1]!, text);
   }
@@ -149,7 +191,13 @@ function lexicalFindings(code: string, lang: CodeLanguage): LexicalFinding[] {
     const after = code.slice(m.index! + m[0].length);
     if (m[0] === '`' || m[0].startsWith('%x')) {
       const end = after.indexOf(m[0] === '`' ? '`' : ')');
-      if (end > 0) out.push({ shell: after.slice(0, end).replace(/#\{[^}]*\}|\$\w+/g, '$V'), severity: 'dangerous', rule: 'code.shell', text: '' });
+      if (end > 0)
+        out.push({
+          shell: after.slice(0, end).replace(/#\{[^}]*\}|\$\w+/g, '$V'),
+          severity: 'dangerous',
+          rule: 'code.shell',
+          text: '',
+        });
       continue;
     }
     const arg = new RegExp(String.raw`^\s*(?:[\w.]+\s*,\s*)?(${listLit}|${strLit}|[A-Za-z_]\w*)`).exec(after);
@@ -158,16 +206,43 @@ function lexicalFindings(code: string, lang: CodeLanguage): LexicalFinding[] {
   }
   for (const m of code.matchAll(treeDeletes[lang]!)) {
     const target = (m[1] ?? '').trim();
-    if (vitalLiteral.test(target)) out.push({ severity: 'hardline', rule: 'delete.vital', text: `recursive delete of ${literal(target).replace(/^os\.path\.expanduser.*|^Path\.home.*|.*HOME.*|^Dir\.home|^os\.homedir.*/, '~')} (${m[0].split('(')[0]!.trim()})` });
-    else out.push({ severity: 'dangerous', rule: 'delete.tree', text: `deletes a directory tree ${/^['"]/.test(target) ? literal(target) + ' ' : ''}(${m[0].split('(')[0]!.trim()})` });
+    if (vitalLiteral.test(target))
+      out.push({
+        severity: 'hardline',
+        rule: 'delete.vital',
+        text: `recursive delete of ${literal(target).replace(/^os\.path\.expanduser.*|^Path\.home.*|.*HOME.*|^Dir\.home|^os\.homedir.*/, '~')} (${m[0].split('(')[0]!.trim()})`,
+      });
+    else
+      out.push({
+        severity: 'dangerous',
+        rule: 'delete.tree',
+        text: `deletes a directory tree ${/^['"]/.test(target) ? literal(target) + ' ' : ''}(${m[0].split('(')[0]!.trim()})`,
+      });
   }
-  if (lang === 'python' && /\bfor\b[^\n]*\b(os\.walk|os\.listdir|os\.scandir|glob\.i?glob|\.rglob|\.glob|\.iterdir|Path\([^)]*\)\.(r?glob|iterdir))\b[\s\S]*?\b(os\.(remove|unlink|rmdir)|\.unlink\(|\.rmdir\(|shutil\.rmtree)/.test(code)) {
-    out.push({ severity: 'dangerous', rule: 'delete.walk', text: 'deletes files in a loop over a directory walk (os.remove in os.walk)' });
+  if (
+    lang === 'python' &&
+    /\bfor\b[^\n]*\b(os\.walk|os\.listdir|os\.scandir|glob\.i?glob|\.rglob|\.glob|\.iterdir|Path\([^)]*\)\.(r?glob|iterdir))\b[\s\S]*?\b(os\.(remove|unlink|rmdir)|\.unlink\(|\.rmdir\(|shutil\.rmtree)/.test(
+      code,
+    )
+  ) {
+    out.push({
+      severity: 'dangerous',
+      rule: 'delete.walk',
+      text: 'deletes files in a loop over a directory walk (os.remove in os.walk)',
+    });
   }
   if (forkBomb.test(code)) out.push(forkBombFinding);
-  for (const m of code.matchAll(new RegExp(String.raw`\bopen\s*\(\s*(${strLit})\s*,\s*['"][^'"]*[wa+x][^'"]*['"]`, 'g'))) {
+  for (const m of code.matchAll(
+    new RegExp(String.raw`\bopen\s*\(\s*(${strLit})\s*,\s*['"][^'"]*[wa+x][^'"]*['"]`, 'g'),
+  )) {
     out.push({ shell: `: > ${shellQuote(literal(m[1]!))}`, severity: 'dangerous', rule: 'code.write', text: '' });
   }
-  for (const p of pathLiterals(code)) out.push({ path: { literal: p.value, writes: changes(code, p.at, names) }, severity: 'dangerous', rule: 'code.path', text: '' });
+  for (const p of pathLiterals(code))
+    out.push({
+      path: { literal: p.value, writes: changes(code, p.at, names) },
+      severity: 'dangerous',
+      rule: 'code.path',
+      text: '',
+    });
   return out;
 }

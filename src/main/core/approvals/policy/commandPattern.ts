@@ -34,7 +34,11 @@ export function commandPattern(parser: ShellParser, command: string): string {
       for (const child of n.children) visit(child);
     };
     visit(tree.rootNode);
-    return out.join(' ').replace(/\s*;\s*(;\s*)*/g, ' ; ').replace(/( ; )+$/, '').trim();
+    return out
+      .join(' ')
+      .replace(/\s*;\s*(;\s*)*/g, ' ; ')
+      .replace(/( ; )+$/, '')
+      .trim();
   } finally {
     tree.delete();
   }

@@ -4,7 +4,8 @@
 //
 // API
 //   const policy = await loadCommandPolicy({ profile }); // once per process (~300 ms: compiles the grammars)
-//   policy.classify({ tool: 'terminal', command }, ctx)  // → { verdict, reasons: [{ text, rule, severity, span? }], decision }
+//   policy.classify({ tool: 'terminal', command }, ctx)  // → { verdict, reasons: [{ text, rule, severity, span? }],
+// decision }
 //   policy.classify({ tool: 'write_file' | 'patch', path }, ctx)
 //   policy.classify({ tool: 'execute_code', code }, ctx)
 //   policy.commandPattern(command)                      // normalised text for "always allow" rules
@@ -27,7 +28,13 @@
 // Code (execute_code's Python, `python3 -c`, `node -e`) is read on its own syntax tree, with tree-sitter-python
 // and tree-sitter-javascript loaded beside bash (codeRules.ts, code/); the shell commands it runs come back here.
 import { createHash } from 'node:crypto';
-import type { ApprovalsMode, PolicyClassification, PolicyDecision, PolicyReason, PolicyVerdict } from '../../../../shared/approvals.js';
+import type {
+  ApprovalsMode,
+  PolicyClassification,
+  PolicyDecision,
+  PolicyReason,
+  PolicyVerdict,
+} from '../../../../shared/approvals.js';
 import type { ApprovalSubject } from '../../../../shared/tools.js';
 import { loadCodeParsers, type CodeParsers } from './code/codeParsers.js';
 import { codeFindings } from './codeRules.js';
@@ -108,7 +115,10 @@ function verdictOf(findings: readonly Finding[]): PolicyVerdict {
 
 /** Hardline reasons first, then in the order found. */
 function toReasons(findings: readonly Finding[]): PolicyReason[] {
-  const sorted = [...findings.filter((f) => f.severity === 'hardline'), ...findings.filter((f) => f.severity !== 'hardline')];
+  const sorted = [
+    ...findings.filter((f) => f.severity === 'hardline'),
+    ...findings.filter((f) => f.severity !== 'hardline'),
+  ];
   return sorted.map((f) => ({ text: f.text, rule: f.rule, severity: f.severity, ...(f.span ? { span: f.span } : {}) }));
 }
 
@@ -133,7 +143,11 @@ const kib = (chars: number): string => `${Math.ceil(chars / 1024)} KiB`;
  * heredoc is a real thing to run, and a person can look. It is never allowed unasked (see decide).
  */
 function unreadReason(chars: number): PolicyReason {
-  return { severity: 'dangerous', rule: 'text.too_long', text: `too long to check: ${kib(chars)}, over the ${kib(MAX_JUDGED_CHARS)} the approval policy reads` };
+  return {
+    severity: 'dangerous',
+    rule: 'text.too_long',
+    text: `too long to check: ${kib(chars)}, over the ${kib(MAX_JUDGED_CHARS)} the approval policy reads`,
+  };
 }
 
 /**
@@ -180,7 +194,10 @@ export function createCommandPolicy(parser: ShellParser, opts: PolicyOptions = {
   // A scan that wanted to look something up depends on what the look found: with facts, it is not taken from memory.
   const recent = new Map<string, { findings: readonly Finding[]; needs?: ProbeNeeds }>();
   const scanShell = (command: string, ctx: JudgeContext, needs?: ProbeNeeds): readonly Finding[] => {
-    const key = command.length <= maxRememberedChars && !ctx.session ? `${ctx.home ?? '~'}\0${ctx.cwd ?? ''}\0${command}` : undefined;
+    const key =
+      command.length <= maxRememberedChars && !ctx.session
+        ? `${ctx.home ?? '~'}\0${ctx.cwd ?? ''}\0${command}`
+        : undefined;
     const known = key === undefined ? undefined : recent.get(key);
     if (known && !(ctx.facts && known.needs)) {
       if (known.needs) addNeeds(needs, known.needs);
@@ -188,8 +205,12 @@ export function createCommandPolicy(parser: ShellParser, opts: PolicyOptions = {
     }
     const own = emptyNeeds();
     const findings = scanner.scan(command, {
-      home: ctx.home ?? '~', ...(ctx.cwd ? { cwd: ctx.cwd } : {}), ...(profile ? { profile } : {}),
-      ...(ctx.facts ? { facts: ctx.facts } : {}), ...(ctx.session ? { session: ctx.session } : {}), needs: own,
+      home: ctx.home ?? '~',
+      ...(ctx.cwd ? { cwd: ctx.cwd } : {}),
+      ...(profile ? { profile } : {}),
+      ...(ctx.facts ? { facts: ctx.facts } : {}),
+      ...(ctx.session ? { session: ctx.session } : {}),
+      needs: own,
     }).findings;
     addNeeds(needs, own);
     const asked = own.paths.size + own.files.size + own.git.size > 0;
@@ -206,20 +227,43 @@ export function createCommandPolicy(parser: ShellParser, opts: PolicyOptions = {
     if (call.access === 'read') {
       if (!profile || !call.tree) return [];
       // A search hands every file under its path to the agent: under the profile (or above it), core.json too.
-      if (p === profile) return [{ severity: 'hardline', rule: 'profile.read', text: `reads the Switchboard profile ${p}, where core.json holds the agent token${via}` }];
-      if (profile.startsWith(p === '/' ? '/' : `${p}/`)) return [{ severity: 'dangerous', rule: 'profile.tree', text: `reads everything under ${p}, the Switchboard profile's core.json with the agent token too${via}` }];
+      if (p === profile)
+        return [
+          {
+            severity: 'hardline',
+            rule: 'profile.read',
+            text: `reads the Switchboard profile ${p}, where core.json holds the agent token${via}`,
+          },
+        ];
+      if (profile.startsWith(p === '/' ? '/' : `${p}/`))
+        return [
+          {
+            severity: 'dangerous',
+            rule: 'profile.tree',
+            text: `reads everything under ${p}, the Switchboard profile's core.json with the agent token too${via}`,
+          },
+        ];
       return [];
     }
-    if (isBlockDevice(p)) return [{ severity: 'hardline', rule: 'disk.overwrite', text: `overwrites the disk device ${p}${via}` }];
+    if (isBlockDevice(p))
+      return [{ severity: 'hardline', rule: 'disk.overwrite', text: `overwrites the disk device ${p}${via}` }];
     const why = sensitiveWrite(p);
     return why ? [{ severity: 'dangerous', rule: 'write.sensitive', text: `writes to ${p}: ${why}${via}` }] : [];
   };
-  const codeOf = (text: string, language: CodeLanguage, ctx: JudgeContext, how: string, needs: ProbeNeeds): Finding[] => {
+  const codeOf = (
+    text: string,
+    language: CodeLanguage,
+    ctx: JudgeContext,
+    how: string,
+    needs: ProbeNeeds,
+  ): Finding[] => {
     const place = { home: ctx.home ?? '~', ...(ctx.cwd ? { cwd: ctx.cwd } : {}), ...(profile ? { profile } : {}), how };
     const out: Finding[] = [];
     for (const f of codeFindings(text, language, place, code)) {
       if (f.shell === undefined) out.push({ severity: f.severity, rule: f.rule, text: f.text });
-      else for (const inner of scanShell(f.shell, { ...ctx, session: undefined }, needs)) out.push({ severity: inner.severity, rule: inner.rule, text: `${inner.text} in code (${f.via})` });
+      else
+        for (const inner of scanShell(f.shell, { ...ctx, session: undefined }, needs))
+          out.push({ severity: inner.severity, rule: inner.rule, text: `${inner.text} in code (${f.via})` });
     }
     return out;
   };
@@ -250,7 +294,11 @@ export function createCommandPolicy(parser: ShellParser, opts: PolicyOptions = {
    * from unknown values asks there), a REPL's code, a SQL client's statements and its shell escapes. Where the reader
    * is not known, only what reads as a dangerous shell command counts.
    */
-  const inputFindings = (call: Extract<PolicyCall, { kind: 'input' }>, ctx: JudgeContext, needs: Asked): readonly Finding[] => {
+  const inputFindings = (
+    call: Extract<PolicyCall, { kind: 'input' }>,
+    ctx: JudgeContext,
+    needs: Asked,
+  ): readonly Finding[] => {
     const language = call.language ?? 'other';
     switch (language) {
       case 'shell': {
@@ -260,11 +308,18 @@ export function createCommandPolicy(parser: ShellParser, opts: PolicyOptions = {
       }
       case 'sql':
         return [
-          ...sqlFindings(call.data).map((text): Finding => ({ severity: 'dangerous', rule: 'sql.destructive', text: `${text.replace(/\)$/, ' via stdin)')}` })),
+          ...sqlFindings(call.data).map(
+            (text): Finding => ({
+              severity: 'dangerous',
+              rule: 'sql.destructive',
+              text: `${text.replace(/\)$/, ' via stdin)')}`,
+            }),
+          ),
           ...replShellEscapes(call.data).flatMap((line) => scanShell(line, { ...ctx, session: undefined }, needs)),
         ];
       case 'other':
-        // Maybe a shell after all (`sh -c 'cat | sh'`): its variables are kept, a name computed from unknowns is not asked.
+        // Maybe a shell after all (`sh -c 'cat | sh'`): its variables are kept, a name computed from unknowns is not
+        // asked.
         return scanShell(call.data, ctx, needs).filter((f) => !notShell.has(f.rule));
       default:
         return [
@@ -285,7 +340,13 @@ export function createCommandPolicy(parser: ShellParser, opts: PolicyOptions = {
     const verdict = verdictOf(findings);
     const reasons = toReasons(findings);
     const { unfinished, ...asked } = needs;
-    return { verdict, reasons, decision: decide(verdict, reasons, ctx), needs: asked, ...(unfinished ? { unfinished } : {}) };
+    return {
+      verdict,
+      reasons,
+      decision: decide(verdict, reasons, ctx),
+      needs: asked,
+      ...(unfinished ? { unfinished } : {}),
+    };
   };
   return {
     classify(call, ctx = {}) {
@@ -315,7 +376,9 @@ function addNeeds(into: ProbeNeeds | undefined, from: ProbeNeeds): void {
 /** What a judgement asks for, and whether shell input was left unfinished. */
 type Asked = ProbeNeeds & { unfinished?: boolean };
 
-/** Lines a REPL or SQL client hands to a shell: `\! cmd` (psql, mysql), `.shell`/`.system` (sqlite3), `!cmd` (IPython). */
+/**
+ * Lines a REPL or SQL client hands to a shell: `\! cmd` (psql, mysql), `.shell`/`.system` (sqlite3), `!cmd` (IPython).
+ */
 function replShellEscapes(text: string): string[] {
   const out: string[] = [];
   for (const line of text.split('\n')) {

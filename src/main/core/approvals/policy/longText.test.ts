@@ -27,11 +27,20 @@ describe('text over the cap is not read', () => {
     ['off', false, 'refuse'],
     ['off', true, 'refuse'],
   ] as const)('mode %s (skip_container_guards %s): %s, with the reason', (mode, skip, decision) => {
-    const r = policy.classify({ kind: 'command', command: over }, { ...ctx, mode, flags: { skip_container_guards: skip } });
+    const r = policy.classify(
+      { kind: 'command', command: over },
+      { ...ctx, mode, flags: { skip_container_guards: skip } },
+    );
     expect(r).toEqual({
       verdict: 'dangerous',
       decision,
-      reasons: [{ severity: 'dangerous', rule: 'text.too_long', text: 'too long to check: 65 KiB, over the 64 KiB the approval policy reads' }],
+      reasons: [
+        {
+          severity: 'dangerous',
+          rule: 'text.too_long',
+          text: 'too long to check: 65 KiB, over the 64 KiB the approval policy reads',
+        },
+      ],
     });
   });
 
@@ -64,13 +73,18 @@ describe('text up to the cap is read whole', () => {
     const command = `sh <<'EOF'\n${'x'.repeat(60_000)}\nrm -rf ~\nEOF`;
     expect(policy.classify({ kind: 'command', command }, ctx).verdict).toBe('hardline');
     const oneLine = `cat <<'EOF' > f\n${'x'.repeat(60_000)}`;
-    expect(policy.classify({ kind: 'command', command: oneLine }, ctx).reasons.map((r) => r.rule)).not.toContain('text.too_long');
+    expect(policy.classify({ kind: 'command', command: oneLine }, ctx).reasons.map((r) => r.rule)).not.toContain(
+      'text.too_long',
+    );
   });
 
   it('nesting deeper than the walk goes is unread, not safe: asked, and refused where nobody is asked', () => {
     for (const command of ['a&&'.repeat(20_000) + 'a', '$('.repeat(5_000) + 'a' + ')'.repeat(5_000)]) {
       expect(command.length).toBeLessThanOrEqual(MAX_JUDGED_CHARS);
-      const ask = policy.classify({ kind: 'command', command }, { ...ctx, mode: 'ask', flags: { skip_container_guards: true } });
+      const ask = policy.classify(
+        { kind: 'command', command },
+        { ...ctx, mode: 'ask', flags: { skip_container_guards: true } },
+      );
       expect([ask.decision, ask.reasons.map((r) => r.rule)]).toEqual(['ask', ['parse.too_large']]);
       expect(policy.classify({ kind: 'command', command }, { ...ctx, mode: 'off' }).decision).toBe('refuse');
       expect(policy.commandPattern(command)).toMatch(/^#sha256:/);

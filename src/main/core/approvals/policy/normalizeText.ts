@@ -11,17 +11,94 @@ export interface NormalizedText {
 /** Letters from other scripts that render like the ASCII letters command names and flags are made of. */
 const confusables: Record<string, string> = {
   // Cyrillic
-  а: 'a', в: 'b', с: 'c', ԁ: 'd', е: 'e', ё: 'e', һ: 'h', і: 'i', ї: 'i', ј: 'j', к: 'k', м: 'm', н: 'h', о: 'o', р: 'p',
-  ԛ: 'q', ѕ: 's', т: 't', у: 'y', ԝ: 'w', х: 'x', г: 'r',
-  А: 'A', В: 'B', С: 'C', Е: 'E', Н: 'H', І: 'I', Ј: 'J', К: 'K', М: 'M', О: 'O', Р: 'P', Ѕ: 'S', Т: 'T', Х: 'X', У: 'Y',
+  а: 'a',
+  в: 'b',
+  с: 'c',
+  ԁ: 'd',
+  е: 'e',
+  ё: 'e',
+  һ: 'h',
+  і: 'i',
+  ї: 'i',
+  ј: 'j',
+  к: 'k',
+  м: 'm',
+  н: 'h',
+  о: 'o',
+  р: 'p',
+  ԛ: 'q',
+  ѕ: 's',
+  т: 't',
+  у: 'y',
+  ԝ: 'w',
+  х: 'x',
+  г: 'r',
+  А: 'A',
+  В: 'B',
+  С: 'C',
+  Е: 'E',
+  Н: 'H',
+  І: 'I',
+  Ј: 'J',
+  К: 'K',
+  М: 'M',
+  О: 'O',
+  Р: 'P',
+  Ѕ: 'S',
+  Т: 'T',
+  Х: 'X',
+  У: 'Y',
   // Greek
-  α: 'a', β: 'b', ε: 'e', η: 'n', ι: 'i', κ: 'k', ν: 'v', ο: 'o', ρ: 'p', τ: 't', υ: 'u', χ: 'x', γ: 'y',
-  Α: 'A', Β: 'B', Ε: 'E', Ζ: 'Z', Η: 'H', Ι: 'I', Κ: 'K', Μ: 'M', Ν: 'N', Ο: 'O', Ρ: 'P', Τ: 'T', Υ: 'Y', Χ: 'X',
+  α: 'a',
+  β: 'b',
+  ε: 'e',
+  η: 'n',
+  ι: 'i',
+  κ: 'k',
+  ν: 'v',
+  ο: 'o',
+  ρ: 'p',
+  τ: 't',
+  υ: 'u',
+  χ: 'x',
+  γ: 'y',
+  Α: 'A',
+  Β: 'B',
+  Ε: 'E',
+  Ζ: 'Z',
+  Η: 'H',
+  Ι: 'I',
+  Κ: 'K',
+  Μ: 'M',
+  Ν: 'N',
+  Ο: 'O',
+  Ρ: 'P',
+  Τ: 'T',
+  Υ: 'Y',
+  Χ: 'X',
   // Armenian and Latin extensions
-  օ: 'o', ս: 'u', հ: 'h', ı: 'i', ȷ: 'j', ɡ: 'g', ʀ: 'r', ᴍ: 'm', ᴅ: 'd', ꜱ: 's', ᴏ: 'o',
+  օ: 'o',
+  ս: 'u',
+  հ: 'h',
+  ı: 'i',
+  ȷ: 'j',
+  ɡ: 'g',
+  ʀ: 'r',
+  ᴍ: 'm',
+  ᴅ: 'd',
+  ꜱ: 's',
+  ᴏ: 'o',
   // dashes and slashes that pass for `-` and `/`
-  '\u2010': '-', '\u2011': '-', '\u2012': '-', '\u2013': '-', '\u2014': '-', '\u2015': '-', '\u2212': '-',
-  '\u2215': '/', '\u2044': '/', '\u29f8': '/',
+  '\u2010': '-',
+  '\u2011': '-',
+  '\u2012': '-',
+  '\u2013': '-',
+  '\u2014': '-',
+  '\u2015': '-',
+  '\u2212': '-',
+  '\u2215': '/',
+  '\u2044': '/',
+  '\u29f8': '/',
 };
 
 /** Characters that render as nothing; bash would keep them, a reader never sees them. */
@@ -48,12 +125,24 @@ export function normalizeCommandText(src: string): NormalizedText {
     const width = ch.length;
     if (ch === '\u001b') {
       const m = ansi.exec(src.slice(i, i + 32));
-      if (m) { i += m[0].length; continue; }
+      if (m) {
+        i += m[0].length;
+        continue;
+      }
     }
-    if (invisible.test(ch)) { i += width; continue; }
+    if (invisible.test(ch)) {
+      i += width;
+      continue;
+    }
     // Bash removes backslash-newline before it splits words, except inside single quotes and comments.
-    if (ch === '\\' && src[i + 1] === '\n' && quote !== "'" && !comment) { i += 2; continue; }
-    if (ch === '\\' && src[i + 1] === '\r' && src[i + 2] === '\n' && quote !== "'" && !comment) { i += 3; continue; }
+    if (ch === '\\' && src[i + 1] === '\n' && quote !== "'" && !comment) {
+      i += 2;
+      continue;
+    }
+    if (ch === '\\' && src[i + 1] === '\r' && src[i + 2] === '\n' && quote !== "'" && !comment) {
+      i += 3;
+      continue;
+    }
     let out = ch;
     if (cp > 0x7f) out = confusables[ch] ?? ch.normalize('NFKC');
     // Track quoting just enough to know where a line continuation is literal.
@@ -62,11 +151,25 @@ export function normalizeCommandText(src: string): NormalizedText {
     } else if (quote === "'") {
       if (out === "'") quote = undefined;
     } else if (quote === '"') {
-      if (out === '\\') { push(out, i); i += width; if (i < src.length) { const n = String.fromCodePoint(src.codePointAt(i)!); push(n, i); i += n.length; } continue; }
+      if (out === '\\') {
+        push(out, i);
+        i += width;
+        if (i < src.length) {
+          const n = String.fromCodePoint(src.codePointAt(i)!);
+          push(n, i);
+          i += n.length;
+        }
+        continue;
+      }
       if (out === '"') quote = undefined;
     } else if (out === '\\') {
-      push(out, i); i += width;
-      if (i < src.length) { const n = String.fromCodePoint(src.codePointAt(i)!); push(n, i); i += n.length; }
+      push(out, i);
+      i += width;
+      if (i < src.length) {
+        const n = String.fromCodePoint(src.codePointAt(i)!);
+        push(n, i);
+        i += n.length;
+      }
       continue;
     } else if (out === "'" || out === '"') {
       quote = out;

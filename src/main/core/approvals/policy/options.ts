@@ -65,5 +65,7 @@ export function parseOptions(args: Arg[], spec: OptionSpec = {}): ParsedOptions 
 
 /** Is any of these flags given? GNU accepts an unambiguous prefix of a long option (`--rec` for `--recursive`). */
 export function hasAny(p: ParsedOptions, ...names: string[]): boolean {
-  return names.some((n) => p.flags.has(n) || (n.startsWith('--') && [...p.flags].some((f) => f.length >= 5 && n.startsWith(f))));
+  return names.some(
+    (n) => p.flags.has(n) || (n.startsWith('--') && [...p.flags].some((f) => f.length >= 5 && n.startsWith(f))),
+  );
 }

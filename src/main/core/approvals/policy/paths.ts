@@ -16,7 +16,36 @@ export function resolvePath(p: string, cwd: string | undefined, home: string): s
 }
 
 /** Top-level directories that hold the system; a recursive delete of one (or of `/`) is hardline. */
-const systemDirs = new Set(['bin', 'boot', 'dev', 'etc', 'home', 'lib', 'lib32', 'lib64', 'libx32', 'opt', 'proc', 'root', 'run', 'sbin', 'srv', 'sys', 'usr', 'var', 'snap', 'mnt', 'media', 'System', 'Library', 'Applications', 'Users', 'Volumes', 'private', 'cores']);
+const systemDirs = new Set([
+  'bin',
+  'boot',
+  'dev',
+  'etc',
+  'home',
+  'lib',
+  'lib32',
+  'lib64',
+  'libx32',
+  'opt',
+  'proc',
+  'root',
+  'run',
+  'sbin',
+  'srv',
+  'sys',
+  'usr',
+  'var',
+  'snap',
+  'mnt',
+  'media',
+  'System',
+  'Library',
+  'Applications',
+  'Users',
+  'Volumes',
+  'private',
+  'cores',
+]);
 /** Second-level directories as vital as their parent. */
 const systemSubdirs = /^\/(usr|usr\/local|var|private|private\/var|System|Library)\/[^/]+$/;
 const keptSubdirs = /^\/(var\/tmp|var\/cache|var\/log|usr\/src|usr\/local\/src|var\/folders|private\/tmp)(\/|$)/;
@@ -29,7 +58,8 @@ export interface PathClass {
 export function vitalPath(resolved: string, home: string): PathClass | undefined {
   const p = resolved.replace(/\/\*$/, '').replace(/\/\.\*$/, '') || '/';
   if (p === '/' || p === '/*' || /^\/[*?]+$/.test(p)) return { kind: 'root' };
-  if (p === home || p === '~' || (home !== '~' && p === posix.dirname(home) && p !== '/')) return { kind: p === home || p === '~' ? 'home' : 'system' };
+  if (p === home || p === '~' || (home !== '~' && p === posix.dirname(home) && p !== '/'))
+    return { kind: p === home || p === '~' ? 'home' : 'system' };
   if (/^\/home\/[^/]+$/.test(p) || /^\/Users\/[^/]+$/.test(p)) return { kind: 'home' };
   const top = /^\/([^/]+)$/.exec(p);
   if (top && (systemDirs.has(top[1]!) || /[*?[]/.test(top[1]!))) return { kind: 'system' };
@@ -39,13 +69,84 @@ export function vitalPath(resolved: string, home: string): PathClass | undefined
 
 /** Block devices and raw memory: writing to one destroys a disk (hardline). */
 export function isBlockDevice(p: string): boolean {
-  return /^\/dev\/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|r?disk\d|md\d|dm-\d|mapper\/|loop\d|sr\d|mem$|kmem$|port$|root$|block\/)/.test(p);
+  return /^\/dev\/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|r?disk\d|md\d|dm-\d|mapper\/|loop\d|sr\d|mem$|kmem$|port$|root$|block\/)/.test(
+    p,
+  );
 }
 
-const rcFiles = new Set(['.bashrc', '.bash_profile', '.bash_login', '.bash_logout', '.bash_aliases', '.profile', '.zshrc', '.zprofile', '.zshenv', '.zlogin', '.zlogout', '.kshrc', '.mkshrc', '.cshrc', '.tcshrc', '.login', '.logout', '.inputrc', 'config.fish', '.xinitrc', '.xprofile', '.xsession', '.xsessionrc', '.pam_environment', '.envrc']);
+const rcFiles = new Set([
+  '.bashrc',
+  '.bash_profile',
+  '.bash_login',
+  '.bash_logout',
+  '.bash_aliases',
+  '.profile',
+  '.zshrc',
+  '.zprofile',
+  '.zshenv',
+  '.zlogin',
+  '.zlogout',
+  '.kshrc',
+  '.mkshrc',
+  '.cshrc',
+  '.tcshrc',
+  '.login',
+  '.logout',
+  '.inputrc',
+  'config.fish',
+  '.xinitrc',
+  '.xprofile',
+  '.xsession',
+  '.xsessionrc',
+  '.pam_environment',
+  '.envrc',
+]);
 /** Files other programs run as commands when they start: an editor's, a pager's, a REPL's, a client's rc file. */
-const startupScripts = new Set(['.vimrc', '.gvimrc', '.exrc', '.nvimrc', '.tmux.conf', '.screenrc', '.emacs', '.irbrc', '.pryrc', '.pythonrc', '.pythonrc.py', '.psqlrc', '.sqliterc', '.curlrc', '.wgetrc', '.Rprofile', '.lesskey', '.editrc', '.gdbinit', 'sitecustomize.py', 'usercustomize.py']);
-const credentialFiles = new Set(['.npmrc', '.pypirc', '.netrc', '.git-credentials', '.pgpass', '.my.cnf', '.yarnrc', '.yarnrc.yml', '.gitconfig', 'credentials', 'credentials.json', 'id_rsa', 'id_ed25519', 'id_ecdsa', 'id_dsa', 'authorized_keys', 'known_hosts', '.htpasswd', 'shadow', 'sudoers']);
+const startupScripts = new Set([
+  '.vimrc',
+  '.gvimrc',
+  '.exrc',
+  '.nvimrc',
+  '.tmux.conf',
+  '.screenrc',
+  '.emacs',
+  '.irbrc',
+  '.pryrc',
+  '.pythonrc',
+  '.pythonrc.py',
+  '.psqlrc',
+  '.sqliterc',
+  '.curlrc',
+  '.wgetrc',
+  '.Rprofile',
+  '.lesskey',
+  '.editrc',
+  '.gdbinit',
+  'sitecustomize.py',
+  'usercustomize.py',
+]);
+const credentialFiles = new Set([
+  '.npmrc',
+  '.pypirc',
+  '.netrc',
+  '.git-credentials',
+  '.pgpass',
+  '.my.cnf',
+  '.yarnrc',
+  '.yarnrc.yml',
+  '.gitconfig',
+  'credentials',
+  'credentials.json',
+  'id_rsa',
+  'id_ed25519',
+  'id_ecdsa',
+  'id_dsa',
+  'authorized_keys',
+  'known_hosts',
+  '.htpasswd',
+  'shadow',
+  'sudoers',
+]);
 const credentialDirs = /\/\.(ssh|aws|gnupg|kube|docker|azure|gcloud|config\/gcloud|config\/gh|terraform\.d)(\/|$)/;
 
 /** Why writing this path would ask, or undefined. `resolved` is absolute (or `~/…` when the home is unknown). */
@@ -55,16 +156,36 @@ export function sensitiveWrite(resolved: string): string | undefined {
   if (/^(\/private)?\/etc(\/|$)/.test(resolved)) return 'system configuration under /etc';
   if (/\/\.ssh(\/|$)/.test(resolved)) return 'SSH keys and access under ~/.ssh';
   if (rcFiles.has(base) || /\/\.config\/fish\//.test(resolved)) return 'a shell startup file';
-  if (startupScripts.has(base) || /\/\.config\/nvim\/|\/\.emacs\.d\/init\.el$/.test(resolved)) return 'a file another program runs at start';
+  if (startupScripts.has(base) || /\/\.config\/nvim\/|\/\.emacs\.d\/init\.el$/.test(resolved))
+    return 'a file another program runs at start';
   if (/\/site-packages\/[^/]*\.pth$/.test(resolved)) return 'a .pth file that Python runs at every start';
   if (/\/\.git\/config$|\/\.config\/git\/config$/.test(resolved)) return 'git configuration, which can run commands';
-  if (base === '.env' || (/^\.env\./.test(base) && !/\.(example|sample|template|dist|defaults)$/.test(base)) || base.endsWith('.env')) return 'an environment file with secrets (.env)';
+  if (
+    base === '.env' ||
+    (/^\.env\./.test(base) && !/\.(example|sample|template|dist|defaults)$/.test(base)) ||
+    base.endsWith('.env')
+  )
+    return 'an environment file with secrets (.env)';
   if (credentialFiles.has(base) || credentialDirs.test(resolved)) return 'a credentials file';
-  if (/^\/(boot|bin|sbin|lib|lib32|lib64|usr\/(bin|sbin|lib|lib64|libexec|share)|usr\/local\/(bin|sbin|lib))(\/|$)/.test(resolved)) return 'system files';
-  if (/^\/(var\/spool\/cron|var\/at|Library\/LaunchDaemons|Library\/LaunchAgents)(\/|$)/.test(resolved) || /\/Library\/LaunchAgents(\/|$)/.test(resolved)) return 'scheduled jobs';
+  if (
+    /^\/(boot|bin|sbin|lib|lib32|lib64|usr\/(bin|sbin|lib|lib64|libexec|share)|usr\/local\/(bin|sbin|lib))(\/|$)/.test(
+      resolved,
+    )
+  )
+    return 'system files';
+  if (
+    /^\/(var\/spool\/cron|var\/at|Library\/LaunchDaemons|Library\/LaunchAgents)(\/|$)/.test(resolved) ||
+    /\/Library\/LaunchAgents(\/|$)/.test(resolved)
+  )
+    return 'scheduled jobs';
   if (/^\/(proc|sys)\//.test(resolved)) return 'kernel settings';
   if (/\/\.git\/hooks\//.test(resolved)) return 'a git hook that runs on later commands';
-  if (/\/\.config\/(systemd|autostart|environment\.d|plasma-workspace\/env)(\/|$)|\/\.local\/share\/systemd(\/|$)|\/\.kde4?\/Autostart(\/|$)/.test(resolved)) return 'a startup service';
+  if (
+    /\/\.config\/(systemd|autostart|environment\.d|plasma-workspace\/env)(\/|$)|\/\.local\/share\/systemd(\/|$)|\/\.kde4?\/Autostart(\/|$)/.test(
+      resolved,
+    )
+  )
+    return 'a startup service';
   return undefined;
 }
 
@@ -86,7 +207,10 @@ function segmentPattern(seg: string): RegExp {
       const end = seg.indexOf(']', i + 2);
       if (end < 0) re += '\\[';
       else {
-        re += `[${seg.slice(i + 1, end).replace(/^!/, '^').replace(/\\/g, '\\\\')}]`;
+        re += `[${seg
+          .slice(i + 1, end)
+          .replace(/^!/, '^')
+          .replace(/\\/g, '\\\\')}]`;
         i = end;
       }
     } else re += ch.replace(/[.+^${}()|\\]/g, '\\$&');
@@ -117,36 +241,71 @@ export function profilePart(resolved: string, profile: string | undefined): Prof
  * The hardline finding for a path in the profile: any change to it (`change`), or a read of a file holding the
  * token. Config and rules change only through a person; the token is what lets a caller act as an agent.
  */
-export function profileFinding(resolved: string, profile: string | undefined, change: boolean, how: string): Finding | undefined {
+export function profileFinding(
+  resolved: string,
+  profile: string | undefined,
+  change: boolean,
+  how: string,
+): Finding | undefined {
   const part = profilePart(resolved, profile);
   if (!part || (!change && part !== 'token')) return undefined;
-  if (change) return { severity: 'hardline', rule: 'profile.write', text: `changes ${resolved} in the Switchboard profile; its config and rules change only through a person (${how})` };
-  return { severity: 'hardline', rule: 'profile.read', text: `reads ${resolved}, which holds the Switchboard agent token (${how})` };
+  if (change)
+    return {
+      severity: 'hardline',
+      rule: 'profile.write',
+      text: `changes ${resolved} in the Switchboard profile; its config and rules change only through a person (${how})`,
+    };
+  return {
+    severity: 'hardline',
+    rule: 'profile.read',
+    text: `reads ${resolved}, which holds the Switchboard agent token (${how})`,
+  };
 }
 
-/** A path written as a literal in a program: `~`, `$HOME` and `$SWITCHBOARD_HOME` at its start read as the shell would. */
-export function resolveLiteralPath(literal: string, cwd: string | undefined, home: string, profile: string | undefined): string {
+/**
+ * A path written as a literal in a program: `~`, `$HOME` and `$SWITCHBOARD_HOME` at its start read as the shell would.
+ */
+export function resolveLiteralPath(
+  literal: string,
+  cwd: string | undefined,
+  home: string,
+  profile: string | undefined,
+): string {
   const m = /^\$\{?(HOME|SWITCHBOARD_HOME)\}?(?=\/|$)/.exec(literal);
-  const path = !m ? literal : m[1] === 'HOME' ? home + literal.slice(m[0].length) : profile ? profile + literal.slice(m[0].length) : literal;
+  const path = !m
+    ? literal
+    : m[1] === 'HOME'
+      ? home + literal.slice(m[0].length)
+      : profile
+        ? profile + literal.slice(m[0].length)
+        : literal;
   return resolvePath(path, cwd, home);
 }
 
 /** Where writing is scratch: the bit bucket, terminals and temporary directories. */
 export function scratchPath(resolved: string): boolean {
-  return /^\/dev\/(null|zero|stdout|stderr|stdin|tty|fd\/|pts\/)|^\/proc\/self\/fd\/|^\/(private\/)?(tmp|var\/tmp)(\/|$)/.test(resolved);
+  return /^\/dev\/(null|zero|stdout|stderr|stdin|tty|fd\/|pts\/)|^\/proc\/self\/fd\/|^\/(private\/)?(tmp|var\/tmp)(\/|$)/.test(
+    resolved,
+  );
 }
 
 /** Is `resolved` inside the workspace (the cwd a command started in)? A relative path, when no cwd is known, is. */
 export function inWorkspace(resolved: string, workspace: string | undefined): boolean {
   if (!resolved.startsWith('/') && !resolved.startsWith('~')) return true;
-  return workspace !== undefined && (resolved === workspace || resolved.startsWith(workspace === '/' ? '/' : `${workspace}/`));
+  return (
+    workspace !== undefined &&
+    (resolved === workspace || resolved.startsWith(workspace === '/' ? '/' : `${workspace}/`))
+  );
 }
 
 /** Build output, logs and caches in a workspace: emptying them is everyday (`> build.log`, `truncate -s0 out/x`). */
 export function buildOutput(resolved: string): boolean {
   const base = posix.basename(resolved);
-  if (/\.(log|out|err|tmp|temp|pid|lock|o|obj|pyc|class|cache|bak|swp)$|^nohup\.out$|\.log\.\d+$/.test(base)) return true;
-  return /(^|\/)(build|dist|out|target|tmp|temp|\.cache|cache|coverage|logs?|node_modules|__pycache__|\.next|\.nuxt|\.turbo|\.parcel-cache|\.pytest_cache|\.tox|obj|bin\/(Debug|Release))(\/)/.test(resolved);
+  if (/\.(log|out|err|tmp|temp|pid|lock|o|obj|pyc|class|cache|bak|swp)$|^nohup\.out$|\.log\.\d+$/.test(base))
+    return true;
+  return /(^|\/)(build|dist|out|target|tmp|temp|\.cache|cache|coverage|logs?|node_modules|__pycache__|\.next|\.nuxt|\.turbo|\.parcel-cache|\.pytest_cache|\.tox|obj|bin\/(Debug|Release))(\/)/.test(
+    resolved,
+  );
 }
 
 /**
@@ -157,13 +316,49 @@ export function clobberWhy(resolved: string, workspace: string | undefined, empt
   if (scratchPath(resolved)) return undefined;
   if (resolved.includes(UNKNOWN)) return empties ? 'a file named at run time' : undefined;
   const inside = inWorkspace(resolved, workspace);
-  if (empties) return inside && buildOutput(resolved) ? undefined : inside ? 'a file in the workspace' : 'a file outside the workspace';
+  if (empties)
+    return inside && buildOutput(resolved)
+      ? undefined
+      : inside
+        ? 'a file in the workspace'
+        : 'a file outside the workspace';
   return inside ? undefined : 'a file outside the workspace';
 }
 
 /** Key and credential files (and the directories holding them) whose contents are secrets. */
-const secretFiles = new Set(['credentials', 'credentials.json', 'credentials.toml', 'credentials.db', 'access_tokens.db', 'application_default_credentials.json', '.netrc', '_netrc', '.git-credentials', '.pgpass', '.my.cnf', '.vault-token', 'credentials.tfrc.json', 'hosts.yml', '.s3cfg', '.boto', 'rclone.conf', 'auth.json', 'secring.gpg', 'shadow', 'gshadow', 'master.passwd', 'opasswd', 'Login Data', 'Cookies', 'logins.json', 'key4.db', 'key3.db', '.pypirc']);
-const secretDirs = /\/\.(aws|gnupg|password-store|docker|kube|azure|terraform\.d)(\/|$)|\/\.config\/(gcloud|gh|hub|rclone)(\/|$)|^\/etc\/ssl\/private(\/|$)|\/\.local\/share\/keyrings(\/|$)|^\/(var\/)?run\/secrets(\/|$)/;
+const secretFiles = new Set([
+  'credentials',
+  'credentials.json',
+  'credentials.toml',
+  'credentials.db',
+  'access_tokens.db',
+  'application_default_credentials.json',
+  '.netrc',
+  '_netrc',
+  '.git-credentials',
+  '.pgpass',
+  '.my.cnf',
+  '.vault-token',
+  'credentials.tfrc.json',
+  'hosts.yml',
+  '.s3cfg',
+  '.boto',
+  'rclone.conf',
+  'auth.json',
+  'secring.gpg',
+  'shadow',
+  'gshadow',
+  'master.passwd',
+  'opasswd',
+  'Login Data',
+  'Cookies',
+  'logins.json',
+  'key4.db',
+  'key3.db',
+  '.pypirc',
+]);
+const secretDirs =
+  /\/\.(aws|gnupg|password-store|docker|kube|azure|terraform\.d)(\/|$)|\/\.config\/(gcloud|gh|hub|rclone)(\/|$)|^\/etc\/ssl\/private(\/|$)|\/\.local\/share\/keyrings(\/|$)|^\/(var\/)?run\/secrets(\/|$)/;
 
 /**
  * Why reading this path hands over a secret, or undefined: private keys (~/.ssh but its public parts), cloud and
@@ -172,20 +367,52 @@ const secretDirs = /\/\.(aws|gnupg|password-store|docker|kube|azure|terraform\.d
 export function secretRead(resolved: string): string | undefined {
   if (/[*?[]/.test(resolved) && !resolved.includes(UNKNOWN)) {
     const plain = secretReadOne(resolved);
-    return plain ?? globVariants(resolved).map(secretReadOne).find((why) => why !== undefined);
+    return (
+      plain ??
+      globVariants(resolved)
+        .map(secretReadOne)
+        .find((why) => why !== undefined)
+    );
   }
   return secretReadOne(resolved);
 }
 
 /** Names a glob segment is tried against: what the secret paths are made of, and a user name. */
-const probeNames = ['.ssh', '.aws', '.gnupg', '.kube', '.docker', '.config', '.netrc', '.git-credentials', '.pgpass', 'gcloud', 'gh', 'credentials', 'id_rsa', 'id_ed25519', 'id_ecdsa', 'config.json', 'config', 'shadow', 'environ', 'self', '1', 'user'];
+const probeNames = [
+  '.ssh',
+  '.aws',
+  '.gnupg',
+  '.kube',
+  '.docker',
+  '.config',
+  '.netrc',
+  '.git-credentials',
+  '.pgpass',
+  'gcloud',
+  'gh',
+  'credentials',
+  'id_rsa',
+  'id_ed25519',
+  'id_ecdsa',
+  'config.json',
+  'config',
+  'shadow',
+  'environ',
+  'self',
+  '1',
+  'user',
+];
 
 /** The secret-shaped paths a glob can match (`~/.s*\/id_*`, `/home/*\/.ssh/id_rsa`), a bounded few. */
 function globVariants(glob: string): string[] {
   let out = [''];
   for (const seg of glob.split('/').slice(1)) {
     // A bare `*` stands for any one name (a user, a pid); a pattern with letters for the names it can match.
-    const options = !/[*?[]/.test(seg) ? [seg] : /^\*+$/.test(seg) ? ['user', '1'] : probeNames.filter((n) => segmentPattern(seg).test(n));
+    const options = !/[*?[]/.test(seg)
+      ? [seg]
+      : /^\*+$/.test(seg)
+        ? ['user', '1']
+        : probeNames.filter((n) => segmentPattern(seg).test(n));
     out = out.flatMap((p) => options.map((o) => `${p}/${o}`)).slice(0, 64);
     if (out.length === 0) return [];
   }
@@ -194,17 +421,27 @@ function globVariants(glob: string): string[] {
 
 function secretReadOne(resolved: string): string | undefined {
   const base = posix.basename(resolved);
-  if (/^\/proc\/[^/]+\/(environ|mem)$|^\/dev\/k?mem$|^\/proc\/kcore$/.test(resolved)) return resolved.endsWith('environ') ? "a process's environment, with its secrets" : 'memory';
+  if (/^\/proc\/[^/]+\/(environ|mem)$|^\/dev\/k?mem$|^\/proc\/kcore$/.test(resolved))
+    return resolved.endsWith('environ') ? "a process's environment, with its secrets" : 'memory';
   if (resolved.includes(UNKNOWN)) return undefined;
   const ssh = /\/\.ssh(\/(.*))?$/.exec(resolved);
-  if (ssh) return !ssh[2] || !/^(config|known_hosts(\.old)?|authorized_keys2?|[^/]*\.pub|rc|environment)$/.test(ssh[2]) ? 'SSH private keys' : undefined;
-  if (/^\/etc\/ssh\/ssh_host_[a-z0-9]+_key$|^\/etc\/.*(privkey[^/]*\.pem|\.key)$/.test(resolved)) return 'a private key';
+  if (ssh)
+    return !ssh[2] || !/^(config|known_hosts(\.old)?|authorized_keys2?|[^/]*\.pub|rc|environment)$/.test(ssh[2])
+      ? 'SSH private keys'
+      : undefined;
+  if (/^\/etc\/ssh\/ssh_host_[a-z0-9]+_key$|^\/etc\/.*(privkey[^/]*\.pem|\.key)$/.test(resolved))
+    return 'a private key';
   if (secretDirs.test(resolved)) {
     // A tool's plain settings beside its credentials are not secret (~/.aws/config, ~/.docker/daemon.json).
     if (/\/\.aws\/config$|\/\.docker\/(daemon|features)\.json$|\/\.kube\/cache(\/|$)/.test(resolved)) return undefined;
     return 'credentials';
   }
   if (secretFiles.has(base) && !/^(hosts\.yml|auth\.json|Cookies|credentials\.json)$/.test(base)) return 'credentials';
-  if (/^(~|\/root|\/home\/[^/]+|\/Users\/[^/]+)\/(\.npmrc|\.yarnrc(\.yml)?|\.gem\/credentials|\.cargo\/credentials(\.toml)?)$/.test(resolved)) return 'a registry token file';
+  if (
+    /^(~|\/root|\/home\/[^/]+|\/Users\/[^/]+)\/(\.npmrc|\.yarnrc(\.yml)?|\.gem\/credentials|\.cargo\/credentials(\.toml)?)$/.test(
+      resolved,
+    )
+  )
+    return 'a registry token file';
   return undefined;
 }

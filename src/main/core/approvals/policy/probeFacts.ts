@@ -14,7 +14,12 @@ export type FileFact =
 
 /** The git a command would run in one directory: its effective config and the hooks that are there. */
 export type GitFact =
-  | { kind: 'repo'; config: ReadonlyArray<readonly [string, string]>; hooksDir: string; hooks: ReadonlyMap<string, FileFact> }
+  | {
+      kind: 'repo';
+      config: ReadonlyArray<readonly [string, string]>;
+      hooksDir: string;
+      hooks: ReadonlyMap<string, FileFact>;
+    }
   | { kind: 'no_git' }
   | { kind: 'unreadable'; problem: string };
 
@@ -36,7 +41,9 @@ export function gitKey(dir: string, hooks: boolean): string {
 }
 
 export function parseGitKey(key: string): { dir: string; hooks: boolean } {
-  return key.startsWith('hooks:') ? { dir: key.slice(6), hooks: true } : { dir: key.replace(/^config:/, ''), hooks: false };
+  return key.startsWith('hooks:')
+    ? { dir: key.slice(6), hooks: true }
+    : { dir: key.replace(/^config:/, ''), hooks: false };
 }
 
 /** What a scan wanted to know and did not (yet). */
@@ -79,8 +86,13 @@ export function mergeFacts(base: ProbeFacts, more: ProbeFacts): ProbeFacts {
 
 /** Only the facts these needs asked for: what a judgement depended on. */
 export function restrictFacts(facts: ProbeFacts, needs: ProbeNeeds): ProbeFacts {
-  const pick = <T>(m: ReadonlyMap<string, T>, keys: Set<string>): Map<string, T> => new Map([...m].filter(([k]) => keys.has(k)));
-  return { real: pick(facts.real, needs.paths), files: pick(facts.files, needs.files), git: pick(facts.git, needs.git) };
+  const pick = <T>(m: ReadonlyMap<string, T>, keys: Set<string>): Map<string, T> =>
+    new Map([...m].filter(([k]) => keys.has(k)));
+  return {
+    real: pick(facts.real, needs.paths),
+    files: pick(facts.files, needs.files),
+    git: pick(facts.git, needs.git),
+  };
 }
 
 /**
@@ -88,8 +100,13 @@ export function restrictFacts(facts: ProbeFacts, needs: ProbeNeeds): ProbeFacts 
  * these places, and a later read that differs is another call.
  */
 export function factsDigestText(facts: ProbeFacts): string {
-  const file = (f: FileFact): unknown => (f.kind === 'text' ? ['text', f.text] : f.kind === 'too_large' ? ['too_large', f.size] : [f.kind]);
-  const git = (g: GitFact): unknown => (g.kind === 'repo' ? ['repo', g.config, g.hooksDir, [...g.hooks].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, file(v)])] : [g.kind]);
-  const sorted = <T>(m: ReadonlyMap<string, T>, f: (v: T) => unknown): unknown => [...m].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, f(v)]);
+  const file = (f: FileFact): unknown =>
+    f.kind === 'text' ? ['text', f.text] : f.kind === 'too_large' ? ['too_large', f.size] : [f.kind];
+  const git = (g: GitFact): unknown =>
+    g.kind === 'repo'
+      ? ['repo', g.config, g.hooksDir, [...g.hooks].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, file(v)])]
+      : [g.kind];
+  const sorted = <T>(m: ReadonlyMap<string, T>, f: (v: T) => unknown): unknown =>
+    [...m].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, f(v)]);
   return JSON.stringify([sorted(facts.real, (v) => v), sorted(facts.files, file), sorted(facts.git, git)]);
 }

@@ -35,7 +35,9 @@ export function languageOf(text: string, declared: ScriptLanguage | 'auto'): Fil
   if (!m) return { lang: 'shell' };
   const words = [m[1]!, ...(m[2] ?? '').trim().split(/\s+/).filter(Boolean)];
   // `#!/usr/bin/env [-S] python3 -u`: the program is the first word that is not env or one of its options.
-  const program = /(^|\/)env$/.test(words[0]!) ? words.slice(1).find((w) => !w.startsWith('-') && !w.includes('=')) : words[0];
+  const program = /(^|\/)env$/.test(words[0]!)
+    ? words.slice(1).find((w) => !w.startsWith('-') && !w.includes('='))
+    : words[0];
   const lang = program ? languageOfProgram(program) : undefined;
   return lang ? { lang } : { unknown: program ?? m[1]! };
 }
@@ -56,8 +58,13 @@ export function scriptOperand(lang: 'python' | 'node' | 'perl' | 'ruby', argv: r
   for (let i = 1; i < argv.length; i++) {
     const v = argv[i]!.value;
     if (v === '--') return argv[i + 1];
-    if (v === '-' ) return undefined;
-    if ((lang === 'python' && /^-[a-zA-Z]*[cm]$/.test(v)) || (lang === 'node' && /^(-e|--eval|-p|--print)$/.test(v)) || ((lang === 'perl' || lang === 'ruby') && /^-[a-zA-Z]*[eE]$/.test(v))) return undefined;
+    if (v === '-') return undefined;
+    if (
+      (lang === 'python' && /^-[a-zA-Z]*[cm]$/.test(v)) ||
+      (lang === 'node' && /^(-e|--eval|-p|--print)$/.test(v)) ||
+      ((lang === 'perl' || lang === 'ruby') && /^-[a-zA-Z]*[eE]$/.test(v))
+    )
+      return undefined;
     if (valueOptions[lang].test(v)) {
       i++;
       continue;
@@ -68,7 +75,21 @@ export function scriptOperand(lang: 'python' | 'node' | 'perl' | 'ruby', argv: r
 }
 
 /** Make's own variables as GNU make sets them, for recipes that use them (`$(RM) -r build`). */
-const makeDefaults: Record<string, string> = { RM: 'rm -f', MAKE: 'make', CC: 'cc', CXX: 'g++', CPP: 'cc -E', AR: 'ar', AS: 'as', LD: 'ld', INSTALL: 'install', SHELL: '/bin/sh', MKDIR: 'mkdir', CP: 'cp', MV: 'mv' };
+const makeDefaults: Record<string, string> = {
+  RM: 'rm -f',
+  MAKE: 'make',
+  CC: 'cc',
+  CXX: 'g++',
+  CPP: 'cc -E',
+  AR: 'ar',
+  AS: 'as',
+  LD: 'ld',
+  INSTALL: 'install',
+  SHELL: '/bin/sh',
+  MKDIR: 'mkdir',
+  CP: 'cp',
+  MV: 'mv',
+};
 
 interface MakeRule {
   targets: string[];
@@ -112,12 +133,18 @@ export function makeRecipes(text: string, call: MakeCall = { targets: [], overri
     const rule = /^([^:#=]+?)\s*::?\s*([^=]*)$/.exec(line);
     if (!rule) continue;
     const [deps, inline] = rule[2]!.split(';', 2) as [string, string | undefined];
-    current = { targets: expand(rule[1]!).split(/\s+/).filter(Boolean), prereqs: expand(deps).split(/\s+/).filter(Boolean), recipes: inline?.trim() ? [inline.trim()] : [] };
+    current = {
+      targets: expand(rule[1]!).split(/\s+/).filter(Boolean),
+      prereqs: expand(deps).split(/\s+/).filter(Boolean),
+      recipes: inline?.trim() ? [inline.trim()] : [],
+    };
     rules.push(current);
   }
   for (const [k, v] of Object.entries(call.overrides)) vars.set(k, v);
   const chosen = new Set<MakeRule>(rules.filter((r) => r.targets.some((t) => t.includes('%'))));
-  const goals = call.targets.length ? call.targets : rules.find((r) => r.targets.some((t) => !t.startsWith('.') && !t.includes('%')))?.targets.slice(0, 1) ?? [];
+  const goals = call.targets.length
+    ? call.targets
+    : (rules.find((r) => r.targets.some((t) => !t.startsWith('.') && !t.includes('%')))?.targets.slice(0, 1) ?? []);
   const queue = [...goals];
   for (const seen = new Set<string>(); queue.length; ) {
     const goal = queue.shift()!;
@@ -139,20 +166,30 @@ export function makeRecipes(text: string, call: MakeCall = { targets: [], overri
 }
 
 /** Git subcommands that read and show only: they run no hook (config-named programs, such as fsmonitor, still run). */
-const gitReadOnly = /^(status|log|diff|show|ls-files|ls-tree|ls-remote|rev-parse|rev-list|blame|grep|describe|shortlog|cat-file|config|help|version|--version|-v|whatchanged|reflog|show-ref|for-each-ref|var|check-ignore|name-rev|count-objects)$/;
+const gitReadOnly =
+  /^(status|log|diff|show|ls-files|ls-tree|ls-remote|rev-parse|rev-list|blame|grep|describe|shortlog|cat-file|config|help|version|--version|-v|whatchanged|reflog|show-ref|for-each-ref|var|check-ignore|name-rev|count-objects)$/;
 
-/** Does this git subcommand run hooks? (Any that changes refs or the work tree may: commit, merge, checkout, push, …) */
+/**
+ * Does this git subcommand run hooks? (Any that changes refs or the work tree may: commit, merge, checkout, push, …)
+ */
 export function gitRunsHooks(sub: string | undefined): boolean {
   return sub !== undefined && !gitReadOnly.test(sub);
 }
 
 /** Config keys whose value git runs as a shell command (or a program) for some subcommand. */
-const runsShell = /^(core\.(fsmonitor|pager|editor|sshcommand|askpass|gitproxy)|sequence\.editor|pager\.[^.]+|diff\.external|diff\.[^.]+\.(textconv|command)|filter\.[^.]+\.(clean|smudge|process)|merge\.[^.]+\.driver|mergetool\.[^.]+\.cmd|difftool\.[^.]+\.cmd|credential(\..+)?\.helper|gpg(\.[^.]+)?\.program|uploadpack\.packobjectshook|interactive\.difffilter|sendemail\.(smtpserver|tocmd|cccmd)|remote\.[^.]+\.(uploadpack|receivepack|proxy)|core\.hookspath)$/;
+const runsShell =
+  /^(core\.(fsmonitor|pager|editor|sshcommand|askpass|gitproxy)|sequence\.editor|pager\.[^.]+|diff\.external|diff\.[^.]+\.(textconv|command)|filter\.[^.]+\.(clean|smudge|process)|merge\.[^.]+\.driver|mergetool\.[^.]+\.cmd|difftool\.[^.]+\.cmd|credential(\..+)?\.helper|gpg(\.[^.]+)?\.program|uploadpack\.packobjectshook|interactive\.difffilter|sendemail\.(smtpserver|tocmd|cccmd)|remote\.[^.]+\.(uploadpack|receivepack|proxy)|core\.hookspath)$/;
 
 /** Does setting this config key change what git runs (a program it starts, an alias, where hooks are)? */
 export function gitKeyRuns(key: string): boolean {
   const k = key.toLowerCase();
-  return runsShell.test(k) || k.startsWith('alias.') || k === 'core.hookspath' || k.startsWith('include') || k === 'core.worktree';
+  return (
+    runsShell.test(k) ||
+    k.startsWith('alias.') ||
+    k === 'core.hookspath' ||
+    k.startsWith('include') ||
+    k === 'core.worktree'
+  );
 }
 
 /**
@@ -160,7 +197,10 @@ export function gitKeyRuns(key: string): boolean {
  * command may start a pager, fsmonitor, a filter), and the `!` alias the subcommand names. A value that names a
  * built-in (`core.fsmonitor=true`, `credential.helper=store`) runs nothing of the config's own.
  */
-export function gitShellEntries(config: ReadonlyArray<readonly [string, string]>, sub: string | undefined): { key: string; text: string }[] {
+export function gitShellEntries(
+  config: ReadonlyArray<readonly [string, string]>,
+  sub: string | undefined,
+): { key: string; text: string }[] {
   const out: { key: string; text: string }[] = [];
   for (const [rawKey, value] of config) {
     const key = rawKey.toLowerCase();

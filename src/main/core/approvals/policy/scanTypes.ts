@@ -41,7 +41,9 @@ export interface ScanState {
   home: string;
   /** The cwd the command starts in: writes inside it are the agent's own work. */
   workspace?: string;
-  /** The Switchboard profile (absolute, normalised), which no command may change and whose token no command may read. */
+  /**
+   * The Switchboard profile (absolute, normalised), which no command may change and whose token no command may read.
+   */
   profile?: string;
   findings: Finding[];
   /** Files written by a download earlier in the same command. */

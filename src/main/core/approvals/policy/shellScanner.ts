@@ -6,7 +6,17 @@ import { normalizeCommandText } from './normalizeText.js';
 import { isBlockDevice, profileFinding, resolvePath, sensitiveWrite, vitalPath } from './paths.js';
 import { commandName, type RuleKit } from './ruleKit.js';
 import { rules, wrappers } from './rules/index.js';
-import { isKnown, shown, UNKNOWN, type Arg, type CommandContext, type Finding, type Produces, type ScanScope, type ScanState } from './scanTypes.js';
+import {
+  isKnown,
+  shown,
+  UNKNOWN,
+  type Arg,
+  type CommandContext,
+  type Finding,
+  type Produces,
+  type ScanScope,
+  type ScanState,
+} from './scanTypes.js';
 import type { ShellNode, ShellParser } from './shellParser.js';
 import { evalAssignedValue, evalWord, type WordEnv } from './words.js';
 import { checkArgsForMetadata } from './rules/networkRules.js';
@@ -14,7 +24,15 @@ import { checkSecretReads } from './rules/secretRules.js';
 import { commandVariable, floodLoop } from './rules/escapeRules.js';
 import { clobber, emptiesOutput, printsForever } from './rules/writeRules.js';
 import { gitKey, MAX_PROBED_FILE_BYTES, type FileFact, type ProbeFacts, type ProbeNeeds } from './probeFacts.js';
-import { gitKeyRuns, gitRunsHooks, gitShellEntries, languageOf, makeRecipes, type MakeCall, type ScriptLanguage } from './runFiles.js';
+import {
+  gitKeyRuns,
+  gitRunsHooks,
+  gitShellEntries,
+  languageOf,
+  makeRecipes,
+  type MakeCall,
+  type ScriptLanguage,
+} from './runFiles.js';
 import { codeFindings } from './codeRules.js';
 import { posix } from 'node:path';
 
@@ -22,13 +40,43 @@ const MAX_DEPTH = 6;
 const NODE_BUDGET = 50_000;
 
 /** Commands that copy, pack, send or search everything under a directory they are given. */
-const treeReaders = new Set(['tar', 'gtar', 'bsdtar', '7z', '7za', 'cpio', 'pax', 'rgrep', 'rg', 'ag', 'ack', 'git', 'duplicity', 'restic', 'borg', 'rclone']);
+const treeReaders = new Set([
+  'tar',
+  'gtar',
+  'bsdtar',
+  '7z',
+  '7za',
+  'cpio',
+  'pax',
+  'rgrep',
+  'rg',
+  'ag',
+  'ack',
+  'git',
+  'duplicity',
+  'restic',
+  'borg',
+  'rclone',
+]);
 /** … and those that do only when told to recurse (`cp -r`, `grep -R`, `zip -r`, `rsync -a`), or find with an action. */
 const treeReadersWhenRecursive = new Set(['cp', 'gcp', 'scp', 'rsync', 'zip', 'grep', 'egrep', 'fgrep']);
 const recursiveFlag = /^(-[a-zA-Z]*[rRa][a-zA-Z]*|--recursive|--archive|--dereference-recursive)$/;
 const findAction = /^-(exec|execdir|ok|okdir|delete|fprint0?|fprintf|fls)$/;
 /** Commands that name a file without reading what is in it (is a Core running: `test -f …/core.json`). */
-const namesOnly = new Set(['ls', 'stat', 'test', '[', '[[', 'echo', 'printf', 'basename', 'dirname', 'realpath', 'readlink', 'file']);
+const namesOnly = new Set([
+  'ls',
+  'stat',
+  'test',
+  '[',
+  '[[',
+  'echo',
+  'printf',
+  'basename',
+  'dirname',
+  'realpath',
+  'readlink',
+  'file',
+]);
 /** Commands that act on a link itself, not where it leads (`rm -rf link` removes the link). */
 const ownLinks = new Set(['rm', 'unlink', 'rmdir', 'mv', 'rimraf', 'find', 'trash', 'trash-put', 'gio']);
 /** Commands whose path argument only moves where later paths are looked up. */
@@ -72,12 +120,26 @@ export class ShellScanner implements RuleKit {
     const workspace = opts.cwd === undefined ? undefined : resolvePath(opts.cwd, undefined, opts.home);
     const owned = workspace !== undefined && !['root', 'system'].includes(vitalPath(workspace, opts.home)?.kind ?? '');
     const state: ScanState = {
-      home: opts.home, ...(owned ? { workspace } : {}), ...(opts.profile ? { profile: opts.profile } : {}), findings: [], downloaded: new Set(), written: new Map(), madeExecutable: new Set(), budget: NODE_BUDGET,
-      ...(opts.facts ? { facts: opts.facts } : {}), ...(opts.needs ? { needs: opts.needs } : {}),
+      home: opts.home,
+      ...(owned ? { workspace } : {}),
+      ...(opts.profile ? { profile: opts.profile } : {}),
+      findings: [],
+      downloaded: new Set(),
+      written: new Map(),
+      madeExecutable: new Set(),
+      budget: NODE_BUDGET,
+      ...(opts.facts ? { facts: opts.facts } : {}),
+      ...(opts.needs ? { needs: opts.needs } : {}),
     };
     const norm = normalizeCommandText(command);
-    const cwd = opts.session ? opts.session.cwd ?? opts.cwd : opts.cwd;
-    const scope: ScanScope = { state, cwd, vars: opts.session?.vars ?? new Map(), depth: 0, span: (s, e) => [norm.map[s] ?? command.length, norm.map[e] ?? command.length] };
+    const cwd = opts.session ? (opts.session.cwd ?? opts.cwd) : opts.cwd;
+    const scope: ScanScope = {
+      state,
+      cwd,
+      vars: opts.session?.vars ?? new Map(),
+      depth: 0,
+      span: (s, e) => [norm.map[s] ?? command.length, norm.map[e] ?? command.length],
+    };
     this.text(norm.text, scope);
     if (opts.session) opts.session.cwd = scope.cwd;
     return state;
@@ -88,7 +150,12 @@ export class ShellScanner implements RuleKit {
     try {
       const root = tree.rootNode;
       // tree-sitter-bash rejects a brace expansion in command position (`{rm,-rf,/}`); bash runs it as words.
-      const braced = root.hasError ? text.replace(/(^|[\s;&|(])\{([^{}\s'"]*,[^{}\s'"]*)\}(?=$|[\s;&|)])/g, (_, pre: string, items: string) => pre + items.split(',').join(' ')) : text;
+      const braced = root.hasError
+        ? text.replace(
+            /(^|[\s;&|(])\{([^{}\s'"]*,[^{}\s'"]*)\}(?=$|[\s;&|)])/g,
+            (_, pre: string, items: string) => pre + items.split(',').join(' '),
+          )
+        : text;
       if (braced !== text && scope.depth < MAX_DEPTH) {
         const at = { value: braced, source: text, start: 0, end: text.length };
         const c: CommandContext = { scope, at: scope.span(0, text.length) };
@@ -98,7 +165,13 @@ export class ShellScanner implements RuleKit {
         const bad = firstError(root);
         const near = bad ? JSON.stringify(text.slice(bad.startIndex, Math.min(bad.endIndex, bad.startIndex + 20))) : '';
         scope.state.parseFailed ??= near;
-        this.findingAt(scope, 'dangerous', 'parse.failed', `could not be parsed as shell${bad?.isMissing ? `: missing ${bad.type}` : near ? ` near ${near}` : ''}`, bad ? scope.span(bad.startIndex, bad.endIndex) : undefined);
+        this.findingAt(
+          scope,
+          'dangerous',
+          'parse.failed',
+          `could not be parsed as shell${bad?.isMissing ? `: missing ${bad.type}` : near ? ` near ${near}` : ''}`,
+          bad ? scope.span(bad.startIndex, bad.endIndex) : undefined,
+        );
       }
       return this.walk(root, scope, undefined);
     } finally {
@@ -106,7 +179,13 @@ export class ShellScanner implements RuleKit {
     }
   }
 
-  private findingAt(scope: ScanScope, severity: Finding['severity'], rule: string, said: string, span: [number, number] | undefined): void {
+  private findingAt(
+    scope: ScanScope,
+    severity: Finding['severity'],
+    rule: string,
+    said: string,
+    span: [number, number] | undefined,
+  ): void {
     const f = scope.state.findings;
     const text = scope.origin ? `${said} in ${scope.origin}` : said;
     if (f.some((x) => x.text === text && x.rule === rule)) return;
@@ -115,7 +194,8 @@ export class ShellScanner implements RuleKit {
 
   private walk(node: ShellNode, scope: ScanScope, pipeIn: Produces | undefined): Produces | undefined {
     if (--scope.state.budget < 0) {
-      if (scope.state.budget === -1) this.findingAt(scope, 'dangerous', 'parse.too_large', 'too large to check', undefined);
+      if (scope.state.budget === -1)
+        this.findingAt(scope, 'dangerous', 'parse.too_large', 'too large to check', undefined);
       return undefined;
     }
     switch (node.type) {
@@ -124,7 +204,8 @@ export class ShellScanner implements RuleKit {
       case 'redirected_statement': {
         const body = node.childForFieldName('body');
         const redirects = node.namedChildren.filter((c) => c !== body && c.type.endsWith('redirect'));
-        if (body?.type === 'command') return this.afterHeredocs(redirects, scope, this.command(body, scope, pipeIn, redirects));
+        if (body?.type === 'command')
+          return this.afterHeredocs(redirects, scope, this.command(body, scope, pipeIn, redirects));
         const c: CommandContext = { scope, at: scope.span(node.startIndex, node.endIndex) };
         let overwrites: Arg[] = [];
         const stdin = this.redirects(redirects, c, [], overwrites);
@@ -151,7 +232,14 @@ export class ShellScanner implements RuleKit {
       case 'while_statement':
       case 'c_style_for_statement':
         // A loop that never ends and starts a background process each time floods the machine.
-        if (floodLoop(node)) this.findingAt(scope, 'hardline', 'forkbomb', 'process flood: an endless loop starts a background process on every pass', scope.span(node.startIndex, node.endIndex));
+        if (floodLoop(node))
+          this.findingAt(
+            scope,
+            'hardline',
+            'forkbomb',
+            'process flood: an endless loop starts a background process on every pass',
+            scope.span(node.startIndex, node.endIndex),
+          );
         for (const child of node.namedChildren) this.walk(child, scope, undefined);
         return undefined;
       case 'comment':
@@ -182,7 +270,13 @@ export class ShellScanner implements RuleKit {
   }
 
   private wordEnv(scope: ScanScope): WordEnv {
-    return { home: scope.state.home, ...(scope.state.profile ? { profile: scope.state.profile } : {}), cwd: scope.cwd, vars: scope.vars, staticOutput: (n) => this.subsOf(scope).get(n.startIndex)?.text?.replace(/\n+$/, '') };
+    return {
+      home: scope.state.home,
+      ...(scope.state.profile ? { profile: scope.state.profile } : {}),
+      cwd: scope.cwd,
+      vars: scope.vars,
+      staticOutput: (n) => this.subsOf(scope).get(n.startIndex)?.text?.replace(/\n+$/, ''),
+    };
   }
 
   private wordsOf(node: ShellNode, scope: ScanScope): Arg[] {
@@ -200,13 +294,31 @@ export class ShellScanner implements RuleKit {
 
   private checkAssignment(name: string, value: string | undefined, scope: ScanScope, node: ShellNode): void {
     if (name === 'DOCKER_HOST' || name === 'DOCKER_CONTEXT') {
-      this.findingAt(scope, 'dangerous', 'docker.host', `points docker at another daemon (${name}=${value ?? '…'})`, scope.span(node.startIndex, node.endIndex));
+      this.findingAt(
+        scope,
+        'dangerous',
+        'docker.host',
+        `points docker at another daemon (${name}=${value ?? '…'})`,
+        scope.span(node.startIndex, node.endIndex),
+      );
     }
     if ((name === 'LD_PRELOAD' || name === 'LD_LIBRARY_PATH') && value !== '') {
-      this.findingAt(scope, 'dangerous', 'env.preload', `loads a library into every program (${name})`, scope.span(node.startIndex, node.endIndex));
+      this.findingAt(
+        scope,
+        'dangerous',
+        'env.preload',
+        `loads a library into every program (${name})`,
+        scope.span(node.startIndex, node.endIndex),
+      );
     }
     const v = node.childForFieldName('value');
-    if (v && value !== undefined) commandVariable(name, { value, source: v.text, start: v.startIndex, end: v.endIndex }, { scope, at: scope.span(node.startIndex, node.endIndex) }, this);
+    if (v && value !== undefined)
+      commandVariable(
+        name,
+        { value, source: v.text, start: v.startIndex, end: v.endIndex },
+        { scope, at: scope.span(node.startIndex, node.endIndex) },
+        this,
+      );
   }
 
   private functionDefinition(node: ShellNode, scope: ScanScope): void {
@@ -216,14 +328,27 @@ export class ShellScanner implements RuleKit {
       const calls = commandsNamed(body, name);
       const viaPipe = calls.some((c) => c.parent?.type === 'pipeline');
       if (calls.length >= 2 || (calls.length === 1 && (viaPipe || /&\s*(;|\}|$)/.test(body.text)))) {
-        this.findingAt(scope, 'hardline', 'forkbomb', `fork bomb: function ${name} starts copies of itself`, scope.span(node.startIndex, node.endIndex));
+        this.findingAt(
+          scope,
+          'hardline',
+          'forkbomb',
+          `fork bomb: function ${name} starts copies of itself`,
+          scope.span(node.startIndex, node.endIndex),
+        );
       }
       this.walk(body, scope, undefined);
     }
   }
 
   private forLoop(node: ShellNode, scope: ScanScope): Produces | undefined {
-    if (floodLoop(node)) this.findingAt(scope, 'hardline', 'forkbomb', 'process flood: a loop starts ten thousand background processes or more', scope.span(node.startIndex, node.endIndex));
+    if (floodLoop(node))
+      this.findingAt(
+        scope,
+        'hardline',
+        'forkbomb',
+        'process flood: a loop starts ten thousand background processes or more',
+        scope.span(node.startIndex, node.endIndex),
+      );
     const variable = node.childForFieldName('variable')?.text ?? '';
     for (const v of node.childrenForFieldName('value')) this.walkSubstitutions(v, scope);
     const values = node.childrenForFieldName('value').flatMap((v) => this.wordsOf(v, scope));
@@ -251,14 +376,24 @@ export class ShellScanner implements RuleKit {
     for (const child of node.namedChildren) if (child.namedChildCount > 0) this.walkSubstitutions(child, scope);
   }
 
-  private command(node: ShellNode, scope: ScanScope, pipeIn: Produces | undefined, outer: ShellNode[]): Produces | undefined {
+  private command(
+    node: ShellNode,
+    scope: ScanScope,
+    pipeIn: Produces | undefined,
+    outer: ShellNode[],
+  ): Produces | undefined {
     this.walkSubstitutions(node, scope);
     const argv: Arg[] = [];
     const inner: ShellNode[] = [];
     for (const child of node.namedChildren) {
       if (child.type === 'variable_assignment') {
         const name = child.childForFieldName('name')?.text ?? '';
-        this.checkAssignment(name, evalAssignedValue(child.childForFieldName('value'), this.wordEnv(scope)), scope, child);
+        this.checkAssignment(
+          name,
+          evalAssignedValue(child.childForFieldName('value'), this.wordEnv(scope)),
+          scope,
+          child,
+        );
       } else if (child.type.endsWith('redirect')) inner.push(child);
       else if (child.type === 'command_name') argv.push(...this.wordsOf(child.namedChildren[0] ?? child, scope));
       else if (child.type !== 'comment') argv.push(...this.wordsOf(child, scope));
@@ -277,11 +412,22 @@ export class ShellScanner implements RuleKit {
     checkSecretReads(argv, c, this);
     const out = this.run(c, argv);
     for (const w of overwrites) clobber(this, c, w, '>', emptiesOutput(argv, out));
-    if (printsForever(argv)) for (const w of writes) if (!/^\/dev\/(null|zero)$/.test(this.path(c, w))) this.emit(c, 'dangerous', 'disk.fill', `fills the disk: ${argv[0]!.value} never stops writing to ${shown(w)}`, w);
+    if (printsForever(argv))
+      for (const w of writes)
+        if (!/^\/dev\/(null|zero)$/.test(this.path(c, w)))
+          this.emit(
+            c,
+            'dangerous',
+            'disk.fill',
+            `fills the disk: ${argv[0]!.value} never stops writing to ${shown(w)}`,
+            w,
+          );
     // `curl … > install.sh` downloads as surely as `curl -o install.sh`.
     if (out?.fetched) for (const w of writes) scope.state.downloaded.add(this.path(c, w));
     // Known text written to a file is what running that file later runs.
-    if (out?.text !== undefined) for (const w of writes) scope.state.written.set(this.path(c, w), (scope.state.written.get(this.path(c, w)) ?? '') + out.text);
+    if (out?.text !== undefined)
+      for (const w of writes)
+        scope.state.written.set(this.path(c, w), (scope.state.written.get(this.path(c, w)) ?? '') + out.text);
     return out;
   }
 
@@ -301,14 +447,20 @@ export class ShellScanner implements RuleKit {
       const right = r.childForFieldName('right');
       for (const child of r.namedChildren) {
         if (/^heredoc_(start|body|end)$/.test(child.type) || child.type.endsWith('redirect')) continue;
-        produced = right && child.id === right.id ? this.walk(child, scope, undefined) : this.walk(child, scope, produced);
+        produced =
+          right && child.id === right.id ? this.walk(child, scope, undefined) : this.walk(child, scope, produced);
       }
     }
     return produced;
   }
 
   /** Checks where redirects write, and returns what a heredoc, here-string or `< file` feeds the command. */
-  private redirects(nodes: ShellNode[], c: CommandContext, writes: Arg[] = [], overwrites: Arg[] = []): Produces | undefined {
+  private redirects(
+    nodes: ShellNode[],
+    c: CommandContext,
+    writes: Arg[] = [],
+    overwrites: Arg[] = [],
+  ): Produces | undefined {
     let stdin: Produces | undefined;
     for (const r of nodes) {
       this.walkSubstitutions(r, c.scope);
@@ -323,7 +475,7 @@ export class ShellScanner implements RuleKit {
         const word = r.namedChildren.find((n) => n.type !== 'file_descriptor');
         const args = word ? this.wordsOf(word, c.scope) : [];
         const text = args.map((a) => a.value).join(' ');
-        stdin = isKnown(text) ? { text: text + '\n' } : (word && this.produced(c, args[0]!)) ?? {};
+        stdin = isKnown(text) ? { text: text + '\n' } : ((word && this.produced(c, args[0]!)) ?? {});
         continue;
       }
       if (r.type !== 'file_redirect') continue;
@@ -338,7 +490,10 @@ export class ShellScanner implements RuleKit {
       }
       if (op === '<' || op === '<&') {
         if (!this.profileRead(c, a, '<')) checkSecretReads([{ ...a, value: '<' }, a], c, this);
-        stdin = dest.type === 'process_substitution' ? (this.subsOf(c.scope).get(dest.startIndex) ?? {}) : { file: this.path(c, a) };
+        stdin =
+          dest.type === 'process_substitution'
+            ? (this.subsOf(c.scope).get(dest.startIndex) ?? {})
+            : { file: this.path(c, a) };
         continue;
       }
       writes.push(a);
@@ -356,11 +511,23 @@ export class ShellScanner implements RuleKit {
       if (!isKnown(head)) {
         const p = this.produced(ctx, head);
         const from = p?.fetched ? ' from downloaded text' : p?.decoded ? ' from decoded text' : '';
-        this.emit(ctx, 'dangerous', 'command.computed', `command name computed at run time${from} (${head.source})`, head);
+        this.emit(
+          ctx,
+          'dangerous',
+          'command.computed',
+          `command name computed at run time${from} (${head.source})`,
+          head,
+        );
         return {};
       }
       const name = commandName(head.value);
-      ctx = ownLinks.has(name) ? { ...ctx, links: 'own' } : nameLinks.has(name) ? { ...ctx, links: 'name' } : ctx.links ? { ...ctx, links: 'follow' } : ctx;
+      ctx = ownLinks.has(name)
+        ? { ...ctx, links: 'own' }
+        : nameLinks.has(name)
+          ? { ...ctx, links: 'name' }
+          : ctx.links
+            ? { ...ctx, links: 'follow' }
+            : ctx;
       const wrapper = wrappers.get(name);
       if (wrapper) {
         const next = wrapper(argv, ctx, this);
@@ -383,8 +550,16 @@ export class ShellScanner implements RuleKit {
     const text = c.scope.state.written.get(p);
     if (text !== undefined) this.payload(c, text, head);
     else this.runsFile(c, head, 'auto', shown(head));
-    if (c.scope.state.downloaded.has(p)) this.emit(c, 'dangerous', 'remote.run-downloaded', `runs a file it just downloaded (${shown(head)})`, head);
-    else if (c.scope.state.madeExecutable.has(p)) this.emit(c, 'dangerous', 'chmod.then-run', `runs a file right after making it executable (chmod +x, then ${shown(head)})`, head);
+    if (c.scope.state.downloaded.has(p))
+      this.emit(c, 'dangerous', 'remote.run-downloaded', `runs a file it just downloaded (${shown(head)})`, head);
+    else if (c.scope.state.madeExecutable.has(p))
+      this.emit(
+        c,
+        'dangerous',
+        'chmod.then-run',
+        `runs a file right after making it executable (chmod +x, then ${shown(head)})`,
+        head,
+      );
   }
 
   emit(c: CommandContext, severity: Finding['severity'], rule: string, text: string, at?: Arg): void {
@@ -436,7 +611,8 @@ export class ShellScanner implements RuleKit {
    */
   runsFile(c: CommandContext, file: Arg, language: ScriptLanguage | 'auto', label: string): void {
     // `bash /dev/stdin <<EOF`: the file is the command's stdin, judged as what feeds it.
-    if (isKnown(file) && /^(\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0)$/.test(file.value)) return this.runsStdin(c, file, language, label);
+    if (isKnown(file) && /^(\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0)$/.test(file.value))
+      return this.runsStdin(c, file, language, label);
     if (!isKnown(file) || file.value === '-' || file.value.startsWith('/dev/')) return;
     const lexical = resolvePath(file.value, c.scope.cwd, c.scope.state.home);
     if (c.scope.state.written.has(this.path(c, file))) return;
@@ -445,7 +621,13 @@ export class ShellScanner implements RuleKit {
     if (!facts) return;
     // What was looked at is what the file held before this command: an earlier part of it wrote the file.
     if (c.scope.state.changed?.has(this.path(c, file))) {
-      return this.emit(c, 'dangerous', 'run.unchecked', `runs ${facts.real.get(lexical) ?? lexical} after changing it earlier in the same command, so what it will hold is not known (${label})`, file);
+      return this.emit(
+        c,
+        'dangerous',
+        'run.unchecked',
+        `runs ${facts.real.get(lexical) ?? lexical} after changing it earlier in the same command, so what it will hold is not known (${label})`,
+        file,
+      );
     }
     const fact = facts.files.get(lexical);
     const where = facts.real.get(lexical) ?? lexical;
@@ -455,16 +637,27 @@ export class ShellScanner implements RuleKit {
   /** A program told to run its stdin as a file: a heredoc or known text is judged, a file fed with `<` is read. */
   private runsStdin(c: CommandContext, file: Arg, language: ScriptLanguage | 'auto', label: string): void {
     const stdin = c.stdin;
-    if (stdin?.text !== undefined) return this.judgeText(c, stdin.text, language === 'auto' ? 'shell' : language, 'stdin', file);
+    if (stdin?.text !== undefined)
+      return this.judgeText(c, stdin.text, language === 'auto' ? 'shell' : language, 'stdin', file);
     if (stdin?.file !== undefined) return this.runsFile(c, { ...file, value: stdin.file }, language, label);
     this.emit(c, 'dangerous', 'run.unchecked', `runs what it reads on stdin, which is not known here (${label})`, file);
   }
 
-  private judgeFile(c: CommandContext, fact: FileFact | undefined, where: string, language: ScriptLanguage | 'auto', label: string, at: Arg | undefined): void {
-    const ask = (why: string): void => this.emit(c, 'dangerous', 'run.unchecked', `runs ${where}, ${why} (${label})`, at);
+  private judgeFile(
+    c: CommandContext,
+    fact: FileFact | undefined,
+    where: string,
+    language: ScriptLanguage | 'auto',
+    label: string,
+    at: Arg | undefined,
+  ): void {
+    const ask = (why: string): void =>
+      this.emit(c, 'dangerous', 'run.unchecked', `runs ${where}, ${why} (${label})`, at);
     if (!fact) return ask('whose content could not be looked up');
-    if (fact.kind === 'missing') return language === 'make' ? undefined : ask('which is not there to be checked before it runs');
-    if (fact.kind === 'too_large') return ask(`too large to check (${fact.size} bytes; at most ${MAX_PROBED_FILE_BYTES} are read)`);
+    if (fact.kind === 'missing')
+      return language === 'make' ? undefined : ask('which is not there to be checked before it runs');
+    if (fact.kind === 'too_large')
+      return ask(`too large to check (${fact.size} bytes; at most ${MAX_PROBED_FILE_BYTES} are read)`);
     if (fact.kind === 'unreadable') return ask(`whose content could not be read to check it: ${fact.problem}`);
     const how = languageOf(fact.text, language);
     if ('binary' in how) return;
@@ -479,18 +672,37 @@ export class ShellScanner implements RuleKit {
       this.emit(c, 'dangerous', 'parse.depth', 'scripts run by scripts too deep to check', at);
       return;
     }
-    const scope: ScanScope = { state: parent.state, cwd: parent.cwd, vars: new Map(), depth: parent.depth + 1, origin, span: () => c.at };
+    const scope: ScanScope = {
+      state: parent.state,
+      cwd: parent.cwd,
+      vars: new Map(),
+      depth: parent.depth + 1,
+      origin,
+      span: () => c.at,
+    };
     if (lang === 'shell' || lang === 'make') {
       const shellText = lang === 'make' ? makeRecipes(text, c.make) : text;
       const before = scope.state.findings.length;
       this.text(normalizeCommandText(shellText).text, scope);
       // A Makefile's `$(CC)`-style words make many command names unknown; only what they clearly run counts there.
-      if (lang === 'make') scope.state.findings.splice(before, Infinity, ...scope.state.findings.slice(before).filter((f) => f.rule !== 'command.computed' && f.rule !== 'parse.failed'));
+      if (lang === 'make')
+        scope.state.findings.splice(
+          before,
+          Infinity,
+          ...scope.state.findings
+            .slice(before)
+            .filter((f) => f.rule !== 'command.computed' && f.rule !== 'parse.failed'),
+        );
       return;
     }
     const cc: CommandContext = { scope, at: c.at };
     const { home, profile } = scope.state;
-    const place = { home, ...(scope.cwd ? { cwd: scope.cwd } : {}), ...(profile ? { profile } : {}), how: `${lang} code` };
+    const place = {
+      home,
+      ...(scope.cwd ? { cwd: scope.cwd } : {}),
+      ...(profile ? { profile } : {}),
+      how: `${lang} code`,
+    };
     for (const f of codeFindings(text, lang, place, this.codeParsers)) {
       if (f.shell !== undefined) this.payload(cc, f.shell, at ?? { value: f.shell, source: '', start: 0, end: 0 });
       else this.emit(cc, f.severity, f.rule, f.text);
@@ -510,35 +722,70 @@ export class ShellScanner implements RuleKit {
       if (v === '-c' && argv[i + 1]) {
         const m = /^([^=]+)=?([\s\S]*)$/.exec(argv[++i]!.value);
         if (m) inline.push([m[1]!, m[2]!]);
-      } else if (v === '-C' && argv[i + 1]) dir = isKnown(argv[i + 1]!) ? resolvePath(argv[++i]!.value, dir, c.scope.state.home) : (i++, undefined);
+      } else if (v === '-C' && argv[i + 1])
+        dir = isKnown(argv[i + 1]!) ? resolvePath(argv[++i]!.value, dir, c.scope.state.home) : (i++, undefined);
       else if (/^--(git-dir|work-tree|namespace|exec-path|config-env)$/.test(v)) i++;
-      else if (/^--exec-path=/.test(v)) this.emit(c, 'dangerous', 'git.exec-path', `runs git's commands from another directory (${v})`, argv[i]);
+      else if (/^--exec-path=/.test(v))
+        this.emit(c, 'dangerous', 'git.exec-path', `runs git's commands from another directory (${v})`, argv[i]);
     }
     const sub = argv[i]?.value;
     const before = c.scope.state.gitConfigChanged === true;
     // `git config k v` for a key that runs something changes what later git commands in the same command run.
     if (sub === 'config') {
       const words = argv.slice(i + 1).filter((a) => !a.value.startsWith('-'));
-      const reads = argv.slice(i + 1).some((a) => /^(--get|--get-all|--get-regexp|-l|--list|--show-origin|--name-only)$/.test(a.value));
-      if (!reads && words.length >= 2 && (!isKnown(words[0]!) || gitKeyRuns(words[0]!.value))) c.scope.state.gitConfigChanged = true;
+      const reads = argv
+        .slice(i + 1)
+        .some((a) => /^(--get|--get-all|--get-regexp|-l|--list|--show-origin|--name-only)$/.test(a.value));
+      if (!reads && words.length >= 2 && (!isKnown(words[0]!) || gitKeyRuns(words[0]!.value)))
+        c.scope.state.gitConfigChanged = true;
     }
-    for (const e of gitShellEntries(inline, sub)) this.payload({ ...c, scope: { ...c.scope, origin: `git -c ${e.key}` } }, e.text, argv.find((a) => a.value.startsWith(`${e.key}=`)) ?? argv[0]!);
+    for (const e of gitShellEntries(inline, sub))
+      this.payload(
+        { ...c, scope: { ...c.scope, origin: `git -c ${e.key}` } },
+        e.text,
+        argv.find((a) => a.value.startsWith(`${e.key}=`)) ?? argv[0]!,
+      );
     if (!dir || !isKnown(dir)) return;
     const key = gitKey(dir, gitRunsHooks(sub));
     c.scope.state.needs?.git.add(key);
     const git = c.scope.state.facts?.git.get(key);
     if (!c.scope.state.facts) return;
-    if (before) return this.emit(c, 'dangerous', 'run.unchecked', `runs git after changing its config earlier in the same command, so what it will run is not known`, argv[0]);
-    if (!git) return this.emit(c, 'dangerous', 'run.unchecked', `runs git in ${dir}, whose config and hooks could not be looked up`, argv[0]);
+    if (before)
+      return this.emit(
+        c,
+        'dangerous',
+        'run.unchecked',
+        `runs git after changing its config earlier in the same command, so what it will run is not known`,
+        argv[0],
+      );
+    if (!git)
+      return this.emit(
+        c,
+        'dangerous',
+        'run.unchecked',
+        `runs git in ${dir}, whose config and hooks could not be looked up`,
+        argv[0],
+      );
     if (git.kind === 'no_git') return;
-    if (git.kind === 'unreadable') return this.emit(c, 'dangerous', 'run.unchecked', `runs git in ${dir}, whose config and hooks could not be read: ${git.problem}`, argv[0]);
+    if (git.kind === 'unreadable')
+      return this.emit(
+        c,
+        'dangerous',
+        'run.unchecked',
+        `runs git in ${dir}, whose config and hooks could not be read: ${git.problem}`,
+        argv[0],
+      );
     // `-c` given on the command line wins over the file for the same key.
     const given = new Set(inline.map(([k]) => k.toLowerCase()));
-    for (const e of gitShellEntries(git.config.filter(([k]) => !given.has(k.toLowerCase())), sub)) {
+    for (const e of gitShellEntries(
+      git.config.filter(([k]) => !given.has(k.toLowerCase())),
+      sub,
+    )) {
       this.judgeText(c, e.text, 'shell', `git config ${e.key}`, argv[0]);
     }
     if (!gitRunsHooks(sub)) return;
-    for (const [name, fact] of git.hooks) this.judgeFile(c, fact, `${git.hooksDir}/${name}`, 'auto', `git ${sub} runs its ${name} hook`, argv[0]);
+    for (const [name, fact] of git.hooks)
+      this.judgeFile(c, fact, `${git.hooksDir}/${name}`, 'auto', `git ${sub} runs its ${name} hook`, argv[0]);
   }
 
   /** make runs its Makefile's recipes: `-f F`, else GNUmakefile, makefile or Makefile in `-C DIR` or the cwd. */
@@ -549,7 +796,8 @@ export class ShellScanner implements RuleKit {
     for (let i = 1; i < argv.length; i++) {
       const v = argv[i]!.value;
       if ((v === '-f' || v === '--file' || v === '--makefile') && argv[i + 1]) files.push(argv[++i]!);
-      else if (/^(-f|--file=|--makefile=)./.test(v)) files.push({ ...argv[i]!, value: v.replace(/^(-f|--file=|--makefile=)/, '') });
+      else if (/^(-f|--file=|--makefile=)./.test(v))
+        files.push({ ...argv[i]!, value: v.replace(/^(-f|--file=|--makefile=)/, '') });
       else if (v === '-C' && argv[i + 1]) {
         const d = argv[++i]!;
         dir = isKnown(d) ? resolvePath(d.value, dir, c.scope.state.home) : undefined;
@@ -564,13 +812,16 @@ export class ShellScanner implements RuleKit {
     const mc: CommandContext = { ...c, make: call };
     const inDir = (name: string): Arg => ({ ...argv[0]!, value: `${dir}/${name}` });
     if (files.length) {
-      for (const f of files) this.runsFile({ ...mc, scope: { ...c.scope, cwd: dir } }, f, 'make', `make -f ${shown(f)}`);
+      for (const f of files)
+        this.runsFile({ ...mc, scope: { ...c.scope, cwd: dir } }, f, 'make', `make -f ${shown(f)}`);
       return;
     }
     // The first of these that exists is the one make reads.
     const candidates = ['GNUmakefile', 'makefile', 'Makefile'].map(inDir);
     const facts = c.scope.state.facts;
-    const found = facts && candidates.find((f) => facts.files.get(resolvePath(f.value, dir, c.scope.state.home))?.kind !== 'missing');
+    const found =
+      facts &&
+      candidates.find((f) => facts.files.get(resolvePath(f.value, dir, c.scope.state.home))?.kind !== 'missing');
     if (!facts) for (const f of candidates) this.runsFile(mc, f, 'make', 'make');
     else if (found) this.runsFile(mc, found, 'make', 'make');
   }
@@ -586,7 +837,12 @@ export class ShellScanner implements RuleKit {
     const names = argv.map((a) => (isKnown(a) ? commandName(a.value) : ''));
     if (!home || namesOnly.has(names[0]!)) return;
     const recursive = argv.some((a) => recursiveFlag.test(a.value));
-    const tree = names.find((n) => treeReaders.has(n) || (treeReadersWhenRecursive.has(n) && recursive) || (n === 'find' && argv.some((a) => findAction.test(a.value))));
+    const tree = names.find(
+      (n) =>
+        treeReaders.has(n) ||
+        (treeReadersWhenRecursive.has(n) && recursive) ||
+        (n === 'find' && argv.some((a) => findAction.test(a.value))),
+    );
     for (const a of argv.slice(1)) {
       // `if=FILE` and `--file=FILE` name a file after their prefix.
       const eq = /^(?:-[-\w]*=|[a-z]+=)(.+)$/.exec(a.value);
@@ -595,11 +851,23 @@ export class ShellScanner implements RuleKit {
         if (!tree || !isKnown(value)) continue;
         const p = resolvePath(value, c.scope.cwd, c.scope.state.home);
         if (p === home) {
-          this.emit(c, 'hardline', 'profile.read', `reads the Switchboard profile ${home}, where core.json holds the agent token (${tree})`, a);
+          this.emit(
+            c,
+            'hardline',
+            'profile.read',
+            `reads the Switchboard profile ${home}, where core.json holds the agent token (${tree})`,
+            a,
+          );
           break;
         }
         if (home.startsWith(p === '/' ? '/' : `${p}/`)) {
-          this.emit(c, 'dangerous', 'profile.tree', `reads everything under ${p}, the Switchboard profile's core.json with the agent token too (${tree})`, a);
+          this.emit(
+            c,
+            'dangerous',
+            'profile.tree',
+            `reads everything under ${p}, the Switchboard profile's core.json with the agent token too (${tree})`,
+            a,
+          );
           break;
         }
       }
@@ -624,10 +892,25 @@ export class ShellScanner implements RuleKit {
     if (this.profileChange(c, a, how)) return;
     const p = this.path(c, a);
     (c.scope.state.changed ??= new Set()).add(p);
-    if (isBlockDevice(p)) return this.emit(c, 'hardline', 'disk.overwrite', `overwrites the disk device ${p} (${how})`, a);
-    if (p === '/proc/sysrq-trigger') return this.emit(c, 'hardline', 'power.sysrq', `triggers a kernel reboot or crash (${how} /proc/sysrq-trigger)`, a);
+    if (isBlockDevice(p))
+      return this.emit(c, 'hardline', 'disk.overwrite', `overwrites the disk device ${p} (${how})`, a);
+    if (p === '/proc/sysrq-trigger')
+      return this.emit(
+        c,
+        'hardline',
+        'power.sysrq',
+        `triggers a kernel reboot or crash (${how} /proc/sysrq-trigger)`,
+        a,
+      );
     const why = sensitiveWrite(p);
-    if (why) this.emit(c, 'dangerous', 'write.sensitive', `writes to ${shown(a) === a.value ? p : shown(a)}: ${why} (${how})`, a);
+    if (why)
+      this.emit(
+        c,
+        'dangerous',
+        'write.sensitive',
+        `writes to ${shown(a) === a.value ? p : shown(a)}: ${why} (${how})`,
+        a,
+      );
   }
 
   produced(c: CommandContext, a: Arg): Produces | undefined {

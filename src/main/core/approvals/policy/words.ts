@@ -22,7 +22,7 @@ export interface WordEnv {
 const IFS = ' \t\n';
 
 function lookup(name: string, env: WordEnv, quoted: boolean): string {
-  if (name === 'IFS') return quoted ? (env.vars.get('IFS') ?? ' ')[0] ?? '' : SPLIT;
+  if (name === 'IFS') return quoted ? ((env.vars.get('IFS') ?? ' ')[0] ?? '') : SPLIT;
   if (name === 'HOME') return env.home;
   if (name === 'SWITCHBOARD_HOME' && env.profile && !env.vars.has(name)) return env.profile;
   if (name === 'PWD' && env.cwd) return env.cwd;
@@ -45,7 +45,12 @@ function expansion(node: ShellNode, env: WordEnv, quoted: boolean): string {
   const m = /^\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-=+?])([\s\S]*)|:(-?\d*):?(\d*))?\}$/.exec(node.text);
   if (!m) return UNKNOWN;
   const [, name, op, word, offset, length] = m;
-  const known = name === 'IFS' || name === 'HOME' || (name === 'SWITCHBOARD_HOME' && env.profile !== undefined) || env.vars.has(name!) || (name === 'PWD' && env.cwd !== undefined);
+  const known =
+    name === 'IFS' ||
+    name === 'HOME' ||
+    (name === 'SWITCHBOARD_HOME' && env.profile !== undefined) ||
+    env.vars.has(name!) ||
+    (name === 'PWD' && env.cwd !== undefined);
   if (offset !== undefined || length !== undefined) {
     const full = name === 'IFS' ? IFS : known ? lookup(name!, env, true) : undefined;
     if (full === undefined) return UNKNOWN;
@@ -64,7 +69,21 @@ function unquoteLoosely(text: string): string {
   return text.replace(/\\(.)/g, '$1').replace(/['"]/g, '');
 }
 
-const cEscapes: Record<string, string> = { n: '\n', t: '\t', r: '\r', a: '\x07', b: '\b', e: '\x1b', E: '\x1b', f: '\f', v: '\v', '\\': '\\', "'": "'", '"': '"', '?': '?' };
+const cEscapes: Record<string, string> = {
+  n: '\n',
+  t: '\t',
+  r: '\r',
+  a: '\x07',
+  b: '\b',
+  e: '\x1b',
+  E: '\x1b',
+  f: '\f',
+  v: '\v',
+  '\\': '\\',
+  "'": "'",
+  '"': '"',
+  '?': '?',
+};
 
 /** `$'…'`: C escapes, hex, octal and unicode. */
 export function decodeAnsiC(body: string): string {
@@ -105,7 +124,8 @@ function unquotedWord(text: string, first: boolean, env: WordEnv): string {
 function doubleQuoted(node: ShellNode, env: WordEnv): string {
   let out = '';
   for (const child of node.namedChildren) {
-    if (child.type === 'string_content') out += child.text.replace(/\\([$`"\\\n])/g, (_, c: string) => (c === '\n' ? '' : c));
+    if (child.type === 'string_content')
+      out += child.text.replace(/\\([$`"\\\n])/g, (_, c: string) => (c === '\n' ? '' : c));
     else out += evalPart(child, env, true, false);
   }
   return out;
@@ -182,6 +202,6 @@ export function evalWord(node: ShellNode, env: WordEnv, offset = 0): Arg[] {
 /** The value of an assignment's right-hand side (`x=rm`), or undefined when it is not known. */
 export function evalAssignedValue(node: ShellNode | null, env: WordEnv): string | undefined {
   if (!node) return '';
-  const v = plain(evalPart(node, env, false, true)).replaceAll(SPLIT, " ");
+  const v = plain(evalPart(node, env, false, true)).replaceAll(SPLIT, ' ');
   return v.includes(UNKNOWN) ? undefined : v;
 }

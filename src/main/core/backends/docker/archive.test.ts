@@ -22,12 +22,17 @@ describe.skipIf(spawnSync('tar', ['--version']).status !== 0)('archives and GNU 
   it('GNU tar extracts what packArchive writes: modes, long and UTF-8 names, binary data', async () => {
     const binary = Buffer.from(Array.from({ length: 3000 }, (_, i) => (i * 37) % 256));
     const file = join(dir, 'ours.tar');
-    writeFileSync(file, await bytes(packArchive([
-      { name: 'x', type: 'directory', mode: 0o750 },
-      { name: `x/${veryLong}`, type: 'file', mode: 0o640, data: Buffer.from('long\n') },
-      { name: 'x/répertoire/ファイル.bin', type: 'file', mode: 0o600, data: binary },
-      { name: 'x/empty', type: 'file', mode: 0o644 },
-    ])));
+    writeFileSync(
+      file,
+      await bytes(
+        packArchive([
+          { name: 'x', type: 'directory', mode: 0o750 },
+          { name: `x/${veryLong}`, type: 'file', mode: 0o640, data: Buffer.from('long\n') },
+          { name: 'x/répertoire/ファイル.bin', type: 'file', mode: 0o600, data: binary },
+          { name: 'x/empty', type: 'file', mode: 0o644 },
+        ]),
+      ),
+    );
     const out = join(dir, 'out');
     mkdirSync(out);
     const r = spawnSync('tar', ['-xf', file, '-C', out]);

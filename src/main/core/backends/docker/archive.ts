@@ -4,7 +4,8 @@ import { createRequire } from 'node:module';
 
 /** tar-stream (and its readable-stream stack) loads with the first file moved to or from a container. */
 let tarStream: typeof import('tar-stream') | undefined;
-const loadTarStream = (): typeof import('tar-stream') => (tarStream ??= createRequire(import.meta.url)('tar-stream') as typeof import('tar-stream'));
+const loadTarStream = (): typeof import('tar-stream') =>
+  (tarStream ??= createRequire(import.meta.url)('tar-stream') as typeof import('tar-stream'));
 
 export interface TarInput {
   /** Relative path; directories may end with `/`. */

@@ -11,7 +11,9 @@ export const targetLabel = 'switchboard.target';
 export const generationLabel = 'switchboard.generation';
 /** Two profiles (SWITCHBOARD_HOME) with a same-named target must not share a container. */
 export const profileLabel = 'switchboard.profile';
-/** The profile's path itself (the short hash above cannot say whether a profile still exists): how doctor finds orphans. */
+/**
+ * The profile's path itself (the short hash above cannot say whether a profile still exists): how doctor finds orphans.
+ */
 export const profilePathLabel = 'switchboard.profile_path';
 /** Set on a container whose target says docker_keep: kept on purpose when its target goes, so never an orphan. */
 export const keepLabel = 'switchboard.keep';
@@ -40,7 +42,11 @@ export function managedLabels(name: string, generation: string, profile: string)
 }
 
 /** What a new managed container carries: the labels it is found by, and what doctor reads. */
-export function createLabels(found: Record<string, string>, profilePath: string, keep: boolean): Record<string, string> {
+export function createLabels(
+  found: Record<string, string>,
+  profilePath: string,
+  keep: boolean,
+): Record<string, string> {
   return { ...found, [profilePathLabel]: profilePath, ...(keep ? { [keepLabel]: 'true' } : {}) };
 }
 
@@ -64,19 +70,31 @@ export function envList(...maps: (Record<string, string> | undefined)[]): string
 }
 
 /** Where container engines listen: a container that mounts one of these (or a folder holding one) commands the host. */
-const ENGINE_SOCKETS = ['/run/docker.sock', '/var/run/docker.sock', '/run/containerd', '/var/run/containerd', '/run/podman', '/var/run/podman'];
+const ENGINE_SOCKETS = [
+  '/run/docker.sock',
+  '/var/run/docker.sock',
+  '/run/containerd',
+  '/var/run/containerd',
+  '/run/podman',
+  '/var/run/podman',
+];
 
 /**
  * Why a `host:container[:opts]` volume may not be mounted into a managed container, or undefined: it would put the
  * Switchboard profile (the agent token, config and rules) or a container engine's socket inside — the path itself, a
  * path inside it, or a folder holding it. Named volumes are the engine's own and always fine.
  */
-export function forbiddenMount(volume: string, guarded: { profile: string; home: string; sockets?: readonly string[] }): string | undefined {
+export function forbiddenMount(
+  volume: string,
+  guarded: { profile: string; home: string; sockets?: readonly string[] },
+): string | undefined {
   const source = volume.split(':')[0] ?? '';
   if (!source.startsWith('/') && !source.startsWith('~')) return undefined;
   const full = posix.resolve(source === '~' || source.startsWith('~/') ? guarded.home + source.slice(1) : source);
-  const overlaps = (p: string): boolean => full === p || full.startsWith(`${p}/`) || p.startsWith(full === '/' ? '/' : `${full}/`);
-  if (overlaps(posix.resolve(guarded.profile))) return `it would put the Switchboard profile (${guarded.profile}) in the container`;
+  const overlaps = (p: string): boolean =>
+    full === p || full.startsWith(`${p}/`) || p.startsWith(full === '/' ? '/' : `${full}/`);
+  if (overlaps(posix.resolve(guarded.profile)))
+    return `it would put the Switchboard profile (${guarded.profile}) in the container`;
   const socket = [...ENGINE_SOCKETS, ...(guarded.sockets ?? [])].find(overlaps);
   if (socket) return `it would put a container engine's socket (${socket}) in the container`;
   return undefined;
@@ -84,12 +102,20 @@ export function forbiddenMount(volume: string, guarded: { profile: string; home:
 
 /** Engine create options of a managed container: locked down, nothing of the host unless listed. */
 export function managedContainerOptions(
-  spec: DockerSpec, labels: Record<string, string>, name: string, guarded: { profile: string; home: string; sockets?: readonly string[] },
+  spec: DockerSpec,
+  labels: Record<string, string>,
+  name: string,
+  guarded: { profile: string; home: string; sockets?: readonly string[] },
 ): ContainerCreateOptions {
   if (!spec.docker_image) throw new Error('managedContainerOptions needs docker_image');
   for (const volume of spec.docker_volumes ?? []) {
     const why = forbiddenMount(volume, guarded);
-    if (why) throw new SwitchboardError('bad_request', `docker_volumes "${volume}" is refused: ${why}`, 'mount a folder that holds neither (a project folder, a named volume)');
+    if (why)
+      throw new SwitchboardError(
+        'bad_request',
+        `docker_volumes "${volume}" is refused: ${why}`,
+        'mount a folder that holds neither (a project folder, a named volume)',
+      );
   }
   const hostConfig: NonNullable<ContainerCreateOptions['HostConfig']> = {
     CapDrop: ['ALL'],
@@ -139,7 +165,12 @@ export const jobVar = '__sb_job';
  * than by process group also catches children that started their own session. All matches are
  * collected before the first signal: killing a child first would wake its shell, which would run on.
  */
-export function killJobsScript(tokens: readonly string[], signals: readonly GentleSignalName[] = GENTLE_SIGNAL_NAMES, graceTenths = END_GRACE_MS / 100, shellGroup?: number): string {
+export function killJobsScript(
+  tokens: readonly string[],
+  signals: readonly GentleSignalName[] = GENTLE_SIGNAL_NAMES,
+  graceTenths = END_GRACE_MS / 100,
+  shellGroup?: number,
+): string {
   for (const t of tokens) if (!/^[0-9a-f]+$/.test(t)) throw new Error('job tokens are hex');
   if (shellGroup !== undefined && !Number.isInteger(shellGroup)) throw new Error('a process group is a number');
   const pattern = `${jobVar}=(${tokens.join('|')})`;
@@ -149,9 +180,9 @@ export function killJobsScript(tokens: readonly string[], signals: readonly Gent
     ...(shellGroup === undefined
       ? ['g=']
       : [
-        `g=; for d in /proc/[0-9]*; do p=\${d#/proc/}; [ "$p" = ${shellGroup} ] && continue; IFS= read -r s 2>/dev/null < "$d/stat" || continue;`,
-        `  s=\${s##*") "}; set -- $s; [ "$3" = ${shellGroup} ] && [ "$1" != Z ] && g="$g $p"; done`,
-      ]),
+          `g=; for d in /proc/[0-9]*; do p=\${d#/proc/}; [ "$p" = ${shellGroup} ] && continue; IFS= read -r s 2>/dev/null < "$d/stat" || continue;`,
+          `  s=\${s##*") "}; set -- $s; [ "$3" = ${shellGroup} ] && [ "$1" != Z ] && g="$g $p"; done`,
+        ]),
     // Alive: not gone and not a zombie (one waiting to be reaped is no longer running anything).
     `alive() { IFS= read -r s 2>/dev/null < /proc/$1/stat || return 1; s=\${s##*") "}; [ "\${s%% *}" != Z ]; }`,
     `match() { m=; for p in $g; do alive $p && m="$m $p"; done; g=$m; for d in /proc/[0-9]*; do p=\${d#/proc/}; [ "$p" = "$$" ] && continue;`,

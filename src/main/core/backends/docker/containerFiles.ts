@@ -20,19 +20,30 @@ const PLACE_DEADLINE_MS = 30_000;
  * when it could not run). A tty, so the output comes as it is, not multiplexed.
  */
 async function rootScript(container: Container, script: string): Promise<{ output: string; exitCode: number | null }> {
-  return deadline(async (abortSignal) => {
-    const exec = await container.exec({ Cmd: ['sh', '-c', script], User: '0', AttachStdout: true, AttachStderr: true, Tty: true, abortSignal });
-    const stream = await exec.start({ Tty: true, abortSignal });
-    let output = '';
-    await new Promise<void>((resolve, reject) => {
-      stream.on('data', (b: Buffer) => (output += b.toString('utf8')));
-      stream.once('end', resolve);
-      stream.once('close', resolve);
-      stream.once('error', reject);
-    });
-    const info = await exec.inspect();
-    return { output, exitCode: info.ExitCode ?? null };
-  }, 'put a written file in place', PLACE_DEADLINE_MS);
+  return deadline(
+    async (abortSignal) => {
+      const exec = await container.exec({
+        Cmd: ['sh', '-c', script],
+        User: '0',
+        AttachStdout: true,
+        AttachStderr: true,
+        Tty: true,
+        abortSignal,
+      });
+      const stream = await exec.start({ Tty: true, abortSignal });
+      let output = '';
+      await new Promise<void>((resolve, reject) => {
+        stream.on('data', (b: Buffer) => (output += b.toString('utf8')));
+        stream.once('end', resolve);
+        stream.once('close', resolve);
+        stream.once('error', reject);
+      });
+      const info = await exec.inspect();
+      return { output, exitCode: info.ExitCode ?? null };
+    },
+    'put a written file in place',
+    PLACE_DEADLINE_MS,
+  );
 }
 
 export class ContainerFiles {
@@ -40,7 +51,10 @@ export class ContainerFiles {
   private readonly canRename = new Map<string, Promise<boolean>>();
 
   /** `containerUser` is the image's configured user: files written for it are given to it (copyUIDGID). */
-  constructor(private readonly endpoint: DockerEndpoint, private readonly containerUser: () => string | undefined) {}
+  constructor(
+    private readonly endpoint: DockerEndpoint,
+    private readonly containerUser: () => string | undefined,
+  ) {}
 
   /** Stat a path, following a final symlink (the Engine hands back its resolved target). */
   async statPath(container: Container, path: string): Promise<(PathStat & { path: string }) | undefined> {
@@ -57,7 +71,10 @@ export class ContainerFiles {
 
   private async statRaw(container: Container, path: string): Promise<PathStat | undefined> {
     try {
-      const res = (await deadline((abortSignal) => container.infoArchive({ path, abortSignal }), 'stat a path')) as { headers?: Record<string, string | string[] | undefined>; resume?: () => void };
+      const res = (await deadline((abortSignal) => container.infoArchive({ path, abortSignal }), 'stat a path')) as {
+        headers?: Record<string, string | string[] | undefined>;
+        resume?: () => void;
+      };
       res.resume?.();
       const header = res.headers?.['x-docker-container-path-stat'];
       return parsePathStat(Array.isArray(header) ? header[0] : header);
@@ -80,14 +97,23 @@ export class ContainerFiles {
     const st = await this.statPath(container, absolute(path));
     if (!st) throw new SwitchboardError('bad_request', `no such file: ${path}`);
     if (st.type !== 'file') throw new SwitchboardError('bad_request', `not a regular file: ${path}`);
-    if (st.size > maxBytes) throw new SwitchboardError('too_large', `${path} is ${st.size} bytes; the limit is ${maxBytes}`, 'read a part of it with offset and limit, or use terminal with head/tail');
+    if (st.size > maxBytes)
+      throw new SwitchboardError(
+        'too_large',
+        `${path} is ${st.size} bytes; the limit is ${maxBytes}`,
+        'read a part of it with offset and limit, or use terminal with head/tail',
+      );
     let data: Buffer | undefined;
     try {
-      const stream = await deadline((abortSignal) => container.getArchive({ path: st.path, abortSignal }), 'read a file');
+      const stream = await deadline(
+        (abortSignal) => container.getArchive({ path: st.path, abortSignal }),
+        'read a file',
+      );
       // A file that grew past the limit since stat is refused.
       data = await readFirstFile(stream, maxBytes);
     } catch (err) {
-      if (err instanceof RangeError) throw new SwitchboardError('too_large', `${path} grew past ${maxBytes} bytes while being read`);
+      if (err instanceof RangeError)
+        throw new SwitchboardError('too_large', `${path} grew past ${maxBytes} bytes while being read`);
       throw engineError(this.endpoint, err, `read ${path}`);
     }
     if (!data) throw new SwitchboardError('internal', `the engine returned no file for ${path}`);
@@ -108,19 +134,33 @@ export class ContainerFiles {
     for (;;) {
       const st = await this.statPath(container, base);
       if (st) {
-        if (st.type !== 'directory') throw new SwitchboardError('bad_request', `cannot write ${path}: ${base} is not a directory`);
+        if (st.type !== 'directory')
+          throw new SwitchboardError('bad_request', `cannot write ${path}: ${base} is not a directory`);
         base = st.path;
         break;
       }
       missing.unshift(posix.basename(base));
       base = posix.dirname(base);
     }
-    const entries: TarInput[] = missing.map((_, i) => ({ name: missing.slice(0, i + 1).join('/'), type: 'directory', mode: 0o755 }));
+    const entries: TarInput[] = missing.map((_, i) => ({
+      name: missing.slice(0, i + 1).join('/'),
+      type: 'directory',
+      mode: 0o755,
+    }));
     // copyUIDGID gives new files to the container's user, as if its shell had written them.
     const copyUIDGID = Boolean(this.containerUser());
     const put = async (name: string): Promise<void> => {
-      entries.push({ name: [...missing, name].join('/'), type: 'file', mode: existing?.type === 'file' ? existing.perm : 0o644, data });
-      const res = await container.putArchive(packArchive(entries), { path: base, noOverwriteDirNonDir: true, copyUIDGID });
+      entries.push({
+        name: [...missing, name].join('/'),
+        type: 'file',
+        mode: existing?.type === 'file' ? existing.perm : 0o644,
+        data,
+      });
+      const res = await container.putArchive(packArchive(entries), {
+        path: base,
+        noOverwriteDirNonDir: true,
+        copyUIDGID,
+      });
       (res as { resume?: () => void }).resume?.();
     };
     const failed = (err: unknown): SwitchboardError => {
@@ -139,7 +179,10 @@ export class ContainerFiles {
       }
       return;
     }
-    const temp = posix.join(posix.dirname(target), `.${posix.basename(target)}.sb-${randomBytes(6).toString('hex')}.tmp`);
+    const temp = posix.join(
+      posix.dirname(target),
+      `.${posix.basename(target)}.sb-${randomBytes(6).toString('hex')}.tmp`,
+    );
     try {
       await put(posix.basename(temp));
     } catch (err) {
@@ -152,13 +195,17 @@ export class ContainerFiles {
       `t=${shellQuote(temp)} f=${shellQuote(target)}; if [ -e "$f" ]; then o=$(stat -c %u:%g -- "$f" 2>/dev/null) && chown "$o" "$t" 2>/dev/null; fi; ` +
         `sync -- "$t" 2>/dev/null; mv -f -- "$t" "$f" && echo __SB_MOVED__ || { rm -f -- "$t"; exit 1; }`,
     ).catch((err: unknown) => ({ output: String(err), exitCode: null }));
-    if (r.exitCode !== 0 || !r.output.includes('__SB_MOVED__')) throw writeError(path, errnoInText(r.output), { detail: r.output.trim() || `exit ${r.exitCode}` });
+    if (r.exitCode !== 0 || !r.output.includes('__SB_MOVED__'))
+      throw writeError(path, errnoInText(r.output), { detail: r.output.trim() || `exit ${r.exitCode}` });
   }
 
   private renames(container: Container): Promise<boolean> {
     let known = this.canRename.get(container.id);
     if (!known) {
-      known = rootScript(container, 'command -v mv >/dev/null && echo __SB_MV__').then((r) => r.output.includes('__SB_MV__'), () => false);
+      known = rootScript(container, 'command -v mv >/dev/null && echo __SB_MV__').then(
+        (r) => r.output.includes('__SB_MV__'),
+        () => false,
+      );
       this.canRename.set(container.id, known);
     }
     return known;
@@ -166,6 +213,7 @@ export class ContainerFiles {
 }
 
 export function absolute(path: string): string {
-  if (!path.startsWith('/')) throw new SwitchboardError('bad_request', `paths in a container must be absolute: ${path}`);
+  if (!path.startsWith('/'))
+    throw new SwitchboardError('bad_request', `paths in a container must be absolute: ${path}`);
   return posix.normalize(path);
 }

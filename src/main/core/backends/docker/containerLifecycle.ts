@@ -40,8 +40,15 @@ export class ContainerLifecycle {
      * Whose container this is: target name and generation, and the profile's short hash (labels and name); what it
      * must never mount: the profile, under the person's home, and the engine's own socket.
      */
-    private readonly target: { name: string; generation: string; profile: string; guarded: { profile: string; home: string; sockets: readonly string[] } },
-    /** This Core run's id, when the container must be stopped after a crash (docker_on_stop: stop): recorded per run. */
+    private readonly target: {
+      name: string;
+      generation: string;
+      profile: string;
+      guarded: { profile: string; home: string; sockets: readonly string[] };
+    },
+    /**
+     * This Core run's id, when the container must be stopped after a crash (docker_on_stop: stop): recorded per run.
+     */
     private readonly run: string | undefined,
     /** Tells the Core the engine became unreachable (a message) or answers again (undefined). */
     private readonly reportReachability: (problem: string | undefined) => void,
@@ -49,7 +56,10 @@ export class ContainerLifecycle {
 
   /** The running container for this identity: found, started, created or recreated as needed. Serialized. */
   ensure(): Promise<Container> {
-    const next = this.ensuring.then(() => this.ensureNow(), () => this.ensureNow());
+    const next = this.ensuring.then(
+      () => this.ensureNow(),
+      () => this.ensureNow(),
+    );
     this.ensuring = next.catch(() => undefined);
     return next.then(
       (c) => {
@@ -65,7 +75,9 @@ export class ContainerLifecycle {
   }
 
   private async ensureNow(): Promise<Container> {
-    const info = this.spec.docker_container ? await this.ensureAttached(this.spec.docker_container) : await this.ensureManaged();
+    const info = this.spec.docker_container
+      ? await this.ensureAttached(this.spec.docker_container)
+      : await this.ensureManaged();
     this.containerId = info.Id;
     this.info = info;
     return this.docker().getContainer(info.Id);
@@ -74,7 +86,11 @@ export class ContainerLifecycle {
   private async ensureAttached(ref: string): Promise<ContainerInspectInfo> {
     const info = await this.inspect(ref);
     if (!info) {
-      throw new SwitchboardError('target_unreachable', `container "${ref}" does not exist on ${this.endpoint.label}`, 'start that container, or point docker_container at one that exists');
+      throw new SwitchboardError(
+        'target_unreachable',
+        `container "${ref}" does not exist on ${this.endpoint.label}`,
+        'start that container, or point docker_container at one that exists',
+      );
     }
     await this.makeRunning(info);
     return info;
@@ -111,7 +127,8 @@ export class ContainerLifecycle {
         await deadline((abortSignal) => c.start({ abortSignal }), 'start a container');
       } catch (err) {
         // 304: someone else started it in the meantime.
-        if (engineStatus(err) !== 304) throw engineError(this.endpoint, err, `start container ${info.Name.replace(/^\//, '')}`);
+        if (engineStatus(err) !== 304)
+          throw engineError(this.endpoint, err, `start container ${info.Name.replace(/^\//, '')}`);
       }
       // A container that never ran ("created") is one being set up, by us or by an Environment racing us: no news.
       if (info.State.Status !== 'created') this.notice = notices.started;
@@ -144,7 +161,10 @@ export class ContainerLifecycle {
     const opts = managedContainerOptions(this.spec, labels, name, this.target.guarded);
     let container: Container;
     try {
-      container = await deadline((abortSignal) => this.docker().createContainer({ ...opts, abortSignal }), 'create a container');
+      container = await deadline(
+        (abortSignal) => this.docker().createContainer({ ...opts, abortSignal }),
+        'create a container',
+      );
     } catch (err) {
       const status = engineStatus(err);
       if (status === 409) {
@@ -163,7 +183,10 @@ export class ContainerLifecycle {
       if (status !== 404) throw engineError(this.endpoint, err, `create a container from ${image}`);
       await this.pull(image);
       try {
-        container = await deadline((abortSignal) => this.docker().createContainer({ ...opts, abortSignal }), 'create a container');
+        container = await deadline(
+          (abortSignal) => this.docker().createContainer({ ...opts, abortSignal }),
+          'create a container',
+        );
       } catch (err2) {
         throw engineError(this.endpoint, err2, `create a container from ${image}`);
       }
@@ -192,18 +215,27 @@ export class ContainerLifecycle {
         );
       });
     } catch (err) {
-      if (engineError(this.endpoint, err, 'pull').code === 'target_unreachable') throw engineError(this.endpoint, err, 'pull');
+      if (engineError(this.endpoint, err, 'pull').code === 'target_unreachable')
+        throw engineError(this.endpoint, err, 'pull');
       problem = engineMessage(err);
     }
     if (problem !== undefined) {
-      throw new SwitchboardError('bad_config', `image "${image}" is not on ${this.endpoint.label} and could not be pulled: ${problem.split('\n')[0]}`, 'check docker_image, or pull or load the image on that engine first');
+      throw new SwitchboardError(
+        'bad_config',
+        `image "${image}" is not on ${this.endpoint.label} and could not be pulled: ${problem.split('\n')[0]}`,
+        'check docker_image, or pull or load the image on that engine first',
+      );
     }
   }
 
   /** Inspect by id or name; undefined when it does not exist. */
   async inspect(ref: string, ms = controlDeadlineMs): Promise<ContainerInspectInfo | undefined> {
     try {
-      return await deadline((abortSignal) => inspectContainer(this.endpoint, ref, abortSignal), 'inspect a container', ms);
+      return await deadline(
+        (abortSignal) => inspectContainer(this.endpoint, ref, abortSignal),
+        'inspect a container',
+        ms,
+      );
     } catch (err) {
       if (engineStatus(err) === 404) return undefined;
       throw err;
@@ -252,10 +284,12 @@ export class ContainerLifecycle {
     if (this.containerId) ids.add(this.containerId);
     for (const c of await this.listManaged()) ids.add(c.Id);
     for (const id of ids) {
-      await deadline((abortSignal) => this.docker().getContainer(id).remove({ force: true, v: true, abortSignal }), 'remove a container')
-        .catch((err: unknown) => {
-          if (engineStatus(err) !== 404) throw err;
-        });
+      await deadline(
+        (abortSignal) => this.docker().getContainer(id).remove({ force: true, v: true, abortSignal }),
+        'remove a container',
+      ).catch((err: unknown) => {
+        if (engineStatus(err) !== 404) throw err;
+      });
     }
   }
 

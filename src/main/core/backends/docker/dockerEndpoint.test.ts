@@ -5,11 +5,23 @@ import { engineError, isUnreachable, parseDockerHost, unreachableError } from '.
 describe('parseDockerHost', () => {
   it.each<[string | undefined, string | undefined, ReturnType<typeof parseDockerHost>]>([
     [undefined, undefined, { kind: 'unix', socketPath: '/var/run/docker.sock', label: 'unix:///var/run/docker.sock' }],
-    [undefined, 'unix:///run/user/1000/docker.sock', { kind: 'unix', socketPath: '/run/user/1000/docker.sock', label: 'unix:///run/user/1000/docker.sock' }],
+    [
+      undefined,
+      'unix:///run/user/1000/docker.sock',
+      { kind: 'unix', socketPath: '/run/user/1000/docker.sock', label: 'unix:///run/user/1000/docker.sock' },
+    ],
     ['/tmp/d.sock', 'tcp://ignored:1', { kind: 'unix', socketPath: '/tmp/d.sock', label: 'unix:///tmp/d.sock' }],
-    ['unix:///x/docker.sock', undefined, { kind: 'unix', socketPath: '/x/docker.sock', label: 'unix:///x/docker.sock' }],
+    [
+      'unix:///x/docker.sock',
+      undefined,
+      { kind: 'unix', socketPath: '/x/docker.sock', label: 'unix:///x/docker.sock' },
+    ],
     ['tcp://10.0.0.5:2375', undefined, { kind: 'tcp', host: '10.0.0.5', port: 2375, label: 'tcp://10.0.0.5:2375' }],
-    ['tcp://docker.example', undefined, { kind: 'tcp', host: 'docker.example', port: 2375, label: 'tcp://docker.example:2375' }],
+    [
+      'tcp://docker.example',
+      undefined,
+      { kind: 'tcp', host: 'docker.example', port: 2375, label: 'tcp://docker.example:2375' },
+    ],
     ['tcp://user:secret@h:1234', undefined, { kind: 'tcp', host: 'h', port: 1234, label: 'tcp://h:1234' }],
   ])('%s (env %s)', (value, env, want) => expect(parseDockerHost(value, env)).toEqual(want));
 
@@ -39,7 +51,14 @@ describe('engine errors', () => {
     ['ENOENT', sys('ENOENT'), true],
     ['ECONNREFUSED', sys('ECONNREFUSED'), true],
     ['timeout', Object.assign(new Error('slow'), { name: 'TimeoutError' }), true],
-    ['HTTP 404', Object.assign(new Error('(HTTP code 404) no such container'), { statusCode: 404, json: { message: 'No such container: x' } }), false],
+    [
+      'HTTP 404',
+      Object.assign(new Error('(HTTP code 404) no such container'), {
+        statusCode: 404,
+        json: { message: 'No such container: x' },
+      }),
+      false,
+    ],
   ])('%s', (_, err, unreachable) => expect(isUnreachable(err)).toBe(unreachable));
 
   it('unreachable names the endpoint, one line, with a hint', () => {
@@ -50,7 +69,14 @@ describe('engine errors', () => {
   });
 
   it('engine replies keep the engine message', () => {
-    const e = engineError(ep, Object.assign(new Error('(HTTP code 400) bad'), { statusCode: 400, json: { message: 'invalid mount config\nmore' } }), 'create a container');
+    const e = engineError(
+      ep,
+      Object.assign(new Error('(HTTP code 400) bad'), {
+        statusCode: 400,
+        json: { message: 'invalid mount config\nmore' },
+      }),
+      'create a container',
+    );
     expect(e.code).toBe('bad_config');
     expect(e.message).toBe('docker engine refused to create a container: invalid mount config');
   });

@@ -2,7 +2,9 @@
 import { createRequire } from 'node:module';
 import type Docker from 'dockerode';
 
-/** dockerode (and its HTTP stack) is loaded when a Docker target is first used: a Core without one never pays for it. */
+/**
+ * dockerode (and its HTTP stack) is loaded when a Docker target is first used: a Core without one never pays for it.
+ */
 const load = createRequire(import.meta.url);
 import { SwitchboardError } from '../../../../shared/errors.js';
 
@@ -16,7 +18,10 @@ export const defaultDockerSocket = '/var/run/docker.sock';
  * docker_host, else DOCKER_HOST, else the default socket. Accepts `unix:///path`, a bare absolute
  * path, `tcp://host:port` (plain HTTP; 2375 when no port). Anything else is a config error.
  */
-export function parseDockerHost(value: string | undefined, envHost: string | undefined = process.env.DOCKER_HOST): DockerEndpoint {
+export function parseDockerHost(
+  value: string | undefined,
+  envHost: string | undefined = process.env.DOCKER_HOST,
+): DockerEndpoint {
   const raw = (value ?? envHost ?? '').trim() || `unix://${defaultDockerSocket}`;
   if (raw.startsWith('/')) return { kind: 'unix', socketPath: raw, label: `unix://${raw}` };
   if (raw.startsWith('unix://')) {
@@ -41,7 +46,11 @@ export function parseDockerHost(value: string | undefined, envHost: string | und
 
 function badHost(raw: string, why: string): SwitchboardError {
   const shown = raw.replace(/\/\/[^@/]*@/, '//');
-  return new SwitchboardError('bad_config', `docker_host "${shown}" is not usable: ${why}`, 'set docker_host to unix:///path/to/docker.sock or tcp://host:port');
+  return new SwitchboardError(
+    'bad_config',
+    `docker_host "${shown}" is not usable: ${why}`,
+    'set docker_host to unix:///path/to/docker.sock or tcp://host:port',
+  );
 }
 
 /** A dockerode client bound to exactly this endpoint, whatever DOCKER_HOST says. */
@@ -54,8 +63,19 @@ export function dockerClient(endpoint: DockerEndpoint): Docker {
 }
 
 const unreachableCodes = new Set([
-  'ENOENT', 'ECONNREFUSED', 'EACCES', 'EPERM', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET',
-  'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'ENOTSOCK', 'ECONNABORTED',
+  'ENOENT',
+  'ECONNREFUSED',
+  'EACCES',
+  'EPERM',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNRESET',
+  'EPIPE',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENOTSOCK',
+  'ECONNABORTED',
 ]);
 
 interface EngineErrorShape {
@@ -97,7 +117,8 @@ export function isUnreachable(err: unknown): boolean {
 /** One clear error naming the endpoint; permission problems get their own hint. */
 export function unreachableError(endpoint: DockerEndpoint, err: unknown): SwitchboardError {
   const e = shape(err);
-  const code = typeof e.code === 'string' ? e.code : e.name === 'AbortError' || e.name === 'TimeoutError' ? 'no answer' : 'error';
+  const code =
+    typeof e.code === 'string' ? e.code : e.name === 'AbortError' || e.name === 'TimeoutError' ? 'no answer' : 'error';
   const why: Record<string, string> = {
     ENOENT: 'no socket there',
     ECONNREFUSED: 'connection refused',
@@ -109,7 +130,11 @@ export function unreachableError(endpoint: DockerEndpoint, err: unknown): Switch
     code === 'EACCES' || code === 'EPERM'
       ? 'run Switchboard as a user in the docker group, or point docker_host at an engine you may use'
       : 'start the Docker engine, or set docker_host to a reachable engine (unix socket path or tcp://host:port)';
-  return new SwitchboardError('target_unreachable', `docker engine at ${endpoint.label} is unreachable (${why[code] ?? code})`, hint);
+  return new SwitchboardError(
+    'target_unreachable',
+    `docker engine at ${endpoint.label} is unreachable (${why[code] ?? code})`,
+    hint,
+  );
 }
 
 /** Map anything the Engine threw to a SwitchboardError; `what` says what we were doing. */
@@ -118,7 +143,12 @@ export function engineError(endpoint: DockerEndpoint, err: unknown, what: string
   if (isUnreachable(err)) return unreachableError(endpoint, err);
   const status = engineStatus(err);
   const msg = engineMessage(err);
-  if (status === 400) return new SwitchboardError('bad_config', `docker engine refused to ${what}: ${msg}`, 'check the docker_* keys of this target');
+  if (status === 400)
+    return new SwitchboardError(
+      'bad_config',
+      `docker engine refused to ${what}: ${msg}`,
+      'check the docker_* keys of this target',
+    );
   return new SwitchboardError('internal', `docker engine failed to ${what}: ${msg}`);
 }
 

@@ -3,7 +3,12 @@
 import type { ProviderFlags, TargetSpec } from '../../../../shared/targets.js';
 import { withFlagDefaults } from '../provider.js';
 
-export const dockerBaseFlags: ProviderFlags = withFlagDefaults({ is_container: true, supports_streams: true, supports_pty: true, supports_stdin: true });
+export const dockerBaseFlags: ProviderFlags = withFlagDefaults({
+  is_container: true,
+  supports_streams: true,
+  supports_pty: true,
+  supports_stdin: true,
+});
 
 /** A bind source that is a named volume (`data:/data`), not a host path (`/home/me:/w`, `~/x:/x`, `./x:/x`). */
 function isNamedVolume(source: string): boolean {

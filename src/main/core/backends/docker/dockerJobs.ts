@@ -28,16 +28,18 @@ export interface Job {
 export class DockerJobs {
   private readonly jobs = new Map<string, Job>();
 
-  constructor(private readonly deps: {
-    /** dockerode, loaded when the first job starts. */
-    docker: () => Docker;
-    endpoint: DockerEndpoint;
-    shell: string;
-    dockerEnv: () => DockerSpec['docker_env'];
-    /** The rules for what an exec may get from the Core (see commandEnv). */
-    envRules: () => EnvRules;
-    containerId: () => string | undefined;
-  }) {}
+  constructor(
+    private readonly deps: {
+      /** dockerode, loaded when the first job starts. */
+      docker: () => Docker;
+      endpoint: DockerEndpoint;
+      shell: string;
+      dockerEnv: () => DockerSpec['docker_env'];
+      /** The rules for what an exec may get from the Core (see commandEnv). */
+      envRules: () => EnvRules;
+      containerId: () => string | undefined;
+    },
+  ) {}
 
   /** The jobs whose streams are still open. */
   running(): Job[] {
@@ -53,8 +55,14 @@ export class DockerJobs {
     container: Container,
     cmd: string[],
     o: {
-      tty: boolean; stdin: boolean; env?: Record<string, string>; sink: (text: string) => void; errSink?: (text: string) => void;
-      /** The identity's secret exports (shell/secretExports.ts): handed on as they are, after the withheld names went. */
+      tty: boolean;
+      stdin: boolean;
+      env?: Record<string, string>;
+      sink: (text: string) => void;
+      errSink?: (text: string) => void;
+      /**
+       * The identity's secret exports (shell/secretExports.ts): handed on as they are, after the withheld names went.
+       */
       secrets?: Record<string, string>;
     },
   ): Promise<Job> {
@@ -66,7 +74,12 @@ export class DockerJobs {
         (abortSignal) =>
           container.exec({
             Cmd: cmd,
-            Env: envList(this.deps.dockerEnv(), commandEnv(this.deps.envRules(), { inherit: 'passthrough', extra: o.env }), o.secrets, { [jobVar]: token }),
+            Env: envList(
+              this.deps.dockerEnv(),
+              commandEnv(this.deps.envRules(), { inherit: 'passthrough', extra: o.env }),
+              o.secrets,
+              { [jobVar]: token },
+            ),
             AttachStdin: o.stdin,
             AttachStdout: true,
             AttachStderr: true,
@@ -77,7 +90,11 @@ export class DockerJobs {
         execDeadlineMs,
       );
       const created = exec;
-      stream = await deadline((abortSignal) => created.start({ hijack: o.stdin, stdin: o.stdin, Tty: o.tty, abortSignal }), 'start an exec', execDeadlineMs);
+      stream = await deadline(
+        (abortSignal) => created.start({ hijack: o.stdin, stdin: o.stdin, Tty: o.tty, abortSignal }),
+        'start an exec',
+        execDeadlineMs,
+      );
     } catch (err) {
       throw engineError(this.deps.endpoint, err, 'run a command in the container');
     }
@@ -92,7 +109,8 @@ export class DockerJobs {
     if (o.tty) {
       stream.on('data', (b: Buffer) => emit(out.write(b)));
     } else {
-      // docker-modem's demuxer splits the Engine's 8-byte-framed stream (and passes a stream that is not framed through).
+      // docker-modem's demuxer splits the Engine's 8-byte-framed stream (and passes a stream that is not framed
+      // through).
       (this.deps.docker().modem as DockerModem).demuxStream(stream, decodeInto(out, emit), decodeInto(errOut, emitErr));
     }
     let ended = false;
@@ -149,15 +167,27 @@ export class DockerJobs {
     return { taken, done };
   }
 
-  private async killNow(tokens: readonly string[], shellGroup: number | undefined, took: (ok: boolean) => void): Promise<boolean> {
+  private async killNow(
+    tokens: readonly string[],
+    shellGroup: number | undefined,
+    took: (ok: boolean) => void,
+  ): Promise<boolean> {
     const containerId = this.deps.containerId();
     if (!tokens.length || !containerId) return true;
     let stream: Duplex;
     try {
       const c = this.deps.docker().getContainer(containerId);
       const cmd = [this.deps.shell, '-c', killJobsScript(tokens, undefined, undefined, shellGroup)];
-      const exec = await deadline((abortSignal) => c.exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true, Tty: false, abortSignal }), 'create a kill exec', killDeadlineMs);
-      stream = await deadline((abortSignal) => exec.start({ hijack: false, stdin: false, abortSignal }), 'start a kill exec', killDeadlineMs);
+      const exec = await deadline(
+        (abortSignal) => c.exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true, Tty: false, abortSignal }),
+        'create a kill exec',
+        killDeadlineMs,
+      );
+      stream = await deadline(
+        (abortSignal) => exec.start({ hijack: false, stdin: false, abortSignal }),
+        'start a kill exec',
+        killDeadlineMs,
+      );
     } catch (err) {
       // An engine that answered with an error (the container is gone or stopped) runs nothing of ours any more.
       took(!isUnreachable(err));
@@ -197,7 +227,8 @@ export class JobEvents {
     }
     this.buffered.push(text);
     this.bufferedChars += text.length;
-    while (this.bufferedChars > maxBufferedChars && this.buffered.length > 1) this.bufferedChars -= this.buffered.shift()?.length ?? 0;
+    while (this.bufferedChars > maxBufferedChars && this.buffered.length > 1)
+      this.bufferedChars -= this.buffered.shift()?.length ?? 0;
   }
 
   finish(code: number | null, reason: string | undefined): void {

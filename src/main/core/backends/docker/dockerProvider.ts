@@ -9,7 +9,15 @@ import { DockerSpec } from './fields.js';
 import { dockerDeclaration } from '../builtinSpecs.js';
 import { SwitchboardError, formatZodError } from '../../../../shared/errors.js';
 import type {
-  BackendProvider, BackgroundHandle, Environment, ExecOptions, ExecResult, FileStat, ProviderContext, ShellChannel, TargetSnapshot,
+  BackendProvider,
+  BackgroundHandle,
+  Environment,
+  ExecOptions,
+  ExecResult,
+  FileStat,
+  ProviderContext,
+  ShellChannel,
+  TargetSnapshot,
 } from '../provider.js';
 import { execWrapped } from '../shell/execWrapped.js';
 import { shellQuote } from '../shell/shellWrap.js';
@@ -59,7 +67,6 @@ export const dockerProvider: BackendProvider = {
 /** osc7 for bash panes, as the local backend does, so pane headers follow `cd`. */
 const osc7PromptCommand = 'printf "\\033]7;file://%s%s\\033\\\\" "${HOSTNAME:-localhost}" "$PWD"';
 
-
 export class DockerEnvironment implements Environment {
   readonly identity: string;
   private readonly spec: DockerSpec;
@@ -67,7 +74,10 @@ export class DockerEnvironment implements Environment {
   /** dockerode for this endpoint, made on first use: a health probe asks the Engine over plain HTTP (engineHttp). */
   private dockerLib: Docker | undefined;
   private readonly envFile: string;
-  /** Exports that look like credentials: in the Core's memory, never in envFile in the container (shell/secretExports.ts). */
+  /**
+   * Exports that look like credentials: in the Core's memory, never in envFile in the container
+   * (shell/secretExports.ts).
+   */
   private readonly secrets = new SecretExports();
   /** The shell commands run under; POSIX sh unless docker_shell says otherwise. */
   private readonly shell: string;
@@ -77,17 +87,34 @@ export class DockerEnvironment implements Environment {
   private readonly files: ContainerFiles;
   private readonly warm: DockerWarmShells;
 
-  constructor(private readonly snapshot: TargetSnapshot, private readonly ctx: ProviderContext) {
+  constructor(
+    private readonly snapshot: TargetSnapshot,
+    private readonly ctx: ProviderContext,
+  ) {
     this.identity = snapshot.identity;
     const parsed = DockerSpec.safeParse(snapshot.spec);
-    if (!parsed.success) throw new SwitchboardError('bad_config', `target "${snapshot.name}": ${formatZodError(parsed.error)}`, 'fix the docker_* keys of this target');
+    if (!parsed.success)
+      throw new SwitchboardError(
+        'bad_config',
+        `target "${snapshot.name}": ${formatZodError(parsed.error)}`,
+        'fix the docker_* keys of this target',
+      );
     this.spec = parsed.data;
     this.endpoint = parseDockerHost(this.spec.docker_host);
     const docker = (): Docker => this.docker();
     this.container = new ContainerLifecycle(
-      docker, this.endpoint, this.spec, {
-        name: snapshot.name, generation: snapshot.generation, profile: shortHash(ctx.home),
-        guarded: { profile: ctx.home, home: homedir(), sockets: this.endpoint.kind === 'unix' ? [this.endpoint.socketPath] : [] },
+      docker,
+      this.endpoint,
+      this.spec,
+      {
+        name: snapshot.name,
+        generation: snapshot.generation,
+        profile: shortHash(ctx.home),
+        guarded: {
+          profile: ctx.home,
+          home: homedir(),
+          sockets: this.endpoint.kind === 'unix' ? [this.endpoint.socketPath] : [],
+        },
       },
       this.spec.docker_container || this.spec.docker_on_stop === 'keep-running' ? undefined : ctx.coreRun,
       (problem) => ctx.reportReachability?.(snapshot.identity, problem),
@@ -96,13 +123,22 @@ export class DockerEnvironment implements Environment {
     this.envFile = `/tmp/.switchboard-env-${id}.sh`;
     this.shell = this.spec.docker_shell ?? 'sh';
     this.jobRunner = new DockerJobs({
-      docker, endpoint: this.endpoint, shell: this.shell, dockerEnv: () => this.spec.docker_env, containerId: () => this.container.containerId,
+      docker,
+      endpoint: this.endpoint,
+      shell: this.shell,
+      dockerEnv: () => this.spec.docker_env,
+      containerId: () => this.container.containerId,
       envRules: () => envRules(snapshot.flags.strip_env_keys, ctx),
     });
     this.files = new ContainerFiles(this.endpoint, () => this.container.info?.Config.User);
     this.warm = new DockerWarmShells({
-      jobs: this.jobRunner, shell: this.shell, ensure: () => this.container.ensure(), envRules: () => envRules(snapshot.flags.strip_env_keys, ctx),
-      goneReason: (ms) => this.container.containerGoneReason(ms), engineGone: engineGone(this.endpoint.label), killNotTaken: () => this.killNotTaken(),
+      jobs: this.jobRunner,
+      shell: this.shell,
+      ensure: () => this.container.ensure(),
+      envRules: () => envRules(snapshot.flags.strip_env_keys, ctx),
+      goneReason: (ms) => this.container.containerGoneReason(ms),
+      engineGone: engineGone(this.endpoint.label),
+      killNotTaken: () => this.killNotTaken(),
     });
   }
 
@@ -132,7 +168,11 @@ export class DockerEnvironment implements Environment {
   /** Runs a short script and returns its merged output (used for home()). */
   private async run(container: Container, script: string): Promise<{ output: string; exitCode: number | null }> {
     let output = '';
-    const job = await this.jobRunner.start(container, [this.shell, '-c', script], { tty: false, stdin: false, sink: (t) => (output += t) });
+    const job = await this.jobRunner.start(container, [this.shell, '-c', script], {
+      tty: false,
+      stdin: false,
+      sink: (t) => (output += t),
+    });
     try {
       await deadline(() => job.ended, 'finish a short script');
     } catch (err) {
@@ -166,57 +206,78 @@ export class DockerEnvironment implements Environment {
     }
     const container = await this.container.ensure();
     const notice = opts.lookOnly ? undefined : this.container.takeNotice();
-    const result = await execWrapped(command, { ...opts, envFile: this.envFile, secrets: this.secrets }, async (script, sink) => {
-      const job = await this.jobRunner.start(container, [this.shell, '-c', script], { tty: false, stdin: opts.stdin !== undefined, env: opts.env, sink, secrets: this.secrets.env() });
-      if (opts.stdin !== undefined) job.stream.end(opts.stdin);
-      /** Set once stopping began; resolves to whether the engine took the kill (`taken`: once its exec started). */
-      let killed: Promise<boolean> | undefined;
-      let taken: Promise<boolean> | undefined;
-      const closed = forceCloser(job);
-      const ended = (async () => {
-        await Promise.race([job.ended, closed.done]);
-        closed.disarm();
-        // The kill exec may still be on its way; an engine that never took it is not answering at all.
-        if (killed && !(await Promise.race([killed, delay(killDeadlineMs).then(() => true)]))) throw this.killNotTaken();
-      })();
-      ended.catch(() => undefined);
-      return {
-        ended,
-        // The exec's own process has exited once the Engine stops calling it running (a `cmd &` may hold the stream).
-        exited: () => this.jobRunner.exitCodeOf(job.exec).then(() => undefined),
-        exitStatus: async () => {
-          const code = await this.jobRunner.exitCodeOf(job.exec);
-          if (code !== null) return { code };
-          const gone = await this.container.containerGoneReason(2000);
-          if (gone === engineGone(this.endpoint.label)) {
-            // Not an exit: the link to the engine went, and the command may live on (it is swept once the engine is back).
-            const e = new SwitchboardError('target_unreachable', `${gone}; the command may still be running in the container`, 'check that the engine is running, then retry');
-            this.container.report(e.message);
-            throw e;
-          }
-          return { code: 137, note: gone ?? 'the command ended without an exit status' };
-        },
-        stop: () => {
-          if (killed) return;
-          // Armed now, not after the kill: a child that escaped it, or an engine that stopped answering,
-          // would otherwise hold the stream (and this call) open for ever.
-          closed.arm();
-          ({ taken, done: killed } = this.jobRunner.killing([job.token]));
-          void killed.then((answered) => {
-            if (!answered) closed.now();
-          });
-        },
-        detach: () => closed.disarm(),
-        // Answered once the engine took the kill (its grace runs on in the container); one that did not is said.
-        stopReached: async () => {
-          if (taken && !(await taken)) throw this.killNotTaken();
-        },
-      };
-    });
+    const result = await execWrapped(
+      command,
+      { ...opts, envFile: this.envFile, secrets: this.secrets },
+      async (script, sink) => {
+        const job = await this.jobRunner.start(container, [this.shell, '-c', script], {
+          tty: false,
+          stdin: opts.stdin !== undefined,
+          env: opts.env,
+          sink,
+          secrets: this.secrets.env(),
+        });
+        if (opts.stdin !== undefined) job.stream.end(opts.stdin);
+        /** Set once stopping began; resolves to whether the engine took the kill (`taken`: once its exec started). */
+        let killed: Promise<boolean> | undefined;
+        let taken: Promise<boolean> | undefined;
+        const closed = forceCloser(job);
+        const ended = (async () => {
+          await Promise.race([job.ended, closed.done]);
+          closed.disarm();
+          // The kill exec may still be on its way; an engine that never took it is not answering at all.
+          if (killed && !(await Promise.race([killed, delay(killDeadlineMs).then(() => true)])))
+            throw this.killNotTaken();
+        })();
+        ended.catch(() => undefined);
+        return {
+          ended,
+          // The exec's own process has exited once the Engine stops calling it running (a `cmd &` may hold the stream).
+          exited: () => this.jobRunner.exitCodeOf(job.exec).then(() => undefined),
+          exitStatus: async () => {
+            const code = await this.jobRunner.exitCodeOf(job.exec);
+            if (code !== null) return { code };
+            const gone = await this.container.containerGoneReason(2000);
+            if (gone === engineGone(this.endpoint.label)) {
+              // Not an exit: the link to the engine went, and the command may live on (it is swept once the engine is
+              // back).
+              const e = new SwitchboardError(
+                'target_unreachable',
+                `${gone}; the command may still be running in the container`,
+                'check that the engine is running, then retry',
+              );
+              this.container.report(e.message);
+              throw e;
+            }
+            return { code: 137, note: gone ?? 'the command ended without an exit status' };
+          },
+          stop: () => {
+            if (killed) return;
+            // Armed now, not after the kill: a child that escaped it, or an engine that stopped answering,
+            // would otherwise hold the stream (and this call) open for ever.
+            closed.arm();
+            ({ taken, done: killed } = this.jobRunner.killing([job.token]));
+            void killed.then((answered) => {
+              if (!answered) closed.now();
+            });
+          },
+          detach: () => closed.disarm(),
+          // Answered once the engine took the kill (its grace runs on in the container); one that did not is said.
+          stopReached: async () => {
+            if (taken && !(await taken)) throw this.killNotTaken();
+          },
+        };
+      },
+    );
     return notice ? { ...result, output: `${notice}\n${result.output}` } : result;
   }
 
-  async openShell(opts: { cwd: string; cols: number; rows: number; env?: Record<string, string> }): Promise<ShellChannel> {
+  async openShell(opts: {
+    cwd: string;
+    cols: number;
+    rows: number;
+    env?: Record<string, string>;
+  }): Promise<ShellChannel> {
     const container = await this.container.ensure();
     const events = new JobEvents();
     const notice = this.container.takeNotice();
@@ -228,12 +289,16 @@ export class DockerEnvironment implements Environment {
       PROMPT_COMMAND: osc7PromptCommand,
       ...opts.env,
     };
-    const job = await this.jobRunner.start(container, [this.shell, '-c', interactiveShellScript(opts.cwd, this.spec.docker_shell)], {
-      tty: true,
-      stdin: true,
-      env,
-      sink: (t) => events.data(t),
-    });
+    const job = await this.jobRunner.start(
+      container,
+      [this.shell, '-c', interactiveShellScript(opts.cwd, this.spec.docker_shell)],
+      {
+        tty: true,
+        stdin: true,
+        env,
+        sink: (t) => events.data(t),
+      },
+    );
     const resize = (cols: number, rows: number): void => {
       if (!job.isEnded()) void job.exec.resize({ h: rows, w: cols }).catch(() => undefined);
     };
@@ -241,7 +306,10 @@ export class DockerEnvironment implements Environment {
     let killed = false;
     void job.ended.then(async () => {
       const code = await this.jobRunner.exitCodeOf(job.exec);
-      events.finish(code, killed ? undefined : await this.container.containerGoneReason(DockerEnvironment.signalled(code) ? 2000 : 0));
+      events.finish(
+        code,
+        killed ? undefined : await this.container.containerGoneReason(DockerEnvironment.signalled(code) ? 2000 : 0),
+      );
     });
     return {
       onData: (l) => events.onData(l),
@@ -263,24 +331,36 @@ export class DockerEnvironment implements Environment {
     };
   }
 
-  async spawnBackground(command: string, opts: { cwd: string; env?: Record<string, string> }): Promise<BackgroundHandle> {
+  async spawnBackground(
+    command: string,
+    opts: { cwd: string; env?: Record<string, string> },
+  ): Promise<BackgroundHandle> {
     const container = await this.container.ensure();
     const events = new JobEvents();
     const notice = this.container.takeNotice();
     if (notice) events.data(`${notice}\n`);
     // Every exec is already its own session and process group, so no setsid is needed for kill() to reach the group.
     const script = `${enterDirScript(opts.cwd)}\nexec 2>&1\n${command}`;
-    const job = await this.jobRunner.start(container, [this.shell, '-c', script], { tty: false, stdin: true, env: opts.env, sink: (t) => events.data(t) });
+    const job = await this.jobRunner.start(container, [this.shell, '-c', script], {
+      tty: false,
+      stdin: true,
+      env: opts.env,
+      sink: (t) => events.data(t),
+    });
     let killed = false;
     void job.ended.then(async () => {
       const code = await this.jobRunner.exitCodeOf(job.exec);
-      events.finish(code, killed ? 'killed' : await this.container.containerGoneReason(DockerEnvironment.signalled(code) ? 2000 : 0));
+      events.finish(
+        code,
+        killed ? 'killed' : await this.container.containerGoneReason(DockerEnvironment.signalled(code) ? 2000 : 0),
+      );
     });
     return {
       onData: (l) => events.onData(l),
       onExit: (l) => events.onExit(l),
       write: (data) => {
-        if (job.isEnded() || job.stream.writableEnded) throw new SwitchboardError('bad_request', 'the process has closed its stdin');
+        if (job.isEnded() || job.stream.writableEnded)
+          throw new SwitchboardError('bad_request', 'the process has closed its stdin');
         job.stream.write(data);
       },
       kill: async () => {
@@ -317,10 +397,21 @@ export class DockerEnvironment implements Environment {
       let info: ContainerInspectInfo | undefined;
       if (this.spec.docker_container) {
         info = await this.container.inspect(this.spec.docker_container, probeDeadlineMs);
-        if (!info) return { ok: false, problem: `container "${this.spec.docker_container}" does not exist on ${this.endpoint.label}` };
+        if (!info)
+          return {
+            ok: false,
+            problem: `container "${this.spec.docker_container}" does not exist on ${this.endpoint.label}`,
+          };
       } else {
-        info = (this.container.containerId ? await this.container.inspect(this.container.containerId, probeDeadlineMs) : undefined) ?? (await this.container.findManaged(probeDeadlineMs));
-        if (!info) return { ok: true, detail: `${this.endpoint.label}: container is created on first use (${this.spec.docker_image ?? ''})` };
+        info =
+          (this.container.containerId
+            ? await this.container.inspect(this.container.containerId, probeDeadlineMs)
+            : undefined) ?? (await this.container.findManaged(probeDeadlineMs));
+        if (!info)
+          return {
+            ok: true,
+            detail: `${this.endpoint.label}: container is created on first use (${this.spec.docker_image ?? ''})`,
+          };
       }
       const name = info.Name.replace(/^\//, '');
       const state = info.State.Running ? (info.State.Paused ? 'paused' : 'running') : 'stopped; started on next use';

@@ -17,7 +17,8 @@
 //   the shell's stream: a call that died before it started is run the exec-per-call way (ensure() then says what
 //   happened); one that died running says so (diedNote, or why the container went).
 // - The shell exec gets the environment an exec per call gets (docker_env, the passthrough and the run markers of
-//   the call it is started for, as local and SSH warm shells get that call's variables); each call's own variables (run markers, job
+//   the call it is started for, as local and SSH warm shells get that call's variables); each call's own variables (run
+// markers, job
 //   token) are exported in its subshell. A forked subshell keeps the shell's environment in /proc, so the shell
 //   carrying this Core run's marker is what lets the next run's sweep (processes/coreRuns.ts) find a subshell a
 //   crashed Core left behind. A change of the passthrough retires the shells.
@@ -87,11 +88,26 @@ export class DockerWarmShells {
   constructor(private readonly deps: DockerWarmDeps) {}
 
   /** Run the call in a warm shell; undefined when it must take the exec-per-call path (nothing ran then). */
-  async exec(command: string, opts: ExecOptions, envFile: string, secrets?: SecretExports): Promise<ExecResult | undefined> {
-    if (process.env.SWITCHBOARD_NO_WARM_SHELLS || opts.stdin !== undefined || namesOwnPid(command) || !posixShell.test(this.deps.shell)) return undefined;
+  async exec(
+    command: string,
+    opts: ExecOptions,
+    envFile: string,
+    secrets?: SecretExports,
+  ): Promise<ExecResult | undefined> {
+    if (
+      process.env.SWITCHBOARD_NO_WARM_SHELLS ||
+      opts.stdin !== undefined ||
+      namesOwnPid(command) ||
+      !posixShell.test(this.deps.shell)
+    )
+      return undefined;
     const token = randomBytes(8).toString('hex');
     // The identity's secret exports go in the call's text (the warm shell's stdin, never an exec's command line).
-    const env = { ...commandEnv(this.deps.envRules(), { inherit: 'passthrough', extra: opts.env, source: {} }), ...secrets?.env(), [jobVar]: token };
+    const env = {
+      ...commandEnv(this.deps.envRules(), { inherit: 'passthrough', extra: opts.env, source: {} }),
+      ...secrets?.env(),
+      [jobVar]: token,
+    };
     if (!assignable(env)) return undefined;
     // A shell finishing the last call (answered, not yet reaped) is waited for: sequential calls keep one shell.
     const settling = this.pool?.settling();
@@ -101,8 +117,10 @@ export class DockerWarmShells {
     let call: WarmCall | undefined;
     try {
       // Taking and running are one step (no await between): execWrapped calls the starter before its first await.
-      return await execWrapped(command, { ...opts, envFile, ...(secrets ? { secrets } : {}), wrap: (c, w) => (call = posixWarmCall(c, w, env)) }, async (_script, sink) =>
-        this.run(shell, call!, token, sink),
+      return await execWrapped(
+        command,
+        { ...opts, envFile, ...(secrets ? { secrets } : {}), wrap: (c, w) => (call = posixWarmCall(c, w, env)) },
+        async (_script, sink) => this.run(shell, call!, token, sink),
       );
     } catch (err) {
       if (err instanceof NotStarted) return undefined;
@@ -118,7 +136,9 @@ export class DockerWarmShells {
   }
 
   private take(callEnv: Record<string, string> | undefined): WarmShell | undefined {
-    this.pool ??= new WarmShellPool({ start: () => this.startShell(), max: 3, lastIdleMs: 120_000 }, (pgid) => this.killGroup(pgid));
+    this.pool ??= new WarmShellPool({ start: () => this.startShell(), max: 3, lastIdleMs: 120_000 }, (pgid) =>
+      this.killGroup(pgid),
+    );
     const key = JSON.stringify(commandEnv(this.deps.envRules(), { inherit: 'passthrough' }));
     if (key !== this.envKey) {
       this.pool.renew();
@@ -157,7 +177,8 @@ export class DockerWarmShells {
       .then(async () => {
         await checking;
         const kill = this.kills.get(token);
-        if (stopped && kill && !(await Promise.race([kill, delay(killDeadlineMs).then(() => true)]))) throw this.deps.killNotTaken();
+        if (stopped && kill && !(await Promise.race([kill, delay(killDeadlineMs).then(() => true)])))
+          throw this.deps.killNotTaken();
       })
       .finally(() => {
         clearTimeout(check);
@@ -181,7 +202,11 @@ export class DockerWarmShells {
         }
         const gone = await this.deps.goneReason(2000);
         if (gone === this.deps.engineGone) {
-          throw new SwitchboardError('target_unreachable', `${gone}; the command may still be running in the container`, 'check that the engine is running, then retry');
+          throw new SwitchboardError(
+            'target_unreachable',
+            `${gone}; the command may still be running in the container`,
+            'check that the engine is running, then retry',
+          );
         }
         return gone ? { code: 137, note: gone } : status;
       },
@@ -193,12 +218,14 @@ export class DockerWarmShells {
       // Answered once the engine took the kill of the call's group (its grace runs on in the container); a call
       // whose group was never reported is answered as `ended` says.
       stopReached: async () => {
-        if (!(await (await killTaken))) throw this.deps.killNotTaken();
+        if (!(await await killTaken)) throw this.deps.killNotTaken();
       },
     };
   }
 
-  /** A call's process group, ended through its job token (HUP and TERM, then KILL), as the exec-per-call path ends it. */
+  /**
+   * A call's process group, ended through its job token (HUP and TERM, then KILL), as the exec-per-call path ends it.
+   */
   private killGroup(pgid: number): Promise<void> {
     const call = this.tokenOfGroup.get(pgid);
     if (call === undefined) return Promise.resolve();
@@ -233,7 +260,10 @@ export class DockerWarmShells {
       async (sink) => {
         const container = await this.deps.ensure();
         const job = await this.deps.jobs.start(container, [this.deps.shell, '-s'], {
-          tty: false, stdin: true, env: callEnv, sink: sink.stdout,
+          tty: false,
+          stdin: true,
+          env: callEnv,
+          sink: sink.stdout,
           errSink: (text) => {
             readControlLines(text);
             sink.stderr(text);

@@ -19,7 +19,11 @@ export function delay(ms: number): Promise<void> {
  * Rejects with a TimeoutError (read as "engine unreachable") when the engine does not answer in time, and
  * aborts the request then, so a late answer (a hijacked stream, say) cannot leak a connection.
  */
-export function deadline<T>(call: (abortSignal: AbortSignal) => Promise<T>, what: string, ms = controlDeadlineMs): Promise<T> {
+export function deadline<T>(
+  call: (abortSignal: AbortSignal) => Promise<T>,
+  what: string,
+  ms = controlDeadlineMs,
+): Promise<T> {
   const controller = new AbortController();
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {

@@ -9,15 +9,22 @@ import type { DockerEndpoint } from './dockerEndpoint.js';
  * engineError, engineStatus and engineMessage read both alike.
  */
 export class EngineReplyError extends Error {
-  constructor(readonly statusCode: number, readonly json: unknown) {
-    const said = typeof json === 'object' && json !== null && typeof (json as { message?: unknown }).message === 'string' ? (json as { message: string }).message : String(json);
+  constructor(
+    readonly statusCode: number,
+    readonly json: unknown,
+  ) {
+    const said =
+      typeof json === 'object' && json !== null && typeof (json as { message?: unknown }).message === 'string'
+        ? (json as { message: string }).message
+        : String(json);
     super(`(HTTP code ${statusCode}) ${said}`);
   }
 }
 
 /** One GET on the Engine; resolves to its reply parsed as JSON (or its text when it is not JSON). */
 export function engineGet(endpoint: DockerEndpoint, path: string, abortSignal: AbortSignal): Promise<unknown> {
-  const where = endpoint.kind === 'unix' ? { socketPath: endpoint.socketPath } : { host: endpoint.host, port: endpoint.port };
+  const where =
+    endpoint.kind === 'unix' ? { socketPath: endpoint.socketPath } : { host: endpoint.host, port: endpoint.port };
   return new Promise((resolve, reject) => {
     // No pooled socket: a probe every minute gains nothing from keeping one open between them.
     const req = request({ ...where, path, method: 'GET', agent: false, signal: abortSignal }, (res) => {
@@ -48,18 +55,36 @@ export async function pingEngine(endpoint: DockerEndpoint, abortSignal: AbortSig
 }
 
 /** GET /containers/{ref}/json, as dockerode's inspect() returns it. */
-export async function inspectContainer(endpoint: DockerEndpoint, ref: string, abortSignal: AbortSignal): Promise<ContainerInspectInfo> {
-  return (await engineGet(endpoint, `/containers/${encodeURIComponent(ref)}/json`, abortSignal)) as ContainerInspectInfo;
+export async function inspectContainer(
+  endpoint: DockerEndpoint,
+  ref: string,
+  abortSignal: AbortSignal,
+): Promise<ContainerInspectInfo> {
+  return (await engineGet(
+    endpoint,
+    `/containers/${encodeURIComponent(ref)}/json`,
+    abortSignal,
+  )) as ContainerInspectInfo;
 }
 
-/** Every container (running or not) carrying all these labels (`key=value`), as dockerode's listContainers returns them. */
-export async function listLabelled(endpoint: DockerEndpoint, labels: string[], abortSignal: AbortSignal): Promise<ContainerInfo[]> {
+/**
+ * Every container (running or not) carrying all these labels (`key=value`), as dockerode's listContainers returns them.
+ */
+export async function listLabelled(
+  endpoint: DockerEndpoint,
+  labels: string[],
+  abortSignal: AbortSignal,
+): Promise<ContainerInfo[]> {
   const query = new URLSearchParams({ all: 'true', filters: JSON.stringify({ label: labels }) });
   return (await engineGet(endpoint, `/containers/json?${query.toString()}`, abortSignal)) as ContainerInfo[];
 }
 
 /** Every container carrying the label key `key` (any value), with its writable layer's size (SizeRw). */
-export async function listWithLabelKey(endpoint: DockerEndpoint, key: string, abortSignal: AbortSignal): Promise<ContainerInfo[]> {
+export async function listWithLabelKey(
+  endpoint: DockerEndpoint,
+  key: string,
+  abortSignal: AbortSignal,
+): Promise<ContainerInfo[]> {
   const query = new URLSearchParams({ all: 'true', size: 'true', filters: JSON.stringify({ label: [key] }) });
   return (await engineGet(endpoint, `/containers/json?${query.toString()}`, abortSignal)) as ContainerInfo[];
 }

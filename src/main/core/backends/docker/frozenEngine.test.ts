@@ -26,13 +26,18 @@ class FreezableProxy {
   /** Requests seen from the client side, by their first line ("POST /v1.x/exec/…/start HTTP/1.1"). */
   readonly requests: string[] = [];
 
-  constructor(readonly path: string, upstream: string) {
+  constructor(
+    readonly path: string,
+    upstream: string,
+  ) {
     this.server = createServer((client) => {
       const engine = createConnection(upstream);
       this.sockets.add(client).add(engine);
       const forward = (from: Socket, to: Socket, sniff: boolean): void => {
         from.on('data', (b: Buffer) => {
-          if (sniff) for (const m of b.toString('latin1').matchAll(/^(GET|POST|HEAD|PUT|DELETE) \S+/gm)) this.requests.push(m[0]);
+          if (sniff)
+            for (const m of b.toString('latin1').matchAll(/^(GET|POST|HEAD|PUT|DELETE) \S+/gm))
+              this.requests.push(m[0]);
           if (this.frozen) this.held.push(() => to.write(b));
           else to.write(b);
         });
@@ -85,16 +90,35 @@ describe.skipIf(!env)('docker backend on an engine that stops answering', () => 
   afterAll(async () => {
     // These Environments talked through a proxy that is gone; clean up on the engine directly.
     const ours = await docker.listContainers({ all: true, filters: { label: [`${profileLabel}=${shortHash(home)}`] } });
-    await Promise.all(ours.map((c) => docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined)));
+    await Promise.all(
+      ours.map((c) =>
+        docker
+          .getContainer(c.Id)
+          .remove({ force: true })
+          .catch(() => undefined),
+      ),
+    );
     rmSync(home, { recursive: true, force: true });
   });
 
   async function openBehindProxy(name: string): Promise<Environment> {
     proxy = new FreezableProxy(join(home, `${name}.sock`), te.socket);
     await proxy.listen();
-    const spec = { backend: 'docker', docker_host: `unix://${proxy.path}`, docker_network: 'none', docker_image: te.image } as DockerSpec;
+    const spec = {
+      backend: 'docker',
+      docker_host: `unix://${proxy.path}`,
+      docker_network: 'none',
+      docker_image: te.image,
+    } as DockerSpec;
     const snapshot: TargetSnapshot = {
-      name, generation: 'g1', identity: `${name}#g1`, source: 'runtime', state: 'active', spec, flags: dockerProvider.flags, timeoutSec: 180,
+      name,
+      generation: 'g1',
+      identity: `${name}#g1`,
+      source: 'runtime',
+      state: 'active',
+      spec,
+      flags: dockerProvider.flags,
+      timeoutSec: 180,
     };
     const e = dockerProvider.createEnvironment(snapshot, ctx);
     envs.push(e);
@@ -103,7 +127,12 @@ describe.skipIf(!env)('docker backend on an engine that stops answering', () => 
     return e;
   }
 
-  const opts = (o: Partial<ExecOptions> = {}): ExecOptions => ({ cwd: '/', timeoutMs: 20_000, maxOutputChars: 100_000, ...o });
+  const opts = (o: Partial<ExecOptions> = {}): ExecOptions => ({
+    cwd: '/',
+    timeoutMs: 20_000,
+    maxOutputChars: 100_000,
+    ...o,
+  });
 
   async function until(cond: () => boolean, ms = 10_000): Promise<void> {
     const end = Date.now() + ms;
@@ -123,8 +152,16 @@ describe.skipIf(!env)('docker backend on an engine that stops answering', () => 
       (err: unknown) => ({ err, ms: Date.now() - t0 }),
     );
     // Started: in an exec of its own or in a warm shell (no exec per call), so ask the engine directly.
-    const [c] = await docker.listContainers({ filters: { label: [`${profileLabel}=${shortHash(home)}`, 'switchboard.target=frozen-exec'] } });
-    for (let i = 0; !(await docker.getContainer(c?.Id ?? '').top()).Processes?.some((p: string[]) => p.join(' ').includes('sleep 40')); i++) {
+    const [c] = await docker.listContainers({
+      filters: { label: [`${profileLabel}=${shortHash(home)}`, 'switchboard.target=frozen-exec'] },
+    });
+    for (
+      let i = 0;
+      !(await docker.getContainer(c?.Id ?? '').top()).Processes?.some((p: string[]) =>
+        p.join(' ').includes('sleep 40'),
+      );
+      i++
+    ) {
       if (i > 200) throw new Error('the command never started');
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -137,7 +174,9 @@ describe.skipIf(!env)('docker backend on an engine that stops answering', () => 
     const err = (settled as { err: unknown }).err;
     expect(err).toBeInstanceOf(SwitchboardError);
     expect((err as SwitchboardError).code).toBe('target_unreachable');
-    expect((err as SwitchboardError).message).toMatch(new RegExp(`^docker engine at unix://${proxy.path} stopped answering`));
+    expect((err as SwitchboardError).message).toMatch(
+      new RegExp(`^docker engine at unix://${proxy.path} stopped answering`),
+    );
     expect((err as SwitchboardError).message).not.toContain('\n');
     // The kill exec was tried (and not answered) within a few seconds of the deadline.
     expect(settled.ms).toBeGreaterThanOrEqual(2_000);
@@ -146,7 +185,10 @@ describe.skipIf(!env)('docker backend on an engine that stops answering', () => 
   it('an engine that goes away under a warm shell: the next call is one clear error, as with no shell', async () => {
     const e = await openBehindProxy('gone-engine');
     await proxy.close();
-    const err = await e.exec('echo x', opts()).then(() => undefined, (x: unknown) => x);
+    const err = await e.exec('echo x', opts()).then(
+      () => undefined,
+      (x: unknown) => x,
+    );
     expect(err).toBeInstanceOf(SwitchboardError);
     expect((err as SwitchboardError).code).toBe('target_unreachable');
     expect((err as SwitchboardError).message).toContain(`unix://${proxy.path}`);

@@ -6,7 +6,14 @@ import { resolve } from 'node:path';
 import type { ContainerInfo } from 'dockerode';
 import { runtimeIdentity, type TargetSpec } from '../../../../shared/targets.js';
 import type { OrphanInfo } from '../provider.js';
-import { generationLabel, keepLabel, profileLabel, profilePathLabel, shortHash, targetLabel } from './containerConfig.js';
+import {
+  generationLabel,
+  keepLabel,
+  profileLabel,
+  profilePathLabel,
+  shortHash,
+  targetLabel,
+} from './containerConfig.js';
 import { dockerClient, engineError, engineStatus, parseDockerHost, type DockerEndpoint } from './dockerEndpoint.js';
 import { deadline } from './engineCalls.js';
 import { listWithLabelKey } from './engineHttp.js';
@@ -14,7 +21,10 @@ import { dockerSpec } from './fields.js';
 
 /** Why this container is an orphan, or undefined when it is not one (or cannot be told). Pure. */
 export function orphanReason(
-  labels: Readonly<Record<string, string>>, home: string, identities: ReadonlySet<string> | undefined, profileExists: (path: string) => boolean,
+  labels: Readonly<Record<string, string>>,
+  home: string,
+  identities: ReadonlySet<string> | undefined,
+  profileExists: (path: string) => boolean,
 ): string | undefined {
   if (labels[keepLabel] === 'true') return undefined;
   const path = labels[profilePathLabel];
@@ -51,7 +61,9 @@ function engines(specs: ReadonlyMap<string, Readonly<TargetSpec>>): { endpoint: 
 }
 
 export async function findOrphans(
-  home: string, specs: ReadonlyMap<string, Readonly<TargetSpec>>, ownKnown: boolean,
+  home: string,
+  specs: ReadonlyMap<string, Readonly<TargetSpec>>,
+  ownKnown: boolean,
 ): Promise<{ orphans: OrphanInfo[]; problems: string[]; remove(): Promise<string[]> }> {
   const identities = ownKnown ? new Set(specs.keys()) : undefined;
   const found: { endpoint: DockerEndpoint; info: ContainerInfo & { SizeRw?: number }; orphan: OrphanInfo }[] = [];
@@ -63,14 +75,17 @@ export async function findOrphans(
     } catch (err) {
       // The default engine need not exist; one a target uses should.
       if (!named) continue;
-      problems.push(`orphan containers on ${endpoint.label} not checked: ${engineError(endpoint, err, 'list containers').message}`);
+      problems.push(
+        `orphan containers on ${endpoint.label} not checked: ${engineError(endpoint, err, 'list containers').message}`,
+      );
       continue;
     }
     for (const info of list as (ContainerInfo & { SizeRw?: number })[]) {
       const why = orphanReason(info.Labels ?? {}, home, identities, existsSync);
       if (!why) continue;
       found.push({
-        endpoint, info,
+        endpoint,
+        info,
         orphan: {
           where: endpoint.label,
           name: (info.Names[0] ?? info.Id).replace(/^\//, ''),
@@ -91,7 +106,11 @@ export async function findOrphans(
       const removed: string[] = [];
       for (const f of found) {
         try {
-          await deadline((abortSignal) => dockerClient(f.endpoint).getContainer(f.info.Id).remove({ force: true, v: true, abortSignal }), 'remove a container');
+          await deadline(
+            (abortSignal) =>
+              dockerClient(f.endpoint).getContainer(f.info.Id).remove({ force: true, v: true, abortSignal }),
+            'remove a container',
+          );
         } catch (err) {
           if (engineStatus(err) !== 404) throw engineError(f.endpoint, err, `remove container ${f.orphan.name}`);
         }

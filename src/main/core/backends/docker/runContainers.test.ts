@@ -28,7 +28,7 @@ describe('runContainers', () => {
     expect(JSON.parse(readFileSync(record(h, 'r1'), 'utf8'))).toEqual([{ host: nowhere, id: 'abc' }, { id: 'def' }]);
   });
 
-  it('at start: drops the record of a clean run, keeps a live run\'s, and keeps a crashed run\'s whose engine did not answer', async () => {
+  it("at start: drops the record of a clean run, keeps a live run's, and keeps a crashed run's whose engine did not answer", async () => {
     const h = home();
     recordContainer(h, 'clean', nowhere, 'a');
     recordContainer(h, 'live', nowhere, 'b');

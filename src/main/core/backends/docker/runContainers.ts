@@ -50,7 +50,11 @@ export async function requestStop(host: string | undefined, id: string): Promise
   const endpoint = parseDockerHost(host);
   try {
     // The grace, then as long as any control call: a Core stopping must not wait on a frozen engine for longer.
-    await deadline((abortSignal) => dockerClient(endpoint).getContainer(id).stop({ t: stopGraceSeconds, abortSignal }), 'stop a container', stopGraceSeconds * 1000 + killDeadlineMs);
+    await deadline(
+      (abortSignal) => dockerClient(endpoint).getContainer(id).stop({ t: stopGraceSeconds, abortSignal }),
+      'stop a container',
+      stopGraceSeconds * 1000 + killDeadlineMs,
+    );
   } catch (err) {
     const status = engineStatus(err);
     if (status !== 304 && status !== 404) throw err;
@@ -61,7 +65,9 @@ export async function requestStop(host: string | undefined, id: string): Promise
 async function stopIfRunning(host: string | undefined, id: string): Promise<boolean> {
   let running: boolean;
   try {
-    running = (await deadline((abortSignal) => inspectContainer(parseDockerHost(host), id, abortSignal), 'inspect a container')).State.Running;
+    running = (
+      await deadline((abortSignal) => inspectContainer(parseDockerHost(host), id, abortSignal), 'inspect a container')
+    ).State.Running;
   } catch (err) {
     if (engineStatus(err) === 404) return false;
     throw err;
@@ -77,7 +83,10 @@ async function stopIfRunning(host: string | undefined, id: string): Promise<bool
  */
 export function stopCrashedRunContainers(home: string, stale: readonly string[]): Promise<StartSweep[]> {
   const sweep = sweepRecords(home, stale);
-  sweeps.set(home, sweep.catch(() => undefined));
+  sweeps.set(
+    home,
+    sweep.catch(() => undefined),
+  );
   return sweep;
 }
 

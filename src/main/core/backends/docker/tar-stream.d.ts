@@ -7,7 +7,20 @@ declare module 'tar-stream' {
     size?: number;
     mode?: number;
     mtime?: Date;
-    type?: 'file' | 'directory' | 'symlink' | 'link' | 'character-device' | 'block-device' | 'fifo' | 'contiguous-file' | 'pax-header' | 'pax-global-header' | 'gnu-long-link-path' | 'gnu-long-path' | null;
+    type?:
+      | 'file'
+      | 'directory'
+      | 'symlink'
+      | 'link'
+      | 'character-device'
+      | 'block-device'
+      | 'fifo'
+      | 'contiguous-file'
+      | 'pax-header'
+      | 'pax-global-header'
+      | 'gnu-long-link-path'
+      | 'gnu-long-path'
+      | null;
     linkname?: string | null;
   }
 

@@ -30,7 +30,15 @@ export async function atomicWrite(path: string, data: Buffer): Promise<void> {
     const fh = await open(temp, 'wx', original ? 0o600 : 0o666).catch(async (err: NodeJS.ErrnoException) => {
       // No temp file may go beside it, yet the file itself may be written (a writable file in a folder that is not
       // ours): written in place, the one way there is, not atomic.
-      if (original && (err.code === 'EACCES' || err.code === 'EPERM') && (await access(real, constants.W_OK).then(() => true, () => false))) return undefined;
+      if (
+        original &&
+        (err.code === 'EACCES' || err.code === 'EPERM') &&
+        (await access(real, constants.W_OK).then(
+          () => true,
+          () => false,
+        ))
+      )
+        return undefined;
       throw err;
     });
     if (!fh) {
@@ -45,7 +53,8 @@ export async function atomicWrite(path: string, data: Buffer): Promise<void> {
       if (original) {
         await fh.chmod(original.mode & 0o7777);
         // Keep the owner where we may (root); as anyone else chown to another owner fails and the file is ours.
-        if (original.uid !== process.getuid?.() || original.gid !== process.getgid?.()) await chown(temp, original.uid, original.gid).catch(() => undefined);
+        if (original.uid !== process.getuid?.() || original.gid !== process.getgid?.())
+          await chown(temp, original.uid, original.gid).catch(() => undefined);
       }
     } finally {
       await fh.close();

@@ -6,7 +6,12 @@ export const localSpec = declareSpec({
   backend: 'local',
   fields: [
     {
-      key: 'sandbox', type: 'sandbox', label: 'Sandbox', flag: '--sandbox', advanced: true, default: 'workspace',
+      key: 'sandbox',
+      type: 'sandbox',
+      label: 'Sandbox',
+      flag: '--sandbox',
+      advanced: true,
+      default: 'workspace',
       help: 'where agent work runs: off, or { mode: workspace, writable: [paths], network: true|false } (default: sandboxed, writes only in the cwd tree)',
       placeholder: 'off',
     },

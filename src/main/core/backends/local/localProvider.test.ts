@@ -7,10 +7,21 @@ import type { TargetSnapshot } from '../provider.js';
 import { localProvider } from './localProvider.js';
 
 const snapshot: TargetSnapshot = {
-  name: 'l', generation: 'g', identity: 'l#g', source: 'config', state: 'active', spec: { backend: 'local' }, flags: localProvider.flags, timeoutSec: 10,
+  name: 'l',
+  generation: 'g',
+  identity: 'l#g',
+  source: 'config',
+  state: 'active',
+  spec: { backend: 'local' },
+  flags: localProvider.flags,
+  timeoutSec: 10,
 };
-const env = localProvider.createEnvironment(snapshot, { home: mkdtempSync(join(tmpdir(), 'sb-local-')), resolveSpec: () => undefined });
-const alive = (pattern: string): boolean => spawnSync('pgrep', ['-f', pattern], { encoding: 'utf8' }).stdout.trim() !== '';
+const env = localProvider.createEnvironment(snapshot, {
+  home: mkdtempSync(join(tmpdir(), 'sb-local-')),
+  resolveSpec: () => undefined,
+});
+const alive = (pattern: string): boolean =>
+  spawnSync('pgrep', ['-f', pattern], { encoding: 'utf8' }).stdout.trim() !== '';
 
 describe('local backend', () => {
   it('kills a background job whose shell already exited, children included', async () => {

@@ -9,7 +9,15 @@ import { dirname, join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import type {
-  BackendProvider, BackgroundHandle, Environment, ExecOptions, ExecResult, FileStat, ProviderContext, ShellChannel, TargetSnapshot,
+  BackendProvider,
+  BackgroundHandle,
+  Environment,
+  ExecOptions,
+  ExecResult,
+  FileStat,
+  ProviderContext,
+  ShellChannel,
+  TargetSnapshot,
 } from '../provider.js';
 import { localDeclaration } from '../builtinSpecs.js';
 import { execWrapped } from '../shell/execWrapped.js';
@@ -37,8 +45,6 @@ export const localProvider: BackendProvider = {
 export function localShell(): string {
   return existsSync('/bin/bash') ? '/bin/bash' : '/bin/sh';
 }
-
-
 
 /**
  * End a detached child's whole process group gently (processes/endGently.ts). It asks the group, not the child: a
@@ -73,25 +79,46 @@ class LocalEnvironment implements Environment {
   private readonly warm: WarmShellPool | undefined;
   /** Exports that look like credentials: in memory only, never in envFile (shell/secretExports.ts). */
   private readonly secrets = new SecretExports();
-  /** The person's env_passthrough (and the names plugins withhold) the warm shells were started with: a change retires them. */
+  /**
+   * The person's env_passthrough (and the names plugins withhold) the warm shells were started with: a change retires
+   * them.
+   */
   private warmPassthrough = '';
   /** The call a new warm shell is started for: the shell gets the environment that call would have got. */
   private warmCallEnv: Record<string, string> | undefined;
 
-  constructor(private readonly snapshot: TargetSnapshot, private readonly ctx: ProviderContext) {
+  constructor(
+    private readonly snapshot: TargetSnapshot,
+    private readonly ctx: ProviderContext,
+  ) {
     this.identity = snapshot.identity;
     const id = createHash('sha256').update(snapshot.identity).digest('hex').slice(0, 16);
     const setting = (snapshot.spec as { sandbox?: SandboxSetting }).sandbox;
-    const sandbox = Sandbox.for({ setting, workspace: expandPath(snapshot.spec.cwd ?? snapshot.flags.default_cwd, homedir()), profile: ctx.home, id }, endGroup);
+    const sandbox = Sandbox.for(
+      {
+        setting,
+        workspace: expandPath(snapshot.spec.cwd ?? snapshot.flags.default_cwd, homedir()),
+        profile: ctx.home,
+        id,
+      },
+      endGroup,
+    );
     this.sandbox = sandbox instanceof Sandbox ? sandbox : undefined;
     this.unsandboxed = sandbox instanceof Sandbox ? undefined : sandbox.unsandboxed;
-    this.files = this.sandbox ? new SandboxFiles(this.sandbox, (argv) => this.spawnAgent(argv, { cwd: '/', env: this.childEnv(undefined), stdin: 'pipe' })) : undefined;
+    this.files = this.sandbox
+      ? new SandboxFiles(this.sandbox, (argv) =>
+          this.spawnAgent(argv, { cwd: '/', env: this.childEnv(undefined), stdin: 'pipe' }),
+        )
+      : undefined;
     // A sandboxed shell reports namespace pids: its calls' groups are killed through the sandbox, and whether one
     // left something running is the shell's own answer (asking the host would cost a /proc scan per call). What
     // calls left running ends with the sandbox, at cleanup.
-    this.warm = localShell() === '/bin/bash' && !process.env.SWITCHBOARD_NO_WARM_SHELLS
-      ? this.sandbox ? new WarmShellPool({ start: () => this.startWarm() }, async () => undefined) : new WarmShellPool({ start: () => this.startWarm() }, (g) => endGroup(g), groupAlive)
-      : undefined;
+    this.warm =
+      localShell() === '/bin/bash' && !process.env.SWITCHBOARD_NO_WARM_SHELLS
+        ? this.sandbox
+          ? new WarmShellPool({ start: () => this.startWarm() }, async () => undefined)
+          : new WarmShellPool({ start: () => this.startWarm() }, (g) => endGroup(g), groupAlive)
+        : undefined;
     this.envFile = this.sandbox ? this.sandbox.envFile : join(ctx.home, 'state', 'env', `${id}.sh`);
   }
 
@@ -118,9 +145,13 @@ class LocalEnvironment implements Environment {
   }
 
   /** Start a child for agent work: inside the sandbox when the target has one (and the call is not let out of it). */
-  private spawnAgent(argv: [string, ...string[]], opts: { cwd: string; env: Record<string, string>; stdin: 'pipe' | 'ignore'; outside?: boolean }): ChildProcess {
+  private spawnAgent(
+    argv: [string, ...string[]],
+    opts: { cwd: string; env: Record<string, string>; stdin: 'pipe' | 'ignore'; outside?: boolean },
+  ): ChildProcess {
     const stdio: ['pipe' | 'ignore', 'pipe', 'pipe'] = [opts.stdin, 'pipe', 'pipe'];
-    if (!this.sandbox || opts.outside) return spawn(argv[0], argv.slice(1), { cwd: opts.cwd, detached: true, env: opts.env, stdio });
+    if (!this.sandbox || opts.outside)
+      return spawn(argv[0], argv.slice(1), { cwd: opts.cwd, detached: true, env: opts.env, stdio });
     // bwrap is started in a group of its own too: a kill of the group reaches it (and through it, the namespace).
     const { file, args, cwd } = this.sandbox.command(argv, { cwd: opts.cwd, newSession: true });
     const child = spawn(file, args, { cwd, detached: true, env: { ...opts.env, ...this.sandbox.env() }, stdio });
@@ -136,7 +167,11 @@ class LocalEnvironment implements Environment {
   }
 
   private startWarm(): WarmProcess {
-    const child = this.spawnAgent([localShell(), '-s'], { cwd: '/', env: this.childEnv(this.warmCallEnv), stdin: 'pipe' });
+    const child = this.spawnAgent([localShell(), '-s'], {
+      cwd: '/',
+      env: this.childEnv(this.warmCallEnv),
+      stdin: 'pipe',
+    });
     child.stdin!.on('error', () => undefined);
     const io: Pick<WarmProcess, 'write' | 'end' | 'onStdout' | 'onStderr' | 'onExit'> = {
       write: (text) => child.stdin!.write(text),
@@ -144,17 +179,26 @@ class LocalEnvironment implements Environment {
       onStdout: (l) => child.stdout!.setEncoding('utf8').on('data', l),
       // The warm shell keeps only its control lines from stderr; bwrap's own complaint (a shell that never started)
       // goes to the Core's log, or the call would only say that its shell ended.
-      onStderr: (l) => child.stderr!.setEncoding('utf8').on('data', (text: string) => {
-        if (this.sandbox && text.startsWith('bwrap: ')) process.stderr.write(`switchboard: the sandbox of ${this.identity} did not start: ${text.split('\n')[0]}\n`);
-        l(text);
-      }),
+      onStderr: (l) =>
+        child.stderr!.setEncoding('utf8').on('data', (text: string) => {
+          if (this.sandbox && text.startsWith('bwrap: '))
+            process.stderr.write(
+              `switchboard: the sandbox of ${this.identity} did not start: ${text.split('\n')[0]}\n`,
+            );
+          l(text);
+        }),
       onExit: (l) => {
         child.once('error', l);
         child.once('exit', l);
       },
     };
     const sandbox = this.sandbox;
-    if (sandbox) return { ...io, killGroup: (pgid) => sandbox.killReportedGroup(child, pgid, END_GRACE_MS), prelude: SANDBOX_SHELL_EXIT + warmPrelude() };
+    if (sandbox)
+      return {
+        ...io,
+        killGroup: (pgid) => sandbox.killReportedGroup(child, pgid, END_GRACE_MS),
+        prelude: SANDBOX_SHELL_EXIT + warmPrelude(),
+      };
     return { ...io, killGroup: (pgid) => endGroup(pgid), groupAlive };
   }
 
@@ -178,12 +222,28 @@ class LocalEnvironment implements Environment {
     if (shell) {
       // The call's own variables (run markers), withheld names dropped as for any child.
       // The identity's secret exports go in the call's text (the shell's stdin, never a command line).
-      const exports = { ...commandEnv(envRules(this.snapshot.flags.strip_env_keys, this.ctx), { inherit: 'passthrough', extra: opts.env, source: {} }), ...this.secrets.env() };
+      const exports = {
+        ...commandEnv(envRules(this.snapshot.flags.strip_env_keys, this.ctx), {
+          inherit: 'passthrough',
+          extra: opts.env,
+          source: {},
+        }),
+        ...this.secrets.env(),
+      };
       let call: WarmCall | undefined;
-      return execWrapped(command, { ...opts, envFile: this.envFile, secrets: this.secrets, wrap: (c, w) => (call = warmCall(c, w, exports)) }, async (_script, sink) => shell.run(call!, sink));
+      return execWrapped(
+        command,
+        { ...opts, envFile: this.envFile, secrets: this.secrets, wrap: (c, w) => (call = warmCall(c, w, exports)) },
+        async (_script, sink) => shell.run(call!, sink),
+      );
     }
     return execWrapped(command, { ...opts, envFile: this.envFile, secrets: this.secrets }, async (script, sink) => {
-      const child = this.spawnAgent([localShell(), '-c', script], { cwd: '/', env: { ...this.childEnv(opts.env), ...this.secrets.env() }, stdin: opts.stdin === undefined ? 'ignore' : 'pipe', outside });
+      const child = this.spawnAgent([localShell(), '-c', script], {
+        cwd: '/',
+        env: { ...this.childEnv(opts.env), ...this.secrets.env() },
+        stdin: opts.stdin === undefined ? 'ignore' : 'pipe',
+        outside,
+      });
       // Tracked until its pipes close, so cleanup also ends a background child (`cmd &`) the call left running.
       this.children.add(child);
       child.once('close', () => this.children.delete(child));
@@ -194,7 +254,9 @@ class LocalEnvironment implements Environment {
       let forced = false;
       let forceEnd: () => void = () => undefined;
       const ended = new Promise<void>((resolve, reject) => {
-        child.once('error', (err) => reject(new SwitchboardError('internal', `could not start ${localShell()}: ${err.message}`)));
+        child.once('error', (err) =>
+          reject(new SwitchboardError('internal', `could not start ${localShell()}: ${err.message}`)),
+        );
         child.once('close', () => resolve());
         forceEnd = () => {
           forced = true;
@@ -220,17 +282,29 @@ class LocalEnvironment implements Environment {
     });
   }
 
-  async openShell(opts: { cwd: string; cols: number; rows: number; env?: Record<string, string> }): Promise<ShellChannel> {
+  async openShell(opts: {
+    cwd: string;
+    cols: number;
+    rows: number;
+    env?: Record<string, string>;
+  }): Promise<ShellChannel> {
     const cwd = await nearestDir(opts.cwd);
     return openPty({ cwd, cols: opts.cols, rows: opts.rows, env: this.childEnv(opts.env) });
   }
 
-  async spawnBackground(command: string, opts: { cwd: string; env?: Record<string, string> }): Promise<BackgroundHandle> {
+  async spawnBackground(
+    command: string,
+    opts: { cwd: string; env?: Record<string, string> },
+  ): Promise<BackgroundHandle> {
     const cwd = await nearestDir(opts.cwd);
     // Inside a sandbox, what the command leaves running (`server &`) would end with the shell (its PID namespace
     // does): the shell waits for it instead, as the process's output does outside, where it holds the pipe.
     const wait = this.sandbox ? SANDBOX_SHELL_EXIT : '';
-    const child = this.spawnAgent([localShell(), '-c', `${wait}exec 2>&1\n${command}`], { cwd, env: this.childEnv(opts.env), stdin: 'pipe' });
+    const child = this.spawnAgent([localShell(), '-c', `${wait}exec 2>&1\n${command}`], {
+      cwd,
+      env: this.childEnv(opts.env),
+      stdin: 'pipe',
+    });
     this.children.add(child);
     child.once('close', () => this.children.delete(child));
     child.stdin?.on('error', () => undefined);
@@ -241,10 +315,13 @@ class LocalEnvironment implements Environment {
       },
       onExit: (l) => {
         child.once('error', (err) => l(null, err.message));
-        child.once('close', (code, signal) => l(code ?? (signal ? 128 + signalNumber(signal) : null), signal ? `killed by ${signal}` : undefined));
+        child.once('close', (code, signal) =>
+          l(code ?? (signal ? 128 + signalNumber(signal) : null), signal ? `killed by ${signal}` : undefined),
+        );
       },
       write: (data) => {
-        if (!child.stdin || child.stdin.destroyed) throw new SwitchboardError('bad_request', 'the process has closed its stdin');
+        if (!child.stdin || child.stdin.destroyed)
+          throw new SwitchboardError('bad_request', 'the process has closed its stdin');
         child.stdin.write(data);
       },
       kill: () => this.end(child),
@@ -256,7 +333,12 @@ class LocalEnvironment implements Environment {
     const st = await this.stat(path);
     if (st.type === 'missing') throw new SwitchboardError('bad_request', `no such file: ${path}`);
     if (st.type !== 'file') throw new SwitchboardError('bad_request', `not a regular file: ${path}`);
-    if (st.size > maxBytes) throw new SwitchboardError('too_large', `${path} is ${st.size} bytes; the limit is ${maxBytes}`, 'read a part of it with offset and limit, or use terminal with head/tail');
+    if (st.size > maxBytes)
+      throw new SwitchboardError(
+        'too_large',
+        `${path} is ${st.size} bytes; the limit is ${maxBytes}`,
+        'read a part of it with offset and limit, or use terminal with head/tail',
+      );
     return readFile(path);
   }
 
@@ -278,7 +360,10 @@ class LocalEnvironment implements Environment {
   async probe(): Promise<{ ok: true; detail?: string }> {
     if (!this.sandbox) return { ok: true, detail: `${localShell()}, unsandboxed (${this.unsandboxed ?? ''})` };
     const missing = this.sandbox.policy.missingWritable;
-    return { ok: true, detail: `${localShell()}, sandboxed (${this.sandbox.kind})${missing.length ? `; sandbox.writable not found, not bound: ${missing.join(', ')}` : ''}` };
+    return {
+      ok: true,
+      detail: `${localShell()}, sandboxed (${this.sandbox.kind})${missing.length ? `; sandbox.writable not found, not bound: ${missing.join(', ')}` : ''}`,
+    };
   }
 
   async cleanup(reason: 'idle' | 'removed' | 'shutdown'): Promise<void> {
@@ -303,6 +388,13 @@ export async function nearestDir(dir: string): Promise<string> {
 }
 
 function signalNumber(signal: NodeJS.Signals): number {
-  const table: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 3, SIGKILL: 9, SIGTERM: 15, SIGPIPE: 13 };
+  const table: Partial<Record<NodeJS.Signals, number>> = {
+    SIGHUP: 1,
+    SIGINT: 2,
+    SIGQUIT: 3,
+    SIGKILL: 9,
+    SIGTERM: 15,
+    SIGPIPE: 13,
+  };
   return table[signal] ?? 0;
 }

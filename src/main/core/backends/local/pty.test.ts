@@ -7,7 +7,14 @@ import { openPty } from './pty.js';
 
 describe('local pty bytes', () => {
   it('reads into one reused buffer, and the reads put together are the output', async () => {
-    const pty = openPty({ cwd: '/tmp', cols: 80, rows: 24, env: process.env, shell: '/bin/bash', args: ['-c', 'seq 1 100000; sleep 0.2'] });
+    const pty = openPty({
+      cwd: '/tmp',
+      cols: 80,
+      rows: 24,
+      env: process.env,
+      shell: '/bin/bash',
+      args: ['-c', 'seq 1 100000; sleep 0.2'],
+    });
     const buffers = new Set<ArrayBufferLike>();
     const parts: Buffer[] = [];
     pty.onBytes!((data) => {
@@ -24,7 +31,14 @@ describe('local pty bytes', () => {
   });
 
   it('stops reading while paused and goes on when resumed', async () => {
-    const pty = openPty({ cwd: '/tmp', cols: 80, rows: 24, env: process.env, shell: '/bin/bash', args: ['-c', "head -c 3000000 /dev/zero | tr '\\0' x; echo; echo DONE; sleep 1"] });
+    const pty = openPty({
+      cwd: '/tmp',
+      cols: 80,
+      rows: 24,
+      env: process.env,
+      shell: '/bin/bash',
+      args: ['-c', "head -c 3000000 /dev/zero | tr '\\0' x; echo; echo DONE; sleep 1"],
+    });
     let got = 0;
     let text = '';
     pty.onBytes!((data) => {
@@ -46,7 +60,14 @@ describe('local pty bytes', () => {
   });
 
   it('reads a flood several reads per turn of the event loop, and stops within the turn when a read pauses it', async () => {
-    const pty = openPty({ cwd: '/tmp', cols: 80, rows: 24, env: process.env, shell: '/bin/bash', args: ['-c', "head -c 3000000 /dev/zero | tr '\\0' x; echo; echo DONE; sleep 1"] });
+    const pty = openPty({
+      cwd: '/tmp',
+      cols: 80,
+      rows: 24,
+      env: process.env,
+      shell: '/bin/bash',
+      args: ['-c', "head -c 3000000 /dev/zero | tr '\\0' x; echo; echo DONE; sleep 1"],
+    });
     // A turn: one pass of the loop, counted where it ends (setImmediate runs after the loop's reads).
     let turn = 0;
     let turning = true;

@@ -8,7 +8,8 @@ import { endGroup } from '../../processes/endGently.js';
 
 /** node-pty (a native addon) loads with the first pane: a Core nobody opened a terminal in does not hold it. */
 let nodePty: typeof import('node-pty') | undefined;
-const loadNodePty = (): typeof import('node-pty') => (nodePty ??= createRequire(import.meta.url)('node-pty') as typeof import('node-pty'));
+const loadNodePty = (): typeof import('node-pty') =>
+  (nodePty ??= createRequire(import.meta.url)('node-pty') as typeof import('node-pty'));
 
 /** Makes bash print OSC 7 (file://host/cwd) before every prompt, so pane headers follow `cd`. */
 const osc7PromptCommand = 'printf "\\033]7;file://%s%s\\033\\\\" "${HOSTNAME:-localhost}" "$PWD"';
@@ -16,10 +17,12 @@ const osc7PromptCommand = 'printf "\\033]7;file://%s%s\\033\\\\" "${HOSTNAME:-lo
 /**
  * Makes the pty's reads come as Buffers. node-pty only reads bytes when spawned with `encoding: null`, and that also
  * leaves IUTF8 off (a backspace in a cooked-mode read would then erase half a character); so it is spawned for UTF-8
- * and its read stream's decoder is taken off here. False when node-pty no longer looks as expected (reads stay strings).
+ * and its read stream's decoder is taken off here. False when node-pty no longer looks as expected (reads stay
+ * strings).
  */
 function readBytes(pty: unknown): boolean {
-  const state = (pty as { _socket?: Readable & { _readableState?: { decoder: unknown; encoding: unknown } } })._socket?._readableState;
+  const state = (pty as { _socket?: Readable & { _readableState?: { decoder: unknown; encoding: unknown } } })._socket
+    ?._readableState;
   if (!state || !('decoder' in state)) return false;
   state.decoder = null;
   state.encoding = null;
@@ -53,10 +56,13 @@ const DRAIN_MAX_BYTES = 256 * 1024;
  * looks as expected; the pty is then read as a stream of Buffers.
  */
 function readIntoOneBuffer(pty: unknown, listener: (data: Uint8Array) => void): boolean {
-  const socket = (pty as { _socket?: Record<symbol, unknown> & { _handle?: { useUserBuffer?: (buf: Uint8Array) => void } } })._socket;
+  const socket = (
+    pty as { _socket?: Record<symbol, unknown> & { _handle?: { useUserBuffer?: (buf: Uint8Array) => void } } }
+  )._socket;
   const handle = socket?._handle;
   if (!socket || typeof handle?.useUserBuffer !== 'function') return false;
-  const symbol = (name: string): symbol | undefined => Object.getOwnPropertySymbols(socket).find((s) => s.description === name);
+  const symbol = (name: string): symbol | undefined =>
+    Object.getOwnPropertySymbols(socket).find((s) => s.description === name);
   const kBuffer = symbol('kBuffer');
   const kBufferCb = symbol('kBufferCb');
   if (!kBuffer || !kBufferCb || socket[kBuffer] !== null) return false;
@@ -85,7 +91,14 @@ function readIntoOneBuffer(pty: unknown, listener: (data: Uint8Array) => void): 
   return true;
 }
 
-export function openPty(opts: { cwd: string; cols: number; rows: number; env: NodeJS.ProcessEnv; shell?: string; args?: string[] }): ShellChannel {
+export function openPty(opts: {
+  cwd: string;
+  cols: number;
+  rows: number;
+  env: NodeJS.ProcessEnv;
+  shell?: string;
+  args?: string[];
+}): ShellChannel {
   const shell = opts.shell ?? process.env.SHELL ?? '/bin/bash';
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(opts.env)) if (v !== undefined) env[k] = v;
@@ -93,7 +106,13 @@ export function openPty(opts: { cwd: string; cols: number; rows: number; env: No
   env.COLORTERM = 'truecolor';
   env.TERM_PROGRAM = 'Switchboard';
   if (!env.PROMPT_COMMAND) env.PROMPT_COMMAND = osc7PromptCommand;
-  const pty = loadNodePty().spawn(shell, opts.args ?? [], { name: 'xterm-256color', cols: opts.cols, rows: opts.rows, cwd: opts.cwd, env });
+  const pty = loadNodePty().spawn(shell, opts.args ?? [], {
+    name: 'xterm-256color',
+    cols: opts.cols,
+    rows: opts.rows,
+    cwd: opts.cwd,
+    env,
+  });
   let exited = false;
   pty.onExit(() => (exited = true));
   return {

@@ -17,14 +17,43 @@ import type { ProviderContext } from '../provider.js';
  */
 export const builtinWithheld: readonly string[] = [
   // API keys and tokens of any service (OPENAI_API_KEY, ANTHROPIC_API_KEY, GH_TOKEN, HF_TOKEN, NPM_TOKEN …).
-  '*_API_KEY', 'API_KEY', '*_APIKEY', '*_TOKEN', 'TOKEN', '*_PAT', '*_DSN', '*_ACCESS_KEY', '*_ACCESS_KEY_ID', '*_SIGNING_KEY',
-  '*_ENCRYPTION_KEY', '*_MASTER_KEY', '*_ACCOUNT_KEY', '*PRIVATE_KEY*',
+  '*_API_KEY',
+  'API_KEY',
+  '*_APIKEY',
+  '*_TOKEN',
+  'TOKEN',
+  '*_PAT',
+  '*_DSN',
+  '*_ACCESS_KEY',
+  '*_ACCESS_KEY_ID',
+  '*_SIGNING_KEY',
+  '*_ENCRYPTION_KEY',
+  '*_MASTER_KEY',
+  '*_ACCOUNT_KEY',
+  '*PRIVATE_KEY*',
   // Secrets, passwords, credentials by name (CLIENT_SECRET, PGPASSWORD, MYSQL_PWD, SSHPASS, DB_PASS …).
-  '*SECRET*', '*PASSWORD*', '*PASSWD*', '*_PWD', '*_PASS', 'SSHPASS', '*_CREDENTIALS', '*_CREDENTIAL',
-  '*_CONNECTION_STRING', '*_WEBHOOK_URL', '*_AUTH',
+  '*SECRET*',
+  '*PASSWORD*',
+  '*PASSWD*',
+  '*_PWD',
+  '*_PASS',
+  'SSHPASS',
+  '*_CREDENTIALS',
+  '*_CREDENTIAL',
+  '*_CONNECTION_STRING',
+  '*_WEBHOOK_URL',
+  '*_AUTH',
   // Cloud providers: all of AWS (keys, session, profile and role), Google and Azure credential settings.
-  'AWS_*', 'GOOGLE_APPLICATION_CREDENTIALS', 'GOOGLE_CREDENTIALS', 'GOOGLE_CLOUD_KEYFILE_JSON', 'CLOUDSDK_AUTH_*',
-  'AZURE_CLIENT_SECRET', 'AZURE_CLIENT_CERTIFICATE_*', 'AZURE_STORAGE_KEY', 'AZURE_STORAGE_*KEY', 'AZURE_PASSWORD',
+  'AWS_*',
+  'GOOGLE_APPLICATION_CREDENTIALS',
+  'GOOGLE_CREDENTIALS',
+  'GOOGLE_CLOUD_KEYFILE_JSON',
+  'CLOUDSDK_AUTH_*',
+  'AZURE_CLIENT_SECRET',
+  'AZURE_CLIENT_CERTIFICATE_*',
+  'AZURE_STORAGE_KEY',
+  'AZURE_STORAGE_*KEY',
+  'AZURE_PASSWORD',
   // The Core's own settings and auth: a command has no business with the Core's profile or token.
   'SWITCHBOARD_*',
 ];
@@ -36,7 +65,9 @@ const neverForwarded = new Set(['SWITCHBOARD_TOKEN']);
 export const envNamePattern = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export interface EnvRules {
-  /** Globs (`*` for any run of characters) of names to withhold: the built-in list plus the provider's strip_env_keys. */
+  /**
+   * Globs (`*` for any run of characters) of names to withhold: the built-in list plus the provider's strip_env_keys.
+   */
   readonly withhold: readonly string[];
   /** Names a person chose to keep (approvals.env_passthrough); they reach every target, the remote ones too. */
   readonly passthrough: readonly string[];
@@ -46,8 +77,14 @@ export interface EnvRules {
  * The rules for one provider: its declared strip_env_keys and every installed plugin's on top of the built-in list,
  * and the person's passthrough.
  */
-export function envRules(strip: readonly string[], ctx: Pick<ProviderContext, 'envPassthrough' | 'strippedEverywhere'>): EnvRules {
-  return { withhold: [...builtinWithheld, ...strip, ...(ctx.strippedEverywhere?.() ?? [])], passthrough: ctx.envPassthrough?.() ?? [] };
+export function envRules(
+  strip: readonly string[],
+  ctx: Pick<ProviderContext, 'envPassthrough' | 'strippedEverywhere'>,
+): EnvRules {
+  return {
+    withhold: [...builtinWithheld, ...strip, ...(ctx.strippedEverywhere?.() ?? [])],
+    passthrough: ctx.envPassthrough?.() ?? [],
+  };
 }
 
 const globCache = new Map<string, RegExp>();
@@ -55,7 +92,13 @@ const globCache = new Map<string, RegExp>();
 function globRegExp(glob: string): RegExp {
   let re = globCache.get(glob);
   if (!re) {
-    re = new RegExp(`^${glob.split('*').map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`, 'i');
+    re = new RegExp(
+      `^${glob
+        .split('*')
+        .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+      'i',
+    );
     globCache.set(glob, re);
   }
   return re;

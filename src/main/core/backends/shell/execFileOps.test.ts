@@ -24,20 +24,28 @@ const exec: RawExec = (command, opts) =>
   beforeAll(() => (disk = fullDisk()));
   afterAll(() => disk?.unmount());
 
-  it.each([['in chunks', {}], ['on stdin', { stdin: true }]])('%s: leaves the original whole with its mode, no temp file, and an error that names the file', async (_how, how) => {
-    const file = join(disk.dir, 'keep.txt');
-    writeFileSync(file, 'original\n');
-    chmodSync(file, 0o604);
-    disk.fill();
-    await expect(execWriteFile(exec, file, Buffer.alloc(20 * 1024, 'n'), how)).rejects.toMatchObject({
-      message: expect.stringMatching(/^cannot write \S*keep\.txt: no space left on the device \(ENOSPC\); the file is unchanged$/),
-    });
-    expect(readFileSync(file, 'utf8')).toBe('original\n');
-    expect(readdirSync(disk.dir).sort()).toEqual(['fill', 'keep.txt']);
-    disk.free();
-    await execWriteFile(exec, file, Buffer.from('new\n'), how);
-    expect(readFileSync(file, 'utf8')).toBe('new\n');
-    expect(statSync(file).mode & 0o7777).toBe(0o604);
-    expect(readdirSync(disk.dir)).toEqual(['keep.txt']);
-  });
+  it.each([
+    ['in chunks', {}],
+    ['on stdin', { stdin: true }],
+  ])(
+    '%s: leaves the original whole with its mode, no temp file, and an error that names the file',
+    async (_how, how) => {
+      const file = join(disk.dir, 'keep.txt');
+      writeFileSync(file, 'original\n');
+      chmodSync(file, 0o604);
+      disk.fill();
+      await expect(execWriteFile(exec, file, Buffer.alloc(20 * 1024, 'n'), how)).rejects.toMatchObject({
+        message: expect.stringMatching(
+          /^cannot write \S*keep\.txt: no space left on the device \(ENOSPC\); the file is unchanged$/,
+        ),
+      });
+      expect(readFileSync(file, 'utf8')).toBe('original\n');
+      expect(readdirSync(disk.dir).sort()).toEqual(['fill', 'keep.txt']);
+      disk.free();
+      await execWriteFile(exec, file, Buffer.from('new\n'), how);
+      expect(readFileSync(file, 'utf8')).toBe('new\n');
+      expect(statSync(file).mode & 0o7777).toBe(0o604);
+      expect(readdirSync(disk.dir)).toEqual(['keep.txt']);
+    },
+  );
 });

@@ -8,7 +8,10 @@ import { shellQuote } from './shellWrap.js';
 import { errnoInText, errnoReason, writeError } from '../writeError.js';
 
 /** Runs one `sh -c` command line as given (no wrapping), stdout and stderr merged, with optional stdin. */
-export type RawExec = (command: string, opts: { stdin?: string; timeoutMs: number }) => Promise<{ output: string; exitCode: number }>;
+export type RawExec = (
+  command: string,
+  opts: { stdin?: string; timeoutMs: number },
+) => Promise<{ output: string; exitCode: number }>;
 
 /** Output lines start after this tag, so a login banner or a stray message cannot be read as file content. */
 const tag = '__SB_FILE__';
@@ -19,22 +22,30 @@ const fileTimeoutMs = 60_000;
  * regular file, with its size in $s.
  */
 function statScript(p: string, onFile = ''): string {
-  return `if [ -d ${p} ]; then echo ${tag}d 0; elif [ -f ${p} ]; then s=$(wc -c < ${p} 2>/dev/null | tr -d ' '); echo ${tag}f "\${s:-0}"; ${onFile}` +
-    `elif [ -e ${p} ]; then echo ${tag}o 0; else echo ${tag}m 0; fi`;
+  return (
+    `if [ -d ${p} ]; then echo ${tag}d 0; elif [ -f ${p} ]; then s=$(wc -c < ${p} 2>/dev/null | tr -d ' '); echo ${tag}f "\${s:-0}"; ${onFile}` +
+    `elif [ -e ${p} ]; then echo ${tag}o 0; else echo ${tag}m 0; fi`
+  );
 }
 
 /** statScript's answer, and what the command printed after its line. */
 function parseStat(path: string, output: string): FileStat & { rest: string } {
   const at = output.indexOf(tag);
   const nl = at < 0 ? -1 : output.indexOf('\n', at);
-  const [kind, size] = output.slice(at + tag.length, nl < 0 ? undefined : nl).trim().split(/\s+/);
+  const [kind, size] = output
+    .slice(at + tag.length, nl < 0 ? undefined : nl)
+    .trim()
+    .split(/\s+/);
   if (at < 0 || !kind) throw new SwitchboardError('internal', `could not stat ${path}: ${output.trim().slice(0, 200)}`);
   const type = kind === 'd' ? 'directory' : kind === 'f' ? 'file' : kind === 'o' ? 'other' : 'missing';
   return { type, size: type === 'file' ? Number(size) || 0 : 0, rest: nl < 0 ? '' : output.slice(nl + 1) };
 }
 
 export async function execStat(exec: RawExec, path: string): Promise<FileStat> {
-  const { type, size } = parseStat(path, (await exec(statScript(shellQuote(path)), { timeoutMs: fileTimeoutMs })).output);
+  const { type, size } = parseStat(
+    path,
+    (await exec(statScript(shellQuote(path)), { timeoutMs: fileTimeoutMs })).output,
+  );
   return { type, size };
 }
 
@@ -44,15 +55,29 @@ export async function execStat(exec: RawExec, path: string): Promise<FileStat> {
  */
 export async function execReadFile(exec: RawExec, path: string, maxBytes: number): Promise<Buffer> {
   const p = shellQuote(path);
-  const r = await exec(statScript(p, `[ "\${s:-0}" -le ${maxBytes} ] && { head -c ${maxBytes} -- ${p} || echo __SB_FAIL__ >&2; } | base64; `), { timeoutMs: fileTimeoutMs });
+  const r = await exec(
+    statScript(
+      p,
+      `[ "\${s:-0}" -le ${maxBytes} ] && { head -c ${maxBytes} -- ${p} || echo __SB_FAIL__ >&2; } | base64; `,
+    ),
+    { timeoutMs: fileTimeoutMs },
+  );
   const st = parseStat(path, r.output);
   if (st.type === 'missing') throw new SwitchboardError('bad_request', `no such file: ${path}`);
   if (st.type !== 'file') throw new SwitchboardError('bad_request', `not a regular file: ${path}`);
-  if (st.size > maxBytes) throw new SwitchboardError('too_large', `${path} is ${st.size} bytes; the limit is ${maxBytes}`, 'read a part of it with offset and limit, or use terminal with head/tail');
+  if (st.size > maxBytes)
+    throw new SwitchboardError(
+      'too_large',
+      `${path} is ${st.size} bytes; the limit is ${maxBytes}`,
+      'read a part of it with offset and limit, or use terminal with head/tail',
+    );
   if (r.exitCode !== 0 || st.rest.includes('__SB_FAIL__')) {
     const said = st.rest.replace('__SB_FAIL__', '').trim().split('\n')[0]?.slice(0, 200) ?? '';
     const code = errnoInText(said);
-    throw new SwitchboardError(code ? 'bad_request' : 'internal', `could not read ${path}: ${code ? errnoReason(code) : said || `exit ${r.exitCode}`}`);
+    throw new SwitchboardError(
+      code ? 'bad_request' : 'internal',
+      `could not read ${path}: ${code ? errnoReason(code) : said || `exit ${r.exitCode}`}`,
+    );
   }
   return Buffer.from(st.rest.replace(/\s+/g, ''), 'base64');
 }
@@ -62,8 +87,13 @@ export async function execReadFile(exec: RawExec, path: string, maxBytes: number
  * folder has room for it; ENOSPC when it has not, nothing when it cannot tell.
  */
 async function roomLeft(exec: RawExec, path: string, size: number): Promise<string | undefined> {
-  const r = await exec(`echo ${tag}; df -Pk -- ${shellQuote(posix.dirname(path))} 2>/dev/null`, { timeoutMs: fileTimeoutMs }).catch(() => undefined);
-  const row = r?.output.slice(r.output.indexOf(tag) + tag.length).trim().split('\n')[1];
+  const r = await exec(`echo ${tag}; df -Pk -- ${shellQuote(posix.dirname(path))} 2>/dev/null`, {
+    timeoutMs: fileTimeoutMs,
+  }).catch(() => undefined);
+  const row = r?.output
+    .slice(r.output.indexOf(tag) + tag.length)
+    .trim()
+    .split('\n')[1];
   const free = Number(row?.trim().split(/\s+/)[3]);
   return Number.isFinite(free) && free * 1024 < size * 1.4 + 8192 ? 'ENOSPC' : undefined;
 }
@@ -82,7 +112,12 @@ export interface ExecWriteOptions {
  * destination (through a final symlink), given the original's mode and owner, flushed, then renamed over it.
  * Both temp files are removed whatever happens, so a failure leaves the original as it was.
  */
-export async function execWriteFile(exec: RawExec, path: string, data: Buffer, opts: ExecWriteOptions = {}): Promise<void> {
+export async function execWriteFile(
+  exec: RawExec,
+  path: string,
+  data: Buffer,
+  opts: ExecWriteOptions = {},
+): Promise<void> {
   // Temp names nobody can guess, so none can be planted (a symlink to elsewhere) before the write.
   const nonce = randomBytes(6).toString('hex');
   const stem = `${posix.dirname(path)}/.${posix.basename(path)}.sb-${nonce}`;
@@ -90,7 +125,9 @@ export async function execWriteFile(exec: RawExec, path: string, data: Buffer, o
   const text = data.toString('base64');
   const fail = async (r: { output: string; exitCode: number }): Promise<never> => {
     const said = r.output.replace(new RegExp(`${tag}\\S*`, 'g'), '').trim();
-    throw writeError(path, errnoInText(said) ?? (await roomLeft(exec, path, data.length)), { detail: said || `exit ${r.exitCode}` });
+    throw writeError(path, errnoInText(said) ?? (await roomLeft(exec, path, data.length)), {
+      detail: said || `exit ${r.exitCode}`,
+    });
   };
   const mkdir = `mkdir -p -- ${shellQuote(posix.dirname(path))}`;
   if (!opts.stdin) {
@@ -101,7 +138,9 @@ export async function execWriteFile(exec: RawExec, path: string, data: Buffer, o
   try {
     if (!opts.stdin) {
       for (let at = 0; at < text.length; at += chunkChars) {
-        const r = await exec(`printf %s '${text.slice(at, at + chunkChars)}' >> ${b64} && echo ${tag}ok`, { timeoutMs: fileTimeoutMs });
+        const r = await exec(`printf %s '${text.slice(at, at + chunkChars)}' >> ${b64} && echo ${tag}ok`, {
+          timeoutMs: fileTimeoutMs,
+        });
         if (!r.output.includes(`${tag}ok`)) await fail(r);
       }
     }

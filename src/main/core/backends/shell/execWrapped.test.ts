@@ -20,7 +20,16 @@ const opened: Environment[] = [];
 function open(provider: BackendProvider, spec: TargetSpec): Environment {
   const name = `ew-${provider.backend}`;
   const x = provider.createEnvironment(
-    { name, generation: 'g1', identity: `${name}#g1`, source: 'runtime', state: 'active', spec, flags: provider.flags, timeoutSec: 180 },
+    {
+      name,
+      generation: 'g1',
+      identity: `${name}#g1`,
+      source: 'runtime',
+      state: 'active',
+      spec,
+      flags: provider.flags,
+      timeoutSec: 180,
+    },
     { home, resolveSpec: () => undefined },
   );
   opened.push(x);
@@ -37,13 +46,26 @@ const backends: Array<{ name: string; skip: boolean; env: () => Environment }> =
       const e = sshEnv!;
       writeFileSync(join(home, 'known_hosts'), `${e.knownHostsLine}\n`);
       configureSshPool({ releaseGraceMs: 0 });
-      return open(sshProvider, { backend: 'ssh', ssh_host: e.host, ssh_port: e.port, ssh_user: e.user, ssh_key: e.key, ssh_agent: false });
+      return open(sshProvider, {
+        backend: 'ssh',
+        ssh_host: e.host,
+        ssh_port: e.port,
+        ssh_user: e.user,
+        ssh_key: e.key,
+        ssh_agent: false,
+      });
     },
   },
   {
     name: 'docker',
     skip: !dockerEnv,
-    env: () => open(dockerProvider, { backend: 'docker', docker_host: dockerEnv!.socket, docker_image: dockerEnv!.image, docker_network: 'none' }),
+    env: () =>
+      open(dockerProvider, {
+        backend: 'docker',
+        docker_host: dockerEnv!.socket,
+        docker_image: dockerEnv!.image,
+        docker_network: 'none',
+      }),
   },
 ];
 
@@ -57,19 +79,33 @@ for (const b of backends) {
   describe.skipIf(b.skip)(`exec on ${b.name}`, () => {
     let x: Environment;
     let base: string;
-    const run = (o: Partial<ExecOptions> = {}): ExecOptions => ({ cwd: base, timeoutMs: 30_000, maxOutputChars: 100_000, ...o });
+    const run = (o: Partial<ExecOptions> = {}): ExecOptions => ({
+      cwd: base,
+      timeoutMs: 30_000,
+      maxOutputChars: 100_000,
+      ...o,
+    });
 
     it('a workdir that does not exist fails with one clear line, runs nothing and moves nothing', async () => {
       x = b.env();
       base = `/tmp/sb-ew-${randomBytes(4).toString('hex')}`;
       if (b.name === 'local') mkdirSync(base);
-      else expect((await x.exec(`mkdir -p ${base}`, { cwd: '/', timeoutMs: 30_000, maxOutputChars: 1000 })).exitCode).toBe(0);
-      const err = await x.exec('touch ran-here', run({ cwd: `${base}/typo`, cwdMustExist: true })).catch((e: unknown) => e);
+      else
+        expect((await x.exec(`mkdir -p ${base}`, { cwd: '/', timeoutMs: 30_000, maxOutputChars: 1000 })).exitCode).toBe(
+          0,
+        );
+      const err = await x
+        .exec('touch ran-here', run({ cwd: `${base}/typo`, cwdMustExist: true }))
+        .catch((e: unknown) => e);
       expect(err).toMatchObject({ code: 'bad_request', message: `workdir ${base}/typo does not exist` });
       const check = await x.exec('test -e ran-here && echo ran || echo clean; pwd', run());
       expect(check.output).toBe(`clean\n${base}\n`);
       // An existing workdir runs as before.
-      expect(await x.exec('pwd', run({ cwd: base, cwdMustExist: true }))).toMatchObject({ output: `${base}\n`, cwd: base, exitCode: 0 });
+      expect(await x.exec('pwd', run({ cwd: base, cwdMustExist: true }))).toMatchObject({
+        output: `${base}\n`,
+        cwd: base,
+        exitCode: 0,
+      });
     });
 
     it('a call whose caller gave up before its command started runs nothing', async () => {

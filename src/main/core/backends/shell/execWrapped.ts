@@ -56,7 +56,11 @@ export function timeoutNote(timeoutMs: number): string {
  * Calls `stop` when the timeout passes or the signal aborts; `dispose` disarms both. Shared by command runs and
  * the code runner so a timeout and a cancel end work the same way everywhere.
  */
-export function stopOnTimeoutOrAbort(timeoutMs: number, signal: AbortSignal | undefined, stop: (why: 'timeout' | 'abort') => void): { timedOut(): boolean; dispose(): void } {
+export function stopOnTimeoutOrAbort(
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  stop: (why: 'timeout' | 'abort') => void,
+): { timedOut(): boolean; dispose(): void } {
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
@@ -106,14 +110,19 @@ export async function execWrapped(
 
   // A caller that gave up before the command started (a cancel racing an approval) gets nothing run: killing it a
   // moment after its start could come after a fast command did its work.
-  if (opts.signal?.aborted) throw new SwitchboardError('cancelled', 'the call was cancelled by its caller before its command started; nothing ran');
+  if (opts.signal?.aborted)
+    throw new SwitchboardError(
+      'cancelled',
+      'the call was cancelled by its caller before its command started; nothing ran',
+    );
   const run = await start(script, sink);
   let answerStopped: (reached: Promise<void>) => void = () => undefined;
   const stopAnswered = new Promise<void>((resolve) => (answerStopped = resolve));
   const guard = stopOnTimeoutOrAbort(opts.timeoutMs, opts.signal, () => {
     run.stop();
     const reached = run.stopReached?.();
-    if (reached) answerStopped(reached.then(() => new Promise<void>((resolve) => setTimeout(resolve, STOP_ANSWER_MS).unref())));
+    if (reached)
+      answerStopped(reached.then(() => new Promise<void>((resolve) => setTimeout(resolve, STOP_ANSWER_MS).unref())));
   });
   try {
     // A backend's `ended` rejects only for a failure worth more than a timeout note (a lost link, a frozen engine).
@@ -129,10 +138,20 @@ export async function execWrapped(
   const kept = opts.secrets?.apply(parsed.secrets) ?? [];
   if (kept.length) parsed.output = `${parsed.output.replace(/\n?$/, '\n')}${keptInMemoryNote(kept)}`;
   if (guard.timedOut()) {
-    return { output: `${parsed.output}\n${timeoutNote(opts.timeoutMs)}`, exitCode: 124, cwd: opts.cwd, timedOut: true, truncated };
+    return {
+      output: `${parsed.output}\n${timeoutNote(opts.timeoutMs)}`,
+      exitCode: 124,
+      cwd: opts.cwd,
+      timedOut: true,
+      truncated,
+    };
   }
   if (parsed.missingCwd) {
-    throw new SwitchboardError('bad_request', `workdir ${opts.cwd} does not exist`, 'check the path; nothing ran and the cwd is unchanged');
+    throw new SwitchboardError(
+      'bad_request',
+      `workdir ${opts.cwd} does not exist`,
+      'check the path; nothing ran and the cwd is unchanged',
+    );
   }
   const status = await run.exitStatus();
   const output = status.note ? `${parsed.output}\n[${status.note}]` : parsed.output;

@@ -1,4 +1,5 @@
-// The text a POSIX-sh warm shell is fed: once a program that does what wrapCommand's script does, then one line per call.
+// The text a POSIX-sh warm shell is fed: once a program that does what wrapCommand's script does, then one line per
+// call.
 //
 // warmProgram.ts needs bash 4.4+; a container may only have busybox ash or dash, without job control (no tty).
 // So a call runs in a forked subshell of the warm shell — no exec, the cheapest process a shell can start — and

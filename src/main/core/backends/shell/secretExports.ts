@@ -30,7 +30,8 @@ export class SecretExports {
 /** What the call that set a secret export reads after its output. */
 export function keptInMemoryNote(names: readonly string[]): string {
   const list = names.join(', ');
-  const them = names.length === 1 ? `${list} looks like a credential: it is` : `${list} look like credentials: they are`;
+  const them =
+    names.length === 1 ? `${list} looks like a credential: it is` : `${list} look like credentials: they are`;
   const it = names.length === 1 ? 'it' : 'them';
   return `[${them} kept in Switchboard's memory only, not in the exports file: later calls on this target see ${it} until Switchboard restarts; export ${it} again after a restart]`;
 }

@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, mkdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  mkdirSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { exportsFileHeader, markerLineSeen, parseWrapped, shellQuote, wrapCommand } from './shellWrap.js';
@@ -46,7 +57,7 @@ describe('wrapCommand', () => {
         chownSync(envFile, 65534, 65534);
         expect(run(shell, 'echo "[$PLANTED]"', dir, envFile).output).toBe('[]\n');
       });
-      it('a command that turns on set -x gets its own lines traced, not the wrapper\'s, and its cwd', () => {
+      it("a command that turns on set -x gets its own lines traced, not the wrapper's, and its cwd", () => {
         const envFile = join(dir, `xtrace-${shell.replace(/\W/g, '')}.sh`);
         const r = run(shell, 'set -x; cd /usr; true', dir, envFile);
         expect(r.output).not.toContain('__sb_');
@@ -60,14 +71,20 @@ describe('wrapCommand', () => {
       });
     });
   }
-  it('concurrent calls that export nothing do not undo another call\'s export', async () => {
+  it("concurrent calls that export nothing do not undo another call's export", async () => {
     const envFile = join(dir, 'env-concurrent.sh');
     run('/bin/bash', 'export KEEPME=1', dir, envFile);
     for (let round = 0; round < 3; round++) {
-      await Promise.all(Array.from({ length: 8 }, () => new Promise<void>((resolve) => {
-        const { script } = wrapCommand('true', { cwd: dir, envFile });
-        spawn('/bin/bash', ['-c', script]).on('close', () => resolve());
-      })));
+      await Promise.all(
+        Array.from(
+          { length: 8 },
+          () =>
+            new Promise<void>((resolve) => {
+              const { script } = wrapCommand('true', { cwd: dir, envFile });
+              spawn('/bin/bash', ['-c', script]).on('close', () => resolve());
+            }),
+        ),
+      );
       expect(run('/bin/bash', 'echo "[$KEEPME]"', dir, envFile).output).toBe('[1]\n');
     }
   });
@@ -79,7 +96,12 @@ describe('wrapCommand', () => {
     expect(statSync(join(home, '.cache/sb')).mode & 0o777).toBe(0o700);
     expect(statSync(join(home, '.cache/sb/env.sh')).mode & 0o777).toBe(0o600);
     const w = wrapCommand('echo "$X"', { cwd: dir, envFile: '~/.cache/sb/env.sh' });
-    expect(parseWrapped(spawnSync('/bin/sh', ['-c', w.script], { env: { ...process.env, HOME: home }, encoding: 'utf8' }).stdout, w.marker).output).toBe('2\n');
+    expect(
+      parseWrapped(
+        spawnSync('/bin/sh', ['-c', w.script], { env: { ...process.env, HOME: home }, encoding: 'utf8' }).stdout,
+        w.marker,
+      ).output,
+    ).toBe('2\n');
     expect(marker).toMatch(/^__SB_CWD_/);
   });
   it('quotes', () => {
@@ -97,7 +119,13 @@ const shells: Array<[string, string, string[]]> = [
 
 describe('the exports file keeps only what calls set or unset', () => {
   const dir = mkdtempSync(join(tmpdir(), 'sb-exports-'));
-  const start = { PATH: '/usr/bin:/bin', HOME: dir, LANG: 'C.UTF-8', AWS_SECRET_ACCESS_KEY: 'old-secret-0001', KEEP_ME: 'inherited' };
+  const start = {
+    PATH: '/usr/bin:/bin',
+    HOME: dir,
+    LANG: 'C.UTF-8',
+    AWS_SECRET_ACCESS_KEY: 'old-secret-0001',
+    KEEP_ME: 'inherited',
+  };
   for (const [label, bin, pre] of shells) {
     describe(label, () => {
       const envFile = join(dir, `env-${label.replace(/\W/g, '')}.sh`);
@@ -111,9 +139,12 @@ describe('the exports file keeps only what calls set or unset', () => {
         const file = readFileSync(envFile, 'utf8');
         expect(file.split('\n')[0]).toBe(exportsFileHeader);
         expect(file).toContain('FOO');
-        for (const inherited of ['old-secret-0001', 'AWS_SECRET_ACCESS_KEY', 'KEEP_ME', 'PATH', 'HOME', 'LANG']) expect(file).not.toContain(inherited);
+        for (const inherited of ['old-secret-0001', 'AWS_SECRET_ACCESS_KEY', 'KEEP_ME', 'PATH', 'HOME', 'LANG'])
+          expect(file).not.toContain(inherited);
         // The Core restarts with the key rotated: the call sees the new value and still the call's own export.
-        expect(call('echo "$FOO $AWS_SECRET_ACCESS_KEY"', { ...start, AWS_SECRET_ACCESS_KEY: 'new-secret-0002' })).toBe('1 new-secret-0002\n');
+        expect(call('echo "$FOO $AWS_SECRET_ACCESS_KEY"', { ...start, AWS_SECRET_ACCESS_KEY: 'new-secret-0002' })).toBe(
+          '1 new-secret-0002\n',
+        );
       });
       it('an unset survives the next call and a restart', () => {
         rmSync(envFile, { force: true });
@@ -122,10 +153,12 @@ describe('the exports file keeps only what calls set or unset', () => {
         expect(call('echo "[${KEEP_ME-gone}] $BAR"')).toBe('[gone] 2\n');
         expect(call('echo "[${KEEP_ME-gone}]"', { ...start, KEEP_ME: 'changed' })).toBe('[gone]\n');
       });
-      it('PATH is not frozen: a later environment\'s PATH is seen unless a call changed it', () => {
+      it("PATH is not frozen: a later environment's PATH is seen unless a call changed it", () => {
         rmSync(envFile, { force: true });
         call('export FOO=1');
-        expect(call('echo "$PATH"', { ...start, PATH: '/opt/new/bin:/usr/bin:/bin' })).toBe('/opt/new/bin:/usr/bin:/bin\n');
+        expect(call('echo "$PATH"', { ...start, PATH: '/opt/new/bin:/usr/bin:/bin' })).toBe(
+          '/opt/new/bin:/usr/bin:/bin\n',
+        );
         // A call that changes PATH is kept, as it set it.
         call('export PATH="/mine:$PATH"');
         expect(call('echo "$PATH"')).toBe('/mine:/usr/bin:/bin\n');
@@ -144,11 +177,17 @@ describe('the exports file keeps only what calls set or unset', () => {
         expect(readFileSync(envFile, 'utf8')).not.toContain('KEEP_ME');
         expect(call('echo "$KEEP_ME $X"', { ...start, KEEP_ME: 'rotated' })).toBe('rotated 1\n');
       });
-      it('never keeps a process\'s own marks (SB_CORE_*) or session variables', () => {
+      it("never keeps a process's own marks (SB_CORE_*) or session variables", () => {
         rmSync(envFile, { force: true });
-        call('export SB_CORE_CALL=changed; unset SB_CORE_RUN; export SSH_CONNECTION=x; export K=1', { ...start, SB_CORE_RUN: 'r1', SB_CORE_CALL: 'c1' });
+        call('export SB_CORE_CALL=changed; unset SB_CORE_RUN; export SSH_CONNECTION=x; export K=1', {
+          ...start,
+          SB_CORE_RUN: 'r1',
+          SB_CORE_CALL: 'c1',
+        });
         expect(readFileSync(envFile, 'utf8')).not.toMatch(/SB_CORE|SSH_CONNECTION/);
-        expect(call('echo "$SB_CORE_RUN $SB_CORE_CALL $K"', { ...start, SB_CORE_RUN: 'r2', SB_CORE_CALL: 'c2' })).toBe('r2 c2 1\n');
+        expect(call('echo "$SB_CORE_RUN $SB_CORE_CALL $K"', { ...start, SB_CORE_RUN: 'r2', SB_CORE_CALL: 'c2' })).toBe(
+          'r2 c2 1\n',
+        );
       });
       it('a call that only changes directory leaves the file as it is', () => {
         rmSync(envFile, { force: true });
@@ -159,16 +198,17 @@ describe('the exports file keeps only what calls set or unset', () => {
         expect(statSync(envFile).ino).toBe(before);
       });
       // (busybox ash always has awk: its applets run as builtins whatever PATH says.)
-      if (label !== 'busybox ash') it('on a target without awk the exports are not kept, the file is untouched and no temp file is left', () => {
-        rmSync(envFile, { force: true });
-        call('export FOO=1');
-        const tools = mkdtempSync(join(dir, 'noawk-'));
-        for (const t of ['mkdir', 'mv', 'rm', 'cmp', 'dirname', 'cat']) symlinkSync(`/usr/bin/${t}`, join(tools, t));
-        expect(call('export BAR=2; echo ran', { ...start, PATH: tools })).toBe('ran\n');
-        expect(readFileSync(envFile, 'utf8')).not.toContain('BAR');
-        expect(readdirSync(dir).filter((f) => f.startsWith(`env-${label.replace(/\W/g, '')}.sh.`))).toEqual([]);
-        expect(call('echo "$FOO"')).toBe('1\n');
-      });
+      if (label !== 'busybox ash')
+        it('on a target without awk the exports are not kept, the file is untouched and no temp file is left', () => {
+          rmSync(envFile, { force: true });
+          call('export FOO=1');
+          const tools = mkdtempSync(join(dir, 'noawk-'));
+          for (const t of ['mkdir', 'mv', 'rm', 'cmp', 'dirname', 'cat']) symlinkSync(`/usr/bin/${t}`, join(tools, t));
+          expect(call('export BAR=2; echo ran', { ...start, PATH: tools })).toBe('ran\n');
+          expect(readFileSync(envFile, 'utf8')).not.toContain('BAR');
+          expect(readdirSync(dir).filter((f) => f.startsWith(`env-${label.replace(/\W/g, '')}.sh.`))).toEqual([]);
+          expect(call('echo "$FOO"')).toBe('1\n');
+        });
       it('a file in the old format (the whole export -p) is deleted unread', () => {
         writeFileSync(envFile, "export AWS_SECRET_ACCESS_KEY='stale'\nexport PATH='/frozen'\n", { mode: 0o600 });
         expect(call('echo "$AWS_SECRET_ACCESS_KEY $PATH"')).toBe('old-secret-0001 /usr/bin:/bin\n');
@@ -192,21 +232,33 @@ describe('exports that look like credentials stay out of the file (secretsInMemo
     SESSION: 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.sig0006',
     KEYFILE: '-----BEGIN OPENSSH PRIVATE KEY-----\nb3Bl0007\n-----END OPENSSH PRIVATE KEY-----',
   };
-  const ordinary = { MODE: 'desk-standing-0008', SITE: 'https://example.com/0009', EDITOR: 'vim', npm_config_cache: '/tmp/npm-0010' };
+  const ordinary = {
+    MODE: 'desk-standing-0008',
+    SITE: 'https://example.com/0009',
+    EDITOR: 'vim',
+    npm_config_cache: '/tmp/npm-0010',
+  };
   for (const [label, bin, pre] of shells) {
     describe(label, () => {
       const envFile = join(dir, `env-${label.replace(/\W/g, '')}.sh`);
       const kept = new SecretExports();
       const call = (command: string): string => {
         const { script, marker } = wrapCommand(command, { cwd: dir, envFile, secretsInMemory: true });
-        const parsed = parseWrapped(spawnSync(bin, [...pre, '-c', script], { encoding: 'utf8', env: { ...start, ...kept.env() } }).stdout, marker);
+        const parsed = parseWrapped(
+          spawnSync(bin, [...pre, '-c', script], { encoding: 'utf8', env: { ...start, ...kept.env() } }).stdout,
+          marker,
+        );
         kept.apply(parsed.secrets);
         return parsed.output;
       };
       it('reports them to the Core, writes only the others, and the next call gets them back', () => {
         rmSync(envFile, { force: true });
         const all = { ...secrets, ...ordinary };
-        const out = call(`export ${Object.entries(all).map(([k, v]) => `${k}=${shellQuote(v)}`).join(' ')}; echo done`);
+        const out = call(
+          `export ${Object.entries(all)
+            .map(([k, v]) => `${k}=${shellQuote(v)}`)
+            .join(' ')}; echo done`,
+        );
         expect(out).toBe('done\n');
         expect(kept.env()).toEqual(secrets);
         const file = readFileSync(envFile, 'utf8');

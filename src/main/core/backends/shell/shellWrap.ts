@@ -91,7 +91,8 @@ function withheldNamesEre(): string {
 
 /**
  * For each `#secret NAME` line of the new exports file (names only), a frame on the output before the marker line:
- * `<marker>:secret NAME HEX` with the value's bytes in hex, or `-` when the call unset it (parseWrapped takes them out).
+ * `<marker>:secret NAME HEX` with the value's bytes in hex, or `-` when the call unset it (parseWrapped takes them
+ * out).
  */
 const printSecrets =
   String.raw`{ [ -z "${'$'}{__sb_keep-}" ] || for __sb_n in $(sed -n "s/^#secret //p" "$__sb_env.$$"); do eval "__sb_s=\${$__sb_n+1}"; ` +
@@ -160,13 +161,18 @@ export function wrapCommand(command: string, opts: WrapOptions): Wrapped {
   return { script: lines.filter(Boolean).join('\n'), marker };
 }
 
-/** An export the shell reported instead of writing it to the env file: its value, or undefined when the call unset it. */
+/**
+ * An export the shell reported instead of writing it to the env file: its value, or undefined when the call unset it.
+ */
 export interface SecretFrame {
   name: string;
   value: string | undefined;
 }
 
-/** Take the shell's secret frames (printSecrets) out of the output: they are the Core's to keep, never the caller's to read. */
+/**
+ * Take the shell's secret frames (printSecrets) out of the output: they are the Core's to keep, never the caller's to
+ * read.
+ */
 function takeSecretFrames(head: string, marker: string): { rest: string; secrets: SecretFrame[] } {
   const secrets: SecretFrame[] = [];
   if (!head.includes(`${marker}:secret `)) return { rest: head, secrets };
@@ -182,7 +188,10 @@ function takeSecretFrames(head: string, marker: string): { rest: string; secrets
  * Split a wrapped command's output into what the command printed and the cwd it ended in; `missingCwd` when a
  * `cwdMustExist` directory was not there (nothing ran); `secrets`: the exports the shell kept out of the env file.
  */
-export function parseWrapped(raw: string, marker: string): { output: string; cwd: string | undefined; missingCwd: boolean; secrets: SecretFrame[] } {
+export function parseWrapped(
+  raw: string,
+  marker: string,
+): { output: string; cwd: string | undefined; missingCwd: boolean; secrets: SecretFrame[] } {
   const at = raw.lastIndexOf(marker);
   if (at < 0) return { output: raw, cwd: undefined, missingCwd: false, secrets: [] };
   const end = raw.indexOf('\n', at);

@@ -12,7 +12,16 @@
 // either process writes while both live is copied (with a TLB flush on each CPU that ran it), and that copying, not
 // the fork itself, was most of a call's cost in the shell.
 import { randomHex } from '../../randomHex.js';
-import { envFileWord, exportsDiff, exportsFileHeader, missingCwdStatus, shellQuote, writeEnvFile, type WrapOptions, type Wrapped } from './shellWrap.js';
+import {
+  envFileWord,
+  exportsDiff,
+  exportsFileHeader,
+  missingCwdStatus,
+  shellQuote,
+  writeEnvFile,
+  type WrapOptions,
+  type Wrapped,
+} from './shellWrap.js';
 
 /**
  * A signature of every exported variable (name, value) into `__sb_s`, with bash builtins only: `${!X*}` lists the
@@ -25,13 +34,16 @@ const signature = (into: string): string =>
 
 /**
  * Whether a command could change the shell's exported variables: an `=` (assignment, `${x:=…}`, `$((x+=1))`), an
- * arithmetic `((x++))`, a builtin that assigns or runs other text (`export`, `read`, `eval`, `.` …), or anything that could spell
- * such a word only when the shell expands it: quotes, `\`, `$`, a backquote, a glob or a brace (`e""xport`, `$c X`,
- * `expor? X`, `e{x,}port`). A command with none of these only runs programs and builtins that leave the variables
- * alone, so its exports need no before-and-after comparison, which is most of what a warm call costs the shell.
+ * arithmetic `((x++))`, a builtin that assigns or runs other text (`export`, `read`, `eval`, `.` …), or anything that
+ * could spell such a word only when the shell expands it: quotes, `\`, `$`, a backquote, a glob or a brace (`e""xport`,
+ * `$c X`, `expor? X`, `e{x,}port`). A command with none of these only runs programs and builtins that leave the
+ * variables alone, so its exports need no before-and-after comparison, which is most of what a warm call costs the
+ * shell.
  */
 export function mayChangeExports(command: string): boolean {
-  return /[=$`'"\\*?[{]|\(\(|(^|[^\w.-])(export|unset|read|readonly|eval|set|source|typeset|declare|local|let|getopts|for|select|mapfile|readarray|printf|command|builtin|trap|alias|exec|wait|enable|shopt)(?![\w.-])|(^|[\s;&|(){}])\.(\s|$)/.test(command);
+  return /[=$`'"\\*?[{]|\(\(|(^|[^\w.-])(export|unset|read|readonly|eval|set|source|typeset|declare|local|let|getopts|for|select|mapfile|readarray|printf|command|builtin|trap|alias|exec|wait|enable|shopt)(?![\w.-])|(^|[\s;&|(){}])\.(\s|$)/.test(
+    command,
+  );
 }
 
 /**
@@ -39,12 +51,12 @@ export function mayChangeExports(command: string): boolean {
  * `__sb_done`, `__sb_cwd`, `__sb_must`, `__sb_env`, `__sb_snap` (compare exports), `__sb_base` and `__sb_cmd`: the
  * same steps, in the same order, as wrapCommand's script. Where the call has a done tag and its command ran to its
  * end (no `exit`, no signal), the exit status follows the marker line on the done tag's line, so the call is answered
- * without waiting for the shell to reap the subshell. `snapshot(into)` takes the exports' snapshot into a variable: bash with
- * builtins (signature), POSIX sh with `$(export -p)`. The starting environment (`__sb_base`) is the warm shell's own,
- * taken once when it starts, unless the call exports more than run markers (a snapshot is never written to a file: it
- * holds inherited values). The trap turns `set -x` off first: a command's xtrace would trace it into the output. It
- * is set in double quotes so the marker is fixed when it is set (a command that
- * reuses `__sb_mark` or `__sb_done` cannot lose them); both are hex, nothing in them needs quoting.
+ * without waiting for the shell to reap the subshell. `snapshot(into)` takes the exports' snapshot into a variable:
+ * bash with builtins (signature), POSIX sh with `$(export -p)`. The starting environment (`__sb_base`) is the warm
+ * shell's own, taken once when it starts, unless the call exports more than run markers (a snapshot is never written to
+ * a file: it holds inherited values). The trap turns `set -x` off first: a command's xtrace would trace it into the
+ * output. It is set in double quotes so the marker is fixed when it is set (a command that reuses `__sb_mark` or
+ * `__sb_done` cannot lose them); both are hex, nothing in them needs quoting.
  */
 export function callProgram(snapshot: (into: string) => string): string {
   return [
@@ -169,7 +181,12 @@ export interface WarmCall extends Wrapped {
  * the program prints the done line (see WarmCallTags.done); a shell whose calls are answered only at the end line
  * (the POSIX warm shell) leaves it out.
  */
-export function warmCallParameters(command: string, opts: WrapOptions, exports: Record<string, string>, early = false): {
+export function warmCallParameters(
+  command: string,
+  opts: WrapOptions,
+  exports: Record<string, string>,
+  early = false,
+): {
   marker: string;
   tags: WarmCallTags;
   assignments: string[];
@@ -189,7 +206,9 @@ export function warmCallParameters(command: string, opts: WrapOptions, exports: 
     `__sb_snap=${snap ? '1' : "''"}`,
     // The exports diff skips run markers (SB_CORE_*) and our own variables (a job token), so the shell's own
     // starting environment stands for the call's.
-    !snap || Object.keys(exports).every((k) => /^(SB_CORE_[A-Z_]*|__sb_.*)$/.test(k)) ? '__sb_base=$__sb_base0' : '__sb_base=$(export -p)',
+    !snap || Object.keys(exports).every((k) => /^(SB_CORE_[A-Z_]*|__sb_.*)$/.test(k))
+      ? '__sb_base=$__sb_base0'
+      : '__sb_base=$(export -p)',
     `__sb_cmd=${shellQuote(command)}`,
     'eval "$__sb_prog"',
   ];

@@ -17,13 +17,26 @@ const home = mkdtempSync(join(tmpdir(), 'sb-warm-'));
 // The warm shells' own machinery, watched from the host (pids, /proc): unsandboxed. The sandboxed shells (started
 // in bubblewrap, pids of a namespace of their own) are core/sandbox's tests and the sandboxed provider contract.
 const snapshot = (name: string): TargetSnapshot => ({
-  name, generation: 'g', identity: `${name}#g`, source: 'config', state: 'active', spec: { backend: 'local', sandbox: 'off' }, flags: localProvider.flags, timeoutSec: 10,
+  name,
+  generation: 'g',
+  identity: `${name}#g`,
+  source: 'config',
+  state: 'active',
+  spec: { backend: 'local', sandbox: 'off' },
+  flags: localProvider.flags,
+  timeoutSec: 10,
 });
 const a = localProvider.createEnvironment(snapshot('a'), { home, resolveSpec: () => undefined });
 const b = localProvider.createEnvironment(snapshot('b'), { home, resolveSpec: () => undefined });
-const opts = (extra: Partial<ExecOptions> = {}): ExecOptions => ({ cwd: home, timeoutMs: 20_000, maxOutputChars: 100_000, ...extra });
+const opts = (extra: Partial<ExecOptions> = {}): ExecOptions => ({
+  cwd: home,
+  timeoutMs: 20_000,
+  maxOutputChars: 100_000,
+  ...extra,
+});
 /** The pid of the process that ran the call's command: its parent is the shell the call ran in. */
-const shellOf = async (env: typeof a): Promise<string> => (await env.exec('cut -d" " -f4 /proc/$BASHPID/stat', opts())).output.trim();
+const shellOf = async (env: typeof a): Promise<string> =>
+  (await env.exec('cut -d" " -f4 /proc/$BASHPID/stat', opts())).output.trim();
 
 afterAll(async () => {
   await a.cleanup('shutdown');
@@ -32,18 +45,21 @@ afterAll(async () => {
 });
 
 describe('warm shells (local)', () => {
-  it('sequential calls run in the same live shell, with the identity\'s exports and nothing else of the last call', async () => {
+  it("sequential calls run in the same live shell, with the identity's exports and nothing else of the last call", async () => {
     const first = await shellOf(a);
     expect(await shellOf(a)).toBe(first);
     await a.exec('export WARM_KEPT=1; WARM_PLAIN=2; warm_fn() { :; }; set -e; cd /', opts());
-    const r = await a.exec('echo "[$WARM_KEPT][$WARM_PLAIN][$(type -t warm_fn)]"; case $- in *e*) echo errexit;; esac', opts());
+    const r = await a.exec(
+      'echo "[$WARM_KEPT][$WARM_PLAIN][$(type -t warm_fn)]"; case $- in *e*) echo errexit;; esac',
+      opts(),
+    );
     expect(r.output).toBe('[1][][]\n');
     // Another identity has shells of its own and none of a's variables.
     expect(await shellOf(b)).not.toBe(first);
     expect((await b.exec('echo "[$WARM_KEPT]"', opts())).output).toBe('[]\n');
   });
 
-  it('calls at once get a shell each and do not see each other\'s state', async () => {
+  it("calls at once get a shell each and do not see each other's state", async () => {
     const [x, y] = await Promise.all([
       a.exec('export WARM_X=x; cd /usr; sleep 0.5; echo "$WARM_Y"; cut -d" " -f4 /proc/$BASHPID/stat', opts()),
       a.exec('export WARM_Y=y; cd /tmp; sleep 0.5; echo "$WARM_X"; cut -d" " -f4 /proc/$BASHPID/stat', opts()),
@@ -54,7 +70,7 @@ describe('warm shells (local)', () => {
     expect(xShell).not.toBe(yShell);
   });
 
-  it('a timeout kills the call\'s whole group and the shell takes the next call', async () => {
+  it("a timeout kills the call's whole group and the shell takes the next call", async () => {
     const s = nextSleep();
     const before = await shellOf(a);
     const s2 = nextSleep();
@@ -93,7 +109,10 @@ describe('warm shells (local)', () => {
     const big = await a.exec('head -c 50000 /dev/zero | tr "\\0" x; exit 7', opts({ maxOutputChars: 1000 }));
     expect(big).toMatchObject({ exitCode: 7, truncated: true });
     expect((await a.exec('cat', opts({ stdin: 'from stdin' }))).output).toBe('from stdin');
-    const marked = await a.exec('echo "$SB_CORE_RUN/$SB_CORE_CALL"; cat /proc/self/environ | tr "\\0" "\\n" | grep ^SB_CORE_ | sort', opts({ env: { SB_CORE_RUN: 'run1', SB_CORE_CALL: 'call1' } }));
+    const marked = await a.exec(
+      'echo "$SB_CORE_RUN/$SB_CORE_CALL"; cat /proc/self/environ | tr "\\0" "\\n" | grep ^SB_CORE_ | sort',
+      opts({ env: { SB_CORE_RUN: 'run1', SB_CORE_CALL: 'call1' } }),
+    );
     expect(marked.output).toBe('run1/call1\nSB_CORE_CALL=call1\nSB_CORE_RUN=run1\n');
   });
 });
@@ -147,7 +166,11 @@ describe('warm shells and the environment rule', () => {
   it('withheld names never reach a warm shell; a name passed through later reaches the next call', async () => {
     process.env.WARM_TEST_TOKEN = 'secret-value';
     const passthrough: string[] = [];
-    const env = localProvider.createEnvironment(snapshot('d'), { home, resolveSpec: () => undefined, envPassthrough: () => passthrough });
+    const env = localProvider.createEnvironment(snapshot('d'), {
+      home,
+      resolveSpec: () => undefined,
+      envPassthrough: () => passthrough,
+    });
     try {
       expect((await env.exec('echo "[$WARM_TEST_TOKEN]"', opts())).output).toBe('[]\n');
       passthrough.push('WARM_TEST_TOKEN');
@@ -161,20 +184,29 @@ describe('warm shells and the environment rule', () => {
   });
 });
 
-describe('the next call\'s subshell is forked ahead', () => {
-  /** The subshells waiting in `shell`: its live children, leaving out `ran`, the one that ran the last call (it may still be exiting). */
+describe("the next call's subshell is forked ahead", () => {
+  /**
+   * The subshells waiting in `shell`: its live children, leaving out `ran`, the one that ran the last call (it may
+   * still be exiting).
+   */
   const waitingIn = (shell: string, ran: string): string[] =>
-    readdirSync('/proc').filter((p) => /^\d+$/.test(p) && p !== ran).filter((p) => {
-      try {
-        const [state, ppid] = readFileSync(`/proc/${p}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
-        return ppid === shell && state !== 'Z';
-      } catch {
-        return false;
-      }
-    });
+    readdirSync('/proc')
+      .filter((p) => /^\d+$/.test(p) && p !== ran)
+      .filter((p) => {
+        try {
+          const [state, ppid] = readFileSync(`/proc/${p}/stat`, 'utf8')
+            .replace(/^.*\) /, '')
+            .split(' ');
+          return ppid === shell && state !== 'Z';
+        } catch {
+          return false;
+        }
+      });
   /** The subshell a call ran in and its shell. */
   const ranIn = async (env: typeof a): Promise<[string, string]> => {
-    const [sub, shell] = (await env.exec('me=$BASHPID; echo "$me $(cut -d" " -f4 /proc/$me/stat)"', opts())).output.trim().split(' ');
+    const [sub, shell] = (await env.exec('me=$BASHPID; echo "$me $(cut -d" " -f4 /proc/$me/stat)"', opts())).output
+      .trim()
+      .split(' ');
     return [sub!, shell!];
   };
 
@@ -190,7 +222,10 @@ describe('the next call\'s subshell is forked ahead', () => {
     const next = waitingIn(shell, second);
     expect(next[0]).not.toBe(waiting[0]);
     await env.cleanup('removed');
-    await until(() => !existsSync(`/proc/${shell}`) && !existsSync(`/proc/${next[0]}`), 'the shell and its waiting subshell ended');
+    await until(
+      () => !existsSync(`/proc/${shell}`) && !existsSync(`/proc/${next[0]}`),
+      'the shell and its waiting subshell ended',
+    );
   });
 
   it('a waiting subshell killed from outside: the next call says its shell ended, runs nothing, and the call after gets a new shell', async () => {

@@ -1,9 +1,9 @@
 // Warm shells: a runtime identity's few long-lived shells that run tool calls without starting a process per call.
 //
-// The identity's pool of them is warmShellPool.ts. A call runs in a subshell with a process group of its own (warmProgram.ts); a timeout or cancel kills that group,
-// and the shell, once it has reaped it, takes the next call. A shell is retired, never reused, when something of a
-// call lives on in its group (a `cmd &` that could print into the next call's output), when it would not answer
-// after a stop, or when it died (the call in it says so).
+// The identity's pool of them is warmShellPool.ts. A call runs in a subshell with a process group of its own
+// (warmProgram.ts); a timeout or cancel kills that group, and the shell, once it has reaped it, takes the next call. A
+// shell is retired, never reused, when something of a call lives on in its group (a `cmd &` that could print into the
+// next call's output), when it would not answer after a stop, or when it died (the call in it says so).
 import type { ShellRun } from './execWrapped.js';
 import { warmPrelude, type WarmCall } from './warmProgram.js';
 
@@ -108,14 +108,19 @@ const diedNote = 'the warm shell running this call ended; the next call gets a n
 export class WarmShell {
   private dead = false;
   private retired = false;
-  private current: ((event: { kind: 'out'; text: string } | { kind: 'pid'; pgid: number } | { kind: 'died' }) => void) | undefined;
+  private current:
+    | ((event: { kind: 'out'; text: string } | { kind: 'pid'; pgid: number } | { kind: 'died' }) => void)
+    | undefined;
   private errText = '';
   idleSince = Date.now();
 
   /** Resolves once the shell's process has exited. */
   readonly exited: Promise<void>;
 
-  constructor(readonly proc: WarmProcess, private readonly onGone: (shell: WarmShell) => void) {
+  constructor(
+    readonly proc: WarmProcess,
+    private readonly onGone: (shell: WarmShell) => void,
+  ) {
     let exited: () => void = () => undefined;
     this.exited = new Promise<void>((resolve) => (exited = resolve));
     proc.onStdout((text) => this.current?.({ kind: 'out', text }));
@@ -194,7 +199,9 @@ export class WarmShell {
       const eol = pending.indexOf('\n', at);
       return eol < 0 ? undefined : pending.slice(at + tag.length + 1, eol).split(' ');
     };
-    const listener = (event: { kind: 'out'; text: string } | { kind: 'pid'; pgid: number } | { kind: 'died' }): void => {
+    const listener = (
+      event: { kind: 'out'; text: string } | { kind: 'pid'; pgid: number } | { kind: 'died' },
+    ): void => {
       if (event.kind === 'pid') {
         pgid = event.pgid;
         this.runningGroup = pgid;

@@ -27,7 +27,11 @@ export class WarmShellPool {
   private readonly timer: NodeJS.Timeout;
   private closed = false;
 
-  constructor(private readonly opts: WarmPoolOptions, private readonly killGroup: (pgid: number) => Promise<void>, private readonly groupAlive?: (pgid: number) => boolean) {
+  constructor(
+    private readonly opts: WarmPoolOptions,
+    private readonly killGroup: (pgid: number) => Promise<void>,
+    private readonly groupAlive?: (pgid: number) => boolean,
+  ) {
     this.timer = setInterval(() => this.shrink(), Math.min(opts.idleMs ?? 10_000, 5000));
     this.timer.unref();
   }

@@ -40,10 +40,23 @@ describe.skipIf(!env)('SSH pool keyed by credentials', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const spec = (key: string): SshSpec => ({ backend: 'ssh', ssh_host: e.host, ssh_port: e.port, ssh_user: e.user, ssh_key: key });
+  const spec = (key: string): SshSpec => ({
+    backend: 'ssh',
+    ssh_host: e.host,
+    ssh_port: e.port,
+    ssh_user: e.user,
+    ssh_key: key,
+  });
   const envFor = (name: string, generation: string, key: string): Environment => {
     const snapshot: TargetSnapshot = {
-      name, generation, identity: `${name}#${generation}`, source: 'runtime', state: 'active', spec: spec(key), flags: sshProvider.flags, timeoutSec: 180,
+      name,
+      generation,
+      identity: `${name}#${generation}`,
+      source: 'runtime',
+      state: 'active',
+      spec: spec(key),
+      flags: sshProvider.flags,
+      timeoutSec: 180,
     };
     const x = sshProvider.createEnvironment(snapshot, { home: sbHome, resolveSpec: () => undefined });
     open.push(x);
@@ -51,11 +64,14 @@ describe.skipIf(!env)('SSH pool keyed by credentials', () => {
   };
   const run = { cwd: '/tmp', timeoutMs: 20_000, maxOutputChars: 10_000 };
 
-  it('a target with a key the server refuses does not ride on another target\'s connection', async () => {
+  it("a target with a key the server refuses does not ride on another target's connection", async () => {
     const good = envFor('good', 'g1', e.key);
     expect((await good.exec('echo good', run)).output).toBe('good\n');
     const bad = envFor('bad', 'g1', strangerKey);
-    await expect(bad.exec('echo bad', run)).rejects.toMatchObject({ code: 'target_unreachable', message: expect.stringMatching(/authentication failed/) });
+    await expect(bad.exec('echo bad', run)).rejects.toMatchObject({
+      code: 'target_unreachable',
+      message: expect.stringMatching(/authentication failed/),
+    });
     // Same user@host:port, two slots: one per way of logging in.
     expect(connectionPool.stats().filter((s) => s.key === `${e.user}@${e.host}:${e.port}`)).toHaveLength(2);
   });

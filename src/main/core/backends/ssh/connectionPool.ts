@@ -65,7 +65,12 @@ class PooledConnection {
   /** Handshakes done, for tests and diagnostics. */
   connects = 0;
 
-  constructor(readonly key: string, readonly route: string, private readonly hops: readonly SshHop[], private readonly pool: ConnectionPool) {}
+  constructor(
+    readonly key: string,
+    readonly route: string,
+    private readonly hops: readonly SshHop[],
+    private readonly pool: ConnectionPool,
+  ) {}
 
   get label(): string {
     return hopLabel(this.hops[this.hops.length - 1] as SshHop);
@@ -93,7 +98,8 @@ class PooledConnection {
     if (this.live?.isAlive) return Promise.resolve(this.live);
     const canAsk = trigger.ctx.confirmHostKey !== undefined;
     if (this.connecting && canAsk && !this.connectingCanAsk) {
-      // Joined a probe's attempt, which fails on an unknown host key without asking: then ask, in an attempt of our own.
+      // Joined a probe's attempt, which fails on an unknown host key without asking: then ask, in an attempt of our
+      // own.
       return this.connecting.catch((err: unknown) => {
         if (err instanceof SwitchboardError && err.code === 'host_key_unknown') return this.connect(trigger);
         throw err;
@@ -106,7 +112,11 @@ class PooledConnection {
           this.connects++;
           if (this.disposed) {
             void live.end();
-            throw new SwitchboardError('target_unreachable', `the SSH connection to ${this.label} was released while connecting`, 'retry the call');
+            throw new SwitchboardError(
+              'target_unreachable',
+              `the SSH connection to ${this.label} was released while connecting`,
+              'retry the call',
+            );
           }
           this.live = live;
           this.report(undefined);
@@ -184,7 +194,12 @@ class PooledConnection {
       const jumpCtx: ProviderContext = {
         home: ctx.home,
         resolveSpec: (name) => ctx.resolveSpec(name),
-        ...(ctx.confirmHostKey ? { confirmHostKey: (r: HostKeyRequest, signal?: AbortSignal) => (ctx.confirmHostKey as NonNullable<ProviderContext['confirmHostKey']>)(r, signal) } : {}),
+        ...(ctx.confirmHostKey
+          ? {
+              confirmHostKey: (r: HostKeyRequest, signal?: AbortSignal) =>
+                (ctx.confirmHostKey as NonNullable<ProviderContext['confirmHostKey']>)(r, signal),
+            }
+          : {}),
       };
       jumpLease = this.pool.lease(jumps, { identity: trigger.identity, ctx: jumpCtx });
       try {
@@ -199,13 +214,26 @@ class PooledConnection {
     const confirm = trigger.ctx.confirmHostKey;
     try {
       const client = await dial({
-        hop, ...(sock ? { sock } : {}), auth, entries, files, trustedOnce: this.trustedOnce,
-        ...(confirm ? { confirm: (r: HostKeyRequest, signal: AbortSignal) => confirm.call(trigger.ctx, r, signal) } : {}),
+        hop,
+        ...(sock ? { sock } : {}),
+        auth,
+        entries,
+        files,
+        trustedOnce: this.trustedOnce,
+        ...(confirm
+          ? { confirm: (r: HostKeyRequest, signal: AbortSignal) => confirm.call(trigger.ctx, r, signal) }
+          : {}),
         connectTimeoutMs: settings.connectTimeoutMs,
         keepaliveIntervalMs: settings.keepaliveIntervalMs,
         keepaliveCountMax: settings.keepaliveCountMax,
       });
-      return new LiveConnection(client, hopLabel(hop), (problem) => this.onLiveDead(problem), (ch) => this.trackChannel(ch), jumpLease);
+      return new LiveConnection(
+        client,
+        hopLabel(hop),
+        (problem) => this.onLiveDead(problem),
+        (ch) => this.trackChannel(ch),
+        jumpLease,
+      );
     } catch (err) {
       void jumpLease?.release();
       throw err;
@@ -235,7 +263,8 @@ export class ConnectionPool {
     return {
       label: slot.label,
       connect: () => {
-        if (released) return Promise.reject(new SwitchboardError('internal', `SSH lease on ${slot.label} used after release`));
+        if (released)
+          return Promise.reject(new SwitchboardError('internal', `SSH lease on ${slot.label} used after release`));
         // closeAll() may have emptied the pool under us: take a hold on the new slot.
         if (slot.isDisposed) {
           slot = this.slot(hops);
@@ -267,7 +296,12 @@ export class ConnectionPool {
 
   /** For doctor and tests: each slot's route (`key`), holders, whether it is connected, and handshakes so far. */
   stats(): Array<{ key: string; holders: number; connected: boolean; connects: number }> {
-    return [...this.slots.values()].map((s) => ({ key: s.route, holders: s.holderCount, connected: s.connected, connects: s.connects }));
+    return [...this.slots.values()].map((s) => ({
+      key: s.route,
+      holders: s.holderCount,
+      connected: s.connected,
+      connects: s.connects,
+    }));
   }
 
   /** Close everything now (app shutdown, tests). */
@@ -277,4 +311,3 @@ export class ConnectionPool {
 }
 
 export const connectionPool = new ConnectionPool();
-

@@ -48,7 +48,13 @@ export function dial(o: DialOptions): Promise<Client> {
     const arm = (): void => {
       disarm();
       timer = setTimeout(() => {
-        fail(new SwitchboardError('target_unreachable', `timed out connecting to ${where} (target "${hop.target}") after ${Math.round(o.connectTimeoutMs / 1000)}s`, 'is the host up and the port right? a firewall may be dropping the connection'));
+        fail(
+          new SwitchboardError(
+            'target_unreachable',
+            `timed out connecting to ${where} (target "${hop.target}") after ${Math.round(o.connectTimeoutMs / 1000)}s`,
+            'is the host up and the port right? a firewall may be dropping the connection',
+          ),
+        );
       }, o.connectTimeoutMs);
     };
     const fail = (err: SwitchboardError): void => {
@@ -59,10 +65,25 @@ export function dial(o: DialOptions): Promise<Client> {
       client.destroy();
       reject(err);
     };
-    client.on('error', (err: Error & { code?: string; level?: string }) => fail(verifyError ?? connectError(err, hop, o.auth.tried)));
-    client.on('close', () => fail(verifyError ?? (prompting
-      ? new SwitchboardError('target_unreachable', `${where} (target "${hop.target}") closed the connection while its host key waited for approval`, 'the server allows only so long for a login (LoginGraceTime); call again and answer the prompt sooner')
-      : new SwitchboardError('target_unreachable', `${where} (target "${hop.target}") closed the connection during the SSH handshake`, 'is it an SSH server? it may also limit connections (MaxStartups)'))));
+    client.on('error', (err: Error & { code?: string; level?: string }) =>
+      fail(verifyError ?? connectError(err, hop, o.auth.tried)),
+    );
+    client.on('close', () =>
+      fail(
+        verifyError ??
+          (prompting
+            ? new SwitchboardError(
+                'target_unreachable',
+                `${where} (target "${hop.target}") closed the connection while its host key waited for approval`,
+                'the server allows only so long for a login (LoginGraceTime); call again and answer the prompt sooner',
+              )
+            : new SwitchboardError(
+                'target_unreachable',
+                `${where} (target "${hop.target}") closed the connection during the SSH handshake`,
+                'is it an SSH server? it may also limit connections (MaxStartups)',
+              )),
+      ),
+    );
     client.once('ready', () => {
       if (settled) return;
       settled = true;
@@ -82,7 +103,12 @@ export function dial(o: DialOptions): Promise<Client> {
       keepaliveInterval: o.keepaliveIntervalMs,
       keepaliveCountMax: o.keepaliveCountMax,
       authHandler: o.auth.methods,
-      algorithms: { serverHostKey: preferredHostKeyAlgorithms(knownTypesFor(o.entries, hop.host, hop.port), defaultHostKeyAlgorithms) as ServerHostKeyAlgorithm[] },
+      algorithms: {
+        serverHostKey: preferredHostKeyAlgorithms(
+          knownTypesFor(o.entries, hop.host, hop.port),
+          defaultHostKeyAlgorithms,
+        ) as ServerHostKeyAlgorithm[],
+      },
       hostVerifier: (key: Buffer, verify: (valid: boolean) => void): void => {
         // The answer may come long after the server gave up (its LoginGraceTime): ssh2 must never be
         // called back on a closed connection (it throws from inside its torn-down protocol state).
@@ -90,7 +116,12 @@ export function dial(o: DialOptions): Promise<Client> {
           if (!settled) verify(valid);
         };
         verifyHostKey({
-          target: hop.target, host: hop.host, port: hop.port, blob: key, entries: o.entries, files: o.files,
+          target: hop.target,
+          host: hop.host,
+          port: hop.port,
+          blob: key,
+          entries: o.entries,
+          files: o.files,
           trustedOnce: o.trustedOnce,
           confirm: confirm ? (r) => confirm(r, gone.signal) : undefined,
           onPromptStart: () => {
@@ -104,7 +135,10 @@ export function dial(o: DialOptions): Promise<Client> {
         }).then(
           () => answer(true),
           (err: unknown) => {
-            verifyError = err instanceof SwitchboardError ? err : new SwitchboardError('host_key_unknown', `could not check the host key of ${where}`, String(err));
+            verifyError =
+              err instanceof SwitchboardError
+                ? err
+                : new SwitchboardError('host_key_unknown', `could not check the host key of ${where}`, String(err));
             answer(false);
           },
         );
@@ -115,7 +149,13 @@ export function dial(o: DialOptions): Promise<Client> {
 
 /** ssh2's default host-key algorithms (all available in pure JS on Node 20), in its order. */
 const defaultHostKeyAlgorithms: ServerHostKeyAlgorithm[] = [
-  'ssh-ed25519', 'ecdsa-sha2-nistp256', 'ecdsa-sha2-nistp384', 'ecdsa-sha2-nistp521', 'rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa',
+  'ssh-ed25519',
+  'ecdsa-sha2-nistp256',
+  'ecdsa-sha2-nistp384',
+  'ecdsa-sha2-nistp521',
+  'rsa-sha2-512',
+  'rsa-sha2-256',
+  'ssh-rsa',
 ];
 
 /** A direct-tcpip channel through a jump connection, used as the next hop's socket. */
@@ -124,7 +164,13 @@ export function forwardOut(jump: LiveConnection, hop: SshHop): Promise<Duplex> {
     const off = jump.onLost(reject);
     const fail = (why: string): void => {
       off();
-      reject(new SwitchboardError('target_unreachable', `jump host ${jump.label} could not reach ${hop.host}:${hop.port} (target "${hop.target}"): ${why}`, 'check the target address as seen from the jump host, and AllowTcpForwarding there'));
+      reject(
+        new SwitchboardError(
+          'target_unreachable',
+          `jump host ${jump.label} could not reach ${hop.host}:${hop.port} (target "${hop.target}"): ${why}`,
+          'check the target address as seen from the jump host, and AllowTcpForwarding there',
+        ),
+      );
     };
     try {
       jump.client.forwardOut('127.0.0.1', 0, hop.host, hop.port, (err, stream) => {
@@ -143,22 +189,45 @@ function connectError(err: Error & { code?: string; level?: string }, hop: SshHo
   const where = `${hop.host}:${hop.port} (target "${hop.target}")`;
   switch (err.code) {
     case 'ECONNREFUSED':
-      return new SwitchboardError('target_unreachable', `connection refused by ${where}`, 'is sshd running there, and is the port right?');
+      return new SwitchboardError(
+        'target_unreachable',
+        `connection refused by ${where}`,
+        'is sshd running there, and is the port right?',
+      );
     case 'ENOTFOUND':
     case 'EAI_AGAIN':
-      return new SwitchboardError('target_unreachable', `cannot resolve host ${hop.host} (target "${hop.target}")`, 'check ssh_host, or the Host alias in ~/.ssh/config');
+      return new SwitchboardError(
+        'target_unreachable',
+        `cannot resolve host ${hop.host} (target "${hop.target}")`,
+        'check ssh_host, or the Host alias in ~/.ssh/config',
+      );
     case 'EHOSTUNREACH':
     case 'ENETUNREACH':
     case 'ETIMEDOUT':
-      return new SwitchboardError('target_unreachable', `no route to ${where} (${err.code})`, 'is the host up and on this network?');
+      return new SwitchboardError(
+        'target_unreachable',
+        `no route to ${where} (${err.code})`,
+        'is the host up and on this network?',
+      );
     case 'ECONNRESET':
-      return new SwitchboardError('target_unreachable', `${where} reset the connection during the SSH handshake`, 'the server may be refusing this client');
+      return new SwitchboardError(
+        'target_unreachable',
+        `${where} reset the connection during the SSH handshake`,
+        'the server may be refusing this client',
+      );
     default:
       break;
   }
   if (err.level === 'client-authentication') {
-    return new SwitchboardError('target_unreachable', `authentication failed for ${hop.user}@${hop.host}:${hop.port} (target "${hop.target}"); tried ${tried.join(', ')}`, 'check ssh_user and that the key is in the server\'s authorized_keys');
+    return new SwitchboardError(
+      'target_unreachable',
+      `authentication failed for ${hop.user}@${hop.host}:${hop.port} (target "${hop.target}"); tried ${tried.join(', ')}`,
+      "check ssh_user and that the key is in the server's authorized_keys",
+    );
   }
-  return new SwitchboardError('target_unreachable', `could not connect to ${where}: ${err.message.split('\n')[0]}`, 'check the host, port and credentials');
+  return new SwitchboardError(
+    'target_unreachable',
+    `could not connect to ${where}: ${err.message.split('\n')[0]}`,
+    'check the host, port and credentials',
+  );
 }
-

@@ -31,7 +31,22 @@ describe.skipIf(!env)('a host-key prompt whose connection is gone', () => {
     port = await freePort();
     // The shared test sshd's config with a short LoginGraceTime: it drops a handshake left waiting 2 s.
     const pidFile = join(dir, 'sshd.pid');
-    const r = spawnSync('/usr/sbin/sshd', ['-f', e.config, '-E', join(dir, 'sshd.log'), '-o', `Port=${port}`, '-o', `PidFile=${pidFile}`, '-o', 'LoginGraceTime=2'], { encoding: 'utf8' });
+    const r = spawnSync(
+      '/usr/sbin/sshd',
+      [
+        '-f',
+        e.config,
+        '-E',
+        join(dir, 'sshd.log'),
+        '-o',
+        `Port=${port}`,
+        '-o',
+        `PidFile=${pidFile}`,
+        '-o',
+        'LoginGraceTime=2',
+      ],
+      { encoding: 'utf8' },
+    );
     if (r.status !== 0) throw new Error(`sshd did not start: ${r.stderr}`);
     await waitPort(port);
     sshdPid = Number(readFileSync(pidFile, 'utf8').trim());
@@ -46,7 +61,14 @@ describe.skipIf(!env)('a host-key prompt whose connection is gone', () => {
 
   const spec = (): SshSpec => ({ backend: 'ssh', ssh_host: e.host, ssh_port: port, ssh_user: e.user, ssh_key: e.key });
   const snapshot = (name: string): TargetSnapshot => ({
-    name, generation: 'g1', identity: `${name}#g1`, source: 'runtime', state: 'active', spec: spec(), flags: sshProvider.flags, timeoutSec: 180,
+    name,
+    generation: 'g1',
+    identity: `${name}#g1`,
+    source: 'runtime',
+    state: 'active',
+    spec: spec(),
+    flags: sshProvider.flags,
+    timeoutSec: 180,
   });
   const run = { cwd: '/tmp', timeoutMs: 20_000, maxOutputChars: 10_000 };
 
@@ -58,10 +80,15 @@ describe.skipIf(!env)('a host-key prompt whose connection is gone', () => {
       resolveSpec: () => undefined,
       confirmHostKey: async (req, signal) => {
         asked.push(req);
-        const d = await broker.request({
-          kind: 'host_key', title: 'Trust host key?', execution_target: req.target,
-          host_key: { host: req.host, port: req.port, key_type: req.keyType, fingerprint: req.fingerprint },
-        }, { signal });
+        const d = await broker.request(
+          {
+            kind: 'host_key',
+            title: 'Trust host key?',
+            execution_target: req.target,
+            host_key: { host: req.host, port: req.port, key_type: req.keyType, fingerprint: req.fingerprint },
+          },
+          { signal },
+        );
         return d.decision === 'deny' ? 'reject' : d.scope === 'always' ? 'trust_always' : 'trust_once';
       },
     };

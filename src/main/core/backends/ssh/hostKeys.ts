@@ -3,7 +3,15 @@ import { appendFile, chmod, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import type { ProviderContext } from '../provider.js';
-import { checkHostKey, fingerprintOf, hostFieldMatches, keyTypeOfBlob, knownHostsLine, parseKnownHosts, type KnownHostEntry } from './knownHosts.js';
+import {
+  checkHostKey,
+  fingerprintOf,
+  hostFieldMatches,
+  keyTypeOfBlob,
+  knownHostsLine,
+  parseKnownHosts,
+  type KnownHostEntry,
+} from './knownHosts.js';
 
 /** Where keys are looked up: the user's OpenSSH files (read only) and Switchboard's store (appended to). */
 export interface KnownHostFiles {
@@ -26,7 +34,9 @@ export async function loadKnownHosts(files: KnownHostFiles): Promise<KnownHostEn
 
 /** Key types already known for a host, so they can be offered first. */
 export function knownTypesFor(entries: readonly KnownHostEntry[], host: string, port: number): string[] {
-  return entries.filter((e) => e.marker === undefined && hostFieldMatches(e.hosts, host, port)).map((e) => keyTypeOfBlob(e.key));
+  return entries
+    .filter((e) => e.marker === undefined && hostFieldMatches(e.hosts, host, port))
+    .map((e) => keyTypeOfBlob(e.key));
 }
 
 export interface HostKeyCheck {
@@ -52,7 +62,11 @@ export async function verifyHostKey(c: HostKeyCheck): Promise<void> {
   const verdict = checkHostKey(c.entries, c.host, c.port, c.blob);
   if (verdict.status === 'known') return;
   if (verdict.status === 'revoked') {
-    throw new SwitchboardError('host_key_changed', `the host key of ${where} (target "${c.target}", ${fingerprint}) is marked @revoked in known_hosts; refusing to connect`, 'the server must be given a new host key');
+    throw new SwitchboardError(
+      'host_key_changed',
+      `the host key of ${where} (target "${c.target}", ${fingerprint}) is marked @revoked in known_hosts; refusing to connect`,
+      'the server must be given a new host key',
+    );
   }
   if (verdict.status === 'changed') {
     throw new SwitchboardError(
@@ -77,7 +91,11 @@ export async function verifyHostKey(c: HostKeyCheck): Promise<void> {
     c.onPromptEnd?.();
   }
   if (decision === 'reject') {
-    throw new SwitchboardError('host_key_unknown', `the host key ${fingerprint} of ${where} (target "${c.target}") was rejected`, 'connect again and trust the key if its fingerprint is right');
+    throw new SwitchboardError(
+      'host_key_unknown',
+      `the host key ${fingerprint} of ${where} (target "${c.target}") was rejected`,
+      'connect again and trust the key if its fingerprint is right',
+    );
   }
   if (decision === 'trust_once') {
     c.trustedOnce.add(fingerprint);

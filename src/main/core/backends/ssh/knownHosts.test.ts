@@ -1,11 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { checkHostKey, fingerprintOf, hostFieldMatches, hostToken, keyTypeOfBlob, knownHostsLine, parseKnownHosts, preferredHostKeyAlgorithms } from './knownHosts.js';
+import {
+  checkHostKey,
+  fingerprintOf,
+  hostFieldMatches,
+  hostToken,
+  keyTypeOfBlob,
+  knownHostsLine,
+  parseKnownHosts,
+  preferredHostKeyAlgorithms,
+} from './knownHosts.js';
 
 // Real keys made with ssh-keygen; the fingerprint of k1 is what `ssh-keygen -lf -E sha256` printed.
 const k1 = 'AAAAC3NzaC1lZDI1NTE5AAAAIAAdHvzC6+OphWdnprR3rLv8eNen64Uph10+9tZXRYls';
 const k1Fingerprint = 'SHA256:J/cfj+wbAT82ZRWNUt6wjBrdRAYE1anosbXph+WcVoY';
 const k2 = 'AAAAC3NzaC1lZDI1NTE5AAAAIKq7lUD5sQUgvaEjKXadr+2Jd6JlwPk27ccyLFcuyULB';
-const k3 = 'AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBNCYj7CA992eo1WWdNm4RZ8M6cOLyiqvElt4hcmnGp5gxcGHcUbhbk8VjDVTxGLByGmKFVrns1BY+XzOJh2QNEY=';
+const k3 =
+  'AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBNCYj7CA992eo1WWdNm4RZ8M6cOLyiqvElt4hcmnGp5gxcGHcUbhbk8VjDVTxGLByGmKFVrns1BY+XzOJh2QNEY=';
 /** `ssh-keygen -H` of "[example.com]:2222 ssh-ed25519 k1". */
 const hashed2222 = '|1|GZGZ5zr4w2ZTO+GSVJUQdAYXoZM=|z/VhZjv+958+8aU6LhNTDtqSuyg=';
 const blob = (b64: string): Buffer => Buffer.from(b64, 'base64');
@@ -38,10 +48,14 @@ describe('known_hosts primitives', () => {
     [hashed2222, 'example.com', 22, false],
     [hashed2222, 'example.org', 2222, false],
     ['|1|broken', 'example.com', 22, false],
-  ])('host field %s matches %s:%i → %s', (field, host, port, want) => expect(hostFieldMatches(field, host, port)).toBe(want));
+  ])('host field %s matches %s:%i → %s', (field, host, port, want) =>
+    expect(hostFieldMatches(field, host, port)).toBe(want),
+  );
 
   it('parses markers, skips comments and junk', () => {
-    const entries = parseKnownHosts(`# comment\n\nexample.com ssh-ed25519 ${k1}\n@revoked bad.com ssh-ed25519 ${k2}\n@cert-authority *.ca ssh-ed25519 ${k2}\nonly-two-fields ssh-ed25519\nbad b64 !!!\n`);
+    const entries = parseKnownHosts(
+      `# comment\n\nexample.com ssh-ed25519 ${k1}\n@revoked bad.com ssh-ed25519 ${k2}\n@cert-authority *.ca ssh-ed25519 ${k2}\nonly-two-fields ssh-ed25519\nbad b64 !!!\n`,
+    );
     expect(entries.map((e) => [e.marker, e.hosts, e.keyType])).toEqual([
       [undefined, 'example.com', 'ssh-ed25519'],
       ['revoked', 'bad.com', 'ssh-ed25519'],
@@ -68,10 +82,28 @@ describe('checkHostKey', () => {
   it.each([
     ['plain match', 'example.com', 22, k1, { status: 'known' }],
     ['hashed [host]:port match', 'example.com', 2222, k1, { status: 'known' }],
-    ['same type, other key → changed', 'example.com', 22, k2, { status: 'changed', expectedFingerprint: k1Fingerprint }],
-    ['hashed entry, other key → changed', 'example.com', 2222, k2, { status: 'changed', expectedFingerprint: k1Fingerprint }],
+    [
+      'same type, other key → changed',
+      'example.com',
+      22,
+      k2,
+      { status: 'changed', expectedFingerprint: k1Fingerprint },
+    ],
+    [
+      'hashed entry, other key → changed',
+      'example.com',
+      2222,
+      k2,
+      { status: 'changed', expectedFingerprint: k1Fingerprint },
+    ],
     ['port 22 entry does not cover 2200', 'example.com', 2200, k2, { status: 'unknown', otherTypes: [] }],
-    ['other type known only → unknown, naming it', 'ecdsa-only.com', 22, k1, { status: 'unknown', otherTypes: ['ecdsa-sha2-nistp256'] }],
+    [
+      'other type known only → unknown, naming it',
+      'ecdsa-only.com',
+      22,
+      k1,
+      { status: 'unknown', otherTypes: ['ecdsa-sha2-nistp256'] },
+    ],
     ['revoked key', 'revoked.com', 22, k2, { status: 'revoked' }],
     ['cert-authority lines are not host keys', 'ca.com', 22, k2, { status: 'unknown', otherTypes: [] }],
     ['nobody knows it', 'new.com', 22, k1, { status: 'unknown', otherTypes: [] }],

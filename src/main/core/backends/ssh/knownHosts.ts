@@ -74,7 +74,12 @@ export function knownHostsLine(host: string, port: number, blob: Buffer): string
  * Judge a presented key against known entries: a matching @revoked entry wins, then an exact match;
  * a different key of the same type is a change (possible MITM). Other types known only is "unknown".
  */
-export function checkHostKey(entries: readonly KnownHostEntry[], host: string, port: number, blob: Buffer): HostKeyStatus {
+export function checkHostKey(
+  entries: readonly KnownHostEntry[],
+  host: string,
+  port: number,
+  blob: Buffer,
+): HostKeyStatus {
   const type = keyTypeOfBlob(blob);
   const mine = entries.filter((e) => e.marker !== 'cert-authority' && hostFieldMatches(e.hosts, host, port));
   if (mine.some((e) => e.marker === 'revoked' && e.key.equals(blob))) return { status: 'revoked' };
@@ -87,7 +92,8 @@ export function checkHostKey(entries: readonly KnownHostEntry[], host: string, p
 
 /** Host-key algorithms to offer, the types already known for this host first (as OpenSSH orders them). */
 export function preferredHostKeyAlgorithms(knownTypes: readonly string[], defaults: readonly string[]): string[] {
-  const families = (type: string): string[] => (type === 'ssh-rsa' ? ['rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'] : [type]);
+  const families = (type: string): string[] =>
+    type === 'ssh-rsa' ? ['rsa-sha2-512', 'rsa-sha2-256', 'ssh-rsa'] : [type];
   const first = knownTypes.flatMap(families).filter((a) => defaults.includes(a));
   return [...new Set([...first, ...defaults])];
 }

@@ -38,10 +38,12 @@ export class LiveConnection {
     client.on('error', (err: Error) => {
       this.lastError = err.message;
     });
-    this.closed = new Promise((resolve) => client.once('close', () => {
-      this.die();
-      resolve();
-    }));
+    this.closed = new Promise((resolve) =>
+      client.once('close', () => {
+        this.die();
+        resolve();
+      }),
+    );
   }
 
   get isAlive(): boolean {
@@ -114,7 +116,11 @@ export class LiveConnection {
                 reject(this.alive ? channelOpenError(this.label, err) : this.lostError());
                 return;
               }
-              const refused = new SwitchboardError('unsupported', `could not start SFTP on ${this.label}: ${err.message}`, 'the server needs an sftp subsystem (Subsystem sftp in sshd_config)');
+              const refused = new SwitchboardError(
+                'unsupported',
+                `could not start SFTP on ${this.label}: ${err.message}`,
+                'the server needs an sftp subsystem (Subsystem sftp in sshd_config)',
+              );
               this.sftpRefused = refused;
               void closeRefusedSftp(this.client).then(() => reject(refused));
               return;
@@ -150,7 +156,10 @@ export class LiveConnection {
    * stderr too when `stderr` is set (the file fallback reads the reasons tools print there). `stdin`, when given, is
    * written and closed.
    */
-  run(command: string, opts: { timeoutMs: number; stdin?: string; stderr?: boolean }): Promise<{ output: string; exitCode: number }> {
+  run(
+    command: string,
+    opts: { timeoutMs: number; stdin?: string; stderr?: boolean },
+  ): Promise<{ output: string; exitCode: number }> {
     return this.exec(command).then(
       ({ channel, exitCode }) =>
         new Promise((resolve, reject) => {
@@ -159,7 +168,12 @@ export class LiveConnection {
           const timer = setTimeout(() => {
             channel.close();
             off();
-            reject(new SwitchboardError('timeout', `\`${command.slice(0, 40)}\` did not finish on ${this.label} within ${opts.timeoutMs / 1000}s`));
+            reject(
+              new SwitchboardError(
+                'timeout',
+                `\`${command.slice(0, 40)}\` did not finish on ${this.label} within ${opts.timeoutMs / 1000}s`,
+              ),
+            );
           }, opts.timeoutMs);
           channel.setEncoding('utf8');
           channel.stderr.setEncoding('utf8');
@@ -188,10 +202,18 @@ export class LiveConnection {
 
   lostError(): SwitchboardError {
     if (this.intentional) {
-      return new SwitchboardError('target_unreachable', `the SSH connection to ${this.label} was closed while a call was using it`, 'retry the call');
+      return new SwitchboardError(
+        'target_unreachable',
+        `the SSH connection to ${this.label} was closed while a call was using it`,
+        'retry the call',
+      );
     }
     const why = this.lastError ? ` (${this.lastError})` : '';
-    return new SwitchboardError('target_unreachable', `the SSH connection to ${this.label} was lost${why}`, 'the network dropped or the server restarted; the next call reconnects');
+    return new SwitchboardError(
+      'target_unreachable',
+      `the SSH connection to ${this.label} was lost${why}`,
+      'the network dropped or the server restarted; the next call reconnects',
+    );
   }
 
   private die(): void {
@@ -206,10 +228,13 @@ export class LiveConnection {
   }
 }
 
-
 function channelOpenError(label: string, err: unknown): SwitchboardError {
   const why = err instanceof Error ? err.message : String(err);
-  return new SwitchboardError('target_unreachable', `could not open a channel on ${label}: ${why}`, 'the server may cap sessions per connection (MaxSessions); close some panes or background processes');
+  return new SwitchboardError(
+    'target_unreachable',
+    `could not open a channel on ${label}: ${why}`,
+    'the server may cap sessions per connection (MaxSessions); close some panes or background processes',
+  );
 }
 
 /**
@@ -217,7 +242,9 @@ function channelOpenError(label: string, err: unknown): SwitchboardError {
  * installed): both mean "no SFTP here", unlike a channel the server would not open (MaxSessions), which may pass.
  */
 function subsystemRefused(err: Error): boolean {
-  return /^Unable to start subsystem|while establishing SFTP session|unexpected SFTP session termination/.test(err.message);
+  return /^Unable to start subsystem|while establishing SFTP session|unexpected SFTP session termination/.test(
+    err.message,
+  );
 }
 
 /** The parts of ssh2's client a refused subsystem's channel is found through (not in its typings). */
@@ -238,12 +265,25 @@ async function closeRefusedSftp(client: Client): Promise<void> {
   const channels = (client as unknown as ChannelTable)._chanMgr?._channels ?? {};
   const closing: Array<Promise<void>> = [];
   for (const ch of Object.values(channels)) {
-    const c = ch as { constructor?: { name?: string }; subtype?: unknown; destroy?: () => void; once?: (event: 'close', l: () => void) => void };
-    if (c?.constructor?.name !== 'SFTP' || c.subtype !== undefined || typeof c.destroy !== 'function' || typeof c.once !== 'function') continue;
-    closing.push(new Promise<void>((resolve) => {
-      c.once?.('close', resolve);
-      setTimeout(resolve, refusedCloseMs).unref();
-    }));
+    const c = ch as {
+      constructor?: { name?: string };
+      subtype?: unknown;
+      destroy?: () => void;
+      once?: (event: 'close', l: () => void) => void;
+    };
+    if (
+      c?.constructor?.name !== 'SFTP' ||
+      c.subtype !== undefined ||
+      typeof c.destroy !== 'function' ||
+      typeof c.once !== 'function'
+    )
+      continue;
+    closing.push(
+      new Promise<void>((resolve) => {
+        c.once?.('close', resolve);
+        setTimeout(resolve, refusedCloseMs).unref();
+      }),
+    );
     c.destroy();
   }
   await Promise.all(closing);

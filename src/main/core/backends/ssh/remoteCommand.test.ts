@@ -4,7 +4,14 @@ import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { endGroupScript } from '../../processes/endGently.js';
-import { enterDir, exportLines, groupCommand, loginShellCommand, sourceStaged, takeGroupLine } from './remoteCommand.js';
+import {
+  enterDir,
+  exportLines,
+  groupCommand,
+  loginShellCommand,
+  sourceStaged,
+  takeGroupLine,
+} from './remoteCommand.js';
 
 const M = '__SB_PGID_abc__';
 
@@ -32,25 +39,35 @@ describe('exportLines', () => {
 
 /** Runs text as sshd would: through a login shell's `-c`, optionally as a session leader. */
 const sh = (text: string, leader = false) =>
-  leader ? spawnSync('setsid', ['-w', '/bin/bash', '-c', text], { encoding: 'utf8' }) : spawnSync('/bin/bash', ['-c', text], { encoding: 'utf8' });
+  leader
+    ? spawnSync('setsid', ['-w', '/bin/bash', '-c', text], { encoding: 'utf8' })
+    : spawnSync('/bin/bash', ['-c', text], { encoding: 'utf8' });
 
 describe('shell text (run locally with dash and bash)', () => {
   it('enterDir falls back to the nearest existing parent', () => {
-    expect(spawnSync('/bin/sh', ['-c', enterDir('/usr/lib/no/such/dir') + 'pwd'], { encoding: 'utf8' }).stdout).toBe('/usr/lib\n');
+    expect(spawnSync('/bin/sh', ['-c', enterDir('/usr/lib/no/such/dir') + 'pwd'], { encoding: 'utf8' }).stdout).toBe(
+      '/usr/lib\n',
+    );
   });
 
   it.each([
     ['not a group leader (setsid -w path)', false],
     ['already a session leader, as under sshd', true],
-  ])('groupCommand, %s: prints its own process group id first, then runs the body with env and cwd', (_name, leader) => {
-    const r = sh(groupCommand('echo "$A $(pwd)"; ps -o pgid= -p $$; exit 7', { marker: M, cwd: '/tmp', env: { A: 'hi' } }), leader);
-    const got = takeGroupLine(r.stdout, M);
-    expect(got?.pgid).toBeGreaterThan(1);
-    const [line1, line2] = (got?.rest ?? '').split('\n');
-    expect(line1).toBe('hi /tmp');
-    expect(Number(line2?.trim())).toBe(got?.pgid);
-    expect(r.status).toBe(7);
-  });
+  ])(
+    'groupCommand, %s: prints its own process group id first, then runs the body with env and cwd',
+    (_name, leader) => {
+      const r = sh(
+        groupCommand('echo "$A $(pwd)"; ps -o pgid= -p $$; exit 7', { marker: M, cwd: '/tmp', env: { A: 'hi' } }),
+        leader,
+      );
+      const got = takeGroupLine(r.stdout, M);
+      expect(got?.pgid).toBeGreaterThan(1);
+      const [line1, line2] = (got?.rest ?? '').split('\n');
+      expect(line1).toBe('hi /tmp');
+      expect(Number(line2?.trim())).toBe(got?.pgid);
+      expect(r.status).toBe(7);
+    },
+  );
 
   it('a staged file of passed-through values is read, deleted, and never on the command line', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-staged-'));
@@ -65,15 +82,21 @@ describe('shell text (run locally with dash and bash)', () => {
   });
 
   it('endGroupScript ends the whole group, children included', async () => {
-    const child = spawn('/bin/bash', ['-c', groupCommand('sleep 300 & sleep 301 & wait', { marker: M })], { stdio: ['ignore', 'pipe', 'pipe'] });
-    const first = await new Promise<string>((resolve) => child.stdout.once('data', (d: Buffer) => resolve(d.toString())));
+    const child = spawn('/bin/bash', ['-c', groupCommand('sleep 300 & sleep 301 & wait', { marker: M })], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const first = await new Promise<string>((resolve) =>
+      child.stdout.once('data', (d: Buffer) => resolve(d.toString())),
+    );
     const pgid = takeGroupLine(first, M)?.pgid as number;
     expect(pgid).toBeGreaterThan(1);
     const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
     expect(sh(endGroupScript(pgid)).status).toBe(0);
     await exited;
     // Only zombies (state Z) may remain: this container's init does not reap orphans.
-    const live = spawnSync('ps', ['-o', 'stat=', '-g', String(pgid)], { encoding: 'utf8' }).stdout.split('\n').filter((s) => s.trim() && !s.startsWith('Z'));
+    const live = spawnSync('ps', ['-o', 'stat=', '-g', String(pgid)], { encoding: 'utf8' })
+      .stdout.split('\n')
+      .filter((s) => s.trim() && !s.startsWith('Z'));
     expect(live).toEqual([]);
     // And killing a group that is gone is not an error.
     expect(sh(endGroupScript(pgid)).status).toBe(0);
@@ -83,7 +106,10 @@ describe('shell text (run locally with dash and bash)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-login-'));
     const fakeShell = join(dir, 'fake-shell');
     writeFileSync(fakeShell, '#!/bin/sh\necho "$(pwd) $1 $X $TERM_PROGRAM"\n', { mode: 0o755 });
-    const r = spawnSync('/bin/bash', ['-c', loginShellCommand('/tmp/no/such', { X: '1' })], { encoding: 'utf8', env: { ...process.env, SHELL: fakeShell } });
+    const r = spawnSync('/bin/bash', ['-c', loginShellCommand('/tmp/no/such', { X: '1' })], {
+      encoding: 'utf8',
+      env: { ...process.env, SHELL: fakeShell },
+    });
     expect(r.stdout).toBe('/tmp -l 1 Switchboard\n');
   });
 });

@@ -25,11 +25,13 @@ export function sourceStaged(path: string | undefined): string {
 
 /** Shell lines that enter a directory, or its nearest existing parent, or /. */
 export function enterDir(cwd: string): string {
-  return [
-    `__sb_d=${shellQuote(cwd)}`,
-    'while [ ! -d "$__sb_d" ] && [ "$__sb_d" != / ]; do __sb_d=$(dirname -- "$__sb_d"); done',
-    'cd -- "$__sb_d" 2>/dev/null || cd /',
-  ].join('\n') + '\n';
+  return (
+    [
+      `__sb_d=${shellQuote(cwd)}`,
+      'while [ ! -d "$__sb_d" ] && [ "$__sb_d" != / ]; do __sb_d=$(dirname -- "$__sb_d"); done',
+      'cd -- "$__sb_d" 2>/dev/null || cd /',
+    ].join('\n') + '\n'
+  );
 }
 
 /**
@@ -41,7 +43,10 @@ export function enterDir(cwd: string): string {
  * new group (it reports a signal death as a plain status, hence only as the fallback). The outer
  * `exec sh -c` keeps the text POSIX whatever the user's login shell is.
  */
-export function groupCommand(body: string, opts: { marker: string; cwd?: string; env?: Record<string, string>; staged?: string }): string {
+export function groupCommand(
+  body: string,
+  opts: { marker: string; cwd?: string; env?: Record<string, string>; staged?: string },
+): string {
   const boot = `exec 2>&3 3>&-\nprintf '%s%s\\n' '${opts.marker}' "$$"\n${body}`;
   const inner =
     (opts.cwd !== undefined ? enterDir(opts.cwd) : '') +
@@ -56,7 +61,10 @@ export function groupCommand(body: string, opts: { marker: string; cwd?: string;
 }
 
 /** Splits the group-id line off the start of a stream; undefined while the first line is incomplete. */
-export function takeGroupLine(buffered: string, marker: string): { pgid: number | undefined; rest: string } | undefined {
+export function takeGroupLine(
+  buffered: string,
+  marker: string,
+): { pgid: number | undefined; rest: string } | undefined {
   const nl = buffered.indexOf('\n');
   if (nl < 0) {
     // Not our line at all (a startup error, say): stop waiting as soon as that is certain.
@@ -81,8 +89,7 @@ export function warmShellCommand(env: Record<string, string> | undefined, staged
  * Exits 0 where bash is 4.4 or newer: the warm program needs `${var@Q}` and `${var@a}`; elsewhere (busybox,
  * an old bash) every call starts a shell of its own.
  */
-export const warmShellCheck =
-  `command -v bash >/dev/null 2>&1 && exec bash -c ${shellQuote('[ "${BASH_VERSINFO[0]}" -gt 4 ] || { [ "${BASH_VERSINFO[0]}" -eq 4 ] && [ "${BASH_VERSINFO[1]}" -ge 4 ]; }')}`;
+export const warmShellCheck = `command -v bash >/dev/null 2>&1 && exec bash -c ${shellQuote('[ "${BASH_VERSINFO[0]}" -gt 4 ] || { [ "${BASH_VERSINFO[0]}" -eq 4 ] && [ "${BASH_VERSINFO[1]}" -ge 4 ]; }')}`;
 
 /** Makes bash print OSC 7 (file://host/cwd) before every prompt, as local panes do, so pane headers follow `cd`. */
 const osc7PromptCommand = 'printf "\\033]7;file://%s%s\\033\\\\" "${HOSTNAME:-localhost}" "$PWD"';
@@ -98,7 +105,17 @@ export function loginShellCommand(cwd: string, env: Record<string, string> | und
   return `exec sh -c ${shellQuote(inner)}`;
 }
 
-const signalNumbers: Record<string, number> = { HUP: 1, INT: 2, QUIT: 3, ABRT: 6, KILL: 9, SEGV: 11, PIPE: 13, ALRM: 14, TERM: 15 };
+const signalNumbers: Record<string, number> = {
+  HUP: 1,
+  INT: 2,
+  QUIT: 3,
+  ABRT: 6,
+  KILL: 9,
+  SEGV: 11,
+  PIPE: 13,
+  ALRM: 14,
+  TERM: 15,
+};
 
 /** Exit code of a channel's `exit` event: the status, or 128 + signal number as shells report it. */
 export function exitCodeOf(code: unknown, signal: unknown): number | undefined {

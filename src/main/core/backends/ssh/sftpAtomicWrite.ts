@@ -32,7 +32,9 @@ async function errnoOf(sftp: SFTPWrapper, dir: string, size: number, err: unknow
   if (code === NO_SUCH_FILE) return 'ENOENT';
   if (code === PERMISSION_DENIED) return 'EACCES';
   if (code === undefined) return undefined;
-  const fs = await call<{ f_frsize: number; f_bavail: number; f_flag: number }>((cb) => sftp.ext_openssh_statvfs(dir, cb)).catch(() => undefined);
+  const fs = await call<{ f_frsize: number; f_bavail: number; f_flag: number }>((cb) =>
+    sftp.ext_openssh_statvfs(dir, cb),
+  ).catch(() => undefined);
   if (!fs) return undefined;
   if (fs.f_flag & ST_RDONLY) return 'EROFS';
   if (fs.f_bavail * fs.f_frsize < size + 8192) return 'ENOSPC';
@@ -44,7 +46,9 @@ export async function sftpAtomicWrite(sftp: SFTPWrapper, path: string, data: Buf
   // Through a symlink to the file it names, so the link stays a link.
   const link = await call<Stats>((cb) => sftp.lstat(path, cb)).catch(() => undefined);
   const real = link?.isSymbolicLink() ? await call<string>((cb) => sftp.realpath(path, cb)).catch(() => path) : path;
-  const original = link?.isSymbolicLink() ? await call<Stats>((cb) => sftp.stat(real, cb)).catch(() => undefined) : link;
+  const original = link?.isSymbolicLink()
+    ? await call<Stats>((cb) => sftp.stat(real, cb)).catch(() => undefined)
+    : link;
   if (original?.isDirectory()) throw writeError(path, 'EISDIR');
   const dir = posix.dirname(real);
   const temp = posix.join(dir, `.${posix.basename(real)}.sb-${randomBytes(6).toString('hex')}.tmp`);

@@ -13,7 +13,6 @@ import type { Environment, ExecOptions, HostKeyRequest, ProviderContext, TargetS
 import { configureSshPool, connectionPool } from './connectionPool.js';
 import { remoteEnvFile, sshProvider } from './sshProvider.js';
 
-
 const env = loadSshEnv();
 
 // A private HOME (no real ~/.ssh/known_hosts or config) and no agent: only what the tests set up counts.
@@ -43,7 +42,14 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
   const reach: Array<[string, string | undefined]> = [];
   const open: Environment[] = [];
 
-  const baseSpec = (extra: Partial<SshSpec> = {}): SshSpec => ({ backend: 'ssh', ssh_host: e.host, ssh_port: e.port, ssh_user: e.user, ssh_key: e.key, ...extra });
+  const baseSpec = (extra: Partial<SshSpec> = {}): SshSpec => ({
+    backend: 'ssh',
+    ssh_host: e.host,
+    ssh_port: e.port,
+    ssh_user: e.user,
+    ssh_key: e.key,
+    ...extra,
+  });
 
   function ctxFor(home: string, confirm?: (r: HostKeyRequest) => Promise<Decision>): ProviderContext {
     return {
@@ -54,16 +60,28 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
     };
   }
 
-  function envFor(name: string, spec: TargetSpec, opts: { home?: string; confirm?: (r: HostKeyRequest) => Promise<Decision>; strip?: string[] } = {}): Environment {
+  function envFor(
+    name: string,
+    spec: TargetSpec,
+    opts: { home?: string; confirm?: (r: HostKeyRequest) => Promise<Decision>; strip?: string[] } = {},
+  ): Environment {
     specs[name] = spec;
-    const environment = sshProvider.createEnvironment(snapshot(name, spec, opts.strip), ctxFor(opts.home ?? sbHome, opts.confirm));
+    const environment = sshProvider.createEnvironment(
+      snapshot(name, spec, opts.strip),
+      ctxFor(opts.home ?? sbHome, opts.confirm),
+    );
     open.push(environment);
     return environment;
   }
 
   /** The basename of an identity's exports file in the remote ~/.cache/switchboard. */
   const envFileName = (name: string): string => remoteEnvFile(`${name}#g1`, sbHome).split('/').pop()!;
-  const run = (o: Partial<ExecOptions> = {}): ExecOptions => ({ cwd: '/tmp', timeoutMs: 20_000, maxOutputChars: 100_000, ...o });
+  const run = (o: Partial<ExecOptions> = {}): ExecOptions => ({
+    cwd: '/tmp',
+    timeoutMs: 20_000,
+    maxOutputChars: 100_000,
+    ...o,
+  });
   const accepted = (log: string): number => (readFileSync(log, 'utf8').match(/Accepted publickey for /g) ?? []).length;
 
   async function closeAll(): Promise<void> {
@@ -91,7 +109,10 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
       const r = await x.exec('echo out; echo err >&2; exit 3', run());
       expect(r).toMatchObject({ output: 'out\nerr\n', exitCode: 3, cwd: '/tmp', timedOut: false, truncated: false });
       expect((await x.exec('cat', run({ stdin: 'from stdin' }))).output).toBe('from stdin');
-      const envRun = await x.exec('echo "$SB_A|${SB_SECRET:-none}|$(whoami)"', run({ env: { SB_A: "it's", SB_SECRET: 'x' } }));
+      const envRun = await x.exec(
+        'echo "$SB_A|${SB_SECRET:-none}|$(whoami)"',
+        run({ env: { SB_A: "it's", SB_SECRET: 'x' } }),
+      );
       expect(envRun.output).toBe(`it's|none|${e.user}\n`);
       expect((await x.exec('kill -TERM $$', run())).exitCode).toBe(143);
       expect(reach).toContainEqual(['cmd#g1', undefined]);
@@ -102,7 +123,10 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
       process.env.SB_TEST_PASSED_TOKEN = value;
       process.env.SB_TEST_OTHER_TOKEN = 'withheld';
       try {
-        const specEnv = sshProvider.createEnvironment(snapshot('pass', baseSpec()), { ...ctxFor(sbHome), envPassthrough: () => ['SB_TEST_PASSED_TOKEN'] });
+        const specEnv = sshProvider.createEnvironment(snapshot('pass', baseSpec()), {
+          ...ctxFor(sbHome),
+          envPassthrough: () => ['SB_TEST_PASSED_TOKEN'],
+        });
         open.push(specEnv);
         const r = await specEnv.exec('echo "[$SB_TEST_PASSED_TOKEN][${SB_TEST_OTHER_TOKEN-none}]"', run());
         expect(r.output).toBe(`[${value}][none]\n`);
@@ -118,7 +142,10 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
         await new Promise<void>((resolve) => sh.onExit(() => resolve()));
         expect(seen).toContain(`<${value}>`);
         // Each staged file was read and deleted; the directory stays private.
-        expect((await specEnv.exec('ls -A ~/.cache/switchboard | grep -c "^pass-" ; stat -c %a ~/.cache/switchboard', run())).output).toBe('0\n700\n');
+        expect(
+          (await specEnv.exec('ls -A ~/.cache/switchboard | grep -c "^pass-" ; stat -c %a ~/.cache/switchboard', run()))
+            .output,
+        ).toBe('0\n700\n');
       } finally {
         delete process.env.SB_TEST_PASSED_TOKEN;
         delete process.env.SB_TEST_OTHER_TOKEN;
@@ -127,7 +154,8 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
 
     it('catches the exit status of instant commands (status in the same packets as the channel reply)', async () => {
       const x = envFor('instant', baseSpec());
-      for (let i = 0; i < 40; i++) expect(await x.probe()).toEqual({ ok: true, detail: `${e.user}@${e.host}:${e.port}` });
+      for (let i = 0; i < 40; i++)
+        expect(await x.probe()).toEqual({ ok: true, detail: `${e.user}@${e.host}:${e.port}` });
     });
 
     it('keeps cwd and exports per identity, on one shared connection', async () => {
@@ -148,16 +176,24 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
       // The env file lives in the user's own ~/.cache/switchboard (0700) under a hash of the identity, mode 0600,
       // and belongs to this identity alone: b has none.
       const files = await a.exec('ls ~/.cache/switchboard', run());
-      const mine = files.output.trim().split('\n').filter((f) => f === envFileName('iso-a'));
+      const mine = files.output
+        .trim()
+        .split('\n')
+        .filter((f) => f === envFileName('iso-a'));
       expect(mine).toEqual([envFileName('iso-a')]);
       expect(files.output).not.toContain(envFileName('iso-b'));
-      const mode = await a.exec(`stat -c '%a %U' ~/.cache/switchboard ~/.cache/switchboard/${envFileName('iso-a')}`, run());
+      const mode = await a.exec(
+        `stat -c '%a %U' ~/.cache/switchboard ~/.cache/switchboard/${envFileName('iso-a')}`,
+        run(),
+      );
       expect(mode.output).toBe(`700 ${e.user}\n600 ${e.user}\n`);
     });
 
     it('falls back to the nearest existing parent of a missing cwd and expands ~', async () => {
       const x = envFor('cwd', baseSpec());
-      expect((await x.exec('pwd', run({ cwd: '/tmp/no/such/dir' }))).output).toBe('[the cwd /tmp/no/such/dir no longer exists; running in /tmp]\n/tmp\n');
+      expect((await x.exec('pwd', run({ cwd: '/tmp/no/such/dir' }))).output).toBe(
+        '[the cwd /tmp/no/such/dir no longer exists; running in /tmp]\n/tmp\n',
+      );
       expect((await x.exec('pwd', run({ cwd: '~' }))).output).toBe(`/home/${e.user}\n`);
     });
 
@@ -213,9 +249,15 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
       // so count the logins from our client port.
       await new Promise((r) => setTimeout(r, 200));
       const newLog = readFileSync(e.log, 'utf8').slice(logBefore);
-      const ours = (newLog.match(new RegExp(`Accepted publickey for ${e.user} from 127\\.0\\.0\\.1 port ${[...clientPorts][0]} `, 'g')) ?? []).length;
+      const ours = (
+        newLog.match(
+          new RegExp(`Accepted publickey for ${e.user} from 127\\.0\\.0\\.1 port ${[...clientPorts][0]} `, 'g'),
+        ) ?? []
+      ).length;
       const all = (newLog.match(/Accepted publickey for /g) ?? []).length;
-      console.log(`[ssh] 50 sequential execs: ${ms} ms (${(ms / 50).toFixed(1)} ms each); accepted logins from our client port: ${ours} (all clients: ${all})`);
+      console.log(
+        `[ssh] 50 sequential execs: ${ms} ms (${(ms / 50).toFixed(1)} ms each); accepted logins from our client port: ${ours} (all clients: ${all})`,
+      );
       expect(ours).toBe(1);
     });
   });
@@ -226,7 +268,9 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
       const sh = await x.openShell({ cwd: '/tmp', cols: 80, rows: 24 });
       let out = '';
       sh.onData((d) => (out += d));
-      const exited = new Promise<[number | null, string | undefined]>((resolve) => sh.onExit((c, r) => resolve([c, r])));
+      const exited = new Promise<[number | null, string | undefined]>((resolve) =>
+        sh.onExit((c, r) => resolve([c, r])),
+      );
       const waitFor = async (re: RegExp): Promise<void> => {
         await vi.waitFor(() => expect(out).toMatch(re), { timeout: 10_000, interval: 50 });
       };
@@ -243,7 +287,10 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
 
     it('runs a background process with stdin, output and a group kill', async () => {
       const x = envFor('bg', baseSpec());
-      const h = await x.spawnBackground('echo "in $(pwd)"; read line; echo "got:$line"; sleep 1000.125 & sleep 1000.375', { cwd: '/tmp' });
+      const h = await x.spawnBackground(
+        'echo "in $(pwd)"; read line; echo "got:$line"; sleep 1000.125 & sleep 1000.375',
+        { cwd: '/tmp' },
+      );
       let out = '';
       h.onData((d) => (out += d));
       const exited = new Promise<number | null>((resolve) => h.onExit((c) => resolve(c)));
@@ -252,7 +299,10 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
       await vi.waitFor(() => expect(out).toContain('got:hello'), { timeout: 10_000 });
       await h.kill();
       await exited;
-      const left = await x.exec("ps -eo stat=,args= | grep -E '[s]leep 1000\\.(125|375)' | grep -v '^Z' | wc -l", run());
+      const left = await x.exec(
+        "ps -eo stat=,args= | grep -E '[s]leep 1000\\.(125|375)' | grep -v '^Z' | wc -l",
+        run(),
+      );
       expect(left.output.trim()).toBe('0');
       expect(() => h.write('late\n')).toThrow(SwitchboardError);
     });
@@ -304,7 +354,10 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
       const x = envFor('hk-reject', baseSpec(), { home: freshHome(), confirm });
       await expect(x.exec('true', run())).rejects.toMatchObject({ code: 'host_key_unknown' });
       expect(confirm).toHaveBeenCalledTimes(1);
-      expect(confirm).toHaveBeenCalledWith({ target: 'hk-reject', host: e.host, port: e.port, keyType: 'ssh-ed25519', fingerprint: e.fingerprint }, expect.any(AbortSignal));
+      expect(confirm).toHaveBeenCalledWith(
+        { target: 'hk-reject', host: e.host, port: e.port, keyType: 'ssh-ed25519', fingerprint: e.fingerprint },
+        expect.any(AbortSignal),
+      );
     });
 
     it('trust_once trusts this connection only', async () => {
@@ -376,7 +429,10 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
       port = await freePort();
       sshd = new PrivateSshd(e.config, port);
       const keyPart = e.knownHostsLine.split(' ').slice(1).join(' ');
-      writeFileSync(join(sbHome, 'known_hosts'), `${e.knownHostsLine}\n${e.jumpKnownHostsLine}\n[${e.host}]:${port} ${keyPart}\n`);
+      writeFileSync(
+        join(sbHome, 'known_hosts'),
+        `${e.knownHostsLine}\n${e.jumpKnownHostsLine}\n[${e.host}]:${port} ${keyPart}\n`,
+      );
     });
     afterAll(() => stopSshd());
 
@@ -398,7 +454,9 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
       const x = envFor('drop', baseSpec({ ssh_port: port }));
       expect(await x.probe()).toEqual({ ok: true, detail: `${e.user}@${e.host}:${port}` });
       const shell = await x.openShell({ cwd: '/tmp', cols: 80, rows: 24 });
-      const shellExit = new Promise<[number | null, string | undefined]>((resolve) => shell.onExit((c, r) => resolve([c, r])));
+      const shellExit = new Promise<[number | null, string | undefined]>((resolve) =>
+        shell.onExit((c, r) => resolve([c, r])),
+      );
       const pending = x.exec('sleep 30', run({ timeoutMs: 60_000 }));
       await new Promise((r) => setTimeout(r, 500));
       stopSshd();
@@ -438,32 +496,39 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
       await x.writeFile(jumpFile, Buffer.from('j'));
       expect((await x.readFile(jumpFile, 10)).toString()).toBe('j');
       await x.cleanup('removed');
-      await vi.waitFor(() => expect(connectionPool.stats().filter((s) => s.key.includes(String(e.jumpPort)))).toEqual([]));
+      await vi.waitFor(() =>
+        expect(connectionPool.stats().filter((s) => s.key.includes(String(e.jumpPort)))).toEqual([]),
+      );
     });
 
     it('follows a ProxyJump from an Included file of ~/.ssh/config, each hop resolved through the config', async () => {
       mkdirSync(join(fakeHome, '.ssh', 'conf.d'), { recursive: true });
       writeFileSync(join(fakeHome, '.ssh', 'config'), 'Include conf.d/*\n');
-      writeFileSync(join(fakeHome, '.ssh', 'conf.d', 'lab'), [
-        'Host sb-bastion',
-        `  HostName ${e.host}`,
-        `  Port ${e.jumpPort}`,
-        `  User ${e.user}`,
-        `  IdentityFile ${e.key}`,
-        'Host sb-inner',
-        `  HostName ${e.host}`,
-        `  Port ${e.port}`,
-        `  User ${e.user}`,
-        `  IdentityFile ${e.key}`,
-        '  ProxyJump sb-bastion',
-        '',
-      ].join('\n'));
+      writeFileSync(
+        join(fakeHome, '.ssh', 'conf.d', 'lab'),
+        [
+          'Host sb-bastion',
+          `  HostName ${e.host}`,
+          `  Port ${e.jumpPort}`,
+          `  User ${e.user}`,
+          `  IdentityFile ${e.key}`,
+          'Host sb-inner',
+          `  HostName ${e.host}`,
+          `  Port ${e.port}`,
+          `  User ${e.user}`,
+          `  IdentityFile ${e.key}`,
+          '  ProxyJump sb-bastion',
+          '',
+        ].join('\n'),
+      );
       const before = accepted(e.jumpLog);
       const x = envFor('inner-by-config', { backend: 'ssh', ssh_host: 'sb-inner' });
       expect((await x.exec('echo "$SSH_CONNECTION" | cut -d" " -f4', run())).output).toBe(`${e.port}\n`);
       await new Promise((res) => setTimeout(res, 200));
       expect(accepted(e.jumpLog) - before).toBe(1);
-      expect(connectionPool.stats().map((s) => s.key)).toContain(`${e.user}@${e.host}:${e.jumpPort} -> ${e.user}@${e.host}:${e.port}`);
+      expect(connectionPool.stats().map((s) => s.key)).toContain(
+        `${e.user}@${e.host}:${e.jumpPort} -> ${e.user}@${e.host}:${e.port}`,
+      );
       await x.cleanup('removed');
       rmSync(join(fakeHome, '.ssh', 'config'));
       rmSync(join(fakeHome, '.ssh', 'conf.d'), { recursive: true, force: true });
@@ -471,7 +536,10 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
 
     it('honours a Host alias in ~/.ssh/config', async () => {
       mkdirSync(join(fakeHome, '.ssh'), { recursive: true });
-      writeFileSync(join(fakeHome, '.ssh', 'config'), `Host sb-alias\n  HostName ${e.host}\n  Port ${e.port}\n  User ${e.user}\n  IdentityFile ${e.key}\n`);
+      writeFileSync(
+        join(fakeHome, '.ssh', 'config'),
+        `Host sb-alias\n  HostName ${e.host}\n  Port ${e.port}\n  User ${e.user}\n  IdentityFile ${e.key}\n`,
+      );
       const x = envFor('alias', { backend: 'ssh', ssh_host: 'sb-alias' });
       expect((await x.exec('whoami', run())).output).toBe(`${e.user}\n`);
       rmSync(join(fakeHome, '.ssh', 'config'));
@@ -497,7 +565,10 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
       try {
         const x = envFor('idle', baseSpec());
         await x.exec('true', run());
-        await vi.waitFor(() => expect(connectionPool.stats()).toEqual([expect.objectContaining({ connected: false, connects: 1 })]), { timeout: 3000 });
+        await vi.waitFor(
+          () => expect(connectionPool.stats()).toEqual([expect.objectContaining({ connected: false, connects: 1 })]),
+          { timeout: 3000 },
+        );
         expect(reach.filter(([, p]) => p !== undefined)).toEqual([]);
         expect((await x.exec('echo again', run())).output).toBe('again\n');
         expect(connectionPool.stats()).toEqual([expect.objectContaining({ connected: true, connects: 2 })]);
@@ -533,5 +604,3 @@ function u32(n: number): Buffer {
 }
 
 /** Every descendant pid of a process (sshd's per-connection children outlive the listener). */
-
-

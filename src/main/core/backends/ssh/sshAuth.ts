@@ -30,14 +30,25 @@ export async function authMethods(hop: SshHop): Promise<{ methods: AuthMethod[];
     try {
       key = await readFile(file);
     } catch {
-      if (mustWork) throw new SwitchboardError('bad_config', `cannot read ssh_key ${file} of target "${hop.target}"`, 'ssh_key is the path of a private key file readable by Switchboard');
+      if (mustWork)
+        throw new SwitchboardError(
+          'bad_config',
+          `cannot read ssh_key ${file} of target "${hop.target}"`,
+          'ssh_key is the path of a private key file readable by Switchboard',
+        );
       continue;
     }
     const parsed = loadSsh2().utils.parseKey(key);
     if (parsed instanceof Error) {
       if (mustWork) {
-        const why = /encrypted|passphrase/i.test(parsed.message) ? 'is protected by a passphrase' : 'is not a private key ssh2 can read';
-        throw new SwitchboardError('bad_config', `ssh_key ${file} of target "${hop.target}" ${why}`, 'use a passphrase-less key, or load it into ssh-agent and set ssh_agent: true');
+        const why = /encrypted|passphrase/i.test(parsed.message)
+          ? 'is protected by a passphrase'
+          : 'is not a private key ssh2 can read';
+        throw new SwitchboardError(
+          'bad_config',
+          `ssh_key ${file} of target "${hop.target}" ${why}`,
+          'use a passphrase-less key, or load it into ssh-agent and set ssh_agent: true',
+        );
       }
       continue;
     }
@@ -46,7 +57,11 @@ export async function authMethods(hop: SshHop): Promise<{ methods: AuthMethod[];
   }
   const agent = process.env.SSH_AUTH_SOCK;
   if (hop.agent === true && !agent) {
-    throw new SwitchboardError('bad_config', `target "${hop.target}" has ssh_agent: true but SSH_AUTH_SOCK is not set`, 'start ssh-agent (and ssh-add your key) before Switchboard');
+    throw new SwitchboardError(
+      'bad_config',
+      `target "${hop.target}" has ssh_agent: true but SSH_AUTH_SOCK is not set`,
+      'start ssh-agent (and ssh-add your key) before Switchboard',
+    );
   }
   if (hop.agent !== false && agent) {
     methods.push({ type: 'agent', username: hop.user, agent });
@@ -55,14 +70,21 @@ export async function authMethods(hop: SshHop): Promise<{ methods: AuthMethod[];
   if (hop.passwordEnv !== undefined) {
     const password = process.env[hop.passwordEnv];
     if (password === undefined) {
-      throw new SwitchboardError('bad_config', `ssh_password_env of target "${hop.target}" names ${hop.passwordEnv}, which is not set`, `export ${hop.passwordEnv} before starting Switchboard`);
+      throw new SwitchboardError(
+        'bad_config',
+        `ssh_password_env of target "${hop.target}" names ${hop.passwordEnv}, which is not set`,
+        `export ${hop.passwordEnv} before starting Switchboard`,
+      );
     }
     methods.push({ type: 'password', username: hop.user, password });
     tried.push(`password from $${hop.passwordEnv}`);
   }
   if (methods.length === 0) {
-    throw new SwitchboardError('bad_config', `no way to log in to ${hopLabel(hop)} (target "${hop.target}"): no readable key, agent or password`, 'set ssh_key, ssh_agent or ssh_password_env');
+    throw new SwitchboardError(
+      'bad_config',
+      `no way to log in to ${hopLabel(hop)} (target "${hop.target}"): no readable key, agent or password`,
+      'set ssh_key, ssh_agent or ssh_password_env',
+    );
   }
   return { methods, tried };
 }
-

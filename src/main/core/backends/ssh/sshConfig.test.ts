@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expandPath, globMatch, loadSshConfig, parseJumpHop, parseSshConfig, patternListMatches, resolveSshConfig } from './sshConfig.js';
+import {
+  expandPath,
+  globMatch,
+  loadSshConfig,
+  parseJumpHop,
+  parseSshConfig,
+  patternListMatches,
+  resolveSshConfig,
+} from './sshConfig.js';
 
 const local = { home: '/home/me', user: 'me' };
 
@@ -53,8 +61,24 @@ describe('patterns', () => {
 describe('resolveSshConfig', () => {
   const blocks = parseSshConfig(config);
   it.each([
-    ['build', { hostName: 'build.internal.example.com', user: 'ci', port: 2200, identityFiles: ['/home/me/.ssh/build_ed25519', '/home/me/.ssh/id_default'] }],
-    ['box-1', { hostName: 'box-1.lab', user: 'fallback', port: 22, identityFiles: ['/home/me/.ssh/fallback_box-1.lab', '/home/me/.ssh/id_default'] }],
+    [
+      'build',
+      {
+        hostName: 'build.internal.example.com',
+        user: 'ci',
+        port: 2200,
+        identityFiles: ['/home/me/.ssh/build_ed25519', '/home/me/.ssh/id_default'],
+      },
+    ],
+    [
+      'box-1',
+      {
+        hostName: 'box-1.lab',
+        user: 'fallback',
+        port: 22,
+        identityFiles: ['/home/me/.ssh/fallback_box-1.lab', '/home/me/.ssh/id_default'],
+      },
+    ],
     ['a.corp', { user: 'corp-user', port: 22, identityFiles: ['/home/me/.ssh/id_default'] }],
     ['secret.corp', { user: 'fallback', port: 22, identityFiles: ['/home/me/.ssh/id_default'] }],
     // Match blocks apply (the old reader skipped them).
@@ -67,7 +91,10 @@ describe('resolveSshConfig', () => {
   });
 
   it('lines before the first Host apply to every host; a bad port is ignored', () => {
-    expect(resolveSshConfig(parseSshConfig('User early\nPort notaport\nHost x\n  User late\n'), 'x', local)).toEqual({ user: 'early', identityFiles: [] });
+    expect(resolveSshConfig(parseSshConfig('User early\nPort notaport\nHost x\n  User late\n'), 'x', local)).toEqual({
+      user: 'early',
+      identityFiles: [],
+    });
   });
 });
 
@@ -91,13 +118,23 @@ describe('ProxyJump, Match and Include', () => {
     const home = mkdtempSync(join(tmpdir(), 'sb-sshcfg-'));
     try {
       mkdirSync(join(home, '.ssh', 'conf.d'), { recursive: true });
-      writeFileSync(join(home, '.ssh', 'config'), 'Include conf.d/*.conf\nHost scoped\n  Include scoped.inc\nHost *\n  User fallback\n');
-      writeFileSync(join(home, '.ssh', 'conf.d', 'a.conf'), 'Host web\n  HostName web.example.com\n  IdentityFile ~/.ssh/web_a\n  IdentityFile ~/.ssh/web_b\n');
+      writeFileSync(
+        join(home, '.ssh', 'config'),
+        'Include conf.d/*.conf\nHost scoped\n  Include scoped.inc\nHost *\n  User fallback\n',
+      );
+      writeFileSync(
+        join(home, '.ssh', 'conf.d', 'a.conf'),
+        'Host web\n  HostName web.example.com\n  IdentityFile ~/.ssh/web_a\n  IdentityFile ~/.ssh/web_b\n',
+      );
       writeFileSync(join(home, '.ssh', 'conf.d', 'b.conf'), 'Host db\n  Port 2201\n  Include ~/.ssh/conf.d/b.conf\n');
       writeFileSync(join(home, '.ssh', 'scoped.inc'), 'User scoped-user\n');
       const c = await loadSshConfig(home);
       const me = { home, user: 'me' };
-      expect(resolveSshConfig(c, 'web', me)).toEqual({ hostName: 'web.example.com', user: 'fallback', identityFiles: [`${home}/.ssh/web_a`, `${home}/.ssh/web_b`] });
+      expect(resolveSshConfig(c, 'web', me)).toEqual({
+        hostName: 'web.example.com',
+        user: 'fallback',
+        identityFiles: [`${home}/.ssh/web_a`, `${home}/.ssh/web_b`],
+      });
       expect(resolveSshConfig(c, 'db', me)).toMatchObject({ port: 2201, user: 'fallback' });
       expect(resolveSshConfig(c, 'scoped', me)).toMatchObject({ user: 'scoped-user' });
       expect(resolveSshConfig(c, 'other', me)).toMatchObject({ user: 'fallback' });

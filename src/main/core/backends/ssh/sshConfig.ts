@@ -27,7 +27,13 @@ export function parseSshConfig(text: string): SshConfigFile {
 
 /** OpenSSH's pattern match: `*` and `?` wildcards, case-insensitive. */
 export function globMatch(pattern: string, value: string): boolean {
-  const re = '^' + pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.') + '$';
+  const re =
+    '^' +
+    pattern
+      .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+      .replace(/\*/g, '.*')
+      .replace(/\?/g, '.') +
+    '$';
   return new RegExp(re, 'i').test(value);
 }
 
@@ -46,11 +52,21 @@ export function patternListMatches(patterns: readonly string[], value: string): 
 
 /** The files one Include argument names: `~` expanded, relative to ~/.ssh, a glob in the last part matched. */
 async function includedFiles(arg: string, home: string): Promise<string[]> {
-  const path = arg === '~' ? home : arg.startsWith('~/') ? join(home, arg.slice(2)) : isAbsolute(arg) ? arg : join(home, '.ssh', arg);
+  const path =
+    arg === '~'
+      ? home
+      : arg.startsWith('~/')
+        ? join(home, arg.slice(2))
+        : isAbsolute(arg)
+          ? arg
+          : join(home, '.ssh', arg);
   const base = path.slice(dirname(path).length + 1);
   if (!/[*?]/.test(base)) return [path];
   const names = await readdir(dirname(path)).catch(() => [] as string[]);
-  return names.filter((n) => globMatch(base, n)).sort().map((n) => join(dirname(path), n));
+  return names
+    .filter((n) => globMatch(base, n))
+    .sort()
+    .map((n) => join(dirname(path), n));
 }
 
 /**
@@ -91,7 +107,11 @@ function first(v: string | string[] | undefined): string | undefined {
  * accumulates). `Match exec` is not run: a command in a config file is not executed inside the Core.
  * `%h`, `%p`, `%r`, `%u`, `%d` and `~` in IdentityFile are expanded.
  */
-export function resolveSshConfig(config: SshConfigFile, alias: string, local: { home: string; user: string }): SshConfigEntry {
+export function resolveSshConfig(
+  config: SshConfigFile,
+  alias: string,
+  local: { home: string; user: string },
+): SshConfigEntry {
   const c = config.compute(alias, { ignoreCase: true, matchExec: false });
   const out: SshConfigEntry = { identityFiles: [] };
   const hostName = first(c.hostname);
@@ -107,7 +127,11 @@ export function resolveSshConfig(config: SshConfigFile, alias: string, local: { 
     .filter((f) => f.toLowerCase() !== 'none')
     .map((f) => expandPath(f, { ...local, host, port: out.port ?? 22, remoteUser: out.user ?? local.user }));
   const jump = first(c.proxyjump);
-  if (jump !== undefined && jump.toLowerCase() !== 'none') out.proxyJump = jump.split(',').map((h) => h.trim()).filter(Boolean);
+  if (jump !== undefined && jump.toLowerCase() !== 'none')
+    out.proxyJump = jump
+      .split(',')
+      .map((h) => h.trim())
+      .filter(Boolean);
   return out;
 }
 
@@ -124,8 +148,18 @@ export function parseJumpHop(hop: string): { user?: string; host: string; port?:
 }
 
 /** Expand `~` and the ssh_config tokens a path may carry. */
-export function expandPath(path: string, t: { home: string; user: string; host: string; port: number; remoteUser: string }): string {
-  const tokens: Record<string, string> = { '%': '%', d: t.home, u: t.user, h: t.host, p: String(t.port), r: t.remoteUser };
+export function expandPath(
+  path: string,
+  t: { home: string; user: string; host: string; port: number; remoteUser: string },
+): string {
+  const tokens: Record<string, string> = {
+    '%': '%',
+    d: t.home,
+    u: t.user,
+    h: t.host,
+    p: String(t.port),
+    r: t.remoteUser,
+  };
   const expanded = path.replace(/%([%duhpr])/g, (_m, c: string) => tokens[c] ?? '');
   if (expanded === '~') return t.home;
   if (expanded.startsWith('~/')) return t.home + expanded.slice(1);

@@ -42,8 +42,15 @@ export class SshFiles {
     const st = await sftpStat(r, path);
     if (st.type === 'missing') throw new SwitchboardError('bad_request', `no such file: ${path}`);
     if (st.type !== 'file') throw new SwitchboardError('bad_request', `not a regular file: ${path}`);
-    if (st.size > maxBytes) throw new SwitchboardError('too_large', `${path} is ${st.size} bytes; the limit is ${maxBytes}`, 'read a part of it with offset and limit, or use terminal with head/tail');
-    return onSftp(r, (sftp, done) => sftp.readFile(path, (err, data) => done(err && fileError('read', path, err), data)));
+    if (st.size > maxBytes)
+      throw new SwitchboardError(
+        'too_large',
+        `${path} is ${st.size} bytes; the limit is ${maxBytes}`,
+        'read a part of it with offset and limit, or use terminal with head/tail',
+      );
+    return onSftp(r, (sftp, done) =>
+      sftp.readFile(path, (err, data) => done(err && fileError('read', path, err), data)),
+    );
   }
 
   /** The whole file, atomically, parents made (sftpAtomicWrite, or execWriteFile with the bytes on stdin). */
@@ -52,9 +59,18 @@ export class SshFiles {
     if (!r.sftp) return execWriteFile(r.exec, path, data, { stdin: true });
     // A folder that cannot be made is the write's failure, said as one.
     await mkdirs(r, posix.dirname(path)).catch((err: unknown) => {
-      throw err instanceof SwitchboardError && err.code === 'bad_request' ? writeError(path, errnoInText(err.message), { detail: err.message }) : err;
+      throw err instanceof SwitchboardError && err.code === 'bad_request'
+        ? writeError(path, errnoInText(err.message), { detail: err.message })
+        : err;
     });
-    await onSftp<void>(r, (sftp, done) => void sftpAtomicWrite(sftp, path, data).then(() => done(undefined, undefined), (err: Error) => done(err, undefined)));
+    await onSftp<void>(
+      r,
+      (sftp, done) =>
+        void sftpAtomicWrite(sftp, path, data).then(
+          () => done(undefined, undefined),
+          (err: Error) => done(err, undefined),
+        ),
+    );
   }
 
   /** Writes text to a new private file (0600) in `dir` (made 0700 when missing); returns its path. */
@@ -63,18 +79,34 @@ export class SshFiles {
     const r = await this.route();
     if (!r.sftp) {
       // The text goes on stdin, never on a command line every user of the host can read.
-      const out = await r.exec(`umask 077 && mkdir -p -- ${shellQuote(dir)} && cat > ${shellQuote(path)} && echo __SB_STAGED__`, { stdin: text, timeoutMs: helperTimeoutMs });
-      if (!out.output.includes('__SB_STAGED__')) throw new SwitchboardError('bad_request', `could not write ${path}: ${out.output.trim().split('\n').pop()?.slice(0, 200) || `exit ${out.exitCode}`}`);
+      const out = await r.exec(
+        `umask 077 && mkdir -p -- ${shellQuote(dir)} && cat > ${shellQuote(path)} && echo __SB_STAGED__`,
+        { stdin: text, timeoutMs: helperTimeoutMs },
+      );
+      if (!out.output.includes('__SB_STAGED__'))
+        throw new SwitchboardError(
+          'bad_request',
+          `could not write ${path}: ${out.output.trim().split('\n').pop()?.slice(0, 200) || `exit ${out.exitCode}`}`,
+        );
       return path;
     }
     if ((await sftpStat(r, dir)).type === 'missing') {
       await mkdirs(r, posix.dirname(dir));
       await onSftp<void>(r, (sftp, done) =>
         // Another call may have made it meanwhile: fine.
-        sftp.mkdir(dir, { mode: 0o700 }, (err) => done(err && !(isSftpStatus(err) && sftpCode(err) === SFTP_FAILURE_EXISTS) ? fileError('create directory', dir, err) : undefined, undefined)),
+        sftp.mkdir(dir, { mode: 0o700 }, (err) =>
+          done(
+            err && !(isSftpStatus(err) && sftpCode(err) === SFTP_FAILURE_EXISTS)
+              ? fileError('create directory', dir, err)
+              : undefined,
+            undefined,
+          ),
+        ),
       );
     }
-    await onSftp<void>(r, (sftp, done) => sftp.writeFile(path, text, { mode: 0o600 }, (err) => done(err && fileError('write', path, err), undefined)));
+    await onSftp<void>(r, (sftp, done) =>
+      sftp.writeFile(path, text, { mode: 0o600 }, (err) => done(err && fileError('write', path, err), undefined)),
+    );
     return path;
   }
 
@@ -98,7 +130,12 @@ export class SshFiles {
 /** One `sh -c` command line on its own exec channel, stdout and stderr merged: the fallback's RawExec. */
 function commandsOn(live: LiveConnection): RawExec {
   // `exec sh -c` keeps the text POSIX whatever the account's login shell is.
-  return (command, opts) => live.run(`exec sh -c ${shellQuote(command)}`, { timeoutMs: opts.timeoutMs, stderr: true, ...(opts.stdin !== undefined ? { stdin: opts.stdin } : {}) });
+  return (command, opts) =>
+    live.run(`exec sh -c ${shellQuote(command)}`, {
+      timeoutMs: opts.timeoutMs,
+      stderr: true,
+      ...(opts.stdin !== undefined ? { stdin: opts.stdin } : {}),
+    });
 }
 
 function sftpStat(r: SftpRoute, path: string): Promise<FileStat> {
@@ -137,7 +174,14 @@ function onSftp<T>(r: SftpRoute, op: SftpOp<T>): Promise<T> {
       if (settled) return;
       settled = true;
       off();
-      if (err) reject(err instanceof SwitchboardError ? err : live.isAlive ? new SwitchboardError('internal', `SFTP on ${live.label} failed: ${err.message}`) : live.lostError());
+      if (err)
+        reject(
+          err instanceof SwitchboardError
+            ? err
+            : live.isAlive
+              ? new SwitchboardError('internal', `SFTP on ${live.label} failed: ${err.message}`)
+              : live.lostError(),
+        );
       else resolve(value as T);
     }
     op(sftp, settle);

@@ -1,14 +1,22 @@
 // The SSH backend: commands, panes, background processes and file ops over one pooled ssh2 connection.
 // Over 350 lines: the Environment's methods share the pooled connection, the identity's env file and the staged
-// passed-through variables; auth, dial and the pool live in sshAuth.ts, dial.ts, liveConnection.ts and connectionPool.ts,
-// file operations (SFTP, or commands where the server has no sftp subsystem) in sshFiles.ts.
+// passed-through variables; auth, dial and the pool live in sshAuth.ts, dial.ts, liveConnection.ts and
+// connectionPool.ts, file operations (SFTP, or commands where the server has no sftp subsystem) in sshFiles.ts.
 import { createHash, randomBytes } from 'node:crypto';
 import { homedir, userInfo } from 'node:os';
 import { posix } from 'node:path';
 import { SshSpec } from './fields.js';
 import { SwitchboardError, errorLine, toErrorPayload } from '../../../../shared/errors.js';
 import type {
-  BackendProvider, BackgroundHandle, Environment, ExecOptions, ExecResult, FileStat, ProviderContext, ShellChannel, TargetSnapshot,
+  BackendProvider,
+  BackgroundHandle,
+  Environment,
+  ExecOptions,
+  ExecResult,
+  FileStat,
+  ProviderContext,
+  ShellChannel,
+  TargetSnapshot,
 } from '../provider.js';
 import { sshDeclaration } from '../builtinSpecs.js';
 import { execWrapped } from '../shell/execWrapped.js';
@@ -17,7 +25,14 @@ import { commandEnv, envRules } from '../shell/commandEnv.js';
 import { SecretExports } from '../shell/secretExports.js';
 import { connectionPool, type SshLease } from './connectionPool.js';
 import type { ExecChannel, LiveConnection } from './liveConnection.js';
-import { exportLines, groupCommand, loginShellCommand, takeGroupLine, warmShellCheck, warmShellCommand } from './remoteCommand.js';
+import {
+  exportLines,
+  groupCommand,
+  loginShellCommand,
+  takeGroupLine,
+  warmShellCheck,
+  warmShellCommand,
+} from './remoteCommand.js';
 import { SshWarmShells, WarmShellNotStarted } from './sshWarmShells.js';
 import { SshFiles } from './sshFiles.js';
 import { endGroupScript, tracked } from '../../processes/endGently.js';
@@ -48,7 +63,9 @@ function unrefDelay(ms: number): Promise<void> {
 class SshEnvironment implements Environment {
   readonly identity: string;
   private readonly envFile: string;
-  /** Exports that look like credentials: in the Core's memory, never in envFile on the host (shell/secretExports.ts). */
+  /**
+   * Exports that look like credentials: in the Core's memory, never in envFile on the host (shell/secretExports.ts).
+   */
   private readonly secrets = new SecretExports();
   private lease: SshLease | undefined;
   private route: Promise<SshHop[]> | undefined;
@@ -59,7 +76,10 @@ class SshEnvironment implements Environment {
   private readonly warm: SshWarmShells;
   private readonly files = new SshFiles(() => this.connect());
 
-  constructor(private readonly snapshot: TargetSnapshot, private readonly ctx: ProviderContext) {
+  constructor(
+    private readonly snapshot: TargetSnapshot,
+    private readonly ctx: ProviderContext,
+  ) {
     this.identity = snapshot.identity;
     this.envFile = remoteEnvFile(snapshot.identity, ctx.home);
     this.warm = new SshWarmShells({
@@ -86,7 +106,8 @@ class SshEnvironment implements Environment {
   ): Promise<ExecChannel> {
     const rules = envRules(this.snapshot.flags.strip_env_keys, this.ctx);
     const env = commandEnv(rules, { inherit: 'passthrough', extra, source: {} });
-    // The identity's secret exports travel as passed-through credentials do: staged in a private file, read and removed.
+    // The identity's secret exports travel as passed-through credentials do: staged in a private file, read and
+    // removed.
     const passed = { ...commandEnv(rules, { inherit: 'passthrough' }), ...secrets };
     const staged = Object.keys(passed).length ? await this.stage(exportLines(passed)) : undefined;
     try {
@@ -107,7 +128,12 @@ class SshEnvironment implements Environment {
   private resolve(): Promise<SshHop[]> {
     this.route ??= (async () => {
       const spec = SshSpec.safeParse(this.snapshot.spec);
-      if (!spec.success) throw new SwitchboardError('bad_config', `target "${this.snapshot.name}" is not a valid SSH target`, 'check its ssh_* keys');
+      if (!spec.success)
+        throw new SwitchboardError(
+          'bad_config',
+          `target "${this.snapshot.name}" is not a valid SSH target`,
+          'check its ssh_* keys',
+        );
       const home = homedir();
       const sshConfig = await loadSshConfig(home);
       return resolveRoute(this.snapshot.name, spec.data, {
@@ -133,7 +159,11 @@ class SshEnvironment implements Environment {
       const live = await this.connect();
       const r = await live.run('printf %s "$HOME"', { timeoutMs: 15_000 });
       if (r.exitCode !== 0 || !r.output.startsWith('/')) {
-        throw new SwitchboardError('target_unreachable', `could not read $HOME on ${live.label}`, 'the remote account needs a home directory');
+        throw new SwitchboardError(
+          'target_unreachable',
+          `could not read $HOME on ${live.label}`,
+          'the remote account needs a home directory',
+        );
       }
       return r.output;
     })();
@@ -158,7 +188,14 @@ class SshEnvironment implements Environment {
     if (shell) {
       // The call's own variables (run markers), withheld names dropped as for any channel.
       // The identity's secret exports go in the call's text (the warm shell's stdin, never a command line).
-      const exports = { ...commandEnv(envRules(this.snapshot.flags.strip_env_keys, this.ctx), { inherit: 'passthrough', extra: opts.env, source: {} }), ...this.secrets.env() };
+      const exports = {
+        ...commandEnv(envRules(this.snapshot.flags.strip_env_keys, this.ctx), {
+          inherit: 'passthrough',
+          extra: opts.env,
+          source: {},
+        }),
+        ...this.secrets.env(),
+      };
       const { wrap, start } = this.warm.run(live, shell, command, exports);
       try {
         return await execWrapped(command, { ...opts, cwd, envFile: this.envFile, secrets: this.secrets, wrap }, start);
@@ -167,83 +204,102 @@ class SshEnvironment implements Environment {
         debugLine(`the warm shell on ${this.identity} did not open; the call runs in a shell of its own`);
       }
     }
-    return execWrapped(command, { ...opts, cwd, envFile: this.envFile, secrets: this.secrets }, async (script, sink) => {
-      const gm = groupMarker();
-      const { channel, exitCode: reportedExit } = await this.execForwarding(live, opts.env, (env, staged) => groupCommand(script, { marker: gm, env, staged }), undefined, false, this.secrets.env());
-      let pgid: number | undefined;
-      let head = '';
-      let headDone = false;
-      let stopRequested = false;
-      let killSent = false;
-      const killNow = (): void => {
-        if (killSent || pgid === undefined) return;
-        killSent = true;
-        void killGroup(live, pgid);
-      };
-      channel.setEncoding('utf8');
-      channel.stderr.setEncoding('utf8');
-      channel.on('data', (text: string) => {
-        if (headDone) return sink(text);
-        head += text;
-        const got = takeGroupLine(head, gm);
-        if (!got) return;
-        headDone = true;
-        head = '';
-        pgid = got.pgid;
-        if (got.rest) sink(got.rest);
-        if (stopRequested) killNow();
-      });
-      channel.stderr.on('data', sink);
-      // The exit status comes when the shell exits, before the channel closes if a `cmd &` holds its output.
-      const exited = new Promise<void>((resolve) => {
-        if (reportedExit() !== undefined) resolve();
-        channel.once('exit', () => resolve());
-        channel.once('close', () => resolve());
-      });
-      let forceEnd: () => void = () => undefined;
-      let offLost: () => void = () => undefined;
-      const ended = new Promise<void>((resolve, reject) => {
-        forceEnd = resolve;
-        // A connection lost after we asked to stop ends the call as stopped, not as an error.
-        offLost = live.onLost((err) => (stopRequested ? resolve() : reject(err)));
-        channel.once('close', () => resolve());
-      }).finally(() => offLost());
-      ended.catch(() => undefined);
-      if (opts.stdin !== undefined) channel.end(opts.stdin);
-      else channel.end();
-      return {
-        ended,
-        exited: () => exited,
-        exitStatus: async () => {
-          const code = reportedExit();
-          if (code === undefined && !live.isAlive) throw live.lostError();
-          return { code: code ?? 255 };
-        },
-        stop: () => {
-          if (stopRequested) return;
-          stopRequested = true;
-          killNow();
-          // Whatever the remote side does, the call ends: close our channel, then give up waiting.
-          void unrefDelay(3000).then(() => {
-            channel.close();
-            return unrefDelay(1000).then(() => forceEnd());
-          });
-        },
-        // The channel stays open until a background child lets go of it; its output is no longer the call's.
-        detach: () => {
-          offLost();
-          if (!headDone && head) sink(head);
-        },
-        // A connection lost after the stop ends the call as stopped (above): it cannot fail after the stop.
-        stopReached: async () => undefined,
-      };
-    });
+    return execWrapped(
+      command,
+      { ...opts, cwd, envFile: this.envFile, secrets: this.secrets },
+      async (script, sink) => {
+        const gm = groupMarker();
+        const { channel, exitCode: reportedExit } = await this.execForwarding(
+          live,
+          opts.env,
+          (env, staged) => groupCommand(script, { marker: gm, env, staged }),
+          undefined,
+          false,
+          this.secrets.env(),
+        );
+        let pgid: number | undefined;
+        let head = '';
+        let headDone = false;
+        let stopRequested = false;
+        let killSent = false;
+        const killNow = (): void => {
+          if (killSent || pgid === undefined) return;
+          killSent = true;
+          void killGroup(live, pgid);
+        };
+        channel.setEncoding('utf8');
+        channel.stderr.setEncoding('utf8');
+        channel.on('data', (text: string) => {
+          if (headDone) return sink(text);
+          head += text;
+          const got = takeGroupLine(head, gm);
+          if (!got) return;
+          headDone = true;
+          head = '';
+          pgid = got.pgid;
+          if (got.rest) sink(got.rest);
+          if (stopRequested) killNow();
+        });
+        channel.stderr.on('data', sink);
+        // The exit status comes when the shell exits, before the channel closes if a `cmd &` holds its output.
+        const exited = new Promise<void>((resolve) => {
+          if (reportedExit() !== undefined) resolve();
+          channel.once('exit', () => resolve());
+          channel.once('close', () => resolve());
+        });
+        let forceEnd: () => void = () => undefined;
+        let offLost: () => void = () => undefined;
+        const ended = new Promise<void>((resolve, reject) => {
+          forceEnd = resolve;
+          // A connection lost after we asked to stop ends the call as stopped, not as an error.
+          offLost = live.onLost((err) => (stopRequested ? resolve() : reject(err)));
+          channel.once('close', () => resolve());
+        }).finally(() => offLost());
+        ended.catch(() => undefined);
+        if (opts.stdin !== undefined) channel.end(opts.stdin);
+        else channel.end();
+        return {
+          ended,
+          exited: () => exited,
+          exitStatus: async () => {
+            const code = reportedExit();
+            if (code === undefined && !live.isAlive) throw live.lostError();
+            return { code: code ?? 255 };
+          },
+          stop: () => {
+            if (stopRequested) return;
+            stopRequested = true;
+            killNow();
+            // Whatever the remote side does, the call ends: close our channel, then give up waiting.
+            void unrefDelay(3000).then(() => {
+              channel.close();
+              return unrefDelay(1000).then(() => forceEnd());
+            });
+          },
+          // The channel stays open until a background child lets go of it; its output is no longer the call's.
+          detach: () => {
+            offLost();
+            if (!headDone && head) sink(head);
+          },
+          // A connection lost after the stop ends the call as stopped (above): it cannot fail after the stop.
+          stopReached: async () => undefined,
+        };
+      },
+    );
   }
 
-  async openShell(opts: { cwd: string; cols: number; rows: number; env?: Record<string, string> }): Promise<ShellChannel> {
+  async openShell(opts: {
+    cwd: string;
+    cols: number;
+    rows: number;
+    env?: Record<string, string>;
+  }): Promise<ShellChannel> {
     const cwd = await this.absolute(opts.cwd);
     const live = await this.connect();
-    const opened = await this.execForwarding(live, opts.env, (env, staged) => loginShellCommand(cwd, env, staged), { cols: opts.cols, rows: opts.rows });
+    const opened = await this.execForwarding(live, opts.env, (env, staged) => loginShellCommand(cwd, env, staged), {
+      cols: opts.cols,
+      rows: opts.rows,
+    });
     const channel = opened.channel;
     const proc = new RemoteProcess(opened, live, undefined);
     this.shells.add(proc);
@@ -266,11 +322,16 @@ class SshEnvironment implements Environment {
     };
   }
 
-  async spawnBackground(command: string, opts: { cwd: string; env?: Record<string, string> }): Promise<BackgroundHandle> {
+  async spawnBackground(
+    command: string,
+    opts: { cwd: string; env?: Record<string, string> },
+  ): Promise<BackgroundHandle> {
     const cwd = await this.absolute(opts.cwd);
     const live = await this.connect();
     const gm = groupMarker();
-    const opened = await this.execForwarding(live, opts.env, (env, staged) => groupCommand(`exec 2>&1\n${command}`, { marker: gm, cwd, env, staged }));
+    const opened = await this.execForwarding(live, opts.env, (env, staged) =>
+      groupCommand(`exec 2>&1\n${command}`, { marker: gm, cwd, env, staged }),
+    );
     const channel = opened.channel;
     const proc = new RemoteProcess(opened, live, gm);
     this.background.add(proc);
@@ -279,7 +340,8 @@ class SshEnvironment implements Environment {
       onData: (l) => proc.onData(l),
       onExit: (l) => proc.onExit(l),
       write: (data) => {
-        if (proc.exited || !channel.writable) throw new SwitchboardError('bad_request', 'the process has closed its stdin');
+        if (proc.exited || !channel.writable)
+          throw new SwitchboardError('bad_request', 'the process has closed its stdin');
         channel.write(data);
       },
       kill: () => proc.kill(),
@@ -309,19 +371,29 @@ class SshEnvironment implements Environment {
     } catch (err) {
       const e = toErrorPayload(err);
       // The server answered with a key nobody trusted yet: it is up, and the first real connection asks about it.
-      if (e.code === 'host_key_unknown') return { ok: true, detail: `${this.lease?.label ?? this.identity}: host key not trusted yet; the first connection asks` };
+      if (e.code === 'host_key_unknown')
+        return {
+          ok: true,
+          detail: `${this.lease?.label ?? this.identity}: host key not trusted yet; the first connection asks`,
+        };
       return { ok: false, problem: errorLine(e) };
     }
   }
 
   async cleanup(reason: 'idle' | 'removed' | 'shutdown'): Promise<void> {
     // Background groups survive a closed channel on the server, so they are killed explicitly; so do warm calls'.
-    await Promise.all([...this.background].map((p) => p.kill().catch(() => undefined)).concat([this.warm.close().catch(() => undefined)]));
+    await Promise.all(
+      [...this.background]
+        .map((p) => p.kill().catch(() => undefined))
+        .concat([this.warm.close().catch(() => undefined)]),
+    );
     if (reason === 'removed' && this.lease) {
       // The identity is gone for good: so are its saved variables (best effort; the host may be down).
       const file = this.envFile.replace(/^~\//, '');
       await Promise.race([
-        this.exec(`rm -f "$HOME"/${shellQuote(file)}`, { cwd: '/', timeoutMs: 3000, maxOutputChars: 1000 }).catch(() => undefined),
+        this.exec(`rm -f "$HOME"/${shellQuote(file)}`, { cwd: '/', timeoutMs: 3000, maxOutputChars: 1000 }).catch(
+          () => undefined,
+        ),
         unrefDelay(3500),
       ]);
     }
@@ -336,7 +408,12 @@ class SshEnvironment implements Environment {
 /** End a remote process group gently (endGently.ts) over a second channel of the same connection. Tracked. */
 function killGroup(live: LiveConnection, pgid: number): Promise<void> {
   if (!live.isAlive) return Promise.resolve();
-  return tracked(live.run(endGroupScript(pgid), { timeoutMs: 10_000 }).then(() => undefined, () => undefined));
+  return tracked(
+    live.run(endGroupScript(pgid), { timeoutMs: 10_000 }).then(
+      () => undefined,
+      () => undefined,
+    ),
+  );
 }
 
 /** A long-lived channel (pane or background process): buffered data until someone listens, one exit. */
@@ -352,7 +429,11 @@ class RemoteProcess {
 
   private readonly channel: ExecChannel['channel'];
 
-  constructor(private readonly opened: ExecChannel, private readonly live: LiveConnection, private readonly marker: string | undefined) {
+  constructor(
+    private readonly opened: ExecChannel,
+    private readonly live: LiveConnection,
+    private readonly marker: string | undefined,
+  ) {
     const channel = opened.channel;
     this.channel = channel;
     this.headDone = marker === undefined;

@@ -15,7 +15,9 @@ const targets: Record<string, TargetSpec> = {
 };
 const deps: RouteDeps = {
   resolveSpec: (n) => targets[n],
-  sshConfig: parseSshConfig('Host inner\n  HostName 10.0.0.5\n  User ops\n  Port 2022\n  IdentityFile ~/.ssh/inner_key\n'),
+  sshConfig: parseSshConfig(
+    'Host inner\n  HostName 10.0.0.5\n  User ops\n  Port 2022\n  IdentityFile ~/.ssh/inner_key\n',
+  ),
   local,
 };
 const ssh = (name: string) => targets[name] as Extract<TargetSpec, { backend: 'ssh' }>;
@@ -23,12 +25,35 @@ const ssh = (name: string) => targets[name] as Extract<TargetSpec, { backend: 's
 describe('resolveRoute', () => {
   it('a plain target: defaults for port, user and keys', () => {
     const hops = resolveRoute('t', { backend: 'ssh', ssh_host: 'h.example.com' }, deps);
-    expect(hops).toEqual([{ target: 't', host: 'h.example.com', port: 22, user: 'me', keyFiles: defaultKeyFiles('/home/me'), explicitKey: false, passwordEnv: undefined, agent: undefined }]);
+    expect(hops).toEqual([
+      {
+        target: 't',
+        host: 'h.example.com',
+        port: 22,
+        user: 'me',
+        keyFiles: defaultKeyFiles('/home/me'),
+        explicitKey: false,
+        passwordEnv: undefined,
+        agent: undefined,
+      },
+    ]);
   });
 
   it('spec fields win over ~/.ssh/config, which fills the rest', () => {
-    const [hop] = resolveRoute('t', { backend: 'ssh', ssh_host: 'inner', ssh_user: 'me2', ssh_password_env: 'PW', ssh_agent: false }, deps);
-    expect(hop).toMatchObject({ host: '10.0.0.5', port: 2022, user: 'me2', keyFiles: ['/home/me/.ssh/inner_key'], explicitKey: false, passwordEnv: 'PW', agent: false });
+    const [hop] = resolveRoute(
+      't',
+      { backend: 'ssh', ssh_host: 'inner', ssh_user: 'me2', ssh_password_env: 'PW', ssh_agent: false },
+      deps,
+    );
+    expect(hop).toMatchObject({
+      host: '10.0.0.5',
+      port: 2022,
+      user: 'me2',
+      keyFiles: ['/home/me/.ssh/inner_key'],
+      explicitKey: false,
+      passwordEnv: 'PW',
+      agent: false,
+    });
   });
 
   it('ssh_key is explicit and ~-expanded', () => {

@@ -62,12 +62,26 @@ export function resolveHop(target: string, spec: SshSpec, deps: RouteDeps): SshH
 function configJumps(target: string, spec: SshSpec, deps: RouteDeps): SshHop[] {
   const jumps = resolveSshConfig(deps.sshConfig, spec.ssh_host, deps.local).proxyJump ?? [];
   if (jumps.length > maxJumpDepth) {
-    throw new SwitchboardError('bad_config', `the ProxyJump of ${spec.ssh_host} in ~/.ssh/config has more than ${maxJumpDepth} hops`, 'shorten the chain');
+    throw new SwitchboardError(
+      'bad_config',
+      `the ProxyJump of ${spec.ssh_host} in ~/.ssh/config has more than ${maxJumpDepth} hops`,
+      'shorten the chain',
+    );
   }
   return jumps.map((text) => {
     const hop = parseJumpHop(text);
-    if (!hop) throw new SwitchboardError('bad_config', `ProxyJump "${text}" for ${spec.ssh_host} in ~/.ssh/config is not [user@]host[:port]`, 'fix the ProxyJump line');
-    const jumpSpec: SshSpec = { backend: 'ssh', ssh_host: hop.host, ...(hop.user ? { ssh_user: hop.user } : {}), ...(hop.port ? { ssh_port: hop.port } : {}) };
+    if (!hop)
+      throw new SwitchboardError(
+        'bad_config',
+        `ProxyJump "${text}" for ${spec.ssh_host} in ~/.ssh/config is not [user@]host[:port]`,
+        'fix the ProxyJump line',
+      );
+    const jumpSpec: SshSpec = {
+      backend: 'ssh',
+      ssh_host: hop.host,
+      ...(hop.user ? { ssh_user: hop.user } : {}),
+      ...(hop.port ? { ssh_port: hop.port } : {}),
+    };
     return resolveHop(`${target} (jump ${hop.host})`, jumpSpec, deps);
   });
 }
@@ -82,18 +96,34 @@ export function resolveRoute(target: string, spec: SshSpec, deps: RouteDeps): Ss
   while (current.ssh_jump !== undefined) {
     const jumpName = current.ssh_jump;
     if (seen.has(jumpName)) {
-      throw new SwitchboardError('bad_config', `ssh_jump of target "${currentName}" loops back to "${jumpName}"`, 'make the jump chain end at a host reached directly');
+      throw new SwitchboardError(
+        'bad_config',
+        `ssh_jump of target "${currentName}" loops back to "${jumpName}"`,
+        'make the jump chain end at a host reached directly',
+      );
     }
     if (hops.length > maxJumpDepth) {
-      throw new SwitchboardError('bad_config', `the ssh_jump chain of target "${target}" is longer than ${maxJumpDepth} hops`, 'shorten the chain');
+      throw new SwitchboardError(
+        'bad_config',
+        `the ssh_jump chain of target "${target}" is longer than ${maxJumpDepth} hops`,
+        'shorten the chain',
+      );
     }
     const raw = deps.resolveSpec(jumpName);
     if (raw === undefined) {
-      throw new SwitchboardError('bad_config', `ssh_jump of target "${currentName}" names "${jumpName}", which is not a target`, 'add the jump host as an SSH target or fix the name');
+      throw new SwitchboardError(
+        'bad_config',
+        `ssh_jump of target "${currentName}" names "${jumpName}", which is not a target`,
+        'add the jump host as an SSH target or fix the name',
+      );
     }
     const parsed = SshSpec.safeParse(raw);
     if (!parsed.success) {
-      throw new SwitchboardError('bad_config', `ssh_jump of target "${currentName}" names "${jumpName}", which is not an SSH target`, 'a jump host must be a target with backend: ssh');
+      throw new SwitchboardError(
+        'bad_config',
+        `ssh_jump of target "${currentName}" names "${jumpName}", which is not an SSH target`,
+        'a jump host must be a target with backend: ssh',
+      );
     }
     seen.add(jumpName);
     hops.unshift(resolveHop(jumpName, parsed.data, deps));

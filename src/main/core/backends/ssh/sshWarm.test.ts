@@ -1,4 +1,5 @@
-// Warm shells on the SSH backend, against the loopback sshd: calls reuse a remote bash and keep every guarantee of a channel per call.
+// Warm shells on the SSH backend, against the loopback sshd: calls reuse a remote bash and keep every guarantee of a
+// channel per call.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -22,18 +23,32 @@ const tag = `w${process.pid}`;
 describe.skipIf(!env)('warm shells (SSH)', () => {
   const e = env as SshTestEnv;
   const open: Environment[] = [];
-  const spec = (): TargetSpec => ({ backend: 'ssh', ssh_host: e.host, ssh_port: e.port, ssh_user: e.user, ssh_key: e.key }) as TargetSpec;
+  const spec = (): TargetSpec =>
+    ({ backend: 'ssh', ssh_host: e.host, ssh_port: e.port, ssh_user: e.user, ssh_key: e.key }) as TargetSpec;
   const snapshot = (name: string): TargetSnapshot => ({
-    name, generation: 'g1', identity: `${tag}-${name}#g1`, source: 'runtime', state: 'active', spec: spec(), flags: { ...sshProvider.flags, strip_env_keys: [] }, timeoutSec: 180,
+    name,
+    generation: 'g1',
+    identity: `${tag}-${name}#g1`,
+    source: 'runtime',
+    state: 'active',
+    spec: spec(),
+    flags: { ...sshProvider.flags, strip_env_keys: [] },
+    timeoutSec: 180,
   });
   const envFor = (name: string, extra: Partial<ProviderContext> = {}): Environment => {
     const x = sshProvider.createEnvironment(snapshot(name), { home: sbHome, resolveSpec: () => spec(), ...extra });
     open.push(x);
     return x;
   };
-  const run = (o: Partial<ExecOptions> = {}): ExecOptions => ({ cwd: '/tmp', timeoutMs: 20_000, maxOutputChars: 100_000, ...o });
+  const run = (o: Partial<ExecOptions> = {}): ExecOptions => ({
+    cwd: '/tmp',
+    timeoutMs: 20_000,
+    maxOutputChars: 100_000,
+    ...o,
+  });
   /** The pid of the shell the call's command ran in (the parent of the process running `cut`'s shell). */
-  const shellOf = async (x: Environment): Promise<string> => (await x.exec('cut -d" " -f4 /proc/$BASHPID/stat', run())).output.trim();
+  const shellOf = async (x: Environment): Promise<string> =>
+    (await x.exec('cut -d" " -f4 /proc/$BASHPID/stat', run())).output.trim();
 
   let a: Environment;
   let b: Environment;
@@ -50,13 +65,16 @@ describe.skipIf(!env)('warm shells (SSH)', () => {
     rmSync(sbHome, { recursive: true, force: true });
   });
 
-  it('sequential calls run in the same remote shell, with the identity\'s exports and cwd and nothing else of the last call', async () => {
+  it("sequential calls run in the same remote shell, with the identity's exports and cwd and nothing else of the last call", async () => {
     const first = await shellOf(a);
     expect(first).toMatch(/^\d+$/);
     expect(await shellOf(a)).toBe(first);
     const cd = await a.exec('export WARM_KEPT=1; WARM_PLAIN=2; warm_fn() { :; }; set -e; cd /usr', run());
     expect(cd.cwd).toBe('/usr');
-    const r = await a.exec('echo "[$WARM_KEPT][$WARM_PLAIN][$(type -t warm_fn)]"; case $- in *e*) echo errexit;; esac; pwd', run({ cwd: cd.cwd }));
+    const r = await a.exec(
+      'echo "[$WARM_KEPT][$WARM_PLAIN][$(type -t warm_fn)]"; case $- in *e*) echo errexit;; esac; pwd',
+      run({ cwd: cd.cwd }),
+    );
     expect(r.output).toBe('[1][][]\n/usr\n');
     expect(await shellOf(a)).toBe(first);
     // Another identity has shells of its own and none of a's variables.
@@ -64,7 +82,7 @@ describe.skipIf(!env)('warm shells (SSH)', () => {
     expect((await b.exec('echo "[$WARM_KEPT]"', run())).output).toBe('[]\n');
   });
 
-  it('calls at once get a shell each and do not see each other\'s state', async () => {
+  it("calls at once get a shell each and do not see each other's state", async () => {
     const [x, y] = await Promise.all([
       a.exec('export WARM_X=x; cd /usr; sleep 0.5; echo "$WARM_Y"; cut -d" " -f4 /proc/$BASHPID/stat', run()),
       a.exec('export WARM_Y=y; cd /var; sleep 0.5; echo "$WARM_X"; cut -d" " -f4 /proc/$BASHPID/stat', run()),
@@ -75,7 +93,7 @@ describe.skipIf(!env)('warm shells (SSH)', () => {
     expect(xShell).not.toBe(yShell);
   });
 
-  it('a timeout kills the call\'s whole remote group and the shell takes the next call', async () => {
+  it("a timeout kills the call's whole remote group and the shell takes the next call", async () => {
     const before = await shellOf(a);
     const [s, s2] = [nextSleep(), nextSleep()];
     const r = await a.exec(`sleep ${s} & sleep ${s2}`, run({ timeoutMs: 1000 }));
@@ -125,9 +143,15 @@ describe.skipIf(!env)('warm shells (SSH)', () => {
     const big = await a.exec('head -c 50000 /dev/zero | tr "\\0" x; exit 7', run({ maxOutputChars: 1000 }));
     expect(big).toMatchObject({ exitCode: 7, truncated: true });
     expect((await a.exec('cat', run({ stdin: 'from stdin' }))).output).toBe('from stdin');
-    const marked = await a.exec('echo "$SB_CORE_RUN/$SB_CORE_CALL"; cat /proc/self/environ | tr "\\0" "\\n" | grep ^SB_CORE_ | sort', run({ env: { SB_CORE_RUN: 'run1', SB_CORE_CALL: 'call1' } }));
+    const marked = await a.exec(
+      'echo "$SB_CORE_RUN/$SB_CORE_CALL"; cat /proc/self/environ | tr "\\0" "\\n" | grep ^SB_CORE_ | sort',
+      run({ env: { SB_CORE_RUN: 'run1', SB_CORE_CALL: 'call1' } }),
+    );
     expect(marked.output).toBe('run1/call1\nSB_CORE_CALL=call1\nSB_CORE_RUN=run1\n');
-    const next = await a.exec('cat /proc/self/environ | tr "\\0" "\\n" | grep ^SB_CORE_CALL', run({ env: { SB_CORE_RUN: 'run1', SB_CORE_CALL: 'call2' } }));
+    const next = await a.exec(
+      'cat /proc/self/environ | tr "\\0" "\\n" | grep ^SB_CORE_CALL',
+      run({ env: { SB_CORE_RUN: 'run1', SB_CORE_CALL: 'call2' } }),
+    );
     expect(next.output).toBe('SB_CORE_CALL=call2\n');
   });
 

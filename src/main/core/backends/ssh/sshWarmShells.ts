@@ -1,4 +1,5 @@
-// Warm shells over SSH: one identity's pool of `bash -s` shells, each on its own session channel of the pooled connection.
+// Warm shells over SSH: one identity's pool of `bash -s` shells, each on its own session channel of the pooled
+// connection.
 //
 // The pool and the per-call program are the shared kit (shell/warmShell.ts, shell/warmProgram.ts); this file adapts
 // a remote channel to it. A shell belongs to the connection it was opened on: a new connection gets a new pool.
@@ -41,11 +42,13 @@ export class SshWarmShells {
   constructor(private readonly deps: SshWarmDeps) {}
 
   /**
-   * Whether this call may run in a warm shell on `live` (bash is there, no stdin, no `$$`, not turned off). Then `take`,
-   * with no await in between: a shell is only busy once a call runs in it, so taking and running must be one step.
+   * Whether this call may run in a warm shell on `live` (bash is there, no stdin, no `$$`, not turned off). Then
+   * `take`, with no await in between: a shell is only busy once a call runs in it, so taking and running must be one
+   * step.
    */
   async usable(live: LiveConnection, command: string, opts: ExecOptions): Promise<boolean> {
-    if (process.env.SWITCHBOARD_NO_WARM_SHELLS || opts.stdin !== undefined || namesOwnPid(command) || !live.isAlive) return false;
+    if (process.env.SWITCHBOARD_NO_WARM_SHELLS || opts.stdin !== undefined || namesOwnPid(command) || !live.isAlive)
+      return false;
     if (this.bash?.live !== live) this.bash = { live, ok: this.deps.hasBash(live).catch(() => false) };
     if (!(await this.bash.ok)) return false;
     // A shell finishing the last call (answered, not yet reaped) is waited for: sequential calls keep one shell.
@@ -58,7 +61,9 @@ export class SshWarmShells {
   take(live: LiveConnection, opts: ExecOptions): WarmShell | undefined {
     if (this.live !== live || !this.pool) {
       void this.pool?.close();
-      this.pool = new WarmShellPool({ start: () => this.start(live), max: 2, lastIdleMs: 120_000 }, (pgid) => this.deps.killGroup(live, pgid));
+      this.pool = new WarmShellPool({ start: () => this.start(live), max: 2, lastIdleMs: 120_000 }, (pgid) =>
+        this.deps.killGroup(live, pgid),
+      );
       this.live = live;
     }
     const passthrough = this.deps.passthrough();
@@ -71,10 +76,15 @@ export class SshWarmShells {
   }
 
   /**
-   * Run one call in `shell` (taken just now; execWrapped calls `start` before its first await). The connection's loss fails the call
-   * as on the spawn path; a shell that never opened throws WarmShellNotStarted from exitStatus.
+   * Run one call in `shell` (taken just now; execWrapped calls `start` before its first await). The connection's loss
+   * fails the call as on the spawn path; a shell that never opened throws WarmShellNotStarted from exitStatus.
    */
-  run(live: LiveConnection, shell: WarmShell, command: string, exports: Record<string, string>): {
+  run(
+    live: LiveConnection,
+    shell: WarmShell,
+    command: string,
+    exports: Record<string, string>,
+  ): {
     wrap: NonNullable<ExecWrappedOptions['wrap']>;
     start: (script: string, sink: (text: string) => void) => Promise<ShellRun>;
   } {

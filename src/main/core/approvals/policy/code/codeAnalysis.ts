@@ -62,7 +62,10 @@ export abstract class CodeAnalysis {
   protected abstract walk(node: CodeNode): void;
   protected abstract evalExpr(node: CodeNode): Val;
 
-  /** Analyses a whole program: top to bottom, then the functions no call reached, with unknown arguments; true when it parsed cleanly. */
+  /**
+   * Analyses a whole program: top to bottom, then the functions no call reached, with unknown arguments; true when it
+   * parsed cleanly.
+   */
   analyse(text: string): boolean {
     try {
       const [clean] = this.program(text);
@@ -91,7 +94,8 @@ export abstract class CodeAnalysis {
 
   /** Code the code runs from a known string (exec('…'), eval('…'), new Function('…')): analysed in place. */
   protected nested(text: string, via: string): Val {
-    if (this.codeDepth >= MAX_CODE_DEPTH) return this.effects.ask('code.dynamic', `runs code nested too deep to check (${via})`), unknown;
+    if (this.codeDepth >= MAX_CODE_DEPTH)
+      return (this.effects.ask('code.dynamic', `runs code nested too deep to check (${via})`), unknown);
     this.codeDepth++;
     try {
       return this.program(text)[1];
@@ -161,13 +165,20 @@ export abstract class CodeAnalysis {
     fn.params.forEach((p, at) => {
       saved.set(p, this.vars.get(p));
       const i = at - skip;
-      const v = at < skip ? unknown : at === fn.rest ? { k: 'seq' as const, items: args.slice(i) } : (kwargs.get(p) ?? args[i] ?? fn.defaults[at] ?? unknown);
+      const v =
+        at < skip
+          ? unknown
+          : at === fn.rest
+            ? { k: 'seq' as const, items: args.slice(i) }
+            : (kwargs.get(p) ?? args[i] ?? fn.defaults[at] ?? unknown);
       this.vars.set(p, v);
     });
     this.callDepth++;
     this.returns.push(undefined);
     try {
-      const result = fn.expression ? this.evalExpr(fn.body) : (this.walk(fn.body), this.returns[this.returns.length - 1] ?? unknown);
+      const result = fn.expression
+        ? this.evalExpr(fn.body)
+        : (this.walk(fn.body), this.returns[this.returns.length - 1] ?? unknown);
       this.results.get(fn)!.set(key, result);
       return result;
     } finally {

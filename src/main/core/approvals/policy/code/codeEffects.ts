@@ -22,10 +22,12 @@ const runtimeWord = '"$RUNTIME_VALUE"';
 
 /** One argv item as a shell word: known parts quoted, run-time parts an unknown variable. */
 export function shellWord(item: string): string {
-  return item
-    .split(UNKNOWN)
-    .map((part) => (part === '' ? '' : /^[\w@%+=:,./-]+$/.test(part) ? part : `'${part.replace(/'/g, `'\\''`)}'`))
-    .join(runtimeWord) || "''";
+  return (
+    item
+      .split(UNKNOWN)
+      .map((part) => (part === '' ? '' : /^[\w@%+=:,./-]+$/.test(part) ? part : `'${part.replace(/'/g, `'\\''`)}'`))
+      .join(runtimeWord) || "''"
+  );
 }
 
 /**
@@ -52,7 +54,8 @@ export function shellText(text: string): string {
 const loneShell = /^(.*\/)?(sh|bash|zsh|dash|ksh|mksh|ash|fish|csh|tcsh)$/;
 
 /** Names of calls that change the file they are given. */
-const changesFiles = /^(write|dump|save|to_|copy|move|rename|replace|remove|unlink|rm|chmod|chown|symlink|link|truncate|touch|mkdir|makedirs|put|upload|extract|append|store|create|open_?w)/i;
+const changesFiles =
+  /^(write|dump|save|to_|copy|move|rename|replace|remove|unlink|rm|chmod|chown|symlink|link|truncate|touch|mkdir|makedirs|put|upload|extract|append|store|create|open_?w)/i;
 
 /** Files whose reading hands over a secret: private keys, cloud and package credentials, .env files, shadow. */
 function secretFile(resolved: string): boolean {
@@ -62,7 +65,9 @@ function secretFile(resolved: string): boolean {
     /\/\.ssh\//.test(resolved) ||
     /\/\.(aws|gnupg|azure|config\/gcloud|config\/gh|terraform\.d)\//.test(resolved) ||
     /\/\.(kube\/config|docker\/config\.json)$/.test(resolved) ||
-    /^(\.netrc|\.git-credentials|\.pgpass|\.pypirc|\.npmrc|\.my\.cnf|credentials(\.json)?|id_(rsa|ed25519|ecdsa|dsa)|.*\.pem)$/.test(base) ||
+    /^(\.netrc|\.git-credentials|\.pgpass|\.pypirc|\.npmrc|\.my\.cnf|credentials(\.json)?|id_(rsa|ed25519|ecdsa|dsa)|.*\.pem)$/.test(
+      base,
+    ) ||
     (/^\.env(\..+)?$|\.env$/.test(base) && !/\.(example|sample|template|dist|defaults)$/.test(base)) ||
     /^\/etc\/(shadow|gshadow|sudoers)$/.test(resolved)
   );
@@ -110,15 +115,18 @@ export class CodeEffects {
   /** Shell text the code hands to `sh -c` (os.system, exec): undefined when it is computed at run time. */
   shell(text: string | undefined, via: string, decoded?: string): void {
     if (decoded) this.ask('remote.decoded-shell', `runs decoded text in a shell (${via} of ${decoded})`);
-    if (text === undefined || text.trim() === UNKNOWN) this.ask('code.shell', `runs a shell command computed at run time (${via})`);
+    if (text === undefined || text.trim() === UNKNOWN)
+      this.ask('code.shell', `runs a shell command computed at run time (${via})`);
     else this.out.push({ shell: this.there(shellText(text)), via });
   }
 
   /** A program and its arguments (subprocess.run([...]), spawn): judged as the shell command they spell. */
   argv(items: string[] | undefined, via: string, decoded?: string): void {
     if (decoded) this.ask('remote.decoded-shell', `runs a decoded command (${via} of ${decoded})`);
-    if (items === undefined || items.length === 0 || (items.length === 1 && items[0] === UNKNOWN)) this.ask('code.run', `runs a command computed at run time (${via})`);
-    else if (loneShell.test(items[0]!) && items.slice(1).every((a) => /^-[a-z]*$/.test(a) && !a.includes('c'))) this.ask('code.shell', `starts a shell that reads its commands from the code (${via} ${items[0]})`);
+    if (items === undefined || items.length === 0 || (items.length === 1 && items[0] === UNKNOWN))
+      this.ask('code.run', `runs a command computed at run time (${via})`);
+    else if (loneShell.test(items[0]!) && items.slice(1).every((a) => /^-[a-z]*$/.test(a) && !a.includes('c')))
+      this.ask('code.shell', `starts a shell that reads its commands from the code (${via} ${items[0]})`);
     else this.out.push({ shell: this.there(items.map(shellWord).join(' ')), via });
   }
 
@@ -128,7 +136,8 @@ export class CodeEffects {
       const p = this.resolve(path);
       const profile = profileFinding(p, this.place.profile, true, `${via} in ${this.place.how}`);
       if (profile) return this.push(profile);
-      if (tree && !p.includes(UNKNOWN) && vitalPath(p, this.place.home)) return this.hardline('delete.vital', `recursive delete of ${p} (${via})`);
+      if (tree && !p.includes(UNKNOWN) && vitalPath(p, this.place.home))
+        return this.hardline('delete.vital', `recursive delete of ${p} (${via})`);
       if (!tree) {
         const why = sensitiveWrite(p);
         if (why) this.ask('write.sensitive', `deletes ${p}: ${why} (${via})`);
@@ -146,7 +155,8 @@ export class CodeEffects {
     const profile = profileFinding(p, this.place.profile, true, `${via} in ${this.place.how}`);
     if (profile) return this.push(profile);
     if (isBlockDevice(p)) return this.hardline('disk.overwrite', `overwrites the disk device ${p} (${via})`);
-    if (p === '/proc/sysrq-trigger') return this.hardline('power.sysrq', `triggers a kernel reboot or crash (${via} /proc/sysrq-trigger)`);
+    if (p === '/proc/sysrq-trigger')
+      return this.hardline('power.sysrq', `triggers a kernel reboot or crash (${via} /proc/sysrq-trigger)`);
     const why = sensitiveWrite(p);
     if (why) this.ask('write.sensitive', `writes to ${p}: ${why} (${via})`);
   }
@@ -155,7 +165,8 @@ export class CodeEffects {
   writeTree(path: string, via: string): void {
     this.write(path, via);
     const p = this.resolve(path);
-    if (!p.includes(UNKNOWN) && vitalPath(p, this.place.home)) this.ask('write.tree', `unpacks files into ${p} (${via})`);
+    if (!p.includes(UNKNOWN) && vitalPath(p, this.place.home))
+      this.ask('write.tree', `unpacks files into ${p} (${via})`);
   }
 
   /**
@@ -179,7 +190,12 @@ export class CodeEffects {
    */
   mention(text: string, callee: string): void {
     if (text.length > 512 || !/\/|core\.json/.test(text) || /^[a-z]+:\/\//i.test(text)) return;
-    const f = profileFinding(this.resolve(text), this.place.profile, changesFiles.test(callee.replace(/^.*\./, '')), `${callee} in ${this.place.how}`);
+    const f = profileFinding(
+      this.resolve(text),
+      this.place.profile,
+      changesFiles.test(callee.replace(/^.*\./, '')),
+      `${callee} in ${this.place.how}`,
+    );
     if (f) this.push(f);
   }
 
@@ -187,11 +203,16 @@ export class CodeEffects {
   network(target: string | undefined, via: string): void {
     this.sends ??= via;
     const host = target === undefined ? undefined : metadataHost(target);
-    if (host) this.ask('network.metadata', `reaches the cloud metadata endpoint, where machine credentials live (${host}, ${via})`);
+    if (host)
+      this.ask(
+        'network.metadata',
+        `reaches the cloud metadata endpoint, where machine credentials live (${host}, ${via})`,
+      );
   }
 
   findings(): CodeFinding[] {
-    if (this.secret && this.sends) this.ask('network.upload-secret', `reads ${this.secret} and sends data over the network (${this.sends})`);
+    if (this.secret && this.sends)
+      this.ask('network.upload-secret', `reads ${this.secret} and sends data over the network (${this.sends})`);
     return this.out;
   }
 }

@@ -94,7 +94,8 @@ export function concat(a: Val, b: Val): Val {
   const x = textOf(a);
   const y = textOf(b);
   const decoded = decodedBy(a) ?? decodedBy(b);
-  if (x === undefined || y === undefined || (a.k !== 'str' && b.k !== 'str')) return decoded ? { k: 'unknown', decoded } : unknown;
+  if (x === undefined || y === undefined || (a.k !== 'str' && b.k !== 'str'))
+    return decoded ? { k: 'unknown', decoded } : unknown;
   return str(collapse(x + y), decoded);
 }
 

@@ -30,13 +30,20 @@ describe.skipIf(!hasPython)('execute_code judged on its syntax tree (local targe
         }
       });
     });
-    const call = t.core.callTool('execute_code', { code: `import shutil as s; s.rmtree(${JSON.stringify(dir)})` }, 'test');
+    const call = t.core.callTool(
+      'execute_code',
+      { code: `import shutil as s; s.rmtree(${JSON.stringify(dir)})` },
+      'test',
+    );
     const outcome = call.then(
       () => 'ran',
       (err: Error) => err.message,
     );
     // Had the code run unasked, the call ends first.
-    const p = await Promise.race([pending, outcome.then((o) => Promise.reject(new Error(`execute_code ended without asking: ${o}`)))]);
+    const p = await Promise.race([
+      pending,
+      outcome.then((o) => Promise.reject(new Error(`execute_code ended without asking: ${o}`))),
+    ]);
     expect((p.reasons ?? []).join(' | ')).toContain(`deletes a directory tree ${dir} (shutil.rmtree)`);
     t.core.approvals.decide({ id: p.id, decision: 'deny' }, 'ui');
     expect(await outcome).toMatch(/denied/);
@@ -44,7 +51,13 @@ describe.skipIf(!hasPython)('execute_code judged on its syntax tree (local targe
   }, 30_000);
 
   it('everyday code in the workspace runs without asking', async () => {
-    const r = await t.core.callTool('execute_code', { code: "import json, os\nos.makedirs('out', exist_ok=True)\nopen('out/x.json', 'w').write(json.dumps({'a': 1}))\nprint(open('out/x.json').read())" }, 'test');
+    const r = await t.core.callTool(
+      'execute_code',
+      {
+        code: "import json, os\nos.makedirs('out', exist_ok=True)\nopen('out/x.json', 'w').write(json.dumps({'a': 1}))\nprint(open('out/x.json').read())",
+      },
+      'test',
+    );
     expect(String(r.output)).toContain('{"a": 1}');
     expect(t.core.approvals.list()).toEqual([]);
   }, 30_000);

@@ -5,30 +5,88 @@
 import { UNKNOWN } from '../scanTypes.js';
 import { CodeAnalysis } from './codeAnalysis.js';
 import type { CodeNode } from './codeParsers.js';
-import { argvOf, collapse, concat, decode, decodedBy, dirname, envValue, mutate, setItem, fromBase64, fromHex, joinPath, known, pathOf, str, textOf, unknown, type FnDef, type Val } from './codeValues.js';
+import {
+  argvOf,
+  collapse,
+  concat,
+  decode,
+  decodedBy,
+  dirname,
+  envValue,
+  mutate,
+  setItem,
+  fromBase64,
+  fromHex,
+  joinPath,
+  known,
+  pathOf,
+  str,
+  textOf,
+  unknown,
+  type FnDef,
+  type Val,
+} from './codeValues.js';
 
 /** Globals the analysis models; any other unbound name is a value it cannot know. */
-const globalNames = new Set(['require', 'eval', 'Function', 'process', 'Buffer', 'atob', 'fetch', 'module', 'String', 'Reflect', 'Object', 'JSON', 'console', 'setTimeout', 'setInterval', 'WebSocket', 'Deno', 'Bun', 'XMLHttpRequest']);
+const globalNames = new Set([
+  'require',
+  'eval',
+  'Function',
+  'process',
+  'Buffer',
+  'atob',
+  'fetch',
+  'module',
+  'String',
+  'Reflect',
+  'Object',
+  'JSON',
+  'console',
+  'setTimeout',
+  'setInterval',
+  'WebSocket',
+  'Deno',
+  'Bun',
+  'XMLHttpRequest',
+]);
 
 function normalize(q: string): string {
-  const s = q.replace(/^node:/, '').replace(/^fs\/promises(\.|$)/, 'fs.promises$1').replace(/^(global|globalThis|window|self)\./, '');
-  if (/^(process\.mainModule|module|require\.main|process\.mainModule\.constructor|module\.constructor)\.(require|_load)$/.test(s) || /^module\._load$/.test(s) || s === 'module.constructor.prototype.require') return 'require';
+  const s = q
+    .replace(/^node:/, '')
+    .replace(/^fs\/promises(\.|$)/, 'fs.promises$1')
+    .replace(/^(global|globalThis|window|self)\./, '');
+  if (
+    /^(process\.mainModule|module|require\.main|process\.mainModule\.constructor|module\.constructor)\.(require|_load)$/.test(
+      s,
+    ) ||
+    /^module\._load$/.test(s) ||
+    s === 'module.constructor.prototype.require'
+  )
+    return 'require';
   // An ES module's default export of a Node module is the module itself.
   return s.replace(/\.default(?=\.|$)/, '').replace(/^fs\.promises\./, 'fs.');
 }
 
 const shellFirst = new Set(['child_process.exec', 'child_process.execSync']);
-const argvCalls = new Set(['child_process.spawn', 'child_process.spawnSync', 'child_process.execFile', 'child_process.execFileSync']);
+const argvCalls = new Set([
+  'child_process.spawn',
+  'child_process.spawnSync',
+  'child_process.execFile',
+  'child_process.execFileSync',
+]);
 const removes = new Set(['fs.rm', 'fs.rmSync', 'fs.rmdir', 'fs.rmdirSync']);
 const unlinks = new Set(['fs.unlink', 'fs.unlinkSync']);
-const writesFirst = /^fs\.(writeFile|appendFile|createWriteStream|truncate|chmod|lchmod|chown|lchown|mkdir|utimes|lutimes|mkdtemp)(Sync)?$/;
+const writesFirst =
+  /^fs\.(writeFile|appendFile|createWriteStream|truncate|chmod|lchmod|chown|lchown|mkdir|utimes|lutimes|mkdtemp)(Sync)?$/;
 const readsFirst = /^fs\.(readFile|createReadStream|readdir|opendir)(Sync)?$/;
 const copies = /^fs\.(copyFile|cp)(Sync)?$/;
 const renames = /^fs\.rename(Sync)?$/;
 const links = /^fs\.(symlink|link)(Sync)?$/;
 const opens = /^fs\.open(Sync)?$/;
-const networkCalls = /^(fetch|https?\.(request|get)|http2\.connect|net\.(connect|createConnection|Socket)|tls\.connect|dgram\.createSocket|WebSocket|XMLHttpRequest|axios(\.(get|post|put|patch|delete|request))?|undici\.(request|fetch))$/;
-const codeRunners = /^(eval|Function|vm\.(runInThisContext|runInNewContext|runInContext|compileFunction|Script|SourceTextModule)|(.+\.)?constructor)$/;
+const networkCalls =
+  /^(fetch|https?\.(request|get)|http2\.connect|net\.(connect|createConnection|Socket)|tls\.connect|dgram\.createSocket|WebSocket|XMLHttpRequest|axios(\.(get|post|put|patch|delete|request))?|undici\.(request|fetch))$/;
+const codeRunners =
+  /^(eval|Function|vm\.(runInThisContext|runInNewContext|runInContext|compileFunction|Script|SourceTextModule)|(.+\.)?constructor)$/;
 /** Modules whose members run programs, change files or load code: a member looked up by a computed key asks. */
 const powerful = /^(child_process|fs|vm|module|process|worker_threads|require|cluster|inspector|v8)(\.|$)/;
 
@@ -58,8 +116,10 @@ export class JavaScriptAnalysis extends CodeAnalysis {
   private lookup(name: string): Val {
     const v = this.vars.get(name);
     if (v) return v;
-    for (let i = this.withs.length - 1; i >= 0; i--) if (this.withs[i]!.k === 'ref' || this.withs[i]!.k === 'dict') return this.member(this.withs[i]!, name);
-    if (name === 'globalThis' || name === 'global' || name === 'window' || name === 'self') return { k: 'scope', modules: false };
+    for (let i = this.withs.length - 1; i >= 0; i--)
+      if (this.withs[i]!.k === 'ref' || this.withs[i]!.k === 'dict') return this.member(this.withs[i]!, name);
+    if (name === 'globalThis' || name === 'global' || name === 'window' || name === 'self')
+      return { k: 'scope', modules: false };
     if (name === '__dirname' || name === '__filename') return str('.');
     return globalNames.has(name) ? { k: 'ref', q: name } : unknown;
   }
@@ -81,8 +141,15 @@ export class JavaScriptAnalysis extends CodeAnalysis {
   private item(v: Val, keyNode: CodeNode): Val {
     const key = this.evalExpr(keyNode);
     const k = known(key);
-    if (k === undefined && ((v.k === 'ref' && powerful.test(v.q)) || v.k === 'scope') && !(v.k === 'ref' && /^process\.env$/.test(v.q))) {
-      this.effects.ask('code.attr', `looks up a name computed at run time in ${v.k === 'ref' ? v.q : 'the global object'} (${keyNode.text.slice(0, 40)})`);
+    if (
+      k === undefined &&
+      ((v.k === 'ref' && powerful.test(v.q)) || v.k === 'scope') &&
+      !(v.k === 'ref' && /^process\.env$/.test(v.q))
+    ) {
+      this.effects.ask(
+        'code.attr',
+        `looks up a name computed at run time in ${v.k === 'ref' ? v.q : 'the global object'} (${keyNode.text.slice(0, 40)})`,
+      );
       return unknown;
     }
     if (v.k === 'seq' && key.k === 'num') return v.items[key.n] ?? unknown;
@@ -101,10 +168,18 @@ export class JavaScriptAnalysis extends CodeAnalysis {
           if (p.type === 'shorthand_property_identifier_pattern') this.bind(p, this.member(v, p.text));
           else if (p.type === 'pair_pattern') {
             const key = p.childForFieldName('key')!;
-            const name = key.type === 'property_identifier' ? key.text : known(this.evalExpr(key.type === 'computed_property_name' ? (key.namedChildren[0] ?? key) : key));
-            if (name === undefined && ((v.k === 'ref' && powerful.test(v.q)) || v.k === 'scope')) this.effects.ask('code.attr', `looks up a name computed at run time in ${v.k === 'ref' ? v.q : 'the global object'} (${key.text.slice(0, 40)})`);
+            const name =
+              key.type === 'property_identifier'
+                ? key.text
+                : known(this.evalExpr(key.type === 'computed_property_name' ? (key.namedChildren[0] ?? key) : key));
+            if (name === undefined && ((v.k === 'ref' && powerful.test(v.q)) || v.k === 'scope'))
+              this.effects.ask(
+                'code.attr',
+                `looks up a name computed at run time in ${v.k === 'ref' ? v.q : 'the global object'} (${key.text.slice(0, 40)})`,
+              );
             this.bind(p.childForFieldName('value'), name === undefined ? unknown : this.member(v, name));
-          } else if (p.type === 'object_assignment_pattern') this.bind(p.childForFieldName('left'), this.member(v, p.childForFieldName('left')?.text ?? ''));
+          } else if (p.type === 'object_assignment_pattern')
+            this.bind(p.childForFieldName('left'), this.member(v, p.childForFieldName('left')?.text ?? ''));
           else this.bind(p.namedChildren[0] ?? null, unknown);
         }
         return;
@@ -133,7 +208,8 @@ export class JavaScriptAnalysis extends CodeAnalysis {
   }
 
   private env(name: string, v: Val): void {
-    if (/^[A-Za-z_]\w*$/.test(name)) this.effects.shell(`${name}=${JSON.stringify(textOf(v) ?? UNKNOWN)}`, 'process.env');
+    if (/^[A-Za-z_]\w*$/.test(name))
+      this.effects.shell(`${name}=${JSON.stringify(textOf(v) ?? UNKNOWN)}`, 'process.env');
   }
 
   private fnDef(name: string, params: CodeNode | null, body: CodeNode): FnDef {
@@ -143,7 +219,8 @@ export class JavaScriptAnalysis extends CodeAnalysis {
     const list = params ? (params.type === 'formal_parameters' ? params.namedChildren : [params]) : [];
     for (const p of list) {
       if (p.type === 'rest_pattern') rest = names.length;
-      const id = p.type === 'identifier' ? p : p.type === 'rest_pattern' ? p.namedChildren[0] : p.childForFieldName('left');
+      const id =
+        p.type === 'identifier' ? p : p.type === 'rest_pattern' ? p.namedChildren[0] : p.childForFieldName('left');
       const dflt = p.type === 'assignment_pattern' ? p.childForFieldName('right') : null;
       defaults[names.length] = dflt ? this.evalExpr(dflt) : undefined;
       names.push(id?.type === 'identifier' ? id.text : `#${names.length}`);
@@ -207,13 +284,17 @@ export class JavaScriptAnalysis extends CodeAnalysis {
         const left = node.childForFieldName('left')!;
         const v = this.evalExpr(node.childForFieldName('right')!);
         const op = node.childForFieldName('operator')?.text ?? node.children[1]?.text;
-        if (left.type === 'identifier') this.vars.set(left.text, op === '+=' ? concat(this.lookup(left.text), v) : unknown);
+        if (left.type === 'identifier')
+          this.vars.set(left.text, op === '+=' ? concat(this.lookup(left.text), v) : unknown);
         return unknown;
       }
       case 'function_declaration':
       case 'generator_function_declaration': {
         const name = node.childForFieldName('name')!.text;
-        this.vars.set(name, this.define(this.fnDef(name, node.childForFieldName('parameters'), node.childForFieldName('body')!)));
+        this.vars.set(
+          name,
+          this.define(this.fnDef(name, node.childForFieldName('parameters'), node.childForFieldName('body')!)),
+        );
         return unknown;
       }
       case 'function_expression':
@@ -221,7 +302,9 @@ export class JavaScriptAnalysis extends CodeAnalysis {
       case 'generator_function': {
         const body = node.childForFieldName('body');
         const params = node.childForFieldName('parameters') ?? node.childForFieldName('parameter');
-        return body ? this.define(this.fnDef(node.childForFieldName('name')?.text ?? '<anonymous>', params, body), false) : unknown;
+        return body
+          ? this.define(this.fnDef(node.childForFieldName('name')?.text ?? '<anonymous>', params, body), false)
+          : unknown;
       }
       case 'method_definition': {
         const name = node.childForFieldName('name')!.text;
@@ -250,7 +333,8 @@ export class JavaScriptAnalysis extends CodeAnalysis {
       case 'template_string': {
         let s = '';
         for (const c of node.namedChildren) {
-          if (c.type === 'template_substitution') s += c.namedChildren[0] ? (textOf(this.evalExpr(c.namedChildren[0])) ?? UNKNOWN) : UNKNOWN;
+          if (c.type === 'template_substitution')
+            s += c.namedChildren[0] ? (textOf(this.evalExpr(c.namedChildren[0])) ?? UNKNOWN) : UNKNOWN;
           else s += c.type === 'escape_sequence' ? unescape(c.text) : c.text;
         }
         return str(collapse(s));
@@ -276,7 +360,10 @@ export class JavaScriptAnalysis extends CodeAnalysis {
         for (const p of node.namedChildren) {
           if (p.type === 'pair') {
             const key = p.childForFieldName('key')!;
-            const k = key.type === 'property_identifier' ? key.text : known(this.evalExpr(key.type === 'computed_property_name' ? (key.namedChildren[0] ?? key) : key));
+            const k =
+              key.type === 'property_identifier'
+                ? key.text
+                : known(this.evalExpr(key.type === 'computed_property_name' ? (key.namedChildren[0] ?? key) : key));
             const v = this.evalExpr(p.childForFieldName('value')!);
             if (k !== undefined) entries.set(k, v);
           } else if (p.type === 'shorthand_property_identifier') entries.set(p.text, this.lookup(p.text));
@@ -323,7 +410,8 @@ export class JavaScriptAnalysis extends CodeAnalysis {
       } else if (a.type !== 'comment') args.push(this.evalExpr(a));
     }
     // A template literal call (fn`…`) passes its text.
-    if (node.childForFieldName('arguments')?.type === 'template_string') args.push(this.evalExpr(node.childForFieldName('arguments')!));
+    if (node.childForFieldName('arguments')?.type === 'template_string')
+      args.push(this.evalExpr(node.childForFieldName('arguments')!));
     const callee = fn.k === 'ref' ? fn.q : fn.k === 'method' ? fn.name : fn.k === 'fn' ? fn.fn.name : '';
     for (const a of args) if (a.k === 'str') this.effects.mention(a.s, callee);
     if (fn.k !== 'fn') this.callbacks(fn, args);
@@ -341,13 +429,29 @@ export class JavaScriptAnalysis extends CodeAnalysis {
     args.forEach((v, i) => {
       if (v.k === 'fn') this.call(v.fn, args.slice(i + 1), new Map());
       else if (v.k === 'ref' && this.models(v.q)) this.callRef(v.q, args.slice(i + 1));
-      else if (v.k === 'ref' && ((powerful.test(v.q) && !v.q.includes('.')) || v.q === 'process.mainModule') && !this.models(q)) this.effects.ask('code.attr', `hands ${v.q} to ${q || 'a function'} the analysis cannot follow`);
+      else if (
+        v.k === 'ref' &&
+        ((powerful.test(v.q) && !v.q.includes('.')) || v.q === 'process.mainModule') &&
+        !this.models(q)
+      )
+        this.effects.ask('code.attr', `hands ${v.q} to ${q || 'a function'} the analysis cannot follow`);
     });
   }
 
   /** Is a qualified name one the analysis gives meaning to? */
   private models(q: string): boolean {
-    return shellFirst.has(q) || argvCalls.has(q) || removes.has(q) || unlinks.has(q) || writesFirst.test(q) || copies.test(q) || renames.test(q) || links.test(q) || codeRunners.test(q) || /^(require|process\.(binding|_linkedBinding|dlopen))$/.test(q);
+    return (
+      shellFirst.has(q) ||
+      argvCalls.has(q) ||
+      removes.has(q) ||
+      unlinks.has(q) ||
+      writesFirst.test(q) ||
+      copies.test(q) ||
+      renames.test(q) ||
+      links.test(q) ||
+      codeRunners.test(q) ||
+      /^(require|process\.(binding|_linkedBinding|dlopen))$/.test(q)
+    );
   }
 
   private apply(fn: Val, args: Val[]): Val {
@@ -356,7 +460,6 @@ export class JavaScriptAnalysis extends CodeAnalysis {
     if (fn.k === 'method') return this.method(fn.self, fn.name, args);
     return unknown;
   }
-
 
   private callRef(q: string, args: Val[]): Val {
     const e = this.effects;
@@ -374,7 +477,10 @@ export class JavaScriptAnalysis extends CodeAnalysis {
       if (/^data:/i.test(name)) {
         const m = /^data:[^,]*?(;base64)?,([\s\S]*)$/i.exec(name);
         const body = m?.[2] ?? '';
-        this.runCode(m?.[1] ? decode(str(body), 'a base64 data: URL', fromBase64) : str(safeDecodeURI(body)), q === 'import' ? 'import()' : 'require');
+        this.runCode(
+          m?.[1] ? decode(str(body), 'a base64 data: URL', fromBase64) : str(safeDecodeURI(body)),
+          q === 'import' ? 'import()' : 'require',
+        );
         return unknown;
       }
       if (/^https?:/i.test(name)) e.ask('remote.import', `loads code from the network (${name.slice(0, 60)})`);
@@ -385,7 +491,7 @@ export class JavaScriptAnalysis extends CodeAnalysis {
       if (opts && !(opts.k === 'bool' && !opts.b)) this.runCode(a0, q);
       return unknown;
     }
-    if (shellFirst.has(q)) return e.shell(a0 ? textOf(a0) : undefined, q, decodedBy(a0)), unknown;
+    if (shellFirst.has(q)) return (e.shell(a0 ? textOf(a0) : undefined, q, decodedBy(a0)), unknown);
     if (argvCalls.has(q)) {
       const list = args[1]?.k === 'seq' ? args[1] : undefined;
       const opts = (args[1]?.k === 'dict' ? args[1] : args[2]?.k === 'dict' ? args[2] : undefined)?.entries;
@@ -403,9 +509,9 @@ export class JavaScriptAnalysis extends CodeAnalysis {
       e.delete(a0 ? (textOf(a0) ?? UNKNOWN) : undefined, tree, q);
       return unknown;
     }
-    if (unlinks.has(q)) return e.delete(a0 ? (textOf(a0) ?? UNKNOWN) : undefined, false, q), unknown;
-    if (writesFirst.test(q)) return e.write(pathOf(a0), q), unknown;
-    if (readsFirst.test(q)) return e.read(pathOf(a0), q), unknown;
+    if (unlinks.has(q)) return (e.delete(a0 ? (textOf(a0) ?? UNKNOWN) : undefined, false, q), unknown);
+    if (writesFirst.test(q)) return (e.write(pathOf(a0), q), unknown);
+    if (readsFirst.test(q)) return (e.read(pathOf(a0), q), unknown);
     if (copies.test(q)) {
       e.read(pathOf(a0), q);
       e.write(pathOf(args[1]), q);
@@ -416,7 +522,7 @@ export class JavaScriptAnalysis extends CodeAnalysis {
       e.write(pathOf(args[1]), q);
       return unknown;
     }
-    if (links.test(q)) return e.write(pathOf(args[1]), q), unknown;
+    if (links.test(q)) return (e.write(pathOf(args[1]), q), unknown);
     if (opens.test(q)) {
       // Flags known only at run time may write.
       const flags = args[1] === undefined ? 'r' : (known(args[1]) ?? 'w');
@@ -425,13 +531,26 @@ export class JavaScriptAnalysis extends CodeAnalysis {
       return unknown;
     }
     if (networkCalls.test(q)) {
-      const target = a0?.k === 'dict' ? (a0.entries.get('host') ?? a0.entries.get('hostname')) : q.startsWith('net.') && args[1] ? args[1] : a0;
+      const target =
+        a0?.k === 'dict'
+          ? (a0.entries.get('host') ?? a0.entries.get('hostname'))
+          : q.startsWith('net.') && args[1]
+            ? args[1]
+            : a0;
       e.network(target ? known(target) : undefined, q);
       return unknown;
     }
-    if (codeRunners.test(q)) return this.runSource(q, q === 'Function' || q.endsWith('constructor') ? args : [a0 ?? unknown]);
-    if ((q === 'setTimeout' || q === 'setInterval') && a0?.k === 'str') return this.runCode(a0, q), unknown;
-    if (q === 'setTimeout' || q === 'setInterval' || q === 'process.nextTick' || q === 'queueMicrotask' || q === 'setImmediate') return a0?.k === 'fn' ? this.call(a0.fn, args.slice(2), new Map()) : unknown;
+    if (codeRunners.test(q))
+      return this.runSource(q, q === 'Function' || q.endsWith('constructor') ? args : [a0 ?? unknown]);
+    if ((q === 'setTimeout' || q === 'setInterval') && a0?.k === 'str') return (this.runCode(a0, q), unknown);
+    if (
+      q === 'setTimeout' ||
+      q === 'setInterval' ||
+      q === 'process.nextTick' ||
+      q === 'queueMicrotask' ||
+      q === 'setImmediate'
+    )
+      return a0?.k === 'fn' ? this.call(a0.fn, args.slice(2), new Map()) : unknown;
     if (/^process\.(binding|_linkedBinding|dlopen)$/.test(q)) {
       e.ask('code.native', `reaches Node's internals (${q})`);
       return unknown;
@@ -450,13 +569,22 @@ export class JavaScriptAnalysis extends CodeAnalysis {
     }
     if (q === 'atob') return decode(a0, 'atob', fromBase64);
     if (q === 'String.fromCharCode' || q === 'String.fromCodePoint') {
-      return args.every((a) => a.k === 'num') ? str(args.map((a) => String.fromCodePoint((a as { n: number }).n)).join(''), q) : { k: 'unknown', decoded: q };
+      return args.every((a) => a.k === 'num')
+        ? str(args.map((a) => String.fromCodePoint((a as { n: number }).n)).join(''), q)
+        : { k: 'unknown', decoded: q };
     }
     if (q === 'String' || q === 'String.raw') return a0 ?? unknown;
     if (q === 'util.promisify') return a0 ?? unknown;
-    if (q === 'process.chdir') return e.chdir(a0 ? (textOf(a0) ?? UNKNOWN) : undefined), unknown;
+    if (q === 'process.chdir') return (e.chdir(a0 ? (textOf(a0) ?? UNKNOWN) : undefined), unknown);
     if (q === 'process.kill') {
-      e.argv(['kill', `-${textOf(args[1] ?? str('TERM')) ?? UNKNOWN}`.replace(/^-SIG/, '-'), textOf(a0 ?? unknown) ?? UNKNOWN], q);
+      e.argv(
+        [
+          'kill',
+          `-${textOf(args[1] ?? str('TERM')) ?? UNKNOWN}`.replace(/^-SIG/, '-'),
+          textOf(a0 ?? unknown) ?? UNKNOWN,
+        ],
+        q,
+      );
       return unknown;
     }
     if (q === 'Reflect.get') {
@@ -481,7 +609,10 @@ export class JavaScriptAnalysis extends CodeAnalysis {
     const body = known(src);
     if (body === undefined || decodedBy(src)) return unknown;
     const params = args.slice(0, -1).flatMap((a) => (known(a) ?? '').split(',').map((p) => p.trim()));
-    return this.define({ name: '<Function>', params, defaults: [], rest: -1, body: this.parsed(body), expression: false, calls: 1 }, false);
+    return this.define(
+      { name: '<Function>', params, defaults: [], rest: -1, body: this.parsed(body), expression: false, calls: 1 },
+      false,
+    );
   }
 
   /** Methods on values: strings, functions (call/apply/bind), promises of modules, and the code's own methods. */
@@ -505,7 +636,9 @@ export class JavaScriptAnalysis extends CodeAnalysis {
           return args.reduce<Val>((acc, a) => concat(acc, a), self);
         case 'split': {
           const sep = known(args[0]);
-          return sep !== undefined && !s.includes(UNKNOWN) ? { k: 'seq', items: s.split(sep).map((w) => str(w, by)) } : unknown;
+          return sep !== undefined && !s.includes(UNKNOWN)
+            ? { k: 'seq', items: s.split(sep).map((w) => str(w, by)) }
+            : unknown;
         }
         case 'reverse':
           return unknown;
@@ -513,14 +646,20 @@ export class JavaScriptAnalysis extends CodeAnalysis {
         case 'replaceAll': {
           const a = known(args[0]);
           const b = args[1] ? textOf(args[1]) : undefined;
-          return a !== undefined && b !== undefined && !s.includes(UNKNOWN) ? str(s.split(a).join(b), by) : by ? { k: 'unknown', decoded: by } : unknown;
+          return a !== undefined && b !== undefined && !s.includes(UNKNOWN)
+            ? str(s.split(a).join(b), by)
+            : by
+              ? { k: 'unknown', decoded: by }
+              : unknown;
         }
       }
       return by ? { k: 'unknown', decoded: by } : unknown;
     }
-    if (self.k === 'seq' && (name === 'pop' || name === 'shift')) return (name === 'pop' ? self.items.pop() : self.items.shift()) ?? unknown;
+    if (self.k === 'seq' && (name === 'pop' || name === 'shift'))
+      return (name === 'pop' ? self.items.pop() : self.items.shift()) ?? unknown;
     // Array methods that change the array in place and return it.
-    if (self.k === 'seq' && (name === 'reverse' || name === 'push' || name === 'unshift')) return mutate(self, name, args), name === 'reverse' ? self : unknown;
+    if (self.k === 'seq' && (name === 'reverse' || name === 'push' || name === 'unshift'))
+      return (mutate(self, name, args), name === 'reverse' ? self : unknown);
     if (mutate(self, name, args)) return unknown;
     if (self.k === 'seq') {
       if (/^(forEach|map|filter|some|every|flatMap|find|findIndex)$/.test(name) && args[0]) {
@@ -528,12 +667,17 @@ export class JavaScriptAnalysis extends CodeAnalysis {
         if (self.items.length === 0) this.apply(args[0], [unknown]);
         return unknown;
       }
-      if (name === 'join') return str(collapse(self.items.map((i) => textOf(i) ?? UNKNOWN).join(known(args[0]) ?? ',')), self.items.map(decodedBy).find(Boolean));
+      if (name === 'join')
+        return str(
+          collapse(self.items.map((i) => textOf(i) ?? UNKNOWN).join(known(args[0]) ?? ',')),
+          self.items.map(decodedBy).find(Boolean),
+        );
       return unknown;
     }
     if (self.k === 'unknown' && self.decoded) return self;
     // A module the analysis lost track of still has its members' names (`m.execSync(…)`).
-    if (self.k === 'unknown' && /^(execSync|execFileSync|spawnSync|execFile|rmSync)$/.test(name)) return this.callRef(name === 'rmSync' ? 'fs.rmSync' : `child_process.${name}`, args);
+    if (self.k === 'unknown' && /^(execSync|execFileSync|spawnSync|execFile|rmSync)$/.test(name))
+      return this.callRef(name === 'rmSync' ? 'fs.rmSync' : `child_process.${name}`, args);
     const own = this.fns.get(name);
     if (own && self.k !== 'ref') return this.call(own, args, new Map());
     return unknown;

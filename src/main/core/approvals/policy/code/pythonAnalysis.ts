@@ -6,8 +6,51 @@ import { posix } from 'node:path';
 import { UNKNOWN } from '../scanTypes.js';
 import { CodeAnalysis } from './codeAnalysis.js';
 import type { CodeNode } from './codeParsers.js';
-import { argvOf, collapse, concat, decode, decodedBy, dirname, envValue, mutate, setItem, format, fromBase64, fromHex, joinPath, known, pathOf, rot13, str, textOf, unknown, type FnDef, type Val } from './codeValues.js';
-import { builtinNames, lostMembers, changesFirst, copies, decoders, deleteFile, internals, links, modelled, moves, networkCalls, normalize, opens, powerful, shellFirst, shells, sourceRunners, subprocessRun, unescape, walkers } from './pythonNames.js';
+import {
+  argvOf,
+  collapse,
+  concat,
+  decode,
+  decodedBy,
+  dirname,
+  envValue,
+  mutate,
+  setItem,
+  format,
+  fromBase64,
+  fromHex,
+  joinPath,
+  known,
+  pathOf,
+  rot13,
+  str,
+  textOf,
+  unknown,
+  type FnDef,
+  type Val,
+} from './codeValues.js';
+import {
+  builtinNames,
+  lostMembers,
+  changesFirst,
+  copies,
+  decoders,
+  deleteFile,
+  internals,
+  links,
+  modelled,
+  moves,
+  networkCalls,
+  normalize,
+  opens,
+  powerful,
+  shellFirst,
+  shells,
+  sourceRunners,
+  subprocessRun,
+  unescape,
+  walkers,
+} from './pythonNames.js';
 
 interface Call {
   q: string;
@@ -30,7 +73,8 @@ export class PythonAnalysis extends CodeAnalysis {
 
   override analyse(text: string): boolean {
     const clean = super.analyse(text);
-    if (this.dup2 && this.spawnsShell) this.effects.ask('network.shell', 'connects a shell to a socket (os.dup2, then a shell)');
+    if (this.dup2 && this.spawnsShell)
+      this.effects.ask('network.shell', 'connects a shell to a socket (os.dup2, then a shell)');
     return clean;
   }
 
@@ -46,7 +90,6 @@ export class PythonAnalysis extends CodeAnalysis {
     return builtinNames.has(name) ? { k: 'ref', q: `builtins.${name}` } : unknown;
   }
 
-
   private attr(v: Val, name: string): Val {
     if (internals.has(name)) {
       this.effects.ask('code.introspect', `reaches the interpreter's internals (${name})`);
@@ -56,7 +99,12 @@ export class PythonAnalysis extends CodeAnalysis {
       if (name === '__dict__') return v;
       if (name === '__builtins__') return { k: 'ref', q: 'builtins' };
       if (v.q === 'sys' && name === 'executable') return str('python3');
-      if (powerful.test(v.q) && !v.q.includes('.') && /^(values|items|keys|copy|__getitem__|__getattribute__|__getattr__|get|pop)$/.test(name)) return { k: 'method', self: v, name };
+      if (
+        powerful.test(v.q) &&
+        !v.q.includes('.') &&
+        /^(values|items|keys|copy|__getitem__|__getattribute__|__getattr__|get|pop)$/.test(name)
+      )
+        return { k: 'method', self: v, name };
       const q = normalize(`${v.q}.${name}`);
       return q === 'sys.modules' ? { k: 'scope', modules: true } : { k: 'ref', q };
     }
@@ -69,13 +117,20 @@ export class PythonAnalysis extends CodeAnalysis {
   private item(v: Val, key: Val, keyNode: CodeNode | null): Val {
     if (keyNode?.type === 'slice') {
       const s = v.k === 'str' && keyNode.text.replace(/\s/g, '') === '::-1' ? known(v) : undefined;
-      return s === undefined ? (decodedBy(v) ? { k: 'unknown', decoded: decodedBy(v)! } : unknown) : str([...s].reverse().join(''), v.k === 'str' ? v.decoded : undefined);
+      return s === undefined
+        ? decodedBy(v)
+          ? { k: 'unknown', decoded: decodedBy(v)! }
+          : unknown
+        : str([...s].reverse().join(''), v.k === 'str' ? v.decoded : undefined);
     }
     const k = known(key);
     if (v.k === 'ref' && v.q === 'os.environ') return envValue(k);
     if ((v.k === 'ref' && powerful.test(v.q)) || v.k === 'scope') {
       if (k === undefined) {
-        this.effects.ask('code.attr', `looks up a name computed at run time in ${v.k === 'ref' ? v.q : 'a namespace'} (${keyNode?.text.slice(0, 40) ?? '…'})`);
+        this.effects.ask(
+          'code.attr',
+          `looks up a name computed at run time in ${v.k === 'ref' ? v.q : 'a namespace'} (${keyNode?.text.slice(0, 40) ?? '…'})`,
+        );
         return unknown;
       }
       if (v.k === 'scope') return v.modules ? { k: 'ref', q: normalize(k) } : this.lookup(k);
@@ -120,7 +175,8 @@ export class PythonAnalysis extends CodeAnalysis {
 
   /** An environment variable set for the programs the code starts: judged as the shell assignment. */
   private env(name: string, v: Val): void {
-    if (/^[A-Za-z_]\w*$/.test(name)) this.effects.shell(`${name}=${JSON.stringify(textOf(v) ?? UNKNOWN)}`, 'os.environ');
+    if (/^[A-Za-z_]\w*$/.test(name))
+      this.effects.shell(`${name}=${JSON.stringify(textOf(v) ?? UNKNOWN)}`, 'os.environ');
   }
 
   private fnDef(name: string, paramsNode: CodeNode | null, body: CodeNode, expression: boolean): FnDef {
@@ -128,9 +184,13 @@ export class PythonAnalysis extends CodeAnalysis {
     const defaults: (Val | undefined)[] = [];
     let rest = -1;
     for (const p of paramsNode?.namedChildren ?? []) {
-      const id = p.type === 'identifier' ? p : (p.childForFieldName('name') ?? p.namedChildren.find((c) => c.type === 'identifier'));
+      const id =
+        p.type === 'identifier'
+          ? p
+          : (p.childForFieldName('name') ?? p.namedChildren.find((c) => c.type === 'identifier'));
       if (p.type === 'list_splat_pattern') rest = params.length;
-      if (p.type === 'dictionary_splat_pattern' || p.type === 'keyword_separator' || p.type === 'positional_separator') continue;
+      if (p.type === 'dictionary_splat_pattern' || p.type === 'keyword_separator' || p.type === 'positional_separator')
+        continue;
       params.push(id?.text ?? `#${params.length}`);
       // Defaults are evaluated where the function is defined.
       const dflt = p.childForFieldName('value');
@@ -155,8 +215,13 @@ export class PythonAnalysis extends CodeAnalysis {
       }
       case 'import_statement':
         for (const c of node.namedChildren) {
-          if (c.type === 'aliased_import') this.vars.set(c.childForFieldName('alias')!.text, { k: 'ref', q: normalize(c.childForFieldName('name')!.text.replace(/\s/g, '')) });
-          else if (c.type === 'dotted_name') this.vars.set(c.namedChildren[0]!.text, { k: 'ref', q: normalize(c.namedChildren[0]!.text) });
+          if (c.type === 'aliased_import')
+            this.vars.set(c.childForFieldName('alias')!.text, {
+              k: 'ref',
+              q: normalize(c.childForFieldName('name')!.text.replace(/\s/g, '')),
+            });
+          else if (c.type === 'dotted_name')
+            this.vars.set(c.namedChildren[0]!.text, { k: 'ref', q: normalize(c.namedChildren[0]!.text) });
         }
         return unknown;
       case 'import_from_statement': {
@@ -189,7 +254,8 @@ export class PythonAnalysis extends CodeAnalysis {
         const left = node.childForFieldName('left')!;
         const v = this.evalExpr(node.childForFieldName('right')!);
         const op = node.childForFieldName('operator')?.text;
-        if (left.type === 'identifier') this.vars.set(left.text, op === '+=' ? concat(this.lookup(left.text), v) : unknown);
+        if (left.type === 'identifier')
+          this.vars.set(left.text, op === '+=' ? concat(this.lookup(left.text), v) : unknown);
         return unknown;
       }
       case 'named_expression': {
@@ -199,12 +265,17 @@ export class PythonAnalysis extends CodeAnalysis {
       }
       case 'function_definition': {
         const name = node.childForFieldName('name')!.text;
-        this.vars.set(name, this.define(this.fnDef(name, node.childForFieldName('parameters'), node.childForFieldName('body')!, false)));
+        this.vars.set(
+          name,
+          this.define(this.fnDef(name, node.childForFieldName('parameters'), node.childForFieldName('body')!, false)),
+        );
         return unknown;
       }
       case 'lambda': {
         const body = node.childForFieldName('body');
-        return body ? this.define(this.fnDef('<lambda>', node.childForFieldName('parameters'), body, true), false) : unknown;
+        return body
+          ? this.define(this.fnDef('<lambda>', node.childForFieldName('parameters'), body, true), false)
+          : unknown;
       }
       case 'class_definition': {
         const sup = node.childForFieldName('superclasses');
@@ -356,7 +427,13 @@ export class PythonAnalysis extends CodeAnalysis {
     if (op === '/' && l.k === 'path') return { k: 'path', s: textOf(joinPath([l, r])) ?? UNKNOWN };
     if (op === '%' && l.k === 'str') {
       const args = r.k === 'seq' ? r.items : [r];
-      return str(format(l.s.replace(/%%/g, '\u0001'), args, /%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[sdrifxXoeEgGc]/g).replace(/\u0001/g, '%'), decodedBy(l) ?? decodedBy(r));
+      return str(
+        format(l.s.replace(/%%/g, '\u0001'), args, /%(?:\([^)]*\))?[-#0 +]*\d*(?:\.\d+)?[sdrifxXoeEgGc]/g).replace(
+          /\u0001/g,
+          '%',
+        ),
+        decodedBy(l) ?? decodedBy(r),
+      );
     }
     const decoded = decodedBy(l) ?? decodedBy(r);
     return decoded ? { k: 'unknown', decoded } : unknown;
@@ -368,7 +445,8 @@ export class PythonAnalysis extends CodeAnalysis {
     const args: Val[] = [];
     const kw = new Map<string, Val>();
     for (const a of argNode?.type === 'argument_list' ? argNode.namedChildren : argNode ? [argNode] : []) {
-      if (a.type === 'keyword_argument') kw.set(a.childForFieldName('name')!.text, this.evalExpr(a.childForFieldName('value')!));
+      if (a.type === 'keyword_argument')
+        kw.set(a.childForFieldName('name')!.text, this.evalExpr(a.childForFieldName('value')!));
       else if (a.type === 'list_splat') {
         const v = this.evalExpr(a.namedChildren[0]!);
         if (v.k === 'seq') args.push(...v.items);
@@ -395,7 +473,10 @@ export class PythonAnalysis extends CodeAnalysis {
   private callbacks(fn: Val, args: Val[], kw: Map<string, Val>): void {
     const q = fn.k === 'ref' ? fn.q : '';
     if (/^builtins\.(print|dir|help|repr|id|type|isinstance|hasattr|getattr|vars|len|str)$/.test(q)) return;
-    const given: [Val, number][] = [...args.map((v, i): [Val, number] => [v, i]), ...[...kw.values()].map((v): [Val, number] => [v, args.length])];
+    const given: [Val, number][] = [
+      ...args.map((v, i): [Val, number] => [v, i]),
+      ...[...kw.values()].map((v): [Val, number] => [v, args.length]),
+    ];
     for (const [v, i] of given) {
       const withArgs = (): Val[] => {
         const a = kw.get('args');
@@ -405,7 +486,8 @@ export class PythonAnalysis extends CodeAnalysis {
         return args.slice(i + 1);
       };
       if (v.k === 'fn') this.call(v.fn, withArgs(), new Map());
-      else if (v.k === 'ref' && (modelled(v.q) || /^builtins\.(exec|eval|compile|__import__|open)$/.test(v.q))) this.callRef({ q: v.q, args: withArgs(), kw: new Map() });
+      else if (v.k === 'ref' && (modelled(v.q) || /^builtins\.(exec|eval|compile|__import__|open)$/.test(v.q)))
+        this.callRef({ q: v.q, args: withArgs(), kw: new Map() });
       else if (v.k === 'ref' && powerful.test(v.q) && !v.q.includes('.') && !modelled(q)) {
         this.effects.ask('code.attr', `hands ${v.q} to ${q || 'a function'} the analysis cannot follow`);
       }
@@ -416,14 +498,13 @@ export class PythonAnalysis extends CodeAnalysis {
     return (name !== undefined ? c.kw.get(name) : undefined) ?? c.args[i];
   }
 
-
   private callRef(c: Call): Val {
     const { q } = c;
     const short = q.replace(/^builtins\./, '');
     const e = this.effects;
     if (shellFirst.has(q)) {
       const cmd = this.arg(c, 0, 'command') ?? c.kw.get('cmd') ?? unknown;
-      return e.shell(textOf(cmd), q, decodedBy(cmd)), unknown;
+      return (e.shell(textOf(cmd), q, decodedBy(cmd)), unknown);
     }
     if (subprocessRun.has(q)) {
       const a = this.arg(c, 0, 'args') ?? unknown;
@@ -435,23 +516,30 @@ export class PythonAnalysis extends CodeAnalysis {
       return unknown;
     }
     if (/^os\.exec[lv]p?e?$/.test(q) || /^os\.posix_spawnp?$/.test(q)) {
-      const list = /^os\.execl/.test(q) ? c.args.slice(2, /e$/.test(q) ? -1 : undefined).map((v) => textOf(v) ?? UNKNOWN) : (argvOf(c.args[1]) ?? [UNKNOWN]).slice(1);
+      const list = /^os\.execl/.test(q)
+        ? c.args.slice(2, /e$/.test(q) ? -1 : undefined).map((v) => textOf(v) ?? UNKNOWN)
+        : (argvOf(c.args[1]) ?? [UNKNOWN]).slice(1);
       this.runArgv([textOf(c.args[0] ?? unknown) ?? UNKNOWN, ...list], q);
       return unknown;
     }
     if (/^os\.spawn[lv]p?e?$/.test(q)) {
-      const list = /^os\.spawnl/.test(q) ? c.args.slice(3, /e$/.test(q) ? -1 : undefined).map((v) => textOf(v) ?? UNKNOWN) : (argvOf(c.args[2]) ?? [UNKNOWN]).slice(1);
+      const list = /^os\.spawnl/.test(q)
+        ? c.args.slice(3, /e$/.test(q) ? -1 : undefined).map((v) => textOf(v) ?? UNKNOWN)
+        : (argvOf(c.args[2]) ?? [UNKNOWN]).slice(1);
       this.runArgv([textOf(c.args[1] ?? unknown) ?? UNKNOWN, ...list], q);
       return unknown;
     }
     if (q === 'pty.spawn' || q === 'asyncio.create_subprocess_exec') {
       const first = c.args[0] ?? unknown;
-      this.runArgv(q === 'pty.spawn' ? (argvOf(first) ?? [textOf(first) ?? UNKNOWN]) : c.args.map((v) => textOf(v) ?? UNKNOWN), q);
+      this.runArgv(
+        q === 'pty.spawn' ? (argvOf(first) ?? [textOf(first) ?? UNKNOWN]) : c.args.map((v) => textOf(v) ?? UNKNOWN),
+        q,
+      );
       return unknown;
     }
-    if (q === 'shutil.rmtree') return this.delete(this.arg(c, 0, 'path'), true, q), unknown;
-    if (deleteFile.has(q)) return this.delete(this.arg(c, 0, 'path'), false, q), unknown;
-    if (changesFirst.has(q)) return e.write(pathOf(this.arg(c, 0, 'path')), q), unknown;
+    if (q === 'shutil.rmtree') return (this.delete(this.arg(c, 0, 'path'), true, q), unknown);
+    if (deleteFile.has(q)) return (this.delete(this.arg(c, 0, 'path'), false, q), unknown);
+    if (changesFirst.has(q)) return (e.write(pathOf(this.arg(c, 0, 'path')), q), unknown);
     if (moves.has(q)) {
       e.write(pathOf(this.arg(c, 0, 'src')), q);
       e.write(pathOf(this.arg(c, 1, 'dst')), q);
@@ -462,7 +550,7 @@ export class PythonAnalysis extends CodeAnalysis {
       e.write(pathOf(this.arg(c, 1, 'dst')), q);
       return unknown;
     }
-    if (links.has(q)) return e.write(pathOf(this.arg(c, 1, 'dst')), q), unknown;
+    if (links.has(q)) return (e.write(pathOf(this.arg(c, 1, 'dst')), q), unknown);
     if (opens.has(q)) {
       // A mode known only at run time may write.
       const given = this.arg(c, 1, 'mode');
@@ -480,7 +568,7 @@ export class PythonAnalysis extends CodeAnalysis {
       return unknown;
     }
     if (q === 'urllib.request.urlretrieve') e.write(pathOf(this.arg(c, 1, 'filename')), q);
-    if (q === 'shutil.unpack_archive') return e.writeTree(pathOf(this.arg(c, 1, 'extract_dir')) ?? '.', q), unknown;
+    if (q === 'shutil.unpack_archive') return (e.writeTree(pathOf(this.arg(c, 1, 'extract_dir')) ?? '.', q), unknown);
     if (networkCalls.test(q)) {
       const target = q === 'requests.request' ? this.arg(c, 1, 'url') : (this.arg(c, 0, 'url') ?? c.args[0]);
       const t = target?.k === 'seq' ? target.items[0] : target;
@@ -503,7 +591,11 @@ export class PythonAnalysis extends CodeAnalysis {
         const obj = c.args[0] ?? unknown;
         const name = known(c.args[1]);
         if (name !== undefined) return this.attr(obj, name);
-        if ((obj.k === 'ref' && powerful.test(obj.q)) || obj.k === 'scope') e.ask('code.attr', `reads an attribute named at run time of ${obj.k === 'ref' ? obj.q : 'a namespace'} (getattr)`);
+        if ((obj.k === 'ref' && powerful.test(obj.q)) || obj.k === 'scope')
+          e.ask(
+            'code.attr',
+            `reads an attribute named at run time of ${obj.k === 'ref' ? obj.q : 'a namespace'} (getattr)`,
+          );
         return unknown;
       }
       case 'globals':
@@ -512,11 +604,14 @@ export class PythonAnalysis extends CodeAnalysis {
       case 'vars':
         return c.args[0] ?? { k: 'scope', modules: false };
       case 'str':
-        return c.args[0] && (c.args[0].k === 'path' || c.args[0].k === 'str') ? str(c.args[0].s, decodedBy(c.args[0])) : unknown;
+        return c.args[0] && (c.args[0].k === 'path' || c.args[0].k === 'str')
+          ? str(c.args[0].s, decodedBy(c.args[0]))
+          : unknown;
       case 'bytes':
       case 'bytearray': {
         const a = c.args[0];
-        if (a?.k === 'seq' && a.items.every((i) => i.k === 'num')) return str(a.items.map((i) => String.fromCharCode((i as { n: number }).n)).join(''), 'bytes');
+        if (a?.k === 'seq' && a.items.every((i) => i.k === 'num'))
+          return str(a.items.map((i) => String.fromCharCode((i as { n: number }).n)).join(''), 'bytes');
         return a?.k === 'str' ? a : unknown;
       }
       case 'chr':
@@ -525,7 +620,16 @@ export class PythonAnalysis extends CodeAnalysis {
         // map(chr, [114, 109]): the function applied to each known item.
         const [f, items] = c.args;
         if (items?.k !== 'seq' || !f || items.items.length > 256) return unknown;
-        return { k: 'seq', items: items.items.map((i) => (f.k === 'ref' ? this.callRef({ q: f.q, args: [i], kw: new Map() }) : f.k === 'fn' ? this.call(f.fn, [i], new Map()) : unknown)) };
+        return {
+          k: 'seq',
+          items: items.items.map((i) =>
+            f.k === 'ref'
+              ? this.callRef({ q: f.q, args: [i], kw: new Map() })
+              : f.k === 'fn'
+                ? this.call(f.fn, [i], new Map())
+                : unknown,
+          ),
+        };
       }
       case 'reversed':
         return c.args[0] ? this.item(c.args[0], unknown, null) : unknown;
@@ -538,7 +642,10 @@ export class PythonAnalysis extends CodeAnalysis {
       this.runCode(this.arg(c, 0, 'stmt') ?? this.arg(c, 0, 'cmd'), q);
       return unknown;
     }
-    if (/^(pickle|marshal|dill|cloudpickle|_pickle)\.loads$/.test(q) && (known(c.args[0]) !== undefined || decodedBy(c.args[0]))) {
+    if (
+      /^(pickle|marshal|dill|cloudpickle|_pickle)\.loads$/.test(q) &&
+      (known(c.args[0]) !== undefined || decodedBy(c.args[0]))
+    ) {
       e.ask('code.pickle', `unpickles data written into the code, which can run any code (${q})`);
       return unknown;
     }
@@ -553,7 +660,8 @@ export class PythonAnalysis extends CodeAnalysis {
     }
     if (q === 'importlib.util.find_spec') return this.importNamed(this.arg(c, 0, 'name'), str('x'), q);
     if (q === 'importlib.util.module_from_spec') return c.args[0]?.k === 'ref' ? c.args[0] : unknown;
-    if (q === 'importlib.import_module' || q === 'importlib.__import__') return this.importNamed(this.arg(c, 0, 'name'), str('x'), q);
+    if (q === 'importlib.import_module' || q === 'importlib.__import__')
+      return this.importNamed(this.arg(c, 0, 'name'), str('x'), q);
     if (short in decoders) return decode(c.args[0], short, decoders[short]!);
     if (q === 'codecs.decode' || q === 'codecs.encode') {
       const enc = (known(this.arg(c, 1, 'encoding')) ?? '').toLowerCase().replace(/[-_]/g, '');
@@ -563,9 +671,18 @@ export class PythonAnalysis extends CodeAnalysis {
     if (q === 'os.path.join') return joinPath(c.args);
     if (q === 'shlex.split') {
       const t = known(c.args[0]);
-      return t === undefined ? unknown : { k: 'seq', items: t.trim().split(/\s+/).map((w) => str(w.replace(/^(['"])(.*)\1$/, '$2'), decodedBy(c.args[0]))) };
+      return t === undefined
+        ? unknown
+        : {
+            k: 'seq',
+            items: t
+              .trim()
+              .split(/\s+/)
+              .map((w) => str(w.replace(/^(['"])(.*)\1$/, '$2'), decodedBy(c.args[0]))),
+          };
     }
-    if (/^os\.path\.(expanduser|expandvars|abspath|realpath|normpath)$/.test(q) || q === 'os.fspath') return c.args[0]?.k === 'path' ? str(c.args[0].s) : (c.args[0] ?? unknown);
+    if (/^os\.path\.(expanduser|expandvars|abspath|realpath|normpath)$/.test(q) || q === 'os.fspath')
+      return c.args[0]?.k === 'path' ? str(c.args[0].s) : (c.args[0] ?? unknown);
     if (q === 'os.path.dirname') return dirname(c.args[0] ?? unknown);
     if (q === 'os.getcwd') return str('.');
     if (q === 'tempfile.mkdtemp') {
@@ -586,20 +703,24 @@ export class PythonAnalysis extends CodeAnalysis {
       const d = c.args[0];
       if (d?.k === 'dict') for (const [k, v] of d.entries) this.env(k, v);
       for (const [k, v] of c.kw) this.env(k, v);
-      if (q === 'os.environ.setdefault' && known(c.args[0]) !== undefined) this.env(known(c.args[0])!, c.args[1] ?? unknown);
+      if (q === 'os.environ.setdefault' && known(c.args[0]) !== undefined)
+        this.env(known(c.args[0])!, c.args[1] ?? unknown);
       return unknown;
     }
-    if (q === 'pathlib.Path') return c.args.length ? { k: 'path', s: textOf(joinPath(c.args)) ?? UNKNOWN } : { k: 'path', s: '.' };
+    if (q === 'pathlib.Path')
+      return c.args.length ? { k: 'path', s: textOf(joinPath(c.args)) ?? UNKNOWN } : { k: 'path', s: '.' };
     if (q === 'pathlib.Path.home') return { k: 'path', s: '~' };
     if (q === 'pathlib.Path.cwd') return { k: 'path', s: '.' };
     if (q === 'os.kill' || q === 'os.killpg') {
-      const sig = c.args[1]?.k === 'ref' ? c.args[1].q.replace(/^signal\.(SIG)?/, '') : (textOf(c.args[1] ?? unknown) ?? UNKNOWN);
+      const sig =
+        c.args[1]?.k === 'ref' ? c.args[1].q.replace(/^signal\.(SIG)?/, '') : (textOf(c.args[1] ?? unknown) ?? UNKNOWN);
       this.runArgv(['kill', `-${sig}`, `${q === 'os.killpg' ? '-' : ''}${textOf(c.args[0] ?? unknown) ?? UNKNOWN}`], q);
       return unknown;
     }
     if (q === 'os.dup2') this.dup2 = true;
     if (q === 'os.chdir') e.chdir(c.args[0] ? (textOf(c.args[0]) ?? UNKNOWN) : undefined);
-    if (/^ctypes\.(CDLL|PyDLL|WinDLL|OleDLL|cdll|pydll|windll|LibraryLoader)\b/.test(q)) e.ask('code.native', `calls C library functions directly (${q})`);
+    if (/^ctypes\.(CDLL|PyDLL|WinDLL|OleDLL|cdll|pydll|windll|LibraryLoader)\b/.test(q))
+      e.ask('code.native', `calls C library functions directly (${q})`);
     if (q === 'sys.modules.get') return this.item({ k: 'scope', modules: true }, c.args[0] ?? unknown, null);
     return unknown;
   }
@@ -611,7 +732,10 @@ export class PythonAnalysis extends CodeAnalysis {
       return unknown;
     }
     // __import__('os.path') is `os` unless a fromlist asks for the submodule.
-    return { k: 'ref', q: normalize(fromlist && !(fromlist.k === 'seq' && fromlist.items.length === 0) ? n : n.split('.')[0]!) };
+    return {
+      k: 'ref',
+      q: normalize(fromlist && !(fromlist.k === 'seq' && fromlist.items.length === 0) ? n : n.split('.')[0]!),
+    };
   }
 
   private runArgv(argv: string[] | undefined, via: string, decoded?: string): void {
@@ -622,7 +746,8 @@ export class PythonAnalysis extends CodeAnalysis {
   private delete(path: Val | undefined, tree: boolean, via: string): void {
     // A temporary directory the code made itself (tempfile.mkdtemp) is its own to remove.
     if (path && this.temps.has(path)) return;
-    if (this.inWalk > 0) this.effects.ask('delete.walk', `deletes files in a loop over a directory walk (${via} in os.walk)`);
+    if (this.inWalk > 0)
+      this.effects.ask('delete.walk', `deletes files in a loop over a directory walk (${via} in os.walk)`);
     this.effects.delete(path === undefined ? undefined : (textOf(path) ?? UNKNOWN), tree, via);
   }
 
@@ -640,26 +765,59 @@ export class PythonAnalysis extends CodeAnalysis {
       switch (name) {
         case 'join': {
           const items = args[0]?.k === 'seq' ? args[0].items : undefined;
-          return items ? str(collapse(items.map((i) => textOf(i) ?? UNKNOWN).join(s)), by ?? items.map(decodedBy).find(Boolean)) : unknown;
+          return items
+            ? str(collapse(items.map((i) => textOf(i) ?? UNKNOWN).join(s)), by ?? items.map(decodedBy).find(Boolean))
+            : unknown;
         }
         case 'format':
-          return str(s.replace(/\{([A-Za-z_]\w*)[^{}]*\}/g, (m, k: string) => textOf(kw.get(k) ?? unknown) ?? UNKNOWN).replace(/\{\{/g, '{').replace(/\}\}/g, '}').replace(/\{[^{}]*\}/g, (() => { let i = 0; return () => textOf(args[i++] ?? unknown) ?? UNKNOWN; })()), by);
+          return str(
+            s
+              .replace(/\{([A-Za-z_]\w*)[^{}]*\}/g, (m, k: string) => textOf(kw.get(k) ?? unknown) ?? UNKNOWN)
+              .replace(/\{\{/g, '{')
+              .replace(/\}\}/g, '}')
+              .replace(
+                /\{[^{}]*\}/g,
+                (() => {
+                  let i = 0;
+                  return () => textOf(args[i++] ?? unknown) ?? UNKNOWN;
+                })(),
+              ),
+            by,
+          );
         case 'replace': {
           const a = known(args[0]);
           const b = args[1] ? textOf(args[1]) : undefined;
-          return a !== undefined && b !== undefined && !s.includes(UNKNOWN) ? str(s.split(a).join(b), by) : { k: 'unknown', ...(by ? { decoded: by } : {}) };
+          return a !== undefined && b !== undefined && !s.includes(UNKNOWN)
+            ? str(s.split(a).join(b), by)
+            : { k: 'unknown', ...(by ? { decoded: by } : {}) };
         }
         case 'lower':
         case 'upper':
         case 'strip':
         case 'lstrip':
         case 'rstrip':
-          return str(name === 'lower' ? s.toLowerCase() : name === 'upper' ? s.toUpperCase() : name === 'strip' ? s.trim() : name === 'lstrip' ? s.trimStart() : s.trimEnd(), by);
+          return str(
+            name === 'lower'
+              ? s.toLowerCase()
+              : name === 'upper'
+                ? s.toUpperCase()
+                : name === 'strip'
+                  ? s.trim()
+                  : name === 'lstrip'
+                    ? s.trimStart()
+                    : s.trimEnd(),
+            by,
+          );
         case 'encode':
         case 'decode':
           return self;
         case 'split':
-          return s.includes(UNKNOWN) ? unknown : { k: 'seq', items: (args[0] ? s.split(known(args[0]) ?? ' ') : s.trim().split(/\s+/)).map((w) => str(w, by)) };
+          return s.includes(UNKNOWN)
+            ? unknown
+            : {
+                k: 'seq',
+                items: (args[0] ? s.split(known(args[0]) ?? ' ') : s.trim().split(/\s+/)).map((w) => str(w, by)),
+              };
       }
       return by ? { k: 'unknown', decoded: by } : unknown;
     }
@@ -713,9 +871,11 @@ export class PythonAnalysis extends CodeAnalysis {
     if (mutate(self, name, args)) return unknown;
     if (self.k === 'dict' && name === 'get') return self.entries.get(known(args[0]) ?? '\0') ?? args[1] ?? unknown;
     if (self.k === 'scope' && name === 'get') return this.item(self, args[0] ?? unknown, null);
-    if (self.k === 'ref') return this.callRef({ q: `${self.q}.${name}`, args, kw, });
-    if (/^(runsource|runcode|push)$/.test(name) && self.k === 'unknown' && args[0]?.k === 'str') this.runCode(args[0], name);
-    if (name === 'extractall' || name === 'extract') e.writeTree(pathOf(kw.get('path') ?? (name === 'extractall' ? args[0] : args[1])) ?? '.', name);
+    if (self.k === 'ref') return this.callRef({ q: `${self.q}.${name}`, args, kw });
+    if (/^(runsource|runcode|push)$/.test(name) && self.k === 'unknown' && args[0]?.k === 'str')
+      this.runCode(args[0], name);
+    if (name === 'extractall' || name === 'extract')
+      e.writeTree(pathOf(kw.get('path') ?? (name === 'extractall' ? args[0] : args[1])) ?? '.', name);
     if (self.k === 'code') return unknown;
     if (self.k === 'unknown' && self.decoded && (name === 'decode' || name === 'encode')) return self;
     // An object the analysis cannot follow: the code's own method of that name, or a connection.
@@ -724,7 +884,14 @@ export class PythonAnalysis extends CodeAnalysis {
       const target = args[0]?.k === 'seq' ? args[0].items[0] : args[0];
       e.network(target ? known(target) : undefined, name);
     }
-    if (/^(post|put|patch|urlopen|sendall|request)$/.test(name) && args.some((a) => /^https?:\/\//.test(known(a) ?? ''))) e.network(args.map(known).find((a) => a && /^https?:/.test(a)), name);
+    if (
+      /^(post|put|patch|urlopen|sendall|request)$/.test(name) &&
+      args.some((a) => /^https?:\/\//.test(known(a) ?? ''))
+    )
+      e.network(
+        args.map(known).find((a) => a && /^https?:/.test(a)),
+        name,
+      );
     if (/^(unlink|rmdir)$/.test(name) && this.inWalk > 0) this.delete(undefined, false, `.${name}`);
     const own = this.fns.get(name);
     if (own) return this.call(own, args, kw, /^(self|cls)$/.test(own.params[0] ?? '') ? 1 : 0);

@@ -48,17 +48,32 @@ const rm: Rule = (argv, c, kit) => {
   const what = list(p.operands.map((a) => named(kit, c, a))) || 'its input';
   if (recursive) kit.emit(c, 'dangerous', 'delete.recursive', `recursive delete of ${what} (${label})`);
   // A forced delete of build output (objects, logs, caches) in the workspace is everyday: `rm -f build/x.o`.
-  else if (force && !(p.operands.length && p.operands.every((a) => isKnown(a) && scratchOrBuild(kit.path(c, a), c.scope.state.workspace)))) kit.emit(c, 'dangerous', 'delete.force', `forced delete of ${what} (${label})`);
-  else if (c.via === 'xargs') kit.emit(c, 'dangerous', 'delete.xargs', 'deletes the files named by its input (xargs rm)');
+  else if (
+    force &&
+    !(
+      p.operands.length &&
+      p.operands.every((a) => isKnown(a) && scratchOrBuild(kit.path(c, a), c.scope.state.workspace))
+    )
+  )
+    kit.emit(c, 'dangerous', 'delete.force', `forced delete of ${what} (${label})`);
+  else if (c.via === 'xargs')
+    kit.emit(c, 'dangerous', 'delete.xargs', 'deletes the files named by its input (xargs rm)');
   else if (c.via === 'find') kit.emit(c, 'dangerous', 'delete.find', 'deletes every file find matches (find -exec rm)');
 };
 
 /** Deleters that are recursive by nature. */
-const treeDelete = (label: string): Rule => (argv, c, kit) => {
-  const ops = argv.slice(1).filter((a) => !a.value.startsWith('-'));
-  if (deleteOperands(kit, c, ops, true, label)) return;
-  kit.emit(c, 'dangerous', 'delete.recursive', `recursive delete of ${list(ops.map((a) => named(kit, c, a))) || 'its input'} (${label})`);
-};
+const treeDelete =
+  (label: string): Rule =>
+  (argv, c, kit) => {
+    const ops = argv.slice(1).filter((a) => !a.value.startsWith('-'));
+    if (deleteOperands(kit, c, ops, true, label)) return;
+    kit.emit(
+      c,
+      'dangerous',
+      'delete.recursive',
+      `recursive delete of ${list(ops.map((a) => named(kit, c, a))) || 'its input'} (${label})`,
+    );
+  };
 
 const unlink: Rule = (argv, c, kit) => {
   deleteOperands(kit, c, argv.slice(1), false, 'unlink');
@@ -69,12 +84,47 @@ const shred: Rule = (argv, c, kit) => {
   const p = parseOptions(argv.slice(1), { shortValue: 'ns', longValue: ['iterations', 'size', 'random-source'] });
   for (const op of p.operands) {
     if (kit.profileChange(c, op, 'shred')) return;
-    if (isBlockDevice(kit.path(c, op))) return kit.emit(c, 'hardline', 'disk.wipe', `destroys the disk device ${kit.path(c, op)} (shred)`, op);
+    if (isBlockDevice(kit.path(c, op)))
+      return kit.emit(c, 'hardline', 'disk.wipe', `destroys the disk device ${kit.path(c, op)} (shred)`, op);
   }
-  kit.emit(c, 'dangerous', 'delete.shred', `destroys the contents of ${list(p.operands.map((a) => named(kit, c, a)))} (shred)`);
+  kit.emit(
+    c,
+    'dangerous',
+    'delete.shred',
+    `destroys the contents of ${list(p.operands.map((a) => named(kit, c, a)))} (shred)`,
+  );
 };
 
-const findTests = new Set(['-name', '-iname', '-path', '-ipath', '-wholename', '-regex', '-iregex', '-type', '-mtime', '-mmin', '-atime', '-amin', '-ctime', '-cmin', '-newer', '-size', '-user', '-group', '-perm', '-empty', '-links', '-inum', '-samefile', '-uid', '-gid', '-lname', '-nouser', '-nogroup']);
+const findTests = new Set([
+  '-name',
+  '-iname',
+  '-path',
+  '-ipath',
+  '-wholename',
+  '-regex',
+  '-iregex',
+  '-type',
+  '-mtime',
+  '-mmin',
+  '-atime',
+  '-amin',
+  '-ctime',
+  '-cmin',
+  '-newer',
+  '-size',
+  '-user',
+  '-group',
+  '-perm',
+  '-empty',
+  '-links',
+  '-inum',
+  '-samefile',
+  '-uid',
+  '-gid',
+  '-lname',
+  '-nouser',
+  '-nogroup',
+]);
 const findActions = new Set(['-exec', '-execdir', '-ok', '-okdir']);
 
 const find: Rule = (argv, c, kit) => {
@@ -87,19 +137,46 @@ const find: Rule = (argv, c, kit) => {
   const vitalStart = starts.find((s) => isKnown(s) && vitalPath(kit.path(c, s), c.scope.state.home));
   const where = list(starts.map((s) => named(kit, c, s))) || '.';
   // Deleting or running commands over what find matches in the profile changes it (or reads its token).
-  if (expr.some((a) => a.value === '-delete' || findActions.has(a.value)) && starts.some((s) => kit.profileChange(c, s, `find ${expr.find((a) => a.value === '-delete' || findActions.has(a.value))!.value}`))) return;
+  if (
+    expr.some((a) => a.value === '-delete' || findActions.has(a.value)) &&
+    starts.some((s) =>
+      kit.profileChange(c, s, `find ${expr.find((a) => a.value === '-delete' || findActions.has(a.value))!.value}`),
+    )
+  )
+    return;
   for (let k = 0; k < expr.length; k++) {
     const v = expr[k]!.value;
     if (v === '-delete') {
-      if (vitalStart && !filtered) kit.emit(c, 'hardline', 'delete.vital', `recursive delete of ${kit.path(c, vitalStart)} (find -delete)`, expr[k]);
+      if (vitalStart && !filtered)
+        kit.emit(
+          c,
+          'hardline',
+          'delete.vital',
+          `recursive delete of ${kit.path(c, vitalStart)} (find -delete)`,
+          expr[k],
+        );
       else kit.emit(c, 'dangerous', 'delete.find', `deletes what find matches under ${where} (find -delete)`, expr[k]);
     } else if (findActions.has(v)) {
       let end = k + 1;
       while (end < expr.length && expr[end]!.value !== ';' && expr[end]!.value !== '+') end++;
       const cmd = expr.slice(k + 1, end);
       const name = cmd[0] && isKnown(cmd[0]) ? commandName(cmd[0].value) : '';
-      if (vitalStart && !filtered && /^(rm|shred|unlink|rimraf)$/.test(name)) kit.emit(c, 'hardline', 'delete.vital', `recursive delete of ${kit.path(c, vitalStart)} (find ${v} ${name})`, expr[k]);
-      else if (vitalStart && !filtered && /^(chmod|chown|chgrp|chattr|setfacl)$/.test(name)) kit.emit(c, 'hardline', 'chmod.vital', `recursive change of ${kit.path(c, vitalStart)} (find ${v} ${name})`, expr[k]);
+      if (vitalStart && !filtered && /^(rm|shred|unlink|rimraf)$/.test(name))
+        kit.emit(
+          c,
+          'hardline',
+          'delete.vital',
+          `recursive delete of ${kit.path(c, vitalStart)} (find ${v} ${name})`,
+          expr[k],
+        );
+      else if (vitalStart && !filtered && /^(chmod|chown|chgrp|chattr|setfacl)$/.test(name))
+        kit.emit(
+          c,
+          'hardline',
+          'chmod.vital',
+          `recursive change of ${kit.path(c, vitalStart)} (find ${v} ${name})`,
+          expr[k],
+        );
       else if (cmd.length) kit.run({ ...c, via: 'find' }, cmd);
       k = end;
     } else if (/^-f(print0?|printf|ls)$/.test(v) && expr[k + 1]) {
@@ -115,19 +192,29 @@ const mv: Rule = (argv, c, kit) => {
   const dest = target !== undefined ? argv.find((a) => a.value === target) : p.operands[p.operands.length - 1];
   if (dest && kit.path(c, dest) === '/dev/null') {
     if (sources.some((a) => kit.profileChange(c, a, 'mv'))) return;
-    return kit.emit(c, 'dangerous', 'delete.move', `deletes ${list(sources.map((a) => named(kit, c, a)))} by moving it to /dev/null (mv)`, dest);
+    return kit.emit(
+      c,
+      'dangerous',
+      'delete.move',
+      `deletes ${list(sources.map((a) => named(kit, c, a)))} by moving it to /dev/null (mv)`,
+      dest,
+    );
   }
   for (const s of sources) {
     const sp = kit.path(c, s);
     // Moving `/`, a system directory or the home away breaks the system as surely as deleting it.
-    if (isKnown(s) && vitalPath(sp, c.scope.state.home)) kit.emit(c, 'hardline', 'delete.move', `moves ${sp} away (mv)`, s);
+    if (isKnown(s) && vitalPath(sp, c.scope.state.home))
+      kit.emit(c, 'hardline', 'delete.move', `moves ${sp} away (mv)`, s);
     else kit.write(c, s, 'mv');
   }
   if (dest) kit.write(c, dest, 'mv');
 };
 
 const rsync: Rule = (argv, c, kit) => {
-  const p = parseOptions(argv.slice(1), { shortValue: 'eBfTM', longValue: ['rsh', 'exclude', 'include', 'filter', 'temp-dir', 'backup-dir', 'rsync-path'] });
+  const p = parseOptions(argv.slice(1), {
+    shortValue: 'eBfTM',
+    longValue: ['rsh', 'exclude', 'include', 'filter', 'temp-dir', 'backup-dir', 'rsync-path'],
+  });
   const deletes = [...p.flags].find((f) => f.startsWith('--delete') || f === '--remove-source-files' || f === '--del');
   const dest = p.operands[p.operands.length - 1];
   const local = dest && p.operands.length > 1 && !/^[^/]*:/.test(dest.value);
@@ -137,8 +224,21 @@ const rsync: Rule = (argv, c, kit) => {
   if (rsh !== undefined && isKnown(rsh)) kit.payload(c, rsh, argv.find((a) => a.value.endsWith(rsh)) ?? argv[0]!);
   // A dry run lists what it would do and changes nothing.
   if (hasAny(p, '-n', '--dry-run')) return;
-  if (deletes && deletes !== '--remove-source-files' && vital) return kit.emit(c, 'hardline', 'delete.vital', `recursive delete of what is not in the source under ${kit.path(c, dest)} (rsync ${deletes})`, dest);
-  if (deletes) kit.emit(c, 'dangerous', 'delete.rsync', `deletes files ${deletes === '--remove-source-files' ? 'from the source' : 'missing from the source'} (rsync ${deletes})`);
+  if (deletes && deletes !== '--remove-source-files' && vital)
+    return kit.emit(
+      c,
+      'hardline',
+      'delete.vital',
+      `recursive delete of what is not in the source under ${kit.path(c, dest)} (rsync ${deletes})`,
+      dest,
+    );
+  if (deletes)
+    kit.emit(
+      c,
+      'dangerous',
+      'delete.rsync',
+      `deletes files ${deletes === '--remove-source-files' ? 'from the source' : 'missing from the source'} (rsync ${deletes})`,
+    );
   if (vital) kit.emit(c, 'dangerous', 'write.vital', `copies a tree over ${kit.path(c, dest)} (rsync)`, dest);
   if (local) kit.write(c, dest, 'rsync');
 };
@@ -150,7 +250,8 @@ const fd: Rule = (argv, c, kit) => {
 };
 
 export const deleteRules: Record<string, Rule> = {
-  fd, fdfind: fd,
+  fd,
+  fdfind: fd,
   rm,
   rimraf: treeDelete('rimraf'),
   'del-cli': treeDelete('del'),
@@ -163,4 +264,3 @@ export const deleteRules: Record<string, Rule> = {
   mv,
   rsync,
 };
-

@@ -13,11 +13,28 @@ import { toolRules } from './toolRules.js';
 import { wrapperTable } from './wrapperRules.js';
 import { writeRules } from './writeRules.js';
 
-const table = new Map<string, Rule>(Object.entries({ ...writeRules, ...deleteRules, ...systemRules, ...permissionRules, ...toolRules, ...sqlRules, ...remoteCodeRules, ...networkRules, ...machineRules, ...secretRules, ...escapeRules }));
+const table = new Map<string, Rule>(
+  Object.entries({
+    ...writeRules,
+    ...deleteRules,
+    ...systemRules,
+    ...permissionRules,
+    ...toolRules,
+    ...sqlRules,
+    ...remoteCodeRules,
+    ...networkRules,
+    ...machineRules,
+    ...secretRules,
+    ...escapeRules,
+  }),
+);
 
 /** Versioned and suffixed names judge like their family: python3.12, mkfs.ext4, pip3.11. */
 function family(name: string): string {
-  return name.replace(/^(python|pip|perl|ruby|node|php|pypy|psql|mysql)[\d.]*$/, '$1').replace(/^(mkfs|fsck)\..*$/, '$1').replace(/^pypy$/, 'python');
+  return name
+    .replace(/^(python|pip|perl|ruby|node|php|pypy|psql|mysql)[\d.]*$/, '$1')
+    .replace(/^(mkfs|fsck)\..*$/, '$1')
+    .replace(/^pypy$/, 'python');
 }
 
 export const rules = {

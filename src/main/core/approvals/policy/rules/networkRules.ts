@@ -4,12 +4,27 @@ import { parseOptions } from '../options.js';
 import type { Rule, RuleKit } from '../ruleKit.js';
 import { isKnown, type Arg, type CommandContext } from '../scanTypes.js';
 
-const metadataHosts = new Set(['169.254.169.254', '169.254.170.2', '100.100.100.200', '192.0.0.192', 'fd00:ec2::254', 'metadata.google.internal', 'metadata.goog', 'metadata', 'instance-data', 'instance-data.ec2.internal', 'metadata.azure.com', 'metadata.tencentyun.com', 'metadata.platformequinix.com']);
+const metadataHosts = new Set([
+  '169.254.169.254',
+  '169.254.170.2',
+  '100.100.100.200',
+  '192.0.0.192',
+  'fd00:ec2::254',
+  'metadata.google.internal',
+  'metadata.goog',
+  'metadata',
+  'instance-data',
+  'instance-data.ec2.internal',
+  'metadata.azure.com',
+  'metadata.tencentyun.com',
+  'metadata.platformequinix.com',
+]);
 
 /** inet_aton's reading of a host: `2852039166`, `0xa9fea9fe`, `0251.0376.0251.0376`, `169.254.43518`. */
 export function ipv4(host: string): string | undefined {
   const parts = host.split('.');
-  if (parts.length < 1 || parts.length > 4 || !parts.every((p) => /^(0x[0-9a-f]+|0[0-7]*|[1-9]\d*)$/i.test(p))) return undefined;
+  if (parts.length < 1 || parts.length > 4 || !parts.every((p) => /^(0x[0-9a-f]+|0[0-7]*|[1-9]\d*)$/i.test(p)))
+    return undefined;
   const nums = parts.map((p) => (/^0x/i.test(p) ? parseInt(p, 16) : /^0\d/.test(p) ? parseInt(p, 8) : Number(p)));
   let value = 0;
   for (let i = 0; i < nums.length - 1; i++) value = value * 256 + nums[i]!;
@@ -21,7 +36,8 @@ export function ipv4(host: string): string | undefined {
 
 function hostsIn(text: string): string[] {
   const out: string[] = [];
-  for (const m of text.matchAll(/(?:^|[/@\s=:'"[])([A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\])(?=[:/\s'"?#\]]|$)/g)) out.push(m[1]!.replace(/^\[|\]$/g, '').toLowerCase());
+  for (const m of text.matchAll(/(?:^|[/@\s=:'"[])([A-Za-z0-9.-]+|\[[0-9a-fA-F:]+\])(?=[:/\s'"?#\]]|$)/g))
+    out.push(m[1]!.replace(/^\[|\]$/g, '').toLowerCase());
   return out;
 }
 
@@ -41,7 +57,14 @@ export function checkArgsForMetadata(argv: Arg[], c: CommandContext, kit: RuleKi
   for (const a of argv) {
     if (!isKnown(a) && !/169\.254|metadata/.test(a.source)) continue;
     const host = metadataHost(isKnown(a) ? a.value : a.source);
-    if (host) return kit.emit(c, 'dangerous', 'network.metadata', `reaches the cloud metadata endpoint, where machine credentials live (${host})`, a);
+    if (host)
+      return kit.emit(
+        c,
+        'dangerous',
+        'network.metadata',
+        `reaches the cloud metadata endpoint, where machine credentials live (${host})`,
+        a,
+      );
   }
 }
 
@@ -49,8 +72,13 @@ export function checkArgsForMetadata(argv: Arg[], c: CommandContext, kit: RuleKi
 export function sshOptionCommands(argv: Arg[], c: CommandContext, kit: RuleKit): void {
   argv.forEach((a, i) => {
     const opt = a.value === '-o' ? argv[i + 1] : /^-o./.test(a.value) ? { ...a, value: a.value.slice(2) } : undefined;
-    const m = opt && /^\s*(ProxyCommand|LocalCommand|KnownHostsCommand|RemoteCommand|PKCS11Provider|SecurityKeyProvider)\s*[= ]\s*([\s\S]+)$/i.exec(opt.value);
-    if (m && opt && isKnown(opt) && !/^remotecommand$/i.test(m[1]!) && m[2]!.trim() !== 'none') kit.payload(c, m[2]!.replace(/%[a-z%]/g, 'x'), opt);
+    const m =
+      opt &&
+      /^\s*(ProxyCommand|LocalCommand|KnownHostsCommand|RemoteCommand|PKCS11Provider|SecurityKeyProvider)\s*[= ]\s*([\s\S]+)$/i.exec(
+        opt.value,
+      );
+    if (m && opt && isKnown(opt) && !/^remotecommand$/i.test(m[1]!) && m[2]!.trim() !== 'none')
+      kit.payload(c, m[2]!.replace(/%[a-z%]/g, 'x'), opt);
   });
 }
 
@@ -60,17 +88,33 @@ const ssh: Rule = (argv, c, kit) => {
   const rest = argv.slice(1 + p.rest + 1);
   if (rest.length === 0) return;
   const text = rest.map((a) => a.value).join(' ');
-  if (rest.every(isKnown)) kit.payload({ ...c, scope: { ...c.scope, cwd: undefined, state: c.scope.state } }, text, rest.length === 1 ? rest[0]! : { ...rest[0]!, source: '', end: rest[rest.length - 1]!.end });
+  if (rest.every(isKnown))
+    kit.payload(
+      { ...c, scope: { ...c.scope, cwd: undefined, state: c.scope.state } },
+      text,
+      rest.length === 1 ? rest[0]! : { ...rest[0]!, source: '', end: rest[rest.length - 1]!.end },
+    );
 };
 
 const listener: Rule = (argv, c, kit) => {
   const name = argv[0]!.value.replace(/.*\//, '');
   if (argv.some((a) => /^(-e|-c|--exec|--sh-exec|--lua-exec)$/.test(a.value) || /^(exec|system):/i.test(a.value))) {
-    kit.emit(c, 'dangerous', 'network.shell', `serves a shell over the network (${name} ${argv.find((a) => /^-e|^-c|exec|system/i.test(a.value))!.value})`);
+    kit.emit(
+      c,
+      'dangerous',
+      'network.shell',
+      `serves a shell over the network (${name} ${argv.find((a) => /^-e|^-c|exec|system/i.test(a.value))!.value})`,
+    );
   }
   return { fetched: true, by: name };
 };
 
 export const networkRules: Record<string, Rule> = {
-  ssh, scp: sshOptionCommands, sftp: sshOptionCommands, nc: listener, ncat: listener, netcat: listener, socat: listener,
+  ssh,
+  scp: sshOptionCommands,
+  sftp: sshOptionCommands,
+  nc: listener,
+  ncat: listener,
+  netcat: listener,
+  socat: listener,
 };

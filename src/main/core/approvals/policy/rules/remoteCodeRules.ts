@@ -9,13 +9,76 @@ import { scriptOperand } from '../runFiles.js';
 import { resolvePath, sensitiveWrite, vitalPath } from '../paths.js';
 
 /** Programs whose output is meant for `eval` (`eval "$(ssh-agent -s)"`); evaluating them is everyday setup. */
-const evalGenerators = new Set(['ssh-agent', 'pyenv', 'rbenv', 'nodenv', 'goenv', 'jenv', 'direnv', 'conda', 'brew', 'starship', 'zoxide', 'fnm', 'dircolors', 'opam', 'luarocks', 'keychain', 'thefuck', 'gpg-agent', 'mise', 'rtx', 'atuin', 'kubectl', 'helm', 'gh', 'npm', 'pip', 'docker-machine', 'minikube', 'aws-vault', 'rustup', 'uv', 'just', 'register-python-argcomplete', 'gdircolors']);
+const evalGenerators = new Set([
+  'ssh-agent',
+  'pyenv',
+  'rbenv',
+  'nodenv',
+  'goenv',
+  'jenv',
+  'direnv',
+  'conda',
+  'brew',
+  'starship',
+  'zoxide',
+  'fnm',
+  'dircolors',
+  'opam',
+  'luarocks',
+  'keychain',
+  'thefuck',
+  'gpg-agent',
+  'mise',
+  'rtx',
+  'atuin',
+  'kubectl',
+  'helm',
+  'gh',
+  'npm',
+  'pip',
+  'docker-machine',
+  'minikube',
+  'aws-vault',
+  'rustup',
+  'uv',
+  'just',
+  'register-python-argcomplete',
+  'gdircolors',
+]);
 
-function stdinVerdict(kit: RuleKit, c: CommandContext, sink: string, stdin: Produces | undefined, at: Arg, strict = true): void {
+function stdinVerdict(
+  kit: RuleKit,
+  c: CommandContext,
+  sink: string,
+  stdin: Produces | undefined,
+  at: Arg,
+  strict = true,
+): void {
   if (!stdin) return;
-  if (stdin.fetched) kit.emit(c, 'dangerous', 'remote.pipe-shell', `runs downloaded text in ${sink} (${stdin.by ?? 'curl'} | ${at.value})`, at);
-  else if (stdin.decoded) kit.emit(c, 'dangerous', 'remote.decoded-shell', `runs decoded text in ${sink} (${stdin.by ?? 'base64 -d'} | ${at.value})`, at);
-  else if (strict && stdin.text === undefined && stdin.file === undefined) kit.emit(c, 'dangerous', 'remote.pipe-shell', `runs generated text in ${sink} (${stdin.by ?? '…'} | ${at.value})`, at);
+  if (stdin.fetched)
+    kit.emit(
+      c,
+      'dangerous',
+      'remote.pipe-shell',
+      `runs downloaded text in ${sink} (${stdin.by ?? 'curl'} | ${at.value})`,
+      at,
+    );
+  else if (stdin.decoded)
+    kit.emit(
+      c,
+      'dangerous',
+      'remote.decoded-shell',
+      `runs decoded text in ${sink} (${stdin.by ?? 'base64 -d'} | ${at.value})`,
+      at,
+    );
+  else if (strict && stdin.text === undefined && stdin.file === undefined)
+    kit.emit(
+      c,
+      'dangerous',
+      'remote.pipe-shell',
+      `runs generated text in ${sink} (${stdin.by ?? '…'} | ${at.value})`,
+      at,
+    );
 }
 
 const shells = /^(sh|bash|zsh|dash|ksh|mksh|ash|fish|rbash|yash|tcsh|csh|pwsh|powershell)$/;
@@ -27,8 +90,14 @@ const shell: Rule = (argv, c, kit) => {
   let stdinMode = false;
   for (; i < args.length; i++) {
     const v = args[i]!.value;
-    if (v === '--' || v === '-') { i++; break; }
-    if (/^--(rcfile|init-file)$/.test(v) || /^[-+]o$|^-O$/.test(v)) { i++; continue; }
+    if (v === '--' || v === '-') {
+      i++;
+      break;
+    }
+    if (/^--(rcfile|init-file)$/.test(v) || /^[-+]o$|^-O$/.test(v)) {
+      i++;
+      continue;
+    }
     if (/^-(c|command|Command)$/i.test(v) || (/^-[a-zA-Z]+$/.test(v) && v.includes('c'))) command = true;
     if (/^-[a-zA-Z]*s[a-zA-Z]*$/.test(v)) stdinMode = true;
     if (!/^[-+]/.test(v)) break;
@@ -43,44 +112,96 @@ const shell: Rule = (argv, c, kit) => {
   }
   const script = stdinMode ? undefined : rest[0];
   // `sh < x.sh` runs the file as surely as `sh x.sh`.
-  if (!script && c.stdin?.file) kit.runsFile(c, { ...argv[0]!, value: c.stdin.file }, 'shell', `${argv[0]!.value} < ${c.stdin.file}`);
-  if (!script) return stdinVerdict(kit, c, 'a shell', c.stdin?.text !== undefined ? (runText(kit, c, c.stdin, argv[0]!), undefined) : c.stdin, argv[0]!);
+  if (!script && c.stdin?.file)
+    kit.runsFile(c, { ...argv[0]!, value: c.stdin.file }, 'shell', `${argv[0]!.value} < ${c.stdin.file}`);
+  if (!script)
+    return stdinVerdict(
+      kit,
+      c,
+      'a shell',
+      c.stdin?.text !== undefined ? (runText(kit, c, c.stdin, argv[0]!), undefined) : c.stdin,
+      argv[0]!,
+    );
   runsScript(kit, c, script, argv[0]!.value);
 };
 
 /** Text known exactly is classified as the commands it is; decoded text asks as well. */
 function runText(kit: RuleKit, c: CommandContext, stdin: Produces, at: Arg): void {
-  if (stdin.decoded) kit.emit(c, 'dangerous', 'remote.decoded-shell', `runs decoded text in a shell (${stdin.by ?? 'base64 -d'} | ${at.value})`, at);
+  if (stdin.decoded)
+    kit.emit(
+      c,
+      'dangerous',
+      'remote.decoded-shell',
+      `runs decoded text in a shell (${stdin.by ?? 'base64 -d'} | ${at.value})`,
+      at,
+    );
   kit.payload(c, stdin.text!, at);
 }
 
 function runsScript(kit: RuleKit, c: CommandContext, script: Arg, label: string): void {
   const p = kit.produced(c, script);
   if (script.source.startsWith('<(') || script.source.startsWith('$(')) {
-    if (p?.fetched) kit.emit(c, 'dangerous', 'remote.pipe-shell', `runs downloaded text (${label} <(${p.by ?? 'curl'} …))`, script);
-    else if (p?.decoded) kit.emit(c, 'dangerous', 'remote.decoded-shell', `runs decoded text (${label} <(${p.by ?? 'base64 -d'} …))`, script);
+    if (p?.fetched)
+      kit.emit(c, 'dangerous', 'remote.pipe-shell', `runs downloaded text (${label} <(${p.by ?? 'curl'} …))`, script);
+    else if (p?.decoded)
+      kit.emit(
+        c,
+        'dangerous',
+        'remote.decoded-shell',
+        `runs decoded text (${label} <(${p.by ?? 'base64 -d'} …))`,
+        script,
+      );
     else if (p?.text !== undefined) kit.payload(c, p.text, script);
     return;
   }
   // The script is the shell's stdin (`bash /dev/stdin <<EOF`): judged as what feeds it, as `sh` with no script is.
   if (/^(\/dev\/stdin|\/dev\/fd\/0|\/proc\/self\/fd\/0|-)$/.test(script.value)) {
     if (c.stdin?.file) kit.runsFile(c, { ...script, value: c.stdin.file }, 'shell', `${label} < ${c.stdin.file}`);
-    return stdinVerdict(kit, c, 'a shell', c.stdin?.text !== undefined ? (runText(kit, c, c.stdin, script), undefined) : c.stdin, script);
+    return stdinVerdict(
+      kit,
+      c,
+      'a shell',
+      c.stdin?.text !== undefined ? (runText(kit, c, c.stdin, script), undefined) : c.stdin,
+      script,
+    );
   }
   if (!isKnown(script)) return;
   const path = kit.path(c, script);
   const written = c.scope.state.written.get(path);
   if (written !== undefined) kit.payload(c, written, script);
-  else kit.runsFile(c, script, label === 'at -f' || shells.test(commandName(label)) || label === '.' || label === 'source' ? 'shell' : 'auto', label);
-  if (c.scope.state.downloaded.has(path)) kit.emit(c, 'dangerous', 'remote.run-downloaded', `runs a file it just downloaded (${label} ${shown(script)})`, script);
-  else if (c.scope.state.madeExecutable.has(path)) kit.emit(c, 'dangerous', 'chmod.then-run', `runs a file right after making it executable (chmod +x, then ${label} ${shown(script)})`, script);
+  else
+    kit.runsFile(
+      c,
+      script,
+      label === 'at -f' || shells.test(commandName(label)) || label === '.' || label === 'source' ? 'shell' : 'auto',
+      label,
+    );
+  if (c.scope.state.downloaded.has(path))
+    kit.emit(
+      c,
+      'dangerous',
+      'remote.run-downloaded',
+      `runs a file it just downloaded (${label} ${shown(script)})`,
+      script,
+    );
+  else if (c.scope.state.madeExecutable.has(path))
+    kit.emit(
+      c,
+      'dangerous',
+      'chmod.then-run',
+      `runs a file right after making it executable (chmod +x, then ${label} ${shown(script)})`,
+      script,
+    );
 }
 
 function reportRuntimeText(kit: RuleKit, c: CommandContext, label: string, a: Arg): void {
   const p = kit.produced(c, a);
-  if (p?.fetched) kit.emit(c, 'dangerous', 'remote.eval', `runs downloaded text (${label} "$(${p.by ?? 'curl'} …)")`, a);
-  else if (p?.decoded) kit.emit(c, 'dangerous', 'remote.eval', `runs decoded text (${label} "$(${p.by ?? 'base64 -d'} …)")`, a);
-  else if (!(p?.by && evalGenerators.has(p.by))) kit.emit(c, 'dangerous', 'remote.eval', `runs text computed at run time (${label} ${a.source})`, a);
+  if (p?.fetched)
+    kit.emit(c, 'dangerous', 'remote.eval', `runs downloaded text (${label} "$(${p.by ?? 'curl'} …)")`, a);
+  else if (p?.decoded)
+    kit.emit(c, 'dangerous', 'remote.eval', `runs decoded text (${label} "$(${p.by ?? 'base64 -d'} …)")`, a);
+  else if (!(p?.by && evalGenerators.has(p.by)))
+    kit.emit(c, 'dangerous', 'remote.eval', `runs text computed at run time (${label} ${a.source})`, a);
 }
 
 const evalRule: Rule = (argv, c, kit) => {
@@ -89,7 +210,11 @@ const evalRule: Rule = (argv, c, kit) => {
   const unknown = args.find((a) => !isKnown(a) || kit.produced(c, a)?.decoded || kit.produced(c, a)?.fetched);
   if (unknown) reportRuntimeText(kit, c, 'eval', unknown);
   if (unknown && !isKnown(unknown)) return;
-  kit.payload(c, args.map((a) => a.value).join(' '), args.length === 1 ? args[0]! : { ...args[0]!, source: '', end: args[args.length - 1]!.end });
+  kit.payload(
+    c,
+    args.map((a) => a.value).join(' '),
+    args.length === 1 ? args[0]! : { ...args[0]!, source: '', end: args[args.length - 1]!.end },
+  );
 };
 
 const source: Rule = (argv, c, kit) => {
@@ -98,84 +223,189 @@ const source: Rule = (argv, c, kit) => {
 };
 
 /** `python -c`, `perl -e`, `node -e`, `ruby -e`: the code's shell calls and tree deletes are judged. */
-const interpreter = (lang: 'python' | 'perl' | 'ruby' | 'node' | 'php'): Rule => (argv, c, kit) => {
-  const flag = lang === 'python' ? /^-[a-zA-Z]*c$/ : lang === 'node' ? /^(-e|--eval|-p|--print)$/ : lang === 'php' ? /^-r$/ : /^-[a-zA-Z]*[eE]$/;
-  const idx = argv.findIndex((a, i) => i > 0 && flag.test(a.value));
-  if (lang === 'python') {
-    const m = argv.findIndex((a) => a.value === '-m');
-    if (m > 0 && /^pip3?$/.test(argv[m + 1]?.value ?? '') && argv[m + 2]?.value === 'uninstall') kit.emit(c, 'dangerous', 'package.remove', 'removes installed packages (pip uninstall)', argv[m + 2]);
-    // A web server over `/` or the home hands every file there (keys too) to whoever connects.
-    if (m > 0 && argv[m + 1]?.value === 'http.server') {
-      const d = argv.findIndex((a) => /^(-d|--directory)$/.test(a.value));
-      const dir = d > 0 && argv[d + 1] ? kit.path(c, argv[d + 1]!) : c.scope.cwd;
-      if (dir !== undefined && vitalPath(dir, c.scope.state.home)) kit.emit(c, 'dangerous', 'network.serve', `serves every file under ${dir} over the network (python -m http.server)`);
+const interpreter =
+  (lang: 'python' | 'perl' | 'ruby' | 'node' | 'php'): Rule =>
+  (argv, c, kit) => {
+    const flag =
+      lang === 'python'
+        ? /^-[a-zA-Z]*c$/
+        : lang === 'node'
+          ? /^(-e|--eval|-p|--print)$/
+          : lang === 'php'
+            ? /^-r$/
+            : /^-[a-zA-Z]*[eE]$/;
+    const idx = argv.findIndex((a, i) => i > 0 && flag.test(a.value));
+    if (lang === 'python') {
+      const m = argv.findIndex((a) => a.value === '-m');
+      if (m > 0 && /^pip3?$/.test(argv[m + 1]?.value ?? '') && argv[m + 2]?.value === 'uninstall')
+        kit.emit(c, 'dangerous', 'package.remove', 'removes installed packages (pip uninstall)', argv[m + 2]);
+      // A web server over `/` or the home hands every file there (keys too) to whoever connects.
+      if (m > 0 && argv[m + 1]?.value === 'http.server') {
+        const d = argv.findIndex((a) => /^(-d|--directory)$/.test(a.value));
+        const dir = d > 0 && argv[d + 1] ? kit.path(c, argv[d + 1]!) : c.scope.cwd;
+        if (dir !== undefined && vitalPath(dir, c.scope.state.home))
+          kit.emit(
+            c,
+            'dangerous',
+            'network.serve',
+            `serves every file under ${dir} over the network (python -m http.server)`,
+          );
+      }
     }
-  }
-  if (lang === 'perl' && argv.some((a) => /^-[a-zA-Z]*i/.test(a.value))) {
-    for (const f of argv.slice(1).filter((a) => !a.value.startsWith('-') && a !== argv[idx + 1])) kit.write(c, f, 'perl -i');
-  }
-  const code = idx > 0 ? argv[idx + 1] : undefined;
-  const reads = idx < 0 && argv.slice(1).every((a) => a.value.startsWith('-'));
-  // The program is a file: a process substitution (`python3 <(curl …)`) or one the command just downloaded.
-  const script = idx < 0 ? argv.slice(1).find((a) => !a.value.startsWith('-') || a.source.startsWith('<(')) : undefined;
-  if (script && argv[argv.indexOf(script) - 1]?.value !== '-m') {
-    const p = kit.produced(c, script);
-    const label = argv[0]!.value;
-    if (p?.fetched) kit.emit(c, 'dangerous', 'remote.pipe-shell', `runs downloaded code (${label} <(${p.by ?? 'curl'} …))`, script);
-    else if (p?.decoded) kit.emit(c, 'dangerous', 'remote.decoded-shell', `runs decoded code (${label} <(${p.by ?? 'base64 -d'} …))`, script);
-    else if (isKnown(script) && c.scope.state.downloaded.has(kit.path(c, script))) kit.emit(c, 'dangerous', 'remote.run-downloaded', `runs a file it just downloaded (${label} ${shown(script)})`, script);
-  }
-  // The program is the -c/-e argument, or stdin when that is known text (a here-document, echo | python).
-  const text = code && isKnown(code) ? code.value : reads ? c.stdin?.text : undefined;
-  if (text !== undefined) {
-    const at = code ?? argv[0]!;
-    const { home, profile } = c.scope.state;
-    const place = { home, ...(c.scope.cwd ? { cwd: c.scope.cwd } : {}), ...(profile ? { profile } : {}), how: `${argv[0]!.value} code` };
-    for (const f of codeFindings(text, lang, place, kit.codeParsers)) {
-      if (f.shell !== undefined) kit.payload(c, f.shell, at);
-      else kit.emit(c, f.severity, f.rule, f.text, at);
+    if (lang === 'perl' && argv.some((a) => /^-[a-zA-Z]*i/.test(a.value))) {
+      for (const f of argv.slice(1).filter((a) => !a.value.startsWith('-') && a !== argv[idx + 1]))
+        kit.write(c, f, 'perl -i');
     }
-    return;
-  }
-  if (reads) stdinVerdict(kit, c, lang, c.stdin?.text !== undefined ? undefined : c.stdin, argv[0]!, false);
-  if (reads && c.stdin?.file && lang !== 'php') kit.runsFile(c, { ...argv[0]!, value: c.stdin.file }, lang, `${argv[0]!.value} < ${c.stdin.file}`);
-  if (lang === 'php') return;
-  const file = scriptOperand(lang, argv);
-  if (file) kit.runsFile(c, file, lang, `${argv[0]!.value} ${shown(file)}`);
-};
+    const code = idx > 0 ? argv[idx + 1] : undefined;
+    const reads = idx < 0 && argv.slice(1).every((a) => a.value.startsWith('-'));
+    // The program is a file: a process substitution (`python3 <(curl …)`) or one the command just downloaded.
+    const script =
+      idx < 0 ? argv.slice(1).find((a) => !a.value.startsWith('-') || a.source.startsWith('<(')) : undefined;
+    if (script && argv[argv.indexOf(script) - 1]?.value !== '-m') {
+      const p = kit.produced(c, script);
+      const label = argv[0]!.value;
+      if (p?.fetched)
+        kit.emit(c, 'dangerous', 'remote.pipe-shell', `runs downloaded code (${label} <(${p.by ?? 'curl'} …))`, script);
+      else if (p?.decoded)
+        kit.emit(
+          c,
+          'dangerous',
+          'remote.decoded-shell',
+          `runs decoded code (${label} <(${p.by ?? 'base64 -d'} …))`,
+          script,
+        );
+      else if (isKnown(script) && c.scope.state.downloaded.has(kit.path(c, script)))
+        kit.emit(
+          c,
+          'dangerous',
+          'remote.run-downloaded',
+          `runs a file it just downloaded (${label} ${shown(script)})`,
+          script,
+        );
+    }
+    // The program is the -c/-e argument, or stdin when that is known text (a here-document, echo | python).
+    const text = code && isKnown(code) ? code.value : reads ? c.stdin?.text : undefined;
+    if (text !== undefined) {
+      const at = code ?? argv[0]!;
+      const { home, profile } = c.scope.state;
+      const place = {
+        home,
+        ...(c.scope.cwd ? { cwd: c.scope.cwd } : {}),
+        ...(profile ? { profile } : {}),
+        how: `${argv[0]!.value} code`,
+      };
+      for (const f of codeFindings(text, lang, place, kit.codeParsers)) {
+        if (f.shell !== undefined) kit.payload(c, f.shell, at);
+        else kit.emit(c, f.severity, f.rule, f.text, at);
+      }
+      return;
+    }
+    if (reads) stdinVerdict(kit, c, lang, c.stdin?.text !== undefined ? undefined : c.stdin, argv[0]!, false);
+    if (reads && c.stdin?.file && lang !== 'php')
+      kit.runsFile(c, { ...argv[0]!, value: c.stdin.file }, lang, `${argv[0]!.value} < ${c.stdin.file}`);
+    if (lang === 'php') return;
+    const file = scriptOperand(lang, argv);
+    if (file) kit.runsFile(c, file, lang, `${argv[0]!.value} ${shown(file)}`);
+  };
 
 /** Commands that fetch from the network: what they print is "downloaded"; files they write are remembered. */
-const fetcher = (label: string): Rule => (argv, c, kit) => {
-  const p = parseOptions(argv.slice(1), { shortValue: label === 'curl' ? 'oXHdEuFTwAebrKm' : 'OoPUatTe', longValue: ['output', 'output-document', 'directory-prefix', 'request', 'header', 'data', 'data-binary', 'data-raw', 'data-urlencode', 'user', 'form', 'upload-file', 'post-file', 'body-file', 'user-agent', 'referer', 'config', 'append-output'] });
-  const out = p.values.get('-o') ?? p.values.get('--output') ?? p.values.get('--output-document') ?? (label !== 'curl' ? p.values.get('-O') : undefined);
-  const remember = (name: string, at?: Arg): void => {
-    const a = at ?? { ...argv[0]!, value: name };
-    c.scope.state.downloaded.add(kit.path(c, { ...a, value: name }));
-    kit.write(c, { ...a, value: name }, label);
-  };
-  // Uploading a key or credentials file (`curl -d @~/.ssh/id_rsa`, `-T ~/.aws/credentials`) sends it away.
-  for (const k of ['-d', '--data', '--data-binary', '--data-raw', '--data-urlencode', '-F', '--form', '-T', '--upload-file', '--post-file', '--body-file']) {
-    const v = p.values.get(k);
-    const file = v === undefined ? undefined : k === '-T' || k === '--upload-file' || k === '--post-file' || k === '--body-file' ? v : /@([^;]+)/.exec(v)?.[1];
-    if (file && sensitiveWrite(resolvePath(file.replace(/^~(?=\/|$)/, c.scope.state.home), c.scope.cwd, c.scope.state.home))) {
-      kit.emit(c, 'dangerous', 'network.upload-secret', `sends ${file} over the network (${label} ${k})`);
+const fetcher =
+  (label: string): Rule =>
+  (argv, c, kit) => {
+    const p = parseOptions(argv.slice(1), {
+      shortValue: label === 'curl' ? 'oXHdEuFTwAebrKm' : 'OoPUatTe',
+      longValue: [
+        'output',
+        'output-document',
+        'directory-prefix',
+        'request',
+        'header',
+        'data',
+        'data-binary',
+        'data-raw',
+        'data-urlencode',
+        'user',
+        'form',
+        'upload-file',
+        'post-file',
+        'body-file',
+        'user-agent',
+        'referer',
+        'config',
+        'append-output',
+      ],
+    });
+    const out =
+      p.values.get('-o') ??
+      p.values.get('--output') ??
+      p.values.get('--output-document') ??
+      (label !== 'curl' ? p.values.get('-O') : undefined);
+    const remember = (name: string, at?: Arg): void => {
+      const a = at ?? { ...argv[0]!, value: name };
+      c.scope.state.downloaded.add(kit.path(c, { ...a, value: name }));
+      kit.write(c, { ...a, value: name }, label);
+    };
+    // Uploading a key or credentials file (`curl -d @~/.ssh/id_rsa`, `-T ~/.aws/credentials`) sends it away.
+    for (const k of [
+      '-d',
+      '--data',
+      '--data-binary',
+      '--data-raw',
+      '--data-urlencode',
+      '-F',
+      '--form',
+      '-T',
+      '--upload-file',
+      '--post-file',
+      '--body-file',
+    ]) {
+      const v = p.values.get(k);
+      const file =
+        v === undefined
+          ? undefined
+          : k === '-T' || k === '--upload-file' || k === '--post-file' || k === '--body-file'
+            ? v
+            : /@([^;]+)/.exec(v)?.[1];
+      if (
+        file &&
+        sensitiveWrite(resolvePath(file.replace(/^~(?=\/|$)/, c.scope.state.home), c.scope.cwd, c.scope.state.home))
+      ) {
+        kit.emit(c, 'dangerous', 'network.upload-secret', `sends ${file} over the network (${label} ${k})`);
+      }
     }
-  }
-  const url = p.operands.find((o) => /:\/\/|^[\w.-]+\.[a-z]{2,}(\/|$)/.test(o.value));
-  if (out !== undefined && out !== '-') remember(out, argv.find((a) => a.value === out));
-  else if (url && ((label === 'curl' && (p.flags.has('-O') || p.flags.has('--remote-name'))) || (label === 'wget' && out === undefined))) {
-    const base = url.value.replace(/[?#].*$/, '').split('/').filter(Boolean).pop();
-    if (base && !base.includes(':')) remember(base);
-  }
-  return { fetched: true, by: label };
-};
+    const url = p.operands.find((o) => /:\/\/|^[\w.-]+\.[a-z]{2,}(\/|$)/.test(o.value));
+    if (out !== undefined && out !== '-')
+      remember(
+        out,
+        argv.find((a) => a.value === out),
+      );
+    else if (
+      url &&
+      ((label === 'curl' && (p.flags.has('-O') || p.flags.has('--remote-name'))) ||
+        (label === 'wget' && out === undefined))
+    ) {
+      const base = url.value
+        .replace(/[?#].*$/, '')
+        .split('/')
+        .filter(Boolean)
+        .pop();
+      if (base && !base.includes(':')) remember(base);
+    }
+    return { fetched: true, by: label };
+  };
 
-const decoder = (label: string, isDecoding: (args: string[]) => boolean, decode?: (text: string, args: string[]) => string | undefined): Rule => (argv, c) => {
-  const args = argv.slice(1).map((a) => a.value);
-  if (!isDecoding(args)) return { by: label, ...(c.stdin?.fetched ? { fetched: true } : {}) };
-  const text = c.stdin?.text !== undefined && decode ? decode(c.stdin.text, args) : undefined;
-  return { decoded: true, by: `${label} ${args.join(' ')}`.trim(), ...(text !== undefined ? { text } : {}) };
-};
+const decoder =
+  (
+    label: string,
+    isDecoding: (args: string[]) => boolean,
+    decode?: (text: string, args: string[]) => string | undefined,
+  ): Rule =>
+  (argv, c) => {
+    const args = argv.slice(1).map((a) => a.value);
+    if (!isDecoding(args)) return { by: label, ...(c.stdin?.fetched ? { fetched: true } : {}) };
+    const text = c.stdin?.text !== undefined && decode ? decode(c.stdin.text, args) : undefined;
+    return { decoded: true, by: `${label} ${args.join(' ')}`.trim(), ...(text !== undefined ? { text } : {}) };
+  };
 
 function fromBase64(text: string): string | undefined {
   const clean = text.replace(/\s+/g, '');
@@ -200,33 +430,86 @@ const echo: Rule = (argv) => {
     if (args[i]!.value.includes('n')) newline = false;
     i++;
   }
-  const text = args.slice(i).map((a) => a.value).join(' ');
-  return { text: (escapes ? text.replace(/\\(x[0-9a-fA-F]{1,2}|0[0-7]{0,3}|[ntr\\])/g, (_, e: string) => (e[0] === 'x' ? String.fromCharCode(parseInt(e.slice(1), 16)) : e[0] === '0' ? String.fromCharCode(parseInt(e, 8)) : e === 'n' ? '\n' : e === 't' ? '\t' : e === 'r' ? '\r' : '\\')) : text) + (newline ? '\n' : '') };
+  const text = args
+    .slice(i)
+    .map((a) => a.value)
+    .join(' ');
+  return {
+    text:
+      (escapes
+        ? text.replace(/\\(x[0-9a-fA-F]{1,2}|0[0-7]{0,3}|[ntr\\])/g, (_, e: string) =>
+            e[0] === 'x'
+              ? String.fromCharCode(parseInt(e.slice(1), 16))
+              : e[0] === '0'
+                ? String.fromCharCode(parseInt(e, 8))
+                : e === 'n'
+                  ? '\n'
+                  : e === 't'
+                    ? '\t'
+                    : e === 'r'
+                      ? '\r'
+                      : '\\',
+          )
+        : text) + (newline ? '\n' : ''),
+  };
 };
 
 const printf: Rule = (argv) => {
   const args = argv.slice(1);
   if (!args.length || !args.every(isKnown)) return {};
   let k = 1;
-  const unescape = (s: string): string => s.replace(/\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|[ntr\\])/g, (_, e: string) => (e[0] === 'x' ? String.fromCharCode(parseInt(e.slice(1), 16)) : /^[0-7]/.test(e) ? String.fromCharCode(parseInt(e, 8)) : e === 'n' ? '\n' : e === 't' ? '\t' : e === 'r' ? '\r' : '\\'));
-  const text = unescape(args[0]!.value).replace(/%[-0-9.]*([sbdc%])/g, (_, f: string) => (f === '%' ? '%' : f === 'b' ? unescape(args[k++]?.value ?? '') : (args[k++]?.value ?? '')));
+  const unescape = (s: string): string =>
+    s.replace(/\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|[ntr\\])/g, (_, e: string) =>
+      e[0] === 'x'
+        ? String.fromCharCode(parseInt(e.slice(1), 16))
+        : /^[0-7]/.test(e)
+          ? String.fromCharCode(parseInt(e, 8))
+          : e === 'n'
+            ? '\n'
+            : e === 't'
+              ? '\t'
+              : e === 'r'
+                ? '\r'
+                : '\\',
+    );
+  const text = unescape(args[0]!.value).replace(/%[-0-9.]*([sbdc%])/g, (_, f: string) =>
+    f === '%' ? '%' : f === 'b' ? unescape(args[k++]?.value ?? '') : (args[k++]?.value ?? ''),
+  );
   return { text };
 };
 
-export const passThrough = (transform?: (text: string, args: string[]) => string | undefined): Rule => (argv, c) => {
-  const stdin = c.stdin;
-  if (!stdin || argv.slice(1).some((a) => !a.value.startsWith('-') && !transform)) return { by: argv[0]!.value };
-  const text = stdin.text !== undefined && transform ? transform(stdin.text, argv.slice(1).map((a) => a.value)) : stdin.text;
-  return { ...stdin, text };
-};
+export const passThrough =
+  (transform?: (text: string, args: string[]) => string | undefined): Rule =>
+  (argv, c) => {
+    const stdin = c.stdin;
+    if (!stdin || argv.slice(1).some((a) => !a.value.startsWith('-') && !transform)) return { by: argv[0]!.value };
+    const text =
+      stdin.text !== undefined && transform
+        ? transform(
+            stdin.text,
+            argv.slice(1).map((a) => a.value),
+          )
+        : stdin.text;
+    return { ...stdin, text };
+  };
 
 function tr(text: string, args: string[]): string | undefined {
   const sets = args.filter((a) => !a.startsWith('-'));
   if (sets.length !== 2 || args.some((a) => a.startsWith('-'))) return undefined;
-  const expand = (s: string): string => s.replace(/(.)-(.)/g, (_, a: string, b: string) => { let o = ''; for (let x = a.charCodeAt(0); x <= b.charCodeAt(0); x++) o += String.fromCharCode(x); return o; });
+  const expand = (s: string): string =>
+    s.replace(/(.)-(.)/g, (_, a: string, b: string) => {
+      let o = '';
+      for (let x = a.charCodeAt(0); x <= b.charCodeAt(0); x++) o += String.fromCharCode(x);
+      return o;
+    });
   const from = expand(sets[0]!);
   const to = expand(sets[1]!);
-  return [...text].map((ch) => { const i = from.indexOf(ch); return i < 0 ? ch : (to[Math.min(i, to.length - 1)] ?? ch); }).join('');
+  return [...text]
+    .map((ch) => {
+      const i = from.indexOf(ch);
+      return i < 0 ? ch : (to[Math.min(i, to.length - 1)] ?? ch);
+    })
+    .join('');
 }
 
 /** `at` and `batch` run the shell text on their stdin later. */
@@ -242,22 +525,74 @@ const at: Rule = (argv, c, kit) => {
 const pwd: Rule = (_argv, c) => (c.scope.cwd ? { text: `${c.scope.cwd}\n` } : { by: 'pwd' });
 
 export const remoteCodeRules: Record<string, Rule> = {
-  at, batch: at, pwd,
-  ...Object.fromEntries(['sh', 'bash', 'zsh', 'dash', 'ksh', 'mksh', 'ash', 'fish', 'rbash', 'yash', 'tcsh', 'csh', 'pwsh', 'powershell'].map((s) => [s, shell])),
+  at,
+  batch: at,
+  pwd,
+  ...Object.fromEntries(
+    [
+      'sh',
+      'bash',
+      'zsh',
+      'dash',
+      'ksh',
+      'mksh',
+      'ash',
+      'fish',
+      'rbash',
+      'yash',
+      'tcsh',
+      'csh',
+      'pwsh',
+      'powershell',
+    ].map((s) => [s, shell]),
+  ),
   eval: evalRule,
-  source, '.': source,
-  python: interpreter('python'), perl: interpreter('perl'), ruby: interpreter('ruby'), node: interpreter('node'), nodejs: interpreter('node'), deno: interpreter('node'), bun: interpreter('node'), php: interpreter('php'),
-  curl: fetcher('curl'), wget: fetcher('wget'), fetch: fetcher('fetch'), http: fetcher('http'), https: fetcher('https'), aria2c: fetcher('aria2c'), lynx: fetcher('lynx'), links: fetcher('links'), 'lwp-download': fetcher('lwp-download'), nc: fetcher('nc'), ncat: fetcher('ncat'), socat: fetcher('socat'), tftp: fetcher('tftp'), ftp: fetcher('ftp'),
+  source,
+  '.': source,
+  python: interpreter('python'),
+  perl: interpreter('perl'),
+  ruby: interpreter('ruby'),
+  node: interpreter('node'),
+  nodejs: interpreter('node'),
+  deno: interpreter('node'),
+  bun: interpreter('node'),
+  php: interpreter('php'),
+  curl: fetcher('curl'),
+  wget: fetcher('wget'),
+  fetch: fetcher('fetch'),
+  http: fetcher('http'),
+  https: fetcher('https'),
+  aria2c: fetcher('aria2c'),
+  lynx: fetcher('lynx'),
+  links: fetcher('links'),
+  'lwp-download': fetcher('lwp-download'),
+  nc: fetcher('nc'),
+  ncat: fetcher('ncat'),
+  socat: fetcher('socat'),
+  tftp: fetcher('tftp'),
+  ftp: fetcher('ftp'),
   base64: decoder('base64', (a) => a.some((x) => /^(-d|-D|--decode|-[a-z]*d)$/.test(x)), fromBase64),
   base32: decoder('base32', (a) => a.some((x) => /^(-d|--decode)$/.test(x))),
   basenc: decoder('basenc', (a) => a.some((x) => /^(-d|--decode)$/.test(x))),
   xxd: decoder('xxd', (a) => a.some((x) => /^-r/.test(x)), fromHex),
-  openssl: decoder('openssl', (a) => a.includes('-d') || a.includes('-base64') && a.includes('-d')),
+  openssl: decoder('openssl', (a) => a.includes('-d') || (a.includes('-base64') && a.includes('-d'))),
   uudecode: decoder('uudecode', () => true),
-  gunzip: decoder('gunzip', () => true), zcat: decoder('zcat', () => true), gzip: decoder('gzip', (a) => a.some((x) => /^-[a-z]*d|--decompress/.test(x))),
-  bzcat: decoder('bzcat', () => true), xzcat: decoder('xzcat', () => true), unxz: decoder('unxz', () => true),
-  echo, printf,
-  cat: passThrough(), rev: passThrough((t) => t.split('\n').map((l) => [...l].reverse().join('')).join('\n')), tr: passThrough(tr),
+  gunzip: decoder('gunzip', () => true),
+  zcat: decoder('zcat', () => true),
+  gzip: decoder('gzip', (a) => a.some((x) => /^-[a-z]*d|--decompress/.test(x))),
+  bzcat: decoder('bzcat', () => true),
+  xzcat: decoder('xzcat', () => true),
+  unxz: decoder('unxz', () => true),
+  echo,
+  printf,
+  cat: passThrough(),
+  rev: passThrough((t) =>
+    t
+      .split('\n')
+      .map((l) => [...l].reverse().join(''))
+      .join('\n'),
+  ),
+  tr: passThrough(tr),
 };
 
 export { shells };

@@ -5,19 +5,68 @@ import { commandName, type Rule, type RuleKit } from '../ruleKit.js';
 import { isKnown, type Arg, type CommandContext } from '../scanTypes.js';
 
 /** Commands that name a path without reading what is in it, or that use a key without showing it. */
-const namesOnly = new Set(['ls', 'stat', 'test', '[', '[[', 'echo', 'printf', 'basename', 'dirname', 'realpath', 'readlink', 'file', 'du', 'cd', 'pushd', 'mkdir', 'chmod', 'chown', 'chgrp', 'touch', 'ssh-add', 'ssh-keygen', 'lsattr', 'getfacl', 'namei', 'exa', 'eza', 'tree', 'rm', 'shred', 'unlink', 'find', 'fd', 'which', 'type', 'command']);
+const namesOnly = new Set([
+  'ls',
+  'stat',
+  'test',
+  '[',
+  '[[',
+  'echo',
+  'printf',
+  'basename',
+  'dirname',
+  'realpath',
+  'readlink',
+  'file',
+  'du',
+  'cd',
+  'pushd',
+  'mkdir',
+  'chmod',
+  'chown',
+  'chgrp',
+  'touch',
+  'ssh-add',
+  'ssh-keygen',
+  'lsattr',
+  'getfacl',
+  'namei',
+  'exa',
+  'eza',
+  'tree',
+  'rm',
+  'shred',
+  'unlink',
+  'find',
+  'fd',
+  'which',
+  'type',
+  'command',
+]);
 /** Options whose value is a key or config the program uses for itself (`ssh -i key`, `--kubeconfig`). */
-const usesKey = /^(-i|-I|--identity|--identity-file|--key|--kubeconfig|--config|--cert|--cacert|--key-file|--private-key|--keyfile|--credentials-file|--ssh-key)$/;
-const usesKeyInline = /^(-i.|-oIdentityFile=|IdentityFile=|--(identity|identity-file|key|kubeconfig|config|cert|cacert|key-file|private-key|keyfile|credentials-file|ssh-key)=)/i;
+const usesKey =
+  /^(-i|-I|--identity|--identity-file|--key|--kubeconfig|--config|--cert|--cacert|--key-file|--private-key|--keyfile|--credentials-file|--ssh-key)$/;
+const usesKeyInline =
+  /^(-i.|-oIdentityFile=|IdentityFile=|--(identity|identity-file|key|kubeconfig|config|cert|cacert|key-file|private-key|keyfile|credentials-file|ssh-key)=)/i;
 
 /** Flags every argument (and `< file`) that names a secret, unless the command only names it or uses it as a key. */
 export function checkSecretReads(argv: Arg[], c: CommandContext, kit: RuleKit): void {
   const names = argv.map((a) => (isKnown(a) ? commandName(a.value) : ''));
   // The program that runs, past a wrapper like sudo or timeout: the next word that is a bare name.
-  const after = kit.isWrapper(names[0]!) ? names.findIndex((n, i) => i > 0 && n !== '' && /^[a-z][\w.+-]*$/.test(argv[i]!.value)) : 0;
+  const after = kit.isWrapper(names[0]!)
+    ? names.findIndex((n, i) => i > 0 && n !== '' && /^[a-z][\w.+-]*$/.test(argv[i]!.value))
+    : 0;
   const program = names[Math.max(after, 0)];
   // find and fd only name files, unless they run a command on each (`find ~/.ssh -exec cat {} +`).
-  if (program && namesOnly.has(program) && !(/^(find|fd)$/.test(program) && argv.some((a) => /^-(exec|execdir|ok|okdir|x|X|-exec|-exec-batch|fprint0?|fprintf|fls)$/.test(a.value)))) return;
+  if (
+    program &&
+    namesOnly.has(program) &&
+    !(
+      /^(find|fd)$/.test(program) &&
+      argv.some((a) => /^-(exec|execdir|ok|okdir|x|X|-exec|-exec-batch|fprint0?|fprintf|fls)$/.test(a.value))
+    )
+  )
+    return;
   for (let i = 1; i < argv.length; i++) {
     const a = argv[i]!;
     if (usesKey.test(argv[i - 1]!.value) || usesKeyInline.test(a.value)) continue;
@@ -26,32 +75,62 @@ export function checkSecretReads(argv: Arg[], c: CommandContext, kit: RuleKit): 
     if (/[\s'"();{}]/.test(a.value) && !/^[/~]/.test(a.value)) continue;
     // `if=FILE`, `--data=@FILE`, `-F f=@FILE`, `host:FILE` name a file after their prefix.
     // A mount spec (`-v ~/.ssh:/k`) hands its host side to a container.
-    const values = [a.value, ...[/^(?:[a-z]+=|--[\w-]+=)@?(.+)$/.exec(a.value)?.[1], /^[^=@]*=?@(.+)$/.exec(a.value)?.[1], /^([/~][^:]*):/.exec(a.value)?.[1], /(?:^|,)(?:source|src)=([^,]+)/.exec(a.value)?.[1]].filter((v): v is string => !!v)];
+    const values = [
+      a.value,
+      ...[
+        /^(?:[a-z]+=|--[\w-]+=)@?(.+)$/.exec(a.value)?.[1],
+        /^[^=@]*=?@(.+)$/.exec(a.value)?.[1],
+        /^([/~][^:]*):/.exec(a.value)?.[1],
+        /(?:^|,)(?:source|src)=([^,]+)/.exec(a.value)?.[1],
+      ].filter((v): v is string => !!v),
+    ];
     for (const v of values) {
       const value = v.replace(/^~(?=\/|$)/, c.scope.state.home);
       // A bare word (`status`, `pytest`) is looked at as written: only what reads as a path is worth a probe of the
       // target for the links on its way (git status must not cost a round trip).
-      const why = secretRead(/[/]|^\./.test(value) ? kit.path(c, { ...a, value }) : resolvePath(value, c.scope.cwd, c.scope.state.home));
+      const why = secretRead(
+        /[/]|^\./.test(value) ? kit.path(c, { ...a, value }) : resolvePath(value, c.scope.cwd, c.scope.state.home),
+      );
       if (why) {
-        kit.emit(c, 'dangerous', 'secret.read', `reads ${v}: ${why} (${names[0] === '<' ? '<' : program ?? names[0]})`, a);
+        kit.emit(
+          c,
+          'dangerous',
+          'secret.read',
+          `reads ${v}: ${why} (${names[0] === '<' ? '<' : (program ?? names[0])})`,
+          a,
+        );
         break;
       }
     }
   }
 }
 
-const ask = (rule: string, text: string): Rule => (_argv, c, kit) => kit.emit(c, 'dangerous', rule, text);
+const ask =
+  (rule: string, text: string): Rule =>
+  (_argv, c, kit) =>
+    kit.emit(c, 'dangerous', rule, text);
 
 /** Asks when any argument matches: the subcommand or flag that prints a stored secret. */
-const printsSecret = (label: string, when: RegExp): Rule => (argv, c, kit) => {
-  const hit = argv.slice(1).find((a) => when.test(a.value));
-  if (hit) kit.emit(c, 'dangerous', 'secret.read', `prints stored secrets (${label} ${hit.value})`, hit);
-};
+const printsSecret =
+  (label: string, when: RegExp): Rule =>
+  (argv, c, kit) => {
+    const hit = argv.slice(1).find((a) => when.test(a.value));
+    if (hit) kit.emit(c, 'dangerous', 'secret.read', `prints stored secrets (${label} ${hit.value})`, hit);
+  };
 
 export const secretRules: Record<string, Rule> = {
   vault: (argv, c, kit) => {
-    const w = argv.slice(1).map((a) => a.value).filter((v) => !v.startsWith('-'));
-    if (w[0] === 'read' || (w[0] === 'kv' && w[1] === 'get')) kit.emit(c, 'dangerous', 'secret.read', `prints a stored secret (vault ${w.slice(0, w[0] === 'kv' ? 2 : 1).join(' ')})`);
+    const w = argv
+      .slice(1)
+      .map((a) => a.value)
+      .filter((v) => !v.startsWith('-'));
+    if (w[0] === 'read' || (w[0] === 'kv' && w[1] === 'get'))
+      kit.emit(
+        c,
+        'dangerous',
+        'secret.read',
+        `prints a stored secret (vault ${w.slice(0, w[0] === 'kv' ? 2 : 1).join(' ')})`,
+      );
   },
   'ssh-copy-id': ask('secret.install', 'installs an SSH key on another host, for lasting access (ssh-copy-id)'),
   gpg: printsSecret('gpg', /^--export-secret-(sub)?keys$|^--export-ownertrust$/),
@@ -60,6 +139,7 @@ export const secretRules: Record<string, Rule> = {
   'secret-tool': printsSecret('secret-tool', /^lookup$/),
   pass: printsSecret('pass', /^show$/),
   gh: (argv, c, kit) => {
-    if (argv[1]?.value === 'auth' && argv[2]?.value === 'token') kit.emit(c, 'dangerous', 'secret.read', 'prints the GitHub token (gh auth token)', argv[2]);
+    if (argv[1]?.value === 'auth' && argv[2]?.value === 'token')
+      kit.emit(c, 'dangerous', 'secret.read', 'prints the GitHub token (gh auth token)', argv[2]);
   },
 };

@@ -14,7 +14,8 @@ function subcommand(argv: Arg[], valueFlags: RegExp): { sub?: Arg; args: Arg[]; 
 }
 
 /** Config keys whose value git runs as a command (the `!` of an alias or helper marks shell text). */
-const commandKeys = /^(core\.(pager|editor|sshcommand|askpass|gitproxy)|sequence\.editor|diff\.external|gpg\.program|gpg\.\w+\.program|pager\..+|interactive\.difffilter|filter\..+\.(clean|smudge|process)|merge\..+\.driver|diff\..+\.(textconv|command)|difftool\..+\.cmd|mergetool\..+\.cmd|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack)|sendemail\.(tocmd|cccmd|smtpserver))$/;
+const commandKeys =
+  /^(core\.(pager|editor|sshcommand|askpass|gitproxy)|sequence\.editor|diff\.external|gpg\.program|gpg\.\w+\.program|pager\..+|interactive\.difffilter|filter\..+\.(clean|smudge|process)|merge\..+\.driver|diff\..+\.(textconv|command)|difftool\..+\.cmd|mergetool\..+\.cmd|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack)|sendemail\.(tocmd|cccmd|smtpserver))$/;
 
 /**
  * A config setting that runs something: with `-c` for this command, or stored (`git config`) for every later one.
@@ -27,12 +28,21 @@ function gitSetting(kit: RuleKit, c: CommandContext, key: string, value: Arg, ho
   if (commandKeys.test(k) || ((/^alias\./.test(k) || /^credential\.(.+\.)?helper$/.test(k)) && v.startsWith('!'))) {
     const program = v.replace(/^!\s*/, '').split(/\s+/)[0] ?? '';
     // A script by path (not a program from a system bin directory) is code the command line does not show.
-    if (isKnown(value) && program.includes('/') && !/^\/(usr\/(local\/)?s?bin|s?bin|opt\/homebrew\/bin|Applications)\//.test(program)) kit.emit(c, 'dangerous', 'git.config', `makes git run the script ${program} (${how} ${key})`, value);
+    if (
+      isKnown(value) &&
+      program.includes('/') &&
+      !/^\/(usr\/(local\/)?s?bin|s?bin|opt\/homebrew\/bin|Applications)\//.test(program)
+    )
+      kit.emit(c, 'dangerous', 'git.config', `makes git run the script ${program} (${how} ${key})`, value);
     if (isKnown(value)) kit.payload(c, v.replace(/^!/, ''), value);
     else kit.emit(c, 'dangerous', 'git.config', `sets ${key} to a command known only at run time (${how})`, value);
   } else if (k === 'core.fsmonitor' && !/^(true|false|0|1|yes|no)$/i.test(v)) {
     kit.emit(c, 'dangerous', 'git.config', `makes git run ${v} on every command (${how} core.fsmonitor)`, value);
-  } else if (k === 'core.hookspath' && (v.startsWith('/') || v.startsWith('~') || v.startsWith('..')) && v !== '/dev/null') {
+  } else if (
+    k === 'core.hookspath' &&
+    (v.startsWith('/') || v.startsWith('~') || v.startsWith('..')) &&
+    v !== '/dev/null'
+  ) {
     kit.emit(c, 'dangerous', 'git.config', `makes git run hooks from ${v} (${how} core.hooksPath)`, value);
   } else if (/^include(if\..+)?\.path$/.test(k) || (/^protocol\.(ext\.)?allow$/.test(k) && v === 'always')) {
     kit.emit(c, 'dangerous', 'git.config', `sets ${key}, which can make git run commands (${how})`, value);
@@ -40,47 +50,101 @@ function gitSetting(kit: RuleKit, c: CommandContext, key: string, value: Arg, ho
 }
 
 const git: Rule = (argv, c, kit) => {
-  const { sub, args, globals } = subcommand(argv, /^(-C|-c|--git-dir|--work-tree|--namespace|--exec-path|--config-env)$/);
+  const { sub, args, globals } = subcommand(
+    argv,
+    /^(-C|-c|--git-dir|--work-tree|--namespace|--exec-path|--config-env)$/,
+  );
   const name = sub?.value;
   globals.forEach((g, i) => {
     const pair = g.value === '-c' ? globals[i + 1] : undefined;
     const m = pair ? /^([^=]+)=([\s\S]*)$/.exec(pair.value) : undefined;
     if (pair && m) gitSetting(kit, c, m[1]!, { ...pair, value: m[2]! }, 'git -c');
   });
-  if (args.some((a) => /^ext::/.test(a.value))) kit.emit(c, 'dangerous', 'git.config', 'runs a command as its transport (git ext:: URL)');
+  if (args.some((a) => /^ext::/.test(a.value)))
+    kit.emit(c, 'dangerous', 'git.config', 'runs a command as its transport (git ext:: URL)');
   // A repository or work tree in the profile (a plugin's checkout) is the profile: git changes it.
   globals.forEach((g, i) => {
-    const dir = /^(-C|--git-dir|--work-tree)$/.test(g.value) ? globals[i + 1] : /^--(git-dir|work-tree)=/.test(g.value) ? { ...g, value: g.value.replace(/^--[a-z-]+=/, '') } : undefined;
+    const dir = /^(-C|--git-dir|--work-tree)$/.test(g.value)
+      ? globals[i + 1]
+      : /^--(git-dir|work-tree)=/.test(g.value)
+        ? { ...g, value: g.value.replace(/^--[a-z-]+=/, '') }
+        : undefined;
     if (dir) kit.profileChange(c, dir, `git ${g.value.replace(/=.*$/, '')}`);
   });
   if (name === 'clone' || name === 'init' || name === 'submodule' || name === 'worktree') {
-    const ops = parseOptions(args, { shortValue: 'obcjuC', longValue: ['origin', 'branch', 'config', 'jobs', 'upload-pack', 'template', 'separate-git-dir', 'reference', 'depth', 'filter'] }).operands;
+    const ops = parseOptions(args, {
+      shortValue: 'obcjuC',
+      longValue: [
+        'origin',
+        'branch',
+        'config',
+        'jobs',
+        'upload-pack',
+        'template',
+        'separate-git-dir',
+        'reference',
+        'depth',
+        'filter',
+      ],
+    }).operands;
     const dest = name === 'clone' ? ops[1] : name === 'init' ? ops[0] : ops[ops.length - 1];
     if (dest) kit.profileChange(c, dest, `git ${name}`);
   }
-  const p = parseOptions(args, { shortValue: 'mCcFoXeSsb', longValue: ['message', 'file', 'author', 'date', 'cleanup', 'strategy', 'exclude', 'repo', 'receive-pack', 'push-option'] });
+  const p = parseOptions(args, {
+    shortValue: 'mCcFoXeSsb',
+    longValue: [
+      'message',
+      'file',
+      'author',
+      'date',
+      'cleanup',
+      'strategy',
+      'exclude',
+      'repo',
+      'receive-pack',
+      'push-option',
+    ],
+  });
   const emit = (text: string): void => kit.emit(c, 'dangerous', `git.${name}`, text, sub);
   switch (name) {
     case 'reset':
-      if (hasAny(p, '--hard', '--merge', '--keep')) emit(`discards uncommitted changes (git reset ${[...p.flags].find((f) => /hard|merge|keep/.test(f))})`);
+      if (hasAny(p, '--hard', '--merge', '--keep'))
+        emit(`discards uncommitted changes (git reset ${[...p.flags].find((f) => /hard|merge|keep/.test(f))})`);
       break;
     case 'push': {
-      const forced = [...p.flags].find((f) => /^(-f|--forc|--force|--force-with-lease|--force-if-includes|--mirror|--delete|--dele|--delet|-d|--prune)$/.test(f) || f.startsWith('--force-with-lease'));
+      const forced = [...p.flags].find(
+        (f) =>
+          /^(-f|--forc|--force|--force-with-lease|--force-if-includes|--mirror|--delete|--dele|--delet|-d|--prune)$/.test(
+            f,
+          ) || f.startsWith('--force-with-lease'),
+      );
       const plus = p.operands.find((o) => /^\+/.test(o.value));
       const colon = p.operands.find((o) => /^:[^:]/.test(o.value));
-      if (forced === '--delete' || forced === '-d' || colon) emit(`deletes a remote branch (git push ${forced ?? colon!.value})`);
+      if (forced === '--delete' || forced === '-d' || colon)
+        emit(`deletes a remote branch (git push ${forced ?? colon!.value})`);
       else if (forced || plus) emit(`rewrites remote history (git push ${forced ?? plus!.value})`);
       break;
     }
     case 'clean':
-      if (hasAny(p, '-f', '--force') && !hasAny(p, '-n', '--dry-run')) emit(`deletes untracked files (git clean ${args.map((a) => a.value).filter((v) => v.startsWith('-')).join(' ')})`);
+      if (hasAny(p, '-f', '--force') && !hasAny(p, '-n', '--dry-run'))
+        emit(
+          `deletes untracked files (git clean ${args
+            .map((a) => a.value)
+            .filter((v) => v.startsWith('-'))
+            .join(' ')})`,
+        );
       break;
     case 'branch':
-      if (p.flags.has('-D') || (hasAny(p, '-d', '--delete') && hasAny(p, '-f', '--force'))) emit(`force-deletes branch ${p.operands.map((o) => o.value).join(' ')} (git branch -D)`);
+      if (p.flags.has('-D') || (hasAny(p, '-d', '--delete') && hasAny(p, '-f', '--force')))
+        emit(`force-deletes branch ${p.operands.map((o) => o.value).join(' ')} (git branch -D)`);
       break;
     case 'checkout':
     case 'restore':
-      if ((hasAny(p, '-f', '--force') && name === 'checkout') || p.operands.some((o) => o.value === '.' || o.value === ':/')) emit(`discards uncommitted changes (git ${name} ${args.map((a) => a.value).join(' ')})`);
+      if (
+        (hasAny(p, '-f', '--force') && name === 'checkout') ||
+        p.operands.some((o) => o.value === '.' || o.value === ':/')
+      )
+        emit(`discards uncommitted changes (git ${name} ${args.map((a) => a.value).join(' ')})`);
       break;
     case 'stash':
       if (p.operands[0]?.value === 'clear') emit('deletes every stash (git stash clear)');
@@ -90,21 +154,38 @@ const git: Rule = (argv, c, kit) => {
       emit(`rewrites the repository's history (git ${name})`);
       break;
     case 'reflog':
-      if (p.operands[0]?.value === 'expire' || p.operands[0]?.value === 'delete') emit(`deletes recovery points (git reflog ${p.operands[0].value})`);
+      if (p.operands[0]?.value === 'expire' || p.operands[0]?.value === 'delete')
+        emit(`deletes recovery points (git reflog ${p.operands[0].value})`);
       break;
     case 'update-ref':
       if (hasAny(p, '-d')) emit('deletes a ref (git update-ref -d)');
       break;
     case 'config': {
       // `git config [--global] KEY VALUE` and `git config set KEY VALUE`; reads, unsets and lists change nothing run.
-      const q = parseOptions(args, { shortValue: 'f', longValue: ['file', 'blob', 'type', 'default', 'comment', 'value'] });
+      const q = parseOptions(args, {
+        shortValue: 'f',
+        longValue: ['file', 'blob', 'type', 'default', 'comment', 'value'],
+      });
       const ops = q.operands[0]?.value === 'set' ? q.operands.slice(1) : q.operands;
-      if (ops.length >= 2 && isKnown(ops[0]!) && !hasAny(q, '--get', '--get-all', '--get-regexp', '--unset', '--unset-all', '-l', '--list', '--remove-section')) gitSetting(kit, c, ops[0]!.value, ops[1]!, 'git config');
+      if (
+        ops.length >= 2 &&
+        isKnown(ops[0]!) &&
+        !hasAny(q, '--get', '--get-all', '--get-regexp', '--unset', '--unset-all', '-l', '--list', '--remove-section')
+      )
+        gitSetting(kit, c, ops[0]!.value, ops[1]!, 'git config');
       break;
     }
     case 'rebase': {
       const exec = args.findIndex((a) => /^(-x|--exec)$/.test(a.value));
-      const cmd = exec >= 0 ? args[exec + 1] : args.map((a) => /^--exec=([\s\S]+)$/.exec(a.value)).find(Boolean) ? { ...args.find((a) => a.value.startsWith('--exec='))!, value: args.find((a) => a.value.startsWith('--exec='))!.value.slice(7) } : undefined;
+      const cmd =
+        exec >= 0
+          ? args[exec + 1]
+          : args.map((a) => /^--exec=([\s\S]+)$/.exec(a.value)).find(Boolean)
+            ? {
+                ...args.find((a) => a.value.startsWith('--exec='))!,
+                value: args.find((a) => a.value.startsWith('--exec='))!.value.slice(7),
+              }
+            : undefined;
       if (cmd && isKnown(cmd)) kit.payload(c, cmd.value, cmd);
       break;
     }
@@ -115,8 +196,15 @@ const git: Rule = (argv, c, kit) => {
     case 'grep': {
       const flag = name === 'difftool' ? /^(-x|--extcmd)$/ : /^(-O|--open-files-in-pager)$/;
       const at = args.findIndex((a) => flag.test(a.value));
-      const inline = args.find((a) => (name === 'difftool' ? /^--extcmd=/ : /^(-O.|--open-files-in-pager=)/).test(a.value));
-      const cmd = at >= 0 && name === 'difftool' ? args[at + 1] : inline ? { ...inline, value: inline.value.replace(/^(-O|--[a-z-]+=)/, '') } : undefined;
+      const inline = args.find((a) =>
+        (name === 'difftool' ? /^--extcmd=/ : /^(-O.|--open-files-in-pager=)/).test(a.value),
+      );
+      const cmd =
+        at >= 0 && name === 'difftool'
+          ? args[at + 1]
+          : inline
+            ? { ...inline, value: inline.value.replace(/^(-O|--[a-z-]+=)/, '') }
+            : undefined;
       if (cmd && isKnown(cmd)) kit.payload(c, cmd.value, cmd);
       break;
     }
@@ -135,51 +223,154 @@ const git: Rule = (argv, c, kit) => {
   if (name !== undefined && ['clone', 'fetch', 'pull', 'ls-remote', 'archive', 'push'].includes(name)) {
     const pack = args.findIndex((a) => /^(-u|--upload-pack|--receive-pack|--exec)$/.test(a.value));
     const inline = args.find((a) => /^--(upload-pack|receive-pack|exec)=/.test(a.value));
-    const cmd = pack >= 0 ? args[pack + 1] : inline ? { ...inline, value: inline.value.replace(/^--[a-z-]+=/, '') } : undefined;
+    const cmd =
+      pack >= 0 ? args[pack + 1] : inline ? { ...inline, value: inline.value.replace(/^--[a-z-]+=/, '') } : undefined;
     if (cmd && isKnown(cmd)) kit.payload(c, cmd.value, cmd);
   }
 };
 
 const dockerVerbs = /^(rm|rmi|stop|kill|down|prune)$/;
 
-const docker = (label: string): Rule => (argv, c, kit) => {
-  const { sub, args, globals } = subcommand(argv, /^(-H|--host|-c|--context|--config|-l|--log-level|--tlscacert|--tlscert|--tlskey|-f|--file|-p|--project-name|--project-directory|--env-file|--profile)$/);
-  const host = globals.find((g) => /^(-H|--host|--context|-c)(=|$)/.test(g.value));
-  if (host) kit.emit(c, 'dangerous', 'docker.host', `points ${label} at another daemon (${host.value}${host.value.includes('=') ? '' : ' ' + (globals[globals.indexOf(host) + 1]?.value ?? '')})`, host);
-  if (!sub) return;
-  let verb = sub.value;
-  let rest = args;
-  if (/^(container|image|volume|network|system|builder|buildx|compose|node|service|stack|secret|config|plugin|context)$/.test(verb) && rest[0]) {
-    verb = `${verb} ${rest[0].value}`;
-    rest = rest.slice(1);
-  }
-  const last = verb.split(' ').pop()!;
-  if (dockerVerbs.test(last) || last === 'remove' || last === 'delete') {
-    return kit.emit(c, 'dangerous', 'docker.destroy', `${/prune/.test(last) ? 'deletes unused' : /stop|kill|down|pause|restart/.test(last) ? 'stops' : 'deletes'} ${/prune/.test(last) ? 'containers, images or volumes' : rest.filter((a) => !a.value.startsWith('-')).map((a) => a.value).join(' ') || 'containers'} (${label} ${verb})`, sub);
-  }
-  if (last === 'run' || last === 'create') return dockerRun(label, rest, c, kit);
-  if (last === 'exec') {
-    const p = parseOptions(rest, { shortValue: 'euwd', longValue: ['env', 'user', 'workdir', 'detach-keys', 'env-file'], posix: true });
-    const inner = rest.slice(p.rest + 1);
-    if (inner.length) kit.run(c, inner);
-  }
-};
+const docker =
+  (label: string): Rule =>
+  (argv, c, kit) => {
+    const { sub, args, globals } = subcommand(
+      argv,
+      /^(-H|--host|-c|--context|--config|-l|--log-level|--tlscacert|--tlscert|--tlskey|-f|--file|-p|--project-name|--project-directory|--env-file|--profile)$/,
+    );
+    const host = globals.find((g) => /^(-H|--host|--context|-c)(=|$)/.test(g.value));
+    if (host)
+      kit.emit(
+        c,
+        'dangerous',
+        'docker.host',
+        `points ${label} at another daemon (${host.value}${host.value.includes('=') ? '' : ' ' + (globals[globals.indexOf(host) + 1]?.value ?? '')})`,
+        host,
+      );
+    if (!sub) return;
+    let verb = sub.value;
+    let rest = args;
+    if (
+      /^(container|image|volume|network|system|builder|buildx|compose|node|service|stack|secret|config|plugin|context)$/.test(
+        verb,
+      ) &&
+      rest[0]
+    ) {
+      verb = `${verb} ${rest[0].value}`;
+      rest = rest.slice(1);
+    }
+    const last = verb.split(' ').pop()!;
+    if (dockerVerbs.test(last) || last === 'remove' || last === 'delete') {
+      return kit.emit(
+        c,
+        'dangerous',
+        'docker.destroy',
+        `${/prune/.test(last) ? 'deletes unused' : /stop|kill|down|pause|restart/.test(last) ? 'stops' : 'deletes'} ${
+          /prune/.test(last)
+            ? 'containers, images or volumes'
+            : rest
+                .filter((a) => !a.value.startsWith('-'))
+                .map((a) => a.value)
+                .join(' ') || 'containers'
+        } (${label} ${verb})`,
+        sub,
+      );
+    }
+    if (last === 'run' || last === 'create') return dockerRun(label, rest, c, kit);
+    if (last === 'exec') {
+      const p = parseOptions(rest, {
+        shortValue: 'euwd',
+        longValue: ['env', 'user', 'workdir', 'detach-keys', 'env-file'],
+        posix: true,
+      });
+      const inner = rest.slice(p.rest + 1);
+      if (inner.length) kit.run(c, inner);
+    }
+  };
 
 function dockerRun(label: string, args: Arg[], c: CommandContext, kit: RuleKit): void {
-  const p = parseOptions(args, { shortValue: 'vepuwhlmcaiIt', longValue: ['volume', 'mount', 'env', 'name', 'user', 'workdir', 'network', 'net', 'pid', 'ipc', 'cap-add', 'device', 'entrypoint', 'label', 'memory', 'cpus', 'hostname', 'platform', 'restart', 'env-file', 'publish', 'security-opt', 'userns', 'uts'], posix: true });
-  const values = (k: string): string[] => args.flatMap((a, i) => (a.value === k ? [args[i + 1]?.value ?? ''] : a.value.startsWith(`${k}=`) ? [a.value.slice(k.length + 1)] : []));
+  const p = parseOptions(args, {
+    shortValue: 'vepuwhlmcaiIt',
+    longValue: [
+      'volume',
+      'mount',
+      'env',
+      'name',
+      'user',
+      'workdir',
+      'network',
+      'net',
+      'pid',
+      'ipc',
+      'cap-add',
+      'device',
+      'entrypoint',
+      'label',
+      'memory',
+      'cpus',
+      'hostname',
+      'platform',
+      'restart',
+      'env-file',
+      'publish',
+      'security-opt',
+      'userns',
+      'uts',
+    ],
+    posix: true,
+  });
+  const values = (k: string): string[] =>
+    args.flatMap((a, i) =>
+      a.value === k ? [args[i + 1]?.value ?? ''] : a.value.startsWith(`${k}=`) ? [a.value.slice(k.length + 1)] : [],
+    );
   const mounts = [...values('-v'), ...values('--volume'), ...values('--mount')];
-  const hostRoot = mounts.find((m) => /^(\/|\/etc|\/root|\/var\/run\/docker\.sock|\/run\/docker\.sock|\/home)(:|,|$)|source=\/(,|$)|src=\/(,|$)/.test(m));
-  if (p.flags.has('--privileged')) kit.emit(c, 'dangerous', 'docker.escape', `gives a container full access to the host (${label} run --privileged)`);
-  else if (hostRoot) kit.emit(c, 'dangerous', 'docker.escape', `mounts host ${hostRoot.split(':')[0]} into a container (${label} run -v ${hostRoot})`);
-  else if ([...values('--pid'), ...values('--cap-add')].some((v) => /^(host|SYS_ADMIN|ALL)$/i.test(v))) kit.emit(c, 'dangerous', 'docker.escape', `gives a container host privileges (${label} run)`);
+  const hostRoot = mounts.find((m) =>
+    /^(\/|\/etc|\/root|\/var\/run\/docker\.sock|\/run\/docker\.sock|\/home)(:|,|$)|source=\/(,|$)|src=\/(,|$)/.test(m),
+  );
+  if (p.flags.has('--privileged'))
+    kit.emit(c, 'dangerous', 'docker.escape', `gives a container full access to the host (${label} run --privileged)`);
+  else if (hostRoot)
+    kit.emit(
+      c,
+      'dangerous',
+      'docker.escape',
+      `mounts host ${hostRoot.split(':')[0]} into a container (${label} run -v ${hostRoot})`,
+    );
+  else if ([...values('--pid'), ...values('--cap-add')].some((v) => /^(host|SYS_ADMIN|ALL)$/i.test(v)))
+    kit.emit(c, 'dangerous', 'docker.escape', `gives a container host privileges (${label} run)`);
 }
 
 const kubectl: Rule = (argv, c, kit) => {
   const { sub, args } = subcommand(argv, /^(-n|--namespace|--context|--kubeconfig|-s|--server|--cluster|--user)$/);
-  if (sub && /^(delete|drain|cordon|replace)$/.test(sub.value)) kit.emit(c, 'dangerous', 'kube.destroy', `${sub.value}s cluster resources (kubectl ${sub.value} ${args.filter((a) => !a.value.startsWith('-')).map((a) => a.value).join(' ')})`.trim(), sub);
-  if (sub && /^(get|edit)$/.test(sub.value) && args.some((a) => /^(secrets?|secret\/.+|secrets\/.+)$/.test(a.value)) && (sub.value === 'edit' || args.some((a, i) => /^(-o|--output)(=|$)/.test(a.value) && !/^(-o|--output)=?(name|wide)?$/.test(a.value + (a.value.includes('=') ? '' : args[i + 1]?.value ?? ''))))) {
-    kit.emit(c, 'dangerous', 'secret.read', `prints the values of cluster secrets (kubectl ${sub.value} secret -o)`, sub);
+  if (sub && /^(delete|drain|cordon|replace)$/.test(sub.value))
+    kit.emit(
+      c,
+      'dangerous',
+      'kube.destroy',
+      `${sub.value}s cluster resources (kubectl ${sub.value} ${args
+        .filter((a) => !a.value.startsWith('-'))
+        .map((a) => a.value)
+        .join(' ')})`.trim(),
+      sub,
+    );
+  if (
+    sub &&
+    /^(get|edit)$/.test(sub.value) &&
+    args.some((a) => /^(secrets?|secret\/.+|secrets\/.+)$/.test(a.value)) &&
+    (sub.value === 'edit' ||
+      args.some(
+        (a, i) =>
+          /^(-o|--output)(=|$)/.test(a.value) &&
+          !/^(-o|--output)=?(name|wide)?$/.test(a.value + (a.value.includes('=') ? '' : (args[i + 1]?.value ?? ''))),
+      ))
+  ) {
+    kit.emit(
+      c,
+      'dangerous',
+      'secret.read',
+      `prints the values of cluster secrets (kubectl ${sub.value} secret -o)`,
+      sub,
+    );
   }
   if (sub?.value === 'exec') {
     const dash = args.findIndex((a) => a.value === '--');
@@ -189,54 +380,127 @@ const kubectl: Rule = (argv, c, kit) => {
 
 /** Subcommands that remove packages, per package manager. */
 const removers: Record<string, RegExp> = {
-  apt: /^(remove|purge|autoremove)$/, 'apt-get': /^(remove|purge|autoremove)$/, aptitude: /^(remove|purge)$/,
-  yum: /^(remove|erase|autoremove)$/, dnf: /^(remove|erase|autoremove)$/, zypper: /^(rm|remove)$/, apk: /^del$/,
-  brew: /^(uninstall|remove|rm)$/, snap: /^remove$/, flatpak: /^(uninstall|remove)$/, port: /^uninstall$/,
-  pip: /^uninstall$/, pip3: /^uninstall$/, gem: /^uninstall$/, cargo: /^uninstall$/, conda: /^(remove|uninstall)$/, mamba: /^(remove|uninstall)$/,
-  winget: /^uninstall$/, choco: /^uninstall$/,
+  apt: /^(remove|purge|autoremove)$/,
+  'apt-get': /^(remove|purge|autoremove)$/,
+  aptitude: /^(remove|purge)$/,
+  yum: /^(remove|erase|autoremove)$/,
+  dnf: /^(remove|erase|autoremove)$/,
+  zypper: /^(rm|remove)$/,
+  apk: /^del$/,
+  brew: /^(uninstall|remove|rm)$/,
+  snap: /^remove$/,
+  flatpak: /^(uninstall|remove)$/,
+  port: /^uninstall$/,
+  pip: /^uninstall$/,
+  pip3: /^uninstall$/,
+  gem: /^uninstall$/,
+  cargo: /^uninstall$/,
+  conda: /^(remove|uninstall)$/,
+  mamba: /^(remove|uninstall)$/,
+  winget: /^uninstall$/,
+  choco: /^uninstall$/,
 };
 
 function packageRule(label: string): Rule {
   return (argv, c, kit) => {
     const { sub } = subcommand(argv, /^(-o|-c|--option|--config-file)$/);
-    if (sub && removers[label]!.test(sub.value)) kit.emit(c, 'dangerous', 'package.remove', `removes installed packages (${label} ${sub.value} ${argv.slice(argv.indexOf(sub) + 1).filter((a) => !a.value.startsWith('-')).map((a) => a.value).join(' ')})`.trim(), sub);
+    if (sub && removers[label]!.test(sub.value))
+      kit.emit(
+        c,
+        'dangerous',
+        'package.remove',
+        `removes installed packages (${label} ${sub.value} ${argv
+          .slice(argv.indexOf(sub) + 1)
+          .filter((a) => !a.value.startsWith('-'))
+          .map((a) => a.value)
+          .join(' ')})`.trim(),
+        sub,
+      );
   };
 }
 
 const globalNpm: Rule = (argv, c, kit) => {
   const p: ParsedOptions = parseOptions(argv.slice(1));
   const verb = p.operands[0]?.value ?? '';
-  if (/^(uninstall|un|rm|remove|r|unlink)$/.test(verb) && hasAny(p, '-g', '--global')) kit.emit(c, 'dangerous', 'package.remove', `removes globally installed packages (${argv[0]!.value} ${verb} -g)`);
+  if (/^(uninstall|un|rm|remove|r|unlink)$/.test(verb) && hasAny(p, '-g', '--global'))
+    kit.emit(c, 'dangerous', 'package.remove', `removes globally installed packages (${argv[0]!.value} ${verb} -g)`);
 };
 
 const dpkg: Rule = (argv, c, kit) => {
-  if (argv.some((a) => /^(-r|-P|--remove|--purge)$/.test(a.value))) kit.emit(c, 'dangerous', 'package.remove', 'removes installed packages (dpkg --remove)');
+  if (argv.some((a) => /^(-r|-P|--remove|--purge)$/.test(a.value)))
+    kit.emit(c, 'dangerous', 'package.remove', 'removes installed packages (dpkg --remove)');
 };
 const rpm: Rule = (argv, c, kit) => {
-  if (argv.some((a) => /^(-e|--erase)$/.test(a.value) || /^-e/.test(a.value))) kit.emit(c, 'dangerous', 'package.remove', 'removes installed packages (rpm -e)');
+  if (argv.some((a) => /^(-e|--erase)$/.test(a.value) || /^-e/.test(a.value)))
+    kit.emit(c, 'dangerous', 'package.remove', 'removes installed packages (rpm -e)');
 };
 const pacman: Rule = (argv, c, kit) => {
-  if (argv.some((a) => /^-R/.test(a.value) || a.value === '--remove')) kit.emit(c, 'dangerous', 'package.remove', 'removes installed packages (pacman -R)');
+  if (argv.some((a) => /^-R/.test(a.value) || a.value === '--remove'))
+    kit.emit(c, 'dangerous', 'package.remove', 'removes installed packages (pacman -R)');
 };
 
 /** Cloud and infrastructure CLIs: a subcommand that deletes, terminates or destroys asks. */
-const cloud = (label: string): Rule => (argv, c, kit) => {
-  const words = argv.slice(1).map((a) => a.value).filter((v) => !v.startsWith('-'));
-  // Printing a stored secret or a live token hands it to the agent (`aws secretsmanager get-secret-value`).
-  const read = words.find((w) => /^(get-secret-value|batch-get-secret-value|get-parameters?|get-parameters-by-path)$/.test(w) || (label === 'gcloud' && w === 'access' && words.includes('secrets')) || (label === 'az' && /^(show|download)$/.test(w) && words.includes('secret')));
-  if (read && (!/^get-parameter/.test(read) || argv.some((a) => a.value === '--with-decryption'))) kit.emit(c, 'dangerous', 'secret.read', `prints a stored secret (${label} ${read})`);
-  const verb = words.find((w) => /^(delete|delete-\S+|rm|rb|terminate-instances|destroy|uninstall|purge|remove|drop)$/.test(w));
-  if (verb) kit.emit(c, 'dangerous', 'cloud.destroy', `deletes cloud or cluster resources (${label} ${words.slice(0, words.indexOf(verb) + 1).join(' ')})`);
-};
+const cloud =
+  (label: string): Rule =>
+  (argv, c, kit) => {
+    const words = argv
+      .slice(1)
+      .map((a) => a.value)
+      .filter((v) => !v.startsWith('-'));
+    // Printing a stored secret or a live token hands it to the agent (`aws secretsmanager get-secret-value`).
+    const read = words.find(
+      (w) =>
+        /^(get-secret-value|batch-get-secret-value|get-parameters?|get-parameters-by-path)$/.test(w) ||
+        (label === 'gcloud' && w === 'access' && words.includes('secrets')) ||
+        (label === 'az' && /^(show|download)$/.test(w) && words.includes('secret')),
+    );
+    if (read && (!/^get-parameter/.test(read) || argv.some((a) => a.value === '--with-decryption')))
+      kit.emit(c, 'dangerous', 'secret.read', `prints a stored secret (${label} ${read})`);
+    const verb = words.find((w) =>
+      /^(delete|delete-\S+|rm|rb|terminate-instances|destroy|uninstall|purge|remove|drop)$/.test(w),
+    );
+    if (verb)
+      kit.emit(
+        c,
+        'dangerous',
+        'cloud.destroy',
+        `deletes cloud or cluster resources (${label} ${words.slice(0, words.indexOf(verb) + 1).join(' ')})`,
+      );
+  };
 
 export const toolRules: Record<string, Rule> = {
-  aws: cloud('aws'), gcloud: cloud('gcloud'), gsutil: cloud('gsutil'), az: cloud('az'), terraform: cloud('terraform'), tofu: cloud('tofu'),
-  pulumi: cloud('pulumi'), helm: cloud('helm'), doctl: cloud('doctl'), flyctl: cloud('flyctl'), heroku: (argv, c, kit) => { if (argv.some((a) => /destroy|:delete$/.test(a.value))) kit.emit(c, 'dangerous', 'cloud.destroy', 'deletes cloud resources (heroku)'); },
-  dropdb: (argv, c, kit) => kit.emit(c, 'dangerous', 'sql.destructive', `drops database ${argv[argv.length - 1]!.value} (dropdb)`),
+  aws: cloud('aws'),
+  gcloud: cloud('gcloud'),
+  gsutil: cloud('gsutil'),
+  az: cloud('az'),
+  terraform: cloud('terraform'),
+  tofu: cloud('tofu'),
+  pulumi: cloud('pulumi'),
+  helm: cloud('helm'),
+  doctl: cloud('doctl'),
+  flyctl: cloud('flyctl'),
+  heroku: (argv, c, kit) => {
+    if (argv.some((a) => /destroy|:delete$/.test(a.value)))
+      kit.emit(c, 'dangerous', 'cloud.destroy', 'deletes cloud resources (heroku)');
+  },
+  dropdb: (argv, c, kit) =>
+    kit.emit(c, 'dangerous', 'sql.destructive', `drops database ${argv[argv.length - 1]!.value} (dropdb)`),
   git,
-  docker: docker('docker'), podman: docker('podman'), nerdctl: docker('nerdctl'), 'docker-compose': docker('docker-compose'),
-  kubectl, oc: kubectl,
+  docker: docker('docker'),
+  podman: docker('podman'),
+  nerdctl: docker('nerdctl'),
+  'docker-compose': docker('docker-compose'),
+  kubectl,
+  oc: kubectl,
   ...Object.fromEntries(Object.keys(removers).map((k) => [k, packageRule(k)])),
-  npm: globalNpm, pnpm: globalNpm, yarn: (argv, c, kit) => { if (argv[1]?.value === 'global' && /^remove$/.test(argv[2]?.value ?? '')) kit.emit(c, 'dangerous', 'package.remove', 'removes globally installed packages (yarn global remove)'); },
-  dpkg, rpm, pacman, yay: pacman,
+  npm: globalNpm,
+  pnpm: globalNpm,
+  yarn: (argv, c, kit) => {
+    if (argv[1]?.value === 'global' && /^remove$/.test(argv[2]?.value ?? ''))
+      kit.emit(c, 'dangerous', 'package.remove', 'removes globally installed packages (yarn global remove)');
+  },
+  dpkg,
+  rpm,
+  pacman,
+  yay: pacman,
 };

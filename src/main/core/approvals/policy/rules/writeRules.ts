@@ -13,11 +13,18 @@ import { passThrough } from './remoteCodeRules.js';
  */
 export function clobber(kit: RuleKit, c: CommandContext, a: Arg, how: string, empties: boolean): void {
   const p = kit.path(c, a);
-  if (sensitiveWrite(p) || isBlockDevice(p) || profilePart(p, c.scope.state.profile) || p === '/proc/sysrq-trigger') return;
+  if (sensitiveWrite(p) || isBlockDevice(p) || profilePart(p, c.scope.state.profile) || p === '/proc/sysrq-trigger')
+    return;
   const why = clobberWhy(p, c.scope.state.workspace, empties);
   if (!why) return;
   const name = isKnown(a) ? p : shown(a);
-  kit.emit(c, 'dangerous', empties ? 'write.truncate' : 'write.outside', empties ? `empties ${name}, ${why} (${how})` : `overwrites ${name}, ${why} (${how})`, a);
+  kit.emit(
+    c,
+    'dangerous',
+    empties ? 'write.truncate' : 'write.outside',
+    empties ? `empties ${name}, ${why} (${how})` : `overwrites ${name}, ${why} (${how})`,
+    a,
+  );
 }
 
 /** Does this command print without end (`yes`, `cat /dev/zero`), so that `cmd > f` fills the disk? */
@@ -53,53 +60,91 @@ const tee: Rule = (argv, c, kit) => {
 };
 
 /** cp, install, ln: the destination is the last operand or `-t DIR`. */
-const copy = (label: string): Rule => (argv, c, kit) => {
-  const p = parseOptions(argv.slice(1), { shortValue: label === 'install' ? 'tmogS' : 'tS', longValue: ['target-directory', 'suffix', 'mode', 'owner', 'group', 'backup'] });
-  const t = p.values.get('-t') ?? p.values.get('--target-directory');
-  const dest = t !== undefined ? argv.find((a) => a.value === t) : p.operands.length > 1 ? p.operands[p.operands.length - 1] : undefined;
-  const sources = p.operands.filter((o) => o !== dest);
-  // Copying a project's template into its .env in the workspace (`cp .env.example .env`) is setup, not a secret write.
-  const fromTemplate = dest && label === 'cp' && inWorkspace(kit.path(c, dest), c.scope.state.workspace) && /(^|\/)\.env[\w.-]*$/.test(dest.value) && sources.length === 1 && /\.(example|sample|template|dist|defaults)$/.test(sources[0]!.value);
-  if (dest && !fromTemplate) kit.write(c, dest, label);
-  if (dest && sources.some((o) => o.value === '/dev/null')) clobber(kit, c, dest, `${label} /dev/null`, true);
-  else if (!dest && c.via && p.operands.some((o) => o.value === '/dev/null')) kit.emit(c, 'dangerous', 'write.truncate', `empties the files named by its input (${c.via} ${label} /dev/null)`);
-  if (dest && label !== 'ln' && hasAny(p, '-r', '-R', '-a', '--recursive', '--archive')) treeOver(kit, c, dest, `${label} -r`);
-  // A link to the profile is a second name for it, under which every later write would pass.
-  if (label === 'ln') for (const src of p.operands) if (src !== dest) kit.profileChange(c, src, 'ln');
-};
+const copy =
+  (label: string): Rule =>
+  (argv, c, kit) => {
+    const p = parseOptions(argv.slice(1), {
+      shortValue: label === 'install' ? 'tmogS' : 'tS',
+      longValue: ['target-directory', 'suffix', 'mode', 'owner', 'group', 'backup'],
+    });
+    const t = p.values.get('-t') ?? p.values.get('--target-directory');
+    const dest =
+      t !== undefined
+        ? argv.find((a) => a.value === t)
+        : p.operands.length > 1
+          ? p.operands[p.operands.length - 1]
+          : undefined;
+    const sources = p.operands.filter((o) => o !== dest);
+    // Copying a project's template into its .env in the workspace (`cp .env.example .env`) is setup, not a secret
+    // write.
+    const fromTemplate =
+      dest &&
+      label === 'cp' &&
+      inWorkspace(kit.path(c, dest), c.scope.state.workspace) &&
+      /(^|\/)\.env[\w.-]*$/.test(dest.value) &&
+      sources.length === 1 &&
+      /\.(example|sample|template|dist|defaults)$/.test(sources[0]!.value);
+    if (dest && !fromTemplate) kit.write(c, dest, label);
+    if (dest && sources.some((o) => o.value === '/dev/null')) clobber(kit, c, dest, `${label} /dev/null`, true);
+    else if (!dest && c.via && p.operands.some((o) => o.value === '/dev/null'))
+      kit.emit(c, 'dangerous', 'write.truncate', `empties the files named by its input (${c.via} ${label} /dev/null)`);
+    if (dest && label !== 'ln' && hasAny(p, '-r', '-R', '-a', '--recursive', '--archive'))
+      treeOver(kit, c, dest, `${label} -r`);
+    // A link to the profile is a second name for it, under which every later write would pass.
+    if (label === 'ln') for (const src of p.operands) if (src !== dest) kit.profileChange(c, src, 'ln');
+  };
 
 /** GNU sed runs shell from a script: the `e` command and the `e` flag of `s`; `w FILE` writes a file. */
 function sedScript(script: string, c: CommandContext, kit: RuleKit, at: Arg): void {
   const address = String.raw`(?:\d+|\$|/(?:[^/\\]|\\.)*/)`;
-  const cmd = new RegExp(String.raw`(?:^|[;\n{])\s*(?:${address}\s*(?:,\s*${address})?)?\s*!?\s*e(?:[ \t]+([^;\n}]*))?\s*(?=$|[;\n}])`, 'g');
+  const cmd = new RegExp(
+    String.raw`(?:^|[;\n{])\s*(?:${address}\s*(?:,\s*${address})?)?\s*!?\s*e(?:[ \t]+([^;\n}]*))?\s*(?=$|[;\n}])`,
+    'g',
+  );
   for (const m of script.matchAll(cmd)) {
     if (m[1]?.trim()) kit.payload(c, m[1].trim(), at);
     else kit.emit(c, 'dangerous', 'sed.exec', 'runs lines of its input as shell commands (sed e)', at);
   }
-  for (const m of script.matchAll(/(?:^|[;\n{])\s*s(.)(?:(?!\1)[^\\]|\\.)*\1(?:(?!\1)[^\\]|\\.)*\1([gpiImM0-9e]*)(w\s+\S+)?/g)) {
-    if (m[2]!.includes('e')) kit.emit(c, 'dangerous', 'sed.exec', 'runs each substituted line as a shell command (sed s///e)', at);
+  for (const m of script.matchAll(
+    /(?:^|[;\n{])\s*s(.)(?:(?!\1)[^\\]|\\.)*\1(?:(?!\1)[^\\]|\\.)*\1([gpiImM0-9e]*)(w\s+\S+)?/g,
+  )) {
+    if (m[2]!.includes('e'))
+      kit.emit(c, 'dangerous', 'sed.exec', 'runs each substituted line as a shell command (sed s///e)', at);
   }
-  for (const m of script.matchAll(/(?:^|[;\n{}\/0-9$])\s*[wW]\s+(\S+)/g)) kit.write(c, { ...at, value: m[1]! }, 'sed w');
+  for (const m of script.matchAll(/(?:^|[;\n{}\/0-9$])\s*[wW]\s+(\S+)/g))
+    kit.write(c, { ...at, value: m[1]! }, 'sed w');
 }
 
 const sed: Rule = (argv, c, kit) => {
   const p = parseOptions(argv.slice(1), { shortValue: 'efl', longValue: ['expression', 'file', 'line-length'] });
-  const scripts = argv.flatMap((a, i) => (/^(-e|--expression)$/.test(argv[i - 1]?.value ?? '') ? [a] : /^--expression=/.test(a.value) ? [{ ...a, value: a.value.slice(13) }] : []));
-  if (!p.values.has('-e') && !p.values.has('--expression') && !p.values.has('-f') && p.operands[0]) scripts.push(p.operands[0]);
+  const scripts = argv.flatMap((a, i) =>
+    /^(-e|--expression)$/.test(argv[i - 1]?.value ?? '')
+      ? [a]
+      : /^--expression=/.test(a.value)
+        ? [{ ...a, value: a.value.slice(13) }]
+        : [],
+  );
+  if (!p.values.has('-e') && !p.values.has('--expression') && !p.values.has('-f') && p.operands[0])
+    scripts.push(p.operands[0]);
   for (const s of scripts) if (isKnown(s)) sedScript(s.value, c, kit, s);
   const blanks = scripts.some((s) => isKnown(s) && /^\s*((1\s*,\s*\$\s*)?d|s(.)\^?\.\*\$?\3\3g?)\s*$/.test(s.value));
-  const inPlace = [...p.flags].some((f) => f === '-i' || f.startsWith('--in-place')) || argv.some((a) => /^-[a-zA-Z]*i/.test(a.value));
+  const inPlace =
+    [...p.flags].some((f) => f === '-i' || f.startsWith('--in-place')) ||
+    argv.some((a) => /^-[a-zA-Z]*i/.test(a.value));
   if (!inPlace) return;
-  const files = p.values.has('-e') || p.values.has('-f') || p.values.has('--expression') ? p.operands : p.operands.slice(1);
+  const files =
+    p.values.has('-e') || p.values.has('-f') || p.values.has('--expression') ? p.operands : p.operands.slice(1);
   for (const f of files) {
     kit.write(c, f, 'sed -i');
     if (blanks) clobber(kit, c, f, 'sed -i', true);
   }
 };
 
-const writesOperands = (label: string, spec: { shortValue?: string; longValue?: string[] } = {}): Rule => (argv, c, kit) => {
-  for (const f of parseOptions(argv.slice(1), spec).operands) kit.write(c, f, label);
-};
+const writesOperands =
+  (label: string, spec: { shortValue?: string; longValue?: string[] } = {}): Rule =>
+  (argv, c, kit) => {
+    for (const f of parseOptions(argv.slice(1), spec).operands) kit.write(c, f, label);
+  };
 
 /** `truncate -s 0` (or a shrinking size: -N, <N, /N, %N; or one taken from another file) empties what it names. */
 const truncate: Rule = (argv, c, kit) => {
@@ -114,16 +159,20 @@ const truncate: Rule = (argv, c, kit) => {
 
 /** mkdir asks nowhere, but a directory made in the profile (plugins/evil) is a change to it. */
 const mkdir: Rule = (argv, c, kit) => {
-  for (const f of parseOptions(argv.slice(1), { shortValue: 'mZ', longValue: ['mode', 'context'] }).operands) kit.profileChange(c, f, 'mkdir');
+  for (const f of parseOptions(argv.slice(1), { shortValue: 'mZ', longValue: ['mode', 'context'] }).operands)
+    kit.profileChange(c, f, 'mkdir');
 };
 
 /**
  * An editor run with a script (`ed -s config.yaml <<< …`, `vim -es`), or sponge: asks nowhere, but a file it names
- * in the profile is a change to it. Editors' options differ from one to the next: every word not an option may be a file.
+ * in the profile is a change to it. Editors' options differ from one to the next: every word not an option may be a
+ * file.
  */
-const editor = (label: string): Rule => (argv, c, kit) => {
-  for (const f of argv.slice(1)) if (!f.value.startsWith('-')) kit.profileChange(c, f, label);
-};
+const editor =
+  (label: string): Rule =>
+  (argv, c, kit) => {
+    for (const f of argv.slice(1)) if (!f.value.startsWith('-')) kit.profileChange(c, f, label);
+  };
 
 /**
  * Extracting an archive onto `/`, a system directory or the home (by `-C`/`-d`, or by the cwd) overwrites what is
@@ -141,19 +190,52 @@ const tar: Rule = (argv, c, kit) => {
   const args = argv.slice(1);
   // Options that name a program tar runs (`--to-command`, `--checkpoint-action=exec=`, `-I`) are shell text.
   args.forEach((a, i) => {
-    const m = /^(?:--to-command=|--checkpoint-action=exec=|--use-compress-program=|--info-script=|--new-volume-script=)([\s\S]+)$/.exec(a.value);
-    const prog = m ? { ...a, value: m[1]! } : /^(-I|--to-command|--use-compress-program|-F|--info-script)$/.test(a.value) ? args[i + 1] : undefined;
+    const m =
+      /^(?:--to-command=|--checkpoint-action=exec=|--use-compress-program=|--info-script=|--new-volume-script=)([\s\S]+)$/.exec(
+        a.value,
+      );
+    const prog = m
+      ? { ...a, value: m[1]! }
+      : /^(-I|--to-command|--use-compress-program|-F|--info-script)$/.test(a.value)
+        ? args[i + 1]
+        : undefined;
     if (prog && isKnown(prog)) kit.payload(c, prog.value, prog);
   });
-  const extracts = args.some((a, i) => a.value === '-x' || a.value === '--extract' || a.value === '--get' || (/^-?[a-zA-Z]+$/.test(a.value) && (i === 0 || a.value.startsWith('-')) && /x/.test(a.value.replace(/^-/, '')) && !a.value.startsWith('--')));
+  const extracts = args.some(
+    (a, i) =>
+      a.value === '-x' ||
+      a.value === '--extract' ||
+      a.value === '--get' ||
+      (/^-?[a-zA-Z]+$/.test(a.value) &&
+        (i === 0 || a.value.startsWith('-')) &&
+        /x/.test(a.value.replace(/^-/, '')) &&
+        !a.value.startsWith('--')),
+  );
   if (!extracts) return;
   let dir: Arg | undefined;
   args.forEach((a, i) => {
-    const d = a.value === '-C' || a.value === '--directory' ? args[i + 1] : /^--directory=/.test(a.value) ? { ...a, value: a.value.slice('--directory='.length) } : undefined;
+    const d =
+      a.value === '-C' || a.value === '--directory'
+        ? args[i + 1]
+        : /^--directory=/.test(a.value)
+          ? { ...a, value: a.value.slice('--directory='.length) }
+          : undefined;
     if (d) dir = d;
   });
-  const absolute = args.find((a) => a.value === '--absolute-names' || (/^-[a-zA-Z]+$/.test(a.value) && a.value.includes('P')) || (/^[a-zA-Z]+$/.test(a.value) && a === args[0] && a.value.includes('P')));
-  if (absolute) kit.emit(c, 'dangerous', 'extract.vital', 'extracts members to the absolute paths stored in the archive (tar -P)', absolute);
+  const absolute = args.find(
+    (a) =>
+      a.value === '--absolute-names' ||
+      (/^-[a-zA-Z]+$/.test(a.value) && a.value.includes('P')) ||
+      (/^[a-zA-Z]+$/.test(a.value) && a === args[0] && a.value.includes('P')),
+  );
+  if (absolute)
+    kit.emit(
+      c,
+      'dangerous',
+      'extract.vital',
+      'extracts members to the absolute paths stored in the archive (tar -P)',
+      absolute,
+    );
   extractsOnto(kit, c, dir, 'tar -x');
 };
 
@@ -173,7 +255,8 @@ const sevenZip: Rule = (argv, c, kit) => {
 };
 
 const cpio: Rule = (argv, c, kit) => {
-  if (argv.slice(1).some((a) => /^(-[a-zA-Z]*i[a-zA-Z]*|--extract)$/.test(a.value))) extractsOnto(kit, c, undefined, 'cpio -i');
+  if (argv.slice(1).some((a) => /^(-[a-zA-Z]*i[a-zA-Z]*|--extract)$/.test(a.value)))
+    extractsOnto(kit, c, undefined, 'cpio -i');
 };
 
 const cd: Rule = (argv, c, kit) => {
@@ -190,25 +273,54 @@ const alias: Rule = (argv, c, kit) => {
 };
 
 /** Writers of an output file named by an option or operand: `sort -o F`, `sponge F`, `uniq IN OUT`. */
-const outputFile = (label: string, pick: (argv: Arg[]) => Arg | undefined): Rule => (argv, c, kit) => {
-  const f = pick(argv);
-  if (!f) return;
-  kit.write(c, f, label);
-  clobber(kit, c, f, label, false);
-};
+const outputFile =
+  (label: string, pick: (argv: Arg[]) => Arg | undefined): Rule =>
+  (argv, c, kit) => {
+    const f = pick(argv);
+    if (!f) return;
+    kit.write(c, f, label);
+    clobber(kit, c, f, label, false);
+  };
 
 export const writeRules: Record<string, Rule> = {
-  sort: outputFile('sort -o', (argv) => { const i = argv.findIndex((a) => a.value === '-o' || a.value === '--output'); const j = argv.find((a) => /^(-o.|--output=)/.test(a.value)); return i > 0 ? argv[i + 1] : j ? { ...j, value: j.value.replace(/^(-o|--output=)/, '') } : undefined; }),
-  uniq: outputFile('uniq', (argv) => { const ops = argv.slice(1).filter((a) => !a.value.startsWith('-')); return ops.length === 2 ? ops[1] : undefined; }),
+  sort: outputFile('sort -o', (argv) => {
+    const i = argv.findIndex((a) => a.value === '-o' || a.value === '--output');
+    const j = argv.find((a) => /^(-o.|--output=)/.test(a.value));
+    return i > 0 ? argv[i + 1] : j ? { ...j, value: j.value.replace(/^(-o|--output=)/, '') } : undefined;
+  }),
+  uniq: outputFile('uniq', (argv) => {
+    const ops = argv.slice(1).filter((a) => !a.value.startsWith('-'));
+    return ops.length === 2 ? ops[1] : undefined;
+  }),
   tee,
-  cp: copy('cp'), install: copy('install'), ln: copy('ln'), gcp: copy('cp'),
-  sed, gsed: sed,
+  cp: copy('cp'),
+  install: copy('install'),
+  ln: copy('ln'),
+  gcp: copy('cp'),
+  sed,
+  gsed: sed,
   truncate,
   touch: writesOperands('touch', { shortValue: 'dtr', longValue: ['date', 'reference'] }),
   mkdir,
-  tar, gtar: tar, bsdtar: tar, unzip, '7z': sevenZip, '7za': sevenZip, '7zz': sevenZip, cpio,
-  ...Object.fromEntries(['ed', 'ex', 'vi', 'vim', 'nvim', 'nano', 'emacs', 'pico', 'micro', 'joe'].map((e) => [e, editor(e)])),
-  sponge: (argv, c, kit) => { for (const f of argv.slice(1)) if (!f.value.startsWith('-')) { kit.write(c, f, 'sponge'); if (!argv.some((a) => a.value === '-a')) clobber(kit, c, f, 'sponge', false); } },
-  cd, pushd: cd,
+  tar,
+  gtar: tar,
+  bsdtar: tar,
+  unzip,
+  '7z': sevenZip,
+  '7za': sevenZip,
+  '7zz': sevenZip,
+  cpio,
+  ...Object.fromEntries(
+    ['ed', 'ex', 'vi', 'vim', 'nvim', 'nano', 'emacs', 'pico', 'micro', 'joe'].map((e) => [e, editor(e)]),
+  ),
+  sponge: (argv, c, kit) => {
+    for (const f of argv.slice(1))
+      if (!f.value.startsWith('-')) {
+        kit.write(c, f, 'sponge');
+        if (!argv.some((a) => a.value === '-a')) clobber(kit, c, f, 'sponge', false);
+      }
+  },
+  cd,
+  pushd: cd,
   alias,
 };
