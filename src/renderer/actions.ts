@@ -3,6 +3,7 @@ import { useLayout, tabPaneIds } from './store/layout.js';
 import { useUi } from './store/ui.js';
 import { useSettings } from './store/settings.js';
 import { useDialogs } from './store/dialogs.js';
+import { useBroadcast } from './store/broadcast.js';
 import { preferredTarget, useTargets } from './store/targets.js';
 import { sessions, focusTerminal } from './terminal/sessions.js';
 import { cycleRegion } from './regions.js';
@@ -177,6 +178,19 @@ export function runCommand(id: CommandId, paneId: string | undefined = useLayout
     approvalRules: () => useDialogs.getState().setRulesOpen(true),
     plugins: () => useDialogs.getState().setPluginsOpen(true),
     keyboardShortcuts: () => useDialogs.getState().setKeysOpen(true),
+    broadcastTab: () => {
+      const tab = useLayout.getState().tabs.find((t) => t.id === useLayout.getState().activeTabId);
+      if (tab) useBroadcast.getState().only(tabPaneIds(tab));
+      focusTerminal(paneId);
+    },
+    broadcastPane: () => {
+      if (paneId) useBroadcast.getState().toggle(paneId);
+      focusTerminal(paneId);
+    },
+    broadcastStop: () => {
+      useBroadcast.getState().stop();
+      focusTerminal(paneId);
+    },
   };
   run[id]();
 }

@@ -42,6 +42,12 @@ export const commands = {
   approvalRules: { title: 'Approval rules (always allow)', keys: [] },
   plugins: { title: 'Plugins…', keys: [] },
   keyboardShortcuts: { title: 'Keyboard shortcuts', keys: [] },
+  broadcastTab: { title: 'Broadcast input to… all panes in this tab', keys: [] },
+  broadcastPane: {
+    title: 'Broadcast input to… selected panes: add or remove this one (Ctrl+click a header)',
+    keys: [],
+  },
+  broadcastStop: { title: 'Stop broadcasting input', keys: [] },
 } satisfies Record<string, CommandKeys>;
 
 interface CommandKeys {

@@ -4,11 +4,13 @@ import * as z from 'zod';
 // The larger schemas are z.lazy: built on first use, so a process that never parses one (`switchboard call`) does not
 // build it; z.lazy accepts exactly what the schema inside accepts.
 import { ProviderFlags } from './targets.js';
+import { splitCommandWords } from './commandWords.js';
 
 /**
  * What a field holds. `path` is a file or directory on the machine that reads it; `secret_ref` is the name of an
  * environment variable that holds a secret (never the secret); `list` is strings; `map` is NAME → string; `sandbox`
- * is a local target's OS sandbox setting (SandboxSetting).
+ * is a local target's OS sandbox setting (SandboxSetting); `command` is a program and its arguments on one line
+ * (`zsh -l`), split into words as a shell would, without expanding anything (commandWords.ts).
  */
 export const SpecFieldType = z.enum([
   'boolean',
@@ -21,6 +23,7 @@ export const SpecFieldType = z.enum([
   'path',
   'secret_ref',
   'sandbox',
+  'command',
 ]);
 export type SpecFieldType = z.infer<typeof SpecFieldType>;
 
@@ -56,7 +59,7 @@ export const SpecFieldInfo = z.lazy(() =>
     max: z.number().optional(),
     /** `min` is exclusive (a positive number). */
     min_exclusive: z.boolean().optional(),
-    /** A regular expression a string value must match, and what to say when it does not. */
+    /** A regular expression a string value (a map: each name) must match, and what to say when it does not. */
     pattern: z.string().optional(),
     pattern_message: z.string().optional(),
   }),
@@ -177,8 +180,22 @@ export function fieldSchema(f: SpecFieldInfo): z.ZodType {
       return z.enum((f.options ?? []) as [string, ...string[]]);
     case 'list':
       return z.array(z.string().min(1));
-    case 'map':
-      return z.record(z.string(), z.string());
+    case 'map': {
+      const map = z.record(z.string(), z.string());
+      const pattern = f.pattern === undefined ? undefined : new RegExp(f.pattern);
+      if (!pattern) return map;
+      // A name that does not match is named; a value never is (it may be a secret).
+      return map.superRefine((m, ctx) => {
+        for (const name of Object.keys(m))
+          if (!pattern.test(name))
+            ctx.addIssue({ code: 'custom', path: [name], message: f.pattern_message ?? `${name} is not a valid name` });
+      });
+    }
+    case 'command':
+      return z.string().superRefine((v, ctx) => {
+        const split = splitCommandWords(v);
+        if (!split.ok) ctx.addIssue({ code: 'custom', message: `${f.key} ${split.problem}` });
+      });
     case 'secret_ref':
       return z
         .string()

@@ -1,5 +1,6 @@
 // What a target is: any spec before its backend checks it, provider flags, and what the UI and CLI see of a target.
 import * as z from 'zod';
+import { looksLikeSecretValue } from './redact.js';
 // The larger schemas are z.lazy: built on first use, so a process that never parses one (`switchboard call`) does not
 // build it; z.lazy accepts exactly what the schema inside accepts.
 
@@ -156,7 +157,22 @@ export function publicSpec(
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(spec)) {
     if (isPrivateKey(k, fields)) continue;
-    out[k] = v;
+    out[k] = isStringMap(v) ? maskedMap(v) : v;
   }
+  return out;
+}
+
+/** The values of a NAME=value map, such as a shell's start-up environment. */
+function isStringMap(v: unknown): v is Record<string, string> {
+  return (
+    v !== null && typeof v === 'object' && !Array.isArray(v) && Object.values(v).every((x) => typeof x === 'string')
+  );
+}
+
+/** A map shown with every value a secret could be in masked: by its name (API_TOKEN) or its shape (redact.ts). */
+function maskedMap(map: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(map))
+    out[name] = looksLikeSecretValue(value) || looksLikeSecretValue(`${name}=${value}`) ? '[redacted]' : value;
   return out;
 }

@@ -13,6 +13,8 @@ import { FindBar } from './FindBar.js';
 import { BackendIcon, IconClose, IconFolder, IconMaximize, IconRestore, IconSplit, IconSplitDown } from './icons.js';
 import { shortcutOf } from '../keyboard.js';
 import { useConnection } from '../client/core.js';
+import { useBroadcast } from '../store/broadcast.js';
+import { sendToGroup } from '../terminal/broadcastInput.js';
 
 const statusText: Record<PaneStatus, string> = {
   connecting: 'connecting',
@@ -46,6 +48,8 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
   // Without the Core connection no pane is live, whatever it last heard: the dot says so.
   const offline = useConnection((s) => s.state === 'closed');
   const host = useRef<HTMLDivElement>(null);
+  const broadcasting = useBroadcast((s) => s.members.includes(paneId));
+  const groupSize = useBroadcast((s) => s.members.length);
 
   useEffect(() => {
     const layout = useLayout.getState();
@@ -70,6 +74,7 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
         cwd: (cwd) => useLayout.getState().updatePane(paneId, { cwd }),
         title: (title) => useLayout.getState().updatePane(paneId, { title: title.slice(0, 200) }),
         focus: () => useLayout.getState().focusPane(paneId),
+        typed: (data) => sendToGroup(paneId, data),
       },
       initial.startCwd,
       initial.resumeId,
@@ -96,6 +101,7 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
     edges.left && 'pane--edge-left',
     edges.top && 'pane--edge-top',
     count > 1 && 'pane--multi',
+    broadcasting && 'pane--broadcast',
   ];
 
   return (
@@ -104,6 +110,13 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
       style={style}
       aria-label={`Pane ${index + 1}`}
       onMouseDown={() => useLayout.getState().focusPane(paneId)}
+      onClick={(e) => {
+        // Ctrl+click (Cmd+click on a Mac) on the header picks the panes a broadcast types into; its controls keep theirs.
+        const at = e.target as Element;
+        if (!(e.ctrlKey || e.metaKey) || !at.closest('.pane__header') || at.closest('button, select, input, a')) return;
+        e.preventDefault();
+        useBroadcast.getState().toggle(paneId);
+      }}
       onContextMenu={(e) => {
         if (!host.current?.contains(e.target as Node)) return;
         e.preventDefault();
@@ -117,6 +130,20 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
           <BackendIcon flags={target?.flags} fallback={Boolean(target) && backend.fallbackIcon} size={13} />
         </span>
         <TargetPicker value={pane.target} onChange={(t) => switchTarget(paneId, t)} />
+        {broadcasting && (
+          <span
+            className="chip chip--broadcast"
+            role="status"
+            aria-label="broadcasting"
+            title={
+              groupSize > 1
+                ? `Keys typed into any of the ${groupSize} panes marked so go to all of them. Ctrl+click the header to take this pane out; Stop broadcasting above ends it.`
+                : 'Marked for broadcast input: Ctrl+click another pane’s header to type into both.'
+            }
+          >
+            broadcasting
+          </span>
+        )}
         <SandboxBadge sandbox={target?.sandbox} className="pane__sandbox" />
         <span className="pane__cwd mono" role="status" aria-label="Working directory" title={pane.cwd}>
           <IconFolder size={12} />

@@ -10,6 +10,7 @@ import { PaneDivider } from './PaneDivider.js';
 import { openNewTab } from '../actions.js';
 import { shortcutOf } from '../keyboard.js';
 import { IconTerminal } from './icons.js';
+import { BroadcastBar } from './BroadcastBar.js';
 
 const pct = (n: number): string => `${(n * 100).toFixed(4)}%`;
 
@@ -61,6 +62,7 @@ export function Workspace() {
   const loaded = useTargets((s) => s.loaded);
   return (
     <main className="workspace" aria-label="Terminals">
+      <BroadcastBar />
       {tabs.map((t) => (
         <TabPanel key={t.id} tab={t} active={t.id === active} />
       ))}

@@ -27,7 +27,12 @@ export interface SessionEvents {
   cwd(cwd: string): void;
   title(title: string): void;
   focus(): void;
+  /** The person typed or pasted this into the pane (not the terminal's own replies to a program): for broadcast. */
+  typed?(data: string): void;
 }
+
+/** The events by which a person's keys and pastes reach xterm; its replies to programs come from none of them. */
+const PERSON_INPUT_EVENTS = ['keydown', 'keypress', 'beforeinput', 'input', 'compositionend', 'paste'] as const;
 
 export class TerminalSession {
   readonly term: Terminal;
@@ -63,6 +68,12 @@ export class TerminalSession {
   /** Opening again after the page reconnected: the screen keeps what it showed; a new shell says why it is new. */
   private reconnecting = false;
   private readonly offReopen: () => void;
+  /**
+   * A person's key or paste is being handled: xterm's data now is theirs. The terminal also answers programs through
+   * the same data event (cursor position, device attributes, mouse and focus reports), and those must reach only its
+   * own shell, never the others a broadcast types into.
+   */
+  private personInput = false;
 
   /**
    * `startCwd`: where the first shell should `cd` to once it is up (a split on its source pane's target).
@@ -98,8 +109,8 @@ export class TerminalSession {
         .trim();
       this.running = line || 'a program';
     });
-    this.term.onData((d) => this.input(d));
-    this.term.onBinary((d) => this.input(d));
+    this.term.onData((d) => this.typed(d, this.personInput));
+    this.term.onBinary((d) => this.typed(d, this.personInput));
     this.term.onResize(({ cols, rows }) => {
       if (this.paneId) core.call('pane.resize', { pane_id: this.paneId, cols, rows }).catch(() => undefined);
     });
@@ -123,6 +134,7 @@ export class TerminalSession {
   mount(el: HTMLElement): void {
     this.term.open(el);
     this.term.textarea?.addEventListener('focus', () => this.events.focus());
+    this.watchPersonInput(el);
     this.observer = new ResizeObserver(() => this.scheduleFit());
     this.observer.observe(el);
     this.addons.mounted();
@@ -136,6 +148,39 @@ export class TerminalSession {
 
   /** Keys typed for this terminal before it had the keyboard: sent as if typed into it. */
   typeIn(data: string): void {
+    this.typed(data, true);
+  }
+
+  /**
+   * What a person typed into another pane of a broadcast: sent to this shell as if typed here, when it is open or
+   * starting (kept as type-ahead then). A pane whose shell failed or exited is not reopened by someone else's keys.
+   */
+  receive(data: string): void {
+    if (this.status === 'open' || this.status === 'connecting') this.input(data);
+  }
+
+  /**
+   * Marks xterm's data as the person's while one of their input events is handled: set in the capture phase, before
+   * xterm hears the event, and cleared two timer turns later, after the text xterm reads on a timer of its own (an IME's
+   * composition, a key it cannot tell yet) has come.
+   */
+  private watchPersonInput(el: HTMLElement): void {
+    let last = 0;
+    const mark = (): void => {
+      const mine = ++last;
+      this.personInput = true;
+      setTimeout(() =>
+        setTimeout(() => {
+          if (last === mine) this.personInput = false;
+        }),
+      );
+    };
+    for (const type of PERSON_INPUT_EVENTS) el.addEventListener(type, mark, true);
+  }
+
+  /** Data from the terminal: the person's goes to the others of a broadcast too; all of it goes to this shell. */
+  private typed(data: string, byPerson: boolean): void {
+    if (byPerson) this.events.typed?.(data);
     this.input(data);
   }
 
@@ -164,7 +209,13 @@ export class TerminalSession {
   async paste(): Promise<void> {
     try {
       const text = await navigator.clipboard.readText();
-      if (text) this.term.paste(text);
+      if (!text) return;
+      this.personInput = true;
+      try {
+        this.term.paste(text);
+      } finally {
+        this.personInput = false;
+      }
     } catch (err) {
       toastError({
         message: 'Could not read the clipboard',

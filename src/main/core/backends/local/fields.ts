@@ -1,4 +1,5 @@
-// The local backend's spec, declared once: its OS sandbox setting (cwd and timeout are common to every backend).
+// The local backend's spec, declared once: its OS sandbox setting and the shell its panes start (cwd and timeout are
+// common to every backend).
 import type { z } from 'zod';
 import { declareSpec } from '../../../../shared/specFields.js';
 
@@ -14,6 +15,32 @@ export const localSpec = declareSpec({
       default: 'workspace',
       help: 'where agent work runs: off, or { mode: workspace, writable: [paths], network: true|false } (default: sandboxed, writes only in the cwd tree)',
       placeholder: 'off',
+    },
+    {
+      key: 'shell',
+      type: 'command',
+      label: 'Shell',
+      flag: '--shell',
+      advanced: true,
+      help: "the program and arguments a pane starts (zsh -l, fish, bash --login; default: $SHELL). The agent's commands still run in bash (sh without it): the Core speaks bash to them",
+      placeholder: 'zsh -l',
+    },
+    {
+      key: 'shell_login',
+      type: 'boolean',
+      label: 'Login shell',
+      advanced: true,
+      default: false,
+      help: "start the pane's shell as a login shell (adds -l): it reads the login profile (~/.profile, ~/.zprofile …)",
+    },
+    {
+      key: 'shell_env',
+      type: 'map',
+      label: 'Shell environment',
+      advanced: true,
+      pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
+      pattern_message: 'shell_env takes NAME=value with a NAME of letters, digits and _',
+      help: "NAME=value variables a pane's shell starts with, one per line (panes only, not the agent's commands); values that look like secrets are never shown",
     },
   ],
   describe: (s) => (s.sandbox === 'off' ? 'unsandboxed' : ''),

@@ -1,6 +1,7 @@
 // The local backend: commands in warm shells (or a fresh bash per call), interactive shells through node-pty. Agent
 // work (commands, warm shells, background processes, execute_code, file operations) runs in the target's Sandbox
-// unless its spec says `sandbox: off` or none can run here; the panes a person opens are theirs and never sandboxed.
+// unless its spec says `sandbox: off` or none can run here; the panes a person opens are theirs and never sandboxed,
+// and start the target's `shell` (paneShell.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, stat } from 'node:fs/promises';
@@ -24,6 +25,7 @@ import { execWrapped } from '../shell/execWrapped.js';
 import { commandEnv, envRules } from '../shell/commandEnv.js';
 import { SecretExports } from '../shell/secretExports.js';
 import { openPty } from './pty.js';
+import { paneShellWords, resolvePaneShell, type PaneShellSpec } from './paneShell.js';
 import { groupAlive } from '../../processes/processAlive.js';
 import { END_GRACE_MS, endGroup } from '../../processes/endGently.js';
 import { debugLine, type WarmProcess, type WarmShell } from '../shell/warmShell.js';
@@ -289,7 +291,12 @@ class LocalEnvironment implements Environment {
     env?: Record<string, string>;
   }): Promise<ShellChannel> {
     const cwd = await nearestDir(opts.cwd);
-    return openPty({ cwd, cols: opts.cols, rows: opts.rows, env: this.childEnv(opts.env) });
+    const spec = this.snapshot.spec as PaneShellSpec;
+    // The person's own variables for their own shell, after the Core's rules: they wrote them for this pane.
+    const env = { ...this.childEnv(opts.env), ...spec.shell_env };
+    const words = paneShellWords(spec, process.env.SHELL ?? '/bin/bash', homedir());
+    const [shell, ...args] = await resolvePaneShell(words, env.PATH, this.snapshot.name);
+    return openPty({ cwd, cols: opts.cols, rows: opts.rows, env, shell, args });
   }
 
   async spawnBackground(

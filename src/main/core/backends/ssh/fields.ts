@@ -67,6 +67,14 @@ export const sshSpec = declareSpec({
       advanced: true,
       placeholder: 'bastion',
     },
+    {
+      key: 'shell',
+      type: 'command',
+      label: 'Shell',
+      advanced: true,
+      help: "the program and arguments a pane runs on the host (zsh -l, fish; default: the user's login shell). The agent's commands still run in sh and bash there",
+      placeholder: 'zsh -l',
+    },
   ],
   describe: (s) => `${s.ssh_user ? `${s.ssh_user}@` : ''}${s.ssh_host}${s.ssh_port ? `:${s.ssh_port}` : ''}`,
 });

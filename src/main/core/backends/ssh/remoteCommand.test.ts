@@ -112,4 +112,26 @@ describe('shell text (run locally with dash and bash)', () => {
     });
     expect(r.stdout).toBe('/tmp -l 1 Switchboard\n');
   });
+
+  it("loginShellCommand runs the target's shell words instead, and says in one line when the host lacks it", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-login-'));
+    const fakeShell = join(dir, 'my shell');
+    writeFileSync(fakeShell, '#!/bin/sh\necho "[$1] [$2] $X"\n', { mode: 0o755 });
+    const words: [string, ...string[]] = [fakeShell, '-i', 'two words'];
+    const ran = spawnSync(
+      '/bin/bash',
+      ['-c', loginShellCommand('/', { X: '1' }, undefined, { words, target: 'box' })],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(ran.stdout).toBe('[-i] [two words] 1\n');
+    const gone = spawnSync(
+      '/bin/bash',
+      ['-c', loginShellCommand('/', {}, undefined, { words: ['/usr/bin/no-such-fish'], target: 'box' })],
+      { encoding: 'utf8' },
+    );
+    expect(gone.status).toBe(127);
+    expect(gone.stderr).toBe('shell /usr/bin/no-such-fish not found on box\n');
+  });
 });

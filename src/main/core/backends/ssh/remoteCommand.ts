@@ -94,15 +94,34 @@ export const warmShellCheck = `command -v bash >/dev/null 2>&1 && exec bash -c $
 /** Makes bash print OSC 7 (file://host/cwd) before every prompt, as local panes do, so pane headers follow `cd`. */
 const osc7PromptCommand = 'printf "\\033]7;file://%s%s\\033\\\\" "${HOSTNAME:-localhost}" "$PWD"';
 
-/** The exec-channel command for an interactive pane: enter cwd, then become the user's login shell. */
-export function loginShellCommand(cwd: string, env: Record<string, string> | undefined, staged?: string): string {
+/**
+ * The exec-channel command for an interactive pane: enter cwd, then become the user's login shell, or the target's
+ * `shell` (its words, as the spec's field split them) when it has one; a shell the host lacks is one line that says so.
+ */
+export function loginShellCommand(
+  cwd: string,
+  env: Record<string, string> | undefined,
+  staged?: string,
+  shell?: { words: readonly [string, ...string[]]; target: string },
+): string {
   const inner =
     enterDir(cwd) +
     exportLines({ COLORTERM: 'truecolor', TERM_PROGRAM: 'Switchboard', ...env }) +
     sourceStaged(staged) +
     `[ -n "\${PROMPT_COMMAND:-}" ] || export PROMPT_COMMAND=${shellQuote(osc7PromptCommand)}\n` +
-    'exec "${SHELL:-/bin/sh}" -l';
+    (shell ? execShell(shell.words, shell.target) : 'exec "${SHELL:-/bin/sh}" -l');
   return `exec sh -c ${shellQuote(inner)}`;
+}
+
+/** Lines that exec the given words, after checking the program is there (a leading ~/ is the remote home). */
+function execShell(words: readonly [string, ...string[]], target: string): string {
+  const [program, ...args] = words;
+  const first = program.startsWith('~/') ? `"$HOME"/${shellQuote(program.slice(2))}` : shellQuote(program);
+  const missing = shellQuote(`shell ${program} not found on ${target}`);
+  return (
+    `command -v ${first} >/dev/null 2>&1 || { printf '%s\\n' ${missing} >&2; exit 127; }\n` +
+    `exec ${[first, ...args.map(shellQuote)].join(' ')}`
+  );
 }
 
 const signalNumbers: Record<string, number> = {

@@ -7,6 +7,7 @@ import { homedir, userInfo } from 'node:os';
 import { posix } from 'node:path';
 import { SshSpec } from './fields.js';
 import { SwitchboardError, errorLine, toErrorPayload } from '../../../../shared/errors.js';
+import { splitCommandWords } from '../../../../shared/commandWords.js';
 import type {
   BackendProvider,
   BackgroundHandle,
@@ -52,6 +53,15 @@ export const sshProvider: BackendProvider = {
  */
 export function remoteEnvFile(identity: string, profile: string): string {
   return `~/.cache/switchboard/env-${createHash('sha256').update(`${profile}\0${identity}`).digest('hex').slice(0, 16)}.sh`;
+}
+
+/** The words of an SSH target's `shell`, run as the pane's remote command; undefined: the user's login shell. */
+function paneShell(snapshot: TargetSnapshot): { words: [string, ...string[]]; target: string } | undefined {
+  const text = (snapshot.spec as { shell?: unknown }).shell;
+  if (typeof text !== 'string') return undefined;
+  const split = splitCommandWords(text);
+  if (!split.ok) throw new SwitchboardError('bad_config', `shell ${split.problem}`);
+  return { words: split.words, target: snapshot.name };
 }
 
 const groupMarker = (): string => `__SB_PGID_${randomBytes(6).toString('hex')}__`;
@@ -296,10 +306,16 @@ class SshEnvironment implements Environment {
   }): Promise<ShellChannel> {
     const cwd = await this.absolute(opts.cwd);
     const live = await this.connect();
-    const opened = await this.execForwarding(live, opts.env, (env, staged) => loginShellCommand(cwd, env, staged), {
-      cols: opts.cols,
-      rows: opts.rows,
-    });
+    const shell = paneShell(this.snapshot);
+    const opened = await this.execForwarding(
+      live,
+      opts.env,
+      (env, staged) => loginShellCommand(cwd, env, staged, shell),
+      {
+        cols: opts.cols,
+        rows: opts.rows,
+      },
+    );
     const channel = opened.channel;
     const proc = new RemoteProcess(opened, live, undefined);
     this.shells.add(proc);
