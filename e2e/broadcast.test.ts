@@ -94,6 +94,14 @@ describe('broadcast input', () => {
       await page.keyboard.press('Enter');
       await waitForText(p1, pasted.output);
       await waitForText(p2, pasted.output);
+      // The terminal's own answer to a program (here a cursor position report, asked for by pane 1's shell alone a
+      // second after the line was typed) goes to that shell only: pane 2's `read` waits for one in vain.
+      await run(
+        p1,
+        `sleep 1; case $PWD in */x) printf '\\033[6n';; esac; read -rs -t 3 -d R r; echo "report-$\{#r}-$((1+1))"`,
+      );
+      await waitForText(p1, /^report-[1-9]\d*-2$/m);
+      await waitForText(p2, /^report-0-2$/m);
       // Typed into the pane outside the group: only there.
       const alone = computed(marker('alone'));
       await run(p3, alone.line);

@@ -285,6 +285,22 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
       expect(await exited).toEqual([0, undefined]);
     });
 
+    it("starts the target's shell as the pane's remote command, or says in one line that the host lacks it", async () => {
+      const ranToEnd = async (name: string, shell: string): Promise<{ out: string; code: number | null }> => {
+        const sh = await envFor(name, baseSpec({ shell })).openShell({ cwd: '/tmp', cols: 80, rows: 24 });
+        let out = '';
+        sh.onData((d) => (out += d));
+        const code = await new Promise<number | null>((resolve) => sh.onExit((c) => resolve(c)));
+        return { out, code };
+      };
+      const ran = await ranToEnd('own-shell', `/bin/sh -c 'echo "zero=$0 cwd=$(pwd)"; exit 3'`);
+      expect(ran.out).toContain('zero=/bin/sh cwd=/tmp');
+      expect(ran.code).toBe(3);
+      const missing = await ranToEnd('no-fish', '/usr/bin/no-such-fish -l');
+      expect(missing.out.trim()).toBe('shell /usr/bin/no-such-fish not found on no-fish');
+      expect(missing.code).toBe(127);
+    });
+
     it('runs a background process with stdin, output and a group kill', async () => {
       const x = envFor('bg', baseSpec());
       const h = await x.spawnBackground(
