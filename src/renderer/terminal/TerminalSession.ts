@@ -178,9 +178,12 @@ export class TerminalSession {
     for (const type of PERSON_INPUT_EVENTS) el.addEventListener(type, mark, true);
   }
 
-  /** Data from the terminal: the person's goes to the others of a broadcast too; all of it goes to this shell. */
+  /**
+   * Data from the terminal: the person's goes to the others of a broadcast too, while this pane has a shell to type
+   * into (a key that reopens a failed or exited one is for this pane alone); all of it goes to this pane.
+   */
   private typed(data: string, byPerson: boolean): void {
-    if (byPerson) this.events.typed?.(data);
+    if (byPerson && (this.status === 'open' || this.status === 'connecting')) this.events.typed?.(data);
     this.input(data);
   }
 

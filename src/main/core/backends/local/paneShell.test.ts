@@ -80,6 +80,9 @@ describe('finding the program', () => {
     await expect(resolvePaneShell(['/usr/bin/no-such-fish', '-l'], '/usr/bin', 'local')).rejects.toThrow(
       /^shell \/usr\/bin\/no-such-fish not found on local$/,
     );
+    await expect(resolvePaneShell(['./bin/myshell'], '', 'dev')).rejects.toThrow(
+      'shell ./bin/myshell on dev is a relative path',
+    );
     expect(await resolvePaneShell(['myshell', '-i'], join(dir, 'bin'), 'local')).toEqual([
       join(dir, 'bin', 'myshell'),
       '-i',

@@ -62,6 +62,13 @@ export async function resolvePaneShell(
   target: string,
 ): Promise<[string, ...string[]]> {
   const [program, ...args] = words;
+  // A relative path would be read from the Core's directory here and from the pane's by the pty: neither is meant.
+  if (program.includes('/') && !isAbsolute(program))
+    throw new SwitchboardError(
+      'bad_config',
+      `shell ${program} on ${target} is a relative path`,
+      'give its full path (/usr/bin/fish), ~/ and a path in your home, or a name on PATH (fish)',
+    );
   const found = await findProgram(program, path);
   if (!found)
     throw new SwitchboardError(
