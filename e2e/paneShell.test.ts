@@ -66,7 +66,15 @@ describe('a local target’s shell', () => {
       await dialog.locator('[name="shell"]').fill('bash --norc; rm -rf ~');
       await dialog.getByRole('button', { name: 'Add target' }).click();
       await poll(() => dialog.getByRole('alert').textContent()).toBe('Check the marked field');
-      expect(await dialog.locator('[name="shell"]').getAttribute('aria-invalid')).toBe('true');
+      const shell = dialog.locator('[name="shell"]');
+      expect(await shell.getAttribute('aria-invalid')).toBe('true');
+      const said = await shell.evaluate(
+        (el) => document.getElementById(el.getAttribute('aria-describedby') ?? '')?.textContent,
+      );
+      expect(said).toBe(
+        'Shell is a program and its arguments, started without a shell: ; means nothing here (quote it to pass it)',
+      );
+      await page.screenshot({ path: join(root, `test-results/e2e-pane-shell-form-problem-${viewport.width}.png`) });
       await dialog.locator('[name="shell"]').fill('bash --norc');
       await dialog.getByLabel('Login shell').selectOption('true');
       await dialog.getByLabel('Shell environment').fill('SB_FORM_VAR=from-form\nSB_OTHER=two words');

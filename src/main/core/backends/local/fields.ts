@@ -39,7 +39,7 @@ export const localSpec = declareSpec({
       label: 'Shell environment',
       advanced: true,
       pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
-      pattern_message: 'shell_env takes NAME=value with a NAME of letters, digits and _',
+      pattern_message: 'a variable name is letters, digits and _, and does not start with a digit',
       help: "NAME=value variables a pane's shell starts with, one per line (panes only, not the agent's commands); values that look like secrets are never shown",
     },
   ],

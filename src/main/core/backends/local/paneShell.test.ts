@@ -25,7 +25,7 @@ describe('a local target’s shell fields', () => {
     const r = LocalSpec.safeParse({ backend: 'local', shell_env: { 'MY-KEY': 'hunter2-secret' } });
     expect(r.success).toBe(false);
     const text = JSON.stringify(r.error?.issues);
-    expect(text).toContain('shell_env takes NAME=value');
+    expect(text).toContain('a variable name is letters, digits and _');
     expect(text).not.toContain('hunter2');
     const bad = LocalSpec.safeParse({ backend: 'local', shell: 'zsh && x' });
     expect(bad.error?.issues[0]?.message).toBe(
