@@ -1,5 +1,5 @@
-// Broadcast input end to end: a person picks panes (palette, Ctrl+click on a header), every key and paste typed into one
-// reaches each picked shell and no other, every receiving pane is marked, and stopping ends it.
+// Broadcast input end to end: a person picks panes (palette, Ctrl+click on a header), every key and paste typed into
+// one reaches each picked shell and no other, every receiving pane is marked, and stopping ends it.
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it, vi } from 'vitest';

@@ -32,7 +32,7 @@ async function openOn(page: Page, target: string): Promise<void> {
 }
 
 describe('a local target’s shell', () => {
-  it('starts the target’s program with its environment, and says in one line when the program is missing', async () => {
+  it('starts the target’s program and environment, and says in one line when the program is missing', async () => {
     const { page, errors } = await openUi(app.browser, app.served.url);
     const p1 = pane(page, 1);
     await openOn(page, 'plain-sh');
@@ -53,7 +53,8 @@ describe('a local target’s shell', () => {
     { width: 1400, height: 900 },
     { width: 900, height: 600 },
   ]) {
-    it(`the Add target form shows the shell fields, and a pane on the new target starts that shell (${viewport.width}×${viewport.height})`, async () => {
+    const size = `${viewport.width}×${viewport.height}`;
+    it(`the Add target form shows the shell fields; a pane on the new target starts it (${size})`, async () => {
       const { page, errors } = await openUi(app.browser, app.served.url, viewport);
       const name = `bashy${viewport.width}`;
       await page.getByRole('button', { name: 'Add target' }).click();

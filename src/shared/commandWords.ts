@@ -5,9 +5,11 @@
 /** Characters a shell gives a meaning to and this splitter does not: quoted, they are plain text. */
 const SHELL_SYNTAX = /[$`;&|<>(){}*?[\]!#]/;
 
+const WITHOUT_SHELL = 'is a program and its arguments, started without a shell';
+
 export type CommandWords = { ok: true; words: [string, ...string[]] } | { ok: false; problem: string };
 
-/** Words of `text`: blanks separate them, '…' and "…" keep blanks and specials, a backslash keeps the next character. */
+/** Words of `text`: blanks separate them, '…' and "…" keep blanks and specials, a backslash keeps what follows. */
 export function splitCommandWords(text: string): CommandWords {
   if (/[\r\n\0]/.test(text)) return { ok: false, problem: 'is one line: a program and its arguments' };
   const words: string[] = [];
@@ -35,7 +37,7 @@ export function splitCommandWords(text: string): CommandWords {
     } else if (SHELL_SYNTAX.test(c)) {
       return {
         ok: false,
-        problem: `is a program and its arguments, started without a shell: ${c} means nothing here (quote it to pass it)`,
+        problem: `${WITHOUT_SHELL}: ${c} means nothing here (quote it to pass it)`,
       };
     } else {
       word = (word ?? '') + c;

@@ -111,7 +111,7 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
       aria-label={`Pane ${index + 1}`}
       onMouseDown={() => useLayout.getState().focusPane(paneId)}
       onClick={(e) => {
-        // Ctrl+click (Cmd+click on a Mac) on the header picks the panes a broadcast types into; its controls keep theirs.
+        // Ctrl+click (Cmd+click on a Mac) on the header picks the panes a broadcast types into; buttons keep theirs.
         const at = e.target as Element;
         if (!(e.ctrlKey || e.metaKey) || !at.closest('.pane__header') || at.closest('button, select, input, a')) return;
         e.preventDefault();
@@ -137,7 +137,8 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
             aria-label="broadcasting"
             title={
               groupSize > 1
-                ? `Keys typed into any of the ${groupSize} panes marked so go to all of them. Ctrl+click the header to take this pane out; Stop broadcasting above ends it.`
+                ? `Keys typed into any of the ${groupSize} panes marked so go to all of them. ` +
+                  'Ctrl+click the header to take this pane out; Stop broadcasting above ends it.'
                 : 'Marked for broadcast input: Ctrl+click another pane’s header to type into both.'
             }
           >

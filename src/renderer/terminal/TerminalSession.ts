@@ -161,8 +161,8 @@ export class TerminalSession {
 
   /**
    * Marks xterm's data as the person's while one of their input events is handled: set in the capture phase, before
-   * xterm hears the event, and cleared two timer turns later, after the text xterm reads on a timer of its own (an IME's
-   * composition, a key it cannot tell yet) has come.
+   * xterm hears the event, and cleared two timer turns later, after the text xterm reads on a timer of its own (an
+   * IME's composition, a key it cannot tell yet) has come.
    */
   private watchPersonInput(el: HTMLElement): void {
     let last = 0;

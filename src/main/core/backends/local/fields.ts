@@ -22,7 +22,9 @@ export const localSpec = declareSpec({
       label: 'Shell',
       flag: '--shell',
       advanced: true,
-      help: "the program and arguments a pane starts (zsh -l, fish, bash --login; default: $SHELL). The agent's commands still run in bash (sh without it): the Core speaks bash to them",
+      help:
+        'the program and arguments a pane starts (zsh -l, fish, bash --login; default: $SHELL). ' +
+        "The agent's commands still run in bash (sh without it): the Core speaks bash to them",
       placeholder: 'zsh -l',
     },
     {
@@ -31,7 +33,7 @@ export const localSpec = declareSpec({
       label: 'Login shell',
       advanced: true,
       default: false,
-      help: "start the pane's shell as a login shell (adds -l): it reads the login profile (~/.profile, ~/.zprofile …)",
+      help: "start the pane's shell as a login shell (adds -l): it reads the login profile (~/.profile, ~/.zprofile)",
     },
     {
       key: 'shell_env',
@@ -40,7 +42,9 @@ export const localSpec = declareSpec({
       advanced: true,
       pattern: '^[A-Za-z_][A-Za-z0-9_]*$',
       pattern_message: 'a variable name is letters, digits and _, and does not start with a digit',
-      help: "NAME=value variables a pane's shell starts with, one per line (panes only, not the agent's commands); values that look like secrets are never shown",
+      help:
+        "NAME=value variables a pane's shell starts with, one per line (panes only, not the agent's commands); " +
+        'values that look like secrets are never shown',
     },
   ],
   describe: (s) => (s.sandbox === 'off' ? 'unsandboxed' : ''),

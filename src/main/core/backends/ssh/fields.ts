@@ -72,7 +72,9 @@ export const sshSpec = declareSpec({
       type: 'command',
       label: 'Shell',
       advanced: true,
-      help: "the program and arguments a pane runs on the host (zsh -l, fish; default: the user's login shell). The agent's commands still run in sh and bash there",
+      help:
+        "the program and arguments a pane runs on the host (zsh -l, fish; default: the user's login shell). " +
+        "The agent's commands still run in sh and bash there",
       placeholder: 'zsh -l',
     },
   ],

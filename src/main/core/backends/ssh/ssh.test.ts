@@ -285,7 +285,7 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
       expect(await exited).toEqual([0, undefined]);
     });
 
-    it("starts the target's shell as the pane's remote command, or says in one line that the host lacks it", async () => {
+    it("runs the target's shell as the pane's remote command, or says in one line that the host lacks it", async () => {
       const ranToEnd = async (name: string, shell: string): Promise<{ out: string; code: number | null }> => {
         const sh = await envFor(name, baseSpec({ shell })).openShell({ cwd: '/tmp', cols: 80, rows: 24 });
         let out = '';
