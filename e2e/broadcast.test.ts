@@ -152,6 +152,13 @@ describe('broadcast input', () => {
     await run(p2, typed.line);
     await waitForText(p1, typed.output);
     await waitForText(p2, typed.output);
+    // A member whose shell is (re)starting keeps what is typed meanwhile as type-ahead, as a pane of its own does.
+    await p2.getByRole('combobox', { name: 'Target' }).selectOption('beta');
+    const early = computed(marker('early'));
+    await run(p1, early.line);
+    await waitForText(p1, early.output);
+    await waitForText(p2, early.output);
+    expect(await badge(p2).count()).toBe(1);
 
     await page.reload();
     await waitForPrompt(pane(page, 1));
