@@ -301,6 +301,13 @@ describe('tabs', () => {
     await page.keyboard.press('ArrowUp');
     await page.keyboard.press('Enter');
     await poll(() => stripe(1)).toBe('rgb(163, 113, 247)');
+    // Escape gives the keyboard back to the tab the menu was opened from.
+    await tabs.nth(1).focus();
+    await page.keyboard.press('Shift+F10');
+    await menu.waitFor();
+    await page.keyboard.press('Escape');
+    await poll(() => menu.count()).toBe(0);
+    expect(await tabs.nth(1).evaluate((el) => el === document.activeElement)).toBe(true);
 
     await poll(() => kept().workspace?.tabs.map((t) => t.color)).toEqual(['green', 'purple']);
     await page.reload();

@@ -132,7 +132,8 @@ export const WorkspaceLayout = z.lazy(() =>
           split: SavedSplit.optional(),
           /** A title the person gave the tab. */
           title: z.string().min(1).max(128).optional(),
-          color: TabColor.optional(),
+          /** A colour this build does not know (a newer one saved it) is dropped, not the whole layout. */
+          color: TabColor.optional().catch(undefined),
         }),
       )
       .max(64),

@@ -130,7 +130,7 @@ function Tab({
             } else if (e.key === 'ContextMenu' || (e.shiftKey && e.key === 'F10')) {
               e.preventDefault();
               const r = e.currentTarget.getBoundingClientRect();
-              openMenu({ tabId: tab.id, x: r.left, y: r.bottom });
+              openMenu({ tabId: tab.id, x: r.left, y: r.bottom, fromKeyboard: true });
             }
           }}
         >

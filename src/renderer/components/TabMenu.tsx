@@ -11,6 +11,8 @@ export interface TabMenuAt {
   tabId: string;
   x: number;
   y: number;
+  /** Opened from the keyboard (Shift+F10 on the tab): Escape gives the keyboard back to the tab. */
+  fromKeyboard?: boolean;
 }
 
 export const tabColorNames: Record<TabColor, string> = {
@@ -52,7 +54,10 @@ export function TabMenu({ at, onClose }: { at: TabMenuAt; onClose(): void }) {
   const onKeyDown = (e: KeyboardEvent<HTMLDivElement>): void => {
     const list = [...(menu.current?.querySelectorAll<HTMLElement>('[role^="menuitem"]') ?? [])];
     const i = list.indexOf(document.activeElement as HTMLElement);
-    if (e.key === 'Escape' || e.key === 'Tab') choose(() => undefined);
+    if ((e.key === 'Escape' || e.key === 'Tab') && at.fromKeyboard) {
+      onClose();
+      document.getElementById(`tab-${at.tabId}`)?.focus();
+    } else if (e.key === 'Escape' || e.key === 'Tab') choose(() => undefined);
     else if (e.key === 'ArrowDown') list[(i + 1) % list.length]?.focus();
     else if (e.key === 'ArrowUp') list[(i - 1 + list.length) % list.length]?.focus();
     else if (e.key === 'Home') list[0]?.focus();

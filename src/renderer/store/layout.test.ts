@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { WorkspaceLayout } from '../../shared/api.js';
 import { savedLayout, tabPaneIds, tabTitle, useLayout } from './layout.js';
 
 const s = () => useLayout.getState();
@@ -140,6 +141,12 @@ describe('layout store', () => {
     expect(s().tabs[0]!.color).toBe('green');
     s().setTabColor(s().tabs[0]!.id, undefined);
     expect(s().tabs[0]).not.toHaveProperty('color');
+  });
+
+  it('drops a tab colour it does not know (a newer build saved it), not the whole layout', () => {
+    const parsed = WorkspaceLayout.parse({ tabs: [{ panes: [{ target: 'a' }], color: 'chartreuse' }], active_tab: 0 });
+    expect(parsed.tabs[0]?.color).toBeUndefined();
+    expect(parsed.tabs[0]?.panes).toEqual([{ target: 'a' }]);
   });
 
   it('duplicates a tab after it: each pane on its target, in its directory, split the same way', () => {
