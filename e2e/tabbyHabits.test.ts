@@ -1,5 +1,5 @@
-// The habits people bring from Tabby and Wave: colour schemes, font and cursor, copy on select, find with case / regex /
-// whole-word switches, tab colours and Duplicate tab — each seen in the window and kept in the profile.
+// The habits people bring from Tabby and Wave: colour schemes, font and cursor, copy on select, find with case /
+// regex / whole-word switches, tab colours and Duplicate tab — each seen in the window and kept in the profile.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
@@ -50,7 +50,7 @@ async function openSettings(page: Page): Promise<Locator> {
 }
 
 describe('terminal look', () => {
-  it('draws the chosen colour scheme (background and ANSI colours), apart from the window theme, after a reload', async () => {
+  it('draws the chosen colour scheme (background, ANSI colours) apart from the window theme, on reload', async () => {
     const { page, errors } = await openUi(app.browser, app.served.url, { width: 1400, height: 900 });
     await page.emulateMedia({ colorScheme: 'dark' });
     const p1 = pane(page, 1);

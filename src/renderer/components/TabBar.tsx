@@ -9,6 +9,7 @@ import { IconClose, IconPlus, IconTerminal } from './icons.js';
 import { TabMenu, tabColorNames, type TabMenuAt } from './TabMenu.js';
 
 const DRAG_TYPE = 'application/x-switchboard-tab';
+const TAB_HINT = 'Double-click to rename · drag to move · right-click for more';
 
 function RenameField({ tab, initial, done }: { tab: TabState; initial: string; done(): void }) {
   const input = useRef<HTMLInputElement>(null);
@@ -85,9 +86,18 @@ function Tab({
     useLayout.getState().moveTab(dragged, to);
   };
 
+  const colour = tab.color ? ` · ${tabColorNames[tab.color]}` : '';
+  const tip = `${title}${colour}\n${TAB_HINT} · Ctrl+${Math.min(index + 1, 9)}`;
   return (
     <div
-      className={`tab${active ? ' tab--active' : ''}${dropSide ? ` tab--drop-${dropSide}` : ''}${tab.color ? ` tab-color--${tab.color}` : ''}`}
+      className={[
+        'tab',
+        active && 'tab--active',
+        dropSide && `tab--drop-${dropSide}`,
+        tab.color && `tab-color--${tab.color}`,
+      ]
+        .filter(Boolean)
+        .join(' ')}
       draggable={!renaming}
       onDragStart={(e) => {
         e.dataTransfer.setData(DRAG_TYPE, tab.id);
@@ -117,7 +127,7 @@ function Tab({
           aria-selected={active}
           aria-controls={`tabpanel-${tab.id}`}
           className="tab__button"
-          title={`${title}${tab.color ? ` · ${tabColorNames[tab.color]}` : ''}\nDouble-click to rename · drag to move · right-click for more · Ctrl+${index + 1 <= 8 ? index + 1 : 9}`}
+          title={tip}
           onClick={() => {
             useLayout.getState().activateTab(tab.id);
             focusTerminal(useLayout.getState().focusedPaneId);
