@@ -23,6 +23,7 @@ import { useTargets } from './store/targets.js';
 import { useUi } from './store/ui.js';
 import { useSettings } from './store/settings.js';
 import { resolvedScheme, useColorScheme } from './store/colorScheme.js';
+import { isTerminalSchemeId, terminalSchemes } from './terminal/colorSchemes.js';
 import { restoreWorkspace } from './store/workspacePersist.js';
 import { startSync } from './store/sync.js';
 import { useApprovals } from './store/approvals.js';
@@ -53,13 +54,22 @@ function WindowTitle(): null {
   return null;
 }
 
-/** Light or dark for the whole window, from Settings or the system. */
+/**
+ * Light or dark for the whole window, from Settings or the system; the terminals' colour scheme, when one is chosen,
+ * also paints the space around them.
+ */
 function useThemeAttribute(): void {
   const theme = useSettings((s) => s.theme);
+  const scheme = useSettings((s) => s.terminalScheme);
   const system = useColorScheme((s) => s.system);
   useEffect(() => {
     document.documentElement.dataset.theme = resolvedScheme(theme);
   }, [theme, system]);
+  useEffect(() => {
+    const root = document.documentElement.style;
+    if (isTerminalSchemeId(scheme)) root.setProperty('--term-bg', terminalSchemes[scheme].background);
+    else root.removeProperty('--term-bg');
+  }, [scheme]);
 }
 
 /**

@@ -120,6 +120,11 @@ function cycleTab(delta: number): void {
   focusTerminal(useLayout.getState().focusedPaneId);
 }
 
+/** A copy of the tab after it: the same targets, each pane in its pane's directory. */
+export function duplicateTab(tabId: string | undefined): void {
+  if (tabId) focusTerminal(useLayout.getState().duplicateTab(tabId));
+}
+
 /** Asks the active tab's strip entry to show its rename field. */
 export const renameRequests = new EventTarget();
 
@@ -160,6 +165,7 @@ export function runCommand(id: CommandId, paneId: string | undefined = useLayout
       const tabId = useLayout.getState().activeTabId;
       if (tabId) renameRequests.dispatchEvent(new CustomEvent('rename', { detail: tabId }));
     },
+    duplicateTab: () => duplicateTab(useLayout.getState().activeTabId),
     closeTab: () => closeTab(useLayout.getState().activeTabId),
     tab1: () => goToTab(1),
     tab2: () => goToTab(2),

@@ -23,6 +23,7 @@ export const commands = {
   nextTab: { title: 'Next tab', keys: ['Ctrl+Tab', 'Ctrl+PageDown'], browserKeys: ['Alt+Shift+]'] },
   prevTab: { title: 'Previous tab', keys: ['Ctrl+Shift+Tab', 'Ctrl+PageUp'], browserKeys: ['Alt+Shift+['] },
   renameTab: { title: 'Rename tab', keys: [] },
+  duplicateTab: { title: 'Duplicate tab', keys: [] },
   closeTab: { title: 'Close tab', keys: [] },
   tab1: { title: 'Go to tab 1', keys: ['Ctrl+1'], browserKeys: ['Alt+Shift+1'] },
   tab2: { title: 'Go to tab 2', keys: ['Ctrl+2'], browserKeys: ['Alt+Shift+2'] },

@@ -113,6 +113,10 @@ export const SavedSplit: z.ZodType<SavedSplit> = z.lazy(() =>
   ]),
 );
 
+/** The colours a person can mark a tab with (its context menu); drawn as a stripe on the tab. */
+export const TabColor = z.enum(['red', 'orange', 'yellow', 'green', 'blue', 'purple']);
+export type TabColor = z.infer<typeof TabColor>;
+
 /** The tabs and panes of the window (targets only; terminals are new on restore), kept across restarts. */
 export const WorkspaceLayout = z.lazy(() =>
   z.object({
@@ -128,6 +132,8 @@ export const WorkspaceLayout = z.lazy(() =>
           split: SavedSplit.optional(),
           /** A title the person gave the tab. */
           title: z.string().min(1).max(128).optional(),
+          /** A colour this build does not know (a newer one saved it) is dropped, not the whole layout. */
+          color: TabColor.optional().catch(undefined),
         }),
       )
       .max(64),

@@ -5,6 +5,7 @@ import { useUi } from '../store/ui.js';
 import { sessions } from '../terminal/sessions.js';
 import { runCommand } from '../actions.js';
 import { commands, shortcutOf, type CommandId } from '../keyboard.js';
+import { useMenuDismiss } from './useMenuDismiss.js';
 
 const items: CommandId[] = ['copy', 'paste', 'clear', 'splitRight', 'splitDown', 'find'];
 
@@ -13,19 +14,9 @@ export function ContextMenu() {
   const menu = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
-    if (!at) return;
-    menu.current?.querySelector<HTMLElement>('[role="menuitem"]:not([disabled])')?.focus();
-    const away = (e: MouseEvent): void => {
-      if (!menu.current?.contains(e.target as Node)) useUi.getState().setContextMenu(undefined);
-    };
-    const blur = (): void => useUi.getState().setContextMenu(undefined);
-    window.addEventListener('mousedown', away, true);
-    window.addEventListener('blur', blur);
-    return () => {
-      window.removeEventListener('mousedown', away, true);
-      window.removeEventListener('blur', blur);
-    };
+    if (at) menu.current?.querySelector<HTMLElement>('[role="menuitem"]:not([disabled])')?.focus();
   }, [at]);
+  useMenuDismiss(menu, at !== undefined, () => useUi.getState().setContextMenu(undefined));
 
   if (!at) return null;
   const session = sessions.get(at.paneId);

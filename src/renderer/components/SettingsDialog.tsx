@@ -1,5 +1,5 @@
-// Settings: font, zoom, scrollback, theme, copy-on-select, Ctrl+V, renderer. Applied at once to every terminal; kept in
-// the profile.
+// Settings: font, zoom, scrollback, theme, colour scheme, cursor, copy-on-select, Ctrl+V, renderer. Applied at once to
+// every terminal; kept in the profile.
 import { useUi } from '../store/ui.js';
 import { useDialogs } from '../store/dialogs.js';
 import { FONT_SIZE, SCROLLBACK, useSettings, type Settings } from '../store/settings.js';
@@ -7,6 +7,53 @@ import { useLayout } from '../store/layout.js';
 import { sessions } from '../terminal/sessions.js';
 import { Modal } from './dialogs/Modal.js';
 import { MONO_FONT } from '../terminal/theme.js';
+import { terminalSchemes, WINDOW_SCHEME, type TerminalScheme } from '../terminal/colorSchemes.js';
+import { useColorScheme } from '../store/colorScheme.js';
+import { SchemePreview } from './SchemePreview.js';
+
+/** Fonts terminal users ask for most; any installed family can be typed instead. */
+const FONT_SUGGESTIONS = ['JetBrains Mono', 'Fira Code', 'Cascadia Code', 'DejaVu Sans Mono', 'Menlo'];
+
+const schemeList = Object.entries(terminalSchemes) as Array<[string, TerminalScheme]>;
+
+/** The colour scheme picker with a preview of the choice. */
+function SchemeField({ value, onChange }: { value: Settings['terminalScheme']; onChange(id: string): void }) {
+  const theme = useSettings((s) => s.theme);
+  const system = useColorScheme((s) => s.system);
+  const windowScheme = theme === 'system' ? system : theme;
+  const name = value === WINDOW_SCHEME ? 'Switchboard' : terminalSchemes[value].name;
+  return (
+    <div className="field">
+      <span>
+        <label htmlFor="settings-scheme">Terminal colours</label>
+      </span>
+      <div className="scheme-field">
+        <select id="settings-scheme" value={value} onChange={(e) => onChange(e.target.value)}>
+          <option value={WINDOW_SCHEME}>Switchboard (follows the theme)</option>
+          <optgroup label="Dark">
+            {schemeList
+              .filter(([, s]) => s.dark)
+              .map(([id, s]) => (
+                <option key={id} value={id}>
+                  {s.name}
+                </option>
+              ))}
+          </optgroup>
+          <optgroup label="Light">
+            {schemeList
+              .filter(([, s]) => !s.dark)
+              .map(([id, s]) => (
+                <option key={id} value={id}>
+                  {s.name}
+                </option>
+              ))}
+          </optgroup>
+        </select>
+        <SchemePreview scheme={value} windowScheme={windowScheme} name={name} />
+      </div>
+    </div>
+  );
+}
 
 function NumberField({
   label,
@@ -72,7 +119,9 @@ function SettingsBody() {
       <div className="form">
         <p className="form__note">Applied to every terminal at once, and kept in your Switchboard profile.</p>
         <label className="field">
-          <span>Font family</span>
+          <span>
+            Font family <span className="field__hint">· a font this machine lacks falls back to monospace</span>
+          </span>
           {/* Applied when the field is left, so a half-typed name never reaches the terminals; empty means the default. */}
           <input
             type="text"
@@ -84,6 +133,19 @@ function SettingsBody() {
             onKeyDown={(e) => e.key === 'Enter' && e.currentTarget.blur()}
           />
         </label>
+        <fieldset className="font-suggestions" aria-label="Suggested fonts">
+          {FONT_SUGGESTIONS.map((f) => (
+            <button
+              key={f}
+              type="button"
+              className="chip font-suggestions__item"
+              aria-pressed={s.fontFamily === f}
+              onClick={() => update({ fontFamily: f })}
+            >
+              {f}
+            </button>
+          ))}
+        </fieldset>
         <div className="form__row">
           <NumberField
             label="Font size"
@@ -139,7 +201,30 @@ function SettingsBody() {
             The focused terminal draws with {renderer === 'webgl' ? 'WebGL' : 'the DOM renderer'}.
           </p>
         )}
-        <Check label="Copy on select" checked={s.copyOnSelect} onChange={(copyOnSelect) => update({ copyOnSelect })} />
+        <SchemeField
+          value={s.terminalScheme}
+          onChange={(id) => update({ terminalScheme: id as Settings['terminalScheme'] })}
+        />
+        <div className="form__row form__row--center">
+          <label className="field field--narrow">
+            <span>Cursor</span>
+            <select
+              value={s.cursorStyle}
+              onChange={(e) => update({ cursorStyle: e.target.value as Settings['cursorStyle'] })}
+            >
+              <option value="bar">Bar</option>
+              <option value="block">Block</option>
+              <option value="underline">Underline</option>
+            </select>
+          </label>
+          <Check label="Blinking cursor" checked={s.cursorBlink} onChange={(cursorBlink) => update({ cursorBlink })} />
+          <Check
+            label="Copy on select"
+            checked={s.copyOnSelect}
+            onChange={(copyOnSelect) => update({ copyOnSelect })}
+            hint="What you select with the mouse goes to the clipboard."
+          />
+        </div>
         <Check
           label="Ctrl+V pastes (instead of sending ^V to the program)"
           checked={s.ctrlVPastes}

@@ -1,12 +1,15 @@
-// The tab strip: titles from the program or `target: cwd`, rename by double-click, drag to reorder, pane count.
-import { useEffect, useRef, useState, type DragEvent, type KeyboardEvent } from 'react';
+// The tab strip: titles from the program or `target: cwd`, rename by double-click, drag to reorder, pane count, a
+// colour stripe; right-click (or Shift+F10) for the tab's menu.
+import { useCallback, useEffect, useRef, useState, type DragEvent, type KeyboardEvent } from 'react';
 import { useLayout, tabPaneIds, tabTitle, type TabState } from '../store/layout.js';
 import { focusTerminal } from '../terminal/sessions.js';
 import { closeTab, openNewTab, renameRequests } from '../actions.js';
 import { shortcutOf } from '../keyboard.js';
 import { IconClose, IconPlus, IconTerminal } from './icons.js';
+import { TabMenu, tabColorNames, type TabMenuAt } from './TabMenu.js';
 
 const DRAG_TYPE = 'application/x-switchboard-tab';
+const TAB_HINT = 'Double-click to rename · drag to move · right-click for more';
 
 function RenameField({ tab, initial, done }: { tab: TabState; initial: string; done(): void }) {
   const input = useRef<HTMLInputElement>(null);
@@ -43,7 +46,17 @@ function RenameField({ tab, initial, done }: { tab: TabState; initial: string; d
   );
 }
 
-function Tab({ tab, index, active }: { tab: TabState; index: number; active: boolean }) {
+function Tab({
+  tab,
+  index,
+  active,
+  openMenu,
+}: {
+  tab: TabState;
+  index: number;
+  active: boolean;
+  openMenu(at: TabMenuAt): void;
+}) {
   const title = useLayout((s) => tabTitle(s, tab));
   const count = tabPaneIds(tab).length;
   const [renaming, setRenaming] = useState(false);
@@ -73,9 +86,18 @@ function Tab({ tab, index, active }: { tab: TabState; index: number; active: boo
     useLayout.getState().moveTab(dragged, to);
   };
 
+  const colour = tab.color ? ` · ${tabColorNames[tab.color]}` : '';
+  const tip = `${title}${colour}\n${TAB_HINT} · Ctrl+${Math.min(index + 1, 9)}`;
   return (
     <div
-      className={`tab${active ? ' tab--active' : ''}${dropSide ? ` tab--drop-${dropSide}` : ''}`}
+      className={[
+        'tab',
+        active && 'tab--active',
+        dropSide && `tab--drop-${dropSide}`,
+        tab.color && `tab-color--${tab.color}`,
+      ]
+        .filter(Boolean)
+        .join(' ')}
       draggable={!renaming}
       onDragStart={(e) => {
         e.dataTransfer.setData(DRAG_TYPE, tab.id);
@@ -88,7 +110,13 @@ function Tab({ tab, index, active }: { tab: TabState; index: number; active: boo
       }}
       onDragLeave={() => setDropSide(undefined)}
       onDrop={onDrop}
+      onContextMenu={(e) => {
+        if (renaming) return;
+        e.preventDefault();
+        openMenu({ tabId: tab.id, x: e.clientX, y: e.clientY });
+      }}
     >
+      {tab.color && <span className="tab__stripe" aria-hidden="true" />}
       {renaming ? (
         <RenameField tab={tab} initial={title} done={() => setRenaming(false)} />
       ) : (
@@ -99,7 +127,7 @@ function Tab({ tab, index, active }: { tab: TabState; index: number; active: boo
           aria-selected={active}
           aria-controls={`tabpanel-${tab.id}`}
           className="tab__button"
-          title={`${title}\nDouble-click to rename · drag to move · Ctrl+${index + 1 <= 8 ? index + 1 : 9}`}
+          title={tip}
           onClick={() => {
             useLayout.getState().activateTab(tab.id);
             focusTerminal(useLayout.getState().focusedPaneId);
@@ -109,6 +137,10 @@ function Tab({ tab, index, active }: { tab: TabState; index: number; active: boo
             if (e.key === 'F2') {
               e.preventDefault();
               setRenaming(true);
+            } else if (e.key === 'ContextMenu' || (e.shiftKey && e.key === 'F10')) {
+              e.preventDefault();
+              const r = e.currentTarget.getBoundingClientRect();
+              openMenu({ tabId: tab.id, x: r.left, y: r.bottom, fromKeyboard: true });
             }
           }}
         >
@@ -137,13 +169,16 @@ function Tab({ tab, index, active }: { tab: TabState; index: number; active: boo
 export function TabBar() {
   const tabs = useLayout((s) => s.tabs);
   const active = useLayout((s) => s.activeTabId);
+  const [menu, setMenu] = useState<TabMenuAt>();
+  const closeMenu = useCallback(() => setMenu(undefined), []);
   return (
     <div className="tabbar">
       <div className="tabs" role="tablist" aria-label="Tabs">
         {tabs.map((t, i) => (
-          <Tab key={t.id} tab={t} index={i} active={t.id === active} />
+          <Tab key={t.id} tab={t} index={i} active={t.id === active} openMenu={setMenu} />
         ))}
       </div>
+      {menu && <TabMenu at={menu} onClose={closeMenu} />}
       <button
         type="button"
         className="icon-button tabbar__new"

@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { WorkspaceLayout } from '../../shared/api.js';
 import { savedLayout, tabPaneIds, tabTitle, useLayout } from './layout.js';
 
 const s = () => useLayout.getState();
@@ -129,5 +130,47 @@ describe('layout store', () => {
     s().newTab('beta');
     s().focusPane(a);
     expect(s().activeTabId).toBe(s().tabs[0]!.id);
+  });
+
+  it('marks a tab with a colour, keeps it across a save and restore, and takes it off again', () => {
+    s().newTab('alpha');
+    const tab = s().tabs[0]!.id;
+    s().setTabColor(tab, 'green');
+    expect(savedLayout(s()).tabs[0]).toEqual({ panes: [{ target: 'alpha' }], color: 'green' });
+    s().restore(savedLayout(s()).tabs, 0);
+    expect(s().tabs[0]!.color).toBe('green');
+    s().setTabColor(s().tabs[0]!.id, undefined);
+    expect(s().tabs[0]).not.toHaveProperty('color');
+  });
+
+  it('drops a tab colour it does not know (a newer build saved it), not the whole layout', () => {
+    const parsed = WorkspaceLayout.parse({ tabs: [{ panes: [{ target: 'a' }], color: 'chartreuse' }], active_tab: 0 });
+    expect(parsed.tabs[0]?.color).toBeUndefined();
+    expect(parsed.tabs[0]?.panes).toEqual([{ target: 'a' }]);
+  });
+
+  it('duplicates a tab after it: each pane on its target, in its directory, split the same way', () => {
+    const a = s().newTab('alpha');
+    s().updatePane(a, { status: 'open', cwd: '/w/a' });
+    const b = s().splitPane(a, 'down', 'beta')!;
+    s().updatePane(b, { status: 'open', cwd: '/w/b' });
+    s().newTab('beta');
+    const first = s().tabs[0]!;
+    s().renameTab(first.id, 'work');
+    s().setTabColor(first.id, 'purple');
+    s().focusPane(b);
+    const focus = s().duplicateTab(first.id)!;
+    expect(s().tabs).toHaveLength(3);
+    const copy = s().tabs[1]!;
+    expect(s().activeTabId).toBe(copy.id);
+    expect(copy).toMatchObject({ title: 'work', color: 'purple' });
+    const [ca, cb] = tabPaneIds(copy);
+    expect(s().panes[ca!]).toMatchObject({ target: 'alpha', startCwd: '/w/a', status: 'connecting' });
+    expect(s().panes[cb!]).toMatchObject({ target: 'beta', startCwd: '/w/b' });
+    expect(focus).toBe(cb);
+    expect(s().focusedPaneId).toBe(cb);
+    const saved = savedLayout(s());
+    expect(saved.tabs[1]!.split).toEqual(saved.tabs[0]!.split);
+    expect(s().duplicateTab('no-such-tab')).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
 // Tabs and panes as the window draws them: each tab a tree of splits, each pane's target, cwd, title and status.
 // Terminal bytes never pass here.
 import { create } from 'zustand';
-import type { WorkspaceLayout } from '../../shared/api.js';
+import type { TabColor, WorkspaceLayout } from '../../shared/api.js';
 import {
   fromSaved,
   leaf,
@@ -44,6 +44,8 @@ export interface TabState {
   title?: string;
   /** A pane shown over the whole tab, the others hidden but alive. */
   zoomed?: string;
+  /** The colour the person marked the tab with (its context menu). */
+  color?: TabColor;
 }
 
 export type SavedTab = WorkspaceLayout['tabs'][number];
@@ -64,6 +66,12 @@ interface LayoutState {
   cycleTab(delta: number): void;
   moveTab(tabId: string, toIndex: number): void;
   renameTab(tabId: string, title: string | undefined): void;
+  setTabColor(tabId: string, color: TabColor | undefined): void;
+  /**
+   * A new tab after this one with the same panes: each on its pane's target, starting in its pane's directory, split
+   * the same way. Returns the pane that takes the focus.
+   */
+  duplicateTab(tabId: string): string | undefined;
   focusPane(paneId: string): void;
   /** Focus the pane next to the focused one; false when there is none that way. */
   moveFocus(dir: FocusDirection): boolean;
@@ -125,7 +133,14 @@ export const useLayout = create<LayoutState>((set, get) => {
           return pane.id;
         });
         const root = fromSaved(saved.split, ids, newSplitId);
-        if (root) tabs.push({ id: newId('t'), root, ...(saved.title ? { title: saved.title } : {}) });
+        if (root) {
+          tabs.push({
+            id: newId('t'),
+            root,
+            ...(saved.title ? { title: saved.title } : {}),
+            ...(saved.color ? { color: saved.color } : {}),
+          });
+        }
       }
       const active = tabs[Math.min(Math.max(0, activeTab), tabs.length - 1)];
       set({ tabs, panes, activeTabId: active?.id, focusedPaneId: firstFocus(active) });
@@ -222,6 +237,51 @@ export const useLayout = create<LayoutState>((set, get) => {
       set((s) => ({ tabs: replaceTab(s.tabs, clean ? { ...rest, title: clean } : rest) }));
     },
 
+    setTabColor: (tabId, color) => {
+      const tab = get().tabs.find((t) => t.id === tabId);
+      if (!tab || tab.color === color) return;
+      const { color: _old, ...rest } = tab;
+      set((s) => ({ tabs: replaceTab(s.tabs, color ? { ...rest, color } : rest) }));
+    },
+
+    duplicateTab: (tabId) => {
+      const s = get();
+      const at = s.tabs.findIndex((t) => t.id === tabId);
+      const tab = s.tabs[at];
+      if (!tab) return undefined;
+      const order = paneIdsOf(tab.root).filter((id) => s.panes[id] !== undefined);
+      const panes = { ...s.panes };
+      const copies = new Map<string, string>();
+      for (const id of order) {
+        const source = s.panes[id]!;
+        const pane: PaneState = {
+          id: newId('p'),
+          target: source.target,
+          status: 'connecting',
+          ...(source.cwd ? { startCwd: source.cwd } : {}),
+        };
+        panes[pane.id] = pane;
+        copies.set(id, pane.id);
+      }
+      const root = fromSaved(toSaved(tab.root, order), [...copies.values()], newSplitId);
+      if (!root) return undefined;
+      const copy: TabState = {
+        id: newId('t'),
+        root,
+        ...(tab.title ? { title: tab.title } : {}),
+        ...(tab.color ? { color: tab.color } : {}),
+      };
+      const focus =
+        (s.focusedPaneId && copies.get(s.focusedPaneId)) ?? copies.get(tab.zoomed ?? '') ?? paneIdsOf(root)[0];
+      set({
+        tabs: [...s.tabs.slice(0, at + 1), copy, ...s.tabs.slice(at + 1)],
+        panes,
+        activeTabId: copy.id,
+        focusedPaneId: focus,
+      });
+      return focus;
+    },
+
     focusPane: (paneId) => {
       const s = get();
       if (s.focusedPaneId === paneId) return;
@@ -273,8 +333,8 @@ export const selectFocusedTarget = (s: LayoutState): string | undefined =>
   s.focusedPaneId ? s.panes[s.focusedPaneId]?.target : undefined;
 
 /**
- * What is kept across restarts: every pane's target, tab by tab, how the tab is split, its given title, the tab in
- * front.
+ * What is kept across restarts: every pane's target, tab by tab, how the tab is split, its given title and colour, the
+ * tab in front.
  */
 export function savedLayout(s: Pick<LayoutState, 'tabs' | 'panes' | 'activeTabId'>): WorkspaceLayout {
   const tabs: SavedTab[] = [];
@@ -288,6 +348,7 @@ export function savedLayout(s: Pick<LayoutState, 'tabs' | 'panes' | 'activeTabId
       }),
       ...(order.length > 1 ? { split: toSaved(t.root, order) } : {}),
       ...(t.title ? { title: t.title } : {}),
+      ...(t.color ? { color: t.color } : {}),
     });
   }
   return {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { effectiveFontSize, isSoftwareRenderer, parseSettings } from './settings.js';
+import { effectiveFontSize, isSoftwareRenderer, parseSettings, terminalFontStack } from './settings.js';
 
 describe('settings', () => {
   it('keeps good fields and puts defaults in place of bad ones, one by one', () => {
@@ -20,6 +20,35 @@ describe('settings', () => {
       zoom: 0,
     });
     expect(parseSettings(null).fontSize).toBe(13);
+  });
+
+  it('keeps a known colour scheme and cursor, and falls back alone on an unknown one', () => {
+    expect(parseSettings({ terminalScheme: 'nord', cursorStyle: 'block', cursorBlink: false })).toMatchObject({
+      terminalScheme: 'nord',
+      cursorStyle: 'block',
+      cursorBlink: false,
+    });
+    expect(parseSettings({ terminalScheme: 'hotdog', cursorStyle: 'beam', cursorBlink: 'yes' })).toMatchObject({
+      terminalScheme: 'window',
+      cursorStyle: 'bar',
+      cursorBlink: true,
+    });
+    expect(parseSettings({ terminalScheme: '__proto__' }).terminalScheme).toBe('window');
+  });
+
+  it.each([
+    ['Fira Code', '"Fira Code", monospace'],
+    ["'Fira Code', Menlo", '"Fira Code", "Menlo", monospace'],
+    ['3270 Nerd Font', '"3270 Nerd Font", monospace'],
+    ['Iosevka, MONOSPACE', '"Iosevka", monospace'],
+    ['Hack,', '"Hack", monospace'],
+    ['a"b', '"ab", monospace'],
+  ])('font family %j draws as %j', (family, stack) => {
+    expect(terminalFontStack(family)).toBe(stack);
+  });
+
+  it('draws with the default stack when the family is empty', () => {
+    expect(terminalFontStack(' , ')).toMatch(/monospace$/);
   });
 
   it.each([

@@ -1,8 +1,9 @@
-// The person's terminal settings (font, zoom, scrollback, theme, copy-on-select, renderer), kept in the profile by the
-// Core (settings.get / settings.save), so every window and browser on this profile shares them.
+// The person's terminal settings (font, zoom, scrollback, theme, colours, cursor, copy-on-select, renderer), kept in
+// the profile by the Core (settings.get / settings.save), so every window and browser on this profile shares them.
 import { z, config as zodConfig } from 'zod';
 import { create } from 'zustand';
 import { MONO_FONT } from '../terminal/theme.js';
+import { isTerminalSchemeId, WINDOW_SCHEME } from '../terminal/colorSchemes.js';
 import { parseKeyOverrides, setKeyOverrides } from '../keyboard.js';
 
 // Parsed at import, maybe before the client module has set this: the page's CSP has no 'unsafe-eval'.
@@ -18,6 +19,13 @@ const SettingsSchema = z.object({
   zoom: z.number().int().min(-8).max(16).catch(0),
   scrollback: z.number().int().min(SCROLLBACK.min).max(SCROLLBACK.max).catch(SCROLLBACK.default),
   theme: z.enum(['system', 'dark', 'light']).catch('system'),
+  /** The terminals' colours: a scheme of colorSchemes.ts, or `window` to follow the window's light or dark theme. */
+  terminalScheme: z
+    .string()
+    .refine((id) => id === WINDOW_SCHEME || isTerminalSchemeId(id))
+    .catch(WINDOW_SCHEME),
+  cursorStyle: z.enum(['block', 'bar', 'underline']).catch('bar'),
+  cursorBlink: z.boolean().catch(true),
   copyOnSelect: z.boolean().catch(false),
   /** Ctrl+V pastes instead of sending ^V (the Windows convention); Ctrl+Shift+V always pastes. */
   ctrlVPastes: z.boolean().catch(isWindows()),
@@ -132,8 +140,52 @@ function readLegacy(): Record<string, unknown> | undefined {
 }
 
 export function pick(s: Settings): Settings {
-  const { fontFamily, fontSize, zoom, scrollback, theme, copyOnSelect, ctrlVPastes, gpu, keys } = s;
-  return { fontFamily, fontSize, zoom, scrollback, theme, copyOnSelect, ctrlVPastes, gpu, keys };
+  const { fontFamily, fontSize, zoom, scrollback, theme, terminalScheme, cursorStyle, cursorBlink } = s;
+  const { copyOnSelect, ctrlVPastes, gpu, keys } = s;
+  return {
+    fontFamily,
+    fontSize,
+    zoom,
+    scrollback,
+    theme,
+    terminalScheme,
+    cursorStyle,
+    cursorBlink,
+    copyOnSelect,
+    ctrlVPastes,
+    gpu,
+    keys,
+  };
+}
+
+/** CSS generic families: written bare; any other name is quoted (`3270 Nerd Font` is no valid bare name). */
+const GENERIC_FAMILIES = new Set([
+  'monospace',
+  'ui-monospace',
+  'serif',
+  'sans-serif',
+  'system-ui',
+  'cursive',
+  'fantasy',
+]);
+
+/**
+ * The font stack a terminal draws with: the person's names, each quoted, then `monospace`, so a font this machine lacks
+ * falls back to a fixed-width one, never to the browser's proportional default.
+ */
+export function terminalFontStack(family: string): string {
+  const names = family
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean)
+    .map((n) => {
+      const bare = /^(['"])(.*)\1$/.exec(n)?.[2] ?? n;
+      return GENERIC_FAMILIES.has(bare.toLowerCase()) ? bare.toLowerCase() : `"${bare.replace(/["\\]/g, '')}"`;
+    });
+  if (names.length === 0) return MONO_FONT;
+  return names.some((n) => n === 'monospace' || n === 'ui-monospace')
+    ? names.join(', ')
+    : [...names, 'monospace'].join(', ');
 }
 
 export function effectiveFontSize(s: Pick<Settings, 'fontSize' | 'zoom'>): number {

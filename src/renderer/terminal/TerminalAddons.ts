@@ -1,13 +1,26 @@
 // A terminal's addons and settings: find, clickable links, unicode 11 widths, WebGL drawing with the DOM as fallback,
-// font/theme/scrollback.
+// font/colours/cursor/scrollback.
 import type { Terminal } from '@xterm/xterm';
 import { SearchAddon, type ISearchOptions } from '@xterm/addon-search';
 import { WebLinksAddon } from '@xterm/addon-web-links';
 import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { WebglAddon } from '@xterm/addon-webgl';
-import { effectiveFontSize, isSoftwareRenderer, useSettings, type Settings } from '../store/settings.js';
+import {
+  effectiveFontSize,
+  isSoftwareRenderer,
+  terminalFontStack,
+  useSettings,
+  type Settings,
+} from '../store/settings.js';
 import { resolvedScheme, useColorScheme } from '../store/colorScheme.js';
-import { terminalThemes } from './theme.js';
+import { terminalColors } from './colorSchemes.js';
+
+/** Find's three switches, as VS Code's find widget has them. */
+export interface FindToggles {
+  caseSensitive: boolean;
+  regex: boolean;
+  wholeWord: boolean;
+}
 
 export interface SearchResults {
   index: number;
@@ -34,8 +47,8 @@ function hasHardwareWebgl(): boolean {
   return hardwareWebgl;
 }
 
-function searchColors(scheme: 'dark' | 'light'): ISearchOptions['decorations'] {
-  return scheme === 'dark'
+function searchColors(dark: boolean): ISearchOptions['decorations'] {
+  return dark
     ? {
         matchBackground: '#4a3d12',
         matchOverviewRuler: '#e5c07b',
@@ -55,6 +68,7 @@ export class TerminalAddons {
   private webgl: WebglAddon | undefined;
   private readonly offs: Array<() => void> = [];
   private lastQuery = '';
+  private lastToggles = '';
 
   constructor(
     private readonly term: Terminal,
@@ -92,15 +106,24 @@ export class TerminalAddons {
     return () => d.dispose();
   }
 
-  find(query: string, backwards = false): boolean {
+  /** Moves to the next (or previous) match; throws a SyntaxError for a regex that does not compile. */
+  find(query: string, toggles: FindToggles, backwards = false): boolean {
     if (!query) {
       this.clearSearch();
       return false;
     }
-    const opts: ISearchOptions = { decorations: searchColors(resolvedScheme(useSettings.getState().theme)) };
-    // Typing refines the current match in place; Enter / the buttons move on.
-    if (query !== this.lastQuery && !backwards) opts.incremental = true;
-    this.lastQuery = query;
+    if (toggles.regex) new RegExp(query, toggles.caseSensitive ? 'g' : 'gi');
+    const s = useSettings.getState();
+    const { dark } = terminalColors(s.terminalScheme, resolvedScheme(s.theme));
+    const opts: ISearchOptions = { ...toggles, decorations: searchColors(dark) };
+    // Typing (or a switch) refines the current match in place; Enter / the buttons move on.
+    const key = JSON.stringify([query, toggles]);
+    if (key !== this.lastQuery && !backwards) opts.incremental = true;
+    // The addon redraws its matches for a new term only, not for new switches on the same one: forget the old ones.
+    const switches = JSON.stringify(toggles);
+    if (switches !== this.lastToggles) this.search.clearDecorations();
+    this.lastToggles = switches;
+    this.lastQuery = key;
     return backwards ? this.search.findPrevious(query, opts) : this.search.findNext(query, opts);
   }
 
@@ -119,12 +142,15 @@ export class TerminalAddons {
   private apply(s: Settings, onResize: () => void): void {
     const o = this.term.options;
     const fontSize = effectiveFontSize(s);
-    const theme = terminalThemes[resolvedScheme(s.theme)];
-    const sized = o.fontSize !== fontSize || o.fontFamily !== s.fontFamily;
+    const fontFamily = terminalFontStack(s.fontFamily);
+    const { theme } = terminalColors(s.terminalScheme, resolvedScheme(s.theme));
+    const sized = o.fontSize !== fontSize || o.fontFamily !== fontFamily;
     if (o.fontSize !== fontSize) o.fontSize = fontSize;
-    if (o.fontFamily !== s.fontFamily) o.fontFamily = s.fontFamily;
+    if (o.fontFamily !== fontFamily) o.fontFamily = fontFamily;
     if (o.scrollback !== s.scrollback) o.scrollback = s.scrollback;
     if (o.theme !== theme) o.theme = theme;
+    if (o.cursorStyle !== s.cursorStyle) o.cursorStyle = s.cursorStyle;
+    if (o.cursorBlink !== s.cursorBlink) o.cursorBlink = s.cursorBlink;
     if (this.term.element) this.chooseRenderer(s.gpu);
     if (sized) onResize();
   }

@@ -74,6 +74,13 @@ export class TerminalSession {
    * own shell, never the others a broadcast types into.
    */
   private personInput = false;
+  /** The left button went down in this terminal and is not up yet. */
+  private mouseSelecting = false;
+  private readonly onMouseUp = (e: MouseEvent): void => {
+    if (!this.mouseSelecting || e.button !== 0) return;
+    this.mouseSelecting = false;
+    if (useSettings.getState().copyOnSelect && this.term.hasSelection()) void this.copy();
+  };
 
   /**
    * `startCwd`: where the first shell should `cd` to once it is up (a split on its source pane's target).
@@ -91,9 +98,6 @@ export class TerminalSession {
     this.addons = new TerminalAddons(this.term, () => this.scheduleFit());
     this.term.attachCustomKeyEventHandler((e) => this.onKey(e));
     this.term.onTitleChange((t) => this.events.title(t));
-    this.term.onSelectionChange(() => {
-      if (useSettings.getState().copyOnSelect && this.term.hasSelection()) void this.copy();
-    });
     this.term.parser.registerOscHandler(7, () => {
       this.promptSeen = true;
       this.running = undefined;
@@ -135,6 +139,12 @@ export class TerminalSession {
     this.term.open(el);
     this.term.textarea?.addEventListener('focus', () => this.events.focus());
     this.watchPersonInput(el);
+    // Copy on select copies what the mouse selected, when the button is let go (also outside the pane): a find's
+    // match or a right-click's word is selected too, but is no copy the person asked for.
+    el.addEventListener('mousedown', (e) => {
+      if (e.button === 0) this.mouseSelecting = true;
+    });
+    window.addEventListener('mouseup', this.onMouseUp);
     this.observer = new ResizeObserver(() => this.scheduleFit());
     this.observer.observe(el);
     this.addons.mounted();
@@ -254,6 +264,7 @@ export class TerminalSession {
     if (this.disposed) return;
     this.disposed = true;
     this.offReopen();
+    window.removeEventListener('mouseup', this.onMouseUp);
     this.closePty();
     this.observer?.disconnect();
     cancelAnimationFrame(this.fitFrame);
