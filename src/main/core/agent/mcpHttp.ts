@@ -39,8 +39,11 @@ export interface McpHttp {
 
 /** Where one POST's messages go: one JSON body, or an event stream once the Server has something to say first. */
 interface PostSink {
-  /** A notification of the Server's (progress) while a request runs: the answer becomes an event stream. */
-  notify(message: JSONRPCMessage): void;
+  /**
+   * A notification of the Server's (progress) while a request runs: the answer becomes an event stream, which starts
+   * with the `earlier` answers of the same POST (a batch whose other calls were quicker).
+   */
+  notify(message: JSONRPCMessage, earlier: readonly JSONRPCMessage[]): void;
   /** An answer to one request; written at once when the POST streams, else kept for `done`. */
   answer(message: JSONRPCMessage): void;
   /** Every request was answered or cancelled: `answers` are those not cancelled, in the order they were asked. */
@@ -74,7 +77,7 @@ class OnePostTransport implements Transport {
     if (this.closed || this.finished) return;
     if (!(isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) || message.id === undefined) {
       // Only the Server's notifications (a call's progress) go out; it sends this POST no requests of its own.
-      if (!('id' in message)) this.sink.notify(message);
+      if (!('id' in message)) this.sink.notify(message, [...this.answers.values()]);
       return;
     }
     if (this.cancelled.has(message.id)) return;
@@ -246,12 +249,13 @@ export function mcpHttpHandler(callTool: ToolCaller): McpHttp {
       const transport = new OnePostTransport(
         requests,
         {
-          notify: (message) => {
+          notify: (message, earlier) => {
             if (res.headersSent && !streaming) return;
             if (!streaming) {
               // The SDK's transport in its streaming mode: the same headers, each message one event.
               streaming = true;
               res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+              for (const answer of earlier) res.write(sseEvent(answer));
             }
             res.write(sseEvent(message));
           },

@@ -171,6 +171,27 @@ describe('a call held for approval keeps its client waiting with progress', () =
       },
     });
     expect(events.at(-1)).toMatchObject({ id: 2, result: { content: [{ type: 'text' }] } });
+
+    // A batch whose quick call was answered before the slow one sent progress: both answers are on the stream.
+    const batch = await fetch(`${served.url}mcp`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify([
+        { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'terminal', arguments: { command: 'echo q' } } },
+        {
+          jsonrpc: '2.0',
+          id: 4,
+          method: 'tools/call',
+          params: { name: 'terminal', arguments: { command: 'sleep 1.5; echo s' }, _meta: { progressToken: 4 } },
+        },
+      ]),
+    });
+    expect(batch.headers.get('content-type')).toBe('text/event-stream');
+    const ids = (await batch.text())
+      .split('\n\n')
+      .filter((e) => e.startsWith('event: message\ndata: '))
+      .map((e) => (JSON.parse(e.slice('event: message\ndata: '.length)) as { id?: number }).id);
+    expect(ids.filter((id) => id !== undefined).sort()).toEqual([3, 4]);
   });
 });
 
