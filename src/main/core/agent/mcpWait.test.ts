@@ -2,7 +2,16 @@
 // over Streamable HTTP and over `switchboard mcp` (stdio): a call held for a person's approval sends progress that keeps
 // a client with a short timeout waiting; a short call still answers plain JSON; a 20 MB output is paged back whole.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
@@ -260,6 +269,20 @@ describe('a 20 MB output is kept and paged back whole with read_output', () => {
     });
   });
 
+  it("inside execute_code, read_output finds only the outputs of the script's own target", async () => {
+    const r = await tool(http, 'terminal', { command: 'head -c 100000 /dev/zero | tr "\\0" z', execution_target: 'a' });
+    const code = [
+      'import switchboard_tools as sb',
+      'try:',
+      `    print("read", sb.read_output("${r.output_id as string}", limit=5)["output"])`,
+      'except sb.SwitchboardToolError as e:',
+      '    print("refused:", e)',
+    ].join('\n');
+    const onB = await tool(http, 'execute_code', { code, execution_target: 'b' });
+    expect(onB.output).toMatch(/^refused: .*no output "[0-9a-f]{32}" of target "b" is kept/);
+    expect(await tool(http, 'execute_code', { code, execution_target: 'a' })).toMatchObject({ output: 'read zzzzz\n' });
+  });
+
   it('process log pages a background process the same way (offset, limit, next_offset, total_chars, has_more)', async () => {
     const bg = await tool(http, 'terminal', {
       command: 'head -c 150000 /dev/zero | tr "\\0" p; echo end',
@@ -273,5 +296,19 @@ describe('a 20 MB output is kept and paged back whole with read_output', () => {
     const rest = await tool(http, 'process', { action: 'log', session_id: id, offset: 100_000 });
     expect(rest).toMatchObject({ offset: 100_000, total_chars: 150_004, has_more: false });
     expect(`${first.output as string}${rest.output as string}`).toBe(`${'p'.repeat(150_000)}end\n`);
+  });
+});
+
+describe('kept outputs live as long as the Core', () => {
+  it('are private files in the profile while it runs, and gone once it stopped', async () => {
+    const outputs = join(home, 'state', 'outputs');
+    const files = readdirSync(outputs);
+    expect(files.length).toBeGreaterThan(0);
+    expect(statSync(outputs).mode & 0o777).toBe(0o700);
+    for (const f of files) expect(statSync(join(outputs, f)).mode & 0o777).toBe(0o600);
+    await stdio.close();
+    await http.close();
+    await served.stop();
+    expect(existsSync(outputs)).toBe(false);
   });
 });
