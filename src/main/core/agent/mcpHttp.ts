@@ -250,7 +250,8 @@ export function mcpHttpHandler(callTool: ToolCaller): McpHttp {
         requests,
         {
           notify: (message, earlier) => {
-            if (res.headersSent && !streaming) return;
+            // Answered already (as JSON), or the client went away (its calls are being cancelled).
+            if ((res.headersSent && !streaming) || res.destroyed) return;
             if (!streaming) {
               // The SDK's transport in its streaming mode: the same headers, each message one event.
               streaming = true;
@@ -260,7 +261,7 @@ export function mcpHttpHandler(callTool: ToolCaller): McpHttp {
             res.write(sseEvent(message));
           },
           answer: (message) => {
-            if (streaming) res.write(sseEvent(message));
+            if (streaming && !res.destroyed) res.write(sseEvent(message));
           },
           done: (answers) => {
             answered = true;

@@ -12,6 +12,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
@@ -78,17 +79,25 @@ function canary(name: string): void {
   writeFileSync(join(dirs.a, name, 'keep'), 'x');
 }
 
-/** The approval the Core holds for `command`, as `switchboard approvals list` shows it. */
+/** The approvals the Core holds, as `switchboard approvals list` shows them. */
+async function pendingList(): Promise<PendingApproval[]> {
+  const r = await runCli(home, ['approvals', 'list', '--json']);
+  return (JSON.parse(r.stdout) as { approvals: PendingApproval[] }).approvals;
+}
+
+/** The approval the Core holds for `command`, once it holds it. */
 async function pendingFor(command: string): Promise<PendingApproval> {
   for (const end = Date.now() + 10_000; Date.now() < end; ) {
-    const r = await runCli(home, ['approvals', 'list', '--json']);
-    const found = (JSON.parse(r.stdout) as { approvals: PendingApproval[] }).approvals.find(
-      (a) => a.command === command,
-    );
+    const found = (await pendingList()).find((a) => a.command === command);
     if (found) return found;
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`"${command}" was not held for approval`);
+}
+
+/** Whether the Core still holds an approval for `command`. */
+async function pendingOrNot(command: string): Promise<boolean> {
+  return (await pendingList()).some((a) => a.command === command);
 }
 
 const clients = (): Array<[string, Client]> => [
@@ -135,6 +144,48 @@ describe('a call held for approval keeps its client waiting with progress', () =
       for (let i = 1; i < notes.length; i++) expect(notes[i]!.progress).toBeGreaterThan(notes[i - 1]!.progress);
     }, 30_000);
   }
+
+  it('over http a client that drops the event stream of a held call withdraws it; nothing runs', async () => {
+    canary('dropped-stream');
+    const command = 'rm -rf ./dropped-stream';
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'tools/call',
+      params: { name: 'terminal', arguments: { command }, _meta: { progressToken: 7 } },
+    });
+    const url = new URL(`${served.url}mcp`);
+    const first = await new Promise<string>((resolve, reject) => {
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+            authorization: `Bearer ${served.token}`,
+          },
+        },
+        (res) => {
+          res.setEncoding('utf8');
+          res.once('data', (d: string) => {
+            resolve(`${res.headers['content-type']}\n${d}`);
+            req.destroy();
+          });
+        },
+      );
+      req.on('error', () => undefined);
+      req.once('timeout', () => reject(new Error('no event')));
+      req.end(body);
+    });
+    expect(first).toMatch(/^text\/event-stream\nevent: message\ndata: .*waiting for a person to approve on a/);
+    for (let i = 0; i < 50 && (await pendingOrNot(command)); i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await pendingOrNot(command)).toBe(false);
+    expect(readFileSync(join(dirs.a, 'dropped-stream', 'keep'), 'utf8')).toBe('x');
+    expect(await tool(http, 'terminal', { command: 'echo still-served' })).toMatchObject({ output: 'still-served\n' });
+  });
 
   it('over http without a progressToken the same wait sends nothing and the client gives up at its timeout', async () => {
     canary('silent');
