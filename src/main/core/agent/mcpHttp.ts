@@ -3,14 +3,15 @@
 // Stateless: each POST gets its own Server and a transport that lives for that POST only, so there is no session table
 // to leak or hijack and a Core restart loses nothing a client holds. A POST is answered as JSON, unless a call of it
 // sends progress first (it waits for a person, or runs long, and its client gave a progressToken): that POST is
-// answered as an event stream, as the SDK's transport would, so the client hears it is still being worked on. The one table kept is of requests still running, so that a
-// client's notifications/cancelled, which comes in a POST of its own, reaches the Server of the POST that asked, as it
-// would over stdio: the call is aborted (its command killed, its pending approval withdrawn) and that POST is answered
-// without it. A POST whose connection closes before its answer (the client timed out or went away) aborts its calls.
-// The HTTP side is written against node:http directly: the SDK's transport goes through web-standard Request and
-// Response objects and streams, which cost an agent's call more than the rest of the Core's work on it. What a client
-// can observe is the SDK transport's behaviour: the same status codes, JSON-RPC errors and checks (Accept,
-// Content-Type, body size, protocol version), JSON for short calls and events for a call that sends progress.
+// answered as an event stream, as the SDK's transport would, so the client hears it is still being worked on. The one
+// table kept is of requests still running, so that a client's notifications/cancelled, which comes in a POST of its
+// own, reaches the Server of the POST that asked, as it would over stdio: the call is aborted (its command killed, its
+// pending approval withdrawn) and that POST is answered without it. A POST whose connection closes before its answer
+// (the client timed out or went away) aborts its calls. The HTTP side is written against node:http directly: the SDK's
+// transport goes through web-standard Request and Response objects and streams, which cost an agent's call more than
+// the rest of the Core's work on it. What a client can observe is the SDK transport's behaviour: the same status codes,
+// JSON-RPC errors and checks (Accept, Content-Type, body size, protocol version), JSON for short calls and events for a
+// call that sends progress.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {

@@ -1,6 +1,7 @@
 // An agent's long waits and long outputs over MCP, through the SDK's own client against a real `switchboard serve`,
-// over Streamable HTTP and over `switchboard mcp` (stdio): a call held for a person's approval sends progress that keeps
-// a client with a short timeout waiting; a short call still answers plain JSON; a 20 MB output is paged back whole.
+// over Streamable HTTP and over `switchboard mcp` (stdio): a call held for a person's approval sends progress that
+// keeps a client with a short timeout waiting; a short call still answers plain JSON; a 20 MB output is paged back
+// whole.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   existsSync,
@@ -107,7 +108,7 @@ const clients = (): Array<[string, Client]> => [
 
 describe('a call held for approval keeps its client waiting with progress', () => {
   for (const via of ['http', 'stdio']) {
-    it(`over ${via}: a 3 s request timeout that restarts on progress outlasts a person who approves after 8 s`, async () => {
+    it(`over ${via}: a 3 s timeout that restarts on progress outlasts a person who approves after 8 s`, async () => {
       const client = clients().find(([v]) => v === via)![1];
       canary(`gone-${via}`);
       const command = `rm -rf ./gone-${via} && echo removed`;
@@ -187,7 +188,7 @@ describe('a call held for approval keeps its client waiting with progress', () =
     expect(await tool(http, 'terminal', { command: 'echo still-served' })).toMatchObject({ output: 'still-served\n' });
   });
 
-  it('over http without a progressToken the same wait sends nothing and the client gives up at its timeout', async () => {
+  it('over http without a progressToken the wait sends nothing and the client gives up at its timeout', async () => {
     canary('silent');
     const command = 'rm -rf ./silent';
     const err = await http.callTool({ name: 'terminal', arguments: { command } }, undefined, { timeout: 1500 }).then(
@@ -297,7 +298,7 @@ describe('a 20 MB output is kept and paged back whole with read_output', () => {
     const refusals: Array<[Record<string, unknown>, RegExp]> = [
       [{ output_id: 'nope' }, /^bad_request: read_output: .*output_id is the 32 hex chars a cut result gave/],
       [{ output_id: '../../core.json' }, /^bad_request: read_output: .*output_id is the 32 hex chars/],
-      [{ output_id: '0'.repeat(32) }, /^unknown_output: no output "0{32}" is kept — use the output_id a cut result/],
+      [{ output_id: '0'.repeat(32) }, /^unknown_output: no output "0{32}" is kept — use the output_id of a cut/],
       [{ output_id: id, offset: -1 }, /^bad_request: read_output: .*offset counts chars from 0/],
       [
         { output_id: id, offset: 200_001 },
@@ -337,7 +338,7 @@ describe('a 20 MB output is kept and paged back whole with read_output', () => {
     expect(await tool(http, 'execute_code', { code, execution_target: 'a' })).toMatchObject({ output: 'read zzzzz\n' });
   });
 
-  it('process log pages a background process the same way (offset, limit, next_offset, total_chars, has_more)', async () => {
+  it('process log pages a background process in the same words (offset, limit, next_offset, has_more)', async () => {
     const bg = await tool(http, 'terminal', {
       command: 'head -c 150000 /dev/zero | tr "\\0" p; echo end',
       background: true,

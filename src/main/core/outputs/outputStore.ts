@@ -8,7 +8,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { SwitchboardError } from '../../../shared/errors.js';
 import { echoed } from '../../../shared/echoed.js';
 
-/** The most one call's output may take on disk; past it the output is cut (and the result's tail still shows the end). */
+/** The most one call's output may take on disk; past it the output is cut (the result's tail still shows the end). */
 export const MAX_OUTPUT_BYTES_PER_CALL = 64 * 1024 * 1024;
 /** The most every kept output together may take; the oldest are deleted first to make room. */
 export const MAX_OUTPUT_BYTES_TOTAL = 512 * 1024 * 1024;
@@ -154,7 +154,7 @@ export class OutputStore {
       throw new SwitchboardError(
         'unknown_output',
         `no output "${echoed(id)}"${opts.target !== undefined ? ` of target "${echoed(opts.target)}"` : ''} is kept`,
-        `use the output_id a cut result gave; outputs are kept for ${Math.round(this.limits.retentionMs / 60000)} min and until the Core stops`,
+        `use the output_id of a cut result; outputs are kept ${this.retentionMinutes()} min and while the Core runs`,
       );
     }
     if (opts.offset > k.chars) {
@@ -175,6 +175,10 @@ export class OutputStore {
       has_more: next < k.chars,
       ...(k.cut > 0 ? { cut_chars: k.cut } : {}),
     };
+  }
+
+  private retentionMinutes(): number {
+    return Math.round(this.limits.retentionMs / 60_000);
   }
 
   /** Delete one output now. */

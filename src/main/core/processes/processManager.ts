@@ -181,7 +181,8 @@ export class ProcessManager {
     if (output === undefined)
       throw new SwitchboardError(
         'bad_request',
-        `process ${id}'s output before char ${e.buffer.oldest} is no longer kept (a log keeps its last ${this.opts.bufferChars} chars)`,
+        `process ${id}'s output before char ${e.buffer.oldest} is no longer kept ` +
+          `(a log keeps its last ${this.opts.bufferChars} chars)`,
         `read from offset ${e.buffer.oldest} on`,
       );
     const next = slice.offset + output.length;

@@ -19,7 +19,8 @@ export const processTool = defineTool({
   name: 'process',
   title: 'Background processes',
   description:
-    'Manage background processes started by terminal with background: true: list, poll, log (the last lines, or a slice from offset as read_output pages), wait, kill, write.',
+    'Manage background processes started by terminal with background: true: list, poll, ' +
+    'log (the last lines, or a slice from offset as read_output pages), wait, kill, write.',
   args: ProcessArgs,
   result: ProcessResult,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },

@@ -12,7 +12,8 @@ export const readOutputTool = defineTool({
   name: 'read_output',
   title: 'Read a cut output',
   description:
-    'Read the whole output of a terminal or execute_code call whose result was cut (truncated: true, with an output_id), a slice at a time: limit chars from offset. Outputs are kept for an hour and until Switchboard stops.',
+    'Read the whole output of a terminal or execute_code call whose result was cut (truncated: true, with an ' +
+    'output_id), a slice at a time: limit chars from offset. Outputs are kept for an hour and until Switchboard stops.',
   args: ReadOutputArgs,
   result: ReadOutputResult,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

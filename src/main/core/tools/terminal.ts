@@ -25,7 +25,9 @@ export const terminalTool = defineTool({
   name: 'terminal',
   title: 'Run a command',
   description:
-    'Run a shell command on an execution target. The cwd is tracked per target: a cd in one call is seen by the next call on the same target only.',
+    'Run a shell command on an execution target. The cwd is tracked per target: a cd in one call is seen by the next ' +
+    'call on the same target only. Output over 50,000 chars is cut in the middle; read it whole with read_output and ' +
+    'the output_id of the result.',
   args: TerminalArgs,
   result: TerminalResult,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
