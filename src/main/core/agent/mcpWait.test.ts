@@ -146,6 +146,12 @@ describe('a call held for approval keeps its client waiting with progress', () =
     }, 30_000);
   }
 
+  it("switchboard call at a terminal shows a long call's progress on one line, cleared when it is answered", async () => {
+    const r = await runCliAtTerminal(home, ['call', 'terminal', JSON.stringify({ command: 'sleep 1.6; echo done' })]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toMatch(/\x1b\[Krunning on a for [12] s\x1b\[Kdone\n/);
+  });
+
   it('over http a client that drops the event stream of a held call withdraws it; nothing runs', async () => {
     canary('dropped-stream');
     const command = 'rm -rf ./dropped-stream';
