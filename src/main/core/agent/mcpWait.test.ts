@@ -146,7 +146,7 @@ describe('a call held for approval keeps its client waiting with progress', () =
     }, 30_000);
   }
 
-  it("switchboard call at a terminal shows a long call's progress on one line, cleared when it is answered", async () => {
+  it('switchboard call at a terminal shows progress on one line, cleared when it is answered', async () => {
     const r = await runCliAtTerminal(home, ['call', 'terminal', JSON.stringify({ command: 'sleep 1.6; echo done' })]);
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(/\x1b\[Krunning on a for [12] s\x1b\[Kdone\n/);
