@@ -330,6 +330,15 @@ describe('a 20 MB output is kept and paged back whole with read_output', () => {
     });
   });
 
+  it('a cut execute_code result is kept whole too', async () => {
+    const code = 'import sys\nfor i in range(20000):\n    sys.stdout.write("row %d\\n" % i)\n';
+    const r = await tool(http, 'execute_code', { code, execution_target: 'b' });
+    expect(r).toMatchObject({ truncated: true, output_id: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    const whole = await tool(http, 'read_output', { output_id: r.output_id, limit: 4_000_000 });
+    expect(whole.output).toBe(Array.from({ length: 20_000 }, (_, i) => `row ${i}\n`).join(''));
+    expect(whole).toMatchObject({ execution_target: 'b', has_more: false });
+  });
+
   it("inside execute_code, read_output finds only the outputs of the script's own target", async () => {
     const r = await tool(http, 'terminal', { command: 'head -c 100000 /dev/zero | tr "\\0" z', execution_target: 'a' });
     const code = [
