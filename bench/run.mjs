@@ -10,6 +10,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { benchTargets, connect, markerSeen, pct, root, rssMb, startServe, testService } from './harness.mjs';
 import { connectPaneClient } from './paneClient.mjs';
 import { startPaneFloor } from './paneFloor.mjs';
+import { pagedOutputRows } from './pagedOutput.mjs';
 
 const quick = process.argv.includes('--quick');
 const arg = (name, dflt) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : dflt);
@@ -444,12 +445,15 @@ if (want('P7'))
     '',
   ]);
 
+// After P7's figures: a 20 MB output grows the Core's heap for a while.
+if (want('P10')) rows.push(...(await pagedOutputRows(http, { runs: quick ? 3 : 7 })));
+
 await http.close();
 await stdio.close();
 ws.close();
 await served.stop();
 
-const order = ['P1', 'P2', 'P3', 'P4', 'P7', 'P8', 'P9'];
+const order = ['P1', 'P2', 'P3', 'P4', 'P7', 'P8', 'P9', 'P10'];
 rows.sort((a, b) => order.indexOf(a[0]) - order.indexOf(b[0]));
 const header = ['row', 'path', 'Switchboard', 'baseline (same run)', 'ratio'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));

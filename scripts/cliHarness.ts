@@ -3,6 +3,9 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { repoRoot } from './testEnv.js';
 
 export const cliPath = join(repoRoot, 'bin', 'switchboard.js');
@@ -166,4 +169,28 @@ export function servedProfile(
       return served;
     },
   };
+}
+
+/** The SDK's MCP client on a served profile, both ways an agent connects: /mcp over HTTP and `switchboard mcp`. */
+export async function mcpClients(
+  home: string,
+  served: Served,
+  name = 'test',
+): Promise<{ http: Client; stdio: Client }> {
+  const http = new Client({ name: `${name}-http`, version: '1' });
+  await http.connect(
+    new StreamableHTTPClientTransport(new URL(`${served.url}mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${served.token}` } },
+    }),
+  );
+  const stdio = new Client({ name: `${name}-stdio`, version: '1' });
+  await stdio.connect(
+    new StdioClientTransport({
+      command: process.execPath,
+      args: [cliPath, 'mcp'],
+      env: { ...(process.env as Record<string, string>), SWITCHBOARD_HOME: home },
+      stderr: 'pipe',
+    }),
+  );
+  return { http, stdio };
 }

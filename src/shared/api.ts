@@ -208,6 +208,8 @@ export const coreMethods = lazyTable({
       tool: z.enum(toolNames as [string, ...string[]]).or(z.string()),
       args: z.record(z.string(), z.unknown()),
       client: ToolClient.optional(),
+      /** Send `progress` messages for this call while it waits for a person or runs long (WireProgress). */
+      progress: z.boolean().optional(),
     }),
     output: ToolResult,
   }),
@@ -420,11 +422,19 @@ export const WireResponse = z.union([
   z.object({ type: z.literal('result'), id: WireId.nullable(), ok: z.literal(false), error: ErrorPayload }),
 ]);
 export const WireEvent = z.object({ type: z.literal('event'), event: z.string(), payload: z.unknown() });
-export const WireMessage = z.union([WireResponse, WireEvent]);
+/**
+ * How a call that asked for it (tool.call's `progress`) is getting on, sent to its caller before its result:
+ * `progress` grows with every message, `message` says what is happening ("waiting for a person to approve on …").
+ */
+export const ProgressNote = z.object({ progress: z.number(), message: z.string() });
+export type ProgressNote = z.infer<typeof ProgressNote>;
+export const WireProgress = ProgressNote.extend({ type: z.literal('progress'), id: WireId });
+export const WireMessage = z.union([WireResponse, WireEvent, WireProgress]);
 export type WireCall = z.infer<typeof WireCall>;
 export type WireRequest = z.infer<typeof WireRequest>;
 export type WireResponse = z.infer<typeof WireResponse>;
 export type WireEvent = z.infer<typeof WireEvent>;
+export type WireProgress = z.infer<typeof WireProgress>;
 
 export function isCoreMethod(name: string): name is CoreMethod {
   return Object.prototype.hasOwnProperty.call(coreMethods, name);

@@ -12,6 +12,7 @@ import {
   type EventPayload,
   type MethodInput,
   type MethodOutput,
+  type ProgressNote,
   type WireRequest,
 } from './api.js';
 
@@ -31,7 +32,12 @@ export class CoreClient {
   private nextId = 1;
   private readonly pending = new Map<
     number,
-    { resolve: (v: unknown) => void; reject: (e: Error) => void; method: CoreMethod }
+    {
+      resolve: (v: unknown) => void;
+      reject: (e: Error) => void;
+      method: CoreMethod;
+      onProgress?: ((note: ProgressNote) => void) | undefined;
+    }
   >();
   private readonly listeners = new Map<CoreEvent, Set<(payload: unknown) => void>>();
   private closedReason: string | undefined;
@@ -69,11 +75,12 @@ export class CoreClient {
   /**
    * Call a method. When `signal` aborts, the Core is asked to withdraw the call (it stops the work, e.g. kills the
    * command's process group) and the promise settles with the Core's answer, normally a `cancelled` error.
+   * `onProgress` receives the progress messages of a call that asked for them (tool.call's `progress`).
    */
   call<M extends CoreMethod>(
     method: M,
     input: MethodInput<M>,
-    opts: { signal?: AbortSignal } = {},
+    opts: { signal?: AbortSignal; onProgress?: (note: ProgressNote) => void } = {},
   ): Promise<MethodOutput<M>> {
     if (this.closedReason !== undefined) {
       return Promise.reject(new SwitchboardError('no_core', `connection to the Core closed: ${this.closedReason}`));
@@ -84,7 +91,7 @@ export class CoreClient {
       if (this.pending.has(id) && this.closedReason === undefined) this.link.send({ type: 'cancel', id });
     };
     return new Promise<MethodOutput<M>>((resolve, reject) => {
-      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, method });
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject, method, onProgress: opts.onProgress });
       this.link.send({ type: 'call', id, method, params });
       if (opts.signal?.aborted) cancel();
       else opts.signal?.addEventListener('abort', cancel, { once: true });
@@ -136,6 +143,7 @@ export class CoreClient {
     if (typeof msg.id !== 'number') return;
     const p = this.pending.get(msg.id);
     if (!p) return;
+    if (msg.type === 'progress') return p.onProgress?.({ progress: msg.progress, message: msg.message });
     this.pending.delete(msg.id);
     if (msg.ok) {
       const out = coreMethods[p.method].output.safeParse(msg.result);

@@ -10,6 +10,7 @@ export const errorCodes = [
   'target_unreachable',
   'unknown_tool',
   'unknown_process',
+  'unknown_output',
   'unknown_pane',
   'unknown_plugin',
   'not_permitted',

@@ -11,6 +11,7 @@ const names = [
   'search_files',
   'execute_code',
   'list_targets',
+  'read_output',
 ] as const;
 export type ToolName = (typeof names)[number];
 /**

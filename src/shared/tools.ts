@@ -56,11 +56,37 @@ export const TerminalArgs = z.strictObject({
   execution_target: executionTarget,
 });
 
+/** The most chars one slice of output (read_output, process log) returns. */
+export const MAX_SLICE_CHARS = 4 * 1024 * 1024;
+/** What a slice returns when no limit is given. */
+export const DEFAULT_SLICE_CHARS = 100_000;
+
+/** A slice of output, in the same words for read_output and process log: chars from 0, at most MAX_SLICE_CHARS. */
+const sliceOffset = z
+  .number()
+  .int()
+  .min(0, { error: 'offset counts chars from 0; it cannot be negative' })
+  .describe('First char of the output to return, counted from 0 (next_offset of the previous slice).');
+const sliceLimit = z
+  .number()
+  .int()
+  .positive()
+  .max(MAX_SLICE_CHARS, { error: `limit may be at most ${MAX_SLICE_CHARS} chars; read the rest from next_offset` })
+  .describe(`Chars to return (default ${DEFAULT_SLICE_CHARS}, at most ${MAX_SLICE_CHARS}).`);
+
 export const ProcessArgs = z.strictObject({
   action: z.enum(['list', 'poll', 'log', 'wait', 'kill', 'write']).describe('What to do.'),
   session_id: z.string().min(1).optional().describe('The background process (from terminal with background: true).'),
   data: z.string().optional().describe('Text to write to the process stdin (action write).'),
-  lines: z.number().int().positive().max(100_000).optional().describe('Lines of output for action log (default 200).'),
+  lines: z
+    .number()
+    .int()
+    .positive()
+    .max(100_000)
+    .optional()
+    .describe('Lines of output for action log (default 200), when no offset is given.'),
+  offset: sliceOffset.optional().describe('Action log: the output from this char on, as read_output pages it.'),
+  limit: sliceLimit.optional(),
   timeout: z.number().positive().max(86_400).optional().describe('Seconds to wait for action wait (default 30).'),
   execution_target: executionTarget,
 });
@@ -141,6 +167,18 @@ export const ExecuteCodeArgs = z.strictObject({
 
 export const ListTargetsArgs = z.strictObject({});
 
+export const ReadOutputArgs = z.strictObject({
+  output_id: z
+    .string()
+    .regex(/^[0-9a-f]{32}$/, { error: 'output_id is the 32 hex chars a cut result gave (its output_id field)' })
+    .describe('The output_id of a result whose output was cut (truncated: true).'),
+  offset: sliceOffset.optional(),
+  limit: sliceLimit.optional(),
+  execution_target: executionTarget.describe(
+    'Only find the output if it came from this target (default: any target, by its output_id alone).',
+  ),
+});
+
 export const toolArgSchemas = {
   terminal: TerminalArgs,
   process: ProcessArgs,
@@ -150,6 +188,7 @@ export const toolArgSchemas = {
   search_files: SearchFilesArgs,
   execute_code: ExecuteCodeArgs,
   list_targets: ListTargetsArgs,
+  read_output: ReadOutputArgs,
 } as const satisfies Record<ToolName, z.ZodType>;
 
 export type ToolArgs<T extends ToolName> = z.infer<(typeof toolArgSchemas)[T]>;
@@ -160,6 +199,8 @@ export const TerminalResult = ToolResultBase.extend({
   cwd: z.string().optional(),
   session_id: z.string().optional(),
   truncated: z.boolean().optional(),
+  /** The whole output of a cut result, kept for read_output. */
+  output_id: z.string().optional(),
   timed_out: z.boolean().optional(),
 });
 export type TerminalResult = z.infer<typeof TerminalResult>;
@@ -173,6 +214,11 @@ export const ProcessResult = ToolResultBase.extend({
   output: z.string().optional(),
   bytes_written: z.number().int().optional(),
   timed_out: z.boolean().optional(),
+  /** Action log: where the output shown starts, the whole log's length, where the next slice starts. */
+  offset: z.number().int().optional(),
+  total_chars: z.number().int().optional(),
+  next_offset: z.number().int().optional(),
+  has_more: z.boolean().optional(),
 });
 
 export const ReadFileResult = ToolResultBase.extend({
@@ -207,6 +253,7 @@ export const ExecuteCodeResult = ToolResultBase.extend({
   exit_code: z.number().int(),
   tool_calls: z.number().int(),
   truncated: z.boolean().optional(),
+  output_id: z.string().optional(),
   timed_out: z.boolean().optional(),
   error: z.string().optional(),
 });
@@ -214,6 +261,18 @@ export const ExecuteCodeResult = ToolResultBase.extend({
 export const ListTargetsResult = ToolResultBase.extend({
   targets: z.array(z.record(z.string(), z.unknown())),
   default_target: z.string(),
+});
+
+/** A slice of a kept output; the fields are those of process log's slices. */
+export const ReadOutputResult = ToolResultBase.extend({
+  output_id: z.string(),
+  output: z.string(),
+  offset: z.number().int(),
+  total_chars: z.number().int(),
+  next_offset: z.number().int().optional(),
+  has_more: z.boolean(),
+  /** Chars past the per-call or total bound that were not kept. */
+  cut_chars: z.number().int().optional(),
 });
 
 export const toolResultSchemas = {
@@ -225,6 +284,7 @@ export const toolResultSchemas = {
   search_files: SearchFilesResult,
   execute_code: ExecuteCodeResult,
   list_targets: ListTargetsResult,
+  read_output: ReadOutputResult,
 } as const satisfies Record<ToolName, z.ZodType>;
 
 /** MCP's behaviour hints, declared honestly per tool. */

@@ -12,6 +12,7 @@ const refusalCodes = new Set<ErrorCode>([
   'approval_denied',
   'unknown_tool',
   'unknown_process',
+  'unknown_output',
   'too_large',
 ]);
 

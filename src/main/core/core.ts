@@ -2,7 +2,14 @@
 // it but the edges.
 import { join, resolve } from 'node:path';
 import { SwitchboardError, toErrorPayload } from '../../shared/errors.js';
-import { coreMethods, isCoreMethod, methodCapability, type CoreEvent, type EventPayload } from '../../shared/api.js';
+import {
+  coreMethods,
+  isCoreMethod,
+  methodCapability,
+  type CoreEvent,
+  type EventPayload,
+  type ProgressNote,
+} from '../../shared/api.js';
 import { runtimeIdentity, type TargetInfo } from '../../shared/targets.js';
 import type { ToolClient, ToolResult } from '../../shared/tools.js';
 import type { BackendProvider, ProviderContext, TargetSnapshot } from './backends/provider.js';
@@ -51,6 +58,7 @@ import { personMethods } from './person/methods.js';
 import { CoreRuns, sweepLocal } from './processes/coreRuns.js';
 import { markedProvider, type SweepReport } from './processes/markedEnvironment.js';
 import { endsSettled } from './processes/endGently.js';
+import { OutputStore } from './outputs/outputStore.js';
 
 /** The refusal of a person's method to a caller that is not one: what it was, why, and where a person does it. */
 function personOnly(method: string, why: string): SwitchboardError {
@@ -87,6 +95,8 @@ export class Core {
   readonly holds = new IdentityHolds();
   readonly panes: Panes;
   readonly processes: ProcessManager;
+  /** Whole outputs of cut results (read_output), in the profile's state dir while this Core runs. */
+  readonly outputs: OutputStore;
   readonly audit: AuditLog;
   readonly dispatcher: Dispatcher;
   readonly approvals: ApprovalBroker;
@@ -328,6 +338,7 @@ export class Core {
         }
       },
     });
+    this.outputs = new OutputStore(join(this.home, 'state', 'outputs'));
     this.dispatcher = new Dispatcher({
       approvals: this.commandApprovals,
       targets: this.targets,
@@ -344,6 +355,7 @@ export class Core {
       tools: toolDefs,
       services: {
         processes: this.processes,
+        outputs: this.outputs,
         listTargets: () => ({ targets: targetList(), default_target: this.targets.defaultTarget }),
       },
     });
@@ -414,6 +426,7 @@ export class Core {
   /** Start watching files. */
   async start(): Promise<this> {
     this.config.watch();
+    this.outputs.clearLeftovers();
     await this.plugins.start();
     this.started = true;
     this.health.sync();
@@ -473,12 +486,23 @@ export class Core {
       connection: ctx.connection ?? detachedConnection,
       ...(ctx.personRefusal ? { personRefusal: ctx.personRefusal } : {}),
       ...(ctx.signal ? { signal: ctx.signal } : {}),
+      ...(ctx.progress ? { progress: ctx.progress } : {}),
     });
   }
 
-  callTool(tool: string, args: Record<string, unknown>, client: ToolClient, signal?: AbortSignal): Promise<ToolResult> {
+  callTool(
+    tool: string,
+    args: Record<string, unknown>,
+    client: ToolClient,
+    signal?: AbortSignal,
+    progress?: (note: ProgressNote) => void,
+  ): Promise<ToolResult> {
     this.commandApprovals.warm();
-    return this.dispatcher.call(tool, args, { client, ...(signal ? { signal } : {}) });
+    return this.dispatcher.call(tool, args, {
+      client,
+      ...(signal ? { signal } : {}),
+      ...(progress ? { progress } : {}),
+    });
   }
 
   listTargets(): TargetInfo[] {
@@ -493,6 +517,7 @@ export class Core {
     this.approvals.close();
     await this.panes.closeAll();
     await this.sessions.shutdown();
+    this.outputs.close();
     // A stopped call may have been answered while its command still had its grace (processes/endGently.ts).
     await endsSettled();
     this.plugins.close();

@@ -1,5 +1,5 @@
 // The shape every noun's slice of the Core API takes: one typed handler per method of src/shared/api.ts.
-import type { CoreMethod, MethodInput, MethodOutput, SubscribableEvent } from '../../shared/api.js';
+import type { CoreMethod, MethodInput, MethodOutput, ProgressNote, SubscribableEvent } from '../../shared/api.js';
 import type { ToolClient } from '../../shared/tools.js';
 
 /**
@@ -30,6 +30,8 @@ export interface CallContext {
   personRefusal?: () => string | undefined;
   /** Aborts when the caller withdraws the call or its connection goes away (a held approval is withdrawn). */
   signal?: AbortSignal;
+  /** Tells the caller how the call is getting on, where its transport carries it (a WebSocket's WireProgress). */
+  progress?: (note: ProgressNote) => void;
 }
 
 export type Handler<M extends CoreMethod> = (input: MethodInput<M>, ctx: CallContext) => Promise<MethodOutput<M>>;

@@ -13,6 +13,7 @@ import {
   type CoreEvent,
   type SubscribableEvent,
   type WireEvent,
+  type WireProgress,
   type WireResponse,
 } from '../../shared/api.js';
 import type { CallContext, ConnectionScope } from '../core/handlers.js';
@@ -25,7 +26,7 @@ import { afterLargeRequest } from '../core/afterLargeRequest.js';
 
 /** What carries the messages. */
 export interface Peer {
-  send(message: WireResponse | WireEvent): void;
+  send(message: WireResponse | WireEvent | WireProgress): void;
   /**
    * A binary frame (shared/paneFrame.ts); absent when the carrier has none (Electron IPC: panes get JSON events).
    * `sent` runs once the carrier no longer reads the frame's bytes (written, or dropped with the connection): the
@@ -220,7 +221,7 @@ export class Connection implements ConnectionScope {
           type: 'result',
           id: msg.id,
           ok: true,
-          result: await this.core.invoke(msg.method, msg.params, this.callContext(abort.signal)),
+          result: await this.core.invoke(msg.method, msg.params, this.callContext(abort.signal, msg.id)),
         };
       } catch (err) {
         reply = { type: 'result', id: msg.id, ok: false, error: toErrorPayload(err) };
@@ -238,8 +239,17 @@ export class Connection implements ConnectionScope {
     afterLargeRequest(size);
   }
 
-  private callContext(signal: AbortSignal): Partial<CallContext> {
-    return { connection: this, client: this.identity.client, personRefusal: this.identity.personRefusal, signal };
+  private callContext(signal: AbortSignal, id: WireCall['id']): Partial<CallContext> {
+    return {
+      connection: this,
+      client: this.identity.client,
+      personRefusal: this.identity.personRefusal,
+      signal,
+      // Only until the call is answered: a note that comes late would follow its result.
+      progress: (note) => {
+        if (!signal.aborted && this.inflight.has(id)) this.send({ type: 'progress', id, ...note });
+      },
+    };
   }
 
   // ---- ConnectionScope: what handlers may change about this connection ----
@@ -285,7 +295,7 @@ export class Connection implements ConnectionScope {
     this.send({ type: 'event', event, payload });
   }
 
-  private send(message: WireResponse | WireEvent): void {
+  private send(message: WireResponse | WireEvent | WireProgress): void {
     if (this.mayQueue()) this.peer.send(message);
   }
 

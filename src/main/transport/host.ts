@@ -56,7 +56,7 @@ export async function startHost(opts: {
   let mcp: Promise<McpHttp> | undefined;
   const loadMcp = (): Promise<McpHttp> =>
     (mcp ??= import('../core/agent/mcpHttp.js').then((m) =>
-      m.mcpHttpHandler((tool, args, signal) => core.callTool(tool, args, 'mcp', signal)),
+      m.mcpHttpHandler((tool, args, signal, progress) => core.callTool(tool, args, 'mcp', signal, progress)),
     ));
   server.route('/mcp', async (req, res) => (await loadMcp()).handle(req, res));
   let listening: { url: string; wsUrl: string };

@@ -1,5 +1,6 @@
 // `switchboard call TOOL 'JSON'`: one tool call through the running Core.
 import type { Command } from 'commander';
+import type { ProgressNote } from '../../../shared/api.js';
 import { SwitchboardError } from '../../../shared/errors.js';
 import { withCore } from '../connect.js';
 import { action, printJson } from '../output.js';
@@ -8,7 +9,10 @@ export function callCommand(program: Command): void {
   program
     .command('call')
     .description('send one tool call to the running Core')
-    .argument('<tool>', 'terminal, process, read_file, write_file, patch, search_files, execute_code, list_targets')
+    .argument(
+      '<tool>',
+      'terminal, process, read_file, write_file, patch, search_files, execute_code, list_targets, read_output',
+    )
     .argument('[args]', 'the arguments as a JSON object', '{}')
     .option('--json', 'print the whole result as JSON')
     .action(
@@ -26,9 +30,22 @@ export function callCommand(program: Command): void {
         const abort = new AbortController();
         const onSignal = (): void => abort.abort();
         for (const s of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(s, onSignal);
+        // At a terminal, a call that waits for a person or runs long says so on one line of stderr, redrawn in place.
+        const live = process.stderr.isTTY === true;
+        let shown = false;
+        const onProgress = (note: ProgressNote): void => {
+          shown = true;
+          process.stderr.write(`\r\x1b[K${note.message}`);
+        };
         const result = await withCore((c) =>
-          c.call('tool.call', { tool, args: args as Record<string, unknown>, client: 'cli' }, { signal: abort.signal }),
-        );
+          c.call(
+            'tool.call',
+            { tool, args: args as Record<string, unknown>, client: 'cli', ...(live ? { progress: true } : {}) },
+            { signal: abort.signal, ...(live ? { onProgress } : {}) },
+          ),
+        ).finally(() => {
+          if (shown) process.stderr.write('\r\x1b[K');
+        });
         if (opts.json) return printJson(result);
         if (typeof result.output === 'string') {
           process.stdout.write(

@@ -7,6 +7,7 @@ import { SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage, type RequestId } from
 import { SwitchboardError } from '../../../shared/errors.js';
 import type { CoreClient } from '../../../shared/client.js';
 import type { ToolResult } from '../../../shared/tools.js';
+import type { ProgressNote } from '../../../shared/api.js';
 import { switchboardHome } from '../../core/home.js';
 import { createMcpServer } from '../../core/agent/mcpServer.js';
 import { readCoreFile } from '../../transport/coreFile.js';
@@ -44,17 +45,34 @@ class CoreBridge {
     return this.conn.then((c) => c.client);
   }
 
-  call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
-    const p = this.send(tool, args, signal);
+  call(
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    progress?: (note: ProgressNote) => void,
+  ): Promise<ToolResult> {
+    const p = this.send(tool, args, signal, progress);
     this.inFlight.add(p);
     void p.catch(() => undefined).finally(() => this.inFlight.delete(p));
     return p;
   }
 
-  private async send(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
+  private async send(
+    tool: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    progress?: (note: ProgressNote) => void,
+  ): Promise<ToolResult> {
     const client = await this.connection();
     try {
-      return await client.call('tool.call', { tool, args, client: 'mcp' }, { signal });
+      // The Core's progress, passed on as the MCP client's notifications/progress, when it gave a progressToken.
+      return progress
+        ? await client.call(
+            'tool.call',
+            { tool, args, client: 'mcp', progress: true },
+            { signal, onProgress: progress },
+          )
+        : await client.call('tool.call', { tool, args, client: 'mcp' }, { signal });
     } catch (err) {
       if (err instanceof SwitchboardError && err.code === 'no_core') this.close();
       throw err;
@@ -98,7 +116,7 @@ class StdioAfterFront extends StdioServerTransport {
 export const serveMcp = action(async (handover: McpHandover = { input: process.stdin }): Promise<void> => {
   // Fails here, before any MCP traffic, with one stderr line and exit 1 when no Core runs.
   const bridge = CoreBridge.open();
-  const server = createMcpServer((tool, args, signal) => bridge.call(tool, args, signal));
+  const server = createMcpServer((tool, args, signal, progress) => bridge.call(tool, args, signal, progress));
   const transport = new StdioAfterFront(handover.input, handover.answered);
   server.onclose = () => {
     bridge.close();

@@ -38,6 +38,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   maxToolCalls?: number;
   maxOutputChars?: number;
+  /** Receives what the script prints (its tool calls left out) as it arrives, whole however long. */
+  onOutput?: (text: string) => void;
 }
 
 export interface RunResult {
@@ -185,7 +187,10 @@ export async function runCode(env: Environment, opts: RunOptions): Promise<RunRe
   };
   const splitter = new FrameSplitter(
     marker,
-    (text) => capture.push(text),
+    (text) => {
+      capture.push(text);
+      opts.onOutput?.(text);
+    },
     (json) => {
       framed = true;
       let req: Request;

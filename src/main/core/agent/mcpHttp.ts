@@ -1,15 +1,17 @@
 // MCP over Streamable HTTP at /mcp on the Core's loopback server (token, Host and Origin are checked before this runs).
 //
-// Stateless, answered as JSON: each POST gets its own Server and a transport that lives for that POST only, so there
-// is no session table to leak or hijack and a Core restart loses nothing a client holds; tool calls need no
-// server-initiated messages, so no event stream is opened. The one table kept is of requests still running, so that a
-// client's notifications/cancelled, which comes in a POST of its own, reaches the Server of the POST that asked, as it
-// would over stdio: the call is aborted (its command killed, its pending approval withdrawn) and that POST is answered
-// without it. A POST whose connection closes before its answer (the client timed out or went away) aborts its calls.
-// The HTTP side is written against node:http directly: the SDK's transport goes through web-standard Request and
-// Response objects and streams, which cost an agent's call more than the rest of the Core's work on it. What a client
-// can observe is the SDK transport's behaviour in JSON mode: the same status codes, JSON-RPC errors and checks
-// (Accept, Content-Type, body size, protocol version).
+// Stateless: each POST gets its own Server and a transport that lives for that POST only, so there is no session table
+// to leak or hijack and a Core restart loses nothing a client holds. A POST is answered as JSON, unless a call of it
+// sends progress first (it waits for a person, or runs long, and its client gave a progressToken): that POST is
+// answered as an event stream, as the SDK's transport would, so the client hears it is still being worked on. The one
+// table kept is of requests still running, so that a client's notifications/cancelled, which comes in a POST of its
+// own, reaches the Server of the POST that asked, as it would over stdio: the call is aborted (its command killed, its
+// pending approval withdrawn) and that POST is answered without it. A POST whose connection closes before its answer
+// (the client timed out or went away) aborts its calls. The HTTP side is written against node:http directly: the SDK's
+// transport goes through web-standard Request and Response objects and streams, which cost an agent's call more than
+// the rest of the Core's work on it. What a client can observe is the SDK transport's behaviour: the same status codes,
+// JSON-RPC errors and checks (Accept, Content-Type, body size, protocol version), JSON for short calls and events for a
+// call that sends progress.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -24,8 +26,7 @@ import {
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_FILE_CONTENT_CHARS, MAX_REQUEST_BYTES, mib } from '../../../shared/limits.js';
-import type { ToolResult } from '../../../shared/tools.js';
-import { createMcpServer } from './mcpServer.js';
+import { createMcpServer, type ToolCaller } from './mcpServer.js';
 import { afterLargeRequest } from '../afterLargeRequest.js';
 
 /** The most messages one POST may carry (as the SDK's transport allows). */
@@ -37,9 +38,23 @@ export interface McpHttp {
   close: () => Promise<void>;
 }
 
+/** Where one POST's messages go: one JSON body, or an event stream once the Server has something to say first. */
+interface PostSink {
+  /**
+   * A notification of the Server's (progress) while a request runs: the answer becomes an event stream, which starts
+   * with the `earlier` answers of the same POST (a batch whose other calls were quicker).
+   */
+  notify(message: JSONRPCMessage, earlier: readonly JSONRPCMessage[]): void;
+  /** An answer to one request; written at once when the POST streams, else kept for `done`. */
+  answer(message: JSONRPCMessage): void;
+  /** Every request was answered or cancelled: `answers` are those not cancelled, in the order they were asked. */
+  done(answers: JSONRPCMessage[]): void;
+}
+
 /**
  * The transport of one POST: the Server's answers to its requests are collected, then sent as one JSON body, without
- * the requests the client cancelled (the Server answers those with nothing, as MCP asks).
+ * the requests the client cancelled (the Server answers those with nothing, as MCP asks). A call that sends progress
+ * turns the answer into an event stream, its notifications and answers as events, ended after the last answer.
  */
 class OnePostTransport implements Transport {
   onclose?: () => void;
@@ -48,27 +63,28 @@ class OnePostTransport implements Transport {
   private readonly answers = new Map<RequestId, JSONRPCMessage>();
   private readonly cancelled = new Set<RequestId>();
   private closed = false;
+  private finished = false;
 
   /** `settled`: a request of this POST was answered or cancelled (it leaves the table of running requests). */
   constructor(
     readonly requests: readonly RequestId[],
-    private readonly answered: (answers: JSONRPCMessage[]) => void,
+    private readonly sink: PostSink,
     private readonly settled: (id: RequestId) => void,
   ) {}
 
   async start(): Promise<void> {}
 
   async send(message: JSONRPCMessage): Promise<void> {
-    // Notifications the Server sends (progress, logs) have no stream to go on in a JSON answer; they are dropped.
-    if (
-      this.closed ||
-      !(isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) ||
-      message.id === undefined
-    )
+    if (this.closed || this.finished) return;
+    if (!(isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) || message.id === undefined) {
+      // Only the Server's notifications (a call's progress) go out; it sends this POST no requests of its own.
+      if (!('id' in message)) this.sink.notify(message, [...this.answers.values()]);
       return;
+    }
     if (this.cancelled.has(message.id)) return;
     this.answers.set(message.id, message);
     this.settled(message.id);
+    this.sink.answer(message);
     this.answerWhenDone();
   }
 
@@ -83,7 +99,8 @@ class OnePostTransport implements Transport {
 
   private answerWhenDone(): void {
     if (!this.requests.every((id) => this.answers.has(id) || this.cancelled.has(id))) return;
-    this.answered(this.requests.flatMap((id) => (this.answers.has(id) ? [this.answers.get(id)!] : [])));
+    this.finished = true;
+    this.sink.done(this.requests.flatMap((id) => (this.answers.has(id) ? [this.answers.get(id)!] : [])));
   }
 
   async close(): Promise<void> {
@@ -91,6 +108,11 @@ class OnePostTransport implements Transport {
     this.closed = true;
     this.onclose?.();
   }
+}
+
+/** One message as a server-sent event (what the SDK's transport writes: no id, so nothing to resume). */
+function sseEvent(message: JSONRPCMessage): string {
+  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
 }
 
 function jsonError(res: ServerResponse, status: number, code: number, message: string): void {
@@ -186,9 +208,7 @@ function cancelledRequest(message: JSONRPCMessage): RequestId | undefined {
   return parsed.success ? parsed.data.params.requestId : undefined;
 }
 
-export function mcpHttpHandler(
-  callTool: (tool: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<ToolResult>,
-): McpHttp {
+export function mcpHttpHandler(callTool: ToolCaller): McpHttp {
   const open = new Set<OnePostTransport>();
   /**
    * Requests still running, by MCP session (the client's Mcp-Session-Id header; none for a stateless client) and id.
@@ -226,16 +246,34 @@ export function mcpHttpHandler(
         running.get(key)?.delete(transport);
         if (running.get(key)?.size === 0) running.delete(key);
       };
+      let streaming = false;
       const transport = new OnePostTransport(
         requests,
-        (answers) => {
-          answered = true;
-          if (res.headersSent) return;
-          // Every request was cancelled: nothing to answer (the client stopped waiting for it).
-          if (answers.length === 0) return void res.writeHead(202).end();
-          // With its length the body goes out in one write, not as chunks the client has to reassemble.
-          const body = Buffer.from(JSON.stringify(answers.length === 1 ? answers[0] : answers));
-          res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body);
+        {
+          notify: (message, earlier) => {
+            // Answered already (as JSON), or the client went away (its calls are being cancelled).
+            if ((res.headersSent && !streaming) || res.destroyed) return;
+            if (!streaming) {
+              // The SDK's transport in its streaming mode: the same headers, each message one event.
+              streaming = true;
+              res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+              for (const answer of earlier) res.write(sseEvent(answer));
+            }
+            res.write(sseEvent(message));
+          },
+          answer: (message) => {
+            if (streaming && !res.destroyed) res.write(sseEvent(message));
+          },
+          done: (answers) => {
+            answered = true;
+            if (streaming) return void res.end();
+            if (res.headersSent) return;
+            // Every request was cancelled: nothing to answer (the client stopped waiting for it).
+            if (answers.length === 0) return void res.writeHead(202).end();
+            // With its length the body goes out in one write, not as chunks the client has to reassemble.
+            const body = Buffer.from(JSON.stringify(answers.length === 1 ? answers[0] : answers));
+            res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body);
+          },
         },
         settled,
       );

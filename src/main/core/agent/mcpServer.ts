@@ -18,13 +18,20 @@ import type { jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation';
 import * as z from 'zod';
 import { errorLine, toErrorPayload } from '../../../shared/errors.js';
 import type { ToolResult } from '../../../shared/tools.js';
+import type { ProgressNote } from '../../../shared/api.js';
 import type { ToolDef } from '../tools/toolDef.js';
 import { toolDefs } from '../tools/toolDefs.js';
 
 /**
  * `signal` aborts when the client cancels (notifications/cancelled) or its transport closes (a dropped HTTP request).
+ * `progress` is given when the client asked for progress (a progressToken): it sends notifications/progress.
  */
-export type ToolCaller = (tool: string, args: Record<string, unknown>, signal: AbortSignal) => Promise<ToolResult>;
+export type ToolCaller = (
+  tool: string,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+  progress?: (note: ProgressNote) => void,
+) => Promise<ToolResult>;
 
 function inputSchema(def: ToolDef): Tool['inputSchema'] {
   const json = z.toJSONSchema(def.args, { io: 'input' }) as Record<string, unknown>;
@@ -86,9 +93,17 @@ export function createMcpServer(call: ToolCaller, version = '0.1.0'): Server {
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...mcpTools()] }));
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+    const token = req.params._meta?.progressToken;
+    const progress =
+      token === undefined
+        ? undefined
+        : (note: ProgressNote): void =>
+            void extra
+              .sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...note } })
+              .catch(() => undefined); // a client that went away is cancelled by its transport
     try {
       return toCallToolResult(
-        await call(req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>, extra.signal),
+        await call(req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>, extra.signal, progress),
       );
     } catch (err) {
       // A tool that does not exist is a protocol error (the request named nothing callable), not a tool's failure.

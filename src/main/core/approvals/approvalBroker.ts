@@ -50,7 +50,10 @@ export class ApprovalBroker {
    * its connection closed, its call was cancelled) the request is withdrawn: it leaves the pending list and
    * resolves as a denial nobody made, so a late answer finds nothing to decide.
    */
-  request(req: ApprovalRequest, opts: { signal?: AbortSignal | undefined } = {}): Promise<Decided> {
+  request(
+    req: ApprovalRequest,
+    opts: { signal?: AbortSignal | undefined; onPending?: (approval: PendingApproval) => void } = {},
+  ): Promise<Decided> {
     const withdrawn: Settled = {
       decision: 'deny',
       scope: 'once',
@@ -82,6 +85,7 @@ export class ApprovalBroker {
       const unlink = (): void => opts.signal?.removeEventListener('abort', onAbort);
       this.pending.set(approval.id, { approval, resolve, timer, unlink });
       this.emit();
+      opts.onPending?.(approval);
     });
   }
 

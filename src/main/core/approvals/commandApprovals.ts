@@ -2,7 +2,12 @@
 // it run; every decision is one audit line and the call's Activity entry. The dispatcher calls it before the handler.
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
-import type { ApprovalOutcome, ApprovalsMode, PolicyClassification } from '../../../shared/approvals.js';
+import type {
+  ApprovalOutcome,
+  ApprovalsMode,
+  PendingApproval,
+  PolicyClassification,
+} from '../../../shared/approvals.js';
 import { SwitchboardError } from '../../../shared/errors.js';
 import type { ApprovalSubject, ToolClient } from '../../../shared/tools.js';
 import type { SandboxInfo } from '../../../shared/targets.js';
@@ -64,6 +69,8 @@ export interface ApprovalCall {
   /** The activity summary of the arguments (already redacted). */
   summary: string;
   signal?: AbortSignal | undefined;
+  /** The call is held for a person from now until the approval's expires_at (its progress says so). */
+  onAsked?: (approval: PendingApproval) => void;
 }
 
 /**
@@ -519,7 +526,7 @@ export class CommandApprovals {
             ? c.reasons.flatMap((r) => (r.span ? [r.span] : []))
             : [],
       },
-      { signal: call.signal },
+      { signal: call.signal, ...(call.onAsked ? { onPending: call.onAsked } : {}) },
     );
     // An answer that lands as the caller gives up decides nothing (no rule either): nobody waits for what it would run.
     const landed: Decided =

@@ -27,6 +27,11 @@ export interface ExecOptions {
   timeoutMs: number;
   /** Kept: the first and the last half of this many chars; the cut is said in the output. */
   maxOutputChars: number;
+  /**
+   * Receives what the command prints as it arrives, whole however long (the wrapper's own lines left out): a call's
+   * output is kept for read_output and counted for progress.
+   */
+  onOutput?: (text: string) => void;
   env?: Record<string, string>;
   stdin?: string;
   signal?: AbortSignal;

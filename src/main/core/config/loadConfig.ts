@@ -36,6 +36,12 @@ export type SpecSchemas = ReadonlyMap<string, z.ZodType>;
 export const DEFAULT_TIMEOUT_SEC = 180;
 export const DEFAULT_PANE_KEEP_SEC = 300;
 /**
+ * How long a call waits for a person's approval: under the 60 s after which MCP clients give up by default (the SDK's
+ * request timeout, Codex's tool_timeout_sec), so an agent hears "nobody answered" rather than its own timeout, with
+ * room left for the command to run. Clients that restart their timeout on progress (docs/mcp.md) can wait longer.
+ */
+export const DEFAULT_APPROVAL_TIMEOUT_SEC = 50;
+/**
  * The longest duration any setting may hold: a day (Node's timers overflow past ~24.8 days, and nothing needs more).
  */
 export const MAX_DURATION_SEC = 86_400;
@@ -70,7 +76,7 @@ export function defaultConfig(): Config {
     timeoutSec: DEFAULT_TIMEOUT_SEC,
     paneKeepSec: DEFAULT_PANE_KEEP_SEC,
     targets: new Map([['local', { spec, generation: specGeneration(spec) }]]),
-    approvals: { mode: 'ask', timeoutSec: 120, envPassthrough: [] },
+    approvals: { mode: 'ask', timeoutSec: DEFAULT_APPROVAL_TIMEOUT_SEC, envPassthrough: [] },
     approvalsRaw: {},
   };
 }
@@ -267,7 +273,7 @@ export function parseConfig(text: string, schemas: SpecSchemas): Config {
     targets,
     approvals: {
       mode: approvalsParsed.data.mode ?? 'ask',
-      timeoutSec: approvalsParsed.data.timeout ?? 120,
+      timeoutSec: approvalsParsed.data.timeout ?? DEFAULT_APPROVAL_TIMEOUT_SEC,
       envPassthrough: approvalsParsed.data.env_passthrough ?? [],
     },
     approvalsRaw,

@@ -14,6 +14,8 @@ import { redact } from '../../../shared/redact.js';
 import { maskKnownSecrets } from '../knownSecrets.js';
 import { auditLine } from '../activity/auditLine.js';
 import { ApprovalRefused, type ApprovalCall, type Authorization } from '../approvals/commandApprovals.js';
+import type { ProgressNote } from '../../../shared/api.js';
+import { CallProgress } from './callProgress.js';
 
 export type { ToolContext, ToolDef, ToolHandler, ToolServices } from '../tools/toolDef.js';
 
@@ -22,6 +24,8 @@ export interface CallOptions {
   /** Nested calls (execute_code) run on this snapshot, whatever execution_target they name. */
   pinned?: TargetSnapshot;
   signal?: AbortSignal;
+  /** The caller wants to hear how a long call is getting on (held for approval, running, output so far). */
+  progress?: (note: ProgressNote) => void;
 }
 
 /** What a guard sees; it may return new arguments, but the execution_target it saw is the one that runs. */
@@ -99,6 +103,7 @@ export class Dispatcher {
     let release: (() => void) | undefined;
     /** The snapshot whose environment the handler may use (set once the call got past its approval). */
     let reached: TargetSnapshot | undefined;
+    let progress: CallProgress | undefined;
     try {
       const def = this.defs.get(tool);
       if (!def) {
@@ -136,6 +141,7 @@ export class Dispatcher {
         }
       }
       this.deps.onActivity({ ...entry });
+      if (opts.progress) progress = new CallProgress(opts.progress, entry.execution_target, started);
 
       let finalArgs: Record<string, unknown> = args;
       if (snapshot) {
@@ -158,7 +164,9 @@ export class Dispatcher {
           client: opts.client,
           summary: entry.summary,
           signal: opts.signal,
+          ...(progress ? { onAsked: (a) => progress?.asked(a.created_at, a.expires_at) } : {}),
         });
+        progress?.answered();
         if (auth.outcome) {
           entry.approval = auth.outcome;
           this.deps.onActivity({ ...entry });
@@ -167,7 +175,7 @@ export class Dispatcher {
         finalArgs = auth.args as Record<string, unknown>;
       }
 
-      const ctx = this.context(snapshot, opts);
+      const ctx = this.context(snapshot, opts, progress);
       throwIfCancelled(opts.signal);
       reached = snapshot;
       const result = await def.handler(ctx, finalArgs);
@@ -195,6 +203,7 @@ export class Dispatcher {
       this.finish(entry, started, status, payload.message);
       throw err instanceof SwitchboardError ? err : new SwitchboardError(payload.code, payload.message, payload.hint);
     } finally {
+      progress?.stop();
       release?.();
     }
   }
@@ -213,7 +222,7 @@ export class Dispatcher {
     }
   }
 
-  private context(snapshot: TargetSnapshot | undefined, opts: CallOptions): ToolContext {
+  private context(snapshot: TargetSnapshot | undefined, opts: CallOptions, progress?: CallProgress): ToolContext {
     const self = this;
     const ctx: ToolContext = {
       get snapshot(): TargetSnapshot {
@@ -230,6 +239,13 @@ export class Dispatcher {
       tools: [...this.defs.values()],
       client: opts.client,
       signal: opts.signal,
+      keepOutput: (keepAfterChars) => {
+        const store = self.services.outputs;
+        if (!store || !snapshot) return undefined;
+        const spool = store.spool({ execution_target: snapshot.name, generation: snapshot.generation }, keepAfterChars);
+        progress?.counting(spool);
+        return spool;
+      },
       nested: (tool, args, signal) => {
         if (!snapshot) throw new SwitchboardError('bad_request', 'nested calls need a target');
         return self.call(tool, args, { client: 'execute_code', pinned: snapshot, signal: signal ?? opts.signal });

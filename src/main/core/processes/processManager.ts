@@ -58,6 +58,19 @@ export interface PollResult {
   reason?: string;
 }
 
+/** process log's answer; with a slice, in the fields read_output uses for a kept output. */
+export interface ProcessLog {
+  session_id: string;
+  status: ProcessInfo['status'];
+  exit_code: number | null;
+  output: string;
+  /** The whole output's length so far in chars (what was printed, kept or not). */
+  total_chars: number;
+  offset?: number;
+  next_offset?: number;
+  has_more?: boolean;
+}
+
 export const BUFFER_CHARS = 200_000;
 export const FINISHED_TTL_MS = 30 * 60_000;
 export const MAX_FINISHED = 64;
@@ -151,13 +164,36 @@ export class ProcessManager {
     return this.advance(e);
   }
 
-  log(
-    id: string,
-    lines = 200,
-    scope: ProcessScope = {},
-  ): { session_id: string; status: ProcessInfo['status']; exit_code: number | null; output: string } {
+  /** The last `lines` lines of a process's output, or with `slice` the chars from its offset (as read_output). */
+  log(id: string, lines = 200, scope: ProcessScope = {}, slice?: { offset: number; limit: number }): ProcessLog {
     const e = this.find(id, scope);
-    return { session_id: e.id, status: e.status, exit_code: e.exitCode, output: e.buffer.tail(lines) };
+    const base = { session_id: e.id, status: e.status, exit_code: e.exitCode };
+    const total = e.buffer.total;
+    // The last lines: where they start is not an offset to page from (older output may be dropped already).
+    if (!slice) return { ...base, output: e.buffer.tail(lines), total_chars: total };
+    if (slice.offset > total)
+      throw new SwitchboardError(
+        'bad_request',
+        `offset ${slice.offset} is past the end of process ${id}'s output (${total} chars so far)`,
+        `read from an offset below ${total}`,
+      );
+    const output = e.buffer.slice(slice.offset, slice.limit);
+    if (output === undefined)
+      throw new SwitchboardError(
+        'bad_request',
+        `process ${id}'s output before char ${e.buffer.oldest} is no longer kept ` +
+          `(a log keeps its last ${this.opts.bufferChars} chars)`,
+        `read from offset ${e.buffer.oldest} on`,
+      );
+    const next = slice.offset + output.length;
+    return {
+      ...base,
+      output,
+      offset: slice.offset,
+      total_chars: total,
+      ...(next < total ? { next_offset: next } : {}),
+      has_more: next < total,
+    };
   }
 
   /** Wait for the process to end; on timeout the output so far comes back with timed_out. */

@@ -46,6 +46,24 @@ export class RollingBuffer {
     return { text: this.text.slice(start - this.dropped), lost: start - from };
   }
 
+  /** `limit` chars from absolute offset `from`, or undefined when part of them was already dropped. */
+  slice(from: number, limit: number): string | undefined {
+    this.trim();
+    if (from < this.dropped) return undefined;
+    const start = from - this.dropped;
+    let end = Math.min(this.text.length, start + limit);
+    // Never between the halves of a surrogate pair (the next slice starts with the pair).
+    const code = this.text.charCodeAt(end - 1);
+    if (end < this.text.length && end - start > 1 && code >= 0xd800 && code <= 0xdbff) end--;
+    return this.text.slice(start, end);
+  }
+
+  /** Chars dropped from the front so far: the offset of the oldest char still kept. */
+  get oldest(): number {
+    this.trim();
+    return this.dropped;
+  }
+
   /** The last `lines` lines, with the cut said when older output was dropped or left out. */
   tail(lines: number): string {
     this.trim();

@@ -3,6 +3,7 @@
 import { ExecuteCodeArgs, ExecuteCodeResult } from '../../../shared/tools.js';
 import { DEFAULT_CODE_TIMEOUT_SEC, runCode } from '../agent/codeRunner.js';
 import { argText, defineTool, firstLine } from './toolDef.js';
+import { KEEP_OUTPUT_AFTER_CHARS, keptOutput } from './terminal.js';
 
 export const executeCodeTool = defineTool({
   name: 'execute_code',
@@ -20,18 +21,23 @@ export const executeCodeTool = defineTool({
     const cwd = await ctx.sessions.cwd(snapshot);
     // The identity counts as busy while the script runs, so nobody cleans it up underneath.
     const release = ctx.services.processes?.hold(snapshot.identity);
+    const spool = ctx.keepOutput(KEEP_OUTPUT_AFTER_CHARS);
     try {
-      return {
-        ...(await runCode(ctx.env, {
-          code: args.code,
-          cwd,
-          tools: ctx.tools,
-          timeoutMs: (args.timeout ?? DEFAULT_CODE_TIMEOUT_SEC) * 1000,
-          // Nested calls get the run's signal: they stop when the script times out, is cancelled or exits.
-          call: (tool, nestedArgs, signal) => ctx.nested(tool, nestedArgs, signal),
-          signal: ctx.signal,
-        })),
-      };
+      const result = await runCode(ctx.env, {
+        code: args.code,
+        cwd,
+        tools: ctx.tools,
+        timeoutMs: (args.timeout ?? DEFAULT_CODE_TIMEOUT_SEC) * 1000,
+        // Nested calls get the run's signal: they stop when the script times out, is cancelled or exits.
+        call: (tool, nestedArgs, signal) => ctx.nested(tool, nestedArgs, signal),
+        signal: ctx.signal,
+        ...(spool ? { onOutput: (text: string) => spool.push(text) } : {}),
+      });
+      const outputId = keptOutput(spool, result.truncated === true);
+      return { ...result, ...(outputId ? { output_id: outputId } : {}) };
+    } catch (err) {
+      spool?.discard();
+      throw err;
     } finally {
       release?.();
     }

@@ -2,9 +2,9 @@
 // given.
 import { SwitchboardError } from '../../../shared/errors.js';
 import { redact } from '../../../shared/redact.js';
-import { ProcessArgs, ProcessResult } from '../../../shared/tools.js';
+import { DEFAULT_SLICE_CHARS, ProcessArgs, ProcessResult } from '../../../shared/tools.js';
 import type { ProcessScope } from '../processes/processManager.js';
-import { argText, defineTool, type ToolContext } from './toolDef.js';
+import { argText, defineTool, hasSnapshot } from './toolDef.js';
 import { echoed } from '../../../shared/echoed.js';
 
 export const DEFAULT_LOG_LINES = 200;
@@ -19,7 +19,8 @@ export const processTool = defineTool({
   name: 'process',
   title: 'Background processes',
   description:
-    'Manage background processes started by terminal with background: true: list, poll, log, wait, kill, write.',
+    'Manage background processes started by terminal with background: true: list, poll, ' +
+    'log (the last lines, or a slice from offset as read_output pages), wait, kill, write.',
   args: ProcessArgs,
   result: ProcessResult,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
@@ -69,7 +70,16 @@ export const processTool = defineTool({
         out = { ...manager.poll(id, scope) };
         break;
       case 'log':
-        out = manager.log(id, args.lines ?? DEFAULT_LOG_LINES, scope);
+        out = {
+          ...manager.log(
+            id,
+            args.lines ?? DEFAULT_LOG_LINES,
+            scope,
+            args.offset !== undefined || args.limit !== undefined
+              ? { offset: args.offset ?? 0, limit: args.limit ?? DEFAULT_SLICE_CHARS }
+              : undefined,
+          ),
+        };
         break;
       case 'wait':
         out = { ...(await manager.wait(id, (args.timeout ?? DEFAULT_WAIT_SEC) * 1000, scope, ctx.signal)) };
@@ -88,11 +98,3 @@ export const processTool = defineTool({
     return { ...out, execution_target: p.execution_target, generation: p.generation };
   },
 });
-
-function hasSnapshot(ctx: ToolContext): boolean {
-  try {
-    return ctx.snapshot !== undefined;
-  } catch {
-    return false;
-  }
-}

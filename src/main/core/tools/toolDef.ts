@@ -4,6 +4,7 @@ import type { TargetInfo } from '../../../shared/targets.js';
 import type { ApprovalSubject, ToolAnnotations, ToolClient, ToolName, ToolResult } from '../../../shared/tools.js';
 import type { Environment, TargetSnapshot } from '../backends/provider.js';
 import type { ProcessManager } from '../processes/processManager.js';
+import type { OutputSpool, OutputStore } from '../outputs/outputStore.js';
 import type { Sessions } from '../sessions/sessions.js';
 
 /** What handlers may use besides their target: given to the dispatcher by whoever wires the Core. */
@@ -12,6 +13,8 @@ export interface ToolServices {
   processes?: ProcessManager;
   /** The targets as list_targets shows them. */
   listTargets?: () => { targets: TargetInfo[]; default_target: string };
+  /** Where the whole output of a call whose result was cut is kept (read_output); without it none is kept. */
+  outputs?: OutputStore;
 }
 
 export interface ToolContext {
@@ -23,6 +26,11 @@ export interface ToolContext {
   services: Readonly<ToolServices>;
   /** Every tool the dispatcher serves (execute_code offers them to its script). */
   tools: readonly ToolDef[];
+  /**
+   * A spool for this call's output, counted for its progress and kept whole (read_output) once it is longer than
+   * `keepAfterChars`; undefined where outputs are not kept.
+   */
+  keepOutput(keepAfterChars: number): OutputSpool | undefined;
   /** Make a nested tool call pinned to this context's snapshot; `signal` (default: this call's) cancels it. */
   nested(tool: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<ToolResult>;
 }
@@ -78,4 +86,13 @@ export function argText(args: Readonly<Record<string, unknown>>, key: string): s
 export function firstLine(text: string): string {
   const end = text.indexOf('\n');
   return end < 0 ? text : text.slice(0, end);
+}
+
+/** Whether a targetless call has a target (it named a known one, or it is pinned inside execute_code). */
+export function hasSnapshot(ctx: ToolContext): boolean {
+  try {
+    return ctx.snapshot !== undefined;
+  } catch {
+    return false;
+  }
 }

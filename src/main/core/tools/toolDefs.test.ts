@@ -39,6 +39,7 @@ describe('tool declarations', () => {
       'write_file',
       'patch',
       'search_files',
+      'read_output',
     ]);
     const search = toolDefs.find((d) => d.name === 'search_files')!;
     expect(scriptFunction(search).split('\n')[0]).toBe(

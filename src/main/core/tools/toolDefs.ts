@@ -4,6 +4,7 @@ import { listTargetsTool } from './listTargets.js';
 import { patchTool } from './patch.js';
 import { processTool } from './process.js';
 import { readFileTool } from './readFile.js';
+import { readOutputTool } from './readOutput.js';
 import { searchFilesTool } from './searchFiles.js';
 import { terminalTool } from './terminal.js';
 import type { ToolDef } from './toolDef.js';
@@ -18,6 +19,7 @@ export const toolDefs: readonly ToolDef[] = [
   searchFilesTool,
   executeCodeTool,
   listTargetsTool,
+  readOutputTool,
 ];
 
 /** A tool's declaration by name, or undefined. */

@@ -69,6 +69,26 @@ export function describeToolsOn(label: string, make: () => Promise<ToolSuiteEnv 
       );
     };
 
+    test("a cut output is kept whole for read_output, without the wrapper's lines or an exported secret", async () => {
+      const expected = Array.from({ length: 20_000 }, (_, i) => `line ${i} of the output\n`).join('');
+      const r = await on(A, 'terminal', {
+        command:
+          'export API_TOKEN=sk-live-abcdefghijklmnop12345678; ' +
+          `awk 'BEGIN { for (i = 0; i < 20000; i++) print "line " i " of the output" }'`,
+      });
+      expect(r).toMatchObject({ execution_target: A, exit_code: 0, truncated: true });
+      expect(r.output_id).toMatch(/^[0-9a-f]{32}$/);
+      let back = '';
+      for (let offset: number | undefined = 0; offset !== undefined; ) {
+        const slice = await call('read_output', { output_id: r.output_id, offset, limit: 100_000 });
+        expect(slice).toMatchObject({ execution_target: A, total_chars: expected.length });
+        back += slice.output as string;
+        offset = slice.next_offset as number | undefined;
+      }
+      expect(back).toBe(expected);
+      await on(A, 'terminal', { command: 'unset API_TOKEN' });
+    });
+
     test('the same relative path on two targets holds different content', async () => {
       const path = `${run}/same/marker.txt`;
       const wa = await on(A, 'write_file', { path, content: `marker ${A}\n` });

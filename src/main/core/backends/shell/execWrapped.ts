@@ -47,6 +47,48 @@ export interface ExecWrappedOptions extends ExecOptions {
   wrap?: (command: string, opts: WrapOptions) => Wrapped;
 }
 
+/**
+ * Hands on what the command printed, without what the wrapper adds after it: everything from the first "\n<marker>"
+ * on (the secret frames, the marker line) is the Core's, never the caller's. Text that might be the start of that is
+ * held back until the next chunk shows what it is.
+ */
+export class CommandOutputTee {
+  private held = '';
+  private done = false;
+  private readonly stop: string;
+
+  constructor(
+    marker: string,
+    private readonly out: (text: string) => void,
+  ) {
+    this.stop = `\n${marker}`;
+  }
+
+  push(text: string): void {
+    if (this.done) return;
+    const t = this.held + text;
+    const at = t.indexOf(this.stop);
+    if (at >= 0) {
+      this.done = true;
+      this.held = '';
+      if (at > 0) this.out(t.slice(0, at));
+      return;
+    }
+    // Keep back the longest end of `t` that could begin the stop string.
+    let keep = Math.min(t.length, this.stop.length - 1);
+    while (keep > 0 && !this.stop.startsWith(t.slice(t.length - keep))) keep--;
+    this.held = t.slice(t.length - keep);
+    if (t.length > keep) this.out(t.slice(0, t.length - keep));
+  }
+
+  /** The output ended without the wrapper's lines (a timeout, a lost link): what was held back was output. */
+  end(): void {
+    if (!this.done && this.held) this.out(this.held);
+    this.done = true;
+    this.held = '';
+  }
+}
+
 /** What a timeout adds to the output, on every backend. */
 export function timeoutNote(timeoutMs: number): string {
   return `[timed out after ${Math.round(timeoutMs / 1000)}s]`;
@@ -96,6 +138,7 @@ export async function execWrapped(
     ...(opts.secrets ? { secretsInMemory: true } : {}),
   });
   const capture = new BoundedCapture(opts.maxOutputChars);
+  const tee = opts.onOutput ? new CommandOutputTee(marker, opts.onOutput) : undefined;
   // The last stretch of output, where the marker line appears (a cwd is at most PATH_MAX long).
   let recent = '';
   let detached = false;
@@ -104,6 +147,7 @@ export async function execWrapped(
   const sink = (text: string): void => {
     if (detached) return;
     capture.push(text);
+    tee?.push(text);
     recent = (recent + text).slice(-(marker.length + 8192));
     if (markerLineSeen(recent, marker)) markerSeen();
   };
@@ -131,6 +175,7 @@ export async function execWrapped(
     guard.dispose();
     run.detach();
     detached = true;
+    tee?.end();
   }
 
   const { text, truncated } = capture.text();
