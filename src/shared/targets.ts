@@ -160,3 +160,9 @@ export function publicSpec(
   }
   return out;
 }
+
+/**
+ * The registry provider of session targets (quick connect from the window): runtime targets that live until the Core
+ * that registered them stops (its run id is their owner), kept by registering the name again from the form.
+ */
+export const SESSION_PROVIDER = 'session';

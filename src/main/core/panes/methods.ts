@@ -89,6 +89,7 @@ export function paneMethods(deps: {
       panes.close(pane_id);
       return {};
     },
+    'pane.reconnect': async ({ pane_id, action }) => (panes.reconnect(pane_id, action), {}),
     'pane.list': async () => panes.list(),
   } satisfies Partial<Handlers>;
 }

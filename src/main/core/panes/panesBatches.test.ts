@@ -38,6 +38,7 @@ async function openPane(channel: ShellChannel) {
     data: (_id, data, chars) => (holdFrame(data), void batches.push({ data, chars })),
     cwd: (_id, cwd) => void cwds.push(cwd),
     exit: () => undefined,
+    reconnect: () => undefined,
   });
   const snapshot = {
     name: 't',

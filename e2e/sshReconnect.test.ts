@@ -1,0 +1,136 @@
+// An SSH pane whose connection drops stays in its place and reconnects by itself: a countdown with "Reconnect now"
+// and "Cancel", a marker line in the scrollback, the new shell in the old one's directory. A private sshd is killed
+// under it (its per-connection process, then the whole daemon) and started again on the same port.
+import { writeFileSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { descendants, freePort, PrivateSshd } from '../scripts/privateSshd.js';
+import { loadSshEnv } from '../scripts/testEnv.js';
+import {
+  marker,
+  openUi,
+  pane,
+  root,
+  run,
+  terminalText,
+  useServeAndBrowser,
+  waitForPrompt,
+  waitForText,
+} from './harness.js';
+
+const ssh = loadSshEnv();
+let sshd: (PrivateSshd & { knownHostsLine: string }) | undefined;
+let port = 0;
+
+beforeAll(async () => {
+  if (!ssh) return;
+  port = await freePort();
+  sshd = PrivateSshd.ownConfig(ssh.user, port, { sftp: 'internal-sftp' });
+  await sshd.start();
+});
+afterAll(() => sshd?.dispose());
+
+const app = useServeAndBrowser((served) => {
+  if (!ssh || !sshd) return;
+  const config = join(served.home, 'config.yaml');
+  writeFileSync(
+    config,
+    readFileSync(config, 'utf8') +
+      `    flaky: { backend: ssh, ssh_host: 127.0.0.1, ssh_port: ${port}, ssh_user: ${ssh.user}, ssh_key: ${ssh.key}, cwd: /tmp }\n`,
+  );
+  writeFileSync(join(served.home, 'known_hosts'), `${sshd.knownHostsLine}\n`);
+});
+
+// Shells, sshd and Chromium share two cores with other work: wait for state generously (limits, not speed checks).
+vi.setConfig({ testTimeout: 180_000 });
+const poll = <T>(fn: () => T | Promise<T>, timeout = 20_000) => expect.poll(fn, { timeout });
+
+/** Ends every connection of the daemon (its per-connection processes), leaving it listening. */
+function dropConnections(d: PrivateSshd): void {
+  const listener = Number(readFileSync(d.pidFile, 'utf8').trim());
+  for (const pid of descendants(listener)) {
+    try {
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'sshd') process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+}
+
+const reconnectedLines = (text: string): number => text.match(/— reconnected to flaky at \d\d:\d\d —/g)?.length ?? 0;
+
+describe.skipIf(!ssh)('an SSH pane whose connection drops', () => {
+  it('counts down, reconnects by itself in the same directory, and "Reconnect now" skips the wait', async () => {
+    const { page, errors } = await openUi(app.browser, app.served.url, { width: 1400, height: 900 });
+    const p1 = pane(page, 1);
+    await p1.getByRole('combobox', { name: 'Target' }).selectOption('flaky');
+    await waitForPrompt(p1);
+    const dir = `/tmp/${marker('sb-reconnect')}`;
+    await run(p1, `mkdir -p ${dir} && cd ${dir}`);
+    await poll(() => p1.getByRole('status', { name: 'Working directory' }).textContent()).toBe(dir);
+
+    // 1. The connection drops under the pane: the countdown shows, then the Core reconnects by itself.
+    dropConnections(sshd!);
+    const bar = p1.getByRole('status', { name: 'Reconnecting' });
+    await bar.waitFor({ timeout: 20_000 });
+    expect(await bar.textContent()).toMatch(/connection lost — reconnecting (in \d+ s|to flaky)/);
+    expect(await bar.getByRole('button', { name: 'Cancel' }).count()).toBe(1);
+    await page.screenshot({ path: join(root, 'test-results/e2e-ssh-reconnect-countdown.png') });
+    await waitForText(p1, /— connection to flaky lost at \d\d:\d\d; reconnecting —/);
+    await poll(() => terminalReconnects(p1)).toBe(1);
+    await bar.waitFor({ state: 'detached' });
+    // The same pane (still one), its scrollback kept, the new shell where the old one was, and keys reach it.
+    expect(await page.getByRole('combobox', { name: 'Target' }).count()).toBe(1);
+    const m1 = marker('back');
+    await run(p1, `echo ${m1} $(pwd)`);
+    await waitForText(p1, `${m1} ${dir}`, 15_000);
+
+    // 2. The whole daemon goes: attempts fail (said in the bar), the waits grow; it comes back, "Reconnect now" goes
+    //    at once instead of at the end of a wait of 16 s.
+    sshd!.stop();
+    await bar.waitFor({ timeout: 20_000 });
+    await poll(() => bar.textContent(), 60_000).toMatch(/reconnecting in (1[0-6]) s/);
+    expect(await bar.textContent()).toMatch(/attempt \d+: .*(refused|connect)/i);
+    await page.setViewportSize({ width: 900, height: 600 });
+    await page.screenshot({ path: join(root, 'test-results/e2e-ssh-reconnect-900.png') });
+    // The bar's buttons stay inside the pane at the small size.
+    const paneBox = await p1.boundingBox();
+    const buttonBox = await bar.getByRole('button', { name: 'Cancel' }).boundingBox();
+    expect(buttonBox!.x + buttonBox!.width).toBeLessThanOrEqual(paneBox!.x + paneBox!.width);
+    await sshd!.start();
+    await bar.getByRole('button', { name: 'Reconnect now' }).click();
+    // Well before the 10 s or more the countdown still had: the attempt went when asked.
+    await poll(() => terminalReconnects(p1), 7000).toBe(2);
+    const m2 = marker('now');
+    await run(p1, `echo ${m2} $(pwd)`);
+    await waitForText(p1, `${m2} ${dir}`, 15_000);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('Cancel stops the attempts; the pane says so and a key opens a new shell', async () => {
+    const { page } = await openUi(app.browser, app.served.url, { width: 1400, height: 900 });
+    const p1 = pane(page, 1);
+    await p1.getByRole('combobox', { name: 'Target' }).selectOption('flaky');
+    await waitForPrompt(p1);
+    sshd!.stop();
+    const bar = p1.getByRole('status', { name: 'Reconnecting' });
+    await bar.waitFor({ timeout: 20_000 });
+    await bar.getByRole('button', { name: 'Cancel' }).click();
+    await bar.waitFor({ state: 'detached' });
+    await waitForText(p1, 'connection lost — press a key to reconnect');
+    expect(await p1.locator('.chip').first().textContent()).toBe('connection lost');
+    await sshd!.start();
+    await p1.locator('.xterm').click();
+    await page.keyboard.press('Enter');
+    const m = marker('fresh');
+    await poll(() => p1.locator('.dot--pane-open').count()).toBe(1);
+    await run(p1, `echo ${m}`);
+    await waitForText(p1, new RegExp(`^${m}$`, 'm'), 15_000);
+    await page.close();
+  });
+});
+
+async function terminalReconnects(p: ReturnType<typeof pane>): Promise<number> {
+  return reconnectedLines(await terminalText(p));
+}
