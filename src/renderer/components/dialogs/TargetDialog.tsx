@@ -252,7 +252,9 @@ export function TargetDialog({ req }: { req: TargetDialogRequest }) {
         <p className="form__note">
           {editing
             ? 'Saving registers a new generation; open terminals keep the old one until they close.'
-            : 'A runtime target, kept in the registry. Targets in config.yaml are edited there.'}
+            : req.prefill
+              ? 'Kept in the registry once added: it stays after Switchboard stops, unlike a quick connection.'
+              : 'A runtime target, kept in the registry. Targets in config.yaml are edited there.'}
         </p>
         <div className="form__row">
           <label className="field">
