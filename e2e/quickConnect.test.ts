@@ -58,7 +58,7 @@ async function trustKey(page: Page): Promise<void> {
   await trust.waitFor({ state: 'detached' });
 }
 
-async function targetsJson(): Promise<Array<{ name: string; provider?: string }>> {
+async function targetsJson(): Promise<Array<{ name: string; provider?: string; generation: string }>> {
   const r = await app.served.cli(['targets', 'list', '--json']);
   expect(r.stderr).toBe('');
   return JSON.parse(r.stdout).targets;
@@ -77,7 +77,6 @@ describe.skipIf(!ssh)('quick connect', () => {
     await page.keyboard.press('Enter');
 
     // The private sshd's key is new: the usual question, then a live shell on it in a new tab.
-    const trust = page.getByRole('dialog', { name: 'Trust host key?' });
     await trustKey(page);
     await poll(() => page.getByRole('tab').count()).toBe(2);
     const p = pane(page, 1);
@@ -86,7 +85,9 @@ describe.skipIf(!ssh)('quick connect', () => {
     const m = marker('quick');
     await run(p, `echo ${m} $(whoami)`);
     await waitForText(p, `${m} ${ssh!.user}`, 15_000);
-    expect((await targetsJson()).find((t) => t.name === name)?.provider).toBe('session');
+    const session = (await targetsJson()).find((t) => t.name === name);
+    expect(session?.provider).toBe('session');
+    const generation = session?.generation;
 
     // Connecting again to the same place uses the same session target (no twin).
     await page.keyboard.press('Control+Shift+P');
@@ -109,6 +110,16 @@ describe.skipIf(!ssh)('quick connect', () => {
     await form.waitFor({ state: 'detached' });
     await poll(async () => (await targetsJson()).find((t) => t.name === name)?.provider).toBe('ui');
     await poll(() => pane(page, 1).getByRole('button', { name: 'Save target…' }).count()).toBe(0);
+    // Saved as it was, it is the same runtime identity: the open pane goes on, not on an "older generation".
+    expect((await targetsJson()).find((t) => t.name === name)?.generation).toBe(generation);
+    expect(
+      await pane(page, 1)
+        .getByRole('button', { name: /older generation/ })
+        .count(),
+    ).toBe(0);
+    const m2 = marker('saved');
+    await run(pane(page, 1), `echo ${m2}`);
+    await waitForText(pane(page, 1), new RegExp(`^${m2}$`, 'm'), 15_000);
     expect(errors).toEqual([]);
     await page.close();
   });

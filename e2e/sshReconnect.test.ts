@@ -57,14 +57,20 @@ function dropConnections(d: PrivateSshd): void {
   }
 }
 
+/** A window whose first pane runs a shell on `flaky`. */
+async function paneOnFlaky() {
+  const { page, errors } = await openUi(app.browser, app.served.url, { width: 1400, height: 900 });
+  const p1 = pane(page, 1);
+  await p1.getByRole('combobox', { name: 'Target' }).selectOption('flaky');
+  await waitForPrompt(p1);
+  return { page, errors, p1 };
+}
+
 const reconnectedLines = (text: string): number => text.match(/— reconnected to flaky at \d\d:\d\d —/g)?.length ?? 0;
 
 describe.skipIf(!ssh)('an SSH pane whose connection drops', () => {
   it('counts down, reconnects by itself in the same directory, and "Reconnect now" skips the wait', async () => {
-    const { page, errors } = await openUi(app.browser, app.served.url, { width: 1400, height: 900 });
-    const p1 = pane(page, 1);
-    await p1.getByRole('combobox', { name: 'Target' }).selectOption('flaky');
-    await waitForPrompt(p1);
+    const { page, errors, p1 } = await paneOnFlaky();
     const dir = `/tmp/${marker('sb-reconnect')}`;
     await run(p1, `mkdir -p ${dir} && cd ${dir}`);
     await poll(() => p1.getByRole('status', { name: 'Working directory' }).textContent()).toBe(dir);
@@ -109,10 +115,7 @@ describe.skipIf(!ssh)('an SSH pane whose connection drops', () => {
   });
 
   it('Cancel stops the attempts; the pane says so and a key opens a new shell', async () => {
-    const { page } = await openUi(app.browser, app.served.url, { width: 1400, height: 900 });
-    const p1 = pane(page, 1);
-    await p1.getByRole('combobox', { name: 'Target' }).selectOption('flaky');
-    await waitForPrompt(p1);
+    const { page, p1 } = await paneOnFlaky();
     sshd!.stop();
     const bar = p1.getByRole('status', { name: 'Reconnecting' });
     await bar.waitFor({ timeout: 20_000 });
@@ -127,6 +130,27 @@ describe.skipIf(!ssh)('an SSH pane whose connection drops', () => {
     await poll(() => p1.locator('.dot--pane-open').count()).toBe(1);
     await run(p1, `echo ${m}`);
     await waitForText(p1, new RegExp(`^${m}$`, 'm'), 15_000);
+    await page.close();
+  });
+});
+
+describe.skipIf(!ssh)('an SSH pane whose host comes back with another key', () => {
+  it('does not reconnect to it, and says why', async () => {
+    const { page, errors, p1 } = await paneOnFlaky();
+    // Another server on the same address: a key nobody trusted for it, where a trusted one was.
+    sshd!.stop();
+    const impostor = PrivateSshd.ownConfig(ssh!.user, port, { sftp: 'internal-sftp' });
+    try {
+      await impostor.start();
+      await waitForText(p1, /not reconnecting: .*host key/i, 30_000);
+      await p1.getByRole('status', { name: 'Reconnecting' }).waitFor({ state: 'detached' });
+      expect(await p1.locator('.chip').first().textContent()).toBe('connection lost');
+      await page.screenshot({ path: join(root, 'test-results/e2e-ssh-reconnect-hostkey.png') });
+      expect(await terminalText(p1)).not.toMatch(/— reconnected to flaky/);
+    } finally {
+      impostor.dispose();
+    }
+    expect(errors).toEqual([]);
     await page.close();
   });
 });

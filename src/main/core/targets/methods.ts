@@ -5,6 +5,7 @@ import type { Handlers } from '../handlers.js';
 import type { Registry, RegistryChange } from '../registry/registry.js';
 import type { TargetTable } from '../registry/targetTable.js';
 import type { RecordAction } from '../activity/windowActions.js';
+import { specFingerprint } from '../registry/specFingerprint.js';
 
 const who = { provider: 'ui' } as const;
 
@@ -68,11 +69,20 @@ export function targetMethods(deps: TargetMethodDeps) {
             return result(change);
           }
           // Keeping a session target ("Save target…"): it stops being this run's and becomes the person's, so it is
-          // taken out of the session first (its open panes keep their identity, as with any replaced target).
+          // taken out of the session first. Kept as it was, it keeps its generation: the same runtime identity, so its
+          // open panes, cwd and approvals go on as if nothing happened; changed in the form, it is a new generation.
           r.refresh();
           const kept = r.list().find((rec) => rec.name === name && rec.provider === SESSION_PROVIDER);
           if (kept && !replace) await r.remove({ provider: SESSION_PROVIDER, owner_id: kept.owner_id, name });
-          const change = await r.register({ ...who, name, spec, replace, if_generation });
+          const same = kept && !replace && specFingerprint(kept.spec) === specFingerprint(spec);
+          const change = await r.register({
+            ...who,
+            name,
+            spec,
+            replace,
+            if_generation,
+            ...(same ? { generation: kept.generation } : {}),
+          });
           r.refresh();
           return result(change);
         },
