@@ -95,6 +95,11 @@ describe.skipIf(!ssh)('an SSH pane whose connection drops', () => {
     //    at once instead of at the end of a wait of 16 s.
     sshd!.stop();
     await bar.waitFor({ timeout: 20_000 });
+    // A reload meanwhile: the Core goes on trying, and the page finds the same pane counting down.
+    await poll(() => bar.textContent(), 30_000).toMatch(/attempt 1: /);
+    await page.reload();
+    await bar.waitFor({ timeout: 20_000 });
+    expect(await terminalText(p1)).toContain(m1);
     await poll(() => bar.textContent(), 60_000).toMatch(/reconnecting in (1[0-6]) s/);
     expect(await bar.textContent()).toMatch(/attempt \d+: .*(refused|connect)/i);
     await page.setViewportSize({ width: 900, height: 600 });
