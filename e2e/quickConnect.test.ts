@@ -99,6 +99,15 @@ describe.skipIf(!ssh)('quick connect', () => {
 
     // Save target…: the Add-target form, filled; adding keeps it as the person's own target.
     await page.setViewportSize({ width: 900, height: 600 });
+    // Split at the small size: "Save target…" shrinks to its icon, and Close stays inside each narrow pane.
+    await page.keyboard.press('Control+Shift+D');
+    await waitForPrompt(pane(page, 2));
+    for (const n of [1, 2]) {
+      const box = await pane(page, n).boundingBox();
+      const close = await pane(page, n).getByRole('button', { name: 'Close pane' }).boundingBox();
+      expect(close!.x + close!.width).toBeLessThanOrEqual(box!.x + box!.width);
+    }
+    await page.screenshot({ path: join(root, 'test-results/e2e-quick-connect-split-900.png') });
     await pane(page, 1).getByRole('button', { name: 'Save target…' }).click();
     const form = page.getByRole('dialog', { name: 'Add target' });
     await form.waitFor();

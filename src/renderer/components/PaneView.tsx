@@ -10,7 +10,16 @@ import { closePane, splitPane, switchTarget, toggleZoom } from '../actions.js';
 import { TargetPicker } from './TargetPicker.js';
 import { SandboxBadge } from './SandboxBadge.js';
 import { FindBar } from './FindBar.js';
-import { BackendIcon, IconClose, IconFolder, IconMaximize, IconRestore, IconSplit, IconSplitDown } from './icons.js';
+import {
+  BackendIcon,
+  IconBookmark,
+  IconClose,
+  IconFolder,
+  IconMaximize,
+  IconRestore,
+  IconSplit,
+  IconSplitDown,
+} from './icons.js';
 import { shortcutOf } from '../keyboard.js';
 import { useConnection } from '../client/core.js';
 import { useDialogs } from '../store/dialogs.js';
@@ -145,12 +154,14 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
           <button
             type="button"
             className="chip chip--save"
+            aria-label="Save target…"
             title={`${pane.target} is a session target: it goes when Switchboard stops. Save it to keep it.`}
             onClick={() =>
               useDialogs.getState().openTargetForm({ mode: 'add', prefill: { name: target.name, spec: target.spec } })
             }
           >
-            Save target…
+            <IconBookmark size={11} />
+            <span className="chip__label">Save target…</span>
           </button>
         )}
         {pane.status === 'open' && pane.generation && target && target.generation !== pane.generation && (
