@@ -155,7 +155,8 @@ describe.skipIf(!ssh)('the Add-target form', () => {
     { width: 1400, height: 900 },
     { width: 900, height: 600 },
   ]) {
-    it(`lists the hosts of ~/.ssh/config and reads a quick-connect line (${viewport.width}×${viewport.height})`, async () => {
+    const size = `${viewport.width}×${viewport.height}`;
+    it(`lists the hosts of ~/.ssh/config and reads a quick-connect line (${size})`, async () => {
       const { page, errors } = await openUi(app.browser, app.served.url, viewport);
       await page.getByRole('button', { name: 'Add target' }).click();
       const form = page.getByRole('dialog', { name: 'Add target' });

@@ -36,7 +36,8 @@ const app = useServeAndBrowser((served) => {
   writeFileSync(
     config,
     readFileSync(config, 'utf8') +
-      `    flaky: { backend: ssh, ssh_host: 127.0.0.1, ssh_port: ${port}, ssh_user: ${ssh.user}, ssh_key: ${ssh.key}, cwd: /tmp }\n`,
+      `    flaky: { backend: ssh, ssh_host: 127.0.0.1, ssh_port: ${port}, ` +
+      `ssh_user: ${ssh.user}, ssh_key: ${ssh.key}, cwd: /tmp }\n`,
   );
   writeFileSync(join(served.home, 'known_hosts'), `${sshd.knownHostsLine}\n`);
 });
