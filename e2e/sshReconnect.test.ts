@@ -88,6 +88,17 @@ describe.skipIf(!ssh)('an SSH pane whose connection drops', () => {
     await bar.waitFor({ state: 'detached' });
     // The same pane (still one), its scrollback kept, the new shell where the old one was, and keys reach it.
     expect(await page.getByRole('combobox', { name: 'Target' }).count()).toBe(1);
+    // The new shell is in the audit as one was opened: a line, never what is typed.
+    const reconnectLines = () =>
+      readFileSync(join(app.served.home, 'audit.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .filter((r) => r.action === 'reconnect');
+    await poll(() => reconnectLines().length).toBe(1);
+    expect(reconnectLines()).toMatchObject([
+      { kind: 'pane', execution_target: 'flaky', outcome: 'reconnected', attempt: 1 },
+    ]);
     const m1 = marker('back');
     await run(p1, `echo ${m1} $(pwd)`);
     await waitForText(p1, `${m1} ${dir}`, 15_000);

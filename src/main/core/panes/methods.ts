@@ -58,6 +58,18 @@ export function paneMethods(deps: {
               exit_code: end.exit_code,
               ...(end.reason ? { reason: end.reason } : {}),
             }),
+          // A new shell after a dropped connection is a shell opened too: one line, as for the first.
+          onReconnect: (attempt) =>
+            audit.write({
+              time: new Date().toISOString(),
+              kind: 'pane',
+              ...who,
+              action: 'reconnect',
+              ...where,
+              pane_id: paneId,
+              outcome: 'reconnected',
+              attempt,
+            }),
         },
       );
       audit.write({

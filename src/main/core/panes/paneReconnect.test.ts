@@ -46,6 +46,7 @@ function setup(next: () => FakeChannel | Error, current = () => true) {
   const states: PaneReconnect[] = [];
   const exits: Array<{ reason?: string; detail?: string }> = [];
   const ends: PaneEnd[] = [];
+  const reconnects: number[] = [];
   const sessions = {
     environment: () => ({
       stat: async () => ({ type: 'directory', size: 0 }),
@@ -70,8 +71,14 @@ function setup(next: () => FakeChannel | Error, current = () => true) {
     current,
   );
   const snapshot = paneTestSnapshot('staging');
-  const open = async () => (await panes.open(snapshot, 80, 24, undefined, { onEnd: (e) => void ends.push(e) })).pane_id;
-  return { panes, opened, text, states, exits, ends, open, all: () => text.join('') };
+  const open = async () =>
+    (
+      await panes.open(snapshot, 80, 24, undefined, {
+        onEnd: (e) => void ends.push(e),
+        onReconnect: (n) => void reconnects.push(n),
+      })
+    ).pane_id;
+  return { panes, opened, text, states, exits, ends, reconnects, open, all: () => text.join('') };
 }
 
 const unreachable = () => new SwitchboardError('target_unreachable', 'connection refused by 127.0.0.1:2222');
@@ -113,6 +120,7 @@ describe('a pane whose connection drops', () => {
     await vi.advanceTimersByTimeAsync(1);
     expect(t.opened[1]).toEqual({ cwd: '/srv/app', cols: 100, rows: 30 });
     expect(t.states.at(-1)).toMatchObject({ state: 'reconnected', attempt: 1 });
+    expect(t.reconnects).toEqual([1]);
     expect(t.panes.info(id)).toMatchObject({ status: 'open', pane_id: id });
     expect(t.all()).toMatch(/— reconnected to staging at \d\d:\d\d —/);
     t.panes.write(id, 'pwd\r');

@@ -55,8 +55,9 @@ interface Pane {
   /** The terminal's size, for a new shell after a reconnect. */
   size: { cols: number; rows: number };
   retry: Retry | undefined;
-  /** The audit's ear for the shell's end (given when the pane was opened). */
+  /** The audit's ear for the shell's end, and for each new shell after a dropped connection (given at open). */
   onEnd: ((end: PaneEnd) => void) | undefined;
+  onReconnect: ((attempt: number) => void) | undefined;
   /** Output read since the last batch went. */
   batch: PaneBatch;
   timer: NodeJS.Timeout | undefined;
@@ -126,7 +127,7 @@ export class Panes {
     cols: number,
     rows: number,
     onId?: (paneId: string) => void,
-    opts: { keepMs?: number; onEnd?: (end: PaneEnd) => void } = {},
+    opts: { keepMs?: number; onEnd?: (end: PaneEnd) => void; onReconnect?: (attempt: number) => void } = {},
   ): Promise<PaneInfo> {
     if (!snapshot.flags.supports_streams) {
       throw new SwitchboardError(
@@ -150,6 +151,7 @@ export class Panes {
       size: { cols, rows },
       retry: undefined,
       onEnd: opts.onEnd,
+      onReconnect: opts.onReconnect,
       info: {
         pane_id: paneId,
         execution_target: snapshot.name,
@@ -285,6 +287,7 @@ export class Panes {
     this.onData(pane, Buffer.from(reconnectedLine(pane.snapshot.name, new Date())));
     this.flush(pane);
     this.setRetryState(pane, { state: 'reconnected', attempt: retry.attempt });
+    pane.onReconnect?.(retry.attempt);
     this.wire(pane, channel);
   }
 
