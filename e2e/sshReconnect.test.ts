@@ -1,7 +1,8 @@
 // An SSH pane whose connection drops stays in its place and reconnects by itself: a countdown with "Reconnect now"
 // and "Cancel", a marker line in the scrollback, the new shell in the old one's directory. A private sshd is killed
 // under it (its per-connection process, then the whole daemon) and started again on the same port.
-import { writeFileSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { descendants, freePort, PrivateSshd } from '../scripts/privateSshd.js';
@@ -147,6 +148,32 @@ describe.skipIf(!ssh)('an SSH pane whose connection drops', () => {
     await poll(() => p1.locator('.dot--pane-open').count()).toBe(1);
     await run(p1, `echo ${m}`);
     await waitForText(p1, new RegExp(`^${m}$`, 'm'), 15_000);
+    await page.close();
+  });
+});
+
+describe.skipIf(!ssh)('an SSH pane whose host comes back refusing the login', () => {
+  it('does not try again, and says why', async () => {
+    const { page, errors, p1 } = await paneOnFlaky();
+    // The same server (its host key) on the same port, now with no authorized keys for anyone.
+    sshd!.stop();
+    const config = readFileSync(join(sshd!.dir, 'sshd_config'), 'utf8').replace(
+      'AuthorizedKeysFile .ssh/authorized_keys',
+      'AuthorizedKeysFile /nonexistent',
+    );
+    const lockedDir = mkdtempSync(join(tmpdir(), 'sb-sshd-locked-'));
+    writeFileSync(join(lockedDir, 'sshd_config'), config);
+    const locked = new PrivateSshd(join(lockedDir, 'sshd_config'), port, lockedDir);
+    try {
+      await locked.start();
+      await waitForText(p1, /not reconnecting: authentication failed/, 30_000);
+      await p1.getByRole('status', { name: 'Reconnecting' }).waitFor({ state: 'detached' });
+      expect(await p1.locator('.chip').first().textContent()).toBe('connection lost');
+    } finally {
+      locked.dispose();
+      await sshd!.start();
+    }
+    expect(errors).toEqual([]);
     await page.close();
   });
 });
