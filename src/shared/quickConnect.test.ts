@@ -58,6 +58,7 @@ describe('quick connect targets', () => {
     expect(quickConnectName(q, new Set())).toBe('127.0.0.1-2222');
     expect(quickConnectName(q, new Set(['127.0.0.1-2222', '127.0.0.1-2222-2']))).toBe('127.0.0.1-2222-3');
     expect(quickConnectName({ host: 'Staging', port: 22 }, new Set(['staging']))).toBe('Staging-2');
-    expect(quickConnectName({ host: '::1' }, new Set())).toBe('1');
+    expect(quickConnectName({ host: '::1' }, new Set())).toBe('ipv6-1');
+    expect(quickConnectName({ host: 'fe80::1', port: 2222 }, new Set())).toBe('ipv6-fe80-1-2222');
   });
 });

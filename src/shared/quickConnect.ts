@@ -121,9 +121,12 @@ export function quickConnectLabel(q: QuickConnect): string {
  * when taken.
  */
 export function quickConnectName(q: QuickConnect, taken: ReadonlySet<string>): string {
+  // An IPv6 address has no letters to start a name with: `::1` becomes `ipv6-1`.
+  const host = q.host.includes(':') ? `ipv6-${q.host}` : q.host;
   const base =
-    `${q.host}${q.port && q.port !== 22 ? `-${q.port}` : ''}`
+    `${host}${q.port && q.port !== 22 ? `-${q.port}` : ''}`
       .replace(/[^A-Za-z0-9._-]+/g, '-')
+      .replace(/-{2,}/g, '-')
       .replace(/^[^A-Za-z0-9]+/, '')
       .slice(0, 56) || 'host';
   const lower = new Set([...taken].map((n) => n.toLowerCase()));
