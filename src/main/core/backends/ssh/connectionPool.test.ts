@@ -86,7 +86,7 @@ describe.skipIf(!env)('SSH pool keyed by credentials', () => {
     const inPlace = join(dir, 'inplace');
     copyFileSync(strangerKey, inPlace);
     const before = envFor('inplace', 'g1', inPlace);
-    await expect(before.exec('true', run)).rejects.toMatchObject({ code: 'target_unreachable' });
+    await expect(before.exec('true', run)).rejects.toMatchObject({ code: 'auth_failed' });
     rmSync(inPlace);
     copyFileSync(e.key, inPlace);
     const after = envFor('inplace', 'g2', inPlace);
