@@ -7,7 +7,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { freePort, PrivateSshd } from '../scripts/privateSshd.js';
 import { loadSshEnv } from '../scripts/testEnv.js';
-import { marker, openUi, pane, root, run, useServeAndBrowser, waitForPrompt, waitForText } from './harness.js';
+import { marker, openUi, pane, root, run, useServeAndBrowser, waitForText } from './harness.js';
 
 const ssh = loadSshEnv();
 let sshd: (PrivateSshd & { knownHostsLine: string }) | undefined;
@@ -81,7 +81,7 @@ describe.skipIf(!ssh)('quick connect', () => {
     await poll(() => page.getByRole('tab').count()).toBe(2);
     const p = pane(page, 1);
     await poll(() => p.getByRole('combobox', { name: 'Target' }).inputValue()).toBe(name);
-    await waitForPrompt(p);
+    await waitForText(p, /\$ *$/m, 20_000);
     const m = marker('quick');
     await run(p, `echo ${m} $(whoami)`);
     await waitForText(p, `${m} ${ssh!.user}`, 15_000);
@@ -94,14 +94,14 @@ describe.skipIf(!ssh)('quick connect', () => {
     await page.keyboard.type(`ssh ${ssh!.user}@127.0.0.1 -p ${port}`);
     await page.getByRole('option', { name: `Connect to ${ssh!.user}@127.0.0.1:${port}` }).click();
     await poll(() => page.getByRole('tab').count()).toBe(3);
-    await waitForPrompt(pane(page, 1));
+    await waitForText(pane(page, 1), /\$ *$/m, 20_000);
     expect((await targetsJson()).filter((t) => t.name.startsWith(name))).toHaveLength(1);
 
     // Save target…: the Add-target form, filled; adding keeps it as the person's own target.
     await page.setViewportSize({ width: 900, height: 600 });
     // Split at the small size: "Save target…" shrinks to its icon, and Close stays inside each narrow pane.
     await page.keyboard.press('Control+Shift+D');
-    await waitForPrompt(pane(page, 2));
+    await waitForText(pane(page, 2), /\$ *$/m, 20_000);
     for (const n of [1, 2]) {
       const box = await pane(page, n).boundingBox();
       const close = await pane(page, n).getByRole('button', { name: 'Close pane' }).boundingBox();
@@ -139,7 +139,7 @@ describe.skipIf(!ssh)('quick connect', () => {
     await page.keyboard.type(`ssh -l ${ssh!.user} localhost -p ${port}`);
     await page.getByRole('option', { name: `Connect to ${ssh!.user}@localhost:${port}` }).click();
     await trustKey(page);
-    await waitForPrompt(pane(page, 1));
+    await waitForText(pane(page, 1), /\$ *$/m, 20_000);
     const fleeting = `localhost-${port}`;
     expect((await targetsJson()).find((t) => t.name === fleeting)?.provider).toBe('session');
     await page.close();

@@ -7,17 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { descendants, freePort, PrivateSshd } from '../scripts/privateSshd.js';
 import { loadSshEnv } from '../scripts/testEnv.js';
-import {
-  marker,
-  openUi,
-  pane,
-  root,
-  run,
-  terminalText,
-  useServeAndBrowser,
-  waitForPrompt,
-  waitForText,
-} from './harness.js';
+import { marker, openUi, pane, root, run, terminalText, useServeAndBrowser, waitForText } from './harness.js';
 
 const ssh = loadSshEnv();
 let sshd: (PrivateSshd & { knownHostsLine: string }) | undefined;
@@ -64,7 +54,7 @@ async function paneOnFlaky() {
   const { page, errors } = await openUi(app.browser, app.served.url, { width: 1400, height: 900 });
   const p1 = pane(page, 1);
   await p1.getByRole('combobox', { name: 'Target' }).selectOption('flaky');
-  await waitForPrompt(p1);
+  await waitForText(p1, /\$ *$/m, 20_000);
   return { page, errors, p1 };
 }
 
