@@ -51,6 +51,23 @@ export const ProcessInfo = z.lazy(() =>
 );
 export type ProcessInfo = z.infer<typeof ProcessInfo>;
 
+/** The exit reason of a shell whose connection went (not the shell's own end): the Core then reconnects it. */
+export const CONNECTION_LOST = 'connection lost';
+
+/**
+ * Where a pane whose connection dropped is in reconnecting: `waiting` until `retry_at` (ms since the epoch), `trying`
+ * now, or `reconnected`; `error` is why the last attempt failed.
+ */
+export const PaneReconnect = z.lazy(() =>
+  z.object({
+    state: z.enum(['waiting', 'trying', 'reconnected']),
+    attempt: z.number().int().min(0),
+    retry_at: z.number().optional(),
+    error: z.string().optional(),
+  }),
+);
+export type PaneReconnect = z.infer<typeof PaneReconnect>;
+
 export const PaneInfo = z.lazy(() =>
   z.object({
     pane_id: z.string(),
@@ -62,7 +79,9 @@ export const PaneInfo = z.lazy(() =>
      * instead.
      */
     cwd_missing: z.string().optional(),
-    status: z.enum(['open', 'exited', 'lost']),
+    status: z.enum(['open', 'reconnecting', 'exited', 'lost']),
+    /** While `reconnecting`: the countdown to the next attempt, or the attempt under way. */
+    reconnect: PaneReconnect.optional(),
   }),
 );
 export type PaneInfo = z.infer<typeof PaneInfo>;
@@ -177,15 +196,46 @@ export const coreMethods = lazyTable({
   'targets.list': () => ({ input: z.object({}), output: z.array(TargetInfo) }),
   /** What could not be used: a broken config edit (the previous config stays), bad registry records, shadowed names. */
   'targets.problems': () => ({ input: z.object({}), output: z.array(z.string()) }),
-  /** Runtime targets changed from the UI (provider `ui`); the CLI writes the registry file directly. */
+  /**
+   * Runtime targets changed from the UI (provider `ui`); the CLI writes the registry file directly. `session`: a
+   * session target (quick connect), removed when this Core stops; registering its name again without `session` keeps
+   * it.
+   */
   'targets.register': () => ({
     input: z.object({
       name: z.string().min(1),
       spec: z.record(z.string(), z.unknown()),
       replace: z.boolean().optional(),
       if_generation: z.string().optional(),
+      session: z.boolean().optional(),
     }),
     output: z.object({ action: z.string(), name: z.string(), generation: z.string() }),
+  }),
+  /**
+   * The hosts of the person's ~/.ssh/config (no wildcard patterns), resolved, each with the spec of an SSH target for
+   * it: the Add-target form's pick list.
+   */
+  'targets.sshHosts': () => ({
+    input: z.object({}),
+    output: z.array(
+      z.object({
+        alias: z.string(),
+        host: z.string(),
+        user: z.string().optional(),
+        port: z.number().int().optional(),
+        spec: z.record(z.string(), z.unknown()),
+      }),
+    ),
+  }),
+  /** The spec of an SSH target for a quick-connect destination (`user@host:port`, read by shared/quickConnect.ts). */
+  'targets.quickSpec': () => ({
+    input: z.object({
+      host: z.string().min(1).max(253),
+      user: z.string().min(1).max(64).optional(),
+      port: z.number().int().min(1).max(65_535).optional(),
+      key: z.string().min(1).max(4096).optional(),
+    }),
+    output: z.record(z.string(), z.unknown()),
   }),
   /** The backends this Core knows: flags and declared spec fields (the Add-target form is built from them). */
   'backends.list': () => ({ input: z.object({}), output: z.array(BackendInfo) }),
@@ -248,6 +298,11 @@ export const coreMethods = lazyTable({
     output: PaneInfo.unwrap().extend({ scrollback: z.string() }),
   }),
   'pane.close': () => ({ input: PaneRef, output: z.object({}) }),
+  /** A pane whose connection dropped: try again `now` (skipping the wait), or `cancel` the attempts (the pane ends). */
+  'pane.reconnect': () => ({
+    input: PaneRef.extend({ action: z.enum(['now', 'cancel']) }),
+    output: z.object({}),
+  }),
   'pane.list': () => ({ input: z.object({}), output: z.array(PaneInfo) }),
   'processes.list': () => ({
     input: z.object({ execution_target: z.string().optional() }),
@@ -314,6 +369,8 @@ export const methodCapability = {
   'targets.list': 'agent',
   'targets.problems': 'agent',
   'targets.register': 'person',
+  'targets.sshHosts': 'person',
+  'targets.quickSpec': 'person',
   'backends.list': 'agent',
   'plugins.list': 'person',
   'plugins.enable': 'person',
@@ -329,6 +386,7 @@ export const methodCapability = {
   'pane.attach': 'person',
   'pane.resume': 'person',
   'pane.close': 'person',
+  'pane.reconnect': 'person',
   'pane.list': 'person',
   'processes.list': 'person',
   'processes.log': 'person',
@@ -367,8 +425,15 @@ export const coreEvents = lazyTable({
       chars: z.number().int().min(0).optional(),
     }),
   'pane.cwd': () => z.object({ pane_id: z.string(), cwd: z.string() }),
+  /** `detail`: why a pane whose connection dropped was not reconnected (a changed host key, a refused login). */
   'pane.exit': () =>
-    z.object({ pane_id: z.string(), exit_code: z.number().int().nullable(), reason: z.string().optional() }),
+    z.object({
+      pane_id: z.string(),
+      exit_code: z.number().int().nullable(),
+      reason: z.string().optional(),
+      detail: z.string().optional(),
+    }),
+  'pane.reconnect': () => PaneReconnect.unwrap().extend({ pane_id: z.string() }),
   activity: () => ActivityEntry,
   'processes.changed': () => z.array(ProcessInfo),
   'approvals.changed': () => z.array(PendingApproval),
@@ -381,7 +446,12 @@ export const coreEvents = lazyTable({
 export type CoreEvent = keyof typeof coreEvents;
 
 /** Pane events are not subscribed to: they reach the connections that opened or attached the pane. */
-export const paneEvents = ['pane.data', 'pane.cwd', 'pane.exit'] as const satisfies readonly CoreEvent[];
+export const paneEvents = [
+  'pane.data',
+  'pane.cwd',
+  'pane.exit',
+  'pane.reconnect',
+] as const satisfies readonly CoreEvent[];
 export type PaneEvent = (typeof paneEvents)[number];
 export function isPaneEvent(name: string): name is PaneEvent {
   return (paneEvents as readonly string[]).includes(name);

@@ -18,6 +18,8 @@ export const errorCodes = [
   'registry_conflict',
   'host_key_unknown',
   'host_key_changed',
+  /** The server refused every way of logging in offered: trying again alone will not help. */
+  'auth_failed',
   'approval_denied',
   'cancelled',
   'too_large',

@@ -176,3 +176,8 @@ function maskedMap(map: Record<string, string>): Record<string, string> {
     out[name] = looksLikeSecretValue(value) || looksLikeSecretValue(`${name}=${value}`) ? '[redacted]' : value;
   return out;
 }
+/**
+ * The registry provider of session targets (quick connect from the window): runtime targets that live until the Core
+ * that registered them stops (its run id is their owner), kept by registering the name again from the form.
+ */
+export const SESSION_PROVIDER = 'session';

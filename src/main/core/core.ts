@@ -1,5 +1,6 @@
 // The composition root: builds the nouns from explicit dependencies and composes their handler tables. Nothing imports
 // it but the edges.
+import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { SwitchboardError, toErrorPayload } from '../../shared/errors.js';
 import {
@@ -17,11 +18,13 @@ import { builtinProviders } from './backends/builtins.js';
 import { pluginMethods } from './plugins/pluginMethods.js';
 import { Plugins } from './plugins/plugins.js';
 import { dormantSpec } from '../../shared/targets.js';
+import { sshHostMethods } from './backends/ssh/sshHosts.js';
 import { backendInfo, backendMethods } from './backends/backendMethods.js';
 import { ConfigStore } from './config/configStore.js';
 import { emptyRuntimeSource, type RuntimeSource } from './registry/runtimeSource.js';
 import { Registry } from './registry/registry.js';
 import { TargetTable } from './registry/targetTable.js';
+import { endSessionTargets } from './registry/sessionTargets.js';
 import { retireIdentities } from './registry/retireIdentities.js';
 import { Sessions } from './sessions/sessions.js';
 import { IdentityHolds } from './sessions/identityHolds.js';
@@ -86,6 +89,8 @@ export interface CoreOptions {
   healthTiming?: Partial<HealthTiming>;
 }
 
+const logLine = (line: string): void => void process.stderr.write(`switchboard: ${line}\n`);
+
 export class Core {
   readonly home: string;
   readonly config: ConfigStore;
@@ -105,6 +110,8 @@ export class Core {
   readonly activity: ActivityLog;
   readonly providerContext: ProviderContext;
   private readonly events = new EventBus();
+  /** This run of the Core: the owner of the session targets it registers (registry/sessionTargets.ts). */
+  private readonly runId = randomUUID();
   /** The built-in backends by name; plugin backends come from `plugins`. */
   private readonly builtins = new Map<string, BackendProvider>();
   readonly plugins: Plugins;
@@ -256,10 +263,23 @@ export class Core {
       {
         data: (pane_id, data, chars) => this.emit('pane.data', { pane_id, data, chars }),
         cwd: (pane_id, cwd) => this.emit('pane.cwd', { pane_id, cwd }),
-        exit: (pane_id, exit_code, reason) =>
-          this.emit('pane.exit', reason ? { pane_id, exit_code, reason } : { pane_id, exit_code }),
+        exit: (pane_id, exit_code, reason, detail) =>
+          this.emit('pane.exit', {
+            pane_id,
+            exit_code,
+            ...(reason ? { reason } : {}),
+            ...(detail ? { detail } : {}),
+          }),
+        reconnect: (pane_id, state) => this.emit('pane.reconnect', { pane_id, ...state }),
       },
       this.holds,
+      (snapshot) => {
+        this.targets.refresh();
+        return (
+          this.targets.names().includes(snapshot.name) &&
+          this.targets.snapshot(snapshot.name).identity === snapshot.identity
+        );
+      },
     );
     this.processes = new ProcessManager({
       holds: this.holds,
@@ -388,6 +408,7 @@ export class Core {
         registry: this.runtime instanceof Registry ? this.runtime : undefined,
         configNames: () => [...this.config.config.targets.keys()],
         record,
+        sessionOwner: this.runId,
         describe: (spec) => {
           const backend = typeof spec.backend === 'string' ? spec.backend : '?';
           const said = provider(backend)?.describe(spec);
@@ -418,6 +439,7 @@ export class Core {
       activityMethods({ activity: this.activity }),
       eventMethods(),
       backendMethods({ providers: () => this.allProviders() }),
+      sshHostMethods(),
       pluginMethods({ plugins: this.plugins }),
       personMethods({ links: this.personLinks }),
     ) satisfies Handlers;
@@ -427,6 +449,8 @@ export class Core {
   async start(): Promise<this> {
     this.config.watch();
     this.outputs.clearLeftovers();
+    // Session targets of a run that could not remove them (it crashed or was killed) live no longer than it.
+    if (this.runtime instanceof Registry) await endSessionTargets(this.runtime, this.runId, logLine);
     await this.plugins.start();
     this.started = true;
     this.health.sync();
@@ -516,6 +540,7 @@ export class Core {
     await this.processes.shutdown();
     this.approvals.close();
     await this.panes.closeAll();
+    if (this.runtime instanceof Registry && this.started) await endSessionTargets(this.runtime, undefined, logLine);
     await this.sessions.shutdown();
     this.outputs.close();
     // A stopped call may have been answered while its command still had its grace (processes/endGently.ts).

@@ -5,6 +5,8 @@ import { useLayout } from '../store/layout.js';
 import { runCommand } from '../actions.js';
 import { commands, shortcutOf, type CommandId } from '../keyboard.js';
 import { Modal } from './dialogs/Modal.js';
+import { looksLikeQuickConnect, parseQuickConnect, quickConnectLabel } from '../../shared/quickConnect.js';
+import { quickConnect } from '../quickConnect.js';
 
 /** Commands whose words all occur in the title (or the key), in any order. */
 export function filterCommands(query: string): CommandId[] {
@@ -24,12 +26,19 @@ export function CommandPalette() {
 function PaletteBody() {
   const [query, setQuery] = useState('');
   const [active, setActive] = useState(0);
-  const list = useMemo(() => filterCommands(query), [query]);
+  const commandList = useMemo(() => filterCommands(query), [query]);
+  // `user@host:port` or `ssh …`: the first entry connects to it (quick connect), above any command that matches.
+  const connect = useMemo(() => (looksLikeQuickConnect(query) ? parseQuickConnect(query) : undefined), [query]);
+  const list: Array<CommandId | 'quickConnect'> = connect?.ok ? ['quickConnect', ...commandList] : commandList;
   const paneId = useLayout.getState().focusedPaneId;
   const close = (): void => useUi.getState().setPalette(false);
-  const run = (id: CommandId | undefined): void => {
+  const run = (id: CommandId | 'quickConnect' | undefined): void => {
     if (!id) return;
     close();
+    if (id === 'quickConnect') {
+      if (connect?.ok) void quickConnect(connect.value);
+      return;
+    }
     // After the dialog is gone and focus is back where it was, so the command acts on the window, not the palette.
     requestAnimationFrame(() => runCommand(id, paneId));
   };
@@ -51,7 +60,7 @@ function PaletteBody() {
         aria-expanded="true"
         aria-controls="palette-list"
         aria-activedescendant={activeId}
-        placeholder="Type a command…"
+        placeholder="Type a command, or user@host:port to connect…"
         data-autofocus
         spellCheck={false}
         value={query}
@@ -72,11 +81,18 @@ function PaletteBody() {
             onMouseMove={() => setActive(i)}
             onClick={() => run(id)}
           >
-            <span>{commands[id].title}</span>
-            {shortcutOf(id) && <kbd>{shortcutOf(id)}</kbd>}
+            {id === 'quickConnect' ? (
+              <span>Connect to {connect?.ok ? quickConnectLabel(connect.value) : ''}</span>
+            ) : (
+              <>
+                <span>{commands[id].title}</span>
+                {shortcutOf(id) && <kbd>{shortcutOf(id)}</kbd>}
+              </>
+            )}
           </li>
         ))}
-        {list.length === 0 && <li className="palette__empty">No command matches.</li>}
+        {connect && !connect.ok && <li className="palette__empty">Quick connect: {connect.problem}</li>}
+        {list.length === 0 && !connect && <li className="palette__empty">No command matches.</li>}
       </ul>
     </Modal>
   );

@@ -10,15 +10,28 @@ import { closePane, splitPane, switchTarget, toggleZoom } from '../actions.js';
 import { TargetPicker } from './TargetPicker.js';
 import { SandboxBadge } from './SandboxBadge.js';
 import { FindBar } from './FindBar.js';
-import { BackendIcon, IconClose, IconFolder, IconMaximize, IconRestore, IconSplit, IconSplitDown } from './icons.js';
+import {
+  BackendIcon,
+  IconBookmark,
+  IconClose,
+  IconFolder,
+  IconMaximize,
+  IconRestore,
+  IconSplit,
+  IconSplitDown,
+} from './icons.js';
 import { shortcutOf } from '../keyboard.js';
 import { useConnection } from '../client/core.js';
 import { useBroadcast } from '../store/broadcast.js';
 import { sendToGroup } from '../terminal/broadcastInput.js';
+import { useDialogs } from '../store/dialogs.js';
+import { SESSION_PROVIDER } from '../../shared/targets.js';
+import { ReconnectBar } from './ReconnectBar.js';
 
 const statusText: Record<PaneStatus, string> = {
   connecting: 'connecting',
   open: 'live',
+  reconnecting: 'reconnecting',
   exited: 'exited',
   lost: 'connection lost',
   failed: 'failed',
@@ -71,6 +84,7 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
                 }
               : { status },
           ),
+        reconnect: (reconnect) => useLayout.getState().updatePane(paneId, { reconnect }),
         cwd: (cwd) => useLayout.getState().updatePane(paneId, { cwd }),
         title: (title) => useLayout.getState().updatePane(paneId, { title: title.slice(0, 200) }),
         focus: () => useLayout.getState().focusPane(paneId),
@@ -164,6 +178,20 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
         {status !== 'open' && (
           <span className={`chip chip--${status}`}>{offline ? 'disconnected' : statusText[status]}</span>
         )}
+        {target?.provider === SESSION_PROVIDER && (
+          <button
+            type="button"
+            className="chip chip--save"
+            aria-label="Save target…"
+            title={`${pane.target} is a session target: it goes when Switchboard stops. Save it to keep it.`}
+            onClick={() =>
+              useDialogs.getState().openTargetForm({ mode: 'add', prefill: { name: target.name, spec: target.spec } })
+            }
+          >
+            <IconBookmark size={11} />
+            <span className="chip__label">Save target…</span>
+          </button>
+        )}
         {pane.status === 'open' && pane.generation && target && target.generation !== pane.generation && (
           <button
             type="button"
@@ -217,6 +245,9 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
         </span>
       </header>
       <div className="pane__body">
+        {status === 'reconnecting' && pane.reconnect && (
+          <ReconnectBar paneId={paneId} target={pane.target} state={pane.reconnect} />
+        )}
         {finding !== undefined && <FindBar paneId={paneId} openCount={finding} />}
         <div className="pane__terminal" ref={host} />
       </div>

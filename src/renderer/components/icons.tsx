@@ -28,6 +28,7 @@ function icon(paths: ReactElement, viewBox = '0 0 16 16') {
 
 export const IconPlus = icon(<path d="M8 3v10M3 8h10" />);
 export const IconClose = icon(<path d="M4 4l8 8M12 4l-8 8" />);
+export const IconBookmark = icon(<path d="M4.5 2.5h7v11L8 11l-3.5 2.5z" />);
 export const IconSplit = icon(
   <>
     <rect x="2" y="3" width="12" height="10" rx="1.5" />

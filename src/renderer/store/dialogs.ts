@@ -2,7 +2,13 @@
 import { create } from 'zustand';
 import type { TargetInfo } from '../../shared/targets.js';
 
-export type TargetDialogRequest = { mode: 'add' } | { mode: 'edit'; target: TargetInfo };
+/**
+ * `prefill`: the form starts from these (a session target being saved, a host of ~/.ssh/config); the name, if it is a
+ * session target's, keeps it.
+ */
+export type TargetDialogRequest =
+  | { mode: 'add'; prefill?: { name: string; spec: Record<string, unknown> } }
+  | { mode: 'edit'; target: TargetInfo };
 
 /** "Are you sure?" before an action that would end something running. */
 export interface ConfirmRequest {

@@ -1,5 +1,6 @@
 // Tabs and panes as the window draws them: each tab a tree of splits, each pane's target, cwd, title and status.
 // Terminal bytes never pass here.
+import type { PaneReconnect } from '../../shared/api.js';
 import { create } from 'zustand';
 import type { TabColor, WorkspaceLayout } from '../../shared/api.js';
 import {
@@ -16,7 +17,8 @@ import {
 } from './layoutTree.js';
 import { neighbourInDirection, type FocusDirection } from './focusNeighbour.js';
 
-export type PaneStatus = 'connecting' | 'open' | 'exited' | 'lost' | 'failed';
+/** `reconnecting`: the connection dropped and the Core is trying again (`reconnect` has the countdown). */
+export type PaneStatus = 'connecting' | 'open' | 'reconnecting' | 'exited' | 'lost' | 'failed';
 
 export interface PaneState {
   /** The UI's id of the pane; the Core's pane_id lives with the terminal session and changes on reconnect. */
@@ -27,6 +29,8 @@ export interface PaneState {
   cwdMissing?: string;
   generation?: string;
   status: PaneStatus;
+  /** While `reconnecting`: when the next attempt is, or that one is under way, and why the last one failed. */
+  reconnect?: PaneReconnect;
   /** What the program in the terminal calls itself (OSC 0/2). */
   title?: string;
   /** A directory to `cd` into once the shell is up: a split starts where its source pane was. */
@@ -344,7 +348,8 @@ export function savedLayout(s: Pick<LayoutState, 'tabs' | 'panes' | 'activeTabId
     tabs.push({
       panes: order.map((id) => {
         const p = s.panes[id]!;
-        return p.corePaneId && p.status === 'open' ? { target: p.target, pane_id: p.corePaneId } : { target: p.target };
+        const live = p.status === 'open' || p.status === 'reconnecting';
+        return p.corePaneId && live ? { target: p.target, pane_id: p.corePaneId } : { target: p.target };
       }),
       ...(order.length > 1 ? { split: toSaved(t.root, order) } : {}),
       ...(t.title ? { title: t.title } : {}),

@@ -2,7 +2,7 @@
 // acknowledged in batches.
 import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
-import type { PaneInfo } from '../../shared/api.js';
+import { CONNECTION_LOST, type PaneInfo, type PaneReconnect } from '../../shared/api.js';
 import { core, useConnection } from '../client/core.js';
 import { toastError } from '../store/toasts.js';
 import type { PaneStatus } from '../store/layout.js';
@@ -24,6 +24,8 @@ const RESET = '\x1b[0m';
 
 export interface SessionEvents {
   status(status: PaneStatus, info?: PaneInfo): void;
+  /** The Core's countdown or attempt for a pane whose connection dropped. */
+  reconnect(state: PaneReconnect | undefined): void;
   cwd(cwd: string): void;
   title(title: string): void;
   focus(): void;
@@ -205,6 +207,16 @@ export class TerminalSession {
     return this.status === 'open' ? this.running : undefined;
   }
 
+  /**
+   * A pane whose connection dropped: `now` skips the Core's wait, `cancel` stops its attempts (the pane ends, and a key
+   * starts a new shell as before).
+   */
+  reconnect(action: 'now' | 'cancel'): void {
+    const paneId = this.paneId;
+    if (this.status !== 'reconnecting' || !paneId) return;
+    core.call('pane.reconnect', { pane_id: paneId, action }).catch(toastError);
+  }
+
   /** Copies the selection; false when nothing is selected. */
   async copy(): Promise<boolean> {
     const text = this.term.getSelection();
@@ -332,9 +344,13 @@ export class TerminalSession {
         this.lastCwd = cwd;
         this.events.cwd(cwd);
       },
-      exit: (code, reason) => this.exited(paneId, code, reason),
+      exit: (code, reason, detail) => this.exited(paneId, code, reason, detail),
+      reconnect: (state) => this.reconnectState(paneId, state),
     });
-    this.setStatus('open', info);
+    if (info.status === 'reconnecting') {
+      this.setStatus('reconnecting', info);
+      this.events.reconnect(info.reconnect);
+    } else this.setStatus('open', info);
     if (info.cwd) this.lastCwd ??= info.cwd;
     const newAfterReconnect = this.reconnecting && !resumedPane;
     if (newAfterReconnect) {
@@ -369,7 +385,8 @@ export class TerminalSession {
     if (!id) return undefined;
     try {
       const { scrollback, ...info } = await core.call('pane.resume', { pane_id: id, binary: true });
-      if (info.execution_target !== this.target || info.status !== 'open') {
+      const live = info.status === 'open' || info.status === 'reconnecting';
+      if (info.execution_target !== this.target || !live) {
         core.call('pane.close', { pane_id: id }).catch(() => undefined);
         return undefined;
       }
@@ -397,14 +414,31 @@ export class TerminalSession {
     });
   }
 
-  private exited(paneId: string, code: number | null, reason?: string): void {
+  /** The Core is reconnecting the pane (its countdown, an attempt) or has: the new shell's output follows. */
+  private reconnectState(paneId: string, state: PaneReconnect): void {
+    if (this.paneId !== paneId) return;
+    if (state.state === 'reconnected') {
+      this.promptSeen = false;
+      this.running = undefined;
+      this.events.reconnect(undefined);
+      this.setStatus('open');
+      return;
+    }
+    if (this.status !== 'reconnecting') this.setStatus('reconnecting');
+    this.events.reconnect(state);
+  }
+
+  private exited(paneId: string, code: number | null, reason?: string, detail?: string): void {
     if (this.paneId !== paneId) return;
     this.detach();
+    this.events.reconnect(undefined);
     // The shell is gone; so is the Core's record of it (a new shell is a new pane).
     core.call('pane.close', { pane_id: paneId }).catch(() => undefined);
-    if (reason === 'connection lost') {
+    if (reason === CONNECTION_LOST) {
       this.setStatus('lost');
-      this.notice(`${YELLOW}connection lost — press a key to reconnect${RESET}\r\n`);
+      // Not reconnected by itself: the Core says why (a changed host key, a refused login), or the person cancelled.
+      if (detail) this.notice(`${RED}${detail}${RESET}\r\n${DIM}press a key to try again${RESET}\r\n`);
+      else this.notice(`${YELLOW}connection lost — press a key to reconnect${RESET}\r\n`);
     } else {
       this.setStatus('exited');
       const detail = code !== null && code !== 0 ? ` exit code ${code} ·` : '';
@@ -432,6 +466,9 @@ export class TerminalSession {
       this.typeAhead += data;
       return;
     }
+    // The connection dropped and the Core is waiting to try again: a key tries now (the keys themselves go nowhere,
+    // as in a terminal whose line is down).
+    if (this.status === 'reconnecting') return this.reconnect('now');
     const paneId = this.paneId;
     if (this.status !== 'open' || !paneId) return;
     if (this.promptSeen && this.running === undefined && data.includes('\r')) this.enterTyped = true;

@@ -1,12 +1,15 @@
 // Routes pane.data / pane.cwd / pane.exit from the one Core connection straight to the terminal session that owns the
 // pane.
+import type { PaneReconnect } from '../../shared/api.js';
 import { core } from '../client/core.js';
 
 /** A batch of output: a string (JSON event) or UTF-8 bytes (binary frame); `chars` is what acknowledging it counts. */
 export interface PaneSink {
   data(data: string | Uint8Array, chars: number): void;
   cwd(cwd: string): void;
-  exit(exitCode: number | null, reason?: string): void;
+  /** `detail`: why a pane whose connection dropped was not reconnected. */
+  exit(exitCode: number | null, reason?: string, detail?: string): void;
+  reconnect(state: PaneReconnect): void;
 }
 
 const sinks = new Map<string, PaneSink>();
@@ -16,7 +19,8 @@ interface Early {
   data: Array<{ data: string | Uint8Array; chars: number }>;
   size: number;
   cwd?: string;
-  exit?: { code: number | null; reason?: string };
+  exit?: { code: number | null; reason?: string; detail?: string };
+  reconnect?: PaneReconnect;
   at: number;
 }
 const early = new Map<string, Early>();
@@ -46,10 +50,15 @@ core.on('pane.cwd', ({ pane_id, cwd }) => {
   if (sink) sink.cwd(cwd);
   else earlyFor(pane_id).cwd = cwd;
 });
-core.on('pane.exit', ({ pane_id, exit_code, reason }) => {
+core.on('pane.exit', ({ pane_id, exit_code, reason, detail }) => {
   const sink = sinks.get(pane_id);
-  if (sink) sink.exit(exit_code, reason);
-  else earlyFor(pane_id).exit = reason === undefined ? { code: exit_code } : { code: exit_code, reason };
+  if (sink) sink.exit(exit_code, reason, detail);
+  else earlyFor(pane_id).exit = { code: exit_code, ...(reason ? { reason } : {}), ...(detail ? { detail } : {}) };
+});
+core.on('pane.reconnect', ({ pane_id, ...state }) => {
+  const sink = sinks.get(pane_id);
+  if (sink) sink.reconnect(state);
+  else earlyFor(pane_id).reconnect = state;
 });
 
 export function registerPane(paneId: string, sink: PaneSink): () => void {
@@ -59,7 +68,8 @@ export function registerPane(paneId: string, sink: PaneSink): () => void {
     early.delete(paneId);
     for (const d of e.data) sink.data(d.data, d.chars);
     if (e.cwd) sink.cwd(e.cwd);
-    if (e.exit) sink.exit(e.exit.code, e.exit.reason);
+    if (e.reconnect) sink.reconnect(e.reconnect);
+    if (e.exit) sink.exit(e.exit.code, e.exit.reason, e.exit.detail);
   }
   return () => {
     if (sinks.get(paneId) === sink) sinks.delete(paneId);

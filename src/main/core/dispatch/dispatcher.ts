@@ -192,7 +192,9 @@ export class Dispatcher {
     } catch (caught) {
       const err = opts.signal?.aborted ? cancelledError() : caught;
       const payload = toErrorPayload(err);
-      if (reached && payload.code === 'target_unreachable') this.deps.reachability?.(reached.identity, payload.message);
+      // A refused login is the target's health too: the sidebar says it, not only the call.
+      const unreachable = payload.code === 'target_unreachable' || payload.code === 'auth_failed';
+      if (reached && unreachable) this.deps.reachability?.(reached.identity, payload.message);
       if (caught instanceof ApprovalRefused) entry.approval = caught.outcome;
       const status =
         payload.code === 'cancelled' || entry.approval?.by === 'withdrawn'

@@ -58,6 +58,18 @@ export function paneMethods(deps: {
               exit_code: end.exit_code,
               ...(end.reason ? { reason: end.reason } : {}),
             }),
+          // A new shell after a dropped connection is a shell opened too: one line, as for the first.
+          onReconnect: (attempt) =>
+            audit.write({
+              time: new Date().toISOString(),
+              kind: 'pane',
+              ...who,
+              action: 'reconnect',
+              ...where,
+              pane_id: paneId,
+              outcome: 'reconnected',
+              attempt,
+            }),
         },
       );
       audit.write({
@@ -89,6 +101,7 @@ export function paneMethods(deps: {
       panes.close(pane_id);
       return {};
     },
+    'pane.reconnect': async ({ pane_id, action }) => (panes.reconnect(pane_id, action), {}),
     'pane.list': async () => panes.list(),
   } satisfies Partial<Handlers>;
 }

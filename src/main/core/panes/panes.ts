@@ -1,7 +1,8 @@
 // Interactive terminal panes: a shell channel per pane, output batched and flow-controlled on its own path.
 import { randomUUID } from 'node:crypto';
 import { SwitchboardError } from '../../../shared/errors.js';
-import type { PaneInfo } from '../../../shared/api.js';
+import { CONNECTION_LOST, type PaneInfo, type PaneReconnect } from '../../../shared/api.js';
+import { errorLine, toErrorPayload } from '../../../shared/errors.js';
 import type { ShellChannel, TargetSnapshot } from '../backends/provider.js';
 import type { Sessions } from '../sessions/sessions.js';
 import type { IdentityHolds } from '../sessions/identityHolds.js';
@@ -11,6 +12,7 @@ import { BATCH_MAX_BYTES, PaneBatch } from './paneBatch.js';
 import { releaseFrame } from './framePool.js';
 import { HIGH_WATERMARK, LOW_WATERMARK } from '../../../shared/paneFlow.js';
 import { settleWithin } from '../settleWithin.js';
+import { lostLine, reconnectDelayMs, reconnectedLine, retriesAfter } from './paneReconnect.js';
 
 /**
  * The pty pauses above HIGH_WATERMARK unacknowledged chars and is read again below LOW_WATERMARK (shared/paneFlow.ts).
@@ -26,12 +28,36 @@ export interface PaneSink {
    */
   data(paneId: string, data: Uint8Array<ArrayBuffer>, chars: number): void;
   cwd(paneId: string, cwd: string): void;
-  exit(paneId: string, exitCode: number | null, reason?: string): void;
+  /** `detail`: why a pane whose connection dropped was not reconnected. */
+  exit(paneId: string, exitCode: number | null, reason?: string, detail?: string): void;
+  /** A pane whose connection dropped: the countdown, an attempt under way, or the new shell. */
+  reconnect(paneId: string, state: PaneReconnect): void;
+}
+
+/**
+ * A pane whose connection dropped, between its lost shell and a new one. The loop lives in the Core, not the window:
+ * it goes on while no window is open (a reload, a closed laptop lid), every window showing the pane sees the same
+ * countdown, and a window that comes back resumes the pane with its scrollback instead of a dead one.
+ */
+interface Retry {
+  attempt: number;
+  timer: NodeJS.Timeout | undefined;
+  /** Set while an attempt is under way (its shell is being opened). */
+  trying: boolean;
+  state: PaneReconnect;
 }
 
 interface Pane {
   info: PaneInfo;
   channel: ShellChannel;
+  /** What the pane runs on: a reconnect opens its new shell on the same runtime identity. */
+  snapshot: TargetSnapshot;
+  /** The terminal's size, for a new shell after a reconnect. */
+  size: { cols: number; rows: number };
+  retry: Retry | undefined;
+  /** The audit's ear for the shell's end, and for each new shell after a dropped connection (given at open). */
+  onEnd: ((end: PaneEnd) => void) | undefined;
+  onReconnect: ((attempt: number) => void) | undefined;
   /** Output read since the last batch went. */
   batch: PaneBatch;
   timer: NodeJS.Timeout | undefined;
@@ -54,6 +80,7 @@ interface Pane {
   orphanTimer: NodeJS.Timeout | undefined;
   /** Settles when the shell has exited. */
   ended: Promise<void>;
+  markEnded: () => void;
 }
 
 const ACK = 'ack';
@@ -83,10 +110,12 @@ export interface PaneEnd {
 export class Panes {
   private readonly panes = new Map<string, Pane>();
 
+  /** `current`: whether a snapshot's identity is still its target's (a reconnect stops once it was removed). */
   constructor(
     private readonly sessions: Sessions,
     private readonly sink: PaneSink,
     private readonly holds?: IdentityHolds,
+    private readonly current: (snapshot: TargetSnapshot) => boolean = () => true,
   ) {}
 
   /**
@@ -98,7 +127,7 @@ export class Panes {
     cols: number,
     rows: number,
     onId?: (paneId: string) => void,
-    opts: { keepMs?: number; onEnd?: (end: PaneEnd) => void } = {},
+    opts: { keepMs?: number; onEnd?: (end: PaneEnd) => void; onReconnect?: (attempt: number) => void } = {},
   ): Promise<PaneInfo> {
     if (!snapshot.flags.supports_streams) {
       throw new SwitchboardError(
@@ -118,6 +147,11 @@ export class Panes {
     const paneId = randomUUID();
     let markEnded: () => void = () => undefined;
     const pane: Pane = {
+      snapshot,
+      size: { cols, rows },
+      retry: undefined,
+      onEnd: opts.onEnd,
+      onReconnect: opts.onReconnect,
       info: {
         pane_id: paneId,
         execution_target: snapshot.name,
@@ -139,27 +173,130 @@ export class Panes {
       owners: 1,
       orphanTimer: undefined,
       ended: new Promise((resolve) => (markEnded = resolve)),
+      markEnded: () => markEnded(),
     };
     this.panes.set(pane.info.pane_id, pane);
     onId?.(pane.info.pane_id);
+    this.wire(pane, channel);
+    return { ...pane.info };
+  }
+
+  /** Sends the channel's output to the pane and hears its end: a dropped connection starts the reconnect loop. */
+  private wire(pane: Pane, channel: ShellChannel): void {
     // Bytes where the channel has them: a flood then goes from the pty to a binary window without being decoded.
     if (channel.onBytes) channel.onBytes((data) => this.onData(pane, data));
     else channel.onData((data) => this.onData(pane, Buffer.from(data)));
     channel.onExit((code, reason) => {
-      markEnded();
-      opts.onEnd?.({
-        exit_code: code,
-        ...(reason ? { reason } : {}),
-        status: reason === 'connection lost' ? 'lost' : 'exited',
-      });
+      if (pane.channel !== channel) return;
       this.flush(pane, true);
-      pane.info.status = reason === 'connection lost' ? 'lost' : 'exited';
-      pane.release();
-      this.sink.exit(pane.info.pane_id, code, reason);
-      // Nobody is there to read the exit: the record goes now rather than when the keep time runs out.
-      if (pane.owners === 0 && this.panes.get(pane.info.pane_id) === pane) this.close(pane.info.pane_id);
+      const live = this.panes.get(pane.info.pane_id) === pane;
+      if (live && reason === CONNECTION_LOST) return this.startReconnect(pane);
+      this.end(pane, code, reason);
     });
-    return { ...pane.info };
+  }
+
+  /** The pane's shell is gone for good: said once to the audit and the windows. */
+  private end(pane: Pane, code: number | null, reason?: string, detail?: string): void {
+    if (pane.info.status === 'exited' || pane.info.status === 'lost') return;
+    this.stopRetry(pane);
+    pane.markEnded();
+    const status = reason === CONNECTION_LOST ? 'lost' : 'exited';
+    pane.onEnd?.({ exit_code: code, ...(reason ? { reason } : {}), status });
+    pane.info.status = status;
+    delete pane.info.reconnect;
+    pane.release();
+    this.sink.exit(pane.info.pane_id, code, reason, detail);
+    // Nobody is there to read the exit: the record goes now rather than when the keep time runs out.
+    if (pane.owners === 0 && this.panes.get(pane.info.pane_id) === pane) this.close(pane.info.pane_id);
+  }
+
+  private startReconnect(pane: Pane): void {
+    pane.info.status = 'reconnecting';
+    pane.retry = { attempt: 0, timer: undefined, trying: false, state: { state: 'waiting', attempt: 0 } };
+    this.onData(pane, Buffer.from(lostLine(pane.snapshot.name, new Date())));
+    this.flush(pane);
+    this.scheduleRetry(pane, undefined);
+  }
+
+  private setRetryState(pane: Pane, state: PaneReconnect): void {
+    if (pane.retry) pane.retry.state = state;
+    pane.info.reconnect = state;
+    this.sink.reconnect(pane.info.pane_id, state);
+  }
+
+  private scheduleRetry(pane: Pane, error: string | undefined): void {
+    const retry = pane.retry;
+    if (!retry) return;
+    retry.attempt++;
+    const wait = reconnectDelayMs(retry.attempt);
+    retry.timer = setTimeout(() => void this.tryReconnect(pane), wait);
+    retry.timer.unref?.();
+    this.setRetryState(pane, {
+      state: 'waiting',
+      attempt: retry.attempt,
+      retry_at: Date.now() + wait,
+      ...(error ? { error } : {}),
+    });
+  }
+
+  private stopRetry(pane: Pane): void {
+    if (pane.retry?.timer) clearTimeout(pane.retry.timer);
+    pane.retry = undefined;
+  }
+
+  /** One attempt: a new shell on the same identity, in the directory the old one was last in. */
+  private async tryReconnect(pane: Pane): Promise<void> {
+    const retry = pane.retry;
+    if (!retry || retry.trying) return;
+    if (retry.timer) clearTimeout(retry.timer);
+    retry.timer = undefined;
+    retry.trying = true;
+    this.setRetryState(pane, { state: 'trying', attempt: retry.attempt });
+    if (!this.current(pane.snapshot)) {
+      const why = `target "${pane.snapshot.name}" was removed or replaced since this shell opened`;
+      this.end(pane, null, CONNECTION_LOST, `not reconnecting: ${why}`);
+      return;
+    }
+    let channel: ShellChannel;
+    try {
+      const env = this.sessions.environment(pane.snapshot);
+      const cwd = pane.info.cwd ?? (await this.sessions.cwd(pane.snapshot));
+      channel = await env.openShell({ cwd, ...pane.size });
+    } catch (err) {
+      retry.trying = false;
+      if (pane.retry !== retry) return;
+      const payload = toErrorPayload(err);
+      if (retriesAfter(payload.code)) return this.scheduleRetry(pane, errorLine(payload));
+      this.end(pane, null, CONNECTION_LOST, `not reconnecting: ${errorLine(payload)}`);
+      return;
+    }
+    retry.trying = false;
+    // Cancelled or closed while the shell was being opened: it is not wanted any more.
+    if (pane.retry !== retry || this.panes.get(pane.info.pane_id) !== pane) {
+      channel.kill();
+      return;
+    }
+    this.stopRetry(pane);
+    pane.channel = channel;
+    pane.info.status = 'open';
+    delete pane.info.reconnect;
+    pane.oscTail = Buffer.alloc(0);
+    // Whatever held the old shell's output back (an unacknowledged window, a full socket) holds the new one's too.
+    if (pane.pausedBy.size > 0) channel.pause();
+    // Above the new shell's first output (the channel keeps it until it is listened to).
+    this.onData(pane, Buffer.from(reconnectedLine(pane.snapshot.name, new Date())));
+    this.flush(pane);
+    this.setRetryState(pane, { state: 'reconnected', attempt: retry.attempt });
+    pane.onReconnect?.(retry.attempt);
+    this.wire(pane, channel);
+  }
+
+  /** The person's word on a pane whose connection dropped: try `now`, or `cancel` (the pane ends as lost). */
+  reconnect(paneId: string, action: 'now' | 'cancel'): void {
+    const pane = this.get(paneId);
+    if (!pane.retry) return;
+    if (action === 'now') return void this.tryReconnect(pane);
+    this.end(pane, null, CONNECTION_LOST);
   }
 
   /** A read of the pty: copied into the batch at once (the channel may reuse its memory for the next read). */
@@ -250,7 +387,8 @@ export class Panes {
     if (!pane) return;
     pane.owners = Math.max(0, pane.owners - 1);
     if (pane.owners > 0) return;
-    if (pane.keepMs <= 0 || pane.info.status !== 'open') return this.close(paneId);
+    const running = pane.info.status === 'open' || pane.info.status === 'reconnecting';
+    if (pane.keepMs <= 0 || !running) return this.close(paneId);
     if (pane.orphanTimer) clearTimeout(pane.orphanTimer);
     pane.orphanTimer = setTimeout(() => {
       if (this.panes.get(paneId) === pane && pane.owners === 0) this.close(paneId);
@@ -289,11 +427,15 @@ export class Panes {
   }
 
   write(paneId: string, data: string): void {
-    this.get(paneId).channel.write(data);
+    const pane = this.get(paneId);
+    // Keys typed while the connection is down go nowhere, as in a terminal whose line dropped.
+    if (pane.info.status === 'open') pane.channel.write(data);
   }
 
   resize(paneId: string, cols: number, rows: number): void {
-    this.get(paneId).channel.resize(cols, rows);
+    const pane = this.get(paneId);
+    pane.size = { cols, rows };
+    if (pane.info.status === 'open') pane.channel.resize(cols, rows);
   }
 
   ack(paneId: string, chars: number): void {
@@ -306,6 +448,12 @@ export class Panes {
     const p = this.get(paneId);
     if (p.timer) clearTimeout(p.timer);
     if (p.orphanTimer) clearTimeout(p.orphanTimer);
+    // A pane closed while reconnecting: no more attempts, and its shell (gone with the connection) ends now.
+    if (p.retry) {
+      this.stopRetry(p);
+      p.markEnded();
+      p.onEnd?.({ exit_code: null, reason: CONNECTION_LOST, status: 'lost' });
+    }
     p.channel.kill();
     p.release();
     this.panes.delete(paneId);

@@ -2,10 +2,11 @@
 // whole, chars are counted as the text's length, and OSC 7 split across reads still moves the pane's cwd.
 import { describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ShellChannel, TargetSnapshot } from '../backends/provider.js';
+import type { ShellChannel } from '../backends/provider.js';
 import type { Sessions } from '../sessions/sessions.js';
 import { holdFrame } from './framePool.js';
 import { Panes } from './panes.js';
+import { paneTestSnapshot } from './testSnapshot.js';
 import { paneFrameOf } from './paneBytes.js';
 import { decodePaneFrame } from '../../../shared/paneFrame.js';
 
@@ -38,14 +39,9 @@ async function openPane(channel: ShellChannel) {
     data: (_id, data, chars) => (holdFrame(data), void batches.push({ data, chars })),
     cwd: (_id, cwd) => void cwds.push(cwd),
     exit: () => undefined,
+    reconnect: () => undefined,
   });
-  const snapshot = {
-    name: 't',
-    generation: 'g',
-    identity: 't#g',
-    flags: { supports_streams: true },
-  } as unknown as TargetSnapshot;
-  const { pane_id: paneId } = await panes.open(snapshot, 80, 24);
+  const { pane_id: paneId } = await panes.open(paneTestSnapshot('t'), 80, 24);
   return { panes, batches, cwds, paneId };
 }
 

@@ -47,7 +47,7 @@ export function retireIdentities(deps: RetireDeps): { schedule(): void; close():
       const openPanes = new Set(
         deps.panes
           .list()
-          .filter((p) => p.status === 'open')
+          .filter((p) => p.status === 'open' || p.status === 'reconnecting')
           .map((p) => runtimeIdentity(p.execution_target, p.generation)),
       );
       const release = identitiesToRelease(deps.sessions.identities(), live, {

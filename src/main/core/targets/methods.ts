@@ -1,10 +1,11 @@
 // targets.*: the sidebar's list, problems, and add / edit / drain / remove over the runtime registry as provider `ui`.
 import { SwitchboardError } from '../../../shared/errors.js';
-import type { TargetInfo } from '../../../shared/targets.js';
+import { SESSION_PROVIDER, type TargetInfo } from '../../../shared/targets.js';
 import type { Handlers } from '../handlers.js';
 import type { Registry, RegistryChange } from '../registry/registry.js';
 import type { TargetTable } from '../registry/targetTable.js';
 import type { RecordAction } from '../activity/windowActions.js';
+import { specFingerprint } from '../registry/specFingerprint.js';
 
 const who = { provider: 'ui' } as const;
 
@@ -32,6 +33,8 @@ export interface TargetMethodDeps {
   record: RecordAction;
   /** Where a spec points, in its backend's own words (`ssh agent@compute:22`); never a secret field. */
   describe: (spec: Record<string, unknown>) => string;
+  /** This Core run's id: the owner of the session targets it registers (removed when it stops). */
+  sessionOwner: string;
 }
 
 export function targetMethods(deps: TargetMethodDeps) {
@@ -43,13 +46,13 @@ export function targetMethods(deps: TargetMethodDeps) {
   return {
     'targets.list': async () => deps.listTargets(),
     'targets.problems': async () => deps.targets.problems(),
-    'targets.register': async ({ name, spec, replace, if_generation }, ctx) =>
+    'targets.register': async ({ name, spec, replace, if_generation, session }, ctx) =>
       deps.record(
         {
           client: ctx.client,
           tool: 'targets.register',
           execution_target: name,
-          summary: `${replace ? 'edit' : 'add'} ${name}: ${deps.describe(spec)}`,
+          summary: `${session ? 'quick connect' : replace ? 'edit' : 'add'} ${name}: ${deps.describe(spec)}`,
         },
         async () => {
           if (deps.configNames().includes(name)) {
@@ -60,7 +63,26 @@ export function targetMethods(deps: TargetMethodDeps) {
             );
           }
           const r = registry();
-          const change = await r.register({ ...who, name, spec, replace, if_generation });
+          if (session) {
+            const change = await r.register({ provider: SESSION_PROVIDER, owner_id: deps.sessionOwner, name, spec });
+            r.refresh();
+            return result(change);
+          }
+          // Keeping a session target ("Save target…"): it stops being this run's and becomes the person's, so it is
+          // taken out of the session first. Kept as it was, it keeps its generation: the same runtime identity, so its
+          // open panes, cwd and approvals go on as if nothing happened; changed in the form, it is a new generation.
+          r.refresh();
+          const kept = r.list().find((rec) => rec.name === name && rec.provider === SESSION_PROVIDER);
+          if (kept && !replace) await r.remove({ provider: SESSION_PROVIDER, owner_id: kept.owner_id, name });
+          const same = kept && !replace && specFingerprint(kept.spec) === specFingerprint(spec);
+          const change = await r.register({
+            ...who,
+            name,
+            spec,
+            replace,
+            if_generation,
+            ...(same ? { generation: kept.generation } : {}),
+          });
           r.refresh();
           return result(change);
         },

@@ -1,6 +1,6 @@
 // Add or edit a runtime target: name, backend and the fields that backend declares (from backends.list), checked
 // against the schema derived from them before it is sent.
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { TargetName } from '../../../shared/targets.js';
 import { commonFields, specSchemaOf, type BackendInfo, type SpecFieldInfo } from '../../../shared/specFields.js';
 import { formatZodError } from '../../../shared/errors.js';
@@ -10,6 +10,8 @@ import { useDialogs, type TargetDialogRequest } from '../../store/dialogs.js';
 import { useToasts } from '../../store/toasts.js';
 import { Modal } from './Modal.js';
 import { formProblems } from '../../fieldProblems.js';
+import { useTargets } from '../../store/targets.js';
+import { QuickConnectFields } from './QuickConnectFields.js';
 
 const commonKeys: ReadonlySet<string> = new Set(commonFields.map((f) => f.key));
 
@@ -54,14 +56,20 @@ function fieldValue(f: SpecFieldInfo, raw: string): unknown {
   }
 }
 
-function initialValues(req: TargetDialogRequest, firstBackend: string): Record<string, string> {
-  if (req.mode === 'add') return { backend: firstBackend, name: '', cwd: '' };
-  const out: Record<string, string> = { name: req.target.name, backend: req.target.backend };
-  for (const [k, v] of Object.entries(req.target.spec)) {
+/** The form's texts for a spec (and a name). */
+function specValues(name: string, spec: Record<string, unknown>): Record<string, string> {
+  const out: Record<string, string> = { name, backend: typeof spec.backend === 'string' ? spec.backend : '' };
+  for (const [k, v] of Object.entries(spec)) {
     const text = fieldText(v);
     if (text !== undefined) out[k] = text;
   }
   return out;
+}
+
+function initialValues(req: TargetDialogRequest, firstBackend: string): Record<string, string> {
+  if (req.mode === 'edit') return specValues(req.target.name, req.target.spec);
+  if (req.prefill) return specValues(req.prefill.name, req.prefill.spec);
+  return { backend: firstBackend, name: '', cwd: '' };
 }
 
 function FieldInput(props: {
@@ -146,6 +154,9 @@ export function TargetDialog({ req }: { req: TargetDialogRequest }) {
   const [problems, setProblems] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
   const editing = req.mode === 'edit';
+  const targetNames = useTargets((s) => s.list.map((t) => t.name).join('\n'));
+  /** The name quick connect last put in: it follows the host typed until the person writes a name of their own. */
+  const autoName = useRef('');
 
   useEffect(() => {
     // A new target starts on the first backend the Core lists, once it has listed any.
@@ -241,7 +252,9 @@ export function TargetDialog({ req }: { req: TargetDialogRequest }) {
         <p className="form__note">
           {editing
             ? 'Saving registers a new generation; open terminals keep the old one until they close.'
-            : 'A runtime target, kept in the registry. Targets in config.yaml are edited there.'}
+            : req.prefill
+              ? 'Kept in the registry once added: it stays after Switchboard stops, unlike a quick connection.'
+              : 'A runtime target, kept in the registry. Targets in config.yaml are edited there.'}
         </p>
         <div className="form__row">
           <label className="field">
@@ -268,6 +281,20 @@ export function TargetDialog({ req }: { req: TargetDialogRequest }) {
             </select>
           </label>
         </div>
+        {!editing && (
+          <QuickConnectFields
+            taken={new Set(targetNames.split('\n'))}
+            onFill={(name, spec) => {
+              // The typed or picked host replaces the SSH fields; a name already typed is kept.
+              setValues((old) => {
+                const own = old.name && old.name !== autoName.current;
+                if (!own) autoName.current = name;
+                return { ...specValues(own ? (old.name ?? name) : name, spec), cwd: old.cwd ?? '' };
+              });
+              setProblems({});
+            }}
+          />
+        )}
         {own.length > 0 && <div className="form__grid">{own.map(input)}</div>}
         {shared.map(input)}
         {advanced.length > 0 && (

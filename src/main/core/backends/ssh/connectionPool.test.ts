@@ -69,7 +69,7 @@ describe.skipIf(!env)('SSH pool keyed by credentials', () => {
     expect((await good.exec('echo good', run)).output).toBe('good\n');
     const bad = envFor('bad', 'g1', strangerKey);
     await expect(bad.exec('echo bad', run)).rejects.toMatchObject({
-      code: 'target_unreachable',
+      code: 'auth_failed',
       message: expect.stringMatching(/authentication failed/),
     });
     // Same user@host:port, two slots: one per way of logging in.
@@ -78,7 +78,7 @@ describe.skipIf(!env)('SSH pool keyed by credentials', () => {
 
   it('re-registering with a corrected key works while the old generation still holds its slot', async () => {
     const wrong = envFor('fixme', 'g1', strangerKey);
-    await expect(wrong.exec('true', run)).rejects.toMatchObject({ code: 'target_unreachable' });
+    await expect(wrong.exec('true', run)).rejects.toMatchObject({ code: 'auth_failed' });
     // The corrected generation: a different key path.
     const fixedPath = envFor('fixme', 'g2', e.key);
     expect((await fixedPath.exec('echo fixed', run)).output).toBe('fixed\n');
@@ -86,7 +86,7 @@ describe.skipIf(!env)('SSH pool keyed by credentials', () => {
     const inPlace = join(dir, 'inplace');
     copyFileSync(strangerKey, inPlace);
     const before = envFor('inplace', 'g1', inPlace);
-    await expect(before.exec('true', run)).rejects.toMatchObject({ code: 'target_unreachable' });
+    await expect(before.exec('true', run)).rejects.toMatchObject({ code: 'auth_failed' });
     rmSync(inPlace);
     copyFileSync(e.key, inPlace);
     const after = envFor('inplace', 'g2', inPlace);

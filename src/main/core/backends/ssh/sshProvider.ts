@@ -8,6 +8,7 @@ import { posix } from 'node:path';
 import { SshSpec } from './fields.js';
 import { SwitchboardError, errorLine, toErrorPayload } from '../../../../shared/errors.js';
 import { splitCommandWords } from '../../../../shared/commandWords.js';
+import { CONNECTION_LOST } from '../../../../shared/api.js';
 import type {
   BackendProvider,
   BackgroundHandle,
@@ -459,10 +460,10 @@ class RemoteProcess {
     channel.stderr.on('data', (text: string) => this.emitData(text));
     channel.on('close', () => {
       const code = opened.exitCode();
-      if (!this.live.isAlive && code === undefined) this.emitExit(null, 'connection lost');
+      if (!this.live.isAlive && code === undefined) this.emitExit(null, CONNECTION_LOST);
       else this.emitExit(code ?? null, code === undefined ? 'channel closed' : undefined);
     });
-    this.offLost = live.onLost(() => this.emitExit(null, 'connection lost'));
+    this.offLost = live.onLost(() => this.emitExit(null, CONNECTION_LOST));
   }
 
   get exited(): boolean {
