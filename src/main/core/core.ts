@@ -34,7 +34,7 @@ import { detachedConnection, composeHandlers, type CallContext, type Handlers } 
 import { prepareHome, switchboardHome } from './home.js';
 import { listTargets } from './targets/listTargets.js';
 import { TargetHealth, type HealthTiming } from './targets/targetHealth.js';
-import { probeTarget } from './targets/probeTarget.js';
+import { healthProbe } from './targets/probeTarget.js';
 import { targetMethods } from './targets/methods.js';
 import { paneMethods } from './panes/methods.js';
 import { processMethods } from './processes/methods.js';
@@ -275,7 +275,7 @@ export class Core {
         } catch (err) {
           return { ok: false, problem: toErrorPayload(err).message, ms: 0 };
         }
-        return probeTarget(snapshot, provider(snapshot.spec.backend), this.providerContext, {
+        return healthProbe(snapshot, provider(snapshot.spec.backend), this.providerContext, {
           timeoutMs: 8000,
           checkCwd: true,
         });

@@ -21,6 +21,7 @@ import { shortcutOf } from '../keyboard.js';
 const stateLabel: Record<Shown, string> = {
   active: 'active',
   checking: 'checking…',
+  unchecked: 'not checked yet',
   reachable: 'reachable',
   draining: 'draining',
   unreachable: 'unreachable',

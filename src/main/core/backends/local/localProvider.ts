@@ -39,6 +39,8 @@ import type { SandboxSetting } from '../../../../shared/specFields.js';
 export const localProvider: BackendProvider = {
   ...localDeclaration,
   createEnvironment: (snapshot, ctx) => new LocalEnvironment(snapshot, ctx),
+  // This machine: an environment is an object here, its probe reads the sandbox's state.
+  idleProbe: 'environment',
 };
 
 /** The shell used for commands: bash where it exists, else sh. */
