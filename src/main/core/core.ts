@@ -66,6 +66,10 @@ function personOnly(method: string, why: string): SwitchboardError {
  */
 export { switchboardHome };
 
+/** How soon the window hears of a change to its targets: at once (a state), or in a batch (only "checked at"). */
+const TARGETS_SOON_MS = 30;
+const TARGETS_LATER_MS = 5_000;
+
 export interface CoreOptions {
   /** SWITCHBOARD_HOME; defaults to the environment variable, then ~/.switchboard. */
   home?: string;
@@ -108,6 +112,8 @@ export class Core {
   private readonly health: TargetHealth;
   private started = false;
   private targetsTimer: NodeJS.Timeout | undefined;
+  /** When the pending targets.changed goes out (ms). */
+  private targetsDue = 0;
   private lastProblems = '';
 
   /** Throws bad_config when config.yaml is wrong, so `serve` and `start` fail loudly. */
@@ -281,7 +287,7 @@ export class Core {
         });
       },
       reachableAgain: (identity) => this.sessions.reportReachability(identity, undefined),
-      onChange: () => this.scheduleTargetsChanged(),
+      onChange: (news) => this.scheduleTargetsChanged(news ? TARGETS_SOON_MS : TARGETS_LATER_MS),
       ...(opts.healthTiming ? { timing: opts.healthTiming } : {}),
     });
     const targetList = (): TargetInfo[] => this.listTargets();
@@ -435,9 +441,13 @@ export class Core {
     this.events.emit(event, payload);
   }
 
-  private scheduleTargetsChanged(): void {
-    // Coalesce bursts (a registry rewrite and a cwd change) into one sidebar update.
-    this.targetsTimer ??= setTimeout(() => {
+  private scheduleTargetsChanged(delay = TARGETS_SOON_MS): void {
+    // Coalesce bursts (a registry rewrite and a cwd change) into one sidebar update; a sooner one replaces a later.
+    const due = Date.now() + delay;
+    if (this.targetsTimer && this.targetsDue <= due) return;
+    clearTimeout(this.targetsTimer);
+    this.targetsDue = due;
+    this.targetsTimer = setTimeout(() => {
       this.targetsTimer = undefined;
       this.emit('targets.changed', this.listTargets());
       const problems = this.targets.problems();

@@ -5,6 +5,9 @@ import { useLayout } from '../store/layout.js';
 import { runCommand } from '../actions.js';
 import { commands, shortcutOf, type CommandId } from '../keyboard.js';
 import { Modal } from './dialogs/Modal.js';
+import { useTargets } from '../store/targets.js';
+import { paletteTargets } from '../targetFilter.js';
+import { focusTerminal } from '../terminal/sessions.js';
 
 /** Commands whose words all occur in the title (or the key), in any order. */
 export function filterCommands(query: string): CommandId[] {
@@ -24,14 +27,23 @@ export function CommandPalette() {
 function PaletteBody() {
   const [query, setQuery] = useState('');
   const [active, setActive] = useState(0);
-  const list = useMemo(() => filterCommands(query), [query]);
+  const commandList = useMemo(() => filterCommands(query), [query]);
+  // "New terminal on …": the targets the sidebar's filter finds for the same words.
+  const targets = useTargets((s) => s.list);
+  const onTargets = useMemo(() => paletteTargets(targets, query), [targets, query]);
+  const list: Array<CommandId | `target:${string}`> = [...commandList, ...onTargets.map((n) => `target:${n}` as const)];
   const paneId = useLayout.getState().focusedPaneId;
   const close = (): void => useUi.getState().setPalette(false);
-  const run = (id: CommandId | undefined): void => {
+  const run = (id: (typeof list)[number] | undefined): void => {
     if (!id) return;
     close();
+    if (id.startsWith('target:')) {
+      const name = id.slice('target:'.length);
+      requestAnimationFrame(() => focusTerminal(useLayout.getState().newTab(name)));
+      return;
+    }
     // After the dialog is gone and focus is back where it was, so the command acts on the window, not the palette.
-    requestAnimationFrame(() => runCommand(id, paneId));
+    requestAnimationFrame(() => runCommand(id as CommandId, paneId));
   };
   const onKeyDown = (e: KeyboardEvent<HTMLInputElement>): void => {
     if (e.key === 'ArrowDown') setActive((a) => Math.min(list.length - 1, a + 1));
@@ -40,7 +52,7 @@ function PaletteBody() {
     else return;
     e.preventDefault();
   };
-  const activeId = list[active] ? `cmd-${list[active]}` : undefined;
+  const activeId = list[active] ? `cmd-${list[active]!.replace(':', '-')}` : undefined;
   return (
     <Modal title="Commands" onCancel={close} width={520}>
       <input
@@ -65,15 +77,21 @@ function PaletteBody() {
         {list.map((id, i) => (
           <li
             key={id}
-            id={`cmd-${id}`}
+            id={`cmd-${id.replace(':', '-')}`}
             role="option"
             aria-selected={i === active}
             className={`palette__item${i === active ? ' palette__item--active' : ''}`}
             onMouseMove={() => setActive(i)}
             onClick={() => run(id)}
           >
-            <span>{commands[id].title}</span>
-            {shortcutOf(id) && <kbd>{shortcutOf(id)}</kbd>}
+            {id.startsWith('target:') ? (
+              <span>New terminal on {id.slice('target:'.length)}</span>
+            ) : (
+              <>
+                <span>{commands[id as CommandId].title}</span>
+                {shortcutOf(id as CommandId) && <kbd>{shortcutOf(id as CommandId)}</kbd>}
+              </>
+            )}
           </li>
         ))}
         {list.length === 0 && <li className="palette__empty">No command matches.</li>}

@@ -28,6 +28,8 @@ const SettingsSchema = z.object({
   gpu: z.enum(['auto', 'on', 'off']).catch('auto'),
   /** The person's own keyboard shortcuts, JSON by command (Settings → Keys); '' keeps every default. */
   keys: z.string().max(4000).catch(''),
+  /** One line per target in the sidebar (name, state, backend): a fleet fits on a screen. */
+  compactTargets: z.boolean().catch(false),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 
@@ -132,8 +134,8 @@ function readLegacy(): Record<string, unknown> | undefined {
 }
 
 export function pick(s: Settings): Settings {
-  const { fontFamily, fontSize, zoom, scrollback, theme, copyOnSelect, ctrlVPastes, gpu, keys } = s;
-  return { fontFamily, fontSize, zoom, scrollback, theme, copyOnSelect, ctrlVPastes, gpu, keys };
+  const { fontFamily, fontSize, zoom, scrollback, theme, copyOnSelect, ctrlVPastes, gpu, keys, compactTargets } = s;
+  return { fontFamily, fontSize, zoom, scrollback, theme, copyOnSelect, ctrlVPastes, gpu, keys, compactTargets };
 }
 
 export function effectiveFontSize(s: Pick<Settings, 'fontSize' | 'zoom'>): number {

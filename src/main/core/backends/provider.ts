@@ -89,12 +89,15 @@ export type ProbeResult = { ok: true; detail?: string } | { ok: false; problem: 
 
 /**
  * How the Core's health checks look at a target, never creating anything there (a probe must not start, or bill, a
- * sandbox): `environment` — an Environment's own probe costs next to nothing (local: this machine; Docker: an Engine
- * ping and an inspect, the container is made on first use only); a function — the backend's cheaper look of its own
- * (SSH: a TCP connect; a plugin: the `probe` it declares); absent — no look at all: a target shows "not checked yet"
+ * sandbox): `environment` — an Environment's own probe costs next to nothing (Docker: an Engine ping and an inspect;
+ * the container is made on first use only); a function — the backend's cheaper look of its own (local: a stat of the
+ * cwd; SSH: a TCP connect; a plugin: the `probe` it declares); absent — no look at all: a target shows "not checked yet"
  * until a call on it says how it is.
  */
-export type IdleProbe = 'environment' | ((snapshot: TargetSnapshot, ctx: ProviderContext) => Promise<ProbeResult>);
+export type IdleProbe = 'environment' | ((snapshot: TargetSnapshot, ctx: ProviderContext) => Promise<IdleProbeResult>);
+
+/** A look's answer; a reachable target may say its spec's cwd is missing (where work starts instead). */
+export type IdleProbeResult = { ok: true; detail?: string; cwdProblem?: string } | { ok: false; problem: string };
 
 /** A live connection to one runtime identity. Paths given to it are absolute. */
 export interface Environment {

@@ -75,7 +75,13 @@ export async function healthProbe(
     // Never prompts: a look reports, a person is asked only by a connection someone wanted.
     const r = await withDeadline(opts.timeoutMs, () => look(snapshot, { ...ctx, confirmHostKey: undefined }));
     const ms = Date.now() - started;
-    return r.ok ? { ok: true, ...(r.detail ? { detail: r.detail } : {}), ms } : { ok: false, problem: r.problem, ms };
+    if (!r.ok) return { ok: false, problem: r.problem, ms };
+    return {
+      ok: true,
+      ...(r.detail ? { detail: r.detail } : {}),
+      ...(r.cwdProblem ? { cwdProblem: r.cwdProblem } : {}),
+      ms,
+    };
   } catch (err) {
     return { ok: false, problem: toErrorPayload(err).message, ms: Date.now() - started };
   }

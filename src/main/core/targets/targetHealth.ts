@@ -37,8 +37,11 @@ export interface TargetHealthDeps {
   probe: (name: string) => Promise<ProbeOutcome | undefined>;
   /** A probe that got through clears a failure a call reported earlier (the sidebar turns green again). */
   reachableAgain: (identity: string) => void;
-  /** Something the sidebar shows changed. */
-  onChange: () => void;
+  /**
+   * Something the sidebar shows changed: `news` when a state, problem or detail did; false when only when it was
+   * last checked did (a fleet's looks every minute batch those).
+   */
+  onChange: (news: boolean) => void;
   timing?: Partial<HealthTiming>;
 }
 
@@ -125,7 +128,7 @@ export class TargetHealth {
       e.status = 'unreachable';
       e.problem = problem;
       e.checkedAt = new Date().toISOString();
-      this.deps.onChange();
+      this.deps.onChange(true);
     }
     if (!e.probing) this.schedule(identity, this.retryDelay(e));
   }
@@ -144,7 +147,7 @@ export class TargetHealth {
     e.failures = 0;
     e.checkedAt = new Date().toISOString();
     if (!e.probing) this.schedule(identity, this.timing.reachableMs);
-    this.deps.onChange();
+    this.deps.onChange(true);
   }
 
   /** Probe now (a person asked, or a doctor run is not at hand). */
@@ -208,7 +211,7 @@ export class TargetHealth {
       // No look costs nothing on this backend: what calls meet is its health; asked again in case a plugin gains one.
       if (e.status === 'checking') {
         e.status = 'unchecked';
-        this.deps.onChange();
+        this.deps.onChange(true);
       }
       this.schedule(identity, this.timing.reachableMs);
       return;
@@ -233,6 +236,7 @@ export class TargetHealth {
   }
 
   private apply(identity: string, e: Entry, outcome: ProbeOutcome): void {
+    const before = [e.status, e.problem, e.detail, e.cwdProblem].join('\0');
     e.checkedAt = new Date().toISOString();
     e.looks++;
     if (outcome.ok) {
@@ -249,8 +253,8 @@ export class TargetHealth {
     }
     if (outcome.ok && e.looks === 1) this.schedule(identity, Math.random() * this.timing.reachableMs, true);
     else this.schedule(identity, outcome.ok ? this.timing.reachableMs : this.retryDelay(e));
-    // Every answer is news, if only for "checked 3 s ago": at most one per target a minute while it is fine.
-    this.deps.onChange();
+    // Every answer is news, if only for "checked 3 s ago"; a changed state is news at once.
+    this.deps.onChange([e.status, e.problem, e.detail, e.cwdProblem].join('\0') !== before);
   }
 
   private retryDelay(e: Entry): number {
