@@ -5,7 +5,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { connect, root, rssMb, startServe } from './harness.mjs';
+import { collectGarbage, connect, root, rssMb, startServe } from './harness.mjs';
 
 const arg = (name, dflt) => (process.argv.includes(name) ? Number(process.argv[process.argv.indexOf(name) + 1]) : dflt);
 const count = arg('--count', 500);
@@ -18,16 +18,20 @@ function cpuSec(pid) {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-/** The Core's CPU share and RSS over `sec` seconds of nobody using it. */
+/** The Core's CPU share over `sec` seconds of nobody using it, then its RSS and JS heap after a full collection. */
 async function idle(pid, sec) {
   const cpu0 = cpuSec(pid);
   const t0 = Date.now();
   await new Promise((r) => setTimeout(r, sec * 1000));
   const cpu = cpuSec(pid) - cpu0;
-  return { cpuPct: (100 * cpu) / ((Date.now() - t0) / 1000), rss: rssMb(pid) };
+  const cpuPct = (100 * cpu) / ((Date.now() - t0) / 1000);
+  const heap = await collectGarbage(served);
+  return { cpuPct, rss: rssMb(pid), heap };
 }
 
-const served = await startServe('terminal:\n  targets:\n    local: { backend: local, cwd: /tmp }\n');
+const served = await startServe('terminal:\n  targets:\n    local: { backend: local, cwd: /tmp }\n', {
+  nodeArgs: ['--inspect=127.0.0.1:0'],
+});
 const pid = served.serve.pid;
 const env = { ...process.env, SWITCHBOARD_HOME: served.home };
 const rows = [];
@@ -78,7 +82,7 @@ try {
   rows.push([`register ${count} in bulk: the command's run`, `${at - started} ms`, '']);
 
   // The old way, sampled: one process per target.
-  const sample = 25;
+  const sample = Math.min(25, arg('--sample', 25));
   const t0 = Date.now();
   for (let i = 0; i < sample; i++)
     spawnSync(process.execPath, [cli, 'targets', 'register', `single${i}`, '--backend', 'local'], { env });
@@ -92,9 +96,14 @@ try {
     `1 target: ${before.cpuPct.toFixed(2)} %`,
   ]);
   rows.push([
-    `Core RSS idle, ${count + sample + 1} targets`,
+    `Core RSS idle after a full GC, ${count + sample + 1} targets`,
     `${after.rss.toFixed(0)} MB`,
     `1 target: ${before.rss.toFixed(0)} MB`,
+  ]);
+  rows.push([
+    `Core JS heap after a full GC, ${count + sample + 1} targets`,
+    `${after.heap.toFixed(1)} MB`,
+    `1 target: ${before.heap.toFixed(1)} MB`,
   ]);
 
   const times = [];

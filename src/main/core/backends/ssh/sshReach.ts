@@ -10,6 +10,14 @@ import { hopLabel, resolveRoute, type SshHop } from './sshRoute.js';
 
 /** A TCP connect that has not answered in this long counts as unreachable. */
 export const reachDeadlineMs = 5_000;
+/** ~/.ssh/config is read once for a burst of looks (a fleet's), not once per target. */
+const configKeptMs = 10_000;
+let kept: { at: number; config: ReturnType<typeof loadSshConfig> } | undefined;
+
+function sshConfigNow(home: string): ReturnType<typeof loadSshConfig> {
+  if (!kept || Date.now() - kept.at > configKeptMs) kept = { at: Date.now(), config: loadSshConfig(home) };
+  return kept.config;
+}
 
 export async function sshReach(snapshot: TargetSnapshot, ctx: ProviderContext): Promise<ProbeResult> {
   const spec = SshSpec.safeParse(snapshot.spec);
@@ -19,7 +27,7 @@ export async function sshReach(snapshot: TargetSnapshot, ctx: ProviderContext): 
     const home = homedir();
     const hops = resolveRoute(snapshot.name, spec.data, {
       resolveSpec: (name) => ctx.resolveSpec(name),
-      sshConfig: await loadSshConfig(home),
+      sshConfig: await sshConfigNow(home),
       local: { home, user: userInfo().username },
     });
     first = hops[0]!;
