@@ -68,6 +68,18 @@ describe('probes that cost nothing', () => {
     expect(seen.exec).toBeUndefined();
   });
 
+  it('a doctor run looks the same way: the plugin without probe is "not checked yet", nothing is created', async () => {
+    const report = (await core.invoke('doctor.run', { timeout_ms: 5000 })) as {
+      targets: Array<{ name: string; ok: boolean; detail?: string; problem?: string }>;
+    };
+    const of = (name: string) => report.targets.find((x) => x.name === name);
+    expect(of('s2')).toMatchObject({ ok: true, detail: expect.stringMatching(/^not checked yet: /) });
+    expect(of('l1')).toMatchObject({ ok: true, detail: 'looked' });
+    expect(of('l2')).toMatchObject({ ok: false, problem: 'no such root' });
+    expect(calls(silentCalls)).toEqual({});
+    expect(calls(lookerCalls).create).toBeUndefined();
+  });
+
   it('a call is what tells: the environment it needs is created once, and the row shows what it met', async () => {
     const r = await core.callTool('terminal', { command: 'echo hi', execution_target: 's1' }, 'test');
     expect(r).toMatchObject({ exit_code: 0 });
