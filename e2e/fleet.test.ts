@@ -71,6 +71,16 @@ describe('a fleet in the sidebar', () => {
     // Escape clears it.
     await filter.press('Escape');
     await poll(() => rows(page).count()).toBe(302);
+
+    // The palette finds targets with the same words, and opens a terminal on the one picked.
+    await page.keyboard.press('Control+Shift+P');
+    const palette = page.getByRole('dialog', { name: 'Commands' });
+    await palette.getByRole('combobox', { name: 'Type a command' }).fill('zebr');
+    const option = palette.getByRole('option', { name: 'New terminal on f137' });
+    await option.waitFor();
+    expect(await palette.getByRole('option').count()).toBe(1);
+    await option.click();
+    await poll(() => page.getByRole('tab', { selected: true }).textContent()).toContain('f137');
     expect(errors).toEqual([]);
   });
 
