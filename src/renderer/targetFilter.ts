@@ -112,6 +112,9 @@ export function summaryOf(targets: readonly TargetInfo[], shownOf: (t: TargetInf
   return parts.join(' · ');
 }
 
+/** Words of the palette's own entries ("New terminal on …"), not a target's. */
+const paletteVerbs = new Set('new terminal on open'.split(' '));
+
 /** The palette's "New terminal on …" for what is typed: active targets that take a pane, found as the sidebar finds. */
 export function paletteTargets(list: readonly TargetInfo[], query: string, max = 20): string[] {
   if (query.trim() === '') return [];
@@ -120,7 +123,7 @@ export function paletteTargets(list: readonly TargetInfo[], query: string, max =
   const words = query
     .toLowerCase()
     .split(/\s+/)
-    .filter((w) => w && !['new', 'terminal', 'on', 'open'].includes(w));
+    .filter((w) => w && !paletteVerbs.has(w));
   if (words.length === 0) return [];
   return list
     .filter((t) => t.state === 'active' && t.flags?.supports_streams !== false)
