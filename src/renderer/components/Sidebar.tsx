@@ -2,7 +2,7 @@
 import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import type { TargetInfo } from '../../shared/targets.js';
 import { useTargets } from '../store/targets.js';
-import { NO_SHELL, offersPane, useBackendView } from '../store/backends.js';
+import { NO_SHELL, backendView, offersPane, useBackendView, useBackends } from '../store/backends.js';
 import { useLayout } from '../store/layout.js';
 import { focusTerminal } from '../terminal/sessions.js';
 import { ago, clockTime, shortGeneration } from '../format.js';
@@ -20,7 +20,6 @@ import { shortcutOf } from '../keyboard.js';
 import { useSettings } from '../store/settings.js';
 import { useSidebarView } from '../store/sidebarView.js';
 import { useActivity } from '../store/activity.js';
-import { useBackends } from '../store/backends.js';
 import { groupTargets, matchesTarget, sortTargets, type TargetGroup } from '../targetFilter.js';
 import { FleetTools, navigateList } from './FleetTools.js';
 
@@ -309,7 +308,12 @@ function TargetList({ list, fleet }: { list: TargetInfo[]; fleet: boolean }) {
     if (!fleet) return [{ key: '', label: '', targets: list, summary: '' }];
     const shownOf = (t: TargetInfo): Shown => shownState(t, offline);
     const found = list.filter((t) => matchesTarget(t, shownOf(t), query));
-    const label = (b: string): string => backends.find((x) => x.backend === b)?.display_name || b;
+    const label = (b: string): string =>
+      backendView(
+        b,
+        backends.find((x) => x.backend === b),
+        true,
+      ).label;
     return groupTargets(sortTargets(found, sortBy, shownOf, lastUse), fleet ? groupBy : 'none', shownOf, label);
   }, [fleet, list, query, sortBy, groupBy, offline, backends, lastUse]);
   const found = groups.reduce((n, g) => n + g.targets.length, 0);
