@@ -163,6 +163,31 @@ describe('targets register --from', () => {
     expect(after.map((t) => t.name).sort()).toEqual(['mine', 'new', 'theirs']);
     expect(after.find((t) => t.name === 'theirs')?.owner_id).toBe('A');
   });
+
+  it('odd entries each get their own line: a list, a number for a name, the same name twice in one batch', () => {
+    const home = freshHome();
+    const r = sb(
+      home,
+      ['targets', 'register', '--from', '-'],
+      [
+        '{"name":"twice","backend":"local"}',
+        '{"name":"twice","backend":"local","cwd":"/tmp"}',
+        '{"name":7,"backend":"local"}',
+        '{"name":"flags","backend":"local","replace":"yes"}',
+        '{"name":"both","spec":{"backend":"local"},"backend":"local"}',
+      ].join('\n'),
+    );
+    expect(r.code).toBe(2);
+    const errors = r.stderr.trim().split('\n');
+    expect(errors).toHaveLength(4);
+    expect(errors[0]).toMatch(/^switchboard: line 2 \("twice"\): target "twice" is already registered/);
+    expect(errors[1]).toMatch(/^switchboard: line 3: .*name/);
+    expect(errors[2]).toMatch(/^switchboard: line 4 \("flags"\): .*replace/);
+    expect(errors[3]).toMatch(/^switchboard: line 5 \("both"\): .*backend/);
+    expect(names(home)).toEqual(['twice']);
+    const list = sb(home, ['targets', 'register', '--from', '-'], '[1, 2]');
+    expect(list.stderr).toMatch(/^switchboard: entry 1: an entry is an object with a name\nswitchboard: entry 2: /);
+  });
 });
 
 describe('targets drain|remove by owner', () => {
