@@ -168,9 +168,7 @@ const TargetRow = memo(function TargetRow({ t, compact }: { t: TargetInfo; compa
         <PendingCount target={t.name} />
         <span className="target__spacer" />
         {compact && shown !== 'reachable' && shown !== 'active' && (
-          <span className={`badge badge--${shown}`} aria-label={`state: ${stateLabel[shown]}`}>
-            {stateLabel[shown]}
-          </span>
+          <span className={`badge badge--${shown}`}>{stateLabel[shown]}</span>
         )}
         <span className="target__backend" title={backend.line}>
           <BackendIcon flags={t.flags} fallback={backend.fallbackIcon} size={12} />
