@@ -28,6 +28,8 @@ export const ProviderDeclaration = z.object({
   flags: DeclaredFlags,
   /** It has `flags_for(spec)`: a target's flags are asked of it per spec (`flags_for`), `flags` until it answered. */
   flags_for: z.boolean().optional(),
+  /** It has `probe(spec)`: the Core's health checks look at a target with it; without, they do not look at all. */
+  probe: z.boolean().optional(),
 });
 export type ProviderDeclaration = z.infer<typeof ProviderDeclaration>;
 
@@ -141,6 +143,15 @@ export const hostMethods = {
     result: z.object({ type: z.enum(['file', 'directory', 'other', 'missing']), size: z.number() }),
   },
   probe: { params: z.object({ env_id: z.string() }), result: ProbeResult },
+  /** The backend's own look at one target, with no environment: what the Core's health checks call. */
+  probe_target: {
+    params: z.object({
+      backend: z.string(),
+      spec: z.record(z.string(), z.unknown()),
+      secrets: z.record(z.string(), z.string()).optional(),
+    }),
+    result: ProbeResult,
+  },
   cleanup: {
     params: z.object({ env_id: z.string(), reason: z.enum(['idle', 'removed', 'shutdown']) }),
     result: Nothing,

@@ -182,6 +182,16 @@ export interface PluginBackendProvider {
   /** Problems with one target's spec that its schema cannot see (a file that is missing …); [] when none. */
   check_requirements?(spec: Record<string, unknown>): string[] | Promise<string[]>;
   doctor_checks?(): PluginDoctorCheck[] | Promise<PluginDoctorCheck[]>;
+  /**
+   * Is this target there and answering, looked at without an environment (one API call, a TCP connect)? The Core's
+   * health checks call only this, spread over the minute; they never create an environment to look. Without it a
+   * target nobody used shows "not checked yet", and what calls on it meet is its health. `secrets` as in
+   * create_environment.
+   */
+  probe?(
+    spec: Record<string, unknown>,
+    secrets: Record<string, string>,
+  ): Promise<{ ok: true; detail?: string } | { ok: false; problem: string }>;
   create_environment(opts: {
     cwd: string;
     /** The target's default command timeout in seconds. */

@@ -71,11 +71,12 @@ export type ProviderFlags = z.infer<typeof ProviderFlags>;
 
 /**
  * A target's health as the Core's probes saw it: `checking` while a probe runs (and before the first answer),
- * then `reachable` or `unreachable`; `checked_at` is when the last probe answered.
+ * then `reachable` or `unreachable`; `unchecked` when its backend has no probe that costs nothing and no call went
+ * there yet ("not checked yet"); `checked_at` is when the last probe answered.
  */
 export const TargetHealthInfo = z.lazy(() =>
   z.object({
-    status: z.enum(['checking', 'reachable', 'unreachable']),
+    status: z.enum(['checking', 'unchecked', 'reachable', 'unreachable']),
     checked_at: z.string().optional(),
     /** What the probe saw when it was fine ("127.0.0.1:2222", "box-1 running (debian)"). */
     detail: z.string().optional(),

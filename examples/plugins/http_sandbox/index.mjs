@@ -110,6 +110,21 @@ export function register(ctx) {
       { name: 'HTTP client', ok: typeof fetch === 'function', detail: `Node ${process.versions.node}` },
     ],
 
+    // The health checks' look at a target: is the service there and does it take the token? One GET, and no
+    // sandbox is created (the service may bill per sandbox; the window looks at every target about once a minute).
+    async probe(spec, secrets) {
+      const s = {
+        .../** @type {HttpSandboxSpec} */ (spec),
+        token: () => tokenOf(/** @type {HttpSandboxSpec} */ (spec), secrets),
+      };
+      try {
+        await api(s, 'GET', '/v1/health', { timeout_ms: 5_000 });
+        return { ok: true, detail: s.api_url };
+      } catch (err) {
+        return { ok: false, problem: /** @type {Error} */ (err).message };
+      }
+    },
+
     create_environment({ runtime_identity, spec, secrets }) {
       const s = {
         .../** @type {HttpSandboxSpec} */ (spec),

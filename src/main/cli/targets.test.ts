@@ -85,8 +85,8 @@ describe('targets register → call, with a Core serving', () => {
       generation: expect.stringMatching(/^r/),
     });
     const table = ok('targets', 'list');
-    expect(table).toMatch(/rt\s+local\s+runtime\s+active\s+r[0-9a-f]{12}/);
-    expect(table).toMatch(/local\s+local\s+config\s+active\s+c[0-9a-f]{11}/);
+    expect(table).toMatch(/rt\s+local\s+runtime\s+active\s+(reachable|checking)\s+r[0-9a-f]{12}/);
+    expect(table).toMatch(/local\s+local\s+config\s+active\s+(reachable|checking)\s+c[0-9a-f]{11}/);
   });
 
   it('show prints one target, as a table or one JSON document', () => {

@@ -44,7 +44,7 @@ import { detachedConnection, composeHandlers, type CallContext, type Handlers } 
 import { prepareHome, switchboardHome } from './home.js';
 import { listTargets } from './targets/listTargets.js';
 import { TargetHealth, type HealthTiming } from './targets/targetHealth.js';
-import { probeTarget } from './targets/probeTarget.js';
+import { healthProbe } from './targets/probeTarget.js';
 import { targetMethods } from './targets/methods.js';
 import { paneMethods } from './panes/methods.js';
 import { processMethods } from './processes/methods.js';
@@ -76,6 +76,10 @@ function personOnly(method: string, why: string): SwitchboardError {
  * Kept for callers that found the profile here; it lives in home.ts so that nothing below the Core imports this file.
  */
 export { switchboardHome };
+
+/** How soon the window hears of a change to its targets: at once (a state), or in a batch (only "checked at"). */
+const TARGETS_SOON_MS = 30;
+const TARGETS_LATER_MS = 5_000;
 
 export interface CoreOptions {
   /** SWITCHBOARD_HOME; defaults to the environment variable, then ~/.switchboard. */
@@ -125,6 +129,8 @@ export class Core {
   private readonly health: TargetHealth;
   private started = false;
   private targetsTimer: NodeJS.Timeout | undefined;
+  /** When the pending targets.changed goes out (ms). */
+  private targetsDue = 0;
   private lastProblems = '';
 
   /** Throws bad_config when config.yaml is wrong, so `serve` and `start` fail loudly. */
@@ -305,13 +311,13 @@ export class Core {
         } catch (err) {
           return { ok: false, problem: toErrorPayload(err).message, ms: 0 };
         }
-        return probeTarget(snapshot, provider(snapshot.spec.backend), this.providerContext, {
+        return healthProbe(snapshot, provider(snapshot.spec.backend), this.providerContext, {
           timeoutMs: 8000,
           checkCwd: true,
         });
       },
       reachableAgain: (identity) => this.sessions.reportReachability(identity, undefined),
-      onChange: () => this.scheduleTargetsChanged(),
+      onChange: (news) => this.scheduleTargetsChanged(news ? TARGETS_SOON_MS : TARGETS_LATER_MS),
       ...(opts.healthTiming ? { timing: opts.healthTiming } : {}),
     });
     const targetList = (): TargetInfo[] => this.listTargets();
@@ -472,9 +478,13 @@ export class Core {
     this.events.emit(event, payload);
   }
 
-  private scheduleTargetsChanged(): void {
-    // Coalesce bursts (a registry rewrite and a cwd change) into one sidebar update.
-    this.targetsTimer ??= setTimeout(() => {
+  private scheduleTargetsChanged(delay = TARGETS_SOON_MS): void {
+    // Coalesce bursts (a registry rewrite and a cwd change) into one sidebar update; a sooner one replaces a later.
+    const due = Date.now() + delay;
+    if (this.targetsTimer && this.targetsDue <= due) return;
+    clearTimeout(this.targetsTimer);
+    this.targetsDue = due;
+    this.targetsTimer = setTimeout(() => {
       this.targetsTimer = undefined;
       this.emit('targets.changed', this.listTargets());
       const problems = this.targets.problems();

@@ -7,6 +7,9 @@ import { commands, shortcutOf, type CommandId } from '../keyboard.js';
 import { Modal } from './dialogs/Modal.js';
 import { looksLikeQuickConnect, parseQuickConnect, quickConnectLabel } from '../../shared/quickConnect.js';
 import { quickConnect } from '../quickConnect.js';
+import { useTargets } from '../store/targets.js';
+import { paletteTargets } from '../targetFilter.js';
+import { focusTerminal } from '../terminal/sessions.js';
 
 /** Commands whose words all occur in the title (or the key), in any order. */
 export function filterCommands(query: string): CommandId[] {
@@ -29,18 +32,30 @@ function PaletteBody() {
   const commandList = useMemo(() => filterCommands(query), [query]);
   // `user@host:port` or `ssh …`: the first entry connects to it (quick connect), above any command that matches.
   const connect = useMemo(() => (looksLikeQuickConnect(query) ? parseQuickConnect(query) : undefined), [query]);
-  const list: Array<CommandId | 'quickConnect'> = connect?.ok ? ['quickConnect', ...commandList] : commandList;
+  // "New terminal on …": the targets the sidebar's filter finds for the same words.
+  const targets = useTargets((s) => s.list);
+  const onTargets = useMemo(() => paletteTargets(targets, query), [targets, query]);
+  const list: Array<CommandId | 'quickConnect' | `target:${string}`> = [
+    ...(connect?.ok ? (['quickConnect'] as const) : []),
+    ...commandList,
+    ...onTargets.map((n) => `target:${n}` as const),
+  ];
   const paneId = useLayout.getState().focusedPaneId;
   const close = (): void => useUi.getState().setPalette(false);
-  const run = (id: CommandId | 'quickConnect' | undefined): void => {
+  const run = (id: (typeof list)[number] | undefined): void => {
     if (!id) return;
     close();
     if (id === 'quickConnect') {
       if (connect?.ok) void quickConnect(connect.value);
       return;
     }
+    if (id.startsWith('target:')) {
+      const name = id.slice('target:'.length);
+      requestAnimationFrame(() => focusTerminal(useLayout.getState().newTab(name)));
+      return;
+    }
     // After the dialog is gone and focus is back where it was, so the command acts on the window, not the palette.
-    requestAnimationFrame(() => runCommand(id, paneId));
+    requestAnimationFrame(() => runCommand(id as CommandId, paneId));
   };
   const onKeyDown = (e: KeyboardEvent<HTMLInputElement>): void => {
     if (e.key === 'ArrowDown') setActive((a) => Math.min(list.length - 1, a + 1));
@@ -49,7 +64,7 @@ function PaletteBody() {
     else return;
     e.preventDefault();
   };
-  const activeId = list[active] ? `cmd-${list[active]}` : undefined;
+  const activeId = list[active] ? `cmd-${list[active]!.replace(':', '-')}` : undefined;
   return (
     <Modal title="Commands" onCancel={close} width={520}>
       <input
@@ -74,7 +89,7 @@ function PaletteBody() {
         {list.map((id, i) => (
           <li
             key={id}
-            id={`cmd-${id}`}
+            id={`cmd-${id.replace(':', '-')}`}
             role="option"
             aria-selected={i === active}
             className={`palette__item${i === active ? ' palette__item--active' : ''}`}
@@ -83,10 +98,12 @@ function PaletteBody() {
           >
             {id === 'quickConnect' ? (
               <span>Connect to {connect?.ok ? quickConnectLabel(connect.value) : ''}</span>
+            ) : id.startsWith('target:') ? (
+              <span>New terminal on {id.slice('target:'.length)}</span>
             ) : (
               <>
-                <span>{commands[id].title}</span>
-                {shortcutOf(id) && <kbd>{shortcutOf(id)}</kbd>}
+                <span>{commands[id as CommandId].title}</span>
+                {shortcutOf(id as CommandId) && <kbd>{shortcutOf(id as CommandId)}</kbd>}
               </>
             )}
           </li>

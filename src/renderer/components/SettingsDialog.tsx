@@ -231,6 +231,11 @@ function SettingsBody() {
           onChange={(ctrlVPastes) => update({ ctrlVPastes })}
           hint="Ctrl+Shift+V always pastes."
         />
+        <Check
+          label="Compact target rows (one line each)"
+          checked={s.compactTargets}
+          onChange={(compactTargets) => update({ compactTargets })}
+        />
       </div>
       <div className="modal__actions">
         <button

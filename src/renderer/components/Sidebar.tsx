@@ -1,8 +1,8 @@
 // The Targets sidebar: every target with backend, state, source, generation and cwd; live from targets.changed.
-import { memo, useEffect, useState } from 'react';
+import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import type { TargetInfo } from '../../shared/targets.js';
 import { useTargets } from '../store/targets.js';
-import { NO_SHELL, offersPane, useBackendView } from '../store/backends.js';
+import { NO_SHELL, backendView, offersPane, useBackendView, useBackends } from '../store/backends.js';
 import { useLayout } from '../store/layout.js';
 import { focusTerminal } from '../terminal/sessions.js';
 import { ago, clockTime, shortGeneration } from '../format.js';
@@ -17,10 +17,16 @@ import { useToasts } from '../store/toasts.js';
 import { useUi } from '../store/ui.js';
 import { useApprovals } from '../store/approvals.js';
 import { shortcutOf } from '../keyboard.js';
+import { useSettings } from '../store/settings.js';
+import { useSidebarView } from '../store/sidebarView.js';
+import { useActivity } from '../store/activity.js';
+import { groupTargets, matchesTarget, sortTargets, type TargetGroup } from '../targetFilter.js';
+import { FleetTools, navigateList } from './FleetTools.js';
 
 const stateLabel: Record<Shown, string> = {
   active: 'active',
   checking: 'checking…',
+  unchecked: 'not checked yet',
   reachable: 'reachable',
   draining: 'draining',
   unreachable: 'unreachable',
@@ -103,7 +109,7 @@ function PendingCount({ target, mini }: { target: string; mini?: boolean }) {
   );
 }
 
-const TargetRow = memo(function TargetRow({ t }: { t: TargetInfo }) {
+const TargetRow = memo(function TargetRow({ t, compact }: { t: TargetInfo; compact: boolean }) {
   const openTab = (): void => focusTerminal(useLayout.getState().newTab(t.name));
   const shell = offersPane(t.flags);
   const canOpen = t.state !== 'draining' && shell;
@@ -124,7 +130,20 @@ const TargetRow = memo(function TargetRow({ t }: { t: TargetInfo }) {
     .filter(Boolean)
     .join('\n');
   return (
-    <li className={`target target--${shown}`} aria-label={t.name} title={details}>
+    <li
+      className={`target target--${shown}${compact ? ' target--compact' : ''}`}
+      aria-label={t.name}
+      title={compact ? `${t.name} · ${stateLabel[shown]}\n${details}` : details}
+      tabIndex={-1}
+      data-nav-item=""
+      onKeyDown={(e) => {
+        // Enter on a row (reached with the arrow keys) opens a terminal there, as its + button does.
+        if (e.key === 'Enter' && e.target === e.currentTarget && canOpen) {
+          e.preventDefault();
+          openTab();
+        }
+      }}
+    >
       {/* The collapsed sidebar's whole row: the backend's icon with the state dot; a click opens a terminal there. */}
       <button
         type="button"
@@ -148,6 +167,9 @@ const TargetRow = memo(function TargetRow({ t }: { t: TargetInfo }) {
         )}
         <PendingCount target={t.name} />
         <span className="target__spacer" />
+        {compact && shown !== 'reachable' && shown !== 'active' && (
+          <span className={`badge badge--${shown}`}>{stateLabel[shown]}</span>
+        )}
         <span className="target__backend" title={backend.line}>
           <BackendIcon flags={t.flags} fallback={backend.fallbackIcon} size={12} />
           {backend.label}
@@ -200,6 +222,15 @@ const TargetRow = memo(function TargetRow({ t }: { t: TargetInfo }) {
           {runtime && <RemoveButton t={t} />}
         </span>
       </div>
+      {!compact && <RowDetails t={t} shown={shown} />}
+    </li>
+  );
+});
+
+/** The full row's lines under the name: cwd, state and when it was checked, source, generation, problems. */
+function RowDetails({ t, shown }: { t: TargetInfo; shown: Shown }) {
+  return (
+    <>
       <div className="target__cwd mono" title={t.cwd}>
         <bdi dir="ltr">{t.cwd ?? '—'}</bdi>
       </div>
@@ -225,9 +256,9 @@ const TargetRow = memo(function TargetRow({ t }: { t: TargetInfo }) {
           {t.cwd_problem}
         </div>
       )}
-    </li>
+    </>
   );
-});
+}
 
 /** What the Core could not use: shown until it is fixed, since nothing else would tell the person. */
 function Problems() {
@@ -244,17 +275,121 @@ function Problems() {
   );
 }
 
+/** When each target was last used: a pane open on it is now; else its latest call in Activity. */
+function useLastUse(wanted: boolean): ReadonlyMap<string, number> {
+  const entries = useActivity((s) => s.entries);
+  const panes = useLayout((s) => s.panes);
+  return useMemo(() => {
+    const last = new Map<string, number>();
+    if (!wanted) return last;
+    for (const e of entries) {
+      if (!e.execution_target) continue;
+      const at = Date.parse(e.time);
+      if (at > (last.get(e.execution_target) ?? 0)) last.set(e.execution_target, at);
+    }
+    for (const p of Object.values(panes)) last.set(p.target, Number.MAX_SAFE_INTEGER);
+    return last;
+  }, [wanted, entries, panes]);
+}
+
+/** The rows: as they come with a few targets; filtered, ordered and grouped for a fleet. */
+function TargetList({ list, fleet }: { list: TargetInfo[]; fleet: boolean }) {
+  const compact = useSettings((s) => s.compactTargets);
+  const query = useSidebarView((s) => s.query);
+  const groupBy = useSidebarView((s) => s.groupBy);
+  const sortBy = useSidebarView((s) => s.sortBy);
+  const collapsedGroups = useSidebarView((s) => s.collapsed);
+  const offline = useConnection((s) => s.state === 'closed');
+  const backends = useBackends((s) => s.list);
+  const lastUse = useLastUse(fleet && sortBy === 'lastUse');
+  const groups = useMemo((): TargetGroup[] => {
+    if (!fleet) return [{ key: '', label: '', targets: list, summary: '' }];
+    const shownOf = (t: TargetInfo): Shown => shownState(t, offline);
+    const found = list.filter((t) => matchesTarget(t, shownOf(t), query));
+    const label = (b: string): string =>
+      backendView(
+        b,
+        backends.find((x) => x.backend === b),
+        true,
+      ).label;
+    return groupTargets(sortTargets(found, sortBy, shownOf, lastUse), fleet ? groupBy : 'none', shownOf, label);
+  }, [fleet, list, query, sortBy, groupBy, offline, backends, lastUse]);
+  const found = groups.reduce((n, g) => n + g.targets.length, 0);
+  const headed = fleet && groupBy !== 'none';
+  return (
+    <ul
+      className={`target-list${compact ? ' target-list--compact' : ''}`}
+      aria-label="Targets"
+      onKeyDown={navigateList}
+    >
+      {groups.map((g) => {
+        if (!headed) return g.targets.map((t) => <TargetRow key={t.name} t={t} compact={compact} />);
+        const key = `${groupBy}:${g.key}`;
+        const open = !collapsedGroups.includes(key);
+        return (
+          <li key={key} className="target-group">
+            <button
+              type="button"
+              className="target-group__header"
+              aria-expanded={open}
+              data-nav-item=""
+              title={`${g.label} · ${g.summary}`}
+              onClick={() => useSidebarView.getState().toggleGroup(key)}
+              onKeyDown={(e) => {
+                if (e.key === 'ArrowLeft' || e.key === 'ArrowRight') {
+                  e.preventDefault();
+                  useSidebarView.getState().toggleGroup(key, e.key === 'ArrowRight');
+                }
+              }}
+            >
+              <span className="target-group__chevron" aria-hidden="true">
+                {open ? '▾' : '▸'}
+              </span>
+              <span className="target-group__label">{g.label}</span>
+              <span className="target-group__summary">· {g.summary}</span>
+            </button>
+            {open && (
+              <ul className="target-group__list" aria-label={g.label}>
+                {g.targets.map((t) => (
+                  <TargetRow key={t.name} t={t} compact={compact} />
+                ))}
+              </ul>
+            )}
+          </li>
+        );
+      })}
+      {fleet && found === 0 && (
+        <li className="empty" role="status">
+          No target matches “{query}”.
+        </li>
+      )}
+    </ul>
+  );
+}
+
+/** More targets than this and the sidebar offers its filter, grouping and order (a few need none of it). */
+export const FLEET_TOOLS_AT = 10;
+
 export function Sidebar() {
   const list = useTargets((s) => s.list);
   const loaded = useTargets((s) => s.loaded);
   const conn = useConnection((s) => s.state);
   const collapsed = useUi((s) => s.sidebarCollapsed);
+  const query = useSidebarView((s) => s.query);
+  const tools = list.length > FLEET_TOOLS_AT || query !== '';
+  const filter = useRef<HTMLInputElement>(null);
   return (
     <aside
       className={`sidebar${collapsed ? ' sidebar--collapsed' : ''}`}
       aria-label="Sidebar"
       data-region="sidebar"
       tabIndex={-1}
+      onKeyDown={(e) => {
+        // `/` anywhere in the sidebar (not while typing in a field) goes to the filter.
+        if (e.key !== '/' || !tools || e.ctrlKey || e.metaKey || e.altKey || isField(e.target)) return;
+        e.preventDefault();
+        filter.current?.focus();
+      }}
     >
       <div className="brand">
         <img src="./icon.svg" alt="" width={18} height={18} />
@@ -285,6 +420,7 @@ export function Sidebar() {
             <IconPlus />
           </button>
         </div>
+        {tools && <FleetTools filter={filter} />}
         {loaded && list.length === 0 && (
           <p className="empty">
             No targets yet. Add one under <code>terminal.targets</code> in config.yaml or run{' '}
@@ -292,12 +428,12 @@ export function Sidebar() {
           </p>
         )}
         <Problems />
-        <ul className="target-list" aria-label="Targets">
-          {list.map((t) => (
-            <TargetRow key={t.name} t={t} />
-          ))}
-        </ul>
+        <TargetList list={list} fleet={tools} />
       </nav>
     </aside>
   );
+}
+
+function isField(el: EventTarget): boolean {
+  return el instanceof HTMLElement && (el.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(el.tagName));
 }

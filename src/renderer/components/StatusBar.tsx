@@ -17,13 +17,21 @@ export function StatusBar() {
     let up = 0;
     let down = 0;
     let checking = 0;
+    let unchecked = 0;
     for (const t of s.list) {
       const shown = shownState(t);
       if (shown === 'unreachable') down++;
       else if (shown === 'reachable') up++;
       else if (shown === 'checking' || shown === 'active') checking++;
+      else if (shown === 'unchecked') unchecked++;
     }
-    return [`${up}/${up + down} targets reachable`, checking ? `${checking} checking` : ''].filter(Boolean).join(' · ');
+    return [
+      `${up}/${up + down} targets reachable`,
+      checking ? `${checking} checking` : '',
+      unchecked ? `${unchecked} not checked yet` : '',
+    ]
+      .filter(Boolean)
+      .join(' · ');
   });
   return (
     <footer className="statusbar">

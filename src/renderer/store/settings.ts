@@ -36,6 +36,8 @@ const SettingsSchema = z.object({
   gpu: z.enum(['auto', 'on', 'off']).catch('auto'),
   /** The person's own keyboard shortcuts, JSON by command (Settings → Keys); '' keeps every default. */
   keys: z.string().max(4000).catch(''),
+  /** One line per target in the sidebar (name, state, backend): a fleet fits on a screen. */
+  compactTargets: z.boolean().catch(false),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 
@@ -141,7 +143,7 @@ function readLegacy(): Record<string, unknown> | undefined {
 
 export function pick(s: Settings): Settings {
   const { fontFamily, fontSize, zoom, scrollback, theme, terminalScheme, cursorStyle, cursorBlink } = s;
-  const { copyOnSelect, ctrlVPastes, gpu, keys } = s;
+  const { copyOnSelect, ctrlVPastes, gpu, keys, compactTargets } = s;
   return {
     fontFamily,
     fontSize,
@@ -155,6 +157,7 @@ export function pick(s: Settings): Settings {
     ctrlVPastes,
     gpu,
     keys,
+    compactTargets,
   };
 }
 

@@ -99,15 +99,21 @@ export function targetsListCommand(targets: Command): void {
           describeTarget(t),
           t.source,
           t.state,
+          t.health ? healthWord(t.health.status) : '-',
           t.generation,
           t.cwd ?? '',
           t.sandbox ? sandboxLine(t.sandbox) : '-',
         ]);
         process.stdout.write(
-          table(['  NAME', 'BACKEND', 'WHERE', 'SOURCE', 'STATE', 'GENERATION', 'CWD', 'SANDBOX'], rows),
+          table(['  NAME', 'BACKEND', 'WHERE', 'SOURCE', 'STATE', 'HEALTH', 'GENERATION', 'CWD', 'SANDBOX'], rows),
         );
         for (const p of problems) process.stderr.write(`switchboard: warning: ${p}\n`);
         for (const t of list) if (t.cwd_problem) process.stderr.write(`switchboard: warning: ${t.cwd_problem}\n`);
       }),
     );
+}
+
+/** A health status as words ("not checked yet" for a target whose backend has no probe that costs nothing). */
+export function healthWord(status: NonNullable<TargetInfo['health']>['status']): string {
+  return status === 'unchecked' ? 'not checked yet' : status;
 }

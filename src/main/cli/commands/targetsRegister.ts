@@ -5,16 +5,16 @@ import { SwitchboardError } from '../../../shared/errors.js';
 import { switchboardHome } from '../../core/home.js';
 import { builtinSpecs } from '../../core/backends/builtinSpecs.js';
 import type { SpecDeclaration } from '../../../shared/specFields.js';
-import { specSchemaOf } from '../../../shared/specFields.js';
-import { didYouMean } from '../../core/config/didYouMean.js';
-import { coreRunning, withCore } from '../connect.js';
 import { defaultSchemaFor } from '../../core/registry/registry.js';
 import { checkSpec, keySchema, secretReferenceKeys } from '../../core/registry/registryFile.js';
 import { action } from '../output.js';
 import { openRegistry, reportChange, requesterOptions } from './targetsRegistry.js';
+import { registerFrom } from './targetsRegisterFrom.js';
+import { pluginDeclaration } from './pluginDeclaration.js';
 
-interface RegisterOptions {
-  backend: string;
+export interface RegisterOptions {
+  backend?: string;
+  from?: string;
   set: string[];
   provider: string;
   ownerId?: string;
@@ -94,8 +94,11 @@ export function specFromOptions(
   home: string,
   providers: readonly SpecDeclaration[] = builtinSpecs,
 ): Record<string, unknown> {
-  const provider = providers.find((p) => p.backend === opts.backend);
-  const spec: Record<string, unknown> = { backend: opts.backend };
+  if (opts.backend === undefined)
+    throw new SwitchboardError('bad_request', 'a target needs --backend', 'or register many with --from FILE');
+  const backend = opts.backend;
+  const provider = providers.find((p) => p.backend === backend);
+  const spec: Record<string, unknown> = { backend };
   for (const f of fieldFlags(providers)) {
     const v = opts[f.option];
     if (v === undefined) continue;
@@ -112,7 +115,7 @@ export function specFromOptions(
     const field = own ?? f.fields[0]!.field;
     spec[field.key] = fieldValue(field, f.flag, String(v));
   }
-  const schema = provider?.specSchema ?? defaultSchemaFor(home)(opts.backend);
+  const schema = provider?.specSchema ?? defaultSchemaFor(home)(backend);
   for (const kv of opts.set) {
     const eq = kv.indexOf('=');
     if (eq <= 0) throw new SwitchboardError('bad_request', '--set takes key=value (a key, then =, then the value)');
@@ -139,8 +142,9 @@ export function targetsRegisterCommand(targets: Command): void {
   const cmd = targets
     .command('register')
     .description('register a runtime target (or replace it with a new generation)')
-    .argument('<name>', 'the target name')
-    .requiredOption('--backend <backend>', `${builtinSpecs.map((p) => p.backend).join(', ')} or a plugin backend`);
+    .argument('[name]', 'the target name (none with --from)')
+    .option('--backend <backend>', `${builtinSpecs.map((p) => p.backend).join(', ')} or a plugin backend`)
+    .option('--from <file>', 'register many targets from a file (- for stdin): JSON lines or a YAML list');
   for (const f of fieldFlags()) cmd.option(`${f.flag} <value>`, flagHelp(f));
   cmd
     .option('--set <key=value>', 'any other spec key (repeatable)', collect, [] as string[])
@@ -148,11 +152,17 @@ export function targetsRegisterCommand(targets: Command): void {
     .option('--if-generation <generation>', 'replace only if the current generation is this one (compare-and-swap)');
   requesterOptions(cmd, 'the new generation (default: a fresh one)');
   cmd.action(
-    action(async (name: string, opts: RegisterOptions) => {
+    action(async (name: string | undefined, opts: RegisterOptions) => {
       const home = switchboardHome();
+      if (opts.from !== undefined) {
+        refuseBesideFrom(name, opts);
+        return registerFrom(home, opts.from, opts);
+      }
+      if (name === undefined)
+        throw new SwitchboardError('bad_request', 'name the target to register', 'or register many with --from FILE');
       // A plugin backend's fields are known to the running Core that loaded it; without one the spec is checked when it
       // is used.
-      const plugin = await pluginDeclaration(home, opts.backend);
+      const plugin = opts.backend === undefined ? undefined : await pluginDeclaration(home, opts.backend);
       const spec = specFromOptions(opts, home, plugin ? [...builtinSpecs, plugin] : builtinSpecs);
       if (plugin) checkSpec(name, spec, () => plugin.specSchema, { references: secretReferenceKeys([plugin]) });
       const registry = openRegistry(home);
@@ -174,27 +184,22 @@ export function targetsRegisterCommand(targets: Command): void {
   );
 }
 
-/** A plugin backend's declaration as the running Core serves it (undefined for a built-in, or with no Core running). */
-async function pluginDeclaration(home: string, backend: string): Promise<SpecDeclaration | undefined> {
-  if (builtinSpecs.some((p) => p.backend === backend) || !coreRunning(home)) return undefined;
-  const list = await withCore((c) => c.call('backends.list', {}));
-  const info = list.find((b) => b.backend === backend);
-  if (!info) {
-    const guess = didYouMean(
-      backend,
-      list.map((b) => b.backend),
-    );
+/** --from takes every target from its input: a name, a spec flag or a per-target option beside it is a mistake. */
+function refuseBesideFrom(name: string | undefined, opts: RegisterOptions): void {
+  const beside = [
+    name !== undefined ? `a name (${name})` : '',
+    opts.backend !== undefined ? '--backend' : '',
+    opts.set.length ? '--set' : '',
+    opts.generation !== undefined ? '--generation' : '',
+    opts.ifGeneration !== undefined ? '--if-generation' : '',
+    ...fieldFlags()
+      .filter((f) => opts[f.option] !== undefined)
+      .map((f) => f.flag),
+  ].filter(Boolean);
+  if (beside.length)
     throw new SwitchboardError(
       'bad_request',
-      `unknown backend "${backend}"${guess ? ` — did you mean "${guess}"?` : ''}`,
-      `backends now: ${list.map((b) => b.backend).join(', ')} (a plugin's appear once it is enabled: switchboard plugins list)`,
+      `--from takes every target from its input; ${beside.join(', ')} cannot go with it`,
+      'put name, spec, generation or if_generation in each entry',
     );
-  }
-  return {
-    backend: info.backend,
-    fields: info.fields,
-    exactly_one: info.exactly_one,
-    specSchema: specSchemaOf(info.backend, info.fields, info.exactly_one),
-    describe: () => '',
-  };
 }

@@ -74,6 +74,11 @@ export function changeDocument(change: RegistryChange): Record<string, unknown> 
 
 export function reportChange(change: RegistryChange, json: boolean | undefined): void {
   if (json) return printJson(changeDocument(change));
+  process.stdout.write(changeLine(change) + '\n');
+}
+
+/** A change in one line of words. */
+export function changeLine(change: RegistryChange): string {
   const r = change.record;
   const line: Record<RegistryChange['action'], string> = {
     registered: `registered ${r.spec.backend} target "${r.name}" at generation ${r.generation} (provider ${r.provider})`,
@@ -82,5 +87,5 @@ export function reportChange(change: RegistryChange, json: boolean | undefined):
     removed: `removed target "${r.name}" (generation ${r.generation}); running terminals and processes on it stay until they end`,
     unchanged: `target "${r.name}" (generation ${r.generation}) is already ${r.state}`,
   };
-  process.stdout.write(line[change.action] + '\n');
+  return line[change.action];
 }

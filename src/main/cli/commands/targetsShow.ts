@@ -4,7 +4,7 @@ import { SwitchboardError } from '../../../shared/errors.js';
 import type { TargetInfo } from '../../../shared/targets.js';
 import { didYouMean } from '../../core/config/didYouMean.js';
 import { action, printJson, table } from '../output.js';
-import { describeTarget, loadTargets, noteNotLive } from './targetsList.js';
+import { describeTarget, healthWord, loadTargets, noteNotLive } from './targetsList.js';
 import { sandboxLine } from '../../core/sandbox/sandbox.js';
 
 /** The rows of the human view: label, value. */
@@ -26,7 +26,7 @@ export function showRows(t: TargetInfo, problems: string[]): string[][] {
   if (t.health)
     rows.push([
       'health',
-      [t.health.status, t.health.checked_at ? `checked ${t.health.checked_at}` : '', t.health.detail ?? '']
+      [healthWord(t.health.status), t.health.checked_at ? `checked ${t.health.checked_at}` : '', t.health.detail ?? '']
         .filter(Boolean)
         .join(', '),
     ]);

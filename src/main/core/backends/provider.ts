@@ -89,6 +89,21 @@ export interface FileStat {
   size: number;
 }
 
+/** What a probe answers. */
+export type ProbeResult = { ok: true; detail?: string } | { ok: false; problem: string };
+
+/**
+ * How the Core's health checks look at a target, never creating anything there (a probe must not start, or bill, a
+ * sandbox): `environment` — an Environment's own probe costs next to nothing (Docker: an Engine ping and an inspect;
+ * the container is made on first use only); a function — the backend's cheaper look of its own (local: a stat of the
+ * cwd; SSH: a TCP connect; a plugin: the `probe` it declares); absent — no look at all: a target shows "not checked yet"
+ * until a call on it says how it is.
+ */
+export type IdleProbe = 'environment' | ((snapshot: TargetSnapshot, ctx: ProviderContext) => Promise<IdleProbeResult>);
+
+/** A look's answer; a reachable target may say its spec's cwd is missing (where work starts instead). */
+export type IdleProbeResult = { ok: true; detail?: string; cwdProblem?: string } | { ok: false; problem: string };
+
 /** A live connection to one runtime identity. Paths given to it are absolute. */
 export interface Environment {
   readonly identity: string;
@@ -101,8 +116,8 @@ export interface Environment {
   /** Writes the whole file, creating parent directories. */
   writeFile(path: string, data: Buffer): Promise<void>;
   stat(path: string): Promise<FileStat>;
-  /** Quick reachability check for doctor and the sidebar. */
-  probe(): Promise<{ ok: true; detail?: string } | { ok: false; problem: string }>;
+  /** Quick reachability check for doctor (the sidebar's health checks use the provider's `idleProbe`). */
+  probe(): Promise<ProbeResult>;
   /** Release connections; `removed` is true when the target was removed (managed resources may go too). */
   cleanup(reason: 'idle' | 'removed' | 'shutdown'): Promise<void>;
 }
@@ -194,6 +209,8 @@ export interface BackendDeclaration extends SpecDeclaration {
 /** A factory plus declarations for one backend name. Everything outside the provider reads these, never the name. */
 export interface BackendProvider extends BackendDeclaration {
   createEnvironment(snapshot: TargetSnapshot, ctx: ProviderContext): Environment;
+  /** How the health checks look at its targets (see IdleProbe); absent: they do not. */
+  readonly idleProbe?: IdleProbe;
   /**
    * At a Core's start, with the ids of runs that died without a clean stop: ends what they left beyond any one target's
    * processes (Docker: the managed containers they made running), which the sweep on first reach cannot see.

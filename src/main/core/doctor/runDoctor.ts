@@ -4,7 +4,7 @@ import type { DoctorReport } from '../../../shared/api.js';
 import { toErrorPayload } from '../../../shared/errors.js';
 import type { TargetInfo } from '../../../shared/targets.js';
 import type { BackendProvider, ProviderContext } from '../backends/provider.js';
-import { probeTarget, type ProbeOutcome } from '../targets/probeTarget.js';
+import { healthProbe, probeTarget, type ProbeOutcome } from '../targets/probeTarget.js';
 import type { TargetTable } from '../registry/targetTable.js';
 import type { Plugins } from '../plugins/plugins.js';
 import { pluginHealth } from './pluginHealth.js';
@@ -39,10 +39,20 @@ export async function runDoctor(deps: DoctorDeps, timeoutMs = 5000): Promise<Doc
       };
       try {
         const snapshot = deps.targets.snapshot(t.name);
-        const r = await probeTarget(snapshot, byBackend.get(snapshot.spec.backend), deps.providerContext, {
-          timeoutMs,
-          checkCwd: true,
-        });
+        const provider = byBackend.get(snapshot.spec.backend);
+        // A plugin's environment may be a sandbox a vendor starts and bills: doctor looks with the plugin's own probe,
+        // as the health checks do, and says so when it has none. The built-ins' full probe creates nothing remote.
+        const opts = { timeoutMs, checkCwd: true };
+        const r = provider?.plugin
+          ? await healthProbe(snapshot, provider, deps.providerContext, opts)
+          : await probeTarget(snapshot, provider, deps.providerContext, opts);
+        if (!r)
+          return {
+            ...base,
+            ok: true,
+            detail: 'not checked yet: its backend has no probe (one would create an environment); calls say how it is',
+            ms: 0,
+          };
         deps.probed?.(snapshot.identity, r);
         const problem = r.problem ?? r.cwdProblem;
         return {

@@ -72,6 +72,7 @@ function declaration(p: PluginBackendProvider): ProviderDeclaration {
   }
   if (p.flags_for !== undefined && typeof p.flags_for !== 'function')
     throw new Error(`${where}: flags_for is not a function`);
+  if (p.probe !== undefined && typeof p.probe !== 'function') throw new Error(`${where}: probe is not a function`);
   return {
     name: p.name,
     display_name: p.display_name || p.name,
@@ -79,6 +80,7 @@ function declaration(p: PluginBackendProvider): ProviderDeclaration {
     exactly_one: p.exactly_one ?? [],
     flags: flags.data,
     ...(p.flags_for ? { flags_for: true } : {}),
+    ...(typeof p.probe === 'function' ? { probe: true } : {}),
   };
 }
 
@@ -209,6 +211,11 @@ const served: Served = {
   },
   'file.stat': async (p) => environment(p.env_id).stat!(p.path),
   probe: async (p) => environment(p.env_id).probe!(),
+  probe_target: async (p) => {
+    const probe = provider(p.backend).probe;
+    if (!probe) throw new Error(`backend ${p.backend} has no probe`);
+    return probe(p.spec, p.secrets ?? {});
+  },
   cleanup: async (p) => {
     const env = environments.get(p.env_id);
     environments.delete(p.env_id);

@@ -72,7 +72,7 @@ export class PluginEnvironment implements Environment {
             timeout: this.snapshot.timeoutSec,
             runtime_identity: this.identity,
             spec: { ...this.snapshot.spec },
-            secrets: this.secrets(),
+            secrets: secretsOf(this.snapshot.spec, this.secretRefKeys),
           },
           callMs.create,
         );
@@ -87,21 +87,6 @@ export class PluginEnvironment implements Environment {
       }
     })();
     return this.creating;
-  }
-
-  /**
-   * The values of the variables this target's secret_ref fields name (`token_env: SANDBOX_API_TOKEN`), read from the
-   * Core's environment now: the plugin host starts without anything that looks like a credential, so this is how a
-   * plugin gets the one secret its target points at, and no other.
-   */
-  private secrets(): Record<string, string> {
-    const out: Record<string, string> = {};
-    for (const key of this.secretRefKeys) {
-      const name = this.snapshot.spec[key];
-      const value = typeof name === 'string' ? process.env[name] : undefined;
-      if (typeof name === 'string' && value !== undefined) out[name] = value;
-    }
-    return out;
   }
 
   /**
@@ -319,4 +304,22 @@ export class PluginEnvironment implements Environment {
     if (!live || live.generation !== live.host.generation || !live.host.running) return;
     await live.host.call('cleanup', { env_id: live.envId, reason }, callMs.cleanup).catch(() => undefined);
   }
+}
+
+/**
+ * The values of the variables a target's secret_ref fields name (`token_env: SANDBOX_API_TOKEN`), read from the
+ * Core's environment now: the plugin host starts without anything that looks like a credential, so this is how a
+ * plugin gets the one secret its target points at, and no other.
+ */
+export function secretsOf(
+  spec: Readonly<Record<string, unknown>>,
+  secretRefKeys: readonly string[],
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of secretRefKeys) {
+    const name = spec[key];
+    const value = typeof name === 'string' ? process.env[name] : undefined;
+    if (typeof name === 'string' && value !== undefined) out[name] = value;
+  }
+  return out;
 }

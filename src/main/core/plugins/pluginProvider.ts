@@ -5,7 +5,7 @@ import type { ManifestFlags } from '../../../shared/plugins.js';
 import type { DeclaredFlags, ProviderDeclaration } from '../../../shared/pluginRpc.js';
 import type { ProviderFlags, TargetSpec } from '../../../shared/targets.js';
 import { withFlagDefaults, type BackendProvider } from '../backends/provider.js';
-import { PluginEnvironment, type PluginLink } from './pluginEnvironment.js';
+import { PluginEnvironment, secretsOf, type PluginLink } from './pluginEnvironment.js';
 import { writableHostPathIn } from './writableHostPath.js';
 
 /** What the Core holds of a plugin backend beyond the provider contract: who provides it and its display name. */
@@ -16,6 +16,8 @@ export interface PluginBackend extends BackendProvider {
 
 /** How long a plugin's `flags_for` may take; until it answered, the target's commands ask. */
 const flagsForDeadlineMs = 10_000;
+/** A plugin's probe of one target: a look, so it gets less time than creating an environment. */
+const probeDeadlineMs = 15_000;
 /** Answers kept per backend (one per distinct spec); past it they are asked again. */
 const flagsForCacheMax = 256;
 
@@ -125,5 +127,18 @@ export function pluginProvider(
     flagsFor,
     unavailable: () => link.problem(),
     createEnvironment: (snapshot, ctx) => new PluginEnvironment(snapshot, ctx, link, secretRefKeys),
+    // Only the plugin's own look: a health check never creates an environment (which may start, and bill, a sandbox).
+    ...(decl.probe
+      ? {
+          idleProbe: async (snapshot) =>
+            link
+              .host()
+              .call(
+                'probe_target',
+                { backend: decl.name, spec: { ...snapshot.spec }, secrets: secretsOf(snapshot.spec, secretRefKeys) },
+                probeDeadlineMs,
+              ),
+        }
+      : {}),
   };
 }

@@ -19,6 +19,10 @@ export interface TestPluginOptions {
   /** Offer open_shell and spawn_background (pipes, no pty); default when flags.supports_streams. */
   streams?: boolean;
   version?: string;
+  /** Declare the backend's own `probe(spec)` (the health checks' look without an environment). */
+  probe?: boolean;
+  /** Append one line per create_environment, exec and probe call to this file ("create", "exec", "probe"). */
+  countTo?: string;
 }
 
 /**
@@ -35,14 +39,17 @@ export const misbehave = {
 
 const moduleText = (o: TestPluginOptions): string => `
 import { spawn } from 'node:child_process';
+import { appendFileSync } from 'node:fs';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { homedir } from 'node:os';
 
-const O = ${JSON.stringify({ backends: o.backends ?? [o.name], flags: o.flags ?? {}, throwOnLoad: !!o.throwOnLoad, files: !!o.files, streams: o.streams ?? !!o.flags?.supports_streams })};
+const O = ${JSON.stringify({ backends: o.backends ?? [o.name], flags: o.flags ?? {}, throwOnLoad: !!o.throwOnLoad, files: !!o.files, streams: o.streams ?? !!o.flags?.supports_streams, probe: !!o.probe, countTo: o.countTo ?? '' })};
+const count = (what) => { if (O.countTo) appendFileSync(O.countTo, what + '\\n'); };
 const M = ${JSON.stringify(misbehave)};
 
 function run(command, opts) {
+  count('exec');
   return new Promise((resolve, reject) => {
     if (command.includes(M.throw)) return reject(new Error('exec blew up on purpose'));
     if (command.includes(M.hang)) return;
@@ -95,7 +102,9 @@ export function register(ctx) {
       is_available: () => true,
       check_requirements: (spec) => (spec.root === '/nonexistent' ? ['root /nonexistent does not exist'] : []),
       doctor_checks: () => [{ name: 'sh', ok: true, detail: '/bin/sh' }],
+      ...(O.probe ? { probe: async (spec) => (count('probe'), spec.root === '/nonexistent' ? { ok: false, problem: 'no such root' } : { ok: true, detail: 'looked' }) } : {}),
       create_environment: () => {
+        count('create');
         const env = { exec: run };
         if (O.streams) {
           env.open_shell = (o) => stream('exec /bin/sh -i 2>&1', o);

@@ -90,6 +90,31 @@ export interface RegistryChange {
   previous_generation?: string;
 }
 
+/** One entry of a batch: its change, or why it was refused (nothing of it was written). */
+export type EntryResult = { ok: true; change: RegistryChange } | EntryFailure;
+export interface EntryFailure {
+  ok: false;
+  name: string;
+  error: unknown;
+}
+
+/** One request's change to the document; throws (having changed nothing) when it is refused. */
+type Change = (doc: RegistryDocument, now: string) => RegistryChange;
+
+interface RegisterContext {
+  references: ReadonlySet<string>;
+  configNames: readonly string[];
+}
+
+/** One entry's change made, its refusal caught as that entry's result. */
+function attempt(name: string, change: () => RegistryChange): EntryResult {
+  try {
+    return { ok: true, change: change() };
+  } catch (error) {
+    return { ok: false, name, error };
+  }
+}
+
 interface Snapshot {
   signature: string;
   records: RuntimeRecord[];
@@ -286,14 +311,67 @@ export class Registry implements RuntimeSource {
 
   /** Register a name, or replace it (new generation) with --replace / --if-generation. */
   async register(req: RegisterRequest): Promise<RegistryChange> {
+    return this.mutate(`registering target "${req.name}"`, this.registerChange(req, this.registerContext()));
+  }
+
+  /**
+   * Many registrations in one transaction under the lock (a controller bringing up a fleet): each entry gets the
+   * checks one `register` makes, and its own result; an entry that is refused changes nothing and stops no other.
+   */
+  async registerMany(reqs: readonly RegisterRequest[]): Promise<EntryResult[]> {
+    const context = this.registerContext();
+    const planned = reqs.map((req): { name: string; change: Change } | EntryFailure => {
+      try {
+        return { name: req.name, change: this.registerChange(req, context) };
+      } catch (error) {
+        return { ok: false, name: req.name, error };
+      }
+    });
+    return this.mutate(
+      `registering ${reqs.length} targets`,
+      (doc, now) => planned.map((p) => ('change' in p ? attempt(p.name, () => p.change(doc, now)) : p)),
+      (results) => results.some((r) => r.ok && r.change.action !== 'unchanged'),
+    );
+  }
+
+  /**
+   * Drain or remove every target one owner registered (provider, and owner id: none means the provider's targets
+   * registered without one), in one transaction; `dryRun` says what would happen and writes nothing.
+   */
+  async forOwner(verb: 'drain' | 'remove', req: Requester & { dryRun?: boolean }): Promise<EntryResult[]> {
+    const who = checkRequester(req);
+    return this.mutate(
+      `${verb === 'drain' ? 'draining' : 'removing'} the targets of provider "${who.provider}"`,
+      (doc, now) =>
+        Object.keys(doc.targets)
+          .filter((name) => {
+            const claim = claimedOwner(doc.targets[name]);
+            return claim.provider === who.provider && (claim.owner_id ?? '') === (who.owner_id ?? '');
+          })
+          .map((name) =>
+            attempt(name, () => (verb === 'drain' ? this.drainChange : this.removeChange)({ ...who, name })(doc, now)),
+          ),
+      (results) => !req.dryRun && results.some((r) => r.ok && r.change.action !== 'unchanged'),
+    );
+  }
+
+  /** What every registration of one call is checked against, read once (config names, secret-reference keys). */
+  private registerContext(): RegisterContext {
+    return {
+      references: rememberedSecretReferences(this.home),
+      configNames: [...(this.opts.configNames?.() ?? [])],
+    };
+  }
+
+  /** A registration's checks that need no lock, then the change it makes to the file (checked again there). */
+  private registerChange(req: RegisterRequest, context: RegisterContext): Change {
     const name = checkName(req.name);
     const who = checkRequester(req);
     const generation = req.generation === undefined ? undefined : checkGeneration(req.generation, '--generation');
     const ifGeneration =
       req.if_generation === undefined ? undefined : checkGeneration(req.if_generation, '--if-generation');
-    const spec = checkSpec(name, req.spec, this.schemaFor, { references: rememberedSecretReferences(this.home) });
-    const configNames = [...(this.opts.configNames?.() ?? [])];
-    const configTwin = configNames.find((n) => n.toLowerCase() === name.toLowerCase());
+    const spec = checkSpec(name, req.spec, this.schemaFor, { references: context.references });
+    const configTwin = context.configNames.find((n) => n.toLowerCase() === name.toLowerCase());
     if (configTwin !== undefined) {
       throw new SwitchboardError(
         'registry_conflict',
@@ -304,7 +382,7 @@ export class Registry implements RuntimeSource {
       );
     }
     const fingerprint = specFingerprint(spec as Record<string, unknown>);
-    return this.mutate(`registering target "${name}"`, (doc, now) => {
+    return (doc, now) => {
       const existing = doc.targets[name];
       const twin = Object.keys(doc.targets).find((n) => n !== name && n.toLowerCase() === name.toLowerCase());
       if (twin !== undefined) {
@@ -383,15 +461,19 @@ export class Registry implements RuntimeSource {
       const record = stored(spec, who.provider, who.owner_id ?? '', generation ?? newGeneration(), now, now);
       doc.targets[name] = record;
       return { action: 'registered', record: { name, ...record, spec } };
-    });
+    };
   }
 
   /** Mark a target draining: new calls and panes are refused, work already running goes on. */
   async drain(req: DrainRequest): Promise<RegistryChange> {
+    return this.mutate(`draining target "${req.name}"`, this.drainChange(req));
+  }
+
+  private readonly drainChange = (req: DrainRequest): Change => {
     const name = checkName(req.name);
     const who = checkRequester(req);
     const generation = req.generation === undefined ? undefined : checkGeneration(req.generation, '--generation');
-    return this.mutate(`draining target "${name}"`, (doc, now) => {
+    return (doc, now) => {
       const existing = this.existing(doc, name);
       checkOwnership(name, existing, who, 'drain');
       const rec = usable(name, existing);
@@ -401,15 +483,19 @@ export class Registry implements RuntimeSource {
       const next = { ...(existing as Record<string, unknown>), state: 'draining', updated_at: now };
       doc.targets[name] = next;
       return { action: 'drained', record: { ...rec, state: 'draining', updated_at: now } };
-    });
-  }
+    };
+  };
 
   /** Remove a target (only generation G with `generation`). Running work on it stays until it ends. */
   async remove(req: RemoveRequest): Promise<RegistryChange> {
+    return this.mutate(`removing target "${req.name}"`, this.removeChange(req));
+  }
+
+  private readonly removeChange = (req: RemoveRequest): Change => {
     const name = checkName(req.name);
     const who = checkRequester(req);
     const generation = req.generation === undefined ? undefined : checkGeneration(req.generation, '--generation');
-    return this.mutate(`removing target "${name}"`, (doc) => {
+    return (doc) => {
       const existing = this.existing(doc, name);
       checkOwnership(name, existing, who, 'remove');
       const claim = claimedOwner(existing);
@@ -419,8 +505,8 @@ export class Registry implements RuntimeSource {
       if (claim.generation && fingerprint) retire(doc, { name, generation: claim.generation, fingerprint });
       delete doc.targets[name];
       return { action: 'removed', record: usableOrStub(name, existing) };
-    });
-  }
+    };
+  };
 
   private existing(doc: RegistryDocument, name: string): unknown {
     const existing = doc.targets[name];
@@ -434,21 +520,23 @@ export class Registry implements RuntimeSource {
    * Read-modify-write under the lock: leftovers of killed writers removed, the current file read
    * (never trusted from cache), `change` applied, the result published atomically.
    */
-  private async mutate(
+  private async mutate<T = RegistryChange>(
     doing: string,
-    change: (doc: RegistryDocument, now: string) => RegistryChange,
-  ): Promise<RegistryChange> {
+    change: (doc: RegistryDocument, now: string) => T,
+    /** Whether the result changed the document (a dry run never does). */
+    wrote: (result: T) => boolean = (r) => (r as RegistryChange).action !== 'unchanged',
+  ): Promise<T> {
     namingFailure({ path: this.home, action: 'create', doing }, () => ensureDir(this.home));
     refuseSymlink(this.path);
     const held = await this.lock.acquire().catch((err: unknown) => {
       throw profileWriteError(err, { path: this.lock.lockDir, action: 'create', doing });
     });
-    let result: RegistryChange;
+    let result: T;
     try {
       removeLeftoverTemps(this.path);
       const doc = this.readForWrite();
       result = change(doc, new Date().toISOString());
-      if (result.action !== 'unchanged') {
+      if (wrote(result)) {
         const text = serializeDocument(doc);
         if (Buffer.byteLength(text) > MAX_REGISTRY_BYTES) {
           throw new SwitchboardError(

@@ -1,5 +1,5 @@
 // One target's health check: its backend's probe on an environment that never prompts, with a deadline, and
-// whether the spec's cwd exists there. Used by doctor and by the Core's periodic health checks.
+// whether the spec's cwd exists there (doctor); and the Core's periodic look, which creates nothing (healthProbe).
 import { posix } from 'node:path';
 import { toErrorPayload } from '../../../shared/errors.js';
 import type { BackendProvider, Environment, ProviderContext, TargetSnapshot } from '../backends/provider.js';
@@ -51,6 +51,39 @@ export async function probeTarget(
     return { ok: false, problem: toErrorPayload(err).message, ms: Date.now() - started };
   } finally {
     void env?.cleanup('idle').catch(() => undefined);
+  }
+}
+
+/**
+ * The periodic health checks' look at a target: what its backend declares as costing nothing (IdleProbe), with a
+ * deadline; undefined when it declares no such look (the target is "not checked yet" until a call says how it is).
+ */
+export async function healthProbe(
+  snapshot: TargetSnapshot,
+  provider: BackendProvider | undefined,
+  ctx: ProviderContext,
+  opts: ProbeOptions,
+): Promise<ProbeOutcome | undefined> {
+  if (!provider) return { ok: false, problem: `backend "${snapshot.spec.backend}" is not available`, ms: 0 };
+  const down = provider.unavailable?.();
+  if (down) return { ok: false, problem: down, ms: 0 };
+  const look = provider.idleProbe;
+  if (look === undefined) return undefined;
+  if (look === 'environment') return probeTarget(snapshot, provider, ctx, opts);
+  const started = Date.now();
+  try {
+    // Never prompts: a look reports, a person is asked only by a connection someone wanted.
+    const r = await withDeadline(opts.timeoutMs, () => look(snapshot, { ...ctx, confirmHostKey: undefined }));
+    const ms = Date.now() - started;
+    if (!r.ok) return { ok: false, problem: r.problem, ms };
+    return {
+      ok: true,
+      ...(r.detail ? { detail: r.detail } : {}),
+      ...(r.cwdProblem ? { cwdProblem: r.cwdProblem } : {}),
+      ms,
+    };
+  } catch (err) {
+    return { ok: false, problem: toErrorPayload(err).message, ms: Date.now() - started };
   }
 }
 

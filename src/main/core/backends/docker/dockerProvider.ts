@@ -60,6 +60,8 @@ import { debugLine } from '../shell/warmShell.js';
 export const dockerProvider: BackendProvider = {
   ...dockerDeclaration,
   createEnvironment: (snapshot, ctx) => new DockerEnvironment(snapshot, ctx),
+  // Its probe pings the Engine and inspects the container, if there is one: a container is made on first use only.
+  idleProbe: 'environment',
   afterCrashedRuns: (home, stale) => stopCrashedRunContainers(home, stale),
   orphans: (home, specs, ownKnown) => findOrphans(home, specs, ownKnown),
 };

@@ -35,12 +35,15 @@ import { Sandbox } from '../../sandbox/sandbox.js';
 import { SandboxFiles } from '../../sandbox/sandboxFiles.js';
 import { atomicWrite } from './atomicWrite.js';
 import { sandboxNote } from '../../sandbox/sandboxNote.js';
+import { localReach } from './localReach.js';
 import { expandPath } from '../../sandbox/sandboxPolicy.js';
 import type { SandboxSetting } from '../../../../shared/specFields.js';
 
 export const localProvider: BackendProvider = {
   ...localDeclaration,
   createEnvironment: (snapshot, ctx) => new LocalEnvironment(snapshot, ctx),
+  // This machine: a stat of the cwd, no sandbox started (a probe through one would spawn bwrap per target a minute).
+  idleProbe: localReach,
 };
 
 /** The shell used for commands: bash where it exists, else sh. */

@@ -41,10 +41,13 @@ import { endGroupScript, tracked } from '../../processes/endGently.js';
 import { debugLine } from '../shell/warmShell.js';
 import { loadSshConfig } from './sshConfig.js';
 import { resolveRoute, type SshHop } from './sshRoute.js';
+import { sshReach } from './sshReach.js';
 
 export const sshProvider: BackendProvider = {
   ...sshDeclaration,
   createEnvironment: (snapshot, ctx) => new SshEnvironment(snapshot, ctx),
+  // A TCP connect: logging in to hundreds of hosts a minute would cost each of them a session and an auth log line.
+  idleProbe: sshReach,
 };
 
 /**
