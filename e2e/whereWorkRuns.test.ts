@@ -101,7 +101,7 @@ async function held(target: 'alpha' | 'beta', name: string) {
   const { page, errors } = await openRouted(app.browser, app.served);
   const path = scratch(app.served, target, name);
   const call = agentCall(app.served, target, `rm -rf ${name}`);
-  const d = page.getByRole('dialog', { name: 'Approve command' });
+  const d = page.getByRole('alertdialog', { name: 'Approve command' });
   const note = d.getByRole('note', { name: 'Where it runs' });
   await note.waitFor({ timeout: 20_000 });
   await poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Deny');

@@ -27,6 +27,8 @@ import { restoreWorkspace } from './store/workspacePersist.js';
 import { startSync } from './store/sync.js';
 import { useApprovals } from './store/approvals.js';
 import { startApprovalNotices } from './approvalNotices.js';
+import { startAnnouncer } from './announcer.js';
+import { LiveRegion } from './components/LiveRegion.js';
 import { actionForKey } from './keyboard.js';
 import { runCommand } from './actions.js';
 import { isPersonPage } from './client/connect.js';
@@ -53,13 +55,14 @@ function WindowTitle(): null {
   return null;
 }
 
-/** Light or dark for the whole window, from Settings or the system. */
+/** Light, dark or high contrast for the whole window, from Settings or the system. */
 function useThemeAttribute(): void {
   const theme = useSettings((s) => s.theme);
   const system = useColorScheme((s) => s.system);
+  const moreContrast = useColorScheme((s) => s.moreContrast);
   useEffect(() => {
     document.documentElement.dataset.theme = resolvedScheme(theme);
-  }, [theme, system]);
+  }, [theme, system, moreContrast]);
 }
 
 /**
@@ -91,6 +94,7 @@ export function App() {
 function PersonWindow() {
   useEffect(() => startSync(), []);
   useEffect(() => startApprovalNotices(), []);
+  useEffect(() => startAnnouncer(), []);
   useFirstTab();
   useThemeAttribute();
   const [dockHeight, setDockHeight] = useRememberedSize(dockRule);
@@ -103,7 +107,7 @@ function PersonWindow() {
       const action = actionForKey(e, inTerminal);
       if (!action) return;
       // A dialog owns the keyboard while it is open: no tab opens or pane closes behind it.
-      if (document.querySelector('[role="dialog"]')) return;
+      if (document.querySelector('[role="dialog"], [role="alertdialog"]')) return;
       e.preventDefault();
       e.stopPropagation();
       runCommand(action);
@@ -117,6 +121,7 @@ function PersonWindow() {
       className={`app${collapsed ? ' app--collapsed' : ''}`}
       style={collapsed ? undefined : { ['--sidebar-w' as string]: `${sidebarWidth}px` }}
     >
+      <h1 className="visually-hidden">Switchboard</h1>
       <Sidebar />
       {!collapsed && (
         <ResizeHandle
@@ -128,7 +133,7 @@ function PersonWindow() {
           className="sidebar-splitter"
         />
       )}
-      <div className="main">
+      <main className="main">
         <ConnectionBanner />
         <TabBar />
         <Workspace />
@@ -144,7 +149,7 @@ function PersonWindow() {
           <ProcessesPanel />
           <ActivityFeed />
         </div>
-      </div>
+      </main>
       <StatusBar />
       <Toasts />
       <ContextMenu />
@@ -152,6 +157,7 @@ function PersonWindow() {
       <SettingsDialog />
       <DialogHost />
       <WindowTitle />
+      <LiveRegion />
     </div>
   );
 }

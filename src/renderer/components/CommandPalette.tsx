@@ -61,9 +61,12 @@ function PaletteBody() {
         }}
         onKeyDown={onKeyDown}
       />
-      <ul className="palette__list" id="palette-list" role="listbox" aria-label="Commands">
+      <div className="palette__list" id="palette-list" role="listbox" aria-label="Commands">
         {list.map((id, i) => (
-          <li
+          // The input keeps the focus (aria-activedescendant): the arrows there pick an option, or a click does.
+          // biome-ignore lint/a11y/useFocusableInteractive: focus stays in the input (aria-activedescendant)
+          // biome-ignore lint/a11y/useKeyWithClickEvents: the input's arrows and Enter are the keys
+          <div
             key={id}
             id={`cmd-${id}`}
             role="option"
@@ -74,10 +77,14 @@ function PaletteBody() {
           >
             <span>{commands[id].title}</span>
             {shortcutOf(id) && <kbd>{shortcutOf(id)}</kbd>}
-          </li>
+          </div>
         ))}
-        {list.length === 0 && <li className="palette__empty">No command matches.</li>}
-      </ul>
+      </div>
+      {list.length === 0 && (
+        <p className="palette__empty" role="status">
+          No command matches.
+        </p>
+      )}
     </Modal>
   );
 }

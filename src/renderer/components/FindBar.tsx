@@ -45,7 +45,7 @@ export function FindBar({ paneId, openCount }: { paneId: string; openCount: numb
           ? `${results.count} matches`
           : `${results.index + 1} of ${results.count}`;
   return (
-    <div className="findbar" role="search" aria-label="Find in terminal">
+    <search className="findbar" aria-label="Find in terminal">
       <input
         ref={input}
         className="findbar__input"
@@ -84,6 +84,6 @@ export function FindBar({ paneId, openCount }: { paneId: string; openCount: numb
       <button type="button" className="icon-button" aria-label="Close find" title="Close (Escape)" onClick={close}>
         <IconClose size={12} />
       </button>
-    </div>
+    </search>
   );
 }

@@ -119,6 +119,7 @@ function SettingsBody() {
               <option value="system">Follow the system</option>
               <option value="dark">Dark</option>
               <option value="light">Light</option>
+              <option value="high-contrast">High contrast</option>
             </select>
           </label>
           <label className="field">
@@ -145,6 +146,12 @@ function SettingsBody() {
           checked={s.ctrlVPastes}
           onChange={(ctrlVPastes) => update({ ctrlVPastes })}
           hint="Ctrl+Shift+V always pastes."
+        />
+        <Check
+          label="Screen reader mode (terminals read their rows and new output)"
+          checked={s.screenReaderMode}
+          onChange={(screenReaderMode) => update({ screenReaderMode })}
+          hint="xterm's accessibility tree: a screen reader can walk the rows and hears new output as it arrives."
         />
       </div>
       <div className="modal__actions">

@@ -74,8 +74,11 @@ function Tab({ tab, index, active }: { tab: TabState; index: number; active: boo
   };
 
   return (
+    // Presentation: in the tab list only the tab itself is an item (its close button is the mouse's, Delete the keys').
+    // biome-ignore lint/a11y/noStaticElementInteractions: dragging to reorder is a mouse convenience
     <div
       className={`tab${active ? ' tab--active' : ''}${dropSide ? ` tab--drop-${dropSide}` : ''}`}
+      role="presentation"
       draggable={!renaming}
       onDragStart={(e) => {
         e.dataTransfer.setData(DRAG_TYPE, tab.id);
@@ -109,14 +112,18 @@ function Tab({ tab, index, active }: { tab: TabState; index: number; active: boo
             if (e.key === 'F2') {
               e.preventDefault();
               setRenaming(true);
+            } else if (e.key === 'Delete') {
+              e.preventDefault();
+              closeTab(tab.id);
             }
           }}
         >
           <IconTerminal size={13} />
           <span className="tab__title">{title}</span>
           {count > 1 && (
-            <span className="tab__count" aria-label={`${count} panes`}>
+            <span className="tab__count" title={`${count} panes`}>
               {count}
+              <span className="visually-hidden"> panes</span>
             </span>
           )}
         </button>
@@ -124,7 +131,8 @@ function Tab({ tab, index, active }: { tab: TabState; index: number; active: boo
       <button
         type="button"
         className="icon-button tab__close"
-        aria-label={`Close tab ${index + 1}`}
+        tabIndex={-1}
+        aria-hidden="true"
         title="Close tab"
         onClick={() => closeTab(tab.id)}
       >

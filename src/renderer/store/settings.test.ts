@@ -22,6 +22,14 @@ describe('settings', () => {
     expect(parseSettings(null).fontSize).toBe(13);
   });
 
+  it('keeps the high-contrast theme and screen reader mode; screen reader mode is off by default', () => {
+    expect(parseSettings({ theme: 'high-contrast', screenReaderMode: true })).toMatchObject({
+      theme: 'high-contrast',
+      screenReaderMode: true,
+    });
+    expect(parseSettings({ screenReaderMode: 'yes' }).screenReaderMode).toBe(false);
+  });
+
   it.each([
     [13, 0, 13],
     [13, 4, 17],

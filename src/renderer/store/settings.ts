@@ -17,7 +17,8 @@ const SettingsSchema = z.object({
   /** Ctrl+= / Ctrl+- add to the font size in every terminal; Ctrl+0 sets it back to 0. */
   zoom: z.number().int().min(-8).max(16).catch(0),
   scrollback: z.number().int().min(SCROLLBACK.min).max(SCROLLBACK.max).catch(SCROLLBACK.default),
-  theme: z.enum(['system', 'dark', 'light']).catch('system'),
+  /** `system` follows prefers-color-scheme, and prefers-contrast: more picks high contrast. */
+  theme: z.enum(['system', 'dark', 'light', 'high-contrast']).catch('system'),
   copyOnSelect: z.boolean().catch(false),
   /** Ctrl+V pastes instead of sending ^V (the Windows convention); Ctrl+Shift+V always pastes. */
   ctrlVPastes: z.boolean().catch(isWindows()),
@@ -28,6 +29,8 @@ const SettingsSchema = z.object({
   gpu: z.enum(['auto', 'on', 'off']).catch('auto'),
   /** The person's own keyboard shortcuts, JSON by command (Settings → Keys); '' keeps every default. */
   keys: z.string().max(4000).catch(''),
+  /** xterm's screen reader mode: an accessibility tree of the rows and a live region that reads new output. */
+  screenReaderMode: z.boolean().catch(false),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 
@@ -132,8 +135,8 @@ function readLegacy(): Record<string, unknown> | undefined {
 }
 
 export function pick(s: Settings): Settings {
-  const { fontFamily, fontSize, zoom, scrollback, theme, copyOnSelect, ctrlVPastes, gpu, keys } = s;
-  return { fontFamily, fontSize, zoom, scrollback, theme, copyOnSelect, ctrlVPastes, gpu, keys };
+  const { fontFamily, fontSize, zoom, scrollback, theme, copyOnSelect, ctrlVPastes, gpu, keys, screenReaderMode } = s;
+  return { fontFamily, fontSize, zoom, scrollback, theme, copyOnSelect, ctrlVPastes, gpu, keys, screenReaderMode };
 }
 
 export function effectiveFontSize(s: Pick<Settings, 'fontSize' | 'zoom'>): number {

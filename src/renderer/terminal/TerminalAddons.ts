@@ -97,7 +97,8 @@ export class TerminalAddons {
       this.clearSearch();
       return false;
     }
-    const opts: ISearchOptions = { decorations: searchColors(resolvedScheme(useSettings.getState().theme)) };
+    const scheme = resolvedScheme(useSettings.getState().theme) === 'light' ? 'light' : 'dark';
+    const opts: ISearchOptions = { decorations: searchColors(scheme) };
     // Typing refines the current match in place; Enter / the buttons move on.
     if (query !== this.lastQuery && !backwards) opts.incremental = true;
     this.lastQuery = query;
@@ -120,11 +121,15 @@ export class TerminalAddons {
     const o = this.term.options;
     const fontSize = effectiveFontSize(s);
     const theme = terminalThemes[resolvedScheme(s.theme)];
+    // No blinking cursor for a person who asked the system for less motion.
+    const blink = !useColorScheme.getState().reducedMotion;
     const sized = o.fontSize !== fontSize || o.fontFamily !== s.fontFamily;
     if (o.fontSize !== fontSize) o.fontSize = fontSize;
     if (o.fontFamily !== s.fontFamily) o.fontFamily = s.fontFamily;
     if (o.scrollback !== s.scrollback) o.scrollback = s.scrollback;
     if (o.theme !== theme) o.theme = theme;
+    if (o.screenReaderMode !== s.screenReaderMode) o.screenReaderMode = s.screenReaderMode;
+    if (o.cursorBlink !== blink) o.cursorBlink = blink;
     if (this.term.element) this.chooseRenderer(s.gpu);
     if (sized) onResize();
   }
