@@ -151,7 +151,7 @@ describe('where agent work runs', () => {
     expect(await note.textContent()).toBe(
       'This target is unsandboxed: the command runs with your own powers on this machine.',
     );
-    expect(await d.getAttribute('aria-describedby')).toBe('approve-sandbox approve-lead');
+    expect(await d.getAttribute('aria-describedby')).toBe('approve-sandbox approve-lead approve-command');
     const deny = d.getByRole('button', { name: 'Deny' });
     expect(await deny.evaluate((el) => getComputedStyle(el).outlineStyle)).toBe('solid');
     expect(await deny.evaluate((el) => parseFloat(getComputedStyle(el).outlineWidth))).toBeGreaterThanOrEqual(2);

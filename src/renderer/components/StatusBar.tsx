@@ -31,7 +31,9 @@ export function StatusBar() {
         <span className={`dot dot--conn-${conn}`} aria-hidden="true" />
         {connText[conn]}
       </span>
-      <span className="statusbar__item">{conn === 'closed' ? 'targets unknown while disconnected' : counts}</span>
+      <span className="statusbar__item" role="note" aria-label="Target health">
+        {conn === 'closed' ? 'targets unknown while disconnected' : counts}
+      </span>
       {focused && (
         <span className="statusbar__item mono">
           {focused.target}
