@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { loadSshEnv } from '../scripts/testEnv.js';
 import { freePort } from '../scripts/privateSshd.js';
 import { openUi, pane, root, useServeAndBrowser, waitForPrompt, type Served } from './harness.js';
-import { runAxe, serious } from './axe.js';
+import { report, runAxe, serious } from './axe.js';
 
 vi.setConfig({ testTimeout: 400_000 });
 const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 30_000 });
@@ -39,6 +39,17 @@ async function prepare(served: Served): Promise<void> {
 const app = useServeAndBrowser(prepare, { configExtra: 'approvals:\n  mode: ask\n  timeout: 600\n' });
 
 type Theme = 'dark' | 'light' | 'high-contrast';
+/** axe's rules for headings and landmarks (moderate): what a screen reader's "next heading / region" keys rely on. */
+const structure = new Set([
+  'page-has-heading-one',
+  'region',
+  'landmark-one-main',
+  'landmark-no-duplicate-main',
+  'landmark-unique',
+  'landmark-complementary-is-top-level',
+  'landmark-main-is-top-level',
+  'heading-order',
+]);
 const sizes = [
   { width: 1400, height: 900 },
   { width: 900, height: 600 },
@@ -64,7 +75,11 @@ async function sweep(theme: Theme, viewport: { width: number; height: number }):
     await page.waitForTimeout(250);
     const file = `a11y-${theme}-${viewport.width}-${screen.replace(/\W+/g, '-')}.png`;
     await page.screenshot({ path: join(root, 'test-results', file) });
-    for (const v of serious(await runAxe(page))) found.push(`[${tag}] ${screen}: ${v}`);
+    const violations = await runAxe(page);
+    for (const v of serious(violations)) found.push(`[${tag}] ${screen}: ${v}`);
+    // The window's structure too (moderate): one h1, and every part in a landmark (sidebar, panes, Processes, …).
+    if (screen === 'window')
+      for (const v of violations.filter((v) => structure.has(v.id))) found.push(`[${tag}] ${screen}: ${report(v)}`);
   };
   const dismiss = async (role: 'dialog' | 'alertdialog' | 'menu', name: string): Promise<void> => {
     await page.keyboard.press('Escape');

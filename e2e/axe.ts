@@ -24,14 +24,15 @@ export async function runAxe(page: Page): Promise<AxeViolation[]> {
   });
 }
 
-/** The serious and critical ones, each as "rule (impact): help" with its nodes beneath. */
+/** One violation as "rule (impact): help", its nodes beneath with what axe says to fix. */
+export function report(v: AxeViolation): string {
+  const nodes = v.nodes.map(
+    (n) => `    ${n.target.join(' ')}: ${(n.failureSummary ?? '').replace(/\s*\n\s*/g, ' ').slice(0, 300)}`,
+  );
+  return `${v.id} (${v.impact}): ${v.help}\n${nodes.join('\n')}`;
+}
+
+/** The serious and critical ones, reported. */
 export function serious(violations: readonly AxeViolation[]): string[] {
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
-    .map((v) => {
-      const nodes = v.nodes.map(
-        (n) => `    ${n.target.join(' ')}: ${(n.failureSummary ?? '').replace(/\s*\n\s*/g, ' ').slice(0, 300)}`,
-      );
-      return `${v.id} (${v.impact}): ${v.help}\n${nodes.join('\n')}`;
-    });
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map(report);
 }

@@ -121,19 +121,21 @@ function PersonWindow() {
       className={`app${collapsed ? ' app--collapsed' : ''}`}
       style={collapsed ? undefined : { ['--sidebar-w' as string]: `${sidebarWidth}px` }}
     >
-      <h1 className="visually-hidden">Switchboard</h1>
       <Sidebar />
-      {!collapsed && (
-        <ResizeHandle
-          rule={sidebarRule}
-          size={sidebarWidth}
-          onChange={setSidebarWidth}
-          along="column"
-          label="Resize the sidebar"
-          className="sidebar-splitter"
-        />
-      )}
+      {/* Everything but the sidebar and the status line is in <main>, the splitter on the sidebar's edge too (it is
+          placed against the frame, not the main column). */}
       <main className="main">
+        <h1 className="visually-hidden">Switchboard</h1>
+        {!collapsed && (
+          <ResizeHandle
+            rule={sidebarRule}
+            size={sidebarWidth}
+            onChange={setSidebarWidth}
+            along="column"
+            label="Resize the sidebar"
+            className="sidebar-splitter"
+          />
+        )}
         <ConnectionBanner />
         <TabBar />
         <Workspace />
