@@ -2,13 +2,13 @@
 // split panes, Processes and Activity with rows, each dialog, the palette, the menus, in the light, dark and
 // high-contrast themes at 1400×900 and 900×600. Any serious or critical finding fails, with its rule and nodes.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import type { Page } from 'playwright-core';
 import { loadSshEnv } from '../scripts/testEnv.js';
 import { freePort } from '../scripts/privateSshd.js';
-import { openUi, pane, root, useServeAndBrowser, waitForPrompt, type Served } from './harness.js';
+import { openUi, pane, root, run, useServeAndBrowser, waitForPrompt, type Served } from './harness.js';
 import { report, runAxe, serious } from './axe.js';
 
 vi.setConfig({ testTimeout: 400_000 });
@@ -65,12 +65,13 @@ async function open(theme: Theme, viewport: { width: number; height: number }): 
   return page;
 }
 
-/** Runs every screen of the window through axe; returns what it found, by screen. */
-async function sweep(theme: Theme, viewport: { width: number; height: number }): Promise<string[]> {
-  const page = await open(theme, viewport);
-  const found: string[] = [];
+/**
+ * A check of the page's current screen: axe's serious and critical findings (and, on the window itself, its heading
+ * and landmark findings) go into `found`, tagged; a screenshot of each screen goes to test-results/.
+ */
+function checker(page: Page, theme: Theme, viewport: { width: number; height: number }, found: string[]) {
   const tag = `${theme} ${viewport.width}×${viewport.height}`;
-  const check = async (screen: string): Promise<void> => {
+  return async (screen: string): Promise<void> => {
     // Past the dialogs' 140 ms entrance: axe measures contrast on what is drawn.
     await page.waitForTimeout(250);
     const file = `a11y-${theme}-${viewport.width}-${screen.replace(/\W+/g, '-')}.png`;
@@ -81,6 +82,13 @@ async function sweep(theme: Theme, viewport: { width: number; height: number }):
     if (screen === 'window')
       for (const v of violations.filter((v) => structure.has(v.id))) found.push(`[${tag}] ${screen}: ${report(v)}`);
   };
+}
+
+/** Runs every screen of the window through axe; returns what it found, by screen. */
+async function sweep(theme: Theme, viewport: { width: number; height: number }): Promise<string[]> {
+  const page = await open(theme, viewport);
+  const found: string[] = [];
+  const check = checker(page, theme, viewport, found);
   const dismiss = async (role: 'dialog' | 'alertdialog' | 'menu', name: string): Promise<void> => {
     await page.keyboard.press('Escape');
     await page.getByRole(role, { name }).waitFor({ state: 'detached' });
@@ -183,6 +191,98 @@ async function sweep(theme: Theme, viewport: { width: number; height: number }):
   return found;
 }
 
+/**
+ * The states a window passes through beside its screens: nothing matches, a form with problems, two requests queued
+ * (the first waiting for a pause in typing, then with its secret shown), a broken config, an exited shell, a page
+ * without the person link, and the Core gone.
+ */
+async function states(theme: Theme): Promise<string[]> {
+  const viewport = sizes[0]!;
+  const page = await open(theme, viewport);
+  const found: string[] = [];
+  const check = checker(page, theme, viewport, found);
+  const p1 = pane(page, 1);
+
+  await page.keyboard.press('Control+Shift+P');
+  await page.keyboard.type('no such command');
+  await page.getByText('No command matches.').waitFor();
+  await check('palette without a match');
+  await page.keyboard.press('Escape');
+  await p1.locator('.xterm').click();
+  await page.keyboard.press('Control+Shift+F');
+  await page.keyboard.type('no-such-text-here');
+  await page.getByText('No results').waitFor();
+  await check('find without a result');
+  await page.keyboard.press('Escape');
+
+  await page.getByRole('button', { name: 'Add target' }).click();
+  const form = page.getByRole('dialog', { name: 'Add target' });
+  await form.getByLabel('Name').fill(`box-${theme}`);
+  await form.getByLabel('Backend').selectOption('docker');
+  await form.getByLabel('Image').fill('debian:bookworm');
+  await form.locator('summary', { hasText: 'More options' }).click();
+  await form.getByLabel('CPUs').fill('two');
+  await form.getByRole('button', { name: 'Add target' }).click();
+  await form.getByText('CPUs must be a number, like 1.5').waitFor();
+  await check('add target with problems');
+  await page.keyboard.press('Escape');
+
+  // A request arrives while the person types; a second one queues behind it.
+  await p1.locator('.xterm').click();
+  let typing = true;
+  const typed = (async () => {
+    while (typing) await page.keyboard.type('x', { delay: 60 });
+  })();
+  const secret = 'Hunter2Secret';
+  const call = (command: string) =>
+    app.served.cli(['call', 'terminal', JSON.stringify({ command, execution_target: 'alpha' }), '--json']);
+  const first = call(`rm -rf gone-${theme} && curl -u admin:${secret} https://example.invalid/`);
+  const dialog = page.getByRole('alertdialog', { name: 'Approve command' });
+  await dialog.getByRole('status').waitFor();
+  const second = call(`rm -rf gone-too-${theme}`);
+  await dialog.getByRole('note', { name: 'Request 1 of 2' }).waitFor();
+  await check('approve, waiting for a pause, two queued');
+  typing = false;
+  await typed;
+  await poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Deny');
+  await dialog.getByRole('button', { name: 'Show secrets' }).click();
+  await check('approve, secret shown');
+  await page.keyboard.press('Escape');
+  expect((await first).code).not.toBe(0);
+  await poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Deny');
+  await page.keyboard.press('Escape');
+  expect((await second).code).not.toBe(0);
+  await page.keyboard.press('Control+C');
+
+  const configPath = join(app.served.home, 'config.yaml');
+  const config = readFileSync(configPath, 'utf8');
+  writeFileSync(configPath, config.replace('  targets:\n', '  targets:\n    broken: { backend: nosuch }\n'));
+  await page.getByRole('alert', { name: 'Configuration problems' }).waitFor({ timeout: 20_000 });
+  await check('configuration problems');
+  writeFileSync(configPath, config);
+  await page.getByRole('alert', { name: 'Configuration problems' }).waitFor({ state: 'detached', timeout: 20_000 });
+
+  await run(p1, 'exit');
+  await p1.getByText('exited', { exact: true }).waitFor();
+  await check('exited shell');
+
+  const stranger = await app.browser.newPage({ viewport, bypassCSP: true });
+  await stranger.emulateMedia(
+    theme === 'high-contrast' ? { colorScheme: 'dark', contrast: 'more' } : { colorScheme: theme },
+  );
+  await stranger.goto(app.served.url.replace(/#.*$/, ''));
+  await stranger.getByRole('heading', { name: 'This page is not your window' }).waitFor();
+  for (const v of serious(await runAxe(stranger))) found.push(`[${theme}] not your window: ${v}`);
+  await stranger.close();
+
+  await app.served.restart(async () => {
+    await page.getByRole('alert').filter({ hasText: 'Lost the connection to the Core' }).waitFor();
+    await check('disconnected');
+  });
+  await page.close();
+  return found;
+}
+
 describe('axe finds nothing serious or critical', () => {
   for (const theme of ['dark', 'light'] as const) {
     for (const viewport of sizes) {
@@ -194,6 +294,12 @@ describe('axe finds nothing serious or critical', () => {
   }
   it('on every screen in the high-contrast theme at 1400×900', async () => {
     const found = await sweep('high-contrast', sizes[0]!);
+    expect(found.length, `axe found:\n${found.join('\n')}`).toBe(0);
+  });
+  // Last: it restarts the Core.
+  it('in the states the window passes through, in each theme', async () => {
+    const found: string[] = [];
+    for (const theme of ['dark', 'light', 'high-contrast'] as const) found.push(...(await states(theme)));
     expect(found.length, `axe found:\n${found.join('\n')}`).toBe(0);
   });
 });

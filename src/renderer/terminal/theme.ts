@@ -22,7 +22,7 @@ export const terminalThemes: Record<ColorScheme, ITheme> = {
     magenta: '#c792ea',
     cyan: '#56c8d8',
     white: '#c8cdd6',
-    brightBlack: '#5c6573',
+    brightBlack: '#7d8696',
     brightRed: '#ff7b86',
     brightGreen: '#98e6a8',
     brightYellow: '#f2d39a',
@@ -91,6 +91,8 @@ export const terminalOptions: ITerminalOptions = {
   cursorWidth: 2,
   scrollback: 5000,
   allowTransparency: false,
+  // Text too close to its background in a program's colours is lifted to 4.5:1, as VS Code's terminal does.
+  minimumContrastRatio: 4.5,
   drawBoldTextInBrightColors: true,
   macOptionIsMeta: true,
   rightClickSelectsWord: true,
