@@ -58,11 +58,11 @@ function WindowTitle(): null {
 /** Light, dark or high contrast for the whole window, from Settings or the system. */
 function useThemeAttribute(): void {
   const theme = useSettings((s) => s.theme);
-  const system = useColorScheme((s) => s.system);
-  const moreContrast = useColorScheme((s) => s.moreContrast);
+  // Read again whenever the system's preferences change (the selector runs on every change of that store).
+  const scheme = useColorScheme(() => resolvedScheme(theme));
   useEffect(() => {
-    document.documentElement.dataset.theme = resolvedScheme(theme);
-  }, [theme, system, moreContrast]);
+    document.documentElement.dataset.theme = scheme;
+  }, [scheme]);
 }
 
 /**
