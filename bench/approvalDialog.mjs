@@ -48,7 +48,7 @@ for (let i = 0; i <= calls; i++) {
   else console.log(`first call: ${t - start} ms`);
   await page.keyboard.press('Escape');
   await result;
-  await page.getByRole('dialog', { name: 'Approve command' }).waitFor({ state: 'detached' });
+  await page.getByRole('alertdialog', { name: 'Approve command' }).waitFor({ state: 'detached' });
 }
 const at = (p) => pct(times, p).toFixed(0);
 console.log(

@@ -26,7 +26,7 @@ function agentCall(served: Served, target: string, command: string): Promise<Cal
 }
 
 function dialog(page: Page) {
-  return page.getByRole('dialog', { name: 'Approve command' });
+  return page.getByRole('alertdialog', { name: 'Approve command' });
 }
 
 /** Waits for the dialog to show this command. */
@@ -115,6 +115,10 @@ describe('Approve command', () => {
     // It is up while keys still go out, waiting for a pause.
     await page.screenshot({ path: join(root, 'test-results/e2e-approve-while-typing.png') });
     expect(await d.getByRole('status').textContent()).toMatch(/pause in your typing/);
+    // Said by the window's polite live region meanwhile; not modal yet: the window behind is still the person's.
+    const announced = page.getByRole('log', { name: 'Announcements' });
+    expect(await announced.textContent()).toContain(`wants to run ${s.command} on alpha`);
+    expect(await d.getAttribute('aria-modal')).toBeNull();
     seen = true;
     const words = await typing;
     await waitForText(p1, new RegExp(`^${m}-first$`, 'm'));
@@ -124,6 +128,7 @@ describe('Approve command', () => {
     // After the pause it takes the keyboard, with Deny focused and its ring shown.
     await poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Deny');
     expect(await d.getByRole('status').count()).toBe(0);
+    expect(await d.getAttribute('aria-modal')).toBe('true');
     const ring = await d.getByRole('button', { name: 'Deny' }).evaluate((el) => getComputedStyle(el).outlineStyle);
     expect(ring).not.toBe('none');
     await page.screenshot({ path: join(root, 'test-results/e2e-approve-after-typing.png') });

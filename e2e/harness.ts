@@ -250,7 +250,7 @@ export async function openUi(
   browser: Browser,
   url: string,
   viewport = { width: 1440, height: 900 },
-  opts: { keepWorkspace?: boolean; permissions?: string[] } = {},
+  opts: { keepWorkspace?: boolean; permissions?: string[]; bypassCSP?: boolean } = {},
 ): Promise<{ page: Page; errors: string[] }> {
   // Each page starts with one terminal unless a test is about the tabs kept from the last session.
   const home = homeOf.get(url);
@@ -259,6 +259,8 @@ export async function openUi(
     viewport,
     deviceScaleFactor: 1,
     ...(opts.permissions ? { permissions: opts.permissions } : {}),
+    // Only for a test that injects a script of its own (axe-core): the window's CSP forbids inline scripts.
+    ...(opts.bypassCSP ? { bypassCSP: true } : {}),
   });
   const errors: string[] = [];
   page.on('console', (m) => {

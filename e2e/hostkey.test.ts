@@ -49,9 +49,9 @@ describe.skipIf(!ssh)('unknown SSH host key', () => {
     const { page, errors } = await openUi(browser, served.url);
     const p1 = pane(page, 1);
     await p1.getByRole('combobox', { name: 'Target' }).selectOption('remote');
-    const dialog = page.getByRole('dialog', { name: 'Trust host key?' });
+    const dialog = page.getByRole('alertdialog', { name: 'Trust host key?' });
     await dialog.waitFor({ timeout: 15_000 });
-    expect(await dialog.getByLabel('Fingerprint').textContent()).toBe(ssh!.fingerprint);
+    expect(await dialog.locator('#hostkey-fingerprint').textContent()).toBe(ssh!.fingerprint);
     expect(await dialog.textContent()).toContain(`${ssh!.host}:${ssh!.port}`);
     await expect.poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Reject');
     await page.screenshot({ path: 'test-results/e2e-hostkey.png' });

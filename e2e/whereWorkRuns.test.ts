@@ -101,7 +101,7 @@ async function held(target: 'alpha' | 'beta', name: string) {
   const { page, errors } = await openRouted(app.browser, app.served);
   const path = scratch(app.served, target, name);
   const call = agentCall(app.served, target, `rm -rf ${name}`);
-  const d = page.getByRole('dialog', { name: 'Approve command' });
+  const d = page.getByRole('alertdialog', { name: 'Approve command' });
   const note = d.getByRole('note', { name: 'Where it runs' });
   await note.waitFor({ timeout: 20_000 });
   await poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Deny');
@@ -151,7 +151,7 @@ describe('where agent work runs', () => {
     expect(await note.textContent()).toBe(
       'This target is unsandboxed: the command runs with your own powers on this machine.',
     );
-    expect(await d.getAttribute('aria-describedby')).toBe('approve-sandbox approve-lead');
+    expect(await d.getAttribute('aria-describedby')).toBe('approve-sandbox approve-lead approve-command');
     const deny = d.getByRole('button', { name: 'Deny' });
     expect(await deny.evaluate((el) => getComputedStyle(el).outlineStyle)).toBe('solid');
     expect(await deny.evaluate((el) => parseFloat(getComputedStyle(el).outlineWidth))).toBeGreaterThanOrEqual(2);

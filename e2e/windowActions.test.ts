@@ -81,7 +81,7 @@ describe('window actions', () => {
     expect(text).toContain(`sleep 300; echo ${m}`);
     expect(text).toMatch(/Duration\d+(\.\d+)? (ms|s)/);
     expect(text).toContain('Resultok');
-    expect(await killRow.getAttribute('aria-expanded')).toBe('true');
+    expect(await killRow.getAttribute('aria-current')).toBe('true');
 
     // Add a runtime target in the window, start a process there, remove the target.
     await page.getByRole('button', { name: 'Add target' }).click();

@@ -28,6 +28,8 @@ import { restoreWorkspace } from './store/workspacePersist.js';
 import { startSync } from './store/sync.js';
 import { useApprovals } from './store/approvals.js';
 import { startApprovalNotices } from './approvalNotices.js';
+import { startAnnouncer } from './announcer.js';
+import { LiveRegion } from './components/LiveRegion.js';
 import { actionForKey } from './keyboard.js';
 import { runCommand } from './actions.js';
 import { isPersonPage } from './client/connect.js';
@@ -55,16 +57,17 @@ function WindowTitle(): null {
 }
 
 /**
- * Light or dark for the whole window, from Settings or the system; the terminals' colour scheme, when one is chosen,
- * also paints the space around them.
+ * Light, dark or high contrast for the whole window, from Settings or the system; the terminals' colour scheme, when
+ * one is chosen, also paints the space around them.
  */
 function useThemeAttribute(): void {
   const theme = useSettings((s) => s.theme);
   const scheme = useSettings((s) => s.terminalScheme);
-  const system = useColorScheme((s) => s.system);
+  // Read again whenever the system's preferences change (the selector runs on every change of that store).
+  const windowScheme = useColorScheme(() => resolvedScheme(theme));
   useEffect(() => {
-    document.documentElement.dataset.theme = resolvedScheme(theme);
-  }, [theme, system]);
+    document.documentElement.dataset.theme = windowScheme;
+  }, [windowScheme]);
   useEffect(() => {
     const root = document.documentElement.style;
     if (isTerminalSchemeId(scheme)) root.setProperty('--term-bg', terminalSchemes[scheme].background);
@@ -101,6 +104,7 @@ export function App() {
 function PersonWindow() {
   useEffect(() => startSync(), []);
   useEffect(() => startApprovalNotices(), []);
+  useEffect(() => startAnnouncer(), []);
   useFirstTab();
   useThemeAttribute();
   const [dockHeight, setDockHeight] = useRememberedSize(dockRule);
@@ -113,7 +117,7 @@ function PersonWindow() {
       const action = actionForKey(e, inTerminal);
       if (!action) return;
       // A dialog owns the keyboard while it is open: no tab opens or pane closes behind it.
-      if (document.querySelector('[role="dialog"]')) return;
+      if (document.querySelector('[role="dialog"], [role="alertdialog"]')) return;
       e.preventDefault();
       e.stopPropagation();
       runCommand(action);
@@ -128,17 +132,20 @@ function PersonWindow() {
       style={collapsed ? undefined : { ['--sidebar-w' as string]: `${sidebarWidth}px` }}
     >
       <Sidebar />
-      {!collapsed && (
-        <ResizeHandle
-          rule={sidebarRule}
-          size={sidebarWidth}
-          onChange={setSidebarWidth}
-          along="column"
-          label="Resize the sidebar"
-          className="sidebar-splitter"
-        />
-      )}
-      <div className="main">
+      {/* Everything but the sidebar and the status line is in <main>, the splitter on the sidebar's edge too (it is
+          placed against the frame, not the main column). */}
+      <main className="main">
+        <h1 className="visually-hidden">Switchboard</h1>
+        {!collapsed && (
+          <ResizeHandle
+            rule={sidebarRule}
+            size={sidebarWidth}
+            onChange={setSidebarWidth}
+            along="column"
+            label="Resize the sidebar"
+            className="sidebar-splitter"
+          />
+        )}
         <ConnectionBanner />
         <TabBar />
         <Workspace />
@@ -154,7 +161,7 @@ function PersonWindow() {
           <ProcessesPanel />
           <ActivityFeed />
         </div>
-      </div>
+      </main>
       <StatusBar />
       <Toasts />
       <ContextMenu />
@@ -162,6 +169,7 @@ function PersonWindow() {
       <SettingsDialog />
       <DialogHost />
       <WindowTitle />
+      <LiveRegion />
     </div>
   );
 }

@@ -25,9 +25,8 @@ export function approvalText(a: ApprovalOutcome): string {
 /** The open row's details, under the table as the Processes panel shows a process's output. */
 function Details({ e, onClose }: { e: ActivityEntry; onClose(): void }) {
   return (
-    <div
+    <section
       className="activity-details"
-      role="region"
       aria-label={`Details of ${e.tool}`}
       onKeyDown={(k) => {
         if (k.key === 'Escape') onClose();
@@ -60,7 +59,9 @@ function Details({ e, onClose }: { e: ActivityEntry; onClose(): void }) {
         <dd className={e.error ? 'details__error' : undefined}>
           {e.error ? `${e.status}: ${e.error}` : e.status}
           {e.result && (
-            <pre className="mono details__result" aria-label="Returned">
+            // biome-ignore lint/a11y/useSemanticElements: a named <pre> keeps the result's spacing
+            // biome-ignore lint/a11y/noNoninteractiveTabindex: it takes focus so a long result scrolls by keyboard
+            <pre className="mono details__result" role="group" aria-label="Returned" tabIndex={0}>
               {e.result}
             </pre>
           )}
@@ -72,7 +73,7 @@ function Details({ e, onClose }: { e: ActivityEntry; onClose(): void }) {
           </>
         )}
       </dl>
-    </div>
+    </section>
   );
 }
 
@@ -95,7 +96,8 @@ const ActivityRow = memo(function ActivityRow({
     <tr
       className={`row row--${e.status} row--openable${open ? ' row--open' : ''}`}
       tabIndex={0}
-      aria-expanded={open}
+      // Which row's details show below (aria-expanded belongs to treegrid rows, not a table's).
+      aria-current={open || undefined}
       onClick={onToggle}
       onKeyDown={onKey}
       aria-label={`${e.tool} ${e.execution_target ?? ''} ${e.status}`}

@@ -85,9 +85,12 @@ function PaletteBody() {
         }}
         onKeyDown={onKeyDown}
       />
-      <ul className="palette__list" id="palette-list" role="listbox" aria-label="Commands">
+      <div className="palette__list" id="palette-list" role="listbox" aria-label="Commands">
         {list.map((id, i) => (
-          <li
+          // The input keeps the focus (aria-activedescendant): the arrows there pick an option, or a click does.
+          // biome-ignore lint/a11y/useFocusableInteractive: focus stays in the input (aria-activedescendant)
+          // biome-ignore lint/a11y/useKeyWithClickEvents: the input's arrows and Enter are the keys
+          <div
             key={id}
             id={`cmd-${id.replace(':', '-')}`}
             role="option"
@@ -106,11 +109,19 @@ function PaletteBody() {
                 {shortcutOf(id as CommandId) && <kbd>{shortcutOf(id as CommandId)}</kbd>}
               </>
             )}
-          </li>
+          </div>
         ))}
-        {connect && !connect.ok && <li className="palette__empty">Quick connect: {connect.problem}</li>}
-        {list.length === 0 && !connect && <li className="palette__empty">No command matches.</li>}
-      </ul>
+      </div>
+      {connect && !connect.ok && (
+        <p className="palette__empty" role="status">
+          Quick connect: {connect.problem}
+        </p>
+      )}
+      {list.length === 0 && !connect && (
+        <p className="palette__empty" role="status">
+          No command matches.
+        </p>
+      )}
     </Modal>
   );
 }

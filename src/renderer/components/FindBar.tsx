@@ -86,7 +86,7 @@ export function FindBar({ paneId, openCount }: { paneId: string; openCount: numb
   const count = problem ? '' : countText(query, results);
   return (
     // The bar's own keys (Alt+C/R/W, Escape) work from any control in it.
-    <div className="findbar" role="search" aria-label="Find in terminal" onKeyDown={onKeyDown}>
+    <search className="findbar" aria-label="Find in terminal" onKeyDown={onKeyDown}>
       <input
         ref={input}
         className={`findbar__input${problem ? ' findbar__input--bad' : ''}`}
@@ -146,6 +146,6 @@ export function FindBar({ paneId, openCount }: { paneId: string; openCount: numb
           {problem}
         </p>
       )}
-    </div>
+    </search>
   );
 }

@@ -41,6 +41,7 @@ export function PaneDivider({ tabId, divider }: { tabId: string; divider: Divide
     ? { left: pct(rect.x), top: pct(rect.y), height: pct(rect.h) }
     : { top: pct(rect.y), left: pct(rect.x), width: pct(rect.w) };
   return (
+    // biome-ignore lint/a11y/useSemanticElements: a focusable splitter with a value, not a thematic break (<hr>)
     <div
       className={`pane-divider pane-divider--${vertical ? 'col' : 'row'}`}
       style={style}

@@ -42,7 +42,9 @@ function ProcessTail({ sessionId }: { sessionId: string }) {
       off();
     };
   }, [sessionId]);
-  return <pre className="tail mono" ref={pre} aria-label="Process output" tabIndex={0} />;
+  // biome-ignore lint/a11y/useSemanticElements: a named <pre> keeps the output's spacing
+  // biome-ignore lint/a11y/noNoninteractiveTabindex: it takes focus so the output scrolls by keyboard
+  return <pre className="tail mono" ref={pre} role="group" aria-label="Process output" tabIndex={0} />;
 }
 
 /**

@@ -100,6 +100,7 @@ export function ResizeHandle({ rule, size, onChange, along, label, className }: 
     e.preventDefault();
   };
   return (
+    // biome-ignore lint/a11y/useSemanticElements: a focusable splitter with a value, not a thematic break (<hr>)
     <div
       className={className}
       role="separator"

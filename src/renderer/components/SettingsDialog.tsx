@@ -181,6 +181,7 @@ function SettingsBody() {
               <option value="system">Follow the system</option>
               <option value="dark">Dark</option>
               <option value="light">Light</option>
+              <option value="high-contrast">High contrast</option>
             </select>
           </label>
           <label className="field">
@@ -235,6 +236,12 @@ function SettingsBody() {
           label="Compact target rows (one line each)"
           checked={s.compactTargets}
           onChange={(compactTargets) => update({ compactTargets })}
+        />
+        <Check
+          label="Screen reader mode (terminals read their rows and new output)"
+          checked={s.screenReaderMode}
+          onChange={(screenReaderMode) => update({ screenReaderMode })}
+          hint="xterm's accessibility tree: a screen reader can walk the rows and hears new output as it arrives."
         />
       </div>
       <div className="modal__actions">

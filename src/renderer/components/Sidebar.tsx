@@ -39,7 +39,12 @@ function CheckedAgo({ at }: { at: string }) {
   const now = useNow(true, 5000);
   const when = ago(at, now);
   return (
-    <span className="meta-sep target__checked" aria-label={`checked ${when}`} title={`last checked ${clockTime(at)}`}>
+    <span
+      className="meta-sep target__checked"
+      role="note"
+      aria-label={`checked ${when}`}
+      title={`last checked ${clockTime(at)}`}
+    >
       {when}
     </span>
   );
@@ -235,9 +240,7 @@ function RowDetails({ t, shown }: { t: TargetInfo; shown: Shown }) {
         <bdi dir="ltr">{t.cwd ?? '—'}</bdi>
       </div>
       <div className="target__meta">
-        <span className={`badge badge--${shown}`} aria-label={`state: ${stateLabel[shown]}`}>
-          {stateLabel[shown]}
-        </span>
+        <span className={`badge badge--${shown}`}>{stateLabel[shown]}</span>
         <SandboxBadge sandbox={t.sandbox} />
         {/* "reachable 12 s ago": when the state was last seen comes first; the generation gives way when space runs out. */}
         {t.health?.checked_at && <CheckedAgo at={t.health.checked_at} />}

@@ -39,7 +39,7 @@ export function StatusBar() {
         <span className={`dot dot--conn-${conn}`} aria-hidden="true" />
         {connText[conn]}
       </span>
-      <span className="statusbar__item" aria-label="Target health">
+      <span className="statusbar__item" role="note" aria-label="Target health">
         {conn === 'closed' ? 'targets unknown while disconnected' : counts}
       </span>
       {focused && (

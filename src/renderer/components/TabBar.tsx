@@ -89,6 +89,8 @@ function Tab({
   const colour = tab.color ? ` · ${tabColorNames[tab.color]}` : '';
   const tip = `${title}${colour}\n${TAB_HINT} · Ctrl+${Math.min(index + 1, 9)}`;
   return (
+    // Presentation: in the tab list only the tab itself is an item (its close button is the mouse's, Delete the keys').
+    // biome-ignore lint/a11y/noStaticElementInteractions: dragging to reorder is a mouse convenience
     <div
       className={[
         'tab',
@@ -98,6 +100,7 @@ function Tab({
       ]
         .filter(Boolean)
         .join(' ')}
+      role="presentation"
       draggable={!renaming}
       onDragStart={(e) => {
         e.dataTransfer.setData(DRAG_TYPE, tab.id);
@@ -141,14 +144,18 @@ function Tab({
               e.preventDefault();
               const r = e.currentTarget.getBoundingClientRect();
               openMenu({ tabId: tab.id, x: r.left, y: r.bottom, fromKeyboard: true });
+            } else if (e.key === 'Delete') {
+              e.preventDefault();
+              closeTab(tab.id);
             }
           }}
         >
           <IconTerminal size={13} />
           <span className="tab__title">{title}</span>
           {count > 1 && (
-            <span className="tab__count" aria-label={`${count} panes`}>
+            <span className="tab__count" title={`${count} panes`}>
               {count}
+              <span className="visually-hidden"> panes</span>
             </span>
           )}
         </button>
@@ -156,7 +163,8 @@ function Tab({
       <button
         type="button"
         className="icon-button tab__close"
-        aria-label={`Close tab ${index + 1}`}
+        tabIndex={-1}
+        aria-hidden="true"
         title="Close tab"
         onClick={() => closeTab(tab.id)}
       >

@@ -6,7 +6,7 @@ export function Toasts() {
   const toasts = useToasts((s) => s.toasts);
   const dismiss = useToasts((s) => s.dismiss);
   return (
-    <div className="toasts" aria-label="Notifications">
+    <section className="toasts" aria-label="Notifications">
       {toasts.map((t) => (
         <div key={t.id} className={`toast toast--${t.kind}`} role={t.kind === 'error' ? 'alert' : 'status'}>
           <div className="toast__text">
@@ -18,6 +18,6 @@ export function Toasts() {
           </button>
         </div>
       ))}
-    </div>
+    </section>
   );
 }

@@ -61,7 +61,7 @@ export function Workspace() {
   const hasTargets = useTargets((s) => s.list.length > 0);
   const loaded = useTargets((s) => s.loaded);
   return (
-    <main className="workspace" aria-label="Terminals">
+    <section className="workspace" aria-label="Terminals">
       <BroadcastBar />
       {tabs.map((t) => (
         <TabPanel key={t.id} tab={t} active={t.id === active} />
@@ -81,6 +81,6 @@ export function Workspace() {
           )}
         </div>
       )}
-    </main>
+    </section>
   );
 }

@@ -51,6 +51,14 @@ describe('settings', () => {
     expect(terminalFontStack(' , ')).toMatch(/monospace$/);
   });
 
+  it('keeps the high-contrast theme and screen reader mode; screen reader mode is off by default', () => {
+    expect(parseSettings({ theme: 'high-contrast', screenReaderMode: true })).toMatchObject({
+      theme: 'high-contrast',
+      screenReaderMode: true,
+    });
+    expect(parseSettings({ screenReaderMode: 'yes' }).screenReaderMode).toBe(false);
+  });
+
   it.each([
     [13, 0, 13],
     [13, 4, 17],

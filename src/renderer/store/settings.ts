@@ -18,7 +18,8 @@ const SettingsSchema = z.object({
   /** Ctrl+= / Ctrl+- add to the font size in every terminal; Ctrl+0 sets it back to 0. */
   zoom: z.number().int().min(-8).max(16).catch(0),
   scrollback: z.number().int().min(SCROLLBACK.min).max(SCROLLBACK.max).catch(SCROLLBACK.default),
-  theme: z.enum(['system', 'dark', 'light']).catch('system'),
+  /** `system` follows prefers-color-scheme, and prefers-contrast: more picks high contrast. */
+  theme: z.enum(['system', 'dark', 'light', 'high-contrast']).catch('system'),
   /** The terminals' colours: a scheme of colorSchemes.ts, or `window` to follow the window's light or dark theme. */
   terminalScheme: z
     .string()
@@ -38,6 +39,8 @@ const SettingsSchema = z.object({
   keys: z.string().max(4000).catch(''),
   /** One line per target in the sidebar (name, state, backend): a fleet fits on a screen. */
   compactTargets: z.boolean().catch(false),
+  /** xterm's screen reader mode: an accessibility tree of the rows and a live region that reads new output. */
+  screenReaderMode: z.boolean().catch(false),
 });
 export type Settings = z.infer<typeof SettingsSchema>;
 
@@ -143,7 +146,7 @@ function readLegacy(): Record<string, unknown> | undefined {
 
 export function pick(s: Settings): Settings {
   const { fontFamily, fontSize, zoom, scrollback, theme, terminalScheme, cursorStyle, cursorBlink } = s;
-  const { copyOnSelect, ctrlVPastes, gpu, keys, compactTargets } = s;
+  const { copyOnSelect, ctrlVPastes, gpu, keys, compactTargets, screenReaderMode } = s;
   return {
     fontFamily,
     fontSize,
@@ -158,6 +161,7 @@ export function pick(s: Settings): Settings {
     gpu,
     keys,
     compactTargets,
+    screenReaderMode,
   };
 }
 

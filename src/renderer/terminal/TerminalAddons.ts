@@ -145,12 +145,15 @@ export class TerminalAddons {
     const fontFamily = terminalFontStack(s.fontFamily);
     const { theme } = terminalColors(s.terminalScheme, resolvedScheme(s.theme));
     const sized = o.fontSize !== fontSize || o.fontFamily !== fontFamily;
+    // No blinking cursor for a person who asked the system for less motion.
+    const blink = !useColorScheme.getState().reducedMotion;
     if (o.fontSize !== fontSize) o.fontSize = fontSize;
     if (o.fontFamily !== fontFamily) o.fontFamily = fontFamily;
     if (o.scrollback !== s.scrollback) o.scrollback = s.scrollback;
     if (o.theme !== theme) o.theme = theme;
     if (o.cursorStyle !== s.cursorStyle) o.cursorStyle = s.cursorStyle;
-    if (o.cursorBlink !== s.cursorBlink) o.cursorBlink = s.cursorBlink;
+    if (o.cursorBlink !== (s.cursorBlink && blink)) o.cursorBlink = s.cursorBlink && blink;
+    if (o.screenReaderMode !== s.screenReaderMode) o.screenReaderMode = s.screenReaderMode;
     if (this.term.element) this.chooseRenderer(s.gpu);
     if (sized) onResize();
   }

@@ -17,7 +17,11 @@ import { PaneAcks } from '../../shared/paneFlow.js';
 /** pane.write takes at most 1,000,000 chars; big pastes go in slices. */
 const WRITE_SLICE = 64 * 1024;
 
-const DIM = '\x1b[2m';
+/**
+ * The window's own notes in a terminal: bright black, which every theme's palette keeps readable (4.5:1 and up), not
+ * SGR 2 (faint), which halves the contrast of whatever colour it dims.
+ */
+const MUTED = '\x1b[90m';
 const YELLOW = '\x1b[33m';
 const RED = '\x1b[31m';
 const RESET = '\x1b[0m';
@@ -326,7 +330,7 @@ export class TerminalSession {
       this.setStatus('failed');
       const e = err as { message?: string; hint?: string };
       this.notice(
-        `${RED}${e.message ?? String(err)}${RESET}\r\n${e.hint ? `${DIM}${e.hint}${RESET}\r\n` : ''}${DIM}press a key to try again${RESET}\r\n`,
+        `${RED}${e.message ?? String(err)}${RESET}\r\n${e.hint ? `${MUTED}${e.hint}${RESET}\r\n` : ''}${MUTED}press a key to try again${RESET}\r\n`,
       );
       toastError(err);
       return;
@@ -437,12 +441,12 @@ export class TerminalSession {
     if (reason === CONNECTION_LOST) {
       this.setStatus('lost');
       // Not reconnected by itself: the Core says why (a changed host key, a refused login), or the person cancelled.
-      if (detail) this.notice(`${RED}${detail}${RESET}\r\n${DIM}press a key to try again${RESET}\r\n`);
+      if (detail) this.notice(`${RED}${detail}${RESET}\r\n${MUTED}press a key to try again${RESET}\r\n`);
       else this.notice(`${YELLOW}connection lost — press a key to reconnect${RESET}\r\n`);
     } else {
       this.setStatus('exited');
       const detail = code !== null && code !== 0 ? ` exit code ${code} ·` : '';
-      this.notice(`${DIM}[process exited]${detail} press Enter for a new shell${RESET}\r\n`);
+      this.notice(`${MUTED}[process exited]${detail} press Enter for a new shell${RESET}\r\n`);
     }
   }
 
@@ -458,7 +462,7 @@ export class TerminalSession {
     // Keys typed while the page has no Core go nowhere, as in a terminal whose connection dropped.
     if (useConnection.getState().state === 'closed') return;
     if (this.status === 'lost' || this.status === 'failed' || (this.status === 'exited' && data === '\r')) {
-      if (this.status !== 'exited') this.term.write(`${DIM}reconnecting…${RESET}\r\n`);
+      if (this.status !== 'exited') this.term.write(`${MUTED}reconnecting…${RESET}\r\n`);
       void this.open();
       return;
     }

@@ -381,7 +381,7 @@ const themes = new Map<TerminalSchemeId, ITheme>();
  * light or dark theme. The same object each time for a scheme, so a terminal is only redrawn when the colours change.
  */
 export function terminalColors(schemeId: string, windowScheme: ColorScheme): { theme: ITheme; dark: boolean } {
-  if (!isTerminalSchemeId(schemeId)) return { theme: terminalThemes[windowScheme], dark: windowScheme === 'dark' };
+  if (!isTerminalSchemeId(schemeId)) return { theme: terminalThemes[windowScheme], dark: windowScheme !== 'light' };
   const scheme: TerminalScheme = terminalSchemes[schemeId];
   let theme = themes.get(schemeId);
   if (!theme) themes.set(schemeId, (theme = schemeTheme(scheme)));

@@ -1,10 +1,11 @@
-// The terminal's look: one monospace stack, and a dark and a light ANSI palette matched to the app's surfaces.
+// The terminal's look: one monospace stack, and a dark, a light and a high-contrast ANSI palette matched to the app's
+// surfaces.
 import type { ITerminalOptions, ITheme } from '@xterm/xterm';
 
 export const MONO_FONT =
   "'JetBrains Mono', 'Cascadia Code', 'SF Mono', Menlo, Consolas, 'DejaVu Sans Mono', 'Liberation Mono', monospace";
 
-export type ColorScheme = 'dark' | 'light';
+export type ColorScheme = 'dark' | 'light' | 'high-contrast';
 
 export const terminalThemes: Record<ColorScheme, ITheme> = {
   dark: {
@@ -21,7 +22,7 @@ export const terminalThemes: Record<ColorScheme, ITheme> = {
     magenta: '#c792ea',
     cyan: '#56c8d8',
     white: '#c8cdd6',
-    brightBlack: '#5c6573',
+    brightBlack: '#7d8696',
     brightRed: '#ff7b86',
     brightGreen: '#98e6a8',
     brightYellow: '#f2d39a',
@@ -53,6 +54,31 @@ export const terminalThemes: Record<ColorScheme, ITheme> = {
     brightCyan: '#3192aa',
     brightWhite: '#8c959f',
   },
+  // Every colour at least 7:1 on black but blue and black (4.5:1 and up), as Windows' and VS Code's contrast themes.
+  'high-contrast': {
+    background: '#000000',
+    foreground: '#ffffff',
+    cursor: '#ffd400',
+    cursorAccent: '#000000',
+    selectionBackground: 'rgba(255, 212, 0, 0.45)',
+    selectionForeground: '#000000',
+    black: '#7f7f7f',
+    red: '#ff8080',
+    green: '#4dff88',
+    yellow: '#ffe066',
+    blue: '#8cb4ff',
+    magenta: '#ff99ff',
+    cyan: '#66ffff',
+    white: '#ffffff',
+    brightBlack: '#a6a6a6',
+    brightRed: '#ffb3b3',
+    brightGreen: '#99ffbb',
+    brightYellow: '#fff0a8',
+    brightBlue: '#b8d0ff',
+    brightMagenta: '#ffc2ff',
+    brightCyan: '#b3ffff',
+    brightWhite: '#ffffff',
+  },
 };
 
 export const terminalOptions: ITerminalOptions = {
@@ -65,6 +91,8 @@ export const terminalOptions: ITerminalOptions = {
   cursorWidth: 2,
   scrollback: 5000,
   allowTransparency: false,
+  // Text too close to its background in a program's colours is lifted to 4.5:1, as VS Code's terminal does.
+  minimumContrastRatio: 4.5,
   drawBoldTextInBrightColors: true,
   macOptionIsMeta: true,
   rightClickSelectsWord: true,

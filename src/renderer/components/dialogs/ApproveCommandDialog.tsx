@@ -41,19 +41,29 @@ function Flagged({
   const cut = text.length > MAX_REDACTED_CHARS;
   return (
     <div className="approve__commandbox">
-      <pre className="approve__command" aria-label={`${subjectWord[a.subject ?? 'command']} to approve`} tabIndex={0}>
-        {(secret && !shown
-          ? highlightSegments(masked, maskedSpans(text, masked, a.highlights))
-          : highlightSegments(text, a.highlights)
-        ).map((s, i) =>
-          s.flagged ? (
-            <mark key={i} className="approve__flag">
-              {s.text}
-            </mark>
-          ) : (
-            <span key={i}>{s.text}</span>
-          ),
-        )}
+      {/* biome-ignore lint/a11y/useSemanticElements: a named <pre> keeps the command's spacing */}
+      <pre
+        className="approve__command"
+        role="group"
+        aria-label={`${subjectWord[a.subject ?? 'command']} to approve`}
+        // biome-ignore lint/a11y/noNoninteractiveTabindex: it takes focus so a long command scrolls by keyboard
+        tabIndex={0}
+      >
+        {/* The dialog's description: the command itself (the <pre>'s own name would stand in for its text). */}
+        <span id="approve-command">
+          {(secret && !shown
+            ? highlightSegments(masked, maskedSpans(text, masked, a.highlights))
+            : highlightSegments(text, a.highlights)
+          ).map((s, i) =>
+            s.flagged ? (
+              <mark key={i} className="approve__flag">
+                {s.text}
+              </mark>
+            ) : (
+              <span key={i}>{s.text}</span>
+            ),
+          )}
+        </span>
       </pre>
       {secret && (
         <button
@@ -134,11 +144,12 @@ export function ApproveCommandDialog({
       unasked
       onCancel={() => decide('deny')}
       width={620}
-      describedBy={notes.length ? 'approve-sandbox approve-lead' : 'approve-lead'}
+      // Read out when the dialog takes the keyboard: who asks, where, and the command itself (masked as shown).
+      describedBy={notes.length ? 'approve-sandbox approve-lead approve-command' : 'approve-lead approve-command'}
     >
       <div className="approve__queue">
         {total > 1 && (
-          <span className="approve__position" aria-label={`Request ${position} of ${total}`}>
+          <span className="approve__position" role="note" aria-label={`Request ${position} of ${total}`}>
             {position} of {total}
           </span>
         )}

@@ -13,8 +13,14 @@ export function HostKeyDialog({ approval }: { approval: PendingApproval }) {
   };
   const where = key.port === 22 ? key.host : `${key.host}:${key.port}`;
   return (
-    <Modal title="Trust host key?" unasked onCancel={() => decide('deny')} width={520}>
-      <p className="form__note">
+    <Modal
+      title="Trust host key?"
+      unasked
+      onCancel={() => decide('deny')}
+      width={520}
+      describedBy="hostkey-lead hostkey-fingerprint"
+    >
+      <p className="form__note" id="hostkey-lead">
         Target <strong>{approval.execution_target}</strong> connects to <strong>{where}</strong>, whose host key is not
         in ~/.ssh/known_hosts or Switchboard's store. Compare the fingerprint with the one the host's owner gives you
         before you trust it.
@@ -25,7 +31,7 @@ export function HostKeyDialog({ approval }: { approval: PendingApproval }) {
         <dt>Key type</dt>
         <dd>{key.key_type}</dd>
         <dt>Fingerprint</dt>
-        <dd className="hostkey__fingerprint" aria-label="Fingerprint">
+        <dd className="hostkey__fingerprint" id="hostkey-fingerprint">
           {key.fingerprint}
         </dd>
       </dl>

@@ -1,6 +1,7 @@
 // A modal dialog frame: backdrop, title, Escape to cancel, focus kept inside and given back on close.
 // A dialog that arrives unasked (`unasked`: an agent's request) waits for a pause in the person's typing before it
-// takes the keyboard, so keys meant for a terminal neither answer it nor get lost; a click on it takes it at once.
+// takes the keyboard, so keys meant for a terminal neither answer it nor get lost; a click on it takes it at once. It is
+// an `alertdialog` (a request that needs an answer); the window's live region announces it meanwhile (announcer.ts).
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { ARM_MS, QUIET_MS, sinceLastKey } from '../../typingQuiet.js';
 
@@ -90,11 +91,19 @@ export function Modal({ title, onCancel, children, width = 440, describedBy, una
   };
   return (
     // A click beside a dialog that arrived unasked does not answer it.
-    <div className="modal-backdrop" onMouseDown={(e) => e.target === e.currentTarget && !unasked && onCancel()}>
+    // biome-ignore lint/a11y/noStaticElementInteractions: a mouse convenience; Escape is the keyboard's way to cancel
+    <div
+      className="modal-backdrop"
+      role="presentation"
+      onMouseDown={(e) => e.target === e.currentTarget && !unasked && onCancel()}
+    >
+      {/* biome-ignore lint/a11y/noStaticElementInteractions: its role is dialog or alertdialog (chosen below) */}
+      {/* biome-ignore lint/a11y/useAriaPropsSupportedByRole: its role is dialog or alertdialog (chosen below) */}
       <div
         className="modal"
-        role="dialog"
-        aria-modal="true"
+        role={unasked ? 'alertdialog' : 'dialog'}
+        // Modal once it holds the keyboard: before that the person still types in the window behind it.
+        aria-modal={waiting ? undefined : true}
         aria-labelledby={titleId}
         aria-describedby={describedBy}
         ref={box}

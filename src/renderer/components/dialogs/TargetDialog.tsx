@@ -90,6 +90,7 @@ function FieldInput(props: {
     autoFocus,
     'data-autofocus': autoFocus ? true : undefined,
     name: f.key,
+    id: `field-${f.key}`,
     'aria-invalid': problem ? true : undefined,
     'aria-describedby': problem ? problemId : undefined,
   };
@@ -130,7 +131,7 @@ function FieldInput(props: {
     );
   }
   return (
-    <label className={`field${problem ? ' field--invalid' : ''}`}>
+    <label className={`field${problem ? ' field--invalid' : ''}`} htmlFor={`field-${f.key}`}>
       <span>{f.label}</span>
       {input}
       {problem && (
