@@ -103,6 +103,18 @@ const tinyWebSocket = {
   },
 };
 /**
+ * In a client bundle, the MCP SDK's Ajv validator is src/main/cli/noSchemaValidator.ts (that file says why). The Core
+ * loads the SDK from node_modules, with Ajv.
+ */
+const noSchemaValidator = {
+  name: 'no-schema-validator',
+  setup(b) {
+    b.onResolve({ filter: /(^@modelcontextprotocol\/sdk\/validation\/ajv|\/ajv-provider\.js)$/ }, () => ({
+      path: join(root, 'src/main/cli/noSchemaValidator.ts'),
+    }));
+  },
+};
+/**
  * `sb-command:NAME`, the entry of command NAME's bundle: what main.ts expects of it (program.ts's runProgram, the
  * adder).
  */
@@ -162,7 +174,7 @@ async function buildNode() {
     packages: undefined,
     external: clientExternal,
     entryPoints: Object.fromEntries(clients.map((n) => [`cli/commands/${n}`, `sb-command:${n}`])),
-    plugins: [noElectron, commandEntry, tinyWebSocket],
+    plugins: [noElectron, commandEntry, tinyWebSocket, noSchemaValidator],
   });
   // The launcher. Its front for `switchboard mcp` (src/main/cli/mcpFront.ts) answers initialize before the MCP SDK is
   // loaded, with what a real Server answers: read here from the mcp bundle just built, so it follows the SDK.

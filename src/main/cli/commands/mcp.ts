@@ -8,6 +8,7 @@ import { SwitchboardError } from '../../../shared/errors.js';
 import type { CoreClient } from '../../../shared/client.js';
 import type { ToolResult } from '../../../shared/tools.js';
 import { switchboardHome } from '../../core/home.js';
+import { afterWork } from '../../core/afterLargeRequest.js';
 import { createMcpServer } from '../../core/agent/mcpServer.js';
 import { readCoreFile } from '../../transport/coreFile.js';
 import { connectCore } from '../../transport/wsLink.js';
@@ -47,7 +48,13 @@ class CoreBridge {
   call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult> {
     const p = this.send(tool, args, signal);
     this.inFlight.add(p);
-    void p.catch(() => undefined).finally(() => this.inFlight.delete(p));
+    void p
+      .catch(() => undefined)
+      .finally(() => {
+        this.inFlight.delete(p);
+        // The bridge lives as long as its agent: what a burst of calls grew is given back when they stop.
+        afterWork();
+      });
     return p;
   }
 
