@@ -102,15 +102,12 @@ const tinyWebSocket = {
     b.onResolve({ filter: /^ws$/ }, () => ({ path: join(root, 'src/main/cli/tinyWebSocket.ts') }));
   },
 };
-/**
- * In a client bundle, the MCP SDK's Ajv validator is src/main/cli/noSchemaValidator.ts (that file says why). The Core
- * loads the SDK from node_modules, with Ajv.
- */
+/** In the bundles, the MCP SDK's Ajv validator is src/main/core/agent/noSchemaValidator.ts (that file says why). */
 const noSchemaValidator = {
   name: 'no-schema-validator',
   setup(b) {
     b.onResolve({ filter: /(^@modelcontextprotocol\/sdk\/validation\/ajv|\/ajv-provider\.js)$/ }, () => ({
-      path: join(root, 'src/main/cli/noSchemaValidator.ts'),
+      path: join(root, 'src/main/core/agent/noSchemaValidator.ts'),
     }));
   },
 };
@@ -139,8 +136,11 @@ const commandEntry = {
  * ASCII, which V8 holds at one byte a character (one em dash in a comment doubles the whole source in memory).
  */
 const minified = { minifyWhitespace: true, minifySyntax: true };
-/** The packages the Core bundles in: pure JavaScript it loads at start anyway. */
-const coreInlined = ['zod', 'yaml', 'ws', 'commander', 'ssh-config'];
+/**
+ * The packages the Core bundles in: pure JavaScript it loads at start anyway, and the MCP SDK (run only from the first
+ * MCP request on, but bundled so that it comes without Ajv).
+ */
+const coreInlined = ['zod', 'yaml', 'ws', 'commander', 'ssh-config', '@modelcontextprotocol/sdk'];
 /** Every package import stays a require of node_modules except those of `packages`, which are bundled in. */
 const inlineOnly = (packages) => ({
   name: 'inline-only',
@@ -165,7 +165,7 @@ async function buildNode() {
     ...minified,
     packages: undefined,
     entryPoints: { 'cli/commands/serve': 'sb-command:serve' },
-    plugins: [noElectron, commandEntry, inlineOnly(coreInlined)],
+    plugins: [noElectron, commandEntry, noSchemaValidator, inlineOnly(coreInlined)],
   });
   const clients = commandNames.filter((n) => n !== 'serve');
   await build({

@@ -70,13 +70,22 @@ export function afterWork(): void {
   idleTimer.unref();
 }
 
+let reducing = false;
+
 function reduceMemory(): void {
+  if (reducing) return;
   try {
     // Loaded here, not at start: the module costs a process a few MB and ms that `switchboard mcp` starts without.
     const session = new (process.getBuiltinModule('node:inspector').Session)();
     session.connect();
     // Disconnected on the next turn: a session disconnected inside its own callback hangs the event loop (Node 20).
-    session.post('HeapProfiler.collectGarbage', () => setImmediate(() => session.disconnect()));
+    reducing = true;
+    session.post('HeapProfiler.collectGarbage', () =>
+      setImmediate(() => {
+        session.disconnect();
+        reducing = false;
+      }),
+    );
   } catch {
     // Expected only where the inspector is left out of Node's build: V8 keeps the memory until its own collections.
   }
