@@ -1,4 +1,4 @@
-// P10: a call that prints 20 MB, through MCP HTTP: its time to a result with an output_id, and the time to read the
+// P13: a call that prints 20 MB, through MCP HTTP: its time to a result with an output_id, and the time to read the
 // whole output back with read_output (4 MiB slices), each the median of repeated runs, against `bash -c cat` of the
 // same file read whole by this process.
 import { spawnSync } from 'node:child_process';
@@ -66,14 +66,14 @@ export async function pagedOutputRows(http, { runs, target = 'local' }) {
   const baseline = `bash -c cat, read whole: ${ms(b)}`;
   return [
     [
-      'P10',
+      'P13',
       `20 MB call → result with output_id (MCP HTTP, median of ${runs})`,
       ms(pct(toId, 50)),
       baseline,
       `${(pct(toId, 50) / b).toFixed(2)}×`,
     ],
     [
-      'P10',
+      'P13',
       `read_output: the 20 MB back whole, ${Math.ceil(text.length / SLICE)} slices of 4 MiB`,
       ms(pct(readBack, 50)),
       baseline,

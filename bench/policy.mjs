@@ -60,7 +60,7 @@ function time(fn) {
 }
 
 const base = time((c) => parser.parse(c).delete());
-const full = time((c) => policy.classify({ tool: 'terminal', command: c }, ctx));
+const full = time((c) => policy.classify({ kind: 'command', command: c }, ctx));
 const f = (n) => `${(n * 1000).toFixed(0)} µs`;
 console.log(
   `policy bench: ${commands.length} commands × ${rounds} rounds; grammar load ${loadMs.toFixed(0)} ms (once per process)`,

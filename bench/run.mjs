@@ -1,4 +1,4 @@
-// Benchmarks (not tests): every row of issue 13, each against a baseline measured in the same run, printed as one
+// Benchmarks (not tests): every row of issues 13 and 27, each against a baseline measured in the same run, printed as one
 // table. Usage: node bench/run.mjs [--quick] [--calls N] [--only P1,P4]. Needs `npm run build`; the SSH and Docker rows
 // need `bash scripts/test-env.sh up` (a row whose service is absent is printed with the reason it was skipped).
 import { spawn, spawnSync } from 'node:child_process';
@@ -36,13 +36,19 @@ const env = { ...process.env, SWITCHBOARD_HOME: served.home };
 /** The table: one row per path, each with its own baseline. */
 const rows = [];
 const ms = (x) => `${x.toFixed(1)} ms`;
-function latencyRow(id, path, ours, baseName, base) {
+const mb = (x) => `${x.toFixed(0)} MB`;
+/** CPU time (user + system) a process has used, in ms, from /proc: unlike wall time, not moved by other load. */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+function latencyRow(id, path, ours, baseName, base, extra = '') {
   const o = pct(ours, 50);
   const b = pct(base, 50);
   rows.push([
     id,
     path,
-    `p50 ${ms(o)}, p95 ${ms(pct(ours, 95))}`,
+    `p50 ${ms(o)}, p95 ${ms(pct(ours, 95))}${extra}`,
     `${baseName}: p50 ${ms(b)}, p95 ${ms(pct(base, 95))}`,
     `${(o / b).toFixed(2)}×`,
   ]);
@@ -97,12 +103,16 @@ async function terminalRows(id, target, baseName, baseline, n) {
     for (let i = 0; i < warmCalls; i++) await call(target);
     const base = [];
     const ours = [];
+    let coreCpu = 0;
     while (ours.length < n) {
       const k = Math.min(block, n - ours.length);
       base.push(...(await timeEach(k, baseline)));
+      const before = cpuMs(corePid);
       ours.push(...(await timeEach(k, () => call(target))));
+      coreCpu += cpuMs(corePid) - before;
     }
-    latencyRow(id, `terminal ${target} over ${via}`, ours, baseName, base);
+    // The Core's own CPU per call: what its work costs, whatever else the machine runs (10 ms ticks, summed).
+    latencyRow(id, `terminal ${target} over ${via}`, ours, baseName, base, `; Core CPU ${ms(coreCpu / n)}/call`);
   }
 }
 
@@ -165,6 +175,94 @@ if (!want('P4')) {
     Math.min(calls, 30),
   );
 } else skipRow('P4', 'terminal docker', 'no .test-env/docker.json (bash scripts/test-env.sh up)');
+
+const idleCollect = () => settle(3000); // afterWork's idle collection (src/main/core/afterLargeRequest.ts) runs after 2 s
+let afterBackends = NaN;
+if (want('P2') && want('P3') && want('P4') && ssh && docker) {
+  await idleCollect();
+  afterBackends = rssMb(corePid);
+}
+
+/** A JSON-RPC line client of a spawned `switchboard mcp`: request(message) resolves with the answer of its id. */
+function lineClient(child) {
+  let buf = '';
+  const waiting = new Map();
+  child.stdout.on('data', (d) => {
+    buf += d;
+    for (let i = buf.indexOf('\n'); i >= 0; i = buf.indexOf('\n')) {
+      const m = JSON.parse(buf.slice(0, i));
+      buf = buf.slice(i + 1);
+      waiting.get(m.id)?.(m);
+    }
+  });
+  return {
+    send: (m) => child.stdin.write(`${JSON.stringify(m)}\n`),
+    request: (m) =>
+      new Promise((resolve) => {
+        waiting.set(m.id, resolve);
+        child.stdin.write(`${JSON.stringify(m)}\n`);
+      }),
+  };
+}
+const initialize = {
+  jsonrpc: '2.0',
+  id: 0,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+};
+const trueCall = (id) => ({
+  jsonrpc: '2.0',
+  id,
+  method: 'tools/call',
+  params: { name: 'terminal', arguments: { command: 'true', execution_target: 'local' } },
+});
+
+if (want('P10')) {
+  // P10: an agent's first call, sent the moment `initialize` is answered (as the SDK's client does), against the same
+  // bridge's warm calls; and P11 the bridge's memory after its work, once idle, against Node doing nothing.
+  const first = [];
+  const warm = [];
+  const bridgeRss = [];
+  const nodeRss = [];
+  for (let i = 0; i < starts; i++) {
+    const child = spawn(process.execPath, [cli, 'mcp'], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+    const c = lineClient(child);
+    await c.request(initialize);
+    c.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    let t = performance.now();
+    await c.request(trueCall(1));
+    first.push(performance.now() - t);
+    await c.request({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    const times = [];
+    for (let k = 0; k < 30; k++) {
+      t = performance.now();
+      await c.request(trueCall(10 + k));
+      times.push(performance.now() - t);
+    }
+    warm.push(pct(times, 50));
+    await idleCollect();
+    bridgeRss.push(rssMb(child.pid));
+    child.kill();
+    const idle = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 2000)'], { stdio: 'ignore' });
+    await settle(500);
+    nodeRss.push(rssMb(idle.pid));
+    idle.kill();
+  }
+  rows.push([
+    'P10',
+    '`switchboard mcp`: first call right after initialize',
+    `p50 ${ms(pct(first, 50))}, p95 ${ms(pct(first, 95))}`,
+    `its warm calls: p50 ${ms(pct(warm, 50))}`,
+    `+${ms(pct(first, 50) - pct(warm, 50))}`,
+  ]);
+  rows.push([
+    'P11',
+    '`switchboard mcp` RSS after 31 calls and tools/list, idle',
+    mb(pct(bridgeRss, 50)),
+    `node idle: ${mb(pct(nodeRss, 50))}; goal ≤ 35 MB`,
+    '',
+  ]);
+}
 
 if (want('P1')) {
   // P1: output through pty → Core batching → WebSocket, acknowledged as the window does, against node-pty read
@@ -373,7 +471,6 @@ function takingTurns(n, base, fn) {
   const split = (out) => ({ wall: out.map((x) => x.wall), rss: out.map((x) => x.rss) });
   return { base: split(a), ours: split(b) };
 }
-const mb = (x) => `${x.toFixed(0)} MB`;
 if (want('P8')) {
   const { base: nodeIdle, ours: cliCall } = takingTurns(
     starts,
@@ -436,6 +533,8 @@ if (want('P9')) {
   ]);
 }
 
+if (!Number.isNaN(afterBackends))
+  rows.push(['P12', 'Core RSS after local, SSH and Docker calls, idle', mb(afterBackends), 'goal ≤ 80 MB', '']);
 if (want('P7'))
   rows.push([
     'P7',
@@ -446,14 +545,14 @@ if (want('P7'))
   ]);
 
 // After P7's figures: a 20 MB output grows the Core's heap for a while.
-if (want('P10')) rows.push(...(await pagedOutputRows(http, { runs: quick ? 3 : 7 })));
+if (want('P13')) rows.push(...(await pagedOutputRows(http, { runs: quick ? 3 : 7 })));
 
 await http.close();
 await stdio.close();
 ws.close();
 await served.stop();
 
-const order = ['P1', 'P2', 'P3', 'P4', 'P7', 'P8', 'P9', 'P10'];
+const order = ['P1', 'P2', 'P3', 'P4', 'P12', 'P10', 'P11', 'P7', 'P8', 'P9', 'P13'];
 rows.sort((a, b) => order.indexOf(a[0]) - order.indexOf(b[0]));
 const header = ['row', 'path', 'Switchboard', 'baseline (same run)', 'ratio'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));

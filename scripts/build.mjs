@@ -102,6 +102,15 @@ const tinyWebSocket = {
     b.onResolve({ filter: /^ws$/ }, () => ({ path: join(root, 'src/main/cli/tinyWebSocket.ts') }));
   },
 };
+/** In the bundles, the MCP SDK's Ajv validator is src/main/core/agent/noSchemaValidator.ts (that file says why). */
+const noSchemaValidator = {
+  name: 'no-schema-validator',
+  setup(b) {
+    b.onResolve({ filter: /(^@modelcontextprotocol\/sdk\/validation\/ajv|\/ajv-provider\.js)$/ }, () => ({
+      path: join(root, 'src/main/core/agent/noSchemaValidator.ts'),
+    }));
+  },
+};
 /**
  * `sb-command:NAME`, the entry of command NAME's bundle: what main.ts expects of it (program.ts's runProgram, the
  * adder).
@@ -127,8 +136,11 @@ const commandEntry = {
  * ASCII, which V8 holds at one byte a character (one em dash in a comment doubles the whole source in memory).
  */
 const minified = { minifyWhitespace: true, minifySyntax: true };
-/** The packages the Core bundles in: pure JavaScript it loads at start anyway. */
-const coreInlined = ['zod', 'yaml', 'ws', 'commander', 'ssh-config'];
+/**
+ * The packages the Core bundles in: pure JavaScript it loads at start anyway, and the MCP SDK (run only from the first
+ * MCP request on, but bundled so that it comes without Ajv).
+ */
+const coreInlined = ['zod', 'yaml', 'ws', 'commander', 'ssh-config', '@modelcontextprotocol/sdk'];
 /** Every package import stays a require of node_modules except those of `packages`, which are bundled in. */
 const inlineOnly = (packages) => ({
   name: 'inline-only',
@@ -153,7 +165,7 @@ async function buildNode() {
     ...minified,
     packages: undefined,
     entryPoints: { 'cli/commands/serve': 'sb-command:serve' },
-    plugins: [noElectron, commandEntry, inlineOnly(coreInlined)],
+    plugins: [noElectron, commandEntry, noSchemaValidator, inlineOnly(coreInlined)],
   });
   const clients = commandNames.filter((n) => n !== 'serve');
   await build({
@@ -162,7 +174,7 @@ async function buildNode() {
     packages: undefined,
     external: clientExternal,
     entryPoints: Object.fromEntries(clients.map((n) => [`cli/commands/${n}`, `sb-command:${n}`])),
-    plugins: [noElectron, commandEntry, tinyWebSocket],
+    plugins: [noElectron, commandEntry, tinyWebSocket, noSchemaValidator],
   });
   // The launcher. Its front for `switchboard mcp` (src/main/cli/mcpFront.ts) answers initialize before the MCP SDK is
   // loaded, with what a real Server answers: read here from the mcp bundle just built, so it follows the SDK.

@@ -33,6 +33,9 @@ export const ActivityEntry = z.lazy(() =>
 );
 export type ActivityEntry = z.infer<typeof ActivityEntry>;
 
+/** Where a background process is: still running, ended by itself, killed, or lost with the connection that held it. */
+export const ProcessStatus = z.enum(['running', 'exited', 'killed', 'lost']);
+
 export const ProcessInfo = z.lazy(() =>
   z.object({
     session_id: z.string(),
@@ -40,7 +43,7 @@ export const ProcessInfo = z.lazy(() =>
     generation: z.string(),
     command: z.string(),
     cwd: z.string(),
-    status: z.enum(['running', 'exited', 'killed', 'lost']),
+    status: ProcessStatus,
     exit_code: z.number().int().nullable(),
     /** Why it ended without an exit code of its own (`lost`: the connection or plugin host that held it went). */
     reason: z.string().optional(),

@@ -2,6 +2,8 @@
 import * as z from 'zod';
 import { ToolResultBase, type ToolName } from './toolResult.js';
 import { MAX_COMMAND_CHARS, MAX_FILE_CONTENT_CHARS, mib } from './limits.js';
+import { ProcessInfo, ProcessStatus } from './api.js';
+import { TargetInfo } from './targets.js';
 
 // What a client of the Core needs (the names, the result's base, who called) lives in toolResult.ts, so that a
 // client does not build every tool's schemas to make one call; it is part of this module's surface as before.
@@ -193,24 +195,35 @@ export const toolArgSchemas = {
 
 export type ToolArgs<T extends ToolName> = z.infer<(typeof toolArgSchemas)[T]>;
 
+// The result schemas say every field a tool returns: MCP publishes them as each tool's outputSchema, which admits no
+// other field (a client that validates refuses a result with one), and mcpOutputSchema.test.ts holds them to that.
+
+/** A foreground command's output, or a background process just started. */
 export const TerminalResult = ToolResultBase.extend({
-  output: z.string().optional(),
+  output: z.string().optional().describe('What the command printed (stdout and stderr); head and tail when cut.'),
   exit_code: z.number().int().optional(),
-  cwd: z.string().optional(),
-  session_id: z.string().optional(),
-  truncated: z.boolean().optional(),
-  /** The whole output of a cut result, kept for read_output. */
-  output_id: z.string().optional(),
+  cwd: z.string().optional().describe("The target's cwd after the command (a background process's own cwd)."),
+  truncated: z.boolean().optional().describe('The output was cut in the middle.'),
+  output_id: z.string().optional().describe('The whole output of a cut result, kept for read_output.'),
   timed_out: z.boolean().optional(),
+  session_id: z.string().optional().describe('A background process, for the process tool.'),
+  status: ProcessStatus.optional(),
+  command: z.string().optional(),
 });
 export type TerminalResult = z.infer<typeof TerminalResult>;
 
 /** process: the list, or one process's state and output; the fields depend on the action. */
 export const ProcessResult = ToolResultBase.extend({
-  processes: z.array(z.record(z.string(), z.unknown())).optional(),
+  processes: z.array(ProcessInfo).optional(),
   session_id: z.string().optional(),
-  status: z.string().optional(),
+  command: z.string().optional(),
+  cwd: z.string().optional(),
+  status: ProcessStatus.optional(),
   exit_code: z.number().int().nullable().optional(),
+  reason: z.string().optional().describe('Why it ended without an exit code of its own.'),
+  started_at: z.string().optional(),
+  ended_at: z.string().nullable().optional(),
+  output_chars: z.number().int().optional(),
   output: z.string().optional(),
   bytes_written: z.number().int().optional(),
   timed_out: z.boolean().optional(),
@@ -227,7 +240,7 @@ export const ReadFileResult = ToolResultBase.extend({
   lines_returned: z.number().int(),
   offset: z.number().int(),
   total_lines: z.number().int().optional(),
-  next_offset: z.number().int().optional(),
+  next_offset: z.number().int().optional().describe('The offset to read the rest from, when more is left.'),
   truncated: z.boolean().optional(),
 });
 
@@ -255,11 +268,14 @@ export const ExecuteCodeResult = ToolResultBase.extend({
   truncated: z.boolean().optional(),
   output_id: z.string().optional(),
   timed_out: z.boolean().optional(),
-  error: z.string().optional(),
+  error: z
+    .string()
+    .optional()
+    .describe('Why the run did not end normally: a limit, a missing python3, a lost channel.'),
 });
 
 export const ListTargetsResult = ToolResultBase.extend({
-  targets: z.array(z.record(z.string(), z.unknown())),
+  targets: z.array(TargetInfo),
   default_target: z.string(),
 });
 

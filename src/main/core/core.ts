@@ -62,6 +62,7 @@ import { CoreRuns, sweepLocal } from './processes/coreRuns.js';
 import { markedProvider, type SweepReport } from './processes/markedEnvironment.js';
 import { endsSettled } from './processes/endGently.js';
 import { OutputStore } from './outputs/outputStore.js';
+import { afterWork } from './afterLargeRequest.js';
 
 /** The refusal of a person's method to a caller that is not one: what it was, why, and where a person does it. */
 function personOnly(method: string, why: string): SwitchboardError {
@@ -372,6 +373,8 @@ export class Core {
       audit: this.audit,
       holds: this.holds,
       onActivity: (entry) => this.activity.record(entry),
+      // Once the calls stop for a while, the memory their burst grew is given back.
+      finished: afterWork,
       // A call that got through (or could not connect) is the newest word on its target's health.
       reachability: (identity, problem) => {
         this.sessions.reportReachability(identity, problem);
@@ -460,6 +463,8 @@ export class Core {
     await this.plugins.start();
     this.started = true;
     this.health.sync();
+    // Starting (config, plugins, the first probes) is a burst of work too.
+    afterWork();
     return this;
   }
 

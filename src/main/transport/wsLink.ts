@@ -20,11 +20,18 @@ export async function connectCore(
     ws.once('open', () => resolve());
     ws.once('unexpected-response', (_req, res) =>
       reject(
-        new SwitchboardError(
-          res.statusCode === 401 ? 'unauthorized' : 'no_core',
-          `the Core refused the connection (HTTP ${res.statusCode})`,
-          'the token in core.json may be stale; restart the Core',
-        ),
+        res.statusCode === 401
+          ? // This client always sends a token: a 401 means it is not this Core's.
+            new SwitchboardError(
+              'unauthorized',
+              'token not valid for this Core (HTTP 401)',
+              'the token in core.json may be stale; restart the Core',
+            )
+          : new SwitchboardError(
+              'no_core',
+              `the Core refused the connection (HTTP ${res.statusCode})`,
+              'the token in core.json may be stale; restart the Core',
+            ),
       ),
     );
     ws.once('error', (err) =>

@@ -97,6 +97,13 @@ export function findRendererDir(): string | undefined {
   return undefined;
 }
 
+/** Why a request is refused before any route sees it. */
+interface Refusal {
+  status: 401 | 403;
+  message: string;
+}
+const FORBIDDEN: Refusal = { status: 403, message: 'forbidden' };
+
 function tokenMatches(given: string | undefined, token: string): boolean {
   if (!given) return false;
   const a = Buffer.from(given);
@@ -191,10 +198,16 @@ export class WsServer {
       // Node drops its own error listener on upgrade sockets; a client reset must not become an uncaught error.
       socket.on('error', () => socket.destroy());
       const url = parseRequestUrl(req);
-      const status = !url ? 400 : (this.check(req, url) ?? (url.pathname === '/ws' ? undefined : 404));
+      const denied = url ? this.check(req, url) : undefined;
+      const status = !url ? 400 : (denied?.status ?? (url.pathname === '/ws' ? undefined : 404));
       if (status) {
         const challenge = status === 401 ? 'WWW-Authenticate: Bearer realm="switchboard"\r\n' : '';
-        socket.end(`HTTP/1.1 ${status} ${statusText[status] ?? 'Error'}\r\n${challenge}\r\n`);
+        // The reason as the body too, for a client that shows what the server said.
+        const body = denied ? `${denied.message}\n` : '';
+        socket.end(
+          `HTTP/1.1 ${status} ${statusText[status] ?? 'Error'}\r\n${challenge}` +
+            `Content-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+        );
         socket.destroy();
         return;
       }
@@ -264,10 +277,10 @@ export class WsServer {
     return hosts;
   }
 
-  /** DNS-rebinding and cross-site protection, then the token. Returns an HTTP status to refuse with. */
-  check(req: IncomingMessage, url: URL): 401 | 403 | undefined {
+  /** DNS-rebinding and cross-site protection, then the token. Returns the HTTP status to refuse with, and why. */
+  check(req: IncomingMessage, url: URL): Refusal | undefined {
     const hosts = this.allowedHosts();
-    if (!req.headers.host || !hosts.has(req.headers.host)) return 403;
+    if (!req.headers.host || !hosts.has(req.headers.host)) return FORBIDDEN;
     const origin = req.headers.origin;
     if (origin !== undefined) {
       let ok = false;
@@ -278,9 +291,12 @@ export class WsServer {
       } catch {
         ok = false;
       }
-      if (!ok) return 403;
+      if (!ok) return FORBIDDEN;
     }
-    return tokenMatches(requestToken(req, url), this.token) ? undefined : 401;
+    const given = requestToken(req, url);
+    if (!given) return { status: 401, message: 'token required' };
+    // Most often the token of another Core, or of this profile's last one (a client's saved config gone stale).
+    return tokenMatches(given, this.token) ? undefined : { status: 401, message: 'token not valid for this Core' };
   }
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -294,9 +310,9 @@ export class WsServer {
       // A 401 names the scheme it wants (RFC 9110 §11.6.1); MCP clients read it to know a bearer token is needed.
       const headers = {
         'content-type': 'text/plain',
-        ...(denied === 401 ? { 'www-authenticate': 'Bearer realm="switchboard"' } : {}),
+        ...(denied.status === 401 ? { 'www-authenticate': 'Bearer realm="switchboard"' } : {}),
       };
-      res.writeHead(denied, headers).end(denied === 401 ? 'token required\n' : 'forbidden\n');
+      res.writeHead(denied.status, headers).end(`${denied.message}\n`);
       return;
     }
     const route = this.routes.get(url.pathname);

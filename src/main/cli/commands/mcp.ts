@@ -9,6 +9,7 @@ import type { CoreClient } from '../../../shared/client.js';
 import type { ToolResult } from '../../../shared/tools.js';
 import type { ProgressNote } from '../../../shared/api.js';
 import { switchboardHome } from '../../core/home.js';
+import { afterWork } from '../../core/afterLargeRequest.js';
 import { createMcpServer } from '../../core/agent/mcpServer.js';
 import { readCoreFile } from '../../transport/coreFile.js';
 import { connectCore } from '../../transport/wsLink.js';
@@ -53,7 +54,13 @@ class CoreBridge {
   ): Promise<ToolResult> {
     const p = this.send(tool, args, signal, progress);
     this.inFlight.add(p);
-    void p.catch(() => undefined).finally(() => this.inFlight.delete(p));
+    void p
+      .catch(() => undefined)
+      .finally(() => {
+        this.inFlight.delete(p);
+        // The bridge lives as long as its agent: what a burst of calls grew is given back when they stop.
+        afterWork();
+      });
     return p;
   }
 

@@ -19,9 +19,7 @@ import {
   JSONRPCMessageSchema,
   SUPPORTED_PROTOCOL_VERSIONS,
   isInitializeRequest,
-  isJSONRPCErrorResponse,
   isJSONRPCRequest,
-  isJSONRPCResultResponse,
   type JSONRPCMessage,
   type RequestId,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -76,7 +74,9 @@ class OnePostTransport implements Transport {
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed || this.finished) return;
-    if (!(isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) || message.id === undefined) {
+    // Told apart by their keys, not the SDK's schemas: a schema's parse walks the whole result (a call's output too),
+    // and what our own Server sends needs no checking.
+    if (!('result' in message || 'error' in message) || message.id === undefined) {
       // Only the Server's notifications (a call's progress) go out; it sends this POST no requests of its own.
       if (!('id' in message)) this.sink.notify(message, [...this.answers.values()]);
       return;

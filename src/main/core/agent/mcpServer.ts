@@ -9,7 +9,6 @@ import {
   CallToolRequestSchema,
   ErrorCode,
   ListToolsRequestSchema,
-  McpError,
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -33,10 +32,11 @@ export type ToolCaller = (
   progress?: (note: ProgressNote) => void,
 ) => Promise<ToolResult>;
 
-function inputSchema(def: ToolDef): Tool['inputSchema'] {
-  const json = z.toJSONSchema(def.args, { io: 'input' }) as Record<string, unknown>;
+/** A zod schema as MCP carries it: JSON Schema in MCP's default dialect, which it does not name. */
+function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io }) as Record<string, unknown>;
   delete json.$schema;
-  return json as Tool['inputSchema'];
+  return json;
 }
 
 let tools: readonly Tool[] | undefined;
@@ -51,7 +51,9 @@ export function mcpTools(): readonly Tool[] {
       name: def.name,
       title: def.title,
       description: def.description,
-      inputSchema: inputSchema(def),
+      inputSchema: jsonSchema(def.args, 'input') as Tool['inputSchema'],
+      // Every field a result may carry and no other: a client that validates (the SDK's does) checks each result.
+      outputSchema: jsonSchema(def.result, 'output') as Tool['outputSchema'],
       annotations: { title: def.title, ...def.annotations },
     })),
   ));
@@ -82,6 +84,19 @@ const sharedValidator: jsonSchemaValidator = {
   getValidator: (schema) => (ajv ??= new AjvJsonSchemaValidator()).getValidator(schema),
 };
 
+/**
+ * A JSON-RPC error as the SDK's Server sends it (its `code`, its `message`). Not an McpError: that one's message starts
+ * with "MCP error -32602: ", and a client that builds an McpError from the answer writes that prefix once more.
+ */
+class ProtocolError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 export function createMcpServer(call: ToolCaller, version = '0.1.0'): Server {
   const server = new Server(
     { name: 'switchboard', title: 'Switchboard', version },
@@ -108,7 +123,7 @@ export function createMcpServer(call: ToolCaller, version = '0.1.0'): Server {
     } catch (err) {
       // A tool that does not exist is a protocol error (the request named nothing callable), not a tool's failure.
       const p = toErrorPayload(err);
-      if (p.code === 'unknown_tool') throw new McpError(ErrorCode.InvalidParams, errorLine(p));
+      if (p.code === 'unknown_tool') throw new ProtocolError(ErrorCode.InvalidParams, errorLine(p));
       return toCallToolError(err);
     }
   });

@@ -52,6 +52,8 @@ export interface DispatcherDeps {
    * environment and did not fail to connect), the error's message when it could not reach it.
    */
   reachability?: (identity: string, problem: string | undefined) => void;
+  /** Told after each call ended, answered or not. */
+  finished?: () => void;
   /** The approval step (commandApprovals): without it every call runs unasked (tests of other parts). */
   approvals?: { authorize(call: ApprovalCall): Promise<Authorization> };
 }
@@ -263,6 +265,7 @@ export class Dispatcher {
     if (error) entry.error = maskKnownSecrets(redact(error));
     this.deps.onActivity({ ...entry });
     this.deps.audit.write(auditLine(entry, 'dispatch'));
+    this.deps.finished?.();
   }
 }
 

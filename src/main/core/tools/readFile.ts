@@ -112,11 +112,13 @@ async function readFile(ctx: ToolContext, args: z.infer<typeof ReadFileArgs>): P
     const page = pageLines(lines.slice(offset - 1), offset, limit, false);
     return { path, ...page, offset, total_lines: lines.length };
   }
-  // A big file: count and slice on the target, so only the page crosses the wire.
+  // A big file: count and slice on the target, so only the page crosses the wire. `wc -l` counts newlines, so a last
+  // line without one is added when the file's last byte is not a newline ($(…) drops a newline, leaving nothing).
   const q = shellQuote(path);
   const end = offset + limit - 1;
+  const count = `n=$(wc -l < ${q}); [ -n "$(tail -c 1 ${q})" ] && n=$((n + 1)); echo "$n"`;
   const r = await ctx.env.exec(
-    `wc -l < ${q}; echo __SB_SPLIT__; sed -n '${offset},${end}p;${end}q' ${q} | head -c ${MAX_READ_CHARS * 4}`,
+    `${count}; echo __SB_SPLIT__; sed -n '${offset},${end}p;${end}q' ${q} | head -c ${MAX_READ_CHARS * 4}`,
     {
       cwd: await ctx.sessions.cwd(ctx.snapshot),
       timeoutMs: 60_000,

@@ -146,6 +146,20 @@ export function describeToolsOn(label: string, make: () => Promise<ToolSuiteEnv 
       expect(r.next_offset).toBe(Number(r.lines_returned) + 1);
     });
 
+    test('read_file counts a last line without a final newline, in a small file and in one sliced on the target', async () => {
+      await on(A, 'write_file', { path: `${run}/nofinal.txt`, content: 'one\ntwo' });
+      expect(await on(A, 'read_file', { path: `${run}/nofinal.txt` })).toMatchObject({ total_lines: 2 });
+      // Over the 8 MiB read whole: counted and sliced on the target.
+      await on(A, 'terminal', {
+        command: `yes abcdefghij | head -n 900000 > ${run}/huge.txt; printf tail >> ${run}/huge.txt`,
+      });
+      const r = await on(A, 'read_file', { path: `${run}/huge.txt`, offset: 899_999 });
+      expect(r).toMatchObject({ total_lines: 900_001, lines_returned: 3 });
+      expect(r.content).toBe('899999\tabcdefghij\n900000\tabcdefghij\n900001\ttail\n');
+      expect(r.next_offset).toBeUndefined();
+      await on(A, 'terminal', { command: `rm ${run}/huge.txt` });
+    });
+
     test('patch replaces exactly once, refuses missing and ambiguous text, and replaces all on request', async () => {
       const path = `${run}/patch.txt`;
       await on(B, 'write_file', { path, content: 'alpha\nbeta\nbeta\ngamma\n' });

@@ -309,3 +309,12 @@ describe('repeated commands', () => {
     expect(parses).toBeGreaterThan(afterFirst);
   });
 });
+
+describe('a forced delete of a plain file', () => {
+  it('is quiet in a project workspace, and asks where the workspace is the home itself, `/` or a system directory', () => {
+    const rmf = (cwd: string) => policy.classify({ kind: 'command', command: 'rm -f notes.txt' }, { ...ctx, cwd });
+    expect(rmf('/home/agent/project').verdict).toBe('safe');
+    expect(rmf('/home/agent/project/sub').verdict).toBe('safe');
+    for (const cwd of ['/home/agent', '/', '/etc', '/usr/lib']) expect(rmf(cwd).verdict, cwd).toBe('dangerous');
+  });
+});

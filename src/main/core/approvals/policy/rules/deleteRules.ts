@@ -1,14 +1,28 @@
 // Deletes: rm (flags in any order, long or short, after operands), find -delete / -exec, xargs rm, rimraf,
 // shred, mv to /dev/null, rsync --delete. A recursive delete (or move, or rsync --delete) of /, a system directory or
 // the home is hardline.
+import { posix } from 'node:path';
 import { hasAny, parseOptions } from '../options.js';
 import { buildOutput, inWorkspace, isBlockDevice, scratchPath, sensitiveWrite, vitalPath } from '../paths.js';
+
+import { commandName, type Rule, type RuleKit } from '../ruleKit.js';
+import { UNKNOWN, isKnown, shown, type Arg, type CommandContext } from '../scanTypes.js';
 
 function scratchOrBuild(p: string, workspace: string | undefined): boolean {
   return scratchPath(p) || (inWorkspace(p, workspace) && buildOutput(p));
 }
-import { commandName, type Rule, type RuleKit } from '../ruleKit.js';
-import { isKnown, shown, type Arg, type CommandContext } from '../scanTypes.js';
+
+/**
+ * A file the agent may remove without asking, even forced: below the command's workspace, which is a project rather
+ * than the home itself, and not a glob that names every file there (`*`, `.*`, `*.*`). A path outside it (`../x`,
+ * `~/x`, `/etc/passwd`), one named at run time, and sensitive or profile files (judged before this) still ask.
+ */
+function workspaceFile(p: string, c: CommandContext): boolean {
+  const { workspace, home } = c.scope.state;
+  if (workspace === undefined || vitalPath(workspace, home)?.kind === 'home') return false;
+  if (!p.startsWith('/') || p.includes(UNKNOWN) || p === workspace || !inWorkspace(p, workspace)) return false;
+  return /[^*?[\].]/.test(posix.basename(p));
+}
 
 /** How a deleted path reads: the resolved path when it is known (`~` → /home/agent), else as written. */
 function named(kit: RuleKit, c: CommandContext, a: Arg): string {
@@ -47,12 +61,16 @@ const rm: Rule = (argv, c, kit) => {
   if (deleteOperands(kit, c, p.operands, recursive, label)) return;
   const what = list(p.operands.map((a) => named(kit, c, a))) || 'its input';
   if (recursive) kit.emit(c, 'dangerous', 'delete.recursive', `recursive delete of ${what} (${label})`);
-  // A forced delete of build output (objects, logs, caches) in the workspace is everyday: `rm -f build/x.o`.
+  // A forced delete of files in the workspace is everyday: `rm -f build/x.o`, `rm -f notes.txt` (without -r, -f
+  // only stops rm asking about write-protected files and missing ones).
   else if (
     force &&
     !(
       p.operands.length &&
-      p.operands.every((a) => isKnown(a) && scratchOrBuild(kit.path(c, a), c.scope.state.workspace))
+      p.operands.every(
+        (a) =>
+          isKnown(a) && (scratchOrBuild(kit.path(c, a), c.scope.state.workspace) || workspaceFile(kit.path(c, a), c)),
+      )
     )
   )
     kit.emit(c, 'dangerous', 'delete.force', `forced delete of ${what} (${label})`);
