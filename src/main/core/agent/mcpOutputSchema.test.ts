@@ -80,9 +80,11 @@ describe('outputSchema through the MCP SDK Client', () => {
 
   it('terminal: foreground, cut, timed out, background; errors', async () => {
     expect(await call('terminal', { command: 'echo hi' })).toMatchObject({ output: 'hi\n', exit_code: 0 });
-    expect(await call('terminal', { command: 'head -c 200000 /dev/zero | tr "\\0" x' })).toMatchObject({
-      truncated: true,
-    });
+    const cut = await call('terminal', { command: 'head -c 200000 /dev/zero | tr "\\0" x' });
+    expect(cut).toMatchObject({ truncated: true, output_id: expect.any(String) });
+    const slice = await call('read_output', { output_id: cut.output_id as string, offset: 10, limit: 100 });
+    expect(slice).toMatchObject({ total_chars: 200000, has_more: true, next_offset: 110 });
+    await fails('read_output', { output_id: 'not-an-id' }, /^(bad_request|unknown_output): /);
     expect(await call('terminal', { command: 'sleep 5', timeout: 1 })).toMatchObject({ timed_out: true });
     expect(await call('terminal', { command: 'exit 3' })).toMatchObject({ exit_code: 3 });
     const bg = await call('terminal', { command: 'cat', background: true });
@@ -91,6 +93,7 @@ describe('outputSchema through the MCP SDK Client', () => {
     await call('process', { action: 'write', session_id: id, data: 'echoed\n' });
     await call('process', { action: 'poll', session_id: id });
     await call('process', { action: 'log', session_id: id, lines: 5 });
+    await call('process', { action: 'log', session_id: id, offset: 0, limit: 3 });
     expect(await call('process', { action: 'wait', session_id: id, timeout: 0.2 })).toMatchObject({ timed_out: true });
     expect(await call('process', { action: 'list' })).toMatchObject({ processes: [expect.anything()] });
     expect(await call('process', { action: 'list', execution_target: 'a' })).toMatchObject({ execution_target: 'a' });
