@@ -19,7 +19,11 @@ export function register(ctx) {
     create_environment: () => ({
       exec: (command, opts) => new Promise((resolve) => {
         if (command.includes(${JSON.stringify(spin)})) for (const end = Date.now() + 60000; Date.now() < end;);
-        const child = spawn('/bin/sh', ['-c', command], { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn('/bin/sh', ['-c', command], {
+          cwd: opts.cwd,
+          env: opts.env,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
         let output = '';
         child.stdout.on('data', (d) => (output += d));
         child.stderr.on('data', (d) => (output += d));

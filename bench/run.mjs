@@ -455,11 +455,14 @@ const header = ['row', 'path', 'Switchboard', 'baseline (same run)', 'ratio'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
 const line = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
 console.log(
-  `Switchboard bench${quick ? ' (--quick)' : ''}: ${calls} sequential calls per path (SSH ${Math.min(calls, 100)}, Docker ${Math.min(calls, 30)}), taking turns with the baseline in blocks of ${block}; ${starts} CLI starts; node ${process.version}, ${new Date().toISOString()}`,
+  `Switchboard bench${quick ? ' (--quick)' : ''}: ${calls} sequential calls per path ` +
+    `(SSH ${Math.min(calls, 100)}, Docker ${Math.min(calls, 30)}), taking turns with the baseline in blocks ` +
+    `of ${block}; ${starts} CLI starts; node ${process.version}, ${new Date().toISOString()}`,
 );
 console.log(line(header));
 console.log(line(widths.map((w) => '-'.repeat(w))));
 for (const r of rows) console.log(line(r));
 console.log(
-  'ratio: Switchboard ÷ baseline for latencies (lower is better), baseline time ÷ Switchboard time for P1 (higher is better).',
+  'ratio: Switchboard ÷ baseline for latencies (lower is better), baseline time ÷ Switchboard time for P1 ' +
+    '(higher is better).',
 );

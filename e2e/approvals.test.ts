@@ -85,63 +85,68 @@ describe('Approve command', () => {
     await page.close();
   });
 
-  it('a request arriving while a person types takes no key: every key reaches the shell, nothing is answered', async () => {
-    const { page, errors } = await openUi(app.browser, app.served.url);
-    const p1 = pane(page, 1);
-    await waitForPrompt(p1);
-    const s = scratch(app.served, 'alpha', 'scratch-typing');
-    const m = marker('typed');
-    // Spaces and Enters: the keys that would answer a dialog that took the keyboard. The typing goes on until the
-    // request is up and a dozen words after, however long the call takes to arrive.
-    let seen = false;
-    const typing = (async () => {
-      await page.keyboard.type(`echo ${m}-first`, { delay: 40 });
-      await page.keyboard.press('Enter');
-      await page.keyboard.type(`echo ${m}`, { delay: 40 });
-      let words = 0;
-      for (let after = 0; after < 12 && words < 500; words++) {
-        await page.keyboard.type(` w${words}`, { delay: 40 });
-        if (seen) after++;
-      }
-      await page.keyboard.press('Enter');
-      return words;
-    })();
-    await new Promise((r) => setTimeout(r, 300));
-    let settled = false;
-    const call = agentCall(app.served, 'alpha', s.command).finally(() => {
-      settled = true;
-    });
-    const d = await asked(page, s.command);
-    // It is up while keys still go out, waiting for a pause.
-    await page.screenshot({ path: join(root, 'test-results/e2e-approve-while-typing.png') });
-    expect(await d.getByRole('status').textContent()).toMatch(/pause in your typing/);
-    seen = true;
-    const words = await typing;
-    await waitForText(p1, new RegExp(`^${m}-first$`, 'm'));
-    const said = Array.from({ length: words }, (_, i) => ` w${i}`).join('');
-    await waitForText(p1, new RegExp(`^${m}${said}$`, 'm'));
-    expect(settled).toBe(false);
-    // After the pause it takes the keyboard, with Deny focused and its ring shown.
-    await poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Deny');
-    expect(await d.getByRole('status').count()).toBe(0);
-    const ring = await d.getByRole('button', { name: 'Deny' }).evaluate((el) => getComputedStyle(el).outlineStyle);
-    expect(ring).not.toBe('none');
-    await page.screenshot({ path: join(root, 'test-results/e2e-approve-after-typing.png') });
-    expect(settled).toBe(false);
-    expect(existsSync(s.path)).toBe(true);
-    await d.getByRole('button', { name: 'Deny' }).click();
-    expect((await call).code).not.toBe(0);
-    expect(existsSync(s.path)).toBe(true);
-    expect(errors).toEqual([]);
-    await page.close();
-  });
+  it(
+    'a request arriving while a person types takes no key: ' + 'every key reaches the shell, nothing is answered',
+    async () => {
+      const { page, errors } = await openUi(app.browser, app.served.url);
+      const p1 = pane(page, 1);
+      await waitForPrompt(p1);
+      const s = scratch(app.served, 'alpha', 'scratch-typing');
+      const m = marker('typed');
+      // Spaces and Enters: the keys that would answer a dialog that took the keyboard. The typing goes on until the
+      // request is up and a dozen words after, however long the call takes to arrive.
+      let seen = false;
+      const typing = (async () => {
+        await page.keyboard.type(`echo ${m}-first`, { delay: 40 });
+        await page.keyboard.press('Enter');
+        await page.keyboard.type(`echo ${m}`, { delay: 40 });
+        let words = 0;
+        for (let after = 0; after < 12 && words < 500; words++) {
+          await page.keyboard.type(` w${words}`, { delay: 40 });
+          if (seen) after++;
+        }
+        await page.keyboard.press('Enter');
+        return words;
+      })();
+      await new Promise((r) => setTimeout(r, 300));
+      let settled = false;
+      const call = agentCall(app.served, 'alpha', s.command).finally(() => {
+        settled = true;
+      });
+      const d = await asked(page, s.command);
+      // It is up while keys still go out, waiting for a pause.
+      await page.screenshot({ path: join(root, 'test-results/e2e-approve-while-typing.png') });
+      expect(await d.getByRole('status').textContent()).toMatch(/pause in your typing/);
+      seen = true;
+      const words = await typing;
+      await waitForText(p1, new RegExp(`^${m}-first$`, 'm'));
+      const said = Array.from({ length: words }, (_, i) => ` w${i}`).join('');
+      await waitForText(p1, new RegExp(`^${m}${said}$`, 'm'));
+      expect(settled).toBe(false);
+      // After the pause it takes the keyboard, with Deny focused and its ring shown.
+      await poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Deny');
+      expect(await d.getByRole('status').count()).toBe(0);
+      const ring = await d.getByRole('button', { name: 'Deny' }).evaluate((el) => getComputedStyle(el).outlineStyle);
+      expect(ring).not.toBe('none');
+      await page.screenshot({ path: join(root, 'test-results/e2e-approve-after-typing.png') });
+      expect(settled).toBe(false);
+      expect(existsSync(s.path)).toBe(true);
+      await d.getByRole('button', { name: 'Deny' }).click();
+      expect((await call).code).not.toBe(0);
+      expect(existsSync(s.path)).toBe(true);
+      expect(errors).toEqual([]);
+      await page.close();
+    },
+  );
 
   it('a command with a secret shows masked until the person asks to see it; the agent list never has it', async () => {
     const { page, errors } = await openUi(app.browser, app.served.url);
     await page.setViewportSize({ width: 1400, height: 900 });
     const s = scratch(app.served, 'alpha', 'scratch-secret');
     const secret = 'Hunter2SecretPw';
-    const command = `${s.command} && curl -u admin:${secret} -H "Authorization: Bearer abcdefgh12345678" https://example.invalid/`;
+    const command =
+      `${s.command} && curl -u admin:${secret} -H "Authorization: Bearer abcdefgh12345678" ` +
+      `https://example.invalid/`;
     const call = agentCall(app.served, 'alpha', command);
     const d = dialog(page);
     const shown = d.getByLabel('command to approve');

@@ -57,6 +57,7 @@ function WindowTitle(): null {
 function useThemeAttribute(): void {
   const theme = useSettings((s) => s.theme);
   const system = useColorScheme((s) => s.system);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: `system` re-runs it; resolvedScheme reads it itself
   useEffect(() => {
     document.documentElement.dataset.theme = resolvedScheme(theme);
   }, [theme, system]);

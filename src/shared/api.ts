@@ -421,8 +421,8 @@ export type WireResponse = z.infer<typeof WireResponse>;
 export type WireEvent = z.infer<typeof WireEvent>;
 
 export function isCoreMethod(name: string): name is CoreMethod {
-  return Object.prototype.hasOwnProperty.call(coreMethods, name);
+  return Object.hasOwn(coreMethods, name);
 }
 export function isCoreEvent(name: string): name is CoreEvent {
-  return Object.prototype.hasOwnProperty.call(coreEvents, name);
+  return Object.hasOwn(coreEvents, name);
 }

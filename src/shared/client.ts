@@ -147,7 +147,7 @@ export class CoreClient {
   }
 
   private receiveFrame(bytes: Uint8Array): void {
-    let frame;
+    let frame: ReturnType<typeof decodePaneFrame>;
     try {
       frame = decodePaneFrame(bytes);
     } catch (err) {

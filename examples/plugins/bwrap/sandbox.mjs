@@ -153,7 +153,8 @@ export function runInBackground(args, live) {
   return s.stream;
 }
 
-/** @typedef {{ spawn(file: string, args: string[], opts: { name: string; cols: number; rows: number; cwd: string; env: Record<string, string> }): {
+/** @typedef {{ spawn(file: string, args: string[],
+ *     opts: { name: string; cols: number; rows: number; cwd: string; env: Record<string, string> }): {
  *   onData(l: (d: string) => void): void; onExit(l: (e: { exitCode: number; signal?: number }) => void): void;
  *   write(d: string): void; resize(c: number, r: number): void; kill(signal?: string): void; pid: number } }} NodePty
  * */

@@ -57,7 +57,8 @@ function personOnly(method: string, why: string): SwitchboardError {
   return new SwitchboardError(
     'not_permitted',
     `only a person may use ${method}: ${why}`,
-    'do it in the Switchboard window, or run the `switchboard` command in a terminal of your own (not from a tool call)',
+    'do it in the Switchboard window, or run the `switchboard` command in a terminal of your own (not from a ' +
+      'tool call)',
   );
 }
 

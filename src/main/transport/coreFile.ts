@@ -106,6 +106,7 @@ export function claimProfile(home: string): HeldLock {
   throw new SwitchboardError(
     'core_running',
     `a Switchboard Core already runs for the profile ${home}${where}`,
-    'use that one (its window, or `switchboard` commands reach it), stop it first, or set SWITCHBOARD_HOME to another profile',
+    'use that one (its window, or `switchboard` commands reach it), stop it first, ' +
+      'or set SWITCHBOARD_HOME to another profile',
   );
 }

@@ -82,7 +82,8 @@ const mime: Record<string, string> = {
   '.ico': 'image/x-icon',
 };
 export const CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+  "connect-src 'self'; font-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 /** Where the built renderer lives: out/renderer, found by walking up from this module. */
 export function findRendererDir(): string | undefined {
@@ -361,7 +362,8 @@ export class WsServer {
       personRefusal: () =>
         (refusal ??= {
           why: page
-            ? 'this page was not opened from a person link (the one `switchboard serve` shows on its terminal, or `switchboard open`)'
+            ? 'this page was not opened from a person link (the one `switchboard serve` shows on its terminal, ' +
+              'or `switchboard open`)'
             : cliPersonRefusal(clientPort, serverPort),
         }).why,
     };

@@ -73,7 +73,8 @@ function SettingsBody() {
         <p className="form__note">Applied to every terminal at once, and kept in your Switchboard profile.</p>
         <label className="field">
           <span>Font family</span>
-          {/* Applied when the field is left, so a half-typed name never reaches the terminals; empty means the default. */}
+          {/* Applied when the field is left, so a half-typed name never reaches the terminals; empty means the
+              default. */}
           <input
             type="text"
             key={s.fontFamily}

@@ -168,7 +168,9 @@ export class TerminalSession {
     } catch (err) {
       toastError({
         message: 'Could not read the clipboard',
-        hint: `Allow this page to read the clipboard, or paste with the browser's own menu. (${(err as Error).message})`,
+        hint:
+          `Allow this page to read the clipboard, or paste with the browser's own menu. ` +
+          `(${(err as Error).message})`,
       });
     }
   }
@@ -249,7 +251,8 @@ export class TerminalSession {
       this.setStatus('failed');
       const e = err as { message?: string; hint?: string };
       this.notice(
-        `${RED}${e.message ?? String(err)}${RESET}\r\n${e.hint ? `${DIM}${e.hint}${RESET}\r\n` : ''}${DIM}press a key to try again${RESET}\r\n`,
+        `${RED}${e.message ?? String(err)}${RESET}\r\n${e.hint ? `${DIM}${e.hint}${RESET}\r\n` : ''}${DIM}press ` +
+          `a key to try again${RESET}\r\n`,
       );
       toastError(err);
       return;
@@ -275,7 +278,8 @@ export class TerminalSession {
     if (newAfterReconnect) {
       const where = this.startCwd ?? info.cwd;
       this.notice(
-        `${YELLOW}[reconnected to a new Core: a new shell${where ? ` in ${where}` : ''}; what is above is the old one's]${RESET}\r\n`,
+        `${YELLOW}[reconnected to a new Core: a new shell${where ? ` in ${where}` : ''}; ` +
+          `what is above is the old one's]${RESET}\r\n`,
       );
     }
     this.reconnecting = false;

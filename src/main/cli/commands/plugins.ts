@@ -84,7 +84,8 @@ function refuseUnlessPerson(verb: string): void {
   if (atTerminal()) return;
   throw new SwitchboardError(
     'not_permitted',
-    `plugins ${verb}: with no Core running, only a person at a terminal may change which plugins run (stdin is not a terminal here)`,
+    `plugins ${verb}: with no Core running, only a person at a terminal may change which plugins run (stdin ` +
+      `is not a terminal here)`,
   );
 }
 
@@ -124,7 +125,8 @@ async function confirmPlugin(
   if (!atTerminal()) {
     throw new SwitchboardError(
       'not_permitted',
-      `${verb.toLowerCase()} ${m.name}: not confirmed — run it at a terminal to answer, or add --yes once you have read what it allows`,
+      `${verb.toLowerCase()} ${m.name}: not confirmed — run it at a terminal to answer, ` +
+        `or add --yes once you have read what it allows`,
     );
   }
   const answer = await readAnswer(`${verb} ${m.name}? [y/N] `, out);
@@ -177,7 +179,8 @@ export function pluginsCommand(program: Command): void {
   plugins
     .command('install')
     .description(
-      'copy a plugin folder (plugin.yaml, or an npm package with a "switchboard" field) into the profile; installed disabled (says what it allows, then asks)',
+      'copy a plugin folder (plugin.yaml, or an npm package with a "switchboard" field) into the profile; ' +
+        'installed disabled (says what it allows, then asks)',
     )
     .argument('<path>', 'the plugin folder')
     .option('--json', 'one JSON document')

@@ -187,7 +187,8 @@ async function pluginDeclaration(home: string, backend: string): Promise<SpecDec
     throw new SwitchboardError(
       'bad_request',
       `unknown backend "${backend}"${guess ? ` — did you mean "${guess}"?` : ''}`,
-      `backends now: ${list.map((b) => b.backend).join(', ')} (a plugin's appear once it is enabled: switchboard plugins list)`,
+      `backends now: ${list.map((b) => b.backend).join(', ')} (a plugin's appear once it is enabled: ` +
+        `switchboard plugins list)`,
     );
   }
   return {

@@ -120,7 +120,9 @@ function readBody(req: IncomingMessage, res: ServerResponse): Promise<string | u
         res,
         413,
         -32000,
-        `Payload Too Large: the body is over the ${mib(MAX_REQUEST_BYTES)} a request may be; write a large file in parts of at most ${mib(MAX_FILE_CONTENT_CHARS)}, and put a long command in a file`,
+        `Payload Too Large: the body is over the ${mib(MAX_REQUEST_BYTES)} a request may be; ` +
+          `write a large file in parts of at most ${mib(MAX_FILE_CONTENT_CHARS)}, ` +
+          `and put a long command in a file`,
       );
       resolve(undefined);
     });
@@ -171,7 +173,8 @@ async function readMessages(req: IncomingMessage, res: ServerResponse): Promise<
       res,
       400,
       -32000,
-      `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+      `Bad Request: Unsupported protocol version: ${version} (supported ` +
+        `versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
     );
     return undefined;
   }

@@ -212,7 +212,9 @@ export function readRules(path: string): { rules: ApprovalRule[]; problem?: stri
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { rules: [] };
     return {
       rules: [],
-      problem: `approvals.json cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}); no "always allow" rules apply`,
+      problem:
+        `approvals.json cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}); ` +
+        `no "always allow" rules apply`,
     };
   }
   let json: unknown;
@@ -230,7 +232,9 @@ export function readRules(path: string): { rules: ApprovalRule[]; problem?: stri
     const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
     return {
       rules: [],
-      problem: `approvals.json is malformed${where}: ${issue?.message ?? 'unexpected shape'}; no "always allow" rules apply until it is fixed or removed`,
+      problem:
+        `approvals.json is malformed${where}: ${issue?.message ?? 'unexpected shape'}; ` +
+        `no "always allow" rules apply until it is fixed or removed`,
     };
   }
   // `stale` is worked out when rules are shown, never taken from the file.

@@ -145,7 +145,8 @@ export function assertBound(
   if (!now || now.identity !== approved.identity) {
     throw new ApprovalRefused(
       { decision: 'refuse', by: 'binding', reason: 'target changed' },
-      `refused: the approval was for ${approved.identity}, but target "${approved.name}" is now ${now ? now.identity : 'gone'}`,
+      `refused: the approval was for ${approved.identity}, but target "${approved.name}" is ` +
+        `now ${now ? now.identity : 'gone'}`,
       'approvals do not carry to another target or generation; make the call again',
     );
   }
@@ -215,7 +216,9 @@ function reasonLine(c: PolicyClassification): string {
 
 /** A command with most of the shell's forms in it, classified once the policy is loaded (see warm). */
 const warmUpCommand =
-  'cd /tmp && ls -la "$HOME" | grep -v x > /dev/null 2>&1; echo $(date) `id -u` <(true) || for f in a b; do X=1 sh -c "$f"; done & python3 -c "import os; print(os.path.join(\'a\', f\'{1}\'))"; node -e "require(\'fs\').existsSync(`x`)"';
+  'cd /tmp && ls -la "$HOME" | grep -v x > /dev/null 2>&1; echo $(date) `id -u` <(true) || for f in a b; ' +
+  'do X=1 sh -c "$f"; done & python3 -c "import os; print(os.path.join(\'a\', f\'{1}\'))"; ' +
+  'node -e "require(\'fs\').existsSync(`x`)"';
 
 export class CommandApprovals {
   private policyLoad: Promise<CommandPolicy> | undefined;
@@ -476,7 +479,8 @@ export class CommandApprovals {
           ? 'Switchboard never runs this for an agent; a person can run it in a terminal pane'
           : // Under off, only what the policy could not read is refused (policy/commandPolicy.ts decide).
             mode === 'off'
-            ? 'approvals.mode: off asks nobody, and what is too long to check runs only when a person approves it; set it to ask to be asked, or send less'
+            ? 'approvals.mode: off asks nobody, and what is too long to check runs only when a person approves ' +
+              'it; set it to ask to be asked, or send less'
             : 'approvals.mode: deny refuses dangerous commands without asking; set it to ask to be asked',
       );
     }

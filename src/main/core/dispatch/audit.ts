@@ -51,7 +51,8 @@ export function summarizeResult(result: Record<string, unknown>): string {
       lines.push(`${key}: ${value.includes('\n') ? `\n${clip(value, 1500)}` : clip(value, 300)}`);
     else if (Array.isArray(value))
       lines.push(
-        `${key}: ${value.length} item${value.length === 1 ? '' : 's'}${value.length ? ` — first: ${clip(JSON.stringify(value[0]), 300)}` : ''}`,
+        `${key}: ${value.length} item${value.length === 1 ? '' : 's'}` +
+          (value.length ? ` — first: ${clip(JSON.stringify(value[0]), 300)}` : ''),
       );
     else lines.push(`${key}: ${clip(JSON.stringify(value) ?? String(value), 300)}`);
   }
@@ -191,7 +192,10 @@ export class AuditLog {
   problem(): string | undefined {
     if (!this.lostTotal) return undefined;
     const still = this.lost ? `, ${this.lost} not yet said in the log` : '';
-    return `audit log: ${this.lostTotal} line${this.lostTotal === 1 ? '' : 's'} lost since the Core started${still} (${this.lostWhy})`;
+    return (
+      `audit log: ${this.lostTotal} line${this.lostTotal === 1 ? '' : 's'} lost since the Core started${still} ` +
+      `(${this.lostWhy})`
+    );
   }
 
   private writePending(): void {
@@ -219,7 +223,9 @@ export class AuditLog {
       this.chain = { seq, prev };
       if (this.lost) {
         process.stderr.write(
-          `switchboard: the audit log is written again; ${this.lost} line${this.lost === 1 ? ' was' : 's were'} lost, said by line ${seq - records.length} (audit_lost)\n`,
+          `switchboard: the audit log is written again; ${this.lost} ` +
+            `line${this.lost === 1 ? ' was' : 's were'} lost, said by line ${seq - records.length} ` +
+            `(audit_lost)\n`,
         );
         this.lost = 0;
       }
@@ -228,7 +234,8 @@ export class AuditLog {
       // and said by the next line written. A file that could not be opened is opened again next time.
       if (!this.lost)
         process.stderr.write(
-          `switchboard: audit line lost: ${this.lossLine(err)}; lost lines are counted and said in the log once it takes lines again\n`,
+          `switchboard: audit line lost: ${this.lossLine(err)}; lost lines are counted and said in the log ` +
+            `once it takes lines again\n`,
         );
       this.lost += records.length;
       this.lostTotal += records.length;

@@ -234,7 +234,8 @@ export class PluginEnvironment implements Environment {
     if (!caps.spawn_background) {
       throw new SwitchboardError(
         'unsupported',
-        `target "${this.snapshot.name}": no background processes on this backend (plugin ${this.link.plugin} has no spawn_background)`,
+        `target "${this.snapshot.name}": no background processes on this backend (plugin ${this.link.plugin} ` +
+          `has no spawn_background)`,
         'run the command in the foreground with a timeout',
       );
     }

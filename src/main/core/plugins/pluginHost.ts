@@ -154,7 +154,7 @@ export class PluginHost {
    */
   call<M extends HostMethod>(method: M, params: HostParams<M>, deadlineMs: number): Promise<HostResult<M>> {
     const child = this.child;
-    if (!child || !child.connected) {
+    if (!child?.connected) {
       return Promise.reject(
         new SwitchboardError(
           'target_unreachable',

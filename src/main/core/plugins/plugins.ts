@@ -200,7 +200,11 @@ export class Plugins {
       if (p.host === host) p.host = undefined;
       if (p.state === 'loading') {
         p.state = 'failed';
-        p.problem = `failed to load: ${err instanceof Error ? err.message.replace(/^plugin \S+: (load failed: )?/, '').replace(/; its host is restarted$/, '') : String(err)}`;
+        const why =
+          err instanceof Error
+            ? err.message.replace(/^plugin \S+: (load failed: )?/, '').replace(/; its host is restarted$/, '')
+            : String(err);
+        p.problem = `failed to load: ${why}`;
       }
     }
     this.deps.onChange();

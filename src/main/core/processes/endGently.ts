@@ -92,7 +92,8 @@ export function endGroupScript(pgid: number, graceMs = END_GRACE_MS): string {
   const g = String(Math.trunc(pgid));
   const tenths = Math.ceil(graceMs / 100);
   return (
-    `kill -0 -${g} 2>/dev/null || exit 0; ${GENTLE_SIGNAL_NAMES.map((s) => `kill -${s} -${g} 2>/dev/null`).join('; ')}; ` +
+    `kill -0 -${g} 2>/dev/null || exit ` +
+    `0; ${GENTLE_SIGNAL_NAMES.map((s) => `kill -${s} -${g} 2>/dev/null`).join('; ')}; ` +
     `i=0; while [ $i -lt ${tenths} ] && kill -0 -${g} 2>/dev/null; do sleep 0.1; i=$((i+1)); done; ` +
     `kill -KILL -${g} 2>/dev/null; exit 0`
   );

@@ -86,7 +86,8 @@ export class FileLock {
         const owner = this.owner();
         throw new SwitchboardError(
           'registry_busy',
-          `the runtime registry is busy: ${basename(this.lockDir)} has been held${owner ? ` by pid ${owner.pid}` : ''} for over ${Math.round(this.timeoutMs / 1000)} s`,
+          `the runtime registry is busy: ${basename(this.lockDir)} has been ` +
+            `held${owner ? ` by pid ${owner.pid}` : ''} for over ${Math.round(this.timeoutMs / 1000)} s`,
           'try again in a moment',
         );
       }

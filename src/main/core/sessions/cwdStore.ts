@@ -76,7 +76,9 @@ export class CwdStore {
       if (!saved || saved.name !== name || saved.identity === identity || live(saved.identity)) continue;
       rmSync(join(this.dir, f), { force: true });
       return {
-        reset: `target "${echoed(name)}" was replaced (it was ${echoed(saved.identity)}), and a cwd belongs to one generation`,
+        reset:
+          `target "${echoed(name)}" was replaced (it was ${echoed(saved.identity)}), ` +
+          `and a cwd belongs to one generation`,
       };
     }
     return undefined;

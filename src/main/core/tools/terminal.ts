@@ -10,7 +10,8 @@ export const terminalTool = defineTool({
   name: 'terminal',
   title: 'Run a command',
   description:
-    'Run a shell command on an execution target. The cwd is tracked per target: a cd in one call is seen by the next call on the same target only.',
+    'Run a shell command on an execution target. The cwd is tracked per target: ' +
+    'a cd in one call is seen by the next call on the same target only.',
   args: TerminalArgs,
   result: TerminalResult,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },

@@ -272,7 +272,9 @@ export function describeToolsOn(label: string, make: () => Promise<ToolSuiteEnv 
         expect(big).toMatchObject({ truncated: true, exit_code: 0 });
         expect(String(big.output).length).toBeLessThan(51_000);
         const refused = await on(A, 'execute_code', {
-          code: `import switchboard_tools as sb\ntry:\n    sb.read_file("${run}/missing")\nexcept sb.SwitchboardToolError as e:\n    print("caught:", e)`,
+          code:
+            `import switchboard_tools as sb\ntry:\n    sb.read_file("${run}/missing")\nexcept ` +
+            `sb.SwitchboardToolError as e:\n    print("caught:", e)`,
         });
         expect(String(refused.output)).toMatch(/caught: no such file/);
         const stdin = await on(A, 'execute_code', { code: 'import sys\nprint(repr(sys.stdin.read()))\nprint("ok")' });

@@ -12,7 +12,10 @@ import { DialogTable, DoneActions } from './DialogTable.js';
 export function enableRequest(p: PluginInfo, enable: () => void) {
   return {
     title: `Enable ${p.name}?`,
-    message: `${p.name}${p.version ? ` ${p.version}` : ''}${p.description ? ` — ${p.description.replace(/[.\s]+$/, '')}` : ''}. Enabling it loads it now and at every start:`,
+    message:
+      `${p.name}${p.version ? ` ${p.version}` : ''}` +
+      (p.description ? ` — ${p.description.replace(/[.\s]+$/, '')}` : '') +
+      '. Enabling it loads it now and at every start:',
     items: pluginFlagSentences(p.flags),
     itemsLabel: 'What enabling it allows',
     itemsAreSentences: true,
@@ -57,7 +60,15 @@ export function PluginsDialog() {
         label="Installed plugins"
         className="plugins"
         empty={list === undefined ? 'Loading…' : list.length === 0 ? 'No plugins installed.' : undefined}
-        columns={['Plugin', 'Version', 'State', 'Backends', <span className="visually-hidden">Actions</span>]}
+        columns={[
+          'Plugin',
+          'Version',
+          'State',
+          'Backends',
+          <span key="actions" className="visually-hidden">
+            Actions
+          </span>,
+        ]}
       >
         {list?.map((p) => (
           <tr key={p.name} aria-label={p.name}>

@@ -625,7 +625,8 @@ export class ShellScanner implements RuleKit {
         c,
         'dangerous',
         'run.unchecked',
-        `runs ${facts.real.get(lexical) ?? lexical} after changing it earlier in the same command, so what it will hold is not known (${label})`,
+        `runs ${facts.real.get(lexical) ?? lexical} after changing it earlier in the same command, ` +
+          `so what it will hold is not known (${label})`,
         file,
       );
     }

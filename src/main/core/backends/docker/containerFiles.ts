@@ -192,7 +192,8 @@ export class ContainerFiles {
     // The original's owner where stat and chown can (BusyBox has no --reference); flushed where sync takes a file.
     const r = await rootScript(
       container,
-      `t=${shellQuote(temp)} f=${shellQuote(target)}; if [ -e "$f" ]; then o=$(stat -c %u:%g -- "$f" 2>/dev/null) && chown "$o" "$t" 2>/dev/null; fi; ` +
+      `t=${shellQuote(temp)} f=${shellQuote(target)}; if [ -e "$f" ]; ` +
+        `then o=$(stat -c %u:%g -- "$f" 2>/dev/null) && chown "$o" "$t" 2>/dev/null; fi; ` +
         `sync -- "$t" 2>/dev/null; mv -f -- "$t" "$f" && echo __SB_MOVED__ || { rm -f -- "$t"; exit 1; }`,
     ).catch((err: unknown) => ({ output: String(err), exitCode: null }));
     if (r.exitCode !== 0 || !r.output.includes('__SB_MOVED__'))

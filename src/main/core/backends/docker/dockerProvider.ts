@@ -87,10 +87,7 @@ export class DockerEnvironment implements Environment {
   private readonly files: ContainerFiles;
   private readonly warm: DockerWarmShells;
 
-  constructor(
-    private readonly snapshot: TargetSnapshot,
-    private readonly ctx: ProviderContext,
-  ) {
+  constructor(snapshot: TargetSnapshot, ctx: ProviderContext) {
     this.identity = snapshot.identity;
     const parsed = DockerSpec.safeParse(snapshot.spec);
     if (!parsed.success)

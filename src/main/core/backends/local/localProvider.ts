@@ -362,7 +362,9 @@ class LocalEnvironment implements Environment {
     const missing = this.sandbox.policy.missingWritable;
     return {
       ok: true,
-      detail: `${localShell()}, sandboxed (${this.sandbox.kind})${missing.length ? `; sandbox.writable not found, not bound: ${missing.join(', ')}` : ''}`,
+      detail:
+        `${localShell()}, sandboxed (${this.sandbox.kind})` +
+        (missing.length ? `; sandbox.writable not found, not bound: ${missing.join(', ')}` : ''),
     };
   }
 

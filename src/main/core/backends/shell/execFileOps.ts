@@ -23,7 +23,8 @@ const fileTimeoutMs = 60_000;
  */
 function statScript(p: string, onFile = ''): string {
   return (
-    `if [ -d ${p} ]; then echo ${tag}d 0; elif [ -f ${p} ]; then s=$(wc -c < ${p} 2>/dev/null | tr -d ' '); echo ${tag}f "\${s:-0}"; ${onFile}` +
+    `if [ -d ${p} ]; then echo ${tag}d 0; elif [ -f ${p} ]; then s=$(wc -c < ${p} 2>/dev/null | tr -d ' '); ` +
+    `echo ${tag}f "\${s:-0}"; ${onFile}` +
     `elif [ -e ${p} ]; then echo ${tag}o 0; else echo ${tag}m 0; fi`
   );
 }
@@ -158,7 +159,8 @@ export async function execWriteFile(
         `trap 'rm -f -- "$t"' EXIT`,
         // noclobber: the temp file is new or the write fails (as SFTP's open with `wx`).
         `set -C; base64 -d ${opts.stdin ? '' : `< ${b64} `}> "$t" || exit 1`,
-        'if [ -e "$f" ] && mo=$(stat -c "%a %u:%g" -- "$f" 2>/dev/null); then chmod "${mo% *}" "$t" || exit 1; chown "${mo#* }" "$t" 2>/dev/null; fi',
+        'if [ -e "$f" ] && mo=$(stat -c "%a %u:%g" -- "$f" 2>/dev/null); then chmod "${mo% *}" "$t" || ' +
+          'exit 1; chown "${mo#* }" "$t" 2>/dev/null; fi',
         '{ sync -- "$t" 2>/dev/null || sync; }',
         'mv -f -- "$t" "$f" || exit 1',
         `echo ${tag}ok`,

@@ -64,15 +64,19 @@ export async function verifyHostKey(c: HostKeyCheck): Promise<void> {
   if (verdict.status === 'revoked') {
     throw new SwitchboardError(
       'host_key_changed',
-      `the host key of ${where} (target "${c.target}", ${fingerprint}) is marked @revoked in known_hosts; refusing to connect`,
+      `the host key of ${where} (target "${c.target}", ${fingerprint}) is marked @revoked in known_hosts; ` +
+        `refusing to connect`,
       'the server must be given a new host key',
     );
   }
   if (verdict.status === 'changed') {
     throw new SwitchboardError(
       'host_key_changed',
-      `WARNING: the ${keyType} host key of ${where} (target "${c.target}") has CHANGED: now ${fingerprint}, known as ${verdict.expectedFingerprint}; someone may be intercepting the connection (man-in-the-middle), so it was refused`,
-      `if the server was really reinstalled, check the new fingerprint out of band, then remove the old line for ${where} from ~/.ssh/known_hosts or ${c.files.own}`,
+      `WARNING: the ${keyType} host key of ${where} (target "${c.target}") has CHANGED: now ${fingerprint}, ` +
+        `known as ${verdict.expectedFingerprint}; someone may be intercepting the connection ` +
+        `(man-in-the-middle), so it was refused`,
+      `if the server was really reinstalled, check the new fingerprint out of band, ` +
+        `then remove the old line for ${where} from ~/.ssh/known_hosts or ${c.files.own}`,
     );
   }
   if (c.trustedOnce.has(fingerprint)) return;
@@ -80,7 +84,8 @@ export async function verifyHostKey(c: HostKeyCheck): Promise<void> {
     throw new SwitchboardError(
       'host_key_unknown',
       `the ${keyType} host key of ${where} (target "${c.target}") is not known; its fingerprint is ${fingerprint}`,
-      `if ${fingerprint} is right, trust it from the app, or add the host to ~/.ssh/known_hosts (ssh -p ${c.port} ${c.host})`,
+      `if ${fingerprint} is right, trust it from the app, or add the host to ~/.ssh/known_hosts (ssh ` +
+        `-p ${c.port} ${c.host})`,
     );
   }
   c.onPromptStart?.();

@@ -51,7 +51,8 @@ export const sshProvider: BackendProvider = {
  * Switchboard profiles with a same-named target do not share variables.
  */
 export function remoteEnvFile(identity: string, profile: string): string {
-  return `~/.cache/switchboard/env-${createHash('sha256').update(`${profile}\0${identity}`).digest('hex').slice(0, 16)}.sh`;
+  const digest = createHash('sha256').update(`${profile}\0${identity}`).digest('hex');
+  return `~/.cache/switchboard/env-${digest.slice(0, 16)}.sh`;
 }
 
 const groupMarker = (): string => `__SB_PGID_${randomBytes(6).toString('hex')}__`;
@@ -430,7 +431,7 @@ class RemoteProcess {
   private readonly channel: ExecChannel['channel'];
 
   constructor(
-    private readonly opened: ExecChannel,
+    opened: ExecChannel,
     private readonly live: LiveConnection,
     private readonly marker: string | undefined,
   ) {

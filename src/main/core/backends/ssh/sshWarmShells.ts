@@ -82,7 +82,7 @@ export class SshWarmShells {
   run(
     live: LiveConnection,
     shell: WarmShell,
-    command: string,
+    _command: string,
     exports: Record<string, string>,
   ): {
     wrap: NonNullable<ExecWrappedOptions['wrap']>;

@@ -54,8 +54,16 @@ export function shellText(text: string): string {
 const loneShell = /^(.*\/)?(sh|bash|zsh|dash|ksh|mksh|ash|fish|csh|tcsh)$/;
 
 /** Names of calls that change the file they are given. */
-const changesFiles =
-  /^(write|dump|save|to_|copy|move|rename|replace|remove|unlink|rm|chmod|chown|symlink|link|truncate|touch|mkdir|makedirs|put|upload|extract|append|store|create|open_?w)/i;
+const changesFiles = new RegExp(
+  '^(write|dump|save|to_|copy|move|rename|replace|remove|unlink|rm|chmod|chown|symlink|link|truncate|' +
+    'touch|mkdir|makedirs|put|upload|extract|append|store|create|open_?w)',
+  'i',
+);
+
+const secretFileName = new RegExp(
+  String.raw`^(\.netrc|\.git-credentials|\.pgpass|\.pypirc|\.npmrc|\.my\.cnf|credentials(\.json)?|id_(rsa|` +
+    String.raw`ed25519|ecdsa|dsa)|.*\.pem)$`,
+);
 
 /** Files whose reading hands over a secret: private keys, cloud and package credentials, .env files, shadow. */
 function secretFile(resolved: string): boolean {
@@ -65,9 +73,7 @@ function secretFile(resolved: string): boolean {
     /\/\.ssh\//.test(resolved) ||
     /\/\.(aws|gnupg|azure|config\/gcloud|config\/gh|terraform\.d)\//.test(resolved) ||
     /\/\.(kube\/config|docker\/config\.json)$/.test(resolved) ||
-    /^(\.netrc|\.git-credentials|\.pgpass|\.pypirc|\.npmrc|\.my\.cnf|credentials(\.json)?|id_(rsa|ed25519|ecdsa|dsa)|.*\.pem)$/.test(
-      base,
-    ) ||
+    secretFileName.test(base) ||
     (/^\.env(\..+)?$|\.env$/.test(base) && !/\.(example|sample|template|dist|defaults)$/.test(base)) ||
     /^\/etc\/(shadow|gshadow|sudoers)$/.test(resolved)
   );

@@ -18,6 +18,11 @@ const unlessListing =
     kit.emit(c, 'dangerous', rule, `${text} (${argv[0]!.value} ${args.join(' ')})`.trim());
   };
 
+const ipChangingObjects = new RegExp(
+  '^(l|li|lin|link|a|ad|add|addr|address|r|ro|rou|route|ru|rule|n|neigh|netns|tunnel|tuntap|xfrm|' +
+    'mroute|maddr|nexthop|vrf|token)$',
+);
+
 /** `ip OBJECT ACTION …`: changing actions on links, addresses, routes and rules cut the machine off. */
 const ip: Rule = (argv, c, kit) => {
   const words = argv.slice(1).filter((a) => !a.value.startsWith('-') || /^-(batch|b)$/.test(a.value));
@@ -31,12 +36,7 @@ const ip: Rule = (argv, c, kit) => {
     ['add', 'append', 'prepend', 'change', 'replace', 'delete', 'flush', 'set', 'attach', 'detach', 'down', 'up'].some(
       (w) => w.startsWith(action) && (w !== 'set' || action.length > 1 || /^l/.test(object)),
     );
-  if (
-    /^(l|li|lin|link|a|ad|add|addr|address|r|ro|rou|route|ru|rule|n|neigh|netns|tunnel|tuntap|xfrm|mroute|maddr|nexthop|vrf|token)$/.test(
-      object,
-    ) &&
-    changes
-  ) {
+  if (ipChangingObjects.test(object) && changes) {
     kit.emit(
       c,
       'dangerous',
@@ -118,6 +118,10 @@ const subcommandAsks =
     if (verb && verbs.test(verb.value)) kit.emit(c, 'dangerous', rule, `${text} (${label} ${verb.value})`, verb);
   };
 
+/** What a chattr flag change means, in words, when it is one a person should know of. */
+const chattrMeaning = (flags: string): string =>
+  flags.includes('i') ? ' (immutable: nothing may change or delete it)' : flags.includes('a') ? ' (append-only)' : '';
+
 /** `chattr` changes flags that make files undeletable (+i), append-only (+a), or removes them. */
 const chattr: Rule = (argv, c, kit) => {
   const files = argv.slice(1).filter((a) => !/^[-+=][a-zA-Z]+$/.test(a.value) && !/^-[RVfv]+$/.test(a.value));
@@ -128,7 +132,7 @@ const chattr: Rule = (argv, c, kit) => {
       c,
       'dangerous',
       'chattr.change',
-      `changes file attributes ${attr.value}${attr.value.includes('i') ? ' (immutable: nothing may change or delete it)' : attr.value.includes('a') ? ' (append-only)' : ''} (chattr)`,
+      `changes file attributes ${attr.value}${chattrMeaning(attr.value)} (chattr)`,
       attr,
     );
 };

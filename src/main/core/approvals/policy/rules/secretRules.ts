@@ -44,10 +44,15 @@ const namesOnly = new Set([
   'command',
 ]);
 /** Options whose value is a key or config the program uses for itself (`ssh -i key`, `--kubeconfig`). */
-const usesKey =
-  /^(-i|-I|--identity|--identity-file|--key|--kubeconfig|--config|--cert|--cacert|--key-file|--private-key|--keyfile|--credentials-file|--ssh-key)$/;
-const usesKeyInline =
-  /^(-i.|-oIdentityFile=|IdentityFile=|--(identity|identity-file|key|kubeconfig|config|cert|cacert|key-file|private-key|keyfile|credentials-file|ssh-key)=)/i;
+const usesKey = new RegExp(
+  '^(-i|-I|--identity|--identity-file|--key|--kubeconfig|--config|--cert|--cacert|--key-file|' +
+    '--private-key|--keyfile|--credentials-file|--ssh-key)$',
+);
+const usesKeyInline = new RegExp(
+  '^(-i.|-oIdentityFile=|IdentityFile=|--(identity|identity-file|key|kubeconfig|config|cert|cacert|' +
+    'key-file|private-key|keyfile|credentials-file|ssh-key)=)',
+  'i',
+);
 
 /** Flags every argument (and `< file`) that names a secret, unless the command only names it or uses it as a key. */
 export function checkSecretReads(argv: Arg[], c: CommandContext, kit: RuleKit): void {
