@@ -270,7 +270,9 @@ describe('no answer', () => {
         constructor(title: string, o: { body: string }) {
           notes.push({ title, body: o.body });
         }
-        close(): void {}
+        close(): void {
+          // nothing to release: the fake socket holds nothing
+        }
       }
       Object.defineProperty(window, 'Notification', { value: RecordedNotification });
       document.hasFocus = () => false;

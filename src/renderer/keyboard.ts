@@ -128,6 +128,7 @@ export function parseKeyOverrides(text: string): Partial<Record<CommandId, strin
   try {
     raw = text ? JSON.parse(text) : {};
   } catch {
+    // a damaged setting: the defaults
     return {};
   }
   const out: Partial<Record<CommandId, string[]>> = {};

@@ -87,7 +87,8 @@ function run(
       clearTimeout(timer);
       resolve({ output, exit_code: timedOut ? 124 : (code ?? (signal ? 137 : 1)), timed_out: timedOut });
     });
-    child.stdin.on('error', () => {});
+    // A child that exits before reading its stdin: EPIPE is expected, its exit says what happened.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(o.stdin ?? '');
   });
 }

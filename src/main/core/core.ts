@@ -51,6 +51,7 @@ import { personMethods } from './person/methods.js';
 import { CoreRuns, sweepLocal } from './processes/coreRuns.js';
 import { markedProvider, type SweepReport } from './processes/markedEnvironment.js';
 import { endsSettled } from './processes/endGently.js';
+import { fileLog, type Log } from './log.js';
 
 /** The refusal of a person's method to a caller that is not one: what it was, why, and where a person does it. */
 function personOnly(method: string, why: string): SwitchboardError {
@@ -77,10 +78,13 @@ export interface CoreOptions {
   uiStore?: KeyValueStoreFactory;
   /** How often targets are probed (tests shorten it); probing starts with start(). */
   healthTiming?: Partial<HealthTiming>;
+  /** Where failures nobody waits on are written; the profile's switchboard.log by default. */
+  log?: Log;
 }
 
 export class Core {
   readonly home: string;
+  readonly log: Log;
   readonly config: ConfigStore;
   readonly runtime: RuntimeSource;
   readonly targets: TargetTable;
@@ -115,10 +119,12 @@ export class Core {
   constructor(opts: CoreOptions = {}) {
     this.home = opts.home ?? switchboardHome();
     prepareHome(this.home);
+    this.log = opts.log ?? fileLog({ file: join(this.home, 'switchboard.log') });
     this.personLinks = new PersonLinks(join(this.home, 'state', 'person-links.json'));
     for (const p of opts.providers ?? builtinProviders) this.builtins.set(p.backend, p);
     this.plugins = new Plugins({
       home: this.home,
+      log: this.log.for('plugins'),
       reserved: () => [...this.builtins.keys()],
       // A plugin came, went, crashed or came back: its backends, the config's view of its targets, and their state.
       onChange: () => {
@@ -193,12 +199,14 @@ export class Core {
         try {
           return this.targets.snapshot(name).spec;
         } catch {
+          // gone, or its backend missing: no spec to resolve
           return undefined;
         }
       },
       reportReachability: (identity, problem) => this.sessions.reportReachability(identity, problem),
       envPassthrough: () => this.config.config.approvals.envPassthrough,
       strippedEverywhere: () => this.plugins.strippedEverywhere(),
+      log: this.log,
     };
     // One audit line per place swept (only after a crash: a clean run leaves nothing to sweep).
     const swept = (r: SweepReport): void => {
@@ -254,6 +262,7 @@ export class Core {
     );
     this.processes = new ProcessManager({
       holds: this.holds,
+      log: this.log.for('processes'),
       onChanged: (list) => {
         this.emit('processes.changed', list);
         this.retire.schedule();
@@ -325,6 +334,7 @@ export class Core {
         try {
           return this.targets.snapshot(name);
         } catch {
+          // gone, or its backend missing: nothing current to judge by
           return undefined;
         }
       },

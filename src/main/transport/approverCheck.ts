@@ -16,6 +16,7 @@ export function foreignNamespaces(pid: number, self: number | 'self' = 'self'): 
     try {
       return readlinkSync(`/proc/${p}/ns/${ns}`);
     } catch {
+      // no /proc or no such process: its namespace is unknown
       return undefined;
     }
   };

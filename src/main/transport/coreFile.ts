@@ -44,6 +44,7 @@ export function removeCoreFile(home: string, pid = process.pid): void {
     const cur = CoreFile.parse(JSON.parse(readFileSync(coreFilePath(home), 'utf8')));
     if (cur.pid !== pid) return;
   } catch {
+    // no core.json, or another's: nothing of ours to remove
     return;
   }
   rmSync(coreFilePath(home), { force: true });

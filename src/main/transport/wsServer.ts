@@ -110,6 +110,7 @@ function parseRequestUrl(req: IncomingMessage): URL | undefined {
   try {
     return new URL(req.url ?? '/', 'http://localhost');
   } catch {
+    // a malformed URL: refused by the caller
     return undefined;
   }
 }
@@ -121,6 +122,7 @@ function pagePath(pathname: string): string | undefined {
   try {
     return decodeURIComponent(m[1]!);
   } catch {
+    // malformed escapes: a path no file has
     return '/\0';
   }
 }
@@ -151,6 +153,7 @@ function requestToken(req: IncomingMessage, url: URL): string | undefined {
   try {
     return decodeURIComponent(m[1]!);
   } catch {
+    // malformed escapes: no such file
     return undefined;
   }
 }
@@ -213,7 +216,7 @@ export class WsServer {
     const port = this.opts.port ?? 0;
     const preferred = port === 0 ? this.opts.preferPort : undefined;
     if (!preferred) await this.listenOn(port);
-    else await this.listenOn(preferred).catch(() => this.listenOn(0));
+    else await this.listenOn(preferred).catch(() => this.listenOn(0)); // the preferred port is taken: any free one
     const addr = this.http.address();
     this.port = typeof addr === 'object' && addr ? addr.port : 0;
     const h = this.host.includes(':') ? `[${this.host}]` : this.host;
@@ -277,6 +280,7 @@ export class WsServer {
         // Only the page this server served; the Electron window talks over IPC, never this socket.
         ok = u.protocol === 'http:' && hosts.has(u.host);
       } catch {
+        // a malformed Origin is refused
         ok = false;
       }
       if (!ok) return 403;

@@ -29,6 +29,7 @@ function hasHardwareWebgl(): boolean {
       gl.getExtension('WEBGL_lose_context')?.loseContext();
     }
   } catch {
+    // no WebGL here: the DOM renderer
     hardwareWebgl = false;
   }
   return hardwareWebgl;
@@ -142,6 +143,7 @@ export class TerminalAddons {
         this.term.loadAddon(addon);
         this.webgl = addon;
       } catch {
+        // no WebGL here: the DOM renderer
         this.webgl = undefined;
       }
     } else if (!want && this.webgl) {

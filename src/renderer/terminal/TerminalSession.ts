@@ -101,6 +101,7 @@ export class TerminalSession {
     this.term.onData((d) => this.input(d));
     this.term.onBinary((d) => this.input(d));
     this.term.onResize(({ cols, rows }) => {
+      // The pane may be gone; its exit event says so.
       if (this.paneId) core.call('pane.resize', { pane_id: this.paneId, cols, rows }).catch(() => undefined);
     });
     this.offReopen = core.onReopen(() => this.reconnected());
@@ -258,6 +259,7 @@ export class TerminalSession {
       return;
     }
     if (epoch !== this.epoch || this.disposed) {
+      // Closing one no one shows: gone already is fine.
       core.call('pane.close', { pane_id: info.pane_id }).catch(() => undefined);
       return;
     }
@@ -294,6 +296,7 @@ export class TerminalSession {
     // The pane may have been resized while the pty was starting.
     this.fitNow();
     if (this.term.cols !== cols || this.term.rows !== rows) {
+      // The pane may be gone; its exit event says so.
       core.call('pane.resize', { pane_id: paneId, cols: this.term.cols, rows: this.term.rows }).catch(() => undefined);
     }
   }
@@ -309,6 +312,7 @@ export class TerminalSession {
     try {
       const { scrollback, ...info } = await core.call('pane.resume', { pane_id: id, binary: true });
       if (info.execution_target !== this.target || info.status !== 'open') {
+        // Closing one no one shows: gone already is fine.
         core.call('pane.close', { pane_id: id }).catch(() => undefined);
         return undefined;
       }
@@ -325,6 +329,7 @@ export class TerminalSession {
       this.startCwd = undefined;
       return info;
     } catch {
+      // not there any more: a new pane is opened
       return undefined;
     }
   }
@@ -390,7 +395,7 @@ export class TerminalSession {
     this.epoch++;
     const paneId = this.paneId;
     this.detach();
-    if (paneId) core.call('pane.close', { pane_id: paneId }).catch(() => undefined);
+    if (paneId) core.call('pane.close', { pane_id: paneId }).catch(() => undefined); // closing: gone already is fine
   }
 
   private scheduleFit(): void {

@@ -19,6 +19,7 @@ function configuredMode(): ApprovalsMode {
   try {
     return new ConfigStore(switchboardHome(), builtinSpecSchemas).config.approvals.mode;
   } catch {
+    // a config that does not load: judge as the default mode would
     return 'ask';
   }
 }

@@ -56,7 +56,9 @@ class OnePostTransport implements Transport {
     private readonly settled: (id: RequestId) => void,
   ) {}
 
-  async start(): Promise<void> {}
+  async start(): Promise<void> {
+    // Nothing to start: the HTTP server that owns this transport is already listening.
+  }
 
   async send(message: JSONRPCMessage): Promise<void> {
     // Notifications the Server sends (progress, logs) have no stream to go on in a JSON answer; they are dropped.
@@ -149,6 +151,7 @@ async function readMessages(req: IncomingMessage, res: ServerResponse): Promise<
   try {
     raw = JSON.parse(text);
   } catch {
+    // not JSON: the client gets the JSON-RPC parse error
     jsonError(res, 400, -32700, 'Parse error: Invalid JSON');
     return undefined;
   }
@@ -201,6 +204,7 @@ export function mcpHttpHandler(
   const running = new Map<string, Set<OnePostTransport>>();
   const keyOf = (session: string, id: RequestId): string => JSON.stringify([session, id]);
   const close = async (): Promise<void> => {
+    // Shutting down: a transport that fails to close is gone anyway.
     await Promise.all([...open].map((t) => t.close().catch(() => undefined)));
   };
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -251,7 +255,7 @@ export function mcpHttpHandler(
       res.once('close', () => {
         open.delete(transport);
         for (const id of requests) settled(id);
-        if (!answered) void server.close().catch(() => undefined);
+        if (!answered) void server.close().catch(() => undefined); // its client went away: nothing is left to tell
       });
       await server.connect(transport);
       // In order: a request is running from the moment its Server has it, and a cancel reaches the POST (this one or

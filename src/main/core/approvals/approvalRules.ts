@@ -199,6 +199,7 @@ function fileStamp(path: string): string {
     const s = statSync(path);
     return `${s.mtimeMs}:${s.size}:${s.ino}`;
   } catch {
+    // no file: no rules
     return 'absent';
   }
 }
@@ -221,6 +222,7 @@ export function readRules(path: string): { rules: ApprovalRule[]; problem?: stri
   try {
     json = JSON.parse(text);
   } catch {
+    // the problem says so, in the window and in doctor
     return {
       rules: [],
       problem: 'approvals.json is not valid JSON; no "always allow" rules apply until it is fixed or removed',

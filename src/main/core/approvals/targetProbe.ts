@@ -230,6 +230,7 @@ export function realPathOf(path: string): string {
     try {
       link = readlinkSync(p);
     } catch {
+      // not a link (or gone): the path is taken as it is
       link = undefined;
     }
     if (link !== undefined) {

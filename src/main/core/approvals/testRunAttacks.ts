@@ -74,6 +74,7 @@ export function describeRunAttacksOn(label: string, make: () => Promise<AttackEn
       if (!env) return;
       // The run directory goes as a person would let it: the delete asks, and the test approves it.
       const core = env.core;
+      // Test cleanup: the run directory may already be gone.
       const cleanup = call('terminal', { command: `rm -rf ${R}` }).catch(() => undefined);
       const pending = await waitPending(core);
       core.approvals.decide({ id: pending.id, decision: 'approve', scope: 'once' }, 'ui');

@@ -1,6 +1,7 @@
 // The contract every backend implements: a provider that classifies and creates Environments.
 import type { ProviderFlags, SandboxInfo, TargetSpec } from '../../../shared/targets.js';
 import type { SpecDeclaration } from '../../../shared/specFields.js';
+import type { Log } from '../log.js';
 
 /** A frozen view of one target, taken once per dispatch; every later step uses it. */
 export interface TargetSnapshot {
@@ -127,6 +128,8 @@ export interface ProviderContext {
    * containers).
    */
   readonly coreRun?: string;
+  /** The Core's log (core/log.ts), for what fails where no caller waits: a cleanup, a kill, a best-effort step. */
+  readonly log?: Log;
 }
 
 /** What one place swept at a Core's start held: how many things were ended there, or why it could not be reached. */

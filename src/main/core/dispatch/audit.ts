@@ -78,6 +78,7 @@ function openHead(path: string): number {
   try {
     return openSync(path, 'r+');
   } catch {
+    // no log yet: it is created
     return openSync(path, 'w+', 0o600);
   }
 }

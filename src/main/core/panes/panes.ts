@@ -67,6 +67,7 @@ export function lastOsc7Cwd(text: string): string | undefined {
     try {
       cwd = decodeURIComponent(m[1] ?? '');
     } catch {
+      // not percent-encoded after all: the path as sent
       cwd = m[1];
     }
   }

@@ -171,10 +171,11 @@ export class PluginEnvironment implements Environment {
             sink(r.output);
             code = r.timed_out ? 124 : r.exit_code;
           });
-        answered.catch(() => undefined);
+        answered.catch(() => undefined); // awaited through the race below; this keeps it from being unhandled
         const ended = Promise.race([answered, cancel]);
         const run: ShellRun = {
           ended,
+          // The exit is what is waited for; the error reaches the caller through `ended`.
           exited: () => ended.catch(() => undefined),
           exitStatus: async () => ({ code }),
           // On timeout the plugin ends the command itself (timeout_ms); its late answer, or its deadline, ends the
@@ -219,6 +220,7 @@ export class PluginEnvironment implements Environment {
     return {
       ...stream,
       resize: (cols, rows) =>
+        // A resize racing the stream's end: nothing to resize.
         void host.call('stream.resize', { stream_id: streamId, cols, rows }, callMs.stream).catch(() => undefined),
       pause: () => undefined,
       resume: () => undefined,
@@ -272,8 +274,10 @@ export class PluginEnvironment implements Environment {
         if (ended) l(ended.code, ended.reason);
       },
       write: (d) =>
+        // The stream ended: its exit says why.
         void host.call('stream.write', { stream_id: streamId, data: d }, callMs.stream).catch(() => undefined),
       kill: async () => {
+        // The stream ended already: nothing left to kill.
         await host.call('stream.kill', { stream_id: streamId }, callMs.stream).catch(() => undefined);
       },
     };
@@ -318,6 +322,8 @@ export class PluginEnvironment implements Environment {
     const live = this.live;
     this.live = undefined;
     if (!live || live.generation !== live.host.generation || !live.host.running) return;
-    await live.host.call('cleanup', { env_id: live.envId, reason }, callMs.cleanup).catch(() => undefined);
+    await live.host
+      .call('cleanup', { env_id: live.envId, reason }, callMs.cleanup)
+      .catch((err: unknown) => this.ctx.log?.for(this.link.plugin).warn(`cleanup of ${this.identity} failed`, err));
   }
 }

@@ -310,7 +310,7 @@ export class PluginHost {
     const wait = backoffMs(this.attempts++);
     this.restartTimer = setTimeout(() => {
       this.restartTimer = undefined;
-      this.start().catch(() => undefined);
+      this.start().catch(() => undefined); // a failed start is down() again: logged, and retried later
     }, wait);
     this.restartTimer.unref();
   }

@@ -16,6 +16,7 @@ import { pluginProvider, type PluginBackend } from './pluginProvider.js';
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { secretReferenceKeys } from '../registry/registryFile.js';
+import type { Log } from '../log.js';
 
 const loadDeadlineMs = 30_000;
 
@@ -37,6 +38,8 @@ export interface PluginsDeps {
   reserved: () => readonly string[];
   /** A plugin's state or backends changed (enable, disable, crash, comeback). */
   onChange: () => void;
+  /** The Core's log: every line for a plugin's author (plugins/.host.log) is kept there too. */
+  log?: Log;
 }
 
 export class Plugins {
@@ -311,8 +314,9 @@ export class Plugins {
       : { name: installed.name, dir: installed.dir, enabled: false, state: 'disabled', backends: [] };
   }
 
-  /** A line in plugins/.host.log, beside what the hosts write. */
+  /** A line in plugins/.host.log, beside what the hosts write, and in the Core's log. */
   private log(message: string): void {
+    this.deps.log?.warn(message);
     try {
       appendFileSync(
         join(pluginsDir(this.deps.home), '.host.log'),

@@ -94,6 +94,7 @@ export class CoreRuns {
       try {
         this.rewriteInPlace(true);
       } catch {
+        // said on stderr; the next start sweeps again
         process.stderr.write(
           `switchboard: could not mark this run as ended cleanly (${(err as Error).message}); ` +
             `the next start sweeps again\n`,
@@ -176,6 +177,7 @@ function namespaceOf(pid: string): string | undefined {
   try {
     return readlinkSync(`/proc/${pid}/ns/pid`);
   } catch {
+    // no /proc or no such process: its namespace is unknown
     return undefined;
   }
 }

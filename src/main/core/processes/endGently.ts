@@ -24,7 +24,7 @@ const underway = new Set<Promise<void>>();
 
 /** Track an end under way until it settles: the Core's stop waits for every one (endsSettled). */
 export function tracked(end: Promise<void>): Promise<void> {
-  const settled = end.catch(() => undefined);
+  const settled = end.catch(() => undefined); // only waits for the end; the caller awaits `end` itself
   underway.add(settled);
   void settled.then(() => underway.delete(settled));
   return end;
@@ -41,6 +41,7 @@ export function sendSignal(pid: number, sig: NodeJS.Signals): boolean {
     process.kill(pid, sig);
     return true;
   } catch {
+    // no such process (gone already), or not ours to signal
     return false;
   }
 }

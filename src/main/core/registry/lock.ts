@@ -127,6 +127,7 @@ export class FileLock {
           lstatSync(ownerPath);
           return true;
         } catch {
+          // no owner file: the lock is not held
           return false;
         }
       },
@@ -204,6 +205,7 @@ export class FileLock {
     try {
       names = readdirSync(dir).filter((n) => n.startsWith(prefix));
     } catch {
+      // no folder: nothing stale
       return;
     }
     for (const n of names) {
@@ -213,6 +215,7 @@ export class FileLock {
         try {
           if (now - lstatSync(join(dir, n)).mtimeMs < this.staleMs) continue;
         } catch {
+          // gone meanwhile: nothing to remove
           continue;
         }
       }

@@ -193,6 +193,7 @@ export class Registry implements RuntimeSource {
       const st = lstatSync(this.path, { throwIfNoEntry: false });
       return st ? `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.mode}` : 'missing';
     } catch {
+      // unreadable is as good as missing: the next look tries again
       return 'missing';
     }
   }

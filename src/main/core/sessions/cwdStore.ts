@@ -89,6 +89,7 @@ function readOr(path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch {
+    // no saved cwd yet
     return '';
   }
 }
@@ -98,6 +99,7 @@ function parse(text: string): SavedCwd | undefined {
     const r = SavedCwd.safeParse(JSON.parse(text));
     return r.success ? r.data : undefined;
   } catch {
+    // a damaged file keeps no cwd: work starts in the target's own
     return undefined;
   }
 }

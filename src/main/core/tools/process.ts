@@ -93,6 +93,7 @@ function hasSnapshot(ctx: ToolContext): boolean {
   try {
     return ctx.snapshot !== undefined;
   } catch {
+    // no target chosen: the snapshot getter throws
     return false;
   }
 }

@@ -38,6 +38,7 @@ export function describeToolsOn(label: string, make: () => Promise<ToolSuiteEnv 
     });
     afterAll(async () => {
       if (!env) return;
+      // Test cleanup: the run folder may already be gone.
       for (const t of env.targets) await on(t, 'terminal', { command: `rm -rf ${run}` }).catch(() => undefined);
       await env.close();
     });

@@ -186,6 +186,7 @@ export class ContainerFiles {
     try {
       await put(posix.basename(temp));
     } catch (err) {
+      // Best effort: the write's own error is what the caller needs.
       await rootScript(container, `rm -f -- ${shellQuote(temp)}`).catch(() => undefined);
       throw failed(err);
     }

@@ -226,7 +226,7 @@ export class DockerEnvironment implements Environment {
           if (killed && !(await Promise.race([killed, delay(killDeadlineMs).then(() => true)])))
             throw this.killNotTaken();
         })();
-        ended.catch(() => undefined);
+        ended.catch(() => undefined); // awaited by the caller through `ended`; this keeps it from being unhandled
         return {
           ended,
           // The exec's own process has exited once the Engine stops calling it running (a `cmd &` may hold the stream).
@@ -297,6 +297,7 @@ export class DockerEnvironment implements Environment {
       },
     );
     const resize = (cols: number, rows: number): void => {
+      // A resize racing the exec's end: nothing to resize.
       if (!job.isEnded()) void job.exec.resize({ h: rows, w: cols }).catch(() => undefined);
     };
     resize(opts.cols, opts.rows);

@@ -353,6 +353,7 @@ class LocalEnvironment implements Environment {
       const st = await stat(path);
       return { type: st.isFile() ? 'file' : st.isDirectory() ? 'directory' : 'other', size: st.size };
     } catch {
+      // nothing there (or unreadable): missing
       return { type: 'missing', size: 0 };
     }
   }

@@ -90,7 +90,7 @@ export async function execReadFile(exec: RawExec, path: string, maxBytes: number
 async function roomLeft(exec: RawExec, path: string, size: number): Promise<string | undefined> {
   const r = await exec(`echo ${tag}; df -Pk -- ${shellQuote(posix.dirname(path))} 2>/dev/null`, {
     timeoutMs: fileTimeoutMs,
-  }).catch(() => undefined);
+  }).catch(() => undefined); // no df: the room left is unknown and not checked
   const row = r?.output
     .slice(r.output.indexOf(tag) + tag.length)
     .trim()
@@ -169,6 +169,7 @@ export async function execWriteFile(
     );
     if (!done.output.includes(`${tag}ok`)) await fail(done);
   } finally {
+    // Best effort: the temp file is removed with the target's /tmp anyway.
     if (!opts.stdin) await exec(`rm -f -- ${b64}`, { timeoutMs: fileTimeoutMs }).catch(() => undefined);
   }
 }

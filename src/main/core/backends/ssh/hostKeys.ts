@@ -28,6 +28,7 @@ export function knownHostFiles(localHome: string, switchboardHome: string): Know
 
 /** Every entry of every file; a missing file has none. */
 export async function loadKnownHosts(files: KnownHostFiles): Promise<KnownHostEntry[]> {
+  // A missing file has no entries.
   const texts = await Promise.all([...files.user, files.own].map((f) => readFile(f, 'utf8').catch(() => '')));
   return texts.flatMap(parseKnownHosts);
 }
@@ -112,8 +113,8 @@ export async function verifyHostKey(c: HostKeyCheck): Promise<void> {
 /** Appends one line to Switchboard's store (mode 0600), adding a newline if the file lacks one. */
 async function appendKnownHost(file: string, line: string): Promise<void> {
   await mkdir(join(file, '..'), { recursive: true, mode: 0o700 });
-  const before = await readFile(file, 'utf8').catch(() => '');
+  const before = await readFile(file, 'utf8').catch(() => ''); // a missing file is empty
   const sep = before === '' || before.endsWith('\n') ? '' : '\n';
   await appendFile(file, `${sep}${line}\n`, { mode: 0o600 });
-  await chmod(file, 0o600).catch(() => undefined);
+  await chmod(file, 0o600).catch(() => undefined); // a file we may not chmod kept its mode
 }

@@ -144,6 +144,7 @@ class SshEnvironment implements Environment {
       });
     })();
     this.route.catch(() => {
+      // the next call resolves the route again; this one's callers get the error
       this.route = undefined;
     });
     return this.route;
@@ -169,6 +170,7 @@ class SshEnvironment implements Environment {
       return r.output;
     })();
     this.homeDir.catch(() => {
+      // the next call asks again; this one's callers get the error
       this.homeDir = undefined;
     });
     return this.homeDir;
@@ -256,7 +258,7 @@ class SshEnvironment implements Environment {
           offLost = live.onLost((err) => (stopRequested ? resolve() : reject(err)));
           channel.once('close', () => resolve());
         }).finally(() => offLost());
-        ended.catch(() => undefined);
+        ended.catch(() => undefined); // awaited by the caller through `ended`; this keeps it from being unhandled
         if (opts.stdin !== undefined) channel.end(opts.stdin);
         else channel.end();
         return {
@@ -385,13 +387,22 @@ class SshEnvironment implements Environment {
     // Background groups survive a closed channel on the server, so they are killed explicitly; so do warm calls'.
     await Promise.all(
       [...this.background]
-        .map((p) => p.kill().catch(() => undefined))
-        .concat([this.warm.close().catch(() => undefined)]),
+        .map((p) =>
+          p.kill().catch((err: unknown) => this.ctx.log?.for('ssh').warn(`${this.identity}: kill failed`, err)),
+        )
+        .concat([
+          this.warm
+            .close()
+            .catch((err: unknown) =>
+              this.ctx.log?.for('ssh').warn(`${this.identity}: closing warm shells failed`, err),
+            ),
+        ]),
     );
     if (reason === 'removed' && this.lease) {
       // The identity is gone for good: so are its saved variables (best effort; the host may be down).
       const file = this.envFile.replace(/^~\//, '');
       await Promise.race([
+        // Best effort: the host may be down; the file holds no secrets.
         this.exec(`rm -f "$HOME"/${shellQuote(file)}`, { cwd: '/', timeoutMs: 3000, maxOutputChars: 1000 }).catch(
           () => undefined,
         ),
