@@ -13,6 +13,7 @@ import { terminalOptions } from './theme.js';
 import { TerminalAddons } from './TerminalAddons.js';
 import { cdCommand } from './cdCommand.js';
 import { PaneAcks } from '../../shared/paneFlow.js';
+import { exitReasons } from '../../shared/exitReasons.js';
 
 /** pane.write takes at most 1,000,000 chars; big pastes go in slices. */
 const WRITE_SLICE = 64 * 1024;
@@ -346,7 +347,7 @@ export class TerminalSession {
     this.detach();
     // The shell is gone; so is the Core's record of it (a new shell is a new pane).
     core.call('pane.close', { pane_id: paneId }).catch(() => undefined);
-    if (reason === 'connection lost') {
+    if (reason === exitReasons.connectionLost) {
       this.setStatus('lost');
       this.notice(`${YELLOW}connection lost — press a key to reconnect${RESET}\r\n`);
     } else {

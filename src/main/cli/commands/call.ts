@@ -1,6 +1,7 @@
 // `switchboard call TOOL 'JSON'`: one tool call through the running Core.
 import type { Command } from 'commander';
 import { SwitchboardError } from '../../../shared/errors.js';
+import { toolNames } from '../../../shared/toolResult.js';
 import { withCore } from '../connect.js';
 import { action, printJson } from '../output.js';
 
@@ -8,7 +9,8 @@ export function callCommand(program: Command): void {
   program
     .command('call')
     .description('send one tool call to the running Core')
-    .argument('<tool>', 'terminal, process, read_file, write_file, patch, search_files, execute_code, list_targets')
+    // The names the ToolDefs are declared under (toolDefs.test.ts holds core/tools/toolDefs.ts to this list).
+    .argument('<tool>', toolNames.join(', '))
     .argument('[args]', 'the arguments as a JSON object', '{}')
     .option('--json', 'print the whole result as JSON')
     .action(

@@ -11,6 +11,7 @@ import { BATCH_MAX_BYTES, PaneBatch } from './paneBatch.js';
 import { releaseFrame } from './framePool.js';
 import { HIGH_WATERMARK, LOW_WATERMARK } from '../../../shared/paneFlow.js';
 import { settleWithin } from '../settleWithin.js';
+import { exitReasons } from '../../../shared/exitReasons.js';
 
 /**
  * The pty pauses above HIGH_WATERMARK unacknowledged chars and is read again below LOW_WATERMARK (shared/paneFlow.ts).
@@ -151,10 +152,10 @@ export class Panes {
       opts.onEnd?.({
         exit_code: code,
         ...(reason ? { reason } : {}),
-        status: reason === 'connection lost' ? 'lost' : 'exited',
+        status: reason === exitReasons.connectionLost ? 'lost' : 'exited',
       });
       this.flush(pane, true);
-      pane.info.status = reason === 'connection lost' ? 'lost' : 'exited';
+      pane.info.status = reason === exitReasons.connectionLost ? 'lost' : 'exited';
       pane.release();
       this.sink.exit(pane.info.pane_id, code, reason);
       // Nobody is there to read the exit: the record goes now rather than when the keep time runs out.

@@ -8,6 +8,7 @@ import { JavaScriptAnalysis } from './code/javascriptAnalysis.js';
 import { PythonAnalysis } from './code/pythonAnalysis.js';
 import { profileFinding, resolveLiteralPath } from './paths.js';
 import type { Finding } from './scanTypes.js';
+import type { RuleId } from './ruleIds.js';
 
 export type { CodeFinding, CodePlace } from './code/codeEffects.js';
 export type CodeLanguage = 'python' | 'perl' | 'ruby' | 'node' | 'php';
@@ -61,7 +62,7 @@ interface LexicalFinding {
   /** A path the code names as a literal, and whether the code writes, moves or deletes files at all. */
   path?: { literal: string; writes: boolean };
   severity: Finding['severity'];
-  rule: string;
+  rule: RuleId;
   text: string;
 }
 

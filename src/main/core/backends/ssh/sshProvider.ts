@@ -39,6 +39,7 @@ import { endGroupScript, tracked } from '../../processes/endGently.js';
 import { debugLine } from '../shell/warmShell.js';
 import { loadSshConfig } from './sshConfig.js';
 import { resolveRoute, type SshHop } from './sshRoute.js';
+import { exitReasons } from '../../../../shared/exitReasons.js';
 
 export const sshProvider: BackendProvider = {
   ...sshDeclaration,
@@ -455,10 +456,10 @@ class RemoteProcess {
     channel.stderr.on('data', (text: string) => this.emitData(text));
     channel.on('close', () => {
       const code = opened.exitCode();
-      if (!this.live.isAlive && code === undefined) this.emitExit(null, 'connection lost');
+      if (!this.live.isAlive && code === undefined) this.emitExit(null, exitReasons.connectionLost);
       else this.emitExit(code ?? null, code === undefined ? 'channel closed' : undefined);
     });
-    this.offLost = live.onLost(() => this.emitExit(null, 'connection lost'));
+    this.offLost = live.onLost(() => this.emitExit(null, exitReasons.connectionLost));
   }
 
   get exited(): boolean {

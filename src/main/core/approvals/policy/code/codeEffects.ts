@@ -4,6 +4,7 @@
 import { isBlockDevice, profileFinding, resolveLiteralPath, secretRead, sensitiveWrite, vitalPath } from '../paths.js';
 import { metadataHost } from '../rules/networkRules.js';
 import { UNKNOWN, type Finding } from '../scanTypes.js';
+import type { RuleId } from '../ruleIds.js';
 
 /** Where the code runs: the target's home and cwd, the Switchboard profile, and how reasons name the code. */
 export interface CodePlace {
@@ -110,11 +111,11 @@ export class CodeEffects {
     if (!this.out.some((x) => x.shell === undefined && x.rule === f.rule && x.text === f.text)) this.out.push(f);
   }
 
-  ask(rule: string, text: string): void {
+  ask(rule: RuleId, text: string): void {
     this.push({ severity: 'dangerous', rule, text });
   }
 
-  hardline(rule: string, text: string): void {
+  hardline(rule: RuleId, text: string): void {
     this.push({ severity: 'hardline', rule, text });
   }
 

@@ -3,15 +3,16 @@
 import { parseOptions } from '../options.js';
 import type { Rule } from '../ruleKit.js';
 import type { Arg } from '../scanTypes.js';
+import type { RuleId } from '../ruleIds.js';
 
 const ask =
-  (rule: string, text: string): Rule =>
+  (rule: RuleId, text: string): Rule =>
   (_argv, c, kit) =>
     kit.emit(c, 'dangerous', rule, text);
 
 /** Asks unless the arguments only list or show (`mount`, `mount -l`, `swapon --show`). */
 const unlessListing =
-  (rule: string, text: string, listing: RegExp): Rule =>
+  (rule: RuleId, text: string, listing: RegExp): Rule =>
   (argv, c, kit) => {
     const args = argv.slice(1).map((a) => a.value);
     if (args.length === 0 || args.every((a) => listing.test(a))) return;
@@ -112,7 +113,7 @@ const date: Rule = (argv, c, kit) => {
 };
 
 const subcommandAsks =
-  (label: string, verbs: RegExp, rule: string, text: string): Rule =>
+  (label: string, verbs: RegExp, rule: RuleId, text: string): Rule =>
   (argv, c, kit) => {
     const verb = argv.slice(1).find((a) => !a.value.startsWith('-'));
     if (verb && verbs.test(verb.value)) kit.emit(c, 'dangerous', rule, `${text} (${label} ${verb.value})`, verb);

@@ -3,6 +3,7 @@
 import { resolvePath, secretRead } from '../paths.js';
 import { commandName, type Rule, type RuleKit } from '../ruleKit.js';
 import { isKnown, type Arg, type CommandContext } from '../scanTypes.js';
+import type { RuleId } from '../ruleIds.js';
 
 /** Commands that name a path without reading what is in it, or that use a key without showing it. */
 const namesOnly = new Set([
@@ -111,7 +112,7 @@ export function checkSecretReads(argv: Arg[], c: CommandContext, kit: RuleKit): 
 }
 
 const ask =
-  (rule: string, text: string): Rule =>
+  (rule: RuleId, text: string): Rule =>
   (_argv, c, kit) =>
     kit.emit(c, 'dangerous', rule, text);
 

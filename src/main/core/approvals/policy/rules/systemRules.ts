@@ -6,6 +6,7 @@ import { isBlockDevice } from '../paths.js';
 import type { Rule } from '../ruleKit.js';
 import type { Arg } from '../scanTypes.js';
 import { clobber } from './writeRules.js';
+import type { RuleId } from '../ruleIds.js';
 
 const onDevice =
   (label: string, listFlags: string[] = []): Rule =>
@@ -246,7 +247,7 @@ const firewall: Rule = (argv, c, kit) => {
 };
 
 const ask =
-  (rule: string, text: string): Rule =>
+  (rule: RuleId, text: string): Rule =>
   (_argv, c, kit) =>
     kit.emit(c, 'dangerous', rule, text);
 
