@@ -7,6 +7,7 @@ import { runtimeIdentity, type TargetInfo } from '../../shared/targets.js';
 import type { ToolClient, ToolResult } from '../../shared/tools.js';
 import type { BackendProvider, ProviderContext, TargetSnapshot } from './backends/provider.js';
 import { builtinProviders } from './backends/builtins.js';
+import { coreProviderContext } from './backends/coreProviderContext.js';
 import { pluginMethods } from './plugins/pluginMethods.js';
 import { Plugins } from './plugins/plugins.js';
 import { dormantSpec } from '../../shared/targets.js';
@@ -20,7 +21,7 @@ import { Sessions } from './sessions/sessions.js';
 import { IdentityHolds } from './sessions/identityHolds.js';
 import { Panes } from './panes/panes.js';
 import { ProcessManager } from './processes/processManager.js';
-import { AuditLog } from './dispatch/audit.js';
+import { AuditLog, approvalAuditRecord, sweepAuditRecord } from './dispatch/audit.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { toolDefs } from './tools/toolDefs.js';
 import { ApprovalBroker } from './approvals/approvalBroker.js';
@@ -151,21 +152,7 @@ export class Core {
     this.approvals = new ApprovalBroker(
       () => this.config.config.approvals.timeoutSec,
       // Command decisions are written by the approval step, which also sees the ones no person made.
-      (a, d) =>
-        a.kind === 'host_key' &&
-        this.audit.write({
-          time: new Date().toISOString(),
-          kind: 'approval',
-          client: d.by === 'person' ? (d.decider ?? 'person') : d.by,
-          approval_kind: a.kind,
-          execution_target: a.execution_target,
-          outcome: d.decision,
-          scope: d.scope,
-          by: d.by === 'person' ? (d.decider ?? 'person') : d.by,
-          waited_ms: d.waited_ms,
-          ...(d.reason ? { reason: d.reason } : {}),
-          ...(a.host_key ? { fingerprint: a.host_key.fingerprint, host: `${a.host_key.host}:${a.host_key.port}` } : {}),
-        }),
+      (a, d) => a.kind === 'host_key' && this.audit.write(approvalAuditRecord(a, d)),
     );
     this.approvals.onChange((list) => this.emit('approvals.changed', list));
     this.approvalRules = new ApprovalRules(this.home, (name) => {
@@ -179,49 +166,20 @@ export class Core {
     this.approvalRules.onChange((rules) => this.emit('approvals.rules', rules));
     // Everything this run starts is marked; what crashed runs left is ended: here at once, elsewhere on first reach.
     this.runs = new CoreRuns(this.home);
-    this.providerContext = {
+    this.providerContext = coreProviderContext({
       home: this.home,
       coreRun: this.runs.id,
-      confirmHostKey: async (req, signal) => {
-        const d = await this.approvals.request(
-          {
-            kind: 'host_key',
-            title: 'Trust host key?',
-            execution_target: req.target,
-            host_key: { host: req.host, port: req.port, key_type: req.keyType, fingerprint: req.fingerprint },
-          },
-          { signal },
-        );
-        if (d.decision === 'deny') return 'reject';
-        return d.scope === 'always' ? 'trust_always' : 'trust_once';
-      },
-      resolveSpec: (name) => {
-        try {
-          return this.targets.snapshot(name).spec;
-        } catch {
-          // gone, or its backend missing: no spec to resolve
-          return undefined;
-        }
-      },
+      approvals: this.approvals,
+      spec: (name) => this.targets.snapshot(name).spec,
       reportReachability: (identity, problem) => this.sessions.reportReachability(identity, problem),
       envPassthrough: () => this.config.config.approvals.envPassthrough,
       strippedEverywhere: () => this.plugins.strippedEverywhere(),
       log: this.log,
-    };
+    });
     // One audit line per place swept (only after a crash: a clean run leaves nothing to sweep).
     const swept = (r: SweepReport): void => {
-      // A cut-off call that had ended by itself leaves nothing to report.
-      if (r.why === 'cut off' && r.found === 0 && !r.problem) return;
-      const outcome = r.problem ? 'error' : r.found > 0 ? 'ended' : 'none';
-      this.audit.write({
-        time: new Date().toISOString(),
-        kind: 'sweep',
-        client: 'core',
-        execution_target: r.identity,
-        outcome,
-        count: r.found,
-        ...(r.problem ? { error: r.problem } : {}),
-      });
+      const record = sweepAuditRecord(r);
+      if (record) this.audit.write(record);
     };
     if (this.runs.stale.length > 0) swept({ identity: 'this machine', found: sweepLocal(this.runs.stale).length });
     // What crashed runs left beyond any one target's processes (Docker: containers they made running), at once.

@@ -11,7 +11,7 @@ import { specFingerprint } from '../registry/specFingerprint.js';
 import type { Sessions } from '../sessions/sessions.js';
 import type { ToolDef } from '../tools/toolDef.js';
 import type { AuditLog } from '../dispatch/audit.js';
-import type { ApprovalBroker, Decided } from './approvalBroker.js';
+import { decidedBy, type ApprovalBroker, type Decided } from './approvalBroker.js';
 import type { ApprovalRules, RuleKey } from './approvalRules.js';
 import type { CommandPolicy, JudgeContext, Judgement, PolicyCall } from './policy/commandPolicy.js';
 import { resolvePath } from './policy/paths.js';
@@ -608,7 +608,7 @@ function outcomeOf(d: Decided): ApprovalOutcome {
   return {
     decision: d.decision,
     ...(d.decision === 'approve' ? { scope: d.scope } : {}),
-    by: d.by === 'person' ? (d.decider ?? 'person') : d.by,
+    by: decidedBy(d),
     ...(d.reason ? { reason: d.reason } : {}),
     waited_ms: d.waited_ms,
   };

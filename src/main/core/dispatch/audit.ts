@@ -18,6 +18,9 @@ import {
   type ChainHead,
   type ChainState,
 } from './auditChain.js';
+import { decidedBy, type Decided } from '../approvals/approvalBroker.js';
+import type { PendingApproval } from '../../../shared/approvals.js';
+import type { SweepReport } from '../processes/markedEnvironment.js';
 
 export interface AuditRecord {
   time: string;
@@ -35,6 +38,38 @@ export interface AuditRecord {
   duration_ms?: number;
   error?: string;
   [key: string]: unknown;
+}
+
+/** The audit line of a decision no tool call's own line carries (a host key: asked by a connection, not a call). */
+export function approvalAuditRecord(a: PendingApproval, d: Decided, time = new Date()): AuditRecord {
+  return {
+    time: time.toISOString(),
+    kind: 'approval',
+    client: decidedBy(d),
+    approval_kind: a.kind,
+    execution_target: a.execution_target,
+    outcome: d.decision,
+    scope: d.scope,
+    by: decidedBy(d),
+    waited_ms: d.waited_ms,
+    ...(d.reason ? { reason: d.reason } : {}),
+    ...(a.host_key ? { fingerprint: a.host_key.fingerprint, host: `${a.host_key.host}:${a.host_key.port}` } : {}),
+  };
+}
+
+/** The audit line of one place swept for what a crashed run (or a cut-off call) left; none when there is no news. */
+export function sweepAuditRecord(r: SweepReport, time = new Date()): AuditRecord | undefined {
+  // A cut-off call that had ended by itself leaves nothing to report.
+  if (r.why === 'cut off' && r.found === 0 && !r.problem) return undefined;
+  return {
+    time: time.toISOString(),
+    kind: 'sweep',
+    client: 'core',
+    execution_target: r.identity,
+    outcome: r.problem ? 'error' : r.found > 0 ? 'ended' : 'none',
+    count: r.found,
+    ...(r.problem ? { error: r.problem } : {}),
+  };
 }
 
 /**
