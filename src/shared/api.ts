@@ -187,6 +187,8 @@ export const coreMethods = lazyTable({
   /** Loads the plugin now (no restart) and remembers it is enabled; its backends appear in `backends.changed`. */
   'plugins.enable': () => ({ input: z.object({ name: z.string().min(1).max(64) }), output: PluginInfo }),
   'plugins.disable': () => ({ input: z.object({ name: z.string().min(1).max(64) }), output: PluginInfo }),
+  /** A new host for an enabled plugin, its crash count from zero: how one failed by too many crashes comes back. */
+  'plugins.restart': () => ({ input: z.object({ name: z.string().min(1).max(64) }), output: PluginInfo }),
   /** Copies a plugin folder (or npm package folder) into the profile's plugins/; installed disabled. */
   'plugins.install': () => ({ input: z.object({ path: z.string().min(1).max(4096) }), output: PluginInfo }),
   'targets.drain': () => ({
@@ -310,6 +312,7 @@ export const methodCapability = {
   'plugins.list': 'person',
   'plugins.enable': 'person',
   'plugins.disable': 'person',
+  'plugins.restart': 'person',
   'plugins.install': 'person',
   'targets.drain': 'person',
   'targets.remove': 'person',

@@ -156,6 +156,12 @@ describe('switchboard plugins', () => {
           checks: [expect.objectContaining({ ok: true })],
         }),
       ]);
+      // A person's restart gives the plugin a new host; an agent's is refused.
+      const restarted = await runCliAtTerminal(home, ['plugins', 'restart', 'sandy']);
+      expect(restarted).toMatchObject({ status: 0, stdout: 'plugin sandy: active\n' });
+      expect((await runCli(home, ['plugins', 'restart', 'sandy'])).stderr).toMatch(
+        /only a person may use plugins.restart/,
+      );
       const off = await runCliAtTerminal(home, ['plugins', 'disable', 'sandy']);
       expect(off).toMatchObject({ status: 0, stdout: 'plugin sandy: disabled\n' });
       const list = JSON.parse((await runCliAtTerminal(home, ['plugins', 'list', '--json'])).stdout) as {

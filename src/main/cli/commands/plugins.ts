@@ -1,5 +1,5 @@
-// `switchboard plugins list | enable NAME | disable NAME | install PATH`: through the running Core (live), else on the
-// profile's files.
+// `switchboard plugins list | enable NAME | disable NAME | restart NAME | install PATH`: through the running Core
+// (live), else on the profile's files.
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
@@ -135,7 +135,7 @@ async function confirmPlugin(
 }
 
 export function pluginsCommand(program: Command): void {
-  const plugins = program.command('plugins').description('list, enable, disable and install plugin backends');
+  const plugins = program.command('plugins').description('list, enable, disable, restart and install plugin backends');
   plugins
     .command('list')
     .description('installed plugins and their state')
@@ -176,6 +176,22 @@ export function pluginsCommand(program: Command): void {
       }),
     );
   }
+  plugins
+    .command('restart')
+    .description("start an enabled plugin's host again (a plugin that crashed too often is not restarted by itself)")
+    .argument('<name>', 'the plugin name')
+    .option('--json', 'one JSON document')
+    .action(
+      action(async (name: string, opts: { json?: boolean }) => {
+        // A host runs only inside a Core: without one there is nothing to restart, and the next start loads it.
+        if (!coreRunning(switchboardHome()))
+          throw new SwitchboardError(
+            'bad_request',
+            `plugins restart ${name}: no Switchboard Core is running; enabled plugins load when one starts`,
+          );
+        reportOne(await withCore((c) => c.call('plugins.restart', { name })), opts.json, true);
+      }),
+    );
   plugins
     .command('install')
     .description(

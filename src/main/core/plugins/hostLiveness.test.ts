@@ -1,7 +1,7 @@
 // A plugin host that stops answering (SIGSTOP, a plugin spinning on its event loop) is found by its heartbeat, killed
 // and restarted, and its calls fail at once naming the plugin; a slow but live plugin is left alone. A real Core and
 // real host processes, in a temp SWITCHBOARD_HOME made here.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -109,6 +109,14 @@ afterAll(async () => {
 });
 
 describe('plugin host liveness', () => {
+  // Each case takes a host down once or more; three in five minutes and it would not come back by itself (pluginHost.ts
+  // restartLimit). A person's restart before each case gives it a new host and a crash count from zero.
+  beforeEach(async () => {
+    await core.invoke('plugins.restart', { name: 'acmebox' }, asPerson);
+    // The target's environment is made on the new host before the case starts, as it was before the restart.
+    expect((await term('echo ready')).output).toBe('ready\n');
+  });
+
   it('a host stopped mid-call: the call fails at once naming the plugin, the host is restarted, ' +
     'the target works again', async () => {
     const marker = join(work, 'started');

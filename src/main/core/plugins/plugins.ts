@@ -194,6 +194,16 @@ export class Plugins {
         p.down = reason;
         this.deps.onChange();
       },
+      // Crashing again and again: failed, its backends gone, until a person restarts it (restart below).
+      onGaveUp: (reason) => {
+        if (p.host !== host) return;
+        p.host = undefined;
+        p.providers = [];
+        p.state = 'failed';
+        p.down = undefined;
+        p.problem = `${reason}; restart it with: switchboard plugins restart ${m.name}`;
+        this.deps.onChange();
+      },
     });
     p.host = host;
     try {
@@ -302,6 +312,27 @@ export class Plugins {
     p.enabled = false;
     this.stop(p);
     this.deps.onChange();
+    return this.info(p);
+  }
+
+  /**
+   * A person's restart of an enabled plugin: a new host, its crash count from zero. The way back for a plugin that
+   * crashed too often to be restarted by itself (pluginHost.ts restartLimit).
+   */
+  async restart(name: string): Promise<PluginInfo> {
+    this.rescan();
+    const installed = findPlugin(this.deps.home, name);
+    const p = this.plugins.get(installed.name)!;
+    if (!p.enabled) {
+      throw new SwitchboardError(
+        'bad_request',
+        `plugin ${installed.name} is not enabled; there is nothing to restart`,
+        `enable it: switchboard plugins enable ${installed.name}`,
+      );
+    }
+    this.stop(p);
+    p.installed = installed;
+    await this.load(p);
     return this.info(p);
   }
 
