@@ -73,6 +73,9 @@ const backoffMs = (attempt: number): number => Math.min(30_000, 500 * 2 ** Math.
  */
 export const restartLimit = { crashes: 3, windowMs: 5 * 60_000 } as const;
 
+/** How long a host asked to stop (TERM) has before its process group is killed. */
+const stopGraceMs = 2000;
+
 export interface PluginHostOptions {
   plugin: string;
   /** Where the host's stdout and stderr go (a plugin's console output, a crash's stack): plugins/.host.log. */
@@ -344,7 +347,7 @@ export class PluginHost {
     if (!child) return;
     this.down('disabled', false);
     child.kill('SIGTERM');
-    setTimeout(() => killGroup(child), 2000).unref();
+    setTimeout(() => killGroup(child), stopGraceMs).unref();
   }
 }
 
