@@ -52,7 +52,8 @@ afterAll(async () => {
 });
 
 describe('a plugin host that keeps crashing', () => {
-  it('is restarted until its third crash in the window, then failed with the reason, until a person restarts it', async () => {
+  it('is restarted until its third crash in the window, ' +
+    'then failed with the reason until a person restarts it', async () => {
     expect(restartLimit).toEqual({ crashes: 3, windowMs: 5 * 60_000 });
     expect((await term('echo up')).output).toBe('up\n');
 
