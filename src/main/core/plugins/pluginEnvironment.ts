@@ -17,6 +17,7 @@ import { commandEnv, envRules } from '../backends/shell/commandEnv.js';
 import { execHome, execReadFile, execStat, execWriteFile, type RawExec } from '../backends/shell/execFileOps.js';
 import { SecretExports } from '../backends/shell/secretExports.js';
 import type { PluginHost } from './pluginHost.js';
+import { assertWithinReadLimit } from '../backends/readableFile.js';
 
 /** What an environment needs of its plugin: the running host (or why there is none). */
 export interface PluginLink {
@@ -287,8 +288,7 @@ export class PluginEnvironment implements Environment {
     const { host, envId, caps } = await this.ready();
     if (!caps.read_file) return execReadFile(this.raw, path, maxBytes);
     const st = caps.stat ? await this.stat(path) : undefined;
-    if (st && st.size > maxBytes)
-      throw new SwitchboardError('too_large', `${path} is ${st.size} bytes; the limit is ${maxBytes}`);
+    if (st) assertWithinReadLimit(path, st.size, maxBytes);
     const r = await host.call('file.read', { env_id: envId, path, max_bytes: maxBytes }, callMs.file);
     return Buffer.from(r.base64, 'base64');
   }

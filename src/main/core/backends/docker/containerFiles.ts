@@ -11,6 +11,7 @@ import { packArchive, readFirstFile, type TarInput } from './archive.js';
 import { engineError, engineStatus, type DockerEndpoint } from './dockerEndpoint.js';
 import { deadline } from './engineCalls.js';
 import { parsePathStat, type PathStat } from './pathStat.js';
+import { assertReadableFile } from '../readableFile.js';
 
 /** How long putting a written file in place (one short exec) may take. */
 const PLACE_DEADLINE_MS = 30_000;
@@ -95,14 +96,7 @@ export class ContainerFiles {
 
   async readFile(container: Container, path: string, maxBytes: number): Promise<Buffer> {
     const st = await this.statPath(container, absolute(path));
-    if (!st) throw new SwitchboardError('bad_request', `no such file: ${path}`);
-    if (st.type !== 'file') throw new SwitchboardError('bad_request', `not a regular file: ${path}`);
-    if (st.size > maxBytes)
-      throw new SwitchboardError(
-        'too_large',
-        `${path} is ${st.size} bytes; the limit is ${maxBytes}`,
-        'read a part of it with offset and limit, or use terminal with head/tail',
-      );
+    assertReadableFile(path, st, maxBytes);
     let data: Buffer | undefined;
     try {
       const stream = await deadline(

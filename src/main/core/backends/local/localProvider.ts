@@ -35,6 +35,7 @@ import { atomicWrite } from './atomicWrite.js';
 import { sandboxNote } from '../../sandbox/sandboxNote.js';
 import { expandPath } from '../../sandbox/sandboxPolicy.js';
 import type { SandboxSetting } from '../../../../shared/specFields.js';
+import { assertReadableFile } from '../readableFile.js';
 
 export const localProvider: BackendProvider = {
   ...localDeclaration,
@@ -331,14 +332,7 @@ class LocalEnvironment implements Environment {
   async readFile(path: string, maxBytes: number): Promise<Buffer> {
     if (this.files) return this.files.readFile(path, maxBytes);
     const st = await this.stat(path);
-    if (st.type === 'missing') throw new SwitchboardError('bad_request', `no such file: ${path}`);
-    if (st.type !== 'file') throw new SwitchboardError('bad_request', `not a regular file: ${path}`);
-    if (st.size > maxBytes)
-      throw new SwitchboardError(
-        'too_large',
-        `${path} is ${st.size} bytes; the limit is ${maxBytes}`,
-        'read a part of it with offset and limit, or use terminal with head/tail',
-      );
+    assertReadableFile(path, st, maxBytes);
     return readFile(path);
   }
 

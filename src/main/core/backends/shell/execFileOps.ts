@@ -6,6 +6,7 @@ import { SwitchboardError } from '../../../../shared/errors.js';
 import type { FileStat } from '../provider.js';
 import { shellQuote } from './shellWrap.js';
 import { errnoInText, errnoReason, writeError } from '../writeError.js';
+import { assertReadableFile } from '../readableFile.js';
 
 /** Runs one `sh -c` command line as given (no wrapping), stdout and stderr merged, with optional stdin. */
 export type RawExec = (
@@ -64,14 +65,7 @@ export async function execReadFile(exec: RawExec, path: string, maxBytes: number
     { timeoutMs: fileTimeoutMs },
   );
   const st = parseStat(path, r.output);
-  if (st.type === 'missing') throw new SwitchboardError('bad_request', `no such file: ${path}`);
-  if (st.type !== 'file') throw new SwitchboardError('bad_request', `not a regular file: ${path}`);
-  if (st.size > maxBytes)
-    throw new SwitchboardError(
-      'too_large',
-      `${path} is ${st.size} bytes; the limit is ${maxBytes}`,
-      'read a part of it with offset and limit, or use terminal with head/tail',
-    );
+  assertReadableFile(path, st, maxBytes);
   if (r.exitCode !== 0 || st.rest.includes('__SB_FAIL__')) {
     const said = st.rest.replace('__SB_FAIL__', '').trim().split('\n')[0]?.slice(0, 200) ?? '';
     const code = errnoInText(said);
