@@ -58,6 +58,13 @@ export function remoteEnvFile(identity: string, profile: string): string {
 
 const groupMarker = (): string => `__SB_PGID_${randomBytes(6).toString('hex')}__`;
 
+/**
+ * A stopped or killed remote command: how long its channel may take to end after the kill, then after our own close,
+ * before the call is ended without it.
+ */
+const killGraceMs = 3000;
+const closeGraceMs = 1000;
+
 function unrefDelay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
@@ -275,9 +282,9 @@ class SshEnvironment implements Environment {
             stopRequested = true;
             killNow();
             // Whatever the remote side does, the call ends: close our channel, then give up waiting.
-            void unrefDelay(3000).then(() => {
+            void unrefDelay(killGraceMs).then(() => {
               channel.close();
-              return unrefDelay(1000).then(() => forceEnd());
+              return unrefDelay(closeGraceMs).then(() => forceEnd());
             });
           },
           // The channel stays open until a background child lets go of it; its output is no longer the call's.
@@ -489,10 +496,10 @@ class RemoteProcess {
     const ended = new Promise<void>((resolve) => this.onExit(() => resolve()));
     if (this.pgid !== undefined) await killGroup(this.live, this.pgid);
     else this.channel.close();
-    await Promise.race([ended, unrefDelay(3000)]);
+    await Promise.race([ended, unrefDelay(killGraceMs)]);
     if (!this.exited) {
       this.channel.close();
-      await Promise.race([ended, unrefDelay(1000)]);
+      await Promise.race([ended, unrefDelay(closeGraceMs)]);
     }
   }
 
