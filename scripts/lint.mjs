@@ -17,7 +17,10 @@ function run(name, bin, args) {
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
-    child.on('error', (e) => resolve({ name, ok: false, output: `${bin}: ${e.message}\n` }));
+    child.on('error', (e) => {
+      const why = e.code === 'ENOENT' ? 'is not installed here (it is a devDependency): run npm ci' : e.message;
+      resolve({ name, ok: false, output: `${bin} ${why}\n` });
+    });
     child.on('close', (code) => resolve({ name, ok: code === 0, output }));
   });
 }
