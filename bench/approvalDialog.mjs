@@ -52,7 +52,8 @@ for (let i = 0; i <= calls; i++) {
 }
 const at = (p) => pct(times, p).toFixed(0);
 console.log(
-  `dispatch → "Approve command" painted in Chromium, ${times.length} calls: p50 ${at(50)} ms, p95 ${at(95)} ms, max ${at(100)} ms (goal p95 ≤ 100 ms)`,
+  `dispatch → "Approve command" painted in Chromium, ${times.length} calls: p50 ${at(50)} ms, ` +
+    `p95 ${at(95)} ms, max ${at(100)} ms (goal p95 ≤ 100 ms)`,
 );
 agent.close();
 await browser.close();

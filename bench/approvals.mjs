@@ -38,7 +38,8 @@ for (let i = 0; i <= calls; i++) {
 }
 const at = (p) => pct(times, p).toFixed(1);
 console.log(
-  `dispatch → approvals.changed on the window's connection, ${times.length} calls: p50 ${at(50)} ms, p95 ${at(95)} ms, max ${at(100)} ms`,
+  `dispatch → approvals.changed on the window's connection, ${times.length} calls: p50 ${at(50)} ms, ` +
+    `p95 ${at(95)} ms, max ${at(100)} ms`,
 );
 window.close();
 agent.close();

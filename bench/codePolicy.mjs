@@ -24,7 +24,7 @@ await build({
 const { loadCommandPolicy } = await import(pathToFileURL(join(outdir, 'codePolicy.mjs')).href);
 const { loadCodeParsers } = await import(pathToFileURL(join(outdir, 'codeParsers.mjs')).href);
 
-let t = performance.now();
+const t = performance.now();
 const policy = await loadCommandPolicy({ profile: '/home/agent/.switchboard' });
 const parsers = await loadCodeParsers();
 const loadMs = performance.now() - t;
@@ -66,7 +66,8 @@ function time(fn) {
 
 const f = (n) => `${n.toFixed(2)} ms`;
 console.log(
-  `code policy bench: ${rounds} rounds; Python and JavaScript grammars load ${loadMs.toFixed(0)} ms (with bash, once per process)`,
+  `code policy bench: ${rounds} rounds; Python and JavaScript grammars load ${loadMs.toFixed(0)} ms (with ` +
+    `bash, once per process)`,
 );
 for (const n of sizes) {
   const code = script(n);
@@ -74,6 +75,8 @@ for (const n of sizes) {
   const base = time(() => parsers.parse(code, 'python').delete());
   const full = time(() => policy.classify({ kind: 'code', code, language: 'python' }, ctx));
   console.log(
-    `  ${(code.length / 1024).toFixed(1).padStart(5)} KB (${code.split('\n').length} lines, ${verdict}): parse min ${f(base.min)} p50 ${f(base.p50)}  judge min ${f(full.min)} p50 ${f(full.p50)} p90 ${f(full.p90)}  (${(full.min / base.min).toFixed(1)}× the parse at min)`,
+    `  ${(code.length / 1024).toFixed(1).padStart(5)} KB (${code.split('\n').length} lines, ${verdict}): ` +
+      `parse min ${f(base.min)} p50 ${f(base.p50)}  judge min ${f(full.min)} p50 ${f(full.p50)} ` +
+      `p90 ${f(full.p90)}  (${(full.min / base.min).toFixed(1)}× the parse at min)`,
   );
 }

@@ -19,13 +19,22 @@ export function testService(name) {
 export function benchTargets(home, { ssh, docker, localCwd = '/tmp' }) {
   let config = `terminal:\n  targets:\n    local: { backend: local, cwd: ${localCwd} }\n`;
   if (ssh) {
-    config += `    ssh: { backend: ssh, ssh_host: ${ssh.host}, ssh_port: ${ssh.port}, ssh_user: ${ssh.user}, ssh_key: ${ssh.key} }\n`;
+    config +=
+      `    ssh: { backend: ssh, ssh_host: ${ssh.host}, ssh_port: ${ssh.port}, ssh_user: ${ssh.user}, ` +
+      `ssh_key: ${ssh.key} }\n`;
     writeFileSync(join(home, 'known_hosts'), ssh.knownHostsLine + '\n', { mode: 0o600 });
   }
   if (docker)
-    config += `    docker: { backend: docker, docker_image: "${docker.image}", docker_host: "unix://${docker.socket}", docker_network: none }\n`;
+    config +=
+      `    docker: { backend: docker, docker_image: "${docker.image}", docker_host: "unix://${docker.socket}", ` +
+      `docker_network: none }\n`;
   return config;
 }
+
+const inspectorNotice = new RegExp(
+  String.raw`^(Debugger listening on |For help, see: https:\/\/nodejs\.org|Debugger attached\.|` +
+    'Debugger ending on |Waiting for the debugger)',
+);
 
 /**
  * `switchboard serve` on a fresh profile holding `config`; resolves once it prints its URL. With
@@ -44,8 +53,7 @@ export async function startServe(config, { nodeArgs = [] } = {}) {
   );
   let inspector;
   // The Core's own error lines go on to this process's; the inspector's notices do not.
-  const notice =
-    /^(Debugger listening on |For help, see: https:\/\/nodejs\.org|Debugger attached\.|Debugger ending on |Waiting for the debugger)/;
+  const notice = inspectorNotice;
   serve.stderr.on('data', (d) => {
     const text = d.toString();
     inspector ??= /Debugger listening on (ws:\/\/\S+)/.exec(text)?.[1];

@@ -156,7 +156,10 @@ for (const mb of sizes) {
       const c = await oneCase(via, mb);
       each.push(c);
       console.error(
-        `  ${mb} MB over ${via} run ${r + 1}: base ${c.base.toFixed(0)} MB, peak +${c.peakDelta.toFixed(0)} MB, call ${(c.callMs / 1000).toFixed(2)} s, back ${c.backMs === undefined ? `>${WAIT_BACK_MS / 1000} s` : `${(c.backMs / 1000).toFixed(1)} s`}; ${c.outcome}${c.asked ? `; asked: ${c.asked}` : ''}`,
+        `  ${mb} MB over ${via} run ${r + 1}: base ${c.base.toFixed(0)} MB, ` +
+          `peak +${c.peakDelta.toFixed(0)} MB, call ${(c.callMs / 1000).toFixed(2)} s, ` +
+          `back ${c.backMs === undefined ? `>${WAIT_BACK_MS / 1000} s` : `${(c.backMs / 1000).toFixed(1)} s`};` +
+          ` ${c.outcome}${c.asked ? `; asked: ${c.asked}` : ''}`,
       );
     }
     const backs = each.map((c) => c.backMs ?? Infinity);

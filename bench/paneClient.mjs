@@ -178,7 +178,9 @@ export async function connectPaneClient(url) {
     onFail = reject;
     socket.once('connect', () => {
       socket.write(
-        `GET /ws HTTP/1.1\r\nHost: ${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\nAuthorization: Bearer ${url.token}\r\n\r\n`,
+        `GET /ws HTTP/1.1\r\nHost: ${host}\r\nUpgrade: websocket\r\nConnection: ` +
+          `Upgrade\r\nSec-WebSocket-Key: ${key}\r\nSec-WebSocket-Version: 13\r\nAuthorization: ` +
+          `Bearer ${url.token}\r\n\r\n`,
       );
     });
   });

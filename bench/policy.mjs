@@ -29,7 +29,7 @@ const { loadCommandPolicy } = await import(pathToFileURL(join(outdir, 'policy.mj
 const { loadShellParser } = await import(pathToFileURL(join(outdir, 'parser.mjs')).href);
 const { hardline, dangerous, safe } = await import(pathToFileURL(join(outdir, 'cases.mjs')).href);
 
-let t = performance.now();
+const t = performance.now();
 const policy = await loadCommandPolicy();
 const parser = await loadShellParser();
 const loadMs = performance.now() - t;
@@ -63,12 +63,15 @@ const base = time((c) => parser.parse(c).delete());
 const full = time((c) => policy.classify({ kind: 'command', command: c }, ctx));
 const f = (n) => `${(n * 1000).toFixed(0)} µs`;
 console.log(
-  `policy bench: ${commands.length} commands × ${rounds} rounds; grammar load ${loadMs.toFixed(0)} ms (once per process)`,
+  `policy bench: ${commands.length} commands × ${rounds} rounds; grammar load ${loadMs.toFixed(0)} ms (once ` +
+    `per process)`,
 );
 console.log(
-  `  parse only (baseline): mean ${f(base.mean)}  trimmed mean ${f(base.trimmed)}  p50 ${f(base.p50)}  p99 ${f(base.p99)}  max ${f(base.max)}`,
+  `  parse only (baseline): mean ${f(base.mean)}  trimmed mean ${f(base.trimmed)}  p50 ${f(base.p50)}  ` +
+    `p99 ${f(base.p99)}  max ${f(base.max)}`,
 );
 console.log(
-  `  classify:              mean ${f(full.mean)}  trimmed mean ${f(full.trimmed)}  p50 ${f(full.p50)}  p99 ${f(full.p99)}  max ${f(full.max)}  (${(full.p50 / base.p50).toFixed(1)}× the parse at p50)`,
+  `  classify:              mean ${f(full.mean)}  trimmed mean ${f(full.trimmed)}  p50 ${f(full.p50)}  ` +
+    `p99 ${f(full.p99)}  max ${f(full.max)}  (${(full.p50 / base.p50).toFixed(1)}× the parse at p50)`,
 );
 console.log(`  goal: well under 1 ms per command (trimmed mean) — ${full.trimmed < 1 ? 'met' : 'NOT met'}`);

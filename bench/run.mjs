@@ -1,6 +1,6 @@
-// Benchmarks (not tests): every row of issues 13 and 27, each against a baseline measured in the same run, printed as one
-// table. Usage: node bench/run.mjs [--quick] [--calls N] [--only P1,P4]. Needs `npm run build`; the SSH and Docker rows
-// need `bash scripts/test-env.sh up` (a row whose service is absent is printed with the reason it was skipped).
+// Benchmarks (not tests): every row of issues 13 and 27, each against a baseline measured in the same run, printed as
+// one table. Usage: node bench/run.mjs [--quick] [--calls N] [--only P1,P4]. Needs `npm run build`; the SSH and Docker
+// rows need `bash scripts/test-env.sh up` (a row whose service is absent is printed with the reason it was skipped).
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -176,7 +176,8 @@ if (!want('P4')) {
   );
 } else skipRow('P4', 'terminal docker', 'no .test-env/docker.json (bash scripts/test-env.sh up)');
 
-const idleCollect = () => settle(3000); // afterWork's idle collection (src/main/core/afterLargeRequest.ts) runs after 2 s
+// afterWork's idle collection (src/main/core/afterLargeRequest.ts) runs after 2 s.
+const idleCollect = () => settle(3000);
 let afterBackends = NaN;
 if (want('P2') && want('P3') && want('P4') && ssh && docker) {
   await idleCollect();
@@ -558,11 +559,14 @@ const header = ['row', 'path', 'Switchboard', 'baseline (same run)', 'ratio'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
 const line = (cells) => `| ${cells.map((c, i) => c.padEnd(widths[i])).join(' | ')} |`;
 console.log(
-  `Switchboard bench${quick ? ' (--quick)' : ''}: ${calls} sequential calls per path (SSH ${Math.min(calls, 100)}, Docker ${Math.min(calls, 30)}), taking turns with the baseline in blocks of ${block}; ${starts} CLI starts; node ${process.version}, ${new Date().toISOString()}`,
+  `Switchboard bench${quick ? ' (--quick)' : ''}: ${calls} sequential calls per path ` +
+    `(SSH ${Math.min(calls, 100)}, Docker ${Math.min(calls, 30)}), taking turns with the baseline in blocks ` +
+    `of ${block}; ${starts} CLI starts; node ${process.version}, ${new Date().toISOString()}`,
 );
 console.log(line(header));
 console.log(line(widths.map((w) => '-'.repeat(w))));
 for (const r of rows) console.log(line(r));
 console.log(
-  'ratio: Switchboard ÷ baseline for latencies (lower is better), baseline time ÷ Switchboard time for P1 (higher is better).',
+  'ratio: Switchboard ÷ baseline for latencies (lower is better), baseline time ÷ Switchboard time for P1 ' +
+    '(higher is better).',
 );

@@ -19,7 +19,8 @@ const pid = served.serve.pid;
 const client = await connect(served.url);
 const targets = ['local', ...(ssh ? ['ssh'] : []), ...(docker ? ['docker'] : [])];
 console.log(
-  `soak: ${total} tool calls, ${concurrency} at a time, over ${targets.join(', ')}${ssh && docker ? '' : ' (start the test services for SSH and Docker)'}`,
+  `soak: ${total} tool calls, ${concurrency} at a time, ` +
+    `over ${targets.join(', ')}${ssh && docker ? '' : ' (start the test services for SSH and Docker)'}`,
 );
 
 // Panes that keep printing, acknowledged the way the window does (flow control would pause them otherwise).
@@ -132,14 +133,16 @@ await served.stop();
 const measured = total - Math.min(300, total);
 const growth = ((rssSettled - rssStart) / rssStart) * 100;
 console.log(
-  `calls        ${total} (${measured} measured after warm-up) in ${secs.toFixed(1)} s = ${(measured / secs).toFixed(0)} calls/s`,
+  `calls        ${total} (${measured} measured after warm-up) in ${secs.toFixed(1)} s ` +
+    `= ${(measured / secs).toFixed(0)} calls/s`,
 );
 console.log(`errors       ${errors.length}${errors.length ? ` — first: ${errors.slice(0, 3).join(' | ')}` : ''}`);
 console.log(
   `pane output  ${(paneChars / 1e3).toFixed(0)} k chars received and acknowledged over ${panes.length} panes`,
 );
 console.log(
-  `Core RSS     after a full collection: start ${rssStart.toFixed(0)} MB, end ${rssSettled.toFixed(0)} MB: growth ${growth.toFixed(1)} % (goal ≤ 10 %); before it, at the end: ${rssEnd.toFixed(0)} MB`,
+  `Core RSS     after a full collection: start ${rssStart.toFixed(0)} MB, end ${rssSettled.toFixed(0)} MB: ` +
+    `growth ${growth.toFixed(1)} % (goal ≤ 10 %); before it, at the end: ${rssEnd.toFixed(0)} MB`,
 );
 console.log(
   `Core heap    in use after a full collection: start ${heapStart.toFixed(1)} MB, end ${heapEnd.toFixed(1)} MB`,

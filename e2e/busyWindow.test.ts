@@ -22,7 +22,8 @@ describe('a busy window', () => {
       join(app.served.home, 'config.yaml'),
       targetsYaml({ laptop: { cwd: project }, 'ci-runner': { cwd: ci } }, 'laptop').replace(
         '  targets:\n',
-        `  targets:\n    staging: { backend: ssh, ssh_host: 127.0.0.1, ssh_port: 9, ssh_user: deploy, ssh_key: ${JSON.stringify(join(base, 'missing_ed25519'))}, cwd: /srv/app }\n`,
+        `  targets:\n    staging: { backend: ssh, ssh_host: 127.0.0.1, ssh_port: 9, ssh_user: deploy, ` +
+          `ssh_key: ${JSON.stringify(join(base, 'missing_ed25519'))}, cwd: /srv/app }\n`,
       ),
     );
     await app.served.cli([
@@ -77,7 +78,8 @@ describe('a busy window', () => {
     await waitForText(p2, `${ci} $`);
     await run(
       p2,
-      String.raw`clear; for s in lint typecheck unit e2e; do printf '\e[32m✓\e[0m %-10s \e[2m%4dms\e[0m\n' $s $((RANDOM % 900 + 100)); done; printf '\e[1;32m4 passed\e[0m \e[2m(%s)\e[0m\n' "$(date +%T)"`,
+      String.raw`clear; for s in lint typecheck unit e2e; do printf '\e[32m✓\e[0m %-10s \e[2m%4dms\e[0m\n' $s ` +
+        String.raw`$((RANDOM % 900 + 100)); done; printf '\e[1;32m4 passed\e[0m \e[2m(%s)\e[0m\n' "$(date +%T)"`,
     );
     await waitForText(p2, '4 passed');
     await p1.locator('.xterm').click();

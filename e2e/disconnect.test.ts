@@ -30,42 +30,46 @@ describe('a lost Core connection', () => {
 describe('a Core started again on the profile', () => {
   const back = useServeAndBrowser();
 
-  it("finds a Core started again on the profile by itself: panes back in their cwd, scrollback kept, still the person's", async () => {
-    const { page, errors } = await openUi(back.browser, back.served.url);
-    const p1 = pane(page, 1);
-    const before = marker('before');
-    await run(p1, `cd sub && echo ${before}`);
-    await waitForText(p1, new RegExp(`^${before}$`, 'm'));
-    const sidebar = page.getByRole('list', { name: 'Targets' });
-    await poll(() => sidebar.getByRole('listitem', { name: 'alpha' }).textContent()).toContain('reachable');
-    const url = back.served.url;
-    const again = await back.served.restart(async () => {
-      await page.getByRole('alert').filter({ hasText: 'Lost the connection to the Core' }).waitFor();
-      // Nothing the page last heard passes for now: no target reads as reachable.
-      await poll(() => sidebar.getByRole('listitem', { name: 'alpha' }).textContent()).toContain('disconnected');
-      expect(await sidebar.textContent()).not.toContain('reachable');
-      expect(await page.getByLabel('Target health').textContent()).toMatch(/unknown while disconnected/);
-      await page.screenshot({ path: join(root, 'test-results/e2e-disconnected-sidebar.png') });
-    });
-    // Same port and token: the page dials the same address.
-    expect(again.split('?')[0]).toBe(url.split('?')[0]);
-    await page
-      .getByRole('alert')
-      .filter({ hasText: 'Lost the connection to the Core' })
-      .waitFor({ state: 'detached', timeout: 30_000 });
-    await poll(() => sidebar.getByRole('listitem', { name: 'alpha' }).textContent()).toContain('reachable');
-    await waitForText(p1, /a new shell in /, 20_000);
-    // What the old shell printed is still on screen, and the new one is where the old one was.
-    expect(await p1.textContent()).toContain(before);
-    const after = marker('after');
-    await run(p1, `echo ${after} "$(pwd)"`);
-    await waitForText(p1, new RegExp(`^${after} ${back.served.dirs.alpha}/sub$`, 'm'));
-    // Still the person's window: a pane opens (a person's method), no "not your window".
-    await page.keyboard.press('Control+Shift+D');
-    await pane(page, 2).waitFor();
-    await poll(() => page.locator('.pane .dot--pane-open').count()).toBe(2);
-    await page.screenshot({ path: join(root, 'test-results/e2e-reconnected.png') });
-    expect(errors).toEqual([]);
-    await page.close();
-  });
+  it(
+    'finds a Core started again on the profile by itself: panes back in their cwd, scrollback kept, ' +
+      "still the person's",
+    async () => {
+      const { page, errors } = await openUi(back.browser, back.served.url);
+      const p1 = pane(page, 1);
+      const before = marker('before');
+      await run(p1, `cd sub && echo ${before}`);
+      await waitForText(p1, new RegExp(`^${before}$`, 'm'));
+      const sidebar = page.getByRole('list', { name: 'Targets' });
+      await poll(() => sidebar.getByRole('listitem', { name: 'alpha' }).textContent()).toContain('reachable');
+      const url = back.served.url;
+      const again = await back.served.restart(async () => {
+        await page.getByRole('alert').filter({ hasText: 'Lost the connection to the Core' }).waitFor();
+        // Nothing the page last heard passes for now: no target reads as reachable.
+        await poll(() => sidebar.getByRole('listitem', { name: 'alpha' }).textContent()).toContain('disconnected');
+        expect(await sidebar.textContent()).not.toContain('reachable');
+        expect(await page.getByLabel('Target health').textContent()).toMatch(/unknown while disconnected/);
+        await page.screenshot({ path: join(root, 'test-results/e2e-disconnected-sidebar.png') });
+      });
+      // Same port and token: the page dials the same address.
+      expect(again.split('?')[0]).toBe(url.split('?')[0]);
+      await page
+        .getByRole('alert')
+        .filter({ hasText: 'Lost the connection to the Core' })
+        .waitFor({ state: 'detached', timeout: 30_000 });
+      await poll(() => sidebar.getByRole('listitem', { name: 'alpha' }).textContent()).toContain('reachable');
+      await waitForText(p1, /a new shell in /, 20_000);
+      // What the old shell printed is still on screen, and the new one is where the old one was.
+      expect(await p1.textContent()).toContain(before);
+      const after = marker('after');
+      await run(p1, `echo ${after} "$(pwd)"`);
+      await waitForText(p1, new RegExp(`^${after} ${back.served.dirs.alpha}/sub$`, 'm'));
+      // Still the person's window: a pane opens (a person's method), no "not your window".
+      await page.keyboard.press('Control+Shift+D');
+      await pane(page, 2).waitFor();
+      await poll(() => page.locator('.pane .dot--pane-open').count()).toBe(2);
+      await page.screenshot({ path: join(root, 'test-results/e2e-reconnected.png') });
+      expect(errors).toEqual([]);
+      await page.close();
+    },
+  );
 });

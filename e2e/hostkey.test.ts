@@ -16,7 +16,8 @@ beforeAll(async () => {
   served = await startServe();
   const configPath = join(served.home, 'config.yaml');
   const sshTarget = (name: string) =>
-    `    ${name}: { backend: ssh, ssh_host: ${ssh.host}, ssh_port: ${ssh.port}, ssh_user: ${ssh.user}, ssh_key: ${ssh.key}, cwd: /tmp }\n`;
+    `    ${name}: { backend: ssh, ssh_host: ${ssh.host}, ssh_port: ${ssh.port}, ssh_user: ${ssh.user}, ` +
+    `ssh_key: ${ssh.key}, cwd: /tmp }\n`;
   writeFileSync(configPath, readFileSync(configPath, 'utf8') + sshTarget('remote'));
   browser = await launchChromium();
 });

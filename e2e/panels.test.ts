@@ -56,7 +56,8 @@ describe('activity and processes', () => {
     const result = started.code === 0 ? (JSON.parse(started.stdout) as { session_id?: string }) : {};
     if (!result.session_id) {
       console.log(
-        `skipped: background processes are not wired into the Core yet (${started.stderr.trim() || 'no session_id in the result'})`,
+        `skipped: background processes are not wired into the Core yet ` +
+          `(${started.stderr.trim() || 'no session_id in the result'})`,
       );
       await page.close();
       ctx.skip();

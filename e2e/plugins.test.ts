@@ -103,62 +103,65 @@ describe('plugin backends in the window', () => {
     await page.close();
   });
 
-  it('http_sandbox: no pane is offered ("no interactive shell on this backend"), commands run from the CLI', async () => {
-    await personOk(['plugins', 'install', join(root, 'examples/plugins/http_sandbox'), '--yes']);
-    await personOk(['plugins', 'enable', 'http_sandbox', '--yes']);
-    // A runtime target: token_env is named like a secret, but the plugin declared it a secret reference (a variable's
-    // name), so the registry takes it; a token's value in its place is still refused.
-    const refused = await app.served.cli([
-      'targets',
-      'register',
-      'leaky',
-      '--backend',
-      'http_sandbox',
-      '--set',
-      `api_url=${sandboxServer.url}`,
-      '--set',
-      'token_env=ghp_abcdefghijklmnopqrstuvwxyz0123456789',
-    ]);
-    expect(refused.code).not.toBe(0);
-    expect(refused.stderr).toMatch(/would store a secret/);
-    expect(refused.stderr).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
-    await cliOk([
-      'targets',
-      'register',
-      'cloud',
-      '--backend',
-      'http_sandbox',
-      '--set',
-      `api_url=${sandboxServer.url}`,
-      '--set',
-      `token_env=${TOKEN_VAR}`,
-    ]);
-    const { page, errors } = await openUi(app.browser, app.served.url, { width: 1400, height: 900 });
-    const row = page.getByRole('list', { name: 'Targets' }).getByRole('listitem', { name: 'cloud' });
-    await row.waitFor();
-    await expect.poll(() => row.textContent()).toContain('HTTP sandbox');
-    await row.hover();
-    expect(
-      await row.getByRole('button', { name: 'New terminal on cloud' }).count(),
-      'no "new terminal" on a backend without streams',
-    ).toBe(0);
-    await row.getByRole('note', { name: 'cloud: no interactive shell on this backend' }).waitFor();
-    const option = pane(page, 1).getByRole('combobox', { name: 'Target' }).locator('option[value="cloud"]');
-    expect(await option.textContent()).toBe('cloud — no interactive shell on this backend');
-    expect(await option.isDisabled()).toBe(true);
-    await page.screenshot({ path: join(shots, 'e2e-plugins-no-shell-1400.png') });
-
-    const out = JSON.parse(
+  it(
+    'http_sandbox: no pane is offered ("no interactive shell on ' + 'this backend"), commands run from the CLI',
+    async () => {
+      await personOk(['plugins', 'install', join(root, 'examples/plugins/http_sandbox'), '--yes']);
+      await personOk(['plugins', 'enable', 'http_sandbox', '--yes']);
+      // A runtime target: token_env is named like a secret, but the plugin declared it a secret reference (a variable's
+      // name), so the registry takes it; a token's value in its place is still refused.
+      const refused = await app.served.cli([
+        'targets',
+        'register',
+        'leaky',
+        '--backend',
+        'http_sandbox',
+        '--set',
+        `api_url=${sandboxServer.url}`,
+        '--set',
+        'token_env=ghp_abcdefghijklmnopqrstuvwxyz0123456789',
+      ]);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toMatch(/would store a secret/);
+      expect(refused.stderr).not.toContain('ghp_abcdefghijklmnopqrstuvwxyz0123456789');
       await cliOk([
-        'call',
-        'terminal',
-        JSON.stringify({ command: 'echo from-the-service; pwd', execution_target: 'cloud' }),
-        '--json',
-      ]),
-    );
-    expect(out).toMatchObject({ exit_code: 0, execution_target: 'cloud' });
-    expect(out.output).toContain('from-the-service\n');
-    expect(errors).toEqual([]);
-    await page.close();
-  });
+        'targets',
+        'register',
+        'cloud',
+        '--backend',
+        'http_sandbox',
+        '--set',
+        `api_url=${sandboxServer.url}`,
+        '--set',
+        `token_env=${TOKEN_VAR}`,
+      ]);
+      const { page, errors } = await openUi(app.browser, app.served.url, { width: 1400, height: 900 });
+      const row = page.getByRole('list', { name: 'Targets' }).getByRole('listitem', { name: 'cloud' });
+      await row.waitFor();
+      await expect.poll(() => row.textContent()).toContain('HTTP sandbox');
+      await row.hover();
+      expect(
+        await row.getByRole('button', { name: 'New terminal on cloud' }).count(),
+        'no "new terminal" on a backend without streams',
+      ).toBe(0);
+      await row.getByRole('note', { name: 'cloud: no interactive shell on this backend' }).waitFor();
+      const option = pane(page, 1).getByRole('combobox', { name: 'Target' }).locator('option[value="cloud"]');
+      expect(await option.textContent()).toBe('cloud — no interactive shell on this backend');
+      expect(await option.isDisabled()).toBe(true);
+      await page.screenshot({ path: join(shots, 'e2e-plugins-no-shell-1400.png') });
+
+      const out = JSON.parse(
+        await cliOk([
+          'call',
+          'terminal',
+          JSON.stringify({ command: 'echo from-the-service; pwd', execution_target: 'cloud' }),
+          '--json',
+        ]),
+      );
+      expect(out).toMatchObject({ exit_code: 0, execution_target: 'cloud' });
+      expect(out.output).toContain('from-the-service\n');
+      expect(errors).toEqual([]);
+      await page.close();
+    },
+  );
 });

@@ -78,7 +78,7 @@ function controlsWithoutRing(page: Page): Promise<string[]> {
 }
 
 describe('approving with a screen reader and the keyboard', () => {
-  it('says the request politely; an alertdialog named by its title, described by the command, answered by keys', async () => {
+  it('says the request politely; an alertdialog named by its title, described by its command, by keys', async () => {
     const { page, errors } = await openUi(
       app.browser,
       app.served.url,

@@ -100,80 +100,88 @@ describe('targets sidebar', () => {
     expect(errors).toEqual([]);
   });
 
-  it("at 900×600 a target's new-terminal button is in sight without hover; the sidebar is resized by drag and keys, and kept", async () => {
-    const { page, errors } = await openUi(app.browser, app.served.url, { width: 900, height: 600 });
-    const sidebar = page.getByRole('list', { name: 'Targets' });
-    const long = 'a-target-with-a-rather-long-name';
-    const cwd = join(app.served.home, '..', 'a-folder-whose-path-is-long-enough-to-be-cut');
-    mkdirSync(cwd, { recursive: true });
-    expect((await app.served.cli(['targets', 'register', long, '--backend', 'local', '--cwd', cwd])).code).toBe(0);
-    const row = sidebar.getByRole('listitem', { name: long });
-    await row.waitFor();
-    await page.mouse.move(600, 300);
-    const open = row.getByRole('button', { name: `New terminal on ${long}` });
-    expect(await open.evaluate((el) => getComputedStyle(el).opacity)).toBe('1');
-    expect(await open.isVisible()).toBe(true);
+  it(
+    "at 900×600 a target's new-terminal button is in sight without hover; " +
+      'the sidebar is resized by drag and keys, and kept',
+    async () => {
+      const { page, errors } = await openUi(app.browser, app.served.url, { width: 900, height: 600 });
+      const sidebar = page.getByRole('list', { name: 'Targets' });
+      const long = 'a-target-with-a-rather-long-name';
+      const cwd = join(app.served.home, '..', 'a-folder-whose-path-is-long-enough-to-be-cut');
+      mkdirSync(cwd, { recursive: true });
+      expect((await app.served.cli(['targets', 'register', long, '--backend', 'local', '--cwd', cwd])).code).toBe(0);
+      const row = sidebar.getByRole('listitem', { name: long });
+      await row.waitFor();
+      await page.mouse.move(600, 300);
+      const open = row.getByRole('button', { name: `New terminal on ${long}` });
+      expect(await open.evaluate((el) => getComputedStyle(el).opacity)).toBe('1');
+      expect(await open.isVisible()).toBe(true);
 
-    const handle = page.getByRole('separator', { name: 'Resize the sidebar' });
-    const width = async (): Promise<number> => (await page.locator('.sidebar').boundingBox())!.width;
-    const before = await width();
-    const box = (await handle.boundingBox())!;
-    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-    await page.mouse.down();
-    await page.mouse.move(box.x + 160, box.y + box.height / 2, { steps: 5 });
-    await page.mouse.up();
-    const dragged = await width();
-    expect(dragged).toBeGreaterThan(before + 100);
-    // The terminals keep half the window at least.
-    expect(dragged).toBeLessThanOrEqual(450);
-    await page.screenshot({ path: join(root, 'test-results/e2e-sidebar-wide-900.png') });
-    await handle.focus();
-    await page.keyboard.press('ArrowLeft');
-    expect(await width()).toBeLessThan(dragged);
-    await page.keyboard.press('End');
-    expect(Math.round(await width())).toBe(180);
-    await page.keyboard.press('ArrowRight');
-    await page.reload();
-    await sidebar.waitFor();
-    expect(Math.round(await width())).toBe(204);
-    await handle.dblclick();
-    expect(Math.round(await width())).toBe(256);
-    expect(errors).toEqual([]);
-    await page.close();
-  });
+      const handle = page.getByRole('separator', { name: 'Resize the sidebar' });
+      const width = async (): Promise<number> => (await page.locator('.sidebar').boundingBox())!.width;
+      const before = await width();
+      const box = (await handle.boundingBox())!;
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+      await page.mouse.down();
+      await page.mouse.move(box.x + 160, box.y + box.height / 2, { steps: 5 });
+      await page.mouse.up();
+      const dragged = await width();
+      expect(dragged).toBeGreaterThan(before + 100);
+      // The terminals keep half the window at least.
+      expect(dragged).toBeLessThanOrEqual(450);
+      await page.screenshot({ path: join(root, 'test-results/e2e-sidebar-wide-900.png') });
+      await handle.focus();
+      await page.keyboard.press('ArrowLeft');
+      expect(await width()).toBeLessThan(dragged);
+      await page.keyboard.press('End');
+      expect(Math.round(await width())).toBe(180);
+      await page.keyboard.press('ArrowRight');
+      await page.reload();
+      await sidebar.waitFor();
+      expect(Math.round(await width())).toBe(204);
+      await handle.dblclick();
+      expect(Math.round(await width())).toBe(256);
+      expect(errors).toEqual([]);
+      await page.close();
+    },
+  );
 
   for (const viewport of [
     { width: 1400, height: 900 },
     { width: 900, height: 600 },
   ]) {
-    it(`the Add target form says what is wrong under the field, in its words (${viewport.width}×${viewport.height})`, async () => {
-      const { page, errors } = await openUi(app.browser, app.served.url, viewport);
-      await page.getByRole('button', { name: 'Add target' }).click();
-      const dialog = page.getByRole('dialog', { name: 'Add target' });
-      await dialog.getByLabel('Name').fill(`box${viewport.width}`);
-      await dialog.getByLabel('Backend').selectOption('docker');
-      await dialog.getByLabel('Image').fill('debian:bookworm');
-      await dialog.locator('summary', { hasText: 'More options' }).click();
-      await dialog.getByLabel('CPUs').fill('two');
-      await dialog.locator('summary', { hasText: 'More options' }).click();
-      await dialog.getByRole('button', { name: 'Add target' }).click();
-      await expect.poll(() => dialog.getByRole('alert').textContent()).toBe('Check the marked field');
-      const cpus = dialog.getByLabel('CPUs');
-      // Under the field, the field marked and focused ("More options" opened again to show it).
-      expect(await cpus.getAttribute('aria-invalid')).toBe('true');
-      expect(await cpus.evaluate((el) => el === document.activeElement)).toBe(true);
-      const said = await cpus.evaluate(
-        (el) => document.getElementById(el.getAttribute('aria-describedby') ?? '')?.textContent,
-      );
-      expect(said).toBe('CPUs must be a number, like 1.5');
-      expect(await dialog.textContent()).not.toContain('docker_cpus');
-      await page.screenshot({ path: join(root, `test-results/e2e-form-problem-${viewport.width}.png`) });
-      await cpus.fill('1.5');
-      expect(await cpus.getAttribute('aria-invalid')).toBeNull();
-      await page.keyboard.press('Escape');
-      expect(errors).toEqual([]);
-      await page.close();
-    });
+    it(
+      `the Add target form says what is wrong under the field, in its words ` +
+        `(${viewport.width}×${viewport.height})`,
+      async () => {
+        const { page, errors } = await openUi(app.browser, app.served.url, viewport);
+        await page.getByRole('button', { name: 'Add target' }).click();
+        const dialog = page.getByRole('dialog', { name: 'Add target' });
+        await dialog.getByLabel('Name').fill(`box${viewport.width}`);
+        await dialog.getByLabel('Backend').selectOption('docker');
+        await dialog.getByLabel('Image').fill('debian:bookworm');
+        await dialog.locator('summary', { hasText: 'More options' }).click();
+        await dialog.getByLabel('CPUs').fill('two');
+        await dialog.locator('summary', { hasText: 'More options' }).click();
+        await dialog.getByRole('button', { name: 'Add target' }).click();
+        await expect.poll(() => dialog.getByRole('alert').textContent()).toBe('Check the marked field');
+        const cpus = dialog.getByLabel('CPUs');
+        // Under the field, the field marked and focused ("More options" opened again to show it).
+        expect(await cpus.getAttribute('aria-invalid')).toBe('true');
+        expect(await cpus.evaluate((el) => el === document.activeElement)).toBe(true);
+        const said = await cpus.evaluate(
+          (el) => document.getElementById(el.getAttribute('aria-describedby') ?? '')?.textContent,
+        );
+        expect(said).toBe('CPUs must be a number, like 1.5');
+        expect(await dialog.textContent()).not.toContain('docker_cpus');
+        await page.screenshot({ path: join(root, `test-results/e2e-form-problem-${viewport.width}.png`) });
+        await cpus.fill('1.5');
+        expect(await cpus.getAttribute('aria-invalid')).toBeNull();
+        await page.keyboard.press('Escape');
+        expect(errors).toEqual([]);
+        await page.close();
+      },
+    );
   }
 
   it('adds, edits, drains and removes a runtime target from the sidebar', async () => {

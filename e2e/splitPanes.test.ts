@@ -48,53 +48,56 @@ describe('split panes', () => {
     { width: 1400, height: 900 },
     { width: 900, height: 600 },
   ]) {
-    it(`splits right and down, and moves focus between panes by keyboard (${viewport.width}×${viewport.height})`, async () => {
-      const { page, errors } = await openUi(app.browser, app.served.url, viewport);
-      const p1 = pane(page, 1);
-      await run(p1, 'cd sub');
-      await poll(() => p1.getByRole('status', { name: 'Working directory' }).textContent()).toBe(
-        join(app.served.dirs.alpha, 'sub'),
-      );
+    it(
+      `splits right and down, and moves focus between panes by keyboard ` + `(${viewport.width}×${viewport.height})`,
+      async () => {
+        const { page, errors } = await openUi(app.browser, app.served.url, viewport);
+        const p1 = pane(page, 1);
+        await run(p1, 'cd sub');
+        await poll(() => p1.getByRole('status', { name: 'Working directory' }).textContent()).toBe(
+          join(app.served.dirs.alpha, 'sub'),
+        );
 
-      await page.keyboard.press('Control+Shift+D');
-      const p2 = pane(page, 2);
-      await waitForPrompt(p2);
-      // The split opened on the same target, in the source pane's directory.
-      expect(await p2.getByRole('combobox', { name: 'Target' }).inputValue()).toBe('alpha');
-      await poll(() => p2.getByRole('status', { name: 'Working directory' }).textContent()).toBe(
-        join(app.served.dirs.alpha, 'sub'),
-      );
+        await page.keyboard.press('Control+Shift+D');
+        const p2 = pane(page, 2);
+        await waitForPrompt(p2);
+        // The split opened on the same target, in the source pane's directory.
+        expect(await p2.getByRole('combobox', { name: 'Target' }).inputValue()).toBe('alpha');
+        await poll(() => p2.getByRole('status', { name: 'Working directory' }).textContent()).toBe(
+          join(app.served.dirs.alpha, 'sub'),
+        );
 
-      await page.keyboard.press('Control+Shift+O');
-      const p3 = pane(page, 3);
-      await waitForPrompt(p3);
-      const [b1, b2, b3] = [await box(p1), await box(p2), await box(p3)];
-      expect(b2.x, 'pane 2 is right of pane 1').toBeGreaterThanOrEqual(b1.x + b1.width - 1);
-      expect(Math.abs(b3.x - b2.x), 'pane 3 is under pane 2').toBeLessThan(2);
-      expect(b3.y).toBeGreaterThanOrEqual(b2.y + b2.height - 1);
-      expect(Math.abs(b1.height - (b2.height + b3.height)), 'pane 1 spans both').toBeLessThan(3);
+        await page.keyboard.press('Control+Shift+O');
+        const p3 = pane(page, 3);
+        await waitForPrompt(p3);
+        const [b1, b2, b3] = [await box(p1), await box(p2), await box(p3)];
+        expect(b2.x, 'pane 2 is right of pane 1').toBeGreaterThanOrEqual(b1.x + b1.width - 1);
+        expect(Math.abs(b3.x - b2.x), 'pane 3 is under pane 2').toBeLessThan(2);
+        expect(b3.y).toBeGreaterThanOrEqual(b2.y + b2.height - 1);
+        expect(Math.abs(b1.height - (b2.height + b3.height)), 'pane 1 spans both').toBeLessThan(3);
 
-      // Focus is in pane 3 (the new one). Alt+Left → pane 1, Alt+Right → pane 2 (the top one), Ctrl+Shift+Down → pane
-      // 3.
-      const [m1, m2, m3] = [marker('one'), marker('two'), marker('three')];
-      await page.keyboard.press('Alt+ArrowLeft');
-      await hasKeyboard(p1);
-      await typeHere(page, `echo ${m1}`);
-      await waitForText(p1, new RegExp(`^${m1}$`, 'm'));
-      await page.keyboard.press('Alt+ArrowRight');
-      await hasKeyboard(p2);
-      await typeHere(page, `echo ${m2}`);
-      await waitForText(p2, new RegExp(`^${m2}$`, 'm'));
-      await page.keyboard.press('Control+Shift+ArrowDown');
-      await hasKeyboard(p3);
-      await typeHere(page, `echo ${m3}`);
-      await waitForText(p3, new RegExp(`^${m3}$`, 'm'));
-      expect(await terminalText(p1)).not.toContain(m2);
-      expect(await terminalText(p2)).not.toContain(m3);
-      await page.screenshot({ path: join(root, `test-results/e2e-split-nested-${viewport.width}.png`) });
-      expect(errors).toEqual([]);
-      await page.close();
-    });
+        // Focus is in pane 3 (the new one). Alt+Left → pane 1, Alt+Right → pane 2 (the top one), Ctrl+Shift+Down → pane
+        // 3.
+        const [m1, m2, m3] = [marker('one'), marker('two'), marker('three')];
+        await page.keyboard.press('Alt+ArrowLeft');
+        await hasKeyboard(p1);
+        await typeHere(page, `echo ${m1}`);
+        await waitForText(p1, new RegExp(`^${m1}$`, 'm'));
+        await page.keyboard.press('Alt+ArrowRight');
+        await hasKeyboard(p2);
+        await typeHere(page, `echo ${m2}`);
+        await waitForText(p2, new RegExp(`^${m2}$`, 'm'));
+        await page.keyboard.press('Control+Shift+ArrowDown');
+        await hasKeyboard(p3);
+        await typeHere(page, `echo ${m3}`);
+        await waitForText(p3, new RegExp(`^${m3}$`, 'm'));
+        expect(await terminalText(p1)).not.toContain(m2);
+        expect(await terminalText(p2)).not.toContain(m3);
+        await page.screenshot({ path: join(root, `test-results/e2e-split-nested-${viewport.width}.png`) });
+        expect(errors).toEqual([]);
+        await page.close();
+      },
+    );
   }
 
   it('resizes with the divider by keyboard and zooms one pane to the whole tab and back', async () => {

@@ -7,10 +7,6 @@ import type { Browser } from 'playwright-core';
 import { loadSshEnv, loadDockerEnv } from '../scripts/testEnv.js';
 import { launchChromium, marker, openUi, pane, root, run, startServe, waitForText, type Served } from './harness.js';
 
-interface DockerEnv {
-  socket: string;
-  image: string;
-}
 const ssh = loadSshEnv();
 const docker = loadDockerEnv();
 
@@ -26,8 +22,10 @@ beforeAll(async () => {
     configPath,
     readFileSync(configPath, 'utf8') +
       [
-        `    compute: { backend: ssh, ssh_host: ${ssh.host}, ssh_port: ${ssh.port}, ssh_user: ${ssh.user}, ssh_key: ${ssh.key}, cwd: /tmp }`,
-        `    sandbox: { backend: docker, docker_image: "${docker.image}", docker_host: "unix://${docker.socket}", docker_network: none, cwd: /srv }`,
+        `    compute: { backend: ssh, ssh_host: ${ssh.host}, ssh_port: ${ssh.port}, ssh_user: ${ssh.user}, ` +
+          `ssh_key: ${ssh.key}, cwd: /tmp }`,
+        `    sandbox: { backend: docker, docker_image: "${docker.image}", docker_host: ` +
+          `"unix://${docker.socket}", docker_network: none, cwd: /srv }`,
         '',
       ].join('\n'),
   );

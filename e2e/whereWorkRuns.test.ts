@@ -117,34 +117,37 @@ async function screenshots(page: Page, name: string): Promise<void> {
 }
 
 describe('where agent work runs', () => {
-  it('marks an unsandboxed target in the sidebar and the pane header, with its reason; a sandboxed one quietly', async () => {
-    const { page, errors } = await openRouted(app.browser, app.served);
-    const targets = page.getByRole('list', { name: 'Targets' });
-    const alpha = targets.getByRole('listitem', { name: 'alpha' });
-    const beta = targets.getByRole('listitem', { name: 'beta' });
-    const mark = alpha.getByRole('note', { name: 'unsandboxed' });
-    await mark.waitFor();
-    await poll(() => mark.getAttribute('title')).toBe(
-      `Agent commands here run with your own powers on this machine: ${UNSANDBOXED_REASON}`,
-    );
-    // The reason is its accessible description, not only a tooltip.
-    const describedBy = await mark.getAttribute('aria-describedby');
-    expect(await page.locator(`[id="${describedBy}"]`).textContent()).toContain(UNSANDBOXED_REASON);
-    expect(await beta.getByRole('note', { name: 'sandboxed' }).getAttribute('title')).toBe(
-      'Agent commands here run in a bubblewrap sandbox, without network',
-    );
-    expect(await beta.getByRole('note', { name: 'unsandboxed' }).count()).toBe(0);
-    // The collapsed sidebar keeps only the row's button: its tooltip says it too.
-    expect(await alpha.locator('.target__mini').getAttribute('title')).toContain(
-      'with your own powers on this machine',
-    );
-    // Pane 1 is on the default target, alpha.
-    const header = pane(page, 1).locator('.pane__header');
-    await header.getByRole('note', { name: 'unsandboxed' }).waitFor();
-    await screenshots(page, 'sandbox-marks');
-    expect(errors).toEqual([]);
-    await page.close();
-  });
+  it(
+    'marks an unsandboxed target in the sidebar and the pane ' + 'header, with its reason; a sandboxed one quietly',
+    async () => {
+      const { page, errors } = await openRouted(app.browser, app.served);
+      const targets = page.getByRole('list', { name: 'Targets' });
+      const alpha = targets.getByRole('listitem', { name: 'alpha' });
+      const beta = targets.getByRole('listitem', { name: 'beta' });
+      const mark = alpha.getByRole('note', { name: 'unsandboxed' });
+      await mark.waitFor();
+      await poll(() => mark.getAttribute('title')).toBe(
+        `Agent commands here run with your own powers on this machine: ${UNSANDBOXED_REASON}`,
+      );
+      // The reason is its accessible description, not only a tooltip.
+      const describedBy = await mark.getAttribute('aria-describedby');
+      expect(await page.locator(`[id="${describedBy}"]`).textContent()).toContain(UNSANDBOXED_REASON);
+      expect(await beta.getByRole('note', { name: 'sandboxed' }).getAttribute('title')).toBe(
+        'Agent commands here run in a bubblewrap sandbox, without network',
+      );
+      expect(await beta.getByRole('note', { name: 'unsandboxed' }).count()).toBe(0);
+      // The collapsed sidebar keeps only the row's button: its tooltip says it too.
+      expect(await alpha.locator('.target__mini').getAttribute('title')).toContain(
+        'with your own powers on this machine',
+      );
+      // Pane 1 is on the default target, alpha.
+      const header = pane(page, 1).locator('.pane__header');
+      await header.getByRole('note', { name: 'unsandboxed' }).waitFor();
+      await screenshots(page, 'sandbox-marks');
+      expect(errors).toEqual([]);
+      await page.close();
+    },
+  );
 
   it('"Approve command" says plainly when the call runs unsandboxed; Deny has the focus, with a ring', async () => {
     const { page, errors, path, call, d, note } = await held('alpha', 'scratch-unsandboxed');
@@ -183,45 +186,50 @@ describe('where agent work runs', () => {
 });
 
 describe('Plugins…', () => {
-  it('lists installed plugins; Enable first says what the plugin allows, in words; Cancel changes nothing', async () => {
-    const inst = await app.served.personCli(['plugins', 'install', join(root, 'examples/plugins/bwrap'), '--yes']);
-    expect(inst.code, inst.stdout).toBe(0);
-    const { page, errors } = await openRouted(app.browser, app.served);
-    await pane(page, 1).locator('.xterm').click();
-    await page.keyboard.press('Control+Shift+P');
-    const palette = page.getByRole('dialog', { name: 'Commands' });
-    await palette.getByRole('combobox', { name: 'Type a command' }).fill('plugins');
-    await poll(() => palette.getByRole('option').first().textContent()).toBe('Plugins…');
-    await page.keyboard.press('Enter');
-    const plugins = page.getByRole('dialog', { name: 'Plugins' });
-    const row = plugins.getByRole('table', { name: 'Installed plugins' }).getByRole('row', { name: 'bwrap' });
-    await poll(() => row.textContent().catch(() => '')).toMatch(/bwrap.*1\.0\.0.*disabled/);
+  it(
+    'lists installed plugins; Enable first says what the plugin ' + 'allows, in words; Cancel changes nothing',
+    async () => {
+      const inst = await app.served.personCli(['plugins', 'install', join(root, 'examples/plugins/bwrap'), '--yes']);
+      expect(inst.code, inst.stdout).toBe(0);
+      const { page, errors } = await openRouted(app.browser, app.served);
+      await pane(page, 1).locator('.xterm').click();
+      await page.keyboard.press('Control+Shift+P');
+      const palette = page.getByRole('dialog', { name: 'Commands' });
+      await palette.getByRole('combobox', { name: 'Type a command' }).fill('plugins');
+      await poll(() => palette.getByRole('option').first().textContent()).toBe('Plugins…');
+      await page.keyboard.press('Enter');
+      const plugins = page.getByRole('dialog', { name: 'Plugins' });
+      const row = plugins.getByRole('table', { name: 'Installed plugins' }).getByRole('row', { name: 'bwrap' });
+      await poll(() => row.textContent().catch(() => '')).toMatch(/bwrap.*1\.0\.0.*disabled/);
 
-    await row.getByRole('button', { name: 'Enable bwrap…' }).click();
-    const confirm = page.getByRole('dialog', { name: 'Enable bwrap?' });
-    const allows = confirm.getByRole('list', { name: 'What enabling it allows' });
-    expect(await allows.getByRole('listitem').allTextContents()).toEqual([
-      'Its code runs on this machine with your own powers, in a process of its own.',
-      'Its commands run on this machine, inside a sandbox or container it provides.',
-      'Commands on its targets will not be asked about: it declares it is a container (targets that make folders of this machine writable still ask).',
-      'It can start interactive shells.',
-    ]);
-    await poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
-    expect(await confirm.textContent()).toContain(
-      'bwrap 1.0.0 — Bubblewrap sandbox on this machine — read-only root, a private writable /workspace per target, no network. Enabling it loads it now and at every start:',
-    );
-    await screenshots(page, 'plugins-enable-confirm');
-    await confirm.getByRole('button', { name: 'Cancel' }).click();
-    await confirm.waitFor({ state: 'detached' });
-    expect(await row.textContent()).toMatch(/disabled/);
+      await row.getByRole('button', { name: 'Enable bwrap…' }).click();
+      const confirm = page.getByRole('dialog', { name: 'Enable bwrap?' });
+      const allows = confirm.getByRole('list', { name: 'What enabling it allows' });
+      expect(await allows.getByRole('listitem').allTextContents()).toEqual([
+        'Its code runs on this machine with your own powers, in a process of its own.',
+        'Its commands run on this machine, inside a sandbox or container it provides.',
+        'Commands on its targets will not be asked about: it declares it is a container (targets that make ' +
+          'folders of this machine writable still ask).',
+        'It can start interactive shells.',
+      ]);
+      await poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Cancel');
+      expect(await confirm.textContent()).toContain(
+        'bwrap 1.0.0 — Bubblewrap sandbox on this machine — read-only root, ' +
+          'a private writable /workspace per target, no network. Enabling it loads it now and at every start:',
+      );
+      await screenshots(page, 'plugins-enable-confirm');
+      await confirm.getByRole('button', { name: 'Cancel' }).click();
+      await confirm.waitFor({ state: 'detached' });
+      expect(await row.textContent()).toMatch(/disabled/);
 
-    await row.getByRole('button', { name: 'Enable bwrap…' }).click();
-    await page.getByRole('dialog', { name: 'Enable bwrap?' }).getByRole('button', { name: 'Enable bwrap' }).click();
-    await poll(() => row.textContent()).toMatch(/active/);
-    await screenshots(page, 'plugins-list');
-    await row.getByRole('button', { name: 'Disable bwrap' }).click();
-    await poll(() => row.textContent()).toMatch(/disabled/);
-    expect(errors).toEqual([]);
-    await page.close();
-  });
+      await row.getByRole('button', { name: 'Enable bwrap…' }).click();
+      await page.getByRole('dialog', { name: 'Enable bwrap?' }).getByRole('button', { name: 'Enable bwrap' }).click();
+      await poll(() => row.textContent()).toMatch(/active/);
+      await screenshots(page, 'plugins-list');
+      await row.getByRole('button', { name: 'Disable bwrap' }).click();
+      await poll(() => row.textContent()).toMatch(/disabled/);
+      expect(errors).toEqual([]);
+      await page.close();
+    },
+  );
 });

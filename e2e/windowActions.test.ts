@@ -41,85 +41,91 @@ async function background(command: string, target: string): Promise<string> {
 }
 
 describe('window actions', () => {
-  it('a kill, an added and a removed target are in Activity (rows open) and audit.jsonl; All targets shows retired ones', async () => {
-    const { page, errors } = await openUi(app.browser, app.served.url);
-    const feed = page.getByRole('table', { name: 'Activity feed' });
-    const processes = page.getByRole('region', { name: 'Processes' });
+  it(
+    'a kill, an added and a removed target are in Activity (rows open) and audit.jsonl; ' +
+      'All targets shows retired ones',
+    async () => {
+      const { page, errors } = await openUi(app.browser, app.served.url);
+      const feed = page.getByRole('table', { name: 'Activity feed' });
+      const processes = page.getByRole('region', { name: 'Processes' });
 
-    // Kill from the Processes panel.
-    const m = marker('killme');
-    const id = await background(`sleep 300; echo ${m}`, 'alpha');
-    const row = processes.getByRole('row', { name: `sleep 300; echo ${m}` });
-    await row.waitFor();
-    await row.getByRole('button', { name: /^Kill/ }).click();
-    await poll(() => row.textContent()).toMatch(/killed|exited/);
-    const killRow = feed
-      .getByRole('row')
-      .filter({ hasText: `kill ${id}` })
-      .first();
-    await killRow.waitFor();
-    const cells = (await killRow.getByRole('cell').allTextContents()).map((c) => c.trim());
-    expect(cells.slice(1, 4)).toEqual(['ui', 'processes.kill', 'alpha']);
-    await poll(() => killRow.getByRole('cell').nth(5).textContent()).toBe('ok');
-    await poll(() =>
-      audit().some(
-        (l) =>
-          l.kind === 'action' &&
-          l.client === 'ui' &&
-          l.tool === 'processes.kill' &&
-          l.outcome === 'ok' &&
-          l.args?.includes(id),
-      ),
-    ).toBe(true);
+      // Kill from the Processes panel.
+      const m = marker('killme');
+      const id = await background(`sleep 300; echo ${m}`, 'alpha');
+      const row = processes.getByRole('row', { name: `sleep 300; echo ${m}` });
+      await row.waitFor();
+      await row.getByRole('button', { name: /^Kill/ }).click();
+      await poll(() => row.textContent()).toMatch(/killed|exited/);
+      const killRow = feed
+        .getByRole('row')
+        .filter({ hasText: `kill ${id}` })
+        .first();
+      await killRow.waitFor();
+      const cells = (await killRow.getByRole('cell').allTextContents()).map((c) => c.trim());
+      expect(cells.slice(1, 4)).toEqual(['ui', 'processes.kill', 'alpha']);
+      await poll(() => killRow.getByRole('cell').nth(5).textContent()).toBe('ok');
+      await poll(() =>
+        audit().some(
+          (l) =>
+            l.kind === 'action' &&
+            l.client === 'ui' &&
+            l.tool === 'processes.kill' &&
+            l.outcome === 'ok' &&
+            l.args?.includes(id),
+        ),
+      ).toBe(true);
 
-    // The row opens (Enter) to show its arguments, target, duration and result.
-    await killRow.focus();
-    await page.keyboard.press('Enter');
-    const details = page.getByRole('region', { name: 'Details of processes.kill' });
-    await details.waitFor();
-    const text = await details.textContent();
-    expect(text).toContain(`sleep 300; echo ${m}`);
-    expect(text).toMatch(/Duration\d+(\.\d+)? (ms|s)/);
-    expect(text).toContain('Resultok');
-    expect(await killRow.getAttribute('aria-current')).toBe('true');
+      // The row opens (Enter) to show its arguments, target, duration and result.
+      await killRow.focus();
+      await page.keyboard.press('Enter');
+      const details = page.getByRole('region', { name: 'Details of processes.kill' });
+      await details.waitFor();
+      const text = await details.textContent();
+      expect(text).toContain(`sleep 300; echo ${m}`);
+      expect(text).toMatch(/Duration\d+(\.\d+)? (ms|s)/);
+      expect(text).toContain('Resultok');
+      expect(await killRow.getAttribute('aria-current')).toBe('true');
 
-    // Add a runtime target in the window, start a process there, remove the target.
-    await page.getByRole('button', { name: 'Add target' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Add target' });
-    await dialog.getByLabel('Name').fill('gone');
-    await dialog.getByLabel('Working directory').fill(app.served.dirs.beta);
-    await dialog.getByRole('button', { name: 'Add target' }).click();
-    await dialog.waitFor({ state: 'detached' });
-    await feed.getByRole('row').filter({ hasText: 'add gone: local' }).first().waitFor();
-    const m2 = marker('orphan');
-    await background(`sleep 300; echo ${m2}`, 'gone');
-    const gone = page.getByRole('listitem', { name: 'gone' });
-    await gone.hover();
-    await gone.getByRole('button', { name: 'Remove gone' }).click();
-    await gone.getByRole('button', { name: 'Confirm remove gone' }).click();
-    await gone.waitFor({ state: 'detached' });
-    const removeRow = feed.getByRole('row').filter({ hasText: 'remove gone' }).first();
-    await removeRow.waitFor();
-    expect((await removeRow.getByRole('cell').allTextContents()).slice(1, 3)).toEqual(['ui', 'targets.remove']);
-    await poll(() =>
-      ['targets.register', 'targets.remove'].every((t) =>
-        audit().some((l) => l.kind === 'action' && l.client === 'ui' && l.tool === t && l.execution_target === 'gone'),
-      ),
-    ).toBe(true);
+      // Add a runtime target in the window, start a process there, remove the target.
+      await page.getByRole('button', { name: 'Add target' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Add target' });
+      await dialog.getByLabel('Name').fill('gone');
+      await dialog.getByLabel('Working directory').fill(app.served.dirs.beta);
+      await dialog.getByRole('button', { name: 'Add target' }).click();
+      await dialog.waitFor({ state: 'detached' });
+      await feed.getByRole('row').filter({ hasText: 'add gone: local' }).first().waitFor();
+      const m2 = marker('orphan');
+      await background(`sleep 300; echo ${m2}`, 'gone');
+      const gone = page.getByRole('listitem', { name: 'gone' });
+      await gone.hover();
+      await gone.getByRole('button', { name: 'Remove gone' }).click();
+      await gone.getByRole('button', { name: 'Confirm remove gone' }).click();
+      await gone.waitFor({ state: 'detached' });
+      const removeRow = feed.getByRole('row').filter({ hasText: 'remove gone' }).first();
+      await removeRow.waitFor();
+      expect((await removeRow.getByRole('cell').allTextContents()).slice(1, 3)).toEqual(['ui', 'targets.remove']);
+      await poll(() =>
+        ['targets.register', 'targets.remove'].every((t) =>
+          audit().some(
+            (l) => l.kind === 'action' && l.client === 'ui' && l.tool === t && l.execution_target === 'gone',
+          ),
+        ),
+      ).toBe(true);
 
-    // The focused target's view does not show it; All targets does, marked retired.
-    const orphan = processes.getByRole('row', { name: `sleep 300; echo ${m2}` });
-    expect(await orphan.count()).toBe(0);
-    await processes.getByRole('button', { name: 'All targets' }).click();
-    await orphan.waitFor();
-    expect(await orphan.textContent()).toContain('retired');
-    expect(await orphan.textContent()).toContain('gone#');
-    await page.screenshot({ path: join(root, 'test-results/e2e-window-actions.png') });
-    await page.setViewportSize({ width: 900, height: 600 });
-    await page.screenshot({ path: join(root, 'test-results/e2e-window-actions-900.png') });
-    expect(errors).toEqual([]);
-    await page.close();
-  });
+      // The focused target's view does not show it; All targets does, marked retired.
+      const orphan = processes.getByRole('row', { name: `sleep 300; echo ${m2}` });
+      expect(await orphan.count()).toBe(0);
+      await processes.getByRole('button', { name: 'All targets' }).click();
+      await orphan.waitFor();
+      expect(await orphan.textContent()).toContain('retired');
+      expect(await orphan.textContent()).toContain('gone#');
+      await page.screenshot({ path: join(root, 'test-results/e2e-window-actions.png') });
+      await page.setViewportSize({ width: 900, height: 600 });
+      await page.screenshot({ path: join(root, 'test-results/e2e-window-actions-900.png') });
+      expect(errors).toEqual([]);
+      await page.close();
+    },
+  );
 
   it('removing a target another program registered names its provider and owner and asks first', async () => {
     const reg = await app.served.cli([

@@ -109,56 +109,59 @@ describe('window basics', () => {
     await page.close();
   });
 
-  it('titles tabs by the program or target: cwd, renames by double-click, and moves with Ctrl+Tab and Ctrl+1…9', async () => {
-    const { page, errors } = await openUi(app.browser, app.served.url);
-    const tabs = page.getByRole('tab');
-    await poll(() => tabs.first().textContent()).toContain(`alpha: `);
-    await run(pane(page, 1), `printf '\\033]0;%s\\007' build-box`);
-    await poll(() => tabs.first().textContent()).toBe('build-box');
+  it(
+    'titles tabs by the program or target: cwd, ' + 'renames by double-click, and moves with Ctrl+Tab and Ctrl+1…9',
+    async () => {
+      const { page, errors } = await openUi(app.browser, app.served.url);
+      const tabs = page.getByRole('tab');
+      await poll(() => tabs.first().textContent()).toContain(`alpha: `);
+      await run(pane(page, 1), `printf '\\033]0;%s\\007' build-box`);
+      await poll(() => tabs.first().textContent()).toBe('build-box');
 
-    await page.keyboard.press('Control+Shift+T');
-    await poll(() => tabs.count()).toBe(2);
-    await waitForPrompt(pane(page, 1));
+      await page.keyboard.press('Control+Shift+T');
+      await poll(() => tabs.count()).toBe(2);
+      await waitForPrompt(pane(page, 1));
 
-    // Double-click renames; Escape cancels, Enter keeps.
-    // (As a person does, type once the field has the keyboard: it takes it a frame after the double-click.)
-    const name = page.getByRole('textbox', { name: 'Tab name' });
-    const focused = (): Promise<boolean> => name.evaluate((el) => el === document.activeElement).catch(() => false);
-    await tabs.first().dblclick();
-    await poll(focused).toBe(true);
-    await name.fill('ignored');
-    await page.keyboard.press('Escape');
-    await poll(() => tabs.first().textContent()).toBe('build-box');
-    await tabs.first().dblclick();
-    await poll(focused).toBe(true);
-    await name.fill('logs');
-    await page.keyboard.press('Enter');
-    await poll(() => tabs.first().textContent()).toBe('logs');
-    await page.screenshot({ path: join(root, 'test-results/e2e-tabs.png') });
+      // Double-click renames; Escape cancels, Enter keeps.
+      // (As a person does, type once the field has the keyboard: it takes it a frame after the double-click.)
+      const name = page.getByRole('textbox', { name: 'Tab name' });
+      const focused = (): Promise<boolean> => name.evaluate((el) => el === document.activeElement).catch(() => false);
+      await tabs.first().dblclick();
+      await poll(focused).toBe(true);
+      await name.fill('ignored');
+      await page.keyboard.press('Escape');
+      await poll(() => tabs.first().textContent()).toBe('build-box');
+      await tabs.first().dblclick();
+      await poll(focused).toBe(true);
+      await name.fill('logs');
+      await page.keyboard.press('Enter');
+      await poll(() => tabs.first().textContent()).toBe('logs');
+      await page.screenshot({ path: join(root, 'test-results/e2e-tabs.png') });
 
-    const selected = page.getByRole('tab', { selected: true });
-    await poll(() => selected.textContent()).toBe('logs');
-    await page.keyboard.press('Control+Tab');
-    await poll(() => selected.textContent()).toContain('alpha');
-    // The terminal of the tab in front has the keyboard.
-    const m = marker('tab2');
-    await page.keyboard.type(`echo ${m}`);
-    await page.keyboard.press('Enter');
-    await waitForText(pane(page, 1), new RegExp(`^${m}$`, 'm'));
-    await page.keyboard.press('Control+Shift+Tab');
-    await poll(() => selected.textContent()).toBe('logs');
-    await page.keyboard.press('Control+2');
-    await poll(() => selected.textContent()).toContain('alpha');
-    await page.keyboard.press('Control+1');
-    await poll(() => selected.textContent()).toBe('logs');
+      const selected = page.getByRole('tab', { selected: true });
+      await poll(() => selected.textContent()).toBe('logs');
+      await page.keyboard.press('Control+Tab');
+      await poll(() => selected.textContent()).toContain('alpha');
+      // The terminal of the tab in front has the keyboard.
+      const m = marker('tab2');
+      await page.keyboard.type(`echo ${m}`);
+      await page.keyboard.press('Enter');
+      await waitForText(pane(page, 1), new RegExp(`^${m}$`, 'm'));
+      await page.keyboard.press('Control+Shift+Tab');
+      await poll(() => selected.textContent()).toBe('logs');
+      await page.keyboard.press('Control+2');
+      await poll(() => selected.textContent()).toContain('alpha');
+      await page.keyboard.press('Control+1');
+      await poll(() => selected.textContent()).toBe('logs');
 
-    // Drag the second tab onto the left half of the first: they swap.
-    await tabs.nth(1).dragTo(tabs.first(), { targetPosition: { x: 4, y: 10 } });
-    await poll(() => tabs.nth(1).textContent()).toBe('logs');
-    expect(await tabs.first().textContent()).toContain('alpha');
-    expect(errors).toEqual([]);
-    await page.close();
-  });
+      // Drag the second tab onto the left half of the first: they swap.
+      await tabs.nth(1).dragTo(tabs.first(), { targetPosition: { x: 4, y: 10 } });
+      await poll(() => tabs.nth(1).textContent()).toBe('logs');
+      expect(await tabs.first().textContent()).toContain('alpha');
+      expect(errors).toEqual([]);
+      await page.close();
+    },
+  );
 
   it('cycles the regions with F6 and zooms the terminal font with Ctrl+= / Ctrl+0', async () => {
     const { page, errors } = await openUi(app.browser, app.served.url);

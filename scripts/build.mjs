@@ -34,7 +34,9 @@ const noElectron = {
     b.onResolve({ filter: /^electron(\/.*)?$/ }, (args) => ({
       errors: [
         {
-          text: `${args.importer.replace(root + '/', '')} imports electron; only src/main/index.ts, preload.ts and transport/electron.ts may`,
+          text:
+            `${args.importer.replace(root + '/', '')} imports electron; only src/main/index.ts, ` +
+            `preload.ts and transport/electron.ts may`,
         },
       ],
     }));
@@ -126,7 +128,9 @@ const commandEntry = {
       resolveDir: join(root, 'src/main/cli'),
       loader: 'ts',
       // With the rest of the command's exports (`mcp`: the front's way in, mcpFront.ts).
-      contents: `export * from './commands/${args.path}.js';\nexport { ${args.path}Command as addCommand } from './commands/${args.path}.js';\nexport { runProgram } from './program.js';\n`,
+      contents:
+        `export * from './commands/${args.path}.js';\nexport { ${args.path}Command as addCommand } from ` +
+        `'./commands/${args.path}.js';\nexport { runProgram } from './program.js';\n`,
     }));
   },
 };

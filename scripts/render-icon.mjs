@@ -12,7 +12,8 @@ const browser = await chromium.launch({
 const page = await browser.newPage({ viewport: { width: 512, height: 512 } });
 const svg = readFileSync(join(root, 'assets/icon.svg'), 'utf8');
 await page.setContent(
-  `<html><body style="margin:0;background:transparent"><img width="512" height="512" src="data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}"></body></html>`,
+  `<html><body style="margin:0;background:transparent"><img width="512" height="512" ` +
+    `src="data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}"></body></html>`,
 );
 await page.screenshot({ path: join(root, 'assets/icon.png'), omitBackground: true });
 await browser.close();

@@ -29,7 +29,10 @@ function electronBinary() {
 function whyNotElectron() {
   const bin = electronBinary();
   if (!bin)
-    return 'the Electron binary is not installed (node_modules/electron has no dist; run `npx install-electron` where downloads work)';
+    return (
+      'the Electron binary is not installed (node_modules/electron has no dist; ' +
+      'run `npx install-electron` where downloads work)'
+    );
   if (process.platform === 'linux' && !process.env.DISPLAY && !process.env.WAYLAND_DISPLAY)
     return 'there is no display (DISPLAY is not set)';
   const probe = spawnSync(bin, ['--version'], { encoding: 'utf8', timeout: 10_000 });

@@ -4,6 +4,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p test-results
 
+# The cheapest check first: a formatting, lint or type error fails the run before anything is built or started.
+node scripts/lint.mjs || { echo "tests: lint failed (npm run lint shows where)"; exit 1; }
+
 node scripts/build.mjs || { echo "tests: build failed"; exit 1; }
 bash scripts/install-test-deps.sh || echo "warning: could not install test packages" >&2
 

@@ -19,7 +19,10 @@ const owners: Array<[RegExp, string]> = [
   [/^main\/core\/backends\/(local|ssh|docker)\//, 'the provider folders declare their backend'],
   [/^main\/core\/tools\//, 'the ToolDefs declare their tools'],
   [
-    /\.test\.ts$|^main\/core\/tools\/(testCore|toolsSuite)\.ts$|^main\/core\/approvals\/testRunAttacks\.ts$|registryRaceWorker\.ts$/,
+    new RegExp(
+      String.raw`\.test\.ts$|^main\/core\/tools\/(testCore|toolsSuite)\.ts$|` +
+        String.raw`^main\/core\/approvals\/testRunAttacks\.ts$|registryRaceWorker\.ts$`,
+    ),
     'tests and their helpers',
   ],
   [/^main\/core\/config\/loadConfig\.ts$/, 'the default config: a `local` target when config.yaml names none'],
@@ -28,7 +31,9 @@ const owners: Array<[RegExp, string]> = [
   [/^main\/core\/dispatch\/dispatcher\.ts$/, 'nested calls are labelled with the execute_code client'],
   [
     /^main\/core\/approvals\/policy\//,
-    "the command policy judges programs, options, files and code by their own names: the `docker` program a shell runs, pkill --terminal, /etc/ssh/ssh_host_* keys, JavaScript's process global",
+    'the command policy judges programs, options, files and code by their own names: ' +
+      'the `docker` program a shell runs, pkill --terminal, /etc/ssh/ssh_host_* keys, ' +
+      "JavaScript's process global",
   ],
 ];
 

@@ -67,7 +67,7 @@ function localImports(file: string): string[] {
 }
 
 /** Every import cycle among `all`, each as the files on it, found by depth-first search. */
-export function importCycles(all: string[]): string[][] {
+function importCycles(all: string[]): string[][] {
   const graph = new Map(all.map((f) => [f, localImports(f)]));
   const state = new Map<string, 'open' | 'done'>();
   const stack: string[] = [];

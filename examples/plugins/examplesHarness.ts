@@ -1,7 +1,6 @@
 // A Core on a fresh profile with example plugins installed and enabled, as a person would set one up: for the
 // contract suite and the policy tests of examples/plugins.
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Core } from '../../src/main/core/core.js';

@@ -123,8 +123,11 @@ export function setKeyOverrides(next: Partial<Record<CommandId, readonly string[
 }
 
 /** A chord as the table writes it (`Ctrl+Shift+T`, `Alt+]`, `F6`): modifiers in order, then one key. */
-export const chordPattern =
-  /^(Ctrl\+)?(Alt\+)?(Shift\+)?(Meta\+)?([A-Z0-9]|F([1-9]|1[0-9]|2[0-4])|[=\-+,./;'`[\]\\]|Left|Right|Up|Down|Home|End|PageUp|PageDown|Insert|Delete|Tab|Enter|Space|Backspace|Escape)$/;
+export const chordPattern = new RegExp(
+  String.raw`^(Ctrl\+)?(Alt\+)?(Shift\+)?(Meta\+)?([A-Z0-9]|F([1-9]|1[0-9]|2[0-4])|` +
+    /[=\-+,./;'`[\]\\]/.source +
+    '|Left|Right|Up|Down|Home|End|PageUp|PageDown|Insert|Delete|Tab|Enter|Space|Backspace|Escape)$',
+);
 
 /** The overrides a saved setting holds, each command and chord checked; anything else is dropped. */
 export function parseKeyOverrides(text: string): Partial<Record<CommandId, string[]>> {
@@ -132,6 +135,7 @@ export function parseKeyOverrides(text: string): Partial<Record<CommandId, strin
   try {
     raw = text ? JSON.parse(text) : {};
   } catch {
+    // a damaged setting: the defaults
     return {};
   }
   const out: Partial<Record<CommandId, string[]>> = {};

@@ -75,7 +75,8 @@ describe('approvalSandboxNotes and approvalScopes', () => {
       'leaving the sandbox: once only',
       { outside_sandbox: true },
       [
-        'The agent asks to run this one command outside its sandbox: it would run with your own powers on this machine.',
+        'The agent asks to run this one command outside its sandbox: ' +
+          'it would run with your own powers on this machine.',
       ],
       ['once'],
     ],
@@ -83,7 +84,8 @@ describe('approvalSandboxNotes and approvalScopes', () => {
       'leaving the sandbox says so even when also flagged unsandboxed',
       { outside_sandbox: true, unsandboxed: true },
       [
-        'The agent asks to run this one command outside its sandbox: it would run with your own powers on this machine.',
+        'The agent asks to run this one command outside its sandbox: ' +
+          'it would run with your own powers on this machine.',
       ],
       ['once'],
     ],

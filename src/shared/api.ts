@@ -54,9 +54,6 @@ export const ProcessInfo = z.lazy(() =>
 );
 export type ProcessInfo = z.infer<typeof ProcessInfo>;
 
-/** The exit reason of a shell whose connection went (not the shell's own end): the Core then reconnects it. */
-export const CONNECTION_LOST = 'connection lost';
-
 /**
  * Where a pane whose connection dropped is in reconnecting: `waiting` until `retry_at` (ms since the epoch), `trying`
  * now, or `reconnected`; `error` is why the last attempt failed.
@@ -246,6 +243,8 @@ export const coreMethods = lazyTable({
   /** Loads the plugin now (no restart) and remembers it is enabled; its backends appear in `backends.changed`. */
   'plugins.enable': () => ({ input: z.object({ name: z.string().min(1).max(64) }), output: PluginInfo }),
   'plugins.disable': () => ({ input: z.object({ name: z.string().min(1).max(64) }), output: PluginInfo }),
+  /** A new host for an enabled plugin, its crash count from zero: how one failed by too many crashes comes back. */
+  'plugins.restart': () => ({ input: z.object({ name: z.string().min(1).max(64) }), output: PluginInfo }),
   /** Copies a plugin folder (or npm package folder) into the profile's plugins/; installed disabled. */
   'plugins.install': () => ({ input: z.object({ path: z.string().min(1).max(4096) }), output: PluginInfo }),
   'targets.drain': () => ({
@@ -378,6 +377,7 @@ export const methodCapability = {
   'plugins.list': 'person',
   'plugins.enable': 'person',
   'plugins.disable': 'person',
+  'plugins.restart': 'person',
   'plugins.install': 'person',
   'targets.drain': 'person',
   'targets.remove': 'person',
@@ -510,8 +510,8 @@ export type WireEvent = z.infer<typeof WireEvent>;
 export type WireProgress = z.infer<typeof WireProgress>;
 
 export function isCoreMethod(name: string): name is CoreMethod {
-  return Object.prototype.hasOwnProperty.call(coreMethods, name);
+  return Object.hasOwn(coreMethods, name);
 }
 export function isCoreEvent(name: string): name is CoreEvent {
-  return Object.prototype.hasOwnProperty.call(coreEvents, name);
+  return Object.hasOwn(coreEvents, name);
 }

@@ -61,6 +61,7 @@ export class CoreClient {
       this.closedReason = undefined;
       // A new connection (perhaps to a new Core) knows none of this client's subscriptions: they are made again.
       const events = [...this.listeners].flatMap(([e, set]) => (set.size > 0 && !isPaneEvent(e) ? [e] : []));
+      // A connection lost again reopens and subscribes again.
       if (events.length) void this.call('events.subscribe', { events }).catch(() => undefined);
       for (const h of this.reopened) h();
     });
@@ -155,7 +156,7 @@ export class CoreClient {
   }
 
   private receiveFrame(bytes: Uint8Array): void {
-    let frame;
+    let frame: ReturnType<typeof decodePaneFrame>;
     try {
       frame = decodePaneFrame(bytes);
     } catch (err) {

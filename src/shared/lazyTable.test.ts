@@ -16,7 +16,7 @@ describe('lazyTable', () => {
       b: () => (built.push('b'), { n: 2 }),
     });
     expect(Object.keys(table)).toEqual(['a', 'b']);
-    expect('a' in table && Object.prototype.hasOwnProperty.call(table, 'b')).toBe(true);
+    expect('a' in table && Object.hasOwn(table, 'b')).toBe(true);
     expect(built).toEqual([]);
     const first = table.a;
     expect(table.a).toBe(first);

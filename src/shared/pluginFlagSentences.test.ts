@@ -5,7 +5,8 @@ import type { ManifestFlags } from './plugins.js';
 const code = 'Its code runs on this machine with your own powers, in a process of its own.';
 const asks = 'Dangerous commands on its targets ask you first.';
 const container =
-  'Commands on its targets will not be asked about: it declares it is a container (targets that make folders of this machine writable still ask).';
+  'Commands on its targets will not be asked about: it declares it is a container (targets that make folders ' +
+  'of this machine writable still ask).';
 
 describe('pluginFlagSentences', () => {
   const table: Array<[string, ManifestFlags | undefined, string[]]> = [
@@ -27,7 +28,8 @@ describe('pluginFlagSentences', () => {
       [
         code,
         'Its commands run on this machine.',
-        'Commands on its targets will not be asked about: it declares its commands need no asking (targets that make folders of this machine writable still ask).',
+        'Commands on its targets will not be asked about: it declares its commands need no asking (targets ' +
+          'that make folders of this machine writable still ask).',
       ],
     ],
     ['remote, asking', { is_remote: true }, [code, 'Its commands run on another machine.', asks]],

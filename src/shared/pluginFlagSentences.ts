@@ -18,7 +18,8 @@ export function pluginFlagSentences(flags: ManifestFlags | undefined): string[] 
   if (skip) {
     const why = f.is_container ? 'it declares it is a container' : 'it declares its commands need no asking';
     sentences.push(
-      `Commands on its targets will not be asked about: ${why} (targets that make folders of this machine writable still ask).`,
+      `Commands on its targets will not be asked about: ${why} (targets that make folders of this machine ` +
+        `writable still ask).`,
     );
   } else {
     sentences.push('Dangerous commands on its targets ask you first.');

@@ -24,7 +24,8 @@ describe('redact', () => {
     ['bare bearer', 'echo Bearer abcdefghijklmnopq', 'abcdefghijklmnopq'],
     [
       'jwt',
-      'curl -d token=1 https://x; echo eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
+      'curl -d token=1 https://x; echo ' +
+        'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
       'dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U',
     ],
     ['url credentials', 'psql postgres://admin:S3cretPw@db.example:5432/app', 'S3cretPw', 'db.example:5432/app'],

@@ -11,13 +11,17 @@ const V = String.raw`(?:"(?:[^"\\]|\\[\s\S])*"|'[^']*'|\\[\s\S]|[^\s"'|;&\\])+`;
 /** The rest of one simple command (stops at a pipe, list operator or newline). */
 const SAME_COMMAND = String.raw`[^|;&\n]*?`;
 /** Key words that mark a credential in a name (NAME=, "name":, --name). */
-const SECRET_WORD = String.raw`(?:api[_-]?key|apikey|token(?!s|iz|_?(?:type|count|limit|usage))|secret|password|passwd|passphrase|pwd|credentials?|private[_-]?key|access[_-]?key)`;
+const SECRET_WORD =
+  `(?:api[_-]?key|apikey|token(?!s|iz|_?(?:type|count|limit|usage))|secret|password|passwd|passphrase|pwd|` +
+  `credentials?|private[_-]?key|access[_-]?key)`;
 
 type Replacer = (match: string, ...groups: unknown[]) => string;
 
 /** Programs whose -u takes user:group or uid:gid, not a user and a password. */
-const USER_GROUP_PROGRAMS =
-  /(?:^|[\s;&|(])(?:sudo\s+)?(?:docker|podman|nerdctl|ctr|chpst|chown|chgrp|runuser|setpriv|install|ps|pgrep|pkill|top|crontab|su|sudo|lxc-\w+|systemd-run)\b[^|;&\n]*$/;
+const USER_GROUP_PROGRAMS = new RegExp(
+  String.raw`(?:^|[\s;&|(])(?:sudo\s+)?(?:docker|podman|nerdctl|ctr|chpst|chown|chgrp|runuser|setpriv|install|` +
+    String.raw`ps|pgrep|pkill|top|crontab|su|sudo|lxc-\w+|systemd-run)\b[^|;&\n]*$`,
+);
 
 /**
  * `-u user:password`: the password goes, unless the program takes user:group there or the part after `:` is a group id.
@@ -36,7 +40,11 @@ const redactions: Array<[RegExp, string | Replacer]> = [
   [/(-----BEGIN [A-Z ]*PRIVATE KEY-----)[\s\S]*?(-----END [A-Z ]*PRIVATE KEY-----|$)/g, '$1 [redacted] $2'],
   // Authorization and cookie headers, whatever the scheme; X-Api-Key / X-Auth-Token style headers.
   [
-    /\b((?:Proxy-)?Authorization["']?\s*[:=]\s*["']?(?:(?:Bearer|Basic|Token|Digest|Negotiate|NTLM|AWS4-HMAC-SHA256|ApiKey|Key)\s+)?)(?!\[redacted\])[^\s"']+/gi,
+    new RegExp(
+      String.raw`\b((?:Proxy-)?Authorization["']?\s*[:=]\s*["']?(?:(?:Bearer|Basic|Token|Digest|Negotiate|NTLM|` +
+        String.raw`AWS4-HMAC-SHA256|ApiKey|Key)\s+)?)(?!\[redacted\])[^\s"']+`,
+      'gi',
+    ),
     '$1[redacted]',
   ],
   [/\b((?:Set-)?Cookie\s*:\s*)[^"'\n]+/gi, '$1[redacted]'],
@@ -50,7 +58,8 @@ const redactions: Array<[RegExp, string | Replacer]> = [
   // docker login -p, redis-cli -a, ldap tools' -w, openssl -passin pass:…, curl -u user:password, smbclient -U user%pw.
   [
     new RegExp(
-      String.raw`(\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlpump|mariadb[\w-]*)\b${SAME_COMMAND}\s-p)(?!\[redacted\])${V}`,
+      String.raw`(\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlshow|mysqlcheck|mysqlpump|` +
+        String.raw`mariadb[\w-]*)\b${SAME_COMMAND}\s-p)(?!\[redacted\])${V}`,
       'g',
     ),
     '$1[redacted]',
@@ -58,7 +67,8 @@ const redactions: Array<[RegExp, string | Replacer]> = [
   [new RegExp(String.raw`(\bsshpass\s+(?:-[a-oq-zA-Z]\S*\s+)*-p\s*)${V}`, 'g'), '$1[redacted]'],
   [
     new RegExp(
-      String.raw`(\b(?:docker|podman|nerdctl|buildah|skopeo|helm\s+registry|oras)\s+login\b${SAME_COMMAND}\s-p(?:\s+|=)?)${V}`,
+      String.raw`(\b(?:docker|podman|nerdctl|buildah|skopeo|helm\s+registry|oras)\s+login\b${SAME_COMMAND}\s-p(?:\s+|` +
+        `=)?)${V}`,
       'g',
     ),
     '$1[redacted]',
@@ -67,7 +77,8 @@ const redactions: Array<[RegExp, string | Replacer]> = [
   // mongo tools' -p, sqlcmd/bcp -P, zip/unzip -P, 7z -pSECRET, keytool/jarsigner -storepass / -keypass.
   [
     new RegExp(
-      String.raw`(\b(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop)\b${SAME_COMMAND}\s(?:-p|--password)(?:\s+|=))(?!\[redacted\])${V}`,
+      String.raw`(\b(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|` +
+        String.raw`mongotop)\b${SAME_COMMAND}\s(?:-p|--password)(?:\s+|=))(?!\[redacted\])${V}`,
       'g',
     ),
     '$1[redacted]',
@@ -93,7 +104,8 @@ const redactions: Array<[RegExp, string | Replacer]> = [
   ],
   [
     new RegExp(
-      String.raw`(\b(?:curl|wget|https?|xhs?)\b${SAME_COMMAND}\s(?:-[a-zA-Z]*u|--user|-U|--proxy-user|-a|--auth)(?:\s+|=)?["']?[^\s:"']*:)[^\s"']+`,
+      String.raw`(\b(?:curl|wget|https?|xhs?)\b${SAME_COMMAND}\s` +
+        String.raw`(?:-[a-zA-Z]*u|--user|-U|--proxy-user|-a|--auth)(?:\s+|=)?["']?[^\s:"']*:)[^\s"']+`,
       'g',
     ),
     '$1[redacted]',
@@ -101,10 +113,7 @@ const redactions: Array<[RegExp, string | Replacer]> = [
   // Any other program given user:password in -u / --user / --auth, except the ones whose -u takes user:group (docker
   // run -u app:app); a run of digits after the colon is a group id, not a secret.
   [
-    new RegExp(
-      String.raw`(?<![\w-])(-u|--user|--proxy-user|--auth)((?:\s+|=)["']?[^\s:"'@=]+:)(?!\[redacted\]|//)([^\s"']+)`,
-      'g',
-    ),
+    /(?<![\w-])(-u|--user|--proxy-user|--auth)((?:\s+|=)["']?[^\s:"'@=]+:)(?!\[redacted\]|\/\/)([^\s"']+)/g,
     userPassword,
   ],
   [
@@ -135,7 +144,9 @@ const redactions: Array<[RegExp, string | Replacer]> = [
   // Flags that take a secret: --password X, --token=X, --api-key X, --db-password X, --http-password=X …
   [
     new RegExp(
-      String.raw`(?<![\w-])(--?(?:[a-z]+-)*(?:password|passwd|pass|passphrase|token|secret|api[-_]?key|auth[-_]?token|access[-_]?key|client[-_]?secret)(?:=|\s+))(?!\[redacted\])${V}`,
+      String.raw`(?<![\w-])(--?(?:[a-z]+-)*(?:password|passwd|pass|` +
+        `passphrase|token|secret|api[-_]?key|auth[-_]?token|` +
+        String.raw`access[-_]?key|client[-_]?secret)(?:=|\s+))(?!\[redacted\])${V}`,
       'gi',
     ),
     '$1[redacted]',
@@ -143,7 +154,8 @@ const redactions: Array<[RegExp, string | Replacer]> = [
   // JSON and similar: "password": "x", 'api_key': 'x', \"token\":\"x\" inside a quoted shell word.
   [
     new RegExp(
-      String.raw`((\\?["'])[\w-]*${SECRET_WORD}[\w-]*\2\s*:\s*)(?:\\"(?:[^"\\]|\\[^"])*\\"|"(?:[^"\\]|\\.)*"|'[^']*'|[^\s,}\]]+)`,
+      String.raw`((\\?["'])[\w-]*${SECRET_WORD}[\w-]*\2\s*:\s*)(?:\\"(?:[^"\\]|\\[^"])*\\"|"(?:[^"\\]|\\.)*"|'[^']*'|` +
+        String.raw`[^\s,}\]]+)`,
       'gi',
     ),
     '$1"[redacted]"',
@@ -200,9 +212,11 @@ const TOKEN_CHAR = '[A-Za-z0-9_-]';
  * a variable's `export -p` record: the exports a shell keeps between calls are judged by it (backends/shell/shellWrap).
  */
 export const SECRET_VALUE_ERE = [
-  `(^|[^A-Za-z0-9])(gh[pousr]_|github_pat_|sk-|sk_live_|rk_live_|xox[a-z]-|glpat-|hf_|npm_|AIza)${TOKEN_CHAR.repeat(8)}`,
+  `(^|[^A-Za-z0-9])(gh[pousr]_|github_pat_|sk-|sk_live_|rk_live_|xox[a-z]-|glpat-|hf_|npm_|` +
+    `AIza)${TOKEN_CHAR.repeat(8)}`,
   `(^|[^A-Za-z0-9])(AKIA|ASIA)${'[A-Z0-9]'.repeat(16)}`,
-  `(^|[^A-Za-z0-9])eyJ${TOKEN_CHAR}${TOKEN_CHAR}${TOKEN_CHAR}${TOKEN_CHAR}+[.]${TOKEN_CHAR}${TOKEN_CHAR}${TOKEN_CHAR}${TOKEN_CHAR}+[.]`,
+  `(^|[^A-Za-z0-9])eyJ${TOKEN_CHAR}${TOKEN_CHAR}${TOKEN_CHAR}${TOKEN_CHAR}+[.]` +
+    `${TOKEN_CHAR}${TOKEN_CHAR}${TOKEN_CHAR}${TOKEN_CHAR}+[.]`,
   '[A-Za-z][A-Za-z0-9+.-]*://[^ /:@]*:[^ @/]+@',
   'PRIVATE KEY-----',
 ].join('|');

@@ -18,7 +18,8 @@ const executionTarget = z
 /** The error of a text argument over its cap: its size, the cap, and what to do instead. */
 const tooLong = (what: string, cap: number, instead: string) => ({
   error: (issue: { input?: unknown }) =>
-    `the ${what} is ${mib(typeof issue.input === 'string' ? issue.input.length : 0)}, over the ${mib(cap)} it may be; ${instead}`,
+    `the ${what} is ${mib(typeof issue.input === 'string' ? issue.input.length : 0)}, ` +
+    `over the ${mib(cap)} it may be; ${instead}`,
 });
 
 export const TerminalArgs = z.strictObject({
@@ -53,7 +54,8 @@ export const TerminalArgs = z.strictObject({
     .boolean()
     .optional()
     .describe(
-      "Run this one foreground command outside the target's OS sandbox (after it failed there). A person must approve it, every time, once.",
+      "Run this one foreground command outside the target's OS sandbox (after it failed there). " +
+        'A person must approve it, every time, once.',
     ),
   execution_target: executionTarget,
 });
@@ -155,7 +157,8 @@ export const ExecuteCodeArgs = z.strictObject({
     .string()
     .min(1)
     .describe(
-      'A python3 script. `import switchboard_tools` gives terminal, read_file, write_file, patch, search_files, pinned to this target.',
+      'A python3 script. `import switchboard_tools` gives terminal, read_file, write_file, patch, ' +
+        'search_files, pinned to this target.',
     ),
   timeout: z
     .number()

@@ -93,37 +93,46 @@ describe('bwrap plugin', () => {
     });
   });
 
-  it('runs a command in its cwd with exit code, stdin and env; the root is read-only, the workspace writable', async () => {
-    const e = await env('ro#1');
-    expect(await e.home!()).toBe('/workspace');
-    const r = await run(e, 'pwd; echo "$GREETING"; cat; exit 3', { stdin: 'from stdin\n', env: { GREETING: 'hello' } });
-    expect(r).toMatchObject({ exit_code: 3, output: '/workspace\nhello\nfrom stdin\n' });
-    expect((await run(e, 'mkdir -p sub && cd sub && pwd')).output).toBe('/workspace/sub\n');
-    expect((await run(e, 'pwd', { cwd: '/workspace/sub' })).output).toBe('/workspace/sub\n');
-    const ro = await run(e, 'touch /usr/sb-test 2>&1; touch /etc/sb-test 2>&1; touch /sb-test 2>&1; echo done');
-    expect(ro.output.match(/Read-only file system/g)).toHaveLength(3);
-    expect(existsSync('/usr/sb-test') || existsSync('/etc/sb-test')).toBe(false);
-    // The host's own environment (this test's variables) is not handed in.
-    process.env.SB_BWRAP_LEAK = 'leaked';
-    expect((await run(e, 'echo "[$SB_BWRAP_LEAK]"')).output).toBe('[]\n');
-    delete process.env.SB_BWRAP_LEAK;
-  });
+  it(
+    'runs a command in its cwd with exit code, stdin and env; ' + 'the root is read-only, the workspace writable',
+    async () => {
+      const e = await env('ro#1');
+      expect(await e.home!()).toBe('/workspace');
+      const r = await run(e, 'pwd; echo "$GREETING"; cat; exit 3', {
+        stdin: 'from stdin\n',
+        env: { GREETING: 'hello' },
+      });
+      expect(r).toMatchObject({ exit_code: 3, output: '/workspace\nhello\nfrom stdin\n' });
+      expect((await run(e, 'mkdir -p sub && cd sub && pwd')).output).toBe('/workspace/sub\n');
+      expect((await run(e, 'pwd', { cwd: '/workspace/sub' })).output).toBe('/workspace/sub\n');
+      const ro = await run(e, 'touch /usr/sb-test 2>&1; touch /etc/sb-test 2>&1; touch /sb-test 2>&1; echo done');
+      expect(ro.output.match(/Read-only file system/g)).toHaveLength(3);
+      expect(existsSync('/usr/sb-test') || existsSync('/etc/sb-test')).toBe(false);
+      // The host's own environment (this test's variables) is not handed in.
+      process.env.SB_BWRAP_LEAK = 'leaked';
+      expect((await run(e, 'echo "[$SB_BWRAP_LEAK]"')).output).toBe('[]\n');
+      delete process.env.SB_BWRAP_LEAK;
+    },
+  );
 
-  it('keeps a workspace and /tmp per runtime identity, hides the others, and removes them on cleanup(removed)', async () => {
-    const a = await env('iso#1');
-    const b = await env('iso#2');
-    await run(a, 'echo mine > /workspace/note; echo t > /tmp/t');
-    expect((await run(a, 'cat /workspace/note /tmp/t')).output).toBe('mine\nt\n');
-    expect((await run(b, 'cat /workspace/note /tmp/t 2>&1; ls -A /workspace')).output).not.toContain('mine');
-    // The folder that holds every identity's workspace is empty from inside any sandbox.
-    const sandboxes = join(plugin.dataDir, 'sandboxes');
-    expect(readdirSync(sandboxes).length).toBeGreaterThanOrEqual(2);
-    expect((await run(b, `ls -A ${sandboxes} 2>/dev/null | wc -l`)).output.trim()).toBe('0');
-    const before = readdirSync(sandboxes).length;
-    await a.cleanup!('removed');
-    expect(readdirSync(sandboxes).length).toBe(before - 1);
-    expect((await run(b, 'echo still here')).output).toBe('still here\n');
-  });
+  it(
+    'keeps a workspace and /tmp per runtime identity, ' + 'hides the others, and removes them on cleanup(removed)',
+    async () => {
+      const a = await env('iso#1');
+      const b = await env('iso#2');
+      await run(a, 'echo mine > /workspace/note; echo t > /tmp/t');
+      expect((await run(a, 'cat /workspace/note /tmp/t')).output).toBe('mine\nt\n');
+      expect((await run(b, 'cat /workspace/note /tmp/t 2>&1; ls -A /workspace')).output).not.toContain('mine');
+      // The folder that holds every identity's workspace is empty from inside any sandbox.
+      const sandboxes = join(plugin.dataDir, 'sandboxes');
+      expect(readdirSync(sandboxes).length).toBeGreaterThanOrEqual(2);
+      expect((await run(b, `ls -A ${sandboxes} 2>/dev/null | wc -l`)).output.trim()).toBe('0');
+      const before = readdirSync(sandboxes).length;
+      await a.cleanup!('removed');
+      expect(readdirSync(sandboxes).length).toBe(before - 1);
+      expect((await run(b, 'echo still here')).output).toBe('still here\n');
+    },
+  );
 
   it('has no network unless share_network; the host loopback is out of reach', async () => {
     const server: Server = createServer((s) => s.end('hello from the host\n'));

@@ -116,7 +116,8 @@ export function runToEnd(args, opts, live) {
       if (cut) output += `\n[bwrap plugin: output cut at ${MAX_OUTPUT} bytes]\n`;
       resolve(timedOut ? { output, exit_code: 124, timed_out: true } : { output, exit_code: exitCode(code, signal) });
     });
-    child.stdin.on('error', () => {});
+    // A child that exits before reading its stdin: EPIPE is expected, its exit says what happened.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(opts.stdin ?? '');
   });
 }
@@ -141,7 +142,7 @@ export function runInBackground(args, live) {
   });
   child.stdout.on('data', (/** @type {Buffer} */ b) => s.data(b.toString('utf8')));
   child.stderr.on('data', (/** @type {Buffer} */ b) => s.data(b.toString('utf8')));
-  child.stdin.on('error', () => {});
+  child.stdin.on('error', () => undefined); // EPIPE from a child that exited first: its exit says why
   child.on('error', (err) => {
     live.delete(kill);
     s.exit(null, `bwrap did not start: ${err.message}`);
@@ -153,7 +154,8 @@ export function runInBackground(args, live) {
   return s.stream;
 }
 
-/** @typedef {{ spawn(file: string, args: string[], opts: { name: string; cols: number; rows: number; cwd: string; env: Record<string, string> }): {
+/** @typedef {{ spawn(file: string, args: string[],
+ *     opts: { name: string; cols: number; rows: number; cwd: string; env: Record<string, string> }): {
  *   onData(l: (d: string) => void): void; onExit(l: (e: { exitCode: number; signal?: number }) => void): void;
  *   write(d: string): void; resize(c: number, r: number): void; kill(signal?: string): void; pid: number } }} NodePty
  * */

@@ -16,7 +16,7 @@ import { spawn } from 'node:child_process';
 import { timingSafeEqual, randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { mkdir, readFile, stat, writeFile, open } from 'node:fs/promises';
+import { mkdir, stat, writeFile, open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -56,7 +56,8 @@ function absolutePath(/** @type {string | null} */ p) {
 
 /** Runs `sh -c command` in cwd; the whole process group is killed at the deadline. */
 function run(
-  /** @type {{ command: string; cwd: string; timeout_ms: number; env?: Record<string, string>; stdin?: string; home: string }} */ o,
+  /** @type {{ command: string; cwd: string; timeout_ms: number; env?: Record<string, string>; stdin?: string;
+   *   home: string }} */ o,
 ) {
   return new Promise((resolve) => {
     const child = spawn('/bin/sh', ['-c', o.command], {
@@ -86,7 +87,8 @@ function run(
       clearTimeout(timer);
       resolve({ output, exit_code: timedOut ? 124 : (code ?? (signal ? 137 : 1)), timed_out: timedOut });
     });
-    child.stdin.on('error', () => {});
+    // A child that exits before reading its stdin: EPIPE is expected, its exit says what happened.
+    child.stdin.on('error', () => undefined);
     child.stdin.end(o.stdin ?? '');
   });
 }

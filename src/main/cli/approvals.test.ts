@@ -79,7 +79,8 @@ describe('approvals through serve and the CLI (local target)', { timeout: 300_00
     // Core's own refusal of an agent that tries to approve is tested where the agent can reach it.
     writeFileSync(
       join(home, 'config.yaml'),
-      `terminal:\n  targets:\n    a: { backend: local, cwd: ${dirA} }\n    b: { backend: local, cwd: ${dirB}, sandbox: off }\napprovals:\n  mode: ask\n  timeout: 600\n`,
+      `terminal:\n  targets:\n    a: { backend: local, cwd: ${dirA} }\n    b: { backend: local, ` +
+        `cwd: ${dirB}, sandbox: off }\napprovals:\n  mode: ask\n  timeout: 600\n`,
     );
     served = await startServe(home);
   });
@@ -120,72 +121,84 @@ describe('approvals through serve and the CLI (local target)', { timeout: 300_00
     });
   });
 
-  it('refuses to approve from a process without a terminal, in one line; deny works and carries the reason', async () => {
-    const call = agentCall(home, { command: 'sudo true', execution_target: 'a' });
-    const p = await pendingFor(home, 'sudo true');
-    const refused = await runCli(home, ['approvals', 'approve', p.id]);
-    expect(refused.status).toBe(2);
-    expect(refused.stderr).toMatch(/^switchboard: approving needs a person at a terminal/);
-    expect(refused.stderr.trim().split('\n')).toHaveLength(1);
-    expect((await pendingList(home)).map((a) => a.id)).toContain(p.id);
+  it(
+    'refuses to approve from a process without a terminal, ' + 'in one line; deny works and carries the reason',
+    async () => {
+      const call = agentCall(home, { command: 'sudo true', execution_target: 'a' });
+      const p = await pendingFor(home, 'sudo true');
+      const refused = await runCli(home, ['approvals', 'approve', p.id]);
+      expect(refused.status).toBe(2);
+      expect(refused.stderr).toMatch(/^switchboard: approving needs a person at a terminal/);
+      expect(refused.stderr.trim().split('\n')).toHaveLength(1);
+      expect((await pendingList(home)).map((a) => a.id)).toContain(p.id);
 
-    const denied = await atTerminal(home, ['approvals', 'deny', p.id, '--reason', 'use the staging box']);
-    expect(denied.status).toBe(0);
-    const r = await call.done;
-    expect(r.status).toBe(2);
-    expect(r.stderr).toMatch(/^switchboard: denied by a person: use the staging box/);
-  });
+      const denied = await atTerminal(home, ['approvals', 'deny', p.id, '--reason', 'use the staging box']);
+      expect(denied.status).toBe(0);
+      const r = await call.done;
+      expect(r.status).toBe(2);
+      expect(r.stderr).toMatch(/^switchboard: denied by a person: use the staging box/);
+    },
+  );
 
-  it('an agent cannot approve its own request: not through the CLI, not through a pty it makes, not over the socket', async () => {
-    const call = agentCall(home, { command: 'sudo id', execution_target: 'a' });
-    const p = await pendingFor(home, 'sudo id');
-    const cli = [process.execPath, cliPath, 'approvals', 'approve', p.id].map(shellQuote).join(' ');
-    const env = `SWITCHBOARD_HOME=${shellQuote(home)}`;
-    const run = async (command: string): Promise<string> => {
-      const attempt = agentCall(home, { command, execution_target: 'b' });
-      let settled = false;
-      void attempt.done.then(() => (settled = true));
-      // The attempt may itself be asked (it runs a CLI file too large to read through): a person lets it run, and
-      // the Core still refuses what it tries.
-      while (!settled) {
-        const asked = (await pendingList(home)).find((a) => a.execution_target === 'b');
-        if (asked) {
-          await atTerminal(home, ['approvals', 'approve', asked.id]);
-          break;
+  it(
+    'an agent cannot approve its own request: not through the CLI, not through a pty it makes, ' +
+      'not over the socket',
+    async () => {
+      const call = agentCall(home, { command: 'sudo id', execution_target: 'a' });
+      const p = await pendingFor(home, 'sudo id');
+      const cli = [process.execPath, cliPath, 'approvals', 'approve', p.id].map(shellQuote).join(' ');
+      const env = `SWITCHBOARD_HOME=${shellQuote(home)}`;
+      const run = async (command: string): Promise<string> => {
+        const attempt = agentCall(home, { command, execution_target: 'b' });
+        let settled = false;
+        void attempt.done.then(() => (settled = true));
+        // The attempt may itself be asked (it runs a CLI file too large to read through): a person lets it run, and
+        // the Core still refuses what it tries.
+        while (!settled) {
+          const asked = (await pendingList(home)).find((a) => a.execution_target === 'b');
+          if (asked) {
+            await atTerminal(home, ['approvals', 'approve', asked.id]);
+            break;
+          }
+          await new Promise((r) => setTimeout(r, 100));
         }
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      const r = await attempt.done;
-      // Refused by the policy before it ran (it reads core.json): the attack ends earlier still.
-      return r.stdout ? String((JSON.parse(r.stdout) as { output: string }).output) : r.stderr;
-    };
-    // Plainly: the CLI sees it has no terminal.
-    expect(await run(`${env} ${cli}`)).toMatch(/approving needs a person at a terminal/);
-    // With a pty of its own (script): the CLI passes its own check; the Core sees whose child it is.
-    expect(await run(`${env} script -qec ${shellQuote(cli)} /dev/null`)).toMatch(
-      /only a person may use approvals.decide: (it runs inside a tool call|it was started by an agent's tool call)/,
-    );
-    // Detached into a session of its own, still on a pty.
-    expect(await run(`${env} setsid script -qec ${shellQuote(cli)} /dev/null`)).toMatch(
-      /only a person may use approvals.decide: (it runs inside a tool call|it was started by an agent's tool call)/,
-    );
-    // Straight over the WebSocket with the token from core.json, on a pty too.
-    const ws = JSON.stringify(join(repoRoot, 'node_modules', 'ws'));
-    const js =
-      `const W=require(${ws});const c=JSON.parse(require('fs').readFileSync(process.env.SWITCHBOARD_HOME+'/core.json','utf8'));` +
-      `const s=new W(c.ws_url,{headers:{authorization:'Bearer '+c.token}});` +
-      `s.on('open',()=>s.send(JSON.stringify({type:'call',id:1,method:'approvals.decide',params:{id:'${p.id}',decision:'approve'}})));` +
-      `s.on('message',(m)=>{console.log(String(m));process.exit(0)});`;
-    expect(
-      await run(`${env} script -qec ${shellQuote(`${shellQuote(process.execPath)} -e ${shellQuote(js)}`)} /dev/null`),
-    ).toMatch(
-      /"code":"not_permitted".*only a person may use approvals.decide|refused: reads .*core\.json, which holds the Switchboard agent token/,
-    );
-    expect((await pendingList(home)).map((a) => a.id)).toContain(p.id);
+        const r = await attempt.done;
+        // Refused by the policy before it ran (it reads core.json): the attack ends earlier still.
+        return r.stdout ? String((JSON.parse(r.stdout) as { output: string }).output) : r.stderr;
+      };
+      // Plainly: the CLI sees it has no terminal.
+      expect(await run(`${env} ${cli}`)).toMatch(/approving needs a person at a terminal/);
+      // With a pty of its own (script): the CLI passes its own check; the Core sees whose child it is.
+      expect(await run(`${env} script -qec ${shellQuote(cli)} /dev/null`)).toMatch(
+        /only a person may use approvals.decide: (it runs inside a tool call|it was started by an agent's tool call)/,
+      );
+      // Detached into a session of its own, still on a pty.
+      expect(await run(`${env} setsid script -qec ${shellQuote(cli)} /dev/null`)).toMatch(
+        /only a person may use approvals.decide: (it runs inside a tool call|it was started by an agent's tool call)/,
+      );
+      // Straight over the WebSocket with the token from core.json, on a pty too.
+      const ws = JSON.stringify(join(repoRoot, 'node_modules', 'ws'));
+      const js =
+        `const W=require(${ws});const ` +
+        `c=JSON.parse(require('fs').readFileSync(process.env.SWITCHBOARD_HOME+'/core.json','utf8'));` +
+        `const s=new W(c.ws_url,{headers:{authorization:'Bearer '+c.token}});` +
+        `s.on('open',()=>s.send(JSON.stringify({type:'call',id:1,method:'approvals.decide',` +
+        `params:{id:'${p.id}',decision:'approve'}})));` +
+        `s.on('message',(m)=>{console.log(String(m));process.exit(0)});`;
+      expect(
+        await run(`${env} script -qec ${shellQuote(`${shellQuote(process.execPath)} -e ${shellQuote(js)}`)} /dev/null`),
+      ).toMatch(
+        new RegExp(
+          '"code":"not_permitted".*only a person may use approvals.decide|' +
+            String.raw`refused: reads .*core\.json, which holds the Switchboard agent token`,
+        ),
+      );
+      expect((await pendingList(home)).map((a) => a.id)).toContain(p.id);
 
-    await atTerminal(home, ['approvals', 'deny', p.id]);
-    expect((await call.done).status).toBe(2);
-  });
+      await atTerminal(home, ['approvals', 'deny', p.id]);
+      expect((await call.done).status).toBe(2);
+    },
+  );
 
   it('session scope: not asked again on that target, asked on another', async () => {
     const first = agentCall(home, { command: 'sudo -n true || true', execution_target: 'a' });
@@ -336,7 +349,9 @@ describe.skipIf(!docker)('approvals on docker targets follow the flags', { timeo
   let served: Served;
   beforeAll(async () => {
     ensureBuilt();
-    const base = `backend: docker, docker_image: "${docker!.image}", docker_host: "unix://${docker!.socket}", docker_network: none, cwd: /tmp`;
+    const base =
+      `backend: docker, docker_image: "${docker!.image}", docker_host: "unix://${docker!.socket}", ` +
+      `docker_network: none, cwd: /tmp`;
     writeFileSync(
       join(home, 'config.yaml'),
       [

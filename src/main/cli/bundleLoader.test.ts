@@ -42,7 +42,8 @@ function fixture(answer: string): { dir: string; bundle: string; run: () => stri
 function writeBundle(file: string, answer: string): void {
   writeFileSync(
     file,
-    `exports.answer = function answer() { return ${JSON.stringify(answer)}; };\nexports.pathJoin = require('node:path').join;\nexports.file = __filename;\n`,
+    `exports.answer = function answer() { return ${JSON.stringify(answer)}; ` +
+      `};\nexports.pathJoin = require('node:path').join;\nexports.file = __filename;\n`,
   );
 }
 
@@ -55,15 +56,18 @@ const identity = (file: string): Buffer => {
 };
 
 describe('loadBundle', () => {
-  it('runs a bundle as CommonJS (require, __filename, listed in require.cache) and writes its code cache at exit', () => {
-    const { bundle, run } = fixture('one');
-    expect(JSON.parse(run())).toEqual({ answer: 'one', path: join('a', 'b'), file: bundle, listed: true });
-    const cache = readFileSync(`${bundle}.v8cache`);
-    expect(cache.subarray(0, 32).equals(identity(bundle))).toBe(true);
-    expect(cache.length).toBeGreaterThan(32);
-    // From the cache now: the same answer.
-    expect(JSON.parse(run()).answer).toBe('one');
-  });
+  it(
+    'runs a bundle as CommonJS (require, __filename, ' + 'listed in require.cache) and writes its code cache at exit',
+    () => {
+      const { bundle, run } = fixture('one');
+      expect(JSON.parse(run())).toEqual({ answer: 'one', path: join('a', 'b'), file: bundle, listed: true });
+      const cache = readFileSync(`${bundle}.v8cache`);
+      expect(cache.subarray(0, 32).equals(identity(bundle))).toBe(true);
+      expect(cache.length).toBeGreaterThan(32);
+      // From the cache now: the same answer.
+      expect(JSON.parse(run()).answer).toBe('one');
+    },
+  );
 
   it('a rebuilt bundle of the same length runs its own code, not the cached bytecode of the one before', () => {
     const { bundle, run } = fixture('one');
@@ -89,7 +93,8 @@ describe('loadBundle', () => {
     writeFileSync(esm, 'export const value = 42;\n');
     writeFileSync(
       bundle,
-      `exports.answer = function answer() { return 'one'; };\nexports.pathJoin = require('node:path').join;\nexports.file = __filename;\n` +
+      `exports.answer = function answer() { return 'one'; };\nexports.pathJoin = require('node:path').join;\n` +
+        `exports.file = __filename;\n` +
         `exports.later = () => import(${JSON.stringify(esm)}).then((m) => m.value);\n`,
     );
     const runner = join(dir, 'run.mjs');

@@ -70,6 +70,7 @@ function readCache(cacheFile: string, id: Buffer): Buffer | undefined {
     const data = readFileSync(cacheFile);
     return data.subarray(0, IDENTITY_BYTES).equals(id) ? data.subarray(IDENTITY_BYTES) : undefined;
   } catch {
+    // no cache yet, or unreadable: the bundle is compiled without one
     return undefined;
   }
 }

@@ -204,25 +204,32 @@ describe('cancelling a call stops its command', () => {
     await until(() => auditOutcomes(s).includes('cancelled'), 'the audit says cancelled');
   });
 
-  it('a wire cancel answers the call `cancelled`, and a connection that goes away cancels what it waited for', async () => {
-    const s = uniqueSleep();
-    const { client, close } = await connectCore(info.ws_url, info.token);
-    const abort = new AbortController();
-    const call = client
-      .call('tool.call', { tool: 'terminal', args: { command: `sleep ${s}`, timeout: 600 } }, { signal: abort.signal })
-      .catch((e: unknown) => e);
-    await until(() => running(s), 'the command started');
-    abort.abort();
-    expect(await call).toMatchObject({ code: 'cancelled' });
-    await until(() => !running(s), 'the command was killed');
+  it(
+    'a wire cancel answers the call `cancelled`, ' + 'and a connection that goes away cancels what it waited for',
+    async () => {
+      const s = uniqueSleep();
+      const { client, close } = await connectCore(info.ws_url, info.token);
+      const abort = new AbortController();
+      const call = client
+        .call(
+          'tool.call',
+          { tool: 'terminal', args: { command: `sleep ${s}`, timeout: 600 } },
+          { signal: abort.signal },
+        )
+        .catch((e: unknown) => e);
+      await until(() => running(s), 'the command started');
+      abort.abort();
+      expect(await call).toMatchObject({ code: 'cancelled' });
+      await until(() => !running(s), 'the command was killed');
 
-    const s2 = uniqueSleep();
-    void client
-      .call('tool.call', { tool: 'terminal', args: { command: `sleep ${s2}`, timeout: 600 } })
-      .catch(() => undefined);
-    await until(() => running(s2), 'the second command started');
-    close();
-    await until(() => !running(s2), 'the second command was killed with its connection');
-    await until(() => auditOutcomes(s2).includes('cancelled'), 'the audit says cancelled');
-  });
+      const s2 = uniqueSleep();
+      void client
+        .call('tool.call', { tool: 'terminal', args: { command: `sleep ${s2}`, timeout: 600 } })
+        .catch(() => undefined);
+      await until(() => running(s2), 'the second command started');
+      close();
+      await until(() => !running(s2), 'the second command was killed with its connection');
+      await until(() => auditOutcomes(s2).includes('cancelled'), 'the audit says cancelled');
+    },
+  );
 });

@@ -124,8 +124,10 @@ describe.skipIf(!ssh || !docker)('faults against a served Core', () => {
       [
         'terminal:',
         '  targets:',
-        `    flaky: { backend: ssh, ssh_host: ${ssh!.host}, ssh_port: ${sshd.port}, ssh_user: ${ssh!.user}, ssh_key: ${ssh!.key}, cwd: /tmp }`,
-        `    jail: { backend: docker, docker_image: "${docker!.image}", docker_host: "unix://${proxy.path}", docker_network: none, cwd: / }`,
+        `    flaky: { backend: ssh, ssh_host: ${ssh!.host}, ssh_port: ${sshd.port}, ssh_user: ${ssh!.user}, ` +
+          `ssh_key: ${ssh!.key}, cwd: /tmp }`,
+        `    jail: { backend: docker, docker_image: "${docker!.image}", docker_host: "unix://${proxy.path}", ` +
+          `docker_network: none, cwd: / }`,
         '',
       ].join('\n'),
     );
@@ -142,50 +144,58 @@ describe.skipIf(!ssh || !docker)('faults against a served Core', () => {
     rmSync(sockDir, { recursive: true, force: true });
   });
 
-  it('sshd killed mid-call and mid-pane: one clear error, the pane ends, and once sshd is back the next call works and nothing is left running', async () => {
-    expect(await call({ command: 'echo up', execution_target: 'flaky' })).toBe('up\n');
-    const fg = uniqueSleep();
-    const bg = uniqueSleep();
-    const pane = await openPane('flaky');
-    const cutCall = longCall('flaky', fg);
-    await call({ command: `sleep ${bg}`, background: true, execution_target: 'flaky' });
-    await until(() => running(fg) && running(bg), 'both sleeps started');
+  it(
+    'sshd killed mid-call and mid-pane: one clear error, the pane ends, ' +
+      'and once sshd is back the next call works and nothing is left running',
+    async () => {
+      expect(await call({ command: 'echo up', execution_target: 'flaky' })).toBe('up\n');
+      const fg = uniqueSleep();
+      const bg = uniqueSleep();
+      const pane = await openPane('flaky');
+      const cutCall = longCall('flaky', fg);
+      await call({ command: `sleep ${bg}`, background: true, execution_target: 'flaky' });
+      await until(() => running(fg) && running(bg), 'both sleeps started');
 
-    sshd.stop();
-    const failed = await cutCall;
-    expect(failed.status).toBe(1);
-    expect(failed.stderr.trim().split('\n')).toEqual([expect.stringContaining(`${ssh!.host}:${sshd.port}`)]);
-    await until(() => pane.exited() !== undefined, 'the pane ended');
-    // The daemon is gone but the user's processes are not: nothing could reach them to end them.
-    expect(running(fg)).toBe(true);
-    await coreUp();
+      sshd.stop();
+      const failed = await cutCall;
+      expect(failed.status).toBe(1);
+      expect(failed.stderr.trim().split('\n')).toEqual([expect.stringContaining(`${ssh!.host}:${sshd.port}`)]);
+      await until(() => pane.exited() !== undefined, 'the pane ended');
+      // The daemon is gone but the user's processes are not: nothing could reach them to end them.
+      expect(running(fg)).toBe(true);
+      await coreUp();
 
-    await sshd.start();
-    expect(await call({ command: 'echo back', execution_target: 'flaky' })).toBe('back\n');
-    await until(() => !running(fg) && !running(bg), 'the cut-off sleeps were ended once the host answered');
-    await coreUp();
-  });
+      await sshd.start();
+      expect(await call({ command: 'echo back', execution_target: 'flaky' })).toBe('back\n');
+      await until(() => !running(fg) && !running(bg), 'the cut-off sleeps were ended once the host answered');
+      await coreUp();
+    },
+  );
 
-  it('the docker engine gone mid-call: one clear error, and once it is back the next call works and nothing is left running', async () => {
-    expect(await call({ command: 'echo up', execution_target: 'jail' })).toBe('up\n');
-    const fg = uniqueSleep();
-    const cutCall = longCall('jail', fg);
-    await until(() => running(fg), 'the sleep started in the container');
+  it(
+    'the docker engine gone mid-call: one clear error, and once it is back the next call works and nothing is ' +
+      'left running',
+    async () => {
+      expect(await call({ command: 'echo up', execution_target: 'jail' })).toBe('up\n');
+      const fg = uniqueSleep();
+      const cutCall = longCall('jail', fg);
+      await until(() => running(fg), 'the sleep started in the container');
 
-    proxy.cut();
-    const failed = await cutCall;
-    expect(failed.status).toBe(1);
-    expect(failed.stderr.trim().split('\n')).toEqual([expect.stringContaining(`unix://${proxy.path}`)]);
-    const down = await cli(['call', 'terminal', JSON.stringify({ command: 'echo again', execution_target: 'jail' })]);
-    expect(down.status).toBe(1);
-    expect(down.stderr.trim().split('\n')).toHaveLength(1);
-    await coreUp();
+      proxy.cut();
+      const failed = await cutCall;
+      expect(failed.status).toBe(1);
+      expect(failed.stderr.trim().split('\n')).toEqual([expect.stringContaining(`unix://${proxy.path}`)]);
+      const down = await cli(['call', 'terminal', JSON.stringify({ command: 'echo again', execution_target: 'jail' })]);
+      expect(down.status).toBe(1);
+      expect(down.stderr.trim().split('\n')).toHaveLength(1);
+      await coreUp();
 
-    await proxy.listen();
-    expect(await call({ command: 'echo back', execution_target: 'jail' })).toBe('back\n');
-    await until(() => !running(fg), 'the cut-off sleep was ended once the engine answered');
-    await coreUp();
-  });
+      await proxy.listen();
+      expect(await call({ command: 'echo back', execution_target: 'jail' })).toBe('back\n');
+      await until(() => !running(fg), 'the cut-off sleep was ended once the engine answered');
+      await coreUp();
+    },
+  );
 
   it('a container removed under a pane: the pane says so, and the next call gets a new container', async () => {
     const before = (await call({ command: 'hostname', execution_target: 'jail' })).trim();

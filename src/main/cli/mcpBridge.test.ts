@@ -7,7 +7,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cliPath, ensureBuilt, tempHome } from '../../../scripts/cliHarness.js';
 
-let cleanup: Array<() => void> = [];
+const cleanup: Array<() => void> = [];
 afterEach(() => {
   for (const c of cleanup.splice(0).reverse()) c();
 });
@@ -52,7 +52,8 @@ function rpc(child: ChildProcessWithoutNullStreams): {
 }
 
 describe('switchboard mcp before the Core answers', () => {
-  it('answers initialize while the Core connection is pending; the first tool call reports the Core it cannot reach', async () => {
+  it('answers initialize while the Core connection is pending; the first tool call reports the Core it cannot ' +
+    'reach', async () => {
     ensureBuilt();
     const home = tempHome('sb-mcp-early-');
     cleanup.push(() => rmSync(home, { recursive: true, force: true }));

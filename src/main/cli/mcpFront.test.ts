@@ -29,7 +29,8 @@ beforeAll(async () => {
     preload,
     "const fs = require('node:fs');\nconst write = process.stdout.write.bind(process.stdout);\nlet first = true;\n" +
       'process.stdout.write = (...a) => {\n  if (first) {\n    first = false;\n' +
-      "    fs.writeFileSync(process.env.SB_TEST_FIRST_WRITE, JSON.stringify(Object.keys(require.cache).some((m) => m.endsWith('/out/cli/commands/mcp.cjs'))));\n" +
+      '    fs.writeFileSync(process.env.SB_TEST_FIRST_WRITE, ' +
+      "JSON.stringify(Object.keys(require.cache).some((m) => m.endsWith('/out/cli/commands/mcp.cjs'))));\n" +
       '  }\n  return write(...a);\n};\n',
   );
   served = await startServe(home);
@@ -121,7 +122,9 @@ describe('switchboard mcp answers as the SDK Server does', () => {
       front: true,
     })),
     {
-      name: 'a session: capabilities, a malformed line, tools/list, a second initialize, an unknown method, a bad tools/call',
+      name:
+        'a session: capabilities, a malformed line, tools/list, a second initialize, an unknown method, ' +
+        'a bad tools/call',
       input:
         initialize('init', '2025-06-18', { roots: { listChanged: true }, sampling: {}, elicitation: {} }) +
         line({ method: 'notifications/initialized' }) +
@@ -163,7 +166,8 @@ describe('switchboard mcp answers as the SDK Server does', () => {
   ];
 
   for (const c of cases) {
-    it(`${c.name}: the same answers, byte for byte, ${c.front ? 'the first before the SDK is loaded' : 'all from the SDK Server'}`, async () => {
+    it(`${c.name}: the same answers, byte for ` +
+      `byte, ${c.front ? 'the first before the SDK is loaded' : 'all from the SDK Server'}`, async () => {
       const expected = await sdkAnswers(c.input);
       expect(expected).not.toBe('');
       const r = await runMcp(c.input);
@@ -251,7 +255,8 @@ describe('switchboard mcp against a real Core', () => {
     expect(t.sdkLoadedAtFirstWrite()).toBe(false);
   }, 60_000);
 
-  it('writes the answer of a call still running when stdin ends (ended before the SDK was loaded), then exits 0', async () => {
+  it('writes the answer of a call still running when stdin ends ' +
+    '(ended before the SDK was loaded), then exits 0', async () => {
     const r = await runMcp(
       initialize(1, '2025-06-18') +
         line({

@@ -85,6 +85,7 @@ function coreRuns(): boolean {
   try {
     pid = (JSON.parse(readFileSync(join(switchboardHome(), 'core.json'), 'utf8')) as { pid?: unknown }).pid;
   } catch {
+    // no core.json, or unreadable: no Core is running
     return false;
   }
   return typeof pid === 'number' && Number.isSafeInteger(pid) && pidAlive(pid);
@@ -96,6 +97,7 @@ function answerInitialize(line: string): RequestId | undefined {
   try {
     message = JSON.parse(line);
   } catch {
+    // not JSON: not a plain initialize, handled the slow way
     return undefined;
   }
   if (!plainInitialize(message)) return undefined;

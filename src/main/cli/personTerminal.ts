@@ -15,6 +15,7 @@ export function writeToTerminal(text: string): boolean {
     writeSync(fd, text);
     return true;
   } catch {
+    // the terminal cannot be written: the caller says so its own way
     return false;
   } finally {
     closeSync(fd);

@@ -29,7 +29,9 @@ describe('output to a slow pipe', () => {
 
   it('a --json document larger than the pipe buffer is whole when the reader starts late', async () => {
     // A shell pipe into a reader that sleeps first: the CLI fills the 64 KiB pipe and must wait, not exit.
-    const cmd = `'${process.execPath}' '${cliPath}' call search_files '{"pattern":"line","target":"content","limit":5000}' --json | (sleep 2; cat)`;
+    const cmd =
+      `'${process.execPath}' '${cliPath}' call search_files ` +
+      `'{"pattern":"line","target":"content","limit":5000}' --json | (sleep 2; cat)`;
     const child = spawn('/bin/sh', ['-c', cmd], {
       env: { ...process.env, SWITCHBOARD_HOME: home },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -35,7 +35,11 @@ describe('switchboard plugins', () => {
       const r = await runCli(home, args);
       expect(r.status).toBe(2);
       expect(r.stderr).toMatch(
-        /^switchboard: plugins (install|enable|disable): with no Core running, only a person at a terminal may change which plugins run \(stdin is not a terminal here\)/,
+        new RegExp(
+          '^switchboard: plugins (install|enable|' +
+            `disable): with no Core running, only a person at a terminal may change which plugins run ` +
+            String.raw`\(stdin is not a terminal here\)`,
+        ),
       );
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
     }
@@ -87,7 +91,9 @@ describe('switchboard plugins', () => {
     expect(nowhere.stdout).toMatch(/is not a folder/);
   });
 
-  it("with a Core: enable and disable are live; register validates against the plugin's fields; doctor lists it", async () => {
+  it('with a Core: enable and disable are live; ' +
+    "register validates against the plugin's fields; " +
+    'doctor lists it', async () => {
     // Without a Core a plugin's fields are unknown: the registration is kept, and checked when the target is used.
     expect((await runCli(home, ['targets', 'register', 'sb0', '--backend', 'sandy', '--set', 'rot=/tmp'])).status).toBe(
       0,
@@ -99,7 +105,8 @@ describe('switchboard plugins', () => {
       expect(unasked.status).toBe(2);
       expect(unasked.stdout).toContain(sentences.join('\n  '));
       expect(unasked.stderr).toBe(
-        'switchboard: enable sandy: not confirmed — run it at a terminal to answer, or add --yes once you have read what it allows\n',
+        'switchboard: enable sandy: not confirmed — run it at a terminal to answer, ' +
+          'or add --yes once you have read what it allows\n',
       );
       // A person's act: without a terminal, --yes does not make the Core take it.
       const agent = await runCli(home, ['plugins', 'enable', 'sandy', '--json', '--yes']);
@@ -149,6 +156,12 @@ describe('switchboard plugins', () => {
           checks: [expect.objectContaining({ ok: true })],
         }),
       ]);
+      // A person's restart gives the plugin a new host; an agent's is refused.
+      const restarted = await runCliAtTerminal(home, ['plugins', 'restart', 'sandy']);
+      expect(restarted).toMatchObject({ status: 0, stdout: 'plugin sandy: active\n' });
+      expect((await runCli(home, ['plugins', 'restart', 'sandy'])).stderr).toMatch(
+        /only a person may use plugins.restart/,
+      );
       const off = await runCliAtTerminal(home, ['plugins', 'disable', 'sandy']);
       expect(off).toMatchObject({ status: 0, stdout: 'plugin sandy: disabled\n' });
       const list = JSON.parse((await runCliAtTerminal(home, ['plugins', 'list', '--json'])).stdout) as {

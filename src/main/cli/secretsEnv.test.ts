@@ -71,8 +71,10 @@ describe.skipIf(!ssh || !docker)('secrets never reach a command, on every path a
         '  default_target: here',
         '  targets:',
         `    here: { backend: local, cwd: ${localDir} }`,
-        `    remote: { backend: ssh, ssh_host: ${ssh!.host}, ssh_port: ${ssh!.port}, ssh_user: ${ssh!.user}, ssh_key: ${ssh!.key}, cwd: /tmp }`,
-        `    box: { backend: docker, docker_image: "${docker!.pythonImage ?? docker!.image}", docker_host: "unix://${docker!.socket}", docker_network: none, cwd: /tmp }`,
+        `    remote: { backend: ssh, ssh_host: ${ssh!.host}, ssh_port: ${ssh!.port}, ssh_user: ${ssh!.user}, ` +
+          `ssh_key: ${ssh!.key}, cwd: /tmp }`,
+        `    box: { backend: docker, docker_image: "${docker!.pythonImage ?? docker!.image}", docker_host: ` +
+          `"unix://${docker!.socket}", docker_network: none, cwd: /tmp }`,
         'approvals:',
         '  env_passthrough: [PASSED_API_KEY]',
         '',

@@ -66,7 +66,9 @@ const planted = {
   user: `userpw${tag}`,
   pg: `pgpw${tag}`,
 };
-const askedCommand = `rm -rf ./gone-${tag} && curl -u admin:${planted.curl} -H "Authorization: Bearer ${planted.bearer}" https://127.0.0.1:9/ ; mysql -u root -p${planted.mysql} -e "select 1"`;
+const askedCommand =
+  `rm -rf ./gone-${tag} && curl -u admin:${planted.curl} -H "Authorization: ` +
+  `Bearer ${planted.bearer}" https://127.0.0.1:9/ ; mysql -u root -p${planted.mysql} -e "select 1"`;
 
 /** Start an agent's tool call in the background (it waits while its approval is pending). */
 function agentCall(home: string, args: Record<string, unknown>): Promise<number | null> {
@@ -105,12 +107,14 @@ describe('no secret in any output; the scrub judges values', { timeout: 300_000 
         `    plug: { backend: acme, cwd: ${join(work, 'plug')}, root: ${join(work, 'plug')} }`,
         ...(ssh
           ? [
-              `    remote: { backend: ssh, ssh_host: ${ssh.host}, ssh_port: ${ssh.port}, ssh_user: ${ssh.user}, ssh_key: ${ssh.key}, cwd: /tmp }`,
+              `    remote: { backend: ssh, ssh_host: ${ssh.host}, ssh_port: ${ssh.port}, ` +
+                `ssh_user: ${ssh.user}, ssh_key: ${ssh.key}, cwd: /tmp }`,
             ]
           : []),
         ...(docker
           ? [
-              `    box: { backend: docker, docker_image: "${docker.image}", docker_host: "unix://${docker.socket}", docker_network: none, cwd: /tmp }`,
+              `    box: { backend: docker, docker_image: "${docker.image}", docker_host: ` +
+                `"unix://${docker.socket}", docker_network: none, cwd: /tmp }`,
             ]
           : []),
         'approvals:',
@@ -158,113 +162,126 @@ describe('no secret in any output; the scrub judges values', { timeout: 300_000 
   }
 
   for (const t of ['boxed', 'bare', 'plug', ...(ssh ? ['remote'] : []), ...(docker ? ['box'] : [])]) {
-    it(`${t}: an exported token lives in the Core's memory across calls, in no file, and the call is told it will not survive a restart`, async () => {
-      const token = `tok-${tag}-${t}`;
-      const shaped = `glpat-${tag}${t}0123456789`;
-      const set = await callTool(home, 'terminal', {
-        command: `export MY_TOKEN=${token} SOME_THING=${shaped} PLAIN_${t}=plain-${tag}-${t}`,
-        execution_target: t,
-      });
-      expect(String(set.output)).toMatch(
-        /MY_TOKEN, SOME_THING look like credentials: they are kept in Switchboard's memory only.*until Switchboard restarts/,
-      );
-      expect(String(set.output)).not.toContain(token);
-      const again = await callTool(home, 'terminal', {
-        command: `echo "[$MY_TOKEN] [$SOME_THING] [$PLAIN_${t}]"`,
-        execution_target: t,
-      });
-      expect(again.output).toBe(`[${token}] [${shaped}] [plain-${tag}-${t}]\n`);
-      // A third call that exports something else keeps them too; a value with quotes, a newline and UTF-8 comes back
-      // whole.
-      const tricky = `it's "q" $x \\ ${tag}\nline two ✓`;
-      await callTool(home, 'terminal', {
-        command: `export OTHER_${t}=1 TRICKY_SECRET=${shellQuote(tricky)}`,
-        execution_target: t,
-      });
-      expect(
-        (
-          await callTool(home, 'terminal', {
-            command: 'echo "[$MY_TOKEN]"; printf %s "$TRICKY_SECRET"',
-            execution_target: t,
-          })
-        ).output,
-      ).toBe(`[${token}]\n${tricky}`);
-      // The calls that printed them: Activity shows the values masked (the Core knows them), as audit.jsonl keeps the
-      // commands.
-      const person = await connectCore(wsUrl(), served.token, undefined, served.approver);
-      const activity = JSON.stringify(await person.client.call('activity.list', {}));
-      person.close();
-      expect(activity).toContain('[redacted]');
-      for (const value of [token, shaped, 'line two']) expect(activity, `activity.list: ${value}`).not.toContain(value);
-      const onTarget = await exportsFile(t, String(set.generation));
-      const files = [...filesUnder(home), ...filesUnder(work), { path: `${t}'s exports file`, text: onTarget }];
-      // The file looked at is the target's own: an ordinary export is still kept in it.
-      expect(
-        files.some((f) => f.text.includes(`plain-${tag}-${t}`)),
-        'the ordinary export in the exports file',
-      ).toBe(true);
-      if (['remote', 'box', 'plug'].includes(t)) expect(onTarget).toContain(`plain-${tag}-${t}`);
-      for (const f of files) {
-        expect(f.text, f.path).not.toContain(token);
-        expect(f.text, f.path).not.toContain(shaped);
-        expect(f.text, f.path).not.toContain('line two');
-      }
-      // Unset is remembered too.
-      await callTool(home, 'terminal', { command: 'unset MY_TOKEN', execution_target: t });
-      expect(
-        (await callTool(home, 'terminal', { command: 'echo "[$MY_TOKEN] [$SOME_THING]"', execution_target: t })).output,
-      ).toBe(`[] [${shaped}]\n`);
-    });
+    it(
+      `${t}: an exported token lives in the Core's memory across calls, in no file, ` +
+        `and the call is told it will not survive a restart`,
+      async () => {
+        const token = `tok-${tag}-${t}`;
+        const shaped = `glpat-${tag}${t}0123456789`;
+        const set = await callTool(home, 'terminal', {
+          command: `export MY_TOKEN=${token} SOME_THING=${shaped} PLAIN_${t}=plain-${tag}-${t}`,
+          execution_target: t,
+        });
+        expect(String(set.output)).toMatch(
+          new RegExp(
+            `MY_TOKEN, SOME_THING look like credentials: they are kept in Switchboard's memory ` +
+              'only.*until Switchboard restarts',
+          ),
+        );
+        expect(String(set.output)).not.toContain(token);
+        const again = await callTool(home, 'terminal', {
+          command: `echo "[$MY_TOKEN] [$SOME_THING] [$PLAIN_${t}]"`,
+          execution_target: t,
+        });
+        expect(again.output).toBe(`[${token}] [${shaped}] [plain-${tag}-${t}]\n`);
+        // A third call that exports something else keeps them too; a value with quotes, a newline and UTF-8 comes back
+        // whole.
+        const tricky = `it's "q" $x \\ ${tag}\nline two ✓`;
+        await callTool(home, 'terminal', {
+          command: `export OTHER_${t}=1 TRICKY_SECRET=${shellQuote(tricky)}`,
+          execution_target: t,
+        });
+        expect(
+          (
+            await callTool(home, 'terminal', {
+              command: 'echo "[$MY_TOKEN]"; printf %s "$TRICKY_SECRET"',
+              execution_target: t,
+            })
+          ).output,
+        ).toBe(`[${token}]\n${tricky}`);
+        // The calls that printed them: Activity shows the values masked (the Core knows them), as audit.jsonl keeps the
+        // commands.
+        const person = await connectCore(wsUrl(), served.token, undefined, served.approver);
+        const activity = JSON.stringify(await person.client.call('activity.list', {}));
+        person.close();
+        expect(activity).toContain('[redacted]');
+        for (const value of [token, shaped, 'line two'])
+          expect(activity, `activity.list: ${value}`).not.toContain(value);
+        const onTarget = await exportsFile(t, String(set.generation));
+        const files = [...filesUnder(home), ...filesUnder(work), { path: `${t}'s exports file`, text: onTarget }];
+        // The file looked at is the target's own: an ordinary export is still kept in it.
+        expect(
+          files.some((f) => f.text.includes(`plain-${tag}-${t}`)),
+          'the ordinary export in the exports file',
+        ).toBe(true);
+        if (['remote', 'box', 'plug'].includes(t)) expect(onTarget).toContain(`plain-${tag}-${t}`);
+        for (const f of files) {
+          expect(f.text, f.path).not.toContain(token);
+          expect(f.text, f.path).not.toContain(shaped);
+          expect(f.text, f.path).not.toContain('line two');
+        }
+        // Unset is remembered too.
+        await callTool(home, 'terminal', { command: 'unset MY_TOKEN', execution_target: t });
+        expect(
+          (await callTool(home, 'terminal', { command: 'echo "[$MY_TOKEN] [$SOME_THING]"', execution_target: t }))
+            .output,
+        ).toBe(`[] [${shaped}]\n`);
+      },
+    );
   }
 
-  it('an asked command, Activity and audit.jsonl: no surface shows a planted secret; the person alone sees the asked command whole', async () => {
-    const agent = await connectCore(wsUrl(), served.token);
-    const person = await connectCore(wsUrl(), served.token, undefined, served.approver);
-    try {
-      const asked = agentCall(home, { command: askedCommand, execution_target: 'bare' });
-      let viaAgent: PendingApproval[] = [];
-      await expect
-        .poll(async () => (viaAgent = await agent.client.call('approvals.list', {})).length, { timeout: 30_000 })
-        .toBeGreaterThan(0);
-      const cli = await runCli(home, ['approvals', 'list', '--json']);
-      expect(cli.status).toBe(0);
-      const cliText = await runCli(home, ['approvals', 'list']);
-      const pending = await person.client.call('approvals.pending', {});
-      expect(pending[0]!.command, 'the person method carries the command whole').toBe(askedCommand);
-      expect(viaAgent[0]!.command).toContain('rm -rf ./gone-');
-      for (const [where, text] of [
-        ['approvals.list', JSON.stringify(viaAgent)],
-        ['approvals list --json', cli.stdout],
-        ['approvals list', cliText.stdout],
-      ] as const) {
-        for (const secret of [planted.curl, planted.bearer, planted.mysql])
-          expect(text, `${where}: ${secret}`).not.toContain(secret);
-      }
-      await person.client.call('approvals.decide', { id: pending[0]!.id, decision: 'deny' });
-      await asked;
+  it(
+    'an asked command, Activity and audit.jsonl: no surface shows a planted secret; ' +
+      'the person alone sees the asked command whole',
+    async () => {
+      const agent = await connectCore(wsUrl(), served.token);
+      const person = await connectCore(wsUrl(), served.token, undefined, served.approver);
+      try {
+        const asked = agentCall(home, { command: askedCommand, execution_target: 'bare' });
+        let viaAgent: PendingApproval[] = [];
+        await expect
+          .poll(async () => (viaAgent = await agent.client.call('approvals.list', {})).length, { timeout: 30_000 })
+          .toBeGreaterThan(0);
+        const cli = await runCli(home, ['approvals', 'list', '--json']);
+        expect(cli.status).toBe(0);
+        const cliText = await runCli(home, ['approvals', 'list']);
+        const pending = await person.client.call('approvals.pending', {});
+        expect(pending[0]!.command, 'the person method carries the command whole').toBe(askedCommand);
+        expect(viaAgent[0]!.command).toContain('rm -rf ./gone-');
+        for (const [where, text] of [
+          ['approvals.list', JSON.stringify(viaAgent)],
+          ['approvals list --json', cli.stdout],
+          ['approvals list', cliText.stdout],
+        ] as const) {
+          for (const secret of [planted.curl, planted.bearer, planted.mysql])
+            expect(text, `${where}: ${secret}`).not.toContain(secret);
+        }
+        await person.client.call('approvals.decide', { id: pending[0]!.id, decision: 'deny' });
+        await asked;
 
-      // Calls that run (or fail) with secrets in their command and their output.
-      const runs = [
-        `echo GH_PAT=${planted.pat}; echo "login bob password ${planted.user}" >/dev/null`,
-        `curl -s -u admin:${planted.curl} http://127.0.0.1:9/ || echo "psql postgres://u:${planted.url}@h/db"`,
-        `PGPASSWORD=${planted.pg} sh -c 'echo "$PGPASSWORD"' >/dev/null; echo "-u admin:${planted.user}"`,
-        `exit 3 # --password=${planted.pg} https://u:${planted.url}@h`,
-      ];
-      for (const command of runs)
-        await runCli(home, ['call', 'terminal', JSON.stringify({ command, execution_target: 'bare' }), '--json']);
-      const activity = JSON.stringify(await person.client.call('activity.list', {}));
-      expect(activity).toContain('GH_PAT=');
-      await served.stop();
-      const audit = readFileSync(join(home, 'audit.jsonl'), 'utf8');
-      expect(audit).toContain('rm -rf ./gone-');
-      for (const secret of Object.values(planted)) {
-        expect(activity, `activity.list: ${secret}`).not.toContain(secret);
-        expect(audit, `audit.jsonl: ${secret}`).not.toContain(secret);
-        for (const f of filesUnder(home)) expect(f.text, `${f.path}: ${secret}`).not.toContain(secret);
+        // Calls that run (or fail) with secrets in their command and their output.
+        const runs = [
+          `echo GH_PAT=${planted.pat}; echo "login bob password ${planted.user}" >/dev/null`,
+          `curl -s -u admin:${planted.curl} http://127.0.0.1:9/ || echo "psql postgres://u:${planted.url}@h/db"`,
+          `PGPASSWORD=${planted.pg} sh -c 'echo "$PGPASSWORD"' >/dev/null; echo "-u admin:${planted.user}"`,
+          `exit 3 # --password=${planted.pg} https://u:${planted.url}@h`,
+        ];
+        for (const command of runs)
+          await runCli(home, ['call', 'terminal', JSON.stringify({ command, execution_target: 'bare' }), '--json']);
+        const activity = JSON.stringify(await person.client.call('activity.list', {}));
+        expect(activity).toContain('GH_PAT=');
+        await served.stop();
+        const audit = readFileSync(join(home, 'audit.jsonl'), 'utf8');
+        expect(audit).toContain('rm -rf ./gone-');
+        for (const secret of Object.values(planted)) {
+          expect(activity, `activity.list: ${secret}`).not.toContain(secret);
+          expect(audit, `audit.jsonl: ${secret}`).not.toContain(secret);
+          for (const f of filesUnder(home)) expect(f.text, `${f.path}: ${secret}`).not.toContain(secret);
+        }
+      } finally {
+        agent.close();
+        person.close();
       }
-    } finally {
-      agent.close();
-      person.close();
-    }
-  });
+    },
+  );
 });

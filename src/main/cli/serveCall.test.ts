@@ -151,7 +151,8 @@ describe('serve + call', () => {
     for (const raw of [
       `GET http://[ HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`,
       `GET /s/${served.token}/%E0%A4%A HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`,
-      `GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: x3JJHMbDL1EzLkh9GBhXDw==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
+      `GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: ` +
+        `Upgrade\r\nSec-WebSocket-Key: x3JJHMbDL1EzLkh9GBhXDw==\r\nSec-WebSocket-Version: 13\r\n\r\n`,
     ]) {
       await new Promise<void>((resolve) => {
         const sock = connect(port, '127.0.0.1', () => {

@@ -38,7 +38,8 @@ beforeAll(async () => {
   // At exit, and at SIGTERM too (a serve stopped by a signal is written before its own handler runs).
   writeFileSync(
     preload,
-    "const w = () => require('node:fs').writeFileSync(process.env.SB_TEST_LOADED, JSON.stringify(Object.keys(require.cache)));\nprocess.on('exit', w);\nprocess.on('SIGTERM', w);\n",
+    "const w = () => require('node:fs').writeFileSync(process.env.SB_TEST_LOADED, " +
+      "JSON.stringify(Object.keys(require.cache)));\nprocess.on('exit', w);\nprocess.on('SIGTERM', w);\n",
   );
   writeFileSync(join(home, 'config.yaml'), `terminal:\n  targets:\n    local: { backend: local, cwd: ${home} }\n`);
   served = await startServe(home);
@@ -122,28 +123,34 @@ describe('small clients', () => {
     await runSmall('targets-remove', ['targets', 'remove', 'small-rt'], 'targets');
   });
 
-  it('`switchboard approvals` lists without the shell parser, and `approvals check` loads no backend library', async () => {
-    await runSmall('approvals-list', ['approvals', 'list'], 'approvals');
-    expect(await runSmall('approvals-check', ['approvals', 'check', 'rm -rf /'], 'approvals', backendOnly)).toMatch(
-      /would be refused|would ask/,
-    );
-  });
+  it(
+    '`switchboard approvals` lists without the shell parser, ' + 'and `approvals check` loads no backend library',
+    async () => {
+      await runSmall('approvals-list', ['approvals', 'list'], 'approvals');
+      expect(await runSmall('approvals-check', ['approvals', 'check', 'rm -rf /'], 'approvals', backendOnly)).toMatch(
+        /would be refused|would ask/,
+      );
+    },
+  );
 
   it('`switchboard plugins list` runs without loading a backend library', async () => {
     await runSmall('plugins-list', ['plugins', 'list'], 'plugins', coreOnly, true);
   });
 
-  it('the Core (`serve`) has zod, yaml, ws and commander inside its bundle instead of loading their files', async () => {
-    const own = tempHome('sb-small-serve-');
-    try {
-      writeFileSync(join(own, 'config.yaml'), `terminal:\n  targets:\n    local: { backend: local, cwd: ${own} }\n`);
-      const serve = await startServe(own, tracing('serve'));
-      await serve.stop();
-      const modules = loaded('serve');
-      expect(modules.some((m) => m.endsWith('/out/cli/commands/serve.cjs'))).toBe(true);
-      expect(modules.filter((m) => /\/node_modules\/(zod|yaml|ws|commander)\//.test(m))).toEqual([]);
-    } finally {
-      rmSync(own, { recursive: true, force: true });
-    }
-  });
+  it(
+    'the Core (`serve`) has zod, yaml, ws and commander inside ' + 'its bundle instead of loading their files',
+    async () => {
+      const own = tempHome('sb-small-serve-');
+      try {
+        writeFileSync(join(own, 'config.yaml'), `terminal:\n  targets:\n    local: { backend: local, cwd: ${own} }\n`);
+        const serve = await startServe(own, tracing('serve'));
+        await serve.stop();
+        const modules = loaded('serve');
+        expect(modules.some((m) => m.endsWith('/out/cli/commands/serve.cjs'))).toBe(true);
+        expect(modules.filter((m) => /\/node_modules\/(zod|yaml|ws|commander)\//.test(m))).toEqual([]);
+      } finally {
+        rmSync(own, { recursive: true, force: true });
+      }
+    },
+  );
 });

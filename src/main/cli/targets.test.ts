@@ -433,7 +433,9 @@ describe('without a running Core', () => {
   it('reports a broken registry without crashing the reader', () => {
     writeFileSync(
       join(home, 'runtime-targets.json'),
-      '{"version":1,"targets":{"ok":{"spec":{"backend":"local"},"provider":"cli","owner_id":"","generation":"g1","state":"active","created_at":"t","updated_at":"t"},"bad":{"spec":{"backend":"ssh"}}}}',
+      '{"version":1,"targets":{"ok":{"spec":{"backend":"local"},"provider":"cli","owner_id":"",' +
+        '"generation":"g1","state":"active","created_at":"t","updated_at":"t"},' +
+        '"bad":{"spec":{"backend":"ssh"}}}}',
       { mode: 0o600 },
     );
     const r = sb('targets', 'list');

@@ -120,7 +120,8 @@ describe('targets register --from', () => {
     const bad = sb(other, ['targets', 'register', '--from', '-'], 'name: x\nbackend: local\n');
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe(
-      'switchboard: --from: the YAML is not a list — give a list of targets (- name: f1 …), or JSON lines (one object a line)\n',
+      'switchboard: --from: the YAML is not a list — give a list of targets (- name: f1 …), ' +
+        'or JSON lines (one object a line)\n',
     );
     const beside = sb(other, ['targets', 'register', 'x', '--from', '-', '--backend', 'local'], '');
     expect(beside.stderr).toMatch(

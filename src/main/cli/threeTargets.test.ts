@@ -9,10 +9,6 @@ import { loadSshEnv, loadDockerEnv } from '../../../scripts/testEnv.js';
 import { PrivateSshd, freePort } from '../../../scripts/privateSshd.js';
 import { callTool, ensureBuilt, runCli, startServe, tempHome, type Served } from '../../../scripts/cliHarness.js';
 
-interface DockerEnv {
-  socket: string;
-  image: string;
-}
 const ssh = loadSshEnv();
 const docker = loadDockerEnv();
 
@@ -46,7 +42,8 @@ describe.skipIf(!ssh || !docker)('local, SSH and Docker targets side by side', (
         '  targets:',
         `    here: { backend: local, cwd: ${localDir} }`,
         `    remote: { ${sshFields(ssh!.port)}, cwd: ${remoteDir} }`,
-        `    box: { backend: docker, docker_image: "${docker!.image}", docker_host: "unix://${docker!.socket}", docker_network: none, cwd: /work }`,
+        `    box: { backend: docker, docker_image: "${docker!.image}", docker_host: ` +
+          `"unix://${docker!.socket}", docker_network: none, cwd: /work }`,
         `    flaky: { ${sshFields(flaky.port)} }`,
         '',
       ].join('\n'),

@@ -6,7 +6,7 @@ import { createServer as createTcpServer, type Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
 import TinyWebSocket from './tinyWebSocket.js';
 
-let cleanup: Array<() => void> = [];
+const cleanup: Array<() => void> = [];
 afterEach(() => {
   for (const c of cleanup.splice(0).reverse()) c();
 });

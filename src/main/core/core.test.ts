@@ -16,7 +16,8 @@ let core: Core;
 function writeConfig(extra = ''): void {
   writeFileSync(
     join(home, 'config.yaml'),
-    `terminal:\n  default_target: a\n  targets:\n    a: { backend: local, cwd: ${dirA} }\n    b: { backend: local, cwd: ${dirB} }\n${extra}`,
+    `terminal:\n  default_target: a\n  targets:\n    a: { backend: local, cwd: ${dirA} }\n    b: { backend: ` +
+      `local, cwd: ${dirB} }\n${extra}`,
   );
 }
 

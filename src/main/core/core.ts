@@ -15,6 +15,7 @@ import { runtimeIdentity, type TargetInfo } from '../../shared/targets.js';
 import type { ToolClient, ToolResult } from '../../shared/tools.js';
 import type { BackendProvider, ProviderContext, TargetSnapshot } from './backends/provider.js';
 import { builtinProviders } from './backends/builtins.js';
+import { coreProviderContext } from './backends/coreProviderContext.js';
 import { pluginMethods } from './plugins/pluginMethods.js';
 import { Plugins } from './plugins/plugins.js';
 import { dormantSpec } from '../../shared/targets.js';
@@ -30,7 +31,7 @@ import { Sessions } from './sessions/sessions.js';
 import { IdentityHolds } from './sessions/identityHolds.js';
 import { Panes } from './panes/panes.js';
 import { ProcessManager } from './processes/processManager.js';
-import { AuditLog } from './dispatch/audit.js';
+import { AuditLog, approvalAuditRecord, sweepAuditRecord } from './dispatch/audit.js';
 import { Dispatcher } from './dispatch/dispatcher.js';
 import { toolDefs } from './tools/toolDefs.js';
 import { ApprovalBroker } from './approvals/approvalBroker.js';
@@ -63,13 +64,15 @@ import { markedProvider, type SweepReport } from './processes/markedEnvironment.
 import { endsSettled } from './processes/endGently.js';
 import { OutputStore } from './outputs/outputStore.js';
 import { afterWork } from './afterLargeRequest.js';
+import { fileLog, type Log } from './log.js';
 
 /** The refusal of a person's method to a caller that is not one: what it was, why, and where a person does it. */
 function personOnly(method: string, why: string): SwitchboardError {
   return new SwitchboardError(
     'not_permitted',
     `only a person may use ${method}: ${why}`,
-    'do it in the Switchboard window, or run the `switchboard` command in a terminal of your own (not from a tool call)',
+    'do it in the Switchboard window, or run the `switchboard` command in a terminal of your own (not from a ' +
+      'tool call)',
   );
 }
 
@@ -92,12 +95,15 @@ export interface CoreOptions {
   uiStore?: KeyValueStoreFactory;
   /** How often targets are probed (tests shorten it); probing starts with start(). */
   healthTiming?: Partial<HealthTiming>;
+  /** Where failures nobody waits on are written; the profile's switchboard.log by default. */
+  log?: Log;
 }
 
 const logLine = (line: string): void => void process.stderr.write(`switchboard: ${line}\n`);
 
 export class Core {
   readonly home: string;
+  readonly log: Log;
   readonly config: ConfigStore;
   readonly runtime: RuntimeSource;
   readonly targets: TargetTable;
@@ -138,10 +144,12 @@ export class Core {
   constructor(opts: CoreOptions = {}) {
     this.home = opts.home ?? switchboardHome();
     prepareHome(this.home);
+    this.log = opts.log ?? fileLog({ file: join(this.home, 'switchboard.log') });
     this.personLinks = new PersonLinks(join(this.home, 'state', 'person-links.json'));
     for (const p of opts.providers ?? builtinProviders) this.builtins.set(p.backend, p);
     this.plugins = new Plugins({
       home: this.home,
+      log: this.log.for('plugins'),
       reserved: () => [...this.builtins.keys()],
       // A plugin came, went, crashed or came back: its backends, the config's view of its targets, and their state.
       onChange: () => {
@@ -168,21 +176,7 @@ export class Core {
     this.approvals = new ApprovalBroker(
       () => this.config.config.approvals.timeoutSec,
       // Command decisions are written by the approval step, which also sees the ones no person made.
-      (a, d) =>
-        a.kind === 'host_key' &&
-        this.audit.write({
-          time: new Date().toISOString(),
-          kind: 'approval',
-          client: d.by === 'person' ? (d.decider ?? 'person') : d.by,
-          approval_kind: a.kind,
-          execution_target: a.execution_target,
-          outcome: d.decision,
-          scope: d.scope,
-          by: d.by === 'person' ? (d.decider ?? 'person') : d.by,
-          waited_ms: d.waited_ms,
-          ...(d.reason ? { reason: d.reason } : {}),
-          ...(a.host_key ? { fingerprint: a.host_key.fingerprint, host: `${a.host_key.host}:${a.host_key.port}` } : {}),
-        }),
+      (a, d) => a.kind === 'host_key' && this.audit.write(approvalAuditRecord(a, d)),
     );
     this.approvals.onChange((list) => this.emit('approvals.changed', list));
     this.approvalRules = new ApprovalRules(this.home, (name) => {
@@ -196,47 +190,20 @@ export class Core {
     this.approvalRules.onChange((rules) => this.emit('approvals.rules', rules));
     // Everything this run starts is marked; what crashed runs left is ended: here at once, elsewhere on first reach.
     this.runs = new CoreRuns(this.home);
-    this.providerContext = {
+    this.providerContext = coreProviderContext({
       home: this.home,
       coreRun: this.runs.id,
-      confirmHostKey: async (req, signal) => {
-        const d = await this.approvals.request(
-          {
-            kind: 'host_key',
-            title: 'Trust host key?',
-            execution_target: req.target,
-            host_key: { host: req.host, port: req.port, key_type: req.keyType, fingerprint: req.fingerprint },
-          },
-          { signal },
-        );
-        if (d.decision === 'deny') return 'reject';
-        return d.scope === 'always' ? 'trust_always' : 'trust_once';
-      },
-      resolveSpec: (name) => {
-        try {
-          return this.targets.snapshot(name).spec;
-        } catch {
-          return undefined;
-        }
-      },
+      approvals: this.approvals,
+      spec: (name) => this.targets.snapshot(name).spec,
       reportReachability: (identity, problem) => this.sessions.reportReachability(identity, problem),
       envPassthrough: () => this.config.config.approvals.envPassthrough,
       strippedEverywhere: () => this.plugins.strippedEverywhere(),
-    };
+      log: this.log,
+    });
     // One audit line per place swept (only after a crash: a clean run leaves nothing to sweep).
     const swept = (r: SweepReport): void => {
-      // A cut-off call that had ended by itself leaves nothing to report.
-      if (r.why === 'cut off' && r.found === 0 && !r.problem) return;
-      const outcome = r.problem ? 'error' : r.found > 0 ? 'ended' : 'none';
-      this.audit.write({
-        time: new Date().toISOString(),
-        kind: 'sweep',
-        client: 'core',
-        execution_target: r.identity,
-        outcome,
-        count: r.found,
-        ...(r.problem ? { error: r.problem } : {}),
-      });
+      const record = sweepAuditRecord(r);
+      if (record) this.audit.write(record);
     };
     if (this.runs.stale.length > 0) swept({ identity: 'this machine', found: sweepLocal(this.runs.stale).length });
     // What crashed runs left beyond any one target's processes (Docker: containers they made running), at once.
@@ -290,6 +257,7 @@ export class Core {
     );
     this.processes = new ProcessManager({
       holds: this.holds,
+      log: this.log.for('processes'),
       onChanged: (list) => {
         this.emit('processes.changed', list);
         this.retire.schedule();
@@ -361,6 +329,7 @@ export class Core {
         try {
           return this.targets.snapshot(name);
         } catch {
+          // gone, or its backend missing: nothing current to judge by
           return undefined;
         }
       },

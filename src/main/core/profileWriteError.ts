@@ -19,7 +19,8 @@ export function profileWriteError(
   if (err instanceof SwitchboardError || typeof code !== 'string' || !/^E[A-Z]+$/.test(code)) return err;
   return new SwitchboardError(
     'bad_request',
-    `cannot ${where.action ?? 'write'} ${where.path} while ${where.doing}: ${errnoReason(code)}; ${where.after ?? 'nothing was changed'}`,
+    `cannot ${where.action ?? 'write'} ${where.path} ` +
+      `while ${where.doing}: ${errnoReason(code)}; ${where.after ?? 'nothing was changed'}`,
     code === 'ENOSPC' || code === 'EDQUOT'
       ? 'free some space on that disk, then try again'
       : code === 'EROFS' || code === 'EACCES' || code === 'EPERM'

@@ -16,6 +16,7 @@ export function foreignNamespaces(pid: number, self: number | 'self' = 'self'): 
     try {
       return readlinkSync(`/proc/${p}/ns/${ns}`);
     } catch {
+      // no /proc or no such process: its namespace is unknown
       return undefined;
     }
   };
@@ -50,7 +51,10 @@ export function cliPersonRefusal(clientPort: number, serverPort: number, corePid
   // namespaces, whatever it starts. (A person's own terminal shares the Core's.)
   const foreign = foreignNamespaces(pid, corePid === process.pid ? 'self' : corePid);
   if (foreign.length > 0)
-    return `the asking process runs inside an agent sandbox (its ${foreign.join(', ')} namespace${foreign.length > 1 ? 's differ' : ' differs'} from the Core's)`;
+    return (
+      `the asking process runs inside an agent sandbox (its ${foreign.join(', ')} ` +
+      `namespace${foreign.length > 1 ? 's differ' : ' differs'} from the Core's)`
+    );
   // Sessions the Core started for tool calls: a `script` or `setsid` inside one keeps an ancestor in it.
   const toolSessions = new Set(
     childrenOf(corePid)

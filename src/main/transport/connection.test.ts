@@ -212,7 +212,8 @@ describe('a client that stops reading', () => {
     while (t.core.panes.has(paneId)) await sleep(20);
   }, 120_000);
 
-  it('background output: process.output is dropped for it, so its queue stays bounded during a large flood', async () => {
+  it('background output: process.output is dropped for it, ' +
+    'so its queue stays bounded during a large flood', async () => {
     const slow = await rawClient(wsUrl, server.token, server.personLinks.mint());
     expect(await slow.call('events.subscribe', { events: ['process.output', 'processes.changed'] })).toMatchObject({
       ok: true,
@@ -278,69 +279,77 @@ describe('the hard cap', () => {
 });
 
 describe('pane output to a binary window', () => {
-  it('sends a batch the Core read into its frame as that frame, and frames other output by a copy; a JSON client gets text', () => {
-    const frames: Uint8Array[] = [];
-    const events: unknown[] = [];
-    const peer = (binary: boolean): Peer => ({
-      send: (m) => void events.push(m),
-      ...(binary ? { sendBinary: (f: Uint8Array) => void frames.push(f) } : {}),
-      buffered: () => 0,
-      isOpen: () => true,
-      close: () => undefined,
-    });
-    const emits: Array<(event: CoreEvent, payload: unknown) => void> = [];
-    const core = {
-      invoke: async () => ({}),
-      onEvent: (l: (event: CoreEvent, payload: unknown) => void) => (emits.push(l), () => undefined),
-      panes: { throttle: () => () => undefined, leave: () => undefined, has: () => false, ack: () => undefined },
-    };
-    const paneId = 'p-1';
-    new Connection(core, peer(true)).addPane(paneId, true, true);
-    new Connection(core, peer(false)).addPane(paneId, true, true);
-    const emit = (payload: unknown): void => emits.forEach((l) => l('pane.data', payload));
+  it(
+    'sends a batch the Core read into its frame as that frame, and frames other output by a copy; ' +
+      'a JSON client gets text',
+    () => {
+      const frames: Uint8Array[] = [];
+      const events: unknown[] = [];
+      const peer = (binary: boolean): Peer => ({
+        send: (m) => void events.push(m),
+        ...(binary ? { sendBinary: (f: Uint8Array) => void frames.push(f) } : {}),
+        buffered: () => 0,
+        isOpen: () => true,
+        close: () => undefined,
+      });
+      const emits: Array<(event: CoreEvent, payload: unknown) => void> = [];
+      const core = {
+        invoke: async () => ({}),
+        onEvent: (l: (event: CoreEvent, payload: unknown) => void) => (emits.push(l), () => undefined),
+        panes: { throttle: () => () => undefined, leave: () => undefined, has: () => false, ack: () => undefined },
+      };
+      const paneId = 'p-1';
+      new Connection(core, peer(true)).addPane(paneId, true, true);
+      new Connection(core, peer(false)).addPane(paneId, true, true);
+      const emit = (payload: unknown): void => emits.forEach((l) => l('pane.data', payload));
 
-    const pending = new PaneBatch(paneId);
-    pending.add(Buffer.from('abc'));
-    pending.add(Buffer.from('dé'));
-    const { batch, chars } = pending.take()!;
-    const frame = paneFrameOf(batch);
-    emit({ pane_id: paneId, data: batch, chars });
-    emit({ pane_id: paneId, data: Buffer.from('dé'), chars: 2 });
-    expect(frames[0]).toBe(frame);
-    expect(frames[1]).not.toBe(frame);
-    expect(decodePaneFrame(frames[1]!)).toMatchObject({ pane_id: paneId, chars: 2 });
-    expect(events).toEqual([
-      { type: 'event', event: 'pane.data', payload: { pane_id: paneId, data: 'abcdé', chars: 5 } },
-      { type: 'event', event: 'pane.data', payload: { pane_id: paneId, data: 'dé', chars: 2 } },
-    ]);
-  });
+      const pending = new PaneBatch(paneId);
+      pending.add(Buffer.from('abc'));
+      pending.add(Buffer.from('dé'));
+      const { batch, chars } = pending.take()!;
+      const frame = paneFrameOf(batch);
+      emit({ pane_id: paneId, data: batch, chars });
+      emit({ pane_id: paneId, data: Buffer.from('dé'), chars: 2 });
+      expect(frames[0]).toBe(frame);
+      expect(frames[1]).not.toBe(frame);
+      expect(decodePaneFrame(frames[1]!)).toMatchObject({ pane_id: paneId, chars: 2 });
+      expect(events).toEqual([
+        { type: 'event', event: 'pane.data', payload: { pane_id: paneId, data: 'abcdé', chars: 5 } },
+        { type: 'event', event: 'pane.data', payload: { pane_id: paneId, data: 'dé', chars: 2 } },
+      ]);
+    },
+  );
 });
 
 describe('acknowledgements without a reply', () => {
-  it("an ack message acknowledges a pane this connection reads and is not answered; one for another connection's pane, a malformed one or one for a gone pane is dropped", async () => {
-    const sent: unknown[] = [];
-    const acked: Array<[string, number]> = [];
-    const conn = new Connection(
-      {
-        invoke: async () => ({}),
-        onEvent: () => () => undefined,
-        panes: {
-          throttle: () => () => undefined,
-          leave: () => undefined,
-          has: (id) => id === 'p-1',
-          ack: (id, chars) => void acked.push([id, chars]),
+  it(
+    'an ack message acknowledges a pane this connection reads and is not answered; ' +
+      "one for another connection's pane, a malformed one or one for a gone pane is dropped",
+    async () => {
+      const sent: unknown[] = [];
+      const acked: Array<[string, number]> = [];
+      const conn = new Connection(
+        {
+          invoke: async () => ({}),
+          onEvent: () => () => undefined,
+          panes: {
+            throttle: () => () => undefined,
+            leave: () => undefined,
+            has: (id) => id === 'p-1',
+            ack: (id, chars) => void acked.push([id, chars]),
+          },
         },
-      },
-      { send: (m) => void sent.push(m), buffered: () => 0, isOpen: () => true, close: () => undefined },
-    );
-    await conn.receive({ type: 'ack', pane_id: 'p-1', chars: 125_000 });
-    conn.addPane('p-1', false);
-    conn.addPane('p-2', false);
-    await conn.receive({ type: 'ack', pane_id: 'p-1', chars: 125_000 });
-    await conn.receive({ type: 'ack', pane_id: 'p-2', chars: 10 });
-    await conn.receive({ type: 'ack', pane_id: 'p-1', chars: -5 });
-    await conn.receive({ type: 'ack', pane_id: 'p-1' });
-    expect(acked).toEqual([['p-1', 125_000]]);
-    expect(sent).toEqual([]);
-  });
+        { send: (m) => void sent.push(m), buffered: () => 0, isOpen: () => true, close: () => undefined },
+      );
+      await conn.receive({ type: 'ack', pane_id: 'p-1', chars: 125_000 });
+      conn.addPane('p-1', false);
+      conn.addPane('p-2', false);
+      await conn.receive({ type: 'ack', pane_id: 'p-1', chars: 125_000 });
+      await conn.receive({ type: 'ack', pane_id: 'p-2', chars: 10 });
+      await conn.receive({ type: 'ack', pane_id: 'p-1', chars: -5 });
+      await conn.receive({ type: 'ack', pane_id: 'p-1' });
+      expect(acked).toEqual([['p-1', 125_000]]);
+      expect(sent).toEqual([]);
+    },
+  );
 });

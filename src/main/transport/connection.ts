@@ -99,7 +99,9 @@ function tooLargeReply(id: WireResponse['id'], size: number): WireResponse {
     error: {
       code: 'too_large',
       message: `the request is ${mib(size)}; the limit is ${mib(MAX_REQUEST_BYTES)}`,
-      hint: `write a large file in parts of at most ${mib(MAX_FILE_CONTENT_CHARS)} and join them with a command; a long command goes in a file a short one runs`,
+      hint:
+        `write a large file in parts of at most ${mib(MAX_FILE_CONTENT_CHARS)} and join them with a command; ` +
+        `a long command goes in a file a short one runs`,
     },
   };
 }

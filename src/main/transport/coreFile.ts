@@ -44,6 +44,7 @@ export function removeCoreFile(home: string, pid = process.pid): void {
     const cur = CoreFile.parse(JSON.parse(readFileSync(coreFilePath(home), 'utf8')));
     if (cur.pid !== pid) return;
   } catch {
+    // no core.json, or another's: nothing of ours to remove
     return;
   }
   rmSync(coreFilePath(home), { force: true });
@@ -106,6 +107,7 @@ export function claimProfile(home: string): HeldLock {
   throw new SwitchboardError(
     'core_running',
     `a Switchboard Core already runs for the profile ${home}${where}`,
-    'use that one (its window, or `switchboard` commands reach it), stop it first, or set SWITCHBOARD_HOME to another profile',
+    'use that one (its window, or `switchboard` commands reach it), stop it first, ' +
+      'or set SWITCHBOARD_HOME to another profile',
   );
 }

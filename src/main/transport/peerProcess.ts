@@ -16,6 +16,7 @@ export function procInfo(pid: number): ProcInfo | undefined {
   try {
     text = readFileSync(`/proc/${pid}/stat`, 'utf8');
   } catch {
+    // the process is gone: no parent to follow
     return undefined;
   }
   // The command name (field 2) is in parentheses and may hold spaces or ')': split after the last ')'.
@@ -49,6 +50,7 @@ function listProc(): string[] {
   try {
     return readdirSync('/proc').filter((n) => /^\d+$/.test(n));
   } catch {
+    // no /proc: no processes to look at
     return [];
   }
 }
@@ -63,6 +65,7 @@ export function clientSocketInode(clientPort: number, serverPort: number): strin
     try {
       text = readFileSync(table, 'utf8');
     } catch {
+      // no such table (no IPv6): nothing in it
       continue;
     }
     for (const line of text.split('\n').slice(1)) {
@@ -82,6 +85,7 @@ export function pidHoldingSocket(inode: string): number | undefined {
     try {
       fds = readdirSync(`/proc/${name}/fd`);
     } catch {
+      // gone, or not ours to look into
       continue;
     }
     for (const fd of fds) {

@@ -11,7 +11,9 @@ import { cliPath, ensureBuilt, startServe, tempHome, type Served } from '../../.
 /** One call over the page's socket (Origin set as a browser sets it); the error code and message, or 'ok'. */
 async function fromPage(served: Served, method: string, params: unknown, approver?: string): Promise<string> {
   const origin = served.url.replace(/\/$/, '');
-  const query = `token=${encodeURIComponent(served.token)}${approver !== undefined ? `&approver=${encodeURIComponent(approver)}` : ''}`;
+  const query =
+    `token=${encodeURIComponent(served.token)}` +
+    (approver !== undefined ? `&approver=${encodeURIComponent(approver)}` : '');
   const ws = new WebSocket(`${served.url.replace('http', 'ws')}ws?${query}`, { headers: { origin } });
   await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
   ws.send(JSON.stringify({ type: 'call', id: 1, method, params }));

@@ -18,6 +18,7 @@ export function lastEndpoint(home: string): Endpoint | undefined {
   try {
     return Endpoint.parse(JSON.parse(readFileSync(endpointPath(home), 'utf8')));
   } catch {
+    // none kept, or damaged: a new one is chosen
     return undefined;
   }
 }

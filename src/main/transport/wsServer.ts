@@ -82,7 +82,8 @@ const mime: Record<string, string> = {
   '.ico': 'image/x-icon',
 };
 export const CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; font-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
+  "connect-src 'self'; font-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
 /** Where the built renderer lives: out/renderer, found by walking up from this module. */
 export function findRendererDir(): string | undefined {
@@ -116,6 +117,7 @@ function parseRequestUrl(req: IncomingMessage): URL | undefined {
   try {
     return new URL(req.url ?? '/', 'http://localhost');
   } catch {
+    // a malformed URL: refused by the caller
     return undefined;
   }
 }
@@ -127,6 +129,7 @@ function pagePath(pathname: string): string | undefined {
   try {
     return decodeURIComponent(m[1]!);
   } catch {
+    // malformed escapes: a path no file has
     return '/\0';
   }
 }
@@ -157,6 +160,7 @@ function requestToken(req: IncomingMessage, url: URL): string | undefined {
   try {
     return decodeURIComponent(m[1]!);
   } catch {
+    // malformed escapes: no such file
     return undefined;
   }
 }
@@ -206,7 +210,8 @@ export class WsServer {
         const body = denied ? `${denied.message}\n` : '';
         socket.end(
           `HTTP/1.1 ${status} ${statusText[status] ?? 'Error'}\r\n${challenge}` +
-            `Content-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+            `Content-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+            `Connection: close\r\n\r\n${body}`,
         );
         socket.destroy();
         return;
@@ -225,7 +230,7 @@ export class WsServer {
     const port = this.opts.port ?? 0;
     const preferred = port === 0 ? this.opts.preferPort : undefined;
     if (!preferred) await this.listenOn(port);
-    else await this.listenOn(preferred).catch(() => this.listenOn(0));
+    else await this.listenOn(preferred).catch(() => this.listenOn(0)); // the preferred port is taken: any free one
     const addr = this.http.address();
     this.port = typeof addr === 'object' && addr ? addr.port : 0;
     const h = this.host.includes(':') ? `[${this.host}]` : this.host;
@@ -289,6 +294,7 @@ export class WsServer {
         // Only the page this server served; the Electron window talks over IPC, never this socket.
         ok = u.protocol === 'http:' && hosts.has(u.host);
       } catch {
+        // a malformed Origin is refused
         ok = false;
       }
       if (!ok) return FORBIDDEN;
@@ -377,7 +383,8 @@ export class WsServer {
       personRefusal: () =>
         (refusal ??= {
           why: page
-            ? 'this page was not opened from a person link (the one `switchboard serve` shows on its terminal, or `switchboard open`)'
+            ? 'this page was not opened from a person link (the one `switchboard serve` shows on its terminal, ' +
+              'or `switchboard open`)'
             : cliPersonRefusal(clientPort, serverPort),
         }).why,
     };

@@ -139,6 +139,7 @@ export function connect(onState: StateListener): CoreClient {
   const proto = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
   onState('connecting');
   const approver = personSecret();
-  const query = `token=${encodeURIComponent(pageToken())}${approver ? `&approver=${encodeURIComponent(approver)}` : ''}`;
+  const query =
+    `token=${encodeURIComponent(pageToken())}` + (approver ? `&approver=${encodeURIComponent(approver)}` : '');
   return new CoreClient(socketLink(`${proto}//${window.location.host}/ws?${query}`, onState));
 }

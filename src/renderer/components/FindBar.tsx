@@ -38,6 +38,7 @@ export function FindBar({ paneId, openCount }: { paneId: string; openCount: numb
   const [results, setResults] = useState<SearchResults>();
   const [problem, setProblem] = useState<string>();
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: each opening (`openCount`) focuses the field again
   useEffect(() => {
     // Ctrl+Shift+F again: back to the field, its text selected for a new search.
     input.current?.focus();

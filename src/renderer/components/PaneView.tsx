@@ -119,6 +119,8 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
   ];
 
   return (
+    // Ctrl+click is a mouse shortcut; the palette's "Broadcast input to… selected panes" is the keyboard's.
+    // biome-ignore lint/a11y/useKeyWithClickEvents: the palette does the same by keys
     <section
       className={classes.filter(Boolean).join(' ')}
       style={style}
@@ -170,7 +172,10 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
           <span
             className="chip chip--warn"
             role="status"
-            title={`${pane.cwdMissing} does not exist on ${pane.target}; this shell started in the nearest folder above it that does`}
+            title={
+              `${pane.cwdMissing} does not exist on ${pane.target}; this shell started in the nearest folder ` +
+              `above it that does`
+            }
           >
             {pane.cwdMissing} missing
           </span>
@@ -197,7 +202,10 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
             type="button"
             className="chip chip--stale"
             onClick={() => sessions.get(paneId)?.reopen()}
-            title={`This shell runs on generation ${pane.generation}; the target now has ${target.generation}. Click to close it and open a new shell on the new one.`}
+            title={
+              `This shell runs on generation ${pane.generation}; the target now has ${target.generation}. ` +
+              `Click to close it and open a new shell on the new one.`
+            }
           >
             older generation · reopen
           </button>

@@ -142,6 +142,7 @@ export function ProcessesPanel() {
   }, [target, all]);
   const shown = list.some((p) => p.session_id === selected) ? selected : undefined;
 
+  const where = all ? ' on any target' : target ? ` on ${target}` : '';
   return (
     <section
       className="panel panel--processes"
@@ -169,8 +170,8 @@ export function ProcessesPanel() {
         <div className="scroll">
           {list.length === 0 ? (
             <p className="empty">
-              No background processes{all ? ' on any target' : target ? ` on ${target}` : ''}. Agents start them with{' '}
-              <code>terminal</code> and <code>background: true</code>.
+              No background processes{where}. Agents start them with <code>terminal</code> and{' '}
+              <code>background: true</code>.
             </p>
           ) : (
             <table className={`grid${all ? ' grid--all' : ''}`} aria-label="Processes">

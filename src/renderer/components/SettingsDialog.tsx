@@ -122,7 +122,8 @@ function SettingsBody() {
           <span>
             Font family <span className="field__hint">· a font this machine lacks falls back to monospace</span>
           </span>
-          {/* Applied when the field is left, so a half-typed name never reaches the terminals; empty means the default. */}
+          {/* Applied when the field is left, so a half-typed name never reaches the terminals; empty means the
+              default. */}
           <input
             type="text"
             key={s.fontFamily}

@@ -68,7 +68,9 @@ function RemoveButton({ t }: { t: TargetInfo }) {
     if (t.provider && t.provider !== 'ui') {
       useDialogs.getState().ask({
         title: `Remove target ${t.name}?`,
-        message: `${t.name} was registered by another program. Removing it ends its terminals and background work, and that program may register it again or fail.`,
+        message:
+          `${t.name} was registered by another program. Removing it ends its terminals and background work, ` +
+          `and that program may register it again or fail.`,
         items: [
           `provider: ${t.provider}`,
           ...(t.owner_id ? [`owner: ${t.owner_id}`] : []),
@@ -242,7 +244,8 @@ function RowDetails({ t, shown }: { t: TargetInfo; shown: Shown }) {
       <div className="target__meta">
         <span className={`badge badge--${shown}`}>{stateLabel[shown]}</span>
         <SandboxBadge sandbox={t.sandbox} />
-        {/* "reachable 12 s ago": when the state was last seen comes first; the generation gives way when space runs out. */}
+        {/* "reachable 12 s ago": when the state was last seen comes first; the generation gives way when space runs
+            out. */}
         {t.health?.checked_at && <CheckedAgo at={t.health.checked_at} />}
         <span className="meta-sep">{t.source}</span>
         <span className="meta-sep mono" title={`generation ${t.generation}`}>

@@ -5,6 +5,7 @@ import type { TargetInfo } from '../../shared/targets.js';
 type IconProps = SVGProps<SVGSVGElement> & { size?: number };
 
 function icon(paths: ReactElement, viewBox = '0 0 16 16') {
+  // biome-ignore lint/correctness/noComponentHookFactories: called once per icon at module load, never in a render
   return function Icon({ size = 14, ...rest }: IconProps) {
     return (
       <svg
@@ -60,11 +61,7 @@ export const IconBox = icon(
     <path d="M2.25 4.85L8 8l5.75-3.15M8 8v6.25" />
   </>,
 );
-export const IconPlug = icon(
-  <>
-    <path d="M6 2v3M10 2v3M4.5 5h7v2.5a3.5 3.5 0 01-7 0zM8 11v3" />
-  </>,
-);
+export const IconPlug = icon(<path d="M6 2v3M10 2v3M4.5 5h7v2.5a3.5 3.5 0 01-7 0zM8 11v3" />);
 export const IconStop = icon(<rect x="4" y="4" width="8" height="8" rx="1" />);
 export const IconStar = icon(
   <path d="M8 2.2l1.75 3.6 3.95.55-2.85 2.8.7 3.95L8 11.2l-3.55 1.9.7-3.95-2.85-2.8 3.95-.55z" />,
@@ -133,7 +130,12 @@ export const IconChevronDown = icon(<path d="M4 6l4 4 4-4" />);
 export const IconSettings = icon(
   <>
     <circle cx="8" cy="8" r="2.2" />
-    <path d="M8 1.75v1.8M8 12.45v1.8M1.75 8h1.8M12.45 8h1.8M3.6 3.6l1.25 1.25M11.15 11.15l1.25 1.25M3.6 12.4l1.25-1.25M11.15 4.85l1.25-1.25" />
+    <path
+      d={
+        'M8 1.75v1.8M8 12.45v1.8M1.75 8h1.8M12.45 8h1.8M3.6 3.6l1.25 1.25M11.15 11.15l1.25 1.25' +
+        'M3.6 12.4l1.25-1.25M11.15 4.85l1.25-1.25'
+      }
+    />
   </>,
 );
 export const IconSidebar = icon(

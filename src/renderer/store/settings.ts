@@ -140,6 +140,7 @@ function readLegacy(): Record<string, unknown> | undefined {
     const raw: unknown = JSON.parse(window.localStorage.getItem(LEGACY_KEY) ?? 'null');
     return raw && typeof raw === 'object' ? (raw as Record<string, unknown>) : undefined;
   } catch {
+    // none kept, or damaged: the defaults
     return undefined;
   }
 }

@@ -29,6 +29,7 @@ function savedCollapsed(): boolean {
   try {
     return window.localStorage.getItem(SIDEBAR_KEY) === '1';
   } catch {
+    // no storage (private mode): the default
     return false;
   }
 }

@@ -42,6 +42,7 @@ function hasHardwareWebgl(): boolean {
       gl.getExtension('WEBGL_lose_context')?.loseContext();
     }
   } catch {
+    // no WebGL here: the DOM renderer
     hardwareWebgl = false;
   }
   return hardwareWebgl;
@@ -171,6 +172,7 @@ export class TerminalAddons {
         this.term.loadAddon(addon);
         this.webgl = addon;
       } catch {
+        // no WebGL here: the DOM renderer
         this.webgl = undefined;
       }
     } else if (!want && this.webgl) {

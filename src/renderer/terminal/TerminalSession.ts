@@ -2,7 +2,7 @@
 // acknowledged in batches.
 import { Terminal } from '@xterm/xterm';
 import { FitAddon } from '@xterm/addon-fit';
-import { CONNECTION_LOST, type PaneInfo, type PaneReconnect } from '../../shared/api.js';
+import type { PaneInfo, PaneReconnect } from '../../shared/api.js';
 import { core, useConnection } from '../client/core.js';
 import { toastError } from '../store/toasts.js';
 import type { PaneStatus } from '../store/layout.js';
@@ -13,6 +13,7 @@ import { terminalOptions } from './theme.js';
 import { TerminalAddons } from './TerminalAddons.js';
 import { cdCommand } from './cdCommand.js';
 import { PaneAcks } from '../../shared/paneFlow.js';
+import { exitReasons } from '../../shared/exitReasons.js';
 
 /** pane.write takes at most 1,000,000 chars; big pastes go in slices. */
 const WRITE_SLICE = 64 * 1024;
@@ -122,6 +123,7 @@ export class TerminalSession {
     this.term.onData((d) => this.typed(d, this.personInput));
     this.term.onBinary((d) => this.typed(d, this.personInput));
     this.term.onResize(({ cols, rows }) => {
+      // The pane may be gone; its exit event says so.
       if (this.paneId) core.call('pane.resize', { pane_id: this.paneId, cols, rows }).catch(() => undefined);
     });
     this.offReopen = core.onReopen(() => this.reconnected());
@@ -248,7 +250,9 @@ export class TerminalSession {
     } catch (err) {
       toastError({
         message: 'Could not read the clipboard',
-        hint: `Allow this page to read the clipboard, or paste with the browser's own menu. (${(err as Error).message})`,
+        hint:
+          `Allow this page to read the clipboard, or paste with the browser's own menu. ` +
+          `(${(err as Error).message})`,
       });
     }
   }
@@ -330,12 +334,14 @@ export class TerminalSession {
       this.setStatus('failed');
       const e = err as { message?: string; hint?: string };
       this.notice(
-        `${RED}${e.message ?? String(err)}${RESET}\r\n${e.hint ? `${MUTED}${e.hint}${RESET}\r\n` : ''}${MUTED}press a key to try again${RESET}\r\n`,
+        `${RED}${e.message ?? String(err)}${RESET}\r\n${e.hint ? `${MUTED}${e.hint}${RESET}\r\n` : ''}${MUTED}press ` +
+          `a key to try again${RESET}\r\n`,
       );
       toastError(err);
       return;
     }
     if (epoch !== this.epoch || this.disposed) {
+      // Closing one no one shows: gone already is fine.
       core.call('pane.close', { pane_id: info.pane_id }).catch(() => undefined);
       return;
     }
@@ -360,7 +366,8 @@ export class TerminalSession {
     if (newAfterReconnect) {
       const where = this.startCwd ?? info.cwd;
       this.notice(
-        `${YELLOW}[reconnected to a new Core: a new shell${where ? ` in ${where}` : ''}; what is above is the old one's]${RESET}\r\n`,
+        `${YELLOW}[reconnected to a new Core: a new shell${where ? ` in ${where}` : ''}; ` +
+          `what is above is the old one's]${RESET}\r\n`,
       );
     }
     this.reconnecting = false;
@@ -375,6 +382,7 @@ export class TerminalSession {
     // The pane may have been resized while the pty was starting.
     this.fitNow();
     if (this.term.cols !== cols || this.term.rows !== rows) {
+      // The pane may be gone; its exit event says so.
       core.call('pane.resize', { pane_id: paneId, cols: this.term.cols, rows: this.term.rows }).catch(() => undefined);
     }
   }
@@ -391,6 +399,7 @@ export class TerminalSession {
       const { scrollback, ...info } = await core.call('pane.resume', { pane_id: id, binary: true });
       const live = info.status === 'open' || info.status === 'reconnecting';
       if (info.execution_target !== this.target || !live) {
+        // Closing one no one shows: gone already is fine.
         core.call('pane.close', { pane_id: id }).catch(() => undefined);
         return undefined;
       }
@@ -407,6 +416,7 @@ export class TerminalSession {
       this.startCwd = undefined;
       return info;
     } catch {
+      // not there any more: a new pane is opened
       return undefined;
     }
   }
@@ -438,7 +448,7 @@ export class TerminalSession {
     this.events.reconnect(undefined);
     // The shell is gone; so is the Core's record of it (a new shell is a new pane).
     core.call('pane.close', { pane_id: paneId }).catch(() => undefined);
-    if (reason === CONNECTION_LOST) {
+    if (reason === exitReasons.connectionLost) {
       this.setStatus('lost');
       // Not reconnected by itself: the Core says why (a changed host key, a refused login), or the person cancelled.
       if (detail) this.notice(`${RED}${detail}${RESET}\r\n${MUTED}press a key to try again${RESET}\r\n`);
@@ -492,7 +502,7 @@ export class TerminalSession {
     this.epoch++;
     const paneId = this.paneId;
     this.detach();
-    if (paneId) core.call('pane.close', { pane_id: paneId }).catch(() => undefined);
+    if (paneId) core.call('pane.close', { pane_id: paneId }).catch(() => undefined); // closing: gone already is fine
   }
 
   private scheduleFit(): void {

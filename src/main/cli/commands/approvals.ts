@@ -109,7 +109,8 @@ export function approvalsCommand(program: Command): void {
         );
         if (rules.some((r) => r.stale))
           process.stdout.write(
-            'stale: made for a spec its target no longer has (or before rules kept one); it matches nothing — revoke it\n',
+            'stale: made for a spec its target no longer has (or before rules kept one); ' +
+              'it matches nothing — revoke it\n',
           );
       }),
     );

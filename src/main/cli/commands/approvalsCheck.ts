@@ -3,7 +3,7 @@
 import type { Command } from 'commander';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import { ApprovalsMode } from '../../../shared/approvals.js';
+import type { ApprovalsMode } from '../../../shared/approvals.js';
 import { redact } from '../../../shared/redact.js';
 import { SwitchboardError, formatZodError } from '../../../shared/errors.js';
 import { builtinSpecSchemas } from '../../core/backends/builtinSpecs.js';
@@ -19,6 +19,7 @@ function configuredMode(): ApprovalsMode {
   try {
     return new ConfigStore(switchboardHome(), builtinSpecSchemas).config.approvals.mode;
   } catch {
+    // a config that does not load: judge as the default mode would
     return 'ask';
   }
 }
@@ -46,7 +47,9 @@ async function contextFor(target: string | undefined): Promise<{ ctx: PolicyCont
   };
   return {
     ctx,
-    assumed: `target ${t.name}#${t.generation} (${t.backend}): mode ${mode}, skip_container_guards ${ctx.flags!.skip_container_guards}${remote ? ', home unknown (~)' : ''}`,
+    assumed:
+      `target ${t.name}#${t.generation} (${t.backend}): mode ${mode}, ` +
+      `skip_container_guards ${ctx.flags!.skip_container_guards}${remote ? ', home unknown (~)' : ''}`,
   };
 }
 
@@ -113,13 +116,12 @@ export function approvalsCheckCommand(approvals: Command): void {
             ...(call?.kind === 'command' ? { pattern: redact(policy.commandPattern(call.command)) } : {}),
           });
         }
-        const lines = [
-          `${r.verdict}: ${r.decision === 'refuse' ? 'would be refused' : r.decision === 'ask' ? 'would ask' : 'would run'} (${assumed})`,
-        ];
-        for (const reason of r.reasons)
-          lines.push(
-            `  ${reason.severity === 'hardline' ? '!!' : '? '} ${reason.text}${reason.span ? `  [${reason.span[0]}-${reason.span[1]}]` : ''}`,
-          );
+        const outcome = r.decision === 'refuse' ? 'would be refused' : r.decision === 'ask' ? 'would ask' : 'would run';
+        const lines = [`${r.verdict}: ${outcome} (${assumed})`];
+        for (const reason of r.reasons) {
+          const span = reason.span ? `  [${reason.span[0]}-${reason.span[1]}]` : '';
+          lines.push(`  ${reason.severity === 'hardline' ? '!!' : '? '} ${reason.text}${span}`);
+        }
         process.stdout.write(lines.join('\n') + '\n');
       }),
     );

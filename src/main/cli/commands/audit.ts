@@ -24,7 +24,8 @@ function sentence(path: string, r: ChainReport): string {
   const before = r.unchained ? `; the first ${r.unchained} were written before the log was chained` : '';
   const end = r.head ? '' : `; no head file (${headPath(path)}), so lines cut from the end would not show`;
   const lost = r.lost
-    ? `; ${r.lost} line${r.lost === 1 ? ' was' : 's were'} lost when they could not be written (a full disk), as the lines after them say (audit_lost)`
+    ? `; ${r.lost} line${r.lost === 1 ? ' was' : 's were'} lost when they could not be written (a full disk), ` +
+      `as the lines after them say (audit_lost)`
     : '';
   return `${path}: the chain is whole, ${r.lines} line${r.lines === 1 ? '' : 's'}${before}${lost}${end}`;
 }

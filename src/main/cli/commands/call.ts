@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import type { ProgressNote } from '../../../shared/api.js';
 import { SwitchboardError } from '../../../shared/errors.js';
+import { toolNames } from '../../../shared/toolResult.js';
 import { withCore } from '../connect.js';
 import { action, printJson } from '../output.js';
 
@@ -9,10 +10,8 @@ export function callCommand(program: Command): void {
   program
     .command('call')
     .description('send one tool call to the running Core')
-    .argument(
-      '<tool>',
-      'terminal, process, read_file, write_file, patch, search_files, execute_code, list_targets, read_output',
-    )
+    // The names the ToolDefs are declared under (toolDefs.test.ts holds core/tools/toolDefs.ts to this list).
+    .argument('<tool>', toolNames.join(', '))
     .argument('[args]', 'the arguments as a JSON object', '{}')
     .option('--json', 'print the whole result as JSON')
     .action(

@@ -155,10 +155,12 @@ export function doctorCommand(program: Command): void {
           else {
             process.stdout.write(`${NO_CORE_LINE}\n`);
             if (!clean) printOrphans(left.orphans);
-            for (const p of plugins)
+            for (const p of plugins) {
+              const problem = p.problem ? ` — ${p.problem}` : '';
               process.stdout.write(
-                `plugin: ${p.name} ${p.version ?? '?'} ${p.enabled ? 'enabled' : 'disabled'}${p.problem ? ` — ${p.problem}` : ''}\n`,
+                `plugin: ${p.name} ${p.version ?? '?'} ${p.enabled ? 'enabled' : 'disabled'}${problem}\n`,
               );
+            }
             for (const p of problems) process.stdout.write(`problem: ${p}\n`);
           }
           if (plugins.some((p) => p.problem && p.enabled)) process.exitCode = 1;

@@ -29,7 +29,7 @@ class CoreBridge {
   /** Throws no_core when no Core runs (no core.json, or its process is gone): `switchboard mcp` fails at start then. */
   static open(): CoreBridge {
     const b = new CoreBridge();
-    void b.connection().catch(() => undefined);
+    void b.connection().catch(() => undefined); // connecting early only warms up; the first call reports a failure
     return b;
   }
 
@@ -54,6 +54,7 @@ class CoreBridge {
   ): Promise<ToolResult> {
     const p = this.send(tool, args, signal, progress);
     this.inFlight.add(p);
+    // The caller awaits p and sees its error; this only tracks it.
     void p
       .catch(() => undefined)
       .finally(() => {

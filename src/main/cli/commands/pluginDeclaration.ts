@@ -18,7 +18,8 @@ export async function pluginDeclaration(home: string, backend: string): Promise<
     throw new SwitchboardError(
       'bad_request',
       `unknown backend "${backend}"${guess ? ` — did you mean "${guess}"?` : ''}`,
-      `backends now: ${list.map((b) => b.backend).join(', ')} (a plugin's appear once it is enabled: switchboard plugins list)`,
+      `backends now: ${list.map((b) => b.backend).join(', ')} (a plugin's appear once it is enabled: ` +
+        `switchboard plugins list)`,
     );
   }
   return {

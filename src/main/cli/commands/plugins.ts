@@ -1,5 +1,5 @@
-// `switchboard plugins list | enable NAME | disable NAME | install PATH`: through the running Core (live), else on the
-// profile's files.
+// `switchboard plugins list | enable NAME | disable NAME | restart NAME | install PATH`: through the running Core
+// (live), else on the profile's files.
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
@@ -84,7 +84,8 @@ function refuseUnlessPerson(verb: string): void {
   if (atTerminal()) return;
   throw new SwitchboardError(
     'not_permitted',
-    `plugins ${verb}: with no Core running, only a person at a terminal may change which plugins run (stdin is not a terminal here)`,
+    `plugins ${verb}: with no Core running, only a person at a terminal may change which plugins run (stdin ` +
+      `is not a terminal here)`,
   );
 }
 
@@ -124,7 +125,8 @@ async function confirmPlugin(
   if (!atTerminal()) {
     throw new SwitchboardError(
       'not_permitted',
-      `${verb.toLowerCase()} ${m.name}: not confirmed — run it at a terminal to answer, or add --yes once you have read what it allows`,
+      `${verb.toLowerCase()} ${m.name}: not confirmed — run it at a terminal to answer, ` +
+        `or add --yes once you have read what it allows`,
     );
   }
   const answer = await readAnswer(`${verb} ${m.name}? [y/N] `, out);
@@ -133,7 +135,7 @@ async function confirmPlugin(
 }
 
 export function pluginsCommand(program: Command): void {
-  const plugins = program.command('plugins').description('list, enable, disable and install plugin backends');
+  const plugins = program.command('plugins').description('list, enable, disable, restart and install plugin backends');
   plugins
     .command('list')
     .description('installed plugins and their state')
@@ -175,9 +177,26 @@ export function pluginsCommand(program: Command): void {
     );
   }
   plugins
+    .command('restart')
+    .description("start an enabled plugin's host again (a plugin that crashed too often is not restarted by itself)")
+    .argument('<name>', 'the plugin name')
+    .option('--json', 'one JSON document')
+    .action(
+      action(async (name: string, opts: { json?: boolean }) => {
+        // A host runs only inside a Core: without one there is nothing to restart, and the next start loads it.
+        if (!coreRunning(switchboardHome()))
+          throw new SwitchboardError(
+            'bad_request',
+            `plugins restart ${name}: no Switchboard Core is running; enabled plugins load when one starts`,
+          );
+        reportOne(await withCore((c) => c.call('plugins.restart', { name })), opts.json, true);
+      }),
+    );
+  plugins
     .command('install')
     .description(
-      'copy a plugin folder (plugin.yaml, or an npm package with a "switchboard" field) into the profile; installed disabled (says what it allows, then asks)',
+      'copy a plugin folder (plugin.yaml, or an npm package with a "switchboard" field) into the profile; ' +
+        'installed disabled (says what it allows, then asks)',
     )
     .argument('<path>', 'the plugin folder')
     .option('--json', 'one JSON document')

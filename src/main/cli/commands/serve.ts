@@ -42,7 +42,8 @@ export function serveCommand(program: Command): void {
           );
         if (!['127.0.0.1', 'localhost', '::1'].includes(opts.host)) {
           process.stderr.write(
-            `switchboard: warning: listening on ${opts.host}, not loopback; anyone who has the token can run commands\n`,
+            `switchboard: warning: listening on ${opts.host}, not loopback; ` +
+              `anyone who has the token can run commands\n`,
           );
         }
         let stopping = false;

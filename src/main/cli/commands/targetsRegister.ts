@@ -74,6 +74,7 @@ function jsonOrText(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch {
+    // not JSON: the value is the text as given
     return text;
   }
 }

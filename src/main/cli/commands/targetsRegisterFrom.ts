@@ -91,7 +91,8 @@ export function report(
       if (result.ok) process.stdout.write(`${changeLine(result.change)}\n`);
       else
         process.stderr.write(
-          `switchboard: ${where}${result.name ? ` ("${result.name}")` : ''}: ${errorLine(toErrorPayload(result.error))}\n`,
+          `switchboard: ${where}${result.name ? ` ("${result.name}")` : ''}: ` +
+            `${errorLine(toErrorPayload(result.error))}\n`,
         );
     }
   }

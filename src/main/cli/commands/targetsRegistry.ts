@@ -81,10 +81,17 @@ export function reportChange(change: RegistryChange, json: boolean | undefined):
 export function changeLine(change: RegistryChange): string {
   const r = change.record;
   const line: Record<RegistryChange['action'], string> = {
-    registered: `registered ${r.spec.backend} target "${r.name}" at generation ${r.generation} (provider ${r.provider})`,
-    replaced: `replaced target "${r.name}": generation ${change.previous_generation ?? '?'} → ${r.generation}; new calls go to the new generation`,
-    drained: `target "${r.name}" (generation ${r.generation}) is draining: new calls and panes are refused, running work goes on`,
-    removed: `removed target "${r.name}" (generation ${r.generation}); running terminals and processes on it stay until they end`,
+    registered:
+      `registered ${r.spec.backend} target "${r.name}" ` + `at generation ${r.generation} (provider ${r.provider})`,
+    replaced:
+      `replaced target "${r.name}": generation ${change.previous_generation ?? '?'} → ${r.generation}; ` +
+      `new calls go to the new generation`,
+    drained:
+      `target "${r.name}" (generation ${r.generation}) is draining: new calls and panes are refused, ` +
+      `running work goes on`,
+    removed:
+      `removed target "${r.name}" (generation ${r.generation}); running terminals and processes on it stay ` +
+      `until they end`,
     unchanged: `target "${r.name}" (generation ${r.generation}) is already ${r.state}`,
   };
   return line[change.action];

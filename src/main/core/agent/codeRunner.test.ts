@@ -265,7 +265,9 @@ describe('runCode stops what it started', () => {
       const dir = mkdtempSync(join(tmpdir(), 'sb-code-'));
       let calls = 0;
       const r = await runCode(localEnv(dir), {
-        code: `import switchboard_tools as t\nprint("before", flush=True)\nt.write_file("big", "z" * (${MAX_FRAME_CHARS + 1024}))\nprint("after")`,
+        code:
+          `import switchboard_tools as t\nprint("before", flush=True)\nt.write_file("big", ` +
+          `"z" * (${MAX_FRAME_CHARS + 1024}))\nprint("after")`,
         cwd: dir,
         timeoutMs: 60_000,
         tools: toolDefs,

@@ -197,6 +197,7 @@ export async function runCode(env: Environment, opts: RunOptions): Promise<RunRe
       try {
         req = JSON.parse(json) as Request;
       } catch {
+        // the script sent garbage: it gets the error as its answer
         reply({ id: 0, ok: false, error: 'malformed tool call' });
         return;
       }

@@ -412,17 +412,20 @@ describe('/mcp as plain HTTP (what the SDK transport would answer, in JSON)', ()
     });
   const list = (id: number) => ({ jsonrpc: '2.0', id, method: 'tools/list' });
 
-  it('answers a request with one JSON body, a batch with an array in order, a notification alone with 202', async () => {
-    const one = await post(JSON.stringify(list(1)));
-    expect([one.status, one.headers.get('content-type')]).toEqual([200, 'application/json']);
-    expect(((await one.json()) as { id: number; result: { tools: unknown[] } }).result.tools).toHaveLength(
-      mcpTools().length,
-    );
-    const batch = (await (await post(JSON.stringify([list(2), list(3)]))).json()) as { id: number }[];
-    expect(batch.map((m) => m.id)).toEqual([2, 3]);
-    const note = await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
-    expect([note.status, await note.text()]).toEqual([202, '']);
-  });
+  it(
+    'answers a request with one JSON body, ' + 'a batch with an array in order, a notification alone with 202',
+    async () => {
+      const one = await post(JSON.stringify(list(1)));
+      expect([one.status, one.headers.get('content-type')]).toEqual([200, 'application/json']);
+      expect(((await one.json()) as { id: number; result: { tools: unknown[] } }).result.tools).toHaveLength(
+        mcpTools().length,
+      );
+      const batch = (await (await post(JSON.stringify([list(2), list(3)]))).json()) as { id: number }[];
+      expect(batch.map((m) => m.id)).toEqual([2, 3]);
+      const note = await post(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+      expect([note.status, await note.text()]).toEqual([202, '']);
+    },
+  );
 
   it('refuses what the protocol does not allow, each with its status and one JSON-RPC error', async () => {
     const cases: [Response, number, number, RegExp][] = [

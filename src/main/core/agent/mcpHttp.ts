@@ -70,7 +70,9 @@ class OnePostTransport implements Transport {
     private readonly settled: (id: RequestId) => void,
   ) {}
 
-  async start(): Promise<void> {}
+  async start(): Promise<void> {
+    // Nothing to start: the HTTP server that owns this transport is already listening.
+  }
 
   async send(message: JSONRPCMessage): Promise<void> {
     if (this.closed || this.finished) return;
@@ -142,7 +144,9 @@ function readBody(req: IncomingMessage, res: ServerResponse): Promise<string | u
         res,
         413,
         -32000,
-        `Payload Too Large: the body is over the ${mib(MAX_REQUEST_BYTES)} a request may be; write a large file in parts of at most ${mib(MAX_FILE_CONTENT_CHARS)}, and put a long command in a file`,
+        `Payload Too Large: the body is over the ${mib(MAX_REQUEST_BYTES)} a request may be; ` +
+          `write a large file in parts of at most ${mib(MAX_FILE_CONTENT_CHARS)}, ` +
+          `and put a long command in a file`,
       );
       resolve(undefined);
     });
@@ -169,6 +173,7 @@ async function readMessages(req: IncomingMessage, res: ServerResponse): Promise<
   try {
     raw = JSON.parse(text);
   } catch {
+    // not JSON: the client gets the JSON-RPC parse error
     jsonError(res, 400, -32700, 'Parse error: Invalid JSON');
     return undefined;
   }
@@ -193,7 +198,8 @@ async function readMessages(req: IncomingMessage, res: ServerResponse): Promise<
       res,
       400,
       -32000,
-      `Bad Request: Unsupported protocol version: ${version} (supported versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+      `Bad Request: Unsupported protocol version: ${version} (supported ` +
+        `versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
     );
     return undefined;
   }
@@ -218,6 +224,7 @@ export function mcpHttpHandler(callTool: ToolCaller): McpHttp {
   const running = new Map<string, Set<OnePostTransport>>();
   const keyOf = (session: string, id: RequestId): string => JSON.stringify([session, id]);
   const close = async (): Promise<void> => {
+    // Shutting down: a transport that fails to close is gone anyway.
     await Promise.all([...open].map((t) => t.close().catch(() => undefined)));
   };
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -286,7 +293,7 @@ export function mcpHttpHandler(callTool: ToolCaller): McpHttp {
       res.once('close', () => {
         open.delete(transport);
         for (const id of requests) settled(id);
-        if (!answered) void server.close().catch(() => undefined);
+        if (!answered) void server.close().catch(() => undefined); // its client went away: nothing is left to tell
       });
       await server.connect(transport);
       // In order: a request is running from the moment its Server has it, and a cancel reaches the POST (this one or

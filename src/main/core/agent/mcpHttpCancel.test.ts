@@ -88,76 +88,87 @@ function approveLate(p: PendingApproval): unknown {
 }
 
 describe('/mcp calls whose client gave up', () => {
-  it('notifications/cancelled in a POST of its own withdraws the pending approval at once; a late approve runs nothing', async () => {
-    const dir = canary('cancelled');
-    const command = 'rm -rf ./cancelled';
-    const asked = post(callMessage(11, command));
-    const p = await held(command);
-    const changes: number[] = [];
-    const off = host.core.approvals.onChange((list) => changes.push(list.length));
-    const cancel = await post(cancelMessage(11));
-    expect(cancel.status).toBe(202);
-    await until(() => !host.core.approvals.list().some((x) => x.id === p.id), 'the approval left the queue', 20);
-    off();
-    expect(changes.length).toBeGreaterThan(0);
-    expect(approveLate(p)).toMatchObject({ code: 'bad_request', message: `no pending approval ${p.id}` });
-    // The POST that asked is answered with nothing: its request was cancelled.
-    const answer = await asked;
-    expect([answer.status, await answer.text()]).toEqual([202, '']);
-    await new Promise((r) => setTimeout(r, 300));
-    expect(existsSync(join(dir, 'keep'))).toBe(true);
-    expect(host.core.activity.list(5).find((e) => e.summary.includes(command))).toMatchObject({
-      status: 'cancelled',
-      approval: { by: 'withdrawn' },
-    });
-  });
-
-  it('an MCP client whose request timed out withdraws the pending approval (the SDK sends the cancel in a POST of its own)', async () => {
-    const dir = canary('timed-out');
-    const command = 'rm -rf ./timed-out';
-    const client = new Client({ name: 'cancel-test', version: '1' });
-    await client.connect(
-      new StreamableHTTPClientTransport(new URL(`${host.url}mcp`), {
-        requestInit: { headers: { authorization: `Bearer ${host.server.token}` } },
-      }),
-    );
-    try {
-      const call = client.callTool({ name: 'terminal', arguments: { command } }, undefined, { timeout: 1000 }).then(
-        () => 'answered',
-        (err: unknown) => err,
-      );
+  it(
+    'notifications/cancelled in a POST of its own withdraws the pending approval at once; ' +
+      'a late approve runs nothing',
+    async () => {
+      const dir = canary('cancelled');
+      const command = 'rm -rf ./cancelled';
+      const asked = post(callMessage(11, command));
       const p = await held(command);
-      expect(await call).toMatchObject({ code: ErrorCode.RequestTimeout });
+      const changes: number[] = [];
+      const off = host.core.approvals.onChange((list) => changes.push(list.length));
+      const cancel = await post(cancelMessage(11));
+      expect(cancel.status).toBe(202);
+      await until(() => !host.core.approvals.list().some((x) => x.id === p.id), 'the approval left the queue', 20);
+      off();
+      expect(changes.length).toBeGreaterThan(0);
+      expect(approveLate(p)).toMatchObject({ code: 'bad_request', message: `no pending approval ${p.id}` });
+      // The POST that asked is answered with nothing: its request was cancelled.
+      const answer = await asked;
+      expect([answer.status, await answer.text()]).toEqual([202, '']);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(existsSync(join(dir, 'keep'))).toBe(true);
+      expect(host.core.activity.list(5).find((e) => e.summary.includes(command))).toMatchObject({
+        status: 'cancelled',
+        approval: { by: 'withdrawn' },
+      });
+    },
+  );
+
+  it(
+    'an MCP client whose request timed out withdraws the pending approval (the SDK sends the cancel in a POST ' +
+      'of its own)',
+    async () => {
+      const dir = canary('timed-out');
+      const command = 'rm -rf ./timed-out';
+      const client = new Client({ name: 'cancel-test', version: '1' });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(`${host.url}mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${host.server.token}` } },
+        }),
+      );
+      try {
+        const call = client.callTool({ name: 'terminal', arguments: { command } }, undefined, { timeout: 1000 }).then(
+          () => 'answered',
+          (err: unknown) => err,
+        );
+        const p = await held(command);
+        expect(await call).toMatchObject({ code: ErrorCode.RequestTimeout });
+        await until(() => !host.core.approvals.list().some((x) => x.id === p.id), 'the approval left the queue', 20);
+        expect(approveLate(p)).toMatchObject({ code: 'bad_request' });
+        expect(existsSync(join(dir, 'keep'))).toBe(true);
+        // The client goes on: its next call is answered.
+        const next = (await client.callTool({ name: 'terminal', arguments: { command: 'echo after' } })) as {
+          content: Array<{ text: string }>;
+        };
+        expect(next.content[0]?.text).toContain('after');
+      } finally {
+        await client.close();
+      }
+    },
+  );
+
+  it(
+    'a client that drops its connection withdraws the pending ' + 'approval at once; a late approve runs nothing',
+    async () => {
+      const dir = canary('dropped');
+      const command = 'rm -rf ./dropped';
+      const body = JSON.stringify(callMessage(12, command));
+      const req = request(`${host.url}mcp`, {
+        method: 'POST',
+        headers: { ...headers(), 'content-length': Buffer.byteLength(body) },
+      });
+      req.on('error', () => undefined);
+      req.end(body);
+      const p = await held(command);
+      req.destroy();
       await until(() => !host.core.approvals.list().some((x) => x.id === p.id), 'the approval left the queue', 20);
       expect(approveLate(p)).toMatchObject({ code: 'bad_request' });
+      await new Promise((r) => setTimeout(r, 300));
       expect(existsSync(join(dir, 'keep'))).toBe(true);
-      // The client goes on: its next call is answered.
-      const next = (await client.callTool({ name: 'terminal', arguments: { command: 'echo after' } })) as {
-        content: Array<{ text: string }>;
-      };
-      expect(next.content[0]?.text).toContain('after');
-    } finally {
-      await client.close();
-    }
-  });
-
-  it('a client that drops its connection withdraws the pending approval at once; a late approve runs nothing', async () => {
-    const dir = canary('dropped');
-    const command = 'rm -rf ./dropped';
-    const body = JSON.stringify(callMessage(12, command));
-    const req = request(`${host.url}mcp`, {
-      method: 'POST',
-      headers: { ...headers(), 'content-length': Buffer.byteLength(body) },
-    });
-    req.on('error', () => undefined);
-    req.end(body);
-    const p = await held(command);
-    req.destroy();
-    await until(() => !host.core.approvals.list().some((x) => x.id === p.id), 'the approval left the queue', 20);
-    expect(approveLate(p)).toMatchObject({ code: 'bad_request' });
-    await new Promise((r) => setTimeout(r, 300));
-    expect(existsSync(join(dir, 'keep'))).toBe(true);
-  });
+    },
+  );
 
   it('notifications/cancelled in a POST of its own stops a running command; the next call is served', async () => {
     const s = uniqueSleep();

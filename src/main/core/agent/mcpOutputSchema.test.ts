@@ -65,7 +65,7 @@ async function fails(name: string, args: Record<string, unknown>, text: RegExp):
 }
 
 describe('outputSchema through the MCP SDK Client', () => {
-  it('every tool lists an object outputSchema derived from its result schema, and the list stays the same', async () => {
+  it('every tool lists an object outputSchema derived from its result schema; the list stays the same', async () => {
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([...toolNames].sort());
     for (const t of tools) {

@@ -18,7 +18,6 @@ import * as z from 'zod';
 import { errorLine, toErrorPayload } from '../../../shared/errors.js';
 import type { ToolResult } from '../../../shared/tools.js';
 import type { ProgressNote } from '../../../shared/api.js';
-import type { ToolDef } from '../tools/toolDef.js';
 import { toolDefs } from '../tools/toolDefs.js';
 
 /**

@@ -121,7 +121,7 @@ _m.SwitchboardToolError = SwitchboardToolError
 
 `;
 
-const BOOTSTRAP_TAIL = String.raw`sys.modules["switchboard_tools"] = _m
+const BOOTSTRAP_TAIL = `sys.modules["switchboard_tools"] = _m
 sys.argv = ["<execute_code>"]
 _g = {"__name__": "__main__", "__builtins__": __builtins__}
 try:
@@ -174,7 +174,8 @@ export function scriptFunction(def: ToolDef): string {
 export function pythonBootstrap(defs: readonly ToolDef[]): string {
   const tools = scriptTools(defs);
   const names = tools.map((d) => d.name);
-  const register = `for _f in (${names.join(', ')}${names.length === 1 ? ',' : ''}):\n    setattr(_m, _f.__name__, _f)\n`;
+  const tuple = `(${names.join(', ')}${names.length === 1 ? ',' : ''})`;
+  const register = `for _f in ${tuple}:\n    setattr(_m, _f.__name__, _f)\n`;
   return BOOTSTRAP_HEAD + tools.map(scriptFunction).join('\n') + register + BOOTSTRAP_TAIL;
 }
 
@@ -185,5 +186,8 @@ export function pythonBootstrap(defs: readonly ToolDef[]): string {
  */
 export function bootstrapCommand(defs: readonly ToolDef[]): string {
   const missing = `command -v python3 >/dev/null 2>&1 || { echo 'python3: not found'; read -r _; exit 127; }`;
-  return `${missing}\nPYTHONIOENCODING=utf-8 PYTHONDONTWRITEBYTECODE=1 exec python3 -u -c ${shellQuote(pythonBootstrap(defs))}`;
+  return (
+    `${missing}\nPYTHONIOENCODING=utf-8 PYTHONDONTWRITEBYTECODE=1 exec python3 -u ` +
+    `-c ${shellQuote(pythonBootstrap(defs))}`
+  );
 }

@@ -17,6 +17,11 @@ export interface Decided {
 
 type Settled = Omit<Decided, 'waited_ms'>;
 
+/** Who decided, as the audit log and an outcome say it: where a person answered (ui, cli), or what decided instead. */
+export function decidedBy(d: Pick<Decided, 'by' | 'decider'>): string {
+  return d.by === 'person' ? (d.decider ?? 'person') : d.by;
+}
+
 interface Pending {
   approval: PendingApproval;
   resolve: (d: Decided) => void;

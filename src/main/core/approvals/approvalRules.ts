@@ -199,6 +199,7 @@ function fileStamp(path: string): string {
     const s = statSync(path);
     return `${s.mtimeMs}:${s.size}:${s.ino}`;
   } catch {
+    // no file: no rules
     return 'absent';
   }
 }
@@ -212,13 +213,16 @@ export function readRules(path: string): { rules: ApprovalRule[]; problem?: stri
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { rules: [] };
     return {
       rules: [],
-      problem: `approvals.json cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}); no "always allow" rules apply`,
+      problem:
+        `approvals.json cannot be read (${(err as NodeJS.ErrnoException).code ?? 'error'}); ` +
+        `no "always allow" rules apply`,
     };
   }
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
+    // the problem says so, in the window and in doctor
     return {
       rules: [],
       problem: 'approvals.json is not valid JSON; no "always allow" rules apply until it is fixed or removed',
@@ -230,7 +234,9 @@ export function readRules(path: string): { rules: ApprovalRule[]; problem?: stri
     const where = issue?.path.length ? ` at ${issue.path.join('.')}` : '';
     return {
       rules: [],
-      problem: `approvals.json is malformed${where}: ${issue?.message ?? 'unexpected shape'}; no "always allow" rules apply until it is fixed or removed`,
+      problem:
+        `approvals.json is malformed${where}: ${issue?.message ?? 'unexpected shape'}; ` +
+        `no "always allow" rules apply until it is fixed or removed`,
     };
   }
   // `stale` is worked out when rules are shown, never taken from the file.

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PendingApproval } from '../../../shared/approvals.js';
 import type { ActivityEntry } from '../../../shared/api.js';
-import { SwitchboardError } from '../../../shared/errors.js';
+import type { SwitchboardError } from '../../../shared/errors.js';
 import { Core } from '../core.js';
 import { localProvider } from '../backends/local/localProvider.js';
 import { makeTestCore, type TestCore } from '../tools/testCore.js';
@@ -259,74 +259,82 @@ describe('the approval step', () => {
     expect(existsSync(join(c.dirs.a!, '.env'))).toBe(false);
   });
 
-  it('the profile is refused to agents in every mode: writes into it, reads of core.json, through .. from the target', async () => {
-    onTestFinished(ownHome());
-    for (const mode of ['ask', 'off'] as const) {
+  it(
+    'the profile is refused to agents in every mode: writes into it, reads of core.json, through .. ' +
+      'from the target',
+    async () => {
+      onTestFinished(ownHome());
+      for (const mode of ['ask', 'off'] as const) {
+        t = await makeTestCore(['a'], {
+          extra: `approvals:\n  mode: ${mode}\n`,
+          files: { 'core.json': '{"token":"secret"}\n' },
+        });
+        const c = t;
+        const config = readFileSync(join(c.home, 'config.yaml'), 'utf8');
+        // The target's cwd is a sibling of the profile: ../home is the profile.
+        for (const [tool, args] of [
+          ['write_file', { path: '../home/config.yaml', content: 'approvals: {mode: off}\n' }],
+          ['patch', { path: '../home/config.yaml', old_string: 'mode', new_string: 'mode' }],
+          ['read_file', { path: '../home/core.json' }],
+          ['terminal', { command: 'echo "approvals: {mode: off}" >> ../home/config.yaml' }],
+          ['terminal', { command: 'cat ../home/core.json' }],
+          ['execute_code', { code: "print(open('../home/core.json').read())" }],
+        ] as const) {
+          const err = await failure(c.core.callTool(tool, args, 'mcp'));
+          expect(err.code, `${tool} ${JSON.stringify(args)}`).toBe('approval_denied');
+          expect(err.message).toMatch(/Switchboard (profile|agent token)/);
+          expect(c.core.approvals.list()).toEqual([]);
+        }
+        expect(readFileSync(join(c.home, 'config.yaml'), 'utf8')).toBe(config);
+        expect(await auditLines(c)).toEqual(
+          Array(6).fill(expect.objectContaining({ outcome: 'refuse', by: 'policy', verdict: 'hardline' })),
+        );
+        // Reading the config (not the token) is not the policy's to refuse (inside the sandbox the profile is simply
+        // not there), and work in the workspace goes on.
+        const readConfig = await c.core.callTool('read_file', { path: '../home/config.yaml' }, 'mcp').then(
+          () => undefined,
+          (e: { code?: string }) => e,
+        );
+        expect(readConfig?.code).not.toBe('approval_denied');
+        expect(await c.core.callTool('write_file', { path: 'notes.txt', content: 'x' }, 'mcp')).toMatchObject({
+          bytes_written: 1,
+        });
+        await c.close();
+        t = undefined;
+      }
+    },
+  );
+
+  it(
+    'a symlink into the profile does not get a write or a token read past the guard; ' +
+      'a search above the profile asks',
+    async () => {
+      onTestFinished(ownHome());
       t = await makeTestCore(['a'], {
-        extra: `approvals:\n  mode: ${mode}\n`,
+        extra: 'approvals:\n  mode: ask\n',
         files: { 'core.json': '{"token":"secret"}\n' },
       });
       const c = t;
+      symlinkSync(c.home, join(c.dirs.a!, 'innocent'));
       const config = readFileSync(join(c.home, 'config.yaml'), 'utf8');
-      // The target's cwd is a sibling of the profile: ../home is the profile.
       for (const [tool, args] of [
-        ['write_file', { path: '../home/config.yaml', content: 'approvals: {mode: off}\n' }],
-        ['patch', { path: '../home/config.yaml', old_string: 'mode', new_string: 'mode' }],
-        ['read_file', { path: '../home/core.json' }],
-        ['terminal', { command: 'echo "approvals: {mode: off}" >> ../home/config.yaml' }],
-        ['terminal', { command: 'cat ../home/core.json' }],
-        ['execute_code', { code: "print(open('../home/core.json').read())" }],
+        ['write_file', { path: 'innocent/config.yaml', content: 'approvals: {mode: off}\n' }],
+        ['read_file', { path: 'innocent/core.json' }],
+        ['write_file', { path: 'innocent/plugins/evil/plugin.yaml', content: 'kind: backend\n' }],
       ] as const) {
         const err = await failure(c.core.callTool(tool, args, 'mcp'));
         expect(err.code, `${tool} ${JSON.stringify(args)}`).toBe('approval_denied');
         expect(err.message).toMatch(/Switchboard (profile|agent token)/);
-        expect(c.core.approvals.list()).toEqual([]);
       }
       expect(readFileSync(join(c.home, 'config.yaml'), 'utf8')).toBe(config);
-      expect(await auditLines(c)).toEqual(
-        Array(6).fill(expect.objectContaining({ outcome: 'refuse', by: 'policy', verdict: 'hardline' })),
-      );
-      // Reading the config (not the token) is not the policy's to refuse (inside the sandbox the profile is simply not
-      // there), and work in the workspace goes on.
-      const readConfig = await c.core.callTool('read_file', { path: '../home/config.yaml' }, 'mcp').then(
-        () => undefined,
-        (e: { code?: string }) => e,
-      );
-      expect(readConfig?.code).not.toBe('approval_denied');
-      expect(await c.core.callTool('write_file', { path: 'notes.txt', content: 'x' }, 'mcp')).toMatchObject({
-        bytes_written: 1,
-      });
-      await c.close();
-      t = undefined;
-    }
-  });
-
-  it('a symlink into the profile does not get a write or a token read past the guard; a search above the profile asks', async () => {
-    onTestFinished(ownHome());
-    t = await makeTestCore(['a'], {
-      extra: 'approvals:\n  mode: ask\n',
-      files: { 'core.json': '{"token":"secret"}\n' },
-    });
-    const c = t;
-    symlinkSync(c.home, join(c.dirs.a!, 'innocent'));
-    const config = readFileSync(join(c.home, 'config.yaml'), 'utf8');
-    for (const [tool, args] of [
-      ['write_file', { path: 'innocent/config.yaml', content: 'approvals: {mode: off}\n' }],
-      ['read_file', { path: 'innocent/core.json' }],
-      ['write_file', { path: 'innocent/plugins/evil/plugin.yaml', content: 'kind: backend\n' }],
-    ] as const) {
-      const err = await failure(c.core.callTool(tool, args, 'mcp'));
-      expect(err.code, `${tool} ${JSON.stringify(args)}`).toBe('approval_denied');
-      expect(err.message).toMatch(/Switchboard (profile|agent token)/);
-    }
-    expect(readFileSync(join(c.home, 'config.yaml'), 'utf8')).toBe(config);
-    expect(existsSync(join(c.home, 'plugins', 'evil'))).toBe(false);
-    const search = c.core.callTool('search_files', { pattern: 'token', target: 'content', path: '..' }, 'mcp');
-    const p = await nextPending(c.core);
-    expect((p.reasons ?? []).join(' ')).toMatch(/core\.json with the agent token/);
-    c.core.approvals.decide({ id: p.id, decision: 'deny' }, 'ui');
-    await failure(search);
-  });
+      expect(existsSync(join(c.home, 'plugins', 'evil'))).toBe(false);
+      const search = c.core.callTool('search_files', { pattern: 'token', target: 'content', path: '..' }, 'mcp');
+      const p = await nextPending(c.core);
+      expect((p.reasons ?? []).join(' ')).toMatch(/core\.json with the agent token/);
+      c.core.approvals.decide({ id: p.id, decision: 'deny' }, 'ui');
+      await failure(search);
+    },
+  );
 
   it('input written to a background shell is judged like a command; REPL lines and answers are not', async () => {
     const c = await core('ask');

@@ -16,7 +16,7 @@ import { specFingerprint } from '../registry/specFingerprint.js';
 import type { Sessions } from '../sessions/sessions.js';
 import type { ToolDef } from '../tools/toolDef.js';
 import type { AuditLog } from '../dispatch/audit.js';
-import type { ApprovalBroker, Decided } from './approvalBroker.js';
+import { decidedBy, type ApprovalBroker, type Decided } from './approvalBroker.js';
 import type { ApprovalRules, RuleKey } from './approvalRules.js';
 import type { CommandPolicy, JudgeContext, Judgement, PolicyCall } from './policy/commandPolicy.js';
 import { resolvePath } from './policy/paths.js';
@@ -152,7 +152,8 @@ export function assertBound(
   if (!now || now.identity !== approved.identity) {
     throw new ApprovalRefused(
       { decision: 'refuse', by: 'binding', reason: 'target changed' },
-      `refused: the approval was for ${approved.identity}, but target "${approved.name}" is now ${now ? now.identity : 'gone'}`,
+      `refused: the approval was for ${approved.identity}, but target "${approved.name}" is ` +
+        `now ${now ? now.identity : 'gone'}`,
       'approvals do not carry to another target or generation; make the call again',
     );
   }
@@ -222,7 +223,9 @@ function reasonLine(c: PolicyClassification): string {
 
 /** A command with most of the shell's forms in it, classified once the policy is loaded (see warm). */
 const warmUpCommand =
-  'cd /tmp && ls -la "$HOME" | grep -v x > /dev/null 2>&1; echo $(date) `id -u` <(true) || for f in a b; do X=1 sh -c "$f"; done & python3 -c "import os; print(os.path.join(\'a\', f\'{1}\'))"; node -e "require(\'fs\').existsSync(`x`)"';
+  'cd /tmp && ls -la "$HOME" | grep -v x > /dev/null 2>&1; echo $(date) `id -u` <(true) || for f in a b; ' +
+  'do X=1 sh -c "$f"; done & python3 -c "import os; print(os.path.join(\'a\', f\'{1}\'))"; ' +
+  'node -e "require(\'fs\').existsSync(`x`)"';
 
 export class CommandApprovals {
   private policyLoad: Promise<CommandPolicy> | undefined;
@@ -483,7 +486,8 @@ export class CommandApprovals {
           ? 'Switchboard never runs this for an agent; a person can run it in a terminal pane'
           : // Under off, only what the policy could not read is refused (policy/commandPolicy.ts decide).
             mode === 'off'
-            ? 'approvals.mode: off asks nobody, and what is too long to check runs only when a person approves it; set it to ask to be asked, or send less'
+            ? 'approvals.mode: off asks nobody, and what is too long to check runs only when a person approves ' +
+              'it; set it to ask to be asked, or send less'
             : 'approvals.mode: deny refuses dangerous commands without asking; set it to ask to be asked',
       );
     }
@@ -611,7 +615,7 @@ function outcomeOf(d: Decided): ApprovalOutcome {
   return {
     decision: d.decision,
     ...(d.decision === 'approve' ? { scope: d.scope } : {}),
-    by: d.by === 'person' ? (d.decider ?? 'person') : d.by,
+    by: decidedBy(d),
     ...(d.reason ? { reason: d.reason } : {}),
     waited_ms: d.waited_ms,
   };

@@ -53,7 +53,8 @@ describe('a command over the command cap', () => {
     const err = await thrown(c.core.callTool('terminal', { command }, 'mcp'));
     expect(err.code).toBe('bad_request');
     expect(err.message).toBe(
-      'terminal: command: the command is 1.0 MiB, over the 1.0 MiB it may be; write long content to a file with write_file and run a command that reads it',
+      'terminal: command: the command is 1.0 MiB, over the 1.0 MiB it may be; ' +
+        'write long content to a file with write_file and run a command that reads it',
     );
     expect(c.core.approvals.list()).toEqual([]);
     expect(existsSync(join(c.dirs.a!, 'big.txt'))).toBe(false);

@@ -12,7 +12,8 @@ const env = loadDockerEnv();
 
 describeRunAttacksOn('docker (busybox)', async () => {
   if (!env?.image) return undefined;
-  const base = `backend: docker, docker_image: "${env.image}", docker_host: "unix://${env.socket}", docker_network: none`;
+  const base =
+    `backend: docker, docker_image: "${env.image}", ` + `docker_host: "unix://${env.socket}", docker_network: none`;
   // A managed container skips the guards (dangerous runs unasked there); one that mounts a host directory does not.
   const mount = mkdtempSync(join(tmpdir(), 'sb-runs-docker-'));
   const t = await makeTestCore(['d'], {

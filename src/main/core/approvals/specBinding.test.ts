@@ -60,69 +60,80 @@ async function run(c: Core, target: string, answer: 'session' | 'always' | 'deny
 const owner = { provider: 'ctl', owner_id: 'o1' };
 
 describe('approvals are bound to the spec a target had', () => {
-  it('a session approval does not carry to the same generation with another spec (a registry edited by hand)', async () => {
-    const c = await core();
-    const registry = c.core.runtime as Registry;
-    await registry.register({ name: 'rt', spec: { backend: 'local', cwd: c.dirs.a }, generation: 'g1', ...owner });
-    expect(await run(c.core, 'rt', 'session')).toBe('asked');
-    expect(await run(c.core, 'rt')).toBe('ran');
-    // The registry refuses g1 with another spec; the file is rewritten behind its back instead.
-    const file = join(c.home, 'runtime-targets.json');
-    writeFileSync(file, readFileSync(file, 'utf8').replace(JSON.stringify(c.dirs.a), JSON.stringify(c.dirs.b)), {
-      mode: 0o600,
-    });
-    c.core.targets.refresh();
-    expect(c.core.targets.snapshot('rt')).toMatchObject({ identity: 'rt#g1', spec: { cwd: c.dirs.b } });
-    expect(await run(c.core, 'rt')).toBe('asked');
-  });
+  it(
+    'a session approval does not carry to the same generation ' + 'with another spec (a registry edited by hand)',
+    async () => {
+      const c = await core();
+      const registry = c.core.runtime as Registry;
+      await registry.register({ name: 'rt', spec: { backend: 'local', cwd: c.dirs.a }, generation: 'g1', ...owner });
+      expect(await run(c.core, 'rt', 'session')).toBe('asked');
+      expect(await run(c.core, 'rt')).toBe('ran');
+      // The registry refuses g1 with another spec; the file is rewritten behind its back instead.
+      const file = join(c.home, 'runtime-targets.json');
+      writeFileSync(file, readFileSync(file, 'utf8').replace(JSON.stringify(c.dirs.a), JSON.stringify(c.dirs.b)), {
+        mode: 0o600,
+      });
+      c.core.targets.refresh();
+      expect(c.core.targets.snapshot('rt')).toMatchObject({ identity: 'rt#g1', spec: { cwd: c.dirs.b } });
+      expect(await run(c.core, 'rt')).toBe('asked');
+    },
+  );
 
-  it('registering a removed generation again with another spec is refused; with its own spec its session approval holds again', async () => {
-    const c = await core();
-    const registry = c.core.runtime as Registry;
-    await registry.register({ name: 'rt', spec: { backend: 'local', cwd: c.dirs.a }, generation: 'g1', ...owner });
-    expect(await run(c.core, 'rt', 'session')).toBe('asked');
-    await registry.remove({ name: 'rt', ...owner });
-    await expect(
-      registry.register({ name: 'rt', spec: { backend: 'local', cwd: c.dirs.b }, generation: 'g1', ...owner }),
-    ).rejects.toMatchObject({ code: 'registry_conflict' });
-    expect(() => c.core.targets.snapshot('rt')).toThrow(/unknown target/);
-    await registry.register({ name: 'rt', spec: { backend: 'local', cwd: c.dirs.a }, generation: 'g1', ...owner });
-    expect(await run(c.core, 'rt')).toBe('ran');
-  });
+  it(
+    'registering a removed generation again with another spec is refused; ' +
+      'with its own spec its session approval holds again',
+    async () => {
+      const c = await core();
+      const registry = c.core.runtime as Registry;
+      await registry.register({ name: 'rt', spec: { backend: 'local', cwd: c.dirs.a }, generation: 'g1', ...owner });
+      expect(await run(c.core, 'rt', 'session')).toBe('asked');
+      await registry.remove({ name: 'rt', ...owner });
+      await expect(
+        registry.register({ name: 'rt', spec: { backend: 'local', cwd: c.dirs.b }, generation: 'g1', ...owner }),
+      ).rejects.toMatchObject({ code: 'registry_conflict' });
+      expect(() => c.core.targets.snapshot('rt')).toThrow(/unknown target/);
+      await registry.register({ name: 'rt', spec: { backend: 'local', cwd: c.dirs.a }, generation: 'g1', ...owner });
+      expect(await run(c.core, 'rt')).toBe('ran');
+    },
+  );
 
-  it('an always rule follows a runtime target to a new generation with the same spec, stops at another spec and shows stale', async () => {
-    const c = await core();
-    const registry = c.core.runtime as Registry;
-    await registry.register({ name: 'rt', spec: { backend: 'local', cwd: c.dirs.a }, generation: 'g1', ...owner });
-    expect(await run(c.core, 'rt', 'always')).toBe('asked');
-    const rules = (await c.core.invoke('approvals.rules', {}, asPerson)) as ApprovalRule[];
-    expect(rules).toEqual([
-      expect.objectContaining({
-        execution_target: 'rt',
-        spec_fingerprint: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
-        stale: false,
-      }),
-    ]);
-    await registry.register({
-      name: 'rt',
-      spec: { backend: 'local', cwd: c.dirs.a },
-      generation: 'g2',
-      replace: true,
-      ...owner,
-    });
-    expect(await run(c.core, 'rt')).toBe('ran');
-    await registry.register({
-      name: 'rt',
-      spec: { backend: 'local', cwd: c.dirs.b },
-      generation: 'g3',
-      replace: true,
-      ...owner,
-    });
-    expect(await c.core.invoke('approvals.rules', {}, asPerson)).toEqual([
-      expect.objectContaining({ id: rules[0]!.id, stale: true }),
-    ]);
-    expect(await run(c.core, 'rt')).toBe('asked');
-  });
+  it(
+    'an always rule follows a runtime target to a new generation with the same spec, ' +
+      'stops at another spec and shows stale',
+    async () => {
+      const c = await core();
+      const registry = c.core.runtime as Registry;
+      await registry.register({ name: 'rt', spec: { backend: 'local', cwd: c.dirs.a }, generation: 'g1', ...owner });
+      expect(await run(c.core, 'rt', 'always')).toBe('asked');
+      const rules = (await c.core.invoke('approvals.rules', {}, asPerson)) as ApprovalRule[];
+      expect(rules).toEqual([
+        expect.objectContaining({
+          execution_target: 'rt',
+          spec_fingerprint: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+          stale: false,
+        }),
+      ]);
+      await registry.register({
+        name: 'rt',
+        spec: { backend: 'local', cwd: c.dirs.a },
+        generation: 'g2',
+        replace: true,
+        ...owner,
+      });
+      expect(await run(c.core, 'rt')).toBe('ran');
+      await registry.register({
+        name: 'rt',
+        spec: { backend: 'local', cwd: c.dirs.b },
+        generation: 'g3',
+        replace: true,
+        ...owner,
+      });
+      expect(await c.core.invoke('approvals.rules', {}, asPerson)).toEqual([
+        expect.objectContaining({ id: rules[0]!.id, stale: true }),
+      ]);
+      expect(await run(c.core, 'rt')).toBe('asked');
+    },
+  );
 
   it('an always rule stops matching when its config target is edited, and the window is told it is stale', async () => {
     const c = await core();

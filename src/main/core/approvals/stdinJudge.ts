@@ -106,7 +106,7 @@ export class StdinJudge {
   async serial<T>(id: string, work: () => Promise<T>): Promise<T> {
     const before = this.queues.get(id) ?? Promise.resolve();
     const run = before.then(work, work);
-    const tail = run.catch(() => undefined);
+    const tail = run.catch(() => undefined); // the queue only orders; each caller awaits its own run
     this.queues.set(id, tail);
     void tail.then(() => {
       if (this.queues.get(id) === tail) this.queues.delete(id);

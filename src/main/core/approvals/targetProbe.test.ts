@@ -72,12 +72,15 @@ describe.each([false, true])('the probe script (realpath missing: %s)', (without
     expect(facts.files.get(join(root, 'h'))?.kind).toBe('unreadable');
   });
 
-  it('a large program (node, a compiled binary) is read as the binary it is, not as a script too large to check', () => {
-    const facts = run({ paths: new Set(), files: new Set([process.execPath]), git: new Set() }, withoutRealpath);
-    const fact = facts.files.get(process.execPath);
-    expect(fact?.kind).toBe('text');
-    expect(fact?.kind === 'text' && fact.text.startsWith('\x7fELF')).toBe(true);
-  });
+  it(
+    'a large program (node, a compiled binary) is read as the ' + 'binary it is, not as a script too large to check',
+    () => {
+      const facts = run({ paths: new Set(), files: new Set([process.execPath]), git: new Set() }, withoutRealpath);
+      const fact = facts.files.get(process.execPath);
+      expect(fact?.kind).toBe('text');
+      expect(fact?.kind === 'text' && fact.text.startsWith('\x7fELF')).toBe(true);
+    },
+  );
 
   it('reads git config and the executable hooks of core.hooksPath', (ctx) => {
     if (withoutRealpath) return ctx.skip();

@@ -32,10 +32,12 @@ function quote(s: string): string {
  * Where `realpath -m` is missing (busybox), the same by hand, one path at a time: follow links from the left, and
  * append what does not exist yet as written. The names are the probe's own: the session's variables stay as they were.
  */
-const realPathFn = `__sbp_r() {
+const realPathFn =
+  `__sbp_r() {
   __sbp_p=$1; __sbp_rest=; __sbp_n=0
   while [ $__sbp_n -lt 64 ]; do __sbp_n=$((__sbp_n+1))
-    if [ -L "$__sbp_p" ]; then __sbp_t=$(readlink -- "$__sbp_p"); case $__sbp_t in /*) __sbp_p=$__sbp_t;; *) __sbp_p=$(dirname -- "$__sbp_p")/$__sbp_t;; esac
+    if [ -L "$__sbp_p" ]; then __sbp_t=$(readlink -- "$__sbp_p"); case $__sbp_t in /*) __sbp_p=$__sbp_t;; ` +
+  `*) __sbp_p=$(dirname -- "$__sbp_p")/$__sbp_t;; esac
     elif [ -e "$__sbp_p" ]; then __sbp_p=$(readlink -f -- "$__sbp_p" 2>/dev/null || printf '%s' "$__sbp_p"); break
     elif [ "$__sbp_p" = / ] || [ -z "$__sbp_p" ]; then break
     else __sbp_rest=/$(basename -- "$__sbp_p")$__sbp_rest; __sbp_p=$(dirname -- "$__sbp_p"); fi
@@ -47,12 +49,14 @@ const realPathFn = `__sbp_r() {
  * One file's fact after its marker: missing, not a file, or its first MAX+1 bytes (more than MAX: too large). One
  * process per file (head), none for the tests.
  */
-const readFileFn = (mark: string): string => `__sbp_f() {
+const readFileFn = (mark: string): string =>
+  `__sbp_f() {
   if [ ! -e "$1" ]; then echo missing
   elif [ -d "$1" ]; then echo directory
   elif [ ! -f "$1" ]; then echo special
   elif [ ! -r "$1" ]; then echo unreadable
-  else echo text; command -p head -c ${MAX_PROBED_FILE_BYTES + 1} -- "$1" 2>/dev/null || head -c ${MAX_PROBED_FILE_BYTES + 1} -- "$1"; printf '\\n%s .\\n' ${mark}
+  else echo text; command -p head -c ${MAX_PROBED_FILE_BYTES + 1} -- "$1" 2>/dev/null || ` +
+  `head -c ${MAX_PROBED_FILE_BYTES + 1} -- "$1"; printf '\\n%s .\\n' ${mark}
   fi
 }`;
 
@@ -78,7 +82,9 @@ export function probeScript(
           `printf '%s R\\n' ${mark}`,
           // Printed only when realpath took every path: busybox's takes `-m` for a path, prints the paths it can and
           // fails, and its lines followed by the fallback's would pair paths with the wrong answers.
-          `if __sbp_o=$(command -p realpath -m -- ${quoted} 2>/dev/null) || __sbp_o=$(realpath -m -- ${quoted} 2>/dev/null); then printf '%s\\n' "$__sbp_o"; else for __sbp_x in ${quoted}; do __sbp_r "$__sbp_x"; done; fi`,
+          `if __sbp_o=$(command -p realpath -m -- ${quoted} 2>/dev/null) || ` +
+            `__sbp_o=$(realpath -m -- ${quoted} 2>/dev/null); then printf '%s\\n' "$__sbp_o"; ` +
+            `else for __sbp_x in ${quoted}; do __sbp_r "$__sbp_x"; done; fi`,
         ]
       : []),
     ...(files.length || dirs.length ? [readFileFn(mark)] : []),
@@ -89,13 +95,17 @@ export function probeScript(
         `printf '%s G ${i}\\n' ${mark}`,
         `if ! command -v git >/dev/null 2>&1; then echo nogit; elif cd -- ${quote(dir)} 2>/dev/null; then`,
         hooks
-          ? `  __sbp_h=$(git rev-parse --git-path hooks 2>/dev/null); case $__sbp_h in ''|/*) ;; *) __sbp_h="$PWD/$__sbp_h";; esac; echo "hooks $__sbp_h"`
+          ? `  __sbp_h=$(git rev-parse --git-path hooks 2>/dev/null); case $__sbp_h in ''|/*) ;; ` +
+            `*) __sbp_h="$PWD/$__sbp_h";; esac; echo "hooks $__sbp_h"`
           : '  echo nohooks',
         `  printf '%s C\\n' ${mark}; git config -l -z 2>/dev/null; printf '\\n'`,
         ...(hooks
           ? [
-              `  if [ -n "$__sbp_h" ]; then __sbp_n=0; for __sbp_x in "$__sbp_h"/*; do case $__sbp_x in *.sample) continue;; esac; [ -f "$__sbp_x" ] && [ -x "$__sbp_x" ] || continue`,
-              `    __sbp_n=$((__sbp_n+1)); [ $__sbp_n -gt ${MAX_FILES} ] && break; printf '%s H %s ' ${mark} "\${__sbp_x##*/}"; __sbp_f "$__sbp_x"; done; fi`,
+              `  if [ -n "$__sbp_h" ]; then __sbp_n=0; for __sbp_x in "$__sbp_h"/*; ` +
+                `do case $__sbp_x in *.sample) continue;; esac; [ -f "$__sbp_x" ] && [ -x "$__sbp_x" ] || ` +
+                `continue`,
+              `    __sbp_n=$((__sbp_n+1)); [ $__sbp_n -gt ${MAX_FILES} ] && break; ` +
+                `printf '%s H %s ' ${mark} "\${__sbp_x##*/}"; __sbp_f "$__sbp_x"; done; fi`,
             ]
           : []),
         `else echo nodir; fi`,
@@ -220,6 +230,7 @@ export function realPathOf(path: string): string {
     try {
       link = readlinkSync(p);
     } catch {
+      // not a link (or gone): the path is taken as it is
       link = undefined;
     }
     if (link !== undefined) {

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ToolResult } from '../../../shared/tools.js';
 import type { Core } from '../core.js';
-import { SwitchboardError } from '../../../shared/errors.js';
+import type { SwitchboardError } from '../../../shared/errors.js';
 
 export interface AttackEnv {
   core: Core;
@@ -74,6 +74,7 @@ export function describeRunAttacksOn(label: string, make: () => Promise<AttackEn
       if (!env) return;
       // The run directory goes as a person would let it: the delete asks, and the test approves it.
       const core = env.core;
+      // Test cleanup: the run directory may already be gone.
       const cleanup = call('terminal', { command: `rm -rf ${R}` }).catch(() => undefined);
       const pending = await waitPending(core);
       core.approvals.decide({ id: pending.id, decision: 'approve', scope: 'once' }, 'ui');
@@ -103,7 +104,7 @@ export function describeRunAttacksOn(label: string, make: () => Promise<AttackEn
       await sh(`chmod +x ${R}/x.sh`);
       for (const command of [`sh ${R}/x.sh`, `. ${R}/x.sh`, `./${R}/x.sh`, `sh < ${R}/x.sh`]) {
         const err = await denied('terminal', { command });
-        expect(err.message).toMatch(new RegExp(`recursive delete .*x\\.sh`));
+        expect(err.message).toMatch(/recursive delete .*x\.sh/);
       }
       // A harmless script runs without asking.
       await call('write_file', { path: `${R}/ok.sh`, content: 'echo fine\n' });
@@ -166,7 +167,8 @@ export function describeRunAttacksOn(label: string, make: () => Promise<AttackEn
       if (!env!.has.git) return;
       const repo = `${R}/repo`;
       await approvedSh(
-        `git init -q ${repo} && git -C ${repo} config user.email a@b && git -C ${repo} config user.name a && git -C ${repo} config core.hooksPath hooks && mkdir -p ${repo}/hooks`,
+        `git init -q ${repo} && git -C ${repo} config user.email a@b && git -C ${repo} config user.name a && ` +
+          `git -C ${repo} config core.hooksPath hooks && mkdir -p ${repo}/hooks`,
       );
       await call('write_file', { path: `${repo}/hooks/pre-commit`, content: `#!/bin/sh\nrm -rf ../canary\n` });
       await sh(`chmod +x ${repo}/hooks/pre-commit`);

@@ -22,7 +22,8 @@ describe.skipIf(!ssh || !docker)('backend libraries at Core start', () => {
     // Written when the Core is stopped (SIGTERM), before its own handler runs.
     writeFileSync(
       preload,
-      "process.on('SIGTERM', () => require('node:fs').writeFileSync(process.env.SB_TEST_LOADED, JSON.stringify(Object.keys(require.cache))));\n",
+      "process.on('SIGTERM', () => require('node:fs').writeFileSync(process.env.SB_TEST_LOADED, " +
+        'JSON.stringify(Object.keys(require.cache))));\n',
     );
     const s = ssh!;
     const d = docker!;
@@ -34,7 +35,8 @@ describe.skipIf(!ssh || !docker)('backend libraries at Core start', () => {
         '  targets:',
         `    local: { backend: local, cwd: ${home} }`,
         `    box: { backend: ssh, ssh_host: ${s.host}, ssh_port: ${s.port}, ssh_user: ${s.user}, ssh_key: ${s.key} }`,
-        `    ctr: { backend: docker, docker_image: "${d.image}", docker_host: "unix://${d.socket}", docker_network: none }`,
+        `    ctr: { backend: docker, docker_image: "${d.image}", docker_host: "unix://${d.socket}", ` +
+          `docker_network: none }`,
         '',
       ].join('\n'),
     );

@@ -1,6 +1,7 @@
 // The contract every backend implements: a provider that classifies and creates Environments.
 import type { ProviderFlags, SandboxInfo, TargetSpec } from '../../../shared/targets.js';
 import type { SpecDeclaration } from '../../../shared/specFields.js';
+import type { Log } from '../log.js';
 
 /** A frozen view of one target, taken once per dispatch; every later step uses it. */
 export interface TargetSnapshot {
@@ -96,8 +97,8 @@ export type ProbeResult = { ok: true; detail?: string } | { ok: false; problem: 
  * How the Core's health checks look at a target, never creating anything there (a probe must not start, or bill, a
  * sandbox): `environment` — an Environment's own probe costs next to nothing (Docker: an Engine ping and an inspect;
  * the container is made on first use only); a function — the backend's cheaper look of its own (local: a stat of the
- * cwd; SSH: a TCP connect; a plugin: the `probe` it declares); absent — no look at all: a target shows "not checked yet"
- * until a call on it says how it is.
+ * cwd; SSH: a TCP connect; a plugin: the `probe` it declares); absent — no look at all: a target shows "not checked
+ * yet" until a call on it says how it is.
  */
 export type IdleProbe = 'environment' | ((snapshot: TargetSnapshot, ctx: ProviderContext) => Promise<IdleProbeResult>);
 
@@ -147,6 +148,8 @@ export interface ProviderContext {
    * containers).
    */
   readonly coreRun?: string;
+  /** The Core's log (core/log.ts), for what fails where no caller waits: a cleanup, a kill, a best-effort step. */
+  readonly log?: Log;
 }
 
 /** What one place swept at a Core's start held: how many things were ended there, or why it could not be reached. */

@@ -86,7 +86,9 @@ export function providerContract(label: string, setup: () => Promise<ContractSub
       if (made.exitCode !== 0) throw new Error(`cannot make the scratch folder: ${made.output}`);
     }, 120_000);
     afterAll(async () => {
+      // Test cleanup: the scratch folder may already be gone.
       await env?.exec(`rm -rf ${dir}`, opts({ cwd: subject.scratch })).catch(() => undefined);
+      // Test cleanup: the environment may already be closed.
       await Promise.all(envs.map((e) => e.cleanup('shutdown').catch(() => undefined)));
       await subject?.close?.();
     }, 60_000);

@@ -119,6 +119,7 @@ export class ConfigStore {
       const st = statSync(this.path, { throwIfNoEntry: false });
       return st ? `${st.mtimeMs}:${st.size}:${st.ino}` : 'missing';
     } catch {
+      // unreadable is as good as missing: the next look tries again
       return 'missing';
     }
   }

@@ -113,7 +113,9 @@ describe('parseConfig', () => {
   });
   it('inherits top-level terminal keys that the backend knows', () => {
     const c = parse(
-      'terminal:\n  cwd: /srv\n  ssh_user: agent\n  timeout: 60\n  targets:\n    a: { backend: local }\n    b: { backend: ssh, ssh_host: h }\n    c: { backend: ssh, ssh_host: h, ssh_user: root, cwd: /x }\n',
+      'terminal:\n  cwd: /srv\n  ssh_user: agent\n  timeout: 60\n  targets:\n    a: { backend: ' +
+        'local }\n    b: { backend: ssh, ssh_host: h }\n    c: { backend: ssh, ssh_host: h, ssh_user: root, ' +
+        'cwd: /x }\n',
     );
     expect(c.targets.get('a')!.spec).toEqual({ backend: 'local', cwd: '/srv' });
     expect(c.targets.get('b')!.spec).toEqual({ backend: 'ssh', ssh_host: 'h', ssh_user: 'agent', cwd: '/srv' });

@@ -255,7 +255,8 @@ export function parseConfig(text: string, schemas: SpecSchemas): Config {
           ? didYouMean(terminal.default_target, [...targets.keys()])
           : undefined;
       fail(
-        `terminal.default_target "${String(terminal.default_target)}" is not a configured target${guess ? ` — did you mean "${guess}"?` : ''}`,
+        `terminal.default_target "${String(terminal.default_target)}" is not a configured ` +
+          `target${guess ? ` — did you mean "${guess}"?` : ''}`,
       );
     }
     defaultTarget = terminal.default_target;

@@ -18,6 +18,9 @@ import {
   type ChainHead,
   type ChainState,
 } from './auditChain.js';
+import { decidedBy, type Decided } from '../approvals/approvalBroker.js';
+import type { PendingApproval } from '../../../shared/approvals.js';
+import type { SweepReport } from '../processes/markedEnvironment.js';
 
 export interface AuditRecord {
   time: string;
@@ -37,6 +40,38 @@ export interface AuditRecord {
   [key: string]: unknown;
 }
 
+/** The audit line of a decision no tool call's own line carries (a host key: asked by a connection, not a call). */
+export function approvalAuditRecord(a: PendingApproval, d: Decided, time = new Date()): AuditRecord {
+  return {
+    time: time.toISOString(),
+    kind: 'approval',
+    client: decidedBy(d),
+    approval_kind: a.kind,
+    execution_target: a.execution_target,
+    outcome: d.decision,
+    scope: d.scope,
+    by: decidedBy(d),
+    waited_ms: d.waited_ms,
+    ...(d.reason ? { reason: d.reason } : {}),
+    ...(a.host_key ? { fingerprint: a.host_key.fingerprint, host: `${a.host_key.host}:${a.host_key.port}` } : {}),
+  };
+}
+
+/** The audit line of one place swept for what a crashed run (or a cut-off call) left; none when there is no news. */
+export function sweepAuditRecord(r: SweepReport, time = new Date()): AuditRecord | undefined {
+  // A cut-off call that had ended by itself leaves nothing to report.
+  if (r.why === 'cut off' && r.found === 0 && !r.problem) return undefined;
+  return {
+    time: time.toISOString(),
+    kind: 'sweep',
+    client: 'core',
+    execution_target: r.identity,
+    outcome: r.problem ? 'error' : r.found > 0 ? 'ended' : 'none',
+    count: r.found,
+    ...(r.problem ? { error: r.problem } : {}),
+  };
+}
+
 /**
  * What a tool call returned, for the Activity feed's details (never the audit log): one `key: value` line per field,
  * long text clipped to its start and end, lists counted, secrets redacted like arguments.
@@ -51,7 +86,8 @@ export function summarizeResult(result: Record<string, unknown>): string {
       lines.push(`${key}: ${value.includes('\n') ? `\n${clip(value, 1500)}` : clip(value, 300)}`);
     else if (Array.isArray(value))
       lines.push(
-        `${key}: ${value.length} item${value.length === 1 ? '' : 's'}${value.length ? ` — first: ${clip(JSON.stringify(value[0]), 300)}` : ''}`,
+        `${key}: ${value.length} item${value.length === 1 ? '' : 's'}` +
+          (value.length ? ` — first: ${clip(JSON.stringify(value[0]), 300)}` : ''),
       );
     else lines.push(`${key}: ${clip(JSON.stringify(value) ?? String(value), 300)}`);
   }
@@ -77,6 +113,7 @@ function openHead(path: string): number {
   try {
     return openSync(path, 'r+');
   } catch {
+    // no log yet: it is created
     return openSync(path, 'w+', 0o600);
   }
 }
@@ -191,7 +228,10 @@ export class AuditLog {
   problem(): string | undefined {
     if (!this.lostTotal) return undefined;
     const still = this.lost ? `, ${this.lost} not yet said in the log` : '';
-    return `audit log: ${this.lostTotal} line${this.lostTotal === 1 ? '' : 's'} lost since the Core started${still} (${this.lostWhy})`;
+    return (
+      `audit log: ${this.lostTotal} line${this.lostTotal === 1 ? '' : 's'} lost since the Core started${still} ` +
+      `(${this.lostWhy})`
+    );
   }
 
   private writePending(): void {
@@ -219,7 +259,9 @@ export class AuditLog {
       this.chain = { seq, prev };
       if (this.lost) {
         process.stderr.write(
-          `switchboard: the audit log is written again; ${this.lost} line${this.lost === 1 ? ' was' : 's were'} lost, said by line ${seq - records.length} (audit_lost)\n`,
+          `switchboard: the audit log is written again; ${this.lost} ` +
+            `line${this.lost === 1 ? ' was' : 's were'} lost, said by line ${seq - records.length} ` +
+            `(audit_lost)\n`,
         );
         this.lost = 0;
       }
@@ -228,7 +270,8 @@ export class AuditLog {
       // and said by the next line written. A file that could not be opened is opened again next time.
       if (!this.lost)
         process.stderr.write(
-          `switchboard: audit line lost: ${this.lossLine(err)}; lost lines are counted and said in the log once it takes lines again\n`,
+          `switchboard: audit line lost: ${this.lossLine(err)}; lost lines are counted and said in the log ` +
+            `once it takes lines again\n`,
         );
       this.lost += records.length;
       this.lostTotal += records.length;

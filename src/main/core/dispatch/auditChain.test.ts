@@ -54,7 +54,7 @@ async function writtenLog(n: number): Promise<string> {
 
 function verify(home: string): ChainReport {
   const path = join(home, 'audit.jsonl');
-  let head;
+  let head: ReturnType<typeof parseHead>;
   try {
     head = parseHead(readFileSync(headPath(path), 'utf8'));
   } catch {
@@ -163,14 +163,17 @@ describe('the audit chain', () => {
     expect(verify(home).break).toMatchObject({ line: 5, how: 'deleted', detail: '2 lines deleted before line 5' });
   });
 
-  it('a log kept before the chain existed: its lines are counted as unchained and the chain starts after them', async () => {
-    const home = tempDir();
-    appendFileSync(join(home, 'audit.jsonl'), [record(1), record(2)].map((r) => JSON.stringify(r) + '\n').join(''));
-    const log = new AuditLog(home);
-    log.write(record(3));
-    await log.close();
-    expect(verify(home)).toEqual({ whole: true, lines: 3, unchained: 2, head: true });
-  });
+  it(
+    'a log kept before the chain existed: ' + 'its lines are counted as unchained and the chain starts after them',
+    async () => {
+      const home = tempDir();
+      appendFileSync(join(home, 'audit.jsonl'), [record(1), record(2)].map((r) => JSON.stringify(r) + '\n').join(''));
+      const log = new AuditLog(home);
+      log.write(record(3));
+      await log.close();
+      expect(verify(home)).toEqual({ whole: true, lines: 3, unchained: 2, head: true });
+    },
+  );
 
   it('a Core restarted on the same profile continues the chain', async () => {
     const root = tempDir();
@@ -202,29 +205,33 @@ describe('the audit chain', () => {
     expect(verify(home)).toMatchObject({ whole: true, unchained: 0, head: true });
   });
 
-  it('lines lost on a full disk are a gap said by the next line (audit_lost), not a break; a deleted line still is one', () => {
-    const first = chainLine(JSON.stringify(record(1)), { seq: 1, prev: GENESIS });
-    const second = chainLine(withLost(JSON.stringify(record(2)), 3), { seq: 2, prev: lineHash(first) });
-    const third = chainLine(withLost(JSON.stringify(record(3)), 2), { seq: 3, prev: lineHash(second) });
-    expect(JSON.parse(second)).toMatchObject({ seq: 2, audit_lost: 3, args: 'echo 2' });
-    const log = (lines: string[]): Buffer => Buffer.from(lines.map((l) => l + '\n').join(''));
-    expect(verifyChain(log([first, second, third]), { seq: 3, hash: lineHash(third) })).toEqual({
-      whole: true,
-      lines: 3,
-      unchained: 0,
-      head: true,
-      lost: 5,
-    });
-    expect(verifyChain(log([first, third]), { seq: 3, hash: lineHash(third) })).toMatchObject({
-      whole: false,
-      break: { line: 2, how: 'deleted' },
-    });
-    // The count is hashed with its line: changing it is an edit.
-    expect(verifyChain(log([first, second.replace('"audit_lost":3', '"audit_lost":0'), third]))).toMatchObject({
-      whole: false,
-      break: { line: 2, how: 'edited' },
-    });
-    expect(withLost('{}', 1)).toBe('{"audit_lost":1}');
-    expect(withLost('{"a":1}', 0)).toBe('{"a":1}');
-  });
+  it(
+    'lines lost on a full disk are a gap said by the next line (audit_lost), not a break; ' +
+      'a deleted line still is one',
+    () => {
+      const first = chainLine(JSON.stringify(record(1)), { seq: 1, prev: GENESIS });
+      const second = chainLine(withLost(JSON.stringify(record(2)), 3), { seq: 2, prev: lineHash(first) });
+      const third = chainLine(withLost(JSON.stringify(record(3)), 2), { seq: 3, prev: lineHash(second) });
+      expect(JSON.parse(second)).toMatchObject({ seq: 2, audit_lost: 3, args: 'echo 2' });
+      const log = (lines: string[]): Buffer => Buffer.from(lines.map((l) => l + '\n').join(''));
+      expect(verifyChain(log([first, second, third]), { seq: 3, hash: lineHash(third) })).toEqual({
+        whole: true,
+        lines: 3,
+        unchained: 0,
+        head: true,
+        lost: 5,
+      });
+      expect(verifyChain(log([first, third]), { seq: 3, hash: lineHash(third) })).toMatchObject({
+        whole: false,
+        break: { line: 2, how: 'deleted' },
+      });
+      // The count is hashed with its line: changing it is an edit.
+      expect(verifyChain(log([first, second.replace('"audit_lost":3', '"audit_lost":0'), third]))).toMatchObject({
+        whole: false,
+        break: { line: 2, how: 'edited' },
+      });
+      expect(withLost('{}', 1)).toBe('{"audit_lost":1}');
+      expect(withLost('{"a":1}', 0)).toBe('{"a":1}');
+    },
+  );
 });

@@ -39,6 +39,7 @@ export function parseHead(text: string): ChainHead | undefined {
     const v = JSON.parse(text) as Partial<ChainHead>;
     return typeof v.seq === 'number' && typeof v.hash === 'string' ? { seq: v.seq, hash: v.hash } : undefined;
   } catch {
+    // not a head: the chain is checked from its lines
     return undefined;
   }
 }
@@ -100,6 +101,7 @@ function seqOf(line: Uint8Array): number | undefined {
     const v = JSON.parse(Buffer.from(line).toString('utf8')) as { seq?: unknown };
     return typeof v.seq === 'number' ? v.seq : undefined;
   } catch {
+    // a line that does not parse has no number
     return undefined;
   }
 }
@@ -145,6 +147,7 @@ function linkOf(line: Uint8Array): Link | 'not json' | 'no link' {
   try {
     v = JSON.parse(Buffer.from(line).toString('utf8'));
   } catch {
+    // the verdict says so
     return 'not json';
   }
   if (!v || typeof v !== 'object') return 'not json';

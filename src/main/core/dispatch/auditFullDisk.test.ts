@@ -93,7 +93,11 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), '../../../..');
     });
     expect(r.status).toBe(0);
     expect(r.stdout).toMatch(
-      /the chain is whole, \d+ lines; \d+ lines? (was|were) lost when they could not be written \(a full disk\), as the lines after them say \(audit_lost\)/,
+      new RegExp(
+        String.raw`the chain is whole, \d+ lines; \d+ lines? (was|` +
+          String.raw`were) lost when they could not be written \(a full disk\), ` +
+          String.raw`as the lines after them say \(audit_lost\)`,
+      ),
     );
   }, 200_000);
 
@@ -102,7 +106,8 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), '../../../..');
     mkdirSync(home);
     writeFileSync(
       join(home, 'config.yaml'),
-      `terminal:\n  default_target: here\n  targets:\n    here: { backend: local, cwd: /, sandbox: off }\napprovals:\n  mode: off\n`,
+      `terminal:\n  default_target: here\n  targets:\n    here: { backend: local, cwd: /, sandbox: ` +
+        `off }\napprovals:\n  mode: off\n`,
     );
     const stderr = vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     const core = await new Core({ home, providers: [localProvider] }).start();
@@ -118,7 +123,10 @@ const repo = join(dirname(fileURLToPath(import.meta.url)), '../../../..');
       const report = (await core.invoke('doctor.run', { timeout_ms: 10_000 })) as { problems: string[] };
       expect(report.problems).toContainEqual(
         expect.stringMatching(
-          /^audit log: 1 line lost since the Core started, 1 not yet said in the log \(cannot write \S*audit\.jsonl: no space left on the device \(ENOSPC\)\)$/,
+          new RegExp(
+            String.raw`^audit log: 1 line lost since the Core started, 1 not yet said in the log \(cannot write ` +
+              String.raw`\S*audit\.jsonl: no space left on the device \(ENOSPC\)\)$`,
+          ),
         ),
       );
       disk.free();

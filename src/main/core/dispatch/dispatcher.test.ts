@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SwitchboardError } from '../../../shared/errors.js';
+import type { SwitchboardError } from '../../../shared/errors.js';
 import type { RuntimeRecord, RuntimeSource } from '../registry/runtimeSource.js';
 import { makeTestCore, type TestCore } from '../tools/testCore.js';
 import { listTargetsTool } from '../tools/listTargets.js';
@@ -202,30 +202,34 @@ describe('dispatcher rules', () => {
     ).rejects.toMatchObject({ code: 'unknown_target' });
   });
 
-  it('writes one audit line per call: time, client, tool, target, generation, args summary without secrets, outcome, duration', async () => {
-    await t.core.callTool('terminal', { command: 'echo API_TOKEN=supersecret123', execution_target: 'b' }, 'cli');
-    await outcome('terminal', { command: 'true', execution_target: 'nope' });
-    await t.core.audit.flush();
-    const lines = readFileSync(join(t.home, 'audit.jsonl'), 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
-    const ok = lines.find((l) => String(l.args).includes('API_TOKEN'))!;
-    expect(ok).toMatchObject({
-      kind: 'dispatch',
-      client: 'cli',
-      tool: 'terminal',
-      execution_target: 'b',
-      outcome: 'ok',
-    });
-    expect(typeof ok.time).toBe('string');
-    expect(typeof ok.generation).toBe('string');
-    expect(typeof ok.duration_ms).toBe('number');
-    expect(JSON.stringify(lines)).not.toContain('supersecret123');
-    const bad = lines[lines.length - 1]!;
-    expect(bad).toMatchObject({ outcome: 'error', tool: 'terminal' });
-    expect(String(bad.error)).toMatch(/unknown target "nope"/);
-  });
+  it(
+    'writes one audit line per call: time, client, tool, target, generation, args summary without secrets, ' +
+      'outcome, duration',
+    async () => {
+      await t.core.callTool('terminal', { command: 'echo API_TOKEN=supersecret123', execution_target: 'b' }, 'cli');
+      await outcome('terminal', { command: 'true', execution_target: 'nope' });
+      await t.core.audit.flush();
+      const lines = readFileSync(join(t.home, 'audit.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+      const ok = lines.find((l) => String(l.args).includes('API_TOKEN'))!;
+      expect(ok).toMatchObject({
+        kind: 'dispatch',
+        client: 'cli',
+        tool: 'terminal',
+        execution_target: 'b',
+        outcome: 'ok',
+      });
+      expect(typeof ok.time).toBe('string');
+      expect(typeof ok.generation).toBe('string');
+      expect(typeof ok.duration_ms).toBe('number');
+      expect(JSON.stringify(lines)).not.toContain('supersecret123');
+      const bad = lines[lines.length - 1]!;
+      expect(bad).toMatchObject({ outcome: 'error', tool: 'terminal' });
+      expect(String(bad.error)).toMatch(/unknown target "nope"/);
+    },
+  );
 });
 
 describe('authorization binding: a guard cannot retarget a call', () => {

@@ -1,6 +1,6 @@
 // One path for every tool call: parse → one frozen snapshot → guards → environment → result + audit.
 import { randomUUID } from 'node:crypto';
-import * as z from 'zod';
+import type * as z from 'zod';
 import { SwitchboardError, formatZodError, toErrorPayload } from '../../../shared/errors.js';
 import type { ToolClient, ToolResult } from '../../../shared/tools.js';
 import type { ActivityEntry } from '../../../shared/api.js';
@@ -304,13 +304,13 @@ export function parseArgs(def: ToolDef, raw: Record<string, unknown>): Record<st
 
 function declaresKey(schema: z.ZodType, key: string): boolean {
   const shape = (schema as { shape?: Record<string, unknown> }).shape;
-  return shape !== undefined && Object.prototype.hasOwnProperty.call(shape, key);
+  return shape !== undefined && Object.hasOwn(shape, key);
 }
 
 /** Authorization binding: nothing after the guards saw the call may add, change or remove execution_target. */
 export function assertSameTarget(before: Record<string, unknown>, after: Record<string, unknown>): void {
-  const had = Object.prototype.hasOwnProperty.call(before, 'execution_target') && before.execution_target !== undefined;
-  const has = Object.prototype.hasOwnProperty.call(after, 'execution_target') && after.execution_target !== undefined;
+  const had = Object.hasOwn(before, 'execution_target') && before.execution_target !== undefined;
+  const has = Object.hasOwn(after, 'execution_target') && after.execution_target !== undefined;
   if (had !== has || before.execution_target !== after.execution_target) {
     throw new SwitchboardError(
       'not_permitted',

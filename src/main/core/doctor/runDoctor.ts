@@ -75,7 +75,8 @@ export async function runDoctor(deps: DoctorDeps, timeoutMs = 5000): Promise<Doc
       const address = host ? await resolvesHere(host) : undefined;
       return address
         ? [
-            `target "${t.name}": its host ${host} is this machine (${address}): its commands run here as that account, outside any local sandbox`,
+            `target "${t.name}": its host ${host} is this machine (${address}): ` +
+              `its commands run here as that account, outside any local sandbox`,
           ]
         : [];
     }),

@@ -37,7 +37,10 @@ describe('an SSH target that is this machine', () => {
     const warnings = report.problems.filter((p) => p.includes('is this machine'));
     expect(warnings).toEqual([
       expect.stringMatching(
-        /^target "self": its host localhost is this machine \((127\.0\.0\.1|::1)\): its commands run here as that account, outside any local sandbox$/,
+        new RegExp(
+          String.raw`^target "self": its host localhost is this machine \((127\.0\.0\.1|` +
+            String.raw`::1)\): its commands run here as that account, outside any local sandbox$`,
+        ),
       ),
     ]);
   });

@@ -72,47 +72,51 @@ describe('pane flow control', () => {
     }
   });
 
-  it('a paused flood runs to its end when acknowledged as a window does, in chunks of ACK_CHUNK and the rest when idle', async () => {
-    // Chunks small enough that a paused pane is read again while the window still has output to write.
-    expect(ACK_CHUNK).toBeLessThanOrEqual(LOW_WATERMARK / 2);
-    const pane = await ui.client.call('pane.open', { execution_target: 'a', cols: 120, rows: 40 });
-    let received = 0;
-    let tail = '';
-    let flowed = false;
-    let acking: PaneAcks | undefined;
-    const sent: number[] = [];
-    const off = ui.client.on('pane.data', ({ pane_id, data }) => {
-      if (pane_id !== pane.pane_id) return;
-      if (typeof data !== 'string') throw new Error('a JSON client gets text');
-      received += data.length;
-      // Looked for as output comes: the prompt that follows the marker may push it out of any window kept.
-      flowed ||= (tail + data).includes('FLOWED-42');
-      tail = data.slice(-16);
-      acking?.written(data.length);
-    });
-    try {
-      const bytes = 6 * HIGH_WATERMARK;
-      await ui.client.call('pane.write', {
-        pane_id: pane.pane_id,
-        data: `head -c ${bytes} /dev/zero | tr '\\0' x; echo FLOWED-$((40+2))\r`,
+  it(
+    'a paused flood runs to its end when acknowledged as a window does, ' +
+      'in chunks of ACK_CHUNK and the rest when idle',
+    async () => {
+      // Chunks small enough that a paused pane is read again while the window still has output to write.
+      expect(ACK_CHUNK).toBeLessThanOrEqual(LOW_WATERMARK / 2);
+      const pane = await ui.client.call('pane.open', { execution_target: 'a', cols: 120, rows: 40 });
+      let received = 0;
+      let tail = '';
+      let flowed = false;
+      let acking: PaneAcks | undefined;
+      const sent: number[] = [];
+      const off = ui.client.on('pane.data', ({ pane_id, data }) => {
+        if (pane_id !== pane.pane_id) return;
+        if (typeof data !== 'string') throw new Error('a JSON client gets text');
+        received += data.length;
+        // Looked for as output comes: the prompt that follows the marker may push it out of any window kept.
+        flowed ||= (tail + data).includes('FLOWED-42');
+        tail = data.slice(-16);
+        acking?.written(data.length);
       });
-      // Nobody acknowledges at first: the pane pauses near the high mark.
-      while (received <= HIGH_WATERMARK) await sleep(50);
-      const paused = await settled(() => received);
-      expect(paused).toBeLessThan(HIGH_WATERMARK + SLACK);
-      acking = new PaneAcks((chars) => {
-        sent.push(chars);
-        ui.client.ackPane(pane.pane_id, chars);
-      });
-      acking.written(paused);
-      while (!flowed) await sleep(50);
-      expect(received).toBeGreaterThan(bytes);
-      // A round trip per chunk, not per batch; every ack but the idle ones is a whole chunk.
-      expect(sent.length).toBeLessThan(received / ACK_CHUNK + 20);
-    } finally {
-      off();
-      acking?.reset();
-      await ui.client.call('pane.close', { pane_id: pane.pane_id });
-    }
-  });
+      try {
+        const bytes = 6 * HIGH_WATERMARK;
+        await ui.client.call('pane.write', {
+          pane_id: pane.pane_id,
+          data: `head -c ${bytes} /dev/zero | tr '\\0' x; echo FLOWED-$((40+2))\r`,
+        });
+        // Nobody acknowledges at first: the pane pauses near the high mark.
+        while (received <= HIGH_WATERMARK) await sleep(50);
+        const paused = await settled(() => received);
+        expect(paused).toBeLessThan(HIGH_WATERMARK + SLACK);
+        acking = new PaneAcks((chars) => {
+          sent.push(chars);
+          ui.client.ackPane(pane.pane_id, chars);
+        });
+        acking.written(paused);
+        while (!flowed) await sleep(50);
+        expect(received).toBeGreaterThan(bytes);
+        // A round trip per chunk, not per batch; every ack but the idle ones is a whole chunk.
+        expect(sent.length).toBeLessThan(received / ACK_CHUNK + 20);
+      } finally {
+        off();
+        acking?.reset();
+        await ui.client.call('pane.close', { pane_id: pane.pane_id });
+      }
+    },
+  );
 });

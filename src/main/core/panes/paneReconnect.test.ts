@@ -1,8 +1,9 @@
 // The Core's reconnect loop for a pane whose connection dropped: the waits grow and cap, the new shell opens in the
 // old one's directory at the pane's size under a marker line, a failure that waiting will not fix ends the pane and
 // says why, and "now", "cancel", close and a removed target each stop the waiting as a person expects.
+import { exitReasons } from '../../../shared/exitReasons.js';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { CONNECTION_LOST, type PaneReconnect } from '../../../shared/api.js';
+import type { PaneReconnect } from '../../../shared/api.js';
 import { SwitchboardError } from '../../../shared/errors.js';
 import type { ShellChannel, TargetSnapshot } from '../backends/provider.js';
 import type { Sessions } from '../sessions/sessions.js';
@@ -25,7 +26,7 @@ function fakeChannel(): FakeChannel {
     written: [],
     killed: false,
     emit: (t) => onData(t),
-    lose: () => onExit(null, CONNECTION_LOST),
+    lose: () => onExit(null, exitReasons.connectionLost),
     channel: {
       onData: (l) => void (onData = l),
       onExit: (l) => void (onExit = l),
@@ -164,9 +165,9 @@ describe('a pane whose connection drops', () => {
       const id = await t.open();
       first.lose();
       await vi.advanceTimersByTimeAsync(2000);
-      expect(t.exits).toEqual([{ reason: CONNECTION_LOST, detail: expect.stringMatching(why) }]);
+      expect(t.exits).toEqual([{ reason: exitReasons.connectionLost, detail: expect.stringMatching(why) }]);
       expect(t.exits[0]!.detail).toMatch(/^not reconnecting: /);
-      expect(t.ends).toEqual([{ exit_code: null, reason: CONNECTION_LOST, status: 'lost' }]);
+      expect(t.ends).toEqual([{ exit_code: null, reason: exitReasons.connectionLost, status: 'lost' }]);
       expect(t.panes.has(id)).toBe(true);
       await vi.advanceTimersByTimeAsync(120_000);
       expect(t.opened).toHaveLength(2);
@@ -184,7 +185,7 @@ describe('a pane whose connection drops', () => {
     expect(t.opened).toHaveLength(2);
     expect(t.states.at(-1)).toMatchObject({ state: 'waiting', attempt: 2 });
     t.panes.reconnect(id, 'cancel');
-    expect(t.exits).toEqual([{ reason: CONNECTION_LOST, detail: undefined }]);
+    expect(t.exits).toEqual([{ reason: exitReasons.connectionLost, detail: undefined }]);
     expect(t.panes.info(id).status).toBe('lost');
     await vi.advanceTimersByTimeAsync(120_000);
     expect(t.opened).toHaveLength(2);
@@ -199,7 +200,7 @@ describe('a pane whose connection drops', () => {
     t.panes.close(id);
     await vi.advanceTimersByTimeAsync(120_000);
     expect(t.opened).toHaveLength(1);
-    expect(t.ends).toEqual([{ exit_code: null, reason: CONNECTION_LOST, status: 'lost' }]);
+    expect(t.ends).toEqual([{ exit_code: null, reason: exitReasons.connectionLost, status: 'lost' }]);
   });
 
   it('a shell opened after the pane was closed mid-attempt is killed, not adopted', async () => {
@@ -234,7 +235,9 @@ describe('a pane whose connection drops', () => {
     first.lose();
     current = false;
     await vi.advanceTimersByTimeAsync(2000);
-    expect(t.exits).toEqual([{ reason: CONNECTION_LOST, detail: expect.stringMatching(/removed or replaced/) }]);
+    expect(t.exits).toEqual([
+      { reason: exitReasons.connectionLost, detail: expect.stringMatching(/removed or replaced/) },
+    ]);
     expect(t.opened).toHaveLength(1);
   });
 });

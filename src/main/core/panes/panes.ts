@@ -1,7 +1,7 @@
 // Interactive terminal panes: a shell channel per pane, output batched and flow-controlled on its own path.
 import { randomUUID } from 'node:crypto';
 import { SwitchboardError } from '../../../shared/errors.js';
-import { CONNECTION_LOST, type PaneInfo, type PaneReconnect } from '../../../shared/api.js';
+import type { PaneInfo, PaneReconnect } from '../../../shared/api.js';
 import { errorLine, toErrorPayload } from '../../../shared/errors.js';
 import type { ShellChannel, TargetSnapshot } from '../backends/provider.js';
 import type { Sessions } from '../sessions/sessions.js';
@@ -13,6 +13,7 @@ import { releaseFrame } from './framePool.js';
 import { HIGH_WATERMARK, LOW_WATERMARK } from '../../../shared/paneFlow.js';
 import { settleWithin } from '../settleWithin.js';
 import { lostLine, reconnectDelayMs, reconnectedLine, retriesAfter } from './paneReconnect.js';
+import { exitReasons } from '../../../shared/exitReasons.js';
 
 /**
  * The pty pauses above HIGH_WATERMARK unacknowledged chars and is read again below LOW_WATERMARK (shared/paneFlow.ts).
@@ -94,6 +95,7 @@ export function lastOsc7Cwd(text: string): string | undefined {
     try {
       cwd = decodeURIComponent(m[1] ?? '');
     } catch {
+      // not percent-encoded after all: the path as sent
       cwd = m[1];
     }
   }
@@ -190,7 +192,7 @@ export class Panes {
       if (pane.channel !== channel) return;
       this.flush(pane, true);
       const live = this.panes.get(pane.info.pane_id) === pane;
-      if (live && reason === CONNECTION_LOST) return this.startReconnect(pane);
+      if (live && reason === exitReasons.connectionLost) return this.startReconnect(pane);
       this.end(pane, code, reason);
     });
   }
@@ -200,7 +202,7 @@ export class Panes {
     if (pane.info.status === 'exited' || pane.info.status === 'lost') return;
     this.stopRetry(pane);
     pane.markEnded();
-    const status = reason === CONNECTION_LOST ? 'lost' : 'exited';
+    const status = reason === exitReasons.connectionLost ? 'lost' : 'exited';
     pane.onEnd?.({ exit_code: code, ...(reason ? { reason } : {}), status });
     pane.info.status = status;
     delete pane.info.reconnect;
@@ -254,7 +256,7 @@ export class Panes {
     this.setRetryState(pane, { state: 'trying', attempt: retry.attempt });
     if (!this.current(pane.snapshot)) {
       const why = `target "${pane.snapshot.name}" was removed or replaced since this shell opened`;
-      this.end(pane, null, CONNECTION_LOST, `not reconnecting: ${why}`);
+      this.end(pane, null, exitReasons.connectionLost, `not reconnecting: ${why}`);
       return;
     }
     let channel: ShellChannel;
@@ -267,7 +269,7 @@ export class Panes {
       if (pane.retry !== retry) return;
       const payload = toErrorPayload(err);
       if (retriesAfter(payload.code)) return this.scheduleRetry(pane, errorLine(payload));
-      this.end(pane, null, CONNECTION_LOST, `not reconnecting: ${errorLine(payload)}`);
+      this.end(pane, null, exitReasons.connectionLost, `not reconnecting: ${errorLine(payload)}`);
       return;
     }
     retry.trying = false;
@@ -296,7 +298,7 @@ export class Panes {
     const pane = this.get(paneId);
     if (!pane.retry) return;
     if (action === 'now') return void this.tryReconnect(pane);
-    this.end(pane, null, CONNECTION_LOST);
+    this.end(pane, null, exitReasons.connectionLost);
   }
 
   /** A read of the pty: copied into the batch at once (the channel may reuse its memory for the next read). */
@@ -452,7 +454,7 @@ export class Panes {
     if (p.retry) {
       this.stopRetry(p);
       p.markEnded();
-      p.onEnd?.({ exit_code: null, reason: CONNECTION_LOST, status: 'lost' });
+      p.onEnd?.({ exit_code: null, reason: exitReasons.connectionLost, status: 'lost' });
     }
     p.channel.kill();
     p.release();

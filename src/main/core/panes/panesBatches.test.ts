@@ -100,24 +100,28 @@ describe('pane batches of bytes', () => {
     expect(batches.map((b) => strict.decode(b.data)).join('')).toBe(strict.decode(bytes));
   });
 
-  it("sends the first output after a quiet spell at once (a keystroke's echo), and batches output that keeps coming", async () => {
-    const { channel, emit, exit } = bytesChannel();
-    const { batches } = await openPane(channel);
-    const texts = () => batches.map((b) => strict.decode(b.data));
-    await sleep(30);
-    emit(Buffer.from('a'));
-    // Sent before anything else runs: no batch timer.
-    expect(texts()).toEqual(['a']);
-    emit(Buffer.from('b'));
-    emit(Buffer.from('c'));
-    expect(texts()).toEqual(['a']);
-    await sleep(30);
-    expect(texts()).toEqual(['a', 'bc']);
-    // Quiet again: the next output goes at once.
-    emit(Buffer.from('d'));
-    expect(texts()).toEqual(['a', 'bc', 'd']);
-    exit();
-  });
+  it(
+    "sends the first output after a quiet spell at once (a keystroke's echo), " +
+      'and batches output that keeps coming',
+    async () => {
+      const { channel, emit, exit } = bytesChannel();
+      const { batches } = await openPane(channel);
+      const texts = () => batches.map((b) => strict.decode(b.data));
+      await sleep(30);
+      emit(Buffer.from('a'));
+      // Sent before anything else runs: no batch timer.
+      expect(texts()).toEqual(['a']);
+      emit(Buffer.from('b'));
+      emit(Buffer.from('c'));
+      expect(texts()).toEqual(['a']);
+      await sleep(30);
+      expect(texts()).toEqual(['a', 'bc']);
+      // Quiet again: the next output goes at once.
+      emit(Buffer.from('d'));
+      expect(texts()).toEqual(['a', 'bc', 'd']);
+      exit();
+    },
+  );
 
   it('follows an OSC 7 split over three reads', async () => {
     const { channel, emit, exit } = bytesChannel();

@@ -1,7 +1,7 @@
 // A plugin host that stops answering (SIGSTOP, a plugin spinning on its event loop) is found by its heartbeat, killed
 // and restarted, and its calls fail at once naming the plugin; a slow but live plugin is left alone. A real Core and
 // real host processes, in a temp SWITCHBOARD_HOME made here.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -109,7 +109,16 @@ afterAll(async () => {
 });
 
 describe('plugin host liveness', () => {
-  it('a host stopped mid-call: the call fails at once naming the plugin, the host is restarted, the target works again', async () => {
+  // Each case takes a host down once or more; three in five minutes and it would not come back by itself (pluginHost.ts
+  // restartLimit). A person's restart before each case gives it a new host and a crash count from zero.
+  beforeEach(async () => {
+    await core.invoke('plugins.restart', { name: 'acmebox' }, asPerson);
+    // The target's environment is made on the new host before the case starts, as it was before the restart.
+    expect((await term('echo ready')).output).toBe('ready\n');
+  });
+
+  it('a host stopped mid-call: the call fails at once naming the plugin, the host is restarted, ' +
+    'the target works again', async () => {
     const marker = join(work, 'started');
     const call = term(`touch ${marker}; sleep 60`, { timeout: callTimeoutSec });
     await until(() => existsSync(marker));
@@ -119,7 +128,8 @@ describe('plugin host liveness', () => {
     stopped.push(old);
     const { ms, message } = await failure(call);
     console.log(
-      `a call on a stopped plugin host failed after ${(ms / 1000).toFixed(1)} s (without the heartbeat: at its deadline, ${callTimeoutSec + execMarginMs / 1000} s)`,
+      `a call on a stopped plugin host failed after ${(ms / 1000).toFixed(1)} s (without the heartbeat: ` +
+        `at its deadline, ${callTimeoutSec + execMarginMs / 1000} s)`,
     );
     expect(message).toMatch(
       /^plugin acmebox: its host stopped answering \(no heartbeat for 3s\) during exec; it is being restarted$/,
@@ -130,7 +140,8 @@ describe('plugin host liveness', () => {
     expect(hostLog()).toContain('acmebox: its host stopped answering (no heartbeat for 3s); killed; restarting');
   }, 90_000);
 
-  it("a plugin spinning on the host's event loop is found the same way, and what it started in its group dies with it", async () => {
+  it("a plugin spinning on the host's event loop is found the same way, " +
+    'and what it started in its group dies with it', async () => {
     const old = hostPid();
     const call = failure(term(`echo ${misbehave.spin}`, { timeout: 90 }));
     await until(() => group(old).some((pid) => pid !== old));
@@ -152,7 +163,8 @@ describe('plugin host liveness', () => {
     await restartedFrom(old);
   }, 90_000);
 
-  it('a long exec on a live host is not killed by the heartbeat, and the heartbeat stops when nothing waits', async () => {
+  it('a long exec on a live host is not killed by the heartbeat, ' +
+    'and the heartbeat stops when nothing waits', async () => {
     const pid = hostPid();
     const r = await term('sleep 5; echo slept', { timeout: 10 });
     expect(r).toMatchObject({ exit_code: 0, output: 'slept\n' });
@@ -161,7 +173,8 @@ describe('plugin host liveness', () => {
     await until(() => host()?.heartbeating === false);
   }, 60_000);
 
-  it('an exec past its timeout plus the margin fails on its own deadline when the plugin never answers; the live host stays', async () => {
+  it('an exec past its timeout plus the margin fails on its own deadline when the plugin never answers; ' +
+    'the live host stays', async () => {
     const pid = hostPid();
     const { message } = await failure(term(`echo ${misbehave.hang}`, { timeout: 1 }));
     expect(message).toMatch(/^plugin acmebox: exec gave no answer within 11s$/);

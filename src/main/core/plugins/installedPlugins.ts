@@ -113,6 +113,7 @@ export function installedPlugins(home: string): InstalledPlugin[] {
   try {
     names = readdirSync(root).filter((n) => !n.startsWith('.') && statSync(join(root, n)).isDirectory());
   } catch {
+    // no plugins folder: no plugins
     return [];
   }
   return names.sort().map((n) => readPlugin(join(root, n)));

@@ -17,6 +17,7 @@ import { commandEnv, envRules } from '../backends/shell/commandEnv.js';
 import { execHome, execReadFile, execStat, execWriteFile, type RawExec } from '../backends/shell/execFileOps.js';
 import { SecretExports } from '../backends/shell/secretExports.js';
 import type { PluginHost } from './pluginHost.js';
+import { assertWithinReadLimit } from '../backends/readableFile.js';
 
 /** What an environment needs of its plugin: the running host (or why there is none). */
 export interface PluginLink {
@@ -156,10 +157,11 @@ export class PluginEnvironment implements Environment {
             sink(r.output);
             code = r.timed_out ? 124 : r.exit_code;
           });
-        answered.catch(() => undefined);
+        answered.catch(() => undefined); // awaited through the race below; this keeps it from being unhandled
         const ended = Promise.race([answered, cancel]);
         const run: ShellRun = {
           ended,
+          // The exit is what is waited for; the error reaches the caller through `ended`.
           exited: () => ended.catch(() => undefined),
           exitStatus: async () => ({ code }),
           // On timeout the plugin ends the command itself (timeout_ms); its late answer, or its deadline, ends the
@@ -204,6 +206,7 @@ export class PluginEnvironment implements Environment {
     return {
       ...stream,
       resize: (cols, rows) =>
+        // A resize racing the stream's end: nothing to resize.
         void host.call('stream.resize', { stream_id: streamId, cols, rows }, callMs.stream).catch(() => undefined),
       pause: () => undefined,
       resume: () => undefined,
@@ -219,7 +222,8 @@ export class PluginEnvironment implements Environment {
     if (!caps.spawn_background) {
       throw new SwitchboardError(
         'unsupported',
-        `target "${this.snapshot.name}": no background processes on this backend (plugin ${this.link.plugin} has no spawn_background)`,
+        `target "${this.snapshot.name}": no background processes on this backend (plugin ${this.link.plugin} ` +
+          `has no spawn_background)`,
         'run the command in the foreground with a timeout',
       );
     }
@@ -256,8 +260,10 @@ export class PluginEnvironment implements Environment {
         if (ended) l(ended.code, ended.reason);
       },
       write: (d) =>
+        // The stream ended: its exit says why.
         void host.call('stream.write', { stream_id: streamId, data: d }, callMs.stream).catch(() => undefined),
       kill: async () => {
+        // The stream ended already: nothing left to kill.
         await host.call('stream.kill', { stream_id: streamId }, callMs.stream).catch(() => undefined);
       },
     };
@@ -267,8 +273,7 @@ export class PluginEnvironment implements Environment {
     const { host, envId, caps } = await this.ready();
     if (!caps.read_file) return execReadFile(this.raw, path, maxBytes);
     const st = caps.stat ? await this.stat(path) : undefined;
-    if (st && st.size > maxBytes)
-      throw new SwitchboardError('too_large', `${path} is ${st.size} bytes; the limit is ${maxBytes}`);
+    if (st) assertWithinReadLimit(path, st.size, maxBytes);
     const r = await host.call('file.read', { env_id: envId, path, max_bytes: maxBytes }, callMs.file);
     return Buffer.from(r.base64, 'base64');
   }
@@ -302,7 +307,9 @@ export class PluginEnvironment implements Environment {
     const live = this.live;
     this.live = undefined;
     if (!live || live.generation !== live.host.generation || !live.host.running) return;
-    await live.host.call('cleanup', { env_id: live.envId, reason }, callMs.cleanup).catch(() => undefined);
+    await live.host
+      .call('cleanup', { env_id: live.envId, reason }, callMs.cleanup)
+      .catch((err: unknown) => this.ctx.log?.for(this.link.plugin).warn(`cleanup of ${this.identity} failed`, err));
   }
 }
 

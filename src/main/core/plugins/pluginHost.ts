@@ -67,6 +67,15 @@ export const heartbeat = { intervalMs: 1000, missedMax: 3 } as const;
 /** Back-off between restarts of a host that keeps dying: 0.5 s, 1 s, 2 s … up to 30 s; reset after a good load. */
 const backoffMs = (attempt: number): number => Math.min(30_000, 500 * 2 ** Math.min(attempt, 6));
 
+/**
+ * A host that went down this many times within the window is not restarted again (as VS Code does with an extension
+ * host): it is failed, with the reason, until a person restarts it. A crash, a hang and a start that fails all count.
+ */
+export const restartLimit = { crashes: 3, windowMs: 5 * 60_000 } as const;
+
+/** How long a host asked to stop (TERM) has before its process group is killed. */
+const stopGraceMs = 2000;
+
 export interface PluginHostOptions {
   plugin: string;
   /** Where the host's stdout and stderr go (a plugin's console output, a crash's stack): plugins/.host.log. */
@@ -75,6 +84,8 @@ export interface PluginHostOptions {
   onStart(host: PluginHost): Promise<void>;
   /** The host died or hung: why, in one line. Its environments and streams are gone. */
   onDown(reason: string): void;
+  /** The host went down restartLimit.crashes times within its window and is not restarted: why, in one line. */
+  onGaveUp(reason: string): void;
   /** A line for the plugin's author in plugins/.host.log: a call that missed its deadline, a host that was ended. */
   log(message: string): void;
 }
@@ -86,6 +97,8 @@ export class PluginHost {
   private readonly streams = new Map<string, StreamListener>();
   private restartTimer: NodeJS.Timeout | undefined;
   private attempts = 0;
+  /** When the host went down lately (within restartLimit.windowMs). */
+  private crashes: number[] = [];
   private closed = false;
   private beatTimer: NodeJS.Timeout | undefined;
   /** The ping waiting for its answer, and how many ticks it has been waiting. */
@@ -154,7 +167,7 @@ export class PluginHost {
    */
   call<M extends HostMethod>(method: M, params: HostParams<M>, deadlineMs: number): Promise<HostResult<M>> {
     const child = this.child;
-    if (!child || !child.connected) {
+    if (!child?.connected) {
       return Promise.reject(
         new SwitchboardError(
           'target_unreachable',
@@ -292,25 +305,36 @@ export class PluginHost {
     this.beat();
     if (kill) killGroup(child);
     const line = `plugin ${this.opts.plugin}: ${reason}`;
-    const after = this.closed ? '' : '; it is being restarted';
-    if (!this.closed) this.opts.log(`${reason}${kill ? '; killed' : ''}; restarting`);
+    const now = Date.now();
+    if (!this.closed) this.crashes = [...this.crashes.filter((t) => now - t < restartLimit.windowMs), now];
+    const givingUp = !this.closed && this.crashes.length >= restartLimit.crashes;
+    if (givingUp) this.closed = true;
+    const after = givingUp
+      ? `; it went down ${this.crashes.length} times in ${restartLimit.windowMs / 60_000} minutes and is not restarted`
+      : this.closed
+        ? ''
+        : '; it is being restarted';
+    if (givingUp) this.opts.log(`${reason}${kill ? '; killed' : ''}${after}`);
+    else if (!this.closed) this.opts.log(`${reason}${kill ? '; killed' : ''}; restarting`);
     for (const [id, p] of this.pending) {
       clearTimeout(p.timer);
       this.pending.delete(id);
-      p.reject(
-        new SwitchboardError('target_unreachable', `${line} during ${p.method}${after}`, 'try again in a few seconds'),
-      );
+      const hint = givingUp
+        ? `a person restarts it: switchboard plugins restart ${this.opts.plugin}`
+        : 'try again in a few seconds';
+      p.reject(new SwitchboardError('target_unreachable', `${line} during ${p.method}${after}`, hint));
     }
     const streams = [...this.streams.values()];
     this.streams.clear();
     // A background process's status says why it is lost: its host, not the process, ended.
     for (const s of streams) s.exit(null, `lost with its plugin host (${line})`);
     this.opts.onDown(line);
+    if (givingUp) return this.opts.onGaveUp(`${line}${after}`);
     if (this.closed) return;
     const wait = backoffMs(this.attempts++);
     this.restartTimer = setTimeout(() => {
       this.restartTimer = undefined;
-      this.start().catch(() => undefined);
+      this.start().catch(() => undefined); // a failed start is down() again: logged, and retried later
     }, wait);
     this.restartTimer.unref();
   }
@@ -323,7 +347,7 @@ export class PluginHost {
     if (!child) return;
     this.down('disabled', false);
     child.kill('SIGTERM');
-    setTimeout(() => killGroup(child), 2000).unref();
+    setTimeout(() => killGroup(child), stopGraceMs).unref();
   }
 }
 

@@ -71,7 +71,7 @@ export function pluginProvider(
   /** Ask the plugin for one spec's flags in the background; the answer is there for the next snapshot. */
   const ask = (key: string, spec: Readonly<TargetSpec>): void => {
     if (asking.has(key)) return;
-    let host;
+    let host: ReturnType<typeof link.host>;
     try {
       host = link.host();
     } catch {

@@ -91,18 +91,22 @@ afterAll(async () => {
 });
 
 describe('plugin backends', () => {
-  it('loads an enabled plugin: its backend is listed with display name and plugin, and runs commands with the shell kit', async () => {
-    const backends = (await core.invoke('backends.list', {})) as BackendInfo[];
-    expect(backends.find((b) => b.backend === 'alpha')).toMatchObject({
-      plugin: 'alpha',
-      display_name: 'Test sandbox alpha',
-      flags: { supports_streams: true, is_container: false },
-    });
-    expect((await plugin('alpha'))?.state).toBe('active');
-    const r = await term('a', 'cd /tmp && export SB_T=1 && pwd');
-    expect(r).toMatchObject({ exit_code: 0, cwd: '/tmp' });
-    expect((await term('a', 'echo "$SB_T $(pwd)"')).output).toBe('1 /tmp\n');
-  });
+  it(
+    'loads an enabled plugin: its backend is listed with display name and plugin, ' +
+      'and runs commands with the shell kit',
+    async () => {
+      const backends = (await core.invoke('backends.list', {})) as BackendInfo[];
+      expect(backends.find((b) => b.backend === 'alpha')).toMatchObject({
+        plugin: 'alpha',
+        display_name: 'Test sandbox alpha',
+        flags: { supports_streams: true, is_container: false },
+      });
+      expect((await plugin('alpha'))?.state).toBe('active');
+      const r = await term('a', 'cd /tmp && export SB_T=1 && pwd');
+      expect(r).toMatchObject({ exit_code: 0, cwd: '/tmp' });
+      expect((await term('a', 'echo "$SB_T $(pwd)"')).output).toBe('1 /tmp\n');
+    },
+  );
 
   it('refuses a plugin claiming a built-in name; the built-in keeps working', async () => {
     const p = await plugin('claims_builtin');
@@ -153,7 +157,8 @@ describe('plugin backends', () => {
     expect((await term('a', 'echo fine')).output).toBe('fine\n');
   });
 
-  it('a hang hits the deadline: the call fails naming the plugin, and the host (still answering) serves the next one', async () => {
+  it('a hang hits the deadline: the call fails naming the plugin, and the host (still answering) serves the ' +
+    'next one', async () => {
     await expect(term('a', `echo ${misbehave.hang}`, { timeout: 1 })).rejects.toThrow(
       /plugin alpha: exec gave no answer/,
     );
@@ -166,7 +171,8 @@ describe('plugin backends', () => {
     );
   }, 60_000);
 
-  it('process.exit in the plugin: the Core stays up, the call fails naming the plugin, the target is unreachable until the host is back', async () => {
+  it('process.exit in the plugin: the Core stays up, the call fails naming the plugin, ' +
+    'the target is unreachable until the host is back', async () => {
     await expect(term('a', `echo ${misbehave.exit}`)).rejects.toThrow(/plugin alpha: its host exited with code 7/);
     await until(() => target('a')?.state === 'active' || target('a')?.state === 'unreachable');
     await until(
@@ -211,24 +217,27 @@ describe('plugin backends', () => {
     await expect(asked).rejects.toThrow(/denied|no answer|timed out/i);
   });
 
-  it('holds a backend to its manifest, and never skips asking on a target that names a writable host path', async () => {
-    // The module says "container" (and streams); its plugin.yaml asked for neither, and the person saw that.
-    expect(target('lying')?.flags).toMatchObject({
-      is_container: true,
-      skip_container_guards: false,
-      supports_streams: false,
-    });
-    expect(await plugin('unasked')).toMatchObject({ state: 'active', flags: {} });
-    expect(await plugin('boxed')).toMatchObject({ flags: { is_container: true } });
-    // A container target whose spec names a folder of this machine (its `root`) asks, whatever the plugin says.
-    expect(target('box')?.flags?.skip_container_guards).toBe(true);
-    expect(target('bound')?.flags?.skip_container_guards).toBe(false);
-    mkdirSync(join(work, 'junk3'), { recursive: true });
-    const asked = term('bound', `rm -rf ${join(work, 'junk3')}`);
-    await until(() => core.approvals.list().length === 1);
-    await expect(asked).rejects.toThrow(/denied|no answer|timed out/i);
-    expect(existsSync(join(work, 'junk3'))).toBe(true);
-  });
+  it(
+    'holds a backend to its manifest, and never skips asking on ' + 'a target that names a writable host path',
+    async () => {
+      // The module says "container" (and streams); its plugin.yaml asked for neither, and the person saw that.
+      expect(target('lying')?.flags).toMatchObject({
+        is_container: true,
+        skip_container_guards: false,
+        supports_streams: false,
+      });
+      expect(await plugin('unasked')).toMatchObject({ state: 'active', flags: {} });
+      expect(await plugin('boxed')).toMatchObject({ flags: { is_container: true } });
+      // A container target whose spec names a folder of this machine (its `root`) asks, whatever the plugin says.
+      expect(target('box')?.flags?.skip_container_guards).toBe(true);
+      expect(target('bound')?.flags?.skip_container_guards).toBe(false);
+      mkdirSync(join(work, 'junk3'), { recursive: true });
+      const asked = term('bound', `rm -rf ${join(work, 'junk3')}`);
+      await until(() => core.approvals.list().length === 1);
+      await expect(asked).rejects.toThrow(/denied|no answer|timed out/i);
+      expect(existsSync(join(work, 'junk3'))).toBe(true);
+    },
+  );
 
   it('a background process on a streaming plugin: output and stdin cross the host', async () => {
     const started = (await term('a', 'read line; echo "got $line"', { background: true })) as { session_id?: string };

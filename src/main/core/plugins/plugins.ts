@@ -16,6 +16,7 @@ import { pluginProvider, type PluginBackend } from './pluginProvider.js';
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { secretReferenceKeys } from '../registry/registryFile.js';
+import type { Log } from '../log.js';
 
 const loadDeadlineMs = 30_000;
 
@@ -37,6 +38,8 @@ export interface PluginsDeps {
   reserved: () => readonly string[];
   /** A plugin's state or backends changed (enable, disable, crash, comeback). */
   onChange: () => void;
+  /** The Core's log: every line for a plugin's author (plugins/.host.log) is kept there too. */
+  log?: Log;
 }
 
 export class Plugins {
@@ -191,6 +194,16 @@ export class Plugins {
         p.down = reason;
         this.deps.onChange();
       },
+      // Crashing again and again: failed, its backends gone, until a person restarts it (restart below).
+      onGaveUp: (reason) => {
+        if (p.host !== host) return;
+        p.host = undefined;
+        p.providers = [];
+        p.state = 'failed';
+        p.down = undefined;
+        p.problem = `${reason}; restart it with: switchboard plugins restart ${m.name}`;
+        this.deps.onChange();
+      },
     });
     p.host = host;
     try {
@@ -200,7 +213,11 @@ export class Plugins {
       if (p.host === host) p.host = undefined;
       if (p.state === 'loading') {
         p.state = 'failed';
-        p.problem = `failed to load: ${err instanceof Error ? err.message.replace(/^plugin \S+: (load failed: )?/, '').replace(/; its host is restarted$/, '') : String(err)}`;
+        const why =
+          err instanceof Error
+            ? err.message.replace(/^plugin \S+: (load failed: )?/, '').replace(/; its host is restarted$/, '')
+            : String(err);
+        p.problem = `failed to load: ${why}`;
       }
     }
     this.deps.onChange();
@@ -298,6 +315,27 @@ export class Plugins {
     return this.info(p);
   }
 
+  /**
+   * A person's restart of an enabled plugin: a new host, its crash count from zero. The way back for a plugin that
+   * crashed too often to be restarted by itself (pluginHost.ts restartLimit).
+   */
+  async restart(name: string): Promise<PluginInfo> {
+    this.rescan();
+    const installed = findPlugin(this.deps.home, name);
+    const p = this.plugins.get(installed.name)!;
+    if (!p.enabled) {
+      throw new SwitchboardError(
+        'bad_request',
+        `plugin ${installed.name} is not enabled; there is nothing to restart`,
+        `enable it: switchboard plugins enable ${installed.name}`,
+      );
+    }
+    this.stop(p);
+    p.installed = installed;
+    await this.load(p);
+    return this.info(p);
+  }
+
   install(path: string): PluginInfo {
     const installed = installPlugin(this.deps.home, path);
     this.rescan();
@@ -307,8 +345,9 @@ export class Plugins {
       : { name: installed.name, dir: installed.dir, enabled: false, state: 'disabled', backends: [] };
   }
 
-  /** A line in plugins/.host.log, beside what the hosts write. */
+  /** A line in plugins/.host.log, beside what the hosts write, and in the Core's log. */
   private log(message: string): void {
+    this.deps.log?.warn(message);
     try {
       appendFileSync(
         join(pluginsDir(this.deps.home), '.host.log'),

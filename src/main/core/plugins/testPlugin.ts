@@ -37,14 +37,24 @@ export const misbehave = {
   spin: '__SB_PLUGIN_SPIN__',
 };
 
-const moduleText = (o: TestPluginOptions): string => `
+const moduleText = (o: TestPluginOptions): string => {
+  const options = {
+    backends: o.backends ?? [o.name],
+    flags: o.flags ?? {},
+    throwOnLoad: !!o.throwOnLoad,
+    files: !!o.files,
+    streams: o.streams ?? !!o.flags?.supports_streams,
+    probe: !!o.probe,
+    countTo: o.countTo ?? '',
+  };
+  return `
 import { spawn } from 'node:child_process';
 import { appendFileSync } from 'node:fs';
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { homedir } from 'node:os';
 
-const O = ${JSON.stringify({ backends: o.backends ?? [o.name], flags: o.flags ?? {}, throwOnLoad: !!o.throwOnLoad, files: !!o.files, streams: o.streams ?? !!o.flags?.supports_streams, probe: !!o.probe, countTo: o.countTo ?? '' })};
+const O = ${JSON.stringify(options)};
 const count = (what) => { if (O.countTo) appendFileSync(O.countTo, what + '\\n'); };
 const M = ${JSON.stringify(misbehave)};
 
@@ -58,7 +68,12 @@ function run(command, opts) {
       spawn('sleep', ['120'], { stdio: 'ignore' });
       for (const end = Date.now() + 60000; Date.now() < end;);
     }
-    const child = spawn('/bin/sh', ['-c', command], { cwd: opts.cwd, env: opts.env, detached: true, stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+    const child = spawn('/bin/sh', ['-c', command], {
+      cwd: opts.cwd,
+      env: opts.env,
+      detached: true,
+      stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
     let output = '';
     let timedOut = false;
     child.stdout.setEncoding('utf8').on('data', (d) => (output += d));
@@ -77,7 +92,12 @@ function run(command, opts) {
 }
 
 function stream(command, opts) {
-  const child = spawn('/bin/sh', ['-c', command], { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn('/bin/sh', ['-c', command], {
+    cwd: opts.cwd,
+    env: opts.env,
+    detached: true,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   child.stdin.on('error', () => {});
   return {
     on_data: (l) => { child.stdout.setEncoding('utf8').on('data', l); child.stderr.setEncoding('utf8').on('data', l); },
@@ -102,7 +122,14 @@ export function register(ctx) {
       is_available: () => true,
       check_requirements: (spec) => (spec.root === '/nonexistent' ? ['root /nonexistent does not exist'] : []),
       doctor_checks: () => [{ name: 'sh', ok: true, detail: '/bin/sh' }],
-      ...(O.probe ? { probe: async (spec) => (count('probe'), spec.root === '/nonexistent' ? { ok: false, problem: 'no such root' } : { ok: true, detail: 'looked' }) } : {}),
+      ...(O.probe
+        ? {
+            probe: async (spec) => (
+              count('probe'),
+              spec.root === '/nonexistent' ? { ok: false, problem: 'no such root' } : { ok: true, detail: 'looked' }
+            ),
+          }
+        : {}),
       create_environment: () => {
         count('create');
         const env = { exec: run };
@@ -113,7 +140,10 @@ export function register(ctx) {
         if (O.files) {
           env.home = async () => homedir();
           env.read_file = async (p) => readFile(p);
-          env.write_file = async (p, data) => { await mkdir(dirname(p), { recursive: true }); await writeFile(p, data); };
+          env.write_file = async (p, data) => {
+            await mkdir(dirname(p), { recursive: true });
+            await writeFile(p, data);
+          };
           env.stat = async (p) => {
             try {
               const s = await stat(p);
@@ -127,6 +157,7 @@ export function register(ctx) {
   }
 }
 `;
+};
 
 /** Write the plugin folder; returns its path. */
 export function writeTestPlugin(home: string, o: TestPluginOptions): string {
@@ -144,7 +175,8 @@ export function writeTestPlugin(home: string, o: TestPluginOptions): string {
   const flagsLine = Object.keys(asked).length ? `flags: ${JSON.stringify(asked)}\n` : '';
   writeFileSync(
     join(dir, 'plugin.yaml'),
-    `name: ${o.name}\nversion: ${o.version ?? '1.0.0'}\nkind: backend\nentry: index.mjs\ndescription: a test plugin\n${flagsLine}`,
+    `name: ${o.name}\nversion: ${o.version ?? '1.0.0'}\nkind: backend\nentry: index.mjs\n` +
+      `description: a test plugin\n${flagsLine}`,
   );
   writeFileSync(join(dir, 'index.mjs'), moduleText(o));
   return dir;

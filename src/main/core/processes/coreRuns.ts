@@ -68,7 +68,7 @@ export class CoreRuns {
       }
       // A run whose process still lives is left alone (its pid may have been reused; then a later start sweeps it).
       if (run && !run.clean && run.pid !== process.pid && pidAlive(run.pid)) continue;
-      if (!run || !run.clean) stale.add(id);
+      if (!run?.clean) stale.add(id);
       for (const carried of run?.carry ?? []) stale.add(carried);
       rmSync(join(this.dir, name), { force: true });
     }
@@ -94,8 +94,10 @@ export class CoreRuns {
       try {
         this.rewriteInPlace(true);
       } catch {
+        // said on stderr; the next start sweeps again
         process.stderr.write(
-          `switchboard: could not mark this run as ended cleanly (${(err as Error).message}); the next start sweeps again\n`,
+          `switchboard: could not mark this run as ended cleanly (${(err as Error).message}); ` +
+            `the next start sweeps again\n`,
         );
       }
     }
@@ -165,7 +167,8 @@ export function sweepScript(marks: readonly string[]): string {
     `  if tr '\\000' '\\n' < "$e" 2>/dev/null | grep -qx ${patterns}; then pids="$pids $p"; fi`,
     'done',
     'set -- $pids',
-    `if [ $# -gt 0 ]; then ${GENTLE_SIGNAL_NAMES.map((sig) => `kill -${sig} $pids 2>/dev/null`).join('; ')}; sleep ${END_GRACE_MS / 1000}; kill -KILL $pids 2>/dev/null; fi`,
+    `if [ $# -gt 0 ]; then ${GENTLE_SIGNAL_NAMES.map((sig) => `kill -${sig} $pids 2>/dev/null`).join('; ')}; ` +
+      `sleep ${END_GRACE_MS / 1000}; kill -KILL $pids 2>/dev/null; fi`,
     'echo "swept $#"',
   ].join('\n');
 }
@@ -174,6 +177,7 @@ function namespaceOf(pid: string): string | undefined {
   try {
     return readlinkSync(`/proc/${pid}/ns/pid`);
   } catch {
+    // no /proc or no such process: its namespace is unknown
     return undefined;
   }
 }

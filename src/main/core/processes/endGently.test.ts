@@ -83,37 +83,44 @@ describe.each(kinds)('ending a shell gently (local, %s)', (kind, setting) => {
     expect(endedGently(marker), lines(marker).join(' ')).toBe(true);
   });
 
-  it('a command that ignores HUP and TERM still ends after the grace; the call is answered before that, the stop waits', async () => {
-    const s = nextSleep();
-    const r = await env.exec(deaf(s), opts({ timeoutMs: 1000 }));
-    expect(r).toMatchObject({ exitCode: 124, timedOut: true });
-    // Answered while the command still had its grace (it ignores the gentle signals, so it was still there)...
-    expect(sleepRunning(s)).toBe(true);
-    // ...and what the Core's stop waits for ends only once it is gone.
-    await endsSettled();
-    expect(sleepRunning(s)).toBe(false);
-  });
+  it(
+    'a command that ignores HUP and TERM still ends after the grace; the call is answered before that, ' +
+      'the stop waits',
+    async () => {
+      const s = nextSleep();
+      const r = await env.exec(deaf(s), opts({ timeoutMs: 1000 }));
+      expect(r).toMatchObject({ exitCode: 124, timedOut: true });
+      // Answered while the command still had its grace (it ignores the gentle signals, so it was still there)...
+      expect(sleepRunning(s)).toBe(true);
+      // ...and what the Core's stop waits for ends only once it is gone.
+      await endsSettled();
+      expect(sleepRunning(s)).toBe(false);
+    },
+  );
 
-  it('cleanup (a retired identity, the Core stopping) ends what a call left running gently, and a running call too', async () => {
-    const env2 = envFor(`gentle-cleanup-${kind}`, setting);
-    const left = join(work, `left-${kind}`);
-    const running = join(work, `running-${kind}`);
-    const s1 = nextSleep();
-    const s2 = nextSleep();
-    // A call that leaves a trapping job behind retires its warm shell; another call is still running at cleanup.
-    await env2.exec(`(${trapping(left, s1)}) > /dev/null 2>&1 &`, opts());
-    await until(() => sleepRunning(s1), 'the job left running started');
-    const call = env2.exec(trapping(running, s2), opts());
-    await until(() => sleepRunning(s2), 'the running call started');
-    await env2.cleanup('idle');
-    await call.catch(() => undefined);
-    await endsSettled();
-    expect([lines(left), lines(running)].map((l) => l.join(' '))).toEqual([
-      expect.stringMatching(/^(HUP|TERM) .*cleaned$/),
-      expect.stringMatching(/^(HUP|TERM) .*cleaned$/),
-    ]);
-    expect(sleepRunning(s1) || sleepRunning(s2)).toBe(false);
-  });
+  it(
+    'cleanup (a retired identity, the Core stopping) ends what a call left running gently, ' + 'and a running call too',
+    async () => {
+      const env2 = envFor(`gentle-cleanup-${kind}`, setting);
+      const left = join(work, `left-${kind}`);
+      const running = join(work, `running-${kind}`);
+      const s1 = nextSleep();
+      const s2 = nextSleep();
+      // A call that leaves a trapping job behind retires its warm shell; another call is still running at cleanup.
+      await env2.exec(`(${trapping(left, s1)}) > /dev/null 2>&1 &`, opts());
+      await until(() => sleepRunning(s1), 'the job left running started');
+      const call = env2.exec(trapping(running, s2), opts());
+      await until(() => sleepRunning(s2), 'the running call started');
+      await env2.cleanup('idle');
+      await call.catch(() => undefined);
+      await endsSettled();
+      expect([lines(left), lines(running)].map((l) => l.join(' '))).toEqual([
+        expect.stringMatching(/^(HUP|TERM) .*cleaned$/),
+        expect.stringMatching(/^(HUP|TERM) .*cleaned$/),
+      ]);
+      expect(sleepRunning(s1) || sleepRunning(s2)).toBe(false);
+    },
+  );
 });
 
 describe('ending a pane gently (local)', () => {
@@ -127,7 +134,8 @@ describe('ending a pane gently (local)', () => {
     const exited = new Promise<void>((resolve) => shell.onExit(() => resolve()));
     // A program in the pane that traps the hangup (an interactive bash at its prompt leaves readline as at an EOF).
     shell.write(
-      `exec bash -c "trap 'echo HUP >> ${marker}; exit 0' HUP; trap 'echo TERM >> ${marker}' TERM; echo armed-\\$((2+3)); while :; do sleep 0.1; done"\r`,
+      `exec bash -c "trap 'echo HUP >> ${marker}; exit 0' HUP; trap 'echo TERM >> ${marker}' TERM; ` +
+        `echo armed-\\$((2+3)); while :; do sleep 0.1; done"\r`,
     );
     await expect.poll(() => out, { timeout: 20_000 }).toContain('armed-5');
     shell.kill();

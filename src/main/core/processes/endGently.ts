@@ -24,7 +24,7 @@ const underway = new Set<Promise<void>>();
 
 /** Track an end under way until it settles: the Core's stop waits for every one (endsSettled). */
 export function tracked(end: Promise<void>): Promise<void> {
-  const settled = end.catch(() => undefined);
+  const settled = end.catch(() => undefined); // only waits for the end; the caller awaits `end` itself
   underway.add(settled);
   void settled.then(() => underway.delete(settled));
   return end;
@@ -41,6 +41,7 @@ export function sendSignal(pid: number, sig: NodeJS.Signals): boolean {
     process.kill(pid, sig);
     return true;
   } catch {
+    // no such process (gone already), or not ours to signal
     return false;
   }
 }
@@ -92,7 +93,8 @@ export function endGroupScript(pgid: number, graceMs = END_GRACE_MS): string {
   const g = String(Math.trunc(pgid));
   const tenths = Math.ceil(graceMs / 100);
   return (
-    `kill -0 -${g} 2>/dev/null || exit 0; ${GENTLE_SIGNAL_NAMES.map((s) => `kill -${s} -${g} 2>/dev/null`).join('; ')}; ` +
+    `kill -0 -${g} 2>/dev/null || exit ` +
+    `0; ${GENTLE_SIGNAL_NAMES.map((s) => `kill -${s} -${g} 2>/dev/null`).join('; ')}; ` +
     `i=0; while [ $i -lt ${tenths} ] && kill -0 -${g} 2>/dev/null; do sleep 0.1; i=$((i+1)); done; ` +
     `kill -KILL -${g} 2>/dev/null; exit 0`
   );

@@ -18,6 +18,7 @@ export function processMethods(deps: { processes: ProcessManager; record: Record
         try {
           return processes.info(session_id);
         } catch {
+          // unknown id: the reply says so
           return undefined;
         }
       })();

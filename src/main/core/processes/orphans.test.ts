@@ -59,13 +59,15 @@ beforeAll(() => {
   ];
   if (ssh) {
     lines.push(
-      `    box: { backend: ssh, ssh_host: ${ssh.host}, ssh_port: ${ssh.port}, ssh_user: ${ssh.user}, ssh_key: ${ssh.key}, cwd: /tmp }`,
+      `    box: { backend: ssh, ssh_host: ${ssh.host}, ssh_port: ${ssh.port}, ssh_user: ${ssh.user}, ` +
+        `ssh_key: ${ssh.key}, cwd: /tmp }`,
     );
     writeFileSync(join(home, 'known_hosts'), `${ssh.knownHostsLine}\n`, { mode: 0o600 });
   }
   if (docker)
     lines.push(
-      `    jail: { backend: docker, docker_image: "${docker.image}", docker_host: "unix://${docker.socket}", docker_network: none, cwd: / }`,
+      `    jail: { backend: docker, docker_image: "${docker.image}", docker_host: "unix://${docker.socket}", ` +
+        `docker_network: none, cwd: / }`,
     );
   writeFileSync(join(home, 'config.yaml'), `${lines.join('\n')}\n`);
 });

@@ -7,6 +7,7 @@ import type { BackgroundHandle, Environment, TargetSnapshot } from '../backends/
 import { RollingBuffer } from './rollingBuffer.js';
 import { IdentityHolds } from '../sessions/identityHolds.js';
 import { settleWithin } from '../settleWithin.js';
+import { nullLog, type Log } from '../log.js';
 
 export interface ProcessManagerOptions {
   /** Output kept per process (the newest chars). */
@@ -19,6 +20,8 @@ export interface ProcessManagerOptions {
   eventDelayMs?: number;
   onChanged?: (list: ProcessInfo[]) => void;
   onOutput?: (sessionId: string, data: string) => void;
+  /** Where a kill that failed is written (it is retried by nobody; the process may live on). */
+  log?: Log;
   now?: () => number;
   /** Where a running process (and held work such as execute_code) holds its identity; the Core passes its own. */
   holds?: IdentityHolds;
@@ -78,8 +81,9 @@ export const MAX_FINISHED = 64;
 export class ProcessManager {
   private readonly entries = new Map<string, Entry>();
   private readonly holds: IdentityHolds;
-  private readonly opts: Required<Omit<ProcessManagerOptions, 'onChanged' | 'onOutput' | 'holds'>> &
+  private readonly opts: Required<Omit<ProcessManagerOptions, 'onChanged' | 'onOutput' | 'holds' | 'log'>> &
     Pick<ProcessManagerOptions, 'onChanged' | 'onOutput'>;
+  private readonly faults: Log;
   private changedTimer: NodeJS.Timeout | undefined;
   private readonly pendingOutput = new Map<string, string>();
   private outputTimer: NodeJS.Timeout | undefined;
@@ -96,6 +100,7 @@ export class ProcessManager {
       onOutput: opts.onOutput,
     };
     this.holds = opts.holds ?? new IdentityHolds();
+    this.faults = opts.log ?? nullLog;
     this.pruneTimer = setInterval(() => this.prune(), 60_000);
     this.pruneTimer.unref();
   }
@@ -224,7 +229,7 @@ export class ProcessManager {
     const e = this.find(id, scope);
     if (e.status !== 'running') return info(e);
     e.killRequested = true;
-    await e.handle.kill().catch(() => undefined);
+    await e.handle.kill().catch((err: unknown) => this.faults.warn(`kill of ${e.id} (${e.identity}) failed`, err));
     await settleWithin(e.exited, 5000);
     return info(e);
   }
@@ -263,7 +268,7 @@ export class ProcessManager {
         .filter((e) => e.status === 'running')
         .map((e) => {
           e.killRequested = true;
-          return e.handle.kill().catch(() => undefined);
+          return e.handle.kill().catch((err: unknown) => this.faults.warn(`kill of ${e.id} at shutdown failed`, err));
         }),
     );
   }

@@ -103,6 +103,7 @@ export function removeLeftoverTemps(path: string): number {
   try {
     names = readdirSync(dir);
   } catch {
+    // no folder: no temp files left in it
     return 0;
   }
   for (const name of names) {

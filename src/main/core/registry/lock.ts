@@ -86,7 +86,8 @@ export class FileLock {
         const owner = this.owner();
         throw new SwitchboardError(
           'registry_busy',
-          `the runtime registry is busy: ${basename(this.lockDir)} has been held${owner ? ` by pid ${owner.pid}` : ''} for over ${Math.round(this.timeoutMs / 1000)} s`,
+          `the runtime registry is busy: ${basename(this.lockDir)} has been ` +
+            `held${owner ? ` by pid ${owner.pid}` : ''} for over ${Math.round(this.timeoutMs / 1000)} s`,
           'try again in a moment',
         );
       }
@@ -126,6 +127,7 @@ export class FileLock {
           lstatSync(ownerPath);
           return true;
         } catch {
+          // no owner file: the lock is not held
           return false;
         }
       },
@@ -203,6 +205,7 @@ export class FileLock {
     try {
       names = readdirSync(dir).filter((n) => n.startsWith(prefix));
     } catch {
+      // no folder: nothing stale
       return;
     }
     for (const n of names) {
@@ -212,6 +215,7 @@ export class FileLock {
         try {
           if (now - lstatSync(join(dir, n)).mtimeMs < this.staleMs) continue;
         } catch {
+          // gone meanwhile: nothing to remove
           continue;
         }
       }

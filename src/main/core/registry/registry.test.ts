@@ -98,12 +98,12 @@ describe('register, replace, drain, remove', () => {
     {
       what: 'the same spec under the current generation changes nothing',
       then: (r) => r.register(reg({ replace: true })),
-      check: (r, out) => expect(out).toMatchObject({ action: 'unchanged', record: { generation: 'g1' } }),
+      check: (_r, out) => expect(out).toMatchObject({ action: 'unchanged', record: { generation: 'g1' } }),
     },
     {
       what: 'so does registering it again without --replace (a retry)',
       then: (r) => r.register(reg()),
-      check: (r, out) => expect(out).toMatchObject({ action: 'unchanged' }),
+      check: (_r, out) => expect(out).toMatchObject({ action: 'unchanged' }),
     },
     {
       what: 'another spec under the current generation is refused',
@@ -213,27 +213,31 @@ describe('register, replace, drain, remove', () => {
 
   describe('a (name, generation) pair names one spec for ever', () => {
     const other = { backend: 'local', cwd: '/elsewhere' };
-    it('a removed generation registered again with another spec is refused with one line; the same spec is registered again', async () => {
-      const r = new Registry(home());
-      await r.register(reg());
-      await r.remove({ name: 'box', provider: 'ctl', owner_id: 'o1' });
-      const refused = await r.register(reg({ spec: other })).catch((e: unknown) => e);
-      expect(refused).toMatchObject({
-        code: 'registry_conflict',
-        message:
-          'target "box" generation g1 was registered before with another spec; a generation names one spec for ever',
-      });
-      expect(r.get('box')).toBeUndefined();
-      // Another provider gets the same answer: the pair is the profile's, not the provider's.
-      await expect(r.register(reg({ provider: 'cli', owner_id: undefined, spec: other }))).rejects.toMatchObject({
-        code: 'registry_conflict',
-      });
-      expect(await r.register(reg())).toMatchObject({ action: 'registered', record: { generation: 'g1' } });
-      // A fresh generation takes any spec.
-      expect(await r.register(reg({ replace: true, generation: 'g2', spec: other }))).toMatchObject({
-        action: 'replaced',
-      });
-    });
+    it(
+      'a removed generation registered again with another spec is refused with one line; ' +
+        'the same spec is registered again',
+      async () => {
+        const r = new Registry(home());
+        await r.register(reg());
+        await r.remove({ name: 'box', provider: 'ctl', owner_id: 'o1' });
+        const refused = await r.register(reg({ spec: other })).catch((e: unknown) => e);
+        expect(refused).toMatchObject({
+          code: 'registry_conflict',
+          message:
+            'target "box" generation g1 was registered before with another spec; a generation names one spec for ever',
+        });
+        expect(r.get('box')).toBeUndefined();
+        // Another provider gets the same answer: the pair is the profile's, not the provider's.
+        await expect(r.register(reg({ provider: 'cli', owner_id: undefined, spec: other }))).rejects.toMatchObject({
+          code: 'registry_conflict',
+        });
+        expect(await r.register(reg())).toMatchObject({ action: 'registered', record: { generation: 'g1' } });
+        // A fresh generation takes any spec.
+        expect(await r.register(reg({ replace: true, generation: 'g2', spec: other }))).toMatchObject({
+          action: 'replaced',
+        });
+      },
+    );
 
     it('a replaced generation cannot come back with another spec', async () => {
       const r = new Registry(home());

@@ -218,6 +218,7 @@ export class Registry implements RuntimeSource {
       const st = lstatSync(this.path, { throwIfNoEntry: false });
       return st ? `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}:${st.mode}` : 'missing';
     } catch {
+      // unreadable is as good as missing: the next look tries again
       return 'missing';
     }
   }
@@ -241,7 +242,8 @@ export class Registry implements RuntimeSource {
       snap(signature, before, [
         ...problems,
         before.length
-          ? `${fault}; the ${before.length} runtime target${before.length === 1 ? '' : 's'} read before stay${before.length === 1 ? 's' : ''} in force until it is fixed`
+          ? `${fault}; the ${before.length} runtime target${before.length === 1 ? '' : 's'} read before ` +
+            `stay${before.length === 1 ? 's' : ''} in force until it is fixed`
           : `${fault}; runtime targets are ignored until it is fixed`,
       ]);
     let fd: number;
@@ -262,7 +264,8 @@ export class Registry implements RuntimeSource {
         return untrusted(
           sig,
           [],
-          `${REGISTRY_FILE} is ${(st.size / 1024 / 1024).toFixed(1)} MiB, over the 1 MiB limit (trim it: switchboard targets remove …)`,
+          `${REGISTRY_FILE} is ${(st.size / 1024 / 1024).toFixed(1)} MiB, over the 1 MiB limit (trim it: ` +
+            `switchboard targets remove …)`,
         );
       }
       // Read at most one byte over the limit: the file may grow between fstat and read.
@@ -297,7 +300,10 @@ export class Registry implements RuntimeSource {
         const kept = bad && before.find((r) => r.name === bad.name);
         if (!kept || records.some((r) => r.name === kept.name)) return problem;
         records.push(kept);
-        return `${problem.replace(' and ignored:', ':').replace(' is ignored:', ' is invalid:')} — its last good record (generation ${kept.generation}) stays in force until it is fixed`;
+        return (
+          `${problem.replace(' and ignored:', ':').replace(' is ignored:', ' is invalid:')} — its last good ` +
+          `record (generation ${kept.generation}) stays in force until it is fixed`
+        );
       });
       return snap(sig, records, [...problems, ...shown]);
     } catch (err) {
@@ -405,7 +411,8 @@ export class Registry implements RuntimeSource {
         if (!replacing) {
           throw new SwitchboardError(
             'registry_conflict',
-            `target "${name}" is already registered (generation ${claim.generation ?? '?'}, provider ${claim.provider ?? '?'})`,
+            `target "${name}" is already registered (generation ${claim.generation ?? '?'}, ` +
+              `provider ${claim.provider ?? '?'})`,
             'pass --replace to register a new generation, or pick another name',
           );
         }

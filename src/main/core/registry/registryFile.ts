@@ -119,7 +119,8 @@ export function checkGenerationSpec(
   if (before === undefined || before === fingerprint) return;
   throw new SwitchboardError(
     'registry_conflict',
-    `target "${name}" generation ${generation} was registered before with another spec; a generation names one spec for ever`,
+    `target "${name}" generation ${generation} was registered before with another spec; ` +
+      `a generation names one spec for ever`,
     'omit --generation to get a fresh one (approvals given to the old spec do not carry over)',
   );
 }
@@ -233,7 +234,8 @@ export function checkSpec(
     throw new SwitchboardError(
       'bad_request',
       `target "${name}": refused — ${secret} would store a secret in the registry`,
-      `the registry holds routing fields only: give a key as the path of its file, a password as the name of an environment variable (${[...refs].join(', ')})`,
+      `the registry holds routing fields only: give a key as the path of its file, ` +
+        `a password as the name of an environment variable (${[...refs].join(', ')})`,
     );
   }
   // Path fields (a key file's path) are checked by the backend's schema: one line, never the file's content.
@@ -356,7 +358,8 @@ export function readRecords(
   }
   if (names.length > MAX_RUNTIME_TARGETS) {
     problems.push(
-      `${REGISTRY_FILE} holds ${names.length} targets, over the limit of ${MAX_RUNTIME_TARGETS}; the ${names.length - MAX_RUNTIME_TARGETS} last are ignored`,
+      `${REGISTRY_FILE} holds ${names.length} targets, over the limit of ${MAX_RUNTIME_TARGETS}; ` +
+        `the ${names.length - MAX_RUNTIME_TARGETS} last are ignored`,
     );
   }
   return { records, problems, invalid };
@@ -390,13 +393,16 @@ export function checkOwnership(name: string, raw: unknown, who: Requester, verb:
     throw new SwitchboardError(
       'not_permitted',
       `target "${name}" belongs to provider "${claim.provider}"; provider "${who.provider}" may not ${verb} it`,
-      `only "${claim.provider}" may; pass --provider ${claim.provider}${claim.owner_id ? ' and its --owner-id' : ''} if you act for it`,
+      `only "${claim.provider}" may; pass ` +
+        `--provider ${claim.provider}${claim.owner_id ? ' and its --owner-id' : ''} if you act for it`,
     );
   }
   if (claim.owner_id && claim.owner_id !== who.owner_id) {
     throw new SwitchboardError(
       'not_permitted',
-      `target "${name}" belongs to owner "${claim.owner_id}" of provider "${claim.provider}"; ${who.owner_id ? `owner "${who.owner_id}"` : 'a caller without --owner-id'} may not ${verb} it`,
+      `target "${name}" belongs to owner "${claim.owner_id}" of provider ` +
+        `"${claim.provider}"; ${who.owner_id ? `owner "${who.owner_id}"` : 'a caller without --owner-id'} may ` +
+        `not ${verb} it`,
       `pass --owner-id ${claim.owner_id} if you act for that owner`,
     );
   }

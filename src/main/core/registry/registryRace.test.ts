@@ -127,7 +127,8 @@ describe('registry under 8 racing processes', () => {
     const casOk = reports.reduce((n, r) => n + r.increments[0]! + r.increments[1]!, 0);
     const window = (Math.max(...reports.map((r) => r.end)) - Math.min(...reports.map((r) => r.start))) / 1000;
     console.log(
-      `registry race: ${WORKERS} processes × ${OPS + 1} ops = ${ops} ops; ${(ops / window).toFixed(0)} ops/s while racing (${window.toFixed(2)} s), ${seconds.toFixed(2)} s with process start; ` +
+      `registry race: ${WORKERS} processes × ${OPS + 1} ops = ${ops} ops; ${(ops / window).toFixed(0)} ops/s ` +
+        `while racing (${window.toFixed(2)} s), ${seconds.toFixed(2)} s with process start; ` +
         `CAS ${casOk} ok / ${casAttempts} attempts; lost updates 0; ${reads} reads, torn 0`,
     );
     rmSync(home, { recursive: true, force: true });
@@ -177,7 +178,8 @@ describe('registry writers killed with SIGKILL', () => {
     // Leftovers of killed writers (temp files, lock staging directories, the lock) are gone after the last write.
     expect(readdirSync(home)).toEqual(['runtime-targets.json']);
     console.log(
-      `registry crash: ${KILLS} SIGKILLs at random points (${killedHoldingLock} while holding the lock), file always parsed to the old or new state; ` +
+      `registry crash: ${KILLS} SIGKILLs at random points (${killedHoldingLock} while holding the lock), ` +
+        `file always parsed to the old or new state; ` +
         `counter reached ${lastCounter}; next writer took over in ≤ ${Math.max(...takeovers)} ms`,
     );
     rmSync(home, { recursive: true, force: true });

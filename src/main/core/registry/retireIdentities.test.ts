@@ -144,22 +144,26 @@ describe('a runtime target in a running Core', () => {
     expect(String(waited.output)).toContain('bg-done');
   });
 
-  it('after remove, a background process stays inspectable and killable by its identity, then the identity is released', async () => {
-    await cli.register({ name: 'rm', spec: { backend: 'local', cwd: dirA }, provider: 'cli', generation: 'm1' });
-    const bg = await term({ command: 'echo started; sleep 30', execution_target: 'rm', background: true });
-    await cli.remove({ name: 'rm', provider: 'cli', generation: 'm1' });
-    await expect(term({ command: 'true', execution_target: 'rm' })).rejects.toMatchObject({ code: 'unknown_target' });
-    // A sweep runs on the change; the process still runs, so the identity stays.
-    await new Promise((r) => setTimeout(r, 300));
-    expect(core.sessions.identities()).toContain('rm#m1');
-    const listed = await core.callTool('process', { action: 'list', execution_target: 'rm' }, 'test');
-    expect(listed.processes).toEqual([
-      expect.objectContaining({ session_id: bg.session_id, generation: 'm1', status: 'running' }),
-    ]);
-    const killed = await core.callTool('process', { action: 'kill', session_id: bg.session_id }, 'test');
-    expect(killed).toMatchObject({ execution_target: 'rm', generation: 'm1' });
-    await until(() => !core.sessions.identities().includes('rm#m1'));
-  });
+  it(
+    'after remove, a background process stays inspectable and killable by its identity, ' +
+      'then the identity is released',
+    async () => {
+      await cli.register({ name: 'rm', spec: { backend: 'local', cwd: dirA }, provider: 'cli', generation: 'm1' });
+      const bg = await term({ command: 'echo started; sleep 30', execution_target: 'rm', background: true });
+      await cli.remove({ name: 'rm', provider: 'cli', generation: 'm1' });
+      await expect(term({ command: 'true', execution_target: 'rm' })).rejects.toMatchObject({ code: 'unknown_target' });
+      // A sweep runs on the change; the process still runs, so the identity stays.
+      await new Promise((r) => setTimeout(r, 300));
+      expect(core.sessions.identities()).toContain('rm#m1');
+      const listed = await core.callTool('process', { action: 'list', execution_target: 'rm' }, 'test');
+      expect(listed.processes).toEqual([
+        expect.objectContaining({ session_id: bg.session_id, generation: 'm1', status: 'running' }),
+      ]);
+      const killed = await core.callTool('process', { action: 'kill', session_id: bg.session_id }, 'test');
+      expect(killed).toMatchObject({ execution_target: 'rm', generation: 'm1' });
+      await until(() => !core.sessions.identities().includes('rm#m1'));
+    },
+  );
 
   it("keeps a removed target's identity while a pane on it is open", async () => {
     await cli.register({ name: 'pn', spec: { backend: 'local', cwd: dirA }, provider: 'cli', generation: 'p1' });

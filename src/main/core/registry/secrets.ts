@@ -1,8 +1,11 @@
 // Finds secrets in a target spec (key material, passwords, tokens) so the registry can refuse to store them.
 
 /** Key names that say "the value is a secret". Matched per word: `api_token`, `ssh_password`, `clientSecret`. */
-const secretKeyWords =
-  /(^|[_\-.])(passwd|password|passphrase|secret|token|apikey|api_key|private_key|privatekey|privkey|credential|credentials)($|[_\-.])/i;
+const secretKeyWords = new RegExp(
+  String.raw`(^|[_\-.])(passwd|password|passphrase|secret|token|apikey|api_key|private_key|privatekey|privkey|` +
+    String.raw`credential|credentials)($|[_\-.])`,
+  'i',
+);
 
 /** Values that are secrets whatever key holds them. */
 const secretValues: Array<[RegExp, string]> = [

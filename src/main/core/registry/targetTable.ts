@@ -71,7 +71,8 @@ export class TargetTable {
         problems.push(
           twin === r.name
             ? `runtime target "${r.name}" (provider ${r.provider}) is withheld: a config target has that name`
-            : `runtime target "${r.name}" (provider ${r.provider}) is withheld: it differs from the config target "${twin}" only in case`,
+            : `runtime target "${r.name}" (provider ${r.provider}) is withheld: ` +
+                `it differs from the config target "${twin}" only in case`,
         );
         continue;
       }
@@ -130,7 +131,8 @@ export class TargetTable {
       if (!checked.success) {
         throw new SwitchboardError(
           'bad_request',
-          `runtime target "${e.name}" does not fit backend ${e.spec.backend}: ${checked.error.issues[0]?.message ?? 'invalid'}`,
+          `runtime target "${e.name}" does not fit ` +
+            `backend ${e.spec.backend}: ${checked.error.issues[0]?.message ?? 'invalid'}`,
           "register it again with the backend's fields (switchboard targets register --replace)",
         );
       }

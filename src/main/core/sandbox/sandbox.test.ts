@@ -84,7 +84,9 @@ describe('sandboxPolicy', () => {
     expect(inside.insideProfile).toEqual(['/home/p/.switchboard/work']);
     const a = bwrapArgs(inside, { argv: ['true'], cwd: '/', newSession: true });
     expect(a.join(' ')).toContain(
-      '--tmpfs /home/p/.switchboard --bind /home/p/.switchboard/state/sandbox/abc /home/p/.switchboard/state/sandbox/abc --bind /home/p/.switchboard/work /home/p/.switchboard/work --remount-ro /home/p/.switchboard',
+      '--tmpfs /home/p/.switchboard --bind /home/p/.switchboard/state/sandbox/abc ' +
+        '/home/p/.switchboard/state/sandbox/abc --bind /home/p/.switchboard/work /home/p/.switchboard/work ' +
+        '--remount-ro /home/p/.switchboard',
     );
     expect(sandboxPolicy(input({ workspace: '/home/p/.switchboard', exists: () => true })).insideProfile).toEqual([]);
   });
@@ -146,7 +148,10 @@ describe('seatbeltProfile', () => {
   );
   const rules = [
     '(deny file-write*)',
-    '(allow file-write* (subpath "/home/p") (subpath "/data") (subpath "/home/p/.npm") (subpath "/home/p/.cache") (subpath "/home/p/.switchboard/state/sandbox/abc/tmp") (subpath "/home/p/.switchboard/state/sandbox/abc") (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/fd/"))',
+    '(allow file-write* (subpath "/home/p") (subpath "/data") (subpath "/home/p/.npm") (subpath ' +
+      '"/home/p/.cache") (subpath "/home/p/.switchboard/state/sandbox/abc/tmp") (subpath ' +
+      '"/home/p/.switchboard/state/sandbox/abc") (literal "/dev/null") (literal "/dev/tty") (regex ' +
+      '#"^/dev/fd/"))',
     '(deny file-read* file-write* (subpath "/home/p/.switchboard"))',
     '(allow file-read* file-write* (subpath "/home/p/.switchboard/state/sandbox/abc"))',
     '(deny file-read* file-write* (subpath "/home/p/.ssh"))',
@@ -180,7 +185,10 @@ describe('sandboxNote', () => {
     [
       "touch: cannot touch '/etc/x': Read-only file system",
       1,
-      /^\[sandbox: refused \(\/etc\/x: Read-only file system\); writes are allowed only in \/home\/p\/project, \/tmp, .*outside_sandbox: true\]$/,
+      new RegExp(
+        String.raw`^\[sandbox: refused \(\/etc\/x: Read-only file system\); writes are allowed only in ` +
+          String.raw`\/home\/p\/project, \/tmp, .*outside_sandbox: true\]$`,
+      ),
     ],
     ['sh: 1: cannot create /usr/y: Read-only file system', 2, /refused \(\/usr\/y: Read-only file system\)/],
     ["OSError: [Errno 30] Read-only file system: '/opt/z'", 1, /refused \(\/opt\/z: Read-only file system\)/],

@@ -92,7 +92,9 @@ function refusal(sandbox: Sandbox, op: 'read' | 'write', path: string, said: str
       .filter((l) => !l.startsWith('sb-target ') && l !== 'sb-in-place')
       .pop() ?? '';
   const note = `[sandbox: writes are allowed only in ${writableList(sandbox.policy)}]`;
-  const hint = `add the folder to the target's sandbox.writable, or ${WAY_OUT.replace('run it again', 'do it with the terminal tool')}`;
+  const hint =
+    `add the folder to the target's sandbox.writable, ` +
+    `or ${WAY_OUT.replace('run it again', 'do it with the terminal tool')}`;
   if (op === 'write') {
     const code = errnoInText(line);
     // A refusal in a writable place (a read-only mount under the workspace, a file not ours), a full disk or a

@@ -10,8 +10,10 @@ const REFUSAL = /\b(Read-only file system|Permission denied|Operation not permit
 /** A path in an error line, without the quotes tools put around it. */
 const PATH = /\/[^\s:'"`‘’]+/g;
 /** Errors that mean the network is not there. */
-const NO_NETWORK =
-  /\b(Network is unreachable|Temporary failure in name resolution|Could not resolve host|ENETUNREACH|EAI_AGAIN|getaddrinfo)\b/;
+const NO_NETWORK = new RegExp(
+  String.raw`\b(Network is unreachable|Temporary failure in name resolution|Could not resolve host|ENETUNREACH|` +
+    String.raw`EAI_AGAIN|getaddrinfo)\b`,
+);
 
 /** The writable places, as a person reads them. */
 export function writableList(policy: SandboxPolicy): string {

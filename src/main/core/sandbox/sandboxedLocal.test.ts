@@ -158,7 +158,10 @@ live('sandboxed local target (bubblewrap)', () => {
     expect(r.exit_code).not.toBe(0);
     const last = String(r.output).trim().split('\n').pop()!;
     expect(last).toMatch(
-      /^\[sandbox: refused \(.*outside: (Read-only file system|Permission denied)\); writes are allowed only in .*outside_sandbox: true\]$/,
+      new RegExp(
+        String.raw`^\[sandbox: refused \(.*outside: (Read-only file system|` +
+          String.raw`Permission denied)\); writes are allowed only in .*outside_sandbox: true\]$`,
+      ),
     );
     const ok = await run('echo in-ws > f && cat f && echo in-tmp > /tmp/t && cat /tmp/t && echo "$TMPDIR"');
     expect(ok).toMatchObject({ exit_code: 0 });
@@ -204,7 +207,8 @@ live('sandboxed local target (bubblewrap)', () => {
     expect(await until(() => !hostCommands().includes('sleep 31.75'))).toBe(true);
   }, 20_000);
 
-  it('what a call leaves running (cmd &) lives on after the call, as outside the sandbox; cleanup ends it', async () => {
+  it('what a call leaves running (cmd &) lives on after the ' +
+    'call, as outside the sandbox; cleanup ends it', async () => {
     const r = await run('sleep 33.75 >/dev/null 2>&1 &');
     expect(r).toMatchObject({ exit_code: 0 });
     await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -234,7 +238,8 @@ live('sandboxed local target (bubblewrap)', () => {
       'import os',
       `print("profile", os.path.exists(${JSON.stringify(join(t.home, 'config.yaml'))}))`,
       `print("core", os.path.exists("/proc/${process.pid}"))`,
-      `try:\n    open(${JSON.stringify(join(person, 'py-out'))}, "w")\n    print("wrote")\nexcept OSError as e:\n    print("refused", e.errno)`,
+      `try:\n    open(${JSON.stringify(join(person, 'py-out'))}, "w")\n    print("wrote")\nexcept OSError as ` +
+        `e:\n    print("refused", e.errno)`,
     ].join('\n');
     const r = await call('execute_code', { code, execution_target: 'box' });
     expect(String(r.output)).toContain('profile False');
@@ -242,26 +247,30 @@ live('sandboxed local target (bubblewrap)', () => {
     expect(String(r.output)).toMatch(/refused (30|13)/);
   }, 30_000);
 
-  it('write_file through a symlink out of the workspace is refused by the sandbox; into the profile, by the policy too', async () => {
-    writeFileSync(join(person, 'notes.txt'), "the person's\n");
-    await run(`ln -sf ${join(person, 'notes.txt')} notes-link.txt`);
-    const out = call('write_file', { path: 'notes-link.txt', content: 'owned', execution_target: 'box' });
-    await expect(out).rejects.toMatchObject({
-      message: expect.stringMatching(/cannot write .*notes-link\.txt: .*\[sandbox: writes are allowed only in /),
-    });
-    expect(readFileSync(join(person, 'notes.txt'), 'utf8')).toBe("the person's\n");
-    const before = readFileSync(join(t.home, 'config.yaml'), 'utf8');
-    // (`ln` naming the profile is refused by the policy; a link made by a computed path is not seen by it.)
-    symlinkSync(join(t.home, 'config.yaml'), join(t.dirs.box!, 'link.yaml'));
-    await expect(
-      call('write_file', { path: 'link.yaml', content: 'owned', execution_target: 'box' }),
-    ).rejects.toThrow();
-    expect(readFileSync(join(t.home, 'config.yaml'), 'utf8')).toBe(before);
-    symlinkSync(join(t.home, 'canary.txt'), join(t.dirs.box!, 'canary-link.txt'));
-    await expect(call('read_file', { path: 'canary-link.txt', execution_target: 'box' })).rejects.toMatchObject({
-      message: expect.stringMatching(/no such file/),
-    });
-  });
+  it(
+    'write_file through a symlink out of the workspace is refused by the sandbox; into the profile, ' +
+      'by the policy too',
+    async () => {
+      writeFileSync(join(person, 'notes.txt'), "the person's\n");
+      await run(`ln -sf ${join(person, 'notes.txt')} notes-link.txt`);
+      const out = call('write_file', { path: 'notes-link.txt', content: 'owned', execution_target: 'box' });
+      await expect(out).rejects.toMatchObject({
+        message: expect.stringMatching(/cannot write .*notes-link\.txt: .*\[sandbox: writes are allowed only in /),
+      });
+      expect(readFileSync(join(person, 'notes.txt'), 'utf8')).toBe("the person's\n");
+      const before = readFileSync(join(t.home, 'config.yaml'), 'utf8');
+      // (`ln` naming the profile is refused by the policy; a link made by a computed path is not seen by it.)
+      symlinkSync(join(t.home, 'config.yaml'), join(t.dirs.box!, 'link.yaml'));
+      await expect(
+        call('write_file', { path: 'link.yaml', content: 'owned', execution_target: 'box' }),
+      ).rejects.toThrow();
+      expect(readFileSync(join(t.home, 'config.yaml'), 'utf8')).toBe(before);
+      symlinkSync(join(t.home, 'canary.txt'), join(t.dirs.box!, 'canary-link.txt'));
+      await expect(call('read_file', { path: 'canary-link.txt', execution_target: 'box' })).rejects.toMatchObject({
+        message: expect.stringMatching(/no such file/),
+      });
+    },
+  );
 
   it('write_file, patch and read_file work in the workspace; outside it they are refused', async () => {
     expect(
@@ -277,7 +286,10 @@ live('sandboxed local target (bubblewrap)', () => {
       call('write_file', { path: join(person, 'nope.txt'), content: 'x', execution_target: 'box' }),
     ).rejects.toMatchObject({
       message: expect.stringMatching(
-        /^cannot write \S*nope\.txt: read-only file system \(EROFS\); the file is unchanged \[sandbox: writes are allowed only in/,
+        new RegExp(
+          String.raw`^cannot write \S*nope\.txt: read-only file system \(EROFS\); the file is unchanged ` +
+            String.raw`\[sandbox: writes are allowed only in`,
+        ),
       ),
     });
     expect(
@@ -304,7 +316,8 @@ live('sandboxed local target (bubblewrap)', () => {
     if (missing.length) console.warn(`everyday work: not installed here, not checked: ${missing.join(', ')}`);
     if (has('git', ['--version'])) {
       const g = await run(
-        'git init -q repo && cd repo && echo x > x && git add x && git -c user.email=a@b -c user.name=a commit -qm one && git log --oneline | wc -l; cd ..',
+        'git init -q repo && cd repo && echo x > x && git add x && git -c user.email=a@b -c user.name=a ' +
+          'commit -qm one && git log --oneline | wc -l; cd ..',
       );
       expect(g).toMatchObject({ exit_code: 0 });
       expect(String(g.output).trim()).toBe('1');
@@ -312,7 +325,8 @@ live('sandboxed local target (bubblewrap)', () => {
     if (has('npm', ['--version'])) {
       const n = await run(
         [
-          'mkdir -p dep app && echo \'{"name":"dep","version":"1.0.0","main":"i.js"}\' > dep/package.json && echo "module.exports=42" > dep/i.js',
+          'mkdir -p dep app && echo \'{"name":"dep","version":"1.0.0","main":"i.js"}\' > dep/package.json && ' +
+            'echo "module.exports=42" > dep/i.js',
           'cd app && echo \'{"name":"app","version":"1.0.0","dependencies":{"dep":"file:../dep"}}\' > package.json',
           'npm install --offline --no-audit --no-fund >/dev/null 2>&1; node -e "console.log(require(\'dep\'))"; cd ..',
         ].join(' && '),

@@ -21,7 +21,8 @@ export function seatbeltProfile(policy: SandboxPolicy): string {
     '(deny process-info* (with no-report))',
     '(allow process-info* (target same-sandbox))',
     '(deny file-write*)',
-    `(allow file-write* ${writable.map((p) => `(subpath ${lit(p)})`).join(' ')} (literal "/dev/null") (literal "/dev/tty") (regex #"^/dev/fd/"))`,
+    `(allow file-write* ${writable.map((p) => `(subpath ${lit(p)})`).join(' ')} (literal "/dev/null") ` +
+      `(literal "/dev/tty") (regex #"^/dev/fd/"))`,
     `(deny file-read* file-write* (subpath ${lit(policy.profile)}))`,
     `(allow file-read* file-write* (subpath ${lit(policy.identityDir)}))`,
     ...policy.insideProfile.map((w) => `(allow file-read* file-write* (subpath ${lit(w)}))`),

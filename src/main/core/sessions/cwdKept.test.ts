@@ -67,7 +67,8 @@ describe('the cwd across a Core restart', () => {
     await withCore(home, async (core) => {
       const r = await terminal(core, 'pwd');
       expect(r.output).toBe(
-        `[the cwd ${join(work, 'deeper', 'still')} no longer exists; running in ${join(work, 'deeper')}]\n${join(work, 'deeper')}\n`,
+        `[the cwd ${join(work, 'deeper', 'still')} no longer exists; ` +
+          `running in ${join(work, 'deeper')}]\n${join(work, 'deeper')}\n`,
       );
       expect(r.cwd).toBe(join(work, 'deeper'));
     });
@@ -81,7 +82,8 @@ describe('the cwd across a Core restart', () => {
       const r = await terminal(core, 'pwd');
       expect(r.output).toMatch(
         new RegExp(
-          `^\\[the cwd was reset to ${work}: target "box" was replaced \\(it was box#\\S+\\), and a cwd belongs to one generation\\]\\n${work}\\n$`,
+          `^\\[the cwd was reset to ${work}: target "box" was replaced \\(it was box#\\S+\\), ` +
+            `and a cwd belongs to one generation\\]\\n${work}\\n$`,
         ),
       );
       // Said once.

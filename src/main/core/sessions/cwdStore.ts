@@ -76,7 +76,9 @@ export class CwdStore {
       if (!saved || saved.name !== name || saved.identity === identity || live(saved.identity)) continue;
       rmSync(join(this.dir, f), { force: true });
       return {
-        reset: `target "${echoed(name)}" was replaced (it was ${echoed(saved.identity)}), and a cwd belongs to one generation`,
+        reset:
+          `target "${echoed(name)}" was replaced (it was ${echoed(saved.identity)}), ` +
+          `and a cwd belongs to one generation`,
       };
     }
     return undefined;
@@ -87,6 +89,7 @@ function readOr(path: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch {
+    // no saved cwd yet
     return '';
   }
 }
@@ -96,6 +99,7 @@ function parse(text: string): SavedCwd | undefined {
     const r = SavedCwd.safeParse(JSON.parse(text));
     return r.success ? r.data : undefined;
   } catch {
+    // a damaged file keeps no cwd: work starts in the target's own
     return undefined;
   }
 }

@@ -125,7 +125,9 @@ export class Sessions {
     const s = this.states.get(identity);
     if (!s) return;
     this.states.delete(identity);
-    await s.env.cleanup(reason).catch(() => undefined);
+    await s.env
+      .cleanup(reason)
+      .catch((err: unknown) => this.ctx.log?.for('sessions').warn(`cleanup of ${identity} failed`, err));
   }
 
   identities(): string[] {

@@ -33,7 +33,8 @@ describe.skipIf(!ssh)('target health follows calls', () => {
       [
         'terminal:',
         '  targets:',
-        `    flaky: { backend: ssh, ssh_host: ${ssh!.host}, ssh_port: ${sshd.port}, ssh_user: ${ssh!.user}, ssh_key: ${ssh!.key}, cwd: /tmp }`,
+        `    flaky: { backend: ssh, ssh_host: ${ssh!.host}, ssh_port: ${sshd.port}, ssh_user: ${ssh!.user}, ` +
+          `ssh_key: ${ssh!.key}, cwd: /tmp }`,
         '',
       ].join('\n'),
     );
@@ -49,27 +50,35 @@ describe.skipIf(!ssh)('target health follows calls', () => {
     rmSync(home, { recursive: true, force: true });
   });
 
-  it('sshd down: the first probe says unreachable; sshd up: the first call that gets through turns the row reachable at once', async () => {
-    await vi.waitFor(() => expect(row().health?.status).toBe('unreachable'), { timeout: 20_000 });
-    await sshd.start();
-    const r = await core.callTool('terminal', { command: 'echo up', execution_target: 'flaky' }, 'test');
-    expect(r).toMatchObject({ output: 'up\n', exit_code: 0 });
-    // Right after the call, not at the next probe (ten minutes away).
-    expect(row()).toMatchObject({ state: 'active', health: { status: 'reachable' } });
-    expect(row().problem).toBeUndefined();
-  });
+  it(
+    'sshd down: the first probe says unreachable; sshd up: the first call that gets through turns the row ' +
+      'reachable at once',
+    async () => {
+      await vi.waitFor(() => expect(row().health?.status).toBe('unreachable'), { timeout: 20_000 });
+      await sshd.start();
+      const r = await core.callTool('terminal', { command: 'echo up', execution_target: 'flaky' }, 'test');
+      expect(r).toMatchObject({ output: 'up\n', exit_code: 0 });
+      // Right after the call, not at the next probe (ten minutes away).
+      expect(row()).toMatchObject({ state: 'active', health: { status: 'reachable' } });
+      expect(row().problem).toBeUndefined();
+    },
+  );
 
-  it('sshd down again: the call that cannot connect turns the row unreachable at once; back up, the next call clears it', async () => {
-    sshd.stop();
-    const err = await core.callTool('terminal', { command: 'echo again', execution_target: 'flaky' }, 'test').then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(err).toBeInstanceOf(SwitchboardError);
-    expect((err as SwitchboardError).code).toBe('target_unreachable');
-    expect(row()).toMatchObject({ state: 'unreachable', health: { status: 'unreachable' } });
-    await sshd.start();
-    await core.callTool('terminal', { command: 'true', execution_target: 'flaky' }, 'test');
-    expect(row()).toMatchObject({ state: 'active', health: { status: 'reachable' } });
-  });
+  it(
+    'sshd down again: the call that cannot connect turns the row unreachable at once; back up, ' +
+      'the next call clears it',
+    async () => {
+      sshd.stop();
+      const err = await core.callTool('terminal', { command: 'echo again', execution_target: 'flaky' }, 'test').then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err).toBeInstanceOf(SwitchboardError);
+      expect((err as SwitchboardError).code).toBe('target_unreachable');
+      expect(row()).toMatchObject({ state: 'unreachable', health: { status: 'unreachable' } });
+      await sshd.start();
+      await core.callTool('terminal', { command: 'true', execution_target: 'flaky' }, 'test');
+      expect(row()).toMatchObject({ state: 'active', health: { status: 'reachable' } });
+    },
+  );
 });

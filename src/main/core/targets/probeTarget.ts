@@ -50,7 +50,9 @@ export async function probeTarget(
   } catch (err) {
     return { ok: false, problem: toErrorPayload(err).message, ms: Date.now() - started };
   } finally {
-    void env?.cleanup('idle').catch(() => undefined);
+    void env
+      ?.cleanup('idle')
+      .catch((err: unknown) => ctx.log?.for('targets').warn(`probe of ${snapshot.name}: cleanup failed`, err));
   }
 }
 

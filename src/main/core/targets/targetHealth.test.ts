@@ -61,35 +61,41 @@ describe('target health', () => {
     expect(row('here').cwd_problem).toBeUndefined();
   });
 
-  it('a cwd that does not exist is flagged with where work starts instead, and the flag goes once it exists', async () => {
-    await vi.waitFor(() => expect(row('nowhere').cwd_problem).toBeDefined(), { timeout: 20_000 });
-    expect(row('nowhere').cwd_problem).toBe(
-      `cwd ${later} does not exist on nowhere; commands and panes start in ${root}`,
-    );
-    // Still usable: the target is reachable, and a command runs in the parent that exists.
-    expect(row('nowhere').health?.status).toBe('reachable');
-    const r = await core.callTool('terminal', { command: 'pwd', execution_target: 'nowhere' }, 'test');
-    expect(r).toMatchObject({ exit_code: 0 });
-    mkdirSync(later, { recursive: true });
-    await vi.waitFor(() => expect(row('nowhere').cwd_problem).toBeUndefined(), { timeout: 20_000 });
-  });
+  it(
+    'a cwd that does not exist is flagged with where work starts ' + 'instead, and the flag goes once it exists',
+    async () => {
+      await vi.waitFor(() => expect(row('nowhere').cwd_problem).toBeDefined(), { timeout: 20_000 });
+      expect(row('nowhere').cwd_problem).toBe(
+        `cwd ${later} does not exist on nowhere; commands and panes start in ${root}`,
+      );
+      // Still usable: the target is reachable, and a command runs in the parent that exists.
+      expect(row('nowhere').health?.status).toBe('reachable');
+      const r = await core.callTool('terminal', { command: 'pwd', execution_target: 'nowhere' }, 'test');
+      expect(r).toMatchObject({ exit_code: 0 });
+      mkdirSync(later, { recursive: true });
+      await vi.waitFor(() => expect(row('nowhere').cwd_problem).toBeUndefined(), { timeout: 20_000 });
+    },
+  );
 
-  it('a failure a call reported turns the row red at once, and the next probe that gets through clears it', async () => {
-    const t = row('here');
-    const identity = `${t.name}#${t.generation}`;
-    // The environment must exist for its reports to count, as it does once a call ran there.
-    await core.callTool('terminal', { command: 'true', execution_target: 'here' }, 'test');
-    core.providerContext.reportReachability?.(identity, 'the link went down');
-    expect(row('here')).toMatchObject({
-      state: 'unreachable',
-      problem: 'the link went down',
-      health: { status: 'unreachable' },
-    });
-    await vi.waitFor(() => expect(row('here')).toMatchObject({ state: 'active', health: { status: 'reachable' } }), {
-      timeout: 20_000,
-    });
-    expect(row('here').problem).toBeUndefined();
-  });
+  it(
+    'a failure a call reported turns the row red at once, ' + 'and the next probe that gets through clears it',
+    async () => {
+      const t = row('here');
+      const identity = `${t.name}#${t.generation}`;
+      // The environment must exist for its reports to count, as it does once a call ran there.
+      await core.callTool('terminal', { command: 'true', execution_target: 'here' }, 'test');
+      core.providerContext.reportReachability?.(identity, 'the link went down');
+      expect(row('here')).toMatchObject({
+        state: 'unreachable',
+        problem: 'the link went down',
+        health: { status: 'unreachable' },
+      });
+      await vi.waitFor(() => expect(row('here')).toMatchObject({ state: 'active', health: { status: 'reachable' } }), {
+        timeout: 20_000,
+      });
+      expect(row('here').problem).toBeUndefined();
+    },
+  );
 
   it('a doctor run counts as a check: its answers reach the rows', async () => {
     const before = row('dead').health?.checked_at ?? '';

@@ -9,7 +9,7 @@ let health: TargetHealth | undefined;
 afterEach(() => health?.stop());
 
 describe('health checks for a fleet', () => {
-  it('50 targets appearing at once are looked at 3 at a time, each once, and spread over the minute after', async () => {
+  it('50 targets appearing at once are looked at 3 at a time, each once, spread over the minute after', async () => {
     let running = 0;
     let most = 0;
     const looked = new Map<string, number>();

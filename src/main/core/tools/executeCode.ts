@@ -9,7 +9,8 @@ export const executeCodeTool = defineTool({
   name: 'execute_code',
   title: 'Run a python script',
   description:
-    'Run a python3 script on an execution target; tool calls inside it (import switchboard_tools) run on the same target. Limits: timeout (default 300 s), 50 tool calls, 50 KB of output.',
+    'Run a python3 script on an execution target; tool calls inside it (import switchboard_tools) run on the ' +
+    'same target. Limits: timeout (default 300 s), 50 tool calls, 50 KB of output.',
   args: ExecuteCodeArgs,
   result: ExecuteCodeResult,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },

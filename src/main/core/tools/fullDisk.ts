@@ -83,7 +83,8 @@ export async function fullDiskCase(
   disk.fill();
   const big = 'n'.repeat(20 * 1024);
   const line = new RegExp(
-    `^cannot write ${at('keep.txt').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: no space left on the device \\(ENOSPC\\); the file is unchanged$`,
+    `^cannot write ${at('keep.txt').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ` +
+      `no space left on the device \\(ENOSPC\\); the file is unchanged$`,
   );
   await expect(call('write_file', { path: at('keep.txt'), content: big })).rejects.toMatchObject({
     message: expect.stringMatching(line),
@@ -132,7 +133,8 @@ export async function readOnlyCase(
   disk.readOnly(true);
   try {
     const line = new RegExp(
-      `^cannot write ${at('fixed.txt').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: read-only file system \\(EROFS\\); the file is unchanged$`,
+      `^cannot write ${at('fixed.txt').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ` +
+        `read-only file system \\(EROFS\\); the file is unchanged$`,
     );
     await expect(call('write_file', { path: at('fixed.txt'), content: 'changed\n' })).rejects.toMatchObject({
       message: expect.stringMatching(line),

@@ -72,7 +72,9 @@ export const readFileTool = defineTool({
   name: 'read_file',
   title: 'Read a file',
   description:
-    'Read a text file on an execution target. content has cat -n style line numbers ("     1\\t…": number right-aligned in 6 columns, a tab, the line); at most limit lines and ~100 KB per call, with total_lines and next_offset when more is left.',
+    'Read a text file on an execution target. content has cat -n style line numbers ("     1\\t…": ' +
+    'number right-aligned in 6 columns, a tab, the line); at most limit lines and ~100 KB per call, ' +
+    'with total_lines and next_offset when more is left.',
   args: ReadFileArgs,
   result: ReadFileResult,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -43,13 +43,19 @@ export function searchCommand(args: {
   const root = shellQuote(args.root);
   if (args.mode === 'files') {
     const g = findGlob(args.pattern);
-    return `find ${root} ${prune} -type f ${g.test} ${shellQuote(g.glob)} -print 2>/dev/null | head -n ${args.limit + 1}`;
+    return (
+      `find ${root} ${prune} -type f ${g.test} ${shellQuote(g.glob)} -print 2>/dev/null | ` +
+      `head -n ${args.limit + 1}`
+    );
   }
   const name = args.fileGlob ? `${findGlob(args.fileGlob).test} ${shellQuote(findGlob(args.fileGlob).glob)} ` : '';
   const ctx = args.context > 0 ? `-C ${args.context} ` : '';
   // Each match can bring 2·context lines and a separator; keep enough lines to find limit+1 matches.
   const lines = (args.limit + 1) * (2 * args.context + 2);
-  return `find ${root} ${prune} -type f ${name}-exec grep -n -H -E ${ctx}-e ${shellQuote(toEre(args.pattern))} {} + 2>/dev/null | head -n ${lines}`;
+  return (
+    `find ${root} ${prune} -type f ${name}-exec grep -n -H -E ${ctx}-e ${shellQuote(toEre(args.pattern))} {} + ` +
+    `2>/dev/null | head -n ${lines}`
+  );
 }
 
 /** Agents write Perl classes; POSIX ERE (busybox, GNU) lacks \d and \s: spell them out outside brackets. */
@@ -93,7 +99,8 @@ export const searchFilesTool = defineTool({
   name: 'search_files',
   title: 'Search files',
   description:
-    'Search file contents (POSIX extended regex, as grep -E) or file names (glob) on an execution target; .git and node_modules are skipped.',
+    'Search file contents (POSIX extended regex, as grep -E) or file names (glob) on an execution target; ' +
+    '.git and node_modules are skipped.',
   args: SearchFilesArgs,
   result: SearchFilesResult,
   annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },

@@ -38,6 +38,7 @@ export function describeToolsOn(label: string, make: () => Promise<ToolSuiteEnv 
     });
     afterAll(async () => {
       if (!env) return;
+      // Test cleanup: the run folder may already be gone.
       for (const t of env.targets) await on(t, 'terminal', { command: `rm -rf ${run}` }).catch(() => undefined);
       await env.close();
     });
@@ -146,7 +147,7 @@ export function describeToolsOn(label: string, make: () => Promise<ToolSuiteEnv 
       expect(r.next_offset).toBe(Number(r.lines_returned) + 1);
     });
 
-    test('read_file counts a last line without a final newline, in a small file and in one sliced on the target', async () => {
+    test('read_file counts a last line with no final newline, in a small file and in one sliced there', async () => {
       await on(A, 'write_file', { path: `${run}/nofinal.txt`, content: 'one\ntwo' });
       expect(await on(A, 'read_file', { path: `${run}/nofinal.txt` })).toMatchObject({ total_lines: 2 });
       // Over the 8 MiB read whole: counted and sliced on the target.
@@ -306,7 +307,9 @@ export function describeToolsOn(label: string, make: () => Promise<ToolSuiteEnv 
         expect(big).toMatchObject({ truncated: true, exit_code: 0 });
         expect(String(big.output).length).toBeLessThan(51_000);
         const refused = await on(A, 'execute_code', {
-          code: `import switchboard_tools as sb\ntry:\n    sb.read_file("${run}/missing")\nexcept sb.SwitchboardToolError as e:\n    print("caught:", e)`,
+          code:
+            `import switchboard_tools as sb\ntry:\n    sb.read_file("${run}/missing")\nexcept ` +
+            `sb.SwitchboardToolError as e:\n    print("caught:", e)`,
         });
         expect(String(refused.output)).toMatch(/caught: no such file/);
         const stdin = await on(A, 'execute_code', { code: 'import sys\nprint(repr(sys.stdin.read()))\nprint("ok")' });

@@ -26,7 +26,9 @@ for (const env of loadEngineEnvs())
       disk = fullDisk();
       t = await makeTestCore(['box'], {
         specs: {
-          box: `{ backend: docker, docker_image: "${env.image}", docker_host: "unix://${env.socket}", docker_network: none, docker_volumes: ["${disk.dir}:/data"], cwd: /data }`,
+          box:
+            `{ backend: docker, docker_image: "${env.image}", docker_host: "unix://${env.socket}", ` +
+            `docker_network: none, docker_volumes: ["${disk.dir}:/data"], cwd: /data }`,
         },
         providers: builtinProviders,
       });
@@ -38,7 +40,8 @@ for (const env of loadEngineEnvs())
     });
 
     it(
-      'write_file and patch over an existing file leave it whole, with its mode, and no temp file; the error names the file',
+      'write_file and patch over an existing file leave it whole, with its mode, and no temp file; ' +
+        'the error names the file',
       () => fullDiskCase(disk, call, at),
       60_000,
     );

@@ -34,7 +34,9 @@ live('atomic writes on a full disk, ssh (SFTP)', () => {
     chownSync(disk.dir, owner.uid, owner.gid);
     t = await makeTestCore(['remote'], {
       specs: {
-        remote: `{ backend: ssh, ssh_host: ${env!.host}, ssh_port: ${env!.port}, ssh_user: ${env!.user}, ssh_key: ${env!.key}, cwd: ${disk.dir} }`,
+        remote:
+          `{ backend: ssh, ssh_host: ${env!.host}, ssh_port: ${env!.port}, ssh_user: ${env!.user}, ` +
+          `ssh_key: ${env!.key}, cwd: ${disk.dir} }`,
       },
       providers: builtinProviders,
       files: { known_hosts: env!.knownHostsLine + '\n' },
@@ -47,23 +49,27 @@ live('atomic writes on a full disk, ssh (SFTP)', () => {
   });
 
   it(
-    'write_file and patch over an existing file leave it whole, with its mode, and no temp file; the error names the file',
+    'write_file and patch over an existing file leave it whole, with its mode, and no temp file; ' +
+      'the error names the file',
     () => fullDiskCase(disk, call, at, owner),
     60_000,
   );
 
   it('on a read-only mount the error names the file and says why', () => readOnlyCase(disk, call, at, owner));
 
-  it('a folder the account may not write to: permission denied, naming the file, whether the folder exists or not', async () => {
-    mkdirSync(join(disk.dir, 'roots'), { mode: 0o755 });
-    writeFileSync(join(disk.dir, 'roots', 'theirs.txt'), 'root\n');
-    for (const name of ['roots/theirs.txt', 'roots/sub/new.txt']) {
-      await expect(call('write_file', { path: at(name), content: 'x' })).rejects.toMatchObject({
-        message: `cannot write ${at(name)}: permission denied (EACCES); the file is unchanged`,
-      });
-    }
-    expect(readFileSync(join(disk.dir, 'roots', 'theirs.txt'), 'utf8')).toBe('root\n');
-  });
+  it(
+    'a folder the account may not write to: permission denied, naming the file, ' + 'whether the folder exists or not',
+    async () => {
+      mkdirSync(join(disk.dir, 'roots'), { mode: 0o755 });
+      writeFileSync(join(disk.dir, 'roots', 'theirs.txt'), 'root\n');
+      for (const name of ['roots/theirs.txt', 'roots/sub/new.txt']) {
+        await expect(call('write_file', { path: at(name), content: 'x' })).rejects.toMatchObject({
+          message: `cannot write ${at(name)}: permission denied (EACCES); the file is unchanged`,
+        });
+      }
+      expect(readFileSync(join(disk.dir, 'roots', 'theirs.txt'), 'utf8')).toBe('root\n');
+    },
+  );
 
   it('a write through a symlink replaces the file it names and keeps the link', () =>
     symlinkCase(disk, call, at, owner));

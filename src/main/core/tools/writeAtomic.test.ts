@@ -40,7 +40,8 @@ for (const mode of ['sandboxed', 'unsandboxed'] as const) {
     });
 
     it(
-      'write_file and patch over an existing file on a full disk leave it whole, with its mode and owner, and no temp file',
+      'write_file and patch over an existing file on a full disk leave it whole, with its mode and owner, ' +
+        'and no temp file',
       () => fullDiskCase(disk, call, at, other),
       60_000,
     );
@@ -64,15 +65,18 @@ for (const mode of ['sandboxed', 'unsandboxed'] as const) {
     it('on a read-only mount the error names the file and says why', () => readOnlyCase(disk, call, at));
 
     if (mode === 'sandboxed') {
-      it('a file listed in sandbox.writable, in a folder that is not, is written in place (the one way there is)', async () => {
-        await call('patch', { path: join(home, 'listed.txt'), old_string: 'listed', new_string: 'patched' });
-        expect(readFileSync(join(home, 'listed.txt'), 'utf8')).toBe('patched\n');
-        await expect(call('write_file', { path: join(home, 'other.txt'), content: 'x' })).rejects.toMatchObject({
-          message: expect.stringMatching(
-            /^cannot write \S*other\.txt: read-only file system \(EROFS\); the file is unchanged \[sandbox: /,
-          ),
-        });
-      });
+      it(
+        'a file listed in sandbox.writable, in a folder that is not, ' + 'is written in place (the one way there is)',
+        async () => {
+          await call('patch', { path: join(home, 'listed.txt'), old_string: 'listed', new_string: 'patched' });
+          expect(readFileSync(join(home, 'listed.txt'), 'utf8')).toBe('patched\n');
+          await expect(call('write_file', { path: join(home, 'other.txt'), content: 'x' })).rejects.toMatchObject({
+            message: expect.stringMatching(
+              /^cannot write \S*other\.txt: read-only file system \(EROFS\); the file is unchanged \[sandbox: /,
+            ),
+          });
+        },
+      );
     }
 
     it('a write through a symlink replaces the file it names and keeps the link', () => symlinkCase(disk, call, at));

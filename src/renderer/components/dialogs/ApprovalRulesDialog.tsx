@@ -44,7 +44,16 @@ export function ApprovalRulesDialog() {
         label="Always-allow rules"
         className="rules"
         empty={rules.length === 0 ? 'No always-allow rules.' : undefined}
-        columns={['Target', 'Tool', 'Pattern', 'Added', 'By', <span className="visually-hidden">Actions</span>]}
+        columns={[
+          'Target',
+          'Tool',
+          'Pattern',
+          'Added',
+          'By',
+          <span key="actions" className="visually-hidden">
+            Actions
+          </span>,
+        ]}
       >
         {rules.map((r) => (
           <tr key={r.id} aria-label={`${r.pattern} on ${r.execution_target}`}>
@@ -53,7 +62,10 @@ export function ApprovalRulesDialog() {
               {r.stale && (
                 <span
                   className="tag tag--retired"
-                  title="Made for a spec this target no longer has (or before rules kept one): it matches nothing. Revoke it."
+                  title={
+                    'Made for a spec this target no longer has (or before rules kept one): ' +
+                    'it matches nothing. Revoke it.'
+                  }
                 >
                   stale
                 </span>

@@ -55,11 +55,14 @@ function Flagged({
             ? highlightSegments(masked, maskedSpans(text, masked, a.highlights))
             : highlightSegments(text, a.highlights)
           ).map((s, i) =>
+            // The segments are recomputed whole from the text and never move: a segment's place is its identity.
             s.flagged ? (
+              // biome-ignore lint/suspicious/noArrayIndexKey: see above
               <mark key={i} className="approve__flag">
                 {s.text}
               </mark>
             ) : (
+              // biome-ignore lint/suspicious/noArrayIndexKey: see above
               <span key={i}>{s.text}</span>
             ),
           )}
@@ -257,7 +260,10 @@ export function ApproveCommandDialog({
             className="button"
             disabled={answered}
             onClick={() => decide('approve', 'session')}
-            title={`Don't ask again for this command on ${a.execution_target} (this generation) until Switchboard restarts`}
+            title={
+              `Don't ask again for this command on ${a.execution_target} (this generation) until Switchboard ` +
+              `restarts`
+            }
           >
             Approve for session
           </button>
@@ -268,7 +274,10 @@ export function ApproveCommandDialog({
             className="button"
             disabled={answered}
             onClick={() => decide('approve', 'always')}
-            title={`Keep a rule: this command pattern on ${a.execution_target} never asks again (revocable under Approval rules)`}
+            title={
+              `Keep a rule: this command pattern on ${a.execution_target} never asks again (revocable under ` +
+              `Approval rules)`
+            }
           >
             Always allow
           </button>

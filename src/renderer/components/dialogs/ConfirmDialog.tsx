@@ -13,6 +13,7 @@ export function ConfirmDialog({ req }: { req: ConfirmRequest }) {
       </p>
       <ul className="confirm__items" aria-label={req.itemsLabel}>
         {req.items.map((line, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: a request's lines are fixed while its dialog is open
           <li key={i} className={req.itemsAreSentences ? 'confirm__sentence' : 'mono'}>
             {line}
           </li>

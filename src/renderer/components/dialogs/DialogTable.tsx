@@ -24,6 +24,7 @@ export function DialogTable({
         <thead>
           <tr>
             {columns.map((c, i) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: a table's columns are fixed; a column is its place
               <th key={i}>{c}</th>
             ))}
           </tr>

@@ -40,7 +40,12 @@ export function KeysDialog() {
       const { next, takenFrom } = assignChord(overrides, id, chord);
       save(next);
       setSaid(
-        `${commands[id].title}: ${chord}${takenFrom ? ` (taken from ${commands[takenFrom].title}, which has ${next[takenFrom]?.length ? next[takenFrom]!.join(', ') : 'no key now'})` : ''}.`,
+        `${commands[id].title}: ${chord}${
+          takenFrom
+            ? ` (taken from ${commands[takenFrom].title}, which ` +
+              `has ${next[takenFrom]?.length ? next[takenFrom]!.join(', ') : 'no key now'})`
+            : ''
+        }.`,
       );
     };
   const reset = (id: CommandId): void => {
@@ -63,7 +68,13 @@ export function KeysDialog() {
         label="Keyboard shortcuts"
         className="keys"
         empty={undefined}
-        columns={['Command', 'Keys', <span className="visually-hidden">Actions</span>]}
+        columns={[
+          'Command',
+          'Keys',
+          <span key="actions" className="visually-hidden">
+            Actions
+          </span>,
+        ]}
       >
         {(Object.keys(commands) as CommandId[]).map((id) => (
           <tr key={id} aria-label={commands[id].title}>

@@ -1,12 +1,13 @@
 // A modal dialog frame: backdrop, title, Escape to cancel, focus kept inside and given back on close.
 // A dialog that arrives unasked (`unasked`: an agent's request) waits for a pause in the person's typing before it
-// takes the keyboard, so keys meant for a terminal neither answer it nor get lost; a click on it takes it at once. It is
-// an `alertdialog` (a request that needs an answer); the window's live region announces it meanwhile (announcer.ts).
+// takes the keyboard, so keys meant for a terminal neither answer it nor get lost; a click on it takes it at once. It
+// is an `alertdialog` (a request that needs an answer); the window's live region announces it meanwhile (announcer.ts).
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { ARM_MS, QUIET_MS, sinceLastKey } from '../../typingQuiet.js';
 
 const focusable =
-  'button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex="-1"])';
+  'button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea:not([disabled]), ' +
+  '[tabindex]:not([tabindex="-1"])';
 
 interface ModalProps {
   title: string;

@@ -1,4 +1,5 @@
-// Plugins…: the installed plugin backends with Enable / Disable; enabling first says, in words, what the plugin allows.
+// Plugins…: the installed plugin backends with Enable / Disable (and Restart for a failed one); enabling first says, in
+// words, what the plugin allows.
 import { useEffect, useState } from 'react';
 import { pluginFlagSentences } from '../../../shared/pluginFlagSentences.js';
 import type { PluginInfo } from '../../../shared/plugins.js';
@@ -12,7 +13,10 @@ import { DialogTable, DoneActions } from './DialogTable.js';
 export function enableRequest(p: PluginInfo, enable: () => void) {
   return {
     title: `Enable ${p.name}?`,
-    message: `${p.name}${p.version ? ` ${p.version}` : ''}${p.description ? ` — ${p.description.replace(/[.\s]+$/, '')}` : ''}. Enabling it loads it now and at every start:`,
+    message:
+      `${p.name}${p.version ? ` ${p.version}` : ''}` +
+      (p.description ? ` — ${p.description.replace(/[.\s]+$/, '')}` : '') +
+      '. Enabling it loads it now and at every start:',
     items: pluginFlagSentences(p.flags),
     itemsLabel: 'What enabling it allows',
     itemsAreSentences: true,
@@ -32,9 +36,9 @@ export function PluginsDialog() {
     return core.on('backends.changed', refresh);
   }, []);
 
-  const change = (p: PluginInfo, verb: 'enable' | 'disable'): void => {
+  const change = (p: PluginInfo, verb: 'enable' | 'disable' | 'restart'): void => {
     setBusy(p.name);
-    void call(verb === 'enable' ? 'plugins.enable' : 'plugins.disable', { name: p.name }).then((info) => {
+    void call(`plugins.${verb}`, { name: p.name }).then((info) => {
       setBusy(undefined);
       if (!info) return;
       setList((l) => l?.map((o) => (o.name === info.name ? info : o)));
@@ -57,7 +61,15 @@ export function PluginsDialog() {
         label="Installed plugins"
         className="plugins"
         empty={list === undefined ? 'Loading…' : list.length === 0 ? 'No plugins installed.' : undefined}
-        columns={['Plugin', 'Version', 'State', 'Backends', <span className="visually-hidden">Actions</span>]}
+        columns={[
+          'Plugin',
+          'Version',
+          'State',
+          'Backends',
+          <span key="actions" className="visually-hidden">
+            Actions
+          </span>,
+        ]}
       >
         {list?.map((p) => (
           <tr key={p.name} aria-label={p.name}>
@@ -80,6 +92,17 @@ export function PluginsDialog() {
             </td>
             <td className="mono">{p.backends.join(', ')}</td>
             <td>
+              {p.enabled && p.state === 'failed' && (
+                <button
+                  type="button"
+                  className="button button--small"
+                  disabled={busy === p.name}
+                  aria-label={`Restart ${p.name}`}
+                  onClick={() => change(p, 'restart')}
+                >
+                  Restart
+                </button>
+              )}
               {p.enabled ? (
                 <button
                   type="button"

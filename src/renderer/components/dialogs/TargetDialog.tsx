@@ -1,6 +1,6 @@
 // Add or edit a runtime target: name, backend and the fields that backend declares (from backends.list), checked
 // against the schema derived from them before it is sent.
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent, type ReactElement } from 'react';
 import { TargetName } from '../../../shared/targets.js';
 import { commonFields, specSchemaOf, type BackendInfo, type SpecFieldInfo } from '../../../shared/specFields.js';
 import { formatZodError } from '../../../shared/errors.js';
@@ -94,7 +94,7 @@ function FieldInput(props: {
     'aria-invalid': problem ? true : undefined,
     'aria-describedby': problem ? problemId : undefined,
   };
-  let input;
+  let input: ReactElement;
   if (f.type === 'boolean' || f.type === 'select') {
     input = (
       <select {...common}>

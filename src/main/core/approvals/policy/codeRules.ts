@@ -8,6 +8,7 @@ import { JavaScriptAnalysis } from './code/javascriptAnalysis.js';
 import { PythonAnalysis } from './code/pythonAnalysis.js';
 import { profileFinding, resolveLiteralPath } from './paths.js';
 import type { Finding } from './scanTypes.js';
+import type { RuleId } from './ruleIds.js';
 
 export type { CodeFinding, CodePlace } from './code/codeEffects.js';
 export type CodeLanguage = 'python' | 'perl' | 'ruby' | 'node' | 'php';
@@ -61,20 +62,28 @@ interface LexicalFinding {
   /** A path the code names as a literal, and whether the code writes, moves or deletes files at all. */
   path?: { literal: string; writes: boolean };
   severity: Finding['severity'];
-  rule: string;
+  rule: RuleId;
   text: string;
 }
 
-const forkBomb =
-  /\bwhile\b[^\n]*[\s\S]{0,80}\bfork\s*\(|fork\s+while\s+fork|\bfork\b[^\n]*\bwhile\b|\bloop\s*(?:do|\{)[\s\S]{0,40}\bfork\b|\bfor\s*\(\s*;\s*;\s*\)[\s\S]{0,40}\bfork\s*\(/;
+const forkBomb = new RegExp(
+  String.raw`\bwhile\b[^\n]*[\s\S]{0,80}\bfork\s*\(|fork\s+while\s+fork|\bfork\b[^\n]*\bwhile\b|\bloop\s*(?:do|` +
+    String.raw`\{)[\s\S]{0,40}\bfork\b|\bfor\s*\(\s*;\s*;\s*\)[\s\S]{0,40}\bfork\s*\(`,
+);
 const forkBombFinding: Finding = {
   severity: 'hardline',
   rule: 'forkbomb',
   text: 'fork bomb: forks in an endless loop',
 };
 
-const strLit = String.raw`(?:[rRbBuUfF]{0,2})(?:"""[\s\S]*?"""|'''[\s\S]*?'''|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\x60[^\x60]*\x60)`;
+const strLit =
+  String.raw`(?:[rRbBuUfF]{0,2})(?:"""[\s\S]*?"""|'''[\s\S]*?'''|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n` +
+  String.raw`]|\\.)*'|\x60[^\x60]*\x60)`;
 const listLit = String.raw`\[\s*${strLit}(?:\s*,\s*${strLit})*\s*,?\s*\]`;
+
+/** A home-directory expression (`os.path.expanduser(…)`, `Path.home()`, `$HOME`, …) shown as `~`. */
+const homeAsTilde = (path: string): string =>
+  path.replace(/^os\.path\.expanduser.*|^Path\.home.*|.*HOME.*|^Dir\.home|^os\.homedir.*/, '~');
 
 /** A literal's value: quotes and escapes removed, f-string holes become an unknown `$V`. */
 function literal(src: string): string {
@@ -115,8 +124,12 @@ function commandText(arg: string, names: Map<string, string>): string | undefine
 }
 
 const shellCalls: Record<string, RegExp> = {
-  python:
-    /(?:\.(?:system|popen)|\bos\.(?:execl?p?e?|spawnl?p?e?)|subprocess\.(?:run|call|check_call|check_output|Popen|getoutput|getstatusoutput)|commands\.getoutput|pty\.spawn|(?<![.\w])(?:system|popen|run|call|check_output|check_call|Popen))\s*\(/g,
+  python: new RegExp(
+    String.raw`(?:\.(?:system|popen)|\bos\.(?:execl?p?e?|spawnl?p?e?)|subprocess\.(?:run|call|check_call|` +
+      String.raw`check_output|Popen|getoutput|getstatusoutput)|commands\.getoutput|pty\.spawn|` +
+      String.raw`(?<![.\w])(?:system|popen|run|call|check_output|check_call|Popen))\s*\(`,
+    'g',
+  ),
   perl: /\b(?:system|exec|qx)\s*[({]?|(?<![\w$])`/g,
   ruby: /\b(?:system|exec|spawn|`|%x)\s*[({]?|IO\.popen\s*\(|Open3\.\w+\s*\(/g,
   node: /\b(?:execSync|exec|execFileSync|spawnSync|spawn)\s*\(/g,
@@ -131,12 +144,22 @@ const treeDeletes: Record<string, RegExp> = {
   php: /\$NEVER\b()/g,
 };
 
-const vitalLiteral =
-  /^(?:['"](\/|~|\/(etc|usr|bin|home|var|root|boot|lib)\/?)['"]|os\.path\.expanduser\(\s*['"]~\/?['"]\s*\)|Path\.home\(\)|os\.environ\[['"]HOME['"]\]|os\.getenv\(\s*['"]HOME['"]\s*\)|\$ENV\{HOME\}|Dir\.home|os\.homedir\(\)|ENV\[['"]HOME['"]\])$/;
+const vitalLiteral = new RegExp(
+  String.raw`^(?:['"](\/|~|\/(etc|usr|bin|home|var|root|boot|lib)\/?)['"]|` +
+    String.raw`os\.path\.expanduser\(\s*['"]~\/?['"]\s*\)|Path\.home\(\)|os\.environ\[['"]HOME['"]\]|` +
+    String.raw`os\.getenv\(\s*['"]HOME['"]\s*\)|\$ENV\{HOME\}|Dir\.home|os\.homedir\(\)|ENV\[['"]HOME['"]\])$`,
+);
 
 /** Calls that change files, in any of the languages (open for writing, write, delete, move, copy, link, mode). */
-const changesFiles =
-  /\bopen\s*\([^)]*,\s*['"][^'"]*[wax+]|\bopen\s*\(?\s*(?:my\s+)?\$?\w+\s*,\s*['"](?:>|\+<)|write_text|write_bytes|writeFile|appendFile|createWriteStream|file_put_contents|fopen\s*\([^)]*,\s*['"][wax]|File\.(?:write|open\s*\([^)]*['"][wa])|FileUtils|shutil\.\w+|os\.(?:remove|unlink|rename|replace|rmdir|removedirs|makedirs|mkdir|chmod|chown|symlink|link|truncate)|\.(?:unlink|rename|touch|rmdir|symlink_to|chmod)\s*\(|\b(?:unlink|unlinkSync|rmSync|rm|renameSync|rename|copyFile|copyFileSync|cpSync|symlink|symlinkSync|truncate|truncateSync|chmod|chmodSync|rmtree|remove_tree|copy|move)\s*\(/;
+const changesFiles = new RegExp(
+  String.raw`\bopen\s*\([^)]*,\s*['"][^'"]*[wax+]|\bopen\s*\(?\s*(?:my\s+)?\$?\w+\s*,\s*['"](?:>|\+<)|` +
+    'write_text|write_bytes|writeFile|appendFile|createWriteStream|file_put_contents|' +
+    String.raw`fopen\s*\([^)]*,\s*['"][wax]|File\.(?:write|open\s*\([^)]*['"][wa])|FileUtils|shutil\.\w+|` +
+    String.raw`os\.(?:remove|unlink|rename|replace|rmdir|removedirs|makedirs|mkdir|chmod|chown|symlink|link|` +
+    String.raw`truncate)|\.(?:unlink|rename|touch|rmdir|symlink_to|chmod)\s*\(|\b(?:unlink|unlinkSync|rmSync|rm|` +
+    'renameSync|rename|copyFile|copyFileSync|cpSync|symlink|symlinkSync|truncate|truncateSync|chmod|' +
+    String.raw`chmodSync|rmtree|remove_tree|copy|move)\s*\(`,
+);
 
 /** String literals that read as paths: absolute, from the home or a variable, relative with a slash, or core.json. */
 function pathLiterals(code: string): { value: string; at: number }[] {
@@ -175,6 +198,12 @@ function changes(code: string, at: number, names: Map<string, string>): boolean 
   return false;
 }
 
+const deleteInWalkLoop = new RegExp(
+  String.raw`\bfor\b[^\n]*\b(os\.walk|os\.listdir|os\.scandir|glob\.i?glob|\.rglob|\.glob|\.iterdir|` +
+    String.raw`Path\([^)]*\)\.(r?glob|iterdir))\b[\s\S]*?\b(os\.(remove|unlink|rmdir)|\.unlink\(|\.rmdir\(|` +
+    String.raw`shutil\.rmtree)`,
+);
+
 function lexicalFindings(code: string, lang: CodeLanguage): LexicalFinding[] {
   const out: LexicalFinding[] = [];
   const names = new Map<string, string>();
@@ -210,21 +239,18 @@ function lexicalFindings(code: string, lang: CodeLanguage): LexicalFinding[] {
       out.push({
         severity: 'hardline',
         rule: 'delete.vital',
-        text: `recursive delete of ${literal(target).replace(/^os\.path\.expanduser.*|^Path\.home.*|.*HOME.*|^Dir\.home|^os\.homedir.*/, '~')} (${m[0].split('(')[0]!.trim()})`,
+        text: `recursive delete of ${homeAsTilde(literal(target))} (${m[0].split('(')[0]!.trim()})`,
       });
     else
       out.push({
         severity: 'dangerous',
         rule: 'delete.tree',
-        text: `deletes a directory tree ${/^['"]/.test(target) ? literal(target) + ' ' : ''}(${m[0].split('(')[0]!.trim()})`,
+        text:
+          `deletes a directory ` +
+          `tree ${/^['"]/.test(target) ? literal(target) + ' ' : ''}(${m[0].split('(')[0]!.trim()})`,
       });
   }
-  if (
-    lang === 'python' &&
-    /\bfor\b[^\n]*\b(os\.walk|os\.listdir|os\.scandir|glob\.i?glob|\.rglob|\.glob|\.iterdir|Path\([^)]*\)\.(r?glob|iterdir))\b[\s\S]*?\b(os\.(remove|unlink|rmdir)|\.unlink\(|\.rmdir\(|shutil\.rmtree)/.test(
-      code,
-    )
-  ) {
+  if (lang === 'python' && deleteInWalkLoop.test(code)) {
     out.push({
       severity: 'dangerous',
       rule: 'delete.walk',

@@ -145,7 +145,8 @@ describe('everyday commands', () => {
 afterAll(() => {
   const pct = ([a, b]: number[]) => `${a}/${b} = ${b ? ((100 * a!) / b!).toFixed(1) : '0'} %`;
   console.log(
-    `policy catch rates: hardline classified hardline ${pct(tally.hardline)}; dangerous caught ${pct(tally.dangerous)}; everyday asked ${pct(tally.safe)}`,
+    `policy catch rates: hardline classified hardline ${pct(tally.hardline)}; ` +
+      `dangerous caught ${pct(tally.dangerous)}; everyday asked ${pct(tally.safe)}`,
   );
 });
 
@@ -163,7 +164,9 @@ describe('held-out table (written after the rules)', () => {
     const rate = ([a, b]: number[]) => (b ? a! / b! : 0);
     const pct = ([a, b]: number[]) => `${a}/${b} = ${b ? ((100 * a!) / b!).toFixed(1) : '0'} %`;
     console.log(
-      `held-out rates: hardline refused as hardline ${pct(t.hardline)}, dangerous asked or refused ${pct(t.dangerous)}, everyday asked ${pct(t.safe)}${misses.length ? `; misses: ${misses.join('; ')}` : ''}`,
+      `held-out rates: hardline refused as hardline ${pct(t.hardline)}, ` +
+        `dangerous asked or refused ${pct(t.dangerous)}, everyday ` +
+        `asked ${pct(t.safe)}${misses.length ? `; misses: ${misses.join('; ')}` : ''}`,
     );
     expect(rate(t.hardline)).toBeGreaterThanOrEqual(0.9);
     expect(rate(t.dangerous)).toBeGreaterThanOrEqual(0.97);
@@ -265,7 +268,8 @@ describe('write_file, patch and execute_code', () => {
     ['import subprocess\nsubprocess.run(["rm", "-rf", "build"])', 'dangerous', 'recursive delete'],
     ['import shutil\nshutil.rmtree("data")', 'dangerous', 'shutil.rmtree'],
     [
-      'import os\nfor root, dirs, files in os.walk("."):\n    for f in files:\n        os.remove(os.path.join(root, f))',
+      'import os\nfor root, dirs, files in os.walk("."):\n    for f in files:\n        ' +
+        'os.remove(os.path.join(root, f))',
       'dangerous',
       'loop over a directory walk',
     ],
@@ -293,25 +297,28 @@ describe('commandPattern', () => {
 });
 
 describe('repeated commands', () => {
-  it('a repeat in the same place costs no parse and gets the same answer; another cwd or home is scanned again', async () => {
-    const parser = await loadShellParser();
-    let parses = 0;
-    const counted = createCommandPolicy({ parse: (text) => (parses++, parser.parse(text)) });
-    const first = counted.classify({ kind: 'command', command: 'rm -rf ./build' }, ctx);
-    const afterFirst = parses;
-    expect(counted.classify({ kind: 'command', command: 'rm -rf ./build' }, ctx)).toEqual(first);
-    expect(parses).toBe(afterFirst);
-    // The decision follows the mode of this call, not the one the findings were first seen with.
-    expect(counted.classify({ kind: 'command', command: 'rm -rf ./build' }, { ...ctx, mode: 'deny' }).decision).toBe(
-      'refuse',
-    );
-    counted.classify({ kind: 'command', command: 'rm -rf ./build' }, { ...ctx, cwd: '/' });
-    expect(parses).toBeGreaterThan(afterFirst);
-  });
+  it(
+    'a repeat in the same place costs no parse and gets the same ' + 'answer; another cwd or home is scanned again',
+    async () => {
+      const parser = await loadShellParser();
+      let parses = 0;
+      const counted = createCommandPolicy({ parse: (text) => (parses++, parser.parse(text)) });
+      const first = counted.classify({ kind: 'command', command: 'rm -rf ./build' }, ctx);
+      const afterFirst = parses;
+      expect(counted.classify({ kind: 'command', command: 'rm -rf ./build' }, ctx)).toEqual(first);
+      expect(parses).toBe(afterFirst);
+      // The decision follows the mode of this call, not the one the findings were first seen with.
+      expect(counted.classify({ kind: 'command', command: 'rm -rf ./build' }, { ...ctx, mode: 'deny' }).decision).toBe(
+        'refuse',
+      );
+      counted.classify({ kind: 'command', command: 'rm -rf ./build' }, { ...ctx, cwd: '/' });
+      expect(parses).toBeGreaterThan(afterFirst);
+    },
+  );
 });
 
 describe('a forced delete of a plain file', () => {
-  it('is quiet in a project workspace, and asks where the workspace is the home itself, `/` or a system directory', () => {
+  it('is quiet in a project workspace; asks where the workspace is the home itself, `/` or a system dir', () => {
     const rmf = (cwd: string) => policy.classify({ kind: 'command', command: 'rm -f notes.txt' }, { ...ctx, cwd });
     expect(rmf('/home/agent/project').verdict).toBe('safe');
     expect(rmf('/home/agent/project/sub').verdict).toBe('safe');

@@ -45,6 +45,7 @@ import { loadShellParser, type ShellParser } from './shellParser.js';
 import type { Finding } from './scanTypes.js';
 import { emptyNeeds, type ProbeFacts, type ProbeNeeds } from './probeFacts.js';
 import { sqlFindings } from './rules/sqlRules.js';
+import type { RuleId } from './ruleIds.js';
 
 /**
  * What is judged: the subject a tool's declaration hands over (ToolDef.approval), never a tool name, so a new
@@ -82,7 +83,7 @@ export interface CommandPolicy {
 }
 
 /** Findings that only say the text is not (static) shell; for stdin input they say nothing. */
-const notShell = new Set(['parse.failed', 'command.computed']);
+const notShell: ReadonlySet<string> = new Set<RuleId>(['parse.failed', 'command.computed']);
 
 /**
  * The longest command, program input or script the policy reads. Parsing and walking costs the Core about a thousand
@@ -92,10 +93,16 @@ const notShell = new Set(['parse.failed', 'command.computed']);
 export const MAX_JUDGED_CHARS = 64 * 1024;
 
 /** Text the policy did not read, whole or in part: it may hide anything, a hardline command too. */
-const unread = new Set(['text.too_long', 'parse.too_large']);
+const unread: ReadonlySet<string> = new Set<RuleId>(['text.too_long', 'parse.too_large']);
 
 /** Rules whose danger is outside the container, so a container's skip_container_guards does not cover them. */
-const escapesContainer = new Set(['docker.host', 'network.metadata', 'docker.escape', ...unread]);
+const escapesContainer: ReadonlySet<string> = new Set<RuleId>([
+  'docker.host',
+  'network.metadata',
+  'docker.escape',
+  'text.too_long',
+  'parse.too_large',
+]);
 
 export function decide(verdict: PolicyVerdict, reasons: PolicyReason[], ctx: PolicyContext = {}): PolicyDecision {
   if (verdict === 'hardline') return 'refuse';

@@ -67,11 +67,14 @@ export function vitalPath(resolved: string, home: string): PathClass | undefined
   return undefined;
 }
 
+const blockDevicePath = new RegExp(
+  String.raw`^\/dev\/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|r?disk\d|md\d|dm-\d|mapper\/|loop\d|` +
+    String.raw`sr\d|mem$|kmem$|port$|root$|block\/)`,
+);
+
 /** Block devices and raw memory: writing to one destroys a disk (hardline). */
 export function isBlockDevice(p: string): boolean {
-  return /^\/dev\/(sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|r?disk\d|md\d|dm-\d|mapper\/|loop\d|sr\d|mem$|kmem$|port$|root$|block\/)/.test(
-    p,
-  );
+  return blockDevicePath.test(p);
 }
 
 const rcFiles = new Set([
@@ -149,6 +152,11 @@ const credentialFiles = new Set([
 ]);
 const credentialDirs = /\/\.(ssh|aws|gnupg|kube|docker|azure|gcloud|config\/gcloud|config\/gh|terraform\.d)(\/|$)/;
 
+const startupServicePath = new RegExp(
+  String.raw`\/\.config\/(systemd|autostart|environment\.d|plasma-workspace\/env)(\/|$)|` +
+    String.raw`\/\.local\/share\/systemd(\/|$)|\/\.kde4?\/Autostart(\/|$)`,
+);
+
 /** Why writing this path would ask, or undefined. `resolved` is absolute (or `~/…` when the home is unknown). */
 export function sensitiveWrite(resolved: string): string | undefined {
   if (resolved.includes(UNKNOWN)) return undefined;
@@ -180,12 +188,7 @@ export function sensitiveWrite(resolved: string): string | undefined {
     return 'scheduled jobs';
   if (/^\/(proc|sys)\//.test(resolved)) return 'kernel settings';
   if (/\/\.git\/hooks\//.test(resolved)) return 'a git hook that runs on later commands';
-  if (
-    /\/\.config\/(systemd|autostart|environment\.d|plasma-workspace\/env)(\/|$)|\/\.local\/share\/systemd(\/|$)|\/\.kde4?\/Autostart(\/|$)/.test(
-      resolved,
-    )
-  )
-    return 'a startup service';
+  if (startupServicePath.test(resolved)) return 'a startup service';
   return undefined;
 }
 
@@ -253,7 +256,9 @@ export function profileFinding(
     return {
       severity: 'hardline',
       rule: 'profile.write',
-      text: `changes ${resolved} in the Switchboard profile; its config and rules change only through a person (${how})`,
+      text:
+        `changes ${resolved} in the Switchboard profile; its config and rules change only through a person ` +
+        `(${how})`,
     };
   return {
     severity: 'hardline',
@@ -282,11 +287,14 @@ export function resolveLiteralPath(
   return resolvePath(path, cwd, home);
 }
 
+const scratchPaths = new RegExp(
+  String.raw`^\/dev\/(null|zero|stdout|stderr|stdin|tty|fd\/|pts\/)|^\/proc\/self\/fd\/|^\/(private\/)?(tmp|` +
+    String.raw`var\/tmp)(\/|$)`,
+);
+
 /** Where writing is scratch: the bit bucket, terminals and temporary directories. */
 export function scratchPath(resolved: string): boolean {
-  return /^\/dev\/(null|zero|stdout|stderr|stdin|tty|fd\/|pts\/)|^\/proc\/self\/fd\/|^\/(private\/)?(tmp|var\/tmp)(\/|$)/.test(
-    resolved,
-  );
+  return scratchPaths.test(resolved);
 }
 
 /** Is `resolved` inside the workspace (the cwd a command started in)? A relative path, when no cwd is known, is. */
@@ -298,14 +306,17 @@ export function inWorkspace(resolved: string, workspace: string | undefined): bo
   );
 }
 
+const buildOutputDir = new RegExp(
+  String.raw`(^|\/)(build|dist|out|target|tmp|temp|\.cache|cache|coverage|logs?|node_modules|__pycache__|` +
+    String.raw`\.next|\.nuxt|\.turbo|\.parcel-cache|\.pytest_cache|\.tox|obj|bin\/(Debug|Release))(\/)`,
+);
+
 /** Build output, logs and caches in a workspace: emptying them is everyday (`> build.log`, `truncate -s0 out/x`). */
 export function buildOutput(resolved: string): boolean {
   const base = posix.basename(resolved);
   if (/\.(log|out|err|tmp|temp|pid|lock|o|obj|pyc|class|cache|bak|swp)$|^nohup\.out$|\.log\.\d+$/.test(base))
     return true;
-  return /(^|\/)(build|dist|out|target|tmp|temp|\.cache|cache|coverage|logs?|node_modules|__pycache__|\.next|\.nuxt|\.turbo|\.parcel-cache|\.pytest_cache|\.tox|obj|bin\/(Debug|Release))(\/)/.test(
-    resolved,
-  );
+  return buildOutputDir.test(resolved);
 }
 
 /**
@@ -357,8 +368,11 @@ const secretFiles = new Set([
   'key3.db',
   '.pypirc',
 ]);
-const secretDirs =
-  /\/\.(aws|gnupg|password-store|docker|kube|azure|terraform\.d)(\/|$)|\/\.config\/(gcloud|gh|hub|rclone)(\/|$)|^\/etc\/ssl\/private(\/|$)|\/\.local\/share\/keyrings(\/|$)|^\/(var\/)?run\/secrets(\/|$)/;
+const secretDirs = new RegExp(
+  String.raw`\/\.(aws|gnupg|password-store|docker|kube|azure|terraform\.d)(\/|$)|\/\.config\/(gcloud|gh|hub|` +
+    String.raw`rclone)(\/|$)|^\/etc\/ssl\/private(\/|$)|\/\.local\/share\/keyrings(\/|$)|` +
+    String.raw`^\/(var\/)?run\/secrets(\/|$)`,
+);
 
 /**
  * Why reading this path hands over a secret, or undefined: private keys (~/.ssh but its public parts), cloud and
@@ -419,6 +433,11 @@ function globVariants(glob: string): string[] {
   return out;
 }
 
+const registryTokenFile = new RegExp(
+  String.raw`^(~|\/root|\/home\/[^/]+|\/Users\/[^/]+)\/(\.npmrc|\.yarnrc(\.yml)?|\.gem\/credentials|` +
+    String.raw`\.cargo\/credentials(\.toml)?)$`,
+);
+
 function secretReadOne(resolved: string): string | undefined {
   const base = posix.basename(resolved);
   if (/^\/proc\/[^/]+\/(environ|mem)$|^\/dev\/k?mem$|^\/proc\/kcore$/.test(resolved))
@@ -437,11 +456,6 @@ function secretReadOne(resolved: string): string | undefined {
     return 'credentials';
   }
   if (secretFiles.has(base) && !/^(hosts\.yml|auth\.json|Cookies|credentials\.json)$/.test(base)) return 'credentials';
-  if (
-    /^(~|\/root|\/home\/[^/]+|\/Users\/[^/]+)\/(\.npmrc|\.yarnrc(\.yml)?|\.gem\/credentials|\.cargo\/credentials(\.toml)?)$/.test(
-      resolved,
-    )
-  )
-    return 'a registry token file';
+  if (registryTokenFile.test(resolved)) return 'a registry token file';
   return undefined;
 }

@@ -1,13 +1,14 @@
 // The interface rules are written against: report a finding, scan nested shell text, run a nested argv.
 import type { CodeParsers } from './code/codeParsers.js';
 import type { Arg, CommandContext, Finding, Produces } from './scanTypes.js';
+import type { RuleId } from './ruleIds.js';
 import type { ScriptLanguage } from './runFiles.js';
 
 export interface RuleKit {
   /** The Python and JavaScript grammars, for `python -c` and `node -e` payloads; absent, code is read as text. */
   readonly codeParsers?: CodeParsers;
   /** Report a finding; `at` narrows the span to one argument, else the whole command is flagged. */
-  emit(c: CommandContext, severity: Finding['severity'], rule: string, text: string, at?: Arg): void;
+  emit(c: CommandContext, severity: Finding['severity'], rule: RuleId, text: string, at?: Arg): void;
   /** Classify shell text found inside the command (`bash -c '…'`, `eval …`, `ssh host '…'`). */
   payload(c: CommandContext, text: string, at: Arg): void;
   /** Classify an argv the command will run (`find -exec …`, `xargs …`). */

@@ -45,7 +45,10 @@ export function languageOf(text: string, declared: ScriptLanguage | 'auto'): Fil
 /** Options (per interpreter) whose value is the next word, so that word is not the script. */
 const valueOptions: Record<'python' | 'node' | 'perl' | 'ruby', RegExp> = {
   python: /^-[WXQ]$/,
-  node: /^(-r|--require|--import|--loader|--experimental-loader|-C|--conditions|--env-file|--input-type|--title|--stack-size)$/,
+  node: new RegExp(
+    '^(-r|--require|--import|--loader|--experimental-loader|-C|--conditions|--env-file|--input-type|' +
+      '--title|--stack-size)$',
+  ),
   perl: /^-[IMmx]$/,
   ruby: /^-[IrCEWx]$|^--(encoding|external-encoding|internal-encoding)$/,
 };
@@ -166,8 +169,11 @@ export function makeRecipes(text: string, call: MakeCall = { targets: [], overri
 }
 
 /** Git subcommands that read and show only: they run no hook (config-named programs, such as fsmonitor, still run). */
-const gitReadOnly =
-  /^(status|log|diff|show|ls-files|ls-tree|ls-remote|rev-parse|rev-list|blame|grep|describe|shortlog|cat-file|config|help|version|--version|-v|whatchanged|reflog|show-ref|for-each-ref|var|check-ignore|name-rev|count-objects)$/;
+const gitReadOnly = new RegExp(
+  '^(status|log|diff|show|ls-files|ls-tree|ls-remote|rev-parse|rev-list|blame|grep|describe|shortlog|' +
+    'cat-file|config|help|version|--version|-v|whatchanged|reflog|show-ref|for-each-ref|var|' +
+    'check-ignore|name-rev|count-objects)$',
+);
 
 /**
  * Does this git subcommand run hooks? (Any that changes refs or the work tree may: commit, merge, checkout, push, …)
@@ -177,8 +183,13 @@ export function gitRunsHooks(sub: string | undefined): boolean {
 }
 
 /** Config keys whose value git runs as a shell command (or a program) for some subcommand. */
-const runsShell =
-  /^(core\.(fsmonitor|pager|editor|sshcommand|askpass|gitproxy)|sequence\.editor|pager\.[^.]+|diff\.external|diff\.[^.]+\.(textconv|command)|filter\.[^.]+\.(clean|smudge|process)|merge\.[^.]+\.driver|mergetool\.[^.]+\.cmd|difftool\.[^.]+\.cmd|credential(\..+)?\.helper|gpg(\.[^.]+)?\.program|uploadpack\.packobjectshook|interactive\.difffilter|sendemail\.(smtpserver|tocmd|cccmd)|remote\.[^.]+\.(uploadpack|receivepack|proxy)|core\.hookspath)$/;
+const runsShell = new RegExp(
+  String.raw`^(core\.(fsmonitor|pager|editor|sshcommand|askpass|gitproxy)|sequence\.editor|pager\.[^.]+|` +
+    String.raw`diff\.external|diff\.[^.]+\.(textconv|command)|filter\.[^.]+\.(clean|smudge|process)|` +
+    String.raw`merge\.[^.]+\.driver|mergetool\.[^.]+\.cmd|difftool\.[^.]+\.cmd|credential(\..+)?\.helper|` +
+    String.raw`gpg(\.[^.]+)?\.program|uploadpack\.packobjectshook|interactive\.difffilter|sendemail\.(smtpserver|` +
+    String.raw`tocmd|cccmd)|remote\.[^.]+\.(uploadpack|receivepack|proxy)|core\.hookspath)$`,
+);
 
 /** Does setting this config key change what git runs (a program it starts, an alias, where hooks are)? */
 export function gitKeyRuns(key: string): boolean {

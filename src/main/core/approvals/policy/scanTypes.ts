@@ -1,11 +1,12 @@
 // What the shell scanner and its rules share: findings, evaluated arguments, and the state of one scan.
 import type { PolicyVerdict } from '../../../../shared/approvals.js';
+import type { RuleId } from './ruleIds.js';
 import type { ProbeFacts, ProbeNeeds } from './probeFacts.js';
 
 /** A finding is a reason with a severity; the verdict is the worst severity found. */
 export interface Finding {
   severity: Exclude<PolicyVerdict, 'safe'>;
-  rule: string;
+  rule: RuleId;
   text: string;
   span?: [number, number];
 }

@@ -35,6 +35,7 @@ import {
 } from './runFiles.js';
 import { codeFindings } from './codeRules.js';
 import { posix } from 'node:path';
+import type { RuleId } from './ruleIds.js';
 
 const MAX_DEPTH = 6;
 const NODE_BUDGET = 50_000;
@@ -182,7 +183,7 @@ export class ShellScanner implements RuleKit {
   private findingAt(
     scope: ScanScope,
     severity: Finding['severity'],
-    rule: string,
+    rule: RuleId,
     said: string,
     span: [number, number] | undefined,
   ): void {
@@ -562,7 +563,7 @@ export class ShellScanner implements RuleKit {
       );
   }
 
-  emit(c: CommandContext, severity: Finding['severity'], rule: string, text: string, at?: Arg): void {
+  emit(c: CommandContext, severity: Finding['severity'], rule: RuleId, text: string, at?: Arg): void {
     this.findingAt(c.scope, severity, rule, text, at ? c.scope.span(at.start, at.end) : c.at);
   }
 
@@ -625,7 +626,8 @@ export class ShellScanner implements RuleKit {
         c,
         'dangerous',
         'run.unchecked',
-        `runs ${facts.real.get(lexical) ?? lexical} after changing it earlier in the same command, so what it will hold is not known (${label})`,
+        `runs ${facts.real.get(lexical) ?? lexical} after changing it earlier in the same command, ` +
+          `so what it will hold is not known (${label})`,
         file,
       );
     }

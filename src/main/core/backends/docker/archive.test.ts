@@ -44,17 +44,20 @@ describe.skipIf(spawnSync('tar', ['--version']).status !== 0)('archives and GNU 
     expect(statSync(join(out, 'x', veryLong)).mode & 0o777).toBe(0o640);
   });
 
-  it('readFirstFile reads the file out of what GNU tar writes (pax and gnu formats), skipping directories', async () => {
-    const src = join(dir, 'src');
-    mkdirSync(join(src, 'd'.repeat(100), 'e'.repeat(100)), { recursive: true });
-    writeFileSync(join(src, veryLong), 'content');
-    for (const format of ['pax', 'gnu']) {
-      const file = join(dir, `${format}.tar`);
-      const r = spawnSync('tar', [`--format=${format}`, '-cf', file, '-C', src, '.']);
-      expect(r.status, r.stderr.toString()).toBe(0);
-      expect((await readFirstFile(createReadStream(file), 1000))?.toString(), format).toBe('content');
-    }
-  });
+  it(
+    'readFirstFile reads the file out of what GNU tar writes ' + '(pax and gnu formats), skipping directories',
+    async () => {
+      const src = join(dir, 'src');
+      mkdirSync(join(src, 'd'.repeat(100), 'e'.repeat(100)), { recursive: true });
+      writeFileSync(join(src, veryLong), 'content');
+      for (const format of ['pax', 'gnu']) {
+        const file = join(dir, `${format}.tar`);
+        const r = spawnSync('tar', [`--format=${format}`, '-cf', file, '-C', src, '.']);
+        expect(r.status, r.stderr.toString()).toBe(0);
+        expect((await readFirstFile(createReadStream(file), 1000))?.toString(), format).toBe('content');
+      }
+    },
+  );
 
   it('readFirstFile stops past its limit, and says when there is no file', async () => {
     const big = await bytes(packArchive([{ name: 'big', type: 'file', mode: 0o644, data: Buffer.alloc(100_000, 1) }]));

@@ -94,7 +94,10 @@ describe('forbiddenMount: a managed container never mounts the profile or an eng
       docker_volumes: ['~/.switchboard:/sb'],
     });
     expect(() => managedContainerOptions(spec, managedLabels('box', 'g1', 'p'), 'n', guarded)).toThrow(
-      /^docker_volumes "~\/.switchboard:\/sb" is refused: it would put the Switchboard profile \(\/home\/me\/.switchboard\) in the container$/,
+      new RegExp(
+        String.raw`^docker_volumes "~\/.switchboard:\/sb" is refused: it would put the Switchboard profile ` +
+          String.raw`\(\/home\/me\/.switchboard\) in the container$`,
+      ),
     );
   });
 });
@@ -148,21 +151,24 @@ describe('killJobsScript', () => {
     expect(other.exitCode).toBeNull();
     other.kill();
   });
-  it("with a warm shell's group, also kills its members without the token but spares the shell (on this host)", async () => {
-    expect(spawnSync('sh', ['-n', '-c', killJobsScript(['abc123'], ['TERM'], 15, 42)]).status).toBe(0);
-    // The shell (group leader) runs a call: a subshell and what it started, none with the call's token.
-    const shell = spawn('sh', ['-c', '( sleep 64; echo child-survived ) & wait; echo shell-alive'], {
-      detached: true,
-      stdio: ['ignore', 'pipe', 'ignore'],
-    });
-    let out = '';
-    shell.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    await new Promise((r) => setTimeout(r, 200));
-    const closed = new Promise((r) => shell.once('close', r));
-    expect(spawnSync('sh', ['-c', killJobsScript(['cc33'], ['TERM'], 15, shell.pid ?? 0)]).status).toBe(0);
-    await closed;
-    expect(out).toBe('shell-alive\n');
-  });
+  it(
+    "with a warm shell's group, also kills its members without " + 'the token but spares the shell (on this host)',
+    async () => {
+      expect(spawnSync('sh', ['-n', '-c', killJobsScript(['abc123'], ['TERM'], 15, 42)]).status).toBe(0);
+      // The shell (group leader) runs a call: a subshell and what it started, none with the call's token.
+      const shell = spawn('sh', ['-c', '( sleep 64; echo child-survived ) & wait; echo shell-alive'], {
+        detached: true,
+        stdio: ['ignore', 'pipe', 'ignore'],
+      });
+      let out = '';
+      shell.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      await new Promise((r) => setTimeout(r, 200));
+      const closed = new Promise((r) => shell.once('close', r));
+      expect(spawnSync('sh', ['-c', killJobsScript(['cc33'], ['TERM'], 15, shell.pid ?? 0)]).status).toBe(0);
+      await closed;
+      expect(out).toBe('shell-alive\n');
+    },
+  );
 });
 
 describe('parsePathStat', () => {

@@ -180,12 +180,14 @@ export function killJobsScript(
     ...(shellGroup === undefined
       ? ['g=']
       : [
-          `g=; for d in /proc/[0-9]*; do p=\${d#/proc/}; [ "$p" = ${shellGroup} ] && continue; IFS= read -r s 2>/dev/null < "$d/stat" || continue;`,
+          `g=; for d in /proc/[0-9]*; do p=\${d#/proc/}; [ "$p" = ${shellGroup} ] && continue; ` +
+            `IFS= read -r s 2>/dev/null < "$d/stat" || continue;`,
           `  s=\${s##*") "}; set -- $s; [ "$3" = ${shellGroup} ] && [ "$1" != Z ] && g="$g $p"; done`,
         ]),
     // Alive: not gone and not a zombie (one waiting to be reaped is no longer running anything).
     `alive() { IFS= read -r s 2>/dev/null < /proc/$1/stat || return 1; s=\${s##*") "}; [ "\${s%% *}" != Z ]; }`,
-    `match() { m=; for p in $g; do alive $p && m="$m $p"; done; g=$m; for d in /proc/[0-9]*; do p=\${d#/proc/}; [ "$p" = "$$" ] && continue;`,
+    `match() { m=; for p in $g; do alive $p && m="$m $p"; done; g=$m; for d in /proc/[0-9]*; ` +
+      `do p=\${d#/proc/}; [ "$p" = "$$" ] && continue;`,
     `  if tr '\\0' '\\n' < "$d/environ" 2>/dev/null | grep -qxE '${pattern}'; then m="$m $p"; fi; done; }`,
     // Group signals first (they fail harmlessly for non-leaders), so a shell and its children go together.
     'hit() { for p in $m; do kill -$1 -"$p" 2>/dev/null; done; for p in $m; do kill -$1 "$p" 2>/dev/null; done; }',
@@ -213,7 +215,7 @@ export function interactiveShellScript(cwd: string, shell: string | undefined): 
 export const homeProbeScript = 'if [ -n "$HOME" ] && [ -d "$HOME" ]; then printf %s "$HOME"; else printf /; fi';
 
 export function pickHome(workingDir: string | undefined, probed: string | undefined): string {
-  if (workingDir && workingDir.startsWith('/') && workingDir !== '/') return workingDir;
-  if (probed && probed.startsWith('/')) return probed;
+  if (workingDir?.startsWith('/') && workingDir !== '/') return workingDir;
+  if (probed?.startsWith('/')) return probed;
   return '/';
 }

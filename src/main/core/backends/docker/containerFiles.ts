@@ -11,6 +11,7 @@ import { packArchive, readFirstFile, type TarInput } from './archive.js';
 import { engineError, engineStatus, type DockerEndpoint } from './dockerEndpoint.js';
 import { deadline } from './engineCalls.js';
 import { parsePathStat, type PathStat } from './pathStat.js';
+import { assertReadableFile } from '../readableFile.js';
 
 /** How long putting a written file in place (one short exec) may take. */
 const PLACE_DEADLINE_MS = 30_000;
@@ -95,14 +96,7 @@ export class ContainerFiles {
 
   async readFile(container: Container, path: string, maxBytes: number): Promise<Buffer> {
     const st = await this.statPath(container, absolute(path));
-    if (!st) throw new SwitchboardError('bad_request', `no such file: ${path}`);
-    if (st.type !== 'file') throw new SwitchboardError('bad_request', `not a regular file: ${path}`);
-    if (st.size > maxBytes)
-      throw new SwitchboardError(
-        'too_large',
-        `${path} is ${st.size} bytes; the limit is ${maxBytes}`,
-        'read a part of it with offset and limit, or use terminal with head/tail',
-      );
+    assertReadableFile(path, st, maxBytes);
     let data: Buffer | undefined;
     try {
       const stream = await deadline(
@@ -186,13 +180,15 @@ export class ContainerFiles {
     try {
       await put(posix.basename(temp));
     } catch (err) {
+      // Best effort: the write's own error is what the caller needs.
       await rootScript(container, `rm -f -- ${shellQuote(temp)}`).catch(() => undefined);
       throw failed(err);
     }
     // The original's owner where stat and chown can (BusyBox has no --reference); flushed where sync takes a file.
     const r = await rootScript(
       container,
-      `t=${shellQuote(temp)} f=${shellQuote(target)}; if [ -e "$f" ]; then o=$(stat -c %u:%g -- "$f" 2>/dev/null) && chown "$o" "$t" 2>/dev/null; fi; ` +
+      `t=${shellQuote(temp)} f=${shellQuote(target)}; if [ -e "$f" ]; ` +
+        `then o=$(stat -c %u:%g -- "$f" 2>/dev/null) && chown "$o" "$t" 2>/dev/null; fi; ` +
         `sync -- "$t" 2>/dev/null; mv -f -- "$t" "$f" && echo __SB_MOVED__ || { rm -f -- "$t"; exit 1; }`,
     ).catch((err: unknown) => ({ output: String(err), exitCode: null }));
     if (r.exitCode !== 0 || !r.output.includes('__SB_MOVED__'))

@@ -60,6 +60,7 @@ export class ContainerLifecycle {
       () => this.ensureNow(),
       () => this.ensureNow(),
     );
+    // The next ensure starts afresh; this caller gets the error from `next`.
     this.ensuring = next.catch(() => undefined);
     return next.then(
       (c) => {
@@ -267,6 +268,7 @@ export class ContainerLifecycle {
         if (!info) return 'the container was removed';
         if (!info.State.Running) return 'the container stopped';
       } catch {
+        // the engine does not answer: that is the answer
         return engineGone(this.endpoint.label);
       }
       if (Date.now() >= until) return undefined;

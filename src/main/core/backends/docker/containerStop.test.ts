@@ -20,7 +20,8 @@ for (const te of loadEngineEnvs())
     const homes: string[] = [];
 
     const spec = (extra = ''): string =>
-      `{ backend: docker, docker_image: "${te.image}", docker_host: "unix://${te.socket}", docker_network: none, cwd: /tmp${extra} }`;
+      `{ backend: docker, docker_image: "${te.image}", docker_host: "unix://${te.socket}", docker_network: ` +
+      `none, cwd: /tmp${extra} }`;
 
     function profile(name: string, targets: Record<string, string>): string {
       const home = join(root, name);
@@ -80,27 +81,31 @@ for (const te of loadEngineEnvs())
       rmSync(root, { recursive: true, force: true });
     });
 
-    it('a clean stop stops the container with its files; the next call starts it and sees them; keep-running stays up', async () => {
-      const home = profile('clean', { box: spec(), warm: spec(', docker_on_stop: keep-running') });
-      const first = await new Core({ home, providers: builtinProviders }).start();
-      expect(await call(first, 'box', 'echo kept > /tmp/mark && echo ok')).toBe('ok\n');
-      expect(await call(first, 'warm', 'echo ok')).toBe('ok\n');
-      expect((await containerOf(home, 'box'))?.State).toBe('running');
-      await first.close();
+    it(
+      'a clean stop stops the container with its files; the next call starts it and sees them; ' +
+        'keep-running stays up',
+      async () => {
+        const home = profile('clean', { box: spec(), warm: spec(', docker_on_stop: keep-running') });
+        const first = await new Core({ home, providers: builtinProviders }).start();
+        expect(await call(first, 'box', 'echo kept > /tmp/mark && echo ok')).toBe('ok\n');
+        expect(await call(first, 'warm', 'echo ok')).toBe('ok\n');
+        expect((await containerOf(home, 'box'))?.State).toBe('running');
+        await first.close();
 
-      expect((await containerOf(home, 'box'))?.State).toBe('exited');
-      expect((await containerOf(home, 'warm'))?.State).toBe('running');
-      // The new label names the profile itself, so doctor can tell when it is gone.
-      expect((await containerOf(home, 'box'))?.Labels[profilePathLabel]).toBe(home);
+        expect((await containerOf(home, 'box'))?.State).toBe('exited');
+        expect((await containerOf(home, 'warm'))?.State).toBe('running');
+        // The new label names the profile itself, so doctor can tell when it is gone.
+        expect((await containerOf(home, 'box'))?.Labels[profilePathLabel]).toBe(home);
 
-      const second = await new Core({ home, providers: builtinProviders }).start();
-      const out = await call(second, 'box', 'cat /tmp/mark');
-      expect(out).toContain('[container was stopped; started it again]');
-      expect(out).toContain('kept\n');
-      await second.close();
-      expect((await containerOf(home, 'box'))?.State).toBe('exited');
-      await docker.getContainer((await containerOf(home, 'warm'))!.Id).stop({ t: 1 });
-    });
+        const second = await new Core({ home, providers: builtinProviders }).start();
+        const out = await call(second, 'box', 'cat /tmp/mark');
+        expect(out).toContain('[container was stopped; started it again]');
+        expect(out).toContain('kept\n');
+        await second.close();
+        expect((await containerOf(home, 'box'))?.State).toBe('exited');
+        await docker.getContainer((await containerOf(home, 'warm'))!.Id).stop({ t: 1 });
+      },
+    );
 
     it('after a Core is killed with SIGKILL, the next Core stops the containers it left running', async () => {
       const home = profile('killed', { box: spec() });
@@ -136,51 +141,55 @@ for (const te of loadEngineEnvs())
       expect((await containerOf(home, 'box'))?.State).toBe('exited');
     });
 
-    it('doctor lists the containers of a deleted profile and of a removed target as orphans; --clean-orphans removes them', async () => {
-      const gone = profile('gone', { old: spec() });
-      const a = await new Core({ home: gone, providers: builtinProviders }).start();
-      expect(await call(a, 'old', 'echo ok')).toBe('ok\n');
-      await a.close();
-      const goneName = (await containerOf(gone, 'old'))!.Names[0]!.slice(1);
-      rmSync(gone, { recursive: true, force: true });
+    it(
+      'doctor lists the containers of a deleted profile and of a removed target as orphans; ' +
+        '--clean-orphans removes them',
+      async () => {
+        const gone = profile('gone', { old: spec() });
+        const a = await new Core({ home: gone, providers: builtinProviders }).start();
+        expect(await call(a, 'old', 'echo ok')).toBe('ok\n');
+        await a.close();
+        const goneName = (await containerOf(gone, 'old'))!.Names[0]!.slice(1);
+        rmSync(gone, { recursive: true, force: true });
 
-      const home = profile('living', { stay: spec(), dropped: spec() });
-      const b = await new Core({ home, providers: builtinProviders }).start();
-      expect(await call(b, 'stay', 'echo ok')).toBe('ok\n');
-      expect(await call(b, 'dropped', 'echo ok')).toBe('ok\n');
-      await b.close();
-      // Removed while no Core ran: no cleanup took its container.
-      writeConfig(home, { stay: spec() });
-      const droppedName = (await containerOf(home, 'dropped'))!.Names[0]!.slice(1);
-      const stayName = (await containerOf(home, 'stay'))!.Names[0]!.slice(1);
+        const home = profile('living', { stay: spec(), dropped: spec() });
+        const b = await new Core({ home, providers: builtinProviders }).start();
+        expect(await call(b, 'stay', 'echo ok')).toBe('ok\n');
+        expect(await call(b, 'dropped', 'echo ok')).toBe('ok\n');
+        await b.close();
+        // Removed while no Core ran: no cleanup took its container.
+        writeConfig(home, { stay: spec() });
+        const droppedName = (await containerOf(home, 'dropped'))!.Names[0]!.slice(1);
+        const stayName = (await containerOf(home, 'stay'))!.Names[0]!.slice(1);
 
-      const listed = await runCli(home, ['doctor', '--json'], { HOME: userHome });
-      const doc = JSON.parse(listed.stdout) as {
-        orphans: { name: string; profile: string; target: string; why: string; size_bytes?: number }[];
-      };
-      const names = doc.orphans.map((o) => o.name);
-      expect(names).toContain(goneName);
-      expect(names).toContain(droppedName);
-      expect(names).not.toContain(stayName);
-      const goneOrphan = doc.orphans.find((o) => o.name === goneName)!;
-      expect(goneOrphan).toMatchObject({ profile: gone, target: 'old', why: `its profile ${gone} no longer exists` });
-      expect(goneOrphan.size_bytes).toBeGreaterThanOrEqual(0);
-      expect(doc.orphans.find((o) => o.name === droppedName)).toMatchObject({
-        profile: home,
-        target: 'dropped',
-        why: 'target "dropped" no longer exists',
-      });
+        const listed = await runCli(home, ['doctor', '--json'], { HOME: userHome });
+        const doc = JSON.parse(listed.stdout) as {
+          orphans: { name: string; profile: string; target: string; why: string; size_bytes?: number }[];
+        };
+        const names = doc.orphans.map((o) => o.name);
+        expect(names).toContain(goneName);
+        expect(names).toContain(droppedName);
+        expect(names).not.toContain(stayName);
+        const goneOrphan = doc.orphans.find((o) => o.name === goneName)!;
+        expect(goneOrphan).toMatchObject({ profile: gone, target: 'old', why: `its profile ${gone} no longer exists` });
+        expect(goneOrphan.size_bytes).toBeGreaterThanOrEqual(0);
+        expect(doc.orphans.find((o) => o.name === droppedName)).toMatchObject({
+          profile: home,
+          target: 'dropped',
+          why: 'target "dropped" no longer exists',
+        });
 
-      const text = await runCli(home, ['doctor'], { HOME: userHome });
-      expect(text.stdout).toMatch(/orphan containers/);
-      expect(text.stdout).toContain('switchboard doctor --clean-orphans');
+        const text = await runCli(home, ['doctor'], { HOME: userHome });
+        expect(text.stdout).toMatch(/orphan containers/);
+        expect(text.stdout).toContain('switchboard doctor --clean-orphans');
 
-      const cleaned = await runCli(home, ['doctor', '--clean-orphans'], { HOME: userHome });
-      expect(cleaned.stdout).toMatch(/removing \d+ orphan container\(s\): .*/);
-      expect(cleaned.stdout).toContain(`removed ${goneName}`);
-      expect(cleaned.stdout).toContain(`removed ${droppedName}`);
-      expect(await docker.listContainers({ all: true, filters: { name: [goneName] } })).toEqual([]);
-      expect(await containerOf(home, 'dropped')).toBeUndefined();
-      expect(await containerOf(home, 'stay')).toBeDefined();
-    });
+        const cleaned = await runCli(home, ['doctor', '--clean-orphans'], { HOME: userHome });
+        expect(cleaned.stdout).toMatch(/removing \d+ orphan container\(s\): .*/);
+        expect(cleaned.stdout).toContain(`removed ${goneName}`);
+        expect(cleaned.stdout).toContain(`removed ${droppedName}`);
+        expect(await docker.listContainers({ all: true, filters: { name: [goneName] } })).toEqual([]);
+        expect(await containerOf(home, 'dropped')).toBeUndefined();
+        expect(await containerOf(home, 'stay')).toBeDefined();
+      },
+    );
   });

@@ -139,6 +139,7 @@ export class DockerJobs {
         const info = await deadline((abortSignal) => exec.inspect({ abortSignal }), 'inspect an exec', killDeadlineMs);
         if (!info.Running) return info.ExitCode ?? null;
       } catch {
+        // the engine lost the exec: its exit status is unknown
         return null;
       }
       await delay(Math.min(5 * (i + 1), 50));

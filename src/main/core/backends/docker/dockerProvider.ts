@@ -89,10 +89,7 @@ export class DockerEnvironment implements Environment {
   private readonly files: ContainerFiles;
   private readonly warm: DockerWarmShells;
 
-  constructor(
-    private readonly snapshot: TargetSnapshot,
-    private readonly ctx: ProviderContext,
-  ) {
+  constructor(snapshot: TargetSnapshot, ctx: ProviderContext) {
     this.identity = snapshot.identity;
     const parsed = DockerSpec.safeParse(snapshot.spec);
     if (!parsed.success)
@@ -231,7 +228,7 @@ export class DockerEnvironment implements Environment {
           if (killed && !(await Promise.race([killed, delay(killDeadlineMs).then(() => true)])))
             throw this.killNotTaken();
         })();
-        ended.catch(() => undefined);
+        ended.catch(() => undefined); // awaited by the caller through `ended`; this keeps it from being unhandled
         return {
           ended,
           // The exec's own process has exited once the Engine stops calling it running (a `cmd &` may hold the stream).
@@ -302,6 +299,7 @@ export class DockerEnvironment implements Environment {
       },
     );
     const resize = (cols: number, rows: number): void => {
+      // A resize racing the exec's end: nothing to resize.
       if (!job.isEnded()) void job.exec.resize({ h: rows, w: cols }).catch(() => undefined);
     };
     resize(opts.cols, opts.rows);

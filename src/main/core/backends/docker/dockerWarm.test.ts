@@ -90,53 +90,62 @@ for (const te of loadEngineEnvs())
       return docker.getContainer(c?.Id ?? '');
     };
 
-    it("sequential calls run in one warm shell (the debug line says so), each with the identity's cwd and exports only", async () => {
-      const e = open('warm-seq');
-      const lines: string[] = [];
-      const write = process.stderr.write.bind(process.stderr);
-      process.env.SWITCHBOARD_DEBUG = '1';
-      process.stderr.write = ((chunk: string | Uint8Array) => {
-        lines.push(String(chunk));
-        return true;
-      }) as typeof process.stderr.write;
-      let first: string;
-      try {
-        first = await shellOf(e);
-      } finally {
-        process.stderr.write = write;
-        delete process.env.SWITCHBOARD_DEBUG;
-      }
-      expect(lines.join('')).toContain('switchboard debug: exec on warm-seq#g1 in a warm shell');
-      expect(first).toMatch(/^[1-9]\d*$/);
-      expect(await shellOf(e)).toBe(first);
+    it(
+      'sequential calls run in one warm shell (the debug line says so), ' +
+        "each with the identity's cwd and exports only",
+      async () => {
+        const e = open('warm-seq');
+        const lines: string[] = [];
+        const write = process.stderr.write.bind(process.stderr);
+        process.env.SWITCHBOARD_DEBUG = '1';
+        process.stderr.write = ((chunk: string | Uint8Array) => {
+          lines.push(String(chunk));
+          return true;
+        }) as typeof process.stderr.write;
+        let first: string;
+        try {
+          first = await shellOf(e);
+        } finally {
+          process.stderr.write = write;
+          delete process.env.SWITCHBOARD_DEBUG;
+        }
+        expect(lines.join('')).toContain('switchboard debug: exec on warm-seq#g1 in a warm shell');
+        expect(first).toMatch(/^[1-9]\d*$/);
+        expect(await shellOf(e)).toBe(first);
 
-      const cd = await e.exec(
-        'mkdir -p /tmp/wd && cd /tmp/wd && export WARM_KEPT="a b"; WARM_PLAIN=2; warm_fn() { :; }; set -e',
-        opts(),
-      );
-      expect(cd).toMatchObject({ exitCode: 0, cwd: '/tmp/wd' });
-      const r = await e.exec(
-        `echo "[$WARM_KEPT][$WARM_PLAIN][$(command -v warm_fn)]"; case $- in *e*) echo errexit;; esac; pwd; ${ppid}`,
-        opts({ cwd: cd.cwd }),
-      );
-      expect(r.output).toBe(`[a b][][]\n/tmp/wd\n${first}\n`);
-      // A call's own variables (run markers) are its alone.
-      expect((await e.exec('echo "$PER_CALL"', opts({ env: { PER_CALL: 'yes' } }))).output).toBe('yes\n');
-      expect((await e.exec(`echo "[$PER_CALL]"; ${ppid}`, opts())).output).toBe(`[]\n${first}\n`);
-      // stdin and `$$` need an exec of their own, and still work.
-      expect((await e.exec('cat; echo " $PPID"', opts({ stdin: 'from stdin' }))).output).toBe('from stdin 0\n');
-      expect((await e.exec('[ "$$" -gt 0 ] && echo own $PPID', opts())).output).toBe('own 0\n');
-    });
+        const cd = await e.exec(
+          'mkdir -p /tmp/wd && cd /tmp/wd && export WARM_KEPT="a b"; WARM_PLAIN=2; warm_fn() { :; }; set -e',
+          opts(),
+        );
+        expect(cd).toMatchObject({ exitCode: 0, cwd: '/tmp/wd' });
+        const r = await e.exec(
+          `echo "[$WARM_KEPT][$WARM_PLAIN][$(command -v warm_fn)]"; case $- in *e*) echo errexit;; esac; pwd; ${ppid}`,
+          opts({ cwd: cd.cwd }),
+        );
+        expect(r.output).toBe(`[a b][][]\n/tmp/wd\n${first}\n`);
+        // A call's own variables (run markers) are its alone.
+        expect((await e.exec('echo "$PER_CALL"', opts({ env: { PER_CALL: 'yes' } }))).output).toBe('yes\n');
+        expect((await e.exec(`echo "[$PER_CALL]"; ${ppid}`, opts())).output).toBe(`[]\n${first}\n`);
+        // stdin and `$$` need an exec of their own, and still work.
+        expect((await e.exec('cat; echo " $PPID"', opts({ stdin: 'from stdin' }))).output).toBe('from stdin 0\n');
+        expect((await e.exec('[ "$$" -gt 0 ] && echo own $PPID', opts())).output).toBe('own 0\n');
+      },
+    );
 
-    it('a new shell carries the run markers of the call it started for (a sweep finds it), nothing else of that call', async () => {
-      const e = open('warm-marks');
-      await e.exec('true', opts({ env: { SB_CORE_RUN: 'run1', PER_CALL: 'first' } }));
-      const r = await e.exec(
-        `echo "[$PER_CALL][$SB_CORE_RUN]"; ${ppid}; tr '\\0' '\\n' < /proc/$ppid/environ | grep -E '^(SB_CORE_RUN|PER_CALL)='`,
-        opts({ env: { SB_CORE_RUN: 'run2' } }),
-      );
-      expect(r.output).toMatch(/^\[\]\[run2\]\n[1-9]\d*\nSB_CORE_RUN=run1\n$/);
-    });
+    it(
+      'a new shell carries the run markers of the call it started for (a sweep finds it), ' +
+        'nothing else of that call',
+      async () => {
+        const e = open('warm-marks');
+        await e.exec('true', opts({ env: { SB_CORE_RUN: 'run1', PER_CALL: 'first' } }));
+        const r = await e.exec(
+          `echo "[$PER_CALL][$SB_CORE_RUN]"; ${ppid}; tr '\\0' '\\n' < /proc/$ppid/environ | ` +
+            `grep -E '^(SB_CORE_RUN|PER_CALL)='`,
+          opts({ env: { SB_CORE_RUN: 'run2' } }),
+        );
+        expect(r.output).toMatch(/^\[\]\[run2\]\n[1-9]\d*\nSB_CORE_RUN=run1\n$/);
+      },
+    );
 
     it('identities do not share shells, cwd or exports', async () => {
       const a = open('warm-a');

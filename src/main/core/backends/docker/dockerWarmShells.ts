@@ -162,7 +162,7 @@ export class DockerWarmShells {
     let stopped = false;
     let failed: (err: unknown) => void = () => undefined;
     const failure = new Promise<void>((_resolve, reject) => (failed = reject));
-    failure.catch(() => undefined);
+    failure.catch(() => undefined); // awaited through the race below; this keeps it from being unhandled
     /** The engine asked about a call that did not start: its answer (an unpause, so a notice) belongs to this call. */
     let checking: Promise<unknown> | undefined;
     const check = setTimeout(() => {
@@ -188,7 +188,7 @@ export class DockerWarmShells {
         // A retired shell's call may have left something in its group, ended when the identity is cleaned up.
         if (entry.pgid !== undefined && !shell.isRetired) this.tokenOfGroup.delete(entry.pgid);
       });
-    ended.catch(() => undefined);
+    ended.catch(() => undefined); // awaited by the caller through `ended`; this keeps it from being unhandled
     return {
       ended,
       exited: () => ended,

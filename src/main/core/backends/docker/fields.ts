@@ -93,7 +93,9 @@ export const dockerSpec = declareSpec({
       type: 'select',
       options: ['stop', 'keep-running'],
       label: 'When the Core stops',
-      help: 'stop a managed container when its Core stops (default; the next use starts it again with its files), or keep it running',
+      help:
+        'stop a managed container when its Core stops (default; the next use starts it again with its files), ' +
+        'or keep it running',
       advanced: true,
     },
     {

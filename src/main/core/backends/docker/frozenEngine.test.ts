@@ -134,53 +134,46 @@ describe.skipIf(!env)('docker backend on an engine that stops answering', () => 
     ...o,
   });
 
-  async function until(cond: () => boolean, ms = 10_000): Promise<void> {
-    const end = Date.now() + ms;
-    while (!cond()) {
-      if (Date.now() > end) throw new Error('condition not met in time');
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
-
-  const execStarts = (): number => proxy.requests.filter((r) => /^POST \S*\/exec\/[^/]+\/start/.test(r)).length;
-
-  it('a command whose engine freezes after it started settles soon after its timeout, with one clear error', async () => {
-    const e = await openBehindProxy('frozen-exec');
-    const t0 = Date.now();
-    const call = e.exec('sleep 40', opts({ timeoutMs: 2_000 })).then(
-      (r) => ({ r, ms: Date.now() - t0 }),
-      (err: unknown) => ({ err, ms: Date.now() - t0 }),
-    );
-    // Started: in an exec of its own or in a warm shell (no exec per call), so ask the engine directly.
-    const [c] = await docker.listContainers({
-      filters: { label: [`${profileLabel}=${shortHash(home)}`, 'switchboard.target=frozen-exec'] },
-    });
-    for (
-      let i = 0;
-      !(await docker.getContainer(c?.Id ?? '').top()).Processes?.some((p: string[]) =>
-        p.join(' ').includes('sleep 40'),
+  it(
+    'a command whose engine freezes after it started settles ' + 'soon after its timeout, with one clear error',
+    async () => {
+      const e = await openBehindProxy('frozen-exec');
+      const t0 = Date.now();
+      const call = e.exec('sleep 40', opts({ timeoutMs: 2_000 })).then(
+        (r) => ({ r, ms: Date.now() - t0 }),
+        (err: unknown) => ({ err, ms: Date.now() - t0 }),
       );
-      i++
-    ) {
-      if (i > 200) throw new Error('the command never started');
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    await new Promise((r) => setTimeout(r, 300));
-    proxy.freeze();
+      // Started: in an exec of its own or in a warm shell (no exec per call), so ask the engine directly.
+      const [c] = await docker.listContainers({
+        filters: { label: [`${profileLabel}=${shortHash(home)}`, 'switchboard.target=frozen-exec'] },
+      });
+      for (
+        let i = 0;
+        !(await docker.getContainer(c?.Id ?? '').top()).Processes?.some((p: string[]) =>
+          p.join(' ').includes('sleep 40'),
+        );
+        i++
+      ) {
+        if (i > 200) throw new Error('the command never started');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      await new Promise((r) => setTimeout(r, 300));
+      proxy.freeze();
 
-    // A call that waited on the frozen engine would never settle (the test's timeout would end it).
-    const settled = await call;
-    expect('err' in settled).toBe(true);
-    const err = (settled as { err: unknown }).err;
-    expect(err).toBeInstanceOf(SwitchboardError);
-    expect((err as SwitchboardError).code).toBe('target_unreachable');
-    expect((err as SwitchboardError).message).toMatch(
-      new RegExp(`^docker engine at unix://${proxy.path} stopped answering`),
-    );
-    expect((err as SwitchboardError).message).not.toContain('\n');
-    // The kill exec was tried (and not answered) within a few seconds of the deadline.
-    expect(settled.ms).toBeGreaterThanOrEqual(2_000);
-  });
+      // A call that waited on the frozen engine would never settle (the test's timeout would end it).
+      const settled = await call;
+      expect('err' in settled).toBe(true);
+      const err = (settled as { err: unknown }).err;
+      expect(err).toBeInstanceOf(SwitchboardError);
+      expect((err as SwitchboardError).code).toBe('target_unreachable');
+      expect((err as SwitchboardError).message).toMatch(
+        new RegExp(`^docker engine at unix://${proxy.path} stopped answering`),
+      );
+      expect((err as SwitchboardError).message).not.toContain('\n');
+      // The kill exec was tried (and not answered) within a few seconds of the deadline.
+      expect(settled.ms).toBeGreaterThanOrEqual(2_000);
+    },
+  );
 
   it('an engine that goes away under a warm shell: the next call is one clear error, as with no shell', async () => {
     const e = await openBehindProxy('gone-engine');

@@ -29,6 +29,7 @@ export function parsePathStat(header: string | undefined): PathStat | undefined 
   try {
     raw = JSON.parse(Buffer.from(header, 'base64').toString('utf8'));
   } catch {
+    // a header that does not decode: the path's stat is unknown
     return undefined;
   }
   if (typeof raw !== 'object' || raw === null) return undefined;

@@ -28,22 +28,26 @@ describe('runContainers', () => {
     expect(JSON.parse(readFileSync(record(h, 'r1'), 'utf8'))).toEqual([{ host: nowhere, id: 'abc' }, { id: 'def' }]);
   });
 
-  it("at start: drops the record of a clean run, keeps a live run's, and keeps a crashed run's whose engine did not answer", async () => {
-    const h = home();
-    recordContainer(h, 'clean', nowhere, 'a');
-    recordContainer(h, 'live', nowhere, 'b');
-    recordContainer(h, 'crashed', nowhere, 'c');
-    // A live run still has its run file (processes/coreRuns.ts); a clean one's was removed by this start.
-    mkdirSync(join(h, 'state', 'runs'), { recursive: true });
-    writeFileSync(join(h, 'state', 'runs', 'live.json'), '{}');
-    const reports = await stopCrashedRunContainers(h, ['crashed']);
-    expect(existsSync(record(h, 'clean'))).toBe(false);
-    expect(existsSync(record(h, 'live'))).toBe(true);
-    expect(existsSync(record(h, 'crashed'))).toBe(true);
-    expect(reports).toHaveLength(1);
-    expect(reports[0]).toMatchObject({ where: `containers on ${nowhere}`, found: 0 });
-    expect(reports[0]?.problem).toBeTruthy();
-  });
+  it(
+    "at start: drops the record of a clean run, keeps a live run's, and keeps a crashed run's whose engine did " +
+      'not answer',
+    async () => {
+      const h = home();
+      recordContainer(h, 'clean', nowhere, 'a');
+      recordContainer(h, 'live', nowhere, 'b');
+      recordContainer(h, 'crashed', nowhere, 'c');
+      // A live run still has its run file (processes/coreRuns.ts); a clean one's was removed by this start.
+      mkdirSync(join(h, 'state', 'runs'), { recursive: true });
+      writeFileSync(join(h, 'state', 'runs', 'live.json'), '{}');
+      const reports = await stopCrashedRunContainers(h, ['crashed']);
+      expect(existsSync(record(h, 'clean'))).toBe(false);
+      expect(existsSync(record(h, 'live'))).toBe(true);
+      expect(existsSync(record(h, 'crashed'))).toBe(true);
+      expect(reports).toHaveLength(1);
+      expect(reports[0]).toMatchObject({ where: `containers on ${nowhere}`, found: 0 });
+      expect(reports[0]?.problem).toBeTruthy();
+    },
+  );
 
   it('what a clean stop could not stop is tried by every start until its engine answers', async () => {
     const h = home();

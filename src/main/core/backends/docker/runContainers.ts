@@ -85,7 +85,7 @@ export function stopCrashedRunContainers(home: string, stale: readonly string[])
   const sweep = sweepRecords(home, stale);
   sweeps.set(
     home,
-    sweep.catch(() => undefined),
+    sweep.catch(() => undefined), // the caller gets the sweep's error; the map only remembers it ran
   );
   return sweep;
 }
@@ -103,6 +103,7 @@ async function sweepRecords(home: string, stale: readonly string[]): Promise<Sta
   try {
     names = readdirSync(dirOf(home)).filter((n) => n.endsWith('.json'));
   } catch {
+    // no runs recorded yet: nothing to sweep
     return [];
   }
   const reports: StartSweep[] = [];

@@ -21,7 +21,7 @@ export async function atomicWrite(path: string, data: Buffer): Promise<void> {
   }
   // Through a symlink to the file it names, so the link stays a link.
   const real = await realpath(path).catch(() => path);
-  const original = await stat(real).catch(() => undefined);
+  const original = await stat(real).catch(() => undefined); // no such file yet: it is created
   if (original?.isDirectory()) throw writeError(path, 'EISDIR');
   const temp = tempName(real);
   let step = 'write';
@@ -54,6 +54,7 @@ export async function atomicWrite(path: string, data: Buffer): Promise<void> {
         await fh.chmod(original.mode & 0o7777);
         // Keep the owner where we may (root); as anyone else chown to another owner fails and the file is ours.
         if (original.uid !== process.getuid?.() || original.gid !== process.getgid?.())
+          // Not ours to give away: the file stays ours.
           await chown(temp, original.uid, original.gid).catch(() => undefined);
       }
     } finally {
@@ -69,6 +70,6 @@ export async function atomicWrite(path: string, data: Buffer): Promise<void> {
   }
   // The rename is durable once the folder is flushed; a folder that cannot be opened for it is not an error.
   const dir = await open(dirname(real), 'r').catch(() => undefined);
-  await dir?.sync().catch(() => undefined);
+  await dir?.sync().catch(() => undefined); // a folder that cannot be flushed is not an error
   await dir?.close();
 }

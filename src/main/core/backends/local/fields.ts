@@ -13,7 +13,9 @@ export const localSpec = declareSpec({
       flag: '--sandbox',
       advanced: true,
       default: 'workspace',
-      help: 'where agent work runs: off, or { mode: workspace, writable: [paths], network: true|false } (default: sandboxed, writes only in the cwd tree)',
+      help:
+        'where agent work runs: off, or { mode: workspace, writable: [paths], network: true|false } (default: ' +
+        'sandboxed, writes only in the cwd tree)',
       placeholder: 'off',
     },
     {

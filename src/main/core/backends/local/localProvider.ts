@@ -38,6 +38,7 @@ import { sandboxNote } from '../../sandbox/sandboxNote.js';
 import { localReach } from './localReach.js';
 import { expandPath } from '../../sandbox/sandboxPolicy.js';
 import type { SandboxSetting } from '../../../../shared/specFields.js';
+import { assertReadableFile } from '../readableFile.js';
 
 export const localProvider: BackendProvider = {
   ...localDeclaration,
@@ -341,14 +342,7 @@ class LocalEnvironment implements Environment {
   async readFile(path: string, maxBytes: number): Promise<Buffer> {
     if (this.files) return this.files.readFile(path, maxBytes);
     const st = await this.stat(path);
-    if (st.type === 'missing') throw new SwitchboardError('bad_request', `no such file: ${path}`);
-    if (st.type !== 'file') throw new SwitchboardError('bad_request', `not a regular file: ${path}`);
-    if (st.size > maxBytes)
-      throw new SwitchboardError(
-        'too_large',
-        `${path} is ${st.size} bytes; the limit is ${maxBytes}`,
-        'read a part of it with offset and limit, or use terminal with head/tail',
-      );
+    assertReadableFile(path, st, maxBytes);
     return readFile(path);
   }
 
@@ -363,6 +357,7 @@ class LocalEnvironment implements Environment {
       const st = await stat(path);
       return { type: st.isFile() ? 'file' : st.isDirectory() ? 'directory' : 'other', size: st.size };
     } catch {
+      // nothing there (or unreadable): missing
       return { type: 'missing', size: 0 };
     }
   }
@@ -372,7 +367,9 @@ class LocalEnvironment implements Environment {
     const missing = this.sandbox.policy.missingWritable;
     return {
       ok: true,
-      detail: `${localShell()}, sandboxed (${this.sandbox.kind})${missing.length ? `; sandbox.writable not found, not bound: ${missing.join(', ')}` : ''}`,
+      detail:
+        `${localShell()}, sandboxed (${this.sandbox.kind})` +
+        (missing.length ? `; sandbox.writable not found, not bound: ${missing.join(', ')}` : ''),
     };
   }
 

@@ -59,44 +59,47 @@ describe('local pty bytes', () => {
     pty.kill();
   });
 
-  it('reads a flood several reads per turn of the event loop, and stops within the turn when a read pauses it', async () => {
-    const pty = openPty({
-      cwd: '/tmp',
-      cols: 80,
-      rows: 24,
-      env: process.env,
-      shell: '/bin/bash',
-      args: ['-c', "head -c 3000000 /dev/zero | tr '\\0' x; echo; echo DONE; sleep 1"],
-    });
-    // A turn: one pass of the loop, counted where it ends (setImmediate runs after the loop's reads).
-    let turn = 0;
-    let turning = true;
-    const tick = (): void => void (turning && (turn++, setImmediate(tick)));
-    tick();
-    const readsPerTurn = new Map<number, number>();
-    let got = 0;
-    let text = '';
-    let paused = false;
-    let pausedOnce = false;
-    let readWhilePaused = false;
-    pty.onBytes!((data) => {
-      if (paused) readWhilePaused = true;
-      readsPerTurn.set(turn, (readsPerTurn.get(turn) ?? 0) + 1);
-      got += data.length;
-      text = (text + Buffer.from(data).toString('latin1')).slice(-16);
-      // As flow control does: the pane pauses from inside a read.
-      if (got > 1_000_000 && !pausedOnce) {
-        paused = pausedOnce = true;
-        pty.pause();
-        setTimeout(() => ((paused = false), pty.resume()), 200);
-      }
-    });
-    for (let i = 0; i < 500 && !text.includes('DONE'); i++) await sleep(20);
-    turning = false;
-    expect(text).toContain('DONE');
-    expect(got).toBeGreaterThan(3_000_000);
-    expect(readWhilePaused).toBe(false);
-    expect(Math.max(...readsPerTurn.values())).toBeGreaterThanOrEqual(4);
-    pty.kill();
-  });
+  it(
+    'reads a flood several reads per turn of the event loop, ' + 'and stops within the turn when a read pauses it',
+    async () => {
+      const pty = openPty({
+        cwd: '/tmp',
+        cols: 80,
+        rows: 24,
+        env: process.env,
+        shell: '/bin/bash',
+        args: ['-c', "head -c 3000000 /dev/zero | tr '\\0' x; echo; echo DONE; sleep 1"],
+      });
+      // A turn: one pass of the loop, counted where it ends (setImmediate runs after the loop's reads).
+      let turn = 0;
+      let turning = true;
+      const tick = (): void => void (turning && (turn++, setImmediate(tick)));
+      tick();
+      const readsPerTurn = new Map<number, number>();
+      let got = 0;
+      let text = '';
+      let paused = false;
+      let pausedOnce = false;
+      let readWhilePaused = false;
+      pty.onBytes!((data) => {
+        if (paused) readWhilePaused = true;
+        readsPerTurn.set(turn, (readsPerTurn.get(turn) ?? 0) + 1);
+        got += data.length;
+        text = (text + Buffer.from(data).toString('latin1')).slice(-16);
+        // As flow control does: the pane pauses from inside a read.
+        if (got > 1_000_000 && !pausedOnce) {
+          paused = pausedOnce = true;
+          pty.pause();
+          setTimeout(() => ((paused = false), pty.resume()), 200);
+        }
+      });
+      for (let i = 0; i < 500 && !text.includes('DONE'); i++) await sleep(20);
+      turning = false;
+      expect(text).toContain('DONE');
+      expect(got).toBeGreaterThan(3_000_000);
+      expect(readWhilePaused).toBe(false);
+      expect(Math.max(...readsPerTurn.values())).toBeGreaterThanOrEqual(4);
+      pty.kill();
+    },
+  );
 });

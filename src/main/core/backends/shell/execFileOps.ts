@@ -6,6 +6,7 @@ import { SwitchboardError } from '../../../../shared/errors.js';
 import type { FileStat } from '../provider.js';
 import { shellQuote } from './shellWrap.js';
 import { errnoInText, errnoReason, writeError } from '../writeError.js';
+import { assertReadableFile } from '../readableFile.js';
 
 /** Runs one `sh -c` command line as given (no wrapping), stdout and stderr merged, with optional stdin. */
 export type RawExec = (
@@ -23,7 +24,8 @@ const fileTimeoutMs = 60_000;
  */
 function statScript(p: string, onFile = ''): string {
   return (
-    `if [ -d ${p} ]; then echo ${tag}d 0; elif [ -f ${p} ]; then s=$(wc -c < ${p} 2>/dev/null | tr -d ' '); echo ${tag}f "\${s:-0}"; ${onFile}` +
+    `if [ -d ${p} ]; then echo ${tag}d 0; elif [ -f ${p} ]; then s=$(wc -c < ${p} 2>/dev/null | tr -d ' '); ` +
+    `echo ${tag}f "\${s:-0}"; ${onFile}` +
     `elif [ -e ${p} ]; then echo ${tag}o 0; else echo ${tag}m 0; fi`
   );
 }
@@ -63,14 +65,7 @@ export async function execReadFile(exec: RawExec, path: string, maxBytes: number
     { timeoutMs: fileTimeoutMs },
   );
   const st = parseStat(path, r.output);
-  if (st.type === 'missing') throw new SwitchboardError('bad_request', `no such file: ${path}`);
-  if (st.type !== 'file') throw new SwitchboardError('bad_request', `not a regular file: ${path}`);
-  if (st.size > maxBytes)
-    throw new SwitchboardError(
-      'too_large',
-      `${path} is ${st.size} bytes; the limit is ${maxBytes}`,
-      'read a part of it with offset and limit, or use terminal with head/tail',
-    );
+  assertReadableFile(path, st, maxBytes);
   if (r.exitCode !== 0 || st.rest.includes('__SB_FAIL__')) {
     const said = st.rest.replace('__SB_FAIL__', '').trim().split('\n')[0]?.slice(0, 200) ?? '';
     const code = errnoInText(said);
@@ -89,7 +84,7 @@ export async function execReadFile(exec: RawExec, path: string, maxBytes: number
 async function roomLeft(exec: RawExec, path: string, size: number): Promise<string | undefined> {
   const r = await exec(`echo ${tag}; df -Pk -- ${shellQuote(posix.dirname(path))} 2>/dev/null`, {
     timeoutMs: fileTimeoutMs,
-  }).catch(() => undefined);
+  }).catch(() => undefined); // no df: the room left is unknown and not checked
   const row = r?.output
     .slice(r.output.indexOf(tag) + tag.length)
     .trim()
@@ -158,7 +153,8 @@ export async function execWriteFile(
         `trap 'rm -f -- "$t"' EXIT`,
         // noclobber: the temp file is new or the write fails (as SFTP's open with `wx`).
         `set -C; base64 -d ${opts.stdin ? '' : `< ${b64} `}> "$t" || exit 1`,
-        'if [ -e "$f" ] && mo=$(stat -c "%a %u:%g" -- "$f" 2>/dev/null); then chmod "${mo% *}" "$t" || exit 1; chown "${mo#* }" "$t" 2>/dev/null; fi',
+        'if [ -e "$f" ] && mo=$(stat -c "%a %u:%g" -- "$f" 2>/dev/null); then chmod "${mo% *}" "$t" || ' +
+          'exit 1; chown "${mo#* }" "$t" 2>/dev/null; fi',
         '{ sync -- "$t" 2>/dev/null || sync; }',
         'mv -f -- "$t" "$f" || exit 1',
         `echo ${tag}ok`,
@@ -167,6 +163,7 @@ export async function execWriteFile(
     );
     if (!done.output.includes(`${tag}ok`)) await fail(done);
   } finally {
+    // Best effort: the temp file is removed with the target's /tmp anyway.
     if (!opts.stdin) await exec(`rm -f -- ${b64}`, { timeoutMs: fileTimeoutMs }).catch(() => undefined);
   }
 }

@@ -116,13 +116,18 @@ for (const b of backends) {
       if (b.name === 'local') expect(existsSync(join(base, 'too-late'))).toBe(false);
     });
 
-    it('`cmd &` returns when the shell finishes; the background child keeps running, no longer tied to the call', async () => {
-      const pidFile = `${base}/bg.pid`;
-      const r = await x.exec(`sleep 300 & echo $! > ${pidFile}; echo started`, run({ timeoutMs: 25_000 }));
-      expect(r).toMatchObject({ output: 'started\n', exitCode: 0, timedOut: false, cwd: base });
-      const alive = await x.exec(`kill -0 "$(cat ${pidFile})" && echo alive`, run());
-      expect(alive.output).toBe('alive\n');
-      await x.exec(`kill "$(cat ${pidFile})"; rm -rf ${base}`, run({ cwd: '/' }));
-    });
+    it(
+      '`cmd &` returns when the shell finishes; ' +
+        'the background child keeps running, no longer tied to the ' +
+        'call',
+      async () => {
+        const pidFile = `${base}/bg.pid`;
+        const r = await x.exec(`sleep 300 & echo $! > ${pidFile}; echo started`, run({ timeoutMs: 25_000 }));
+        expect(r).toMatchObject({ output: 'started\n', exitCode: 0, timedOut: false, cwd: base });
+        const alive = await x.exec(`kill -0 "$(cat ${pidFile})" && echo alive`, run());
+        expect(alive.output).toBe('alive\n');
+        await x.exec(`kill "$(cat ${pidFile})"; rm -rf ${base}`, run({ cwd: '/' }));
+      },
+    );
   });
 }

@@ -28,7 +28,12 @@ const exportsSnapshot = (into: string): string => `${into}=$(export -p)`;
  * `wait`); between calls they end it as before.
  */
 export function posixWarmPrelude(): string {
-  return `trap '[ -n "$__sb_busy" ] || exit 143' HUP INT QUIT TERM USR1 USR2 ALRM\nprintf '%s %s\\n' ${shellPidTag} "$$" >&2\n__sb_pmax=32768; read -r __sb_pmax 2>/dev/null < /proc/sys/kernel/pid_max\n__sb_awk=${shellQuote(exportsDiff)}\n__sb_prog=${shellQuote(callProgram(exportsSnapshot))}\n__sb_base0=$(export -p)\n`;
+  return (
+    `trap '[ -n "$__sb_busy" ] || exit 143' HUP INT QUIT TERM USR1 USR2 ALRM\nprintf '%s %s\\n' ${shellPidTag} ` +
+    `"$$" >&2\n__sb_pmax=32768; read -r __sb_pmax 2>/dev/null < /proc/sys/kernel/pid_max\n` +
+    `__sb_awk=${shellQuote(exportsDiff)}\n__sb_prog=${shellQuote(callProgram(exportsSnapshot))}\n` +
+    `__sb_base0=$(export -p)\n`
+  );
 }
 
 /** Whether every name can be exported by a POSIX shell (the rest need the spawn path's exec environment). */
@@ -58,7 +63,8 @@ export function posixWarmCall(command: string, opts: WrapOptions, env: Record<st
   const script =
     `__sb_busy=1; ( ${assignments.join('; ')} ) </dev/null & ` +
     `__sb_p=$!; printf '%s %s\\n' ${tags.pid} "$__sb_p" >&2; ` +
-    `while :; do wait "$__sb_p"; __sb_rc=$?; [ "$__sb_rc" = 127 ] && break; kill -0 "$__sb_p" 2>/dev/null || break; done; __sb_busy=; ${leftScan}; ` +
+    `while :; do wait "$__sb_p"; __sb_rc=$?; [ "$__sb_rc" = 127 ] && break; kill -0 "$__sb_p" 2>/dev/null || ` +
+    `break; done; __sb_busy=; ${leftScan}; ` +
     `printf '\\n%s %s %s\\n' ${tags.end} "$__sb_rc" "$__sb_left"\n`;
   return { script, marker, tags };
 }

@@ -33,5 +33,8 @@ export function keptInMemoryNote(names: readonly string[]): string {
   const them =
     names.length === 1 ? `${list} looks like a credential: it is` : `${list} look like credentials: they are`;
   const it = names.length === 1 ? 'it' : 'them';
-  return `[${them} kept in Switchboard's memory only, not in the exports file: later calls on this target see ${it} until Switchboard restarts; export ${it} again after a restart]`;
+  return (
+    `[${them} kept in Switchboard's memory only, not in the exports file: ` +
+    `later calls on this target see ${it} until Switchboard restarts; export ${it} again after a restart]`
+  );
 }

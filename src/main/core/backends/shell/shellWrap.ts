@@ -51,8 +51,11 @@ export const exportsFileHeader = '# switchboard exports v3';
  * lines, so records are split by tracking quotes, not by lines. PWD, OLDPWD, SHLVL, `_`, our own `__sb_*`, each
  * SSH session's SSH_* and each process's SB_CORE_* marks (processes/coreRuns.ts) are never kept.
  */
-export const exportsDiff = String.raw`
-function secret(k, r,   i) { i = index(r, "="); return divert != "" && (toupper(k) ~ /${withheldNamesEre()}/ || (i > 0 && substr(r, i + 1) ~ /${SECRET_VALUE_ERE.replace(/\//g, '\\/')}/)) }
+export const exportsDiff =
+  `
+function secret(k, r,   i) { i = index(r, "="); return divert != "" && ` +
+  `(toupper(k) ~ /${withheldNamesEre()}/ || (i > 0 && substr(r, i + 1) ~ ` +
+  String.raw`/${SECRET_VALUE_ERE.replace(/\//g, '\\/')}/)) }
 function skip(k) { return k ~ /^(PWD|OLDPWD|SHLVL|_|__sb_.*|SSH_[A-Z_]*|SB_CORE_[A-Z_]*)$/ }
 function keep() { if (name != "") { if (part) cur[name] = rec; else base[name] = rec }; name = "" }
 function scan(s,   i, c, n) {
@@ -80,7 +83,8 @@ $0 == "__sb_exports_now__" { keep(); part = 1; next }
 END {
   keep()
   print "${exportsFileHeader}"
-  for (k in cur) if (!skip(k) && (!(k in base) || base[k] != cur[k])) { if (secret(k, cur[k])) print "#secret " k; else print cur[k] }
+  for (k in cur) if (!skip(k) && (!(k in base) || base[k] != cur[k])) { if (secret(k, ` +
+  `cur[k])) print "#secret " k; else print cur[k] }
   for (k in base) if (!skip(k) && !(k in cur)) { print "unset " k; if (secret(k, base[k])) print "#secret " k }
 }`;
 
@@ -95,8 +99,10 @@ function withheldNamesEre(): string {
  * out).
  */
 const printSecrets =
-  String.raw`{ [ -z "${'$'}{__sb_keep-}" ] || for __sb_n in $(sed -n "s/^#secret //p" "$__sb_env.$$"); do eval "__sb_s=\${$__sb_n+1}"; ` +
-  String.raw`if [ -n "$__sb_s" ]; then eval "__sb_v=\$$__sb_n"; printf "\n%s:secret %s %s\n" "$__sb_mark" "$__sb_n" "$(printf %s "$__sb_v" | od -An -v -tx1 | tr -d " \n")"; ` +
+  `{ [ -z "${'$'}{__sb_keep-}" ] || for __sb_n in $(sed -n "s/^#secret //p" "$__sb_env.$$"); ` +
+  String.raw`do eval "__sb_s=\${$__sb_n+1}"; ` +
+  String.raw`if [ -n "$__sb_s" ]; then eval "__sb_v=\$$__sb_n"; printf "\n%s:secret %s %s\n" "$__sb_mark" "$__sb_n" ` +
+  String.raw`"$(printf %s "$__sb_v" | od -An -v -tx1 | tr -d " \n")"; ` +
   String.raw`else printf "\n%s:secret %s -\n" "$__sb_mark" "$__sb_n"; fi; done; } && `;
 
 /**
@@ -109,7 +115,8 @@ const printSecrets =
  */
 export const writeEnvFile =
   `(umask 077; mkdir -p "\${__sb_env%/*}" && ` +
-  `{ printf "%s\\n__sb_exports_now__\\n" "$__sb_base"; export -p; } | awk -v divert="\${__sb_keep-}" "$__sb_awk" > "$__sb_env.$$" && ` +
+  `{ printf "%s\\n__sb_exports_now__\\n" "$__sb_base"; export -p; } | ` +
+  `awk -v divert="\${__sb_keep-}" "$__sb_awk" > "$__sb_env.$$" && ` +
   printSecrets +
   `{ cmp -s "$__sb_env.$$" "$__sb_env" || mv -f "$__sb_env.$$" "$__sb_env"; }; rm -f "$__sb_env.$$") 2>/dev/null; `;
 export const saveEnv = `[ "$(export -p)" != "$__sb_old" ] && ${writeEnvFile}`;
@@ -122,7 +129,8 @@ function loadEnvLines(envWord: string): string[] {
   return [
     `__sb_env=${envWord}; __sb_base=$(export -p); __sb_awk=${shellQuote(exportsDiff)}`,
     `if [ -f "$__sb_env" ] && [ -O "$__sb_env" ]; then IFS= read -r __sb_h < "$__sb_env"; ` +
-      `if [ "$__sb_h" = ${shellQuote(exportsFileHeader)} ]; then . "$__sb_env" >/dev/null 2>&1; else rm -f "$__sb_env"; fi; fi`,
+      `if [ "$__sb_h" = ${shellQuote(exportsFileHeader)} ]; then . "$__sb_env" >/dev/null 2>&1; ` +
+      `else rm -f "$__sb_env"; fi; fi`,
   ];
 }
 
@@ -151,11 +159,13 @@ export function wrapCommand(command: string, opts: WrapOptions): Wrapped {
     opts.cwdMustExist ? `[ -d "$__sb_d" ] || { printf "\n%s%s\n" "${marker}" "${missingCwdStatus}"; exit 2; }` : '',
     'while [ ! -d "$__sb_d" ] && [ "$__sb_d" != / ]; do __sb_d=$(dirname -- "$__sb_d"); done',
     'cd -- "$__sb_d" 2>/dev/null || cd /',
-    `[ "$__sb_d" = ${shellQuote(opts.cwd)} ] || printf "[the cwd %s no longer exists; running in %s]\n" ${shellQuote(opts.cwd)} "$(pwd)"`,
+    `[ "$__sb_d" = ${shellQuote(opts.cwd)} ] || printf "[the cwd %s no longer exists; ` +
+      `running in %s]\n" ${shellQuote(opts.cwd)} "$(pwd)"`,
     // After the cd, so that entering the cwd is not mistaken for a change of variables.
     env ? '__sb_old=$(export -p)' : '',
     // A command that turned on `set -x` would have the trap traced into its output (and the marker line split).
-    `trap '{ __sb_ec=$?; set +x; } 2>/dev/null; ${env ? saveEnv : ''}printf "\\n%s%s\\n" "${marker}" "$(pwd -P 2>/dev/null || pwd)"; exit $__sb_ec' EXIT`,
+    `trap '{ __sb_ec=$?; set +x; } 2>/dev/null; ${env ? saveEnv : ''}` +
+      `printf "\\n%s%s\\n" "${marker}" "$(pwd -P 2>/dev/null || pwd)"; exit $__sb_ec' EXIT`,
     `eval ${shellQuote(command)}`,
   ];
   return { script: lines.filter(Boolean).join('\n'), marker };

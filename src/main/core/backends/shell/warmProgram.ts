@@ -29,8 +29,15 @@ import {
  * set; comparing them costs no process, where `$(export -p)` forks once per use.
  */
 const signature = (into: string): string =>
-  `__sb_s=; for __sb_n in ${[...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_'].map((c) => `\${!${c}*}`).join(' ')}; ` +
+  `__sb_s=; for __sb_n ` +
+  `in ${[...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_'].map((c) => `\${!${c}*}`).join(' ')}; ` +
   `do [[ \${!__sb_n@a} == *x* ]] && __sb_s+="$__sb_n=\${!__sb_n@Q};"; done; ${into}=$__sb_s`;
+
+const expandsOrAssigns = /[=$`'"\\*?[{]|\(\(/;
+const assigningBuiltin = new RegExp(
+  String.raw`(^|[^\w.-])(export|unset|read|readonly|eval|set|source|typeset|declare|local|let|getopts|for|select|` +
+    String.raw`mapfile|readarray|printf|command|builtin|trap|alias|exec|wait|enable|shopt)(?![\w.-])`,
+);
 
 /**
  * Whether a command could change the shell's exported variables: an `=` (assignment, `${x:=…}`, `$((x+=1))`), an
@@ -41,9 +48,7 @@ const signature = (into: string): string =>
  * shell.
  */
 export function mayChangeExports(command: string): boolean {
-  return /[=$`'"\\*?[{]|\(\(|(^|[^\w.-])(export|unset|read|readonly|eval|set|source|typeset|declare|local|let|getopts|for|select|mapfile|readarray|printf|command|builtin|trap|alias|exec|wait|enable|shopt)(?![\w.-])|(^|[\s;&|(){}])\.(\s|$)/.test(
-    command,
-  );
+  return expandsOrAssigns.test(command) || assigningBuiltin.test(command) || /(^|[\s;&|(){}])\.(\s|$)/.test(command);
 }
 
 /**
@@ -64,16 +69,20 @@ export function callProgram(snapshot: (into: string) => string): string {
     'set --',
     'exec 2>&1',
     'if [ -n "$__sb_env" ] && [ -f "$__sb_env" ] && [ -O "$__sb_env" ]; then IFS= read -r __sb_h < "$__sb_env"; ' +
-      `if [ "$__sb_h" = ${shellQuote(exportsFileHeader)} ]; then . "$__sb_env" >/dev/null 2>&1; else rm -f "$__sb_env"; fi; fi`,
+      `if [ "$__sb_h" = ${shellQuote(exportsFileHeader)} ]; then . "$__sb_env" >/dev/null 2>&1; ` +
+      `else rm -f "$__sb_env"; fi; fi`,
     '__sb_d=$__sb_cwd',
-    `if [ -n "$__sb_must" ] && [ ! -d "$__sb_d" ]; then printf "\\n%s%s\\n" "$__sb_mark" "${missingCwdStatus}"; exit 2; fi`,
+    `if [ -n "$__sb_must" ] && [ ! -d "$__sb_d" ]; then printf "\\n%s%s\\n" "$__sb_mark" ` +
+      `"${missingCwdStatus}"; exit 2; fi`,
     'while [ ! -d "$__sb_d" ] && [ "$__sb_d" != / ]; do __sb_d=$(dirname -- "$__sb_d"); done',
     'cd -- "$__sb_d" 2>/dev/null || cd /',
     '[ "$__sb_d" = "$__sb_cwd" ] || printf "[the cwd %s no longer exists; running in %s]\\n" "$__sb_cwd" "$(pwd)"',
     `if [ -n "$__sb_env" ] && [ -n "$__sb_snap" ]; then ${snapshot('__sb_old')}; fi`,
     // The marker line as wrapCommand prints it ("\n<marker><cwd>\n"), pwd printing the cwd and its newline itself.
-    `trap '{ __sb_ec=$?; set +x; } 2>/dev/null; [ -z "$__sb_env" ] || [ -z "$__sb_snap" ] || { ${snapshot('__sb_now')}; [ "$__sb_now" = "$__sb_old" ] || ${writeEnvFile}}; ` +
-      `printf "\\n%s" "'"$__sb_mark"'"; pwd -P 2>/dev/null || pwd; [ -z "$__sb_fin" ] || [ -z "'"$__sb_done"'" ] || printf "%s %s\\n" "'"$__sb_done"'" "$__sb_fin"; exit $__sb_ec' EXIT`,
+    `trap '{ __sb_ec=$?; set +x; } 2>/dev/null; [ -z "$__sb_env" ] || [ -z "$__sb_snap" ] || ` +
+      `{ ${snapshot('__sb_now')}; [ "$__sb_now" = "$__sb_old" ] || ${writeEnvFile}}; ` +
+      `printf "\\n%s" "'"$__sb_mark"'"; pwd -P 2>/dev/null || pwd; [ -z "$__sb_fin" ] || ` +
+      `[ -z "'"$__sb_done"'" ] || printf "%s %s\\n" "'"$__sb_done"'" "$__sb_fin"; exit $__sb_ec' EXIT`,
     // `__sb_fin` is set only when the command ran to its end: the EXIT trap of a subshell that a signal ends sees
     // `$?` as it was before, so only then is the status certain before the shell has reaped the subshell.
     'eval "$__sb_cmd"',
@@ -108,8 +117,10 @@ const subshell =
 const callLoop = [
   // One line: bash has read all of it before the first subshell is forked, which then owns the stdin.
   subshell,
-  `while :; do __sb_p=$!; wait "$__sb_p"; __sb_rc=$?; IFS= read -r -N ${endTagLength} __sb_end || exit; [[ $__sb_end == __SB_WARM_END_*__ ]] || exit; ` +
-    `__sb_left=0; kill -0 -- -"$__sb_p" 2>/dev/null && __sb_left=1; ${subshell} printf '\\n%s %s %s\\n' "$__sb_end" "$__sb_rc" "$__sb_left"; done`,
+  `while :; do __sb_p=$!; wait "$__sb_p"; __sb_rc=$?; IFS= read -r -N ${endTagLength} __sb_end || exit; ` +
+    `[[ $__sb_end == __SB_WARM_END_*__ ]] || exit; ` +
+    `__sb_left=0; kill -0 -- -"$__sb_p" 2>/dev/null && __sb_left=1; ${subshell} printf '\\n%s %s %s\\n' ` +
+    `"$__sb_end" "$__sb_rc" "$__sb_left"; done`,
 ].join(' ');
 
 /**
@@ -145,7 +156,10 @@ const printable = (byte: number): boolean => byte >= 0x20 && byte < 0x7f && byte
 export function warmPrelude(): string {
   // `set -m`: every `&` job gets a process group of its own. The call's subshell turns it off again, so what a
   // command puts in the background stays in the call's group, as in a fresh `bash -c`.
-  return `set -m\n__sb_awk=${shellQuote(exportsDiff)}\n__sb_prog=${shellQuote(callProgram(signature))}\n__sb_base0=$(export -p)\n${callLoop}\n`;
+  return (
+    `set -m\n__sb_awk=${shellQuote(exportsDiff)}\n__sb_prog=${shellQuote(callProgram(signature))}\n` +
+    `__sb_base0=$(export -p)\n${callLoop}\n`
+  );
 }
 
 /**

@@ -45,19 +45,22 @@ afterAll(async () => {
 });
 
 describe('warm shells (local)', () => {
-  it("sequential calls run in the same live shell, with the identity's exports and nothing else of the last call", async () => {
-    const first = await shellOf(a);
-    expect(await shellOf(a)).toBe(first);
-    await a.exec('export WARM_KEPT=1; WARM_PLAIN=2; warm_fn() { :; }; set -e; cd /', opts());
-    const r = await a.exec(
-      'echo "[$WARM_KEPT][$WARM_PLAIN][$(type -t warm_fn)]"; case $- in *e*) echo errexit;; esac',
-      opts(),
-    );
-    expect(r.output).toBe('[1][][]\n');
-    // Another identity has shells of its own and none of a's variables.
-    expect(await shellOf(b)).not.toBe(first);
-    expect((await b.exec('echo "[$WARM_KEPT]"', opts())).output).toBe('[]\n');
-  });
+  it(
+    'sequential calls run in the same live shell, ' + "with the identity's exports and nothing else of the last call",
+    async () => {
+      const first = await shellOf(a);
+      expect(await shellOf(a)).toBe(first);
+      await a.exec('export WARM_KEPT=1; WARM_PLAIN=2; warm_fn() { :; }; set -e; cd /', opts());
+      const r = await a.exec(
+        'echo "[$WARM_KEPT][$WARM_PLAIN][$(type -t warm_fn)]"; case $- in *e*) echo errexit;; esac',
+        opts(),
+      );
+      expect(r.output).toBe('[1][][]\n');
+      // Another identity has shells of its own and none of a's variables.
+      expect(await shellOf(b)).not.toBe(first);
+      expect((await b.exec('echo "[$WARM_KEPT]"', opts())).output).toBe('[]\n');
+    },
+  );
 
   it("calls at once get a shell each and do not see each other's state", async () => {
     const [x, y] = await Promise.all([
@@ -118,15 +121,22 @@ describe('warm shells (local)', () => {
 });
 
 describe('warm shells keep what a fresh shell does', () => {
-  it('a command with backslashes, quotes, UTF-8 and control characters, in a UTF-8 cwd, or 200 KB long, runs as written', async () => {
-    const dir = join(home, 'dïr ✓ \\ "q"');
-    mkdirSync(dir);
-    const r = await a.exec(`printf '%s|' 'é ✓' "a\\\\b" '\\x41' $'tab\\there'; printf '%s' "$PWD"`, opts({ cwd: dir }));
-    expect(r.output).toBe(`é ✓|a\\b|\\x41|tab\there|${dir}`);
-    expect(r.cwd).toBe(dir);
-    const long = 'x'.repeat(200_000);
-    expect((await a.exec(`v='${long}'; echo \${#v}`, opts())).output).toBe('200000\n');
-  });
+  it(
+    'a command with backslashes, quotes, UTF-8 and control characters, in a UTF-8 cwd, or 200 KB long, ' +
+      'runs as written',
+    async () => {
+      const dir = join(home, 'dïr ✓ \\ "q"');
+      mkdirSync(dir);
+      const r = await a.exec(
+        `printf '%s|' 'é ✓' "a\\\\b" '\\x41' $'tab\\there'; printf '%s' "$PWD"`,
+        opts({ cwd: dir }),
+      );
+      expect(r.output).toBe(`é ✓|a\\b|\\x41|tab\there|${dir}`);
+      expect(r.cwd).toBe(dir);
+      const long = 'x'.repeat(200_000);
+      expect((await a.exec(`v='${long}'; echo \${#v}`, opts())).output).toBe('200000\n');
+    },
+  );
 
   it('a command that sets -e, noclobber or changes nothing still reports its cwd, status and exports', async () => {
     expect(await a.exec('set -eC; cd /usr; true', opts())).toMatchObject({ exitCode: 0, cwd: '/usr', output: '' });
@@ -135,23 +145,30 @@ describe('warm shells keep what a fresh shell does', () => {
     expect((await a.exec('echo "[$WARM_E]"', opts())).output).toBe('[]\n');
   });
 
-  it('set -e stops at the first failure, return and local fail as at the top of a script, set -x traces only the command', async () => {
-    expect(await a.exec('set -e; false; echo no', opts())).toMatchObject({ output: '', exitCode: 1 });
-    expect((await a.exec('f() { false; echo in-f; }; set -e; f; echo no', opts())).output).toBe('');
-    expect((await a.exec('echo "[${FUNCNAME[*]}]"; return 3', opts())).exitCode).toBe(2);
-    expect((await a.exec('local x=1', opts())).exitCode).not.toBe(0);
-    const traced = await a.exec('set -x; cd /usr; true', opts());
-    expect(traced.output).not.toContain('__sb_');
-    expect(traced.output).toMatch(/^\++ cd \/usr\n\++ true\n$/);
-    expect(traced.cwd).toBe('/usr');
-  });
+  it(
+    'set -e stops at the first failure, return and local fail as at the top of a script, ' +
+      'set -x traces only the command',
+    async () => {
+      expect(await a.exec('set -e; false; echo no', opts())).toMatchObject({ output: '', exitCode: 1 });
+      expect((await a.exec('f() { false; echo in-f; }; set -e; f; echo no', opts())).output).toBe('');
+      expect((await a.exec('echo "[${FUNCNAME[*]}]"; return 3', opts())).exitCode).toBe(2);
+      expect((await a.exec('local x=1', opts())).exitCode).not.toBe(0);
+      const traced = await a.exec('set -x; cd /usr; true', opts());
+      expect(traced.output).not.toContain('__sb_');
+      expect(traced.output).toMatch(/^\++ cd \/usr\n\++ true\n$/);
+      expect(traced.cwd).toBe('/usr');
+    },
+  );
 
-  it('an export spelled through quotes, a variable or a glob carries over; a plain command keeps what is there', async () => {
-    await a.exec('e""xport WARM_Q=1; c=export; $c WARM_V=2', opts());
-    expect((await a.exec('ls / > /dev/null', opts())).exitCode).toBe(0);
-    expect((await a.exec('echo "$WARM_Q$WARM_V"', opts())).output).toBe('12\n');
-    await a.exec('unset WARM_Q WARM_V', opts());
-  });
+  it(
+    'an export spelled through quotes, a variable or a glob ' + 'carries over; a plain command keeps what is there',
+    async () => {
+      await a.exec('e""xport WARM_Q=1; c=export; $c WARM_V=2', opts());
+      expect((await a.exec('ls / > /dev/null', opts())).exitCode).toBe(0);
+      expect((await a.exec('echo "$WARM_Q$WARM_V"', opts())).output).toBe('12\n');
+      await a.exec('unset WARM_Q WARM_V', opts());
+    },
+  );
 
   it('a multi-line export and an unset inherited variable carry over to the next call', async () => {
     await a.exec("export WARM_ML='one\ntwo'; unset HOME", opts());
@@ -210,40 +227,47 @@ describe("the next call's subshell is forked ahead", () => {
     return [sub!, shell!];
   };
 
-  it('a call runs in the subshell that was waiting for it, and a new one waits after it; none outlives the shell', async () => {
-    const env = localProvider.createEnvironment(snapshot('f'), { home, resolveSpec: () => undefined });
-    const [first, shell] = await ranIn(env);
-    // Forked as the last call ended: it may take a moment.
-    await until(() => waitingIn(shell, first).length === 1, 'a subshell waits');
-    const waiting = waitingIn(shell, first);
-    const [second] = await ranIn(env);
-    expect(second).toBe(waiting[0]);
-    await until(() => waitingIn(shell, second).length === 1, 'the next subshell waits');
-    const next = waitingIn(shell, second);
-    expect(next[0]).not.toBe(waiting[0]);
-    await env.cleanup('removed');
-    await until(
-      () => !existsSync(`/proc/${shell}`) && !existsSync(`/proc/${next[0]}`),
-      'the shell and its waiting subshell ended',
-    );
-  });
-
-  it('a waiting subshell killed from outside: the next call says its shell ended, runs nothing, and the call after gets a new shell', async () => {
-    const env = localProvider.createEnvironment(snapshot('h'), { home, resolveSpec: () => undefined });
-    try {
-      const [ran, shell] = await ranIn(env);
-      await until(() => waitingIn(shell, ran).length === 1, 'a subshell waits');
-      process.kill(Number(waitingIn(shell, ran)[0]), 'SIGKILL');
-      const r = await env.exec('echo never', opts());
-      expect(r.output).not.toContain('never');
-      expect(r.output).toContain('the warm shell running this call ended');
-      expect(r.exitCode).not.toBe(0);
-      expect((await env.exec('echo next', opts())).output).toBe('next\n');
-      expect(await shellOf(env)).not.toBe(shell);
-    } finally {
+  it(
+    'a call runs in the subshell that was waiting for it, ' + 'and a new one waits after it; none outlives the shell',
+    async () => {
+      const env = localProvider.createEnvironment(snapshot('f'), { home, resolveSpec: () => undefined });
+      const [first, shell] = await ranIn(env);
+      // Forked as the last call ended: it may take a moment.
+      await until(() => waitingIn(shell, first).length === 1, 'a subshell waits');
+      const waiting = waitingIn(shell, first);
+      const [second] = await ranIn(env);
+      expect(second).toBe(waiting[0]);
+      await until(() => waitingIn(shell, second).length === 1, 'the next subshell waits');
+      const next = waitingIn(shell, second);
+      expect(next[0]).not.toBe(waiting[0]);
       await env.cleanup('removed');
-    }
-  });
+      await until(
+        () => !existsSync(`/proc/${shell}`) && !existsSync(`/proc/${next[0]}`),
+        'the shell and its waiting subshell ended',
+      );
+    },
+  );
+
+  it(
+    'a waiting subshell killed from outside: the next call says its shell ended, runs nothing, ' +
+      'and the call after gets a new shell',
+    async () => {
+      const env = localProvider.createEnvironment(snapshot('h'), { home, resolveSpec: () => undefined });
+      try {
+        const [ran, shell] = await ranIn(env);
+        await until(() => waitingIn(shell, ran).length === 1, 'a subshell waits');
+        process.kill(Number(waitingIn(shell, ran)[0]), 'SIGKILL');
+        const r = await env.exec('echo never', opts());
+        expect(r.output).not.toContain('never');
+        expect(r.output).toContain('the warm shell running this call ended');
+        expect(r.exitCode).not.toBe(0);
+        expect((await env.exec('echo next', opts())).output).toBe('next\n');
+        expect(await shellOf(env)).not.toBe(shell);
+      } finally {
+        await env.cleanup('removed');
+      }
+    },
+  );
 
   it('a command that reads its stdin finds it empty and leaves the next call as it was sent', async () => {
     const env = localProvider.createEnvironment(snapshot('g'), { home, resolveSpec: () => undefined });

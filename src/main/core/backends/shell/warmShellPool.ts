@@ -6,6 +6,9 @@
 import { WarmShell, type WarmProcess } from './warmShell.js';
 import { settleWithin } from '../../settleWithin.js';
 
+/** The longest a call waits for a shell finishing the call before (it reports its end a moment after the answer). */
+const settleWaitMs = 1000;
+
 export interface WarmPoolOptions {
   /** Start one shell process. */
   start: () => WarmProcess;
@@ -38,7 +41,7 @@ export class WarmShellPool {
 
   /**
    * When a shell is finishing an answered call (it reports the end a moment later): resolves when one has, or after
-   * a second. Waiting keeps sequential calls in the shell they ran in, rather than one started or left idle for
+   * settleWaitMs. Waiting keeps sequential calls in the shell they ran in, rather than one started or left idle for
    * calls that came at once. Callers await it (when it is not undefined) and then acquire, with no await between.
    */
   settling(): Promise<void> | undefined {
@@ -46,7 +49,7 @@ export class WarmShellPool {
     const finishing: Promise<void>[] = [];
     for (const s of this.shells) if (s.finishing && !s.isRetired) finishing.push(s.finishing);
     if (finishing.length === 0) return undefined;
-    return Promise.race([...finishing, new Promise<void>((resolve) => setTimeout(resolve, 1000).unref())]);
+    return settleWithin(Promise.race(finishing), settleWaitMs);
   }
 
   /** A shell for one call, or undefined when the pool is full (the caller starts a shell of its own). */

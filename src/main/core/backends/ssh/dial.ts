@@ -221,7 +221,8 @@ function connectError(err: Error & { code?: string; level?: string }, hop: SshHo
   if (err.level === 'client-authentication') {
     return new SwitchboardError(
       'auth_failed',
-      `authentication failed for ${hop.user}@${hop.host}:${hop.port} (target "${hop.target}"); tried ${tried.join(', ')}`,
+      `authentication failed for ${hop.user}@${hop.host}:${hop.port} (target "${hop.target}"); ` +
+        `tried ${tried.join(', ')}`,
       "check ssh_user and that the key is in the server's authorized_keys",
     );
   }

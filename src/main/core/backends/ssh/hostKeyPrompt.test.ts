@@ -72,56 +72,59 @@ describe.skipIf(!env)('a host-key prompt whose connection is gone', () => {
   });
   const run = { cwd: '/tmp', timeoutMs: 20_000, maxOutputChars: 10_000 };
 
-  it('the server dropping the handshake withdraws the prompt; a late answer is harmless; the next call asks afresh', async () => {
-    const broker = new ApprovalBroker(() => 60);
-    const asked: HostKeyRequest[] = [];
-    const ctx: ProviderContext = {
-      home: sbHome,
-      resolveSpec: () => undefined,
-      confirmHostKey: async (req, signal) => {
-        asked.push(req);
-        const d = await broker.request(
-          {
-            kind: 'host_key',
-            title: 'Trust host key?',
-            execution_target: req.target,
-            host_key: { host: req.host, port: req.port, key_type: req.keyType, fingerprint: req.fingerprint },
-          },
-          { signal },
-        );
-        return d.decision === 'deny' ? 'reject' : d.scope === 'always' ? 'trust_always' : 'trust_once';
-      },
-    };
-    const x = sshProvider.createEnvironment(snapshot('grace'), ctx);
-    const call = x.exec('echo hi', run);
-    await vi.waitFor(() => expect(broker.list()).toHaveLength(1), { timeout: 10_000 });
-    const stale = broker.list()[0]!;
-    // sshd gives up after LoginGraceTime: the call fails and its prompt is withdrawn, not left pending.
-    await expect(call).rejects.toMatchObject({ code: 'target_unreachable' });
-    await vi.waitFor(() => expect(broker.list()).toEqual([]), { timeout: 10_000 });
-    // A person answering the old prompt late gets a clear "no such approval", and nothing crashes.
-    expect(() => broker.decide({ id: stale.id, decision: 'deny' })).toThrow(/no pending approval/);
+  it(
+    'the server dropping the handshake withdraws the prompt; a late answer is harmless; ' + 'the next call asks afresh',
+    async () => {
+      const broker = new ApprovalBroker(() => 60);
+      const asked: HostKeyRequest[] = [];
+      const ctx: ProviderContext = {
+        home: sbHome,
+        resolveSpec: () => undefined,
+        confirmHostKey: async (req, signal) => {
+          asked.push(req);
+          const d = await broker.request(
+            {
+              kind: 'host_key',
+              title: 'Trust host key?',
+              execution_target: req.target,
+              host_key: { host: req.host, port: req.port, key_type: req.keyType, fingerprint: req.fingerprint },
+            },
+            { signal },
+          );
+          return d.decision === 'deny' ? 'reject' : d.scope === 'always' ? 'trust_always' : 'trust_once';
+        },
+      };
+      const x = sshProvider.createEnvironment(snapshot('grace'), ctx);
+      const call = x.exec('echo hi', run);
+      await vi.waitFor(() => expect(broker.list()).toHaveLength(1), { timeout: 10_000 });
+      const stale = broker.list()[0]!;
+      // sshd gives up after LoginGraceTime: the call fails and its prompt is withdrawn, not left pending.
+      await expect(call).rejects.toMatchObject({ code: 'target_unreachable' });
+      await vi.waitFor(() => expect(broker.list()).toEqual([]), { timeout: 10_000 });
+      // A person answering the old prompt late gets a clear "no such approval", and nothing crashes.
+      expect(() => broker.decide({ id: stale.id, decision: 'deny' })).toThrow(/no pending approval/);
 
-    // The next call asks again (a fresh prompt), and approving it connects.
-    const again = x.exec('echo again', run);
-    await vi.waitFor(() => expect(broker.list()).toHaveLength(1), { timeout: 10_000 });
-    const fresh = broker.list()[0]!;
-    expect(fresh.id).not.toBe(stale.id);
-    broker.decide({ id: fresh.id, decision: 'approve', scope: 'once' });
-    expect((await again).output).toBe('again\n');
-    await x.cleanup('shutdown');
-    await connectionPool.closeAll();
+      // The next call asks again (a fresh prompt), and approving it connects.
+      const again = x.exec('echo again', run);
+      await vi.waitFor(() => expect(broker.list()).toHaveLength(1), { timeout: 10_000 });
+      const fresh = broker.list()[0]!;
+      expect(fresh.id).not.toBe(stale.id);
+      broker.decide({ id: fresh.id, decision: 'approve', scope: 'once' });
+      expect((await again).output).toBe('again\n');
+      await x.cleanup('shutdown');
+      await connectionPool.closeAll();
 
-    // A key added to known_hosts meanwhile is honoured: no prompt at all.
-    const keyPart = e.knownHostsLine.split(' ').slice(1).join(' ');
-    writeFileSync(join(sbHome, 'known_hosts'), `[${e.host}]:${port} ${keyPart}\n`);
-    const before = asked.length;
-    const y = sshProvider.createEnvironment(snapshot('grace2'), ctx);
-    expect((await y.exec('echo known', run)).output).toBe('known\n');
-    expect(asked.length).toBe(before);
-    expect(broker.list()).toEqual([]);
-    await y.cleanup('shutdown');
-  });
+      // A key added to known_hosts meanwhile is honoured: no prompt at all.
+      const keyPart = e.knownHostsLine.split(' ').slice(1).join(' ');
+      writeFileSync(join(sbHome, 'known_hosts'), `[${e.host}]:${port} ${keyPart}\n`);
+      const before = asked.length;
+      const y = sshProvider.createEnvironment(snapshot('grace2'), ctx);
+      expect((await y.exec('echo known', run)).output).toBe('known\n');
+      expect(asked.length).toBe(before);
+      expect(broker.list()).toEqual([]);
+      await y.cleanup('shutdown');
+    },
+  );
 
   it('a prompt answered after its connection died does not call into the dead connection', async () => {
     // The prompt ignores withdrawal (an older caller) and answers late: verify must not run on the closed client.

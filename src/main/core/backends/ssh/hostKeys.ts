@@ -28,6 +28,7 @@ export function knownHostFiles(localHome: string, switchboardHome: string): Know
 
 /** Every entry of every file; a missing file has none. */
 export async function loadKnownHosts(files: KnownHostFiles): Promise<KnownHostEntry[]> {
+  // A missing file has no entries.
   const texts = await Promise.all([...files.user, files.own].map((f) => readFile(f, 'utf8').catch(() => '')));
   return texts.flatMap(parseKnownHosts);
 }
@@ -64,15 +65,19 @@ export async function verifyHostKey(c: HostKeyCheck): Promise<void> {
   if (verdict.status === 'revoked') {
     throw new SwitchboardError(
       'host_key_changed',
-      `the host key of ${where} (target "${c.target}", ${fingerprint}) is marked @revoked in known_hosts; refusing to connect`,
+      `the host key of ${where} (target "${c.target}", ${fingerprint}) is marked @revoked in known_hosts; ` +
+        `refusing to connect`,
       'the server must be given a new host key',
     );
   }
   if (verdict.status === 'changed') {
     throw new SwitchboardError(
       'host_key_changed',
-      `WARNING: the ${keyType} host key of ${where} (target "${c.target}") has CHANGED: now ${fingerprint}, known as ${verdict.expectedFingerprint}; someone may be intercepting the connection (man-in-the-middle), so it was refused`,
-      `if the server was really reinstalled, check the new fingerprint out of band, then remove the old line for ${where} from ~/.ssh/known_hosts or ${c.files.own}`,
+      `WARNING: the ${keyType} host key of ${where} (target "${c.target}") has CHANGED: now ${fingerprint}, ` +
+        `known as ${verdict.expectedFingerprint}; someone may be intercepting the connection ` +
+        `(man-in-the-middle), so it was refused`,
+      `if the server was really reinstalled, check the new fingerprint out of band, ` +
+        `then remove the old line for ${where} from ~/.ssh/known_hosts or ${c.files.own}`,
     );
   }
   if (c.trustedOnce.has(fingerprint)) return;
@@ -80,7 +85,8 @@ export async function verifyHostKey(c: HostKeyCheck): Promise<void> {
     throw new SwitchboardError(
       'host_key_unknown',
       `the ${keyType} host key of ${where} (target "${c.target}") is not known; its fingerprint is ${fingerprint}`,
-      `if ${fingerprint} is right, trust it from the app, or add the host to ~/.ssh/known_hosts (ssh -p ${c.port} ${c.host})`,
+      `if ${fingerprint} is right, trust it from the app, or add the host to ~/.ssh/known_hosts (ssh ` +
+        `-p ${c.port} ${c.host})`,
     );
   }
   c.onPromptStart?.();
@@ -107,8 +113,8 @@ export async function verifyHostKey(c: HostKeyCheck): Promise<void> {
 /** Appends one line to Switchboard's store (mode 0600), adding a newline if the file lacks one. */
 async function appendKnownHost(file: string, line: string): Promise<void> {
   await mkdir(join(file, '..'), { recursive: true, mode: 0o700 });
-  const before = await readFile(file, 'utf8').catch(() => '');
+  const before = await readFile(file, 'utf8').catch(() => ''); // a missing file is empty
   const sep = before === '' || before.endsWith('\n') ? '' : '\n';
   await appendFile(file, `${sep}${line}\n`, { mode: 0o600 });
-  await chmod(file, 0o600).catch(() => undefined);
+  await chmod(file, 0o600).catch(() => undefined); // a file we may not chmod kept its mode
 }

@@ -15,7 +15,8 @@ const k1 = 'AAAAC3NzaC1lZDI1NTE5AAAAIAAdHvzC6+OphWdnprR3rLv8eNen64Uph10+9tZXRYls
 const k1Fingerprint = 'SHA256:J/cfj+wbAT82ZRWNUt6wjBrdRAYE1anosbXph+WcVoY';
 const k2 = 'AAAAC3NzaC1lZDI1NTE5AAAAIKq7lUD5sQUgvaEjKXadr+2Jd6JlwPk27ccyLFcuyULB';
 const k3 =
-  'AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBNCYj7CA992eo1WWdNm4RZ8M6cOLyiqvElt4hcmnGp5gxcGHcUbhbk8VjDVTxGLByGmKFVrns1BY+XzOJh2QNEY=';
+  'AAAAE2VjZHNhLXNoYTItbmlzdHAyNTYAAAAIbmlzdHAyNTYAAABBBNCYj7CA992eo1WWdNm4RZ8M6cO' +
+  'LyiqvElt4hcmnGp5gxcGHcUbhbk8VjDVTxGLByGmKFVrns1BY+XzOJh2QNEY=';
 /** `ssh-keygen -H` of "[example.com]:2222 ssh-ed25519 k1". */
 const hashed2222 = '|1|GZGZ5zr4w2ZTO+GSVJUQdAYXoZM=|z/VhZjv+958+8aU6LhNTDtqSuyg=';
 const blob = (b64: string): Buffer => Buffer.from(b64, 'base64');
@@ -54,7 +55,8 @@ describe('known_hosts primitives', () => {
 
   it('parses markers, skips comments and junk', () => {
     const entries = parseKnownHosts(
-      `# comment\n\nexample.com ssh-ed25519 ${k1}\n@revoked bad.com ssh-ed25519 ${k2}\n@cert-authority *.ca ssh-ed25519 ${k2}\nonly-two-fields ssh-ed25519\nbad b64 !!!\n`,
+      `# comment\n\nexample.com ssh-ed25519 ${k1}\n@revoked bad.com ssh-ed25519 ${k2}\n@cert-authority *.ca ` +
+        `ssh-ed25519 ${k2}\nonly-two-fields ssh-ed25519\nbad b64 !!!\n`,
     );
     expect(entries.map((e) => [e.marker, e.hosts, e.keyType])).toEqual([
       [undefined, 'example.com', 'ssh-ed25519'],

@@ -136,6 +136,7 @@ export class LiveConnection {
         }
       });
       session.catch(() => {
+        // the next caller opens a new session; this one's error goes to its callers
         if (this.sftpSession === session) this.sftpSession = undefined;
       });
       this.sftpSession = session;

@@ -89,7 +89,9 @@ export function warmShellCommand(env: Record<string, string> | undefined, staged
  * Exits 0 where bash is 4.4 or newer: the warm program needs `${var@Q}` and `${var@a}`; elsewhere (busybox,
  * an old bash) every call starts a shell of its own.
  */
-export const warmShellCheck = `command -v bash >/dev/null 2>&1 && exec bash -c ${shellQuote('[ "${BASH_VERSINFO[0]}" -gt 4 ] || { [ "${BASH_VERSINFO[0]}" -eq 4 ] && [ "${BASH_VERSINFO[1]}" -ge 4 ]; }')}`;
+const bashAtLeast44 =
+  '[ "${BASH_VERSINFO[0]}" -gt 4 ] || { [ "${BASH_VERSINFO[0]}" -eq 4 ] && [ "${BASH_VERSINFO[1]}" -ge 4 ]; }';
+export const warmShellCheck = `command -v bash >/dev/null 2>&1 && exec bash -c ${shellQuote(bashAtLeast44)}`;
 
 /** Makes bash print OSC 7 (file://host/cwd) before every prompt, as local panes do, so pane headers follow `cd`. */
 const osc7PromptCommand = 'printf "\\033]7;file://%s%s\\033\\\\" "${HOSTNAME:-localhost}" "$PWD"';

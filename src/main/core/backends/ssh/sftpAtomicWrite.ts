@@ -34,7 +34,7 @@ async function errnoOf(sftp: SFTPWrapper, dir: string, size: number, err: unknow
   if (code === undefined) return undefined;
   const fs = await call<{ f_frsize: number; f_bavail: number; f_flag: number }>((cb) =>
     sftp.ext_openssh_statvfs(dir, cb),
-  ).catch(() => undefined);
+  ).catch(() => undefined); // no statvfs extension: the free room is unknown
   if (!fs) return undefined;
   if (fs.f_flag & ST_RDONLY) return 'EROFS';
   if (fs.f_bavail * fs.f_frsize < size + 8192) return 'ENOSPC';
@@ -45,9 +45,11 @@ async function errnoOf(sftp: SFTPWrapper, dir: string, size: number, err: unknow
 export async function sftpAtomicWrite(sftp: SFTPWrapper, path: string, data: Buffer): Promise<void> {
   // Through a symlink to the file it names, so the link stays a link.
   const link = await call<Stats>((cb) => sftp.lstat(path, cb)).catch(() => undefined);
+  // No such file yet: it is created.
   const real = link?.isSymbolicLink() ? await call<string>((cb) => sftp.realpath(path, cb)).catch(() => path) : path;
   const original = link?.isSymbolicLink()
-    ? await call<Stats>((cb) => sftp.stat(real, cb)).catch(() => undefined)
+    ? // A dangling link: written through as a new file.
+      await call<Stats>((cb) => sftp.stat(real, cb)).catch(() => undefined)
     : link;
   if (original?.isDirectory()) throw writeError(path, 'EISDIR');
   const dir = posix.dirname(real);
@@ -72,7 +74,9 @@ export async function sftpAtomicWrite(sftp: SFTPWrapper, path: string, data: Buf
     await call<void>((cb) => sftp.close(h, cb));
     await call<void>((cb) => sftp.ext_openssh_rename(temp, real, cb));
   } catch (err) {
+    // Best effort: the write's own error is what the caller needs.
     if (handle) await call<void>((cb) => sftp.close(handle!, cb)).catch(() => undefined);
+    // Best effort: the write's own error is what the caller needs.
     if (made) await call<void>((cb) => sftp.unlink(temp, cb)).catch(() => undefined);
     if (err instanceof SwitchboardError) throw err;
     if (sftpCode(err) === undefined) throw err; // the connection, not the file: the caller says so

@@ -118,39 +118,46 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
       expect(reach).toContainEqual(['cmd#g1', undefined]);
     });
 
-    it('sends only passed-through Core variables, through a private file it deletes, on every kind of process', async () => {
-      const value = `passed-${Date.now()}`;
-      process.env.SB_TEST_PASSED_TOKEN = value;
-      process.env.SB_TEST_OTHER_TOKEN = 'withheld';
-      try {
-        const specEnv = sshProvider.createEnvironment(snapshot('pass', baseSpec()), {
-          ...ctxFor(sbHome),
-          envPassthrough: () => ['SB_TEST_PASSED_TOKEN'],
-        });
-        open.push(specEnv);
-        const r = await specEnv.exec('echo "[$SB_TEST_PASSED_TOKEN][${SB_TEST_OTHER_TOKEN-none}]"', run());
-        expect(r.output).toBe(`[${value}][none]\n`);
-        const bg = await specEnv.spawnBackground('echo "[$SB_TEST_PASSED_TOKEN]"', { cwd: '/tmp' });
-        let out = '';
-        bg.onData((d) => (out += d));
-        await new Promise<void>((resolve) => bg.onExit(() => resolve()));
-        expect(out).toBe(`[${value}]\n`);
-        const sh = await specEnv.openShell({ cwd: '/tmp', cols: 120, rows: 20 });
-        let seen = '';
-        sh.onData((d) => (seen += d));
-        sh.write('echo "<$SB_TEST_PASSED_TOKEN>"; exit\n');
-        await new Promise<void>((resolve) => sh.onExit(() => resolve()));
-        expect(seen).toContain(`<${value}>`);
-        // Each staged file was read and deleted; the directory stays private.
-        expect(
-          (await specEnv.exec('ls -A ~/.cache/switchboard | grep -c "^pass-" ; stat -c %a ~/.cache/switchboard', run()))
-            .output,
-        ).toBe('0\n700\n');
-      } finally {
-        delete process.env.SB_TEST_PASSED_TOKEN;
-        delete process.env.SB_TEST_OTHER_TOKEN;
-      }
-    });
+    it(
+      'sends only passed-through Core variables, ' + 'through a private file it deletes, on every kind of process',
+      async () => {
+        const value = `passed-${Date.now()}`;
+        process.env.SB_TEST_PASSED_TOKEN = value;
+        process.env.SB_TEST_OTHER_TOKEN = 'withheld';
+        try {
+          const specEnv = sshProvider.createEnvironment(snapshot('pass', baseSpec()), {
+            ...ctxFor(sbHome),
+            envPassthrough: () => ['SB_TEST_PASSED_TOKEN'],
+          });
+          open.push(specEnv);
+          const r = await specEnv.exec('echo "[$SB_TEST_PASSED_TOKEN][${SB_TEST_OTHER_TOKEN-none}]"', run());
+          expect(r.output).toBe(`[${value}][none]\n`);
+          const bg = await specEnv.spawnBackground('echo "[$SB_TEST_PASSED_TOKEN]"', { cwd: '/tmp' });
+          let out = '';
+          bg.onData((d) => (out += d));
+          await new Promise<void>((resolve) => bg.onExit(() => resolve()));
+          expect(out).toBe(`[${value}]\n`);
+          const sh = await specEnv.openShell({ cwd: '/tmp', cols: 120, rows: 20 });
+          let seen = '';
+          sh.onData((d) => (seen += d));
+          sh.write('echo "<$SB_TEST_PASSED_TOKEN>"; exit\n');
+          await new Promise<void>((resolve) => sh.onExit(() => resolve()));
+          expect(seen).toContain(`<${value}>`);
+          // Each staged file was read and deleted; the directory stays private.
+          expect(
+            (
+              await specEnv.exec(
+                'ls -A ~/.cache/switchboard | grep -c "^pass-" ; stat -c %a ~/.cache/switchboard',
+                run(),
+              )
+            ).output,
+          ).toBe('0\n700\n');
+        } finally {
+          delete process.env.SB_TEST_PASSED_TOKEN;
+          delete process.env.SB_TEST_OTHER_TOKEN;
+        }
+      },
+    );
 
     it('catches the exit status of instant commands (status in the same packets as the channel reply)', async () => {
       const x = envFor('instant', baseSpec());
@@ -256,7 +263,8 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
       ).length;
       const all = (newLog.match(/Accepted publickey for /g) ?? []).length;
       console.log(
-        `[ssh] 50 sequential execs: ${ms} ms (${(ms / 50).toFixed(1)} ms each); accepted logins from our client port: ${ours} (all clients: ${all})`,
+        `[ssh] 50 sequential execs: ${ms} ms (${(ms / 50).toFixed(1)} ms each); ` +
+          `accepted logins from our client port: ${ours} (all clients: ${all})`,
       );
       expect(ours).toBe(1);
     });

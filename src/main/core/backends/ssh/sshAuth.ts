@@ -11,6 +11,7 @@ export function keyFileIdentity(path: string): string {
     const st = statSync(path);
     return `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
   } catch {
+    // no key file: its absence is the identity
     return '-';
   }
 }

@@ -114,34 +114,37 @@ describe('ProxyJump, Match and Include', () => {
     expect(resolveSshConfig(c, 'a.lab', local).port).toBeUndefined();
   });
 
-  it('Include reads files relative to ~/.ssh, with globs, in place inside a Host block, and survives loops', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'sb-sshcfg-'));
-    try {
-      mkdirSync(join(home, '.ssh', 'conf.d'), { recursive: true });
-      writeFileSync(
-        join(home, '.ssh', 'config'),
-        'Include conf.d/*.conf\nHost scoped\n  Include scoped.inc\nHost *\n  User fallback\n',
-      );
-      writeFileSync(
-        join(home, '.ssh', 'conf.d', 'a.conf'),
-        'Host web\n  HostName web.example.com\n  IdentityFile ~/.ssh/web_a\n  IdentityFile ~/.ssh/web_b\n',
-      );
-      writeFileSync(join(home, '.ssh', 'conf.d', 'b.conf'), 'Host db\n  Port 2201\n  Include ~/.ssh/conf.d/b.conf\n');
-      writeFileSync(join(home, '.ssh', 'scoped.inc'), 'User scoped-user\n');
-      const c = await loadSshConfig(home);
-      const me = { home, user: 'me' };
-      expect(resolveSshConfig(c, 'web', me)).toEqual({
-        hostName: 'web.example.com',
-        user: 'fallback',
-        identityFiles: [`${home}/.ssh/web_a`, `${home}/.ssh/web_b`],
-      });
-      expect(resolveSshConfig(c, 'db', me)).toMatchObject({ port: 2201, user: 'fallback' });
-      expect(resolveSshConfig(c, 'scoped', me)).toMatchObject({ user: 'scoped-user' });
-      expect(resolveSshConfig(c, 'other', me)).toMatchObject({ user: 'fallback' });
-    } finally {
-      rmSync(home, { recursive: true, force: true });
-    }
-  });
+  it(
+    'Include reads files relative to ~/.ssh, with globs, ' + 'in place inside a Host block, and survives loops',
+    async () => {
+      const home = mkdtempSync(join(tmpdir(), 'sb-sshcfg-'));
+      try {
+        mkdirSync(join(home, '.ssh', 'conf.d'), { recursive: true });
+        writeFileSync(
+          join(home, '.ssh', 'config'),
+          'Include conf.d/*.conf\nHost scoped\n  Include scoped.inc\nHost *\n  User fallback\n',
+        );
+        writeFileSync(
+          join(home, '.ssh', 'conf.d', 'a.conf'),
+          'Host web\n  HostName web.example.com\n  IdentityFile ~/.ssh/web_a\n  IdentityFile ~/.ssh/web_b\n',
+        );
+        writeFileSync(join(home, '.ssh', 'conf.d', 'b.conf'), 'Host db\n  Port 2201\n  Include ~/.ssh/conf.d/b.conf\n');
+        writeFileSync(join(home, '.ssh', 'scoped.inc'), 'User scoped-user\n');
+        const c = await loadSshConfig(home);
+        const me = { home, user: 'me' };
+        expect(resolveSshConfig(c, 'web', me)).toEqual({
+          hostName: 'web.example.com',
+          user: 'fallback',
+          identityFiles: [`${home}/.ssh/web_a`, `${home}/.ssh/web_b`],
+        });
+        expect(resolveSshConfig(c, 'db', me)).toMatchObject({ port: 2201, user: 'fallback' });
+        expect(resolveSshConfig(c, 'scoped', me)).toMatchObject({ user: 'scoped-user' });
+        expect(resolveSshConfig(c, 'other', me)).toMatchObject({ user: 'fallback' });
+      } finally {
+        rmSync(home, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 describe('expandPath', () => {

@@ -62,7 +62,7 @@ async function includedFiles(arg: string, home: string): Promise<string[]> {
           : join(home, '.ssh', arg);
   const base = path.slice(dirname(path).length + 1);
   if (!/[*?]/.test(base)) return [path];
-  const names = await readdir(dirname(path)).catch(() => [] as string[]);
+  const names = await readdir(dirname(path)).catch(() => [] as string[]); // no such folder: the glob matches nothing
   return names
     .filter((n) => globMatch(base, n))
     .sort()
@@ -84,6 +84,7 @@ export async function expandIncludes(text: string, home: string, depth = 0): Pro
     }
     for (const arg of m[1]!.match(/"[^"]*"|\S+/g) ?? []) {
       for (const file of await includedFiles(arg.replace(/^"|"$/g, ''), home)) {
+        // An Include that cannot be read adds nothing, as in OpenSSH.
         const body = await readFile(file, 'utf8').catch(() => undefined);
         if (body !== undefined) out.push(await expandIncludes(body, home, depth + 1));
       }
@@ -94,7 +95,7 @@ export async function expandIncludes(text: string, home: string, depth = 0): Pro
 
 /** ~/.ssh/config with its Includes; an absent file is an empty config. */
 export async function loadSshConfig(home: string): Promise<SshConfigFile> {
-  const text = await readFile(join(home, '.ssh', 'config'), 'utf8').catch(() => '');
+  const text = await readFile(join(home, '.ssh', 'config'), 'utf8').catch(() => ''); // no ~/.ssh/config: an empty one
   return parseSshConfig(await expandIncludes(text, home));
 }
 

@@ -11,6 +11,7 @@ import { shellQuote } from '../shell/shellWrap.js';
 import { errnoInText, writeError } from '../writeError.js';
 import type { LiveConnection } from './liveConnection.js';
 import { sftpAtomicWrite } from './sftpAtomicWrite.js';
+import { assertReadableFile } from '../readableFile.js';
 
 /** SFTP's "file exists" answer to mkdir: another call made the folder meanwhile. */
 const SFTP_FAILURE_EXISTS = 4;
@@ -40,14 +41,7 @@ export class SshFiles {
     const r = await this.route();
     if (!r.sftp) return execReadFile(r.exec, path, maxBytes);
     const st = await sftpStat(r, path);
-    if (st.type === 'missing') throw new SwitchboardError('bad_request', `no such file: ${path}`);
-    if (st.type !== 'file') throw new SwitchboardError('bad_request', `not a regular file: ${path}`);
-    if (st.size > maxBytes)
-      throw new SwitchboardError(
-        'too_large',
-        `${path} is ${st.size} bytes; the limit is ${maxBytes}`,
-        'read a part of it with offset and limit, or use terminal with head/tail',
-      );
+    assertReadableFile(path, st, maxBytes);
     return onSftp(r, (sftp, done) =>
       sftp.readFile(path, (err, data) => done(err && fileError('read', path, err), data)),
     );

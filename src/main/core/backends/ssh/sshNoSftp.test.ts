@@ -239,30 +239,33 @@ describeToolsOn('ssh without an sftp subsystem', async () => {
     expect(readdirSync(dir)).toEqual(['conf.txt']);
   });
 
-  it('a folder the account may not write to: one line naming the file; the file is unchanged, nothing is left', async () => {
-    const dir = at('roots');
-    mkdirSync(dir, { mode: 0o755 });
-    writeFileSync(join(dir, 'theirs.txt'), 'root\n');
-    for (const name of ['roots/theirs.txt', 'roots/sub/new.txt']) {
-      await expect(call('write_file', { path: name, content: 'x' })).rejects.toMatchObject({
-        code: 'bad_request',
-        message: `cannot write ${at(name)}: permission denied (EACCES); the file is unchanged`,
+  it(
+    'a folder the account may not write to: ' + 'one line naming the file; the file is unchanged, nothing is left',
+    async () => {
+      const dir = at('roots');
+      mkdirSync(dir, { mode: 0o755 });
+      writeFileSync(join(dir, 'theirs.txt'), 'root\n');
+      for (const name of ['roots/theirs.txt', 'roots/sub/new.txt']) {
+        await expect(call('write_file', { path: name, content: 'x' })).rejects.toMatchObject({
+          code: 'bad_request',
+          message: `cannot write ${at(name)}: permission denied (EACCES); the file is unchanged`,
+        });
+      }
+      await expect(
+        call('patch', { path: 'roots/theirs.txt', old_string: 'root', new_string: 'mine' }),
+      ).rejects.toMatchObject({
+        message: `cannot write ${at('roots/theirs.txt')}: permission denied (EACCES); the file is unchanged`,
       });
-    }
-    await expect(
-      call('patch', { path: 'roots/theirs.txt', old_string: 'root', new_string: 'mine' }),
-    ).rejects.toMatchObject({
-      message: `cannot write ${at('roots/theirs.txt')}: permission denied (EACCES); the file is unchanged`,
-    });
-    expect(readFileSync(join(dir, 'theirs.txt'), 'utf8')).toBe('root\n');
-    expect(readdirSync(dir)).toEqual(['theirs.txt']);
-    // A file the account may not read: said as such, not read as garbage.
-    writeFileSync(join(dir, 'secret.txt'), 'hidden\n', { mode: 0o600 });
-    await expect(x.readFile(join(dir, 'secret.txt'), 1000)).rejects.toMatchObject({
-      code: 'bad_request',
-      message: `could not read ${join(dir, 'secret.txt')}: permission denied (EACCES)`,
-    });
-  });
+      expect(readFileSync(join(dir, 'theirs.txt'), 'utf8')).toBe('root\n');
+      expect(readdirSync(dir)).toEqual(['theirs.txt']);
+      // A file the account may not read: said as such, not read as garbage.
+      writeFileSync(join(dir, 'secret.txt'), 'hidden\n', { mode: 0o600 });
+      await expect(x.readFile(join(dir, 'secret.txt'), 1000)).rejects.toMatchObject({
+        code: 'bad_request',
+        message: `could not read ${join(dir, 'secret.txt')}: permission denied (EACCES)`,
+      });
+    },
+  );
 
   it('a write to a directory is refused by name and puts nothing inside it', async () => {
     const dir = at('adir');
@@ -320,7 +323,8 @@ describeToolsOn('ssh without an sftp subsystem', async () => {
     });
 
     it(
-      'a full disk: write_file and patch leave the file whole with its mode and owner, no temp file; the error names it',
+      'a full disk: write_file and patch leave the file whole with its mode and owner, no temp file; ' +
+        'the error names it',
       () => fullDiskCase(disk, onDisk, (n) => join(disk.dir, n), owner),
       60_000,
     );
@@ -355,38 +359,45 @@ describeToolsOn('ssh without an sftp subsystem', async () => {
     return x;
   }
 
-  it("two sessions per connection (MaxSessions 2): the refused subsystem's channel is closed, so commands still open", async () => {
-    const x = await serverWith({ lines: ['MaxSessions 2'] });
-    const path = `/tmp/sb-nosftp-one-${randomBytes(4).toString('hex')}.txt`;
-    try {
-      for (let i = 0; i < 3; i++) {
-        await x.writeFile(path, Buffer.from(`round ${i}\n`));
-        expect((await x.readFile(path, 100)).toString()).toBe(`round ${i}\n`);
+  it(
+    "two sessions per connection (MaxSessions 2): the refused subsystem's channel is closed, " +
+      'so commands still open',
+    async () => {
+      const x = await serverWith({ lines: ['MaxSessions 2'] });
+      const path = `/tmp/sb-nosftp-one-${randomBytes(4).toString('hex')}.txt`;
+      try {
+        for (let i = 0; i < 3; i++) {
+          await x.writeFile(path, Buffer.from(`round ${i}\n`));
+          expect((await x.readFile(path, 100)).toString()).toBe(`round ${i}\n`);
+        }
+        expect(await x.probe()).toMatchObject({
+          ok: true,
+          detail: expect.stringMatching(/; no sftp subsystem; file tools use commands$/),
+        });
+      } finally {
+        rmSync(path, { force: true });
       }
-      expect(await x.probe()).toMatchObject({
-        ok: true,
-        detail: expect.stringMatching(/; no sftp subsystem; file tools use commands$/),
-      });
-    } finally {
-      rmSync(path, { force: true });
-    }
-  });
+    },
+  );
 
-  it('calls racing on a fresh connection share one answer: all go over commands, the server is asked once', async () => {
-    const x = await serverWith({});
-    const sshd = made[made.length - 1]!.sshd;
-    const dir = `/tmp/sb-nosftp-race-${randomBytes(4).toString('hex')}`;
-    try {
-      await Promise.all(
-        Array.from({ length: 6 }, (_, i) => x.writeFile(`${dir}/f${i}.txt`, Buffer.from(`file ${i}\n`))),
-      );
-      const back = await Promise.all(Array.from({ length: 6 }, (_, i) => x.readFile(`${dir}/f${i}.txt`, 100)));
-      expect(back.map((b) => b.toString())).toEqual(Array.from({ length: 6 }, (_, i) => `file ${i}\n`));
-      expect((readFileSync(sshd.log, 'utf8').match(/subsystem request for sftp/g) ?? []).length).toBe(1);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  });
+  it(
+    'calls racing on a fresh connection share one answer: ' + 'all go over commands, the server is asked once',
+    async () => {
+      const x = await serverWith({});
+      const sshd = made[made.length - 1]!.sshd;
+      const dir = `/tmp/sb-nosftp-race-${randomBytes(4).toString('hex')}`;
+      try {
+        await Promise.all(
+          Array.from({ length: 6 }, (_, i) => x.writeFile(`${dir}/f${i}.txt`, Buffer.from(`file ${i}\n`))),
+        );
+        const back = await Promise.all(Array.from({ length: 6 }, (_, i) => x.readFile(`${dir}/f${i}.txt`, 100)));
+        expect(back.map((b) => b.toString())).toEqual(Array.from({ length: 6 }, (_, i) => `file ${i}\n`));
+        expect((readFileSync(sshd.log, 'utf8').match(/subsystem request for sftp/g) ?? []).length).toBe(1);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('a subsystem configured but not installed (its server exits at once) is no SFTP too', async () => {
     const x = await serverWith({ sftp: '/nonexistent/sftp-server' });

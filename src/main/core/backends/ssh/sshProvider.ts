@@ -8,7 +8,6 @@ import { posix } from 'node:path';
 import { SshSpec } from './fields.js';
 import { SwitchboardError, errorLine, toErrorPayload } from '../../../../shared/errors.js';
 import { splitCommandWords } from '../../../../shared/commandWords.js';
-import { CONNECTION_LOST } from '../../../../shared/api.js';
 import type {
   BackendProvider,
   BackgroundHandle,
@@ -42,6 +41,7 @@ import { debugLine } from '../shell/warmShell.js';
 import { loadSshConfig } from './sshConfig.js';
 import { resolveRoute, type SshHop } from './sshRoute.js';
 import { sshReach } from './sshReach.js';
+import { exitReasons } from '../../../../shared/exitReasons.js';
 
 export const sshProvider: BackendProvider = {
   ...sshDeclaration,
@@ -56,7 +56,8 @@ export const sshProvider: BackendProvider = {
  * Switchboard profiles with a same-named target do not share variables.
  */
 export function remoteEnvFile(identity: string, profile: string): string {
-  return `~/.cache/switchboard/env-${createHash('sha256').update(`${profile}\0${identity}`).digest('hex').slice(0, 16)}.sh`;
+  const digest = createHash('sha256').update(`${profile}\0${identity}`).digest('hex');
+  return `~/.cache/switchboard/env-${digest.slice(0, 16)}.sh`;
 }
 
 /** The words of an SSH target's `shell`, run as the pane's remote command; undefined: the user's login shell. */
@@ -69,6 +70,13 @@ function paneShell(snapshot: TargetSnapshot): { words: [string, ...string[]]; ta
 }
 
 const groupMarker = (): string => `__SB_PGID_${randomBytes(6).toString('hex')}__`;
+
+/**
+ * A stopped or killed remote command: how long its channel may take to end after the kill, then after our own close,
+ * before the call is ended without it.
+ */
+const killGraceMs = 3000;
+const closeGraceMs = 1000;
 
 function unrefDelay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
@@ -157,6 +165,7 @@ class SshEnvironment implements Environment {
       });
     })();
     this.route.catch(() => {
+      // the next call resolves the route again; this one's callers get the error
       this.route = undefined;
     });
     return this.route;
@@ -182,6 +191,7 @@ class SshEnvironment implements Environment {
       return r.output;
     })();
     this.homeDir.catch(() => {
+      // the next call asks again; this one's callers get the error
       this.homeDir = undefined;
     });
     return this.homeDir;
@@ -269,7 +279,7 @@ class SshEnvironment implements Environment {
           offLost = live.onLost((err) => (stopRequested ? resolve() : reject(err)));
           channel.once('close', () => resolve());
         }).finally(() => offLost());
-        ended.catch(() => undefined);
+        ended.catch(() => undefined); // awaited by the caller through `ended`; this keeps it from being unhandled
         if (opts.stdin !== undefined) channel.end(opts.stdin);
         else channel.end();
         return {
@@ -285,9 +295,9 @@ class SshEnvironment implements Environment {
             stopRequested = true;
             killNow();
             // Whatever the remote side does, the call ends: close our channel, then give up waiting.
-            void unrefDelay(3000).then(() => {
+            void unrefDelay(killGraceMs).then(() => {
               channel.close();
-              return unrefDelay(1000).then(() => forceEnd());
+              return unrefDelay(closeGraceMs).then(() => forceEnd());
             });
           },
           // The channel stays open until a background child lets go of it; its output is no longer the call's.
@@ -404,13 +414,22 @@ class SshEnvironment implements Environment {
     // Background groups survive a closed channel on the server, so they are killed explicitly; so do warm calls'.
     await Promise.all(
       [...this.background]
-        .map((p) => p.kill().catch(() => undefined))
-        .concat([this.warm.close().catch(() => undefined)]),
+        .map((p) =>
+          p.kill().catch((err: unknown) => this.ctx.log?.for('ssh').warn(`${this.identity}: kill failed`, err)),
+        )
+        .concat([
+          this.warm
+            .close()
+            .catch((err: unknown) =>
+              this.ctx.log?.for('ssh').warn(`${this.identity}: closing warm shells failed`, err),
+            ),
+        ]),
     );
     if (reason === 'removed' && this.lease) {
       // The identity is gone for good: so are its saved variables (best effort; the host may be down).
       const file = this.envFile.replace(/^~\//, '');
       await Promise.race([
+        // Best effort: the host may be down; the file holds no secrets.
         this.exec(`rm -f "$HOME"/${shellQuote(file)}`, { cwd: '/', timeoutMs: 3000, maxOutputChars: 1000 }).catch(
           () => undefined,
         ),
@@ -450,7 +469,7 @@ class RemoteProcess {
   private readonly channel: ExecChannel['channel'];
 
   constructor(
-    private readonly opened: ExecChannel,
+    opened: ExecChannel,
     private readonly live: LiveConnection,
     private readonly marker: string | undefined,
   ) {
@@ -463,10 +482,10 @@ class RemoteProcess {
     channel.stderr.on('data', (text: string) => this.emitData(text));
     channel.on('close', () => {
       const code = opened.exitCode();
-      if (!this.live.isAlive && code === undefined) this.emitExit(null, CONNECTION_LOST);
+      if (!this.live.isAlive && code === undefined) this.emitExit(null, exitReasons.connectionLost);
       else this.emitExit(code ?? null, code === undefined ? 'channel closed' : undefined);
     });
-    this.offLost = live.onLost(() => this.emitExit(null, CONNECTION_LOST));
+    this.offLost = live.onLost(() => this.emitExit(null, exitReasons.connectionLost));
   }
 
   get exited(): boolean {
@@ -496,10 +515,10 @@ class RemoteProcess {
     const ended = new Promise<void>((resolve) => this.onExit(() => resolve()));
     if (this.pgid !== undefined) await killGroup(this.live, this.pgid);
     else this.channel.close();
-    await Promise.race([ended, unrefDelay(3000)]);
+    await Promise.race([ended, unrefDelay(killGraceMs)]);
     if (!this.exited) {
       this.channel.close();
-      await Promise.race([ended, unrefDelay(1000)]);
+      await Promise.race([ended, unrefDelay(closeGraceMs)]);
     }
   }
 

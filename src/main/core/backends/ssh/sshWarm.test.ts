@@ -65,22 +65,26 @@ describe.skipIf(!env)('warm shells (SSH)', () => {
     rmSync(sbHome, { recursive: true, force: true });
   });
 
-  it("sequential calls run in the same remote shell, with the identity's exports and cwd and nothing else of the last call", async () => {
-    const first = await shellOf(a);
-    expect(first).toMatch(/^\d+$/);
-    expect(await shellOf(a)).toBe(first);
-    const cd = await a.exec('export WARM_KEPT=1; WARM_PLAIN=2; warm_fn() { :; }; set -e; cd /usr', run());
-    expect(cd.cwd).toBe('/usr');
-    const r = await a.exec(
-      'echo "[$WARM_KEPT][$WARM_PLAIN][$(type -t warm_fn)]"; case $- in *e*) echo errexit;; esac; pwd',
-      run({ cwd: cd.cwd }),
-    );
-    expect(r.output).toBe('[1][][]\n/usr\n');
-    expect(await shellOf(a)).toBe(first);
-    // Another identity has shells of its own and none of a's variables.
-    expect(await shellOf(b)).not.toBe(first);
-    expect((await b.exec('echo "[$WARM_KEPT]"', run())).output).toBe('[]\n');
-  });
+  it(
+    "sequential calls run in the same remote shell, with the identity's exports and cwd and nothing else of " +
+      'the last call',
+    async () => {
+      const first = await shellOf(a);
+      expect(first).toMatch(/^\d+$/);
+      expect(await shellOf(a)).toBe(first);
+      const cd = await a.exec('export WARM_KEPT=1; WARM_PLAIN=2; warm_fn() { :; }; set -e; cd /usr', run());
+      expect(cd.cwd).toBe('/usr');
+      const r = await a.exec(
+        'echo "[$WARM_KEPT][$WARM_PLAIN][$(type -t warm_fn)]"; case $- in *e*) echo errexit;; esac; pwd',
+        run({ cwd: cd.cwd }),
+      );
+      expect(r.output).toBe('[1][][]\n/usr\n');
+      expect(await shellOf(a)).toBe(first);
+      // Another identity has shells of its own and none of a's variables.
+      expect(await shellOf(b)).not.toBe(first);
+      expect((await b.exec('echo "[$WARM_KEPT]"', run())).output).toBe('[]\n');
+    },
+  );
 
   it("calls at once get a shell each and do not see each other's state", async () => {
     const [x, y] = await Promise.all([
@@ -114,15 +118,18 @@ describe.skipIf(!env)('warm shells (SSH)', () => {
     expect((await a.exec('echo after', run())).output).toBe('after\n');
   });
 
-  it('a command naming $$ gets a shell of its own; a shell killed under a call is replaced, and the call says so', async () => {
-    expect((await a.exec('kill -TERM $$', run())).exitCode).toBe(143);
-    const before = await shellOf(a);
-    // The call's subshell's parent is the warm shell.
-    const r = await a.exec('me=$BASHPID; kill -KILL "$(cut -d" " -f4 /proc/$me/stat)"; sleep 5', run());
-    expect(r.output).toContain('[the warm shell running this call ended; the next call gets a new one]');
-    expect((await a.exec('echo fine', run())).output).toBe('fine\n');
-    expect(await shellOf(a)).not.toBe(before);
-  });
+  it(
+    'a command naming $$ gets a shell of its own; ' + 'a shell killed under a call is replaced, and the call says so',
+    async () => {
+      expect((await a.exec('kill -TERM $$', run())).exitCode).toBe(143);
+      const before = await shellOf(a);
+      // The call's subshell's parent is the warm shell.
+      const r = await a.exec('me=$BASHPID; kill -KILL "$(cut -d" " -f4 /proc/$me/stat)"; sleep 5', run());
+      expect(r.output).toContain('[the warm shell running this call ended; the next call gets a new one]');
+      expect((await a.exec('echo fine', run())).output).toBe('fine\n');
+      expect(await shellOf(a)).not.toBe(before);
+    },
+  );
 
   it('a call that leaves a job in its group retires its shell; cleanup ends the job', async () => {
     const s = nextSleep();

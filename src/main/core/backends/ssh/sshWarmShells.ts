@@ -49,6 +49,7 @@ export class SshWarmShells {
   async usable(live: LiveConnection, command: string, opts: ExecOptions): Promise<boolean> {
     if (process.env.SWITCHBOARD_NO_WARM_SHELLS || opts.stdin !== undefined || namesOwnPid(command) || !live.isAlive)
       return false;
+    // Cannot tell: commands run without a warm shell.
     if (this.bash?.live !== live) this.bash = { live, ok: this.deps.hasBash(live).catch(() => false) };
     if (!(await this.bash.ok)) return false;
     // A shell finishing the last call (answered, not yet reaped) is waited for: sequential calls keep one shell.
@@ -82,7 +83,7 @@ export class SshWarmShells {
   run(
     live: LiveConnection,
     shell: WarmShell,
-    command: string,
+    _command: string,
     exports: Record<string, string>,
   ): {
     wrap: NonNullable<ExecWrappedOptions['wrap']>;
@@ -103,7 +104,7 @@ export class SshWarmShells {
           offLost();
           done();
         });
-        ended.catch(() => undefined);
+        ended.catch(() => undefined); // awaited by the caller through `ended`; this keeps it from being unhandled
         return {
           ended,
           exited: () => ended,

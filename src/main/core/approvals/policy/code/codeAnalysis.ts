@@ -157,7 +157,8 @@ export abstract class CodeAnalysis {
   protected call(fn: FnDef, args: Val[], kwargs: Map<string, Val>, skip = 0): Val {
     if (this.callDepth >= MAX_CALL_DEPTH || fn.calls >= MAX_CALLS_PER_FN) return unknown;
     // A call with the arguments of an earlier one finds what that one found: its result is reused.
-    const key = `${skip}\0${args.map(signature).join('\0')}\0${[...kwargs].map(([k, v]) => `${k}=${signature(v)}`).join('\0')}`;
+    const named = [...kwargs].map(([k, v]) => `${k}=${signature(v)}`);
+    const key = `${skip}\0${args.map(signature).join('\0')}\0${named.join('\0')}`;
     const seen = (this.results.get(fn) ?? this.results.set(fn, new Map()).get(fn)!).get(key);
     if (seen) return seen;
     fn.calls++;

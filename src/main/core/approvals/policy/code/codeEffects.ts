@@ -4,6 +4,7 @@
 import { isBlockDevice, profileFinding, resolveLiteralPath, secretRead, sensitiveWrite, vitalPath } from '../paths.js';
 import { metadataHost } from '../rules/networkRules.js';
 import { UNKNOWN, type Finding } from '../scanTypes.js';
+import type { RuleId } from '../ruleIds.js';
 
 /** Where the code runs: the target's home and cwd, the Switchboard profile, and how reasons name the code. */
 export interface CodePlace {
@@ -54,8 +55,16 @@ export function shellText(text: string): string {
 const loneShell = /^(.*\/)?(sh|bash|zsh|dash|ksh|mksh|ash|fish|csh|tcsh)$/;
 
 /** Names of calls that change the file they are given. */
-const changesFiles =
-  /^(write|dump|save|to_|copy|move|rename|replace|remove|unlink|rm|chmod|chown|symlink|link|truncate|touch|mkdir|makedirs|put|upload|extract|append|store|create|open_?w)/i;
+const changesFiles = new RegExp(
+  '^(write|dump|save|to_|copy|move|rename|replace|remove|unlink|rm|chmod|chown|symlink|link|truncate|' +
+    'touch|mkdir|makedirs|put|upload|extract|append|store|create|open_?w)',
+  'i',
+);
+
+const secretFileName = new RegExp(
+  String.raw`^(\.netrc|\.git-credentials|\.pgpass|\.pypirc|\.npmrc|\.my\.cnf|credentials(\.json)?|id_(rsa|` +
+    String.raw`ed25519|ecdsa|dsa)|.*\.pem)$`,
+);
 
 /** Files whose reading hands over a secret: private keys, cloud and package credentials, .env files, shadow. */
 function secretFile(resolved: string): boolean {
@@ -65,9 +74,7 @@ function secretFile(resolved: string): boolean {
     /\/\.ssh\//.test(resolved) ||
     /\/\.(aws|gnupg|azure|config\/gcloud|config\/gh|terraform\.d)\//.test(resolved) ||
     /\/\.(kube\/config|docker\/config\.json)$/.test(resolved) ||
-    /^(\.netrc|\.git-credentials|\.pgpass|\.pypirc|\.npmrc|\.my\.cnf|credentials(\.json)?|id_(rsa|ed25519|ecdsa|dsa)|.*\.pem)$/.test(
-      base,
-    ) ||
+    secretFileName.test(base) ||
     (/^\.env(\..+)?$|\.env$/.test(base) && !/\.(example|sample|template|dist|defaults)$/.test(base)) ||
     /^\/etc\/(shadow|gshadow|sudoers)$/.test(resolved)
   );
@@ -104,11 +111,11 @@ export class CodeEffects {
     if (!this.out.some((x) => x.shell === undefined && x.rule === f.rule && x.text === f.text)) this.out.push(f);
   }
 
-  ask(rule: string, text: string): void {
+  ask(rule: RuleId, text: string): void {
     this.push({ severity: 'dangerous', rule, text });
   }
 
-  hardline(rule: string, text: string): void {
+  hardline(rule: RuleId, text: string): void {
     this.push({ severity: 'hardline', rule, text });
   }
 

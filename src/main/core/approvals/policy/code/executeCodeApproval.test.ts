@@ -54,7 +54,9 @@ describe.skipIf(!hasPython)('execute_code judged on its syntax tree (local targe
     const r = await t.core.callTool(
       'execute_code',
       {
-        code: "import json, os\nos.makedirs('out', exist_ok=True)\nopen('out/x.json', 'w').write(json.dumps({'a': 1}))\nprint(open('out/x.json').read())",
+        code:
+          "import json, os\nos.makedirs('out', exist_ok=True)\nopen('out/x.json', 'w').write(json.dumps({'a': " +
+          "1}))\nprint(open('out/x.json').read())",
       },
       'test',
     );

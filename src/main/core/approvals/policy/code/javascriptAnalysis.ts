@@ -50,18 +50,17 @@ const globalNames = new Set([
   'XMLHttpRequest',
 ]);
 
+const moduleLoader = new RegExp(
+  String.raw`^(process\.mainModule|module|require\.main|process\.mainModule\.constructor|` +
+    String.raw`module\.constructor)\.(require|_load)$`,
+);
+
 function normalize(q: string): string {
   const s = q
     .replace(/^node:/, '')
     .replace(/^fs\/promises(\.|$)/, 'fs.promises$1')
     .replace(/^(global|globalThis|window|self)\./, '');
-  if (
-    /^(process\.mainModule|module|require\.main|process\.mainModule\.constructor|module\.constructor)\.(require|_load)$/.test(
-      s,
-    ) ||
-    /^module\._load$/.test(s) ||
-    s === 'module.constructor.prototype.require'
-  )
+  if (moduleLoader.test(s) || /^module\._load$/.test(s) || s === 'module.constructor.prototype.require')
     return 'require';
   // An ES module's default export of a Node module is the module itself.
   return s.replace(/\.default(?=\.|$)/, '').replace(/^fs\.promises\./, 'fs.');
@@ -76,21 +75,28 @@ const argvCalls = new Set([
 ]);
 const removes = new Set(['fs.rm', 'fs.rmSync', 'fs.rmdir', 'fs.rmdirSync']);
 const unlinks = new Set(['fs.unlink', 'fs.unlinkSync']);
-const writesFirst =
-  /^fs\.(writeFile|appendFile|createWriteStream|truncate|chmod|lchmod|chown|lchown|mkdir|utimes|lutimes|mkdtemp)(Sync)?$/;
+const writesFirst = new RegExp(
+  String.raw`^fs\.(writeFile|appendFile|createWriteStream|truncate|chmod|lchmod|chown|lchown|mkdir|utimes|` +
+    'lutimes|mkdtemp)(Sync)?$',
+);
 const readsFirst = /^fs\.(readFile|createReadStream|readdir|opendir)(Sync)?$/;
 const copies = /^fs\.(copyFile|cp)(Sync)?$/;
 const renames = /^fs\.rename(Sync)?$/;
 const links = /^fs\.(symlink|link)(Sync)?$/;
 const opens = /^fs\.open(Sync)?$/;
-const networkCalls =
-  /^(fetch|https?\.(request|get)|http2\.connect|net\.(connect|createConnection|Socket)|tls\.connect|dgram\.createSocket|WebSocket|XMLHttpRequest|axios(\.(get|post|put|patch|delete|request))?|undici\.(request|fetch))$/;
-const codeRunners =
-  /^(eval|Function|vm\.(runInThisContext|runInNewContext|runInContext|compileFunction|Script|SourceTextModule)|(.+\.)?constructor)$/;
+const networkCalls = new RegExp(
+  String.raw`^(fetch|https?\.(request|get)|http2\.connect|net\.(connect|createConnection|Socket)|tls\.connect|` +
+    String.raw`dgram\.createSocket|WebSocket|XMLHttpRequest|axios(\.(get|post|put|patch|delete|request))?|` +
+    String.raw`undici\.(request|fetch))$`,
+);
+const codeRunners = new RegExp(
+  String.raw`^(eval|Function|vm\.(runInThisContext|runInNewContext|runInContext|compileFunction|Script|` +
+    String.raw`SourceTextModule)|(.+\.)?constructor)$`,
+);
 /** Modules whose members run programs, change files or load code: a member looked up by a computed key asks. */
 const powerful = /^(child_process|fs|vm|module|process|worker_threads|require|cluster|inspector|v8)(\.|$)/;
 
-function unescape(s: string): string {
+function unescapeJs(s: string): string {
   return s.replace(/\\(\n|x[0-9a-fA-F]{2}|u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|[0-7]{1,3}|[\s\S])/g, (_, e: string) => {
     if (e === '\n') return '';
     if (e[0] === 'x') return String.fromCharCode(parseInt(e.slice(1), 16));
@@ -148,7 +154,8 @@ export class JavaScriptAnalysis extends CodeAnalysis {
     ) {
       this.effects.ask(
         'code.attr',
-        `looks up a name computed at run time in ${v.k === 'ref' ? v.q : 'the global object'} (${keyNode.text.slice(0, 40)})`,
+        `looks up a name computed at run time in ${v.k === 'ref' ? v.q : 'the global object'} ` +
+          `(${keyNode.text.slice(0, 40)})`,
       );
       return unknown;
     }
@@ -175,7 +182,8 @@ export class JavaScriptAnalysis extends CodeAnalysis {
             if (name === undefined && ((v.k === 'ref' && powerful.test(v.q)) || v.k === 'scope'))
               this.effects.ask(
                 'code.attr',
-                `looks up a name computed at run time in ${v.k === 'ref' ? v.q : 'the global object'} (${key.text.slice(0, 40)})`,
+                `looks up a name computed at run time in ${v.k === 'ref' ? v.q : 'the global object'} ` +
+                  `(${key.text.slice(0, 40)})`,
               );
             this.bind(p.childForFieldName('value'), name === undefined ? unknown : this.member(v, name));
           } else if (p.type === 'object_assignment_pattern')
@@ -327,7 +335,7 @@ export class JavaScriptAnalysis extends CodeAnalysis {
       }
       case 'string': {
         let s = '';
-        for (const c of node.namedChildren) s += c.type === 'escape_sequence' ? unescape(c.text) : c.text;
+        for (const c of node.namedChildren) s += c.type === 'escape_sequence' ? unescapeJs(c.text) : c.text;
         return str(s);
       }
       case 'template_string': {
@@ -335,7 +343,7 @@ export class JavaScriptAnalysis extends CodeAnalysis {
         for (const c of node.namedChildren) {
           if (c.type === 'template_substitution')
             s += c.namedChildren[0] ? (textOf(this.evalExpr(c.namedChildren[0])) ?? UNKNOWN) : UNKNOWN;
-          else s += c.type === 'escape_sequence' ? unescape(c.text) : c.text;
+          else s += c.type === 'escape_sequence' ? unescapeJs(c.text) : c.text;
         }
         return str(collapse(s));
       }

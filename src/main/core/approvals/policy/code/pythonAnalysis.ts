@@ -48,7 +48,7 @@ import {
   shells,
   sourceRunners,
   subprocessRun,
-  unescape,
+  unescapePython,
   walkers,
 } from './pythonNames.js';
 
@@ -129,7 +129,8 @@ export class PythonAnalysis extends CodeAnalysis {
       if (k === undefined) {
         this.effects.ask(
           'code.attr',
-          `looks up a name computed at run time in ${v.k === 'ref' ? v.q : 'a namespace'} (${keyNode?.text.slice(0, 40) ?? '…'})`,
+          `looks up a name computed at run time in ${v.k === 'ref' ? v.q : 'a namespace'} ` +
+            `(${keyNode?.text.slice(0, 40) ?? '…'})`,
         );
         return unknown;
       }
@@ -410,7 +411,7 @@ export class PythonAnalysis extends CodeAnalysis {
     const raw = /r/i.test(start);
     let s = '';
     for (const c of node.namedChildren) {
-      if (c.type === 'string_content') s += raw ? c.text : unescape(c.text);
+      if (c.type === 'string_content') s += raw ? c.text : unescapePython(c.text);
       else if (c.type === 'interpolation') {
         const e = c.childForFieldName('expression');
         s += e ? (textOf(this.evalExpr(e)) ?? UNKNOWN) : UNKNOWN;
@@ -772,7 +773,7 @@ export class PythonAnalysis extends CodeAnalysis {
         case 'format':
           return str(
             s
-              .replace(/\{([A-Za-z_]\w*)[^{}]*\}/g, (m, k: string) => textOf(kw.get(k) ?? unknown) ?? UNKNOWN)
+              .replace(/\{([A-Za-z_]\w*)[^{}]*\}/g, (_m, k: string) => textOf(kw.get(k) ?? unknown) ?? UNKNOWN)
               .replace(/\{\{/g, '{')
               .replace(/\}\}/g, '}')
               .replace(

@@ -112,8 +112,13 @@ export const copies = new Set([
 export const links = new Set(['os.symlink', 'os.link']);
 export const opens = new Set(['builtins.open', 'io.open', 'codecs.open', 'io.FileIO']);
 export const walkers = new Set(['os.walk', 'os.listdir', 'os.scandir', 'glob.glob', 'glob.iglob', 'os.fwalk']);
-export const networkCalls =
-  /^(urllib\.request\.(urlopen|Request|urlretrieve)|urllib2?\.urlopen|requests\.(get|post|put|patch|delete|head|request|Session)|httpx\.(get|post|put|patch|delete|head|request|Client|AsyncClient|stream)|http\.client\.HTTPS?Connection|socket\.(socket|create_connection|socketpair)|smtplib\.SMTP(_SSL)?|ftplib\.FTP(_TLS)?|aiohttp\.(ClientSession|request)|telnetlib\.Telnet|xmlrpc\.client\.ServerProxy|paramiko\.SSHClient|urllib3\.(PoolManager|request))$/;
+export const networkCalls = new RegExp(
+  String.raw`^(urllib\.request\.(urlopen|Request|urlretrieve)|urllib2?\.urlopen|requests\.(get|post|put|patch|` +
+    String.raw`delete|head|request|Session)|httpx\.(get|post|put|patch|delete|head|request|Client|AsyncClient|` +
+    String.raw`stream)|http\.client\.HTTPS?Connection|socket\.(socket|create_connection|socketpair)|` +
+    String.raw`smtplib\.SMTP(_SSL)?|ftplib\.FTP(_TLS)?|aiohttp\.(ClientSession|request)|telnetlib\.Telnet|` +
+    String.raw`xmlrpc\.client\.ServerProxy|paramiko\.SSHClient|urllib3\.(PoolManager|request))$`,
+);
 export const decoders: Record<string, (s: string) => string | undefined> = {
   'base64.b64decode': fromBase64,
   'base64.standard_b64decode': fromBase64,
@@ -136,8 +141,11 @@ export const decoders: Record<string, (s: string) => string | undefined> = {
 };
 export const shells = /^(\/(usr\/)?bin\/)?(sh|bash|zsh|dash|ksh|fish)$/;
 /** Modules whose members run programs, change files or load code: looking one up by a computed name asks. */
-export const powerful =
-  /^(os|subprocess|shutil|builtins|importlib|sys|pty|ctypes|socket|io|pathlib|codecs|pickle|marshal|runpy|code|multiprocessing|asyncio|commands|platform|posix|nt|timeit|pdb|threading|concurrent|functools|operator)(\.|$)/;
+export const powerful = new RegExp(
+  '^(os|subprocess|shutil|builtins|importlib|sys|pty|ctypes|socket|io|pathlib|codecs|pickle|marshal|' +
+    'runpy|code|multiprocessing|asyncio|commands|platform|posix|nt|timeit|pdb|threading|concurrent|' +
+    String.raw`functools|operator)(\.|$)`,
+);
 /** Attributes that reach the interpreter's internals: a function's globals, every class, a frame's namespace. */
 export const internals = new Set([
   '__globals__',
@@ -169,7 +177,7 @@ export const sourceRunners = new Set([
 ]);
 
 /** A Python string literal's body with its escapes read. */
-export function unescape(body: string): string {
+export function unescapePython(body: string): string {
   return body.replace(
     /\\(\n|x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|[0-7]{1,3}|[ntrabfv\\'"])/g,
     (_, e: string) => {
@@ -180,6 +188,11 @@ export function unescape(body: string): string {
     },
   );
 }
+
+const modelledCalls = new RegExp(
+  String.raw`^(shutil\.rmtree|os\.(exec|spawn|posix_spawn|kill|killpg|dup2|environ|getenv|path|putenv)|` +
+    String.raw`pty\.spawn|importlib\.import_module|sys\.modules|pathlib\.Path|ctypes\.)`,
+);
 
 /** Is a qualified name one the analysis gives meaning to (for `from M import *` and callbacks)? */
 export function modelled(q: string): boolean {
@@ -194,9 +207,7 @@ export function modelled(q: string): boolean {
     opens.has(q) ||
     q in decoders ||
     networkCalls.test(q) ||
-    /^(shutil\.rmtree|os\.(exec|spawn|posix_spawn|kill|killpg|dup2|environ|getenv|path|putenv)|pty\.spawn|importlib\.import_module|sys\.modules|pathlib\.Path|ctypes\.)/.test(
-      q,
-    )
+    modelledCalls.test(q)
   );
 }
 

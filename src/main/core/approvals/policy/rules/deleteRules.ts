@@ -255,7 +255,8 @@ const rsync: Rule = (argv, c, kit) => {
       c,
       'dangerous',
       'delete.rsync',
-      `deletes files ${deletes === '--remove-source-files' ? 'from the source' : 'missing from the source'} (rsync ${deletes})`,
+      `deletes files ${deletes === '--remove-source-files' ? 'from the source' : 'missing from the source'} ` +
+        `(rsync ${deletes})`,
     );
   if (vital) kit.emit(c, 'dangerous', 'write.vital', `copies a tree over ${kit.path(c, dest)} (rsync)`, dest);
   if (local) kit.write(c, dest, 'rsync');

@@ -9,22 +9,26 @@ import { isKnown, type Arg, type CommandContext } from '../scanTypes.js';
 
 /** Double- or single-quoted literals in program text, escapes undone. */
 const literal = String.raw`(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')`;
-const unescape = (m: RegExpMatchArray, at = 1): string => (m[at] ?? m[at + 1] ?? '').replace(/\\(.)/g, '$1');
+const unquote = (m: RegExpMatchArray, at = 1): string => (m[at] ?? m[at + 1] ?? '').replace(/\\(.)/g, '$1');
 
 /** Functions that hand a string to a shell, across small languages (lua, R, tcl, AppleScript, julia, expect). */
 const shellCalls = new RegExp(
-  String.raw`\b(?:os\.execute|io\.popen|system2?|shell(?:-command(?:-to-string)?)?|call-process-shell-command|start-process-shell-command|exec|spawn|popen|do shell script|run)\s*\(?\s*${literal}`,
+  String.raw`\b(?:os\.execute|io\.popen|system2?|shell(?:-command(?:-to-string)?)?|call-process-shell-command|` +
+    `start-process-shell-command|exec|spawn|popen|do ` +
+    String.raw`shell script|run)\s*\(?\s*${literal}`,
   'g',
 );
-const deletes =
-  /\b(unlink|file\.remove|os\.remove|delete-directory|delete-file|remove\.file|file\.delete|rm_rf|rmtree|deleteRecursively|file\s+delete|dir_delete)\b/;
+const deletes = new RegExp(
+  String.raw`\b(unlink|file\.remove|os\.remove|delete-directory|delete-file|remove\.file|file\.delete|rm_rf|` +
+    String.raw`rmtree|deleteRecursively|file\s+delete|dir_delete)\b`,
+);
 
 /** Program text in a language we do not parse: its literal shell calls are classified, its deletes ask. */
 export function foreignCode(kit: RuleKit, c: CommandContext, code: string, at: Arg, label: string): void {
   let calls = 0;
   for (const m of code.matchAll(shellCalls)) {
     calls++;
-    kit.payload(c, unescape(m), at);
+    kit.payload(c, unquote(m), at);
   }
   // Tcl and expect run a command line with `exec` / `spawn`; julia with run(`…`).
   for (const m of code.matchAll(/(?:^|[;\n[])\s*(?:spawn|exec)\s+([^;\n\]"'(]+)/g)) {
@@ -52,6 +56,11 @@ const codeFlag =
     });
   };
 
+const awkBuiltCommand = new RegExp(
+  String.raw`\bprintf?\b[^;{}]*?(?<![|"'])\|&?\s*[A-Za-z_$(]|[A-Za-z_)\]]\s*\|&?\s*getline|` +
+    String.raw`["']\s+[A-Za-z_$][^;{}|]*\|&?\s*getline`,
+);
+
 /** awk: system("…"), `print | "cmd"`, `"cmd" | getline`, and `print > "file"`. */
 const awk: Rule = (argv, c, kit) => {
   const p = parseOptions(argv.slice(1), {
@@ -64,30 +73,26 @@ const awk: Rule = (argv, c, kit) => {
     (p.values.has('-f') || p.values.has('--file') ? undefined : p.operands[0]?.value);
   const at = argv.find((a) => a.value === program) ?? argv[0]!;
   if (program === undefined || !isKnown(program)) return;
-  let calls = 0;
   const run = new RegExp(
-    String.raw`\bsystem\s*\(\s*${literal}\s*\)|\bprintf?\b[^;{}]*?(?<!\|)\|&?\s*${literal}\s*(?=[;}\n]|$)|(?<![\w)"'\]]\s*)${literal}\s*\|&?\s*getline`,
+    String.raw`\bsystem\s*\(\s*${literal}\s*\)|` +
+      String.raw`\bprintf?\b[^;{}]*?(?<!\|)\|&?\s*${literal}\s*(?=[;}\n]|$)|` +
+      String.raw`(?<![\w)"'\]]\s*)${literal}\s*\|&?\s*getline`,
     'g',
   );
   for (const m of program.matchAll(run)) {
-    calls++;
     const piped = m[3] !== undefined || m[4] !== undefined;
-    const cmd = unescape(m, m[1] !== undefined || m[2] !== undefined ? 1 : piped ? 3 : 5);
+    const cmd = unquote(m, m[1] !== undefined || m[2] !== undefined ? 1 : piped ? 3 : 5);
     // `print | "sh"` hands what awk prints to a shell or interpreter: its output runs as code.
     if (piped && /^\s*(\S*\/)?(sh|bash|zsh|dash|ksh|ash|fish|python[\d.]*|perl|ruby|node|php|xargs)(\s|$)/.test(cmd))
       kit.emit(c, 'dangerous', 'awk.shell', `runs what it prints as commands (awk print | "${cmd}")`, at);
     kit.payload(c, cmd, at);
   }
   const whole = new RegExp(String.raw`\bsystem\s*\(\s*${literal}\s*\)`, 'g');
-  const dynamic =
-    /\bsystem\s*\(/.test(program.replace(whole, '')) ||
-    /\bprintf?\b[^;{}]*?(?<![|"'])\|&?\s*[A-Za-z_$(]|[A-Za-z_)\]]\s*\|&?\s*getline|["']\s+[A-Za-z_$][^;{}|]*\|&?\s*getline/.test(
-      program,
-    );
+  const dynamic = /\bsystem\s*\(/.test(program.replace(whole, '')) || awkBuiltCommand.test(program);
   if (dynamic)
     kit.emit(c, 'dangerous', 'awk.shell', 'runs shell commands built at run time (awk system() or a pipe)', at);
   for (const m of program.matchAll(new RegExp(String.raw`\bprintf?\b[^;{}|]*?>>?\s*${literal}`, 'g')))
-    kit.write(c, { ...at, value: unescape(m) }, 'awk print >');
+    kit.write(c, { ...at, value: unquote(m) }, 'awk print >');
 };
 
 /** One vim Ex command: `!cmd`, `r !cmd`, `%!filter`, `call system('…')`, `:sh`, `:terminal`, `:py3 …`. */
@@ -100,7 +105,7 @@ function vimCommand(kit: RuleKit, c: CommandContext, cmd: string, at: Arg, label
   const sys = new RegExp(String.raw`\b(?:system|systemlist|job_start|jobstart|termopen)\s*\(\s*\[?\s*${literal}`).exec(
     text,
   );
-  if (sys) return kit.payload(c, unescape(sys), at);
+  if (sys) return kit.payload(c, unquote(sys), at);
   const term = /^(?:sh(?:ell)?|ter(?:m(?:inal)?)?)(?:\s+([\s\S]*))?$/.exec(text);
   if (term)
     return term[1]
@@ -167,7 +172,7 @@ const emacs: Rule = (argv, c, kit) => {
     const code = inline ? { ...a, value: inline[1]! } : i > 0 && /^(--?eval)$/.test(argv[i - 1]!.value) ? a : undefined;
     if (!code || !isKnown(code)) return;
     for (const m of code.value.matchAll(new RegExp(String.raw`\(call-process\s+${literal}`, 'g')))
-      kit.run(c, [{ ...code, value: unescape(m) }]);
+      kit.run(c, [{ ...code, value: unquote(m) }]);
     foreignCode(kit, c, code.value, code, 'emacs');
   });
 };
@@ -256,6 +261,11 @@ const parallel: Rule = (argv, c, kit) => {
   ]);
 };
 
+const tmuxShellCommands = new RegExp(
+  '^(new-session|new|new-window|neww|split-window|splitw|respawn-pane|respawnp|respawn-window|' +
+    'respawnw|run-shell|run|display-popup|popup)$',
+);
+
 /** tmux: the shell command of new-session/new-window/split-window/respawn/run-shell, and the keys send-keys types. */
 const tmux: Rule = (argv, c, kit) => {
   let i = 1;
@@ -268,12 +278,7 @@ const tmux: Rule = (argv, c, kit) => {
     if (keys.length && keys.every(isKnown)) kit.payload(c, keys.map((k) => k.value).join(' '), keys[0]!);
     return;
   }
-  if (
-    !/^(new-session|new|new-window|neww|split-window|splitw|respawn-pane|respawnp|respawn-window|respawnw|run-shell|run|display-popup|popup)$/.test(
-      sub,
-    )
-  )
-    return;
+  if (!tmuxShellCommands.test(sub)) return;
   const p = parseOptions(rest, { shortValue: 'ceFfnstxylpTw' });
   const cmd = p.operands;
   if (cmd.length === 1 && isKnown(cmd[0]!)) kit.payload(c, cmd[0]!.value, cmd[0]!);

@@ -3,20 +3,26 @@
 import { parseOptions } from '../options.js';
 import type { Rule } from '../ruleKit.js';
 import type { Arg } from '../scanTypes.js';
+import type { RuleId } from '../ruleIds.js';
 
 const ask =
-  (rule: string, text: string): Rule =>
+  (rule: RuleId, text: string): Rule =>
   (_argv, c, kit) =>
     kit.emit(c, 'dangerous', rule, text);
 
 /** Asks unless the arguments only list or show (`mount`, `mount -l`, `swapon --show`). */
 const unlessListing =
-  (rule: string, text: string, listing: RegExp): Rule =>
+  (rule: RuleId, text: string, listing: RegExp): Rule =>
   (argv, c, kit) => {
     const args = argv.slice(1).map((a) => a.value);
     if (args.length === 0 || args.every((a) => listing.test(a))) return;
     kit.emit(c, 'dangerous', rule, `${text} (${argv[0]!.value} ${args.join(' ')})`.trim());
   };
+
+const ipChangingObjects = new RegExp(
+  '^(l|li|lin|link|a|ad|add|addr|address|r|ro|rou|route|ru|rule|n|neigh|netns|tunnel|tuntap|xfrm|' +
+    'mroute|maddr|nexthop|vrf|token)$',
+);
 
 /** `ip OBJECT ACTION …`: changing actions on links, addresses, routes and rules cut the machine off. */
 const ip: Rule = (argv, c, kit) => {
@@ -31,12 +37,7 @@ const ip: Rule = (argv, c, kit) => {
     ['add', 'append', 'prepend', 'change', 'replace', 'delete', 'flush', 'set', 'attach', 'detach', 'down', 'up'].some(
       (w) => w.startsWith(action) && (w !== 'set' || action.length > 1 || /^l/.test(object)),
     );
-  if (
-    /^(l|li|lin|link|a|ad|add|addr|address|r|ro|rou|route|ru|rule|n|neigh|netns|tunnel|tuntap|xfrm|mroute|maddr|nexthop|vrf|token)$/.test(
-      object,
-    ) &&
-    changes
-  ) {
+  if (ipChangingObjects.test(object) && changes) {
     kit.emit(
       c,
       'dangerous',
@@ -112,11 +113,15 @@ const date: Rule = (argv, c, kit) => {
 };
 
 const subcommandAsks =
-  (label: string, verbs: RegExp, rule: string, text: string): Rule =>
+  (label: string, verbs: RegExp, rule: RuleId, text: string): Rule =>
   (argv, c, kit) => {
     const verb = argv.slice(1).find((a) => !a.value.startsWith('-'));
     if (verb && verbs.test(verb.value)) kit.emit(c, 'dangerous', rule, `${text} (${label} ${verb.value})`, verb);
   };
+
+/** What a chattr flag change means, in words, when it is one a person should know of. */
+const chattrMeaning = (flags: string): string =>
+  flags.includes('i') ? ' (immutable: nothing may change or delete it)' : flags.includes('a') ? ' (append-only)' : '';
 
 /** `chattr` changes flags that make files undeletable (+i), append-only (+a), or removes them. */
 const chattr: Rule = (argv, c, kit) => {
@@ -128,7 +133,7 @@ const chattr: Rule = (argv, c, kit) => {
       c,
       'dangerous',
       'chattr.change',
-      `changes file attributes ${attr.value}${attr.value.includes('i') ? ' (immutable: nothing may change or delete it)' : attr.value.includes('a') ? ' (append-only)' : ''} (chattr)`,
+      `changes file attributes ${attr.value}${chattrMeaning(attr.value)} (chattr)`,
       attr,
     );
 };

@@ -68,15 +68,17 @@ export function checkArgsForMetadata(argv: Arg[], c: CommandContext, kit: RuleKi
   }
 }
 
+const sshCommandOption = new RegExp(
+  String.raw`^\s*(ProxyCommand|LocalCommand|KnownHostsCommand|RemoteCommand|PKCS11Provider|` +
+    String.raw`SecurityKeyProvider)\s*[= ]\s*([\s\S]+)$`,
+  'i',
+);
+
 /** `-o ProxyCommand=…` (and LocalCommand, KnownHostsCommand, …) is a command line ssh runs on this machine. */
 export function sshOptionCommands(argv: Arg[], c: CommandContext, kit: RuleKit): void {
   argv.forEach((a, i) => {
     const opt = a.value === '-o' ? argv[i + 1] : /^-o./.test(a.value) ? { ...a, value: a.value.slice(2) } : undefined;
-    const m =
-      opt &&
-      /^\s*(ProxyCommand|LocalCommand|KnownHostsCommand|RemoteCommand|PKCS11Provider|SecurityKeyProvider)\s*[= ]\s*([\s\S]+)$/i.exec(
-        opt.value,
-      );
+    const m = opt && sshCommandOption.exec(opt.value);
     if (m && opt && isKnown(opt) && !/^remotecommand$/i.test(m[1]!) && m[2]!.trim() !== 'none')
       kit.payload(c, m[2]!.replace(/%[a-z%]/g, 'x'), opt);
   });

@@ -458,7 +458,7 @@ const printf: Rule = (argv) => {
   const args = argv.slice(1);
   if (!args.length || !args.every(isKnown)) return {};
   let k = 1;
-  const unescape = (s: string): string =>
+  const unquote = (s: string): string =>
     s.replace(/\\(x[0-9a-fA-F]{1,2}|[0-7]{1,3}|[ntr\\])/g, (_, e: string) =>
       e[0] === 'x'
         ? String.fromCharCode(parseInt(e.slice(1), 16))
@@ -472,8 +472,8 @@ const printf: Rule = (argv) => {
                 ? '\r'
                 : '\\',
     );
-  const text = unescape(args[0]!.value).replace(/%[-0-9.]*([sbdc%])/g, (_, f: string) =>
-    f === '%' ? '%' : f === 'b' ? unescape(args[k++]?.value ?? '') : (args[k++]?.value ?? ''),
+  const text = unquote(args[0]!.value).replace(/%[-0-9.]*([sbdc%])/g, (_, f: string) =>
+    f === '%' ? '%' : f === 'b' ? unquote(args[k++]?.value ?? '') : (args[k++]?.value ?? ''),
   );
   return { text };
 };

@@ -3,6 +3,7 @@
 import { resolvePath, secretRead } from '../paths.js';
 import { commandName, type Rule, type RuleKit } from '../ruleKit.js';
 import { isKnown, type Arg, type CommandContext } from '../scanTypes.js';
+import type { RuleId } from '../ruleIds.js';
 
 /** Commands that name a path without reading what is in it, or that use a key without showing it. */
 const namesOnly = new Set([
@@ -44,10 +45,15 @@ const namesOnly = new Set([
   'command',
 ]);
 /** Options whose value is a key or config the program uses for itself (`ssh -i key`, `--kubeconfig`). */
-const usesKey =
-  /^(-i|-I|--identity|--identity-file|--key|--kubeconfig|--config|--cert|--cacert|--key-file|--private-key|--keyfile|--credentials-file|--ssh-key)$/;
-const usesKeyInline =
-  /^(-i.|-oIdentityFile=|IdentityFile=|--(identity|identity-file|key|kubeconfig|config|cert|cacert|key-file|private-key|keyfile|credentials-file|ssh-key)=)/i;
+const usesKey = new RegExp(
+  '^(-i|-I|--identity|--identity-file|--key|--kubeconfig|--config|--cert|--cacert|--key-file|' +
+    '--private-key|--keyfile|--credentials-file|--ssh-key)$',
+);
+const usesKeyInline = new RegExp(
+  '^(-i.|-oIdentityFile=|IdentityFile=|--(identity|identity-file|key|kubeconfig|config|cert|cacert|' +
+    'key-file|private-key|keyfile|credentials-file|ssh-key)=)',
+  'i',
+);
 
 /** Flags every argument (and `< file`) that names a secret, unless the command only names it or uses it as a key. */
 export function checkSecretReads(argv: Arg[], c: CommandContext, kit: RuleKit): void {
@@ -106,7 +112,7 @@ export function checkSecretReads(argv: Arg[], c: CommandContext, kit: RuleKit): 
 }
 
 const ask =
-  (rule: string, text: string): Rule =>
+  (rule: RuleId, text: string): Rule =>
   (_argv, c, kit) =>
     kit.emit(c, 'dangerous', rule, text);
 

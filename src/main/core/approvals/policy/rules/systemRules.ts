@@ -6,6 +6,7 @@ import { isBlockDevice } from '../paths.js';
 import type { Rule } from '../ruleKit.js';
 import type { Arg } from '../scanTypes.js';
 import { clobber } from './writeRules.js';
+import type { RuleId } from '../ruleIds.js';
 
 const onDevice =
   (label: string, listFlags: string[] = []): Rule =>
@@ -224,6 +225,9 @@ const service: Rule = (argv, c, kit) => {
     kit.emit(c, 'dangerous', 'service.stop', `stops ${argv[1]!.value} (service ${action})`, argv[2]);
 };
 
+const iptablesChanges =
+  /^(-F|--flush|-X|--delete-chain|-P|--policy|-A|--append|-I|--insert|-D|--delete|-R|--replace|-Z|-N|-E)$/;
+
 /** Any change to the firewall can cut the machine off (a DROP, `ufw enable` without an ssh rule) or open it up. */
 const firewall: Rule = (argv, c, kit) => {
   const args = argv.slice(1).map((a) => a.value);
@@ -238,16 +242,12 @@ const firewall: Rule = (argv, c, kit) => {
           ? args.some((a) =>
               /^--(add|remove|panic|set|change|new|delete|reload|complete-reload|runtime-to-permanent|direct)/.test(a),
             )
-          : args.some((a) =>
-              /^(-F|--flush|-X|--delete-chain|-P|--policy|-A|--append|-I|--insert|-D|--delete|-R|--replace|-Z|-N|-E)$/.test(
-                a,
-              ),
-            );
+          : args.some((a) => iptablesChanges.test(a));
   if (changes) kit.emit(c, 'dangerous', 'firewall.open', `changes firewall rules (${name} ${args.join(' ')})`.trim());
 };
 
 const ask =
-  (rule: string, text: string): Rule =>
+  (rule: RuleId, text: string): Rule =>
   (_argv, c, kit) =>
     kit.emit(c, 'dangerous', rule, text);
 

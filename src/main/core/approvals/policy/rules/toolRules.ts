@@ -14,8 +14,13 @@ function subcommand(argv: Arg[], valueFlags: RegExp): { sub?: Arg; args: Arg[]; 
 }
 
 /** Config keys whose value git runs as a command (the `!` of an alias or helper marks shell text). */
-const commandKeys =
-  /^(core\.(pager|editor|sshcommand|askpass|gitproxy)|sequence\.editor|diff\.external|gpg\.program|gpg\.\w+\.program|pager\..+|interactive\.difffilter|filter\..+\.(clean|smudge|process)|merge\..+\.driver|diff\..+\.(textconv|command)|difftool\..+\.cmd|mergetool\..+\.cmd|uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack)|sendemail\.(tocmd|cccmd|smtpserver))$/;
+const commandKeys = new RegExp(
+  String.raw`^(core\.(pager|editor|sshcommand|askpass|gitproxy)|sequence\.editor|diff\.external|gpg\.program|` +
+    String.raw`gpg\.\w+\.program|pager\..+|interactive\.difffilter|filter\..+\.(clean|smudge|process)|` +
+    String.raw`merge\..+\.driver|diff\..+\.(textconv|command)|difftool\..+\.cmd|mergetool\..+\.cmd|` +
+    String.raw`uploadpack\.packobjectshook|remote\..+\.(uploadpack|receivepack)|sendemail\.(tocmd|cccmd|` +
+    'smtpserver))$',
+);
 
 /**
  * A config setting that runs something: with `-c` for this command, or stored (`git config`) for every later one.
@@ -48,6 +53,9 @@ function gitSetting(kit: RuleKit, c: CommandContext, key: string, value: Arg, ho
     kit.emit(c, 'dangerous', 'git.config', `sets ${key}, which can make git run commands (${how})`, value);
   }
 }
+
+const gitForcedPush =
+  /^(-f|--forc|--force|--force-with-lease|--force-if-includes|--mirror|--delete|--dele|--delet|-d|--prune)$/;
 
 const git: Rule = (argv, c, kit) => {
   const { sub, args, globals } = subcommand(
@@ -112,12 +120,7 @@ const git: Rule = (argv, c, kit) => {
         emit(`discards uncommitted changes (git reset ${[...p.flags].find((f) => /hard|merge|keep/.test(f))})`);
       break;
     case 'push': {
-      const forced = [...p.flags].find(
-        (f) =>
-          /^(-f|--forc|--force|--force-with-lease|--force-if-includes|--mirror|--delete|--dele|--delet|-d|--prune)$/.test(
-            f,
-          ) || f.startsWith('--force-with-lease'),
-      );
+      const forced = [...p.flags].find((f) => gitForcedPush.test(f) || f.startsWith('--force-with-lease'));
       const plus = p.operands.find((o) => /^\+/.test(o.value));
       const colon = p.operands.find((o) => /^:[^:]/.test(o.value));
       if (forced === '--delete' || forced === '-d' || colon)
@@ -231,31 +234,34 @@ const git: Rule = (argv, c, kit) => {
 
 const dockerVerbs = /^(rm|rmi|stop|kill|down|prune)$/;
 
+const dockerManagementGroups = new RegExp(
+  '^(container|image|volume|network|system|builder|buildx|compose|node|service|stack|secret|' +
+    'config|plugin|context)$',
+);
+
+const dockerValueFlags = new RegExp(
+  '^(-H|--host|-c|--context|--config|-l|--log-level|--tlscacert|--tlscert|--tlskey|-f|--file|-p|' +
+    '--project-name|--project-directory|--env-file|--profile)$',
+);
+
 const docker =
   (label: string): Rule =>
   (argv, c, kit) => {
-    const { sub, args, globals } = subcommand(
-      argv,
-      /^(-H|--host|-c|--context|--config|-l|--log-level|--tlscacert|--tlscert|--tlskey|-f|--file|-p|--project-name|--project-directory|--env-file|--profile)$/,
-    );
+    const { sub, args, globals } = subcommand(argv, dockerValueFlags);
     const host = globals.find((g) => /^(-H|--host|--context|-c)(=|$)/.test(g.value));
     if (host)
       kit.emit(
         c,
         'dangerous',
         'docker.host',
-        `points ${label} at another daemon (${host.value}${host.value.includes('=') ? '' : ' ' + (globals[globals.indexOf(host) + 1]?.value ?? '')})`,
+        `points ${label} at another daemon ` +
+          `(${host.value}${host.value.includes('=') ? '' : ' ' + (globals[globals.indexOf(host) + 1]?.value ?? '')})`,
         host,
       );
     if (!sub) return;
     let verb = sub.value;
     let rest = args;
-    if (
-      /^(container|image|volume|network|system|builder|buildx|compose|node|service|stack|secret|config|plugin|context)$/.test(
-        verb,
-      ) &&
-      rest[0]
-    ) {
+    if (dockerManagementGroups.test(verb) && rest[0]) {
       verb = `${verb} ${rest[0].value}`;
       rest = rest.slice(1);
     }

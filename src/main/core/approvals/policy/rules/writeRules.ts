@@ -111,8 +111,7 @@ function sedScript(script: string, c: CommandContext, kit: RuleKit, at: Arg): vo
     if (m[2]!.includes('e'))
       kit.emit(c, 'dangerous', 'sed.exec', 'runs each substituted line as a shell command (sed s///e)', at);
   }
-  for (const m of script.matchAll(/(?:^|[;\n{}\/0-9$])\s*[wW]\s+(\S+)/g))
-    kit.write(c, { ...at, value: m[1]! }, 'sed w');
+  for (const m of script.matchAll(/(?:^|[;\n{}/0-9$])\s*[wW]\s+(\S+)/g)) kit.write(c, { ...at, value: m[1]! }, 'sed w');
 }
 
 const sed: Rule = (argv, c, kit) => {
@@ -150,7 +149,7 @@ const writesOperands =
 const truncate: Rule = (argv, c, kit) => {
   const p = parseOptions(argv.slice(1), { shortValue: 'sr', longValue: ['size', 'reference'] });
   const size = p.values.get('-s') ?? p.values.get('--size');
-  const shrinks = size === undefined || !isKnown(size) || /^(0+[KMGTPEZY]?i?B?|[-<\/%].*)$/i.test(size);
+  const shrinks = size === undefined || !isKnown(size) || /^(0+[KMGTPEZY]?i?B?|[-</%].*)$/i.test(size);
   for (const f of p.operands) {
     kit.write(c, f, 'truncate');
     if (shrinks) clobber(kit, c, f, `truncate${size !== undefined ? ` -s ${size}` : ''}`, true);
@@ -186,14 +185,16 @@ function extractsOnto(kit: RuleKit, c: CommandContext, dir: Arg | undefined, lab
   if (why) kit.emit(c, 'dangerous', 'extract.vital', `extracts an archive onto ${p}: ${why} (${label})`, dir);
 }
 
+const mPattern = new RegExp(
+  '^(?:--to-command=|--checkpoint-action=exec=|--use-compress-program=|--info-script=|' +
+    String.raw`--new-volume-script=)([\s\S]+)$`,
+);
+
 const tar: Rule = (argv, c, kit) => {
   const args = argv.slice(1);
   // Options that name a program tar runs (`--to-command`, `--checkpoint-action=exec=`, `-I`) are shell text.
   args.forEach((a, i) => {
-    const m =
-      /^(?:--to-command=|--checkpoint-action=exec=|--use-compress-program=|--info-script=|--new-volume-script=)([\s\S]+)$/.exec(
-        a.value,
-      );
+    const m = mPattern.exec(a.value);
     const prog = m
       ? { ...a, value: m[1]! }
       : /^(-I|--to-command|--use-compress-program|-F|--info-script)$/.test(a.value)
