@@ -104,12 +104,12 @@ const tinyWebSocket = {
     b.onResolve({ filter: /^ws$/ }, () => ({ path: join(root, 'src/main/cli/tinyWebSocket.ts') }));
   },
 };
-/** In the bundles, the MCP SDK's Ajv validator is src/main/core/agent/noSchemaValidator.ts (that file says why). */
+/** In the bundles, the MCP SDK's Ajv validator is src/main/core/mcp/noSchemaValidator.ts (that file says why). */
 const noSchemaValidator = {
   name: 'no-schema-validator',
   setup(b) {
     b.onResolve({ filter: /(^@modelcontextprotocol\/sdk\/validation\/ajv|\/ajv-provider\.js)$/ }, () => ({
-      path: join(root, 'src/main/core/agent/noSchemaValidator.ts'),
+      path: join(root, 'src/main/core/mcp/noSchemaValidator.ts'),
     }));
   },
 };

@@ -24,7 +24,7 @@ import { backendInfo, backendMethods } from './backends/backendMethods.js';
 import { ConfigStore } from './config/configStore.js';
 import { emptyRuntimeSource, type RuntimeSource } from './registry/runtimeSource.js';
 import { Registry } from './registry/registry.js';
-import { TargetTable } from './registry/targetTable.js';
+import { TargetTable } from './targets/targetTable.js';
 import { endSessionTargets } from './registry/sessionTargets.js';
 import { retireIdentities } from './registry/retireIdentities.js';
 import { Sessions } from './sessions/sessions.js';

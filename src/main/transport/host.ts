@@ -6,7 +6,7 @@ import type { KeyValueStoreFactory } from '../core/workspace/workspaceStore.js';
 import { WsServer } from './wsServer.js';
 import { claimProfile, personLinkUrl, removeCoreFile, writeCoreFile } from './coreFile.js';
 import { keepEndpoint, lastEndpoint } from './stableEndpoint.js';
-import type { McpHttp } from '../core/agent/mcpHttp.js';
+import type { McpHttp } from '../core/mcp/mcpHttp.js';
 import { namingFailure } from '../core/profileWriteError.js';
 
 export interface Host {
@@ -55,7 +55,7 @@ export async function startHost(opts: {
   // The MCP SDK loads with the first request to /mcp: an idle Core (or one only a window talks to) does not hold it.
   let mcp: Promise<McpHttp> | undefined;
   const loadMcp = (): Promise<McpHttp> =>
-    (mcp ??= import('../core/agent/mcpHttp.js').then((m) =>
+    (mcp ??= import('../core/mcp/mcpHttp.js').then((m) =>
       m.mcpHttpHandler((tool, args, signal, progress) => core.callTool(tool, args, 'mcp', signal, progress)),
     ));
   server.route('/mcp', async (req, res) => (await loadMcp()).handle(req, res));

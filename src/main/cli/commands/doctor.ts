@@ -6,7 +6,7 @@ import { ConfigStore } from '../../core/config/configStore.js';
 import { installedPlugins, offlineSpecSchemas, readEnabled } from '../../core/plugins/installedPlugins.js';
 import { switchboardHome } from '../../core/home.js';
 import { Registry } from '../../core/registry/registry.js';
-import { TargetTable } from '../../core/registry/targetTable.js';
+import { TargetTable } from '../../core/targets/targetTable.js';
 import { coreRunning, withCore } from '../connect.js';
 import { sandboxLine } from '../../core/sandbox/sandbox.js';
 import { action, printJson, table } from '../output.js';

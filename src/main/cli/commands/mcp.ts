@@ -10,7 +10,7 @@ import type { ToolResult } from '../../../shared/tools.js';
 import type { ProgressNote } from '../../../shared/api.js';
 import { switchboardHome } from '../../core/home.js';
 import { afterWork } from '../../core/afterLargeRequest.js';
-import { createMcpServer } from '../../core/agent/mcpServer.js';
+import { createMcpServer } from '../../core/mcp/mcpServer.js';
 import { readCoreFile } from '../../transport/coreFile.js';
 import { connectCore } from '../../transport/wsLink.js';
 import { action, keepRunning } from '../output.js';

@@ -6,7 +6,7 @@ import { switchboardHome } from '../../core/home.js';
 import { builtinSpec, builtinSpecSchemas } from '../../core/backends/builtinSpecs.js';
 import { ConfigStore } from '../../core/config/configStore.js';
 import { Registry } from '../../core/registry/registry.js';
-import { TargetTable } from '../../core/registry/targetTable.js';
+import { TargetTable } from '../../core/targets/targetTable.js';
 import { readCoreFile } from '../../transport/coreFile.js';
 import { withCore } from '../connect.js';
 import { action, printJson, table } from '../output.js';

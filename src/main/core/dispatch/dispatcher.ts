@@ -5,7 +5,7 @@ import { SwitchboardError, formatZodError, toErrorPayload } from '../../../share
 import type { ToolClient, ToolResult } from '../../../shared/tools.js';
 import type { ActivityEntry } from '../../../shared/api.js';
 import type { Environment, TargetSnapshot } from '../backends/provider.js';
-import type { TargetTable } from '../registry/targetTable.js';
+import type { TargetTable } from '../targets/targetTable.js';
 import type { Sessions } from '../sessions/sessions.js';
 import type { ToolContext, ToolDef, ToolServices } from '../tools/toolDef.js';
 import { didYouMean } from '../config/didYouMean.js';

@@ -2,7 +2,7 @@
 // checks.
 import type { DoctorReport } from '../../../shared/api.js';
 import type { TargetInfo } from '../../../shared/targets.js';
-import type { TargetTable } from '../registry/targetTable.js';
+import type { TargetTable } from '../targets/targetTable.js';
 import type { Plugins } from '../plugins/plugins.js';
 
 type PluginHealth = NonNullable<DoctorReport['plugins']>[number];

@@ -5,7 +5,7 @@ import { toErrorPayload } from '../../../shared/errors.js';
 import type { TargetInfo } from '../../../shared/targets.js';
 import type { BackendProvider, ProviderContext } from '../backends/provider.js';
 import { healthProbe, probeTarget, type ProbeOutcome } from '../targets/probeTarget.js';
-import type { TargetTable } from '../registry/targetTable.js';
+import type { TargetTable } from '../targets/targetTable.js';
 import type { Plugins } from '../plugins/plugins.js';
 import { pluginHealth } from './pluginHealth.js';
 import { resolvesHere } from './thisMachine.js';

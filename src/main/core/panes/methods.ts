@@ -3,7 +3,7 @@ import { SwitchboardError } from '../../../shared/errors.js';
 import { methodCapability } from '../../../shared/api.js';
 import type { AuditLog } from '../dispatch/audit.js';
 import type { CallContext, Handlers } from '../handlers.js';
-import type { TargetTable } from '../registry/targetTable.js';
+import type { TargetTable } from '../targets/targetTable.js';
 import type { Panes } from './panes.js';
 
 /**

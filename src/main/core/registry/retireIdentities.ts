@@ -4,7 +4,7 @@ import type { Panes } from '../panes/panes.js';
 import type { ProcessManager } from '../processes/processManager.js';
 import type { IdentityHolds } from '../sessions/identityHolds.js';
 import type { Sessions } from '../sessions/sessions.js';
-import type { TargetTable } from './targetTable.js';
+import type { TargetTable } from '../targets/targetTable.js';
 
 /** What keeps a retired identity alive: open panes, holds (calls in flight, held work) or background processes. */
 export interface IdentityUse {

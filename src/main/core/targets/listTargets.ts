@@ -1,7 +1,7 @@
 // The sidebar's rows: every target with its live cwd and reachability (the Sessions' view of its identity, then
 // what the health checks last saw).
 import type { TargetInfo } from '../../../shared/targets.js';
-import type { TargetTable } from '../registry/targetTable.js';
+import type { TargetTable } from './targetTable.js';
 import type { Sessions } from '../sessions/sessions.js';
 import type { TargetHealth } from './targetHealth.js';
 

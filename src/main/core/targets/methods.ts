@@ -3,7 +3,7 @@ import { SwitchboardError } from '../../../shared/errors.js';
 import { SESSION_PROVIDER, type TargetInfo } from '../../../shared/targets.js';
 import type { Handlers } from '../handlers.js';
 import type { Registry, RegistryChange } from '../registry/registry.js';
-import type { TargetTable } from '../registry/targetTable.js';
+import type { TargetTable } from './targetTable.js';
 import type { RecordAction } from '../activity/windowActions.js';
 import { specFingerprint } from '../registry/specFingerprint.js';
 

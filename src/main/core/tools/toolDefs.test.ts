@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { toolNames } from '../../../shared/tools.js';
-import { mcpTools } from '../agent/mcpServer.js';
-import { scriptFunction, scriptTools } from '../agent/pythonBootstrap.js';
+import { mcpTools } from '../mcp/mcpServer.js';
+import { scriptFunction, scriptTools } from '../codeRunner/pythonBootstrap.js';
 import { summarizeArgs } from '../dispatch/audit.js';
 import { toolDefs } from './toolDefs.js';
 

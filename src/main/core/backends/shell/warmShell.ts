@@ -27,7 +27,7 @@ export interface WarmProcess {
   prelude?: string;
 }
 
-/** A remote shell's carrier once it is open (an SSH session channel, a container exec's stream). */
+/** A remote shell's carrier once it is open (an SSH channel, a container exec's stream). */
 export interface ShellCarrier {
   write(text: string): void;
   end(): void;

@@ -217,12 +217,12 @@ function cancelledRequest(message: JSONRPCMessage): RequestId | undefined {
 export function mcpHttpHandler(callTool: ToolCaller): McpHttp {
   const open = new Set<OnePostTransport>();
   /**
-   * Requests still running, by MCP session (the client's Mcp-Session-Id header; none for a stateless client) and id.
-   * Every agent holds the same token, so a cancel can only stop calls of its own session, and without one any call
+   * Requests still running, by client (the client's Mcp-Session-Id header; none for a stateless client) and id.
+   * Every agent holds the same token, so a cancel can only stop calls of its own client, and without one any call
    * with that id: one that stops a call too many is safer than an approval nobody waits for.
    */
   const running = new Map<string, Set<OnePostTransport>>();
-  const keyOf = (session: string, id: RequestId): string => JSON.stringify([session, id]);
+  const keyOf = (clientId: string, id: RequestId): string => JSON.stringify([clientId, id]);
   const close = async (): Promise<void> => {
     // Shutting down: a transport that fails to close is gone anyway.
     await Promise.all([...open].map((t) => t.close().catch(() => undefined)));
@@ -245,11 +245,11 @@ export function mcpHttpHandler(callTool: ToolCaller): McpHttp {
     try {
       const messages = await readMessages(req, res);
       if (!messages) return;
-      const session = String(req.headers['mcp-session-id'] ?? '');
+      const clientId = String(req.headers['mcp-session-id'] ?? '');
       const requests = messages.filter(isJSONRPCRequest).map((m) => m.id);
       let answered = requests.length === 0;
       const settled = (id: RequestId): void => {
-        const key = keyOf(session, id);
+        const key = keyOf(clientId, id);
         running.get(key)?.delete(transport);
         if (running.get(key)?.size === 0) running.delete(key);
       };
@@ -301,13 +301,13 @@ export function mcpHttpHandler(callTool: ToolCaller): McpHttp {
       // ignores it.
       for (const message of messages) {
         const cancelled = cancelledRequest(message);
-        const holders = cancelled === undefined ? undefined : running.get(keyOf(session, cancelled));
+        const holders = cancelled === undefined ? undefined : running.get(keyOf(clientId, cancelled));
         if (cancelled !== undefined && holders?.size) {
           for (const t of [...holders]) t.cancel(cancelled, message);
           continue;
         }
         if (isJSONRPCRequest(message)) {
-          const key = keyOf(session, message.id);
+          const key = keyOf(clientId, message.id);
           running.set(key, (running.get(key) ?? new Set()).add(transport));
         }
         transport.onmessage?.(message);

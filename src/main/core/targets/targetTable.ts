@@ -10,7 +10,7 @@ import {
 import type { ConfigStore } from '../config/configStore.js';
 import { didYouMean } from '../config/didYouMean.js';
 import { flagsOf, type BackendDeclaration, type TargetSnapshot } from '../backends/provider.js';
-import type { RuntimeRecord, RuntimeSource } from './runtimeSource.js';
+import type { RuntimeRecord, RuntimeSource } from '../registry/runtimeSource.js';
 import { echoed } from '../../../shared/echoed.js';
 
 interface Entry {
