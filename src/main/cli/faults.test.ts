@@ -103,8 +103,12 @@ describe.skipIf(!ssh || !docker)('faults against a served Core', () => {
     core.client.on('pane.exit', (p) => {
       if (p.pane_id === info.pane_id) exit = { code: p.exit_code, ...(p.reason ? { reason: p.reason } : {}) };
     });
+    const reconnects: string[] = [];
+    core.client.on('pane.reconnect', (p) => {
+      if (p.pane_id === info.pane_id) reconnects.push(p.state);
+    });
     await until(() => text.length > 0, `the pane on ${target} printed its prompt`);
-    return { info, exited: () => exit };
+    return { info, exited: () => exit, reconnects, text: () => text };
   };
   const coreUp = async (): Promise<void> => {
     expect(served.child.exitCode).toBe(null);
@@ -145,8 +149,8 @@ describe.skipIf(!ssh || !docker)('faults against a served Core', () => {
   });
 
   it(
-    'sshd killed mid-call and mid-pane: one clear error, the pane ends, ' +
-      'and once sshd is back the next call works and nothing is left running',
+    'sshd killed mid-call and mid-pane: one clear error, the pane waits to reconnect, ' +
+      'and once sshd is back the next call works, the pane is back and nothing is left running',
     async () => {
       expect(await call({ command: 'echo up', execution_target: 'flaky' })).toBe('up\n');
       const fg = uniqueSleep();
@@ -160,13 +164,17 @@ describe.skipIf(!ssh || !docker)('faults against a served Core', () => {
       const failed = await cutCall;
       expect(failed.status).toBe(1);
       expect(failed.stderr.trim().split('\n')).toEqual([expect.stringContaining(`${ssh!.host}:${sshd.port}`)]);
-      await until(() => pane.exited() !== undefined, 'the pane ended');
+      // An SSH pane stays in its place and counts down to its next try (issue 26); it has not ended.
+      await until(() => pane.reconnects.includes('waiting'), 'the pane waits to reconnect');
+      expect(pane.exited()).toBe(undefined);
       // The daemon is gone but the user's processes are not: nothing could reach them to end them.
       expect(running(fg)).toBe(true);
       await coreUp();
 
       await sshd.start();
       expect(await call({ command: 'echo back', execution_target: 'flaky' })).toBe('back\n');
+      await until(() => pane.reconnects.includes('reconnected'), 'the pane reconnected by itself', 600);
+      expect(pane.exited()).toBe(undefined);
       await until(() => !running(fg) && !running(bg), 'the cut-off sleeps were ended once the host answered');
       await coreUp();
     },
