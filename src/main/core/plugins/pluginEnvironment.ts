@@ -138,6 +138,7 @@ export class PluginEnvironment implements Environment {
       { ...opts, envFile: this.envFile, secrets: this.secretExports },
       async (script, sink) => {
         let code = 1;
+        let timedOut = false;
         let cancelled: () => void = () => undefined;
         const cancel = new Promise<void>((resolve) => (cancelled = resolve));
         const answered = host
@@ -156,6 +157,7 @@ export class PluginEnvironment implements Environment {
           .then((r) => {
             sink(r.output);
             code = r.timed_out ? 124 : r.exit_code;
+            timedOut = r.timed_out === true;
           });
         answered.catch(() => undefined); // awaited through the race below; this keeps it from being unhandled
         const ended = Promise.race([answered, cancel]);
@@ -163,7 +165,7 @@ export class PluginEnvironment implements Environment {
           ended,
           // The exit is what is waited for; the error reaches the caller through `ended`.
           exited: () => ended.catch(() => undefined),
-          exitStatus: async () => ({ code }),
+          exitStatus: async () => (timedOut ? { code, timedOut } : { code }),
           // On timeout the plugin ends the command itself (timeout_ms); its late answer, or its deadline, ends the
           // call. A cancel does not wait for it: the plugin's exec finishes on its own and its answer is dropped.
           stop: () => {

@@ -15,7 +15,8 @@ export interface ShellRun {
   /** Resolves once the shell itself has exited, even while a background child (`cmd &`) still holds its output. */
   exited(): Promise<void>;
   /** The shell's exit status, asked once it exited or its output ended; a note says why when there is none. */
-  exitStatus(): Promise<{ code: number; note?: string }>;
+  /** `timedOut`: the backend ended the command at its own deadline (a plugin runs timeout_ms itself). */
+  exitStatus(): Promise<{ code: number; note?: string; timedOut?: boolean }>;
   /** Stop the command's process group (timeout, cancel); `ended` must then resolve soon, whatever the target does. */
   stop(): void;
   /**
@@ -182,7 +183,9 @@ export async function execWrapped(
   const parsed = parseWrapped(text, marker);
   const kept = opts.secrets?.apply(parsed.secrets) ?? [];
   if (kept.length) parsed.output = `${parsed.output.replace(/\n?$/, '\n')}${keptInMemoryNote(kept)}`;
-  if (guard.timedOut()) {
+  // The Core's deadline, or the backend's own one answering a moment before it (the two race at the same time).
+  const backendTimedOut = guard.timedOut() ? false : (await run.exitStatus()).timedOut === true;
+  if (guard.timedOut() || backendTimedOut) {
     return {
       output: `${parsed.output}\n${timeoutNote(opts.timeoutMs)}`,
       exitCode: 124,
