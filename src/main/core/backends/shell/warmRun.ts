@@ -76,8 +76,9 @@ export class WarmRun implements ShellRun {
     else this.shell.stopUnstarted(this);
   }
 
-  /** The gentle signals are sent (or on their way over the link) once stop returns. */
-  async stopReached(): Promise<void> {}
+  async stopReached(): Promise<void> {
+    // Nothing to wait for: the gentle signals are sent (or on their way over the link) once stop returns.
+  }
 
   detach(): void {
     this.detached = true;
