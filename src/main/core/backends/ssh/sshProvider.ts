@@ -31,6 +31,7 @@ import { SshWarmShells, WarmShellNotStarted } from './sshWarmShells.js';
 import { SshFiles } from './sshFiles.js';
 import { endGroupScript, tracked } from '../../processes/endGently.js';
 import { GroupHead } from './groupHead.js';
+import { settleWithin } from '../../settleWithin.js';
 import { debugLine } from '../shell/warmShell.js';
 import { loadSshConfig } from './sshConfig.js';
 import { resolveRoute, type SshHop } from './sshRoute.js';
@@ -416,13 +417,13 @@ class SshEnvironment implements Environment {
     if (reason === 'removed' && this.lease) {
       // The identity is gone for good: so are its saved variables (best effort; the host may be down).
       const file = this.envFile.replace(/^~\//, '');
-      await Promise.race([
+      await settleWithin(
         // Best effort: the host may be down; the file holds no secrets.
         this.exec(`rm -f "$HOME"/${shellQuote(file)}`, { cwd: '/', timeoutMs: 3000, maxOutputChars: 1000 }).catch(
           () => undefined,
         ),
-        unrefDelay(3500),
-      ]);
+        3500,
+      );
     }
     for (const s of this.shells) s.close();
     const lease = this.lease;
@@ -501,10 +502,10 @@ class RemoteProcess {
     const ended = new Promise<void>((resolve) => this.onExit(() => resolve()));
     if (this.head.pgid !== undefined) await killGroup(this.live, this.head.pgid);
     else this.channel.close();
-    await Promise.race([ended, unrefDelay(killGraceMs)]);
+    await settleWithin(ended, killGraceMs);
     if (!this.exited) {
       this.channel.close();
-      await Promise.race([ended, unrefDelay(closeGraceMs)]);
+      await settleWithin(ended, closeGraceMs);
     }
   }
 
