@@ -1,6 +1,6 @@
 // A WebSocket client with the part of `ws`'s interface transport/wsLink.ts uses, put in place of `ws` in the CLI's
 // bundles (scripts/build.mjs): a command that makes one call to the Core on loopback (ws://, no compression) does not
-// load ws and, with it, Node's TLS, HTTPS and zlib — about 6 MB and a tenth of `switchboard call`'s start.
+// load ws and, with it, Node's TLS, HTTPS and zlib (what that saves: README, Speed, P8).
 import { createHash, randomBytes } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { connect, type Socket } from 'node:net';

@@ -99,7 +99,8 @@ const SUMMARY_CHARS = 160;
 
 /**
  * A short, secret-free summary of a tool call's arguments for the feed and the audit log, as its tool declares it.
- * Only the start of the text is worked on: collapsing the blanks of a whole 10 MB command cost the Core some 180 MB.
+ * Only the start of the text is worked on: collapsing the blanks of a whole multi-MB command grew the Core's memory
+ * many times the command's size (README, Speed).
  */
 export function summarizeArgs(def: Pick<ToolDef, 'summary'> | undefined, args: Record<string, unknown>): string {
   const clip = (s: string, n = SUMMARY_CHARS): string => (s.length > n ? s.slice(0, n - 1) + '…' : s);

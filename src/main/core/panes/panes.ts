@@ -20,6 +20,8 @@ import { exitReasons } from '../../../shared/exitReasons.js';
  */
 export { HIGH_WATERMARK, LOW_WATERMARK };
 const BATCH_MS = 5;
+/** The longest the Core's stop waits for every pane's shell to exit. */
+const CLOSE_ALL_WAIT_MS = 5000;
 export interface PaneSink {
   /**
    * One batch: the pty's UTF-8 bytes as read (whole characters), sent to a binary client without decoding, and its
@@ -469,7 +471,7 @@ export class Panes {
    * Closes every pane (the Core is stopping) and waits until their shells have exited, at most `waitMs`: a local shell
    * deaf to SIGHUP is killed a moment after it (backends/local/pty.ts), and must not outlive the Core.
    */
-  async closeAll(waitMs = 5000): Promise<void> {
+  async closeAll(waitMs = CLOSE_ALL_WAIT_MS): Promise<void> {
     const ended = Promise.all([...this.panes.values()].map((p) => p.ended));
     for (const id of [...this.panes.keys()]) this.close(id);
     await settleWithin(ended, waitMs);

@@ -6,9 +6,9 @@ const EMPTY = new Uint8Array(0);
 
 /**
  * Batches under this size are copied into a chunk of CHUNK_BYTES rather than kept one by one. Kept one by one, each
- * small batch (a keystroke's echo, a spinner, a dot printed every few milliseconds) cost about 250 bytes of objects
- * beside its own bytes: a pane printing a dot at a time held some 260,000 of them once its replay buffer was full,
- * about 65 MB (measured: 5 MB more Core RSS per 19,000 one-byte batches).
+ * small batch (a keystroke's echo, a spinner, a dot printed every few milliseconds) cost objects many times its own
+ * bytes: a pane printing a dot at a time held hundreds of thousands of them once its replay buffer was full (the
+ * figures: README, Speed).
  */
 const COPY_BELOW = 4096;
 const CHUNK_BYTES = 16 * 1024;

@@ -16,6 +16,7 @@ import {
   type HostResult,
 } from '../../../shared/pluginRpc.js';
 import { builtinWithheld, commandEnv } from '../backends/shell/commandEnv.js';
+import { END_GRACE_MS } from '../processes/endGently.js';
 
 /** Where the built host entry is: beside the bundle that runs (out/…), or under the repository's out/ in tests. */
 export function hostEntryPath(): string {
@@ -72,9 +73,6 @@ const backoffMs = (attempt: number): number => Math.min(30_000, 500 * 2 ** Math.
  * host): it is failed, with the reason, until a person restarts it. A crash, a hang and a start that fails all count.
  */
 export const restartLimit = { crashes: 3, windowMs: 5 * 60_000 } as const;
-
-/** How long a host asked to stop (TERM) has before its process group is killed. */
-const stopGraceMs = 2000;
 
 export interface PluginHostOptions {
   plugin: string;
@@ -347,7 +345,8 @@ export class PluginHost {
     if (!child) return;
     this.down('disabled', false);
     child.kill('SIGTERM');
-    setTimeout(() => killGroup(child), stopGraceMs).unref();
+    // A host asked to stop (TERM) has the grace every ended process has before its group is killed.
+    setTimeout(() => killGroup(child), END_GRACE_MS).unref();
   }
 }
 

@@ -6,7 +6,7 @@ import type { ProcessInfo } from '../../../shared/api.js';
 import type { BackgroundHandle, Environment, TargetSnapshot } from '../backends/provider.js';
 import { RollingBuffer } from './rollingBuffer.js';
 import { IdentityHolds } from '../sessions/identityHolds.js';
-import { settleWithin } from '../settleWithin.js';
+import { settleWithin, valueWithin } from '../settleWithin.js';
 import { nullLog, type Log } from '../log.js';
 
 export interface ProcessManagerOptions {
@@ -77,6 +77,8 @@ export interface ProcessLog {
 export const BUFFER_CHARS = 200_000;
 export const FINISHED_TTL_MS = 30 * 60_000;
 export const MAX_FINISHED = 64;
+/** After a kill, the longest `processes kill` waits for the process to end (its grace, and a moment for the link). */
+const KILL_WAIT_MS = 5000;
 
 export class ProcessManager {
   private readonly entries = new Map<string, Entry>();
@@ -209,17 +211,13 @@ export class ProcessManager {
     signal?: AbortSignal,
   ): Promise<PollResult & { timed_out: boolean }> {
     const e = this.find(id, scope);
-    let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
-    const timedOut = await Promise.race([
-      e.exited.then(() => false),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(true), timeoutMs);
-        onAbort = () => resolve(true);
-        signal?.addEventListener('abort', onAbort, { once: true });
-      }),
-    ]);
-    clearTimeout(timer);
+    // A cancelled wait answers as one that ran out of time.
+    const aborted = new Promise<boolean>((resolve) => {
+      onAbort = () => resolve(true);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+    const timedOut = await valueWithin(Promise.race([e.exited.then(() => false), aborted]), timeoutMs, true);
     if (onAbort) signal?.removeEventListener('abort', onAbort);
     return { ...this.advance(e), timed_out: timedOut };
   }
@@ -230,7 +228,7 @@ export class ProcessManager {
     if (e.status !== 'running') return info(e);
     e.killRequested = true;
     await e.handle.kill().catch((err: unknown) => this.faults.warn(`kill of ${e.id} (${e.identity}) failed`, err));
-    await settleWithin(e.exited, 5000);
+    await settleWithin(e.exited, KILL_WAIT_MS);
     return info(e);
   }
 

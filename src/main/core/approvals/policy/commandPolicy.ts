@@ -3,7 +3,7 @@
 // nothing and reads no file; the one asynchronous step is loading the bash grammar.
 //
 // API
-//   const policy = await loadCommandPolicy({ profile }); // once per process (~300 ms: compiles the grammars)
+//   const policy = await loadCommandPolicy({ profile }); // once per process: it compiles the grammars
 //   policy.classify({ tool: 'terminal', command }, ctx)  // → { verdict, reasons: [{ text, rule, severity, span? }],
 // decision }
 //   policy.classify({ tool: 'write_file' | 'patch', path }, ctx)
@@ -20,7 +20,7 @@
 // node budget), which asks under `ask` and is refused otherwise; safe → allow.
 //
 // Parser: tree-sitter-bash through web-tree-sitter (WASM). Chosen over sh-syntax (mvdan/sh as Go→WASM) because
-// sh-syntax starts a fresh Go WASM instance per call (~90 ms a parse here) and its JSON AST drops node types
+// sh-syntax starts a fresh Go WASM instance per call (many times tree-sitter's parse) and its JSON AST drops node types
 // (`Cmd` comes back as bare positions), so it cannot be walked; tree-sitter-bash parses in well under 1 ms,
 // gives a typed tree with fields, recovers from errors (we ask on any ERROR node), and ships its .wasm inside
 // the npm package, so nothing runs at install time (no native build, no install script).

@@ -12,7 +12,7 @@ export interface ShellParser {
 
 let loading: Promise<ShellParser> | undefined;
 
-/** One parser per process: the grammar is ~1.4 MB of WASM and takes a few hundred ms to compile. */
+/** One parser per process: the grammar is WASM, and compiling it is the slowest step of loading the policy. */
 export function loadShellParser(): Promise<ShellParser> {
   loading ??= (async () => {
     // V8 compiles WASM twice: at once with its baseline compiler (Liftoff), then the whole module again with its

@@ -11,9 +11,12 @@ import { commandEnv, type EnvRules } from '../shell/commandEnv.js';
 import { engineError, isUnreachable, type DockerEndpoint } from './dockerEndpoint.js';
 import { deadline, delay, execDeadlineMs, forceCloseMs, killDeadlineMs } from './engineCalls.js';
 import { tracked } from '../../processes/endGently.js';
+import { settleWithin } from '../../settleWithin.js';
 
 /** Output a pane or background process produced before anyone listened is kept up to this many chars. */
 const maxBufferedChars = 1_000_000;
+/** A kill exec ends its jobs gently (their grace, then KILL): its output is waited for this long at most. */
+const killExecEndMs = 5_000;
 
 export interface Job {
   token: string;
@@ -197,14 +200,14 @@ export class DockerJobs {
     took(true);
     try {
       stream.resume();
-      await Promise.race([
+      await settleWithin(
         new Promise((resolve) => {
           stream.once('end', resolve);
           stream.once('close', resolve);
           stream.once('error', resolve);
         }),
-        delay(5_000),
-      ]);
+        killExecEndMs,
+      );
     } finally {
       stream.destroy();
     }

@@ -28,7 +28,8 @@ import { ContainerLifecycle, engineGone } from './containerLifecycle.js';
 import { enterDirScript, homeProbeScript, interactiveShellScript, pickHome, shortHash } from './containerConfig.js';
 import { dockerClient, engineError, parseDockerHost, type DockerEndpoint } from './dockerEndpoint.js';
 import { DockerJobs, forceCloser, JobEvents } from './dockerJobs.js';
-import { deadline, delay, killDeadlineMs, probeDeadlineMs } from './engineCalls.js';
+import { deadline, goneSettleMs, killDeadlineMs, probeDeadlineMs } from './engineCalls.js';
+import { settleWithin, valueWithin } from '../../settleWithin.js';
 import { pingEngine } from './engineHttp.js';
 import { DockerWarmShells } from './dockerWarmShells.js';
 import { stopCrashedRunContainers } from './runContainers.js';
@@ -225,8 +226,7 @@ export class DockerEnvironment implements Environment {
           await Promise.race([job.ended, closed.done]);
           closed.disarm();
           // The kill exec may still be on its way; an engine that never took it is not answering at all.
-          if (killed && !(await Promise.race([killed, delay(killDeadlineMs).then(() => true)])))
-            throw this.killNotTaken();
+          if (killed && !(await valueWithin(killed, killDeadlineMs, true))) throw this.killNotTaken();
         })();
         ended.catch(() => undefined); // awaited by the caller through `ended`; this keeps it from being unhandled
         return {
@@ -236,7 +236,7 @@ export class DockerEnvironment implements Environment {
           exitStatus: async () => {
             const code = await this.jobRunner.exitCodeOf(job.exec);
             if (code !== null) return { code };
-            const gone = await this.container.containerGoneReason(2000);
+            const gone = await this.container.containerGoneReason(goneSettleMs);
             if (gone === engineGone(this.endpoint.label)) {
               // Not an exit: the link to the engine went, and the command may live on (it is swept once the engine is
               // back).
@@ -308,7 +308,9 @@ export class DockerEnvironment implements Environment {
       const code = await this.jobRunner.exitCodeOf(job.exec);
       events.finish(
         code,
-        killed ? undefined : await this.container.containerGoneReason(DockerEnvironment.signalled(code) ? 2000 : 0),
+        killed
+          ? undefined
+          : await this.container.containerGoneReason(DockerEnvironment.signalled(code) ? goneSettleMs : 0),
       );
     });
     return {
@@ -352,7 +354,9 @@ export class DockerEnvironment implements Environment {
       const code = await this.jobRunner.exitCodeOf(job.exec);
       events.finish(
         code,
-        killed ? 'killed' : await this.container.containerGoneReason(DockerEnvironment.signalled(code) ? 2000 : 0),
+        killed
+          ? 'killed'
+          : await this.container.containerGoneReason(DockerEnvironment.signalled(code) ? goneSettleMs : 0),
       );
     });
     return {
@@ -367,7 +371,7 @@ export class DockerEnvironment implements Environment {
         if (job.isEnded()) return;
         killed = true;
         // An engine that did not take the kill will not report the end either: close the stream right away.
-        if (await this.jobRunner.kill([job.token])) await Promise.race([job.ended, delay(3_000)]);
+        if (await this.jobRunner.kill([job.token])) await settleWithin(job.ended, killDeadlineMs);
         if (!job.isEnded()) job.stream.destroy();
       },
     };

@@ -37,7 +37,8 @@ import { openingWarmProcess, warmPidLine, type WarmProcess, type WarmShell } fro
 import { WarmShellPool } from '../shell/warmShellPool.js';
 import { jobVar } from './containerConfig.js';
 import type { DockerJobs } from './dockerJobs.js';
-import { delay, killDeadlineMs } from './engineCalls.js';
+import { goneSettleMs, killDeadlineMs } from './engineCalls.js';
+import { valueWithin } from '../../settleWithin.js';
 
 /** A call that has not reported its pid after this long may be in a paused container: ask the engine. */
 const startCheckMs = 300;
@@ -177,8 +178,7 @@ export class DockerWarmShells {
       .then(async () => {
         await checking;
         const kill = this.kills.get(token);
-        if (stopped && kill && !(await Promise.race([kill, delay(killDeadlineMs).then(() => true)])))
-          throw this.deps.killNotTaken();
+        if (stopped && kill && !(await valueWithin(kill, killDeadlineMs, true))) throw this.deps.killNotTaken();
       })
       .finally(() => {
         clearTimeout(check);
@@ -200,7 +200,7 @@ export class DockerWarmShells {
           if (open instanceof SwitchboardError && open.code === 'target_unreachable') throw open;
           throw new NotStarted();
         }
-        const gone = await this.deps.goneReason(2000);
+        const gone = await this.deps.goneReason(goneSettleMs);
         if (gone === this.deps.engineGone) {
           throw new SwitchboardError(
             'target_unreachable',

@@ -8,6 +8,8 @@ export const execDeadlineMs = 10_000;
 export const killDeadlineMs = 3_000;
 /** After a timeout or kill, the command's stream is closed by force this long later if it is still open. */
 export const forceCloseMs = 2_000;
+/** A command that died of a signal: how long the engine has to show whether its container went with it. */
+export const goneSettleMs = 2_000;
 /** Each engine call of probe() gets this long: a probe should be quick, answer or not. */
 export const probeDeadlineMs = 3_000;
 

@@ -1,5 +1,5 @@
 // The Engine API's read-only requests (ping, inspect, list) over plain node:http: what a health probe asks, without
-// loading dockerode, whose require pulls in ssh2, gRPC and protobufjs (about 18 MB of an idle Core's memory).
+// loading dockerode, whose require pulls in ssh2, gRPC and protobufjs (an idle Core's memory: README, Speed, P7).
 import { request } from 'node:http';
 import type { ContainerInfo, ContainerInspectInfo } from 'dockerode';
 import type { DockerEndpoint } from './dockerEndpoint.js';

@@ -40,6 +40,9 @@ import { expandPath } from '../../sandbox/sandboxPolicy.js';
 import type { SandboxSetting } from '../../../../shared/specFields.js';
 import { assertReadableFile } from '../readableFile.js';
 
+/** A stopped call whose pipes something outside its group still holds is answered this long after its end. */
+const HELD_PIPES_MS = 1000;
+
 export const localProvider: BackendProvider = {
   ...localDeclaration,
   createEnvironment: (snapshot, ctx) => new LocalEnvironment(snapshot, ctx),
@@ -280,7 +283,7 @@ class LocalEnvironment implements Environment {
           return { code: forced ? 137 : 1 };
         },
         // End the group; if something that left the group still holds our pipes, answer anyway a moment later.
-        stop: () => void this.end(child).then(() => setTimeout(forceEnd, 1000).unref()),
+        stop: () => void this.end(child).then(() => setTimeout(forceEnd, HELD_PIPES_MS).unref()),
         // The gentle signals are sent when stop returns; a local kill cannot fail in a way the call must say.
         stopReached: async () => undefined,
         detach: () => undefined,

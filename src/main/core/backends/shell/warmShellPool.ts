@@ -44,7 +44,7 @@ export class WarmShellPool {
    * settleWaitMs. Waiting keeps sequential calls in the shell they ran in, rather than one started or left idle for
    * calls that came at once. Callers await it (when it is not undefined) and then acquire, with no await between.
    */
-  settling(): Promise<void> | undefined {
+  settling(): Promise<boolean> | undefined {
     if (this.closed) return undefined;
     const finishing: Promise<void>[] = [];
     for (const s of this.shells) if (s.finishing && !s.isRetired) finishing.push(s.finishing);

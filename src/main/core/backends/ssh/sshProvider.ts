@@ -26,17 +26,12 @@ import { commandEnv, envRules } from '../shell/commandEnv.js';
 import { SecretExports } from '../shell/secretExports.js';
 import { connectionPool, type SshLease } from './connectionPool.js';
 import type { ExecChannel, LiveConnection } from './liveConnection.js';
-import {
-  exportLines,
-  groupCommand,
-  loginShellCommand,
-  takeGroupLine,
-  warmShellCheck,
-  warmShellCommand,
-} from './remoteCommand.js';
+import { exportLines, groupCommand, loginShellCommand, warmShellCheck, warmShellCommand } from './remoteCommand.js';
 import { SshWarmShells, WarmShellNotStarted } from './sshWarmShells.js';
 import { SshFiles } from './sshFiles.js';
 import { endGroupScript, tracked } from '../../processes/endGently.js';
+import { GroupHead } from './groupHead.js';
+import { settleWithin } from '../../settleWithin.js';
 import { debugLine } from '../shell/warmShell.js';
 import { loadSshConfig } from './sshConfig.js';
 import { resolveRoute, type SshHop } from './sshRoute.js';
@@ -241,28 +236,21 @@ class SshEnvironment implements Environment {
           false,
           this.secrets.env(),
         );
-        let pgid: number | undefined;
-        let head = '';
-        let headDone = false;
         let stopRequested = false;
         let killSent = false;
         const killNow = (): void => {
-          if (killSent || pgid === undefined) return;
+          if (killSent || head.pgid === undefined) return;
           killSent = true;
-          void killGroup(live, pgid);
+          void killGroup(live, head.pgid);
         };
+        const head = new GroupHead(gm, () => {
+          if (stopRequested) killNow();
+        });
         channel.setEncoding('utf8');
         channel.stderr.setEncoding('utf8');
         channel.on('data', (text: string) => {
-          if (headDone) return sink(text);
-          head += text;
-          const got = takeGroupLine(head, gm);
-          if (!got) return;
-          headDone = true;
-          head = '';
-          pgid = got.pgid;
-          if (got.rest) sink(got.rest);
-          if (stopRequested) killNow();
+          const out = head.take(text);
+          if (out) sink(out);
         });
         channel.stderr.on('data', sink);
         // The exit status comes when the shell exits, before the channel closes if a `cmd &` holds its output.
@@ -303,7 +291,8 @@ class SshEnvironment implements Environment {
           // The channel stays open until a background child lets go of it; its output is no longer the call's.
           detach: () => {
             offLost();
-            if (!headDone && head) sink(head);
+            const held = head.release();
+            if (held) sink(held);
           },
           // A connection lost after the stop ends the call as stopped (above): it cannot fail after the stop.
           stopReached: async () => undefined,
@@ -428,13 +417,13 @@ class SshEnvironment implements Environment {
     if (reason === 'removed' && this.lease) {
       // The identity is gone for good: so are its saved variables (best effort; the host may be down).
       const file = this.envFile.replace(/^~\//, '');
-      await Promise.race([
+      await settleWithin(
         // Best effort: the host may be down; the file holds no secrets.
         this.exec(`rm -f "$HOME"/${shellQuote(file)}`, { cwd: '/', timeoutMs: 3000, maxOutputChars: 1000 }).catch(
           () => undefined,
         ),
-        unrefDelay(3500),
-      ]);
+        3500,
+      );
     }
     for (const s of this.shells) s.close();
     const lease = this.lease;
@@ -461,9 +450,7 @@ class RemoteProcess {
   private readonly exitListeners: Array<(code: number | null, reason?: string) => void> = [];
   private pending: string[] = [];
   private exitInfo: { code: number | null; reason: string | undefined } | undefined;
-  private pgid: number | undefined;
-  private head = '';
-  private headDone: boolean;
+  private readonly head: GroupHead;
   private readonly offLost: () => void;
 
   private readonly channel: ExecChannel['channel'];
@@ -471,11 +458,11 @@ class RemoteProcess {
   constructor(
     opened: ExecChannel,
     private readonly live: LiveConnection,
-    private readonly marker: string | undefined,
+    marker: string | undefined,
   ) {
     const channel = opened.channel;
     this.channel = channel;
-    this.headDone = marker === undefined;
+    this.head = new GroupHead(marker);
     channel.setEncoding('utf8');
     channel.stderr.setEncoding('utf8');
     channel.on('data', (text: string) => this.take(text));
@@ -513,24 +500,18 @@ class RemoteProcess {
   async kill(): Promise<void> {
     if (this.exited) return;
     const ended = new Promise<void>((resolve) => this.onExit(() => resolve()));
-    if (this.pgid !== undefined) await killGroup(this.live, this.pgid);
+    if (this.head.pgid !== undefined) await killGroup(this.live, this.head.pgid);
     else this.channel.close();
-    await Promise.race([ended, unrefDelay(killGraceMs)]);
+    await settleWithin(ended, killGraceMs);
     if (!this.exited) {
       this.channel.close();
-      await Promise.race([ended, unrefDelay(closeGraceMs)]);
+      await settleWithin(ended, closeGraceMs);
     }
   }
 
   private take(text: string): void {
-    if (this.headDone || this.marker === undefined) return this.emitData(text);
-    this.head += text;
-    const got = takeGroupLine(this.head, this.marker);
-    if (!got) return;
-    this.headDone = true;
-    this.head = '';
-    this.pgid = got.pgid;
-    if (got.rest) this.emitData(got.rest);
+    const out = this.head.take(text);
+    if (out) this.emitData(out);
   }
 
   private emitData(text: string): void {

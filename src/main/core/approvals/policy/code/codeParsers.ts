@@ -16,7 +16,7 @@ export interface CodeParsers {
 
 let loading: Promise<CodeParsers> | undefined;
 
-/** One parser per language per process: each grammar is ~0.4 MB of WASM, compiled in a few ms. */
+/** One parser per language per process: each grammar is WASM compiled at its first use (README, Speed). */
 export function loadCodeParsers(): Promise<CodeParsers> {
   loading ??= (async () => {
     await loadShellParser();
