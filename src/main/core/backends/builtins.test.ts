@@ -13,10 +13,10 @@ describe('built-in backends', () => {
       const provider = builtinProviders[i]!;
       for (const [key, value] of Object.entries(spec))
         expect(provider[key as keyof typeof provider], `${spec.backend}.${key}`).toBe(value);
-      // Besides the factory, only the run-time hooks a backend may add (what a crashed run left, orphans).
-      expect(Object.keys(provider).filter((k) => !(k in spec) && k !== 'afterCrashedRuns' && k !== 'orphans')).toEqual([
-        'createEnvironment',
-      ]);
+      // Besides the factory, only the run-time hooks a backend may add (what a crashed run left, orphans, the idle
+      // health look that creates nothing).
+      const hooks = ['afterCrashedRuns', 'orphans', 'idleProbe'];
+      expect(Object.keys(provider).filter((k) => !(k in spec) && !hooks.includes(k))).toEqual(['createEnvironment']);
     });
   });
 
