@@ -15,8 +15,8 @@ export const LOW_WATERMARK = HIGH_WATERMARK / 2;
  * A window acknowledges written output in chunks of this many chars, and what is left once output stops for
  * ACK_IDLE_MS. Half the low mark: a pane paused just above the high mark is read again after three acks, with a
  * quarter of a million chars still on their way to the renderer to keep it busy meanwhile; and a flood costs one ack
- * per 250,000 chars (a message without a reply: api.ts WireAck) rather than one per 64 KB batch. Measured on a 20 MB
- * flood (bench/run.mjs P1): each ack with its reply cost the Core about 0.25 ms, as much as sending 100 KB of output.
+ * per 250,000 chars (a message without a reply: api.ts WireAck) rather than one per 64 KB batch: an ack with a reply
+ * cost the Core as much as sending a large batch of output (bench/run.mjs P1).
  */
 export const ACK_CHUNK = LOW_WATERMARK / 2;
 export const ACK_IDLE_MS = 50;

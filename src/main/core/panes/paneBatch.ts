@@ -5,10 +5,8 @@ import { FRAME_BYTES, releaseFrame, takeFrame } from './framePool.js';
 
 /**
  * A batch is sent once it holds this many bytes, or before a read that would take it past this; with its header it
- * fits one frame. A flood then costs a socket write and a wakeup of the window's reader per 256 KiB. Measured as
- * bench/run.mjs P1 measures, a Core with it against one with 64 KiB batches (the pty drained in both, as
- * backends/local/pty.ts does), 30 floods a side taking turns: 1.07×, 1.01×, 1.09× the throughput, the Core's CPU per
- * flood 130–140 ms against 140 ms.
+ * fits one frame. A flood then costs a socket write and a wakeup of the window's reader per 256 KiB rather than per
+ * 64 KiB (bench/run.mjs P1 measures the throughput; README's Speed section gives the figures).
  */
 export const BATCH_MAX_BYTES = FRAME_BYTES - 128;
 
