@@ -252,6 +252,9 @@ async function states(theme: Theme): Promise<string[]> {
   await poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Deny');
   await page.keyboard.press('Escape');
   expect((await second).code).not.toBe(0);
+  // The CLI can hear the answer before the window hears the queue emptied: the keys below are for the terminal, which
+  // gets the keyboard back once the dialog has gone.
+  await dialog.waitFor({ state: 'detached' });
   await page.keyboard.press('Control+C');
 
   const configPath = join(app.served.home, 'config.yaml');
