@@ -27,6 +27,11 @@ async function prepare(served: Served): Promise<void> {
   await cli(['targets', 'drain', 'old']);
   const owned = ['--provider', 'sandboxd', '--owner-id', 'job-1'];
   await cli(['targets', 'register', 'ext', '--backend', 'local', '--cwd', served.dirs.beta, ...owned]);
+  // Enough targets for the sidebar's fleet tools (filter, group, sort) to show.
+  for (const n of [1, 2, 3, 4, 5]) {
+    const job = ['--provider', 'sandboxd', '--owner-id', 'job-2'];
+    await cli(['targets', 'register', `w${n}`, '--backend', 'local', '--cwd', served.dirs.beta, ...job]);
+  }
   const key = join(served.home, '..', 'id-dead');
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
   const port = String(await freePort());
@@ -172,12 +177,15 @@ async function sweep(theme: Theme, viewport: { width: number; height: number }):
 
   const sidebar = page.getByRole('complementary', { name: 'Sidebar' });
   // The fleet tools: the targets grouped by owner, filtered.
-  await sidebar.getByRole('combobox', { name: 'Group targets' }).selectOption('owner');
-  await sidebar.getByRole('button', { name: /^sandboxd\/job-1 · / }).waitFor();
-  await sidebar.getByRole('searchbox', { name: 'Filter targets' }).fill('e');
+  await page.getByRole('combobox', { name: 'Group targets' }).selectOption('owner');
+  await page
+    .getByRole('list', { name: 'Targets' })
+    .getByRole('button', { name: /^sandboxd\/job-1 · / })
+    .waitFor();
+  await page.getByRole('searchbox', { name: 'Filter targets' }).fill('e');
   await check('targets grouped and filtered');
-  await sidebar.getByRole('searchbox', { name: 'Filter targets' }).fill('');
-  await sidebar.getByRole('combobox', { name: 'Group targets' }).selectOption('none');
+  await page.getByRole('searchbox', { name: 'Filter targets' }).fill('');
+  await page.getByRole('combobox', { name: 'Group targets' }).selectOption('none');
   await sidebar.getByRole('button', { name: 'Add target' }).click();
   await page.getByRole('dialog', { name: 'Add target' }).waitFor();
   await check('add target');
