@@ -1,5 +1,6 @@
 // Accessibility of every screen of the window, measured by axe-core inside Chromium through `serve`: the window with
-// split panes, Processes and Activity with rows, each dialog, the palette, the menus, in the light, dark and
+// split panes, Processes and Activity with rows, each dialog, the palette, the menus, broadcast input, the targets
+// grouped, a colour scheme's preview, an SSH pane reconnecting, in the light, dark and
 // high-contrast themes at 1400×900 and 900×600. Any serious or critical finding fails, with its rule and nodes.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -7,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import type { Page } from 'playwright-core';
 import { loadSshEnv } from '../scripts/testEnv.js';
-import { freePort } from '../scripts/privateSshd.js';
+import { freePort, PrivateSshd } from '../scripts/privateSshd.js';
 import { openUi, pane, root, run, useServeAndBrowser, waitForPrompt, type Served } from './harness.js';
 import { report, runAxe, serious } from './axe.js';
 
@@ -26,6 +27,11 @@ async function prepare(served: Served): Promise<void> {
   await cli(['targets', 'drain', 'old']);
   const owned = ['--provider', 'sandboxd', '--owner-id', 'job-1'];
   await cli(['targets', 'register', 'ext', '--backend', 'local', '--cwd', served.dirs.beta, ...owned]);
+  // Enough targets for the sidebar's fleet tools (filter, group, sort) to show.
+  for (const n of [1, 2, 3, 4, 5]) {
+    const job = ['--provider', 'sandboxd', '--owner-id', 'job-2'];
+    await cli(['targets', 'register', `w${n}`, '--backend', 'local', '--cwd', served.dirs.beta, ...job]);
+  }
   const key = join(served.home, '..', 'id-dead');
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', key]);
   const port = String(await freePort());
@@ -120,6 +126,26 @@ async function sweep(theme: Theme, viewport: { width: number; height: number }):
   await check('find bar');
   await page.keyboard.press('Escape');
 
+  // Broadcast input to the two panes: the bar over them and each pane's mark.
+  await p1.locator('.xterm').click();
+  await page.keyboard.press('Control+Shift+P');
+  await page.getByRole('combobox', { name: 'Type a command' }).fill('selected panes');
+  await page.keyboard.press('Enter');
+  const broadcast = page.getByRole('status', { name: 'Broadcast input', exact: true });
+  await broadcast.waitFor();
+  await pane(page, 2)
+    .locator('.pane__header')
+    .click({ modifiers: ['Control'], position: { x: 4, y: 12 } });
+  await poll(() => broadcast.textContent()).toContain('Broadcasting input to 2 panes');
+  await check('broadcast input');
+  await broadcast.getByRole('button', { name: 'Stop broadcasting' }).click();
+  await broadcast.waitFor({ state: 'detached' });
+
+  await page.getByRole('tab').first().click({ button: 'right' });
+  await page.getByRole('menu', { name: 'Tab' }).waitFor();
+  await check('tab menu');
+  await dismiss('menu', 'Tab');
+
   await page.keyboard.press('Control+Shift+P');
   await page.getByRole('dialog', { name: 'Commands' }).waitFor();
   await page.keyboard.type('plug');
@@ -133,6 +159,12 @@ async function sweep(theme: Theme, viewport: { width: number; height: number }):
   const settings = page.getByRole('dialog', { name: 'Settings' });
   await settings.waitFor();
   await check('settings');
+  // A colour scheme chosen: its preview (the profile's settings are shared, so the window's own colours come back).
+  const schemes = settings.getByRole('combobox', { name: 'Terminal colours' });
+  await schemes.selectOption({ label: 'Solarized Light' });
+  await settings.getByRole('img', { name: 'Preview of Solarized Light' }).waitFor();
+  await check('settings with a scheme');
+  await schemes.selectOption('window');
   await settings.getByRole('button', { name: 'Approval rules…' }).click();
   await page.getByRole('dialog', { name: 'Approval rules' }).waitFor();
   await check('approval rules');
@@ -144,6 +176,16 @@ async function sweep(theme: Theme, viewport: { width: number; height: number }):
   await dismiss('dialog', 'Keyboard shortcuts');
 
   const sidebar = page.getByRole('complementary', { name: 'Sidebar' });
+  // The fleet tools: the targets grouped by owner, filtered.
+  await page.getByRole('combobox', { name: 'Group targets' }).selectOption('owner');
+  await page
+    .getByRole('list', { name: 'Targets' })
+    .getByRole('button', { name: /^sandboxd\/job-1 · / })
+    .waitFor();
+  await page.getByRole('searchbox', { name: 'Filter targets' }).fill('e');
+  await check('targets grouped and filtered');
+  await page.getByRole('searchbox', { name: 'Filter targets' }).fill('');
+  await page.getByRole('combobox', { name: 'Group targets' }).selectOption('none');
   await sidebar.getByRole('button', { name: 'Add target' }).click();
   await page.getByRole('dialog', { name: 'Add target' }).waitFor();
   await check('add target');
@@ -252,6 +294,9 @@ async function states(theme: Theme): Promise<string[]> {
   await poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Deny');
   await page.keyboard.press('Escape');
   expect((await second).code).not.toBe(0);
+  // The CLI can hear the answer before the window hears the queue emptied: the keys below are for the terminal, which
+  // gets the keyboard back once the dialog has gone.
+  await dialog.waitFor({ state: 'detached' });
   await page.keyboard.press('Control+C');
 
   const configPath = join(app.served.home, 'config.yaml');
@@ -292,6 +337,44 @@ describe('axe finds nothing serious or critical', () => {
       });
     }
   }
+  // An SSH pane whose daemon went away: the reconnect bar's countdown over it, with its error, in each theme.
+  it.skipIf(!ssh)('over an SSH pane reconnecting, in each theme', async () => {
+    const port = await freePort();
+    const sshd = PrivateSshd.ownConfig(ssh!.user, port, { sftp: 'internal-sftp' });
+    await sshd.start();
+    try {
+      const args = ['--host', '127.0.0.1', '--port', String(port), '--user', ssh!.user, '--key', ssh!.key];
+      expect((await app.served.cli(['targets', 'register', 'flaky', '--backend', 'ssh', ...args])).code).toBe(0);
+      const viewport = sizes[0]!;
+      const page = await open('dark', viewport);
+      const p1 = pane(page, 1);
+      await p1.getByRole('combobox', { name: 'Target' }).selectOption('flaky');
+      const trust = page.getByRole('alertdialog', { name: 'Trust host key?' });
+      await trust.waitFor({ timeout: 20_000 });
+      await poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Reject');
+      await trust.getByRole('button', { name: 'Trust once' }).click();
+      await waitForPrompt(p1);
+      sshd.stop();
+      const bar = p1.getByRole('status', { name: 'Reconnecting' });
+      await bar.waitFor({ timeout: 20_000 });
+      const found: string[] = [];
+      for (const theme of ['dark', 'light', 'high-contrast'] as const) {
+        await page.emulateMedia(
+          theme === 'high-contrast'
+            ? { colorScheme: 'dark', contrast: 'more' }
+            : { colorScheme: theme, contrast: null },
+        );
+        await poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe(theme);
+        await checker(page, theme, viewport, found)('ssh pane reconnecting');
+      }
+      await bar.getByRole('button', { name: 'Cancel' }).click();
+      await bar.waitFor({ state: 'detached' });
+      await page.close();
+      expect(found.length, `axe found:\n${found.join('\n')}`).toBe(0);
+    } finally {
+      sshd.dispose();
+    }
+  });
   // Last: it restarts the Core.
   it('in the states the window passes through, in each theme', async () => {
     const found: string[] = [];

@@ -51,7 +51,7 @@ const poll = <T>(fn: () => T | Promise<T>, timeout = 20_000) => expect.poll(fn, 
  * being typed into, so it waits for a pause first.
  */
 async function trustKey(page: Page): Promise<void> {
-  const trust = page.getByRole('dialog', { name: 'Trust host key?' });
+  const trust = page.getByRole('alertdialog', { name: 'Trust host key?' });
   await trust.waitFor({ timeout: 20_000 });
   await poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Reject');
   await trust.getByRole('button', { name: 'Trust and remember' }).click();

@@ -42,6 +42,19 @@ const colourOf = (p: Locator, text: string) =>
     .last()
     .evaluate((el) => getComputedStyle(el).color);
 
+/** WCAG's contrast ratio of two `rgb(r, g, b)` colours. */
+function contrast(a: string, b: string): number {
+  const luminance = (rgb: string): number => {
+    const [r, g, b] = (rgb.match(/\d+/g) ?? []).map((c) => {
+      const v = Number(c) / 255;
+      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+  };
+  const [hi, lo] = [luminance(a), luminance(b)].sort((x, y) => y - x);
+  return (hi! + 0.05) / (lo! + 0.05);
+}
+
 async function openSettings(page: Page): Promise<Locator> {
   await page.keyboard.press('Control+Comma');
   const dialog = page.getByRole('dialog', { name: 'Settings' });
@@ -91,7 +104,18 @@ describe('terminal look', () => {
     const again = await openSettings(page);
     await again.getByRole('combobox', { name: 'Terminal colours' }).selectOption({ label: 'Solarized Light' });
     await poll(() => viewportBackground(pane(page, 1))).toBe('rgb(253, 246, 227)');
+    // Solarized's red (220, 50, 47) is 3.9:1 on its own background: by default it is darkened to 4.5:1, as VS Code
+    // does; "None" draws the scheme's exact palette.
+    const contrastSetting = again.getByRole('combobox', { name: 'Minimum text contrast' });
+    expect(await contrastSetting.inputValue()).toBe('4.5');
+    await poll(async () => {
+      const drawn = await colourOf(pane(page, 1), red);
+      return drawn !== 'rgb(220, 50, 47)' && contrast(drawn, 'rgb(253, 246, 227)') >= 4.5;
+    }).toBe(true);
+    await contrastSetting.selectOption({ label: "None: the scheme's exact colours" });
     await poll(() => colourOf(pane(page, 1), red)).toBe('rgb(220, 50, 47)');
+    await poll(() => kept().settings?.minimumContrast).toBe(1);
+    await contrastSetting.selectOption('4.5');
     await page.emulateMedia({ colorScheme: 'light' });
     await again.getByRole('combobox', { name: 'Terminal colours' }).selectOption('window');
     await poll(() => viewportBackground(pane(page, 1))).toBe('rgb(251, 251, 252)');

@@ -37,11 +37,15 @@ export function approvalAnnouncements(pending: readonly PendingApproval[], said:
   return out;
 }
 
-/** Targets seen before whose state became unreachable in this change. */
+/**
+ * Targets whose state became unreachable in this change, new ones included: the Core batches its target events, so a
+ * target added while the window is open may arrive with its first probe's answer already in (never seen "checking").
+ * The caller leaves out the first list, which is where the window starts, not news.
+ */
 export function unreachableAnnouncements(before: readonly TargetInfo[], after: readonly TargetInfo[]): string[] {
   const was = new Map(before.map((t) => [t.name, shownState(t)]));
   return after
-    .filter((t) => was.has(t.name) && was.get(t.name) !== 'unreachable' && shownState(t) === 'unreachable')
+    .filter((t) => was.get(t.name) !== 'unreachable' && shownState(t) === 'unreachable')
     .map((t) => `Target ${t.name} is unreachable${t.problem ? `: ${cut(t.problem)}` : ''}.`);
 }
 

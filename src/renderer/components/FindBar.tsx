@@ -4,13 +4,17 @@ import { useEffect, useRef, useState, type KeyboardEvent } from 'react';
 import { useUi } from '../store/ui.js';
 import { sessions } from '../terminal/sessions.js';
 import type { FindToggles, SearchResults } from '../terminal/TerminalAddons.js';
-import { IconChevronDown, IconChevronUp, IconClose } from './icons.js';
+import { IconChevronDown, IconChevronUp, IconClose, IconMatchCase, IconRegex, IconWholeWord } from './icons.js';
 
-/** The switches, their keys (by key position, so Alt+C works whatever the layout types) and how they look. */
-const SWITCHES: ReadonlyArray<{ id: keyof FindToggles; code: string; label: string; glyph: string }> = [
-  { id: 'caseSensitive', code: 'KeyC', label: 'Match case', glyph: 'Aa' },
-  { id: 'wholeWord', code: 'KeyW', label: 'Match whole word', glyph: 'ab' },
-  { id: 'regex', code: 'KeyR', label: 'Use regular expression', glyph: '.*' },
+/**
+ * The switches, their keys (by key position, so Alt+C works whatever the layout types) and their icons. An icon, not
+ * the letters "Aa" as text: visible text must be part of a control's name (WCAG 2.5.3, axe's label-content-name-
+ * mismatch), and "ab" is not part of "Match whole word".
+ */
+const SWITCHES: ReadonlyArray<{ id: keyof FindToggles; code: string; label: string; Icon: typeof IconClose }> = [
+  { id: 'caseSensitive', code: 'KeyC', label: 'Match case', Icon: IconMatchCase },
+  { id: 'wholeWord', code: 'KeyW', label: 'Match whole word', Icon: IconWholeWord },
+  { id: 'regex', code: 'KeyR', label: 'Use regular expression', Icon: IconRegex },
 ];
 
 /** The switches as last set, kept for the next find bar (VS Code keeps them too). */
@@ -113,9 +117,7 @@ export function FindBar({ paneId, openCount }: { paneId: string; openCount: numb
           title={`${w.label} (Alt+${w.code.slice(3)})`}
           onClick={() => flip(w.id)}
         >
-          <span className={`findbar__glyph findbar__glyph--${w.id}`} aria-hidden="true">
-            {w.glyph}
-          </span>
+          <w.Icon size={16} />
         </button>
       ))}
       <span className="findbar__count" role="status" aria-live="polite">

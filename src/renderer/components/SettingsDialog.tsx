@@ -207,6 +207,21 @@ function SettingsBody() {
           value={s.terminalScheme}
           onChange={(id) => update({ terminalScheme: id as Settings['terminalScheme'] })}
         />
+        <label className="field">
+          <span>Minimum text contrast</span>
+          <select
+            value={s.minimumContrast}
+            aria-describedby="settings-contrast-note"
+            onChange={(e) => update({ minimumContrast: Number(e.target.value) as Settings['minimumContrast'] })}
+          >
+            <option value={4.5}>4.5:1 (WCAG AA, as VS Code)</option>
+            <option value={7}>7:1 (WCAG AAA)</option>
+            <option value={1}>None: the scheme's exact colours</option>
+          </select>
+        </label>
+        <p className="form__note" id="settings-contrast-note">
+          Text too close to its background is drawn lighter or darker until it reaches this contrast.
+        </p>
         <div className="form__row form__row--center">
           <label className="field field--narrow">
             <span>Cursor</span>

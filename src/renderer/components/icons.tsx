@@ -145,3 +145,22 @@ export const IconSidebar = icon(
   </>,
 );
 export const IconCommand = icon(<path d="M3 5l3 3-3 3M8 11h5" />);
+
+// The find bar's switches, drawn as VS Code draws them ("Aa", "ab" over a bracket, ".*"): letters as paths, not text,
+// so what shows is an icon and the button's name alone (Match case, …) is what people and speech control read.
+export const IconMatchCase = icon(
+  <path d="M1.5 12.5L4.75 3.5 8 12.5M2.7 9.5h4.1M13.75 8v4.5M13.75 10.25a1.9 2.1 0 11-3.8 0 1.9 2.1 0 013.8 0z" />,
+);
+export const IconWholeWord = icon(
+  <>
+    <path d="M5.75 5v5M5.75 7.5a1.75 2 0 11-3.5 0 1.75 2 0 013.5 0z" />
+    <path d="M8.75 2.5V10M8.75 7.5a1.75 2 0 103.5 0 1.75 2 0 00-3.5 0z" />
+    <path d="M1.5 11.5v2h13v-2" />
+  </>,
+);
+export const IconRegex = icon(
+  <>
+    <path d="M10.5 2.5v6M7.9 4l5.2 3M13.1 4l-5.2 3" />
+    <circle cx="4" cy="12" r="1.4" fill="currentColor" stroke="none" />
+  </>,
+);

@@ -37,6 +37,16 @@ describe('settings', () => {
   });
 
   it.each([
+    [undefined, 4.5],
+    [1, 1],
+    [7, 7],
+    [3, 4.5],
+    ['1', 4.5],
+  ])('minimum contrast %j reads as %j (4.5 unless one of the offered ratios)', (raw, ratio) => {
+    expect(parseSettings({ minimumContrast: raw }).minimumContrast).toBe(ratio);
+  });
+
+  it.each([
     ['Fira Code', '"Fira Code", monospace'],
     ["'Fira Code', Menlo", '"Fira Code", "Menlo", monospace'],
     ['3270 Nerd Font', '"3270 Nerd Font", monospace'],

@@ -25,6 +25,11 @@ const SettingsSchema = z.object({
     .string()
     .refine((id) => id === WINDOW_SCHEME || isTerminalSchemeId(id))
     .catch(WINDOW_SCHEME),
+  /**
+   * xterm's minimumContrastRatio: text closer than this to its background is lifted (VS Code's default is 4.5, WCAG
+   * AA); 1 draws a scheme's palette exactly as written (Solarized's red is 3.9:1 on its own background).
+   */
+  minimumContrast: z.union([z.literal(1), z.literal(4.5), z.literal(7)]).catch(4.5),
   cursorStyle: z.enum(['block', 'bar', 'underline']).catch('bar'),
   cursorBlink: z.boolean().catch(true),
   copyOnSelect: z.boolean().catch(false),
@@ -146,7 +151,8 @@ function readLegacy(): Record<string, unknown> | undefined {
 }
 
 export function pick(s: Settings): Settings {
-  const { fontFamily, fontSize, zoom, scrollback, theme, terminalScheme, cursorStyle, cursorBlink } = s;
+  const { fontFamily, fontSize, zoom, scrollback, theme, terminalScheme, minimumContrast, cursorStyle, cursorBlink } =
+    s;
   const { copyOnSelect, ctrlVPastes, gpu, keys, compactTargets, screenReaderMode } = s;
   return {
     fontFamily,
@@ -155,6 +161,7 @@ export function pick(s: Settings): Settings {
     scrollback,
     theme,
     terminalScheme,
+    minimumContrast,
     cursorStyle,
     cursorBlink,
     copyOnSelect,

@@ -152,6 +152,7 @@ export class TerminalAddons {
     if (o.fontFamily !== fontFamily) o.fontFamily = fontFamily;
     if (o.scrollback !== s.scrollback) o.scrollback = s.scrollback;
     if (o.theme !== theme) o.theme = theme;
+    if (o.minimumContrastRatio !== s.minimumContrast) o.minimumContrastRatio = s.minimumContrast;
     if (o.cursorStyle !== s.cursorStyle) o.cursorStyle = s.cursorStyle;
     if (o.cursorBlink !== (s.cursorBlink && blink)) o.cursorBlink = s.cursorBlink && blink;
     if (o.screenReaderMode !== s.screenReaderMode) o.screenReaderMode = s.screenReaderMode;

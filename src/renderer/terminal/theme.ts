@@ -91,7 +91,8 @@ export const terminalOptions: ITerminalOptions = {
   cursorWidth: 2,
   scrollback: 5000,
   allowTransparency: false,
-  // Text too close to its background in a program's colours is lifted to 4.5:1, as VS Code's terminal does.
+  // Text too close to its background in a program's colours is lifted to 4.5:1, as VS Code's terminal does (the
+  // person's setting, minimumContrast, replaces it once settings apply).
   minimumContrastRatio: 4.5,
   drawBoldTextInBrightColors: true,
   macOptionIsMeta: true,
