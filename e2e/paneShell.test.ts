@@ -46,6 +46,9 @@ describe('a local target’s shell', () => {
     await poll(() => p1.locator('.chip--failed').textContent()).toBe('failed');
     await page.screenshot({ path: join(root, 'test-results/e2e-pane-shell-missing.png') });
     expect(errors.filter((e) => !e.includes('not found on no-fish'))).toEqual([]);
+    // The layout is kept for the next page of this profile: leave pane 1 on a shell that starts, as a person would.
+    await openOn(page, 'alpha');
+    await waitForPrompt(p1);
     await page.close();
   });
 
