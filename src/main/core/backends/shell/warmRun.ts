@@ -8,22 +8,10 @@
 // `over`: the end line came (or the shell died, or it was given up on); the shell may take its next call.
 import type { ShellRun } from './execWrapped.js';
 import type { WarmCall } from './warmProgram.js';
+import type { WarmShell } from './warmShell.js';
 
 /** What a warm shell hands the call it runs: output, the subshell's process group, or its own death. */
 export type ShellEvent = { kind: 'out'; text: string } | { kind: 'pid'; pgid: number } | { kind: 'died' };
-
-/** What a call needs of the shell it runs in (WarmShell): the shell's call state, which the call clears when over. */
-export interface RunShell {
-  current: WarmRun | undefined;
-  runningGroup: number | undefined;
-  finishing: Promise<void> | undefined;
-  idleSince: number;
-  readonly proc: { killGroup(pgid: number): Promise<void> };
-  retire(): void;
-  stopGroup(pgid: number): Promise<void>;
-  stopUnstarted(run: WarmRun): void;
-  afterCall(pgid: number | undefined, shellSawLeft: boolean): void;
-}
 
 /** How long an answered call's shell may take to report the call's end before it is retired and not waited for. */
 const END_LINE_WAIT_MS = 10_000;
@@ -56,7 +44,7 @@ export class WarmRun implements ShellRun {
   readonly ended = new Promise<void>((resolve) => (this.answered = resolve));
 
   constructor(
-    private readonly shell: RunShell,
+    private readonly shell: WarmShell,
     private readonly tags: WarmCall['tags'],
     private readonly sink: (text: string) => void,
   ) {}

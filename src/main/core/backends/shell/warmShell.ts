@@ -6,7 +6,7 @@
 // next call's output), when it would not answer after a stop, or when it died (the call in it says so).
 import type { ShellRun } from './execWrapped.js';
 import { warmPrelude, type WarmCall } from './warmProgram.js';
-import { type RunShell, WarmRun } from './warmRun.js';
+import { WarmRun } from './warmRun.js';
 
 /** A shell process as its backend started it (`bash -s`, stdin open, its own process group). */
 export interface WarmProcess {
@@ -106,7 +106,7 @@ export const warmPidLine = /^(__SB_WARM_PID_[0-9a-f]+__) (\d+)$/;
 const STUCK_MS = 1000;
 
 /** One warm shell: one call at a time (warmRun.ts reads each call's output). */
-export class WarmShell implements RunShell {
+export class WarmShell {
   private static runs = 0;
   private dead = false;
   private retired = false;
