@@ -76,9 +76,8 @@ export class WarmRun implements ShellRun {
     else this.shell.stopUnstarted(this);
   }
 
-  async stopReached(): Promise<void> {
-    // Nothing to wait for: the gentle signals are sent (or on their way over the link) once stop returns.
-  }
+  /** The gentle signals are sent (or on their way over the link) once stop returns. */
+  async stopReached(): Promise<void> {}
 
   detach(): void {
     this.detached = true;
