@@ -108,14 +108,14 @@ const clients = (): Array<[string, Client]> => [
 
 describe('a call held for approval keeps its client waiting with progress', () => {
   for (const via of ['http', 'stdio']) {
-    it(`over ${via}: a 3 s timeout that restarts on progress outlasts a person who approves after 8 s`, async () => {
+    it(`over ${via}: a 4.5 s timeout that restarts on progress outlasts a person who approves after 8 s`, async () => {
       const client = clients().find(([v]) => v === via)![1];
       canary(`gone-${via}`);
       const command = `rm -rf ./gone-${via} && echo removed`;
       const notes: Progress[] = [];
       const started = Date.now();
       const call = client.callTool({ name: 'terminal', arguments: { command, execution_target: 'a' } }, undefined, {
-        timeout: 3000,
+        timeout: 4500,
         resetTimeoutOnProgress: true,
         maxTotalTimeout: 60_000,
         onprogress: (p) => notes.push(p),
