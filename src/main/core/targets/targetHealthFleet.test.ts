@@ -13,12 +13,14 @@ describe('health checks for a fleet', () => {
     let running = 0;
     let most = 0;
     const looked = new Map<string, number>();
+    const order: string[] = [];
     health = new TargetHealth({
       watched: () => fleet(50),
       probe: async (name): Promise<ProbeOutcome> => {
         running++;
         most = Math.max(most, running);
         looked.set(name, (looked.get(name) ?? 0) + 1);
+        order.push(name);
         await new Promise((r) => setTimeout(r, 5));
         running--;
         return { ok: true, ms: 5 };
@@ -30,7 +32,9 @@ describe('health checks for a fleet', () => {
     health.sync();
     await vi.waitFor(() => expect(looked.size).toBe(50), { timeout: 10_000 });
     expect(most).toBe(3);
-    expect([...looked.values()].every((n) => n === 1)).toBe(true);
+    // The first pass looks at each once; a target's next look is placed at random in the minute after its first (the
+    // spread), so on a slow machine one may already have come: only the first 50 looks are the pass.
+    expect(new Set(order.slice(0, 50)).size).toBe(50);
     expect(health.view('f7#g')?.health.status).toBe('reachable');
   });
 
@@ -46,7 +50,7 @@ describe('health checks for a fleet', () => {
       },
       reachableAgain: () => undefined,
       onChange: (news) => changes.push(news),
-      timing: { reachableMs: 300, retryMinMs: 100, retryMaxMs: 200 },
+      timing: { reachableMs: 1000, retryMinMs: 100, retryMaxMs: 200 },
     });
     health.sync();
     await vi.waitFor(() => expect(health?.view('f1#g')?.health.status).toBe('unchecked'));
@@ -54,7 +58,7 @@ describe('health checks for a fleet', () => {
     // Calls keep reaching f0: its looks stop while they do.
     const before = looks.filter((n) => n === 'f0').length;
     const calls = setInterval(() => health?.reached('f0#g'), 50);
-    await new Promise((r) => setTimeout(r, 1200));
+    await new Promise((r) => setTimeout(r, 2500));
     clearInterval(calls);
     expect(looks.filter((n) => n === 'f0').length).toBe(before);
     // A call on the one nobody can look at is what tells.

@@ -168,7 +168,9 @@ export class ContainerLifecycle {
       );
     } catch (err) {
       const status = engineStatus(err);
-      if (status === 409) {
+      // Docker says a taken name with 409; Podman's compatible API says it in words ("… is already in use").
+      const nameTaken = status === 409 || /name .* is already in use/.test(err instanceof Error ? err.message : '');
+      if (nameTaken) {
         // Another Environment of this identity is creating it; the engine holds the name before the
         // container can be inspected, so wait for it a little.
         for (let i = 0; i < 100; i++) {
