@@ -45,7 +45,7 @@ const opts = (extra: Partial<ExecOptions> = {}): ExecOptions => ({
 const trapping = (marker: string, seconds: string): string =>
   ['HUP', 'TERM']
     .map(
-      (sig) => `trap 'trap "" HUP TERM; echo ${sig} >> ${marker}; sleep 1; echo cleaned >> ${marker}; exit 0' ${sig}`,
+      (sig) => `trap 'trap "" HUP TERM; echo ${sig} >> ${marker}; sleep 0.3; echo cleaned >> ${marker}; exit 0' ${sig}`,
     )
     .join('; ') + `; sleep ${seconds} & wait`;
 /** A command deaf to both gentle signals (its sleep inherits the ignoring). */
