@@ -39,7 +39,7 @@ const opts = (extra: Partial<ExecOptions> = {}): ExecOptions => ({
 });
 
 /**
- * A command that writes the first gentle signal it got to `marker` (deaf to the next), cleans up for a second (as an
+ * A command that writes the first gentle signal it got to `marker` (deaf to the next), cleans up for a moment (as an
  * rc file letting go of a lock would), says so and exits; `seconds` names its sleep for pgrep.
  */
 const trapping = (marker: string, seconds: string): string =>
