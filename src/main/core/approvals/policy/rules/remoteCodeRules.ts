@@ -138,20 +138,37 @@ function runText(kit: RuleKit, c: CommandContext, stdin: Produces, at: Arg): voi
   kit.payload(c, stdin.text!, at);
 }
 
+/**
+ * A script that is a download (`<(curl …)`) or decoded text (`<(base64 -d …)`) is dangerous as it stands; true when
+ * it was one of those and was said.
+ */
+function emitProduced(
+  kit: RuleKit,
+  c: CommandContext,
+  script: Arg,
+  p: ReturnType<RuleKit['produced']>,
+  label: string,
+  what: 'text' | 'code',
+): boolean {
+  if (p?.fetched)
+    kit.emit(c, 'dangerous', 'remote.pipe-shell', `runs downloaded ${what} (${label} <(${p.by ?? 'curl'} …))`, script);
+  else if (p?.decoded)
+    kit.emit(
+      c,
+      'dangerous',
+      'remote.decoded-shell',
+      `runs decoded ${what} (${label} <(${p.by ?? 'base64 -d'} …))`,
+      script,
+    );
+  else return false;
+  return true;
+}
+
 function runsScript(kit: RuleKit, c: CommandContext, script: Arg, label: string): void {
   const p = kit.produced(c, script);
   if (script.source.startsWith('<(') || script.source.startsWith('$(')) {
-    if (p?.fetched)
-      kit.emit(c, 'dangerous', 'remote.pipe-shell', `runs downloaded text (${label} <(${p.by ?? 'curl'} …))`, script);
-    else if (p?.decoded)
-      kit.emit(
-        c,
-        'dangerous',
-        'remote.decoded-shell',
-        `runs decoded text (${label} <(${p.by ?? 'base64 -d'} …))`,
-        script,
-      );
-    else if (p?.text !== undefined) kit.payload(c, p.text, script);
+    if (emitProduced(kit, c, script, p, label, 'text')) return;
+    if (p?.text !== undefined) kit.payload(c, p.text, script);
     return;
   }
   // The script is the shell's stdin (`bash /dev/stdin <<EOF`): judged as what feeds it, as `sh` with no script is.
@@ -264,17 +281,8 @@ const interpreter =
     if (script && argv[argv.indexOf(script) - 1]?.value !== '-m') {
       const p = kit.produced(c, script);
       const label = argv[0]!.value;
-      if (p?.fetched)
-        kit.emit(c, 'dangerous', 'remote.pipe-shell', `runs downloaded code (${label} <(${p.by ?? 'curl'} …))`, script);
-      else if (p?.decoded)
-        kit.emit(
-          c,
-          'dangerous',
-          'remote.decoded-shell',
-          `runs decoded code (${label} <(${p.by ?? 'base64 -d'} …))`,
-          script,
-        );
-      else if (isKnown(script) && c.scope.state.downloaded.has(kit.path(c, script)))
+      const said = emitProduced(kit, c, script, p, label, 'code');
+      if (!said && isKnown(script) && c.scope.state.downloaded.has(kit.path(c, script)))
         kit.emit(
           c,
           'dangerous',
