@@ -70,8 +70,10 @@ describe('window basics', () => {
     // Plain Ctrl+V is the shell's (quoted insert), as in VS Code and Tabby on Linux.
     await page.evaluate(() => navigator.clipboard.writeText('should-not-appear'));
     await page.keyboard.press('Control+V');
-    // readline's quoted insert takes the next key literally; then Ctrl+C drops the line.
+    // readline's quoted insert takes the next key literally, with the terminal's signals off until it has read it:
+    // Ctrl+C waits for the q on the command line, or it would arrive as a plain byte. Then it drops the line.
     await page.keyboard.type('q');
+    await waitForText(p1, /\$ q$/);
     await page.keyboard.press('Control+C');
     await waitForText(p1, /\^C\n.*\$ *$/);
     expect(await terminalText(p1)).not.toContain('should-not-appear');
