@@ -140,6 +140,20 @@ const commandEntry = {
  * ASCII, which V8 holds at one byte a character (one em dash in a comment doubles the whole source in memory).
  */
 const minified = { minifyWhitespace: true, minifySyntax: true };
+
+/**
+ * The bundles a Core runs from are ASCII (see `minified`): a non-ASCII character esbuild leaves as it is (in a regular
+ * expression, say) fails the build, naming where it is, rather than doubling what the Core holds of its source.
+ */
+function assertAscii(file) {
+  const text = readFileSync(file, 'utf8');
+  const at = text.search(/[^\x00-\x7f]/);
+  if (at >= 0)
+    throw new Error(
+      `${file.replace(root + '/', '')} is not ASCII at offset ${at} (${JSON.stringify(text.slice(at - 40, at + 20))}); ` +
+        'write the character as an escape in the source',
+    );
+}
 /**
  * The packages the Core bundles in: pure JavaScript it loads at start anyway, and the MCP SDK (run only from the first
  * MCP request on, but bundled so that it comes without Ajv).
@@ -171,6 +185,7 @@ async function buildNode() {
     entryPoints: { 'cli/commands/serve': 'sb-command:serve' },
     plugins: [noElectron, commandEntry, noSchemaValidator, inlineOnly(coreInlined)],
   });
+  assertAscii(join(root, 'out/cli/commands/serve.cjs'));
   const clients = commandNames.filter((n) => n !== 'serve');
   await build({
     ...nodeSide,
@@ -215,7 +230,14 @@ function buildRenderer() {
 
 async function buildElectron() {
   // Electron's main process, with electron itself external.
-  await build({ ...nodeSide, entryPoints: { 'main/index': join(root, 'src/main/index.ts') }, external: ['electron'] });
+  // Minified as the Core's bundle for serve is, and for the same reason (assertAscii).
+  await build({
+    ...nodeSide,
+    ...minified,
+    entryPoints: { 'main/index': join(root, 'src/main/index.ts') },
+    external: ['electron'],
+  });
+  assertAscii(join(root, 'out/main/index.cjs'));
   // The preload runs sandboxed, where `require` knows only 'electron' (and a few polyfills): everything else is
   // bundled in, and nothing may require Node modules.
   await build({

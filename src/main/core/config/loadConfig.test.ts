@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { builtinProviders } from '../backends/builtins.js';
 import { SwitchboardError } from '../../../shared/errors.js';
-import { parseConfig, specGeneration } from './loadConfig.js';
+import { keyOrder, parseConfig, specGeneration } from './loadConfig.js';
 import type { z } from 'zod';
 
 const schemas = new Map<string, z.ZodType>(builtinProviders.map((p) => [p.backend, p.specSchema]));
@@ -141,6 +141,32 @@ describe('parseConfig', () => {
     expect(a).toBe(b);
     expect(a).not.toBe(c);
     expect(specGeneration({ backend: 'local' })).toMatch(/^c[0-9a-f]{11}$/);
+  });
+  it('keeps the generations it gave before (a new one would be a new runtime identity)', () => {
+    // Hashed with every key ordered by localeCompare, as before keyOrder.
+    const spec = {
+      backend: 'ssh',
+      ssh_host: 'compute',
+      ssh_user: 'agent',
+      ssh_port: 2222,
+      ssh_key: '~/.ssh/k',
+      cwd: '~/p',
+    };
+    expect(specGeneration(spec)).toBe('c7d60c0d3997');
+    const sandboxed = { mode: 'workspace', writable: ['~/.cache'], network: true };
+    expect(specGeneration({ backend: 'local', cwd: '/w', sandbox: sandboxed })).toBe('c986ae454424');
+    const env = { PATH_X: '1', abc: '2', Z9: '3', a_1: '4', a1: '5' };
+    expect(specGeneration({ backend: 'docker', docker_image: 'python:3.12', docker_env: env })).toBe('c59f9c510374');
+  });
+  it('orders keys as localeCompare does', () => {
+    const keys = ['', '_', 'a', 'a_', 'a_b', 'ab', 'b', 'ssh_host', 'sshhost', 'A', 'a1', 'a_1', 'Z9', '\u00e9'];
+    const chars = 'abcz_';
+    for (let i = 0; i < 300; i++)
+      keys.push(Array.from({ length: i % 6 }, (_, j) => chars[(i * 7 + j * 3 + (i >> 3)) % chars.length]).join(''));
+    const differ = keys.flatMap((a) =>
+      keys.filter((b) => Math.sign(keyOrder(a, b)) !== Math.sign(a.localeCompare(b))).map((b) => [a, b]),
+    );
+    expect(differ).toEqual([]);
   });
   it('reads approvals', () => {
     expect(parse('approvals:\n  mode: deny\n  timeout: 30\n').approvals).toEqual({

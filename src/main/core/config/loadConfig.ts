@@ -89,10 +89,23 @@ export function specGeneration(spec: TargetSpec): string {
 function stableJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
   if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b));
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => keyOrder(a, b));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
   }
   return JSON.stringify(value);
+}
+
+/** Keys every spec field is named with: lowercase letters and `_`. */
+const plainKey = /^[a-z_]*$/;
+
+/**
+ * The order of stableJson's keys: localeCompare's, which every generation so far was hashed with. Two plain keys sort
+ * the same by their code units, and are compared so: localeCompare would map in ICU's collation tables (about 2 MB the
+ * Core then holds) for the keys of every config target. Any other key is compared as before.
+ */
+export function keyOrder(a: string, b: string): number {
+  if (plainKey.test(a) && plainKey.test(b)) return a < b ? -1 : a > b ? 1 : 0;
+  return a.localeCompare(b);
 }
 
 function fail(message: string, hint?: string): never {

@@ -7,8 +7,11 @@ export const WAY_OUT = 'a person may allow this one call outside the sandbox: ru
 
 /** Errors a write outside the writable roots, or a read of a masked path, gives inside. */
 const REFUSAL = /\b(Read-only file system|Permission denied|Operation not permitted|EROFS|EACCES|EPERM)\b/;
-/** A path in an error line, without the quotes tools put around it. */
-const PATH = /\/[^\s:'"`‘’]+/g;
+/**
+ * A path in an error line, without the quotes tools put around it (the curly ones as escapes: one non-ASCII character
+ * in the bundle makes V8 hold the Core's whole source at two bytes a character).
+ */
+const PATH = /\/[^\s:'"`\u2018\u2019]+/g;
 /** Errors that mean the network is not there. */
 const NO_NETWORK = new RegExp(
   String.raw`\b(Network is unreachable|Temporary failure in name resolution|Could not resolve host|ENETUNREACH|` +

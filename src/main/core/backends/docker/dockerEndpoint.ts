@@ -1,12 +1,8 @@
 // Where the Docker Engine listens (docker_host, DOCKER_HOST, the default socket) and how its failures read.
-import { createRequire } from 'node:module';
 import type Docker from 'dockerode';
-
-/**
- * dockerode (and its HTTP stack) is loaded when a Docker target is first used: a Core without one never pays for it.
- */
-const load = createRequire(import.meta.url);
 import { SwitchboardError } from '../../../../shared/errors.js';
+// dockerode (and its HTTP stack) is loaded when a Docker target is first used: a Core without one never pays for it.
+import { loadDockerode } from './dockerodeLib.js';
 
 export type DockerEndpoint =
   | { kind: 'unix'; socketPath: string; label: string }
@@ -55,7 +51,7 @@ function badHost(raw: string, why: string): SwitchboardError {
 
 /** A dockerode client bound to exactly this endpoint, whatever DOCKER_HOST says. */
 export function dockerClient(endpoint: DockerEndpoint): Docker {
-  const Dockerode = load('dockerode') as typeof Docker;
+  const Dockerode = loadDockerode();
   // docker-modem merges its DOCKER_HOST defaults under these options, so every field is set explicitly.
   return endpoint.kind === 'unix'
     ? new Dockerode({ socketPath: endpoint.socketPath, host: undefined, port: undefined, protocol: 'http' })
