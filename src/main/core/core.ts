@@ -291,10 +291,13 @@ export class Core {
     });
     const targetList = (): TargetInfo[] => this.listTargets();
     this.commandApprovals = new CommandApprovals({
-      // Loaded on first use (with tree-sitter), see invoke.
+      // Loaded on first use (with tree-sitter), see invoke; the Python and JavaScript grammars when a call needs them.
       // Told the profile, so that no agent call changes it or reads the token in it.
       policy: async () =>
-        (await import('./approvals/policy/commandPolicy.js')).loadCommandPolicy({ profile: resolve(this.home) }),
+        (await import('./approvals/policy/commandPolicy.js')).loadCommandPolicy({
+          profile: resolve(this.home),
+          codeGrammars: 'when needed',
+        }),
       broker: this.approvals,
       rules: this.approvalRules,
       sessions: this.sessions,

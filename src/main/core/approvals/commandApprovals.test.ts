@@ -101,6 +101,22 @@ describe('the approval step', () => {
     expect(lastActivity(c.core).approval).toBeUndefined();
   });
 
+  it('judges inline Python on its syntax tree from the first call, though the Core loads that grammar only then', async () => {
+    const c = await core('deny');
+    // Under deny, code judged without its grammar would be refused (it asks): this runs only once the grammar read it.
+    expect(await c.core.callTool('terminal', { command: 'python3 -c "print(6 * 7)"' }, 'test')).toMatchObject({
+      output: '42\n',
+    });
+    writeFileSync(join(c.dirs.a!, 'keep'), 'x');
+    // An alias only the syntax tree sees through.
+    const err = await failure(
+      c.core.callTool('terminal', { command: `python3 -c "import shutil as s; s.rmtree('keep')"` }, 'test'),
+    );
+    expect(err.message).toContain('shutil.rmtree');
+    expect(err.message).not.toContain('not checked');
+    expect(existsSync(join(c.dirs.a!, 'keep'))).toBe(true);
+  });
+
   it('mode off runs dangerous commands unasked and records that', async () => {
     const c = await core('off');
     writeFileSync(join(c.dirs.a!, 'gone'), 'x');

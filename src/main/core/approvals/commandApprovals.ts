@@ -18,7 +18,13 @@ import type { ToolDef } from '../tools/toolDef.js';
 import type { AuditLog } from '../dispatch/audit.js';
 import { decidedBy, type ApprovalBroker, type Decided } from './approvalBroker.js';
 import type { ApprovalRules, RuleKey } from './approvalRules.js';
-import type { CommandPolicy, JudgeContext, Judgement, PolicyCall } from './policy/commandPolicy.js';
+import {
+  judgeLoaded,
+  type CommandPolicy,
+  type JudgeContext,
+  type Judgement,
+  type PolicyCall,
+} from './policy/commandPolicy.js';
 import { resolvePath } from './policy/paths.js';
 import {
   emptyFacts,
@@ -238,8 +244,8 @@ export class CommandApprovals {
   warm(): void {
     if (this.policyLoad) return;
     (this.policyLoad = this.deps.policy()).then(
-      // The grammars' code is compiled on their first parses (about 150 ms here): run them now, not in the first call
-      // (bash, and the Python and JavaScript of execute_code and -c payloads).
+      // The grammars' code is compiled on their first parses (about 150 ms here): run bash's now, not in the first call.
+      // The Python and JavaScript grammars load (and compile) with the first call that holds code in their language.
       (policy) =>
         void setImmediate(() => {
           try {
@@ -298,7 +304,7 @@ export class CommandApprovals {
     const judged = await this.judge(policy, { ...judgedSubject, via: def.name }, ctx, snapshot, input, call.signal);
     const c =
       subject.kind === 'path' && subject.access === 'write'
-        ? this.withRunningFile(policy, judged, subject.path, call, ctx)
+        ? await this.withRunningFile(policy, judged, subject.path, call, ctx)
         : judged.c;
     const binding = bindingOf(def.name, args, snapshot.identity, fingerprint, judged.content);
     const auth = await this.decideJudged(call, subject, judgedSubject, c, {
@@ -322,13 +328,13 @@ export class CommandApprovals {
    * A write to a file that a command still running will run is judged as the code it puts there (write_file's content
    * in the file's language); a patch of one asks. Otherwise the write's own judgement stands.
    */
-  private withRunningFile(
+  private async withRunningFile(
     policy: CommandPolicy,
     judged: Judged,
     path: string,
     call: ApprovalCall,
     ctx: JudgeContext,
-  ): PolicyClassification {
+  ): Promise<PolicyClassification> {
     const lexical = resolvePath(path, ctx.cwd, ctx.home ?? '~');
     const real = judged.facts.real.get(lexical) ?? lexical;
     const language = this.running.languageOf(call.snapshot.identity, real);
@@ -336,7 +342,9 @@ export class CommandApprovals {
     const content = call.args.content;
     const extra: PolicyClassification =
       typeof content === 'string'
-        ? policy.judge({ kind: 'input', data: content, language }, { ...ctx, facts: judged.facts })
+        ? await judgeLoaded(policy, () =>
+            policy.judge({ kind: 'input', data: content, language }, { ...ctx, facts: judged.facts }),
+          )
         : {
             verdict: 'dangerous',
             decision:
@@ -396,12 +404,13 @@ export class CommandApprovals {
       }
       return j;
     };
-    let c = run();
+    // Code in a language whose grammar is not loaded yet is judged again once it is (judgeLoaded).
+    let c = await judgeLoaded(policy, run);
     for (let round = 0; probe && facts && round < PROBE_ROUNDS; round++) {
       const missing = unanswered(c.needs, facts);
       if (needsNothing(missing)) break;
       facts = mergeFacts(facts, await this.look(probe, missing, signal));
-      c = run();
+      c = await judgeLoaded(policy, run);
     }
     const used = facts && (c.needs.files.size > 0 || c.needs.git.size > 0) ? facts : undefined;
     return {

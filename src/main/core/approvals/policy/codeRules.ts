@@ -19,6 +19,9 @@ export type CodeLanguage = 'python' | 'perl' | 'ruby' | 'node' | 'php';
  */
 export function codeFindings(code: string, lang: CodeLanguage, place: CodePlace, parsers?: CodeParsers): CodeFinding[] {
   if (parsers && (lang === 'python' || lang === 'node')) {
+    // Never let through because its grammar is not loaded yet: it asks, and the judgement names the grammar it wants
+    // (CommandPolicy: Judgement.grammars), so that its caller loads it and judges again.
+    if (!parsers.has(lang)) return [notLoadedYet(lang), ...textFindings(code, lang, place)];
     const effects = new CodeEffects(place);
     const analysis =
       lang === 'python'
@@ -36,6 +39,11 @@ export function codeFindings(code: string, lang: CodeLanguage, place: CodePlace,
     return clean ? out : [...out, ...textFindings(code, lang, place)];
   }
   return textFindings(code, lang, place);
+}
+
+function notLoadedYet(lang: 'python' | 'node'): CodeFinding {
+  const name = lang === 'python' ? 'Python' : 'JavaScript';
+  return { severity: 'dangerous', rule: 'code.unchecked', text: `${name} code not checked: its grammar is not loaded` };
 }
 
 /** The lexical rules, with the literal paths they find judged against the Switchboard profile. */

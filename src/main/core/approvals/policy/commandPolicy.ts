@@ -27,6 +27,8 @@
 // Everything the walker does not model reads as unknown and asks: "command name computed at run time".
 // Code (execute_code's Python, `python3 -c`, `node -e`) is read on its own syntax tree, with tree-sitter-python
 // and tree-sitter-javascript loaded beside bash (codeRules.ts, code/); the shell commands it runs come back here.
+// With `codeGrammars: 'when needed'` those two load at the first judgement that meets code in their language: that
+// judgement asks (code.unchecked) and names them in `grammars`; its caller loads them and judges again (judgeLoaded).
 import { createHash } from 'node:crypto';
 import type {
   ApprovalsMode,
@@ -36,7 +38,7 @@ import type {
   PolicyVerdict,
 } from '../../../../shared/approvals.js';
 import type { ApprovalSubject } from '../../../../shared/tools.js';
-import { loadCodeParsers, type CodeParsers } from './code/codeParsers.js';
+import { loadCodeParsers, loadGrammars, type CodeParsers, type ParsedLanguage } from './code/codeParsers.js';
 import { codeFindings } from './codeRules.js';
 import { commandPattern } from './commandPattern.js';
 import { isBlockDevice, profileFinding, resolvePath, sensitiveWrite } from './paths.js';
@@ -73,6 +75,11 @@ export interface Judgement extends PolicyClassification {
   needs: ProbeNeeds;
   /** Shell input that does not parse yet (a `for … do` still open): the shell waits for more before it runs it. */
   unfinished?: boolean;
+  /**
+   * Languages of code it holds whose grammar was not loaded: that code was not read on its syntax tree, and asks.
+   * Load them (CommandPolicy.loadGrammars) and judge again; judgeLoaded does both.
+   */
+  grammars?: ParsedLanguage[];
 }
 
 export interface CommandPolicy {
@@ -80,6 +87,21 @@ export interface CommandPolicy {
   /** classify, told what the target holds (links, run files, git), and saying what else it wants to know. */
   judge(call: PolicyCall, ctx?: JudgeContext): Judgement;
   commandPattern(command: string): string;
+  /** Loads grammars a judgement named in `grammars`, once per process. */
+  loadGrammars(langs: readonly ParsedLanguage[]): Promise<void>;
+}
+
+/**
+ * `judge()` until no grammar is wanted: a judgement that met code whose grammar was not loaded yet is judged again once
+ * it is (at most once per language). `judge` may be called more than once, so it must start from the same state.
+ */
+export async function judgeLoaded(policy: CommandPolicy, judge: () => Judgement): Promise<Judgement> {
+  let j = judge();
+  while (j.grammars) {
+    await policy.loadGrammars(j.grammars);
+    j = judge();
+  }
+  return j;
 }
 
 /** Findings that only say the text is not (static) shell; for stdin input they say nothing. */
@@ -189,6 +211,12 @@ export interface PolicyOptions {
    * holding the agent token (core.json), is hardline. `$SWITCHBOARD_HOME` in a command stands for it.
    */
   profile?: string;
+  /**
+   * When the Python and JavaScript grammars load: `all` (the default) before the policy is returned; `when needed` at
+   * the first judgement that meets code in the language (see Judgement.grammars), which a long-running Core uses so
+   * that it holds no grammar its agents never need.
+   */
+  codeGrammars?: 'all' | 'when needed';
 }
 
 /** `code`: the Python and JavaScript grammars; without them code is read by its text rules alone. */
@@ -211,6 +239,7 @@ export function createCommandPolicy(parser: ShellParser, opts: PolicyOptions = {
       return known.findings;
     }
     const own = emptyNeeds();
+    const wantedBefore = code?.wanted.size ?? 0;
     const findings = scanner.scan(command, {
       home: ctx.home ?? '~',
       ...(ctx.cwd ? { cwd: ctx.cwd } : {}),
@@ -221,7 +250,9 @@ export function createCommandPolicy(parser: ShellParser, opts: PolicyOptions = {
     }).findings;
     addNeeds(needs, own);
     const asked = own.paths.size + own.files.size + own.git.size > 0;
-    if (key !== undefined && !(ctx.facts && asked)) {
+    // A scan that met code whose grammar is not loaded is judged again once it is: it is not remembered.
+    const grammarWanted = (code?.wanted.size ?? 0) > wantedBefore;
+    if (key !== undefined && !(ctx.facts && asked) && !grammarWanted) {
       if (recent.size >= maxRemembered) recent.delete(recent.keys().next().value as string);
       recent.set(key, asked ? { findings, needs: own } : { findings });
     }
@@ -337,6 +368,7 @@ export function createCommandPolicy(parser: ShellParser, opts: PolicyOptions = {
   };
   const judge = (call: PolicyCall, ctx: JudgeContext): Judgement => {
     const needs: Asked = emptyNeeds();
+    code?.wanted.clear();
     // Checked first: nothing of a text this long is normalised, parsed, probed or matched by a rule.
     const text = judgedText(call);
     if (text !== undefined && text.length > MAX_JUDGED_CHARS) {
@@ -347,17 +379,19 @@ export function createCommandPolicy(parser: ShellParser, opts: PolicyOptions = {
     const verdict = verdictOf(findings);
     const reasons = toReasons(findings);
     const { unfinished, ...asked } = needs;
+    const grammars = code?.wanted.size ? [...code.wanted] : undefined;
     return {
       verdict,
       reasons,
       decision: decide(verdict, reasons, ctx),
       needs: asked,
       ...(unfinished ? { unfinished } : {}),
+      ...(grammars ? { grammars } : {}),
     };
   };
   return {
     classify(call, ctx = {}) {
-      const { needs: _, ...c } = judge(call, ctx);
+      const { needs: _, grammars: __, ...c } = judge(call, ctx);
       return c;
     },
     judge: (call, ctx = {}) => judge(call, ctx),
@@ -371,6 +405,7 @@ export function createCommandPolicy(parser: ShellParser, opts: PolicyOptions = {
         return unreadPattern(command);
       }
     },
+    loadGrammars: (langs) => loadGrammars(langs),
   };
 }
 
@@ -396,6 +431,6 @@ function replShellEscapes(text: string): string[] {
 }
 
 export async function loadCommandPolicy(opts: PolicyOptions = {}): Promise<CommandPolicy> {
-  const [shell, code] = await Promise.all([loadShellParser(), loadCodeParsers()]);
+  const [shell, code] = await Promise.all([loadShellParser(), loadCodeParsers(opts.codeGrammars !== 'when needed')]);
   return createCommandPolicy(shell, opts, code);
 }
