@@ -114,6 +114,23 @@ const noSchemaValidator = {
   },
 };
 /**
+ * In the Core's bundle, the MCP SDK's converter of zod 3 schemas (zod-to-json-schema, which loads zod's v3 copy from
+ * node_modules at the first MCP request, a MB the Core then holds): the Core's tools are zod 4 schemas it converts
+ * itself (src/main/core/mcp/mcpServer.ts). Should anything hand the SDK a zod 3 schema, it says so.
+ */
+const noZod3Converter = {
+  name: 'no-zod3-converter',
+  setup(b) {
+    b.onResolve({ filter: /^zod-to-json-schema$/ }, () => ({ path: 'zod-to-json-schema', namespace: 'sb-no-zod3' }));
+    b.onLoad({ filter: /.*/, namespace: 'sb-no-zod3' }, () => ({
+      loader: 'js',
+      contents:
+        'export function zodToJsonSchema() {\n' +
+        "  throw new Error('a zod 3 schema reached the MCP SDK; Switchboard declares its tools with zod 4');\n}\n",
+    }));
+  },
+};
+/**
  * `sb-command:NAME`, the entry of command NAME's bundle: what main.ts expects of it (program.ts's runProgram, the
  * adder).
  */
@@ -183,7 +200,7 @@ async function buildNode() {
     ...minified,
     packages: undefined,
     entryPoints: { 'cli/commands/serve': 'sb-command:serve' },
-    plugins: [noElectron, commandEntry, noSchemaValidator, inlineOnly(coreInlined)],
+    plugins: [noElectron, commandEntry, noSchemaValidator, noZod3Converter, inlineOnly(coreInlined)],
   });
   assertAscii(join(root, 'out/cli/commands/serve.cjs'));
   const clients = commandNames.filter((n) => n !== 'serve');

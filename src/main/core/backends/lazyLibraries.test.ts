@@ -1,11 +1,20 @@
 // A Core with SSH and Docker targets probes both at start (their health shows in the sidebar) without loading
 // dockerode, whose require brings gRPC and protobufjs: the idle Core's memory (issue 13, P7). Once a Docker target
-// has run a command, dockerode is loaded, still without gRPC, protobufjs or ssh2 (issue 27, P12). A real `switchboard
-// serve` against the test sshd and dockerd; what it loaded is read from its require.cache when it is stopped.
+// has run a command, dockerode is loaded, still without gRPC, protobufjs or ssh2, and MCP requests load no zod 3
+// (issue 27, P12). A real `switchboard serve` against the test sshd and dockerd; what it loaded is read from its
+// require.cache when it is stopped.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { callTool, ensureBuilt, runCli, startServe, tempHome, type Served } from '../../../../scripts/cliHarness.js';
+import {
+  callTool,
+  ensureBuilt,
+  mcpClients,
+  runCli,
+  startServe,
+  tempHome,
+  type Served,
+} from '../../../../scripts/cliHarness.js';
 import { loadDockerEnv, loadSshEnv, type DockerTestEnv } from '../../../../scripts/testEnv.js';
 
 const ssh = loadSshEnv();
@@ -41,6 +50,9 @@ function servedCore(prefix: string, targets: (home: string) => string[]) {
   return {
     get home() {
       return core.home;
+    },
+    get served() {
+      return core.served;
     },
     async loaded(): Promise<string[]> {
       await core.served?.stop();
@@ -83,9 +95,21 @@ describe.skipIf(!docker)('backend libraries after a Docker call', () => {
   it('runs the command through dockerode, which has not loaded gRPC, protobufjs or ssh2', async () => {
     const r = await callTool(core.home, 'terminal', { command: 'echo in-$((6*7))', execution_target: 'ctr' });
     expect(r).toMatchObject({ output: 'in-42\n', exit_code: 0 });
+    // Over MCP too: the MCP SDK the Core runs from then on leaves zod 3's schema converter out (scripts/build.mjs).
+    const { http, stdio } = await mcpClients(core.home, core.served!);
+    const listed = await http.listTools();
+    expect(listed.tools.find((t) => t.name === 'terminal')?.inputSchema.properties).toHaveProperty('command');
+    const viaMcp = await http.callTool({
+      name: 'terminal',
+      arguments: { command: 'echo mcp', execution_target: 'ctr' },
+    });
+    expect(viaMcp.isError).toBeFalsy();
+    await Promise.all([http.close(), stdio.close()]);
     const loaded = await core.loaded();
     expect(loaded.some((m) => /\/node_modules\/dockerode\/lib\/docker\.js$/.test(m))).toBe(true);
     // The stand-ins (backends/docker/dockerodeLib.ts) hold the places of the modules that would load them.
-    expect(loaded.filter((m) => /\/node_modules\/(@grpc|protobufjs|ssh2)\//.test(m))).toEqual([]);
+    expect(loaded.filter((m) => /\/node_modules\/(@grpc|protobufjs|ssh2|zod-to-json-schema|zod)\//.test(m))).toEqual(
+      [],
+    );
   });
 });

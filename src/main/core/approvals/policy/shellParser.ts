@@ -1,4 +1,5 @@
 // Loads tree-sitter's bash grammar (WASM) once; parsing after that is synchronous.
+import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { setFlagsFromString } from 'node:v8';
 import { Language, Parser, type Node, type Tree } from 'web-tree-sitter';
@@ -21,8 +22,7 @@ export function loadShellParser(): Promise<ShellParser> {
     // here): the baseline code is kept. Read when a module is compiled; this is the process's only WASM.
     setFlagsFromString('--liftoff-only');
     await Parser.init();
-    const wasm = createRequire(import.meta.url).resolve('tree-sitter-bash/tree-sitter-bash.wasm');
-    const bash = await Language.load(wasm);
+    const bash = await loadGrammar('tree-sitter-bash/tree-sitter-bash.wasm');
     const parser = new Parser();
     parser.setLanguage(bash);
     return {
@@ -34,4 +34,12 @@ export function loadShellParser(): Promise<ShellParser> {
     };
   })();
   return loading;
+}
+
+/**
+ * A grammar's WASM from its package, handed to tree-sitter as bytes: given a path, web-tree-sitter reads it through a
+ * dynamic import(), which starts Node's ES module loader in the Core (a few MB it then holds) for that one read.
+ */
+export async function loadGrammar(wasmPath: string): Promise<Language> {
+  return Language.load(await readFile(createRequire(import.meta.url).resolve(wasmPath)));
 }

@@ -2,9 +2,8 @@
 // started by loadShellParser, and a second Parser.init would replace the module the bash parser lives in). A policy
 // may hold them before it is returned, or load each when a judgement first meets code in its language: a Core whose
 // agents run no inline Python or JavaScript never holds those grammars (their code, a few MB).
-import { createRequire } from 'node:module';
-import { Language, Parser, type Node, type Tree } from 'web-tree-sitter';
-import { loadShellParser } from '../shellParser.js';
+import { Parser, type Node, type Tree } from 'web-tree-sitter';
+import { loadGrammar, loadShellParser } from '../shellParser.js';
 
 export type { Node as CodeNode, Tree as CodeTree };
 
@@ -41,7 +40,7 @@ export function loadGrammars(langs: Iterable<ParsedLanguage>): Promise<void> {
       (lang) =>
         (loading[lang] ??= (async () => {
           await loadShellParser();
-          const language = await Language.load(createRequire(import.meta.url).resolve(wasmOf[lang]));
+          const language = await loadGrammar(wasmOf[lang]);
           const parser = new Parser();
           parser.setLanguage(language);
           parsers[lang] = parser;
