@@ -167,7 +167,8 @@ function assertAscii(file) {
   const at = text.search(/[^\x00-\x7f]/);
   if (at >= 0)
     throw new Error(
-      `${file.replace(root + '/', '')} is not ASCII at offset ${at} (${JSON.stringify(text.slice(at - 40, at + 20))}); ` +
+      `${file.replace(root + '/', '')} is not ASCII at offset ${at} ` +
+        `(${JSON.stringify(text.slice(at - 40, at + 20))}); ` +
         'write the character as an escape in the source',
     );
 }

@@ -101,7 +101,7 @@ describe('the approval step', () => {
     expect(lastActivity(c.core).approval).toBeUndefined();
   });
 
-  it('judges inline Python on its syntax tree from the first call, though the Core loads that grammar only then', async () => {
+  it('judges inline Python on its syntax tree from the first call, the grammar loaded by that call', async () => {
     const c = await core('deny');
     // Under deny, code judged without its grammar would be refused (it asks): this runs only once the grammar read it.
     expect(await c.core.callTool('terminal', { command: 'python3 -c "print(6 * 7)"' }, 'test')).toMatchObject({

@@ -244,7 +244,7 @@ export class CommandApprovals {
   warm(): void {
     if (this.policyLoad) return;
     (this.policyLoad = this.deps.policy()).then(
-      // The grammars' code is compiled on their first parses (about 150 ms here): run bash's now, not in the first call.
+      // A grammar's code is compiled on its first parses (about 150 ms here): bash's run now, not in the first call.
       // The Python and JavaScript grammars load (and compile) with the first call that holds code in their language.
       (policy) =>
         void setImmediate(() => {

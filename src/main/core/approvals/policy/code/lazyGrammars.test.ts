@@ -23,7 +23,7 @@ const codeCalls: PolicyCall[] = [
 ];
 
 describe("code grammars loaded 'when needed'", () => {
-  it('loads a grammar only for a judgement that holds code in its language, which asks until it is loaded', async () => {
+  it('loads a grammar only for a judgement that holds code in its language; until then, that code asks', async () => {
     const lazy = await loadCommandPolicy({ ...opts, codeGrammars: 'when needed' });
     expect(loadedNow()).toEqual([false, false]);
     const plain = lazy.judge(
