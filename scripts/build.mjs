@@ -168,7 +168,7 @@ function assertAscii(file) {
   if (at >= 0)
     throw new Error(
       `${file.replace(root + '/', '')} is not ASCII at offset ${at} ` +
-        `(${JSON.stringify(text.slice(at - 40, at + 20))}); ` +
+        `(${JSON.stringify(text.slice(Math.max(0, at - 40), at + 20))}); ` +
         'write the character as an escape in the source',
     );
 }
