@@ -6,7 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import { ErrorCode, type ProgressNotification, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { answerCall, mcpTools, type ToolCaller } from './mcpServer.js';
-import { callToolResultJson } from './callToolResultJson.js';
+import { callToolResultJson, jsonBytes } from './callToolResultJson.js';
 import type { HotRequest } from './hotRequest.js';
 import type { Cancellable, RunningRequests } from './runningRequests.js';
 
@@ -15,15 +15,18 @@ export function sseEvent(json: string): string {
   return `event: message\ndata: ${json}\n\n`;
 }
 
-/** A JSON answer in one write: with its length the client need not reassemble chunks. */
-export function sendJson(res: ServerResponse, json: string): void {
-  const body = Buffer.from(json);
+/** A JSON answer (its text, or the pieces of it) in one write: with its length the client need not reassemble chunks. */
+export function sendJson(res: ServerResponse, json: string | readonly string[]): void {
+  const body = typeof json === 'string' ? Buffer.from(json) : jsonBytes(json);
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body);
 }
 
-/** A result answer as the SDK's Protocol writes it (`result`, `jsonrpc`, `id`, in that order). */
-const resultAnswer = (id: RequestId, resultJson: string): string =>
-  `{"result":${resultJson},"jsonrpc":"2.0","id":${JSON.stringify(id)}}`;
+/** A result answer as the SDK's Protocol writes it (`result`, `jsonrpc`, `id`, in that order), in pieces. */
+const resultAnswer = (id: RequestId, result: string | readonly string[]): string[] => [
+  '{"result":',
+  ...(typeof result === 'string' ? [result] : result),
+  `,"jsonrpc":"2.0","id":${JSON.stringify(id)}}`,
+];
 
 /** An error answer as the SDK's Protocol writes it for a handler that threw. */
 function errorAnswer(id: RequestId, err: unknown): string {
@@ -89,16 +92,16 @@ export async function answerHot(hot: HotRequest, res: ServerResponse, ctx: HotCo
     // In the order the SDK's Protocol writes a notification's keys.
     res.write(sseEvent(JSON.stringify({ ...notification, jsonrpc: '2.0' })));
   };
-  let answer: string;
+  let answer: string[];
   try {
     const a = await answerCall(ctx.callTool, hot.name, hot.args, controller.signal, hot.progressToken, notify);
     answer = resultAnswer(id, 'result' in a ? callToolResultJson(a.result) : JSON.stringify(a.failed));
   } catch (err) {
-    answer = errorAnswer(id, err);
+    answer = [errorAnswer(id, err)];
   }
   if (over) return;
   over = true;
   ctx.running.settle(ctx.clientId, id, holder);
-  if (streaming) res.end(sseEvent(answer));
+  if (streaming) res.end(sseEvent(answer.join('')));
   else sendJson(res, answer);
 }
