@@ -73,10 +73,19 @@ describe('/mcp answers the hot requests as the SDK Server does', () => {
   it.each([
     ['a tool call', callTool(1, 'read_file', { path: 'note.txt' })],
     ['a call with a string id', callTool('x-1', 'read_file', { path: 'note.txt', offset: 2 })],
-    ['a call without arguments', callTool(2, 'list_targets')],
+    // Without arguments (read_file's path is missing: a tool error; list_targets would show health that moves).
+    ['a call without arguments', callTool(2, 'read_file')],
     ['invalid arguments (a tool error)', callTool(3, 'terminal', { command: 5 })],
     ['a refused argument (a tool error with a hint)', callTool(4, 'terminal', { command: 'true', target: 'a' })],
     ['an unknown tool (JSON-RPC -32602)', callTool(5, 'no_such_tool', {})],
+    ['a tool named like an Object member', callTool(51, 'constructor', {})],
+    ['a tool named __proto__', callTool(52, '__proto__', {})],
+    ['an empty tool name', callTool(53, '', {})],
+    ['id 0', callTool(0, 'read_file', { path: 'note.txt' })],
+    ['an empty string id', callTool('', 'read_file', { path: 'note.txt' })],
+    ['a negative id', callTool(-3, 'read_file', { path: 'note.txt' })],
+    ['the largest safe id', callTool(Number.MAX_SAFE_INTEGER, 'read_file', { path: 'note.txt' })],
+    ['arguments with a constructor key', callTool(54, 'terminal', { command: 'true', constructor: 1 })],
     ['tools/list', request(6, 'tools/list')],
     ['ping', request(7, 'ping')],
   ])('%s', async (_, message) => {
