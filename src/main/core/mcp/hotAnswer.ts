@@ -1,8 +1,9 @@
-// /mcp's own answer to the requests an initialized client sends over and over (hotRequest.ts): the tool is called as the
-// SDK's Server would call it (answerCall), and the answer is written straight to the response, without a Server, its
-// transport and the schemas they parse every message with. What the client sees is what the Server would send: the
+// /mcp's own answer to the requests an initialized client sends over and over (hotRequest.ts): the tool is called as
+// the SDK's Server would call it (answerCall), and the answer is written straight to the response, without a Server,
+// its transport and the schemas they parse every message with. What the client sees is what the Server would send: the
 // same JSON-RPC answer (result, or error with its code), a call's progress as an event stream started by its first
-// notification, nothing for a call it cancelled (202, or the stream ended), and a call whose client goes away is aborted.
+// notification, nothing for a call it cancelled (202, or the stream ended), and a call whose client goes away is
+// aborted.
 import type { ServerResponse } from 'node:http';
 import { ErrorCode, type ProgressNotification, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { answerCall, mcpTools, type ToolCaller } from './mcpServer.js';
@@ -15,7 +16,7 @@ export function sseEvent(json: string): string {
   return `event: message\ndata: ${json}\n\n`;
 }
 
-/** A JSON answer (its text, or the pieces of it) in one write: with its length the client need not reassemble chunks. */
+/** A JSON answer (its text, or its pieces) in one write: with its length the client need not reassemble chunks. */
 export function sendJson(res: ServerResponse, json: string | readonly string[]): void {
   const body = typeof json === 'string' ? Buffer.from(json) : jsonBytes(json);
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body);

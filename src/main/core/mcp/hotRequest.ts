@@ -1,9 +1,9 @@
-// The requests an initialized MCP client sends over and over (tools/call, tools/list, ping), recognized in the JSON of a
-// POST without the SDK's schemas, so /mcp can answer them without building a Server (mcpHttp.ts). Only a message that
-// the SDK would take exactly the same way is recognized: anything else (a batch, a notification, initialize, an extra
-// key, a task-augmented call, an id or token of the wrong type) is left to the SDK, which gives its own answer or error.
-// What is recognized is what the SDK's own schemas accept (JSONRPCRequestSchema, CallToolRequestSchema): the tool's
-// arguments are still validated by the tool's zod schema in the dispatcher, as on every path.
+// The requests an initialized MCP client sends over and over (tools/call, tools/list, ping), recognized in the JSON of
+// a POST without the SDK's schemas, so /mcp can answer them without building a Server (mcpHttp.ts). Only a message
+// that the SDK would take exactly the same way is recognized: anything else (a batch, a notification, initialize, an
+// extra key, a task-augmented call, an id or token of the wrong type) is left to the SDK, which gives its own answer
+// or error. What is recognized is what the SDK's own schemas accept (JSONRPCRequestSchema, CallToolRequestSchema): the
+// tool's arguments are still validated by the tool's zod schema in the dispatcher, as on every path.
 import { RELATED_TASK_META_KEY, type ProgressToken, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 
 export type HotRequest =

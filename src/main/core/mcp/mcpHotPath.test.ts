@@ -122,7 +122,7 @@ describe('/mcp answers the hot requests as the SDK Server does', () => {
     expect(JSON.parse(hot.body)).toMatchObject({ error: { code: -32000, message: /Unsupported protocol version/ } });
   });
 
-  it('a message the SDK schemas refuse gets the SDK path error: 400 for the message, -32603 for its params', async () => {
+  it('a message the SDK schemas refuse gets the SDK path error: 400 for the message, -32603 for params', async () => {
     const cases: [unknown, number, number][] = [
       [{ ...callTool(12, 'list_targets'), extra: 1 }, 400, -32700],
       [{ ...callTool(13, 'list_targets'), id: 1.5 }, 400, -32700],

@@ -1,5 +1,5 @@
-// The /mcp requests still running, so that a client's notifications/cancelled, which comes in a POST of its own, reaches
-// the POST that asked (answered by the SDK's Server or by /mcp itself), as it would over stdio.
+// The /mcp requests still running, so that a client's notifications/cancelled, which comes in a POST of its own,
+// reaches the POST that asked (answered by the SDK's Server or by /mcp itself), as it would over stdio.
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 
 /** What answers a running request: told when its client cancels it. */
