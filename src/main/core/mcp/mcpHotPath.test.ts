@@ -3,11 +3,14 @@
 // expects the same answer: status, content type and JSON-RPC message.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ErrorCode, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { startHost, type Host } from '../../transport/host.js';
 import { sleepRunning, sleepSeconds, until } from '../../../../scripts/sleepProbe.js';
+import { mcpHttpHandler } from './mcpHttp.js';
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'sb-mcp-hot-')));
 const home = join(root, 'profile');
@@ -189,5 +192,30 @@ describe('/mcp answers the hot requests as the SDK Server does', () => {
     expect(messages.length).toBeGreaterThan(0);
     expect(messages.every((m) => m.method === 'notifications/progress')).toBe(true);
     await until(() => !sleepRunning(s), 'the command was killed', 50);
+  });
+
+  it('closing /mcp at shutdown aborts a call answered without a Server, as it closes the SDK transports', async () => {
+    // The route on a server of its own, so that it can be closed while the call runs (the Core's server waits).
+    const mcp = mcpHttpHandler((tool, args, signal, progress) =>
+      host.core.callTool(tool, args, 'mcp', signal, progress),
+    );
+    const server = createServer((req, res) => void mcp.handle(req, res));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const s = uniqueSleep();
+    try {
+      const { port } = server.address() as AddressInfo;
+      const asked = fetch(`http://127.0.0.1:${port}/`, {
+        method: 'POST',
+        headers: mcpHeaders(),
+        body: JSON.stringify(callTool(22, 'terminal', { command: `sleep ${s}`, timeout: 600 })),
+      }).catch((err: unknown) => err);
+      await until(() => sleepRunning(s), 'the command started');
+      await mcp.close();
+      await until(() => !sleepRunning(s), 'the command was killed', 50);
+      expect(await asked).toBeInstanceOf(Error);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((r) => server.close(r));
+    }
   });
 });

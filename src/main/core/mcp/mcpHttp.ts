@@ -222,8 +222,11 @@ function cancelledRequest(message: JSONRPCMessage): RequestId | undefined {
 
 export function mcpHttpHandler(callTool: ToolCaller): McpHttp {
   const open = new Set<OnePostTransport>();
+  /** The POSTs answered without a Server that are still running: ended at shutdown, which aborts their calls. */
+  const openHot = new Set<ServerResponse>();
   const running = new RunningRequests();
   const close = async (): Promise<void> => {
+    for (const res of openHot) res.destroy();
     // Shutting down: a transport that fails to close is gone anyway.
     await Promise.all([...open].map((t) => t.close().catch(() => undefined)));
   };
@@ -249,7 +252,10 @@ export function mcpHttpHandler(callTool: ToolCaller): McpHttp {
       // The requests a working client sends most are answered here, without a Server; the rest go to the SDK's.
       const hot = hotRequest(json.raw);
       if (hot) {
-        if (!versionRefused(req, res)) await answerHot(hot, res, { callTool, running, clientId });
+        if (versionRefused(req, res)) return;
+        openHot.add(res);
+        res.once('close', () => openHot.delete(res));
+        await answerHot(hot, res, { callTool, running, clientId });
         return;
       }
       const messages = toMessages(json.raw, req, res);
