@@ -9,7 +9,8 @@ export class ActivityLog {
   constructor(private readonly onEntry: (entry: ActivityEntry) => void) {}
 
   record(entry: ActivityEntry): void {
-    const i = this.entries.findIndex((e) => e.id === entry.id);
+    // From the newest: an update is nearly always of a call that just started, not of one 500 entries back.
+    const i = this.entries.findLastIndex((e) => e.id === entry.id);
     if (i >= 0) this.entries[i] = entry;
     else {
       this.entries.push(entry);

@@ -11,7 +11,9 @@
 // transport goes through web-standard Request and Response objects and streams, which cost an agent's call more than
 // the rest of the Core's work on it. What a client can observe is the SDK transport's behaviour: the same status codes,
 // JSON-RPC errors and checks (Accept, Content-Type, body size, protocol version), JSON for short calls and events for a
-// call that sends progress.
+// call that sends progress. A POST of one plain tools/call, tools/list or ping, what a working client sends most, is
+// answered the same way without a Server at all (hotRequest.ts, hotAnswer.ts): building one per POST and passing each
+// message through its schemas was most of what a call over HTTP cost the Core beyond the same call over WebSocket.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
@@ -25,6 +27,9 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_FILE_CONTENT_CHARS, MAX_REQUEST_BYTES, mib } from '../../../shared/limits.js';
 import { createMcpServer, type ToolCaller } from './mcpServer.js';
+import { hotRequest } from './hotRequest.js';
+import { answerHot, sendJson, sseEvent } from './hotAnswer.js';
+import { RunningRequests, type Cancellable } from './runningRequests.js';
 import { afterLargeRequest } from '../afterLargeRequest.js';
 
 /** The most messages one POST may carry (as the SDK's transport allows). */
@@ -54,7 +59,7 @@ interface PostSink {
  * the requests the client cancelled (the Server answers those with nothing, as MCP asks). A call that sends progress
  * turns the answer into an event stream, its notifications and answers as events, ended after the last answer.
  */
-class OnePostTransport implements Transport {
+class OnePostTransport implements Transport, Cancellable {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: Transport['onmessage'];
@@ -112,11 +117,6 @@ class OnePostTransport implements Transport {
   }
 }
 
-/** One message as a server-sent event (what the SDK's transport writes: no id, so nothing to resume). */
-function sseEvent(message: JSONRPCMessage): string {
-  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
-}
-
 function jsonError(res: ServerResponse, status: number, code: number, message: string): void {
   if (res.headersSent) return;
   res
@@ -156,8 +156,8 @@ function readBody(req: IncomingMessage, res: ServerResponse): Promise<string | u
   });
 }
 
-/** The JSON-RPC messages of a POST, or undefined once it was answered with the error that says what is wrong. */
-async function readMessages(req: IncomingMessage, res: ServerResponse): Promise<JSONRPCMessage[] | undefined> {
+/** A POST's body, parsed as JSON (`raw`), or undefined once it was answered with the error that says what is wrong. */
+async function readJson(req: IncomingMessage, res: ServerResponse): Promise<{ raw: unknown } | undefined> {
   const accept = req.headers.accept ?? '';
   if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
     jsonError(res, 406, -32000, 'Not Acceptable: Client must accept both application/json and text/event-stream');
@@ -169,14 +169,31 @@ async function readMessages(req: IncomingMessage, res: ServerResponse): Promise<
   }
   const text = await readBody(req, res);
   if (text === undefined) return undefined;
-  let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    return { raw: JSON.parse(text) };
   } catch {
     // not JSON: the client gets the JSON-RPC parse error
     jsonError(res, 400, -32700, 'Parse error: Invalid JSON');
     return undefined;
   }
+}
+
+/** Answers 400 and says so when the client names a protocol version this server does not speak. */
+function versionRefused(req: IncomingMessage, res: ServerResponse): boolean {
+  const version = req.headers['mcp-protocol-version'];
+  if (typeof version !== 'string' || SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return false;
+  jsonError(
+    res,
+    400,
+    -32000,
+    `Bad Request: Unsupported protocol version: ${version} (supported ` +
+      `versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+  );
+  return true;
+}
+
+/** The JSON-RPC messages of a POST's JSON, or undefined once it was answered with the error that says what is wrong. */
+function toMessages(raw: unknown, req: IncomingMessage, res: ServerResponse): JSONRPCMessage[] | undefined {
   if (Array.isArray(raw) && raw.length > MAX_BATCH) {
     jsonError(res, 400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`);
     return undefined;
@@ -192,18 +209,7 @@ async function readMessages(req: IncomingMessage, res: ServerResponse): Promise<
     jsonError(res, 400, -32600, 'Invalid Request: Only one initialization request is allowed');
     return undefined;
   }
-  const version = req.headers['mcp-protocol-version'];
-  if (!initializing && typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-    jsonError(
-      res,
-      400,
-      -32000,
-      `Bad Request: Unsupported protocol version: ${version} (supported ` +
-        `versions: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
-    );
-    return undefined;
-  }
-  return messages;
+  return !initializing && versionRefused(req, res) ? undefined : messages;
 }
 
 /** The request a notifications/cancelled names, if the message is one. */
@@ -216,14 +222,11 @@ function cancelledRequest(message: JSONRPCMessage): RequestId | undefined {
 
 export function mcpHttpHandler(callTool: ToolCaller): McpHttp {
   const open = new Set<OnePostTransport>();
-  /**
-   * Requests still running, by client (the client's Mcp-Session-Id header; none for a stateless client) and id.
-   * Every agent holds the same token, so a cancel can only stop calls of its own client, and without one any call
-   * with that id: one that stops a call too many is safer than an approval nobody waits for.
-   */
-  const running = new Map<string, Set<OnePostTransport>>();
-  const keyOf = (clientId: string, id: RequestId): string => JSON.stringify([clientId, id]);
+  /** The POSTs answered without a Server that are still running: ended at shutdown, which aborts their calls. */
+  const openHot = new Set<ServerResponse>();
+  const running = new RunningRequests();
   const close = async (): Promise<void> => {
+    for (const res of openHot) res.destroy();
     // Shutting down: a transport that fails to close is gone anyway.
     await Promise.all([...open].map((t) => t.close().catch(() => undefined)));
   };
@@ -243,16 +246,23 @@ export function mcpHttpHandler(callTool: ToolCaller): McpHttp {
     req.on('data', (chunk: Buffer) => void (size += chunk.length));
     res.once('close', () => afterLargeRequest(size));
     try {
-      const messages = await readMessages(req, res);
-      if (!messages) return;
+      const json = await readJson(req, res);
+      if (!json) return;
       const clientId = String(req.headers['mcp-session-id'] ?? '');
+      // The requests a working client sends most are answered here, without a Server; the rest go to the SDK's.
+      const hot = hotRequest(json.raw);
+      if (hot) {
+        if (versionRefused(req, res)) return;
+        openHot.add(res);
+        res.once('close', () => openHot.delete(res));
+        await answerHot(hot, res, { callTool, running, clientId });
+        return;
+      }
+      const messages = toMessages(json.raw, req, res);
+      if (!messages) return;
       const requests = messages.filter(isJSONRPCRequest).map((m) => m.id);
       let answered = requests.length === 0;
-      const settled = (id: RequestId): void => {
-        const key = keyOf(clientId, id);
-        running.get(key)?.delete(transport);
-        if (running.get(key)?.size === 0) running.delete(key);
-      };
+      const settled = (id: RequestId): void => running.settle(clientId, id, transport);
       let streaming = false;
       const transport = new OnePostTransport(
         requests,
@@ -264,12 +274,12 @@ export function mcpHttpHandler(callTool: ToolCaller): McpHttp {
               // The SDK's transport in its streaming mode: the same headers, each message one event.
               streaming = true;
               res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-              for (const answer of earlier) res.write(sseEvent(answer));
+              for (const answer of earlier) res.write(sseEvent(JSON.stringify(answer)));
             }
-            res.write(sseEvent(message));
+            res.write(sseEvent(JSON.stringify(message)));
           },
           answer: (message) => {
-            if (streaming && !res.destroyed) res.write(sseEvent(message));
+            if (streaming && !res.destroyed) res.write(sseEvent(JSON.stringify(message)));
           },
           done: (answers) => {
             answered = true;
@@ -277,9 +287,7 @@ export function mcpHttpHandler(callTool: ToolCaller): McpHttp {
             if (res.headersSent) return;
             // Every request was cancelled: nothing to answer (the client stopped waiting for it).
             if (answers.length === 0) return void res.writeHead(202).end();
-            // With its length the body goes out in one write, not as chunks the client has to reassemble.
-            const body = Buffer.from(JSON.stringify(answers.length === 1 ? answers[0] : answers));
-            res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body);
+            sendJson(res, JSON.stringify(answers.length === 1 ? answers[0] : answers));
           },
         },
         settled,
@@ -301,15 +309,8 @@ export function mcpHttpHandler(callTool: ToolCaller): McpHttp {
       // ignores it.
       for (const message of messages) {
         const cancelled = cancelledRequest(message);
-        const holders = cancelled === undefined ? undefined : running.get(keyOf(clientId, cancelled));
-        if (cancelled !== undefined && holders?.size) {
-          for (const t of [...holders]) t.cancel(cancelled, message);
-          continue;
-        }
-        if (isJSONRPCRequest(message)) {
-          const key = keyOf(clientId, message.id);
-          running.set(key, (running.get(key) ?? new Set()).add(transport));
-        }
+        if (cancelled !== undefined && running.cancel(clientId, cancelled, message)) continue;
+        if (isJSONRPCRequest(message)) running.add(clientId, message.id, transport);
         transport.onmessage?.(message);
       }
       if (requests.length === 0) res.writeHead(202).end();

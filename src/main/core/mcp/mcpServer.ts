@@ -10,6 +10,8 @@ import {
   ErrorCode,
   ListToolsRequestSchema,
   type CallToolResult,
+  type ProgressNotification,
+  type ProgressToken,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
@@ -87,12 +89,41 @@ const sharedValidator: jsonSchemaValidator = {
  * A JSON-RPC error as the SDK's Server sends it (its `code`, its `message`). Not an McpError: that one's message starts
  * with "MCP error -32602: ", and a client that builds an McpError from the answer writes that prefix once more.
  */
-class ProtocolError extends Error {
+export class ProtocolError extends Error {
   constructor(
     readonly code: number,
     message: string,
   ) {
     super(message);
+  }
+}
+
+/** What a tools/call is answered with: the tool's result, or its failure as a tool error. */
+export type CallAnswer = { result: ToolResult } | { failed: CallToolResult };
+
+/**
+ * One tools/call, for the SDK's Server and for /mcp's own answer (mcpHttp.ts) alike. `progressToken`: the client asked
+ * for progress, which goes out through `notify`. A tool that does not exist is thrown as a ProtocolError: the request
+ * named nothing callable, which is not a tool's failure.
+ */
+export async function answerCall(
+  call: ToolCaller,
+  name: string,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+  progressToken: ProgressToken | undefined,
+  notify: (notification: ProgressNotification) => void,
+): Promise<CallAnswer> {
+  const progress =
+    progressToken === undefined
+      ? undefined
+      : (note: ProgressNote): void => notify({ method: 'notifications/progress', params: { progressToken, ...note } });
+  try {
+    return { result: await call(name, args, signal, progress) };
+  } catch (err) {
+    const p = toErrorPayload(err);
+    if (p.code === 'unknown_tool') throw new ProtocolError(ErrorCode.InvalidParams, errorLine(p));
+    return { failed: toCallToolError(err) };
   }
 }
 
@@ -107,24 +138,16 @@ export function createMcpServer(call: ToolCaller, version = '0.1.0'): Server {
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...mcpTools()] }));
   server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
-    const token = req.params._meta?.progressToken;
-    const progress =
-      token === undefined
-        ? undefined
-        : (note: ProgressNote): void =>
-            void extra
-              .sendNotification({ method: 'notifications/progress', params: { progressToken: token, ...note } })
-              .catch(() => undefined); // a client that went away is cancelled by its transport
-    try {
-      return toCallToolResult(
-        await call(req.params.name, (req.params.arguments ?? {}) as Record<string, unknown>, extra.signal, progress),
-      );
-    } catch (err) {
-      // A tool that does not exist is a protocol error (the request named nothing callable), not a tool's failure.
-      const p = toErrorPayload(err);
-      if (p.code === 'unknown_tool') throw new ProtocolError(ErrorCode.InvalidParams, errorLine(p));
-      return toCallToolError(err);
-    }
+    const answer = await answerCall(
+      call,
+      req.params.name,
+      (req.params.arguments ?? {}) as Record<string, unknown>,
+      extra.signal,
+      req.params._meta?.progressToken,
+      // A client that went away is cancelled by its transport.
+      (notification) => void extra.sendNotification(notification).catch(() => undefined),
+    );
+    return 'result' in answer ? toCallToolResult(answer.result) : answer.failed;
   });
   return server;
 }
