@@ -3,12 +3,12 @@
 // lines: one JSON body, or the events of a call that sends progress (its notifications, then its result). The Core
 // answers everything itself (initialize, tools/list, calls, cancels), so there is one MCP implementation, and the
 // relay loads nothing but Node's built-ins: it is ready as soon as Node is, and a first call costs what any call does.
-import { Agent, request, type IncomingMessage } from 'node:http';
 import { MAX_FILE_CONTENT_CHARS, MAX_REQUEST_BYTES, mib } from '../../shared/limits.js';
 import { afterWork } from '../core/afterLargeRequest.js';
 import { switchboardHome } from '../core/home.js';
 import { pidAlive } from '../core/processes/processAlive.js';
 import { NoCore, readCoreEndpoint, sameEndpoint, type CoreEndpoint } from './coreEndpoint.js';
+import { CoreConnections, type CoreResponse, type PostError } from './coreHttp.js';
 import { keepRunning } from './longRunning.js';
 import { asLine, readBody, readEvents, readLines } from './mcpLines.js';
 
@@ -92,7 +92,7 @@ class Relay {
   private following: Promise<void> | undefined;
   private inFlight = 0;
   private ended = false;
-  private readonly agent = new Agent({ keepAlive: true });
+  private readonly connections = new CoreConnections();
 
   constructor(private endpoint: CoreEndpoint) {}
 
@@ -156,11 +156,10 @@ class Relay {
     const initialize = peeked?.method === 'initialize';
     try {
       const res = await this.post(bytes, initialize);
-      const status = res.statusCode ?? 0;
-      if (status < 200 || status >= 300) return this.refused(res, bytes, peeked);
+      if (res.status < 200 || res.status >= 300) return await this.refused(res, bytes, peeked);
       if (/^text\/event-stream/.test(res.headers['content-type'] ?? ''))
-        return await readEvents(res, (data) => this.write(data));
-      const body = await readBody(res);
+        return await readEvents(res.body, (data) => this.write(data));
+      const body = await readBody(res.body);
       if (initialize) this.learn(res, body, bytes);
       if (body.length > 0) this.write(body);
     } catch (err) {
@@ -191,13 +190,13 @@ class Relay {
    * was refused before it was read (a token of the last Core, a session it does not know). A request that may have
    * run is never sent again.
    */
-  private async post(bytes: Buffer, initialize: boolean, again = false): Promise<IncomingMessage> {
+  private async post(bytes: Buffer, initialize: boolean, again = false): Promise<CoreResponse> {
     const endpoint = this.endpoint;
-    let res: IncomingMessage;
+    let res: CoreResponse;
     try {
       res = await this.send(endpoint, bytes, initialize);
     } catch (err) {
-      const e = err as NodeJS.ErrnoException & { reused?: boolean };
+      const e = err as PostError;
       if (!again && e.reused && (e.code === 'ECONNRESET' || e.code === 'EPIPE') && pidAlive(endpoint.pid))
         // A kept-alive connection the Core closed for idling as it was reused: the request was never read.
         return this.post(bytes, initialize, true);
@@ -209,35 +208,30 @@ class Relay {
       return this.post(bytes, initialize, true);
     }
     if (again) return res;
-    if (res.statusCode === 401) {
-      res.resume();
+    if (res.status === 401) {
+      res.body.resume();
       await this.follow(endpoint, unauthorized());
       return this.post(bytes, initialize, true);
     }
-    if (res.statusCode === 404 && this.sessionFromCore && !initialize) {
+    if (res.status === 404 && this.sessionFromCore && !initialize) {
       // The Core no longer knows this session (it restarted in place): initialize again, then the request.
-      res.resume();
+      res.body.resume();
       await this.sayHelloAgain(endpoint);
       return this.post(bytes, initialize, true);
     }
     return res;
   }
 
-  private send(endpoint: CoreEndpoint, bytes: Buffer, initialize: boolean): Promise<IncomingMessage> {
+  private send(endpoint: CoreEndpoint, bytes: Buffer, initialize: boolean): Promise<CoreResponse> {
     const headers: Record<string, string | number> = {
       authorization: `Bearer ${endpoint.token}`,
       'content-type': 'application/json',
       accept: 'application/json, text/event-stream',
-      'content-length': bytes.length,
     };
     // An initialize starts a session: it names none, and the version is what it agrees on.
     if (!initialize) headers['mcp-session-id'] = this.session;
     if (!initialize && this.version) headers['mcp-protocol-version'] = this.version;
-    return new Promise((resolve, reject) => {
-      const req = request(endpoint.url, { method: 'POST', agent: this.agent, headers }, resolve);
-      req.on('error', (err) => reject(Object.assign(err, { reused: req.reusedSocket })));
-      req.end(bytes);
-    });
+    return this.connections.post(endpoint.url, headers, bytes);
   }
 
   /**
@@ -269,21 +263,17 @@ class Relay {
     const res = await this.send(endpoint, this.initialize, true).catch((err: NodeJS.ErrnoException) => {
       throw this.lost(endpoint, err);
     });
-    const body = await readBody(res);
-    if (res.statusCode !== 200)
-      throw new RelayFailure(
-        'no_core',
-        `the Core refused this client's initialize (HTTP ${res.statusCode})`,
-        START_ONE,
-      );
+    const body = await readBody(res.body);
+    if (res.status !== 200)
+      throw new RelayFailure('no_core', `the Core refused this client's initialize (HTTP ${res.status})`, START_ONE);
     this.learn(res, body, this.initialize);
-    if (this.initialized) (await this.send(endpoint, this.initialized, false)).resume();
+    if (this.initialized) (await this.send(endpoint, this.initialized, false)).body.resume();
   }
 
   /** From an initialize's answer: the session the Core gives (if any) and the protocol version agreed on. */
-  private learn(res: IncomingMessage, body: Buffer, request: Buffer): void {
+  private learn(res: CoreResponse, body: Buffer, request: Buffer): void {
     const session = res.headers['mcp-session-id'];
-    if (typeof session === 'string' && session !== '') {
+    if (session) {
       this.session = session;
       this.sessionFromCore = true;
     }
@@ -312,9 +302,9 @@ class Relay {
    * The Core refused the message (the status says why, the body is JSON-RPC's error for most): the client gets that
    * error, with the id of its request when it had one (the Core's says null when it could not read the message).
    */
-  private async refused(res: IncomingMessage, bytes: Buffer, peeked: Peeked | undefined): Promise<void> {
-    const body = await readBody(res);
-    if (res.statusCode === 401) throw unauthorized();
+  private async refused(res: CoreResponse, bytes: Buffer, peeked: Peeked | undefined): Promise<void> {
+    const body = await readBody(res.body);
+    if (res.status === 401) throw unauthorized();
     let error: unknown;
     try {
       error = (JSON.parse(body.toString('utf8')) as { error?: unknown }).error;
@@ -324,7 +314,7 @@ class Relay {
     if (typeof error !== 'object' || error === null)
       error = {
         code: -32000,
-        message: `the Core refused the message (HTTP ${res.statusCode}: ${body.toString('utf8').split('\n')[0]})`,
+        message: `the Core refused the message (HTTP ${res.status}: ${body.toString('utf8').split('\n')[0]})`,
       };
     const request = peeked ?? peek(bytes);
     // A notification the Core could read has no one waiting for an answer.
