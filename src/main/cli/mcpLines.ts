@@ -64,10 +64,13 @@ export function readEvents(body: Readable, onData: (data: string) => void): Prom
     let data: string[] = [];
     body.setEncoding('utf8');
     body.on('data', (text: string) => {
+      // Only the new text is searched for a line end: an event of many MB comes in many pieces.
+      let from = pending.length;
       pending += text;
-      for (let nl = pending.indexOf('\n'); nl >= 0; nl = pending.indexOf('\n')) {
+      for (let nl = pending.indexOf('\n', from); nl >= 0; nl = pending.indexOf('\n', from)) {
         const line = pending.slice(0, nl).replace(/\r$/, '');
         pending = pending.slice(nl + 1);
+        from = 0;
         if (line === '') {
           // A blank line ends an event; one without data (a comment, a keep-alive) says nothing.
           if (data.length) onData(data.join('\n'));
