@@ -163,6 +163,7 @@ class Relay {
       const body = await readBody(res.body);
       if (initialize) this.learn(res, body, bytes);
       if (body.length > 0) this.write(body);
+      if (initialize) this.connections.prepare(this.endpoint.url);
     } catch (err) {
       const failure =
         err instanceof RelayFailure
