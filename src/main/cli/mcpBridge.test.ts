@@ -220,15 +220,22 @@ describe('switchboard mcp when the Core goes away and comes back', () => {
     b.write(initialize() + initialized + call(1, 'echo one'));
     expect(output(await b.answer(1))).toBe('one\n');
     // A call the Core has when it stops is answered with what happened, and never sent again.
-    b.write(call(2, 'echo ran >> ran.txt; sleep 2'));
+    // Two calls the Core has when it dies: one still silent, one whose answer has begun (its progress came).
+    b.write(call(2, 'echo ran >> ran.txt; sleep 3'));
+    b.write(call('2b', 'sleep 3', { progressToken: 'p' }));
     await until(() => existsSync(join(work, 'ran.txt')), 'the call ran');
+    await until(
+      () => b.messages.some((m) => (m as { method?: string }).method === 'notifications/progress'),
+      'progress',
+    );
     // The Core dies (a stop lets running calls end first).
     const died = new Promise((r) => served!.child.once('exit', r));
     served.child.kill('SIGKILL');
     await died;
-    expect(toolError(await b.answer(2))).toMatch(
-      /^no_core: the connection to the Core at http:\/\/127\.0\.0\.1:\d+\/mcp was lost \(\w+\); the request may/,
-    );
+    for (const id of [2, '2b'])
+      expect(toolError(await b.answer(id))).toMatch(
+        /^no_core: the connection to the Core at http:\/\/127\.0\.0\.1:\d+\/mcp was lost \(.+\); the request may/,
+      );
     // No Core: the call is answered at once with why.
     b.write(call(3, 'echo none'));
     expect(toolError(await b.answer(3))).toMatch(

@@ -104,7 +104,12 @@ class Relay {
   line(bytes: Buffer): void {
     if (this.held) return void this.held.push(bytes);
     const peeked = bytes.length <= PEEK_BYTES ? peek(bytes) : undefined;
-    if (peeked?.method === 'notifications/initialized') this.initialized = bytes;
+    if (peeked?.method === 'notifications/initialized') {
+      this.initialized = bytes;
+      // A Core without sessions keeps nothing between POSTs: the notification would only cost it a Server's making
+      // while the client's first call, sent right behind it, waits. A Core with sessions is told (sayHelloAgain too).
+      if (!this.sessionFromCore) return;
+    }
     if (peeked?.method !== 'initialize' || peeked.id === undefined) return this.track(this.relay(bytes, peeked));
     this.held = [];
     this.track(
@@ -165,10 +170,8 @@ class Relay {
       if (body.length > 0) this.write(body);
       if (initialize) this.connections.prepare(this.endpoint.url);
     } catch (err) {
-      const failure =
-        err instanceof RelayFailure
-          ? err
-          : new RelayFailure('no_core', err instanceof Error ? err.message : String(err), START_ONE);
+      // Anything else broke while the Core had the request (an answer cut short): it may have run.
+      const failure = err instanceof RelayFailure ? err : this.lost(this.endpoint, err as NodeJS.ErrnoException);
       const request = peeked ?? peek(bytes);
       // A notification has no one waiting for an answer.
       if (request?.id === undefined) return;
@@ -269,7 +272,7 @@ class Relay {
     if (res.status !== 200)
       throw new RelayFailure('no_core', `the Core refused this client's initialize (HTTP ${res.status})`, START_ONE);
     this.learn(res, body, this.initialize);
-    if (this.initialized) (await this.send(endpoint, this.initialized, false)).body.resume();
+    if (this.initialized && this.sessionFromCore) (await this.send(endpoint, this.initialized, false)).body.resume();
   }
 
   /** From an initialize's answer: the session the Core gives (if any) and the protocol version agreed on. */
