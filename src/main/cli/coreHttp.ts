@@ -55,21 +55,6 @@ export class CoreConnections {
     });
   }
 
-  /**
-   * Open a connection ahead of need, kept with the idle ones: after initialize a client sends notifications/initialized
-   * and its first call at once, and the call then finds a connection the Core has already taken.
-   */
-  prepare(url: URL): void {
-    if (this.idle.length > 1) return;
-    const socket = connect({ host: url.hostname, port: Number(url.port) || 80, noDelay: true });
-    // One that cannot connect is simply not there; the request that needs one makes its own and says why.
-    const failed = (): void => void socket.destroy();
-    socket.once('error', failed).once('connect', () => {
-      socket.off('error', failed);
-      this.keep(socket);
-    });
-  }
-
   private take(): Socket | undefined {
     for (let idle = this.idle.pop(); idle; idle = this.idle.pop()) {
       idle.socket.off('close', idle.gone).off('error', ignore);

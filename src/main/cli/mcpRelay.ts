@@ -168,7 +168,6 @@ class Relay {
       const body = await readBody(res.body);
       if (initialize) this.learn(res, body, bytes);
       if (body.length > 0) this.write(body);
-      if (initialize) this.connections.prepare(this.endpoint.url);
     } catch (err) {
       // Anything else broke while the Core had the request (an answer cut short): it may have run.
       const failure = err instanceof RelayFailure ? err : this.lost(this.endpoint, err as NodeJS.ErrnoException);
