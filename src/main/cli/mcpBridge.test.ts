@@ -254,14 +254,17 @@ describe('switchboard mcp when the Core goes away and comes back', () => {
 
 /**
  * A stand-in Core that keeps sessions as the SDK's stateful transport does: initialize gives a session id, a request
- * naming an unknown session is 404. `forget()` is a restart in place. It records every POST it reads.
+ * naming an unknown session is 404, and one without its token 401. `forget()` is a restart in place, `rotate()` one
+ * with a new token. It records every POST it reads.
  */
 async function sessionCore(): Promise<{
   port: number;
   posts: Array<{ method?: string; id?: unknown; session?: string; version?: string; auth?: string }>;
   forget: () => void;
+  rotate: (token: string) => void;
 }> {
   let sessions = new Set<string>();
+  let token = 'agent-token';
   let next = 0;
   const posts: Array<{ method?: string; id?: unknown; session?: string; version?: string; auth?: string }> = [];
   const server: Server = createServer((req: IncomingMessage, res) => {
@@ -277,6 +280,7 @@ async function sessionCore(): Promise<{
         version: req.headers['mcp-protocol-version'] as string | undefined,
         auth: req.headers.authorization,
       });
+      if (req.headers.authorization !== `Bearer ${token}`) return void res.writeHead(401).end('token not valid\n');
       if (m.method === 'initialize') {
         const id = `s${++next}`;
         sessions.add(id);
@@ -292,29 +296,39 @@ async function sessionCore(): Promise<{
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   cleanup.push(() => new Promise<void>((r) => server.close(() => r())));
   server.unref();
-  return { port: (server.address() as { port: number }).port, posts, forget: () => (sessions = new Set()) };
+  return {
+    port: (server.address() as { port: number }).port,
+    posts,
+    forget: () => (sessions = new Set()),
+    rotate: (t) => {
+      token = t;
+      sessions = new Set();
+    },
+  };
 }
 
 describe('switchboard mcp and a Core that keeps sessions', () => {
-  it('sends the session and version initialize set; initializes again, unseen, when the Core forgot it', async () => {
+  it('sends the session and version initialize set; initializes again, unseen, for a new session, token', async () => {
     const home = tempHome('sb-mcp-session-');
     cleanup.push(() => rmSync(home, { recursive: true, force: true }));
     mkdirSync(home, { recursive: true });
     const core = await sessionCore();
-    writeFileSync(
-      join(home, 'core.json'),
-      JSON.stringify({
-        url: `http://127.0.0.1:${core.port}/`,
-        ws_url: `ws://127.0.0.1:${core.port}/ws`,
-        mcp_url: `http://127.0.0.1:${core.port}/mcp`,
-        token: 'agent-token',
-        // A live process: this one.
-        pid: process.pid,
-        started_at: new Date().toISOString(),
-        mode: 'serve',
-      }),
-      { mode: 0o600 },
-    );
+    const publish = (token: string): void =>
+      writeFileSync(
+        join(home, 'core.json'),
+        JSON.stringify({
+          url: `http://127.0.0.1:${core.port}/`,
+          ws_url: `ws://127.0.0.1:${core.port}/ws`,
+          mcp_url: `http://127.0.0.1:${core.port}/mcp`,
+          token,
+          // A live process: this one.
+          pid: process.pid,
+          started_at: new Date().toISOString(),
+          mode: 'serve',
+        }),
+        { mode: 0o600 },
+      );
+    publish('agent-token');
     const b = bridge(home);
     b.write(initialize(1) + initialized + line({ id: 2, method: 'ping' }));
     expect(await b.answer(2)).toMatchObject({ result: { session: 's1' } });
@@ -337,6 +351,21 @@ describe('switchboard mcp and a Core that keeps sessions', () => {
     ]);
     expect(core.posts.filter((p) => p.method !== 'initialize').every((p) => p.version === '2025-03-26')).toBe(true);
     expect(core.posts.every((p) => p.auth === 'Bearer agent-token')).toBe(true);
+    // A Core that came back on the same address with a new token: refused (401) before it read the request, so the
+    // request goes again, with the token core.json names now.
+    const before = core.posts.length;
+    core.rotate('agent-token-2');
+    publish('agent-token-2');
+    b.write(line({ id: 4, method: 'ping' }));
+    expect(await b.answer(4)).toMatchObject({ result: { session: 's3' } });
+    expect(core.posts.slice(before).map((p) => [p.method, p.session ?? '-', p.auth])).toEqual([
+      ['ping', 's2', 'Bearer agent-token'],
+      ['initialize', '-', 'Bearer agent-token-2'],
+      ['notifications/initialized', 's3', 'Bearer agent-token-2'],
+      ['ping', 's3', 'Bearer agent-token-2'],
+    ]);
+    expect(b.messages.map((m) => m.id)).toEqual([1, 2, 3, 4]);
+    expect(b.stdout() + b.stderr()).not.toMatch(/agent-token/);
     expect(b.stderr()).toBe('');
   }, 30_000);
 
