@@ -3,7 +3,6 @@
 import { build as esbuild } from 'esbuild';
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -42,6 +41,17 @@ const noElectron = {
     }));
   },
 };
+
+/** A bundle that may use Node's built-ins and nothing from node_modules: a package import fails the build. */
+const builtinsOnly = (entry) => ({
+  name: 'builtins-only',
+  setup(b) {
+    b.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('node:')) return { path: args.path, external: true };
+      return { errors: [{ text: `${args.importer.replace(root + '/', '')} imports ${args.path}; ${entry} may not` }] };
+    });
+  },
+});
 
 /** Modules that locate files through import.meta.url get the CommonJS equivalent. */
 const importMetaShim = {
@@ -144,7 +154,6 @@ const commandEntry = {
     b.onLoad({ filter: /.*/, namespace: 'sb-command' }, (args) => ({
       resolveDir: join(root, 'src/main/cli'),
       loader: 'ts',
-      // With the rest of the command's exports (`mcp`: the front's way in, mcpFront.ts).
       contents:
         `export * from './commands/${args.path}.js';\nexport { ${args.path}Command as addCommand } from ` +
         `'./commands/${args.path}.js';\nexport { runProgram } from './program.js';\n`,
@@ -213,13 +222,18 @@ async function buildNode() {
     entryPoints: Object.fromEntries(clients.map((n) => [`cli/commands/${n}`, `sb-command:${n}`])),
     plugins: [noElectron, commandEntry, tinyWebSocket, noSchemaValidator],
   });
-  // The launcher. Its front for `switchboard mcp` (src/main/cli/mcpFront.ts) answers initialize before the MCP SDK is
-  // loaded, with what a real Server answers: read here from the mcp bundle just built, so it follows the SDK.
-  const { initializeTemplate } = createRequire(import.meta.url)(join(root, 'out/cli/commands/mcp.cjs'));
-  const define = { ...nodeSide.define, SB_MCP_INITIALIZE: JSON.stringify(await initializeTemplate()) };
+  // `switchboard mcp`'s relay (src/main/cli/mcpRelay.ts), which main.ts runs without the program: Node's built-ins
+  // only, so that an agent's client waits for nothing but Node's own start.
   await build({
     ...nodeSide,
-    define,
+    ...minified,
+    packages: undefined,
+    entryPoints: { 'cli/mcpRelay': join(root, 'src/main/cli/mcpRelay.ts') },
+    plugins: [builtinsOnly('src/main/cli/mcpRelay.ts')],
+  });
+  // The launcher.
+  await build({
+    ...nodeSide,
     entryPoints: { 'cli/main': join(root, 'src/main/cli/main.ts') },
     plugins: [noElectron],
   });

@@ -4,11 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { loadBundle } from './bundleLoader.js';
 import { commandNames, namedCommand, type CommandName } from './commandNames.js';
 import type { AddCommand, runProgram } from './program.js';
-import { startMcpFront, type McpEntry } from './mcpFront.js';
+import type { serveMcp } from './mcpRelay.js';
 
 /**
  * What scripts/build.mjs makes of each command: one file with the command, the program and every library they use
- * (zod, ws, commander, the MCP SDK …) inside, so `switchboard call` reads and compiles one file, not a hundred.
+ * (zod, ws, commander …) inside, so `switchboard call` reads and compiles one file, not a hundred.
  */
 interface CommandBundle {
   addCommand: AddCommand;
@@ -18,8 +18,11 @@ interface CommandBundle {
 const here = fileURLToPath(new URL('.', import.meta.url));
 const bundle = (name: CommandName): CommandBundle => loadBundle(join(here, 'commands', `${name}.cjs`)) as CommandBundle;
 
-// `switchboard mcp` answers initialize before its bundle (and the MCP SDK in it) is loaded, when it can (mcpFront.ts).
-if (!startMcpFront(process.argv, () => bundle('mcp') as CommandBundle & McpEntry)) {
+if (process.argv.length === 3 && process.argv[2] === 'mcp') {
+  // An agent's client starts `switchboard mcp` and waits for it: its relay (mcpRelay.ts) is a bundle of Node's
+  // built-ins alone, run without the program, commander or zod.
+  (loadBundle(join(here, 'mcpRelay.cjs')) as { serveMcp: typeof serveMcp }).serveMcp();
+} else {
   // The whole --help (or an unknown command's error) needs every command: the first bundle's program takes them all.
   void bundle(namedCommand(process.argv) ?? commandNames[0]).runProgram(
     process.argv,
