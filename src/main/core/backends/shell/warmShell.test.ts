@@ -309,7 +309,8 @@ describe('a call is answered when its trap has run, before its subshell is reape
     const killed: number[] = [];
     const proc: WarmProcess = {
       write: () => undefined,
-      end: () => exit.forEach((l) => l()),
+      // A shell whose stdin is closed exits a moment later, not while the Core is still in the call that closed it.
+      end: () => setImmediate(() => exit.forEach((l) => l())),
       onStdout: (l) => out.push(l),
       onStderr: (l) => err.push(l),
       onExit: (l) => exit.push(l),
@@ -317,7 +318,7 @@ describe('a call is answered when its trap has run, before its subshell is reape
       groupAlive: alive,
       prelude: '',
     };
-    const pool = new WarmShellPool({ start: () => proc }, async () => undefined);
+    const pool = new WarmShellPool({ start: () => proc }, proc.killGroup, alive);
     return {
       pool,
       shell: pool.acquire()!,
@@ -391,6 +392,19 @@ describe('a call is answered when its trap has run, before its subshell is reape
     f.stdout(`\n${second.tags.end} 143 0 4343\n`);
     await run.ended;
     await f.pool.close();
+  });
+
+  it('closing the pool right after a call was answered ends what it left, once its end line says so', async () => {
+    const f = fakeShell((pgid) => pgid === 4242);
+    const call = warmCall('sleep 100 &', { cwd: '/' }, {});
+    const run = f.shell.run(call, () => undefined);
+    f.stdout(`\n${call.marker}/\n${call.tags.done} 0\n`);
+    await run.ended;
+    // Closed before either control line about the call's group (the pid line, the end line) was read.
+    const closed = f.pool.close();
+    f.stdout(`\n${call.tags.end} 0 1 4242\n`);
+    await closed;
+    expect(f.killed).toEqual([4242]);
   });
 
   it('lets go of a finished call at once: a burst of calls with large output does not stay in memory', async () => {
