@@ -4,7 +4,6 @@
 // (warmProgram.ts); a timeout or cancel kills that group, and the shell, once it has reaped it, takes the next call. A
 // shell is retired, never reused, when something of a call lives on in its group (a `cmd &` that could print into the
 // next call's output), when it would not answer after a stop, or when it died (the call in it says so).
-import type { ShellRun } from './execWrapped.js';
 import { warmPrelude, type WarmCall } from './warmProgram.js';
 import { type RunShell, WarmRun } from './warmRun.js';
 
@@ -160,7 +159,7 @@ export class WarmShell implements RunShell {
   }
 
   /** Start one call (warmCall's line); `sink` gets what it prints (stdout and stderr), never a control line. */
-  run(call: WarmCall, sink: (text: string) => void): ShellRun {
+  run(call: WarmCall, sink: (text: string) => void): WarmRun {
     const run = new WarmRun(this, call.tags, sink);
     this.current = run;
     this.lastRun = ++WarmShell.runs;
