@@ -182,6 +182,12 @@ export class DockerWarmShells {
       })
       .finally(() => {
         clearTimeout(check);
+        // The pid line (stderr) may come after the end line (stdout), which names the group too (shell/warmRun.ts):
+        // the group is mapped to the call's token here then, so a cleanup can still end what the call left in it.
+        if (entry.pgid === undefined && run.group !== undefined) {
+          entry.pgid = run.group;
+          this.tokenOfGroup.set(run.group, { token, shell: state });
+        }
         this.calls.delete(call.tags.pid);
         this.kills.delete(token);
         this.killTaken.delete(token);

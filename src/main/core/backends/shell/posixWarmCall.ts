@@ -56,7 +56,8 @@ const leftScan =
 
 /**
  * The line that runs one call: a subshell with the call's variables (`env`: job token, run markers) exported, its
- * stdin /dev/null, its pid reported, waited for, then the end line (exit status, whether a group member lives on).
+ * stdin /dev/null, its pid reported, waited for, then the end line (exit status, whether a group member lives on,
+ * the subshell's pid again).
  */
 export function posixWarmCall(command: string, opts: WrapOptions, env: Record<string, string>): WarmCall {
   const { marker, tags, assignments } = warmCallParameters(command, opts, env);
@@ -65,6 +66,6 @@ export function posixWarmCall(command: string, opts: WrapOptions, env: Record<st
     `__sb_p=$!; printf '%s %s\\n' ${tags.pid} "$__sb_p" >&2; ` +
     `while :; do wait "$__sb_p"; __sb_rc=$?; [ "$__sb_rc" = 127 ] && break; kill -0 "$__sb_p" 2>/dev/null || ` +
     `break; done; __sb_busy=; ${leftScan}; ` +
-    `printf '\\n%s %s %s\\n' ${tags.end} "$__sb_rc" "$__sb_left"\n`;
+    `printf '\\n%s %s %s %s\\n' ${tags.end} "$__sb_rc" "$__sb_left" "$__sb_p"\n`;
   return { script, marker, tags };
 }

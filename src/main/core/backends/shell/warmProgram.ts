@@ -119,8 +119,8 @@ const callLoop = [
   subshell,
   `while :; do __sb_p=$!; wait "$__sb_p"; __sb_rc=$?; IFS= read -r -N ${endTagLength} __sb_end || exit; ` +
     `[[ $__sb_end == __SB_WARM_END_*__ ]] || exit; ` +
-    `__sb_left=0; kill -0 -- -"$__sb_p" 2>/dev/null && __sb_left=1; ${subshell} printf '\\n%s %s %s\\n' ` +
-    `"$__sb_end" "$__sb_rc" "$__sb_left"; done`,
+    `__sb_left=0; kill -0 -- -"$__sb_p" 2>/dev/null && __sb_left=1; ${subshell} printf '\\n%s %s %s %s\\n' ` +
+    `"$__sb_end" "$__sb_rc" "$__sb_left" "$__sb_p"; done`,
 ].join(' ');
 
 /**
@@ -180,8 +180,9 @@ export interface WarmCallTags {
    */
   done: string;
   /**
-   * `\n<end tag> <exit status> <0|1>` on stdout once the subshell was reaped (1: something is still in its
-   * process group); nothing of the call follows it. The shell takes its next call after it.
+   * `\n<end tag> <exit status> <0|1> <group>` on stdout once the subshell was reaped (1: something is still in its
+   * process group); nothing of the call follows it. The shell takes its next call after it. The group is the pid
+   * line's again: stdout may be read before stderr (warmRun.ts).
    */
   end: string;
 }

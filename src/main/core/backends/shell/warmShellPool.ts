@@ -88,6 +88,11 @@ export class WarmShellPool {
     this.closed = true;
     clearInterval(this.timer);
     const shells = [...this.shells];
+    // A call answered a moment ago may have left something in its group, and the shell has not said so yet: its end
+    // line (whether anything is left, and the group, which the pid line may not have brought yet) is waited for as a
+    // next call would wait for it. Without it a cleanup right after such a call left its job running.
+    const finishing = shells.flatMap((s) => (s.finishing ? [s.finishing] : []));
+    if (finishing.length) await settleWithin(Promise.all(finishing), settleWaitMs);
     for (const s of shells) {
       for (const g of s.leftovers) this.leftovers.add(g);
       if (s.runningGroup !== undefined) this.leftovers.add(s.runningGroup);
