@@ -11,7 +11,7 @@ import { sandboxAvailability } from '../sandbox/sandboxAvailability.js';
 import { sleepRunning, sleepSeconds, until } from '../../../../scripts/sleepProbe.js';
 import { endGroupScript, endsSettled } from './endGently.js';
 
-const nextSleep = sleepSeconds(23000, '25');
+const nextSleep = sleepSeconds(23000, '26');
 const home = mkdtempSync(join(tmpdir(), 'sb-gentle-'));
 const work = mkdtempSync(join(tmpdir(), 'sb-gentle-work-'));
 const opened: Environment[] = [];

@@ -15,7 +15,7 @@ const docker = loadDockerEnv();
 const home = tempHome('sb-orphans-');
 const work = join(home, 'work');
 
-const uniqueSleep = sleepSeconds(5000, '25');
+const uniqueSleep = sleepSeconds(5000, '24');
 const running = sleepRunning;
 
 /** A foreground call that would run for a long time; the CLI process is left to die with its Core. */

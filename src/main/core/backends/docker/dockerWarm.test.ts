@@ -13,7 +13,7 @@ import type { Environment, ExecOptions, ProviderContext, TargetSnapshot } from '
 import { dockerProvider } from './dockerProvider.js';
 import { profileLabel, shortHash } from './containerConfig.js';
 
-const nextSleep = sleepSeconds(7000, '47');
+const nextSleep = sleepSeconds(7000, '48');
 const ppid = 'read -r _ _ _ ppid _ < /proc/self/stat; echo $ppid';
 const diedNote = '[the warm shell running this call ended; the next call gets a new one]';
 
