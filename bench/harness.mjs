@@ -1,4 +1,5 @@
 // What every bench needs: a served Core on a temp profile with the test services' targets, and a raw WebSocket client.
+import { coreProcessEnv } from '../scripts/coreProcessEnv.mjs';
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -47,7 +48,8 @@ export async function startServe(config, { nodeArgs = [] } = {}) {
     process.execPath,
     [...nodeArgs, join(root, 'bin/switchboard.js'), 'serve', '--port', '0', '--link-fd', '3'],
     {
-      env: { ...process.env, SWITCHBOARD_HOME: home },
+      // As `npm start` starts it (scripts/coreProcessEnv.mjs).
+      env: { ...coreProcessEnv(), SWITCHBOARD_HOME: home },
       stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
     },
   );

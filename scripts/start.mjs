@@ -1,4 +1,5 @@
 // `npm start`: the Electron app where it can run; otherwise says why and serves the UI to a browser instead.
+import { coreProcessEnv } from './coreProcessEnv.mjs';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -52,8 +53,12 @@ const child = reason
     ),
     spawn(process.execPath, [join(root, 'bin/switchboard.js'), 'serve', ...process.argv.slice(2)], {
       stdio: 'inherit',
+      env: coreProcessEnv(),
     }))
-  : spawn(electronBinary(), [join(root, 'out/main/index.cjs'), ...process.argv.slice(2)], { stdio: 'inherit' });
+  : spawn(electronBinary(), [join(root, 'out/main/index.cjs'), ...process.argv.slice(2)], {
+      stdio: 'inherit',
+      env: coreProcessEnv(),
+    });
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => child.kill(sig));
 // Whoever started us (npm, an IDE's stop button) may die without passing a signal on: then stop the app too,
 // so no orphaned Core keeps its port and core.json.

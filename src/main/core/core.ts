@@ -1,5 +1,6 @@
 // The composition root: builds the nouns from explicit dependencies and composes their handler tables. Nothing imports
 // it but the edges.
+import { dropLauncherEnv } from './launcherEnv.js';
 import { randomUUID } from 'node:crypto';
 import { join, resolve } from 'node:path';
 import { SwitchboardError, toErrorPayload } from '../../shared/errors.js';
@@ -142,6 +143,8 @@ export class Core {
 
   /** Throws bad_config when config.yaml is wrong, so `serve` and `start` fail loudly. */
   constructor(opts: CoreOptions = {}) {
+    // Before anything is started: what the launcher set for this process alone leaves the environment children get.
+    dropLauncherEnv();
     this.home = opts.home ?? switchboardHome();
     prepareHome(this.home);
     this.log = opts.log ?? fileLog({ file: join(this.home, 'switchboard.log') });
