@@ -111,8 +111,22 @@ export class WarmRun implements ShellRun {
     return undefined;
   }
 
+  /**
+   * The caller answers now. A stopped call is answered without waiting for its end line when that is slow (a loaded
+   * machine, a container's kill on its way): what it printed and was only held back because a control line could
+   * start there is handed on first, all but such a start.
+   */
   detach(): void {
+    this.emit(this.pending.slice(0, this.controlLineStart()));
     this.detached = true;
+  }
+
+  /** Where a control line may begin at the end of `pending` (a newline and part of a tag), else its length. */
+  private controlLineStart(): number {
+    const nl = this.pending.lastIndexOf('\n');
+    const rest = this.pending.slice(nl + 1);
+    const partOfTag = (tag: string): boolean => `${tag} `.startsWith(rest);
+    return nl >= 0 && rest !== '' && (partOfTag(this.tags.done) || partOfTag(this.tags.end)) ? nl : this.pending.length;
   }
 
   /**
