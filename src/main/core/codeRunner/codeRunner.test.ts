@@ -119,6 +119,22 @@ describe('python bootstrap', () => {
   });
 });
 
+/** A local environment on the test's own home `dir`. */
+const localEnv = (dir: string): Environment =>
+  localProvider.createEnvironment(
+    {
+      name: 'l',
+      generation: 'g',
+      identity: 'l#g',
+      source: 'config',
+      state: 'active',
+      spec: { backend: 'local' },
+      flags: localProvider.flags,
+      timeoutSec: 30,
+    },
+    { home: dir, resolveSpec: () => undefined },
+  );
+
 describe('runCode round trip (local python3)', () => {
   const hasPython = spawnSync('python3', ['-c', 'pass']).status === 0;
   for (const withoutJson of [false, true]) {
@@ -128,19 +144,7 @@ describe('runCode round trip (local python3)', () => {
         const dir = mkdtempSync(join(tmpdir(), 'sb-code-'));
         // A json.py that fails to import stands in for Debian's python3-minimal, which has no json module.
         writeFileSync(join(dir, 'json.py'), 'raise ImportError("no json here")\n');
-        const local = localProvider.createEnvironment(
-          {
-            name: 'l',
-            generation: 'g',
-            identity: 'l#g',
-            source: 'config',
-            state: 'active',
-            spec: { backend: 'local' },
-            flags: localProvider.flags,
-            timeoutSec: 30,
-          },
-          { home: dir, resolveSpec: () => undefined },
-        );
+        const local = localEnv(dir);
         const env: Environment = {
           ...local,
           spawnBackground: (cmd, o) =>
@@ -189,20 +193,6 @@ describe('runCode round trip (local python3)', () => {
 
 describe('runCode stops what it started', () => {
   const hasPython = spawnSync('python3', ['-c', 'pass']).status === 0;
-  const localEnv = (dir: string): Environment =>
-    localProvider.createEnvironment(
-      {
-        name: 'l',
-        generation: 'g',
-        identity: 'l#g',
-        source: 'config',
-        state: 'active',
-        spec: { backend: 'local' },
-        flags: localProvider.flags,
-        timeoutSec: 30,
-      },
-      { home: dir, resolveSpec: () => undefined },
-    );
 
   it.skipIf(!hasPython)(
     'a timeout aborts the nested call in flight and returns without waiting for it',
