@@ -4,12 +4,12 @@
 // same JSON-RPC answer (result, or error with its code), a call's progress as an event stream started by its first
 // notification, nothing for a call it cancelled (202, or the stream ended), and a call whose client goes away is
 // aborted.
-import type { ServerResponse } from 'node:http';
 import { ErrorCode, type ProgressNotification, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { answerCall, mcpTools, type ToolCaller } from './mcpServer.js';
 import { callToolResultJson, jsonBytes } from './callToolResultJson.js';
 import type { HotRequest } from './hotRequest.js';
 import type { Cancellable, RunningRequests } from './runningRequests.js';
+import type { McpResponse } from './mcpResponse.js';
 
 /** One message as a server-sent event (what the SDK's transport writes: no id, so nothing to resume). */
 export function sseEvent(json: string): string {
@@ -17,7 +17,7 @@ export function sseEvent(json: string): string {
 }
 
 /** A JSON answer (its text, or its pieces) in one write: with its length the client need not reassemble chunks. */
-export function sendJson(res: ServerResponse, json: string | readonly string[]): void {
+export function sendJson(res: McpResponse, json: string | readonly string[]): void {
   const body = typeof json === 'string' ? Buffer.from(json) : jsonBytes(json);
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length }).end(body);
 }
@@ -52,7 +52,7 @@ export interface HotContext {
 }
 
 /** Answers `hot` on `res`; resolves once it is answered, cancelled or its client went away. */
-export async function answerHot(hot: HotRequest, res: ServerResponse, ctx: HotContext): Promise<void> {
+export async function answerHot(hot: HotRequest, res: McpResponse, ctx: HotContext): Promise<void> {
   if (hot.method !== 'tools/call') {
     if (hot.method === 'ping') return sendJson(res, resultAnswer(hot.id, '{}'));
     toolsJson ??= JSON.stringify({ tools: mcpTools() });

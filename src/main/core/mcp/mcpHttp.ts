@@ -15,6 +15,7 @@
 // answered the same way without a Server at all (hotRequest.ts, hotAnswer.ts): building one per POST and passing each
 // message through its schemas was most of what a call over HTTP cost the Core beyond the same call over WebSocket.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CancelledNotificationSchema,
@@ -30,6 +31,8 @@ import { createMcpServer, type ToolCaller } from './mcpServer.js';
 import { hotRequest } from './hotRequest.js';
 import { answerHot, sendJson, sseEvent } from './hotAnswer.js';
 import { RunningRequests, type Cancellable } from './runningRequests.js';
+import type { McpClient, McpResponse } from './mcpResponse.js';
+import { LineSession } from './lineSession.js';
 import { afterLargeRequest } from '../afterLargeRequest.js';
 
 /** The most messages one POST may carry (as the SDK's transport allows). */
@@ -38,6 +41,12 @@ const MAX_BATCH = 100;
 /** The /mcp route's handler, and what closes the transports still open at shutdown. */
 export interface McpHttp {
   handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  /** A message (or batch) already read and parsed, answered on `res` as the POST of it would be. */
+  answer: (raw: unknown, client: McpClient, res: McpResponse) => Promise<void>;
+  /** Serve MCP lines on an upgraded connection (lineSession.ts); `mcpUrl` is the address a lost request names. */
+  lines: (socket: Socket, head: Buffer, mcpUrl: string) => void;
+  /** Line connections take no more lines and close once what they run is answered (the Core stops). */
+  stopLines: () => void;
   close: () => Promise<void>;
 }
 
@@ -117,7 +126,7 @@ class OnePostTransport implements Transport, Cancellable {
   }
 }
 
-function jsonError(res: ServerResponse, status: number, code: number, message: string): void {
+export function jsonError(res: McpResponse, status: number, code: number, message: string): void {
   if (res.headersSent) return;
   res
     .writeHead(status, { 'content-type': 'application/json' })
@@ -179,9 +188,8 @@ async function readJson(req: IncomingMessage, res: ServerResponse): Promise<{ ra
 }
 
 /** Answers 400 and says so when the client names a protocol version this server does not speak. */
-function versionRefused(req: IncomingMessage, res: ServerResponse): boolean {
-  const version = req.headers['mcp-protocol-version'];
-  if (typeof version !== 'string' || SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return false;
+function versionRefused(version: string | undefined, res: McpResponse): boolean {
+  if (version === undefined || SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return false;
   jsonError(
     res,
     400,
@@ -193,7 +201,7 @@ function versionRefused(req: IncomingMessage, res: ServerResponse): boolean {
 }
 
 /** The JSON-RPC messages of a POST's JSON, or undefined once it was answered with the error that says what is wrong. */
-function toMessages(raw: unknown, req: IncomingMessage, res: ServerResponse): JSONRPCMessage[] | undefined {
+function toMessages(raw: unknown, client: McpClient, res: McpResponse): JSONRPCMessage[] | undefined {
   if (Array.isArray(raw) && raw.length > MAX_BATCH) {
     jsonError(res, 400, -32600, `Invalid Request: Batch must not exceed ${MAX_BATCH} messages`);
     return undefined;
@@ -209,7 +217,17 @@ function toMessages(raw: unknown, req: IncomingMessage, res: ServerResponse): JS
     jsonError(res, 400, -32600, 'Invalid Request: Only one initialization request is allowed');
     return undefined;
   }
-  return !initializing && versionRefused(req, res) ? undefined : messages;
+  return !initializing && versionRefused(client.version, res) ? undefined : messages;
+}
+
+/** The Core's own failure, said as JSON-RPC's internal error (its first line only). */
+function internalError(res: McpResponse, err: unknown): void {
+  jsonError(
+    res,
+    500,
+    -32603,
+    err instanceof Error ? (err.message.split('\n')[0] ?? 'internal error') : 'internal error',
+  );
 }
 
 /** The request a notifications/cancelled names, if the message is one. */
@@ -223,9 +241,11 @@ function cancelledRequest(message: JSONRPCMessage): RequestId | undefined {
 export function mcpHttpHandler(callTool: ToolCaller): McpHttp {
   const open = new Set<OnePostTransport>();
   /** The POSTs answered without a Server that are still running: ended at shutdown, which aborts their calls. */
-  const openHot = new Set<ServerResponse>();
+  const openHot = new Set<McpResponse>();
   const running = new RunningRequests();
+  const lineSessions = new Set<LineSession>();
   const close = async (): Promise<void> => {
+    for (const session of lineSessions) session.drop();
     for (const res of openHot) res.destroy();
     // Shutting down: a transport that fails to close is gone anyway.
     await Promise.all([...open].map((t) => t.close().catch(() => undefined)));
@@ -248,80 +268,98 @@ export function mcpHttpHandler(callTool: ToolCaller): McpHttp {
     try {
       const json = await readJson(req, res);
       if (!json) return;
-      const clientId = String(req.headers['mcp-session-id'] ?? '');
-      // The requests a working client sends most are answered here, without a Server; the rest go to the SDK's.
-      const hot = hotRequest(json.raw);
-      if (hot) {
-        if (versionRefused(req, res)) return;
-        openHot.add(res);
-        res.once('close', () => openHot.delete(res));
-        await answerHot(hot, res, { callTool, running, clientId });
-        return;
-      }
-      const messages = toMessages(json.raw, req, res);
-      if (!messages) return;
-      const requests = messages.filter(isJSONRPCRequest).map((m) => m.id);
-      let answered = requests.length === 0;
-      const settled = (id: RequestId): void => running.settle(clientId, id, transport);
-      let streaming = false;
-      const transport = new OnePostTransport(
-        requests,
-        {
-          notify: (message, earlier) => {
-            // Answered already (as JSON), or the client went away (its calls are being cancelled).
-            if ((res.headersSent && !streaming) || res.destroyed) return;
-            if (!streaming) {
-              // The SDK's transport in its streaming mode: the same headers, each message one event.
-              streaming = true;
-              res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
-              for (const answer of earlier) res.write(sseEvent(JSON.stringify(answer)));
-            }
-            res.write(sseEvent(JSON.stringify(message)));
-          },
-          answer: (message) => {
-            if (streaming && !res.destroyed) res.write(sseEvent(JSON.stringify(message)));
-          },
-          done: (answers) => {
-            answered = true;
-            if (streaming) return void res.end();
-            if (res.headersSent) return;
-            // Every request was cancelled: nothing to answer (the client stopped waiting for it).
-            if (answers.length === 0) return void res.writeHead(202).end();
-            sendJson(res, JSON.stringify(answers.length === 1 ? answers[0] : answers));
-          },
-        },
-        settled,
-      );
-      const server = createMcpServer(callTool);
-      open.add(transport);
-      // A client that goes away (dropped, or timed out and closed its socket) cancels what it asked: the Server aborts
-      // its handlers' signals when its transport closes, which kills their commands and withdraws their approvals.
-      // Once every request is answered nothing of the POST runs on, and its Server is dropped without closing it:
-      // closing builds the error it would abort its handlers with, stack trace and all, for every request.
-      res.once('close', () => {
-        open.delete(transport);
-        for (const id of requests) settled(id);
-        if (!answered) void server.close().catch(() => undefined); // its client went away: nothing is left to tell
-      });
-      await server.connect(transport);
-      // In order: a request is running from the moment its Server has it, and a cancel reaches the POST (this one or
-      // an earlier one) whose request it names; one that names nothing running goes to this POST's Server, which
-      // ignores it.
-      for (const message of messages) {
-        const cancelled = cancelledRequest(message);
-        if (cancelled !== undefined && running.cancel(clientId, cancelled, message)) continue;
-        if (isJSONRPCRequest(message)) running.add(clientId, message.id, transport);
-        transport.onmessage?.(message);
-      }
-      if (requests.length === 0) res.writeHead(202).end();
+      const version = req.headers['mcp-protocol-version'];
+      await answer(json.raw, { id: String(req.headers['mcp-session-id'] ?? ''), version: version as string }, res);
     } catch (err) {
-      jsonError(
-        res,
-        500,
-        -32603,
-        err instanceof Error ? (err.message.split('\n')[0] ?? 'internal error') : 'internal error',
-      );
+      internalError(res, err);
     }
   };
-  return { handle, close };
+  const answer = async (raw: unknown, client: McpClient, res: McpResponse): Promise<void> => {
+    try {
+      await answerMessages(raw, client, res);
+    } catch (err) {
+      internalError(res, err);
+    }
+  };
+  const answerMessages = async (raw: unknown, client: McpClient, res: McpResponse): Promise<void> => {
+    const clientId = client.id;
+    // The requests a working client sends most are answered here, without a Server; the rest go to the SDK's.
+    const hot = hotRequest(raw);
+    if (hot) {
+      if (versionRefused(client.version, res)) return;
+      openHot.add(res);
+      res.once('close', () => openHot.delete(res));
+      await answerHot(hot, res, { callTool, running, clientId });
+      return;
+    }
+    const messages = toMessages(raw, client, res);
+    if (!messages) return;
+    const requests = messages.filter(isJSONRPCRequest).map((m) => m.id);
+    let answered = requests.length === 0;
+    const settled = (id: RequestId): void => running.settle(clientId, id, transport);
+    let streaming = false;
+    const transport = new OnePostTransport(
+      requests,
+      {
+        notify: (message, earlier) => {
+          // Answered already (as JSON), or the client went away (its calls are being cancelled).
+          if ((res.headersSent && !streaming) || res.destroyed) return;
+          if (!streaming) {
+            // The SDK's transport in its streaming mode: the same headers, each message one event.
+            streaming = true;
+            res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+            for (const answer of earlier) res.write(sseEvent(JSON.stringify(answer)));
+          }
+          res.write(sseEvent(JSON.stringify(message)));
+        },
+        answer: (message) => {
+          if (streaming && !res.destroyed) res.write(sseEvent(JSON.stringify(message)));
+        },
+        done: (answers) => {
+          answered = true;
+          if (streaming) return void res.end();
+          if (res.headersSent) return;
+          // Every request was cancelled: nothing to answer (the client stopped waiting for it).
+          if (answers.length === 0) return void res.writeHead(202).end();
+          sendJson(res, JSON.stringify(answers.length === 1 ? answers[0] : answers));
+        },
+      },
+      settled,
+    );
+    const server = createMcpServer(callTool);
+    open.add(transport);
+    // A client that goes away (dropped, or timed out and closed its socket) cancels what it asked: the Server aborts
+    // its handlers' signals when its transport closes, which kills their commands and withdraws their approvals.
+    // Once every request is answered nothing of the POST runs on, and its Server is dropped without closing it:
+    // closing builds the error it would abort its handlers with, stack trace and all, for every request.
+    res.once('close', () => {
+      open.delete(transport);
+      for (const id of requests) settled(id);
+      if (!answered) void server.close().catch(() => undefined); // its client went away: nothing is left to tell
+    });
+    await server.connect(transport);
+    // In order: a request is running from the moment its Server has it, and a cancel reaches the POST (this one or
+    // an earlier one) whose request it names; one that names nothing running goes to this POST's Server, which
+    // ignores it.
+    for (const message of messages) {
+      const cancelled = cancelledRequest(message);
+      if (cancelled !== undefined && running.cancel(clientId, cancelled, message)) continue;
+      if (isJSONRPCRequest(message)) running.add(clientId, message.id, transport);
+      transport.onmessage?.(message);
+    }
+    if (requests.length === 0) res.writeHead(202).end();
+  };
+  const lines = (socket: Socket, head: Buffer, mcpUrl: string): void => {
+    const lostText =
+      `no_core: the connection to the Core at ${mcpUrl} was lost (closed); the request may have run — ` +
+      'the next request finds the Core again through core.json';
+    const session = new LineSession(socket, answer, lostText);
+    lineSessions.add(session);
+    socket.once('close', () => lineSessions.delete(session));
+    session.start(head);
+  };
+  const stopLines = (): void => {
+    for (const session of lineSessions) session.stop();
+  };
+  return { handle, answer, lines, stopLines, close };
 }
