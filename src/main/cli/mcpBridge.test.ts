@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node
 import { createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { MAX_REQUEST_BYTES } from '../../shared/limits.js';
-import { binPath, ensureBuilt, startServe, tempHome, type Served } from '../../../scripts/cliHarness.js';
+import { binPath, cliPath, ensureBuilt, startServe, tempHome, type Served } from '../../../scripts/cliHarness.js';
 import { sleepRunning, sleepSeconds, until } from '../../../scripts/sleepProbe.js';
 
 type Message = Record<string, unknown> & { id?: unknown };
@@ -49,8 +49,10 @@ interface Bridge {
   exited: Promise<number | null>;
 }
 
-function bridge(home: string): Bridge {
-  const child = spawn(binPath, ['mcp'], {
+/** `switchboard mcp` as a client starts it: bin/switchboard, or `node bin/switchboard.js mcp` (`throughNode`). */
+function bridge(home: string, throughNode = false): Bridge {
+  const [command, args] = throughNode ? [process.execPath, [cliPath, 'mcp']] : [binPath, ['mcp']];
+  const child = spawn(command, args, {
     env: { ...process.env, SWITCHBOARD_HOME: home },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -575,6 +577,28 @@ describe('switchboard mcp and a stand-in Core (the wire protocol)', () => {
     core.links[0]!.send('m {"jsonrpc":"2.0","method":"notifications/message","params":{}}\n');
     expect(await b.exited).toBe(0);
     expect(b.stderr()).toBe('');
+  }, 30_000);
+
+  it('through Node (`node bin/switchboard.js mcp`): the same relay on the same stdio, and its exit status', async () => {
+    ensureBuilt();
+    const home = profile('sb-mcp-wire-');
+    const core = await standInCore();
+    publish(home, core.port, TOKEN);
+    const b = bridge(home, true);
+    b.write(line({ id: 1, method: 'ping' }));
+    await until(() => core.links.length === 1 && core.links[0]!.lines.length === 1, 'the line reached the Core');
+    const link = core.links[0]!;
+    b.child.stdin.end();
+    await until(() => link.ended, 'the relay half-closed');
+    link.send('a 1\nm {"jsonrpc":"2.0","id":1,"result":{}}\nd 1\n');
+    link.socket.end();
+    expect(await b.exited).toBe(0);
+    expect(b.stdout()).toBe('{"jsonrpc":"2.0","id":1,"result":{}}\n');
+    expect(b.stderr()).toBe('');
+    rmSync(join(home, 'core.json'));
+    const none = bridge(home, true);
+    expect(await none.exited).toBe(1);
+    expect(none.stderr()).toMatch(/^switchboard: no Switchboard Core is running \(no .*\)/);
   }, 30_000);
 
   describe('start-up errors: one stderr line, exit 1', () => {
