@@ -5,7 +5,7 @@
 # agent token, its pid).
 #
 # Why Perl: the client keeps this process for as long as the agent lives, several agents keep one each, and an idle
-# node is ~40 MB RSS, over the 35 MB this bridge may take. perl with the modules below is under 10 MB. Only modules
+# node is ~40 MB RSS, over the 35 MB this bridge may take. perl with the modules below is about 10 MB. Only modules
 # of perl-base are used (no JSON::PP): perl-base is Essential on Debian and Ubuntu, and perl ships with macOS, so
 # nothing is installed for it.
 #
@@ -264,6 +264,7 @@ sub core_line {
         to_client(\$core_in, $start + 2, $end - $start - 1);
     } elsif ($kind eq 'a ' || $kind eq 'd ') {
         my ($n, $json) = split / /, substr($core_in, $start + 2, $end - $start - 2), 2;
+        return unless defined $n && $n =~ /\A\d+\z/;
         delete $unacked{$n};
         if ($kind eq 'd ') {
             delete $kept{$n};
