@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { MAX_REQUEST_BYTES } from '../../shared/limits.js';
 import { binPath, cliPath, ensureBuilt, startServe, tempHome, type Served } from '../../../scripts/cliHarness.js';
 import { sleepRunning, sleepSeconds, until } from '../../../scripts/sleepProbe.js';
+import { repoRoot } from '../../../scripts/testEnv.js';
 
 type Message = Record<string, unknown> & { id?: unknown };
 
@@ -600,6 +601,25 @@ describe('switchboard mcp and a stand-in Core (the wire protocol)', () => {
     expect(await none.exited).toBe(1);
     expect(none.stderr()).toMatch(/^switchboard: no Switchboard Core is running \(no .*\)/);
   }, 30_000);
+
+  it('the relay compiles, and loads only modules of perl-base (Essential on Debian: on every machine)', () => {
+    const relay = join(repoRoot, 'bin', 'mcp-relay.pl');
+    expect(spawnSync('perl', ['-c', relay], { encoding: 'utf8' }).stderr).toBe(`${relay} syntax OK\n`);
+    // Every module it loads, once it exited at start (no core.json): `use` loads them all before it runs.
+    const r = spawnSync('perl', ['-e', `END { print join("\\n", values %INC) } do ${JSON.stringify(relay)}`], {
+      env: { ...process.env, SWITCHBOARD_HOME: profile('sb-mcp-modules-') },
+      encoding: 'utf8',
+    });
+    const loaded = r.stdout.split('\n').filter((m) => m !== relay);
+    expect(loaded).toEqual(expect.arrayContaining([expect.stringMatching(/\/IO\/Socket\/IP\.pm$/)]));
+    const list = ['perl-base.list', 'perl-base:amd64.list', 'perl-base:arm64.list']
+      .map((name) => join('/var/lib/dpkg/info', name))
+      .find((path) => existsSync(path));
+    // Elsewhere (macOS) perl comes whole.
+    if (!list) return;
+    const perlBase = new Set(readFileSync(list, 'utf8').split('\n'));
+    expect(loaded.filter((m) => !perlBase.has(m))).toEqual([]);
+  });
 
   describe('start-up errors: one stderr line, exit 1', () => {
     const run = (home: string): { status: number | null; stdout: string; stderr: string } => {
