@@ -357,7 +357,7 @@ async function closedPort(): Promise<number> {
 
 const TOKEN = 'stand-in-token-Zq9';
 
-/** A relay started on a fresh profile whose core.json names a stand-in Core, once it has connected (before any line). */
+/** A relay on a fresh profile whose core.json names a stand-in Core, once it has connected (before any line). */
 async function connected(): Promise<{
   home: string;
   core: Awaited<ReturnType<typeof standInCore>>;
@@ -580,7 +580,7 @@ describe('switchboard mcp and a stand-in Core (the wire protocol)', () => {
     expect(b.stderr()).toBe('');
   }, 30_000);
 
-  it('through Node (`node bin/switchboard.js mcp`): the same relay on the same stdio, and its exit status', async () => {
+  it('through Node (`node bin/switchboard.js mcp`): the same relay, the same stdio, its exit status', async () => {
     ensureBuilt();
     const home = profile('sb-mcp-wire-');
     const core = await standInCore();
