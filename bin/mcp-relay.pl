@@ -174,7 +174,8 @@ sub open_connection {
         return 'unauthorized: token not valid for this Core (HTTP 401) — the token in core.json may be stale; '
             . 'restart the Core'
             if $status eq '401';
-        return "no_core: the Core refused the connection (HTTP $status: $rest) — update or restart the Core";
+        my $why = $rest eq '' ? "HTTP $status" : "HTTP $status: $rest";
+        return "no_core: the Core refused the connection ($why) — update or restart the Core";
     }
     ($sock, $endpoint, $sent, $half_closed) = ($socket, $to, 0, 0);
     ($core_in, $core_seen) = ($rest, 0);

@@ -568,6 +568,13 @@ describe('switchboard mcp and a stand-in Core (the wire protocol)', () => {
     expect(toolError(await b.answer(2))).toBe(
       'no_core: the Core refused the connection (HTTP 404: not found) — update or restart the Core',
     );
+    // An older Core, whose refusal of an upgrade to /mcp has no body.
+    const older = await standInCore('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+    publish(home, older.port, TOKEN);
+    b.write(line({ id: 3, method: 'ping' }));
+    expect(await b.answer(3)).toMatchObject({
+      error: { message: 'no_core: the Core refused the connection (HTTP 404) — update or restart the Core' },
+    });
     expect(b.stdout() + b.stderr()).not.toContain(TOKEN);
     expect(b.stderr()).toBe('');
   }, 30_000);
