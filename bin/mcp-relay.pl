@@ -14,7 +14,8 @@
 #   a N [JSON]     the Core has read line N (counted from 1 on this connection). JSON, when given, is the no_core
 #                  answer the Core made for that line: written if the connection is lost before `d N`.
 #   d N            line N is answered; its kept JSON is forgotten.
-# A line the Core never acknowledged is answered here, and nothing is ever sent twice: it may have run.
+# A line the Core never acknowledged is answered here, and nothing is ever sent twice: it may have run. When stdin
+# ends the relay sends an empty line and half-closes; the Core answers what runs, then closes.
 use strict;
 use warnings;
 use IO::Select;
@@ -380,11 +381,16 @@ sub kept_of {
 }
 
 # stdin ended: what was sent is still answered (the Core closes when it is done); a partial last line is dropped, as
-# the SDK's stdio drops it.
+# the SDK's stdio drops it. The Core is told by an empty line (never one of the client's, which are skipped), then a
+# half-close: a FIN alone is also what the kernel sends for a relay that was killed, and the Core aborts what such a
+# connection asked.
 sub client_ended {
     $stdin_open = 0;
     ($client_in, $cut) = ('', undef);
     exit 0 unless $sock;
+    my $end = "\n";
+    my $error = write_all($sock, \$end, 0, 1);
+    return send_failed($error) if $error ne '';
     shutdown($sock, 1);
     $half_closed = 1;
 }

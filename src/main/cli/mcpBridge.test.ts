@@ -477,12 +477,13 @@ describe('switchboard mcp and a stand-in Core (the wire protocol)', () => {
     expect(b.stderr()).toBe('');
   }, 30_000);
 
-  it('stdin ends: half-closes, writes the answers that come after, and exits 0 when the Core closes', async () => {
+  it('stdin ends: the end line, a half-close, the answers that come after, exit 0 when the Core closes', async () => {
     const { b, link } = await connected();
     b.child.stdin.end(line({ id: 1, method: 'tools/call', params: {} }) + '{"jsonrpc":"2.0","id":2,"method":"pi');
     await until(() => link.ended, 'the relay half-closed');
-    // The partial last line was dropped, as the SDK's stdio drops it.
-    expect(link.lines).toEqual([line({ id: 1, method: 'tools/call', params: {} }).trimEnd()]);
+    // The partial last line was dropped, as the SDK's stdio drops it; the empty line says stdin ended (a FIN alone
+    // could be a relay that was killed).
+    expect(link.lines).toEqual([line({ id: 1, method: 'tools/call', params: {} }).trimEnd(), '']);
     expect(b.child.exitCode).toBeNull();
     link.send('a 1 {"kept":1}\nm {"jsonrpc":"2.0","id":1,"result":{"late":true}}\nd 1\n');
     link.socket.end();
@@ -495,6 +496,7 @@ describe('switchboard mcp and a stand-in Core (the wire protocol)', () => {
     const { b, link } = await connected();
     b.child.stdin.end(line({ id: 1, method: 'ping' }));
     await until(() => link.ended, 'the relay half-closed');
+    expect(link.lines).toEqual([line({ id: 1, method: 'ping' }).trimEnd(), '']);
     link.send('a 1 {"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"kept"}}\n');
     link.socket.end();
     expect(await b.exited).toBe(0);
