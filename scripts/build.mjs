@@ -42,17 +42,6 @@ const noElectron = {
   },
 };
 
-/** A bundle that may use Node's built-ins and nothing from node_modules: a package import fails the build. */
-const builtinsOnly = (entry) => ({
-  name: 'builtins-only',
-  setup(b) {
-    b.onResolve({ filter: /^[^./]/ }, (args) => {
-      if (args.path.startsWith('node:')) return { path: args.path, external: true };
-      return { errors: [{ text: `${args.importer.replace(root + '/', '')} imports ${args.path}; ${entry} may not` }] };
-    });
-  },
-});
-
 /** Modules that locate files through import.meta.url get the CommonJS equivalent. */
 const importMetaShim = {
   define: { 'import.meta.url': '__sbImportMetaUrl' },
@@ -221,15 +210,6 @@ async function buildNode() {
     external: clientExternal,
     entryPoints: Object.fromEntries(clients.map((n) => [`cli/commands/${n}`, `sb-command:${n}`])),
     plugins: [noElectron, commandEntry, tinyWebSocket, noSchemaValidator],
-  });
-  // `switchboard mcp`'s relay (src/main/cli/mcpRelay.ts), which main.ts runs without the program: Node's built-ins
-  // only, so that an agent's client waits for nothing but Node's own start.
-  await build({
-    ...nodeSide,
-    ...minified,
-    packages: undefined,
-    entryPoints: { 'cli/mcpRelay': join(root, 'src/main/cli/mcpRelay.ts') },
-    plugins: [builtinsOnly('src/main/cli/mcpRelay.ts')],
   });
   // The launcher.
   await build({

@@ -9,6 +9,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { repoRoot } from './testEnv.js';
 
 export const cliPath = join(repoRoot, 'bin', 'switchboard.js');
+/** The installed command (package.json "bin"): a script that runs `switchboard mcp` as perl, the rest as cliPath. */
+export const binPath = join(repoRoot, 'bin', 'switchboard');
 
 /** Build the CLI bundle once if a test runs before `npm run build`. */
 export function ensureBuilt(): void {
@@ -186,8 +188,8 @@ export async function mcpClients(
   const stdio = new Client({ name: `${name}-stdio`, version: '1' });
   await stdio.connect(
     new StdioClientTransport({
-      command: process.execPath,
-      args: [cliPath, 'mcp'],
+      command: binPath,
+      args: ['mcp'],
       env: { ...(process.env as Record<string, string>), SWITCHBOARD_HOME: home },
       stderr: 'pipe',
     }),

@@ -1,5 +1,4 @@
-// Whether a serving command (serve, mcp) runs: every other command exits when its action is done. No imports, so
-// `switchboard mcp`'s relay (mcpRelay.ts), which loads nothing but Node's built-ins, can say it too.
+// Whether a serving command (serve) runs: every other command exits when its action is done.
 
 /**
  * Kept on the process, not in this module: each command is a bundle of its own (scripts/build.mjs) with its own copy
@@ -8,7 +7,7 @@
 const longRunning = Symbol.for('switchboard.cli.longRunning');
 const flags = globalThis as typeof globalThis & { [longRunning]?: boolean };
 
-/** Commands that serve (serve, mcp) call this; every other command exits when its action is done,
+/** Commands that serve (serve) call this; every other command exits when its action is done,
  * even if a connection pool or watcher would keep Node's event loop alive. */
 export function keepRunning(): void {
   flags[longRunning] = true;

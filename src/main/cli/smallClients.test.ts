@@ -1,10 +1,11 @@
-// The CLI's client commands load only what they use: `call`, `mcp`, `targets`, `approvals` and `plugins` never load a
-// backend library or the Core, and `mcp` loads nothing but its relay and Node's built-ins.
+// The CLI's client commands load only what they use: `call`, `targets`, `approvals` and `plugins` never load a
+// backend library or the Core; `mcp` is a perl process (bin/mcp-relay.pl), and through Node it loads only the launcher.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  binPath,
   cliPath,
   ensureBuilt,
   runCli,
@@ -66,11 +67,20 @@ describe('small clients', () => {
     expect(modules.filter(fromNodeModules)).toEqual([]);
   });
 
-  it('`switchboard mcp` relays initialize with its relay alone: no command bundle, no library', async () => {
-    const mcp = spawn(process.execPath, [cliPath, 'mcp'], {
-      env: { ...process.env, SWITCHBOARD_HOME: home, ...tracing('mcp') },
+  /**
+   * `switchboard mcp` started as `command args`, once it relayed initialize: the process, and a promise of its exit
+   * status once stdin is ended.
+   */
+  async function relayInitialize(
+    command: string,
+    args: string[],
+    env: Record<string, string> = {},
+  ): Promise<{ pid: number; end: () => Promise<number | null> }> {
+    const mcp = spawn(command, args, {
+      env: { ...process.env, SWITCHBOARD_HOME: home, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
+    const exited = new Promise<number | null>((resolve) => mcp.once('exit', resolve));
     const answer = new Promise<string>((resolve) => mcp.stdout.setEncoding('utf8').once('data', resolve));
     mcp.stdin.write(
       JSON.stringify({
@@ -81,15 +91,25 @@ describe('small clients', () => {
       }) + '\n',
     );
     expect(JSON.parse(await answer)).toMatchObject({ id: 1, result: { serverInfo: { name: expect.any(String) } } });
-    const exited = new Promise((resolve) => mcp.once('exit', resolve));
-    mcp.stdin.end();
-    await exited;
+    return { pid: mcp.pid!, end: () => (mcp.stdin.end(), exited) };
+  }
+
+  it('`switchboard mcp` is a perl process, well under the 35 MB a bridge may take, after initialize', async () => {
+    const mcp = await relayInitialize(binPath, ['mcp']);
+    // bin/switchboard execs perl: the client's child is the relay itself, no shell or Node behind it.
+    expect(readlinkSync(`/proc/${mcp.pid}/exe`)).toMatch(/\/perl[\d.]*$/);
+    const rssKb = Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${mcp.pid}/status`, 'utf8'))?.[1]);
+    expect(rssKb).toBeGreaterThan(0);
+    expect(rssKb).toBeLessThan(20 * 1024);
+    expect(await mcp.end()).toBe(0);
+  });
+
+  it('`node bin/switchboard.js mcp` runs the same relay, loading no command bundle and no library', async () => {
+    const mcp = await relayInitialize(process.execPath, [cliPath, 'mcp'], tracing('mcp'));
+    expect(await mcp.end()).toBe(0);
     const modules = loaded('mcp');
-    // Node's built-ins only: not even the program (commander, zod) of the mcp command's bundle.
-    expect(modules.filter((m) => m.includes('/out/'))).toEqual([
-      expect.stringMatching(/\/out\/cli\/main\.cjs$/),
-      expect.stringMatching(/\/out\/cli\/mcpRelay\.cjs$/),
-    ]);
+    // The launcher alone: not even the program (commander, zod) of the mcp command's bundle.
+    expect(modules.filter((m) => m.includes('/out/'))).toEqual([expect.stringMatching(/\/out\/cli\/main\.cjs$/)]);
     expect(modules.filter(fromNodeModules)).toEqual([]);
   });
 
