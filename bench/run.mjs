@@ -24,6 +24,8 @@ const starts = quick ? 5 : 15;
 const warmCalls = quick ? 10 : 20;
 const paneBytes = quick ? 5_000_000 : 20_000_000;
 const cli = join(root, 'bin/switchboard.js');
+/** The `switchboard` command as `npm link` installs it: `switchboard mcp` runs the Perl relay, not Node. */
+const launcher = join(root, 'bin/switchboard');
 
 const ssh = testService('ssh');
 const docker = testService('docker');
@@ -78,9 +80,7 @@ await http.connect(
   }),
 );
 const stdio = new Client({ name: 'bench', version: '1' });
-await stdio.connect(
-  new StdioClientTransport({ command: process.execPath, args: [cli, 'mcp'], env, stderr: 'inherit' }),
-);
+await stdio.connect(new StdioClientTransport({ command: launcher, args: ['mcp'], env, stderr: 'inherit' }));
 /**
  * MCP HTTP as a lean client speaks it (one keep-alive connection, the request written as JSON, the answer parsed once):
  * the SDK's Client spends about 1 ms of CPU a call on its own schemas and fetch, in this process, which the row above
@@ -274,7 +274,7 @@ if (want('P10')) {
   const stdinRss = [];
   const anonMb = (pid) => Number(/RssAnon:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
   for (let i = 0; i < starts; i++) {
-    const child = spawn(process.execPath, [cli, 'mcp'], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(launcher, ['mcp'], { env, stdio: ['pipe', 'pipe', 'inherit'] });
     const c = lineClient(child);
     await c.request(initialize);
     c.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
@@ -553,7 +553,7 @@ function nodeExits() {
 function mcpReady() {
   return new Promise((resolve, reject) => {
     const t = performance.now();
-    const p = spawn(process.execPath, [cli, 'mcp'], { env, stdio: ['pipe', 'pipe', 'inherit'] });
+    const p = spawn(launcher, ['mcp'], { env, stdio: ['pipe', 'pipe', 'inherit'] });
     let out = '';
     p.stdout.on('data', (d) => {
       out += d;

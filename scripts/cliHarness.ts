@@ -105,8 +105,11 @@ export function parsePersonLink(link: string): { url: string; token: string; app
  * Start `switchboard serve` on a free port and wait for the person link it hands to descriptor 3 (`--link-fd 3`), as a
  * program that starts serve for a person does: the test acts as that person.
  */
-export function startServe(home: string, env: Record<string, string> = {}): Promise<Served> {
-  const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0', '--link-fd', '3'], {
+/** `switchboard serve` on `home`; `launcher`: through bin/switchboard, as `npm link` installs the command. */
+export function startServe(home: string, env: Record<string, string> = {}, launcher = false): Promise<Served> {
+  const args = ['serve', '--port', '0', '--link-fd', '3'];
+  const [command, argv] = launcher ? [binPath, args] : [process.execPath, [cliPath, ...args]];
+  const child = spawn(command, argv, {
     env: { ...process.env, SWITCHBOARD_HOME: home, ...env },
     stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
   });

@@ -29,11 +29,11 @@ describe('the launcher environment', () => {
     );
     return home;
   };
-  const serve = async (home: string, env: NodeJS.ProcessEnv): Promise<Served> => {
+  const serve = async (home: string, env: NodeJS.ProcessEnv, launcher = false): Promise<Served> => {
     const wanted = Object.fromEntries(
       Object.entries(env).filter(([k, v]) => v !== undefined && /^(MALLOC_|SWITCHBOARD_LAUNCHER)/.test(k)),
     ) as Record<string, string>;
-    const served = await startServe(home, wanted);
+    const served = await startServe(home, wanted, launcher);
     servers.push(served);
     return served;
   };
@@ -54,6 +54,27 @@ describe('the launcher environment', () => {
     expect(seen).toContain('PATH=');
     expect(seen).not.toContain('MALLOC_TRIM_THRESHOLD_');
     expect(seen).not.toContain('SWITCHBOARD_LAUNCHER_MALLOC');
+  });
+
+  it('`switchboard serve` through bin/switchboard starts the Core as `npm start` does', async () => {
+    // The test's own environment may carry a setting: the launcher is seen without one.
+    const { MALLOC_TRIM_THRESHOLD_: _own, SWITCHBOARD_LAUNCHER_MALLOC: _mark, ...inherited } = process.env;
+    const saved = { ...process.env };
+    process.env = inherited;
+    try {
+      const home = profile();
+      const served = await serve(home, {}, true);
+      expect(startedWith(served)).toEqual(
+        expect.arrayContaining([`MALLOC_TRIM_THRESHOLD_=${TRIM_THRESHOLD}`, 'SWITCHBOARD_LAUNCHER_MALLOC=1']),
+      );
+      expect(await commandEnv(home)).not.toContain('MALLOC_TRIM_THRESHOLD_');
+      const own = profile();
+      const yours = await serve(own, { MALLOC_TRIM_THRESHOLD_: '999999' }, true);
+      expect(startedWith(yours)).toContain('MALLOC_TRIM_THRESHOLD_=999999');
+      expect(startedWith(yours).some((v) => v.startsWith('SWITCHBOARD_LAUNCHER_MALLOC='))).toBe(false);
+    } finally {
+      process.env = saved;
+    }
   });
 
   it("keeps a person's own setting, for the Core and for the commands", async () => {

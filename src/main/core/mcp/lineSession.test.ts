@@ -228,7 +228,7 @@ describe('MCP lines on a real Core', () => {
     await c.closed;
   });
 
-  it('after the end line the running call is still answered, then the Core closes; later lines are not read', async () => {
+  it('after the end line a running call is answered, then the Core closes; later lines are not read', async () => {
     const c = await lines();
     c.write(call(3, 'sleep 0.8; echo done'));
     c.write(`\n${call(4, 'echo never')}`);
@@ -240,7 +240,9 @@ describe('MCP lines on a real Core', () => {
 
   it('a line over the limit is answered with its id and never held; the next line runs', async () => {
     const c = await lines();
-    const big = `{"jsonrpc":"2.0","id":"big","method":"tools/call","params":{"name":"terminal","arguments":{"command":"${'x'.repeat(MAX_REQUEST_BYTES)}"}}}\n`;
+    const command = 'x'.repeat(MAX_REQUEST_BYTES);
+    const params = `{"name":"terminal","arguments":{"command":"${command}"}}`;
+    const big = `{"jsonrpc":"2.0","id":"big","method":"tools/call","params":${params}}\n`;
     c.write(big + call(2, 'echo after'));
     await c.next(/^d 2$/);
     const tooLong = message(c.got.find((l) => l.startsWith('m ') && l.includes('Payload Too Large'))!);

@@ -297,6 +297,9 @@ export class LineSession {
   }
 
   private endWhenIdle(): void {
-    if (this.closing && this.running.size === 0 && !this.socket.destroyed) this.socket.end();
+    if (!this.closing || this.running.size > 0 || this.socket.destroyed) return;
+    // Closed whole once the last answer is out: a relay still writing (the Core's stop came first) gets an error at
+    // once, rather than writing into a connection nobody reads.
+    this.socket.end(() => this.socket.destroy());
   }
 }
