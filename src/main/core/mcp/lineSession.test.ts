@@ -1,36 +1,16 @@
 // MCP lines at /mcp (lineSession.ts), spoken by hand over a real Core's loopback port as `switchboard mcp`'s relay
 // speaks it: who may upgrade, the a/m/d lines, what a lost connection would be answered with, cancels that stay on
 // their connection, a dropped connection that stops its commands, a half-close that is still answered, a line too long.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { MAX_REQUEST_BYTES } from '../../../shared/limits.js';
-import { startHost, type Host } from '../../transport/host.js';
+import { hostForFile } from '../../../../scripts/hostHarness.js';
 import { sleepRunning, sleepSeconds, until } from '../../../../scripts/sleepProbe.js';
 
-const root = realpathSync(mkdtempSync(join(tmpdir(), 'sb-mcp-lines-')));
-const home = join(root, 'profile');
-const work = join(root, 'work');
-const savedHome = process.env.HOME;
-let host: Host;
+const served = hostForFile('sb-mcp-lines-');
 const uniqueSleep = sleepSeconds(5200, '91');
 
-beforeAll(async () => {
-  for (const d of [home, work, join(root, 'home')]) mkdirSync(d);
-  // The shells this file starts get a HOME of their own.
-  process.env.HOME = join(root, 'home');
-  writeFileSync(join(home, 'config.yaml'), `terminal:\n  targets:\n    a: { backend: local, cwd: ${work} }\n`);
-  host = await startHost({ mode: 'serve', home });
-});
-afterAll(async () => {
-  await host?.close();
-  process.env.HOME = savedHome;
-  rmSync(root, { recursive: true, force: true });
-});
-
-const port = (): number => Number(new URL(host.url).port);
+const port = (): number => Number(new URL(served.host.url).port);
 const line = (m: object): string => `${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`;
 const call = (id: number | string, command: string, meta?: object): string =>
   line({
@@ -64,7 +44,7 @@ async function upgrade(headers: Record<string, string>): Promise<{ status: strin
 
 const relayHeaders = (): Record<string, string> => ({
   Host: `127.0.0.1:${port()}`,
-  Authorization: `Bearer ${host.server.token}`,
+  Authorization: `Bearer ${served.host.server.token}`,
   Connection: 'Upgrade',
   Upgrade: 'switchboard-mcp-lines',
 });

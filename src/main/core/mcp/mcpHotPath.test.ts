@@ -1,36 +1,20 @@
 // /mcp answers a single tools/call, tools/list or ping itself (hotRequest.ts, hotAnswer.ts) and leaves everything else
 // to the SDK's Server. A batch of one request takes the SDK's path, so each case here asks the same thing both ways and
 // expects the same answer: status, content type and JSON-RPC message.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ErrorCode, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
-import { startHost, type Host } from '../../transport/host.js';
+import { hostForFile } from '../../../../scripts/hostHarness.js';
 import { sleepRunning, sleepSeconds, until } from '../../../../scripts/sleepProbe.js';
 import { mcpHttpHandler } from './mcpHttp.js';
 
-const root = realpathSync(mkdtempSync(join(tmpdir(), 'sb-mcp-hot-')));
-const home = join(root, 'profile');
-const work = join(root, 'work');
-const savedHome = process.env.HOME;
-let host: Host;
+const served = hostForFile('sb-mcp-hot-');
+const { work } = served;
 const uniqueSleep = sleepSeconds(11000, '61');
-
-beforeAll(async () => {
-  for (const d of [home, work, join(root, 'home')]) mkdirSync(d);
-  process.env.HOME = join(root, 'home');
-  writeFileSync(join(work, 'note.txt'), 'a note\nwith "quotes" and é\n');
-  writeFileSync(join(home, 'config.yaml'), `terminal:\n  targets:\n    a: { backend: local, cwd: ${work} }\n`);
-  host = await startHost({ mode: 'serve', home });
-});
-afterAll(async () => {
-  await host?.close();
-  process.env.HOME = savedHome;
-  rmSync(root, { recursive: true, force: true });
-});
+beforeAll(() => writeFileSync(join(work, 'note.txt'), 'a note\nwith "quotes" and é\n'));
 
 interface Answer {
   status: number;
@@ -42,12 +26,12 @@ interface Answer {
 const mcpHeaders = (): Record<string, string> => ({
   'content-type': 'application/json',
   accept: 'application/json, text/event-stream',
-  authorization: `Bearer ${host.server.token}`,
+  authorization: `Bearer ${served.host.server.token}`,
 });
 
 async function post(message: unknown, headers: Record<string, string> = {}): Promise<Answer> {
   const body = JSON.stringify(message);
-  const res = await fetch(`${host.url}mcp`, { method: 'POST', headers: { ...mcpHeaders(), ...headers }, body });
+  const res = await fetch(`${served.host.url}mcp`, { method: 'POST', headers: { ...mcpHeaders(), ...headers }, body });
   return { status: res.status, type: res.headers.get('content-type'), body: await res.text() };
 }
 
@@ -197,7 +181,7 @@ describe('/mcp answers the hot requests as the SDK Server does', () => {
   it('closing /mcp at shutdown aborts a call answered without a Server, as it closes the SDK transports', async () => {
     // The route on a server of its own, so that it can be closed while the call runs (the Core's server waits).
     const mcp = mcpHttpHandler((tool, args, signal, progress) =>
-      host.core.callTool(tool, args, 'mcp', signal, progress),
+      served.host.core.callTool(tool, args, 'mcp', signal, progress),
     );
     const server = createServer((req, res) => void mcp.handle(req, res));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -1,49 +1,29 @@
 // A call its /mcp client gave up on withdraws its pending approval and stops its command: notifications/cancelled in a
 // POST of its own (sent by hand, or by the SDK's client when its request times out), a dropped connection. Nothing runs
 // after its caller gave up, even when a person approves just then.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { PendingApproval } from '../../../shared/approvals.js';
-import { startHost, type Host } from '../../transport/host.js';
+import { hostForFile } from '../../../../scripts/hostHarness.js';
 import { sleepRunning, sleepSeconds, until } from '../../../../scripts/sleepProbe.js';
 import { asPerson } from '../handlers.js';
 
-const root = realpathSync(mkdtempSync(join(tmpdir(), 'sb-mcp-cancel-')));
-const home = join(root, 'profile');
-const work = join(root, 'work');
-const savedHome = process.env.HOME;
-let host: Host;
+const served = hostForFile('sb-mcp-cancel-', 'approvals:\n  mode: ask\n  timeout: 600\n');
+const { work } = served;
 const uniqueSleep = sleepSeconds(3400, '7');
-
-beforeAll(async () => {
-  for (const d of [home, work, join(root, 'home')]) mkdirSync(d);
-  // The shells this file starts get a HOME of their own.
-  process.env.HOME = join(root, 'home');
-  writeFileSync(
-    join(home, 'config.yaml'),
-    `terminal:\n  targets:\n    a: { backend: local, cwd: ${work} }\napprovals:\n  mode: ask\n  timeout: 600\n`,
-  );
-  host = await startHost({ mode: 'serve', home });
-});
-afterAll(async () => {
-  await host?.close();
-  process.env.HOME = savedHome;
-  rmSync(root, { recursive: true, force: true });
-});
 
 const headers = (): Record<string, string> => ({
   'content-type': 'application/json',
   accept: 'application/json, text/event-stream',
-  authorization: `Bearer ${host.server.token}`,
+  authorization: `Bearer ${served.host.server.token}`,
 });
 const post = (message: unknown, signal?: AbortSignal): Promise<Response> =>
-  fetch(`${host.url}mcp`, {
+  fetch(`${served.host.url}mcp`, {
     method: 'POST',
     headers: headers(),
     body: JSON.stringify(message),
@@ -72,7 +52,7 @@ function canary(name: string): string {
 async function held(command: string): Promise<PendingApproval> {
   let found: PendingApproval | undefined;
   await until(
-    () => (found = host.core.approvals.list().find((p) => p.command === command)) !== undefined,
+    () => (found = served.host.core.approvals.list().find((p) => p.command === command)) !== undefined,
     `"${command}" is held for approval`,
   );
   return found!;
@@ -81,7 +61,7 @@ async function held(command: string): Promise<PendingApproval> {
 /** A person's approval of a request that is gone finds nothing to approve. */
 function approveLate(p: PendingApproval): unknown {
   try {
-    return host.core.approvals.decide({ id: p.id, decision: 'approve', scope: 'once' }, 'ui');
+    return served.host.core.approvals.decide({ id: p.id, decision: 'approve', scope: 'once' }, 'ui');
   } catch (err) {
     return err;
   }
@@ -97,10 +77,14 @@ describe('/mcp calls whose client gave up', () => {
       const asked = post(callMessage(11, command));
       const p = await held(command);
       const changes: number[] = [];
-      const off = host.core.approvals.onChange((list) => changes.push(list.length));
+      const off = served.host.core.approvals.onChange((list) => changes.push(list.length));
       const cancel = await post(cancelMessage(11));
       expect(cancel.status).toBe(202);
-      await until(() => !host.core.approvals.list().some((x) => x.id === p.id), 'the approval left the queue', 20);
+      await until(
+        () => !served.host.core.approvals.list().some((x) => x.id === p.id),
+        'the approval left the queue',
+        20,
+      );
       off();
       expect(changes.length).toBeGreaterThan(0);
       expect(approveLate(p)).toMatchObject({ code: 'bad_request', message: `no pending approval ${p.id}` });
@@ -109,7 +93,7 @@ describe('/mcp calls whose client gave up', () => {
       expect([answer.status, await answer.text()]).toEqual([202, '']);
       await new Promise((r) => setTimeout(r, 300));
       expect(existsSync(join(dir, 'keep'))).toBe(true);
-      expect(host.core.activity.list(5).find((e) => e.summary.includes(command))).toMatchObject({
+      expect(served.host.core.activity.list(5).find((e) => e.summary.includes(command))).toMatchObject({
         status: 'cancelled',
         approval: { by: 'withdrawn' },
       });
@@ -124,8 +108,8 @@ describe('/mcp calls whose client gave up', () => {
       const command = 'rm -rf ./timed-out';
       const client = new Client({ name: 'cancel-test', version: '1' });
       await client.connect(
-        new StreamableHTTPClientTransport(new URL(`${host.url}mcp`), {
-          requestInit: { headers: { authorization: `Bearer ${host.server.token}` } },
+        new StreamableHTTPClientTransport(new URL(`${served.host.url}mcp`), {
+          requestInit: { headers: { authorization: `Bearer ${served.host.server.token}` } },
         }),
       );
       try {
@@ -135,7 +119,11 @@ describe('/mcp calls whose client gave up', () => {
         );
         const p = await held(command);
         expect(await call).toMatchObject({ code: ErrorCode.RequestTimeout });
-        await until(() => !host.core.approvals.list().some((x) => x.id === p.id), 'the approval left the queue', 20);
+        await until(
+          () => !served.host.core.approvals.list().some((x) => x.id === p.id),
+          'the approval left the queue',
+          20,
+        );
         expect(approveLate(p)).toMatchObject({ code: 'bad_request' });
         expect(existsSync(join(dir, 'keep'))).toBe(true);
         // The client goes on: its next call is answered.
@@ -155,7 +143,7 @@ describe('/mcp calls whose client gave up', () => {
       const dir = canary('dropped');
       const command = 'rm -rf ./dropped';
       const body = JSON.stringify(callMessage(12, command));
-      const req = request(`${host.url}mcp`, {
+      const req = request(`${served.host.url}mcp`, {
         method: 'POST',
         headers: { ...headers(), 'content-length': Buffer.byteLength(body) },
       });
@@ -163,7 +151,11 @@ describe('/mcp calls whose client gave up', () => {
       req.end(body);
       const p = await held(command);
       req.destroy();
-      await until(() => !host.core.approvals.list().some((x) => x.id === p.id), 'the approval left the queue', 20);
+      await until(
+        () => !served.host.core.approvals.list().some((x) => x.id === p.id),
+        'the approval left the queue',
+        20,
+      );
       expect(approveLate(p)).toMatchObject({ code: 'bad_request' });
       await new Promise((r) => setTimeout(r, 300));
       expect(existsSync(join(dir, 'keep'))).toBe(true);
@@ -209,18 +201,18 @@ describe('/mcp calls whose client gave up', () => {
     const dir = canary('raced');
     const command = 'rm -rf ./raced';
     const caller = new AbortController();
-    const call = host.core.callTool('terminal', { command }, 'mcp', caller.signal).catch((err: unknown) => err);
+    const call = served.host.core.callTool('terminal', { command }, 'mcp', caller.signal).catch((err: unknown) => err);
     const p = await held(command);
     // Both in one turn: the person's click reaches the Core first, the caller's cancel right after.
-    host.core.approvals.decide({ id: p.id, decision: 'approve', scope: 'always' }, 'ui');
+    served.host.core.approvals.decide({ id: p.id, decision: 'approve', scope: 'always' }, 'ui');
     caller.abort();
     expect(await call).toMatchObject({ code: 'cancelled' });
     expect(existsSync(join(dir, 'keep'))).toBe(true);
-    expect(host.core.activity.list(5).find((e) => e.summary.includes(command))).toMatchObject({
+    expect(served.host.core.activity.list(5).find((e) => e.summary.includes(command))).toMatchObject({
       status: 'cancelled',
       approval: { by: 'withdrawn' },
     });
     // Nor is the rule kept: the answer decided nothing.
-    expect(await host.core.invoke('approvals.rules', {}, asPerson)).toEqual([]);
+    expect(await served.host.core.invoke('approvals.rules', {}, asPerson)).toEqual([]);
   });
 });
