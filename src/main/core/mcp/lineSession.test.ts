@@ -2,15 +2,17 @@
 // speaks it: who may upgrade, the a/m/d lines, what a lost connection would be answered with, cancels that stay on
 // their connection, a dropped connection that stops its commands, a half-close that is still answered, a line too long.
 import { describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
+import { join } from 'node:path';
 import { MAX_REQUEST_BYTES } from '../../../shared/limits.js';
-import { hostForFile } from '../../../../scripts/hostHarness.js';
+import { hostForFile, type FileHost } from '../../../../scripts/hostHarness.js';
 import { sleepRunning, sleepSeconds, until } from '../../../../scripts/sleepProbe.js';
 
 const served = hostForFile('sb-mcp-lines-');
 const uniqueSleep = sleepSeconds(5200, '91');
 
-const port = (): number => Number(new URL(served.host.url).port);
+const port = (at: FileHost = served): number => Number(new URL(at.host.url).port);
 const line = (m: object): string => `${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`;
 const call = (id: number | string, command: string, meta?: object): string =>
   line({
@@ -22,8 +24,11 @@ const cancel = (id: number | string): string =>
   line({ method: 'notifications/cancelled', params: { requestId: id, reason: 'the client gave up' } });
 
 /** What an upgrade request got: its status line, and the socket when it was switched. */
-async function upgrade(headers: Record<string, string>): Promise<{ status: string; text: string; socket: Socket }> {
-  const socket = connect(port(), '127.0.0.1');
+async function upgrade(
+  headers: Record<string, string>,
+  at: FileHost = served,
+): Promise<{ status: string; text: string; socket: Socket }> {
+  const socket = connect(port(at), '127.0.0.1');
   const head = Object.entries(headers)
     .map(([k, v]) => `${k}: ${v}\r\n`)
     .join('');
@@ -42,9 +47,9 @@ async function upgrade(headers: Record<string, string>): Promise<{ status: strin
   return { status: text.split('\r\n')[0] ?? '', text, socket };
 }
 
-const relayHeaders = (): Record<string, string> => ({
-  Host: `127.0.0.1:${port()}`,
-  Authorization: `Bearer ${served.host.server.token}`,
+const relayHeaders = (at: FileHost = served): Record<string, string> => ({
+  Host: `127.0.0.1:${port(at)}`,
+  Authorization: `Bearer ${at.host.server.token}`,
   Connection: 'Upgrade',
   Upgrade: 'switchboard-mcp-lines',
 });
@@ -58,8 +63,8 @@ interface Lines {
   closed: Promise<void>;
 }
 
-async function lines(): Promise<Lines> {
-  const { status, socket } = await upgrade(relayHeaders());
+async function lines(at: FileHost = served): Promise<Lines> {
+  const { status, socket } = await upgrade(relayHeaders(at), at);
   expect(status).toBe('HTTP/1.1 101 Switching Protocols');
   const got: string[] = [];
   let buffered = '';
@@ -229,5 +234,25 @@ describe('MCP lines on a real Core', () => {
     expect(tooLong).toMatchObject({ id: 'big', error: { code: -32000 } });
     expect(toolText(c.got.find((l) => l.startsWith('m ') && message(l).id === 2)!)).toContain('after');
     c.socket.destroy();
+  });
+});
+
+describe('MCP lines when the Core stops', () => {
+  const stopping = hostForFile('sb-mcp-lines-stop-');
+
+  it('a running call is answered, a line sent after the stop is not taken, then the connection closes', async () => {
+    const c = await lines(stopping);
+    c.write(call(1, 'sleep 0.8; echo done'));
+    await c.next(/^a 1 /);
+    const closed = stopping.host.close();
+    c.write(call(2, 'touch too-late'));
+    await c.closed;
+    await closed;
+    expect(c.got.filter((l) => l.startsWith('m ')).map((l) => message(l).id)).toEqual([1]);
+    expect(toolText(c.got.find((l) => l.startsWith('m '))!)).toContain('done');
+    // Never acknowledged: the relay answers it as lost, and it never ran.
+    expect(c.got.some((l) => /^a 2\b/.test(l))).toBe(false);
+    expect(existsSync(join(stopping.work, 'too-late'))).toBe(false);
+    expect(c.got.at(-1)).toBe('d 1');
   });
 });
