@@ -10,10 +10,10 @@ import vm from 'node:vm';
  * inode, as four doubles), then V8's data. V8 checks its own version and flags but, of the source, only the length: a
  * rebuilt bundle of the same length must not run the old one's bytecode. Rebuilding writes the bundle anew, so its
  * identity changes; hashing the bundle's whole text on every start cost more than the stat. Written as they are, not
- * hashed: loading node:crypto costs a start a few milliseconds (`switchboard mcp` relays initialize before that).
+ * hashed: loading node:crypto costs a start a few milliseconds.
  */
 const IDENTITY_BYTES = 32;
-/** A long-running command (serve, mcp) saves its cache this long after start; a one-shot command saves it at exit. */
+/** A long-running command (serve) saves its cache this long after start; a one-shot command saves it at exit. */
 const SAVE_AFTER_MS = 1000;
 
 type ModuleWrapper = (

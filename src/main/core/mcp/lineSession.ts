@@ -18,8 +18,7 @@ import { randomUUID } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { MAX_FILE_CONTENT_CHARS, MAX_REQUEST_BYTES, mib } from '../../../shared/limits.js';
 import { afterLargeRequest } from '../afterLargeRequest.js';
-import { idOfCut } from './idOfCut.js';
-import type { McpClient, McpResponse } from './mcpResponse.js';
+import { jsonError, type McpClient, type McpResponse } from './mcpResponse.js';
 
 /** The Upgrade header's token that asks for this connection. */
 export const MCP_LINES_PROTOCOL = 'switchboard-mcp-lines';
@@ -32,6 +31,16 @@ const NEWLINE = 0x0a;
 const KEPT_BYTES = 256;
 
 type Id = string | number;
+
+/** The id a too-long line was sent with, from its first or last bytes (where clients write it); null if not there. */
+function idOfCut(head: string, tail: string): Id | null {
+  // Only where it can be the message's own id: first after `{` (and jsonrpc), or last before the closing `}`.
+  const value = String.raw`(-?\d+|"(?:[^"\\]|\\.)*")`;
+  const found =
+    new RegExp(String.raw`^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*${value}\s*,`).exec(head)?.[1] ??
+    new RegExp(String.raw`,\s*"id"\s*:\s*${value}\s*\}\s*$`).exec(tail)?.[1];
+  return found === undefined ? null : (JSON.parse(found) as Id);
+}
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -252,17 +261,13 @@ export class LineSession {
 
   private take(line: Buffer, size: number): void {
     const n = ++this.count;
-    let raw: unknown;
+    let parsed: { raw: unknown } | undefined;
     try {
-      raw = JSON.parse(line.toString('utf8'));
+      parsed = { raw: JSON.parse(line.toString('utf8')) };
     } catch {
-      // Not JSON: JSON-RPC's parse error, as /mcp answers such a body.
-      this.frame(`a ${n}`);
-      this.send(
-        JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error: Invalid JSON' } }),
-      );
-      return;
+      // Not JSON: answered below with JSON-RPC's parse error, as /mcp answers such a body.
     }
+    const raw = parsed?.raw;
     const lost = lostAnswer(raw, this.lostText);
     this.frame(lost === undefined ? `a ${n}` : `a ${n} ${lost}`);
     const res = new LineResponse(this, raw, (done) => {
@@ -272,7 +277,8 @@ export class LineSession {
       this.endWhenIdle();
     });
     this.running.add(res);
-    void this.answer(raw, this.client, res);
+    if (parsed) void this.answer(raw, this.client, res);
+    else jsonError(res, 400, -32700, 'Parse error: Invalid JSON');
   }
 
   /** A line over the limit: answered as /mcp answers a body over it (413), and never held whole. */

@@ -31,7 +31,7 @@ import { createMcpServer, type ToolCaller } from './mcpServer.js';
 import { hotRequest } from './hotRequest.js';
 import { answerHot, sendJson, sseEvent } from './hotAnswer.js';
 import { RunningRequests, type Cancellable } from './runningRequests.js';
-import type { McpClient, McpResponse } from './mcpResponse.js';
+import { jsonError, type McpClient, type McpResponse } from './mcpResponse.js';
 import { LineSession } from './lineSession.js';
 import { afterLargeRequest } from '../afterLargeRequest.js';
 
@@ -124,13 +124,6 @@ class OnePostTransport implements Transport, Cancellable {
     this.closed = true;
     this.onclose?.();
   }
-}
-
-export function jsonError(res: McpResponse, status: number, code: number, message: string): void {
-  if (res.headersSent) return;
-  res
-    .writeHead(status, { 'content-type': 'application/json' })
-    .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
 /**

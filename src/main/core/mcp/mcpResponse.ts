@@ -20,3 +20,11 @@ export interface McpClient {
   id: string;
   version?: string;
 }
+
+/** A refusal as the MCP SDK's transport writes it: the HTTP status, and JSON-RPC's error with id null. */
+export function jsonError(res: McpResponse, status: number, code: number, message: string): void {
+  if (res.headersSent) return;
+  res
+    .writeHead(status, { 'content-type': 'application/json' })
+    .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+}
