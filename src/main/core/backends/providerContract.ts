@@ -115,6 +115,21 @@ export function providerContract(label: string, setup: () => Promise<ContractSub
       expect((await other.exec('echo "[$SB_CONTRACT]"', opts({ cwd: subject.scratch }))).output.trim()).toBe('[]');
     });
 
+    it('reports the cwd a symbolic link leads to, and a cwd the command removed as a path', async () => {
+      expect((await env.exec('mkdir -p real && ln -sfn real link && cd link', opts())).cwd).toBe(`${dir}/real`);
+      // As it was, or its parent: never an error line in its place.
+      const gone = await env.exec('mkdir -p doomed && cd doomed && rmdir ../doomed && echo left', opts());
+      expect(gone).toMatchObject({ output: 'left\n', exitCode: 0 });
+      expect([`${dir}/doomed`, dir]).toContain(gone.cwd);
+    });
+
+    it('a command that turns on set -u and set -e keeps its exports and cwd, and its output is its own', async () => {
+      const r = await env.exec(`set -eu; export SB_NOUNSET=${run}; cd sub; echo done`, opts());
+      expect(r).toMatchObject({ output: 'done\n', exitCode: 0, cwd: `${dir}/sub` });
+      expect((await env.exec('echo "[$SB_NOUNSET]"', opts())).output.trim()).toBe(`[${run}]`);
+      expect(await env.exec('set -u; false', opts())).toMatchObject({ output: '', exitCode: 1 });
+    });
+
     it('a command past its timeout ends with 124', async () => {
       const r = await env.exec('sleep 30', opts({ timeoutMs: 1500 }));
       expect(r.exitCode).toBe(124);

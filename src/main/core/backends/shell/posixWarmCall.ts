@@ -12,14 +12,14 @@
 // spawn-per-call path. Capturing `export -p` costs a fork in POSIX sh, so it is taken only for a command that could
 // change the exports at all (mayChangeExports, shared with warmProgram). The shell's stdin is the pipe the
 // calls arrive on (ash and dash read it in blocks): a call's stdin is /dev/null.
-import { exportsDiff, shellQuote, type WrapOptions } from './shellWrap.js';
-import { callProgram, warmCallParameters, type WarmCall } from './warmProgram.js';
+import type { WrapOptions } from './shellWrap.js';
+import { callDefinitions, warmCallParameters, type WarmCall } from './warmProgram.js';
 
 /** The warm shell says its pid once (on stderr): its calls' process group. */
 export const shellPidTag = '__SB_WARM_SHELL__';
 
 /** The exports' snapshot in POSIX sh: a fork (there is no builtin way to list them). */
-const exportsSnapshot = (into: string): string => `${into}=$(export -p)`;
+const exportsSnapshot = '__sb_s=$(export -p)';
 
 /**
  * What a POSIX warm shell is sent once, before its first call. A call shares the shell's process group, so a
@@ -31,8 +31,7 @@ export function posixWarmPrelude(): string {
   return (
     `trap '[ -n "$__sb_busy" ] || exit 143' HUP INT QUIT TERM USR1 USR2 ALRM\nprintf '%s %s\\n' ${shellPidTag} ` +
     `"$$" >&2\n__sb_pmax=32768; read -r __sb_pmax 2>/dev/null < /proc/sys/kernel/pid_max\n` +
-    `__sb_awk=${shellQuote(exportsDiff)}\n__sb_prog=${shellQuote(callProgram(exportsSnapshot))}\n` +
-    `__sb_base0=$(export -p)\n`
+    `${callDefinitions(exportsSnapshot)}__sb_base0=$(export -p)\n`
   );
 }
 

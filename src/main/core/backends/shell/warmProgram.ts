@@ -28,10 +28,10 @@ import {
  * variables, `@a` their attributes, `@Q` quotes a value. Two equal signatures mean `export -p` would print the same
  * set; comparing them costs no process, where `$(export -p)` forks once per use.
  */
-const signature = (into: string): string =>
+const signature =
   `__sb_s=; for __sb_n ` +
   `in ${[...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_'].map((c) => `\${!${c}*}`).join(' ')}; ` +
-  `do [[ \${!__sb_n@a} == *x* ]] && __sb_s+="$__sb_n=\${!__sb_n@Q};"; done; ${into}=$__sb_s`;
+  `do [[ \${!__sb_n@a} == *x* ]] && __sb_s+="$__sb_n=\${!__sb_n@Q};"; done`;
 
 const expandsOrAssigns = /[=$`'"\\*?[{]|\(\(/;
 const assigningBuiltin = new RegExp(
@@ -52,43 +52,79 @@ export function mayChangeExports(command: string): boolean {
 }
 
 /**
- * One call's program, run by `eval "$__sb_prog"` in the call's subshell with its parameters in `__sb_mark`,
- * `__sb_done`, `__sb_cwd`, `__sb_must`, `__sb_env`, `__sb_snap` (compare exports), `__sb_base` and `__sb_cmd`: the
- * same steps, in the same order, as wrapCommand's script. Where the call has a done tag and its command ran to its
- * end (no `exit`, no signal), the exit status follows the marker line on the done tag's line, so the call is answered
- * without waiting for the shell to reap the subshell. `snapshot(into)` takes the exports' snapshot into a variable:
- * bash with builtins (signature), POSIX sh with `$(export -p)`. The starting environment (`__sb_base`) is the warm
- * shell's own, taken once when it starts, unless the call exports more than run markers (a snapshot is never written to
- * a file: it holds inherited values). The trap turns `set -x` off first: a command's xtrace would trace it into the
- * output. It is set in double quotes so the marker is fixed when it is set (a command that reuses `__sb_mark` or
- * `__sb_done` cannot lose them); both are hex, nothing in them needs quoting.
+ * The functions every call's program uses, defined once in the warm shell (so parsed once: bash parses an `eval`'s
+ * text anew each time, and the steps below were most of what the shell spent on a call that runs `true`). Each call's
+ * subshell inherits them. `snapshot` takes the exports' snapshot into `__sb_s`: bash with builtins (signature), POSIX
+ * sh with `$(export -p)`.
+ * - `__sb_enter` enters the cwd (or, saying so, its nearest parent; a `cwdMustExist` one that is missing ends the
+ *   call with the missing-cwd marker) and takes the exports' snapshot before the command when it is to be compared.
+ * - `__sb_exit MARKER DONE` is the EXIT trap's work: save changed exports, print the marker line as wrapCommand prints
+ *   it ("\n<marker><cwd>\n"), then the done line when the command ran to its end, and exit with the command's status
+ *   (`__sb_ec`, taken by the trap before it calls this).
  */
-export function callProgram(snapshot: (into: string) => string): string {
+function callFunctions(snapshot: string): string {
   return [
-    // The subshell's own positional parameters: none, as in a fresh `sh -c` (a POSIX warm shell sets its own).
-    'set --',
-    'exec 2>&1',
-    'if [ -n "$__sb_env" ] && [ -f "$__sb_env" ] && [ -O "$__sb_env" ]; then IFS= read -r __sb_h < "$__sb_env"; ' +
-      `if [ "$__sb_h" = ${shellQuote(exportsFileHeader)} ]; then . "$__sb_env" >/dev/null 2>&1; ` +
-      `else rm -f "$__sb_env"; fi; fi`,
+    `__sb_sig() { ${snapshot}; return 0; }`,
+    '__sb_enter() {',
     '__sb_d=$__sb_cwd',
-    `if [ -n "$__sb_must" ] && [ ! -d "$__sb_d" ]; then printf "\\n%s%s\\n" "$__sb_mark" ` +
-      `"${missingCwdStatus}"; exit 2; fi`,
+    `if [ -n "$__sb_must" ] && [ ! -d "$__sb_d" ]; then printf "\\n%s%s\\n" "$__sb_mark" "${missingCwdStatus}"; ` +
+      'exit 2; fi',
     'while [ ! -d "$__sb_d" ] && [ "$__sb_d" != / ]; do __sb_d=$(dirname -- "$__sb_d"); done',
     'cd -- "$__sb_d" 2>/dev/null || cd /',
     '[ "$__sb_d" = "$__sb_cwd" ] || printf "[the cwd %s no longer exists; running in %s]\\n" "$__sb_cwd" "$(pwd)"',
-    `if [ -n "$__sb_env" ] && [ -n "$__sb_snap" ]; then ${snapshot('__sb_old')}; fi`,
-    // The marker line as wrapCommand prints it ("\n<marker><cwd>\n"), pwd printing the cwd and its newline itself.
-    `trap '{ __sb_ec=$?; set +x; } 2>/dev/null; [ -z "$__sb_env" ] || [ -z "$__sb_snap" ] || ` +
-      `{ ${snapshot('__sb_now')}; [ "$__sb_now" = "$__sb_old" ] || ${writeEnvFile}}; ` +
-      `printf "\\n%s" "'"$__sb_mark"'"; pwd -P 2>/dev/null || pwd; [ -z "$__sb_fin" ] || ` +
-      `[ -z "'"$__sb_done"'" ] || printf "%s %s\\n" "'"$__sb_done"'" "$__sb_fin"; exit $__sb_ec' EXIT`,
-    // `__sb_fin` is set only when the command ran to its end: the EXIT trap of a subshell that a signal ends sees
-    // `$?` as it was before, so only then is the status certain before the shell has reaped the subshell.
-    'eval "$__sb_cmd"',
-    '{ __sb_fin=$?; set +x; } 2>/dev/null',
-    'exit $__sb_fin',
+    'if [ -n "$__sb_env" ] && [ -n "$__sb_snap" ]; then __sb_sig; __sb_old=$__sb_s; fi',
+    '}',
+    '__sb_exit() {',
+    `[ -z "$__sb_env" ] || [ -z "$__sb_snap" ] || { __sb_sig; [ "$__sb_s" = "$__sb_old" ] || ${writeEnvFile}}`,
+    // `cd -P .` makes $PWD the physical cwd, as `pwd -P` prints it, without a process. Where $PWD is not a directory
+    // (the command removed its cwd, where bash's `cd -P .` succeeds with "/." added, or assigned PWD) `pwd -P` says,
+    // or else the cwd is reported as it was. Both lines then go out in one write: one packet over SSH.
+    'if [ -d "$PWD" ] && command cd -P . 2>/dev/null; then __sb_w=$PWD; ' +
+      'else __sb_w=$(pwd -P 2>/dev/null) || __sb_w=$PWD; fi',
+    'if [ -n "$__sb_fin" ] && [ -n "$2" ]; then printf "\\n%s%s\\n%s %s\\n" "$1" "$__sb_w" "$2" "$__sb_fin"; ' +
+      'else printf "\\n%s%s\\n" "$1" "$__sb_w"; fi',
+    'exit $__sb_ec',
+    '}',
   ].join('\n');
+}
+
+/**
+ * One call's program, run by `eval "$__sb_prog"` in the call's subshell with its parameters in `__sb_mark`,
+ * `__sb_done`, `__sb_cwd`, `__sb_must`, `__sb_env`, `__sb_snap` (compare exports), `__sb_base` and `__sb_cmd`: the
+ * same steps, in the same order, as wrapCommand's script, through the functions of callFunctions. Where the call has
+ * a done tag and its command ran to its end (no `exit`, no signal), the exit status follows the marker line on the
+ * done tag's line, so the call is answered without waiting for the shell to reap the subshell. The starting
+ * environment (`__sb_base`) is the warm shell's own, taken once when it starts, unless the call exports more than run
+ * markers (a snapshot is never written to a file: it holds inherited values). The exports file is loaded here, not in
+ * a function: bash's `declare -x` lines in it would declare locals there.
+ *
+ * The trap first turns off what a command may have turned on and the trap's own work must not meet: `set -x` (it
+ * would trace the trap into the output), `set -u` (an unset name would end the trap with an error in the output, and
+ * the exports unsaved) and `set -e`. It is set in double quotes so the marker is fixed when it is set (a command that
+ * reuses `__sb_mark` or `__sb_done` cannot lose them); both are hex or empty, nothing in them needs quoting.
+ */
+const callProgram = [
+  // The subshell's own positional parameters: none, as in a fresh `sh -c` (a POSIX warm shell sets its own).
+  'set --',
+  'exec 2>&1',
+  'if [ -n "$__sb_env" ] && [ -f "$__sb_env" ] && [ -O "$__sb_env" ]; then IFS= read -r __sb_h < "$__sb_env"; ' +
+    `if [ "$__sb_h" = ${shellQuote(exportsFileHeader)} ]; then . "$__sb_env" >/dev/null 2>&1; ` +
+    `else rm -f "$__sb_env"; fi; fi`,
+  '__sb_enter',
+  `trap "{ __sb_ec=\\$?; set +eux; } 2>/dev/null; __sb_exit '$__sb_mark' '$__sb_done'" EXIT`,
+  // `__sb_fin` is set only when the command ran to its end: the EXIT trap of a subshell that a signal ends sees
+  // `$?` as it was before, so only then is the status certain before the shell has reaped the subshell.
+  'eval "$__sb_cmd"',
+  '{ __sb_fin=$?; set +x; } 2>/dev/null',
+  'exit $__sb_fin',
+].join('\n');
+
+/**
+ * What a warm shell (bash or POSIX sh) defines once for its calls: the exports diff's awk program, callFunctions and
+ * the per-call program. `snapshot` takes the exports' snapshot into `__sb_s`.
+ */
+export function callDefinitions(snapshot: string): string {
+  return `__sb_awk=${shellQuote(exportsDiff)}\n${callFunctions(snapshot)}\n__sb_prog=${shellQuote(callProgram)}\n`;
 }
 
 /** The length of every call's end tag (`__SB_WARM_END_` and 16 hex digits): the shell reads it in one `read -N`. */
@@ -156,10 +192,7 @@ const printable = (byte: number): boolean => byte >= 0x20 && byte < 0x7f && byte
 export function warmPrelude(): string {
   // `set -m`: every `&` job gets a process group of its own. The call's subshell turns it off again, so what a
   // command puts in the background stays in the call's group, as in a fresh `bash -c`.
-  return (
-    `set -m\n__sb_awk=${shellQuote(exportsDiff)}\n__sb_prog=${shellQuote(callProgram(signature))}\n` +
-    `__sb_base0=$(export -p)\n${callLoop}\n`
-  );
+  return `set -m\n${callDefinitions(signature)}__sb_base0=$(export -p)\n${callLoop}\n`;
 }
 
 /**
