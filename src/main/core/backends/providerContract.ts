@@ -130,6 +130,17 @@ export function providerContract(label: string, setup: () => Promise<ContractSub
       expect(await env.exec('set -u; false', opts())).toMatchObject({ output: '', exitCode: 1 });
     });
 
+    it('a command defining functions named like the commands its exit runs keeps the exports whole', async () => {
+      // A `printf` that printed nothing once made every later call run without PATH or HOME.
+      const r = await env.exec(
+        `printf() { :; }; rm() { :; }; mv() { :; }; cd() { :; }; pwd() { :; }; export SB_OWN_FNS=${run}; echo set`,
+        opts(),
+      );
+      expect(r).toMatchObject({ output: 'set\n', exitCode: 0, cwd: dir });
+      const next = await env.exec('echo "[$SB_OWN_FNS]"; ls -d /', opts());
+      expect(next).toMatchObject({ output: `[${run}]\n/\n`, exitCode: 0 });
+    });
+
     it('a command past its timeout ends with 124', async () => {
       const r = await env.exec('sleep 30', opts({ timeoutMs: 1500 }));
       expect(r.exitCode).toBe(124);

@@ -14,7 +14,7 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { exportsFileHeader, markerLineSeen, parseWrapped, shellQuote, wrapCommand } from './shellWrap.js';
+import { exportsDiff, exportsFileHeader, markerLineSeen, parseWrapped, shellQuote, wrapCommand } from './shellWrap.js';
 import { SecretExports } from './secretExports.js';
 
 function run(shell: string, command: string, cwd: string, envFile?: string) {
@@ -189,6 +189,11 @@ describe('the exports file keeps only what calls set or unset', () => {
           'r2 c2 1\n',
         );
       });
+      it('a call that defines its own printf, rm, mv or awk keeps its export, and the next call its PATH', () => {
+        rmSync(envFile, { force: true });
+        call('printf() { :; }; rm() { :; }; mv() { :; }; awk() { :; }; export OWN_FNS=1');
+        expect(call('echo "$OWN_FNS|$PATH|$HOME"')).toBe(`1|/usr/bin:/bin|${dir}\n`);
+      });
       it('a call that only changes directory leaves the file as it is', () => {
         rmSync(envFile, { force: true });
         mkdirSync(join(dir, 'sub'), { recursive: true });
@@ -216,6 +221,13 @@ describe('the exports file keeps only what calls set or unset', () => {
       });
     });
   }
+  it('the diff writes nothing, and fails, when the current exports never came after the starting ones', () => {
+    const r = spawnSync('awk', ['-v', 'divert=', exportsDiff], {
+      input: 'declare -x PATH="/usr/bin"\n',
+      encoding: 'utf8',
+    });
+    expect(r).toMatchObject({ status: 1, stdout: '' });
+  });
   it('cleans up', () => rmSync(dir, { recursive: true, force: true }));
 });
 

@@ -82,6 +82,7 @@ $0 == "__sb_exports_now__" { keep(); part = 1; next }
 }
 END {
   keep()
+  if (!part) exit 1
   print "${exportsFileHeader}"
   for (k in cur) if (!skip(k) && (!(k in base) || base[k] != cur[k])) { if (secret(k, ` +
   `cur[k])) print "#secret " k; else print cur[k] }
@@ -104,6 +105,15 @@ const printSecrets =
   String.raw`if [ -n "$__sb_s" ]; then eval "__sb_v=\$$__sb_n"; printf "\n%s:secret %s %s\n" "$__sb_mark" "$__sb_n" ` +
   String.raw`"$(printf %s "$__sb_v" | od -An -v -tx1 | tr -d " \n")"; ` +
   String.raw`else printf "\n%s:secret %s -\n" "$__sb_mark" "$__sb_n"; fi; done; } && `;
+
+/**
+ * What the EXIT trap runs first: a command may have defined functions named like the commands the trap runs (an `rm`
+ * that moves to the trash, RVM's `cd`, a `printf` of its own). A `printf` that prints nothing made the exports diff
+ * read every variable as unset, and that file then unset PATH and HOME for every later call. The call's shell ends
+ * after the trap, so its functions are not lost to anyone.
+ */
+export const trapOwnCommands =
+  'unset -f printf export command awk mkdir cmp mv rm sed od tr pwd cd umask eval test [ 2>/dev/null; ';
 
 /**
  * On exit, write the file only if this call changed an exported variable (so a concurrent call that changed
@@ -164,7 +174,7 @@ export function wrapCommand(command: string, opts: WrapOptions): Wrapped {
     // After the cd, so that entering the cwd is not mistaken for a change of variables.
     env ? '__sb_old=$(export -p)' : '',
     // A command that turned on `set -x` would have the trap traced into its output (and the marker line split).
-    `trap '{ __sb_ec=$?; set +x; } 2>/dev/null; ${env ? saveEnv : ''}` +
+    `trap '{ __sb_ec=$?; set +x; } 2>/dev/null; ${trapOwnCommands}${env ? saveEnv : ''}` +
       `printf "\\n%s%s\\n" "${marker}" "$(pwd -P 2>/dev/null || pwd)"; exit $__sb_ec' EXIT`,
     `eval ${shellQuote(command)}`,
   ];

@@ -18,6 +18,7 @@ import {
   exportsFileHeader,
   missingCwdStatus,
   shellQuote,
+  trapOwnCommands,
   writeEnvFile,
   type WrapOptions,
   type Wrapped,
@@ -75,6 +76,7 @@ function callFunctions(snapshot: string): string {
     'if [ -n "$__sb_env" ] && [ -n "$__sb_snap" ]; then __sb_sig; __sb_old=$__sb_s; fi',
     '}',
     '__sb_exit() {',
+    trapOwnCommands,
     `[ -z "$__sb_env" ] || [ -z "$__sb_snap" ] || { __sb_sig; [ "$__sb_s" = "$__sb_old" ] || ${writeEnvFile}}`,
     // `cd -P .` makes $PWD the physical cwd, as `pwd -P` prints it, without a process. Where $PWD is not a directory
     // (the command removed its cwd, where bash's `cd -P .` succeeds with "/." added, or assigned PWD) `pwd -P` says,
