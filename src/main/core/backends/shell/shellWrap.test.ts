@@ -34,6 +34,11 @@ describe('wrapCommand', () => {
         expect(r.cwd).toBe(join(dir, 'sub'));
         expect(r.status).toBe(3);
       });
+      it('reports a cwd the command removed as the path it was, without an error line', () => {
+        const r = run(shell, 'mkdir -p doomed && cd doomed && rmdir ../doomed && echo left', dir);
+        expect(r.output).toBe('left\n');
+        expect(r.cwd).toBe(join(dir, 'doomed'));
+      });
       it('merges stderr and survives quotes', () => {
         const r = run(shell, `echo "it's" >&2; echo 'a"b'`, dir);
         expect(r.output).toBe(`it's\na"b\n`);

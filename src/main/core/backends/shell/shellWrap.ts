@@ -173,9 +173,12 @@ export function wrapCommand(command: string, opts: WrapOptions): Wrapped {
       `running in %s]\n" ${shellQuote(opts.cwd)} "$(pwd)"`,
     // After the cd, so that entering the cwd is not mistaken for a change of variables.
     env ? '__sb_old=$(export -p)' : '',
-    // A command that turned on `set -x` would have the trap traced into its output (and the marker line split).
+    // A command that turned on `set -x` would have the trap traced into its output (and the marker line split). A cwd
+    // the command removed is reported as it was: `pwd -P` fails there (dash's prints nothing), and bash's `pwd` would
+    // print an error line.
     `trap '{ __sb_ec=$?; set +x; } 2>/dev/null; ${trapOwnCommands}${env ? saveEnv : ''}` +
-      `printf "\\n%s%s\\n" "${marker}" "$(pwd -P 2>/dev/null || pwd)"; exit $__sb_ec' EXIT`,
+      `__sb_w=$(pwd -P 2>/dev/null); [ -n "$__sb_w" ] || __sb_w=$PWD; ` +
+      `printf "\\n%s%s\\n" "${marker}" "$__sb_w"; exit $__sb_ec' EXIT`,
     `eval ${shellQuote(command)}`,
   ];
   return { script: lines.filter(Boolean).join('\n'), marker };
