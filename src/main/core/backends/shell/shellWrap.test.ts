@@ -34,10 +34,11 @@ describe('wrapCommand', () => {
         expect(r.cwd).toBe(join(dir, 'sub'));
         expect(r.status).toBe(3);
       });
-      it('reports a cwd the command removed as the path it was, without an error line', () => {
-        const r = run(shell, 'mkdir -p doomed && cd doomed && rmdir ../doomed && echo left', dir);
-        expect(r.output).toBe('left\n');
-        expect(r.cwd).toBe(join(dir, 'doomed'));
+      it('reports a cwd the command removed as the path it was, without an error line, under set -eu too', () => {
+        for (const opts of ['', 'set -eu; ']) {
+          const r = run(shell, `${opts}mkdir -p doomed && cd doomed && rmdir ../doomed && echo left`, dir);
+          expect(r).toMatchObject({ output: 'left\n', cwd: join(dir, 'doomed'), status: 0 });
+        }
       });
       it('merges stderr and survives quotes', () => {
         const r = run(shell, `echo "it's" >&2; echo 'a"b'`, dir);

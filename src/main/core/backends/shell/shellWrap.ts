@@ -173,10 +173,11 @@ export function wrapCommand(command: string, opts: WrapOptions): Wrapped {
       `running in %s]\n" ${shellQuote(opts.cwd)} "$(pwd)"`,
     // After the cd, so that entering the cwd is not mistaken for a change of variables.
     env ? '__sb_old=$(export -p)' : '',
-    // A command that turned on `set -x` would have the trap traced into its output (and the marker line split). A cwd
+    // The trap turns off what a command may have turned on: `set -x` would trace it into the output (and split the
+    // marker line), `set -e` would end it at the first failing step, before the marker line. A cwd
     // the command removed is reported as it was: `pwd -P` fails there (dash's prints nothing), and bash's `pwd` would
     // print an error line.
-    `trap '{ __sb_ec=$?; set +x; } 2>/dev/null; ${trapOwnCommands}${env ? saveEnv : ''}` +
+    `trap '{ __sb_ec=$?; set +eux; } 2>/dev/null; ${trapOwnCommands}${env ? saveEnv : ''}` +
       `__sb_w=$(pwd -P 2>/dev/null); [ -n "$__sb_w" ] || __sb_w=$PWD; ` +
       `printf "\\n%s%s\\n" "${marker}" "$__sb_w"; exit $__sb_ec' EXIT`,
     `eval ${shellQuote(command)}`,
