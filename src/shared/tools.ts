@@ -22,6 +22,16 @@ const tooLong = (what: string, cap: number, instead: string) => ({
     `over the ${mib(cap)} it may be; ${instead}`,
 });
 
+/**
+ * A text a shell or the file system is handed: a NUL byte cannot reach either (bash cuts the command short there, and
+ * a path with one is refused deep inside the backend), so it is refused here, in one line.
+ */
+const withoutNul = (what: string) =>
+  [
+    (s: string) => !s.includes('\0'),
+    { error: `the ${what} contains a NUL byte, which no shell or path can hold` },
+  ] as const;
+
 export const TerminalArgs = z.strictObject({
   command: z
     .string()
@@ -34,10 +44,12 @@ export const TerminalArgs = z.strictObject({
         'write long content to a file with write_file and run a command that reads it',
       ),
     )
+    .refine(...withoutNul('command'))
     .describe('Shell command to run.'),
   workdir: z
     .string()
     .min(1)
+    .refine(...withoutNul('workdir'))
     .optional()
     .describe(
       "Directory to run in; relative paths resolve against the target's cwd. Defaults to the target's tracked cwd.",
@@ -96,14 +108,22 @@ export const ProcessArgs = z.strictObject({
 });
 
 export const ReadFileArgs = z.strictObject({
-  path: z.string().min(1).describe("File path; relative to the target's cwd."),
+  path: z
+    .string()
+    .min(1)
+    .refine(...withoutNul('path'))
+    .describe("File path; relative to the target's cwd."),
   offset: z.number().int().positive().optional().describe('First line to read, 1-based.'),
   limit: z.number().int().positive().max(100_000).optional().describe('Number of lines to read (default 2000).'),
   execution_target: executionTarget,
 });
 
 export const WriteFileArgs = z.strictObject({
-  path: z.string().min(1).describe("File path; relative to the target's cwd. Parent directories are created."),
+  path: z
+    .string()
+    .min(1)
+    .refine(...withoutNul('path'))
+    .describe("File path; relative to the target's cwd. Parent directories are created."),
   content: z
     .string()
     .max(
@@ -119,7 +139,11 @@ export const WriteFileArgs = z.strictObject({
 });
 
 export const PatchArgs = z.strictObject({
-  path: z.string().min(1).describe("File path; relative to the target's cwd."),
+  path: z
+    .string()
+    .min(1)
+    .refine(...withoutNul('path'))
+    .describe("File path; relative to the target's cwd."),
   old_string: z
     .string()
     .min(1)
@@ -143,10 +167,24 @@ export const PatchArgs = z.strictObject({
 });
 
 export const SearchFilesArgs = z.strictObject({
-  pattern: z.string().min(1).describe('A regular expression (target: content) or a glob (target: files).'),
+  pattern: z
+    .string()
+    .min(1)
+    .refine(...withoutNul('pattern'))
+    .describe('A regular expression (target: content) or a glob (target: files).'),
   target: z.enum(['content', 'files']).describe('Search mode: file contents or file names. Not the execution target.'),
-  path: z.string().min(1).optional().describe("Directory to search; relative to the target's cwd."),
-  file_glob: z.string().min(1).optional().describe('Only search files whose name matches this glob (content mode).'),
+  path: z
+    .string()
+    .min(1)
+    .refine(...withoutNul('path'))
+    .optional()
+    .describe("Directory to search; relative to the target's cwd."),
+  file_glob: z
+    .string()
+    .min(1)
+    .refine(...withoutNul('file_glob'))
+    .optional()
+    .describe('Only search files whose name matches this glob (content mode).'),
   limit: z.number().int().positive().max(10_000).optional().describe('Most matches to return (default 50).'),
   context: z.number().int().min(0).max(20).optional().describe('Lines of context around each content match.'),
   execution_target: executionTarget,
