@@ -32,6 +32,12 @@ const withoutNul = (what: string) =>
     { error: `the ${what} contains a NUL byte, which no shell or path can hold` },
   ] as const;
 
+/** A file or directory path of a file tool. */
+const pathArg = z
+  .string()
+  .min(1)
+  .refine(...withoutNul('path'));
+
 export const TerminalArgs = z.strictObject({
   command: z
     .string()
@@ -108,22 +114,14 @@ export const ProcessArgs = z.strictObject({
 });
 
 export const ReadFileArgs = z.strictObject({
-  path: z
-    .string()
-    .min(1)
-    .refine(...withoutNul('path'))
-    .describe("File path; relative to the target's cwd."),
+  path: pathArg.describe("File path; relative to the target's cwd."),
   offset: z.number().int().positive().optional().describe('First line to read, 1-based.'),
   limit: z.number().int().positive().max(100_000).optional().describe('Number of lines to read (default 2000).'),
   execution_target: executionTarget,
 });
 
 export const WriteFileArgs = z.strictObject({
-  path: z
-    .string()
-    .min(1)
-    .refine(...withoutNul('path'))
-    .describe("File path; relative to the target's cwd. Parent directories are created."),
+  path: pathArg.describe("File path; relative to the target's cwd. Parent directories are created."),
   content: z
     .string()
     .max(
@@ -139,11 +137,7 @@ export const WriteFileArgs = z.strictObject({
 });
 
 export const PatchArgs = z.strictObject({
-  path: z
-    .string()
-    .min(1)
-    .refine(...withoutNul('path'))
-    .describe("File path; relative to the target's cwd."),
+  path: pathArg.describe("File path; relative to the target's cwd."),
   old_string: z
     .string()
     .min(1)
@@ -173,12 +167,7 @@ export const SearchFilesArgs = z.strictObject({
     .refine(...withoutNul('pattern'))
     .describe('A regular expression (target: content) or a glob (target: files).'),
   target: z.enum(['content', 'files']).describe('Search mode: file contents or file names. Not the execution target.'),
-  path: z
-    .string()
-    .min(1)
-    .refine(...withoutNul('path'))
-    .optional()
-    .describe("Directory to search; relative to the target's cwd."),
+  path: pathArg.optional().describe("Directory to search; relative to the target's cwd."),
   file_glob: z
     .string()
     .min(1)

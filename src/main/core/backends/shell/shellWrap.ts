@@ -116,6 +116,12 @@ export const trapOwnCommands =
   'unset -f printf export command awk mkdir cmp mv rm sed od tr pwd cd umask eval test [ 2>/dev/null; ';
 
 /**
+ * The cwd the EXIT trap reports, into `__sb_w`: `pwd -P`'s, or, where the command removed its cwd, the path as it was
+ * (`pwd -P` fails there, dash's printing nothing; bash's `pwd` would print an error line instead).
+ */
+export const physicalCwd = '__sb_w=$(pwd -P 2>/dev/null); [ -n "$__sb_w" ] || __sb_w=$PWD';
+
+/**
  * On exit, write the file only if this call changed an exported variable (so a concurrent call that changed
  * nothing cannot undo another's export), through a temp file and a rename (so no call ever reads half a file).
  * The comparison uses `export -p` (a builtin: no process started); awk runs only when something changed, and a
@@ -174,11 +180,8 @@ export function wrapCommand(command: string, opts: WrapOptions): Wrapped {
     // After the cd, so that entering the cwd is not mistaken for a change of variables.
     env ? '__sb_old=$(export -p)' : '',
     // The trap turns off what a command may have turned on: `set -x` would trace it into the output (and split the
-    // marker line), `set -e` would end it at the first failing step, before the marker line. A cwd
-    // the command removed is reported as it was: `pwd -P` fails there (dash's prints nothing), and bash's `pwd` would
-    // print an error line.
-    `trap '{ __sb_ec=$?; set +eux; } 2>/dev/null; ${trapOwnCommands}${env ? saveEnv : ''}` +
-      `__sb_w=$(pwd -P 2>/dev/null); [ -n "$__sb_w" ] || __sb_w=$PWD; ` +
+    // marker line), `set -e` would end it at the first failing step, before the marker line.
+    `trap '{ __sb_ec=$?; set +eux; } 2>/dev/null; ${trapOwnCommands}${env ? saveEnv : ''}${physicalCwd}; ` +
       `printf "\\n%s%s\\n" "${marker}" "$__sb_w"; exit $__sb_ec' EXIT`,
     `eval ${shellQuote(command)}`,
   ];

@@ -17,6 +17,7 @@ import {
   exportsDiff,
   exportsFileHeader,
   missingCwdStatus,
+  physicalCwd,
   shellQuote,
   trapOwnCommands,
   writeEnvFile,
@@ -79,11 +80,9 @@ function callFunctions(snapshot: string): string {
     trapOwnCommands,
     `[ -z "$__sb_env" ] || [ -z "$__sb_snap" ] || { __sb_sig; [ "$__sb_s" = "$__sb_old" ] || ${writeEnvFile}}`,
     // `cd -P .` makes $PWD the physical cwd, as `pwd -P` prints it, without a process. Where $PWD is not a directory
-    // (the command removed its cwd, where bash's `cd -P .` succeeds with "/." added, or assigned PWD) `pwd -P` says,
-    // or else (it fails there; dash's prints nothing) the cwd is reported as it was. Both lines then go out in one
-    // write: one packet over SSH.
-    'if [ -d "$PWD" ] && command cd -P . 2>/dev/null; then __sb_w=$PWD; ' +
-      'else __sb_w=$(pwd -P 2>/dev/null); [ -n "$__sb_w" ] || __sb_w=$PWD; fi',
+    // (the command removed its cwd, where bash's `cd -P .` succeeds with "/." added, or assigned PWD) the spawn path's
+    // way says. Both lines then go out in one write: one packet over SSH.
+    `if [ -d "$PWD" ] && command cd -P . 2>/dev/null; then __sb_w=$PWD; else ${physicalCwd}; fi`,
     'if [ -n "$__sb_fin" ] && [ -n "$2" ]; then printf "\\n%s%s\\n%s %s\\n" "$1" "$__sb_w" "$2" "$__sb_fin"; ' +
       'else printf "\\n%s%s\\n" "$1" "$__sb_w"; fi',
     'exit $__sb_ec',
