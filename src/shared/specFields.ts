@@ -110,28 +110,48 @@ export const commonFields = [
   },
 ] as const satisfies readonly SpecFieldDecl[];
 
+/** A path a sandbox setting names: one line, `~` for the home. */
+const sandboxPath = z
+  .string()
+  .min(1)
+  .refine((v) => !/[\r\n\0]/.test(v), 'a path is one line');
+
 /**
- * Where a local target's agent work runs: `off` (unsandboxed, with the person's own powers), or the OS sandbox with
- * writes only in the workspace (the target's cwd tree), its private /tmp and `writable`; `network: false` cuts the
- * network. Absent means `{ mode: workspace, network: true }`. A misspelt key is an error naming it (strict object).
+ * Where a target's agent work runs: `off` (unsandboxed, with the person's own powers), or the OS sandbox with writes
+ * only in the workspace (the target's cwd tree), its private /tmp and `writable`, never in the deny-write table nor
+ * `deny_write`; `network: false` cuts the network, otherwise traffic leaves through the Core's proxy, to any public
+ * host or only `allow_hosts`, and reaches this machine's loopback only on `allow_local_ports`. `max_processes` and
+ * `max_memory_mb` bound the whole sandbox. Absent means `{ mode: workspace, network: true }`. A misspelt key is an
+ * error naming it (strict object).
  */
 export const SandboxSetting = z.union(
   [
     z.literal('off'),
     z.strictObject({
       mode: z.literal('workspace').optional(),
-      writable: z
+      writable: z.array(sandboxPath).optional(),
+      network: z.boolean().optional(),
+      allow_local_ports: z.array(z.number().int().min(1).max(65_535)).optional(),
+      allow_hosts: z
         .array(
           z
             .string()
-            .min(1)
-            .refine((v) => !/[\r\n]/.test(v), 'a writable path is one line'),
+            .regex(
+              /^(\*\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$|^[0-9a-fA-F:.]+$/,
+              'a host is a name (example.com), a wildcard (*.example.com) or an address',
+            ),
         )
         .optional(),
-      network: z.boolean().optional(),
+      deny_write: z.array(sandboxPath).optional(),
+      max_processes: z.number().int().min(16).max(1_000_000).optional(),
+      max_memory_mb: z.number().int().min(64).optional(),
     }),
   ],
-  { error: 'sandbox is off or { mode: workspace, writable: [paths], network: true|false }' },
+  {
+    error:
+      'sandbox is off or { mode: workspace, writable: [paths], network: true|false, allow_local_ports: [ports], ' +
+      'allow_hosts: [hosts], deny_write: [paths], max_processes: N, max_memory_mb: N }',
+  },
 );
 export type SandboxSetting = z.infer<typeof SandboxSetting>;
 

@@ -288,7 +288,16 @@ describe('the setting and what it says', () => {
     ['off', true],
     [{}, true],
     [{ mode: 'workspace', writable: ['~/.cache'], network: false }, true],
-    ['of', false, 'sandbox is off or { mode: workspace, writable: [paths], network: true|false }'],
+    [{ allow_local_ports: [5432], allow_hosts: ['*.npmjs.org', 'pypi.org'], deny_write: ['~/notes'] }, true],
+    [{ max_processes: 512, max_memory_mb: 2048 }, true],
+    [
+      'of',
+      false,
+      'sandbox is off or { mode: workspace, writable: [paths], network: true|false, allow_local_ports: [ports], ' +
+        'allow_hosts: [hosts], deny_write: [paths], max_processes: N, max_memory_mb: N }',
+    ],
+    [{ allow_local_ports: [0] }, false],
+    [{ allow_hosts: ['http://x'] }, false, 'a host is a name (example.com), a wildcard (*.example.com) or an address'],
     [{ netwrk: false }, false, 'Unrecognized key: "netwrk"'],
     [{ mode: 'everything' }, false],
     [true, false],

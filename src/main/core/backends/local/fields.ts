@@ -14,7 +14,8 @@ export const localSpec = declareSpec({
       advanced: true,
       default: 'workspace',
       help:
-        'where agent work runs: off, or { mode: workspace, writable: [paths], network: true|false } (default: ' +
+        'where agent work runs: off, or { writable: [paths], network: true|false, allow_local_ports: [ports], ' +
+        'allow_hosts: [hosts], deny_write: [paths] } (default: ' +
         'sandboxed, writes only in the cwd tree)',
       placeholder: 'off',
     },
