@@ -33,6 +33,19 @@ export type Rule = (argv: Arg[], c: CommandContext, kit: RuleKit) => Produces | 
 /** A wrapper returns the command it runs (`sudo rm …` → `rm …`), or undefined when it runs none. */
 export type Wrapper = (argv: Arg[], c: CommandContext, kit: RuleKit) => { argv: Arg[]; c?: CommandContext } | undefined;
 
+/**
+ * A rule's own examples, kept beside it (STYLE §15): commands that must give a finding with the rule id, and near
+ * misses that must not. One test runs them all by rule id (ruleExamples.test.ts), in a project workspace:
+ * home /home/agent, cwd /home/agent/project, the Switchboard profile at /home/agent/.switchboard.
+ */
+export interface RuleExample {
+  match: string[];
+  notMatch?: string[];
+}
+
+/** Examples by the rule id they show; a rule file exports the ones of its rules. */
+export type RuleExamples = Partial<Record<RuleId, RuleExample>>;
+
 /** `/usr/bin/rm`, `RM.exe`, `"rm"` → `rm`. */
 export function commandName(value: string): string {
   const base = value.slice(value.lastIndexOf('/') + 1);

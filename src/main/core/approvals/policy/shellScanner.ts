@@ -4,7 +4,7 @@
 import type { CodeParsers } from './code/codeParsers.js';
 import { normalizeCommandText } from './normalizeText.js';
 import { isBlockDevice, profileFinding, resolvePath, sensitiveWrite, vitalPath } from './paths.js';
-import { commandName, type RuleKit } from './ruleKit.js';
+import { commandName, type RuleExamples, type RuleKit } from './ruleKit.js';
 import { rules, wrappers } from './rules/index.js';
 import {
   isKnown,
@@ -36,6 +36,32 @@ import {
 import { codeFindings } from './codeRules.js';
 import { posix } from 'node:path';
 import type { RuleId } from './ruleIds.js';
+
+/** The scanner's own checks (not a command's rule): their examples, run with the rules' by ruleExamples.test.ts. */
+export const scannerExamples: RuleExamples = {
+  'command.computed': { match: ['$(echo $CMD) -rf x', '"$TOOL" build'], notMatch: ['$(echo rm) notes.txt'] },
+  'network.devtcp': {
+    match: ['cat < /dev/tcp/203.0.113.7/80', 'echo hi > /dev/udp/10.0.0.1/53'],
+    notMatch: ['cat /dev/null'],
+  },
+  'parse.failed': { match: ['echo "unclosed'], notMatch: ['echo "closed"'] },
+  'power.sysrq': { match: ['echo b > /proc/sysrq-trigger'], notMatch: ['cat /proc/loadavg'] },
+  'profile.read': {
+    match: ['cat ~/.switchboard/core.json', 'tar czf x.tgz ~/.switchboard'],
+    notMatch: ['cat ~/.switchboard/config.yaml', 'ls ~/.switchboard'],
+  },
+  'profile.tree': { match: ['grep -r token ~', 'tar czf home.tgz ~'], notMatch: ['grep -r token src'] },
+  'profile.write': {
+    match: ["echo '{}' > ~/.switchboard/approvals.json", 'rm -rf ~/.switchboard'],
+    notMatch: ['echo x > notes/.switchboard/config.yaml'],
+  },
+  'git.exec-path': { match: ['git --exec-path=/tmp/git status'], notMatch: ['git --exec-path'] },
+  'disk.fill': { match: ['yes > big.txt', 'cat /dev/zero > fill.bin'], notMatch: ['yes | head -3 > y.txt'] },
+  forkbomb: {
+    match: ['while true; do sleep 1 & done', 'for i in $(seq 1 100000); do sleep 9 & done'],
+    notMatch: ['while true; do sleep 1; done'],
+  },
+};
 
 const MAX_DEPTH = 6;
 const NODE_BUDGET = 50_000;

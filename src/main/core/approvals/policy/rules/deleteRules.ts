@@ -5,7 +5,7 @@ import { posix } from 'node:path';
 import { hasAny, parseOptions } from '../options.js';
 import { buildOutput, inWorkspace, isBlockDevice, scratchPath, sensitiveWrite, vitalPath } from '../paths.js';
 
-import { commandName, type Rule, type RuleKit } from '../ruleKit.js';
+import { commandName, type Rule, type RuleExamples, type RuleKit } from '../ruleKit.js';
 import { UNKNOWN, isKnown, shown, type Arg, type CommandContext } from '../scanTypes.js';
 
 function scratchOrBuild(p: string, workspace: string | undefined): boolean {
@@ -282,4 +282,34 @@ export const deleteRules: Record<string, Rule> = {
   gfind: find,
   mv,
   rsync,
+};
+
+export const deleteExamples: RuleExamples = {
+  'delete.recursive': {
+    match: ['rm -rf src', 'rm -r ./data', 'rimraf lib', 'rm -rf ~/.cache'],
+    notMatch: ['rm notes.txt', 'rm -f build/x.o', 'rmdir empty'],
+  },
+  'delete.force': { match: ['rm -f ~/notes.txt', 'rm -f *'], notMatch: ['rm -f notes.txt', 'rm -f build/app.o'] },
+  'delete.vital': {
+    match: ['rm -rf /', 'rm -rf ~', 'find / -delete', 'rsync -a --delete empty/ ~/', 'find ~ -exec rm -rf {} +'],
+    notMatch: ['rm -rf ./home', 'find / -name x.log -delete'],
+  },
+  'delete.sensitive': { match: ['rm ~/.ssh/id_rsa', 'rm .env'], notMatch: ['rm .env.example'] },
+  'delete.find': {
+    match: ['find . -name "*.tmp" -delete', 'find src -exec rm {} +'],
+    notMatch: ['find . -name "*.ts"', 'find . -name "*.md" -exec cat {} +'],
+  },
+  'delete.xargs': { match: ['git ls-files | xargs rm', 'ls | xargs unlink'], notMatch: ['ls | xargs echo'] },
+  'delete.move': {
+    match: ['mv data.db /dev/null', 'mv ~ /tmp/old-home', 'mv /usr /usr.bak'],
+    notMatch: ['mv a.txt b.txt', 'mv src/old.ts src/new.ts'],
+  },
+  'delete.rsync': {
+    match: ['rsync -a --delete src/ backup/'],
+    notMatch: ['rsync -a src/ backup/', 'rsync -an --delete a/ b/'],
+  },
+  'delete.shred': { match: ['shred -u secrets.txt'] },
+  'disk.wipe': { match: ['shred -n 3 /dev/sda'], notMatch: ['shred -u notes.txt'] },
+  'write.vital': { match: ['rsync -a dotfiles/ ~/'], notMatch: ['rsync -a dotfiles/ backup/'] },
+  'chmod.vital': { match: ['find / -exec chmod 777 {} +'], notMatch: ['find . -name "*.sh" -exec chmod +x {} +'] },
 };

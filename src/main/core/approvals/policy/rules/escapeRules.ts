@@ -3,7 +3,7 @@
 // wrappers taking a command string (trap, script -c, parallel, tmux, screen), variables that name a command
 // (PAGER, GIT_SSH_COMMAND, PROMPT_COMMAND), and loops that start background processes without end.
 import { parseOptions } from '../options.js';
-import type { Rule, RuleKit } from '../ruleKit.js';
+import type { Rule, RuleExamples, RuleKit } from '../ruleKit.js';
 import type { ShellNode } from '../shellParser.js';
 import { isKnown, type Arg, type CommandContext } from '../scanTypes.js';
 
@@ -438,4 +438,19 @@ export const escapeRules: Record<string, Rule> = {
   tmux,
   byobu: tmux,
   screen,
+};
+
+export const escapeExamples: RuleExamples = {
+  'awk.shell': {
+    match: ['awk \'{ print | "sh" }\' cmds.txt', "awk '{ system($1) }' list.txt"],
+    notMatch: ["awk '{ print $1 }' data.csv", "awk -F, '{ s += $2 } END { print s }' data.csv"],
+  },
+  'editor.shell': { match: ["vim -c ':terminal'", "gdb -ex 'python print(1)' ./app"], notMatch: ['vim src/main.ts'] },
+  'code.delete': { match: ['lua -e \'os.remove("data.db")\''], notMatch: ["lua -e 'print(1)'"] },
+  'code.shell': { match: ["lua -e 'os.execute(cmd)'"], notMatch: ["lua -e 'print(os.time())'"] },
+  'env.startup': {
+    match: ['export BASH_ENV=/tmp/x.sh', 'NODE_OPTIONS="--require ./hook.js" node app.js'],
+    notMatch: ['NODE_OPTIONS=--max-old-space-size=4096 node app.js'],
+  },
+  'wrapper.input': { match: ['cat jobs.txt | parallel'], notMatch: ['parallel gzip ::: a.txt b.txt'] },
 };

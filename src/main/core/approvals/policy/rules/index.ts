@@ -1,33 +1,54 @@
-// Every rule and wrapper, by the command name they judge.
-import type { Rule, Wrapper } from '../ruleKit.js';
-import { deleteRules } from './deleteRules.js';
-import { escapeRules } from './escapeRules.js';
-import { machineRules } from './machineRules.js';
-import { secretRules } from './secretRules.js';
-import { networkRules } from './networkRules.js';
-import { permissionRules } from './permissionRules.js';
-import { remoteCodeRules } from './remoteCodeRules.js';
-import { sqlRules } from './sqlRules.js';
-import { systemRules } from './systemRules.js';
-import { toolRules } from './toolRules.js';
-import { wrapperTable } from './wrapperRules.js';
-import { writeRules } from './writeRules.js';
+// Every rule and wrapper, by the command name they judge, and every rule's examples. The tables are merged so that
+// two rules for one command name fail when the policy loads (and so every test), instead of the later silently
+// replacing the earlier.
+import type { Rule, RuleExamples, Wrapper } from '../ruleKit.js';
+import { deleteExamples, deleteRules } from './deleteRules.js';
+import { escapeExamples, escapeRules } from './escapeRules.js';
+import { machineExamples, machineRules } from './machineRules.js';
+import { secretExamples, secretRules } from './secretRules.js';
+import { networkExamples, networkRules } from './networkRules.js';
+import { permissionExamples, permissionRules } from './permissionRules.js';
+import { remoteCodeExamples, remoteCodeRules } from './remoteCodeRules.js';
+import { sqlExamples, sqlRules } from './sqlRules.js';
+import { systemExamples, systemRules } from './systemRules.js';
+import { toolExamples, toolRules } from './toolRules.js';
+import { wrapperExamples, wrapperTable } from './wrapperRules.js';
+import { writeExamples, writeRules } from './writeRules.js';
 
-const table = new Map<string, Rule>(
-  Object.entries({
-    ...writeRules,
-    ...deleteRules,
-    ...systemRules,
-    ...permissionRules,
-    ...toolRules,
-    ...sqlRules,
-    ...remoteCodeRules,
-    ...networkRules,
-    ...machineRules,
-    ...secretRules,
-    ...escapeRules,
-  }),
-);
+/**
+ * The tables as one map; a name in two tables throws, naming both. Wrappers and rules share one name space: the
+ * scanner peels a wrapper before it looks for a rule, so a rule under a wrapper's name would never run.
+ */
+export function mergeTables<T>(tables: Record<string, Record<string, T>>): Map<string, T> {
+  const out = new Map<string, T>();
+  const from = new Map<string, string>();
+  for (const [table, entries] of Object.entries(tables))
+    for (const [name, entry] of Object.entries(entries)) {
+      const first = from.get(name);
+      if (first !== undefined)
+        throw new Error(`two rules for ${name}: in ${first} and in ${table}; merge them into one rule`);
+      out.set(name, entry);
+      from.set(name, table);
+    }
+  return out;
+}
+
+const ruleTables = {
+  writeRules,
+  deleteRules,
+  systemRules,
+  permissionRules,
+  toolRules,
+  sqlRules,
+  remoteCodeRules,
+  networkRules,
+  machineRules,
+  secretRules,
+  escapeRules,
+};
+const table = mergeTables<Rule>(ruleTables);
+const wrapperMap = mergeTables<Wrapper>({ wrapperTable });
+mergeTables<unknown>({ rules: Object.fromEntries(table), wrapperTable });
 
 /** Versioned and suffixed names judge like their family: python3.12, mkfs.ext4, pip3.11. */
 function family(name: string): string {
@@ -43,9 +64,24 @@ export const rules = {
   },
 };
 
-const wrapperMap = new Map<string, Wrapper>(Object.entries(wrapperTable));
 export const wrappers = {
   get(name: string): Wrapper | undefined {
     return wrapperMap.get(name);
   },
 };
+
+/** Every rule file's examples, for the test that runs them by rule id. */
+export const ruleExamples: RuleExamples[] = [
+  deleteExamples,
+  escapeExamples,
+  machineExamples,
+  secretExamples,
+  networkExamples,
+  permissionExamples,
+  remoteCodeExamples,
+  sqlExamples,
+  systemExamples,
+  toolExamples,
+  wrapperExamples,
+  writeExamples,
+];

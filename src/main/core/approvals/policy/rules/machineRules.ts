@@ -1,7 +1,7 @@
 // What keeps a machine reachable and its accounts its own: mounts, network links and routes, swap, kernel
 // settings, the clock, volumes; users, groups, capabilities and login shells. Listing them stays quiet.
 import { parseOptions } from '../options.js';
-import type { Rule } from '../ruleKit.js';
+import type { Rule, RuleExamples } from '../ruleKit.js';
 import type { Arg } from '../scanTypes.js';
 import type { RuleId } from '../ruleIds.js';
 
@@ -260,4 +260,23 @@ export const machineRules: Record<string, Rule> = {
     'users.change',
     "ends a user's sessions or keeps them running",
   ),
+};
+
+export const machineExamples: RuleExamples = {
+  'mount.change': { match: ['mount /dev/sdb1 /mnt', 'umount /mnt/data'], notMatch: ['mount', 'mount -l'] },
+  'network.change': {
+    match: ['ip link set eth0 down', 'ip route del default', 'ifconfig eth0 down'],
+    notMatch: ['ip addr show', 'ip r', 'ifconfig'],
+  },
+  'disk.swap': { match: ['swapon /swapfile', 'swapoff -a'], notMatch: ['swapon --show'] },
+  'kernel.setting': { match: ['sysctl -w net.ipv4.ip_forward=1'], notMatch: ['sysctl net.ipv4.ip_forward'] },
+  'clock.set': {
+    match: ['date -s "2020-01-01"', 'timedatectl set-time 12:00'],
+    notMatch: ['date +%s', 'timedatectl status'],
+  },
+  'host.rename': { match: ['hostnamectl set-hostname web1'], notMatch: ['hostnamectl status'] },
+  'chattr.change': { match: ['chattr +i config.yaml'], notMatch: ['lsattr config.yaml'] },
+  'disk.volume': { match: ['lvremove /dev/vg0/data', 'zfs destroy tank/data'], notMatch: ['zfs list'] },
+  'users.change': { match: ['groupadd devs', 'chsh -s /bin/zsh'], notMatch: ['id', 'groups'] },
+  'firewall.open': { match: ['pfctl -d'], notMatch: ['pfctl -s rules'] },
 };

@@ -1,7 +1,7 @@
 // The network: cloud metadata endpoints (in any spelling of their address), remote shells (`ssh host CMD`
 // is classified as shell), and listeners that hand out a shell (nc -e, socat exec:).
 import { parseOptions } from '../options.js';
-import type { Rule, RuleKit } from '../ruleKit.js';
+import type { Rule, RuleExamples, RuleKit } from '../ruleKit.js';
 import { isKnown, type Arg, type CommandContext } from '../scanTypes.js';
 
 const metadataHosts = new Set([
@@ -98,6 +98,7 @@ const ssh: Rule = (argv, c, kit) => {
     );
 };
 
+/** nc, ncat, netcat, socat: what they print came over the network (fetched); one that hands out a shell asks. */
 const listener: Rule = (argv, c, kit) => {
   const name = argv[0]!.value.replace(/.*\//, '');
   if (argv.some((a) => /^(-e|-c|--exec|--sh-exec|--lua-exec)$/.test(a.value) || /^(exec|system):/i.test(a.value))) {
@@ -119,4 +120,19 @@ export const networkRules: Record<string, Rule> = {
   ncat: listener,
   netcat: listener,
   socat: listener,
+};
+
+export const networkExamples: RuleExamples = {
+  'network.metadata': {
+    match: [
+      'curl http://169.254.169.254/latest/meta-data/',
+      'curl http://0xa9fea9fe/',
+      'wget -qO- metadata.google.internal',
+    ],
+    notMatch: ['curl http://localhost:8080/metadata'],
+  },
+  'network.shell': {
+    match: ['nc -lvp 4444 -e /bin/bash', 'socat tcp-listen:9000 exec:sh'],
+    notMatch: ['nc -zv localhost 5432'],
+  },
 };

@@ -2,7 +2,7 @@
 // remembered so that running the file next asks. A recursive change of `/`, a system directory or the home is hardline.
 import { hasAny, parseOptions } from '../options.js';
 import { vitalPath } from '../paths.js';
-import type { Rule, RuleKit } from '../ruleKit.js';
+import type { RuleExamples, Rule, RuleKit } from '../ruleKit.js';
 import { isKnown, type Arg, type CommandContext } from '../scanTypes.js';
 
 /** Does a chmod mode give write to others, or set the setuid/setgid bit? */
@@ -166,4 +166,15 @@ export const permissionRules: Record<string, Rule> = {
     if (argv.some((a) => /o::?[r-]?w|other::?.?w/.test(a.value)))
       kit.emit(c, 'dangerous', 'chmod.open', 'makes files writable by everyone (setfacl)');
   },
+};
+
+export const permissionExamples: RuleExamples = {
+  'chmod.open': {
+    match: ['chmod -R 777 .', 'chmod 666 ~/.bashrc'],
+    notMatch: ['chmod +x scripts/build.sh', 'chmod -R 755 dist'],
+  },
+  'chmod.system': { match: ['chmod 755 /usr/local/bin/tool'], notMatch: ['chmod 644 README.md'] },
+  'chmod.vital': { match: ['chmod -R 000 /', 'chmod -R 755 /usr'], notMatch: ['chmod -R u+w build'] },
+  'chown.recursive': { match: ['chown -R nobody ~/shared'], notMatch: ['chown agent notes.txt'] },
+  'chown.system': { match: ['chown agent /etc/hosts'], notMatch: ['chown agent notes.txt'] },
 };

@@ -1,7 +1,7 @@
 // Secrets: any command handed a private key or credentials file reads it (cat, base64, scp, curl -F @, nc <, tar),
 // and what it reads ends up with the agent or on another host; commands that print stored secrets; ssh-copy-id.
 import { resolvePath, secretRead } from '../paths.js';
-import { commandName, type Rule, type RuleKit } from '../ruleKit.js';
+import { commandName, type Rule, type RuleExamples, type RuleKit } from '../ruleKit.js';
 import { isKnown, type Arg, type CommandContext } from '../scanTypes.js';
 import type { RuleId } from '../ruleIds.js';
 
@@ -148,4 +148,18 @@ export const secretRules: Record<string, Rule> = {
     if (argv[1]?.value === 'auth' && argv[2]?.value === 'token')
       kit.emit(c, 'dangerous', 'secret.read', 'prints the GitHub token (gh auth token)', argv[2]);
   },
+};
+
+export const secretExamples: RuleExamples = {
+  'secret.read': {
+    match: [
+      'cat ~/.ssh/id_rsa',
+      'base64 ~/.aws/credentials',
+      'vault kv get secret/db',
+      'gh auth token',
+      'pass show email',
+    ],
+    notMatch: ['cat ~/.ssh/id_rsa.pub', 'ls ~/.ssh', 'ssh -i ~/.ssh/id_rsa host uptime', 'cat ~/.aws/config'],
+  },
+  'secret.install': { match: ['ssh-copy-id deploy@203.0.113.9'], notMatch: ['ssh deploy@203.0.113.9 uptime'] },
 };

@@ -1,7 +1,7 @@
 // SQL given to database clients on the command line, in a here-document or through a pipe: DROP,
 // TRUNCATE, and DELETE or UPDATE without WHERE ask.
 import { parseOptions } from '../options.js';
-import type { Rule } from '../ruleKit.js';
+import type { Rule, RuleExamples } from '../ruleKit.js';
 import { isKnown, type Arg, type CommandContext } from '../scanTypes.js';
 import type { RuleKit } from '../ruleKit.js';
 
@@ -95,4 +95,17 @@ export const sqlRules: Record<string, Rule> = {
   mongo: client('mongo', { short: '', long: ['eval'] }),
   mongosh: client('mongosh', { short: '', long: ['eval'] }),
   'redis-cli': redis,
+};
+
+export const sqlExamples: RuleExamples = {
+  'sql.destructive': {
+    match: [
+      'psql -c "DROP TABLE users"',
+      'mysql -e "DELETE FROM orders"',
+      'sqlite3 app.db "UPDATE users SET admin = 1"',
+      'redis-cli FLUSHALL',
+      'echo "TRUNCATE logs;" | psql app',
+    ],
+    notMatch: ['psql -c "SELECT count(*) FROM users"', 'mysql -e "DELETE FROM orders WHERE id = 3"', 'redis-cli GET k'],
+  },
 };

@@ -3,7 +3,7 @@
 // modules.
 import { hasAny, parseOptions } from '../options.js';
 import { isBlockDevice } from '../paths.js';
-import type { Rule } from '../ruleKit.js';
+import type { RuleExamples, Rule } from '../ruleKit.js';
 import type { Arg } from '../scanTypes.js';
 import { clobber } from './writeRules.js';
 import type { RuleId } from '../ruleIds.js';
@@ -347,4 +347,28 @@ export const systemRules: Record<string, Rule> = {
     if (/^(add|del|delete)$/.test(argv[1]?.value ?? ''))
       kit.emit(c, 'dangerous', 'service.persist', `changes which services start at boot (rc-update ${argv[1]!.value})`);
   },
+};
+
+export const systemExamples: RuleExamples = {
+  'disk.format': { match: ['mkfs.ext4 /dev/sdb1', 'fdisk /dev/sda'], notMatch: ['fdisk -l'] },
+  'disk.overwrite': {
+    match: ['dd if=/dev/zero of=/dev/sda bs=1M'],
+    notMatch: ['dd if=/dev/zero of=disk.img bs=1M count=10'],
+  },
+  'power.off': { match: ['shutdown -h now', 'systemctl reboot', 'init 0'], notMatch: ['systemctl status nginx'] },
+  'power.sleep': { match: ['systemctl suspend'], notMatch: ['systemctl is-active sleep.target'] },
+  'kill.all': { match: ['kill -9 -1', 'pkill -9 .'], notMatch: ['kill 12345'] },
+  'kill.init': { match: ['kill -9 1', 'kill 1'], notMatch: ['kill 12345', 'kill %1'] },
+  'kill.force': { match: ['kill -9 1234'], notMatch: ['kill -TERM 1234'] },
+  'kill.byname': { match: ['pkill node', 'killall -9 python3'], notMatch: ['pgrep node'] },
+  'service.persist': { match: ['systemctl enable --now backdoor.service'], notMatch: ['systemctl status app'] },
+  'service.stop': {
+    match: ['systemctl stop nginx', 'service nginx stop'],
+    notMatch: ['systemctl restart app', 'service nginx status'],
+  },
+  'firewall.open': { match: ['iptables -F', 'ufw disable'], notMatch: ['iptables -L'] },
+  'cron.change': { match: ['crontab -r', 'crontab jobs.txt'], notMatch: ['crontab -l'] },
+  'kernel.module': { match: ['modprobe -r e1000'], notMatch: ['lsmod'] },
+  'security.off': { match: ['setenforce 0'], notMatch: ['getenforce'] },
+  'users.change': { match: ['useradd bob', 'passwd bob'], notMatch: ['whoami'] },
 };

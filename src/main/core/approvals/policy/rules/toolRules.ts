@@ -1,7 +1,7 @@
 // Developer tools with destructive subcommands: git (reset --hard, push --force, clean -f, branch -D),
 // docker and podman (rm, stop, kill, prune, -H/--host), kubectl delete, and package removal.
 import { hasAny, parseOptions, type ParsedOptions } from '../options.js';
-import type { Rule, RuleKit } from '../ruleKit.js';
+import type { Rule, RuleExamples, RuleKit } from '../ruleKit.js';
 import { isKnown, type Arg, type CommandContext } from '../scanTypes.js';
 
 /** Global options before the subcommand, then the subcommand and its own arguments. */
@@ -509,4 +509,63 @@ export const toolRules: Record<string, Rule> = {
   rpm,
   pacman,
   yay: pacman,
+};
+
+export const toolExamples: RuleExamples = {
+  'git.reset': { match: ['git reset --hard origin/main'], notMatch: ['git reset HEAD~1', 'git reset --soft HEAD~1'] },
+  'git.push': {
+    match: [
+      'git push --force origin main',
+      'git push origin +main',
+      'git push origin --delete old',
+      'git push origin :old',
+    ],
+    notMatch: ['git push', 'git push -u origin feature'],
+  },
+  'git.clean': { match: ['git clean -fd'], notMatch: ['git clean -n'] },
+  'git.branch': { match: ['git branch -D old'], notMatch: ['git branch -d merged'] },
+  'git.checkout': { match: ['git checkout -- .', 'git checkout -f main'], notMatch: ['git checkout -b feature'] },
+  'git.restore': { match: ['git restore .'], notMatch: ['git restore --staged src/a.ts'] },
+  'git.stash': { match: ['git stash clear'], notMatch: ['git stash', 'git stash pop'] },
+  'git.filter-branch': { match: ['git filter-branch --tree-filter "rm -f secrets" HEAD'] },
+  'git.reflog': { match: ['git reflog expire --expire=now --all'], notMatch: ['git reflog'] },
+  'git.update-ref': { match: ['git update-ref -d refs/heads/main'], notMatch: ['git update-ref refs/heads/x HEAD'] },
+  'git.credential': {
+    match: ['echo url=https://github.com | git credential fill'],
+    notMatch: ['git credential-cache exit'],
+  },
+  'git.config': {
+    match: [
+      'git config core.pager ./p.sh',
+      'git config core.fsmonitor ./mon.sh',
+      'git -c core.hooksPath=/tmp/h commit',
+    ],
+    notMatch: ['git config user.name "A B"', 'git config --get core.pager'],
+  },
+  'docker.destroy': {
+    match: ['docker rm -f web', 'docker system prune -af', 'docker compose down -v'],
+    notMatch: ['docker ps -a', 'docker compose up -d'],
+  },
+  'docker.escape': {
+    match: ['docker run --privileged alpine', 'docker run -v /:/host alpine'],
+    notMatch: ['docker run --rm -v "$PWD":/src node:20 npm test'],
+  },
+  'docker.host': {
+    match: ['docker -H tcp://10.0.0.1:2375 ps', 'DOCKER_HOST=tcp://10.0.0.1 docker ps'],
+    notMatch: ['docker ps'],
+  },
+  'kube.destroy': { match: ['kubectl delete pod web-1', 'kubectl drain node-3'], notMatch: ['kubectl get pods'] },
+  'cloud.destroy': {
+    match: ['aws ec2 terminate-instances --instance-ids i-1', 'gcloud compute instances delete vm-1'],
+    notMatch: ['aws ec2 describe-instances'],
+  },
+  'package.remove': {
+    match: ['apt-get remove -y nginx', 'npm uninstall -g typescript', 'pip uninstall requests'],
+    notMatch: ['apt-get install -y curl', 'npm uninstall lodash'],
+  },
+  'secret.read': {
+    match: ['kubectl get secret db -o yaml', 'aws secretsmanager get-secret-value --secret-id db'],
+    notMatch: ['kubectl get secrets'],
+  },
+  'sql.destructive': { match: ['dropdb app_dev'], notMatch: ['createdb app_dev'] },
 };

@@ -1,7 +1,7 @@
 // Commands that run another command: sudo, env, nohup, nice, timeout, xargs, busybox, `poetry run`, terminals, … are
 // peeled off so the rules see the program that really runs; the ones that raise privileges say so.
 import { parseOptions, type OptionSpec } from '../options.js';
-import type { RuleKit, Wrapper } from '../ruleKit.js';
+import type { RuleExamples, RuleKit, Wrapper } from '../ruleKit.js';
 import { isKnown, type Arg, type CommandContext } from '../scanTypes.js';
 import { commandVariable } from './escapeRules.js';
 
@@ -397,3 +397,10 @@ export const wrapperTable: Record<string, Wrapper> = {
 };
 
 export type { CommandContext, RuleKit };
+
+export const wrapperExamples: RuleExamples = {
+  'privilege.root': { match: ['sudo ls /root', 'doas -s', 'su -c "id" bob'], notMatch: ['id'] },
+  'privilege.namespace': { match: ['nsenter -t 1 -m -u -i -n sh'], notMatch: ['ps -p 1'] },
+  'env.preload': { match: ['env LD_PRELOAD=/tmp/x.so ls', 'LD_PRELOAD=/tmp/x.so ls'], notMatch: ['env FOO=1 ls'] },
+  forkbomb: { match: ['yes | xargs -P 0 -n 1 sleep', ':(){ :|:& };:'], notMatch: ['seq 4 | xargs -P 4 -n 1 echo'] },
+};

@@ -3,7 +3,7 @@
 // `/` or the home, and the shell builtins that change what later commands mean (cd, alias).
 import { hasAny, parseOptions } from '../options.js';
 import { clobberWhy, inWorkspace, isBlockDevice, profilePart, sensitiveWrite, vitalPath } from '../paths.js';
-import { commandName, type Rule, type RuleKit } from '../ruleKit.js';
+import { commandName, type Rule, type RuleExamples, type RuleKit } from '../ruleKit.js';
 import { isKnown, shown, type Arg, type CommandContext, type Produces } from '../scanTypes.js';
 import { passThrough } from './remoteCodeRules.js';
 
@@ -163,9 +163,8 @@ const mkdir: Rule = (argv, c, kit) => {
 };
 
 /**
- * An editor run with a script (`ed -s config.yaml <<< …`, `vim -es`), or sponge: asks nowhere, but a file it names
- * in the profile is a change to it. Editors' options differ from one to the next: every word not an option may be a
- * file.
+ * An editor run on files (`nano config.yaml`): asks nowhere, but a file it names in the profile is a change to it.
+ * Editors' options differ from one to the next: every word not an option may be a file.
  */
 const editor =
   (label: string): Rule =>
@@ -311,9 +310,8 @@ export const writeRules: Record<string, Rule> = {
   '7za': sevenZip,
   '7zz': sevenZip,
   cpio,
-  ...Object.fromEntries(
-    ['ed', 'ex', 'vi', 'vim', 'nvim', 'nano', 'emacs', 'pico', 'micro', 'joe'].map((e) => [e, editor(e)]),
-  ),
+  // ed, ex, vi, vim, nvim and emacs are escapeRules': they read the editor's own commands and check the same files.
+  ...Object.fromEntries(['nano', 'pico', 'micro', 'joe'].map((e) => [e, editor(e)])),
   sponge: (argv, c, kit) => {
     for (const f of argv.slice(1))
       if (!f.value.startsWith('-')) {
@@ -324,4 +322,25 @@ export const writeRules: Record<string, Rule> = {
   cd,
   pushd: cd,
   alias,
+};
+
+export const writeExamples: RuleExamples = {
+  'write.truncate': {
+    match: [': > src/main.ts', 'truncate -s 0 data.db', 'cp /dev/null notes.txt'],
+    notMatch: [': > build.log', 'truncate -s 0 out/app.log'],
+  },
+  'write.outside': {
+    match: ['echo x > ~/other/notes.txt', 'sort -o /home/agent/list.txt list.txt'],
+    notMatch: ['echo x > notes.txt', 'sort -o sorted.txt list.txt'],
+  },
+  'write.vital': { match: ['cp -r dotfiles/. ~/'], notMatch: ['cp -r templates/base src/page'] },
+  'write.sensitive': {
+    match: ['echo x >> ~/.bashrc', 'tee -a ~/.ssh/authorized_keys < key.pub'],
+    notMatch: ['cp .env.example .env', 'echo x > .env.example'],
+  },
+  'sed.exec': { match: ["sed 's/.*/echo &/e' cmds.txt"], notMatch: ["sed -i 's/a/b/g' src/x.ts"] },
+  'extract.vital': {
+    match: ['tar -xzf dotfiles.tgz -C ~', 'tar -xPf backup.tar'],
+    notMatch: ['tar -xzf app.tgz -C build'],
+  },
 };
