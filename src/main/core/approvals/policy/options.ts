@@ -69,3 +69,13 @@ export function hasAny(p: ParsedOptions, ...names: string[]): boolean {
     (n) => p.flags.has(n) || (n.startsWith('--') && [...p.flags].some((f) => f.length >= 5 && n.startsWith(f))),
   );
 }
+
+/** Global options before the subcommand (those matching `valueFlags` take the next word), then the subcommand and its
+ * own arguments: `docker -H x rm y` → sub `rm`. */
+export function subcommand(argv: Arg[], valueFlags: RegExp): { sub?: Arg; args: Arg[]; globals: Arg[] } {
+  let i = 1;
+  while (i < argv.length && argv[i]!.value.startsWith('-')) {
+    i += valueFlags.test(argv[i]!.value) ? 2 : 1;
+  }
+  return { sub: argv[i], args: argv.slice(i + 1), globals: argv.slice(1, i) };
+}

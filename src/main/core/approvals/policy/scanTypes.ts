@@ -93,6 +93,8 @@ export interface CommandContext {
   at: [number, number] | undefined;
   via?: 'xargs' | 'find';
   stdin?: Produces;
+  /** Variables assigned for this command alone: `RAILS_ENV=test rails …`, `env NODE_ENV=production …`. */
+  env?: ReadonlyMap<string, string>;
   /** True when a wrapper already asked for root (sudo, doas, su). */
   elevated?: boolean;
   /**

@@ -412,20 +412,18 @@ export class ShellScanner implements RuleKit {
     this.walkSubstitutions(node, scope);
     const argv: Arg[] = [];
     const inner: ShellNode[] = [];
+    const env = new Map<string, string>();
     for (const child of node.namedChildren) {
       if (child.type === 'variable_assignment') {
         const name = child.childForFieldName('name')?.text ?? '';
-        this.checkAssignment(
-          name,
-          evalAssignedValue(child.childForFieldName('value'), this.wordEnv(scope)),
-          scope,
-          child,
-        );
+        const value = evalAssignedValue(child.childForFieldName('value'), this.wordEnv(scope));
+        if (value !== undefined) env.set(name, value);
+        this.checkAssignment(name, value, scope, child);
       } else if (child.type.endsWith('redirect')) inner.push(child);
       else if (child.type === 'command_name') argv.push(...this.wordsOf(child.namedChildren[0] ?? child, scope));
       else if (child.type !== 'comment') argv.push(...this.wordsOf(child, scope));
     }
-    const c: CommandContext = { scope, at: scope.span(node.startIndex, node.endIndex) };
+    const c: CommandContext = { scope, at: scope.span(node.startIndex, node.endIndex), ...(env.size ? { env } : {}) };
     const writes: Arg[] = [];
     const overwrites: Arg[] = [];
     const stdin = this.redirects([...inner, ...outer], c, writes, overwrites);

@@ -4,7 +4,9 @@
 import type { Rule, RuleExamples, Wrapper } from '../ruleKit.js';
 import { deleteExamples, deleteRules } from './deleteRules.js';
 import { escapeExamples, escapeRules } from './escapeRules.js';
+import { databaseExamples, databaseRules } from './databaseRules.js';
 import { machineExamples, machineRules } from './machineRules.js';
+import { packageExamples, packageRules } from './packageRules.js';
 import { secretExamples, secretRules } from './secretRules.js';
 import { networkExamples, networkRules } from './networkRules.js';
 import { permissionExamples, permissionRules } from './permissionRules.js';
@@ -39,6 +41,8 @@ const ruleTables = {
   systemRules,
   permissionRules,
   toolRules,
+  packageRules,
+  databaseRules,
   sqlRules,
   remoteCodeRules,
   networkRules,
@@ -82,6 +86,8 @@ export const ruleExamples: RuleExamples[] = [
   sqlExamples,
   systemExamples,
   toolExamples,
+  packageExamples,
+  databaseExamples,
   wrapperExamples,
   writeExamples,
 ];

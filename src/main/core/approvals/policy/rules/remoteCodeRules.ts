@@ -239,8 +239,20 @@ const source: Rule = (argv, c, kit) => {
   if (file) runsScript(kit, c, file, argv[0]!.value);
 };
 
+/**
+ * A framework's command-line script run by its interpreter (`python manage.py flush`, `php artisan db:wipe`) is judged
+ * as the command it is (databaseRules).
+ */
+function frameworkScript(kit: RuleKit, c: CommandContext, lang: string, argv: Arg[]): void {
+  const script = argv.slice(1).find((a) => !a.value.startsWith('-'));
+  if (!script || !isKnown(script)) return;
+  const name = commandName(script.value);
+  if ((lang === 'python' && name === 'manage.py') || (lang === 'php' && name === 'artisan'))
+    kit.run(c, [{ ...script, value: name }, ...argv.slice(argv.indexOf(script) + 1)]);
+}
+
 /** `python -c`, `perl -e`, `node -e`, `ruby -e`: the code's shell calls and tree deletes are judged. */
-const interpreter =
+export const interpreter =
   (lang: 'python' | 'perl' | 'ruby' | 'node' | 'php'): Rule =>
   (argv, c, kit) => {
     const flag =
@@ -254,8 +266,9 @@ const interpreter =
     const idx = argv.findIndex((a, i) => i > 0 && flag.test(a.value));
     if (lang === 'python') {
       const m = argv.findIndex((a) => a.value === '-m');
-      if (m > 0 && /^pip3?$/.test(argv[m + 1]?.value ?? '') && argv[m + 2]?.value === 'uninstall')
-        kit.emit(c, 'dangerous', 'package.remove', 'removes installed packages (pip uninstall)', argv[m + 2]);
+      // `python -m twine upload`, `python -m pip uninstall` run a module as its command would.
+      if (m > 0 && argv[m + 1] && isKnown(argv[m + 1]!) && argv[m + 1]!.value !== 'http.server')
+        kit.run(c, argv.slice(m + 1));
       // A web server over `/` or the home hands every file there (keys too) to whoever connects.
       if (m > 0 && argv[m + 1]?.value === 'http.server') {
         const d = argv.findIndex((a) => /^(-d|--directory)$/.test(a.value));
@@ -275,6 +288,7 @@ const interpreter =
     }
     const code = idx > 0 ? argv[idx + 1] : undefined;
     const reads = idx < 0 && argv.slice(1).every((a) => a.value.startsWith('-'));
+    frameworkScript(kit, c, lang, idx < 0 ? argv : []);
     // The program is a file: a process substitution (`python3 <(curl …)`) or one the command just downloaded.
     const script =
       idx < 0 ? argv.slice(1).find((a) => !a.value.startsWith('-') || a.source.startsWith('<(')) : undefined;
@@ -563,7 +577,6 @@ export const remoteCodeRules: Record<string, Rule> = {
   node: interpreter('node'),
   nodejs: interpreter('node'),
   deno: interpreter('node'),
-  bun: interpreter('node'),
   php: interpreter('php'),
   curl: fetcher('curl'),
   wget: fetcher('wget'),

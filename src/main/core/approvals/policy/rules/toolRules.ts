@@ -1,17 +1,8 @@
 // Developer tools with destructive subcommands: git (reset --hard, push --force, clean -f, branch -D),
 // docker and podman (rm, stop, kill, prune, -H/--host), kubectl delete, and package removal.
-import { hasAny, parseOptions, type ParsedOptions } from '../options.js';
+import { hasAny, parseOptions, subcommand } from '../options.js';
 import type { Rule, RuleExamples, RuleKit } from '../ruleKit.js';
-import { isKnown, type Arg, type CommandContext } from '../scanTypes.js';
-
-/** Global options before the subcommand, then the subcommand and its own arguments. */
-function subcommand(argv: Arg[], valueFlags: RegExp): { sub?: Arg; args: Arg[]; globals: Arg[] } {
-  let i = 1;
-  while (i < argv.length && argv[i]!.value.startsWith('-')) {
-    i += valueFlags.test(argv[i]!.value) ? 2 : 1;
-  }
-  return { sub: argv[i], args: argv.slice(i + 1), globals: argv.slice(1, i) };
-}
+import { isKnown, shown, type Arg, type CommandContext } from '../scanTypes.js';
 
 /** Config keys whose value git runs as a command (the `!` of an alias or helper marks shell text). */
 const commandKeys = new RegExp(
@@ -283,6 +274,18 @@ const docker =
       );
     }
     if (last === 'run' || last === 'create') return dockerRun(label, rest, c, kit);
+    // An image pushed is public (or shared) at once: `docker push`, `docker image push`, `buildx build --push`.
+    const pushed =
+      last === 'push' || (/build/.test(verb) && rest.some((a) => /^--push$|^--output=.*push=true/.test(a.value)));
+    if (pushed) {
+      const image =
+        last === 'push'
+          ? rest.find((a) => !a.value.startsWith('-'))
+          : rest.find((_a, i) => /^(-t|--tag)$/.test(rest[i - 1]?.value ?? ''));
+      const name = image ? shown(image) : 'an image';
+      const registry = /^[^/]+[.:][^/]*\//.test(name) ? name.slice(0, name.indexOf('/')) : 'Docker Hub';
+      return kit.emit(c, 'dangerous', 'publish.package', `publishes ${name} to ${registry} (${label} ${verb})`, sub);
+    }
     if (last === 'exec') {
       const p = parseOptions(rest, {
         shortValue: 'euwd',
@@ -384,67 +387,6 @@ const kubectl: Rule = (argv, c, kit) => {
   }
 };
 
-/** Subcommands that remove packages, per package manager. */
-const removers: Record<string, RegExp> = {
-  apt: /^(remove|purge|autoremove)$/,
-  'apt-get': /^(remove|purge|autoremove)$/,
-  aptitude: /^(remove|purge)$/,
-  yum: /^(remove|erase|autoremove)$/,
-  dnf: /^(remove|erase|autoremove)$/,
-  zypper: /^(rm|remove)$/,
-  apk: /^del$/,
-  brew: /^(uninstall|remove|rm)$/,
-  snap: /^remove$/,
-  flatpak: /^(uninstall|remove)$/,
-  port: /^uninstall$/,
-  pip: /^uninstall$/,
-  pip3: /^uninstall$/,
-  gem: /^uninstall$/,
-  cargo: /^uninstall$/,
-  conda: /^(remove|uninstall)$/,
-  mamba: /^(remove|uninstall)$/,
-  winget: /^uninstall$/,
-  choco: /^uninstall$/,
-};
-
-function packageRule(label: string): Rule {
-  return (argv, c, kit) => {
-    const { sub } = subcommand(argv, /^(-o|-c|--option|--config-file)$/);
-    if (sub && removers[label]!.test(sub.value))
-      kit.emit(
-        c,
-        'dangerous',
-        'package.remove',
-        `removes installed packages (${label} ${sub.value} ${argv
-          .slice(argv.indexOf(sub) + 1)
-          .filter((a) => !a.value.startsWith('-'))
-          .map((a) => a.value)
-          .join(' ')})`.trim(),
-        sub,
-      );
-  };
-}
-
-const globalNpm: Rule = (argv, c, kit) => {
-  const p: ParsedOptions = parseOptions(argv.slice(1));
-  const verb = p.operands[0]?.value ?? '';
-  if (/^(uninstall|un|rm|remove|r|unlink)$/.test(verb) && hasAny(p, '-g', '--global'))
-    kit.emit(c, 'dangerous', 'package.remove', `removes globally installed packages (${argv[0]!.value} ${verb} -g)`);
-};
-
-const dpkg: Rule = (argv, c, kit) => {
-  if (argv.some((a) => /^(-r|-P|--remove|--purge)$/.test(a.value)))
-    kit.emit(c, 'dangerous', 'package.remove', 'removes installed packages (dpkg --remove)');
-};
-const rpm: Rule = (argv, c, kit) => {
-  if (argv.some((a) => /^(-e|--erase)$/.test(a.value) || /^-e/.test(a.value)))
-    kit.emit(c, 'dangerous', 'package.remove', 'removes installed packages (rpm -e)');
-};
-const pacman: Rule = (argv, c, kit) => {
-  if (argv.some((a) => /^-R/.test(a.value) || a.value === '--remove'))
-    kit.emit(c, 'dangerous', 'package.remove', 'removes installed packages (pacman -R)');
-};
-
 /** Cloud and infrastructure CLIs: a subcommand that deletes, terminates or destroys asks. */
 const cloud =
   (label: string): Rule =>
@@ -498,17 +440,6 @@ export const toolRules: Record<string, Rule> = {
   'docker-compose': docker('docker-compose'),
   kubectl,
   oc: kubectl,
-  ...Object.fromEntries(Object.keys(removers).map((k) => [k, packageRule(k)])),
-  npm: globalNpm,
-  pnpm: globalNpm,
-  yarn: (argv, c, kit) => {
-    if (argv[1]?.value === 'global' && /^remove$/.test(argv[2]?.value ?? ''))
-      kit.emit(c, 'dangerous', 'package.remove', 'removes globally installed packages (yarn global remove)');
-  },
-  dpkg,
-  rpm,
-  pacman,
-  yay: pacman,
 };
 
 export const toolExamples: RuleExamples = {
@@ -558,10 +489,6 @@ export const toolExamples: RuleExamples = {
   'cloud.destroy': {
     match: ['aws ec2 terminate-instances --instance-ids i-1', 'gcloud compute instances delete vm-1'],
     notMatch: ['aws ec2 describe-instances'],
-  },
-  'package.remove': {
-    match: ['apt-get remove -y nginx', 'npm uninstall -g typescript', 'pip uninstall requests'],
-    notMatch: ['apt-get install -y curl', 'npm uninstall lodash'],
   },
   'secret.read': {
     match: ['kubectl get secret db -o yaml', 'aws secretsmanager get-secret-value --secret-id db'],

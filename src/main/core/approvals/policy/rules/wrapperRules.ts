@@ -1,9 +1,10 @@
 // Commands that run another command: sudo, env, nohup, nice, timeout, xargs, busybox, `poetry run`, terminals, … are
 // peeled off so the rules see the program that really runs; the ones that raise privileges say so.
 import { parseOptions, type OptionSpec } from '../options.js';
-import type { RuleExamples, RuleKit, Wrapper } from '../ruleKit.js';
+import type { Rule, RuleExamples, RuleKit, Wrapper } from '../ruleKit.js';
 import { isKnown, type Arg, type CommandContext } from '../scanTypes.js';
 import { commandVariable } from './escapeRules.js';
+import { packages } from './packageRules.js';
 
 /** Options, then optionally `skip` operands (timeout's duration, chroot's directory), then the command. */
 function peel(spec: OptionSpec = {}, skip = 0): Wrapper {
@@ -51,6 +52,7 @@ function userSwitch(label: string): Wrapper {
 const env: Wrapper = (argv, c, kit) => {
   let i = 1;
   const out: Arg[] = [];
+  const vars = new Map(c.env);
   for (; i < argv.length; i++) {
     const a = argv[i]!;
     const v = a.value;
@@ -82,11 +84,12 @@ const env: Wrapper = (argv, c, kit) => {
       if (assign[1] === 'LD_PRELOAD')
         kit.emit(c, 'dangerous', 'env.preload', 'loads a library into every program (LD_PRELOAD)', a);
       commandVariable(assign[1]!, { ...a, value: assign[2]! }, c, kit);
+      if (isKnown(a)) vars.set(assign[1]!, assign[2]!);
       continue;
     }
     break;
   }
-  return { argv: [...out, ...argv.slice(i)] };
+  return { argv: [...out, ...argv.slice(i)], c: vars.size ? { ...c, env: vars } : c };
 };
 
 const command: Wrapper = (argv) => {
@@ -202,10 +205,16 @@ const enters: Wrapper = (argv, c, kit) => {
   return peel({ shortValue: 'tSGw' })(argv, c, kit);
 };
 
-/** `poetry run CMD`, `bundle exec CMD`, `aws-vault exec PROFILE -- CMD`: a subcommand that runs the rest. */
-function runs(sub: RegExp, skip = 0, spec: OptionSpec = {}): Wrapper {
-  return (argv) => {
-    if (!sub.test(argv[1]?.value ?? '')) return undefined;
+/**
+ * `poetry run CMD`, `bundle exec CMD`, `aws-vault exec PROFILE -- CMD`: a subcommand that runs the rest. Its other
+ * subcommands are judged by `otherwise` (`poetry publish`).
+ */
+function runs(sub: RegExp, skip = 0, spec: OptionSpec = {}, otherwise?: Rule): Wrapper {
+  return (argv, c, kit) => {
+    if (!sub.test(argv[1]?.value ?? '')) {
+      otherwise?.(argv, c, kit);
+      return undefined;
+    }
     const rest = argv.slice(2);
     const dash = rest.findIndex((a) => a.value === '--');
     if (dash >= 0) return { argv: rest.slice(dash + 1) };
@@ -268,17 +277,22 @@ export const wrapperTable: Record<string, Wrapper> = {
     }
     return { argv: rest };
   },
-  poetry: runs(/^run$/),
+  poetry: runs(/^run$/, 0, {}, packages('poetry')),
   pipenv: runs(/^run$/),
-  pdm: runs(/^run$/),
+  pdm: runs(/^run$/, 0, {}, packages('pdm')),
   rye: runs(/^run$/),
-  hatch: runs(/^run$/),
+  hatch: runs(/^run$/, 0, {}, packages('hatch')),
   bundle: runs(/^exec$/),
   bundler: runs(/^exec$/),
-  uv: runs(/^run$/, 0, {
-    shortValue: 'p',
-    longValue: ['with', 'python', 'project', 'directory', 'env-file', 'extra', 'group', 'package', 'index'],
-  }),
+  uv: runs(
+    /^run$/,
+    0,
+    {
+      shortValue: 'p',
+      longValue: ['with', 'python', 'project', 'directory', 'env-file', 'extra', 'group', 'package', 'index'],
+    },
+    packages('uv'),
+  ),
   mise: runs(/^(exec|x)$/),
   asdf: runs(/^exec$/),
   op: runs(/^run$/),
