@@ -35,6 +35,8 @@ export interface Produces {
   by?: string;
   /** The file fed to stdin with `< file`. */
   file?: string;
+  /** Secret data the text carries (the environment, a key, a .env file, a dump), as reasons name it when it leaves. */
+  secret?: string;
 }
 
 /** State shared by every level of one classification (nested `bash -c` payloads included). */

@@ -23,6 +23,7 @@ import { checkArgsForMetadata } from './rules/networkRules.js';
 import { checkSecretReads } from './rules/secretRules.js';
 import { commandVariable, floodLoop } from './rules/escapeRules.js';
 import { clobber, emptiesOutput, printsForever } from './rules/writeRules.js';
+import { carriedFile, checkSinks, secretOutput } from './rules/leakRules.js';
 import { gitKey, MAX_PROBED_FILE_BYTES, type FileFact, type ProbeFacts, type ProbeNeeds } from './probeFacts.js';
 import {
   gitKeyRuns,
@@ -251,6 +252,18 @@ export class ShellScanner implements RuleKit {
       case 'variable_assignment':
         this.assign(node, scope);
         return undefined;
+      case 'declaration_command': {
+        for (const child of node.namedChildren) this.walk(child, scope, undefined);
+        // `export -p`, `declare -x`, `typeset` with no names print the variables, secrets too.
+        const words = node.namedChildren.filter((n) => n.type !== 'variable_assignment');
+        const named = node.namedChildren.some((n) => n.type === 'variable_assignment' || n.type === 'variable_name');
+        if (named) return undefined;
+        const secret = secretOutput([
+          { value: node.children[0]?.type ?? 'export', source: '', start: 0, end: 0 },
+          ...words.map((n) => ({ value: n.text, source: n.text, start: n.startIndex, end: n.endIndex })),
+        ]);
+        return secret === undefined ? {} : { by: 'export', secret };
+      }
       case 'function_definition':
         this.functionDefinition(node, scope);
         return undefined;
@@ -556,7 +569,11 @@ export class ShellScanner implements RuleKit {
       const wrapper = wrappers.get(name);
       if (wrapper) {
         const next = wrapper(argv, ctx, this);
-        if (!next) return {};
+        // A wrapper left with nothing to run may print (`env` alone prints the environment).
+        if (!next || next.argv.length === 0) {
+          const secret = secretOutput(argv);
+          return secret === undefined ? {} : { by: name, secret };
+        }
         argv = next.argv;
         ctx = next.c ?? ctx;
         continue;
@@ -564,8 +581,20 @@ export class ShellScanner implements RuleKit {
       if (head.value.includes('/')) this.checkRunsFile(ctx, head);
       if (name === 'git') this.gitRuns(ctx, argv);
       if (name === 'make' || name === 'gmake') this.makeRuns(ctx, argv);
+      checkSinks(argv, ctx, this);
       const rule = rules.get(name);
-      return (rule ? rule(argv, ctx, this) : undefined) ?? { by: name };
+      const found = ctx.scope.state.findings.length;
+      const out = (rule ? rule(argv, ctx, this) : undefined) ?? { by: name };
+      // What it prints carries a secret on: its input's, one it prints itself, or one its rule found it reads.
+      const printed = ctx.scope.state.findings
+        .slice(found)
+        .find((f) => f.rule === 'secret.read' && f.text.startsWith('prints '));
+      const secret =
+        ctx.stdin?.secret ??
+        secretOutput(argv) ??
+        carriedFile(argv, ctx, this) ??
+        printed?.text.slice('prints '.length);
+      return secret === undefined ? out : { ...out, secret };
     }
     return {};
   }
@@ -949,7 +978,13 @@ export class ShellScanner implements RuleKit {
 
 function merge(a: Produces | undefined, b: Produces): Produces {
   if (!a) return b;
-  return { fetched: a.fetched || b.fetched, decoded: a.decoded || b.decoded, by: a.by ?? b.by };
+  const secret = a.secret ?? b.secret;
+  return {
+    fetched: a.fetched || b.fetched,
+    decoded: a.decoded || b.decoded,
+    by: a.by ?? b.by,
+    ...(secret !== undefined ? { secret } : {}),
+  };
 }
 
 function firstError(node: ShellNode): ShellNode | undefined {

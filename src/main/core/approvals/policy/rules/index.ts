@@ -5,11 +5,13 @@ import type { Rule, RuleExamples, Wrapper } from '../ruleKit.js';
 import { deleteExamples, deleteRules } from './deleteRules.js';
 import { escapeExamples, escapeRules } from './escapeRules.js';
 import { databaseExamples, databaseRules } from './databaseRules.js';
+import { leakExamples } from './leakRules.js';
 import { machineExamples, machineRules } from './machineRules.js';
 import { packageExamples, packageRules } from './packageRules.js';
 import { secretExamples, secretRules } from './secretRules.js';
 import { networkExamples, networkRules } from './networkRules.js';
 import { permissionExamples, permissionRules } from './permissionRules.js';
+import { pipeRules } from './pipeRules.js';
 import { remoteCodeExamples, remoteCodeRules } from './remoteCodeRules.js';
 import { sqlExamples, sqlRules } from './sqlRules.js';
 import { systemExamples, systemRules } from './systemRules.js';
@@ -45,6 +47,7 @@ const ruleTables = {
   databaseRules,
   sqlRules,
   remoteCodeRules,
+  pipeRules,
   networkRules,
   machineRules,
   secretRules,
@@ -88,6 +91,7 @@ export const ruleExamples: RuleExamples[] = [
   toolExamples,
   packageExamples,
   databaseExamples,
+  leakExamples,
   wrapperExamples,
   writeExamples,
 ];

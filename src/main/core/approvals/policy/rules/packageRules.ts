@@ -262,13 +262,14 @@ export const dotnetNuget: Rule = (argv, c, kit) => {
   const words = parseOptions(argv.slice(1), { longValue: ['source', 'api-key', 'project'] }).operands.map(
     (a) => a.value,
   );
-  if (words[0] === 'nuget' && /^(push|delete)$/.test(words[1] ?? ''))
-    kit.emit(
-      c,
-      'dangerous',
-      'publish.package',
-      `${words[1] === 'push' ? 'publishes' : 'removes'} ${words[2] ?? 'a package'} on a NuGet feed (dotnet nuget ${words[1]})`,
-    );
+  if (words[0] !== 'nuget' || !/^(push|delete)$/.test(words[1] ?? '')) return;
+  const does = words[1] === 'push' ? 'publishes' : 'removes';
+  kit.emit(
+    c,
+    'dangerous',
+    'publish.package',
+    `${does} ${words[2] ?? 'a package'} on a NuGet feed (dotnet nuget ${words[1]})`,
+  );
 };
 
 const dpkg: Rule = (argv, c, kit) => {
@@ -298,8 +299,10 @@ const names = new Set([...Object.keys(removers), ...Object.keys(publishers)]);
 for (const n of ['npm', 'pnpm', 'yarn', 'bun', 'poetry', 'uv', 'pdm', 'hatch']) names.delete(n);
 
 /** bun is a package manager (`bun publish`, `bun x`) and runs JavaScript (`bun -e`, `bun script.ts`). */
-const bunCommands =
-  /^(install|i|add|a|remove|rm|update|outdated|link|unlink|pm|publish|x|init|create|upgrade|build|test|patch|audit|info)$/;
+const bunCommands = new RegExp(
+  '^(install|i|add|a|remove|rm|update|outdated|link|unlink|pm|publish|x|init|create|upgrade|build|test|patch|' +
+    'audit|info)$',
+);
 const bun: Rule = (argv, c, kit) => {
   const first = argv.slice(1).find((a) => !a.value.startsWith('-'))?.value ?? '';
   return bunCommands.test(first) ? nodePackages('bun')(argv, c, kit) : interpreter('node')(argv, c, kit);

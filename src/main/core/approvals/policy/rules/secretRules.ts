@@ -6,7 +6,7 @@ import { isKnown, type Arg, type CommandContext } from '../scanTypes.js';
 import type { RuleId } from '../ruleIds.js';
 
 /** Commands that name a path without reading what is in it, or that use a key without showing it. */
-const namesOnly = new Set([
+export const namesOnly = new Set([
   'ls',
   'stat',
   'test',

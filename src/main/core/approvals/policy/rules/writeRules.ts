@@ -5,7 +5,7 @@ import { hasAny, parseOptions } from '../options.js';
 import { clobberWhy, inWorkspace, isBlockDevice, profilePart, sensitiveWrite, vitalPath } from '../paths.js';
 import { commandName, type Rule, type RuleExamples, type RuleKit } from '../ruleKit.js';
 import { isKnown, shown, type Arg, type CommandContext, type Produces } from '../scanTypes.js';
-import { passThrough } from './remoteCodeRules.js';
+import { passThrough } from './pipeRules.js';
 
 /**
  * Data clobber: emptying a file (`> f`, `: > f`, `truncate -s 0`, `cp /dev/null f`, `dd of=f`) outside build output
