@@ -212,6 +212,80 @@ const deleteInWalkLoop = new RegExp(
     String.raw`shutil\.rmtree)`,
 );
 
+/** The statement around an offset, cut short for a reason: `unlink glob("*")`. */
+function excerpt(code: string, at: number): string {
+  const start = Math.max(code.lastIndexOf(';', at), code.lastIndexOf('\n', at)) + 1;
+  const text = code.slice(start).split(/[;\n]/)[0]!.trim();
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+}
+
+/** Calls that delete files, by language (tree deletes are treeDeletes'). */
+const fileDeletes: Record<'perl' | 'ruby' | 'php', RegExp> = {
+  perl: /\bunlink\b/g,
+  ruby: /\b(?:File\.(?:delete|unlink)|FileUtils\.(?:rm|rm_f|remove|remove_file|rmdir)|Dir\.(?:rmdir|delete|unlink))\b/g,
+  php: /\b(?:unlink|rmdir)\s*\(|['"]unlink['"]/g,
+};
+/** Code run from a string: perl `eval EXPR` (not `eval { … }`), Ruby's evals, PHP's eval. */
+const evals: Record<'perl' | 'ruby' | 'php', RegExp> = {
+  perl: /\beval\b(?!\s*\{)/g,
+  ruby: /\b(?:eval|instance_eval|class_eval|module_eval)\b/g,
+  php: /\b(?:eval|create_function)\s*\(/g,
+};
+/** Reading from the network, in any of the three. */
+const fetches =
+  /https?:\/\/|\bLWP\b|\bHTTP::Tiny\b|\bget\s*\(|open-uri|URI\.open|Net::HTTP|file_get_contents|curl_exec/;
+/** Files written, by language: the path literal is group 1. */
+const fileWrites: Record<'perl' | 'ruby' | 'php', RegExp> = {
+  perl: new RegExp(
+    String.raw`\bopen\s*\(?\s*(?:my\s+)?\$?\w+\s*,\s*(?:['"](?:>>?|\+<)['"]\s*,\s*(${strLit})|["']>>?\s*([^"'$]+)["'])`,
+    'g',
+  ),
+  ruby: new RegExp(String.raw`\bFile\.(?:write|open\s*\(\s*(?=${strLit}\s*,\s*['"][wa]))\s*\(?\s*(${strLit})`, 'g'),
+  php: new RegExp(
+    String.raw`\b(?:file_put_contents|fopen\s*\(\s*(?=${strLit}\s*,\s*['"][wax]))\s*\(?\s*(${strLit})`,
+    'g',
+  ),
+};
+
+/**
+ * What Perl, Ruby and PHP code does that a text scan can see: deletes ask (naming the call), eval of a string asks
+ * (as downloaded code when the code reads the network), and files written are judged as the shell would judge a write
+ * to them.
+ */
+function scriptEffects(code: string, lang: 'perl' | 'ruby' | 'php'): LexicalFinding[] {
+  const out: LexicalFinding[] = [];
+  const del = fileDeletes[lang].exec(code);
+  fileDeletes[lang].lastIndex = 0;
+  if (del)
+    out.push({
+      severity: 'dangerous',
+      rule: 'code.delete',
+      text: `deletes files (${lang} ${excerpt(code, del.index)})`,
+    });
+  const ev = evals[lang].exec(code);
+  evals[lang].lastIndex = 0;
+  if (ev)
+    out.push(
+      fetches.test(code)
+        ? {
+            severity: 'dangerous',
+            rule: 'remote.eval',
+            text: `runs code it downloads (${lang} ${excerpt(code, ev.index)})`,
+          }
+        : {
+            severity: 'dangerous',
+            rule: 'code.dynamic',
+            text: `runs code built at run time (${lang} ${excerpt(code, ev.index)})`,
+          },
+    );
+  for (const m of code.matchAll(fileWrites[lang])) {
+    const path = m[1] !== undefined ? literal(m[1]) : m[2]?.trim();
+    if (path)
+      out.push({ shell: `printf x > ${shellQuote(path)}`, severity: 'dangerous', rule: 'code.write', text: '' });
+  }
+  return out;
+}
+
 function lexicalFindings(code: string, lang: CodeLanguage): LexicalFinding[] {
   const out: LexicalFinding[] = [];
   const names = new Map<string, string>();
@@ -240,7 +314,15 @@ function lexicalFindings(code: string, lang: CodeLanguage): LexicalFinding[] {
     const arg = new RegExp(String.raw`^\s*(?:[\w.]+\s*,\s*)?(${listLit}|${strLit}|[A-Za-z_]\w*)`).exec(after);
     const text = arg ? commandText(arg[1]!, names) : undefined;
     if (text !== undefined) out.push({ shell: text, severity: 'dangerous', rule: 'code.shell', text: '' });
+    // Perl, Ruby and PHP are read by their text alone: a command it cannot read is not let through.
+    else if (lang === 'perl' || lang === 'ruby' || lang === 'php')
+      out.push({
+        severity: 'dangerous',
+        rule: 'code.shell',
+        text: `runs a shell command built at run time (${lang} ${excerpt(code, m.index!)})`,
+      });
   }
+  if (lang === 'perl' || lang === 'ruby' || lang === 'php') out.push(...scriptEffects(code, lang));
   for (const m of code.matchAll(treeDeletes[lang]!)) {
     const target = (m[1] ?? '').trim();
     if (vitalLiteral.test(target))

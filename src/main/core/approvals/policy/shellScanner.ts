@@ -558,6 +558,11 @@ export class ShellScanner implements RuleKit {
         );
         return {};
       }
+      // A program named by its URL (`uv run https://…/x.py`, `npx https://…`) is code fetched as it runs.
+      if (/^(https?|ftp):\/\//i.test(head.value)) {
+        this.emit(ctx, 'dangerous', 'remote.run-downloaded', `runs code fetched from ${head.value} as it runs`, head);
+        return {};
+      }
       const name = commandName(head.value);
       ctx = ownLinks.has(name)
         ? { ...ctx, links: 'own' }

@@ -6,6 +6,7 @@ import { parseOptions } from '../options.js';
 import type { Rule, RuleExamples, RuleKit } from '../ruleKit.js';
 import type { ShellNode } from '../shellParser.js';
 import { isKnown, type Arg, type CommandContext } from '../scanTypes.js';
+import { runtimeCode } from './remoteCodeRules.js';
 
 /** Double- or single-quoted literals in program text, escapes undone. */
 const literal = String.raw`(?:"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)')`;
@@ -52,7 +53,9 @@ const codeFlag =
     argv.forEach((a, i) => {
       const inline = /^--eval=([\s\S]+)$/.exec(a.value);
       const code = inline ? { ...a, value: inline[1]! } : i > 0 && flags.test(argv[i - 1]!.value) ? a : undefined;
-      if (code && isKnown(code)) foreignCode(kit, c, code.value, code, label);
+      const text =
+        code && !isKnown(code) ? runtimeCode(kit, c, `${argv[0]!.value} ${argv[i - 1]!.value}`, code) : code?.value;
+      if (code && text !== undefined) foreignCode(kit, c, text, code, label);
     });
   };
 
