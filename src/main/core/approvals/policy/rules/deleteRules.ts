@@ -145,6 +145,27 @@ const findTests = new Set([
 ]);
 const findActions = new Set(['-exec', '-execdir', '-ok', '-okdir']);
 
+/**
+ * What `{}` holds in a command find runs: with no test to filter them, find's matches begin with its start itself
+ * (`-maxdepth 0`: only that), or are every file under it (`-mindepth 1`: `START/*`); otherwise which files it
+ * matches is known only at run time, and the word says so.
+ */
+function matched(a: Arg, starts: Arg[], expr: Arg[], kit: RuleKit, c: CommandContext, where: string): Arg {
+  if (!a.value.includes('{}')) return a;
+  const depth = (name: string): number | undefined => {
+    const i = expr.findIndex((e) => e.value === name);
+    return i >= 0 ? Number(expr[i + 1]?.value) : undefined;
+  };
+  const start = starts.length <= 1 ? (starts[0] ?? { ...a, value: '.' }) : undefined;
+  const filtered = expr.some((e) => findTests.has(e.value));
+  if (start && isKnown(start) && !filtered) {
+    const p = kit.path(c, start);
+    const each = depth('-maxdepth') === 0 ? p : (depth('-mindepth') ?? 0) >= 1 ? `${p === '/' ? '' : p}/*` : p;
+    return { ...a, value: a.value.replaceAll('{}', each) };
+  }
+  return { ...a, value: a.value.replaceAll('{}', UNKNOWN), source: `each file find matches under ${where}` };
+}
+
 const find: Rule = (argv, c, kit) => {
   let i = 1;
   while (i < argv.length && /^-[HLP]$|^-D$|^-O\d*$/.test(argv[i]!.value)) i += argv[i]!.value === '-D' ? 2 : 1;
@@ -195,13 +216,23 @@ const find: Rule = (argv, c, kit) => {
           `recursive change of ${kit.path(c, vitalStart)} (find ${v} ${name})`,
           expr[k],
         );
-      else if (cmd.length) kit.run({ ...c, via: 'find' }, cmd);
+      else if (cmd.length)
+        kit.run(
+          { ...c, via: 'find' },
+          cmd.map((a) => matched(a, starts, expr, kit, c, where)),
+        );
       k = end;
     } else if (/^-f(print0?|printf|ls)$/.test(v) && expr[k + 1]) {
       kit.write(c, expr[k + 1]!, `find ${v}`);
     }
   }
 };
+
+/** Does moving `p` away leave `dir` empty: `p` is `dir` or above it, or a glob naming every file in it (`*`, `.*`)? */
+function emptiesDir(p: string, dir: string): boolean {
+  if (p === dir || dir.startsWith(`${p}/`)) return true;
+  return posix.dirname(p) === dir && /^[.*?[\]!]+$/.test(posix.basename(p)) && posix.basename(p).includes('*');
+}
 
 const mv: Rule = (argv, c, kit) => {
   const p = parseOptions(argv.slice(1), { shortValue: 'tS', longValue: ['target-directory', 'suffix', 'backup'] });
@@ -218,6 +249,21 @@ const mv: Rule = (argv, c, kit) => {
       dest,
     );
   }
+  // Every file of the workspace, or the workspace itself, moved out of it empties it as `rm -rf ./*` would.
+  const { workspace } = c.scope.state;
+  const to = dest && isKnown(dest) ? kit.path(c, dest) : undefined;
+  const all =
+    workspace !== undefined && to !== undefined && !inWorkspace(to, workspace)
+      ? sources.find((s) => isKnown(s) && emptiesDir(kit.path(c, s), workspace))
+      : undefined;
+  if (all && !vitalPath(kit.path(c, all), c.scope.state.home))
+    kit.emit(
+      c,
+      'dangerous',
+      'delete.move',
+      `empties the workspace ${workspace}: moves ${shown(all)} to ${to} (mv)`,
+      all,
+    );
   for (const s of sources) {
     const sp = kit.path(c, s);
     // Moving `/`, a system directory or the home away breaks the system as surely as deleting it.
@@ -301,8 +347,20 @@ export const deleteExamples: RuleExamples = {
   },
   'delete.xargs': { match: ['git ls-files | xargs rm', 'ls | xargs unlink'], notMatch: ['ls | xargs echo'] },
   'delete.move': {
-    match: ['mv data.db /dev/null', 'mv ~ /tmp/old-home', 'mv /usr /usr.bak'],
-    notMatch: ['mv a.txt b.txt', 'mv src/old.ts src/new.ts'],
+    match: [
+      'mv data.db /dev/null',
+      'mv ~ /tmp/old-home',
+      'mv /usr /usr.bak',
+      'mv ./* ../elsewhere/',
+      'mv ../project /tmp/x',
+    ],
+    notMatch: [
+      'mv a.txt b.txt',
+      'mv src/old.ts src/new.ts',
+      'mv * archive/',
+      'mv dist/* public/',
+      'mv notes.txt /tmp/',
+    ],
   },
   'delete.rsync': {
     match: ['rsync -a --delete src/ backup/'],

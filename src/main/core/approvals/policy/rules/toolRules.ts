@@ -120,7 +120,8 @@ const git: Rule = (argv, c, kit) => {
       break;
     }
     case 'clean':
-      if (hasAny(p, '-f', '--force') && !hasAny(p, '-n', '--dry-run'))
+      // `-X` alone removes only what .gitignore ignores: generated output, not work.
+      if (hasAny(p, '-f', '--force') && !hasAny(p, '-n', '--dry-run') && !(p.flags.has('-X') && !p.flags.has('-x')))
         emit(
           `deletes untracked files (git clean ${args
             .map((a) => a.value)
@@ -142,6 +143,16 @@ const git: Rule = (argv, c, kit) => {
       break;
     case 'stash':
       if (p.operands[0]?.value === 'clear') emit('deletes every stash (git stash clear)');
+      if (p.operands[0]?.value === 'drop')
+        emit(`deletes the stash ${p.operands[1]?.value ?? 'stash@{0}'} and the changes in it (git stash drop)`);
+      break;
+    case 'switch':
+      if (hasAny(p, '--discard-changes', '-f', '--force'))
+        emit(`discards uncommitted changes (git switch ${args.map((a) => a.value).join(' ')})`);
+      break;
+    case 'worktree':
+      if (p.operands[0]?.value === 'remove' && hasAny(p, '-f', '--force'))
+        emit(`deletes the worktree ${p.operands[1]?.value ?? ''} and its uncommitted changes (git worktree remove -f)`);
       break;
     case 'filter-branch':
     case 'filter-repo':
@@ -453,11 +464,19 @@ export const toolExamples: RuleExamples = {
     ],
     notMatch: ['git push', 'git push -u origin feature'],
   },
-  'git.clean': { match: ['git clean -fd'], notMatch: ['git clean -n'] },
+  'git.clean': { match: ['git clean -fd', 'git clean -fdx'], notMatch: ['git clean -n', 'git clean -fdX'] },
+  'git.switch': { match: ['git switch --discard-changes main'], notMatch: ['git switch main'] },
+  'git.worktree': {
+    match: ['git worktree remove --force ../wt'],
+    notMatch: ['git worktree remove ../wt', 'git worktree add ../wt'],
+  },
   'git.branch': { match: ['git branch -D old'], notMatch: ['git branch -d merged'] },
   'git.checkout': { match: ['git checkout -- .', 'git checkout -f main'], notMatch: ['git checkout -b feature'] },
   'git.restore': { match: ['git restore .'], notMatch: ['git restore --staged src/a.ts'] },
-  'git.stash': { match: ['git stash clear'], notMatch: ['git stash', 'git stash pop'] },
+  'git.stash': {
+    match: ['git stash clear', 'git stash drop', 'git stash drop stash@{2}'],
+    notMatch: ['git stash', 'git stash pop', 'git stash list'],
+  },
   'git.filter-branch': { match: ['git filter-branch --tree-filter "rm -f secrets" HEAD'] },
   'git.reflog': { match: ['git reflog expire --expire=now --all'], notMatch: ['git reflog'] },
   'git.update-ref': { match: ['git update-ref -d refs/heads/main'], notMatch: ['git update-ref refs/heads/x HEAD'] },
