@@ -94,14 +94,14 @@ describe('switchboard approvals check', () => {
   it(
     "judges with the target's cwd and flags",
     () => {
-      const local = JSON.parse(sb('rm -rf build', '--execution-target', 'local', '--json').stdout) as {
+      const local = JSON.parse(sb('rm -rf data', '--execution-target', 'local', '--json').stdout) as {
         reasons: { text: string }[];
         decision: string;
       };
-      expect(local.reasons[0]!.text).toBe(`recursive delete of ${root}/app/build (rm -rf)`);
+      expect(local.reasons[0]!.text).toBe(`recursive delete of ${root}/app/data (rm -rf)`);
       expect(local.decision).toBe('refuse');
       // Docker declares skip_container_guards: dangerous runs without asking there, hardline never does.
-      const box = JSON.parse(sb('rm -rf build', '--execution-target', 'box', '--json').stdout) as {
+      const box = JSON.parse(sb('rm -rf data', '--execution-target', 'box', '--json').stdout) as {
         decision: string;
         assumed: string;
       };

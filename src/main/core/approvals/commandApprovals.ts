@@ -35,6 +35,7 @@ import {
   unanswered,
   type ProbeFacts,
   type ProbeNeeds,
+  type TreeFact,
 } from './policy/probeFacts.js';
 import { StdinJudge, type PreparedInput } from './stdinJudge.js';
 import { RunningFiles } from './runningFiles.js';
@@ -62,6 +63,9 @@ export interface CommandApprovalsDeps {
 
 /** How many rounds of looking a judgement may take (a script that runs a script that runs …); then it asks. */
 const PROBE_ROUNDS = 3;
+
+/** A tree the look did not answer for: taken as a directory of tracked work, so a delete of it asks. */
+const unknownTree: TreeFact = { kind: 'dir', tracked: true, ignored: false };
 
 /** The reason every request to leave the sandbox carries. */
 export const OUTSIDE_SANDBOX_REASON = 'runs outside the sandbox';
@@ -412,7 +416,7 @@ export class CommandApprovals {
       facts = mergeFacts(facts, await this.look(probe, missing, signal));
       c = await judgeLoaded(policy, run);
     }
-    const used = facts && (c.needs.files.size > 0 || c.needs.git.size > 0) ? facts : undefined;
+    const used = facts && (c.needs.files.size > 0 || c.needs.git.size > 0 || !!c.needs.trees?.size) ? facts : undefined;
     return {
       c,
       facts: facts ?? emptyFacts(),
@@ -447,6 +451,8 @@ export class CommandApprovals {
             { kind: 'unreadable', problem: 'the look on the target did not answer' } as const,
           ]),
         ),
+        // Unanswered, a tree is taken as work (a directory git tracks files in): the delete asks.
+        trees: new Map([...(needs.trees ?? [])].map((p) => [p, unknownTree])),
       });
     } catch (err) {
       if (signal?.aborted) throw err;
@@ -455,6 +461,7 @@ export class CommandApprovals {
         real: new Map([...needs.paths].map((p) => [p, p])),
         files: new Map([...needs.files].map((p) => [p, { kind: 'unreadable', problem }])),
         git: new Map([...needs.git].map((p) => [p, { kind: 'unreadable', problem }])),
+        trees: new Map([...(needs.trees ?? [])].map((p) => [p, unknownTree])),
       };
     }
   }

@@ -106,6 +106,45 @@ describe.each([false, true])('the probe script (realpath missing: %s)', (without
   });
 });
 
+it('says what a recursive delete would reach: tracked work, ignored or untracked output, a file, nothing', () => {
+  const ws = join(root, 'ws');
+  mkdirSync(join(ws, 'src'), { recursive: true });
+  mkdirSync(join(ws, 'data'), { recursive: true });
+  mkdirSync(join(ws, 'build/x'), { recursive: true });
+  mkdirSync(join(root, 'plain-dir'), { recursive: true });
+  writeFileSync(join(ws, 'src/a.ts'), 'x');
+  writeFileSync(join(ws, 'data/big.csv'), 'x');
+  writeFileSync(join(ws, 'build/x/out.js'), 'x');
+  writeFileSync(join(ws, '.gitignore'), 'data/\n');
+  const git = (...args: string[]) => spawnSync('git', ['-C', ws, ...args], { encoding: 'utf8' });
+  git('init', '-q');
+  git('add', 'src/a.ts', '.gitignore');
+  // A config that runs a program when git reads the index must not run during the look.
+  git('config', 'core.fsmonitor', `touch ${join(root, 'fsmonitor-ran')}`);
+  const trees = [
+    join(ws, 'src'),
+    join(ws, 'data'),
+    join(ws, 'build'),
+    join(ws, 'src/a.ts'),
+    join(ws, 'data/big.csv'),
+    join(ws, 'gone'),
+  ];
+  const facts = run(
+    { paths: new Set(), files: new Set(), git: new Set(), trees: new Set([...trees, join(root, 'plain-dir')]) },
+    false,
+  );
+  expect(Object.fromEntries(facts.trees ?? [])).toEqual({
+    [join(ws, 'src')]: { kind: 'dir', tracked: true, ignored: false },
+    [join(ws, 'data')]: { kind: 'dir', tracked: false, ignored: true },
+    [join(ws, 'build')]: { kind: 'dir', tracked: false, ignored: false },
+    [join(ws, 'src/a.ts')]: { kind: 'file', tracked: true, ignored: false },
+    [join(ws, 'data/big.csv')]: { kind: 'file', tracked: false, ignored: true },
+    [join(ws, 'gone')]: { kind: 'missing' },
+    [join(root, 'plain-dir')]: { kind: 'dir', tracked: false, ignored: false },
+  });
+  expect(spawnSync('test', ['-e', join(root, 'fsmonitor-ran')]).status).not.toBe(0);
+});
+
 it('a file holding the marker of another run cannot fake an answer (each look has its own)', () => {
   writeFileSync(join(root, 'fake.sh'), '__sb_probe_other__ R 0\n/\n');
   const facts = run({ paths: new Set(), files: new Set([join(root, 'fake.sh')]), git: new Set() }, false);

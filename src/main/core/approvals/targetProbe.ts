@@ -12,6 +12,7 @@ import {
   type GitFact,
   type ProbeFacts,
   type ProbeNeeds,
+  type TreeFact,
 } from './policy/probeFacts.js';
 
 /** Reads what the policy asks about, on one target. */
@@ -61,6 +62,22 @@ const readFileFn = (mark: string): string =>
 }`;
 
 /**
+ * What a recursive delete would reach: missing, or a directory or a file (a link counts as a file) and whether git
+ * tracks it or a file in it (`ls-files`) and whether .gitignore ignores it (`check-ignore`); both asked from its parent
+ * directory, in a subshell, with fsmonitor off, so the look starts no program a repository's config names.
+ */
+const treeFn = `__sbp_g() { git --no-pager -c core.fsmonitor=false "$@"; }
+__sbp_t() {
+  if [ -d "$1" ] && [ ! -L "$1" ]; then __sbp_d=dir; elif [ -e "$1" ] || [ -L "$1" ]; then __sbp_d=file
+  else echo missing; return; fi
+  __sbp_p=$(dirname -- "$1"); __sbp_b=$(basename -- "$1")
+  __sbp_k=$( (cd -- "$__sbp_p" && __sbp_g ls-files -- "$__sbp_b" 2>/dev/null | head -n 1) )
+  if (cd -- "$__sbp_p" && __sbp_g check-ignore -q -- "$__sbp_b") 2>/dev/null
+  then __sbp_i=ignored; else __sbp_i=kept; fi
+  echo "$__sbp_d \${__sbp_k:+tracked} $__sbp_i"
+}`;
+
+/**
  * The script: every path's `realpath -m` in one process (by hand where there is none), each file's fact, and for each
  * git directory the effective config (`git config -l -z`) and the executable hooks of `git rev-parse --git-path
  * hooks` (which honours core.hooksPath). Programs come from the system's default PATH (`command -p`), not from one an
@@ -69,11 +86,12 @@ const readFileFn = (mark: string): string =>
 export function probeScript(
   needs: ProbeNeeds,
   mark: string,
-): { script: string; paths: string[]; files: string[]; dirs: string[] } {
+): { script: string; paths: string[]; files: string[]; dirs: string[]; trees: string[] } {
   const ok = (p: string): boolean => !/[\n\0]/.test(p);
   const paths = [...needs.paths].filter(ok);
   const files = [...needs.files].filter(ok).slice(0, MAX_FILES);
   const dirs = [...needs.git].filter((k) => ok(parseGitKey(k).dir)).slice(0, 4);
+  const trees = [...(needs.trees ?? [])].filter((p) => ok(p) && p.startsWith('/')).slice(0, MAX_FILES);
   const quoted = paths.map(quote).join(' ');
   const lines = [
     ...(paths.length
@@ -111,20 +129,23 @@ export function probeScript(
         `else echo nodir; fi`,
       ].join('\n');
     }),
+    ...trees.map((p, i) => `printf '%s T ${i} ' ${mark}; __sbp_t ${quote(p)}`),
     `printf '%s E\\n' ${mark}`,
   ];
-  return { script: lines.join('\n'), paths, files, dirs };
+  if (trees.length) lines.splice(lines.length - trees.length - 1, 0, treeFn);
+  return { script: lines.join('\n'), paths, files, dirs, trees };
 }
 
 /** Reads the script's output back into facts; whatever it did not answer stays unanswered. */
 export function parseProbe(
   output: string,
   mark: string,
-  asked: { paths: string[]; files: string[]; dirs: string[] },
+  asked: { paths: string[]; files: string[]; dirs: string[]; trees?: string[] },
 ): ProbeFacts {
   const real = new Map<string, string>();
   const files = new Map<string, FileFact>();
   const git = new Map<string, GitFact>();
+  const trees = new Map<string, TreeFact>();
   const end = output.indexOf(`${mark} E\n`);
   const body = end >= 0 ? output.slice(0, end) : output;
   // Sections start at a marker line; a file's text ends at the marker that follows it (`<mark> .`).
@@ -153,7 +174,7 @@ export function parseProbe(
     gitAt = undefined;
   };
   for (const section of sections) {
-    const m = /^(R|F|G|C|H|\.)(?: (\S+))?[ \n]?/.exec(section);
+    const m = /^(R|F|G|C|H|T|\.)(?: (\S+))?[ \n]?/.exec(section);
     if (!m) continue;
     const rest = section.slice(m[0].length);
     const kind = m[1];
@@ -190,9 +211,18 @@ export function parseProbe(
         gitAt.config.push(nl >= 0 ? [entry.slice(0, nl), entry.slice(nl + 1)] : [entry, '']);
       }
     } else if (kind === 'H' && gitAt) gitAt.hooks.set(m[2]!, fileFact(rest));
+    else if (kind === 'T') {
+      const p = asked.trees?.[Number(m[2])];
+      const line = rest.split('\n')[0]!.trim();
+      if (p === undefined) continue;
+      const kind = line.split(' ')[0];
+      if (kind === 'missing') trees.set(p, { kind });
+      else if (kind === 'dir' || kind === 'file')
+        trees.set(p, { kind, tracked: line.includes('tracked'), ignored: line.endsWith('ignored') });
+    }
   }
   closeGit();
-  return { real, files, git };
+  return { real, files, git, trees };
 }
 
 /** A probe that runs its script through the target's exec (SSH, Docker, a plugin, a sandboxed local target). */
@@ -252,9 +282,13 @@ export function hostPathsProbe(inner?: TargetProbe): TargetProbe {
   return {
     async lookup(needs, signal) {
       const real = new Map([...needs.paths].map((p) => [p, realPathOf(p)]));
-      if ((needs.files.size === 0 && needs.git.size === 0) || !inner) return { real, files: new Map(), git: new Map() };
-      const rest = await inner.lookup({ paths: new Set(), files: needs.files, git: needs.git }, signal);
-      return { real, files: rest.files, git: rest.git };
+      if ((needs.files.size === 0 && needs.git.size === 0 && !needs.trees?.size) || !inner)
+        return { real, files: new Map(), git: new Map() };
+      const rest = await inner.lookup(
+        { paths: new Set(), files: needs.files, git: needs.git, trees: needs.trees ?? new Set() },
+        signal,
+      );
+      return { real, files: rest.files, git: rest.git, trees: rest.trees ?? new Map() };
     },
   };
 }

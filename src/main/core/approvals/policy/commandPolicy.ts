@@ -45,7 +45,7 @@ import { isBlockDevice, profileFinding, resolvePath, sensitiveWrite } from './pa
 import { ShellScanner } from './shellScanner.js';
 import { loadShellParser, type ShellParser } from './shellParser.js';
 import type { Finding } from './scanTypes.js';
-import { emptyNeeds, type ProbeFacts, type ProbeNeeds } from './probeFacts.js';
+import { emptyNeeds, needCount, type ProbeFacts, type ProbeNeeds } from './probeFacts.js';
 import { sqlFindings } from './rules/sqlRules.js';
 import type { RuleId } from './ruleIds.js';
 
@@ -249,7 +249,7 @@ export function createCommandPolicy(parser: ShellParser, opts: PolicyOptions = {
       needs: own,
     }).findings;
     addNeeds(needs, own);
-    const asked = own.paths.size + own.files.size + own.git.size > 0;
+    const asked = needCount(own) > 0;
     // A scan that met code whose grammar is not loaded is judged again once it is: it is not remembered.
     const grammarWanted = (code?.wanted.size ?? 0) > wantedBefore;
     if (key !== undefined && !(ctx.facts && asked) && !grammarWanted) {
@@ -412,7 +412,9 @@ export function createCommandPolicy(parser: ShellParser, opts: PolicyOptions = {
 type CodeLanguage = Parameters<typeof codeFindings>[1];
 
 function addNeeds(into: ProbeNeeds | undefined, from: ProbeNeeds): void {
-  if (into) for (const k of ['paths', 'files', 'git'] as const) for (const v of from[k]) into[k].add(v);
+  if (!into) return;
+  for (const k of ['paths', 'files', 'git'] as const) for (const v of from[k]) into[k].add(v);
+  for (const v of from.trees ?? []) into.trees?.add(v);
 }
 
 /** What a judgement asks for, and whether shell input was left unfinished. */

@@ -319,6 +319,65 @@ export function buildOutput(resolved: string): boolean {
   return buildOutputDir.test(resolved);
 }
 
+/** Directories that builds, test runs and package managers make, and make again: deleting one loses no work. */
+const generatedDirs = new Set([
+  'node_modules',
+  'dist',
+  'build',
+  'out',
+  'target',
+  'coverage',
+  'htmlcov',
+  '.next',
+  '.nuxt',
+  '.svelte-kit',
+  '.turbo',
+  '.parcel-cache',
+  '.cache',
+  '.angular',
+  '.docusaurus',
+  '.expo',
+  '.vercel',
+  '.netlify',
+  '.serverless',
+  'storybook-static',
+  '__pycache__',
+  '.pytest_cache',
+  '.mypy_cache',
+  '.ruff_cache',
+  '.hypothesis',
+  '.tox',
+  '.nox',
+  '.venv',
+  'venv',
+  '.eggs',
+  '.gradle',
+  '.dart_tool',
+  'obj',
+  '.nyc_output',
+  '.eslintcache',
+  '.DS_Store',
+]);
+const generatedFiles = /\.(pyc|pyo|o|obj|class|tsbuildinfo)$|\.egg-info$/;
+
+/** A well-known output name (`node_modules`, `dist`, `__pycache__`, `x.pyc`): what a build makes, and makes again. */
+export function generatedName(base: string): boolean {
+  return generatedDirs.has(base) || generatedFiles.test(base);
+}
+
+/**
+ * Does a path in the workspace lie in generated output by its names: some part below the workspace is a well-known
+ * output name (`node_modules/.cache`, `packages/web/dist`, `build/*`)? The workspace itself, or a path outside it, is
+ * not.
+ */
+export function inGeneratedOutput(resolved: string, workspace: string): boolean {
+  if (resolved === workspace || !inWorkspace(resolved, workspace)) return false;
+  return resolved
+    .slice(workspace === '/' ? 1 : workspace.length + 1)
+    .split('/')
+    .some(generatedName);
+}
+
 /**
  * Why emptying or overwriting this path loses data, or undefined when it is scratch: emptying (`> f`, `truncate -s 0`,
  * `cp /dev/null f`, `dd of=f`) asks outside build output and scratch; an overwriting write asks outside the workspace.

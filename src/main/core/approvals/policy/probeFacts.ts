@@ -1,5 +1,6 @@
 // What the policy may learn from the target before it judges a call: where paths lead once links are followed, what
-// is in the files a command runs, and the git config and hooks a git command runs. The scanner asks for these
+// is in the files a command runs, the git config and hooks a git command runs, and whether what a recursive delete
+// reaches in the workspace is generated output (git tracks nothing in it). The scanner asks for these
 // (ProbeNeeds) in a first pass; the approval step reads them on the target and the scanner judges again with them.
 
 /** The most of a file that is read to judge it; a larger file asks. */
@@ -23,6 +24,13 @@ export type GitFact =
   | { kind: 'no_git' }
   | { kind: 'unreadable'; problem: string };
 
+/**
+ * What a recursive delete reaches in the workspace: nothing, or a directory or file (a link counts as a file: `rm -r`
+ * removes the link) with what git says of it: whether it is or holds a tracked file, and whether .gitignore ignores
+ * it. Outside a repository it is neither.
+ */
+export type TreeFact = { kind: 'missing' } | { kind: 'dir' | 'file'; tracked: boolean; ignored: boolean };
+
 export interface ProbeFacts {
   /** Absolute lexical path → where it leads with every link followed (`realpath -m` on the target). */
   readonly real: ReadonlyMap<string, string>;
@@ -30,6 +38,8 @@ export interface ProbeFacts {
   readonly files: ReadonlyMap<string, FileFact>;
   /** A git look (gitKey: directory, hooks or not) → its config, and its hooks when they were asked for. */
   readonly git: ReadonlyMap<string, GitFact>;
+  /** Absolute lexical path in the workspace → what is there, for a recursive delete (absent: none were asked). */
+  readonly trees?: ReadonlyMap<string, TreeFact>;
 }
 
 /**
@@ -52,14 +62,21 @@ export interface ProbeNeeds {
   readonly files: Set<string>;
   /** gitKey()s. */
   readonly git: Set<string>;
+  /** Paths a recursive delete reaches in the workspace (TreeFact). */
+  readonly trees?: Set<string>;
 }
 
 export function emptyNeeds(): ProbeNeeds {
-  return { paths: new Set(), files: new Set(), git: new Set() };
+  return { paths: new Set(), files: new Set(), git: new Set(), trees: new Set() };
 }
 
 export function emptyFacts(): ProbeFacts {
-  return { real: new Map(), files: new Map(), git: new Map() };
+  return { real: new Map(), files: new Map(), git: new Map(), trees: new Map() };
+}
+
+/** How many needs of every kind. */
+export function needCount(n: ProbeNeeds): number {
+  return n.paths.size + n.files.size + n.git.size + (n.trees?.size ?? 0);
 }
 
 /** The needs the facts do not answer yet. */
@@ -68,11 +85,12 @@ export function unanswered(needs: ProbeNeeds, facts: ProbeFacts): ProbeNeeds {
     paths: new Set([...needs.paths].filter((p) => !facts.real.has(p))),
     files: new Set([...needs.files].filter((p) => !facts.files.has(p))),
     git: new Set([...needs.git].filter((p) => !facts.git.has(p))),
+    trees: new Set([...(needs.trees ?? [])].filter((p) => !facts.trees?.has(p))),
   };
 }
 
 export function needsNothing(n: ProbeNeeds): boolean {
-  return n.paths.size === 0 && n.files.size === 0 && n.git.size === 0;
+  return needCount(n) === 0;
 }
 
 /** Facts joined: `more` adds to (never replaces) what `base` knows. */
@@ -81,6 +99,7 @@ export function mergeFacts(base: ProbeFacts, more: ProbeFacts): ProbeFacts {
     real: new Map([...more.real, ...base.real]),
     files: new Map([...more.files, ...base.files]),
     git: new Map([...more.git, ...base.git]),
+    trees: new Map([...(more.trees ?? []), ...(base.trees ?? [])]),
   };
 }
 
@@ -92,6 +111,7 @@ export function restrictFacts(facts: ProbeFacts, needs: ProbeNeeds): ProbeFacts 
     real: pick(facts.real, needs.paths),
     files: pick(facts.files, needs.files),
     git: pick(facts.git, needs.git),
+    trees: pick(facts.trees ?? new Map(), needs.trees ?? new Set()),
   };
 }
 
@@ -108,5 +128,6 @@ export function factsDigestText(facts: ProbeFacts): string {
       : [g.kind];
   const sorted = <T>(m: ReadonlyMap<string, T>, f: (v: T) => unknown): unknown =>
     [...m].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, f(v)]);
-  return JSON.stringify([sorted(facts.real, (v) => v), sorted(facts.files, file), sorted(facts.git, git)]);
+  const trees = facts.trees?.size ? [sorted(facts.trees, (v) => v)] : [];
+  return JSON.stringify([sorted(facts.real, (v) => v), sorted(facts.files, file), sorted(facts.git, git), ...trees]);
 }

@@ -2,7 +2,7 @@
 // by their content, git judged with its config and hooks; and what a first pass asks to look up.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadCommandPolicy, type CommandPolicy, type Judgement } from './commandPolicy.js';
-import { emptyFacts, type FileFact, type GitFact, type ProbeFacts } from './probeFacts.js';
+import { emptyFacts, type FileFact, type GitFact, type ProbeFacts, type TreeFact } from './probeFacts.js';
 import { languageOf, makeRecipes, scriptOperand } from './runFiles.js';
 
 let policy: CommandPolicy;
@@ -18,11 +18,13 @@ function facts(f: {
   real?: Record<string, string>;
   files?: Record<string, FileFact>;
   git?: Record<string, GitFact>;
+  trees?: Record<string, TreeFact>;
 }): ProbeFacts {
   return {
     real: new Map(Object.entries(f.real ?? {})),
     files: new Map(Object.entries(f.files ?? {})),
     git: new Map(Object.entries(f.git ?? {})),
+    trees: new Map(Object.entries(f.trees ?? {})),
   };
 }
 
@@ -81,9 +83,7 @@ describe('files a command runs, by their content', () => {
   });
 
   it('says which file a reason comes from', () => {
-    expect(reasons(judge('bash x.sh', facts({ files: { [script]: text('rm -rf build\n') } })))).toContain(
-      `in ${script}`,
-    );
+    expect(reasons(judge('bash x.sh', facts({ files: { [script]: text('rm -rf src\n') } })))).toContain(`in ${script}`);
   });
 
   it('a hardline line in a script is hardline', () => {
@@ -159,7 +159,7 @@ describe('files a command runs, by their content', () => {
     expect(judge('make clean RM="rm -rf /home/agent"', f('clean:\n\t$(RM) build\n')).verdict).toBe('hardline');
     expect(reasons(judge('make clean', f('clean:\n\t$(RM) -r /home/agent\n')))).toContain('recursive delete');
     expect(
-      reasons(judge('make -f other.mk', facts({ files: { [`${cwd}/other.mk`]: text('x:\n\trm -rf build\n') } }))),
+      reasons(judge('make -f other.mk', facts({ files: { [`${cwd}/other.mk`]: text('x:\n\trm -rf src\n') } }))),
     ).toContain('recursive delete');
     // No Makefile: make fails, nothing runs, nothing to ask.
     expect(
@@ -258,6 +258,45 @@ describe('paths judged where their links lead', () => {
   });
   it('chmod follows the link', () => {
     expect(reasons(judge('chmod 777 x', facts({ real: { [`${cwd}/x`]: '/etc/shadow' } })))).toContain('/etc/shadow');
+  });
+});
+
+describe('recursive deletes of generated output, told what git says of it', () => {
+  const at = (p: string): string => `${cwd}/${p}`;
+  const tree = (tracked: boolean, ignored: boolean): TreeFact => ({ kind: 'dir', tracked, ignored });
+  it('asks which paths a recursive delete reaches, in the workspace only', () => {
+    expect([...judge('rm -rf build data ../other', emptyFacts()).needs.trees!]).toEqual([at('build'), at('data')]);
+    expect([...judge('rm -rf packages/*/dist').needs.trees!]).toEqual([]);
+  });
+  it.each([
+    // A well-known output name with nothing tracked in it, ignored or not.
+    ['rm -rf build', { [at('build')]: tree(false, false) }, 'safe'],
+    // Ignored by the repository's .gitignore, whatever its name.
+    ['rm -rf data', { [at('data')]: tree(false, true) }, 'safe'],
+    // A file is judged as a directory is; what is not there, by its name.
+    ['rm -rf app.pyc', { [at('app.pyc')]: { kind: 'file', tracked: false, ignored: false } }, 'safe'],
+    ['rm -rf src/main.ts', { [at('src/main.ts')]: { kind: 'file', tracked: true, ignored: false } }, 'dangerous'],
+    ['rm -rf dist', { [at('dist')]: { kind: 'missing' } }, 'safe'],
+    ['rm -rf scratch', { [at('scratch')]: { kind: 'missing' } }, 'dangerous'],
+    // An output name that holds tracked files is work (a committed build/ of scripts).
+    ['rm -rf build', { [at('build')]: tree(true, false) }, 'dangerous'],
+    ['rm -rf dist', { [at('dist')]: tree(true, true) }, 'dangerous'],
+    // Untracked and not ignored, with no output name: the agent's or a person's new work.
+    ['rm -rf drafts', { [at('drafts')]: tree(false, false) }, 'dangerous'],
+    ['rm -rf src', { [at('src')]: tree(true, false) }, 'dangerous'],
+  ] as const)('%j with %j is %s', (command, trees, verdict) => {
+    expect(judge(command, facts({ trees })).verdict).toBe(verdict);
+  });
+  it('names only what is work in its reason', () => {
+    const j = judge(
+      'rm -rf build drafts',
+      facts({ trees: { [at('build')]: tree(false, true), [at('drafts')]: tree(false, false) } }),
+    );
+    expect(reasons(j)).toBe(`recursive delete of ${at('drafts')} (rm -rf)`);
+  });
+  it('without a look (no target), the names decide', () => {
+    expect(judge('rm -rf build').verdict).toBe('safe');
+    expect(judge('rm -rf drafts').verdict).toBe('dangerous');
   });
 });
 

@@ -3,7 +3,16 @@
 // the home is hardline.
 import { posix } from 'node:path';
 import { hasAny, parseOptions } from '../options.js';
-import { buildOutput, inWorkspace, isBlockDevice, scratchPath, sensitiveWrite, vitalPath } from '../paths.js';
+import {
+  buildOutput,
+  generatedName,
+  inGeneratedOutput,
+  inWorkspace,
+  isBlockDevice,
+  scratchPath,
+  sensitiveWrite,
+  vitalPath,
+} from '../paths.js';
 
 import { commandName, type Rule, type RuleExamples, type RuleKit } from '../ruleKit.js';
 import { UNKNOWN, isKnown, shown, type Arg, type CommandContext } from '../scanTypes.js';
@@ -22,6 +31,29 @@ function workspaceFile(p: string, c: CommandContext): boolean {
   if (workspace === undefined || vitalPath(workspace, home)?.kind === 'home') return false;
   if (!p.startsWith('/') || p.includes(UNKNOWN) || p === workspace || !inWorkspace(p, workspace)) return false;
   return /[^*?[\].]/.test(posix.basename(p));
+}
+
+/**
+ * Is this operand of a recursive delete generated output in a project workspace, which it may remove without asking?
+ * With facts from the target (TreeFact) git decides: what holds no tracked file and is ignored by .gitignore or has a
+ * well-known output name; what is not there yet is judged by its name. Without them (no
+ * target to look at, or before the look) its names decide (`node_modules`, `dist`, `build/*`, `__pycache__`); a glob is
+ * judged by its names alone.
+ */
+function generated(kit: RuleKit, c: CommandContext, a: Arg): boolean {
+  const { workspace, home, facts, needs } = c.scope.state;
+  if (!isKnown(a) || workspace === undefined || vitalPath(workspace, home)?.kind === 'home') return false;
+  const p = kit.path(c, a);
+  if (!p.startsWith('/') || p === workspace || !inWorkspace(p, workspace) || sensitiveWrite(p)) return false;
+  // Made earlier in the same command (`ln -s ~ build && rm -rf build/`): neither its name nor a look says what it is.
+  for (const w of c.scope.state.changed ?? [])
+    if (w === p || p.startsWith(`${w}/`) || w.startsWith(`${p}/`)) return false;
+  const byName = inGeneratedOutput(p, workspace);
+  if (/[*?[]/.test(p)) return byName;
+  needs?.trees?.add(p);
+  const fact = facts?.trees?.get(p);
+  if (!fact || fact.kind === 'missing') return byName;
+  return !fact.tracked && (fact.ignored || byName);
 }
 
 /** How a deleted path reads: the resolved path when it is known (`~` → /home/agent), else as written. */
@@ -60,7 +92,16 @@ const rm: Rule = (argv, c, kit) => {
   const label = recursive && force ? 'rm -rf' : recursive ? 'rm -r' : force ? 'rm -f' : 'rm';
   if (deleteOperands(kit, c, p.operands, recursive, label)) return;
   const what = list(p.operands.map((a) => named(kit, c, a))) || 'its input';
-  if (recursive) kit.emit(c, 'dangerous', 'delete.recursive', `recursive delete of ${what} (${label})`);
+  // Generated output in the workspace goes unasked; the reason names only what is work.
+  const work = recursive ? p.operands.filter((a) => !generated(kit, c, a)) : [];
+  if (recursive && (work.length > 0 || p.operands.length === 0))
+    kit.emit(
+      c,
+      'dangerous',
+      'delete.recursive',
+      `recursive delete of ${list(work.map((a) => named(kit, c, a))) || 'its input'} (${label})`,
+    );
+  else if (recursive) return;
   // A forced delete of files in the workspace is everyday: `rm -f build/x.o`, `rm -f notes.txt` (without -r, -f
   // only stops rm asking about write-protected files and missing ones).
   else if (
@@ -85,11 +126,13 @@ const treeDelete =
   (argv, c, kit) => {
     const ops = argv.slice(1).filter((a) => !a.value.startsWith('-'));
     if (deleteOperands(kit, c, ops, true, label)) return;
+    const work = ops.filter((a) => !generated(kit, c, a));
+    if (work.length === 0 && ops.length > 0) return;
     kit.emit(
       c,
       'dangerous',
       'delete.recursive',
-      `recursive delete of ${list(ops.map((a) => named(kit, c, a))) || 'its input'} (${label})`,
+      `recursive delete of ${list(work.map((a) => named(kit, c, a))) || 'its input'} (${label})`,
     );
   };
 
@@ -166,6 +209,33 @@ function matched(a: Arg, starts: Arg[], expr: Arg[], kit: RuleKit, c: CommandCon
   return { ...a, value: a.value.replaceAll('{}', UNKNOWN), source: `each file find matches under ${where}` };
 }
 
+/**
+ * Does find match only generated output: every test is a -name/-iname/-type whose name is a well-known output name
+ * (`-name '*.pyc'`, `-type d -name __pycache__`), nothing widens it (`-o`, `!`, `-path`), and it starts in the
+ * workspace? Which files match is not looked up on the target: the names decide.
+ */
+function findsGenerated(kit: RuleKit, c: CommandContext, starts: Arg[], expr: Arg[]): boolean {
+  const { workspace } = c.scope.state;
+  if (workspace === undefined) return false;
+  const names: string[] = [];
+  for (let i = 0; i < expr.length; i++) {
+    const v = expr[i]!.value;
+    if (v === '-name' || v === '-iname') names.push(expr[++i]?.value ?? '');
+    else if (v === '-type' || /^-(max|min)depth$/.test(v)) i++;
+    else if (findTests.has(v) || /^(-o|-or|!|-not|,|-a|-and|\(|\))$/.test(v)) return false;
+    else if (v === '-exec' || v === '-execdir' || v === '-delete' || v === '-prune') break;
+  }
+  const startsIn = (starts.length ? starts : [undefined]).every((s) => {
+    const p = s ? kit.path(c, s) : c.scope.cwd;
+    return s === undefined || (isKnown(s) && p !== undefined && inWorkspace(p, workspace));
+  });
+  return (
+    startsIn &&
+    names.length > 0 &&
+    names.every((n) => /[^*?]/.test(n) && generatedName(n.replace(/[*?]/g, 'x').replace(/^x+\./, 'x.')))
+  );
+}
+
 const find: Rule = (argv, c, kit) => {
   let i = 1;
   while (i < argv.length && /^-[HLP]$|^-D$|^-O\d*$/.test(argv[i]!.value)) i += argv[i]!.value === '-D' ? 2 : 1;
@@ -183,8 +253,11 @@ const find: Rule = (argv, c, kit) => {
     )
   )
     return;
+  // Output builds make again (`find . -name '*.pyc' -delete`) is deleted unasked.
+  const outputOnly = findsGenerated(kit, c, starts, expr);
   for (let k = 0; k < expr.length; k++) {
     const v = expr[k]!.value;
+    if (v === '-delete' && outputOnly) continue;
     if (v === '-delete') {
       if (vitalStart && !filtered)
         kit.emit(
@@ -200,6 +273,10 @@ const find: Rule = (argv, c, kit) => {
       while (end < expr.length && expr[end]!.value !== ';' && expr[end]!.value !== '+') end++;
       const cmd = expr.slice(k + 1, end);
       const name = cmd[0] && isKnown(cmd[0]) ? commandName(cmd[0].value) : '';
+      if (outputOnly && /^(rm|rimraf|unlink|trash|trash-put)$/.test(name)) {
+        k = end;
+        continue;
+      }
       if (vitalStart && !filtered && /^(rm|shred|unlink|rimraf)$/.test(name))
         kit.emit(
           c,
@@ -332,8 +409,25 @@ export const deleteRules: Record<string, Rule> = {
 
 export const deleteExamples: RuleExamples = {
   'delete.recursive': {
-    match: ['rm -rf src', 'rm -r ./data', 'rimraf lib', 'rm -rf ~/.cache'],
-    notMatch: ['rm notes.txt', 'rm -f build/x.o', 'rmdir empty'],
+    match: [
+      'rm -rf src',
+      'rm -r ./data',
+      'rimraf lib',
+      'rm -rf ~/.cache',
+      'rm -rf dist src',
+      'rm -rf ../other/dist',
+      // made earlier in the same command: not taken for output
+      'ln -s ~ dist && rm -rf dist/',
+    ],
+    notMatch: [
+      'rm notes.txt',
+      'rm -f build/x.o',
+      'rmdir empty',
+      'rm -rf node_modules',
+      'rm -rf dist build .pytest_cache',
+      'rimraf dist',
+      'rm -rf packages/*/dist',
+    ],
   },
   'delete.force': { match: ['rm -f ~/notes.txt', 'rm -f *'], notMatch: ['rm -f notes.txt', 'rm -f build/app.o'] },
   'delete.vital': {
@@ -342,8 +436,13 @@ export const deleteExamples: RuleExamples = {
   },
   'delete.sensitive': { match: ['rm ~/.ssh/id_rsa', 'rm .env'], notMatch: ['rm .env.example'] },
   'delete.find': {
-    match: ['find . -name "*.tmp" -delete', 'find src -exec rm {} +'],
-    notMatch: ['find . -name "*.ts"', 'find . -name "*.md" -exec cat {} +'],
+    match: ['find . -name "*.tmp" -delete', 'find src -exec rm {} +', "find . -name '*.pyc' -o -name '*.py' -delete"],
+    notMatch: [
+      'find . -name "*.ts"',
+      'find . -name "*.md" -exec cat {} +',
+      "find . -name '*.pyc' -delete",
+      'find . -type d -name __pycache__ -exec rm -rf {} +',
+    ],
   },
   'delete.xargs': { match: ['git ls-files | xargs rm', 'ls | xargs unlink'], notMatch: ['ls | xargs echo'] },
   'delete.move': {
