@@ -1,5 +1,15 @@
 import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PendingApproval } from '../../../shared/approvals.js';
@@ -99,6 +109,25 @@ describe('the approval step', () => {
     expect(existsSync(join(c.dirs.a!, 'keep'))).toBe(true);
     expect(await c.core.callTool('terminal', { command: 'echo fine' }, 'test')).toMatchObject({ output: 'fine\n' });
     expect(lastActivity(c.core).approval).toBeUndefined();
+  });
+
+  it('rm -rf of generated output runs unasked; of an output name git tracks a file in, it is refused', async () => {
+    const c = await core('deny');
+    const dir = c.dirs.a!;
+    for (const d of ['build', 'node_modules/x', 'dist', 'data']) mkdirSync(join(dir, d), { recursive: true });
+    for (const f of ['build/keep.sh', 'node_modules/x/i.js', 'dist/app.js', 'data/big.csv'])
+      writeFileSync(join(dir, f), 'x');
+    writeFileSync(join(dir, '.gitignore'), 'data/\n');
+    const git = (...args: string[]) => execFileSync('git', ['-C', dir, ...args], { stdio: 'pipe' });
+    git('init', '-q');
+    git('add', 'build/keep.sh', '.gitignore');
+    // Output by its name (nothing tracked in it), and what .gitignore ignores whatever its name, go unasked.
+    await c.core.callTool('terminal', { command: 'rm -rf node_modules dist data' }, 'test');
+    for (const d of ['node_modules', 'dist', 'data']) expect(existsSync(join(dir, d)), d).toBe(false);
+    // build/ is an output name, but git tracks a file in it: work, which deny refuses.
+    const err = await failure(c.core.callTool('terminal', { command: 'rm -rf build' }, 'test'));
+    expect(err.message).toMatch(/recursive delete of .*\/build \(rm -rf\)/);
+    expect(existsSync(join(dir, 'build/keep.sh'))).toBe(true);
   });
 
   it('judges inline Python on its syntax tree from the first call, the grammar loaded by that call', async () => {
