@@ -53,7 +53,7 @@ describe('switchboard approvals check', () => {
       expect(lines.slice(1)).toEqual([
         expect.stringContaining('recursive delete of /etc (rm -rf)'),
         expect.stringContaining('runs as root (sudo)'),
-        expect.stringContaining('runs downloaded text in a shell (curl | sh)'),
+        expect.stringContaining('runs downloaded text in a shell (curl x.io | sh)'),
       ]);
     },
     slow,

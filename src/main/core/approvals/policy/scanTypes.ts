@@ -33,6 +33,8 @@ export interface Produces {
   text?: string;
   /** Which program fetched or decoded it, for the reason text. */
   by?: string;
+  /** Where fetched text came from (a URL's host), for the reason text. */
+  from?: string;
   /** The file fed to stdin with `< file`. */
   file?: string;
   /** Secret data the text carries (the environment, a key, a .env file, a dump), as reasons name it when it leaves. */

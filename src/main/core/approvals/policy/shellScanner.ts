@@ -215,7 +215,8 @@ export class ShellScanner implements RuleKit {
     span: [number, number] | undefined,
   ): void {
     const f = scope.state.findings;
-    const text = scope.origin ? `${said} in ${scope.origin}` : said;
+    // A value known only at run time never shows as an invisible mark: a rule that did not name it says `…`.
+    const text = (scope.origin ? `${said} in ${scope.origin}` : said).replaceAll(UNKNOWN, '…');
     if (f.some((x) => x.text === text && x.rule === rule)) return;
     f.push(span ? { severity, rule, text, span } : { severity, rule, text });
   }
@@ -984,11 +985,13 @@ export class ShellScanner implements RuleKit {
 function merge(a: Produces | undefined, b: Produces): Produces {
   if (!a) return b;
   const secret = a.secret ?? b.secret;
+  const from = a.from ?? b.from;
   return {
     fetched: a.fetched || b.fetched,
     decoded: a.decoded || b.decoded,
     by: a.by ?? b.by,
     ...(secret !== undefined ? { secret } : {}),
+    ...(from !== undefined ? { from } : {}),
   };
 }
 

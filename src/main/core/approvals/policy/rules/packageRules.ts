@@ -227,7 +227,7 @@ export const packages =
         `removes installed packages (${label} ${sub.value} ${argv
           .slice(argv.indexOf(sub) + 1)
           .filter((a) => !a.value.startsWith('-'))
-          .map((a) => a.value)
+          .map(shown)
           .join(' ')})`.trim(),
         sub,
       );

@@ -43,6 +43,8 @@ const fetcher =
       c.scope.state.downloaded.add(kit.path(c, { ...a, value: name }));
       kit.write(c, { ...a, value: name }, label);
     };
+    const url = p.operands.find((o) => /:\/\/|^[\w.-]+\.[a-z]{2,}(\/|$)/.test(o.value));
+    const host = url && /^(?:[a-z][\w+.-]*:\/\/)?([^/?#@]+@)?([^/?#:]+)/i.exec(url.value)?.[2];
     // Uploading a key or credentials file (`curl -d @~/.ssh/id_rsa`, `-T ~/.aws/credentials`) sends it away.
     for (const k of [
       '-d',
@@ -68,10 +70,14 @@ const fetcher =
         file &&
         sensitiveWrite(resolvePath(file.replace(/^~(?=\/|$)/, c.scope.state.home), c.scope.cwd, c.scope.state.home))
       ) {
-        kit.emit(c, 'dangerous', 'network.upload-secret', `sends ${file} over the network (${label} ${k})`);
+        kit.emit(
+          c,
+          'dangerous',
+          'network.upload-secret',
+          `sends ${file} ${host && isKnown(host) ? `to ${host}` : 'over the network'} (${label} ${k})`,
+        );
       }
     }
-    const url = p.operands.find((o) => /:\/\/|^[\w.-]+\.[a-z]{2,}(\/|$)/.test(o.value));
     if (out !== undefined && out !== '-')
       remember(
         out,
@@ -89,7 +95,7 @@ const fetcher =
         .pop();
       if (base && !base.includes(':')) remember(base);
     }
-    return { fetched: true, by: label };
+    return { fetched: true, by: label, ...(host && isKnown(host) ? { from: host } : {}) };
   };
 
 const decoder =

@@ -45,6 +45,9 @@ const evalGenerators = new Set([
   'gdircolors',
 ]);
 
+/** ` HOST` after the fetcher's name when the text's source is known: `(curl get.example.dev | sh)`. */
+const fromHost = (p: Produces): string => (p.from ? ` ${p.from}` : '');
+
 function stdinVerdict(
   kit: RuleKit,
   c: CommandContext,
@@ -59,7 +62,7 @@ function stdinVerdict(
       c,
       'dangerous',
       'remote.pipe-shell',
-      `runs downloaded text in ${sink} (${stdin.by ?? 'curl'} | ${at.value})`,
+      `runs downloaded text in ${sink} (${stdin.by ?? 'curl'}${fromHost(stdin)} | ${at.value})`,
       at,
     );
   else if (stdin.decoded)
@@ -208,7 +211,13 @@ function emitProduced(
   what: 'text' | 'code',
 ): boolean {
   if (p?.fetched)
-    kit.emit(c, 'dangerous', 'remote.pipe-shell', `runs downloaded ${what} (${label} <(${p.by ?? 'curl'} …))`, script);
+    kit.emit(
+      c,
+      'dangerous',
+      'remote.pipe-shell',
+      `runs downloaded ${what} (${label} <(${p.by ?? 'curl'}${fromHost(p)} …))`,
+      script,
+    );
   else if (p?.decoded)
     kit.emit(
       c,
@@ -284,7 +293,13 @@ export function runtimeCode(kit: RuleKit, c: CommandContext, label: string, code
 function reportRuntimeText(kit: RuleKit, c: CommandContext, label: string, a: Arg, what = 'text'): void {
   const p = kit.produced(c, a);
   if (p?.fetched)
-    kit.emit(c, 'dangerous', 'remote.eval', `runs downloaded ${what} (${label} "$(${p.by ?? 'curl'} …)")`, a);
+    kit.emit(
+      c,
+      'dangerous',
+      'remote.eval',
+      `runs downloaded ${what} (${label} "$(${p.by ?? 'curl'}${fromHost(p)} …)")`,
+      a,
+    );
   else if (p?.decoded)
     kit.emit(c, 'dangerous', 'remote.eval', `runs decoded ${what} (${label} "$(${p.by ?? 'base64 -d'} …)")`, a);
   else if (!(p?.by && evalGenerators.has(p.by)))

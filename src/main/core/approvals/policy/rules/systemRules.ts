@@ -4,7 +4,7 @@
 import { hasAny, parseOptions } from '../options.js';
 import { isBlockDevice } from '../paths.js';
 import type { RuleExamples, Rule } from '../ruleKit.js';
-import type { Arg } from '../scanTypes.js';
+import { shown, type Arg } from '../scanTypes.js';
 import { clobber } from './writeRules.js';
 import type { RuleId } from '../ruleIds.js';
 
@@ -110,12 +110,7 @@ const kill: Rule = (argv, c, kit) => {
     );
   if (init) return kit.emit(c, 'dangerous', 'kill.init', 'signals process 1, the init process (kill 1)', init);
   if (strong)
-    kit.emit(
-      c,
-      'dangerous',
-      'kill.force',
-      `force-kills ${pids.map((a) => a.value).join(' ') || 'a process'} (kill -9)`,
-    );
+    kit.emit(c, 'dangerous', 'kill.force', `force-kills ${pids.map(shown).join(' ') || 'a process'} (kill -9)`);
 };
 
 /** A pattern that matches every process name (`pkill .`, `killall -r '.*'`) kills them all, like kill -1. */
@@ -189,10 +184,7 @@ const systemctl: Rule = (argv, c, kit) => {
       'dangerous',
       'service.persist',
       `makes ${
-        p.operands
-          .slice(1)
-          .map((a) => a.value)
-          .join(' ') || 'a unit'
+        p.operands.slice(1).map(shown).join(' ') || 'a unit'
       } start at boot or changes how it runs (systemctl ${verb})`,
       p.operands[0],
     );
@@ -209,10 +201,7 @@ const systemctl: Rule = (argv, c, kit) => {
       'dangerous',
       'service.stop',
       `${verb === 'restart' ? 'restarts' : 'stops or disables'} ${
-        p.operands
-          .slice(1)
-          .map((a) => a.value)
-          .join(' ') || 'a service'
+        p.operands.slice(1).map(shown).join(' ') || 'a service'
       } (systemctl ${verb})`,
       p.operands[0],
     );

@@ -236,6 +236,33 @@ const git: Rule = (argv, c, kit) => {
 
 const dockerVerbs = /^(rm|rmi|stop|kill|down|prune)$/;
 
+/** What a docker verb removes or stops, named: `web db`, or `the containers $(docker ps -aq) names`. */
+function dockerTargets(verb: string, rest: Arg[]): string {
+  const noun = /^(rmi|image)/.test(verb)
+    ? 'images'
+    : /^volume/.test(verb)
+      ? 'volumes'
+      : /^network/.test(verb)
+        ? 'networks'
+        : /prune|down/.test(verb)
+          ? ''
+          : 'containers';
+  if (/prune/.test(verb))
+    return verb.startsWith('system') ? 'containers, images, networks and caches' : `${verb.split(' ')[0]}s`;
+  const volumes = rest.some((a) => /^(-v|--volumes)$/.test(a.value));
+  if (/down/.test(verb)) return `the compose project's containers and networks${volumes ? ', and its volumes' : ''}`;
+  const named = rest.filter((a) => !a.value.startsWith('-'));
+  const unknown = named.filter((a) => !isKnown(a)).map(shown);
+  const known = named.filter(isKnown).map((a) => a.value);
+  const one = known.length === 1 ? noun.replace(/s$/, '') : noun;
+  return (
+    [
+      ...(known.length ? [`${one} ${known.join(' ')}`] : []),
+      ...(unknown.length ? [`the ${noun} that ${unknown.join(' ')} names`] : []),
+    ].join(' and ') || noun
+  );
+}
+
 const dockerManagementGroups = new RegExp(
   '^(container|image|volume|network|system|builder|buildx|compose|node|service|stack|secret|' +
     'config|plugin|context)$',
@@ -269,18 +296,19 @@ const docker =
     }
     const last = verb.split(' ').pop()!;
     if (dockerVerbs.test(last) || last === 'remove' || last === 'delete') {
+      const does = /prune/.test(last)
+        ? 'deletes unused'
+        : last === 'down'
+          ? 'removes'
+          : /stop|kill/.test(last)
+            ? 'stops'
+            : 'deletes';
+      const flags = rest.filter((a) => a.value.startsWith('-')).map((a) => ` ${a.value}`);
       return kit.emit(
         c,
         'dangerous',
         'docker.destroy',
-        `${/prune/.test(last) ? 'deletes unused' : /stop|kill|down|pause|restart/.test(last) ? 'stops' : 'deletes'} ${
-          /prune/.test(last)
-            ? 'containers, images or volumes'
-            : rest
-                .filter((a) => !a.value.startsWith('-'))
-                .map((a) => a.value)
-                .join(' ') || 'containers'
-        } (${label} ${verb})`,
+        `${does} ${dockerTargets(verb, rest)} (${label} ${verb}${flags.join('')})`,
         sub,
       );
     }
