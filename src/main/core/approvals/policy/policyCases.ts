@@ -401,6 +401,9 @@ export const dangerous: Case[] = [
   ['docker run --privileged -it alpine sh', 'full access to the host'],
   ['docker run -v /:/host alpine', 'mounts host /'],
   ['kubectl delete pod web-1', 'kubectl delete'],
+  // issue 42: a remote-state CLI's verb that is not known only to read asks
+  ['kubectl apply -f deploy.yaml', 'changes the cluster: deploy.yaml (kubectl apply)'],
+  ['aws s3 sync ./site s3://bucket', 'changes AWS: ./site (aws s3 sync)'],
   // run-time command names and parse failures
   ['$CMD -rf data', 'computed at run time'],
   ['$(cat cmd.txt) data', 'computed at run time'],
@@ -859,7 +862,6 @@ export const safe: string[] = [
   'kubectl get pods',
   'kubectl logs web-1',
   'kubectl describe svc api',
-  'kubectl apply -f deploy.yaml',
   'chmod +x script.sh',
   'chmod 644 file.txt',
   'chmod 600 ~/.ssh/id_ed25519',
@@ -1202,7 +1204,6 @@ export const safe: string[] = [
   'helm list',
   'terraform plan',
   'terraform fmt -recursive',
-  'aws s3 sync ./site s3://bucket',
   'gcloud config list',
   'npm ci && npm run build',
   'npx playwright install',

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { loadCommandPolicy, type CommandPolicy } from './commandPolicy.js';
 import { ruleIds, type RuleId } from './ruleIds.js';
 import type { RuleExample } from './ruleKit.js';
-import { mergeTables, ruleExamples } from './rules/index.js';
+import { mergeTables, remoteCliExamples, ruleExamples } from './rules/index.js';
 import { scannerExamples } from './shellScanner.js';
 
 let policy: CommandPolicy;
@@ -66,6 +66,17 @@ describe('rule examples, by rule id', () => {
   it('covers every rule id a shell rule can give', () => {
     const missing = ruleIds.filter((id) => !notShellRules.has(id) && !byId.has(id));
     expect(missing).toEqual([]);
+  });
+});
+
+describe('the remote CLI table, by CLI', () => {
+  const rows = remoteCliExamples.flatMap(([cli, asks, quiet]) => [
+    ...asks.map((command) => [cli, command, true] as const),
+    ...quiet.map((command) => [cli, command, false] as const),
+  ]);
+  it.each(rows)('%s: %j asks: %s', (_cli, command, asks) => {
+    const r = policy.classify({ kind: 'command', command }, ctx);
+    expect(r.verdict !== 'safe', r.reasons.map((x) => x.text).join(' | ')).toBe(asks);
   });
 });
 

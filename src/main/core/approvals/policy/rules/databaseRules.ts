@@ -5,6 +5,7 @@ import { parseOptions } from '../options.js';
 import type { Rule, RuleExamples } from '../ruleKit.js';
 import type { Arg, CommandContext } from '../scanTypes.js';
 import { dotnetNuget } from './packageRules.js';
+import { remoteCli } from './remoteRules.js';
 
 /** What a framework's verb does to the database, by tool; matched against the verb words joined by spaces. */
 type Resets = [verbs: RegExp, does: string][];
@@ -142,7 +143,13 @@ const rails =
   };
 
 export const databaseRules: Record<string, Rule> = {
-  ...Object.fromEntries(Object.keys(resets).map((k) => [k, framework(k)])),
+  ...Object.fromEntries(
+    Object.keys(resets)
+      .filter((k) => k !== 'supabase')
+      .map((k) => [k, framework(k)]),
+  ),
+  // supabase's other verbs are remoteCliTable's.
+  supabase: remoteCli('supabase', framework('supabase')),
   rails: rails('rails'),
   rake: rails('rake'),
 };

@@ -13,6 +13,8 @@ import { networkExamples, networkRules } from './networkRules.js';
 import { permissionExamples, permissionRules } from './permissionRules.js';
 import { pipeRules } from './pipeRules.js';
 import { remoteCodeExamples, remoteCodeRules } from './remoteCodeRules.js';
+import { remoteExamples, remoteRules } from './remoteRules.js';
+import { remoteClis } from './remoteCliTable.js';
 import { sqlExamples, sqlRules } from './sqlRules.js';
 import { systemExamples, systemRules } from './systemRules.js';
 import { toolExamples, toolRules } from './toolRules.js';
@@ -37,7 +39,11 @@ export function mergeTables<T>(tables: Record<string, Record<string, T>>): Map<s
   return out;
 }
 
+/** CLIs of the remote table whose rule lives with another family, which calls remoteCli for their verbs. */
+const composedElsewhere = new Set(['aws', 'gcloud', 'az', 'kubectl', 'oc', 'gh', 'vault', 'supabase']);
+
 const ruleTables = {
+  remoteRules: remoteRules(composedElsewhere),
   writeRules,
   deleteRules,
   systemRules,
@@ -91,7 +97,13 @@ export const ruleExamples: RuleExamples[] = [
   toolExamples,
   packageExamples,
   databaseExamples,
+  remoteExamples,
   leakExamples,
   wrapperExamples,
   writeExamples,
 ];
+
+/** The remote table's own examples, by CLI: commands that must ask and commands that must not. */
+export const remoteCliExamples: [cli: string, asks: string[], quiet: string[]][] = Object.entries(remoteClis).map(
+  ([cli, spec]) => [cli, spec.asks, spec.quiet],
+);

@@ -4,6 +4,7 @@ import { resolvePath, secretRead } from '../paths.js';
 import { commandName, type Rule, type RuleExamples, type RuleKit } from '../ruleKit.js';
 import { isKnown, type Arg, type CommandContext } from '../scanTypes.js';
 import type { RuleId } from '../ruleIds.js';
+import { remoteCli } from './remoteRules.js';
 
 /** Commands that name a path without reading what is in it, or that use a key without showing it. */
 export const namesOnly = new Set([
@@ -125,7 +126,8 @@ const printsSecret =
   };
 
 export const secretRules: Record<string, Rule> = {
-  vault: (argv, c, kit) => {
+  // vault's and gh's verbs are remoteCliTable's; here, the ones that print a secret.
+  vault: remoteCli('vault', (argv, c, kit) => {
     const w = argv
       .slice(1)
       .map((a) => a.value)
@@ -137,17 +139,17 @@ export const secretRules: Record<string, Rule> = {
         'secret.read',
         `prints a stored secret (vault ${w.slice(0, w[0] === 'kv' ? 2 : 1).join(' ')})`,
       );
-  },
+  }),
   'ssh-copy-id': ask('secret.install', 'installs an SSH key on another host, for lasting access (ssh-copy-id)'),
   gpg: printsSecret('gpg', /^--export-secret-(sub)?keys$|^--export-ownertrust$/),
   gpg2: printsSecret('gpg', /^--export-secret-(sub)?keys$/),
   security: printsSecret('security', /^(dump-keychain|find-generic-password|find-internet-password|export)$/),
   'secret-tool': printsSecret('secret-tool', /^lookup$/),
   pass: printsSecret('pass', /^show$/),
-  gh: (argv, c, kit) => {
+  gh: remoteCli('gh', (argv, c, kit) => {
     if (argv[1]?.value === 'auth' && argv[2]?.value === 'token')
       kit.emit(c, 'dangerous', 'secret.read', 'prints the GitHub token (gh auth token)', argv[2]);
-  },
+  }),
 };
 
 export const secretExamples: RuleExamples = {

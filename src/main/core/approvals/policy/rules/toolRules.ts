@@ -3,6 +3,7 @@
 import { hasAny, parseOptions, subcommand } from '../options.js';
 import type { Rule, RuleExamples, RuleKit } from '../ruleKit.js';
 import { isKnown, shown, type Arg, type CommandContext } from '../scanTypes.js';
+import { remoteCli } from './remoteRules.js';
 
 /** Config keys whose value git runs as a command (the `!` of an alias or helper marks shell text). */
 const commandKeys = new RegExp(
@@ -388,19 +389,12 @@ function dockerRun(label: string, args: Arg[], c: CommandContext, kit: RuleKit):
     kit.emit(c, 'dangerous', 'docker.escape', `gives a container host privileges (${label} run)`);
 }
 
-const kubectl: Rule = (argv, c, kit) => {
+/**
+ * kubectl's own checks beside its remote table entry (remoteCliTable.ts: its verbs, deletes, production): printing a
+ * secret's values, and the command `exec -- CMD` runs in the pod, judged as shell.
+ */
+const kubectlOwn: Rule = (argv, c, kit) => {
   const { sub, args } = subcommand(argv, /^(-n|--namespace|--context|--kubeconfig|-s|--server|--cluster|--user)$/);
-  if (sub && /^(delete|drain|cordon|replace)$/.test(sub.value))
-    kit.emit(
-      c,
-      'dangerous',
-      'kube.destroy',
-      `${sub.value}s cluster resources (kubectl ${sub.value} ${args
-        .filter((a) => !a.value.startsWith('-'))
-        .map((a) => a.value)
-        .join(' ')})`.trim(),
-      sub,
-    );
   if (
     sub &&
     /^(get|edit)$/.test(sub.value) &&
@@ -426,8 +420,8 @@ const kubectl: Rule = (argv, c, kit) => {
   }
 };
 
-/** Cloud and infrastructure CLIs: a subcommand that deletes, terminates or destroys asks. */
-const cloud =
+/** Cloud CLIs printing a stored secret; their verbs are remoteCliTable's. */
+const cloudSecrets =
   (label: string): Rule =>
   (argv, c, kit) => {
     const words = argv
@@ -443,33 +437,12 @@ const cloud =
     );
     if (read && (!/^get-parameter/.test(read) || argv.some((a) => a.value === '--with-decryption')))
       kit.emit(c, 'dangerous', 'secret.read', `prints a stored secret (${label} ${read})`);
-    const verb = words.find((w) =>
-      /^(delete|delete-\S+|rm|rb|terminate-instances|destroy|uninstall|purge|remove|drop)$/.test(w),
-    );
-    if (verb)
-      kit.emit(
-        c,
-        'dangerous',
-        'cloud.destroy',
-        `deletes cloud or cluster resources (${label} ${words.slice(0, words.indexOf(verb) + 1).join(' ')})`,
-      );
   };
 
 export const toolRules: Record<string, Rule> = {
-  aws: cloud('aws'),
-  gcloud: cloud('gcloud'),
-  gsutil: cloud('gsutil'),
-  az: cloud('az'),
-  terraform: cloud('terraform'),
-  tofu: cloud('tofu'),
-  pulumi: cloud('pulumi'),
-  helm: cloud('helm'),
-  doctl: cloud('doctl'),
-  flyctl: cloud('flyctl'),
-  heroku: (argv, c, kit) => {
-    if (argv.some((a) => /destroy|:delete$/.test(a.value)))
-      kit.emit(c, 'dangerous', 'cloud.destroy', 'deletes cloud resources (heroku)');
-  },
+  aws: remoteCli('aws', cloudSecrets('aws')),
+  gcloud: remoteCli('gcloud', cloudSecrets('gcloud')),
+  az: remoteCli('az', cloudSecrets('az')),
   dropdb: (argv, c, kit) =>
     kit.emit(c, 'dangerous', 'sql.destructive', `drops database ${argv[argv.length - 1]!.value} (dropdb)`),
   git,
@@ -477,8 +450,8 @@ export const toolRules: Record<string, Rule> = {
   podman: docker('podman'),
   nerdctl: docker('nerdctl'),
   'docker-compose': docker('docker-compose'),
-  kubectl,
-  oc: kubectl,
+  kubectl: remoteCli('kubectl', kubectlOwn),
+  oc: remoteCli('oc', kubectlOwn),
 };
 
 export const toolExamples: RuleExamples = {
