@@ -97,6 +97,8 @@ export interface CommandContext {
   at: [number, number] | undefined;
   via?: 'xargs' | 'find';
   stdin?: Produces;
+  /** Whether what the command prints feeds another (a pipe, `$(…)`): only then is its output judged for secrets. */
+  consumed?: boolean;
   /** Variables assigned for this command alone: `RAILS_ENV=test rails …`, `env NODE_ENV=production …`. */
   env?: ReadonlyMap<string, string>;
   /** True when a wrapper already asked for root (sudo, doas, su). */

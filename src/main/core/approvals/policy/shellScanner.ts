@@ -221,7 +221,13 @@ export class ShellScanner implements RuleKit {
     f.push(span ? { severity, rule, text, span } : { severity, rule, text });
   }
 
-  private walk(node: ShellNode, scope: ScanScope, pipeIn: Produces | undefined): Produces | undefined {
+  /** `consumed`: what the node prints feeds another command (a pipeline stage before the last, or `$(…)`). */
+  private walk(
+    node: ShellNode,
+    scope: ScanScope,
+    pipeIn: Produces | undefined,
+    consumed = false,
+  ): Produces | undefined {
     if (--scope.state.budget < 0) {
       if (scope.state.budget === -1)
         this.findingAt(scope, 'dangerous', 'parse.too_large', 'too large to check', undefined);
@@ -229,17 +235,17 @@ export class ShellScanner implements RuleKit {
     }
     switch (node.type) {
       case 'command':
-        return this.command(node, scope, pipeIn, []);
+        return this.command(node, scope, pipeIn, [], consumed);
       case 'redirected_statement': {
         const body = node.childForFieldName('body');
         const redirects = node.namedChildren.filter((c) => c !== body && c.type.endsWith('redirect'));
         if (body?.type === 'command')
-          return this.afterHeredocs(redirects, scope, this.command(body, scope, pipeIn, redirects));
+          return this.afterHeredocs(redirects, scope, this.command(body, scope, pipeIn, redirects, consumed));
         const c: CommandContext = { scope, at: scope.span(node.startIndex, node.endIndex) };
         let overwrites: Arg[] = [];
         const stdin = this.redirects(redirects, c, [], overwrites);
         const before = scope.cwd;
-        const out = body ? this.walk(body, scope, stdin ?? pipeIn) : undefined;
+        const out = body ? this.walk(body, scope, stdin ?? pipeIn, consumed) : undefined;
         // tree-sitter hangs `cd x && echo > f`'s redirect on the whole list; bash opens f after the cd.
         if (scope.cwd !== before) this.redirects(redirects, c, [], (overwrites = []));
         for (const w of overwrites) clobber(this, c, w, '>', !body);
@@ -247,18 +253,22 @@ export class ShellScanner implements RuleKit {
       }
       case 'pipeline': {
         let prev = pipeIn;
-        for (const stage of node.namedChildren) prev = this.walk(stage, scope, prev) ?? {};
+        const stages = node.namedChildren;
+        stages.forEach((stage, i) => {
+          prev = this.walk(stage, scope, prev, consumed || i < stages.length - 1) ?? {};
+        });
         return prev;
       }
       case 'variable_assignment':
         this.assign(node, scope);
         return undefined;
       case 'declaration_command': {
-        for (const child of node.namedChildren) this.walk(child, scope, undefined);
+        const children = node.namedChildren;
+        for (const child of children) this.walk(child, scope, undefined);
         // `export -p`, `declare -x`, `typeset` with no names print the variables, secrets too.
-        const words = node.namedChildren.filter((n) => n.type !== 'variable_assignment');
-        const named = node.namedChildren.some((n) => n.type === 'variable_assignment' || n.type === 'variable_name');
-        if (named) return undefined;
+        if (!consumed || children.some((n) => n.type === 'variable_assignment' || n.type === 'variable_name'))
+          return undefined;
+        const words = children;
         const secret = secretOutput([
           { value: node.children[0]?.type ?? 'export', source: '', start: 0, end: 0 },
           ...words.map((n) => ({ value: n.text, source: n.text, start: n.startIndex, end: n.endIndex })),
@@ -291,15 +301,22 @@ export class ShellScanner implements RuleKit {
       case 'command_substitution':
       case 'process_substitution': {
         let last: Produces | undefined;
-        for (const child of node.namedChildren) last = this.walk(child, scope, undefined) ?? last;
+        for (const child of node.namedChildren) last = this.walk(child, scope, undefined, true) ?? last;
         const out = last ?? {};
         this.subsOf(scope).set(node.startIndex, out);
         return out;
       }
       default: {
         let last: Produces | undefined;
-        for (const child of node.namedChildren) last = this.walk(child, scope, undefined);
-        return node.type === 'subshell' || node.type === 'compound_statement' ? (last ?? {}) : undefined;
+        // A group's output is all its commands' (`{ cat .env; echo; } | nc …` sends the .env too).
+        let secret: string | undefined;
+        const group = node.type === 'subshell' || node.type === 'compound_statement';
+        for (const child of node.namedChildren) {
+          last = this.walk(child, scope, undefined, group && consumed);
+          secret ??= last?.secret;
+        }
+        if (!group) return undefined;
+        return secret !== undefined ? { ...last, secret } : (last ?? {});
       }
     }
   }
@@ -422,22 +439,28 @@ export class ShellScanner implements RuleKit {
     scope: ScanScope,
     pipeIn: Produces | undefined,
     outer: ShellNode[],
+    consumed: boolean,
   ): Produces | undefined {
     this.walkSubstitutions(node, scope);
     const argv: Arg[] = [];
     const inner: ShellNode[] = [];
-    const env = new Map<string, string>();
+    let env: Map<string, string> | undefined;
     for (const child of node.namedChildren) {
       if (child.type === 'variable_assignment') {
         const name = child.childForFieldName('name')?.text ?? '';
         const value = evalAssignedValue(child.childForFieldName('value'), this.wordEnv(scope));
-        if (value !== undefined) env.set(name, value);
+        if (value !== undefined) (env ??= new Map()).set(name, value);
         this.checkAssignment(name, value, scope, child);
       } else if (child.type.endsWith('redirect')) inner.push(child);
       else if (child.type === 'command_name') argv.push(...this.wordsOf(child.namedChildren[0] ?? child, scope));
       else if (child.type !== 'comment') argv.push(...this.wordsOf(child, scope));
     }
-    const c: CommandContext = { scope, at: scope.span(node.startIndex, node.endIndex), ...(env.size ? { env } : {}) };
+    const c: CommandContext = {
+      scope,
+      at: scope.span(node.startIndex, node.endIndex),
+      ...(env ? { env } : {}),
+      ...(consumed ? { consumed: true } : {}),
+    };
     const writes: Arg[] = [];
     const overwrites: Arg[] = [];
     const stdin = this.redirects([...inner, ...outer], c, writes, overwrites);
@@ -591,7 +614,9 @@ export class ShellScanner implements RuleKit {
       const rule = rules.get(name);
       const found = ctx.scope.state.findings.length;
       const out = (rule ? rule(argv, ctx, this) : undefined) ?? { by: name };
-      // What it prints carries a secret on: its input's, one it prints itself, or one its rule found it reads.
+      // What it prints carries a secret on: its input's, one it prints itself, or one its rule found it reads. Looked
+      // for only where the output feeds another command.
+      if (!ctx.consumed) return out;
       const printed = ctx.scope.state.findings
         .slice(found)
         .find((f) => f.rule === 'secret.read' && f.text.startsWith('prints '));

@@ -155,8 +155,10 @@ function destination(name: string, args: Arg[]): string {
  */
 export function checkSinks(argv: Arg[], c: CommandContext, kit: RuleKit): void {
   const name = isKnown(argv[0]!) ? commandName(argv[0]!.value) : '';
-  const args = argv.slice(1);
   const secret = c.stdin?.secret;
+  // Most commands are none of these: nothing is allocated for them.
+  if (secret === undefined && !argSinks.has(name) && copiers[name] === undefined) return;
+  const args = argv.slice(1);
   const how = secret !== undefined ? stdinSinks[name]?.(args) : undefined;
   if (secret !== undefined && how !== undefined)
     return kit.emit(c, 'dangerous', 'network.upload-secret', `sends ${secret} to ${destination(name, args)} (${how})`);

@@ -62,6 +62,12 @@ const kubeValues = new RegExp(
     '--kubeconfig|-s|--server|--cluster|--as|--token|--template|--sort-by|--since|--tail)$',
 );
 
+/** AWS deletes of a whole database, cluster, stack or bucket. */
+const awsDestroys = new RegExp(
+  '^(rds delete-db-(instance|cluster)|dynamodb delete-table|s3 rb|cloudformation delete-stack|eks delete-cluster|' +
+    'ecs delete-cluster|elasticache delete-(cache-)?cluster|redshift delete-cluster|docdb delete-db-cluster|' +
+    'opensearch delete-domain|organizations close-account)$',
+);
 const flyGroups = new RegExp(
   '^(apps|secrets|scale|machine|machines|m|volumes|volume|vol|postgres|pg|ips|certs|config|auth|releases|redis|' +
     'tokens|orgs|image|wireguard|consul|mysql|ssh|checks|platform)$',
@@ -252,13 +258,7 @@ export const remoteClis: Record<string, RemoteCli> = {
     writes: (verb, _argv, rest) => /^s3 (cp|sync)$/.test(verb) && /^s3:\/\//.test(rest[1]?.value ?? ''),
     dryRun: /^--dryrun$/,
     deletes: /^\S+ (delete|terminate|remove|deregister|purge|rb|rm|drop)[\w-]*$/,
-    destroys: (verb, argv) =>
-      new RegExp(
-        '^(rds delete-db-(instance|cluster)|dynamodb delete-table|s3 rb|cloudformation delete-stack|eks delete-' +
-          'cluster|ecs delete-cluster|elasticache delete-(cache-)?cluster|redshift delete-cluster|docdb delete-db-' +
-          'cluster|opensearch delete-domain|organizations close-account)$',
-      ).test(verb) ||
-      (verb === 's3 rm' && has(argv, /^--recursive$/)),
+    destroys: (verb, argv) => awsDestroys.test(verb) || (verb === 's3 rm' && has(argv, /^--recursive$/)),
     what: (argv, rest) => {
       const id = argv.find((a, i) => /-(identifier|name|id|ids|arn)$/.test(argv[i - 1]?.value ?? '') && isKnown(a));
       return id ? id.value : rest[0] ? shown(rest[0]) : undefined;
