@@ -401,7 +401,11 @@ export const dangerous: Case[] = [
   ['docker run --privileged -it alpine sh', 'full access to the host'],
   ['docker run -v /:/host alpine', 'mounts host /'],
   ['kubectl delete pod web-1', 'kubectl delete'],
-  // issue 42: a remote-state CLI's verb that is not known only to read asks
+  // issue 42: a remote-state CLI's verb that is not known only to read asks; so do credentials stored in plain text,
+  // TLS checks turned off, and a registry login
+  ['git config --global credential.helper store', 'stores git credentials in plain text'],
+  ['docker login ghcr.io -u me --password-stdin < token.txt', 'signs in to ghcr.io and stores its credentials'],
+  ['git -c http.sslVerify=false clone https://x/y.git', 'turns off TLS certificate checks for git'],
   ['kubectl apply -f deploy.yaml', 'changes the cluster: deploy.yaml (kubectl apply)'],
   ['aws s3 sync ./site s3://bucket', 'changes AWS: ./site (aws s3 sync)'],
   // run-time command names and parse failures
@@ -1033,7 +1037,6 @@ export const safe: string[] = [
   'git config --global alias.lg "log --graph --oneline"',
   'git config --global core.pager "less -R"',
   'git config core.hooksPath .husky',
-  'git config --global credential.helper store',
   'git config --global url."git@github.com:".insteadOf "https://github.com/"',
   'git -c user.name=x commit -m y',
   'git -c core.pager=less log',
@@ -1068,7 +1071,6 @@ export const safe: string[] = [
   'KUBECONFIG=~/.kube/config kubectl get ns',
   'aws --profile dev s3 ls',
   'aws sts get-caller-identity',
-  'docker login ghcr.io -u me --password-stdin < token.txt',
   'cat .env',
   'source .env',
   'grep -v "^#" .env.example',
@@ -1267,7 +1269,6 @@ export const safe: string[] = [
   'export EDITOR="code --wait"',
   'env PAGER=cat git diff',
   'git config --global core.excludesfile ~/.gitignore_global',
-  'git -c http.sslVerify=false clone https://x/y.git',
   "tmux new-window -n logs 'tail -f app.log'",
   'while sleep 1; do date; done',
   'until curl -s localhost:8080; do sleep 2; done',

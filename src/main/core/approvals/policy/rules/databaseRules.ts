@@ -5,7 +5,7 @@ import { parseOptions } from '../options.js';
 import type { Rule, RuleExamples } from '../ruleKit.js';
 import type { Arg, CommandContext } from '../scanTypes.js';
 import { dotnetNuget } from './packageRules.js';
-import { remoteCli } from './remoteRules.js';
+import { prodWord, remoteCli } from './remoteRules.js';
 
 /** What a framework's verb does to the database, by tool; matched against the verb words joined by spaces. */
 type Resets = [verbs: RegExp, does: string][];
@@ -126,8 +126,18 @@ const framework =
       if (!hit) continue;
       const env = aimedAt(argv, c);
       if (testEnvironment(env)) return;
-      const where = env === undefined ? '' : ` in the ${env} environment`;
-      return kit.emit(c, 'dangerous', 'db.reset', `${hit[1]}${where} (${label} ${hit[0].exec(text)![0]})`);
+      const linked = label === 'supabase' && argv.some((a) => /^--(linked|db-url)(=|$)/.test(a.value));
+      const where = linked ? ' of the linked project' : env === undefined ? '' : ` in the ${env} environment`;
+      const verb = hit[0].exec(text)![0];
+      // A production database reset is a wholesale destroy of it.
+      if (env !== undefined && prodWord.test(env))
+        return kit.emit(
+          c,
+          'hardline',
+          'db.reset',
+          `destroys a production database: ${hit[1]}${where} (${label} ${verb})`,
+        );
+      return kit.emit(c, 'dangerous', 'db.reset', `${hit[1]}${where} (${label} ${verb})`);
     }
   };
 
@@ -168,6 +178,8 @@ export const databaseExamples: RuleExamples = {
       'mix ecto.reset',
       'dotnet ef database drop --force',
       'RAILS_ENV=staging bin/rails db:reset',
+      'RAILS_ENV=production bin/rails db:drop',
+      'supabase db reset --linked',
     ],
     notMatch: [
       'npx prisma migrate dev --name init',

@@ -331,8 +331,21 @@ const commandVars = new Set([
 ]);
 const startupVars = new Set(['BASH_ENV', 'ENV', 'PYTHONSTARTUP', 'PERL5OPT', 'RUBYOPT']);
 
+/** Variables that turn off TLS certificate checks, and the values that do it. */
+const tlsOff: Record<string, RegExp> = {
+  NODE_TLS_REJECT_UNAUTHORIZED: /^0$/,
+  GIT_SSL_NO_VERIFY: /^(1|true|yes)$/i,
+  PYTHONHTTPSVERIFY: /^0$/,
+  npm_config_strict_ssl: /^(false|0)$/i,
+  NPM_CONFIG_STRICT_SSL: /^(false|0)$/i,
+  YARN_ENABLE_STRICT_SSL: /^(false|0)$/i,
+  CURL_INSECURE: /^(1|true)$/i,
+};
+
 export function commandVariable(name: string, value: Arg, c: CommandContext, kit: RuleKit): void {
   if (!isKnown(value) || value.value === '') return;
+  if (tlsOff[name]?.test(value.value))
+    kit.emit(c, 'dangerous', 'security.off', `turns off TLS certificate checks (${name}=${value.value})`, value);
   if (commandVars.has(name))
     kit.payload(c, value.value.replace(/^\s*(\|\|?|!)\s*/, '').replaceAll('%s', 'file'), value);
   else if (startupVars.has(name))
@@ -444,6 +457,10 @@ export const escapeRules: Record<string, Rule> = {
 };
 
 export const escapeExamples: RuleExamples = {
+  'security.off': {
+    match: ['export NODE_TLS_REJECT_UNAUTHORIZED=0', 'GIT_SSL_NO_VERIFY=1 git clone https://x.example/r.git'],
+    notMatch: ['export NODE_ENV=production', 'NODE_TLS_REJECT_UNAUTHORIZED=1 node app.js'],
+  },
   'awk.shell': {
     match: ['awk \'{ print | "sh" }\' cmds.txt', "awk '{ system($1) }' list.txt"],
     notMatch: ["awk '{ print $1 }' data.csv", "awk -F, '{ s += $2 } END { print s }' data.csv"],

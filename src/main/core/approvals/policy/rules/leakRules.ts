@@ -175,6 +175,19 @@ export function checkSinks(argv: Arg[], c: CommandContext, kit: RuleKit): void {
           a,
         );
     }
+  // `gh gist create .env` publishes the file.
+  if (name === 'gh' && args[0]?.value === 'gist' && args[1]?.value === 'create') {
+    const file = args.slice(2).find((a) => isKnown(a) && !a.value.startsWith('-') && secretFile(kit.path(c, a)));
+    if (file)
+      kit.emit(
+        c,
+        'dangerous',
+        'network.upload-secret',
+        `sends ${kit.path(c, file)} (${secretFile(kit.path(c, file))}) to a GitHub gist (gh gist create)`,
+        file,
+      );
+    return;
+  }
   const spec = copiers[name];
   if (!spec || !args.some((a) => remoteTarget.test(a.value))) return;
   const operands = parseOptions(args, spec).operands;

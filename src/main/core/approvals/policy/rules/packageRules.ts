@@ -3,8 +3,8 @@
 // PyPI never takes a version number back). A dry run asks nothing. Package managers that run a package's binary
 // (`npm exec`, `pnpm prisma …`, `yarn dlx …`) hand it to the rules as the command it is.
 import { hasAny, parseOptions, subcommand } from '../options.js';
-import type { Rule, RuleExamples } from '../ruleKit.js';
-import { isKnown, shown, type Arg } from '../scanTypes.js';
+import type { Rule, RuleExamples, RuleKit } from '../ruleKit.js';
+import { isKnown, shown, type Arg, type CommandContext } from '../scanTypes.js';
 import { interpreter } from './remoteCodeRules.js';
 
 /** Subcommands that remove packages, per package manager. */
@@ -192,6 +192,7 @@ const nodePackages =
       return kit.emit(c, 'dangerous', 'package.remove', `removes globally installed packages (${label} ${verb} -g)`);
     if (label === 'yarn' && verb === 'global' && p.operands[1]?.value === 'remove')
       return kit.emit(c, 'dangerous', 'package.remove', 'removes globally installed packages (yarn global remove)');
+    securityConfig(label, p.operands, c, kit);
     const pub = published(label, argv);
     if (pub)
       return kit.emit(
@@ -214,6 +215,28 @@ const nodePackages =
     if (cmd.length) kit.run(c, cmd);
   };
 
+/**
+ * A package manager told to stop checking what it downloads: `npm config set strict-ssl false`, `yarn config set
+ * enableStrictSsl false`, `pip config set global.trusted-host …`.
+ */
+function securityConfig(label: string, ops: Arg[], c: CommandContext, kit: RuleKit): void {
+  const w = ops.map((a) => a.value);
+  const set = w[0] === 'set' ? w.slice(1) : w[0] === 'config' && w[1] === 'set' ? w.slice(2) : undefined;
+  if (!set) return;
+  const [key = '', value = ''] = set[0]?.includes('=') ? set[0].split('=') : set;
+  const off =
+    (/^(strict-ssl|strict_ssl|enableStrictSsl|strictSsl)$/i.test(key) && /^(false|0)$/i.test(value)) ||
+    /^(global|install|user)\.trusted-host$/.test(key) ||
+    (/^(ca|cafile|cert)$/.test(key) && value === '');
+  if (off)
+    kit.emit(
+      c,
+      'dangerous',
+      'security.off',
+      `turns off TLS checks of downloads (${label} config set ${key} ${value})`.replace(' )', ')'),
+    );
+}
+
 /** A package manager that removes packages, publishes to its registry, or both. */
 export const packages =
   (label: string): Rule =>
@@ -231,6 +254,7 @@ export const packages =
           .join(' ')})`.trim(),
         sub,
       );
+    securityConfig(label, parseOptions(argv.slice(1)).operands, c, kit);
     const pub = published(label, argv);
     if (pub)
       kit.emit(
@@ -327,6 +351,14 @@ export const packageRules: Record<string, Rule> = {
 };
 
 export const packageExamples: RuleExamples = {
+  'security.off': {
+    match: [
+      'npm config set strict-ssl false',
+      'yarn config set strict-ssl false',
+      'pip config set global.trusted-host x',
+    ],
+    notMatch: ['npm config set registry https://registry.npmjs.org/', 'npm config get strict-ssl'],
+  },
   'package.remove': {
     match: [
       'apt-get remove -y nginx',

@@ -11,7 +11,7 @@ import type { RuleExamples } from '../ruleKit.js';
 import { remoteClis, type RemoteCli } from './remoteCliTable.js';
 
 /** A word that says production: `prod`, `production`, `live`, `prd`, alone or between separators (`acme-prod`). */
-const prodWord = /(^|[^a-z0-9])(prod|production|live|prd)([^a-z0-9]|$)/i;
+export const prodWord = /(^|[^a-z0-9])(prod|production|live|prd)([^a-z0-9]|$)/i;
 
 /** Variables whose value names where a command acts. */
 const scopeVars = new RegExp(
@@ -124,13 +124,23 @@ function judge(name: string, spec: RemoteCli, argv: Arg[], c: CommandContext, ki
         `(${prod})`,
     );
   const deletes = spec.deletes?.test(verb) || destroys;
+  // A control opened to anyone: a firewall rule from 0.0.0.0/0, a bucket for allUsers, a public ACL or repository.
+  const open = argv.find((a) =>
+    /(^|[=:,\s])(0\.0\.0\.0\/0|::\/0|allUsers|allAuthenticatedUsers|public-read(-write)?)\b/.test(a.value),
+  );
+  const opened = open
+    ? `, open to anyone (${shown(open)})`
+    : argv.some((a) => a.value === 'public') &&
+        /visibility|edit|access/.test(`${verb} ${argv.map((a) => a.value).join(' ')}`)
+      ? ', made public'
+      : '';
   const rule: RuleId = deletes ? (spec.deleteRule ?? 'cloud.destroy') : 'remote.change';
   const does = deletes ? `deletes ${spec.deleteNoun ?? 'cloud or cluster resources'}` : `changes ${spec.touches}`;
   kit.emit(
     c,
     'dangerous',
     rule,
-    `${does}${what ? `: ${what}` : ''} (${cmd})${where}${prod ? `, in production (${prod})` : ''}`,
+    `${does}${what ? `: ${what}` : ''} (${cmd})${where}${opened}${prod ? `, in production (${prod})` : ''}`,
   );
 }
 

@@ -3,7 +3,8 @@
 import { hasAny, parseOptions, subcommand } from '../options.js';
 import type { Rule, RuleExamples, RuleKit } from '../ruleKit.js';
 import { isKnown, shown, type Arg, type CommandContext } from '../scanTypes.js';
-import { remoteCli } from './remoteRules.js';
+import { prodWord, remoteCli } from './remoteRules.js';
+import { secretFile } from './leakRules.js';
 
 /** Config keys whose value git runs as a command (the `!` of an alias or helper marks shell text). */
 const commandKeys = new RegExp(
@@ -33,6 +34,16 @@ function gitSetting(kit: RuleKit, c: CommandContext, key: string, value: Arg, ho
       kit.emit(c, 'dangerous', 'git.config', `makes git run the script ${program} (${how} ${key})`, value);
     if (isKnown(value)) kit.payload(c, v.replace(/^!/, ''), value);
     else kit.emit(c, 'dangerous', 'git.config', `sets ${key} to a command known only at run time (${how})`, value);
+  } else if (/^http\.(.+\.)?sslverify$/.test(k) && /^(false|0|no|off)$/i.test(v)) {
+    kit.emit(c, 'dangerous', 'security.off', `turns off TLS certificate checks for git (${how} ${key} ${v})`, value);
+  } else if (/^credential\.(.+\.)?helper$/.test(k) && /^store\b/.test(v)) {
+    kit.emit(
+      c,
+      'dangerous',
+      'security.off',
+      `stores git credentials in plain text in ~/.git-credentials (${how} ${key} store)`,
+      value,
+    );
   } else if (k === 'core.fsmonitor' && !/^(true|false|0|1|yes|no)$/i.test(v)) {
     kit.emit(c, 'dangerous', 'git.config', `makes git run ${v} on every command (${how} core.fsmonitor)`, value);
   } else if (
@@ -45,6 +56,9 @@ function gitSetting(kit: RuleKit, c: CommandContext, key: string, value: Arg, ho
     kit.emit(c, 'dangerous', 'git.config', `sets ${key}, which can make git run commands (${how})`, value);
   }
 }
+
+/** Remotes that deploy what is pushed to them. */
+const deployRemote = /^(heroku|dokku|production|prod|live|staging|deploy|fly|render|azure|pantheon|scalingo|clever)$/i;
 
 const gitForcedPush =
   /^(-f|--forc|--force|--force-with-lease|--force-if-includes|--mirror|--delete|--dele|--delet|-d|--prune)$/;
@@ -118,6 +132,16 @@ const git: Rule = (argv, c, kit) => {
       if (forced === '--delete' || forced === '-d' || colon)
         emit(`deletes a remote branch (git push ${forced ?? colon!.value})`);
       else if (forced || plus) emit(`rewrites remote history (git push ${forced ?? plus!.value})`);
+      // A push to a deploy remote (heroku, dokku, production …) is a deploy.
+      const remote = p.operands[0];
+      if (remote && isKnown(remote) && (deployRemote.test(remote.value) || prodWord.test(remote.value)))
+        emit(`deploys: pushes to the deploy remote ${remote.value} (git push ${p.operands.map(shown).join(' ')})`);
+      break;
+    }
+    case 'add': {
+      const secret = p.operands.find((o) => isKnown(o) && secretFile(kit.path(c, o)));
+      if (secret)
+        emit(`stages ${shown(secret)}, ${secretFile(kit.path(c, secret))}, to be committed and pushed (git add)`);
       break;
     }
     case 'clean':
@@ -314,6 +338,19 @@ const docker =
       );
     }
     if (last === 'run' || last === 'create') return dockerRun(label, rest, c, kit);
+    if (last === 'login') {
+      const registry = rest.find(
+        (a) =>
+          !a.value.startsWith('-') && !/^(-u|--username|-p|--password)$/.test(rest[rest.indexOf(a) - 1]?.value ?? ''),
+      );
+      return kit.emit(
+        c,
+        'dangerous',
+        'remote.change',
+        `signs in to ${registry ? shown(registry) : 'Docker Hub'} and stores its credentials (${label} login)`,
+        sub,
+      );
+    }
     // An image pushed is public (or shared) at once: `docker push`, `docker image push`, `buildx build --push`.
     const pushed =
       last === 'push' || (/build/.test(verb) && rest.some((a) => /^--push$|^--output=.*push=true/.test(a.value)));
@@ -443,8 +480,6 @@ export const toolRules: Record<string, Rule> = {
   aws: remoteCli('aws', cloudSecrets('aws')),
   gcloud: remoteCli('gcloud', cloudSecrets('gcloud')),
   az: remoteCli('az', cloudSecrets('az')),
-  dropdb: (argv, c, kit) =>
-    kit.emit(c, 'dangerous', 'sql.destructive', `drops database ${argv[argv.length - 1]!.value} (dropdb)`),
   git,
   docker: docker('docker'),
   podman: docker('podman'),
@@ -462,6 +497,8 @@ export const toolExamples: RuleExamples = {
       'git push origin +main',
       'git push origin --delete old',
       'git push origin :old',
+      'git push heroku main',
+      'git push production main',
     ],
     notMatch: ['git push', 'git push -u origin feature'],
   },
@@ -474,6 +511,18 @@ export const toolExamples: RuleExamples = {
   'git.branch': { match: ['git branch -D old'], notMatch: ['git branch -d merged'] },
   'git.checkout': { match: ['git checkout -- .', 'git checkout -f main'], notMatch: ['git checkout -b feature'] },
   'git.restore': { match: ['git restore .'], notMatch: ['git restore --staged src/a.ts'] },
+  'git.add': {
+    match: ['git add .env', 'git add -f .env.production'],
+    notMatch: ['git add src', 'git add .env.example'],
+  },
+  'security.off': {
+    match: ['git config --global http.sslVerify false', 'git config --global credential.helper store'],
+    notMatch: ['git config --global credential.helper cache', 'git config http.sslVerify true'],
+  },
+  'remote.change': {
+    match: ['docker login ghcr.io -u me --password-stdin'],
+    notMatch: ['docker pull ghcr.io/acme/web'],
+  },
   'git.stash': {
     match: ['git stash clear', 'git stash drop', 'git stash drop stash@{2}'],
     notMatch: ['git stash', 'git stash pop', 'git stash list'],
