@@ -9,8 +9,11 @@ export interface RuleKit {
   readonly codeParsers?: CodeParsers;
   /** Report a finding; `at` narrows the span to one argument, else the whole command is flagged. */
   emit(c: CommandContext, severity: Finding['severity'], rule: RuleId, text: string, at?: Arg): void;
-  /** Classify shell text found inside the command (`bash -c '…'`, `eval …`, `ssh host '…'`). */
-  payload(c: CommandContext, text: string, at: Arg): void;
+  /**
+   * Classify shell text found inside the command (`bash -c '…'`, `eval …`, `ssh host '…'`); `positional` are `$0`,
+   * `$1` … it is run with (`sh -c '…' NAME ARG…`).
+   */
+  payload(c: CommandContext, text: string, at: Arg, positional?: Arg[]): void;
   /** Classify an argv the command will run (`find -exec …`, `xargs …`). */
   run(c: CommandContext, argv: Arg[]): Produces | undefined;
   /** An argument as an absolute path (cwd and home applied where known). */

@@ -14,6 +14,23 @@ export interface Finding {
 /** Marks a part of a word the scanner cannot know before run time (`$x`, `$(…)`). */
 export const UNKNOWN = '\uE000';
 
+/** Brackets, after UNKNOWN, what a run-time value will be, in words for reasons (`each line of its input`). */
+export const DESCRIBED = '\uE006';
+
+/** A value known only at run time, that reasons name by what it will hold. */
+export function unknownAs(what: string): string {
+  // No blank in it: a word it is put in stays one word (no-break spaces read as spaces).
+  return `${UNKNOWN}${DESCRIBED}${what.replace(/ /g, '\u00a0')}${DESCRIBED}`;
+}
+
+/** Is every run-time part of this value described (so the text around it can be read)? */
+export function describedOnly(value: string): boolean {
+  return !value.replace(/\uE000\uE006[^\uE006]*\uE006/g, '').includes(UNKNOWN);
+}
+
+/** Separates the words of `$@` in a variable's value: `"$@"` is each of them, as separate words. */
+export const ARGS_SEP = '\uE005';
+
 /** One argument after quoting, escapes and known variables were resolved. */
 export interface Arg {
   /** The value bash would pass, with UNKNOWN where it depends on run time. */
@@ -72,11 +89,25 @@ export interface ScanState {
   needs?: ProbeNeeds;
 }
 
+/** A shell function the command defines: its body, and whether a call of it was judged with its arguments. */
+export interface FunctionDef {
+  body: import('./shellParser.js').ShellNode;
+  called: boolean;
+  /** Where the body's offsets point in the original command (the defining text's). */
+  span: ScanScope['span'];
+}
+
 /** One level of scanning: a text, its position in the original, and what is known there. */
 export interface ScanScope {
   state: ScanState;
   cwd: string | undefined;
   vars: Map<string, string>;
+  /** Shell functions defined so far in this shell (shared by eval'd and nested text), by name. */
+  functions?: Map<string, FunctionDef>;
+  /** Functions being judged now, so that a function calling itself is judged once. */
+  calling?: ReadonlySet<string>;
+  /** Functions this level's text defines: those it never calls are judged once, with no arguments, at its end. */
+  defined?: FunctionDef[];
   depth: number;
   /** Where this level's text comes from when it is not the command (a script, a hook, git config): said in reasons. */
   origin?: string;
@@ -118,5 +149,14 @@ export function isKnown(a: Arg | string): boolean {
 
 /** How an argument reads in a reason: its value if known, else what was written. */
 export function shown(a: Arg): string {
-  return isKnown(a) ? a.value : a.source.replace(/^"([\s\S]*)"$/, '$1');
+  if (isKnown(a)) return a.value;
+  if (a.value.includes(DESCRIBED)) return describe(a.value);
+  return a.source.replace(/^"([\s\S]*)"$/, '$1');
+}
+
+/** A value with described run-time parts, in words: `/srv/` + `each line of its input`. */
+export function describe(value: string): string {
+  return value
+    .replace(/\uE000\uE006([^\uE006]*)\uE006/g, (_, what: string) => what.replace(/\u00a0/g, ' '))
+    .replaceAll(UNKNOWN, '…');
 }

@@ -7,15 +7,19 @@ import { isBlockDevice, profileFinding, resolvePath, sensitiveWrite, vitalPath }
 import { commandName, type RuleExamples, type RuleKit } from './ruleKit.js';
 import { rules, wrappers } from './rules/index.js';
 import {
+  ARGS_SEP,
+  DESCRIBED,
   isKnown,
   shown,
   UNKNOWN,
+  type FunctionDef,
   type Arg,
   type CommandContext,
   type Finding,
   type Produces,
   type ScanScope,
   type ScanState,
+  describe,
 } from './scanTypes.js';
 import type { ShellNode, ShellParser } from './shellParser.js';
 import { evalAssignedValue, evalWord, type WordEnv } from './words.js';
@@ -58,6 +62,21 @@ export const scannerExamples: RuleExamples = {
   },
   'git.exec-path': { match: ['git --exec-path=/tmp/git status'], notMatch: ['git --exec-path'] },
   'disk.fill': { match: ['yes > big.txt', 'cat /dev/zero > fill.bin'], notMatch: ['yes | head -3 > y.txt'] },
+  // Indirect targets: a function's $1, `sh -c '…' _ ARG`, find -exec's {} and xargs -I's input, resolved or said.
+  'delete.vital': {
+    match: [
+      'f() { rm -rf "$1"; }; f ~',
+      'run() { "$@"; }; run rm -rf /',
+      'sh -c \'rm -rf "$1"\' _ ~',
+      'find ~ -maxdepth 0 -exec sh -c \'rm -rf "$0"\' {} \\;',
+      "echo / | xargs -I{} sh -c 'rm -rf {}'",
+    ],
+    notMatch: ['f() { rm -rf "$1"; }; f dist', "echo dist | xargs -I{} sh -c 'rm -rf {}'"],
+  },
+  'delete.xargs': {
+    match: ['git ls-files | xargs -I{} sh -c \'rm "{}"\''],
+    notMatch: ["ls | xargs -I{} sh -c 'wc -l {}'"],
+  },
   forkbomb: {
     match: ['while true; do sleep 1 & done', 'for i in $(seq 1 100000); do sleep 9 & done'],
     notMatch: ['while true; do sleep 1; done'],
@@ -165,6 +184,7 @@ export class ShellScanner implements RuleKit {
       state,
       cwd,
       vars: opts.session?.vars ?? new Map(),
+      functions: new Map(),
       depth: 0,
       span: (s, e) => [norm.map[s] ?? command.length, norm.map[e] ?? command.length],
     };
@@ -201,7 +221,13 @@ export class ShellScanner implements RuleKit {
           bad ? scope.span(bad.startIndex, bad.endIndex) : undefined,
         );
       }
-      return this.walk(root, scope, undefined);
+      scope.defined = [];
+      const out = this.walk(root, scope, undefined);
+      // A function never called here may be called later (a background shell's next line): its body is judged as it
+      // stands, its arguments unknown.
+      for (const f of scope.defined)
+        if (!f.called) this.walk(f.body, { ...scope, vars: withPositional(scope.vars, []) }, undefined);
+      return out;
     } finally {
       tree.delete();
     }
@@ -215,8 +241,9 @@ export class ShellScanner implements RuleKit {
     span: [number, number] | undefined,
   ): void {
     const f = scope.state.findings;
-    // A value known only at run time never shows as an invisible mark: a rule that did not name it says `…`.
-    const text = (scope.origin ? `${said} in ${scope.origin}` : said).replaceAll(UNKNOWN, '…');
+    // A value known only at run time never shows as an invisible mark: a rule that did not name it says `…`, or what it
+    // will hold.
+    const text = describe(scope.origin ? `${said} in ${scope.origin}` : said);
     if (f.some((x) => x.text === text && x.rule === rule)) return;
     f.push(span ? { severity, rule, text, span } : { severity, rule, text });
   }
@@ -394,8 +421,28 @@ export class ShellScanner implements RuleKit {
           scope.span(node.startIndex, node.endIndex),
         );
       }
-      this.walk(body, scope, undefined);
+      // Judged where it is called, with the arguments it is given (`f ~` runs `rm -rf "$1"` on the home).
+      const def = { body, called: false, span: scope.span };
+      (scope.functions ??= new Map()).set(name, def);
+      scope.defined?.push(def);
     }
+  }
+
+  /** A call of a shell function defined earlier: its body judged with `$1`, `$2`, `$@` … bound to the call's words. */
+  private callFunction(c: CommandContext, argv: Arg[], def: FunctionDef): Produces | undefined {
+    const name = argv[0]!.value;
+    def.called = true;
+    if (c.scope.calling?.has(name)) return {};
+    const scope: ScanScope = {
+      ...c.scope,
+      vars: withPositional(c.scope.vars, argv.slice(1), name),
+      calling: new Set([...(c.scope.calling ?? []), name]),
+      span: def.span,
+    };
+    const out = this.walk(def.body, scope, c.stdin);
+    // A function runs in the caller's shell: a `cd` in it moves the caller.
+    c.scope.cwd = scope.cwd;
+    return out;
   }
 
   private forLoop(node: ShellNode, scope: ScanScope): Produces | undefined {
@@ -582,6 +629,8 @@ export class ShellScanner implements RuleKit {
         );
         return {};
       }
+      const fn = ctx.scope.functions?.get(head.value);
+      if (fn) return this.callFunction(ctx, argv, fn);
       // A program named by its URL (`uv run https://…/x.py`, `npx https://…`) is code fetched as it runs.
       if (/^(https?|ftp):\/\//i.test(head.value)) {
         this.emit(ctx, 'dangerous', 'remote.run-downloaded', `runs code fetched from ${head.value} as it runs`, head);
@@ -651,18 +700,26 @@ export class ShellScanner implements RuleKit {
     this.findingAt(c.scope, severity, rule, text, at ? c.scope.span(at.start, at.end) : c.at);
   }
 
-  payload(c: CommandContext, text: string, at: Arg): void {
+  payload(c: CommandContext, text: string, at: Arg, positional?: Arg[]): void {
     const parent = c.scope;
     if (parent.depth >= MAX_DEPTH) {
       this.emit(c, 'dangerous', 'parse.depth', 'nested shell commands too deep to check', at);
       return;
     }
-    const norm = normalizeCommandText(text);
+    // A described run-time part (`xargs -I{} sh -c 'rm -rf {}'` fed unknown lines) is read as a variable holding it.
+    const described: string[] = [];
+    const plain = text.replace(/\uE000\uE006[^\uE006]*\uE006/g, (m) => `\${__sb_described_${described.push(m) - 1}}`);
+    const norm = normalizeCommandText(plain);
     const inQuotes = /^(['"])[\s\S]*\1$/.test(at.source) && at.source.slice(1, -1) === text && norm.text === text;
+    const vars = positional
+      ? withPositional(parent.vars, positional.slice(1), positional[0]?.value)
+      : new Map(parent.vars);
+    described.forEach((v, i) => vars.set(`__sb_described_${i}`, v));
     const scope: ScanScope = {
       state: parent.state,
       cwd: parent.cwd,
-      vars: new Map(parent.vars),
+      vars,
+      ...(parent.functions ? { functions: parent.functions } : {}),
       depth: parent.depth + 1,
       ...(parent.origin ? { origin: parent.origin } : {}),
       span: inQuotes ? (s, e) => parent.span(at.start + 1 + s, at.start + 1 + e) : () => parent.span(at.start, at.end),
@@ -1005,6 +1062,23 @@ export class ShellScanner implements RuleKit {
     for (const [start, p] of subs) if (start >= a.start && start < a.end) found = merge(found, p);
     return found;
   }
+}
+
+/**
+ * Variables with the positional parameters bound: `$0` (when given), `$1` … `$9`, and `$@`/`$*`, each known or, when
+ * known only at run time, unset (or described, when what it will hold can be said).
+ */
+function withPositional(vars: ReadonlyMap<string, string>, args: Arg[], zero?: string): Map<string, string> {
+  const out = new Map(vars);
+  for (const k of ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '@', '*', '#']) out.delete(k);
+  if (zero !== undefined && (isKnown(zero) || zero.includes(DESCRIBED))) out.set('0', zero);
+  args.slice(0, 9).forEach((a, i) => {
+    if (isKnown(a) || a.value.includes(DESCRIBED)) out.set(String(i + 1), a.value);
+  });
+  out.set('#', String(args.length));
+  if (args.every((a) => isKnown(a) || a.value.includes(DESCRIBED)))
+    out.set('@', args.map((a) => a.value).join(ARGS_SEP));
+  return out;
 }
 
 function merge(a: Produces | undefined, b: Produces): Produces {

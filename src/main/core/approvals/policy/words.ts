@@ -1,7 +1,7 @@
 // Turns bash word nodes into the arguments bash would pass: quotes and escapes removed, known variables,
 // `~`, `${IFS}` and brace expansion applied, and UNKNOWN where the value exists only at run time.
 import type { ShellNode } from './shellParser.js';
-import { UNKNOWN, type Arg } from './scanTypes.js';
+import { ARGS_SEP, UNKNOWN, type Arg } from './scanTypes.js';
 
 /** Private-use marks for unquoted characters whose meaning is expansion, not text. */
 const SPLIT = '\uE001';
@@ -23,6 +23,11 @@ const IFS = ' \t\n';
 
 function lookup(name: string, env: WordEnv, quoted: boolean): string {
   if (name === 'IFS') return quoted ? ((env.vars.get('IFS') ?? ' ')[0] ?? '') : SPLIT;
+  // `"$@"` is each positional argument as its own word; `"$*"` all of them joined by a space.
+  if ((name === '@' || name === '*') && env.vars.has('@')) {
+    const v = env.vars.get('@')!;
+    return name === '@' || !quoted ? v.replaceAll(ARGS_SEP, SPLIT) : v.replaceAll(ARGS_SEP, ' ');
+  }
   if (name === 'HOME') return env.home;
   if (name === 'SWITCHBOARD_HOME' && env.profile && !env.vars.has(name)) return env.profile;
   if (name === 'PWD' && env.cwd) return env.cwd;

@@ -15,7 +15,7 @@ import {
 } from '../paths.js';
 
 import { commandName, type Rule, type RuleExamples, type RuleKit } from '../ruleKit.js';
-import { UNKNOWN, isKnown, shown, type Arg, type CommandContext } from '../scanTypes.js';
+import { DESCRIBED, UNKNOWN, isKnown, shown, unknownAs, type Arg, type CommandContext } from '../scanTypes.js';
 
 function scratchOrBuild(p: string, workspace: string | undefined): boolean {
   return scratchPath(p) || (inWorkspace(p, workspace) && buildOutput(p));
@@ -118,6 +118,16 @@ const rm: Rule = (argv, c, kit) => {
   else if (c.via === 'xargs')
     kit.emit(c, 'dangerous', 'delete.xargs', 'deletes the files named by its input (xargs rm)');
   else if (c.via === 'find') kit.emit(c, 'dangerous', 'delete.find', 'deletes every file find matches (find -exec rm)');
+  // Handed on by xargs -I or find -exec into `sh -c`: the files named at run time are said.
+  else if (p.operands.some((a) => a.value.includes(DESCRIBED))) {
+    const from = p.operands.find((a) => a.value.includes(DESCRIBED))!;
+    kit.emit(
+      c,
+      'dangerous',
+      /find.matches/.test(from.value) ? 'delete.find' : 'delete.xargs',
+      `deletes ${shown(from)} (rm)`,
+    );
+  }
 };
 
 /** Deleters that are recursive by nature. */
@@ -206,7 +216,7 @@ function matched(a: Arg, starts: Arg[], expr: Arg[], kit: RuleKit, c: CommandCon
     const each = depth('-maxdepth') === 0 ? p : (depth('-mindepth') ?? 0) >= 1 ? `${p === '/' ? '' : p}/*` : p;
     return { ...a, value: a.value.replaceAll('{}', each) };
   }
-  return { ...a, value: a.value.replaceAll('{}', UNKNOWN), source: `each file find matches under ${where}` };
+  return { ...a, value: a.value.replaceAll('{}', unknownAs(`each file find matches under ${where}`)) };
 }
 
 /**

@@ -1,7 +1,7 @@
 // Code that arrives as text: `bash -c`, `eval`, `source`, interpreters' -c/-e, and pipelines that feed
 // downloaded or decoded text to a shell (`curl … | sh`, `base64 -d | bash`, `bash <(curl …)`).
 import type { Rule, RuleExamples, RuleKit } from '../ruleKit.js';
-import { isKnown, shown, UNKNOWN, type Arg, type CommandContext, type Produces } from '../scanTypes.js';
+import { describedOnly, isKnown, shown, UNKNOWN, type Arg, type CommandContext, type Produces } from '../scanTypes.js';
 import { codeFindings } from '../codeRules.js';
 import { commandName } from '../ruleKit.js';
 import { scriptOperand } from '../runFiles.js';
@@ -109,7 +109,8 @@ const shell: Rule = (argv, c, kit) => {
     const payload = rest[0];
     if (!payload) return;
     if (isKnown(payload) && /^(pwsh|powershell)$/.test(commandName(argv[0]!.value))) powerShell(kit, c, payload);
-    if (isKnown(payload)) kit.payload(c, payload.value, payload);
+    // `sh -c '…' NAME ARG…` runs the text with $0 = NAME, $1 = ARG …
+    if (isKnown(payload) || describedOnly(payload.value)) kit.payload(c, payload.value, payload, rest.slice(1));
     else reportRuntimeText(kit, c, `${argv[0]!.value} -c`, payload);
     return;
   }

@@ -2,7 +2,7 @@
 // peeled off so the rules see the program that really runs; the ones that raise privileges say so.
 import { parseOptions, type OptionSpec } from '../options.js';
 import type { Rule, RuleExamples, RuleKit, Wrapper } from '../ruleKit.js';
-import { isKnown, type Arg, type CommandContext } from '../scanTypes.js';
+import { isKnown, unknownAs, type Arg, type CommandContext } from '../scanTypes.js';
 import { commandVariable } from './escapeRules.js';
 import { packages } from './packageRules.js';
 
@@ -121,6 +121,17 @@ const xargs: Wrapper = (argv, c, kit) => {
       `process flood: unlimited parallel runs of ${rest[0]!.value} fed by ${c.stdin.by}, which never ends`,
       argv[0],
     );
+  // `-I R` (or -i, --replace): each input line replaces R in the command, as one word, shell text included
+  // (`xargs -I{} sh -c 'rm -rf {}'`); known input is each of its lines, unknown input says so.
+  const repl = p.values.get('-I') ?? p.values.get('--replace') ?? (p.flags.has('-i') ? '{}' : undefined);
+  if (repl !== undefined && rest.length) {
+    const lines = c.stdin?.text?.split('\n').filter((l) => l.trim() !== '');
+    const items = lines?.length ? lines.slice(0, 8) : [unknownAs('each line of its input')];
+    const cx: CommandContext = { ...c, via: 'xargs' };
+    const runs = items.map((item) => rest.map((a) => ({ ...a, value: a.value.replaceAll(repl, item) })));
+    for (const argvOf of runs.slice(1)) kit.run(cx, argvOf);
+    return { argv: runs[0]!, c: cx };
+  }
   // Input known now (`xargs rm -rf <<< /`, `echo / | xargs …`) becomes the arguments it will be.
   const text = c.stdin?.text;
   const extra =
