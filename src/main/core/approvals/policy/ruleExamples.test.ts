@@ -5,7 +5,7 @@ import { loadCommandPolicy, type CommandPolicy } from './commandPolicy.js';
 import { ruleIds, type RuleId } from './ruleIds.js';
 import type { RuleExample } from './ruleKit.js';
 import { mergeTables, remoteCliExamples, ruleExamples } from './rules/index.js';
-import { scannerExamples } from './shellScanner.js';
+import { scannerExamples } from './scanExamples.js';
 
 let policy: CommandPolicy;
 beforeAll(async () => {

@@ -160,3 +160,46 @@ export function describe(value: string): string {
     .replace(/\uE000\uE006([^\uE006]*)\uE006/g, (_, what: string) => what.replace(/\u00a0/g, ' '))
     .replaceAll(UNKNOWN, '…');
 }
+
+/** What a scan may be given besides the text: the target's home, cwd, profile, probed facts, and a shell's state. */
+export interface ScanOptions {
+  home: string;
+  cwd?: string;
+  profile?: string;
+  facts?: ProbeFacts;
+  /** Filled with what the scan wanted to look up on the target. */
+  needs?: ProbeNeeds;
+  /** A long-lived shell's variables and cwd (a background shell's stdin): read, and changed by what the text does. */
+  session?: { vars: Map<string, string>; cwd?: string };
+}
+
+/**
+ * Variables with the positional parameters bound: `$0` (when given), `$1` … `$9`, and `$@`/`$*`, each known or, when
+ * known only at run time, unset (or described, when what it will hold can be said).
+ */
+export function withPositional(vars: ReadonlyMap<string, string>, args: Arg[], zero?: string): Map<string, string> {
+  const out = new Map(vars);
+  for (const k of ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '@', '*', '#']) out.delete(k);
+  if (zero !== undefined && (isKnown(zero) || zero.includes(DESCRIBED))) out.set('0', zero);
+  args.slice(0, 9).forEach((a, i) => {
+    if (isKnown(a) || a.value.includes(DESCRIBED)) out.set(String(i + 1), a.value);
+  });
+  out.set('#', String(args.length));
+  if (args.every((a) => isKnown(a) || a.value.includes(DESCRIBED)))
+    out.set('@', args.map((a) => a.value).join(ARGS_SEP));
+  return out;
+}
+
+/** What two substitutions in one argument produce together (`$(curl …)$(base64 -d …)`). */
+export function mergeProduces(a: Produces | undefined, b: Produces): Produces {
+  if (!a) return b;
+  const secret = a.secret ?? b.secret;
+  const from = a.from ?? b.from;
+  return {
+    fetched: a.fetched || b.fetched,
+    decoded: a.decoded || b.decoded,
+    by: a.by ?? b.by,
+    ...(secret !== undefined ? { secret } : {}),
+    ...(from !== undefined ? { from } : {}),
+  };
+}

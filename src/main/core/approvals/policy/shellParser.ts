@@ -43,3 +43,15 @@ export function loadShellParser(): Promise<ShellParser> {
 export async function loadGrammar(wasmPath: string): Promise<Language> {
   return Language.load(await readFile(createRequire(import.meta.url).resolve(wasmPath)));
 }
+
+/** The first error or missing node in a tree, for the reason a parse failed. */
+export function firstError(node: Node): Node | undefined {
+  if (node.type === 'ERROR' || node.isMissing) return node;
+  for (const child of node.children) {
+    if (child.hasError || child.isMissing || child.type === 'ERROR') {
+      const found = firstError(child);
+      if (found) return found;
+    }
+  }
+  return undefined;
+}

@@ -6,8 +6,8 @@ import { isKnown, type Arg, type CommandContext } from '../scanTypes.js';
 import type { RuleId } from '../ruleIds.js';
 import { remoteCli } from './remoteRules.js';
 
-/** Commands that name a path without reading what is in it, or that use a key without showing it. */
-export const namesOnly = new Set([
+/** Commands that name a file without reading what is in it (is a Core running: `test -f …/core.json`). */
+export const pathNamers = [
   'ls',
   'stat',
   'test',
@@ -20,6 +20,11 @@ export const namesOnly = new Set([
   'realpath',
   'readlink',
   'file',
+];
+
+/** Commands that name a path without reading what is in it, or that use a key without showing it. */
+export const namesOnly = new Set([
+  ...pathNamers,
   'du',
   'cd',
   'pushd',
