@@ -1,15 +1,18 @@
 // The Sandbox: the OS boundary agent work on a local target runs in (bubblewrap on Linux, Seatbelt on macOS). The
 // pure parts are sandboxPolicy.ts, bwrapArgs.ts and seatbelt.ts; this is the thin shell around them: where the
 // identity's folder is, the command line that runs a program inside, and killing across the PID namespace.
-import { mkdirSync, existsSync, statSync, rmSync } from 'node:fs';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, constants, existsSync, mkdirSync, openSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
-import type { ChildProcess } from 'node:child_process';
+import { isAbsolute, join } from 'node:path';
+import { SwitchboardError } from '../../../shared/errors.js';
 import type { SandboxInfo } from '../../../shared/targets.js';
 import type { SandboxSetting } from '../../../shared/specFields.js';
 import { bwrapArgs } from './bwrapArgs.js';
 import { seatbeltProfile } from './seatbelt.js';
-import { CREATED_CACHES, sandboxPolicy, type PolicyInput, type SandboxPolicy } from './sandboxPolicy.js';
+import { sandboxPolicy, type PolicyInput, type SandboxPolicy } from './sandboxPolicy.js';
+import { usePlaceholders } from './placeholders.js';
+import { findRepositories } from './repositories.js';
 import { sandboxAvailability, type SandboxAvailability, type SandboxKind } from './sandboxAvailability.js';
 import { childrenOf, hostGroup, namespaceMembers, namespaceOf } from './pidNamespace.js';
 import { GENTLE_SIGNALS, sendSignal, tracked, untilGone } from '../processes/endGently.js';
@@ -36,12 +39,16 @@ export function sandboxLine(info: SandboxInfo): string {
 /** Ends a host process group gently: HUP and TERM, then KILL after a grace period (processes/endGently.ts). */
 export type KillGroup = (hostPgid: number, graceMs: number) => Promise<void>;
 
-/** A program to start (spawn's file and args) so that it runs inside the sandbox. */
-export interface SandboxedCommand {
-  file: string;
-  args: string[];
-  /** Where to spawn it (bwrap sets the cwd inside itself; sandbox-exec runs the program where it was started). */
+/** What a sandboxed run is started with. */
+export interface SandboxSpawnOptions {
+  /** Where the program starts, inside the sandbox. */
   cwd: string;
+  /** Its environment (the sandbox adds its own: TMPDIR, the build caches). */
+  env: Record<string, string>;
+  /** Its stdin: a pipe of the caller's, or none. */
+  stdin: 'pipe' | 'ignore';
+  /** A new session (no controlling terminal): every run without a pty. */
+  newSession: boolean;
 }
 
 export interface SandboxTarget {
@@ -52,17 +59,51 @@ export interface SandboxTarget {
   profile: string;
   /** A short stable id of the runtime identity (names its folder). */
   id: string;
+  /** A short stable id of the target's name (names its build caches, kept across generations). */
+  cachesId: string;
+}
+
+/** How long a walk for repositories (repositories.ts) is reused before the next run looks again. */
+const REPOSITORY_WALK_REUSE_MS = 10_000;
+
+/** A folder the sandbox binds writable, opened and checked: what its path says, no link anywhere in it. */
+function openChecked(path: string, whose: string): number {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new SwitchboardError(
+      'bad_request',
+      code === 'ELOOP' || code === 'ENOTDIR'
+        ? `the sandbox cannot start: ${whose} ${path} is a link, not a folder`
+        : `the sandbox cannot start: ${whose} ${path}: ${(err as Error).message}`,
+      'a folder an agent may write is bound by its own path only; name the real folder',
+    );
+  }
+  const real = readlinkSync(`/proc/self/fd/${fd}`);
+  if (real !== path) {
+    closeSync(fd);
+    throw new SwitchboardError(
+      'bad_request',
+      `the sandbox cannot start: ${whose} ${path} goes through a link (it is ${real})`,
+      `a link inside what an agent may write could be swapped to bind another folder writable; name ${real} instead`,
+    );
+  }
+  return fd;
 }
 
 /** One runtime identity's sandbox. */
 export class Sandbox {
   /** The policy as of the last start: what exists is looked at again each time (a cwd made later is bound then). */
   policy: SandboxPolicy;
+  private repositories: { at: number; found: string[] } | undefined;
 
   private constructor(
     readonly kind: SandboxKind,
     private readonly input: PolicyInput,
     private readonly killGroup: KillGroup,
+    private readonly identityDir: string,
   ) {
     this.policy = sandboxPolicy(input);
   }
@@ -84,52 +125,102 @@ export class Sandbox {
         home,
         profile: target.profile,
         workspace: target.workspace,
-        identityDir,
+        tmp: join(identityDir, 'tmp'),
+        caches: join(target.profile, 'state', 'caches', target.cachesId),
+        pathDirs: (process.env.PATH ?? '').split(':').filter((d) => isAbsolute(d)),
         exists: existsSync,
         isDir: (p) => statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false,
       },
       killGroup,
+      identityDir,
     );
   }
 
-  /** The exports file of the identity: in its folder, which the sandbox sees at the same path. */
+  /**
+   * The exports file, as the shells inside see it: in the identity's private /tmp. Only shells inside the sandbox
+   * read it; nothing outside ever sources it (a call let out of the sandbox starts without it).
+   */
   get envFile(): string {
-    return join(this.policy.identityDir, 'env.sh');
+    return this.kind === 'seatbelt'
+      ? join(this.policy.tmp, '.switchboard', 'exports.sh')
+      : '/tmp/.switchboard/exports.sh';
   }
 
-  /** Create what the sandbox binds (the identity's folder and tmp, the usual package caches). Idempotent and cheap. */
+  /** Create the Core's own folders the sandbox binds (the identity's private tmp, the target's caches). Cheap. */
   prepare(): void {
-    if (existsSync(this.policy.tmp)) return;
-    mkdirSync(this.policy.tmp, { recursive: true, mode: 0o700 });
-    for (const c of CREATED_CACHES) {
-      const p = join(homedir(), c);
-      if (!existsSync(p)) {
-        try {
-          mkdirSync(p, { recursive: true });
-        } catch {
-          /* a home that cannot take it: the cache is simply not bound (the policy lists only what exists) */
-        }
-      }
+    for (const dir of [this.policy.tmp, this.policy.caches]) {
+      if (dir && !existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
     }
   }
 
-  /** The command line that runs `argv` inside, starting in `cwd`; `newSession` for every run without a pty. */
-  command(argv: readonly string[], opts: { cwd: string; newSession: boolean }): SandboxedCommand {
+  /** The policy for a run starting now: what exists, and the repositories under the writable roots. */
+  private currentPolicy(): SandboxPolicy {
+    const now = Date.now();
+    const base = sandboxPolicy(this.input);
+    if (!this.repositories || now - this.repositories.at > REPOSITORY_WALK_REUSE_MS)
+      this.repositories = { at: now, found: findRepositories(base.writable) };
+    return (this.policy = sandboxPolicy({ ...this.input, repositories: this.repositories.found }));
+  }
+
+  /**
+   * Start `argv` inside the sandbox: stdout and stderr piped. The writable folders are opened and checked here and
+   * handed to bwrap as descriptors; the placeholders the policy needs are made and kept until the run has exited.
+   */
+  spawn(argv: readonly [string, ...string[]], opts: SandboxSpawnOptions): ChildProcess {
     this.prepare();
-    this.policy = sandboxPolicy(this.input);
+    const policy = this.currentPolicy();
+    const env = { ...opts.env, ...this.env() };
     if (this.kind === 'seatbelt') {
-      return { file: '/usr/bin/sandbox-exec', args: ['-p', seatbeltProfile(this.policy), ...argv], cwd: opts.cwd };
+      const release = usePlaceholders([], [], this.placeholderRecord);
+      const child = spawn('/usr/bin/sandbox-exec', ['-p', seatbeltProfile(policy), ...argv], {
+        cwd: opts.cwd,
+        detached: true,
+        env,
+        stdio: [opts.stdin, 'pipe', 'pipe'],
+      });
+      child.once('exit', release);
+      return child;
     }
-    return {
-      file: 'bwrap',
-      args: bwrapArgs(this.policy, { argv, cwd: opts.cwd, newSession: opts.newSession }),
-      cwd: '/',
-    };
+    const release = usePlaceholders(policy.placeholders, policy.readOnly, this.placeholderRecord);
+    const fds: number[] = [];
+    try {
+      const fdOf = new Map<string, number>();
+      const open = (path: string, whose: string): void => {
+        if (!fdOf.has(path)) fdOf.set(path, 3 + fds.push(openChecked(path, whose)) - 1);
+      };
+      open(policy.tmp, "the identity's private /tmp");
+      if (policy.caches) open(policy.caches, "the target's build caches");
+      for (const w of policy.writable) open(w, 'the writable folder');
+      for (const d of policy.pins) open(d, 'the folder');
+      const args = bwrapArgs(
+        policy,
+        { argv, cwd: opts.cwd, newSession: opts.newSession, unshareNet: !policy.network },
+        { fd: (p) => fdOf.get(p) },
+      );
+      const child = spawn('bwrap', args, {
+        cwd: '/',
+        detached: true,
+        env,
+        stdio: [opts.stdin, 'pipe', 'pipe', ...fds],
+      });
+      child.once('exit', release);
+      child.once('error', release);
+      return child;
+    } catch (err) {
+      release();
+      throw err;
+    } finally {
+      for (const fd of fds) closeSync(fd);
+    }
   }
 
-  /** Environment the sandboxed program is given on top of the target's: its tmp. */
+  private get placeholderRecord(): string {
+    return join(this.input.profile, 'state', 'sandbox', 'placeholders.json');
+  }
+
+  /** Environment the sandboxed program is given on top of the target's: its tmp, the target's build caches. */
   env(): Record<string, string> {
-    return { TMPDIR: this.kind === 'seatbelt' ? this.policy.tmp : '/tmp' };
+    return { ...this.policy.env, TMPDIR: this.kind === 'seatbelt' ? this.policy.tmp : '/tmp' };
   }
 
   /**
@@ -190,8 +281,8 @@ export class Sandbox {
     );
   }
 
-  /** The identity is gone for good: its folder (tmp, exports) goes too. */
+  /** The identity is gone for good: its folder (tmp, exports) goes too; the target's caches stay. */
   removeState(): void {
-    rmSync(this.policy.identityDir, { recursive: true, force: true });
+    rmSync(this.identityDir, { recursive: true, force: true });
   }
 }

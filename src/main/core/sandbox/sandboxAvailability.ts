@@ -6,18 +6,26 @@ export type SandboxKind = 'bubblewrap' | 'seatbelt';
 
 export type SandboxAvailability = { ok: true; kind: SandboxKind } | { ok: false; reason: string };
 
-/** The probe run: the namespaces and mounts every sandboxed run needs, on the smallest command there is. */
+/**
+ * The probe run: the namespaces, mounts and lack of privilege every sandboxed run needs (a user namespace of its own
+ * whoever runs the Core, none allowed inside, no capability), on the smallest command there is.
+ */
 export const PROBE_ARGS = [
   '--ro-bind',
   '/',
   '/',
   '--dev',
   '/dev',
+  '--unshare-user',
+  '--disable-userns',
   '--unshare-pid',
   '--proc',
   '/proc',
   '--unshare-ipc',
   '--unshare-uts',
+  '--unshare-net',
+  '--cap-drop',
+  'ALL',
   '--die-with-parent',
   '--new-session',
   '--',

@@ -18,6 +18,11 @@ const NO_NETWORK = new RegExp(
     String.raw`EAI_AGAIN|getaddrinfo)\b`,
 );
 
+/** The protected path (deny-write table, a pin's neighbour) that holds `path`, if any. */
+export function deniedIn(path: string, policy: SandboxPolicy): string | undefined {
+  return [...policy.readOnly, ...policy.missingDenied].find((r) => within(path, r));
+}
+
 /** The writable places, as a person reads them. */
 export function writableList(policy: SandboxPolicy): string {
   return [policy.writable[0] ?? '', '/tmp', ...policy.writable.slice(1)].filter(Boolean).join(', ');
@@ -38,8 +43,13 @@ export function sandboxNote(output: string, exitCode: number, policy: SandboxPol
   if (line !== undefined && refused) {
     // The path is before the error (`touch: cannot touch '/etc/x': …`) or after it (Python's `…: '/etc/x'`).
     const path = line.slice(0, refused.index).match(PATH)?.pop() ?? line.slice(refused.index).match(PATH)?.[0];
-    if (path && policy.writable.some((w) => within(path, w)) && !policy.readOnly.some((r) => within(path, r)))
-      return undefined;
+    const denied = path ? deniedIn(path, policy) : undefined;
+    if (path && denied)
+      return (
+        `[sandbox: ${denied} stays read-only: it is in the deny-write table (what runs later outside the sandbox: ` +
+        `shell start-up, git config and hooks, toolchains, tools' and agents' configs); ${WAY_OUT}]`
+      );
+    if (path && policy.writable.some((w) => within(path, w))) return undefined;
     const what = path ? `${path}: ${refused[1]}` : refused[1];
     return `[sandbox: refused (${what}); writes are allowed only in ${writableList(policy)}; ${WAY_OUT}]`;
   }

@@ -109,6 +109,7 @@ class LocalEnvironment implements Environment {
         workspace: expandPath(snapshot.spec.cwd ?? snapshot.flags.default_cwd, homedir()),
         profile: ctx.home,
         id,
+        cachesId: createHash('sha256').update(snapshot.name).digest('hex').slice(0, 16),
       },
       endGroup,
     );
@@ -162,8 +163,7 @@ class LocalEnvironment implements Environment {
     if (!this.sandbox || opts.outside)
       return spawn(argv[0], argv.slice(1), { cwd: opts.cwd, detached: true, env: opts.env, stdio });
     // bwrap is started in a group of its own too: a kill of the group reaches it (and through it, the namespace).
-    const { file, args, cwd } = this.sandbox.command(argv, { cwd: opts.cwd, newSession: true });
-    const child = spawn(file, args, { cwd, detached: true, env: { ...opts.env, ...this.sandbox.env() }, stdio });
+    const child = this.sandbox.spawn(argv, { cwd: opts.cwd, env: opts.env, stdin: opts.stdin, newSession: true });
     this.sandboxed.add(child);
     this.children.add(child);
     child.once('close', () => this.children.delete(child));
@@ -219,8 +219,10 @@ class LocalEnvironment implements Environment {
   }
 
   private async execIn(command: string, opts: ExecOptions): Promise<ExecResult> {
-    // A stat, not a mkdir, on every call: an fs call through the thread pool costs a call more than the stat.
-    if (!existsSync(dirname(this.envFile))) await mkdir(dirname(this.envFile), { recursive: true, mode: 0o700 });
+    // A stat, not a mkdir, on every call: an fs call through the thread pool costs a call more than the stat. (A
+    // sandbox's exports file is in its private /tmp, made by the shell inside.)
+    if (!this.sandbox && !existsSync(dirname(this.envFile)))
+      await mkdir(dirname(this.envFile), { recursive: true, mode: 0o700 });
     // A call let out of the sandbox runs in a shell of its own, outside; the warm shells are the sandbox's.
     const outside = this.sandbox !== undefined && opts.outsideSandbox === true;
     // A shell finishing the last call (answered, not yet reaped) is waited for: sequential calls keep one shell.
@@ -246,10 +248,13 @@ class LocalEnvironment implements Environment {
         async (_script, sink) => shell.run(call!, sink),
       );
     }
-    return execWrapped(command, { ...opts, envFile: this.envFile, secrets: this.secrets }, async (script, sink) => {
+    // A call let out of the sandbox runs what the person approved and nothing else: not the exports that calls in the
+    // sandbox wrote (a file an agent can write), nor the variables they set.
+    const carried = outside ? { envFile: undefined } : { envFile: this.envFile, secrets: this.secrets };
+    return execWrapped(command, { ...opts, ...carried }, async (script, sink) => {
       const child = this.spawnAgent([localShell(), '-c', script], {
         cwd: '/',
-        env: { ...this.childEnv(opts.env), ...this.secrets.env() },
+        env: { ...this.childEnv(opts.env), ...(outside ? {} : this.secrets.env()) },
         stdin: opts.stdin === undefined ? 'ignore' : 'pipe',
         outside,
       });

@@ -1,0 +1,53 @@
+// The git repositories under a sandbox's writable roots, found by a bounded walk: their `.git/config`, hooks and the
+// other repository rows of the deny-write table stay read-only inside. Bounded (depth and folders) because a home can
+// hold a great many folders; what lies deeper is not found (README's Sandbox section says so).
+import { readdirSync, type Dirent } from 'node:fs';
+import { join } from 'node:path';
+
+/** How far below a writable root the walk looks, and how many folders it reads at most per root. */
+export const REPOSITORY_WALK = { depth: 4, folders: 4000 } as const;
+
+/** Folders never walked into: dependencies and build output hold other people's repositories, never the person's. */
+const SKIPPED = new Set([
+  'node_modules',
+  'vendor',
+  'target',
+  'dist',
+  'build',
+  'venv',
+  '.venv',
+  '__pycache__',
+  '.git',
+  'Library',
+  'snap',
+]);
+
+function entries(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return []; // unreadable or gone: nothing under it is found
+  }
+}
+
+/** The work trees (folders holding a `.git` folder) at or below each root, breadth first, within REPOSITORY_WALK. */
+export function findRepositories(roots: readonly string[], limit = REPOSITORY_WALK): string[] {
+  const found = new Set<string>();
+  for (const root of roots) {
+    let level = [root];
+    let read = 0;
+    for (let depth = 0; depth <= limit.depth && level.length > 0 && read < limit.folders; depth++) {
+      const next: string[] = [];
+      for (const dir of level) {
+        if (read++ >= limit.folders) break;
+        for (const e of entries(dir)) {
+          if (e.name === '.git' && e.isDirectory()) found.add(dir);
+          // Hidden folders hold tools' state (caches, toolchains), not the person's repositories.
+          else if (e.isDirectory() && !e.name.startsWith('.') && !SKIPPED.has(e.name)) next.push(join(dir, e.name));
+        }
+      }
+      level = next;
+    }
+  }
+  return [...found];
+}
