@@ -38,7 +38,13 @@ export interface BwrapSources {
  * writable root that holds them.
  */
 export function bwrapArgs(policy: SandboxPolicy, run: BwrapRun, sources: BwrapSources = {}): string[] {
-  const a = ['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc'];
+  // bwrap means to make /proc/sys read-only itself, but skips it (it asks access(W_OK), which procfs answers EACCES);
+  // a uid that is root's outside may then write the host's sysctls (core_pattern runs a program as root), no
+  // capability needed. The seccomp filter keeps anything inside from unmounting these.
+  const a = [
+    ...['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--ro-bind', '/proc/sys', '/proc/sys'],
+    ...['--ro-bind-try', '/proc/sysrq-trigger', '/proc/sysrq-trigger'],
+  ];
   const bind = (src: string, dest: string): void => {
     const fd = sources.fd?.(src);
     if (fd === undefined) a.push('--bind', src, dest);

@@ -124,6 +124,16 @@ describe('sandboxPolicy', () => {
       expect(at('.xsession')).toBeUndefined(); // an empty one would end the session: only held once it exists
       expect(p.missingDenied).toContain('/home/p/.xsession');
     });
+    it('a row of a program that is not installed gets no placeholder (its path is still refused once made)', () => {
+      const q = sandboxPolicy(input({ workspace: '/home/p', hasTool: (t) => t === 'zsh' }));
+      const made = q.placeholders.map((x) => x.path);
+      expect(made).toContain('/home/p/.zshrc');
+      expect(made).not.toContain('/home/p/.cshrc');
+      expect(made).not.toContain('/home/p/.tmux.conf');
+      expect(made).toContain('/home/p/.bash_aliases');
+      expect(made).toContain('/home/p/.claude');
+      expect(q.missingDenied).toContain('/home/p/.cshrc');
+    });
     it('pins every folder between the workspace and what it protects, never a protected one', () => {
       expect(p.pins).toEqual(['/home/p/.config', '/home/p/.local']);
     });

@@ -13,6 +13,8 @@ import { seatbeltProfile } from './seatbelt.js';
 import { sandboxPolicy, type PolicyInput, type SandboxPolicy } from './sandboxPolicy.js';
 import { usePlaceholders } from './placeholders.js';
 import { findRepositories } from './repositories.js';
+import { seccompArch, seccompProgram, type SeccompArch } from './seccomp.js';
+import type { Writable } from 'node:stream';
 import { sandboxAvailability, type SandboxAvailability, type SandboxKind } from './sandboxAvailability.js';
 import { childrenOf, hostGroup, namespaceMembers, namespaceOf } from './pidNamespace.js';
 import { GENTLE_SIGNALS, sendSignal, tracked, untilGone } from '../processes/endGently.js';
@@ -93,6 +95,19 @@ function openChecked(path: string, whose: string): number {
   return fd;
 }
 
+const programs = new Map<string, boolean>();
+/** Whether a program is on the Core's PATH (asked once per program and process). */
+function onPath(program: string): boolean {
+  let found = programs.get(program);
+  if (found === undefined) {
+    found = (process.env.PATH ?? '')
+      .split(':')
+      .some((d) => isAbsolute(d) && statSync(join(d, program), { throwIfNoEntry: false })?.isFile() === true);
+    programs.set(program, found);
+  }
+  return found;
+}
+
 /** One runtime identity's sandbox. */
 export class Sandbox {
   /** The policy as of the last start: what exists is looked at again each time (a cwd made later is bound then). */
@@ -101,6 +116,7 @@ export class Sandbox {
 
   private constructor(
     readonly kind: SandboxKind,
+    private readonly arch: SeccompArch,
     private readonly input: PolicyInput,
     private readonly killGroup: KillGroup,
     private readonly identityDir: string,
@@ -118,8 +134,11 @@ export class Sandbox {
     if (info.state === 'unsandboxed' || !available.ok) return { unsandboxed: info.reason ?? 'no sandbox' };
     const home = homedir();
     const identityDir = join(target.profile, 'state', 'sandbox', target.id);
+    const arch = seccompArch();
+    if (!arch && available.kind === 'bubblewrap') return { unsandboxed: `no seccomp filter for ${process.arch}` };
     return new Sandbox(
       available.kind,
+      arch ?? 'x86_64',
       {
         setting: target.setting,
         home,
@@ -130,6 +149,7 @@ export class Sandbox {
         pathDirs: (process.env.PATH ?? '').split(':').filter((d) => isAbsolute(d)),
         exists: existsSync,
         isDir: (p) => statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false,
+        hasTool: onPath,
       },
       killGroup,
       identityDir,
@@ -192,17 +212,22 @@ export class Sandbox {
       if (policy.caches) open(policy.caches, "the target's build caches");
       for (const w of policy.writable) open(w, 'the writable folder');
       for (const d of policy.pins) open(d, 'the folder');
+      // The seccomp filter goes in through a pipe of its own, after the descriptors (bwrap reads it, then closes it).
+      const seccompFd = 3 + fds.length;
       const args = bwrapArgs(
         policy,
         { argv, cwd: opts.cwd, newSession: opts.newSession, unshareNet: !policy.network },
-        { fd: (p) => fdOf.get(p) },
+        { fd: (p) => fdOf.get(p), seccomp: seccompFd },
       );
       const child = spawn('bwrap', args, {
         cwd: '/',
         detached: true,
         env,
-        stdio: [opts.stdin, 'pipe', 'pipe', ...fds],
+        stdio: [opts.stdin, 'pipe', 'pipe', ...fds, 'pipe'],
       });
+      const filter = child.stdio[seccompFd] as Writable | null;
+      filter?.on('error', () => undefined); // bwrap that failed to start reads nothing: its own error says why
+      filter?.end(seccompProgram(this.arch));
       child.once('exit', release);
       child.once('error', release);
       return child;

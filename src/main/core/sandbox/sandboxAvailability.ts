@@ -1,6 +1,7 @@
 // Whether an OS sandbox can run on this machine: asked once per process (cached), never assumed.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { seccompArch, seccompProgram } from './seccomp.js';
 
 export type SandboxKind = 'bubblewrap' | 'seatbelt';
 
@@ -21,6 +22,9 @@ export const PROBE_ARGS = [
   '--unshare-pid',
   '--proc',
   '/proc',
+  '--ro-bind',
+  '/proc/sys',
+  '/proc/sys',
   '--unshare-ipc',
   '--unshare-uts',
   '--unshare-net',
@@ -28,6 +32,8 @@ export const PROBE_ARGS = [
   'ALL',
   '--die-with-parent',
   '--new-session',
+  '--seccomp',
+  '0',
   '--',
   'true',
 ];
@@ -60,10 +66,14 @@ function probe(): SandboxAvailability {
       : { ok: false, reason: 'sandbox-exec is missing' };
   }
   if (process.platform !== 'linux') return { ok: false, reason: `no OS sandbox on ${process.platform}` };
+  const arch = seccompArch();
+  if (!arch) return { ok: false, reason: `no seccomp filter for ${process.arch} (x86_64 and aarch64 have one)` };
+  // The filter goes in on stdin (the probe's command reads nothing).
   const r = spawnSync('bwrap', PROBE_ARGS, {
     encoding: 'utf8',
     timeout: PROBE_TIMEOUT_MS,
-    stdio: ['ignore', 'ignore', 'pipe'],
+    input: seccompProgram(arch),
+    stdio: ['pipe', 'ignore', 'pipe'],
   });
   if (r.error) {
     const code = (r.error as NodeJS.ErrnoException).code;

@@ -52,6 +52,8 @@ export interface PolicyInput {
   repositories?: readonly string[];
   exists: (path: string) => boolean;
   isDir: (path: string) => boolean;
+  /** Whether a program is installed (a row naming `tools` gets a placeholder only then); absent: every one is. */
+  hasTool?: (program: string) => boolean;
 }
 
 /** A protected path that did not exist: created empty (or with `content`) and bound read-only over itself. */
@@ -163,11 +165,13 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
 
   // Every protected path inside a writable root, with how to create it where it is missing.
   const rows: Array<{ path: string; kind: DenyRow['kind']; create: boolean; content: string }> = [];
+  const installed = (tools: readonly string[] | undefined): boolean =>
+    !tools || !input.hasTool || tools.some((t) => input.hasTool!(t));
   const addRow = (row: DenyRow, root: string): void =>
     void rows.push({
       path: posix.join(root, row.path),
       kind: row.kind,
-      create: row.create,
+      create: row.create && installed(row.tools),
       content: row.placeholder ?? '',
     });
   for (const row of DENY_TABLE) {
