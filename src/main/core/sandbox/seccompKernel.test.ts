@@ -253,7 +253,7 @@ live('seccomp program in the kernel', () => {
       expect(markedReport.refused).toEqual(want);
     });
 
-    it('ordinary work still works: read, write, open, fork, threads (clone3 falls back), spawn, sockets, ioctls', () => {
+    it('ordinary work still works: read, write, open, fork, threads (clone3 falls back), spawn, sockets, ioctl', () => {
       expect(report.allowed).toEqual(Object.fromEntries(CONTROLS.map((c) => [c, 0])));
     });
 
