@@ -66,7 +66,8 @@ export const DENY_TABLE: readonly DenyRow[] = [
   home('.bash_profile', 'file', 'shell start-up', {
     placeholder:
       stamp('#') +
-      'if [ -f "$HOME/.bash_login" ]; then . "$HOME/.bash_login"; elif [ -f "$HOME/.profile" ]; then . "$HOME/.profile"; fi\n',
+      'if [ -f "$HOME/.bash_login" ]; then . "$HOME/.bash_login"; ' +
+      'elif [ -f "$HOME/.profile" ]; then . "$HOME/.profile"; fi\n',
   }),
   home('.bash_login', 'file', 'shell start-up', {
     placeholder: stamp('#') + '[ -f "$HOME/.profile" ] && . "$HOME/.profile"\n',
@@ -148,8 +149,8 @@ export const DENY_TABLE: readonly DenyRow[] = [
   home('.netrc', 'file', 'tools that run programs'),
   home('.git-credentials', 'file', 'git'),
   home('.pypirc', 'file', 'language start-up'),
-  // The person's toolchains and caches: builds get caches of their own (sandboxPolicy's cacheEnvironment). A toolchain's
-  // folder that does not exist runs nothing (its PATH entry and start-up lines are in protected files): held only once
+  // The person's toolchains and caches: builds get caches of their own (sandboxPolicy's cacheEnvironment). A
+  // toolchain's folder that does not exist runs nothing (its PATH entry and start-up lines are in protected files): held only once
   // it exists.
   home('.cargo', 'dir', 'toolchains and caches', { create: false }),
   home('.rustup', 'dir', 'toolchains and caches', { create: false }),
