@@ -150,8 +150,8 @@ export const DENY_TABLE: readonly DenyRow[] = [
   home('.git-credentials', 'file', 'git'),
   home('.pypirc', 'file', 'language start-up'),
   // The person's toolchains and caches: builds get caches of their own (sandboxPolicy's cacheEnvironment). A
-  // toolchain's folder that does not exist runs nothing (its PATH entry and start-up lines are in protected files): held only once
-  // it exists.
+  // toolchain's folder that does not exist runs nothing (its PATH entry and start-up lines are in protected files):
+  // held only once it exists.
   home('.cargo', 'dir', 'toolchains and caches', { create: false }),
   home('.rustup', 'dir', 'toolchains and caches', { create: false }),
   home('.nvm', 'dir', 'toolchains and caches', { create: false }),
