@@ -212,6 +212,28 @@ export const coreMethods = lazyTable({
     output: z.object({ action: z.string(), name: z.string(), generation: z.string() }),
   }),
   /**
+   * A person lets the CLI register runtime targets into a weaker sandbox (`targets register`, which then writes the
+   * registry itself): a person-only method, so the Core judges the process behind the connection. Asked first with
+   * `confirmed: false` (nothing is recorded), then, once the person said yes, with `confirmed: true`: each entry goes
+   * to Activity and audit.jsonl with who registers it and what weakens.
+   */
+  'targets.allowWeakening': () => ({
+    input: z.object({
+      entries: z
+        .array(
+          z.object({
+            name: z.string().min(1),
+            weakenings: z.array(z.string().min(1)).min(1),
+            provider: z.string().min(1),
+            owner_id: z.string().optional(),
+          }),
+        )
+        .min(1),
+      confirmed: z.boolean(),
+    }),
+    output: z.object({ recorded: z.number().int().min(0) }),
+  }),
+  /**
    * The hosts of the person's ~/.ssh/config (no wildcard patterns), resolved, each with the spec of an SSH target for
    * it: the Add-target form's pick list.
    */
@@ -371,6 +393,7 @@ export const methodCapability = {
   'targets.list': 'agent',
   'targets.problems': 'agent',
   'targets.register': 'person',
+  'targets.allowWeakening': 'person',
   'targets.sshHosts': 'person',
   'targets.quickSpec': 'person',
   'backends.list': 'agent',

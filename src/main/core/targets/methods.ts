@@ -6,6 +6,7 @@ import type { Registry, RegistryChange } from '../registry/registry.js';
 import type { TargetTable } from './targetTable.js';
 import type { RecordAction } from '../activity/windowActions.js';
 import { specFingerprint } from '../registry/specFingerprint.js';
+import { weakeningSummary } from '../sandbox/sandboxWeakening.js';
 
 const who = { provider: 'ui' } as const;
 
@@ -88,6 +89,21 @@ export function targetMethods(deps: TargetMethodDeps) {
         },
         (res) => ({ generation: res.generation }),
       ),
+    // Core.invoke let only a person through; the CLI writes the registry itself once this has answered.
+    'targets.allowWeakening': async ({ entries, confirmed }, ctx) => {
+      if (!confirmed) return { recorded: 0 };
+      for (const e of entries)
+        await deps.record(
+          {
+            client: ctx.client,
+            tool: 'targets.allowWeakening',
+            execution_target: e.name,
+            summary: weakeningSummary(e),
+          },
+          async () => undefined,
+        );
+      return { recorded: entries.length };
+    },
     'targets.drain': async ({ name, generation }, ctx) =>
       deps.record(
         {

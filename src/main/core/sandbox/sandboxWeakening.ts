@@ -1,0 +1,136 @@
+// Whether a new sandbox setting lets agent work do more than the one it replaces: one phrase per weakening (pure, but
+// for the host's paths, which come in as a PathView). Registering a weaker sandbox is a person's act (cli/commands).
+import { realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { posix } from 'node:path';
+import { SandboxSetting } from '../../../shared/specFields.js';
+
+/** How paths are read: the home `~` stands for, and a path as it really is (symbolic links followed). */
+export interface PathView {
+  home: string;
+  real(path: string): string;
+}
+
+/** The longest existing part of `path` with its links followed, and the rest as written. */
+function realOrAsWritten(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    // Not there (yet): its parent decides where it would be.
+    const parent = posix.dirname(path);
+    return parent === path ? path : posix.join(realOrAsWritten(parent), posix.basename(path));
+  }
+}
+
+/** This machine's paths. */
+export function hostPaths(): PathView {
+  return { home: homedir(), real: realOrAsWritten };
+}
+
+/**
+ * A path as the sandbox binds it: `~` expanded, relative to the home, normalised, links followed. Links matter: a link
+ * an agent made inside a folder it may write (`~/data/etc -> /etc`) is no path inside that folder.
+ */
+function resolved(path: string, paths: PathView): { expanded: string; real: string } {
+  const expanded = posix.resolve(paths.home, path === '~' ? '.' : path.startsWith('~/') ? path.slice(2) : path);
+  return { expanded, real: paths.real(expanded) };
+}
+
+/** Whether `path` is `root` or inside it. */
+function within(path: string, root: string): boolean {
+  return path === root || path.startsWith(root.endsWith('/') ? root : `${root}/`);
+}
+
+/** Whether host rule `rule` (a name, `*.name`, an address) already lets agent work reach what `host` names. */
+function hostCovered(host: string, rule: string): boolean {
+  const h = host.toLowerCase();
+  const r = rule.toLowerCase();
+  // `*.example.com` covers its subdomains (and a narrower wildcard), not example.com itself.
+  return h === r || (r.startsWith('*.') && h.endsWith(r.slice(1)));
+}
+
+/**
+ * Each way `after` lets agent work do more than `before` (undefined: the default sandbox — network on to any public
+ * host, nothing writable beyond the workspace, no local ports, no extra deny rows); empty when `after` is as strong
+ * or stronger. `max_processes` and `max_memory_mb` are not weighed: a looser limit lets work use more of this
+ * machine, not reach anything it could not reach before.
+ */
+export function sandboxWeakening(
+  before: SandboxSetting | undefined,
+  after: SandboxSetting | undefined,
+  paths: PathView = hostPaths(),
+): string[] {
+  if (before === 'off') return [];
+  if (after === 'off') return ['sandbox: off weakens the sandbox (agent work would run with your powers)'];
+  const b = before ?? {};
+  const a = after ?? {};
+  const out: string[] = [];
+  const allowed = (b.writable ?? []).map((p) => resolved(p, paths).real);
+  for (const p of a.writable ?? []) {
+    const { expanded, real } = resolved(p, paths);
+    if (!allowed.some((root) => within(real, root)))
+      out.push(
+        `writable ${p} weakens the sandbox (agent work could write ${real === expanded ? 'there' : `in ${real}`})`,
+      );
+  }
+  const netBefore = b.network ?? true;
+  const netAfter = a.network ?? true;
+  if (netAfter && !netBefore) {
+    const reach = a.allow_hosts ? a.allow_hosts.join(', ') : 'any public host';
+    out.push(`network on weakens the sandbox (agent work could reach ${reach})`);
+  }
+  // Hosts are the proxy's: without a network before there was none to widen (said above), without one now none is.
+  if (netAfter && netBefore) {
+    if (b.allow_hosts && !a.allow_hosts)
+      out.push('no allow_hosts weakens the sandbox (agent work could reach any public host)');
+    else if (b.allow_hosts && a.allow_hosts)
+      for (const h of a.allow_hosts)
+        if (!b.allow_hosts.some((rule) => hostCovered(h, rule)))
+          out.push(`allow_hosts ${h} weakens the sandbox (agent work could reach it)`);
+  }
+  // Local ports are weighed whatever the network: whether a port is reached without one is the sandbox's to decide.
+  for (const port of a.allow_local_ports ?? [])
+    if (!(b.allow_local_ports ?? []).includes(port))
+      out.push(`allow_local_ports ${port} weakens the sandbox (agent work could reach this machine's port ${port})`);
+  const denied = (a.deny_write ?? []).map((p) => resolved(p, paths).real);
+  for (const p of b.deny_write ?? [])
+    if (!denied.some((root) => within(resolved(p, paths).real, root)))
+      out.push(`dropping deny_write ${p} weakens the sandbox (agent work could write there)`);
+  return out;
+}
+
+/**
+ * The weakenings of a target's spec: each key of its backend that holds a sandbox setting (`sandboxKeys`), compared
+ * with the spec it replaces, or with the default for a new target or one of another backend.
+ */
+export function specWeakening(
+  replaced: Readonly<Record<string, unknown>> | undefined,
+  spec: Readonly<Record<string, unknown>>,
+  sandboxKeys: readonly string[],
+  paths: PathView = hostPaths(),
+): string[] {
+  const before = replaced?.backend === spec.backend ? replaced : undefined;
+  // A value that does not parse counts as the default: the registry refuses such a spec, or kept the last good one.
+  const setting = (v: unknown): SandboxSetting | undefined => SandboxSetting.safeParse(v).data;
+  return sandboxKeys.flatMap((key) => sandboxWeakening(setting(before?.[key]), setting(spec[key]), paths));
+}
+
+/** The most of a confirmation's summary kept: a spec may list many paths, Activity and the audit log show one line. */
+const SUMMARY_CHARS = 1000;
+
+/**
+ * What Activity and audit.jsonl say of a weakening a person confirmed: which target, who registers it (the provider and
+ * owner the registry records), and what weakens.
+ */
+export function weakeningSummary(w: {
+  name: string;
+  weakenings: readonly string[];
+  provider: string;
+  owner_id?: string | undefined;
+}): string {
+  const owner = w.owner_id ? `, owner ${w.owner_id}` : '';
+  const text =
+    `a person at a terminal confirmed registering ${w.name} (provider ${w.provider}${owner}) ` +
+    `into a weaker sandbox: ${w.weakenings.join('; ')}`;
+  return text.length > SUMMARY_CHARS ? `${text.slice(0, SUMMARY_CHARS - 1)}…` : text;
+}
