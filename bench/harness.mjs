@@ -17,8 +17,13 @@ export function testService(name) {
 }
 
 /** config.yaml lines for a local target and, where the services run, an `ssh` and a `docker` target. */
-export function benchTargets(home, { ssh, docker, localCwd = '/tmp' }) {
+export function benchTargets(home, { ssh, docker, localCwd = '/tmp', filesCwd }) {
   let config = `terminal:\n  targets:\n    local: { backend: local, cwd: ${localCwd} }\n`;
+  // The file tools' row (P14): one folder, sandboxed and not.
+  if (filesCwd)
+    config +=
+      `    files_sandboxed: { backend: local, cwd: ${filesCwd} }\n` +
+      `    files_unsandboxed: { backend: local, cwd: ${filesCwd}, sandbox: off }\n`;
   if (ssh) {
     config +=
       `    ssh: { backend: ssh, ssh_host: ${ssh.host}, ssh_port: ${ssh.port}, ssh_user: ${ssh.user}, ` +

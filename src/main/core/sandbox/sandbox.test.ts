@@ -10,7 +10,6 @@ import { bwrapArgs } from './bwrapArgs.js';
 import { seatbeltProfile } from './seatbelt.js';
 import { sandboxPolicy, type PolicyInput, type SandboxPolicy } from './sandboxPolicy.js';
 import { sandboxNote } from './sandboxNote.js';
-import { parseStat } from './sandboxFiles.js';
 import { namespaceIds } from './pidNamespace.js';
 import { Sandbox, sandboxInfo, sandboxLine } from './sandbox.js';
 import { resetSandboxAvailability, sandboxAvailability } from './sandboxAvailability.js';
@@ -318,13 +317,6 @@ describe('sandboxNote', () => {
 });
 
 describe('parsing', () => {
-  it('stat(1) %F %s', () => {
-    expect(parseStat('regular file 12\n')).toEqual({ type: 'file', size: 12 });
-    expect(parseStat('regular empty file 0')).toEqual({ type: 'file', size: 0 });
-    expect(parseStat('directory 4096')).toEqual({ type: 'directory', size: 4096 });
-    expect(parseStat('character special file 0')).toEqual({ type: 'other', size: 0 });
-    expect(parseStat('')).toEqual({ type: 'missing', size: 0 });
-  });
   it('NSpid / NSpgid lines', () => {
     const status = 'Name:\tbash\nNStgid:\t4121\t3\nNSpid:\t4121\t3\nNSpgid:\t4120\t2\nNSsid:\t4119\t1\n';
     expect(namespaceIds(status, 'NSpid')).toEqual([4121, 3]);

@@ -117,7 +117,13 @@ class LocalEnvironment implements Environment {
     this.unsandboxed = sandbox instanceof Sandbox ? undefined : sandbox.unsandboxed;
     this.files = this.sandbox
       ? new SandboxFiles(this.sandbox, (argv) =>
-          this.spawnAgent(argv, { cwd: '/', env: this.childEnv(undefined), stdin: 'pipe' }),
+          this.spawnAgent(argv, {
+            cwd: '/',
+            // Electron's binary runs the helper as Node with this; plain node ignores it.
+            env: { ...this.childEnv(undefined), ELECTRON_RUN_AS_NODE: '1' },
+            stdin: 'ignore',
+            ipc: true,
+          }),
         )
       : undefined;
     // A sandboxed shell reports namespace pids: its calls' groups are killed through the sandbox, and whether one
@@ -157,13 +163,19 @@ class LocalEnvironment implements Environment {
   /** Start a child for agent work: inside the sandbox when the target has one (and the call is not let out of it). */
   private spawnAgent(
     argv: [string, ...string[]],
-    opts: { cwd: string; env: Record<string, string>; stdin: 'pipe' | 'ignore'; outside?: boolean },
+    opts: { cwd: string; env: Record<string, string>; stdin: 'pipe' | 'ignore'; outside?: boolean; ipc?: boolean },
   ): ChildProcess {
     const stdio: ['pipe' | 'ignore', 'pipe', 'pipe'] = [opts.stdin, 'pipe', 'pipe'];
     if (!this.sandbox || opts.outside)
       return spawn(argv[0], argv.slice(1), { cwd: opts.cwd, detached: true, env: opts.env, stdio });
     // bwrap is started in a group of its own too: a kill of the group reaches it (and through it, the namespace).
-    const child = this.sandbox.spawn(argv, { cwd: opts.cwd, env: opts.env, stdin: opts.stdin, newSession: true });
+    const child = this.sandbox.spawn(argv, {
+      cwd: opts.cwd,
+      env: opts.env,
+      stdin: opts.stdin,
+      newSession: true,
+      ...(opts.ipc ? { ipc: true } : {}),
+    });
     this.sandboxed.add(child);
     this.children.add(child);
     child.once('close', () => this.children.delete(child));
@@ -382,7 +394,11 @@ class LocalEnvironment implements Environment {
   }
 
   async cleanup(reason: 'idle' | 'removed' | 'shutdown'): Promise<void> {
-    await Promise.all([...this.children].map((c) => this.end(c)).concat(this.warm ? [this.warm.close()] : []));
+    await Promise.all(
+      [...this.children]
+        .map((c) => this.end(c))
+        .concat(this.warm ? [this.warm.close()] : [], this.files ? [this.files.close()] : []),
+    );
     if (reason === 'removed') this.sandbox?.removeState();
   }
 }
