@@ -119,7 +119,8 @@ describe('the protocols, parsed', () => {
     const head = parseHttpHead(
       Buffer.from(
         'POST http://a/x HTTP/1.1\r\nHost: evil\r\nProxy-Authorization: Basic x\r\nProxy-Connection: keep-alive\r\n' +
-          'Connection: keep-alive, X-Drop\r\nX-Drop: 1\r\nTransfer-Encoding: chunked\r\nUpgrade: h2c\r\nX-Keep: 2\r\n\r\n',
+          'Connection: keep-alive, X-Drop\r\nX-Drop: 1\r\nTransfer-Encoding: chunked\r\nUpgrade: h2c\r\n' +
+          'X-Keep: 2\r\n\r\n',
       ),
     );
     if (head.state !== 'ok') throw new Error('head not parsed');
@@ -154,7 +155,8 @@ describe('the protocols, parsed', () => {
     const b = (s: string) => Uint8Array.from(Buffer.from(s.replace(/ /g, ''), 'hex'));
     expect(formatIpv6(b('2001 0db8 0000 0000 0000 0000 0000 0001'))).toBe('2001:db8::1');
     expect(formatIpv6(b('0000 0000 0000 0000 0000 0000 0000 0000'))).toBe('::');
-    expect(formatIpv6(b('0001 0000 0002 0000 0000 0003 0000 0000'))).toBe('1:0:2::3:0:0'); // the first of two equal runs (RFC 5952);
+    // Of two equal runs of zeros, the first is written :: (RFC 5952).
+    expect(formatIpv6(b('0001 0000 0002 0000 0000 0003 0000 0000'))).toBe('1:0:2::3:0:0');
     expect(formatIpv6(b('0001 0002 0003 0004 0005 0006 0000 0008'))).toBe('1:2:3:4:5:6:0:8');
   });
 });
@@ -207,7 +209,7 @@ describe('HTTP', () => {
     ]);
   });
 
-  it('an absolute-form GET goes on in origin form, with its own Host, no Proxy-* headers, Connection: close', async () => {
+  it('an absolute-form GET goes on in origin form: its own Host, no Proxy-* headers, Connection: close', async () => {
     const { path } = await proxy({ allowLocalPorts: [web.port] });
     const answer = (
       await exchange(
