@@ -138,8 +138,8 @@ export const SandboxSetting = z.union(
           z
             .string()
             .regex(
-              /^(\*\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$|^[0-9a-fA-F:.]+$/,
-              'a host is a name (example.com), a wildcard (*.example.com) or an address',
+              /^\*$|^(\*\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$|^[0-9a-fA-F:.]+$/,
+              'a host is a name (example.com), a wildcard (*.example.com), an address, or * (any public host)',
             ),
         )
         .optional(),

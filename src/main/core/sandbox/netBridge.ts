@@ -71,9 +71,16 @@ function errorCode(e: unknown): string | undefined {
 export function splice(a: Socket, b: Socket, log: (line: string) => void, label: string): void {
   const done = (e: Error | null | undefined) => {
     if (!e) return;
+    // A peer that went away (it closed while the other side still wrote): what is already written to the other one
+    // still goes out before it closes (a server that answers and closes at once must still be heard).
+    if (PEER_GONE.has(errorCode(e) ?? '')) {
+      a.destroySoon();
+      b.destroySoon();
+      return;
+    }
     a.destroy();
     b.destroy();
-    if (!PEER_GONE.has(errorCode(e) ?? '')) log(`${label}: ${e.message}`);
+    log(`${label}: ${e.message}`);
   };
   pipeline(a, b, done);
   pipeline(b, a, done);

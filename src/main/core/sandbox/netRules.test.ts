@@ -129,6 +129,10 @@ describe('destinationVerdict', () => {
     ['224.0.0.251', 5353, '224.0.0.251', open, 'multicast'],
     ['255.255.255.255', 9, '255.255.255.255', open, 'broadcast'],
     ['240.0.0.1', 80, '240.0.0.1', open, 'reserved'],
+    // '*' keeps any public host beside the private ones listed.
+    ['example.org', 443, '93.184.215.15', { allowHosts: ['*', 'registry.corp'], allowLocalPorts: [] }, true],
+    ['registry.corp', 443, '10.9.2.3', { allowHosts: ['*', 'registry.corp'], allowLocalPorts: [] }, true],
+    ['wiki.corp', 443, '10.9.2.4', { allowHosts: ['*', 'registry.corp'], allowLocalPorts: [] }, 'not in sandbox'],
     // Public hosts: any without allow_hosts; with it, only what it matches.
     ['example.com', 443, '93.184.215.14', open, true],
     ['93.184.215.14', 443, '93.184.215.14', open, true],

@@ -159,14 +159,14 @@ const NEVER: Partial<Record<AddressKind, string>> = {
 };
 
 const PRIVATE =
-  'a private network address; reachable only when sandbox.allow_hosts lists it ' +
-  '(which then allows only the hosts it lists)';
+  "a private network address; reachable only when sandbox.allow_hosts lists it (with '*' among them, any public " +
+  'host stays allowed too)';
 
 /**
  * May a sandbox connect to `dest` (as asked: a name or an address), which resolved to `address`? This machine
  * (loopback, unspecified, or one of `hostAddresses`) only on `allowLocalPorts`; link-local, multicast, broadcast and
  * reserved never; a private address only when `allowHosts` names the host; otherwise any public host, or with
- * `allowHosts` only the hosts it matches.
+ * `allowHosts` only the hosts it matches (and any public one where it holds `*`).
  */
 export function destinationVerdict(
   dest: { host: string; port: number },
@@ -193,6 +193,8 @@ export function destinationVerdict(
     return { ok: false, why: `${resolved}${PRIVATE}` };
   }
   if (allow.some((entry) => hostMatches(host, entry))) return { ok: true };
+  // '*' keeps every public host allowed beside the private ones listed.
+  if (kind === 'public' && allow.includes('*')) return { ok: true };
   return {
     ok: false,
     why: askedIp ? 'an address asked for directly must be listed in sandbox.allow_hosts' : 'not in sandbox.allow_hosts',

@@ -304,9 +304,27 @@ describe('sandboxNote', () => {
       /^\[sandbox: \/home\/p\/project\/\.git\/hooks stays read-only: it is in the deny-write table/,
     ],
     ['all fine', 0, undefined],
+
     ["touch: cannot touch '/etc/x': Read-only file system", 0, undefined],
     ['grep: no match', 1, undefined],
   ];
+  it("a refused loopback port says the host's services are not in the sandbox's network", () => {
+    const networked = sandboxPolicy(input());
+    expect(
+      sandboxNote(
+        "curl: (7) Failed to connect to 127.0.0.1 port 5432 after 0 ms: Couldn't connect to server",
+        7,
+        networked,
+      ),
+    ).toMatch(/loopback services are not reachable.*add 5432 to the target's sandbox\.allow_local_ports/);
+    expect(sandboxNote('Error: connect ECONNREFUSED 127.0.0.1:6379', 1, networked)).toMatch(/add 6379 to/);
+    expect(sandboxNote('Error: connect ECONNREFUSED 127.0.0.1:6379', 1, policy)).toBeUndefined();
+  });
+  it('a connection the proxy refused is named', () => {
+    expect(sandboxNote('curl: (56) CONNECT tunnel failed, response 403', 56, policy, ['10.0.0.5:80 (private)'])).toBe(
+      '[sandbox: the network refused 10.0.0.5:80 (private)]',
+    );
+  });
   for (const [output, code, want] of table) {
     it(`${JSON.stringify(output)} (${code})`, () => {
       const note = sandboxNote(output, code, policy);
@@ -389,7 +407,12 @@ describe('the setting and what it says', () => {
         'allow_hosts: [hosts], deny_write: [paths], max_processes: N, max_memory_mb: N }',
     ],
     [{ allow_local_ports: [0] }, false],
-    [{ allow_hosts: ['http://x'] }, false, 'a host is a name (example.com), a wildcard (*.example.com) or an address'],
+    [
+      { allow_hosts: ['http://x'] },
+      false,
+      'a host is a name (example.com), a wildcard (*.example.com), an address, or * (any public host)',
+    ],
+    [{ allow_hosts: ['*', '10.0.0.5', 'registry.internal'] }, true],
     [{ netwrk: false }, false, 'Unrecognized key: "netwrk"'],
     [{ mode: 'everything' }, false],
     [true, false],

@@ -24,6 +24,7 @@ import { sandboxPolicy, type PolicyInput, type SandboxPolicy } from './sandboxPo
 import { isPlaceholder, sweepPlaceholders, usePlaceholders } from './placeholders.js';
 import { findRepositories } from './repositories.js';
 import { seccompArch, seccompProgram, type SeccompArch } from './seccomp.js';
+import { SandboxNet } from './sandboxNet.js';
 import type { Writable } from 'node:stream';
 import { sandboxAvailability, type SandboxAvailability, type SandboxKind } from './sandboxAvailability.js';
 import { childrenOf, hostGroup, namespaceMembers, namespaceOf } from './pidNamespace.js';
@@ -63,6 +64,8 @@ export interface SandboxSpawnOptions {
   newSession: boolean;
   /** A Node IPC channel (advanced serialization) to the program: a sandbox helper. */
   ipc?: boolean;
+  /** No network at all, whatever the target's setting (the file server needs none). */
+  offline?: boolean;
 }
 
 export interface SandboxTarget {
@@ -137,6 +140,8 @@ export class Sandbox {
   policy: SandboxPolicy;
   private repositories: { at: number; found: string[] } | undefined;
   private policyAt = 0;
+  /** The sandbox's network, when it has one (bubblewrap, `network` not false). */
+  private readonly net: SandboxNet | undefined;
 
   private constructor(
     readonly kind: SandboxKind,
@@ -147,6 +152,35 @@ export class Sandbox {
   ) {
     this.policy = sandboxPolicy(input);
     sweepPlaceholders(this.placeholderRecord);
+    const setting = input.setting === 'off' ? undefined : input.setting;
+    this.net =
+      kind === 'bubblewrap' && this.policy.network
+        ? new SandboxNet(
+            arch,
+            { allowHosts: setting?.allow_hosts, allowLocalPorts: setting?.allow_local_ports ?? [] },
+            join(identityDir, 'net'),
+          )
+        : undefined;
+  }
+
+  /** Ready to start runs: the sandbox's network is up (it is started on first use). */
+  async ready(): Promise<void> {
+    await this.net?.ready();
+  }
+
+  /** Called when the sandbox's network had to be started again (runs started before have none any more). */
+  onNetworkRestart(listener: () => void): void {
+    this.net?.onRestart(listener);
+  }
+
+  /** The latest connections the proxy refused (for a failed call's note). */
+  refusedConnections(): string[] {
+    return this.net?.recentRefusals() ?? [];
+  }
+
+  /** End what the sandbox keeps running beside its runs (its network). */
+  async close(): Promise<void> {
+    await this.net?.close();
   }
 
   /** The target's sandbox, or why it has none (its spec says off, or none can run here). */
@@ -217,7 +251,7 @@ export class Sandbox {
   spawn(argv: readonly [string, ...string[]], opts: SandboxSpawnOptions): ChildProcess {
     this.prepare();
     const policy = this.currentPolicy();
-    const env = { ...opts.env, ...this.env() };
+    const env = { ...opts.env, ...this.env(), ...(opts.offline ? {} : this.net?.env()) };
     if (this.kind === 'seatbelt') {
       const release = usePlaceholders([], this.placeholderRecord);
       const child = spawn('/usr/bin/sandbox-exec', ['-p', seatbeltProfile(policy), ...argv], {
@@ -244,12 +278,17 @@ export class Sandbox {
       for (const d of policy.pins) open(d, 'the folder');
       // The seccomp filter goes in through a pipe of its own, after the descriptors (bwrap reads it, then closes it).
       const seccompFd = first + fds.length;
+      // A networked run enters the namespaces of the sandbox's network; one without network gets one of its own.
+      const join = opts.offline ? undefined : this.net?.joinPrefix();
+      if (this.net && !opts.offline && !join)
+        throw new SwitchboardError('internal', "the sandbox's network is not up (the caller waits for ready())");
       const args = bwrapArgs(
         policy,
-        { argv, cwd: opts.cwd, newSession: opts.newSession, unshareNet: !policy.network },
+        { argv, cwd: opts.cwd, newSession: opts.newSession, unshareNet: join === undefined },
         { fd: (p) => fdOf.get(p), seccomp: seccompFd },
       );
-      const child = spawn('bwrap', args, {
+      const [file, ...rest] = [...(join ?? []), 'bwrap', ...args];
+      const child = spawn(file!, rest, {
         cwd: '/',
         detached: true,
         env,

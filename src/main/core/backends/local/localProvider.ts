@@ -123,6 +123,7 @@ class LocalEnvironment implements Environment {
             env: { ...this.childEnv(undefined), ELECTRON_RUN_AS_NODE: '1' },
             stdin: 'ignore',
             ipc: true,
+            offline: true,
           }),
         )
       : undefined;
@@ -136,6 +137,8 @@ class LocalEnvironment implements Environment {
           : new WarmShellPool({ start: () => this.startWarm() }, (g) => endGroup(g), groupAlive)
         : undefined;
     this.envFile = this.sandbox ? this.sandbox.envFile : join(ctx.home, 'state', 'env', `${id}.sh`);
+    // Shells started in a network nobody carries out any more are retired; the next call's shell gets the new one.
+    this.sandbox?.onNetworkRestart(() => this.warm?.renew());
   }
 
   async home(): Promise<string> {
@@ -163,7 +166,14 @@ class LocalEnvironment implements Environment {
   /** Start a child for agent work: inside the sandbox when the target has one (and the call is not let out of it). */
   private spawnAgent(
     argv: [string, ...string[]],
-    opts: { cwd: string; env: Record<string, string>; stdin: 'pipe' | 'ignore'; outside?: boolean; ipc?: boolean },
+    opts: {
+      cwd: string;
+      env: Record<string, string>;
+      stdin: 'pipe' | 'ignore';
+      outside?: boolean;
+      ipc?: boolean;
+      offline?: boolean;
+    },
   ): ChildProcess {
     const stdio: ['pipe' | 'ignore', 'pipe', 'pipe'] = [opts.stdin, 'pipe', 'pipe'];
     if (!this.sandbox || opts.outside)
@@ -175,6 +185,7 @@ class LocalEnvironment implements Environment {
       stdin: opts.stdin,
       newSession: true,
       ...(opts.ipc ? { ipc: true } : {}),
+      ...(opts.offline ? { offline: true } : {}),
     });
     this.sandboxed.add(child);
     this.children.add(child);
@@ -224,13 +235,16 @@ class LocalEnvironment implements Environment {
   }
 
   async exec(command: string, opts: ExecOptions): Promise<ExecResult> {
+    const refusedBefore = this.sandbox?.refusedConnections() ?? [];
     const result = await this.execIn(command, opts);
     if (!this.sandbox || opts.outsideSandbox) return result;
-    const note = sandboxNote(result.output, result.exitCode, this.sandbox.policy);
+    const refused = this.sandbox.refusedConnections().filter((r) => !refusedBefore.includes(r));
+    const note = sandboxNote(result.output, result.exitCode, this.sandbox.policy, refused);
     return note ? { ...result, output: `${result.output.replace(/\n?$/, '\n')}${note}` } : result;
   }
 
   private async execIn(command: string, opts: ExecOptions): Promise<ExecResult> {
+    if (!opts.outsideSandbox) await this.sandbox?.ready();
     // A stat, not a mkdir, on every call: an fs call through the thread pool costs a call more than the stat. (A
     // sandbox's exports file is in its private /tmp, made by the shell inside.)
     if (!this.sandbox && !existsSync(dirname(this.envFile)))
@@ -328,6 +342,7 @@ class LocalEnvironment implements Environment {
     opts: { cwd: string; env?: Record<string, string> },
   ): Promise<BackgroundHandle> {
     const cwd = await nearestDir(opts.cwd);
+    await this.sandbox?.ready();
     // Inside a sandbox, what the command leaves running (`server &`) would end with the shell (its PID namespace
     // does): the shell waits for it instead, as the process's output does outside, where it holds the pipe.
     const wait = this.sandbox ? SANDBOX_SHELL_EXIT : '';
@@ -399,6 +414,7 @@ class LocalEnvironment implements Environment {
         .map((c) => this.end(c))
         .concat(this.warm ? [this.warm.close()] : [], this.files ? [this.files.close()] : []),
     );
+    await this.sandbox?.close();
     if (reason === 'removed') this.sandbox?.removeState();
   }
 }

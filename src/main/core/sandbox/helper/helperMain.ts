@@ -3,8 +3,9 @@
 // each open (no check-then-use race, no second copy of the rules); `net` holds the sandbox's network namespace and
 // carries its loopback listeners to the Core's proxy. It talks to the Core on its IPC channel and ends with it.
 import { open, stat } from 'node:fs/promises';
-import { HelperRequest, type HelperReply } from '../../../../shared/sandboxHelper.js';
+import { HelperRequest, HolderConfig, type HelperReply } from '../../../../shared/sandboxHelper.js';
 import { WriteFailure, writeWhole } from '../../backends/local/writeWhole.js';
+import { startBridges } from '../netBridge.js';
 
 function send(message: HelperReply | { ready: true }): void {
   process.send?.(message);
@@ -68,6 +69,26 @@ function serveFiles(): void {
   send({ ready: true });
 }
 
+async function holdNetwork(): Promise<void> {
+  const config = HolderConfig.parse(JSON.parse(process.argv[3] ?? '{}'));
+  await startBridges({
+    socketPath: config.socket,
+    httpPort: config.http,
+    socksPort: config.socks,
+    localPorts: config.local,
+  });
+  send({ ready: true });
+}
+
 // The Core gone (its channel closed) ends the helper; bwrap's --die-with-parent ends what is left.
 process.on('disconnect', () => process.exit(0));
-serveFiles();
+if (process.argv[2] === 'net') {
+  holdNetwork().catch((err: unknown) => {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n`);
+    process.exit(1);
+  });
+} else if (process.argv[2] === 'files') serveFiles();
+else {
+  process.stderr.write('the sandbox helper is started as `files` or `net`\n');
+  process.exit(2);
+}
