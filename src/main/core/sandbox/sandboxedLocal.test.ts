@@ -304,7 +304,7 @@ live('sandboxed local target (bubblewrap)', () => {
     expect(String(r.output)).toContain(String(process.pid));
   });
 
-  it("the host's loopback is out of reach but on allow_local_ports; sandbox.network: false cuts everything", async () => {
+  it("the host's loopback is out of reach but on allow_local_ports; network: false cuts everything", async () => {
     const probe = `exec 3<>/dev/tcp/127.0.0.1/${port} && head -1 <&3`;
     expect(await run(probe, 'withdb')).toMatchObject({ exit_code: 0, output: 'hello from the host\n' });
     for (const target of ['box', 'offline']) {
