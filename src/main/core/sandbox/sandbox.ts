@@ -14,7 +14,7 @@ import {
   statSync,
 } from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { basename, isAbsolute, join } from 'node:path';
 import { SwitchboardError } from '../../../shared/errors.js';
 import type { SandboxInfo } from '../../../shared/targets.js';
 import type { SandboxSetting } from '../../../shared/specFields.js';
@@ -25,6 +25,7 @@ import { isPlaceholder, sweepPlaceholders, usePlaceholders } from './placeholder
 import { findRepositories } from './repositories.js';
 import { seccompArch, seccompProgram, type SeccompArch } from './seccomp.js';
 import { SandboxNet } from './sandboxNet.js';
+import { applyLimits, type AppliedLimits } from './sandboxLimits.js';
 import type { Writable } from 'node:stream';
 import { sandboxAvailability, type SandboxAvailability, type SandboxKind } from './sandboxAvailability.js';
 import { childrenOf, hostGroup, namespaceMembers, namespaceOf } from './pidNamespace.js';
@@ -142,6 +143,8 @@ export class Sandbox {
   private policyAt = 0;
   /** The sandbox's network, when it has one (bubblewrap, `network` not false). */
   private readonly net: SandboxNet | undefined;
+  /** Its processes and memory limits, set up on its first run. */
+  private limitsApplied: AppliedLimits | undefined;
 
   private constructor(
     readonly kind: SandboxKind,
@@ -159,8 +162,21 @@ export class Sandbox {
             arch,
             { allowHosts: setting?.allow_hosts, allowLocalPorts: setting?.allow_local_ports ?? [] },
             join(identityDir, 'net'),
+            () => this.limits().prefix,
           )
         : undefined;
+  }
+
+  /** The sandbox's limits (made on first use: a cgroup, or a process limit), with what could not be had. */
+  limits(): AppliedLimits {
+    if (!this.limitsApplied) {
+      const setting = this.input.setting === 'off' ? {} : (this.input.setting ?? {});
+      this.limitsApplied =
+        this.kind === 'bubblewrap'
+          ? applyLimits(basename(this.identityDir), setting)
+          : { prefix: [], describe: 'processes and memory not limited (Seatbelt has no limits)', release: () => {} };
+    }
+    return this.limitsApplied;
   }
 
   /** Ready to start runs: the sandbox's network is up (it is started on first use). */
@@ -178,9 +194,11 @@ export class Sandbox {
     return this.net?.recentRefusals() ?? [];
   }
 
-  /** End what the sandbox keeps running beside its runs (its network). */
+  /** End what the sandbox keeps running beside its runs (its network), and remove its cgroup. */
   async close(): Promise<void> {
     await this.net?.close();
+    this.limitsApplied?.release();
+    this.limitsApplied = undefined;
   }
 
   /** The target's sandbox, or why it has none (its spec says off, or none can run here). */
@@ -287,7 +305,7 @@ export class Sandbox {
         { argv, cwd: opts.cwd, newSession: opts.newSession, unshareNet: join === undefined },
         { fd: (p) => fdOf.get(p), seccomp: seccompFd },
       );
-      const [file, ...rest] = [...(join ?? []), 'bwrap', ...args];
+      const [file, ...rest] = [...this.limits().prefix, ...(join ?? []), 'bwrap', ...args];
       const child = spawn(file!, rest, {
         cwd: '/',
         detached: true,

@@ -69,6 +69,8 @@ export class SandboxNet {
     private rules: NetRules,
     /** Where the proxy's socket goes when its path is short enough (the identity's folder, the Core's). */
     private readonly preferredDir: string,
+    /** What the holder is started through: the sandbox's limits (sandboxLimits.ts). */
+    private readonly limitsPrefix: () => string[] = () => [],
   ) {}
 
   /** Called when the holder had to be started again: runs started before are in a namespace nobody carries out. */
@@ -138,7 +140,8 @@ export class SandboxNet {
       JSON.stringify(config),
     ];
     // Descriptors: stdin, stdout, stderr, the IPC channel, the seccomp filter, bwrap's info (the namespace's pid).
-    const child = spawn('bwrap', holderArgs(argv, { seccomp: 4, info: 5 }, this.dir()), {
+    const [file, ...args] = [...this.limitsPrefix(), 'bwrap', ...holderArgs(argv, { seccomp: 4, info: 5 }, this.dir())];
+    const child = spawn(file!, args, {
       cwd: '/',
       detached: true,
       env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },

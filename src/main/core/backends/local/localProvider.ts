@@ -403,7 +403,7 @@ class LocalEnvironment implements Environment {
     return {
       ok: true,
       detail:
-        `${localShell()}, sandboxed (${this.sandbox.kind})` +
+        `${localShell()}, sandboxed (${this.sandbox.kind}; ${this.sandbox.limits().describe})` +
         (missing.length ? `; sandbox.writable not found, not bound: ${missing.join(', ')}` : ''),
     };
   }
