@@ -41,6 +41,11 @@ export const PendingApproval = z.lazy(() =>
     unsandboxed: z.boolean().optional(),
     /** The agent asks to run this one call outside its target's sandbox (escalation); approvable once only. */
     outside_sandbox: z.boolean().optional(),
+    /**
+     * The call names /tmp on a sandboxed target: there /tmp is the sandbox's own private folder, not this machine's
+     * (the dialog and the result say so).
+     */
+    private_tmp: z.boolean().optional(),
     /** [start, end) spans of `command` the policy flagged, for highlighting. */
     highlights: z.array(z.tuple([z.number().int(), z.number().int()])).optional(),
   }),
