@@ -100,7 +100,7 @@ describe('reconnect delays and retries', () => {
 });
 
 describe("a person's new pane", () => {
-  it("opens in the target's own cwd, never the agent's last one (a folder the agent chose may run its hooks)", async () => {
+  it("opens in the target's own cwd, never the agent's last (a folder the agent chose may run its hooks)", async () => {
     const s = setup(() => fakeChannel());
     await s.open();
     expect(s.opened[0]?.cwd).toBe('/start');

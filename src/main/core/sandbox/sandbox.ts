@@ -174,7 +174,11 @@ export class Sandbox {
       this.limitsApplied =
         this.kind === 'bubblewrap'
           ? applyLimits(basename(this.identityDir), setting)
-          : { prefix: [], describe: 'processes and memory not limited (Seatbelt has no limits)', release: () => {} };
+          : {
+              prefix: [],
+              describe: 'processes and memory not limited (Seatbelt has no limits)',
+              release: () => undefined,
+            };
     }
     return this.limitsApplied;
   }
