@@ -23,17 +23,38 @@ export function tempHome(prefix = 'sb-home-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
+/** Another user the command runs as (root only), with where that user finds the built app (scripts/asUser.ts). */
+export interface RunAs {
+  uid: number;
+  gid: number;
+  app: string;
+}
+
+/** The CLI's entry and the spawn options of a command run as `runAs` (or as this process). */
+function asWho(runAs: RunAs | undefined): { cli: string; ids: { uid?: number; gid?: number } } {
+  return runAs
+    ? { cli: join(runAs.app, 'bin', 'switchboard.js'), ids: { uid: runAs.uid, gid: runAs.gid } }
+    : { cli: cliPath, ids: {} };
+}
+
 export interface CliResult {
   status: number | null;
   stdout: string;
   stderr: string;
 }
 
-export function runCli(home: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+export function runCli(
+  home: string,
+  args: string[],
+  env: Record<string, string> = {},
+  runAs?: RunAs,
+): Promise<CliResult> {
+  const who = asWho(runAs);
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cliPath, ...args], {
+    const child = spawn(process.execPath, [who.cli, ...args], {
       env: { ...process.env, SWITCHBOARD_HOME: home, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      ...who.ids,
     });
     let stdout = '';
     let stderr = '';
@@ -53,13 +74,16 @@ export function runCliAtTerminal(
   args: string[],
   env: Record<string, string> = {},
   answer?: string,
+  runAs?: RunAs,
 ): Promise<CliResult> {
   const quote = (s: string): string => `'${s.replace(/'/g, "'\\''")}'`;
-  const command = [process.execPath, cliPath, ...args].map(quote).join(' ');
+  const who = asWho(runAs);
+  const command = [process.execPath, who.cli, ...args].map(quote).join(' ');
   return new Promise((resolve) => {
     const child = spawn('script', ['-qec', command, '/dev/null'], {
       env: { ...process.env, SWITCHBOARD_HOME: home, ...env },
       stdio: [answer === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      ...who.ids,
     });
     let stdout = '';
     let asked = false;
@@ -106,12 +130,19 @@ export function parsePersonLink(link: string): { url: string; token: string; app
  * program that starts serve for a person does: the test acts as that person.
  */
 /** `switchboard serve` on `home`; `launcher`: through bin/switchboard, as `npm link` installs the command. */
-export function startServe(home: string, env: Record<string, string> = {}, launcher = false): Promise<Served> {
+export function startServe(
+  home: string,
+  env: Record<string, string> = {},
+  launcher = false,
+  runAs?: RunAs,
+): Promise<Served> {
   const args = ['serve', '--port', '0', '--link-fd', '3'];
-  const [command, argv] = launcher ? [binPath, args] : [process.execPath, [cliPath, ...args]];
+  const who = asWho(runAs);
+  const [command, argv] = launcher ? [binPath, args] : [process.execPath, [who.cli, ...args]];
   const child = spawn(command, argv, {
     env: { ...process.env, SWITCHBOARD_HOME: home, ...env },
     stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    ...who.ids,
   });
   return new Promise((resolve, reject) => {
     let linkText = '';

@@ -36,5 +36,13 @@ if id "$user" >/dev/null 2>&1; then
   removed+=("user $user and $home")
 fi
 
+# The unprivileged user the sandbox's tests run the Core as (scripts/asUser.ts makes it anew).
+if id sbperson >/dev/null 2>&1; then
+  pkill -KILL -u sbperson 2>/dev/null || true
+  userdel sbperson 2>/dev/null || true
+  removed+=("user sbperson")
+fi
+for f in /var/tmp/sb-*; do [ -e "$f" ] && rm -rf "$f" 2>/dev/null && removed+=("$f"); done
+
 echo "fresh-machine: removed ${#removed[@]} leftover(s) of earlier runs"
 for r in "${removed[@]}"; do echo "  $r"; done
