@@ -156,6 +156,8 @@ for (const leg of legs) {
             `    proj: { backend: local, cwd: ${proj} }`,
             `    db: { backend: local, cwd: ${proj}, sandbox: { allow_local_ports: [${hostPort}] } }`,
             `    open: { backend: local, cwd: ${open}, sandbox: off }`,
+            // A small process limit for the flood: what is measured is that it stays inside, not how high it goes.
+            `    flood: { backend: local, cwd: ${proj}, sandbox: { max_processes: 64 } }`,
             'approvals:',
             '  mode: off',
             '',

@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
+import { pidAlive } from '../processes/processAlive.js';
 
 /** Processes a sandbox may run at once, unless its setting says otherwise. */
 export const DEFAULT_MAX_PROCESSES = 2048;
@@ -52,10 +53,39 @@ function ownCgroups(): Map<string, string> {
   return out;
 }
 
-/** Where this machine lets the Core make cgroups (asked once per process). */
+/** The name of a sandbox's cgroup: the Core's pid first, so that a Core can tell its own from a dead one's. */
+const cgroupName = (id: string): string => `switchboard-${process.pid}-${id}`;
+
+/** Remove the empty cgroups of Cores that are gone (a killed Core leaves its sandboxes' behind). */
+function sweep(parent: string): void {
+  for (const name of readdirSync(parent)) {
+    const pid = /^switchboard-(\d+)-/.exec(name)?.[1];
+    if (!pid || pidAlive(Number(pid))) continue;
+    try {
+      rmdirSync(join(parent, name));
+    } catch {
+      // something still runs in it (a sandbox that outlived its Core): left for the next sweep
+    }
+  }
+}
+
+/** Where this machine lets the Core make cgroups (asked once per process; the dead Cores' leftovers go). */
 function cgroupHome(): CgroupHome | undefined {
   if (home !== null) return home;
-  home = undefined;
+  home = findCgroupHome();
+  for (const parent of new Set([home?.parents.pids, home?.parents.memory]))
+    if (parent) {
+      try {
+        sweep(parent);
+      } catch {
+        // unreadable: nothing to sweep
+      }
+    }
+  return home;
+}
+
+function findCgroupHome(): CgroupHome | undefined {
+  let home: CgroupHome | undefined;
   try {
     const own = ownCgroups();
     const v2 = own.get('');
@@ -129,7 +159,7 @@ export function applyLimits(id: string, setting: { max_processes?: number; max_m
   const said: string[] = [];
   if (cg) {
     const make = (parent: string): string => {
-      const dir = join(parent, `switchboard-${id}`);
+      const dir = join(parent, cgroupName(id));
       if (!existsSync(dir)) mkdirSync(dir);
       if (!made.includes(dir)) made.push(dir), procs.push(join(dir, 'cgroup.procs'));
       return dir;
