@@ -103,6 +103,55 @@ export function sandboxWeakening(
  * The weakenings of a target's spec: each key of its backend that holds a sandbox setting (`sandboxKeys`), compared
  * with the spec it replaces, or with the default for a new target or one of another backend.
  */
+/**
+ * Folders whose tree no agent should write unasked: the root, the system's folders, the folder that holds the homes,
+ * the home itself is the default workspace (`~`) and stays allowed.
+ */
+const SYSTEM_ROOTS = [
+  '/',
+  '/bin',
+  '/boot',
+  '/dev',
+  '/etc',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/libx32',
+  '/proc',
+  '/root',
+  '/run',
+  '/sbin',
+  '/sys',
+  '/usr',
+  '/var',
+  '/home',
+  '/Users',
+  '/System',
+  '/Library',
+  '/private',
+  '/Applications',
+];
+
+/**
+ * Whether a target's workspace (its cwd, written to by its sandbox) reaches a system folder, or the home's parent
+ * (everyone's homes): a sandbox there may write what the person's machine runs from. A project folder anywhere else
+ * (under the home, /srv, /opt, /workspace …) is the workspace a controller registers every day.
+ */
+function workspaceWeakening(cwd: unknown, paths: PathView): string[] {
+  if (typeof cwd !== 'string' || !cwd) return [];
+  const { expanded, real } = resolved(cwd, paths);
+  const system = [...SYSTEM_ROOTS, posix.dirname(paths.home)].filter((r) => r !== paths.home);
+  const hit = system.find((r) => real === r || (within(real, r) && !within(real, paths.home) && r !== '/'));
+  if (real === '/' || hit)
+    return [`cwd ${expanded} makes ${real === '/' ? 'the whole file system' : hit} writable to agent work`];
+  return [];
+}
+
+/**
+ * What a registration of `spec` weakens, against the spec it replaces (`replaced`; of another backend or none: the
+ * default): each sandbox field (`sandboxKeys`, the backend's declared `sandbox` fields) by sandboxWeakening, and the
+ * workspace of a sandboxed target, which its sandbox lets agent work write.
+ */
 export function specWeakening(
   replaced: Readonly<Record<string, unknown>> | undefined,
   spec: Readonly<Record<string, unknown>>,
@@ -112,7 +161,14 @@ export function specWeakening(
   const before = replaced?.backend === spec.backend ? replaced : undefined;
   // A value that does not parse counts as the default: the registry refuses such a spec, or kept the last good one.
   const setting = (v: unknown): SandboxSetting | undefined => SandboxSetting.safeParse(v).data;
-  return sandboxKeys.flatMap((key) => sandboxWeakening(setting(before?.[key]), setting(spec[key]), paths));
+  const sandboxed = sandboxKeys.some((key) => setting(spec[key]) !== 'off');
+  const cwdBefore = before ? workspaceWeakening(before.cwd, paths) : [];
+  const cwd = sandboxed && sandboxKeys.length > 0 ? workspaceWeakening(spec.cwd, paths) : [];
+  return [
+    ...sandboxKeys.flatMap((key) => sandboxWeakening(setting(before?.[key]), setting(spec[key]), paths)),
+    // A workspace that was as wide before weakens nothing.
+    ...cwd.filter((w) => !cwdBefore.some((b) => b.split(' makes ')[1] === w.split(' makes ')[1])),
+  ];
 }
 
 /** The most of a confirmation's summary kept: a spec may list many paths, Activity and the audit log show one line. */
