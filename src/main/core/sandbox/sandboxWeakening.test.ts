@@ -196,6 +196,9 @@ describe('specWeakening', () => {
     ['the whole file system', '/', undefined, ['cwd / makes the whole file system writable to agent work']],
     ['a system folder', '/etc/nginx', undefined, ['cwd /etc/nginx makes /etc writable to agent work']],
     ["everyone's homes", '/home', undefined, ['cwd /home makes /home writable to agent work']],
+    ["another user's home", '/home/q/work', undefined, ['cwd /home/q/work makes /home/q writable to agent work']],
+    ['a web site under /var/www', '/var/www/site', undefined, []],
+    ['/var itself', '/var', undefined, ['cwd /var makes /var writable to agent work']],
     ['as wide as the workspace it replaces', '/', '/', []],
   ])('a workspace: %s', (_name, cwd, before, expected) => {
     const spec = { ...local(), cwd };

@@ -103,12 +103,8 @@ export function sandboxWeakening(
  * The weakenings of a target's spec: each key of its backend that holds a sandbox setting (`sandboxKeys`), compared
  * with the spec it replaces, or with the default for a new target or one of another backend.
  */
-/**
- * Folders whose tree no agent should write unasked: the root, the system's folders, the folder that holds the homes,
- * the home itself is the default workspace (`~`) and stays allowed.
- */
-const SYSTEM_ROOTS = [
-  '/',
+/** Folders whose whole tree is the system's: a workspace in one may write what the machine runs from. */
+const SYSTEM_TREES = [
   '/bin',
   '/boot',
   '/dev',
@@ -123,28 +119,34 @@ const SYSTEM_ROOTS = [
   '/sbin',
   '/sys',
   '/usr',
-  '/var',
-  '/home',
-  '/Users',
+  '/var/lib',
+  '/var/spool',
+  '/var/log',
+  '/var/cache',
+  '/var/mail',
   '/System',
   '/Library',
-  '/private',
   '/Applications',
+  '/private/etc',
+  '/private/var',
 ];
+/** Folders that hold everyone's things: a workspace that is one of them (not a folder in it) reaches them all. */
+const SHARED_ROOTS = ['/', '/var', '/home', '/Users', '/opt', '/srv', '/tmp', '/mnt', '/media', '/private'];
 
 /**
- * Whether a target's workspace (its cwd, written to by its sandbox) reaches a system folder, or the home's parent
- * (everyone's homes): a sandbox there may write what the person's machine runs from. A project folder anywhere else
- * (under the home, /srv, /opt, /workspace …) is the workspace a controller registers every day.
+ * Whether a target's workspace (its cwd, written to by its sandbox) reaches the system's folders, a folder that holds
+ * everyone's things, or another user's home: a sandbox there may write what others or the machine run. A project
+ * folder anywhere else (under the home, /srv/app, /opt/tool, /var/www/site …) is what a controller registers daily.
  */
 function workspaceWeakening(cwd: unknown, paths: PathView): string[] {
   if (typeof cwd !== 'string' || !cwd) return [];
   const { expanded, real } = resolved(cwd, paths);
-  const system = [...SYSTEM_ROOTS, posix.dirname(paths.home)].filter((r) => r !== paths.home);
-  const hit = system.find((r) => real === r || (within(real, r) && !within(real, paths.home) && r !== '/'));
-  if (real === '/' || hit)
-    return [`cwd ${expanded} makes ${real === '/' ? 'the whole file system' : hit} writable to agent work`];
-  return [];
+  if (within(real, paths.home)) return [];
+  const tree = SYSTEM_TREES.find((r) => within(real, r));
+  const shared = SHARED_ROOTS.find((r) => real === r);
+  const otherHome = /^\/(home|Users)\/[^/]+/.exec(real)?.[0];
+  const reached = shared === '/' ? 'the whole file system' : (tree ?? shared ?? otherHome);
+  return reached ? [`cwd ${expanded} makes ${reached} writable to agent work`] : [];
 }
 
 /**
