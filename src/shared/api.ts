@@ -336,10 +336,13 @@ export const coreMethods = lazyTable({
   'settings.get': () => ({ input: z.object({}), output: UiSettings.nullable() }),
   'settings.save': () => ({ input: UiSettings, output: z.object({}) }),
   /**
-   * A new person link for the served page (`switchboard open`): its secret goes in the page URL's #fragment and makes
-   * that page's connection a person's. Only a person gets one.
+   * A new person link for the served page (`switchboard open`): a one-time code for the page URL's #fragment, good once
+   * within `valid_s`; the page trades it for the person's cookie (shared/personPage.ts). Only a person gets one.
    */
-  'window.link': () => ({ input: z.object({}), output: z.object({ approver: z.string() }) }),
+  'window.link': () => ({
+    input: z.object({}),
+    output: z.object({ code: z.string(), valid_s: z.number().int().positive() }),
+  }),
   'activity.list': () => ({
     input: z.object({ limit: z.number().int().positive().max(1000).optional() }),
     output: z.array(ActivityEntry),

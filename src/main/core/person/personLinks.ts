@@ -1,14 +1,16 @@
-// The secrets that make a browser page a person's: each one minted for a person (serve's terminal, `switchboard open`)
-// and handed only to them — never in core.json, a log or stdout. The profile keeps their SHA-256 digests (never the
-// secrets) in state/person-links.json, so a page opened from a link is still the person's when it reconnects to the
-// next Core on the same profile.
+// What makes a browser page a person's. A link handed to a person (serve's terminal, `switchboard open`) carries a
+// one-time code (oneTimeCodes.ts); the page trades it once for a lasting secret, which it keeps only as an HttpOnly
+// cookie. The profile keeps the secrets' SHA-256 digests (never the secrets) in state/person-links.json, so a page is
+// still the person's when it reconnects to the next Core on the same profile. Neither a code nor a secret is ever in
+// core.json, a log or stdout.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import * as z from 'zod';
 import { atomicWrite } from '../registry/atomicWrite.js';
+import { OneTimeCodes } from './oneTimeCodes.js';
 
-/** How many links a profile keeps valid at once; the oldest is forgotten first (its page must be opened anew). */
+/** How many pages' secrets a profile keeps valid at once; the oldest is forgotten first (its page needs a new link). */
 const MAX_LINKS = 32;
 
 const Stored = z.object({ digests: z.array(z.string().regex(/^[0-9a-f]{64}$/)).max(MAX_LINKS) });
@@ -18,8 +20,14 @@ const digestOf = (secret: string): Buffer => createHash('sha256').update(secret)
 export class PersonLinks {
   private readonly digests: Buffer[] = [];
 
-  /** `file`: where the digests are kept between runs (none: this process's memory only). */
-  constructor(private readonly file?: string) {
+  /**
+   * `file`: where the digests are kept between runs (none: this process's memory only); `codes`: where the links'
+   * one-time codes wait (tests pass one with a clock of their own).
+   */
+  constructor(
+    private readonly file?: string,
+    private readonly codes = new OneTimeCodes(),
+  ) {
     if (!file) return;
     try {
       const stored = Stored.parse(JSON.parse(readFileSync(file, 'utf8')));
@@ -29,7 +37,20 @@ export class PersonLinks {
     }
   }
 
-  /** A new secret for a link a person asked for. */
+  /** A new link's one-time code, for a person who asked for one (the page trades it with `exchange`). */
+  code(): string {
+    return this.codes.mint();
+  }
+
+  /**
+   * A new lasting secret for a page that shows a link's code, or undefined when the code is not one minted here, was
+   * used already or has expired. A code that matches is used up.
+   */
+  exchange(code: string | null | undefined): string | undefined {
+    return this.codes.take(code) ? this.mint() : undefined;
+  }
+
+  /** A new lasting secret, its digest kept (a page that traded a code; tests acting as such a page). */
   mint(): string {
     const secret = randomBytes(24).toString('base64url');
     this.digests.push(digestOf(secret));
