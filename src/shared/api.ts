@@ -6,6 +6,7 @@ import { ToolClient, ToolResult, toolNames } from './toolResult.js';
 import { ApprovalDecision, ApprovalOutcome, ApprovalRule, PendingApproval } from './approvals.js';
 import { BackendInfo } from './specFields.js';
 import { PluginInfo } from './plugins.js';
+import { PersonWay } from './personWay.js';
 import { lazyTable } from './lazyTable.js';
 
 // The tables below build each entry on first use (lazyTable) and the larger schemas here are z.lazy, for the same
@@ -16,6 +17,8 @@ export const ActivityEntry = z.lazy(() =>
     id: z.string(),
     time: z.string(),
     client: ToolClient,
+    /** A person's action (not a tool call): how the person was known — the window, a link's page, a terminal. */
+    person: PersonWay.optional(),
     tool: z.string(),
     execution_target: z.string().optional(),
     generation: z.string().optional(),

@@ -406,7 +406,7 @@ export class Core {
         audit: this.audit,
       }),
       processMethods({ processes: this.processes, record }),
-      approvalMethods({ approvals: this.approvals, rules: this.approvalRules }),
+      approvalMethods({ approvals: this.approvals, rules: this.approvalRules, record }),
       workspaceMethods({ home: this.home, store: opts.uiStore }),
       doctorMethods({
         home: this.home,
@@ -424,7 +424,7 @@ export class Core {
       eventMethods(),
       backendMethods({ providers: () => this.allProviders() }),
       sshHostMethods(),
-      pluginMethods({ plugins: this.plugins }),
+      pluginMethods({ plugins: this.plugins, record }),
       personMethods({ links: this.personLinks }),
     ) satisfies Handlers;
   }
