@@ -289,8 +289,7 @@ describe('no answer', () => {
       Object.defineProperty(window, 'Notification', { value: RecordedNotification });
       document.hasFocus = () => false;
     });
-    await asPerson(page, short.served.url);
-    await page.goto(short.served.url);
+    await page.goto(await asPerson(page, short.served.url));
     await page.getByRole('region', { name: 'Pane 1' }).waitFor();
     const s = scratch(short.served, 'alpha', 'scratch-timeout');
     // A secret in the command is not in the notice (a lock screen shows it).

@@ -80,29 +80,35 @@ export function targetsYaml(targets: Record<string, { cwd: string }>, defaultTar
 
 /** Profile folder per served URL, so a page can start without the previous page's saved tabs. */
 const homeOf = new Map<string, string>();
-/** The person's secret per served URL: what the link's code bought (the page's cookie). */
-const secretOf = new Map<string, string>();
+/** Per served URL, what the link's code bought: the person's secret (the page's cookie) and the page's home. */
+const personOf = new Map<string, { secret: string; home: string }>();
 
 /** The person's secret for a served page's URL: a test's own connection acts for the person with it (connectCore). */
 export function personSecret(url: string): string {
-  const secret = secretOf.get(url);
-  if (!secret) throw new Error(`no person link was traded for ${url}`);
-  return secret;
+  const person = personOf.get(url);
+  if (!person) throw new Error(`no person link was traded for ${url}`);
+  return person.secret;
 }
 
-/** Make `page` the person's, as the link's page is: its context gets the person's cookie for `url`'s Core. */
-export async function asPerson(page: Page, url: string): Promise<void> {
+/**
+ * Make `page` the person's, as the link's page is: its context gets the person's cookie for `url`'s Core. Returns
+ * the address to open: the person's page's home, where that cookie goes.
+ */
+export async function asPerson(page: Page, url: string): Promise<string> {
   const u = new URL(url);
+  const person = personOf.get(url);
+  if (!person) throw new Error(`no person link was traded for ${url}`);
   await page.context().addCookies([
     {
       name: personCookieName(Number(u.port)),
-      value: personSecret(url),
+      value: person.secret,
       domain: u.hostname,
-      path: '/',
+      path: person.home.replace(/\/$/, ''),
       httpOnly: true,
       sameSite: 'Strict',
     },
   ]);
+  return `${u.origin}${person.home}`;
 }
 
 export interface ServeOptions {
@@ -144,9 +150,10 @@ async function spawnServe(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess
   const link = parsePersonLink(url);
   if (!link) throw new Error(`serve handed a malformed link: ${url}`);
   const traded = await tradeCode(link.url, link.token, link.code);
-  if (!traded.secret) throw new Error(`the link's code bought no cookie: ${traded.status} ${traded.body}`);
+  if (!traded.secret || !traded.home)
+    throw new Error(`the link's code bought no cookie: ${traded.status} ${traded.body}`);
   const page = url.replace(/#.*$/, '');
-  secretOf.set(page, traded.secret);
+  personOf.set(page, { secret: traded.secret, home: traded.home });
   return { child, url: page };
 }
 
@@ -297,14 +304,14 @@ export async function openUi(
     if (m.type() === 'error') errors.push(m.text());
   });
   page.on('pageerror', (e) => errors.push(e.message));
-  if (secretOf.has(url)) await asPerson(page, url);
+  const address = personOf.has(url) ? await asPerson(page, url) : url;
   // A page closed just before may still have had its last layout saved after the file went (its pagehide save):
   // start again from nothing when that layout came back, as more than one pane or with a first pane whose shell never
   // comes (a target that test took down). Counted once the first shell is up, so every pane of a restored layout is on
   // the page by then.
   const restarts = home && !opts.keepWorkspace ? 5 : 0;
   for (let i = 0; ; i++) {
-    await page.goto(url);
+    await page.goto(address);
     await page.getByRole('region', { name: 'Pane 1' }).waitFor();
     const shown = await waitForPrompt(pane(page, 1)).then(
       () => undefined,

@@ -3,6 +3,8 @@
 // link's one-time code buys the page its cookie and is spent; nothing the browser keeps on disk holds the person's
 // lasting secret (but, at most, its Cookies database, which the agent sandbox masks with the whole profile folder).
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { chromium, type Page } from 'playwright-core';
@@ -87,14 +89,15 @@ describe("a person link opened in Chromium's own profile", () => {
         await page.goto(link);
         await pane(page, 1).waitFor();
         await waitForPrompt(pane(page, 1));
-        // Neither the code nor the token stays in the address bar.
-        expect(page.url()).toBe(`${origin}/`);
-        const cookie = (await context.cookies(origin)).find((c) => c.name.startsWith('switchboard_person_'));
+        // Neither the code nor the token stays in the address bar: the page is at its home.
+        const home = new URL(page.url()).pathname;
+        expect(page.url()).toMatch(new RegExp(`^${origin}/p/[\\w-]{22}/$`));
+        const cookie = (await context.cookies(page.url())).find((c) => c.name.startsWith('switchboard_person_'));
         expect(cookie).toMatchObject({
           name: `switchboard_person_${new URL(url).port}`,
           httpOnly: true,
           sameSite: 'Strict',
-          path: '/',
+          path: home.slice(0, -1),
           // A session cookie: gone with the browser's session.
           expires: -1,
         });
@@ -102,6 +105,31 @@ describe("a person link opened in Chromium's own profile", () => {
         // The page's script cannot read it.
         expect(await page.evaluate(() => document.cookie)).toBe('');
         expect(await page.evaluate(() => JSON.stringify({ ...sessionStorage }))).not.toContain(secret);
+
+        // A server an agent runs on another port of the host (its dev server), opened by the person: a browser sends
+        // a host's cookies to every port, but the person's goes only under the page's home, which it does not know.
+        const heard: string[] = [];
+        const agentServer = createServer((req, res) => {
+          heard.push(`${req.url} ${req.headers.cookie ?? ''}`);
+          res.writeHead(200, { 'content-type': 'text/html' }).end('<p>dev server</p>');
+        });
+        await new Promise<void>((resolve) => agentServer.listen(0, '127.0.0.1', resolve));
+        try {
+          const agentOrigin = `http://127.0.0.1:${(agentServer.address() as AddressInfo).port}`;
+          // A control: a host's cookie for every path does reach the agent's port (so what follows means something).
+          await context.addCookies([{ name: 'control', value: 'any-port', url: `${origin}/` }]);
+          const devPage = await context.newPage();
+          for (const path of ['/', '/ws', '/person', '/p/', `/s/${new URL(link).searchParams.get('token')}/`])
+            await devPage.goto(`${agentOrigin}${path}`);
+          await devPage.close();
+          // (Chromium asks for /favicon.ico too.)
+          expect(heard.length).toBeGreaterThanOrEqual(5);
+          expect(heard.every((h) => h.includes('control=any-port'))).toBe(true);
+          expect(heard.filter((h) => h.includes(secret))).toEqual([]);
+        } finally {
+          agentServer.close();
+          await context.clearCookies({ name: 'control' });
+        }
 
         // An agent's call held for approval, approved in this page.
         const call = served.cli([
@@ -166,6 +194,7 @@ describe("a person link opened in Chromium's own profile", () => {
       'This link was already used or has expired: run switchboard open in a terminal of your own for a new one.',
     );
     expect(await alert.locator('.not-yours__problem code').textContent()).toBe('switchboard open');
+    // The code and the token are out of the address bar here too.
     expect(page.url()).toBe(`${new URL(url).origin}/`);
     expect(await page.locator('.xterm').count()).toBe(0);
     await page.screenshot({ path: join(root, 'test-results/e2e-person-link-spent.png') });

@@ -75,8 +75,7 @@ async function openRouted(
     ws.onMessage((m) => server.send(m));
     server.onMessage((m) => ws.send(typeof m === 'string' ? rewrite(m) : m));
   });
-  await asPerson(page, served.url);
-  await page.goto(served.url);
+  await page.goto(await asPerson(page, served.url));
   await page.getByRole('region', { name: 'Pane 1' }).waitFor();
   await waitForPrompt(pane(page, 1));
   return { page, errors };

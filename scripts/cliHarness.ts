@@ -95,6 +95,8 @@ export interface Served {
    * does). A socket that sends it as that cookie is a person's.
    */
   approver: string;
+  /** The person's page's home (`/p/<random>/`): where that cookie goes, and the page lives. */
+  home: string;
   child: ChildProcess;
   stop(): Promise<void>;
 }
@@ -113,6 +115,8 @@ export interface Traded {
   otherHeaders: string;
   secret: string | undefined;
   setCookie: string | undefined;
+  /** The person's page's home (`/p/<random>/`) the trade answered: the cookie's Path, where the page goes on to. */
+  home: string | undefined;
 }
 
 /** Trade a person link's one-time code as the page does: a same-origin POST with the token, from loopback. */
@@ -125,9 +129,18 @@ export async function tradeCode(pageUrl: string, token: string, code: string): P
   });
   const setCookie = res.headers.get('set-cookie') ?? undefined;
   const other = [...res.headers.entries()].filter(([k]) => k !== 'set-cookie');
+  const body = await res.text();
+  let home: string | undefined;
+  try {
+    home = (JSON.parse(body) as { home?: string }).home;
+  } catch {
+    // not the page's answer (a refusal before the route): no home
+    home = undefined;
+  }
   return {
     status: res.status,
-    body: await res.text(),
+    body,
+    home,
     otherHeaders: other.map(([k, v]) => `${k}: ${v}`).join('\n'),
     secret: setCookie ? /^switchboard_person_\d+=([^;]+);/.exec(setCookie)?.[1] : undefined,
     setCookie,
@@ -169,12 +182,14 @@ export function startServe(home: string, env: Record<string, string> = {}, launc
       child.removeAllListeners('exit');
       // The person opens the link: the page trades its code for the cookie.
       const traded = await tradeCode(link.url, link.token, link.code);
-      if (!traded.secret) return reject(new Error(`the link's code bought no cookie: ${traded.status} ${traded.body}`));
+      if (!traded.secret || !traded.home)
+        return reject(new Error(`the link's code bought no cookie: ${traded.status} ${traded.body}`));
       resolve({
         url: link.url,
         token: link.token,
         openUrl: linkText.split('\n')[0]!,
         approver: traded.secret,
+        home: traded.home,
         child,
         stop: () =>
           new Promise((res) => {

@@ -1,5 +1,6 @@
-// The person's cookie: the lasting secret a page got for a person link's one-time code. Named by the Core's port, since
-// a host's cookies go to every port of it: two Cores on one host each read their own.
+// The person's cookie: the lasting secret a page got for a person link's one-time code. A browser sends a host's
+// cookies to every port of it: the name (by the Core's port) keeps two Cores' apart, and the Path (the profile's page
+// path, core/person/personLinks.ts `home`) keeps the cookie from any other server on the host.
 import type { IncomingMessage } from 'node:http';
 
 export function personCookieName(port: number): string {
@@ -7,11 +8,11 @@ export function personCookieName(port: number): string {
 }
 
 /**
- * The Set-Cookie header for `secret`: no script reads it (HttpOnly), no other site's request carries it (Strict), and
- * it ends with the browser's session (no Expires).
+ * The Set-Cookie header for `secret`: no script reads it (HttpOnly), no other site's request carries it (Strict), only
+ * requests under `path` do, and it ends with the browser's session (no Expires).
  */
-export function personSetCookie(port: number, secret: string): string {
-  return `${personCookieName(port)}=${secret}; HttpOnly; SameSite=Strict; Path=/`;
+export function personSetCookie(port: number, secret: string, path: string): string {
+  return `${personCookieName(port)}=${secret}; HttpOnly; SameSite=Strict; Path=${path}`;
 }
 
 /** The Cookie header a Node client sends to the Core at `url` to act as a person's page (tests, a person's program). */

@@ -111,14 +111,18 @@ describe('the person link', () => {
     const first = await tradeCode(link.url, link.token, link.code);
     expect(first.status).toBe(200);
     expect(first.secret).toMatch(/^[\w-]{32}$/);
-    // The cookie: no script reads it, no other site's request carries it, gone with the browser's session.
+    // The cookie: no script reads it, no other site's request carries it, nor any request for another path of this
+    // host (an agent's server on another port), and it is gone with the browser's session.
+    expect(first.home).toBe(served.home);
+    expect(served.home).toMatch(/^\/p\/[\w-]{22}\/$/);
     expect(first.setCookie).toBe(
-      `switchboard_person_${new URL(served.url).port}=${first.secret}; HttpOnly; SameSite=Strict; Path=/`,
+      `switchboard_person_${new URL(served.url).port}=${first.secret}; HttpOnly; SameSite=Strict; ` +
+        `Path=${served.home.slice(0, -1)}`,
     );
     // The secret is in that header alone: not in the body, not in any other header.
     expect(first.body).not.toContain(first.secret!);
     expect(first.otherHeaders).not.toContain(first.secret!);
-    expect(JSON.parse(first.body)).toEqual({ person: true });
+    expect(JSON.parse(first.body)).toEqual({ person: true, home: served.home });
     expect(first.otherHeaders).toMatch(/cache-control: no-store/);
     // A second trade of the same code buys nothing.
     const second = await tradeCode(link.url, link.token, link.code);
@@ -185,44 +189,54 @@ describe('the person link', () => {
     expect(await fromPage(served, 'targets.list', {})).toBe('ok');
   });
 
-  it('serves a person their page at the cleaned address by the cookie; no response carries the secret', async () => {
+  it("serves a person's page at its home by the cookie; nothing else tells it or carries the secret", async () => {
     const cookie = personCookieHeader(served.url, served.approver);
+    const page = `${served.url.slice(0, -1)}${served.home}`;
+    const token = { authorization: `Bearer ${served.token}` };
     const responses = [
-      await send(served.url, { headers: { cookie } }),
+      await send(page, { headers: { cookie } }),
+      await send(`${page}person`, { headers: { cookie } }),
+      await send(`${page}person`, { headers: token }),
       await send(`${served.url}?token=${served.token}`, { headers: { cookie } }),
       await send(`${served.url}s/${served.token}/`, { headers: { cookie } }),
-      await send(`${served.url}person`, { headers: { cookie } }),
-      await send(`${served.url}person`, { headers: { authorization: `Bearer ${served.token}` } }),
+      await send(`${served.url}person`, { headers: token }),
     ];
-    // The page at / (or 503 before the renderer is built), the link's redirect, the page under its token path, and
-    // what /person says with and without the cookie.
+    // The page at its home (or 503 before the renderer is built); what it asks there with and without the cookie; the
+    // link's redirect, the page under its token path, and /person at the root, for whoever has the token.
     expect(responses.map((r) => r.status)).toEqual([
       expect.toBeOneOf([200, 503]),
+      200,
+      200,
       302,
       expect.toBeOneOf([200, 503]),
       200,
-      200,
     ]);
-    expect(JSON.parse(responses[3]!.body)).toEqual({ person: true });
-    expect(JSON.parse(responses[4]!.body)).toEqual({ person: false });
+    expect(JSON.parse(responses[1]!.body)).toEqual({ person: true });
+    expect(JSON.parse(responses[2]!.body)).toEqual({ person: false });
     for (const r of responses) expect(r.headers + r.body).not.toContain(served.approver);
+    // Only a page that traded a code learns its home: whoever has the token is never told it.
+    for (const r of responses.slice(2)) expect(r.headers + r.body).not.toContain(served.home);
+    expect(readFileSync(join(home, 'core.json'), 'utf8')).not.toContain(served.home);
+    // The cookie opens the home only: not the root, nor /mcp (whose clients send a bearer token).
+    for (const path of ['', 'ws', 'mcp', 'person', `s/${served.token.slice(1)}x/`])
+      expect((await send(`${served.url}${path}`, { headers: { cookie } })).status, path).toBe(401);
     // Without the cookie or the token: refused, and a browser's navigation is told how to get a link.
-    expect((await send(served.url)).status).toBe(401);
-    expect(await send(served.url, { headers: { 'sec-fetch-dest': 'document' } })).toMatchObject({
-      status: 401,
-      body: 'this page needs a link: run `switchboard open` in a terminal of your own for a new one',
-    });
-    // The cookie never opens /mcp, whose clients send a bearer token.
-    expect((await send(`${served.url}mcp`, { headers: { cookie } })).status).toBe(401);
+    for (const url of [served.url, page]) {
+      expect((await send(url)).status).toBe(401);
+      expect(await send(url, { headers: { 'sec-fetch-dest': 'document' } })).toMatchObject({
+        status: 401,
+        body: 'this page needs a link: run `switchboard open` in a terminal of your own for a new one',
+      });
+    }
   });
 
   it("a page's cookie is still the person's on the Core started again on the profile: no new link", async () => {
     const cookie = personCookieHeader(served.url, served.approver);
-    const before = served.url;
+    const before = { url: served.url, home: served.home };
     await served.stop();
     served = await startServe(home);
-    // Same port and token: the page dials the same address, its cookie goes with it.
-    expect(served.url).toBe(before);
+    // Same port, token and home: the page dials the same address, its cookie goes with it.
+    expect({ url: served.url, home: served.home }).toEqual(before);
     expect(await fromPage(served, 'approvals.decide', decide, cookie)).toMatch(pastTheGate);
     // A program acting as that page (connectCore sends the secret as the cookie) is the person's too.
     const { client, close } = await connectCore(

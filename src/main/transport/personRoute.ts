@@ -48,14 +48,14 @@ function readSmallBody(req: IncomingMessage): Promise<string | undefined> {
 }
 
 export interface PersonRouteDeps {
-  links: PersonLinks;
+  links: Pick<PersonLinks, 'exchange' | 'home'>;
   /** The port the Core listens on: it names the cookie. */
   port: () => number;
   /** Whether the request shows a person's cookie this Core knows. */
   isPerson: (req: IncomingMessage) => boolean;
 }
 
-/** GET: `{person}` for this request's cookie. POST `{code}`: the trade, once per code. */
+/** GET: `{person}` for this request's cookie. POST `{code}`: the trade, once per code (the page's home with it). */
 export function personRoute(deps: PersonRouteDeps) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method === 'GET' || req.method === 'HEAD') return answer(res, 200, { person: deps.isPerson(req) });
@@ -81,6 +81,7 @@ export function personRoute(deps: PersonRouteDeps) {
     if (!parsed.success) return answer(res, 400, { person: false, problem: 'the body must be {"code": "…"}' });
     const secret = deps.links.exchange(parsed.data.code);
     if (!secret) return answer(res, 403, { person: false, problem: LINK_SPENT });
-    answer(res, 200, { person: true }, personSetCookie(deps.port(), secret));
+    const home = deps.links.home;
+    answer(res, 200, { person: true, home: `${home}/` }, personSetCookie(deps.port(), secret, home));
   };
 }

@@ -133,12 +133,13 @@ function parseRequestUrl(req: IncomingMessage): URL | undefined {
   }
 }
 
-/** The UI's pages live under /s/<token>/…; returns the path below that prefix. */
-function pagePath(pathname: string): string | undefined {
+/** The UI's pages live under /s/<token>/ and, for a person's page, under its home; the path below either. */
+function pagePath(pathname: string, home: string): string | undefined {
   const m = /^\/s\/[^/]+(\/.*)$/.exec(pathname);
-  if (!m) return undefined;
+  const rest = m ? m[1]! : pathname.startsWith(`${home}/`) ? pathname.slice(home.length) : undefined;
+  if (rest === undefined) return undefined;
   try {
-    return decodeURIComponent(m[1]!);
+    return decodeURIComponent(rest);
   } catch {
     // malformed escapes: a path no file has
     return '/\0';
@@ -193,6 +194,8 @@ export class WsServer {
   private readonly sockets = new Set<WebSocket>();
   private readonly connections = new Set<Connection>();
   private readonly rendererDir: string | undefined;
+  /** Where a person's page lives (`/p/<random>`): its cookie's Path, its socket at `${home}/ws`. */
+  private readonly home: string;
   private readonly host: string;
   private port = 0;
 
@@ -204,10 +207,15 @@ export class WsServer {
     this.personLinks = opts.personLinks ?? new PersonLinks();
     this.host = opts.host ?? '127.0.0.1';
     this.rendererDir = opts.rendererDir ?? findRendererDir();
-    this.routes.set(
-      PERSON_PATH,
-      personRoute({ links: this.personLinks, port: () => this.port, isPerson: (req) => this.showsPerson(req) }),
-    );
+    this.home = this.personLinks.home;
+    const person = personRoute({
+      links: this.personLinks,
+      port: () => this.port,
+      isPerson: (req) => this.showsPerson(req),
+    });
+    // The trade, where the page opened from a link is; the question, under a person's page's home (its cookie's Path).
+    this.routes.set(PERSON_PATH, person);
+    this.routes.set(`${this.home}${PERSON_PATH}`, person);
     this.http = createServer((req, res) => {
       this.onRequest(req, res).catch(() => {
         // Nothing a client sends may take the Core down: answer what can be answered, drop the rest.
@@ -223,7 +231,8 @@ export class WsServer {
       const denied = url ? this.check(req, url) : undefined;
       const upgrade = url && this.upgrades.get(url.pathname);
       const asked = upgrade && req.headers.upgrade?.toLowerCase() === upgrade.protocol;
-      const status = !url ? 400 : (denied?.status ?? (url.pathname === '/ws' || asked ? undefined : 404));
+      const api = url && (url.pathname === '/ws' || url.pathname === `${this.home}/ws`);
+      const status = !url ? 400 : (denied?.status ?? (api || asked ? undefined : 404));
       if (status) {
         const challenge = status === 401 ? 'WWW-Authenticate: Bearer realm="switchboard"\r\n' : '';
         // The reason as the body too, for a client that shows what the server said.
@@ -334,9 +343,9 @@ export class WsServer {
     // Most often the token of another Core, or of this profile's last one (a client's saved config gone stale).
     if (given)
       return tokenMatches(given, this.token) ? undefined : { status: 401, message: 'token not valid for this Core' };
-    // A person's page needs no token: its cookie can do more than the token can. Never at /mcp, whose clients send
-    // a bearer token, so that a browser's cookie cannot make a request there.
-    if (!BEARER_ONLY.has(url.pathname) && this.showsPerson(req)) return undefined;
+    // A person's page needs no token under its home: its cookie can do more than the token can (and a browser sends
+    // it nowhere else).
+    if (url.pathname.startsWith(`${this.home}/`) && this.showsPerson(req)) return undefined;
     return req.headers['sec-fetch-dest'] === 'document' ? NEEDS_LINK : { status: 401, message: 'token required' };
   }
 
@@ -370,9 +379,8 @@ export class WsServer {
       res.writeHead(405).end();
       return;
     }
-    // A person's page whose address was cleaned (the page takes the token out of the address bar) is served at the
-    // root: its cookie said who it is.
-    const page = pagePath(url.pathname) ?? (requestToken(req, url) === undefined ? url.pathname : undefined);
+    // A person's page, its address cleaned of the token, lives under its home (check() let it in by its cookie).
+    const page = pagePath(url.pathname, this.home);
     if (page === undefined) {
       // A link (/?token=…) leads into the page's own path; the UI lives under /s/<token>/ so that every asset request
       // of a page that is not a person's carries the token.

@@ -4,7 +4,7 @@ import { config as zodConfig } from 'zod';
 import { CoreClient, type Link } from '../../shared/client.js';
 import type { SwitchboardBridge } from '../../shared/bridge.js';
 import type { WireRequest } from '../../shared/api.js';
-import { pageToken } from './personPage.js';
+import { pageToken, personPage } from './personPage.js';
 
 // The page runs under a CSP without 'unsafe-eval': keep zod from probing `new Function`.
 zodConfig({ jitless: true });
@@ -115,8 +115,10 @@ export function connect(onState: StateListener): CoreClient {
   }
   const proto = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
   onState('connecting');
-  // The person's cookie (personPage.ts) goes with the upgrade by itself: nothing of the person's is in this URL.
+  // A person's page dials under its home: its cookie (personPage.ts) goes with the upgrade by itself, and nothing of
+  // the person's is in this URL. Any other page shows the token.
+  const { home } = personPage();
   const token = pageToken();
-  const query = token ? `?token=${encodeURIComponent(token)}` : '';
-  return new CoreClient(socketLink(`${proto}//${window.location.host}/ws${query}`, onState));
+  const path = home ? `${home}ws` : `/ws${token ? `?token=${encodeURIComponent(token)}` : ''}`;
+  return new CoreClient(socketLink(`${proto}//${window.location.host}${path}`, onState));
 }

@@ -1,7 +1,7 @@
 // Whether this page is the person's window, settled once before it connects. A person link's one-time code leaves
 // the address bar first thing and is traded once for the person's cookie (HttpOnly: this script never holds the
-// secret); a page without a good code asks whether its cookie makes it the person's. The token leaves the address bar
-// too, kept for this tab so the page can dial again.
+// secret) and the page's home, where the cookie goes; a reloaded page asks whether its cookie still makes it the
+// person's. The token leaves the address bar too, kept for this tab so a viewer's page can dial again.
 import { LINK_SPENT, PERSON_PATH, PersonPageState } from '../../shared/personPage.js';
 
 const TOKEN_KEY = 'switchboard.token';
@@ -21,10 +21,15 @@ function linkCode(): string | undefined {
   return m ? decodeURIComponent(m[1]!) : undefined;
 }
 
-/** One request to PERSON_PATH; undefined when the Core's answer could not be read. */
-async function ask(token: string, code?: string): Promise<PersonPageState | undefined> {
+/** A person's page's home, from its own address (a reload): `/p/<random>/`. */
+function homeInAddress(): string | undefined {
+  return /^\/p\/[\w-]+\//.exec(window.location.pathname)?.[0];
+}
+
+/** One request to the Core about this page; undefined when its answer could not be read. */
+async function ask(path: string, token: string, code?: string): Promise<PersonPageState | undefined> {
   try {
-    const res = await fetch(PERSON_PATH, {
+    const res = await fetch(path, {
       method: code ? 'POST' : 'GET',
       cache: 'no-store',
       credentials: 'same-origin',
@@ -47,16 +52,24 @@ export async function settlePersonPage(): Promise<PersonPageState> {
   if (window.switchboard) return (settled = { person: true });
   const code = linkCode();
   const token = pageToken();
+  const home = homeInAddress();
   // Before anything else: the code and the token leave the address bar (and so the tab's session and any later entry
   // in the history; the visit itself a browser has already recorded, which is why the code works once).
-  history.replaceState(null, '', '/');
-  const traded = code ? await ask(token, code) : undefined;
-  if (traded?.person) return (settled = traded);
-  // No code, or one that bought nothing: a cookie from an earlier link may still make this page the person's.
-  const known = await ask(token);
-  if (known?.person) return (settled = { person: true });
-  const problem = code ? (traded?.problem ?? LINK_SPENT) : known ? undefined : 'the Core did not answer';
-  return (settled = { person: false, ...(problem ? { problem } : {}) });
+  history.replaceState(null, '', home ?? '/');
+  // What an earlier version kept here: the lasting secret lives only in the cookie now.
+  sessionStorage.removeItem('switchboard.approver');
+  if (code) {
+    const traded = await ask(PERSON_PATH, token, code);
+    if (!traded?.person || !traded.home) return (settled = { person: false, problem: traded?.problem ?? LINK_SPENT });
+    // The page's home from now on: its cookie goes there, and nowhere else on this host.
+    history.replaceState(null, '', traded.home);
+    return (settled = traded);
+  }
+  if (!home) return (settled = { person: false });
+  // A reload of a person's page: its cookie says whether it still is one.
+  const known = await ask(`${home}${PERSON_PATH.slice(1)}`, token);
+  if (known?.person) return (settled = { person: true, home });
+  return (settled = { person: false, ...(known ? {} : { problem: 'the Core did not answer' }) });
 }
 
 /** What settlePersonPage found. */

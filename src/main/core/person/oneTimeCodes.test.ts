@@ -104,9 +104,13 @@ describe('PersonLinks.exchange', () => {
     const kept = readFileSync(file, 'utf8');
     expect(kept).not.toContain(secret!);
     expect(kept).not.toContain(code);
-    // The next Core on the profile knows the page; it never knew the code.
+    // The next Core on the profile knows the page, at the same home; it never knew the code.
     const next = new PersonLinks(file);
     expect(next.matches(secret)).toBe(true);
+    expect(next.home).toBe(links.home);
+    expect(links.home).toMatch(/^\/p\/[\w-]{22}$/);
+    // Another profile's pages live elsewhere.
+    expect(new PersonLinks().home).not.toBe(links.home);
     expect(next.exchange(links.code())).toBeUndefined();
   });
 
