@@ -111,18 +111,64 @@ export async function callTool(
 
 export interface Served {
   url: string;
+  /** The person link serve handed over (its one-time code already traded by the harness). */
   openUrl: string;
   token: string;
-  /** The person secret from the person link's #fragment: a page or socket that shows it is a person's. */
+  /**
+   * The person's lasting secret: what the link's code bought, as a browser's cookie (the harness traded it as the page
+   * does). A socket that sends it as that cookie is a person's.
+   */
   approver: string;
+  /** The person's page's home (`/p/<random>/`): where that cookie goes, and the page lives. */
+  home: string;
   child: ChildProcess;
   stop(): Promise<void>;
 }
 
-/** The parts of a person link (`serve --link-fd`): the page's address, the token, the person secret. */
-export function parsePersonLink(link: string): { url: string; token: string; approver: string } | undefined {
-  const m = /^(http:\/\/\S+?)\?token=([^\s#]+)#approver=(\S+)$/.exec(link.trim());
-  return m ? { url: m[1]!, token: decodeURIComponent(m[2]!), approver: decodeURIComponent(m[3]!) } : undefined;
+/** The parts of a person link (`serve --link-fd`, `switchboard open`): the page's address, the token, the code. */
+export function parsePersonLink(link: string): { url: string; token: string; code: string } | undefined {
+  const m = /^(http:\/\/\S+?)\?token=([^\s#]+)#code=(\S+)$/.exec(link.trim());
+  return m ? { url: m[1]!, token: decodeURIComponent(m[2]!), code: decodeURIComponent(m[3]!) } : undefined;
+}
+
+/** What trading a code answered: the status, the body, and the person's secret when a cookie was set. */
+export interface Traded {
+  status: number;
+  body: string;
+  /** Every response header but Set-Cookie, as sent (a test looks for the secret there). */
+  otherHeaders: string;
+  secret: string | undefined;
+  setCookie: string | undefined;
+  /** The person's page's home (`/p/<random>/`) the trade answered: the cookie's Path, where the page goes on to. */
+  home: string | undefined;
+}
+
+/** Trade a person link's one-time code as the page does: a same-origin POST with the token, from loopback. */
+export async function tradeCode(pageUrl: string, token: string, code: string): Promise<Traded> {
+  const origin = new URL(pageUrl).origin;
+  const res = await fetch(new URL('/person', pageUrl), {
+    method: 'POST',
+    headers: { origin, authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ code }),
+  });
+  const setCookie = res.headers.get('set-cookie') ?? undefined;
+  const other = [...res.headers.entries()].filter(([k]) => k !== 'set-cookie');
+  const body = await res.text();
+  let home: string | undefined;
+  try {
+    home = (JSON.parse(body) as { home?: string }).home;
+  } catch {
+    // not the page's answer (a refusal before the route): no home
+    home = undefined;
+  }
+  return {
+    status: res.status,
+    body,
+    home,
+    otherHeaders: other.map(([k, v]) => `${k}: ${v}`).join('\n'),
+    secret: setCookie ? /^switchboard_person_\d+=([^;]+);/.exec(setCookie)?.[1] : undefined,
+    setCookie,
+  };
 }
 
 /**
@@ -156,18 +202,25 @@ export function startServe(
     });
     const linkPipe = child.stdio[3] as NodeJS.ReadableStream;
     linkPipe.setEncoding('utf8');
-    linkPipe.on('data', (d: string) => {
+    let handed = false;
+    linkPipe.on('data', async (d: string) => {
       linkText += d;
-      if (!linkText.includes('\n')) return;
+      if (handed || !linkText.includes('\n')) return;
+      handed = true;
       const link = parsePersonLink(linkText.split('\n')[0]!);
       if (!link) return reject(new Error(`serve handed a malformed link: ${linkText}`));
       clearTimeout(timer);
       child.removeAllListeners('exit');
+      // The person opens the link: the page trades its code for the cookie.
+      const traded = await tradeCode(link.url, link.token, link.code);
+      if (!traded.secret || !traded.home)
+        return reject(new Error(`the link's code bought no cookie: ${traded.status} ${traded.body}`));
       resolve({
         url: link.url,
         token: link.token,
         openUrl: linkText.split('\n')[0]!,
-        approver: link.approver,
+        approver: traded.secret,
+        home: traded.home,
         child,
         stop: () =>
           new Promise((res) => {

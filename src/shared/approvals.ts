@@ -1,6 +1,7 @@
 // Pending approvals (unknown SSH host keys, dangerous agent commands), the decisions a person makes and the rules they
 // keep.
 import * as z from 'zod';
+import { PersonWay } from './personWay.js';
 // The larger schemas are z.lazy: built on first use, so a process that never parses one (`switchboard call`) does not
 // build it; z.lazy accepts exactly what the schema inside accepts.
 
@@ -95,6 +96,8 @@ export const ApprovalOutcome = z.lazy(() =>
      * generation or arguments changed after the approval), timeout, withdrawn (the caller went away), shutdown.
      */
     by: z.string(),
+    /** When a person decided: how they were known (the window, a link's page, a terminal). */
+    person: PersonWay.optional(),
     reason: z.string().optional(),
     waited_ms: z.number().int().min(0).optional(),
   }),

@@ -621,6 +621,7 @@ export class CommandApprovals {
       outcome: o.decision,
       verdict: c.verdict,
       by: o.by,
+      ...(o.person ? { person: o.person } : {}),
       ...(o.scope ? { scope: o.scope } : {}),
       ...(o.reason ? { reason: o.reason } : {}),
       ...(o.waited_ms !== undefined ? { waited_ms: o.waited_ms } : {}),
@@ -640,6 +641,7 @@ function outcomeOf(d: Decided): ApprovalOutcome {
     decision: d.decision,
     ...(d.decision === 'approve' ? { scope: d.scope } : {}),
     by: decidedBy(d),
+    ...(d.person ? { person: d.person } : {}),
     ...(d.reason ? { reason: d.reason } : {}),
     waited_ms: d.waited_ms,
   };

@@ -8,7 +8,7 @@ import { SandboxSetting } from '../../../shared/specFields.js';
 import { localSpec } from '../backends/local/fields.js';
 import { bwrapArgs } from './bwrapArgs.js';
 import { seatbeltProfile } from './seatbelt.js';
-import { sandboxPolicy, type PolicyInput, type SandboxPolicy } from './sandboxPolicy.js';
+import { BROWSER_PROFILE_DIRS, sandboxPolicy, type PolicyInput, type SandboxPolicy } from './sandboxPolicy.js';
 import { sandboxNote } from './sandboxNote.js';
 import { namespaceIds } from './pidNamespace.js';
 import { Sandbox, sandboxInfo, sandboxLine } from './sandbox.js';
@@ -172,6 +172,51 @@ describe('sandboxPolicy', () => {
   });
   it('network: false', () => {
     expect(sandboxPolicy(input({ setting: { network: false } })).network).toBe(false);
+  });
+});
+
+describe("browsers' profile folders", () => {
+  // Their History and Sessions keep every address opened (the page's one-time link), their Cookies the person's.
+  const table: Array<[browser: string, folder: string]> = [
+    ['Chromium', '.config/chromium'],
+    ['Chrome', '.config/google-chrome'],
+    ['Chrome beta', '.config/google-chrome-beta'],
+    ['Chrome dev', '.config/google-chrome-unstable'],
+    ['Brave', '.config/BraveSoftware'],
+    ['Edge', '.config/microsoft-edge'],
+    ['Vivaldi', '.config/vivaldi'],
+    ['Opera', '.config/opera'],
+    ['Firefox', '.mozilla'],
+    ['LibreWolf', '.librewolf'],
+    ['Waterfox', '.waterfox'],
+    ['Firefox (snap)', 'snap/firefox'],
+    ['Chromium (snap)', 'snap/chromium'],
+    ['Firefox (flatpak)', '.var/app/org.mozilla.firefox'],
+    ['Chrome (flatpak)', '.var/app/com.google.Chrome'],
+    ['Chromium (flatpak)', '.var/app/org.chromium.Chromium'],
+    ['Brave (flatpak)', '.var/app/com.brave.Browser'],
+    ['Chrome (macOS)', 'Library/Application Support/Google/Chrome'],
+    ['Chromium (macOS)', 'Library/Application Support/Chromium'],
+    ['Brave (macOS)', 'Library/Application Support/BraveSoftware'],
+    ['Firefox (macOS)', 'Library/Application Support/Firefox'],
+    ['Safari', 'Library/Safari'],
+    ['cookies (macOS)', 'Library/Cookies'],
+  ];
+  it('the list is the table', () => {
+    expect([...BROWSER_PROFILE_DIRS].sort()).toEqual(table.map(([, f]) => f).sort());
+  });
+  for (const [browser, folder] of table) {
+    const path = `/home/p/${folder}`;
+    const policy = sandboxPolicy(input({ exists: (p) => p === path || existing.has(p), isDir: (p) => p === path }));
+    it(`${browser}: ~/${folder} is an empty read-only folder inside, and unreadable under Seatbelt`, () => {
+      expect(policy.maskedDirs).toContainEqual({ path, keep: [] });
+      const a = bwrapArgs(policy, { argv: ['true'], cwd: '/', newSession: true, unshareNet: true }).join('\n');
+      expect(a).toContain(`--tmpfs\n${path}\n--remount-ro\n${path}`);
+      expect(seatbeltProfile(policy)).toContain(`(deny file-read* file-write* (subpath "${path}"))`);
+    });
+  }
+  it('a browser that is not installed masks nothing', () => {
+    expect(sandboxPolicy(input()).maskedDirs.map((d) => d.path)).not.toContain('/home/p/.mozilla');
   });
 });
 

@@ -66,6 +66,9 @@ live('sandboxed local target (bubblewrap)', () => {
     writeFileSync(join(person, '.ssh', 'id_ed25519'), 'CANARY-SSH-KEY\n', { mode: 0o600 });
     writeFileSync(join(person, '.ssh', 'known_hosts'), 'host ssh-ed25519 AAAA\n');
     writeFileSync(join(person, '.netrc'), 'machine x password CANARY-NETRC\n');
+    // A browser's history: where a person link was opened (the page's address, its one-time code).
+    mkdirSync(join(person, '.config', 'chromium', 'Default'), { recursive: true });
+    writeFileSync(join(person, '.config', 'chromium', 'Default', 'History'), 'CANARY-BROWSER-HISTORY\n');
     writeFileSync(join(person, '.bashrc'), "# the person's\n");
     server = createServer((s) => s.end('hello from the host\n'));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -148,8 +151,11 @@ live('sandboxed local target (bubblewrap)', () => {
     expect(pids.every((p) => Number(p) < 100)).toBe(true);
   });
 
-  it('credential stores are masked; known_hosts stays readable', async () => {
-    const r = await run('cat ~/.ssh/id_ed25519; cat ~/.netrc; cat ~/.ssh/known_hosts', 'athome');
+  it("credential stores and a browser's profile are masked; known_hosts stays readable", async () => {
+    const r = await run(
+      'cat ~/.ssh/id_ed25519; cat ~/.netrc; cat ~/.config/chromium/Default/History; cat ~/.ssh/known_hosts',
+      'athome',
+    );
     expect(String(r.output)).not.toContain('CANARY');
     expect(String(r.output)).toContain('host ssh-ed25519 AAAA');
   });
