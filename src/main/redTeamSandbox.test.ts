@@ -336,6 +336,58 @@ for (const leg of legs) {
         expect(canaries()).toEqual([]);
       });
 
+      it("cannot read the person's other logins nor the machine's secrets", async () => {
+        for (const [file, body] of [
+          ['.pgpass', 'db:5432:*:me:CANARY-PGPASS'],
+          ['.cargo/credentials.toml', '[registry]\ntoken = "CANARY-CARGO"'],
+          ['.config/rclone/rclone.conf', '[s3]\nsecret_access_key = CANARY-RCLONE'],
+          ['.vault-token', 'CANARY-VAULT'],
+        ] as const) {
+          mkdirSync(join(person, file, '..'), { recursive: true });
+          writeFileSync(join(person, file), `${body}\n`);
+          if (leg.user)
+            execFileSync('chown', ['-R', `${leg.user.uid}:${leg.user.gid}`, join(person, file.split('/')[0]!)]);
+        }
+        // A sandbox looks at what exists again within 2 s: shells started before the files were made are retired.
+        await new Promise((r) => setTimeout(r, 2500));
+        const r = text(
+          await sh(
+            'cat ~/.pgpass ~/.cargo/credentials.toml ~/.config/rclone/rclone.conf ~/.vault-token; cat /etc/shadow',
+          ),
+        );
+        expect(r).not.toMatch(/CANARY-/);
+        expect(r).not.toMatch(/^root:/m);
+      });
+
+      it("cannot reach a submodule's config or hooks either", async () => {
+        const lib = join(base, 'lib');
+        mkdirSync(lib, { recursive: true });
+        const git = (cwd: string, ...args: string[]) =>
+          execFileSync(
+            'git',
+            ['-C', cwd, '-c', 'safe.directory=*', '-c', 'user.email=p@x', '-c', 'user.name=p', ...args],
+            {
+              stdio: 'ignore',
+            },
+          );
+        git(lib, 'init', '-q');
+        writeFileSync(join(lib, 'x'), 'x\n');
+        git(lib, 'add', 'x');
+        git(lib, 'commit', '-qm', 'lib');
+        git(proj, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', lib, 'lib');
+        git(proj, 'commit', '-qm', 'sub');
+        if (leg.user) execFileSync('chown', ['-R', `${leg.user.uid}:${leg.user.gid}`, proj, lib]);
+        await new Promise((r) => setTimeout(r, 11_000)); // the sandbox looks for repositories again after 10 s
+        await sh(
+          `printf '[core]\\n\\tfsmonitor = "touch ${canary}/submodule; false"\\n' >> .git/modules/lib/config; ` +
+            `printf '#!/bin/sh\\ntouch ${canary}/submodule-hook\\n' > .git/modules/lib/hooks/post-checkout`,
+          'proj',
+        );
+        personRuns('git', ['status'], proj);
+        personRuns('git', ['-C', 'lib', 'status'], proj);
+        expect(canaries()).toEqual([]);
+      });
+
       it("cannot replace the person's toolchains or poison their caches; builds get caches of their own", async () => {
         const r = text(
           await sh(

@@ -137,6 +137,21 @@ describe('sandboxPolicy', () => {
       expect(p.pins).toEqual(['/home/p/.config', '/home/p/.local']);
     });
   });
+  it("a submodule's git folder has its config and hooks held as a repository's", () => {
+    const p = sandboxPolicy(
+      input({
+        repositories: ['/home/p/project'],
+        gitDirs: ['/home/p/project/.git/modules/lib'],
+        exists: (x) => existing.has(x) || x === '/home/p/project/.git/modules/lib/config',
+      }),
+    );
+    expect(p.readOnly).toContain('/home/p/project/.git/modules/lib/config');
+    expect(p.missingDenied).toContain('/home/p/project/.git/modules/lib/hooks');
+  });
+  it("the machine's secrets are masked where they exist (a root person's agent could read them)", () => {
+    const p = sandboxPolicy(input({ exists: (x) => existing.has(x) || x === '/etc/shadow' }));
+    expect(p.maskedFiles).toContain('/etc/shadow');
+  });
   it('deny_write adds rows; a missing one is a placeholder', () => {
     const p = sandboxPolicy(
       input({ setting: { deny_write: ['~/project/secrets', '/data/keep/'], writable: ['/data'] } }),
@@ -262,6 +277,10 @@ describe('bwrapArgs', () => {
     expect(at('--bind-fd', '3', '/tmp')).toBeLessThan(at('--bind-fd', '4', '/home/p'));
     expect(at('--bind-fd', '4', '/home/p')).toBeLessThan(at('--bind', '/home/p/.config', '/home/p/.config'));
     expect(at('--bind', '/home/p/.config', '/home/p/.config')).toBeLessThan(at('--tmpfs', '/home/p/.ssh'));
+    // A read-only folder never shows a masked file in it again.
+    expect(at('--ro-bind', '/home/p/.cargo', '/home/p/.cargo')).toBeLessThan(
+      at('--ro-bind', '/dev/null', '/home/p/.netrc'),
+    );
     expect(at('--bind', '/home/p/.config', '/home/p/.config')).toBeLessThan(
       at('--ro-bind', '/home/p/.config/systemd', '/home/p/.config/systemd'),
     );

@@ -22,7 +22,7 @@ import { bwrapArgs } from './bwrapArgs.js';
 import { seatbeltProfile } from './seatbelt.js';
 import { sandboxPolicy, type PolicyInput, type SandboxPolicy } from './sandboxPolicy.js';
 import { isPlaceholder, sweepPlaceholders, usePlaceholders } from './placeholders.js';
-import { findRepositories } from './repositories.js';
+import { findRepositories, submoduleGitDirs } from './repositories.js';
 import { seccompArch, seccompProgram, type SeccompArch } from './seccomp.js';
 import { SandboxNet } from './sandboxNet.js';
 import { applyLimits, type AppliedLimits } from './sandboxLimits.js';
@@ -139,7 +139,7 @@ function onPath(program: string): boolean {
 export class Sandbox {
   /** The policy as of the last start: what exists is looked at again each time (a cwd made later is bound then). */
   policy: SandboxPolicy;
-  private repositories: { at: number; found: string[] } | undefined;
+  private repositories: { at: number; found: string[]; gitDirs: string[] } | undefined;
   private policyAt = 0;
   /** The sandbox's network, when it has one (bubblewrap, `network` not false). */
   private readonly net: SandboxNet | undefined;
@@ -260,10 +260,12 @@ export class Sandbox {
     const now = Date.now();
     if (!this.repositories || now - this.repositories.at > REPOSITORY_WALK_REUSE_MS) {
       const roots = sandboxPolicy(this.input).writable;
-      this.repositories = { at: now, found: findRepositories(roots) };
+      const found = findRepositories(roots);
+      this.repositories = { at: now, found, gitDirs: submoduleGitDirs(found) };
     }
     this.policyAt = now;
-    return (this.policy = sandboxPolicy({ ...this.input, repositories: this.repositories.found }));
+    const { found: repositories, gitDirs } = this.repositories;
+    return (this.policy = sandboxPolicy({ ...this.input, repositories, gitDirs }));
   }
 
   /**

@@ -93,6 +93,8 @@ class LocalEnvironment implements Environment {
    * them.
    */
   private warmPassthrough = '';
+  /** The sandbox's mounts the warm shells were started with (Sandbox.mountSignature). */
+  private warmMounts: string | undefined;
   /** The call a new warm shell is started for: the shell gets the environment that call would have got. */
   private warmCallEnv: Record<string, string> | undefined;
 
@@ -158,6 +160,13 @@ class LocalEnvironment implements Environment {
     if (passthrough !== this.warmPassthrough) {
       this.warm.renew();
       this.warmPassthrough = passthrough;
+    }
+    // A sandbox whose mounts changed since its shells started (a credential file made since, a repository found, a
+    // workspace created): those shells see the old ones, so they go and the call gets a shell with the new.
+    const mounts = this.sandbox?.mountSignature();
+    if (mounts !== this.warmMounts) {
+      if (this.warmMounts !== undefined) this.warm.renew();
+      this.warmMounts = mounts;
     }
     this.warmCallEnv = opts.env;
     return this.warm.acquire();
