@@ -140,7 +140,8 @@ export function startServe(home: string, env: Record<string, string> = {}, launc
         child,
         stop: () =>
           new Promise((res) => {
-            if (child.exitCode !== null) return res();
+            // Exited, or killed by a signal (a test's SIGKILL): nothing left to stop.
+            if (child.exitCode !== null || child.signalCode !== null) return res();
             child.once('exit', () => res());
             child.kill('SIGTERM');
           }),
