@@ -110,16 +110,18 @@ describe('/mcp answers the hot requests as the SDK Server does', () => {
   });
 
   it('a message the SDK schemas refuse gets the SDK path error: 400 for the message, -32603 for params', async () => {
-    const cases: [unknown, number, number][] = [
-      [{ ...callTool(12, 'list_targets'), extra: 1 }, 400, -32700],
-      [{ ...callTool(13, 'list_targets'), id: 1.5 }, 400, -32700],
-      [request(14, 'tools/call', { name: 'list_targets', arguments: null }), 200, -32603],
+    // Alone, an invalid request gets its own id back (null when it has none to read); in a batch, null.
+    const cases: [unknown, number, number, unknown][] = [
+      [{ ...callTool(12, 'list_targets'), extra: 1 }, 400, -32600, 12],
+      [{ ...callTool(13, 'list_targets'), id: 1.5 }, 400, -32600, null],
+      [request(14, 'tools/call', { name: 'list_targets', arguments: null }), 200, -32603, 14],
     ];
-    for (const [bad, status, code] of cases) {
+    for (const [bad, status, code, id] of cases) {
       const [alone, batched] = await bothWays(bad);
-      expect(alone).toEqual(batched);
-      expect(alone.status).toBe(status);
-      expect(JSON.parse(alone.body)).toMatchObject({ error: { code } });
+      for (const answer of [alone, batched]) expect(answer.status).toBe(status);
+      expect(JSON.parse(alone.body)).toMatchObject({ id, error: { code } });
+      const inBatch = JSON.parse(batched.body) as { error?: unknown } | Array<{ error?: unknown }>;
+      expect(Array.isArray(inBatch) ? inBatch[0] : inBatch).toMatchObject({ error: { code } });
     }
   });
 

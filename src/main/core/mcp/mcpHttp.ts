@@ -15,7 +15,6 @@
 // answered the same way without a Server at all (hotRequest.ts, hotAnswer.ts): building one per POST and passing each
 // message through its schemas was most of what a call over HTTP cost the Core beyond the same call over WebSocket.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CancelledNotificationSchema,
@@ -32,7 +31,7 @@ import { hotRequest } from './hotRequest.js';
 import { answerHot, sendJson, sseEvent } from './hotAnswer.js';
 import { RunningRequests, type Cancellable } from './runningRequests.js';
 import { jsonError, type McpClient, type McpResponse } from './mcpResponse.js';
-import { LineSession } from './lineSession.js';
+import { invalidRequest, messageProblem } from './jsonRpcMessage.js';
 import { afterLargeRequest } from '../afterLargeRequest.js';
 
 /** The most messages one POST may carry (as the SDK's transport allows). */
@@ -41,12 +40,6 @@ const MAX_BATCH = 100;
 /** The /mcp route's handler, and what closes the transports still open at shutdown. */
 export interface McpHttp {
   handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-  /** A message (or batch) already read and parsed, answered on `res` as the POST of it would be. */
-  answer: (raw: unknown, client: McpClient, res: McpResponse) => Promise<void>;
-  /** Serve MCP lines on an upgraded connection (lineSession.ts); `mcpUrl` is the address a lost request names. */
-  lines: (socket: Socket, head: Buffer, mcpUrl: string) => void;
-  /** Line connections take no more lines and close once what they run is answered (the Core stops). */
-  stopLines: () => void;
   close: () => Promise<void>;
 }
 
@@ -200,8 +193,14 @@ function toMessages(raw: unknown, client: McpClient, res: McpResponse): JSONRPCM
     return undefined;
   }
   const parsed = (Array.isArray(raw) ? raw : [raw]).map((m) => JSONRPCMessageSchema.safeParse(m));
-  if (parsed.length === 0 || parsed.some((p) => !p.success)) {
-    jsonError(res, 400, -32700, 'Parse error: Invalid JSON-RPC message');
+  const invalid = parsed.findIndex((p) => !p.success);
+  if (parsed.length === 0 || invalid >= 0) {
+    // JSON, but not JSON-RPC: the request is invalid, and a single one gets its own id back when it has one.
+    const one = Array.isArray(raw) ? raw[invalid] : raw;
+    const problem = parsed.length === 0 ? 'an empty batch' : (messageProblem(one) ?? 'not a JSON-RPC message');
+    const refusal = invalidRequest(Array.isArray(raw) ? undefined : raw, problem);
+    const where = Array.isArray(raw) && parsed.length > 0 ? ` (message ${invalid + 1} of the batch)` : '';
+    jsonError(res, 400, refusal.code, refusal.message + where, refusal.id);
     return undefined;
   }
   const messages = parsed.map((p) => p.data!);
@@ -236,9 +235,7 @@ export function mcpHttpHandler(callTool: ToolCaller): McpHttp {
   /** The POSTs answered without a Server that are still running: ended at shutdown, which aborts their calls. */
   const openHot = new Set<McpResponse>();
   const running = new RunningRequests();
-  const lineSessions = new Set<LineSession>();
   const close = async (): Promise<void> => {
-    for (const session of lineSessions) session.drop();
     for (const res of openHot) res.destroy();
     // Shutting down: a transport that fails to close is gone anyway.
     await Promise.all([...open].map((t) => t.close().catch(() => undefined)));
@@ -342,17 +339,5 @@ export function mcpHttpHandler(callTool: ToolCaller): McpHttp {
     }
     if (requests.length === 0) res.writeHead(202).end();
   };
-  const lines = (socket: Socket, head: Buffer, mcpUrl: string): void => {
-    const lostText =
-      `no_core: the connection to the Core at ${mcpUrl} was lost (closed); the request may have run — ` +
-      'the next request finds the Core again through core.json';
-    const session = new LineSession(socket, answer, lostText);
-    lineSessions.add(session);
-    socket.once('close', () => lineSessions.delete(session));
-    session.start(head);
-  };
-  const stopLines = (): void => {
-    for (const session of lineSessions) session.stop();
-  };
-  return { handle, answer, lines, stopLines, close };
+  return { handle, close };
 }
