@@ -109,8 +109,9 @@ describe('small clients', () => {
     const mcp = await bridgeInitialize(binPath, ['mcp']);
     // bin/switchboard execs node: the client's child is the bridge itself, no shell behind it.
     expect(readlinkSync(`/proc/${mcp.pid}/exe`)).toBe(readlinkSync(`/proc/${process.pid}/exe`));
-    const idle = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 5000)'], { stdio: 'ignore' });
-    await new Promise((r) => setTimeout(r, 500));
+    // An idle node, measured once it has started (under load that takes a while).
+    const idle = spawn(process.execPath, ['-e', "process.stdout.write('up'); setTimeout(() => {}, 10000)"]);
+    await new Promise((r) => idle.stdout.once('data', r));
     const [bridge, node] = [rssKb(mcp.pid), rssKb(idle.pid!)];
     idle.kill();
     expect(bridge).toBeGreaterThan(0);

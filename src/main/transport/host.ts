@@ -97,11 +97,12 @@ export async function startHost(opts: {
       if (closed) return;
       closed = true;
       removeCoreFile(core.home);
-      await server.close();
+      // First: MCP calls still running are ended and answered (the HTTP server would otherwise wait for them).
       await mcp?.then(
         (m) => m.close(),
         () => undefined,
       );
+      await server.close();
       await core.close();
       profile.release();
     },

@@ -37,11 +37,21 @@ import { afterLargeRequest } from '../afterLargeRequest.js';
 /** The most messages one POST may carry (as the SDK's transport allows). */
 const MAX_BATCH = 100;
 
-/** The /mcp route's handler, and what closes the transports still open at shutdown. */
+/** The /mcp route's handler, and what ends the requests still running when the Core stops. */
 export interface McpHttp {
   handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+  /**
+   * The Core stops: each request still running is ended (its call aborted: its command killed, its approval
+   * withdrawn) and answered with why, so its client fails at once, whether its answer was JSON to come or an event
+   * stream of progress already, rather than waiting out its own timeout.
+   */
   close: () => Promise<void>;
 }
+
+/** What a request still running is answered with when the Core stops. */
+export const STOPPED_TEXT =
+  'no_core: the Core stopped while this call ran, and ended it — start the Core again (`switchboard serve` or the ' +
+  'app) and repeat the call if it is still needed';
 
 /** Where one POST's messages go: one JSON body, or an event stream once the Server has something to say first. */
 interface PostSink {
@@ -72,7 +82,7 @@ class OnePostTransport implements Transport, Cancellable {
 
   /** `settled`: a request of this POST was answered or cancelled (it leaves the table of running requests). */
   constructor(
-    readonly requests: readonly RequestId[],
+    readonly requests: ReadonlyArray<{ id: RequestId; method: string }>,
     private readonly sink: PostSink,
     private readonly settled: (id: RequestId) => void,
   ) {}
@@ -107,9 +117,23 @@ class OnePostTransport implements Transport, Cancellable {
   }
 
   private answerWhenDone(): void {
-    if (!this.requests.every((id) => this.answers.has(id) || this.cancelled.has(id))) return;
+    if (!this.requests.every(({ id }) => this.answers.has(id) || this.cancelled.has(id))) return;
     this.finished = true;
-    this.sink.done(this.requests.flatMap((id) => (this.answers.has(id) ? [this.answers.get(id)!] : [])));
+    this.sink.done(this.requests.flatMap(({ id }) => (this.answers.has(id) ? [this.answers.get(id)!] : [])));
+  }
+
+  /** The Core stops: each request not yet answered is answered with `text` (a tool error for a call), then closed. */
+  async stop(text: string): Promise<void> {
+    for (const { id, method } of this.requests) {
+      if (this.answers.has(id) || this.cancelled.has(id)) continue;
+      await this.send(
+        method === 'tools/call'
+          ? { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }], isError: true } }
+          : { jsonrpc: '2.0', id, error: { code: -32000, message: text } },
+      );
+    }
+    // Its Server aborts what its handlers still run: their commands are killed, their approvals withdrawn.
+    await this.close();
   }
 
   async close(): Promise<void> {
@@ -232,13 +256,13 @@ function cancelledRequest(message: JSONRPCMessage): RequestId | undefined {
 
 export function mcpHttpHandler(callTool: ToolCaller): McpHttp {
   const open = new Set<OnePostTransport>();
-  /** The POSTs answered without a Server that are still running: ended at shutdown, which aborts their calls. */
-  const openHot = new Set<McpResponse>();
+  /** The calls answered without a Server that still run: each ends itself with an answer when the Core stops. */
+  const stops = new Set<(text: string) => void>();
   const running = new RunningRequests();
   const close = async (): Promise<void> => {
-    for (const res of openHot) res.destroy();
-    // Shutting down: a transport that fails to close is gone anyway.
-    await Promise.all([...open].map((t) => t.close().catch(() => undefined)));
+    for (const stop of [...stops]) stop(STOPPED_TEXT);
+    // Shutting down: a transport that fails to stop is gone anyway.
+    await Promise.all([...open].map((t) => t.stop(STOPPED_TEXT).catch(() => undefined)));
   };
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method !== 'POST') {
@@ -277,19 +301,18 @@ export function mcpHttpHandler(callTool: ToolCaller): McpHttp {
     const hot = hotRequest(raw);
     if (hot) {
       if (versionRefused(client.version, res)) return;
-      openHot.add(res);
-      res.once('close', () => openHot.delete(res));
-      await answerHot(hot, res, { callTool, running, clientId });
+      await answerHot(hot, res, { callTool, running, clientId, stops });
       return;
     }
     const messages = toMessages(raw, client, res);
     if (!messages) return;
-    const requests = messages.filter(isJSONRPCRequest).map((m) => m.id);
+    const asked = messages.filter(isJSONRPCRequest).map((m) => ({ id: m.id, method: m.method }));
+    const requests = asked.map((r) => r.id);
     let answered = requests.length === 0;
     const settled = (id: RequestId): void => running.settle(clientId, id, transport);
     let streaming = false;
     const transport = new OnePostTransport(
-      requests,
+      asked,
       {
         notify: (message, earlier) => {
           // Answered already (as JSON), or the client went away (its calls are being cancelled).
