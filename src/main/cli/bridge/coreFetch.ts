@@ -12,6 +12,8 @@ export interface PostWatch {
   delivered: boolean;
   /** The status and body of a refusal (a status that is not 2xx). */
   refusal?: { status: number; text: string };
+  /** The size of the answer's body when it was read whole (a JSON answer), in bytes. */
+  bytes: number;
   /** The answer's body ended, `error` when it was cut; called once what came before the end was handed on. */
   ended(error?: Error): void;
 }
@@ -100,7 +102,9 @@ class CoreResponse {
       const parts: Buffer[] = [];
       this.res.on('data', (chunk: Buffer) => parts.push(chunk));
       this.res.once('end', () => {
-        const text = Buffer.concat(parts).toString('utf8');
+        const body = Buffer.concat(parts);
+        if (this.watch) this.watch.bytes = body.length;
+        const text = body.toString('utf8');
         if (!this.ok && this.watch) this.watch.refusal = { status: this.status, text };
         resolve(text);
       });
