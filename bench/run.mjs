@@ -3,7 +3,8 @@
 // rows need `bash scripts/test-env.sh up` (a row whose service is absent is printed with the reason it was skipped).
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { Agent as httpAgent, request as httpRequest } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -29,7 +30,9 @@ const launcher = join(root, 'bin/switchboard');
 
 const ssh = testService('ssh');
 const docker = testService('docker');
-const served = await startServe((h) => benchTargets(h, { ssh, docker }), {
+/** The file tools' folder (P14): not under /tmp, which is each sandbox's own. */
+const filesCwd = mkdtempSync(join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), 'sb-bench-files-'));
+const served = await startServe((h) => benchTargets(h, { ssh, docker, filesCwd }), {
   nodeArgs: process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/sbprof'] : [],
 });
 const corePid = served.serve.pid;
@@ -623,6 +626,33 @@ if (want('P7'))
     '',
   ]);
 
+/**
+ * P14: read_file and write_file of a 4 KB file on a sandboxed local target (its file server, inside the sandbox)
+ * against the same folder unsandboxed (the Core's own fs calls), taking turns in blocks; goal ≤ 2× each.
+ */
+if (want('P14')) {
+  const n = quick ? 10 : 20;
+  const content = 'x'.repeat(4096);
+  const file = (target) => join(filesCwd, `${target}.txt`);
+  const tool = (name, target, args) =>
+    ws.call('tool.call', { tool: name, args: { ...args, execution_target: target }, client: 'test' });
+  const ops = {
+    write_file: (target) => tool('write_file', target, { path: file(target), content }),
+    read_file: (target) => tool('read_file', target, { path: file(target) }),
+  };
+  for (const target of ['files_sandboxed', 'files_unsandboxed'])
+    for (let i = 0; i < warmCalls; i++) await ops.write_file(target), await ops.read_file(target);
+  for (const [name, op] of Object.entries(ops)) {
+    const base = [];
+    const ours = [];
+    while (ours.length < n) {
+      base.push(...(await timeEach(5, () => op('files_unsandboxed'))));
+      ours.push(...(await timeEach(5, () => op('files_sandboxed'))));
+    }
+    latencyRow('P14', `${name} sandboxed (goal ≤ 2×)`, ours, `${name} unsandboxed`, base);
+  }
+}
+
 // After P7's figures: a 20 MB output grows the Core's heap for a while.
 if (want('P13')) rows.push(...(await pagedOutputRows(http, { runs: quick ? 3 : 7 })));
 
@@ -630,8 +660,9 @@ await http.close();
 await stdio.close();
 ws.close();
 await served.stop();
+rmSync(filesCwd, { recursive: true, force: true });
 
-const order = ['P1', 'P2', 'P3', 'P4', 'P12', 'P10', 'P11', 'P7', 'P8', 'P9', 'P13'];
+const order = ['P1', 'P2', 'P3', 'P4', 'P14', 'P12', 'P10', 'P11', 'P7', 'P8', 'P9', 'P13'];
 rows.sort((a, b) => order.indexOf(a[0]) - order.indexOf(b[0]));
 const header = ['row', 'path', 'Switchboard', 'baseline (same run)', 'ratio'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));

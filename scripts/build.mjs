@@ -248,6 +248,12 @@ async function buildNode() {
     entryPoints: { 'cli/main': join(root, 'src/main/cli/main.ts') },
     plugins: [noElectron],
   });
+  // The sandbox helper, run by the Core inside a target's sandbox (src/main/core/sandbox/sandboxFiles.ts finds it).
+  await build({
+    ...nodeSide,
+    entryPoints: { 'sandbox-helper/helper': join(root, 'src/main/core/sandbox/helper/helperMain.ts') },
+    plugins: [noElectron],
+  });
   // The plugin host, forked by the Core once per enabled plugin (src/main/core/plugins/pluginHost.ts finds it here).
   await build({
     ...nodeSide,

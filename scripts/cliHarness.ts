@@ -23,17 +23,38 @@ export function tempHome(prefix = 'sb-home-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
+/** Another user the command runs as (root only), with where that user finds the built app (scripts/asUser.ts). */
+export interface RunAs {
+  uid: number;
+  gid: number;
+  app: string;
+}
+
+/** The CLI's entry and the spawn options of a command run as `runAs` (or as this process). */
+function asWho(runAs: RunAs | undefined): { cli: string; ids: { uid?: number; gid?: number } } {
+  return runAs
+    ? { cli: join(runAs.app, 'bin', 'switchboard.js'), ids: { uid: runAs.uid, gid: runAs.gid } }
+    : { cli: cliPath, ids: {} };
+}
+
 export interface CliResult {
   status: number | null;
   stdout: string;
   stderr: string;
 }
 
-export function runCli(home: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+export function runCli(
+  home: string,
+  args: string[],
+  env: Record<string, string> = {},
+  runAs?: RunAs,
+): Promise<CliResult> {
+  const who = asWho(runAs);
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cliPath, ...args], {
+    const child = spawn(process.execPath, [who.cli, ...args], {
       env: { ...process.env, SWITCHBOARD_HOME: home, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      ...who.ids,
     });
     let stdout = '';
     let stderr = '';
@@ -53,13 +74,16 @@ export function runCliAtTerminal(
   args: string[],
   env: Record<string, string> = {},
   answer?: string,
+  runAs?: RunAs,
 ): Promise<CliResult> {
   const quote = (s: string): string => `'${s.replace(/'/g, "'\\''")}'`;
-  const command = [process.execPath, cliPath, ...args].map(quote).join(' ');
+  const who = asWho(runAs);
+  const command = [process.execPath, who.cli, ...args].map(quote).join(' ');
   return new Promise((resolve) => {
     const child = spawn('script', ['-qec', command, '/dev/null'], {
       env: { ...process.env, SWITCHBOARD_HOME: home, ...env },
       stdio: [answer === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      ...who.ids,
     });
     let stdout = '';
     let asked = false;
@@ -87,18 +111,64 @@ export async function callTool(
 
 export interface Served {
   url: string;
+  /** The person link serve handed over (its one-time code already traded by the harness). */
   openUrl: string;
   token: string;
-  /** The person secret from the person link's #fragment: a page or socket that shows it is a person's. */
+  /**
+   * The person's lasting secret: what the link's code bought, as a browser's cookie (the harness traded it as the page
+   * does). A socket that sends it as that cookie is a person's.
+   */
   approver: string;
+  /** The person's page's home (`/p/<random>/`): where that cookie goes, and the page lives. */
+  home: string;
   child: ChildProcess;
   stop(): Promise<void>;
 }
 
-/** The parts of a person link (`serve --link-fd`): the page's address, the token, the person secret. */
-export function parsePersonLink(link: string): { url: string; token: string; approver: string } | undefined {
-  const m = /^(http:\/\/\S+?)\?token=([^\s#]+)#approver=(\S+)$/.exec(link.trim());
-  return m ? { url: m[1]!, token: decodeURIComponent(m[2]!), approver: decodeURIComponent(m[3]!) } : undefined;
+/** The parts of a person link (`serve --link-fd`, `switchboard open`): the page's address, the token, the code. */
+export function parsePersonLink(link: string): { url: string; token: string; code: string } | undefined {
+  const m = /^(http:\/\/\S+?)\?token=([^\s#]+)#code=(\S+)$/.exec(link.trim());
+  return m ? { url: m[1]!, token: decodeURIComponent(m[2]!), code: decodeURIComponent(m[3]!) } : undefined;
+}
+
+/** What trading a code answered: the status, the body, and the person's secret when a cookie was set. */
+export interface Traded {
+  status: number;
+  body: string;
+  /** Every response header but Set-Cookie, as sent (a test looks for the secret there). */
+  otherHeaders: string;
+  secret: string | undefined;
+  setCookie: string | undefined;
+  /** The person's page's home (`/p/<random>/`) the trade answered: the cookie's Path, where the page goes on to. */
+  home: string | undefined;
+}
+
+/** Trade a person link's one-time code as the page does: a same-origin POST with the token, from loopback. */
+export async function tradeCode(pageUrl: string, token: string, code: string): Promise<Traded> {
+  const origin = new URL(pageUrl).origin;
+  const res = await fetch(new URL('/person', pageUrl), {
+    method: 'POST',
+    headers: { origin, authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ code }),
+  });
+  const setCookie = res.headers.get('set-cookie') ?? undefined;
+  const other = [...res.headers.entries()].filter(([k]) => k !== 'set-cookie');
+  const body = await res.text();
+  let home: string | undefined;
+  try {
+    home = (JSON.parse(body) as { home?: string }).home;
+  } catch {
+    // not the page's answer (a refusal before the route): no home
+    home = undefined;
+  }
+  return {
+    status: res.status,
+    body,
+    home,
+    otherHeaders: other.map(([k, v]) => `${k}: ${v}`).join('\n'),
+    secret: setCookie ? /^switchboard_person_\d+=([^;]+);/.exec(setCookie)?.[1] : undefined,
+    setCookie,
+  };
 }
 
 /**
@@ -106,12 +176,19 @@ export function parsePersonLink(link: string): { url: string; token: string; app
  * program that starts serve for a person does: the test acts as that person.
  */
 /** `switchboard serve` on `home`; `launcher`: through bin/switchboard, as `npm link` installs the command. */
-export function startServe(home: string, env: Record<string, string> = {}, launcher = false): Promise<Served> {
+export function startServe(
+  home: string,
+  env: Record<string, string> = {},
+  launcher = false,
+  runAs?: RunAs,
+): Promise<Served> {
   const args = ['serve', '--port', '0', '--link-fd', '3'];
-  const [command, argv] = launcher ? [binPath, args] : [process.execPath, [cliPath, ...args]];
+  const who = asWho(runAs);
+  const [command, argv] = launcher ? [binPath, args] : [process.execPath, [who.cli, ...args]];
   const child = spawn(command, argv, {
     env: { ...process.env, SWITCHBOARD_HOME: home, ...env },
     stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    ...who.ids,
   });
   return new Promise((resolve, reject) => {
     let linkText = '';
@@ -125,18 +202,25 @@ export function startServe(home: string, env: Record<string, string> = {}, launc
     });
     const linkPipe = child.stdio[3] as NodeJS.ReadableStream;
     linkPipe.setEncoding('utf8');
-    linkPipe.on('data', (d: string) => {
+    let handed = false;
+    linkPipe.on('data', async (d: string) => {
       linkText += d;
-      if (!linkText.includes('\n')) return;
+      if (handed || !linkText.includes('\n')) return;
+      handed = true;
       const link = parsePersonLink(linkText.split('\n')[0]!);
       if (!link) return reject(new Error(`serve handed a malformed link: ${linkText}`));
       clearTimeout(timer);
       child.removeAllListeners('exit');
+      // The person opens the link: the page trades its code for the cookie.
+      const traded = await tradeCode(link.url, link.token, link.code);
+      if (!traded.secret || !traded.home)
+        return reject(new Error(`the link's code bought no cookie: ${traded.status} ${traded.body}`));
       resolve({
         url: link.url,
         token: link.token,
         openUrl: linkText.split('\n')[0]!,
-        approver: link.approver,
+        approver: traded.secret,
+        home: traded.home,
         child,
         stop: () =>
           new Promise((res) => {

@@ -20,9 +20,12 @@ export const CoreFile = z.object({
 });
 export type CoreFile = z.infer<typeof CoreFile>;
 
-/** The page URL that makes its connection a person's: the token in the query, the person secret in the #fragment. */
-export function personLinkUrl(url: string, token: string, secret: string): string {
-  return `${url}?token=${encodeURIComponent(token)}#approver=${encodeURIComponent(secret)}`;
+/**
+ * A person link: the page's URL with the token in the query and a one-time code in the #fragment (never sent to a
+ * server); the page trades the code once for the person's cookie.
+ */
+export function personLinkUrl(url: string, token: string, code: string): string {
+  return `${url}?token=${encodeURIComponent(token)}#code=${encodeURIComponent(code)}`;
 }
 
 export function coreFilePath(home: string): string {

@@ -15,8 +15,8 @@ export interface Host {
   url: string;
   wsUrl: string;
   /**
-   * A new person link: the URL with the token, and a person secret in its #fragment (never sent to a server). Hand it
-   * only to a person.
+   * A new person link: the URL with the token, and a one-time code in its #fragment (never sent to a server) that the
+   * page trades for the person's cookie. Hand it only to a person.
    */
   personLink(): string;
   close(): Promise<void>;
@@ -92,7 +92,7 @@ export async function startHost(opts: {
     server,
     url: listening.url,
     wsUrl: listening.wsUrl,
-    personLink: () => personLinkUrl(listening.url, server.token, core.personLinks.mint()),
+    personLink: () => personLinkUrl(listening.url, server.token, core.personLinks.code()),
     close: async () => {
       if (closed) return;
       closed = true;

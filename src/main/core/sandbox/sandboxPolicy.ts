@@ -10,6 +10,37 @@ import { DENY_TABLE, type DenyRow } from './denyTable.js';
 export const CREDENTIAL_DIRS = ['.ssh', '.aws', '.gnupg', '.config/gh', '.kube', '.config/gcloud', '.azure'] as const;
 
 /**
+ * Web browsers' profile folders, relative to the home: masked like the credential folders. Their history, sessions
+ * and cookies hold what a person opened (the Switchboard page's one-time link, its person cookie, other sites'
+ * sessions), none of it an agent's to read. Linux (native, snap, flatpak) and macOS (Seatbelt reads the same list).
+ */
+export const BROWSER_PROFILE_DIRS = [
+  '.config/chromium',
+  '.config/google-chrome',
+  '.config/google-chrome-beta',
+  '.config/google-chrome-unstable',
+  '.config/BraveSoftware',
+  '.config/microsoft-edge',
+  '.config/vivaldi',
+  '.config/opera',
+  '.mozilla',
+  '.librewolf',
+  '.waterfox',
+  'snap/firefox',
+  'snap/chromium',
+  '.var/app/org.mozilla.firefox',
+  '.var/app/com.google.Chrome',
+  '.var/app/org.chromium.Chromium',
+  '.var/app/com.brave.Browser',
+  'Library/Application Support/Google/Chrome',
+  'Library/Application Support/Chromium',
+  'Library/Application Support/BraveSoftware',
+  'Library/Application Support/Firefox',
+  'Library/Safari',
+  'Library/Cookies',
+] as const;
+
+/**
  * Credential files, relative to the home: masked by /dev/null. `.npmrc` and `.pypirc` hold registry tokens (a build
  * that needs a private registry's token runs on a `sandbox: off` target). The last three are MCP clients' configs,
  * which can hold a Switchboard bearer token.
@@ -153,7 +184,7 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
   const listed = (setting?.writable ?? []).map((p) => expandPath(p, home));
   const writable = dedupe([input.workspace, ...listed].filter(exists));
   const inWritable = (p: string): boolean => writable.some((w) => within(p, w));
-  const maskedDirs = [...CREDENTIAL_DIRS.map(inHome), ...HOST_SOCKETS]
+  const maskedDirs = [...CREDENTIAL_DIRS.map(inHome), ...BROWSER_PROFILE_DIRS.map(inHome), ...HOST_SOCKETS]
     .filter((p) => exists(p) && input.isDir(p))
     .map((path) => ({
       path,
