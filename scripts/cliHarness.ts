@@ -1,6 +1,6 @@
 // Runs the real `switchboard` binary for integration tests: a serve process and one-shot commands.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { repoRoot } from './testEnv.js';
 
 export const cliPath = join(repoRoot, 'bin', 'switchboard.js');
-/** The installed command (package.json "bin"): a script that runs `switchboard mcp` as perl, the rest as cliPath. */
+/** The installed command (package.json "bin"): a script that runs cliPath (serve and mcp with a trim threshold). */
 export const binPath = join(repoRoot, 'bin', 'switchboard');
 
 /** Build the CLI bundle once if a test runs before `npm run build`. */
@@ -224,7 +224,8 @@ export function startServe(
         child,
         stop: () =>
           new Promise((res) => {
-            if (child.exitCode !== null) return res();
+            // Exited, or killed by a signal (a test's SIGKILL): nothing left to stop.
+            if (child.exitCode !== null || child.signalCode !== null) return res();
             child.once('exit', () => res());
             child.kill('SIGTERM');
           }),
@@ -240,24 +241,45 @@ export function startServe(
 export function servedProfile(
   prefix: string,
   hooks: { beforeAll(fn: () => Promise<void>): void; afterAll(fn: () => Promise<void>): void },
-): { home: string; served(): Served } {
+  /**
+   * Give the profile a config with one target, `local`, whose cwd is a folder `work` of its own: not inside the
+   * profile, which the sandbox hides from agent work.
+   */
+  withLocal = false,
+): { home: string; work: string; served(): Served } {
   const home = tempHome(prefix);
+  const work = withLocal ? tempHome(`${prefix}work-`) : home;
   let served: Served | undefined;
   hooks.beforeAll(async () => {
     ensureBuilt();
+    if (withLocal)
+      writeFileSync(join(home, 'config.yaml'), `terminal:\n  targets:\n    local: { backend: local, cwd: ${work} }\n`);
     served = await startServe(home);
   });
   hooks.afterAll(async () => {
     await served?.stop();
     rmSync(home, { recursive: true, force: true });
+    if (withLocal) rmSync(work, { recursive: true, force: true });
   });
   return {
     home,
+    work,
     served: () => {
       if (!served) throw new Error('serve is not running yet');
       return served;
     },
   };
+}
+
+/** The SDK's MCP client of `served`'s /mcp over HTTP, as a client configured with its URL and token is. */
+export async function mcpHttpClient(served: Served, name = 'test-http'): Promise<Client> {
+  const http = new Client({ name, version: '1' });
+  await http.connect(
+    new StreamableHTTPClientTransport(new URL(`${served.url}mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${served.token}` } },
+    }),
+  );
+  return http;
 }
 
 /** The SDK's MCP client on a served profile, both ways an agent connects: /mcp over HTTP and `switchboard mcp`. */
@@ -266,12 +288,7 @@ export async function mcpClients(
   served: Served,
   name = 'test',
 ): Promise<{ http: Client; stdio: Client }> {
-  const http = new Client({ name: `${name}-http`, version: '1' });
-  await http.connect(
-    new StreamableHTTPClientTransport(new URL(`${served.url}mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${served.token}` } },
-    }),
-  );
+  const http = await mcpHttpClient(served, `${name}-http`);
   const stdio = new Client({ name: `${name}-stdio`, version: '1' });
   await stdio.connect(
     new StdioClientTransport({

@@ -1,6 +1,5 @@
 // Serves the renderer over HTTP and the Core API over a WebSocket, on loopback, behind a token and an Origin check.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Duplex } from 'node:stream';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, normalize, dirname } from 'node:path';
@@ -63,8 +62,6 @@ function frameStart(raw: RawData): string {
 }
 
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
-/** Takes over a connection upgraded to its protocol (the 101 is written): `head` is what came after the request. */
-export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void | Promise<void>;
 
 /**
  * Frames up to this are read, so that a request over MAX_REQUEST_BYTES gets a clear refusal naming its id; a larger
@@ -189,8 +186,6 @@ export class WsServer {
   private readonly http: Server;
   private readonly wss: WebSocketServer;
   private readonly routes = new Map<string, RouteHandler>();
-  /** Upgrades other than the page's WebSocket, by path: the protocol (the Upgrade header's token) and its handler. */
-  private readonly upgrades = new Map<string, { protocol: string; handler: UpgradeHandler }>();
   private readonly sockets = new Set<WebSocket>();
   private readonly connections = new Set<Connection>();
   private readonly rendererDir: string | undefined;
@@ -229,10 +224,8 @@ export class WsServer {
       socket.on('error', () => socket.destroy());
       const url = parseRequestUrl(req);
       const denied = url ? this.check(req, url) : undefined;
-      const upgrade = url && this.upgrades.get(url.pathname);
-      const asked = upgrade && req.headers.upgrade?.toLowerCase() === upgrade.protocol;
       const api = url && (url.pathname === '/ws' || url.pathname === `${this.home}/ws`);
-      const status = !url ? 400 : (denied?.status ?? (api || asked ? undefined : 404));
+      const status = !url ? 400 : (denied?.status ?? (api ? undefined : 404));
       if (status) {
         const challenge = status === 401 ? 'WWW-Authenticate: Bearer realm="switchboard"\r\n' : '';
         // The reason as the body too, for a client that shows what the server said.
@@ -245,12 +238,6 @@ export class WsServer {
         socket.destroy();
         return;
       }
-      if (asked) {
-        socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: ${upgrade.protocol}\r\nConnection: Upgrade\r\n\r\n`);
-        // A handler that fails leaves nothing half-open: the client sees the connection close.
-        void Promise.resolve(upgrade.handler(req, socket, head)).catch(() => socket.destroy());
-        return;
-      }
       const identity = this.identify(req);
       this.wss.handleUpgrade(req, socket, head, (ws) => this.onSocket(ws, identity));
     });
@@ -259,11 +246,6 @@ export class WsServer {
   /** Add an HTTP route (exact path) served behind the same checks, e.g. /mcp. */
   route(path: string, handler: RouteHandler): void {
     this.routes.set(path, handler);
-  }
-
-  /** Take connections that ask to upgrade to `protocol` at `path`, behind the same checks (e.g. MCP lines at /mcp). */
-  upgradeRoute(path: string, protocol: string, handler: UpgradeHandler): void {
-    this.upgrades.set(path, { protocol: protocol.toLowerCase(), handler });
   }
 
   async listen(): Promise<{ url: string; wsUrl: string; port: number }> {
