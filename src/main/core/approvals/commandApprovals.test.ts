@@ -417,6 +417,11 @@ describe('namesTmp: a command, path or cwd that names /tmp as a folder', () => {
     ['ls /tmpx', false],
   ];
   for (const [text, names] of table) it(text, () => expect(namesTmp(text)).toBe(names));
+  it("a workspace under the host's /tmp is the host's there, not the sandbox's own", () => {
+    expect(namesTmp('rm -rf /tmp/work/build', '/tmp/work')).toBe(false);
+    expect(namesTmp('/tmp/work', '/tmp/work')).toBe(false);
+    expect(namesTmp('cp out /tmp/x', '/tmp/work')).toBe(true);
+  });
 });
 
 describe('assertBound', () => {

@@ -87,9 +87,16 @@ export const PRIVATE_TMP_NOTE =
   "[sandbox: /tmp here is this target's own private /tmp, not this machine's: what the call did there stays in " +
   'the sandbox]';
 
-/** Whether a command (or path, or cwd) names /tmp as a folder. */
-export function namesTmp(text: string): boolean {
-  return /(^|[\s'"=:(<>|;&`])\/tmp(\/|$|[\s'";|&)`])/.test(text);
+/**
+ * Whether a command (or path, or cwd) names the sandbox's own /tmp: a path at or under /tmp that is not inside the
+ * target's workspace (a workspace under the host's /tmp is bound over the private one, so it is the host's there).
+ */
+export function namesTmp(text: string, workspace = ''): boolean {
+  for (const m of text.matchAll(/(?:^|[\s'"=:(<>|;&`])(\/tmp(?:\/[^\s'";|&)`<>]*)?)(?=$|[\s'";|&)`<>])/g)) {
+    const path = m[1]!.replace(/\/+$/, '') || '/tmp';
+    if (!workspace || !(path === workspace || path.startsWith(`${workspace}/`))) return true;
+  }
+  return false;
 }
 
 export interface Authorization {
@@ -531,7 +538,8 @@ export class CommandApprovals {
 
     const text = subjectText(judgedSubject);
     const sandboxed = !outside && this.deps.sandbox?.(snapshot)?.state === 'sandboxed';
-    const privateTmp = sandboxed && (namesTmp(text) || namesTmp(cwd));
+    const workspace = resolvePath(snapshot.spec.cwd ?? snapshot.flags.default_cwd ?? '~', home, home);
+    const privateTmp = sandboxed && (namesTmp(text, workspace) || namesTmp(cwd, workspace));
     const decided = await this.deps.broker.request(
       {
         kind: 'command',

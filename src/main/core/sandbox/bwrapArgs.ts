@@ -23,8 +23,9 @@ export interface BwrapRun {
 /** What the runner opened for bwrap: descriptors, numbered as the child sees them. */
 export interface BwrapSources {
   /**
-   * The descriptor of a writable bind's source, opened and checked by the runner (a folder that is what its path
-   * says, no link in it), so a path swapped for a link between the check and the mount binds nothing else.
+   * The descriptor of a writable bind's source, opened and checked by the runner (a folder that is what its path says,
+   * no link in it), so a path swapped for a link between the check and the mount binds nothing else. Asked once per
+   * bind: bwrap closes each descriptor it binds.
    */
   fd?: (path: string) => number | undefined;
   /** The compiled seccomp filter (seccomp.ts). */

@@ -292,13 +292,15 @@ export class Sandbox {
     // The child's descriptors: stdin, stdout, stderr, the IPC channel where asked, the binds, the seccomp filter.
     const first = opts.ipc ? 4 : 3;
     try {
-      const fdOf = new Map<string, number>();
+      // One descriptor per bind (bwrap closes each it binds): a root inside the profile is bound twice.
+      const fdOf = new Map<string, number[]>();
       const open = (path: string, whose: string): void => {
-        if (!fdOf.has(path)) fdOf.set(path, first + fds.push(openChecked(path, whose)) - 1);
+        const fd = first + fds.push(openChecked(path, whose)) - 1;
+        fdOf.set(path, [...(fdOf.get(path) ?? []), fd]);
       };
       open(policy.tmp, "the identity's private /tmp");
       if (policy.caches) open(policy.caches, "the target's build caches");
-      for (const w of policy.writable) open(w, 'the writable folder');
+      for (const w of [...policy.writable, ...policy.insideProfile]) open(w, 'the writable folder');
       for (const d of policy.pins) open(d, 'the folder');
       // The seccomp filter goes in through a pipe of its own, after the descriptors (bwrap reads it, then closes it).
       const seccompFd = first + fds.length;
@@ -309,7 +311,7 @@ export class Sandbox {
       const args = bwrapArgs(
         policy,
         { argv, cwd: opts.cwd, newSession: opts.newSession, unshareNet: join === undefined },
-        { fd: (p) => fdOf.get(p), seccomp: seccompFd },
+        { fd: (p) => fdOf.get(p)?.shift(), seccomp: seccompFd },
       );
       const [file, ...rest] = [...this.limits().prefix, ...(join ?? []), 'bwrap', ...args];
       const child = spawn(file!, rest, {
