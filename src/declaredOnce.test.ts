@@ -34,7 +34,7 @@ const owners: Array<[RegExp, string]> = [
     "the sandbox's tables name programs and files by their own names: the `docker` program whose config a row " +
       'holds, /etc/ssh/ssh_host_* keys',
   ],
-  [/^main\/transport\/connection\.ts$/, "how a person is known: at a `'terminal'` of their own (a PersonWay)"],
+  [/^shared\/personWay\.ts$/, "how a person is known: at a `'terminal'` of their own (a PersonWay, not the tool)"],
   [
     /^main\/core\/approvals\/policy\//,
     'the command policy judges programs, options, files and code by their own names: ' +

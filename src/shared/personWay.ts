@@ -7,3 +7,5 @@ import * as z from 'zod';
  */
 export const PersonWay = z.enum(['window', 'link', 'terminal']);
 export type PersonWay = z.infer<typeof PersonWay>;
+/** The ways by name, for code that says one (a way is not the `terminal` tool, whose name it shares). */
+export const personWays = PersonWay.enum;

@@ -18,7 +18,7 @@ import {
 } from '../../shared/api.js';
 import type { CallContext, ConnectionScope } from '../core/handlers.js';
 import type { ToolClient } from '../../shared/tools.js';
-import type { PersonWay } from '../../shared/personWay.js';
+import { personWays, type PersonWay } from '../../shared/personWay.js';
 import type { EventListener } from '../core/events/eventBus.js';
 import { encodePaneData } from '../../shared/paneFrame.js';
 import { paneFrameOf, paneText } from '../core/panes/paneBytes.js';
@@ -119,7 +119,7 @@ export interface ConnectionIdentity {
 /** A connection nothing is known about: recorded as the CLI, and an agent (it is not a person). */
 export const unknownCaller: ConnectionIdentity = {
   client: 'cli',
-  person: 'terminal',
+  person: personWays.terminal,
   personRefusal: () => 'the connection did not show who it is',
 };
 

@@ -16,6 +16,7 @@ import {
   type Peer,
 } from './connection.js';
 import { cliPersonRefusal } from './approverCheck.js';
+import { personWays } from '../../shared/personWay.js';
 import { PersonLinks } from '../core/person/personLinks.js';
 import { PERSON_PATH } from '../../shared/personPage.js';
 import { personCookies } from './personCookie.js';
@@ -413,7 +414,7 @@ export class WsServer {
     return {
       client: 'cli',
       // A page without the cookie is never a person's; a CLI is one as the terminal it runs at.
-      person: page ? 'link' : 'terminal',
+      person: page ? personWays.link : personWays.terminal,
       personRefusal: () =>
         (refusal ??= {
           why: page
