@@ -382,6 +382,34 @@ describe.skipIf(!sandbox.ok)('red team: an agent with tool calls only', { timeou
     },
   );
 
+  it(
+    'cannot register a target into a weaker sandbox: the CLI from a tool call is refused, ' +
+      'with a terminal or without, unsandboxed or inside the sandbox',
+    async () => {
+      const register = 'switchboard targets register escape --backend local --sandbox off --yes';
+      const plain = await sh(register, 'open');
+      expect(text(plain)).toContain(
+        'targets register escape: sandbox: off weakens the sandbox (agent work would run with your powers): only a ' +
+          'person at a terminal of their own may do this (stdin is not a terminal here); run it there, or add it to ' +
+          'config.yaml',
+      );
+      // A terminal of its own (script): the Core judges the CLI, and finds the tool call behind it.
+      const pty = await sh(`script -qec '${register}' /dev/null`, 'open');
+      expect(text(pty)).toMatch(
+        new RegExp(
+          'targets register escape: sandbox: off weakens the sandbox .*only a person at a terminal of their own ' +
+            "may do this \\((it was started by an agent's tool call|it runs inside a tool call)",
+        ),
+      );
+      const inside = await sh(`${register}; script -qec '${register}' /dev/null`, 'box');
+      for (const r of [plain, pty, inside]) expect(text(r)).not.toMatch(/registered local target/);
+      const listed = JSON.parse((await runCli(home, ['targets', 'list', '--json'])).stdout) as {
+        targets: Array<{ name: string }>;
+      };
+      expect(listed.targets.map((t) => t.name)).not.toContain('escape');
+    },
+  );
+
   it('cannot move an approval to another spec: a generation names one spec for ever', async () => {
     const reg = (cwd: string): Promise<ToolReply> =>
       sh(

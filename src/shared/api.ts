@@ -6,6 +6,7 @@ import { ToolClient, ToolResult, toolNames } from './toolResult.js';
 import { ApprovalDecision, ApprovalOutcome, ApprovalRule, PendingApproval } from './approvals.js';
 import { BackendInfo } from './specFields.js';
 import { PluginInfo } from './plugins.js';
+import { PersonWay } from './personWay.js';
 import { lazyTable } from './lazyTable.js';
 
 // The tables below build each entry on first use (lazyTable) and the larger schemas here are z.lazy, for the same
@@ -16,6 +17,8 @@ export const ActivityEntry = z.lazy(() =>
     id: z.string(),
     time: z.string(),
     client: ToolClient,
+    /** A person's action (not a tool call): how the person was known — the window, a link's page, a terminal. */
+    person: PersonWay.optional(),
     tool: z.string(),
     execution_target: z.string().optional(),
     generation: z.string().optional(),
@@ -212,6 +215,28 @@ export const coreMethods = lazyTable({
     output: z.object({ action: z.string(), name: z.string(), generation: z.string() }),
   }),
   /**
+   * A person lets the CLI register runtime targets into a weaker sandbox (`targets register`, which then writes the
+   * registry itself): a person-only method, so the Core judges the process behind the connection. Asked first with
+   * `confirmed: false` (nothing is recorded), then, once the person said yes, with `confirmed: true`: each entry goes
+   * to Activity and audit.jsonl with who registers it and what weakens.
+   */
+  'targets.allowWeakening': () => ({
+    input: z.object({
+      entries: z
+        .array(
+          z.object({
+            name: z.string().min(1),
+            weakenings: z.array(z.string().min(1)).min(1),
+            provider: z.string().min(1),
+            owner_id: z.string().optional(),
+          }),
+        )
+        .min(1),
+      confirmed: z.boolean(),
+    }),
+    output: z.object({ recorded: z.number().int().min(0) }),
+  }),
+  /**
    * The hosts of the person's ~/.ssh/config (no wildcard patterns), resolved, each with the spec of an SSH target for
    * it: the Add-target form's pick list.
    */
@@ -336,10 +361,13 @@ export const coreMethods = lazyTable({
   'settings.get': () => ({ input: z.object({}), output: UiSettings.nullable() }),
   'settings.save': () => ({ input: UiSettings, output: z.object({}) }),
   /**
-   * A new person link for the served page (`switchboard open`): its secret goes in the page URL's #fragment and makes
-   * that page's connection a person's. Only a person gets one.
+   * A new person link for the served page (`switchboard open`): a one-time code for the page URL's #fragment, good once
+   * within `valid_s`; the page trades it for the person's cookie (shared/personPage.ts). Only a person gets one.
    */
-  'window.link': () => ({ input: z.object({}), output: z.object({ approver: z.string() }) }),
+  'window.link': () => ({
+    input: z.object({}),
+    output: z.object({ code: z.string(), valid_s: z.number().int().positive() }),
+  }),
   'activity.list': () => ({
     input: z.object({ limit: z.number().int().positive().max(1000).optional() }),
     output: z.array(ActivityEntry),
@@ -371,6 +399,7 @@ export const methodCapability = {
   'targets.list': 'agent',
   'targets.problems': 'agent',
   'targets.register': 'person',
+  'targets.allowWeakening': 'person',
   'targets.sshHosts': 'person',
   'targets.quickSpec': 'person',
   'backends.list': 'agent',

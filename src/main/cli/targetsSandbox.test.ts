@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sandboxAvailability } from '../core/sandbox/sandboxAvailability.js';
+import { runCliAtTerminal } from '../../../scripts/cliHarness.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 const root = mkdtempSync(join(tmpdir(), 'sb-cli-sandbox-'));
@@ -86,10 +87,14 @@ describe('targets and the sandbox', () => {
     expect(list('sandbx: off')).toMatch(/unknown key "sandbx" in target "box".*did you mean "sandbox"/);
   });
 
-  it('register takes --sandbox off or a JSON setting; a misspelt key is named', () => {
-    const off = sb('targets', 'register', 'rt', '--backend', 'local', '--cwd', root, '--sandbox', 'off', '--json');
-    expect(off.stderr).toBe('');
-    expect(JSON.parse(off.stdout)).toMatchObject({ target: { name: 'rt', spec: { sandbox: 'off' } } });
+  // --sandbox off is a person's (targetsWeaken.test.ts): at a terminal, with --yes.
+  it('register takes --sandbox off or a JSON setting; a misspelt key is named', async () => {
+    const off = await runCliAtTerminal(
+      home,
+      ['targets', 'register', 'rt', '--backend', 'local', '--cwd', root, '--sandbox', 'off', '--yes'],
+      { HOME: env.HOME },
+    );
+    expect(off.stdout).toContain('registered local target "rt"');
     expect(JSON.parse(sb('targets', 'show', 'rt', '--json').stdout)).toMatchObject({
       target: { sandbox: { state: 'unsandboxed', reason: 'sandbox: off in its spec' } },
     });

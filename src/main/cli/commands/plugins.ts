@@ -1,7 +1,6 @@
 // `switchboard plugins list | enable NAME | disable NAME | restart NAME | install PATH`: through the running Core
 // (live), else on the profile's files.
 import { resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { Command } from 'commander';
 import { SwitchboardError } from '../../../shared/errors.js';
 import { pluginFlagSentences } from '../../../shared/pluginFlagSentences.js';
@@ -17,6 +16,7 @@ import {
 } from '../../core/plugins/installedPlugins.js';
 import { coreRunning, withCore } from '../connect.js';
 import { action, printJson, table } from '../output.js';
+import { askYes, atTerminal, selfPersonRefusal } from '../personAtTerminal.js';
 
 /** What is said of a plugin without a Core: installed and enabled or not; nothing about whether it loads. */
 interface OfflinePlugin {
@@ -71,39 +71,17 @@ function reportOne(p: PluginInfo | OfflinePlugin, json: boolean | undefined, liv
   if ('state' in p && (p.state === 'failed' || p.state === 'refused')) process.exitCode = 1;
 }
 
-/** A person at this process's terminal (stdin is one); the lead's stronger check replaces this. */
-function atTerminal(): boolean {
-  return process.stdin.isTTY === true;
-}
-
 /**
  * Without a Core, the CLI writes the profile itself, and nothing stands between an agent's shell and that write:
- * only a process at a terminal of its own may do it.
+ * only a process at a terminal of its own, outside every agent sandbox and tool call, may do it.
  */
 function refuseUnlessPerson(verb: string): void {
-  if (atTerminal()) return;
+  const why = selfPersonRefusal();
+  if (why === undefined) return;
   throw new SwitchboardError(
     'not_permitted',
-    `plugins ${verb}: with no Core running, only a person at a terminal may change which plugins run (stdin ` +
-      `is not a terminal here)`,
+    `plugins ${verb}: with no Core running, only a person at a terminal may change which plugins run (${why})`,
   );
-}
-
-/** One line from the terminal. */
-function readAnswer(prompt: string, out: NodeJS.WritableStream): Promise<string> {
-  return new Promise((done) => {
-    const rl = createInterface({ input: process.stdin, output: out, terminal: false });
-    out.write(prompt);
-    let answered = false;
-    rl.once('line', (line) => {
-      answered = true;
-      rl.close();
-      done(line);
-    });
-    rl.once('close', () => {
-      if (!answered) done('');
-    });
-  });
 }
 
 /**
@@ -129,8 +107,7 @@ async function confirmPlugin(
         `or add --yes once you have read what it allows`,
     );
   }
-  const answer = await readAnswer(`${verb} ${m.name}? [y/N] `, out);
-  if (!/^y(es)?$/i.test(answer.trim()))
+  if (!(await askYes(`${verb} ${m.name}?`, out)))
     throw new SwitchboardError('not_permitted', `${verb.toLowerCase()} ${m.name}: not confirmed; nothing changed`);
 }
 

@@ -11,6 +11,7 @@ import { action } from '../output.js';
 import { openRegistry, reportChange, requesterOptions } from './targetsRegistry.js';
 import { registerFrom } from './targetsRegisterFrom.js';
 import { pluginDeclaration } from './pluginDeclaration.js';
+import { consentToWeakening, sandboxKeys, weakeningCheck, weakeningsOf } from './weakeningConsent.js';
 
 export interface RegisterOptions {
   backend?: string;
@@ -22,6 +23,8 @@ export interface RegisterOptions {
   replace?: boolean;
   ifGeneration?: string;
   json?: boolean;
+  /** Do not ask before registering into a weaker sandbox: the person has read what weakens. */
+  yes?: boolean;
   /** The declared field flags (--host, --image …), by commander's camelCase name. */
   [flag: string]: unknown;
 }
@@ -150,7 +153,8 @@ export function targetsRegisterCommand(targets: Command): void {
   cmd
     .option('--set <key=value>', 'any other spec key (repeatable)', collect, [] as string[])
     .option('--replace', 'replace an existing registration with a new generation')
-    .option('--if-generation <generation>', 'replace only if the current generation is this one (compare-and-swap)');
+    .option('--if-generation <generation>', 'replace only if the current generation is this one (compare-and-swap)')
+    .option('--yes', 'do not ask before a weaker sandbox: you have read what weakens (a person at a terminal only)');
   requesterOptions(cmd, 'the new generation (default: a fresh one)');
   cmd.action(
     action(async (name: string | undefined, opts: RegisterOptions) => {
@@ -168,6 +172,12 @@ export function targetsRegisterCommand(targets: Command): void {
       if (plugin) checkSpec(name, spec, () => plugin.specSchema, { references: secretReferenceKeys([plugin]) });
       const registry = openRegistry(home);
       try {
+        // A weaker sandbox than the one replaced (or the default) needs a person's yes first.
+        const keys = sandboxKeys(spec.backend, plugin);
+        const weakenings = weakeningsOf(registry, name, spec, keys);
+        const asks = weakenings.length ? [{ name, weakenings, provider: opts.provider, owner_id: opts.ownerId }] : [];
+        const [consent] = await consentToWeakening(home, asks, opts);
+        if (consent && !consent.confirmed) throw consent.error;
         const change = await registry.register({
           name,
           spec,
@@ -176,6 +186,7 @@ export function targetsRegisterCommand(targets: Command): void {
           generation: opts.generation,
           replace: opts.replace,
           if_generation: opts.ifGeneration,
+          check: weakeningCheck(name, spec, keys, consent ? weakenings : []),
         });
         reportChange(change, opts.json);
       } finally {

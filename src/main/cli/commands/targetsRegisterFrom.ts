@@ -1,14 +1,15 @@
 // `switchboard targets register --from FILE|-`: many targets in one process and one registry transaction, one result
-// line per entry (a refused entry says why and stops no other).
+// line per entry (a refused entry says why and stops no other: one that weakens a sandbox without a person's yes too).
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { SwitchboardError, errorLine, toErrorPayload } from '../../../shared/errors.js';
 import type { SpecDeclaration } from '../../../shared/specFields.js';
 import { checkSpec, secretReferenceKeys } from '../../core/registry/registryFile.js';
-import type { EntryResult, RegisterRequest } from '../../core/registry/registry.js';
+import type { EntryResult, RegisterRequest, Registry } from '../../core/registry/registry.js';
 import { exitCodeFor, printJson } from '../output.js';
 import { parseEntries, type Entry } from './registerEntries.js';
 import { pluginDeclaration } from './pluginDeclaration.js';
 import { changeDocument, changeLine, openRegistry } from './targetsRegistry.js';
+import { consentToWeakening, sandboxKeys, weakeningCheck, weakeningsOf } from './weakeningConsent.js';
 
 /** A --from input larger than this is not a list of targets (the registry itself holds at most 1 MiB). */
 const MAX_INPUT_BYTES = 16 * 1024 * 1024;
@@ -18,12 +19,22 @@ export interface FromOptions {
   ownerId?: string;
   replace?: boolean;
   json?: boolean;
+  /** Do not ask before a weaker sandbox: the person has read what weakens. */
+  yes?: boolean;
+}
+
+/** One entry on its way: its request (with its backend's sandbox keys), or why it was refused before the registry. */
+interface Planned {
+  entry: Entry;
+  request?: RegisterRequest;
+  keys?: string[];
+  error?: unknown;
 }
 
 export async function registerFrom(home: string, from: string, opts: FromOptions): Promise<void> {
   const entries = parseEntries(readInput(from));
   const declarations = new Map<string, Promise<SpecDeclaration | undefined>>();
-  const requests: Array<{ entry: Entry; request?: RegisterRequest; error?: unknown }> = [];
+  const requests: Planned[] = [];
   for (const entry of entries) {
     if ('error' in entry) {
       requests.push({ entry, error: new SwitchboardError('bad_request', entry.error) });
@@ -38,6 +49,7 @@ export async function registerFrom(home: string, from: string, opts: FromOptions
       if (plugin) checkSpec(r.name, r.spec, () => plugin.specSchema, { references: secretReferenceKeys([plugin]) });
       requests.push({
         entry,
+        keys: sandboxKeys(r.spec.backend, plugin),
         request: {
           name: r.name,
           spec: r.spec,
@@ -52,10 +64,11 @@ export async function registerFrom(home: string, from: string, opts: FromOptions
       requests.push({ entry, error });
     }
   }
-  const valid = requests.flatMap((x) => (x.request ? [x.request] : []));
   const registry = openRegistry(home);
   let done: EntryResult[];
   try {
+    await weakenOnlyWithConsent(home, registry, requests, opts);
+    const valid = requests.flatMap((x) => (x.request ? [x.request] : []));
     done = valid.length ? await registry.registerMany(valid) : [];
   } finally {
     registry.close();
@@ -66,6 +79,44 @@ export async function registerFrom(home: string, from: string, opts: FromOptions
     result: x.request ? done[k++]! : { ok: false, name: x.entry.name ?? '', error: x.error },
   }));
   report(results, opts.json);
+}
+
+/**
+ * The entries that weaken a sandbox, asked of a person in one question; each one not confirmed becomes its own
+ * refusal, and the rest register as they would. Every request gets the lock's check of what it was confirmed for.
+ */
+async function weakenOnlyWithConsent(
+  home: string,
+  registry: Registry,
+  requests: Planned[],
+  opts: FromOptions,
+): Promise<void> {
+  const weakening = requests.flatMap((x) => {
+    if (!x.request) return [];
+    const weakenings = weakeningsOf(registry, x.request.name, x.request.spec, x.keys!);
+    return weakenings.length ? [{ x, weakenings }] : [];
+  });
+  const answers = await consentToWeakening(
+    home,
+    weakening.map(({ x, weakenings }) => ({
+      name: x.request!.name,
+      weakenings,
+      provider: x.request!.provider,
+      owner_id: x.request!.owner_id,
+    })),
+    opts,
+  );
+  const confirmed = new Map<Planned, string[]>();
+  for (const [i, { x, weakenings }] of weakening.entries()) {
+    const answer = answers[i]!;
+    if (answer.confirmed) confirmed.set(x, weakenings);
+    else {
+      x.error = answer.error;
+      delete x.request;
+    }
+  }
+  for (const x of requests)
+    if (x.request) x.request.check = weakeningCheck(x.request.name, x.request.spec, x.keys!, confirmed.get(x) ?? []);
 }
 
 /** Every entry's result, in input order: a line each (refusals on stderr), or one JSON document. */

@@ -7,6 +7,7 @@ export function auditLine(entry: ActivityEntry, kind: AuditRecord['kind']): Audi
     time: entry.time,
     kind,
     client: entry.client,
+    ...(entry.person ? { person: entry.person } : {}),
     tool: entry.tool,
     execution_target: entry.execution_target,
     generation: entry.generation,

@@ -309,6 +309,32 @@ describe('register, replace, drain, remove', () => {
     expect(second.record.created_at).toBe(first.record.created_at);
     expect(second.record.updated_at > first.record.updated_at).toBe(true);
   });
+
+  it('asks its check under the lock, with the spec the write replaces; a refusal writes nothing', async () => {
+    const r = new Registry(home());
+    const seen: Array<Record<string, unknown> | undefined> = [];
+    const check = (replaced: Readonly<Record<string, unknown>> | undefined): void => {
+      seen.push(replaced ? { ...replaced } : undefined);
+    };
+    await r.register(reg({ check }));
+    // Meanwhile another writer replaces it: the check sees that spec, not the one read before.
+    await new Registry(r.home).register(
+      reg({ replace: true, generation: 'g2', spec: { backend: 'local', cwd: '/b' } }),
+    );
+    await r.register(reg({ replace: true, generation: 'g3', check }));
+    // The same spec under the generation it has: nothing is written, nothing asked.
+    await r.register(reg({ replace: true, generation: 'g3', check }));
+    expect(seen).toEqual([undefined, { backend: 'local', cwd: '/b' }]);
+    const refuse = (): void => {
+      throw new Error('no');
+    };
+    await expect(r.register(reg({ replace: true, generation: 'g4', check: refuse }))).rejects.toThrow('no');
+    const [ok, refused] = await r.registerMany([reg({ name: 'other', check }), reg({ name: 'third', check: refuse })]);
+    expect(ok).toMatchObject({ ok: true });
+    expect(refused).toMatchObject({ ok: false, name: 'third' });
+    r.refresh();
+    expect(r.list().map((x) => `${x.name}#${x.generation}`)).toEqual(['box#g3', 'other#g1']);
+  });
 });
 
 describe('what a record may hold', () => {

@@ -69,6 +69,12 @@ export interface RegisterRequest extends Requester {
   replace?: boolean | undefined;
   /** Compare-and-swap: replace only when the current generation is this one (implies replace). */
   if_generation?: string | undefined;
+  /**
+   * Asked under the lock just before the entry is written, with the spec it replaces (undefined for a new name, or a
+   * record too broken to have one); throws to refuse the entry. What it weighs is what the write goes over, not what a
+   * read before the lock saw (the CLI's sandbox weakening check).
+   */
+  check?: ((replaced: Readonly<Record<string, unknown>> | undefined) => void) | undefined;
 }
 
 export interface DrainRequest extends Requester {
@@ -433,6 +439,7 @@ export class Registry implements RuntimeSource {
             'omit --generation to get a fresh one',
           );
         }
+        req.check?.(specOf(existing));
         if (current.generation && current.fingerprint)
           retire(doc, { name, generation: current.generation, fingerprint: current.fingerprint });
         const created = (existing as { created_at?: unknown }).created_at;
@@ -458,6 +465,7 @@ export class Registry implements RuntimeSource {
           'register it without --if-generation',
         );
       }
+      req.check?.(undefined);
       if (Object.keys(doc.targets).length >= MAX_RUNTIME_TARGETS) {
         throw new SwitchboardError(
           'too_large',
@@ -608,12 +616,16 @@ export class Registry implements RuntimeSource {
   }
 }
 
+/** A stored record's spec, when it has one. */
+function specOf(raw: unknown): Record<string, unknown> | undefined {
+  const spec = raw && typeof raw === 'object' ? (raw as { spec?: unknown }).spec : undefined;
+  return spec && typeof spec === 'object' && !Array.isArray(spec) ? (spec as Record<string, unknown>) : undefined;
+}
+
 /** The fingerprint of a stored record's spec, when it has one. */
 function fingerprintOf(raw: unknown): { fingerprint?: string } {
-  const spec = raw && typeof raw === 'object' ? (raw as { spec?: unknown }).spec : undefined;
-  return spec && typeof spec === 'object' && !Array.isArray(spec)
-    ? { fingerprint: specFingerprint(spec as Record<string, unknown>) }
-    : {};
+  const spec = specOf(raw);
+  return spec ? { fingerprint: specFingerprint(spec) } : {};
 }
 
 function stored(

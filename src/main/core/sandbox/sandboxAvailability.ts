@@ -1,25 +1,39 @@
 // Whether an OS sandbox can run on this machine: asked once per process (cached), never assumed.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { seccompArch, seccompProgram } from './seccomp.js';
 
 export type SandboxKind = 'bubblewrap' | 'seatbelt';
 
 export type SandboxAvailability = { ok: true; kind: SandboxKind } | { ok: false; reason: string };
 
-/** The probe run: the namespaces and mounts every sandboxed run needs, on the smallest command there is. */
+/**
+ * The probe run: the namespaces, mounts and lack of privilege every sandboxed run needs (a user namespace of its own
+ * whoever runs the Core, none allowed inside, no capability), on the smallest command there is.
+ */
 export const PROBE_ARGS = [
   '--ro-bind',
   '/',
   '/',
   '--dev',
   '/dev',
+  '--unshare-user',
+  '--disable-userns',
   '--unshare-pid',
   '--proc',
   '/proc',
+  '--ro-bind',
+  '/proc/sys',
+  '/proc/sys',
   '--unshare-ipc',
   '--unshare-uts',
+  '--unshare-net',
+  '--cap-drop',
+  'ALL',
   '--die-with-parent',
   '--new-session',
+  '--seccomp',
+  '0',
   '--',
   'true',
 ];
@@ -52,10 +66,14 @@ function probe(): SandboxAvailability {
       : { ok: false, reason: 'sandbox-exec is missing' };
   }
   if (process.platform !== 'linux') return { ok: false, reason: `no OS sandbox on ${process.platform}` };
+  const arch = seccompArch();
+  if (!arch) return { ok: false, reason: `no seccomp filter for ${process.arch} (x86_64 and aarch64 have one)` };
+  // The filter goes in on stdin (the probe's command reads nothing).
   const r = spawnSync('bwrap', PROBE_ARGS, {
     encoding: 'utf8',
     timeout: PROBE_TIMEOUT_MS,
-    stdio: ['ignore', 'ignore', 'pipe'],
+    input: seccompProgram(arch),
+    stdio: ['pipe', 'ignore', 'pipe'],
   });
   if (r.error) {
     const code = (r.error as NodeJS.ErrnoException).code;

@@ -14,7 +14,7 @@ function lit(path: string): string {
  * stays readable but not writable: TMPDIR points at the private tmp.
  */
 export function seatbeltProfile(policy: SandboxPolicy): string {
-  const writable = [...policy.writable, policy.tmp, policy.identityDir];
+  const writable = [...policy.writable, policy.tmp, ...(policy.caches ? [policy.caches] : [])];
   const lines = [
     '(version 1)',
     '(allow default)',
@@ -24,7 +24,8 @@ export function seatbeltProfile(policy: SandboxPolicy): string {
     `(allow file-write* ${writable.map((p) => `(subpath ${lit(p)})`).join(' ')} (literal "/dev/null") ` +
       `(literal "/dev/tty") (regex #"^/dev/fd/"))`,
     `(deny file-read* file-write* (subpath ${lit(policy.profile)}))`,
-    `(allow file-read* file-write* (subpath ${lit(policy.identityDir)}))`,
+    `(allow file-read* file-write* (subpath ${lit(policy.tmp)}))`,
+    ...(policy.caches ? [`(allow file-read* file-write* (subpath ${lit(policy.caches)}))`] : []),
     ...policy.insideProfile.map((w) => `(allow file-read* file-write* (subpath ${lit(w)}))`),
   ];
   for (const d of policy.maskedDirs) {
@@ -32,7 +33,10 @@ export function seatbeltProfile(policy: SandboxPolicy): string {
     for (const k of d.keep) lines.push(`(allow file-read* (literal ${lit(k)}))`);
   }
   for (const f of policy.maskedFiles) lines.push(`(deny file-read* file-write* (literal ${lit(f)}))`);
-  for (const p of policy.readOnly) lines.push(`(deny file-write* (subpath ${lit(p)}))`);
+  // Seatbelt denies a path whether or not it exists: a missing one needs no placeholder.
+  for (const p of [...policy.readOnly, ...policy.missingDenied]) lines.push(`(deny file-write* (subpath ${lit(p)}))`);
+  // Every repository's config and hooks, those made after the sandbox started too.
+  lines.push(String.raw`(deny file-write* (regex #"/\.git/(config|hooks)(/|$)"))`);
   if (!policy.network) lines.push('(deny network*)', '(allow network* (local unix))');
   return lines.join('\n') + '\n';
 }

@@ -4,8 +4,9 @@ import { SESSION_PROVIDER, type TargetInfo } from '../../../shared/targets.js';
 import type { Handlers } from '../handlers.js';
 import type { Registry, RegistryChange } from '../registry/registry.js';
 import type { TargetTable } from './targetTable.js';
-import type { RecordAction } from '../activity/windowActions.js';
+import { whoActs, type RecordAction } from '../activity/windowActions.js';
 import { specFingerprint } from '../registry/specFingerprint.js';
+import { weakeningSummary } from '../sandbox/sandboxWeakening.js';
 
 const who = { provider: 'ui' } as const;
 
@@ -49,7 +50,7 @@ export function targetMethods(deps: TargetMethodDeps) {
     'targets.register': async ({ name, spec, replace, if_generation, session }, ctx) =>
       deps.record(
         {
-          client: ctx.client,
+          ...whoActs(ctx),
           tool: 'targets.register',
           execution_target: name,
           summary: `${session ? 'quick connect' : replace ? 'edit' : 'add'} ${name}: ${deps.describe(spec)}`,
@@ -88,10 +89,25 @@ export function targetMethods(deps: TargetMethodDeps) {
         },
         (res) => ({ generation: res.generation }),
       ),
+    // Core.invoke let only a person through; the CLI writes the registry itself once this has answered.
+    'targets.allowWeakening': async ({ entries, confirmed }, ctx) => {
+      if (!confirmed) return { recorded: 0 };
+      for (const e of entries)
+        await deps.record(
+          {
+            client: ctx.client,
+            tool: 'targets.allowWeakening',
+            execution_target: e.name,
+            summary: weakeningSummary(e),
+          },
+          async () => undefined,
+        );
+      return { recorded: entries.length };
+    },
     'targets.drain': async ({ name, generation }, ctx) =>
       deps.record(
         {
-          client: ctx.client,
+          ...whoActs(ctx),
           tool: 'targets.drain',
           execution_target: name,
           generation,
@@ -108,7 +124,7 @@ export function targetMethods(deps: TargetMethodDeps) {
     'targets.remove': async ({ name, generation }, ctx) =>
       deps.record(
         {
-          client: ctx.client,
+          ...whoActs(ctx),
           tool: 'targets.remove',
           execution_target: name,
           generation,
