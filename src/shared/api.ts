@@ -23,6 +23,8 @@ export const ActivityEntry = z.lazy(() =>
     status: z.enum(['running', 'ok', 'error', 'denied', 'cancelled']),
     duration_ms: z.number().optional(),
     error: z.string().optional(),
+    /** The command's exit status, for a call that ran one (`terminal`, `execute_code`): ok with 2 is not all right. */
+    exit_code: z.number().int().nullable().optional(),
     /**
      * What the call returned, summarized and redacted (`key: value` lines; long output clipped); never in audit.jsonl.
      */

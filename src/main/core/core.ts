@@ -40,7 +40,8 @@ import { ApprovalRules } from './approvals/approvalRules.js';
 import { specFingerprint } from './registry/specFingerprint.js';
 import { CommandApprovals } from './approvals/commandApprovals.js';
 import { execProbe, hostPathsProbe } from './approvals/targetProbe.js';
-import { ActivityLog } from './activity/activityLog.js';
+import { ACTIVITY_KEPT, ActivityLog } from './activity/activityLog.js';
+import { recentActivity } from './activity/auditLine.js';
 import { EventBus, type EventListener } from './events/eventBus.js';
 import { detachedConnection, composeHandlers, type CallContext, type Handlers } from './handlers.js';
 import { prepareHome, switchboardHome } from './home.js';
@@ -267,7 +268,11 @@ export class Core {
       },
       onOutput: (session_id, data) => this.emit('process.output', { session_id, data }),
     });
-    this.activity = new ActivityLog((entry) => this.emit('activity', entry));
+    // The feed goes on from the calls the audit log holds: a Core started again shows what happened before it.
+    this.activity = new ActivityLog(
+      (entry) => this.emit('activity', entry),
+      recentActivity(this.audit.path, ACTIVITY_KEPT),
+    );
     this.health = new TargetHealth({
       watched: () =>
         this.started
