@@ -199,7 +199,7 @@ export class Core {
       coreRun: this.runs.id,
       approvals: this.approvals,
       spec: (name) => this.targets.snapshot(name).spec,
-      reportReachability: (identity, problem) => this.sessions.reportReachability(identity, problem),
+      reportReachability: (identity, problem, lasting) => this.sessions.reportReachability(identity, problem, lasting),
       envPassthrough: () => this.config.config.approvals.envPassthrough,
       strippedEverywhere: () => this.plugins.strippedEverywhere(),
       log: this.log,
@@ -293,7 +293,7 @@ export class Core {
           checkCwd: true,
         });
       },
-      reachableAgain: (identity) => this.sessions.reportReachability(identity, undefined),
+      reachableAgain: (identity) => this.sessions.lookedReachable(identity),
       onChange: (news) => this.scheduleTargetsChanged(news ? TARGETS_SOON_MS : TARGETS_LATER_MS),
       ...(opts.healthTiming ? { timing: opts.healthTiming } : {}),
     });

@@ -134,8 +134,12 @@ export interface ProviderContext {
    * that asked is gone (the server dropped the handshake): the prompt is withdrawn and its answer ignored.
    */
   confirmHostKey?(request: HostKeyRequest, signal?: AbortSignal): Promise<'trust_always' | 'trust_once' | 'reject'>;
-  /** Tell the Core a target's reachability changed (drives the sidebar's `unreachable`). */
-  reportReachability?(identity: string, problem: string | undefined): void;
+  /**
+   * Tell the Core a target's reachability changed (drives the sidebar's `unreachable`). `lasting`: a problem that a
+   * look at the port cannot disprove (a changed host key, a refused login): only a connection that gets through
+   * clears it.
+   */
+  reportReachability?(identity: string, problem: string | undefined, lasting?: boolean): void;
   /**
    * Names of the Core's variables a person chose to hand to commands although they look like credentials
    * (`approvals.env_passthrough`); read at every start, so a config edit applies to the next process.
