@@ -300,6 +300,11 @@ export const coreMethods = lazyTable({
        */
       keep: z.boolean().optional(),
       binary: PaneBinary,
+      /**
+       * Where the shell starts (an absolute path on the target) instead of where the target's work is: a split in its
+       * source pane's directory, a shell started again where the pane's last one was.
+       */
+      cwd: z.string().min(1).max(4096).regex(/^\//, 'an absolute path on the target').optional(),
     }),
     output: PaneInfo,
   }),
@@ -324,6 +329,8 @@ export const coreMethods = lazyTable({
     output: PaneInfo.unwrap().extend({ scrollback: z.string() }),
   }),
   'pane.close': () => ({ input: PaneRef, output: z.object({}) }),
+  /** The window cleared the pane's screen: a window that resumes the pane replays from its current line on. */
+  'pane.clear': () => ({ input: PaneRef, output: z.object({}) }),
   /** A pane whose connection dropped: try again `now` (skipping the wait), or `cancel` the attempts (the pane ends). */
   'pane.reconnect': () => ({
     input: PaneRef.extend({ action: z.enum(['now', 'cancel']) }),
@@ -414,6 +421,7 @@ export const methodCapability = {
   'pane.attach': 'person',
   'pane.resume': 'person',
   'pane.close': 'person',
+  'pane.clear': 'person',
   'pane.reconnect': 'person',
   'pane.list': 'person',
   'processes.list': 'person',

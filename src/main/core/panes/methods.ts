@@ -22,7 +22,7 @@ export function paneMethods(deps: {
 }) {
   const { targets, panes, audit } = deps;
   return {
-    'pane.open': async ({ execution_target, cols, rows, keep, binary }, ctx) => {
+    'pane.open': async ({ execution_target, cols, rows, keep, binary, cwd }, ctx) => {
       targets.refresh();
       const snapshot = targets.snapshot(execution_target);
       if (snapshot.state === 'draining') {
@@ -45,6 +45,7 @@ export function paneMethods(deps: {
           ctx.connection.addPane(id, true, binary);
         },
         {
+          ...(cwd ? { cwd } : {}),
           keepMs: keep ? deps.keepSec() * 1000 : 0,
           onEnd: (end) =>
             audit.write({
@@ -102,6 +103,7 @@ export function paneMethods(deps: {
       return {};
     },
     'pane.reconnect': async ({ pane_id, action }) => (panes.reconnect(pane_id, action), {}),
+    'pane.clear': async ({ pane_id }) => (panes.clear(pane_id), {}),
     'pane.list': async () => panes.list(),
   } satisfies Partial<Handlers>;
 }

@@ -137,7 +137,13 @@ export class Panes {
     cols: number,
     rows: number,
     onId?: (paneId: string) => void,
-    opts: { keepMs?: number; onEnd?: (end: PaneEnd) => void; onReconnect?: (attempt: number) => void } = {},
+    opts: {
+      keepMs?: number;
+      onEnd?: (end: PaneEnd) => void;
+      onReconnect?: (attempt: number) => void;
+      /** Start here rather than in the identity's cwd (a split's source directory, a shell started again). */
+      cwd?: string;
+    } = {},
   ): Promise<PaneInfo> {
     if (!snapshot.flags.supports_streams) {
       throw new SwitchboardError(
@@ -147,7 +153,7 @@ export class Panes {
       );
     }
     const env = this.sessions.environment(snapshot);
-    const cwd = await this.sessions.cwd(snapshot);
+    const cwd = opts.cwd ?? (await this.sessions.cwd(snapshot));
     // The shell starts in the nearest existing parent of a cwd that is gone; the pane's header says so.
     const missing = await env.stat(cwd).then(
       (s) => s.type !== 'directory',
@@ -472,6 +478,11 @@ export class Panes {
     p.channel.kill();
     p.release();
     this.panes.delete(paneId);
+  }
+
+  /** The window cleared the screen: what a resuming window replays starts at the pane's current line. */
+  clear(paneId: string): void {
+    this.get(paneId).recent.clearToCurrentLine();
   }
 
   list(): PaneInfo[] {
