@@ -211,6 +211,11 @@ export interface BackendDeclaration extends SpecDeclaration {
    * no local sandbox stands between them and the person's files.
    */
   remoteHost?(spec: Readonly<TargetSpec>): string | undefined;
+  /**
+   * Its targets can be written from a destination (`user@host:port`, targets.quickSpec): the Add-target form offers
+   * Quick connect for this backend only.
+   */
+  readonly quick_connect?: boolean;
 }
 
 /** A factory plus declarations for one backend name. Everything outside the provider reads these, never the name. */
