@@ -4,17 +4,13 @@
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import type { Locator, Page } from 'playwright-core';
-import { openUi, pane, root, useServeAndBrowser } from './harness.js';
+import { openUi, pane, root, useServeAndBrowser, windowSizes } from './harness.js';
 
 vi.setConfig({ testTimeout: 180_000 });
 const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 15_000 });
 
 const app = useServeAndBrowser();
-
-const sizes = [
-  { width: 1400, height: 900 },
-  { width: 900, height: 600 },
-];
+const sizes = windowSizes;
 
 /** Replaces a field's text as a person does: click, select all, type, Tab. */
 async function retype(page: Page, field: Locator, text: string): Promise<void> {
@@ -35,7 +31,7 @@ async function inSight(el: Locator): Promise<boolean> {
 }
 
 describe('Settings', () => {
-  it('a number typed into Font size or Scrollback is applied when the field is left; out of range is brought in', async () => {
+  it('a number typed into Font size or Scrollback applies when the field is left, brought within range', async () => {
     const { page, errors } = await openUi(app.browser, app.served.url, sizes[0]);
     const rows = pane(page, 1).locator('.xterm-rows');
     await page.keyboard.press('Control+,');
