@@ -87,7 +87,8 @@ describe('a fleet on one unreachable address', () => {
   });
 
   for (const size of windowSizes) {
-    it(`compact rows keep an unreachable target's name whole; the sidebar cuts nothing without an ellipsis (${size.width}×${size.height})`, async () => {
+    const at = `${size.width}×${size.height}`;
+    it(`compact rows keep an unreachable target's name whole; nothing cut without an ellipsis (${at})`, async () => {
       const { page, errors } = await openUi(app.browser, app.served.url, size);
       const list = page.getByRole('list', { name: 'Targets' });
       await poll(() => list.getByRole('listitem', { name: 'fleet-node-01' }).textContent()).toContain('unreachable');

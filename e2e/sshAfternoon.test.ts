@@ -91,7 +91,7 @@ function contrast(fg: number[], bg: number[], alpha: number): number {
 }
 
 describe.skipIf(!ssh)('SSH, as a newcomer met it', () => {
-  it('a key that tries again after a lost connection is typed into the new shell, which starts in the pane directory', async () => {
+  it('a key that tries again after a lost connection reaches the new shell, in the pane directory', async () => {
     const { page, errors, p1, dir } = await paneInDir();
     sshd!.stop();
     const bar = p1.getByRole('status', { name: 'Reconnecting' });
