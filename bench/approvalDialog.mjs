@@ -2,7 +2,7 @@
 // window (Chromium through a real `serve`, local target); each request is then denied with Escape.
 // Usage: node bench/approvalDialog.mjs [--calls N]. Needs `npm run build`. Goal: p95 ≤ 100 ms.
 import { createRequire } from 'node:module';
-import { connect, pct, root, startServe } from './harness.mjs';
+import { connect, pct, personPage, root, startServe } from './harness.mjs';
 
 const { chromium } = createRequire(import.meta.url)('playwright-core');
 const calls = Number(process.argv[process.argv.indexOf('--calls') + 1]) || 30;
@@ -25,7 +25,9 @@ await page.addInitScript(() => {
     requestAnimationFrame(() => seen.set(text, Date.now()));
   }).observe(document, { subtree: true, childList: true, characterData: true });
 });
-await page.goto(`${served.url.http}?token=${served.url.token}#approver=${served.url.approver}`);
+const person = personPage(served.url);
+await page.context().addCookies([person.cookie]);
+await page.goto(`${person.address}?token=${served.url.token}`);
 await page.getByRole('region', { name: 'Pane 1' }).waitFor();
 const agent = await connect(served.url);
 

@@ -1,28 +1,17 @@
 // Benchmark (not a test): time to judge execute_code's Python with the approvals policy (syntax tree, imports,
 // calls, paths), for agent scripts of a few sizes, against the bare tree-sitter parse of the same text.
 // Usage: node bench/codePolicy.mjs [--rounds N]. Goal: a normal script (≈ 2 KB) judged well under 5 ms.
-import { build } from 'esbuild';
-import { mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { bundled, root } from './bundle.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 50;
-const outdir = join(root, 'out/bench');
-mkdirSync(outdir, { recursive: true });
 const policyDir = join(root, 'src/main/core/approvals/policy');
-await build({
-  entryPoints: { codePolicy: join(policyDir, 'commandPolicy.ts'), codeParsers: join(policyDir, 'code/codeParsers.ts') },
-  outdir,
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  packages: 'external',
-  outExtension: { '.js': '.mjs' },
-  logLevel: 'warning',
+const { codePolicy, codeParsers } = await bundled({
+  codePolicy: join(policyDir, 'commandPolicy.ts'),
+  codeParsers: join(policyDir, 'code/codeParsers.ts'),
 });
-const { loadCommandPolicy } = await import(pathToFileURL(join(outdir, 'codePolicy.mjs')).href);
-const { loadCodeParsers } = await import(pathToFileURL(join(outdir, 'codeParsers.mjs')).href);
+const { loadCommandPolicy } = codePolicy;
+const { loadCodeParsers } = codeParsers;
 
 const t = performance.now();
 const policy = await loadCommandPolicy({ profile: '/home/agent/.switchboard' });

@@ -4,7 +4,7 @@
 // -end.png). Needs `npm run build`. Goals (issue 13): Core and page memory bounded (they level off instead of growing
 // with the flood), every click answered within 100 ms.
 import { createRequire } from 'node:module';
-import { pct, rssMb, startServe } from './harness.mjs';
+import { pct, personPage, rssMb, startServe } from './harness.mjs';
 
 const { chromium } = createRequire(import.meta.url)('playwright-core');
 const mb = Number(process.argv[process.argv.indexOf('--mb') + 1]) || 200;
@@ -21,7 +21,9 @@ await page.addInitScript(() => {
   window.__clicks = [];
   document.addEventListener('click', () => window.__clicks.push(Date.now()), true);
 });
-await page.goto(`${served.url.http}?token=${served.url.token}#approver=${served.url.approver}`);
+const person = personPage(served.url);
+await page.context().addCookies([person.cookie]);
+await page.goto(`${person.address}?token=${served.url.token}`);
 const pane = page.getByRole('region', { name: 'Pane 1' });
 await pane.locator('.xterm').waitFor();
 await page.waitForFunction(

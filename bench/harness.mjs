@@ -17,8 +17,13 @@ export function testService(name) {
 }
 
 /** config.yaml lines for a local target and, where the services run, an `ssh` and a `docker` target. */
-export function benchTargets(home, { ssh, docker, localCwd = '/tmp' }) {
+export function benchTargets(home, { ssh, docker, localCwd = '/tmp', filesCwd }) {
   let config = `terminal:\n  targets:\n    local: { backend: local, cwd: ${localCwd} }\n`;
+  // The file tools' row (P14): one folder, sandboxed and not.
+  if (filesCwd)
+    config +=
+      `    files_sandboxed: { backend: local, cwd: ${filesCwd} }\n` +
+      `    files_unsandboxed: { backend: local, cwd: ${filesCwd}, sandbox: off }\n`;
   if (ssh) {
     config +=
       `    ssh: { backend: ssh, ssh_host: ${ssh.host}, ssh_port: ${ssh.port}, ssh_user: ${ssh.user}, ` +
@@ -68,11 +73,14 @@ export async function startServe(config, { nodeArgs = [] } = {}) {
   serve.stdout.resume();
   const url = await new Promise((resolve, reject) => {
     let out = '';
-    // The person link serve hands to descriptor 3: the page's address, the token, and the person secret after #.
+    // The person link serve hands to descriptor 3: the page's address, the token, and a one-time code after #,
+    // traded as the page trades it for the person's cookie (its secret, and the page's home where it goes).
     serve.stdio[3].on('data', (d) => {
       out += d;
-      const m = /^(http:\/\/\S+?)\?token=([^\s#]+)#approver=(\S+)\n/.exec(out);
-      if (m) resolve({ http: m[1], token: decodeURIComponent(m[2]), approver: decodeURIComponent(m[3]) });
+      const m = /^(http:\/\/\S+?)\?token=([^\s#]+)#code=(\S+)\n/.exec(out);
+      if (!m) return;
+      const [http, token, code] = [m[1], decodeURIComponent(m[2]), decodeURIComponent(m[3])];
+      tradeCode(http, token, code).then((person) => resolve({ http, token, ...person }), reject);
     });
     serve.on('exit', (c) => reject(new Error(`serve exited ${c}`)));
   });
@@ -87,6 +95,35 @@ export async function startServe(config, { nodeArgs = [] } = {}) {
       serve.kill('SIGTERM');
       await new Promise((r) => serve.once('exit', r));
       rmSync(home, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The person link's code traded once, as the page does: the cookie's secret (`approver`) and the page's home. */
+async function tradeCode(http, token, code) {
+  const res = await fetch(new URL('/person', http), {
+    method: 'POST',
+    headers: { origin: new URL(http).origin, authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ code }),
+  });
+  const approver = /^switchboard_person_\d+=([^;]+);/.exec(res.headers.get('set-cookie') ?? '')?.[1];
+  const { home } = await res.json();
+  if (!approver || !home) throw new Error(`the person link's code bought no cookie (HTTP ${res.status})`);
+  return { approver, home };
+}
+
+/** The person's page's address (its home) and the cookie a browser sends there, for a bench that drives Chromium. */
+export function personPage(url) {
+  const { hostname, port, origin } = new URL(url.http);
+  return {
+    address: `${origin}${url.home}`,
+    cookie: {
+      name: `switchboard_person_${port}`,
+      value: url.approver,
+      domain: hostname,
+      path: url.home.replace(/\/$/, ''),
+      httpOnly: true,
+      sameSite: 'Strict',
     },
   };
 }
@@ -133,9 +170,13 @@ export function paneFrameEvent(buf) {
  * person's secret, so it may decide approvals.
  */
 export async function connect(url, { person = false } = {}) {
-  const query = person ? `?approver=${encodeURIComponent(url.approver)}` : '';
-  const ws = new WebSocket(url.http.replace('http', 'ws') + 'ws' + query, {
-    headers: { authorization: `Bearer ${url.token}` },
+  // A person's page dials its home's socket with the cookie; anyone else the root's.
+  const origin = url.http.replace(/\/$/, '').replace('http', 'ws');
+  const ws = new WebSocket(person ? `${origin}${url.home}ws` : `${origin}/ws`, {
+    headers: {
+      authorization: `Bearer ${url.token}`,
+      ...(person ? { cookie: `switchboard_person_${new URL(url.http).port}=${url.approver}` } : {}),
+    },
   });
   await new Promise((r, j) => (ws.once('open', r), ws.once('error', j)));
   let nextId = 1;

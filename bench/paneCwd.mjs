@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { benchTargets, pct, startServe, testService } from './harness.mjs';
+import { benchTargets, pct, personPage, startServe, testService } from './harness.mjs';
 
 const { chromium } = createRequire(import.meta.url)('playwright-core');
 const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 20;
@@ -38,7 +38,9 @@ await page.addInitScript(() => {
     requestAnimationFrame(() => window.__cwdAt.set(text, Date.now()));
   }).observe(document, { subtree: true, childList: true, characterData: true });
 });
-await page.goto(`${served.url.http}?token=${served.url.token}#approver=${served.url.approver}`);
+const person = personPage(served.url);
+await page.context().addCookies([person.cookie]);
+await page.goto(`${person.address}?token=${served.url.token}`);
 const pane = page.getByRole('region', { name: 'Pane 1' });
 await pane.locator('.xterm').waitFor();
 

@@ -1,33 +1,19 @@
 // Benchmark (not a test): time to classify a command with the approvals policy, over a long mixed list
 // (the hardline, dangerous and everyday tables), against the bare tree-sitter parse as the baseline.
 // Usage: node bench/policy.mjs [--rounds N]. Goal: well under 1 ms per command.
-import { build } from 'esbuild';
-import { mkdirSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { join } from 'node:path';
+import { bundled, root } from './bundle.mjs';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 20;
-const outdir = join(root, 'out/bench');
-mkdirSync(outdir, { recursive: true });
 const policyDir = join(root, 'src/main/core/approvals/policy');
-await build({
-  entryPoints: {
-    policy: join(policyDir, 'commandPolicy.ts'),
-    cases: join(policyDir, 'policyCases.ts'),
-    parser: join(policyDir, 'shellParser.ts'),
-  },
-  outdir,
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  packages: 'external',
-  outExtension: { '.js': '.mjs' },
-  logLevel: 'warning',
+const modules = await bundled({
+  policy: join(policyDir, 'commandPolicy.ts'),
+  cases: join(policyDir, 'policyCases.ts'),
+  parser: join(policyDir, 'shellParser.ts'),
 });
-const { loadCommandPolicy } = await import(pathToFileURL(join(outdir, 'policy.mjs')).href);
-const { loadShellParser } = await import(pathToFileURL(join(outdir, 'parser.mjs')).href);
-const { hardline, dangerous, safe } = await import(pathToFileURL(join(outdir, 'cases.mjs')).href);
+const { loadCommandPolicy } = modules.policy;
+const { loadShellParser } = modules.parser;
+const { hardline, dangerous, safe } = modules.cases;
 
 const t = performance.now();
 const policy = await loadCommandPolicy();

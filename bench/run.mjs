@@ -3,7 +3,8 @@
 // rows need `bash scripts/test-env.sh up` (a row whose service is absent is printed with the reason it was skipped).
 import { spawn, spawnSync } from 'node:child_process';
 import { join } from 'node:path';
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { Agent as httpAgent, request as httpRequest } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -24,12 +25,14 @@ const starts = quick ? 5 : 15;
 const warmCalls = quick ? 10 : 20;
 const paneBytes = quick ? 5_000_000 : 20_000_000;
 const cli = join(root, 'bin/switchboard.js');
-/** The `switchboard` command as `npm link` installs it: `switchboard mcp` runs the Perl relay, not Node. */
+/** The `switchboard` command as `npm link` installs it (bin/switchboard), which an agent's client starts for `mcp`. */
 const launcher = join(root, 'bin/switchboard');
 
 const ssh = testService('ssh');
 const docker = testService('docker');
-const served = await startServe((h) => benchTargets(h, { ssh, docker }), {
+/** The file tools' folder (P14): not under /tmp, which is each sandbox's own. */
+const filesCwd = mkdtempSync(join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), 'sb-bench-files-'));
+const served = await startServe((h) => benchTargets(h, { ssh, docker, filesCwd }), {
   nodeArgs: process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/sbprof'] : [],
 });
 const corePid = served.serve.pid;
@@ -39,6 +42,8 @@ const env = { ...process.env, SWITCHBOARD_HOME: served.home };
 /** The table: one row per path, each with its own baseline. */
 const rows = [];
 const ms = (x) => `${x.toFixed(1)} ms`;
+/** A difference with its sign: `+1.2 ms`, `−0.4 ms`. */
+const signed = (x, unit) => (x < 0 ? `−${unit(-x)}` : `+${unit(x)}`);
 const mb = (x) => `${x.toFixed(0)} MB`;
 /** CPU time (user + system) a process has used, in ms, from /proc: unlike wall time, not moved by other load. */
 function cpuMs(pid) {
@@ -305,8 +310,10 @@ if (want('P10')) {
     bridgeRss.push(rssMb(child.pid));
     bridgeAnon.push(anonMb(child.pid));
     child.kill();
-    const idle = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 2000)'], { stdio: 'ignore' });
-    const reading = spawn(process.execPath, ['-e', "process.stdin.on('data', () => {})"], { stdio: 'pipe' });
+    // Each measured once it has started (on a loaded machine that takes a while), then idle.
+    const idle = spawn(process.execPath, ['-e', "process.stdout.write('up'); setTimeout(() => {}, 5000)"]);
+    const reading = spawn(process.execPath, ['-e', "process.stdout.write('up'); process.stdin.on('data', () => {})"]);
+    await Promise.all([idle, reading].map((p) => new Promise((r) => p.stdout.once('data', r))));
     await settle(500);
     nodeRss.push(rssMb(idle.pid));
     stdinRss.push(rssMb(reading.pid));
@@ -318,14 +325,16 @@ if (want('P10')) {
     '`switchboard mcp`: first call right after initialize',
     `p50 ${ms(pct(first, 50))}, p95 ${ms(pct(first, 95))}`,
     `its warm calls: p50 ${ms(pct(warm, 50))}`,
-    `+${ms(pct(first, 50) - pct(warm, 50))}`,
+    signed(pct(first, 50) - pct(warm, 50), ms),
   ]);
+  const over = pct(bridgeRss, 50) - pct(nodeRss, 50);
   rows.push([
     'P11',
     '`switchboard mcp` RSS after 31 calls and tools/list, idle',
-    `${mb(pct(bridgeRss, 50))} (private ${mb(pct(bridgeAnon, 50))})`,
-    `node idle: ${mb(pct(nodeRss, 50))}, reading stdin: ${mb(pct(stdinRss, 50))}; goal ≤ 35 MB`,
-    '',
+    `${pct(bridgeRss, 50).toFixed(1)} MB (private ${pct(bridgeAnon, 50).toFixed(1)} MB)`,
+    `node idle: ${pct(nodeRss, 50).toFixed(1)} MB, reading stdin: ${pct(stdinRss, 50).toFixed(1)} MB; ` +
+      'goal ≤ node idle + 10 MB',
+    signed(over, (x) => `${x.toFixed(1)} MB`),
   ]);
 }
 
@@ -588,6 +597,8 @@ function mcpReady() {
 if (want('P9')) {
   const nodeTimes = [];
   const mcpTimes = [];
+  // Untimed: the first start after a build compiles the bridge and saves its code cache.
+  await mcpReady();
   for (let i = 0; i < starts; i++) nodeTimes.push(await nodeExits()), mcpTimes.push(await mcpReady());
   rows.push([
     'P9',
@@ -615,6 +626,33 @@ if (want('P7'))
     '',
   ]);
 
+/**
+ * P14: read_file and write_file of a 4 KB file on a sandboxed local target (its file server, inside the sandbox)
+ * against the same folder unsandboxed (the Core's own fs calls), taking turns in blocks; goal ≤ 2× each.
+ */
+if (want('P14')) {
+  const n = quick ? 10 : 20;
+  const content = 'x'.repeat(4096);
+  const file = (target) => join(filesCwd, `${target}.txt`);
+  const tool = (name, target, args) =>
+    ws.call('tool.call', { tool: name, args: { ...args, execution_target: target }, client: 'test' });
+  const ops = {
+    write_file: (target) => tool('write_file', target, { path: file(target), content }),
+    read_file: (target) => tool('read_file', target, { path: file(target) }),
+  };
+  for (const target of ['files_sandboxed', 'files_unsandboxed'])
+    for (let i = 0; i < warmCalls; i++) await ops.write_file(target), await ops.read_file(target);
+  for (const [name, op] of Object.entries(ops)) {
+    const base = [];
+    const ours = [];
+    while (ours.length < n) {
+      base.push(...(await timeEach(5, () => op('files_unsandboxed'))));
+      ours.push(...(await timeEach(5, () => op('files_sandboxed'))));
+    }
+    latencyRow('P14', `${name} sandboxed (goal ≤ 2×)`, ours, `${name} unsandboxed`, base);
+  }
+}
+
 // After P7's figures: a 20 MB output grows the Core's heap for a while.
 if (want('P13')) rows.push(...(await pagedOutputRows(http, { runs: quick ? 3 : 7 })));
 
@@ -622,8 +660,9 @@ await http.close();
 await stdio.close();
 ws.close();
 await served.stop();
+rmSync(filesCwd, { recursive: true, force: true });
 
-const order = ['P1', 'P2', 'P3', 'P4', 'P12', 'P10', 'P11', 'P7', 'P8', 'P9', 'P13'];
+const order = ['P1', 'P2', 'P3', 'P4', 'P14', 'P12', 'P10', 'P11', 'P7', 'P8', 'P9', 'P13'];
 rows.sort((a, b) => order.indexOf(a[0]) - order.indexOf(b[0]));
 const header = ['row', 'path', 'Switchboard', 'baseline (same run)', 'ratio'];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));

@@ -4,7 +4,17 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import type { Page } from 'playwright-core';
-import { marker, openUi, pane, root, useServeAndBrowser, waitForPrompt, waitForText, type Served } from './harness.js';
+import {
+  asPerson,
+  marker,
+  openUi,
+  pane,
+  root,
+  useServeAndBrowser,
+  waitForPrompt,
+  waitForText,
+  type Served,
+} from './harness.js';
 
 vi.setConfig({ testTimeout: 240_000 });
 const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 20_000 });
@@ -279,7 +289,7 @@ describe('no answer', () => {
       Object.defineProperty(window, 'Notification', { value: RecordedNotification });
       document.hasFocus = () => false;
     });
-    await page.goto(short.served.url);
+    await page.goto(await asPerson(page, short.served.url));
     await page.getByRole('region', { name: 'Pane 1' }).waitFor();
     const s = scratch(short.served, 'alpha', 'scratch-timeout');
     // A secret in the command is not in the notice (a lock screen shows it).

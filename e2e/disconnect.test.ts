@@ -72,7 +72,7 @@ describe('a Core started again on the profile', () => {
       // page can silence that). Those, to this Core's own address only, are the redialling this test asks for; any
       // other error (a CSP violation, an exception) still fails it.
       const refused = new RegExp(
-        `^WebSocket connection to 'ws://${new URL(url).host.replace(/\./g, '\\.')}/ws\\?[^']*' failed: ` +
+        `^WebSocket connection to 'ws://${new URL(url).host.replace(/\./g, '\\.')}/(p/[\\w-]+/)?ws[^']*' failed: ` +
           'Error in connection establishment: net::ERR_CONNECTION_REFUSED$',
       );
       expect(errors.filter((e) => !refused.test(e))).toEqual([]);

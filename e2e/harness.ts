@@ -15,14 +15,18 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
-import { runCliAtTerminal } from '../scripts/cliHarness.js';
+import { parsePersonLink, runCliAtTerminal, tradeCode } from '../scripts/cliHarness.js';
 import type { SshTestEnv } from '../scripts/testEnv.js';
+import { personCookieName } from '../src/main/transport/personCookie.js';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = join(root, 'bin', 'switchboard.js');
 
 export interface Served {
-  /** The page URL with ?token=. */
+  /**
+   * The page URL with ?token=, without a code: the harness traded the link's code once (as the page does) and gives
+   * every page openUi opens the cookie it bought (see asPerson); a page opened otherwise is not the person's.
+   */
   url: string;
   home: string;
   /** cwd of the `alpha` and `beta` targets. */
@@ -91,22 +95,48 @@ export function targetsYaml(targets: Record<string, { cwd: string }>, defaultTar
   return lines.join('\n') + '\n';
 }
 
-/** The person secret of a served page's URL (its #fragment): a test's own connection acts for the person with it. */
-export function personSecret(url: string): string {
-  const m = /#approver=([^&\s]+)/.exec(url);
-  if (!m) throw new Error(`no person secret in ${url}`);
-  return decodeURIComponent(m[1]!);
-}
-
 /** Profile folder per served URL, so a page can start without the previous page's saved tabs. */
 const homeOf = new Map<string, string>();
+/** Per served URL, what the link's code bought: the person's secret (the page's cookie) and the page's home. */
+const personOf = new Map<string, { secret: string; home: string }>();
+
+/** The person's secret for a served page's URL: a test's own connection acts for the person with it (connectCore). */
+export function personSecret(url: string): string {
+  const person = personOf.get(url);
+  if (!person) throw new Error(`no person link was traded for ${url}`);
+  return person.secret;
+}
+
+/**
+ * Make `page` the person's, as the link's page is: its context gets the person's cookie for `url`'s Core. Returns
+ * the address to open: the person's page's home, where that cookie goes.
+ */
+export async function asPerson(page: Page, url: string): Promise<string> {
+  const u = new URL(url);
+  const person = personOf.get(url);
+  if (!person) throw new Error(`no person link was traded for ${url}`);
+  await page.context().addCookies([
+    {
+      name: personCookieName(Number(u.port)),
+      value: person.secret,
+      domain: u.hostname,
+      path: person.home.replace(/\/$/, ''),
+      httpOnly: true,
+      sameSite: 'Strict',
+    },
+  ]);
+  return `${u.origin}${person.home}`;
+}
 
 export interface ServeOptions {
   /** Appended to config.yaml (e.g. an `approvals:` section). */
   configExtra?: string;
 }
 
-/** Runs `switchboard serve` on a profile until it hands its person link to descriptor 3 (the test is the person). */
+/**
+ * Runs `switchboard serve` on a profile until it hands its person link to descriptor 3, and trades the link's code as
+ * the person's page would (the test is the person). `url`: the page's address with the token, without the code.
+ */
 async function spawnServe(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; url: string }> {
   const child: ChildProcess = spawn(process.execPath, [bin, 'serve', '--port', '0', '--link-fd', '3'], {
     cwd: root,
@@ -134,7 +164,14 @@ async function spawnServe(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess
       reject(new Error(`serve exited with ${code}: ${stderr}`));
     });
   });
-  return { child, url };
+  const link = parsePersonLink(url);
+  if (!link) throw new Error(`serve handed a malformed link: ${url}`);
+  const traded = await tradeCode(link.url, link.token, link.code);
+  if (!traded.secret || !traded.home)
+    throw new Error(`the link's code bought no cookie: ${traded.status} ${traded.body}`);
+  const page = url.replace(/#.*$/, '');
+  personOf.set(page, { secret: traded.secret, home: traded.home });
+  return { child, url: page };
 }
 
 /** Pids of live processes whose environment has HOME=home: the shells a Core started for this profile. */
@@ -289,13 +326,14 @@ export async function openUi(
     if (m.type() === 'error') errors.push(m.text());
   });
   page.on('pageerror', (e) => errors.push(e.message));
+  const address = personOf.has(url) ? await asPerson(page, url) : url;
   // A page closed just before may still have had its last layout saved after the file went (its pagehide save):
   // start again from nothing when that layout came back, as more than one pane or with a first pane whose shell never
   // comes (a target that test took down). Counted once the first shell is up, so every pane of a restored layout is on
   // the page by then.
   const restarts = home && !opts.keepWorkspace ? 5 : 0;
   for (let i = 0; ; i++) {
-    await page.goto(url);
+    await page.goto(address);
     await page.getByRole('region', { name: 'Pane 1' }).waitFor();
     const shown = await waitForPrompt(pane(page, 1)).then(
       () => undefined,

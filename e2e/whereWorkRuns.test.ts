@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import type { Browser, Page, WebSocketRoute } from 'playwright-core';
-import { pane, root, useServeAndBrowser, waitForPrompt, type Served } from './harness.js';
+import { asPerson, pane, root, useServeAndBrowser, waitForPrompt, type Served } from './harness.js';
 
 vi.setConfig({ testTimeout: 240_000 });
 const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 20_000 });
@@ -75,7 +75,7 @@ async function openRouted(
     ws.onMessage((m) => server.send(m));
     server.onMessage((m) => ws.send(typeof m === 'string' ? rewrite(m) : m));
   });
-  await page.goto(served.url);
+  await page.goto(await asPerson(page, served.url));
   await page.getByRole('region', { name: 'Pane 1' }).waitFor();
   await waitForPrompt(pane(page, 1));
   return { page, errors };

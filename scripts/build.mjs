@@ -130,6 +130,27 @@ const noZod3Converter = {
   },
 };
 /**
+ * In `switchboard mcp`'s bundle (src/main/cli/bridge/mcpBridge.ts), what the MCP SDK's stdio and Streamable HTTP
+ * transports load is cut to what the bridge runs: the SDK's types (its zod schemas) and its OAuth code are stand-ins
+ * (sdkTypes.ts, sdkAuth.ts), `Headers` is the bridge's own (plainHeaders.ts), so neither zod nor undici loads, and the
+ * event-stream parser loads with the first event stream (lazyEventSource.ts). Each file says what it saves.
+ */
+const bridgeStandIns = {
+  name: 'bridge-stand-ins',
+  setup(b) {
+    const standIns = {
+      '../types.js': 'sdkTypes.ts',
+      './auth.js': 'sdkAuth.ts',
+      'eventsource-parser/stream': 'lazyEventSource.ts',
+    };
+    b.onResolve({ filter: /^(\.\.?\/(types|auth)\.js|eventsource-parser\/stream)$/ }, (args) => {
+      const file = standIns[args.path];
+      if (!file || !args.importer.includes('/@modelcontextprotocol/sdk/dist/')) return undefined;
+      return { path: join(root, 'src/main/cli/bridge', file) };
+    });
+  },
+};
+/**
  * `sb-command:NAME`, the entry of command NAME's bundle: what main.ts expects of it (program.ts's runProgram, the
  * adder).
  */
@@ -189,9 +210,10 @@ const inlineOnly = (packages) => ({
 
 async function buildNode() {
   // The code caches of the last build's bundles (src/main/cli/bundleLoader.ts) describe code that is about to change.
-  const commandsDir = join(root, 'out/cli/commands');
-  const caches = existsSync(commandsDir) ? readdirSync(commandsDir).filter((name) => name.endsWith('.v8cache')) : [];
-  for (const name of caches) rmSync(join(commandsDir, name), { force: true });
+  for (const dir of [join(root, 'out/cli/commands'), join(root, 'out/cli')]) {
+    const caches = existsSync(dir) ? readdirSync(dir).filter((name) => name.endsWith('.v8cache')) : [];
+    for (const name of caches) rmSync(join(dir, name), { force: true });
+  }
   // The Core: the libraries it loads at start bundled in (zod's hundred files cost the idle Core megabytes), the rest
   // (backends, the MCP SDK for the first MCP request, the shell parser) loaded from node_modules when first used.
   await build({
@@ -211,10 +233,25 @@ async function buildNode() {
     entryPoints: Object.fromEntries(clients.map((n) => [`cli/commands/${n}`, `sb-command:${n}`])),
     plugins: [noElectron, commandEntry, tinyWebSocket, noSchemaValidator],
   });
+  // The MCP bridge, which the launcher runs for `switchboard mcp` (and the mcp command's bundle for a longer form).
+  await build({
+    ...nodeSide,
+    ...minified,
+    packages: undefined,
+    entryPoints: { 'cli/mcpBridge': join(root, 'src/main/cli/bridge/mcpBridge.ts') },
+    inject: [join(root, 'src/main/cli/bridge/plainHeaders.ts')],
+    plugins: [noElectron, bridgeStandIns],
+  });
   // The launcher.
   await build({
     ...nodeSide,
     entryPoints: { 'cli/main': join(root, 'src/main/cli/main.ts') },
+    plugins: [noElectron],
+  });
+  // The sandbox helper, run by the Core inside a target's sandbox (src/main/core/sandbox/sandboxFiles.ts finds it).
+  await build({
+    ...nodeSide,
+    entryPoints: { 'sandbox-helper/helper': join(root, 'src/main/core/sandbox/helper/helperMain.ts') },
     plugins: [noElectron],
   });
   // The plugin host, forked by the Core once per enabled plugin (src/main/core/plugins/pluginHost.ts finds it here).

@@ -1,6 +1,6 @@
 // Runs the real `switchboard` binary for integration tests: a serve process and one-shot commands.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -9,7 +9,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { repoRoot } from './testEnv.js';
 
 export const cliPath = join(repoRoot, 'bin', 'switchboard.js');
-/** The installed command (package.json "bin"): a script that runs `switchboard mcp` as perl, the rest as cliPath. */
+/** The installed command (package.json "bin"): a script that runs cliPath (serve and mcp with a trim threshold). */
 export const binPath = join(repoRoot, 'bin', 'switchboard');
 
 /** Build the CLI bundle once if a test runs before `npm run build`. */
@@ -23,17 +23,38 @@ export function tempHome(prefix = 'sb-home-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
+/** Another user the command runs as (root only), with where that user finds the built app (scripts/asUser.ts). */
+export interface RunAs {
+  uid: number;
+  gid: number;
+  app: string;
+}
+
+/** The CLI's entry and the spawn options of a command run as `runAs` (or as this process). */
+function asWho(runAs: RunAs | undefined): { cli: string; ids: { uid?: number; gid?: number } } {
+  return runAs
+    ? { cli: join(runAs.app, 'bin', 'switchboard.js'), ids: { uid: runAs.uid, gid: runAs.gid } }
+    : { cli: cliPath, ids: {} };
+}
+
 export interface CliResult {
   status: number | null;
   stdout: string;
   stderr: string;
 }
 
-export function runCli(home: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+export function runCli(
+  home: string,
+  args: string[],
+  env: Record<string, string> = {},
+  runAs?: RunAs,
+): Promise<CliResult> {
+  const who = asWho(runAs);
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [cliPath, ...args], {
+    const child = spawn(process.execPath, [who.cli, ...args], {
       env: { ...process.env, SWITCHBOARD_HOME: home, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      ...who.ids,
     });
     let stdout = '';
     let stderr = '';
@@ -53,13 +74,16 @@ export function runCliAtTerminal(
   args: string[],
   env: Record<string, string> = {},
   answer?: string,
+  runAs?: RunAs,
 ): Promise<CliResult> {
   const quote = (s: string): string => `'${s.replace(/'/g, "'\\''")}'`;
-  const command = [process.execPath, cliPath, ...args].map(quote).join(' ');
+  const who = asWho(runAs);
+  const command = [process.execPath, who.cli, ...args].map(quote).join(' ');
   return new Promise((resolve) => {
     const child = spawn('script', ['-qec', command, '/dev/null'], {
       env: { ...process.env, SWITCHBOARD_HOME: home, ...env },
       stdio: [answer === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      ...who.ids,
     });
     let stdout = '';
     let asked = false;
@@ -87,18 +111,64 @@ export async function callTool(
 
 export interface Served {
   url: string;
+  /** The person link serve handed over (its one-time code already traded by the harness). */
   openUrl: string;
   token: string;
-  /** The person secret from the person link's #fragment: a page or socket that shows it is a person's. */
+  /**
+   * The person's lasting secret: what the link's code bought, as a browser's cookie (the harness traded it as the page
+   * does). A socket that sends it as that cookie is a person's.
+   */
   approver: string;
+  /** The person's page's home (`/p/<random>/`): where that cookie goes, and the page lives. */
+  home: string;
   child: ChildProcess;
   stop(): Promise<void>;
 }
 
-/** The parts of a person link (`serve --link-fd`): the page's address, the token, the person secret. */
-export function parsePersonLink(link: string): { url: string; token: string; approver: string } | undefined {
-  const m = /^(http:\/\/\S+?)\?token=([^\s#]+)#approver=(\S+)$/.exec(link.trim());
-  return m ? { url: m[1]!, token: decodeURIComponent(m[2]!), approver: decodeURIComponent(m[3]!) } : undefined;
+/** The parts of a person link (`serve --link-fd`, `switchboard open`): the page's address, the token, the code. */
+export function parsePersonLink(link: string): { url: string; token: string; code: string } | undefined {
+  const m = /^(http:\/\/\S+?)\?token=([^\s#]+)#code=(\S+)$/.exec(link.trim());
+  return m ? { url: m[1]!, token: decodeURIComponent(m[2]!), code: decodeURIComponent(m[3]!) } : undefined;
+}
+
+/** What trading a code answered: the status, the body, and the person's secret when a cookie was set. */
+export interface Traded {
+  status: number;
+  body: string;
+  /** Every response header but Set-Cookie, as sent (a test looks for the secret there). */
+  otherHeaders: string;
+  secret: string | undefined;
+  setCookie: string | undefined;
+  /** The person's page's home (`/p/<random>/`) the trade answered: the cookie's Path, where the page goes on to. */
+  home: string | undefined;
+}
+
+/** Trade a person link's one-time code as the page does: a same-origin POST with the token, from loopback. */
+export async function tradeCode(pageUrl: string, token: string, code: string): Promise<Traded> {
+  const origin = new URL(pageUrl).origin;
+  const res = await fetch(new URL('/person', pageUrl), {
+    method: 'POST',
+    headers: { origin, authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ code }),
+  });
+  const setCookie = res.headers.get('set-cookie') ?? undefined;
+  const other = [...res.headers.entries()].filter(([k]) => k !== 'set-cookie');
+  const body = await res.text();
+  let home: string | undefined;
+  try {
+    home = (JSON.parse(body) as { home?: string }).home;
+  } catch {
+    // not the page's answer (a refusal before the route): no home
+    home = undefined;
+  }
+  return {
+    status: res.status,
+    body,
+    home,
+    otherHeaders: other.map(([k, v]) => `${k}: ${v}`).join('\n'),
+    secret: setCookie ? /^switchboard_person_\d+=([^;]+);/.exec(setCookie)?.[1] : undefined,
+    setCookie,
+  };
 }
 
 /**
@@ -106,12 +176,19 @@ export function parsePersonLink(link: string): { url: string; token: string; app
  * program that starts serve for a person does: the test acts as that person.
  */
 /** `switchboard serve` on `home`; `launcher`: through bin/switchboard, as `npm link` installs the command. */
-export function startServe(home: string, env: Record<string, string> = {}, launcher = false): Promise<Served> {
+export function startServe(
+  home: string,
+  env: Record<string, string> = {},
+  launcher = false,
+  runAs?: RunAs,
+): Promise<Served> {
   const args = ['serve', '--port', '0', '--link-fd', '3'];
-  const [command, argv] = launcher ? [binPath, args] : [process.execPath, [cliPath, ...args]];
+  const who = asWho(runAs);
+  const [command, argv] = launcher ? [binPath, args] : [process.execPath, [who.cli, ...args]];
   const child = spawn(command, argv, {
     env: { ...process.env, SWITCHBOARD_HOME: home, ...env },
     stdio: ['ignore', 'pipe', 'pipe', 'pipe'],
+    ...who.ids,
   });
   return new Promise((resolve, reject) => {
     let linkText = '';
@@ -125,22 +202,30 @@ export function startServe(home: string, env: Record<string, string> = {}, launc
     });
     const linkPipe = child.stdio[3] as NodeJS.ReadableStream;
     linkPipe.setEncoding('utf8');
-    linkPipe.on('data', (d: string) => {
+    let handed = false;
+    linkPipe.on('data', async (d: string) => {
       linkText += d;
-      if (!linkText.includes('\n')) return;
+      if (handed || !linkText.includes('\n')) return;
+      handed = true;
       const link = parsePersonLink(linkText.split('\n')[0]!);
       if (!link) return reject(new Error(`serve handed a malformed link: ${linkText}`));
       clearTimeout(timer);
       child.removeAllListeners('exit');
+      // The person opens the link: the page trades its code for the cookie.
+      const traded = await tradeCode(link.url, link.token, link.code);
+      if (!traded.secret || !traded.home)
+        return reject(new Error(`the link's code bought no cookie: ${traded.status} ${traded.body}`));
       resolve({
         url: link.url,
         token: link.token,
         openUrl: linkText.split('\n')[0]!,
-        approver: link.approver,
+        approver: traded.secret,
+        home: traded.home,
         child,
         stop: () =>
           new Promise((res) => {
-            if (child.exitCode !== null) return res();
+            // Exited, or killed by a signal (a test's SIGKILL): nothing left to stop.
+            if (child.exitCode !== null || child.signalCode !== null) return res();
             child.once('exit', () => res());
             child.kill('SIGTERM');
           }),
@@ -156,24 +241,45 @@ export function startServe(home: string, env: Record<string, string> = {}, launc
 export function servedProfile(
   prefix: string,
   hooks: { beforeAll(fn: () => Promise<void>): void; afterAll(fn: () => Promise<void>): void },
-): { home: string; served(): Served } {
+  /**
+   * Give the profile a config with one target, `local`, whose cwd is a folder `work` of its own: not inside the
+   * profile, which the sandbox hides from agent work.
+   */
+  withLocal = false,
+): { home: string; work: string; served(): Served } {
   const home = tempHome(prefix);
+  const work = withLocal ? tempHome(`${prefix}work-`) : home;
   let served: Served | undefined;
   hooks.beforeAll(async () => {
     ensureBuilt();
+    if (withLocal)
+      writeFileSync(join(home, 'config.yaml'), `terminal:\n  targets:\n    local: { backend: local, cwd: ${work} }\n`);
     served = await startServe(home);
   });
   hooks.afterAll(async () => {
     await served?.stop();
     rmSync(home, { recursive: true, force: true });
+    if (withLocal) rmSync(work, { recursive: true, force: true });
   });
   return {
     home,
+    work,
     served: () => {
       if (!served) throw new Error('serve is not running yet');
       return served;
     },
   };
+}
+
+/** The SDK's MCP client of `served`'s /mcp over HTTP, as a client configured with its URL and token is. */
+export async function mcpHttpClient(served: Served, name = 'test-http'): Promise<Client> {
+  const http = new Client({ name, version: '1' });
+  await http.connect(
+    new StreamableHTTPClientTransport(new URL(`${served.url}mcp`), {
+      requestInit: { headers: { authorization: `Bearer ${served.token}` } },
+    }),
+  );
+  return http;
 }
 
 /** The SDK's MCP client on a served profile, both ways an agent connects: /mcp over HTTP and `switchboard mcp`. */
@@ -182,12 +288,7 @@ export async function mcpClients(
   served: Served,
   name = 'test',
 ): Promise<{ http: Client; stdio: Client }> {
-  const http = new Client({ name: `${name}-http`, version: '1' });
-  await http.connect(
-    new StreamableHTTPClientTransport(new URL(`${served.url}mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${served.token}` } },
-    }),
-  );
+  const http = await mcpHttpClient(served, `${name}-http`);
   const stdio = new Client({ name: `${name}-stdio`, version: '1' });
   await stdio.connect(
     new StdioClientTransport({

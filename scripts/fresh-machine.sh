@@ -36,5 +36,17 @@ if id "$user" >/dev/null 2>&1; then
   removed+=("user $user and $home")
 fi
 
+# The unprivileged user the sandbox's tests run the Core as (scripts/asUser.ts makes it anew).
+if id sbperson >/dev/null 2>&1; then
+  pkill -KILL -u sbperson 2>/dev/null || true
+  userdel sbperson 2>/dev/null || true
+  removed+=("user sbperson")
+fi
+# Cgroups the sandboxes of earlier runs' Cores left (empty ones only: rmdir refuses one with a process in it).
+for d in $(find /sys/fs/cgroup -maxdepth 6 -type d -name 'switchboard-*' 2>/dev/null | sort -r); do
+  rmdir "$d" 2>/dev/null && removed+=("cgroup $d")
+done
+for f in /var/tmp/sb-*; do [ -e "$f" ] && rm -rf "$f" 2>/dev/null && removed+=("$f"); done
+
 echo "fresh-machine: removed ${#removed[@]} leftover(s) of earlier runs"
 for r in "${removed[@]}"; do echo "  $r"; done

@@ -14,6 +14,13 @@ command -v bwrap >/dev/null 2>&1 || need+=(bubblewrap)
 command -v ip >/dev/null 2>&1 || need+=(iproute2)
 command -v tmux >/dev/null 2>&1 || need+=(tmux)
 command -v script >/dev/null 2>&1 || need+=(bsdutils)
+# The sandbox's tests: the person's shells the planted start-up files would run in, and the builds a developer runs
+# inside (a Rust crate, a Python venv).
+command -v zsh >/dev/null 2>&1 || need+=(zsh)
+command -v fish >/dev/null 2>&1 || need+=(fish)
+[ -x /usr/bin/cargo ] || need+=(cargo)
+/usr/bin/python3 -c 'import ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
+command -v prlimit >/dev/null 2>&1 || need+=(util-linux)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
   echo "warning: missing test packages: ${need[*]} (install them with apt-get as root; their tests will be skipped)" >&2

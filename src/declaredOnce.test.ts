@@ -30,6 +30,12 @@ const owners: Array<[RegExp, string]> = [
   [/^shared\/toolResult\.ts$/, "the contract's tool names and client labels, for clients that need no tool's schemas"],
   [/^main\/core\/dispatch\/dispatcher\.ts$/, 'nested calls are labelled with the execute_code client'],
   [
+    /^main\/core\/sandbox\/(denyTable|sandboxPolicy)\.ts$/,
+    "the sandbox's tables name programs and files by their own names: the `docker` program whose config a row " +
+      'holds, /etc/ssh/ssh_host_* keys',
+  ],
+  [/^shared\/personWay\.ts$/, "how a person is known: at a `'terminal'` of their own (a PersonWay, not the tool)"],
+  [
     /^main\/core\/approvals\/policy\//,
     'the command policy judges programs, options, files and code by their own names: ' +
       'the `docker` program a shell runs, pkill --terminal, /etc/ssh/ssh_host_* keys, ' +

@@ -32,7 +32,8 @@ import { startAnnouncer } from './announcer.js';
 import { LiveRegion } from './components/LiveRegion.js';
 import { actionForKey } from './keyboard.js';
 import { runCommand } from './actions.js';
-import { isPersonPage } from './client/connect.js';
+import { personPage } from './client/personPage.js';
+import { LINK_SPENT } from '../shared/personPage.js';
 
 /** Once the targets are known: the last session's tabs and panes, or one terminal on the preferred target. */
 function useFirstTab(): void {
@@ -75,30 +76,60 @@ function useThemeAttribute(): void {
   }, [scheme]);
 }
 
+/** A sentence with `code` spans (a command the person runs) set as code. */
+function withCode(text: string) {
+  return text.split('`').map((part, i) => (i % 2 ? <code key={part}>{part}</code> : part));
+}
+
+/** Why a page opened without a link cannot act, and how to open the window as the person. */
+function NoLink() {
+  return (
+    <>
+      <p>
+        It was opened without your person link, so it cannot open terminals, change anything or approve commands: that
+        link is what tells Switchboard a person is here, not an agent that found the address.
+      </p>
+      <p>
+        Open the link <code>switchboard serve</code> showed on its terminal, or run <code>switchboard open</code> in a
+        terminal of your own for a new one.
+      </p>
+    </>
+  );
+}
+
+/** A link that made nothing of the page (most often already used, or expired): one line saying so, and why. */
+function LinkProblem({ problem }: { problem: string }) {
+  return (
+    <>
+      <p className="not-yours__problem">{withCode(problem)}</p>
+      {problem === LINK_SPENT && (
+        <p>
+          A link works once, so that a copy of it (in a browser's history, say) lets no one else in. Until you open a
+          new one, this page cannot open terminals, change anything or approve commands.
+        </p>
+      )}
+    </>
+  );
+}
+
 /**
- * A page opened without the person link: it may not open terminals, change anything or approve, so it shows none of
- * that (each would only be refused) and says how to open the window as the person.
+ * A page opened without the person link (or from one already used): it may not open terminals, change anything or
+ * approve, so it shows none of that (each would only be refused) and says how to open the window as the person.
  */
-function NotYourWindow() {
+function NotYourWindow({ problem }: { problem: string | undefined }) {
   return (
     <main className="not-yours">
       <div className="not-yours__card" role="alert" aria-labelledby="not-yours-title">
         <h1 id="not-yours-title">This page is not your window</h1>
-        <p>
-          It was opened without your person link, so it cannot open terminals, change anything or approve commands: that
-          link is what tells Switchboard a person is here, not an agent that found the address.
-        </p>
-        <p>
-          Open the link <code>switchboard serve</code> showed on its terminal, or run <code>switchboard open</code> in a
-          terminal of your own for a new one.
-        </p>
+        {problem ? <LinkProblem problem={problem} /> : <NoLink />}
       </div>
     </main>
   );
 }
 
 export function App() {
-  return isPersonPage() ? <PersonWindow /> : <NotYourWindow />;
+  const page = personPage();
+  return page.person ? <PersonWindow /> : <NotYourWindow problem={page.problem} />;
 }
 
 function PersonWindow() {

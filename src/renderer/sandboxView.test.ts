@@ -77,6 +77,7 @@ describe('approvalSandboxNotes and approvalScopes', () => {
       [
         'The agent asks to run this one command outside its sandbox: ' +
           'it would run with your own powers on this machine.',
+        'It runs in a fresh shell with your environment: variables the agent exported in its sandbox are not carried.',
       ],
       ['once'],
     ],
@@ -86,8 +87,15 @@ describe('approvalSandboxNotes and approvalScopes', () => {
       [
         'The agent asks to run this one command outside its sandbox: ' +
           'it would run with your own powers on this machine.',
+        'It runs in a fresh shell with your environment: variables the agent exported in its sandbox are not carried.',
       ],
       ['once'],
+    ],
+    [
+      "a sandboxed call on /tmp: the sandbox's own",
+      { private_tmp: true },
+      ["/tmp here is this target's own private /tmp in its sandbox, not this machine's /tmp."],
+      ['once', 'session', 'always'],
     ],
   ];
   for (const [name, a, notes, scopes] of table) {

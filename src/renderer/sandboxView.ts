@@ -38,13 +38,18 @@ const what = {
 
 /** What the dialog says plainly about where this call would run, one sentence each (none for a sandboxed one). */
 export function approvalSandboxNotes(
-  a: Pick<PendingApproval, 'unsandboxed' | 'outside_sandbox' | 'subject'>,
+  a: Pick<PendingApproval, 'unsandboxed' | 'outside_sandbox' | 'subject' | 'private_tmp'>,
 ): string[] {
   const w = what[a.subject ?? 'command'];
   const notes: string[] = [];
   if (a.outside_sandbox)
     notes.push(`The agent asks to ${w.asks} outside its sandbox: it would run with your own powers on this machine.`);
   else if (a.unsandboxed) notes.push(`This target is unsandboxed: ${w.runs} with your own powers on this machine.`);
+  if (a.private_tmp) notes.push("/tmp here is this target's own private /tmp in its sandbox, not this machine's /tmp.");
+  if (a.outside_sandbox)
+    notes.push(
+      'It runs in a fresh shell with your environment: variables the agent exported in its sandbox are not carried.',
+    );
   return notes;
 }
 

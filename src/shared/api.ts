@@ -6,6 +6,7 @@ import { ToolClient, ToolResult, toolNames } from './toolResult.js';
 import { ApprovalDecision, ApprovalOutcome, ApprovalRule, PendingApproval } from './approvals.js';
 import { BackendInfo } from './specFields.js';
 import { PluginInfo } from './plugins.js';
+import { PersonWay } from './personWay.js';
 import { lazyTable } from './lazyTable.js';
 
 // The tables below build each entry on first use (lazyTable) and the larger schemas here are z.lazy, for the same
@@ -16,6 +17,8 @@ export const ActivityEntry = z.lazy(() =>
     id: z.string(),
     time: z.string(),
     client: ToolClient,
+    /** A person's action (not a tool call): how the person was known — the window, a link's page, a terminal. */
+    person: PersonWay.optional(),
     tool: z.string(),
     execution_target: z.string().optional(),
     generation: z.string().optional(),
@@ -367,10 +370,13 @@ export const coreMethods = lazyTable({
   'settings.get': () => ({ input: z.object({}), output: UiSettings.nullable() }),
   'settings.save': () => ({ input: UiSettings, output: z.object({}) }),
   /**
-   * A new person link for the served page (`switchboard open`): its secret goes in the page URL's #fragment and makes
-   * that page's connection a person's. Only a person gets one.
+   * A new person link for the served page (`switchboard open`): a one-time code for the page URL's #fragment, good once
+   * within `valid_s`; the page trades it for the person's cookie (shared/personPage.ts). Only a person gets one.
    */
-  'window.link': () => ({ input: z.object({}), output: z.object({ approver: z.string() }) }),
+  'window.link': () => ({
+    input: z.object({}),
+    output: z.object({ code: z.string(), valid_s: z.number().int().positive() }),
+  }),
   'activity.list': () => ({
     input: z.object({ limit: z.number().int().positive().max(1000).optional() }),
     output: z.array(ActivityEntry),

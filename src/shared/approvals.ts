@@ -1,6 +1,7 @@
 // Pending approvals (unknown SSH host keys, dangerous agent commands), the decisions a person makes and the rules they
 // keep.
 import * as z from 'zod';
+import { PersonWay } from './personWay.js';
 // The larger schemas are z.lazy: built on first use, so a process that never parses one (`switchboard call`) does not
 // build it; z.lazy accepts exactly what the schema inside accepts.
 
@@ -41,6 +42,11 @@ export const PendingApproval = z.lazy(() =>
     unsandboxed: z.boolean().optional(),
     /** The agent asks to run this one call outside its target's sandbox (escalation); approvable once only. */
     outside_sandbox: z.boolean().optional(),
+    /**
+     * The call names /tmp on a sandboxed target: there /tmp is the sandbox's own private folder, not this machine's
+     * (the dialog and the result say so).
+     */
+    private_tmp: z.boolean().optional(),
     /** [start, end) spans of `command` the policy flagged, for highlighting. */
     highlights: z.array(z.tuple([z.number().int(), z.number().int()])).optional(),
   }),
@@ -90,6 +96,8 @@ export const ApprovalOutcome = z.lazy(() =>
      * generation or arguments changed after the approval), timeout, withdrawn (the caller went away), shutdown.
      */
     by: z.string(),
+    /** When a person decided: how they were known (the window, a link's page, a terminal). */
+    person: PersonWay.optional(),
     reason: z.string().optional(),
     waited_ms: z.number().int().min(0).optional(),
   }),

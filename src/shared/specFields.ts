@@ -122,9 +122,10 @@ const sandboxPath = z
  * Where a target's agent work runs: `off` (unsandboxed, with the person's own powers), or the OS sandbox with writes
  * only in the workspace (the target's cwd tree), its private /tmp and `writable`, never in the deny-write table nor
  * `deny_write`; `network: false` cuts the network, otherwise traffic leaves through the Core's proxy, to any public
- * host or only `allow_hosts`, and reaches this machine's loopback only on `allow_local_ports`. `max_processes` and
- * `max_memory_mb` bound the whole sandbox. Absent means `{ mode: workspace, network: true }`. A misspelt key is an
- * error naming it (strict object).
+ * host or only `allow_hosts` (`example.com`; `*.example.com`, its subdomains but not example.com itself; an address,
+ * matched only when asked for directly), and reaches this machine's loopback only on `allow_local_ports`.
+ * `max_processes` and `max_memory_mb` bound the whole sandbox. Absent means `{ mode: workspace, network: true }`. A
+ * misspelt key is an error naming it (strict object).
  */
 export const SandboxSetting = z.union(
   [
@@ -139,8 +140,8 @@ export const SandboxSetting = z.union(
           z
             .string()
             .regex(
-              /^(\*\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$|^[0-9a-fA-F:.]+$/,
-              'a host is a name (example.com), a wildcard (*.example.com) or an address',
+              /^\*$|^(\*\.)?[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?$|^[0-9a-fA-F:.]+$/,
+              'a host is a name (example.com), a wildcard (*.example.com), an address, or * (any public host)',
             ),
         )
         .optional(),

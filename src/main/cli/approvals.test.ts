@@ -19,6 +19,7 @@ import {
   type Served,
 } from '../../../scripts/cliHarness.js';
 import { shellQuote } from '../core/backends/shell/shellWrap.js';
+import { connectCore } from '../transport/wsLink.js';
 
 const atTerminal = runCliAtTerminal;
 
@@ -52,14 +53,17 @@ async function pendingFor(home: string, command: string): Promise<PendingApprova
   }
 }
 
-function auditApprovals(home: string): Array<Record<string, unknown>> {
+function auditLines(home: string): Array<Record<string, unknown>> {
   const path = join(home, 'audit.jsonl');
   if (!existsSync(path)) return [];
   return readFileSync(path, 'utf8')
     .trim()
     .split('\n')
-    .map((l) => JSON.parse(l) as Record<string, unknown>)
-    .filter((r) => r.kind === 'approval');
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+function auditApprovals(home: string): Array<Record<string, unknown>> {
+  return auditLines(home).filter((r) => r.kind === 'approval');
 }
 
 // Each test runs several CLI processes one after another; on a loaded 2-core machine that can outlast the default.
@@ -115,10 +119,28 @@ describe('approvals through serve and the CLI (local target)', { timeout: 300_00
     expect(auditApprovals(home).at(-1)).toMatchObject({
       outcome: 'approve',
       by: 'cli',
+      person: 'terminal',
       scope: 'once',
       execution_target: 'a',
       client: 'cli',
     });
+  });
+
+  it("a decision from the person's page: known by the link, whatever the page claims", async () => {
+    writeFileSync(join(dirA, 'y'), '');
+    const call = agentCall(home, { command: 'rm -rf ./y', execution_target: 'a' });
+    const p = await pendingFor(home, 'rm -rf ./y');
+    // The page's socket, with the cookie its link's code bought; it claims to be the window and a terminal.
+    const page = await connectCore(`${served.url.replace('http', 'ws')}ws`, served.token, 5000, served.approver);
+    try {
+      const claims = { person: 'window', decider: 'cli', by: 'terminal' };
+      await page.client.call('approvals.decide', { id: p.id, decision: 'approve', ...claims } as never);
+    } finally {
+      page.close();
+    }
+    expect((await call.done).status).toBe(0);
+    const line = auditApprovals(home).at(-1)!;
+    expect(line).toMatchObject({ outcome: 'approve', by: 'ui', person: 'link', execution_target: 'a' });
   });
 
   it(
@@ -267,6 +289,17 @@ describe('approvals through serve and the CLI (local target)', { timeout: 300_00
     expect((await atTerminal(home, ['approvals', 'revoke', rules.rules[0]!.id])).stdout).toBe(
       `revoked ${rules.rules[0]!.id}\n`,
     );
+    // Each revoke is a person's action in the audit log, saying how the person was known.
+    expect(auditLines(home).filter((l) => l.tool === 'approvals.revoke')).toEqual([
+      expect.objectContaining({
+        kind: 'action',
+        client: 'cli',
+        person: 'terminal',
+        outcome: 'ok',
+        args: 'revoke old1: terminal sudo -n true || true',
+      }),
+      expect.objectContaining({ kind: 'action', person: 'terminal', outcome: 'ok', execution_target: 'a' }),
+    ]);
     expect(JSON.parse((await atTerminal(home, ['approvals', 'rules', '--json'])).stdout).rules).toEqual([]);
 
     for (const args of [

@@ -1,6 +1,15 @@
 // Handing a person link to the person: on the terminal of the process (never stdout, which scripts and logs keep), or
 // on a file descriptor the program that started it passed (`serve --link-fd N`).
 import { closeSync, openSync, writeSync } from 'node:fs';
+import { CODE_TTL_MS } from '../core/person/oneTimeCodes.js';
+
+/** What a person reads above their link: whose it is, what it does, and that it works once, soon. */
+export function personLinkText(link: string): string {
+  return (
+    `Open Switchboard (this link is yours alone: it makes its page your window; it works once, ` +
+    `within ${CODE_TTL_MS / 60_000} minutes, and \`switchboard open\` gives a new one):\n  ${link}\n`
+  );
+}
 
 /** Write `text` to this process's controlling terminal; false when it has none. */
 export function writeToTerminal(text: string): boolean {

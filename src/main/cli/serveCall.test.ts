@@ -124,7 +124,8 @@ describe('serve + call', () => {
     }
   });
 
-  it('requires the token on every request, checks Host and Origin, and never uses cookies', async () => {
+  it('requires the token on every request, checks Host and Origin; the link sets no cookie', async () => {
+    // (Only a person link's code, traded by its page, buys a cookie: transport/personLink.test.ts.)
     const port = new URL(served.url).port;
     const page = `${served.url}s/${served.token}/`;
     expect((await httpGet(served.url)).status).toBe(401);

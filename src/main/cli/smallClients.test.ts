@@ -1,5 +1,5 @@
 // The CLI's client commands load only what they use: `call`, `targets`, `approvals` and `plugins` never load a
-// backend library or the Core; `mcp` is a perl process (bin/mcp-relay.pl), and through Node it loads only the launcher.
+// backend library or the Core; `mcp` loads the launcher and the bridge's own bundle, and neither zod nor Node's fetch.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,6 +25,8 @@ let home: string;
 let served: Served;
 /** A --require script that writes every CommonJS module the process loaded to a file when it exits. */
 let preload: string;
+/** The same, with Node's own modules (process.moduleLoadList) beside them. */
+let builtinsPreload: string;
 const loadedFile = (name: string): string => join(home, `${name}.loaded.json`);
 const tracing = (name: string): Record<string, string> => ({
   NODE_OPTIONS: `--require ${preload}`,
@@ -41,6 +43,12 @@ beforeAll(async () => {
     preload,
     "const w = () => require('node:fs').writeFileSync(process.env.SB_TEST_LOADED, " +
       "JSON.stringify(Object.keys(require.cache)));\nprocess.on('exit', w);\nprocess.on('SIGTERM', w);\n",
+  );
+  builtinsPreload = join(home, 'builtins.cjs');
+  writeFileSync(
+    builtinsPreload,
+    "process.on('exit', () => require('node:fs').writeFileSync(process.env.SB_TEST_LOADED, JSON.stringify(" +
+      '{ modules: Object.keys(require.cache), builtins: process.moduleLoadList })));\n',
   );
   writeFileSync(join(home, 'config.yaml'), `terminal:\n  targets:\n    local: { backend: local, cwd: ${home} }\n`);
   served = await startServe(home);
@@ -68,10 +76,10 @@ describe('small clients', () => {
   });
 
   /**
-   * `switchboard mcp` started as `command args`, once it relayed initialize: the process, and a promise of its exit
+   * `switchboard mcp` started as `command args`, once it bridged initialize: the process, and a promise of its exit
    * status once stdin is ended.
    */
-  async function relayInitialize(
+  async function bridgeInitialize(
     command: string,
     args: string[],
     env: Record<string, string> = {},
@@ -94,23 +102,41 @@ describe('small clients', () => {
     return { pid: mcp.pid!, end: () => (mcp.stdin.end(), exited) };
   }
 
-  it('`switchboard mcp` is a perl process, well under the 35 MB a bridge may take, after initialize', async () => {
-    const mcp = await relayInitialize(binPath, ['mcp']);
-    // bin/switchboard execs perl: the client's child is the relay itself, no shell or Node behind it.
-    expect(readlinkSync(`/proc/${mcp.pid}/exe`)).toMatch(/\/perl[\d.]*$/);
-    const rssKb = Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${mcp.pid}/status`, 'utf8'))?.[1]);
-    expect(rssKb).toBeGreaterThan(0);
-    expect(rssKb).toBeLessThan(20 * 1024);
+  const rssKb = (pid: number): number =>
+    Number(/^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+
+  it('`switchboard mcp` is one Node process, within 10 MB of an idle `node`, after initialize', async () => {
+    const mcp = await bridgeInitialize(binPath, ['mcp']);
+    // bin/switchboard execs node: the client's child is the bridge itself, no shell behind it.
+    expect(readlinkSync(`/proc/${mcp.pid}/exe`)).toBe(readlinkSync(`/proc/${process.pid}/exe`));
+    // An idle node, measured once it has started (under load that takes a while).
+    const idle = spawn(process.execPath, ['-e', "process.stdout.write('up'); setTimeout(() => {}, 10000)"]);
+    await new Promise((r) => idle.stdout.once('data', r));
+    const [bridge, node] = [rssKb(mcp.pid), rssKb(idle.pid!)];
+    idle.kill();
+    expect(bridge).toBeGreaterThan(0);
+    expect(bridge - node).toBeLessThan(10 * 1024);
     expect(await mcp.end()).toBe(0);
   });
 
-  it('`node bin/switchboard.js mcp` runs the same relay, loading no command bundle and no library', async () => {
-    const mcp = await relayInitialize(process.execPath, [cliPath, 'mcp'], tracing('mcp'));
+  it('`node bin/switchboard.js mcp` loads the launcher and the bridge bundle, no program or library file', async () => {
+    const mcp = await bridgeInitialize(process.execPath, [cliPath, 'mcp'], {
+      NODE_OPTIONS: `--require ${builtinsPreload}`,
+      SB_TEST_LOADED: loadedFile('mcp'),
+    });
     expect(await mcp.end()).toBe(0);
-    const modules = loaded('mcp');
-    // The launcher alone: not even the program (commander, zod) of the mcp command's bundle.
-    expect(modules.filter((m) => m.includes('/out/'))).toEqual([expect.stringMatching(/\/out\/cli\/main\.cjs$/)]);
+    const { modules, builtins } = JSON.parse(readFileSync(loadedFile('mcp'), 'utf8')) as {
+      modules: string[];
+      builtins: string[];
+    };
+    expect(modules.filter((m) => m.includes('/out/'))).toEqual([
+      expect.stringMatching(/\/out\/cli\/main\.cjs$/),
+      expect.stringMatching(/\/out\/cli\/mcpBridge\.cjs$/),
+    ]);
     expect(modules.filter(fromNodeModules)).toEqual([]);
+    // Node's fetch (undici, about 12 MB) and web streams (until a call sends progress) stay unloaded; an empty node
+    // has webstreams' util and queuing strategies already.
+    expect(builtins.filter((b) => /undici|webstreams\/(readable|transform|writable)stream/.test(b))).toEqual([]);
   });
 
   /** Run one CLI command with module tracing; it must succeed and load its own bundle, not serve's or `heavy`. */

@@ -411,7 +411,7 @@ export class Core {
         audit: this.audit,
       }),
       processMethods({ processes: this.processes, record }),
-      approvalMethods({ approvals: this.approvals, rules: this.approvalRules }),
+      approvalMethods({ approvals: this.approvals, rules: this.approvalRules, record }),
       workspaceMethods({ home: this.home, store: opts.uiStore }),
       doctorMethods({
         home: this.home,
@@ -429,7 +429,7 @@ export class Core {
       eventMethods(),
       backendMethods({ providers: () => this.allProviders() }),
       sshHostMethods(),
-      pluginMethods({ plugins: this.plugins }),
+      pluginMethods({ plugins: this.plugins, record }),
       personMethods({ links: this.personLinks }),
     ) satisfies Handlers;
   }
@@ -492,11 +492,13 @@ export class Core {
     const input = coreMethods[method].input.safeParse(params ?? {});
     if (!input.success)
       throw new SwitchboardError('bad_request', `${method}: ${input.error.issues[0]?.message ?? 'invalid input'}`);
-    if (methodCapability[method] === 'person') {
-      // A caller that did not show it is a person is an agent: the default is no.
-      const refusal = ctx.personRefusal
-        ? ctx.personRefusal()
-        : 'the connection did not show that a person is behind it';
+    const forPerson = methodCapability[method] === 'person';
+    if (forPerson) {
+      // A caller that did not show it is a person, and how, is an agent: the default is no.
+      const refusal =
+        ctx.personRefusal && ctx.person
+          ? ctx.personRefusal()
+          : 'the connection did not show that a person is behind it';
       if (refusal) throw personOnly(method, refusal);
     }
     const handler = this.handlers[method] as (input: unknown, ctx: CallContext) => Promise<unknown>;
@@ -504,6 +506,8 @@ export class Core {
       client: ctx.client ?? 'cli',
       connection: ctx.connection ?? detachedConnection,
       ...(ctx.personRefusal ? { personRefusal: ctx.personRefusal } : {}),
+      // Only where the check above passed: a handler that finds `person` set knows a person is behind the call.
+      ...(forPerson && ctx.person ? { person: ctx.person } : {}),
       ...(ctx.signal ? { signal: ctx.signal } : {}),
       ...(ctx.progress ? { progress: ctx.progress } : {}),
     });

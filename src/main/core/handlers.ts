@@ -1,6 +1,7 @@
 // The shape every noun's slice of the Core API takes: one typed handler per method of src/shared/api.ts.
 import type { CoreMethod, MethodInput, MethodOutput, ProgressNote, SubscribableEvent } from '../../shared/api.js';
 import type { ToolClient } from '../../shared/tools.js';
+import type { PersonWay } from '../../shared/personWay.js';
 
 /**
  * What a handler may know about the connection a call came in on. Transports implement it; calls made inside
@@ -28,6 +29,12 @@ export interface CallContext {
    * methodCapability); no handler asks on its own.
    */
   personRefusal?: () => string | undefined;
+  /**
+   * How the person was known: the transport's word on its connection (the window's channel, a link's cookie, a
+   * terminal), never the caller's. Core.invoke hands it on to a person's method only, once the check above passed; the
+   * audit lines of a person's actions carry it.
+   */
+  person?: PersonWay;
   /** Aborts when the caller withdraws the call or its connection goes away (a held approval is withdrawn). */
   signal?: AbortSignal;
   /** Tells the caller how the call is getting on, where its transport carries it (a WebSocket's WireProgress). */
@@ -37,10 +44,11 @@ export interface CallContext {
 export type Handler<M extends CoreMethod> = (input: MethodInput<M>, ctx: CallContext) => Promise<MethodOutput<M>>;
 export type Handlers = { [M in CoreMethod]: Handler<M> };
 
-/**
- * What a caller inside the Core's own process that acts for the person passes (the Electron window's adapter, tests).
- */
-export const asPerson = { personRefusal: (): string | undefined => undefined } as const satisfies Partial<CallContext>;
+/** What a caller inside the Core's own process that acts for the person passes (tests): known as the window is. */
+export const asPerson = {
+  person: 'window',
+  personRefusal: (): string | undefined => undefined,
+} as const satisfies Partial<CallContext>;
 
 export const detachedConnection: ConnectionScope = {
   subscribe: () => undefined,

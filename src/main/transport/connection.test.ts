@@ -14,6 +14,7 @@ import type { CoreEvent } from '../../shared/api.js';
 import { decodePaneFrame } from '../../shared/paneFrame.js';
 import { paneFrameOf } from '../core/panes/paneBytes.js';
 import { PaneBatch } from '../core/panes/paneBatch.js';
+import { personCookieHeader } from './personCookie.js';
 
 const FLOOD = "head -c 400000000 /dev/zero | tr '\\0' x; echo FLOOD-END\r";
 
@@ -21,9 +22,9 @@ const FLOOD = "head -c 400000000 /dev/zero | tr '\\0' x; echo FLOOD-END\r";
  * A raw client that counts every message it is sent; `slow()` stops reading from the socket (the kernel then fills up).
  */
 async function rawClient(wsUrl: string, token: string, person?: string) {
-  // `person`: a person link's secret — a window's connection (panes and subscriptions are a person's).
-  const ws = new WebSocket(person ? `${wsUrl}?approver=${encodeURIComponent(person)}` : wsUrl, {
-    headers: { authorization: `Bearer ${token}` },
+  // `person`: the secret of a person's cookie — a window's connection (panes and subscriptions are a person's).
+  const ws = new WebSocket(wsUrl, {
+    headers: { authorization: `Bearer ${token}`, ...(person ? { cookie: personCookieHeader(wsUrl, person) } : {}) },
   });
   await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject));
   const seen = { results: 0, events: new Map<string, number>() };

@@ -18,6 +18,7 @@ import {
 } from '../../shared/api.js';
 import type { CallContext, ConnectionScope } from '../core/handlers.js';
 import type { ToolClient } from '../../shared/tools.js';
+import { personWays, type PersonWay } from '../../shared/personWay.js';
 import type { EventListener } from '../core/events/eventBus.js';
 import { encodePaneData } from '../../shared/paneFrame.js';
 import { paneFrameOf, paneText } from '../core/panes/paneBytes.js';
@@ -109,6 +110,8 @@ function tooLargeReply(id: WireResponse['id'], size: number): WireResponse {
 /** Who is at the other end, as the carrier can tell without asking the client. */
 export interface ConnectionIdentity {
   client: ToolClient;
+  /** How a person is known on this connection (its carrier), whenever personRefusal says one is there. */
+  person: PersonWay;
   /** Why this connection is not a person's (undefined: it is); asked before every method that needs a person. */
   personRefusal: () => string | undefined;
 }
@@ -116,6 +119,7 @@ export interface ConnectionIdentity {
 /** A connection nothing is known about: recorded as the CLI, and an agent (it is not a person). */
 export const unknownCaller: ConnectionIdentity = {
   client: 'cli',
+  person: personWays.terminal,
   personRefusal: () => 'the connection did not show who it is',
 };
 
@@ -245,6 +249,7 @@ export class Connection implements ConnectionScope {
     return {
       connection: this,
       client: this.identity.client,
+      person: this.identity.person,
       personRefusal: this.identity.personRefusal,
       signal,
       // Only until the call is answered: a note that comes late would follow its result.

@@ -7,6 +7,7 @@ import * as z from 'zod';
 import { SwitchboardError } from '../../shared/errors.js';
 import { FileLock, type HeldLock } from '../core/registry/lock.js';
 import { pidAlive } from '../core/processes/processAlive.js';
+import { coreExited, invalidCoreFile, noCoreFile, type CoreProblem } from './coreEndpoint.js';
 
 export const CoreFile = z.object({
   url: z.string(),
@@ -19,9 +20,12 @@ export const CoreFile = z.object({
 });
 export type CoreFile = z.infer<typeof CoreFile>;
 
-/** The page URL that makes its connection a person's: the token in the query, the person secret in the #fragment. */
-export function personLinkUrl(url: string, token: string, secret: string): string {
-  return `${url}?token=${encodeURIComponent(token)}#approver=${encodeURIComponent(secret)}`;
+/**
+ * A person link: the page's URL with the token in the query and a one-time code in the #fragment (never sent to a
+ * server); the page trades the code once for the person's cookie.
+ */
+export function personLinkUrl(url: string, token: string, code: string): string {
+  return `${url}?token=${encodeURIComponent(token)}#code=${encodeURIComponent(code)}`;
 }
 
 export function coreFilePath(home: string): string {
@@ -50,33 +54,26 @@ export function removeCoreFile(home: string, pid = process.pid): void {
   rmSync(coreFilePath(home), { force: true });
 }
 
-/** The running Core's endpoint, or a no_core error a person can act on. */
+/** The running Core's endpoint, or a no_core error a person can act on (in coreEndpoint.ts's words). */
 export function readCoreFile(home: string): CoreFile {
   const path = coreFilePath(home);
-  let raw: string;
+  const fail = ({ problem, hint }: CoreProblem): never => {
+    throw new SwitchboardError('no_core', problem, hint);
+  };
+  let raw = '';
   try {
     raw = readFileSync(path, 'utf8');
   } catch {
-    throw new SwitchboardError(
-      'no_core',
-      `no Switchboard Core is running (no ${path})`,
-      'start one with `switchboard serve` or `npm start`',
-    );
+    fail(noCoreFile(path));
   }
-  let info: CoreFile;
+  let info: CoreFile | undefined;
   try {
     info = CoreFile.parse(JSON.parse(raw));
   } catch {
-    throw new SwitchboardError('no_core', `${path} is not a valid core file`, 'restart the Core (`switchboard serve`)');
+    fail(invalidCoreFile(path));
   }
-  if (!pidAlive(info.pid)) {
-    throw new SwitchboardError(
-      'no_core',
-      `no Switchboard Core is running (the one in ${path}, pid ${info.pid}, has exited)`,
-      'start one with `switchboard serve` or `npm start`',
-    );
-  }
-  return info;
+  if (!pidAlive(info!.pid)) fail(coreExited(path, info!.pid));
+  return info!;
 }
 
 /** How long a Core starting on a profile waits for one that is still stopping (or starting) there. */

@@ -4,7 +4,7 @@ import { ELECTRON_CHANNEL } from '../../shared/bridge.js';
 import { Connection, type ConnectionCore, type ConnectionIdentity } from './connection.js';
 
 /** The window's own channel: a person's. */
-const windowCaller: ConnectionIdentity = { client: 'ui', personRefusal: () => undefined };
+const windowCaller: ConnectionIdentity = { client: 'ui', person: 'window', personRefusal: () => undefined };
 
 /** Wire one window's renderer to the Core. Returns a function that unwires it. */
 export function attachWindow(core: ConnectionCore, contents: WebContents): () => void {

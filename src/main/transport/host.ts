@@ -6,9 +6,7 @@ import type { KeyValueStoreFactory } from '../core/workspace/workspaceStore.js';
 import { WsServer } from './wsServer.js';
 import { claimProfile, personLinkUrl, removeCoreFile, writeCoreFile } from './coreFile.js';
 import { keepEndpoint, lastEndpoint } from './stableEndpoint.js';
-import type { Socket } from 'node:net';
 import type { McpHttp } from '../core/mcp/mcpHttp.js';
-import { MCP_LINES_PROTOCOL } from '../core/mcp/lineSession.js';
 import { namingFailure } from '../core/profileWriteError.js';
 
 export interface Host {
@@ -17,8 +15,8 @@ export interface Host {
   url: string;
   wsUrl: string;
   /**
-   * A new person link: the URL with the token, and a person secret in its #fragment (never sent to a server). Hand it
-   * only to a person.
+   * A new person link: the URL with the token, and a one-time code in its #fragment (never sent to a server) that the
+   * page trades for the person's cookie. Hand it only to a person.
    */
   personLink(): string;
   close(): Promise<void>;
@@ -63,10 +61,6 @@ export async function startHost(opts: {
       m.mcpHttpHandler((tool, args, signal, progress) => core.callTool(tool, args, 'mcp', signal, progress)),
     ));
   server.route('/mcp', async (req, res) => (await loadMcp()).handle(req, res));
-  // `switchboard mcp`'s relay: one stdio client's lines on an upgraded connection (the Host header was checked).
-  server.upgradeRoute('/mcp', MCP_LINES_PROTOCOL, async (req, socket, head) =>
-    (await loadMcp()).lines(socket as Socket, head, `http://${req.headers.host}/mcp`),
-  );
   let listening: { url: string; wsUrl: string };
   try {
     listening = await server.listen();
@@ -100,21 +94,17 @@ export async function startHost(opts: {
     server,
     url: listening.url,
     wsUrl: listening.wsUrl,
-    personLink: () => personLinkUrl(listening.url, server.token, core.personLinks.mint()),
+    personLink: () => personLinkUrl(listening.url, server.token, core.personLinks.code()),
     close: async () => {
       if (closed) return;
       closed = true;
       removeCoreFile(core.home);
-      // Line connections take no more lines, and close once what they run is answered (as running POSTs finish).
-      await mcp?.then(
-        (m) => m.stopLines(),
-        () => undefined,
-      );
-      await server.close();
+      // First: MCP calls still running are ended and answered (the HTTP server would otherwise wait for them).
       await mcp?.then(
         (m) => m.close(),
         () => undefined,
       );
+      await server.close();
       await core.close();
       profile.release();
     },

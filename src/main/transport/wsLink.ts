@@ -3,10 +3,12 @@ import WebSocket from 'ws';
 import { SwitchboardError } from '../../shared/errors.js';
 import { CoreClient, type Link } from '../../shared/client.js';
 import type { WireRequest } from '../../shared/api.js';
+import { personCookieHeader } from './personCookie.js';
 
 /**
- * Connect to the Core at `wsUrl` with its token. `person`: the secret of a person link, for a program a person started
- * that acts as their window (tests do); without it the connection is a person's only from a terminal of its own.
+ * Connect to the Core at `wsUrl` with its token. `person`: the secret of a person's cookie (what a person link's code
+ * bought), for a program a person started that acts as their window (tests do); sent as that cookie, never in the URL.
+ * Without it the connection is a person's only from a terminal of its own.
  */
 export async function connectCore(
   wsUrl: string,
@@ -14,8 +16,11 @@ export async function connectCore(
   timeoutMs = 5000,
   person?: string,
 ): Promise<{ client: CoreClient; close: () => void }> {
-  if (person !== undefined) wsUrl += `${wsUrl.includes('?') ? '&' : '?'}approver=${encodeURIComponent(person)}`;
-  const ws = new WebSocket(wsUrl, { headers: { authorization: `Bearer ${token}` }, handshakeTimeout: timeoutMs });
+  const headers = {
+    authorization: `Bearer ${token}`,
+    ...(person !== undefined ? { cookie: personCookieHeader(wsUrl, person) } : {}),
+  };
+  const ws = new WebSocket(wsUrl, { headers, handshakeTimeout: timeoutMs });
   await new Promise<void>((resolve, reject) => {
     ws.once('open', () => resolve());
     ws.once('unexpected-response', (_req, res) =>

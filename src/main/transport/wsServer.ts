@@ -1,6 +1,5 @@
 // Serves the renderer over HTTP and the Core API over a WebSocket, on loopback, behind a token and an Origin check.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Duplex } from 'node:stream';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { extname, join, normalize, dirname } from 'node:path';
@@ -17,7 +16,11 @@ import {
   type Peer,
 } from './connection.js';
 import { cliPersonRefusal } from './approverCheck.js';
+import { personWays } from '../../shared/personWay.js';
 import { PersonLinks } from '../core/person/personLinks.js';
+import { PERSON_PATH } from '../../shared/personPage.js';
+import { personCookies } from './personCookie.js';
+import { personRoute } from './personRoute.js';
 
 export interface WsServerOptions {
   host?: string;
@@ -25,7 +28,7 @@ export interface WsServerOptions {
   /** With port 0 (any): this one first, when it is free (the last Core's on the profile, so open pages find it). */
   preferPort?: number;
   token?: string;
-  /** The secrets of person links (the Core's); a server of its own when omitted. See `identify`. */
+  /** The person links' codes and secrets (the Core's); a store of its own when omitted. See `identify`. */
   personLinks?: PersonLinks;
   /** Folder of the built renderer (index.html); found next to the build when omitted. */
   rendererDir?: string;
@@ -60,8 +63,6 @@ function frameStart(raw: RawData): string {
 }
 
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
-/** Takes over a connection upgraded to its protocol (the 101 is written): `head` is what came after the request. */
-export type UpgradeHandler = (req: IncomingMessage, socket: Duplex, head: Buffer) => void | Promise<void>;
 
 /**
  * Frames up to this are read, so that a request over MAX_REQUEST_BYTES gets a clear refusal naming its id; a larger
@@ -107,6 +108,11 @@ interface Refusal {
   message: string;
 }
 const FORBIDDEN: Refusal = { status: 403, message: 'forbidden' };
+/** A browser opening the page without a token or a person's cookie (a page reloaded after its address was cleaned). */
+const NEEDS_LINK: Refusal = {
+  status: 401,
+  message: 'this page needs a link: run `switchboard open` in a terminal of your own for a new one',
+};
 
 function tokenMatches(given: string | undefined, token: string): boolean {
   if (!given) return false;
@@ -125,12 +131,13 @@ function parseRequestUrl(req: IncomingMessage): URL | undefined {
   }
 }
 
-/** The UI's pages live under /s/<token>/…; returns the path below that prefix. */
-function pagePath(pathname: string): string | undefined {
+/** The UI's pages live under /s/<token>/ and, for a person's page, under its home; the path below either. */
+function pagePath(pathname: string, home: string): string | undefined {
   const m = /^\/s\/[^/]+(\/.*)$/.exec(pathname);
-  if (!m) return undefined;
+  const rest = m ? m[1]! : pathname.startsWith(`${home}/`) ? pathname.slice(home.length) : undefined;
+  if (rest === undefined) return undefined;
   try {
-    return decodeURIComponent(m[1]!);
+    return decodeURIComponent(rest);
   } catch {
     // malformed escapes: a path no file has
     return '/\0';
@@ -171,19 +178,20 @@ function requestToken(req: IncomingMessage, url: URL): string | undefined {
 export class WsServer {
   readonly token: string;
   /**
-   * What makes a page's socket a person's: secrets that live only in this process and in the links handed to a
-   * person (in the URL's #fragment, which browsers never send to a server), never in core.json, stdout or a log, so
-   * a tool call that reads core.json gets the token — the agent's capability — and nothing more.
+   * What makes a page's socket a person's: a link handed to a person carries a one-time code (in its #fragment, which
+   * browsers never send to a server); the page trades it at PERSON_PATH for a lasting secret set as an HttpOnly cookie.
+   * Neither is ever in core.json, stdout or a log, so a tool call that reads core.json gets the token — the agent's
+   * capability — and nothing more.
    */
   readonly personLinks: PersonLinks;
   private readonly http: Server;
   private readonly wss: WebSocketServer;
   private readonly routes = new Map<string, RouteHandler>();
-  /** Upgrades other than the page's WebSocket, by path: the protocol (the Upgrade header's token) and its handler. */
-  private readonly upgrades = new Map<string, { protocol: string; handler: UpgradeHandler }>();
   private readonly sockets = new Set<WebSocket>();
   private readonly connections = new Set<Connection>();
   private readonly rendererDir: string | undefined;
+  /** Where a person's page lives (`/p/<random>`): its cookie's Path, its socket at `${home}/ws`. */
+  private readonly home: string;
   private readonly host: string;
   private port = 0;
 
@@ -195,6 +203,15 @@ export class WsServer {
     this.personLinks = opts.personLinks ?? new PersonLinks();
     this.host = opts.host ?? '127.0.0.1';
     this.rendererDir = opts.rendererDir ?? findRendererDir();
+    this.home = this.personLinks.home;
+    const person = personRoute({
+      links: this.personLinks,
+      port: () => this.port,
+      isPerson: (req) => this.showsPerson(req),
+    });
+    // The trade, where the page opened from a link is; the question, under a person's page's home (its cookie's Path).
+    this.routes.set(PERSON_PATH, person);
+    this.routes.set(`${this.home}${PERSON_PATH}`, person);
     this.http = createServer((req, res) => {
       this.onRequest(req, res).catch(() => {
         // Nothing a client sends may take the Core down: answer what can be answered, drop the rest.
@@ -208,9 +225,8 @@ export class WsServer {
       socket.on('error', () => socket.destroy());
       const url = parseRequestUrl(req);
       const denied = url ? this.check(req, url) : undefined;
-      const upgrade = url && this.upgrades.get(url.pathname);
-      const asked = upgrade && req.headers.upgrade?.toLowerCase() === upgrade.protocol;
-      const status = !url ? 400 : (denied?.status ?? (url.pathname === '/ws' || asked ? undefined : 404));
+      const api = url && (url.pathname === '/ws' || url.pathname === `${this.home}/ws`);
+      const status = !url ? 400 : (denied?.status ?? (api ? undefined : 404));
       if (status) {
         const challenge = status === 401 ? 'WWW-Authenticate: Bearer realm="switchboard"\r\n' : '';
         // The reason as the body too, for a client that shows what the server said.
@@ -223,13 +239,7 @@ export class WsServer {
         socket.destroy();
         return;
       }
-      if (asked) {
-        socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: ${upgrade.protocol}\r\nConnection: Upgrade\r\n\r\n`);
-        // A handler that fails leaves nothing half-open: the client sees the connection close.
-        void Promise.resolve(upgrade.handler(req, socket, head)).catch(() => socket.destroy());
-        return;
-      }
-      const identity = this.identify(req, url!);
+      const identity = this.identify(req);
       this.wss.handleUpgrade(req, socket, head, (ws) => this.onSocket(ws, identity));
     });
   }
@@ -237,11 +247,6 @@ export class WsServer {
   /** Add an HTTP route (exact path) served behind the same checks, e.g. /mcp. */
   route(path: string, handler: RouteHandler): void {
     this.routes.set(path, handler);
-  }
-
-  /** Take connections that ask to upgrade to `protocol` at `path`, behind the same checks (e.g. MCP lines at /mcp). */
-  upgradeRoute(path: string, protocol: string, handler: UpgradeHandler): void {
-    this.upgrades.set(path, { protocol: protocol.toLowerCase(), handler });
   }
 
   async listen(): Promise<{ url: string; wsUrl: string; port: number }> {
@@ -318,9 +323,18 @@ export class WsServer {
       if (!ok) return FORBIDDEN;
     }
     const given = requestToken(req, url);
-    if (!given) return { status: 401, message: 'token required' };
     // Most often the token of another Core, or of this profile's last one (a client's saved config gone stale).
-    return tokenMatches(given, this.token) ? undefined : { status: 401, message: 'token not valid for this Core' };
+    if (given)
+      return tokenMatches(given, this.token) ? undefined : { status: 401, message: 'token not valid for this Core' };
+    // A person's page needs no token under its home: its cookie can do more than the token can (and a browser sends
+    // it nowhere else).
+    if (url.pathname.startsWith(`${this.home}/`) && this.showsPerson(req)) return undefined;
+    return req.headers['sec-fetch-dest'] === 'document' ? NEEDS_LINK : { status: 401, message: 'token required' };
+  }
+
+  /** Whether a request carries a person's cookie this Core knows (a page that traded a link's code, now or before). */
+  private showsPerson(req: IncomingMessage): boolean {
+    return personCookies(req, this.port).some((secret) => this.personLinks.matches(secret));
   }
 
   private async onRequest(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -348,10 +362,11 @@ export class WsServer {
       res.writeHead(405).end();
       return;
     }
-    const page = pagePath(url.pathname);
+    // A person's page, its address cleaned of the token, lives under its home (check() let it in by its cookie).
+    const page = pagePath(url.pathname, this.home);
     if (page === undefined) {
-      // The printed URL (/?token=…) leads into the page's own path; the UI lives under /s/<token>/ so that every
-      // asset request carries the token without a cookie (cookies are shared by every port of the host).
+      // A link (/?token=…) leads into the page's own path; the UI lives under /s/<token>/ so that every asset request
+      // of a page that is not a person's carries the token.
       res
         .writeHead(302, {
           location: `/s/${encodeURIComponent(this.token)}/`,
@@ -385,19 +400,21 @@ export class WsServer {
   }
 
   /**
-   * Who a socket is: a person's page when it shows a person link's secret (client ui); otherwise a CLI or bridge,
-   * which is a person's only from a terminal of its own, outside every agent sandbox and tool call (asked once, when
-   * the connection first calls a person's method: the process behind it does not change).
+   * Who a socket is: a person's page when it shows the cookie a person link's code bought (client ui, known by the
+   * link); otherwise a CLI or bridge, which is a person's only from a terminal of its own, outside every agent sandbox
+   * and tool call (asked once, when the connection first calls a person's method: the process behind it does not
+   * change).
    */
-  private identify(req: IncomingMessage, url: URL): ConnectionIdentity {
-    if (this.personLinks.matches(url.searchParams.get('approver')))
-      return { client: 'ui', personRefusal: () => undefined };
+  private identify(req: IncomingMessage): ConnectionIdentity {
+    if (this.showsPerson(req)) return { client: 'ui', person: 'link', personRefusal: () => undefined };
     const clientPort = req.socket.remotePort ?? 0;
     const serverPort = req.socket.localPort ?? this.port;
     const page = req.headers.origin !== undefined;
     let refusal: { why: string | undefined } | undefined;
     return {
       client: 'cli',
+      // A page without the cookie is never a person's; a CLI is one as the terminal it runs at.
+      person: page ? personWays.link : personWays.terminal,
       personRefusal: () =>
         (refusal ??= {
           why: page

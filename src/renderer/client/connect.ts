@@ -4,6 +4,7 @@ import { config as zodConfig } from 'zod';
 import { CoreClient, type Link } from '../../shared/client.js';
 import type { SwitchboardBridge } from '../../shared/bridge.js';
 import type { WireRequest } from '../../shared/api.js';
+import { pageToken, personPage } from './personPage.js';
 
 // The page runs under a CSP without 'unsafe-eval': keep zod from probing `new Function`.
 zodConfig({ jitless: true });
@@ -38,7 +39,8 @@ export function reconnectNow(): void {
 }
 
 /**
- * A WebSocket link to the serving host, authenticated by the token in the page's own path. Calls queue until open.
+ * A WebSocket link to the serving host, authenticated by the page's token and, on a person's page, the person's
+ * cookie. Calls queue until open.
  * When the socket closes it dials again, for as long as the page is open: a Core restarted on the same profile
  * listens on the same port with the same token (transport/stableEndpoint.ts), so the page finds it by itself.
  */
@@ -106,31 +108,6 @@ function socketLink(url: string, onState: StateListener): Link {
   };
 }
 
-/** The page is served under /s/<token>/ (every asset request carries it); the socket sends the same token. */
-function pageToken(): string {
-  const m = /^\/s\/([^/]+)\//.exec(window.location.pathname);
-  return m ? decodeURIComponent(m[1]!) : '';
-}
-
-/**
- * The person secret in the #fragment of the person link (`switchboard serve` shows it on its terminal, `switchboard
- * open` opens it; a browser never sends a fragment to a server). Kept for this tab so a reload is still the person's,
- * and wiped from the address bar.
- */
-function personSecret(): string {
-  const m = /(?:^#|&)approver=([^&]+)/.exec(window.location.hash);
-  if (m) {
-    sessionStorage.setItem('switchboard.approver', decodeURIComponent(m[1]!));
-    history.replaceState(null, '', window.location.pathname + window.location.search);
-  }
-  return sessionStorage.getItem('switchboard.approver') ?? '';
-}
-
-/** Whether this page is a person's window (Electron's, or opened from a person link); otherwise it can only look. */
-export function isPersonPage(): boolean {
-  return window.switchboard !== undefined || personSecret() !== '';
-}
-
 export function connect(onState: StateListener): CoreClient {
   if (window.switchboard) {
     onState('open');
@@ -138,8 +115,10 @@ export function connect(onState: StateListener): CoreClient {
   }
   const proto = window.location.protocol === 'https:' ? 'wss:' : 'ws:';
   onState('connecting');
-  const approver = personSecret();
-  const query =
-    `token=${encodeURIComponent(pageToken())}` + (approver ? `&approver=${encodeURIComponent(approver)}` : '');
-  return new CoreClient(socketLink(`${proto}//${window.location.host}/ws?${query}`, onState));
+  // A person's page dials under its home: its cookie (personPage.ts) goes with the upgrade by itself, and nothing of
+  // the person's is in this URL. Any other page shows the token.
+  const { home } = personPage();
+  const token = pageToken();
+  const path = home ? `${home}ws` : `/ws${token ? `?token=${encodeURIComponent(token)}` : ''}`;
+  return new CoreClient(socketLink(`${proto}//${window.location.host}${path}`, onState));
 }

@@ -7,7 +7,7 @@ import { personLinkUrl, readCoreFile } from '../../transport/coreFile.js';
 import { switchboardHome } from '../../core/home.js';
 import { withCore } from '../connect.js';
 import { action } from '../output.js';
-import { writeToTerminal } from '../personTerminal.js';
+import { personLinkText, writeToTerminal } from '../personTerminal.js';
 
 /** The program that opens a URL in the person's browser here, when there is a desktop to open it on. */
 function browserOpener(): string | undefined {
@@ -27,8 +27,8 @@ export function openCommand(program: Command): void {
       action(async (opts: { browser: boolean }) => {
         const info = readCoreFile(switchboardHome());
         // The Core hands a link only to a person: this process must be at a terminal of its own, outside any sandbox.
-        const { approver } = await withCore((c) => c.call('window.link', {}));
-        const link = personLinkUrl(info.url, info.token, approver);
+        const { code } = await withCore((c) => c.call('window.link', {}));
+        const link = personLinkUrl(info.url, info.token, code);
         const opener = opts.browser ? browserOpener() : undefined;
         if (opener) {
           spawn(opener, [link], { detached: true, stdio: 'ignore' })
@@ -37,11 +37,7 @@ export function openCommand(program: Command): void {
           process.stderr.write('switchboard: opened the window in your browser\n');
           return;
         }
-        if (
-          !writeToTerminal(
-            `Open Switchboard (this link is yours alone; it lets its page approve commands):\n  ${link}\n`,
-          )
-        ) {
+        if (!writeToTerminal(personLinkText(link))) {
           throw new SwitchboardError(
             'not_permitted',
             'no terminal to show the link on',

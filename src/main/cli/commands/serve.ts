@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import { startHost } from '../../transport/host.js';
 import { SwitchboardError } from '../../../shared/errors.js';
 import { action, keepRunning } from '../output.js';
-import { writeToDescriptor, writeToTerminal } from '../personTerminal.js';
+import { personLinkText, writeToDescriptor, writeToTerminal } from '../personTerminal.js';
 
 export function serveCommand(program: Command): void {
   program
@@ -37,15 +37,11 @@ export function serveCommand(program: Command): void {
                 'starting once it has\n',
             ),
         });
-        // stdout gets the address only: the person link (token and person secret) goes to the person alone.
+        // stdout gets the address only: the person link (token and one-time code) goes to the person alone.
         process.stdout.write(`Switchboard is serving at ${host.url}\n`);
         const link = host.personLink();
         if (linkFd !== undefined) writeToDescriptor(linkFd, `${link}\n`);
-        else if (
-          !writeToTerminal(
-            `Open Switchboard (this link is yours alone; it lets its page approve commands):\n  ${link}\n`,
-          )
-        )
+        else if (!writeToTerminal(personLinkText(link)))
           process.stdout.write(
             "switchboard: no terminal to show the window's link on; run `switchboard open` in a terminal of your own\n",
           );

@@ -11,6 +11,7 @@ export function auditLine(entry: ActivityEntry, kind: AuditRecord['kind']): Audi
     // The entry's id: a Core started again reads the line back into Activity as the same entry a window still shows.
     call_id: entry.id,
     client: entry.client,
+    ...(entry.person ? { person: entry.person } : {}),
     tool: entry.tool,
     execution_target: entry.execution_target,
     generation: entry.generation,

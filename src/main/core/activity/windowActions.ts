@@ -3,6 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import type { ActivityEntry } from '../../../shared/api.js';
 import type { ToolClient } from '../../../shared/tools.js';
+import type { PersonWay } from '../../../shared/personWay.js';
+import type { CallContext } from '../handlers.js';
 import { toErrorPayload } from '../../../shared/errors.js';
 import { redact } from '../../../shared/redact.js';
 import type { AuditLog } from '../dispatch/audit.js';
@@ -11,11 +13,18 @@ import { auditLine } from './auditLine.js';
 
 export interface ActionInfo {
   client: ToolClient;
+  /** How the person acting was known (their connection's word, from CallContext; see whoActs). */
+  person?: PersonWay | undefined;
   /** The Core method that did it (`processes.kill`, `targets.remove` …): Activity's tool column. */
   tool: string;
   execution_target?: string | undefined;
   generation?: string | undefined;
   summary: string;
+}
+
+/** Who does an action, as the call's connection says (never the caller): its client and how the person was known. */
+export function whoActs(ctx: Pick<CallContext, 'client' | 'person'>): Pick<ActionInfo, 'client' | 'person'> {
+  return { client: ctx.client, ...(ctx.person ? { person: ctx.person } : {}) };
 }
 
 /**
@@ -35,6 +44,7 @@ export function actionRecorder(deps: { activity: ActivityLog; audit: AuditLog })
       id: randomUUID(),
       time: new Date(started).toISOString(),
       client: info.client,
+      ...(info.person ? { person: info.person } : {}),
       tool: info.tool,
       ...(info.execution_target ? { execution_target: info.execution_target } : {}),
       ...(info.generation ? { generation: info.generation } : {}),

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import { SwitchboardError } from '../../../shared/errors.js';
 import type { ApprovalDecision, ApprovalScope, PendingApproval } from '../../../shared/approvals.js';
+import type { PersonWay } from '../../../shared/personWay.js';
 
 export interface Decided {
   decision: 'approve' | 'deny';
@@ -11,6 +12,8 @@ export interface Decided {
   by: 'person' | 'timeout' | 'shutdown' | 'withdrawn';
   /** Where the person answered (ui or cli), when a person did. */
   decider?: string;
+  /** How that person was known (their connection's, never their own word): window, link or terminal. */
+  person?: PersonWay;
   /** How long the request was pending. */
   waited_ms: number;
 }
@@ -94,8 +97,8 @@ export class ApprovalBroker {
     });
   }
 
-  /** A person's answer; `decider` says where it came from (ui, cli). */
-  decide(d: ApprovalDecision, decider?: string): { id: string; decision: 'approve' | 'deny' } {
+  /** A person's answer; `decider` says where it came from (ui, cli), `person` how that person was known. */
+  decide(d: ApprovalDecision, decider?: string, person?: PersonWay): { id: string; decision: 'approve' | 'deny' } {
     if (!this.pending.has(d.id)) {
       throw new SwitchboardError(
         'bad_request',
@@ -109,6 +112,7 @@ export class ApprovalBroker {
       scope: d.scope ?? 'once',
       by: 'person',
       ...(decider ? { decider } : {}),
+      ...(person ? { person } : {}),
       ...(reason ? { reason } : {}),
     });
     return { id: d.id, decision: d.decision };

@@ -8,7 +8,7 @@ import type { SwitchboardError } from '../../../shared/errors.js';
 import { Core } from '../core.js';
 import { localProvider } from '../backends/local/localProvider.js';
 import { makeTestCore, type TestCore } from '../tools/testCore.js';
-import { assertBound, bindingOf, type Authorization } from './commandApprovals.js';
+import { assertBound, bindingOf, namesTmp, type Authorization } from './commandApprovals.js';
 import type { TargetSnapshot } from '../backends/provider.js';
 import { asPerson } from '../handlers.js';
 import { specFingerprint } from '../registry/specFingerprint.js';
@@ -401,6 +401,26 @@ describe('the approval step', () => {
     const err = await failure(call);
     expect(err.message).toMatch(/the approval was for a#c\w+, but target "a" is now a#c\w+/);
     expect(lastActivity(c.core)).toMatchObject({ status: 'denied', approval: { decision: 'refuse', by: 'binding' } });
+  });
+});
+
+describe('namesTmp: a command, path or cwd that names /tmp as a folder', () => {
+  const table: Array<[string, boolean]> = [
+    ['rm -rf /tmp/build', true],
+    ['cd /tmp && ls', true],
+    ['cp x "/tmp/y"', true],
+    ['echo hi > /tmp/out', true],
+    ['/tmp', true],
+    ['ls ./tmp', false],
+    ['rm -rf /var/tmp/x', false],
+    ['cat ~/tmpfile', false],
+    ['ls /tmpx', false],
+  ];
+  for (const [text, names] of table) it(text, () => expect(namesTmp(text)).toBe(names));
+  it("a workspace under the host's /tmp is the host's there, not the sandbox's own", () => {
+    expect(namesTmp('rm -rf /tmp/work/build', '/tmp/work')).toBe(false);
+    expect(namesTmp('/tmp/work', '/tmp/work')).toBe(false);
+    expect(namesTmp('cp out /tmp/x', '/tmp/work')).toBe(true);
   });
 });
 

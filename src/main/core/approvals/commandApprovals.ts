@@ -82,8 +82,27 @@ export interface ApprovalCall {
 /**
  * What the step decided about a call that may run: the outcome to show (none for safe calls) and the args bound to it.
  */
+/** What an approved call on /tmp in a sandbox is told (and the person is told in the dialog). */
+export const PRIVATE_TMP_NOTE =
+  "[sandbox: /tmp here is this target's own private /tmp, not this machine's: what the call did there stays in " +
+  'the sandbox]';
+
+/**
+ * Whether a command (or path, or cwd) names the sandbox's own /tmp: a path at or under /tmp that is not inside the
+ * target's workspace (a workspace under the host's /tmp is bound over the private one, so it is the host's there).
+ */
+export function namesTmp(text: string, workspace = ''): boolean {
+  for (const m of text.matchAll(/(?:^|[\s'"=:(<>|;&`])(\/tmp(?:\/[^\s'";|&)`<>]*)?)(?=$|[\s'";|&)`<>])/g)) {
+    const path = m[1]!.replace(/\/+$/, '') || '/tmp';
+    if (!workspace || !(path === workspace || path.startsWith(`${workspace}/`))) return true;
+  }
+  return false;
+}
+
 export interface Authorization {
   outcome?: ApprovalOutcome;
+  /** A line the result carries after a person's approval (what the person should know of where it ran). */
+  note?: string;
   /** The arguments that were judged (and approved); the dispatcher runs these and nothing else. */
   args: Readonly<Record<string, unknown>>;
   /** (tool, normalised arguments, runtime identity, spec fingerprint, content looked at) the approval is for. */
@@ -518,6 +537,9 @@ export class CommandApprovals {
     if (kept) return { args, binding, outcome: record({ decision: 'approve', scope: kept, by: 'rule', reason: why }) };
 
     const text = subjectText(judgedSubject);
+    const sandboxed = !outside && this.deps.sandbox?.(snapshot)?.state === 'sandboxed';
+    const workspace = resolvePath(snapshot.spec.cwd ?? snapshot.flags.default_cwd ?? '~', home, home);
+    const privateTmp = sandboxed && (namesTmp(text, workspace) || namesTmp(cwd, workspace));
     const decided = await this.deps.broker.request(
       {
         kind: 'command',
@@ -534,6 +556,7 @@ export class CommandApprovals {
         reasons: outside ? [OUTSIDE_SANDBOX_REASON, ...c.reasons.map((r) => r.text)] : c.reasons.map((r) => r.text),
         ...(outside ? { outside_sandbox: true } : {}),
         ...(this.deps.sandbox?.(snapshot)?.state === 'unsandboxed' ? { unsandboxed: true } : {}),
+        ...(privateTmp ? { private_tmp: true } : {}),
         highlights:
           judgedSubject.kind === 'command' || judgedSubject.kind === 'input'
             ? c.reasons.flatMap((r) => (r.span ? [r.span] : []))
@@ -550,7 +573,7 @@ export class CommandApprovals {
     if (outside && landed.decision === 'approve') landed.scope = 'once';
     const outcome = record(outcomeOf(landed));
     if (landed.decision === 'deny') throw refusalFor(landed, outcome, why);
-    const auth: Authorization = { args, binding, outcome };
+    const auth: Authorization = { args, binding, outcome, ...(privateTmp ? { note: PRIVATE_TMP_NOTE } : {}) };
     // The wait may have been long: the approval binds to what was asked about, where it was asked, and to the content
     // of the files and git settings it runs, read again now.
     const content = await this.contentNow(j.judged, snapshot, call.signal);
@@ -606,6 +629,7 @@ export class CommandApprovals {
       outcome: o.decision,
       verdict: c.verdict,
       by: o.by,
+      ...(o.person ? { person: o.person } : {}),
       ...(o.scope ? { scope: o.scope } : {}),
       ...(o.reason ? { reason: o.reason } : {}),
       ...(o.waited_ms !== undefined ? { waited_ms: o.waited_ms } : {}),
@@ -625,6 +649,7 @@ function outcomeOf(d: Decided): ApprovalOutcome {
     decision: d.decision,
     ...(d.decision === 'approve' ? { scope: d.scope } : {}),
     by: decidedBy(d),
+    ...(d.person ? { person: d.person } : {}),
     ...(d.reason ? { reason: d.reason } : {}),
     waited_ms: d.waited_ms,
   };

@@ -20,6 +20,7 @@ import {
 } from './auditChain.js';
 import { decidedBy, type Decided } from '../approvals/approvalBroker.js';
 import type { PendingApproval } from '../../../shared/approvals.js';
+import type { PersonWay } from '../../../shared/personWay.js';
 import type { SweepReport } from '../processes/markedEnvironment.js';
 
 export interface AuditRecord {
@@ -37,6 +38,8 @@ export interface AuditRecord {
   outcome: string;
   duration_ms?: number;
   error?: string;
+  /** On the line of a person's decision or action: how the person was known (shared/personWay.ts). */
+  person?: PersonWay;
   [key: string]: unknown;
 }
 
@@ -51,6 +54,7 @@ export function approvalAuditRecord(a: PendingApproval, d: Decided, time = new D
     outcome: d.decision,
     scope: d.scope,
     by: decidedBy(d),
+    ...(d.person ? { person: d.person } : {}),
     waited_ms: d.waited_ms,
     ...(d.reason ? { reason: d.reason } : {}),
     ...(a.host_key ? { fingerprint: a.host_key.fingerprint, host: `${a.host_key.host}:${a.host_key.port}` } : {}),
@@ -171,6 +175,7 @@ const preRedacted = new Set([
   'pane_id',
   'approval',
   'approved_by',
+  'person',
 ]);
 
 export class AuditLog {

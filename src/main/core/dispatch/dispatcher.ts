@@ -105,6 +105,8 @@ export class Dispatcher {
     let release: (() => void) | undefined;
     /** The snapshot whose environment the handler may use (set once the call got past its approval). */
     let reached: TargetSnapshot | undefined;
+    /** What the approval adds to the result (approvals/commandApprovals.ts Authorization.note). */
+    let approvalNote: string | undefined;
     let progress: CallProgress | undefined;
     try {
       const def = this.defs.get(tool);
@@ -175,12 +177,14 @@ export class Dispatcher {
         }
         // Exactly what was judged (and approved) runs: a frozen copy bound to this runtime identity.
         finalArgs = auth.args as Record<string, unknown>;
+        approvalNote = auth.note;
       }
 
       const ctx = this.context(snapshot, opts, progress);
       throwIfCancelled(opts.signal);
       reached = snapshot;
-      const result = await def.handler(ctx, finalArgs);
+      const handled = await def.handler(ctx, finalArgs);
+      const result = approvalNote === undefined ? handled : withNote(handled, approvalNote);
       if (snapshot && used(ctx)) this.deps.reachability?.(snapshot.identity, undefined);
       // The handler stopped its work when the signal fired (killing the command's group); the caller is told so.
       throwIfCancelled(opts.signal);
@@ -319,4 +323,10 @@ export function assertSameTarget(before: Record<string, unknown>, after: Record<
       'the target that was approved is the target that runs',
     );
   }
+}
+
+/** A result with a note: after its output when it has one, else as `note`. */
+function withNote(result: ToolResult, note: string): ToolResult {
+  if (typeof result.output === 'string') return { ...result, output: `${result.output.replace(/\n?$/, '\n')}${note}` };
+  return { ...result, note };
 }

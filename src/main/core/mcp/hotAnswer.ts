@@ -49,6 +49,8 @@ export interface HotContext {
   running: RunningRequests;
   /** The client's Mcp-Session-Id ('' without one): whose cancels reach this call. */
   clientId: string;
+  /** Where a running call puts what ends it with an answer that says why (`text`) when the Core stops. */
+  stops: Set<(text: string) => void>;
 }
 
 /** Answers `hot` on `res`; resolves once it is answered, cancelled or its client went away. */
@@ -75,6 +77,18 @@ export async function answerHot(hot: HotRequest, res: McpResponse, ctx: HotConte
     },
   };
   ctx.running.add(ctx.clientId, id, holder);
+  // The Core stops: the call is ended, and answered with why (its client fails at once instead of waiting it out).
+  const stop = (text: string): void => {
+    if (over) return;
+    over = true;
+    ctx.running.settle(ctx.clientId, id, holder);
+    controller.abort();
+    const failed = resultAnswer(id, JSON.stringify({ content: [{ type: 'text', text }], isError: true }));
+    if (streaming) res.end(sseEvent(failed.join('')));
+    else sendJson(res, failed);
+  };
+  ctx.stops.add(stop);
+  res.once('close', () => ctx.stops.delete(stop));
   // A client that goes away (dropped, or timed out and closed its socket) cancels what it asked, as a closed transport
   // aborts the Server's handlers: that kills the command and withdraws its approval.
   res.once('close', () => {

@@ -333,17 +333,21 @@ describe('switchboard mcp (stdio) and /mcp (Streamable HTTP) against a running s
 });
 
 describe('switchboard mcp without a Core', () => {
-  it('fails at start with one line on stderr, nothing on stdout, exit 1', () => {
+  it('says so in one stderr line and answers initialize with how to start one, then exits with stdin', () => {
     const home = mkdtempSync(join(tmpdir(), 'sb-mcp-none-'));
     try {
+      const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18' } };
       const r = spawnSync(process.execPath, [bin, 'mcp'], {
         env: { ...process.env, SWITCHBOARD_HOME: home },
-        input: '',
+        input: `${JSON.stringify(initialize)}\n`,
         encoding: 'utf8',
         timeout: 20_000,
       });
-      expect(r.status).toBe(1);
-      expect(r.stdout).toBe('');
+      expect(r.status).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({
+        id: 1,
+        error: { code: -32000, message: expect.stringMatching(/^no_core: no Switchboard Core is running .* — start/) },
+      });
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stderr).toMatch(/^switchboard: no Switchboard Core is running .* — start one with `switchboard serve`/);
     } finally {
@@ -432,7 +436,7 @@ describe('/mcp as plain HTTP (what the SDK transport would answer, in JSON)', ()
       [await post(JSON.stringify(list(1)), { accept: 'application/json' }), 406, -32000, /Not Acceptable/],
       [await post(JSON.stringify(list(1)), { 'content-type': 'text/plain' }), 415, -32000, /Unsupported Media Type/],
       [await post('{"jsonrpc": "2.0", '), 400, -32700, /Invalid JSON$/],
-      [await post('{"hello": 1}'), 400, -32700, /Invalid JSON-RPC message/],
+      [await post('{"hello": 1}'), 400, -32600, /^Invalid Request: a result has no key "hello"$/],
       [
         await post(JSON.stringify(list(1)), { 'mcp-protocol-version': '1999-01-01' }),
         400,
@@ -460,5 +464,22 @@ describe('/mcp as plain HTTP (what the SDK transport would answer, in JSON)', ()
     }
     // The Core still answers after all of them.
     expect((await post(JSON.stringify(list(9)))).status).toBe(200);
+  });
+
+  it('an invalid request that has an id gets its id back (-32600), as over stdio; one without, null', async () => {
+    const cases: [unknown, unknown, RegExp][] = [
+      [{ jsonrpc: '2.0', id: 8, method: 3 }, 8, /^Invalid Request: method must be a string$/],
+      [{ jsonrpc: '2.0', id: 'q', method: 'tools/list', extra: 1 }, 'q', /"extra"/],
+      [{ jsonrpc: '2.0', id: 1.5, method: 'ping' }, null, /id must be/],
+      [[list(1), { jsonrpc: '2.0', id: 2, method: 3 }], null, /\(message 2 of the batch\)$/],
+      [[], null, /an empty batch/],
+    ];
+    for (const [message, id, text] of cases) {
+      const res = await post(JSON.stringify(message));
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { id: unknown; error: { code: number; message: string } };
+      expect(body).toMatchObject({ jsonrpc: '2.0', id, error: { code: -32600 } });
+      expect(body.error.message).toMatch(text);
+    }
   });
 });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { ErrorCode, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { hostForFile } from '../../../../scripts/hostHarness.js';
 import { sleepRunning, sleepSeconds, until } from '../../../../scripts/sleepProbe.js';
-import { mcpHttpHandler } from './mcpHttp.js';
+import { mcpHttpHandler, STOPPED_TEXT } from './mcpHttp.js';
 
 const served = hostForFile('sb-mcp-hot-');
 const { work } = served;
@@ -110,16 +110,18 @@ describe('/mcp answers the hot requests as the SDK Server does', () => {
   });
 
   it('a message the SDK schemas refuse gets the SDK path error: 400 for the message, -32603 for params', async () => {
-    const cases: [unknown, number, number][] = [
-      [{ ...callTool(12, 'list_targets'), extra: 1 }, 400, -32700],
-      [{ ...callTool(13, 'list_targets'), id: 1.5 }, 400, -32700],
-      [request(14, 'tools/call', { name: 'list_targets', arguments: null }), 200, -32603],
+    // Alone, an invalid request gets its own id back (null when it has none to read); in a batch, null.
+    const cases: [unknown, number, number, unknown][] = [
+      [{ ...callTool(12, 'list_targets'), extra: 1 }, 400, -32600, 12],
+      [{ ...callTool(13, 'list_targets'), id: 1.5 }, 400, -32600, null],
+      [request(14, 'tools/call', { name: 'list_targets', arguments: null }), 200, -32603, 14],
     ];
-    for (const [bad, status, code] of cases) {
+    for (const [bad, status, code, id] of cases) {
       const [alone, batched] = await bothWays(bad);
-      expect(alone).toEqual(batched);
-      expect(alone.status).toBe(status);
-      expect(JSON.parse(alone.body)).toMatchObject({ error: { code } });
+      for (const answer of [alone, batched]) expect(answer.status).toBe(status);
+      expect(JSON.parse(alone.body)).toMatchObject({ id, error: { code } });
+      const inBatch = JSON.parse(batched.body) as { error?: unknown } | Array<{ error?: unknown }>;
+      expect(Array.isArray(inBatch) ? inBatch[0] : inBatch).toMatchObject({ error: { code } });
     }
   });
 
@@ -178,25 +180,33 @@ describe('/mcp answers the hot requests as the SDK Server does', () => {
     await until(() => !sleepRunning(s), 'the command was killed', 50);
   });
 
-  it('closing /mcp at shutdown aborts a call answered without a Server, as it closes the SDK transports', async () => {
+  it('closing /mcp at shutdown ends a call answered without a Server and answers it why, as the SDK path', async () => {
     // The route on a server of its own, so that it can be closed while the call runs (the Core's server waits).
     const mcp = mcpHttpHandler((tool, args, signal, progress) =>
       served.host.core.callTool(tool, args, 'mcp', signal, progress),
     );
     const server = createServer((req, res) => void mcp.handle(req, res));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-    const s = uniqueSleep();
+    const [s, t] = [uniqueSleep(), uniqueSleep()];
     try {
       const { port } = server.address() as AddressInfo;
-      const asked = fetch(`http://127.0.0.1:${port}/`, {
-        method: 'POST',
-        headers: mcpHeaders(),
-        body: JSON.stringify(callTool(22, 'terminal', { command: `sleep ${s}`, timeout: 600 })),
-      }).catch((err: unknown) => err);
-      await until(() => sleepRunning(s), 'the command started');
+      const ask = (body: unknown): Promise<unknown> =>
+        fetch(`http://127.0.0.1:${port}/`, { method: 'POST', headers: mcpHeaders(), body: JSON.stringify(body) }).then(
+          (res) => res.json(),
+        );
+      // One answered without a Server, one (a batch of one) by the SDK's.
+      const hot = ask(callTool(22, 'terminal', { command: `sleep ${s}`, timeout: 600 }));
+      const sdk = ask([callTool(23, 'terminal', { command: `sleep ${t}`, timeout: 600 })]);
+      await until(() => sleepRunning(s) && sleepRunning(t), 'the commands started');
       await mcp.close();
-      await until(() => !sleepRunning(s), 'the command was killed', 50);
-      expect(await asked).toBeInstanceOf(Error);
+      await until(() => !sleepRunning(s) && !sleepRunning(t), 'the commands were killed', 50);
+      const stopped = (id: number) => ({
+        jsonrpc: '2.0',
+        id,
+        result: { content: [{ type: 'text', text: STOPPED_TEXT }], isError: true },
+      });
+      expect(await hot).toEqual(stopped(22));
+      expect(await sdk).toEqual(stopped(23));
     } finally {
       server.closeAllConnections();
       await new Promise((r) => server.close(r));

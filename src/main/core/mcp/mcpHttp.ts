@@ -15,7 +15,6 @@
 // answered the same way without a Server at all (hotRequest.ts, hotAnswer.ts): building one per POST and passing each
 // message through its schemas was most of what a call over HTTP cost the Core beyond the same call over WebSocket.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CancelledNotificationSchema,
@@ -32,23 +31,27 @@ import { hotRequest } from './hotRequest.js';
 import { answerHot, sendJson, sseEvent } from './hotAnswer.js';
 import { RunningRequests, type Cancellable } from './runningRequests.js';
 import { jsonError, type McpClient, type McpResponse } from './mcpResponse.js';
-import { LineSession } from './lineSession.js';
+import { invalidRequest, messageProblem } from './jsonRpcMessage.js';
 import { afterLargeRequest } from '../afterLargeRequest.js';
 
 /** The most messages one POST may carry (as the SDK's transport allows). */
 const MAX_BATCH = 100;
 
-/** The /mcp route's handler, and what closes the transports still open at shutdown. */
+/** The /mcp route's handler, and what ends the requests still running when the Core stops. */
 export interface McpHttp {
   handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>;
-  /** A message (or batch) already read and parsed, answered on `res` as the POST of it would be. */
-  answer: (raw: unknown, client: McpClient, res: McpResponse) => Promise<void>;
-  /** Serve MCP lines on an upgraded connection (lineSession.ts); `mcpUrl` is the address a lost request names. */
-  lines: (socket: Socket, head: Buffer, mcpUrl: string) => void;
-  /** Line connections take no more lines and close once what they run is answered (the Core stops). */
-  stopLines: () => void;
+  /**
+   * The Core stops: each request still running is ended (its call aborted: its command killed, its approval
+   * withdrawn) and answered with why, so its client fails at once, whether its answer was JSON to come or an event
+   * stream of progress already, rather than waiting out its own timeout.
+   */
   close: () => Promise<void>;
 }
+
+/** What a request still running is answered with when the Core stops. */
+export const STOPPED_TEXT =
+  'no_core: the Core stopped while this call ran, and ended it — start the Core again (`switchboard serve` or the ' +
+  'app) and repeat the call if it is still needed';
 
 /** Where one POST's messages go: one JSON body, or an event stream once the Server has something to say first. */
 interface PostSink {
@@ -79,7 +82,7 @@ class OnePostTransport implements Transport, Cancellable {
 
   /** `settled`: a request of this POST was answered or cancelled (it leaves the table of running requests). */
   constructor(
-    readonly requests: readonly RequestId[],
+    readonly requests: ReadonlyArray<{ id: RequestId; method: string }>,
     private readonly sink: PostSink,
     private readonly settled: (id: RequestId) => void,
   ) {}
@@ -114,9 +117,23 @@ class OnePostTransport implements Transport, Cancellable {
   }
 
   private answerWhenDone(): void {
-    if (!this.requests.every((id) => this.answers.has(id) || this.cancelled.has(id))) return;
+    if (!this.requests.every(({ id }) => this.answers.has(id) || this.cancelled.has(id))) return;
     this.finished = true;
-    this.sink.done(this.requests.flatMap((id) => (this.answers.has(id) ? [this.answers.get(id)!] : [])));
+    this.sink.done(this.requests.flatMap(({ id }) => (this.answers.has(id) ? [this.answers.get(id)!] : [])));
+  }
+
+  /** The Core stops: each request not yet answered is answered with `text` (a tool error for a call), then closed. */
+  async stop(text: string): Promise<void> {
+    for (const { id, method } of this.requests) {
+      if (this.answers.has(id) || this.cancelled.has(id)) continue;
+      await this.send(
+        method === 'tools/call'
+          ? { jsonrpc: '2.0', id, result: { content: [{ type: 'text', text }], isError: true } }
+          : { jsonrpc: '2.0', id, error: { code: -32000, message: text } },
+      );
+    }
+    // Its Server aborts what its handlers still run: their commands are killed, their approvals withdrawn.
+    await this.close();
   }
 
   async close(): Promise<void> {
@@ -200,8 +217,14 @@ function toMessages(raw: unknown, client: McpClient, res: McpResponse): JSONRPCM
     return undefined;
   }
   const parsed = (Array.isArray(raw) ? raw : [raw]).map((m) => JSONRPCMessageSchema.safeParse(m));
-  if (parsed.length === 0 || parsed.some((p) => !p.success)) {
-    jsonError(res, 400, -32700, 'Parse error: Invalid JSON-RPC message');
+  const invalid = parsed.findIndex((p) => !p.success);
+  if (parsed.length === 0 || invalid >= 0) {
+    // JSON, but not JSON-RPC: the request is invalid, and a single one gets its own id back when it has one.
+    const one = Array.isArray(raw) ? raw[invalid] : raw;
+    const problem = parsed.length === 0 ? 'an empty batch' : (messageProblem(one) ?? 'not a JSON-RPC message');
+    const refusal = invalidRequest(Array.isArray(raw) ? undefined : raw, problem);
+    const where = Array.isArray(raw) && parsed.length > 0 ? ` (message ${invalid + 1} of the batch)` : '';
+    jsonError(res, 400, refusal.code, refusal.message + where, refusal.id);
     return undefined;
   }
   const messages = parsed.map((p) => p.data!);
@@ -233,15 +256,13 @@ function cancelledRequest(message: JSONRPCMessage): RequestId | undefined {
 
 export function mcpHttpHandler(callTool: ToolCaller): McpHttp {
   const open = new Set<OnePostTransport>();
-  /** The POSTs answered without a Server that are still running: ended at shutdown, which aborts their calls. */
-  const openHot = new Set<McpResponse>();
+  /** The calls answered without a Server that still run: each ends itself with an answer when the Core stops. */
+  const stops = new Set<(text: string) => void>();
   const running = new RunningRequests();
-  const lineSessions = new Set<LineSession>();
   const close = async (): Promise<void> => {
-    for (const session of lineSessions) session.drop();
-    for (const res of openHot) res.destroy();
-    // Shutting down: a transport that fails to close is gone anyway.
-    await Promise.all([...open].map((t) => t.close().catch(() => undefined)));
+    for (const stop of [...stops]) stop(STOPPED_TEXT);
+    // Shutting down: a transport that fails to stop is gone anyway.
+    await Promise.all([...open].map((t) => t.stop(STOPPED_TEXT).catch(() => undefined)));
   };
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method !== 'POST') {
@@ -280,19 +301,18 @@ export function mcpHttpHandler(callTool: ToolCaller): McpHttp {
     const hot = hotRequest(raw);
     if (hot) {
       if (versionRefused(client.version, res)) return;
-      openHot.add(res);
-      res.once('close', () => openHot.delete(res));
-      await answerHot(hot, res, { callTool, running, clientId });
+      await answerHot(hot, res, { callTool, running, clientId, stops });
       return;
     }
     const messages = toMessages(raw, client, res);
     if (!messages) return;
-    const requests = messages.filter(isJSONRPCRequest).map((m) => m.id);
+    const asked = messages.filter(isJSONRPCRequest).map((m) => ({ id: m.id, method: m.method }));
+    const requests = asked.map((r) => r.id);
     let answered = requests.length === 0;
     const settled = (id: RequestId): void => running.settle(clientId, id, transport);
     let streaming = false;
     const transport = new OnePostTransport(
-      requests,
+      asked,
       {
         notify: (message, earlier) => {
           // Answered already (as JSON), or the client went away (its calls are being cancelled).
@@ -342,17 +362,5 @@ export function mcpHttpHandler(callTool: ToolCaller): McpHttp {
     }
     if (requests.length === 0) res.writeHead(202).end();
   };
-  const lines = (socket: Socket, head: Buffer, mcpUrl: string): void => {
-    const lostText =
-      `no_core: the connection to the Core at ${mcpUrl} was lost (closed); the request may have run — ` +
-      'the next request finds the Core again through core.json';
-    const session = new LineSession(socket, answer, lostText);
-    lineSessions.add(session);
-    socket.once('close', () => lineSessions.delete(session));
-    session.start(head);
-  };
-  const stopLines = (): void => {
-    for (const session of lineSessions) session.stop();
-  };
-  return { handle, answer, lines, stopLines, close };
+  return { handle, close };
 }

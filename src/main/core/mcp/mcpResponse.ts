@@ -1,10 +1,6 @@
-// What /mcp answers to and for whom, apart from HTTP: node:http's ServerResponse is one McpResponse, a line of an
-// upgraded connection (lineSession.ts) the other.
+// What /mcp answers to and for whom: the part of node:http's ServerResponse the handler writes to, and its client.
 
-/**
- * What the /mcp handler writes an answer to: node:http's ServerResponse, or a message line of an upgraded connection
- * (lineSession.ts), which answers each line as the POST of it would be answered.
- */
+/** What the /mcp handler writes an answer to: the part of node:http's ServerResponse it uses. */
 export interface McpResponse {
   readonly headersSent: boolean;
   readonly destroyed: boolean;
@@ -15,16 +11,25 @@ export interface McpResponse {
   once(event: 'close', listener: () => void): unknown;
 }
 
-/** Who sent a message: its client (Mcp-Session-Id, or a line connection's own), and the protocol version it named. */
+/** Who sent a message: its client (its Mcp-Session-Id, '' without one), and the protocol version it named. */
 export interface McpClient {
   id: string;
   version?: string;
 }
 
-/** A refusal as the MCP SDK's transport writes it: the HTTP status, and JSON-RPC's error with id null. */
-export function jsonError(res: McpResponse, status: number, code: number, message: string): void {
+/**
+ * A refusal as the MCP SDK's transport writes it: the HTTP status, and JSON-RPC's error; `id` is the refused request's
+ * own when it could be read (JSON-RPC answers with null only when it could not).
+ */
+export function jsonError(
+  res: McpResponse,
+  status: number,
+  code: number,
+  message: string,
+  id: string | number | null = null,
+): void {
   if (res.headersSent) return;
   res
     .writeHead(status, { 'content-type': 'application/json' })
-    .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
+    .end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id }));
 }

@@ -21,6 +21,7 @@ import { errorLine, toErrorPayload } from '../../../shared/errors.js';
 import type { ToolResult } from '../../../shared/tools.js';
 import type { ProgressNote } from '../../../shared/api.js';
 import { toolDefs } from '../tools/toolDefs.js';
+import { plainJsonSchema } from './plainJsonSchema.js';
 
 /**
  * `signal` aborts when the client cancels (notifications/cancelled) or its transport closes (a dropped HTTP request).
@@ -33,11 +34,14 @@ export type ToolCaller = (
   progress?: (note: ProgressNote) => void,
 ) => Promise<ToolResult>;
 
-/** A zod schema as MCP carries it: JSON Schema in MCP's default dialect, which it does not name. */
+/**
+ * A zod schema as MCP carries it: JSON Schema in MCP's default dialect, which it does not name, in the plain forms
+ * every validator takes (plainJsonSchema.ts).
+ */
 function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
   const json = z.toJSONSchema(schema, { io }) as Record<string, unknown>;
   delete json.$schema;
-  return json;
+  return plainJsonSchema(json);
 }
 
 let tools: readonly Tool[] | undefined;

@@ -7,6 +7,7 @@ import { makeTestCore, type TestCore } from '../tools/testCore.js';
 import { WsServer } from '../../transport/wsServer.js';
 import { Connection, type Peer } from '../../transport/connection.js';
 import { decodePaneFrame } from '../../../shared/paneFrame.js';
+import { personCookieHeader } from '../../transport/personCookie.js';
 
 describe('frame pool', () => {
   it('gives a frame back only when its last holder lets go, and ignores bytes that are not in a pooled frame', () => {
@@ -52,9 +53,9 @@ function seqIntact(text: string, last: number): string {
  * A raw binary client of the Core's WebSocket: pane frames decoded as they come, and its socket can stop being read.
  */
 async function rawClient(url: string, token: string, person: string) {
-  // A person's window (the person link's secret): panes are a person's.
-  const ws = new WebSocket(`${url}?approver=${encodeURIComponent(person)}`, {
-    headers: { authorization: `Bearer ${token}` },
+  // A person's window (the cookie a person link's code bought): panes are a person's.
+  const ws = new WebSocket(url, {
+    headers: { authorization: `Bearer ${token}`, cookie: personCookieHeader(url, person) },
   });
   await new Promise((resolve, reject) => (ws.once('open', resolve), ws.once('error', reject)));
   let nextId = 1;
@@ -120,7 +121,11 @@ describe('pane frames used again during a flood', () => {
       close: () => undefined,
     };
     // The window's own channel: a person's.
-    const conn = new Connection(t.core, peer, undefined, { client: 'ui', personRefusal: () => undefined });
+    const conn = new Connection(t.core, peer, undefined, {
+      client: 'ui',
+      person: 'window',
+      personRefusal: () => undefined,
+    });
     let nextId = 1;
     const call = <T>(method: string, params: unknown) =>
       new Promise<T>((resolve) => {

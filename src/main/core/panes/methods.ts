@@ -3,15 +3,16 @@ import { SwitchboardError } from '../../../shared/errors.js';
 import { methodCapability } from '../../../shared/api.js';
 import type { AuditLog } from '../dispatch/audit.js';
 import type { CallContext, Handlers } from '../handlers.js';
+import { whoActs } from '../activity/windowActions.js';
 import type { TargetTable } from '../targets/targetTable.js';
 import type { Panes } from './panes.js';
 
 /**
- * Who opened a pane, as the transport knows the connection: its client, and its capability — always a person's, since
- * pane.open is a person's method and Core.invoke refused every other caller before this runs.
+ * Who opened a pane, as the transport knows the connection: its client, how the person was known, and its capability —
+ * always a person's, since pane.open is a person's method and Core.invoke refused every other caller before this runs.
  */
-function opener(ctx: CallContext): { client: string; capability: 'person' } {
-  return { client: ctx.client, capability: methodCapability['pane.open'] };
+function opener(ctx: CallContext) {
+  return { ...whoActs(ctx), capability: methodCapability['pane.open'] };
 }
 
 export function paneMethods(deps: {

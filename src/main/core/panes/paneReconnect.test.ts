@@ -58,7 +58,8 @@ function setup(next: () => FakeChannel | Error, current = () => true) {
         return n.channel;
       },
     }),
-    cwd: async () => '/start',
+    cwd: async () => '/agent-was-here',
+    personCwd: async () => '/start',
   } as unknown as Sessions;
   const panes = new Panes(
     sessions,
@@ -95,6 +96,14 @@ describe('reconnect delays and retries', () => {
     expect(retriesAfter('timeout')).toBe(true);
     for (const code of ['host_key_changed', 'host_key_unknown', 'auth_failed', 'bad_config', 'unknown_target'] as const)
       expect(retriesAfter(code)).toBe(false);
+  });
+});
+
+describe("a person's new pane", () => {
+  it("opens in the target's own cwd, never the agent's last (a folder the agent chose may run its hooks)", async () => {
+    const s = setup(() => fakeChannel());
+    await s.open();
+    expect(s.opened[0]?.cwd).toBe('/start');
   });
 });
 

@@ -11,7 +11,7 @@ const home = join(root, 'home');
 const work = join(root, 'work');
 const elsewhere = join(root, 'elsewhere', 'deeper');
 let core: Core;
-const person = { personRefusal: () => undefined };
+const person = { client: 'ui', person: 'window', personRefusal: () => undefined } as const;
 const output = new Map<string, string>();
 
 beforeAll(async () => {

@@ -153,7 +153,7 @@ export class Panes {
       );
     }
     const env = this.sessions.environment(snapshot);
-    const cwd = opts.cwd ?? (await this.sessions.cwd(snapshot));
+    const cwd = opts.cwd ?? (await this.sessions.personCwd(snapshot));
     // The shell starts in the nearest existing parent of a cwd that is gone; the pane's header says so.
     const missing = await env.stat(cwd).then(
       (s) => s.type !== 'directory',
@@ -281,7 +281,7 @@ export class Panes {
     let channel: ShellChannel;
     try {
       const env = this.sessions.environment(pane.snapshot);
-      const cwd = pane.info.cwd ?? (await this.sessions.cwd(pane.snapshot));
+      const cwd = pane.info.cwd ?? (await this.sessions.personCwd(pane.snapshot));
       channel = await env.openShell({ cwd, ...pane.size });
     } catch (err) {
       retry.trying = false;

@@ -33,6 +33,7 @@ async function openPane(channel: ShellChannel) {
   const sessions = {
     environment: () => ({ stat: async () => ({ type: 'directory', size: 0 }), openShell: async () => channel }),
     cwd: async () => '/start',
+    personCwd: async () => '/start',
   } as unknown as Sessions;
   const panes = new Panes(sessions, {
     // Kept past the call, so held as a connection holds a frame it is still sending (framePool.ts).

@@ -4,9 +4,9 @@
 // One host per plugin (not one for all): a plugin that hangs, leaks or calls process.exit takes only its own
 // backends down, and restarting its host drops nobody else's shells or environments.
 import { fork, type ChildProcess } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, renameSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { closeSync, mkdirSync, openSync, renameSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { builtFile } from '../builtFile.js';
 import { SwitchboardError } from '../../../shared/errors.js';
 import {
   hostMethods,
@@ -18,22 +18,9 @@ import {
 import { builtinWithheld, commandEnv } from '../backends/shell/commandEnv.js';
 import { END_GRACE_MS } from '../processes/endGently.js';
 
-/** Where the built host entry is: beside the bundle that runs (out/…), or under the repository's out/ in tests. */
+/** Where the built host entry is (SWITCHBOARD_PLUGIN_HOST overrides it). */
 export function hostEntryPath(): string {
-  const override = process.env.SWITCHBOARD_PLUGIN_HOST;
-  if (override) return override;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 8; i++) {
-    for (const candidate of [join(dir, 'plugin-host', 'host.cjs'), join(dir, 'out', 'plugin-host', 'host.cjs')]) {
-      if (existsSync(candidate)) return candidate;
-    }
-    dir = dirname(dir);
-  }
-  throw new SwitchboardError(
-    'internal',
-    'the plugin host is not built (out/plugin-host/host.cjs)',
-    'run: node scripts/build.mjs node',
-  );
+  return process.env.SWITCHBOARD_PLUGIN_HOST || builtFile('plugin-host/host.cjs', 'the plugin host');
 }
 
 interface Pending {

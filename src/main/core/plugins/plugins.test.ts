@@ -304,6 +304,19 @@ describe('plugin backends', () => {
     await expect(core.invoke('plugins.enable', { name: 'latter' }, asPerson)).rejects.toThrow(
       /no plugin named "latter" — did you mean "later"\?/,
     );
+    // Each is a person's action in audit.jsonl, saying how the person was known (asPerson: as the window is).
+    await core.audit.flush();
+    const lines = readFileSync(join(home, 'audit.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => String(l.tool).startsWith('plugins.'))
+      .map(({ tool, args, outcome, person, kind }) => ({ tool, args, outcome, person, kind }));
+    expect(lines).toEqual([
+      { kind: 'action', tool: 'plugins.enable', args: 'enable later', outcome: 'ok', person: 'window' },
+      { kind: 'action', tool: 'plugins.disable', args: 'disable later', outcome: 'ok', person: 'window' },
+      { kind: 'action', tool: 'plugins.enable', args: 'enable latter', outcome: 'error', person: 'window' },
+    ]);
   }, 60_000);
 
   it('a config target with a key its plugin does not declare is named, with a did-you-mean', async () => {

@@ -2,7 +2,7 @@
 import type { Handlers } from '../handlers.js';
 import { DEFAULT_LOG_LINES } from '../tools/process.js';
 import type { ProcessManager } from './processManager.js';
-import type { RecordAction } from '../activity/windowActions.js';
+import { whoActs, type RecordAction } from '../activity/windowActions.js';
 
 export function processMethods(deps: { processes: ProcessManager; record: RecordAction }) {
   const { processes, record } = deps;
@@ -24,7 +24,7 @@ export function processMethods(deps: { processes: ProcessManager; record: Record
       })();
       return record(
         {
-          client: ctx.client,
+          ...whoActs(ctx),
           tool: 'processes.kill',
           execution_target: known?.execution_target,
           generation: known?.generation,

@@ -23,8 +23,9 @@ export interface BwrapRun {
 /** What the runner opened for bwrap: descriptors, numbered as the child sees them. */
 export interface BwrapSources {
   /**
-   * The descriptor of a writable bind's source, opened and checked by the runner (a folder that is what its path
-   * says, no link in it), so a path swapped for a link between the check and the mount binds nothing else.
+   * The descriptor of a writable bind's source, opened and checked by the runner (a folder that is what its path says,
+   * no link in it), so a path swapped for a link between the check and the mount binds nothing else. Asked once per
+   * bind: bwrap closes each descriptor it binds.
    */
   fd?: (path: string) => number | undefined;
   /** The compiled seccomp filter (seccomp.ts). */
@@ -34,8 +35,8 @@ export interface BwrapSources {
 /**
  * bwrap's arguments. Order matters: bwrap applies them in turn, and a later mount covers an earlier one. So /tmp is
  * replaced first (a workspace or profile under /tmp is bound again after it), then the writable roots and the pins in
- * them, then the masks (the profile, credential stores, host sockets) and the read-only paths, which win over a
- * writable root that holds them.
+ * them, the profile's mask, the read-only paths (which win over a writable root that holds them), and last the masks
+ * of credential stores and host sockets (which win over a read-only folder that holds them).
  */
 export function bwrapArgs(policy: SandboxPolicy, run: BwrapRun, sources: BwrapSources = {}): string[] {
   // bwrap means to make /proc/sys read-only itself, but skips it (it asks access(W_OK), which procfs answers EACCES);
@@ -57,14 +58,15 @@ export function bwrapArgs(policy: SandboxPolicy, run: BwrapRun, sources: BwrapSo
   if (policy.caches) bind(policy.caches, policy.caches);
   for (const w of policy.insideProfile) bind(w, w);
   a.push('--remount-ro', policy.profile);
+  for (const p of policy.readOnly) a.push('--ro-bind', p, p);
+  for (const p of policy.placeholders) a.push('--ro-bind', p.path, p.path);
+  // The masks last: a read-only folder bound after them (~/.cargo) would show its credentials file again.
   for (const d of policy.maskedDirs) {
     a.push('--tmpfs', d.path);
     for (const k of d.keep) a.push('--ro-bind', k, k);
     a.push('--remount-ro', d.path);
   }
   for (const f of policy.maskedFiles) a.push('--ro-bind', '/dev/null', f);
-  for (const p of policy.readOnly) a.push('--ro-bind', p, p);
-  for (const p of policy.placeholders) a.push('--ro-bind', p.path, p.path);
   a.push('--unshare-user', '--disable-userns', '--unshare-pid', '--unshare-ipc', '--unshare-uts');
   if (run.unshareNet) a.push('--unshare-net');
   a.push('--cap-drop', 'ALL', '--die-with-parent');

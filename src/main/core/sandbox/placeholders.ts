@@ -94,21 +94,28 @@ function create(p: Placeholder): Created | undefined {
 }
 
 /**
- * Create what is missing of `wanted` and count this sandbox as a user of it and of the `existing` paths that are
- * placeholders of this process; the returned function ends the use (removing what no sandbox uses any more).
- * `record` is the profile's file of what was created. Throws when a placeholder cannot be made (the sandbox must
- * not start without it).
+ * Whether `path` is a placeholder this process made and a sandbox still uses. The policy counts it as missing, so the
+ * same protected path keeps the same placeholder (and the same mounts) while it lives.
  */
-export function usePlaceholders(
-  wanted: readonly Placeholder[],
-  existing: readonly string[],
-  record: string,
-): () => void {
-  if (!swept.has(record)) {
-    swept.add(record);
-    for (const c of readRecord(record)) if (!live.has(c.path)) remove(c);
-    writeRecord(record);
-  }
+export function isPlaceholder(path: string): boolean {
+  return live.has(path);
+}
+
+/** Remove what a Core that ended without cleaning up left (once per profile and process, before any sandbox starts). */
+export function sweepPlaceholders(record: string): void {
+  if (swept.has(record)) return;
+  swept.add(record);
+  for (const c of readRecord(record)) if (!live.has(c.path)) remove(c);
+  writeRecord(record);
+}
+
+/**
+ * Create what is missing of `wanted` and count this sandbox as a user of it; the returned function ends the use
+ * (removing what no sandbox uses any more). `record` is the profile's file of what was created. Throws when a
+ * placeholder cannot be made (the sandbox must not start without it).
+ */
+export function usePlaceholders(wanted: readonly Placeholder[], record: string): () => void {
+  sweepPlaceholders(record);
   const used: string[] = [];
   let changed = false;
   for (const p of wanted) {
@@ -123,12 +130,6 @@ export function usePlaceholders(
     live.set(p.path, { created, users: 1, record });
     used.push(p.path);
     changed = true;
-  }
-  for (const path of existing) {
-    const known = live.get(path);
-    if (!known) continue;
-    known.users++;
-    used.push(path);
   }
   if (changed) writeRecord(record);
   let released = false;

@@ -51,3 +51,25 @@ export function findRepositories(roots: readonly string[], limit = REPOSITORY_WA
   }
   return [...found];
 }
+
+/**
+ * The git folders of a repository's submodules (`.git/modules/NAME`, nested ones too): each holds a `config` and
+ * `hooks` that git runs when it walks into the submodule.
+ */
+export function submoduleGitDirs(repositories: readonly string[], depth = 4): string[] {
+  const found: string[] = [];
+  const walk = (dir: string, left: number): void => {
+    for (const e of entries(dir)) {
+      if (!e.isDirectory()) continue;
+      const sub = join(dir, e.name);
+      const inner = entries(sub);
+      if (inner.some((x) => x.name === 'config' && x.isFile()) && inner.some((x) => x.name === 'HEAD')) {
+        found.push(sub);
+        if (left > 0 && inner.some((x) => x.name === 'modules' && x.isDirectory()))
+          walk(join(sub, 'modules'), left - 1);
+      } else if (left > 0) walk(sub, left - 1); // a submodule named with a slash (libs/x) nests folders
+    }
+  };
+  for (const repo of repositories) walk(join(repo, '.git', 'modules'), depth);
+  return found;
+}

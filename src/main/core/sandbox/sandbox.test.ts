@@ -8,9 +8,8 @@ import { SandboxSetting } from '../../../shared/specFields.js';
 import { localSpec } from '../backends/local/fields.js';
 import { bwrapArgs } from './bwrapArgs.js';
 import { seatbeltProfile } from './seatbelt.js';
-import { sandboxPolicy, type PolicyInput, type SandboxPolicy } from './sandboxPolicy.js';
+import { BROWSER_PROFILE_DIRS, sandboxPolicy, type PolicyInput, type SandboxPolicy } from './sandboxPolicy.js';
 import { sandboxNote } from './sandboxNote.js';
-import { parseStat } from './sandboxFiles.js';
 import { namespaceIds } from './pidNamespace.js';
 import { Sandbox, sandboxInfo, sandboxLine } from './sandbox.js';
 import { resetSandboxAvailability, sandboxAvailability } from './sandboxAvailability.js';
@@ -138,6 +137,21 @@ describe('sandboxPolicy', () => {
       expect(p.pins).toEqual(['/home/p/.config', '/home/p/.local']);
     });
   });
+  it("a submodule's git folder has its config and hooks held as a repository's", () => {
+    const p = sandboxPolicy(
+      input({
+        repositories: ['/home/p/project'],
+        gitDirs: ['/home/p/project/.git/modules/lib'],
+        exists: (x) => existing.has(x) || x === '/home/p/project/.git/modules/lib/config',
+      }),
+    );
+    expect(p.readOnly).toContain('/home/p/project/.git/modules/lib/config');
+    expect(p.missingDenied).toContain('/home/p/project/.git/modules/lib/hooks');
+  });
+  it("the machine's secrets are masked where they exist (a root person's agent could read them)", () => {
+    const p = sandboxPolicy(input({ exists: (x) => existing.has(x) || x === '/etc/shadow' }));
+    expect(p.maskedFiles).toContain('/etc/shadow');
+  });
   it('deny_write adds rows; a missing one is a placeholder', () => {
     const p = sandboxPolicy(
       input({ setting: { deny_write: ['~/project/secrets', '/data/keep/'], writable: ['/data'] } }),
@@ -173,6 +187,51 @@ describe('sandboxPolicy', () => {
   });
   it('network: false', () => {
     expect(sandboxPolicy(input({ setting: { network: false } })).network).toBe(false);
+  });
+});
+
+describe("browsers' profile folders", () => {
+  // Their History and Sessions keep every address opened (the page's one-time link), their Cookies the person's.
+  const table: Array<[browser: string, folder: string]> = [
+    ['Chromium', '.config/chromium'],
+    ['Chrome', '.config/google-chrome'],
+    ['Chrome beta', '.config/google-chrome-beta'],
+    ['Chrome dev', '.config/google-chrome-unstable'],
+    ['Brave', '.config/BraveSoftware'],
+    ['Edge', '.config/microsoft-edge'],
+    ['Vivaldi', '.config/vivaldi'],
+    ['Opera', '.config/opera'],
+    ['Firefox', '.mozilla'],
+    ['LibreWolf', '.librewolf'],
+    ['Waterfox', '.waterfox'],
+    ['Firefox (snap)', 'snap/firefox'],
+    ['Chromium (snap)', 'snap/chromium'],
+    ['Firefox (flatpak)', '.var/app/org.mozilla.firefox'],
+    ['Chrome (flatpak)', '.var/app/com.google.Chrome'],
+    ['Chromium (flatpak)', '.var/app/org.chromium.Chromium'],
+    ['Brave (flatpak)', '.var/app/com.brave.Browser'],
+    ['Chrome (macOS)', 'Library/Application Support/Google/Chrome'],
+    ['Chromium (macOS)', 'Library/Application Support/Chromium'],
+    ['Brave (macOS)', 'Library/Application Support/BraveSoftware'],
+    ['Firefox (macOS)', 'Library/Application Support/Firefox'],
+    ['Safari', 'Library/Safari'],
+    ['cookies (macOS)', 'Library/Cookies'],
+  ];
+  it('the list is the table', () => {
+    expect([...BROWSER_PROFILE_DIRS].sort()).toEqual(table.map(([, f]) => f).sort());
+  });
+  for (const [browser, folder] of table) {
+    const path = `/home/p/${folder}`;
+    const policy = sandboxPolicy(input({ exists: (p) => p === path || existing.has(p), isDir: (p) => p === path }));
+    it(`${browser}: ~/${folder} is an empty read-only folder inside, and unreadable under Seatbelt`, () => {
+      expect(policy.maskedDirs).toContainEqual({ path, keep: [] });
+      const a = bwrapArgs(policy, { argv: ['true'], cwd: '/', newSession: true, unshareNet: true }).join('\n');
+      expect(a).toContain(`--tmpfs\n${path}\n--remount-ro\n${path}`);
+      expect(seatbeltProfile(policy)).toContain(`(deny file-read* file-write* (subpath "${path}"))`);
+    });
+  }
+  it('a browser that is not installed masks nothing', () => {
+    expect(sandboxPolicy(input()).maskedDirs.map((d) => d.path)).not.toContain('/home/p/.mozilla');
   });
 });
 
@@ -218,6 +277,10 @@ describe('bwrapArgs', () => {
     expect(at('--bind-fd', '3', '/tmp')).toBeLessThan(at('--bind-fd', '4', '/home/p'));
     expect(at('--bind-fd', '4', '/home/p')).toBeLessThan(at('--bind', '/home/p/.config', '/home/p/.config'));
     expect(at('--bind', '/home/p/.config', '/home/p/.config')).toBeLessThan(at('--tmpfs', '/home/p/.ssh'));
+    // A read-only folder never shows a masked file in it again.
+    expect(at('--ro-bind', '/home/p/.cargo', '/home/p/.cargo')).toBeLessThan(
+      at('--ro-bind', '/dev/null', '/home/p/.netrc'),
+    );
     expect(at('--bind', '/home/p/.config', '/home/p/.config')).toBeLessThan(
       at('--ro-bind', '/home/p/.config/systemd', '/home/p/.config/systemd'),
     );
@@ -305,9 +368,27 @@ describe('sandboxNote', () => {
       /^\[sandbox: \/home\/p\/project\/\.git\/hooks stays read-only: it is in the deny-write table/,
     ],
     ['all fine', 0, undefined],
+
     ["touch: cannot touch '/etc/x': Read-only file system", 0, undefined],
     ['grep: no match', 1, undefined],
   ];
+  it("a refused loopback port says the host's services are not in the sandbox's network", () => {
+    const networked = sandboxPolicy(input());
+    expect(
+      sandboxNote(
+        "curl: (7) Failed to connect to 127.0.0.1 port 5432 after 0 ms: Couldn't connect to server",
+        7,
+        networked,
+      ),
+    ).toMatch(/loopback services are not reachable.*add 5432 to the target's sandbox\.allow_local_ports/);
+    expect(sandboxNote('Error: connect ECONNREFUSED 127.0.0.1:6379', 1, networked)).toMatch(/add 6379 to/);
+    expect(sandboxNote('Error: connect ECONNREFUSED 127.0.0.1:6379', 1, policy)).toBeUndefined();
+  });
+  it('a connection the proxy refused is named', () => {
+    expect(sandboxNote('curl: (56) CONNECT tunnel failed, response 403', 56, policy, ['10.0.0.5:80 (private)'])).toBe(
+      '[sandbox: the network refused 10.0.0.5:80 (private)]',
+    );
+  });
   for (const [output, code, want] of table) {
     it(`${JSON.stringify(output)} (${code})`, () => {
       const note = sandboxNote(output, code, policy);
@@ -318,13 +399,6 @@ describe('sandboxNote', () => {
 });
 
 describe('parsing', () => {
-  it('stat(1) %F %s', () => {
-    expect(parseStat('regular file 12\n')).toEqual({ type: 'file', size: 12 });
-    expect(parseStat('regular empty file 0')).toEqual({ type: 'file', size: 0 });
-    expect(parseStat('directory 4096')).toEqual({ type: 'directory', size: 4096 });
-    expect(parseStat('character special file 0')).toEqual({ type: 'other', size: 0 });
-    expect(parseStat('')).toEqual({ type: 'missing', size: 0 });
-  });
   it('NSpid / NSpgid lines', () => {
     const status = 'Name:\tbash\nNStgid:\t4121\t3\nNSpid:\t4121\t3\nNSpgid:\t4120\t2\nNSsid:\t4119\t1\n';
     expect(namespaceIds(status, 'NSpid')).toEqual([4121, 3]);
@@ -397,7 +471,12 @@ describe('the setting and what it says', () => {
         'allow_hosts: [hosts], deny_write: [paths], max_processes: N, max_memory_mb: N }',
     ],
     [{ allow_local_ports: [0] }, false],
-    [{ allow_hosts: ['http://x'] }, false, 'a host is a name (example.com), a wildcard (*.example.com) or an address'],
+    [
+      { allow_hosts: ['http://x'] },
+      false,
+      'a host is a name (example.com), a wildcard (*.example.com), an address, or * (any public host)',
+    ],
+    [{ allow_hosts: ['*', '10.0.0.5', 'registry.internal'] }, true],
     [{ netwrk: false }, false, 'Unrecognized key: "netwrk"'],
     [{ mode: 'everything' }, false],
     [true, false],

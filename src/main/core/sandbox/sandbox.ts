@@ -2,18 +2,30 @@
 // pure parts are sandboxPolicy.ts, bwrapArgs.ts and seatbelt.ts; this is the thin shell around them: where the
 // identity's folder is, the command line that runs a program inside, and killing across the PID namespace.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, constants, existsSync, mkdirSync, openSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { basename, isAbsolute, join } from 'node:path';
 import { SwitchboardError } from '../../../shared/errors.js';
 import type { SandboxInfo } from '../../../shared/targets.js';
 import type { SandboxSetting } from '../../../shared/specFields.js';
 import { bwrapArgs } from './bwrapArgs.js';
 import { seatbeltProfile } from './seatbelt.js';
 import { sandboxPolicy, type PolicyInput, type SandboxPolicy } from './sandboxPolicy.js';
-import { usePlaceholders } from './placeholders.js';
-import { findRepositories } from './repositories.js';
+import { isPlaceholder, sweepPlaceholders, usePlaceholders } from './placeholders.js';
+import { findRepositories, submoduleGitDirs } from './repositories.js';
 import { seccompArch, seccompProgram, type SeccompArch } from './seccomp.js';
+import { SandboxNet } from './sandboxNet.js';
+import { applyLimits, type AppliedLimits } from './sandboxLimits.js';
 import type { Writable } from 'node:stream';
 import { sandboxAvailability, type SandboxAvailability, type SandboxKind } from './sandboxAvailability.js';
 import { childrenOf, hostGroup, namespaceMembers, namespaceOf } from './pidNamespace.js';
@@ -51,6 +63,10 @@ export interface SandboxSpawnOptions {
   stdin: 'pipe' | 'ignore';
   /** A new session (no controlling terminal): every run without a pty. */
   newSession: boolean;
+  /** A Node IPC channel (advanced serialization) to the program: a sandbox helper. */
+  ipc?: boolean;
+  /** No network at all, whatever the target's setting (the file server needs none). */
+  offline?: boolean;
 }
 
 export interface SandboxTarget {
@@ -67,29 +83,40 @@ export interface SandboxTarget {
 
 /** How long a walk for repositories (repositories.ts) is reused before the next run looks again. */
 const REPOSITORY_WALK_REUSE_MS = 10_000;
+/**
+ * How long the file server's mounts are taken as current before they are looked at again (a workspace or repository
+ * made since is in its mounts within this long).
+ */
+const POLICY_REUSE_MS = 2000;
 
-/** A folder the sandbox binds writable, opened and checked: what its path says, no link anywhere in it. */
+/** O_PATH: a descriptor that names a file or folder without opening it for reading (Linux). */
+const O_PATH = 0o10000000;
+
+/**
+ * A file or folder the sandbox binds writable, opened and checked: what its path says, no link anywhere in it. The
+ * descriptor (O_PATH, so no read permission is needed) is what bwrap binds.
+ */
 function openChecked(path: string, whose: string): number {
   let fd: number;
   try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+    fd = openSync(path, O_PATH | constants.O_NOFOLLOW);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
     throw new SwitchboardError(
       'bad_request',
-      code === 'ELOOP' || code === 'ENOTDIR'
-        ? `the sandbox cannot start: ${whose} ${path} is a link, not a folder`
-        : `the sandbox cannot start: ${whose} ${path}: ${(err as Error).message}`,
+      `the sandbox cannot start: ${whose} ${path}: ${(err as Error).message}`,
       'a folder an agent may write is bound by its own path only; name the real folder',
     );
   }
+  const st = fstatSync(fd);
   const real = readlinkSync(`/proc/self/fd/${fd}`);
-  if (real !== path) {
+  if (st.isSymbolicLink() || real !== path) {
     closeSync(fd);
     throw new SwitchboardError(
       'bad_request',
-      `the sandbox cannot start: ${whose} ${path} goes through a link (it is ${real})`,
-      `a link inside what an agent may write could be swapped to bind another folder writable; name ${real} instead`,
+      st.isSymbolicLink()
+        ? `the sandbox cannot start: ${whose} ${path} is a link`
+        : `the sandbox cannot start: ${whose} ${path} goes through a link (it is ${real})`,
+      `a link inside what an agent may write could be swapped to bind another place writable; name the real path`,
     );
   }
   return fd;
@@ -112,7 +139,12 @@ function onPath(program: string): boolean {
 export class Sandbox {
   /** The policy as of the last start: what exists is looked at again each time (a cwd made later is bound then). */
   policy: SandboxPolicy;
-  private repositories: { at: number; found: string[] } | undefined;
+  private repositories: { at: number; found: string[]; gitDirs: string[] } | undefined;
+  private policyAt = 0;
+  /** The sandbox's network, when it has one (bubblewrap, `network` not false). */
+  private readonly net: SandboxNet | undefined;
+  /** Its processes and memory limits, set up on its first run. */
+  private limitsApplied: AppliedLimits | undefined;
 
   private constructor(
     readonly kind: SandboxKind,
@@ -122,6 +154,55 @@ export class Sandbox {
     private readonly identityDir: string,
   ) {
     this.policy = sandboxPolicy(input);
+    sweepPlaceholders(this.placeholderRecord);
+    const setting = input.setting === 'off' ? undefined : input.setting;
+    this.net =
+      kind === 'bubblewrap' && this.policy.network
+        ? new SandboxNet(
+            arch,
+            { allowHosts: setting?.allow_hosts, allowLocalPorts: setting?.allow_local_ports ?? [] },
+            join(identityDir, 'net'),
+            () => this.limits().prefix,
+          )
+        : undefined;
+  }
+
+  /** The sandbox's limits (made on first use: a cgroup, or a process limit), with what could not be had. */
+  limits(): AppliedLimits {
+    if (!this.limitsApplied) {
+      const setting = this.input.setting === 'off' ? {} : (this.input.setting ?? {});
+      this.limitsApplied =
+        this.kind === 'bubblewrap'
+          ? applyLimits(basename(this.identityDir), setting)
+          : {
+              prefix: [],
+              describe: 'processes and memory not limited (Seatbelt has no limits)',
+              release: () => undefined,
+            };
+    }
+    return this.limitsApplied;
+  }
+
+  /** Ready to start runs: the sandbox's network is up (it is started on first use). */
+  async ready(): Promise<void> {
+    await this.net?.ready();
+  }
+
+  /** Called when the sandbox's network had to be started again (runs started before have none any more). */
+  onNetworkRestart(listener: () => void): void {
+    this.net?.onRestart(listener);
+  }
+
+  /** The latest connections the proxy refused (for a failed call's note). */
+  refusedConnections(): string[] {
+    return this.net?.recentRefusals() ?? [];
+  }
+
+  /** End what the sandbox keeps running beside its runs (its network), and remove its cgroup. */
+  async close(): Promise<void> {
+    await this.net?.close();
+    this.limitsApplied?.release();
+    this.limitsApplied = undefined;
   }
 
   /** The target's sandbox, or why it has none (its spec says off, or none can run here). */
@@ -147,7 +228,8 @@ export class Sandbox {
         tmp: join(identityDir, 'tmp'),
         caches: join(target.profile, 'state', 'caches', target.cachesId),
         pathDirs: (process.env.PATH ?? '').split(':').filter((d) => isAbsolute(d)),
-        exists: existsSync,
+        // A placeholder still in use is missing to the policy: the same protected path keeps the same mounts.
+        exists: (p) => existsSync(p) && !isPlaceholder(p),
         isDir: (p) => statSync(p, { throwIfNoEntry: false })?.isDirectory() ?? false,
         hasTool: onPath,
       },
@@ -176,10 +258,14 @@ export class Sandbox {
   /** The policy for a run starting now: what exists, and the repositories under the writable roots. */
   private currentPolicy(): SandboxPolicy {
     const now = Date.now();
-    const base = sandboxPolicy(this.input);
-    if (!this.repositories || now - this.repositories.at > REPOSITORY_WALK_REUSE_MS)
-      this.repositories = { at: now, found: findRepositories(base.writable) };
-    return (this.policy = sandboxPolicy({ ...this.input, repositories: this.repositories.found }));
+    if (!this.repositories || now - this.repositories.at > REPOSITORY_WALK_REUSE_MS) {
+      const roots = sandboxPolicy(this.input).writable;
+      const found = findRepositories(roots);
+      this.repositories = { at: now, found, gitDirs: submoduleGitDirs(found) };
+    }
+    this.policyAt = now;
+    const { found: repositories, gitDirs } = this.repositories;
+    return (this.policy = sandboxPolicy({ ...this.input, repositories, gitDirs }));
   }
 
   /**
@@ -189,9 +275,9 @@ export class Sandbox {
   spawn(argv: readonly [string, ...string[]], opts: SandboxSpawnOptions): ChildProcess {
     this.prepare();
     const policy = this.currentPolicy();
-    const env = { ...opts.env, ...this.env() };
+    const env = { ...opts.env, ...this.env(), ...(opts.offline ? {} : this.net?.env()) };
     if (this.kind === 'seatbelt') {
-      const release = usePlaceholders([], [], this.placeholderRecord);
+      const release = usePlaceholders([], this.placeholderRecord);
       const child = spawn('/usr/bin/sandbox-exec', ['-p', seatbeltProfile(policy), ...argv], {
         cwd: opts.cwd,
         detached: true,
@@ -201,29 +287,39 @@ export class Sandbox {
       child.once('exit', release);
       return child;
     }
-    const release = usePlaceholders(policy.placeholders, policy.readOnly, this.placeholderRecord);
+    const release = usePlaceholders(policy.placeholders, this.placeholderRecord);
     const fds: number[] = [];
+    // The child's descriptors: stdin, stdout, stderr, the IPC channel where asked, the binds, the seccomp filter.
+    const first = opts.ipc ? 4 : 3;
     try {
-      const fdOf = new Map<string, number>();
+      // One descriptor per bind (bwrap closes each it binds): a root inside the profile is bound twice.
+      const fdOf = new Map<string, number[]>();
       const open = (path: string, whose: string): void => {
-        if (!fdOf.has(path)) fdOf.set(path, 3 + fds.push(openChecked(path, whose)) - 1);
+        const fd = first + fds.push(openChecked(path, whose)) - 1;
+        fdOf.set(path, [...(fdOf.get(path) ?? []), fd]);
       };
       open(policy.tmp, "the identity's private /tmp");
       if (policy.caches) open(policy.caches, "the target's build caches");
-      for (const w of policy.writable) open(w, 'the writable folder');
+      for (const w of [...policy.writable, ...policy.insideProfile]) open(w, 'the writable folder');
       for (const d of policy.pins) open(d, 'the folder');
       // The seccomp filter goes in through a pipe of its own, after the descriptors (bwrap reads it, then closes it).
-      const seccompFd = 3 + fds.length;
+      const seccompFd = first + fds.length;
+      // A networked run enters the namespaces of the sandbox's network; one without network gets one of its own.
+      const join = opts.offline ? undefined : this.net?.joinPrefix();
+      if (this.net && !opts.offline && !join)
+        throw new SwitchboardError('internal', "the sandbox's network is not up (the caller waits for ready())");
       const args = bwrapArgs(
         policy,
-        { argv, cwd: opts.cwd, newSession: opts.newSession, unshareNet: !policy.network },
-        { fd: (p) => fdOf.get(p), seccomp: seccompFd },
+        { argv, cwd: opts.cwd, newSession: opts.newSession, unshareNet: join === undefined },
+        { fd: (p) => fdOf.get(p)?.shift(), seccomp: seccompFd },
       );
-      const child = spawn('bwrap', args, {
+      const [file, ...rest] = [...this.limits().prefix, ...(join ?? []), 'bwrap', ...args];
+      const child = spawn(file!, rest, {
         cwd: '/',
         detached: true,
         env,
-        stdio: [opts.stdin, 'pipe', 'pipe', ...fds, 'pipe'],
+        stdio: [opts.stdin, 'pipe', 'pipe', ...(opts.ipc ? ['ipc' as const] : []), ...fds, 'pipe'],
+        ...(opts.ipc ? { serialization: 'advanced' as const } : {}),
       });
       const filter = child.stdio[seccompFd] as Writable | null;
       filter?.on('error', () => undefined); // bwrap that failed to start reads nothing: its own error says why
@@ -237,6 +333,23 @@ export class Sandbox {
     } finally {
       for (const fd of fds) closeSync(fd);
     }
+  }
+
+  /**
+   * What decides the mounts of a run starting now: a file server started with other mounts is started again. What
+   * exists does not count (a placeholder made since is the same protected path).
+   */
+  mountSignature(): string {
+    // Looked at again at most every POLICY_REUSE_MS: a file operation should cost a message, not a walk of the rows.
+    const p = Date.now() - this.policyAt < POLICY_REUSE_MS ? this.policy : this.currentPolicy();
+    return JSON.stringify([
+      p.writable,
+      p.pins,
+      p.insideProfile,
+      p.maskedDirs,
+      p.maskedFiles,
+      [...p.readOnly, ...p.missingDenied].sort(),
+    ]);
   }
 
   private get placeholderRecord(): string {

@@ -23,6 +23,15 @@ export function deniedIn(path: string, policy: SandboxPolicy): string | undefine
   return [...policy.readOnly, ...policy.missingDenied].find((r) => within(path, r));
 }
 
+/** A connection to a loopback port refused (curl, Python, Node, psql…): the port, where the line names it. */
+const LOOPBACK_REFUSED = new RegExp(
+  [
+    String.raw`(?:127\.0\.0\.1|localhost|\[?::1\]?)(?: port |:)(\d+)[^\n]*(?:refused|Couldn't connect)`,
+    String.raw`(?:refused|ECONNREFUSED)[^\n]*(?:127\.0\.0\.1|localhost|::1)[:\s]+(?:port\s+)?(\d+)`,
+    String.raw`\/dev\/tcp\/(?:127\.0\.0\.1|localhost)\/(\d+): Connection refused`,
+  ].join('|'),
+);
+
 /** The writable places, as a person reads them. */
 export function writableList(policy: SandboxPolicy): string {
   return [policy.writable[0] ?? '', '/tmp', ...policy.writable.slice(1)].filter(Boolean).join(', ');
@@ -32,8 +41,15 @@ export function writableList(policy: SandboxPolicy): string {
  * The note for a call that failed (exit status not 0) in the sandbox, or undefined when its output shows nothing the
  * sandbox refused. A path the output names that is masked says so; a refused write names the writable places.
  */
-export function sandboxNote(output: string, exitCode: number, policy: SandboxPolicy): string | undefined {
+export function sandboxNote(
+  output: string,
+  exitCode: number,
+  policy: SandboxPolicy,
+  /** What the sandbox's proxy refused while the call ran (netProxy.ts recentRefusals). */
+  refusedConnections: readonly string[] = [],
+): string | undefined {
   if (exitCode === 0) return undefined;
+  if (refusedConnections.length) return `[sandbox: the network refused ${refusedConnections.join('; ')}]`;
   const masked = [policy.profile, ...policy.maskedDirs.map((d) => d.path), ...policy.maskedFiles].find((m) =>
     output.includes(m),
   );
@@ -55,5 +71,12 @@ export function sandboxNote(output: string, exitCode: number, policy: SandboxPol
   }
   if (!policy.network && NO_NETWORK.test(output))
     return `[sandbox: this target has no network (sandbox.network: false); ${WAY_OUT}]`;
+  // A loopback port nothing listens on inside: the host's services are not in the sandbox's network.
+  const port = policy.network ? LOOPBACK_REFUSED.exec(output) : null;
+  if (port)
+    return (
+      `[sandbox: this machine's loopback services are not reachable from the sandbox (its loopback is its own); ` +
+      `a person may add ${port[1] ?? port[2] ?? port[3]} to the target's sandbox.allow_local_ports]`
+    );
   return undefined;
 }

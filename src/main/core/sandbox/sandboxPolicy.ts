@@ -7,7 +7,62 @@ import type { SandboxSetting } from '../../../shared/specFields.js';
 import { DENY_TABLE, type DenyRow } from './denyTable.js';
 
 /** The person's credential folders, relative to the home: masked by an empty read-only tmpfs (no reads either). */
-export const CREDENTIAL_DIRS = ['.ssh', '.aws', '.gnupg', '.config/gh', '.kube', '.config/gcloud', '.azure'] as const;
+export const CREDENTIAL_DIRS = [
+  '.ssh',
+  '.aws',
+  '.gnupg',
+  '.config/gh',
+  '.kube',
+  '.config/gcloud',
+  '.azure',
+  // Other tools' logins and keys, as they keep them.
+  '.config/glab-cli',
+  '.config/hub',
+  '.config/rclone',
+  '.config/doctl',
+  '.config/hcloud',
+  '.config/op',
+  '.config/github-copilot',
+  '.fly',
+  '.oci',
+  '.wrangler',
+  '.config/.wrangler',
+  '.local/share/com.vercel.cli',
+  '.local/share/keyrings',
+  '.password-store',
+  '.minikube',
+] as const;
+
+/**
+ * Web browsers' profile folders, relative to the home: masked like the credential folders. Their history, sessions
+ * and cookies hold what a person opened (the Switchboard page's one-time link, its person cookie, other sites'
+ * sessions), none of it an agent's to read. Linux (native, snap, flatpak) and macOS (Seatbelt reads the same list).
+ */
+export const BROWSER_PROFILE_DIRS = [
+  '.config/chromium',
+  '.config/google-chrome',
+  '.config/google-chrome-beta',
+  '.config/google-chrome-unstable',
+  '.config/BraveSoftware',
+  '.config/microsoft-edge',
+  '.config/vivaldi',
+  '.config/opera',
+  '.mozilla',
+  '.librewolf',
+  '.waterfox',
+  'snap/firefox',
+  'snap/chromium',
+  '.var/app/org.mozilla.firefox',
+  '.var/app/com.google.Chrome',
+  '.var/app/org.chromium.Chromium',
+  '.var/app/com.brave.Browser',
+  'Library/Application Support/Google/Chrome',
+  'Library/Application Support/Chromium',
+  'Library/Application Support/BraveSoftware',
+  'Library/Application Support/Firefox',
+  'Library/Safari',
+  'Library/Cookies',
+] as const;
 
 /**
  * Credential files, relative to the home: masked by /dev/null. `.npmrc` and `.pypirc` hold registry tokens (a build
@@ -17,12 +72,45 @@ export const CREDENTIAL_DIRS = ['.ssh', '.aws', '.gnupg', '.config/gh', '.kube',
 export const CREDENTIAL_FILES = [
   '.netrc',
   '.git-credentials',
+  '.config/git/credentials',
   '.npmrc',
+  '.yarnrc.yml',
   '.pypirc',
   '.docker/config.json',
+  '.config/containers/auth.json',
   '.claude.json',
   '.codex/config.toml',
+  '.codex/auth.json',
   '.cursor/mcp.json',
+  '.pgpass',
+  '.my.cnf',
+  '.vault-token',
+  '.cargo/credentials.toml',
+  '.cargo/credentials',
+  '.gem/credentials',
+  '.terraform.d/credentials.tfrc.json',
+  '.boto',
+  '.s3cfg',
+  '.Xauthority',
+  '.docker/key.pem',
+] as const;
+
+/**
+ * The machine's own secrets, readable to root (the owner), so to a root person's agent work too: shadow passwords,
+ * TLS and SSH host private keys, saved network passwords. Masked; SSH host keys are listed by name where they exist.
+ */
+export const SYSTEM_SECRETS = [
+  '/etc/shadow',
+  '/etc/shadow-',
+  '/etc/gshadow',
+  '/etc/gshadow-',
+  '/etc/ssl/private',
+  '/etc/letsencrypt',
+  '/etc/NetworkManager/system-connections',
+  '/etc/ssh/ssh_host_rsa_key',
+  '/etc/ssh/ssh_host_ecdsa_key',
+  '/etc/ssh/ssh_host_ed25519_key',
+  '/etc/ssh/ssh_host_dsa_key',
 ] as const;
 
 /**
@@ -50,6 +138,11 @@ export interface PolicyInput {
   pathDirs?: readonly string[];
   /** The work trees of the repositories under the writable roots (repositories.ts): their deny rows apply. */
   repositories?: readonly string[];
+  /**
+   * Submodules' git folders (`.git/modules/…`): git runs their config and hooks too (`git status` walks into each
+   * submodule), so their `config` and `hooks` are held as a repository's are.
+   */
+  gitDirs?: readonly string[];
   exists: (path: string) => boolean;
   isDir: (path: string) => boolean;
   /** Whether a program is installed (a row naming `tools` gets a placeholder only then); absent: every one is. */
@@ -153,13 +246,20 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
   const listed = (setting?.writable ?? []).map((p) => expandPath(p, home));
   const writable = dedupe([input.workspace, ...listed].filter(exists));
   const inWritable = (p: string): boolean => writable.some((w) => within(p, w));
-  const maskedDirs = [...CREDENTIAL_DIRS.map(inHome), ...HOST_SOCKETS]
+  const maskedDirs = [
+    ...CREDENTIAL_DIRS.map(inHome),
+    ...BROWSER_PROFILE_DIRS.map(inHome),
+    ...HOST_SOCKETS,
+    ...SYSTEM_SECRETS,
+  ]
     .filter((p) => exists(p) && input.isDir(p))
     .map((path) => ({
       path,
       keep: (KEPT_IN_MASKED[posix.relative(home, path)] ?? []).map((k) => posix.join(path, k)).filter(exists),
     }));
-  const maskedFiles = [...CREDENTIAL_FILES.map(inHome), ...HOST_SOCKETS].filter((p) => exists(p) && !input.isDir(p));
+  const maskedFiles = [...CREDENTIAL_FILES.map(inHome), ...HOST_SOCKETS, ...SYSTEM_SECRETS].filter(
+    (p) => exists(p) && !input.isDir(p),
+  );
   const masked = [...maskedDirs.map((d) => d.path), ...maskedFiles];
   const isMasked = (p: string): boolean => masked.some((m) => within(p, m));
 
@@ -177,6 +277,10 @@ export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
   for (const row of DENY_TABLE) {
     if (row.scope === 'home') addRow(row, home);
     else for (const repo of input.repositories ?? []) addRow(row, repo);
+  }
+  for (const gitDir of input.gitDirs ?? []) {
+    rows.push({ path: posix.join(gitDir, 'config'), kind: 'file', create: false, content: '' });
+    rows.push({ path: posix.join(gitDir, 'hooks'), kind: 'dir', create: true, content: '' });
   }
   for (const dir of input.pathDirs ?? []) if (within(dir, home) && dir !== home) rows.push(folderRow(dir));
   for (const p of setting?.deny_write ?? []) {

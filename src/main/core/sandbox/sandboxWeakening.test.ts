@@ -189,6 +189,25 @@ describe('specWeakening', () => {
     expect(specWeakening(replaced, spec, ['sandbox'], paths)).toHaveLength(count);
   });
 
+  it.each<[string, string, string | undefined, string[]]>([
+    ['a project under the home', '~/proj', undefined, []],
+    ['the home itself (the default)', '~', undefined, []],
+    ['a project folder elsewhere', '/srv/app', undefined, []],
+    ['the whole file system', '/', undefined, ['cwd / makes the whole file system writable to agent work']],
+    ['a system folder', '/etc/nginx', undefined, ['cwd /etc/nginx makes /etc writable to agent work']],
+    ["everyone's homes", '/home', undefined, ['cwd /home makes /home writable to agent work']],
+    ["another user's home", '/home/q/work', undefined, ['cwd /home/q/work makes /home/q writable to agent work']],
+    ['a web site under /var/www', '/var/www/site', undefined, []],
+    ['/var itself', '/var', undefined, ['cwd /var makes /var writable to agent work']],
+    ['as wide as the workspace it replaces', '/', '/', []],
+  ])('a workspace: %s', (_name, cwd, before, expected) => {
+    const spec = { ...local(), cwd };
+    const replaced = before === undefined ? undefined : { ...local(), cwd: before };
+    expect(specWeakening(replaced, spec, ['sandbox'], paths)).toEqual(expected);
+    // Unsandboxed, the workspace weighs nothing more: `sandbox: off` is the weakening said.
+    expect(specWeakening(undefined, { ...local('off'), cwd }, ['sandbox'], paths)).toHaveLength(1);
+  });
+
   it('has nothing to weigh for a backend without a sandbox key', () => {
     expect(specWeakening(undefined, { backend: 'ssh', sandbox: 'off' }, [], paths)).toEqual([]);
   });

@@ -103,6 +103,57 @@ export function sandboxWeakening(
  * The weakenings of a target's spec: each key of its backend that holds a sandbox setting (`sandboxKeys`), compared
  * with the spec it replaces, or with the default for a new target or one of another backend.
  */
+/** Folders whose whole tree is the system's: a workspace in one may write what the machine runs from. */
+const SYSTEM_TREES = [
+  '/bin',
+  '/boot',
+  '/dev',
+  '/etc',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/libx32',
+  '/proc',
+  '/root',
+  '/run',
+  '/sbin',
+  '/sys',
+  '/usr',
+  '/var/lib',
+  '/var/spool',
+  '/var/log',
+  '/var/cache',
+  '/var/mail',
+  '/System',
+  '/Library',
+  '/Applications',
+  '/private/etc',
+  '/private/var',
+];
+/** Folders that hold everyone's things: a workspace that is one of them (not a folder in it) reaches them all. */
+const SHARED_ROOTS = ['/', '/var', '/home', '/Users', '/opt', '/srv', '/tmp', '/mnt', '/media', '/private'];
+
+/**
+ * Whether a target's workspace (its cwd, written to by its sandbox) reaches the system's folders, a folder that holds
+ * everyone's things, or another user's home: a sandbox there may write what others or the machine run. A project
+ * folder anywhere else (under the home, /srv/app, /opt/tool, /var/www/site …) is what a controller registers daily.
+ */
+function workspaceWeakening(cwd: unknown, paths: PathView): string[] {
+  if (typeof cwd !== 'string' || !cwd) return [];
+  const { expanded, real } = resolved(cwd, paths);
+  if (within(real, paths.home)) return [];
+  const tree = SYSTEM_TREES.find((r) => within(real, r));
+  const shared = SHARED_ROOTS.find((r) => real === r);
+  const otherHome = /^\/(home|Users)\/[^/]+/.exec(real)?.[0];
+  const reached = shared === '/' ? 'the whole file system' : (tree ?? shared ?? otherHome);
+  return reached ? [`cwd ${expanded} makes ${reached} writable to agent work`] : [];
+}
+
+/**
+ * What a registration of `spec` weakens, against the spec it replaces (`replaced`; of another backend or none: the
+ * default): each sandbox field (`sandboxKeys`, the backend's declared `sandbox` fields) by sandboxWeakening, and the
+ * workspace of a sandboxed target, which its sandbox lets agent work write.
+ */
 export function specWeakening(
   replaced: Readonly<Record<string, unknown>> | undefined,
   spec: Readonly<Record<string, unknown>>,
@@ -112,7 +163,14 @@ export function specWeakening(
   const before = replaced?.backend === spec.backend ? replaced : undefined;
   // A value that does not parse counts as the default: the registry refuses such a spec, or kept the last good one.
   const setting = (v: unknown): SandboxSetting | undefined => SandboxSetting.safeParse(v).data;
-  return sandboxKeys.flatMap((key) => sandboxWeakening(setting(before?.[key]), setting(spec[key]), paths));
+  const sandboxed = sandboxKeys.some((key) => setting(spec[key]) !== 'off');
+  const cwdBefore = before ? workspaceWeakening(before.cwd, paths) : [];
+  const cwd = sandboxed && sandboxKeys.length > 0 ? workspaceWeakening(spec.cwd, paths) : [];
+  return [
+    ...sandboxKeys.flatMap((key) => sandboxWeakening(setting(before?.[key]), setting(spec[key]), paths)),
+    // A workspace that was as wide before weakens nothing.
+    ...cwd.filter((w) => !cwdBefore.some((b) => b.split(' makes ')[1] === w.split(' makes ')[1])),
+  ];
 }
 
 /** The most of a confirmation's summary kept: a spec may list many paths, Activity and the audit log show one line. */

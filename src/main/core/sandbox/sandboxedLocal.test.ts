@@ -66,12 +66,16 @@ live('sandboxed local target (bubblewrap)', () => {
     writeFileSync(join(person, '.ssh', 'id_ed25519'), 'CANARY-SSH-KEY\n', { mode: 0o600 });
     writeFileSync(join(person, '.ssh', 'known_hosts'), 'host ssh-ed25519 AAAA\n');
     writeFileSync(join(person, '.netrc'), 'machine x password CANARY-NETRC\n');
+    // A browser's history: where a person link was opened (the page's address, its one-time code).
+    mkdirSync(join(person, '.config', 'chromium', 'Default'), { recursive: true });
+    writeFileSync(join(person, '.config', 'chromium', 'Default', 'History'), 'CANARY-BROWSER-HISTORY\n');
     writeFileSync(join(person, '.bashrc'), "# the person's\n");
     server = createServer((s) => s.end('hello from the host\n'));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     port = (server.address() as { port: number }).port;
-    t = await makeTestCore(['box', 'open', 'offline', 'athome'], {
+    t = await makeTestCore(['box', 'open', 'offline', 'athome', 'withdb'], {
       specs: {
+        withdb: `{ backend: local, cwd: ${person}, sandbox: { allow_local_ports: [${port}] } }`,
         open: `{ backend: local, cwd: ${person}, sandbox: off }`,
         offline: `{ backend: local, cwd: ${person}, sandbox: { network: false } }`,
         athome: `{ backend: local, cwd: ${person} }`,
@@ -114,7 +118,7 @@ live('sandboxed local target (bubblewrap)', () => {
     expect(report.targets.find((x) => x.name === 'box')).toMatchObject({
       ok: true,
       sandbox: { state: 'sandboxed', kind: 'bubblewrap' },
-      detail: expect.stringContaining('sandboxed (bubblewrap)'),
+      detail: expect.stringMatching(/sandboxed \(bubblewrap; processes ≤ \d+/),
     });
     expect(report.targets.find((x) => x.name === 'open')).toMatchObject({
       ok: true,
@@ -147,8 +151,11 @@ live('sandboxed local target (bubblewrap)', () => {
     expect(pids.every((p) => Number(p) < 100)).toBe(true);
   });
 
-  it('credential stores are masked; known_hosts stays readable', async () => {
-    const r = await run('cat ~/.ssh/id_ed25519; cat ~/.netrc; cat ~/.ssh/known_hosts', 'athome');
+  it("credential stores and a browser's profile are masked; known_hosts stays readable", async () => {
+    const r = await run(
+      'cat ~/.ssh/id_ed25519; cat ~/.netrc; cat ~/.config/chromium/Default/History; cat ~/.ssh/known_hosts',
+      'athome',
+    );
     expect(String(r.output)).not.toContain('CANARY');
     expect(String(r.output)).toContain('host ssh-ed25519 AAAA');
   });
@@ -303,12 +310,24 @@ live('sandboxed local target (bubblewrap)', () => {
     expect(String(r.output)).toContain(String(process.pid));
   });
 
-  it('sandbox.network: false cuts the network; the default keeps it', async () => {
+  it("the host's loopback is out of reach but on allow_local_ports; network: false cuts everything", async () => {
     const probe = `exec 3<>/dev/tcp/127.0.0.1/${port} && head -1 <&3`;
-    expect(await run(probe)).toMatchObject({ exit_code: 0, output: 'hello from the host\n' });
-    const off = await run(probe, 'offline');
-    expect(off.exit_code).not.toBe(0);
-    expect(String(off.output)).not.toContain('hello from the host');
+    expect(await run(probe, 'withdb')).toMatchObject({ exit_code: 0, output: 'hello from the host\n' });
+    for (const target of ['box', 'offline']) {
+      const r = await run(probe, target);
+      expect(r.exit_code).not.toBe(0);
+      expect(String(r.output)).not.toContain('hello from the host');
+    }
+    expect(String((await run(probe)).output)).toMatch(
+      new RegExp(`add ${port} to the target's sandbox.allow_local_ports`),
+    );
+    // Its own loopback is its own: a server a call starts is reached by the next call (one network per target).
+    const own = await run(
+      `python3 -c "import socket,os;s=socket.socket();s.bind(('127.0.0.1',0));s.listen();print(s.getsockname()[1]);` +
+        `os.fork() or (s.accept()[0].sendall(b'inside'),os._exit(0))"`,
+    );
+    const inside = String(own.output).trim();
+    expect((await run(`exec 3<>/dev/tcp/127.0.0.1/${inside} && head -c 6 <&3`)).output).toBe('inside');
   });
 
   it('everyday work: git, npm install of a local folder, python venv', async () => {

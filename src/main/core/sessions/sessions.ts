@@ -80,6 +80,15 @@ export class Sessions {
     return s.cwd;
   }
 
+  /**
+   * Where a person's new pane starts: the target's own cwd (its spec's, or its home), never the agent's last one — a
+   * folder an agent chose may hold a repository whose config or hooks it wrote, which the person's `git status` would
+   * run.
+   */
+  async personCwd(snapshot: TargetSnapshot): Promise<string> {
+    return startCwd(snapshot, this.state(snapshot).env);
+  }
+
   /** Why the cwd kept from an earlier run was not restored, once (the next command's result says it). */
   takeCwdNote(identity: string): string | undefined {
     const s = this.states.get(identity);

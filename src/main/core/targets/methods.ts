@@ -4,7 +4,7 @@ import { SESSION_PROVIDER, type TargetInfo } from '../../../shared/targets.js';
 import type { Handlers } from '../handlers.js';
 import type { Registry, RegistryChange } from '../registry/registry.js';
 import type { TargetTable } from './targetTable.js';
-import type { RecordAction } from '../activity/windowActions.js';
+import { whoActs, type RecordAction } from '../activity/windowActions.js';
 import { specFingerprint } from '../registry/specFingerprint.js';
 import { weakeningSummary } from '../sandbox/sandboxWeakening.js';
 
@@ -50,7 +50,7 @@ export function targetMethods(deps: TargetMethodDeps) {
     'targets.register': async ({ name, spec, replace, if_generation, session }, ctx) =>
       deps.record(
         {
-          client: ctx.client,
+          ...whoActs(ctx),
           tool: 'targets.register',
           execution_target: name,
           summary: `${session ? 'quick connect' : replace ? 'edit' : 'add'} ${name}: ${deps.describe(spec)}`,
@@ -107,7 +107,7 @@ export function targetMethods(deps: TargetMethodDeps) {
     'targets.drain': async ({ name, generation }, ctx) =>
       deps.record(
         {
-          client: ctx.client,
+          ...whoActs(ctx),
           tool: 'targets.drain',
           execution_target: name,
           generation,
@@ -124,7 +124,7 @@ export function targetMethods(deps: TargetMethodDeps) {
     'targets.remove': async ({ name, generation }, ctx) =>
       deps.record(
         {
-          client: ctx.client,
+          ...whoActs(ctx),
           tool: 'targets.remove',
           execution_target: name,
           generation,

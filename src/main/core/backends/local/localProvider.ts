@@ -93,6 +93,8 @@ class LocalEnvironment implements Environment {
    * them.
    */
   private warmPassthrough = '';
+  /** The sandbox's mounts the warm shells were started with (Sandbox.mountSignature). */
+  private warmMounts: string | undefined;
   /** The call a new warm shell is started for: the shell gets the environment that call would have got. */
   private warmCallEnv: Record<string, string> | undefined;
 
@@ -117,7 +119,14 @@ class LocalEnvironment implements Environment {
     this.unsandboxed = sandbox instanceof Sandbox ? undefined : sandbox.unsandboxed;
     this.files = this.sandbox
       ? new SandboxFiles(this.sandbox, (argv) =>
-          this.spawnAgent(argv, { cwd: '/', env: this.childEnv(undefined), stdin: 'pipe' }),
+          this.spawnAgent(argv, {
+            cwd: '/',
+            // Electron's binary runs the helper as Node with this; plain node ignores it.
+            env: { ...this.childEnv(undefined), ELECTRON_RUN_AS_NODE: '1' },
+            stdin: 'ignore',
+            ipc: true,
+            offline: true,
+          }),
         )
       : undefined;
     // A sandboxed shell reports namespace pids: its calls' groups are killed through the sandbox, and whether one
@@ -130,6 +139,8 @@ class LocalEnvironment implements Environment {
           : new WarmShellPool({ start: () => this.startWarm() }, (g) => endGroup(g), groupAlive)
         : undefined;
     this.envFile = this.sandbox ? this.sandbox.envFile : join(ctx.home, 'state', 'env', `${id}.sh`);
+    // Shells started in a network nobody carries out any more are retired; the next call's shell gets the new one.
+    this.sandbox?.onNetworkRestart(() => this.warm?.renew());
   }
 
   async home(): Promise<string> {
@@ -150,6 +161,13 @@ class LocalEnvironment implements Environment {
       this.warm.renew();
       this.warmPassthrough = passthrough;
     }
+    // A sandbox whose mounts changed since its shells started (a credential file made since, a repository found, a
+    // workspace created): those shells see the old ones, so they go and the call gets a shell with the new.
+    const mounts = this.sandbox?.mountSignature();
+    if (mounts !== this.warmMounts) {
+      if (this.warmMounts !== undefined) this.warm.renew();
+      this.warmMounts = mounts;
+    }
     this.warmCallEnv = opts.env;
     return this.warm.acquire();
   }
@@ -157,13 +175,27 @@ class LocalEnvironment implements Environment {
   /** Start a child for agent work: inside the sandbox when the target has one (and the call is not let out of it). */
   private spawnAgent(
     argv: [string, ...string[]],
-    opts: { cwd: string; env: Record<string, string>; stdin: 'pipe' | 'ignore'; outside?: boolean },
+    opts: {
+      cwd: string;
+      env: Record<string, string>;
+      stdin: 'pipe' | 'ignore';
+      outside?: boolean;
+      ipc?: boolean;
+      offline?: boolean;
+    },
   ): ChildProcess {
     const stdio: ['pipe' | 'ignore', 'pipe', 'pipe'] = [opts.stdin, 'pipe', 'pipe'];
     if (!this.sandbox || opts.outside)
       return spawn(argv[0], argv.slice(1), { cwd: opts.cwd, detached: true, env: opts.env, stdio });
     // bwrap is started in a group of its own too: a kill of the group reaches it (and through it, the namespace).
-    const child = this.sandbox.spawn(argv, { cwd: opts.cwd, env: opts.env, stdin: opts.stdin, newSession: true });
+    const child = this.sandbox.spawn(argv, {
+      cwd: opts.cwd,
+      env: opts.env,
+      stdin: opts.stdin,
+      newSession: true,
+      ...(opts.ipc ? { ipc: true } : {}),
+      ...(opts.offline ? { offline: true } : {}),
+    });
     this.sandboxed.add(child);
     this.children.add(child);
     child.once('close', () => this.children.delete(child));
@@ -212,13 +244,16 @@ class LocalEnvironment implements Environment {
   }
 
   async exec(command: string, opts: ExecOptions): Promise<ExecResult> {
+    const refusedBefore = this.sandbox?.refusedConnections() ?? [];
     const result = await this.execIn(command, opts);
     if (!this.sandbox || opts.outsideSandbox) return result;
-    const note = sandboxNote(result.output, result.exitCode, this.sandbox.policy);
+    const refused = this.sandbox.refusedConnections().filter((r) => !refusedBefore.includes(r));
+    const note = sandboxNote(result.output, result.exitCode, this.sandbox.policy, refused);
     return note ? { ...result, output: `${result.output.replace(/\n?$/, '\n')}${note}` } : result;
   }
 
   private async execIn(command: string, opts: ExecOptions): Promise<ExecResult> {
+    if (!opts.outsideSandbox) await this.sandbox?.ready();
     // A stat, not a mkdir, on every call: an fs call through the thread pool costs a call more than the stat. (A
     // sandbox's exports file is in its private /tmp, made by the shell inside.)
     if (!this.sandbox && !existsSync(dirname(this.envFile)))
@@ -316,6 +351,7 @@ class LocalEnvironment implements Environment {
     opts: { cwd: string; env?: Record<string, string> },
   ): Promise<BackgroundHandle> {
     const cwd = await nearestDir(opts.cwd);
+    await this.sandbox?.ready();
     // Inside a sandbox, what the command leaves running (`server &`) would end with the shell (its PID namespace
     // does): the shell waits for it instead, as the process's output does outside, where it holds the pipe.
     const wait = this.sandbox ? SANDBOX_SHELL_EXIT : '';
@@ -376,13 +412,18 @@ class LocalEnvironment implements Environment {
     return {
       ok: true,
       detail:
-        `${localShell()}, sandboxed (${this.sandbox.kind})` +
+        `${localShell()}, sandboxed (${this.sandbox.kind}; ${this.sandbox.limits().describe})` +
         (missing.length ? `; sandbox.writable not found, not bound: ${missing.join(', ')}` : ''),
     };
   }
 
   async cleanup(reason: 'idle' | 'removed' | 'shutdown'): Promise<void> {
-    await Promise.all([...this.children].map((c) => this.end(c)).concat(this.warm ? [this.warm.close()] : []));
+    await Promise.all(
+      [...this.children]
+        .map((c) => this.end(c))
+        .concat(this.warm ? [this.warm.close()] : [], this.files ? [this.files.close()] : []),
+    );
+    await this.sandbox?.close();
     if (reason === 'removed') this.sandbox?.removeState();
   }
 }
