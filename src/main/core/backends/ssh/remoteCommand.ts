@@ -1,6 +1,7 @@
 // Builds the POSIX sh text sent over SSH exec channels: process-group launch, group kill, login shells.
 import { posix } from 'node:path';
 import { envNamePattern } from '../shell/commandEnv.js';
+import { envReadingShells, osc7EnvFile } from '../shell/osc7Env.js';
 import { shellQuote } from '../shell/shellWrap.js';
 
 /**
@@ -98,22 +99,8 @@ export const warmShellCheck = `command -v bash >/dev/null 2>&1 && exec bash -c $
 const osc7PromptCommand = 'printf "\\033]7;file://%s%s\\033\\\\" "${HOSTNAME:-localhost}" "$PWD"';
 
 /**
- * For a shell without PROMPT_COMMAND (dash, busybox ash, ksh: Debian's `useradd` gives /bin/sh): the text of an ENV
- * file, which such a shell reads once it is interactive, after its profiles set PS1. It puts the same OSC 7 at the
- * front of the prompt (these shells expand `$(…)` in PS1 at every prompt), then deletes itself.
- */
-const osc7EnvFile =
-  `PS1='$(printf "\\033]7;file://%s%s\\007" "\${HOSTNAME:-}" "$PWD")'"$PS1"\n` + 'rm -f -- "$ENV"; unset ENV\n';
-
-/**
- * The shells that read ENV once interactive and have no PROMPT_COMMAND: only they get the ENV file (any other would
- * leave it in /tmp; bash named sh reads it too, and deletes it).
- */
-const envReadingShells = ['sh', 'dash', 'ash', 'busybox', 'ksh', 'ksh93', 'mksh', 'pdksh', 'yash', 'posh'];
-
-/**
- * Shell lines that give a shell named `name` (a word, or a shell expression for the login shell's) the ENV file above,
- * if it is one of those and the person's environment names no ENV of its own.
+ * Shell lines that give a shell named `name` (a word, or a shell expression for the login shell's) the ENV file of
+ * osc7Env.ts, if it is one that reads ENV and the person's environment names no ENV of its own.
  */
 function osc7EnvLines(name: string): string {
   return (
