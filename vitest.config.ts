@@ -2,7 +2,7 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'e2e/**/*.test.ts', 'examples/**/*.test.ts'],
+    include: ['src/**/*.test.ts', 'e2e/**/*.test.ts', 'examples/**/*.test.ts', 'scripts/**/*.test.ts'],
     // Generous: CI shares 2 cores, and a CLI-driven test starts many node processes; a hang still ends.
     testTimeout: 120_000,
     hookTimeout: 120_000,

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { afterAll, beforeAll } from 'vitest';
 import { parsePersonLink, runCliAtTerminal, tradeCode } from '../scripts/cliHarness.js';
+import type { SshTestEnv } from '../scripts/testEnv.js';
 import { personCookieName } from '../src/main/transport/personCookie.js';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -37,9 +38,10 @@ export interface Served {
   personCli(args: string[]): Promise<{ code: number; stdout: string; stderr: string }>;
   /**
    * Stops the Core and starts it again on the same profile; `url` becomes the new one (returned too). `whileDown` runs
-   * between.
+   * between. `overlap`: the new Core starts as soon as the old one was asked to stop, while it is still stopping (as
+   * a person who restarts at once does).
    */
-  restart(whileDown?: () => Promise<void>): Promise<string>;
+  restart(whileDown?: () => Promise<void>, opts?: { overlap?: boolean }): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -69,6 +71,21 @@ export function ensureBuilt(): void {
 
 function spawnSyncNode(args: string[]): number {
   return spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' }).status ?? 1;
+}
+
+/** config.yaml's line for an SSH target on the test sshd (scripts/test-env.sh up); `extra`: more fields. */
+export function sshTargetLine(name: string, ssh: SshTestEnv, extra = ''): string {
+  return (
+    `    ${name}: { backend: ssh, ssh_host: ${ssh.host}, ssh_port: ${ssh.port}, ssh_user: ${ssh.user}, ` +
+    `ssh_key: ${ssh.key}${extra ? `, ${extra}` : ''} }`
+  );
+}
+
+/** Adds target lines to a served profile's config.yaml; `knownHosts`: lines for its known_hosts. */
+export function addTargets(served: Served, lines: string[], knownHosts: string[] = []): void {
+  const config = join(served.home, 'config.yaml');
+  writeFileSync(config, readFileSync(config, 'utf8') + lines.map((l) => `${l}\n`).join(''));
+  if (knownHosts.length) writeFileSync(join(served.home, 'known_hosts'), knownHosts.join('\n') + '\n', { mode: 0o600 });
 }
 
 export function targetsYaml(targets: Record<string, { cwd: string }>, defaultTarget = 'alpha'): string {
@@ -243,8 +260,13 @@ export async function startServe(opts: ServeOptions = {}): Promise<Served> {
     env,
     cli,
     personCli,
-    restart: async (whileDown) => {
-      await stopChild(child);
+    restart: async (whileDown, restartOpts) => {
+      const old = child;
+      if (restartOpts?.overlap) {
+        old.kill('SIGTERM');
+        // Reaped once it has stopped; a Core that never does is ended as stop() ends one.
+        void new Promise((r) => setTimeout(r, 20_000)).then(() => stopChild(old));
+      } else await stopChild(old);
       await whileDown?.();
       ({ child, url } = await spawnServe(env));
       homeOf.set(url, home);
@@ -331,6 +353,12 @@ export async function openUi(
   }
   return { page, errors };
 }
+
+/** The two window sizes a layout is checked at: a laptop's full window, and a small one. */
+export const windowSizes = [
+  { width: 1400, height: 900 },
+  { width: 900, height: 600 },
+] as const;
 
 export function pane(page: Page, n: number): Locator {
   return page.getByRole('tabpanel').getByRole('region', { name: `Pane ${n}` });

@@ -160,6 +160,8 @@ describe.skipIf(!ssh)('the Add-target form', () => {
       const { page, errors } = await openUi(app.browser, app.served.url, viewport);
       await page.getByRole('button', { name: 'Add target' }).click();
       const form = page.getByRole('dialog', { name: 'Add target' });
+      // Quick connect and the hosts of ~/.ssh/config are the SSH backend's: offered once it is picked.
+      await form.getByLabel('Backend').selectOption('ssh');
       const pick = form.getByRole('combobox', { name: 'From ~/.ssh/config' });
       await pick.waitFor();
       // One host, resolved; the pattern is not a host to connect to.

@@ -5,7 +5,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { descendants, freePort, PrivateSshd } from '../scripts/privateSshd.js';
+import { freePort, PrivateSshd } from '../scripts/privateSshd.js';
 import { loadSshEnv } from '../scripts/testEnv.js';
 import { marker, openUi, pane, root, run, terminalText, useServeAndBrowser, waitForText } from './harness.js';
 
@@ -37,18 +37,6 @@ const app = useServeAndBrowser((served) => {
 vi.setConfig({ testTimeout: 180_000 });
 const poll = <T>(fn: () => T | Promise<T>, timeout = 20_000) => expect.poll(fn, { timeout });
 
-/** Ends every connection of the daemon (its per-connection processes), leaving it listening. */
-function dropConnections(d: PrivateSshd): void {
-  const listener = Number(readFileSync(d.pidFile, 'utf8').trim());
-  for (const pid of descendants(listener)) {
-    try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'sshd') process.kill(pid, 'SIGKILL');
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-}
-
 /** A window whose first pane runs a shell on `flaky`. */
 async function paneOnFlaky() {
   const { page, errors } = await openUi(app.browser, app.served.url, { width: 1400, height: 900 });
@@ -68,7 +56,7 @@ describe.skipIf(!ssh)('an SSH pane whose connection drops', () => {
     await poll(() => p1.getByRole('status', { name: 'Working directory' }).textContent()).toBe(dir);
 
     // 1. The connection drops under the pane: the countdown shows, then the Core reconnects by itself.
-    dropConnections(sshd!);
+    sshd!.dropConnections();
     const bar = p1.getByRole('status', { name: 'Reconnecting' });
     await bar.waitFor({ timeout: 20_000 });
     expect(await bar.textContent()).toMatch(/connection lost — reconnecting (in \d+ s|to flaky)/);

@@ -118,7 +118,8 @@ async function screenshots(page: Page, name: string): Promise<void> {
 
 describe('where agent work runs', () => {
   it(
-    'marks an unsandboxed target in the sidebar and the pane ' + 'header, with its reason; a sandboxed one quietly',
+    'marks an unsandboxed target in the sidebar, with its reason, and a sandboxed one quietly; a pane, the ' +
+      "person's own shell, carries no sandbox mark",
     async () => {
       const { page, errors } = await openRouted(app.browser, app.served);
       const targets = page.getByRole('list', { name: 'Targets' });
@@ -140,9 +141,18 @@ describe('where agent work runs', () => {
       expect(await alpha.locator('.target__mini').getAttribute('title')).toContain(
         'with your own powers on this machine',
       );
-      // Pane 1 is on the default target, alpha.
-      const header = pane(page, 1).locator('.pane__header');
-      await header.getByRole('note', { name: 'unsandboxed' }).waitFor();
+      // Pane 1 is on the default target, alpha; pane 2 on beta. A person's pane is never sandboxed (only agent work
+      // is): its header says nothing of a sandbox on either.
+      await page.keyboard.press('Control+Shift+D');
+      await pane(page, 2).getByRole('combobox', { name: 'Target' }).selectOption('beta');
+      await poll(() => pane(page, 2).getByRole('status', { name: 'Working directory' }).textContent()).toBe(
+        app.served.dirs.beta,
+      );
+      for (const n of [1, 2]) {
+        const header = pane(page, n).locator('.pane__header');
+        expect(await header.getByRole('note', { name: /sandboxed/ }).count()).toBe(0);
+        expect(await header.textContent()).not.toMatch(/sandboxed/);
+      }
       await screenshots(page, 'sandbox-marks');
       expect(errors).toEqual([]);
       await page.close();

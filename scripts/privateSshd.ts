@@ -123,26 +123,34 @@ export class PrivateSshd {
     rmSync(this.dir, { recursive: true, force: true });
   }
 
+  /** Ends every connection of the daemon (its per-connection processes), leaving it listening: a network blip. */
+  dropConnections(): void {
+    const listener = this.listener();
+    if (listener !== undefined) this.killSshd(descendants(listener));
+  }
+
   /** Kill sshd itself (listener and per-connection processes), as when the daemon dies; users' processes are left. */
   stop(): void {
-    let pid: number;
+    const listener = this.listener();
+    if (listener !== undefined) this.killSshd([...descendants(listener), listener]);
+  }
+
+  /** The listening daemon's pid, from its pid file; undefined when it never started. */
+  private listener(): number | undefined {
     try {
-      pid = Number(readFileSync(this.pidFile, 'utf8').trim());
+      return Number(readFileSync(this.pidFile, 'utf8').trim());
     } catch {
-      return;
+      return undefined;
     }
-    const comm = (p: number): string => {
+  }
+
+  /** SIGKILLs those of `pids` that are sshd (not the users' shells below them). */
+  private killSshd(pids: number[]): void {
+    for (const pid of pids) {
       try {
-        return readFileSync(`/proc/${p}/comm`, 'utf8').trim();
+        if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'sshd') process.kill(pid, 'SIGKILL');
       } catch {
-        return '';
-      }
-    };
-    for (const p of [...descendants(pid), pid].filter((x) => comm(x) === 'sshd')) {
-      try {
-        process.kill(p, 'SIGKILL');
-      } catch {
-        /* already gone */
+        // Gone meanwhile.
       }
     }
   }

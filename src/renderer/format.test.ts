@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { duration, elapsed, shortGeneration } from './format.js';
+import { callOutcome, duration, elapsed, shortGeneration } from './format.js';
 
 describe('format', () => {
   it.each([
@@ -20,5 +20,20 @@ describe('format', () => {
   it('shortens long generations only', () => {
     expect(shortGeneration('3')).toBe('3');
     expect(shortGeneration('c5ba902d41e0')).toBe('c5ba902');
+  });
+});
+
+describe('callOutcome', () => {
+  it.each([
+    [{ status: 'ok', exit_code: 0 }, 'ok', 'ok'],
+    [{ status: 'ok', exit_code: 2 }, 'exit', 'exit 2'],
+    [{ status: 'ok', exit_code: 137 }, 'exit', 'exit 137'],
+    [{ status: 'ok' }, 'ok', 'ok'],
+    [{ status: 'ok', exit_code: null }, 'ok', 'ok'],
+    [{ status: 'error', exit_code: 1 }, 'error', 'error'],
+    [{ status: 'denied' }, 'denied', 'denied'],
+    [{ status: 'running' }, 'running', 'running'],
+  ])('%o shows as %s "%s"', (e, kind, label) => {
+    expect(callOutcome(e)).toEqual({ kind, label });
   });
 });

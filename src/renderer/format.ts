@@ -37,3 +37,16 @@ export function ago(iso: string, now: number): string {
   const m = Math.round(s / 60);
   return m < 60 ? `${m} min ago` : `${Math.round(m / 60)} h ago`;
 }
+
+/**
+ * How Activity shows a call's outcome: its status, except that a command that ran and exited non-zero is not "ok" (a
+ * green ok for `make` that exited 2 said the opposite of what happened).
+ */
+export function callOutcome(e: { status: string; exit_code?: number | null | undefined }): {
+  kind: string;
+  label: string;
+} {
+  if (e.status === 'ok' && typeof e.exit_code === 'number' && e.exit_code !== 0)
+    return { kind: 'exit', label: `exit ${e.exit_code}` };
+  return { kind: e.status, label: e.status };
+}

@@ -26,6 +26,8 @@ export const ActivityEntry = z.lazy(() =>
     status: z.enum(['running', 'ok', 'error', 'denied', 'cancelled']),
     duration_ms: z.number().optional(),
     error: z.string().optional(),
+    /** The command's exit status, for a call that ran one (`terminal`, `execute_code`): ok with 2 is not all right. */
+    exit_code: z.number().int().nullable().optional(),
     /**
      * What the call returned, summarized and redacted (`key: value` lines; long output clipped); never in audit.jsonl.
      */
@@ -301,6 +303,11 @@ export const coreMethods = lazyTable({
        */
       keep: z.boolean().optional(),
       binary: PaneBinary,
+      /**
+       * Where the shell starts (an absolute path on the target) instead of where the target's work is: a split in its
+       * source pane's directory, a shell started again where the pane's last one was.
+       */
+      cwd: z.string().min(1).max(4096).regex(/^\//, 'an absolute path on the target').optional(),
     }),
     output: PaneInfo,
   }),
@@ -325,6 +332,8 @@ export const coreMethods = lazyTable({
     output: PaneInfo.unwrap().extend({ scrollback: z.string() }),
   }),
   'pane.close': () => ({ input: PaneRef, output: z.object({}) }),
+  /** The window cleared the pane's screen: a window that resumes the pane replays from its current line on. */
+  'pane.clear': () => ({ input: PaneRef, output: z.object({}) }),
   /** A pane whose connection dropped: try again `now` (skipping the wait), or `cancel` the attempts (the pane ends). */
   'pane.reconnect': () => ({
     input: PaneRef.extend({ action: z.enum(['now', 'cancel']) }),
@@ -418,6 +427,7 @@ export const methodCapability = {
   'pane.attach': 'person',
   'pane.resume': 'person',
   'pane.close': 'person',
+  'pane.clear': 'person',
   'pane.reconnect': 'person',
   'pane.list': 'person',
   'processes.list': 'person',

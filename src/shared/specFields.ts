@@ -75,6 +75,8 @@ export const BackendInfo = z.lazy(() =>
     /** The plugin that adds it; absent for a built-in. */
     plugin: z.string().optional(),
     flags: ProviderFlags,
+    /** Its targets can be written from `user@host:port` (targets.quickSpec): the form's Quick connect is for it. */
+    quick_connect: z.boolean().optional(),
     fields: z.array(SpecFieldInfo),
     /** Groups of keys of which a spec sets exactly one (docker_image | docker_container). */
     exactly_one: z.array(z.array(z.string())),

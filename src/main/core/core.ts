@@ -40,7 +40,8 @@ import { ApprovalRules } from './approvals/approvalRules.js';
 import { specFingerprint } from './registry/specFingerprint.js';
 import { CommandApprovals } from './approvals/commandApprovals.js';
 import { execProbe, hostPathsProbe } from './approvals/targetProbe.js';
-import { ActivityLog } from './activity/activityLog.js';
+import { ACTIVITY_KEPT, ActivityLog } from './activity/activityLog.js';
+import { recentActivity } from './activity/auditLine.js';
 import { EventBus, type EventListener } from './events/eventBus.js';
 import { detachedConnection, composeHandlers, type CallContext, type Handlers } from './handlers.js';
 import { prepareHome, switchboardHome } from './home.js';
@@ -198,7 +199,7 @@ export class Core {
       coreRun: this.runs.id,
       approvals: this.approvals,
       spec: (name) => this.targets.snapshot(name).spec,
-      reportReachability: (identity, problem) => this.sessions.reportReachability(identity, problem),
+      reportReachability: (identity, problem, lasting) => this.sessions.reportReachability(identity, problem, lasting),
       envPassthrough: () => this.config.config.approvals.envPassthrough,
       strippedEverywhere: () => this.plugins.strippedEverywhere(),
       log: this.log,
@@ -267,7 +268,11 @@ export class Core {
       },
       onOutput: (session_id, data) => this.emit('process.output', { session_id, data }),
     });
-    this.activity = new ActivityLog((entry) => this.emit('activity', entry));
+    // The feed goes on from the calls the audit log holds: a Core started again shows what happened before it.
+    this.activity = new ActivityLog(
+      (entry) => this.emit('activity', entry),
+      recentActivity(this.audit.path, ACTIVITY_KEPT),
+    );
     this.health = new TargetHealth({
       watched: () =>
         this.started
@@ -288,7 +293,7 @@ export class Core {
           checkCwd: true,
         });
       },
-      reachableAgain: (identity) => this.sessions.reportReachability(identity, undefined),
+      reachableAgain: (identity) => this.sessions.lookedReachable(identity),
       onChange: (news) => this.scheduleTargetsChanged(news ? TARGETS_SOON_MS : TARGETS_LATER_MS),
       ...(opts.healthTiming ? { timing: opts.healthTiming } : {}),
     });

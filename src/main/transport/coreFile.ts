@@ -76,35 +76,69 @@ export function readCoreFile(home: string): CoreFile {
   return info!;
 }
 
+/** How long a Core starting on a profile waits for one that is still stopping (or starting) there. */
+export const STOPPING_WAIT_MS = 20_000;
+const STOPPING_POLL_MS = 100;
+
+/** The live Core that core.json names, or undefined when there is none (absent, invalid, or its pid gone). */
+function liveCoreFile(home: string): CoreFile | undefined {
+  try {
+    return readCoreFile(home);
+  } catch {
+    // no core.json, or one of a Core that has exited: no Core is serving
+    return undefined;
+  }
+}
+
 /**
  * One Core per profile: held for the Core's whole life (taken over only when its holder's process is gone). A
  * second Core would overwrite core.json, delete it on exit, and leave the first serving a window nobody can reach.
+ * A Core that holds the lock without a core.json is stopping (it removes the file first) or still starting: the new
+ * one waits for it, up to `waitMs`, so a Core started again at once (a restart) starts once the old one is gone
+ * instead of refusing. `onWait` hears once that it waits, and for which process.
  */
-export function claimProfile(home: string): HeldLock {
+export async function claimProfile(
+  home: string,
+  opts: { waitMs?: number; onWait?: (pid: number | undefined) => void } = {},
+): Promise<HeldLock> {
   const lock = new FileLock(coreFilePath(home), { timeoutMs: 0, staleMs: Number.MAX_SAFE_INTEGER });
-  let held: HeldLock | undefined;
-  try {
-    // A second try follows a takeover of a dead holder's lock.
-    held = lock.tryAcquire() ?? lock.tryAcquire();
-  } catch (err) {
-    throw profileWriteError(err, {
-      path: lock.lockDir,
-      action: 'create',
-      doing: 'starting the Core (claiming the profile for it)',
-    });
+  const deadline = Date.now() + (opts.waitMs ?? STOPPING_WAIT_MS);
+  let told = false;
+  for (;;) {
+    let held: HeldLock | undefined;
+    try {
+      // A second try follows a takeover of a dead holder's lock.
+      held = lock.tryAcquire() ?? lock.tryAcquire();
+    } catch (err) {
+      throw profileWriteError(err, {
+        path: lock.lockDir,
+        action: 'create',
+        doing: 'starting the Core (claiming the profile for it)',
+      });
+    }
+    if (held) return held;
+    const running = liveCoreFile(home);
+    if (running) {
+      throw new SwitchboardError(
+        'core_running',
+        `a Switchboard Core already runs for the profile ${home} (pid ${running.pid}, ${running.mode}, ${running.url})`,
+        'use that one (its window, or `switchboard` commands reach it), stop it first, ' +
+          'or set SWITCHBOARD_HOME to another profile',
+      );
+    }
+    const holder = lock.owner()?.pid;
+    if (Date.now() >= deadline) {
+      throw new SwitchboardError(
+        'core_running',
+        `a Switchboard Core${holder ? ` (pid ${holder})` : ''} holds the profile ${home} and has been starting or ` +
+          `stopping for over ${Math.ceil((opts.waitMs ?? STOPPING_WAIT_MS) / 1000)} s`,
+        `wait for it, or end it${holder ? ` (kill ${holder})` : ''}; or set SWITCHBOARD_HOME to another profile`,
+      );
+    }
+    if (!told) {
+      told = true;
+      opts.onWait?.(holder);
+    }
+    await new Promise((r) => setTimeout(r, STOPPING_POLL_MS));
   }
-  if (held) return held;
-  let where = '';
-  try {
-    const info = readCoreFile(home);
-    where = ` (pid ${info.pid}, ${info.mode}, ${info.url})`;
-  } catch {
-    /* starting up or shutting down: the lock alone says a Core is there */
-  }
-  throw new SwitchboardError(
-    'core_running',
-    `a Switchboard Core already runs for the profile ${home}${where}`,
-    'use that one (its window, or `switchboard` commands reach it), stop it first, ' +
-      'or set SWITCHBOARD_HOME to another profile',
-  );
 }

@@ -29,12 +29,14 @@ export async function startHost(opts: {
   home?: string;
   rendererDir?: string;
   uiStore?: KeyValueStoreFactory;
+  /** Heard once when the profile's previous Core is still stopping and this one waits for it. */
+  onWaitForStopping?: (pid: number | undefined) => void;
 }): Promise<Host> {
   const home = opts.home ?? switchboardHome();
   namingFailure({ path: home, action: 'create', doing: 'starting the Core (making its profile folder)' }, () =>
     mkdirSync(home, { recursive: true, mode: 0o700 }),
   );
-  const profile = claimProfile(home);
+  const profile = await claimProfile(home, { onWait: opts.onWaitForStopping });
   let core: Core;
   try {
     core = await new Core({ ...defaultCoreOptions({ uiStore: opts.uiStore }), home }).start();

@@ -4,7 +4,7 @@ import { memo, useCallback, useState, type KeyboardEvent } from 'react';
 import type { ActivityEntry } from '../../shared/api.js';
 import type { ApprovalOutcome } from '../../shared/approvals.js';
 import { useActivity } from '../store/activity.js';
-import { clockTime, duration, shortGeneration } from '../format.js';
+import { callOutcome, clockTime, duration, shortGeneration } from '../format.js';
 import { IconClose } from './icons.js';
 
 /** "approved for the session by a person after 4.2 s", "denied by timeout: no one answered …". */
@@ -22,8 +22,15 @@ export function approvalText(a: ApprovalOutcome): string {
   return `${verb}${scope} by ${a.by}${waited}${a.reason ? `: ${a.reason}` : ''}`;
 }
 
-/** The open row's details, under the table as the Processes panel shows a process's output. */
+/**
+ * The open row's details, in place of the list (the close button, or Escape, brings it back): first what happened —
+ * the outcome with its exit code, the tool, where, how long — then the arguments, the approval and what it returned.
+ */
 function Details({ e, onClose }: { e: ActivityEntry; onClose(): void }) {
+  const outcome = callOutcome(e);
+  const where = e.execution_target
+    ? `${e.execution_target}${e.generation ? `#${shortGeneration(e.generation)}` : ''}`
+    : '';
   return (
     <section
       className="activity-details"
@@ -32,44 +39,56 @@ function Details({ e, onClose }: { e: ActivityEntry; onClose(): void }) {
         if (k.key === 'Escape') onClose();
       }}
     >
-      <button
-        type="button"
-        className="icon-button activity-details__close"
-        aria-label="Close details"
-        onClick={onClose}
-      >
-        <IconClose size={11} />
-      </button>
+      <div className="activity-details__head">
+        <span className={`badge badge--${outcome.kind}`}>{outcome.label}</span>
+        <span className="mono activity-details__tool">{e.tool}</span>
+        {where && <span className="mono activity-details__where">on {where}</span>}
+        <span className="dim activity-details__when">
+          {e.status === 'running' ? 'running' : duration(e.duration_ms)} · {e.client} ·{' '}
+          {new Date(e.time).toLocaleString()}
+        </span>
+        <button
+          type="button"
+          className="icon-button activity-details__close"
+          aria-label="Close details"
+          onClick={onClose}
+        >
+          <IconClose size={11} />
+        </button>
+      </div>
       <dl className="details">
-        <dt>Tool</dt>
-        <dd className="mono">
-          {e.tool} <span className="dim">· {e.client}</span>
-        </dd>
+        {e.exit_code !== undefined && (
+          <>
+            <dt>Exit code</dt>
+            <dd className={`mono${outcome.kind === 'exit' ? ' details__error' : ''}`}>
+              {e.exit_code ?? 'none (the command was stopped)'}
+            </dd>
+          </>
+        )}
+        {e.error && (
+          <>
+            <dt>Error</dt>
+            <dd className="details__error">{e.error}</dd>
+          </>
+        )}
         <dt>Arguments</dt>
         <dd className="mono details__args">{e.summary || '—'}</dd>
-        <dt>Target</dt>
-        <dd className="mono">
-          {e.execution_target ? `${e.execution_target}${e.generation ? `#${shortGeneration(e.generation)}` : ''}` : '—'}
-        </dd>
-        <dt>Started</dt>
-        <dd>{new Date(e.time).toLocaleString()}</dd>
-        <dt>Duration</dt>
-        <dd>{e.status === 'running' ? 'running' : duration(e.duration_ms) || '—'}</dd>
-        <dt>Result</dt>
-        <dd className={e.error ? 'details__error' : undefined}>
-          {e.error ? `${e.status}: ${e.error}` : e.status}
-          {e.result && (
-            // biome-ignore lint/a11y/useSemanticElements: a named <pre> keeps the result's spacing
-            // biome-ignore lint/a11y/noNoninteractiveTabindex: it takes focus so a long result scrolls by keyboard
-            <pre className="mono details__result" role="group" aria-label="Returned" tabIndex={0}>
-              {e.result}
-            </pre>
-          )}
-        </dd>
         {e.approval && (
           <>
             <dt>Approval</dt>
             <dd>{approvalText(e.approval)}</dd>
+          </>
+        )}
+        {e.result && (
+          <>
+            <dt>Returned</dt>
+            <dd>
+              {/* biome-ignore lint/a11y/useSemanticElements: a named <pre> keeps the result's spacing */}
+              {/* biome-ignore lint/a11y/noNoninteractiveTabindex: it takes focus: a long result scrolls by keyboard */}
+              <pre className="mono details__result" role="group" aria-label="Returned" tabIndex={0}>
+                {e.result}
+              </pre>
+            </dd>
           </>
         )}
       </dl>
@@ -87,6 +106,7 @@ const ActivityRow = memo(function ActivityRow({
   onToggle(id: string): void;
 }) {
   const onToggle = (): void => toggle(e.id);
+  const outcome = callOutcome(e);
   const onKey = (k: KeyboardEvent): void => {
     if (k.key !== 'Enter' && k.key !== ' ') return;
     k.preventDefault();
@@ -94,13 +114,13 @@ const ActivityRow = memo(function ActivityRow({
   };
   return (
     <tr
-      className={`row row--${e.status} row--openable${open ? ' row--open' : ''}`}
+      className={`row row--${outcome.kind} row--openable${open ? ' row--open' : ''}`}
       tabIndex={0}
       // Which row's details show below (aria-expanded belongs to treegrid rows, not a table's).
       aria-current={open || undefined}
       onClick={onToggle}
       onKeyDown={onKey}
-      aria-label={`${e.tool} ${e.execution_target ?? ''} ${e.status}`}
+      aria-label={`${e.tool} ${e.execution_target ?? ''} ${outcome.label}`}
     >
       <td className="mono dim col-time">{clockTime(e.time)}</td>
       <td className="col-client">
@@ -113,8 +133,8 @@ const ActivityRow = memo(function ActivityRow({
         {e.error && <span className="cell-error"> — {e.error}</span>}
       </td>
       <td>
-        <span className={`badge badge--${e.status}`} title={e.approval ? approvalText(e.approval) : undefined}>
-          {e.status}
+        <span className={`badge badge--${outcome.kind}`} title={e.approval ? approvalText(e.approval) : undefined}>
+          {outcome.label}
         </span>
       </td>
       <td className="mono dim num col-dur">{duration(e.duration_ms)}</td>

@@ -11,9 +11,9 @@ export function ConnectionBanner() {
     <div className="banner" role="alert">
       <strong>Lost the connection to the Core</strong>
       <span>
-        {reason ? ` (${reason})` : ''} — reconnecting by itself when it is back (start it again with{' '}
-        <code>switchboard serve</code> on this profile). A Core on another profile or with a new token needs its own
-        link: <code>switchboard open</code>.
+        {reason ? ` (${reason})` : ''} — this page reconnects by itself once it is back. Start it again as you started
+        it: <code>npm start</code> in the Switchboard folder (or <code>switchboard serve</code>, where the command is
+        installed). A Core on another profile or with a new token prints a link of its own.
       </span>
       <button type="button" className="button button--small" onClick={reconnectNow}>
         Reconnect now

@@ -8,7 +8,6 @@ import { TerminalSession } from '../terminal/TerminalSession.js';
 import { sessions } from '../terminal/sessions.js';
 import { closePane, splitPane, switchTarget, toggleZoom } from '../actions.js';
 import { TargetPicker } from './TargetPicker.js';
-import { SandboxBadge } from './SandboxBadge.js';
 import { FindBar } from './FindBar.js';
 import {
   BackendIcon,
@@ -161,7 +160,8 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
             broadcasting
           </span>
         )}
-        <SandboxBadge sandbox={target?.sandbox} className="pane__sandbox" />
+        {/* No sandbox mark: a person's own pane is never sandboxed (only agent work is; the sidebar's row says where
+            that runs). */}
         <span className="pane__cwd mono" role="status" aria-label="Working directory" title={pane.cwd}>
           <IconFolder size={12} />
           <span className="pane__cwd-text">
@@ -213,7 +213,7 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
         <span className="pane__actions">
           <button
             type="button"
-            className="icon-button"
+            className="icon-button pane__action--more"
             aria-label="Split right"
             title={withKey('Split right', 'splitRight')}
             onClick={() => splitPane(paneId, 'right')}
@@ -222,7 +222,7 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
           </button>
           <button
             type="button"
-            className="icon-button"
+            className="icon-button pane__action--more"
             aria-label="Split down"
             title={withKey('Split down', 'splitDown')}
             onClick={() => splitPane(paneId, 'down')}
@@ -232,7 +232,7 @@ export function PaneView({ paneId, index, count, focused, zoomed, style, edges }
           {(count > 1 || zoomed) && (
             <button
               type="button"
-              className={`icon-button${zoomed ? ' icon-button--on' : ''}`}
+              className={`icon-button pane__action--more${zoomed ? ' icon-button--on' : ''}`}
               aria-label={zoomed ? 'Restore pane' : 'Zoom pane'}
               aria-pressed={zoomed}
               title={withKey(zoomed ? 'Restore the other panes' : 'Zoom this pane to the whole tab', 'zoomPane')}

@@ -2,7 +2,7 @@
 // kill, and a live tail.
 import { useEffect, useMemo, useRef, useState, type MouseEvent } from 'react';
 import type { ProcessInfo } from '../../shared/api.js';
-import { core, call } from '../client/core.js';
+import { core, call, useConnection } from '../client/core.js';
 import { useLayout, selectFocusedTarget } from '../store/layout.js';
 import { useProcesses, sortProcesses } from '../store/processes.js';
 import { loadProcesses } from '../store/sync.js';
@@ -48,17 +48,20 @@ function ProcessTail({ sessionId }: { sessionId: string }) {
 }
 
 /**
- * The process's runtime identity, marked retired when that generation is no longer a live target (drained away,
- * removed, replaced).
+ * The process's runtime identity, marked retired when that generation is no longer its target's (removed, replaced)
+ * and draining while it drains. A target that is only unreachable for now (its connection dropped and is coming back)
+ * is still the same identity: its health is the sidebar's to show, not a reason to call its processes retired.
  */
 function IdentityCell({ p }: { p: ProcessInfo }) {
-  const live = useTargets((s) =>
-    s.list.some((t) => t.name === p.execution_target && t.generation === p.generation && t.state === 'active'),
+  const state = useTargets((s) =>
+    s.loaded
+      ? (s.list.find((t) => t.name === p.execution_target && t.generation === p.generation)?.state ?? 'gone')
+      : 'unknown',
   );
-  const draining = useTargets((s) =>
-    s.list.some((t) => t.name === p.execution_target && t.generation === p.generation && t.state === 'draining'),
-  );
-  const label = live ? '' : draining ? 'draining' : 'retired';
+  // What the page last heard while it has no Core says nothing of now.
+  const offline = useConnection((s) => s.state === 'closed');
+  const label =
+    offline || state === 'unknown' ? '' : state === 'gone' ? 'retired' : state === 'draining' ? 'draining' : '';
   return (
     <td
       className="mono cell-target col-ptarget"

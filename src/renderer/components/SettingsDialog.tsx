@@ -1,5 +1,6 @@
 // Settings: font, zoom, scrollback, theme, colour scheme, cursor, copy-on-select, Ctrl+V, renderer. Applied at once to
 // every terminal; kept in the profile.
+import { useId, useRef, useState } from 'react';
 import { useUi } from '../store/ui.js';
 import { useDialogs } from '../store/dialogs.js';
 import { FONT_SIZE, SCROLLBACK, useSettings, type Settings } from '../store/settings.js';
@@ -55,7 +56,12 @@ function SchemeField({ value, onChange }: { value: Settings['terminalScheme']; o
   );
 }
 
-function NumberField({
+/**
+ * A whole number typed freely and applied when the field is left (Tab, a click elsewhere) or Enter is pressed: the
+ * digits on the way to "20000" (2, 20, 200 …) are never applied, and a value out of range is brought within it. The
+ * arrow keys and the spinner apply each step at once.
+ */
+export function NumberField({
   label,
   value,
   min,
@@ -68,19 +74,52 @@ function NumberField({
   max: number;
   onChange(n: number): void;
 }) {
+  /** What is typed, while it differs from the value; undefined shows the value. */
+  const [draft, setDraft] = useState<string>();
+  /** The next change comes from a step (an arrow key, the spinner), not from typing. */
+  const stepping = useRef(false);
+  const problemId = useId();
+  const text = draft ?? String(value);
+  const typed = Number(text);
+  const whole = text.trim() !== '' && Number.isInteger(typed);
+  const problem = draft !== undefined && (!whole || typed < min || typed > max) ? `${min}–${max}` : undefined;
+  const commit = (): void => {
+    if (draft === undefined) return;
+    setDraft(undefined);
+    if (whole) onChange(Math.min(max, Math.max(min, typed)));
+  };
   return (
-    <label className="field field--narrow">
+    <label className={`field field--narrow${problem ? ' field--invalid' : ''}`}>
       <span>{label}</span>
       <input
         type="number"
         min={min}
         max={max}
-        value={value}
-        onChange={(e) => {
-          const n = Number(e.target.value);
-          if (Number.isInteger(n) && n >= min && n <= max) onChange(n);
+        value={text}
+        aria-invalid={problem ? true : undefined}
+        aria-describedby={problem ? problemId : undefined}
+        onKeyDown={(e) => {
+          stepping.current = ['ArrowUp', 'ArrowDown', 'PageUp', 'PageDown'].includes(e.key);
+          if (e.key === 'Enter') commit();
         }}
+        onPointerDown={() => {
+          stepping.current = true;
+        }}
+        onChange={(e) => {
+          const next = e.target.value;
+          const n = Number(next);
+          if (stepping.current && Number.isInteger(n) && n >= min && n <= max) {
+            setDraft(undefined);
+            onChange(n);
+          } else setDraft(next);
+        }}
+        onBlur={commit}
       />
+      {problem && (
+        <span className="field__problem" id={problemId}>
+          a whole number, {problem}
+        </span>
+      )}
     </label>
   );
 }

@@ -179,7 +179,7 @@ const TargetRow = memo(function TargetRow({ t, compact }: { t: TargetInfo; compa
         )}
         <span className="target__backend" title={backend.line}>
           <BackendIcon flags={t.flags} fallback={backend.fallbackIcon} size={12} />
-          {backend.label}
+          <span className="target__backend-label">{backend.label}</span>
         </span>
         {/* Always in sight, so a newcomer finds it; the rest of the row's actions show on hover or focus. */}
         {canOpen && (

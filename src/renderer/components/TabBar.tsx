@@ -1,7 +1,7 @@
 // The tab strip: titles from the program or `target: cwd`, rename by double-click, drag to reorder, pane count, a
 // colour stripe; right-click (or Shift+F10) for the tab's menu.
 import { useCallback, useEffect, useRef, useState, type DragEvent, type KeyboardEvent } from 'react';
-import { useLayout, tabPaneIds, tabTitle, type TabState } from '../store/layout.js';
+import { useLayout, shortPath, tabPaneIds, tabTitle, tabTitleParts, type TabState } from '../store/layout.js';
 import { focusTerminal } from '../terminal/sessions.js';
 import { closeTab, openNewTab, renameRequests } from '../actions.js';
 import { shortcutOf } from '../keyboard.js';
@@ -58,6 +58,8 @@ function Tab({
   openMenu(at: TabMenuAt): void;
 }) {
   const title = useLayout((s) => tabTitle(s, tab));
+  const lead = useLayout((s) => tabTitleParts(s, tab).lead);
+  const path = useLayout((s) => tabTitleParts(s, tab).path);
   const count = tabPaneIds(tab).length;
   const [renaming, setRenaming] = useState(false);
   const [dropSide, setDropSide] = useState<'before' | 'after'>();
@@ -151,7 +153,17 @@ function Tab({
           }}
         >
           <IconTerminal size={13} />
-          <span className="tab__title">{title}</span>
+          {path ? (
+            // The target stays whole; the path gives way from its start, so its last folder stays in sight.
+            <span className="tab__title tab__title--parts">
+              <span className="tab__lead">{lead}:</span>{' '}
+              <span className="tab__path">
+                <bdi dir="ltr">{shortPath(path)}</bdi>
+              </span>
+            </span>
+          ) : (
+            <span className="tab__title">{title}</span>
+          )}
           {count > 1 && (
             <span className="tab__count" title={`${count} panes`}>
               {count}

@@ -367,12 +367,24 @@ export function savedLayout(s: Pick<LayoutState, 'tabs' | 'panes' | 'activeTabId
 
 /** A tab's title: the name given to it, else what the focused (or first) pane's program says, else `target: cwd`. */
 export function tabTitle(s: Pick<LayoutState, 'panes' | 'focusedPaneId'>, tab: TabState): string {
-  if (tab.title) return tab.title;
+  const { lead, path } = tabTitleParts(s, tab);
+  return path ? `${lead}: ${shortPath(path)}` : lead;
+}
+
+/**
+ * The title in its parts, for a tab that draws them apart: `lead` (a name, a program's title, or the target) and, for a
+ * `target: cwd` title, the cwd, which a narrow tab cuts from its start (its last folder is what tells tabs apart).
+ */
+export function tabTitleParts(
+  s: Pick<LayoutState, 'panes' | 'focusedPaneId'>,
+  tab: TabState,
+): { lead: string; path?: string } {
+  if (tab.title) return { lead: tab.title };
   const ids = paneIdsOf(tab.root);
   const pane = s.panes[s.focusedPaneId && ids.includes(s.focusedPaneId) ? s.focusedPaneId : (ids[0] ?? '')];
-  if (!pane) return '';
-  if (pane.title) return pane.title;
-  return pane.cwd ? `${pane.target}: ${shortPath(pane.cwd)}` : pane.target;
+  if (!pane) return { lead: '' };
+  if (pane.title) return { lead: pane.title };
+  return pane.cwd ? { lead: pane.target, path: pane.cwd } : { lead: pane.target };
 }
 
 /** The last two parts of a path, as a tab has little room. */

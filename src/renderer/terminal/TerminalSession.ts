@@ -11,7 +11,6 @@ import { useSettings } from '../store/settings.js';
 import { registerPane } from './paneRouter.js';
 import { terminalOptions } from './theme.js';
 import { TerminalAddons } from './TerminalAddons.js';
-import { cdCommand } from './cdCommand.js';
 import { PaneAcks } from '../../shared/paneFlow.js';
 import { exitReasons } from '../../shared/exitReasons.js';
 
@@ -257,8 +256,11 @@ export class TerminalSession {
     }
   }
 
+  /** Clears the screen here and in what the Core replays to a window that comes back (a reload). */
   clear(): void {
     this.term.clear();
+    // The pane may be gone; then there is nothing to replay either.
+    if (this.paneId) core.call('pane.clear', { pane_id: this.paneId }).catch(() => undefined);
   }
 
   /** Closes the pty and opens a new one on another target; the screen starts clean. */
@@ -326,9 +328,18 @@ export class TerminalSession {
     try {
       const resumed = epoch === this.epoch ? await this.resumed() : undefined;
       resumedPane = resumed !== undefined;
+      // A split, a duplicate, or a shell started again (after a Core restart, or a retry) starts where the pane was.
+      const start = this.startCwd;
       info =
         resumed ??
-        (await core.call('pane.open', { execution_target: this.target, cols, rows, keep: true, binary: true }));
+        (await core.call('pane.open', {
+          execution_target: this.target,
+          cols,
+          rows,
+          keep: true,
+          binary: true,
+          ...(start?.startsWith('/') ? { cwd: start } : {}),
+        }));
     } catch (err) {
       if (epoch !== this.epoch || this.disposed) return;
       this.setStatus('failed');
@@ -372,10 +383,7 @@ export class TerminalSession {
     }
     this.reconnecting = false;
     // Only the first shell of a split starts in its source's directory; a reopen starts where the target says.
-    const start = this.startCwd;
     this.startCwd = undefined;
-    const line = start && start !== info.cwd ? cdCommand(start, newAfterReconnect) : undefined;
-    if (line) this.input(line);
     const early = this.typeAhead;
     this.typeAhead = '';
     if (early) this.input(early);
@@ -472,8 +480,13 @@ export class TerminalSession {
     // Keys typed while the page has no Core go nowhere, as in a terminal whose connection dropped.
     if (useConnection.getState().state === 'closed') return;
     if (this.status === 'lost' || this.status === 'failed' || (this.status === 'exited' && data === '\r')) {
-      if (this.status !== 'exited') this.term.write(`${MUTED}reconnecting…${RESET}\r\n`);
+      // "Press a key to try again": the key that tries is typed too, as every key after it is (type-ahead), unless it
+      // is only the Enter that answered the prompt. The new shell starts where the old one was.
+      const retrying = this.status !== 'exited';
+      if (retrying) this.term.write(`${MUTED}reconnecting…${RESET}\r\n`);
+      this.startCwd = this.lastCwd;
       void this.open();
+      if (retrying && data !== '\r') this.typeAhead = data;
       return;
     }
     if (this.status === 'connecting') {

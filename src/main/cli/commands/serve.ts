@@ -27,7 +27,16 @@ export function serveCommand(program: Command): void {
             `--link-fd must be a descriptor number of 3 or more, not "${opts.linkFd}"`,
           );
         keepRunning();
-        const host = await startHost({ host: opts.host, port, mode: 'serve' });
+        const host = await startHost({
+          host: opts.host,
+          port,
+          mode: 'serve',
+          onWaitForStopping: (pid) =>
+            process.stderr.write(
+              `switchboard: the last Core on this profile${pid ? ` (pid ${pid})` : ''} is still stopping; ` +
+                'starting once it has\n',
+            ),
+        });
         // stdout gets the address only: the person link (token and one-time code) goes to the person alone.
         process.stdout.write(`Switchboard is serving at ${host.url}\n`);
         const link = host.personLink();

@@ -1,12 +1,18 @@
 // The Activity feed: the newest tool calls as the dispatcher reports them, one entry per call updated in place.
 import type { ActivityEntry } from '../../../shared/api.js';
 
-const ACTIVITY_KEPT = 500;
+export const ACTIVITY_KEPT = 500;
 
 export class ActivityLog {
-  private readonly entries: ActivityEntry[] = [];
+  private readonly entries: ActivityEntry[];
 
-  constructor(private readonly onEntry: (entry: ActivityEntry) => void) {}
+  /** `earlier`: what the feed showed before this Core started (read back from audit.jsonl), oldest first. */
+  constructor(
+    private readonly onEntry: (entry: ActivityEntry) => void,
+    earlier: readonly ActivityEntry[] = [],
+  ) {
+    this.entries = earlier.slice(-ACTIVITY_KEPT);
+  }
 
   record(entry: ActivityEntry): void {
     // From the newest: an update is nearly always of a call that just started, not of one 500 entries back.

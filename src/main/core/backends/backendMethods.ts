@@ -9,6 +9,7 @@ export function backendInfo(p: BackendProvider): BackendInfo {
     backend: p.backend,
     ...(p.display_name ? { display_name: p.display_name } : {}),
     ...(p.plugin ? { plugin: p.plugin } : {}),
+    ...(p.quick_connect ? { quick_connect: true } : {}),
     flags: { ...p.flags, strip_env_keys: [...p.flags.strip_env_keys] },
     fields: p.fields.map((f) => ({ ...f })),
     exactly_one: p.exactly_one.map((g) => [...g]),

@@ -20,6 +20,8 @@ export const sshDeclaration: BackendDeclaration = {
   display_name: 'SSH',
   flags: withFlagDefaults({ is_remote: true, supports_streams: true, supports_pty: true, supports_stdin: true }),
   remoteHost: sshRemoteHost,
+  // targets.quickSpec (sshHosts.ts) writes an SSH target's spec from user@host:port.
+  quick_connect: true,
 };
 
 export const dockerDeclaration: BackendDeclaration = {

@@ -12,7 +12,7 @@ export interface CoreProviderContextDeps {
   approvals: Pick<ApprovalBroker, 'request'>;
   /** A target's current spec by name; throws when there is no such target (or its backend is missing). */
   spec(name: string): TargetSpec;
-  reportReachability(identity: string, problem: string | undefined): void;
+  reportReachability(identity: string, problem: string | undefined, lasting?: boolean): void;
   envPassthrough(): readonly string[];
   strippedEverywhere(): readonly string[];
   log: Log;

@@ -134,8 +134,12 @@ export interface ProviderContext {
    * that asked is gone (the server dropped the handshake): the prompt is withdrawn and its answer ignored.
    */
   confirmHostKey?(request: HostKeyRequest, signal?: AbortSignal): Promise<'trust_always' | 'trust_once' | 'reject'>;
-  /** Tell the Core a target's reachability changed (drives the sidebar's `unreachable`). */
-  reportReachability?(identity: string, problem: string | undefined): void;
+  /**
+   * Tell the Core a target's reachability changed (drives the sidebar's `unreachable`). `lasting`: a problem that a
+   * look at the port cannot disprove (a changed host key, a refused login): only a connection that gets through
+   * clears it.
+   */
+  reportReachability?(identity: string, problem: string | undefined, lasting?: boolean): void;
   /**
    * Names of the Core's variables a person chose to hand to commands although they look like credentials
    * (`approvals.env_passthrough`); read at every start, so a config edit applies to the next process.
@@ -207,6 +211,11 @@ export interface BackendDeclaration extends SpecDeclaration {
    * no local sandbox stands between them and the person's files.
    */
   remoteHost?(spec: Readonly<TargetSpec>): string | undefined;
+  /**
+   * Its targets can be written from a destination (`user@host:port`, targets.quickSpec): the Add-target form offers
+   * Quick connect for this backend only.
+   */
+  readonly quick_connect?: boolean;
 }
 
 /** A factory plus declarations for one backend name. Everything outside the provider reads these, never the name. */

@@ -160,6 +160,7 @@ function appendWhole(fd: number, buf: Buffer): void {
 const preRedacted = new Set([
   'time',
   'kind',
+  'call_id',
   'client',
   'tool',
   'execution_target',

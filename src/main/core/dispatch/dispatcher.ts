@@ -193,6 +193,7 @@ export class Dispatcher {
         ? { ...result, execution_target: snapshot.name, generation: snapshot.generation }
         : omitEmptyPlace(result);
       entry.result = summarizeResult(full).slice(0, 8000);
+      if (typeof full.exit_code === 'number' || full.exit_code === null) entry.exit_code = full.exit_code;
       this.finish(entry, started, 'ok');
       return full;
     } catch (caught) {

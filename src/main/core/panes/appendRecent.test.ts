@@ -20,6 +20,24 @@ describe('appendRecent', () => {
 });
 
 describe('RecentOutput', () => {
+  it.each([
+    [
+      'a prompt after output',
+      ['ls\r\n', 'a b c\r\n', '\x1b]7;file://h/tmp\x07/tmp $ '],
+      '\x1b]7;file://h/tmp\x07/tmp $ ',
+    ],
+    ['a line being typed', ['out\n', 'x'.repeat(5000) + '\n$ ', 'echo hi'], '$ echo hi'],
+    ['the cursor at a line start', ['one\ntwo\n'], ''],
+    ['nothing yet', [], ''],
+  ])('Clear keeps only the current line: %s', (_what, batches, kept) => {
+    const recent = new RecentOutput(100_000);
+    for (const b of batches) recent.append(Buffer.from(b));
+    recent.clearToCurrentLine();
+    expect(recent.text()).toBe(kept);
+    // Output after the clear follows it.
+    recent.append(Buffer.from('\r\nnext'));
+    expect(recent.text()).toBe(`${kept}\r\nnext`);
+  });
   it('replays the newest output, whole under the limit and from a line start past it', () => {
     const recent = new RecentOutput(100);
     let all = '';

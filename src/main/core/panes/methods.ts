@@ -23,7 +23,7 @@ export function paneMethods(deps: {
 }) {
   const { targets, panes, audit } = deps;
   return {
-    'pane.open': async ({ execution_target, cols, rows, keep, binary }, ctx) => {
+    'pane.open': async ({ execution_target, cols, rows, keep, binary, cwd }, ctx) => {
       targets.refresh();
       const snapshot = targets.snapshot(execution_target);
       if (snapshot.state === 'draining') {
@@ -46,6 +46,7 @@ export function paneMethods(deps: {
           ctx.connection.addPane(id, true, binary);
         },
         {
+          ...(cwd ? { cwd } : {}),
           keepMs: keep ? deps.keepSec() * 1000 : 0,
           onEnd: (end) =>
             audit.write({
@@ -103,6 +104,7 @@ export function paneMethods(deps: {
       return {};
     },
     'pane.reconnect': async ({ pane_id, action }) => (panes.reconnect(pane_id, action), {}),
+    'pane.clear': async ({ pane_id }) => (panes.clear(pane_id), {}),
     'pane.list': async () => panes.list(),
   } satisfies Partial<Handlers>;
 }

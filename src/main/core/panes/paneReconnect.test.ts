@@ -201,6 +201,33 @@ describe('a pane whose connection drops', () => {
     expect(t.ends).toHaveLength(1);
   });
 
+  it('an early attempt that fails counts the same wait down again: the waits stay 2, 4, 8 s', async () => {
+    const first = fakeChannel();
+    let calls = 0;
+    const t = setup(() => (calls++ === 0 ? first : unreachable()));
+    const id = await t.open();
+    first.lose();
+    const waitNow = (): number => t.states.at(-1)!.retry_at! - Date.now();
+    expect(waitNow()).toBe(2000);
+    // A key pressed (or "Reconnect now") a second into the first wait: an attempt now, which fails.
+    await vi.advanceTimersByTimeAsync(1000);
+    t.panes.reconnect(id, 'now');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(t.opened).toHaveLength(2);
+    expect(t.states.at(-1)).toMatchObject({ state: 'waiting', attempt: 2, error: expect.stringMatching(/refused/) });
+    expect(waitNow()).toBe(2000);
+    // Twice in a row changes nothing either; then the waits run out one by one and grow.
+    t.panes.reconnect(id, 'now');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(waitNow()).toBe(2000);
+    for (const wait of [2000, 4000, 8000]) {
+      expect(waitNow()).toBe(wait);
+      await vi.advanceTimersByTimeAsync(wait);
+    }
+    expect(waitNow()).toBe(16_000);
+    expect(t.states.at(-1)).toMatchObject({ attempt: 6 });
+  });
+
   it('closing the pane while it waits stops the attempts and ends it once', async () => {
     const first = fakeChannel();
     const t = setup(() => first);

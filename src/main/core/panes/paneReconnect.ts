@@ -21,7 +21,11 @@ export function retriesAfter(code: ErrorCode): boolean {
   return code === 'target_unreachable' || code === 'timeout';
 }
 
-const DIM = '\x1b[2m';
+/**
+ * Bright black, not SGR 2 (faint): every scheme's palette keeps it readable, and a terminal's minimum contrast lifts
+ * faint text only half as far (the line was hard to read on Solarized Light).
+ */
+const MUTED = '\x1b[90m';
 const YELLOW = '\x1b[33m';
 const RESET = '\x1b[0m';
 
@@ -37,5 +41,5 @@ export function lostLine(target: string, at: Date): string {
 
 /** The line written into the pane above the new shell's first output (the lost line ended the one before). */
 export function reconnectedLine(target: string, at: Date): string {
-  return `\r${DIM}— reconnected to ${target} at ${clockTime(at)} —${RESET}\r\n`;
+  return `\r${MUTED}— reconnected to ${target} at ${clockTime(at)} —${RESET}\r\n`;
 }

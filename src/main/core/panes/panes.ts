@@ -44,6 +44,12 @@ export interface PaneSink {
  */
 interface Retry {
   attempt: number;
+  /**
+   * Which wait of RECONNECT_DELAYS_MS the countdown is at: it moves on only when a wait ran out, so an attempt a person
+   * asked for early ("Reconnect now", a key) that fails counts the same wait down again instead of skipping to a
+   * longer one (2 s, then 8 s).
+   */
+  step: number;
   timer: NodeJS.Timeout | undefined;
   /** Set while an attempt is under way (its shell is being opened). */
   trying: boolean;
@@ -131,7 +137,13 @@ export class Panes {
     cols: number,
     rows: number,
     onId?: (paneId: string) => void,
-    opts: { keepMs?: number; onEnd?: (end: PaneEnd) => void; onReconnect?: (attempt: number) => void } = {},
+    opts: {
+      keepMs?: number;
+      onEnd?: (end: PaneEnd) => void;
+      onReconnect?: (attempt: number) => void;
+      /** Start here rather than in the identity's cwd (a split's source directory, a shell started again). */
+      cwd?: string;
+    } = {},
   ): Promise<PaneInfo> {
     if (!snapshot.flags.supports_streams) {
       throw new SwitchboardError(
@@ -141,7 +153,7 @@ export class Panes {
       );
     }
     const env = this.sessions.environment(snapshot);
-    const cwd = await this.sessions.personCwd(snapshot);
+    const cwd = opts.cwd ?? (await this.sessions.personCwd(snapshot));
     // The shell starts in the nearest existing parent of a cwd that is gone; the pane's header says so.
     const missing = await env.stat(cwd).then(
       (s) => s.type !== 'directory',
@@ -216,10 +228,10 @@ export class Panes {
 
   private startReconnect(pane: Pane): void {
     pane.info.status = 'reconnecting';
-    pane.retry = { attempt: 0, timer: undefined, trying: false, state: { state: 'waiting', attempt: 0 } };
+    pane.retry = { attempt: 0, step: 0, timer: undefined, trying: false, state: { state: 'waiting', attempt: 0 } };
     this.onData(pane, Buffer.from(lostLine(pane.snapshot.name, new Date())));
     this.flush(pane);
-    this.scheduleRetry(pane, undefined);
+    this.scheduleRetry(pane, undefined, true);
   }
 
   private setRetryState(pane: Pane, state: PaneReconnect): void {
@@ -228,12 +240,14 @@ export class Panes {
     this.sink.reconnect(pane.info.pane_id, state);
   }
 
-  private scheduleRetry(pane: Pane, error: string | undefined): void {
+  /** `onwards`: the last wait ran out (or this is the first): the next one is longer. */
+  private scheduleRetry(pane: Pane, error: string | undefined, onwards: boolean): void {
     const retry = pane.retry;
     if (!retry) return;
     retry.attempt++;
-    const wait = reconnectDelayMs(retry.attempt);
-    retry.timer = setTimeout(() => void this.tryReconnect(pane), wait);
+    if (onwards) retry.step++;
+    const wait = reconnectDelayMs(retry.step);
+    retry.timer = setTimeout(() => void this.tryReconnect(pane, false), wait);
     retry.timer.unref?.();
     this.setRetryState(pane, {
       state: 'waiting',
@@ -248,8 +262,11 @@ export class Panes {
     pane.retry = undefined;
   }
 
-  /** One attempt: a new shell on the same identity, in the directory the old one was last in. */
-  private async tryReconnect(pane: Pane): Promise<void> {
+  /**
+   * One attempt: a new shell on the same identity, in the directory the old one was last in. `early`: a person asked
+   * for it before the wait ran out.
+   */
+  private async tryReconnect(pane: Pane, early: boolean): Promise<void> {
     const retry = pane.retry;
     if (!retry || retry.trying) return;
     if (retry.timer) clearTimeout(retry.timer);
@@ -270,7 +287,7 @@ export class Panes {
       retry.trying = false;
       if (pane.retry !== retry) return;
       const payload = toErrorPayload(err);
-      if (retriesAfter(payload.code)) return this.scheduleRetry(pane, errorLine(payload));
+      if (retriesAfter(payload.code)) return this.scheduleRetry(pane, errorLine(payload), !early);
       this.end(pane, null, exitReasons.connectionLost, `not reconnecting: ${errorLine(payload)}`);
       return;
     }
@@ -299,7 +316,7 @@ export class Panes {
   reconnect(paneId: string, action: 'now' | 'cancel'): void {
     const pane = this.get(paneId);
     if (!pane.retry) return;
-    if (action === 'now') return void this.tryReconnect(pane);
+    if (action === 'now') return void this.tryReconnect(pane, true);
     this.end(pane, null, exitReasons.connectionLost);
   }
 
@@ -461,6 +478,11 @@ export class Panes {
     p.channel.kill();
     p.release();
     this.panes.delete(paneId);
+  }
+
+  /** The window cleared the screen: what a resuming window replays starts at the pane's current line. */
+  clear(paneId: string): void {
+    this.get(paneId).recent.clearToCurrentLine();
   }
 
   list(): PaneInfo[] {

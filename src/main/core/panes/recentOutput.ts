@@ -66,6 +66,22 @@ export class RecentOutput {
     return appendRecent('', Buffer.concat(kept).toString('utf8'), this.max);
   }
 
+  /**
+   * Forgets what came before the current line (what follows the last line feed: a prompt, a line being typed), as a
+   * terminal's Clear keeps only the line the cursor is on.
+   */
+  clearToCurrentLine(): void {
+    this.seal();
+    const kept = this.chunks.slice(this.head);
+    const all = Buffer.concat(kept);
+    const line = new Uint8Array(all.subarray(all.lastIndexOf(0x0a) + 1));
+    for (const c of kept) releaseFrame(c);
+    this.chunks = [];
+    this.head = 0;
+    this.size = 0;
+    this.append(line);
+  }
+
   private copyIn(data: Uint8Array): void {
     if (this.open && this.openUsed + data.length > this.open.length) this.seal();
     this.open ??= Buffer.allocUnsafe(CHUNK_BYTES);

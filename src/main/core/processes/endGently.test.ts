@@ -1,7 +1,8 @@
 // Every path that ends a local shell ends it gently (HUP and TERM first, KILL only after the grace), on the host and
 // in the sandbox: a command that traps the gentle signals gets to run its trap; one that ignores them still ends.
 import { afterAll, describe, expect, it } from 'vitest';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Environment, ExecOptions, TargetSnapshot } from '../backends/provider.js';
@@ -9,7 +10,8 @@ import type { SandboxSetting } from '../../../shared/specFields.js';
 import { localProvider } from '../backends/local/localProvider.js';
 import { sandboxAvailability } from '../sandbox/sandboxAvailability.js';
 import { sleepRunning, sleepSeconds, until } from '../../../../scripts/sleepProbe.js';
-import { endGroupScript, endsSettled } from './endGently.js';
+import { endGroupScript, endsSettled, groupHasLiveMember } from './endGently.js';
+import { groupAlive } from './processAlive.js';
 
 const nextSleep = sleepSeconds(23000, '26');
 const home = mkdtempSync(join(tmpdir(), 'sb-gentle-'));
@@ -144,12 +146,90 @@ describe('ending a pane gently (local)', () => {
   }, 30_000);
 });
 
+/** A group whose only member is a zombie: its parent, outside the group, has not reaped it (and will not). */
+async function zombieGroup(): Promise<{ pgid: number; end(): void }> {
+  const program = [
+    'import os, time',
+    'pid = os.fork()',
+    'if pid == 0:',
+    '    os.setpgid(0, 0)',
+    '    os._exit(0)',
+    'print(pid, flush=True)',
+    'time.sleep(60)',
+  ].join('\n');
+  const parent = spawn('python3', ['-c', program], { stdio: ['ignore', 'pipe', 'ignore'] });
+  const pgid = await new Promise<number>((resolve) =>
+    parent.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim()))),
+  );
+  // Until the child has exited: a zombie.
+  await expect.poll(() => readFileSync(`/proc/${pgid}/stat`, 'latin1').split(') ')[1]?.[0]).toBe('Z');
+  return { pgid, end: () => parent.kill('SIGKILL') };
+}
+
+describe('groupHasLiveMember', () => {
+  it('a group of a zombie only has none; a group with a sleeping process has one', async () => {
+    const zombie = await zombieGroup();
+    const sleeper = spawn('sleep', ['30'], { detached: true, stdio: 'ignore' });
+    try {
+      expect(groupAlive(zombie.pgid)).toBe(true);
+      expect(groupHasLiveMember(zombie.pgid)).toBe(false);
+      expect(groupHasLiveMember(sleeper.pid!)).toBe(true);
+    } finally {
+      zombie.end();
+      sleeper.kill('SIGKILL');
+    }
+  });
+});
+
 describe('endGroupScript (what an SSH host runs)', () => {
   it('sends HUP and TERM, waits the grace, then KILL', () => {
     const script = endGroupScript(4242);
     expect(script.indexOf('kill -HUP -4242')).toBeGreaterThan(-1);
     expect(script.indexOf('kill -TERM -4242')).toBeGreaterThan(script.indexOf('kill -HUP -4242'));
-    expect(script).toContain('-lt 20 ');
+    // Two seconds: 200 hundredths of /proc/uptime, or 20 tenths counted where there is none.
+    expect(script).toContain('-ge 200 ');
+    expect(script).toContain('-ge 20 ');
     expect(script.indexOf('kill -KILL -4242')).toBeGreaterThan(script.indexOf('sleep 0.1'));
+  });
+
+  /**
+   * Runs the script against group `pgid` as a host would, with a `sleep` on PATH that notes each wait: how often the
+   * script waited says whether it waited for nothing.
+   */
+  function runScript(pgid: number): { status: number | null; waits: number } {
+    const bin = mkdtempSync(join(tmpdir(), 'sb-gentle-bin-'));
+    const log = join(bin, 'waits');
+    writeFileSync(join(bin, 'sleep'), `#!/bin/sh\necho x >> ${log}\nexec /bin/sleep "$@"\n`, { mode: 0o755 });
+    const r = spawnSync('sh', ['-c', endGroupScript(pgid)], {
+      encoding: 'utf8',
+      env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+    });
+    const waits = existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean).length : 0;
+    rmSync(bin, { recursive: true, force: true });
+    return { status: r.status, waits };
+  }
+  const running = (pgid: number): string[] =>
+    spawnSync('ps', ['-e', '-o', 'pgid=', '-o', 'stat='], { encoding: 'utf8' })
+      .stdout.split('\n')
+      .filter((l) => new RegExp(`^ *${pgid} +[^Z]`).test(l));
+
+  it('does not wait for a group left with only a zombie (its parent elsewhere has not reaped it yet)', async () => {
+    const zombie = await zombieGroup();
+    try {
+      expect(runScript(zombie.pgid)).toEqual({ status: 0, waits: 0 });
+    } finally {
+      zombie.end();
+    }
+  });
+
+  it.each([
+    ['a plain sleep', 'sleep 100'],
+    ['a loop', 'while true; do sleep 1; done'],
+    ['a group deaf to HUP and TERM (ended by KILL after the grace)', "trap '' HUP TERM; sleep 100"],
+  ])('ends %s', async (_what, command) => {
+    const child = spawn('sh', ['-c', command], { detached: true, stdio: 'ignore' });
+    await new Promise((r) => setTimeout(r, 300));
+    expect(runScript(child.pid!).status).toBe(0);
+    expect(running(child.pid!)).toEqual([]);
   });
 });

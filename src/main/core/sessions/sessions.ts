@@ -12,6 +12,8 @@ interface IdentityState {
   /** Why the cwd kept from an earlier run was not restored: said once, in the next command's result. */
   cwdNote: string | undefined;
   problem: string | undefined;
+  /** The problem is one a look at the port cannot disprove (a changed host key, a refused login). */
+  lasting: boolean;
 }
 
 export class Sessions {
@@ -47,6 +49,7 @@ export class Sessions {
         cwd: undefined,
         cwdNote: undefined,
         problem: undefined,
+        lasting: false,
       };
       this.states.set(snapshot.identity, s);
     }
@@ -120,11 +123,26 @@ export class Sessions {
     return this.states.get(identity)?.problem;
   }
 
-  reportReachability(identity: string, problem: string | undefined): void {
+  /** `lasting`: see ProviderContext.reportReachability; the same problem told again without it stays lasting. */
+  reportReachability(identity: string, problem: string | undefined, lasting = false): void {
     const s = this.states.get(identity);
-    if (!s || s.problem === problem) return;
+    if (!s) return;
+    if (s.problem === problem) {
+      s.lasting ||= lasting && problem !== undefined;
+      return;
+    }
     s.problem = problem;
+    s.lasting = lasting && problem !== undefined;
     this.emit(identity);
+  }
+
+  /**
+   * A health look found the target answering: that clears a problem a call or a connection met, unless it is one the
+   * look cannot see (a host key that changed still changed while its port answers).
+   */
+  lookedReachable(identity: string): void {
+    if (this.states.get(identity)?.lasting) return;
+    this.reportReachability(identity, undefined);
   }
 
   /** Forget an identity (target removed or replaced): its environment is cleaned up, its cwd dropped. */

@@ -1,7 +1,9 @@
 // A modal dialog frame: backdrop, title, Escape to cancel, focus kept inside and given back on close.
 // A dialog that arrives unasked (`unasked`: an agent's request) waits for a pause in the person's typing before it
-// takes the keyboard, so keys meant for a terminal neither answer it nor get lost; a click on it takes it at once. It
-// is an `alertdialog` (a request that needs an answer); the window's live region announces it meanwhile (announcer.ts).
+// takes the keyboard, so keys meant for a terminal neither answer it nor get lost; a click on it takes it at once, and
+// that first click does what it says (the note that it waited goes only once the click is over: the buttons do not
+// move under the pointer). It is an `alertdialog` (a request that needs an answer); the window's live region announces
+// it meanwhile (announcer.ts).
 import { useEffect, useId, useRef, useState, type KeyboardEvent, type ReactNode } from 'react';
 import { ARM_MS, QUIET_MS, sinceLastKey } from '../../typingQuiet.js';
 
@@ -23,19 +25,36 @@ export function Modal({ title, onCancel, children, width = 440, describedBy, una
   const titleId = useId();
   const box = useRef<HTMLDivElement>(null);
   const [waiting, setWaiting] = useState(unasked);
+  /**
+   * When the dialog took the keyboard by itself (after a pause in the typing), for the guard against keys already on
+   * their way; 0 when a click gave it the keyboard (the person chose to answer: nothing to guard against).
+   */
   const tookKeyboardAt = useRef(0);
-  const take = useRef<() => void>(() => undefined);
+  const take = useRef<(byPointer: boolean) => void>(() => undefined);
   useEffect(() => {
     const before = document.activeElement as HTMLElement | null;
     const madeInert: HTMLElement[] = [];
     let taken = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    take.current = () => {
+    let noteTimer: ReturnType<typeof setTimeout> | undefined;
+    /** The waiting note goes after the pointer's click is over: its space going sooner moved the buttons under it. */
+    const dropNoteAfterClick = (): void => {
+      const drop = (): void => {
+        window.removeEventListener('pointerup', later, true);
+        noteTimer = setTimeout(() => setWaiting(false));
+      };
+      const later = (): void => drop();
+      window.addEventListener('pointerup', later, true);
+      // A pointer that never comes up here (released outside the window): the note goes anyway.
+      noteTimer = setTimeout(drop, 5000);
+    };
+    take.current = (byPointer) => {
       if (taken) return;
       taken = true;
       clearTimeout(timer);
-      setWaiting(false);
-      tookKeyboardAt.current = performance.now();
+      if (byPointer) dropNoteAfterClick();
+      else setWaiting(false);
+      tookKeyboardAt.current = byPointer ? 0 : performance.now();
       // Everything behind the dialog is inert: no clicks, no focus, no typing into a terminal nobody sees.
       const backdrop = box.current?.parentElement;
       for (const el of Array.from(backdrop?.parentElement?.children ?? [])) {
@@ -50,23 +69,39 @@ export function Modal({ title, onCancel, children, width = 440, describedBy, una
     };
     const takeWhenQuiet = (): void => {
       const quietFor = sinceLastKey();
-      if (quietFor >= QUIET_MS) take.current();
-      else timer = setTimeout(takeWhenQuiet, QUIET_MS - quietFor);
+      // A pointer held down on the dialog is a click under way: it takes the keyboard itself when it comes up.
+      if (quietFor >= QUIET_MS && !pointerDown) take.current(false);
+      else timer = setTimeout(takeWhenQuiet, Math.max(50, QUIET_MS - quietFor));
     };
+    let pointerDown = false;
+    const down = (e: PointerEvent): void => {
+      pointerDown = box.current?.contains(e.target as Node) === true;
+    };
+    const up = (): void => {
+      pointerDown = false;
+    };
+    window.addEventListener('pointerdown', down, true);
+    window.addEventListener('pointerup', up, true);
     if (unasked) {
       takeWhenQuiet();
     } else {
-      take.current();
+      take.current(false);
     }
     return () => {
+      window.removeEventListener('pointerdown', down, true);
+      window.removeEventListener('pointerup', up, true);
       clearTimeout(timer);
+      clearTimeout(noteTimer);
       for (const el of madeInert) el.inert = false;
       if (taken) before?.focus?.();
     };
   }, [unasked]);
   const onKeyDownCapture = (e: KeyboardEvent): void => {
-    // Keys already on their way when the dialog took the keyboard do not answer it.
-    if (unasked && (e.key === 'Enter' || e.key === ' ') && performance.now() - tookKeyboardAt.current < ARM_MS) {
+    // Keys already on their way when the dialog took the keyboard by itself do not answer it. A space typed into a
+    // text field is text, and a dialog a click took is the person's at once: neither is held back.
+    const since = performance.now() - tookKeyboardAt.current;
+    if (!unasked || tookKeyboardAt.current === 0 || since >= ARM_MS) return;
+    if (e.key === 'Enter' || (e.key === ' ' && !isTextField(e.target))) {
       e.preventDefault();
       e.stopPropagation();
     }
@@ -110,7 +145,7 @@ export function Modal({ title, onCancel, children, width = 440, describedBy, una
         ref={box}
         onKeyDownCapture={onKeyDownCapture}
         onKeyDown={onKeyDown}
-        onMouseDownCapture={() => take.current()}
+        onPointerDownCapture={() => take.current(true)}
         data-waiting={waiting || undefined}
         style={{ width }}
       >
@@ -125,5 +160,12 @@ export function Modal({ title, onCancel, children, width = 440, describedBy, una
         {children}
       </div>
     </div>
+  );
+}
+
+function isTextField(el: EventTarget): boolean {
+  return (
+    el instanceof HTMLTextAreaElement ||
+    (el instanceof HTMLInputElement && !['checkbox', 'radio', 'button', 'submit', 'reset'].includes(el.type))
   );
 }

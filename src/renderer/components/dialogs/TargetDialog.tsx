@@ -282,7 +282,7 @@ export function TargetDialog({ req }: { req: TargetDialogRequest }) {
             </select>
           </label>
         </div>
-        {!editing && (
+        {!editing && info?.quick_connect && (
           <QuickConnectFields
             taken={new Set(targetNames.split('\n'))}
             onFill={(name, spec) => {

@@ -17,7 +17,8 @@ export const localSpec = declareSpec({
         'where agent work runs: off, or { writable: [paths], network: true|false, allow_local_ports: [ports], ' +
         'allow_hosts: [hosts], deny_write: [paths] } (default: ' +
         'sandboxed, writes only in the cwd tree)',
-      placeholder: 'off',
+      // Empty is the default, a sandbox: the placeholder says so (it said "off", which reads as the value).
+      placeholder: 'empty = sandboxed',
     },
     {
       key: 'shell',

@@ -2,6 +2,9 @@
 // lost or reordered, a flood is read several reads per turn of the event loop, and pausing stops the reads until
 // resumed, a pause from inside a read included.
 import { describe, expect, it } from 'vitest';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openPty } from './pty.js';
 
@@ -102,4 +105,23 @@ describe('local pty bytes', () => {
       pty.kill();
     },
   );
+
+  it('a login dash reports its cwd with OSC 7 after cd (its ENV file), which is gone once read', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'sb-pty-dash-'));
+    const ours = () => readdirSync(tmpdir()).filter((f) => f.startsWith('sb-osc7-'));
+    const before = ours();
+    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, PS1: '$ ' };
+    const pty = openPty({ cwd: '/tmp', cols: 80, rows: 24, env, shell: '/bin/dash', args: ['-l'] });
+    let text = '';
+    pty.onBytes!((data) => {
+      text += Buffer.from(data).toString('utf8');
+    });
+    for (let i = 0; i < 250 && !text.includes('$ '); i++) await sleep(20);
+    pty.write('cd /usr\r');
+    for (let i = 0; i < 250 && !text.includes('/usr\x07'); i++) await sleep(20);
+    expect(text).toMatch(/\x1b\]7;file:\/\/[^/\x07\x1b]*\/usr\x07/);
+    expect(ours().filter((f) => !before.includes(f))).toEqual([]);
+    pty.kill();
+    rmSync(home, { recursive: true, force: true });
+  });
 });

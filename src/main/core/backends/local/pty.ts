@@ -1,10 +1,14 @@
 // node-pty behind the ShellChannel interface; the shell reports its cwd with OSC 7 after each prompt.
-import { readSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { readSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
 import type { ShellChannel } from '../provider.js';
 import { endGroup } from '../../processes/endGently.js';
+import { envReadingShells, osc7EnvFile } from '../shell/osc7Env.js';
 
 /** node-pty (a native addon) loads with the first pane: a Core nobody opened a terminal in does not hold it. */
 let nodePty: typeof import('node-pty') | undefined;
@@ -13,6 +17,18 @@ const loadNodePty = (): typeof import('node-pty') =>
 
 /** Makes bash print OSC 7 (file://host/cwd) before every prompt, so pane headers follow `cd`. */
 const osc7PromptCommand = 'printf "\\033]7;file://%s%s\\033\\\\" "${HOSTNAME:-localhost}" "$PWD"';
+
+/** osc7Env.ts's file, this user's alone in the temp folder (the shell deletes it); undefined if it cannot be made. */
+function osc7EnvPath(): string | undefined {
+  const path = join(tmpdir(), `sb-osc7-${randomUUID()}.sh`);
+  try {
+    writeFileSync(path, osc7EnvFile, { mode: 0o600, flag: 'wx' });
+    return path;
+  } catch {
+    // No temp folder to write in: the pane works, its header just does not follow cd.
+    return undefined;
+  }
+}
 
 /**
  * Makes the pty's reads come as Buffers. node-pty only reads bytes when spawned with `encoding: null`, and that also
@@ -106,6 +122,12 @@ export function openPty(opts: {
   env.COLORTERM = 'truecolor';
   env.TERM_PROGRAM = 'Switchboard';
   if (!env.PROMPT_COMMAND) env.PROMPT_COMMAND = osc7PromptCommand;
+  // An interactive sh, dash or ash has no PROMPT_COMMAND: its ENV file makes its prompt say the cwd.
+  // A shell given a command (-c) is not interactive, would not read it, and would leave it behind.
+  if (!opts.args?.includes('-c') && !env.ENV && envReadingShells.includes(basename(shell))) {
+    const file = osc7EnvPath();
+    if (file) env.ENV = file;
+  }
   const pty = loadNodePty().spawn(shell, opts.args ?? [], {
     name: 'xterm-256color',
     cols: opts.cols,

@@ -40,6 +40,19 @@ export interface PoolHolder {
   ctx: ProviderContext;
 }
 
+/** A holder as its slot keeps it: with the name of the target its own route ends at. */
+interface SlotHolder extends PoolHolder {
+  target: string;
+}
+
+/**
+ * What one holder's connection attempt met, said to another holder of the same connection in its own name: targets on
+ * one address share a connection, and a failure that names the first of them is told to each as its own.
+ */
+export function inTargetsName(message: string, from: string, to: string): string {
+  return from === to ? message : message.replaceAll(`target "${from}"`, `target "${to}"`);
+}
+
 /** An environment's hold on one pooled connection. */
 export interface SshLease {
   /** `user@host:port` of the last hop. */
@@ -52,7 +65,7 @@ export interface SshLease {
 
 /** One pool slot: holders, the current live connection, and trust given once. */
 class PooledConnection {
-  private readonly holders = new Map<object, PoolHolder>();
+  private readonly holders = new Map<object, SlotHolder>();
   private live: LiveConnection | undefined;
   private connecting: Promise<LiveConnection> | undefined;
   /** Whether the attempt in flight can ask a person about an unknown host key (a health probe cannot). */
@@ -76,6 +89,11 @@ class PooledConnection {
     return hopLabel(this.hops[this.hops.length - 1] as SshHop);
   }
 
+  /** The target the slot's own route was resolved for: what its dial errors name. */
+  private get target(): string {
+    return (this.hops[this.hops.length - 1] as SshHop).target;
+  }
+
   get holderCount(): number {
     return this.holders.size;
   }
@@ -88,20 +106,28 @@ class PooledConnection {
     return this.disposed;
   }
 
-  hold(token: object, holder: PoolHolder): void {
+  hold(token: object, holder: SlotHolder): void {
     this.holders.set(token, holder);
     if (this.releaseTimer) clearTimeout(this.releaseTimer);
     this.releaseTimer = undefined;
   }
 
-  connect(trigger: PoolHolder): Promise<LiveConnection> {
+  /** The live connection; a failure is told in the trigger's own target's name, whoever's attempt met it. */
+  connect(trigger: SlotHolder): Promise<LiveConnection> {
+    return this.connectShared(trigger).catch((err: unknown) => {
+      if (!(err instanceof SwitchboardError) || trigger.target === this.target) throw err;
+      throw new SwitchboardError(err.code, inTargetsName(err.message, this.target, trigger.target), err.hint);
+    });
+  }
+
+  private connectShared(trigger: SlotHolder): Promise<LiveConnection> {
     if (this.live?.isAlive) return Promise.resolve(this.live);
     const canAsk = trigger.ctx.confirmHostKey !== undefined;
     if (this.connecting && canAsk && !this.connectingCanAsk) {
       // Joined a probe's attempt, which fails on an unknown host key without asking: then ask, in an attempt of our
       // own.
       return this.connecting.catch((err: unknown) => {
-        if (err instanceof SwitchboardError && err.code === 'host_key_unknown') return this.connect(trigger);
+        if (err instanceof SwitchboardError && err.code === 'host_key_unknown') return this.connectShared(trigger);
         throw err;
       });
     }
@@ -125,8 +151,11 @@ class PooledConnection {
         },
         (err: unknown) => {
           // An unknown host key that nobody was asked about says nothing of whether the host is reachable.
-          const unasked = !canAsk && err instanceof SwitchboardError && err.code === 'host_key_unknown';
-          if (!unasked) this.report(err instanceof Error ? err.message : String(err));
+          const code = err instanceof SwitchboardError ? err.code : undefined;
+          const unasked = !canAsk && code === 'host_key_unknown';
+          // A port that answers does not undo a key that changed or a login refused: those stay until one gets in.
+          const lasting = code === 'host_key_changed' || code === 'auth_failed';
+          if (!unasked) this.report(err instanceof Error ? err.message : String(err), lasting);
           throw err;
         },
       );
@@ -156,8 +185,9 @@ class PooledConnection {
     this.releaseTimer.unref();
   }
 
-  private report(problem: string | undefined): void {
-    for (const h of this.holders.values()) h.ctx.reportReachability?.(h.identity, problem);
+  private report(problem: string | undefined, lasting = false): void {
+    for (const h of this.holders.values())
+      h.ctx.reportReachability?.(h.identity, problem && inTargetsName(problem, this.target, h.target), lasting);
   }
 
   private trackChannel(channel: Activity): void {
@@ -255,8 +285,9 @@ class PooledConnection {
 export class ConnectionPool {
   private readonly slots = new Map<string, PooledConnection>();
 
-  lease(hops: readonly SshHop[], holder: PoolHolder): SshLease {
+  lease(hops: readonly SshHop[], pooled: PoolHolder): SshLease {
     const token = {};
+    const holder: SlotHolder = { ...pooled, target: (hops[hops.length - 1] as SshHop).target };
     let slot = this.slot(hops);
     slot.hold(token, holder);
     let released = false;

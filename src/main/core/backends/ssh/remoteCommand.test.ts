@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { endGroupScript } from '../../processes/endGently.js';
@@ -106,11 +106,42 @@ describe('shell text (run locally with dash and bash)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'sb-login-'));
     const fakeShell = join(dir, 'fake-shell');
     writeFileSync(fakeShell, '#!/bin/sh\necho "$(pwd) $1 $X $TERM_PROGRAM"\n', { mode: 0o755 });
+    const tmp = join(dir, 'tmp');
+    mkdirSync(tmp);
     const r = spawnSync('/bin/bash', ['-c', loginShellCommand('/tmp/no/such', { X: '1' })], {
       encoding: 'utf8',
-      env: { ...process.env, SHELL: fakeShell },
+      env: { ...process.env, SHELL: fakeShell, TMPDIR: tmp },
     });
     expect(r.stdout).toBe('/tmp -l 1 Switchboard\n');
+    // A shell not known to read ENV gets no ENV file (nothing would delete it).
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  /** A login shell started by loginShellCommand in a pty, `cd /usr` typed into it: what it printed, what it left. */
+  function cdInLoginShell(shell: string): { out: string; left: string[] } {
+    const dir = mkdtempSync(join(tmpdir(), 'sb-login-osc7-'));
+    const [home, tmp] = [join(dir, 'home'), join(dir, 'tmp')];
+    for (const d of [home, tmp]) mkdirSync(d);
+    const r = spawnSync('script', ['-qfec', loginShellCommand('/tmp', {}), '/dev/null'], {
+      input: 'cd /usr\nexit\n',
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, TMPDIR: tmp, SHELL: shell, TERM: 'xterm' },
+      timeout: 10_000,
+    });
+    const left = readdirSync(tmp);
+    rmSync(dir, { recursive: true, force: true });
+    return { out: r.stdout, left };
+  }
+
+  it.each([
+    ['/bin/dash', '\x07'],
+    ['/bin/bash', '\x1b\\'],
+  ])('a %s login shell reports its cwd with OSC 7 after cd, and leaves no file behind', (shell, end) => {
+    const { out, left } = cdInLoginShell(shell);
+    // The directory it moved to, as the pane's header reads it (the host part may be empty).
+    expect(out).toMatch(/\x1b\]7;file:\/\/[^/\x07\x1b]*\/usr(\x07|\x1b\\)/);
+    expect(out).toContain(`/usr${end}`);
+    expect(left).toEqual([]);
   });
 
   it("loginShellCommand runs the target's shell words instead, and says in one line when the host lacks it", () => {

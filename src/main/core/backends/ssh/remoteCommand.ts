@@ -1,5 +1,7 @@
 // Builds the POSIX sh text sent over SSH exec channels: process-group launch, group kill, login shells.
+import { posix } from 'node:path';
 import { envNamePattern } from '../shell/commandEnv.js';
+import { envReadingShells, osc7EnvFile } from '../shell/osc7Env.js';
 import { shellQuote } from '../shell/shellWrap.js';
 
 /**
@@ -97,8 +99,21 @@ export const warmShellCheck = `command -v bash >/dev/null 2>&1 && exec bash -c $
 const osc7PromptCommand = 'printf "\\033]7;file://%s%s\\033\\\\" "${HOSTNAME:-localhost}" "$PWD"';
 
 /**
+ * Shell lines that give a shell named `name` (a word, or a shell expression for the login shell's) the ENV file of
+ * osc7Env.ts, if it is one that reads ENV and the person's environment names no ENV of its own.
+ */
+function osc7EnvLines(name: string): string {
+  return (
+    `case ${name} in ${envReadingShells.join('|')}) ` +
+    `if [ -z "\${ENV:-}" ] && __sb_e=$(mktemp 2>/dev/null); then ` +
+    `printf %s ${shellQuote(osc7EnvFile)} > "$__sb_e" && export ENV="$__sb_e"; fi ;; esac\n`
+  );
+}
+
+/**
  * The exec-channel command for an interactive pane: enter cwd, then become the user's login shell, or the target's
  * `shell` (its words, as the spec's field split them) when it has one; a shell the host lacks is one line that says so.
+ * Either reports its cwd with OSC 7 before each prompt, through PROMPT_COMMAND or its ENV file.
  */
 export function loginShellCommand(
   cwd: string,
@@ -111,6 +126,7 @@ export function loginShellCommand(
     exportLines({ COLORTERM: 'truecolor', TERM_PROGRAM: 'Switchboard', ...env }) +
     sourceStaged(staged) +
     `[ -n "\${PROMPT_COMMAND:-}" ] || export PROMPT_COMMAND=${shellQuote(osc7PromptCommand)}\n` +
+    osc7EnvLines(shell ? shellQuote(posix.basename(shell.words[0])) : '"${SHELL##*/}"') +
     (shell ? execShell(shell.words, shell.target) : 'exec "${SHELL:-/bin/sh}" -l');
   return `exec sh -c ${shellQuote(inner)}`;
 }
