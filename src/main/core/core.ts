@@ -12,7 +12,7 @@ import {
   type EventPayload,
   type ProgressNote,
 } from '../../shared/api.js';
-import { runtimeIdentity, type TargetInfo } from '../../shared/targets.js';
+import type { TargetInfo } from '../../shared/targets.js';
 import type { ToolClient, ToolResult } from '../../shared/tools.js';
 import type { BackendProvider, ProviderContext, TargetSnapshot } from './backends/provider.js';
 import { builtinProviders } from './backends/builtins.js';
@@ -45,7 +45,8 @@ import { EventBus, type EventListener } from './events/eventBus.js';
 import { detachedConnection, composeHandlers, type CallContext, type Handlers } from './handlers.js';
 import { prepareHome, switchboardHome } from './home.js';
 import { listTargets } from './targets/listTargets.js';
-import { TargetHealth, type HealthTiming } from './targets/targetHealth.js';
+import { TargetHealth, watchedTargets, type HealthTiming } from './targets/targetHealth.js';
+import { TargetsChanged } from './targets/targetsChanged.js';
 import { healthProbe } from './targets/probeTarget.js';
 import { targetMethods } from './targets/methods.js';
 import { paneMethods } from './panes/methods.js';
@@ -81,10 +82,6 @@ function personOnly(method: string, why: string): SwitchboardError {
  * Kept for callers that found the profile here; it lives in home.ts so that nothing below the Core imports this file.
  */
 export { switchboardHome };
-
-/** How soon the window hears of a change to its targets: at once (a state), or in a batch (only "checked at"). */
-const TARGETS_SOON_MS = 30;
-const TARGETS_LATER_MS = 5_000;
 
 export interface CoreOptions {
   /** SWITCHBOARD_HOME; defaults to the environment variable, then ~/.switchboard. */
@@ -136,10 +133,12 @@ export class Core {
   private readonly retire: { schedule(): void; close(): void };
   private readonly health: TargetHealth;
   private started = false;
-  private targetsTimer: NodeJS.Timeout | undefined;
-  /** When the pending targets.changed goes out (ms). */
-  private targetsDue = 0;
-  private lastProblems = '';
+  private readonly targetsChanged = new TargetsChanged({
+    list: () => this.listTargets(),
+    problems: () => this.targets.problems(),
+    changed: (list) => this.emit('targets.changed', list),
+    problemsChanged: (problems) => this.emit('targets.problems', problems),
+  });
 
   /** Throws bad_config when config.yaml is wrong, so `serve` and `start` fail loudly. */
   constructor(opts: CoreOptions = {}) {
@@ -158,7 +157,7 @@ export class Core {
       onChange: () => {
         this.config.revalidate();
         this.emit('backends.changed', this.allProviders().map(backendInfo));
-        this.scheduleTargetsChanged();
+        this.targetsChanged.schedule();
       },
     });
     const provider = (backend: string): BackendProvider | undefined =>
@@ -269,13 +268,7 @@ export class Core {
     });
     this.activity = new ActivityLog((entry) => this.emit('activity', entry));
     this.health = new TargetHealth({
-      watched: () =>
-        this.started
-          ? this.targets
-              .list(() => ({}))
-              .filter((t) => t.state === 'active')
-              .map((t) => ({ name: t.name, identity: runtimeIdentity(t.name, t.generation) }))
-          : [],
+      watched: () => (this.started ? watchedTargets(this.targets) : []),
       probe: async (name) => {
         let snapshot: TargetSnapshot;
         try {
@@ -289,7 +282,7 @@ export class Core {
         });
       },
       reachableAgain: (identity) => this.sessions.reportReachability(identity, undefined),
-      onChange: (news) => this.scheduleTargetsChanged(news ? TARGETS_SOON_MS : TARGETS_LATER_MS),
+      onChange: (news) => this.targetsChanged.schedule(news),
       ...(opts.healthTiming ? { timing: opts.healthTiming } : {}),
     });
     const targetList = (): TargetInfo[] => this.listTargets();
@@ -373,14 +366,14 @@ export class Core {
     this.targets.onChange(() => {
       this.health.sync();
       this.approvalRules.targetsChanged();
-      this.scheduleTargetsChanged();
+      this.targetsChanged.schedule();
     });
     this.sessions.onChange((identity) => {
       // A backend's word on its link (a connection made or lost) shows in the health at once, both ways.
       const problem = this.sessions.problem(identity);
       if (problem) this.health.failed(identity, problem);
       else this.health.reached(identity);
-      this.scheduleTargetsChanged();
+      this.targetsChanged.schedule();
     });
 
     const record = actionRecorder({ activity: this.activity, audit: this.audit });
@@ -458,24 +451,6 @@ export class Core {
     this.events.emit(event, payload);
   }
 
-  private scheduleTargetsChanged(delay = TARGETS_SOON_MS): void {
-    // Coalesce bursts (a registry rewrite and a cwd change) into one sidebar update; a sooner one replaces a later.
-    const due = Date.now() + delay;
-    if (this.targetsTimer && this.targetsDue <= due) return;
-    clearTimeout(this.targetsTimer);
-    this.targetsDue = due;
-    this.targetsTimer = setTimeout(() => {
-      this.targetsTimer = undefined;
-      this.emit('targets.changed', this.listTargets());
-      const problems = this.targets.problems();
-      const key = problems.join('\n');
-      if (key !== this.lastProblems) {
-        this.lastProblems = key;
-        this.emit('targets.problems', problems);
-      }
-    }, 30);
-  }
-
   // ---- calls ----------------------------------------------------------------
 
   /** The generic entry every transport uses: validates input and output against the API table. */
@@ -528,7 +503,7 @@ export class Core {
   }
 
   async close(): Promise<void> {
-    if (this.targetsTimer) clearTimeout(this.targetsTimer);
+    this.targetsChanged.close();
     this.health.stop();
     this.retire.close();
     await this.processes.shutdown();
