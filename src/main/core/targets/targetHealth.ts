@@ -5,6 +5,7 @@
 // cheapest (healthProbe: nothing is created), at most `concurrency` at once, and a fleet that appeared together is
 // spread over the interval after its first look. A backend with no such look leaves its targets `unchecked`.
 import { runtimeIdentity, type TargetHealthInfo } from '../../../shared/targets.js';
+import { backoffMs } from '../platform/backoff.js';
 import type { ProbeOutcome } from './probeTarget.js';
 import type { TargetTable } from './targetTable.js';
 
@@ -267,6 +268,6 @@ export class TargetHealth {
   }
 
   private retryDelay(e: Entry): number {
-    return Math.min(this.timing.retryMaxMs, this.timing.retryMinMs * 2 ** Math.max(0, e.failures - 1));
+    return backoffMs(e.failures - 1, this.timing.retryMinMs, this.timing.retryMaxMs);
   }
 }
