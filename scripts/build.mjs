@@ -26,7 +26,7 @@ async function build(options) {
   return result;
 }
 
-/** The Core runs under plain Node (STYLE.md §1): an `electron` import reaching this bundle fails the build. */
+/** The Core runs under plain Node (docs/style.md §1): an `electron` import reaching this bundle fails the build. */
 const noElectron = {
   name: 'no-electron-in-core',
   setup(b) {

@@ -1,4 +1,4 @@
-// Keeps STYLE.md §3 and §9 true: backend and tool names (and backend spec keys) appear only where they are declared.
+// Keeps docs/style.md §3 and §9 true: backend and tool names (and backend spec keys) appear only where declared.
 import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';

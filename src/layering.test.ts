@@ -1,4 +1,4 @@
-// Keeps the layers of STYLE.md §1 true: core never imports electron, the renderer and shared never import Node.
+// Keeps the layers of docs/style.md §1 true: core never imports electron, the renderer and shared never import Node.
 import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -87,7 +87,7 @@ function importCycles(all: string[]): string[][] {
   return cycles;
 }
 
-describe('the import graph of src/main (DESIGN.md: the Core only composes; nothing below it imports it)', () => {
+describe('the import graph of src/main (docs/design.md: the Core only composes; nothing below it imports it)', () => {
   const main = files(join(src, 'main'));
   it('no file under src/main/core but core.ts imports core.ts (tests and their helpers may build a Core)', () => {
     const coreTs = join(src, 'main/core/core.ts');

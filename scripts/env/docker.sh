@@ -11,11 +11,11 @@ python_image=switchboard-test-python:latest
 mkdir -p "$base"
 # shellcheck source=lib/engine.sh
 . "$root/scripts/env/lib/engine.sh"
+# shellcheck source=lib/run.sh
+. "$root/scripts/env/lib/run.sh"
 
-# Unix socket paths are limited to 107 bytes, and containerd puts its own sockets under the exec root;
-# when the checkout path is long, keep the sockets under a short /tmp directory named after the checkout.
-short=/tmp/sb-docker-$(printf '%s' "$root" | sha256sum | cut -c1-8)
-if [ ${#base} -gt 60 ]; then run="$short"; else run="$base/run"; fi
+# The socket and the exec root (where containerd puts its own sockets) go in the checkout's short private folder.
+run="$(test_run_dir "$root")/docker"
 sock="$run/docker.sock"
 exec_root="$run/exec"
 data_root="$base/data"
@@ -37,10 +37,12 @@ start_dockerd() {
   for bin in dockerd docker containerd runc; do
     command -v "$bin" >/dev/null || { echo "missing $bin: apt-get install -y docker.io" >&2; exit 1; }
   done
+  make_test_run_dir "$root" >/dev/null
   mkdir -p "$run" "$exec_root" "$data_root"
   rm -f "$sock"
-  # A stale pid file from a killed dockerd makes the next one refuse to start.
-  if [ -f "$pid_file" ] && ! kill -0 "$(cat "$pid_file")" 2>/dev/null; then rm -f "$pid_file"; fi
+  # A pid file makes the next dockerd refuse to start: a stale one, or a dockerd of ours that does not answer here
+  # (one started before the sockets moved to the short folder), which must not share the data root with a new one.
+  stop_service
   setsid dockerd --iptables=false --ip6tables=false --bridge=none --storage-driver=vfs \
     --data-root "$data_root" --exec-root "$exec_root" --pidfile "$pid_file" \
     -H "unix://$sock" >"$log_file" 2>&1 </dev/null 9>&- &

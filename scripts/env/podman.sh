@@ -13,10 +13,11 @@ python_image=switchboard-test-python:latest
 mkdir -p "$base"
 # shellcheck source=lib/engine.sh
 . "$root/scripts/env/lib/engine.sh"
+# shellcheck source=lib/run.sh
+. "$root/scripts/env/lib/run.sh"
 
-# Unix socket paths are limited to 107 bytes; keep the run dir short when the checkout path is long.
-short=/tmp/sb-podman-$(printf '%s' "$root" | sha256sum | cut -c1-8)
-if [ ${#base} -gt 60 ]; then run="$short"; else run="$base/run"; fi
+# The socket and the run root (Podman refuses one over 50 characters) go in the checkout's short private folder.
+run="$(test_run_dir "$root")/podman"
 sock="$run/podman.sock"
 pid_file="$base/service.pid"
 log_file="$base/service.log"
@@ -35,7 +36,7 @@ running() {
 down() {
   stop_service
   # Containers the tests left behind: their conmon processes outlive the service.
-  [ -f "$conf" ] && pm rm -af -t 0 >/dev/null 2>&1 || true
+  if [ -f "$conf" ] && [ -d "$run/state" ]; then pm rm -af -t 0 >/dev/null 2>&1 || true; fi
   # Exec sessions' monitors linger (--exit-delay) after their containers are gone.
   pkill -KILL -f "conmon .*$base/" 2>/dev/null || true
   echo "podman service stopped"
@@ -45,9 +46,12 @@ start_service() {
   for bin in podman curl; do
     command -v "$bin" >/dev/null || { echo "missing $bin: apt-get install -y podman curl" >&2; exit 1; }
   done
+  make_test_run_dir "$root" >/dev/null
   mkdir -p "$run"
   printf '[containers]\ndefault_ulimits = []\n\n[engine]\ncgroup_manager = "cgroupfs"\nevents_logger = "file"\n' > "$conf"
   rm -f "$sock"
+  # A service of ours that does not answer here (one started before the sockets moved to the short folder).
+  stop_service
   setsid bash -c 'echo $$ > "$1"; shift; exec "$@"' _ "$pid_file" \
     env CONTAINERS_CONF="$conf" podman --root "$base/storage" --runroot "$run/state" --storage-driver vfs \
     system service --time=0 "unix://$sock" >"$log_file" 2>&1 </dev/null 9>&- &

@@ -1,4 +1,4 @@
-// The agent tools of DESIGN.md: argument and result schemas shared by MCP, `switchboard call` and the UI.
+// The agent tools of docs/design.md: argument and result schemas shared by MCP, `switchboard call` and the UI.
 import * as z from 'zod';
 import { ToolResultBase, type ToolName } from './toolResult.js';
 import { MAX_COMMAND_CHARS, MAX_FILE_CONTENT_CHARS, mib } from './limits.js';

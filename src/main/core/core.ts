@@ -12,7 +12,7 @@ import {
   type EventPayload,
   type ProgressNote,
 } from '../../shared/api.js';
-import { runtimeIdentity, type TargetInfo } from '../../shared/targets.js';
+import type { TargetInfo } from '../../shared/targets.js';
 import type { ToolClient, ToolResult } from '../../shared/tools.js';
 import type { BackendProvider, ProviderContext, TargetSnapshot } from './backends/provider.js';
 import { builtinProviders } from './backends/builtins.js';
@@ -46,7 +46,8 @@ import { EventBus, type EventListener } from './events/eventBus.js';
 import { detachedConnection, composeHandlers, type CallContext, type Handlers } from './handlers.js';
 import { prepareHome, switchboardHome } from './home.js';
 import { listTargets } from './targets/listTargets.js';
-import { TargetHealth, type HealthTiming } from './targets/targetHealth.js';
+import { TargetHealth, watchedTargets, type HealthTiming } from './targets/targetHealth.js';
+import { TargetsChanged } from './targets/targetsChanged.js';
 import { healthProbe } from './targets/probeTarget.js';
 import { targetMethods } from './targets/methods.js';
 import { paneMethods } from './panes/methods.js';
@@ -82,10 +83,6 @@ function personOnly(method: string, why: string): SwitchboardError {
  * Kept for callers that found the profile here; it lives in home.ts so that nothing below the Core imports this file.
  */
 export { switchboardHome };
-
-/** How soon the window hears of a change to its targets: at once (a state), or in a batch (only "checked at"). */
-const TARGETS_SOON_MS = 30;
-const TARGETS_LATER_MS = 5_000;
 
 export interface CoreOptions {
   /** SWITCHBOARD_HOME; defaults to the environment variable, then ~/.switchboard. */
@@ -137,10 +134,12 @@ export class Core {
   private readonly retire: { schedule(): void; close(): void };
   private readonly health: TargetHealth;
   private started = false;
-  private targetsTimer: NodeJS.Timeout | undefined;
-  /** When the pending targets.changed goes out (ms). */
-  private targetsDue = 0;
-  private lastProblems = '';
+  private readonly targetsChanged = new TargetsChanged({
+    list: () => this.listTargets(),
+    problems: () => this.targets.problems(),
+    changed: (list) => this.emit('targets.changed', list),
+    problemsChanged: (problems) => this.emit('targets.problems', problems),
+  });
 
   /** Throws bad_config when config.yaml is wrong, so `serve` and `start` fail loudly. */
   constructor(opts: CoreOptions = {}) {
@@ -159,7 +158,7 @@ export class Core {
       onChange: () => {
         this.config.revalidate();
         this.emit('backends.changed', this.allProviders().map(backendInfo));
-        this.scheduleTargetsChanged();
+        this.targetsChanged.schedule();
       },
     });
     const provider = (backend: string): BackendProvider | undefined =>
@@ -274,13 +273,7 @@ export class Core {
       recentActivity(this.audit.path, ACTIVITY_KEPT),
     );
     this.health = new TargetHealth({
-      watched: () =>
-        this.started
-          ? this.targets
-              .list(() => ({}))
-              .filter((t) => t.state === 'active')
-              .map((t) => ({ name: t.name, identity: runtimeIdentity(t.name, t.generation) }))
-          : [],
+      watched: () => (this.started ? watchedTargets(this.targets) : []),
       probe: async (name) => {
         let snapshot: TargetSnapshot;
         try {
@@ -294,7 +287,7 @@ export class Core {
         });
       },
       reachableAgain: (identity) => this.sessions.lookedReachable(identity),
-      onChange: (news) => this.scheduleTargetsChanged(news ? TARGETS_SOON_MS : TARGETS_LATER_MS),
+      onChange: (news) => this.targetsChanged.schedule(news),
       ...(opts.healthTiming ? { timing: opts.healthTiming } : {}),
     });
     const targetList = (): TargetInfo[] => this.listTargets();
@@ -378,14 +371,14 @@ export class Core {
     this.targets.onChange(() => {
       this.health.sync();
       this.approvalRules.targetsChanged();
-      this.scheduleTargetsChanged();
+      this.targetsChanged.schedule();
     });
     this.sessions.onChange((identity) => {
       // A backend's word on its link (a connection made or lost) shows in the health at once, both ways.
       const problem = this.sessions.problem(identity);
       if (problem) this.health.failed(identity, problem);
       else this.health.reached(identity);
-      this.scheduleTargetsChanged();
+      this.targetsChanged.schedule();
     });
 
     const record = actionRecorder({ activity: this.activity, audit: this.audit });
@@ -463,24 +456,6 @@ export class Core {
     this.events.emit(event, payload);
   }
 
-  private scheduleTargetsChanged(delay = TARGETS_SOON_MS): void {
-    // Coalesce bursts (a registry rewrite and a cwd change) into one sidebar update; a sooner one replaces a later.
-    const due = Date.now() + delay;
-    if (this.targetsTimer && this.targetsDue <= due) return;
-    clearTimeout(this.targetsTimer);
-    this.targetsDue = due;
-    this.targetsTimer = setTimeout(() => {
-      this.targetsTimer = undefined;
-      this.emit('targets.changed', this.listTargets());
-      const problems = this.targets.problems();
-      const key = problems.join('\n');
-      if (key !== this.lastProblems) {
-        this.lastProblems = key;
-        this.emit('targets.problems', problems);
-      }
-    }, 30);
-  }
-
   // ---- calls ----------------------------------------------------------------
 
   /** The generic entry every transport uses: validates input and output against the API table. */
@@ -533,7 +508,7 @@ export class Core {
   }
 
   async close(): Promise<void> {
-    if (this.targetsTimer) clearTimeout(this.targetsTimer);
+    this.targetsChanged.close();
     this.health.stop();
     this.retire.close();
     await this.processes.shutdown();

@@ -1,7 +1,7 @@
 // core.json: where the running Core listens and its token; mode 0600, removed on exit.
 import { readFileSync, rmSync } from 'node:fs';
-import { atomicWrite } from '../core/registry/atomicWrite.js';
-import { profileWriteError } from '../core/profileWriteError.js';
+import { atomicWriteSync } from '../core/platform/atomicWrite.js';
+import { profileWriteError } from '../core/platform/profileWriteError.js';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { SwitchboardError } from '../../shared/errors.js';
@@ -34,7 +34,7 @@ export function coreFilePath(home: string): string {
 
 /** Publish core.json whole (a temp file renamed over it); a failure names the file and leaves no temp file. */
 export function writeCoreFile(home: string, info: CoreFile): void {
-  atomicWrite(
+  atomicWriteSync(
     coreFilePath(home),
     JSON.stringify(info, null, 2) + '\n',
     0o600,

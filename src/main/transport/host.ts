@@ -7,7 +7,7 @@ import { WsServer } from './wsServer.js';
 import { claimProfile, personLinkUrl, removeCoreFile, writeCoreFile } from './coreFile.js';
 import { keepEndpoint, lastEndpoint } from './stableEndpoint.js';
 import type { McpHttp } from '../core/mcp/mcpHttp.js';
-import { namingFailure } from '../core/profileWriteError.js';
+import { namingFailure } from '../core/platform/profileWriteError.js';
 
 export interface Host {
   core: Core;

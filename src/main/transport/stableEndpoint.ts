@@ -4,7 +4,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as z from 'zod';
-import { atomicWrite } from '../core/registry/atomicWrite.js';
+import { atomicWriteSync } from '../core/platform/atomicWrite.js';
 
 const Endpoint = z.object({ port: z.number().int().min(1).max(65_535), token: z.string().min(32).max(128) });
 export type Endpoint = z.infer<typeof Endpoint>;
@@ -28,7 +28,7 @@ export function keepEndpoint(home: string, endpoint: Endpoint): void {
   const path = endpointPath(home);
   try {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    atomicWrite(path, JSON.stringify(endpoint) + '\n');
+    atomicWriteSync(path, JSON.stringify(endpoint) + '\n');
   } catch {
     // The next Core picks a new port and token; an open page then needs its link again (no temp file stays).
   }

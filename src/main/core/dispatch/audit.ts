@@ -4,7 +4,7 @@
 import { closeSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ToolDef } from '../tools/toolDef.js';
-import { writeError } from '../backends/writeError.js';
+import { writeError } from '../platform/writeError.js';
 import { MAX_REDACTED_CHARS, redact } from '../../../shared/redact.js';
 import { maskKnownSecrets } from '../knownSecrets.js';
 import {

@@ -1,14 +1,14 @@
 // When a pane's connection drops: how long to wait before each attempt, which failures are worth another, and the
 // lines the pane's scrollback gets. Pure; the loop itself is in panes.ts.
 import type { ErrorCode } from '../../../shared/errors.js';
+import { backoffMs } from '../platform/backoff.js';
 
 /** Waits before attempts 1, 2, 3 …: doubling from 2 s, then every 30 s for as long as the host stays down. */
-export const RECONNECT_DELAYS_MS = [2000, 4000, 8000, 16_000, 30_000] as const;
+export const reconnectBackoff = { firstMs: 2000, maxMs: 30_000 } as const;
 
 /** The wait before attempt `attempt` (1-based). */
 export function reconnectDelayMs(attempt: number): number {
-  const i = Math.min(Math.max(1, attempt), RECONNECT_DELAYS_MS.length) - 1;
-  return RECONNECT_DELAYS_MS[i] ?? 30_000;
+  return backoffMs(attempt - 1, reconnectBackoff.firstMs, reconnectBackoff.maxMs);
 }
 
 /**

@@ -9,7 +9,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import * as z from 'zod';
-import { atomicWrite } from '../registry/atomicWrite.js';
+import { atomicWriteSync } from '../platform/atomicWrite.js';
 import { OneTimeCodes } from './oneTimeCodes.js';
 
 /** How many pages' secrets a profile keeps valid at once; the oldest is forgotten first (its page needs a new link). */
@@ -91,7 +91,7 @@ export class PersonLinks {
     try {
       mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
       const stored = { digests: this.digests.map((d) => d.toString('hex')), path: this.pathId };
-      atomicWrite(this.file, JSON.stringify(stored) + '\n');
+      atomicWriteSync(this.file, JSON.stringify(stored) + '\n');
     } catch {
       // A full or read-only profile: the link still works for this run (kept in memory); no temp file stays.
     }

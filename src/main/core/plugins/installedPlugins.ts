@@ -11,7 +11,7 @@ import * as z from 'zod';
 import { SwitchboardError } from '../../../shared/errors.js';
 import { PluginManifest, PluginName } from '../../../shared/plugins.js';
 import { dormantSpec } from '../../../shared/targets.js';
-import { atomicWrite } from '../registry/atomicWrite.js';
+import { atomicWriteSync } from '../platform/atomicWrite.js';
 import { didYouMean } from '../config/didYouMean.js';
 
 export interface InstalledPlugin {
@@ -60,7 +60,7 @@ export function rememberedSecretReferences(home: string): Set<string> {
 export function writeEnabled(home: string, state: EnabledState): void {
   mkdirSync(pluginsDir(home), { recursive: true, mode: 0o700 });
   const doc = { enabled: [...new Set(state.enabled)].sort(), backends: state.backends, secret_refs: state.secret_refs };
-  atomicWrite(enabledPath(home), `${JSON.stringify(doc, null, 2)}\n`, 0o600);
+  atomicWriteSync(enabledPath(home), `${JSON.stringify(doc, null, 2)}\n`, 0o600);
 }
 
 /** The manifest of a plugin folder: plugin.yaml, else the `switchboard` field of package.json. */

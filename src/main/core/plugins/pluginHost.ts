@@ -7,6 +7,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, renameSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { builtFile } from '../builtFile.js';
+import { backoffMs } from '../platform/backoff.js';
 import { SwitchboardError } from '../../../shared/errors.js';
 import {
   hostMethods,
@@ -53,7 +54,7 @@ function rotate(file: string): void {
 export const heartbeat = { intervalMs: 1000, missedMax: 3 } as const;
 
 /** Back-off between restarts of a host that keeps dying: 0.5 s, 1 s, 2 s … up to 30 s; reset after a good load. */
-const backoffMs = (attempt: number): number => Math.min(30_000, 500 * 2 ** Math.min(attempt, 6));
+export const restartBackoff = { firstMs: 500, maxMs: 30_000 } as const;
 
 /**
  * A host that went down this many times within the window is not restarted again (as VS Code does with an extension
@@ -316,7 +317,7 @@ export class PluginHost {
     this.opts.onDown(line);
     if (givingUp) return this.opts.onGaveUp(`${line}${after}`);
     if (this.closed) return;
-    const wait = backoffMs(this.attempts++);
+    const wait = backoffMs(this.attempts++, restartBackoff.firstMs, restartBackoff.maxMs);
     this.restartTimer = setTimeout(() => {
       this.restartTimer = undefined;
       this.start().catch(() => undefined); // a failed start is down() again: logged, and retried later

@@ -17,8 +17,8 @@ import {
   statSync,
   writeSync,
 } from 'node:fs';
-import { atomicWrite } from '../registry/atomicWrite.js';
-import { namingFailure } from '../profileWriteError.js';
+import { atomicWriteSync } from '../platform/atomicWrite.js';
+import { namingFailure } from '../platform/profileWriteError.js';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { pidAlive } from './processAlive.js';
@@ -117,7 +117,7 @@ export class CoreRuns {
   }
 
   private write(clean: boolean): void {
-    atomicWrite(
+    atomicWriteSync(
       this.file(),
       this.body(clean),
       0o600,

@@ -16,6 +16,7 @@ import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { SwitchboardError } from '../../../shared/errors.js';
 import { pidAlive } from '../processes/processAlive.js';
+import { backoffMs, jittered } from '../platform/backoff.js';
 
 export interface LockOptions {
   /** How long to wait for the holder before giving up with registry_busy. */
@@ -53,6 +54,9 @@ export function isStale(owner: Owner, now: number, staleMs: number): boolean {
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** Waits between tries for a held lock: 1, 2, 4, then 8 ms (each jittered up to twice itself). */
+export const lockBackoff = { firstMs: 1, maxMs: 8 } as const;
+
 /** A held lock; `release` is idempotent. */
 export interface HeldLock {
   readonly path: string;
@@ -78,8 +82,7 @@ export class FileLock {
   /** Wait (bounded) for the lock; throws registry_busy naming the holder when the wait runs out. */
   async acquire(): Promise<HeldLock> {
     const deadline = Date.now() + this.timeoutMs;
-    let delay = 1;
-    for (;;) {
+    for (let tries = 0; ; tries++) {
       const held = this.tryAcquire();
       if (held) return held;
       if (Date.now() >= deadline) {
@@ -91,9 +94,8 @@ export class FileLock {
           'try again in a moment',
         );
       }
-      // Jittered backoff: 8 waiters must not wake in lockstep.
-      await sleep(delay + Math.random() * delay);
-      delay = Math.min(delay * 2, 8);
+      // Jittered: 8 waiters must not wake in lockstep.
+      await sleep(jittered(backoffMs(tries, lockBackoff.firstMs, lockBackoff.maxMs)));
     }
   }
 

@@ -19,8 +19,8 @@ import {
 import { join } from 'node:path';
 import { SwitchboardError, formatZodError, toErrorPayload } from '../../../shared/errors.js';
 import { PluginSpec, TargetName, type TargetSpec } from '../../../shared/targets.js';
-import { atomicWrite, fsyncDir, refuseSymlink, removeLeftoverTemps } from './atomicWrite.js';
-import { namingFailure, profileWriteError } from '../profileWriteError.js';
+import { atomicWriteSync, fsyncDir, refuseSymlink, removeLeftoverTemps } from '../platform/atomicWrite.js';
+import { namingFailure, profileWriteError } from '../platform/profileWriteError.js';
 import { FileLock, LOCK_TIMEOUT_MS } from './lock.js';
 import {
   Generation,
@@ -567,7 +567,7 @@ export class Registry implements RuntimeSource {
             'lost the registry lock while writing; nothing was changed',
             'try again',
           );
-        atomicWrite(this.path, text, 0o600, doing);
+        atomicWriteSync(this.path, text, 0o600, doing);
       }
     } finally {
       held.release();

@@ -16,7 +16,7 @@ import {
 } from 'node:fs';
 import { dirname } from 'node:path';
 import * as z from 'zod';
-import { atomicWrite } from '../registry/atomicWrite.js';
+import { atomicWriteSync } from '../platform/atomicWrite.js';
 import type { Placeholder } from './sandboxPolicy.js';
 
 const Created = z.object({
@@ -67,7 +67,7 @@ function writeRecord(record: string): void {
   const mine = [...live.values()].filter((l) => l.record === record).map((l) => l.created);
   try {
     mkdirSync(dirname(record), { recursive: true, mode: 0o700 });
-    atomicWrite(record, `${JSON.stringify({ placeholders: mine })}\n`);
+    atomicWriteSync(record, `${JSON.stringify({ placeholders: mine })}\n`);
   } catch {
     // A full or read-only profile: the placeholders are still removed by this process; a crash would leave them.
   }

@@ -12,7 +12,7 @@ import type { ChildProcess } from 'node:child_process';
 import { SwitchboardError } from '../../../shared/errors.js';
 import { HelperReady, HelperReply, HelperRequest } from '../../../shared/sandboxHelper.js';
 import type { FileStat } from '../backends/provider.js';
-import { writeError } from '../backends/writeError.js';
+import { writeError } from '../platform/writeError.js';
 import { builtFile } from '../builtFile.js';
 import type { Sandbox } from './sandbox.js';
 import { deniedIn, WAY_OUT, writableList } from './sandboxNote.js';

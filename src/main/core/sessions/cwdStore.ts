@@ -6,7 +6,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { echoed } from '../../../shared/echoed.js';
-import { atomicWrite } from '../registry/atomicWrite.js';
+import { atomicWriteSync } from '../platform/atomicWrite.js';
 
 const SavedCwd = z.object({ identity: z.string(), name: z.string(), cwd: z.string().startsWith('/') });
 type SavedCwd = z.infer<typeof SavedCwd>;
@@ -50,7 +50,7 @@ export class CwdStore {
     const path = this.file(identity);
     try {
       mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-      atomicWrite(path, JSON.stringify({ identity, name, cwd } satisfies SavedCwd));
+      atomicWriteSync(path, JSON.stringify({ identity, name, cwd } satisfies SavedCwd));
     } catch (err) {
       this.log(
         `could not keep the cwd of ${echoed(identity)} (it will not survive a restart): ${(err as Error).message}`,

@@ -4,8 +4,10 @@
 // target a call reached within the interval is not looked at (its calls say how it is). The looks are the backends'
 // cheapest (healthProbe: nothing is created), at most `concurrency` at once, and a fleet that appeared together is
 // spread over the interval after its first look. A backend with no such look leaves its targets `unchecked`.
-import type { TargetHealthInfo } from '../../../shared/targets.js';
+import { runtimeIdentity, type TargetHealthInfo } from '../../../shared/targets.js';
+import { backoffMs } from '../platform/backoff.js';
 import type { ProbeOutcome } from './probeTarget.js';
+import type { TargetTable } from './targetTable.js';
 
 export interface HealthTiming {
   /** A reachable target is checked again after this long. */
@@ -28,6 +30,14 @@ export const defaultHealthTiming: HealthTiming = {
 export interface WatchedTarget {
   name: string;
   identity: string;
+}
+
+/** The targets the health checks follow: the active ones (draining, removed and unreachable backends' are not). */
+export function watchedTargets(table: Pick<TargetTable, 'list'>): WatchedTarget[] {
+  return table
+    .list(() => ({}))
+    .filter((t) => t.state === 'active')
+    .map((t) => ({ name: t.name, identity: runtimeIdentity(t.name, t.generation) }));
 }
 
 export interface TargetHealthDeps {
@@ -258,6 +268,6 @@ export class TargetHealth {
   }
 
   private retryDelay(e: Entry): number {
-    return Math.min(this.timing.retryMaxMs, this.timing.retryMinMs * 2 ** Math.max(0, e.failures - 1));
+    return backoffMs(e.failures - 1, this.timing.retryMinMs, this.timing.retryMaxMs);
   }
 }

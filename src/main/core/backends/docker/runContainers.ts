@@ -7,7 +7,7 @@ import * as z from 'zod';
 import { dockerClient, engineStatus, parseDockerHost } from './dockerEndpoint.js';
 import { deadline, killDeadlineMs } from './engineCalls.js';
 import { inspectContainer } from './engineHttp.js';
-import { atomicWrite } from '../../registry/atomicWrite.js';
+import { atomicWriteSync } from '../../platform/atomicWrite.js';
 import type { StartSweep } from '../provider.js';
 
 /** Seconds a stopping container's processes get between TERM and KILL (PID 1 itself exits at once: keepAliveScript). */
@@ -42,7 +42,7 @@ export function recordContainer(home: string, run: string, host: string | undefi
   const list = read(file);
   if (list.some((c) => c.id === id && c.host === host)) return;
   list.push({ ...(host !== undefined ? { host } : {}), id });
-  atomicWrite(file, JSON.stringify(list));
+  atomicWriteSync(file, JSON.stringify(list));
 }
 
 /** Asks the engine to stop one container (TERM, the grace, then KILL); one already stopped or gone is fine. */
@@ -125,7 +125,7 @@ async function sweepRecords(home: string, stale: readonly string[]): Promise<Sta
       }
     }
     if (left.length === 0) rmSync(file, { force: true });
-    else atomicWrite(file, JSON.stringify(left));
+    else atomicWriteSync(file, JSON.stringify(left));
   }
   return reports;
 }

@@ -33,7 +33,7 @@ import { WarmShellPool } from '../shell/warmShellPool.js';
 import { warmCall, warmPrelude, type WarmCall } from '../shell/warmProgram.js';
 import { Sandbox } from '../../sandbox/sandbox.js';
 import { SandboxFiles } from '../../sandbox/sandboxFiles.js';
-import { atomicWrite } from './atomicWrite.js';
+import { atomicWrite, WriteFailure } from '../../platform/atomicWrite.js';
 import { sandboxNote } from '../../sandbox/sandboxNote.js';
 import { localReach } from './localReach.js';
 import { expandPath } from '../../sandbox/sandboxPolicy.js';
@@ -392,7 +392,9 @@ class LocalEnvironment implements Environment {
 
   async writeFile(path: string, data: Buffer): Promise<void> {
     if (this.files) return this.files.writeFile(path, data);
-    await atomicWrite(path, data);
+    await atomicWrite(path, data).catch((err: unknown) => {
+      throw err instanceof WriteFailure ? err.toError(path) : err;
+    });
   }
 
   async stat(path: string): Promise<FileStat> {

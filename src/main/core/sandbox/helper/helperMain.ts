@@ -4,7 +4,7 @@
 // carries its loopback listeners to the Core's proxy. It talks to the Core on its IPC channel and ends with it.
 import { open, stat } from 'node:fs/promises';
 import { HelperRequest, HolderConfig, type HelperReply } from '../../../../shared/sandboxHelper.js';
-import { WriteFailure, writeWhole } from '../../backends/local/writeWhole.js';
+import { WriteFailure, atomicWrite } from '../../platform/atomicWrite.js';
 import { startBridges } from '../netBridge.js';
 
 function send(message: HelperReply | { ready: true }): void {
@@ -55,7 +55,7 @@ async function answer(r: HelperRequest): Promise<HelperReply> {
       }
     }
     case 'write':
-      await writeWhole(r.path, Buffer.from(r.data.buffer, r.data.byteOffset, r.data.byteLength));
+      await atomicWrite(r.path, Buffer.from(r.data.buffer, r.data.byteOffset, r.data.byteLength));
       return { id: r.id, ok: true };
   }
 }

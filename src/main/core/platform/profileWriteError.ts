@@ -1,8 +1,8 @@
 // A write to the profile that failed (the registry, core.json, a run's mark, a lock): one line that names the file,
 // what was being done and why, as the audit log and write_file say theirs (backends/writeError.ts), never a bare
 // `ENOSPC: no space left on device, write`.
-import { SwitchboardError } from '../../shared/errors.js';
-import { errnoReason } from './backends/writeError.js';
+import { SwitchboardError } from '../../../shared/errors.js';
+import { errnoReason } from './writeError.js';
 
 /** What was being done with the file: `write` (a temp file, then a rename), `create` (a folder, a lock). */
 export type ProfileWrite = 'write' | 'create';
