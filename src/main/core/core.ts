@@ -316,9 +316,8 @@ export class Core {
       // private may only read as more, never less, than it is).
       probe: (s) => {
         const exec = execProbe(() => this.sessions.environment(s));
-        return this.allProviders()
-          .find((p) => p.backend === s.spec.backend)
-          ?.sandboxFor?.(s.spec)
+        const here = !s.flags.is_remote && !s.flags.is_container;
+        return here && this.allProviders().find((p) => p.backend === s.spec.backend)?.sandboxFor?.(s.spec)
           ? hostPathsProbe(exec)
           : exec;
       },

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { withFlagDefaults, type BackendDeclaration } from './provider.js';
 import { localSpec } from './local/fields.js';
 import { sandboxInfo } from '../sandbox/sandbox.js';
+import { remoteSandboxInfo } from '../sandbox/remoteSandboxInfo.js';
 import { sshSpec, sshRemoteHost } from './ssh/fields.js';
 import { dockerSpec } from './docker/fields.js';
 import { dockerBaseFlags, dockerFlags } from './docker/dockerFlags.js';
@@ -20,6 +21,8 @@ export const sshDeclaration: BackendDeclaration = {
   display_name: 'SSH',
   flags: withFlagDefaults({ is_remote: true, supports_streams: true, supports_pty: true, supports_stdin: true }),
   remoteHost: sshRemoteHost,
+  // Until the host answered, a sandboxed setting reads as sandboxed: nothing runs there before the probe decides.
+  sandboxFor: (spec) => remoteSandboxInfo(sshSpec.specSchema.safeParse(spec).data?.sandbox, undefined),
 };
 
 export const dockerDeclaration: BackendDeclaration = {

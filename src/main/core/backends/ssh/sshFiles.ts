@@ -25,7 +25,14 @@ type Route = SftpRoute | { live: LiveConnection; sftp: undefined; exec: RawExec 
 type SftpRoute = { live: LiveConnection; sftp: SFTPWrapper };
 
 export class SshFiles {
-  constructor(private readonly connect: () => Promise<LiveConnection>) {}
+  constructor(
+    private readonly connect: () => Promise<LiveConnection>,
+    /**
+     * Inside a sandbox on the host: what wraps a command so it runs there (undefined: this connection runs none). A
+     * sandboxed target's file operations are commands in its sandbox, never SFTP, which runs with the account's powers.
+     */
+    private readonly sandboxed?: (live: LiveConnection) => Promise<((command: string) => string) | undefined>,
+  ) {}
 
   /** Whether file operations go over commands on the current connection (doctor notes it). */
   async usesCommands(): Promise<boolean> {
@@ -116,16 +123,18 @@ export class SshFiles {
 
   private async route(): Promise<Route> {
     const live = await this.connect();
+    const wrap = await this.sandboxed?.(live);
+    if (wrap) return { live, sftp: undefined, exec: commandsOn(live, wrap) };
     const sftp = await live.sftpOrNone();
     return sftp ? { live, sftp } : { live, sftp: undefined, exec: commandsOn(live) };
   }
 }
 
 /** One `sh -c` command line on its own exec channel, stdout and stderr merged: the fallback's RawExec. */
-function commandsOn(live: LiveConnection): RawExec {
+function commandsOn(live: LiveConnection, wrap: (command: string) => string = (c) => c): RawExec {
   // `exec sh -c` keeps the text POSIX whatever the account's login shell is.
   return (command, opts) =>
-    live.run(`exec sh -c ${shellQuote(command)}`, {
+    live.run(`exec sh -c ${shellQuote(wrap(command))}`, {
       timeoutMs: opts.timeoutMs,
       stderr: true,
       ...(opts.stdin !== undefined ? { stdin: opts.stdin } : {}),

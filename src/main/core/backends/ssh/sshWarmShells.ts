@@ -22,6 +22,10 @@ export interface SshWarmDeps {
   hasBash(live: LiveConnection): Promise<boolean>;
   /** End a remote process group gently (HUP and TERM, then KILL after the grace). */
   killGroup(live: LiveConnection, pgid: number): Promise<void>;
+  /** The same for a group a sandboxed shell reported: `pgid` of its PID namespace `ns` (sandboxed targets). */
+  killInNamespace?(live: LiveConnection, ns: string, pgid: number): Promise<void>;
+  /** What a new shell is sent before its first call, where it is not the bash program alone (a sandboxed shell). */
+  prelude?(): string | undefined;
   /** The person's env_passthrough names now: a change retires the shells started with the old ones. */
   passthrough(): string;
 }
@@ -29,7 +33,12 @@ export interface SshWarmDeps {
 /** What a remote warm process knows about its channel. */
 interface RemoteState {
   openError: unknown;
+  /** The PID namespace a sandboxed shell said it is in (its first stderr line). */
+  namespace?: string;
 }
+
+/** The line a sandboxed warm shell starts with on stderr: the PID namespace it is in. */
+export const NAMESPACE_TAG = '__SB_PID_NS ';
 
 export class SshWarmShells {
   private pool: WarmShellPool | undefined;
@@ -129,6 +138,11 @@ export class SshWarmShells {
     };
   }
 
+  /** Retire every shell (their calls finish first): they were started in a sandbox whose mounts have changed. */
+  renew(): void {
+    this.pool?.renew();
+  }
+
   /** End every shell and what their calls left running. */
   async close(): Promise<void> {
     const pool = this.pool;
@@ -140,20 +154,40 @@ export class SshWarmShells {
   /** A shell process on a channel that is still opening: what it is sent waits for the channel. */
   private start(live: LiveConnection): WarmProcess {
     const state: RemoteState = { openError: undefined };
+    const prelude = this.deps.prelude?.();
     const proc = openingWarmProcess(
       async (sink) => {
         const { channel } = await this.deps.open(live, this.callEnv);
         channel.setEncoding('utf8');
         channel.stderr.setEncoding('utf8');
         channel.on('data', sink.stdout);
-        channel.stderr.on('data', sink.stderr);
+        // A sandboxed shell's first stderr line names its PID namespace; what follows is the shell's.
+        let head: string | undefined = this.deps.killInNamespace ? '' : undefined;
+        channel.stderr.on('data', (text: string) => {
+          if (head === undefined) return sink.stderr(text);
+          head += text;
+          const nl = head.indexOf('\n');
+          if (nl < 0 && head.length < NAMESPACE_TAG.length) return;
+          const first = nl < 0 ? '' : head.slice(0, nl);
+          const rest = first.startsWith(NAMESPACE_TAG) ? head.slice(nl + 1) : head;
+          if (first.startsWith(NAMESPACE_TAG)) state.namespace = first.slice(NAMESPACE_TAG.length).trim();
+          head = undefined;
+          if (rest) sink.stderr(rest);
+        });
         // The shell's exit, not the channel's close: a process the killed shell's call started may hold the channel.
         channel.once('exit', sink.exited);
         channel.once('close', sink.exited);
         return { write: (text) => channel.write(text), end: () => channel.end() };
       },
       (e) => (state.openError = e),
-      { killGroup: (pgid) => this.deps.killGroup(live, pgid) },
+      {
+        // A sandboxed shell reports namespace ids: its calls' groups are found through the namespace it named.
+        killGroup: (pgid) =>
+          state.namespace && this.deps.killInNamespace
+            ? this.deps.killInNamespace(live, state.namespace, pgid)
+            : this.deps.killGroup(live, pgid),
+        ...(prelude ? { prelude } : {}),
+      },
     );
     this.states.set(proc, state);
     return proc;
