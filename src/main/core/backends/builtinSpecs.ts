@@ -21,8 +21,9 @@ export const sshDeclaration: BackendDeclaration = {
   display_name: 'SSH',
   flags: withFlagDefaults({ is_remote: true, supports_streams: true, supports_pty: true, supports_stdin: true }),
   remoteHost: sshRemoteHost,
-  // Until the host answered, a sandboxed setting reads as sandboxed: nothing runs there before the probe decides.
-  sandboxFor: (spec) => remoteSandboxInfo(sshSpec.specSchema.safeParse(spec).data?.sandbox, undefined),
+  // `sandbox: off` says it all; otherwise nothing is known until the host answered (its Environment reports it).
+  sandboxFor: (spec) =>
+    sshSpec.specSchema.safeParse(spec).data?.sandbox === 'off' ? remoteSandboxInfo('off', undefined) : undefined,
 };
 
 export const dockerDeclaration: BackendDeclaration = {

@@ -58,7 +58,11 @@ function candidates(setting: SandboxSetting | undefined, workspace: string): str
     for (let at = p; at !== '~' && at !== '/' && at !== '.'; at = posix.dirname(at)) out.add(at);
   };
   for (const r of rel) add(`~/${r}`);
-  for (const p of [workspace, ...(s?.writable ?? []), ...(s?.deny_write ?? [])]) add(p.replace(/\/+$/, ''));
+  for (const p of [workspace, ...(s?.writable ?? []), ...(s?.deny_write ?? [])]) {
+    const path = p === '/' ? p : p.replace(/\/+$/, '');
+    out.add(path); // the home itself too (a target without a cwd works there)
+    add(path);
+  }
   for (const p of [...SYSTEM_SECRETS, ...HOST_SOCKETS]) out.add(p);
   return [...out];
 }
@@ -81,7 +85,7 @@ export function probeScript(setting: SandboxSetting | undefined, workspace: stri
   const prune = [...skip.map((n) => `-name ${shellQuote(n)}`), "\\( -name '.*' ! -name .git \\)"].join(' -o ');
   const roots = [workspace, ...(setting === 'off' ? [] : (setting?.writable ?? []))];
   return [
-    `__sb_s="$HOME/${STATE}"; umask 077; mkdir -p "$__sb_s" || exit 1`,
+    `__sb_s="$HOME/${STATE}"; umask 077; mkdir -p "$__sb_s" && chmod 700 "$__sb_s" || exit 1`,
     `printf 'home %s\\n' "$HOME"; __sb_a=$(uname -m); printf 'arch %s\\n' "$__sb_a"`,
     `case $__sb_a in ${programs} *) __sb_prog= ;; esac`,
     `__sb_f="$__sb_s/seccomp-$__sb_a.bpf"`,
@@ -193,7 +197,8 @@ export class RemoteSandbox {
     const policy = this.policy(facts);
     const { tmp, caches } = this.places(facts.home);
     const q = shellQuote;
-    const lines = [`mkdir -p -- ${q(tmp)} ${q(caches)} || exit 125`];
+    // Private folders (a call's exports land in its /tmp), made so in a subshell: the umask inside stays the user's.
+    const lines = [`(umask 077 && mkdir -p -- ${q(tmp)} ${q(caches)}) || exit 125`];
     for (const p of policy.placeholders)
       lines.push(
         `[ -e ${q(p.path)} ] || ` +
@@ -217,6 +222,11 @@ export class RemoteSandbox {
     return lines.join('\n');
   }
 
+  /** A shell program (run outside the sandbox) that removes this identity's private /tmp: the identity is gone. */
+  removeScript(): string {
+    return `rm -rf -- "$HOME"/${shellQuote(`${STATE}/sandbox/${this.target.id}`)}`;
+  }
+
   /** Where the sandbox's exports file is, inside (its private /tmp). */
   get envFile(): string {
     return '/tmp/.switchboard/exports.sh';
@@ -229,9 +239,23 @@ export class RemoteSandbox {
  * group is gone. The caller then ends that group as any other.
  */
 export function namespaceGroupScript(ns: string, pgid: number): string {
+  // One awk over every status file (a process per /proc entry took seconds on a busy host): the processes whose
+  // innermost namespace's group is `pgid`, then only those in namespace `ns`.
+  const pick =
+    `/^Pid:/ { pid = $2 } /^NSpgid:/ && NF > 2 && $NF == ${Math.trunc(pgid)} { print pid, $2 }`;
   return (
-    `for __sb_p in /proc/[0-9]*; do [ "$(readlink "$__sb_p/ns/pid" 2>/dev/null)" = ${shellQuote(ns)} ] || continue; ` +
-    `__sb_h=$(awk -v g=${Math.trunc(pgid)} '/^NSpgid:/ { if ($NF == g) print $2 }' "$__sb_p/status" 2>/dev/null); ` +
-    `[ -n "$__sb_h" ] && { echo "$__sb_h"; exit 0; }; done; exit 0`
+    `cat /proc/[0-9]*/status 2>/dev/null | awk ${shellQuote(pick)} | while read -r __sb_p __sb_h; do ` +
+    `[ "$(readlink "/proc/$__sb_p/ns/pid" 2>/dev/null)" = ${shellQuote(ns)} ] && { echo "$__sb_h"; exit 0; }; ` +
+    'done; exit 0'
+  );
+}
+
+/** A shell program that ends every process in the PID namespace `ns` (a sandboxed shell's sandbox): KILL to each. */
+export function namespaceKillScript(ns: string): string {
+  const pick = '/^Pid:/ { pid = $2 } /^NSpid:/ && NF > 2 { print pid }';
+  return (
+    `cat /proc/[0-9]*/status 2>/dev/null | awk ${shellQuote(pick)} | while read -r __sb_p; do ` +
+    `[ "$(readlink "/proc/$__sb_p/ns/pid" 2>/dev/null)" = ${shellQuote(ns)} ] && kill -KILL "$__sb_p" 2>/dev/null; ` +
+    'done; exit 0'
   );
 }

@@ -36,7 +36,7 @@ export class SshFiles {
 
   /** Whether file operations go over commands on the current connection (doctor notes it). */
   async usesCommands(): Promise<boolean> {
-    return (await this.route()).sftp === undefined;
+    return (await this.route(true)).sftp === undefined;
   }
 
   async stat(path: string): Promise<FileStat> {
@@ -77,7 +77,8 @@ export class SshFiles {
   /** Writes text to a new private file (0600) in `dir` (made 0700 when missing); returns its path. */
   async stage(dir: string, text: string): Promise<string> {
     const path = posix.join(dir, `pass-${randomBytes(8).toString('hex')}.sh`);
-    const r = await this.route();
+    // The Core's own file, outside any sandbox (a sandboxed command cannot write there, nor read it).
+    const r = await this.route(true);
     if (!r.sftp) {
       // The text goes on stdin, never on a command line every user of the host can read.
       const out = await r.exec(
@@ -113,7 +114,7 @@ export class SshFiles {
 
   /** Removes a file, whatever its state (a staged file a failed start left). */
   async remove(path: string): Promise<void> {
-    const r = await this.route();
+    const r = await this.route(true);
     if (!r.sftp) {
       await r.exec(`rm -f -- ${shellQuote(path)}`, { timeoutMs: helperTimeoutMs });
       return;
@@ -121,9 +122,10 @@ export class SshFiles {
     await onSftp<void>(r, (sftp, done) => sftp.unlink(path, () => done(undefined, undefined)));
   }
 
-  private async route(): Promise<Route> {
+  /** How file operations reach the host: `own` for the Core's own staged files, never through the sandbox. */
+  private async route(own = false): Promise<Route> {
     const live = await this.connect();
-    const wrap = await this.sandboxed?.(live);
+    const wrap = own ? undefined : await this.sandboxed?.(live);
     if (wrap) return { live, sftp: undefined, exec: commandsOn(live, wrap) };
     const sftp = await live.sftpOrNone();
     return sftp ? { live, sftp } : { live, sftp: undefined, exec: commandsOn(live) };

@@ -38,8 +38,9 @@ import { resolveRoute, type SshHop } from './sshRoute.js';
 import { sshReach } from './sshReach.js';
 import { exitReasons } from '../../../../shared/exitReasons.js';
 import type { SandboxSetting } from '../../../../shared/specFields.js';
-import { RemoteSandbox, namespaceGroupScript, parseFacts, type RemoteFacts } from '../../sandbox/remoteSandbox.js';
+import { RemoteSandbox, namespaceGroupScript, namespaceKillScript, parseFacts, type RemoteFacts } from '../../sandbox/remoteSandbox.js';
 import { remoteSandboxInfo } from '../../sandbox/remoteSandboxInfo.js';
+import type { SandboxInfo } from '../../../../shared/targets.js';
 import { SANDBOX_SHELL_EXIT } from '../shell/sandboxShellExit.js';
 import { warmPrelude } from '../shell/warmProgram.js';
 
@@ -107,6 +108,9 @@ class SshEnvironment implements Environment {
   private warmMounts: string | undefined;
   /** Whether runs on this connection start in the sandbox (as of the last facts). */
   private inSandbox = false;
+  /** What was last told the Core of where work runs (JSON), so that it hears a change once. */
+  private reported: string | undefined;
+  private readonly setting: SandboxSetting | undefined;
 
   constructor(
     private readonly snapshot: TargetSnapshot,
@@ -114,6 +118,7 @@ class SshEnvironment implements Environment {
   ) {
     this.identity = snapshot.identity;
     const setting = (snapshot.spec as { sandbox?: SandboxSetting }).sandbox;
+    this.setting = setting;
     const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16);
     this.sandbox =
       setting === 'off'
@@ -150,10 +155,14 @@ class SshEnvironment implements Environment {
       },
       hasBash: async (live) => (await live.run(warmShellCheck, { timeoutMs: 15_000 })).exitCode === 0,
       killGroup,
+      // Never fails: a group not found (it ended, the connection went) has nothing left to end.
       killInNamespace: async (live, ns, pgid) => {
-        const r = await live.run(namespaceGroupScript(ns, pgid), { timeoutMs: 10_000 });
-        const host = Number(r.output.trim());
+        const r = await live.run(namespaceGroupScript(ns, pgid), { timeoutMs: 10_000 }).catch(() => undefined);
+        const host = Number(r?.output.trim());
         if (Number.isInteger(host) && host > 1) await killGroup(live, host);
+      },
+      killNamespace: async (live, ns) => {
+        await live.run(namespaceKillScript(ns), { timeoutMs: 10_000 }).catch(() => undefined);
       },
       // A shell that is its sandbox's main process waits for what its calls left running (its PID namespace ends with
       // it); one that runs on the host as it is must not (it would wait for every process there).
@@ -162,13 +171,24 @@ class SshEnvironment implements Environment {
     });
   }
 
+  /** Tells the Core where this target's agent work runs (TargetInfo.sandbox), when that changed. */
+  private report(info: SandboxInfo): void {
+    const said = JSON.stringify(info);
+    if (said === this.reported) return;
+    this.reported = said;
+    this.ctx.reportSandbox?.(this.identity, info);
+  }
+
   /**
    * What the host offers the sandbox, asked in one round trip and kept for SANDBOX_FACTS_MS on one connection (a new
    * connection asks again: a host that lost bubblewrap is noticed at the next connect). Undefined: this target runs
    * unsandboxed (`sandbox: off`, or the host cannot run one: TargetInfo and the probe say why).
    */
   private async facts(live: LiveConnection): Promise<RemoteFacts | undefined> {
-    if (!this.sandbox) return undefined;
+    if (!this.sandbox) {
+      this.report(remoteSandboxInfo('off', undefined));
+      return undefined;
+    }
     const now = Date.now();
     const kept = this.sandboxFacts;
     if (!kept || kept.live !== live || now - kept.at > SANDBOX_FACTS_MS) {
@@ -180,6 +200,7 @@ class SshEnvironment implements Environment {
     }
     const facts = await this.sandboxFacts!.facts;
     const usable = facts.bwrap.ok && !!facts.home && !!facts.arch;
+    this.report(remoteSandboxInfo(this.setting, facts));
     if (usable !== this.inSandbox) {
       // Shells started in the sandbox, or without it, are not what the next call should get.
       this.warm.renew();
@@ -199,17 +220,6 @@ class SshEnvironment implements Environment {
       this.warmMounts = mounts;
     }
     return facts;
-  }
-
-  /** Where agent work runs here, as TargetInfo and the probe say it (what the host answered, once it has). */
-  private async sandboxState(live: LiveConnection): Promise<string> {
-    if (!this.sandbox) return 'unsandboxed (sandbox: off in its spec)';
-    const facts = await this.facts(live).catch(() => undefined);
-    const known = await this.sandboxFacts?.facts.catch(() => undefined);
-    const info = remoteSandboxInfo((this.snapshot.spec as { sandbox?: SandboxSetting }).sandbox, known);
-    return facts
-      ? `sandboxed (bubblewrap on the host${info.network === false ? ', no network' : ''})`
-      : `unsandboxed (${info.reason ?? 'the host did not answer the sandbox probe'})`;
   }
 
   /**
@@ -503,11 +513,9 @@ class SshEnvironment implements Environment {
       if (r.exitCode !== 0) return { ok: false, problem: `\`true\` exited ${r.exitCode} on ${live.label}` };
       // Asked once per connection; a session the server would not open now (MaxSessions) is no news about SFTP.
       const commands = await this.files.usesCommands().catch(() => false);
-      const where = await this.sandboxState(live);
-      return {
-        ok: true,
-        detail: `${live.label}; ${where}${commands && !this.sandbox ? '; no sftp subsystem; file tools use commands' : ''}`,
-      };
+      // Where agent work runs there is asked on each new connection (and told the Core: TargetInfo.sandbox).
+      await this.facts(live).catch(() => undefined);
+      return { ok: true, detail: commands ? `${live.label}; no sftp subsystem; file tools use commands` : live.label };
     } catch (err) {
       const e = toErrorPayload(err);
       // The server answered with a key nobody trusted yet: it is up, and the first real connection asks about it.
@@ -538,11 +546,13 @@ class SshEnvironment implements Environment {
     if (reason === 'removed' && this.lease) {
       // The identity is gone for good: so are its saved variables (best effort; the host may be down).
       const file = this.envFile.replace(/^~\//, '');
+      // A sandboxed identity's exports are in its private /tmp, which goes whole (by the Core, outside the sandbox).
+      const gone = this.sandbox
+        ? this.connect().then((live) => live.run(this.sandbox!.removeScript(), { timeoutMs: 3000 }))
+        : this.exec(`rm -f "$HOME"/${shellQuote(file)}`, { cwd: '/', timeoutMs: 3000, maxOutputChars: 1000 });
+      // Best effort: the host may be down; the file holds no secrets.
       await settleWithin(
-        // Best effort: the host may be down; the file holds no secrets.
-        this.exec(`rm -f "$HOME"/${shellQuote(file)}`, { cwd: '/', timeoutMs: 3000, maxOutputChars: 1000 }).catch(
-          () => undefined,
-        ),
+        gone.catch(() => undefined),
         3500,
       );
     }

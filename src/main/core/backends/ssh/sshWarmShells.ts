@@ -24,6 +24,8 @@ export interface SshWarmDeps {
   killGroup(live: LiveConnection, pgid: number): Promise<void>;
   /** The same for a group a sandboxed shell reported: `pgid` of its PID namespace `ns` (sandboxed targets). */
   killInNamespace?(live: LiveConnection, ns: string, pgid: number): Promise<void>;
+  /** End everything in a sandboxed shell's PID namespace (its sandbox), at close. */
+  killNamespace?(live: LiveConnection, ns: string): Promise<void>;
   /** What a new shell is sent before its first call, where it is not the bash program alone (a sandboxed shell). */
   prelude?(): string | undefined;
   /** The person's env_passthrough names now: a change retires the shells started with the old ones. */
@@ -47,6 +49,11 @@ export class SshWarmShells {
   private passthrough = '';
   private callEnv: Record<string, string> | undefined;
   private readonly states = new WeakMap<WarmProcess, RemoteState>();
+  /**
+   * The PID namespaces of this pool's sandboxed shells. Their groups are namespace ids, which mean something else on
+   * the host: what their calls left running ends with their sandbox, at close, never by a group id.
+   */
+  private namespaces = new Set<string>();
 
   constructor(private readonly deps: SshWarmDeps) {}
 
@@ -70,9 +77,11 @@ export class SshWarmShells {
   /** A shell on `live` for a call with these variables, or undefined when the pool is full. */
   take(live: LiveConnection, opts: ExecOptions): WarmShell | undefined {
     if (this.live !== live || !this.pool) {
-      void this.pool?.close();
-      this.pool = new WarmShellPool({ start: () => this.start(live), max: 2, lastIdleMs: 120_000 }, (pgid) =>
-        this.deps.killGroup(live, pgid),
+      void this.close();
+      const namespaces = new Set<string>();
+      this.namespaces = namespaces;
+      this.pool = new WarmShellPool({ start: () => this.start(live, namespaces), max: 2, lastIdleMs: 120_000 }, (pgid) =>
+        namespaces.size ? Promise.resolve() : this.deps.killGroup(live, pgid),
       );
       this.live = live;
     }
@@ -145,14 +154,15 @@ export class SshWarmShells {
 
   /** End every shell and what their calls left running. */
   async close(): Promise<void> {
-    const pool = this.pool;
+    const { pool, live, namespaces } = this;
     this.pool = undefined;
     this.live = undefined;
-    await pool?.close();
+    const sandboxes = live && this.deps.killNamespace ? [...namespaces] : [];
+    await Promise.all([pool?.close(), ...sandboxes.map((ns) => this.deps.killNamespace!(live!, ns))]);
   }
 
   /** A shell process on a channel that is still opening: what it is sent waits for the channel. */
-  private start(live: LiveConnection): WarmProcess {
+  private start(live: LiveConnection, namespaces: Set<string>): WarmProcess {
     const state: RemoteState = { openError: undefined };
     const prelude = this.deps.prelude?.();
     const proc = openingWarmProcess(
@@ -170,7 +180,10 @@ export class SshWarmShells {
           if (nl < 0 && head.length < NAMESPACE_TAG.length) return;
           const first = nl < 0 ? '' : head.slice(0, nl);
           const rest = first.startsWith(NAMESPACE_TAG) ? head.slice(nl + 1) : head;
-          if (first.startsWith(NAMESPACE_TAG)) state.namespace = first.slice(NAMESPACE_TAG.length).trim();
+          if (first.startsWith(NAMESPACE_TAG)) {
+            state.namespace = first.slice(NAMESPACE_TAG.length).trim();
+            namespaces.add(state.namespace);
+          }
           head = undefined;
           if (rest) sink.stderr(rest);
         });
