@@ -47,7 +47,15 @@ afterAll(() => rmSync(sbHome, { recursive: true, force: true }));
 describe.skipIf(!ssh)('ending a shell gently (SSH)', () => {
   const e = ssh as SshTestEnv;
   const spec = (): TargetSpec =>
-    ({ backend: 'ssh', ssh_host: e.host, ssh_port: e.port, ssh_user: e.user, ssh_key: e.key }) as TargetSpec;
+    // Unsandboxed: the trap's file is read from the host's /tmp.
+    ({
+      backend: 'ssh',
+      ssh_host: e.host,
+      ssh_port: e.port,
+      ssh_user: e.user,
+      ssh_key: e.key,
+      sandbox: 'off',
+    }) as TargetSpec;
   let env: Environment;
   const home = process.env.HOME;
   beforeAll(() => {

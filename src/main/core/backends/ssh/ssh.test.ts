@@ -222,7 +222,8 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
     it('stops a command when the caller aborts', async () => {
       const x = envFor('abort', baseSpec());
       const ac = new AbortController();
-      setTimeout(() => ac.abort(), 500);
+      // Late enough for the first call's sandbox probe and start on a busy machine: the sleep has begun.
+      setTimeout(() => ac.abort(), 2500);
       const r = await x.exec('sleep 1000.75', run({ signal: ac.signal }));
       expect(r.timedOut).toBe(false);
       expect(r.exitCode).not.toBe(0);
