@@ -21,7 +21,7 @@ describe('Sessions.reportSandbox', () => {
   afterAll(() => rmSync(root, { recursive: true, force: true }));
   const ctx: ProviderContext = { home: root, resolveSpec: () => undefined };
 
-  it('keeps the latest report, tells a change once (as a sandbox change), and forgets it with the identity', async () => {
+  it('keeps the latest report, tells each change once (a sandbox change), forgets it with the identity', async () => {
     const sessions = new Sessions(() => undefined, ctx);
     const seen: Array<[string, SessionChange]> = [];
     sessions.onChange((identity, what) => seen.push([identity, what]));
