@@ -14,7 +14,7 @@ function fleetFile(dir: string): string {
   for (let i = 0; i < 300; i++) {
     const job = ['job-41', 'job-42', 'nightly-7'][Math.floor(i / 100)]!;
     const owner = i === 137 ? 'lab-zebra-9' : job;
-    lines.push(JSON.stringify({ name: `f${i}`, backend: 'local', cwd: '/tmp', owner_id: owner }));
+    lines.push(JSON.stringify({ name: `f${i}`, backend: 'local', cwd: dir, owner_id: owner }));
   }
   const file = join(dir, 'fleet.jsonl');
   writeFileSync(file, `${lines.join('\n')}\n`);

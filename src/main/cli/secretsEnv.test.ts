@@ -24,9 +24,11 @@ function localExportFiles(home: string): string[] {
     existsSync(dir) ? readdirSync(dir).flatMap((n) => pick(n) ?? []) : [];
   return [
     ...inDir(join(home, 'state', 'env'), (n) => join(home, 'state', 'env', n)),
-    ...inDir(join(home, 'state', 'sandbox'), (n) =>
-      existsSync(join(home, 'state', 'sandbox', n, 'env.sh')) ? join(home, 'state', 'sandbox', n, 'env.sh') : undefined,
-    ),
+    // A sandboxed identity's exports file sits in its private /tmp (the shells inside see it as /tmp/.switchboard).
+    ...inDir(join(home, 'state', 'sandbox'), (n) => {
+      const file = join(home, 'state', 'sandbox', n, 'tmp', '.switchboard', 'exports.sh');
+      return existsSync(file) ? file : undefined;
+    }),
   ];
 }
 

@@ -46,7 +46,7 @@ describe('targets register --from', () => {
     writeFileSync(
       file,
       [
-        '{"name":"f1","backend":"local","cwd":"/tmp"}',
+        `{"name":"f1","backend":"local","cwd":${JSON.stringify(root)}}`,
         '{"name":"f2","spec":{"backend":"ssh","ssh_host":"10.0.0.2","ssh_user":"ci"}}',
         'this is not { json',
         '{"name":"f3","backend":"ssh","ssh_host":"10.0.0.3","ssh_password":"hunter2"}',
@@ -79,7 +79,7 @@ describe('targets register --from', () => {
       '  backend: docker',
       '  docker_image: alpine',
       '- name: y2',
-      '  spec: { backend: local, cwd: /tmp }',
+      `  spec: { backend: local, cwd: ${root} }`,
       '- { name: "bad name!", backend: local }',
       '- name: y3',
       '  backend: local',
@@ -143,11 +143,11 @@ describe('targets register --from', () => {
       ['targets', 'register', '--from', '-', '--provider', 'ci', '--owner-id', 'B'],
       [
         // B may not replace what A owns.
-        '{"name":"theirs","backend":"local","cwd":"/tmp","replace":true}',
+        `{"name":"theirs","backend":"local","cwd":${JSON.stringify(root)},"replace":true}`,
         // A (named in the entry) replaces its own, compare-and-swap on the right generation: fine.
-        `{"name":"mine","backend":"local","cwd":"/tmp","owner_id":"A","if_generation":"${gen}"}`,
+        `{"name":"mine","backend":"local","cwd":${JSON.stringify(root)},"owner_id":"A","if_generation":"${gen}"}`,
         // The same again: the generation moved on, so the swap is refused.
-        `{"name":"mine","backend":"local","cwd":"/var","owner_id":"A","if_generation":"${gen}"}`,
+        `{"name":"mine","backend":"local","cwd":${JSON.stringify(join(root, 'again'))},"owner_id":"A","if_generation":"${gen}"}`,
         '{"name":"new","backend":"local"}',
       ].join('\n'),
     );
@@ -172,7 +172,7 @@ describe('targets register --from', () => {
       ['targets', 'register', '--from', '-'],
       [
         '{"name":"twice","backend":"local"}',
-        '{"name":"twice","backend":"local","cwd":"/tmp"}',
+        `{"name":"twice","backend":"local","cwd":${JSON.stringify(root)}}`,
         '{"name":7,"backend":"local"}',
         '{"name":"flags","backend":"local","replace":"yes"}',
         '{"name":"both","spec":{"backend":"local"},"backend":"local"}',

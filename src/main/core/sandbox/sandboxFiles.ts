@@ -10,7 +10,7 @@
 // workspace made since, a repository found), so its view is always the one a command would get.
 import type { ChildProcess } from 'node:child_process';
 import { SwitchboardError } from '../../../shared/errors.js';
-import { HelperReady, HelperReply, type HelperRequest } from '../../../shared/sandboxHelper.js';
+import { HelperReady, HelperReply, HelperRequest } from '../../../shared/sandboxHelper.js';
 import type { FileStat } from '../backends/provider.js';
 import { writeError } from '../backends/writeError.js';
 import { builtFile } from '../builtFile.js';
@@ -129,6 +129,9 @@ export class SandboxFiles {
   }
 
   private async ask(request: Request): Promise<HelperReply> {
+    // What the helper would refuse to read (a path over PATH_MAX) is answered here: no such file can exist.
+    if (!HelperRequest.safeParse({ ...request, id: 0 }).success)
+      return { id: 0, ok: false, errno: 'ENAMETOOLONG', message: 'File name too long' };
     const server = await this.current();
     const id = this.nextId++;
     return new Promise<HelperReply>((resolve, reject) => {
@@ -165,7 +168,8 @@ export class SandboxFiles {
         `${path} is over ${maxBytes} bytes`,
         'read a part of it with offset and limit, or use terminal with head/tail',
       );
-    if (r.errno === 'ENOENT') throw new SwitchboardError('bad_request', `no such file: ${path}`);
+    if (r.errno === 'ENOENT' || r.errno === 'ENAMETOOLONG')
+      throw new SwitchboardError('bad_request', `no such file: ${path}`);
     if (r.errno === 'EISDIR' || r.errno === 'EINVAL')
       throw new SwitchboardError('bad_request', `not a regular file: ${path}`);
     throw refusal(this.sandbox, 'read', path, r);

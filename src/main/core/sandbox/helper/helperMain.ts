@@ -63,7 +63,12 @@ async function answer(r: HelperRequest): Promise<HelperReply> {
 function serveFiles(): void {
   process.on('message', (m: unknown) => {
     const parsed = HelperRequest.safeParse(m);
-    if (!parsed.success) return; // only the Core writes here; a malformed message has no id to answer
+    if (!parsed.success) {
+      // Only the Core writes here and it checks first; a request it should not have sent is still answered.
+      const id = (m as { id?: unknown } | null)?.id;
+      if (typeof id === 'number') send({ id, ok: false, errno: 'EINVAL', message: 'malformed request' });
+      return;
+    }
     void answer(parsed.data).then(send, (err: unknown) => send(failure(parsed.data.id, err)));
   });
   send({ ready: true });
