@@ -1,6 +1,7 @@
-// Where work runs on Docker targets, through `serve`, the CLI and Chromium on the private dockerd: an attached container
-// with the engine's socket inside, or privileged, is unsandboxed with its reason in `targets show`, doctor's warnings,
-// the sidebar row and the pane header; an ordinary attached one says what holds it in; a managed one is sandboxed.
+// Where work runs on Docker targets, through `serve`, the CLI and Chromium on the private dockerd: an attached
+// container with the engine's socket inside, or privileged, is unsandboxed with its reason in `targets show`, doctor's
+// warnings, the sidebar row and the pane header; an ordinary attached one says what holds it in; a managed one is
+// sandboxed.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -73,7 +74,7 @@ afterAll(async () => {
 });
 
 describe.skipIf(!te)('where work runs on Docker targets (real dockerd)', () => {
-  it('targets show and doctor: unsandboxed with the reason and what to change; the others say what holds them in', async () => {
+  it('targets show and doctor: unsandboxed, why and what to change; the others say what holds them in', async () => {
     // The health checks inspect each container once the config names it: what they saw reaches `targets show`.
     const show = async (target: string): Promise<string> => (await served.cli(['targets', 'show', target])).stdout;
     await poll(() => show('sock')).toMatch(/sandbox\s+unsandboxed \(a container engine's socket is inside/);
