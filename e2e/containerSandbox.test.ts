@@ -61,6 +61,9 @@ beforeAll(async () => {
         `    plain: { backend: docker, docker_container: "${name('plain')}", ${host}, cwd: /tmp }`,
         `    sock: { backend: docker, docker_container: "${name('sock')}", ${host}, cwd: /tmp }`,
         `    priv: { backend: docker, docker_container: "${name('priv')}", ${host}, cwd: /tmp }`,
+        'approvals:',
+        '  mode: ask',
+        '  timeout: 600',
         '',
       ].join('\n'),
   );
@@ -138,6 +141,28 @@ describe.skipIf(!te)('where work runs on Docker targets (real dockerd)', () => {
     await header.getByRole('note', { name: 'unsandboxed' }).waitFor();
     expect(await header.getByRole('note', { name: 'unsandboxed' }).getAttribute('title')).toContain(SOCK_REASON());
     await screenshots(page, 'container-sandbox');
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('"Approve command" says a call there runs with the powers of the host, and why', async () => {
+    const { page, errors } = await openUi(browser, served.url, { width: 1400, height: 900 });
+    const call = served.cli([
+      'call',
+      'terminal',
+      JSON.stringify({ command: 'rm -rf /tmp/scratch', execution_target: 'sock' }),
+      '--json',
+    ]);
+    const d = page.getByRole('alertdialog', { name: 'Approve command' });
+    const note = d.getByRole('note', { name: 'Where it runs' });
+    await note.waitFor({ timeout: 30_000 });
+    expect(await note.textContent()).toBe(
+      'This target is unsandboxed: the command runs with the powers of the host its container runs on, ' +
+        `since ${SOCK_REASON()}.`,
+    );
+    await screenshots(page, 'container-approve');
+    await d.getByRole('button', { name: 'Deny' }).click();
+    expect((await call).code).not.toBe(0);
     expect(errors).toEqual([]);
     await page.close();
   });
