@@ -42,6 +42,25 @@ describe('sandboxMark', () => {
       },
     ],
     [
+      'a container that holds its work in: what does, in one line',
+      { state: 'sandboxed', kind: 'container', network: false, confinement: 'a container you attached: runs as root' },
+      {
+        state: 'sandboxed',
+        label: 'sandboxed',
+        description: 'Agent commands here run in a container you attached: runs as root',
+      },
+    ],
+    [
+      'a container that lets its work out: unsandboxed, with the reason',
+      { state: 'unsandboxed', kind: 'container', reason: 'it is privileged (--privileged)', confinement: 'x' },
+      {
+        state: 'unsandboxed',
+        label: 'unsandboxed',
+        description:
+          'Agent commands here run with the powers of the host its container runs on: it is privileged (--privileged)',
+      },
+    ],
+    [
       'a sandbox of no named kind',
       { state: 'sandboxed' },
       { state: 'sandboxed', label: 'sandboxed', description: 'Agent commands here run in an OS sandbox' },
@@ -90,6 +109,37 @@ describe('approvalSandboxNotes and approvalScopes', () => {
         'It runs in a fresh shell with your environment: variables the agent exported in its sandbox are not carried.',
       ],
       ['once'],
+    ],
+    [
+      'a call in a container that holds it in says what does',
+      {
+        sandbox: {
+          state: 'sandboxed',
+          kind: 'container',
+          confinement: 'a container Switchboard made: no capabilities',
+        },
+      },
+      ['The command runs in a container Switchboard made: no capabilities.'],
+      ['once', 'session', 'always'],
+    ],
+    [
+      'a file change in a container that lets it out: unsandboxed, with the reason',
+      {
+        unsandboxed: true,
+        subject: 'path',
+        sandbox: { state: 'unsandboxed', kind: 'container', reason: "it shares the host's processes (--pid host)" },
+      },
+      [
+        'This target is unsandboxed: the file is changed with the powers of the host its container runs on, ' +
+          "since it shares the host's processes (--pid host).",
+      ],
+      ['once', 'session', 'always'],
+    ],
+    [
+      'a local target keeps its own words when its sandbox info comes along',
+      { unsandboxed: true, sandbox: { state: 'unsandboxed', reason: 'sandbox: off in its spec' } },
+      ['This target is unsandboxed: the command runs with your own powers on this machine.'],
+      ['once', 'session', 'always'],
     ],
     [
       "a sandboxed call on /tmp: the sandbox's own",

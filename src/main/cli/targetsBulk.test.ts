@@ -147,7 +147,8 @@ describe('targets register --from', () => {
         // A (named in the entry) replaces its own, compare-and-swap on the right generation: fine.
         `{"name":"mine","backend":"local","cwd":${JSON.stringify(root)},"owner_id":"A","if_generation":"${gen}"}`,
         // The same again: the generation moved on, so the swap is refused.
-        `{"name":"mine","backend":"local","cwd":${JSON.stringify(join(root, 'again'))},"owner_id":"A","if_generation":"${gen}"}`,
+        `{"name":"mine","backend":"local","cwd":${JSON.stringify(join(root, 'again'))},` +
+          `"owner_id":"A","if_generation":"${gen}"}`,
         '{"name":"new","backend":"local"}',
       ].join('\n'),
     );

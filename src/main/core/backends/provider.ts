@@ -137,8 +137,9 @@ export interface ProviderContext {
   /** Tell the Core a target's reachability changed (drives the sidebar's `unreachable`). */
   reportReachability?(identity: string, problem: string | undefined): void;
   /**
-   * Tell the Core where a target's agent work runs, as the Environment found it (an SSH host with or without
-   * bubblewrap): it outranks the declaration's `sandboxFor` in TargetInfo, the approval dialog and doctor.
+   * Tell the Core where a target's agent work runs, as the Environment found it (an attached container's own
+   * settings, an SSH host with or without bubblewrap): it outranks the declaration's `sandboxFor` in TargetInfo, the
+   * approval dialog and doctor.
    */
   reportSandbox?(identity: string, info: SandboxInfo): void;
   /**
@@ -203,8 +204,9 @@ export interface BackendDeclaration extends SpecDeclaration {
   /** Why no target of this backend can be reached right now (its plugin's host is down …); undefined when it can. */
   unavailable?(): string | undefined;
   /**
-   * Where a target's agent work runs, for a backend whose commands run on this machine (local): in an OS sandbox or
-   * unsandboxed, and why. Absent for backends whose work runs elsewhere (SSH, Docker, plugins).
+   * Where a target's agent work runs as its spec says (local: in an OS sandbox or unsandboxed, and why; a managed
+   * container: what Switchboard makes); undefined when the spec cannot say (an attached container: its Environment
+   * reports what it finds, ProviderContext.reportSandbox). Absent for backends that say nothing (plugins).
    */
   sandboxFor?(spec: Readonly<TargetSpec>): SandboxInfo | undefined;
   /**

@@ -5,7 +5,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
-import { loadDockerEnv, loadSshEnv, type DockerTestEnv, type SshTestEnv } from '../../../../scripts/testEnv.js';
+import {
+  loadDockerEnv,
+  loadSshEnv,
+  removeContainers,
+  type DockerTestEnv,
+  type SshTestEnv,
+} from '../../../../scripts/testEnv.js';
 import { sleepRunning, sleepSeconds, until } from '../../../../scripts/sleepProbe.js';
 import type { TargetSpec } from '../../../shared/targets.js';
 import type { Environment, ExecOptions, TargetSnapshot } from '../backends/provider.js';
@@ -128,18 +134,7 @@ describe.skipIf(!dockerEnv)('ending a shell gently (docker)', () => {
   });
   afterAll(async () => {
     await env.cleanup('removed').catch(() => undefined);
-    const ours = await docker.listContainers({
-      all: true,
-      filters: { label: [`${profileLabel}=${shortHash(sbHome)}`] },
-    });
-    await Promise.all(
-      ours.map((c) =>
-        docker
-          .getContainer(c.Id)
-          .remove({ force: true })
-          .catch(() => undefined),
-      ),
-    );
+    await removeContainers(docker, { label: [`${profileLabel}=${shortHash(sbHome)}`] });
   });
 
   it.each([
