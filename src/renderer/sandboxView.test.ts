@@ -61,6 +61,26 @@ describe('sandboxMark', () => {
       },
     ],
     [
+      'an SSH host with bubblewrap: sandboxed there',
+      { state: 'sandboxed', kind: 'bubblewrap', network: true, host: 'ci@build-01:22' },
+      {
+        state: 'sandboxed',
+        label: 'sandboxed',
+        description: 'Agent commands here run in a bubblewrap sandbox on ci@build-01:22, with network',
+      },
+    ],
+    [
+      "an SSH host without bubblewrap: the account's powers there, not the person's here",
+      { state: 'unsandboxed', host: 'ci@build-01:22', reason: 'bubblewrap (bwrap) is not installed on the host' },
+      {
+        state: 'unsandboxed',
+        label: 'unsandboxed',
+        description:
+          'Agent commands here run with the full powers of ci@build-01:22 on its host: ' +
+          'bubblewrap (bwrap) is not installed on the host',
+      },
+    ],
+    [
       'a sandbox of no named kind',
       { state: 'sandboxed' },
       { state: 'sandboxed', label: 'sandboxed', description: 'Agent commands here run in an OS sandbox' },
@@ -139,6 +159,21 @@ describe('approvalSandboxNotes and approvalScopes', () => {
       'a local target keeps its own words when its sandbox info comes along',
       { unsandboxed: true, sandbox: { state: 'unsandboxed', reason: 'sandbox: off in its spec' } },
       ['This target is unsandboxed: the command runs with your own powers on this machine.'],
+      ['once', 'session', 'always'],
+    ],
+    [
+      'an SSH target without a sandbox, and a call let out of one there: the account on its host',
+      {
+        unsandboxed: true,
+        sandbox: { state: 'unsandboxed', host: 'ci@build-01:22', reason: 'sandbox: off in its spec' },
+      },
+      ['This target is unsandboxed: the command runs with the full powers of ci@build-01:22 on its host.'],
+      ['once', 'session', 'always'],
+    ],
+    [
+      "a call on /tmp of a sandboxed SSH target: its host's /tmp is not the one",
+      { private_tmp: true, sandbox: { state: 'sandboxed', kind: 'bubblewrap', host: 'ci@build-01:22' } },
+      ["/tmp here is this target's own private /tmp in its sandbox, not its host's /tmp."],
       ['once', 'session', 'always'],
     ],
     [

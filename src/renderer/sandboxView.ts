@@ -15,6 +15,12 @@ const kindName = { bubblewrap: 'a bubblewrap', seatbelt: 'a Seatbelt' } as const
 /** Where a container's commands are not held in, they act with the powers of the host it runs on. */
 const containerHost = 'with the powers of the host its container runs on';
 
+/** Whose powers unsandboxed work has: the person's here, or an SSH account's on its host. */
+const powers = (s: SandboxInfo | undefined): string =>
+  s?.host ? `the full powers of ${s.host} on its host` : 'your own powers on this machine';
+
+const onHost = (s: SandboxInfo | undefined): string => (s?.host ? ` on ${s.host}` : '');
+
 /** The mark a target shows; none for a target that says nothing about a sandbox (plugins, a container not seen yet). */
 export function sandboxMark(s: SandboxInfo | undefined): SandboxMark | undefined {
   if (!s) return undefined;
@@ -35,14 +41,14 @@ export function sandboxMark(s: SandboxInfo | undefined): SandboxMark | undefined
     return {
       state: 'unsandboxed',
       label: 'unsandboxed',
-      description: `Agent commands here run with your own powers on this machine${s.reason ? `: ${s.reason}` : ''}`,
+      description: `Agent commands here run with ${powers(s)}${s.reason ? `: ${s.reason}` : ''}`,
     };
   }
   const network = s.network === true ? ', with network' : s.network === false ? ', without network' : '';
   return {
     state: 'sandboxed',
     label: 'sandboxed',
-    description: `Agent commands here run in ${s.kind ? kindName[s.kind] : 'an OS'} sandbox${network}`,
+    description: `Agent commands here run in ${s.kind ? kindName[s.kind] : 'an OS'} sandbox${onHost(s)}${network}`,
   };
 }
 
@@ -59,10 +65,14 @@ export function approvalSandboxNotes(
   const w = what[a.subject ?? 'command'];
   const notes: string[] = [];
   if (a.outside_sandbox)
-    notes.push(`The agent asks to ${w.asks} outside its sandbox: it would run with your own powers on this machine.`);
+    notes.push(`The agent asks to ${w.asks} outside its sandbox: it would run with ${powers(a.sandbox)}.`);
   else if (a.sandbox?.kind === 'container') notes.push(containerNote(a.sandbox, w.runs));
-  else if (a.unsandboxed) notes.push(`This target is unsandboxed: ${w.runs} with your own powers on this machine.`);
-  if (a.private_tmp) notes.push("/tmp here is this target's own private /tmp in its sandbox, not this machine's /tmp.");
+  else if (a.unsandboxed) notes.push(`This target is unsandboxed: ${w.runs} with ${powers(a.sandbox)}.`);
+  if (a.private_tmp)
+    notes.push(
+      `/tmp here is this target's own private /tmp in its sandbox, ` +
+        `not ${a.sandbox?.host ? 'its host' : 'this machine'}'s /tmp.`,
+    );
   if (a.outside_sandbox)
     notes.push(
       'It runs in a fresh shell with your environment: variables the agent exported in its sandbox are not carried.',

@@ -102,6 +102,11 @@ export const SandboxInfo = z.lazy(() =>
     confinement: z.string().optional(),
     /** What to change so that it is held in (doctor says it beside the reason). */
     hint: z.string().optional(),
+    /**
+     * The account and host the work runs as, where that is not this machine ("deploy@build-01:22", an SSH target):
+     * unsandboxed, the work has that account's powers there, not the person's here.
+     */
+    host: z.string().optional(),
   }),
 );
 export type SandboxInfo = z.infer<typeof SandboxInfo>;

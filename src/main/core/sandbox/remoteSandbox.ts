@@ -67,6 +67,15 @@ function candidates(setting: SandboxSetting | undefined, workspace: string): str
   return [...out];
 }
 
+/** A path as the probe's shell names it: `~` and `~/…` in the home, others quoted. */
+const inHome = (r: string): string =>
+  r.startsWith('~/') ? `"$HOME"/${shellQuote(r.slice(2))}` : r === '~' ? '"$HOME"' : shellQuote(r);
+
+/** The probe's line for what `$__sb_p` is: `e d PATH`, `e f PATH`, or nothing when it does not exist. */
+const SAY_KIND =
+  'if [ -d "$__sb_p" ]; then printf "e d %s\\n" "$__sb_p"; ' +
+  'elif [ -e "$__sb_p" ]; then printf "e f %s\\n" "$__sb_p"; fi';
+
 /** The tools the deny table's rows name (a stand-in is made only where one is installed). */
 const TOOLS = [...new Set(DENY_TABLE.flatMap((r) => r.tools ?? []))];
 
@@ -99,21 +108,22 @@ export function probeScript(setting: SandboxSetting | undefined, workspace: stri
     'fi',
     'IFS=:; for __sb_d in $PATH; do case $__sb_d in /*) printf "p %s\\n" "$__sb_d" ;; esac; done; unset IFS',
     `while IFS= read -r __sb_p; do case $__sb_p in "~/"*) __sb_p="$HOME/\${__sb_p#"~/"}" ;; "~") __sb_p=$HOME ;; esac`,
-    '  if [ -d "$__sb_p" ]; then printf "e d %s\\n" "$__sb_p"; elif [ -e "$__sb_p" ]; then printf "e f %s\\n" "$__sb_p"; fi',
+    `  ${SAY_KIND}`,
     `done <<'__SB_PATHS__'\n${list}\n__SB_PATHS__`,
     `for __sb_t in ${TOOLS.join(' ')}; do command -v "$__sb_t" >/dev/null 2>&1 && printf "t %s\\n" "$__sb_t"; done`,
     // Repositories under the writable roots, as the local walk finds them: hidden and dependency folders skipped.
-    `for __sb_r in ${roots.map((r) => (r.startsWith('~/') ? `"$HOME"/${shellQuote(r.slice(2))}` : r === '~' ? '"$HOME"' : shellQuote(r))).join(' ')}; do`,
+    `for __sb_r in ${roots.map(inHome).join(' ')}; do`,
     `  [ -d "$__sb_r" ] || continue; find "$__sb_r" -maxdepth 5 -mindepth 1 \\( -type d \\( ${prune} \\) \\) -prune ` +
       `-o -type d -name .git -print 2>/dev/null | head -200`,
     '  [ -d "$__sb_r/.git" ] && printf "%s/.git\\n" "$__sb_r"',
     'done | while IFS= read -r __sb_g; do __sb_w=${__sb_g%/.git}; printf "r %s\\n" "$__sb_w"',
     `  for __sb_n in ${REPO_ROWS.map(shellQuote).join(' ')} .git; do __sb_p="$__sb_w/$__sb_n"`,
-    '    if [ -d "$__sb_p" ]; then printf "e d %s\\n" "$__sb_p"; elif [ -e "$__sb_p" ]; then printf "e f %s\\n" "$__sb_p"; fi',
+    `    ${SAY_KIND}`,
     '  done',
     '  [ -d "$__sb_g/modules" ] && find "$__sb_g/modules" -maxdepth 5 -name config -type f 2>/dev/null | ' +
       'while IFS= read -r __sb_c; do __sb_m=${__sb_c%/config}; [ -e "$__sb_m/HEAD" ] || continue; ' +
-      'printf "m %s\\ne f %s\\n" "$__sb_m" "$__sb_c"; [ -d "$__sb_m/hooks" ] && printf "e d %s/hooks\\n" "$__sb_m"; done',
+      'printf "m %s\\ne f %s\\n" "$__sb_m" "$__sb_c"; ' +
+      '[ -d "$__sb_m/hooks" ] && printf "e d %s/hooks\\n" "$__sb_m"; done',
     'done',
     'exit 0',
   ].join('\n');
@@ -241,8 +251,7 @@ export class RemoteSandbox {
 export function namespaceGroupScript(ns: string, pgid: number): string {
   // One awk over every status file (a process per /proc entry took seconds on a busy host): the processes whose
   // innermost namespace's group is `pgid`, then only those in namespace `ns`.
-  const pick =
-    `/^Pid:/ { pid = $2 } /^NSpgid:/ && NF > 2 && $NF == ${Math.trunc(pgid)} { print pid, $2 }`;
+  const pick = `/^Pid:/ { pid = $2 } /^NSpgid:/ && NF > 2 && $NF == ${Math.trunc(pgid)} { print pid, $2 }`;
   return (
     `cat /proc/[0-9]*/status 2>/dev/null | awk ${shellQuote(pick)} | while read -r __sb_p __sb_h; do ` +
     `[ "$(readlink "/proc/$__sb_p/ns/pid" 2>/dev/null)" = ${shellQuote(ns)} ] && { echo "$__sb_h"; exit 0; }; ` +

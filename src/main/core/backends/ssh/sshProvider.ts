@@ -38,7 +38,13 @@ import { resolveRoute, type SshHop } from './sshRoute.js';
 import { sshReach } from './sshReach.js';
 import { exitReasons } from '../../../../shared/exitReasons.js';
 import type { SandboxSetting } from '../../../../shared/specFields.js';
-import { RemoteSandbox, namespaceGroupScript, namespaceKillScript, parseFacts, type RemoteFacts } from '../../sandbox/remoteSandbox.js';
+import {
+  RemoteSandbox,
+  namespaceGroupScript,
+  namespaceKillScript,
+  parseFacts,
+  type RemoteFacts,
+} from '../../sandbox/remoteSandbox.js';
 import { remoteSandboxInfo } from '../../sandbox/remoteSandboxInfo.js';
 import type { SandboxInfo } from '../../../../shared/targets.js';
 import { SANDBOX_SHELL_EXIT } from '../shell/sandboxShellExit.js';
@@ -172,7 +178,8 @@ class SshEnvironment implements Environment {
   }
 
   /** Tells the Core where this target's agent work runs (TargetInfo.sandbox), when that changed. */
-  private report(info: SandboxInfo): void {
+  private report(info: SandboxInfo | undefined): void {
+    if (!info) return;
     const said = JSON.stringify(info);
     if (said === this.reported) return;
     this.reported = said;
@@ -186,7 +193,7 @@ class SshEnvironment implements Environment {
    */
   private async facts(live: LiveConnection): Promise<RemoteFacts | undefined> {
     if (!this.sandbox) {
-      this.report(remoteSandboxInfo('off', undefined));
+      this.report(remoteSandboxInfo('off', undefined, live.label));
       return undefined;
     }
     const now = Date.now();
@@ -200,7 +207,7 @@ class SshEnvironment implements Environment {
     }
     const facts = await this.sandboxFacts!.facts;
     const usable = facts.bwrap.ok && !!facts.home && !!facts.arch;
-    this.report(remoteSandboxInfo(this.setting, facts));
+    this.report(remoteSandboxInfo(this.setting, facts, live.label));
     if (usable !== this.inSandbox) {
       // Shells started in the sandbox, or without it, are not what the next call should get.
       this.warm.renew();
