@@ -226,7 +226,7 @@ describe.skipIf(why !== undefined)('agent work on an SSH host runs in its sandbo
     expect(statSync(state).mode & 0o777).toBe(0o700);
   });
 
-  it('a host without bubblewrap: unsandboxed, with why and what to install, everywhere its state is shown', async () => {
+  it('a host without bubblewrap: unsandboxed, with why and what to install, wherever its state shows', async () => {
     expect(await call('echo reached', 'bare')).toBe('reached\n');
     const shown = await runCli(profile, ['targets', 'show', 'bare']);
     expect(shown.stdout).toMatch(/sandbox\s+unsandboxed \(bubblewrap \(bwrap\) is not installed on the host\)/);

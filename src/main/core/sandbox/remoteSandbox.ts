@@ -5,7 +5,6 @@
 // identity's private /tmp and caches, the stand-ins for missing protected paths, and refuses a writable folder that
 // goes through a link. The network is the remote account's own (`network: false` cuts it); there is no proxy there.
 import { posix } from 'node:path';
-import type { SandboxInfo } from '../../../shared/targets.js';
 import type { SandboxSetting } from '../../../shared/specFields.js';
 import { shellQuote } from '../backends/shell/shellWrap.js';
 import { bwrapArgs } from './bwrapArgs.js';

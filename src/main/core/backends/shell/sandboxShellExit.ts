@@ -8,4 +8,5 @@
  * (the end's SIGKILL still comes after the grace). /proc inside lists the sandbox's processes only: bwrap's init and
  * the shell.
  */
-export const SANDBOX_SHELL_EXIT = `trap 'trap "" HUP TERM; while set -- /proc/[0-9]*; [ $# -gt 2 ]; do sleep 1; done' EXIT\n`;
+export const SANDBOX_SHELL_EXIT =
+  `trap 'trap "" HUP TERM; ` + `while set -- /proc/[0-9]*; [ $# -gt 2 ]; do sleep 1; done' EXIT\n`;

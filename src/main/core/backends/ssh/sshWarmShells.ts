@@ -80,7 +80,8 @@ export class SshWarmShells {
       void this.close();
       const namespaces = new Set<string>();
       this.namespaces = namespaces;
-      this.pool = new WarmShellPool({ start: () => this.start(live, namespaces), max: 2, lastIdleMs: 120_000 }, (pgid) =>
+      const start = () => this.start(live, namespaces);
+      this.pool = new WarmShellPool({ start, max: 2, lastIdleMs: 120_000 }, (pgid) =>
         namespaces.size ? Promise.resolve() : this.deps.killGroup(live, pgid),
       );
       this.live = live;
