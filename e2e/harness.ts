@@ -442,3 +442,13 @@ export function useServeAndBrowser(
     },
   };
 }
+
+/** The page at 1400×900 and at 900×600, as test-results/e2e-<name>-1400.png and -900.png; back to 1400×900 after. */
+export async function screenshots(page: Page, name: string): Promise<void> {
+  const dir = join(root, 'test-results');
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: join(dir, `e2e-${name}-1400.png`), animations: 'disabled' });
+  await page.setViewportSize({ width: 900, height: 600 });
+  await page.screenshot({ path: join(dir, `e2e-${name}-900.png`), animations: 'disabled' });
+  await page.setViewportSize({ width: 1400, height: 900 });
+}

@@ -9,11 +9,10 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import type { Browser, Page, WebSocketRoute } from 'playwright-core';
-import { asPerson, pane, root, useServeAndBrowser, waitForPrompt, type Served } from './harness.js';
+import { asPerson, pane, root, screenshots, useServeAndBrowser, waitForPrompt, type Served } from './harness.js';
 
 vi.setConfig({ testTimeout: 240_000 });
 const poll = <T>(fn: () => T | Promise<T>) => expect.poll(fn, { timeout: 20_000 });
-const shots = join(root, 'test-results');
 
 const app = useServeAndBrowser(undefined, { configExtra: 'approvals:\n  mode: ask\n  timeout: 600\n' });
 
@@ -106,14 +105,6 @@ async function held(target: 'alpha' | 'beta', name: string) {
   await note.waitFor({ timeout: 20_000 });
   await poll(() => page.evaluate(() => document.activeElement?.textContent)).toBe('Deny');
   return { page, errors, path, call, d, note };
-}
-
-async function screenshots(page: Page, name: string): Promise<void> {
-  mkdirSync(shots, { recursive: true });
-  await page.screenshot({ path: join(shots, `e2e-${name}-1400.png`), animations: 'disabled' });
-  await page.setViewportSize({ width: 900, height: 600 });
-  await page.screenshot({ path: join(shots, `e2e-${name}-900.png`), animations: 'disabled' });
-  await page.setViewportSize({ width: 1400, height: 900 });
 }
 
 describe('where agent work runs', () => {

@@ -2,6 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type Docker from 'dockerode';
 
 export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const testEnvDir = join(repoRoot, '.test-env');
@@ -64,3 +65,16 @@ export function loadEngineEnvs(): EngineTestEnv[] {
 
 export const loadSshEnv = (): SshTestEnv | undefined => loadTestEnv<SshTestEnv>('ssh');
 export const loadDockerEnv = (): DockerTestEnv | undefined => loadTestEnv<DockerTestEnv>('docker');
+
+/** Removes, running or not, the containers a test made on an engine (by name or label filters); errors are ignored. */
+export async function removeContainers(docker: Docker, filters: Record<string, string[]>): Promise<void> {
+  const ours = await docker.listContainers({ all: true, filters });
+  await Promise.all(
+    ours.map((c) =>
+      docker
+        .getContainer(c.Id)
+        .remove({ force: true })
+        .catch(() => undefined),
+    ),
+  );
+}

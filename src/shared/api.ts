@@ -106,11 +106,16 @@ export const DoctorReport = z.lazy(() =>
         detail: z.string().optional(),
         problem: z.string().optional(),
         ms: z.number(),
-        /** Local targets: whether agent work runs in the OS sandbox, and why not. */
+        /** Whether agent work runs in a sandbox or a container that holds it in, and why not (TargetInfo.sandbox). */
         sandbox: SandboxInfo.optional(),
       }),
     ),
     problems: z.array(z.string()),
+    /**
+     * What works but should change, one line each with what to change: a target whose work runs unsandboxed though
+     * it could be held in (an attached container that is privileged, or has the engine's socket inside …).
+     */
+    warnings: z.array(z.string()).optional(),
     /**
      * Each installed plugin: its state, whether its backends can run here, its requirement problems and doctor checks.
      */

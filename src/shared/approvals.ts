@@ -2,6 +2,7 @@
 // keep.
 import * as z from 'zod';
 import { PersonWay } from './personWay.js';
+import { SandboxInfo } from './targets.js';
 // The larger schemas are z.lazy: built on first use, so a process that never parses one (`switchboard call`) does not
 // build it; z.lazy accepts exactly what the schema inside accepts.
 
@@ -40,6 +41,8 @@ export const PendingApproval = z.lazy(() =>
     subject: z.enum(['command', 'path', 'code']).optional(),
     /** The call would run with the person's own powers: its target is unsandboxed (the dialog says so). */
     unsandboxed: z.boolean().optional(),
+    /** Where the call would run, when known (a container: what holds it in, or why nothing does; the dialog says). */
+    sandbox: SandboxInfo.optional(),
     /** The agent asks to run this one call outside its target's sandbox (escalation); approvable once only. */
     outside_sandbox: z.boolean().optional(),
     /**

@@ -85,18 +85,28 @@ export const TargetHealthInfo = z.lazy(() =>
 export type TargetHealthInfo = z.infer<typeof TargetHealthInfo>;
 
 /**
- * Where a target's agent work runs: `sandboxed` in an OS sandbox (`kind`), or `unsandboxed` — with the person's own
- * powers over this machine — because its spec says `sandbox: off` or because no sandbox can run here (`reason` says
- * which). Absent for targets whose commands never run on this machine (SSH, Docker, plugin backends).
+ * Where a target's agent work runs: `sandboxed` in an OS sandbox or a container (`kind`), or `unsandboxed` — with the
+ * person's own powers over this machine (`sandbox: off`, or no sandbox can run here), or with the powers of the host a
+ * container runs on (a privileged one, one with the engine's socket inside …) — `reason` says which. Absent where
+ * nothing is known of it (a plugin backend; an attached container not inspected yet).
  */
 export const SandboxInfo = z.lazy(() =>
   z.object({
     state: z.enum(['sandboxed', 'unsandboxed']),
-    kind: z.enum(['bubblewrap', 'seatbelt']).optional(),
-    /** Network inside the sandbox (`sandbox.network`). */
+    kind: z.enum(['bubblewrap', 'seatbelt', 'container']).optional(),
+    /** Network inside the sandbox (`sandbox.network`; a container's network is not `none`). */
     network: z.boolean().optional(),
-    /** Why it is unsandboxed: "sandbox: off in its spec", "bubblewrap cannot create namespaces here: …". */
+    /** Why it is unsandboxed: "sandbox: off in its spec", "it is privileged (--privileged)". */
     reason: z.string().optional(),
+    /** What holds its work in, in one line: "a container you attached: runs as root, network none, …". */
+    confinement: z.string().optional(),
+    /** What to change so that it is held in (doctor says it beside the reason). */
+    hint: z.string().optional(),
+    /**
+     * The account and host the work runs as, where that is not this machine ("deploy@build-01:22", an SSH target):
+     * unsandboxed, the work has that account's powers there, not the person's here.
+     */
+    host: z.string().optional(),
   }),
 );
 export type SandboxInfo = z.infer<typeof SandboxInfo>;
@@ -123,8 +133,9 @@ export const TargetInfo = z.lazy(() =>
     /** The spec's cwd does not exist there: what that means for commands and panes (one line). */
     cwd_problem: z.string().optional(),
     /**
-     * Local targets: whether agent work runs in the OS sandbox (the sidebar, pane header, `targets list` and doctor say
-     * so).
+     * Whether agent work runs in a sandbox or a container that holds it (the sidebar, pane header, `targets list` and
+     * doctor say so): local targets from their spec, managed containers from what Switchboard makes, attached ones from
+     * their own settings once inspected.
      */
     sandbox: SandboxInfo.optional(),
     created_at: z.string().optional(),

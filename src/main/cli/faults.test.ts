@@ -129,7 +129,8 @@ describe.skipIf(!ssh || !docker)('faults against a served Core', () => {
         'terminal:',
         '  targets:',
         `    flaky: { backend: ssh, ssh_host: ${ssh!.host}, ssh_port: ${sshd.port}, ssh_user: ${ssh!.user}, ` +
-          `ssh_key: ${ssh!.key}, cwd: /tmp }`,
+          // Unsandboxed: a sandbox's work ends with its connection; here what outlives sshd is looked at.
+          `ssh_key: ${ssh!.key}, cwd: /tmp, sandbox: off }`,
         `    jail: { backend: docker, docker_image: "${docker!.image}", docker_host: "unix://${proxy.path}", ` +
           `docker_network: none, cwd: / }`,
         '',

@@ -161,7 +161,9 @@ describe.skipIf(!ssh || !docker)('secrets never reach a command, on every path a
                     // is ours alone).
                     command:
                       t === 'remote'
-                        ? `cat ${remoteEnvFile(`remote#${String(set.generation)}`, home)}`
+                        ? // In the host's sandbox (bubblewrap there), the file is in the identity's private /tmp.
+                          'cat /tmp/.switchboard/exports.sh 2>/dev/null || ' +
+                          `cat ${remoteEnvFile(`remote#${String(set.generation)}`, home)}`
                         : 'cat /tmp/.switchboard-env-*.sh',
                     execution_target: t,
                   })

@@ -138,7 +138,8 @@ describe('no secret in any output; the scrub judges values', { timeout: 300_000 
   const exportsFile = async (t: string, generation: string): Promise<string> => {
     const path =
       t === 'remote'
-        ? remoteEnvFile(`remote#${generation}`, home)
+        ? // In the host's sandbox (bubblewrap there), the file is in the identity's private /tmp.
+          `/tmp/.switchboard/exports.sh 2>/dev/null || cat ${remoteEnvFile(`remote#${generation}`, home)}`
         : t === 'box'
           ? '/tmp/.switchboard-env-*.sh'
           : t === 'plug'

@@ -12,7 +12,7 @@ import {
   type EventPayload,
   type ProgressNote,
 } from '../../shared/api.js';
-import type { TargetInfo } from '../../shared/targets.js';
+import type { SandboxInfo, TargetInfo } from '../../shared/targets.js';
 import type { ToolClient, ToolResult } from '../../shared/tools.js';
 import type { BackendProvider, ProviderContext, TargetSnapshot } from './backends/provider.js';
 import { builtinProviders } from './backends/builtins.js';
@@ -199,6 +199,7 @@ export class Core {
       approvals: this.approvals,
       spec: (name) => this.targets.snapshot(name).spec,
       reportReachability: (identity, problem, lasting) => this.sessions.reportReachability(identity, problem, lasting),
+      reportSandbox: (identity, info) => this.sessions.reportSandbox(identity, info),
       envPassthrough: () => this.config.config.approvals.envPassthrough,
       strippedEverywhere: () => this.plugins.strippedEverywhere(),
       log: this.log,
@@ -291,6 +292,13 @@ export class Core {
       ...(opts.healthTiming ? { timing: opts.healthTiming } : {}),
     });
     const targetList = (): TargetInfo[] => this.listTargets();
+    const declaredSandbox = (s: TargetSnapshot): SandboxInfo | undefined =>
+      this.allProviders()
+        .find((p) => p.backend === s.spec.backend)
+        ?.sandboxFor?.(s.spec);
+    // Work that runs on this machine (a local target, sandboxed or not): its paths are this machine's.
+    const hostPaths = (s: TargetSnapshot): boolean =>
+      !s.flags.is_remote && !s.flags.is_container && declaredSandbox(s) !== undefined;
     this.commandApprovals = new CommandApprovals({
       // Loaded on first use (with tree-sitter), see invoke; the Python and JavaScript grammars when a call needs them.
       // Told the profile, so that no agent call changes it or reads the token in it.
@@ -304,21 +312,15 @@ export class Core {
       sessions: this.sessions,
       audit: this.audit,
       settings: () => this.config.config.approvals,
-      sandbox: (s) =>
-        this.allProviders()
-          .find((p) => p.backend === s.spec.backend)
-          ?.sandboxFor?.(s.spec),
+      sandbox: (s) => this.sessions.sandbox(s.identity) ?? declaredSandbox(s),
+      hostPaths,
       // Looks on the target itself for links, run files and git: through its exec (inside the sandbox, for a sandboxed
       // local target). Where work runs on this machine, paths are resolved here, without a process: the sandbox binds
       // what it lets a command write at the same paths, so a link there is seen here too (what it masks or keeps
       // private may only read as more, never less, than it is).
       probe: (s) => {
         const exec = execProbe(() => this.sessions.environment(s));
-        return this.allProviders()
-          .find((p) => p.backend === s.spec.backend)
-          ?.sandboxFor?.(s.spec)
-          ? hostPathsProbe(exec)
-          : exec;
+        return hostPaths(s) ? hostPathsProbe(exec) : exec;
       },
       processInfo: (id) => {
         try {
@@ -373,8 +375,10 @@ export class Core {
       this.approvalRules.targetsChanged();
       this.targetsChanged.schedule();
     });
-    this.sessions.onChange((identity) => {
-      // A backend's word on its link (a connection made or lost) shows in the health at once, both ways.
+    this.sessions.onChange((identity, what) => {
+      // A backend's word on its link (a connection made or lost) shows in the health at once, both ways; where its
+      // work runs (a sandbox report) says nothing of that.
+      if (what === 'sandbox') return this.targetsChanged.schedule();
       const problem = this.sessions.problem(identity);
       if (problem) this.health.failed(identity, problem);
       else this.health.reached(identity);

@@ -211,6 +211,7 @@ export function doctorCommand(program: Command): void {
           }
         }
         if (!clean) printOrphans(left.orphans);
+        for (const w of r.warnings ?? []) process.stdout.write(`warning: ${w}\n`);
         for (const p of r.problems) process.stdout.write(`problem: ${p}\n`);
         if (r.targets.some((t) => !t.ok) || r.problems.length > 0) process.exitCode = 1;
       }),

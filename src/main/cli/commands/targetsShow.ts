@@ -19,6 +19,8 @@ export function showRows(t: TargetInfo, problems: string[]): string[][] {
   if (t.provider) rows.push(['provider', t.provider], ['owner', t.owner_id || '-']);
   if (t.cwd) rows.push(['cwd', t.cwd]);
   if (t.sandbox) rows.push(['sandbox', sandboxLine(t.sandbox)]);
+  if (t.sandbox?.confinement) rows.push(['confined', t.sandbox.confinement]);
+  if (t.sandbox?.hint) rows.push(['to hold it in', t.sandbox.hint]);
   if (t.created_at) rows.push(['registered', t.created_at]);
   if (t.updated_at) rows.push(['updated', t.updated_at]);
   for (const [k, v] of Object.entries(t.spec))

@@ -50,8 +50,10 @@ export interface CommandApprovalsDeps {
   settings: () => { mode: ApprovalsMode; timeoutSec: number };
   /** The target's snapshot now (after a wait), to check the approval still points at the same runtime identity. */
   current: (name: string) => TargetSnapshot | undefined;
-  /** Where a target's agent work runs (its provider's sandboxFor); undefined for work that runs elsewhere. */
+  /** Where a target's agent work runs (as its environment found it, else as its provider's sandboxFor says). */
   sandbox?: (snapshot: TargetSnapshot) => SandboxInfo | undefined;
+  /** The target's paths are this machine's (its work runs here): a read's links are followed here, with no process. */
+  hostPaths?: (snapshot: TargetSnapshot) => boolean;
   /**
    * Looks on the target for what a judgement needs (links, run files, git config and hooks). Without it nothing is
    * looked up: paths are judged as written, and files a command runs are not read.
@@ -409,7 +411,7 @@ export class CommandApprovals {
     const read = subject.kind === 'path' && subject.access === 'read';
     const probe = !read
       ? this.deps.probe?.(snapshot)
-      : this.deps.probe && this.deps.sandbox?.(snapshot)
+      : this.deps.probe && this.deps.hostPaths?.(snapshot)
         ? hostPathsProbe()
         : undefined;
     let facts = probe ? emptyFacts() : undefined;
@@ -544,7 +546,9 @@ export class CommandApprovals {
     if (kept) return { args, binding, outcome: record({ decision: 'approve', scope: kept, by: 'rule', reason: why }) };
 
     const text = subjectText(judgedSubject);
-    const sandboxed = !outside && this.deps.sandbox?.(snapshot)?.state === 'sandboxed';
+    const where = this.deps.sandbox?.(snapshot);
+    // A container's /tmp is its own as a matter of course: the private-/tmp note is about a sandbox's.
+    const sandboxed = !outside && where?.state === 'sandboxed' && where.kind !== 'container';
     const workspace = resolvePath(snapshot.spec.cwd ?? snapshot.flags.default_cwd ?? '~', home, home);
     const privateTmp = sandboxed && (namesTmp(text, workspace) || namesTmp(cwd, workspace));
     const decided = await this.deps.broker.request(
@@ -562,7 +566,8 @@ export class CommandApprovals {
         cwd,
         reasons: outside ? [OUTSIDE_SANDBOX_REASON, ...c.reasons.map((r) => r.text)] : c.reasons.map((r) => r.text),
         ...(outside ? { outside_sandbox: true } : {}),
-        ...(this.deps.sandbox?.(snapshot)?.state === 'unsandboxed' ? { unsandboxed: true } : {}),
+        ...(where?.state === 'unsandboxed' ? { unsandboxed: true } : {}),
+        ...(where ? { sandbox: where } : {}),
         ...(privateTmp ? { private_tmp: true } : {}),
         highlights:
           judgedSubject.kind === 'command' || judgedSubject.kind === 'input'

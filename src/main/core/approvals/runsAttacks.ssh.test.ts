@@ -16,7 +16,8 @@ describeRunAttacksOn('ssh', async () => {
   delete process.env.SSH_AUTH_SOCK;
   const base = `backend: ssh, ssh_host: ${env.host}, ssh_port: ${env.port}, ssh_user: ${env.user}, ssh_key: ${env.key}`;
   const t = await makeTestCore(['s'], {
-    specs: { s: `{ ${base}, cwd: /tmp }` },
+    // Unsandboxed: what the approval step reads on the host is the point (a sandboxed target: sshSandbox.test.ts).
+    specs: { s: `{ ${base}, cwd: /tmp, sandbox: off }` },
     providers: builtinProviders,
     files: { known_hosts: env.knownHostsLine + '\n' },
     extra: ASK_NOBODY,

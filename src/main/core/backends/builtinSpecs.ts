@@ -4,9 +4,11 @@ import type { z } from 'zod';
 import { withFlagDefaults, type BackendDeclaration } from './provider.js';
 import { localSpec } from './local/fields.js';
 import { sandboxInfo } from '../sandbox/sandbox.js';
+import { remoteSandboxInfo } from '../sandbox/remoteSandboxInfo.js';
 import { sshSpec, sshRemoteHost } from './ssh/fields.js';
 import { dockerSpec } from './docker/fields.js';
 import { dockerBaseFlags, dockerFlags } from './docker/dockerFlags.js';
+import { managedSandbox } from './docker/containerConfinement.js';
 
 export const localDeclaration: BackendDeclaration = {
   ...localSpec,
@@ -22,6 +24,9 @@ export const sshDeclaration: BackendDeclaration = {
   remoteHost: sshRemoteHost,
   // targets.quickSpec (sshHosts.ts) writes an SSH target's spec from user@host:port.
   quick_connect: true,
+  // `sandbox: off` says it all; otherwise nothing is known until the host answered (its Environment reports it).
+  sandboxFor: (spec) =>
+    sshSpec.specSchema.safeParse(spec).data?.sandbox === 'off' ? remoteSandboxInfo('off', undefined) : undefined,
 };
 
 export const dockerDeclaration: BackendDeclaration = {
@@ -29,6 +34,11 @@ export const dockerDeclaration: BackendDeclaration = {
   display_name: 'Docker',
   flags: dockerBaseFlags,
   flagsFor: dockerFlags,
+  // A managed container holds its work in as Switchboard makes it; an attached one says so once inspected.
+  sandboxFor: (spec) => {
+    const docker = dockerSpec.specSchema.safeParse(spec).data;
+    return docker && !docker.docker_container ? managedSandbox(docker) : undefined;
+  },
 };
 
 /** The one list of built-in backends; builtins.ts adds a factory to each. */

@@ -1,7 +1,7 @@
 // The ProviderContext the Core hands every backend: the profile, this run's id, and the few Core services a backend
-// may call (a host-key prompt, another target's spec, reachability, the variables passed through, the log), each
-// built from a narrow dependency rather than from the Core.
-import type { TargetSpec } from '../../../shared/targets.js';
+// may call (a host-key prompt, another target's spec, reachability, where work runs, the variables passed through,
+// the log), each built from a narrow dependency rather than from the Core.
+import type { SandboxInfo, TargetSpec } from '../../../shared/targets.js';
 import type { ApprovalBroker } from '../approvals/approvalBroker.js';
 import type { Log } from '../log.js';
 import type { ProviderContext } from './provider.js';
@@ -13,6 +13,7 @@ export interface CoreProviderContextDeps {
   /** A target's current spec by name; throws when there is no such target (or its backend is missing). */
   spec(name: string): TargetSpec;
   reportReachability(identity: string, problem: string | undefined, lasting?: boolean): void;
+  reportSandbox(identity: string, info: SandboxInfo): void;
   envPassthrough(): readonly string[];
   strippedEverywhere(): readonly string[];
   log: Log;
@@ -45,6 +46,7 @@ export function coreProviderContext(deps: CoreProviderContextDeps): ProviderCont
       }
     },
     reportReachability: deps.reportReachability,
+    reportSandbox: deps.reportSandbox,
     envPassthrough: deps.envPassthrough,
     strippedEverywhere: deps.strippedEverywhere,
     log: deps.log,

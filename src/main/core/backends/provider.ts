@@ -141,6 +141,12 @@ export interface ProviderContext {
    */
   reportReachability?(identity: string, problem: string | undefined, lasting?: boolean): void;
   /**
+   * Tell the Core where a target's agent work runs, as the Environment found it (an attached container's own
+   * settings, an SSH host with or without bubblewrap): it outranks the declaration's `sandboxFor` in TargetInfo, the
+   * approval dialog and doctor.
+   */
+  reportSandbox?(identity: string, info: SandboxInfo): void;
+  /**
    * Names of the Core's variables a person chose to hand to commands although they look like credentials
    * (`approvals.env_passthrough`); read at every start, so a config edit applies to the next process.
    */
@@ -202,10 +208,11 @@ export interface BackendDeclaration extends SpecDeclaration {
   /** Why no target of this backend can be reached right now (its plugin's host is down …); undefined when it can. */
   unavailable?(): string | undefined;
   /**
-   * Where a target's agent work runs, for a backend whose commands run on this machine (local): in an OS sandbox or
-   * unsandboxed, and why. Absent for backends whose work runs elsewhere (SSH, Docker, plugins).
+   * Where a target's agent work runs as its spec says (local: in an OS sandbox or unsandboxed, and why; a managed
+   * container: what Switchboard makes); undefined when the spec cannot say (an attached container: its Environment
+   * reports what it finds, ProviderContext.reportSandbox). Absent for backends that say nothing (plugins).
    */
-  sandboxFor?(spec: Readonly<TargetSpec>): SandboxInfo;
+  sandboxFor?(spec: Readonly<TargetSpec>): SandboxInfo | undefined;
   /**
    * The host a remote backend's commands run on (SSH: `ssh_host`), for doctor's warning when it is this machine: there
    * no local sandbox stands between them and the person's files.

@@ -1,8 +1,8 @@
 // Health of every target, probed in parallel with a deadline each (probeTarget); never prompts (an unknown host key is
-// reported).
+// reported); warns of a target whose work runs unsandboxed though it could be held in.
 import type { DoctorReport } from '../../../shared/api.js';
 import { toErrorPayload } from '../../../shared/errors.js';
-import type { TargetInfo } from '../../../shared/targets.js';
+import type { SandboxInfo, TargetInfo } from '../../../shared/targets.js';
 import type { BackendProvider, ProviderContext } from '../backends/provider.js';
 import { healthProbe, probeTarget, type ProbeOutcome } from '../targets/probeTarget.js';
 import type { TargetTable } from '../targets/targetTable.js';
@@ -67,6 +67,12 @@ export async function runDoctor(deps: DoctorDeps, timeoutMs = 5000): Promise<Doc
       }
     }),
   );
+  // The probes looked: what they found of where work runs (an attached container's own settings) is known now.
+  const seen = new Map(deps.listTargets().map((t) => [t.name, t.sandbox]));
+  const rows = targets.map((t) => {
+    const sandbox = seen.get(t.name) ?? t.sandbox;
+    return sandbox ? { ...t, sandbox } : t;
+  });
   const backends = deps.providers().map((p) => ({ backend: p.backend, flags: { ...p.flags } }));
   const plugins = deps.plugins ? await pluginHealth(deps.plugins, deps.targets, infos, timeoutMs) : [];
   const here = await Promise.all(
@@ -85,8 +91,15 @@ export async function runDoctor(deps: DoctorDeps, timeoutMs = 5000): Promise<Doc
   return {
     home: deps.home,
     backends,
-    targets,
+    targets: rows,
     problems: [...deps.targets.problems(), ...here.flat(), ...(audit ? [audit] : [])],
+    warnings: rows.flatMap((t) => (t.sandbox ? unsandboxedWarning(t.name, t.sandbox) : [])),
     plugins,
   };
+}
+
+/** A target whose work runs unsandboxed though a change would hold it in (the info says what): one line. */
+export function unsandboxedWarning(name: string, s: SandboxInfo): string[] {
+  if (s.state !== 'unsandboxed' || !s.hint) return [];
+  return [`target "${name}" runs agent work unsandboxed: ${s.reason ?? 'no reason given'} — ${s.hint}`];
 }

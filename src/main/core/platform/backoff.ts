@@ -1,5 +1,6 @@
 // How long to wait before the next try of something that keeps failing: doubling from a first wait up to a ceiling,
-// the one formula of the Core's retries (target health looks, plugin host restarts, pane reconnects, the registry lock).
+// the one formula of the Core's retries (target health looks, plugin host restarts, pane reconnects, the registry
+// lock).
 
 /** The wait before retry `n` (0 for the first retry): `firstMs` doubled `n` times, at most `maxMs`. */
 export function backoffMs(n: number, firstMs: number, maxMs: number): number {

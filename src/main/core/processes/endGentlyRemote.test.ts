@@ -5,7 +5,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
-import { loadDockerEnv, loadSshEnv, type DockerTestEnv, type SshTestEnv } from '../../../../scripts/testEnv.js';
+import {
+  loadDockerEnv,
+  loadSshEnv,
+  removeContainers,
+  type DockerTestEnv,
+  type SshTestEnv,
+} from '../../../../scripts/testEnv.js';
 import { sleepRunning, sleepSeconds, until } from '../../../../scripts/sleepProbe.js';
 import type { TargetSpec } from '../../../shared/targets.js';
 import type { Environment, ExecOptions, TargetSnapshot } from '../backends/provider.js';
@@ -47,7 +53,15 @@ afterAll(() => rmSync(sbHome, { recursive: true, force: true }));
 describe.skipIf(!ssh)('ending a shell gently (SSH)', () => {
   const e = ssh as SshTestEnv;
   const spec = (): TargetSpec =>
-    ({ backend: 'ssh', ssh_host: e.host, ssh_port: e.port, ssh_user: e.user, ssh_key: e.key }) as TargetSpec;
+    // Unsandboxed: the trap's file is read from the host's /tmp.
+    ({
+      backend: 'ssh',
+      ssh_host: e.host,
+      ssh_port: e.port,
+      ssh_user: e.user,
+      ssh_key: e.key,
+      sandbox: 'off',
+    }) as TargetSpec;
   let env: Environment;
   const home = process.env.HOME;
   beforeAll(() => {
@@ -120,18 +134,7 @@ describe.skipIf(!dockerEnv)('ending a shell gently (docker)', () => {
   });
   afterAll(async () => {
     await env.cleanup('removed').catch(() => undefined);
-    const ours = await docker.listContainers({
-      all: true,
-      filters: { label: [`${profileLabel}=${shortHash(sbHome)}`] },
-    });
-    await Promise.all(
-      ours.map((c) =>
-        docker
-          .getContainer(c.Id)
-          .remove({ force: true })
-          .catch(() => undefined),
-      ),
-    );
+    await removeContainers(docker, { label: [`${profileLabel}=${shortHash(sbHome)}`] });
   });
 
   it.each([

@@ -47,7 +47,8 @@ export function sandboxInfo(
  */
 export function sandboxLine(info: SandboxInfo): string {
   if (info.state === 'unsandboxed') return `unsandboxed (${info.reason ?? 'no reason given'})`;
-  return `sandboxed (${info.kind ?? 'os'}${info.network === false ? ', no network' : ''})`;
+  const on = info.host ? ` on ${info.host}` : '';
+  return `sandboxed (${info.kind ?? 'os'}${on}${info.network === false ? ', no network' : ''})`;
 }
 
 /** Ends a host process group gently: HUP and TERM, then KILL after a grace period (processes/endGently.ts). */

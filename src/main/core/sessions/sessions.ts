@@ -4,6 +4,10 @@ import { homedir } from 'node:os';
 import { join, posix } from 'node:path';
 import { CwdStore } from './cwdStore.js';
 import type { Environment, ProviderContext, TargetSnapshot, BackendProvider } from '../backends/provider.js';
+import type { SandboxInfo } from '../../../shared/targets.js';
+
+/** What of an identity changed (Sessions.onChange). */
+export type SessionChange = 'cwd' | 'reachability' | 'sandbox';
 
 interface IdentityState {
   env: Environment;
@@ -18,7 +22,12 @@ interface IdentityState {
 
 export class Sessions {
   private readonly states = new Map<string, IdentityState>();
-  private readonly listeners = new Set<(identity: string) => void>();
+  /**
+   * Where each identity's work runs, as its Environment last found it: kept apart from `states`, since a probe's own
+   * Environment (health checks, doctor) reports it before any call made one here.
+   */
+  private readonly sandboxes = new Map<string, SandboxInfo>();
+  private readonly listeners = new Set<(identity: string, what: SessionChange) => void>();
   private readonly kept: CwdStore;
 
   constructor(
@@ -28,14 +37,17 @@ export class Sessions {
     this.kept = new CwdStore(join(ctx.home, 'state', 'cwd'));
   }
 
-  /** Called when an identity's cwd or reachability changes (the sidebar follows). */
-  onChange(listener: (identity: string) => void): () => void {
+  /**
+   * Called when an identity's cwd, reachability or sandbox changes (the sidebar follows); `what` says which, since only
+   * the first two say anything of whether it can be reached.
+   */
+  onChange(listener: (identity: string, what: SessionChange) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
-  private emit(identity: string): void {
-    for (const l of this.listeners) l(identity);
+  private emit(identity: string, what: SessionChange): void {
+    for (const l of this.listeners) l(identity, what);
   }
 
   private state(snapshot: TargetSnapshot): IdentityState {
@@ -107,7 +119,7 @@ export class Sessions {
     if (s.cwd === cwd) return;
     s.cwd = cwd;
     this.kept.save(snapshot.identity, snapshot.name, cwd);
-    this.emit(snapshot.identity);
+    this.emit(snapshot.identity, 'cwd');
   }
 
   /** Resolve a path a tool was given against the identity's cwd. */
@@ -133,7 +145,23 @@ export class Sessions {
     }
     s.problem = problem;
     s.lasting = lasting && problem !== undefined;
-    this.emit(identity);
+    this.emit(identity, 'reachability');
+  }
+
+  /** Where the identity's work runs as its Environment found it; undefined before it reported (see sandboxFor). */
+  sandbox(identity: string): SandboxInfo | undefined {
+    return this.sandboxes.get(identity);
+  }
+
+  /**
+   * Where the identity's work runs, as its Environment found it (ProviderContext.reportSandbox): kept until it reports
+   * again or the identity is removed, and told to the listeners only when it differs from what was known.
+   */
+  reportSandbox(identity: string, info: SandboxInfo): void {
+    const known = this.sandboxes.get(identity);
+    if (known && JSON.stringify(known) === JSON.stringify(info)) return;
+    this.sandboxes.set(identity, info);
+    this.emit(identity, 'sandbox');
   }
 
   /**
@@ -148,7 +176,10 @@ export class Sessions {
   /** Forget an identity (target removed or replaced): its environment is cleaned up, its cwd dropped. */
   async release(identity: string, reason: 'removed' | 'idle' | 'shutdown'): Promise<void> {
     // Removed or replaced: its kept cwd goes too (an identity is never used again); idle or shutdown keep it.
-    if (reason === 'removed') this.kept.remove(identity);
+    if (reason === 'removed') {
+      this.kept.remove(identity);
+      this.sandboxes.delete(identity);
+    }
     const s = this.states.get(identity);
     if (!s) return;
     this.states.delete(identity);

@@ -1,5 +1,5 @@
-// The sidebar's rows: every target with its live cwd and reachability (the Sessions' view of its identity, then
-// what the health checks last saw).
+// The sidebar's rows: every target with its live cwd, reachability and sandbox (the Sessions' view of its identity,
+// then what the health checks last saw).
 import type { TargetInfo } from '../../../shared/targets.js';
 import type { TargetTable } from './targetTable.js';
 import type { Sessions } from '../sessions/sessions.js';
@@ -16,8 +16,10 @@ export function listTargets(deps: { targets: TargetTable; sessions: Sessions; he
       seen && live && seen.health.status !== 'unreachable'
         ? { ...seen.health, status: 'unreachable' as const }
         : seen?.health;
+    const sandbox = deps.sessions.sandbox(identity);
     return {
       cwd: deps.sessions.knownCwd(identity),
+      ...(sandbox ? { sandbox } : {}),
       ...(problem ? { problem } : {}),
       ...(health ? { health } : {}),
       ...(seen?.cwdProblem ? { cwd_problem: seen.cwdProblem } : {}),

@@ -152,7 +152,10 @@ export class TargetTable {
 
   /** What the sidebar, CLI and list_targets show. `extra` adds live state (cwd, reachability). */
   list(
-    extra: (name: string, identity: string) => Pick<TargetInfo, 'cwd' | 'problem' | 'health' | 'cwd_problem'>,
+    extra: (
+      name: string,
+      identity: string,
+    ) => Pick<TargetInfo, 'cwd' | 'problem' | 'health' | 'cwd_problem' | 'sandbox'>,
   ): TargetInfo[] {
     const cfg = this.config.config;
     const { entries } = this.entries();
@@ -176,8 +179,9 @@ export class TargetTable {
       };
       if (live.cwd ?? e.spec.cwd) info.cwd = live.cwd ?? e.spec.cwd;
       if (provider) info.flags = flagsOf(provider, e.spec);
-      // Where agent work runs, for a backend that runs it on this machine (local: sandboxed or not, and why).
-      if (provider?.sandboxFor) info.sandbox = provider.sandboxFor(e.spec);
+      // Where agent work runs: as its environment found it (an attached container's settings), else as its spec says.
+      const sandbox = live.sandbox ?? provider?.sandboxFor?.(e.spec);
+      if (sandbox) info.sandbox = sandbox;
       if (problem) info.problem = problem;
       if (live.health) info.health = live.health;
       if (live.cwd_problem) info.cwd_problem = live.cwd_problem;

@@ -70,7 +70,7 @@ export function envList(...maps: (Record<string, string> | undefined)[]): string
 }
 
 /** Where container engines listen: a container that mounts one of these (or a folder holding one) commands the host. */
-const ENGINE_SOCKETS = [
+export const ENGINE_SOCKETS = [
   '/run/docker.sock',
   '/var/run/docker.sock',
   '/run/containerd',
@@ -79,24 +79,45 @@ const ENGINE_SOCKETS = [
   '/var/run/podman',
 ];
 
+/** What must never be inside a container: the Switchboard profile and container engines' sockets. */
+export interface Guarded {
+  profile: string;
+  /** The person's home, for a `~/…` source. */
+  home: string;
+  /** Engine sockets beyond the usual places (the one the target's docker_host names). */
+  sockets?: readonly string[];
+}
+
+/**
+ * What of `guarded` a host path would put in a container: the path itself, a path inside it, or a folder holding it
+ * (`/` holds everything: the profile comes first). Undefined for a path that holds neither.
+ */
+export function guardedInside(
+  hostPath: string,
+  guarded: Guarded,
+): { what: 'profile' | 'socket'; path: string } | undefined {
+  const full = posix.resolve(
+    hostPath === '~' || hostPath.startsWith('~/') ? guarded.home + hostPath.slice(1) : hostPath,
+  );
+  const overlaps = (p: string): boolean =>
+    full === p || full.startsWith(`${p}/`) || p.startsWith(full === '/' ? '/' : `${full}/`);
+  const profile = posix.resolve(guarded.profile);
+  if (overlaps(profile)) return { what: 'profile', path: guarded.profile };
+  const socket = [...ENGINE_SOCKETS, ...(guarded.sockets ?? [])].find(overlaps);
+  return socket ? { what: 'socket', path: socket } : undefined;
+}
+
 /**
  * Why a `host:container[:opts]` volume may not be mounted into a managed container, or undefined: it would put the
  * Switchboard profile (the agent token, config and rules) or a container engine's socket inside — the path itself, a
  * path inside it, or a folder holding it. Named volumes are the engine's own and always fine.
  */
-export function forbiddenMount(
-  volume: string,
-  guarded: { profile: string; home: string; sockets?: readonly string[] },
-): string | undefined {
+export function forbiddenMount(volume: string, guarded: Guarded): string | undefined {
   const source = volume.split(':')[0] ?? '';
   if (!source.startsWith('/') && !source.startsWith('~')) return undefined;
-  const full = posix.resolve(source === '~' || source.startsWith('~/') ? guarded.home + source.slice(1) : source);
-  const overlaps = (p: string): boolean =>
-    full === p || full.startsWith(`${p}/`) || p.startsWith(full === '/' ? '/' : `${full}/`);
-  if (overlaps(posix.resolve(guarded.profile)))
-    return `it would put the Switchboard profile (${guarded.profile}) in the container`;
-  const socket = [...ENGINE_SOCKETS, ...(guarded.sockets ?? [])].find(overlaps);
-  if (socket) return `it would put a container engine's socket (${socket}) in the container`;
+  const inside = guardedInside(source, guarded);
+  if (inside?.what === 'profile') return `it would put the Switchboard profile (${inside.path}) in the container`;
+  if (inside) return `it would put a container engine's socket (${inside.path}) in the container`;
   return undefined;
 }
 
@@ -105,7 +126,7 @@ export function managedContainerOptions(
   spec: DockerSpec,
   labels: Record<string, string>,
   name: string,
-  guarded: { profile: string; home: string; sockets?: readonly string[] },
+  guarded: Guarded,
 ): ContainerCreateOptions {
   if (!spec.docker_image) throw new Error('managedContainerOptions needs docker_image');
   for (const volume of spec.docker_volumes ?? []) {

@@ -4,7 +4,13 @@ import type Docker from 'dockerode';
 import type { Container, ContainerInspectInfo } from 'dockerode';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import type { DockerSpec } from './fields.js';
-import { createLabels, managedContainerName, managedContainerOptions, managedLabels } from './containerConfig.js';
+import {
+  createLabels,
+  managedContainerName,
+  managedContainerOptions,
+  managedLabels,
+  type Guarded,
+} from './containerConfig.js';
 import { crashSweepDone, recordContainer, requestStop, UNSTOPPED } from './runContainers.js';
 import { engineError, engineMessage, engineStatus, type DockerEndpoint } from './dockerEndpoint.js';
 import { controlDeadlineMs, deadline, delay, killDeadlineMs } from './engineCalls.js';
@@ -44,7 +50,7 @@ export class ContainerLifecycle {
       name: string;
       generation: string;
       profile: string;
-      guarded: { profile: string; home: string; sockets: readonly string[] };
+      guarded: Guarded;
     },
     /**
      * This Core run's id, when the container must be stopped after a crash (docker_on_stop: stop): recorded per run.
@@ -52,6 +58,8 @@ export class ContainerLifecycle {
     private readonly run: string | undefined,
     /** Tells the Core the engine became unreachable (a message) or answers again (undefined). */
     private readonly reportReachability: (problem: string | undefined) => void,
+    /** Each inspect of an attached container: its own settings say what holds work in it (containerConfinement). */
+    private readonly attachedSeen: (info: ContainerInspectInfo) => void = () => undefined,
   ) {}
 
   /** The running container for this identity: found, started, created or recreated as needed. Serialized. */
@@ -93,6 +101,7 @@ export class ContainerLifecycle {
         'start that container, or point docker_container at one that exists',
       );
     }
+    this.attachedSeen(info);
     await this.makeRunning(info);
     return info;
   }

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Docker from 'dockerode';
-import { loadEngineEnvs } from '../../../../../scripts/testEnv.js';
+import { loadEngineEnvs, removeContainers } from '../../../../../scripts/testEnv.js';
 import { ensureBuilt, runCli, startServe, tempHome } from '../../../../../scripts/cliHarness.js';
 import { Core } from '../../core.js';
 import { builtinProviders } from '../builtins.js';
@@ -62,18 +62,7 @@ for (const te of loadEngineEnvs())
 
     afterAll(async () => {
       for (const home of homes) {
-        const ours = await docker.listContainers({
-          all: true,
-          filters: { label: [`${profileLabel}=${shortHash(home)}`] },
-        });
-        await Promise.all(
-          ours.map((c) =>
-            docker
-              .getContainer(c.Id)
-              .remove({ force: true })
-              .catch(() => undefined),
-          ),
-        );
+        await removeContainers(docker, { label: [`${profileLabel}=${shortHash(home)}`] });
       }
       // Nothing this file made is left running on the engine.
       const running = await docker.listContainers({ filters: { label: [targetLabel] } });

@@ -25,7 +25,15 @@ import { envRules } from '../shell/commandEnv.js';
 import { SecretExports } from '../shell/secretExports.js';
 import { ContainerFiles } from './containerFiles.js';
 import { ContainerLifecycle, engineGone } from './containerLifecycle.js';
-import { enterDirScript, homeProbeScript, interactiveShellScript, pickHome, shortHash } from './containerConfig.js';
+import {
+  enterDirScript,
+  homeProbeScript,
+  interactiveShellScript,
+  pickHome,
+  shortHash,
+  type Guarded,
+} from './containerConfig.js';
+import { attachedSandbox, settingsOf } from './containerConfinement.js';
 import { dockerClient, engineError, parseDockerHost, type DockerEndpoint } from './dockerEndpoint.js';
 import { DockerJobs, forceCloser, JobEvents } from './dockerJobs.js';
 import { deadline, goneSettleMs, killDeadlineMs, probeDeadlineMs } from './engineCalls.js';
@@ -89,6 +97,7 @@ export class DockerEnvironment implements Environment {
   private readonly jobRunner: DockerJobs;
   private readonly files: ContainerFiles;
   private readonly warm: DockerWarmShells;
+  private readonly sawAttached: (info: ContainerInspectInfo) => void;
 
   constructor(snapshot: TargetSnapshot, ctx: ProviderContext) {
     this.identity = snapshot.identity;
@@ -102,22 +111,22 @@ export class DockerEnvironment implements Environment {
     this.spec = parsed.data;
     this.endpoint = parseDockerHost(this.spec.docker_host);
     const docker = (): Docker => this.docker();
+    const guarded: Guarded = {
+      profile: ctx.home,
+      home: homedir(),
+      sockets: this.endpoint.kind === 'unix' ? [this.endpoint.socketPath] : [],
+    };
+    // An attached container's own settings say what holds work in it: told to the Core at each look (it keeps the
+    // latest), so the window, the approval dialog and doctor say it.
+    this.sawAttached = (info) => ctx.reportSandbox?.(snapshot.identity, attachedSandbox(settingsOf(info), guarded));
     this.container = new ContainerLifecycle(
       docker,
       this.endpoint,
       this.spec,
-      {
-        name: snapshot.name,
-        generation: snapshot.generation,
-        profile: shortHash(ctx.home),
-        guarded: {
-          profile: ctx.home,
-          home: homedir(),
-          sockets: this.endpoint.kind === 'unix' ? [this.endpoint.socketPath] : [],
-        },
-      },
+      { name: snapshot.name, generation: snapshot.generation, profile: shortHash(ctx.home), guarded },
       this.spec.docker_container || this.spec.docker_on_stop === 'keep-running' ? undefined : ctx.coreRun,
       (problem) => ctx.reportReachability?.(snapshot.identity, problem),
+      this.sawAttached,
     );
     const id = createHash('sha256').update(ctx.home).update('\0').update(snapshot.identity).digest('hex').slice(0, 16);
     this.envFile = `/tmp/.switchboard-env-${id}.sh`;
@@ -406,6 +415,7 @@ export class DockerEnvironment implements Environment {
             ok: false,
             problem: `container "${this.spec.docker_container}" does not exist on ${this.endpoint.label}`,
           };
+        this.sawAttached(info);
       } else {
         info =
           (this.container.containerId

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
-import { loadEngineEnvs } from '../../../../../scripts/testEnv.js';
+import { loadEngineEnvs, removeContainers } from '../../../../../scripts/testEnv.js';
 import { sleepRunning, sleepSeconds, until } from '../../../../../scripts/sleepProbe.js';
 import type { DockerSpec } from './fields.js';
 import type { Environment, ExecOptions, ProviderContext, TargetSnapshot } from '../provider.js';
@@ -30,18 +30,7 @@ for (const te of loadEngineEnvs())
 
     afterAll(async () => {
       await Promise.all(envs.map((e) => e.cleanup('shutdown').catch(() => undefined)));
-      const ours = await docker.listContainers({
-        all: true,
-        filters: { label: [`${profileLabel}=${shortHash(home)}`] },
-      });
-      await Promise.all(
-        ours.map((c) =>
-          docker
-            .getContainer(c.Id)
-            .remove({ force: true })
-            .catch(() => undefined),
-        ),
-      );
+      await removeContainers(docker, { label: [`${profileLabel}=${shortHash(home)}`] });
       rmSync(home, { recursive: true, force: true });
     });
 

@@ -5,7 +5,7 @@ import { createConnection, createServer, type Server, type Socket } from 'node:n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
-import { loadDockerEnv, type DockerTestEnv } from '../../../../../scripts/testEnv.js';
+import { loadDockerEnv, removeContainers, type DockerTestEnv } from '../../../../../scripts/testEnv.js';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import type { DockerSpec } from './fields.js';
 import type { Environment, ExecOptions, ProviderContext, TargetSnapshot } from '../provider.js';
@@ -89,15 +89,7 @@ describe.skipIf(!env)('docker backend on an engine that stops answering', () => 
 
   afterAll(async () => {
     // These Environments talked through a proxy that is gone; clean up on the engine directly.
-    const ours = await docker.listContainers({ all: true, filters: { label: [`${profileLabel}=${shortHash(home)}`] } });
-    await Promise.all(
-      ours.map((c) =>
-        docker
-          .getContainer(c.Id)
-          .remove({ force: true })
-          .catch(() => undefined),
-      ),
-    );
+    await removeContainers(docker, { label: [`${profileLabel}=${shortHash(home)}`] });
     rmSync(home, { recursive: true, force: true });
   });
 

@@ -34,6 +34,7 @@ import { warmCall, warmPrelude, type WarmCall } from '../shell/warmProgram.js';
 import { Sandbox } from '../../sandbox/sandbox.js';
 import { SandboxFiles } from '../../sandbox/sandboxFiles.js';
 import { atomicWrite, WriteFailure } from '../../platform/atomicWrite.js';
+import { SANDBOX_SHELL_EXIT } from '../shell/sandboxShellExit.js';
 import { sandboxNote } from '../../sandbox/sandboxNote.js';
 import { localReach } from './localReach.js';
 import { expandPath } from '../../sandbox/sandboxPolicy.js';
@@ -62,16 +63,6 @@ export function localShell(): string {
 export function endChildGroup(child: ChildProcess, graceMs = END_GRACE_MS): Promise<void> {
   return child.pid === undefined ? Promise.resolve() : endGroup(child.pid, graceMs);
 }
-
-/**
- * What a sandboxed warm shell runs when it ends (its stdin closed, or the gentle signals of an end): it waits while
- * something a call left running (`cmd &`) lives on in its sandbox, as an unsandboxed shell's leftovers live on, since
- * the sandbox's PID namespace, and all in it, ends with the shell. It waits deaf to a second gentle signal: an end
- * sends HUP and TERM to everything at once, and the shell dying at the TERM would cut short the traps of the others
- * (the end's SIGKILL still comes after the grace). /proc inside lists the sandbox's processes only: bwrap's init and
- * the shell.
- */
-const SANDBOX_SHELL_EXIT = `trap 'trap "" HUP TERM; while set -- /proc/[0-9]*; [ $# -gt 2 ]; do sleep 1; done' EXIT\n`;
 
 class LocalEnvironment implements Environment {
   readonly identity: string;

@@ -53,6 +53,8 @@ const backends: Array<{ name: string; skip: boolean; env: () => Environment }> =
         ssh_user: e.user,
         ssh_key: e.key,
         ssh_agent: false,
+        // A channel's own shell, as the host runs it (in a sandbox, `cmd &` ends with the call's PID namespace).
+        sandbox: 'off',
       });
     },
   },

@@ -68,6 +68,17 @@ export const sshSpec = declareSpec({
       placeholder: 'bastion',
     },
     {
+      key: 'sandbox',
+      type: 'sandbox',
+      label: 'Sandbox',
+      advanced: true,
+      default: 'workspace',
+      help:
+        'where agent work runs on the host: off, or { writable: [paths], network: true|false, deny_write: [paths] } ' +
+        '(default: in bubblewrap on the host where it has it, writes only in the cwd tree; panes are never sandboxed)',
+      placeholder: '{ network: false }',
+    },
+    {
       key: 'shell',
       type: 'command',
       label: 'Shell',

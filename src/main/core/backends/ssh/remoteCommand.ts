@@ -81,10 +81,12 @@ export function takeGroupLine(
 
 /**
  * The exec-channel command for a warm shell (warmShell.ts): the identity's variables, then `bash -s` reading calls
- * on the channel. sshd made it a session leader, so each call's `set -m` job is a process group of its own.
+ * on the channel (or `inSandbox`, which starts it in the target's sandbox). sshd made it a session leader, so each
+ * call's `set -m` job is a process group of its own.
  */
-export function warmShellCommand(env: Record<string, string> | undefined, staged?: string): string {
-  return `exec sh -c ${shellQuote(`cd / || exit 1\n${exportLines(env)}${sourceStaged(staged)}exec bash -s`)}`;
+export function warmShellCommand(env: Record<string, string> | undefined, staged?: string, inSandbox?: string): string {
+  const start = inSandbox ?? 'exec bash -s';
+  return `exec sh -c ${shellQuote(`cd / || exit 1\n${exportLines(env)}${sourceStaged(staged)}${start}`)}`;
 }
 
 /**

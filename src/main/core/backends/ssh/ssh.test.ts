@@ -167,8 +167,10 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
 
     it('keeps cwd and exports per identity, on one shared connection', async () => {
       await closeAll();
-      const a = envFor('iso-a', baseSpec());
-      const b = envFor('iso-b', baseSpec());
+      // Unsandboxed: the exports file's place on the host is what is looked at (a sandbox keeps it in its private
+      // /tmp: sshSandbox.test.ts).
+      const a = envFor('iso-a', { ...baseSpec(), sandbox: 'off' } as TargetSpec);
+      const b = envFor('iso-b', { ...baseSpec(), sandbox: 'off' } as TargetSpec);
       const home = await a.home();
       const iso = `/tmp/sb-iso-${randomBytes(4).toString('hex')}`;
       const ra = await a.exec(`mkdir -p ${iso} && cd ${iso} && export SB_ISO=a`, run({ cwd: home }));
@@ -220,7 +222,8 @@ describe.skipIf(!env)('SSH backend against a loopback sshd', () => {
     it('stops a command when the caller aborts', async () => {
       const x = envFor('abort', baseSpec());
       const ac = new AbortController();
-      setTimeout(() => ac.abort(), 500);
+      // Late enough for the first call's sandbox probe and start on a busy machine: the sleep has begun.
+      setTimeout(() => ac.abort(), 2500);
       const r = await x.exec('sleep 1000.75', run({ signal: ac.signal }));
       expect(r.timedOut).toBe(false);
       expect(r.exitCode).not.toBe(0);

@@ -25,11 +25,18 @@ type Route = SftpRoute | { live: LiveConnection; sftp: undefined; exec: RawExec 
 type SftpRoute = { live: LiveConnection; sftp: SFTPWrapper };
 
 export class SshFiles {
-  constructor(private readonly connect: () => Promise<LiveConnection>) {}
+  constructor(
+    private readonly connect: () => Promise<LiveConnection>,
+    /**
+     * Inside a sandbox on the host: what wraps a command so it runs there (undefined: this connection runs none). A
+     * sandboxed target's file operations are commands in its sandbox, never SFTP, which runs with the account's powers.
+     */
+    private readonly sandboxed?: (live: LiveConnection) => Promise<((command: string) => string) | undefined>,
+  ) {}
 
   /** Whether file operations go over commands on the current connection (doctor notes it). */
   async usesCommands(): Promise<boolean> {
-    return (await this.route()).sftp === undefined;
+    return (await this.route(true)).sftp === undefined;
   }
 
   async stat(path: string): Promise<FileStat> {
@@ -70,7 +77,8 @@ export class SshFiles {
   /** Writes text to a new private file (0600) in `dir` (made 0700 when missing); returns its path. */
   async stage(dir: string, text: string): Promise<string> {
     const path = posix.join(dir, `pass-${randomBytes(8).toString('hex')}.sh`);
-    const r = await this.route();
+    // The Core's own file, outside any sandbox (a sandboxed command cannot write there, nor read it).
+    const r = await this.route(true);
     if (!r.sftp) {
       // The text goes on stdin, never on a command line every user of the host can read.
       const out = await r.exec(
@@ -106,7 +114,7 @@ export class SshFiles {
 
   /** Removes a file, whatever its state (a staged file a failed start left). */
   async remove(path: string): Promise<void> {
-    const r = await this.route();
+    const r = await this.route(true);
     if (!r.sftp) {
       await r.exec(`rm -f -- ${shellQuote(path)}`, { timeoutMs: helperTimeoutMs });
       return;
@@ -114,18 +122,21 @@ export class SshFiles {
     await onSftp<void>(r, (sftp, done) => sftp.unlink(path, () => done(undefined, undefined)));
   }
 
-  private async route(): Promise<Route> {
+  /** How file operations reach the host: `own` for the Core's own staged files, never through the sandbox. */
+  private async route(own = false): Promise<Route> {
     const live = await this.connect();
+    const wrap = own ? undefined : await this.sandboxed?.(live);
+    if (wrap) return { live, sftp: undefined, exec: commandsOn(live, wrap) };
     const sftp = await live.sftpOrNone();
     return sftp ? { live, sftp } : { live, sftp: undefined, exec: commandsOn(live) };
   }
 }
 
 /** One `sh -c` command line on its own exec channel, stdout and stderr merged: the fallback's RawExec. */
-function commandsOn(live: LiveConnection): RawExec {
+function commandsOn(live: LiveConnection, wrap: (command: string) => string = (c) => c): RawExec {
   // `exec sh -c` keeps the text POSIX whatever the account's login shell is.
   return (command, opts) =>
-    live.run(`exec sh -c ${shellQuote(command)}`, {
+    live.run(`exec sh -c ${shellQuote(wrap(command))}`, {
       timeoutMs: opts.timeoutMs,
       stderr: true,
       ...(opts.stdin !== undefined ? { stdin: opts.stdin } : {}),

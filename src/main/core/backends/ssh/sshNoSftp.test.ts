@@ -66,7 +66,14 @@ afterAll(async () => {
 
 /** An SSH environment (no Core) on 127.0.0.1:`port` as the test user; `home` holds the known_hosts that trusts it. */
 function envOn(e: SshTestEnv, port: number, name: string, ctx: Omit<ProviderContext, 'resolveSpec'>): Environment {
-  const spec = { backend: 'ssh', ssh_host: '127.0.0.1', ssh_port: port, ssh_user: e.user, ssh_key: e.key };
+  const spec = {
+    backend: 'ssh',
+    ssh_host: '127.0.0.1',
+    ssh_port: port,
+    ssh_user: e.user,
+    ssh_key: e.key,
+    sandbox: 'off',
+  };
   return sshProvider.createEnvironment(
     {
       name,
@@ -83,7 +90,9 @@ function envOn(e: SshTestEnv, port: number, name: string, ctx: Omit<ProviderCont
 }
 
 const specFor = (e: SshTestEnv, port: number, cwd: string): string =>
-  `{ backend: ssh, ssh_host: 127.0.0.1, ssh_port: ${port}, ssh_user: ${e.user}, ssh_key: ${e.key}, cwd: "${cwd}" }`;
+  // Unsandboxed: a sandboxed target's file tools are commands anyway; here the server's missing SFTP is the point.
+  `{ backend: ssh, ssh_host: 127.0.0.1, ssh_port: ${port}, ssh_user: ${e.user}, ssh_key: ${e.key}, cwd: "${cwd}", ` +
+  'sandbox: off }';
 
 describeToolsOn('ssh without an sftp subsystem', async () => {
   if (!runs) return undefined;

@@ -27,7 +27,7 @@ import { SecretExports } from '../shell/secretExports.js';
 import { connectionPool, type SshLease } from './connectionPool.js';
 import type { ExecChannel, LiveConnection } from './liveConnection.js';
 import { exportLines, groupCommand, loginShellCommand, warmShellCheck, warmShellCommand } from './remoteCommand.js';
-import { SshWarmShells, WarmShellNotStarted } from './sshWarmShells.js';
+import { NAMESPACE_TAG, SshWarmShells, WarmShellNotStarted } from './sshWarmShells.js';
 import { SshFiles } from './sshFiles.js';
 import { endGroupScript, tracked } from '../../processes/endGently.js';
 import { GroupHead } from './groupHead.js';
@@ -37,6 +37,18 @@ import { loadSshConfig } from './sshConfig.js';
 import { resolveRoute, type SshHop } from './sshRoute.js';
 import { sshReach } from './sshReach.js';
 import { exitReasons } from '../../../../shared/exitReasons.js';
+import type { SandboxSetting } from '../../../../shared/specFields.js';
+import {
+  RemoteSandbox,
+  namespaceGroupScript,
+  namespaceKillScript,
+  parseFacts,
+  type RemoteFacts,
+} from '../../sandbox/remoteSandbox.js';
+import { remoteSandboxInfo } from '../../sandbox/remoteSandboxInfo.js';
+import type { SandboxInfo } from '../../../../shared/targets.js';
+import { SANDBOX_SHELL_EXIT } from '../shell/sandboxShellExit.js';
+import { warmPrelude } from '../shell/warmProgram.js';
 
 export const sshProvider: BackendProvider = {
   ...sshDeclaration,
@@ -66,6 +78,9 @@ function paneShell(snapshot: TargetSnapshot): { words: [string, ...string[]]; ta
 
 const groupMarker = (): string => `__SB_PGID_${randomBytes(6).toString('hex')}__`;
 
+/** How long what the host offers the sandbox is taken as known on one connection. */
+const SANDBOX_FACTS_MS = 2000;
+
 /**
  * A stopped or killed remote command: how long its channel may take to end after the kill, then after our own close,
  * before the call is ended without it.
@@ -91,20 +106,127 @@ class SshEnvironment implements Environment {
   private readonly shells = new Set<RemoteProcess>();
   /** This identity's warm shells: calls without stdin run in one when bash is there (sshWarmShells.ts). */
   private readonly warm: SshWarmShells;
-  private readonly files = new SshFiles(() => this.connect());
+  private readonly files: SshFiles;
+  /** The sandbox on the host (undefined: `sandbox: off`); what the host offers is asked per connection (facts). */
+  private readonly sandbox: RemoteSandbox | undefined;
+  private sandboxFacts: { live: LiveConnection; at: number; facts: Promise<RemoteFacts> } | undefined;
+  /** The sandbox's mounts the warm shells were started with: a change retires them. */
+  private warmMounts: string | undefined;
+  /** Whether runs on this connection start in the sandbox (as of the last facts). */
+  private inSandbox = false;
+  /** What was last told the Core of where work runs (JSON), so that it hears a change once. */
+  private reported: string | undefined;
+  private readonly setting: SandboxSetting | undefined;
 
   constructor(
     private readonly snapshot: TargetSnapshot,
     private readonly ctx: ProviderContext,
   ) {
     this.identity = snapshot.identity;
-    this.envFile = remoteEnvFile(snapshot.identity, ctx.home);
+    const setting = (snapshot.spec as { sandbox?: SandboxSetting }).sandbox;
+    this.setting = setting;
+    const digest = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 16);
+    this.sandbox =
+      setting === 'off'
+        ? undefined
+        : new RemoteSandbox({
+            setting,
+            workspace: snapshot.spec.cwd ?? snapshot.flags.default_cwd ?? '~',
+            id: digest(`${ctx.home}\0${snapshot.identity}`),
+            cachesId: digest(`${ctx.home}\0${snapshot.name}`),
+          });
+    this.envFile = this.sandbox ? this.sandbox.envFile : remoteEnvFile(snapshot.identity, ctx.home);
+    this.files = new SshFiles(
+      () => this.connect(),
+      async (live) => {
+        const facts = await this.facts(live);
+        return facts ? (command) => this.sandbox!.wrap(facts, command, { cwd: '/', newSession: true }) : undefined;
+      },
+    );
     this.warm = new SshWarmShells({
-      open: (live, env) => this.execForwarding(live, env, (e, staged) => warmShellCommand(e, staged), undefined, true),
+      open: async (live, env) => {
+        const facts = await this.facts(live);
+        // Inside a sandbox, the shell first says which PID namespace it is in: a call's group is found through it.
+        const inner = facts
+          ? this.sandbox!.wrap(
+              facts,
+              `printf '${NAMESPACE_TAG}%s\\n' "$(readlink /proc/self/ns/pid)" >&2; exec bash -s`,
+              {
+                cwd: '/',
+                newSession: true,
+              },
+            )
+          : undefined;
+        return this.execForwarding(live, env, (e, staged) => warmShellCommand(e, staged, inner), undefined, true);
+      },
       hasBash: async (live) => (await live.run(warmShellCheck, { timeoutMs: 15_000 })).exitCode === 0,
       killGroup,
+      // Never fails: a group not found (it ended, the connection went) has nothing left to end.
+      killInNamespace: async (live, ns, pgid) => {
+        const r = await live.run(namespaceGroupScript(ns, pgid), { timeoutMs: 10_000 }).catch(() => undefined);
+        const host = Number(r?.output.trim());
+        if (Number.isInteger(host) && host > 1) await killGroup(live, host);
+      },
+      killNamespace: async (live, ns) => {
+        await live.run(namespaceKillScript(ns), { timeoutMs: 10_000 }).catch(() => undefined);
+      },
+      // A shell that is its sandbox's main process waits for what its calls left running (its PID namespace ends with
+      // it); one that runs on the host as it is must not (it would wait for every process there).
+      prelude: () => (this.inSandbox ? SANDBOX_SHELL_EXIT + warmPrelude() : undefined),
       passthrough: () => JSON.stringify(this.ctx.envPassthrough?.() ?? []),
     });
+  }
+
+  /** Tells the Core where this target's agent work runs (TargetInfo.sandbox), when that changed. */
+  private report(info: SandboxInfo | undefined): void {
+    if (!info) return;
+    const said = JSON.stringify(info);
+    if (said === this.reported) return;
+    this.reported = said;
+    this.ctx.reportSandbox?.(this.identity, info);
+  }
+
+  /**
+   * What the host offers the sandbox, asked in one round trip and kept for SANDBOX_FACTS_MS on one connection (a new
+   * connection asks again: a host that lost bubblewrap is noticed at the next connect). Undefined: this target runs
+   * unsandboxed (`sandbox: off`, or the host cannot run one: TargetInfo and the probe say why).
+   */
+  private async facts(live: LiveConnection): Promise<RemoteFacts | undefined> {
+    if (!this.sandbox) {
+      this.report(remoteSandboxInfo('off', undefined, live.label));
+      return undefined;
+    }
+    const now = Date.now();
+    const kept = this.sandboxFacts;
+    if (!kept || kept.live !== live || now - kept.at > SANDBOX_FACTS_MS) {
+      const facts = live.run(this.sandbox.probe(), { timeoutMs: 30_000 }).then((r) => parseFacts(r.output));
+      this.sandboxFacts = { live, at: now, facts };
+      facts.catch(() => {
+        if (this.sandboxFacts?.facts === facts) this.sandboxFacts = undefined;
+      });
+    }
+    const facts = await this.sandboxFacts!.facts;
+    const usable = facts.bwrap.ok && !!facts.home && !!facts.arch;
+    this.report(remoteSandboxInfo(this.setting, facts, live.label));
+    if (usable !== this.inSandbox) {
+      // Shells started in the sandbox, or without it, are not what the next call should get.
+      this.warm.renew();
+      this.inSandbox = usable;
+    }
+    if (!usable) return undefined;
+    // Shells started with other mounts (a credential file or a repository since) go; the next call gets new ones.
+    const mounts = JSON.stringify(this.sandbox.policy(facts), [
+      'writable',
+      'pins',
+      'readOnly',
+      'maskedFiles',
+      'missingDenied',
+    ]);
+    if (mounts !== this.warmMounts) {
+      if (this.warmMounts !== undefined) this.warm.renew();
+      this.warmMounts = mounts;
+    }
+    return facts;
   }
 
   /**
@@ -202,7 +324,9 @@ class SshEnvironment implements Environment {
   async exec(command: string, opts: ExecOptions): Promise<ExecResult> {
     const cwd = await this.absolute(opts.cwd);
     const live = await this.connect();
-    const shell = (await this.warm.usable(live, command, opts)) ? this.warm.take(live, opts) : undefined;
+    const facts = opts.outsideSandbox ? undefined : await this.facts(live);
+    const shell =
+      !opts.outsideSandbox && (await this.warm.usable(live, command, opts)) ? this.warm.take(live, opts) : undefined;
     debugLine(`exec on ${this.identity} in ${shell ? 'a warm shell' : 'a shell of its own'}`);
     if (shell) {
       // The call's own variables (run markers), withheld names dropped as for any channel.
@@ -223,82 +347,85 @@ class SshEnvironment implements Environment {
         debugLine(`the warm shell on ${this.identity} did not open; the call runs in a shell of its own`);
       }
     }
-    return execWrapped(
-      command,
-      { ...opts, cwd, envFile: this.envFile, secrets: this.secrets },
-      async (script, sink) => {
-        const gm = groupMarker();
-        const { channel, exitCode: reportedExit } = await this.execForwarding(
-          live,
-          opts.env,
-          (env, staged) => groupCommand(script, { marker: gm, env, staged }),
-          undefined,
-          false,
-          this.secrets.env(),
-        );
-        let stopRequested = false;
-        let killSent = false;
-        const killNow = (): void => {
-          if (killSent || head.pgid === undefined) return;
-          killSent = true;
-          void killGroup(live, head.pgid);
-        };
-        const head = new GroupHead(gm, () => {
-          if (stopRequested) killNow();
-        });
-        channel.setEncoding('utf8');
-        channel.stderr.setEncoding('utf8');
-        channel.on('data', (text: string) => {
-          const out = head.take(text);
-          if (out) sink(out);
-        });
-        channel.stderr.on('data', sink);
-        // The exit status comes when the shell exits, before the channel closes if a `cmd &` holds its output.
-        const exited = new Promise<void>((resolve) => {
-          if (reportedExit() !== undefined) resolve();
-          channel.once('exit', () => resolve());
-          channel.once('close', () => resolve());
-        });
-        let forceEnd: () => void = () => undefined;
-        let offLost: () => void = () => undefined;
-        const ended = new Promise<void>((resolve, reject) => {
-          forceEnd = resolve;
-          // A connection lost after we asked to stop ends the call as stopped, not as an error.
-          offLost = live.onLost((err) => (stopRequested ? resolve() : reject(err)));
-          channel.once('close', () => resolve());
-        }).finally(() => offLost());
-        ended.catch(() => undefined); // awaited by the caller through `ended`; this keeps it from being unhandled
-        if (opts.stdin !== undefined) channel.end(opts.stdin);
-        else channel.end();
-        return {
-          ended,
-          exited: () => exited,
-          exitStatus: async () => {
-            const code = reportedExit();
-            if (code === undefined && !live.isAlive) throw live.lostError();
-            return { code: code ?? 255 };
-          },
-          stop: () => {
-            if (stopRequested) return;
-            stopRequested = true;
-            killNow();
-            // Whatever the remote side does, the call ends: close our channel, then give up waiting.
-            void unrefDelay(killGraceMs).then(() => {
-              channel.close();
-              return unrefDelay(closeGraceMs).then(() => forceEnd());
-            });
-          },
-          // The channel stays open until a background child lets go of it; its output is no longer the call's.
-          detach: () => {
-            offLost();
-            const held = head.release();
-            if (held) sink(held);
-          },
-          // A connection lost after the stop ends the call as stopped (above): it cannot fail after the stop.
-          stopReached: async () => undefined,
-        };
-      },
-    );
+    // A call let out of the sandbox runs what the person approved and nothing else: not the exports of the sandbox.
+    const carried = opts.outsideSandbox ? { envFile: undefined } : { envFile: this.envFile, secrets: this.secrets };
+    return execWrapped(command, { ...opts, cwd, ...carried }, async (script, sink) => {
+      const gm = groupMarker();
+      const { channel, exitCode: reportedExit } = await this.execForwarding(
+        live,
+        opts.env,
+        (env, staged) =>
+          groupCommand(facts ? this.sandbox!.wrap(facts, script, { cwd: '/', newSession: true }) : script, {
+            marker: gm,
+            env,
+            staged,
+          }),
+        undefined,
+        false,
+        this.secrets.env(),
+      );
+      let stopRequested = false;
+      let killSent = false;
+      const killNow = (): void => {
+        if (killSent || head.pgid === undefined) return;
+        killSent = true;
+        void killGroup(live, head.pgid);
+      };
+      const head = new GroupHead(gm, () => {
+        if (stopRequested) killNow();
+      });
+      channel.setEncoding('utf8');
+      channel.stderr.setEncoding('utf8');
+      channel.on('data', (text: string) => {
+        const out = head.take(text);
+        if (out) sink(out);
+      });
+      channel.stderr.on('data', sink);
+      // The exit status comes when the shell exits, before the channel closes if a `cmd &` holds its output.
+      const exited = new Promise<void>((resolve) => {
+        if (reportedExit() !== undefined) resolve();
+        channel.once('exit', () => resolve());
+        channel.once('close', () => resolve());
+      });
+      let forceEnd: () => void = () => undefined;
+      let offLost: () => void = () => undefined;
+      const ended = new Promise<void>((resolve, reject) => {
+        forceEnd = resolve;
+        // A connection lost after we asked to stop ends the call as stopped, not as an error.
+        offLost = live.onLost((err) => (stopRequested ? resolve() : reject(err)));
+        channel.once('close', () => resolve());
+      }).finally(() => offLost());
+      ended.catch(() => undefined); // awaited by the caller through `ended`; this keeps it from being unhandled
+      if (opts.stdin !== undefined) channel.end(opts.stdin);
+      else channel.end();
+      return {
+        ended,
+        exited: () => exited,
+        exitStatus: async () => {
+          const code = reportedExit();
+          if (code === undefined && !live.isAlive) throw live.lostError();
+          return { code: code ?? 255 };
+        },
+        stop: () => {
+          if (stopRequested) return;
+          stopRequested = true;
+          killNow();
+          // Whatever the remote side does, the call ends: close our channel, then give up waiting.
+          void unrefDelay(killGraceMs).then(() => {
+            channel.close();
+            return unrefDelay(closeGraceMs).then(() => forceEnd());
+          });
+        },
+        // The channel stays open until a background child lets go of it; its output is no longer the call's.
+        detach: () => {
+          offLost();
+          const held = head.release();
+          if (held) sink(held);
+        },
+        // A connection lost after the stop ends the call as stopped (above): it cannot fail after the stop.
+        stopReached: async () => undefined,
+      };
+    });
   }
 
   async openShell(opts: {
@@ -347,9 +474,16 @@ class SshEnvironment implements Environment {
   ): Promise<BackgroundHandle> {
     const cwd = await this.absolute(opts.cwd);
     const live = await this.connect();
+    const facts = await this.facts(live);
     const gm = groupMarker();
+    const body = `exec 2>&1\n${command}`;
     const opened = await this.execForwarding(live, opts.env, (env, staged) =>
-      groupCommand(`exec 2>&1\n${command}`, { marker: gm, cwd, env, staged }),
+      groupCommand(facts ? this.sandbox!.wrap(facts, body, { cwd, newSession: true }) : body, {
+        marker: gm,
+        cwd,
+        env,
+        staged,
+      }),
     );
     const channel = opened.channel;
     const proc = new RemoteProcess(opened, live, gm);
@@ -386,6 +520,8 @@ class SshEnvironment implements Environment {
       if (r.exitCode !== 0) return { ok: false, problem: `\`true\` exited ${r.exitCode} on ${live.label}` };
       // Asked once per connection; a session the server would not open now (MaxSessions) is no news about SFTP.
       const commands = await this.files.usesCommands().catch(() => false);
+      // Where agent work runs there is asked on each new connection (and told the Core: TargetInfo.sandbox).
+      await this.facts(live).catch(() => undefined);
       return { ok: true, detail: commands ? `${live.label}; no sftp subsystem; file tools use commands` : live.label };
     } catch (err) {
       const e = toErrorPayload(err);
@@ -417,11 +553,13 @@ class SshEnvironment implements Environment {
     if (reason === 'removed' && this.lease) {
       // The identity is gone for good: so are its saved variables (best effort; the host may be down).
       const file = this.envFile.replace(/^~\//, '');
+      // A sandboxed identity's exports are in its private /tmp, which goes whole (by the Core, outside the sandbox).
+      const gone = this.sandbox
+        ? this.connect().then((live) => live.run(this.sandbox!.removeScript(), { timeoutMs: 3000 }))
+        : this.exec(`rm -f "$HOME"/${shellQuote(file)}`, { cwd: '/', timeoutMs: 3000, maxOutputChars: 1000 });
+      // Best effort: the host may be down; the file holds no secrets.
       await settleWithin(
-        // Best effort: the host may be down; the file holds no secrets.
-        this.exec(`rm -f "$HOME"/${shellQuote(file)}`, { cwd: '/', timeoutMs: 3000, maxOutputChars: 1000 }).catch(
-          () => undefined,
-        ),
+        gone.catch(() => undefined),
         3500,
       );
     }

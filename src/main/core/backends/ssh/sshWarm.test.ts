@@ -46,9 +46,12 @@ describe.skipIf(!env)('warm shells (SSH)', () => {
     maxOutputChars: 100_000,
     ...o,
   });
-  /** The pid of the shell the call's command ran in (the parent of the process running `cut`'s shell). */
-  const shellOf = async (x: Environment): Promise<string> =>
-    (await x.exec('cut -d" " -f4 /proc/$BASHPID/stat', run())).output.trim();
+  /**
+   * The shell the call's command ran in: the parent of the process running `cut`, with its PID namespace (each
+   * sandboxed shell has one of its own, where its pid is always the same).
+   */
+  const SHELL = 'printf "%s-" "$(readlink /proc/self/ns/pid)"; cut -d" " -f4 /proc/$BASHPID/stat';
+  const shellOf = async (x: Environment): Promise<string> => (await x.exec(SHELL, run())).output.trim();
 
   let a: Environment;
   let b: Environment;
@@ -70,7 +73,7 @@ describe.skipIf(!env)('warm shells (SSH)', () => {
       'the last call',
     async () => {
       const first = await shellOf(a);
-      expect(first).toMatch(/^\d+$/);
+      expect(first).toMatch(/^pid:\[\d+\]-\d+$/);
       expect(await shellOf(a)).toBe(first);
       const cd = await a.exec('export WARM_KEPT=1; WARM_PLAIN=2; warm_fn() { :; }; set -e; cd /usr', run());
       expect(cd.cwd).toBe('/usr');
@@ -88,8 +91,8 @@ describe.skipIf(!env)('warm shells (SSH)', () => {
 
   it("calls at once get a shell each and do not see each other's state", async () => {
     const [x, y] = await Promise.all([
-      a.exec('export WARM_X=x; cd /usr; sleep 0.5; echo "$WARM_Y"; cut -d" " -f4 /proc/$BASHPID/stat', run()),
-      a.exec('export WARM_Y=y; cd /var; sleep 0.5; echo "$WARM_X"; cut -d" " -f4 /proc/$BASHPID/stat', run()),
+      a.exec(`export WARM_X=x; cd /usr; sleep 0.5; echo "$WARM_Y"; ${SHELL}`, run()),
+      a.exec(`export WARM_Y=y; cd /var; sleep 0.5; echo "$WARM_X"; ${SHELL}`, run()),
     ]);
     const [xOut, xShell] = x.output.split('\n');
     const [yOut, yShell] = y.output.split('\n');
@@ -180,7 +183,8 @@ describe.skipIf(!env)('warm shells (SSH)', () => {
   it('SWITCHBOARD_NO_WARM_SHELLS=1 runs every call in a channel of its own', async () => {
     const f = envFor('f');
     // The parent of the process the call's command runs in: the shell the call ran in.
-    const pid = async (): Promise<string> => (await f.exec('cut -d" " -f4 /proc/self/stat', run())).output;
+    const pid = async (): Promise<string> =>
+      (await f.exec('printf "%s-" "$(readlink /proc/self/ns/pid)"; cut -d" " -f4 /proc/self/stat', run())).output;
     process.env.SWITCHBOARD_NO_WARM_SHELLS = '1';
     try {
       // A new shell each call.

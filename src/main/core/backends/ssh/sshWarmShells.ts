@@ -22,6 +22,12 @@ export interface SshWarmDeps {
   hasBash(live: LiveConnection): Promise<boolean>;
   /** End a remote process group gently (HUP and TERM, then KILL after the grace). */
   killGroup(live: LiveConnection, pgid: number): Promise<void>;
+  /** The same for a group a sandboxed shell reported: `pgid` of its PID namespace `ns` (sandboxed targets). */
+  killInNamespace?(live: LiveConnection, ns: string, pgid: number): Promise<void>;
+  /** End everything in a sandboxed shell's PID namespace (its sandbox), at close. */
+  killNamespace?(live: LiveConnection, ns: string): Promise<void>;
+  /** What a new shell is sent before its first call, where it is not the bash program alone (a sandboxed shell). */
+  prelude?(): string | undefined;
   /** The person's env_passthrough names now: a change retires the shells started with the old ones. */
   passthrough(): string;
 }
@@ -29,7 +35,12 @@ export interface SshWarmDeps {
 /** What a remote warm process knows about its channel. */
 interface RemoteState {
   openError: unknown;
+  /** The PID namespace a sandboxed shell said it is in (its first stderr line). */
+  namespace?: string;
 }
+
+/** The line a sandboxed warm shell starts with on stderr: the PID namespace it is in. */
+export const NAMESPACE_TAG = '__SB_PID_NS ';
 
 export class SshWarmShells {
   private pool: WarmShellPool | undefined;
@@ -38,6 +49,11 @@ export class SshWarmShells {
   private passthrough = '';
   private callEnv: Record<string, string> | undefined;
   private readonly states = new WeakMap<WarmProcess, RemoteState>();
+  /**
+   * The PID namespaces of this pool's sandboxed shells. Their groups are namespace ids, which mean something else on
+   * the host: what their calls left running ends with their sandbox, at close, never by a group id.
+   */
+  private namespaces = new Set<string>();
 
   constructor(private readonly deps: SshWarmDeps) {}
 
@@ -61,9 +77,12 @@ export class SshWarmShells {
   /** A shell on `live` for a call with these variables, or undefined when the pool is full. */
   take(live: LiveConnection, opts: ExecOptions): WarmShell | undefined {
     if (this.live !== live || !this.pool) {
-      void this.pool?.close();
-      this.pool = new WarmShellPool({ start: () => this.start(live), max: 2, lastIdleMs: 120_000 }, (pgid) =>
-        this.deps.killGroup(live, pgid),
+      void this.close();
+      const namespaces = new Set<string>();
+      this.namespaces = namespaces;
+      const start = () => this.start(live, namespaces);
+      this.pool = new WarmShellPool({ start, max: 2, lastIdleMs: 120_000 }, (pgid) =>
+        namespaces.size ? Promise.resolve() : this.deps.killGroup(live, pgid),
       );
       this.live = live;
     }
@@ -129,31 +148,60 @@ export class SshWarmShells {
     };
   }
 
+  /** Retire every shell (their calls finish first): they were started in a sandbox whose mounts have changed. */
+  renew(): void {
+    this.pool?.renew();
+  }
+
   /** End every shell and what their calls left running. */
   async close(): Promise<void> {
-    const pool = this.pool;
+    const { pool, live, namespaces } = this;
     this.pool = undefined;
     this.live = undefined;
-    await pool?.close();
+    const sandboxes = live && this.deps.killNamespace ? [...namespaces] : [];
+    await Promise.all([pool?.close(), ...sandboxes.map((ns) => this.deps.killNamespace!(live!, ns))]);
   }
 
   /** A shell process on a channel that is still opening: what it is sent waits for the channel. */
-  private start(live: LiveConnection): WarmProcess {
+  private start(live: LiveConnection, namespaces: Set<string>): WarmProcess {
     const state: RemoteState = { openError: undefined };
+    const prelude = this.deps.prelude?.();
     const proc = openingWarmProcess(
       async (sink) => {
         const { channel } = await this.deps.open(live, this.callEnv);
         channel.setEncoding('utf8');
         channel.stderr.setEncoding('utf8');
         channel.on('data', sink.stdout);
-        channel.stderr.on('data', sink.stderr);
+        // A sandboxed shell's first stderr line names its PID namespace; what follows is the shell's.
+        let head: string | undefined = this.deps.killInNamespace ? '' : undefined;
+        channel.stderr.on('data', (text: string) => {
+          if (head === undefined) return sink.stderr(text);
+          head += text;
+          const nl = head.indexOf('\n');
+          if (nl < 0 && head.length < NAMESPACE_TAG.length) return;
+          const first = nl < 0 ? '' : head.slice(0, nl);
+          const rest = first.startsWith(NAMESPACE_TAG) ? head.slice(nl + 1) : head;
+          if (first.startsWith(NAMESPACE_TAG)) {
+            state.namespace = first.slice(NAMESPACE_TAG.length).trim();
+            namespaces.add(state.namespace);
+          }
+          head = undefined;
+          if (rest) sink.stderr(rest);
+        });
         // The shell's exit, not the channel's close: a process the killed shell's call started may hold the channel.
         channel.once('exit', sink.exited);
         channel.once('close', sink.exited);
         return { write: (text) => channel.write(text), end: () => channel.end() };
       },
       (e) => (state.openError = e),
-      { killGroup: (pgid) => this.deps.killGroup(live, pgid) },
+      {
+        // A sandboxed shell reports namespace ids: its calls' groups are found through the namespace it named.
+        killGroup: (pgid) =>
+          state.namespace && this.deps.killInNamespace
+            ? this.deps.killInNamespace(live, state.namespace, pgid)
+            : this.deps.killGroup(live, pgid),
+        ...(prelude ? { prelude } : {}),
+      },
     );
     this.states.set(proc, state);
     return proc;
