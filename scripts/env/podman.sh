@@ -52,6 +52,15 @@ start_service() {
   rm -f "$sock"
   # A service of ours that does not answer here (one started before the sockets moved to the short folder).
   stop_service
+  # Podman's database remembers the run root its storage was made with: storage made under another one (before the
+  # sockets moved to the short folder, or a checkout moved) is the tests' own, and is made again.
+  if [ -d "$base/storage" ] && [ "$(cat "$base/runroot" 2>/dev/null)" != "$run/state" ]; then
+    pkill -KILL -f "conmon .*$base/" 2>/dev/null || true
+    # Its containers' /dev/shm mounts outlive them.
+    awk -v s="$base/storage/" 'index($2, s) == 1 { print $2 }' /proc/mounts | sort -r | xargs -r umount -l
+    rm -rf "$base/storage"
+  fi
+  echo "$run/state" > "$base/runroot"
   setsid bash -c 'echo $$ > "$1"; shift; exec "$@"' _ "$pid_file" \
     env CONTAINERS_CONF="$conf" podman --root "$base/storage" --runroot "$run/state" --storage-driver vfs \
     system service --time=0 "unix://$sock" >"$log_file" 2>&1 </dev/null 9>&- &
