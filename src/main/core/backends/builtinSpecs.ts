@@ -8,7 +8,7 @@ import { remoteSandboxInfo } from '../sandbox/remoteSandboxInfo.js';
 import { sshSpec, sshRemoteHost } from './ssh/fields.js';
 import { dockerSpec } from './docker/fields.js';
 import { dockerBaseFlags, dockerFlags } from './docker/dockerFlags.js';
-import { managedSandbox } from './docker/containerConfinement.js';
+import { dockerSandboxFor } from './docker/containerConfinement.js';
 
 export const localDeclaration: BackendDeclaration = {
   ...localSpec,
@@ -35,10 +35,7 @@ export const dockerDeclaration: BackendDeclaration = {
   flags: dockerBaseFlags,
   flagsFor: dockerFlags,
   // A managed container holds its work in as Switchboard makes it; an attached one says so once inspected.
-  sandboxFor: (spec) => {
-    const docker = dockerSpec.specSchema.safeParse(spec).data;
-    return docker && !docker.docker_container ? managedSandbox(docker) : undefined;
-  },
+  sandboxFor: (spec) => dockerSandboxFor(dockerSpec.specSchema.safeParse(spec).data),
 };
 
 /** The one list of built-in backends; builtins.ts adds a factory to each. */

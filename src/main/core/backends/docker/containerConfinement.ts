@@ -157,6 +157,14 @@ export function attachedSandbox(s: ContainerSettings, guarded: Guarded): Sandbox
  * A managed container's SandboxInfo, from its spec: what containerConfig's create options give it. Its volumes never
  * hold the profile or an engine's socket (they are refused), so only the host's network lets its commands out.
  */
+/**
+ * Where a Docker target's work runs as its spec says: a managed container as Switchboard makes it; an attached one is
+ * known only once inspected (undefined here: its Environment reports it).
+ */
+export function dockerSandboxFor(spec: DockerSpec | undefined): SandboxInfo | undefined {
+  return spec && !spec.docker_container ? managedSandbox(spec) : undefined;
+}
+
 export function managedSandbox(spec: Pick<DockerSpec, 'docker_network' | 'docker_volumes'>): SandboxInfo {
   const volumes = spec.docker_volumes ?? [];
   const host = volumes.filter(mountsHostPath).map((v) => v.split(':')[0] ?? v);
