@@ -44,12 +44,15 @@ async function contextFor(target: string | undefined): Promise<{ ctx: PolicyCont
     home: remote ? '~' : homedir(),
     ...(t.cwd ? { cwd: t.cwd } : {}),
     flags: { skip_container_guards: flags?.skip_container_guards ?? false },
+    // Work on this machine with no sandbox: a write to a path built as it runs asks (the Core judges the same).
+    ...(!remote && t.sandbox?.state === 'unsandboxed' ? { unsandboxed: true } : {}),
   };
   return {
     ctx,
     assumed:
       `target ${t.name}#${t.generation} (${t.backend}): mode ${mode}, ` +
-      `skip_container_guards ${ctx.flags!.skip_container_guards}${remote ? ', home unknown (~)' : ''}`,
+      `skip_container_guards ${ctx.flags!.skip_container_guards}${remote ? ', home unknown (~)' : ''}` +
+      (ctx.unsandboxed ? ', unsandboxed' : ''),
   };
 }
 

@@ -325,7 +325,16 @@ export class CommandApprovals {
     const policy = await (this.policyLoad ??= this.deps.policy());
     const { mode } = this.deps.settings();
     const { home, cwd } = await this.whereItRuns(snapshot, subject);
-    const ctx = { mode, home, cwd, flags: { skip_container_guards: snapshot.flags.skip_container_guards } };
+    // Work that runs on this machine unsandboxed: a write to a path built as it runs could reach the profile (it asks).
+    const unsandboxed =
+      !!this.deps.hostPaths?.(snapshot) && this.deps.sandbox?.(snapshot)?.state === 'unsandboxed' ? true : undefined;
+    const ctx = {
+      mode,
+      home,
+      cwd,
+      flags: { skip_container_guards: snapshot.flags.skip_container_guards },
+      ...(unsandboxed ? { unsandboxed } : {}),
+    };
     const judged = await this.judge(policy, { ...judgedSubject, via: def.name }, ctx, snapshot, input, call.signal);
     const c =
       subject.kind === 'path' && subject.access === 'write'

@@ -61,6 +61,8 @@ export interface PolicyContext {
   cwd?: string;
   mode?: ApprovalsMode;
   flags?: { skip_container_guards?: boolean };
+  /** The target's agent work runs unsandboxed on this machine (a write to a path built as it runs then asks). */
+  unsandboxed?: boolean;
 }
 
 /** What the approval step adds: facts probed on the target, and a long-lived shell's state for its stdin. */
@@ -231,7 +233,7 @@ export function createCommandPolicy(parser: ShellParser, opts: PolicyOptions = {
   const scanShell = (command: string, ctx: JudgeContext, needs?: ProbeNeeds): readonly Finding[] => {
     const key =
       command.length <= maxRememberedChars && !ctx.session
-        ? `${ctx.home ?? '~'}\0${ctx.cwd ?? ''}\0${command}`
+        ? `${ctx.unsandboxed ? 'u' : ''}\0${ctx.home ?? '~'}\0${ctx.cwd ?? ''}\0${command}`
         : undefined;
     const known = key === undefined ? undefined : recent.get(key);
     if (known && !(ctx.facts && known.needs)) {
@@ -246,6 +248,7 @@ export function createCommandPolicy(parser: ShellParser, opts: PolicyOptions = {
       ...(profile ? { profile } : {}),
       ...(ctx.facts ? { facts: ctx.facts } : {}),
       ...(ctx.session ? { session: ctx.session } : {}),
+      ...(ctx.unsandboxed ? { unsandboxed: true } : {}),
       needs: own,
     }).findings;
     addNeeds(needs, own);

@@ -106,6 +106,7 @@ export const ruleIds = [
   'wrapper.input',
   'write.outside',
   'write.sensitive',
+  'write.unknown',
   'write.tree',
   'write.truncate',
   'write.vital',

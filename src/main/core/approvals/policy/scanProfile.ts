@@ -105,5 +105,21 @@ export function write(s: ScanHost, c: CommandContext, a: Arg, how: string): void
     return s.emit(c, 'hardline', 'power.sysrq', `triggers a kernel reboot or crash (${how} /proc/sysrq-trigger)`, a);
   const why = sensitiveWrite(p);
   if (why)
-    s.emit(c, 'dangerous', 'write.sensitive', `writes to ${shown(a) === a.value ? p : shown(a)}: ${why} (${how})`, a);
+    return s.emit(
+      c,
+      'dangerous',
+      'write.sensitive',
+      `writes to ${shown(a) === a.value ? p : shown(a)}: ${why} (${how})`,
+      a,
+    );
+  // Unsandboxed, a path the command builds as it runs (P=$(ls -d ~/.sw*); echo x >> "$P/config.yaml") could be the
+  // profile or a start-up file: nothing else would stop it there, so it asks.
+  if (c.scope.state.unsandboxed && !isKnown(a))
+    s.emit(
+      c,
+      'dangerous',
+      'write.unknown',
+      `writes to ${shown(a)}, a path known only as it runs, on an unsandboxed target (${how})`,
+      a,
+    );
 }

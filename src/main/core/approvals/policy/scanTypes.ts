@@ -87,6 +87,11 @@ export interface ScanState {
    */
   facts?: ProbeFacts;
   needs?: ProbeNeeds;
+  /**
+   * The target's agent work runs unsandboxed on this machine: nothing but this judgement stands between a write and
+   * the profile or the person's start-up files, so a write to a path built only as it runs asks.
+   */
+  unsandboxed?: boolean;
 }
 
 /** A shell function the command defines: its body, and whether a call of it was judged with its arguments. */
@@ -171,6 +176,8 @@ export interface ScanOptions {
   needs?: ProbeNeeds;
   /** A long-lived shell's variables and cwd (a background shell's stdin): read, and changed by what the text does. */
   session?: { vars: Map<string, string>; cwd?: string };
+  /** See ScanState.unsandboxed. */
+  unsandboxed?: boolean;
 }
 
 /**

@@ -89,6 +89,7 @@ export class ShellScanner implements ScanHost {
       budget: NODE_BUDGET,
       ...(opts.facts ? { facts: opts.facts } : {}),
       ...(opts.needs ? { needs: opts.needs } : {}),
+      ...(opts.unsandboxed ? { unsandboxed: true } : {}),
     };
     const norm = normalizeCommandText(command);
     const cwd = opts.session ? (opts.session.cwd ?? opts.cwd) : opts.cwd;
