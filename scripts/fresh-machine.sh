@@ -36,12 +36,16 @@ if id "$user" >/dev/null 2>&1; then
   removed+=("user $user and $home")
 fi
 
-# The unprivileged user the sandbox's tests run the Core as (scripts/asUser.ts makes it anew).
-if id sbperson >/dev/null 2>&1; then
-  pkill -KILL -u sbperson 2>/dev/null || true
-  userdel sbperson 2>/dev/null || true
-  removed+=("user sbperson")
-fi
+# The unprivileged user the sandbox's tests run the Core as, and the SSH sandbox test's remote account with its home
+# (scripts/asUser.ts makes each anew).
+for u in sbperson sbremote; do
+  if id "$u" >/dev/null 2>&1; then
+    pkill -KILL -u "$u" 2>/dev/null || true
+    userdel "$u" 2>/dev/null || true
+    removed+=("user $u")
+  fi
+done
+if [ -d /home/sbremote ]; then rm -rf /home/sbremote; removed+=("/home/sbremote"); fi
 # Cgroups the sandboxes of earlier runs' Cores left (empty ones only: rmdir refuses one with a process in it).
 for d in $(find /sys/fs/cgroup -maxdepth 6 -type d -name 'switchboard-*' 2>/dev/null | sort -r); do
   rmdir "$d" 2>/dev/null && removed+=("cgroup $d")
