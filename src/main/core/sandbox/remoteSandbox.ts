@@ -248,22 +248,23 @@ export class RemoteSandbox {
  * group is gone. The caller then ends that group as any other.
  */
 export function namespaceGroupScript(ns: string, pgid: number): string {
-  // One awk over every status file (a process per /proc entry took seconds on a busy host): the processes whose
-  // innermost namespace's group is `pgid`, then only those in namespace `ns`.
   const pick = `/^Pid:/ { pid = $2 } /^NSpgid:/ && NF > 2 && $NF == ${Math.trunc(pgid)} { print pid, $2 }`;
-  return (
-    `cat /proc/[0-9]*/status 2>/dev/null | awk ${shellQuote(pick)} | while read -r __sb_p __sb_h; do ` +
-    `[ "$(readlink "/proc/$__sb_p/ns/pid" 2>/dev/null)" = ${shellQuote(ns)} ] && { echo "$__sb_h"; exit 0; }; ` +
-    'done; exit 0'
-  );
+  return inNamespace(ns, pick, '{ echo "$__sb_h"; exit 0; }');
 }
 
 /** A shell program that ends every process in the PID namespace `ns` (a sandboxed shell's sandbox): KILL to each. */
 export function namespaceKillScript(ns: string): string {
-  const pick = '/^Pid:/ { pid = $2 } /^NSpid:/ && NF > 2 { print pid }';
+  return inNamespace(ns, '/^Pid:/ { pid = $2 } /^NSpid:/ && NF > 2 { print pid }', 'kill -KILL "$__sb_p" 2>/dev/null');
+}
+
+/**
+ * A shell loop over the processes an awk program picks from every /proc/PID/status (one awk, not a process per /proc
+ * entry: that took seconds on a busy host), as `PID [VALUE]` lines (`$__sb_p`, `$__sb_h`), running `then` for each
+ * one in PID namespace `ns`.
+ */
+function inNamespace(ns: string, pick: string, then: string): string {
   return (
-    `cat /proc/[0-9]*/status 2>/dev/null | awk ${shellQuote(pick)} | while read -r __sb_p; do ` +
-    `[ "$(readlink "/proc/$__sb_p/ns/pid" 2>/dev/null)" = ${shellQuote(ns)} ] && kill -KILL "$__sb_p" 2>/dev/null; ` +
-    'done; exit 0'
+    `cat /proc/[0-9]*/status 2>/dev/null | awk ${shellQuote(pick)} | while read -r __sb_p __sb_h; do ` +
+    `[ "$(readlink "/proc/$__sb_p/ns/pid" 2>/dev/null)" = ${shellQuote(ns)} ] && ${then}; done; exit 0`
   );
 }

@@ -20,7 +20,7 @@ import type { SandboxInfo } from '../../../shared/targets.js';
 import type { SandboxSetting } from '../../../shared/specFields.js';
 import { bwrapArgs } from './bwrapArgs.js';
 import { seatbeltProfile } from './seatbelt.js';
-import { sandboxPolicy, type PolicyInput, type SandboxPolicy } from './sandboxPolicy.js';
+import { mountSignature, sandboxPolicy, type PolicyInput, type SandboxPolicy } from './sandboxPolicy.js';
 import { isPlaceholder, sweepPlaceholders, usePlaceholders } from './placeholders.js';
 import { findRepositories, submoduleGitDirs } from './repositories.js';
 import { seccompArch, seccompProgram, type SeccompArch } from './seccomp.js';
@@ -342,15 +342,7 @@ export class Sandbox {
    */
   mountSignature(): string {
     // Looked at again at most every POLICY_REUSE_MS: a file operation should cost a message, not a walk of the rows.
-    const p = Date.now() - this.policyAt < POLICY_REUSE_MS ? this.policy : this.currentPolicy();
-    return JSON.stringify([
-      p.writable,
-      p.pins,
-      p.insideProfile,
-      p.maskedDirs,
-      p.maskedFiles,
-      [...p.readOnly, ...p.missingDenied].sort(),
-    ]);
+    return mountSignature(Date.now() - this.policyAt < POLICY_REUSE_MS ? this.policy : this.currentPolicy());
   }
 
   private get placeholderRecord(): string {

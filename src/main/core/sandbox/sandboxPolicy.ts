@@ -239,6 +239,21 @@ function placeholderOf(path: string, kind: Placeholder['kind'], content: string,
 }
 
 /** The sandbox of one target: a pure function of its setting and what exists. */
+/**
+ * What a sandbox's mounts are, as one string: shells and helpers started with another signature no longer match what
+ * a new sandbox would be given (a credential file or a repository made since).
+ */
+export function mountSignature(p: SandboxPolicy): string {
+  return JSON.stringify([
+    p.writable,
+    p.pins,
+    p.insideProfile,
+    p.maskedDirs,
+    p.maskedFiles,
+    [...p.readOnly, ...p.missingDenied].sort(),
+  ]);
+}
+
 export function sandboxPolicy(input: PolicyInput): SandboxPolicy {
   const { home, exists } = input;
   const setting = input.setting === 'off' ? undefined : input.setting;

@@ -46,6 +46,7 @@ import {
   type RemoteFacts,
 } from '../../sandbox/remoteSandbox.js';
 import { remoteSandboxInfo } from '../../sandbox/remoteSandboxInfo.js';
+import { mountSignature } from '../../sandbox/sandboxPolicy.js';
 import type { SandboxInfo } from '../../../../shared/targets.js';
 import { SANDBOX_SHELL_EXIT } from '../shell/sandboxShellExit.js';
 import { warmPrelude } from '../shell/warmProgram.js';
@@ -215,13 +216,7 @@ class SshEnvironment implements Environment {
     }
     if (!usable) return undefined;
     // Shells started with other mounts (a credential file or a repository since) go; the next call gets new ones.
-    const mounts = JSON.stringify(this.sandbox.policy(facts), [
-      'writable',
-      'pins',
-      'readOnly',
-      'maskedFiles',
-      'missingDenied',
-    ]);
+    const mounts = mountSignature(this.sandbox.policy(facts));
     if (mounts !== this.warmMounts) {
       if (this.warmMounts !== undefined) this.warm.renew();
       this.warmMounts = mounts;
