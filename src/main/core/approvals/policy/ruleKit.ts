@@ -49,8 +49,19 @@ export interface RuleExample {
 /** Examples by the rule id they show; a rule file exports the ones of its rules. */
 export type RuleExamples = Partial<Record<RuleId, RuleExample>>;
 
+/** Names already worked out: every rule asks for its command's, most commands are a few dozen words. */
+const commandNames = new Map<string, string>();
+
 /** `/usr/bin/rm`, `RM.exe`, `"rm"` → `rm`. */
 export function commandName(value: string): string {
-  const base = value.slice(value.lastIndexOf('/') + 1);
-  return base.toLowerCase().replace(/\.exe$/, '');
+  let name = commandNames.get(value);
+  if (name === undefined) {
+    name = value
+      .slice(value.lastIndexOf('/') + 1)
+      .toLowerCase()
+      .replace(/\.exe$/, '');
+    if (commandNames.size >= 4096) commandNames.clear();
+    commandNames.set(value, name);
+  }
+  return name;
 }

@@ -20,6 +20,9 @@ const metadataHosts = new Set([
   'metadata.platformequinix.com',
 ]);
 
+/** What a word must hold to name one of metadataHosts in any spelling (an address has digits). */
+const mayNameMetadata = /\d|metadata|instance-data/i;
+
 /** inet_aton's reading of a host: `2852039166`, `0xa9fea9fe`, `0251.0376.0251.0376`, `169.254.43518`. */
 export function ipv4(host: string): string | undefined {
   const parts = host.split('.');
@@ -55,7 +58,8 @@ export function metadataHost(text: string): string | undefined {
 
 export function checkArgsForMetadata(argv: Arg[], c: CommandContext, kit: RuleKit): void {
   for (const a of argv) {
-    if (!isKnown(a) && !/169\.254|metadata/.test(a.source)) continue;
+    // Every spelling of a metadata host has a digit or names metadata/instance-data: other words need no host scan.
+    if (isKnown(a) ? !mayNameMetadata.test(a.value) : !/169\.254|metadata/.test(a.source)) continue;
     const host = metadataHost(isKnown(a) ? a.value : a.source);
     if (host)
       return kit.emit(
