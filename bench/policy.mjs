@@ -1,10 +1,17 @@
 // Benchmark (not a test): time to classify a command with the approvals policy, over a long mixed list
 // (the hardline, dangerous and everyday tables), against the bare tree-sitter parse as the baseline.
-// Usage: node bench/policy.mjs [--rounds N]. Goal: well under 1 ms per command.
+// Usage: node bench/policy.mjs [--rounds N] [--against REV]. Goal: well under 1 ms per command.
+// --against REV: the same commands classified by the policy of another commit (a git revision), in this process, the
+// two taking turns round by round (so the machine's drift falls on both alike): what a change costs per command.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundled, root } from './bundle.mjs';
 
-const rounds = Number(process.argv[process.argv.indexOf('--rounds') + 1]) || 20;
+const option = (name) => (process.argv.includes(name) ? process.argv[process.argv.indexOf(name) + 1] : undefined);
+const rounds = Number(option('--rounds')) || 20;
+const against = option('--against');
 const policyDir = join(root, 'src/main/core/approvals/policy');
 const modules = await bundled({
   policy: join(policyDir, 'commandPolicy.ts'),
@@ -61,3 +68,45 @@ console.log(
     `p99 ${f(full.p99)}  max ${f(full.max)}  (${(full.p50 / base.p50).toFixed(1)}× the parse at p50)`,
 );
 console.log(`  goal: well under 1 ms per command (trimmed mean) — ${full.trimmed < 1 ? 'met' : 'NOT met'}`);
+
+if (against) await compare(against);
+
+/** Classifies the commands with this tree's policy and REV's, round about, and prints both medians. */
+async function compare(rev) {
+  const dir = mkdtempSync(join(tmpdir(), 'sb-policy-'));
+  const git = (...args) => execFileSync('git', ['-C', root, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  git('worktree', 'add', '--detach', dir, rev);
+  try {
+    const then = await bundled({ against: join(dir, 'src/main/core/approvals/policy/commandPolicy.ts') });
+    const old = await then.against.loadCommandPolicy();
+    const pass = (p) => {
+      const each = [];
+      for (const c of commands) {
+        const s = performance.now();
+        p.classify({ kind: 'command', command: c }, ctx);
+        each.push(performance.now() - s);
+      }
+      return each;
+    };
+    pass(old);
+    pass(policy);
+    const a = [];
+    const b = [];
+    for (let r = 0; r < rounds; r++) {
+      // Who goes first alternates too: neither always follows the other's garbage.
+      const oldFirst = r % 2 === 1;
+      if (oldFirst) a.push(...pass(old));
+      b.push(...pass(policy));
+      if (!oldFirst) a.push(...pass(old));
+    }
+    const p50 = (v) => v.sort((x, y) => x - y)[v.length >> 1];
+    const [was, now] = [p50(a), p50(b)];
+    console.log(
+      `  against ${rev}: classify p50 ${f(was)} then, ${f(now)} now (${now >= was ? '+' : ''}` +
+        `${((now / was - 1) * 100).toFixed(1)} %)`,
+    );
+  } finally {
+    git('worktree', 'remove', '--force', dir);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

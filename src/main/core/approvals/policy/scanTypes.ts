@@ -92,6 +92,11 @@ export interface ScanState {
    * the profile or the person's start-up files, so a write to a path built only as it runs asks.
    */
   unsandboxed?: boolean;
+  /**
+   * Where an earlier part of the same command chose that later ones act (`terraform workspace select prod`,
+   * `kubectl config use-context prod-eu`), as the variable that says the same (TF_WORKSPACE, KUBECONTEXT).
+   */
+  chosen?: Map<string, string>;
 }
 
 /** A shell function the command defines: its body, and whether a call of it was judged with its arguments. */

@@ -33,6 +33,11 @@ export interface RemoteCli {
   deleteNoun?: string;
   /** Verbs that destroy a whole system (a namespace, a database, a project, a stack): hardline in production. */
   destroys?: RegExp | ((verb: string, argv: Arg[], rest: Arg[]) => boolean);
+  /**
+   * A verb that chooses where the CLI's later commands act (a workspace, a context, a project), as the variable that
+   * says the same and its value: a production one is a production signal for what follows in the command.
+   */
+  chooses?: (verb: string, argv: Arg[], rest: Arg[]) => [variable: string, value: string] | undefined;
   /** A target on this machine (a kind or minikube cluster): nothing asks. */
   local?: (argv: Arg[], flags: string[]) => boolean;
   /** What the verb acts on, for the reason, when it is not the first word after the verb. */
@@ -91,6 +96,8 @@ export const remoteClis: Record<string, RemoteCli> = {
     deletes: /^(delete|drain|cordon|replace)$/,
     deleteRule: 'kube.destroy',
     deleteNoun: 'cluster resources',
+    chooses: (verb, _argv, rest) =>
+      verb === 'config use-context' && rest[0] ? ['KUBECONTEXT', rest[0].value] : undefined,
     // A namespace (or project), or everything of a kind.
     destroys: (verb, argv, rest) =>
       verb === 'delete' &&
@@ -157,6 +164,8 @@ export const remoteClis: Record<string, RemoteCli> = {
     ),
     deletes: /^(destroy|state rm|workspace delete)$/,
     destroys: /^destroy$/,
+    chooses: (verb, _argv, rest) =>
+      /^workspace (select|new)$/.test(verb) && rest[0] ? ['TF_WORKSPACE', rest[0].value] : undefined,
     what: () => undefined,
     asks: [
       'terraform apply -auto-approve',
@@ -180,6 +189,10 @@ export const remoteClis: Record<string, RemoteCli> = {
     dryRun: /^(--preview-only)$/,
     deletes: /^(destroy|stack rm|state delete)$/,
     destroys: /^(destroy|stack rm)$/,
+    chooses: (verb, argv, rest) => {
+      const stack = rest[0]?.value ?? optionValue(argv, /^(-s|--stack)$/);
+      return /^stack (select|init)$/.test(verb) && stack ? ['PULUMI_STACK', stack] : undefined;
+    },
     what: () => undefined,
     asks: ['pulumi up --yes', 'pulumi destroy --yes', 'pulumi up -s prod -y', 'pulumi refresh --yes'],
     quiet: ['pulumi preview', 'pulumi stack ls', 'pulumi stack output', 'pulumi config set region us-east-1'],
@@ -300,6 +313,10 @@ export const remoteClis: Record<string, RemoteCli> = {
     ),
     deletes: /(^| )(delete|remove|rm|purge|destroy)$/,
     destroys: /^(projects|sql instances|container clusters|spanner instances|firestore databases|run services) delete$/,
+    chooses: (verb, _argv, rest) =>
+      verb === 'config set' && rest[0]?.value === 'project' && rest[1]
+        ? ['CLOUDSDK_CORE_PROJECT', rest[1].value]
+        : undefined,
     asks: [
       'gcloud run deploy api --image gcr.io/acme/api:1 --region us-central1',
       'gcloud projects add-iam-policy-binding acme --member=user:x@acme.dev --role=roles/owner',
@@ -349,6 +366,10 @@ export const remoteClis: Record<string, RemoteCli> = {
     ),
     deletes: /(^| )(delete|delete-batch|purge|remove)$/,
     destroys: /^(group|sql server|sql db|cosmosdb|aks|postgres server|mysql server|postgres flexible-server) delete$/,
+    chooses: (verb, argv) => {
+      const subscription = verb === 'account set' ? optionValue(argv, /^(-s|--subscription)$/) : undefined;
+      return subscription ? ['AZURE_SUBSCRIPTION_ID', subscription] : undefined;
+    },
     asks: [
       'az role assignment create --assignee x --role Owner',
       'az vm deallocate -g rg -n vm1',

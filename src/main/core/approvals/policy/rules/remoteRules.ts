@@ -25,7 +25,7 @@ const scopeVars = new RegExp(
  * or undefined: a variable assigned for the command or earlier in it, then an option's value or an operand.
  */
 export function productionSignal(argv: Arg[], c: CommandContext): string | undefined {
-  for (const vars of [c.env, c.scope.vars])
+  for (const vars of [c.env, c.scope.vars, c.scope.state.chosen])
     for (const [k, v] of vars ?? []) if (scopeVars.test(k) && prodWord.test(v)) return `${k}=${v}`;
   for (let i = 1; i < argv.length; i++) {
     const a = argv[i]!;
@@ -104,6 +104,8 @@ function judge(name: string, spec: RemoteCli, argv: Arg[], c: CommandContext, ki
   if (p.flags.some((f) => /^(-h|--help|--version|-v)$/.test(f) && !spec.values?.test(f))) return;
   if (spec.local?.(argv, p.flags)) return;
   const { verb, rest } = verbOf(spec, p.words);
+  const chosen = spec.chooses?.(verb, argv, rest);
+  if (chosen) (c.scope.state.chosen ??= new Map()).set(...chosen);
   const prodFlag = spec.production ? p.flags.find((f) => spec.production!.test(f)) : undefined;
   const dry = spec.dryRun ? p.flags.some((f) => spec.dryRun!.test(f)) : false;
   if (dry) return;
