@@ -1,6 +1,6 @@
-// Python's names and values as the code runs: what a name, an attribute or a subscript holds (imports, `from M import *`,
-// globals() and sys.modules lookups, os.environ), what an assignment binds, strings with their escapes and
-// interpolations, and the operators that build text and paths. The walk over statements is pythonWalker.ts.
+// Python's names and values as the code runs: what a name, an attribute or a subscript holds (imports,
+// `from M import *`, globals() and sys.modules lookups, os.environ), what an assignment binds, strings with their
+// escapes and interpolations, and the operators that build text and paths. The walk over statements is pythonWalker.ts.
 import { posix } from 'node:path';
 import { UNKNOWN } from '../scanTypes.js';
 import { CodeAnalysis } from './codeAnalysis.js';
