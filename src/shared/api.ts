@@ -1,4 +1,5 @@
 // The Core API, declared once: every transport, the renderer client and the CLI are derived from this table.
+// Over 380 lines: a table of every method and event with its schemas and who may call it, declared once.
 import * as z from 'zod';
 import { ErrorPayload } from './errors.js';
 import { SandboxInfo, TargetInfo } from './targets.js';

@@ -1,4 +1,5 @@
 // Serves the renderer over HTTP and the Core API over a WebSocket, on loopback, behind a token and an Origin check.
+// Over 380 lines: the page, the API socket and the MCP route share one listener, one token and one Origin check.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';

@@ -1,4 +1,5 @@
 // The Targets sidebar: every target with backend, state, source, generation and cwd; live from targets.changed.
+// Over 380 lines: the list, its rows, their details and buttons are one view, each a small component beside it.
 import { memo, useEffect, useMemo, useRef, useState } from 'react';
 import type { TargetInfo } from '../../shared/targets.js';
 import { useTargets } from '../store/targets.js';

@@ -1,5 +1,6 @@
 // Tabs and panes as the window draws them: each tab a tree of splits, each pane's target, cwd, title and status.
 // Terminal bytes never pass here.
+// Over 380 lines: one store whose actions change one tree of tabs and splits, and the selectors read from it.
 import type { PaneReconnect } from '../../shared/api.js';
 import { create } from 'zustand';
 import type { TabColor, WorkspaceLayout } from '../../shared/api.js';

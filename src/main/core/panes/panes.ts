@@ -1,4 +1,5 @@
 // Interactive terminal panes: a shell channel per pane, output batched and flow-controlled on its own path.
+// Over 380 lines: every pane's life (open, batch, pause, reconnect, resume, close) is one state machine.
 import { randomUUID } from 'node:crypto';
 import { SwitchboardError } from '../../../shared/errors.js';
 import type { PaneInfo, PaneReconnect } from '../../../shared/api.js';

@@ -1,5 +1,6 @@
 // The format of runtime-targets.json and its pure rules: bounded parsing, per-record validation, ownership,
 // generations.
+// Over 380 lines: the file's format and every pure rule over it, kept as one contract read by readers and writers.
 import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { SwitchboardError, formatZodError } from '../../../shared/errors.js';

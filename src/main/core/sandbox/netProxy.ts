@@ -1,209 +1,56 @@
 // The Core's end of a sandbox's network path: a proxy on a unix socket bound into one sandbox only, speaking HTTP
 // (CONNECT and absolute-form requests) and SOCKS5, that judges each destination by the sandbox's rules (netRules.ts)
-// and makes the outbound connection itself. The sandbox's end is netBridge.ts.
-import { lookup as dnsLookup } from 'node:dns/promises';
+// and makes the outbound connection itself. The sandbox's end is netBridge.ts. The protocols are parsed in
+// proxyHttp.ts and proxySocks.ts, the way out is proxyOutbound.ts; this file is the server and each client's exchange.
 import { chmodSync, lstatSync, mkdtempSync, renameSync, rmSync, unlinkSync } from 'node:fs';
-import { connect, createServer, isIP, type Server, type Socket } from 'node:net';
-import { networkInterfaces } from 'node:os';
+import { createServer, type Server, type Socket } from 'node:net';
 import { dirname, join } from 'node:path';
 import { splice } from './netBridge.js';
-import { addressKind, destinationVerdict, type NetRules, parseIp, THIS_MACHINE } from './netRules.js';
+import type { NetRules } from './netRules.js';
+import { errorCode, Outbound, type Outcome } from './proxyOutbound.js';
+import {
+  type Destination,
+  type HttpHead,
+  hostPort,
+  parseAbsoluteTarget,
+  parseAuthority,
+  parseHttpHead,
+  originRequest,
+  validHost,
+} from './proxyHttp.js';
+import { parseSocksGreeting, parseSocksRequest, SOCKS, socksReply } from './proxySocks.js';
 
 export { destinationVerdict, type NetRules } from './netRules.js';
+// The protocols' pure parts, as this module exported them before they had files of their own.
+export {
+  MAX_HEAD_BYTES,
+  hostPort,
+  originRequest,
+  parseAbsoluteTarget,
+  parseAuthority,
+  parseHttpHead,
+  validHost,
+  type Destination,
+  type HeadParse,
+  type HttpHead,
+} from './proxyHttp.js';
+export {
+  formatIpv6,
+  parseSocksGreeting,
+  parseSocksRequest,
+  SOCKS,
+  socksReply,
+  type SocksGreeting,
+  type SocksRequest,
+} from './proxySocks.js';
+export { machineAddresses } from './proxyOutbound.js';
 
 /** How long a client has to send its whole request head or SOCKS5 greeting and request. */
 const HEAD_TIMEOUT_MS = 10_000;
-/** The largest request head (or SOCKS5 handshake) read; more is refused (431). */
-export const MAX_HEAD_BYTES = 32 * 1024;
-/** How long one outbound connection may take to open. */
-const CONNECT_TIMEOUT_MS = 15_000;
 /** After an error reply, how long the client may take to read it and close before its connection is cut. */
 const LINGER_MS = 5_000;
-/** How many refusals recentRefusals() keeps (for the sandbox's note). */
-const RECENT_REFUSALS = 20;
 /** sun_path holds 108 bytes with the closing NUL. */
 const UNIX_PATH_MAX = 107;
-
-// ---- the protocols, parsed (pure) ----
-
-export type Destination = { host: string; port: number };
-export interface HttpHead {
-  method: string;
-  target: string;
-  version: string;
-  headers: [string, string][];
-  /** Bytes of the head, its blank line included: what follows is the body. */
-  length: number;
-}
-export type HeadParse =
-  | { state: 'more' }
-  | { state: 'bad'; status: number; why: string }
-  | ({ state: 'ok' } & HttpHead);
-
-const TOKEN = "[!#$%&'*+.^_`|~0-9A-Za-z-]+";
-const REQUEST_LINE = new RegExp(`^(${TOKEN}) (\\S+) HTTP/(1\\.[01])$`);
-const HEADER_LINE = new RegExp(`^(${TOKEN}):[ \\t]*(.*?)[ \\t]*$`);
-const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/;
-
-/** An HTTP/1.x request head from the bytes received so far: more needed, malformed (with a status), or parsed. */
-export function parseHttpHead(buf: Buffer, max = MAX_HEAD_BYTES): HeadParse {
-  const bad = (status: number, why: string): HeadParse => ({ state: 'bad', status, why });
-  const first = buf[0];
-  if (first !== undefined && !/[A-Za-z]/.test(String.fromCharCode(first))) return bad(400, 'not an HTTP request');
-  const end = buf.indexOf('\r\n\r\n');
-  if ((end < 0 && buf.length > max) || end + 4 > max) return bad(431, `request head over ${max} bytes`);
-  const lineEnd = buf.indexOf('\r\n');
-  const requestLine = buf.subarray(0, lineEnd < 0 ? buf.length : lineEnd).toString('latin1');
-  if (lineEnd >= 0 && !REQUEST_LINE.test(requestLine)) return bad(400, 'malformed request line');
-  if (end < 0) return { state: 'more' };
-  const [line = '', ...rest] = buf.subarray(0, end).toString('latin1').split('\r\n');
-  const m = REQUEST_LINE.exec(line);
-  if (!m) return bad(400, 'malformed request line');
-  const headers: [string, string][] = [];
-  for (const h of rest) {
-    const hm = HEADER_LINE.exec(h);
-    if (!hm || CONTROL.test(hm[2] ?? '')) return bad(400, 'malformed header line');
-    headers.push([hm[1] ?? '', hm[2] ?? '']);
-  }
-  return { state: 'ok', method: m[1] ?? '', target: m[2] ?? '', version: m[3] ?? '', headers, length: end + 4 };
-}
-
-/** A host name as a resolver takes it (letters, digits, `-`, `_`, dots), or an IP address. */
-const NAME = /^(?=.{1,254}$)[A-Za-z0-9_](?:[A-Za-z0-9_.-]*[A-Za-z0-9_])?\.?$/;
-export function validHost(host: string): boolean {
-  return isIP(host) !== 0 || NAME.test(host);
-}
-
-/** `host:port` or `[v6]:port` (the port may be left out when `defaultPort` is given); undefined when malformed. */
-export function parseAuthority(text: string, defaultPort?: number): Destination | undefined {
-  let host = text;
-  let portText: string | undefined;
-  if (text.startsWith('[')) {
-    const close = text.indexOf(']');
-    host = text.slice(1, close);
-    const after = text.slice(close + 1);
-    if (close < 0 || isIP(host) !== 6 || (after !== '' && !after.startsWith(':'))) return undefined;
-    if (after !== '') portText = after.slice(1);
-  } else {
-    const colon = text.lastIndexOf(':');
-    if (colon >= 0) {
-      host = text.slice(0, colon);
-      portText = text.slice(colon + 1);
-    }
-    if (host.includes(':') || !validHost(host)) return undefined; // an IPv6 address needs its brackets here
-  }
-  if (portText === undefined) return defaultPort === undefined ? undefined : { host, port: defaultPort };
-  if (!/^[0-9]{1,5}$/.test(portText)) return undefined;
-  const port = Number(portText);
-  return port >= 1 && port <= 65_535 ? { host, port } : undefined;
-}
-
-/** An absolute-form target (`http://host[:port]/path?q`): where to connect, the Host to send, the origin-form path. */
-export function parseAbsoluteTarget(
-  target: string,
-): { dest: Destination; authority: string; path: string } | { error: string } {
-  const m = /^http:\/\/([^/?#]*)([^#]*)/i.exec(target);
-  if (!m) {
-    if (/^https:\/\//i.test(target)) return { error: 'an https:// URL goes through CONNECT' };
-    return { error: 'this is a proxy: ask for an absolute http:// URL or CONNECT host:port' };
-  }
-  const authority = (m[1] ?? '').slice((m[1] ?? '').lastIndexOf('@') + 1); // credentials in the URL are not sent on
-  const dest = parseAuthority(authority, 80);
-  if (!dest) return { error: 'malformed host in the URL' };
-  const rest = m[2] ?? '';
-  return { dest, authority, path: rest.startsWith('/') ? rest : `/${rest}` };
-}
-
-/** Headers that describe one hop, never sent on (Transfer-Encoding is kept: the body goes on as it came). */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'te', 'upgrade', 'host']);
-
-/** The request to send the origin server: origin-form, its own Host, no Proxy-* nor hop-by-hop headers, one request. */
-export function originRequest(head: HttpHead, authority: string, path: string): string {
-  const named = new Set(
-    head.headers
-      .filter(([n]) => n.toLowerCase() === 'connection')
-      .flatMap(([, v]) => v.split(',').map((t) => t.trim().toLowerCase())),
-  );
-  const kept = head.headers.filter(([n]) => {
-    const name = n.toLowerCase();
-    return !name.startsWith('proxy-') && !HOP_BY_HOP.has(name) && !named.has(name);
-  });
-  const lines = [`${head.method} ${path} HTTP/${head.version}`, `Host: ${authority}`];
-  for (const [n, v] of kept) lines.push(`${n}: ${v}`);
-  lines.push('Connection: close', '', '');
-  return lines.join('\r\n');
-}
-
-export type SocksGreeting = { state: 'more' } | { state: 'bad' } | { state: 'ok'; noAuth: boolean; length: number };
-
-/** A SOCKS5 greeting: version 5, the methods offered. */
-export function parseSocksGreeting(buf: Buffer): SocksGreeting {
-  if (buf.length < 2) return buf.length === 1 && buf[0] !== 5 ? { state: 'bad' } : { state: 'more' };
-  const n = buf[1] ?? 0;
-  if (buf[0] !== 5 || n === 0) return { state: 'bad' };
-  if (buf.length < 2 + n) return { state: 'more' };
-  return { state: 'ok', noAuth: buf.subarray(2, 2 + n).includes(0), length: 2 + n };
-}
-
-/** SOCKS5 reply codes (RFC 1928 §6). */
-export const SOCKS = {
-  succeeded: 0x00,
-  generalFailure: 0x01,
-  notAllowed: 0x02,
-  networkUnreachable: 0x03,
-  hostUnreachable: 0x04,
-  connectionRefused: 0x05,
-  commandNotSupported: 0x07,
-  addressTypeNotSupported: 0x08,
-} as const;
-
-export type SocksRequest =
-  | { state: 'more' }
-  | { state: 'bad'; reply: number }
-  | { state: 'ok'; command: number; dest: Destination; length: number };
-
-/** A SOCKS5 request: command, address (IPv4, domain or IPv6) and port. */
-export function parseSocksRequest(buf: Buffer): SocksRequest {
-  if (buf.length < 5) return { state: 'more' };
-  if (buf[0] !== 5 || buf[2] !== 0) return { state: 'bad', reply: SOCKS.generalFailure };
-  const atyp = buf[3];
-  const nameLength = buf[4] ?? 0;
-  const addrLength = atyp === 1 ? 4 : atyp === 4 ? 16 : atyp === 3 ? 1 + nameLength : -1;
-  if (addrLength < 0) return { state: 'bad', reply: SOCKS.addressTypeNotSupported };
-  if (atyp === 3 && nameLength === 0) return { state: 'bad', reply: SOCKS.generalFailure };
-  const length = 4 + addrLength + 2;
-  if (buf.length < length) return { state: 'more' };
-  const addr = buf.subarray(4, 4 + addrLength);
-  const host = atyp === 1 ? addr.join('.') : atyp === 4 ? formatIpv6(addr) : addr.subarray(1).toString('latin1');
-  return { state: 'ok', command: buf[1] ?? 0, dest: { host, port: buf.readUInt16BE(4 + addrLength) }, length };
-}
-
-/** 16 bytes as an IPv6 address, its longest run of zero groups written `::`. */
-export function formatIpv6(bytes: Uint8Array): string {
-  const groups = Array.from({ length: 8 }, (_, i) =>
-    (((bytes[2 * i] ?? 0) << 8) | (bytes[2 * i + 1] ?? 0)).toString(16),
-  );
-  let best = { at: -1, length: 0 };
-  for (let i = 0; i < 8; ) {
-    let j = i;
-    while (j < 8 && groups[j] === '0') j++;
-    if (j - i > best.length && j - i > 1) best = { at: i, length: j - i };
-    i = j === i ? i + 1 : j;
-  }
-  if (best.at < 0) return groups.join(':');
-  return `${groups.slice(0, best.at).join(':')}::${groups.slice(best.at + best.length).join(':')}`;
-}
-
-export function socksReply(code: number): Buffer {
-  return Buffer.from([5, code, 0, 1, 0, 0, 0, 0, 0, 0]);
-}
-
-/** `host:port`, an IPv6 address in brackets. */
-export function hostPort(d: Destination): string {
-  return d.host.includes(':') ? `[${d.host}]:${d.port}` : `${d.host}:${d.port}`;
-}
-
-// ---- the proxy (the stateful shell) ----
 
 export interface NetProxyOptions {
   /** Refusals, failures and malformed requests, one line each. */
@@ -215,31 +62,6 @@ export interface NetProxyOptions {
   /** HEAD_TIMEOUT_MS by default (tests shorten it). */
   headTimeoutMs?: number;
 }
-
-type Outcome =
-  | { kind: 'ok'; socket: Socket }
-  | { kind: 'refused'; why: string }
-  | { kind: 'failed'; why: string; socks: number };
-
-/** Every address of this machine's interfaces. */
-export function machineAddresses(): string[] {
-  return Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((i) => i.address));
-}
-
-async function lookupAll(host: string): Promise<string[]> {
-  return (await dnsLookup(host, { all: true })).map((a) => a.address);
-}
-
-function errorCode(e: unknown): string {
-  return typeof e === 'object' && e !== null && 'code' in e ? String((e as { code: unknown }).code) : 'error';
-}
-
-const SOCKS_FOR_ERROR: Record<string, number> = {
-  ECONNREFUSED: SOCKS.connectionRefused,
-  ENETUNREACH: SOCKS.networkUnreachable,
-  EHOSTUNREACH: SOCKS.hostUnreachable,
-  ETIMEDOUT: SOCKS.hostUnreachable,
-};
 
 /** A SOCKS4 client's "request rejected" (it gets one line in its own protocol instead of an HTTP error). */
 const SOCKS4_REJECTED = Buffer.from([0, 0x5b, 0, 0, 0, 0, 0, 0]);
@@ -263,14 +85,11 @@ function removeStale(path: string): void {
  * to, and the connection is made to that very address (to 127.0.0.1 for an allowed local port).
  */
 export class NetProxy {
-  private rules: NetRules;
   private readonly sockets = new Set<Socket>();
-  private readonly refusals: string[] = [];
   private closing: Promise<void> | undefined;
-  private counts = { requests: 0, refused: 0 };
   private readonly log: (line: string) => void;
-  private readonly lookup: (host: string) => Promise<string[]>;
-  private readonly hostAddresses: () => readonly string[];
+  /** Resolving, judging and connecting (proxyOutbound.ts). */
+  private readonly out: Outbound;
   private readonly headTimeoutMs: number;
 
   private constructor(
@@ -280,14 +99,17 @@ export class NetProxy {
     rules: NetRules,
     opts: NetProxyOptions,
   ) {
-    this.rules = rules;
     this.log =
       opts.log ??
       (() => {
         // no log asked for
       });
-    this.lookup = opts.lookup ?? lookupAll;
-    this.hostAddresses = opts.hostAddresses ?? machineAddresses;
+    this.out = new Outbound(rules, {
+      log: this.log,
+      lookup: opts.lookup,
+      hostAddresses: opts.hostAddresses,
+      track: (s) => this.track(s),
+    });
     this.headTimeoutMs = opts.headTimeoutMs ?? HEAD_TIMEOUT_MS;
     server.on('connection', (s) => this.accept(s));
     server.on('error', (e) => this.log(`sandbox network proxy: ${e.message}`));
@@ -330,21 +152,21 @@ export class NetProxy {
 
   /** New rules, for connections made from now on (open ones keep going). */
   setRules(rules: NetRules): void {
-    this.rules = rules;
+    this.out.rules = rules;
   }
 
   /** Destinations asked for (CONNECT, a plain HTTP request, a SOCKS5 CONNECT), refused ones included. */
   get requests(): number {
-    return this.counts.requests;
+    return this.out.counts.requests;
   }
 
   get refused(): number {
-    return this.counts.refused;
+    return this.out.counts.refused;
   }
 
   /** The latest refusals, oldest first, each once: "127.0.0.1:5432 (this machine's loopback; add 5432 to …)". */
   recentRefusals(): string[] {
-    return [...this.refusals];
+    return [...this.out.refusals];
   }
 
   /** Stops listening, ends every connection, and removes the socket file (unless another proxy's replaced it). */
@@ -503,78 +325,16 @@ export class NetProxy {
    * answers is used. Never rejects. A client gone meanwhile gets nothing, and the connection made for it is closed.
    */
   private async open(client: Socket, dest: Destination): Promise<Outcome> {
-    this.counts.requests++;
-    const outcome = await this.connectChecked(dest).catch(
-      (e: unknown): Outcome => ({ kind: 'failed', why: String(e), socks: SOCKS.generalFailure }),
-    );
+    this.out.counts.requests++;
+    const outcome = await this.out
+      .connectChecked(dest)
+      .catch((e: unknown): Outcome => ({ kind: 'failed', why: String(e), socks: SOCKS.generalFailure }));
     if (outcome.kind === 'failed') this.log(`sandbox network: ${hostPort(dest)} unreachable: ${outcome.why}`);
     if (client.destroyed || this.closing) {
       if (outcome.kind === 'ok') outcome.socket.destroy();
       return { kind: 'failed', why: 'the client went away', socks: SOCKS.generalFailure };
     }
     return outcome;
-  }
-
-  private async connectChecked(dest: Destination): Promise<Outcome> {
-    const host = parseIp(dest.host) ? dest.host.replace(/^\[|\]$/g, '') : dest.host;
-    let addresses: string[];
-    try {
-      addresses = isIP(host) ? [host] : await this.lookup(host);
-    } catch (e) {
-      return { kind: 'failed', why: `cannot resolve ${host} (${errorCode(e)})`, socks: SOCKS.hostUnreachable };
-    }
-    if (addresses.length === 0) return { kind: 'failed', why: `${host} has no address`, socks: SOCKS.hostUnreachable };
-    const own = this.hostAddresses();
-    const verdicts = addresses.map((address) => ({ address, v: destinationVerdict(dest, address, this.rules, own) }));
-    const allowed = verdicts.filter((x) => x.v.ok).map((x) => x.address);
-    if (allowed.length === 0) {
-      const v = verdicts[0]?.v;
-      return this.refuse(dest, v && !v.ok ? v.why : 'refused');
-    }
-    let last: unknown;
-    for (const address of allowed) {
-      const kind = addressKind(address, own);
-      try {
-        return {
-          kind: 'ok',
-          socket: await this.dial(kind && THIS_MACHINE.has(kind) ? '127.0.0.1' : address, dest.port),
-        };
-      } catch (e) {
-        last = e;
-      }
-    }
-    const code = errorCode(last);
-    return { kind: 'failed', why: code, socks: SOCKS_FOR_ERROR[code] ?? SOCKS.generalFailure };
-  }
-
-  private refuse(dest: Destination, why: string): Outcome {
-    this.counts.refused++;
-    const note = `${hostPort(dest)} (${why})`;
-    const seen = this.refusals.indexOf(note);
-    if (seen >= 0) this.refusals.splice(seen, 1);
-    this.refusals.push(note);
-    if (this.refusals.length > RECENT_REFUSALS) this.refusals.shift();
-    this.log(`sandbox network: refused ${note}`);
-    return { kind: 'refused', why };
-  }
-
-  private dial(address: string, port: number): Promise<Socket> {
-    return new Promise((resolve, reject) => {
-      const s = this.track(connect({ host: address, port, allowHalfOpen: true }));
-      const timer = setTimeout(() => {
-        s.destroy();
-        reject(Object.assign(new Error('connect timed out'), { code: 'ETIMEDOUT' }));
-      }, CONNECT_TIMEOUT_MS);
-      s.once('connect', () => {
-        clearTimeout(timer);
-        s.off('error', reject);
-        resolve(s);
-      });
-      s.once('error', (e) => {
-        clearTimeout(timer);
-        reject(e);
-      });
-    });
   }
 
   /** One error response, then the connection closes (after the client reads it, or LINGER_MS). */

@@ -1,6 +1,7 @@
 // The Sandbox: the OS boundary agent work on a local target runs in (bubblewrap on Linux, Seatbelt on macOS). The
 // pure parts are sandboxPolicy.ts, bwrapArgs.ts and seatbelt.ts; this is the thin shell around them: where the
 // identity's folder is, the command line that runs a program inside, and killing across the PID namespace.
+// Over 380 lines: the folder, the command line and the kill share one Sandbox's state; what is pure is elsewhere.
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
   closeSync,

@@ -1,6 +1,8 @@
 // The approvals policy engine: classifies a tool call as hardline / dangerous / safe, with every reason a short
 // sentence, and decides refuse / ask / allow under the approvals mode and the target's flags. Pure: it runs
 // nothing and reads no file; the one asynchronous step is loading the bash grammar.
+// Over 380 lines: one engine whose classify and decide steps share the judgement and its context; its rules,
+// scanner and paths are files of their own.
 //
 // API
 //   const policy = await loadCommandPolicy({ profile }); // once per process: it compiles the grammars

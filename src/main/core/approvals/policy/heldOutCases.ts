@@ -1,5 +1,5 @@
 // A second table written after the rules were done and never tuned against case by case: the catch rates on
-// it are what the policy generalises to. [command, expected verdict].
+// it are what the policy generalises to. As data: [command, expected verdict].
 import type { PolicyVerdict } from '../../../../shared/approvals.js';
 
 export const heldOut: [string, PolicyVerdict][] = [

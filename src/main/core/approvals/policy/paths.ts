@@ -1,5 +1,6 @@
 // Which paths matter: system directories and the home (deleting them is hardline), block devices, and the
 // files whose change hands over a machine or a secret (/etc, ~/.ssh, shell rc files, .env, credentials).
+// Over 380 lines: the tables of paths that matter and the one resolver every rule reads them through, kept whole.
 import { posix } from 'node:path';
 import { UNKNOWN, type Finding } from './scanTypes.js';
 

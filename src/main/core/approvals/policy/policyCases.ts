@@ -1,4 +1,4 @@
-// The table the policy tests run: [command, reason substring]. Dangerous entries include obfuscated variants
+// The table the policy tests run, as data: [command, reason substring]. Dangerous entries include obfuscated variants
 // (quoting, escapes, wrappers, nested bash -c, look-alike letters, flags after operands, long and short flags).
 export type Case = [command: string, reason: string];
 

@@ -1,6 +1,7 @@
 // The Docker backend: one managed (or attached) container per runtime identity, driven only through the Engine API.
 // The container's lifecycle (containerLifecycle), jobs (dockerJobs), files (containerFiles) and engine deadlines
 // (engineCalls) live beside it; this file is the Environment's methods over them.
+// Over 380 lines: the Environment's methods, one per thing a target does, over the one container they share.
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import type Docker from 'dockerode';

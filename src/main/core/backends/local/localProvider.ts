@@ -2,6 +2,7 @@
 // work (commands, warm shells, background processes, execute_code, file operations) runs in the target's Sandbox
 // unless its spec says `sandbox: off` or none can run here; the panes a person opens are theirs and never sandboxed,
 // and start the target's `shell` (paneShell.ts).
+// Over 380 lines: the Environment's methods share the target's Sandbox, warm shells and processes.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, stat } from 'node:fs/promises';

@@ -1,6 +1,7 @@
 // Deletes: rm (flags in any order, long or short, after operands), find -delete / -exec, xargs rm, rimraf,
 // shred, mv to /dev/null, rsync --delete. A recursive delete (or move, or rsync --delete) of /, a system directory or
 // the home is hardline.
+// Over 380 lines: one rule family sharing the judgement of what a delete reaches; each rule carries its examples.
 import { posix } from 'node:path';
 import { hasAny, parseOptions } from '../options.js';
 import {

@@ -2,6 +2,7 @@
 // `!cmd` (vim -c, less +!, man -P, emacs --eval, gdb -ex), small interpreters (lua, Rscript, osascript, expect),
 // wrappers taking a command string (trap, script -c, parallel, tmux, screen), variables that name a command
 // (PAGER, GIT_SSH_COMMAND, PROMPT_COMMAND), and loops that start background processes without end.
+// Over 380 lines: one rule family; each rule carries its examples (ruleExamples.test.ts).
 import { parseOptions } from '../options.js';
 import type { Rule, RuleExamples, RuleKit } from '../ruleKit.js';
 import type { ShellNode } from '../shellParser.js';

@@ -2,6 +2,7 @@
 // sent to a registry is public at once and not undone by a later command (npm unpublish is refused after 72 hours,
 // PyPI never takes a version number back). A dry run asks nothing. Package managers that run a package's binary
 // (`npm exec`, `pnpm prisma …`, `yarn dlx …`) hand it to the rules as the command it is.
+// Over 380 lines: one rule family, a rule per manager, each with its examples (ruleExamples.test.ts).
 import { hasAny, parseOptions, subcommand } from '../options.js';
 import type { Rule, RuleExamples, RuleKit } from '../ruleKit.js';
 import { isKnown, shown, type Arg, type CommandContext } from '../scanTypes.js';

@@ -1,5 +1,6 @@
 // Code that arrives as text: `bash -c`, `eval`, `source`, interpreters' -c/-e, and pipelines that feed
 // downloaded or decoded text to a shell (`curl … | sh`, `base64 -d | bash`, `bash <(curl …)`).
+// Over 380 lines: one rule family; each rule carries its examples (ruleExamples.test.ts).
 import type { Rule, RuleExamples, RuleKit } from '../ruleKit.js';
 import { describedOnly, isKnown, shown, UNKNOWN, type Arg, type CommandContext, type Produces } from '../scanTypes.js';
 import { codeFindings } from '../codeRules.js';

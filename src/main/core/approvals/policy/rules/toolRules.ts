@@ -1,5 +1,6 @@
 // Developer tools with destructive subcommands: git (reset --hard, push --force, clean -f, branch -D),
 // docker and podman (rm, stop, kill, prune, -H/--host), kubectl delete, and package removal.
+// Over 380 lines: one rule family, a rule per tool, each with its examples (ruleExamples.test.ts).
 import { hasAny, parseOptions, subcommand } from '../options.js';
 import type { Rule, RuleExamples, RuleKit } from '../ruleKit.js';
 import { isKnown, shown, type Arg, type CommandContext } from '../scanTypes.js';
