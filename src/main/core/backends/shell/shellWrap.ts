@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { SECRET_VALUE_ERE } from '../../../../shared/redact.js';
 import { builtinWithheld } from './commandEnv.js';
+import exportsDiffProgram from './exportsDiff.awk';
 
 export interface WrapOptions {
   /**
@@ -49,45 +50,19 @@ export const exportsFileHeader = '# switchboard exports v3';
  * or changed, and `unset NAME` for every starting one that is gone. `export -p` prints each variable as shell
  * text (`export A='…'` in dash and busybox, `declare -x A="…"` or `$'…'` in bash) whose quoted value may span
  * lines, so records are split by tracking quotes, not by lines. PWD, OLDPWD, SHLVL, `_`, our own `__sb_*`, each
- * SSH session's SSH_* and each process's SB_CORE_* marks (processes/coreRuns.ts) are never kept.
+ * SSH session's SSH_* and each process's SB_CORE_* marks (processes/coreRuns.ts) are never kept. The program is
+ * exportsDiff.awk; the shell holds it and its values in variables (exportsDiffVariables).
  */
-export const exportsDiff =
-  `
-function secret(k, r,   i) { i = index(r, "="); return divert != "" && ` +
-  `(toupper(k) ~ /${withheldNamesEre()}/ || (i > 0 && substr(r, i + 1) ~ ` +
-  String.raw`/${SECRET_VALUE_ERE.replace(/\//g, '\\/')}/)) }
-function skip(k) { return k ~ /^(PWD|OLDPWD|SHLVL|_|__sb_.*|SSH_[A-Z_]*|SB_CORE_[A-Z_]*)$/ }
-function keep() { if (name != "") { if (part) cur[name] = rec; else base[name] = rec }; name = "" }
-function scan(s,   i, c, n) {
-  n = length(s)
-  for (i = 1; i <= n; i++) {
-    c = substr(s, i, 1)
-    if (q == 1) { if (c == "\047") q = 0 }
-    else if (q == 3) { if (c == "\\") i++; else if (c == "\047") q = 0 }
-    else if (q == 2) { if (c == "\\") i++; else if (c == "\"") q = 0 }
-    else if (c == "\\") i++
-    else if (c == "\047") q = 1
-    else if (c == "\"") q = 2
-    else if (c == "$" && substr(s, i + 1, 1) == "\047") { q = 3; i++ }
-  }
-}
-q { rec = rec "\n" $0; scan($0); next }
-$0 == "__sb_exports_now__" { keep(); part = 1; next }
-{
-  keep()
-  if (!match($0, /^(export|declare -[A-Za-z]+) [A-Za-z_][A-Za-z0-9_]*/)) next
-  name = substr($0, 1, RLENGTH); sub(/^.* /, "", name)
-  rec = $0
-  scan(substr($0, RLENGTH + 1))
-}
-END {
-  keep()
-  if (!part) exit 1
-  print "${exportsFileHeader}"
-  for (k in cur) if (!skip(k) && (!(k in base) || base[k] != cur[k])) { if (secret(k, ` +
-  `cur[k])) print "#secret " k; else print cur[k] }
-  for (k in base) if (!skip(k) && !(k in cur)) { print "unset " k; if (secret(k, base[k])) print "#secret " k }
-}`;
+export const exportsDiff = exportsDiffProgram;
+
+/**
+ * Shell assignments of the exports diff's program (`__sb_awk`) and the values writeEnvFile passes it: the file's
+ * header (`__sb_hdr`), the withheld names (`__sb_nre`) and credential-shaped values (`__sb_vre`) as EREs. Neither ERE
+ * holds a backslash, which `awk -v` would take as an escape.
+ */
+export const exportsDiffVariables =
+  `__sb_awk=${shellQuote(exportsDiff)}; __sb_hdr=${shellQuote(exportsFileHeader)}; ` +
+  `__sb_nre=${shellQuote(withheldNamesEre())}; __sb_vre=${shellQuote(SECRET_VALUE_ERE)}`;
 
 /** The built-in withheld names (commandEnv) as one anchored ERE over upper-cased names. */
 function withheldNamesEre(): string {
@@ -132,7 +107,8 @@ export const physicalCwd = '__sb_w=$(pwd -P 2>/dev/null); [ -n "$__sb_w" ] || __
 export const writeEnvFile =
   `(umask 077; mkdir -p "\${__sb_env%/*}" && ` +
   `{ printf "%s\\n__sb_exports_now__\\n" "$__sb_base"; export -p; } | ` +
-  `awk -v divert="\${__sb_keep-}" "$__sb_awk" > "$__sb_env.$$" && ` +
+  `awk -v divert="\${__sb_keep-}" -v header="$__sb_hdr" -v names="$__sb_nre" -v values="$__sb_vre" "$__sb_awk" ` +
+  `> "$__sb_env.$$" && ` +
   printSecrets +
   `{ cmp -s "$__sb_env.$$" "$__sb_env" || mv -f "$__sb_env.$$" "$__sb_env"; }; rm -f "$__sb_env.$$") 2>/dev/null; `;
 export const saveEnv = `[ "$(export -p)" != "$__sb_old" ] && ${writeEnvFile}`;
@@ -143,7 +119,7 @@ export const saveEnv = `[ "$(export -p)" != "$__sb_old" ] && ${writeEnvFile}`;
  */
 function loadEnvLines(envWord: string): string[] {
   return [
-    `__sb_env=${envWord}; __sb_base=$(export -p); __sb_awk=${shellQuote(exportsDiff)}`,
+    `__sb_env=${envWord}; __sb_base=$(export -p); ${exportsDiffVariables}`,
     `if [ -f "$__sb_env" ] && [ -O "$__sb_env" ]; then IFS= read -r __sb_h < "$__sb_env"; ` +
       `if [ "$__sb_h" = ${shellQuote(exportsFileHeader)} ]; then . "$__sb_env" >/dev/null 2>&1; ` +
       `else rm -f "$__sb_env"; fi; fi`,

@@ -14,7 +14,7 @@
 import { randomHex } from '../../randomHex.js';
 import {
   envFileWord,
-  exportsDiff,
+  exportsDiffVariables,
   exportsFileHeader,
   missingCwdStatus,
   physicalCwd,
@@ -126,7 +126,7 @@ const callProgram = [
  * the per-call program. `snapshot` takes the exports' snapshot into `__sb_s`.
  */
 export function callDefinitions(snapshot: string): string {
-  return `__sb_awk=${shellQuote(exportsDiff)}\n${callFunctions(snapshot)}\n__sb_prog=${shellQuote(callProgram)}\n`;
+  return `${exportsDiffVariables}\n${callFunctions(snapshot)}\n__sb_prog=${shellQuote(callProgram)}\n`;
 }
 
 /** The length of every call's end tag (`__SB_WARM_END_` and 16 hex digits): the shell reads it in one `read -N`. */
