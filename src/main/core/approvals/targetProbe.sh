@@ -48,7 +48,8 @@ __sbp_git() {
   printf '%s G %s\n' "$__sbp_m" "$1"
   if ! command -v git >/dev/null 2>&1; then echo nogit; elif cd -- "$3" 2>/dev/null; then
     if [ "$2" = 1 ]; then
-      __sbp_h=$(git rev-parse --git-path hooks 2>/dev/null); case $__sbp_h in ''|/*) ;; *) __sbp_h="$PWD/$__sbp_h";; esac
+      __sbp_h=$(git rev-parse --git-path hooks 2>/dev/null)
+      case $__sbp_h in ''|/*) ;; *) __sbp_h="$PWD/$__sbp_h";; esac
       echo "hooks $__sbp_h"
     else echo nohooks; fi
     printf '%s C\n' "$__sbp_m"; git config -l -z 2>/dev/null; printf '\n'
