@@ -6,7 +6,7 @@
 // goes through a link. The network is the remote account's own (`network: false` cuts it); there is no proxy there.
 import { posix } from 'node:path';
 import type { SandboxSetting } from '../../../shared/specFields.js';
-import { shellQuote } from '../backends/shell/shellWrap.js';
+import { shellAssignments, shellQuote } from '../backends/shell/shellWrap.js';
 import { bwrapArgs } from './bwrapArgs.js';
 import { DENY_TABLE } from './denyTable.js';
 import {
@@ -87,8 +87,7 @@ export function probeScript(setting: SandboxSetting | undefined, workspace: stri
     __sb_rows: REPO_ROWS.join('\n'),
     __sb_roots: roots.join('\n'),
   };
-  const assignments = Object.entries(values).map(([k, v]) => `${k}=${shellQuote(v)}`);
-  return `${assignments.join('; ')}\n${probeProgram}`;
+  return `${shellAssignments(values)}\n${probeProgram}`;
 }
 
 /** The facts from the probe's output. */
@@ -211,10 +210,10 @@ export class RemoteSandbox {
  * group is gone. The caller then ends that group as any other. The program is namespaceProcs.sh.
  */
 export function namespaceGroupScript(ns: string, pgid: number): string {
-  return `__sb_ns=${shellQuote(ns)}; __sb_pg=${Math.trunc(pgid)}\n${namespaceProgram}`;
+  return `${shellAssignments({ __sb_ns: ns, __sb_pg: Math.trunc(pgid) })}\n${namespaceProgram}`;
 }
 
 /** A shell program that ends every process in the PID namespace `ns` (a sandboxed shell's sandbox): KILL to each. */
 export function namespaceKillScript(ns: string): string {
-  return `__sb_ns=${shellQuote(ns)}; __sb_pg=\n${namespaceProgram}`;
+  return `${shellAssignments({ __sb_ns: ns, __sb_pg: '' })}\n${namespaceProgram}`;
 }

@@ -6,7 +6,7 @@ import { SwitchboardError } from '../../../../shared/errors.js';
 import type { FileStat } from '../provider.js';
 import statProgram from './execStat.sh';
 import writeProgram from './execWrite.sh';
-import { shellQuote } from './shellWrap.js';
+import { shellAssignments, shellQuote } from './shellWrap.js';
 import { errnoInText, errnoReason, writeError } from '../../platform/writeError.js';
 import { assertReadableFile } from '../readableFile.js';
 
@@ -28,7 +28,7 @@ const fileTimeoutMs = 60_000;
  * regular file within them as base64.
  */
 function statScript(path: string, maxBytes?: number): string {
-  return `__sb_p=${shellQuote(path)}; __sb_max=${maxBytes ?? "''"}\n${statProgram}`;
+  return `${shellAssignments({ __sb_p: path, __sb_max: maxBytes ?? '' })}\n${statProgram}`;
 }
 
 /** statScript's answer, and what the command printed after its line. */

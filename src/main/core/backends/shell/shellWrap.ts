@@ -35,6 +35,16 @@ export function shellQuote(value: string): string {
 }
 
 /**
+ * A program file's values as one line of shell assignments (`name='value'; …`), sent before the program (a .sh file
+ * beside its module) so that it takes them as variables, never as text spliced into it.
+ */
+export function shellAssignments(values: Record<string, string | number>): string {
+  return Object.entries(values)
+    .map(([name, value]) => `${name}=${shellQuote(String(value))}`)
+    .join('; ');
+}
+
+/**
  * The exports file holds only what calls changed: `export` records for variables a call set (or changed) and
  * `unset` lines for inherited ones a call removed — never the inherited environment itself, so a secret the
  * shell started with is never written, a rotated one is not replaced by a stale copy, and PATH is not frozen.
