@@ -4,8 +4,9 @@ import { posix } from 'node:path';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import type { ContainerCreateOptions } from 'dockerode';
 import type { DockerSpec } from './fields.js';
-import { shellAssignments, shellQuote } from '../shell/shellWrap.js';
-import enterDirProgram from './enterDir.sh';
+import enterDirFile from '../shell/enterDir.sh';
+import paneShellFile from './paneShell.sh';
+import { shellAssignments, shellQuote, withoutComments } from '../shell/shellWrap.js';
 import killJobsProgram from './killJobs.sh';
 import { END_GRACE_MS, GENTLE_SIGNAL_NAMES, type GentleSignalName } from '../../processes/endGently.js';
 
@@ -168,7 +169,10 @@ export function managedContainerOptions(
   };
 }
 
-/** Shell lines that enter `dir`, or its nearest existing parent, or / (as wrapCommand does): enterDir.sh. */
+const enterDirProgram = withoutComments(enterDirFile);
+const paneShell = withoutComments(paneShellFile);
+
+/** Shell lines that enter `dir`, or its nearest existing parent, or / (as wrapCommand does): shell/enterDir.sh. */
 export function enterDirScript(dir: string): string {
   return `__sb_d=${shellQuote(dir)}\n${enterDirProgram}`;
 }
@@ -201,18 +205,9 @@ export function killJobsScript(
   return `${shellAssignments(values)}\n${killJobsProgram}`;
 }
 
-/** How an interactive pane starts: docker_shell if set, else bash where the image has it, else sh. */
-/**
- * A prompt for shells without PROMPT_COMMAND (busybox ash, dash): ash expands $(…) in PS1 at every prompt, so the
- * prompt itself reports the cwd with OSC 7 and the pane header follows `cd` as it does with bash.
- */
-const osc7Ps1 = `PS1='$(printf "\\033]7;file://%s%s\\007" "\${HOSTNAME:-}" "$PWD")\\w \\$ '; export PS1`;
-
+/** How an interactive pane starts: docker_shell if set, else bash where the image has it, else sh (paneShell.sh). */
 export function interactiveShellScript(cwd: string, shell: string | undefined): string {
-  const start = shell
-    ? `exec ${shellQuote(shell)}`
-    : `if command -v bash >/dev/null 2>&1; then exec bash; else ${osc7Ps1}; exec sh; fi`;
-  return `${enterDirScript(cwd)}\n${start}`;
+  return `${enterDirScript(cwd)}${shellAssignments({ __sb_shell: shell ?? '' })}\n${paneShell}`;
 }
 
 /** The directory a target starts in: the image's WORKDIR, else the user's home when it exists, else /. */

@@ -4,9 +4,9 @@ import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import type { FileStat } from '../provider.js';
-import statProgram from './execStat.sh';
-import writeProgram from './execWrite.sh';
-import { shellAssignments, shellQuote } from './shellWrap.js';
+import statFile from './execStat.sh';
+import writeFile from './execWrite.sh';
+import { shellAssignments, shellQuote, withoutComments } from './shellWrap.js';
 import { errnoInText, errnoReason, writeError } from '../../platform/writeError.js';
 import { assertReadableFile } from '../readableFile.js';
 
@@ -22,6 +22,9 @@ export type RawExec = (
  */
 const tag = '__SB_FILE__';
 const fileTimeoutMs = 60_000;
+/** The programs, sent with every operation (without their comments). */
+const statProgram = withoutComments(statFile);
+const writeProgram = withoutComments(writeFile);
 
 /**
  * execStat.sh for a path: it prints `TAG<kind> <size>` (d, f, o for other, m for missing), then, given `maxBytes`, a
@@ -137,8 +140,7 @@ export async function execWriteFile(
       __sb_n: nonce,
       __sb_b64: opts.stdin ? '' : `${stem}.b64`,
     };
-    const assignments = Object.entries(values).map(([k, v]) => `${k}=${shellQuote(v)}`);
-    const done = await exec(`${assignments.join('; ')}\n${writeProgram}`, {
+    const done = await exec(`${shellAssignments(values)}\n${writeProgram}`, {
       timeoutMs: fileTimeoutMs,
       ...(opts.stdin ? { stdin: text } : {}),
     });
