@@ -3,9 +3,11 @@
 import { defineConfig } from 'electron-vite';
 import react from '@vitejs/plugin-react';
 import { resolve } from 'node:path';
+import { programTextPlugin } from './scripts/programText.mjs';
 
 export default defineConfig({
   main: {
+    plugins: [programTextPlugin],
     build: {
       outDir: 'out/main',
       rollupOptions: {

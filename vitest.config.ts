@@ -1,6 +1,9 @@
 import { defineConfig } from 'vitest/config';
+import { programTextPlugin } from './scripts/programText.mjs';
 
 export default defineConfig({
+  // The shell and awk programs the modules import load as their text (scripts/programText.mjs).
+  plugins: [programTextPlugin],
   test: {
     include: ['src/**/*.test.ts', 'e2e/**/*.test.ts', 'examples/**/*.test.ts', 'scripts/**/*.test.ts'],
     // Generous: CI shares 2 cores, and a CLI-driven test starts many node processes; a hang still ends.

@@ -4,6 +4,7 @@ import { build } from 'esbuild';
 import { mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { programTextLoader } from '../scripts/programText.mjs';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -19,6 +20,8 @@ export async function bundled(entryPoints) {
     format: 'esm',
     packages: 'external',
     outExtension: { '.js': '.mjs' },
+    // The shell and awk programs the Core's modules import, as their text.
+    loader: programTextLoader,
     logLevel: 'warning',
   });
   const modules = {};

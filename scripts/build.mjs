@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { programTextLoader } from './programText.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const only = process.argv[2];
@@ -49,7 +50,8 @@ const importMetaShim = {
 };
 
 /**
- * What every bundle shares: CommonJS files in out/ (so CommonJS dependencies such as ssh2 keep their named exports).
+ * What every bundle shares: CommonJS files in out/ (so CommonJS dependencies such as ssh2 keep their named exports),
+ * and the shell and awk programs beside the modules that run them (warmCall.sh …) bundled in as their text.
  */
 const cjs = {
   outdir: join(root, 'out'),
@@ -57,6 +59,7 @@ const cjs = {
   bundle: true,
   format: 'cjs',
   logLevel: 'warning',
+  loader: programTextLoader,
 };
 /** Bundles that run under Node (the Core, Electron's main): dependencies stay in node_modules (node-pty is native). */
 const nodeSide = {

@@ -3,7 +3,7 @@
 # test can pass by reading a leftover. `.ci/run` calls it before `npm test`. Run it by hand only when no other
 # checkout's tests are running: it stops their test services and removes the shared test user.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 root=$(pwd)
 user=sbtest
 removed=()

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the tests use (Chromium, sshd, dockerd, Podman, busybox, debootstrap, bubblewrap, tmux) when any is missing.
+# Installs the Debian packages the tests and the lint use (Chromium, sshd, dockerd, Podman, busybox, debootstrap,
+# bubblewrap, tmux, shellcheck) when any is missing.
 set -euo pipefail
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
@@ -21,6 +22,8 @@ command -v fish >/dev/null 2>&1 || need+=(fish)
 [ -x /usr/bin/cargo ] || need+=(cargo)
 /usr/bin/python3 -c 'import ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
 command -v prlimit >/dev/null 2>&1 || need+=(util-linux)
+# `npm run lint` checks the shell programs (scripts/lint.mjs).
+command -v shellcheck >/dev/null 2>&1 || need+=(shellcheck)
 [ ${#need[@]} -eq 0 ] && exit 0
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
   echo "warning: missing test packages: ${need[*]} (install them with apt-get as root; their tests will be skipped)" >&2

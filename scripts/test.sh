@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm test`: builds, starts the real test services (sshd, dockerd), runs every unit, integration and e2e test.
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 mkdir -p test-results
 
 # The cheapest check first: a formatting, lint or type error fails the run before anything is built or started.
@@ -20,6 +20,7 @@ npx vitest run --reporter=default --reporter=json --outputFile.json=test-results
 status=$?
 
 # One closing line in the plain form CI reads: "N passed, N failed, N skipped".
+# shellcheck disable=SC2016  # JavaScript, not shell: its template strings are node's
 node -e '
 const r = JSON.parse(require("fs").readFileSync("test-results/vitest.json", "utf8"));
 const skipped = r.numPendingTests + r.numTodoTests;

@@ -86,6 +86,7 @@ build_python() {
     rm -rf "$dir"
     local mirror suite
     mirror=$(apt_mirror)
+    # shellcheck source=/dev/null  # the host's own file, not this repository's
     suite=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
     [ -n "$mirror" ] || { echo "no Debian mirror in the apt sources" >&2; return 1; }
     debootstrap --variant=minbase --include=python3-minimal "$suite" "$dir" "$mirror" >&2 || { rm -rf "$dir"; return 1; }

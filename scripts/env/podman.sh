@@ -61,6 +61,7 @@ start_service() {
     rm -rf "$base/storage"
   fi
   echo "$run/state" > "$base/runroot"
+  # shellcheck disable=SC2016  # $$ is the inner bash's pid, expanded there
   setsid bash -c 'echo $$ > "$1"; shift; exec "$@"' _ "$pid_file" \
     env CONTAINERS_CONF="$conf" podman --root "$base/storage" --runroot "$run/state" --storage-driver vfs \
     system service --time=0 "unix://$sock" >"$log_file" 2>&1 </dev/null 9>&- &

@@ -43,7 +43,7 @@ free_port() {
 running() { [ -f "$1" ] && [ -d "/proc/$(cat "$1" 2>/dev/null)" ]; }
 
 # Port an sshd config listens on, if the config exists.
-config_port() { [ -f "$1" ] && awk '$1 == "Port" { print $2 }' "$1" || true; }
+config_port() { if [ -f "$1" ]; then awk '$1 == "Port" { print $2 }' "$1" || true; fi; }
 
 write_config() { # config port pidfile
   cat > "$1" <<EOF

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2154  # json and pid_file are the caller's (see below)
 # Shared by scripts/env/docker.sh and scripts/env/podman.sh (sourced, not run): the busybox test image's rootfs and
 # stopping a service by its pid file. Callers set: base (the service's folder under .test-env), pid_file, json.
 
@@ -31,7 +32,7 @@ stop_service() {
   if kill -0 "$pid" 2>/dev/null; then
     kill -TERM "$pid" || true
     for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-    kill -0 "$pid" 2>/dev/null && kill -KILL "$pid" || true
+    if kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid" || true; fi
   fi
   rm -f "$pid_file"
 }

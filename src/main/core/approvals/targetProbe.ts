@@ -14,6 +14,7 @@ import {
   type ProbeNeeds,
   type TreeFact,
 } from './policy/probeFacts.js';
+import program from './targetProbe.sh';
 
 /** Reads what the policy asks about, on one target. */
 export interface TargetProbe {
@@ -30,58 +31,11 @@ function quote(s: string): string {
 }
 
 /**
- * Where `realpath -m` is missing (busybox), the same by hand, one path at a time: follow links from the left, and
- * append what does not exist yet as written. The names are the probe's own: the session's variables stay as they were.
- */
-const realPathFn =
-  `__sbp_r() {
-  __sbp_p=$1; __sbp_rest=; __sbp_n=0
-  while [ $__sbp_n -lt 64 ]; do __sbp_n=$((__sbp_n+1))
-    if [ -L "$__sbp_p" ]; then __sbp_t=$(readlink -- "$__sbp_p"); case $__sbp_t in /*) __sbp_p=$__sbp_t;; ` +
-  `*) __sbp_p=$(dirname -- "$__sbp_p")/$__sbp_t;; esac
-    elif [ -e "$__sbp_p" ]; then __sbp_p=$(readlink -f -- "$__sbp_p" 2>/dev/null || printf '%s' "$__sbp_p"); break
-    elif [ "$__sbp_p" = / ] || [ -z "$__sbp_p" ]; then break
-    else __sbp_rest=/$(basename -- "$__sbp_p")$__sbp_rest; __sbp_p=$(dirname -- "$__sbp_p"); fi
-  done
-  __sbp_o="\${__sbp_p%/}$__sbp_rest"; printf '%s\\n' "\${__sbp_o:-/}"
-}`;
-
-/**
- * One file's fact after its marker: missing, not a file, or its first MAX+1 bytes (more than MAX: too large). One
- * process per file (head), none for the tests.
- */
-const readFileFn = (mark: string): string =>
-  `__sbp_f() {
-  if [ ! -e "$1" ]; then echo missing
-  elif [ -d "$1" ]; then echo directory
-  elif [ ! -f "$1" ]; then echo special
-  elif [ ! -r "$1" ]; then echo unreadable
-  else echo text; command -p head -c ${MAX_PROBED_FILE_BYTES + 1} -- "$1" 2>/dev/null || ` +
-  `head -c ${MAX_PROBED_FILE_BYTES + 1} -- "$1"; printf '\\n%s .\\n' ${mark}
-  fi
-}`;
-
-/**
- * What a recursive delete would reach: missing, or a directory or a file (a link counts as a file) and whether git
- * tracks it or a file in it (`ls-files`) and whether .gitignore ignores it (`check-ignore`); both asked from its parent
- * directory, in a subshell, with fsmonitor off, so the look starts no program a repository's config names.
- */
-const treeFn = `__sbp_g() { git --no-pager -c core.fsmonitor=false "$@"; }
-__sbp_t() {
-  if [ -d "$1" ] && [ ! -L "$1" ]; then __sbp_d=dir; elif [ -e "$1" ] || [ -L "$1" ]; then __sbp_d=file
-  else echo missing; return; fi
-  __sbp_p=$(dirname -- "$1"); __sbp_b=$(basename -- "$1")
-  __sbp_k=$( (cd -- "$__sbp_p" && __sbp_g ls-files -- "$__sbp_b" 2>/dev/null | head -n 1) )
-  if (cd -- "$__sbp_p" && __sbp_g check-ignore -q -- "$__sbp_b") 2>/dev/null
-  then __sbp_i=ignored; else __sbp_i=kept; fi
-  echo "$__sbp_d \${__sbp_k:+tracked} $__sbp_i"
-}`;
-
-/**
- * The script: every path's `realpath -m` in one process (by hand where there is none), each file's fact, and for each
- * git directory the effective config (`git config -l -z`) and the executable hooks of `git rev-parse --git-path
- * hooks` (which honours core.hooksPath). Programs come from the system's default PATH (`command -p`), not from one an
- * agent exported; it sets no variable of the session's and starts as few processes as it can (each costs a few ms).
+ * The script: targetProbe.sh's functions, then a line that sets the marker and the limits and one call a section,
+ * each path a quoted argument: every path's `realpath -m` in one process (by hand where there is none), each file's
+ * fact, for each git directory the effective config and executable hooks, and what each recursive delete would reach.
+ * Programs come from the system's default PATH (`command -p`), not from one an agent exported; it sets no variable of
+ * the session's and starts as few processes as it can (each costs a few ms).
  */
 export function probeScript(
   needs: ProbeNeeds,
@@ -92,47 +46,18 @@ export function probeScript(
   const files = [...needs.files].filter(ok).slice(0, MAX_FILES);
   const dirs = [...needs.git].filter((k) => ok(parseGitKey(k).dir)).slice(0, 4);
   const trees = [...(needs.trees ?? [])].filter((p) => ok(p) && p.startsWith('/')).slice(0, MAX_FILES);
-  const quoted = paths.map(quote).join(' ');
   const lines = [
-    ...(paths.length
-      ? [
-          realPathFn,
-          `printf '%s R\\n' ${mark}`,
-          // Printed only when realpath took every path: busybox's takes `-m` for a path, prints the paths it can and
-          // fails, and its lines followed by the fallback's would pair paths with the wrong answers.
-          `if __sbp_o=$(command -p realpath -m -- ${quoted} 2>/dev/null) || ` +
-            `__sbp_o=$(realpath -m -- ${quoted} 2>/dev/null); then printf '%s\\n' "$__sbp_o"; ` +
-            `else for __sbp_x in ${quoted}; do __sbp_r "$__sbp_x"; done; fi`,
-        ]
-      : []),
-    ...(files.length || dirs.length ? [readFileFn(mark)] : []),
-    ...files.map((p, i) => `printf '%s F ${i} ' ${mark}; __sbp_f ${quote(p)}`),
+    program,
+    `__sbp_m=${quote(mark)}; __sbp_max=${MAX_PROBED_FILE_BYTES + 1}; __sbp_hooks=${MAX_FILES}`,
+    ...(paths.length ? [`__sbp_paths ${paths.map(quote).join(' ')}`] : []),
+    ...files.map((p, i) => `__sbp_file ${i} ${quote(p)}`),
     ...dirs.map((key, i) => {
       const { dir, hooks } = parseGitKey(key);
-      return [
-        `printf '%s G ${i}\\n' ${mark}`,
-        `if ! command -v git >/dev/null 2>&1; then echo nogit; elif cd -- ${quote(dir)} 2>/dev/null; then`,
-        hooks
-          ? `  __sbp_h=$(git rev-parse --git-path hooks 2>/dev/null); case $__sbp_h in ''|/*) ;; ` +
-            `*) __sbp_h="$PWD/$__sbp_h";; esac; echo "hooks $__sbp_h"`
-          : '  echo nohooks',
-        `  printf '%s C\\n' ${mark}; git config -l -z 2>/dev/null; printf '\\n'`,
-        ...(hooks
-          ? [
-              `  if [ -n "$__sbp_h" ]; then __sbp_n=0; for __sbp_x in "$__sbp_h"/*; ` +
-                `do case $__sbp_x in *.sample) continue;; esac; [ -f "$__sbp_x" ] && [ -x "$__sbp_x" ] || ` +
-                `continue`,
-              `    __sbp_n=$((__sbp_n+1)); [ $__sbp_n -gt ${MAX_FILES} ] && break; ` +
-                `printf '%s H %s ' ${mark} "\${__sbp_x##*/}"; __sbp_f "$__sbp_x"; done; fi`,
-            ]
-          : []),
-        `else echo nodir; fi`,
-      ].join('\n');
+      return `__sbp_git ${i} ${hooks ? 1 : 0} ${quote(dir)}`;
     }),
-    ...trees.map((p, i) => `printf '%s T ${i} ' ${mark}; __sbp_t ${quote(p)}`),
-    `printf '%s E\\n' ${mark}`,
+    ...trees.map((p, i) => `__sbp_tree ${i} ${quote(p)}`),
+    `printf '%s E\\n' "$__sbp_m"`,
   ];
-  if (trees.length) lines.splice(lines.length - trees.length - 1, 0, treeFn);
   return { script: lines.join('\n'), paths, files, dirs, trees };
 }
 

@@ -5,6 +5,7 @@
 // is over while the Core's stop still waits for them (endsSettled).
 import { readdirSync, readFileSync } from 'node:fs';
 import { groupAlive } from './processAlive.js';
+import endGroupProgram from './endGroup.sh';
 
 /** How long a shell has, after the gentle signals, before it is killed. */
 export const END_GRACE_MS = 2000;
@@ -116,30 +117,13 @@ export function untilGone(alive: () => boolean, kill: () => void, graceMs = END_
 
 /**
  * POSIX sh that ends the process group `pgid` the same way where the Core cannot signal it itself (an SSH host):
- * the gentle signals, a wait of up to the grace while any of the group lives, then KILL. (`kill -SIG -PGID`: dash
- * rejects `--`.) "Lives" leaves zombies out where `ps` says which they are: a member that died but was not reaped yet
- * (its parent died first, and init reaps slowly on some hosts) answers `kill -0`, and kept a kill waiting its whole
- * grace.
+ * endGroup.sh after a line that sets its values: the gentle signals, a wait of up to the grace while any of the group
+ * lives, then KILL. "Lives" leaves zombies out where `ps` says which they are: a member that died but was not reaped
+ * yet (its parent died first, and init reaps slowly on some hosts) answers `kill -0`, and kept a kill waiting its
+ * whole grace.
  */
 export function endGroupScript(pgid: number, graceMs = END_GRACE_MS): string {
-  const g = String(Math.trunc(pgid));
-  const tenths = Math.ceil(graceMs / 100);
-  // `ps -o pgid= -o stat=` lists each process's group and state (Z: a zombie); without ps, kill -0 is all there is.
-  const live =
-    `__sb_live() { kill -0 -${g} 2>/dev/null || return 1; ` +
-    '__sb_ps=$(ps -e -o pgid= -o stat= 2>/dev/null) || return 0; ' +
-    `printf '%s\\n' "$__sb_ps" | grep -Eq '^ *${g} +[^Z]'; }`;
-  // The grace is timed by /proc/uptime (hundredths; `1xx - 100` keeps a leading 0 from reading as octal) where there
-  // is one, else by counting tenths: a slow `ps` must not stretch it.
-  const now =
-    '__sb_now() { read -r __sb_u __sb_x 2>/dev/null < /proc/uptime && ' +
-    'echo $((${__sb_u%.*} * 100 + 1${__sb_u#*.} - 100)); }';
-  return (
-    `kill -0 -${g} 2>/dev/null || exit ` +
-    `0; ${GENTLE_SIGNAL_NAMES.map((s) => `kill -${s} -${g} 2>/dev/null`).join('; ')}; ${live}; ${now}; ` +
-    `__sb_t0=$(__sb_now); i=0; while __sb_live; do ` +
-    `if [ -n "$__sb_t0" ]; then [ $(($(__sb_now) - __sb_t0)) -ge ${tenths * 10} ] && break; ` +
-    `else [ $i -ge ${tenths} ] && break; fi; sleep 0.1; i=$((i+1)); done; ` +
-    `kill -KILL -${g} 2>/dev/null; exit 0`
-  );
+  // Numbers and signal names: nothing in them needs quoting beyond the one word of names.
+  const values = `__sb_g=${Math.trunc(pgid)}; __sb_sigs='${GENTLE_SIGNAL_NAMES.join(' ')}'`;
+  return `${values}; __sb_tenths=${Math.ceil(graceMs / 100)}\n${endGroupProgram}`;
 }

@@ -6,7 +6,7 @@
 // goes through a link. The network is the remote account's own (`network: false` cuts it); there is no proxy there.
 import { posix } from 'node:path';
 import type { SandboxSetting } from '../../../shared/specFields.js';
-import { shellQuote } from '../backends/shell/shellWrap.js';
+import { shellAssignments, shellQuote } from '../backends/shell/shellWrap.js';
 import { bwrapArgs } from './bwrapArgs.js';
 import { DENY_TABLE } from './denyTable.js';
 import {
@@ -20,6 +20,8 @@ import {
   sandboxPolicy,
   type SandboxPolicy,
 } from './sandboxPolicy.js';
+import namespaceProgram from './namespaceProcs.sh';
+import probeProgram from './remoteProbe.sh';
 import { seccompProgram, type SeccompArch } from './seccomp.js';
 
 /** What one round trip found on the host. */
@@ -66,66 +68,26 @@ function candidates(setting: SandboxSetting | undefined, workspace: string): str
   return [...out];
 }
 
-/** A path as the probe's shell names it: `~` and `~/…` in the home, others quoted. */
-const inHome = (r: string): string =>
-  r.startsWith('~/') ? `"$HOME"/${shellQuote(r.slice(2))}` : r === '~' ? '"$HOME"' : shellQuote(r);
-
-/** The probe's line for what `$__sb_p` is: `e d PATH`, `e f PATH`, or nothing when it does not exist. */
-const SAY_KIND =
-  'if [ -d "$__sb_p" ]; then printf "e d %s\\n" "$__sb_p"; ' +
-  'elif [ -e "$__sb_p" ]; then printf "e f %s\\n" "$__sb_p"; fi';
-
 /** The tools the deny table's rows name (a stand-in is made only where one is installed). */
 const TOOLS = [...new Set(DENY_TABLE.flatMap((r) => r.tools ?? []))];
 
 /**
- * The probe: one shell program, one round trip. It writes the seccomp programs (base64, per arch) where bwrap will read
- * them, tries bwrap with everything a run needs, and says what exists. Its lines: `home`, `arch`, `bwrap ok` or
- * `bwrap no WHY`, `p DIR` (PATH), `e d|f PATH`, `r WORKTREE`, `m GITDIR`, `t TOOL`.
+ * The probe: remoteProbe.sh, one shell program, one round trip, after a line that sets its values. It writes the
+ * seccomp programs (base64, per arch) where bwrap will read them, tries bwrap with everything a run needs, and says
+ * what exists (remoteProbe.sh lists its lines).
  */
 export function probeScript(setting: SandboxSetting | undefined, workspace: string): string {
-  const list = candidates(setting, workspace).join('\n');
-  const programs = (['x86_64', 'aarch64'] as const)
-    .map((a) => `${a}) __sb_prog=${shellQuote(seccompProgram(a).toString('base64'))} ;;`)
-    .join(' ');
-  const skip = ['node_modules', 'vendor', 'target', 'dist', 'build', 'venv', '.venv', '__pycache__'];
-  // Hidden folders hold tools' state, not repositories; `.git` itself is what is looked for.
-  const prune = [...skip.map((n) => `-name ${shellQuote(n)}`), "\\( -name '.*' ! -name .git \\)"].join(' -o ');
   const roots = [workspace, ...(setting === 'off' ? [] : (setting?.writable ?? []))];
-  return [
-    `__sb_s="$HOME/${STATE}"; umask 077; mkdir -p "$__sb_s" && chmod 700 "$__sb_s" || exit 1`,
-    `printf 'home %s\\n' "$HOME"; __sb_a=$(uname -m); printf 'arch %s\\n' "$__sb_a"`,
-    `case $__sb_a in ${programs} *) __sb_prog= ;; esac`,
-    `__sb_f="$__sb_s/seccomp-$__sb_a.bpf"`,
-    `[ -z "$__sb_prog" ] || printf %s "$__sb_prog" | base64 -d > "$__sb_f.$$" && mv -f "$__sb_f.$$" "$__sb_f"`,
-    'if ! command -v bwrap >/dev/null 2>&1; then echo "bwrap no bubblewrap (bwrap) is not installed on the host"',
-    'elif [ -z "$__sb_prog" ]; then printf "bwrap no no seccomp filter for %s\\n" "$__sb_a"',
-    'else __sb_e=$(bwrap --ro-bind / / --dev /dev --unshare-user --disable-userns --unshare-pid --proc /proc ' +
-      '--ro-bind /proc/sys /proc/sys --unshare-ipc --unshare-uts --unshare-net --cap-drop ALL --die-with-parent ' +
-      '--new-session --seccomp 9 -- true 9<"$__sb_f" 2>&1) && echo "bwrap ok" || ' +
-      'printf "bwrap no bubblewrap cannot create its namespaces on the host: %s\\n" "$(printf %s "$__sb_e" | head -1)"',
-    'fi',
-    'IFS=:; for __sb_d in $PATH; do case $__sb_d in /*) printf "p %s\\n" "$__sb_d" ;; esac; done; unset IFS',
-    `while IFS= read -r __sb_p; do case $__sb_p in "~/"*) __sb_p="$HOME/\${__sb_p#"~/"}" ;; "~") __sb_p=$HOME ;; esac`,
-    `  ${SAY_KIND}`,
-    `done <<'__SB_PATHS__'\n${list}\n__SB_PATHS__`,
-    `for __sb_t in ${TOOLS.join(' ')}; do command -v "$__sb_t" >/dev/null 2>&1 && printf "t %s\\n" "$__sb_t"; done`,
-    // Repositories under the writable roots, as the local walk finds them: hidden and dependency folders skipped.
-    `for __sb_r in ${roots.map(inHome).join(' ')}; do`,
-    `  [ -d "$__sb_r" ] || continue; find "$__sb_r" -maxdepth 5 -mindepth 1 \\( -type d \\( ${prune} \\) \\) -prune ` +
-      `-o -type d -name .git -print 2>/dev/null | head -200`,
-    '  [ -d "$__sb_r/.git" ] && printf "%s/.git\\n" "$__sb_r"',
-    'done | while IFS= read -r __sb_g; do __sb_w=${__sb_g%/.git}; printf "r %s\\n" "$__sb_w"',
-    `  for __sb_n in ${REPO_ROWS.map(shellQuote).join(' ')} .git; do __sb_p="$__sb_w/$__sb_n"`,
-    `    ${SAY_KIND}`,
-    '  done',
-    '  [ -d "$__sb_g/modules" ] && find "$__sb_g/modules" -maxdepth 5 -name config -type f 2>/dev/null | ' +
-      'while IFS= read -r __sb_c; do __sb_m=${__sb_c%/config}; [ -e "$__sb_m/HEAD" ] || continue; ' +
-      'printf "m %s\\ne f %s\\n" "$__sb_m" "$__sb_c"; ' +
-      '[ -d "$__sb_m/hooks" ] && printf "e d %s/hooks\\n" "$__sb_m"; done',
-    'done',
-    'exit 0',
-  ].join('\n');
+  const values = {
+    __sb_state: STATE,
+    __sb_seccomp_x86_64: seccompProgram('x86_64').toString('base64'),
+    __sb_seccomp_aarch64: seccompProgram('aarch64').toString('base64'),
+    __sb_paths: candidates(setting, workspace).join('\n'),
+    __sb_tools: TOOLS.join(' '),
+    __sb_rows: REPO_ROWS.join('\n'),
+    __sb_roots: roots.join('\n'),
+  };
+  return `${shellAssignments(values)}\n${probeProgram}`;
 }
 
 /** The facts from the probe's output. */
@@ -245,26 +207,13 @@ export class RemoteSandbox {
 /**
  * A shell program that prints the host's id of the process group `pgid` of the PID namespace `ns` (`pid:[N]`, as a
  * shell inside said of itself), found through /proc (`NSpgid:`'s last field is the namespace's id); nothing when the
- * group is gone. The caller then ends that group as any other.
+ * group is gone. The caller then ends that group as any other. The program is namespaceProcs.sh.
  */
 export function namespaceGroupScript(ns: string, pgid: number): string {
-  const pick = `/^Pid:/ { pid = $2 } /^NSpgid:/ && NF > 2 && $NF == ${Math.trunc(pgid)} { print pid, $2 }`;
-  return inNamespace(ns, pick, '{ echo "$__sb_h"; exit 0; }');
+  return `${shellAssignments({ __sb_ns: ns, __sb_pg: Math.trunc(pgid) })}\n${namespaceProgram}`;
 }
 
 /** A shell program that ends every process in the PID namespace `ns` (a sandboxed shell's sandbox): KILL to each. */
 export function namespaceKillScript(ns: string): string {
-  return inNamespace(ns, '/^Pid:/ { pid = $2 } /^NSpid:/ && NF > 2 { print pid }', 'kill -KILL "$__sb_p" 2>/dev/null');
-}
-
-/**
- * A shell loop over the processes an awk program picks from every /proc/PID/status (one awk, not a process per /proc
- * entry: that took seconds on a busy host), as `PID [VALUE]` lines (`$__sb_p`, `$__sb_h`), running `then` for each
- * one in PID namespace `ns`.
- */
-function inNamespace(ns: string, pick: string, then: string): string {
-  return (
-    `cat /proc/[0-9]*/status 2>/dev/null | awk ${shellQuote(pick)} | while read -r __sb_p __sb_h; do ` +
-    `[ "$(readlink "/proc/$__sb_p/ns/pid" 2>/dev/null)" = ${shellQuote(ns)} ] && ${then}; done; exit 0`
-  );
+  return `${shellAssignments({ __sb_ns: ns, __sb_pg: '' })}\n${namespaceProgram}`;
 }

@@ -4,7 +4,10 @@ import { posix } from 'node:path';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import type { ContainerCreateOptions } from 'dockerode';
 import type { DockerSpec } from './fields.js';
-import { shellQuote } from '../shell/shellWrap.js';
+import enterDirFile from '../shell/enterDir.sh';
+import paneShellFile from './paneShell.sh';
+import { shellAssignments, shellQuote, withoutComments } from '../shell/shellWrap.js';
+import killJobsProgram from './killJobs.sh';
 import { END_GRACE_MS, GENTLE_SIGNAL_NAMES, type GentleSignalName } from '../../processes/endGently.js';
 
 export const targetLabel = 'switchboard.target';
@@ -166,14 +169,12 @@ export function managedContainerOptions(
   };
 }
 
-/** Shell lines that enter `dir`, or its nearest existing parent, or / (as wrapCommand does). */
+const enterDirProgram = withoutComments(enterDirFile);
+const paneShell = withoutComments(paneShellFile);
+
+/** Shell lines that enter `dir`, or its nearest existing parent, or / (as wrapCommand does): shell/enterDir.sh. */
 export function enterDirScript(dir: string): string {
-  return [
-    `__sb_d=${shellQuote(dir)}`,
-    'while [ ! -d "$__sb_d" ] && [ "$__sb_d" != / ]; do __sb_d=$(dirname -- "$__sb_d"); done',
-    'cd -- "$__sb_d" 2>/dev/null || cd /',
-    'unset __sb_d',
-  ].join('\n');
+  return `__sb_d=${shellQuote(dir)}\n${enterDirProgram}`;
 }
 
 /** The environment variable that tags every process we start, so a second exec can find and kill them all. */
@@ -184,7 +185,8 @@ export const jobVar = '__sb_job';
  * each one leads) gently: `signals` (HUP and TERM, processes/endGently.ts; interactive shells ignore TERM), up to
  * `graceTenths` × 0.1 s to go, then KILL. Finding by environment rather
  * than by process group also catches children that started their own session. All matches are
- * collected before the first signal: killing a child first would wake its shell, which would run on.
+ * collected before the first signal: killing a child first would wake its shell, which would run on. The program is
+ * killJobs.sh.
  */
 export function killJobsScript(
   tokens: readonly string[],
@@ -194,42 +196,18 @@ export function killJobsScript(
 ): string {
   for (const t of tokens) if (!/^[0-9a-f]+$/.test(t)) throw new Error('job tokens are hex');
   if (shellGroup !== undefined && !Number.isInteger(shellGroup)) throw new Error('a process group is a number');
-  const pattern = `${jobVar}=(${tokens.join('|')})`;
-  return [
-    // A warm shell's call (dockerWarmShells): also the members of the shell's group but the shell, as they are at the
-    // first look only (the shell may take its next call while this script still waits), and those still alive after.
-    ...(shellGroup === undefined
-      ? ['g=']
-      : [
-          `g=; for d in /proc/[0-9]*; do p=\${d#/proc/}; [ "$p" = ${shellGroup} ] && continue; ` +
-            `IFS= read -r s 2>/dev/null < "$d/stat" || continue;`,
-          `  s=\${s##*") "}; set -- $s; [ "$3" = ${shellGroup} ] && [ "$1" != Z ] && g="$g $p"; done`,
-        ]),
-    // Alive: not gone and not a zombie (one waiting to be reaped is no longer running anything).
-    `alive() { IFS= read -r s 2>/dev/null < /proc/$1/stat || return 1; s=\${s##*") "}; [ "\${s%% *}" != Z ]; }`,
-    `match() { m=; for p in $g; do alive $p && m="$m $p"; done; g=$m; for d in /proc/[0-9]*; ` +
-      `do p=\${d#/proc/}; [ "$p" = "$$" ] && continue;`,
-    `  if tr '\\0' '\\n' < "$d/environ" 2>/dev/null | grep -qxE '${pattern}'; then m="$m $p"; fi; done; }`,
-    // Group signals first (they fail harmlessly for non-leaders), so a shell and its children go together.
-    'hit() { for p in $m; do kill -$1 -"$p" 2>/dev/null; done; for p in $m; do kill -$1 "$p" 2>/dev/null; done; }',
-    `match; [ -z "$m" ] && exit 0; ${signals.map((sig) => `hit ${sig}`).join('; ')}`,
-    `i=0; while [ $i -lt ${graceTenths} ]; do sleep 0.1; match; [ -z "$m" ] && exit 0; i=$((i+1)); done`,
-    'hit KILL; exit 0',
-  ].join('\n');
+  const values = {
+    __sb_pattern: `${jobVar}=(${tokens.join('|')})`,
+    __sb_sigs: signals.join(' '),
+    __sb_tenths: graceTenths,
+    __sb_group: shellGroup ?? '',
+  };
+  return `${shellAssignments(values)}\n${killJobsProgram}`;
 }
 
-/** How an interactive pane starts: docker_shell if set, else bash where the image has it, else sh. */
-/**
- * A prompt for shells without PROMPT_COMMAND (busybox ash, dash): ash expands $(…) in PS1 at every prompt, so the
- * prompt itself reports the cwd with OSC 7 and the pane header follows `cd` as it does with bash.
- */
-const osc7Ps1 = `PS1='$(printf "\\033]7;file://%s%s\\007" "\${HOSTNAME:-}" "$PWD")\\w \\$ '; export PS1`;
-
+/** How an interactive pane starts: docker_shell if set, else bash where the image has it, else sh (paneShell.sh). */
 export function interactiveShellScript(cwd: string, shell: string | undefined): string {
-  const start = shell
-    ? `exec ${shellQuote(shell)}`
-    : `if command -v bash >/dev/null 2>&1; then exec bash; else ${osc7Ps1}; exec sh; fi`;
-  return `${enterDirScript(cwd)}\n${start}`;
+  return `${enterDirScript(cwd)}${shellAssignments({ __sb_shell: shell ?? '' })}\n${paneShell}`;
 }
 
 /** The directory a target starts in: the image's WORKDIR, else the user's home when it exists, else /. */

@@ -4,7 +4,9 @@ import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import type { FileStat } from '../provider.js';
-import { shellQuote } from './shellWrap.js';
+import statFile from './execStat.sh';
+import writeFile from './execWrite.sh';
+import { shellAssignments, shellQuote, withoutComments } from './shellWrap.js';
 import { errnoInText, errnoReason, writeError } from '../../platform/writeError.js';
 import { assertReadableFile } from '../readableFile.js';
 
@@ -14,20 +16,22 @@ export type RawExec = (
   opts: { stdin?: string; timeoutMs: number },
 ) => Promise<{ output: string; exitCode: number }>;
 
-/** Output lines start after this tag, so a login banner or a stray message cannot be read as file content. */
+/**
+ * Output lines start after this tag, so a login banner or a stray message cannot be read as file content (execStat.sh
+ * and execWrite.sh print it).
+ */
 const tag = '__SB_FILE__';
 const fileTimeoutMs = 60_000;
+/** The programs, sent with every operation (without their comments). */
+const statProgram = withoutComments(statFile);
+const writeProgram = withoutComments(writeFile);
 
 /**
- * Prints `TAG<kind> <size>` for a path (d, f, o for other, m for missing); `onFile` runs after it when the path is a
- * regular file, with its size in $s.
+ * execStat.sh for a path: it prints `TAG<kind> <size>` (d, f, o for other, m for missing), then, given `maxBytes`, a
+ * regular file within them as base64.
  */
-function statScript(p: string, onFile = ''): string {
-  return (
-    `if [ -d ${p} ]; then echo ${tag}d 0; elif [ -f ${p} ]; then s=$(wc -c < ${p} 2>/dev/null | tr -d ' '); ` +
-    `echo ${tag}f "\${s:-0}"; ${onFile}` +
-    `elif [ -e ${p} ]; then echo ${tag}o 0; else echo ${tag}m 0; fi`
-  );
+function statScript(path: string, maxBytes?: number): string {
+  return `${shellAssignments({ __sb_p: path, __sb_max: maxBytes ?? '' })}\n${statProgram}`;
 }
 
 /** statScript's answer, and what the command printed after its line. */
@@ -44,10 +48,7 @@ function parseStat(path: string, output: string): FileStat & { rest: string } {
 }
 
 export async function execStat(exec: RawExec, path: string): Promise<FileStat> {
-  const { type, size } = parseStat(
-    path,
-    (await exec(statScript(shellQuote(path)), { timeoutMs: fileTimeoutMs })).output,
-  );
+  const { type, size } = parseStat(path, (await exec(statScript(path), { timeoutMs: fileTimeoutMs })).output);
   return { type, size };
 }
 
@@ -56,14 +57,7 @@ export async function execStat(exec: RawExec, path: string): Promise<FileStat> {
  * (merged) beside its reason, where base64's status alone would hide it.
  */
 export async function execReadFile(exec: RawExec, path: string, maxBytes: number): Promise<Buffer> {
-  const p = shellQuote(path);
-  const r = await exec(
-    statScript(
-      p,
-      `[ "\${s:-0}" -le ${maxBytes} ] && { head -c ${maxBytes} -- ${p} || echo __SB_FAIL__ >&2; } | base64; `,
-    ),
-    { timeoutMs: fileTimeoutMs },
-  );
+  const r = await exec(statScript(path, maxBytes), { timeoutMs: fileTimeoutMs });
   const st = parseStat(path, r.output);
   assertReadableFile(path, st, maxBytes);
   if (r.exitCode !== 0 || st.rest.includes('__SB_FAIL__')) {
@@ -139,28 +133,17 @@ export async function execWriteFile(
         if (!r.output.includes(`${tag}ok`)) await fail(r);
       }
     }
-    // POSIX tools and `stat -c` (GNU and BusyBox); the mode and owner are kept where stat answers and chown may.
-    // A directory is refused by name: `mv` would put the temp file inside it.
-    const done = await exec(
-      [
-        // With stdin the whole write is this one command, parents made first.
-        ...(opts.stdin ? [`${mkdir} || exit 1`] : []),
-        `f=${shellQuote(path)}`,
-        '[ -L "$f" ] && f=$(readlink -f -- "$f")',
-        `[ -d "$f" ] && { echo 'Is a directory' >&2; exit 1; }`,
-        // The paths are absolute: their folder and name by expansion, not two more processes.
-        `t="\${f%/*}/.\${f##*/}.sb-${nonce}.tmp"`,
-        `trap 'rm -f -- "$t"' EXIT`,
-        // noclobber: the temp file is new or the write fails (as SFTP's open with `wx`).
-        `set -C; base64 -d ${opts.stdin ? '' : `< ${b64} `}> "$t" || exit 1`,
-        'if [ -e "$f" ] && mo=$(stat -c "%a %u:%g" -- "$f" 2>/dev/null); then chmod "${mo% *}" "$t" || ' +
-          'exit 1; chown "${mo#* }" "$t" 2>/dev/null; fi',
-        '{ sync -- "$t" 2>/dev/null || sync; }',
-        'mv -f -- "$t" "$f" || exit 1',
-        `echo ${tag}ok`,
-      ].join('\n'),
-      { timeoutMs: fileTimeoutMs, ...(opts.stdin ? { stdin: text } : {}) },
-    );
+    // The rest is execWrite.sh: with stdin the whole write is this one command, parents made first.
+    const values = {
+      __sb_f: path,
+      __sb_dir: posix.dirname(path),
+      __sb_n: nonce,
+      __sb_b64: opts.stdin ? '' : `${stem}.b64`,
+    };
+    const done = await exec(`${shellAssignments(values)}\n${writeProgram}`, {
+      timeoutMs: fileTimeoutMs,
+      ...(opts.stdin ? { stdin: text } : {}),
+    });
     if (!done.output.includes(`${tag}ok`)) await fail(done);
   } finally {
     // Best effort: the temp file is removed with the target's /tmp anyway.

@@ -1,12 +1,12 @@
 // Shell integration for shells without PROMPT_COMMAND (sh, dash, ash, ksh): an ENV file whose prompt says the cwd.
+import program from './osc7Env.sh';
 
 /**
  * The text of an ENV file, which such a shell reads once it is interactive, after its profiles set PS1. It puts an
  * OSC 7 (file://host/cwd) at the front of the prompt (these shells expand `$(…)` in PS1 at every prompt), so the
- * pane's header follows `cd` as bash's PROMPT_COMMAND makes it; then it deletes itself.
+ * pane's header follows `cd` as bash's PROMPT_COMMAND makes it; then it deletes itself. The program is osc7Env.sh.
  */
-export const osc7EnvFile =
-  `PS1='$(printf "\\033]7;file://%s%s\\007" "\${HOSTNAME:-}" "$PWD")'"$PS1"\n` + 'rm -f -- "$ENV"; unset ENV\n';
+export const osc7EnvFile = program;
 
 /**
  * The shells that read ENV once interactive and have no PROMPT_COMMAND: only they get the ENV file (any other would

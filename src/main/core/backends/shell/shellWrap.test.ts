@@ -14,7 +14,15 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { exportsDiff, exportsFileHeader, markerLineSeen, parseWrapped, shellQuote, wrapCommand } from './shellWrap.js';
+import {
+  exportsDiff,
+  exportsDiffVariables,
+  exportsFileHeader,
+  markerLineSeen,
+  parseWrapped,
+  shellQuote,
+  wrapCommand,
+} from './shellWrap.js';
 import { SecretExports } from './secretExports.js';
 
 function run(shell: string, command: string, cwd: string, envFile?: string) {
@@ -233,6 +241,9 @@ describe('the exports file keeps only what calls set or unset', () => {
       encoding: 'utf8',
     });
     expect(r).toMatchObject({ status: 1, stdout: '' });
+  });
+  it('hands the diff EREs without a backslash (awk -v would take one as an escape)', () => {
+    expect(exportsDiffVariables.slice(exportsDiffVariables.indexOf('__sb_nre='))).not.toContain('\\');
   });
   it('cleans up', () => rmSync(dir, { recursive: true, force: true }));
 });

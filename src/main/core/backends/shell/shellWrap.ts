@@ -2,6 +2,9 @@
 import { randomBytes } from 'node:crypto';
 import { SECRET_VALUE_ERE } from '../../../../shared/redact.js';
 import { builtinWithheld } from './commandEnv.js';
+import callProgramFile from './callProgram.sh';
+import callStepsFile from './callSteps.sh';
+import exportsDiffProgram from './exportsDiff.awk';
 
 export interface WrapOptions {
   /**
@@ -34,6 +37,16 @@ export function shellQuote(value: string): string {
 }
 
 /**
+ * A program file's values as one line of shell assignments (`name='value'; …`), sent before the program (a .sh file
+ * beside its module) so that it takes them as variables, never as text spliced into it.
+ */
+export function shellAssignments(values: Record<string, string | number>): string {
+  return Object.entries(values)
+    .map(([name, value]) => `${name}=${shellQuote(String(value))}`)
+    .join('; ');
+}
+
+/**
  * The exports file holds only what calls changed: `export` records for variables a call set (or changed) and
  * `unset` lines for inherited ones a call removed — never the inherited environment itself, so a secret the
  * shell started with is never written, a rotated one is not replaced by a stale copy, and PATH is not frozen.
@@ -49,45 +62,19 @@ export const exportsFileHeader = '# switchboard exports v3';
  * or changed, and `unset NAME` for every starting one that is gone. `export -p` prints each variable as shell
  * text (`export A='…'` in dash and busybox, `declare -x A="…"` or `$'…'` in bash) whose quoted value may span
  * lines, so records are split by tracking quotes, not by lines. PWD, OLDPWD, SHLVL, `_`, our own `__sb_*`, each
- * SSH session's SSH_* and each process's SB_CORE_* marks (processes/coreRuns.ts) are never kept.
+ * SSH session's SSH_* and each process's SB_CORE_* marks (processes/coreRuns.ts) are never kept. The program is
+ * exportsDiff.awk; the shell holds it and its values in variables (exportsDiffVariables).
  */
-export const exportsDiff =
-  `
-function secret(k, r,   i) { i = index(r, "="); return divert != "" && ` +
-  `(toupper(k) ~ /${withheldNamesEre()}/ || (i > 0 && substr(r, i + 1) ~ ` +
-  String.raw`/${SECRET_VALUE_ERE.replace(/\//g, '\\/')}/)) }
-function skip(k) { return k ~ /^(PWD|OLDPWD|SHLVL|_|__sb_.*|SSH_[A-Z_]*|SB_CORE_[A-Z_]*)$/ }
-function keep() { if (name != "") { if (part) cur[name] = rec; else base[name] = rec }; name = "" }
-function scan(s,   i, c, n) {
-  n = length(s)
-  for (i = 1; i <= n; i++) {
-    c = substr(s, i, 1)
-    if (q == 1) { if (c == "\047") q = 0 }
-    else if (q == 3) { if (c == "\\") i++; else if (c == "\047") q = 0 }
-    else if (q == 2) { if (c == "\\") i++; else if (c == "\"") q = 0 }
-    else if (c == "\\") i++
-    else if (c == "\047") q = 1
-    else if (c == "\"") q = 2
-    else if (c == "$" && substr(s, i + 1, 1) == "\047") { q = 3; i++ }
-  }
-}
-q { rec = rec "\n" $0; scan($0); next }
-$0 == "__sb_exports_now__" { keep(); part = 1; next }
-{
-  keep()
-  if (!match($0, /^(export|declare -[A-Za-z]+) [A-Za-z_][A-Za-z0-9_]*/)) next
-  name = substr($0, 1, RLENGTH); sub(/^.* /, "", name)
-  rec = $0
-  scan(substr($0, RLENGTH + 1))
-}
-END {
-  keep()
-  if (!part) exit 1
-  print "${exportsFileHeader}"
-  for (k in cur) if (!skip(k) && (!(k in base) || base[k] != cur[k])) { if (secret(k, ` +
-  `cur[k])) print "#secret " k; else print cur[k] }
-  for (k in base) if (!skip(k) && !(k in cur)) { print "unset " k; if (secret(k, base[k])) print "#secret " k }
-}`;
+export const exportsDiff = withoutComments(exportsDiffProgram);
+
+/**
+ * Shell assignments of the exports diff's program (`__sb_awk`) and the values callSteps.sh's EXIT work passes it: the
+ * file's header (`__sb_hdr`), the withheld names (`__sb_nre`) and credential-shaped values (`__sb_vre`) as EREs.
+ * Neither ERE holds a backslash, which `awk -v` would take as an escape.
+ */
+export const exportsDiffVariables =
+  `__sb_awk=${shellQuote(exportsDiff)}; __sb_hdr=${shellQuote(exportsFileHeader)}; ` +
+  `__sb_nre=${shellQuote(withheldNamesEre())}; __sb_vre=${shellQuote(SECRET_VALUE_ERE)}`;
 
 /** The built-in withheld names (commandEnv) as one anchored ERE over upper-cased names. */
 function withheldNamesEre(): string {
@@ -95,58 +82,40 @@ function withheldNamesEre(): string {
 }
 
 /**
- * For each `#secret NAME` line of the new exports file (names only), a frame on the output before the marker line:
- * `<marker>:secret NAME HEX` with the value's bytes in hex, or `-` when the call unset it (parseWrapped takes them
- * out).
+ * A program file's text without its comment lines: what a shell is sent (bash reads a script from a pipe a byte at a
+ * time) and a warm shell's call evals holds only code. A line whose first non-blank is `#` is a comment in these
+ * files (they hold no here-document).
  */
-const printSecrets =
-  `{ [ -z "${'$'}{__sb_keep-}" ] || for __sb_n in $(sed -n "s/^#secret //p" "$__sb_env.$$"); ` +
-  String.raw`do eval "__sb_s=\${$__sb_n+1}"; ` +
-  String.raw`if [ -n "$__sb_s" ]; then eval "__sb_v=\$$__sb_n"; printf "\n%s:secret %s %s\n" "$__sb_mark" "$__sb_n" ` +
-  String.raw`"$(printf %s "$__sb_v" | od -An -v -tx1 | tr -d " \n")"; ` +
-  String.raw`else printf "\n%s:secret %s -\n" "$__sb_mark" "$__sb_n"; fi; done; } && `;
+export function withoutComments(text: string): string {
+  return text.replace(/^[ \t]*#.*\n/gm, '');
+}
+
+/** callSteps.sh: the functions callProgram.sh runs (a warm shell defines them once). */
+export const callSteps = withoutComments(callStepsFile);
+/** callProgram.sh: one wrapped command's program, after its values (callValues). */
+export const callProgram = withoutComments(callProgramFile);
 
 /**
- * What the EXIT trap runs first: a command may have defined functions named like the commands the trap runs (an `rm`
- * that moves to the trash, RVM's `cd`, a `printf` of its own). A `printf` that prints nothing made the exports diff
- * read every variable as unset, and that file then unset PATH and HOME for every later call. The call's shell ends
- * after the trap, so its functions are not lost to anyone.
+ * The values callProgram.sh takes, as shell assignments: the marker, the done tag (empty: no done line), the cwd and
+ * whether it must exist, the exports file (`__sb_env`, a shell word: `~/` is the home) and whether credentials stay
+ * out of it (`__sb_keep`), whether the exports are compared (`__sb_snap`), the starting exports (`__sb_base`, shell
+ * text) and the command.
  */
-export const trapOwnCommands =
-  'unset -f printf export command awk mkdir cmp mv rm sed od tr pwd cd umask eval test [ 2>/dev/null; ';
-
-/**
- * The cwd the EXIT trap reports, into `__sb_w`: `pwd -P`'s, or, where the command removed its cwd, the path as it was
- * (`pwd -P` fails there, dash's printing nothing; bash's `pwd` would print an error line instead).
- */
-export const physicalCwd = '__sb_w=$(pwd -P 2>/dev/null); [ -n "$__sb_w" ] || __sb_w=$PWD';
-
-/**
- * On exit, write the file only if this call changed an exported variable (so a concurrent call that changed
- * nothing cannot undo another's export), through a temp file and a rename (so no call ever reads half a file).
- * The comparison uses `export -p` (a builtin: no process started); awk runs only when something changed, and a
- * result equal to the file (a call that only changed directory) is not written, so it cannot undo a concurrent
- * call's export either. A failed diff (no awk on the target) leaves the file as it was and no temp file behind.
- * (This text sits inside the trap's single quotes, so it has none of its own.)
- */
-export const writeEnvFile =
-  `(umask 077; mkdir -p "\${__sb_env%/*}" && ` +
-  `{ printf "%s\\n__sb_exports_now__\\n" "$__sb_base"; export -p; } | ` +
-  `awk -v divert="\${__sb_keep-}" "$__sb_awk" > "$__sb_env.$$" && ` +
-  printSecrets +
-  `{ cmp -s "$__sb_env.$$" "$__sb_env" || mv -f "$__sb_env.$$" "$__sb_env"; }; rm -f "$__sb_env.$$") 2>/dev/null; `;
-export const saveEnv = `[ "$(export -p)" != "$__sb_old" ] && ${writeEnvFile}`;
-
-/**
- * Script lines that remember the starting environment, then load the exports file when this user owns it
- * (never one planted by someone else) and it is in the current format; an older file is removed.
- */
-function loadEnvLines(envWord: string): string[] {
+export function callValues(
+  command: string,
+  opts: WrapOptions,
+  call: { marker: string; done: string; snap: boolean; base: string },
+): string[] {
   return [
-    `__sb_env=${envWord}; __sb_base=$(export -p); __sb_awk=${shellQuote(exportsDiff)}`,
-    `if [ -f "$__sb_env" ] && [ -O "$__sb_env" ]; then IFS= read -r __sb_h < "$__sb_env"; ` +
-      `if [ "$__sb_h" = ${shellQuote(exportsFileHeader)} ]; then . "$__sb_env" >/dev/null 2>&1; ` +
-      `else rm -f "$__sb_env"; fi; fi`,
+    `__sb_mark=${call.marker}`,
+    `__sb_done=${call.done || "''"}`,
+    `__sb_cwd=${shellQuote(opts.cwd)}`,
+    `__sb_must=${opts.cwdMustExist ? '1' : "''"}`,
+    `__sb_env=${opts.envFile ? envFileWord(opts.envFile) : "''"}`,
+    `__sb_keep=${opts.envFile && opts.secretsInMemory ? '1' : "''"}`,
+    `__sb_snap=${call.snap ? '1' : "''"}`,
+    `__sb_base=${call.base}`,
+    `__sb_cmd=${shellQuote(command)}`,
   ];
 }
 
@@ -155,37 +124,23 @@ export function envFileWord(path: string): string {
   return path.startsWith('~/') ? `"$HOME"/${shellQuote(path.slice(2))}` : shellQuote(path);
 }
 
-/** What the marker line carries instead of a cwd when a `cwdMustExist` directory is missing. */
+/** What the marker line carries instead of a cwd when a `cwdMustExist` directory is missing (callSteps.sh says it). */
 export const missingCwdStatus = ':missing-cwd';
 
 /**
  * A script for `sh -c` (or bash): merges stderr into stdout, restores exported variables,
  * enters the cwd (or, saying so, its nearest parent), evals the command in this shell so `cd` and `export`
  * stick, and on any exit prints a marker line with the final cwd. The marker line is the shell's last word:
- * once it has been read the shell is done, whatever a background child (`cmd &`) still holds open.
+ * once it has been read the shell is done, whatever a background child (`cmd &`) still holds open. It is
+ * callSteps.sh and callProgram.sh after the call's values, as a warm shell's call runs them; the exports are always
+ * compared.
  */
 export function wrapCommand(command: string, opts: WrapOptions): Wrapped {
   const marker = `__SB_CWD_${randomBytes(8).toString('hex')}__`;
-  const env = opts.envFile ? envFileWord(opts.envFile) : '';
-  const lines = [
-    'exec 2>&1',
-    env && opts.secretsInMemory ? `__sb_keep=1; __sb_mark=${marker}` : '',
-    ...(env ? loadEnvLines(env) : []),
-    `__sb_d=${shellQuote(opts.cwd)}`,
-    opts.cwdMustExist ? `[ -d "$__sb_d" ] || { printf "\n%s%s\n" "${marker}" "${missingCwdStatus}"; exit 2; }` : '',
-    'while [ ! -d "$__sb_d" ] && [ "$__sb_d" != / ]; do __sb_d=$(dirname -- "$__sb_d"); done',
-    'cd -- "$__sb_d" 2>/dev/null || cd /',
-    `[ "$__sb_d" = ${shellQuote(opts.cwd)} ] || printf "[the cwd %s no longer exists; ` +
-      `running in %s]\n" ${shellQuote(opts.cwd)} "$(pwd)"`,
-    // After the cd, so that entering the cwd is not mistaken for a change of variables.
-    env ? '__sb_old=$(export -p)' : '',
-    // The trap turns off what a command may have turned on: `set -x` would trace it into the output (and split the
-    // marker line), `set -e` would end it at the first failing step, before the marker line.
-    `trap '{ __sb_ec=$?; set +eux; } 2>/dev/null; ${trapOwnCommands}${env ? saveEnv : ''}${physicalCwd}; ` +
-      `printf "\\n%s%s\\n" "${marker}" "$__sb_w"; exit $__sb_ec' EXIT`,
-    `eval ${shellQuote(command)}`,
-  ];
-  return { script: lines.filter(Boolean).join('\n'), marker };
+  const env = !!opts.envFile;
+  const values = callValues(command, opts, { marker, done: '', snap: env, base: env ? '$(export -p)' : "''" });
+  const diff = opts.envFile ? `${exportsDiffVariables}\n` : '';
+  return { script: `${diff}${callSteps}${values.join('\n')}\n${callProgram}`, marker };
 }
 
 /**

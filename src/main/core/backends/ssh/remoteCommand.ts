@@ -2,7 +2,13 @@
 import { posix } from 'node:path';
 import { envNamePattern } from '../shell/commandEnv.js';
 import { envReadingShells, osc7EnvFile } from '../shell/osc7Env.js';
-import { shellQuote } from '../shell/shellWrap.js';
+import enterDirFile from '../shell/enterDir.sh';
+import { shellQuote, withoutComments } from '../shell/shellWrap.js';
+import groupLaunchFile from './groupLaunch.sh';
+
+/** groupLaunch.sh: starts a command's shell as the leader of its process group. */
+const groupLaunch = withoutComments(groupLaunchFile);
+const enterDirProgram = withoutComments(enterDirFile);
 
 /**
  * `export K='v'` lines for variables already cleared by commandEnv (names a shell cannot export are skipped).
@@ -25,15 +31,9 @@ export function sourceStaged(path: string | undefined): string {
   return `__sb_p=${shellQuote(path)}; [ -O "$__sb_p" ] && . "$__sb_p"; rm -f "$__sb_p"\n`;
 }
 
-/** Shell lines that enter a directory, or its nearest existing parent, or /. */
+/** Shell lines that enter a directory, or its nearest existing parent, or / (shell/enterDir.sh). */
 export function enterDir(cwd: string): string {
-  return (
-    [
-      `__sb_d=${shellQuote(cwd)}`,
-      'while [ ! -d "$__sb_d" ] && [ "$__sb_d" != / ]; do __sb_d=$(dirname -- "$__sb_d"); done',
-      'cd -- "$__sb_d" 2>/dev/null || cd /',
-    ].join('\n') + '\n'
-  );
+  return `__sb_d=${shellQuote(cwd)}\n${enterDirProgram}`;
 }
 
 /**
@@ -49,16 +49,13 @@ export function groupCommand(
   body: string,
   opts: { marker: string; cwd?: string; env?: Record<string, string>; staged?: string },
 ): string {
+  // The body's shell: stderr back from fd 3 (groupLaunch.sh), then the group line; the marker is hex.
   const boot = `exec 2>&3 3>&-\nprintf '%s%s\\n' '${opts.marker}' "$$"\n${body}`;
   const inner =
     (opts.cwd !== undefined ? enterDir(opts.cwd) : '') +
     exportLines(opts.env) +
     sourceStaged(opts.staged) +
-    // Field 5 of /proc/PID/stat is the process group (sh's own comm has no spaces to shift it).
-    '__sb_pg=; if [ -r /proc/$$/stat ]; then read -r __sb_st < /proc/$$/stat; set -- $__sb_st; __sb_pg=$5; fi\n' +
-    `if [ "$__sb_pg" = "$$" ] || ! command -v setsid >/dev/null 2>&1; then exec sh -c ${shellQuote(boot)} 3>&2; fi\n` +
-    // setsid's own complaint about a killed child goes to /dev/null; the group keeps the real stderr as fd 3.
-    `exec setsid -w sh -c ${shellQuote(boot)} 3>&2 2>/dev/null`;
+    `__sb_boot=${shellQuote(boot)}\n${groupLaunch}`;
   return `exec sh -c ${shellQuote(inner)}`;
 }
 
