@@ -19,9 +19,16 @@ import {
 import { join } from 'node:path';
 import { SwitchboardError, formatZodError, toErrorPayload } from '../../../shared/errors.js';
 import { PluginSpec, TargetName, type TargetSpec } from '../../../shared/targets.js';
-import { atomicWriteSync, fsyncDir, refuseSymlink, removeLeftoverTemps } from '../platform/atomicWrite.js';
-import { namingFailure, profileWriteError } from '../platform/profileWriteError.js';
-import { FileLock, LOCK_TIMEOUT_MS } from './lock.js';
+import {
+  atomicWriteSync,
+  fsyncDir,
+  refuseSymlink,
+  removeLeftoverTemps,
+  namingFailure,
+  profileWriteError,
+  FileLock,
+  LOCK_TIMEOUT_MS,
+} from '../platform/index.js';
 import {
   Generation,
   MAX_REGISTRY_BYTES,
@@ -46,7 +53,7 @@ import {
 } from './registryFile.js';
 import { specFingerprint } from './specFingerprint.js';
 import type { RuntimeRecord, RuntimeSource } from './runtimeSource.js';
-import { rememberedSecretReferences } from '../plugins/installedPlugins.js';
+import { rememberedSecretReferences } from '../plugins/index.js';
 
 export interface RegistryOptions {
   /** Spec schema per backend; default: the built-in backends, plus any backend when plugins/ holds a plugin. */

@@ -4,8 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { BackendProvider, Environment, TargetSnapshot } from '../backends/provider.js';
-import { localProvider } from '../backends/local/localProvider.js';
+import { type BackendProvider, type Environment, type TargetSnapshot, localProvider } from '../backends/index.js';
 import { Sessions } from './sessions.js';
 
 const home = mkdtempSync(join(tmpdir(), 'sb-reach-'));

@@ -7,10 +7,10 @@ import {
   type TargetInfo,
   type TargetSpec,
 } from '../../../shared/targets.js';
-import type { ConfigStore } from '../config/configStore.js';
-import { didYouMean } from '../config/didYouMean.js';
-import { flagsOf, type BackendDeclaration, type TargetSnapshot } from '../backends/provider.js';
-import type { RuntimeRecord, RuntimeSource } from '../registry/runtimeSource.js';
+import type { ConfigStore } from '../config/index.js';
+import { didYouMean } from '../platform/index.js';
+import { flagsOf, type BackendDeclaration, type TargetSnapshot } from '../backends/index.js';
+import type { RuntimeRecord, RuntimeSource } from '../registry/index.js';
 import { echoed } from '../../../shared/echoed.js';
 
 interface Entry {

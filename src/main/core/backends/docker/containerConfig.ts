@@ -5,7 +5,7 @@ import { SwitchboardError } from '../../../../shared/errors.js';
 import type { ContainerCreateOptions } from 'dockerode';
 import type { DockerSpec } from './fields.js';
 import { shellQuote } from '../shell/shellWrap.js';
-import { END_GRACE_MS, GENTLE_SIGNAL_NAMES, type GentleSignalName } from '../../processes/endGently.js';
+import { END_GRACE_MS, GENTLE_SIGNAL_NAMES, type GentleSignalName } from '../../platform/index.js';
 
 export const targetLabel = 'switchboard.target';
 export const generationLabel = 'switchboard.generation';

@@ -5,7 +5,7 @@ import { posix } from 'node:path';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import type { FileStat } from '../provider.js';
 import { shellQuote } from './shellWrap.js';
-import { errnoInText, errnoReason, writeError } from '../../platform/writeError.js';
+import { errnoInText, errnoReason, writeError } from '../../platform/index.js';
 import { assertReadableFile } from '../readableFile.js';
 
 /** Runs one `sh -c` command line as given (no wrapping), stdout and stderr merged, with optional stdin. */

@@ -2,6 +2,10 @@
 import { randomBytes } from 'node:crypto';
 import { SECRET_VALUE_ERE } from '../../../../shared/redact.js';
 import { builtinWithheld } from './commandEnv.js';
+import { shellQuote } from '../../platform/index.js';
+
+// Quoting is the platform's (the sandbox quotes too); backends' files take it from here as before.
+export { shellQuote };
 
 export interface WrapOptions {
   /**
@@ -26,11 +30,6 @@ export interface WrapOptions {
 export interface Wrapped {
   script: string;
   marker: string;
-}
-
-/** Quote for any POSIX shell: one single-quoted word. */
-export function shellQuote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
 /**

@@ -29,9 +29,8 @@ import type { ExecChannel, LiveConnection } from './liveConnection.js';
 import { exportLines, groupCommand, loginShellCommand, warmShellCheck, warmShellCommand } from './remoteCommand.js';
 import { NAMESPACE_TAG, SshWarmShells, WarmShellNotStarted } from './sshWarmShells.js';
 import { SshFiles } from './sshFiles.js';
-import { endGroupScript, tracked } from '../../processes/endGently.js';
+import { endGroupScript, tracked, settleWithin } from '../../platform/index.js';
 import { GroupHead } from './groupHead.js';
-import { settleWithin } from '../../settleWithin.js';
 import { debugLine } from '../shell/warmShell.js';
 import { loadSshConfig } from './sshConfig.js';
 import { resolveRoute, type SshHop } from './sshRoute.js';
@@ -44,9 +43,9 @@ import {
   namespaceKillScript,
   parseFacts,
   type RemoteFacts,
-} from '../../sandbox/remoteSandbox.js';
-import { remoteSandboxInfo } from '../../sandbox/remoteSandboxInfo.js';
-import { mountSignature } from '../../sandbox/sandboxPolicy.js';
+  remoteSandboxInfo,
+  mountSignature,
+} from '../../sandbox/index.js';
 import type { SandboxInfo } from '../../../../shared/targets.js';
 import { SANDBOX_SHELL_EXIT } from '../shell/sandboxShellExit.js';
 import { warmPrelude } from '../shell/warmProgram.js';
