@@ -12,7 +12,7 @@ import {
   type EventPayload,
   type ProgressNote,
 } from '../../shared/api.js';
-import { type SandboxInfo, type TargetInfo, dormantSpec } from '../../shared/targets.js';
+import { type TargetInfo, dormantSpec } from '../../shared/targets.js';
 import type { ToolClient, ToolResult } from '../../shared/tools.js';
 import {
   type BackendProvider,
@@ -42,6 +42,8 @@ import {
   TargetsChanged,
   healthProbe,
   targetMethods,
+  runsOnThisMachine,
+  targetSandbox,
 } from './targets/index.js';
 import { retireIdentities } from './retireIdentities.js';
 import { Sessions, IdentityHolds } from './sessions/index.js';
@@ -315,13 +317,9 @@ export class Core {
       ...(opts.healthTiming ? { timing: opts.healthTiming } : {}),
     });
     const targetList = (): TargetInfo[] => this.listTargets();
-    const declaredSandbox = (s: TargetSnapshot): SandboxInfo | undefined =>
-      this.allProviders()
-        .find((p) => p.backend === s.spec.backend)
-        ?.sandboxFor?.(s.spec);
-    // Work that runs on this machine (a local target, sandboxed or not): its paths are this machine's.
-    const hostPaths = (s: TargetSnapshot): boolean =>
-      !s.flags.is_remote && !s.flags.is_container && declaredSandbox(s) !== undefined;
+    const declarationOf = (s: TargetSnapshot): BackendProvider | undefined =>
+      this.allProviders().find((p) => p.backend === s.spec.backend);
+    const hostPaths = (s: TargetSnapshot): boolean => runsOnThisMachine(s.flags, declarationOf(s), s.spec);
     this.commandApprovals = new CommandApprovals({
       // Loaded on first use (with tree-sitter), see invoke; the Python and JavaScript grammars when a call needs them.
       // Told the profile, so that no agent call changes it or reads the token in it.
@@ -335,7 +333,7 @@ export class Core {
       sessions: this.sessions,
       audit: this.audit,
       settings: () => this.config.config.approvals,
-      sandbox: (s) => this.sessions.sandbox(s.identity) ?? declaredSandbox(s),
+      sandbox: (s) => targetSandbox(this.sessions.sandbox(s.identity), declarationOf(s), s.spec),
       hostPaths,
       // Looks on the target itself for links, run files and git: through its exec (inside the sandbox, for a sandboxed
       // local target). Where work runs on this machine, paths are resolved here, without a process: the sandbox binds
