@@ -3,7 +3,7 @@
 // what it names to the index. Rerunnable: a second run changes nothing; after a merge it mends new deep imports.
 //
 //   node scripts/deepImports.mjs           rewrite, then print what is left that the rule forbids
-//   node scripts/deepImports.mjs --check   change nothing; print the deep imports (exit 1 if there are any)
+//   node scripts/deepImports.mjs --check   change nothing; print the deep imports (exit 1 if any is not a lazy one)
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -287,4 +287,5 @@ if (!check) {
   });
 }
 for (const l of left) console.log(l);
-if (check && left.length) process.exit(1);
+// A lazy import() may name a file behind a face; src/layering.test.ts lists those allowed, with why.
+if (check && left.some((l) => !l.endsWith('(a lazy import())'))) process.exit(1);
