@@ -307,6 +307,7 @@ async function buildElectron() {
     ...minified,
     entryPoints: { 'main/index': join(root, 'src/main/index.ts') },
     external: ['electron'],
+    plugins: [facesOnly],
   });
   assertAscii(join(root, 'out/main/index.cjs'));
   // The preload runs sandboxed, where `require` knows only 'electron' (and a few polyfills): everything else is
