@@ -126,8 +126,36 @@ const folderOf = (file) => {
   const r = relative(core, file).split('/');
   return r.length > 1 && !r[0].startsWith('..') ? r[0] : undefined;
 };
+/**
+ * Second faces: the files behind one are reached through it, never through index.ts, so that what needs only the light
+ * face does not reach them (a bundle's lazy load takes in, and wraps, all it reaches). Folder → face → its files.
+ */
+const secondFaces = {
+  backends: {
+    // The built-in providers, which load ssh2, dockerode and node-pty.
+    'providers.ts': [
+      'builtins.ts',
+      'local/localProvider.ts',
+      'docker/dockerProvider.ts',
+      'ssh/sshProvider.ts',
+      'ssh/connectionPool.ts',
+      'ssh/sshHosts.ts',
+    ],
+  },
+};
+const faceFiles = (folder) => [
+  join(core, folder, 'index.ts'),
+  ...Object.keys(secondFaces[folder] ?? {}).map((f) => join(core, folder, f)),
+];
+/** The face a folder's file is reached through. */
+const faceOf = (folder, file) => {
+  const [second] = Object.entries(secondFaces[folder] ?? {}).find(([, files]) =>
+    files.some((f) => join(core, folder, f) === file),
+  ) ?? [undefined];
+  return join(core, folder, second ?? 'index.ts');
+};
 const mainFiles = tsFiles(join(root, 'src/main'));
-/** Per folder, the names its face must export: name → { file it is defined in (a hint), type-only wherever used }. */
+/** Per face file, the names it must export: name → { file it is defined in (a hint), type-only wherever used }. */
 const wanted = new Map();
 const left = [];
 for (const file of mainFiles) {
@@ -135,13 +163,14 @@ for (const file of mainFiles) {
   const edits = [];
   for (const [lit, kind, node] of specifiers(src)) {
     const path = resolve(dirname(file), noExt(lit.text));
-    const target = existing(path) ?? (path.endsWith('/index') ? `${path}.ts` : undefined);
+    const aFace = folderOf(`${path}.ts`) && faceFiles(folderOf(`${path}.ts`)).includes(`${path}.ts`);
+    const target = existing(path) ?? (aFace ? `${path}.ts` : undefined);
     const folder = target && folderOf(target);
     if (!folder || folder === folderOf(file)) continue;
-    if (target === join(core, folder, 'index.ts')) {
+    if (faceFiles(folder).includes(target)) {
       // Already through the face: what it names must be there (found in the folder's files when it is not).
-      const face = wanted.get(folder) ?? new Map();
-      wanted.set(folder, face);
+      const face = wanted.get(target) ?? new Map();
+      wanted.set(target, face);
       for (const { name, type } of (kind === 'static' && namedImports(node)) || [])
         face.set(name, { file: face.get(name)?.file, type: (face.get(name)?.type ?? true) && type });
       continue;
@@ -160,13 +189,14 @@ for (const file of mainFiles) {
       left.push(where);
       continue;
     }
-    const face = wanted.get(folder) ?? new Map();
-    wanted.set(folder, face);
+    const faceFile = faceOf(folder, target);
+    const face = wanted.get(faceFile) ?? new Map();
+    wanted.set(faceFile, face);
     for (const { name, type } of names) {
       const had = face.get(name);
       face.set(name, { file: had?.file ?? target, type: (had?.type ?? true) && type });
     }
-    edits.push([lit.getStart() + 1, lit.getEnd() - 1, asSpecifier(file, join(core, folder, 'index.ts'))]);
+    edits.push([lit.getStart() + 1, lit.getEnd() - 1, asSpecifier(file, faceFile)]);
   }
   edit(file, edits);
   if (edits.length) mergeImports(file);
@@ -248,9 +278,9 @@ function reexports(file, name) {
   );
 }
 if (!check) {
-  for (const folder of readdirSync(core).filter((d) => statSync(join(core, d)).isDirectory())) {
-    const index = join(core, folder, 'index.ts');
-    const face = wanted.get(folder) ?? new Map();
+  const folders = readdirSync(core).filter((d) => statSync(join(core, d)).isDirectory());
+  for (const [folder, index] of folders.flatMap((folder) => faceFiles(folder).map((face) => [folder, face]))) {
+    const face = wanted.get(index) ?? new Map();
     let header = `// The face of core/${folder}: what other folders may import from it (docs/architecture.md).\n`;
     if (existsSync(index)) {
       const src = parse(index);
@@ -258,16 +288,20 @@ if (!check) {
       for (const s of src.statements)
         for (const n of (ts.isExportDeclaration(s) && namedImports(s)) || []) {
           const file = existing(resolve(dirname(index), noExt(s.moduleSpecifier.text)));
-          if (!face.has(n.name)) face.set(n.name, { file, type: n.type });
+          // An entry whose file is behind another face of the folder moves there with its importers.
+          if (!face.has(n.name) && faceOf(folder, file) === index) face.set(n.name, { file, type: n.type });
         }
     }
     if (!face.size) continue;
-    const own = tsFiles(join(core, folder)).filter((f) => f !== index && !isTest(f));
+    const own = tsFiles(join(core, folder)).filter(
+      (f) => !faceFiles(folder).includes(f) && !isTest(f) && faceOf(folder, f) === index,
+    );
     const byFile = new Map();
     for (const [name, { file: hint }] of face) {
       const defines = (f) => f && own.includes(f) && exportsOf(f).has(name);
       const file = [hint, ...own].find((f) => defines(f) && !reexports(f, name)) ?? [hint, ...own].find(defines);
-      if (!file) throw new Error(`core/${folder}: no file of it exports ${name}; say where it went in its index.ts`);
+      if (!file)
+        throw new Error(`core/${folder}: no file of it exports ${name}; say where it went in ${relative(core, index)}`);
       const list = byFile.get(file) ?? [];
       byFile.set(file, [...list, { name, type: exportsOf(file).get(name) }]);
     }

@@ -18,11 +18,10 @@ import {
   type BackendProvider,
   type ProviderContext,
   type TargetSnapshot,
-  builtinProviders,
-  sshHostMethods,
   backendInfo,
   backendMethods,
 } from './backends/index.js';
+import { builtinProviders, sshHostMethods } from './backends/providers.js';
 import { coreProviderContext } from './coreProviderContext.js';
 import { pluginMethods, Plugins } from './plugins/index.js';
 import { ConfigStore } from './config/index.js';

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { canMountTmpfs, fullDisk, type FullDisk } from '../tools/index.js';
 import { Core } from '../core.js';
-import { localProvider } from '../backends/index.js';
+import { localProvider } from '../backends/providers.js';
 import { AuditLog, type AuditRecord } from './audit.js';
 import { parseHead, verifyChain } from './auditChain.js';
 

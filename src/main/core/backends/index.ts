@@ -1,12 +1,9 @@
 // The face of core/backends: what other folders may import from it (docs/architecture.md).
 export { backendInfo, backendMethods } from './backendMethods.js';
-export { builtinProviders } from './builtins.js';
 export { builtinSpec, builtinSpecs, builtinSpecSchemas, secretReferenceKeys } from './builtinSpecs.js';
 export { profileLabel, shortHash } from './docker/containerConfig.js';
-export { dockerProvider } from './docker/dockerProvider.js';
 export { DockerSpec } from './docker/fields.js';
 export { localSpec } from './local/fields.js';
-export { localProvider } from './local/localProvider.js';
 export {
   type BackendDeclaration,
   type BackendProvider,
@@ -29,6 +26,3 @@ export { execHome, execReadFile, execStat, execWriteFile, type RawExec } from '.
 export { execWrapped, type ShellRun, stopOnTimeoutOrAbort } from './shell/execWrapped.js';
 export { SecretExports } from './shell/secretExports.js';
 export { shellQuote } from './shell/shellWrap.js';
-export { configureSshPool, connectionPool } from './ssh/connectionPool.js';
-export { sshHostMethods } from './ssh/sshHosts.js';
-export { remoteEnvFile, sshProvider } from './ssh/sshProvider.js';

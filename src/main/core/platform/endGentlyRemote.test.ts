@@ -18,14 +18,11 @@ import {
   type Environment,
   type ExecOptions,
   type TargetSnapshot,
-  configureSshPool,
-  connectionPool,
-  sshProvider,
-  dockerProvider,
   type DockerSpec,
   profileLabel,
   shortHash,
 } from '../backends/index.js';
+import { configureSshPool, connectionPool, sshProvider, dockerProvider } from '../backends/providers.js';
 import { endsSettled } from './endGently.js';
 
 const ssh = loadSshEnv();

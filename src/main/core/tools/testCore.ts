@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Core, type CoreOptions } from '../core.js';
 import type { RuntimeSource } from '../registry/index.js';
-import { type BackendProvider, localProvider } from '../backends/index.js';
+import type { BackendProvider } from '../backends/index.js';
+import { localProvider } from '../backends/providers.js';
 
 export interface TestCore {
   core: Core;
