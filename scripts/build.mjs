@@ -43,6 +43,28 @@ const noElectron = {
   },
 };
 
+/**
+ * A core folder's index.ts re-exports its face (docs/architecture.md), so a bundle would take every file a face
+ * names. Core's files are marked free of side effects on import (none has one another file relies on): a bundle takes
+ * the files whose exports it uses, as when each was imported directly, and `switchboard call` stays small.
+ */
+const facesOnly = {
+  name: 'faces-only',
+  setup(b) {
+    const core = join(root, 'src/main/core') + '/';
+    b.onResolve({ filter: /^\.\.?\// }, async (args) => {
+      if (args.pluginData === 'faces-only' || args.kind === 'entry-point') return undefined;
+      const found = await b.resolve(args.path, {
+        kind: args.kind,
+        importer: args.importer,
+        resolveDir: args.resolveDir,
+        pluginData: 'faces-only',
+      });
+      return found.errors.length || !found.path.startsWith(core) ? found : { ...found, sideEffects: false };
+    });
+  },
+};
+
 /** Modules that locate files through import.meta.url get the CommonJS equivalent. */
 const importMetaShim = {
   define: { 'import.meta.url': '__sbImportMetaUrl' },
@@ -224,7 +246,7 @@ async function buildNode() {
     ...minified,
     packages: undefined,
     entryPoints: { 'cli/commands/serve': 'sb-command:serve' },
-    plugins: [noElectron, commandEntry, noSchemaValidator, noZod3Converter, inlineOnly(coreInlined)],
+    plugins: [facesOnly, noElectron, commandEntry, noSchemaValidator, noZod3Converter, inlineOnly(coreInlined)],
   });
   assertAscii(join(root, 'out/cli/commands/serve.cjs'));
   const clients = commandNames.filter((n) => n !== 'serve');
@@ -234,7 +256,7 @@ async function buildNode() {
     packages: undefined,
     external: clientExternal,
     entryPoints: Object.fromEntries(clients.map((n) => [`cli/commands/${n}`, `sb-command:${n}`])),
-    plugins: [noElectron, commandEntry, tinyWebSocket, noSchemaValidator],
+    plugins: [facesOnly, noElectron, commandEntry, tinyWebSocket, noSchemaValidator],
   });
   // The MCP bridge, which the launcher runs for `switchboard mcp` (and the mcp command's bundle for a longer form).
   await build({
@@ -243,25 +265,25 @@ async function buildNode() {
     packages: undefined,
     entryPoints: { 'cli/mcpBridge': join(root, 'src/main/cli/bridge/mcpBridge.ts') },
     inject: [join(root, 'src/main/cli/bridge/plainHeaders.ts')],
-    plugins: [noElectron, bridgeStandIns],
+    plugins: [facesOnly, noElectron, bridgeStandIns],
   });
   // The launcher.
   await build({
     ...nodeSide,
     entryPoints: { 'cli/main': join(root, 'src/main/cli/main.ts') },
-    plugins: [noElectron],
+    plugins: [facesOnly, noElectron],
   });
   // The sandbox helper, run by the Core inside a target's sandbox (src/main/core/sandbox/sandboxFiles.ts finds it).
   await build({
     ...nodeSide,
     entryPoints: { 'sandbox-helper/helper': join(root, 'src/main/core/sandbox/helper/helperMain.ts') },
-    plugins: [noElectron],
+    plugins: [facesOnly, noElectron],
   });
   // The plugin host, forked by the Core once per enabled plugin (src/main/core/plugins/pluginHost.ts finds it here).
   await build({
     ...nodeSide,
     entryPoints: { 'plugin-host/host': join(root, 'src/main/core/plugins/hostProcess.ts') },
-    plugins: [noElectron],
+    plugins: [facesOnly, noElectron],
   });
 }
 
@@ -288,6 +310,7 @@ async function buildElectron() {
     ...minified,
     entryPoints: { 'main/index': join(root, 'src/main/index.ts') },
     external: ['electron'],
+    plugins: [facesOnly],
   });
   assertAscii(join(root, 'out/main/index.cjs'));
   // The preload runs sandboxed, where `require` knows only 'electron' (and a few polyfills): everything else is

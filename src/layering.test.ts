@@ -102,3 +102,98 @@ describe('the import graph of src/main (docs/design.md: the Core only composes; 
     expect(importCycles(main)).toEqual([]);
   });
 });
+
+/**
+ * The folders of src/main, lowest first (docs/architecture.md, "Folders and their order"): a folder imports only
+ * folders before it. `core` is the Core's root files (core.ts and what composes the nouns), `main` src/main's own.
+ */
+const folderOrder = [
+  'platform',
+  'sandbox',
+  'backends',
+  'config',
+  'sessions',
+  'outputs',
+  'activity',
+  'processes',
+  'tools',
+  'plugins',
+  'registry',
+  'targets',
+  'approvals',
+  'panes',
+  'dispatch',
+  'doctor',
+  'person',
+  'events',
+  'workspace',
+  'mcp',
+  'core',
+  'transport',
+  'cli',
+  'main',
+];
+/**
+ * Lazy loads that name a file behind a face: loaded at first use, so the command or the Core that imports the face
+ * does not load them at start (tree-sitter's grammars; the MCP SDK; every backend library for `switchboard doctor`).
+ */
+const lazyLoads = new Set([
+  'main/core/core.ts -> main/core/approvals/policy/commandPolicy.ts',
+  'main/cli/commands/approvalsCheck.ts -> main/core/approvals/policy/commandPolicy.ts',
+  'main/cli/commands/doctor.ts -> main/core/backends/builtins.ts',
+  'main/transport/host.ts -> main/core/mcp/mcpHttp.ts',
+]);
+
+/** Second faces beside a folder's index.ts (scripts/deepImports.mjs `secondFaces` says which files are behind each). */
+const secondFaces = new Set(['main/core/backends/providers.ts']);
+
+describe('the folders of src/main (docs/architecture.md: a folder is a module, with a face and a place)', () => {
+  const main = files(join(src, 'main'));
+  const isTestFile = (f: string): boolean => /\.test\.ts$|\/test[A-Z][^/]*\.ts$/.test(f);
+  const folderOf = (f: string): string => {
+    const [top, noun, more] = relative(join(src, 'main'), f).split('/');
+    if (top === 'core') return more ? noun! : 'core';
+    return noun ? top! : 'main';
+  };
+  const coreFolder = (f: string): string | undefined =>
+    f.startsWith(join(src, 'main/core') + '/') && folderOf(f) !== 'core' ? folderOf(f) : undefined;
+  /** The files a file loads with `import(…)`. */
+  const lazy = (f: string): string[] =>
+    [...readFileSync(f, 'utf8').matchAll(/import\s*\(\s*['"](\.[^'"]+)['"]/g)].map(
+      (m) => resolve(dirname(f), m[1]!.replace(/\.js$/, '')) + '.ts',
+    );
+  /** Every import of a file in another folder, as [importer, imported] (type-only imports count too). */
+  const crossings = main.flatMap((f) =>
+    localImports(f)
+      .filter((t) => t.startsWith(join(src, 'main') + '/') && folderOf(t) !== folderOf(f))
+      .map((t) => [f, t] as const),
+  );
+
+  it('every folder is in the order, once', () => {
+    const folders = [...new Set(main.map(folderOf))].sort();
+    expect([...folderOrder].sort()).toEqual(folders);
+  });
+  it("nothing imports another core folder's files but its faces (tests may reach its test helpers)", () => {
+    const found = crossings
+      .filter(([, t]) => coreFolder(t) && !t.endsWith(`/${coreFolder(t)}/index.ts`) && !isTestFile(t))
+      .filter(([, t]) => !secondFaces.has(relative(src, t)))
+      .filter(([f, t]) => !(lazyLoads.has(`${relative(src, f)} -> ${relative(src, t)}`) && lazy(f).includes(t)))
+      .map(([f, t]) => `${relative(src, f)} -> ${relative(src, t)}`);
+    expect(found).toEqual([]);
+  });
+  it('every import between folders goes down the order (tests and their helpers may reach up)', () => {
+    const rank = (f: string): number => folderOrder.indexOf(folderOf(f));
+    const found = crossings
+      .filter(([f, t]) => !isTestFile(f) && rank(t) > rank(f))
+      .map(([f, t]) => `${folderOf(f)} -> ${folderOf(t)} (${relative(src, f)} imports ${relative(src, t)})`);
+    expect(found).toEqual([]);
+  });
+  it('no cycle between folders', () => {
+    const edges = new Map<string, Set<string>>();
+    for (const [f, t] of crossings.filter(([f]) => !isTestFile(f)))
+      edges.set(folderOf(f), (edges.get(folderOf(f)) ?? new Set()).add(folderOf(t)));
+    const reaches = (from: string, to: string, seen = new Set<string>()): boolean =>
+      [...(edges.get(from) ?? [])].some((n) => n === to || (!seen.has(n) && (seen.add(n), reaches(n, to, seen))));
+    expect([...edges.keys()].filter((folder) => reaches(folder, folder))).toEqual([]);
+  });
+});

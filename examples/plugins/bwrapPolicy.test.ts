@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PluginInfo } from '../../src/shared/plugins.js';
 import type { BackendInfo } from '../../src/shared/specFields.js';
 import { exampleCore, type ExampleCore } from './examplesHarness.js';
-import { asPerson } from '../../src/main/core/handlers.js';
+import { asPerson } from '../../src/main/core/platform/handlers.js';
 
 let ex: ExampleCore;
 let work: string;

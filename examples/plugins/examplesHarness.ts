@@ -4,7 +4,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Core } from '../../src/main/core/core.js';
-import { asPerson } from '../../src/main/core/handlers.js';
+import { asPerson } from '../../src/main/core/platform/handlers.js';
 
 export const examplesDir = dirname(fileURLToPath(import.meta.url));
 

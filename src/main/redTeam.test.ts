@@ -22,7 +22,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { PendingApproval } from '../shared/approvals.js';
 import { cliPath, ensureBuilt, runCli, runCliAtTerminal, startServe, type Served } from '../../scripts/cliHarness.js';
 import { connectCore } from './transport/wsLink.js';
-import { sandboxAvailability } from './core/sandbox/sandboxAvailability.js';
+import { sandboxAvailability } from './core/sandbox/index.js';
 
 const sandbox = sandboxAvailability();
 if (!sandbox.ok) console.warn(`red team: no sandbox here (${sandbox.reason}); the sandboxed attacks cannot be played`);

@@ -32,7 +32,7 @@ import {
   type Served,
 } from '../../scripts/cliHarness.js';
 import { appFor, testUser, type TestUser } from '../../scripts/asUser.js';
-import { sandboxAvailability } from './core/sandbox/sandboxAvailability.js';
+import { sandboxAvailability } from './core/sandbox/index.js';
 
 const sandbox = sandboxAvailability();
 if (!sandbox.ok) console.warn(`red team (sandbox): no sandbox here (${sandbox.reason}); nothing to attack`);

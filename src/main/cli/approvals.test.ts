@@ -18,7 +18,7 @@ import {
   type CliResult,
   type Served,
 } from '../../../scripts/cliHarness.js';
-import { shellQuote } from '../core/backends/shell/shellWrap.js';
+import { shellQuote } from '../core/platform/index.js';
 import { connectCore } from '../transport/wsLink.js';
 
 const atTerminal = runCliAtTerminal;

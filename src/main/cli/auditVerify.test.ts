@@ -6,7 +6,7 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFi
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AuditLog } from '../core/dispatch/audit.js';
+import { AuditLog } from '../core/activity/index.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '../../..');
 const root = mkdtempSync(join(tmpdir(), 'sb-cli-audit-'));

@@ -1,7 +1,7 @@
 // Connects a CLI command to the running Core found through core.json.
 import { readCoreFile } from '../transport/coreFile.js';
 import { connectCore } from '../transport/wsLink.js';
-import { switchboardHome } from '../core/home.js';
+import { switchboardHome } from '../core/platform/index.js';
 import type { CoreClient } from '../../shared/client.js';
 import { SwitchboardError } from '../../shared/errors.js';
 

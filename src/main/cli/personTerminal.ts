@@ -1,7 +1,7 @@
 // Handing a person link to the person: on the terminal of the process (never stdout, which scripts and logs keep), or
 // on a file descriptor the program that started it passed (`serve --link-fd N`).
 import { closeSync, openSync, writeSync } from 'node:fs';
-import { CODE_TTL_MS } from '../core/person/oneTimeCodes.js';
+import { CODE_TTL_MS } from '../core/person/index.js';
 
 /** What a person reads above their link: whose it is, what it does, and that it works once, soon. */
 export function personLinkText(link: string): string {

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, readFileSync, statSync, truncateSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { canMountTmpfs, fullDisk, type FullDisk } from '../core/tools/fullDisk.js';
+import { canMountTmpfs, fullDisk, type FullDisk } from '../core/tools/index.js';
 import { ensureBuilt, runCli, startServe } from '../../../scripts/cliHarness.js';
 
 /** Every file and folder under `dir` whose name says it is a temp file, relative to `dir`. */

@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { loadDockerEnv, loadSshEnv } from '../../../scripts/testEnv.js';
 import { callTool, ensureBuilt, startServe, tempHome, type Served } from '../../../scripts/cliHarness.js';
 import { connectCore } from '../transport/wsLink.js';
-import { remoteEnvFile } from '../core/backends/ssh/sshProvider.js';
+import { remoteEnvFile } from '../core/backends/providers.js';
 
 const ssh = loadSshEnv();
 const docker = loadDockerEnv();

@@ -20,8 +20,8 @@ import {
 import { connectCore } from '../transport/wsLink.js';
 import { writeTestPlugin } from '../core/plugins/testPlugin.js';
 import { loadDockerEnv, loadSshEnv } from '../../../scripts/testEnv.js';
-import { remoteEnvFile } from '../core/backends/ssh/sshProvider.js';
-import { shellQuote } from '../core/backends/shell/shellWrap.js';
+import { remoteEnvFile } from '../core/backends/providers.js';
+import { shellQuote } from '../core/platform/index.js';
 
 const tag = randomBytes(5).toString('hex');
 const ssh = loadSshEnv();

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sandboxAvailability } from '../core/sandbox/sandboxAvailability.js';
+import { sandboxAvailability } from '../core/sandbox/index.js';
 import { runCliAtTerminal } from '../../../scripts/cliHarness.js';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '../../..');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { Core } from './core.js';
 import { SwitchboardError } from '../../shared/errors.js';
-import { MAX_OUTPUT_CHARS } from './tools/terminal.js';
+import { MAX_OUTPUT_CHARS } from './tools/index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'sb-core-'));
 const home = join(root, 'home');

@@ -13,62 +13,86 @@ import {
   type EventPayload,
   type ProgressNote,
 } from '../../shared/api.js';
-import type { SandboxInfo, TargetInfo } from '../../shared/targets.js';
+import { type TargetInfo, dormantSpec } from '../../shared/targets.js';
 import type { ToolClient, ToolResult } from '../../shared/tools.js';
-import type { BackendProvider, ProviderContext, TargetSnapshot } from './backends/provider.js';
-import { builtinProviders } from './backends/builtins.js';
-import { coreProviderContext } from './backends/coreProviderContext.js';
-import { pluginMethods } from './plugins/pluginMethods.js';
-import { Plugins } from './plugins/plugins.js';
-import { dormantSpec } from '../../shared/targets.js';
-import { sshHostMethods } from './backends/ssh/sshHosts.js';
-import { backendInfo, backendMethods } from './backends/backendMethods.js';
-import { ConfigStore } from './config/configStore.js';
-import { emptyRuntimeSource, type RuntimeSource } from './registry/runtimeSource.js';
-import { Registry } from './registry/registry.js';
-import { TargetTable } from './targets/targetTable.js';
-import { endSessionTargets } from './registry/sessionTargets.js';
-import { retireIdentities } from './registry/retireIdentities.js';
-import { Sessions } from './sessions/sessions.js';
-import { IdentityHolds } from './sessions/identityHolds.js';
-import { Panes } from './panes/panes.js';
-import { ProcessManager } from './processes/processManager.js';
-import { AuditLog, approvalAuditRecord, sweepAuditRecord } from './dispatch/audit.js';
-import { Dispatcher } from './dispatch/dispatcher.js';
-import { toolDefs } from './tools/toolDefs.js';
-import { ApprovalBroker } from './approvals/approvalBroker.js';
-import { ApprovalRules } from './approvals/approvalRules.js';
-import { specFingerprint } from './registry/specFingerprint.js';
-import { CommandApprovals } from './approvals/commandApprovals.js';
-import { execProbe, hostPathsProbe } from './approvals/targetProbe.js';
-import { ACTIVITY_KEPT, ActivityLog } from './activity/activityLog.js';
-import { recentActivity } from './activity/auditLine.js';
-import { EventBus, type EventListener } from './events/eventBus.js';
-import { detachedConnection, composeHandlers, type CallContext, type Handlers } from './handlers.js';
-import { prepareHome, switchboardHome } from './home.js';
-import { listTargets } from './targets/listTargets.js';
-import { TargetHealth, watchedTargets, type HealthTiming } from './targets/targetHealth.js';
-import { TargetsChanged } from './targets/targetsChanged.js';
-import { healthProbe } from './targets/probeTarget.js';
-import { targetMethods } from './targets/methods.js';
-import { paneMethods } from './panes/methods.js';
-import { processMethods } from './processes/methods.js';
-import { actionRecorder } from './activity/windowActions.js';
-import { approvalMethods } from './approvals/methods.js';
-import { workspaceMethods } from './workspace/methods.js';
-import type { KeyValueStoreFactory } from './workspace/workspaceStore.js';
-import { doctorMethods } from './doctor/methods.js';
-import { toolMethods } from './tools/methods.js';
-import { activityMethods } from './activity/methods.js';
-import { eventMethods } from './events/methods.js';
-import { PersonLinks } from './person/personLinks.js';
-import { personMethods } from './person/methods.js';
-import { CoreRuns, sweepLocal } from './processes/coreRuns.js';
-import { markedProvider, type SweepReport } from './processes/markedEnvironment.js';
-import { endsSettled } from './processes/endGently.js';
-import { OutputStore } from './outputs/outputStore.js';
-import { afterWork } from './afterLargeRequest.js';
-import { fileLog, type Log } from './log.js';
+import {
+  type BackendProvider,
+  type ProviderContext,
+  type TargetSnapshot,
+  backendInfo,
+  backendMethods,
+} from './backends/index.js';
+import { builtinProviders, sshHostMethods } from './backends/providers.js';
+import { coreProviderContext } from './coreProviderContext.js';
+import { pluginMethods, Plugins } from './plugins/index.js';
+import { ConfigStore } from './config/index.js';
+import {
+  emptyRuntimeSource,
+  type RuntimeSource,
+  Registry,
+  endSessionTargets,
+  specFingerprint,
+} from './registry/index.js';
+import {
+  TargetTable,
+  listTargets,
+  TargetHealth,
+  watchedTargets,
+  type HealthTiming,
+  TargetsChanged,
+  healthProbe,
+  targetMethods,
+  runsOnThisMachine,
+  targetSandbox,
+} from './targets/index.js';
+import { retireIdentities } from './retireIdentities.js';
+import { Sessions, IdentityHolds } from './sessions/index.js';
+import { Panes, paneMethods } from './panes/index.js';
+import {
+  ProcessManager,
+  processMethods,
+  CoreRuns,
+  sweepLocal,
+  markedProvider,
+  type SweepReport,
+  sweepAuditRecord,
+} from './processes/index.js';
+import {
+  AuditLog,
+  ACTIVITY_KEPT,
+  ActivityLog,
+  recentActivity,
+  actionRecorder,
+  activityMethods,
+} from './activity/index.js';
+import { Dispatcher } from './dispatch/index.js';
+import { toolDefs, toolMethods } from './tools/index.js';
+import {
+  ApprovalBroker,
+  ApprovalRules,
+  CommandApprovals,
+  execProbe,
+  hostPathsProbe,
+  approvalMethods,
+  approvalAuditRecord,
+} from './approvals/index.js';
+import { EventBus, type EventListener, eventMethods } from './events/index.js';
+import {
+  detachedConnection,
+  composeHandlers,
+  type CallContext,
+  type Handlers,
+  prepareHome,
+  switchboardHome,
+  endsSettled,
+  afterWork,
+  fileLog,
+  type Log,
+} from './platform/index.js';
+import { workspaceMethods, type KeyValueStoreFactory } from './workspace/index.js';
+import { doctorMethods } from './doctor/index.js';
+import { PersonLinks, personMethods } from './person/index.js';
+import { OutputStore } from './outputs/index.js';
 
 /** The refusal of a person's method to a caller that is not one: what it was, why, and where a person does it. */
 function personOnly(method: string, why: string): SwitchboardError {
@@ -293,13 +317,9 @@ export class Core {
       ...(opts.healthTiming ? { timing: opts.healthTiming } : {}),
     });
     const targetList = (): TargetInfo[] => this.listTargets();
-    const declaredSandbox = (s: TargetSnapshot): SandboxInfo | undefined =>
-      this.allProviders()
-        .find((p) => p.backend === s.spec.backend)
-        ?.sandboxFor?.(s.spec);
-    // Work that runs on this machine (a local target, sandboxed or not): its paths are this machine's.
-    const hostPaths = (s: TargetSnapshot): boolean =>
-      !s.flags.is_remote && !s.flags.is_container && declaredSandbox(s) !== undefined;
+    const declarationOf = (s: TargetSnapshot): BackendProvider | undefined =>
+      this.allProviders().find((p) => p.backend === s.spec.backend);
+    const hostPaths = (s: TargetSnapshot): boolean => runsOnThisMachine(s.flags, declarationOf(s), s.spec);
     this.commandApprovals = new CommandApprovals({
       // Loaded on first use (with tree-sitter), see invoke; the Python and JavaScript grammars when a call needs them.
       // Told the profile, so that no agent call changes it or reads the token in it.
@@ -313,7 +333,7 @@ export class Core {
       sessions: this.sessions,
       audit: this.audit,
       settings: () => this.config.config.approvals,
-      sandbox: (s) => this.sessions.sandbox(s.identity) ?? declaredSandbox(s),
+      sandbox: (s) => targetSandbox(this.sessions.sandbox(s.identity), declarationOf(s), s.spec),
       hostPaths,
       // Looks on the target itself for links, run files and git: through its exec (inside the sandbox, for a sandboxed
       // local target). Where work runs on this machine, paths are resolved here, without a process: the sandbox binds

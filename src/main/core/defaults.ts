@@ -1,8 +1,7 @@
 // The parts every real Core gets (the live runtime registry, the window's layout store); tests may build a Core with
 // fewer.
-import { Registry } from './registry/registry.js';
-import type { RuntimeSource } from './registry/runtimeSource.js';
-import type { KeyValueStoreFactory } from './workspace/workspaceStore.js';
+import { Registry, type RuntimeSource } from './registry/index.js';
+import type { KeyValueStoreFactory } from './workspace/index.js';
 
 /** Options for a full Core (a part of CoreOptions; typed here so that nothing below core.ts imports it). */
 export function defaultCoreOptions(opts: { uiStore?: KeyValueStoreFactory } = {}): {

@@ -2,7 +2,7 @@
 // its own, shares every namespace with the Core (an agent sandbox has its own), and is not, nor descends from, a
 // process the Core started for a tool call or a background process (an agent's command).
 import { readFileSync, readlinkSync } from 'node:fs';
-import { AGENT_VARIABLE } from '../core/processes/coreRuns.js';
+import { AGENT_VARIABLE } from '../core/processes/index.js';
 import { ancestry, childrenOf, peerPid } from './peerProcess.js';
 
 /** The namespaces an agent sandbox unshares (core/sandbox): a process in any other than the Core's is inside one. */

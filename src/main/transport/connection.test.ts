@@ -12,8 +12,7 @@ import { Connection, DEFAULT_LIMITS, SLOW_CLIENT_REASON, type Peer } from './con
 import type { CoreClient } from '../../shared/client.js';
 import type { CoreEvent } from '../../shared/api.js';
 import { decodePaneFrame } from '../../shared/paneFrame.js';
-import { paneFrameOf } from '../core/panes/paneBytes.js';
-import { PaneBatch } from '../core/panes/paneBatch.js';
+import { paneFrameOf, PaneBatch } from '../core/panes/index.js';
 import { personCookieHeader } from './personCookie.js';
 
 const FLOOD = "head -c 400000000 /dev/zero | tr '\\0' x; echo FLOOD-END\r";

@@ -16,14 +16,12 @@ import {
   type WireProgress,
   type WireResponse,
 } from '../../shared/api.js';
-import type { CallContext, ConnectionScope } from '../core/handlers.js';
+import { type CallContext, type ConnectionScope, afterLargeRequest } from '../core/platform/index.js';
 import type { ToolClient } from '../../shared/tools.js';
 import { personWays, type PersonWay } from '../../shared/personWay.js';
-import type { EventListener } from '../core/events/eventBus.js';
+import type { EventListener } from '../core/events/index.js';
 import { encodePaneData } from '../../shared/paneFrame.js';
-import { paneFrameOf, paneText } from '../core/panes/paneBytes.js';
-import { holdFrame, releaseFrame } from '../core/panes/framePool.js';
-import { afterLargeRequest } from '../core/afterLargeRequest.js';
+import { paneFrameOf, paneText, holdFrame, releaseFrame } from '../core/panes/index.js';
 
 /** What carries the messages. */
 export interface Peer {

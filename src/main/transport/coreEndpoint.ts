@@ -2,7 +2,7 @@
 // `switchboard mcp` reads it again each time the Core it knew stops answering; coreFile.ts says the same problems.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pidAlive } from '../core/processes/processAlive.js';
+import { pidAlive } from '../core/platform/index.js';
 
 /** What the MCP bridge needs of core.json. */
 export interface CoreEndpoint {

@@ -1,12 +1,9 @@
 // core.json: where the running Core listens and its token; mode 0600, removed on exit.
 import { readFileSync, rmSync } from 'node:fs';
-import { atomicWriteSync } from '../core/platform/atomicWrite.js';
-import { profileWriteError } from '../core/platform/profileWriteError.js';
+import { atomicWriteSync, profileWriteError, FileLock, type HeldLock, pidAlive } from '../core/platform/index.js';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { SwitchboardError } from '../../shared/errors.js';
-import { FileLock, type HeldLock } from '../core/registry/lock.js';
-import { pidAlive } from '../core/processes/processAlive.js';
 import { coreExited, invalidCoreFile, noCoreFile, type CoreProblem } from './coreEndpoint.js';
 
 export const CoreFile = z.object({

@@ -2,12 +2,12 @@
 import { mkdirSync } from 'node:fs';
 import { Core, switchboardHome } from '../core/core.js';
 import { defaultCoreOptions } from '../core/defaults.js';
-import type { KeyValueStoreFactory } from '../core/workspace/workspaceStore.js';
+import type { KeyValueStoreFactory } from '../core/workspace/index.js';
 import { WsServer } from './wsServer.js';
 import { claimProfile, personLinkUrl, removeCoreFile, writeCoreFile } from './coreFile.js';
 import { keepEndpoint, lastEndpoint } from './stableEndpoint.js';
-import type { McpHttp } from '../core/mcp/mcpHttp.js';
-import { namingFailure } from '../core/platform/profileWriteError.js';
+import type { McpHttp } from '../core/mcp/index.js';
+import { namingFailure } from '../core/platform/index.js';
 
 export interface Host {
   core: Core;

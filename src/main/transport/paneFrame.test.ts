@@ -2,8 +2,7 @@
 // one.
 import { describe, expect, it } from 'vitest';
 import { decodePaneFrame, encodePaneData } from '../../shared/paneFrame.js';
-import { paneFrameOf } from '../core/panes/paneBytes.js';
-import { PaneBatch } from '../core/panes/paneBatch.js';
+import { paneFrameOf, PaneBatch } from '../core/panes/index.js';
 import { CoreClient, type Link } from '../../shared/client.js';
 import type { SwitchboardError } from '../../shared/errors.js';
 

@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { isIP } from 'node:net';
 import { LINK_SPENT, PersonCode, type PersonPageState } from '../../shared/personPage.js';
-import type { PersonLinks } from '../core/person/personLinks.js';
+import type { PersonLinks } from '../core/person/index.js';
 import { personSetCookie } from './personCookie.js';
 
 /** A code and its JSON fit in far less; a larger body is not a page's. */

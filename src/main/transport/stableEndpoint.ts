@@ -4,7 +4,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as z from 'zod';
-import { atomicWriteSync } from '../core/platform/atomicWrite.js';
+import { atomicWriteSync } from '../core/platform/index.js';
 
 const Endpoint = z.object({ port: z.number().int().min(1).max(65_535), token: z.string().min(32).max(128) });
 export type Endpoint = z.infer<typeof Endpoint>;

@@ -18,7 +18,7 @@ import {
 } from './connection.js';
 import { cliPersonRefusal } from './approverCheck.js';
 import { personWays } from '../../shared/personWay.js';
-import { PersonLinks } from '../core/person/personLinks.js';
+import { PersonLinks } from '../core/person/index.js';
 import { PERSON_PATH } from '../../shared/personPage.js';
 import { personCookies } from './personCookie.js';
 import { personRoute } from './personRoute.js';

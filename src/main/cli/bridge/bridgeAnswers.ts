@@ -2,7 +2,7 @@
 // was lost, a line too long or not JSON-RPC. Each is one line a person can act on, in the words the Core uses.
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_FILE_CONTENT_CHARS, MAX_REQUEST_BYTES, mib } from '../../../shared/limits.js';
-import { isMessageId, type MessageId } from '../../core/mcp/jsonRpcMessage.js';
+import { isMessageId, type MessageId } from '../../core/platform/index.js';
 
 /** What the bridge keeps of a request it sent, to answer it should the Core not. */
 export interface Asked {

@@ -14,9 +14,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { MAX_REQUEST_BYTES } from '../../../shared/limits.js';
-import { afterLargeRequest, afterWork } from '../../core/afterLargeRequest.js';
-import type { MessageId } from '../../core/mcp/jsonRpcMessage.js';
-import { switchboardHome } from '../../core/home.js';
+import { afterLargeRequest, afterWork, switchboardHome } from '../../core/platform/index.js';
+import type { MessageId } from '../../core/platform/index.js';
 import { readCoreEndpoint, type CoreEndpoint, type CoreProblem } from '../../transport/coreEndpoint.js';
 import {
   errorAnswer,

@@ -4,7 +4,7 @@
 // that a message is JSON-RPC, which core/mcp/jsonRpcMessage.ts makes without zod. Its failure carries the answer the
 // message gets (`-32600 Invalid Request`, with its id), which the SDK's would not.
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { invalidRequest, messageProblem, type MessageId } from '../../core/mcp/jsonRpcMessage.js';
+import { invalidRequest, messageProblem, type MessageId } from '../../core/platform/index.js';
 
 /** A line that is JSON but no JSON-RPC message: what it is answered with. */
 export class InvalidMessage extends Error {

@@ -6,11 +6,11 @@ import { resolve } from 'node:path';
 import type { ApprovalsMode } from '../../../shared/approvals.js';
 import { redact } from '../../../shared/redact.js';
 import { SwitchboardError, formatZodError } from '../../../shared/errors.js';
-import { builtinSpecSchemas } from '../../core/backends/builtinSpecs.js';
-import { switchboardHome } from '../../core/home.js';
-import { ConfigStore } from '../../core/config/configStore.js';
-import type { PolicyCall, PolicyContext } from '../../core/approvals/policy/commandPolicy.js';
-import { toolDefs } from '../../core/tools/toolDefs.js';
+import { builtinSpecSchemas } from '../../core/backends/index.js';
+import { switchboardHome } from '../../core/platform/index.js';
+import { ConfigStore } from '../../core/config/index.js';
+import type { PolicyCall, PolicyContext } from '../../core/approvals/index.js';
+import { toolDefs } from '../../core/tools/index.js';
 import { action, printJson } from '../output.js';
 import { loadTargets } from './targetsList.js';
 

@@ -4,8 +4,8 @@ import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { SwitchboardError } from '../../../shared/errors.js';
-import { headPath, parseHead, verifyChain, type ChainReport } from '../../core/dispatch/auditChain.js';
-import { switchboardHome } from '../../core/home.js';
+import { headPath, parseHead, verifyChain, type ChainReport } from '../../core/activity/index.js';
+import { switchboardHome } from '../../core/platform/index.js';
 import { action, printJson } from '../output.js';
 
 function readOrNothing(path: string): Buffer | undefined {

@@ -1,16 +1,15 @@
 // `switchboard doctor`: asks the running Core (it probes every target); without one it says so and checks the files.
 import type { Command } from 'commander';
 import { SwitchboardError, toErrorPayload } from '../../../shared/errors.js';
-import { builtinSpecs } from '../../core/backends/builtinSpecs.js';
-import { ConfigStore } from '../../core/config/configStore.js';
-import { installedPlugins, offlineSpecSchemas, readEnabled } from '../../core/plugins/installedPlugins.js';
-import { switchboardHome } from '../../core/home.js';
-import { Registry } from '../../core/registry/registry.js';
-import { TargetTable } from '../../core/targets/targetTable.js';
+import { builtinSpecs, type OrphanInfo } from '../../core/backends/index.js';
+import { ConfigStore } from '../../core/config/index.js';
+import { installedPlugins, offlineSpecSchemas, readEnabled } from '../../core/plugins/index.js';
+import { switchboardHome } from '../../core/platform/index.js';
+import { Registry } from '../../core/registry/index.js';
+import { TargetTable } from '../../core/targets/index.js';
 import { coreRunning, withCore } from '../connect.js';
-import { sandboxLine } from '../../core/sandbox/sandbox.js';
+import { sandboxLine } from '../../core/sandbox/index.js';
 import { action, printJson, table } from '../output.js';
-import type { OrphanInfo } from '../../core/backends/provider.js';
 import { runtimeIdentity, type TargetSpec } from '../../../shared/targets.js';
 
 export const NO_CORE_LINE =

@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { SwitchboardError } from '../../../shared/errors.js';
 import { personLinkUrl, readCoreFile } from '../../transport/coreFile.js';
-import { switchboardHome } from '../../core/home.js';
+import { switchboardHome } from '../../core/platform/index.js';
 import { withCore } from '../connect.js';
 import { action } from '../output.js';
 import { personLinkText, writeToTerminal } from '../personTerminal.js';

@@ -1,8 +1,8 @@
 // A plugin backend's declared fields as the running Core serves them: what `targets register` checks a spec against.
 import { SwitchboardError } from '../../../shared/errors.js';
 import { specSchemaOf, type SpecDeclaration } from '../../../shared/specFields.js';
-import { builtinSpecs } from '../../core/backends/builtinSpecs.js';
-import { didYouMean } from '../../core/config/didYouMean.js';
+import { builtinSpecs } from '../../core/backends/index.js';
+import { didYouMean } from '../../core/platform/index.js';
 import { coreRunning, withCore } from '../connect.js';
 
 /** A plugin backend's declaration as the running Core serves it (undefined for a built-in, or with no Core running). */

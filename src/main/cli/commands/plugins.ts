@@ -5,7 +5,7 @@ import type { Command } from 'commander';
 import { SwitchboardError } from '../../../shared/errors.js';
 import { pluginFlagSentences } from '../../../shared/pluginFlagSentences.js';
 import type { PluginInfo, PluginManifest } from '../../../shared/plugins.js';
-import { switchboardHome } from '../../core/home.js';
+import { switchboardHome } from '../../core/platform/index.js';
 import {
   findPlugin,
   installedPlugins,
@@ -13,7 +13,7 @@ import {
   readEnabled,
   readPlugin,
   writeEnabled,
-} from '../../core/plugins/installedPlugins.js';
+} from '../../core/plugins/index.js';
 import { coreRunning, withCore } from '../connect.js';
 import { action, printJson, table } from '../output.js';
 import { askYes, atTerminal, selfPersonRefusal } from '../personAtTerminal.js';

@@ -2,7 +2,7 @@
 // in one registry transaction, one line per target.
 import type { Command } from 'commander';
 import { SwitchboardError } from '../../../shared/errors.js';
-import type { EntryResult, RegistryChange } from '../../core/registry/registry.js';
+import type { EntryResult, RegistryChange } from '../../core/registry/index.js';
 import { openRegistry, type RequesterOptions } from './targetsRegistry.js';
 import { report } from './targetsRegisterFrom.js';
 

@@ -2,15 +2,15 @@
 import type { Command } from 'commander';
 import type { TargetInfo } from '../../../shared/targets.js';
 import { SwitchboardError } from '../../../shared/errors.js';
-import { switchboardHome } from '../../core/home.js';
-import { builtinSpec, builtinSpecSchemas } from '../../core/backends/builtinSpecs.js';
-import { ConfigStore } from '../../core/config/configStore.js';
-import { Registry } from '../../core/registry/registry.js';
-import { TargetTable } from '../../core/targets/targetTable.js';
+import { switchboardHome } from '../../core/platform/index.js';
+import { builtinSpec, builtinSpecSchemas } from '../../core/backends/index.js';
+import { ConfigStore } from '../../core/config/index.js';
+import { Registry } from '../../core/registry/index.js';
+import { TargetTable } from '../../core/targets/index.js';
 import { readCoreFile } from '../../transport/coreFile.js';
 import { withCore } from '../connect.js';
 import { action, printJson, table } from '../output.js';
-import { sandboxLine } from '../../core/sandbox/sandbox.js';
+import { sandboxLine } from '../../core/sandbox/index.js';
 
 /** What list and show print: the targets, what could not be used, and whether a running Core said so. */
 export interface TargetsView {

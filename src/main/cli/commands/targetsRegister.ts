@@ -1,12 +1,10 @@
 // `switchboard targets register NAME --backend B …`: add a runtime target, or replace it with a new generation.
 import type { Command } from 'commander';
-import type { SpecFieldInfo } from '../../../shared/specFields.js';
+import type { SpecFieldInfo, SpecDeclaration } from '../../../shared/specFields.js';
 import { SwitchboardError } from '../../../shared/errors.js';
-import { switchboardHome } from '../../core/home.js';
-import { builtinSpecs } from '../../core/backends/builtinSpecs.js';
-import type { SpecDeclaration } from '../../../shared/specFields.js';
-import { defaultSchemaFor } from '../../core/registry/registry.js';
-import { checkSpec, keySchema, secretReferenceKeys } from '../../core/registry/registryFile.js';
+import { switchboardHome } from '../../core/platform/index.js';
+import { builtinSpecs, secretReferenceKeys } from '../../core/backends/index.js';
+import { defaultSchemaFor, checkSpec, keySchema } from '../../core/registry/index.js';
 import { action } from '../output.js';
 import { openRegistry, reportChange, requesterOptions } from './targetsRegistry.js';
 import { registerFrom } from './targetsRegisterFrom.js';

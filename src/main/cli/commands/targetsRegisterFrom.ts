@@ -3,8 +3,8 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { SwitchboardError, errorLine, toErrorPayload } from '../../../shared/errors.js';
 import type { SpecDeclaration } from '../../../shared/specFields.js';
-import { checkSpec, secretReferenceKeys } from '../../core/registry/registryFile.js';
-import type { EntryResult, RegisterRequest, Registry } from '../../core/registry/registry.js';
+import { checkSpec, type EntryResult, type RegisterRequest, type Registry } from '../../core/registry/index.js';
+import { secretReferenceKeys } from '../../core/backends/index.js';
 import { exitCodeFor, printJson } from '../output.js';
 import { parseEntries, type Entry } from './registerEntries.js';
 import { pluginDeclaration } from './pluginDeclaration.js';

@@ -4,11 +4,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { publicSpec, type TargetInfo } from '../../../shared/targets.js';
-import { switchboardHome } from '../../core/home.js';
-import { builtinSpec, builtinSpecSchemas } from '../../core/backends/builtinSpecs.js';
-import { ConfigStore } from '../../core/config/configStore.js';
-import { offlineSpecSchemas } from '../../core/plugins/installedPlugins.js';
-import { Registry, type RegistryChange } from '../../core/registry/registry.js';
+import { switchboardHome } from '../../core/platform/index.js';
+import { builtinSpec, builtinSpecSchemas } from '../../core/backends/index.js';
+import { ConfigStore } from '../../core/config/index.js';
+import { offlineSpecSchemas } from '../../core/plugins/index.js';
+import { Registry, type RegistryChange } from '../../core/registry/index.js';
 import { printJson } from '../output.js';
 
 /** The names config.yaml defines: exactly as the Core reads them, or leniently when the file is broken. */

@@ -2,10 +2,10 @@
 import type { Command } from 'commander';
 import { SwitchboardError } from '../../../shared/errors.js';
 import type { TargetInfo } from '../../../shared/targets.js';
-import { didYouMean } from '../../core/config/didYouMean.js';
+import { didYouMean } from '../../core/platform/index.js';
 import { action, printJson, table } from '../output.js';
 import { describeTarget, healthWord, loadTargets, noteNotLive } from './targetsList.js';
-import { sandboxLine } from '../../core/sandbox/sandbox.js';
+import { sandboxLine } from '../../core/sandbox/index.js';
 
 /** The rows of the human view: label, value. */
 export function showRows(t: TargetInfo, problems: string[]): string[][] {

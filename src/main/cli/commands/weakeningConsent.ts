@@ -5,10 +5,10 @@ import { mkdirSync } from 'node:fs';
 import { SwitchboardError, toErrorPayload } from '../../../shared/errors.js';
 import { redact } from '../../../shared/redact.js';
 import type { SpecDeclaration } from '../../../shared/specFields.js';
-import { builtinSpec } from '../../core/backends/builtinSpecs.js';
-import { AuditLog } from '../../core/dispatch/audit.js';
-import type { Registry } from '../../core/registry/registry.js';
-import { specWeakening, weakeningSummary } from '../../core/sandbox/sandboxWeakening.js';
+import { builtinSpec } from '../../core/backends/index.js';
+import { AuditLog } from '../../core/activity/index.js';
+import type { Registry } from '../../core/registry/index.js';
+import { specWeakening, weakeningSummary } from '../../core/sandbox/index.js';
 import { coreRunning, withCore } from '../connect.js';
 import { askYes, atTerminal, selfPersonRefusal } from '../personAtTerminal.js';
 

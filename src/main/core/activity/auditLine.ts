@@ -2,7 +2,7 @@
 // back: the entries a Core that starts again shows in Activity are read from the log's last lines.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { ActivityEntry } from '../../../shared/api.js';
-import type { AuditRecord } from '../dispatch/audit.js';
+import type { AuditRecord } from './audit.js';
 
 export function auditLine(entry: ActivityEntry, kind: AuditRecord['kind']): AuditRecord {
   return {

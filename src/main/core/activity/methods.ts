@@ -1,5 +1,5 @@
 // activity.list: the Activity feed's recent entries.
-import type { Handlers } from '../handlers.js';
+import type { Handlers } from '../platform/index.js';
 import type { ActivityLog } from './activityLog.js';
 
 export function activityMethods(deps: { activity: ActivityLog }) {

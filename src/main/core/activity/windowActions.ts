@@ -4,10 +4,10 @@ import { randomUUID } from 'node:crypto';
 import type { ActivityEntry } from '../../../shared/api.js';
 import type { ToolClient } from '../../../shared/tools.js';
 import type { PersonWay } from '../../../shared/personWay.js';
-import type { CallContext } from '../handlers.js';
+import type { CallContext } from '../platform/index.js';
 import { toErrorPayload } from '../../../shared/errors.js';
 import { redact } from '../../../shared/redact.js';
-import type { AuditLog } from '../dispatch/audit.js';
+import type { AuditLog } from './audit.js';
 import type { ActivityLog } from './activityLog.js';
 import { auditLine } from './auditLine.js';
 

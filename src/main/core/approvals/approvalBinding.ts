@@ -3,8 +3,8 @@
 import { createHash } from 'node:crypto';
 import type { ApprovalOutcome } from '../../../shared/approvals.js';
 import { SwitchboardError } from '../../../shared/errors.js';
-import type { TargetSnapshot } from '../backends/provider.js';
-import { specFingerprint } from '../registry/specFingerprint.js';
+import type { TargetSnapshot } from '../backends/index.js';
+import { specFingerprint } from '../registry/index.js';
 
 /**
  * What the step decided about a call that may run: the outcome to show (none for safe calls) and the args bound to it.

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { specFingerprint } from '../registry/specFingerprint.js';
+import { specFingerprint } from '../registry/index.js';
 import { ApprovalRules, readRules } from './approvalRules.js';
 
 const dirs: string[] = [];

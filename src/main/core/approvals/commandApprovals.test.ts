@@ -16,12 +16,12 @@ import type { PendingApproval } from '../../../shared/approvals.js';
 import type { ActivityEntry } from '../../../shared/api.js';
 import type { SwitchboardError } from '../../../shared/errors.js';
 import { Core } from '../core.js';
-import { localProvider } from '../backends/local/localProvider.js';
+import type { TargetSnapshot } from '../backends/index.js';
+import { localProvider } from '../backends/providers.js';
 import { makeTestCore, type TestCore } from '../tools/testCore.js';
 import { assertBound, bindingOf, namesTmp, type Authorization } from './commandApprovals.js';
-import type { TargetSnapshot } from '../backends/provider.js';
-import { asPerson } from '../handlers.js';
-import { specFingerprint } from '../registry/specFingerprint.js';
+import { asPerson } from '../platform/index.js';
+import { specFingerprint } from '../registry/index.js';
 
 let t: TestCore | undefined;
 afterEach(async () => {

@@ -11,11 +11,11 @@ import type {
 } from '../../../shared/approvals.js';
 import type { ApprovalSubject, ToolClient } from '../../../shared/tools.js';
 import type { SandboxInfo } from '../../../shared/targets.js';
-import type { TargetSnapshot } from '../backends/provider.js';
-import { specFingerprint } from '../registry/specFingerprint.js';
-import type { Sessions } from '../sessions/sessions.js';
-import type { ToolDef } from '../tools/toolDef.js';
-import type { AuditLog } from '../dispatch/audit.js';
+import type { TargetSnapshot } from '../backends/index.js';
+import { specFingerprint } from '../registry/index.js';
+import type { Sessions } from '../sessions/index.js';
+import type { ToolDef } from '../tools/index.js';
+import type { AuditLog } from '../activity/index.js';
 import type { ApprovalBroker, Decided } from './approvalBroker.js';
 import type { ApprovalRules, RuleKey } from './approvalRules.js';
 import type { CommandPolicy } from './policy/commandPolicy.js';

@@ -2,10 +2,10 @@
 // kept rules.
 import type { PendingApproval } from '../../../shared/approvals.js';
 import { redact } from '../../../shared/redact.js';
-import type { Handlers } from '../handlers.js';
+import type { Handlers } from '../platform/index.js';
 import type { ApprovalBroker } from './approvalBroker.js';
 import type { ApprovalRules } from './approvalRules.js';
-import { whoActs, type RecordAction } from '../activity/windowActions.js';
+import { whoActs, type RecordAction } from '../activity/index.js';
 
 /**
  * A pending approval as anyone may read it: its command and reasons redacted, without the highlights (they index the

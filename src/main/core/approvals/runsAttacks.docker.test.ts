@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadDockerEnv } from '../../../../scripts/testEnv.js';
-import { builtinProviders } from '../backends/builtins.js';
+import { builtinProviders } from '../backends/providers.js';
 import { makeTestCore } from '../tools/testCore.js';
 import { ASK_NOBODY, describeRunAttacksOn } from './testRunAttacks.js';
 

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { localProvider } from '../backends/local/localProvider.js';
+import { localProvider } from '../backends/providers.js';
 import { makeTestCore } from '../tools/testCore.js';
 import { ASK_NOBODY, describeRunAttacksOn } from './testRunAttacks.js';
 

@@ -6,9 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ApprovalRule } from '../../../shared/approvals.js';
 import type { Core } from '../core.js';
-import { Registry } from '../registry/registry.js';
+import { Registry } from '../registry/index.js';
 import { makeTestCore, type TestCore } from '../tools/testCore.js';
-import { asPerson } from '../handlers.js';
+import { asPerson } from '../platform/index.js';
 
 // The shells these tests start get a HOME of their own.
 const savedHome = process.env.HOME;

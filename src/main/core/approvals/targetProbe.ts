@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { readlinkSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, posix, resolve } from 'node:path';
-import type { Environment } from '../backends/provider.js';
+import type { Environment } from '../backends/index.js';
 import {
   MAX_PROBED_FILE_BYTES,
   parseGitKey,

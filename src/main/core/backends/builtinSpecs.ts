@@ -1,10 +1,10 @@
 // The built-in backends' declarations (spec fields, flags, display names) without their factories: what the registry
 // and the CLI's file readers check against, loading no backend library.
 import type { z } from 'zod';
+import type { SpecDeclaration } from '../../../shared/specFields.js';
 import { withFlagDefaults, type BackendDeclaration } from './provider.js';
 import { localSpec } from './local/fields.js';
-import { sandboxInfo } from '../sandbox/sandbox.js';
-import { remoteSandboxInfo } from '../sandbox/remoteSandboxInfo.js';
+import { sandboxInfo, remoteSandboxInfo } from '../sandbox/index.js';
 import { sshSpec, sshRemoteHost } from './ssh/fields.js';
 import { dockerSpec } from './docker/fields.js';
 import { dockerBaseFlags, dockerFlags } from './docker/dockerFlags.js';
@@ -49,4 +49,9 @@ export function builtinSpec(backend: string): BackendDeclaration | undefined {
 /** The built-in backends' spec schemas by name, as a config reader without a Core needs them. */
 export function builtinSpecSchemas(): Map<string, z.ZodType> {
   return new Map(builtinSpecs.map((p) => [p.backend, p.specSchema]));
+}
+
+/** Keys the backends declare as secret references (a key path, a password variable): named like secrets, never one. */
+export function secretReferenceKeys(specs: readonly SpecDeclaration[] = builtinSpecs): ReadonlySet<string> {
+  return new Set(specs.flatMap((p) => p.fields.filter((f) => f.secret_ref).map((f) => f.key)));
 }

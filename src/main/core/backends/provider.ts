@@ -1,7 +1,9 @@
 // The contract every backend implements: a provider that classifies and creates Environments.
 import type { ProviderFlags, SandboxInfo, TargetSpec } from '../../../shared/targets.js';
 import type { SpecDeclaration } from '../../../shared/specFields.js';
-import type { Log } from '../log.js';
+import type { FileStat, Log } from '../platform/index.js';
+
+export type { FileStat };
 
 /** A frozen view of one target, taken once per dispatch; every later step uses it. */
 export interface TargetSnapshot {
@@ -83,11 +85,6 @@ export interface BackgroundHandle {
   write(data: string): void;
   /** Kill the whole process group. */
   kill(): Promise<void>;
-}
-
-export interface FileStat {
-  type: 'file' | 'directory' | 'other' | 'missing';
-  size: number;
 }
 
 /** What a probe answers. */

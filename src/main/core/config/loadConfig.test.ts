@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { builtinProviders } from '../backends/builtins.js';
+import { builtinProviders } from '../backends/providers.js';
 import { SwitchboardError } from '../../../shared/errors.js';
 import { keyOrder, parseConfig, specGeneration } from './loadConfig.js';
 import type { z } from 'zod';

@@ -5,8 +5,8 @@ import { LineCounter, isScalar, parseDocument, visit, type Document } from 'yaml
 import * as z from 'zod';
 import { SwitchboardError, formatZodError } from '../../../shared/errors.js';
 import { TargetName, type TargetSpec } from '../../../shared/targets.js';
-import { didYouMean } from './didYouMean.js';
-import { envNamePattern } from '../backends/shell/commandEnv.js';
+import { didYouMean } from '../platform/index.js';
+import { envNamePattern } from '../backends/index.js';
 
 export interface ApprovalsConfig {
   mode: 'ask' | 'deny' | 'off';

@@ -2,14 +2,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { SwitchboardError } from '../../../shared/errors.js';
-import type { RuntimeRecord, RuntimeSource } from '../registry/runtimeSource.js';
+import type { RuntimeRecord, RuntimeSource } from '../registry/index.js';
 import { makeTestCore, type TestCore } from '../tools/testCore.js';
-import { listTargetsTool } from '../tools/listTargets.js';
-import { readFileTool } from '../tools/readFile.js';
-import { searchFilesTool } from '../tools/searchFiles.js';
-import { writeFileTool } from '../tools/writeFile.js';
+import { listTargetsTool, readFileTool, searchFilesTool, writeFileTool } from '../tools/index.js';
 import { assertSameTarget, parseArgs } from './dispatcher.js';
-import { asPerson } from '../handlers.js';
+import { asPerson } from '../platform/index.js';
 
 /** A runtime registry held in memory: a draining target, and one the test removes. */
 function memoryRuntime(dir: string): RuntimeSource & { records: RuntimeRecord[] } {

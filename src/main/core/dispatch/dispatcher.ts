@@ -3,21 +3,19 @@ import { randomUUID } from 'node:crypto';
 import type * as z from 'zod';
 import { SwitchboardError, formatZodError, toErrorPayload } from '../../../shared/errors.js';
 import type { ToolClient, ToolResult } from '../../../shared/tools.js';
-import type { ActivityEntry } from '../../../shared/api.js';
-import type { Environment, TargetSnapshot } from '../backends/provider.js';
-import type { TargetTable } from '../targets/targetTable.js';
-import type { Sessions } from '../sessions/sessions.js';
-import type { ToolContext, ToolDef, ToolServices } from '../tools/toolDef.js';
-import { didYouMean } from '../config/didYouMean.js';
-import { summarizeArgs, summarizeResult, type AuditLog } from './audit.js';
+import type { ActivityEntry, ProgressNote } from '../../../shared/api.js';
+import type { Environment, TargetSnapshot } from '../backends/index.js';
+import type { TargetTable } from '../targets/index.js';
+import type { Sessions } from '../sessions/index.js';
+import type { ToolContext, ToolDef, ToolServices } from '../tools/index.js';
+import { didYouMean, maskKnownSecrets } from '../platform/index.js';
+import { type AuditLog, auditLine } from '../activity/index.js';
+import { summarizeArgs, summarizeResult } from './summarize.js';
 import { redact } from '../../../shared/redact.js';
-import { maskKnownSecrets } from '../knownSecrets.js';
-import { auditLine } from '../activity/auditLine.js';
-import { ApprovalRefused, type ApprovalCall, type Authorization } from '../approvals/commandApprovals.js';
-import type { ProgressNote } from '../../../shared/api.js';
+import { ApprovalRefused, type ApprovalCall, type Authorization } from '../approvals/index.js';
 import { CallProgress } from './callProgress.js';
 
-export type { ToolContext, ToolDef, ToolHandler, ToolServices } from '../tools/toolDef.js';
+export type { ToolContext, ToolDef, ToolHandler, ToolServices } from '../tools/index.js';
 
 export interface CallOptions {
   client: ToolClient;

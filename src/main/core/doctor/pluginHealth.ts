@@ -2,8 +2,8 @@
 // checks.
 import type { DoctorReport } from '../../../shared/api.js';
 import type { TargetInfo } from '../../../shared/targets.js';
-import type { TargetTable } from '../targets/targetTable.js';
-import type { Plugins } from '../plugins/plugins.js';
+import type { TargetTable } from '../targets/index.js';
+import type { Plugins } from '../plugins/index.js';
 
 type PluginHealth = NonNullable<DoctorReport['plugins']>[number];
 

@@ -3,10 +3,9 @@
 import type { DoctorReport } from '../../../shared/api.js';
 import { toErrorPayload } from '../../../shared/errors.js';
 import type { SandboxInfo, TargetInfo } from '../../../shared/targets.js';
-import type { BackendProvider, ProviderContext } from '../backends/provider.js';
-import { healthProbe, probeTarget, type ProbeOutcome } from '../targets/probeTarget.js';
-import type { TargetTable } from '../targets/targetTable.js';
-import type { Plugins } from '../plugins/plugins.js';
+import type { BackendProvider, ProviderContext } from '../backends/index.js';
+import { healthProbe, probeTarget, type ProbeOutcome, type TargetTable } from '../targets/index.js';
+import type { Plugins } from '../plugins/index.js';
 import { pluginHealth } from './pluginHealth.js';
 import { resolvesHere } from './thisMachine.js';
 

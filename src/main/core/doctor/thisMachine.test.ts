@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeTestCore, type TestCore } from '../tools/testCore.js';
 import { firstLocal } from './thisMachine.js';
-import { builtinProviders } from '../backends/builtins.js';
+import { builtinProviders } from '../backends/providers.js';
 import type { DoctorReport } from '../../../shared/api.js';
 
 let t: TestCore | undefined;

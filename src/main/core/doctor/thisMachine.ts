@@ -1,7 +1,7 @@
 // Whether a remote target's host is in fact this machine: its commands then run here, outside any local sandbox.
 import { lookup } from 'node:dns/promises';
 import { networkInterfaces } from 'node:os';
-import { settleWithin } from '../settleWithin.js';
+import { settleWithin } from '../platform/index.js';
 
 /** Every address of this machine: its interfaces' and the loopback ranges. */
 export function localAddresses(): string[] {

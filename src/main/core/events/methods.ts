@@ -1,5 +1,5 @@
 // events.subscribe / events.unsubscribe: what the calling connection wants pushed to it.
-import type { Handlers } from '../handlers.js';
+import type { Handlers } from '../platform/index.js';
 
 export function eventMethods() {
   return {

@@ -31,8 +31,7 @@ import { hotRequest } from './hotRequest.js';
 import { answerHot, sendJson, sseEvent } from './hotAnswer.js';
 import { RunningRequests, type Cancellable } from './runningRequests.js';
 import { jsonError, type McpClient, type McpResponse } from './mcpResponse.js';
-import { invalidRequest, messageProblem } from './jsonRpcMessage.js';
-import { afterLargeRequest } from '../afterLargeRequest.js';
+import { invalidRequest, messageProblem, afterLargeRequest } from '../platform/index.js';
 
 /** The most messages one POST may carry (as the SDK's transport allows). */
 const MAX_BATCH = 100;

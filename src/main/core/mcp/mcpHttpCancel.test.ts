@@ -11,7 +11,7 @@ import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import type { PendingApproval } from '../../../shared/approvals.js';
 import { hostForFile } from '../../../../scripts/hostHarness.js';
 import { sleepRunning, sleepSeconds, until } from '../../../../scripts/sleepProbe.js';
-import { asPerson } from '../handlers.js';
+import { asPerson } from '../platform/index.js';
 
 const served = hostForFile('sb-mcp-cancel-', 'approvals:\n  mode: ask\n  timeout: 600\n');
 const { work } = served;

@@ -20,7 +20,7 @@ import * as z from 'zod';
 import { errorLine, toErrorPayload } from '../../../shared/errors.js';
 import type { ToolResult } from '../../../shared/tools.js';
 import type { ProgressNote } from '../../../shared/api.js';
-import { toolDefs } from '../tools/toolDefs.js';
+import { toolDefs } from '../tools/index.js';
 import { plainJsonSchema } from './plainJsonSchema.js';
 
 /**

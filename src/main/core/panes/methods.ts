@@ -1,10 +1,9 @@
 // pane.*: interactive shells; the connection that opens or attaches a pane is the one its output is sent to.
 import { SwitchboardError } from '../../../shared/errors.js';
 import { methodCapability } from '../../../shared/api.js';
-import type { AuditLog } from '../dispatch/audit.js';
-import type { CallContext, Handlers } from '../handlers.js';
-import { whoActs } from '../activity/windowActions.js';
-import type { TargetTable } from '../targets/targetTable.js';
+import { type AuditLog, whoActs } from '../activity/index.js';
+import type { CallContext, Handlers } from '../platform/index.js';
+import type { TargetTable } from '../targets/index.js';
 import type { Panes } from './panes.js';
 
 /**

@@ -9,7 +9,7 @@ import { makeTestCore, type TestCore } from '../tools/testCore.js';
 import { WsServer } from '../../transport/wsServer.js';
 import { connectCore } from '../../transport/wsLink.js';
 import type { CoreClient } from '../../../shared/client.js';
-import { headPath, parseHead, verifyChain } from '../dispatch/auditChain.js';
+import { headPath, parseHead, verifyChain } from '../activity/index.js';
 
 describe('pane audit', () => {
   let t: TestCore;

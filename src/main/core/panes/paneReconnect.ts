@@ -1,7 +1,7 @@
 // When a pane's connection drops: how long to wait before each attempt, which failures are worth another, and the
 // lines the pane's scrollback gets. Pure; the loop itself is in panes.ts.
 import type { ErrorCode } from '../../../shared/errors.js';
-import { backoffMs } from '../platform/backoff.js';
+import { backoffMs } from '../platform/index.js';
 
 /** Waits before attempts 1, 2, 3 …: doubling from 2 s, then every 30 s for as long as the host stays down. */
 export const reconnectBackoff = { firstMs: 2000, maxMs: 30_000 } as const;

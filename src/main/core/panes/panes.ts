@@ -1,18 +1,16 @@
 // Interactive terminal panes: a shell channel per pane, output batched and flow-controlled on its own path.
 // Over 380 lines: every pane's life (open, batch, pause, reconnect, resume, close) is one state machine.
 import { randomUUID } from 'node:crypto';
-import { SwitchboardError } from '../../../shared/errors.js';
+import { SwitchboardError, errorLine, toErrorPayload } from '../../../shared/errors.js';
 import type { PaneInfo, PaneReconnect } from '../../../shared/api.js';
-import { errorLine, toErrorPayload } from '../../../shared/errors.js';
-import type { ShellChannel, TargetSnapshot } from '../backends/provider.js';
-import type { Sessions } from '../sessions/sessions.js';
-import type { IdentityHolds } from '../sessions/identityHolds.js';
+import type { ShellChannel, TargetSnapshot } from '../backends/index.js';
+import type { Sessions, IdentityHolds } from '../sessions/index.js';
 import { RecentOutput } from './recentOutput.js';
 import { oscScanText, openOscTail } from './paneBytes.js';
 import { BATCH_MAX_BYTES, PaneBatch } from './paneBatch.js';
 import { releaseFrame } from './framePool.js';
 import { HIGH_WATERMARK, LOW_WATERMARK } from '../../../shared/paneFlow.js';
-import { settleWithin } from '../settleWithin.js';
+import { settleWithin } from '../platform/index.js';
 import { lostLine, reconnectDelayMs, reconnectedLine, retriesAfter } from './paneReconnect.js';
 import { exitReasons } from '../../../shared/exitReasons.js';
 

@@ -2,8 +2,8 @@
 // whole, chars are counted as the text's length, and OSC 7 split across reads still moves the pane's cwd.
 import { describe, expect, it } from 'vitest';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { ShellChannel } from '../backends/provider.js';
-import type { Sessions } from '../sessions/sessions.js';
+import type { ShellChannel } from '../backends/index.js';
+import type { Sessions } from '../sessions/index.js';
 import { holdFrame } from './framePool.js';
 import { Panes } from './panes.js';
 import { paneTestSnapshot } from './testSnapshot.js';

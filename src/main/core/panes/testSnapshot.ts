@@ -1,5 +1,5 @@
 // A target snapshot for pane tests: only what Panes reads of it (name, generation, identity, streams).
-import type { TargetSnapshot } from '../backends/provider.js';
+import type { TargetSnapshot } from '../backends/index.js';
 
 export function paneTestSnapshot(name: string, generation = 'g'): TargetSnapshot {
   return {

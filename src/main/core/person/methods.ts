@@ -1,6 +1,6 @@
 // window.link: a new person link's one-time code for `switchboard open` (a person's method: Core.invoke checked who
 // asks).
-import type { Handlers } from '../handlers.js';
+import type { Handlers } from '../platform/index.js';
 import { CODE_TTL_MS } from './oneTimeCodes.js';
 import type { PersonLinks } from './personLinks.js';
 

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { asPerson, type CallContext } from '../handlers.js';
+import { asPerson, type CallContext } from '../platform/index.js';
 import { makeTestCore, type TestCore } from '../tools/testCore.js';
 
 describe("the person's gate", () => {

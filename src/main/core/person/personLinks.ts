@@ -9,7 +9,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import * as z from 'zod';
-import { atomicWriteSync } from '../platform/atomicWrite.js';
+import { atomicWriteSync } from '../platform/index.js';
 import { OneTimeCodes } from './oneTimeCodes.js';
 
 /** How many pages' secrets a profile keeps valid at once; the oldest is forgotten first (its page needs a new link). */

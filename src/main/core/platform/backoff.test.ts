@@ -1,9 +1,9 @@
 // The one backoff formula, with each caller's parameters: the waits are the ones each had before it was shared.
 import { describe, expect, it } from 'vitest';
-import { defaultHealthTiming } from '../targets/targetHealth.js';
-import { reconnectDelayMs } from '../panes/paneReconnect.js';
-import { restartBackoff } from '../plugins/pluginHost.js';
-import { lockBackoff } from '../registry/lock.js';
+import { defaultHealthTiming } from '../targets/index.js';
+import { reconnectDelayMs } from '../panes/index.js';
+import { restartBackoff } from '../plugins/index.js';
+import { lockBackoff } from './lock.js';
 import { backoffMs, jittered } from './backoff.js';
 
 describe('backoffMs', () => {

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Core } from '../core.js';
-import { asPerson } from '../handlers.js';
+import { asPerson } from '../platform/index.js';
 import type { ProcessInfo } from '../../../shared/api.js';
 import { execMarginMs } from './pluginEnvironment.js';
 import { misbehave, writeTestPlugin } from './testPlugin.js';

@@ -11,8 +11,7 @@ import * as z from 'zod';
 import { SwitchboardError } from '../../../shared/errors.js';
 import { PluginManifest, PluginName } from '../../../shared/plugins.js';
 import { dormantSpec } from '../../../shared/targets.js';
-import { atomicWriteSync } from '../platform/atomicWrite.js';
-import { didYouMean } from '../config/didYouMean.js';
+import { atomicWriteSync, didYouMean } from '../platform/index.js';
 
 export interface InstalledPlugin {
   /** The manifest's name, or the folder's when the manifest cannot be read. */

@@ -2,22 +2,28 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { SwitchboardError } from '../../../shared/errors.js';
 import type { EnvCapabilities } from '../../../shared/pluginRpc.js';
-import type {
-  BackgroundHandle,
-  Environment,
-  ExecOptions,
-  ExecResult,
-  FileStat,
-  ProviderContext,
-  ShellChannel,
-  TargetSnapshot,
-} from '../backends/provider.js';
-import { execWrapped, type ShellRun } from '../backends/shell/execWrapped.js';
-import { commandEnv, envRules } from '../backends/shell/commandEnv.js';
-import { execHome, execReadFile, execStat, execWriteFile, type RawExec } from '../backends/shell/execFileOps.js';
-import { SecretExports } from '../backends/shell/secretExports.js';
+import {
+  type BackgroundHandle,
+  type Environment,
+  type ExecOptions,
+  type ExecResult,
+  type FileStat,
+  type ProviderContext,
+  type ShellChannel,
+  type TargetSnapshot,
+  execWrapped,
+  type ShellRun,
+  commandEnv,
+  envRules,
+  execHome,
+  execReadFile,
+  execStat,
+  execWriteFile,
+  type RawExec,
+  SecretExports,
+  assertWithinReadLimit,
+} from '../backends/index.js';
 import type { PluginHost } from './pluginHost.js';
-import { assertWithinReadLimit } from '../backends/readableFile.js';
 
 /** What an environment needs of its plugin: the running host (or why there is none). */
 export interface PluginLink {

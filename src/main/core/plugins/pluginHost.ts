@@ -6,8 +6,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, renameSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { builtFile } from '../builtFile.js';
-import { backoffMs } from '../platform/backoff.js';
+import { builtFile, backoffMs, END_GRACE_MS } from '../platform/index.js';
 import { SwitchboardError } from '../../../shared/errors.js';
 import {
   hostMethods,
@@ -16,8 +15,7 @@ import {
   type HostParams,
   type HostResult,
 } from '../../../shared/pluginRpc.js';
-import { builtinWithheld, commandEnv } from '../backends/shell/commandEnv.js';
-import { END_GRACE_MS } from '../processes/endGently.js';
+import { builtinWithheld, commandEnv } from '../backends/index.js';
 
 /** Where the built host entry is (SWITCHBOARD_PLUGIN_HOST overrides it). */
 export function hostEntryPath(): string {

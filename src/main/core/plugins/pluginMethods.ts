@@ -1,7 +1,7 @@
 // The plugins' slice of the Core API: list, enable, disable, restart and install plugin backends. Each change is a
 // person's action, recorded in Activity and audit.jsonl: a plugin runs code with the powers it declares.
-import type { Handlers } from '../handlers.js';
-import { whoActs, type RecordAction } from '../activity/windowActions.js';
+import type { Handlers } from '../platform/index.js';
+import { whoActs, type RecordAction } from '../activity/index.js';
 import type { Plugins } from './plugins.js';
 
 export function pluginMethods(deps: { plugins: Plugins; record: RecordAction }) {

@@ -4,7 +4,7 @@ import { fieldInfos, specSchemaOf } from '../../../shared/specFields.js';
 import type { ManifestFlags } from '../../../shared/plugins.js';
 import type { DeclaredFlags, ProviderDeclaration } from '../../../shared/pluginRpc.js';
 import type { ProviderFlags, TargetSpec } from '../../../shared/targets.js';
-import { withFlagDefaults, type BackendProvider } from '../backends/provider.js';
+import { withFlagDefaults, type BackendProvider } from '../backends/index.js';
 import { PluginEnvironment, secretsOf, type PluginLink } from './pluginEnvironment.js';
 import { writableHostPathIn } from './writableHostPath.js';
 

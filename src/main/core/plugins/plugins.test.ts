@@ -4,11 +4,11 @@ import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Core } from '../core.js';
-import { builtinSpecs } from '../backends/builtinSpecs.js';
+import { builtinSpecs } from '../backends/index.js';
 import type { BackendInfo } from '../../../shared/specFields.js';
 import type { PluginFlags } from '../../../shared/plugins.js';
 import { misbehave, writeTestPlugin } from './testPlugin.js';
-import { asPerson } from '../handlers.js';
+import { asPerson } from '../platform/index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'sb-plugins-'));
 const home = join(root, 'home');

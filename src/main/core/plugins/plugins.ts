@@ -15,8 +15,8 @@ import { PluginHost } from './pluginHost.js';
 import { pluginProvider, type PluginBackend } from './pluginProvider.js';
 import { appendFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { secretReferenceKeys } from '../registry/registryFile.js';
-import type { Log } from '../log.js';
+import { secretReferenceKeys } from '../backends/index.js';
+import type { Log } from '../platform/index.js';
 
 const loadDeadlineMs = 30_000;
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PluginInfo } from '../../../shared/plugins.js';
 import { Core } from '../core.js';
-import { asPerson } from '../handlers.js';
+import { asPerson } from '../platform/index.js';
 import { restartLimit } from './pluginHost.js';
 import { misbehave, writeTestPlugin } from './testPlugin.js';
 

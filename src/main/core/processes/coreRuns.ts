@@ -17,12 +17,19 @@ import {
   statSync,
   writeSync,
 } from 'node:fs';
-import { atomicWriteSync } from '../platform/atomicWrite.js';
-import { namingFailure } from '../platform/profileWriteError.js';
+import {
+  atomicWriteSync,
+  namingFailure,
+  pidAlive,
+  END_GRACE_MS,
+  GENTLE_SIGNAL_NAMES,
+  GENTLE_SIGNALS,
+  sendSignal,
+  tracked,
+  untilGone,
+} from '../platform/index.js';
 import { join } from 'node:path';
 import * as z from 'zod';
-import { pidAlive } from './processAlive.js';
-import { END_GRACE_MS, GENTLE_SIGNAL_NAMES, GENTLE_SIGNALS, sendSignal, tracked, untilGone } from './endGently.js';
 
 /** The variable every started process carries; children inherit it. Not SWITCHBOARD_*: that prefix is stripped. */
 export const RUN_VARIABLE = 'SB_CORE_RUN';

@@ -1,9 +1,9 @@
 // Every process an Environment starts carries this Core run's marker and its own call's (coreRuns.ts). What a
 // crashed run left on a remote or container target is swept the first time this run reaches it; a command cut off
 // from its target mid-call (the host or the engine went away) is swept once the target answers again.
-import { randomHex } from '../randomHex.js';
+import { randomHex } from '../platform/index.js';
 import { SwitchboardError } from '../../../shared/errors.js';
-import type { BackendProvider, Environment, ExecOptions } from '../backends/provider.js';
+import type { BackendProvider, Environment, ExecOptions } from '../backends/index.js';
 import { AGENT_VARIABLE, CALL_VARIABLE, runMarks, sweepScript, type CoreRuns } from './coreRuns.js';
 
 export interface SweepReport {

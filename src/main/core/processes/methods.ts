@@ -1,8 +1,7 @@
 // processes.*: the Processes panel's view of background processes (the agent's `process` tool is separate).
-import type { Handlers } from '../handlers.js';
-import { DEFAULT_LOG_LINES } from '../tools/process.js';
-import type { ProcessManager } from './processManager.js';
-import { whoActs, type RecordAction } from '../activity/windowActions.js';
+import type { Handlers } from '../platform/index.js';
+import { DEFAULT_LOG_LINES, type ProcessManager } from './processManager.js';
+import { whoActs, type RecordAction } from '../activity/index.js';
 
 export function processMethods(deps: { processes: ProcessManager; record: RecordAction }) {
   const { processes, record } = deps;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { BackgroundHandle, Environment, TargetSnapshot } from '../backends/provider.js';
+import type { BackgroundHandle, Environment, TargetSnapshot } from '../backends/index.js';
 import type { ProcessInfo } from '../../../shared/api.js';
 import { BUFFER_CHARS, ProcessManager } from './processManager.js';
 import { RollingBuffer } from './rollingBuffer.js';

@@ -3,11 +3,10 @@
 import { randomBytes } from 'node:crypto';
 import { SwitchboardError } from '../../../shared/errors.js';
 import type { ProcessInfo } from '../../../shared/api.js';
-import type { BackgroundHandle, Environment, TargetSnapshot } from '../backends/provider.js';
+import type { BackgroundHandle, Environment, TargetSnapshot } from '../backends/index.js';
 import { RollingBuffer } from './rollingBuffer.js';
-import { IdentityHolds } from '../sessions/identityHolds.js';
-import { settleWithin, valueWithin } from '../settleWithin.js';
-import { nullLog, type Log } from '../log.js';
+import { IdentityHolds } from '../sessions/index.js';
+import { settleWithin, valueWithin, nullLog, type Log } from '../platform/index.js';
 
 export interface ProcessManagerOptions {
   /** Output kept per process (the newest chars). */
@@ -74,6 +73,8 @@ export interface ProcessLog {
   has_more?: boolean;
 }
 
+/** How many lines of a process's output a log shows when the caller names none. */
+export const DEFAULT_LOG_LINES = 200;
 export const BUFFER_CHARS = 200_000;
 export const FINISHED_TTL_MS = 30 * 60_000;
 export const MAX_FINISHED = 64;

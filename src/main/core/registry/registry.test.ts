@@ -15,7 +15,7 @@ import {
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Registry, type RegisterRequest } from './registry.js';
-import { FileLock } from './lock.js';
+import { FileLock } from '../platform/index.js';
 import {
   MAX_REGISTRY_BYTES,
   MAX_RETIRED_GENERATIONS,

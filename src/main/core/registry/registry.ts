@@ -6,9 +6,16 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, watch, type FS
 import { join } from 'node:path';
 import { SwitchboardError } from '../../../shared/errors.js';
 import { PluginSpec } from '../../../shared/targets.js';
-import { atomicWriteSync, fsyncDir, refuseSymlink, removeLeftoverTemps } from '../platform/atomicWrite.js';
-import { namingFailure, profileWriteError } from '../platform/profileWriteError.js';
-import { FileLock, LOCK_TIMEOUT_MS } from './lock.js';
+import {
+  atomicWriteSync,
+  fsyncDir,
+  refuseSymlink,
+  removeLeftoverTemps,
+  namingFailure,
+  profileWriteError,
+  FileLock,
+  LOCK_TIMEOUT_MS,
+} from '../platform/index.js';
 import {
   MAX_REGISTRY_BYTES,
   REGISTRY_FILE,
@@ -20,7 +27,7 @@ import {
   type SchemaFor,
 } from './registryFile.js';
 import type { RuntimeRecord, RuntimeSource } from './runtimeSource.js';
-import { rememberedSecretReferences } from '../plugins/installedPlugins.js';
+import { rememberedSecretReferences } from '../plugins/index.js';
 import { loadRegistry, fileSignature, readForWrite, type RegistrySnapshot } from './registryRead.js';
 import {
   attempt,

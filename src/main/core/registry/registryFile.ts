@@ -5,10 +5,9 @@ import { randomBytes } from 'node:crypto';
 import * as z from 'zod';
 import { SwitchboardError, formatZodError } from '../../../shared/errors.js';
 import { PluginSpec, TargetName, type TargetSpec } from '../../../shared/targets.js';
-import { builtinSpec, builtinSpecs } from '../backends/builtinSpecs.js';
-import type { SpecDeclaration } from '../../../shared/specFields.js';
-import { didYouMean } from '../config/didYouMean.js';
-import { schemaKeys } from '../config/loadConfig.js';
+import { builtinSpec, builtinSpecs, secretReferenceKeys } from '../backends/index.js';
+import { didYouMean } from '../platform/index.js';
+import { schemaKeys } from '../config/index.js';
 import type { RuntimeRecord } from './runtimeSource.js';
 import { findSecret } from './secrets.js';
 
@@ -77,11 +76,6 @@ export interface RegistryDocument {
 export type SchemaFor = (backend: string) => z.ZodType | undefined;
 
 export const builtinSchemaFor: SchemaFor = (backend) => builtinSpec(backend)?.specSchema;
-
-/** Keys the backends declare as secret references (a key path, a password variable): named like secrets, never one. */
-export function secretReferenceKeys(specs: readonly SpecDeclaration[] = builtinSpecs): ReadonlySet<string> {
-  return new Set(specs.flatMap((p) => p.fields.filter((f) => f.secret_ref).map((f) => f.key)));
-}
 
 export function newGeneration(): string {
   return 'r' + randomBytes(6).toString('hex');

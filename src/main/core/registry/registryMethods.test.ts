@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Core } from '../core.js';
 import { defaultCoreOptions } from '../defaults.js';
 import { Registry } from './registry.js';
-import { asPerson } from '../handlers.js';
+import { asPerson } from '../platform/index.js';
 
 describe('registry methods for the UI', () => {
   const home = mkdtempSync(join(tmpdir(), 'sb-regm-'));

@@ -93,7 +93,7 @@ async function crash(): Promise<void> {
 
 /** Take the lock and never let go (until SIGKILL). */
 async function hold(): Promise<void> {
-  const { FileLock } = await import('./lock.js');
+  const { FileLock } = await import('../platform/index.js');
   await new FileLock(registry.path).acquire();
   process.stdout.write('held\n');
   setInterval(() => undefined, 1000);

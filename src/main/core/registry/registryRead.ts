@@ -13,7 +13,7 @@ import {
   type SchemaFor,
 } from './registryFile.js';
 import type { RuntimeRecord } from './runtimeSource.js';
-import { rememberedSecretReferences } from '../plugins/installedPlugins.js';
+import { rememberedSecretReferences } from '../plugins/index.js';
 
 /** What a reader holds of the file: its signature, records, problems. */
 export interface RegistrySnapshot {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { findSecret } from './secrets.js';
 import { pathProblem } from '../../../shared/specFields.js';
-import { secretReferenceKeys } from './registryFile.js';
+import { secretReferenceKeys } from '../backends/index.js';
 
 const refs = secretReferenceKeys();
 

@@ -16,7 +16,7 @@ import {
 } from 'node:fs';
 import { dirname } from 'node:path';
 import * as z from 'zod';
-import { atomicWriteSync } from '../platform/atomicWrite.js';
+import { atomicWriteSync } from '../platform/index.js';
 import type { Placeholder } from './sandboxPolicy.js';
 
 const Created = z.object({

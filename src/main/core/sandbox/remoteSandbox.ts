@@ -6,7 +6,7 @@
 // goes through a link. The network is the remote account's own (`network: false` cuts it); there is no proxy there.
 import { posix } from 'node:path';
 import type { SandboxSetting } from '../../../shared/specFields.js';
-import { shellAssignments, shellQuote } from '../backends/shell/shellWrap.js';
+import { shellAssignments, shellQuote } from '../platform/index.js';
 import { bwrapArgs } from './bwrapArgs.js';
 import { DENY_TABLE } from './denyTable.js';
 import {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SandboxSetting } from '../../../shared/specFields.js';
-import { localSpec } from '../backends/local/fields.js';
+import { localSpec } from '../backends/index.js';
 import { bwrapArgs } from './bwrapArgs.js';
 import { seatbeltProfile } from './seatbelt.js';
 import { BROWSER_PROFILE_DIRS, sandboxPolicy, type PolicyInput, type SandboxPolicy } from './sandboxPolicy.js';

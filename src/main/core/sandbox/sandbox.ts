@@ -30,7 +30,7 @@ import { applyLimits, type AppliedLimits } from './sandboxLimits.js';
 import type { Writable } from 'node:stream';
 import { sandboxAvailability, type SandboxAvailability, type SandboxKind } from './sandboxAvailability.js';
 import { childrenOf, hostGroup, namespaceMembers, namespaceOf } from './pidNamespace.js';
-import { GENTLE_SIGNALS, sendSignal, tracked, untilGone } from '../processes/endGently.js';
+import { GENTLE_SIGNALS, sendSignal, tracked, untilGone } from '../platform/index.js';
 
 /** What a target's spec says and what this machine offers, as TargetInfo.sandbox says it (pure). */
 export function sandboxInfo(

@@ -11,9 +11,8 @@
 import type { ChildProcess } from 'node:child_process';
 import { SwitchboardError } from '../../../shared/errors.js';
 import { HelperReady, HelperReply, HelperRequest } from '../../../shared/sandboxHelper.js';
-import type { FileStat } from '../backends/provider.js';
-import { writeError } from '../platform/writeError.js';
-import { builtFile } from '../builtFile.js';
+import type { FileStat } from '../platform/index.js';
+import { writeError, builtFile } from '../platform/index.js';
 import type { Sandbox } from './sandbox.js';
 import { deniedIn, WAY_OUT, writableList } from './sandboxNote.js';
 import { within } from './sandboxPolicy.js';

@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmdirSync, writeFileSync } from 'node:fs';
 import { totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
-import { pidAlive } from '../processes/processAlive.js';
+import { pidAlive } from '../platform/index.js';
 
 /** Processes a sandbox may run at once, unless its setting says otherwise. */
 export const DEFAULT_MAX_PROCESSES = 2048;

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { SwitchboardError } from '../../../shared/errors.js';
 import { HelperReady, type HolderConfig } from '../../../shared/sandboxHelper.js';
-import { builtFile } from '../builtFile.js';
+import { builtFile } from '../platform/index.js';
 import { bridgePorts, proxyEnvironment } from './netBridge.js';
 import { NetProxy, type NetRules } from './netProxy.js';
 import { seccompProgram, type SeccompArch } from './seccomp.js';

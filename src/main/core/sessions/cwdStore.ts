@@ -6,7 +6,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from 'zod';
 import { echoed } from '../../../shared/echoed.js';
-import { atomicWriteSync } from '../platform/atomicWrite.js';
+import { atomicWriteSync } from '../platform/index.js';
 
 const SavedCwd = z.object({ identity: z.string(), name: z.string(), cwd: z.string().startsWith('/') });
 type SavedCwd = z.infer<typeof SavedCwd>;

@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { BackendProvider, Environment, TargetSnapshot } from '../backends/provider.js';
-import { localProvider } from '../backends/local/localProvider.js';
+import type { BackendProvider, Environment, TargetSnapshot } from '../backends/index.js';
+import { localProvider } from '../backends/providers.js';
 import { Sessions } from './sessions.js';
 
 const home = mkdtempSync(join(tmpdir(), 'sb-reach-'));

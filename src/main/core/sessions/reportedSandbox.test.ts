@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { DoctorReport } from '../../../shared/api.js';
 import type { SandboxInfo, TargetInfo } from '../../../shared/targets.js';
-import type { ProviderContext } from '../backends/provider.js';
+import type { ProviderContext } from '../backends/index.js';
 import { makeTestCore, type TestCore } from '../tools/testCore.js';
 import { Sessions, type SessionChange } from './sessions.js';
 

@@ -3,7 +3,7 @@
 import { homedir } from 'node:os';
 import { join, posix } from 'node:path';
 import { CwdStore } from './cwdStore.js';
-import type { Environment, ProviderContext, TargetSnapshot, BackendProvider } from '../backends/provider.js';
+import type { Environment, ProviderContext, TargetSnapshot, BackendProvider } from '../backends/index.js';
 import type { SandboxInfo } from '../../../shared/targets.js';
 
 /** What of an identity changed (Sessions.onChange). */

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Core } from '../core.js';
-import { configureSshPool } from '../backends/ssh/connectionPool.js';
+import { configureSshPool } from '../backends/providers.js';
 import type { TargetInfo } from '../../../shared/targets.js';
 import { SwitchboardError } from '../../../shared/errors.js';
 import { loadSshEnv } from '../../../../scripts/testEnv.js';

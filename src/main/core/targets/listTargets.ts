@@ -2,7 +2,7 @@
 // then what the health checks last saw).
 import type { TargetInfo } from '../../../shared/targets.js';
 import type { TargetTable } from './targetTable.js';
-import type { Sessions } from '../sessions/sessions.js';
+import type { Sessions } from '../sessions/index.js';
 import type { TargetHealth } from './targetHealth.js';
 
 export function listTargets(deps: { targets: TargetTable; sessions: Sessions; health?: TargetHealth }): TargetInfo[] {

@@ -1,12 +1,11 @@
 // targets.*: the sidebar's list, problems, and add / edit / drain / remove over the runtime registry as provider `ui`.
 import { SwitchboardError } from '../../../shared/errors.js';
 import { SESSION_PROVIDER, type TargetInfo } from '../../../shared/targets.js';
-import type { Handlers } from '../handlers.js';
-import type { Registry, RegistryChange } from '../registry/registry.js';
+import type { Handlers } from '../platform/index.js';
+import { type Registry, type RegistryChange, specFingerprint } from '../registry/index.js';
 import type { TargetTable } from './targetTable.js';
-import { whoActs, type RecordAction } from '../activity/windowActions.js';
-import { specFingerprint } from '../registry/specFingerprint.js';
-import { weakeningSummary } from '../sandbox/sandboxWeakening.js';
+import { whoActs, type RecordAction } from '../activity/index.js';
+import { weakeningSummary } from '../sandbox/index.js';
 
 const who = { provider: 'ui' } as const;
 

@@ -2,8 +2,8 @@
 // whether the spec's cwd exists there (doctor); and the Core's periodic look, which creates nothing (healthProbe).
 import { posix } from 'node:path';
 import { toErrorPayload } from '../../../shared/errors.js';
-import type { BackendProvider, Environment, ProviderContext, TargetSnapshot } from '../backends/provider.js';
-import { startCwd } from '../sessions/sessions.js';
+import type { BackendProvider, Environment, ProviderContext, TargetSnapshot } from '../backends/index.js';
+import { startCwd } from '../sessions/index.js';
 
 export interface ProbeOutcome {
   ok: boolean;

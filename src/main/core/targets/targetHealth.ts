@@ -5,7 +5,7 @@
 // cheapest (healthProbe: nothing is created), at most `concurrency` at once, and a fleet that appeared together is
 // spread over the interval after its first look. A backend with no such look leaves its targets `unchecked`.
 import { runtimeIdentity, type TargetHealthInfo } from '../../../shared/targets.js';
-import { backoffMs } from '../platform/backoff.js';
+import { backoffMs } from '../platform/index.js';
 import type { ProbeOutcome } from './probeTarget.js';
 import type { TargetTable } from './targetTable.js';
 

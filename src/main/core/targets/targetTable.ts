@@ -7,10 +7,11 @@ import {
   type TargetInfo,
   type TargetSpec,
 } from '../../../shared/targets.js';
-import type { ConfigStore } from '../config/configStore.js';
-import { didYouMean } from '../config/didYouMean.js';
-import { flagsOf, type BackendDeclaration, type TargetSnapshot } from '../backends/provider.js';
-import type { RuntimeRecord, RuntimeSource } from '../registry/runtimeSource.js';
+import type { ConfigStore } from '../config/index.js';
+import { didYouMean } from '../platform/index.js';
+import { flagsOf, type BackendDeclaration, type TargetSnapshot } from '../backends/index.js';
+import { targetSandbox } from './targetSandbox.js';
+import type { RuntimeRecord, RuntimeSource } from '../registry/index.js';
 import { echoed } from '../../../shared/echoed.js';
 
 interface Entry {
@@ -180,7 +181,7 @@ export class TargetTable {
       if (live.cwd ?? e.spec.cwd) info.cwd = live.cwd ?? e.spec.cwd;
       if (provider) info.flags = flagsOf(provider, e.spec);
       // Where agent work runs: as its environment found it (an attached container's settings), else as its spec says.
-      const sandbox = live.sandbox ?? provider?.sandboxFor?.(e.spec);
+      const sandbox = targetSandbox(live.sandbox, provider, e.spec);
       if (sandbox) info.sandbox = sandbox;
       if (problem) info.problem = problem;
       if (live.health) info.health = live.health;

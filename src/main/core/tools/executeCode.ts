@@ -1,7 +1,7 @@
 // The `execute_code` tool: a python3 script on the target whose tool calls are dispatched back pinned to the same
 // identity.
 import { ExecuteCodeArgs, ExecuteCodeResult } from '../../../shared/tools.js';
-import { DEFAULT_CODE_TIMEOUT_SEC, runCode } from '../codeRunner/codeRunner.js';
+import { DEFAULT_CODE_TIMEOUT_SEC, runCode } from './codeRunner/codeRunner.js';
 import { argText, defineTool, firstLine } from './toolDef.js';
 import { KEEP_OUTPUT_AFTER_CHARS, keptOutput } from './terminal.js';
 

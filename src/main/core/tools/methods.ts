@@ -1,7 +1,7 @@
 // tool.call: one tool call through the Dispatcher, from the window, `switchboard call` or the MCP bridge.
 import type { ProgressNote } from '../../../shared/api.js';
 import type { ToolClient, ToolResult } from '../../../shared/tools.js';
-import type { Handlers } from '../handlers.js';
+import type { Handlers } from '../platform/index.js';
 
 /** The part of the Dispatcher this needs. */
 export interface ToolCaller {

@@ -3,11 +3,10 @@
 import { SwitchboardError } from '../../../shared/errors.js';
 import { redact } from '../../../shared/redact.js';
 import { DEFAULT_SLICE_CHARS, ProcessArgs, ProcessResult } from '../../../shared/tools.js';
-import type { ProcessScope } from '../processes/processManager.js';
+import { DEFAULT_LOG_LINES, type ProcessScope } from '../processes/index.js';
 import { argText, defineTool, hasSnapshot } from './toolDef.js';
 import { echoed } from '../../../shared/echoed.js';
 
-export const DEFAULT_LOG_LINES = 200;
 export const DEFAULT_WAIT_SEC = 30;
 
 /**

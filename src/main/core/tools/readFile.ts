@@ -1,7 +1,7 @@
 // The `read_file` tool: numbered lines from a text file on the target, in pages of at most ~100 KB.
 import { SwitchboardError } from '../../../shared/errors.js';
 import { ReadFileArgs, ReadFileResult } from '../../../shared/tools.js';
-import { shellQuote } from '../backends/shell/shellWrap.js';
+import { shellQuote } from '../platform/index.js';
 import type { z } from 'zod';
 import { argText, defineTool, type ToolContext } from './toolDef.js';
 

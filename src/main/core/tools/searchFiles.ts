@@ -3,7 +3,7 @@
 import type { z } from 'zod';
 import { SwitchboardError } from '../../../shared/errors.js';
 import { SearchFilesArgs, SearchFilesResult } from '../../../shared/tools.js';
-import { shellQuote } from '../backends/shell/shellWrap.js';
+import { shellQuote } from '../platform/index.js';
 import { argText, defineTool, type ToolContext } from './toolDef.js';
 
 export const DEFAULT_SEARCH_LIMIT = 50;

@@ -2,7 +2,7 @@
 import { TerminalArgs, TerminalResult } from '../../../shared/tools.js';
 import { SwitchboardError } from '../../../shared/errors.js';
 import { argText, defineTool } from './toolDef.js';
-import type { OutputSpool } from '../outputs/outputStore.js';
+import type { OutputSpool } from '../outputs/index.js';
 
 /** The id of a cut result's whole output, kept for read_output; an output whose result was not cut is not kept. */
 export function keptOutput(spool: OutputSpool | undefined, truncated: boolean): string | undefined {

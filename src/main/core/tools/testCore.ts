@@ -3,9 +3,9 @@ import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Core, type CoreOptions } from '../core.js';
-import type { RuntimeSource } from '../registry/runtimeSource.js';
-import type { BackendProvider } from '../backends/provider.js';
-import { localProvider } from '../backends/local/localProvider.js';
+import type { RuntimeSource } from '../registry/index.js';
+import type { BackendProvider } from '../backends/index.js';
+import { localProvider } from '../backends/providers.js';
 
 export interface TestCore {
   core: Core;

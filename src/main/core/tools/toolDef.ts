@@ -2,10 +2,10 @@
 import type { z } from 'zod';
 import type { TargetInfo } from '../../../shared/targets.js';
 import type { ApprovalSubject, ToolAnnotations, ToolClient, ToolName, ToolResult } from '../../../shared/tools.js';
-import type { Environment, TargetSnapshot } from '../backends/provider.js';
-import type { ProcessManager } from '../processes/processManager.js';
-import type { OutputSpool, OutputStore } from '../outputs/outputStore.js';
-import type { Sessions } from '../sessions/sessions.js';
+import type { Environment, TargetSnapshot } from '../backends/index.js';
+import type { ProcessManager } from '../processes/index.js';
+import type { OutputSpool, OutputStore } from '../outputs/index.js';
+import type { Sessions } from '../sessions/index.js';
 
 /** What handlers may use besides their target: given to the dispatcher by whoever wires the Core. */
 export interface ToolServices {

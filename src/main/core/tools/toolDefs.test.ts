@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { toolNames } from '../../../shared/tools.js';
-import { mcpTools } from '../mcp/mcpServer.js';
-import { scriptFunction, scriptTools } from '../codeRunner/pythonBootstrap.js';
-import { summarizeArgs } from '../dispatch/audit.js';
+import { mcpTools } from '../mcp/index.js';
+import { scriptFunction, scriptTools } from './codeRunner/pythonBootstrap.js';
+import { summarizeArgs } from '../dispatch/index.js';
 import { toolDefs } from './toolDefs.js';
 
 describe('tool declarations', () => {

@@ -2,7 +2,7 @@
 // Podman's Docker-compatible API from scripts/env/podman.sh): busybox (sh only), and the python image for
 // execute_code when it was built. Skipped while the docker backend or its fixture is missing.
 import { loadEngineEnvs, type EngineTestEnv } from '../../../../scripts/testEnv.js';
-import { builtinProviders } from '../backends/builtins.js';
+import { builtinProviders } from '../backends/providers.js';
 import { makeTestCore } from './testCore.js';
 import { describeToolsOn } from './toolsSuite.js';
 

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadSshEnv } from '../../../../scripts/testEnv.js';
-import { builtinProviders } from '../backends/builtins.js';
+import { builtinProviders } from '../backends/providers.js';
 import { makeTestCore } from './testCore.js';
 import { describeToolsOn } from './toolsSuite.js';
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { loadEngineEnvs } from '../../../../scripts/testEnv.js';
-import { builtinProviders } from '../backends/builtins.js';
+import { builtinProviders } from '../backends/providers.js';
 import { canMountTmpfs, fullDisk, fullDiskCase, readOnlyCase, symlinkCase, type FullDisk } from './fullDisk.js';
 import { makeTestCore, type TestCore } from './testCore.js';
 

@@ -3,7 +3,7 @@
 import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sandboxAvailability } from '../sandbox/sandboxAvailability.js';
+import { sandboxAvailability } from '../sandbox/index.js';
 import { canMountTmpfs, fullDisk, fullDiskCase, readOnlyCase, symlinkCase, type FullDisk } from './fullDisk.js';
 import { makeTestCore, type TestCore } from './testCore.js';
 

@@ -2,7 +2,7 @@
 // longer parses is ignored.
 import type { z } from 'zod';
 import { UiSettings, WorkspaceLayout } from '../../../shared/api.js';
-import type { Handlers } from '../handlers.js';
+import type { Handlers } from '../platform/index.js';
 import { confStore, type KeyValueStore, type KeyValueStoreFactory } from './workspaceStore.js';
 
 export function workspaceMethods(deps: { home: string; store?: KeyValueStoreFactory }) {

@@ -8,7 +8,7 @@ import enterDirFile from '../shell/enterDir.sh';
 import paneShellFile from './paneShell.sh';
 import { shellAssignments, shellQuote, withoutComments } from '../shell/shellWrap.js';
 import killJobsProgram from './killJobs.sh';
-import { END_GRACE_MS, GENTLE_SIGNAL_NAMES, type GentleSignalName } from '../../processes/endGently.js';
+import { END_GRACE_MS, GENTLE_SIGNAL_NAMES, type GentleSignalName } from '../../platform/index.js';
 
 export const targetLabel = 'switchboard.target';
 export const generationLabel = 'switchboard.generation';

@@ -6,7 +6,7 @@ import type { Container } from 'dockerode';
 import { SwitchboardError } from '../../../../shared/errors.js';
 import type { FileStat } from '../provider.js';
 import { shellQuote } from '../shell/shellWrap.js';
-import { errnoInText, writeError } from '../../platform/writeError.js';
+import { errnoInText, writeError } from '../../platform/index.js';
 import { packArchive, readFirstFile, type TarInput } from './archive.js';
 import { engineError, engineStatus, type DockerEndpoint } from './dockerEndpoint.js';
 import { deadline } from './engineCalls.js';

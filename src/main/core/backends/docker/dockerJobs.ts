@@ -10,8 +10,7 @@ import { envList, jobVar, killJobsScript } from './containerConfig.js';
 import { commandEnv, type EnvRules } from '../shell/commandEnv.js';
 import { engineError, isUnreachable, type DockerEndpoint } from './dockerEndpoint.js';
 import { deadline, delay, execDeadlineMs, forceCloseMs, killDeadlineMs } from './engineCalls.js';
-import { tracked } from '../../processes/endGently.js';
-import { settleWithin } from '../../settleWithin.js';
+import { tracked, settleWithin } from '../../platform/index.js';
 
 /** Output a pane or background process produced before anyone listened is kept up to this many chars. */
 const maxBufferedChars = 1_000_000;

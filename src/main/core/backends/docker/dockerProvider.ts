@@ -38,7 +38,7 @@ import { attachedSandbox, settingsOf } from './containerConfinement.js';
 import { dockerClient, engineError, parseDockerHost, type DockerEndpoint } from './dockerEndpoint.js';
 import { DockerJobs, forceCloser, JobEvents } from './dockerJobs.js';
 import { deadline, goneSettleMs, killDeadlineMs, probeDeadlineMs } from './engineCalls.js';
-import { settleWithin, valueWithin } from '../../settleWithin.js';
+import { settleWithin, valueWithin } from '../../platform/index.js';
 import { pingEngine } from './engineHttp.js';
 import { DockerWarmShells } from './dockerWarmShells.js';
 import { stopCrashedRunContainers } from './runContainers.js';

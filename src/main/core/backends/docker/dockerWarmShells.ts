@@ -38,7 +38,7 @@ import { WarmShellPool } from '../shell/warmShellPool.js';
 import { jobVar } from './containerConfig.js';
 import type { DockerJobs } from './dockerJobs.js';
 import { goneSettleMs, killDeadlineMs } from './engineCalls.js';
-import { valueWithin } from '../../settleWithin.js';
+import { valueWithin } from '../../platform/index.js';
 
 /** A call that has not reported its pid after this long may be in a paused container: ask the engine. */
 const startCheckMs = 300;

@@ -7,7 +7,7 @@ import * as z from 'zod';
 import { dockerClient, engineStatus, parseDockerHost } from './dockerEndpoint.js';
 import { deadline, killDeadlineMs } from './engineCalls.js';
 import { inspectContainer } from './engineHttp.js';
-import { atomicWriteSync } from '../../platform/atomicWrite.js';
+import { atomicWriteSync } from '../../platform/index.js';
 import type { StartSweep } from '../provider.js';
 
 /** Seconds a stopping container's processes get between TERM and KILL (PID 1 itself exits at once: keepAliveScript). */

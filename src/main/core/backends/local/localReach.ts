@@ -4,7 +4,7 @@ import { stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { posix } from 'node:path';
 import type { IdleProbeResult, TargetSnapshot } from '../provider.js';
-import { expandPath } from '../../sandbox/sandboxPolicy.js';
+import { expandPath } from '../../sandbox/index.js';
 
 export async function localReach(snapshot: TargetSnapshot): Promise<IdleProbeResult> {
   const spec = snapshot.spec.cwd;

@@ -7,7 +7,7 @@ import { createRequire } from 'node:module';
 import { StringDecoder } from 'node:string_decoder';
 import type { Readable } from 'node:stream';
 import type { ShellChannel } from '../provider.js';
-import { endGroup } from '../../processes/endGently.js';
+import { endGroup } from '../../platform/index.js';
 import { envReadingShells, osc7EnvFile } from '../shell/osc7Env.js';
 
 /** node-pty (a native addon) loads with the first pane: a Core nobody opened a terminal in does not hold it. */

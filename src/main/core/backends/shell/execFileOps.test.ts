@@ -4,7 +4,7 @@ import { spawn } from 'node:child_process';
 import { chmodSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { canMountTmpfs, fullDisk, type FullDisk } from '../../tools/fullDisk.js';
+import { canMountTmpfs, fullDisk, type FullDisk } from '../../tools/index.js';
 import { execWriteFile, type RawExec } from './execFileOps.js';
 
 /** A plugin's (or SSH's) exec as sh on this machine: stdout and stderr merged, stdin when given. */

@@ -7,7 +7,7 @@ import type { FileStat } from '../provider.js';
 import statFile from './execStat.sh';
 import writeFile from './execWrite.sh';
 import { shellAssignments, shellQuote, withoutComments } from './shellWrap.js';
-import { errnoInText, errnoReason, writeError } from '../../platform/writeError.js';
+import { errnoInText, errnoReason, writeError } from '../../platform/index.js';
 import { assertReadableFile } from '../readableFile.js';
 
 /** Runs one `sh -c` command line as given (no wrapping), stdout and stderr merged, with optional stdin. */

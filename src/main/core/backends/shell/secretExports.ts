@@ -1,7 +1,7 @@
 // The exported variables of one runtime identity that look like credentials: kept in the Core's memory, never in an
 // env file. The shell reports them (shellWrap's secret frames) instead of writing them, and every later call of the
 // identity gets them in its environment; they do not survive a restart of the Core, and the call that sets one says so.
-import { rememberSecret } from '../../knownSecrets.js';
+import { rememberSecret } from '../../platform/index.js';
 import type { SecretFrame } from './shellWrap.js';
 
 export class SecretExports {

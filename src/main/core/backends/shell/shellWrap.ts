@@ -5,6 +5,10 @@ import { builtinWithheld } from './commandEnv.js';
 import callProgramFile from './callProgram.sh';
 import callStepsFile from './callSteps.sh';
 import exportsDiffProgram from './exportsDiff.awk';
+import { shellAssignments, shellQuote } from '../../platform/index.js';
+
+// Quoting is the platform's (the sandbox quotes too); backends' files take it from here as before.
+export { shellAssignments, shellQuote };
 
 export interface WrapOptions {
   /**
@@ -29,21 +33,6 @@ export interface WrapOptions {
 export interface Wrapped {
   script: string;
   marker: string;
-}
-
-/** Quote for any POSIX shell: one single-quoted word. */
-export function shellQuote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
-/**
- * A program file's values as one line of shell assignments (`name='value'; …`), sent before the program (a .sh file
- * beside its module) so that it takes them as variables, never as text spliced into it.
- */
-export function shellAssignments(values: Record<string, string | number>): string {
-  return Object.entries(values)
-    .map(([name, value]) => `${name}=${shellQuote(String(value))}`)
-    .join('; ');
 }
 
 /**

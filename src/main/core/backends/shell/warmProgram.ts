@@ -11,7 +11,7 @@
 // shell's own stdin, and a call only hands them over. The shell meanwhile does nothing but wait for it: every page
 // either process writes while both live is copied (with a TLB flush on each CPU that ran it), and that copying, not
 // the fork itself, was most of a call's cost in the shell.
-import { randomHex } from '../../randomHex.js';
+import { randomHex } from '../../platform/index.js';
 import {
   callProgram,
   callSteps,

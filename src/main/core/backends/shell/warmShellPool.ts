@@ -4,7 +4,7 @@
 // to `max`; past that the caller falls back to starting a shell per call), and a call goes to the shell that ran the
 // last one when it is free, so sequential calls stay in one shell and the others idle out and end.
 import { WarmShell, type WarmProcess } from './warmShell.js';
-import { settleWithin } from '../../settleWithin.js';
+import { settleWithin } from '../../platform/index.js';
 
 /** The longest a call waits for a shell finishing the call before (it reports its end a moment after the answer). */
 const settleWaitMs = 1000;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { loadSshEnv, type SshTestEnv } from '../../../../../scripts/testEnv.js';
 import { freePort, waitPort } from '../../../../../scripts/privateSshd.js';
 import type { SshSpec } from './fields.js';
-import { ApprovalBroker } from '../../approvals/approvalBroker.js';
+import { ApprovalBroker } from '../../approvals/index.js';
 import type { HostKeyRequest, ProviderContext, TargetSnapshot } from '../provider.js';
 import { configureSshPool, connectionPool } from './connectionPool.js';
 import { sshProvider } from './sshProvider.js';

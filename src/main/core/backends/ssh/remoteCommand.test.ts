@@ -3,7 +3,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { endGroupScript } from '../../processes/endGently.js';
+import { endGroupScript } from '../../platform/index.js';
 import {
   enterDir,
   exportLines,

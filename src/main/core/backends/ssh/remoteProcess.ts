@@ -2,8 +2,7 @@
 // a long-lived one (a pane or a background process), each ending its process group gently over the same connection.
 import { randomBytes } from 'node:crypto';
 import { exitReasons } from '../../../../shared/exitReasons.js';
-import { tracked, endGroupScript } from '../../processes/endGently.js';
-import { settleWithin } from '../../settleWithin.js';
+import { tracked, endGroupScript, settleWithin } from '../../platform/index.js';
 import type { ShellRun } from '../shell/execWrapped.js';
 import { GroupHead } from './groupHead.js';
 import type { ExecChannel, LiveConnection } from './liveConnection.js';

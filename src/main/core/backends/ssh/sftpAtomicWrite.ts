@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import type { SFTPWrapper, Stats } from 'ssh2';
 import { SwitchboardError } from '../../../../shared/errors.js';
-import { writeError } from '../../platform/writeError.js';
+import { writeError } from '../../platform/index.js';
 
 /** SFTP status codes (draft-ietf-secsh-filexfer-02). */
 const NO_SUCH_FILE = 2;

@@ -8,7 +8,7 @@ import { SwitchboardError } from '../../../../shared/errors.js';
 import type { FileStat } from '../provider.js';
 import { execReadFile, execStat, execWriteFile, type RawExec } from '../shell/execFileOps.js';
 import { shellQuote } from '../shell/shellWrap.js';
-import { errnoInText, writeError } from '../../platform/writeError.js';
+import { errnoInText, writeError } from '../../platform/index.js';
 import type { LiveConnection } from './liveConnection.js';
 import { sftpAtomicWrite } from './sftpAtomicWrite.js';
 import { assertReadableFile } from '../readableFile.js';

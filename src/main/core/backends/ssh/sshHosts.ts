@@ -3,7 +3,7 @@
 // (sshConfig.ts), and quick-connect destinations (`user@host:port`, read by shared/quickConnect.ts).
 import { homedir, userInfo } from 'node:os';
 import type { MethodInput, MethodOutput } from '../../../../shared/api.js';
-import type { Handlers } from '../../handlers.js';
+import type { Handlers } from '../../platform/index.js';
 import { loadSshConfig, resolveSshConfig, type SshConfigFile } from './sshConfig.js';
 
 export type SshHost = MethodOutput<'targets.sshHosts'>[number];

@@ -31,9 +31,9 @@ import {
   readOnlyCase,
   symlinkCase,
   type FullDisk,
-} from '../../tools/fullDisk.js';
+  describeToolsOn,
+} from '../../tools/index.js';
 import { makeTestCore, type TestCore } from '../../tools/testCore.js';
-import { describeToolsOn } from '../../tools/toolsSuite.js';
 import { connectionPool } from './connectionPool.js';
 import { sshProvider } from './sshProvider.js';
 

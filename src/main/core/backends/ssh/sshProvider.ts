@@ -29,11 +29,11 @@ import { SshFiles } from './sshFiles.js';
 import { SshLink } from './sshLink.js';
 import { SshSandboxFacts } from './sshSandboxFacts.js';
 import { channelRun, groupMarker, killGroup, RemoteProcess } from './remoteProcess.js';
-import { settleWithin } from '../../settleWithin.js';
+import { settleWithin } from '../../platform/index.js';
 import { debugLine } from '../shell/warmShell.js';
 import { sshReach } from './sshReach.js';
 import type { SandboxSetting } from '../../../../shared/specFields.js';
-import { RemoteSandbox, namespaceGroupScript, namespaceKillScript } from '../../sandbox/remoteSandbox.js';
+import { RemoteSandbox, namespaceGroupScript, namespaceKillScript } from '../../sandbox/index.js';
 import { SANDBOX_SHELL_EXIT } from '../shell/sandboxShellExit.js';
 import { warmPrelude } from '../shell/warmProgram.js';
 

@@ -2,9 +2,13 @@
 // and kept a moment, told the Core when it changes (TargetInfo.sandbox), and the warm shells renewed when it moves.
 import type { SandboxInfo } from '../../../../shared/targets.js';
 import type { SandboxSetting } from '../../../../shared/specFields.js';
-import { parseFacts, type RemoteFacts, type RemoteSandbox } from '../../sandbox/remoteSandbox.js';
-import { remoteSandboxInfo } from '../../sandbox/remoteSandboxInfo.js';
-import { mountSignature } from '../../sandbox/sandboxPolicy.js';
+import {
+  parseFacts,
+  type RemoteFacts,
+  type RemoteSandbox,
+  remoteSandboxInfo,
+  mountSignature,
+} from '../../sandbox/index.js';
 import type { LiveConnection } from './liveConnection.js';
 
 /** How long what the host offers the sandbox is taken as known on one connection. */

@@ -4,7 +4,7 @@
 // carries its loopback listeners to the Core's proxy. It talks to the Core on its IPC channel and ends with it.
 import { open, stat } from 'node:fs/promises';
 import { HelperRequest, HolderConfig, type HelperReply } from '../../../../shared/sandboxHelper.js';
-import { WriteFailure, atomicWrite } from '../../platform/atomicWrite.js';
+import { WriteFailure, atomicWrite } from '../../platform/index.js';
 import { startBridges } from '../netBridge.js';
 
 function send(message: HelperReply | { ready: true }): void {

@@ -15,7 +15,7 @@ import { randomBytes, createHash } from 'node:crypto';
 import { hostname } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { SwitchboardError } from '../../../shared/errors.js';
-import { pidAlive } from '../processes/processAlive.js';
+import { pidAlive } from './processAlive.js';
 import { backoffMs, jittered } from '../platform/backoff.js';
 
 export interface LockOptions {

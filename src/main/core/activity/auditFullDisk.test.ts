@@ -5,9 +5,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { canMountTmpfs, fullDisk, type FullDisk } from '../tools/fullDisk.js';
+import { canMountTmpfs, fullDisk, type FullDisk } from '../tools/index.js';
 import { Core } from '../core.js';
-import { localProvider } from '../backends/local/localProvider.js';
+import { localProvider } from '../backends/providers.js';
 import { AuditLog, type AuditRecord } from './audit.js';
 import { parseHead, verifyChain } from './auditChain.js';
 

@@ -3,7 +3,7 @@
 // is redacted, goes to the profile's switchboard.log (rotated), and with SWITCHBOARD_DEBUG to stderr too.
 import { appendFileSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { redact } from '../../shared/redact.js';
+import { redact } from '../../../shared/redact.js';
 
 export const logLevels = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof logLevels)[number];

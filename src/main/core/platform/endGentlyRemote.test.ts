@@ -14,12 +14,15 @@ import {
 } from '../../../../scripts/testEnv.js';
 import { sleepRunning, sleepSeconds, until } from '../../../../scripts/sleepProbe.js';
 import type { TargetSpec } from '../../../shared/targets.js';
-import type { Environment, ExecOptions, TargetSnapshot } from '../backends/provider.js';
-import { configureSshPool, connectionPool } from '../backends/ssh/connectionPool.js';
-import { sshProvider } from '../backends/ssh/sshProvider.js';
-import { dockerProvider } from '../backends/docker/dockerProvider.js';
-import type { DockerSpec } from '../backends/docker/fields.js';
-import { profileLabel, shortHash } from '../backends/docker/containerConfig.js';
+import {
+  type Environment,
+  type ExecOptions,
+  type TargetSnapshot,
+  type DockerSpec,
+  profileLabel,
+  shortHash,
+} from '../backends/index.js';
+import { configureSshPool, connectionPool, sshProvider, dockerProvider } from '../backends/providers.js';
 import { endsSettled } from './endGently.js';
 
 const ssh = loadSshEnv();

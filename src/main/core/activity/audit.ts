@@ -3,10 +3,8 @@
 // On a full disk a line is written whole or not at all; lost lines are counted and said by the next line written.
 import { closeSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import type { ToolDef } from '../tools/toolDef.js';
-import { writeError } from '../platform/writeError.js';
-import { MAX_REDACTED_CHARS, redact } from '../../../shared/redact.js';
-import { maskKnownSecrets } from '../knownSecrets.js';
+import { writeError } from '../platform/index.js';
+import { redact } from '../../../shared/redact.js';
 import {
   chainLine,
   chainTail,
@@ -18,10 +16,7 @@ import {
   type ChainHead,
   type ChainState,
 } from './auditChain.js';
-import { decidedBy, type Decided } from '../approvals/approvalBroker.js';
-import type { PendingApproval } from '../../../shared/approvals.js';
 import type { PersonWay } from '../../../shared/personWay.js';
-import type { SweepReport } from '../processes/markedEnvironment.js';
 
 export interface AuditRecord {
   time: string;
@@ -41,76 +36,6 @@ export interface AuditRecord {
   /** On the line of a person's decision or action: how the person was known (shared/personWay.ts). */
   person?: PersonWay;
   [key: string]: unknown;
-}
-
-/** The audit line of a decision no tool call's own line carries (a host key: asked by a connection, not a call). */
-export function approvalAuditRecord(a: PendingApproval, d: Decided, time = new Date()): AuditRecord {
-  return {
-    time: time.toISOString(),
-    kind: 'approval',
-    client: decidedBy(d),
-    approval_kind: a.kind,
-    execution_target: a.execution_target,
-    outcome: d.decision,
-    scope: d.scope,
-    by: decidedBy(d),
-    ...(d.person ? { person: d.person } : {}),
-    waited_ms: d.waited_ms,
-    ...(d.reason ? { reason: d.reason } : {}),
-    ...(a.host_key ? { fingerprint: a.host_key.fingerprint, host: `${a.host_key.host}:${a.host_key.port}` } : {}),
-  };
-}
-
-/** The audit line of one place swept for what a crashed run (or a cut-off call) left; none when there is no news. */
-export function sweepAuditRecord(r: SweepReport, time = new Date()): AuditRecord | undefined {
-  // A cut-off call that had ended by itself leaves nothing to report.
-  if (r.why === 'cut off' && r.found === 0 && !r.problem) return undefined;
-  return {
-    time: time.toISOString(),
-    kind: 'sweep',
-    client: 'core',
-    execution_target: r.identity,
-    outcome: r.problem ? 'error' : r.found > 0 ? 'ended' : 'none',
-    count: r.found,
-    ...(r.problem ? { error: r.problem } : {}),
-  };
-}
-
-/**
- * What a tool call returned, for the Activity feed's details (never the audit log): one `key: value` line per field,
- * long text clipped to its start and end, lists counted, secrets redacted like arguments.
- */
-export function summarizeResult(result: Record<string, unknown>): string {
-  const clip = (s: string, n: number): string =>
-    s.length > n ? `${s.slice(0, n - 200)}\n… [${s.length - n} chars cut] …\n${s.slice(-200)}` : s;
-  const lines: string[] = [];
-  for (const [key, value] of Object.entries(result)) {
-    if (key === 'execution_target' || key === 'generation' || value === undefined) continue;
-    if (typeof value === 'string')
-      lines.push(`${key}: ${value.includes('\n') ? `\n${clip(value, 1500)}` : clip(value, 300)}`);
-    else if (Array.isArray(value))
-      lines.push(
-        `${key}: ${value.length} item${value.length === 1 ? '' : 's'}` +
-          (value.length ? ` — first: ${clip(JSON.stringify(value[0]), 300)}` : ''),
-      );
-    else lines.push(`${key}: ${clip(JSON.stringify(value) ?? String(value), 300)}`);
-  }
-  return maskKnownSecrets(redact(lines.join('\n')));
-}
-
-/** The most of a summary kept (Activity and audit.jsonl show one line). */
-const SUMMARY_CHARS = 160;
-
-/**
- * A short, secret-free summary of a tool call's arguments for the feed and the audit log, as its tool declares it.
- * Only the start of the text is worked on: collapsing the blanks of a whole multi-MB command grew the Core's memory
- * many times the command's size (README, Speed).
- */
-export function summarizeArgs(def: Pick<ToolDef, 'summary'> | undefined, args: Record<string, unknown>): string {
-  const clip = (s: string, n = SUMMARY_CHARS): string => (s.length > n ? s.slice(0, n - 1) + '…' : s);
-  const text = def?.summary(args) ?? '';
-  const head = text.length > MAX_REDACTED_CHARS ? text.slice(0, MAX_REDACTED_CHARS) : text;
-  return clip(maskKnownSecrets(redact(head.replace(/\s+/g, ' ').trim())));
 }
 
 /** The head file, opened for rewriting in place (not for appending: an append ignores the offset). */

@@ -1,7 +1,7 @@
 // The shape every noun's slice of the Core API takes: one typed handler per method of src/shared/api.ts.
-import type { CoreMethod, MethodInput, MethodOutput, ProgressNote, SubscribableEvent } from '../../shared/api.js';
-import type { ToolClient } from '../../shared/tools.js';
-import type { PersonWay } from '../../shared/personWay.js';
+import type { CoreMethod, MethodInput, MethodOutput, ProgressNote, SubscribableEvent } from '../../../shared/api.js';
+import type { ToolClient } from '../../../shared/tools.js';
+import type { PersonWay } from '../../../shared/personWay.js';
 
 /**
  * What a handler may know about the connection a call came in on. Transports implement it; calls made inside

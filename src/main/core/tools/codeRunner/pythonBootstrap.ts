@@ -1,7 +1,7 @@
 // The python side of execute_code: defines `switchboard_tools` in memory and runs the script; tool calls are framed on
 // stdio.
-import { shellQuote } from '../backends/shell/shellWrap.js';
-import type { ToolDef } from '../tools/toolDef.js';
+import { shellQuote } from '../../platform/index.js';
+import type { ToolDef } from '../toolDef.js';
 
 /**
  * Protocol (all UTF-8, one JSON document per line):

@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { SwitchboardError } from '../../shared/errors.js';
+import { SwitchboardError } from '../../../shared/errors.js';
 
 /** The built file `relative` (e.g. `plugin-host/host.cjs`), looked for up from this module; `what` names it. */
 export function builtFile(relative: string, what: string): string {

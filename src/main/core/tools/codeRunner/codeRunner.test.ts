@@ -3,12 +3,12 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SwitchboardError } from '../../../shared/errors.js';
-import type { Environment } from '../backends/provider.js';
-import { localProvider } from '../backends/local/localProvider.js';
+import { SwitchboardError } from '../../../../shared/errors.js';
+import type { Environment } from '../../backends/index.js';
+import { localProvider } from '../../backends/providers.js';
 import { FrameSplitter, MAX_FRAME_CHARS, runCode } from './codeRunner.js';
 import { bootstrapCommand, pythonBootstrap } from './pythonBootstrap.js';
-import { toolDefs } from '../tools/toolDefs.js';
+import { toolDefs } from '../toolDefs.js';
 
 const PYTHON_BOOTSTRAP = pythonBootstrap(toolDefs);
 

@@ -5,16 +5,13 @@
 // for `terminal` in the background works here. A per-run random marker separates tool calls from the script's own
 // output (see pythonBootstrap.ts for the protocol); replies go back as JSON lines on stdin.
 import { randomBytes } from 'node:crypto';
-import { toErrorPayload, errorLine } from '../../../shared/errors.js';
-import { MAX_REQUEST_BYTES } from '../../../shared/limits.js';
-import type { ToolResult } from '../../../shared/tools.js';
-import type { BackgroundHandle, Environment } from '../backends/provider.js';
-import { BoundedCapture } from '../backends/shell/boundedCapture.js';
-import { stopOnTimeoutOrAbort } from '../backends/shell/execWrapped.js';
+import { toErrorPayload, errorLine } from '../../../../shared/errors.js';
+import { MAX_REQUEST_BYTES } from '../../../../shared/limits.js';
+import type { ToolResult } from '../../../../shared/tools.js';
+import { type BackgroundHandle, type Environment, BoundedCapture, stopOnTimeoutOrAbort } from '../../backends/index.js';
 import { bootstrapCommand, scriptTools } from './pythonBootstrap.js';
-import type { ToolDef } from '../tools/toolDef.js';
-import { settleWithin } from '../settleWithin.js';
-import { afterLargeRequest } from '../afterLargeRequest.js';
+import type { ToolDef } from '../toolDef.js';
+import { settleWithin, afterLargeRequest } from '../../platform/index.js';
 
 export const DEFAULT_CODE_TIMEOUT_SEC = 300;
 export const MAX_TOOL_CALLS = 50;

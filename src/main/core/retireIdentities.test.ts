@@ -4,11 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Core } from '../core.js';
-import { defaultCoreOptions } from '../defaults.js';
-import { Registry } from './registry.js';
+import { Core } from './core.js';
+import { defaultCoreOptions } from './defaults.js';
+import { Registry } from './registry/index.js';
 import { identitiesToRelease, type IdentityUse } from './retireIdentities.js';
-import { asPerson } from '../handlers.js';
+import { asPerson } from './platform/index.js';
 
 const root = mkdtempSync(join(tmpdir(), 'sb-retire-'));
 const home = join(root, 'home');

@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { AuditLog, approvalAuditRecord, summarizeArgs } from './audit.js';
+import { AuditLog } from './audit.js';
+import { approvalAuditRecord } from '../approvals/index.js';
+import { summarizeArgs } from '../dispatch/index.js';
 import type { PendingApproval } from '../../../shared/approvals.js';
-import { writeFileTool } from '../tools/writeFile.js';
+import { writeFileTool } from '../tools/index.js';
 
 describe('summarizeArgs', () => {
   it('summarizes a write without its content', () => {

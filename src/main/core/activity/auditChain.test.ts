@@ -16,7 +16,7 @@ import {
   type ChainReport,
 } from './auditChain.js';
 import { Core } from '../core.js';
-import { localProvider } from '../backends/local/localProvider.js';
+import { localProvider } from '../backends/providers.js';
 
 const dirs: string[] = [];
 afterEach(() => {

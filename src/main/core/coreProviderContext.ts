@@ -1,10 +1,10 @@
 // The ProviderContext the Core hands every backend: the profile, this run's id, and the few Core services a backend
 // may call (a host-key prompt, another target's spec, reachability, where work runs, the variables passed through,
 // the log), each built from a narrow dependency rather than from the Core.
-import type { SandboxInfo, TargetSpec } from '../../../shared/targets.js';
-import type { ApprovalBroker } from '../approvals/approvalBroker.js';
-import type { Log } from '../log.js';
-import type { ProviderContext } from './provider.js';
+import type { SandboxInfo, TargetSpec } from '../../shared/targets.js';
+import type { ApprovalBroker } from './approvals/index.js';
+import type { Log } from './platform/index.js';
+import type { ProviderContext } from './backends/index.js';
 
 export interface CoreProviderContextDeps {
   home: string;

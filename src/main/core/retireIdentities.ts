@@ -1,10 +1,9 @@
 // Releases the Environment of a runtime identity once its target is gone (removed or replaced) and nothing of it runs.
-import { runtimeIdentity } from '../../../shared/targets.js';
-import type { Panes } from '../panes/panes.js';
-import type { ProcessManager } from '../processes/processManager.js';
-import type { IdentityHolds } from '../sessions/identityHolds.js';
-import type { Sessions } from '../sessions/sessions.js';
-import type { TargetTable } from '../targets/targetTable.js';
+import { runtimeIdentity } from '../../shared/targets.js';
+import type { Panes } from './panes/index.js';
+import type { ProcessManager } from './processes/index.js';
+import type { IdentityHolds, Sessions } from './sessions/index.js';
+import type { TargetTable } from './targets/index.js';
 
 /** What keeps a retired identity alive: open panes, holds (calls in flight, held work) or background processes. */
 export interface IdentityUse {
