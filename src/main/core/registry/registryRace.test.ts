@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { programTextLoader } from '../../../../scripts/programText.mjs';
 import { Registry } from './registry.js';
 import { parseDocument, readRecords, builtinSchemaFor } from './registryFile.js';
 
@@ -26,6 +27,8 @@ beforeAll(async () => {
     format: 'esm',
     target: 'node20',
     packages: 'external',
+    // The registry's imports reach the program files (.sh, .awk) that the backends run.
+    loader: programTextLoader,
     logLevel: 'warning',
   });
 });
