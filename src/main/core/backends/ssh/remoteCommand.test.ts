@@ -164,5 +164,14 @@ describe('shell text (run locally with dash and bash)', () => {
     );
     expect(gone.status).toBe(127);
     expect(gone.stderr).toBe('shell /usr/bin/no-such-fish not found on box\n');
+    // A leading ~/ is the remote home; a name with a quote or a $ stays one word, never code.
+    mkdirSync(join(dir, 'bin'));
+    writeFileSync(join(dir, 'bin', "it's $x"), '#!/bin/sh\necho "home shell [$1]"\n', { mode: 0o755 });
+    const home = spawnSync(
+      '/bin/bash',
+      ['-c', loginShellCommand('/', {}, undefined, { words: ["~/bin/it's $x", '$(id)'], target: 'box' })],
+      { encoding: 'utf8', env: { ...process.env, HOME: dir } },
+    );
+    expect(home.stdout).toBe('home shell [$(id)]\n');
   });
 });

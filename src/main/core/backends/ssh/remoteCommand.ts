@@ -1,10 +1,10 @@
 // Builds the POSIX sh text sent over SSH exec channels: process-group launch, group kill, login shells.
-import { posix } from 'node:path';
 import { envNamePattern } from '../shell/commandEnv.js';
 import { envReadingShells, osc7EnvFile } from '../shell/osc7Env.js';
 import enterDirFile from '../shell/enterDir.sh';
-import { shellQuote, withoutComments } from '../shell/shellWrap.js';
+import { shellAssignments, shellQuote, withoutComments } from '../shell/shellWrap.js';
 import groupLaunchFile from './groupLaunch.sh';
+import loginShellFile from './loginShell.sh';
 
 /** groupLaunch.sh: starts a command's shell as the leader of its process group. */
 const groupLaunch = withoutComments(groupLaunchFile);
@@ -97,22 +97,12 @@ export const warmShellCheck = `command -v bash >/dev/null 2>&1 && exec bash -c $
 /** Makes bash print OSC 7 (file://host/cwd) before every prompt, as local panes do, so pane headers follow `cd`. */
 const osc7PromptCommand = 'printf "\\033]7;file://%s%s\\033\\\\" "${HOSTNAME:-localhost}" "$PWD"';
 
-/**
- * Shell lines that give a shell named `name` (a word, or a shell expression for the login shell's) the ENV file of
- * osc7Env.ts, if it is one that reads ENV and the person's environment names no ENV of its own.
- */
-function osc7EnvLines(name: string): string {
-  return (
-    `case ${name} in ${envReadingShells.join('|')}) ` +
-    `if [ -z "\${ENV:-}" ] && __sb_e=$(mktemp 2>/dev/null); then ` +
-    `printf %s ${shellQuote(osc7EnvFile)} > "$__sb_e" && export ENV="$__sb_e"; fi ;; esac\n`
-  );
-}
+/** loginShell.sh: a pane's shell, reporting its cwd with OSC 7. */
+const loginShell = withoutComments(loginShellFile);
 
 /**
  * The exec-channel command for an interactive pane: enter cwd, then become the user's login shell, or the target's
- * `shell` (its words, as the spec's field split them) when it has one; a shell the host lacks is one line that says so.
- * Either reports its cwd with OSC 7 before each prompt, through PROMPT_COMMAND or its ENV file.
+ * `shell` (its words, as the spec's field split them) when it has one (loginShell.sh, the words its arguments).
  */
 export function loginShellCommand(
   cwd: string,
@@ -120,25 +110,19 @@ export function loginShellCommand(
   staged?: string,
   shell?: { words: readonly [string, ...string[]]; target: string },
 ): string {
+  const values = shellAssignments({
+    __sb_prompt: osc7PromptCommand,
+    __sb_envfile: osc7EnvFile,
+    __sb_shells: envReadingShells.join(' '),
+    __sb_target: shell?.target ?? '',
+  });
   const inner =
     enterDir(cwd) +
     exportLines({ COLORTERM: 'truecolor', TERM_PROGRAM: 'Switchboard', ...env }) +
     sourceStaged(staged) +
-    `[ -n "\${PROMPT_COMMAND:-}" ] || export PROMPT_COMMAND=${shellQuote(osc7PromptCommand)}\n` +
-    osc7EnvLines(shell ? shellQuote(posix.basename(shell.words[0])) : '"${SHELL##*/}"') +
-    (shell ? execShell(shell.words, shell.target) : 'exec "${SHELL:-/bin/sh}" -l');
-  return `exec sh -c ${shellQuote(inner)}`;
-}
-
-/** Lines that exec the given words, after checking the program is there (a leading ~/ is the remote home). */
-function execShell(words: readonly [string, ...string[]], target: string): string {
-  const [program, ...args] = words;
-  const first = program.startsWith('~/') ? `"$HOME"/${shellQuote(program.slice(2))}` : shellQuote(program);
-  const missing = shellQuote(`shell ${program} not found on ${target}`);
-  return (
-    `command -v ${first} >/dev/null 2>&1 || { printf '%s\\n' ${missing} >&2; exit 127; }\n` +
-    `exec ${[first, ...args.map(shellQuote)].join(' ')}`
-  );
+    `${values}\n${loginShell}`;
+  const words = shell ? ` sh ${shell.words.map(shellQuote).join(' ')}` : '';
+  return `exec sh -c ${shellQuote(inner)}${words}`;
 }
 
 const signalNumbers: Record<string, number> = {
