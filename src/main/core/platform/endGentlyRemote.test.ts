@@ -67,7 +67,7 @@ describe.skipIf(!ssh)('ending a shell gently (SSH)', () => {
     }) as TargetSpec;
   let env: Environment;
   const home = process.env.HOME;
-  beforeAll(() => {
+  beforeAll(async () => {
     process.env.HOME = sbHome;
     configureSshPool({ releaseGraceMs: 0 });
     writeFileSync(join(sbHome, 'known_hosts'), `${e.knownHostsLine}\n`);
@@ -82,7 +82,10 @@ describe.skipIf(!ssh)('ending a shell gently (SSH)', () => {
       timeoutSec: 180,
     };
     env = sshProvider.createEnvironment(snapshot, { home: sbHome, resolveSpec: () => spec() });
-  });
+    // Warm before the 1 s timeouts: on a loaded machine a shell's start alone can take that long, and a command timed
+    // out before its traps are set leaves no marker to read.
+    await env.exec('true', opts());
+  }, 60_000);
   afterAll(async () => {
     await env.cleanup('removed');
     await connectionPool.closeAll();
@@ -114,9 +117,8 @@ describe.skipIf(!ssh)('ending a shell gently (SSH)', () => {
 
 describe.skipIf(!dockerEnv)('ending a shell gently (docker)', () => {
   const te = dockerEnv as DockerTestEnv;
-  const docker = new Docker({ socketPath: te.socket, host: undefined, port: undefined, protocol: 'http' });
   let env: Environment;
-  beforeAll(() => {
+  beforeAll(async () => {
     const spec = {
       backend: 'docker',
       docker_host: te.socket,
@@ -134,9 +136,14 @@ describe.skipIf(!dockerEnv)('ending a shell gently (docker)', () => {
       timeoutSec: 180,
     };
     env = dockerProvider.createEnvironment(snapshot, { home: sbHome, resolveSpec: () => undefined });
-  });
+    // Warm before the 1 s timeouts: on a loaded machine a shell's start alone can take that long, and a command timed
+    // out before its traps are set leaves no marker to read.
+    await env.exec('true', opts());
+  }, 60_000);
   afterAll(async () => {
     await env.cleanup('removed').catch(() => undefined);
+    // Made here, not as the suite is collected: without Docker the suite is skipped, and te is undefined.
+    const docker = new Docker({ socketPath: te.socket, host: undefined, port: undefined, protocol: 'http' });
     await removeContainers(docker, { label: [`${profileLabel}=${shortHash(sbHome)}`] });
   });
 
