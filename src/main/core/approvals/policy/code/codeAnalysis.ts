@@ -3,7 +3,8 @@
 // is judged by what it is called with), and bounds against hostile input.
 import type { CodeEffects } from './codeEffects.js';
 import type { CodeNode, CodeParsers, CodeTree, ParsedLanguage } from './codeParsers.js';
-import { decodedBy, known, unknown, type FnDef, type Val } from './codeValues.js';
+import { UNKNOWN } from '../scanTypes.js';
+import { decodedBy, known, textOf, unknown, type FnDef, type Val } from './codeValues.js';
 
 /** Nodes visited in one analysis, nested code included: a few times what a long script has (a 30 KB one, ~10,000). */
 const NODE_BUDGET = 60_000;
@@ -61,6 +62,14 @@ export abstract class CodeAnalysis {
 
   protected abstract walk(node: CodeNode): void;
   protected abstract evalExpr(node: CodeNode): Val;
+  /** How the language names the environment its programs inherit (`os.environ`, `process.env`), for reasons. */
+  protected abstract readonly environ: string;
+
+  /** An environment variable set for the programs the code starts: judged as the shell assignment. */
+  protected env(name: string, v: Val): void {
+    if (/^[A-Za-z_]\w*$/.test(name))
+      this.effects.shell(`${name}=${JSON.stringify(textOf(v) ?? UNKNOWN)}`, this.environ);
+  }
 
   /**
    * Analyses a whole program: top to bottom, then the functions no call reached, with unknown arguments; true when it

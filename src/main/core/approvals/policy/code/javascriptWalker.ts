@@ -122,10 +122,7 @@ export abstract class JavaScriptWalker extends CodeAnalysis {
     }
   }
 
-  protected env(name: string, v: Val): void {
-    if (/^[A-Za-z_]\w*$/.test(name))
-      this.effects.shell(`${name}=${JSON.stringify(textOf(v) ?? UNKNOWN)}`, 'process.env');
-  }
+  protected readonly environ = 'process.env';
 
   protected fnDef(name: string, params: CodeNode | null, body: CodeNode): FnDef {
     const names: string[] = [];

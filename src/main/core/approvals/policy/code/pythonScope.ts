@@ -138,11 +138,7 @@ export abstract class PythonScope extends CodeAnalysis {
     }
   }
 
-  /** An environment variable set for the programs the code starts: judged as the shell assignment. */
-  protected env(name: string, v: Val): void {
-    if (/^[A-Za-z_]\w*$/.test(name))
-      this.effects.shell(`${name}=${JSON.stringify(textOf(v) ?? UNKNOWN)}`, 'os.environ');
-  }
+  protected readonly environ = 'os.environ';
 
   protected fnDef(name: string, paramsNode: CodeNode | null, body: CodeNode, expression: boolean): FnDef {
     const params: string[] = [];
